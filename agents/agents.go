@@ -1,0 +1,113 @@
+// Package agents is the contract between testbed and the agent systems it runs.
+//
+// An agent is an ordinary program: it takes a model client, an *http.Client for
+// every upstream call, a clock, and a Tracer, and answers user turns. It never
+// imports the harness; whatever the harness learns, it learns through Config.
+package agents
+
+import (
+	"context"
+	"encoding/json"
+	"io/fs"
+	"net/http"
+	"time"
+
+	"github.com/agentreplay/testbed/agents/llm"
+)
+
+// Agent answers scenarios.
+type Agent interface {
+	// Run answers one scenario: all user turns, in order, sharing the agent's state.
+	Run(ctx context.Context, in Input) (Answer, error)
+}
+
+// Input is what a user says over one conversation.
+type Input struct {
+	Turns []string
+}
+
+// Answer holds one Reply per user turn, in order.
+type Answer struct {
+	Replies []Reply
+}
+
+// Reply is the agent's answer to one user turn.
+type Reply struct {
+	// Text is what the user sees.
+	Text string
+	// Data is the structured envelope behind Text (for example ODBchat's
+	// {mode, text, source, confidence, raw}); it must marshal to JSON.
+	Data any
+}
+
+// Config is everything an agent is built from.
+type Config struct {
+	Model     llm.Client        // provider-neutral chat, built over HTTP
+	HTTP      *http.Client      // every upstream call goes through it
+	Clock     func() time.Time  // the scenario's "now"; agents never call time.Now
+	Tracer    Tracer            // what the harness cannot see from HTTP alone
+	Upstreams map[string]string // logical base URLs by name ("ghrsst", …)
+	Variant   map[string]any    // the variant's config block, decoded strictly by the agent
+	Secrets   map[string]string // keys from the environment; never logged, never recorded
+	Data      fs.FS             // read-only data the agent ships with (knowledge bases); may be nil
+	Prompts   fs.FS             // where a variant's prompt files are looked up; may be nil
+}
+
+// Tracer receives what an agent knows and HTTP does not show.
+type Tracer interface {
+	// Tool reports one tool call: the raw upstream bytes and the text that
+	// was put into the model's context.
+	Tool(name string, args json.RawMessage, raw []byte, context string, err error)
+	// Note records a named fact, such as "route" or "t_classify_ms".
+	Note(key string, value any)
+}
+
+// Route is the routing decision an agent notes under the key "route".
+type Route struct {
+	Mode string `json:"mode"`           // e.g. "tool", "explain", "code"
+	Tool string `json:"tool,omitempty"` // the tool executed, if any
+}
+
+// Tracer.Note keys with a meaning to the harness.
+const (
+	// NoteRoute carries a Route.
+	NoteRoute = "route"
+	// NoteTurn carries the 0-based index of the user turn an agent starts
+	// answering; Run notes it before each turn so that the harness can
+	// attribute what follows to that turn.
+	NoteTurn = "turn"
+)
+
+// Constructor builds an agent.
+type Constructor func(Config) (Agent, error)
+
+// Entry is one agent system as the harness knows it.
+type Entry struct {
+	Info Info
+	New  Constructor
+}
+
+// Info describes an agent to the harness: its name and the endpoints it
+// calls by default.
+type Info struct {
+	Name      string
+	Model     llm.Endpoint
+	Upstreams map[string]string
+}
+
+// NopTracer discards everything; use it in production.
+type NopTracer struct{}
+
+// Tool implements Tracer.
+func (NopTracer) Tool(string, json.RawMessage, []byte, string, error) {}
+
+// Note implements Tracer.
+func (NopTracer) Note(string, any) {}
+
+// Last returns the final reply, or the zero Reply when there is none.
+func (a Answer) Last() Reply {
+	if len(a.Replies) == 0 {
+		return Reply{}
+	}
+	return a.Replies[len(a.Replies)-1]
+}

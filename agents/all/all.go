@@ -1,0 +1,28 @@
+// Package all is the registry of agent systems: name → constructor and
+// default endpoints. It is used by the CLI and the scenario gate.
+package all
+
+import (
+	"sort"
+
+	"github.com/agentreplay/testbed/agents"
+	"github.com/agentreplay/testbed/agents/odbchat"
+)
+
+// Registry returns every agent system by name.
+func Registry() map[string]agents.Entry {
+	return map[string]agents.Entry{
+		odbchat.Name: {Info: odbchat.Info(), New: odbchat.New},
+	}
+}
+
+// Names returns the registered names, sorted.
+func Names() []string {
+	r := Registry()
+	names := make([]string, 0, len(r))
+	for n := range r {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}

@@ -1,0 +1,142 @@
+// Package gemini adapts the Gemini generateContent API to llm.Client, over the
+// official SDK (google.golang.org/genai). The API key travels in the
+// x-goog-api-key header; SDK retries are off.
+package gemini
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"google.golang.org/genai"
+
+	"github.com/agentreplay/testbed/agents/llm"
+)
+
+// Client is an llm.Client for one Gemini model.
+type Client struct {
+	sdk   *genai.Client
+	model string
+}
+
+// New returns a client for model, calling baseURL (empty for Google's
+// endpoint) through hc with key.
+func New(ctx context.Context, baseURL, model, key string, hc *http.Client) (*Client, error) {
+	if key == "" {
+		return nil, errors.New("gemini: an API key is required (set it in the agent's key variable)")
+	}
+	c, err := genai.NewClient(ctx, &genai.ClientConfig{
+		APIKey:      key,
+		Backend:     genai.BackendGeminiAPI,
+		HTTPClient:  hc,
+		HTTPOptions: genai.HTTPOptions{BaseURL: baseURL},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("gemini: %w", err)
+	}
+	return &Client{sdk: c, model: model}, nil
+}
+
+// Chat implements llm.Client.
+func (c *Client) Chat(ctx context.Context, req llm.Request) (llm.Response, error) {
+	contents, cfg, err := convert(req)
+	if err != nil {
+		return llm.Response{}, err
+	}
+	out, err := c.sdk.Models.GenerateContent(ctx, c.model, contents, cfg)
+	if err != nil {
+		var apiErr genai.APIError
+		if errors.As(err, &apiErr) {
+			return llm.Response{}, &llm.StatusError{Code: apiErr.Code, Body: apiErr.Message}
+		}
+		return llm.Response{}, err
+	}
+	if len(out.Candidates) == 0 || out.Candidates[0].Content == nil {
+		return llm.Response{}, llm.ErrNoContent
+	}
+	msg := llm.Message{Role: llm.RoleAssistant}
+	for _, p := range out.Candidates[0].Content.Parts {
+		switch {
+		case p.FunctionCall != nil:
+			args, err := json.Marshal(p.FunctionCall.Args)
+			if err != nil {
+				return llm.Response{}, err
+			}
+			msg.ToolCalls = append(msg.ToolCalls, llm.ToolCall{
+				ID: p.FunctionCall.ID, Name: p.FunctionCall.Name, Arguments: args,
+			})
+		case p.Text != "" && !p.Thought:
+			msg.Content += p.Text
+		}
+	}
+	resp := llm.Response{
+		Message:      msg,
+		FinishReason: string(out.Candidates[0].FinishReason),
+		Model:        out.ModelVersion,
+	}
+	if u := out.UsageMetadata; u != nil {
+		resp.Usage = llm.Usage{InputTokens: int(u.PromptTokenCount), OutputTokens: int(u.CandidatesTokenCount)}
+	}
+	return resp, nil
+}
+
+func convert(req llm.Request) ([]*genai.Content, *genai.GenerateContentConfig, error) {
+	cfg := &genai.GenerateContentConfig{}
+	var contents []*genai.Content
+	for _, m := range req.Messages {
+		switch m.Role {
+		case llm.RoleSystem:
+			cfg.SystemInstruction = genai.NewContentFromText(m.Content, genai.RoleUser)
+		case llm.RoleUser:
+			contents = append(contents, genai.NewContentFromText(m.Content, genai.RoleUser))
+		case llm.RoleAssistant:
+			c := &genai.Content{Role: genai.RoleModel}
+			if m.Content != "" {
+				c.Parts = append(c.Parts, genai.NewPartFromText(m.Content))
+			}
+			for _, tc := range m.ToolCalls {
+				var args map[string]any
+				if err := json.Unmarshal(tc.Arguments, &args); err != nil {
+					return nil, nil, fmt.Errorf("tool call %s: arguments are not a JSON object: %w", tc.Name, err)
+				}
+				c.Parts = append(c.Parts, genai.NewPartFromFunctionCall(tc.Name, args))
+			}
+			contents = append(contents, c)
+		case llm.RoleTool:
+			var result any
+			if err := json.Unmarshal([]byte(m.Content), &result); err != nil {
+				result = m.Content
+			}
+			part := genai.NewPartFromFunctionResponse(m.Name, map[string]any{"result": result})
+			contents = append(contents, &genai.Content{Role: genai.RoleUser, Parts: []*genai.Part{part}})
+		default:
+			return nil, nil, fmt.Errorf("unknown message role %q", m.Role)
+		}
+	}
+	if len(req.Tools) > 0 {
+		tool := &genai.Tool{}
+		for _, t := range req.Tools {
+			var schema any
+			if err := json.Unmarshal(t.Parameters, &schema); err != nil {
+				return nil, nil, fmt.Errorf("tool %s: parameters are not JSON: %w", t.Name, err)
+			}
+			tool.FunctionDeclarations = append(tool.FunctionDeclarations, &genai.FunctionDeclaration{
+				Name: t.Name, Description: t.Description, ParametersJsonSchema: schema,
+			})
+		}
+		cfg.Tools = []*genai.Tool{tool}
+	}
+	if req.Temperature != nil {
+		t := float32(*req.Temperature)
+		cfg.Temperature = &t
+	}
+	if req.MaxTokens > 0 {
+		cfg.MaxOutputTokens = int32(req.MaxTokens)
+	}
+	if req.JSON {
+		cfg.ResponseMIMEType = "application/json"
+	}
+	return contents, cfg, nil
+}

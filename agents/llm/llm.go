@@ -1,0 +1,106 @@
+// Package llm is provider-neutral chat: messages, tools, tool calls and usage.
+//
+// Adapters for real wire formats live in subpackages (openai, gemini); each is
+// built over an injected *http.Client so that cassettes see every call.
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// Chat roles of a Message.
+const (
+	RoleSystem    = "system"
+	RoleUser      = "user"
+	RoleAssistant = "assistant"
+	RoleTool      = "tool"
+)
+
+// Message is one chat message.
+type Message struct {
+	Role       string     `json:"role"`
+	Content    string     `json:"content,omitempty"`
+	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
+	ToolCallID string     `json:"tool_call_id,omitempty"` // for RoleTool
+	Name       string     `json:"name,omitempty"`         // tool name, for RoleTool
+}
+
+// Tool is a function the model may call.
+type Tool struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Parameters  json.RawMessage `json:"parameters"` // a JSON Schema object
+}
+
+// ToolCall is the model's request to call a Tool.
+type ToolCall struct {
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+}
+
+// Request is one chat call.
+type Request struct {
+	// Role names the agent role making the call ("router", "planner", …);
+	// it is not sent to the provider.
+	Role        string
+	Messages    []Message
+	Tools       []Tool
+	Temperature *float64
+	MaxTokens   int
+	// JSON asks for a JSON object response.
+	JSON bool
+}
+
+// Usage is what the provider reports it counted.
+type Usage struct {
+	InputTokens  int `json:"input_tokens"`
+	OutputTokens int `json:"output_tokens"`
+}
+
+// Response is the model's answer.
+type Response struct {
+	Message      Message
+	Usage        Usage
+	FinishReason string
+	Model        string
+}
+
+// Client is a chat model.
+type Client interface {
+	Chat(ctx context.Context, req Request) (Response, error)
+}
+
+// Providers an Endpoint may name.
+const (
+	ProviderOpenAI = "openai" // Chat Completions: OpenAI, Ollama, llama.cpp, vLLM, OpenRouter
+	ProviderGemini = "gemini" // generateContent
+)
+
+// Endpoint says where a model is served.
+type Endpoint struct {
+	Provider string `json:"provider"`
+	BaseURL  string `json:"base_url"`
+	Model    string `json:"model"`
+	// KeyEnv names the environment variable holding the API key, if any.
+	KeyEnv string `json:"key_env,omitempty"`
+}
+
+// StatusError is a non-2xx answer from a provider.
+type StatusError struct {
+	Code int
+	Body string
+}
+
+func (e *StatusError) Error() string {
+	return fmt.Sprintf("model returned HTTP %d: %s", e.Code, e.Body)
+}
+
+// ErrNoContent is returned when a response has neither text nor tool calls.
+var ErrNoContent = errors.New("model response has no content")
+
+// Float returns a pointer to v, for Request.Temperature.
+func Float(v float64) *float64 { return &v }

@@ -1,0 +1,140 @@
+// Package openai adapts the OpenAI Chat Completions API to llm.Client, over
+// the official SDK. It serves OpenAI itself and every server that speaks the
+// same wire format (Ollama, llama.cpp server, vLLM, OpenRouter) through a base
+// URL. SDK retries are off: the harness sees every attempt.
+package openai
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+
+	sdk "github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/shared"
+
+	"github.com/agentreplay/testbed/agents/llm"
+)
+
+// Client is an llm.Client for one model behind one base URL.
+type Client struct {
+	sdk   sdk.Client
+	model string
+}
+
+// New returns a client for model at baseURL (for example
+// "http://localhost:11434/v1"), sending every request through hc. An empty
+// key sends a placeholder, as local servers need none.
+func New(baseURL, model, key string, hc *http.Client) *Client {
+	if key == "" {
+		key = "none"
+	}
+	return &Client{
+		model: model,
+		sdk: sdk.NewClient(
+			option.WithBaseURL(baseURL),
+			option.WithAPIKey(key),
+			option.WithHTTPClient(hc),
+			option.WithMaxRetries(0),
+		),
+	}
+}
+
+// Chat implements llm.Client.
+func (c *Client) Chat(ctx context.Context, req llm.Request) (llm.Response, error) {
+	params, err := c.params(req)
+	if err != nil {
+		return llm.Response{}, err
+	}
+	out, err := c.sdk.Chat.Completions.New(ctx, params)
+	if err != nil {
+		var apiErr *sdk.Error
+		if errors.As(err, &apiErr) {
+			return llm.Response{}, &llm.StatusError{Code: apiErr.StatusCode, Body: apiErr.RawJSON()}
+		}
+		return llm.Response{}, err
+	}
+	if len(out.Choices) == 0 {
+		return llm.Response{}, llm.ErrNoContent
+	}
+	choice := out.Choices[0]
+	msg := llm.Message{Role: llm.RoleAssistant, Content: choice.Message.Content}
+	for _, tc := range choice.Message.ToolCalls {
+		msg.ToolCalls = append(msg.ToolCalls, llm.ToolCall{
+			ID: tc.ID, Name: tc.Function.Name, Arguments: json.RawMessage(tc.Function.Arguments),
+		})
+	}
+	return llm.Response{
+		Message:      msg,
+		FinishReason: choice.FinishReason,
+		Model:        out.Model,
+		Usage: llm.Usage{
+			InputTokens:  int(out.Usage.PromptTokens),
+			OutputTokens: int(out.Usage.CompletionTokens),
+		},
+	}, nil
+}
+
+func (c *Client) params(req llm.Request) (sdk.ChatCompletionNewParams, error) {
+	p := sdk.ChatCompletionNewParams{Model: shared.ChatModel(c.model)}
+	for _, m := range req.Messages {
+		mp, err := message(m)
+		if err != nil {
+			return p, err
+		}
+		p.Messages = append(p.Messages, mp)
+	}
+	for _, t := range req.Tools {
+		var schema map[string]any
+		if err := json.Unmarshal(t.Parameters, &schema); err != nil {
+			return p, fmt.Errorf("tool %s: parameters are not a JSON object: %w", t.Name, err)
+		}
+		p.Tools = append(p.Tools, sdk.ChatCompletionFunctionTool(shared.FunctionDefinitionParam{
+			Name:        t.Name,
+			Description: sdk.String(t.Description),
+			Parameters:  shared.FunctionParameters(schema),
+		}))
+	}
+	if req.Temperature != nil {
+		p.Temperature = sdk.Float(*req.Temperature)
+	}
+	if req.MaxTokens > 0 {
+		p.MaxTokens = sdk.Int(int64(req.MaxTokens))
+	}
+	if req.JSON {
+		p.ResponseFormat = sdk.ChatCompletionNewParamsResponseFormatUnion{
+			OfJSONObject: &shared.ResponseFormatJSONObjectParam{},
+		}
+	}
+	return p, nil
+}
+
+func message(m llm.Message) (sdk.ChatCompletionMessageParamUnion, error) {
+	switch m.Role {
+	case llm.RoleSystem:
+		return sdk.SystemMessage(m.Content), nil
+	case llm.RoleUser:
+		return sdk.UserMessage(m.Content), nil
+	case llm.RoleTool:
+		return sdk.ToolMessage(m.Content, m.ToolCallID), nil
+	case llm.RoleAssistant:
+		a := sdk.ChatCompletionAssistantMessageParam{}
+		if m.Content != "" {
+			a.Content.OfString = sdk.String(m.Content)
+		}
+		for _, tc := range m.ToolCalls {
+			a.ToolCalls = append(a.ToolCalls, sdk.ChatCompletionMessageToolCallUnionParam{
+				OfFunction: &sdk.ChatCompletionMessageFunctionToolCallParam{
+					ID: tc.ID,
+					Function: sdk.ChatCompletionMessageFunctionToolCallFunctionParam{
+						Name: tc.Name, Arguments: string(tc.Arguments),
+					},
+				},
+			})
+		}
+		return sdk.ChatCompletionMessageParamUnion{OfAssistant: &a}, nil
+	}
+	return sdk.ChatCompletionMessageParamUnion{}, fmt.Errorf("unknown message role %q", m.Role)
+}

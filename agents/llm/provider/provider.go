@@ -1,0 +1,23 @@
+// Package provider builds the llm.Client for an llm.Endpoint.
+package provider
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+
+	"github.com/agentreplay/testbed/agents/llm"
+	"github.com/agentreplay/testbed/agents/llm/gemini"
+	"github.com/agentreplay/testbed/agents/llm/openai"
+)
+
+// New returns a client for ep that sends every request through hc.
+func New(ctx context.Context, ep llm.Endpoint, key string, hc *http.Client) (llm.Client, error) {
+	switch ep.Provider {
+	case llm.ProviderOpenAI:
+		return openai.New(ep.BaseURL, ep.Model, key, hc), nil
+	case llm.ProviderGemini:
+		return gemini.New(ctx, ep.BaseURL, ep.Model, key, hc)
+	}
+	return nil, fmt.Errorf("unknown model provider %q (want %s or %s)", ep.Provider, llm.ProviderOpenAI, llm.ProviderGemini)
+}

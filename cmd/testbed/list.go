@@ -1,0 +1,123 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/agentreplay/testbed/harness/cassette"
+)
+
+const listDoc = `Usage: testbed list [flags]
+
+Lists suites, their variants and scenarios, and whether each cassette exists.
+
+Examples:
+  testbed list
+  testbed list --suite odbchat --json`
+
+type listedScenario struct {
+	Suite, Variant, ID, Criterion string
+	Cassette                      string
+	Recorded                      bool
+}
+
+func cmdList(args []string, stdout, stderr io.Writer) error {
+	var sel selection
+	fs := newFlags("list", listDoc, stderr)
+	sel.register(fs)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	suites, err := loadSuites(sel)
+	if err != nil {
+		return err
+	}
+	var rows []listedScenario
+	for _, s := range suites {
+		for _, v := range s.Variants {
+			if sel.variant != "" && v.Name != sel.variant {
+				continue
+			}
+			for _, sc := range s.Scenarios {
+				if sel.scenario != "" && sc.ID != sel.scenario {
+					continue
+				}
+				path := filepath.Join(sel.root, "cassettes", s.Name, v.Name, sc.ID+".yaml")
+				_, statErr := os.Stat(path)
+				rows = append(rows, listedScenario{s.Name, v.Name, sc.ID, sc.Criterion, path, statErr == nil})
+			}
+		}
+	}
+	if sel.json {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rows)
+	}
+	for _, r := range rows {
+		mark := "recorded"
+		if !r.Recorded {
+			mark = "NOT RECORDED"
+		}
+		fmt.Fprintf(stdout, "%-10s %-14s %-34s %-6s %s\n", r.Suite, r.Variant, r.ID, r.Criterion, mark)
+	}
+	return nil
+}
+
+const checkDoc = `Usage: testbed cassettes check [flags]
+
+Scans every cassette for anything that looks like a secret: OpenAI, Anthropic
+and Google key patterns, bearer tokens, key= query parameters, keys inside
+JSON bodies, and the values of the provider key variables set in this
+environment. Exits 1 and lists file:line for every finding.
+
+Examples:
+  testbed cassettes check
+  testbed cassettes check --dir cassettes/odbchat --json`
+
+func cmdCassettesCheck(args []string, stdout, stderr io.Writer) error {
+	var dir string
+	var asJSON bool
+	fs := newFlags("cassettes check", checkDoc, stderr)
+	fs.StringVar(&dir, "dir", "cassettes", "folder to scan")
+	fs.BoolVar(&asJSON, "json", false, "print findings as JSON")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	var secrets []string
+	for _, v := range cassette.KeyVariables() {
+		if s := os.Getenv(v); s != "" {
+			secrets = append(secrets, s)
+		}
+	}
+	found, err := cassette.Scan(dir, secrets)
+	if err != nil {
+		return withCode(exitInternal, err)
+	}
+	if asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if found == nil {
+			found = []cassette.Finding{}
+		}
+		if err := enc.Encode(found); err != nil {
+			return err
+		}
+	} else {
+		var b strings.Builder
+		for _, f := range found {
+			fmt.Fprintln(&b, f)
+		}
+		fmt.Fprint(stdout, b.String())
+	}
+	if len(found) > 0 {
+		return withCode(exitFailed, fmt.Errorf("%d possible secrets in %s; remove them and re-record with redaction", len(found), dir))
+	}
+	if !asJSON {
+		fmt.Fprintf(stdout, "no secrets found in %s\n", dir)
+	}
+	return nil
+}

@@ -1,0 +1,109 @@
+// Command testbed replays agent systems against recorded cassettes and checks
+// them against scenario suites.
+//
+//	testbed run                    replay every suite offline and print the tables
+//	testbed record --suite odbchat re-record cassettes against the loopback stand-ins
+//	testbed list                   list suites, variants and scenarios
+//	testbed cassettes check        scan cassettes for secrets
+//
+// Exit codes: 0 all passed · 1 an expectation or threshold failed · 2 bad
+// usage or invalid suite · 3 stale cassette · 4 internal or I/O error.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+)
+
+// Exit codes.
+const (
+	exitOK       = 0
+	exitFailed   = 1
+	exitUsage    = 2
+	exitStale    = 3
+	exitInternal = 4
+)
+
+// exitError carries an exit code to main.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+func withCode(code int, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &exitError{code: code, err: err}
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+const usage = `testbed replays LLM agent systems against recorded cassettes and scores them.
+
+Usage:
+  testbed <command> [flags]
+
+Commands:
+  run              replay suites offline and print the tables (writes reports/latest.md and .json)
+  record           re-record cassettes against the loopback stand-ins (or a real provider)
+  list             list suites, variants and scenarios
+  cassettes check  scan cassettes for secrets
+
+Run 'testbed <command> --help' for a command's flags and examples.
+`
+
+// run is main without the process: it returns the exit code.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		fmt.Fprint(stdout, usage)
+		if len(args) == 0 {
+			return exitUsage
+		}
+		return exitOK
+	}
+	var err error
+	switch args[0] {
+	case "run":
+		err = cmdRun(ctx, args[1:], stdout, stderr)
+	case "record":
+		err = cmdRecord(ctx, args[1:], stdout, stderr)
+	case "list":
+		err = cmdList(args[1:], stdout, stderr)
+	case "cassettes":
+		if len(args) < 2 || args[1] != "check" {
+			err = withCode(exitUsage, errors.New("usage: testbed cassettes check [--json] [--dir cassettes]"))
+		} else {
+			err = cmdCassettesCheck(args[2:], stdout, stderr)
+		}
+	default:
+		err = withCode(exitUsage, fmt.Errorf("unknown command %q; run 'testbed --help'", args[0]))
+	}
+	if err == nil {
+		return exitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.err != errSilent {
+			fmt.Fprintln(stderr, "testbed:", ee.err)
+		}
+		return ee.code
+	}
+	fmt.Fprintln(stderr, "testbed:", err)
+	return exitInternal
+}
+
+// errSilent marks an exit whose reason was already printed.
+var errSilent = errors.New("")

@@ -1,0 +1,123 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/agentreplay/testbed/agents/all"
+	"github.com/agentreplay/testbed/agents/llm"
+	"github.com/agentreplay/testbed/harness/cassette"
+	"github.com/agentreplay/testbed/harness/report"
+	"github.com/agentreplay/testbed/harness/runner"
+	"github.com/agentreplay/testbed/harness/standin"
+)
+
+const recordDoc = `Usage: testbed record [flags]
+
+Runs the agents for real over HTTP and writes their cassettes under
+cassettes/<suite>/<variant>/<scenario>.yaml, each saved atomically. By default
+it runs against loopback stand-ins (the stand-in model and the fixture
+upstreams), so anyone can re-record offline and get the same bytes. With
+--provider and a key in the environment it records a real model instead.
+With --live it runs the same way but writes no cassette (a smoke test).
+
+Examples:
+  testbed record --suite odbchat
+  testbed record --suite odbchat --variant single-pass --scenario ac1-taiwan-sst
+  OPENAI_API_KEY=… testbed record --suite odbchat --provider openai --model gpt-4.1-mini`
+
+func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var sel selection
+	var prov, model, baseURL string
+	var liveUpstreams, live bool
+	fs := newFlags("record", recordDoc, stderr)
+	sel.register(fs)
+	fs.StringVar(&prov, "provider", "", "record a real model: openai or gemini (key from OPENAI_API_KEY or GEMINI_API_KEY)")
+	fs.StringVar(&model, "model", "", "the real model's name (with --provider)")
+	fs.StringVar(&baseURL, "base-url", "", "the real provider's base URL (with --provider; default the provider's own)")
+	fs.BoolVar(&liveUpstreams, "live-upstreams", false, "call the real upstream APIs instead of the fixture stubs")
+	fs.BoolVar(&live, "live", false, "run against the endpoints but write no cassette")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	suites, err := loadSuites(sel)
+	if err != nil {
+		return err
+	}
+	opts := runner.Options{
+		Mode: cassette.ModeRecord, Root: sel.root, Agents: all.Registry(),
+		Variant: sel.variant, Scenario: sel.scenario, Progress: progress(sel, stderr),
+		Parallel: 1, // one recording at a time keeps the stand-ins' order and faults reproducible
+	}
+	if live {
+		opts.Mode = cassette.ModeLive
+	}
+	if prov != "" {
+		ep, key, err := realEndpoint(prov, model, baseURL)
+		if err != nil {
+			return withCode(exitUsage, err)
+		}
+		opts.Model = &ep
+		opts.Secrets = map[string]string{ep.KeyEnv: key}
+	}
+	sis, err := runner.StartStandIns(sel.root, opts.Agents, prov == "", !liveUpstreams, standin.Options{})
+	if err != nil {
+		return withCode(exitInternal, err)
+	}
+	defer sis.Close()
+	if prov == "" || !liveUpstreams {
+		opts.Routes = sis.Routes
+	}
+	rep, err := runner.Run(ctx, suites, opts)
+	if err != nil {
+		return withCode(exitInternal, err)
+	}
+	if err := writeReport(rep, sel.json, stdout); err != nil {
+		return withCode(exitInternal, err)
+	}
+	if opts.Mode == cassette.ModeRecord {
+		fmt.Fprintf(stderr, "recorded %d cassettes under %s/cassettes\n", recorded(rep), sel.root)
+	}
+	return verdict(rep)
+}
+
+func recorded(rep *report.Report) int {
+	n := 0
+	for _, s := range rep.Suites {
+		for _, v := range s.Variants {
+			for _, sc := range v.Scenarios {
+				if sc.Verdict != report.VerdictError {
+					n++
+				}
+			}
+		}
+	}
+	return n
+}
+
+// realEndpoint describes a real provider's model and finds its key.
+func realEndpoint(prov, model, baseURL string) (llm.Endpoint, string, error) {
+	ep := llm.Endpoint{Provider: prov, Model: model, BaseURL: baseURL}
+	switch prov {
+	case llm.ProviderOpenAI:
+		ep.KeyEnv = "OPENAI_API_KEY"
+		if ep.BaseURL == "" {
+			ep.BaseURL = "https://api.openai.com/v1"
+		}
+	case llm.ProviderGemini:
+		ep.KeyEnv = "GEMINI_API_KEY"
+	default:
+		return ep, "", fmt.Errorf("--provider %q: want openai or gemini", prov)
+	}
+	if model == "" {
+		return ep, "", fmt.Errorf("--provider %s needs --model", prov)
+	}
+	key := os.Getenv(ep.KeyEnv)
+	if key == "" {
+		return ep, "", fmt.Errorf("--provider %s needs a key in %s", prov, ep.KeyEnv)
+	}
+	return ep, key, nil
+}
+

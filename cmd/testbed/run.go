@@ -1,0 +1,219 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/agentreplay/testbed/agents/all"
+	"github.com/agentreplay/testbed/harness/cassette"
+	"github.com/agentreplay/testbed/harness/check"
+	"github.com/agentreplay/testbed/harness/report"
+	"github.com/agentreplay/testbed/harness/runner"
+	"github.com/agentreplay/testbed/harness/scenario"
+)
+
+// selection is the flags that pick what to run.
+type selection struct {
+	root, suite, variant, scenario string
+	json, quiet                    bool
+}
+
+func (s *selection) register(fs *flag.FlagSet) {
+	fs.StringVar(&s.root, "root", ".", "project folder holding scenarios/, cassettes/ and fixtures/")
+	fs.StringVar(&s.suite, "suite", "", "run only this suite")
+	fs.StringVar(&s.variant, "variant", "", "run only this variant")
+	fs.StringVar(&s.scenario, "scenario", "", "run only this scenario id")
+	fs.BoolVar(&s.json, "json", false, "print the report as JSON instead of tables")
+	fs.BoolVar(&s.quiet, "quiet", false, "no progress on stderr")
+}
+
+// newFlags returns a flag set whose --help prints doc and examples.
+func newFlags(name, doc string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "%s\n\nFlags:\n", doc)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+func parse(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return withCode(exitOK, errSilent)
+		}
+		return withCode(exitUsage, errSilent)
+	}
+	if fs.NArg() > 0 {
+		return withCode(exitUsage, fmt.Errorf("unexpected argument %q", fs.Arg(0)))
+	}
+	return nil
+}
+
+// loadSuites loads scenarios/*.yaml, keeping the selected suite.
+func loadSuites(sel selection) ([]*scenario.Suite, error) {
+	dir := filepath.Join(sel.root, "scenarios")
+	suites, err := scenario.LoadDir(dir, scenario.LoadOptions{Agents: all.Names(), Metrics: check.MetricNames()})
+	if err != nil {
+		if errors.Is(err, scenario.ErrInvalidSuite) {
+			return nil, withCode(exitUsage, err)
+		}
+		return nil, withCode(exitInternal, err)
+	}
+	if sel.suite == "" {
+		return suites, nil
+	}
+	for _, s := range suites {
+		if s.Name == sel.suite {
+			return []*scenario.Suite{s}, nil
+		}
+	}
+	return nil, withCode(exitUsage, fmt.Errorf("no suite %q in %s", sel.suite, dir))
+}
+
+const runDoc = `Usage: testbed run [flags]
+
+Replays suites offline against the committed cassettes, checks every scenario
+and threshold, prints a table per suite and variant and a summary, and writes
+reports/latest.md and reports/latest.json.
+
+Examples:
+  testbed run
+  testbed run --suite odbchat --variant single-pass
+  testbed run --suite odbchat --scenario ac1-taiwan-sst --json`
+
+func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var sel selection
+	var out string
+	fs := newFlags("run", runDoc, stderr)
+	sel.register(fs)
+	fs.StringVar(&out, "out", "reports", "folder for latest.md and latest.json (empty: write none)")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	suites, err := loadSuites(sel)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	rep, err := runner.Run(ctx, suites, runner.Options{
+		Mode: cassette.ModeReplay, Root: sel.root, Agents: all.Registry(),
+		Variant: sel.variant, Scenario: sel.scenario, Progress: progress(sel, stderr),
+	})
+	if err != nil {
+		return withCode(exitInternal, err)
+	}
+	wall := time.Since(start)
+	if err := writeReport(rep, sel.json, stdout); err != nil {
+		return withCode(exitInternal, err)
+	}
+	if out != "" {
+		if err := saveReports(rep, filepath.Join(sel.root, out)); err != nil {
+			return withCode(exitInternal, err)
+		}
+	}
+	if !sel.json {
+		n := countScenarios(rep)
+		fmt.Fprintf(stdout, "replayed %d scenario runs in %s (%.0f per second)\n", n, wall.Round(time.Millisecond), float64(n)/wall.Seconds())
+	}
+	return verdict(rep)
+}
+
+func writeReport(rep *report.Report, asJSON bool, w io.Writer) error {
+	if asJSON {
+		return report.WriteJSON(w, rep)
+	}
+	return report.WriteText(w, rep)
+}
+
+// saveReports writes latest.md and latest.json atomically.
+func saveReports(rep *report.Report, dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for name, write := range map[string]func(io.Writer, *report.Report) error{
+		"latest.md": report.WriteMarkdown, "latest.json": report.WriteJSON,
+	} {
+		tmp, err := os.CreateTemp(dir, "."+name+".*")
+		if err != nil {
+			return err
+		}
+		if err := write(tmp, rep); err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+			return err
+		}
+		if err := tmp.Close(); err != nil {
+			os.Remove(tmp.Name())
+			return err
+		}
+		if err := os.Rename(tmp.Name(), filepath.Join(dir, name)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func countScenarios(rep *report.Report) int {
+	n := 0
+	for _, s := range rep.Suites {
+		for _, v := range s.Variants {
+			n += len(v.Scenarios)
+		}
+	}
+	return n
+}
+
+// verdict maps a report to an exit: stale beats failed.
+func verdict(rep *report.Report) error {
+	stale, failed := 0, 0
+	for _, s := range rep.Suites {
+		for _, v := range s.Variants {
+			for _, sc := range v.Scenarios {
+				switch sc.Verdict {
+				case report.VerdictStale:
+					stale++
+				case report.VerdictPass:
+				default:
+					failed++
+				}
+			}
+			for _, t := range v.Thresholds {
+				if !t.Pass {
+					failed++
+				}
+			}
+		}
+	}
+	switch {
+	case stale > 0:
+		return withCode(exitStale, fmt.Errorf("%d scenario runs have stale or missing cassettes; re-record them (see the errors above)", stale))
+	case failed > 0:
+		return withCode(exitFailed, fmt.Errorf("%d scenario runs or thresholds failed", failed))
+	}
+	return nil
+}
+
+// progress reports on stderr when it is a terminal and not quiet.
+func progress(sel selection, stderr io.Writer) func(done, total int, suite, variant, id string) {
+	f, ok := stderr.(*os.File)
+	if sel.quiet || !ok {
+		return nil
+	}
+	if st, err := f.Stat(); err != nil || st.Mode()&os.ModeCharDevice == 0 {
+		return nil
+	}
+	return func(done, total int, suite, variant, id string) {
+		fmt.Fprintf(stderr, "\r\033[K[%d/%d] %s/%s/%s", done, total, suite, variant, id)
+		if done == total {
+			fmt.Fprint(stderr, "\r\033[K")
+		}
+	}
+}

@@ -1,0 +1,192 @@
+// Package cassette records and replays the HTTP traffic of one scenario.
+//
+// A cassette is a go-vcr v2 file (gopkg.in/dnaeon/go-vcr.v2) with one extra
+// top-level key, provenance, that says which model endpoint it was recorded
+// against. Recording runs on go-vcr's recorder with secrets redacted and an
+// atomic save; replay serves go-vcr's interactions through an indexed
+// RoundTripper that matches method, logical URL and canonical JSON body,
+// never sleeps, and reports each exchange's recorded duration so the harness
+// can advance a virtual clock.
+//
+// This package does not know about scenarios or agents; it moves bytes.
+package cassette
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	vcr "gopkg.in/dnaeon/go-vcr.v2/cassette"
+	"gopkg.in/yaml.v3"
+)
+
+// Mode says what a Transport does with HTTP traffic.
+type Mode int
+
+// Modes.
+const (
+	ModeReplay Mode = iota // serve only recorded interactions; never touch the network
+	ModeRecord             // send requests on and write a cassette
+	ModeLive               // send requests on and write nothing
+)
+
+// String returns the mode's name as used on the command line.
+func (m Mode) String() string {
+	switch m {
+	case ModeRecord:
+		return "record"
+	case ModeLive:
+		return "live"
+	}
+	return "replay"
+}
+
+// FormatVersion is the go-vcr cassette format version written and read.
+const FormatVersion = 1
+
+// Provenance says where a cassette's responses came from.
+type Provenance struct {
+	Recorder string `yaml:"recorder" json:"recorder"`             // always "testbed"
+	Provider string `yaml:"provider" json:"provider"`             // llm.Endpoint.Provider
+	Endpoint string `yaml:"endpoint" json:"endpoint"`             // the logical model base URL
+	Model    string `yaml:"model" json:"model"`                   // the model name
+	StandIn  bool   `yaml:"standin" json:"standin"`               // recorded against harness/standin
+	Upstream string `yaml:"upstream,omitempty" json:"upstream"`   // "fixtures" or "live"
+}
+
+// String describes p in a few words, for reports.
+func (p Provenance) String() string {
+	if p.Model == "" {
+		return "unknown provenance"
+	}
+	if p.StandIn {
+		return "stand-in " + p.Model
+	}
+	return p.Provider + " " + p.Model
+}
+
+// Exchange is one HTTP request served by a Transport.
+type Exchange struct {
+	Method   string
+	URL      string
+	Status   int
+	Duration time.Duration // recorded (replay) or modelled/measured (record, live)
+	Err      error
+}
+
+// file is the on-disk form.
+type file struct {
+	Version      int                `yaml:"version"`
+	Interactions []*vcr.Interaction `yaml:"interactions"`
+	Provenance   *Provenance        `yaml:"provenance,omitempty"`
+}
+
+// ErrNotFound is returned when a cassette file does not exist.
+var ErrNotFound = errors.New("cassette not found")
+
+// ErrCorrupt is returned when a cassette file cannot be read as a cassette.
+var ErrCorrupt = errors.New("corrupt cassette")
+
+func readFile(path string) (*file, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("%w: %s", ErrNotFound, path)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var f file
+	if err := yaml.Unmarshal(data, &f); err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrCorrupt, path, err)
+	}
+	if f.Version != FormatVersion {
+		return nil, fmt.Errorf("%w: %s: format version %d, want %d", ErrCorrupt, path, f.Version, FormatVersion)
+	}
+	for i, in := range f.Interactions {
+		if in == nil || in.Request.Method == "" || in.Request.URL == "" {
+			return nil, fmt.Errorf("%w: %s: interaction %d has no request method or URL", ErrCorrupt, path, i)
+		}
+	}
+	return &f, nil
+}
+
+// writeFile saves f atomically: a temporary file in the same folder, synced,
+// then renamed over path. On any error the previous file is left untouched.
+func writeFile(path string, f *file) (err error) {
+	data, err := yaml.Marshal(f)
+	if err != nil {
+		return fmt.Errorf("encode cassette %s: %w", path, err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			os.Remove(tmp.Name())
+		}
+	}()
+	if _, err = tmp.Write(append([]byte("---\n"), data...)); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err = tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err = tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// ReadProvenance returns the provenance recorded in the cassette at path.
+func ReadProvenance(path string) (Provenance, error) {
+	f, err := readFile(path)
+	if err != nil {
+		return Provenance{}, err
+	}
+	if f.Provenance == nil {
+		return Provenance{}, nil
+	}
+	return *f.Provenance, nil
+}
+
+// Transport is an http.RoundTripper bound to one cassette.
+type Transport interface {
+	http.RoundTripper
+	// Close ends the session: a recording is saved, a replay reports nothing.
+	Close() error
+}
+
+// Options configure Open.
+type Options struct {
+	// Real sends requests on in record and live modes (default http.DefaultTransport).
+	Real http.RoundTripper
+	// Provenance is written into recorded cassettes.
+	Provenance Provenance
+	// Observe, if set, is called after every exchange, in call order.
+	Observe func(Exchange)
+	// Volatile names top-level JSON body fields ignored when matching.
+	Volatile []string
+	// Rerecord is the command that re-records this cassette; replay misses quote it.
+	Rerecord string
+}
+
+// Open returns a Transport for the cassette at path in mode.
+func Open(mode Mode, path string, opts Options) (Transport, error) {
+	switch mode {
+	case ModeReplay:
+		return newReplayer(path, opts)
+	case ModeRecord:
+		return newRecorder(path, opts)
+	default:
+		return newLive(opts), nil
+	}
+}

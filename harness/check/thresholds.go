@@ -1,0 +1,152 @@
+package check
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/agentreplay/testbed/harness/report"
+	"github.com/agentreplay/testbed/harness/scenario"
+)
+
+// metric is one suite-threshold metric and how to read it from a summary.
+type metric struct {
+	name  string
+	value func(report.Summary) float64
+}
+
+// metrics lists the threshold metrics; latencies are in milliseconds, rates
+// are fractions.
+func metrics() []metric {
+	return []metric{
+		{"routing_accuracy", func(s report.Summary) float64 { return s.RoutingAccuracy }},
+		{"pass_rate", func(s report.Summary) float64 { return s.PassRate }},
+		{"token_reduction", func(s report.Summary) float64 { return s.TokenReduction }},
+		{"input_tokens_mean", func(s report.Summary) float64 { return s.InputTokensMean }},
+		{"output_tokens_mean", func(s report.Summary) float64 { return s.OutputTokensMean }},
+		{"llm_calls_mean", func(s report.Summary) float64 { return s.LLMCallsMean }},
+		{"tool_calls_mean", func(s report.Summary) float64 { return s.ToolCallsMean }},
+		{"latency_mean", func(s report.Summary) float64 { return s.LatencyMean }},
+		{"latency_p50", func(s report.Summary) float64 { return s.LatencyP50 }},
+		{"latency_p95", func(s report.Summary) float64 { return s.LatencyP95 }},
+		{"latency_p99", func(s report.Summary) float64 { return s.LatencyP99 }},
+	}
+}
+
+// MetricNames returns the names of the suite-threshold metrics, sorted.
+func MetricNames() []string {
+	var names []string
+	for _, m := range metrics() {
+		names = append(names, m.name)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Value returns a metric of a summary (latencies in milliseconds, rates as
+// fractions); ok is false for an unknown name.
+func Value(metric string, s report.Summary) (v float64, ok bool) {
+	for _, m := range metrics() {
+		if m.name == metric {
+			return m.value(s), true
+		}
+	}
+	return 0, false
+}
+
+// isLatency reports whether a metric is a latency, measured in milliseconds.
+func isLatency(metric string) bool {
+	return strings.HasPrefix(metric, "latency_")
+}
+
+// Thresholds evaluates a variant's thresholds against its summary s. base is
+// the baseline variant's summary, or nil when the variant is the baseline or
+// the suite has none; a threshold against "baseline" then compares s with
+// itself. A threshold written as a duration (Unit "s") is compared in
+// milliseconds, and Observed and Target are in the metric's unit (ms for
+// latencies). An unknown metric or operator fails, with a Detail saying so.
+func Thresholds(ths []scenario.Threshold, s report.Summary, base *report.Summary) []report.Threshold {
+	out := make([]report.Threshold, 0, len(ths))
+	for _, th := range ths {
+		out = append(out, threshold(th, s, base))
+	}
+	return out
+}
+
+func threshold(th scenario.Threshold, s report.Summary, base *report.Summary) report.Threshold {
+	r := report.Threshold{Source: th.Source}
+	observed, ok := Value(th.Metric, s)
+	if !ok {
+		r.Detail = fmt.Sprintf("unknown metric %q (want one of %s)", th.Metric, strings.Join(MetricNames(), ", "))
+		return r
+	}
+	r.Observed = observed
+	unit := ""
+	if isLatency(th.Metric) {
+		unit = " ms"
+	}
+	against := ""
+	switch {
+	case th.Baseline && base != nil:
+		r.Target, _ = Value(th.Metric, *base)
+		against = " (baseline)"
+	case th.Baseline:
+		r.Target = observed
+		against = " (baseline is this variant)"
+	case th.Unit == "s":
+		if !isLatency(th.Metric) {
+			r.Detail = fmt.Sprintf("%s is not a latency; write its target without a duration unit", th.Metric)
+			return r
+		}
+		r.Target = th.Value * 1000
+	default:
+		r.Target = th.Value
+	}
+	pass, known := compare(r.Observed, th.Op, r.Target)
+	if !known {
+		r.Detail = fmt.Sprintf("unknown operator %q (want <, <=, >, >=, == or !=)", th.Op)
+		return r
+	}
+	r.Pass = pass
+	if !pass {
+		show := func(v float64) string { return formatNumber(v) + unit }
+		if th.Unit == "%" && !th.Baseline {
+			show = percent
+		}
+		r.Detail = fmt.Sprintf("%s = %s, want %s %s%s", th.Metric, show(r.Observed), th.Op, show(r.Target), against)
+	}
+	return r
+}
+
+// compare applies op; equality allows for rounding in the summary's means.
+func compare(a float64, op string, b float64) (pass, known bool) {
+	eq := math.Abs(a-b) <= 1e-9*math.Max(1, math.Max(math.Abs(a), math.Abs(b)))
+	switch op {
+	case "<":
+		return a < b && !eq, true
+	case "<=":
+		return a <= b || eq, true
+	case ">":
+		return a > b && !eq, true
+	case ">=":
+		return a >= b || eq, true
+	case "==":
+		return eq, true
+	case "!=":
+		return !eq, true
+	}
+	return false, false
+}
+
+// formatNumber prints v with at most three decimals, or four significant
+// digits below one, and no trailing zeros.
+func formatNumber(v float64) string {
+	if v != 0 && math.Abs(v) < 1 {
+		return strconv.FormatFloat(v, 'g', 4, 64)
+	}
+	s := strconv.FormatFloat(v, 'f', 3, 64)
+	s = strings.TrimRight(s, "0")
+	return strings.TrimSuffix(s, ".")
+}

@@ -1,0 +1,144 @@
+package check_test
+
+import (
+	"sort"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/agentreplay/testbed/harness/check"
+	"github.com/agentreplay/testbed/harness/report"
+	"github.com/agentreplay/testbed/harness/scenario"
+)
+
+// summary has a distinct value in every metric.
+var summary = report.Summary{
+	Scenarios:        20,
+	Passed:           19,
+	PassRate:         0.95,
+	Routed:           20,
+	RoutingAccuracy:  0.9,
+	LLMCallsMean:     1.5,
+	ToolCallsMean:    0.75,
+	InputTokensMean:  812.5,
+	OutputTokensMean: 61.25,
+	TokenReduction:   0.693,
+	LatencyMean:      1100,
+	LatencyP50:       1000,
+	LatencyP95:       1500,
+	LatencyP99:       2100,
+}
+
+var _ = Describe("MetricNames and Value", func() {
+	It("lists the metrics, sorted", func() {
+		names := check.MetricNames()
+		Expect(sort.StringsAreSorted(names)).To(BeTrue())
+		Expect(names).To(ConsistOf("routing_accuracy", "pass_rate", "token_reduction", "input_tokens_mean",
+			"output_tokens_mean", "llm_calls_mean", "tool_calls_mean", "latency_mean", "latency_p50",
+			"latency_p95", "latency_p99"))
+	})
+
+	DescribeTable("reads each metric from a summary",
+		func(name string, want float64) {
+			v, ok := check.Value(name, summary)
+			Expect(ok).To(BeTrue())
+			Expect(v).To(Equal(want))
+		},
+		Entry(nil, "routing_accuracy", 0.9),
+		Entry(nil, "pass_rate", 0.95),
+		Entry(nil, "token_reduction", 0.693),
+		Entry(nil, "input_tokens_mean", 812.5),
+		Entry(nil, "output_tokens_mean", 61.25),
+		Entry(nil, "llm_calls_mean", 1.5),
+		Entry(nil, "tool_calls_mean", 0.75),
+		Entry(nil, "latency_mean", 1100.0),
+		Entry(nil, "latency_p50", 1000.0),
+		Entry(nil, "latency_p95", 1500.0),
+		Entry(nil, "latency_p99", 2100.0),
+	)
+
+	It("knows every name it lists and no other", func() {
+		for _, n := range check.MetricNames() {
+			_, ok := check.Value(n, summary)
+			Expect(ok).To(BeTrue(), n)
+		}
+		_, ok := check.Value("latency_p90", summary)
+		Expect(ok).To(BeFalse())
+	})
+})
+
+var _ = Describe("Thresholds", func() {
+	with := func(change func(*report.Summary)) report.Summary {
+		s := summary
+		change(&s)
+		return s
+	}
+	slower := with(func(s *report.Summary) { s.LatencyP95 = 2500; s.LatencyMean = 1300; s.LLMCallsMean = 2 })
+
+	DescribeTable("one threshold",
+		func(th scenario.Threshold, s report.Summary, base *report.Summary, observed, target float64, detail string) {
+			th.Source = "the source"
+			got := check.Thresholds([]scenario.Threshold{th}, s, base)
+			Expect(got).To(HaveLen(1))
+			Expect(got[0].Source).To(Equal("the source"))
+			Expect(got[0].Detail).To(Equal(detail))
+			Expect(got[0].Pass).To(Equal(detail == ""))
+			Expect(got[0].Observed).To(Equal(observed))
+			Expect(got[0].Target).To(Equal(target))
+		},
+		Entry("a number", scenario.Threshold{Metric: "routing_accuracy", Op: ">=", Value: 0.9},
+			summary, nil, 0.9, 0.9, ""),
+		Entry("a number, failing", scenario.Threshold{Metric: "routing_accuracy", Op: ">=", Value: 0.95},
+			summary, nil, 0.9, 0.95, "routing_accuracy = 0.9, want >= 0.95"),
+		Entry("a count", scenario.Threshold{Metric: "input_tokens_mean", Op: "<", Value: 1000},
+			summary, nil, 812.5, 1000.0, ""),
+		Entry("a count, failing", scenario.Threshold{Metric: "input_tokens_mean", Op: "<", Value: 800},
+			summary, nil, 812.5, 800.0, "input_tokens_mean = 812.5, want < 800"),
+		Entry("a percentage", scenario.Threshold{Metric: "token_reduction", Op: ">=", Value: 0.6, Unit: "%"},
+			summary, nil, 0.693, 0.6, ""),
+		Entry("a percentage, failing", scenario.Threshold{Metric: "pass_rate", Op: "==", Value: 1, Unit: "%"},
+			summary, nil, 0.95, 1.0, "pass_rate = 95.0%, want == 100.0%"),
+		Entry("a duration", scenario.Threshold{Metric: "latency_p95", Op: "<", Value: 2, Unit: "s"},
+			summary, nil, 1500.0, 2000.0, ""),
+		Entry("a duration, failing", scenario.Threshold{Metric: "latency_p95", Op: "<", Value: 2, Unit: "s"},
+			slower, nil, 2500.0, 2000.0, "latency_p95 = 2500 ms, want < 2000 ms"),
+		Entry("a sub-second duration", scenario.Threshold{Metric: "latency_p50", Op: "<=", Value: 0.999, Unit: "s"},
+			summary, nil, 1000.0, 999.0, "latency_p50 = 1000 ms, want <= 999 ms"),
+		Entry("a latency in plain milliseconds", scenario.Threshold{Metric: "latency_p99", Op: "<=", Value: 2100},
+			summary, nil, 2100.0, 2100.0, ""),
+		Entry("equality allows for rounding", scenario.Threshold{Metric: "llm_calls_mean", Op: "==", Value: 1.5000000000001},
+			summary, nil, 1.5, 1.5000000000001, ""),
+		Entry("the baseline", scenario.Threshold{Metric: "llm_calls_mean", Op: "<=", Baseline: true},
+			summary, &slower, 1.5, 2.0, ""),
+		Entry("the baseline, failing", scenario.Threshold{Metric: "llm_calls_mean", Op: "<=", Baseline: true},
+			slower, &summary, 2.0, 1.5, "llm_calls_mean = 2, want <= 1.5 (baseline)"),
+		Entry("the baseline's latency, failing", scenario.Threshold{Metric: "latency_mean", Op: "<", Baseline: true},
+			slower, &summary, 1300.0, 1100.0, "latency_mean = 1300 ms, want < 1100 ms (baseline)"),
+		Entry("the baseline, being the baseline", scenario.Threshold{Metric: "latency_mean", Op: "<=", Baseline: true},
+			summary, nil, 1100.0, 1100.0, ""),
+		Entry("strictly better than the baseline, being the baseline", scenario.Threshold{Metric: "latency_mean", Op: "<", Baseline: true},
+			summary, nil, 1100.0, 1100.0, "latency_mean = 1100 ms, want < 1100 ms (baseline is this variant)"),
+		Entry("an unknown metric", scenario.Threshold{Metric: "latency_p90", Op: "<", Value: 2, Unit: "s"},
+			summary, nil, 0.0, 0.0, `unknown metric "latency_p90" (want one of input_tokens_mean, latency_mean, `+
+				`latency_p50, latency_p95, latency_p99, llm_calls_mean, output_tokens_mean, pass_rate, `+
+				`routing_accuracy, token_reduction, tool_calls_mean)`),
+		Entry("an unknown operator", scenario.Threshold{Metric: "pass_rate", Op: "=<", Value: 1},
+			summary, nil, 0.95, 1.0, `unknown operator "=<" (want <, <=, >, >=, == or !=)`),
+		Entry("a duration on a metric that is not a latency", scenario.Threshold{Metric: "pass_rate", Op: ">", Value: 1, Unit: "s"},
+			summary, nil, 0.95, 0.0, "pass_rate is not a latency; write its target without a duration unit"),
+	)
+
+	It("keeps the thresholds' order", func() {
+		ths := []scenario.Threshold{
+			{Source: "routing_accuracy >= 0.95", Metric: "routing_accuracy", Op: ">=", Value: 0.95},
+			{Source: "llm_calls_mean <= baseline", Metric: "llm_calls_mean", Op: "<=", Baseline: true},
+			{Source: "latency_p95 < 2s", Metric: "latency_p95", Op: "<", Value: 2, Unit: "s"},
+		}
+		got := check.Thresholds(ths, summary, &slower)
+		Expect(got).To(HaveLen(3))
+		for i, th := range ths {
+			Expect(got[i].Source).To(Equal(th.Source))
+		}
+		Expect([]bool{got[0].Pass, got[1].Pass, got[2].Pass}).To(Equal([]bool{false, true, true}))
+	})
+})

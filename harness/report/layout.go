@@ -1,0 +1,396 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/agentreplay/testbed/harness/trace"
+)
+
+// This file lays a Report out as headings, tables and notes, once, so that
+// WriteText and WriteMarkdown show the same content and differ only in how
+// they draw it.
+
+// document is a Report laid out for reading.
+type document struct {
+	suites []suiteBlock
+	result string // the closing PASS/FAIL line
+}
+
+// suiteBlock is one suite: a heading, a line about it, and its sections.
+type suiteBlock struct {
+	title    string
+	about    string
+	sections []section
+}
+
+// section is a titled table with notes below it.
+type section struct {
+	title string
+	table table
+	notes []note
+}
+
+// note is a line below a table. Text may span several lines (a stale
+// cassette's diff, for instance).
+type note struct {
+	mark string // "✗", "⚠" or ""
+	text string
+}
+
+// table is a grid of cells. right marks the columns that hold numbers, wrap
+// the column of free text that WriteText wraps to keep the table narrow.
+type table struct {
+	header []string
+	right  []bool
+	wrap   []bool
+	rows   [][]string
+}
+
+// verdictStyle turns a Verdict into the cell shown for it.
+type verdictStyle func(verdict string) string
+
+// layout builds the document for r.
+func layout(r *Report, verdict verdictStyle) document {
+	var d document
+	var scenarios, scenariosFailed, thresholds, thresholdsFailed int
+	for i := range r.Suites {
+		s := &r.Suites[i]
+		d.suites = append(d.suites, layoutSuite(s, r.Mode, verdict))
+		for _, v := range s.Variants {
+			for _, sc := range v.Scenarios {
+				scenarios++
+				if sc.Verdict != VerdictPass {
+					scenariosFailed++
+				}
+			}
+			for _, t := range v.Thresholds {
+				thresholds++
+				if !t.Pass {
+					thresholdsFailed++
+				}
+			}
+		}
+	}
+	if scenariosFailed == 0 && thresholdsFailed == 0 {
+		d.result = fmt.Sprintf("PASS: all %s and %s passed",
+			count(scenarios, "scenario"), count(thresholds, "threshold"))
+	} else {
+		d.result = fmt.Sprintf("FAIL: %d of %s, %d of %s failed",
+			scenariosFailed, count(scenarios, "scenario"), thresholdsFailed, count(thresholds, "threshold"))
+	}
+	return d
+}
+
+func layoutSuite(s *Suite, mode string, verdict verdictStyle) suiteBlock {
+	b := suiteBlock{title: "suite " + s.Name}
+	about := []string{"agent " + s.Agent, "tokenizer " + s.Tokenizer}
+	if s.Baseline != "" {
+		about = append(about, "baseline "+s.Baseline)
+	}
+	if mode != "" {
+		about = append(about, "mode "+mode)
+	}
+	b.about = strings.Join(about, " · ")
+
+	order, base := variantOrder(s)
+	for _, v := range order {
+		b.sections = append(b.sections, variantSection(v, verdict))
+	}
+	b.sections = append(b.sections, outcomeSection(order), costSection(order, base))
+	if t, ok := thresholdSection(order); ok {
+		b.sections = append(b.sections, t)
+	}
+	b.sections = append(b.sections, tokenSection(order))
+	if t, ok := roleSection(order); ok {
+		b.sections = append(b.sections, t)
+	}
+	return b
+}
+
+// variantOrder returns the suite's variants with the baseline first and the
+// others in file order, and the baseline (nil when the suite names none that
+// it ran).
+func variantOrder(s *Suite) (order []*Variant, base *Variant) {
+	for i := range s.Variants {
+		if s.Variants[i].Name == s.Baseline && base == nil {
+			base = &s.Variants[i]
+		}
+	}
+	if base != nil {
+		order = append(order, base)
+	}
+	for i := range s.Variants {
+		if v := &s.Variants[i]; v != base {
+			order = append(order, v)
+		}
+	}
+	return order, base
+}
+
+func variantSection(v *Variant, verdict verdictStyle) section {
+	title := "variant " + v.Name
+	if v.Description != "" {
+		title += " — " + v.Description
+	}
+	if v.Provenance != "" {
+		title += " (" + v.Provenance + ")"
+	}
+	sec := section{title: title, table: table{
+		header: []string{"scenario", "criterion", "verdict", "route", "LLM", "in tok", "out tok", "latency"},
+		right:  []bool{false, false, false, false, true, true, true, true},
+		wrap:   []bool{false, false, false, true, false, false, false, false},
+	}}
+	for _, sc := range v.Scenarios {
+		m := sc.Metrics
+		sec.table.rows = append(sec.table.rows, []string{
+			sc.ID, sc.Criterion, verdict(sc.Verdict), route(sc),
+			strconv.Itoa(m.LLMCalls), strconv.Itoa(m.InputTokens), strconv.Itoa(m.OutputTokens),
+			ms(m.Latency),
+		})
+	}
+	for _, sc := range v.Scenarios {
+		if sc.Verdict != VerdictPass {
+			for _, c := range sc.Checks {
+				if c.Pass {
+					continue
+				}
+				text := fmt.Sprintf("%s turn %d %s", sc.ID, c.Turn, c.Name)
+				if c.Detail != "" {
+					text += ": " + c.Detail
+				}
+				sec.notes = append(sec.notes, note{mark: "✗", text: text})
+			}
+			if sc.Error != "" {
+				sec.notes = append(sec.notes, note{mark: "✗", text: sc.ID + " " + sc.Verdict + ": " + sc.Error})
+			}
+		}
+		if sc.Unplayed > 0 {
+			sec.notes = append(sec.notes, note{mark: "⚠", text: fmt.Sprintf("%s: %s not replayed",
+				sc.ID, count(sc.Unplayed, "recorded interaction"))})
+		}
+	}
+	return sec
+}
+
+// route is the route cell: the observed route, checked against the
+// expected one (as RouteCorrect does) when the scenario has one.
+func route(sc Scenario) string {
+	observed := sc.Route
+	if observed == "" && sc.ExpectedRoute != "" {
+		observed = "—"
+	}
+	switch {
+	case sc.ExpectedRoute == "":
+		return observed
+	case sc.RouteCorrect():
+		return observed + " ✓"
+	default:
+		return observed + " ✗ (want " + sc.ExpectedRoute + ")"
+	}
+}
+
+// outcomeSection compares what the variants got right.
+func outcomeSection(order []*Variant) section {
+	sec := section{title: "summary", table: table{
+		header: []string{"variant", "scenarios", "pass rate", "routing acc.", "token reduction"},
+		right:  []bool{false, true, true, true, true},
+	}}
+	for _, v := range order {
+		s := v.Summary
+		routing := "—"
+		if s.Routed > 0 {
+			right := int(math.Round(s.RoutingAccuracy * float64(s.Routed)))
+			routing = fmt.Sprintf("%s (%d/%d)", percent(s.RoutingAccuracy), right, s.Routed)
+		}
+		reduction := "—"
+		if s.TokenReduction != 0 {
+			reduction = percent(s.TokenReduction)
+		}
+		sec.table.rows = append(sec.table.rows, []string{
+			v.Name, strconv.Itoa(s.Scenarios),
+			fmt.Sprintf("%d/%d %s", s.Passed, s.Scenarios, percent(s.PassRate)),
+			routing, reduction,
+		})
+	}
+	return sec
+}
+
+// costSection compares what the variants spent, per scenario on average,
+// with the change against the baseline.
+func costSection(order []*Variant, base *Variant) section {
+	sec := section{title: "cost per scenario (mean)", table: table{
+		header: []string{"variant", "LLM calls", "in tok", "out tok", "latency mean", "p95"},
+		right:  []bool{false, true, true, true, true, true},
+	}}
+	for _, v := range order {
+		s := v.Summary
+		calls := strconv.FormatFloat(s.LLMCallsMean, 'f', 2, 64)
+		in := strconv.FormatFloat(s.InputTokensMean, 'f', 0, 64)
+		latency := strconv.FormatFloat(s.LatencyMean, 'f', 0, 64) + " ms"
+		if base != nil && v != base {
+			b := base.Summary
+			calls += " (" + signed(s.LLMCallsMean-b.LLMCallsMean, 2, "") + ")"
+			if b.InputTokensMean != 0 {
+				in += " (" + signed((s.InputTokensMean/b.InputTokensMean-1)*100, 1, "%") + ")"
+			}
+			if b.LatencyMean != 0 {
+				latency += " (" + signed((s.LatencyMean/b.LatencyMean-1)*100, 1, "%") + ")"
+			}
+		}
+		sec.table.rows = append(sec.table.rows, []string{
+			v.Name, calls, in, strconv.FormatFloat(s.OutputTokensMean, 'f', 0, 64),
+			latency, strconv.FormatFloat(s.LatencyP95, 'f', 0, 64) + " ms",
+		})
+	}
+	return sec
+}
+
+func thresholdSection(order []*Variant) (section, bool) {
+	sec := section{title: "thresholds", table: table{
+		header: []string{"variant", "threshold", "observed", "target", "result"},
+		right:  []bool{false, false, true, true, false},
+	}}
+	detail := false
+	for _, v := range order {
+		for _, t := range v.Thresholds {
+			detail = detail || t.Detail != ""
+		}
+	}
+	if detail {
+		sec.table.header = append(sec.table.header, "detail")
+		sec.table.right = append(sec.table.right, false)
+		sec.table.wrap = []bool{false, false, false, false, false, true}
+	}
+	for _, v := range order {
+		for _, t := range v.Thresholds {
+			metric := metricName(t.Source)
+			result := "✓"
+			if !t.Pass {
+				result = "✗"
+			}
+			row := []string{v.Name, t.Source, metricValue(metric, t.Observed), metricValue(metric, t.Target), result}
+			if detail {
+				row = append(row, t.Detail)
+			}
+			sec.table.rows = append(sec.table.rows, row)
+		}
+	}
+	return sec, len(sec.table.rows) > 0
+}
+
+// metricName is the metric a threshold source starts with, as in
+// "routing_accuracy >= 0.95".
+func metricName(source string) string {
+	source = strings.TrimSpace(source)
+	end := strings.IndexFunc(source, func(r rune) bool {
+		return !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
+	})
+	if end < 0 {
+		return source
+	}
+	return source[:end]
+}
+
+// metricValue formats a threshold's value by what its metric measures:
+// fractions as percentages, latencies (stored in milliseconds) as ms, and
+// anything else as a number with at most two decimals.
+func metricValue(metric string, v float64) string {
+	switch m := strings.ToLower(metric); {
+	case strings.Contains(m, "accuracy"), strings.Contains(m, "rate"), strings.Contains(m, "reduction"):
+		return percent(v)
+	case strings.Contains(m, "latency"):
+		return strconv.FormatFloat(v, 'f', 0, 64) + " ms"
+	default:
+		return strconv.FormatFloat(math.Round(v*100)/100, 'f', -1, 64)
+	}
+}
+
+func tokenSection(order []*Variant) section {
+	sec := section{title: "input tokens by part (mean per scenario)", table: table{
+		header: []string{"variant", "system", "tools", "history", "tool_results", "user", "overhead", "total"},
+		right:  []bool{false, true, true, true, true, true, true, true},
+	}}
+	for _, v := range order {
+		var sum trace.Parts
+		for _, sc := range v.Scenarios {
+			sum = sum.Add(sc.Metrics.Input)
+		}
+		mean := func(n int) string {
+			if len(v.Scenarios) == 0 {
+				return "0"
+			}
+			return strconv.FormatFloat(float64(n)/float64(len(v.Scenarios)), 'f', 0, 64)
+		}
+		sec.table.rows = append(sec.table.rows, []string{v.Name,
+			mean(sum.System), mean(sum.Tools), mean(sum.History), mean(sum.ToolResults),
+			mean(sum.User), mean(sum.Overhead), mean(sum.Total())})
+	}
+	return sec
+}
+
+func roleSection(order []*Variant) (section, bool) {
+	sec := section{title: "LLM calls by role (total)", table: table{
+		header: []string{"variant", "role", "calls", "in tok", "out tok", "latency"},
+		right:  []bool{false, false, true, true, true, true},
+	}}
+	for _, v := range order {
+		roles := map[string]trace.Role{}
+		for _, sc := range v.Scenarios {
+			for name, r := range sc.Metrics.Roles {
+				sum := roles[name]
+				sum.Calls += r.Calls
+				sum.InputTokens += r.InputTokens
+				sum.OutputTokens += r.OutputTokens
+				sum.Latency += r.Latency
+				roles[name] = sum
+			}
+		}
+		names := make([]string, 0, len(roles))
+		for name := range roles {
+			names = append(names, name)
+		}
+		sort.Strings(names)
+		for _, name := range names {
+			r := roles[name]
+			sec.table.rows = append(sec.table.rows, []string{v.Name, name,
+				strconv.Itoa(r.Calls), strconv.Itoa(r.InputTokens), strconv.Itoa(r.OutputTokens), ms(r.Latency)})
+		}
+	}
+	return sec, len(sec.table.rows) > 0
+}
+
+// ms formats a duration in whole milliseconds, rounded.
+func ms(d time.Duration) string {
+	return strconv.FormatInt(d.Round(time.Millisecond).Milliseconds(), 10) + " ms"
+}
+
+// percent formats a fraction as a percentage with one decimal.
+func percent(f float64) string {
+	return strconv.FormatFloat(f*100, 'f', 1, 64) + "%"
+}
+
+// signed formats a change with an explicit sign: "+0.10", "−0.62", "±0.00".
+func signed(f float64, decimals int, unit string) string {
+	s := strconv.FormatFloat(math.Abs(f), 'f', decimals, 64)
+	switch {
+	case strings.Trim(s, "0.") == "":
+		return "±" + s + unit
+	case f < 0:
+		return "−" + s + unit
+	default:
+		return "+" + s + unit
+	}
+}
+
+// count is n followed by noun, in the plural unless n is 1.
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
+}

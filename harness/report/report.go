@@ -1,0 +1,116 @@
+// Package report is the result of a run as data, and renderers of it.
+//
+// A Report is built by package runner and written by WriteText, WriteMarkdown
+// and WriteJSON. It holds no wall-clock figures, so the same cassettes give
+// the same report byte for byte.
+package report
+
+import (
+	"github.com/agentreplay/testbed/harness/trace"
+)
+
+// SchemaVersion is the version of the JSON form of Report.
+const SchemaVersion = 1
+
+// Report is one run over one or more suites.
+type Report struct {
+	SchemaVersion int     `json:"schemaVersion"`
+	Mode          string  `json:"mode"` // replay, record or live
+	Suites        []Suite `json:"suites"`
+}
+
+// Suite is the result of one suite across its variants.
+type Suite struct {
+	Name      string    `json:"name"`
+	Agent     string    `json:"agent"`
+	Tokenizer string    `json:"tokenizer"`
+	Baseline  string    `json:"baseline"`
+	Variants  []Variant `json:"variants"`
+}
+
+// Variant is the result of one variant over the suite's scenarios.
+type Variant struct {
+	Name        string      `json:"name"`
+	Description string      `json:"description,omitempty"`
+	Provenance  string      `json:"provenance,omitempty"` // e.g. "stand-in gemma3:4b"
+	Scenarios   []Scenario  `json:"scenarios"`
+	Summary     Summary     `json:"summary"`
+	Thresholds  []Threshold `json:"thresholds,omitempty"`
+}
+
+// Verdicts of a Scenario.
+const (
+	VerdictPass  = "pass"
+	VerdictFail  = "fail"  // an expectation failed
+	VerdictError = "error" // the agent or harness failed
+	VerdictStale = "stale" // the cassette did not match
+)
+
+// Scenario is the result of one scenario under one variant.
+type Scenario struct {
+	ID            string        `json:"id"`
+	Criterion     string        `json:"criterion,omitempty"`
+	Verdict       string        `json:"verdict"`
+	Route         string        `json:"route,omitempty"`          // observed, e.g. "tool:ghrsst.bbox_mean"
+	ExpectedRoute string        `json:"expected_route,omitempty"` // from the scenario
+	Checks        []Check       `json:"checks"`
+	Error         string        `json:"error,omitempty"`
+	Answer        []string      `json:"answer"` // the text of each reply
+	Metrics       trace.Metrics `json:"metrics"`
+	Unplayed      int           `json:"unplayed"` // recorded interactions the run did not use
+	Events        []trace.Event `json:"events"`
+}
+
+// Check is one expectation's outcome.
+type Check struct {
+	Turn   int    `json:"turn"`
+	Name   string `json:"name"`
+	Pass   bool   `json:"pass"`
+	Detail string `json:"detail,omitempty"`
+}
+
+// Summary aggregates a variant's scenarios. Latencies are in milliseconds.
+type Summary struct {
+	Scenarios        int     `json:"scenarios"`
+	Passed           int     `json:"passed"`
+	PassRate         float64 `json:"pass_rate"`
+	Routed           int     `json:"routed"` // scenarios with a route expectation
+	RoutingAccuracy  float64 `json:"routing_accuracy"`
+	LLMCallsMean     float64 `json:"llm_calls_mean"`
+	ToolCallsMean    float64 `json:"tool_calls_mean"`
+	InputTokensMean  float64 `json:"input_tokens_mean"`
+	OutputTokensMean float64 `json:"output_tokens_mean"`
+	TokenReduction   float64 `json:"token_reduction"`
+	LatencyMean      float64 `json:"latency_mean_ms"`
+	LatencyP50       float64 `json:"latency_p50_ms"`
+	LatencyP95       float64 `json:"latency_p95_ms"`
+	LatencyP99       float64 `json:"latency_p99_ms"`
+}
+
+// Threshold is one suite threshold's outcome for a variant.
+type Threshold struct {
+	Source   string  `json:"source"`
+	Observed float64 `json:"observed"`
+	Target   float64 `json:"target"`
+	Pass     bool    `json:"pass"`
+	Detail   string  `json:"detail,omitempty"`
+}
+
+// Passed reports whether every scenario and threshold in r passed.
+func (r *Report) Passed() bool {
+	for _, s := range r.Suites {
+		for _, v := range s.Variants {
+			for _, sc := range v.Scenarios {
+				if sc.Verdict != VerdictPass {
+					return false
+				}
+			}
+			for _, t := range v.Thresholds {
+				if !t.Pass {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}

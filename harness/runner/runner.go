@@ -1,0 +1,344 @@
+// Package runner runs suites × variants × scenarios against cassettes and
+// builds a report.Report.
+//
+// Each scenario gets its own cassette transport, trace, virtual clock and
+// agent instance; scenarios run in parallel and are reported in file order.
+// In record mode the runner starts the loopback stand-ins (the stand-in model
+// and the fixture upstreams) and routes the agents' logical hosts to them.
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/agentreplay/testbed/agents"
+	"github.com/agentreplay/testbed/agents/llm"
+	"github.com/agentreplay/testbed/agents/llm/provider"
+	"github.com/agentreplay/testbed/harness/cassette"
+	"github.com/agentreplay/testbed/harness/check"
+	"github.com/agentreplay/testbed/harness/report"
+	"github.com/agentreplay/testbed/harness/scenario"
+	"github.com/agentreplay/testbed/harness/tokens"
+	"github.com/agentreplay/testbed/harness/trace"
+)
+
+// Options configure a run. Root and Agents are required.
+type Options struct {
+	Mode cassette.Mode
+	// Root is the project folder holding cassettes/, fixtures/ and scenarios/.
+	Root   string
+	Agents map[string]agents.Entry
+	// Variant and Scenario keep only the named ones when set.
+	Variant, Scenario string
+	// Parallel bounds concurrent scenarios (default GOMAXPROCS).
+	Parallel int
+	// Timeout bounds one scenario (default 2 minutes).
+	Timeout time.Duration
+	// Model replaces the agents' model endpoints (record or live against a
+	// real provider); Secrets holds its key under Model.KeyEnv.
+	Model   *llm.Endpoint
+	Secrets map[string]string
+	// Routes sends logical hosts to other base URLs in record and live modes
+	// (the loopback stand-ins); see StartStandIns.
+	Routes map[string]string
+	// Progress, if set, is called after each scenario finishes.
+	Progress func(done, total int, suite, variant, id string)
+}
+
+// job is one scenario under one variant.
+type job struct {
+	suite    *scenario.Suite
+	variant  scenario.Variant
+	scenario scenario.Scenario
+	out      *report.Scenario
+}
+
+// Run runs suites and returns the report. Scenario failures are in the
+// report, not in the error; the error is for things that stop the run.
+func Run(ctx context.Context, suites []*scenario.Suite, opts Options) (*report.Report, error) {
+	if opts.Parallel <= 0 {
+		opts.Parallel = runtime.GOMAXPROCS(0)
+	}
+	if opts.Timeout <= 0 {
+		opts.Timeout = 2 * time.Minute
+	}
+	rep := &report.Report{SchemaVersion: report.SchemaVersion, Mode: opts.Mode.String()}
+	var jobs []job
+	counters := map[string]*tokens.Counter{}
+	for _, s := range suites {
+		if _, ok := opts.Agents[s.Agent]; !ok {
+			return nil, fmt.Errorf("%s: unknown agent %q", s.Path, s.Agent)
+		}
+		if _, ok := counters[s.Tokenizer]; !ok {
+			c, err := tokens.New(s.Tokenizer)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", s.Path, err)
+			}
+			counters[s.Tokenizer] = c
+		}
+		rs := report.Suite{Name: s.Name, Agent: s.Agent, Tokenizer: tokenizerName(s), Baseline: s.Baseline}
+		for _, v := range s.Variants {
+			if opts.Variant != "" && v.Name != opts.Variant {
+				continue
+			}
+			rs.Variants = append(rs.Variants, report.Variant{Name: v.Name, Description: v.Description})
+		}
+		rep.Suites = append(rep.Suites, rs)
+	}
+	// Reserve every result slot before starting, so that pointers stay put.
+	for si, s := range suites {
+		for vi := range rep.Suites[si].Variants {
+			rv := &rep.Suites[si].Variants[vi]
+			v := variantByName(s, rv.Name)
+			for _, sc := range s.Scenarios {
+				if opts.Scenario != "" && sc.ID != opts.Scenario {
+					continue
+				}
+				rv.Scenarios = append(rv.Scenarios, report.Scenario{ID: sc.ID, Criterion: sc.Criterion})
+			}
+			i := 0
+			for _, sc := range s.Scenarios {
+				if opts.Scenario != "" && sc.ID != opts.Scenario {
+					continue
+				}
+				jobs = append(jobs, job{suite: s, variant: v, scenario: sc, out: &rv.Scenarios[i]})
+				i++
+			}
+		}
+	}
+
+	sem := make(chan struct{}, opts.Parallel)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	done := 0
+	for _, j := range jobs {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(j job) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			*j.out = runOne(ctx, j, opts, counters[j.suite.Tokenizer])
+			if opts.Progress != nil {
+				mu.Lock()
+				done++
+				opts.Progress(done, len(jobs), j.suite.Name, j.variant.Name, j.scenario.ID)
+				mu.Unlock()
+			}
+		}(j)
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return rep, err
+	}
+
+	for si, s := range suites {
+		rs := &rep.Suites[si]
+		var base *report.Summary
+		for vi := range rs.Variants {
+			rv := &rs.Variants[vi]
+			rv.Summary = report.Summarize(rv.Scenarios)
+			rv.Provenance = provenance(opts, s, rv.Name)
+			if rv.Name == s.Baseline {
+				b := rv.Summary
+				base = &b
+			}
+		}
+		for vi := range rs.Variants {
+			rv := &rs.Variants[vi]
+			if ths := s.Thresholds[rv.Name]; len(ths) > 0 {
+				b := base
+				if rv.Name == s.Baseline {
+					b = nil
+				}
+				rv.Thresholds = check.Thresholds(ths, rv.Summary, b)
+			}
+		}
+	}
+	return rep, nil
+}
+
+func tokenizerName(s *scenario.Suite) string {
+	if s.Tokenizer == "" {
+		return tokens.EncodingO200K
+	}
+	return s.Tokenizer
+}
+
+func variantByName(s *scenario.Suite, name string) scenario.Variant {
+	for _, v := range s.Variants {
+		if v.Name == name {
+			return v
+		}
+	}
+	return scenario.Variant{Name: name}
+}
+
+// CassettePath is where the cassette of one scenario under one variant lives.
+func CassettePath(root, suite, variant, id string) string {
+	return filepath.Join(root, "cassettes", suite, variant, id+".yaml")
+}
+
+// provenance describes where a variant's numbers came from: the first
+// cassette's provenance in replay, the endpoint in record and live.
+func provenance(opts Options, s *scenario.Suite, variant string) string {
+	if opts.Mode != cassette.ModeReplay {
+		ep := endpoint(opts, opts.Agents[s.Agent].Info)
+		if opts.Model == nil {
+			return "stand-in " + ep.Model
+		}
+		return ep.Provider + " " + ep.Model
+	}
+	for _, sc := range s.Scenarios {
+		p, err := cassette.ReadProvenance(CassettePath(opts.Root, s.Name, variant, sc.ID))
+		if err == nil {
+			return "replayed from " + p.String()
+		}
+	}
+	return ""
+}
+
+func endpoint(opts Options, info agents.Info) llm.Endpoint {
+	if opts.Model != nil {
+		return *opts.Model
+	}
+	return info.Model
+}
+
+// runOne runs one scenario and checks it.
+func runOne(ctx context.Context, j job, opts Options, counter *tokens.Counter) report.Scenario {
+	out := report.Scenario{ID: j.scenario.ID, Criterion: j.scenario.Criterion, Checks: []report.Check{}}
+	entry := opts.Agents[j.suite.Agent]
+	ep := endpoint(opts, entry.Info)
+	tr := &trace.Trace{}
+	var staleMu sync.Mutex
+	var stale error
+
+	path := CassettePath(opts.Root, j.suite.Name, j.variant.Name, j.scenario.ID)
+	copts := cassette.Options{
+		Real: &routing{hosts: opts.Routes, mode: opts.Mode},
+		Provenance: cassette.Provenance{
+			Provider: ep.Provider, Endpoint: ep.BaseURL, Model: ep.Model,
+			StandIn: opts.Model == nil, Upstream: "fixtures",
+		},
+		Rerecord: fmt.Sprintf("testbed record --suite %s --variant %s --scenario %s", j.suite.Name, j.variant.Name, j.scenario.ID),
+		Observe: func(e cassette.Exchange) {
+			ev := trace.Event{Kind: trace.KindHTTP, HTTP: &trace.Exchange{Method: e.Method, URL: e.URL, Status: e.Status, Duration: e.Duration}}
+			if e.Err != nil {
+				ev.HTTP.Error = e.Err.Error()
+				if errors.Is(e.Err, cassette.ErrStale) {
+					staleMu.Lock()
+					if stale == nil {
+						stale = e.Err
+					}
+					staleMu.Unlock()
+				}
+			}
+			tr.Add(ev)
+			tr.Advance(e.Duration)
+		},
+	}
+	tp, err := cassette.Open(opts.Mode, path, copts)
+	if err != nil {
+		out.Verdict, out.Error = report.VerdictStale, err.Error()
+		if !errors.Is(err, cassette.ErrNotFound) {
+			out.Verdict = report.VerdictError
+		} else {
+			out.Error += fmt.Sprintf("; record it with: %s", copts.Rerecord)
+		}
+		return out
+	}
+	hc := &http.Client{Transport: tp}
+
+	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
+	defer cancel()
+	model, err := provider.New(ctx, ep, opts.Secrets[ep.KeyEnv], hc)
+	if err != nil {
+		out.Verdict, out.Error = report.VerdictError, err.Error()
+		return out
+	}
+	tracer := &tracer{trace: tr, counter: counter}
+	cfg := agents.Config{
+		Model:     &countingModel{next: model, trace: tr, counter: counter, model: ep.Model},
+		HTTP:      hc,
+		Clock:     func() time.Time { return j.suite.Clock.Add(tr.Elapsed()) },
+		Tracer:    tracer,
+		Upstreams: entry.Info.Upstreams,
+		Variant:   j.variant.Config,
+		Secrets:   opts.Secrets,
+		Data:      dirFS(filepath.Join(opts.Root, "fixtures", j.suite.Agent)),
+		Prompts:   dirFS(filepath.Join(opts.Root, "scenarios")),
+	}
+	var ans agents.Answer
+	agent, err := entry.New(cfg)
+	if err == nil {
+		in := agents.Input{}
+		for _, t := range j.scenario.Turns {
+			in.Turns = append(in.Turns, t.Input)
+		}
+		ans, err = agent.Run(ctx, in)
+	}
+	closeErr := tp.Close()
+	events := tr.Events()
+	out.Events = events
+	out.Metrics = trace.Measure(events)
+	for _, r := range ans.Replies {
+		out.Answer = append(out.Answer, r.Text)
+	}
+
+	for i, t := range j.scenario.Turns {
+		if t.Expect.Route != nil && out.ExpectedRoute == "" {
+			out.ExpectedRoute = check.FormatRoute(t.Expect.Route)
+			out.Route = check.ObservedRoute(trace.OfTurn(events, i))
+		}
+		if i < len(ans.Replies) {
+			out.Checks = append(out.Checks, check.Turn(i, t.ExpectFor(j.variant.Name), ans.Replies[i], trace.OfTurn(events, i))...)
+		}
+	}
+	if out.Route == "" {
+		out.Route = check.ObservedRoute(events)
+	}
+	if r, ok := tp.(interface{ Unplayed() []string }); ok {
+		unplayed := r.Unplayed()
+		out.Unplayed = len(unplayed)
+		if len(unplayed) > 0 && stale == nil {
+			out.Checks = append(out.Checks, report.Check{Name: "cassette.unplayed", Detail: fmt.Sprintf(
+				"%d recorded interactions were not replayed (first: %s); the agent made fewer or other calls than recorded: %s",
+				len(unplayed), unplayed[0], copts.Rerecord)})
+		}
+	}
+
+	switch {
+	case stale != nil:
+		out.Verdict, out.Error = report.VerdictStale, stale.Error()
+	case err != nil:
+		out.Verdict, out.Error = report.VerdictError, err.Error()
+	case closeErr != nil:
+		out.Verdict, out.Error = report.VerdictError, closeErr.Error()
+	case len(ans.Replies) != len(j.scenario.Turns):
+		out.Verdict, out.Error = report.VerdictError, fmt.Sprintf("agent answered %d of %d turns", len(ans.Replies), len(j.scenario.Turns))
+	default:
+		out.Verdict = report.VerdictPass
+		for _, c := range out.Checks {
+			if !c.Pass {
+				out.Verdict = report.VerdictFail
+			}
+		}
+	}
+	return out
+}
+
+// dirFS returns os.DirFS(dir), or nil when dir does not exist.
+func dirFS(dir string) fs.FS {
+	if _, err := os.Stat(dir); err != nil {
+		return nil
+	}
+	return os.DirFS(dir)
+}

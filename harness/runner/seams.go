@@ -1,0 +1,111 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+
+	"github.com/agentreplay/testbed/agents"
+	"github.com/agentreplay/testbed/agents/llm"
+	"github.com/agentreplay/testbed/harness/cassette"
+	"github.com/agentreplay/testbed/harness/tokens"
+	"github.com/agentreplay/testbed/harness/trace"
+)
+
+// countingModel wraps the agent's model: every call becomes an LLM event
+// with its role, tokens by part and its duration on the virtual clock.
+type countingModel struct {
+	next    llm.Client
+	trace   *trace.Trace
+	counter *tokens.Counter
+	model   string
+}
+
+func (m *countingModel) Chat(ctx context.Context, req llm.Request) (llm.Response, error) {
+	start := m.trace.Elapsed()
+	resp, err := m.next.Chat(ctx, req)
+	call := &trace.LLMCall{
+		Role:     req.Role,
+		Model:    m.model,
+		Duration: m.trace.Elapsed() - start,
+		Input:    m.counter.Request(req),
+	}
+	if err != nil {
+		call.Error = err.Error()
+	} else {
+		call.Output = m.counter.Output(resp.Message)
+		call.Text = resp.Message.Content
+		for _, tc := range resp.Message.ToolCalls {
+			call.ToolCalls = append(call.ToolCalls, trace.Call{Name: tc.Name, Arguments: tc.Arguments})
+		}
+		if resp.Usage != (llm.Usage{}) {
+			call.Reported = &trace.Usage{Input: resp.Usage.InputTokens, Output: resp.Usage.OutputTokens}
+		}
+	}
+	m.trace.Add(trace.Event{Kind: trace.KindLLM, At: start, LLM: call})
+	return resp, err
+}
+
+// tracer implements agents.Tracer over a trace.
+type tracer struct {
+	trace   *trace.Trace
+	counter *tokens.Counter
+}
+
+func (t *tracer) Tool(name string, args json.RawMessage, raw []byte, context string, err error) {
+	tc := &trace.ToolCall{
+		Name: name, Args: args, RawBytes: len(raw),
+		RawTokens: t.counter.Count(string(raw)), ContextTokens: t.counter.Count(context),
+	}
+	if err != nil {
+		tc.Error = err.Error()
+	}
+	t.trace.Add(trace.Event{Kind: trace.KindTool, Tool: tc})
+}
+
+func (t *tracer) Note(key string, value any) {
+	if key == agents.NoteTurn {
+		if n, ok := value.(int); ok {
+			t.trace.SetTurn(n)
+		}
+		return
+	}
+	t.trace.Add(trace.Event{Kind: trace.KindNote, Note: &trace.Note{Key: key, Value: value}})
+}
+
+// routing sends requests for logical hosts to the base URLs they are
+// routed to. In record and live modes against stand-ins, a host without a
+// route is refused, so that nothing leaves the machine by accident.
+type routing struct {
+	hosts map[string]string
+	mode  cassette.Mode
+}
+
+func (r *routing) RoundTrip(req *http.Request) (*http.Response, error) {
+	target, ok := r.hosts[req.URL.Host]
+	if !ok {
+		if r.hosts == nil {
+			return http.DefaultTransport.RoundTrip(req)
+		}
+		return nil, fmt.Errorf("%s mode: no stand-in serves %s (routed hosts: %v); record against real upstreams with --live-upstreams",
+			r.mode, req.URL.Host, keys(r.hosts))
+	}
+	u, err := url.Parse(target)
+	if err != nil {
+		return nil, err
+	}
+	out := req.Clone(req.Context())
+	out.URL.Scheme, out.URL.Host = u.Scheme, u.Host
+	out.Host = u.Host
+	return http.DefaultTransport.RoundTrip(out)
+}
+
+func keys(m map[string]string) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}

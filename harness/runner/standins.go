@@ -1,0 +1,89 @@
+package runner
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+
+	"github.com/agentreplay/testbed/agents"
+	"github.com/agentreplay/testbed/harness/standin"
+	"github.com/agentreplay/testbed/harness/upstream"
+)
+
+// StandIns are the loopback servers that record mode runs against.
+type StandIns struct {
+	// Routes maps every logical host the agents call to a loopback base URL.
+	Routes  map[string]string
+	closers []func()
+}
+
+// StartStandIns starts the stand-in model and, for each agent with
+// fixtures/<agent>/routes.yaml, a stub of its upstreams. With model false
+// the model host is not routed (a real provider is used); with upstreams
+// false the upstream hosts are not routed (real APIs are used).
+func StartStandIns(root string, entries map[string]agents.Entry, model, upstreams bool, opts standin.Options) (*StandIns, error) {
+	s := &StandIns{Routes: map[string]string{}}
+	if model {
+		if opts.Policies == nil {
+			opts.Policies = standin.Policies()
+		}
+		srv, err := standin.New(opts)
+		if err != nil {
+			return nil, err
+		}
+		if err := srv.Start(); err != nil {
+			return nil, err
+		}
+		s.closers = append(s.closers, func() { srv.Close() })
+		for _, e := range entries {
+			if err := s.route(e.Info.Model.BaseURL, srv.URL()); err != nil {
+				s.Close()
+				return nil, err
+			}
+		}
+	}
+	if upstreams {
+		for name, e := range entries {
+			path := filepath.Join(root, "fixtures", name, "routes.yaml")
+			if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+				continue
+			}
+			rs, err := upstream.Load(path)
+			if err != nil {
+				s.Close()
+				return nil, err
+			}
+			srv, err := upstream.Start(rs)
+			if err != nil {
+				s.Close()
+				return nil, err
+			}
+			s.closers = append(s.closers, srv.Close)
+			for _, base := range e.Info.Upstreams {
+				if err := s.route(base, srv.URL()); err != nil {
+					s.Close()
+					return nil, err
+				}
+			}
+		}
+	}
+	return s, nil
+}
+
+func (s *StandIns) route(logical, target string) error {
+	u, err := url.Parse(logical)
+	if err != nil || u.Host == "" {
+		return fmt.Errorf("endpoint %q is not an absolute URL", logical)
+	}
+	s.Routes[u.Host] = target
+	return nil
+}
+
+// Close stops every server.
+func (s *StandIns) Close() {
+	for _, c := range s.closers {
+		c()
+	}
+}

@@ -1,0 +1,467 @@
+package scenario
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// LoadOptions says which names exist outside this package. Its zero value
+// checks nothing against lists.
+type LoadOptions struct {
+	Agents  []string // names an agent: may take; any when empty
+	Metrics []string // metrics a threshold may use; any when empty
+}
+
+// Load reads and validates one suite file. Problems in its content are
+// returned all at once as Errors, which match ErrInvalidSuite; a file that
+// cannot be read gives the read error.
+func Load(path string, opts LoadOptions) (*Suite, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("load suite: %w", err)
+	}
+	return Parse(path, data, opts)
+}
+
+// Parse is Load of data read from path; path is used only in Suite.Path and
+// in error messages.
+func Parse(path string, data []byte, opts LoadOptions) (s *Suite, err error) {
+	d := &decoder{path: path, opts: opts, typos: map[typo]bool{}}
+	if root := d.document(data); root != nil {
+		s = d.suite(root)
+	}
+	if len(d.errs) == 0 {
+		return s, nil
+	}
+	// A problem inside an anchored node is found again wherever it is used.
+	seen := map[Error]bool{}
+	var errs Errors
+	for _, e := range d.errs {
+		if e := *e.(*Error); !seen[e] {
+			seen[e] = true
+			errs = append(errs, &e)
+		}
+	}
+	sort.SliceStable(errs, func(i, j int) bool { return errs[i].(*Error).Line < errs[j].(*Error).Line })
+	return nil, errs
+}
+
+// LoadDir loads every *.yaml file in dir, by name, and reports the problems of
+// all of them together.
+func LoadDir(dir string, opts LoadOptions) ([]*Suite, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("load suites: %w", err)
+	}
+	var suites []*Suite
+	var errs Errors
+	for _, e := range entries {
+		if e.IsDir() || filepath.Ext(e.Name()) != ".yaml" {
+			continue
+		}
+		s, err := Load(filepath.Join(dir, e.Name()), opts)
+		var invalid Errors
+		switch {
+		case errors.As(err, &invalid):
+			errs = append(errs, invalid...)
+		case err != nil:
+			return nil, err
+		default:
+			suites = append(suites, s)
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	return suites, nil
+}
+
+var (
+	yamlLine      = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+	unknownAnchor = regexp.MustCompile(`^yaml: unknown anchor '(.*)' referenced$`)
+)
+
+// parserProblems are the problems that yaml.v3 reports from its parser
+// rather than its scanner; for those it gives a 0-based line.
+var parserProblems = []string{
+	"did not find expected ',' or ']'",
+	"did not find expected ',' or '}'",
+	"did not find expected '-' indicator",
+	"did not find expected <document start>",
+	"did not find expected <stream-start>",
+	"did not find expected key",
+	"did not find expected node content",
+	"found duplicate %TAG directive",
+	"found duplicate %YAML directive",
+	"found incompatible YAML document",
+	"found undefined tag handle",
+}
+
+// document parses data as a single YAML document and returns its top node,
+// or nil after recording a syntax error.
+func (d *decoder) document(data []byte) (root *yaml.Node) {
+	defer func() {
+		// yaml.v3 has panicked on some malformed input; report it as such.
+		if r := recover(); r != nil {
+			d.errs = nil
+			d.errorf(1, "", "invalid YAML: %v", r)
+			root = nil
+		}
+	}()
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var doc yaml.Node
+	if err := dec.Decode(&doc); err != nil {
+		if err == io.EOF {
+			d.errorf(1, "", "empty file; a suite starts with suite: <name>")
+			return nil
+		}
+		d.syntax(data, err)
+		return nil
+	}
+	var more yaml.Node
+	switch err := dec.Decode(&more); {
+	case err == io.EOF:
+	case err != nil:
+		d.syntax(data, err)
+		return nil
+	default:
+		line := more.Line
+		if len(more.Content) > 0 {
+			line = more.Content[0].Line
+		}
+		d.errorf(line, "", "a second YAML document; keep one suite per file")
+	}
+	if len(doc.Content) == 0 {
+		d.errorf(1, "", "empty file; a suite starts with suite: <name>")
+		return nil
+	}
+	return doc.Content[0]
+}
+
+// syntax records a YAML syntax error at its 1-based line, or line 1 when it
+// cannot be told.
+func (d *decoder) syntax(data []byte, err error) {
+	msg, line := strings.TrimPrefix(err.Error(), "yaml: "), 1
+	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
+		line, _ = strconv.Atoi(m[1])
+		msg = m[2]
+		if slices.Contains(parserProblems, msg) {
+			line++
+		}
+	} else if m := unknownAnchor.FindStringSubmatch(err.Error()); m != nil {
+		if i := bytes.Index(data, []byte("*"+m[1])); i >= 0 {
+			line = 1 + bytes.Count(data[:i], []byte("\n"))
+		}
+		msg = fmt.Sprintf("unknown anchor %q; define it with &%s before using *%s", m[1], m[1], m[1])
+	}
+	// At the end of the file yaml may point past its last line.
+	line = min(line, max(1, bytes.Count(bytes.TrimRight(data, "\n"), []byte("\n"))+1))
+	d.errorf(line, "", "invalid YAML: %s", msg)
+}
+
+var (
+	suiteKeys    = []string{"suite", "agent", "clock", "tokenizer", "baseline", "variants", "thresholds", "scenarios"}
+	variantKeys  = []string{"description", "config"}
+	scenarioKeys = []string{"id", "criterion", "tags", "input", "expect", "variants", "turns"}
+	turnKeys     = []string{"input", "expect", "variants"}
+	tokenizers   = []string{"o200k_base", "cl100k_base"}
+
+	suiteName = regexp.MustCompile(`^[a-z0-9-]+$`)
+	// fileName is what variant names and scenario IDs may be, since they
+	// name cassette files.
+	fileName = regexp.MustCompile(`^[A-Za-z0-9_-][A-Za-z0-9._-]*$`)
+)
+
+func (d *decoder) suite(root *yaml.Node) *Suite {
+	m, fs, ok := d.mapping(root, "", "a mapping of suite keys", suiteKeys...)
+	if !ok {
+		return nil
+	}
+	d.require(m, fs, "", "suite", "agent", "clock", "baseline", "variants", "scenarios")
+	s := &Suite{Path: d.path, Tokenizer: tokenizers[0]}
+	if f, ok := fs["suite"]; ok {
+		if name, ok := d.str(f.val, "suite"); ok {
+			if !suiteName.MatchString(name) {
+				d.errorf(f.val.Line, "suite", "invalid name %q; use lowercase letters, digits and -", name)
+			}
+			s.Name = name
+		}
+	}
+	if f, ok := fs["agent"]; ok {
+		if agent, ok := d.str(f.val, "agent"); ok {
+			if len(d.opts.Agents) > 0 && !slices.Contains(d.opts.Agents, agent) {
+				d.errorf(f.val.Line, "agent", "unknown agent %q (known: %s)", agent, strings.Join(d.opts.Agents, ", "))
+			}
+			s.Agent = agent
+		}
+	}
+	if f, ok := fs["clock"]; ok {
+		if v, ok := d.str(f.val, "clock"); ok {
+			t, err := time.Parse(time.RFC3339, v)
+			if err != nil {
+				d.errorf(f.val.Line, "clock", "%q is not an RFC 3339 time; write it like 2025-11-06T10:00:00+08:00", v)
+			}
+			s.Clock = t
+		}
+	}
+	if f, ok := fs["tokenizer"]; ok {
+		s.Tokenizer, _ = d.enum(f.val, "tokenizer", tokenizers...)
+	}
+	if f, ok := fs["variants"]; ok {
+		s.Variants = d.suiteVariants(f.val)
+	}
+	if f, ok := fs["baseline"]; ok {
+		if name, ok := d.str(f.val, "baseline"); ok {
+			d.checkVariant(f.val, "baseline", name)
+			s.Baseline = name
+		}
+	}
+	if f, ok := fs["thresholds"]; ok {
+		s.Thresholds = d.thresholds(f.val)
+	}
+	if f, ok := fs["scenarios"]; ok {
+		s.Scenarios = d.scenarios(f.val)
+	}
+	return s
+}
+
+// checkVariant reports name, written at node n, if it is not a variant.
+func (d *decoder) checkVariant(n *yaml.Node, at, name string) {
+	if d.known && !slices.Contains(d.variants, name) {
+		d.errorf(n.Line, at, "unknown variant %q (variants: %s)", name, strings.Join(d.variants, ", "))
+	}
+}
+
+func (d *decoder) suiteVariants(v *yaml.Node) []Variant {
+	const at = "variants"
+	v = resolve(v)
+	if !d.present(v, at) {
+		return nil
+	}
+	if v.Kind != yaml.MappingNode {
+		d.want(v, at, "a mapping of variant names to {description, config}")
+		return nil
+	}
+	list, _ := d.fields(v, at)
+	if len(list) == 0 {
+		d.errorf(v.Line, at, "no variants; add at least the baseline")
+		return nil
+	}
+	d.known = true
+	var out []Variant
+	for _, f := range list {
+		name := f.key.Value
+		at := join(at, name)
+		if !fileName.MatchString(name) {
+			d.errorf(f.key.Line, at, "invalid variant name %q; use letters, digits, ., _ and - (it names cassette directories)", name)
+		}
+		d.variants = append(d.variants, name)
+		vr := Variant{Name: name, Line: f.key.Line}
+		if isNull(resolve(f.val)) {
+			out = append(out, vr)
+			continue
+		}
+		_, fs, ok := d.mapping(f.val, at, "a mapping with description and config", variantKeys...)
+		if !ok {
+			continue
+		}
+		if f, ok := fs["description"]; ok {
+			vr.Description, _ = d.str(f.val, join(at, "description"))
+		}
+		if f, ok := fs["config"]; ok {
+			vr.Config, _ = d.anyMap(f.val, join(at, "config"))
+		}
+		out = append(out, vr)
+	}
+	return out
+}
+
+func (d *decoder) thresholds(v *yaml.Node) map[string][]Threshold {
+	const at = "thresholds"
+	v = resolve(v)
+	if !d.present(v, at) {
+		return nil
+	}
+	if v.Kind != yaml.MappingNode {
+		d.want(v, at, "a mapping of variant names to lists of thresholds")
+		return nil
+	}
+	list, _ := d.fields(v, at)
+	out := make(map[string][]Threshold, len(list))
+	for _, f := range list {
+		name := f.key.Value
+		at := join(at, name)
+		d.checkVariant(f.key, at, name)
+		exprs := resolve(f.val)
+		if !d.present(exprs, at) {
+			continue
+		}
+		if exprs.Kind != yaml.SequenceNode {
+			d.want(exprs, at, "a list of thresholds")
+			continue
+		}
+		ts := []Threshold{}
+		for i, item := range exprs.Content {
+			at := index(at, i)
+			expr, ok := d.str(item, at)
+			if !ok {
+				continue
+			}
+			item = resolve(item)
+			t, err := ParseThreshold(expr)
+			if err != nil {
+				d.errorf(item.Line, at, "%v", err)
+				continue
+			}
+			if len(d.opts.Metrics) > 0 && !slices.Contains(d.opts.Metrics, t.Metric) {
+				d.errorf(item.Line, at, "unknown metric %q (known: %s)", t.Metric, strings.Join(d.opts.Metrics, ", "))
+				continue
+			}
+			t.Line = item.Line
+			ts = append(ts, t)
+		}
+		out[name] = ts
+	}
+	return out
+}
+
+func (d *decoder) scenarios(v *yaml.Node) []Scenario {
+	const at = "scenarios"
+	v = resolve(v)
+	if !d.present(v, at) {
+		return nil
+	}
+	if v.Kind != yaml.SequenceNode {
+		d.want(v, at, "a list of scenarios")
+		return nil
+	}
+	if len(v.Content) == 0 {
+		d.errorf(v.Line, at, "no scenarios; add at least one")
+		return nil
+	}
+	ids := map[string]int{} // line of each ID's first use
+	var out []Scenario
+	for i, item := range v.Content {
+		at := index(at, i)
+		m, fs, ok := d.mapping(item, at, "a scenario mapping", scenarioKeys...)
+		if !ok {
+			continue
+		}
+		sc := Scenario{Line: m.Line}
+		d.require(m, fs, at, "id")
+		if f, ok := fs["id"]; ok {
+			if id, ok := d.str(f.val, join(at, "id")); ok {
+				line := resolve(f.val).Line
+				switch first, dup := ids[id]; {
+				case dup:
+					d.errorf(line, join(at, "id"), "duplicate id %q (first at line %d); rename one", id, first)
+				case !fileName.MatchString(id):
+					d.errorf(line, join(at, "id"), "invalid id %q; use letters, digits, ., _ and - (it names cassette files)", id)
+				default:
+					ids[id] = line
+				}
+				sc.ID = id
+			}
+		}
+		if f, ok := fs["criterion"]; ok {
+			sc.Criterion, _ = d.str(f.val, join(at, "criterion"))
+		}
+		if f, ok := fs["tags"]; ok {
+			sc.Tags, _ = d.strs(f.val, join(at, "tags"), false)
+		}
+		input, hasInput := fs["input"]
+		turns, hasTurns := fs["turns"]
+		switch {
+		case hasInput && hasTurns:
+			d.errorf(turns.key.Line, at, "input and turns are mutually exclusive; use input for one turn or turns for several")
+		case hasTurns:
+			for _, k := range []string{"expect", "variants"} {
+				if f, ok := fs[k]; ok {
+					d.errorf(f.key.Line, join(at, k), "not allowed beside turns; move it into the turn it is for")
+				}
+			}
+		case !hasInput:
+			d.errorf(m.Line, at, "missing input or turns; add input for one turn or turns for several")
+		}
+		if hasTurns {
+			sc.Turns = d.turns(turns.val, join(at, "turns"))
+		} else if hasInput {
+			sc.Turns = []Turn{d.turn(fs, at, input.key.Line)}
+		}
+		out = append(out, sc)
+	}
+	return out
+}
+
+func (d *decoder) turns(v *yaml.Node, at string) []Turn {
+	v = resolve(v)
+	if !d.present(v, at) {
+		return nil
+	}
+	if v.Kind != yaml.SequenceNode {
+		d.want(v, at, "a list of turns")
+		return nil
+	}
+	if len(v.Content) == 0 {
+		d.errorf(v.Line, at, "no turns; add at least one {input, expect}")
+		return nil
+	}
+	var out []Turn
+	for i, item := range v.Content {
+		at := index(at, i)
+		m, fs, ok := d.mapping(item, at, "a turn mapping", turnKeys...)
+		if !ok {
+			continue
+		}
+		d.require(m, fs, at, "input")
+		out = append(out, d.turn(fs, at, m.Line))
+	}
+	return out
+}
+
+// turn reads the input, expect and variants fields of a turn or of a
+// one-turn scenario.
+func (d *decoder) turn(fs fields, at string, line int) Turn {
+	t := Turn{Line: line}
+	if f, ok := fs["input"]; ok {
+		t.Input, _ = d.str(f.val, join(at, "input"))
+	}
+	if f, ok := fs["expect"]; ok {
+		t.Expect = d.expect(f.val, join(at, "expect"))
+	}
+	if f, ok := fs["variants"]; ok {
+		t.Overrides = d.overrides(f.val, join(at, "variants"))
+	}
+	return t
+}
+
+func (d *decoder) overrides(v *yaml.Node, at string) map[string]Expect {
+	v = resolve(v)
+	if !d.present(v, at) {
+		return nil
+	}
+	if v.Kind != yaml.MappingNode {
+		d.want(v, at, "a mapping of variant names to expectations")
+		return nil
+	}
+	list, _ := d.fields(v, at)
+	out := make(map[string]Expect, len(list))
+	for _, f := range list {
+		name := f.key.Value
+		d.checkVariant(f.key, at, name)
+		out[name] = d.expect(f.val, join(at, name))
+	}
+	return out
+}

@@ -1,0 +1,150 @@
+// Package scenario defines suites of scenarios and loads them from YAML.
+//
+// Every problem in a suite file is reported as "path:line: message", all of
+// them at once. Loading checks shape and values; it does not know which agents
+// or metrics exist (callers pass those in through LoadOptions).
+package scenario
+
+import (
+	"time"
+)
+
+// Suite is one scenarios/<suite>.yaml file.
+type Suite struct {
+	Path      string
+	Name      string    // suite:
+	Agent     string    // agent:
+	Clock     time.Time // clock: the agent's "now" at the start of every scenario
+	Tokenizer string    // tokenizer: o200k_base (default) or cl100k_base
+	Baseline  string    // baseline: the variant others are compared to
+	Variants  []Variant // in file order
+	// Thresholds by variant name; each aggregates over the variant's scenarios.
+	Thresholds map[string][]Threshold
+	Scenarios  []Scenario
+}
+
+// Variant is one configuration of the agent.
+type Variant struct {
+	Name        string
+	Description string
+	Config      map[string]any
+	Line        int
+}
+
+// Threshold is one expression such as "latency_p95 < 2s" or
+// "llm_calls_mean <= baseline".
+type Threshold struct {
+	Source   string // the expression as written
+	Metric   string
+	Op       string // < <= > >= == !=
+	Baseline bool   // compared to the baseline variant's value of Metric
+	Value    float64
+	// Unit is "s" when the value was written as a duration (stored in
+	// seconds in Value), "%" for a percentage (stored as a fraction), or "".
+	Unit string
+	Line int
+}
+
+// Scenario is one conversation and what is expected of it.
+type Scenario struct {
+	ID        string
+	Criterion string   // e.g. "AC-1"; empty for extra cases
+	Tags      []string // free labels
+	Turns     []Turn
+	Line      int
+}
+
+// Turn is one user message and the expectations on the reply to it.
+type Turn struct {
+	Input  string
+	Expect Expect
+	// Overrides by variant name replace, for that variant, the fields of
+	// Expect they set; see ExpectFor.
+	Overrides map[string]Expect
+	Line      int
+}
+
+// ExpectFor returns the expectations of t for variant: Expect, with each
+// field that the variant's override sets (non-nil, non-zero, non-empty)
+// replacing the whole of Expect's field. Nested values are shared, not
+// copied, and not merged: an override's Route replaces both Mode and Tool.
+func (t Turn) ExpectFor(variant string) Expect {
+	o, ok := t.Overrides[variant]
+	if !ok {
+		return t.Expect
+	}
+	e := t.Expect
+	if o.Route != nil {
+		e.Route = o.Route
+	}
+	if o.Tools != nil {
+		e.Tools = o.Tools
+	}
+	if len(o.Args) > 0 {
+		e.Args = o.Args
+	}
+	if o.Tolerance != 0 {
+		e.Tolerance = o.Tolerance
+	}
+	if o.Answer != nil {
+		e.Answer = o.Answer
+	}
+	if len(o.JQ) > 0 {
+		e.JQ = o.JQ
+	}
+	if o.LLMCalls != nil {
+		e.LLMCalls = o.LLMCalls
+	}
+	if o.ToolCalls != nil {
+		e.ToolCalls = o.ToolCalls
+	}
+	if o.Budget != nil {
+		e.Budget = o.Budget
+	}
+	return e
+}
+
+// Expect is everything a turn can be checked for. A nil or empty field is not
+// checked.
+type Expect struct {
+	Route     *Route
+	Tools     *ToolSequence
+	Args      map[string]any // subset match against the first executed tool's arguments
+	Tolerance float64        // numeric tolerance for Args; default 1e-6
+	Answer    *AnswerExpect
+	JQ        []string // gojq expressions over the reply's Data that must yield true
+	LLMCalls  *int
+	ToolCalls *int
+	Budget    *Budget
+}
+
+// Route expects a routing decision.
+type Route struct {
+	Mode string
+	Tool string
+}
+
+// ToolSequence expects the names of executed tools.
+type ToolSequence struct {
+	// Match is "exact" (the same list), "ordered" (these, in this order, among
+	// others) or "subset" (these, in any order).
+	Match   string
+	Names   []string
+	NotCall []string // tools that must not be executed
+}
+
+// AnswerExpect checks the user-visible text.
+type AnswerExpect struct {
+	Contains    []string
+	NotContains []string
+	Matches     string // a Go regular expression
+	Language    string // "zh" or "en"
+}
+
+// Budget bounds a turn's cost.
+type Budget struct {
+	Latency        time.Duration
+	InputTokens    int
+	ContextTokens  int
+	TokenReduction float64 // at least
+}

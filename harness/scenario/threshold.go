@@ -1,0 +1,92 @@
+package scenario
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// thresholdOps are the comparison operators of a threshold, longest first so
+// that "<=" is not read as "<".
+var thresholdOps = []string{"<=", ">=", "==", "!=", "<", ">"}
+
+// ParseThreshold parses one threshold expression, "metric op value", such as
+// "latency_p95 < 2s". The metric is a name of letters, digits and
+// underscores that does not start with a digit; op is one of < <= > >= == !=; value is "baseline", a number,
+// a percentage ("95%", stored as 0.95 with Unit "%") or a duration ("350ms",
+// stored in seconds with Unit "s"). Spaces around op are optional. It does
+// not check that the metric exists, and leaves Line zero.
+func ParseThreshold(expr string) (Threshold, error) {
+	t := Threshold{Source: expr}
+	s := strings.TrimSpace(expr)
+	if s == "" {
+		return t, fmt.Errorf(`empty threshold; write one like "latency_p95 < 2s"`)
+	}
+	end := strings.IndexFunc(s, func(r rune) bool {
+		return !(r == '_' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9')
+	})
+	if end < 0 {
+		end = len(s)
+	}
+	t.Metric = s[:end]
+	rest := strings.TrimLeft(s[end:], " \t")
+	if t.Metric == "" || '0' <= t.Metric[0] && t.Metric[0] <= '9' {
+		return t, fmt.Errorf(`threshold %q: want a metric name first, like "latency_p95 < 2s"`, expr)
+	}
+	for _, op := range thresholdOps {
+		if strings.HasPrefix(rest, op) {
+			t.Op = op
+			break
+		}
+	}
+	if t.Op == "" {
+		if rest == "" {
+			return t, fmt.Errorf("threshold %q: want an operator (< <= > >= == !=) and a value after %q", expr, t.Metric)
+		}
+		return t, fmt.Errorf("threshold %q: want an operator (< <= > >= == !=) after %q, got %q", expr, t.Metric, rest)
+	}
+	value := strings.TrimSpace(rest[len(t.Op):])
+	if value == "" {
+		return t, fmt.Errorf("threshold %q: want a value after %q: baseline, a number, a percentage or a duration", expr, t.Op)
+	}
+	if err := t.parseValue(value); err != nil {
+		return t, fmt.Errorf("threshold %q: %w", expr, err)
+	}
+	return t, nil
+}
+
+// parseValue sets the Baseline, Value and Unit of t from its written value.
+func (t *Threshold) parseValue(value string) error {
+	if value == "baseline" {
+		t.Baseline = true
+		return nil
+	}
+	if f, ok := parsePercent(value); ok {
+		t.Value, t.Unit = f, "%"
+		return nil
+	}
+	if f, err := strconv.ParseFloat(value, 64); err == nil && !math.IsNaN(f) && !math.IsInf(f, 0) {
+		t.Value = f
+		return nil
+	}
+	if d, err := time.ParseDuration(value); err == nil {
+		t.Value, t.Unit = d.Seconds(), "s"
+		return nil
+	}
+	return fmt.Errorf("value %q is not baseline, a number (0.95), a percentage (95%%) or a duration (2s, 350ms)", value)
+}
+
+// parsePercent parses "69%" as 0.69.
+func parsePercent(s string) (float64, bool) {
+	num, ok := strings.CutSuffix(s, "%")
+	if !ok {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(num, 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0, false
+	}
+	return f / 100, true
+}

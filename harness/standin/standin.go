@@ -1,0 +1,335 @@
+// Package standin is a deterministic stand-in model: a loopback server that
+// speaks the OpenAI Chat Completions wire format, answers from the request
+// alone through per-agent policies, models latency, reports usage, and can
+// inject faults at a seeded rate.
+//
+// Policies follow each agent's prompt protocol with simple heuristics
+// (keywords in several languages, number and coordinate patterns, date words
+// relative to the request's "now"). Paraphrases a policy does not know are
+// answered wrongly, as a weak model would. It never sees scenario
+// expectations. It does not sleep: the latency it models travels in the
+// cassette.LatencyHeader response header, which the recorder stores as the
+// interaction's duration.
+package standin
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agentreplay/testbed/agents/llm"
+	"github.com/agentreplay/testbed/harness/cassette"
+	"github.com/agentreplay/testbed/harness/tokens"
+)
+
+// Request is a chat request as a policy sees it.
+type Request struct {
+	Model     string
+	Messages  []llm.Message
+	Tools     []llm.Tool
+	MaxTokens int
+	JSON      bool
+}
+
+// System returns the concatenated system messages.
+func (r Request) System() string {
+	var parts []string
+	for _, m := range r.Messages {
+		if m.Role == llm.RoleSystem {
+			parts = append(parts, m.Content)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// LastUser returns the content of the last user message.
+func (r Request) LastUser() string {
+	for i := len(r.Messages) - 1; i >= 0; i-- {
+		if r.Messages[i].Role == llm.RoleUser {
+			return r.Messages[i].Content
+		}
+	}
+	return ""
+}
+
+// Policy answers the requests of one agent protocol.
+type Policy interface {
+	// Name identifies the policy in errors and logs.
+	Name() string
+	// Accepts reports whether the request follows this policy's protocol.
+	Accepts(r Request) bool
+	// Answer returns the assistant message.
+	Answer(r Request) (llm.Message, error)
+}
+
+// Latency is the model of how long a call takes: a fixed cost plus costs per
+// input and per output token, so longer prompts are slower.
+type Latency struct {
+	Fixed          time.Duration
+	PerInputToken  time.Duration
+	PerOutputToken time.Duration
+}
+
+// Of returns the modelled duration of a call.
+func (l Latency) Of(in, out int) time.Duration {
+	return l.Fixed + time.Duration(in)*l.PerInputToken + time.Duration(out)*l.PerOutputToken
+}
+
+// DefaultLatency models a small local model (a 4B model on a workstation GPU):
+// 120 ms to first token, prompt processing at 2,500 tokens/s and generation
+// at 40 tokens/s.
+var DefaultLatency = Latency{Fixed: 120 * time.Millisecond, PerInputToken: 400 * time.Microsecond, PerOutputToken: 25 * time.Millisecond}
+
+// Fault kinds the stand-in can inject.
+const (
+	FaultRateLimit = "429"
+	FaultServer    = "500"
+	FaultMalformed = "malformed"
+	FaultTruncated = "truncated"
+)
+
+// Options configure a Server. The zero value serves with DefaultLatency and
+// no faults.
+type Options struct {
+	Policies []Policy
+	Latency  Latency
+	// FaultRate is the share of calls that fail, drawn from a generator seeded
+	// with Seed, so the same run injects the same faults.
+	FaultRate float64
+	Seed      int64
+	Faults    []string // kinds to draw from; default all
+}
+
+// Server is a running stand-in.
+type Server struct {
+	opts     Options
+	counter  *tokens.Counter
+	listener net.Listener
+	srv      *http.Server
+	mu       sync.Mutex
+	rng      *rand.Rand
+}
+
+// New returns a stand-in handler; Start serves it on loopback.
+func New(opts Options) (*Server, error) {
+	c, err := tokens.New(tokens.EncodingO200K)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Latency == (Latency{}) {
+		opts.Latency = DefaultLatency
+	}
+	if len(opts.Faults) == 0 {
+		opts.Faults = []string{FaultRateLimit, FaultServer, FaultMalformed, FaultTruncated}
+	}
+	return &Server{opts: opts, counter: c, rng: rand.New(rand.NewSource(opts.Seed))}, nil
+}
+
+// Start serves s on 127.0.0.1 until Close.
+func (s *Server) Start() error {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	s.listener = l
+	s.srv = &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
+	go s.srv.Serve(l)
+	return nil
+}
+
+// URL is the server's base URL, such as http://127.0.0.1:41234.
+func (s *Server) URL() string { return "http://" + s.listener.Addr().String() }
+
+// Close stops the server.
+func (s *Server) Close() error {
+	if s.srv == nil {
+		return nil
+	}
+	return s.srv.Close()
+}
+
+// wireRequest is the part of a Chat Completions request the stand-in reads.
+type wireRequest struct {
+	Model    string `json:"model"`
+	Messages []struct {
+		Role       string `json:"role"`
+		Content    any    `json:"content"`
+		ToolCallID string `json:"tool_call_id"`
+		ToolCalls  []struct {
+			ID       string `json:"id"`
+			Function struct {
+				Name      string `json:"name"`
+				Arguments string `json:"arguments"`
+			} `json:"function"`
+		} `json:"tool_calls"`
+	} `json:"messages"`
+	Tools []struct {
+		Function struct {
+			Name        string          `json:"name"`
+			Description string          `json:"description"`
+			Parameters  json.RawMessage `json:"parameters"`
+		} `json:"function"`
+	} `json:"tools"`
+	MaxTokens      int `json:"max_tokens"`
+	ResponseFormat *struct {
+		Type string `json:"type"`
+	} `json:"response_format"`
+}
+
+// ServeHTTP implements http.Handler for POST …/chat/completions.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/chat/completions") {
+		writeError(w, http.StatusNotFound, "the stand-in serves POST …/chat/completions only", 0)
+		return
+	}
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error(), 0)
+		return
+	}
+	var wr wireRequest
+	if err := json.Unmarshal(body, &wr); err != nil {
+		writeError(w, http.StatusBadRequest, "request is not JSON: "+err.Error(), 0)
+		return
+	}
+	req := convert(wr)
+	inTokens := s.counter.Request(llm.Request{Messages: req.Messages, Tools: req.Tools}).Total()
+	if fault := s.drawFault(); fault != "" {
+		s.writeFault(w, fault, req, inTokens)
+		return
+	}
+	policy := s.policy(req)
+	if policy == nil {
+		writeError(w, http.StatusBadRequest, "the stand-in has no policy for this prompt; add one in harness/standin", s.opts.Latency.Of(inTokens, 0))
+		return
+	}
+	msg, err := policy.Answer(req)
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, policy.Name()+": "+err.Error(), s.opts.Latency.Of(inTokens, 0))
+		return
+	}
+	out := s.counter.Output(msg)
+	finish := "stop"
+	if len(msg.ToolCalls) > 0 {
+		finish = "tool_calls"
+	}
+	w.Header().Set(cassette.LatencyHeader, s.opts.Latency.Of(inTokens, out).String())
+	writeJSON(w, http.StatusOK, completion(req.Model, msg, finish, inTokens, out))
+}
+
+func (s *Server) policy(r Request) Policy {
+	for _, p := range s.opts.Policies {
+		if p.Accepts(r) {
+			return p
+		}
+	}
+	return nil
+}
+
+func (s *Server) drawFault() string {
+	if s.opts.FaultRate <= 0 {
+		return ""
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.rng.Float64() >= s.opts.FaultRate {
+		return ""
+	}
+	return s.opts.Faults[s.rng.Intn(len(s.opts.Faults))]
+}
+
+func (s *Server) writeFault(w http.ResponseWriter, fault string, r Request, in int) {
+	lat := s.opts.Latency.Of(in, 0)
+	switch fault {
+	case FaultRateLimit:
+		w.Header().Set("Retry-After", "2")
+		writeError(w, http.StatusTooManyRequests, "rate limit reached (injected fault)", lat)
+	case FaultServer:
+		writeError(w, http.StatusInternalServerError, "internal error (injected fault)", lat)
+	case FaultMalformed:
+		w.Header().Set(cassette.LatencyHeader, lat.String())
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusOK)
+		io.WriteString(w, `{"id": "chatcmpl-standin", "choices": [{"message": {"role": "assistant", "content": "unterminated`)
+	case FaultTruncated:
+		msg := llm.Message{Role: llm.RoleAssistant, Content: `{"decision": "mc`}
+		w.Header().Set(cassette.LatencyHeader, s.opts.Latency.Of(in, 4).String())
+		writeJSON(w, http.StatusOK, completion(r.Model, msg, "length", in, 4))
+	}
+}
+
+func convert(wr wireRequest) Request {
+	r := Request{Model: wr.Model, MaxTokens: wr.MaxTokens}
+	r.JSON = wr.ResponseFormat != nil && wr.ResponseFormat.Type == "json_object"
+	for _, m := range wr.Messages {
+		msg := llm.Message{Role: m.Role, Content: contentText(m.Content), ToolCallID: m.ToolCallID}
+		for _, tc := range m.ToolCalls {
+			msg.ToolCalls = append(msg.ToolCalls, llm.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: json.RawMessage(tc.Function.Arguments)})
+		}
+		r.Messages = append(r.Messages, msg)
+	}
+	for _, t := range wr.Tools {
+		r.Tools = append(r.Tools, llm.Tool{Name: t.Function.Name, Description: t.Function.Description, Parameters: t.Function.Parameters})
+	}
+	return r
+}
+
+// contentText flattens string or [{type:text,text}] content.
+func contentText(c any) string {
+	switch v := c.(type) {
+	case string:
+		return v
+	case []any:
+		var b strings.Builder
+		for _, p := range v {
+			if m, ok := p.(map[string]any); ok {
+				if t, ok := m["text"].(string); ok {
+					b.WriteString(t)
+				}
+			}
+		}
+		return b.String()
+	}
+	return ""
+}
+
+func completion(model string, msg llm.Message, finish string, in, out int) map[string]any {
+	m := map[string]any{"role": "assistant", "content": msg.Content}
+	if len(msg.ToolCalls) > 0 {
+		var calls []map[string]any
+		for _, tc := range msg.ToolCalls {
+			calls = append(calls, map[string]any{
+				"id": tc.ID, "type": "function",
+				"function": map[string]any{"name": tc.Name, "arguments": string(tc.Arguments)},
+			})
+		}
+		m["tool_calls"] = calls
+	}
+	return map[string]any{
+		"id":      "chatcmpl-standin",
+		"object":  "chat.completion",
+		"created": 0,
+		"model":   model,
+		"choices": []any{map[string]any{"index": 0, "message": m, "finish_reason": finish}},
+		"usage":   map[string]any{"prompt_tokens": in, "completion_tokens": out, "total_tokens": in + out},
+	}
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.Encode(v)
+}
+
+func writeError(w http.ResponseWriter, status int, msg string, lat time.Duration) {
+	w.Header().Set(cassette.LatencyHeader, lat.String())
+	writeJSON(w, status, map[string]any{"error": map[string]any{"message": msg, "type": "standin_error", "code": fmt.Sprint(status)}})
+}

@@ -1,0 +1,218 @@
+// Package tokens counts the tokens of text and of chat requests and responses
+// with OpenAI's BPE encodings (o200k_base, cl100k_base), using
+// github.com/pkoukk/tiktoken-go.
+//
+// It never touches the network: the BPE tables are read from the files
+// embedded in github.com/pkoukk/tiktoken-go-loader. Each encoding is built at
+// most once per process and shared by every Counter, and each Counter caches
+// the counts of the long texts it has seen, since system prompts and tool
+// schemas repeat in every call.
+//
+// Counts follow OpenAI's published recipe for chat messages; they estimate
+// what a provider bills and are not a substitute for the usage it reports.
+package tokens
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"hash/maphash"
+	"sync"
+
+	"github.com/agentreplay/testbed/agents/llm"
+	"github.com/agentreplay/testbed/harness/trace"
+	"github.com/pkoukk/tiktoken-go"
+	tiktoken_loader "github.com/pkoukk/tiktoken-go-loader"
+)
+
+// Encodings a Counter may use.
+const (
+	EncodingO200K  = "o200k_base"  // GPT-4o and later; the default
+	EncodingCL100K = "cl100k_base" // GPT-4, GPT-3.5
+)
+
+// Overheads of OpenAI's counting recipe for chat messages.
+const (
+	perMessage = 3 // tokens that frame every message
+	perName    = 1 // extra for a message that has a name
+	perReply   = 3 // tokens that prime the assistant's reply
+)
+
+// minCached is the length below which Count does not use its cache: counting
+// a short string costs less than hashing and looking it up.
+const minCached = 64
+
+// shared is one encoding, built at most once per process.
+type shared struct {
+	once sync.Once
+	tk   *tiktoken.Tiktoken
+	err  error
+}
+
+// encodings is the package's only state: the table of allowed encodings, each
+// built on first use and shared by all Counters from then on. It exists because
+// tiktoken-go's GetEncoding rebuilds the encoder from the BPE ranks on every
+// call (60-150 ms); the table's keys never change and each entry is written
+// only inside its sync.Once.
+var encodings = map[string]*shared{
+	EncodingO200K:  {},
+	EncodingCL100K: {},
+}
+
+// loaderOnce guards tiktoken.SetBpeLoader, which writes a variable of
+// tiktoken-go without synchronisation.
+var loaderOnce sync.Once
+
+// Counter counts tokens in one encoding. It is safe for concurrent use.
+// Make one with New; the zero value is not usable.
+type Counter struct {
+	name string
+	tk   *tiktoken.Tiktoken
+	seed maphash.Seed
+
+	mu    sync.RWMutex
+	cache map[key]int
+}
+
+// key identifies a text in the cache: a 64-bit hash and the length.
+type key struct {
+	sum uint64
+	n   int
+}
+
+// New returns a Counter for the named encoding; "" means EncodingO200K. The
+// first Counter of an encoding builds it from the embedded BPE file; later ones
+// share it. An unknown name is an error that lists the allowed ones.
+func New(encoding string) (*Counter, error) {
+	if encoding == "" {
+		encoding = EncodingO200K
+	}
+	s, ok := encodings[encoding]
+	if !ok {
+		return nil, fmt.Errorf("unknown token encoding %q: use %s or %s", encoding, EncodingO200K, EncodingCL100K)
+	}
+	s.once.Do(func() {
+		loaderOnce.Do(func() { tiktoken.SetBpeLoader(tiktoken_loader.NewOfflineLoader()) })
+		s.tk, s.err = tiktoken.GetEncoding(encoding)
+		if s.err != nil {
+			s.err = fmt.Errorf("load token encoding %s: %w", encoding, s.err)
+		}
+	})
+	if s.err != nil {
+		return nil, s.err
+	}
+	return &Counter{name: encoding, tk: s.tk, seed: maphash.MakeSeed(), cache: map[key]int{}}, nil
+}
+
+// Encoding returns the name of c's encoding, for reports.
+func (c *Counter) Encoding() string { return c.name }
+
+// Count returns the number of tokens in text. Special tokens such as
+// <|endoftext|> count as ordinary text. Texts of 64 bytes or more are counted
+// once per Counter and then served from a cache keyed by a 64-bit hash of the
+// text and its length; memory grows with the number of distinct such texts.
+func (c *Counter) Count(text string) int {
+	if len(text) < minCached {
+		return c.count(text)
+	}
+	k := key{maphash.String(c.seed, text), len(text)}
+	c.mu.RLock()
+	n, ok := c.cache[k]
+	c.mu.RUnlock()
+	if ok {
+		return n
+	}
+	n = c.count(text)
+	c.mu.Lock()
+	c.cache[k] = n
+	c.mu.Unlock()
+	return n
+}
+
+func (c *Counter) count(text string) int {
+	if text == "" {
+		return 0
+	}
+	return len(c.tk.EncodeOrdinary(text))
+}
+
+// Request counts the input tokens of one chat request by part, following
+// OpenAI's published recipe: each message costs 3 tokens of framing, plus 1 if
+// it has a Name, and 3 more tokens prime the reply; all of those go to
+// Overhead. A message's role, content and name go to its part:
+//
+//   - system messages to System;
+//   - tool messages (tool results) to ToolResults;
+//   - user messages after the last assistant message to User;
+//   - everything else, such as earlier user messages, few-shot examples and
+//     assistant messages with the name and arguments of their tool calls, to
+//     History.
+//
+// Tools counts each tool as the compact JSON sent to OpenAI:
+// {"type":"function","function":{"name":…,"description":…,"parameters":…}}.
+func (c *Counter) Request(req llm.Request) trace.Parts {
+	var p trace.Parts
+	for _, t := range req.Tools {
+		p.Tools += c.tool(t)
+	}
+	lastAssistant := -1
+	for i, m := range req.Messages {
+		if m.Role == llm.RoleAssistant {
+			lastAssistant = i
+		}
+	}
+	p.Overhead = perReply
+	for i, m := range req.Messages {
+		p.Overhead += perMessage
+		n := c.Count(m.Role) + c.Count(m.Content)
+		if m.Name != "" {
+			p.Overhead += perName
+			n += c.Count(m.Name)
+		}
+		n += c.calls(m.ToolCalls)
+		switch {
+		case m.Role == llm.RoleSystem:
+			p.System += n
+		case m.Role == llm.RoleTool:
+			p.ToolResults += n
+		case m.Role == llm.RoleUser && i > lastAssistant:
+			p.User += n
+		default:
+			p.History += n
+		}
+	}
+	return p
+}
+
+// Output counts the tokens of a model response: its content plus, for each
+// tool call, its name and arguments.
+func (c *Counter) Output(m llm.Message) int {
+	return c.Count(m.Content) + c.calls(m.ToolCalls)
+}
+
+func (c *Counter) calls(calls []llm.ToolCall) int {
+	n := 0
+	for _, tc := range calls {
+		n += c.Count(tc.Name) + c.Count(string(tc.Arguments))
+	}
+	return n
+}
+
+// wireTool is a tool as the Chat Completions API receives it.
+type wireTool struct {
+	Type     string   `json:"type"`
+	Function llm.Tool `json:"function"`
+}
+
+// tool counts t as compact JSON in the wire format. Parameters that are not
+// valid JSON cannot be marshalled; they are counted as they are, beside the
+// name and description.
+func (c *Counter) tool(t llm.Tool) int {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(wireTool{Type: "function", Function: t}); err != nil {
+		return c.Count(t.Name) + c.Count(t.Description) + c.Count(string(t.Parameters))
+	}
+	return c.Count(string(bytes.TrimSuffix(b.Bytes(), []byte("\n"))))
+}

@@ -1,0 +1,251 @@
+// Package trace records one run of one scenario: an ordered list of events
+// (LLM calls, tool calls, HTTP exchanges, notes) on a virtual clock, and the
+// metrics derived from them.
+//
+// A Trace is filled by the harness through the seams of agents.Config; it does
+// not count tokens itself (callers store counts made with package tokens).
+package trace
+
+import (
+	"encoding/json"
+	"sort"
+	"sync"
+	"time"
+)
+
+// Kind is the kind of an Event.
+type Kind string
+
+// Event kinds.
+const (
+	KindLLM  Kind = "llm"
+	KindTool Kind = "tool"
+	KindHTTP Kind = "http"
+	KindNote Kind = "note"
+)
+
+// Event is one thing that happened during a run.
+type Event struct {
+	Kind Kind `json:"kind"`
+	Turn int  `json:"turn"`
+	// At is the virtual time since the start of the scenario.
+	At   time.Duration `json:"at_ns"`
+	LLM  *LLMCall      `json:"llm,omitempty"`
+	Tool *ToolCall     `json:"tool,omitempty"`
+	HTTP *Exchange     `json:"http,omitempty"`
+	Note *Note         `json:"note,omitempty"`
+}
+
+// Parts is a token count broken down by where the tokens sit in a prompt.
+type Parts struct {
+	System      int `json:"system"`
+	Tools       int `json:"tools"`
+	History     int `json:"history"`
+	ToolResults int `json:"tool_results"`
+	User        int `json:"user"`
+	Overhead    int `json:"overhead"`
+}
+
+// Total is the sum of all parts.
+func (p Parts) Total() int {
+	return p.System + p.Tools + p.History + p.ToolResults + p.User + p.Overhead
+}
+
+// Add returns the part-wise sum.
+func (p Parts) Add(q Parts) Parts {
+	return Parts{p.System + q.System, p.Tools + q.Tools, p.History + q.History,
+		p.ToolResults + q.ToolResults, p.User + q.User, p.Overhead + q.Overhead}
+}
+
+// LLMCall is one model call.
+type LLMCall struct {
+	Role     string        `json:"role"`
+	Model    string        `json:"model"`
+	Duration time.Duration `json:"duration_ns"`
+	Input    Parts         `json:"input"`
+	Output   int           `json:"output"`
+	// Reported is the provider's own usage, when it sent one.
+	Reported  *Usage `json:"reported,omitempty"`
+	Text      string `json:"text"`
+	ToolCalls []Call `json:"tool_calls,omitempty"`
+	Error     string `json:"error,omitempty"`
+}
+
+// Usage is provider-reported usage.
+type Usage struct {
+	Input  int `json:"input"`
+	Output int `json:"output"`
+}
+
+// Call is a tool call the model asked for.
+type Call struct {
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+}
+
+// ToolCall is one tool the agent executed, with its payload sizes.
+type ToolCall struct {
+	Name          string          `json:"name"`
+	Args          json.RawMessage `json:"args,omitempty"`
+	RawBytes      int             `json:"raw_bytes"`
+	RawTokens     int             `json:"raw_tokens"`
+	ContextTokens int             `json:"context_tokens"`
+	Error         string          `json:"error,omitempty"`
+}
+
+// Exchange is one HTTP request and its recorded answer.
+type Exchange struct {
+	Method   string        `json:"method"`
+	URL      string        `json:"url"`
+	Status   int           `json:"status"`
+	Duration time.Duration `json:"duration_ns"`
+	Error    string        `json:"error,omitempty"`
+}
+
+// Note is a named fact an agent reported.
+type Note struct {
+	Key   string `json:"key"`
+	Value any    `json:"value"`
+}
+
+// Trace is the ordered record of one run. It is safe for concurrent use.
+type Trace struct {
+	mu      sync.Mutex
+	turn    int
+	elapsed time.Duration
+	events  []Event
+}
+
+// SetTurn sets the user turn that following events belong to.
+func (t *Trace) SetTurn(n int) {
+	t.mu.Lock()
+	t.turn = n
+	t.mu.Unlock()
+}
+
+// Advance moves the virtual clock forward by d.
+func (t *Trace) Advance(d time.Duration) {
+	t.mu.Lock()
+	t.elapsed += d
+	t.mu.Unlock()
+}
+
+// Elapsed is the virtual time since the start of the run.
+func (t *Trace) Elapsed() time.Duration {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.elapsed
+}
+
+// Add appends an event stamped with the current turn and virtual time.
+func (t *Trace) Add(e Event) {
+	t.mu.Lock()
+	e.Turn = t.turn
+	if e.At == 0 {
+		e.At = t.elapsed
+	}
+	t.events = append(t.events, e)
+	t.mu.Unlock()
+}
+
+// Events returns a copy of the events so far.
+func (t *Trace) Events() []Event {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return append([]Event(nil), t.events...)
+}
+
+// Metrics are the figures derived from a list of events.
+type Metrics struct {
+	LLMCalls      int             `json:"llm_calls"`
+	ToolCalls     int             `json:"tool_calls"`
+	HTTPCalls     int             `json:"http_calls"`
+	Input         Parts           `json:"input"`
+	InputTokens   int             `json:"input_tokens"`
+	OutputTokens  int             `json:"output_tokens"`
+	RawTokens     int             `json:"raw_tokens"`
+	ContextTokens int             `json:"context_tokens"`
+	Latency       time.Duration   `json:"latency_ns"`
+	Roles         map[string]Role `json:"roles,omitempty"`
+}
+
+// Role is the per-role share of LLM calls.
+type Role struct {
+	Calls        int           `json:"calls"`
+	InputTokens  int           `json:"input_tokens"`
+	OutputTokens int           `json:"output_tokens"`
+	Latency      time.Duration `json:"latency_ns"`
+}
+
+// Measure derives Metrics from events. Latency is the sum of the recorded
+// durations of the HTTP exchanges, since agents call sequentially.
+func Measure(events []Event) Metrics {
+	var m Metrics
+	for _, e := range events {
+		switch e.Kind {
+		case KindLLM:
+			m.LLMCalls++
+			m.Input = m.Input.Add(e.LLM.Input)
+			m.OutputTokens += e.LLM.Output
+			if m.Roles == nil {
+				m.Roles = map[string]Role{}
+			}
+			r := m.Roles[e.LLM.Role]
+			r.Calls++
+			r.InputTokens += e.LLM.Input.Total()
+			r.OutputTokens += e.LLM.Output
+			r.Latency += e.LLM.Duration
+			m.Roles[e.LLM.Role] = r
+		case KindTool:
+			m.ToolCalls++
+			m.RawTokens += e.Tool.RawTokens
+			m.ContextTokens += e.Tool.ContextTokens
+		case KindHTTP:
+			m.HTTPCalls++
+			m.Latency += e.HTTP.Duration
+		}
+	}
+	m.InputTokens = m.Input.Total()
+	return m
+}
+
+// TokenReduction is 1 − context/raw over the tool calls, or 0 when no raw
+// payload was seen.
+func (m Metrics) TokenReduction() float64 {
+	if m.RawTokens == 0 {
+		return 0
+	}
+	return 1 - float64(m.ContextTokens)/float64(m.RawTokens)
+}
+
+// Notes returns the values noted under key, in order.
+func Notes(events []Event, key string) []any {
+	var out []any
+	for _, e := range events {
+		if e.Kind == KindNote && e.Note.Key == key {
+			out = append(out, e.Note.Value)
+		}
+	}
+	return out
+}
+
+// OfTurn returns the events of user turn n.
+func OfTurn(events []Event, n int) []Event {
+	var out []Event
+	for _, e := range events {
+		if e.Turn == n {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// RoleNames returns the roles of m in sorted order.
+func (m Metrics) RoleNames() []string {
+	names := make([]string, 0, len(m.Roles))
+	for n := range m.Roles {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
