@@ -120,4 +120,3 @@ func realEndpoint(prov, model, baseURL string) (llm.Endpoint, string, error) {
 	}
 	return ep, key, nil
 }
-

@@ -49,12 +49,12 @@ const FormatVersion = 1
 
 // Provenance says where a cassette's responses came from.
 type Provenance struct {
-	Recorder string `yaml:"recorder" json:"recorder"`             // always "testbed"
-	Provider string `yaml:"provider" json:"provider"`             // llm.Endpoint.Provider
-	Endpoint string `yaml:"endpoint" json:"endpoint"`             // the logical model base URL
-	Model    string `yaml:"model" json:"model"`                   // the model name
-	StandIn  bool   `yaml:"standin" json:"standin"`               // recorded against harness/standin
-	Upstream string `yaml:"upstream,omitempty" json:"upstream"`   // "fixtures" or "live"
+	Recorder string `yaml:"recorder" json:"recorder"`           // always "testbed"
+	Provider string `yaml:"provider" json:"provider"`           // llm.Endpoint.Provider
+	Endpoint string `yaml:"endpoint" json:"endpoint"`           // the logical model base URL
+	Model    string `yaml:"model" json:"model"`                 // the model name
+	StandIn  bool   `yaml:"standin" json:"standin"`             // recorded against harness/standin
+	Upstream string `yaml:"upstream,omitempty" json:"upstream"` // "fixtures" or "live"
 }
 
 // String describes p in a few words, for reports.
