@@ -24,6 +24,8 @@ type Citation struct {
 // passage is one chunk of a knowledge-base document.
 type passage struct {
 	id, title, source, text string
+	doc                     int  // index into knowledgeBase.docs
+	code                    bool // a fenced code block
 	terms                   map[string]int
 	length                  int
 }
@@ -32,6 +34,7 @@ type passage struct {
 // character bigrams. It is small enough to hold in memory; no embedding
 // service is needed, so retrieval makes no HTTP call.
 type knowledgeBase struct {
+	docs     []string // whole documents, for the raw side of trimming
 	passages []passage
 	df       map[string]int
 	avgLen   float64
@@ -58,14 +61,12 @@ func loadKnowledgeBase(fsys fs.FS, dir string) (*knowledgeBase, error) {
 		if title == "" {
 			return nil, fmt.Errorf("odbchat: %s: front matter has no title", f)
 		}
-		for i, para := range strings.Split(body, "\n\n") {
-			para = strings.TrimSpace(para)
-			if len(para) < 40 {
-				continue
-			}
-			terms := tokenize(para)
+		kb.docs = append(kb.docs, string(b))
+		for i, para := range paragraphs(body) {
+			// The title's words count in every passage of the document.
+			terms := append(tokenize(title), tokenize(para)...)
 			p := passage{id: fmt.Sprintf("%s#%d", strings.TrimSuffix(path.Base(f), ".md"), i), title: title, source: source,
-				text: para, terms: map[string]int{}}
+				text: para, doc: len(kb.docs) - 1, code: strings.HasPrefix(para, "```"), terms: map[string]int{}}
 			for _, t := range terms {
 				p.terms[t]++
 			}
@@ -145,7 +146,9 @@ func tokenize(s string) []string {
 }
 
 // search returns the k best passages for query (BM25, k1=1.2, b=0.75).
-func (kb *knowledgeBase) search(query string, k int) []passage {
+// Code passages are candidates only when withCode is set: explanations are
+// written from prose.
+func (kb *knowledgeBase) search(query string, k int, withCode bool) []passage {
 	q := tokenize(query)
 	type scored struct {
 		i     int
@@ -154,6 +157,9 @@ func (kb *knowledgeBase) search(query string, k int) []passage {
 	var hits []scored
 	n := float64(len(kb.passages))
 	for i, p := range kb.passages {
+		if p.code && !withCode {
+			continue
+		}
 		var s float64
 		for _, t := range q {
 			tf := float64(p.terms[t])
@@ -178,17 +184,21 @@ func (kb *knowledgeBase) search(query string, k int) []passage {
 // onepassAnswer is rag.onepass_answer: retrieve, then one LLM call that
 // answers with citations (explain) or code (code).
 func (a *Agent) onepassAnswer(ctx context.Context, query, mode, lang string) (Envelope, error) {
-	hits := a.kb.search(query, a.opts.TopK)
+	hits := a.kb.search(query, a.opts.TopK, mode == DecisionCode)
 	var ctxText strings.Builder
 	var raw strings.Builder
 	var cites []Citation
+	seen := map[int]bool{}
 	for i, p := range hits {
 		fmt.Fprintf(&ctxText, "[%d] %s (%s)\n%s\n\n", i+1, p.title, p.source, p.text)
-		raw.WriteString(p.text)
-		raw.WriteString("\n")
+		if !seen[p.doc] {
+			seen[p.doc] = true
+			raw.WriteString(a.kb.docs[p.doc])
+		}
 		cites = append(cites, Citation{Title: p.title, Source: p.source, ChunkID: p.id})
 	}
 	args, _ := json.Marshal(map[string]any{"query": query, "top_k": a.opts.TopK})
+	// Raw: the documents the passages come from; context: the passages.
 	a.cfg.Tracer.Tool("rag.search", args, []byte(raw.String()), ctxText.String(), nil)
 	user := fmt.Sprintf("Mode: %s\nLanguage: %s\nQuestion: %s\n\nContext:\n%s", mode, lang, query, ctxText.String())
 	resp, err := a.cfg.Model.Chat(ctx, llm.Request{
@@ -224,5 +234,38 @@ func tagged(s string) map[string]string {
 			out[strings.TrimSpace(tag)] = strings.TrimSpace(body)
 		}
 	}
+	return out
+}
+
+// paragraphs splits a markdown body into passages: headings are dropped,
+// a fenced code block stays whole, and short fragments are skipped.
+func paragraphs(body string) []string {
+	var out []string
+	var cur []string
+	inFence := false
+	flush := func() {
+		p := strings.TrimSpace(strings.Join(cur, "\n"))
+		if len(p) >= 40 {
+			out = append(out, p)
+		}
+		cur = cur[:0]
+	}
+	for _, line := range strings.Split(body, "\n") {
+		trimmed := strings.TrimSpace(line)
+		switch {
+		case strings.HasPrefix(trimmed, "```"):
+			inFence = !inFence
+			cur = append(cur, line)
+		case inFence:
+			cur = append(cur, line)
+		case strings.HasPrefix(trimmed, "#"):
+			flush()
+		case trimmed == "":
+			flush()
+		default:
+			cur = append(cur, line)
+		}
+	}
+	flush()
 	return out
 }

@@ -2,6 +2,7 @@ package odbchat
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"unicode"
 )
@@ -96,7 +97,7 @@ func (a *Agent) failure(lang, code, msg string, plan *Plan) Envelope {
 			CodeNotFound:        "查無資料",
 			CodeUnavailable:     "目前無法取得資料",
 		}[code]
-		text = fmt.Sprintf("%s（%s）：%s", lead, code, msg)
+		text = fmt.Sprintf("%s（%s）：%s", lead, code, localizeZH(msg))
 	} else {
 		lead := map[string]string{
 			CodeInvalidArgument: "Invalid request",
@@ -110,4 +111,26 @@ func (a *Agent) failure(lang, code, msg string, plan *Plan) Envelope {
 		env.Source = plan.Tool.Name
 	}
 	return env
+}
+
+var (
+	dataNotExist = regexp.MustCompile(`^Data not exist, available date is (\S+)/(\S+?)\.?$`)
+	tooMany      = regexp.MustCompile(`^Too many points`)
+)
+
+// localizeZH renders the GHRSST service's known English messages in
+// Chinese, keeping their facts; others pass through unchanged.
+func localizeZH(msg string) string {
+	switch {
+	case dataNotExist.MatchString(msg):
+		m := dataNotExist.FindStringSubmatch(msg)
+		return fmt.Sprintf("該日期沒有資料，可查詢的日期為 %s 至 %s", m[1], m[2])
+	case tooMany.MatchString(msg):
+		return "範圍內的資料點過多，請縮小經緯度範圍"
+	case msg == "No available dates.":
+		return "海溫服務目前沒有可用的日期"
+	case strings.HasPrefix(msg, "no sea-surface data on "):
+		return strings.TrimPrefix(strings.TrimSuffix(msg, " at this location (land or ice)"), "no sea-surface data on ") + " 此位置沒有海面資料（陸地或海冰）"
+	}
+	return msg
 }

@@ -52,6 +52,12 @@ func newRecorder(path string, opts Options) (*Recorder, error) {
 	if err != nil {
 		return nil, err
 	}
+	// go-vcr would otherwise sleep each interaction's duration after the
+	// real call: the measured time again, or a stand-in's modelled latency.
+	v.SkipRequestLatency = true
+	// go-vcr sleeps for each interaction's duration unless told not to; the
+	// durations we store are modelled, so sleeping would only slow recording.
+	v.SkipRequestLatency = true
 	r := &Recorder{path: path, tmp: tmp, opts: opts, vcr: v}
 	v.AddFilter(r.capture)
 	return r, nil
@@ -86,7 +92,7 @@ func (r *Recorder) capture(i *vcr.Interaction) error {
 // time per scenario; the recorded duration reported to Observe belongs to the
 // request that just returned.
 func (r *Recorder) RoundTrip(req *http.Request) (*http.Response, error) {
-	url := req.URL.String()
+	url := redactURL(req.URL.String())
 	start := time.Now()
 	resp, err := r.vcr.RoundTrip(req)
 	if err != nil {
@@ -155,7 +161,7 @@ func newLive(opts Options) *live {
 }
 
 func (l *live) RoundTrip(req *http.Request) (*http.Response, error) {
-	url := req.URL.String()
+	url := redactURL(req.URL.String())
 	start := time.Now()
 	resp, err := l.real.RoundTrip(req)
 	e := Exchange{Method: req.Method, URL: url, Duration: time.Since(start), Err: err}

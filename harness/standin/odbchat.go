@@ -19,7 +19,9 @@ import (
 //     temperature …) together with a place the policy can resolve: a
 //     coordinate pair (121.7E,24.0N · (23N, 123E) · (123,25)), a bbox list of
 //     four numbers, or a region alias of a geo_registry key — and no
-//     definition cue (是什麼, what is a, explain …);
+//     definition cue (是什麼, what is a, explain …). Coordinates with a date
+//     word need no SST word, as in the follow-up 花蓮外海 121.7E,24.0N 今天呢？:
+//     the catalog's tools take nothing but a place and a day;
 //   - explain: everything else.
 //
 // Dates: YYYY-MM-DD as written; 今天/現在/today/now → now; 昨天/yesterday →
@@ -29,7 +31,7 @@ import (
 var (
 	codeCue  = regexp.MustCompile(`(?i)python|\bcode\b|script|程式|代碼|轉\s*csv|to csv|\bfunction\b|寫一[個段支]`)
 	sstCue   = regexp.MustCompile(`(?i)海溫|水溫|海表溫|海水溫度|\bsst\b|sea[- ]surface temp|water temp|ocean temp|sea temp|距平|anomal`)
-	defCue   = regexp.MustCompile(`(?i)是什麼|什麼是|意思|解釋|定義|what is (a|an|the)\b|what does|\bexplain|\bdefin|how (is|are) .* (computed|calculated|defined)|how do i|如何|怎麼`)
+	defCue   = regexp.MustCompile(`(?i)是什麼|什麼是|意思|解釋|定義|what is (a|an)\b|what does|\bexplain|\bdefin|how (is|are) .* (computed|calculated|defined)|how do i|如何|怎麼`)
 	bboxRe   = regexp.MustCompile(`\[\s*(-?\d+(?:\.\d+)?)\s*,\s*(-?\d+(?:\.\d+)?)\s*,\s*(-?\d+(?:\.\d+)?)\s*,\s*(-?\d+(?:\.\d+)?)\s*\]`)
 	hemiRe   = regexp.MustCompile(`(?i)(\d+(?:\.\d+)?)\s*°?\s*([EWNS])\b`)
 	plainRe  = regexp.MustCompile(`[(（]\s*(-?\d+(?:\.\d+)?)\s*[,，]\s*(-?\d+(?:\.\d+)?)\s*[)）]`)
@@ -90,12 +92,15 @@ func routePlan(in routerInput, now time.Time) plan {
 	if codeCue.MatchString(q) {
 		return plan{Decision: "code", Confidence: 0.76, Rationale: "Asks for a program."}
 	}
-	if !sstCue.MatchString(q) || defCue.MatchString(q) {
+	date := dateOf(q, now)
+	_, _, point := pointOf(q)
+	coordsAndDate := (point || bboxRe.MatchString(q)) && date != ""
+	if !(sstCue.MatchString(q) || coordsAndDate) || defCue.MatchString(q) {
 		return plan{Decision: "explain", Confidence: 0.71, Rationale: "A concept or documentation question."}
 	}
 	args := map[string]any{"fields": []string{"sst", "sst_anomaly"}}
-	if d := dateOf(q, now); d != "" {
-		args["date"] = d
+	if date != "" {
+		args["date"] = date
 	}
 	if lon, lat, ok := pointOf(q); ok {
 		args["longitude"], args["latitude"] = lon, lat
@@ -186,8 +191,8 @@ func (odbchatClassifier) Answer(r Request) (llm.Message, error) {
 	q := r.LastUser()
 	mode, conf := "explain", 0.7
 	_, _, point := pointOf(q)
-	place := point || bboxRe.MatchString(q) || hasRegion(q)
-	if codeCue.MatchString(q) || (sstCue.MatchString(q) && place && !defCue.MatchString(q)) {
+	explicit := point || bboxRe.MatchString(q)
+	if codeCue.MatchString(q) || (!defCue.MatchString(q) && (explicit || sstCue.MatchString(q) && hasRegion(q))) {
 		mode, conf = "code", 0.74
 	}
 	return llm.Message{Role: llm.RoleAssistant, Content: fmt.Sprintf(`{"mode": %q, "confidence": %g}`, mode, conf)}, nil
@@ -241,7 +246,7 @@ func (odbchatOnePass) Answer(r Request) (llm.Message, error) {
 			end = idx[i+1][0]
 		}
 		body := strings.TrimSpace(u[loc[1]:end])
-		said = append(said, firstSentence(body)+" ["+u[loc[2]:loc[3]]+"]")
+		said = append(said, sentence(body, lang)+" ["+u[loc[2]:loc[3]]+"]")
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "<<<MODE>>>\n%s\n", mode)
@@ -259,6 +264,24 @@ func (odbchatOnePass) Answer(r Request) (llm.Message, error) {
 	b.WriteString(strings.Join(said, " "))
 	return llm.Message{Role: llm.RoleAssistant, Content: b.String()}, nil
 }
+
+// sentence picks what to quote from a passage: for a Chinese question its
+// first sentence with Han characters, if it has one, else its first sentence.
+func sentence(s, lang string) string {
+	if lang == "zh" {
+		for _, part := range strings.SplitAfter(strings.Join(strings.Fields(s), " "), "。") {
+			if hanRe.MatchString(part) {
+				if i := strings.LastIndexAny(part[:hanRe.FindStringIndex(part)[0]], ".!?"); i >= 0 {
+					part = part[i+1:]
+				}
+				return strings.TrimSpace(part)
+			}
+		}
+	}
+	return firstSentence(s)
+}
+
+var hanRe = regexp.MustCompile(`\p{Han}`)
 
 func firstSentence(s string) string {
 	s = strings.Join(strings.Fields(s), " ")
