@@ -184,6 +184,8 @@ type wireRequest struct {
 
 // ServeHTTP implements http.Handler for POST …/chat/completions.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// No Date header: recordings must not change with the wall clock.
+	w.Header()["Date"] = nil
 	if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/chat/completions") {
 		writeError(w, http.StatusNotFound, "the stand-in serves POST …/chat/completions only", 0)
 		return

@@ -362,6 +362,8 @@ func (r *Route) mismatches(q url.Values) []string {
 // ServeHTTP answers r from the matching route, or with a 404 whose text names
 // the request and the routes file to extend.
 func (rs *Routes) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// No Date header: recordings must not change with the wall clock.
+	w.Header()["Date"] = nil
 	route, ok := rs.Match(r.Method, r.URL)
 	if !ok {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
