@@ -68,3 +68,5 @@ require (
 	google.golang.org/grpc v1.66.2 // indirect
 	google.golang.org/protobuf v1.36.7 // indirect
 )
+
+tool github.com/onsi/ginkgo/v2/ginkgo

@@ -93,8 +93,8 @@ func (c *ghrsstClient) fail(res *ToolResult, code, msg string) *ToolResult {
 // mapError maps the service's status and text to a standard code.
 func mapError(status int, body string) (string, string) {
 	msg := strings.TrimSpace(body)
-	if len(msg) > 160 {
-		msg = msg[:160]
+	if r := []rune(msg); len(r) > 160 {
+		msg = string(r[:160]) + "…"
 	}
 	switch {
 	case status == http.StatusBadRequest && strings.Contains(msg, "Data not exist"):

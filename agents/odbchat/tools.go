@@ -284,7 +284,7 @@ func (a *Agent) runTool(ctx context.Context, plan *Plan, lang string, now time.T
 	retried := false
 	// Only a day the service has no rows for is retried: a day that answered
 	// with land or ice cells only would not be sea the day before either.
-	if res.Error != nil && res.Error.Code == CodeNotFound && args.Date == today {
+	if res.Error != nil && res.Error.Code == CodeNotFound && res.Rows == 0 && args.Date == today {
 		prev := args
 		prev.Date = now.AddDate(0, 0, -1).Format(time.DateOnly)
 		retried = true

@@ -183,9 +183,17 @@ type Options struct {
 func Open(mode Mode, path string, opts Options) (Transport, error) {
 	switch mode {
 	case ModeReplay:
-		return newReplayer(path, opts)
+		r, err := newReplayer(path, opts)
+		if err != nil {
+			return nil, err
+		}
+		return r, nil
 	case ModeRecord:
-		return newRecorder(path, opts)
+		r, err := newRecorder(path, opts)
+		if err != nil {
+			return nil, err
+		}
+		return r, nil
 	default:
 		return newLive(opts), nil
 	}

@@ -52,9 +52,6 @@ func newRecorder(path string, opts Options) (*Recorder, error) {
 	if err != nil {
 		return nil, err
 	}
-	// go-vcr would otherwise sleep each interaction's duration after the
-	// real call: the measured time again, or a stand-in's modelled latency.
-	v.SkipRequestLatency = true
 	// go-vcr sleeps for each interaction's duration unless told not to; the
 	// durations we store are modelled, so sleeping would only slow recording.
 	v.SkipRequestLatency = true

@@ -119,7 +119,7 @@ func (r *Replayer) RoundTrip(req *http.Request) (*http.Response, error) {
 	if len(queue) == 0 {
 		r.mu.Unlock()
 		miss := r.miss(req, canon)
-		r.observe(Exchange{Method: req.Method, URL: req.URL.String(), Err: miss})
+		r.observe(Exchange{Method: req.Method, URL: redactURL(req.URL.String()), Err: miss})
 		return nil, miss
 	}
 	i := queue[0]
@@ -128,7 +128,7 @@ func (r *Replayer) RoundTrip(req *http.Request) (*http.Response, error) {
 	r.mu.Unlock()
 
 	in := r.items[i]
-	r.observe(Exchange{Method: req.Method, URL: req.URL.String(), Status: in.Response.Code, Duration: in.Response.Duration})
+	r.observe(Exchange{Method: req.Method, URL: redactURL(req.URL.String()), Status: in.Response.Code, Duration: in.Response.Duration})
 	return &http.Response{
 		Status:        in.Response.Status,
 		StatusCode:    in.Response.Code,
@@ -152,7 +152,7 @@ func (r *Replayer) observe(e Exchange) {
 // interaction with the same method and URL, preferring unplayed ones, and a
 // field-level JSON diff against it.
 func (r *Replayer) miss(req *http.Request, canon []byte) *MissError {
-	e := &MissError{Cassette: r.path, Method: req.Method, URL: req.URL.String(), Nearest: -1, Rerecord: r.opts.Rerecord}
+	e := &MissError{Cassette: r.path, Method: req.Method, URL: redactURL(req.URL.String()), Nearest: -1, Rerecord: r.opts.Rerecord}
 	want := CanonicalURL(req.URL.String())
 	r.mu.Lock()
 	played := append([]bool(nil), r.replayed...)

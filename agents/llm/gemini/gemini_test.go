@@ -1,0 +1,306 @@
+package gemini_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/agentreplay/testbed/agents/llm"
+	"github.com/agentreplay/testbed/agents/llm/gemini"
+)
+
+const apiKey = "AIza-test-0123456789"
+
+// server is a loopback generateContent endpoint that answers every request
+// with one canned status and body and remembers what it was sent.
+type server struct {
+	*httptest.Server
+	status int
+	reply  string
+
+	mu      sync.Mutex
+	methods []string
+	paths   []string
+	queries []string
+	headers []http.Header
+	bodies  [][]byte
+}
+
+func newServer(status int, reply string) *server {
+	s := &server{status: status, reply: reply}
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		s.mu.Lock()
+		s.methods = append(s.methods, r.Method)
+		s.paths = append(s.paths, r.URL.Path)
+		s.queries = append(s.queries, r.URL.RawQuery)
+		s.headers = append(s.headers, r.Header.Clone())
+		s.bodies = append(s.bodies, b)
+		s.mu.Unlock()
+		w.Header().Set("Content-Type", "application/json; charset=UTF-8")
+		w.WriteHeader(s.status)
+		io.WriteString(w, s.reply)
+	}))
+	DeferCleanup(s.Close)
+	return s
+}
+
+func (s *server) requests() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.bodies)
+}
+
+// only returns the method, path, query and headers of the only request the
+// server got.
+func (s *server) only() (method, path, query string, header http.Header) {
+	GinkgoHelper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	Expect(s.bodies).To(HaveLen(1))
+	return s.methods[0], s.paths[0], s.queries[0], s.headers[0]
+}
+
+// body returns the only request body the server got, decoded.
+func (s *server) body() map[string]any {
+	GinkgoHelper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	Expect(s.bodies).To(HaveLen(1))
+	var m map[string]any
+	Expect(json.Unmarshal(s.bodies[0], &m)).To(Succeed())
+	return m
+}
+
+func asJSON(v any) string {
+	GinkgoHelper()
+	b, err := json.Marshal(v)
+	Expect(err).NotTo(HaveOccurred())
+	return string(b)
+}
+
+func newClient(srv *server, model string) *gemini.Client {
+	GinkgoHelper()
+	c, err := gemini.New(context.Background(), srv.URL, model, apiKey, srv.Client())
+	Expect(err).NotTo(HaveOccurred())
+	return c
+}
+
+const textReply = `{
+  "candidates": [{
+    "content": {"parts": [
+      {"text": "Weighing the question…", "thought": true},
+      {"text": "{\"sst\": "},
+      {"text": "26.4}"}
+    ], "role": "model"},
+    "finishReason": "STOP",
+    "index": 0
+  }],
+  "usageMetadata": {"promptTokenCount": 57, "candidatesTokenCount": 12, "totalTokenCount": 69, "thoughtsTokenCount": 5},
+  "modelVersion": "gemini-2.5-flash",
+  "responseId": "r-1"
+}`
+
+const toolReply = `{
+  "candidates": [{
+    "content": {"parts": [
+      {"functionCall": {"id": "fc-1", "name": "get_sst", "args": {"lon": 118, "lat": 20}}},
+      {"functionCall": {"name": "get_date", "args": {}}}
+    ], "role": "model"},
+    "finishReason": "STOP",
+    "index": 0
+  }],
+  "usageMetadata": {"promptTokenCount": 120, "candidatesTokenCount": 31, "totalTokenCount": 151},
+  "modelVersion": "gemini-2.5-flash",
+  "responseId": "r-2"
+}`
+
+// conversation has every kind of message and a tool. (The real API refuses
+// JSON mode together with function calling; the wire shape is what counts
+// here.)
+var conversation = llm.Request{
+	Role: "router",
+	Messages: []llm.Message{
+		{Role: llm.RoleSystem, Content: "You route questions about the ocean."},
+		{Role: llm.RoleUser, Content: "Sea temperature off Taiwan?"},
+		{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "call_1", Name: "get_sst", Arguments: json.RawMessage(`{"lon":121,"lat":23}`)}}},
+		{Role: llm.RoleTool, ToolCallID: "call_1", Name: "get_sst", Content: `{"sst":26.4}`},
+		{Role: llm.RoleAssistant, Content: "It is 26.4 °C."},
+		{Role: llm.RoleTool, ToolCallID: "call_2", Name: "get_date", Content: "2025-11-06"},
+		{Role: llm.RoleUser, Content: "Answer as JSON."},
+	},
+	Tools: []llm.Tool{{
+		Name:        "get_sst",
+		Description: "Sea surface temperature at a point.",
+		Parameters:  json.RawMessage(`{"type":"object","properties":{"lon":{"type":"number"},"lat":{"type":"number"}},"required":["lon","lat"]}`),
+	}},
+	Temperature: llm.Float(0.5),
+	MaxTokens:   256,
+	JSON:        true,
+}
+
+var _ = Describe("New", func() {
+	It("requires an API key", func() {
+		c, err := gemini.New(context.Background(), "http://127.0.0.1:1", "gemini-2.5-flash", "", http.DefaultClient)
+		Expect(err).To(MatchError(ContainSubstring("API key is required")))
+		Expect(c).To(BeNil())
+	})
+})
+
+var _ = Describe("Client", func() {
+	var ctx context.Context
+
+	BeforeEach(func() {
+		ctx = context.Background()
+	})
+
+	It("posts to /v1beta/models/<model>:generateContent with the key in x-goog-api-key", func() {
+		srv := newServer(http.StatusOK, textReply)
+		_, err := newClient(srv, "gemini-2.5-flash").Chat(ctx, conversation)
+		Expect(err).NotTo(HaveOccurred())
+
+		method, path, query, header := srv.only()
+		Expect(method).To(Equal(http.MethodPost))
+		Expect(path).To(Equal("/v1beta/models/gemini-2.5-flash:generateContent"))
+		Expect(query).NotTo(ContainSubstring(apiKey), "the key never travels in the URL")
+		Expect(header.Get("x-goog-api-key")).To(Equal(apiKey))
+		Expect(header.Get("Authorization")).To(BeEmpty())
+	})
+
+	It("sends the system instruction, contents, tools and generation config in the generateContent shape", func() {
+		srv := newServer(http.StatusOK, textReply)
+		_, err := newClient(srv, "gemini-2.5-flash").Chat(ctx, conversation)
+		Expect(err).NotTo(HaveOccurred())
+
+		body := srv.body()
+		Expect(asJSON(body["systemInstruction"])).To(MatchJSON(`{"role": "user", "parts": [{"text": "You route questions about the ocean."}]}`))
+		Expect(asJSON(body["contents"])).To(MatchJSON(`[
+			{"role": "user", "parts": [{"text": "Sea temperature off Taiwan?"}]},
+			{"role": "model", "parts": [{"functionCall": {"name": "get_sst", "args": {"lon": 121, "lat": 23}}}]},
+			{"role": "user", "parts": [{"functionResponse": {"name": "get_sst", "response": {"result": {"sst": 26.4}}}}]},
+			{"role": "model", "parts": [{"text": "It is 26.4 °C."}]},
+			{"role": "user", "parts": [{"functionResponse": {"name": "get_date", "response": {"result": "2025-11-06"}}}]},
+			{"role": "user", "parts": [{"text": "Answer as JSON."}]}
+		]`))
+		Expect(asJSON(body["tools"])).To(MatchJSON(`[{"functionDeclarations": [{
+			"name": "get_sst",
+			"description": "Sea surface temperature at a point.",
+			"parametersJsonSchema": {"type": "object", "properties": {"lon": {"type": "number"}, "lat": {"type": "number"}}, "required": ["lon", "lat"]}
+		}]}]`))
+		Expect(asJSON(body["generationConfig"])).To(MatchJSON(`{
+			"temperature": 0.5,
+			"maxOutputTokens": 256,
+			"responseMimeType": "application/json"
+		}`))
+		Expect(body).NotTo(HaveKey("model"), "the model travels in the path")
+	})
+
+	It("leaves out what the request does not set", func() {
+		srv := newServer(http.StatusOK, textReply)
+		_, err := newClient(srv, "gemini-2.5-flash").Chat(ctx, llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}})
+		Expect(err).NotTo(HaveOccurred())
+
+		body := srv.body()
+		Expect(asJSON(body["contents"])).To(MatchJSON(`[{"role": "user", "parts": [{"text": "hi"}]}]`))
+		Expect(body).NotTo(HaveKey("systemInstruction"))
+		Expect(body).NotTo(HaveKey("tools"))
+		if cfg, ok := body["generationConfig"]; ok {
+			Expect(cfg).To(BeEmpty())
+		}
+	})
+
+	It("sends a zero temperature when one is set", func() {
+		srv := newServer(http.StatusOK, textReply)
+		_, err := newClient(srv, "gemini-2.5-flash").Chat(ctx, llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}, Temperature: llm.Float(0)})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(srv.body()).To(HaveKeyWithValue("generationConfig", HaveKeyWithValue("temperature", BeNumerically("==", 0))))
+	})
+
+	It("maps a text answer to llm.Response, joining parts and leaving out thoughts", func() {
+		srv := newServer(http.StatusOK, textReply)
+		resp, err := newClient(srv, "gemini-2.5-flash").Chat(ctx, conversation)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(resp).To(Equal(llm.Response{
+			Message:      llm.Message{Role: llm.RoleAssistant, Content: `{"sst": 26.4}`},
+			Usage:        llm.Usage{InputTokens: 57, OutputTokens: 12},
+			FinishReason: "STOP",
+			Model:        "gemini-2.5-flash",
+		}))
+	})
+
+	It("maps function calls to llm.Response tool calls with their IDs, names and arguments", func() {
+		srv := newServer(http.StatusOK, toolReply)
+		resp, err := newClient(srv, "gemini-2.5-flash").Chat(ctx, conversation)
+		Expect(err).NotTo(HaveOccurred())
+
+		Expect(resp.Message.Role).To(Equal(llm.RoleAssistant))
+		Expect(resp.Message.Content).To(BeEmpty())
+		Expect(resp.Message.ToolCalls).To(HaveLen(2))
+		a, b := resp.Message.ToolCalls[0], resp.Message.ToolCalls[1]
+		Expect(a.ID).To(Equal("fc-1"))
+		Expect(a.Name).To(Equal("get_sst"))
+		Expect(a.Arguments).To(MatchJSON(`{"lon":118,"lat":20}`))
+		Expect(b.ID).To(BeEmpty(), "the Gemini API may leave function calls without an ID")
+		Expect(b.Name).To(Equal("get_date"))
+		Expect(b.Arguments).To(MatchJSON(`{}`))
+		Expect(resp.Usage).To(Equal(llm.Usage{InputTokens: 120, OutputTokens: 31}))
+	})
+
+	DescribeTable("reports an answer without content as ErrNoContent",
+		func(reply string) {
+			srv := newServer(http.StatusOK, reply)
+			_, err := newClient(srv, "gemini-2.5-flash").Chat(ctx, conversation)
+			Expect(err).To(MatchError(llm.ErrNoContent))
+		},
+		Entry("no candidates", `{"promptFeedback":{"blockReason":"SAFETY"},"usageMetadata":{"promptTokenCount":5}}`),
+		Entry("a candidate without content", `{"candidates":[{"finishReason":"SAFETY","index":0}]}`),
+	)
+
+	DescribeTable("returns a non-2xx answer as *llm.StatusError after exactly one attempt",
+		func(code int, reply, message string) {
+			srv := newServer(code, reply)
+			_, err := newClient(srv, "gemini-2.5-flash").Chat(ctx, conversation)
+
+			var se *llm.StatusError
+			Expect(errors.As(err, &se)).To(BeTrue(), "got %v", err)
+			Expect(se.Code).To(Equal(code))
+			Expect(se.Body).To(ContainSubstring(message))
+			Expect(srv.requests()).To(Equal(1), "retries are off")
+		},
+		Entry("429 quota", http.StatusTooManyRequests,
+			`{"error":{"code":429,"message":"Resource has been exhausted (e.g. check quota).","status":"RESOURCE_EXHAUSTED"}}`,
+			"Resource has been exhausted"),
+		Entry("500 internal", http.StatusInternalServerError,
+			`{"error":{"code":500,"message":"An internal error has occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting","status":"INTERNAL"}}`,
+			"An internal error has occurred"),
+		Entry("503 overloaded", http.StatusServiceUnavailable,
+			`{"error":{"code":503,"message":"The model is overloaded. Please try again later.","status":"UNAVAILABLE"}}`,
+			"overloaded"),
+		Entry("502 from a proxy, not JSON", http.StatusBadGateway, "upstream connect error", "upstream connect error"),
+	)
+
+	It("refuses tool call arguments that are not a JSON object without calling the server", func() {
+		srv := newServer(http.StatusOK, textReply)
+		req := llm.Request{Messages: []llm.Message{
+			{Role: llm.RoleUser, Content: "hi"},
+			{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "c", Name: "get_sst", Arguments: json.RawMessage(`[1]`)}}},
+		}}
+		_, err := newClient(srv, "gemini-2.5-flash").Chat(ctx, req)
+		Expect(err).To(MatchError(ContainSubstring("tool call get_sst")))
+		Expect(srv.requests()).To(Equal(0))
+	})
+
+	It("refuses a message with an unknown role without calling the server", func() {
+		srv := newServer(http.StatusOK, textReply)
+		_, err := newClient(srv, "gemini-2.5-flash").Chat(ctx, llm.Request{Messages: []llm.Message{{Role: "narrator", Content: "hi"}}})
+		Expect(err).To(MatchError(ContainSubstring(`unknown message role "narrator"`)))
+		Expect(srv.requests()).To(Equal(0))
+	})
+})

@@ -1,0 +1,110 @@
+package cassette_test
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agentreplay/testbed/harness/cassette"
+)
+
+// BenchmarkReplayMatch measures Replayer.RoundTrip on cassettes of N
+// interactions whose request bodies are distinct JSON documents of about
+// 2 KB, the size of an agent's chat request.
+//
+// Interactions are consumed, so each iteration replays the next request in
+// recorded order and, once all N are spent, the cassette is opened afresh
+// with the timer stopped. The requests are built with the timer stopped too.
+// What is timed is one RoundTrip against an index holding N distinct keys:
+// reading and canonicalizing the live body, finding its interaction and
+// building the response. With an index the cost should not grow with N; a
+// matcher that scans the interactions, as go-vcr's does, would grow
+// linearly. (Replaying only the last interaction would need a fresh
+// Replayer per iteration and time the loading, not the matching.)
+func BenchmarkReplayMatch(b *testing.B) {
+	for _, n := range []int{10, 100, 1000} {
+		path, url, bodies := benchCassette(b, n)
+		b.Run(fmt.Sprintf("interactions=%d", n), func(b *testing.B) {
+			var (
+				rp   cassette.Transport
+				reqs []*http.Request
+				next = n
+			)
+			b.ReportAllocs()
+			b.SetBytes(int64(len(bodies[n-1])))
+			b.ResetTimer()
+			for b.Loop() {
+				if next == n {
+					b.StopTimer()
+					var err error
+					if rp, err = cassette.Open(cassette.ModeReplay, path, cassette.Options{}); err != nil {
+						b.Fatal(err)
+					}
+					reqs = reqs[:0]
+					for _, body := range bodies {
+						req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
+						if err != nil {
+							b.Fatal(err)
+						}
+						reqs = append(reqs, req)
+					}
+					next = 0
+					b.StartTimer()
+				}
+				resp, err := rp.RoundTrip(reqs[next])
+				if err != nil {
+					b.Fatal(err)
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				next++
+			}
+		})
+	}
+}
+
+// benchCassette records n interactions with distinct ~2 KB JSON bodies
+// against a loopback server and returns the cassette's path, the URL the
+// requests went to (the server is gone when this returns) and the bodies.
+func benchCassette(b *testing.B, n int) (path, url string, bodies [][]byte) {
+	b.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"choices":[{"message":{"role":"assistant","content":"ok"}}],"usage":{"prompt_tokens":500,"completion_tokens":1}}`)
+	}))
+	defer srv.Close()
+
+	path = filepath.Join(b.TempDir(), fmt.Sprintf("bench-%d.yaml", n))
+	rec, err := cassette.Open(cassette.ModeRecord, path, cassette.Options{Real: http.DefaultTransport})
+	if err != nil {
+		b.Fatal(err)
+	}
+	system := strings.Repeat("You answer questions about ocean data; cite the dataset and the date range. ", 24)
+	bodies = make([][]byte, n)
+	for i := range bodies {
+		bodies[i] = fmt.Appendf(nil, `{"model":"qwen3:4b","temperature":0,"max_tokens":512,"messages":[`+
+			`{"role":"system","content":%q},`+
+			`{"role":"user","content":"What was the sea surface temperature at station %d on day %d?"}]}`,
+			system, i, i%365)
+		req, err := http.NewRequest(http.MethodPost, srv.URL+"/v1/chat/completions", bytes.NewReader(bodies[i]))
+		if err != nil {
+			b.Fatal(err)
+		}
+		resp, err := rec.RoundTrip(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	if err := rec.Close(); err != nil {
+		b.Fatal(err)
+	}
+	return path, srv.URL + "/v1/chat/completions", bodies
+}

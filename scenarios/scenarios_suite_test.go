@@ -1,0 +1,132 @@
+// The scenario gate: every scenario × variant of every suite under
+// scenarios/ is a spec, labelled with its suite, variant and criterion, and
+// every suite threshold is a spec too. The suites are replayed once, offline,
+// against the committed cassettes.
+//
+//	ginkgo --label-filter='odbchat && AC-1' ./scenarios
+package scenarios_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/agentreplay/testbed/agents/all"
+	"github.com/agentreplay/testbed/harness/cassette"
+	"github.com/agentreplay/testbed/harness/check"
+	"github.com/agentreplay/testbed/harness/report"
+	"github.com/agentreplay/testbed/harness/runner"
+	"github.com/agentreplay/testbed/harness/scenario"
+)
+
+func TestScenarios(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "Scenario gate")
+}
+
+const root = ".."
+
+// suites are loaded when the tree is built, so that each scenario is a spec.
+var suites = func() []*scenario.Suite {
+	s, err := scenario.LoadDir(".", scenario.LoadOptions{Agents: all.Names(), Metrics: check.MetricNames()})
+	if err != nil {
+		panic(fmt.Sprintf("scenario suites do not load:\n%v", err))
+	}
+	return s
+}()
+
+var rep *report.Report
+
+var _ = SynchronizedBeforeSuite(func() []byte {
+	r, err := runner.Run(context.Background(), suites, runner.Options{
+		Mode: cassette.ModeReplay, Root: root, Agents: all.Registry(),
+	})
+	Expect(err).NotTo(HaveOccurred())
+	var buf bytes.Buffer
+	Expect(report.WriteJSON(&buf, r)).To(Succeed())
+	return buf.Bytes()
+}, func(data []byte) {
+	var err error
+	rep, err = report.ReadJSON(bytes.NewReader(data))
+	Expect(err).NotTo(HaveOccurred())
+})
+
+var _ = Describe("scenario", func() {
+	for _, s := range suites {
+		for _, v := range s.Variants {
+			for _, sc := range s.Scenarios {
+				labels := Label(s.Name, v.Name)
+				if sc.Criterion != "" {
+					labels = Label(s.Name, v.Name, sc.Criterion)
+				}
+				It(fmt.Sprintf("%s/%s/%s", s.Name, v.Name, sc.ID), labels, func() {
+					got := find(s.Name, v.Name, sc.ID)
+					Expect(got.Verdict).To(Equal(report.VerdictPass), explain(got))
+				})
+			}
+		}
+	}
+})
+
+var _ = Describe("threshold", func() {
+	for _, s := range suites {
+		for _, v := range s.Variants {
+			for _, th := range s.Thresholds[v.Name] {
+				It(fmt.Sprintf("%s/%s: %s", s.Name, v.Name, th.Source), Label(s.Name, v.Name, "threshold"), func() {
+					for _, t := range variant(s.Name, v.Name).Thresholds {
+						if t.Source == th.Source {
+							Expect(t.Pass).To(BeTrue(), "%s: %s", t.Source, t.Detail)
+							return
+						}
+					}
+					Fail("threshold missing from the report: " + th.Source)
+				})
+			}
+		}
+	}
+})
+
+func variant(suite, name string) *report.Variant {
+	for i := range rep.Suites {
+		if rep.Suites[i].Name != suite {
+			continue
+		}
+		for j := range rep.Suites[i].Variants {
+			if rep.Suites[i].Variants[j].Name == name {
+				return &rep.Suites[i].Variants[j]
+			}
+		}
+	}
+	Fail(fmt.Sprintf("variant %s/%s missing from the report", suite, name))
+	return nil
+}
+
+func find(suite, v, id string) report.Scenario {
+	for _, sc := range variant(suite, v).Scenarios {
+		if sc.ID == id {
+			return sc
+		}
+	}
+	Fail(fmt.Sprintf("scenario %s/%s/%s missing from the report", suite, v, id))
+	return report.Scenario{}
+}
+
+// explain lists what failed, for the CI log.
+func explain(sc report.Scenario) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "verdict %s", sc.Verdict)
+	if sc.Error != "" {
+		fmt.Fprintf(&b, "\n  error: %s", sc.Error)
+	}
+	for _, c := range sc.Checks {
+		if !c.Pass {
+			fmt.Fprintf(&b, "\n  turn %d %s: %s", c.Turn, c.Name, c.Detail)
+		}
+	}
+	return b.String()
+}
