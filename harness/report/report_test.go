@@ -72,12 +72,12 @@ var _ = Describe("renderers", func() {
 			"**FAIL: 2 of 7 scenarios, 1 of 5 thresholds failed**"),
 	)
 
-	It("writes tables that fit a 100-column terminal", func() {
+	It("writes tables that fit a 132-column terminal", func() {
 		for i, line := range strings.Split(string(render(report.WriteText, fixture())), "\n") {
 			if strings.HasPrefix(line, "  ✗ ") || strings.HasPrefix(line, "  ⚠ ") {
 				continue // notes are not wrapped, so that paths and URLs stay whole
 			}
-			Expect(len([]rune(line))).To(BeNumerically("<=", 100), "line %d: %s", i+1, line)
+			Expect(len([]rune(line))).To(BeNumerically("<=", 132), "line %d: %s", i+1, line)
 		}
 	})
 

@@ -13,7 +13,7 @@ import (
 )
 
 // textWidth is the terminal width WriteText lays its tables out for.
-const textWidth = 100
+const textWidth = 132
 
 // minWrap is the narrowest a wrapped column gets, however wide the others.
 const minWrap = 24
@@ -24,7 +24,7 @@ const minWrap = 24
 // role), and a closing PASS or FAIL line. The same Report gives the same
 // bytes.
 //
-// Tables are kept within 100 columns by wrapping their free-text column
+// Tables are kept within 132 columns by wrapping their free-text column
 // (route, threshold detail) as far as needed, down to 24 columns; the lines
 // under a table (failed checks, errors) are not wrapped, so that paths and
 // URLs stay whole. Widths are measured by tablewriter, which counts East
