@@ -4,78 +4,40 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
-	"net/http/httptest"
-	"sync"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
 	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/agents/llm/gemini"
+	"github.com/agentreplay/testbed/agents/llm/llmtest"
 )
 
 const apiKey = "AIza-test-0123456789"
 
-// server is a loopback generateContent endpoint that answers every request
-// with one canned status and body and remembers what it was sent.
-type server struct {
-	*httptest.Server
-	status int
-	reply  string
-
-	mu      sync.Mutex
-	methods []string
-	paths   []string
-	queries []string
-	headers []http.Header
-	bodies  [][]byte
+func newServer(status int, reply string) *llmtest.Server {
+	srv := llmtest.NewServer(status, reply)
+	DeferCleanup(srv.Close)
+	return srv
 }
 
-func newServer(status int, reply string) *server {
-	s := &server{status: status, reply: reply}
-	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		s.mu.Lock()
-		s.methods = append(s.methods, r.Method)
-		s.paths = append(s.paths, r.URL.Path)
-		s.queries = append(s.queries, r.URL.RawQuery)
-		s.headers = append(s.headers, r.Header.Clone())
-		s.bodies = append(s.bodies, b)
-		s.mu.Unlock()
-		w.Header().Set("Content-Type", "application/json; charset=UTF-8")
-		w.WriteHeader(s.status)
-		io.WriteString(w, s.reply)
-	}))
-	DeferCleanup(s.Close)
-	return s
-}
-
-func (s *server) requests() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.bodies)
-}
-
-// only returns the method, path, query and headers of the only request the
-// server got.
-func (s *server) only() (method, path, query string, header http.Header) {
+// only returns the only request the server got.
+func only(srv *llmtest.Server) (method, path, query string, header http.Header) {
 	GinkgoHelper()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	Expect(s.bodies).To(HaveLen(1))
-	return s.methods[0], s.paths[0], s.queries[0], s.headers[0]
+	reqs := srv.Requests()
+	Expect(reqs).To(HaveLen(1))
+	r := reqs[0]
+	return r.Method, r.Path, r.Query, r.Header
 }
 
 // body returns the only request body the server got, decoded.
-func (s *server) body() map[string]any {
+func body(srv *llmtest.Server) map[string]any {
 	GinkgoHelper()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	Expect(s.bodies).To(HaveLen(1))
+	reqs := srv.Requests()
+	Expect(reqs).To(HaveLen(1))
 	var m map[string]any
-	Expect(json.Unmarshal(s.bodies[0], &m)).To(Succeed())
+	Expect(json.Unmarshal(reqs[0].Body, &m)).To(Succeed())
 	return m
 }
 
@@ -86,7 +48,7 @@ func asJSON(v any) string {
 	return string(b)
 }
 
-func newClient(srv *server, model string) *gemini.Client {
+func newClient(srv *llmtest.Server, model string) *gemini.Client {
 	GinkgoHelper()
 	c, err := gemini.New(context.Background(), srv.URL, model, apiKey, srv.Client())
 	Expect(err).NotTo(HaveOccurred())
@@ -166,7 +128,7 @@ var _ = Describe("Client", func() {
 		_, err := newClient(srv, "gemini-2.5-flash").Chat(ctx, conversation)
 		Expect(err).NotTo(HaveOccurred())
 
-		method, path, query, header := srv.only()
+		method, path, query, header := only(srv)
 		Expect(method).To(Equal(http.MethodPost))
 		Expect(path).To(Equal("/v1beta/models/gemini-2.5-flash:generateContent"))
 		Expect(query).NotTo(ContainSubstring(apiKey), "the key never travels in the URL")
@@ -179,7 +141,7 @@ var _ = Describe("Client", func() {
 		_, err := newClient(srv, "gemini-2.5-flash").Chat(ctx, conversation)
 		Expect(err).NotTo(HaveOccurred())
 
-		body := srv.body()
+		body := body(srv)
 		Expect(asJSON(body["systemInstruction"])).To(MatchJSON(`{"role": "user", "parts": [{"text": "You route questions about the ocean."}]}`))
 		Expect(asJSON(body["contents"])).To(MatchJSON(`[
 			{"role": "user", "parts": [{"text": "Sea temperature off Taiwan?"}]},
@@ -207,7 +169,7 @@ var _ = Describe("Client", func() {
 		_, err := newClient(srv, "gemini-2.5-flash").Chat(ctx, llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}})
 		Expect(err).NotTo(HaveOccurred())
 
-		body := srv.body()
+		body := body(srv)
 		Expect(asJSON(body["contents"])).To(MatchJSON(`[{"role": "user", "parts": [{"text": "hi"}]}]`))
 		Expect(body).NotTo(HaveKey("systemInstruction"))
 		Expect(body).NotTo(HaveKey("tools"))
@@ -220,7 +182,7 @@ var _ = Describe("Client", func() {
 		srv := newServer(http.StatusOK, textReply)
 		_, err := newClient(srv, "gemini-2.5-flash").Chat(ctx, llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}, Temperature: llm.Float(0)})
 		Expect(err).NotTo(HaveOccurred())
-		Expect(srv.body()).To(HaveKeyWithValue("generationConfig", HaveKeyWithValue("temperature", BeNumerically("==", 0))))
+		Expect(body(srv)).To(HaveKeyWithValue("generationConfig", HaveKeyWithValue("temperature", BeNumerically("==", 0))))
 	})
 
 	It("maps a text answer to llm.Response, joining parts and leaving out thoughts", func() {
@@ -272,7 +234,7 @@ var _ = Describe("Client", func() {
 			Expect(errors.As(err, &se)).To(BeTrue(), "got %v", err)
 			Expect(se.Code).To(Equal(code))
 			Expect(se.Body).To(ContainSubstring(message))
-			Expect(srv.requests()).To(Equal(1), "retries are off")
+			Expect(len(srv.Requests())).To(Equal(1), "retries are off")
 		},
 		Entry("429 quota", http.StatusTooManyRequests,
 			`{"error":{"code":429,"message":"Resource has been exhausted (e.g. check quota).","status":"RESOURCE_EXHAUSTED"}}`,
@@ -294,13 +256,13 @@ var _ = Describe("Client", func() {
 		}}
 		_, err := newClient(srv, "gemini-2.5-flash").Chat(ctx, req)
 		Expect(err).To(MatchError(ContainSubstring("tool call get_sst")))
-		Expect(srv.requests()).To(Equal(0))
+		Expect(len(srv.Requests())).To(Equal(0))
 	})
 
 	It("refuses a message with an unknown role without calling the server", func() {
 		srv := newServer(http.StatusOK, textReply)
 		_, err := newClient(srv, "gemini-2.5-flash").Chat(ctx, llm.Request{Messages: []llm.Message{{Role: "narrator", Content: "hi"}}})
 		Expect(err).To(MatchError(ContainSubstring(`unknown message role "narrator"`)))
-		Expect(srv.requests()).To(Equal(0))
+		Expect(len(srv.Requests())).To(Equal(0))
 	})
 })

@@ -4,77 +4,41 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
-	"net/http/httptest"
-	"sync"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
 	"github.com/agentreplay/testbed/agents/llm"
+	"github.com/agentreplay/testbed/agents/llm/llmtest"
 	"github.com/agentreplay/testbed/agents/llm/openai"
 )
 
-// server is a loopback Chat Completions endpoint that answers every request
-// with one canned status and body and remembers what it was sent.
-type server struct {
-	*httptest.Server
-	status int
-	reply  string
-
-	mu      sync.Mutex
-	methods []string
-	paths   []string
-	headers []http.Header
-	bodies  [][]byte
+func newServer(status int, reply string) *llmtest.Server {
+	srv := llmtest.NewServer(status, reply)
+	DeferCleanup(srv.Close)
+	return srv
 }
 
-func newServer(status int, reply string) *server {
-	s := &server{status: status, reply: reply}
-	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		s.mu.Lock()
-		s.methods = append(s.methods, r.Method)
-		s.paths = append(s.paths, r.URL.Path)
-		s.headers = append(s.headers, r.Header.Clone())
-		s.bodies = append(s.bodies, b)
-		s.mu.Unlock()
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(s.status)
-		io.WriteString(w, s.reply)
-	}))
-	DeferCleanup(s.Close)
-	return s
-}
-
-func (s *server) requests() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.bodies)
-}
-
-// only returns the method, path and headers of the only request the server got.
-func (s *server) only() (method, path string, header http.Header) {
+// only returns the only request the server got.
+func only(srv *llmtest.Server) (method, path string, header http.Header) {
 	GinkgoHelper()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	Expect(s.bodies).To(HaveLen(1))
-	return s.methods[0], s.paths[0], s.headers[0]
+	reqs := srv.Requests()
+	Expect(reqs).To(HaveLen(1))
+	r := reqs[0]
+	return r.Method, r.Path, r.Header
 }
 
 // body returns the only request body the server got, decoded.
-func (s *server) body() map[string]any {
+func body(srv *llmtest.Server) map[string]any {
 	GinkgoHelper()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	Expect(s.bodies).To(HaveLen(1))
+	reqs := srv.Requests()
+	Expect(reqs).To(HaveLen(1))
 	var m map[string]any
-	Expect(json.Unmarshal(s.bodies[0], &m)).To(Succeed())
+	Expect(json.Unmarshal(reqs[0].Body, &m)).To(Succeed())
 	return m
 }
 
-// asJSON marshals v so that MatchJSON can compare it.
 func asJSON(v any) string {
 	GinkgoHelper()
 	b, err := json.Marshal(v)
@@ -151,10 +115,10 @@ var _ = Describe("Client", func() {
 		_, err := c.Chat(ctx, conversation)
 		Expect(err).NotTo(HaveOccurred())
 
-		method, path, _ := srv.only()
+		method, path, _ := only(srv)
 		Expect(method).To(Equal(http.MethodPost))
 		Expect(path).To(Equal("/v1/chat/completions"))
-		body := srv.body()
+		body := body(srv)
 		Expect(body).To(HaveKeyWithValue("model", "gpt-4o-mini"))
 		Expect(body).To(HaveKeyWithValue("temperature", BeNumerically("==", 0.2)))
 		Expect(body).To(HaveKeyWithValue("max_tokens", BeNumerically("==", 256)))
@@ -186,7 +150,7 @@ var _ = Describe("Client", func() {
 		_, err := c.Chat(ctx, llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}})
 		Expect(err).NotTo(HaveOccurred())
 
-		Expect(srv.body()).To(Equal(map[string]any{
+		Expect(body(srv)).To(Equal(map[string]any{
 			"model":    "qwen3:4b",
 			"messages": []any{map[string]any{"role": "user", "content": "hi"}},
 		}))
@@ -197,7 +161,7 @@ var _ = Describe("Client", func() {
 		c := openai.New(srv.URL+"/v1", "qwen3:4b", "", srv.Client())
 		_, err := c.Chat(ctx, llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}, Temperature: llm.Float(0)})
 		Expect(err).NotTo(HaveOccurred())
-		Expect(srv.body()).To(HaveKeyWithValue("temperature", BeNumerically("==", 0)))
+		Expect(body(srv)).To(HaveKeyWithValue("temperature", BeNumerically("==", 0)))
 	})
 
 	DescribeTable("carries the key in the Authorization header",
@@ -206,7 +170,7 @@ var _ = Describe("Client", func() {
 			c := openai.New(srv.URL+"/v1", "gpt-4o-mini", key, srv.Client())
 			_, err := c.Chat(ctx, conversation)
 			Expect(err).NotTo(HaveOccurred())
-			_, _, header := srv.only()
+			_, _, header := only(srv)
 			Expect(header.Get("Authorization")).To(Equal(want))
 		},
 		Entry("a real key", "sk-test-0123456789", "Bearer sk-test-0123456789"),
@@ -263,7 +227,7 @@ var _ = Describe("Client", func() {
 			Expect(errors.As(err, &se)).To(BeTrue(), "got %v", err)
 			Expect(se.Code).To(Equal(code))
 			Expect(se.Body).To(ContainSubstring(message))
-			Expect(srv.requests()).To(Equal(1), "retries are off")
+			Expect(len(srv.Requests())).To(Equal(1), "retries are off")
 		},
 		Entry("429 rate limit", http.StatusTooManyRequests,
 			`{"error":{"message":"Rate limit reached for gpt-4o-mini","type":"requests","param":null,"code":"rate_limit_exceeded"}}`,
@@ -285,7 +249,7 @@ var _ = Describe("Client", func() {
 		}
 		_, err := c.Chat(ctx, req)
 		Expect(err).To(MatchError(ContainSubstring("tool broken")))
-		Expect(srv.requests()).To(Equal(0))
+		Expect(len(srv.Requests())).To(Equal(0))
 	})
 
 	It("refuses a message with an unknown role without calling the server", func() {
@@ -293,6 +257,6 @@ var _ = Describe("Client", func() {
 		c := openai.New(srv.URL+"/v1", "gpt-4o-mini", "k", srv.Client())
 		_, err := c.Chat(ctx, llm.Request{Messages: []llm.Message{{Role: "narrator", Content: "hi"}}})
 		Expect(err).To(MatchError(ContainSubstring(`unknown message role "narrator"`)))
-		Expect(srv.requests()).To(Equal(0))
+		Expect(len(srv.Requests())).To(Equal(0))
 	})
 })
