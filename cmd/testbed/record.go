@@ -67,9 +67,8 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return withCode(exitInternal, err)
 	}
 	defer sis.Close()
-	if prov == "" || !liveUpstreams {
-		opts.Routes = sis.Routes
-	}
+	opts.Routes = sis.Routes
+	opts.AllowNetwork = prov != "" || liveUpstreams
 	rep, err := runner.Run(ctx, suites, opts)
 	if err != nil {
 		return withCode(exitInternal, err)

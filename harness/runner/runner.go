@@ -49,6 +49,11 @@ type Options struct {
 	// Routes sends logical hosts to other base URLs in record and live modes
 	// (the loopback stand-ins); see StartStandIns.
 	Routes map[string]string
+	// AllowNetwork lets record and live modes send requests for hosts
+	// without a route to the network (a real provider or real upstreams).
+	// Without it such a request fails, so nothing leaves the machine by
+	// accident.
+	AllowNetwork bool
 	// Progress, if set, is called after each scenario finishes.
 	Progress func(done, total int, suite, variant, id string)
 }
@@ -223,7 +228,7 @@ func runOne(ctx context.Context, j job, opts Options, counter *tokens.Counter) r
 
 	path := CassettePath(opts.Root, j.suite.Name, j.variant.Name, j.scenario.ID)
 	copts := cassette.Options{
-		Real: &routing{hosts: opts.Routes, mode: opts.Mode},
+		Real: &routing{hosts: opts.Routes, mode: opts.Mode, network: opts.AllowNetwork},
 		Provenance: cassette.Provenance{
 			Provider: ep.Provider, Endpoint: ep.BaseURL, Model: ep.Model,
 			StandIn: opts.Model == nil, Upstream: "fixtures",

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"sort"
 
 	"github.com/agentreplay/testbed/agents"
 	"github.com/agentreplay/testbed/agents/llm"
@@ -76,21 +77,22 @@ func (t *tracer) Note(key string, value any) {
 }
 
 // routing sends requests for logical hosts to the base URLs they are
-// routed to. In record and live modes against stand-ins, a host without a
-// route is refused, so that nothing leaves the machine by accident.
+// routed to. A host without a route goes to the network only when network
+// is set; otherwise it is refused, so nothing leaves the machine by accident.
 type routing struct {
-	hosts map[string]string
-	mode  cassette.Mode
+	hosts   map[string]string
+	mode    cassette.Mode
+	network bool
 }
 
 func (r *routing) RoundTrip(req *http.Request) (*http.Response, error) {
 	target, ok := r.hosts[req.URL.Host]
 	if !ok {
-		if r.hosts == nil {
+		if r.network {
 			return http.DefaultTransport.RoundTrip(req)
 		}
-		return nil, fmt.Errorf("%s mode: no stand-in serves %s (routed hosts: %v); record against real upstreams with --live-upstreams",
-			r.mode, req.URL.Host, keys(r.hosts))
+		return nil, fmt.Errorf("%s mode: no stand-in serves %s (routed hosts: %v); use --provider for a real model or --live-upstreams for real APIs",
+			r.mode, req.URL.Host, sortedKeys(r.hosts))
 	}
 	u, err := url.Parse(target)
 	if err != nil {
@@ -102,10 +104,11 @@ func (r *routing) RoundTrip(req *http.Request) (*http.Response, error) {
 	return http.DefaultTransport.RoundTrip(out)
 }
 
-func keys(m map[string]string) []string {
-	var out []string
+func sortedKeys(m map[string]string) []string {
+	out := make([]string, 0, len(m))
 	for k := range m {
 		out = append(out, k)
 	}
+	sort.Strings(out)
 	return out
 }

@@ -296,13 +296,18 @@ func firstSentence(s string) string {
 	return s
 }
 
+var (
+	csvCue  = regexp.MustCompile(`(?i)csv`)
+	plotCue = regexp.MustCompile(`(?i)plot|畫|圖|map`)
+)
+
 // program picks a code template by what the question names.
 func program(q string) string {
-	if regexp.MustCompile(`(?i)csv`).MatchString(q) {
+	if csvCue.MatchString(q) {
 		return "import csv, json, sys\n\nrows = json.load(sys.stdin)\nwriter = csv.DictWriter(sys.stdout, fieldnames=sorted({k for r in rows for k in r}))\nwriter.writeheader()\nwriter.writerows(rows)\n"
 	}
 	plot := ""
-	if regexp.MustCompile(`(?i)plot|畫|圖|map`).MatchString(q) {
+	if plotCue.MatchString(q) {
 		plot = "import matplotlib.pyplot as plt\nplt.scatter(df.lon, df.lat, c=df.sst, s=4)\nplt.colorbar(label='SST (°C)')\nplt.savefig('sst.png')\n"
 	}
 	return "import pandas as pd\nimport requests\n\nparams = {'lon0': 118, 'lat0': 20, 'lon1': 123.5, 'lat1': 26.5, 'start': '2025-11-05', 'end': '2025-11-05', 'append': 'sst,sst_anomaly', 'sample': 30}\n" +

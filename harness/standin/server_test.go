@@ -58,7 +58,7 @@ var _ = Describe("Server", func() {
 			c := decode(rec)
 			Expect(c.Usage.PromptTokens).To(BeNumerically(">", 0))
 			Expect(c.Usage.CompletionTokens).To(BeNumerically(">", 0))
-			want := standin.DefaultLatency.Of(c.Usage.PromptTokens, c.Usage.CompletionTokens)
+			want := standin.DefaultLatency().Of(c.Usage.PromptTokens, c.Usage.CompletionTokens)
 			Expect(rec.Header().Get(cassette.LatencyHeader)).To(Equal(want.String()))
 		})
 

@@ -84,7 +84,9 @@ func (l Latency) Of(in, out int) time.Duration {
 // DefaultLatency models a small local model (a 4B model on a workstation GPU):
 // 120 ms to first token, prompt processing at 2,500 tokens/s and generation
 // at 40 tokens/s.
-var DefaultLatency = Latency{Fixed: 120 * time.Millisecond, PerInputToken: 400 * time.Microsecond, PerOutputToken: 25 * time.Millisecond}
+func DefaultLatency() Latency {
+	return Latency{Fixed: 120 * time.Millisecond, PerInputToken: 400 * time.Microsecond, PerOutputToken: 25 * time.Millisecond}
+}
 
 // Fault kinds the stand-in can inject.
 const (
@@ -123,7 +125,7 @@ func New(opts Options) (*Server, error) {
 		return nil, err
 	}
 	if opts.Latency == (Latency{}) {
-		opts.Latency = DefaultLatency
+		opts.Latency = DefaultLatency()
 	}
 	if len(opts.Faults) == 0 {
 		opts.Faults = []string{FaultRateLimit, FaultServer, FaultMalformed, FaultTruncated}
