@@ -312,13 +312,15 @@ func metricValue(metric string, v float64) string {
 
 func tokenSection(order []*Variant) section {
 	sec := section{title: "input tokens by part (mean per scenario)", table: table{
-		header: []string{"variant", "system", "tools", "history", "tool_results", "user", "overhead", "total"},
-		right:  []bool{false, true, true, true, true, true, true, true},
+		header: []string{"variant", "system", "tools", "history", "tool_results", "user", "overhead", "total", "provider-reported"},
+		right:  []bool{false, true, true, true, true, true, true, true, true},
 	}}
 	for _, v := range order {
 		var sum trace.Parts
+		reported := 0
 		for _, sc := range v.Scenarios {
 			sum = sum.Add(sc.Metrics.Input)
+			reported += sc.Metrics.ReportedInput
 		}
 		mean := func(n int) string {
 			if len(v.Scenarios) == 0 {
@@ -326,9 +328,13 @@ func tokenSection(order []*Variant) section {
 			}
 			return strconv.FormatFloat(float64(n)/float64(len(v.Scenarios)), 'f', 0, 64)
 		}
+		rep := "—"
+		if reported > 0 {
+			rep = mean(reported)
+		}
 		sec.table.rows = append(sec.table.rows, []string{v.Name,
 			mean(sum.System), mean(sum.Tools), mean(sum.History), mean(sum.ToolResults),
-			mean(sum.User), mean(sum.Overhead), mean(sum.Total())})
+			mean(sum.User), mean(sum.Overhead), mean(sum.Total()), rep})
 	}
 	return sec
 }

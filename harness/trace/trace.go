@@ -157,16 +157,20 @@ func (t *Trace) Events() []Event {
 
 // Metrics are the figures derived from a list of events.
 type Metrics struct {
-	LLMCalls      int             `json:"llm_calls"`
-	ToolCalls     int             `json:"tool_calls"`
-	HTTPCalls     int             `json:"http_calls"`
-	Input         Parts           `json:"input"`
-	InputTokens   int             `json:"input_tokens"`
-	OutputTokens  int             `json:"output_tokens"`
-	RawTokens     int             `json:"raw_tokens"`
-	ContextTokens int             `json:"context_tokens"`
-	Latency       time.Duration   `json:"latency_ns"`
-	Roles         map[string]Role `json:"roles,omitempty"`
+	LLMCalls     int   `json:"llm_calls"`
+	ToolCalls    int   `json:"tool_calls"`
+	HTTPCalls    int   `json:"http_calls"`
+	Input        Parts `json:"input"`
+	InputTokens  int   `json:"input_tokens"`
+	OutputTokens int   `json:"output_tokens"`
+	// ReportedInput and ReportedOutput sum the provider's own usage over
+	// the calls that reported one.
+	ReportedInput  int             `json:"reported_input"`
+	ReportedOutput int             `json:"reported_output"`
+	RawTokens      int             `json:"raw_tokens"`
+	ContextTokens  int             `json:"context_tokens"`
+	Latency        time.Duration   `json:"latency_ns"`
+	Roles          map[string]Role `json:"roles,omitempty"`
 }
 
 // Role is the per-role share of LLM calls.
@@ -187,6 +191,10 @@ func Measure(events []Event) Metrics {
 			m.LLMCalls++
 			m.Input = m.Input.Add(e.LLM.Input)
 			m.OutputTokens += e.LLM.Output
+			if u := e.LLM.Reported; u != nil {
+				m.ReportedInput += u.Input
+				m.ReportedOutput += u.Output
+			}
 			if m.Roles == nil {
 				m.Roles = map[string]Role{}
 			}

@@ -14,6 +14,11 @@ func llm(role string, in trace.Parts, out int, d time.Duration) trace.Event {
 	return trace.Event{Kind: trace.KindLLM, LLM: &trace.LLMCall{Role: role, Input: in, Output: out, Duration: d}}
 }
 
+func reported(e trace.Event, in, out int) trace.Event {
+	e.LLM.Reported = &trace.Usage{Input: in, Output: out}
+	return e
+}
+
 func http(d time.Duration) trace.Event {
 	return trace.Event{Kind: trace.KindHTTP, HTTP: &trace.Exchange{Method: "POST", Duration: d}}
 }
@@ -73,7 +78,7 @@ var _ = Describe("Measure", func() {
 		http(400 * time.Millisecond),
 		tool(1000, 50),
 		http(150 * time.Millisecond),
-		llm("onepass", trace.Parts{System: 80, User: 40, Overhead: 6}, 200, 2*time.Second),
+		reported(llm("onepass", trace.Parts{System: 80, User: 40, Overhead: 6}, 200, 2*time.Second), 130, 190),
 		http(2 * time.Second),
 		tool(500, 200),
 		{Kind: trace.KindNote, Note: &trace.Note{Key: "route", Value: "tool"}},
@@ -90,6 +95,8 @@ var _ = Describe("Measure", func() {
 		Expect(m.Latency).To(Equal(2550 * time.Millisecond))
 		Expect(m.RawTokens).To(Equal(1500))
 		Expect(m.ContextTokens).To(Equal(250))
+		Expect(m.ReportedInput).To(Equal(130), "only the call that reported usage counts")
+		Expect(m.ReportedOutput).To(Equal(190))
 	})
 
 	It("splits LLM calls by role", func() {
