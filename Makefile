@@ -15,7 +15,7 @@ run: build
 
 ## test: the whole Ginkgo tree, the scenario gate and the cassette secret scan
 test: build
-	$(GINKGO) -r --randomize-all --fail-on-pending --keep-going -p --junit-report=junit.xml --output-dir=reports
+	$(GINKGO) -r $(if $(CI),--no-color) --randomize-all --fail-on-pending --keep-going -p --junit-report=junit.xml --output-dir=reports
 	./$(TESTBED) cassettes check
 
 ## record: re-record every cassette against the loopback stand-ins
