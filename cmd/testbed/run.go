@@ -154,6 +154,10 @@ func saveReports(rep *report.Report, dir string) error {
 			os.Remove(tmp.Name())
 			return err
 		}
+		if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+			os.Remove(tmp.Name())
+			return err
+		}
 		if err := os.Rename(tmp.Name(), filepath.Join(dir, name)); err != nil {
 			return err
 		}
