@@ -90,9 +90,11 @@ type Entry struct {
 // Info describes an agent to the harness: its name and the endpoints it
 // calls by default.
 type Info struct {
-	Name      string
-	Model     llm.Endpoint
-	Upstreams map[string]string
+	Name  string
+	Model llm.Endpoint
+	// Embeddings is the embeddings endpoint, if the agent uses one.
+	Embeddings *llm.Endpoint
+	Upstreams  map[string]string
 }
 
 // NopTracer discards everything; use it in production.

@@ -74,6 +74,11 @@ type Client interface {
 	Chat(ctx context.Context, req Request) (Response, error)
 }
 
+// Embedder turns texts into vectors, one per text, in order.
+type Embedder interface {
+	Embed(ctx context.Context, texts []string) ([][]float32, Usage, error)
+}
+
 // Providers an Endpoint may name.
 const (
 	ProviderOpenAI = "openai" // Chat Completions: OpenAI, Ollama, llama.cpp, vLLM, OpenRouter

@@ -36,6 +36,28 @@ type Variant struct {
 	Scenarios   []Scenario  `json:"scenarios"`
 	Summary     Summary     `json:"summary"`
 	Thresholds  []Threshold `json:"thresholds,omitempty"`
+	// Confusion counts expected vs observed routes (for tool-calling agents,
+	// the first tool called) over the scenarios that expect a route.
+	Confusion []ConfusionCell `json:"confusion,omitempty"`
+	// Trimming is the payload trimming per tool: raw upstream tokens vs
+	// tokens put into the model's context.
+	Trimming []ToolTrim `json:"trimming,omitempty"`
+}
+
+// ConfusionCell is one cell of a routing confusion matrix.
+type ConfusionCell struct {
+	Expected string `json:"expected"`
+	Observed string `json:"observed"` // "" when nothing was routed
+	Count    int    `json:"count"`
+}
+
+// ToolTrim is the trimming of one tool's payloads over a variant's scenarios.
+type ToolTrim struct {
+	Tool          string  `json:"tool"`
+	Calls         int     `json:"calls"`
+	RawTokens     int     `json:"raw_tokens"`
+	ContextTokens int     `json:"context_tokens"`
+	Reduction     float64 `json:"reduction"` // 1 − context/raw; 0 when raw is 0
 }
 
 // Verdicts of a Scenario.
