@@ -43,6 +43,7 @@ type Reply struct {
 // Config is everything an agent is built from.
 type Config struct {
 	Model     llm.Client        // provider-neutral chat, built over HTTP
+	Embedder  llm.Embedder      // embeddings, for agents whose Info names an endpoint; else nil
 	HTTP      *http.Client      // every upstream call goes through it
 	Clock     func() time.Time  // the scenario's "now"; agents never call time.Now
 	Tracer    Tracer            // what the harness cannot see from HTTP alone

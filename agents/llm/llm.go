@@ -92,6 +92,8 @@ type Endpoint struct {
 	Model    string `json:"model"`
 	// KeyEnv names the environment variable holding the API key, if any.
 	KeyEnv string `json:"key_env,omitempty"`
+	// Dimensions asks an embeddings endpoint for shortened vectors (0: the model's own).
+	Dimensions int `json:"dimensions,omitempty"`
 }
 
 // StatusError is a non-2xx answer from a provider.

@@ -13,7 +13,8 @@ import (
 var secretParams = []string{"key", "api_key", "apikey", "access_token", "token"}
 
 // secretHeaders are request headers that carry credentials.
-var secretHeaders = []string{"Authorization", "X-Api-Key", "X-Goog-Api-Key", "Api-Key", "Proxy-Authorization"}
+var secretHeaders = []string{"Authorization", "X-Api-Key", "X-Goog-Api-Key", "Api-Key", "Proxy-Authorization",
+	"X-Service-Key", "X-CA-Service-Key"}
 
 // Redacted replaces every secret in a recorded cassette.
 const Redacted = "REDACTED"

@@ -269,9 +269,17 @@ func runOne(ctx context.Context, j job, opts Options, counter *tokens.Counter) r
 		out.Verdict, out.Error = report.VerdictError, err.Error()
 		return out
 	}
+	var embedder llm.Embedder
+	if e := entry.Info.Embeddings; e != nil {
+		if embedder, err = provider.NewEmbedder(*e, opts.Secrets[e.KeyEnv], hc); err != nil {
+			out.Verdict, out.Error = report.VerdictError, err.Error()
+			return out
+		}
+	}
 	tracer := &tracer{trace: tr, counter: counter}
 	cfg := agents.Config{
 		Model:     &countingModel{next: model, trace: tr, counter: counter, model: ep.Model},
+		Embedder:  embedder,
 		HTTP:      hc,
 		Clock:     func() time.Time { return j.suite.Clock.Add(tr.Elapsed()) },
 		Tracer:    tracer,

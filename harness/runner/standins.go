@@ -38,9 +38,15 @@ func StartStandIns(root string, entries map[string]agents.Entry, model, upstream
 		}
 		s.closers = append(s.closers, func() { srv.Close() })
 		for _, e := range entries {
-			if err := s.route(e.Info.Model.BaseURL, srv.URL()); err != nil {
-				s.Close()
-				return nil, err
+			bases := []string{e.Info.Model.BaseURL}
+			if e.Info.Embeddings != nil {
+				bases = append(bases, e.Info.Embeddings.BaseURL)
+			}
+			for _, base := range bases {
+				if err := s.route(base, srv.URL()); err != nil {
+					s.Close()
+					return nil, err
+				}
 			}
 		}
 	}

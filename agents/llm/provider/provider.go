@@ -21,3 +21,11 @@ func New(ctx context.Context, ep llm.Endpoint, key string, hc *http.Client) (llm
 	}
 	return nil, fmt.Errorf("unknown model provider %q (want %s or %s)", ep.Provider, llm.ProviderOpenAI, llm.ProviderGemini)
 }
+
+// NewEmbedder returns an embedder for ep that sends every request through hc.
+func NewEmbedder(ep llm.Endpoint, key string, hc *http.Client) (llm.Embedder, error) {
+	if ep.Provider != llm.ProviderOpenAI {
+		return nil, fmt.Errorf("embeddings: provider %q is not supported (want %s)", ep.Provider, llm.ProviderOpenAI)
+	}
+	return openai.NewEmbedder(ep.BaseURL, ep.Model, key, ep.Dimensions, hc), nil
+}

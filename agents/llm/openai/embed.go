@@ -1,0 +1,73 @@
+package openai
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+
+	sdk "github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+
+	"github.com/agentreplay/testbed/agents/llm"
+)
+
+// Embedder is an llm.Embedder over the OpenAI embeddings API.
+type Embedder struct {
+	sdk        sdk.Client
+	model      string
+	dimensions int
+}
+
+// NewEmbedder returns an embedder for model at baseURL; dimensions > 0 asks
+// for shortened vectors (text-embedding-3 models support it).
+func NewEmbedder(baseURL, model, key string, dimensions int, hc *http.Client) *Embedder {
+	if key == "" {
+		key = "none"
+	}
+	return &Embedder{
+		model:      model,
+		dimensions: dimensions,
+		sdk: sdk.NewClient(
+			option.WithBaseURL(baseURL),
+			option.WithAPIKey(key),
+			option.WithHTTPClient(hc),
+			option.WithMaxRetries(0),
+		),
+	}
+}
+
+// Embed implements llm.Embedder, in one request.
+func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, llm.Usage, error) {
+	p := sdk.EmbeddingNewParams{
+		Model:          sdk.EmbeddingModel(e.model),
+		Input:          sdk.EmbeddingNewParamsInputUnion{OfArrayOfStrings: texts},
+		EncodingFormat: sdk.EmbeddingNewParamsEncodingFormatFloat,
+	}
+	if e.dimensions > 0 {
+		p.Dimensions = sdk.Int(int64(e.dimensions))
+	}
+	out, err := e.sdk.Embeddings.New(ctx, p)
+	if err != nil {
+		var apiErr *sdk.Error
+		if errors.As(err, &apiErr) {
+			return nil, llm.Usage{}, &llm.StatusError{Code: apiErr.StatusCode, Body: apiErr.RawJSON()}
+		}
+		return nil, llm.Usage{}, err
+	}
+	if len(out.Data) != len(texts) {
+		return nil, llm.Usage{}, fmt.Errorf("embeddings: asked for %d vectors, got %d", len(texts), len(out.Data))
+	}
+	vecs := make([][]float32, len(texts))
+	for _, d := range out.Data {
+		if d.Index < 0 || int(d.Index) >= len(texts) {
+			return nil, llm.Usage{}, fmt.Errorf("embeddings: index %d out of range", d.Index)
+		}
+		v := make([]float32, len(d.Embedding))
+		for i, f := range d.Embedding {
+			v[i] = float32(f)
+		}
+		vecs[d.Index] = v
+	}
+	return vecs, llm.Usage{InputTokens: int(out.Usage.PromptTokens)}, nil
+}
