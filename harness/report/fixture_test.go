@@ -11,8 +11,10 @@ import (
 
 // fixture is a two-suite report: odbchat with a baseline listed after the
 // variant compared to it, a failing and a stale scenario, passing and
-// failing thresholds, roles and unplayed interactions; climate with one
-// variant, no baseline run and token reduction.
+// failing thresholds, roles, unplayed interactions, and routing confusion
+// and payload trimming built from the scenarios; climate with one variant,
+// no baseline run, no expected routes, and token reduction over a tool
+// called twice and one that failed with no raw payload.
 func fixture() *report.Report {
 	ms := time.Millisecond
 	ac1Events := []trace.Event{
@@ -32,6 +34,9 @@ func fixture() *report.Report {
 		{Kind: trace.KindNote, Turn: 1, At: 800 * ms, Note: &trace.Note{Key: "route", Value: "tool:ghrsst.bbox_mean"}},
 		{Kind: trace.KindNote, Turn: 1, At: 800 * ms, Note: &trace.Note{Key: "t_classify_ms", Value: 412.0}},
 	}
+	pointSeries := trace.Event{Kind: trace.KindTool, Turn: 1, At: 420 * ms, Tool: &trace.ToolCall{
+		Name: "ghrsst.point_series", Args: json.RawMessage(`{"lat":25,"lon":123,"start":"2025-10-01","end":"2025-11-06"}`),
+		RawBytes: 10240, RawTokens: 2900, ContextTokens: 410}}
 	routerAnswer := func(router, answer time.Duration, rin, ain int) map[string]trace.Role {
 		return map[string]trace.Role{
 			"router": {Calls: 1, InputTokens: rin, OutputTokens: 30, Latency: router},
@@ -60,7 +65,7 @@ func fixture() *report.Report {
 					Input:       trace.Parts{System: 1220, Tools: 480, History: 140, ToolResults: 410, User: 40, Overhead: 24},
 					InputTokens: 2314, OutputTokens: 190, RawTokens: 2900, ContextTokens: 410,
 					Latency: 1870 * ms, Roles: routerAnswer(420*ms, 1010*ms, 1124, 1190)},
-				Events: []trace.Event{}},
+				Events: []trace.Event{pointSeries}},
 			{ID: "ac3-docs-howto", Criterion: "AC-3", Verdict: report.VerdictPass,
 				Route: "rag", ExpectedRoute: "rag",
 				Answer: []string{"Use the /api/ghrsst endpoint."},
@@ -99,7 +104,8 @@ func fixture() *report.Report {
 					Input:       trace.Parts{System: 1440, Tools: 960, History: 200, ToolResults: 96, User: 52, Overhead: 24},
 					InputTokens: 2772, OutputTokens: 260, RawTokens: 1480, ContextTokens: 96,
 					Latency: 1843500 * time.Microsecond,
-					Roles:   map[string]trace.Role{"planner": {Calls: 2, InputTokens: 2772, OutputTokens: 260, Latency: 1200 * ms}}}},
+					Roles:   map[string]trace.Role{"planner": {Calls: 2, InputTokens: 2772, OutputTokens: 260, Latency: 1200 * ms}}},
+				Events: []trace.Event{ac1Events[2]}},
 			{ID: "ac3-docs-howto", Criterion: "AC-3", Verdict: report.VerdictStale,
 				ExpectedRoute: "rag",
 				Error: "cassette cassettes/odbchat/single-pass/ac3-docs-howto.yaml has no match for POST http://localhost:11434/v1/chat/completions\n" +
@@ -118,6 +124,23 @@ func fixture() *report.Report {
 			{Source: "input_tokens_mean <= baseline", Observed: 1366, Target: 1852, Pass: true},
 		},
 	}
+	for _, v := range []*report.Variant{&legacy, &singlePass} {
+		v.Confusion = report.Confusion(v.Scenarios)
+		v.Trimming = report.Trimming(v.Scenarios)
+	}
+	// The rainfall tool called twice, and a forecast call that failed
+	// upstream: no raw payload, only the error put into the context.
+	climateEvents := []trace.Event{
+		{Kind: trace.KindTool, Turn: 0, At: 640 * ms, Tool: &trace.ToolCall{
+			Name: "cwa.rainfall", Args: json.RawMessage(`{"station":"466920","date":"2025-11-05"}`),
+			RawBytes: 4410, RawTokens: 1310, ContextTokens: 402}},
+		{Kind: trace.KindTool, Turn: 0, At: 1280 * ms, Tool: &trace.ToolCall{
+			Name: "cwa.rainfall", Args: json.RawMessage(`{"station":"467410","date":"2025-11-05"}`),
+			RawBytes: 4530, RawTokens: 1336, ContextTokens: 371}},
+		{Kind: trace.KindTool, Turn: 0, At: 1900 * ms, Tool: &trace.ToolCall{
+			Name: "cwa.forecast", Args: json.RawMessage(`{"county":"Taipei"}`),
+			ContextTokens: 39, Error: "upstream answered 503 Service Unavailable"}},
+	}
 	climate := report.Suite{
 		Name: "climate", Agent: "climate", Tokenizer: "cl100k_base",
 		Variants: []report.Variant{{
@@ -125,17 +148,19 @@ func fixture() *report.Report {
 			Scenarios: []report.Scenario{{
 				ID: "c1-rainfall", Verdict: report.VerdictPass, Route: "tool:cwa.rainfall",
 				Answer: []string{"Rainfall was 12 mm."},
-				Metrics: trace.Metrics{LLMCalls: 3, ToolCalls: 2, HTTPCalls: 5,
+				Metrics: trace.Metrics{LLMCalls: 3, ToolCalls: 3, HTTPCalls: 6,
 					Input:       trace.Parts{System: 900, Tools: 650, History: 300, ToolResults: 812, User: 25, Overhead: 30},
 					InputTokens: 2717, OutputTokens: 95, RawTokens: 2646, ContextTokens: 812,
 					Latency: 2310 * ms},
+				Events: climateEvents,
 			}},
-			Summary: report.Summary{Scenarios: 1, Passed: 1, PassRate: 1, LLMCallsMean: 3, ToolCallsMean: 2,
+			Summary: report.Summary{Scenarios: 1, Passed: 1, PassRate: 1, LLMCallsMean: 3, ToolCallsMean: 3,
 				InputTokensMean: 2717, OutputTokensMean: 95, TokenReduction: 1 - 812.0/2646,
 				LatencyMean: 2310, LatencyP50: 2310, LatencyP95: 2310, LatencyP99: 2310},
 			Thresholds: []report.Threshold{{Source: "token_reduction >= 0.6", Observed: 1 - 812.0/2646, Target: 0.6, Pass: true}},
 		}},
 	}
+	climate.Variants[0].Trimming = report.Trimming(climate.Variants[0].Scenarios)
 	return &report.Report{
 		SchemaVersion: report.SchemaVersion,
 		Mode:          "replay",

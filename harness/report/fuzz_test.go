@@ -16,7 +16,9 @@ func FuzzReadJSON(f *testing.F) {
 		`{"name": "b", "summary": {"llm_calls_mean": 1.5, "latency_mean_ms": 900}, "thresholds": [{"source": "pass_rate >= 1"}]},` +
 		`{"name": "a", "summary": {"llm_calls_mean": 2, "latency_mean_ms": 1000}, "scenarios": [{"id": "x", "verdict": "fail",` +
 		`"route": "r", "expected_route": "q", "unplayed": 1, "error": "e\nf", "checks": [{"turn": 1, "name": "c", "detail": "d"}],` +
-		`"metrics": {"roles": {"router": {"calls": 1}}}}]}]}]}`))
+		`"metrics": {"roles": {"router": {"calls": 1}}}}],` +
+		`"confusion": [{"expected": "q", "observed": "r", "count": 1}, {"expected": "q", "observed": "", "count": 2}],` +
+		`"trimming": [{"tool": "t", "calls": 2, "raw_tokens": 10, "context_tokens": 3, "reduction": 0.7}, {"tool": "u", "calls": 1}]}]}]}`))
 	f.Add([]byte(`{"schemaVersion": 1, "mode": "replay", "suites": []}`))
 	f.Add([]byte(`{"schemaVersion": 99}`))
 	f.Add([]byte(`{"schemaVersion": 1, "suites": [{"variants": [{"scenarios": [{"events": [{"kind": "tool", "tool": {"args": {"a": [1, 2]}}}]}]}]}]}`))

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -28,7 +29,8 @@ type suiteBlock struct {
 	sections []section
 }
 
-// section is a titled table with notes below it.
+// section is a titled table with notes below it. A section without a
+// table header has notes only.
 type section struct {
 	title string
 	table table
@@ -43,7 +45,9 @@ type note struct {
 }
 
 // table is a grid of cells. right marks the columns that hold numbers, wrap
-// the column of free text that WriteText wraps to keep the table narrow.
+// the column of free text that WriteText wraps to keep the table narrow. A
+// number may end in a space where others in its column end in a mark
+// ("1 " beside "2✓"), so that the digits line up.
 type table struct {
 	header []string
 	right  []bool
@@ -107,6 +111,14 @@ func layoutSuite(s *Suite, mode string, verdict verdictStyle) suiteBlock {
 	}
 	b.sections = append(b.sections, tokenSection(order))
 	if t, ok := roleSection(order); ok {
+		b.sections = append(b.sections, t)
+	}
+	for _, v := range order {
+		if len(v.Confusion) > 0 {
+			b.sections = append(b.sections, confusionSection(v))
+		}
+	}
+	if t, ok := trimmingSection(order); ok {
 		b.sections = append(b.sections, t)
 	}
 	return b
@@ -366,6 +378,151 @@ func roleSection(order []*Variant) (section, bool) {
 			sec.table.rows = append(sec.table.rows, []string{v.Name, name,
 				strconv.Itoa(r.Calls), strconv.Itoa(r.InputTokens), strconv.Itoa(r.OutputTokens), ms(r.Latency)})
 		}
+	}
+	return sec, len(sec.table.rows) > 0
+}
+
+// confusionSection lays out v's routing confusion matrix: a row per
+// expected route, a column per observed route (both sorted; no route as
+// "—"), the count in each cell, ✓ on the cells that RouteCorrect counts as
+// right, · for none, and each row's accuracy. Columns are headed by the full
+// route unless that makes the table wider than textWidth; then tool routes
+// are headed by the tool's name, and if even that does not fit, the section
+// lists the misrouted cells instead of the matrix.
+func confusionSection(v *Variant) section {
+	sec := section{title: "routing confusion (expected → observed) — " + v.Name}
+	counts := map[[2]string]int{}
+	var expected, observed []string
+	right, total := 0, 0
+	for _, c := range v.Confusion {
+		counts[[2]string{c.Expected, c.Observed}] += c.Count
+		expected = append(expected, c.Expected)
+		observed = append(observed, c.Observed)
+		total += c.Count
+		if correctRoute(c.Expected, c.Observed) {
+			right += c.Count
+		}
+	}
+	slices.Sort(expected)
+	slices.Sort(observed)
+	expected, observed = slices.Compact(expected), slices.Compact(observed)
+
+	t := table{
+		header: []string{"expected"},
+		right:  []bool{false},
+	}
+	for _, o := range observed {
+		t.header = append(t.header, routeOrNone(o))
+		t.right = append(t.right, true)
+	}
+	t.header = append(t.header, "accuracy")
+	t.right = append(t.right, true)
+	for _, e := range expected {
+		row := []string{e}
+		n, ok := 0, 0
+		for _, o := range observed {
+			c := counts[[2]string{e, o}]
+			n += c
+			// A space where others have ✓ keeps the digits aligned.
+			cell := "· "
+			if c != 0 {
+				cell = strconv.Itoa(c) + " "
+			}
+			if correctRoute(e, o) {
+				ok += c
+				if c != 0 {
+					cell = strconv.Itoa(c) + "✓"
+				}
+			}
+			row = append(row, cell)
+		}
+		acc := "—"
+		if n > 0 {
+			acc = percent(float64(ok) / float64(n))
+		}
+		t.rows = append(t.rows, append(row, acc))
+	}
+	if tableWidth(t) <= textWidth {
+		sec.table = t
+		return sec
+	}
+	if short, ok := toolNames(observed); ok {
+		copy(t.header[1:], short)
+		if tableWidth(t) <= textWidth {
+			sec.table = t
+			return sec
+		}
+	}
+
+	sec.notes = append(sec.notes, note{text: fmt.Sprintf(
+		"%d expected and %d observed routes are too many for a table; %d of %d routed as expected, the others:",
+		len(expected), len(observed), right, total)})
+	for _, e := range expected {
+		for _, o := range observed {
+			if c := counts[[2]string{e, o}]; c != 0 && !correctRoute(e, o) {
+				sec.notes = append(sec.notes, note{text: fmt.Sprintf("%s → %s: %d", e, routeOrNone(o), c)})
+			}
+		}
+	}
+	return sec
+}
+
+// correctRoute reports whether observed is right for expected, as
+// Scenario.RouteCorrect does.
+func correctRoute(expected, observed string) bool {
+	return Scenario{ExpectedRoute: expected, Route: observed}.RouteCorrect()
+}
+
+// routeOrNone is route, or "—" for no route.
+func routeOrNone(route string) string {
+	if route == "" {
+		return "—"
+	}
+	return route
+}
+
+// toolNames returns routes with "tool:" cut off the tool routes and "—"
+// for no route, or false when that would make two of them the same.
+func toolNames(routes []string) ([]string, bool) {
+	names := make([]string, len(routes))
+	seen := map[string]bool{}
+	for i, r := range routes {
+		name, _ := strings.CutPrefix(r, "tool:")
+		name = routeOrNone(name)
+		if seen[name] {
+			return nil, false
+		}
+		seen[name] = true
+		names[i] = name
+	}
+	return names, true
+}
+
+// trimmingSection compares the variants' payload trimming per tool, with a
+// total per variant.
+func trimmingSection(order []*Variant) (section, bool) {
+	sec := section{title: "payload trimming by tool", table: table{
+		header: []string{"variant", "tool", "calls", "raw tok", "context tok", "reduction"},
+		right:  []bool{false, false, true, true, true, true},
+		wrap:   []bool{false, true, false, false, false, false},
+	}}
+	row := func(variant, tool string, calls, raw, context int, red float64) []string {
+		cell := "—"
+		if raw != 0 {
+			cell = percent(red)
+		}
+		return []string{variant, tool, strconv.Itoa(calls), strconv.Itoa(raw), strconv.Itoa(context), cell}
+	}
+	for _, v := range order {
+		if len(v.Trimming) == 0 {
+			continue
+		}
+		var calls, raw, context int
+		for _, t := range v.Trimming {
+			sec.table.rows = append(sec.table.rows, row(v.Name, t.Tool, t.Calls, t.RawTokens, t.ContextTokens, t.Reduction))
+			calls, raw, context = calls+t.Calls, raw+t.RawTokens, context+t.ContextTokens
+		}
+		sec.table.rows = append(sec.table.rows, row(v.Name, "total", calls, raw, context, reduction(raw, context)))
 	}
 	return sec, len(sec.table.rows) > 0
 }

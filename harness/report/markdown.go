@@ -10,8 +10,9 @@ import (
 
 // WriteMarkdown writes r to w as GitHub-flavoured markdown with the content
 // of WriteText: a "##" heading per suite, a "###" heading per table, pipe
-// tables (verdicts as ✅ and ❌), and failed checks as list items. Text from
-// the report is escaped so that it renders as written.
+// tables (verdicts as ✅ and ❌), and the lines under a table (failed
+// checks, misrouted cells) as list items. Text from the report is escaped
+// so that it renders as written.
 func WriteMarkdown(w io.Writer, r *Report) error {
 	d := layout(r, func(v string) string {
 		if v == VerdictPass {
@@ -24,13 +25,18 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 		fmt.Fprintf(&buf, "## %s\n\n%s\n", mdText(s.title), mdText(s.about))
 		for _, sec := range s.sections {
 			fmt.Fprintf(&buf, "\n### %s\n\n", mdText(sec.title))
-			mdTable(&buf, sec.table)
-			if len(sec.notes) > 0 {
-				buf.WriteString("\n")
+			if len(sec.table.header) > 0 {
+				mdTable(&buf, sec.table)
+				if len(sec.notes) > 0 {
+					buf.WriteString("\n")
+				}
 			}
 			for _, n := range sec.notes {
 				first, rest, _ := strings.Cut(strings.TrimRight(n.text, "\n"), "\n")
-				fmt.Fprintf(&buf, "- %s %s\n", n.mark, mdText(first))
+				if n.mark != "" {
+					first = n.mark + " " + first
+				}
+				fmt.Fprintf(&buf, "- %s\n", mdText(first))
 				if rest != "" {
 					fence := "```"
 					for strings.Contains(rest, fence) {
@@ -71,9 +77,9 @@ func mdTable(buf *bytes.Buffer, t table) {
 	}
 }
 
-// mdCell is s escaped for a table cell, line breaks as <br>.
+// mdCell is s trimmed and escaped for a table cell, line breaks as <br>.
 func mdCell(s string) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	lines := strings.Split(strings.TrimSpace(s), "\n")
 	for i, l := range lines {
 		lines[i] = mdText(l)
 	}

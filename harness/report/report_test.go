@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -92,6 +93,117 @@ var _ = Describe("renderers", func() {
 		r := passing()
 		r.Suites[0].Variants[0].Scenarios[0].Route = "a|b *c* <d>"
 		Expect(string(render(report.WriteMarkdown, r))).To(ContainSubstring(`a\|b \*c\* \<d>`))
+	})
+})
+
+var _ = Describe("routing confusion", func() {
+	// withRoutes is the passing report with its variant's confusion built
+	// from one scenario per (expected, observed) pair, as "e>o".
+	withRoutes := func(pairs ...string) *report.Report {
+		r := passing()
+		var scs []report.Scenario
+		for _, p := range pairs {
+			e, o, _ := strings.Cut(p, ">")
+			scs = append(scs, report.Scenario{ExpectedRoute: e, Route: o})
+		}
+		r.Suites[0].Variants[0].Confusion = report.Confusion(scs)
+		return r
+	}
+	// section returns the lines of the text report's confusion section.
+	section := func(text string) []string {
+		_, after, found := strings.Cut(text, "routing confusion (expected → observed) — trimmed\n")
+		Expect(found).To(BeTrue(), text)
+		before, _, _ := strings.Cut(after, "\n\n")
+		return strings.Split(before, "\n")
+	}
+	tools := []string{"tool:ghrsst.bbox_mean", "tool:ghrsst.point_value", "tool:ghrsst.point_series", "tool:ghrsst.area_series"}
+
+	It("is shown only for a variant with confusion cells", func() {
+		Expect(string(render(report.WriteText, passing()))).NotTo(ContainSubstring("routing confusion"))
+		Expect(string(render(report.WriteMarkdown, passing()))).NotTo(ContainSubstring("routing confusion"))
+	})
+
+	It("marks right routes, shows none as ·, and gives each row's accuracy", func() {
+		lines := section(string(render(report.WriteText,
+			withRoutes("answer>answer", "answer>answer", "answer>tool:a", "tool:a>", "tool:a>tool:a"))))
+		Expect(lines).To(Equal([]string{
+			"expected   —  answer  tool:a  accuracy",
+			"──────────────────────────────────────",
+			"answer    ·       2✓      1      66.7%",
+			"tool:a    1       ·       1✓     50.0%",
+		}))
+	})
+
+	It("heads tool routes by the tool's name when the full names do not fit", func() {
+		var pairs []string
+		for _, e := range tools {
+			for _, o := range tools {
+				pairs = append(pairs, e+">"+o)
+			}
+		}
+		lines := section(string(render(report.WriteText, withRoutes(pairs...))))
+		Expect(lines[0]).To(MatchRegexp(`^expected +ghrsst.area_series +ghrsst.bbox_mean +ghrsst.point_series +ghrsst.point_value +accuracy$`))
+		Expect(lines[2]).To(MatchRegexp(`^tool:ghrsst.area_series +1✓ +1 +1 +1 +25.0%$`))
+		for _, l := range lines {
+			Expect(utf8.RuneCountInString(l)).To(BeNumerically("<=", 132), l)
+		}
+	})
+
+	It("keeps full route names in the header when cutting them would make two the same", func() {
+		pairs := []string{"rag>rag", "rag>tool:rag"}
+		for _, o := range tools {
+			pairs = append(pairs, "rag>"+o)
+		}
+		pairs = append(pairs, "rag>tool:ghrsst.climatology")
+		text := string(render(report.WriteText, withRoutes(pairs...)))
+		Expect(text).NotTo(ContainSubstring("expected  rag  rag"))
+		Expect(text).To(ContainSubstring("too many for a table"))
+	})
+
+	It("lists the misrouted cells when even tool names do not fit", func() {
+		var pairs []string
+		for _, o := range append(tools, "tool:ghrsst.climatology", "tool:ghrsst.anomaly_map", "tool:docs.search") {
+			pairs = append(pairs, "tool:ghrsst.bbox_mean>"+o)
+		}
+		pairs = append(pairs, "tool:ghrsst.bbox_mean>tool:docs.search", "answer>")
+		r := withRoutes(pairs...)
+		Expect(section(string(render(report.WriteText, r)))).To(Equal([]string{
+			"  2 expected and 8 observed routes are too many for a table; 1 of 9 routed as expected, the others:",
+			"  answer → —: 1",
+			"  tool:ghrsst.bbox_mean → tool:docs.search: 2",
+			"  tool:ghrsst.bbox_mean → tool:ghrsst.anomaly_map: 1",
+			"  tool:ghrsst.bbox_mean → tool:ghrsst.area_series: 1",
+			"  tool:ghrsst.bbox_mean → tool:ghrsst.climatology: 1",
+			"  tool:ghrsst.bbox_mean → tool:ghrsst.point_series: 1",
+			"  tool:ghrsst.bbox_mean → tool:ghrsst.point_value: 1",
+		}))
+		Expect(string(render(report.WriteMarkdown, r))).To(ContainSubstring(
+			"### routing confusion (expected → observed) — trimmed\n\n" +
+				"- 2 expected and 8 observed routes are too many for a table; 1 of 9 routed as expected, the others:\n" +
+				"- answer → —: 1\n"))
+	})
+})
+
+var _ = Describe("payload trimming", func() {
+	It("is left out when no variant has trimming", func() {
+		r := passing()
+		r.Suites[0].Variants[0].Trimming = nil
+		Expect(string(render(report.WriteText, r))).NotTo(ContainSubstring("payload trimming"))
+	})
+
+	It("totals each variant and shows — for a tool without raw payload", func() {
+		r := passing()
+		r.Suites[0].Variants[0].Trimming = []report.ToolTrim{
+			{Tool: "a", Calls: 2, RawTokens: 1000, ContextTokens: 250, Reduction: 0.75},
+			{Tool: "b", Calls: 1, ContextTokens: 50},
+		}
+		Expect(string(render(report.WriteText, r))).To(ContainSubstring(
+			"payload trimming by tool\n" +
+				"variant  tool   calls  raw tok  context tok  reduction\n" +
+				"──────────────────────────────────────────────────────\n" +
+				"trimmed  a          2     1000          250      75.0%\n" +
+				"trimmed  b          1        0           50          —\n" +
+				"trimmed  total      3     1000          300      70.0%\n"))
 	})
 })
 

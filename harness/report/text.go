@@ -21,13 +21,16 @@ const minWrap = 24
 // WriteText writes r to w as terminal tables: per suite, one table per
 // variant with a line for every failed check, then tables comparing the
 // variants (outcome, cost, thresholds, input tokens by part, LLM calls by
-// role), and a closing PASS or FAIL line. The same Report gives the same
-// bytes.
+// role), a routing confusion matrix per variant that has one, payload
+// trimming by tool, and a closing PASS or FAIL line. The same Report gives
+// the same bytes.
 //
 // Tables are kept within 132 columns by wrapping their free-text column
-// (route, threshold detail) as far as needed, down to 24 columns; the lines
-// under a table (failed checks, errors) are not wrapped, so that paths and
-// URLs stay whole. Widths are measured by tablewriter, which counts East
+// (route, threshold detail, tool) as far as needed, down to 24 columns; a
+// confusion matrix heads tool routes by the tool's name, or gives way to a
+// list of the misrouted cells, when it would be wider. The lines under a
+// table (failed checks, errors) are not wrapped, so that paths and URLs
+// stay whole. Widths are measured by tablewriter, which counts East
 // Asian ambiguous characters (—, ✓, ═) as wide under a CJK locale unless
 // RUNEWIDTH_EASTASIAN=0, to match such terminals.
 func WriteText(w io.Writer, r *Report) error {
@@ -41,12 +44,18 @@ func WriteText(w io.Writer, r *Report) error {
 		fmt.Fprintf(&buf, "%s\n%s\n", heading, strings.Repeat("═", twwidth.Width(heading)))
 		for _, sec := range s.sections {
 			fmt.Fprintf(&buf, "\n%s\n", sec.title)
-			if err := textTable(&buf, sec.table); err != nil {
-				return fmt.Errorf("write text report: %s: %s: %w", s.title, sec.title, err)
+			if len(sec.table.header) > 0 {
+				if err := textTable(&buf, sec.table); err != nil {
+					return fmt.Errorf("write text report: %s: %s: %w", s.title, sec.title, err)
+				}
 			}
 			for _, n := range sec.notes {
 				text := strings.ReplaceAll(strings.TrimRight(n.text, "\n"), "\n", "\n    ")
-				fmt.Fprintf(&buf, "  %s %s\n", n.mark, text)
+				if n.mark == "" {
+					fmt.Fprintf(&buf, "  %s\n", text)
+				} else {
+					fmt.Fprintf(&buf, "  %s %s\n", n.mark, text)
+				}
 			}
 		}
 	}
@@ -100,6 +109,7 @@ func textTable(w io.Writer, t table) error {
 			},
 		})),
 		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithTrimSpace(tw.Off), // keep the space that aligns a count with a ✓ one
 		tablewriter.WithAlignment(align),
 		tablewriter.WithHeaderPaddingPerColumn(padding),
 		tablewriter.WithRowPaddingPerColumn(padding),
@@ -127,13 +137,7 @@ func textTable(w io.Writer, t table) error {
 // wide for the table to fit textWidth, the width to wrap it at: an equal
 // share of what the other columns and the gaps leave, at least minWrap.
 func wrapWidths(header []string, rows [][]string, wrap []bool) map[int]int {
-	natural := make([]int, len(header))
-	for col, h := range header {
-		natural[col] = twwidth.Width(h)
-		for _, row := range rows {
-			natural[col] = max(natural[col], twwidth.Width(row[col]))
-		}
-	}
+	natural := naturalWidths(header, rows)
 	total := 2 * (len(header) - 1)
 	var wrapped []int
 	for col, width := range natural {
@@ -154,6 +158,29 @@ func wrapWidths(header []string, rows [][]string, wrap []bool) map[int]int {
 		widths[col] = max(left/len(wrapped), minWrap, twwidth.Width(header[col]))
 	}
 	return widths
+}
+
+// naturalWidths is the width of each column unwrapped: its widest cell.
+func naturalWidths(header []string, rows [][]string) []int {
+	natural := make([]int, len(header))
+	for col, h := range header {
+		natural[col] = twwidth.Width(h)
+		for _, row := range rows {
+			if col < len(row) {
+				natural[col] = max(natural[col], twwidth.Width(row[col]))
+			}
+		}
+	}
+	return natural
+}
+
+// tableWidth is how wide textTable draws t when it wraps nothing.
+func tableWidth(t table) int {
+	width := 2 * (len(t.header) - 1)
+	for _, w := range naturalWidths(t.header, t.rows) {
+		width += w
+	}
+	return width
 }
 
 // breakBeforeParen puts a cell wider than width on two lines before its

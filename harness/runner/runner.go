@@ -150,6 +150,8 @@ func Run(ctx context.Context, suites []*scenario.Suite, opts Options) (*report.R
 		for vi := range rs.Variants {
 			rv := &rs.Variants[vi]
 			rv.Summary = report.Summarize(rv.Scenarios)
+			rv.Confusion = report.Confusion(rv.Scenarios)
+			rv.Trimming = report.Trimming(rv.Scenarios)
 			rv.Provenance = provenance(opts, s, rv.Name)
 			if rv.Name == s.Baseline {
 				b := rv.Summary

@@ -1,0 +1,80 @@
+package report_test
+
+import (
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/agentreplay/testbed/harness/report"
+	"github.com/agentreplay/testbed/harness/trace"
+)
+
+// routed is a scenario that expected one route and took another.
+func routed(expected, observed string) report.Scenario {
+	return report.Scenario{ID: expected + "→" + observed, ExpectedRoute: expected, Route: observed}
+}
+
+// toolEvent is a tool call with its payload sizes.
+func toolEvent(name string, raw, context int) trace.Event {
+	return trace.Event{Kind: trace.KindTool, Tool: &trace.ToolCall{Name: name, RawTokens: raw, ContextTokens: context}}
+}
+
+var _ = DescribeTable("Confusion",
+	func(scs []report.Scenario, want []report.ConfusionCell) {
+		Expect(report.Confusion(scs)).To(Equal(want))
+	},
+	Entry("counts each (expected, observed) pair",
+		[]report.Scenario{routed("tool:a", "tool:a"), routed("tool:a", "tool:b"), routed("tool:a", "tool:a")},
+		[]report.ConfusionCell{{Expected: "tool:a", Observed: "tool:a", Count: 2}, {Expected: "tool:a", Observed: "tool:b", Count: 1}}),
+	Entry("sorts by expected, then observed",
+		[]report.Scenario{routed("tool:b", "answer"), routed("tool:a", "tool:b"), routed("answer", "tool:a"), routed("tool:a", "answer")},
+		[]report.ConfusionCell{
+			{Expected: "answer", Observed: "tool:a", Count: 1},
+			{Expected: "tool:a", Observed: "answer", Count: 1},
+			{Expected: "tool:a", Observed: "tool:b", Count: 1},
+			{Expected: "tool:b", Observed: "answer", Count: 1},
+		}),
+	Entry("does not count a scenario without an ExpectedRoute",
+		[]report.Scenario{{ID: "free", Route: "tool:a"}, routed("answer", "answer")},
+		[]report.ConfusionCell{{Expected: "answer", Observed: "answer", Count: 1}}),
+	Entry("keeps a scenario that routed nothing, observed as empty",
+		[]report.Scenario{routed("tool:a", ""), routed("tool:a", "")},
+		[]report.ConfusionCell{{Expected: "tool:a", Observed: "", Count: 2}}),
+	Entry("is nil when no scenario expects a route",
+		[]report.Scenario{{ID: "free", Route: "tool:a"}}, nil),
+	Entry("is nil for no scenarios", nil, nil),
+)
+
+var _ = DescribeTable("Trimming",
+	func(scs []report.Scenario, want []report.ToolTrim) {
+		Expect(report.Trimming(scs)).To(Equal(want))
+	},
+	Entry("sums the calls of one tool across events and scenarios",
+		[]report.Scenario{
+			{Events: []trace.Event{toolEvent("cwa.rainfall", 400, 100), toolEvent("cwa.rainfall", 200, 50)}},
+			{Events: []trace.Event{toolEvent("cwa.rainfall", 400, 100)}},
+		},
+		[]report.ToolTrim{{Tool: "cwa.rainfall", Calls: 3, RawTokens: 1000, ContextTokens: 250, Reduction: 0.75}}),
+	Entry("gives reduction 0 when raw is 0",
+		[]report.Scenario{{Events: []trace.Event{toolEvent("cwa.forecast", 0, 39)}}},
+		[]report.ToolTrim{{Tool: "cwa.forecast", Calls: 1, ContextTokens: 39, Reduction: 0}}),
+	Entry("sorts by tool name",
+		[]report.Scenario{
+			{Events: []trace.Event{toolEvent("c", 100, 50), toolEvent("a", 100, 25)}},
+			{Events: []trace.Event{toolEvent("b", 100, 100)}},
+		},
+		[]report.ToolTrim{
+			{Tool: "a", Calls: 1, RawTokens: 100, ContextTokens: 25, Reduction: 0.75},
+			{Tool: "b", Calls: 1, RawTokens: 100, ContextTokens: 100, Reduction: 0},
+			{Tool: "c", Calls: 1, RawTokens: 100, ContextTokens: 50, Reduction: 0.5},
+		}),
+	Entry("counts only tool events",
+		[]report.Scenario{{Events: []trace.Event{
+			{Kind: trace.KindLLM, LLM: &trace.LLMCall{Role: "router", ToolCalls: []trace.Call{{Name: "a"}}}},
+			{Kind: trace.KindHTTP, HTTP: &trace.Exchange{Method: "GET", URL: "https://example.org/a"}},
+			{Kind: trace.KindNote, Note: &trace.Note{Key: "route", Value: "tool:a"}},
+			toolEvent("a", 80, 20),
+		}}},
+		[]report.ToolTrim{{Tool: "a", Calls: 1, RawTokens: 80, ContextTokens: 20, Reduction: 0.75}}),
+	Entry("is nil without tool events",
+		[]report.Scenario{{Events: []trace.Event{{Kind: trace.KindNote, Note: &trace.Note{Key: "route", Value: "answer"}}}}}, nil),
+)
