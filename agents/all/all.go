@@ -6,12 +6,14 @@ import (
 	"sort"
 
 	"github.com/agentreplay/testbed/agents"
+	"github.com/agentreplay/testbed/agents/climate"
 	"github.com/agentreplay/testbed/agents/odbchat"
 )
 
 // Registry returns every agent system by name.
 func Registry() map[string]agents.Entry {
 	return map[string]agents.Entry{
+		climate.Name: {Info: climate.Info(), New: climate.New},
 		odbchat.Name: {Info: odbchat.Info(), New: odbchat.New},
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/agentreplay/testbed/agents/all"
@@ -67,15 +68,33 @@ func loadSuites(sel selection) ([]*scenario.Suite, error) {
 		}
 		return nil, withCode(exitInternal, err)
 	}
-	if sel.suite == "" {
-		return suites, nil
-	}
-	for _, s := range suites {
-		if s.Name == sel.suite {
-			return []*scenario.Suite{s}, nil
+	if sel.suite != "" {
+		var picked []*scenario.Suite
+		for _, s := range suites {
+			if s.Name == sel.suite {
+				picked = append(picked, s)
+			}
 		}
+		if len(picked) == 0 {
+			return nil, withCode(exitUsage, fmt.Errorf("no suite %q in %s", sel.suite, dir))
+		}
+		suites = picked
 	}
-	return nil, withCode(exitUsage, fmt.Errorf("no suite %q in %s", sel.suite, dir))
+	if sel.variant != "" && !anySuite(suites, func(s *scenario.Suite) bool {
+		return slices.ContainsFunc(s.Variants, func(v scenario.Variant) bool { return v.Name == sel.variant })
+	}) {
+		return nil, withCode(exitUsage, fmt.Errorf("no variant %q in the selected suites (see: testbed list)", sel.variant))
+	}
+	if sel.scenario != "" && !anySuite(suites, func(s *scenario.Suite) bool {
+		return slices.ContainsFunc(s.Scenarios, func(sc scenario.Scenario) bool { return sc.ID == sel.scenario })
+	}) {
+		return nil, withCode(exitUsage, fmt.Errorf("no scenario %q in the selected suites (see: testbed list)", sel.scenario))
+	}
+	return suites, nil
+}
+
+func anySuite(suites []*scenario.Suite, ok func(*scenario.Suite) bool) bool {
+	return slices.ContainsFunc(suites, ok)
 }
 
 const runDoc = `Usage: testbed run [flags]

@@ -16,7 +16,9 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/agentreplay/testbed/agents"
@@ -91,7 +93,10 @@ func Run(ctx context.Context, suites []*scenario.Suite, opts Options) (*report.R
 		}
 		rs := report.Suite{Name: s.Name, Agent: s.Agent, Tokenizer: tokenizerName(s), Baseline: s.Baseline}
 		for _, v := range s.Variants {
-			if opts.Variant != "" && v.Name != opts.Variant {
+			// A replay always runs the baseline, which thresholds and deltas
+			// compare to; a recording records only what was asked for.
+			keepBaseline := opts.Mode == cassette.ModeReplay && v.Name == s.Baseline
+			if opts.Variant != "" && v.Name != opts.Variant && !keepBaseline {
 				continue
 			}
 			rs.Variants = append(rs.Variants, report.Variant{Name: v.Name, Description: v.Description})
@@ -125,6 +130,9 @@ func Run(ctx context.Context, suites []*scenario.Suite, opts Options) (*report.R
 	var mu sync.Mutex
 	done := 0
 	for _, j := range jobs {
+		if ctx.Err() != nil {
+			break // interrupted: start nothing new, keep every other cassette as it is
+		}
 		wg.Add(1)
 		sem <- struct{}{}
 		go func(j job) {
@@ -160,11 +168,16 @@ func Run(ctx context.Context, suites []*scenario.Suite, opts Options) (*report.R
 		}
 		for vi := range rs.Variants {
 			rv := &rs.Variants[vi]
-			if ths := s.Thresholds[rv.Name]; len(ths) > 0 {
-				b := base
-				if rv.Name == s.Baseline {
-					b = nil
-				}
+			ths := s.Thresholds[rv.Name]
+			b := base
+			if rv.Name == s.Baseline {
+				b = nil
+			} else if base == nil {
+				// The baseline was not run (a filtered recording): what
+				// compares to it cannot be evaluated, so it is left out.
+				ths = slices.DeleteFunc(slices.Clone(ths), func(t scenario.Threshold) bool { return t.Baseline })
+			}
+			if len(ths) > 0 {
 				rv.Thresholds = check.Thresholds(ths, rv.Summary, b)
 			}
 		}
@@ -227,6 +240,7 @@ func runOne(ctx context.Context, j job, opts Options, counter *tokens.Counter) r
 	tr := &trace.Trace{}
 	var staleMu sync.Mutex
 	var stale error
+	var failedExchange atomic.Bool
 
 	path := CassettePath(opts.Root, j.suite.Name, j.variant.Name, j.scenario.ID)
 	copts := cassette.Options{
@@ -239,6 +253,7 @@ func runOne(ctx context.Context, j job, opts Options, counter *tokens.Counter) r
 		Observe: func(e cassette.Exchange) {
 			ev := trace.Event{Kind: trace.KindHTTP, HTTP: &trace.Exchange{Method: e.Method, URL: e.URL, Status: e.Status, Duration: e.Duration}}
 			if e.Err != nil {
+				failedExchange.Store(true)
 				ev.HTTP.Error = e.Err.Error()
 				if errors.Is(e.Err, cassette.ErrStale) {
 					staleMu.Lock()
@@ -300,7 +315,20 @@ func runOne(ctx context.Context, j job, opts Options, counter *tokens.Counter) r
 		}
 		ans, err = agent.Run(ctx, in)
 	}
-	closeErr := tp.Close()
+	timedOut := ctx.Err() != nil
+	if timedOut && err == nil {
+		err = fmt.Errorf("scenario stopped after %s: %w", opts.Timeout, ctx.Err())
+	}
+	var closeErr error
+	if rec, ok := tp.(interface{ Abort() }); ok && (err != nil || failedExchange.Load()) {
+		// A recording that did not complete never replaces the cassette.
+		rec.Abort()
+		if err == nil {
+			err = fmt.Errorf("recording aborted after a failed request; the previous cassette is kept")
+		}
+	} else {
+		closeErr = tp.Close()
+	}
 	events := tr.Events()
 	out.Events = events
 	out.Metrics = trace.Measure(events)
@@ -323,7 +351,7 @@ func runOne(ctx context.Context, j job, opts Options, counter *tokens.Counter) r
 	if r, ok := tp.(interface{ Unplayed() []string }); ok {
 		unplayed := r.Unplayed()
 		out.Unplayed = len(unplayed)
-		if len(unplayed) > 0 && stale == nil {
+		if len(unplayed) > 0 && stale == nil && !timedOut {
 			out.Checks = append(out.Checks, report.Check{Name: "cassette.unplayed", Detail: fmt.Sprintf(
 				"%d recorded interactions were not replayed (first: %s); the agent made fewer or other calls than recorded: %s",
 				len(unplayed), unplayed[0], copts.Rerecord)})

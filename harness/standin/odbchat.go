@@ -313,8 +313,3 @@ func program(q string) string {
 	return "import pandas as pd\nimport requests\n\nparams = {'lon0': 118, 'lat0': 20, 'lon1': 123.5, 'lat1': 26.5, 'start': '2025-11-05', 'end': '2025-11-05', 'append': 'sst,sst_anomaly', 'sample': 30}\n" +
 		"rows = requests.get('https://eco.odb.ntu.edu.tw/api/ghrsst', params=params, timeout=30).json()\ndf = pd.DataFrame(rows)\nprint(df[['sst', 'sst_anomaly']].mean())\n" + plot
 }
-
-// Policies returns every agent policy the stand-in knows.
-func Policies() []Policy {
-	return []Policy{odbchatRouter{}, odbchatClassifier{}, odbchatOnePass{}}
-}

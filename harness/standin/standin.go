@@ -1,5 +1,5 @@
 // Package standin is a deterministic stand-in model: a loopback server that
-// speaks the OpenAI Chat Completions wire format, answers from the request
+// speaks the OpenAI Chat Completions and embeddings wire formats, answers from the request
 // alone through per-agent policies, models latency, reports usage, and can
 // inject faults at a seeded rate.
 //
@@ -66,6 +66,11 @@ type Policy interface {
 	Accepts(r Request) bool
 	// Answer returns the assistant message.
 	Answer(r Request) (llm.Message, error)
+}
+
+// Policies returns every agent policy the stand-in knows.
+func Policies() []Policy {
+	return []Policy{odbchatRouter{}, odbchatClassifier{}, odbchatOnePass{}, climatePolicy{}}
 }
 
 // Latency is the model of how long a call takes: a fixed cost plus costs per
@@ -188,8 +193,12 @@ type wireRequest struct {
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// No Date header: recordings must not change with the wall clock.
 	w.Header()["Date"] = nil
+	if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/embeddings") {
+		s.serveEmbeddings(w, r)
+		return
+	}
 	if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/chat/completions") {
-		writeError(w, http.StatusNotFound, "the stand-in serves POST …/chat/completions only", 0)
+		writeError(w, http.StatusNotFound, "the stand-in serves POST …/chat/completions and …/embeddings only", 0)
 		return
 	}
 	body, err := io.ReadAll(r.Body)

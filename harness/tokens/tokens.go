@@ -165,7 +165,12 @@ func (c *Counter) Request(req llm.Request) trace.Parts {
 	for i, m := range req.Messages {
 		p.Overhead += perMessage
 		n := c.Count(m.Role) + c.Count(m.Content)
-		if m.Name != "" {
+		switch {
+		case m.Role == llm.RoleTool:
+			// A tool result goes on the wire with its call id; its Name is
+			// ours, not sent.
+			n += c.Count(m.ToolCallID)
+		case m.Name != "":
 			p.Overhead += perName
 			n += c.Count(m.Name)
 		}

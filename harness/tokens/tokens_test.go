@@ -129,7 +129,7 @@ var _ = Describe("Request", func() {
 		Expect(p.History).To(Equal(c.Count("user") + c.Count("SST near Japan?") +
 			c.Count("assistant") + c.Count("ghrsst_bbox_mean") + c.Count(`{"bbox":[129,30,146,46]}`) +
 			c.Count("assistant") + c.Count("About 21.4 °C.")))
-		Expect(p.ToolResults).To(Equal(c.Count("tool") + c.Count(`{"mean_sst_c":21.4,"date":"2025-11-06"}`)))
+		Expect(p.ToolResults).To(Equal(c.Count("tool") + c.Count("c1") + c.Count(`{"mean_sst_c":21.4,"date":"2025-11-06"}`)))
 		Expect(p.User).To(Equal(c.Count("user") + c.Count("現在台灣周遭海溫多少？")))
 		Expect(p.Overhead).To(Equal(3*len(full.Messages) + 3))
 		Expect(p.Total()).To(Equal(p.System + p.Tools + p.History + p.ToolResults + p.User + p.Overhead))
@@ -157,10 +157,17 @@ var _ = Describe("Request", func() {
 	)
 
 	It("adds one token of overhead for a named message", func() {
-		named := llm.Request{Messages: []llm.Message{{Role: llm.RoleTool, Name: "ghrsst_bbox_mean", Content: "21.4"}}}
+		named := llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Name: "alice", Content: "21.4"}}}
 		p := c.Request(named)
 		Expect(p.Overhead).To(Equal(3 + 1 + 3))
-		Expect(p.ToolResults).To(Equal(c.Count("tool") + c.Count("ghrsst_bbox_mean") + c.Count("21.4")))
+		Expect(p.User).To(Equal(c.Count("user") + c.Count("alice") + c.Count("21.4")))
+	})
+
+	It("counts a tool result's call id, which is sent, not its name, which is not", func() {
+		res := llm.Request{Messages: []llm.Message{{Role: llm.RoleTool, Name: "ghrsst_bbox_mean", ToolCallID: "call_7", Content: "21.4"}}}
+		p := c.Request(res)
+		Expect(p.Overhead).To(Equal(3 + 3))
+		Expect(p.ToolResults).To(Equal(c.Count("tool") + c.Count("call_7") + c.Count("21.4")))
 	})
 
 	It("counts in the Counter's own encoding", func() {

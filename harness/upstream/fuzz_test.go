@@ -14,6 +14,7 @@ import (
 func FuzzLoad(f *testing.F) {
 	f.Add("routes:\n  - path: /a\n    file: ok.json\n")
 	f.Add("routes:\n  - method: PUT\n    path: /a\n    query: {x: \"1\"}\n    file: ok.json\n    status: 418\n    latency: 1ms\n    headers: {A: b}\n")
+	f.Add("routes:\n  - path: /a\n    headers_match: {authorization: Bearer x, Host: h}\n    file: ok.json\n")
 	f.Add("routes: [1, {path: a}, {file: nope}]\nextra: 1\n")
 	f.Add("- a\n- b\n")
 	f.Add("routes:\n  - path: /a\n    file: [x\n")

@@ -2,16 +2,17 @@
 // agents call, so that recordings can be made offline.
 //
 // A system's routes live in fixtures/<system>/routes.yaml: each route maps a
-// method, a path and a subset of query parameters to a response file, a status,
-// headers and a modelled latency. Load reads and checks the file (and every
-// response file it names) once; Routes is then an http.Handler, and Start serves
-// it on a loopback port.
+// method, a path, a subset of query parameters and a subset of request headers
+// (headers_match:) to a response file, a status, headers and a modelled
+// latency. Load reads and checks the file (and every response file it names)
+// once; Routes is then an http.Handler, and Start serves it on a loopback port.
 //
 // The servers never sleep. A route's latency is reported in the LatencyHeader
 // response header, and the recorder uses it as the interaction's duration, so
-// recordings are reproducible. The package does not match request bodies or
-// headers, and it has no fallback route: a request that no route matches gets a
-// 404 that says which file to extend.
+// recordings are reproducible. The package does not match request bodies, and
+// it has no fallback route: a request that no route matches gets a 404 that
+// says which file to extend. The 404 names the header values a route wants but
+// never echoes the request's own header values, which may be credentials.
 package upstream
 
 import (
@@ -49,10 +50,14 @@ type Route struct {
 	Path   string
 	// Query lists the parameters a request must carry, each exactly once with
 	// exactly this value; other parameters are ignored.
-	Query   map[string]string
-	File    string // relative to Routes.Dir
-	Status  int    // 200 unless given
-	Latency time.Duration
+	Query map[string]string
+	// MatchHeaders (headers_match: in the file) lists the request headers a
+	// request must carry, each exactly once with exactly this value. Names are
+	// canonical (http.CanonicalHeaderKey); other headers are ignored.
+	MatchHeaders map[string]string
+	File         string // relative to Routes.Dir
+	Status       int    // 200 unless given
+	Latency      time.Duration
 	// Headers are sent with the response. Content-Type defaults to
 	// application/json for .json files and text/plain; charset=utf-8 otherwise.
 	Headers map[string]string
@@ -154,7 +159,7 @@ func (l *loader) parse(data []byte) *Routes {
 		}
 		id := r.identity()
 		if first, dup := seen[id]; dup {
-			l.addf(r.Line, "same method, path and query as the route at line %d, which always wins", first)
+			l.addf(r.Line, "same method, path, query and headers_match as the route at line %d, which always wins", first)
 			continue
 		}
 		seen[id] = r.Line
@@ -201,6 +206,8 @@ func (l *loader) route(n *yaml.Node) (r Route, ok bool) {
 			}
 		case "query":
 			r.Query = l.stringMap(k, v)
+		case "headers_match":
+			r.MatchHeaders = l.matchHeaders(k, v)
 		case "file":
 			hasFile = true
 			if s, ok := l.scalar(k, v); ok {
@@ -240,12 +247,12 @@ func (l *loader) route(n *yaml.Node) (r Route, ok bool) {
 		case "headers":
 			r.Headers = l.stringMap(k, v)
 			for name := range r.Headers {
-				if name == "" || strings.ContainsAny(name, " :\t\r\n") {
+				if !validHeaderName(name) {
 					l.addf(v.Line, "header name %q is not valid", name)
 				}
 			}
 		default:
-			l.addf(k.Line, "unknown key %q (want method, path, query, file, status, latency, headers)", k.Value)
+			l.addf(k.Line, "unknown key %q (want method, path, query, headers_match, file, status, latency, headers)", k.Value)
 		}
 	}
 	if !hasPath {
@@ -264,6 +271,41 @@ func (l *loader) scalar(k, v *yaml.Node) (string, bool) {
 		return "", false
 	}
 	return v.Value, true
+}
+
+// matchHeaders decodes headers_match: into canonical header names.
+func (l *loader) matchHeaders(k, v *yaml.Node) map[string]string {
+	if v.Kind != yaml.MappingNode {
+		l.addf(v.Line, "%s must be a mapping of header names to values", k.Value)
+		return nil
+	}
+	m := make(map[string]string, len(v.Content)/2)
+	for i := 0; i+1 < len(v.Content); i += 2 {
+		name, val := v.Content[i], v.Content[i+1]
+		s, ok := l.scalar(name, val)
+		if !ok {
+			continue
+		}
+		canon := http.CanonicalHeaderKey(name.Value)
+		switch {
+		case !validHeaderName(name.Value):
+			l.addf(name.Line, "header name %q is not valid", name.Value)
+		case canon == "Host":
+			// Go moves Host out of Request.Header, so such a route could never match.
+			l.addf(name.Line, "%s cannot test Host; give the route a path instead", k.Value)
+		case strings.ContainsAny(s, "\r\n"):
+			l.addf(val.Line, "header %s: value must be on one line", canon)
+		}
+		if _, dup := m[canon]; dup {
+			l.addf(name.Line, "%s lists %s twice", k.Value, canon)
+		}
+		m[canon] = s
+	}
+	return m
+}
+
+func validHeaderName(name string) bool {
+	return name != "" && !strings.ContainsAny(name, " :\t\r\n")
 }
 
 func (l *loader) stringMap(k, v *yaml.Node) map[string]string {
@@ -288,8 +330,11 @@ func (l *loader) stringMap(k, v *yaml.Node) map[string]string {
 
 // identity is the part of a route that matching looks at.
 func (r *Route) identity() string {
-	return r.Method + " " + r.Path + "?" + encodeQuery(r.Query)
+	return r.Method + " " + r.Path + "?" + encodeQuery(r.Query) + "#" + encodeQuery(r.MatchHeaders)
 }
+
+// conditions counts what a request must carry beyond method and path.
+func (r *Route) conditions() int { return len(r.Query) + len(r.MatchHeaders) }
 
 func encodeQuery(q map[string]string) string {
 	v := url.Values{}
@@ -324,28 +369,30 @@ func yamlErrorText(err error) string {
 	return s
 }
 
-// Match returns the route that answers a request with this method and URL:
-// method and path equal and every listed query parameter present once with
-// the listed value; among several, the one listing the most parameters, and
-// among those the first in the file.
-func (rs *Routes) Match(method string, u *url.URL) (*Route, bool) {
-	q := u.Query()
+// Match returns the route that answers req: method and path equal, every
+// listed query parameter present once with the listed value and every header
+// of MatchHeaders present once with the listed value; among several, the one
+// with the most such conditions, and among those the first in the file.
+func (rs *Routes) Match(req *http.Request) (*Route, bool) {
+	q := req.URL.Query()
 	var best *Route
 	for i := range rs.Routes {
 		r := &rs.Routes[i]
-		if r.Method != method || r.Path != u.Path || len(r.mismatches(q)) > 0 {
+		if r.Method != req.Method || r.Path != req.URL.Path || len(r.mismatches(q, req.Header)) > 0 {
 			continue
 		}
-		if best == nil || len(r.Query) > len(best.Query) {
+		if best == nil || r.conditions() > best.conditions() {
 			best = r
 		}
 	}
 	return best, best != nil
 }
 
-// mismatches names the listed query parameters that q does not satisfy.
-func (r *Route) mismatches(q url.Values) []string {
-	var out []string
+// mismatches names the listed query parameters that q does not satisfy, then
+// the listed headers that h does not. A header's received value is not shown:
+// it may be a credential, and the text ends up in recordings.
+func (r *Route) mismatches(q url.Values, h http.Header) []string {
+	var out, hdr []string
 	for k, want := range r.Query {
 		got, ok := q[k]
 		switch {
@@ -355,8 +402,20 @@ func (r *Route) mismatches(q url.Values) []string {
 			out = append(out, fmt.Sprintf("%s=%s (got %s)", k, want, strings.Join(got, ",")))
 		}
 	}
+	for k, want := range r.MatchHeaders {
+		got := h.Values(k)
+		switch {
+		case len(got) == 0:
+			hdr = append(hdr, fmt.Sprintf("header %s: %s (missing)", k, want))
+		case len(got) > 1:
+			hdr = append(hdr, fmt.Sprintf("header %s: %s (got %d values)", k, want, len(got)))
+		case got[0] != want:
+			hdr = append(hdr, fmt.Sprintf("header %s: %s (got another value)", k, want))
+		}
+	}
 	sort.Strings(out)
-	return out
+	sort.Strings(hdr)
+	return append(out, hdr...)
 }
 
 // ServeHTTP answers r from the matching route, or with a 404 whose text names
@@ -364,7 +423,7 @@ func (r *Route) mismatches(q url.Values) []string {
 func (rs *Routes) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// No Date header: recordings must not change with the wall clock.
 	w.Header()["Date"] = nil
-	route, ok := rs.Match(r.Method, r.URL)
+	route, ok := rs.Match(r)
 	if !ok {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.WriteHeader(http.StatusNotFound)
@@ -400,7 +459,7 @@ func (rs *Routes) missText(r *http.Request) string {
 		if rt.Method != r.Method || rt.Path != r.URL.Path {
 			continue
 		}
-		miss := rt.mismatches(q)
+		miss := rt.mismatches(q, r.Header)
 		switch {
 		case fewest < 0 || len(miss) < fewest:
 			fewest, near = len(miss), nil

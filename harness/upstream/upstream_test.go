@@ -45,6 +45,18 @@ func get(h http.Handler, target string) *httptest.ResponseRecorder {
 	return rec
 }
 
+// getWith is get with request headers, given as name, value pairs; a name
+// given twice is sent twice.
+func getWith(h http.Handler, target string, headers ...string) *httptest.ResponseRecorder {
+	req := httptest.NewRequest(http.MethodGet, target, nil)
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Add(headers[i], headers[i+1])
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return rec
+}
+
 var _ = Describe("Load", func() {
 	It("reads routes, their files and the defaults", func() {
 		rs, p := mustLoad(`routes:
@@ -107,12 +119,66 @@ routes:
 			p + `:8: latency "fast": want a Go duration such as 140ms`,
 			p + `:9: method "get": want one of GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS (upper case)`,
 			p + `:10: path "api/b?x=1" must start with /`,
-			p + `:12: unknown key "colour" (want method, path, query, file, status, latency, headers)`,
+			p + `:12: unknown key "colour" (want method, path, query, headers_match, file, status, latency, headers)`,
 			p + `:13: route has no path:`,
 			p + `:14: latency "-1s" must not be negative`,
 			p + `:15: a must be a single value`,
-			p + `:16: same method, path and query as the route at line 3, which always wins`,
+			p + `:16: same method, path, query and headers_match as the route at line 3, which always wins`,
 			p + `:18: a route must be a mapping with at least path: and file:`,
+		}))
+	})
+
+	It("reads headers_match with canonical header names", func() {
+		rs, _ := mustLoad(`routes:
+  - path: /api/v1/inventory/x
+    headers_match: {authorization: "Bearer tok-a", X-SERVICE-NAME: climate-advisor}
+    file: ok.json
+  - path: /api/v1/inventory/x
+    file: ok.json
+`, map[string]string{"ok.json": "{}"})
+
+		Expect(rs.Routes).To(HaveLen(2))
+		Expect(rs.Routes[0].MatchHeaders).To(Equal(map[string]string{
+			"Authorization": "Bearer tok-a", "X-Service-Name": "climate-advisor"}))
+		Expect(rs.Routes[0].Headers).To(BeNil())
+		Expect(rs.Routes[1].MatchHeaders).To(BeNil())
+	})
+
+	It("reports every problem in headers_match with its line", func() {
+		p := writeRoutes(`routes:
+  - path: /a
+    headers_match: Authorization
+    file: ok.json
+  - path: /b
+    headers_match:
+      Bad Name: x
+      host: example.org
+      Authorization: [a, b]
+      X-Two: "a\nb"
+      x-dup: one
+      X-Dup: two
+    file: ok.json
+  - path: /c
+    headers_match: {Authorization: Bearer a}
+    file: ok.json
+  - path: /c
+    headers_match: {Authorization: Bearer b}
+    file: ok.json
+  - path: /c
+    headers_match: {authorization: Bearer a}
+    file: ok.json
+`, map[string]string{"ok.json": "{}"})
+
+		_, err := upstream.Load(p)
+		Expect(errors.Is(err, upstream.ErrInvalid)).To(BeTrue())
+		Expect(strings.Split(err.Error(), "\n")).To(Equal([]string{
+			p + `:3: headers_match must be a mapping of header names to values`,
+			p + `:7: header name "Bad Name" is not valid`,
+			p + `:8: headers_match cannot test Host; give the route a path instead`,
+			p + `:9: Authorization must be a single value`,
+			p + `:10: header X-Two: value must be on one line`,
+			p + `:12: headers_match lists X-Dup twice`,
+			p + `:20: same method, path, query and headers_match as the route at line 14, which always wins`,
 		}))
 	})
 
@@ -257,4 +323,107 @@ var _ = Describe("Start", func() {
 		_, err = net.DialTimeout("tcp", u.Host, time.Second)
 		Expect(err).To(HaveOccurred())
 	})
+})
+
+var _ = Describe("Routes with header conditions", func() {
+	var rs *upstream.Routes
+	var path string
+
+	BeforeEach(func() {
+		rs, path = mustLoad(`routes:
+  - path: /inv
+    file: plain.json
+  - path: /inv
+    headers_match: {Authorization: Bearer tok-new}
+    file: new.json
+  - path: /inv
+    headers_match: {authorization: Bearer tok-old}
+    file: expired.json
+    status: 401
+  - path: /inv
+    query: {v: "2"}
+    file: v2.json
+  - path: /inv
+    headers_match: {X-Trace: "on"}
+    file: trace.json
+  - path: /inv
+    query: {v: "2"}
+    headers_match: {X-Trace: full}
+    file: v2-full.json
+  - path: /only
+    headers_match: {Authorization: Bearer tok-new, X-Service-Name: climate-advisor}
+    file: only.json
+  - path: /mixed
+    query: {v: "1"}
+    headers_match: {X-Trace: "on"}
+    file: mixed.json
+`, map[string]string{
+			"plain.json": "plain", "new.json": "new", "expired.json": "expired", "v2.json": "v2",
+			"trace.json": "trace", "v2-full.json": "v2-full", "only.json": "only", "mixed.json": "mixed",
+		})
+	})
+
+	DescribeTable("picks the route with the most matching conditions, query and headers together, then the first",
+		func(target string, status int, want string, headers ...string) {
+			rec := getWith(rs, target, headers...)
+			Expect(rec.Code).To(Equal(status))
+			Expect(rec.Body.String()).To(Equal(want))
+		},
+		Entry("without the header", "/inv", 200, "plain"),
+		Entry("with an unlisted header", "/inv", 200, "plain", "X-Other", "1"),
+		Entry("with the header", "/inv", 200, "new", "Authorization", "Bearer tok-new"),
+		Entry("with the other value of the header", "/inv", 401, "expired", "Authorization", "Bearer tok-old"),
+		Entry("header values are exact strings", "/inv", 200, "plain", "Authorization", "bearer tok-new"),
+		Entry("a repeated header does not match", "/inv", 200, "plain",
+			"Authorization", "Bearer tok-new", "Authorization", "Bearer tok-new"),
+		Entry("a header and a parameter tie: the first in the file", "/inv?v=2", 200, "v2", "X-Trace", "on"),
+		Entry("the header of the tie alone", "/inv", 200, "trace", "X-Trace", "on"),
+		Entry("a header and a parameter beat either", "/inv?v=2", 200, "v2-full", "X-Trace", "full"),
+		Entry("all listed headers", "/only", 200, "only",
+			"X-Service-Name", "climate-advisor", "Authorization", "Bearer tok-new"),
+	)
+
+	It("matches headers the client sent in any case, over the wire", func() {
+		srv, err := upstream.Start(rs)
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(srv.Close)
+		req, err := http.NewRequest(http.MethodGet, srv.URL()+"/inv", nil)
+		Expect(err).NotTo(HaveOccurred())
+		req.Header["authorization"] = []string{"Bearer tok-old"} // not canonical, as some clients send it
+		resp, err := http.DefaultClient.Do(req)
+		Expect(err).NotTo(HaveOccurred())
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		Expect(err).NotTo(HaveOccurred())
+		Expect(resp.StatusCode).To(Equal(http.StatusUnauthorized))
+		Expect(string(body)).To(Equal("expired"))
+	})
+
+	DescribeTable("answers a header mismatch with a 404 naming the wanted headers but not the received values",
+		func(target string, want string, headers ...string) {
+			rec := getWith(rs, target, headers...)
+			Expect(rec.Code).To(Equal(http.StatusNotFound))
+			Expect(rec.Body.String()).To(Equal(strings.ReplaceAll(want, "ROUTES", path)))
+			Expect(rec.Body.String()).NotTo(ContainSubstring("tok-secret"))
+		},
+		Entry("missing headers", "/only", "GET /only: no route in ROUTES matches; add one\n"+
+			"nearest routes for this method and path:\n"+
+			"  ROUTES:21 wants header Authorization: Bearer tok-new (missing), header X-Service-Name: climate-advisor (missing)\n"),
+		Entry("another value", "/only", "GET /only: no route in ROUTES matches; add one\n"+
+			"nearest routes for this method and path:\n"+
+			"  ROUTES:21 wants header Authorization: Bearer tok-new (got another value)\n",
+			"Authorization", "Bearer tok-secret", "X-Service-Name", "climate-advisor"),
+		Entry("every listed header is needed", "/only", "GET /only: no route in ROUTES matches; add one\n"+
+			"nearest routes for this method and path:\n"+
+			"  ROUTES:21 wants header X-Service-Name: climate-advisor (missing)\n",
+			"Authorization", "Bearer tok-new"),
+		Entry("a repeated header", "/only", "GET /only: no route in ROUTES matches; add one\n"+
+			"nearest routes for this method and path:\n"+
+			"  ROUTES:21 wants header Authorization: Bearer tok-new (got 2 values)\n",
+			"Authorization", "Bearer tok-new", "Authorization", "Bearer tok-secret", "X-Service-Name", "climate-advisor"),
+		Entry("parameters first, then headers", "/mixed?v=3", "GET /mixed?v=3: no route in ROUTES matches; add one\n"+
+			"nearest routes for this method and path:\n"+
+			"  ROUTES:24 wants v=1 (got 3), header X-Trace: on (missing)\n",
+			"Authorization", "Bearer tok-secret"),
+	)
 })

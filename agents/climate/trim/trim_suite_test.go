@@ -1,0 +1,16 @@
+package trim_test
+
+import (
+	"flag"
+	"testing"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+)
+
+var update = flag.Bool("update", false, "rewrite the output sections of the golden files under testdata from the current output")
+
+func TestTrim(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "Trim Suite")
+}

@@ -1,0 +1,185 @@
+package main
+
+import (
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"gopkg.in/yaml.v3"
+
+	"github.com/agentreplay/testbed/harness/cassette"
+	"github.com/agentreplay/testbed/harness/standin"
+)
+
+// recordedFile is the part of a cassette these specs read, parsed
+// independently of package cassette.
+type recordedFile struct {
+	Interactions []struct {
+		Request struct {
+			URL     string              `yaml:"url"`
+			Headers map[string][]string `yaml:"headers"`
+		} `yaml:"request"`
+	} `yaml:"interactions"`
+	Provenance cassette.Provenance `yaml:"provenance"`
+}
+
+func parseCassette(name string, data []byte) recordedFile {
+	GinkgoHelper()
+	var f recordedFile
+	Expect(yaml.Unmarshal(data, &f)).To(Succeed(), name)
+	return f
+}
+
+// authorizations returns every value of every Authorization header in files.
+func authorizations(files map[string][]byte) []string {
+	GinkgoHelper()
+	var out []string
+	for name, data := range files {
+		for _, in := range parseCassette(name, data).Interactions {
+			for k, vs := range in.Request.Headers {
+				if strings.EqualFold(k, "Authorization") {
+					out = append(out, vs...)
+				}
+			}
+		}
+	}
+	return out
+}
+
+var _ = Describe("testbed record", func() {
+	var root string
+
+	BeforeEach(func() {
+		root = project()
+	})
+
+	It("re-records against the stand-ins, byte for byte, what replays", func() {
+		committed := yamlFiles(filepath.Join(root, "cassettes", "odbchat", "single-pass"))
+		Expect(committed).To(HaveLen(30))
+		baseline := yamlFiles(filepath.Join(root, "cassettes", "odbchat", "legacy"))
+		Expect(os.RemoveAll(filepath.Join(root, "cassettes", "odbchat", "single-pass"))).To(Succeed())
+
+		r := testbed("record", "--root", root, "--suite", "odbchat", "--variant", "single-pass")
+
+		Expect(r.code).To(Equal(exitOK), r.String())
+		Expect(r.stdout).To(ContainSubstring("(stand-in gemma3:4b)"))
+		Expect(r.stderr).To(ContainSubstring("recorded 30 cassettes under " + root + "/cassettes"))
+		Expect(yamlFiles(filepath.Join(root, "cassettes", "odbchat", "legacy"))).To(Equal(baseline), "a filtered recording leaves other variants alone")
+		rerecorded := yamlFiles(filepath.Join(root, "cassettes", "odbchat", "single-pass"))
+		Expect(rerecorded).To(HaveLen(30))
+		for name, data := range committed {
+			Expect(rerecorded).To(HaveKey(name))
+			Expect(string(rerecorded[name])).To(Equal(string(data)), name)
+		}
+
+		By("replaying what it recorded, beside the baseline it is compared to")
+		again := testbed("run", "--root", root, "--suite", "odbchat", "--variant", "single-pass")
+		Expect(again.code).To(Equal(exitOK), again.String())
+		Expect(again.stdout).To(ContainSubstring("PASS: all 60 scenarios"))
+	})
+
+	It("records one scenario and leaves the others alone", func() {
+		other := mustRead(cassettePath(root, "legacy", "ac2-hualien-point"))
+		target := cassettePath(root, "legacy", "ac1-taiwan-sst")
+		before := mustRead(target)
+		Expect(os.WriteFile(target, []byte("not a cassette"), 0o644)).To(Succeed())
+
+		r := testbed("record", "--root", root, "--variant", "legacy", "--scenario", "ac1-taiwan-sst")
+
+		Expect(r.code).To(Equal(exitOK), r.String())
+		Expect(r.stderr).To(ContainSubstring("recorded 1 cassettes"))
+		Expect(mustRead(target)).To(Equal(before))
+		Expect(mustRead(cassettePath(root, "legacy", "ac2-hualien-point"))).To(Equal(other))
+	})
+
+	It("writes nothing with --live", func() {
+		Expect(os.RemoveAll(filepath.Join(root, "cassettes"))).To(Succeed())
+
+		r := testbed("record", "--root", root, "--live", "--variant", "single-pass", "--scenario", "ac1-taiwan-sst")
+
+		Expect(r.code).To(Equal(exitOK), r.String())
+		Expect(r.stdout).To(ContainSubstring("mode live"))
+		Expect(r.stderr).NotTo(ContainSubstring("recorded"))
+		Expect(filepath.Join(root, "cassettes")).NotTo(BeAnExistingFile())
+	})
+
+	Describe("secrets", func() {
+		const key = "sk-testsecret0123456789abcd"
+
+		BeforeEach(func() {
+			for _, v := range cassette.KeyVariables() {
+				GinkgoT().Setenv(v, "")
+			}
+			GinkgoT().Setenv("OPENAI_API_KEY", key)
+		})
+
+		It("records against the stand-ins with a key in the environment and writes it nowhere", func() {
+			Expect(os.RemoveAll(filepath.Join(root, "cassettes"))).To(Succeed())
+
+			r := testbed("record", "--root", root, "--suite", "odbchat")
+
+			Expect(r.code).To(Equal(exitOK), r.String())
+			files := yamlFiles(filepath.Join(root, "cassettes"))
+			Expect(files).To(HaveLen(60))
+			for name, data := range files {
+				Expect(string(data)).NotTo(ContainSubstring(key), name)
+			}
+			auth := authorizations(files)
+			Expect(auth).NotTo(BeEmpty(), "every model call carries an Authorization header")
+			Expect(auth).To(HaveEach(Equal(cassette.Redacted)))
+
+			check := testbed("cassettes", "check", "--dir", filepath.Join(root, "cassettes"))
+			Expect(check.code).To(Equal(exitOK), check.String())
+		})
+
+		// The README's "OPENAI_API_KEY=… testbed record --provider openai
+		// --model …" records a real model against the fixture upstreams. The
+		// "real" provider here is a stand-in on a loopback base URL, so the
+		// spec stays offline while the key is really sent.
+		It("records a real provider against the fixture upstreams, with its key redacted", func() {
+			srv, err := standin.New(standin.Options{Policies: standin.Policies()})
+			Expect(err).NotTo(HaveOccurred())
+			Expect(srv.Start()).To(Succeed())
+			DeferCleanup(srv.Close)
+			Expect(os.RemoveAll(filepath.Join(root, "cassettes"))).To(Succeed())
+
+			r := testbed("record", "--root", root, "--variant", "single-pass", "--scenario", "ac1-taiwan-sst",
+				"--provider", "openai", "--model", "gemma3:4b", "--base-url", srv.URL()+"/v1")
+
+			Expect(r.code).To(Equal(exitOK), r.String())
+			files := yamlFiles(filepath.Join(root, "cassettes"))
+			Expect(files).To(HaveLen(1))
+			for name, data := range files {
+				Expect(string(data)).NotTo(ContainSubstring(key), name)
+				f := parseCassette(name, data)
+				Expect(f.Provenance.StandIn).To(BeFalse())
+				Expect(f.Provenance.Provider).To(Equal("openai"))
+				Expect(f.Provenance.Upstream).To(Equal("fixtures"))
+				hosts := map[string]bool{}
+				for _, in := range f.Interactions {
+					u, err := url.Parse(in.Request.URL)
+					Expect(err).NotTo(HaveOccurred())
+					hosts[u.Host] = true
+				}
+				Expect(hosts).To(HaveKey("eco.odb.ntu.edu.tw"))
+			}
+			Expect(authorizations(files)).To(ConsistOf(cassette.Redacted))
+		})
+
+		DescribeTable("refuses a real provider it cannot use",
+			func(env string, args []string, want string) {
+				GinkgoT().Setenv("OPENAI_API_KEY", env)
+				r := testbed(append([]string{"record", "--root", root}, args...)...)
+				Expect(r.code).To(Equal(exitUsage), r.String())
+				Expect(r.stderr).To(ContainSubstring(want))
+				Expect(filepath.Join(root, "cassettes", "odbchat", "single-pass", "ac1-taiwan-sst.yaml")).To(BeAnExistingFile())
+			},
+			Entry("without a key", "", []string{"--provider", "openai", "--model", "gpt-4.1-mini"}, "--provider openai needs a key in OPENAI_API_KEY"),
+			Entry("without a model", key, []string{"--provider", "openai"}, "--provider openai needs --model"),
+			Entry("an unknown provider", key, []string{"--provider", "anthropic", "--model", "m"}, `--provider "anthropic": want openai or gemini`),
+		)
+	})
+})

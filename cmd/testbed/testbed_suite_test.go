@@ -1,0 +1,109 @@
+// The CLI's specs are in package main, not main_test: they call the
+// unexported run(ctx, args, stdout, stderr) in-process, which is how the
+// style guide asks for main to be tested (and the one accepted exception to
+// specs in package <pkg>_test).
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+)
+
+func TestTestbed(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "testbed CLI Suite")
+}
+
+// repoRoot is the project folder, relative to this package.
+const repoRoot = "../.."
+
+// project copies what the odbchat suite needs (its suite file, prompts,
+// cassettes and fixtures) from the repository into a fresh temporary folder
+// and returns it, so that a spec may change anything there and pass it as
+// --root without touching the shared tree.
+func project() string {
+	GinkgoHelper()
+	root := GinkgoT().TempDir()
+	for _, dir := range []string{"cassettes/odbchat", "fixtures/odbchat", "scenarios/prompts"} {
+		src := filepath.Join(repoRoot, dir)
+		if _, err := os.Stat(src); os.IsNotExist(err) {
+			continue
+		}
+		Expect(os.CopyFS(filepath.Join(root, dir), os.DirFS(src))).To(Succeed())
+	}
+	data, err := os.ReadFile(filepath.Join(repoRoot, "scenarios", "odbchat.yaml"))
+	Expect(err).NotTo(HaveOccurred())
+	Expect(os.MkdirAll(filepath.Join(root, "scenarios"), 0o755)).To(Succeed())
+	Expect(os.WriteFile(filepath.Join(root, "scenarios", "odbchat.yaml"), data, 0o644)).To(Succeed())
+	return root
+}
+
+// result is what one testbed invocation did.
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+// String is for failure messages.
+func (r result) String() string {
+	return fmt.Sprintf("exit %d\n--- stdout\n%s\n--- stderr\n%s", r.code, r.stdout, r.stderr)
+}
+
+// testbed runs the CLI in-process with args.
+func testbed(args ...string) result {
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), args, &stdout, &stderr)
+	return result{code: code, stdout: stdout.String(), stderr: stderr.String()}
+}
+
+// cassettePath is the cassette of one scenario under root.
+func cassettePath(root, variant, id string) string {
+	return filepath.Join(root, "cassettes", "odbchat", variant, id+".yaml")
+}
+
+// replace replaces old with new in the file at path; old must occur exactly
+// n times (all replaced) or, with n < 0, at least once (the first replaced).
+func replace(path, old, new string, n int) {
+	GinkgoHelper()
+	data, err := os.ReadFile(path)
+	Expect(err).NotTo(HaveOccurred())
+	s := string(data)
+	if n < 0 {
+		Expect(s).To(ContainSubstring(old), path)
+		s = strings.Replace(s, old, new, 1)
+	} else {
+		Expect(strings.Count(s, old)).To(Equal(n), "%q in %s", old, path)
+		s = strings.ReplaceAll(s, old, new)
+	}
+	Expect(os.WriteFile(path, []byte(s), 0o644)).To(Succeed())
+}
+
+// yamlFiles returns the .yaml files under dir, by path relative to dir, with
+// their bytes; any other file found there fails the spec.
+func yamlFiles(dir string) map[string][]byte {
+	GinkgoHelper()
+	out := map[string][]byte{}
+	Expect(filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(dir, path)
+		if err != nil {
+			return err
+		}
+		Expect(rel).To(HaveSuffix(".yaml"), "stray file")
+		Expect(filepath.Base(rel)).NotTo(HavePrefix("."), "stray file")
+		data, err := os.ReadFile(path)
+		out[rel] = data
+		return err
+	})).To(Succeed())
+	return out
+}

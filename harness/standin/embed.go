@@ -1,0 +1,128 @@
+package standin
+
+import (
+	"encoding/json"
+	"hash/fnv"
+	"io"
+	"math"
+	"net/http"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/agentreplay/testbed/harness/cassette"
+)
+
+// Embeddings. A vector has one dimension per climate concept (the count of
+// the concept's keywords in the text, weight 1) and, in the remaining
+// dimensions, the text's other words hashed (weight 0.2), normalized to unit
+// length. Texts about the same concepts score high cosine similarity; texts
+// that share only common words score low. It is a bag-of-concepts stand-in
+// for an embedding model, deterministic and explainable.
+
+// concepts are the keyword groups of the first dimensions.
+func concepts() [][]string {
+	return [][]string{
+		{"gpc", "basic+", "basic plus", "basic ", "global protocol for community"},
+		{"scope 1", "scope 2", "scope 3", "scopes", "scope"},
+		{"global warming potential", "gwp", "ar5", "ar6", "assessment report"},
+		{"methane", "ch4", "nitrous oxide", "n2o", "carbon dioxide"},
+		{"grid", "electricity", "emission factor", "location-based", "market-based"},
+		{"waste", "landfill", "first order decay", "wastewater", "incineration"},
+		{"transport", "vehicle", "vkt", "fuel sales", "road"},
+		{"notation key", "not estimated", "included elsewhere", "not occurring", "confidential"},
+		{"uncertainty", "data quality", "quality"},
+		{"inventory", "inventories"},
+	}
+}
+
+var wordRe = regexp.MustCompile(`[\p{L}\p{N}+]+`)
+
+func stopword(w string) bool {
+	switch w {
+	case "the", "a", "an", "and", "or", "of", "to", "in", "is", "are", "for", "on", "by", "with", "as", "at",
+		"be", "it", "this", "that", "what", "how", "which", "from", "its", "their", "can", "do", "does":
+		return true
+	}
+	return false
+}
+
+// embed returns the stand-in vector of text in dims dimensions.
+func embed(text string, dims int) []float64 {
+	cs := concepts()
+	if dims < len(cs)+8 {
+		dims = len(cs) + 8
+	}
+	v := make([]float64, dims)
+	lower := " " + strings.ToLower(text) + " "
+	for i, words := range cs {
+		for _, w := range words {
+			v[i] += float64(strings.Count(lower, w))
+		}
+	}
+	for _, w := range wordRe.FindAllString(lower, -1) {
+		if stopword(w) || len(w) < 3 {
+			continue
+		}
+		h := fnv.New32a()
+		h.Write([]byte(w))
+		v[len(cs)+int(h.Sum32()%uint32(dims-len(cs)))] += 0.2
+	}
+	var norm float64
+	for _, x := range v {
+		norm += x * x
+	}
+	if norm == 0 {
+		v[dims-1], norm = 1, 1
+	}
+	norm = math.Sqrt(norm)
+	for i := range v {
+		v[i] = math.Round(v[i]/norm*1e6) / 1e6
+	}
+	return v
+}
+
+// serveEmbeddings answers POST …/embeddings in the OpenAI wire format.
+func (s *Server) serveEmbeddings(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error(), 0)
+		return
+	}
+	var req struct {
+		Model      string          `json:"model"`
+		Input      json.RawMessage `json:"input"`
+		Dimensions int             `json:"dimensions"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
+		writeError(w, http.StatusBadRequest, "request is not JSON: "+err.Error(), 0)
+		return
+	}
+	var texts []string
+	if err := json.Unmarshal(req.Input, &texts); err != nil {
+		var one string
+		if err := json.Unmarshal(req.Input, &one); err != nil {
+			writeError(w, http.StatusBadRequest, "input must be a string or a list of strings", 0)
+			return
+		}
+		texts = []string{one}
+	}
+	dims := req.Dimensions
+	if dims <= 0 {
+		dims = 64
+	}
+	var data []map[string]any
+	tokens := 0
+	for i, t := range texts {
+		tokens += s.counter.Count(t)
+		data = append(data, map[string]any{"object": "embedding", "index": i, "embedding": embed(t, dims)})
+	}
+	// Embedding is cheaper than generation: a quarter of the fixed and
+	// per-input-token costs, no output tokens.
+	lat := s.opts.Latency.Fixed/4 + s.opts.Latency.PerInputToken*time.Duration(tokens)/4
+	w.Header().Set(cassette.LatencyHeader, lat.String())
+	writeJSON(w, http.StatusOK, map[string]any{
+		"object": "list", "model": req.Model, "data": data,
+		"usage": map[string]any{"prompt_tokens": tokens, "total_tokens": tokens},
+	})
+}
