@@ -24,6 +24,24 @@ type Agent interface {
 // Input is what a user says over one conversation.
 type Input struct {
 	Turns []string
+	// Attachments are files the user sends with the first turn.
+	Attachments []Attachment
+}
+
+// Attachment is a file a user sends.
+type Attachment struct {
+	Name        string
+	MIME        string
+	Description string
+	Data        []byte
+}
+
+// Artifact is an output an agent produces besides its text, such as a chart
+// specification; agents report it with Tracer.Note(NoteArtifact, artifact).
+type Artifact struct {
+	Kind  string          `json:"kind"` // e.g. "vega-lite"
+	Title string          `json:"title,omitempty"`
+	Spec  json.RawMessage `json:"spec"`
 }
 
 // Answer holds one Reply per user turn, in order.
@@ -77,6 +95,8 @@ const (
 	// answering; Run notes it before each turn so that the harness can
 	// attribute what follows to that turn.
 	NoteTurn = "turn"
+	// NoteArtifact carries an Artifact.
+	NoteArtifact = "artifact"
 )
 
 // Constructor builds an agent.

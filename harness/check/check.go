@@ -38,6 +38,12 @@ func Turn(turn int, exp scenario.Expect, reply agents.Reply, events []trace.Even
 	if exp.Tools != nil {
 		add("tools", checkTools(exp.Tools, toolNames(events)))
 	}
+	if len(exp.MustCall) > 0 {
+		add("must_call", checkMustCall(exp.MustCall, toolNames(events)))
+	}
+	if exp.Chart != nil {
+		add("chart", checkChart(exp.Chart, events))
+	}
 	if len(exp.Args) > 0 {
 		add("args", checkArgs(exp.Args, exp.Tolerance, events))
 	}

@@ -226,8 +226,17 @@ func outcomeSection(order []*Variant) section {
 		sec.table.rows = append(sec.table.rows, []string{
 			v.Name, strconv.Itoa(s.Scenarios),
 			fmt.Sprintf("%d/%d %s", s.Passed, s.Scenarios, percent(s.PassRate)),
-			routing, reduction,
+			routing, reduction, strconv.Itoa(s.Artifacts),
 		})
+	}
+	// The artifacts column only for suites whose agents produce any.
+	if !slices.ContainsFunc(order, func(v *Variant) bool { return v.Summary.Artifacts > 0 }) {
+		for i := range sec.table.rows {
+			sec.table.rows[i] = sec.table.rows[i][:5]
+		}
+	} else {
+		sec.table.header = append(sec.table.header, "artifacts")
+		sec.table.right = append(sec.table.right, true)
 	}
 	return sec
 }

@@ -107,6 +107,8 @@ type Summary struct {
 	LatencyP50       float64 `json:"latency_p50_ms"`
 	LatencyP95       float64 `json:"latency_p95_ms"`
 	LatencyP99       float64 `json:"latency_p99_ms"`
+	// Artifacts counts the outputs the agent produced besides text (charts).
+	Artifacts int `json:"artifacts,omitempty"`
 }
 
 // Threshold is one suite threshold's outcome for a variant.

@@ -50,6 +50,11 @@ func Summarize(scs []Scenario) Summary {
 		raw += float64(m.RawTokens)
 		ctx += float64(m.ContextTokens)
 		lat = append(lat, float64(m.Latency.Microseconds())/1000)
+		for _, e := range sc.Events {
+			if e.Kind == trace.KindNote && e.Note.Key == "artifact" {
+				s.Artifacts++
+			}
+		}
 	}
 	n := float64(len(scs))
 	s.PassRate = float64(s.Passed) / n

@@ -12,11 +12,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"mime"
 	"net/http"
 	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -313,7 +315,10 @@ func runOne(ctx context.Context, j job, opts Options, counter *tokens.Counter) r
 		for _, t := range j.scenario.Turns {
 			in.Turns = append(in.Turns, t.Input)
 		}
-		ans, err = agent.Run(ctx, in)
+		in.Attachments, err = loadAttachments(filepath.Join(opts.Root, "fixtures", j.suite.Agent), j.scenario.Attachments)
+		if err == nil {
+			ans, err = agent.Run(ctx, in)
+		}
 	}
 	timedOut := ctx.Err() != nil
 	if timedOut && err == nil {
@@ -384,4 +389,37 @@ func dirFS(dir string) fs.FS {
 		return nil
 	}
 	return os.DirFS(dir)
+}
+
+// loadAttachments reads a scenario's attachment files from dir.
+func loadAttachments(dir string, refs []scenario.AttachmentRef) ([]agents.Attachment, error) {
+	var out []agents.Attachment
+	for _, r := range refs {
+		data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(r.File)))
+		if err != nil {
+			return nil, fmt.Errorf("attachment %s: %w", r.File, err)
+		}
+		m := r.MIME
+		if m == "" {
+			m = mimeOf(r.File)
+		}
+		out = append(out, agents.Attachment{Name: filepath.Base(r.File), MIME: m, Description: r.Description, Data: data})
+	}
+	return out, nil
+}
+
+// mimeOf guesses a MIME type from a file name, without the charset.
+func mimeOf(name string) string {
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".json":
+		return "application/json"
+	case ".csv":
+		return "text/csv"
+	case ".txt", ".md", ".log":
+		return "text/plain"
+	}
+	if t := mime.TypeByExtension(filepath.Ext(name)); t != "" {
+		return strings.SplitN(t, ";", 2)[0]
+	}
+	return "application/octet-stream"
 }

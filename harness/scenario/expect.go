@@ -12,7 +12,8 @@ import (
 )
 
 var (
-	expectKeys = []string{"route", "tools", "args", "tolerance", "answer", "jq", "llm_calls", "tool_calls", "budget"}
+	expectKeys = []string{"route", "tools", "args", "tolerance", "answer", "jq", "llm_calls", "tool_calls", "budget", "must_call", "chart"}
+	chartKeys  = []string{"mark", "fields", "values", "none"}
 	routeKeys  = []string{"mode", "tool"}
 	toolsKeys  = []string{"match", "names", "not_call"}
 	matches    = []string{"exact", "ordered", "subset"}
@@ -77,7 +78,44 @@ func (d *decoder) expect(v *yaml.Node, at string) Expect {
 	if f, ok := fs["budget"]; ok {
 		e.Budget = d.budget(f.val, join(at, "budget"))
 	}
+	if f, ok := fs["must_call"]; ok {
+		e.MustCall, _ = d.strs(f.val, join(at, "must_call"), true)
+	}
+	if f, ok := fs["chart"]; ok {
+		e.Chart = d.chart(f.val, join(at, "chart"))
+	}
 	return e
+}
+
+func (d *decoder) chart(v *yaml.Node, at string) *ChartExpect {
+	m, fs, ok := d.mapping(v, at, "a mapping with mark, fields, values or none", chartKeys...)
+	if !ok || !d.nonEmpty(m, fs, at, chartKeys...) {
+		return nil
+	}
+	c := &ChartExpect{}
+	if f, ok := fs["mark"]; ok {
+		c.Mark, _ = d.str(f.val, join(at, "mark"))
+	}
+	if f, ok := fs["fields"]; ok {
+		c.Fields, _ = d.strs(f.val, join(at, "fields"), true)
+	}
+	if f, ok := fs["values"]; ok {
+		if n, ok := d.integer(f.val, join(at, "values"), 0); ok {
+			c.Values = &n
+		}
+	}
+	if f, ok := fs["none"]; ok {
+		at := join(at, "none")
+		if r := resolve(f.val); r.Kind != yaml.ScalarNode || (r.Value != "true" && r.Value != "false") {
+			d.errorf(r.Line, at, "want true or false")
+		} else {
+			c.None = r.Value == "true"
+		}
+		if c.None && (c.Mark != "" || c.Fields != nil || c.Values != nil) {
+			d.errorf(resolve(f.val).Line, at, "none: true cannot be combined with mark, fields or values")
+		}
+	}
+	return c
 }
 
 func (d *decoder) route(v *yaml.Node, at string) *Route {

@@ -174,7 +174,8 @@ func (d *decoder) syntax(data []byte, err error) {
 var (
 	suiteKeys    = []string{"suite", "agent", "clock", "tokenizer", "baseline", "variants", "thresholds", "scenarios"}
 	variantKeys  = []string{"description", "config"}
-	scenarioKeys = []string{"id", "criterion", "tags", "input", "expect", "variants", "turns"}
+	scenarioKeys = []string{"id", "criterion", "tags", "attachments", "input", "expect", "variants", "turns"}
+	attachKeys   = []string{"file", "mime", "description"}
 	turnKeys     = []string{"input", "expect", "variants"}
 	tokenizers   = []string{"o200k_base", "cl100k_base"}
 
@@ -381,6 +382,9 @@ func (d *decoder) scenarios(v *yaml.Node) []Scenario {
 		if f, ok := fs["tags"]; ok {
 			sc.Tags, _ = d.strs(f.val, join(at, "tags"), false)
 		}
+		if f, ok := fs["attachments"]; ok {
+			sc.Attachments = d.attachments(f.val, join(at, "attachments"))
+		}
 		input, hasInput := fs["input"]
 		turns, hasTurns := fs["turns"]
 		switch {
@@ -462,6 +466,39 @@ func (d *decoder) overrides(v *yaml.Node, at string) map[string]Expect {
 		name := f.key.Value
 		d.checkVariant(f.key, at, name)
 		out[name] = d.expect(f.val, join(at, name))
+	}
+	return out
+}
+
+// attachments reads a list of {file, mime, description}.
+func (d *decoder) attachments(v *yaml.Node, at string) []AttachmentRef {
+	r := resolve(v)
+	if r.Kind != yaml.SequenceNode {
+		d.want(v, at, "a list of {file, mime, description}")
+		return nil
+	}
+	var out []AttachmentRef
+	for i, item := range r.Content {
+		at := index(at, i)
+		m, fs, ok := d.mapping(item, at, "a mapping with file, mime and description", attachKeys...)
+		if !ok {
+			continue
+		}
+		d.require(m, fs, at, "file")
+		a := AttachmentRef{Line: resolve(item).Line}
+		if f, ok := fs["file"]; ok {
+			a.File, _ = d.str(f.val, join(at, "file"))
+			if strings.HasPrefix(a.File, "/") || strings.Contains(a.File, "..") {
+				d.errorf(resolve(f.val).Line, join(at, "file"), "%q must be a path inside fixtures/<agent>/", a.File)
+			}
+		}
+		if f, ok := fs["mime"]; ok {
+			a.MIME, _ = d.str(f.val, join(at, "mime"))
+		}
+		if f, ok := fs["description"]; ok {
+			a.Description, _ = d.str(f.val, join(at, "description"))
+		}
+		out = append(out, a)
 	}
 	return out
 }

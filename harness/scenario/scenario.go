@@ -50,8 +50,18 @@ type Scenario struct {
 	ID        string
 	Criterion string   // e.g. "AC-1"; empty for extra cases
 	Tags      []string // free labels
-	Turns     []Turn
-	Line      int
+	// Attachments are files the user sends with the first turn.
+	Attachments []AttachmentRef
+	Turns       []Turn
+	Line        int
+}
+
+// AttachmentRef is a file under fixtures/<agent>/ sent as an attachment.
+type AttachmentRef struct {
+	File        string // relative to fixtures/<agent>/
+	MIME        string // default from the file's extension
+	Description string
+	Line        int
 }
 
 // Turn is one user message and the expectations on the reply to it.
@@ -101,6 +111,12 @@ func (t Turn) ExpectFor(variant string) Expect {
 	if o.Budget != nil {
 		e.Budget = o.Budget
 	}
+	if o.MustCall != nil {
+		e.MustCall = o.MustCall
+	}
+	if o.Chart != nil {
+		e.Chart = o.Chart
+	}
 	return e
 }
 
@@ -116,6 +132,18 @@ type Expect struct {
 	LLMCalls  *int
 	ToolCalls *int
 	Budget    *Budget
+	// MustCall names tools the turn must execute, in any order, among others.
+	MustCall []string
+	// Chart expects a chart artifact (a Vega-Lite spec the agent produced).
+	Chart *ChartExpect
+}
+
+// ChartExpect checks the Vega-Lite spec of the turn's last chart artifact.
+type ChartExpect struct {
+	Mark   string   // the mark type, such as "line"
+	Fields []string // fields the encoding must name
+	Values *int     // exact number of inlined data values
+	None   bool     // no chart may be produced
 }
 
 // Route expects a routing decision.

@@ -1,0 +1,70 @@
+package scenario_test
+
+import (
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/agentreplay/testbed/harness/scenario"
+)
+
+const withAttachments = `suite: family
+agent: family
+clock: 2026-03-01T00:00:00Z
+baseline: schema
+variants:
+  schema: {}
+  placeholder: {}
+scenarios:
+  - id: pool-chart
+    attachments:
+      - {file: attachments/energy-usage.csv, mime: text/csv, description: monthly usage}
+      - file: attachments/notes.txt
+    input: chart it
+    expect:
+      must_call: [create_vega_chart, jq_query]
+      chart: {mark: line, fields: [time, temperature], values: 360}
+    variants:
+      placeholder: {chart: {none: true}, must_call: download_state_history}
+`
+
+var _ = Describe("attachments, must_call and chart", func() {
+	It("reads them, and variant overrides replace them", func() {
+		s, err := scenario.Parse("family.yaml", []byte(withAttachments), scenario.LoadOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		sc := s.Scenarios[0]
+		Expect(sc.Attachments).To(Equal([]scenario.AttachmentRef{
+			{File: "attachments/energy-usage.csv", MIME: "text/csv", Description: "monthly usage", Line: 11},
+			{File: "attachments/notes.txt", Line: 12},
+		}))
+		e := sc.Turns[0].Expect
+		Expect(e.MustCall).To(Equal([]string{"create_vega_chart", "jq_query"}))
+		Expect(e.Chart.Mark).To(Equal("line"))
+		Expect(e.Chart.Fields).To(Equal([]string{"time", "temperature"}))
+		Expect(*e.Chart.Values).To(Equal(360))
+
+		p := sc.Turns[0].ExpectFor("placeholder")
+		Expect(p.Chart).To(Equal(&scenario.ChartExpect{None: true}))
+		Expect(p.MustCall).To(Equal([]string{"download_state_history"}))
+	})
+
+	DescribeTable("reports bad values with their lines",
+		func(body, want string) {
+			_, err := scenario.Parse("f.yaml", []byte(`suite: f
+agent: f
+clock: 2026-03-01T00:00:00Z
+baseline: a
+variants: {a: {}}
+scenarios:
+  - id: x
+    input: hi
+`+body), scenario.LoadOptions{})
+			Expect(err).To(MatchError(ContainSubstring(want)))
+		},
+		Entry("an attachment without a file", "    attachments: [{mime: text/csv}]\n", `f.yaml:9: scenarios[0].attachments[0]: missing required key "file"`),
+		Entry("an attachment outside the fixtures", "    attachments: [{file: ../../etc/passwd}]\n", `f.yaml:9: scenarios[0].attachments[0].file: "../../etc/passwd" must be a path inside fixtures/<agent>/`),
+		Entry("attachments that are not a list", "    attachments: {file: a}\n", "f.yaml:9: scenarios[0].attachments: want a list"),
+		Entry("a chart with none and a mark", "    expect: {chart: {none: true, mark: line}}\n", "none: true cannot be combined"),
+		Entry("a chart with an unknown key", "    expect: {chart: {marks: line}}\n", `unknown key "marks"`),
+		Entry("negative values", "    expect: {chart: {values: -1}}\n", "scenarios[0].expect.chart.values"),
+	)
+})
