@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentreplay/testbed/agents"
 	"github.com/agentreplay/testbed/agents/climate"
+	"github.com/agentreplay/testbed/agents/family"
 	"github.com/agentreplay/testbed/agents/odbchat"
 )
 
@@ -14,6 +15,7 @@ import (
 func Registry() map[string]agents.Entry {
 	return map[string]agents.Entry{
 		climate.Name: {Info: climate.Info(), New: climate.New},
+		family.Name:  {Info: family.Info(), New: family.New},
 		odbchat.Name: {Info: odbchat.Info(), New: odbchat.New},
 	}
 }

@@ -44,7 +44,7 @@ var (
 	ccUUIDRe       = regexp.MustCompile(`(?i)\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`)
 	ccCityAfter    = regexp.MustCompile(`(?i)\b(?:for|in|of|from|about)\s+(.+?)(?:\s+(?:in|for|from)\s+(?:19|20)\d{2}|\s+(?:19|20)\d{2}|[?!,;]|\.(?:\s|$)|\s+(?:inventory|inventories|emissions|data|please|city)\b|$)`)
 	ccCityBefore   = regexp.MustCompile(`(\p{Lu}[\p{L}.()'-]*(?:\s+(?:de|do|da|del|la|\p{Lu}[\p{L}.()'-]*))*)'s\b`)
-	ccOrdinals     = map[string]int{"first": 0, "second": 1, "third": 2, "fourth": 3}
+	ccOrdinals     = []string{"first", "second", "third", "fourth"} // index = position
 )
 
 // notCity are words that start a phrase after "for/in/of" but name no city.
@@ -300,7 +300,9 @@ func choice(q string, invs []listed) *listed {
 		}
 		return nil
 	}
-	for word, n := range ccOrdinals {
+	// Ordinals in a fixed order, so a message naming two picks the same one
+	// every time.
+	for n, word := range ccOrdinals {
 		if strings.Contains(lower, word) && n < len(cands) {
 			return &invs[cands[n]]
 		}

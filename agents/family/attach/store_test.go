@@ -1,0 +1,81 @@
+package attach_test
+
+import (
+	"fmt"
+	"sync"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/agentreplay/testbed/agents/family/attach"
+)
+
+var _ = Describe("Store", func() {
+	var s *attach.Store
+	BeforeEach(func() { s = attach.NewStore() })
+
+	It("gives ids att-1, att-2, … in order of Put", func() {
+		a := s.Put("a.json", "application/json", "first", []byte(`[]`))
+		b := s.Put("b.csv", "text/csv", "", []byte("x\n1\n"))
+		Expect(a).To(Equal(attach.Attachment{ID: "att-1", Name: "a.json", MIME: "application/json", Description: "first", Data: []byte(`[]`)}))
+		Expect(b.ID).To(Equal("att-2"))
+		Expect(b.Size()).To(Equal(4))
+		Expect(s.All()).To(Equal([]attach.Attachment{a, b}))
+	})
+
+	It("finds attachments by id, and only those", func() {
+		a := s.Put("a.json", "application/json", "", []byte(`{}`))
+		got, ok := s.Get("att-1")
+		Expect(ok).To(BeTrue())
+		Expect(got).To(Equal(a))
+		for _, id := range []string{"att-2", "att-0", "1", ""} {
+			_, ok := s.Get(id)
+			Expect(ok).To(BeFalse(), id)
+		}
+	})
+
+	It("is empty when new", func() {
+		Expect(s.All()).To(BeEmpty())
+	})
+
+	It("keeps its own copy of the data", func() {
+		data := []byte("hello")
+		s.Put("h.txt", "text/plain", "", data)
+		data[0] = 'j'
+		got, _ := s.Get("att-1")
+		Expect(string(got.Data)).To(Equal("hello"))
+	})
+
+	It("keeps its list when a caller changes the one All returned", func() {
+		s.Put("a", "text/plain", "", nil)
+		all := s.All()
+		all[0].ID = "changed"
+		Expect(s.All()[0].ID).To(Equal("att-1"))
+	})
+
+	It("is safe for concurrent use, giving every Put its own id", Label("race"), func() {
+		const writers, each = 16, 50
+		var wg sync.WaitGroup
+		for w := range writers {
+			wg.Go(func() {
+				for i := range each {
+					a := s.Put(fmt.Sprintf("w%d-%d", w, i), "text/plain", "", []byte{byte(w), byte(i)})
+					got, ok := s.Get(a.ID)
+					Expect(ok).To(BeTrue())
+					Expect(got).To(Equal(a))
+					_ = s.All()
+				}
+			})
+		}
+		wg.Wait()
+
+		all := s.All()
+		Expect(all).To(HaveLen(writers * each))
+		names := map[string]bool{}
+		for i, a := range all {
+			Expect(a.ID).To(Equal(fmt.Sprintf("att-%d", i+1)))
+			names[a.Name] = true
+		}
+		Expect(names).To(HaveLen(writers * each))
+	})
+})

@@ -1,0 +1,233 @@
+// Package family is the family assistant's large-attachment handling: Home
+// Assistant history downloaded as attachments, attachments shown to the model
+// as the framework decides (inline, JSON Schema, CSV summary, or the
+// placeholder that caused the original bug), jq queries over attachments,
+// and delegation to a data_visualization profile that must produce a
+// Vega-Lite chart without the model ever seeing the data.
+package family
+
+import (
+	"bytes"
+	"context"
+	"embed"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/agentreplay/testbed/agents"
+	"github.com/agentreplay/testbed/agents/family/attach"
+	"github.com/agentreplay/testbed/agents/llm"
+)
+
+//go:embed prompts
+var prompts embed.FS
+
+// Name is the agent's registry name.
+const Name = "family"
+
+// Info describes the family assistant's default endpoints: an OpenAI model
+// and a Home Assistant instance on the home network.
+func Info() agents.Info {
+	return agents.Info{
+		Name:      Name,
+		Model:     llm.Endpoint{Provider: llm.ProviderOpenAI, BaseURL: "https://api.openai.com/v1", Model: "gpt-4.1-mini", KeyEnv: "OPENAI_API_KEY"},
+		Upstreams: map[string]string{"homeassistant": "http://homeassistant.local:8123"},
+	}
+}
+
+// options is the variant's config block.
+type options struct {
+	Attachments   attach.Mode `json:"attachments"`    // schema (default), inline or placeholder
+	Mandatory     *bool       `json:"mandatory"`      // data_visualization must call create_vega_chart (default true)
+	MaxIterations int         `json:"max_iterations"` // model calls per profile run
+}
+
+// Agent is one family-assistant conversation.
+type Agent struct {
+	cfg   agents.Config
+	opts  options
+	store *attach.Store
+	ha    *homeAssistant
+	main  profile
+	viz   profile
+}
+
+// profile is a processing profile: a system prompt, its tools, and the
+// tools it must call before it may finish.
+type profile struct {
+	name      string
+	system    string
+	tools     []llm.Tool
+	mandatory []string
+}
+
+// New builds a family assistant from cfg.
+func New(cfg agents.Config) (agents.Agent, error) {
+	opts := options{Attachments: attach.ModeSchema, MaxIterations: 8}
+	if len(cfg.Variant) > 0 {
+		raw, err := json.Marshal(cfg.Variant)
+		if err != nil {
+			return nil, err
+		}
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&opts); err != nil {
+			return nil, fmt.Errorf("family: variant config: %w (known keys: attachments, mandatory, max_iterations)", err)
+		}
+	}
+	switch opts.Attachments {
+	case attach.ModeSchema, attach.ModeInline, attach.ModePlaceholder:
+	default:
+		return nil, fmt.Errorf("family: variant config: attachments %q: want schema, inline or placeholder", opts.Attachments)
+	}
+	if opts.MaxIterations <= 0 {
+		return nil, fmt.Errorf("family: variant config: max_iterations must be positive")
+	}
+	a := &Agent{cfg: cfg, opts: opts, store: attach.NewStore()}
+	if a.cfg.Tracer == nil {
+		a.cfg.Tracer = agents.NopTracer{}
+	}
+	mainPrompt, err := prompts.ReadFile("prompts/default.md")
+	if err != nil {
+		return nil, err
+	}
+	vizPrompt, err := prompts.ReadFile("prompts/data_visualization.md")
+	if err != nil {
+		return nil, err
+	}
+	a.main = profile{name: "default", system: string(mainPrompt),
+		tools: []llm.Tool{toolHistory(), toolDelegate(), toolJQ()}}
+	a.viz = profile{name: "data_visualization", system: string(vizPrompt),
+		tools: []llm.Tool{toolJQ(), toolChart()}}
+	if opts.Mandatory == nil || *opts.Mandatory {
+		a.viz.mandatory = []string{ToolChart}
+	}
+	base, ok := cfg.Upstreams["homeassistant"]
+	if !ok {
+		base = Info().Upstreams["homeassistant"]
+	}
+	a.ha = &homeAssistant{base: base, http: cfg.HTTP, token: cfg.Secrets[secretHAToken]}
+	return a, nil
+}
+
+// Reply is the structured answer to one turn.
+type Reply struct {
+	Text        string   `json:"text"`
+	Tools       []string `json:"tools_used"`
+	Attachments []string `json:"attachments"` // ids known after the turn
+	Charts      int      `json:"charts"`
+	Error       string   `json:"error,omitempty"`
+}
+
+// Run answers the turns in order, keeping the conversation across turns.
+// The user's attachments arrive with the first turn.
+func (a *Agent) Run(ctx context.Context, in agents.Input) (agents.Answer, error) {
+	var ans agents.Answer
+	system := a.main.system + "\nThe current time is " + a.cfg.Clock().UTC().Format(time.RFC3339) + "."
+	msgs := []llm.Message{{Role: llm.RoleSystem, Content: system}}
+	for i, q := range in.Turns {
+		a.cfg.Tracer.Note(agents.NoteTurn, i)
+		content := q
+		if i == 0 {
+			for _, at := range in.Attachments {
+				att := a.store.Put(at.Name, at.MIME, at.Description, at.Data)
+				content += "\n\n" + a.inject(att)
+			}
+		}
+		msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: content})
+		run := a.runProfile(ctx, a.main, msgs)
+		msgs = run.msgs
+		reply := Reply{Text: run.text, Tools: run.tools, Charts: run.charts, Error: run.err}
+		for _, att := range a.store.All() {
+			reply.Attachments = append(reply.Attachments, att.ID)
+		}
+		ans.Replies = append(ans.Replies, agents.Reply{Text: reply.Text, Data: reply})
+	}
+	return ans, nil
+}
+
+// inject renders an attachment for the model's context, as the variant's
+// framework would.
+func (a *Agent) inject(att attach.Attachment) string {
+	return attach.Inject(att, a.opts.Attachments)
+}
+
+// run is the outcome of one profile run.
+type run struct {
+	msgs   []llm.Message
+	text   string
+	tools  []string
+	charts int
+	err    string
+}
+
+// runProfile runs the model–tool loop of p until the model answers in text
+// and every mandatory tool has been called. A model that tries to finish
+// early is reminded once; if it still does not call the tool, the run fails
+// with a reason that names the tool.
+func (a *Agent) runProfile(ctx context.Context, p profile, msgs []llm.Message) run {
+	r := run{}
+	reminded := false
+	for step := 0; step < a.opts.MaxIterations; step++ {
+		resp, err := a.cfg.Model.Chat(ctx, llm.Request{Role: p.name, Messages: msgs, Tools: p.tools, Temperature: llm.Float(0)})
+		if err != nil {
+			r.msgs, r.err = msgs, err.Error()
+			r.text = fmt.Sprintf("The %s model could not be reached, so I cannot finish this request.", p.name)
+			return r
+		}
+		msgs = append(msgs, resp.Message)
+		if len(resp.Message.ToolCalls) == 0 {
+			missing := missingTools(p.mandatory, r.tools)
+			if len(missing) == 0 {
+				r.msgs, r.text = msgs, resp.Message.Content
+				return r
+			}
+			if !reminded {
+				reminded = true
+				msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: fmt.Sprintf(
+					"[System: You must call %s before you finish.]", missing[0])})
+				continue
+			}
+			r.msgs = msgs
+			r.err = "mandatory_tool_not_called"
+			r.text = fmt.Sprintf("The %s service finished without calling %s, a mandatory tool, so no chart was produced. Its last words: %s",
+				p.name, missing[0], clip(resp.Message.Content, 200))
+			return r
+		}
+		for _, tc := range resp.Message.ToolCalls {
+			res := a.execute(ctx, tc)
+			if res.ok {
+				r.tools = append(r.tools, tc.Name)
+			}
+			r.charts += res.charts
+			msgs = append(msgs, llm.Message{Role: llm.RoleTool, ToolCallID: tc.ID, Name: tc.Name, Content: res.text})
+			if res.inject != "" {
+				msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: res.inject})
+			}
+		}
+	}
+	r.msgs, r.err = msgs, "max_iterations"
+	r.text = fmt.Sprintf("The %s profile did not finish within %d steps.", p.name, a.opts.MaxIterations)
+	return r
+}
+
+func missingTools(want, called []string) []string {
+	var out []string
+	for _, w := range want {
+		found := false
+		for _, c := range called {
+			found = found || c == w
+		}
+		if !found {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+func clip(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}

@@ -1,0 +1,127 @@
+package family
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// secretHAToken names the Home Assistant long-lived access token.
+const secretHAToken = "HA_TOKEN"
+
+// haTime is how Home Assistant writes times: RFC 3339 with a numeric
+// offset, "+00:00" rather than "Z" for UTC.
+const haTime = "2006-01-02T15:04:05-07:00"
+
+// homeAssistant calls the Home Assistant REST API.
+type homeAssistant struct {
+	base  string
+	http  *http.Client
+	token string
+}
+
+// state is one Home Assistant state object.
+type state = map[string]any
+
+// history calls GET /api/history/period/{start}?end_time=…&filter_entity_id=…
+// and returns the list of lists (one list of states per entity).
+func (h *homeAssistant) history(ctx context.Context, ids []string, start, end time.Time) ([][]state, []byte, error) {
+	q := url.Values{"end_time": {end.Format(haTime)}, "filter_entity_id": {strings.Join(ids, ",")}}
+	u := strings.TrimRight(h.base, "/") + "/api/history/period/" + url.PathEscape(start.Format(haTime)) + "?" + q.Encode()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	token := h.token
+	if token == "" {
+		token = "ha-token"
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := h.http.Do(req)
+	if err != nil {
+		return nil, nil, fmt.Errorf("Home Assistant did not answer: %w", err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, nil, fmt.Errorf("Home Assistant's answer was cut off: %w", err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, body, fmt.Errorf("Home Assistant returned HTTP %d: %s", resp.StatusCode, clip(string(body), 200))
+	}
+	var out [][]state
+	if err := json.Unmarshal(body, &out); err != nil {
+		return nil, body, fmt.Errorf("Home Assistant's history is not a list of lists: %w", err)
+	}
+	return out, body, nil
+}
+
+// historyFile is the attachment download_state_history saves.
+type historyFile struct {
+	StartTime string          `json:"start_time"`
+	EndTime   string          `json:"end_time"`
+	Entities  []entityHistory `json:"entities"`
+}
+
+type entityHistory struct {
+	EntityID string  `json:"entity_id"`
+	States   []state `json:"states"`
+}
+
+// history is download_state_history: it saves the states as a JSON
+// attachment and injects it after the tool message.
+func (a *Agent) history(ctx context.Context, argJSON json.RawMessage) (toolResult, []byte) {
+	var args struct {
+		EntityIDs []string `json:"entity_ids"`
+		Start     string   `json:"start"`
+		End       string   `json:"end"`
+	}
+	if err := json.Unmarshal(argJSON, &args); err != nil || len(args.EntityIDs) == 0 {
+		return fail("entity_ids is required (for example [\"sensor.pool_temperature\"])"), nil
+	}
+	end := a.cfg.Clock().UTC()
+	start := end.Add(-24 * time.Hour)
+	var err error
+	if args.End != "" {
+		if end, err = time.Parse(time.RFC3339, args.End); err != nil {
+			return fail("end %q is not an RFC 3339 time", args.End), nil
+		}
+	}
+	if args.Start != "" {
+		if start, err = time.Parse(time.RFC3339, args.Start); err != nil {
+			return fail("start %q is not an RFC 3339 time", args.Start), nil
+		}
+	}
+	lists, raw, err := a.ha.history(ctx, args.EntityIDs, start.UTC(), end.UTC())
+	if err != nil {
+		return fail("%v", err), raw
+	}
+	file := historyFile{StartTime: start.UTC().Format(haTime), EndTime: end.UTC().Format(haTime)}
+	total := 0
+	for _, list := range lists {
+		if len(list) == 0 {
+			continue
+		}
+		id, _ := list[0]["entity_id"].(string)
+		file.Entities = append(file.Entities, entityHistory{EntityID: id, States: list})
+		total += len(list)
+	}
+	if total == 0 {
+		return toolResult{ok: true, text: fmt.Sprintf("No states were recorded for %s between %s and %s.",
+			strings.Join(args.EntityIDs, ", "), file.StartTime, file.EndTime)}, raw
+	}
+	data, err := json.Marshal(file)
+	if err != nil {
+		return fail("could not encode the history: %v", err), raw
+	}
+	att := a.store.Put("state-history.json", "application/json",
+		fmt.Sprintf("Home Assistant history of %s", strings.Join(args.EntityIDs, ", ")), data)
+	text := fmt.Sprintf("State history for %d entities (%d states) from %s to %s, saved as attachment %s.\n[File content in following message]",
+		len(file.Entities), total, file.StartTime, file.EndTime, att.ID)
+	return toolResult{ok: true, text: text, inject: a.inject(att)}, raw
+}

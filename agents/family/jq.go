@@ -1,0 +1,88 @@
+package family
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/itchyny/gojq"
+)
+
+// Bounds of one jq query.
+const (
+	jqTimeout   = 2 * time.Second
+	jqMaxOutput = 8 << 20 // bytes of encoded results
+)
+
+// jq is jq_query: it validates the attachment id, parses the JSON, compiles
+// the program and runs it within a time and output bound. One result is
+// returned as is, several as a list. Bad input gets an error text the model
+// can act on.
+func (a *Agent) jq(ctx context.Context, argJSON json.RawMessage) (toolResult, []byte) {
+	var args struct {
+		ID      string `json:"attachment_id"`
+		Program string `json:"jq_program"`
+	}
+	if err := json.Unmarshal(argJSON, &args); err != nil || args.ID == "" || args.Program == "" {
+		return fail("attachment_id and jq_program are required."), nil
+	}
+	att, ok := a.store.Get(args.ID)
+	if !ok {
+		return fail("Attachment with ID %s not found.", args.ID), nil
+	}
+	out, err := runJQ(ctx, att.Data, args.Program)
+	if err != nil {
+		return fail("%v", err), att.Data
+	}
+	return toolResult{ok: true, text: string(out)}, att.Data
+}
+
+// runJQ evaluates program over the JSON document data.
+func runJQ(ctx context.Context, data []byte, program string) ([]byte, error) {
+	var doc any
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return nil, fmt.Errorf("Attachment is not valid JSON. Parse error: %v", err)
+	}
+	q, err := gojq.Parse(program)
+	if err != nil {
+		return nil, fmt.Errorf("Invalid jq query. %v", err)
+	}
+	code, err := gojq.Compile(q)
+	if err != nil {
+		return nil, fmt.Errorf("Invalid jq query. %v", err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, jqTimeout)
+	defer cancel()
+	var results []any
+	size := 0
+	iter := code.RunWithContext(ctx, doc)
+	for {
+		v, ok := iter.Next()
+		if !ok {
+			break
+		}
+		if err, isErr := v.(error); isErr {
+			if errors.Is(err, context.DeadlineExceeded) {
+				return nil, fmt.Errorf("jq query took longer than %s; narrow it", jqTimeout)
+			}
+			return nil, fmt.Errorf("jq query failed: %v", err)
+		}
+		b, err := json.Marshal(v)
+		if err != nil {
+			return nil, fmt.Errorf("jq result is not JSON: %v", err)
+		}
+		if size += len(b); size > jqMaxOutput {
+			return nil, fmt.Errorf("jq result is larger than %d MiB; select fewer fields or records", jqMaxOutput>>20)
+		}
+		results = append(results, v)
+	}
+	if len(results) == 1 {
+		return json.Marshal(results[0])
+	}
+	if results == nil {
+		results = []any{}
+	}
+	return json.Marshal(results)
+}
