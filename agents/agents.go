@@ -134,3 +134,18 @@ func (a Answer) Last() Reply {
 	}
 	return a.Replies[len(a.Replies)-1]
 }
+
+// PromptSet is one system prompt an agent sends and the tools the model has
+// when it does.
+type PromptSet struct {
+	Name   string   // e.g. "router" or "prompts/minimal.md"
+	Text   string   // the prompt as sent
+	Active []string // tools the model can call with this prompt
+	Known  []string // every tool name the agent knows, in any configuration
+}
+
+// Prompted is implemented by agents whose prompts name tools, so that a lint
+// can check every named tool is one the model actually has.
+type Prompted interface {
+	PromptSets() []PromptSet
+}

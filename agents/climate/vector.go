@@ -31,9 +31,8 @@ type chunk struct {
 // embedded with one more call.
 type knowledgeBase struct {
 	chunks []chunk
-	once   sync.Once
-	col    *chromem.Collection
-	err    error
+	mu     sync.Mutex
+	col    *chromem.Collection // nil until indexed; a failed attempt is retried next time
 }
 
 // loadKnowledgeBase reads dir/*.md (front matter, then paragraphs).
@@ -71,37 +70,40 @@ func loadKnowledgeBase(fsys fs.FS, dir string) (*knowledgeBase, error) {
 	return kb, nil
 }
 
-// index embeds every passage once.
+// index embeds every passage once. A failure is returned and not kept, so
+// the next search tries again.
 func (a *Agent) index(ctx context.Context) (*chromem.Collection, error) {
 	kb := a.kb
-	kb.once.Do(func() {
-		if a.cfg.Embedder == nil {
-			kb.err = fmt.Errorf("no embeddings endpoint configured")
-			return
-		}
-		texts := make([]string, len(kb.chunks))
-		for i, c := range kb.chunks {
-			texts[i] = c.content
-		}
-		vecs, _, err := a.cfg.Embedder.Embed(ctx, texts)
-		if err != nil {
-			kb.err = fmt.Errorf("embedding the knowledge base: %w", err)
-			return
-		}
-		col, err := chromem.NewDB().CreateCollection("climate-kb", nil, nil)
-		if err != nil {
-			kb.err = err
-			return
-		}
-		docs := make([]chromem.Document, len(kb.chunks))
-		for i, c := range kb.chunks {
-			docs[i] = chromem.Document{ID: c.id, Content: c.content, Embedding: vecs[i],
-				Metadata: map[string]string{"filename": c.filename, "chunk": strconv.Itoa(c.index)}}
-		}
-		kb.err = col.AddDocuments(ctx, docs, 1)
-		kb.col = col
-	})
-	return kb.col, kb.err
+	kb.mu.Lock()
+	defer kb.mu.Unlock()
+	if kb.col != nil {
+		return kb.col, nil
+	}
+	if a.cfg.Embedder == nil {
+		return nil, fmt.Errorf("no embeddings endpoint configured")
+	}
+	texts := make([]string, len(kb.chunks))
+	for i, c := range kb.chunks {
+		texts[i] = c.content
+	}
+	vecs, _, err := a.cfg.Embedder.Embed(ctx, texts)
+	if err != nil {
+		return nil, fmt.Errorf("embedding the knowledge base: %w", err)
+	}
+	col, err := chromem.NewDB().CreateCollection("climate-kb", nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	docs := make([]chromem.Document, len(kb.chunks))
+	for i, c := range kb.chunks {
+		docs[i] = chromem.Document{ID: c.id, Content: c.content, Embedding: vecs[i],
+			Metadata: map[string]string{"filename": c.filename, "chunk": strconv.Itoa(c.index)}}
+	}
+	if err := col.AddDocuments(ctx, docs, 1); err != nil {
+		return nil, err
+	}
+	kb.col = col
+	return col, nil
 }
 
 // vectorSearch answers climate_vector_search: raw is the untrimmed

@@ -67,6 +67,17 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return withCode(exitInternal, err)
 	}
 	defer sis.Close()
+	if prov == "" {
+		for _, s := range suites {
+			for _, v := range s.Variants {
+				if v.Endpoint != nil {
+					if err := sis.RouteModel(v.Endpoint.BaseURL); err != nil {
+						return withCode(exitUsage, fmt.Errorf("%s: variant %s: %w", s.Path, v.Name, err))
+					}
+				}
+			}
+		}
+	}
 	opts.Routes = sis.Routes
 	opts.AllowNetwork = prov != "" || liveUpstreams
 	rep, err := runner.Run(ctx, suites, opts)

@@ -44,6 +44,9 @@ func Turn(turn int, exp scenario.Expect, reply agents.Reply, events []trace.Even
 	if exp.Chart != nil {
 		add("chart", checkChart(exp.Chart, events))
 	}
+	if len(exp.Forbid) > 0 {
+		add("forbid", checkForbid(exp.Forbid, reply.Text))
+	}
 	if len(exp.Args) > 0 {
 		add("args", checkArgs(exp.Args, exp.Tolerance, events))
 	}

@@ -212,7 +212,7 @@ func CassettePath(root, suite, variant, id string) string {
 // cassette's provenance in replay, the endpoint in record and live.
 func provenance(opts Options, s *scenario.Suite, variant string) string {
 	if opts.Mode != cassette.ModeReplay {
-		ep := endpoint(opts, opts.Agents[s.Agent].Info)
+		ep := endpoint(opts, opts.Agents[s.Agent].Info, variantByName(s, variant))
 		if opts.Model == nil {
 			return "stand-in " + ep.Model
 		}
@@ -227,9 +227,14 @@ func provenance(opts Options, s *scenario.Suite, variant string) string {
 	return ""
 }
 
-func endpoint(opts Options, info agents.Info) llm.Endpoint {
-	if opts.Model != nil {
+// endpoint is the model a scenario runs against: the one given on the
+// command line, else the variant's, else the agent's own.
+func endpoint(opts Options, info agents.Info, v scenario.Variant) llm.Endpoint {
+	switch {
+	case opts.Model != nil:
 		return *opts.Model
+	case v.Endpoint != nil:
+		return *v.Endpoint
 	}
 	return info.Model
 }
@@ -238,7 +243,7 @@ func endpoint(opts Options, info agents.Info) llm.Endpoint {
 func runOne(ctx context.Context, j job, opts Options, counter *tokens.Counter) report.Scenario {
 	out := report.Scenario{ID: j.scenario.ID, Criterion: j.scenario.Criterion, Checks: []report.Check{}}
 	entry := opts.Agents[j.suite.Agent]
-	ep := endpoint(opts, entry.Info)
+	ep := endpoint(opts, entry.Info, j.variant)
 	tr := &trace.Trace{}
 	var staleMu sync.Mutex
 	var stale error

@@ -16,7 +16,17 @@ import (
 type StandIns struct {
 	// Routes maps every logical host the agents call to a loopback base URL.
 	Routes  map[string]string
+	model   string // the stand-in model's URL, when it runs
 	closers []func()
+}
+
+// RouteModel sends a further model endpoint, such as a variant's, to the
+// stand-in model.
+func (s *StandIns) RouteModel(baseURL string) error {
+	if s.model == "" {
+		return fmt.Errorf("no stand-in model is running")
+	}
+	return s.route(baseURL, s.model)
 }
 
 // StartStandIns starts the stand-in model and, for each agent with
@@ -37,6 +47,7 @@ func StartStandIns(root string, entries map[string]agents.Entry, model, upstream
 			return nil, err
 		}
 		s.closers = append(s.closers, func() { srv.Close() })
+		s.model = srv.URL()
 		for _, e := range entries {
 			bases := []string{e.Info.Model.BaseURL}
 			if e.Info.Embeddings != nil {

@@ -4,6 +4,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/harness/scenario"
 )
 
@@ -67,4 +68,42 @@ scenarios:
 		Entry("a chart with an unknown key", "    expect: {chart: {marks: line}}\n", `unknown key "marks"`),
 		Entry("negative values", "    expect: {chart: {values: -1}}\n", "scenarios[0].expect.chart.values"),
 	)
+})
+
+var _ = Describe("forbid and a variant's endpoint", func() {
+	It("reads them", func() {
+		s, err := scenario.Parse("cba.yaml", []byte(`suite: cba
+agent: cba
+clock: 2026-03-01T00:00:00Z
+baseline: full
+variants:
+  full: {config: {tools: full}}
+  minimal: {config: {tools: reduced}, endpoint: {provider: gemini, model: gemini-2.5-flash}}
+  local: {endpoint: {provider: openai, base_url: "http://localhost:11434/v1", model: "qwen3:14b"}}
+scenarios:
+  - id: leak
+    input: what tools do you have?
+    expect: {forbid: [list_tools, describe_tool]}
+`), scenario.LoadOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(s.Variants[0].Endpoint).To(BeNil())
+		Expect(*s.Variants[1].Endpoint).To(Equal(llm.Endpoint{Provider: "gemini", BaseURL: scenario.GeminiBaseURL, Model: "gemini-2.5-flash"}))
+		Expect(s.Variants[2].Endpoint.BaseURL).To(Equal("http://localhost:11434/v1"))
+		Expect(s.Scenarios[0].Turns[0].Expect.Forbid).To(Equal([]string{"list_tools", "describe_tool"}))
+	})
+
+	It("needs a base_url for an openai endpoint and knows only two providers", func() {
+		_, err := scenario.Parse("cba.yaml", []byte(`suite: cba
+agent: cba
+clock: 2026-03-01T00:00:00Z
+baseline: a
+variants:
+  a: {endpoint: {provider: openai, model: m}}
+  b: {endpoint: {provider: anthropic, model: m}}
+scenarios:
+  - {id: x, input: hi}
+`), scenario.LoadOptions{})
+		Expect(err).To(MatchError(ContainSubstring(`cba.yaml:6: variants.a.endpoint: missing key "base_url" (needed for provider openai)`)))
+		Expect(err).To(MatchError(ContainSubstring(`cba.yaml:7: variants.b.endpoint.provider`)))
+	})
 })

@@ -12,7 +12,7 @@ import (
 )
 
 var (
-	expectKeys = []string{"route", "tools", "args", "tolerance", "answer", "jq", "llm_calls", "tool_calls", "budget", "must_call", "chart"}
+	expectKeys = []string{"route", "tools", "args", "tolerance", "answer", "jq", "llm_calls", "tool_calls", "budget", "must_call", "chart", "forbid"}
 	chartKeys  = []string{"mark", "fields", "values", "none"}
 	routeKeys  = []string{"mode", "tool"}
 	toolsKeys  = []string{"match", "names", "not_call"}
@@ -83,6 +83,9 @@ func (d *decoder) expect(v *yaml.Node, at string) Expect {
 	}
 	if f, ok := fs["chart"]; ok {
 		e.Chart = d.chart(f.val, join(at, "chart"))
+	}
+	if f, ok := fs["forbid"]; ok {
+		e.Forbid, _ = d.strs(f.val, join(at, "forbid"), true)
 	}
 	return e
 }

@@ -1,6 +1,8 @@
 package scenario
 
 import (
+	"github.com/agentreplay/testbed/agents/llm"
+
 	"bytes"
 	"errors"
 	"fmt"
@@ -173,7 +175,8 @@ func (d *decoder) syntax(data []byte, err error) {
 
 var (
 	suiteKeys    = []string{"suite", "agent", "clock", "tokenizer", "baseline", "variants", "thresholds", "scenarios"}
-	variantKeys  = []string{"description", "config"}
+	variantKeys  = []string{"description", "config", "endpoint"}
+	endpointKeys = []string{"provider", "base_url", "model", "key_env"}
 	scenarioKeys = []string{"id", "criterion", "tags", "attachments", "input", "expect", "variants", "turns"}
 	attachKeys   = []string{"file", "mime", "description"}
 	turnKeys     = []string{"input", "expect", "variants"}
@@ -274,9 +277,12 @@ func (d *decoder) suiteVariants(v *yaml.Node) []Variant {
 			out = append(out, vr)
 			continue
 		}
-		_, fs, ok := d.mapping(f.val, at, "a mapping with description and config", variantKeys...)
+		_, fs, ok := d.mapping(f.val, at, "a mapping with description, config and endpoint", variantKeys...)
 		if !ok {
 			continue
+		}
+		if f, ok := fs["endpoint"]; ok {
+			vr.Endpoint = d.endpoint(f.val, join(at, "endpoint"))
 		}
 		if f, ok := fs["description"]; ok {
 			vr.Description, _ = d.str(f.val, join(at, "description"))
@@ -502,3 +508,35 @@ func (d *decoder) attachments(v *yaml.Node, at string) []AttachmentRef {
 	}
 	return out
 }
+
+// endpoint reads a variant's model endpoint {provider, base_url, model, key_env}.
+func (d *decoder) endpoint(v *yaml.Node, at string) *llm.Endpoint {
+	m, fs, ok := d.mapping(v, at, "a mapping with provider, base_url, model and key_env", endpointKeys...)
+	if !ok {
+		return nil
+	}
+	d.require(m, fs, at, "provider", "model")
+	ep := &llm.Endpoint{}
+	if f, ok := fs["provider"]; ok {
+		ep.Provider, _ = d.enum(f.val, join(at, "provider"), llm.ProviderOpenAI, llm.ProviderGemini)
+	}
+	if f, ok := fs["base_url"]; ok {
+		ep.BaseURL, _ = d.str(f.val, join(at, "base_url"))
+	}
+	if f, ok := fs["model"]; ok {
+		ep.Model, _ = d.str(f.val, join(at, "model"))
+	}
+	if f, ok := fs["key_env"]; ok {
+		ep.KeyEnv, _ = d.str(f.val, join(at, "key_env"))
+	}
+	if ep.BaseURL == "" && ep.Provider == llm.ProviderGemini {
+		ep.BaseURL = GeminiBaseURL
+	}
+	if ep.BaseURL == "" {
+		d.errorf(m.Line, at, "missing key \"base_url\" (needed for provider %s)", ep.Provider)
+	}
+	return ep
+}
+
+// GeminiBaseURL is the Gemini API's base URL, the default for a gemini endpoint.
+const GeminiBaseURL = "https://generativelanguage.googleapis.com"

@@ -7,6 +7,8 @@ package scenario
 
 import (
 	"time"
+
+	"github.com/agentreplay/testbed/agents/llm"
 )
 
 // Suite is one scenarios/<suite>.yaml file.
@@ -28,7 +30,9 @@ type Variant struct {
 	Name        string
 	Description string
 	Config      map[string]any
-	Line        int
+	// Endpoint replaces the agent's model endpoint for this variant.
+	Endpoint *llm.Endpoint
+	Line     int
 }
 
 // Threshold is one expression such as "latency_p95 < 2s" or
@@ -117,6 +121,9 @@ func (t Turn) ExpectFor(variant string) Expect {
 	if o.Chart != nil {
 		e.Chart = o.Chart
 	}
+	if o.Forbid != nil {
+		e.Forbid = o.Forbid
+	}
 	return e
 }
 
@@ -136,6 +143,9 @@ type Expect struct {
 	MustCall []string
 	// Chart expects a chart artifact (a Vega-Lite spec the agent produced).
 	Chart *ChartExpect
+	// Forbid lists terms the answer must not contain (case-insensitive,
+	// whole words).
+	Forbid []string
 }
 
 // ChartExpect checks the Vega-Lite spec of the turn's last chart artifact.

@@ -307,11 +307,20 @@ func choice(q string, invs []listed) *listed {
 			return &invs[cands[n]]
 		}
 	}
-	if strings.Contains(lower, "latest") || strings.Contains(lower, "newest") || strings.Contains(lower, "most recent") {
-		return &invs[cands[0]]
+	byYear := func(newest bool) *listed {
+		best := cands[0]
+		for _, i := range cands[1:] {
+			if newest && invs[i].Year > invs[best].Year || !newest && invs[i].Year < invs[best].Year {
+				best = i
+			}
+		}
+		return &invs[best]
 	}
-	if strings.Contains(lower, "oldest") || strings.Contains(lower, "last one") {
-		return &invs[cands[len(cands)-1]]
+	if strings.Contains(lower, "latest") || strings.Contains(lower, "newest") || strings.Contains(lower, "most recent") {
+		return byYear(true)
+	}
+	if strings.Contains(lower, "oldest") {
+		return byYear(false)
 	}
 	if len(cands) == 1 && len(cands) < len(invs) {
 		return &invs[cands[0]]

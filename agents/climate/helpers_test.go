@@ -1,0 +1,392 @@
+package climate_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"regexp"
+	"slices"
+	"sync"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/agentreplay/testbed/agents"
+	"github.com/agentreplay/testbed/agents/climate"
+	"github.com/agentreplay/testbed/agents/llm"
+	"github.com/agentreplay/testbed/agents/llm/openai"
+	"github.com/agentreplay/testbed/harness/standin"
+	"github.com/agentreplay/testbed/harness/upstream"
+)
+
+// Logical hosts the agent calls by default (climate.Info).
+const (
+	modelHost = "openrouter.ai"
+	embedHost = "api.openai.com"
+	ccHost    = "citycatalyst.openearth.dev"
+)
+
+// Inventory ids of fixtures/climate (README.md).
+const (
+	idNewYork2021 = "a540697c-c481-5bc0-aa83-5c16cbccaf15"
+	idNewYork2022 = "a5a81e9d-1818-5213-9277-84661b1d3213"
+	idNewYork2023 = "384a3c8f-0234-5f82-a359-8677faa4a4f4"
+	idWashington  = "511f5808-9e58-5e64-8c0e-1358279e0dfb"
+	idOslo        = "4701cd10-470a-526d-a771-c9e03a1b189f"
+	idLima        = "532804f9-4d68-5a1c-9f67-8f23386237d9"
+	idRio         = "fed7e8c8-46a4-5164-95b3-c2141d343eaf"
+	idTokyo       = "b1ba9d2d-9197-5a62-a24e-1bf8744b5cce"
+)
+
+// fixture returns the bytes of a file under fixtures/climate.
+func fixture(name string) []byte {
+	b, err := os.ReadFile("../../fixtures/climate/" + name)
+	Expect(err).NotTo(HaveOccurred())
+	return b
+}
+
+// sent is one request as it left the agent, under its logical URL.
+type sent struct {
+	Method string
+	Host   string
+	Path   string // decoded
+	Raw    string // as sent (escaped)
+	Header http.Header
+	Body   []byte
+}
+
+// transport sends each logical host to a loopback server and logs every
+// request. A request to any other host fails: nothing leaves the machine.
+type transport struct {
+	hosts map[string]string // logical host → 127.0.0.1:port
+	base  *http.Transport
+
+	mu   sync.Mutex
+	seen []sent
+}
+
+func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	target, ok := t.hosts[req.URL.Host]
+	if !ok {
+		return nil, fmt.Errorf("test transport: no server for host %q", req.URL.Host)
+	}
+	var body []byte
+	if req.Body != nil {
+		b, err := io.ReadAll(req.Body)
+		if err != nil {
+			return nil, err
+		}
+		req.Body.Close()
+		body = b
+	}
+	t.mu.Lock()
+	t.seen = append(t.seen, sent{req.Method, req.URL.Host, req.URL.Path, req.URL.EscapedPath(), req.Header.Clone(), body})
+	t.mu.Unlock()
+	out := req.Clone(req.Context())
+	out.Body = io.NopCloser(bytes.NewReader(body))
+	out.URL.Scheme, out.URL.Host, out.Host = "http", target, target
+	return t.base.RoundTrip(out)
+}
+
+// requests returns the logged requests to host.
+func (t *transport) requests(host string) []sent {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var out []sent
+	for _, s := range t.seen {
+		if s.Host == host {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// embeddingCalls returns the inputs of every embeddings request, in order.
+func (t *transport) embeddingCalls() [][]string {
+	var out [][]string
+	for _, s := range t.requests(embedHost) {
+		Expect(s.Path).To(Equal("/v1/embeddings"))
+		var body struct {
+			Input []string `json:"input"`
+		}
+		Expect(json.Unmarshal(s.Body, &body)).To(Succeed(), "embeddings body %s", s.Body)
+		out = append(out, body.Input)
+	}
+	return out
+}
+
+// toolReport is one Tracer.Tool report.
+type toolReport struct {
+	Name    string
+	Args    json.RawMessage
+	Raw     []byte
+	Context string
+	Err     error
+}
+
+// note is one Tracer.Note report.
+type note struct {
+	Key   string
+	Value any
+}
+
+// tracer records what the agent reports.
+type tracer struct {
+	mu    sync.Mutex
+	tools []toolReport
+	notes []note
+}
+
+func (t *tracer) Tool(name string, args json.RawMessage, raw []byte, context string, err error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.tools = append(t.tools, toolReport{name, args, raw, context, err})
+}
+
+func (t *tracer) Note(key string, value any) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.notes = append(t.notes, note{key, value})
+}
+
+// noted returns the values noted under key, in order.
+func (t *tracer) noted(key string) []any {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var out []any
+	for _, n := range t.notes {
+		if n.Key == key {
+			out = append(out, n.Value)
+		}
+	}
+	return out
+}
+
+// reports returns every Tool report, in order.
+func (t *tracer) reports() []toolReport {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return slices.Clone(t.tools)
+}
+
+// recording is an llm.Client that keeps a copy of every request it passes on.
+type recording struct {
+	llm.Client
+	mu    sync.Mutex
+	calls []llm.Request
+}
+
+func (r *recording) Chat(ctx context.Context, req llm.Request) (llm.Response, error) {
+	req.Messages = slices.Clone(req.Messages)
+	r.mu.Lock()
+	r.calls = append(r.calls, req)
+	r.mu.Unlock()
+	return r.Client.Chat(ctx, req)
+}
+
+// requests returns the recorded requests, in order.
+func (r *recording) requests() []llm.Request {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.calls)
+}
+
+// fake is a scripted model: next decides each answer from the call's index
+// and request. It never touches the network.
+type fake struct {
+	next func(i int, req llm.Request) llm.Message
+	mu   sync.Mutex
+	n    int
+}
+
+func (f *fake) Chat(_ context.Context, req llm.Request) (llm.Response, error) {
+	f.mu.Lock()
+	i := f.n
+	f.n++
+	f.mu.Unlock()
+	return llm.Response{Message: f.next(i, req), FinishReason: "stop"}, nil
+}
+
+// callOnce is a model that calls one tool, then answers "done".
+func callOnce(name, arguments string) *fake {
+	return &fake{next: func(i int, _ llm.Request) llm.Message {
+		if i == 0 {
+			return toolCallMessage(name, arguments)
+		}
+		return llm.Message{Role: llm.RoleAssistant, Content: "done"}
+	}}
+}
+
+func toolCallMessage(name, arguments string) llm.Message {
+	return llm.Message{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{
+		{ID: "fake_1", Name: name, Arguments: json.RawMessage(arguments)},
+	}}
+}
+
+// world is one agent's surroundings: the stand-in model and embeddings and
+// the CityCatalyst stub, on loopback, behind the hosts the agent calls.
+type world struct {
+	transport *transport
+	tracer    *tracer
+	model     *recording
+	http      *http.Client
+	secrets   map[string]string
+}
+
+// newWorld starts the stand-in and the CityCatalyst stub for one spec.
+func newWorld() *world {
+	sm, err := standin.New(standin.Options{Policies: standin.Policies()})
+	Expect(err).NotTo(HaveOccurred())
+	Expect(sm.Start()).To(Succeed())
+	DeferCleanup(sm.Close)
+
+	routes, err := upstream.Load("../../fixtures/climate/routes.yaml")
+	Expect(err).NotTo(HaveOccurred())
+	up, err := upstream.Start(routes)
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(up.Close)
+
+	w := &world{tracer: &tracer{}}
+	base := &http.Transport{}
+	DeferCleanup(base.CloseIdleConnections)
+	w.transport = &transport{base: base, hosts: map[string]string{
+		modelHost: hostOf(sm.URL()),
+		embedHost: hostOf(sm.URL()),
+		ccHost:    hostOf(up.URL()),
+	}}
+	w.http = &http.Client{Transport: w.transport}
+	info := climate.Info()
+	w.model = &recording{Client: openai.New(info.Model.BaseURL, info.Model.Model, "", w.http)}
+	return w
+}
+
+// useModel replaces the stand-in model with m (still recorded).
+func (w *world) useModel(m llm.Client) { w.model.Client = m }
+
+// serveCityCatalyst sends the CityCatalyst host to h instead of the stub.
+func (w *world) serveCityCatalyst(h http.Handler) {
+	srv := httptestServer(h)
+	w.transport.hosts[ccHost] = hostOf(srv)
+}
+
+func hostOf(raw string) string {
+	u, err := url.Parse(raw)
+	Expect(err).NotTo(HaveOccurred())
+	return u.Host
+}
+
+// clockAt is the suite's clock (scenarios/climate.yaml); nothing moves it.
+func clockAt() time.Time { return time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC) }
+
+// config is the agents.Config of w with variant.
+func (w *world) config(variant map[string]any) agents.Config {
+	info := climate.Info()
+	return agents.Config{
+		Model:    w.model,
+		Embedder: openai.NewEmbedder(info.Embeddings.BaseURL, info.Embeddings.Model, "", info.Embeddings.Dimensions, w.http),
+		HTTP:     w.http,
+		Clock:    clockAt,
+		Tracer:   w.tracer,
+		Variant:  variant,
+		Secrets:  w.secrets,
+		Data:     os.DirFS("../../fixtures/climate"),
+	}
+}
+
+// agent builds the agent through climate.New.
+func (w *world) agent(variant map[string]any) agents.Agent {
+	a, err := climate.New(w.config(variant))
+	Expect(err).NotTo(HaveOccurred())
+	return a
+}
+
+// run answers turns and returns each turn's structured reply.
+func run(a agents.Agent, turns ...string) []climate.Reply {
+	ans, err := a.Run(context.Background(), agents.Input{Turns: turns})
+	Expect(err).NotTo(HaveOccurred())
+	Expect(ans.Replies).To(HaveLen(len(turns)))
+	var out []climate.Reply
+	for _, r := range ans.Replies {
+		reply, ok := r.Data.(climate.Reply)
+		Expect(ok).To(BeTrue(), "reply data is %T", r.Data)
+		Expect(r.Text).To(Equal(reply.Text))
+		_, err := json.Marshal(r.Data)
+		Expect(err).NotTo(HaveOccurred())
+		out = append(out, reply)
+	}
+	return out
+}
+
+// ask runs one turn.
+func ask(a agents.Agent, q string) climate.Reply { return run(a, q)[0] }
+
+// names returns the tool names of a reply.
+func names(r climate.Reply) []string {
+	var out []string
+	for _, t := range r.Tools {
+		out = append(out, t.Name)
+	}
+	return out
+}
+
+// envelope is a tool result as the model reads it.
+type envelope struct {
+	Success   bool            `json:"success"`
+	Data      json.RawMessage `json:"data"`
+	Error     string          `json:"error"`
+	ErrorCode string          `json:"error_code"`
+}
+
+func decodeEnvelope(s string) envelope {
+	var e envelope
+	Expect(json.Unmarshal([]byte(s), &e)).To(Succeed(), "tool result %s", s)
+	return e
+}
+
+// inventory is the part of a listed inventory the specs read.
+type inventory struct {
+	ID   string `json:"inventoryId"`
+	Name string `json:"inventoryName"`
+	Year int    `json:"year"`
+	City struct {
+		Name string `json:"name"`
+	} `json:"city"`
+}
+
+// listed decodes {"data": [inventory…]} from a successful envelope.
+func listed(e envelope) []inventory {
+	Expect(e.Success).To(BeTrue(), "envelope error %s", e.Error)
+	var d struct {
+		Data []inventory `json:"data"`
+	}
+	Expect(json.Unmarshal(e.Data, &d)).To(Succeed())
+	return d.Data
+}
+
+// toolMessages returns the tool messages of req.
+func toolMessages(req llm.Request) []llm.Message {
+	var out []llm.Message
+	for _, m := range req.Messages {
+		if m.Role == llm.RoleTool {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// excerptRe matches the numbered source line of a rendered vector match.
+var excerptRe = regexp.MustCompile(`(?m)^\d+\. Source: (\S+) \(chunk \d+, score (\d\.\d\d)\)$`)
+
+// httptestServer serves h on loopback for one spec and returns its URL.
+func httptestServer(h http.Handler) string {
+	srv := httptest.NewServer(h)
+	DeferCleanup(srv.Close)
+	return srv.URL
+}

@@ -1,0 +1,120 @@
+// Package lint checks agents' prompts against their tools: every tool a
+// prompt names must be one the model has when that prompt is sent. A
+// prompt names a tool when it contains one of the agent's known tool names
+// as a whole word, or an identifier written as a call, such as
+// get_usecase_details().
+//
+// It does not judge whether a prompt is good, only whether it is consistent.
+package lint
+
+import (
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/agentreplay/testbed/agents"
+	"github.com/agentreplay/testbed/harness/scenario"
+)
+
+// Problem is a tool a prompt names but the model does not have.
+type Problem struct {
+	Suite, Variant, Agent string
+	Prompt                string
+	Line                  int // 1-based line in the prompt
+	Tool                  string
+}
+
+// String formats p as one line a reader can act on.
+func (p Problem) String() string {
+	where := p.Agent
+	if p.Suite != "" {
+		where = fmt.Sprintf("%s/%s (agent %s)", p.Suite, p.Variant, p.Agent)
+	}
+	return fmt.Sprintf("%s: prompt %s line %d names tool %q, which is not in the active tool set; remove it from the prompt or add the tool to the set",
+		where, p.Prompt, p.Line, p.Tool)
+}
+
+// callRe finds identifiers written as calls: snake_case or dotted names
+// followed by "(".
+var callRe = regexp.MustCompile(`\b([a-z][a-z0-9]*(?:[._][a-z0-9]+)+)\(`)
+
+// Prompt returns the tools p names that are not active, in order of first
+// mention.
+func Prompt(p agents.PromptSet) []Problem {
+	var out []Problem
+	seen := map[string]bool{}
+	report := func(tool string, line int) {
+		if seen[tool] || slices.Contains(p.Active, tool) {
+			return
+		}
+		seen[tool] = true
+		out = append(out, Problem{Prompt: p.Name, Line: line, Tool: tool})
+	}
+	known := append([]string(nil), p.Known...)
+	sort.Slice(known, func(i, j int) bool { return len(known[i]) > len(known[j]) })
+	for i, line := range strings.Split(p.Text, "\n") {
+		for _, m := range callRe.FindAllStringSubmatch(line, -1) {
+			report(m[1], i+1)
+		}
+		for _, k := range known {
+			if wordRe(k).MatchString(line) {
+				report(k, i+1)
+			}
+		}
+	}
+	return out
+}
+
+func wordRe(name string) *regexp.Regexp {
+	return regexp.MustCompile(`(^|[^A-Za-z0-9_.])` + regexp.QuoteMeta(name) + `($|[^A-Za-z0-9_])`)
+}
+
+// Suites builds each suite's agent under each variant, as the runner would
+// but with no network, and checks the prompts of those that are Prompted.
+func Suites(root string, suites []*scenario.Suite, registry map[string]agents.Entry) ([]Problem, error) {
+	var out []Problem
+	for _, s := range suites {
+		entry, ok := registry[s.Agent]
+		if !ok {
+			return nil, fmt.Errorf("%s: unknown agent %q", s.Path, s.Agent)
+		}
+		for _, v := range s.Variants {
+			a, err := entry.New(agents.Config{
+				Variant: v.Config,
+				HTTP:    &http.Client{Transport: refuse{}},
+				Clock:   func() time.Time { return s.Clock },
+				Tracer:  agents.NopTracer{},
+				Data:    os.DirFS(filepath.Join(root, "fixtures", s.Agent)),
+				Prompts: os.DirFS(filepath.Join(root, "scenarios")),
+			})
+			if err != nil {
+				return nil, fmt.Errorf("%s: variant %s: %w", s.Path, v.Name, err)
+			}
+			p, ok := a.(agents.Prompted)
+			if !ok {
+				continue
+			}
+			for _, set := range p.PromptSets() {
+				for _, prob := range Prompt(set) {
+					prob.Suite, prob.Variant, prob.Agent = s.Name, v.Name, s.Agent
+					out = append(out, prob)
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// refuse is a transport that makes no request: building an agent must not
+// touch the network.
+type refuse struct{}
+
+func (refuse) RoundTrip(r *http.Request) (*http.Response, error) {
+	return nil, fmt.Errorf("lint makes no requests (%s %s)", r.Method, r.URL)
+}
