@@ -19,6 +19,7 @@ import (
 	"github.com/agentreplay/testbed/agents/all"
 	"github.com/agentreplay/testbed/harness/cassette"
 	"github.com/agentreplay/testbed/harness/check"
+	"github.com/agentreplay/testbed/harness/lint"
 	"github.com/agentreplay/testbed/harness/report"
 	"github.com/agentreplay/testbed/harness/runner"
 	"github.com/agentreplay/testbed/harness/scenario"
@@ -88,6 +89,20 @@ var _ = Describe("threshold", func() {
 				})
 			}
 		}
+	}
+})
+
+var _ = Describe("prompt lint", func() {
+	for _, s := range suites {
+		It(s.Name+": every tool a prompt names is in that variant's tool set", Label(s.Name, "lint"), func() {
+			problems, err := lint.Suites(root, []*scenario.Suite{s}, all.Registry())
+			Expect(err).NotTo(HaveOccurred())
+			var lines []string
+			for _, p := range problems {
+				lines = append(lines, p.String())
+			}
+			Expect(lines).To(BeEmpty())
+		})
 	}
 })
 

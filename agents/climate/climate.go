@@ -183,3 +183,17 @@ func (a *Agent) turn(ctx context.Context, msgs []llm.Message) ([]llm.Message, Re
 	reply.Error = "max_steps"
 	return msgs, reply
 }
+
+// PromptSets implements agents.Prompted: the system prompt is sent with
+// all five tools.
+func (a *Agent) PromptSets() []agents.PromptSet {
+	var names []string
+	for _, t := range toolDefs() {
+		names = append(names, t.Name)
+	}
+	name := "prompts/default.md"
+	if a.opts.Prompt != "" {
+		name = a.opts.Prompt
+	}
+	return []agents.PromptSet{{Name: name, Text: a.system, Active: names, Known: names}}
+}

@@ -231,3 +231,20 @@ func clip(s string, n int) string {
 	}
 	return s
 }
+
+// PromptSets implements agents.Prompted: each profile's prompt with its
+// own tools.
+func (a *Agent) PromptSets() []agents.PromptSet {
+	names := func(ts []llm.Tool) []string {
+		var out []string
+		for _, t := range ts {
+			out = append(out, t.Name)
+		}
+		return out
+	}
+	known := []string{ToolHistory, ToolDelegate, ToolJQ, ToolChart}
+	return []agents.PromptSet{
+		{Name: "prompts/default.md", Text: a.main.system, Active: names(a.main.tools), Known: known},
+		{Name: "prompts/data_visualization.md", Text: a.viz.system, Active: names(a.viz.tools), Known: known},
+	}
+}

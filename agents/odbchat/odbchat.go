@@ -70,7 +70,11 @@ type Agent struct {
 
 // New builds an ODBchat agent from cfg.
 func New(cfg agents.Config) (agents.Agent, error) {
-	return NewAgent(cfg)
+	a, err := NewAgent(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return a, nil
 }
 
 // NewAgent is New with the concrete type, for the MCP server.
@@ -167,4 +171,18 @@ func (a *Agent) Run(ctx context.Context, in agents.Input) (agents.Answer, error)
 		ans.Replies = append(ans.Replies, agents.Reply{Text: env.Text, Data: env})
 	}
 	return ans, nil
+}
+
+// PromptSets implements agents.Prompted: the router sees the tool catalog;
+// the classifier and the one-pass answer have no tools.
+func (a *Agent) PromptSets() []agents.PromptSet {
+	var catalog []string
+	for _, t := range toolCatalog() {
+		catalog = append(catalog, t.Name)
+	}
+	return []agents.PromptSet{
+		{Name: "router", Text: a.router, Active: catalog, Known: catalog},
+		{Name: "prompts/classifier.md", Text: a.classify, Known: catalog},
+		{Name: "prompts/onepass.md", Text: a.onepass, Known: catalog},
+	}
 }

@@ -4,6 +4,7 @@
 //	testbed run                    replay every suite offline and print the tables
 //	testbed record --suite odbchat re-record cassettes against the loopback stand-ins
 //	testbed list                   list suites, variants and scenarios
+//	testbed lint                   check prompts against tool sets
 //	testbed cassettes check        scan cassettes for secrets
 //
 // Exit codes: 0 all passed · 1 an expectation or threshold failed · 2 bad
@@ -60,6 +61,7 @@ Commands:
   run              replay suites offline and print the tables (writes reports/latest.md and .json)
   record           re-record cassettes against the loopback stand-ins (or a real provider)
   list             list suites, variants and scenarios
+  lint             check that every tool a prompt names is one the model has
   cassettes check  scan cassettes for secrets
 
 Run 'testbed <command> --help' for a command's flags and examples.
@@ -82,6 +84,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = cmdRecord(ctx, args[1:], stdout, stderr)
 	case "list":
 		err = cmdList(args[1:], stdout, stderr)
+	case "lint":
+		err = cmdLint(args[1:], stdout, stderr)
 	case "cassettes":
 		if len(args) < 2 || args[1] != "check" {
 			err = withCode(exitUsage, errors.New("usage: testbed cassettes check [--json] [--dir cassettes]"))

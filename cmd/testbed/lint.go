@@ -1,0 +1,59 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/agentreplay/testbed/agents/all"
+	"github.com/agentreplay/testbed/harness/lint"
+)
+
+const lintDoc = `Usage: testbed lint [flags]
+
+Checks every suite's agent under every variant: each tool a prompt names
+(a known tool name, or an identifier written as a call such as
+get_usecase_details()) must be in the tools the model has with that prompt.
+Exits 1 and lists every mismatch.
+
+Examples:
+  testbed lint
+  testbed lint --suite cba --json`
+
+func cmdLint(args []string, stdout, stderr io.Writer) error {
+	var sel selection
+	fs := newFlags("lint", lintDoc, stderr)
+	sel.register(fs)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	suites, err := loadSuites(sel)
+	if err != nil {
+		return err
+	}
+	problems, err := lint.Suites(sel.root, suites, all.Registry())
+	if err != nil {
+		return withCode(exitInternal, err)
+	}
+	if sel.json {
+		if problems == nil {
+			problems = []lint.Problem{}
+		}
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(problems); err != nil {
+			return err
+		}
+	} else {
+		for _, p := range problems {
+			fmt.Fprintln(stdout, p)
+		}
+	}
+	if len(problems) > 0 {
+		return withCode(exitFailed, fmt.Errorf("%d prompt-tool mismatches", len(problems)))
+	}
+	if !sel.json {
+		fmt.Fprintf(stdout, "prompts and tools agree in %d suites\n", len(suites))
+	}
+	return nil
+}
