@@ -92,6 +92,9 @@ func threshold(th scenario.Threshold, s report.Summary, base *report.Summary) re
 	case th.Baseline && base != nil:
 		r.Target, _ = Value(th.Metric, *base)
 		against = " (baseline)"
+		if th.Against != "" {
+			against = " (" + th.Against + ")"
+		}
 	case th.Baseline:
 		r.Target = observed
 		against = " (baseline is this variant)"

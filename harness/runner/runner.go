@@ -179,8 +179,17 @@ func Run(ctx context.Context, suites []*scenario.Suite, opts Options) (*report.R
 				// compares to it cannot be evaluated, so it is left out.
 				ths = slices.DeleteFunc(slices.Clone(ths), func(t scenario.Threshold) bool { return t.Baseline })
 			}
-			if len(ths) > 0 {
-				rv.Thresholds = check.Thresholds(ths, rv.Summary, b)
+			for _, th := range ths {
+				tb := b
+				if th.Against != "" {
+					if other := findVariant(rs, th.Against); other != nil {
+						tb = &other.Summary
+					} else {
+						// The named variant was not run (filtered out).
+						continue
+					}
+				}
+				rv.Thresholds = append(rv.Thresholds, check.Thresholds([]scenario.Threshold{th}, rv.Summary, tb)...)
 			}
 		}
 	}
@@ -427,4 +436,13 @@ func mimeOf(name string) string {
 		return strings.SplitN(t, ";", 2)[0]
 	}
 	return "application/octet-stream"
+}
+
+func findVariant(s *report.Suite, name string) *report.Variant {
+	for i := range s.Variants {
+		if s.Variants[i].Name == name {
+			return &s.Variants[i]
+		}
+	}
+	return nil
 }

@@ -107,3 +107,24 @@ scenarios:
 		Expect(err).To(MatchError(ContainSubstring(`cba.yaml:7: variants.b.endpoint.provider`)))
 	})
 })
+
+var _ = Describe("a threshold against another variant", func() {
+	It("parses variant:<name> and checks that the variant exists", func() {
+		th, err := scenario.ParseThreshold("routing_accuracy >= variant:minimal+help")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(th.Baseline).To(BeTrue())
+		Expect(th.Against).To(Equal("minimal+help"))
+
+		_, err = scenario.Parse("t.yaml", []byte(`suite: t
+agent: t
+clock: 2026-03-01T00:00:00Z
+baseline: a
+variants: {a: {}, b: {}}
+thresholds:
+  b: ["routing_accuracy >= variant:a", "pass_rate >= variant:c"]
+scenarios:
+  - {id: x, input: hi}
+`), scenario.LoadOptions{})
+		Expect(err).To(MatchError(`t.yaml:7: thresholds.b[1]: unknown variant "c" (variants: a, b)`))
+	})
+})

@@ -336,6 +336,9 @@ func (d *decoder) thresholds(v *yaml.Node) map[string][]Threshold {
 				d.errorf(item.Line, at, "unknown metric %q (known: %s)", t.Metric, strings.Join(d.opts.Metrics, ", "))
 				continue
 			}
+			if t.Against != "" {
+				d.checkVariant(item, at, t.Against)
+			}
 			t.Line = item.Line
 			ts = append(ts, t)
 		}

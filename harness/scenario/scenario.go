@@ -41,7 +41,8 @@ type Threshold struct {
 	Source   string // the expression as written
 	Metric   string
 	Op       string // < <= > >= == !=
-	Baseline bool   // compared to the baseline variant's value of Metric
+	Baseline bool   // compared to another variant's value of Metric: Against, or the baseline
+	Against  string // the variant compared to, when the threshold names one
 	Value    float64
 	// Unit is "s" when the value was written as a duration (stored in
 	// seconds in Value), "%" for a percentage (stored as a fraction), or "".

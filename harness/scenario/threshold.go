@@ -3,6 +3,7 @@ package scenario
 import (
 	"fmt"
 	"math"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -57,10 +58,20 @@ func ParseThreshold(expr string) (Threshold, error) {
 	return t, nil
 }
 
+// variantRef is how a threshold names another variant to compare to.
+var variantRef = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.+-]*$`)
+
 // parseValue sets the Baseline, Value and Unit of t from its written value.
 func (t *Threshold) parseValue(value string) error {
 	if value == "baseline" {
 		t.Baseline = true
+		return nil
+	}
+	if name, ok := strings.CutPrefix(value, "variant:"); ok {
+		if !variantRef.MatchString(name) {
+			return fmt.Errorf("value %q does not name a variant; write variant:<name>", value)
+		}
+		t.Baseline, t.Against = true, name
 		return nil
 	}
 	if f, ok := parsePercent(value); ok {
@@ -75,7 +86,7 @@ func (t *Threshold) parseValue(value string) error {
 		t.Value, t.Unit = d.Seconds(), "s"
 		return nil
 	}
-	return fmt.Errorf("value %q is not baseline, a number (0.95), a percentage (95%%) or a duration (2s, 350ms)", value)
+	return fmt.Errorf("value %q is not baseline, variant:<name>, a number (0.95), a percentage (95%%) or a duration (2s, 350ms)", value)
 }
 
 // parsePercent parses "69%" as 0.69.

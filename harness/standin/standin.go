@@ -197,6 +197,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.serveEmbeddings(w, r)
 		return
 	}
+	if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, ":generateContent") {
+		s.serveGemini(w, r)
+		return
+	}
 	if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/chat/completions") {
 		writeError(w, http.StatusNotFound, "the stand-in serves POST …/chat/completions and …/embeddings only", 0)
 		return

@@ -1,0 +1,299 @@
+package standin
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/agentreplay/testbed/agents/llm"
+	"github.com/agentreplay/testbed/harness/cassette"
+)
+
+// The Gemini wire format. POST …/models/<model>:generateContent is decoded
+// into the same Request the OpenAI path builds, so a policy cannot tell the
+// two apart:
+//
+//   - systemInstruction becomes a system message; user and model contents
+//     become user and assistant messages (thought parts are dropped);
+//   - Gemini function calls carry no ids, so the stand-in numbers them
+//     call_1, call_2 … in the order they appear in the conversation, and
+//     pairs each functionResponse with the earliest unanswered call of the
+//     same name. The tool message's content is response.result (a string as
+//     it is, anything else as JSON), or the whole response object when it has
+//     no result;
+//   - tools take their schema from parametersJsonSchema, else parameters;
+//   - generationConfig.responseMimeType application/json is JSON mode.
+//
+// Usage, latency and faults are those of the OpenAI path; errors use
+// Gemini's body {"error": {"code", "message", "status"}}. The API key is
+// ignored. Only the camelCase field names the SDKs send are read.
+
+// geminiRequest is the part of a generateContent request the stand-in reads.
+type geminiRequest struct {
+	SystemInstruction *geminiContent  `json:"systemInstruction"`
+	Contents          []geminiContent `json:"contents"`
+	Tools             []struct {
+		FunctionDeclarations []struct {
+			Name                 string          `json:"name"`
+			Description          string          `json:"description"`
+			ParametersJSONSchema json.RawMessage `json:"parametersJsonSchema"`
+			Parameters           json.RawMessage `json:"parameters"`
+		} `json:"functionDeclarations"`
+	} `json:"tools"`
+	GenerationConfig struct {
+		MaxOutputTokens  int    `json:"maxOutputTokens"`
+		ResponseMIMEType string `json:"responseMimeType"`
+	} `json:"generationConfig"`
+}
+
+type geminiContent struct {
+	Role  string `json:"role"`
+	Parts []struct {
+		Text         string `json:"text"`
+		Thought      bool   `json:"thought"`
+		FunctionCall *struct {
+			Name string          `json:"name"`
+			Args json.RawMessage `json:"args"`
+		} `json:"functionCall"`
+		FunctionResponse *struct {
+			Name     string          `json:"name"`
+			Response json.RawMessage `json:"response"`
+		} `json:"functionResponse"`
+	} `json:"parts"`
+}
+
+// text returns the concatenated text parts of c, without thoughts.
+func (c geminiContent) text() string {
+	var b strings.Builder
+	for _, p := range c.Parts {
+		if !p.Thought {
+			b.WriteString(p.Text)
+		}
+	}
+	return b.String()
+}
+
+// serveGemini answers POST …/models/<model>:generateContent in the Gemini
+// wire format.
+func (s *Server) serveGemini(w http.ResponseWriter, r *http.Request) {
+	model, ok := geminiModel(r.URL.Path)
+	if !ok {
+		writeGeminiError(w, http.StatusNotFound, "the stand-in serves POST …/models/<model>:generateContent", 0)
+		return
+	}
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		writeGeminiError(w, http.StatusBadRequest, err.Error(), 0)
+		return
+	}
+	var gr geminiRequest
+	if err := json.Unmarshal(body, &gr); err != nil {
+		writeGeminiError(w, http.StatusBadRequest, "request is not JSON: "+err.Error(), 0)
+		return
+	}
+	req, err := convertGemini(model, gr)
+	if err != nil {
+		writeGeminiError(w, http.StatusBadRequest, err.Error(), 0)
+		return
+	}
+	inTokens := s.counter.Request(llm.Request{Messages: req.Messages, Tools: req.Tools}).Total()
+	if fault := s.drawFault(); fault != "" {
+		s.writeGeminiFault(w, fault, req, inTokens)
+		return
+	}
+	policy := s.policy(req)
+	if policy == nil {
+		writeGeminiError(w, http.StatusBadRequest, "the stand-in has no policy for this prompt; add one in harness/standin", s.opts.Latency.Of(inTokens, 0))
+		return
+	}
+	msg, err := policy.Answer(req)
+	if err != nil {
+		writeGeminiError(w, http.StatusInternalServerError, policy.Name()+": "+err.Error(), s.opts.Latency.Of(inTokens, 0))
+		return
+	}
+	out := s.counter.Output(msg)
+	resp, err := geminiCompletion(model, msg, "STOP", inTokens, out)
+	if err != nil {
+		writeGeminiError(w, http.StatusInternalServerError, policy.Name()+": "+err.Error(), s.opts.Latency.Of(inTokens, 0))
+		return
+	}
+	w.Header().Set(cassette.LatencyHeader, s.opts.Latency.Of(inTokens, out).String())
+	writeJSON(w, http.StatusOK, resp)
+}
+
+// geminiModel returns the model of a …/models/<model>:generateContent path.
+func geminiModel(path string) (string, bool) {
+	const suffix = ":generateContent"
+	i := strings.LastIndex(path, "/models/")
+	if i < 0 || !strings.HasSuffix(path, suffix) {
+		return "", false
+	}
+	model := path[i+len("/models/") : len(path)-len(suffix)]
+	return model, model != "" && !strings.Contains(model, "/")
+}
+
+func (s *Server) writeGeminiFault(w http.ResponseWriter, fault string, r Request, in int) {
+	lat := s.opts.Latency.Of(in, 0)
+	switch fault {
+	case FaultRateLimit:
+		w.Header().Set("Retry-After", "2")
+		writeGeminiError(w, http.StatusTooManyRequests, "rate limit reached (injected fault)", lat)
+	case FaultServer:
+		writeGeminiError(w, http.StatusInternalServerError, "internal error (injected fault)", lat)
+	case FaultMalformed:
+		w.Header().Set(cassette.LatencyHeader, lat.String())
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusOK)
+		io.WriteString(w, `{"candidates": [{"content": {"role": "model", "parts": [{"text": "unterminated`)
+	case FaultTruncated:
+		msg := llm.Message{Role: llm.RoleAssistant, Content: `{"decision": "mc`}
+		resp, _ := geminiCompletion(r.Model, msg, "MAX_TOKENS", in, 4)
+		w.Header().Set(cassette.LatencyHeader, s.opts.Latency.Of(in, 4).String())
+		writeJSON(w, http.StatusOK, resp)
+	}
+}
+
+// pendingCall is a function call that no functionResponse has answered yet.
+type pendingCall struct{ id, name string }
+
+func convertGemini(model string, gr geminiRequest) (Request, error) {
+	r := Request{Model: model, MaxTokens: gr.GenerationConfig.MaxOutputTokens}
+	r.JSON = gr.GenerationConfig.ResponseMIMEType == "application/json"
+	if gr.SystemInstruction != nil {
+		if t := gr.SystemInstruction.text(); t != "" {
+			r.Messages = append(r.Messages, llm.Message{Role: llm.RoleSystem, Content: t})
+		}
+	}
+	var pending []pendingCall
+	calls := 0
+	for i, c := range gr.Contents {
+		if c.Role == "model" {
+			msg := llm.Message{Role: llm.RoleAssistant, Content: c.text()}
+			for _, p := range c.Parts {
+				if p.FunctionCall == nil {
+					continue
+				}
+				calls++
+				id := "call_" + strconv.Itoa(calls)
+				args := p.FunctionCall.Args
+				if len(args) == 0 || string(args) == "null" {
+					args = json.RawMessage(`{}`)
+				}
+				msg.ToolCalls = append(msg.ToolCalls, llm.ToolCall{ID: id, Name: p.FunctionCall.Name, Arguments: args})
+				pending = append(pending, pendingCall{id, p.FunctionCall.Name})
+			}
+			r.Messages = append(r.Messages, msg)
+			continue
+		}
+		// A user turn: text parts make a user message, each functionResponse
+		// a tool message, in the order of the parts.
+		var text strings.Builder
+		flush := func() {
+			if text.Len() > 0 {
+				r.Messages = append(r.Messages, llm.Message{Role: llm.RoleUser, Content: text.String()})
+				text.Reset()
+			}
+		}
+		for _, p := range c.Parts {
+			fr := p.FunctionResponse
+			if fr == nil {
+				if !p.Thought {
+					text.WriteString(p.Text)
+				}
+				continue
+			}
+			flush()
+			j := 0
+			for j < len(pending) && pending[j].name != fr.Name {
+				j++
+			}
+			if j == len(pending) {
+				return Request{}, fmt.Errorf("contents[%d]: functionResponse %q answers no earlier functionCall of that name", i, fr.Name)
+			}
+			id := pending[j].id
+			pending = append(pending[:j], pending[j+1:]...)
+			r.Messages = append(r.Messages, llm.Message{Role: llm.RoleTool, Content: toolResult(fr.Response), ToolCallID: id, Name: fr.Name})
+		}
+		flush()
+	}
+	for _, t := range gr.Tools {
+		for _, d := range t.FunctionDeclarations {
+			params := d.ParametersJSONSchema
+			if len(params) == 0 {
+				params = d.Parameters
+			}
+			r.Tools = append(r.Tools, llm.Tool{Name: d.Name, Description: d.Description, Parameters: params})
+		}
+	}
+	return r, nil
+}
+
+// toolResult is the tool message content a functionResponse's response
+// carries: its result (a string as it is, anything else as JSON), or the
+// whole response when it has no result.
+func toolResult(resp json.RawMessage) string {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(resp, &fields); err != nil {
+		return string(resp)
+	}
+	result, ok := fields["result"]
+	if !ok {
+		return string(resp)
+	}
+	var s string
+	if err := json.Unmarshal(result, &s); err == nil {
+		return s
+	}
+	return string(result)
+}
+
+// geminiCompletion is a generateContent response for msg. Tool call
+// arguments must be JSON objects: Gemini's args are.
+func geminiCompletion(model string, msg llm.Message, finish string, in, out int) (map[string]any, error) {
+	var parts []map[string]any
+	if msg.Content != "" || len(msg.ToolCalls) == 0 {
+		parts = append(parts, map[string]any{"text": msg.Content})
+	}
+	for _, tc := range msg.ToolCalls {
+		var args map[string]any
+		if err := json.Unmarshal(tc.Arguments, &args); err != nil {
+			return nil, fmt.Errorf("tool call %s: arguments are not a JSON object: %w", tc.Name, err)
+		}
+		if args == nil {
+			args = map[string]any{}
+		}
+		parts = append(parts, map[string]any{"functionCall": map[string]any{"name": tc.Name, "args": args}})
+	}
+	return map[string]any{
+		"candidates": []any{map[string]any{
+			"content":      map[string]any{"role": "model", "parts": parts},
+			"finishReason": finish,
+			"index":        0,
+		}},
+		"usageMetadata": map[string]any{"promptTokenCount": in, "candidatesTokenCount": out, "totalTokenCount": in + out},
+		"modelVersion":  model,
+		"responseId":    "standin",
+	}, nil
+}
+
+// geminiStatus names an HTTP status as Google's APIs do.
+func geminiStatus(code int) string {
+	switch code {
+	case http.StatusBadRequest:
+		return "INVALID_ARGUMENT"
+	case http.StatusNotFound:
+		return "NOT_FOUND"
+	case http.StatusTooManyRequests:
+		return "RESOURCE_EXHAUSTED"
+	}
+	return "INTERNAL"
+}
+
+func writeGeminiError(w http.ResponseWriter, status int, msg string, lat time.Duration) {
+	w.Header().Set(cassette.LatencyHeader, lat.String())
+	writeJSON(w, status, map[string]any{"error": map[string]any{"code": status, "message": msg, "status": geminiStatus(status)}})
+}

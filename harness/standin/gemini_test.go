@@ -1,0 +1,385 @@
+package standin_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/agentreplay/testbed/agents/llm"
+	"github.com/agentreplay/testbed/agents/llm/gemini"
+	"github.com/agentreplay/testbed/harness/cassette"
+	"github.com/agentreplay/testbed/harness/standin"
+)
+
+// echoPrompt is the system prompt the echo policy accepts.
+const echoPrompt = "You are the echo test."
+
+// echo is a policy for specs of the wire format. When the last message is
+// the user's "call <tool> …", it calls each named tool with {"lon": 121.5,
+// "lat": 25, "n": <position>}; otherwise it answers with the Request it saw,
+// as JSON.
+type echo struct{}
+
+func (echo) Name() string { return "echo" }
+
+func (echo) Accepts(r standin.Request) bool { return strings.Contains(r.System(), echoPrompt) }
+
+func (echo) Answer(r standin.Request) (llm.Message, error) {
+	last := r.Messages[len(r.Messages)-1]
+	if names, ok := strings.CutPrefix(last.Content, "call "); ok && last.Role == llm.RoleUser {
+		var calls []llm.ToolCall
+		for i, name := range strings.Fields(names) {
+			args := fmt.Sprintf(`{"lon":121.5,"lat":25,"n":%d}`, i+1)
+			calls = append(calls, llm.ToolCall{ID: fmt.Sprintf("call_%d", i+1), Name: name, Arguments: json.RawMessage(args)})
+		}
+		return llm.Message{Role: llm.RoleAssistant, ToolCalls: calls}, nil
+	}
+	b, err := json.Marshal(r)
+	return llm.Message{Role: llm.RoleAssistant, Content: string(b)}, err
+}
+
+// geminiClient is our Gemini adapter pointed at srv.
+func geminiClient(srv *standin.Server, hc *http.Client) llm.Client {
+	GinkgoHelper()
+	c, err := gemini.New(context.Background(), srv.URL(), "gemini-2.5-flash", "test-key", hc)
+	Expect(err).NotTo(HaveOccurred())
+	return c
+}
+
+// seen is the Request the echo policy answered with.
+func seen(resp llm.Response) standin.Request {
+	GinkgoHelper()
+	var r standin.Request
+	Expect(json.Unmarshal([]byte(resp.Message.Content), &r)).To(Succeed(), "echo answer %q", resp.Message.Content)
+	return r
+}
+
+func echoRequest(msgs ...llm.Message) llm.Request {
+	return llm.Request{Messages: append([]llm.Message{{Role: llm.RoleSystem, Content: echoPrompt}}, msgs...)}
+}
+
+// sstTools are two tools with JSON Schema parameters.
+func sstTools() []llm.Tool {
+	return []llm.Tool{
+		{Name: "get_sst", Description: "SST at a point.",
+			Parameters: json.RawMessage(`{"type":"object","properties":{"lon":{"type":"number"},"lat":{"type":"number"}},"required":["lon","lat"]}`)},
+		{Name: "get_date", Description: "Today's date.", Parameters: json.RawMessage(`{"type":"object","properties":{}}`)},
+	}
+}
+
+// headerRecorder is a transport that keeps the last response's header.
+type headerRecorder struct {
+	mu     sync.Mutex
+	header http.Header
+}
+
+func (h *headerRecorder) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := http.DefaultTransport.RoundTrip(r)
+	if err == nil {
+		h.mu.Lock()
+		h.header = resp.Header.Clone()
+		h.mu.Unlock()
+	}
+	return resp, err
+}
+
+func (h *headerRecorder) last() http.Header {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.header
+}
+
+// geminiPost sends body to srv at path and returns the answer.
+func geminiPost(srv *standin.Server, method, path, body string) (*http.Response, []byte) {
+	GinkgoHelper()
+	req, err := http.NewRequest(method, srv.URL()+path, strings.NewReader(body))
+	Expect(err).NotTo(HaveOccurred())
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("x-goog-api-key", "test-key")
+	resp, err := http.DefaultClient.Do(req)
+	Expect(err).NotTo(HaveOccurred())
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	Expect(err).NotTo(HaveOccurred())
+	return resp, b
+}
+
+const generateContent = "/v1beta/models/gemini-2.5-flash:generateContent"
+
+// geminiError is Google's error body.
+type geminiError struct {
+	Error struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+		Status  string `json:"status"`
+	} `json:"error"`
+}
+
+var _ = Describe("the Gemini wire format", func() {
+	var (
+		srv   *standin.Server
+		model llm.Client
+	)
+
+	BeforeEach(func() {
+		srv = startStandin(standin.Options{Policies: []standin.Policy{echo{}}})
+		model = geminiClient(srv, http.DefaultClient)
+	})
+
+	It("round-trips text with a system instruction and a history", func() {
+		req := echoRequest(
+			llm.Message{Role: llm.RoleUser, Content: "hello"},
+			llm.Message{Role: llm.RoleAssistant, Content: "hi"},
+			llm.Message{Role: llm.RoleUser, Content: "again"})
+		req.MaxTokens = 64
+		resp := chat(model, req)
+		Expect(resp.Model).To(Equal("gemini-2.5-flash"))
+		Expect(resp.FinishReason).To(Equal("STOP"))
+		Expect(resp.Message.Role).To(Equal(llm.RoleAssistant))
+		Expect(resp.Message.ToolCalls).To(BeEmpty())
+
+		r := seen(resp)
+		Expect(r.Model).To(Equal("gemini-2.5-flash"))
+		Expect(r.MaxTokens).To(Equal(64))
+		Expect(r.Messages).To(Equal(req.Messages))
+		Expect(r.System()).To(Equal(echoPrompt))
+		Expect(r.Tools).To(BeEmpty())
+	})
+
+	It("passes JSON mode to the policy", func() {
+		req := echoRequest(llm.Message{Role: llm.RoleUser, Content: "hello"})
+		Expect(seen(chat(model, req)).JSON).To(BeFalse())
+		req.JSON = true
+		Expect(seen(chat(model, req)).JSON).To(BeTrue())
+	})
+
+	It("passes tools with their JSON Schema to the policy", func() {
+		req := echoRequest(llm.Message{Role: llm.RoleUser, Content: "which tools?"})
+		req.Tools = sstTools()
+		tools := seen(chat(model, req)).Tools
+		Expect(tools).To(HaveLen(2))
+		for i, t := range tools {
+			Expect(t.Name).To(Equal(req.Tools[i].Name))
+			Expect(t.Description).To(Equal(req.Tools[i].Description))
+			Expect(string(t.Parameters)).To(MatchJSON(req.Tools[i].Parameters))
+		}
+	})
+
+	It("returns a tool call as an llm.ToolCall with its name and arguments", func() {
+		req := echoRequest(llm.Message{Role: llm.RoleUser, Content: "call get_sst"})
+		req.Tools = sstTools()
+		resp := chat(model, req)
+		Expect(resp.FinishReason).To(Equal("STOP"))
+		Expect(resp.Message.Content).To(BeEmpty())
+		Expect(resp.Message.ToolCalls).To(HaveLen(1))
+		tc := resp.Message.ToolCalls[0]
+		Expect(tc.Name).To(Equal("get_sst"))
+		Expect(string(tc.Arguments)).To(MatchJSON(`{"lon":121.5,"lat":25,"n":1}`))
+		Expect(tc.ID).To(BeEmpty(), "Gemini's function calls carry no id")
+	})
+
+	It("pairs each tool result with the call of its name, in order", func() {
+		req := echoRequest(llm.Message{Role: llm.RoleUser, Content: "call get_sst get_date"})
+		req.Tools = sstTools()
+		first := chat(model, req)
+		Expect(first.Message.ToolCalls).To(HaveLen(2))
+
+		// The results come back in the other order; the date is plain text.
+		req.Messages = append(req.Messages, first.Message,
+			llm.Message{Role: llm.RoleTool, Name: "get_date", ToolCallID: first.Message.ToolCalls[1].ID, Content: "2025-11-06"},
+			llm.Message{Role: llm.RoleTool, Name: "get_sst", ToolCallID: first.Message.ToolCalls[0].ID, Content: `{"sst": 26.4, "unit": "°C"}`})
+		r := seen(chat(model, req))
+		Expect(r.Messages).To(HaveLen(5))
+
+		calls := r.Messages[2].ToolCalls
+		Expect(r.Messages[2].Role).To(Equal(llm.RoleAssistant))
+		Expect(calls).To(HaveLen(2))
+		Expect([]string{calls[0].ID, calls[0].Name, calls[1].ID, calls[1].Name}).To(Equal([]string{"call_1", "get_sst", "call_2", "get_date"}))
+		Expect(string(calls[0].Arguments)).To(MatchJSON(`{"lon":121.5,"lat":25,"n":1}`))
+
+		Expect(r.Messages[3]).To(Equal(llm.Message{Role: llm.RoleTool, Name: "get_date", ToolCallID: "call_2", Content: "2025-11-06"}))
+		result := r.Messages[4]
+		Expect([]string{result.Role, result.Name, result.ToolCallID}).To(Equal([]string{llm.RoleTool, "get_sst", "call_1"}))
+		Expect(result.Content).To(MatchJSON(`{"sst": 26.4, "unit": "°C"}`))
+	})
+
+	It("reports usage counted as the OpenAI path counts it", func() {
+		req := echoRequest(llm.Message{Role: llm.RoleUser, Content: "how many tokens is this?"})
+		req.Tools = sstTools()
+		resp := chat(model, req)
+		Expect(resp.Usage.InputTokens).To(BeNumerically(">", 0))
+		Expect(resp.Usage.OutputTokens).To(BeNumerically(">", 0))
+		Expect(resp.Usage.InputTokens).To(Equal(chat(client(srv), req).Usage.InputTokens))
+	})
+
+	It("carries the modelled latency of the usage it reported", func() {
+		rec := &headerRecorder{}
+		tr := &http.Client{Transport: rec}
+		resp := chat(geminiClient(srv, tr), echoRequest(llm.Message{Role: llm.RoleUser, Content: "hello"}))
+		want := standin.DefaultLatency().Of(resp.Usage.InputTokens, resp.Usage.OutputTokens)
+		Expect(rec.last().Get(cassette.LatencyHeader)).To(Equal(want.String()))
+		Expect(rec.last().Values("Date")).To(BeEmpty())
+	})
+
+	It("refuses an unknown system prompt with a 400 naming harness/standin", func() {
+		_, err := model.Chat(context.Background(), llm.Request{Messages: []llm.Message{
+			{Role: llm.RoleSystem, Content: "You are a pirate."}, {Role: llm.RoleUser, Content: "Ahoy"}}})
+		var se *llm.StatusError
+		Expect(errors.As(err, &se)).To(BeTrue(), "got %v", err)
+		Expect(se.Code).To(Equal(http.StatusBadRequest))
+		Expect(se.Body).To(ContainSubstring("harness/standin"))
+	})
+
+	Describe("faults", func() {
+		faulty := func(kind string) *standin.Server {
+			return startStandin(standin.Options{Policies: []standin.Policy{echo{}}, FaultRate: 1, Faults: []string{kind}})
+		}
+		hello := echoRequest(llm.Message{Role: llm.RoleUser, Content: "hello"})
+
+		It("answers 429 in Gemini's error shape, an *llm.StatusError through the adapter", func() {
+			srv := faulty(standin.FaultRateLimit)
+			_, err := geminiClient(srv, http.DefaultClient).Chat(context.Background(), hello)
+			var se *llm.StatusError
+			Expect(errors.As(err, &se)).To(BeTrue(), "got %v", err)
+			Expect(se.Code).To(Equal(http.StatusTooManyRequests))
+
+			resp, body := geminiPost(srv, http.MethodPost, generateContent, `{"systemInstruction":{"parts":[{"text":"`+echoPrompt+`"}]},"contents":[{"role":"user","parts":[{"text":"hi"}]}]}`)
+			Expect(resp.StatusCode).To(Equal(http.StatusTooManyRequests))
+			Expect(resp.Header.Get("Retry-After")).NotTo(BeEmpty())
+			Expect(resp.Header.Get(cassette.LatencyHeader)).NotTo(BeEmpty())
+			var e geminiError
+			Expect(json.Unmarshal(body, &e)).To(Succeed(), "body %s", body)
+			Expect(e.Error.Code).To(Equal(http.StatusTooManyRequests))
+			Expect(e.Error.Status).To(Equal("RESOURCE_EXHAUSTED"))
+			Expect(e.Error.Message).To(ContainSubstring("injected"))
+		})
+
+		It("answers 500 for the server fault", func() {
+			_, err := geminiClient(faulty(standin.FaultServer), http.DefaultClient).Chat(context.Background(), hello)
+			var se *llm.StatusError
+			Expect(errors.As(err, &se)).To(BeTrue(), "got %v", err)
+			Expect(se.Code).To(Equal(http.StatusInternalServerError))
+		})
+
+		It("sends a body that does not parse for the malformed fault", func() {
+			_, err := geminiClient(faulty(standin.FaultMalformed), http.DefaultClient).Chat(context.Background(), hello)
+			Expect(err).To(HaveOccurred())
+			var se *llm.StatusError
+			Expect(errors.As(err, &se)).To(BeFalse())
+		})
+
+		It("cuts the answer off for the truncated fault", func() {
+			resp := chat(geminiClient(faulty(standin.FaultTruncated), http.DefaultClient), hello)
+			Expect(resp.FinishReason).To(Equal("MAX_TOKENS"))
+			Expect(resp.Usage.OutputTokens).To(Equal(4))
+			var v any
+			Expect(json.Unmarshal([]byte(resp.Message.Content), &v)).NotTo(Succeed())
+		})
+	})
+
+	Describe("on the wire", func() {
+		It("answers in generateContent's shape", func() {
+			resp, body := geminiPost(srv, http.MethodPost, generateContent, `{
+				"systemInstruction": {"role": "user", "parts": [{"text": "`+echoPrompt+`"}]},
+				"contents": [{"role": "user", "parts": [{"text": "call get_sst"}]}],
+				"tools": [{"functionDeclarations": [{"name": "get_sst", "description": "SST at a point.",
+					"parameters": {"type": "OBJECT", "properties": {"lon": {"type": "NUMBER"}}}}]}]}`)
+			Expect(resp.StatusCode).To(Equal(http.StatusOK), "body %s", body)
+			Expect(resp.Header.Get("Content-Type")).To(Equal("application/json"))
+			var u struct {
+				UsageMetadata struct{ PromptTokenCount, CandidatesTokenCount int }
+			}
+			Expect(json.Unmarshal(body, &u)).To(Succeed())
+			in, out := u.UsageMetadata.PromptTokenCount, u.UsageMetadata.CandidatesTokenCount
+			Expect(in).To(BeNumerically(">", 0))
+			Expect(out).To(BeNumerically(">", 0))
+			Expect(resp.Header.Get(cassette.LatencyHeader)).To(Equal(standin.DefaultLatency().Of(in, out).String()))
+			Expect(body).To(MatchJSON(fmt.Sprintf(`{
+				"candidates": [{"content": {"role": "model", "parts": [
+					{"functionCall": {"name": "get_sst", "args": {"lon": 121.5, "lat": 25, "n": 1}}}]},
+					"finishReason": "STOP", "index": 0}],
+				"usageMetadata": {"promptTokenCount": %d, "candidatesTokenCount": %d, "totalTokenCount": %d},
+				"modelVersion": "gemini-2.5-flash",
+				"responseId": "standin"}`, in, out, in+out)))
+		})
+
+		It("reads parameters, whole function responses and mixed user turns", func() {
+			resp, body := geminiPost(srv, http.MethodPost, generateContent, `{
+				"systemInstruction": {"parts": [{"text": "`+echoPrompt+`"}]},
+				"contents": [
+					{"role": "user", "parts": [{"text": "call get_sst"}]},
+					{"role": "model", "parts": [{"text": "Weighing it…", "thought": true}, {"functionCall": {"name": "get_sst", "args": {"lon": 1}}}]},
+					{"role": "user", "parts": [{"functionResponse": {"name": "get_sst", "response": {"sst": 26.4}}}, {"text": "and now?"}]}],
+				"tools": [{"functionDeclarations": [{"name": "get_sst", "parameters": {"type": "OBJECT"}}]}],
+				"generationConfig": {"maxOutputTokens": 99, "responseMimeType": "application/json"}}`)
+			Expect(resp.StatusCode).To(Equal(http.StatusOK), "body %s", body)
+			var out struct {
+				Candidates []struct {
+					Content struct {
+						Parts []struct{ Text string }
+					}
+				}
+			}
+			Expect(json.Unmarshal(body, &out)).To(Succeed())
+			r := seen(llm.Response{Message: llm.Message{Content: out.Candidates[0].Content.Parts[0].Text}})
+			Expect(r.JSON).To(BeTrue())
+			Expect(r.MaxTokens).To(Equal(99))
+			Expect(string(r.Tools[0].Parameters)).To(MatchJSON(`{"type": "OBJECT"}`))
+			Expect(r.Messages).To(HaveLen(5))
+			Expect(r.Messages[2].Content).To(BeEmpty(), "thoughts are dropped")
+			Expect(r.Messages[2].ToolCalls[0].ID).To(Equal("call_1"))
+			Expect(r.Messages[3].ToolCallID).To(Equal("call_1"))
+			Expect(r.Messages[3].Content).To(MatchJSON(`{"sst": 26.4}`))
+			Expect(r.Messages[4]).To(Equal(llm.Message{Role: llm.RoleUser, Content: "and now?"}))
+		})
+
+		It("refuses a function response that answers no call", func() {
+			resp, body := geminiPost(srv, http.MethodPost, generateContent, `{
+				"systemInstruction": {"parts": [{"text": "`+echoPrompt+`"}]},
+				"contents": [{"role": "user", "parts": [{"functionResponse": {"name": "get_sst", "response": {"result": 1}}}]}]}`)
+			Expect(resp.StatusCode).To(Equal(http.StatusBadRequest))
+			var e geminiError
+			Expect(json.Unmarshal(body, &e)).To(Succeed(), "body %s", body)
+			Expect(e.Error.Status).To(Equal("INVALID_ARGUMENT"))
+			Expect(e.Error.Message).To(ContainSubstring("get_sst"))
+		})
+
+		DescribeTable("answers 404 for what is not POST …/models/<model>:generateContent",
+			func(method, path string) {
+				resp, body := geminiPost(srv, method, path, `{"contents": []}`)
+				Expect(resp.StatusCode).To(Equal(http.StatusNotFound), "body %s", body)
+			},
+			Entry("another method of the model", http.MethodPost, "/v1beta/models/gemini-2.5-flash:countTokens"),
+			Entry("streaming", http.MethodPost, "/v1beta/models/gemini-2.5-flash:streamGenerateContent"),
+			Entry("GET", http.MethodGet, generateContent),
+			Entry("no models/ segment", http.MethodPost, "/v1beta/gemini-2.5-flash:generateContent"),
+			Entry("no model", http.MethodPost, "/v1beta/models/:generateContent"),
+		)
+	})
+
+	DescribeTable("the ODBchat router policy answers through Gemini as through OpenAI",
+		func(query string) {
+			srv := startStandin(standin.Options{})
+			req := routerRequest(query, true)
+			viaOpenAI := chat(client(srv), req)
+			viaGemini := chat(geminiClient(srv, http.DefaultClient), req)
+			var p plan
+			Expect(json.Unmarshal([]byte(viaGemini.Message.Content), &p)).To(Succeed(), "router output %q", viaGemini.Message.Content)
+			Expect(p.Decision).NotTo(BeEmpty())
+			Expect(viaGemini.Message.Content).To(Equal(viaOpenAI.Message.Content))
+			Expect(viaGemini.Usage).To(Equal(viaOpenAI.Usage))
+		},
+		Entry("a region today", "現在台灣周遭海溫多少？"),
+		Entry("a coordinate follow-up", "花蓮外海 121.7E,24.0N 今天呢？"),
+		Entry("a definition", "GHRSST 是什麼？"),
+		Entry("a program", "寫一個 python 程式把海溫轉 CSV"),
+	)
+})
