@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/agentreplay/testbed/agents"
+	"github.com/agentreplay/testbed/agents/cba"
 	"github.com/agentreplay/testbed/agents/climate"
 	"github.com/agentreplay/testbed/agents/family"
 	"github.com/agentreplay/testbed/agents/odbchat"
@@ -14,6 +15,7 @@ import (
 // Registry returns every agent system by name.
 func Registry() map[string]agents.Entry {
 	return map[string]agents.Entry{
+		cba.Name:     {Info: cba.Info(), New: cba.New},
 		climate.Name: {Info: climate.Info(), New: climate.New},
 		family.Name:  {Info: family.Info(), New: family.New},
 		odbchat.Name: {Info: odbchat.Info(), New: odbchat.New},

@@ -6,6 +6,8 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"math"
+	"mime"
 	"sort"
 	"strconv"
 	"strings"
@@ -100,7 +102,7 @@ func (a *Agent) chart(ctx context.Context, argJSON json.RawMessage) (toolResult,
 // recordsOf turns an attachment into records: CSV rows, or JSON through an
 // optional jq program that must yield a list of objects.
 func recordsOf(ctx context.Context, att attach.Attachment, program string) ([]map[string]any, error) {
-	if att.MIME == "text/csv" {
+	if mt, _, err := mime.ParseMediaType(att.MIME); err == nil && mt == "text/csv" {
 		return csvRecords(att.Data)
 	}
 	data := att.Data
@@ -134,7 +136,8 @@ func csvRecords(data []byte) ([]map[string]any, error) {
 			if i >= len(row) {
 				break
 			}
-			if f, err := strconv.ParseFloat(row[i], 64); err == nil {
+			// NaN and Inf parse as floats but JSON cannot hold them: text.
+			if f, err := strconv.ParseFloat(row[i], 64); err == nil && !math.IsNaN(f) && !math.IsInf(f, 0) {
 				rec[h] = f
 			} else {
 				rec[h] = row[i]

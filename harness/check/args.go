@@ -21,13 +21,18 @@ const defaultTolerance = 1e-6
 const anyOf = "any_of"
 
 // checkArgs matches want against the arguments of the first executed tool.
-func checkArgs(want map[string]any, tol float64, events []trace.Event) string {
+// checkArgs matches want against the arguments of the first call of tool,
+// or of the first tool executed when tool is "".
+func checkArgs(want map[string]any, tol float64, tool string, events []trace.Event) string {
 	var call *trace.ToolCall
 	for _, e := range events {
-		if e.Kind == trace.KindTool && e.Tool != nil {
+		if e.Kind == trace.KindTool && e.Tool != nil && (tool == "" || e.Tool.Name == tool) {
 			call = e.Tool
 			break
 		}
+	}
+	if call == nil && tool != "" {
+		return fmt.Sprintf("want a call of %s with arguments, got none", tool)
 	}
 	if call == nil {
 		return "want a tool call with arguments, got no tool executed"

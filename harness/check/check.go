@@ -48,7 +48,11 @@ func Turn(turn int, exp scenario.Expect, reply agents.Reply, events []trace.Even
 		add("forbid", checkForbid(exp.Forbid, reply.Text))
 	}
 	if len(exp.Args) > 0 {
-		add("args", checkArgs(exp.Args, exp.Tolerance, events))
+		tool := ""
+		if exp.Route != nil {
+			tool = exp.Route.Tool
+		}
+		add("args", checkArgs(exp.Args, exp.Tolerance, tool, events))
 	}
 	if a := exp.Answer; a != nil {
 		if len(a.Contains) > 0 {

@@ -32,6 +32,8 @@ func metrics() []metric {
 		{"latency_p50", func(s report.Summary) float64 { return s.LatencyP50 }},
 		{"latency_p95", func(s report.Summary) float64 { return s.LatencyP95 }},
 		{"latency_p99", func(s report.Summary) float64 { return s.LatencyP99 }},
+		{"prompt_tokens_per_call", func(s report.Summary) float64 { return s.PromptTokensPerCall }},
+		{"artifacts", func(s report.Summary) float64 { return float64(s.Artifacts) }},
 	}
 }
 

@@ -35,7 +35,7 @@ var _ = Describe("MetricNames and Value", func() {
 		Expect(sort.StringsAreSorted(names)).To(BeTrue())
 		Expect(names).To(ConsistOf("routing_accuracy", "pass_rate", "token_reduction", "input_tokens_mean",
 			"output_tokens_mean", "llm_calls_mean", "tool_calls_mean", "latency_mean", "latency_p50",
-			"latency_p95", "latency_p99"))
+			"latency_p95", "latency_p99", "prompt_tokens_per_call", "artifacts"))
 	})
 
 	DescribeTable("reads each metric from a summary",
@@ -119,9 +119,9 @@ var _ = Describe("Thresholds", func() {
 		Entry("strictly better than the baseline, being the baseline", scenario.Threshold{Metric: "latency_mean", Op: "<", Baseline: true},
 			summary, nil, 1100.0, 1100.0, "latency_mean = 1100 ms, want < 1100 ms (baseline is this variant)"),
 		Entry("an unknown metric", scenario.Threshold{Metric: "latency_p90", Op: "<", Value: 2, Unit: "s"},
-			summary, nil, 0.0, 0.0, `unknown metric "latency_p90" (want one of input_tokens_mean, latency_mean, `+
+			summary, nil, 0.0, 0.0, `unknown metric "latency_p90" (want one of artifacts, input_tokens_mean, latency_mean, `+
 				`latency_p50, latency_p95, latency_p99, llm_calls_mean, output_tokens_mean, pass_rate, `+
-				`routing_accuracy, token_reduction, tool_calls_mean)`),
+				`prompt_tokens_per_call, routing_accuracy, token_reduction, tool_calls_mean)`),
 		Entry("an unknown operator", scenario.Threshold{Metric: "pass_rate", Op: "=<", Value: 1},
 			summary, nil, 0.95, 1.0, `unknown operator "=<" (want <, <=, >, >=, == or !=)`),
 		Entry("a duration on a metric that is not a latency", scenario.Threshold{Metric: "pass_rate", Op: ">", Value: 1, Unit: "s"},

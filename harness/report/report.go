@@ -109,6 +109,9 @@ type Summary struct {
 	LatencyP99       float64 `json:"latency_p99_ms"`
 	// Artifacts counts the outputs the agent produced besides text (charts).
 	Artifacts int `json:"artifacts,omitempty"`
+	// PromptTokensPerCall is the system prompt plus tool schemas per LLM
+	// call: what every call pays before any conversation.
+	PromptTokensPerCall float64 `json:"prompt_tokens_per_call"`
 }
 
 // Threshold is one suite threshold's outcome for a variant.

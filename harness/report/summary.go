@@ -29,7 +29,7 @@ func Summarize(scs []Scenario) Summary {
 	if len(scs) == 0 {
 		return s
 	}
-	var llm, tools, in, out, raw, ctx float64
+	var llm, tools, in, out, raw, ctx, prompt float64
 	correct := 0
 	lat := make([]float64, 0, len(scs))
 	for _, sc := range scs {
@@ -44,6 +44,7 @@ func Summarize(scs []Scenario) Summary {
 		}
 		m := sc.Metrics
 		llm += float64(m.LLMCalls)
+		prompt += float64(m.Input.System + m.Input.Tools)
 		tools += float64(m.ToolCalls)
 		in += float64(m.InputTokens)
 		out += float64(m.OutputTokens)
@@ -62,6 +63,9 @@ func Summarize(scs []Scenario) Summary {
 		s.RoutingAccuracy = float64(correct) / float64(s.Routed)
 	}
 	s.LLMCallsMean, s.ToolCallsMean = llm/n, tools/n
+	if llm > 0 {
+		s.PromptTokensPerCall = prompt / llm
+	}
 	s.InputTokensMean, s.OutputTokensMean = in/n, out/n
 	if raw > 0 {
 		s.TokenReduction = 1 - ctx/raw

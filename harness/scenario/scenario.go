@@ -133,7 +133,7 @@ func (t Turn) ExpectFor(variant string) Expect {
 type Expect struct {
 	Route     *Route
 	Tools     *ToolSequence
-	Args      map[string]any // subset match against the first executed tool's arguments
+	Args      map[string]any // subset match against the arguments of Route.Tool's first call, or of the first tool executed
 	Tolerance float64        // numeric tolerance for Args; default 1e-6
 	Answer    *AnswerExpect
 	JQ        []string // gojq expressions over the reply's Data that must yield true

@@ -70,7 +70,7 @@ type Policy interface {
 
 // Policies returns every agent policy the stand-in knows.
 func Policies() []Policy {
-	return []Policy{odbchatRouter{}, odbchatClassifier{}, odbchatOnePass{}, climatePolicy{}, familyPolicy{}, vizPolicy{}}
+	return []Policy{odbchatRouter{}, odbchatClassifier{}, odbchatOnePass{}, climatePolicy{}, familyPolicy{}, vizPolicy{}, cbaPolicy{}}
 }
 
 // Latency is the model of how long a call takes: a fixed cost plus costs per
