@@ -102,7 +102,7 @@ func (a *Agent) chart(ctx context.Context, argJSON json.RawMessage) (toolResult,
 // recordsOf turns an attachment into records: CSV rows, or JSON through an
 // optional jq program that must yield a list of objects.
 func recordsOf(ctx context.Context, att attach.Attachment, program string) ([]map[string]any, error) {
-	if mt, _, err := mime.ParseMediaType(att.MIME); err == nil && mt == "text/csv" {
+	if mt, _, err := mime.ParseMediaType(att.MIME); err == nil && (mt == "text/csv" || mt == "application/csv") {
 		return csvRecords(att.Data)
 	}
 	data := att.Data
@@ -122,6 +122,7 @@ func recordsOf(ctx context.Context, att attach.Attachment, program string) ([]ma
 
 // csvRecords reads a CSV with a header row; numeric cells become numbers.
 func csvRecords(data []byte) ([]map[string]any, error) {
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")) // a byte-order mark is not part of the first column's name
 	rows, err := csv.NewReader(bytes.NewReader(data)).ReadAll()
 	if err != nil {
 		return nil, fmt.Errorf("the CSV does not parse: %v", err)

@@ -195,7 +195,10 @@ func (a *Agent) runProfile(ctx context.Context, p profile, msgs []llm.Message) r
 			return r
 		}
 		for _, tc := range resp.Message.ToolCalls {
-			res := a.execute(ctx, tc)
+			res := fail("tool %q is not available in the %s profile", tc.Name, p.name)
+			if offered(p, tc.Name) {
+				res = a.execute(ctx, tc)
+			}
 			if res.ok {
 				r.tools = append(r.tools, tc.Name)
 			}
@@ -209,6 +212,16 @@ func (a *Agent) runProfile(ctx context.Context, p profile, msgs []llm.Message) r
 	r.msgs, r.err = msgs, "max_iterations"
 	r.text = fmt.Sprintf("The %s profile did not finish within %d steps.", p.name, a.opts.MaxIterations)
 	return r
+}
+
+// offered reports whether profile p offers the named tool.
+func offered(p profile, name string) bool {
+	for _, t := range p.tools {
+		if t.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 func missingTools(want, called []string) []string {

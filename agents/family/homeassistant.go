@@ -85,13 +85,13 @@ func (a *Agent) history(ctx context.Context, argJSON json.RawMessage) (toolResul
 		return fail("entity_ids is required (for example [\"sensor.pool_temperature\"])"), nil
 	}
 	end := a.cfg.Clock().UTC()
-	start := end.Add(-24 * time.Hour)
 	var err error
 	if args.End != "" {
 		if end, err = time.Parse(time.RFC3339, args.End); err != nil {
 			return fail("end %q is not an RFC 3339 time", args.End), nil
 		}
 	}
+	start := end.Add(-24 * time.Hour) // the default period is the 24 hours before end
 	if args.Start != "" {
 		if start, err = time.Parse(time.RFC3339, args.Start); err != nil {
 			return fail("start %q is not an RFC 3339 time", args.Start), nil
