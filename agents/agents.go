@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"io/fs"
+	"log/slog"
 	"net/http"
 	"time"
 
@@ -69,6 +70,7 @@ type Config struct {
 	Variant   map[string]any    // the variant's config block, decoded strictly by the agent
 	Secrets   map[string]string // keys from the environment; never logged, never recorded
 	Data      fs.FS             // read-only data the agent ships with (knowledge bases); may be nil
+	Logger    *slog.Logger      // where the agent logs; nil discards
 	Prompts   fs.FS             // where a variant's prompt files are looked up; may be nil
 }
 
@@ -116,6 +118,9 @@ type Info struct {
 	// Embeddings is the embeddings endpoint, if the agent uses one.
 	Embeddings *llm.Endpoint
 	Upstreams  map[string]string
+	// Keys names the secrets the agent requires in Config.Secrets; replays
+	// and stand-in recordings get placeholders.
+	Keys []string
 }
 
 // NopTracer discards everything; use it in production.

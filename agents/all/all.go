@@ -9,6 +9,7 @@ import (
 	"github.com/agentreplay/testbed/agents/cba"
 	"github.com/agentreplay/testbed/agents/climate"
 	"github.com/agentreplay/testbed/agents/family"
+	"github.com/agentreplay/testbed/agents/kura"
 	"github.com/agentreplay/testbed/agents/odbchat"
 )
 
@@ -18,6 +19,7 @@ func Registry() map[string]agents.Entry {
 		cba.Name:     {Info: cba.Info(), New: cba.New},
 		climate.Name: {Info: climate.Info(), New: climate.New},
 		family.Name:  {Info: family.Info(), New: family.New},
+		kura.Name:    {Info: kura.Info(), New: kura.New},
 		odbchat.Name: {Info: odbchat.Info(), New: odbchat.New},
 	}
 }

@@ -264,16 +264,17 @@ func (a *Agent) principleNames(ids []int) string {
 	return strings.Join(out, ", ")
 }
 
-// level ranks Low < Medium < Medium-High < High; a trailing * is ignored.
+// level ranks Low < Medium < Medium-High < High, ignoring case and a
+// trailing *; anything else is 0.
 func level(s string) int {
-	switch strings.TrimSuffix(strings.TrimSpace(s), "*") {
-	case "Low":
+	switch strings.ToLower(strings.TrimSuffix(strings.TrimSpace(s), "*")) {
+	case "low":
 		return 1
-	case "Medium":
+	case "medium":
 		return 2
-	case "Medium-High":
+	case "medium-high":
 		return 3
-	case "High":
+	case "high":
 		return 4
 	}
 	return 0

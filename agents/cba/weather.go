@@ -186,7 +186,7 @@ func (a *Agent) climateNormals(ctx context.Context, args map[string]any) (string
 	years := map[string]bool{}
 	d := c.Daily
 	for i, day := range d.Time {
-		if len(day) < 7 || i >= len(d.Mean) || d.Mean[i] == nil || d.Max[i] == nil || d.Min[i] == nil {
+		if len(day) < 7 || i >= len(d.Mean) || i >= len(d.Max) || i >= len(d.Min) || d.Mean[i] == nil || d.Max[i] == nil || d.Min[i] == nil {
 			continue
 		}
 		m, err := strconv.Atoi(day[5:7])

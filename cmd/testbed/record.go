@@ -80,6 +80,19 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	opts.Routes = sis.Routes
 	opts.AllowNetwork = prov != "" || liveUpstreams
+	if liveUpstreams {
+		// Real upstream APIs need the agents' own keys, from the environment.
+		for _, e := range opts.Agents {
+			for _, k := range e.Info.Keys {
+				if v := os.Getenv(k); v != "" {
+					if opts.Secrets == nil {
+						opts.Secrets = map[string]string{}
+					}
+					opts.Secrets[k] = v
+				}
+			}
+		}
+	}
 	rep, err := runner.Run(ctx, suites, opts)
 	if err != nil {
 		return withCode(exitInternal, err)

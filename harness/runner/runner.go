@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"mime"
 	"net/http"
 	"os"
@@ -315,6 +316,15 @@ func runOne(ctx context.Context, j job, opts Options, counter *tokens.Counter) r
 			return out
 		}
 	}
+	secrets := map[string]string{}
+	for k, v := range opts.Secrets {
+		secrets[k] = v
+	}
+	for _, k := range entry.Info.Keys {
+		if secrets[k] == "" && (opts.Mode == cassette.ModeReplay || !opts.AllowNetwork) {
+			secrets[k] = "testbed-placeholder-key"
+		}
+	}
 	tracer := &tracer{trace: tr, counter: counter}
 	cfg := agents.Config{
 		Model:     &countingModel{next: model, trace: tr, counter: counter, model: ep.Model},
@@ -324,7 +334,8 @@ func runOne(ctx context.Context, j job, opts Options, counter *tokens.Counter) r
 		Tracer:    tracer,
 		Upstreams: entry.Info.Upstreams,
 		Variant:   j.variant.Config,
-		Secrets:   opts.Secrets,
+		Secrets:   secrets,
+		Logger:    slog.New(&traceHandler{trace: tr}),
 		Data:      dirFS(filepath.Join(opts.Root, "fixtures", j.suite.Agent)),
 		Prompts:   dirFS(filepath.Join(opts.Root, "scenarios")),
 	}

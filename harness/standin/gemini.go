@@ -101,7 +101,7 @@ func (s *Server) serveGemini(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	inTokens := s.counter.Request(llm.Request{Messages: req.Messages, Tools: req.Tools}).Total()
-	if fault := s.drawFault(); fault != "" {
+	if fault := s.fault(req); fault != "" {
 		s.writeGeminiFault(w, fault, req, inTokens)
 		return
 	}

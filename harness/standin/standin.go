@@ -19,6 +19,8 @@ import (
 	"math/rand"
 	"net"
 	"net/http"
+	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -70,7 +72,7 @@ type Policy interface {
 
 // Policies returns every agent policy the stand-in knows.
 func Policies() []Policy {
-	return []Policy{odbchatRouter{}, odbchatClassifier{}, odbchatOnePass{}, climatePolicy{}, familyPolicy{}, vizPolicy{}, cbaPolicy{}}
+	return []Policy{odbchatRouter{}, odbchatClassifier{}, odbchatOnePass{}, climatePolicy{}, familyPolicy{}, vizPolicy{}, cbaPolicy{}, kuraPlanner{}, kuraExecutor{}, kuraSynthesizer{}}
 }
 
 // Latency is the model of how long a call takes: a fixed cost plus costs per
@@ -133,7 +135,7 @@ func New(opts Options) (*Server, error) {
 		opts.Latency = DefaultLatency()
 	}
 	if len(opts.Faults) == 0 {
-		opts.Faults = []string{FaultRateLimit, FaultServer, FaultMalformed, FaultTruncated}
+		opts.Faults = allFaults()
 	}
 	return &Server{opts: opts, counter: c, rng: rand.New(rand.NewSource(opts.Seed))}, nil
 }
@@ -217,7 +219,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	req := convert(wr)
 	inTokens := s.counter.Request(llm.Request{Messages: req.Messages, Tools: req.Tools}).Total()
-	if fault := s.drawFault(); fault != "" {
+	if fault := s.fault(req); fault != "" {
 		s.writeFault(w, fault, req, inTokens)
 		return
 	}
@@ -247,6 +249,25 @@ func (s *Server) policy(r Request) Policy {
 		}
 	}
 	return nil
+}
+
+// FaultMarker in the last user message asks for a fault by name, such as
+// "testbed:fault=429": a scenario names the fault it tests in its own input,
+// so the stand-in still decides from the request alone.
+const FaultMarker = "testbed:fault="
+
+var markerRe = regexp.MustCompile(regexp.QuoteMeta(FaultMarker) + `([a-z0-9]+)`)
+
+// fault returns the fault a request asks for by marker, else a drawn one.
+func (s *Server) fault(r Request) string {
+	if m := markerRe.FindStringSubmatch(r.LastUser()); m != nil && slices.Contains(allFaults(), m[1]) {
+		return m[1]
+	}
+	return s.drawFault()
+}
+
+func allFaults() []string {
+	return []string{FaultRateLimit, FaultServer, FaultMalformed, FaultTruncated}
 }
 
 func (s *Server) drawFault() string {

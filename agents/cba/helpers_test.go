@@ -1,0 +1,410 @@
+package cba_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/agentreplay/testbed/agents"
+	"github.com/agentreplay/testbed/agents/cba"
+	"github.com/agentreplay/testbed/agents/llm"
+	"github.com/agentreplay/testbed/agents/llm/gemini"
+	"github.com/agentreplay/testbed/agents/llm/openai"
+	"github.com/agentreplay/testbed/harness/standin"
+	"github.com/agentreplay/testbed/harness/upstream"
+)
+
+// Logical hosts the agent and its model adapters call by default (cba.Info
+// and the Gemini SDK).
+const (
+	ollamaHost    = "localhost:11434"
+	geminiHost    = "generativelanguage.googleapis.com"
+	geocodingHost = "geocoding-api.open-meteo.com"
+	forecastHost  = "api.open-meteo.com"
+	climateHost   = "climate-api.open-meteo.com"
+	soilHost      = "rest.isric.org"
+)
+
+// The tool sets as the agent defines them (tools.go), in its order.
+var (
+	reducedTools = []string{"get_current_weather", "get_climate_data", "get_soil_properties", "get_soil_carbon",
+		"search_indicators", "get_indicator_details", "find_feasible_methods", "compare_indicators",
+		"export_indicator_selection", "find_indicators_by_principle", "list_available_classes"}
+	fullTools = []string{"get_current_weather", "get_weather_forecast", "get_climate_data", "get_soil_properties",
+		"get_soil_carbon", "search_indicators", "search_methods", "get_indicator_details", "find_feasible_methods",
+		"compare_indicators", "export_indicator_selection", "find_indicators_by_principle", "find_indicators_by_class",
+		"list_available_classes", "list_knowledge_base_stats"}
+	helpTools = []string{cba.ToolListTools, cba.ToolDescribeTool}
+)
+
+// The built-in configurations of scenarios/cba.yaml.
+var (
+	cfgFull        = map[string]any{"tools": "full", "prompt": "full"}
+	cfgMinimal     = map[string]any{"tools": "reduced", "prompt": "minimal"}
+	cfgMinimalHelp = map[string]any{"tools": "reduced", "prompt": "minimal-help", "help": true}
+)
+
+// fixture returns the bytes of a file under fixtures/cba.
+func fixture(name string) []byte {
+	GinkgoHelper()
+	b, err := os.ReadFile("../../fixtures/cba/" + name)
+	Expect(err).NotTo(HaveOccurred())
+	return b
+}
+
+// promptFile returns one of the agent's built-in prompts as committed.
+func promptFile(name string) string {
+	GinkgoHelper()
+	b, err := os.ReadFile("prompts/" + name + ".md")
+	Expect(err).NotTo(HaveOccurred())
+	return string(b)
+}
+
+// sent is one request as it left the agent, under its logical URL.
+type sent struct {
+	Host     string
+	Path     string
+	RawQuery string
+	Query    url.Values
+}
+
+// transport sends each logical host to a loopback server and logs every
+// request. A request to any other host fails: nothing leaves the machine.
+type transport struct {
+	base *http.Transport
+
+	mu    sync.Mutex
+	hosts map[string]string // logical host → 127.0.0.1:port
+	seen  []sent
+}
+
+func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	t.mu.Lock()
+	target, ok := t.hosts[req.URL.Host]
+	t.mu.Unlock()
+	if !ok {
+		return nil, fmt.Errorf("test transport: no server for host %q", req.URL.Host)
+	}
+	var body []byte
+	if req.Body != nil {
+		b, err := io.ReadAll(req.Body)
+		if err != nil {
+			return nil, err
+		}
+		req.Body.Close()
+		body = b
+	}
+	t.mu.Lock()
+	t.seen = append(t.seen, sent{req.URL.Host, req.URL.Path, req.URL.RawQuery, req.URL.Query()})
+	t.mu.Unlock()
+	out := req.Clone(req.Context())
+	out.Body = io.NopCloser(bytes.NewReader(body))
+	out.URL.Scheme, out.URL.Host, out.Host = "http", target, target
+	return t.base.RoundTrip(out)
+}
+
+// requests returns the logged requests to host.
+func (t *transport) requests(host string) []sent {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var out []sent
+	for _, s := range t.seen {
+		if s.Host == host {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// route sends host to the server at rawURL instead.
+func (t *transport) route(host, rawURL string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.hosts[host] = hostOf(rawURL)
+}
+
+// toolReport is one Tracer.Tool report.
+type toolReport struct {
+	Name    string
+	Args    json.RawMessage
+	Raw     []byte
+	Context string
+	Err     error
+}
+
+// note is one Tracer.Note report.
+type note struct {
+	Key   string
+	Value any
+}
+
+// tracer records what the agent reports.
+type tracer struct {
+	mu    sync.Mutex
+	tools []toolReport
+	notes []note
+}
+
+func (t *tracer) Tool(name string, args json.RawMessage, raw []byte, context string, err error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.tools = append(t.tools, toolReport{name, args, slices.Clone(raw), context, err})
+}
+
+func (t *tracer) Note(key string, value any) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.notes = append(t.notes, note{key, value})
+}
+
+// noted returns the values noted under key, in order.
+func (t *tracer) noted(key string) []any {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var out []any
+	for _, n := range t.notes {
+		if n.Key == key {
+			out = append(out, n.Value)
+		}
+	}
+	return out
+}
+
+// reports returns every Tool report, in order.
+func (t *tracer) reports() []toolReport {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return slices.Clone(t.tools)
+}
+
+// recording is an llm.Client that keeps a copy of every request it passes on.
+type recording struct {
+	mu     sync.Mutex
+	client llm.Client
+	calls  []llm.Request
+}
+
+func (r *recording) Chat(ctx context.Context, req llm.Request) (llm.Response, error) {
+	req.Messages = slices.Clone(req.Messages)
+	req.Tools = slices.Clone(req.Tools)
+	r.mu.Lock()
+	r.calls = append(r.calls, req)
+	c := r.client
+	r.mu.Unlock()
+	return c.Chat(ctx, req)
+}
+
+// requests returns the recorded requests, in order.
+func (r *recording) requests() []llm.Request {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.calls)
+}
+
+// fake is a scripted model: next decides each answer from the call's index
+// and request. It never touches the network.
+type fake struct {
+	next func(i int, req llm.Request) llm.Message
+	mu   sync.Mutex
+	n    int
+}
+
+func (f *fake) Chat(_ context.Context, req llm.Request) (llm.Response, error) {
+	f.mu.Lock()
+	i := f.n
+	f.n++
+	f.mu.Unlock()
+	return llm.Response{Message: f.next(i, req), FinishReason: "stop"}, nil
+}
+
+// calls is a model that makes the given steps of tool calls, one model
+// answer per step, then answers "done".
+func calls(steps ...[]llm.ToolCall) *fake {
+	return &fake{next: func(i int, _ llm.Request) llm.Message {
+		if i < len(steps) {
+			return llm.Message{Role: llm.RoleAssistant, ToolCalls: steps[i]}
+		}
+		return llm.Message{Role: llm.RoleAssistant, Content: "done"}
+	}}
+}
+
+// call is one tool call with JSON arguments.
+func call(id, name, arguments string) []llm.ToolCall {
+	return []llm.ToolCall{{ID: id, Name: name, Arguments: json.RawMessage(arguments)}}
+}
+
+// callOnce is a model that calls one tool, then answers "done".
+func callOnce(name, arguments string) *fake { return calls(call("fake_1", name, arguments)) }
+
+// failing is a model whose every call fails.
+type failing struct{}
+
+func (failing) Chat(context.Context, llm.Request) (llm.Response, error) {
+	return llm.Response{}, &llm.StatusError{Code: 503, Body: "model unavailable"}
+}
+
+// world is one agent's surroundings: the stand-in model and the fixture
+// upstreams on loopback, behind the hosts the agent calls.
+type world struct {
+	transport *transport
+	tracer    *tracer
+	model     *recording
+	http      *http.Client
+	standin   *standin.Server
+}
+
+// newWorld starts the stand-in and the upstream stub for one spec; the
+// model is the stand-in behind the agent's default Ollama endpoint.
+func newWorld() *world {
+	GinkgoHelper()
+	sm, err := standin.New(standin.Options{Policies: standin.Policies()})
+	Expect(err).NotTo(HaveOccurred())
+	Expect(sm.Start()).To(Succeed())
+	DeferCleanup(sm.Close)
+
+	routes, err := upstream.Load("../../fixtures/cba/routes.yaml")
+	Expect(err).NotTo(HaveOccurred())
+	up, err := upstream.Start(routes)
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(up.Close)
+
+	w := &world{tracer: &tracer{}, standin: sm}
+	base := &http.Transport{}
+	DeferCleanup(base.CloseIdleConnections)
+	w.transport = &transport{base: base, hosts: map[string]string{
+		ollamaHost:    hostOf(sm.URL()),
+		geminiHost:    hostOf(sm.URL()),
+		geocodingHost: hostOf(up.URL()),
+		forecastHost:  hostOf(up.URL()),
+		climateHost:   hostOf(up.URL()),
+		soilHost:      hostOf(up.URL()),
+	}}
+	w.http = &http.Client{Transport: w.transport}
+	info := cba.Info()
+	w.model = &recording{client: openai.New(info.Model.BaseURL, info.Model.Model, "", w.http)}
+	return w
+}
+
+// useModel replaces the stand-in model with m (still recorded).
+func (w *world) useModel(m llm.Client) {
+	w.model.mu.Lock()
+	defer w.model.mu.Unlock()
+	w.model.client = m
+}
+
+// useGemini puts the stand-in behind Google's Gemini endpoint, through the
+// Gemini adapter, as the minimal-help variant runs.
+func (w *world) useGemini() {
+	GinkgoHelper()
+	c, err := gemini.New(context.Background(), "", "gemini-2.5-flash", "test-key", w.http)
+	Expect(err).NotTo(HaveOccurred())
+	w.useModel(c)
+}
+
+func hostOf(raw string) string {
+	GinkgoHelper()
+	u, err := url.Parse(raw)
+	Expect(err).NotTo(HaveOccurred())
+	return u.Host
+}
+
+// config is the agents.Config of w with variant.
+func (w *world) config(variant map[string]any) agents.Config {
+	return agents.Config{
+		Model:   w.model,
+		HTTP:    w.http,
+		Clock:   func() time.Time { return time.Date(2025, 3, 14, 9, 0, 0, 0, time.UTC) },
+		Tracer:  w.tracer,
+		Variant: variant,
+		Data:    os.DirFS("../../fixtures/cba"),
+	}
+}
+
+// agent builds the agent through cba.New.
+func (w *world) agent(variant map[string]any) *cba.Agent {
+	GinkgoHelper()
+	a, err := cba.New(w.config(variant))
+	Expect(err).NotTo(HaveOccurred())
+	ca, ok := a.(*cba.Agent)
+	Expect(ok).To(BeTrue(), "cba.New returned %T", a)
+	return ca
+}
+
+// run answers turns and returns each turn's structured reply.
+func run(a agents.Agent, turns ...string) []cba.Reply {
+	GinkgoHelper()
+	ans, err := a.Run(context.Background(), agents.Input{Turns: turns})
+	Expect(err).NotTo(HaveOccurred())
+	Expect(ans.Replies).To(HaveLen(len(turns)))
+	var out []cba.Reply
+	for _, r := range ans.Replies {
+		reply, ok := r.Data.(cba.Reply)
+		Expect(ok).To(BeTrue(), "reply data is %T", r.Data)
+		Expect(r.Text).To(Equal(reply.Text))
+		_, err := json.Marshal(r.Data)
+		Expect(err).NotTo(HaveOccurred())
+		out = append(out, reply)
+	}
+	return out
+}
+
+// ask runs one turn.
+func ask(a agents.Agent, q string) cba.Reply {
+	GinkgoHelper()
+	return run(a, q)[0]
+}
+
+// tool runs one tool of an agent built with variant, called by a scripted
+// model with arguments, and returns what the agent reported for it.
+func (w *world) tool(variant map[string]any, name, arguments string) toolReport {
+	GinkgoHelper()
+	w.useModel(callOnce(name, arguments))
+	reply := ask(w.agent(variant), "question")
+	Expect(reply.Tools).To(Equal([]string{name}))
+	reports := w.tracer.reports()
+	Expect(reports).NotTo(BeEmpty())
+	r := reports[len(reports)-1]
+	Expect(r.Name).To(Equal(name))
+	Expect(r.Args).To(MatchJSON(arguments))
+	// the model reads exactly what the tracer reports as context
+	reqs := w.model.requests()
+	last := reqs[len(reqs)-1].Messages
+	Expect(last[len(last)-1].Role).To(Equal(llm.RoleTool))
+	Expect(last[len(last)-1].Name).To(Equal(name))
+	Expect(last[len(last)-1].Content).To(Equal(r.Context))
+	return r
+}
+
+// kbTool runs a knowledge-base tool of the full set and returns its output,
+// which must not be an error.
+func (w *world) kbTool(name, arguments string) string {
+	GinkgoHelper()
+	r := w.tool(cfgFull, name, arguments)
+	Expect(r.Err).NotTo(HaveOccurred())
+	Expect(string(r.Raw)).To(Equal(r.Context), "a knowledge-base tool reports its own output as raw")
+	return r.Context
+}
+
+// toolNames returns the names of tools.
+func toolNames(tools []llm.Tool) []string {
+	var out []string
+	for _, t := range tools {
+		out = append(out, t.Name)
+	}
+	return out
+}
+
+// lines splits s into lines.
+func lines(s string) []string { return strings.Split(s, "\n") }
