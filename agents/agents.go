@@ -6,6 +6,7 @@
 package agents
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io/fs"
@@ -153,4 +154,20 @@ type PromptSet struct {
 // can check every named tool is one the model actually has.
 type Prompted interface {
 	PromptSets() []PromptSet
+}
+
+// DecodeVariant decodes a variant's config block into dst strictly: an
+// unknown key is an error. An empty block leaves dst as it is, so dst holds
+// the defaults.
+func DecodeVariant(v map[string]any, dst any) error {
+	if len(v) == 0 {
+		return nil
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	return dec.Decode(dst)
 }

@@ -9,7 +9,6 @@
 package cba
 
 import (
-	"bytes"
 	"context"
 	"embed"
 	"encoding/json"
@@ -70,16 +69,8 @@ type Agent struct {
 // New builds a CBA assistant from cfg.
 func New(cfg agents.Config) (agents.Agent, error) {
 	opts := options{Tools: SetReduced, Prompt: "minimal", MaxSteps: 8}
-	if len(cfg.Variant) > 0 {
-		raw, err := json.Marshal(cfg.Variant)
-		if err != nil {
-			return nil, err
-		}
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&opts); err != nil {
-			return nil, fmt.Errorf("cba: variant config: %w (known keys: tools, prompt, help, max_steps)", err)
-		}
+	if err := agents.DecodeVariant(cfg.Variant, &opts); err != nil {
+		return nil, fmt.Errorf("cba: variant config: %w (known keys: tools, prompt, help, max_steps)", err)
 	}
 	if opts.Tools != SetReduced && opts.Tools != SetFull {
 		return nil, fmt.Errorf("cba: variant config: tools %q: want %s or %s", opts.Tools, SetReduced, SetFull)

@@ -7,7 +7,6 @@
 package climate
 
 import (
-	"bytes"
 	"context"
 	"embed"
 	"encoding/json"
@@ -99,16 +98,8 @@ func New(cfg agents.Config) (agents.Agent, error) {
 
 func decodeOptions(v map[string]any) (options, error) {
 	opts := options{Trim: TrimOurs, TopK: 3, MinScore: 0.6, MaxSteps: 6}
-	if len(v) > 0 {
-		raw, err := json.Marshal(v)
-		if err != nil {
-			return opts, err
-		}
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&opts); err != nil {
-			return opts, fmt.Errorf("climate: variant config: %w (known keys: trim, top_k, min_score, prompt, max_steps)", err)
-		}
+	if err := agents.DecodeVariant(v, &opts); err != nil {
+		return opts, fmt.Errorf("climate: variant config: %w (known keys: trim, top_k, min_score, prompt, max_steps)", err)
 	}
 	switch opts.Trim {
 	case TrimNone, TrimOurs, TrimSeed:

@@ -7,10 +7,8 @@
 package family
 
 import (
-	"bytes"
 	"context"
 	"embed"
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -64,16 +62,8 @@ type profile struct {
 // New builds a family assistant from cfg.
 func New(cfg agents.Config) (agents.Agent, error) {
 	opts := options{Attachments: attach.ModeSchema, MaxIterations: 8}
-	if len(cfg.Variant) > 0 {
-		raw, err := json.Marshal(cfg.Variant)
-		if err != nil {
-			return nil, err
-		}
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&opts); err != nil {
-			return nil, fmt.Errorf("family: variant config: %w (known keys: attachments, mandatory, max_iterations)", err)
-		}
+	if err := agents.DecodeVariant(cfg.Variant, &opts); err != nil {
+		return nil, fmt.Errorf("family: variant config: %w (known keys: attachments, mandatory, max_iterations)", err)
 	}
 	switch opts.Attachments {
 	case attach.ModeSchema, attach.ModeInline, attach.ModePlaceholder:

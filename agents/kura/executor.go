@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/agentreplay/testbed/agents/llm"
 )
@@ -15,38 +14,9 @@ type Output struct {
 	Snippet    string         `json:"snippet"`
 }
 
-// FirstJSONObject returns the first balanced {...} in s, or "".
-func FirstJSONObject(s string) string {
-	start := strings.IndexByte(s, '{')
-	if start < 0 {
-		return ""
-	}
-	depth, inString, escaped := 0, false, false
-	for i := start; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case escaped:
-			escaped = false
-		case c == '\\' && inString:
-			escaped = true
-		case c == '"':
-			inString = !inString
-		case inString:
-		case c == '{':
-			depth++
-		case c == '}':
-			depth--
-			if depth == 0 {
-				return s[start : i+1]
-			}
-		}
-	}
-	return ""
-}
-
 // parseOutput takes the first JSON object of the executor's text.
 func parseOutput(text string) (Output, error) {
-	obj := FirstJSONObject(text)
+	obj := llm.FirstJSONObject(text)
 	var out Output
 	if obj == "" || json.Unmarshal([]byte(obj), &out) != nil {
 		return out, fmt.Errorf("executor output has no {deltaState, snippet} JSON object (output: %q)", clip(text, 120))

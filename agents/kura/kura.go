@@ -8,7 +8,6 @@
 package kura
 
 import (
-	"bytes"
 	"context"
 	"embed"
 	"encoding/json"
@@ -71,16 +70,8 @@ type Agent struct {
 // New builds Vaya from cfg. The Maps key must be in cfg.Secrets.
 func New(cfg agents.Config) (agents.Agent, error) {
 	opts := options{State: StateFull, Units: "imperial"}
-	if len(cfg.Variant) > 0 {
-		raw, err := json.Marshal(cfg.Variant)
-		if err != nil {
-			return nil, err
-		}
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&opts); err != nil {
-			return nil, fmt.Errorf("kura: variant config: %w (known keys: state, units)", err)
-		}
+	if err := agents.DecodeVariant(cfg.Variant, &opts); err != nil {
+		return nil, fmt.Errorf("kura: variant config: %w (known keys: state, units)", err)
 	}
 	if opts.State != StateFull && opts.State != StateCompact {
 		return nil, fmt.Errorf("kura: variant config: state %q: want %s or %s", opts.State, StateFull, StateCompact)

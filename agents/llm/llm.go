@@ -6,6 +6,7 @@ package llm
 
 import (
 	"context"
+	"strings"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -111,3 +112,33 @@ var ErrNoContent = errors.New("model response has no content")
 
 // Float returns a pointer to v, for Request.Temperature.
 func Float(v float64) *float64 { return &v }
+
+// FirstJSONObject returns the first balanced {...} in s, or "": models
+// often wrap the JSON they were asked for in prose or code fences.
+func FirstJSONObject(s string) string {
+	start := strings.IndexByte(s, '{')
+	if start < 0 {
+		return ""
+	}
+	depth, inString, escaped := 0, false, false
+	for i := start; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case escaped:
+			escaped = false
+		case c == '\\' && inString:
+			escaped = true
+		case c == '"':
+			inString = !inString
+		case inString:
+		case c == '{':
+			depth++
+		case c == '}':
+			depth--
+			if depth == 0 {
+				return s[start : i+1]
+			}
+		}
+	}
+	return ""
+}

@@ -10,10 +10,8 @@
 package odbchat
 
 import (
-	"bytes"
 	"context"
 	"embed"
-	"encoding/json"
 	"fmt"
 	"io/fs"
 	"time"
@@ -130,16 +128,7 @@ func NewAgent(cfg agents.Config) (*Agent, error) {
 
 func decodeOptions(v map[string]any) (options, error) {
 	opts := options{Router: RouterSinglePass, TopK: 3}
-	if len(v) == 0 {
-		return opts, nil
-	}
-	raw, err := json.Marshal(v)
-	if err != nil {
-		return opts, err
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&opts); err != nil {
+	if err := agents.DecodeVariant(v, &opts); err != nil {
 		return opts, fmt.Errorf("odbchat: variant config: %w (known keys: router, router_prompt, fewshots, top_k)", err)
 	}
 	if opts.Router != RouterSinglePass && opts.Router != RouterLegacy {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/agentreplay/testbed/agents"
@@ -174,7 +173,7 @@ func (a *Agent) route(ctx context.Context, query string, now time.Time) (*Plan, 
 // degrades to explain with confidence 0, so the envelope is always valid.
 func parsePlan(s string) *Plan {
 	var p Plan
-	obj := firstJSONObject(s)
+	obj := llm.FirstJSONObject(s)
 	if obj == "" || json.Unmarshal([]byte(obj), &p) != nil {
 		return &Plan{Decision: DecisionExplain, Rationale: "router output was not valid JSON; answered as explain"}
 	}
@@ -209,42 +208,13 @@ func (a *Agent) classifyLegacy(ctx context.Context, query string) (*Plan, error)
 		Confidence float64 `json:"confidence"`
 	}
 	plan := &Plan{Decision: DecisionExplain, Rationale: "legacy two-way classifier"}
-	if json.Unmarshal([]byte(firstJSONObject(resp.Message.Content)), &out) == nil {
+	if json.Unmarshal([]byte(llm.FirstJSONObject(resp.Message.Content)), &out) == nil {
 		plan.Confidence = out.Confidence
 		if out.Mode == DecisionCode {
 			plan.Decision = DecisionCode
 		}
 	}
 	return plan, nil
-}
-
-// firstJSONObject returns the first balanced {...} in s, or "".
-func firstJSONObject(s string) string {
-	start := strings.IndexByte(s, '{')
-	if start < 0 {
-		return ""
-	}
-	depth, inString, escaped := 0, false, false
-	for i := start; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case escaped:
-			escaped = false
-		case c == '\\' && inString:
-			escaped = true
-		case c == '"':
-			inString = !inString
-		case inString:
-		case c == '{':
-			depth++
-		case c == '}':
-			depth--
-			if depth == 0 {
-				return s[start : i+1]
-			}
-		}
-	}
-	return ""
 }
 
 func compactJSON(raw json.RawMessage) string {
