@@ -233,3 +233,16 @@ func (a *Agent) synthesize(ctx context.Context, state State, q string, snippets 
 	}
 	return text, nil
 }
+
+// PromptSets implements agents.Prompted: only the Executor has tools.
+func (a *Agent) PromptSets() []agents.PromptSet {
+	var names []string
+	for _, t := range a.tools() {
+		names = append(names, t.Name)
+	}
+	return []agents.PromptSet{
+		{Name: "prompts/planner.md", Text: a.planner, Known: names},
+		{Name: "prompts/executor.md", Text: a.executor, Active: names, Known: names},
+		{Name: "prompts/synthesizer.md", Text: a.synthesis, Known: names},
+	}
+}

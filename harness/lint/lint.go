@@ -2,7 +2,9 @@
 // prompt names must be one the model has when that prompt is sent. A
 // prompt names a tool when it contains one of the agent's known tool names
 // as a whole word, or an identifier written as a call, such as
-// get_usecase_details().
+// get_usecase_details(). A known name that is a plain word, such as
+// "weather", counts only written as code (`weather`) or as a call, since
+// prose uses the word for itself.
 //
 // It does not judge whether a prompt is good, only whether it is consistent.
 package lint
@@ -63,9 +65,11 @@ func Prompt(p agents.PromptSet) []Problem {
 			report(m[1], i+1)
 		}
 		for _, k := range known {
-			if wordRe(k).MatchString(line) {
-				report(k, i+1)
+			plain := !strings.ContainsAny(k, "_.")
+			if plain && !strings.Contains(line, "`"+k+"`") || !plain && !wordRe(k).MatchString(line) {
+				continue
 			}
+			report(k, i+1)
 		}
 	}
 	return out
@@ -84,8 +88,14 @@ func Suites(root string, suites []*scenario.Suite, registry map[string]agents.En
 		if !ok {
 			return nil, fmt.Errorf("%s: unknown agent %q", s.Path, s.Agent)
 		}
+		// Agents that require keys get placeholders: lint sends nothing.
+		secrets := map[string]string{}
+		for _, k := range entry.Info.Keys {
+			secrets[k] = "lint-placeholder-key"
+		}
 		for _, v := range s.Variants {
 			a, err := entry.New(agents.Config{
+				Secrets: secrets,
 				Variant: v.Config,
 				HTTP:    &http.Client{Transport: refuse{}},
 				Clock:   func() time.Time { return s.Clock },

@@ -17,7 +17,7 @@ var _ = DescribeTable("Prompt",
 	func(text string, active []string, want []string) {
 		var got []string
 		for _, p := range lint.Prompt(agents.PromptSet{Name: "p", Text: text, Active: active,
-			Known: []string{"search_indicators", "get_usecase_details", "list_tools", "ghrsst.bbox_mean"}}) {
+			Known: []string{"search_indicators", "get_usecase_details", "list_tools", "ghrsst.bbox_mean", "weather"}}) {
 			got = append(got, p.Tool)
 		}
 		Expect(got).To(Equal(want))
@@ -30,6 +30,8 @@ var _ = DescribeTable("Prompt",
 	Entry("each tool reported once, in order", "list_tools, then get_usecase_details(), then list_tools again", nil,
 		[]string{"get_usecase_details", "list_tools"}),
 	Entry("a snake_case word that is not a call is not a tool", "the `tool_catalog` and `geo_registry` keys", nil, nil),
+	Entry("a plain-word tool name in prose is the word", "Weather: give the weather now", nil, nil),
+	Entry("a plain-word tool name as code is the tool", "call `weather` with the coordinates", nil, []string{"weather"}),
 )
 
 var _ = Describe("Prompt", func() {
