@@ -134,7 +134,9 @@ func (a *Agent) merge(state State, patch map[string]any, why string) {
 // runTurn seeds the query, plans, executes each step, merges, synthesizes.
 // Any failure becomes a friendly message; the trace keeps the cause.
 func (a *Agent) runTurn(ctx context.Context, state State, q string) Reply {
-	a.merge(state, map[string]any{"query": map[string]any{"raw": q}, "errors": []any{}}, "seed")
+	// A new turn starts with no errors and no completed steps (lists replace).
+	a.merge(state, map[string]any{"query": map[string]any{"raw": q}, "errors": []any{},
+		"context": map[string]any{"completed_steps": []any{}}}, "seed")
 	fail := func(text string, err error) Reply {
 		a.cfg.Tracer.Note("error", err.Error())
 		a.log.Error("turn failed", "error", err.Error())

@@ -1,9 +1,11 @@
 package kura
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/agentreplay/testbed/agents/llm"
@@ -47,14 +49,18 @@ type Step struct {
 // ParsePlan reads and validates a plan: the text must be one JSON object
 // with at least one step, each with a known action.
 func ParsePlan(text string) (*Plan, error) {
-	dec := json.NewDecoder(strings.NewReader(strings.TrimSpace(text)))
+	rd := strings.NewReader(strings.TrimSpace(text))
+	dec := json.NewDecoder(rd)
 	dec.DisallowUnknownFields()
 	var p Plan
 	if err := dec.Decode(&p); err != nil {
 		return nil, fmt.Errorf("planner output is not a valid plan JSON: %w (output: %q)", err, clip(text, 120))
 	}
-	if dec.More() {
-		return nil, fmt.Errorf("planner output has text after the plan JSON")
+	// Anything after the plan, even a stray "}" that Decoder.More does not
+	// report, makes it not one strict plan.
+	rest, _ := io.ReadAll(io.MultiReader(dec.Buffered(), rd))
+	if len(bytes.TrimSpace(rest)) > 0 {
+		return nil, fmt.Errorf("planner output has text after the plan JSON: %q", clip(string(rest), 40))
 	}
 	if len(p.Steps) == 0 {
 		return nil, fmt.Errorf("planner output has no steps")
