@@ -58,7 +58,7 @@ func (g *google) do(ctx context.Context, method, api, path string, q url.Values,
 	}
 	resp, err := g.http.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("%s API did not answer", api)
+		return nil, fmt.Errorf("%s API did not answer: %w", api, err)
 	}
 	defer resp.Body.Close()
 	out, err := io.ReadAll(resp.Body)
@@ -153,8 +153,13 @@ func (a *Agent) callTool(ctx context.Context, name string, args map[string]any) 
 		if err != nil {
 			return nil, err
 		}
+		// The executor may leave units out: the variant's units then apply.
+		u, _ := args["units"].(string)
+		if u == "" {
+			u = a.opts.Units
+		}
 		units := "IMPERIAL"
-		if u, _ := args["units"].(string); strings.EqualFold(u, "metric") {
+		if strings.EqualFold(u, "metric") {
 			units = "METRIC"
 		}
 		return g.do(ctx, http.MethodGet, "weather", "/v1/currentConditions:lookup",

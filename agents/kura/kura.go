@@ -16,6 +16,7 @@ import (
 	"io"
 	"log/slog"
 	"strings"
+	"unicode"
 
 	"github.com/agentreplay/testbed/agents"
 	"github.com/agentreplay/testbed/agents/llm"
@@ -196,19 +197,21 @@ func (a *Agent) view(state State) State {
 	return state
 }
 
-// casual reports whether q is small talk: a greeting or thanks, five words
-// at most.
+// casual reports whether q is small talk: five words at most, every one
+// of them a greeting or thanks word ("Hey, where am I?" is not).
 func casual(q string) bool {
-	l := strings.ToLower(strings.TrimSpace(q))
-	if len(strings.Fields(l)) > 5 {
+	words := strings.FieldsFunc(strings.ToLower(q), func(r rune) bool { return !unicode.IsLetter(r) })
+	if len(words) == 0 || len(words) > 5 {
 		return false
 	}
-	for _, w := range []string{"hi", "hello", "hey", "thanks", "thank you", "good morning", "good evening", "bye"} {
-		if l == w || strings.HasPrefix(l, w+" ") || strings.HasPrefix(l, w+"!") || strings.HasPrefix(l, w+",") || strings.HasPrefix(l, w+".") {
-			return true
+	small := map[string]bool{"hi": true, "hello": true, "hey": true, "thanks": true, "thank": true, "you": true, "good": true,
+		"morning": true, "afternoon": true, "evening": true, "bye": true, "there": true, "vaya": true, "so": true, "much": true, "a": true, "lot": true}
+	for _, w := range words {
+		if !small[w] {
+			return false
 		}
 	}
-	return false
+	return true
 }
 
 func toAny(v any) any {
