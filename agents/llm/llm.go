@@ -6,10 +6,10 @@ package llm
 
 import (
 	"context"
-	"strings"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Chat roles of a Message.
