@@ -5,6 +5,7 @@
 //	testbed record --suite odbchat re-record cassettes against the loopback stand-ins
 //	testbed list                   list suites, variants and scenarios
 //	testbed lint                   check prompts against tool sets
+//	testbed compare --suite climate --base untrimmed --head trimmed
 //	testbed cassettes check        scan cassettes for secrets
 //
 // Exit codes: 0 all passed · 1 an expectation or threshold failed · 2 bad
@@ -62,6 +63,7 @@ Commands:
   record           re-record cassettes against the loopback stand-ins (or a real provider)
   list             list suites, variants and scenarios
   lint             check that every tool a prompt names is one the model has
+  compare          two variants (or two report files) side by side
   cassettes check  scan cassettes for secrets
 
 Run 'testbed <command> --help' for a command's flags and examples.
@@ -86,6 +88,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = cmdList(args[1:], stdout, stderr)
 	case "lint":
 		err = cmdLint(args[1:], stdout, stderr)
+	case "compare":
+		err = cmdCompare(ctx, args[1:], stdout, stderr)
 	case "cassettes":
 		if len(args) < 2 || args[1] != "check" {
 			err = withCode(exitUsage, errors.New("usage: testbed cassettes check [--json] [--dir cassettes]"))

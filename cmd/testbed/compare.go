@@ -1,0 +1,118 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+
+	"github.com/agentreplay/testbed/agents/all"
+	"github.com/agentreplay/testbed/harness/cassette"
+	"github.com/agentreplay/testbed/harness/report"
+	"github.com/agentreplay/testbed/harness/runner"
+	"github.com/agentreplay/testbed/harness/scenario"
+)
+
+const compareDoc = `Usage: testbed compare --suite S --base A --head B [flags]
+       testbed compare BASE.json HEAD.json [flags]
+
+Shows two variants of a suite side by side, replayed in one run, or the
+same suites and variants of two report files: per scenario, verdict flips,
+route and tool-sequence changes, input and context tokens, LLM calls and
+replayed latency with their deltas, and the first differing line of the
+answer; above it, a summary of accuracy, pass rate, token and latency means
+with deltas and percentages. Rows marked ▲ regressed.
+
+Examples:
+  testbed compare --suite climate --base untrimmed --head trimmed
+  testbed compare --suite odbchat --base legacy --head single-pass --changed
+  testbed compare reports/baseline.json reports/latest.json --regressions`
+
+func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var sel selection
+	var base, head string
+	var filter report.CompareFilter
+	fs := newFlags("compare", compareDoc, stderr)
+	sel.register(fs)
+	fs.StringVar(&base, "base", "", "the variant compared against (with --suite)")
+	fs.StringVar(&head, "head", "", "the variant compared (with --suite)")
+	fs.BoolVar(&filter.Changed, "changed", false, "show only scenarios that changed")
+	fs.BoolVar(&filter.Regressions, "regressions", false, "show only scenarios that regressed")
+	// Positional report files may come before or after the flags.
+	var files []string
+	rest := args
+	for len(rest) > 0 {
+		if err := fs.Parse(rest); err != nil {
+			return parse(fs, rest)
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		files = append(files, fs.Arg(0))
+		rest = fs.Args()[1:]
+	}
+	var cs []report.Comparison
+	switch {
+	case len(files) == 2 && sel.suite == "":
+		b, err := readReport(files[0])
+		if err != nil {
+			return err
+		}
+		h, err := readReport(files[1])
+		if err != nil {
+			return err
+		}
+		cs = report.Compare(b, h, files[0], files[1])
+		if len(cs) == 0 {
+			return withCode(exitUsage, fmt.Errorf("%s and %s share no suite and variant", files[0], files[1]))
+		}
+	case len(files) == 0 && sel.suite != "" && base != "" && head != "":
+		suites, err := loadSuites(selection{root: sel.root, suite: sel.suite})
+		if err != nil {
+			return err
+		}
+		s := suites[0]
+		for _, v := range []string{base, head} {
+			if !slices.ContainsFunc(s.Variants, func(x scenario.Variant) bool { return x.Name == v }) {
+				return withCode(exitUsage, fmt.Errorf("suite %s has no variant %q (see: testbed list --suite %s)", s.Name, v, s.Name))
+			}
+		}
+		rep, err := runner.Run(ctx, suites, runner.Options{Mode: cassette.ModeReplay, Root: sel.root, Agents: all.Registry(),
+			Scenario: sel.scenario, Progress: progress(sel, stderr)})
+		if err != nil {
+			return withCode(exitInternal, err)
+		}
+		rs := rep.Suites[0]
+		bi, hi := variantIndex(rs.Variants, base), variantIndex(rs.Variants, head)
+		cs = []report.Comparison{report.CompareVariants(rs.Name, &rs.Variants[bi], &rs.Variants[hi], base, head)}
+	default:
+		return withCode(exitUsage, fmt.Errorf("give either --suite with --base and --head, or two report files; see 'testbed compare --help'"))
+	}
+	if sel.json {
+		return report.WriteComparisonJSON(stdout, cs, filter)
+	}
+	return report.WriteComparisonText(stdout, cs, filter)
+}
+
+func readReport(path string) (*report.Report, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, withCode(exitUsage, err)
+	}
+	defer f.Close()
+	r, err := report.ReadJSON(f)
+	if err != nil {
+		return nil, withCode(exitUsage, fmt.Errorf("%s: %w", path, err))
+	}
+	return r, nil
+}
+
+func variantIndex(vs []report.Variant, name string) int {
+	for i, v := range vs {
+		if v.Name == name {
+			return i
+		}
+	}
+	return -1
+}

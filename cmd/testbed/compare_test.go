@@ -1,0 +1,40 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+)
+
+var _ = Describe("testbed compare", func() {
+	It("shows two variants of a suite side by side from one replay", func() {
+		r := testbed("compare", "--root", "../..", "--suite", "climate", "--base", "untrimmed", "--head", "trimmed", "--quiet")
+		Expect(r.code).To(Equal(exitOK), r.String())
+		Expect(r.stdout).To(ContainSubstring("climate: untrimmed → trimmed (27 scenarios both ran)"))
+		Expect(r.stdout).To(MatchRegexp(`input tokens \(mean\)\s+46301\s+3204\s+-43096 \(-93\.1%\)`))
+	})
+
+	It("compares two report files, showing only regressions when asked", func() {
+		dir := GinkgoT().TempDir()
+		r := testbed("run", "--root", "../..", "--suite", "odbchat", "--json", "--out", "", "--quiet")
+		Expect(r.code).To(Equal(exitOK), r.String())
+		path := filepath.Join(dir, "odbchat.json")
+		Expect(os.WriteFile(path, []byte(r.stdout), 0o644)).To(Succeed())
+		same := testbed("compare", path, path, "--regressions")
+		Expect(same.code).To(Equal(exitOK), same.String())
+		Expect(same.stdout).To(ContainSubstring("no scenario matches the filter"))
+	})
+
+	DescribeTable("rejects what it cannot compare",
+		func(args []string, want string) {
+			r := testbed(append([]string{"compare", "--root", "../.."}, args...)...)
+			Expect(r.code).To(Equal(exitUsage))
+			Expect(r.stderr).To(ContainSubstring(want))
+		},
+		Entry("nothing to compare", []string{}, "give either --suite with --base and --head, or two report files"),
+		Entry("an unknown variant", []string{"--suite", "climate", "--base", "untrimmed", "--head", "trimed"}, `suite climate has no variant "trimed"`),
+		Entry("a missing file", []string{"nope.json", "nope.json"}, "nope.json"),
+	)
+})

@@ -1,0 +1,292 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/agentreplay/testbed/harness/trace"
+)
+
+// Comparison is one suite's results under two variants (or two reports),
+// side by side. It is data; WriteComparisonText and WriteComparisonJSON
+// render it.
+type Comparison struct {
+	Suite string     `json:"suite"`
+	Base  string     `json:"base"` // a label: the variant, or file:variant
+	Head  string     `json:"head"`
+	Rows  []Compared `json:"rows"`
+	// BaseSummary and HeadSummary are over the scenarios both ran.
+	BaseSummary Summary `json:"base_summary"`
+	HeadSummary Summary `json:"head_summary"`
+}
+
+// Side is one scenario's figures under one variant.
+type Side struct {
+	Verdict       string   `json:"verdict"`
+	Route         string   `json:"route,omitempty"`
+	Tools         []string `json:"tools"`
+	InputTokens   int      `json:"input_tokens"`
+	OutputTokens  int      `json:"output_tokens"`
+	ContextTokens int      `json:"context_tokens"`
+	LLMCalls      int      `json:"llm_calls"`
+	LatencyMS     float64  `json:"latency_ms"`
+	Answer        string   `json:"answer"`
+}
+
+// Compared is one scenario under both variants.
+type Compared struct {
+	ID   string `json:"id"`
+	Base Side   `json:"base"`
+	Head Side   `json:"head"`
+	// AnswerDiff is the first line that differs, "base → head", or "".
+	AnswerDiff string `json:"answer_diff,omitempty"`
+	Changed    bool   `json:"changed"`
+	// Regressed is true when head is worse: a verdict no longer passes, a
+	// correct route went wrong, or it spends more LLM calls, input tokens or
+	// latency.
+	Regressed bool `json:"regressed"`
+}
+
+func side(sc Scenario) Side {
+	s := Side{Verdict: sc.Verdict, Route: sc.Route, Tools: []string{}, InputTokens: sc.Metrics.InputTokens,
+		OutputTokens: sc.Metrics.OutputTokens, ContextTokens: sc.Metrics.ContextTokens, LLMCalls: sc.Metrics.LLMCalls,
+		LatencyMS: float64(sc.Metrics.Latency.Microseconds()) / 1000, Answer: strings.Join(sc.Answer, "\n")}
+	for _, e := range sc.Events {
+		if e.Kind == trace.KindTool {
+			s.Tools = append(s.Tools, e.Tool.Name)
+		}
+	}
+	return s
+}
+
+// CompareVariants compares head with base over the scenarios both ran, in
+// base's order.
+func CompareVariants(suite string, base, head *Variant, baseLabel, headLabel string) Comparison {
+	c := Comparison{Suite: suite, Base: baseLabel, Head: headLabel, Rows: []Compared{}}
+	byID := map[string]Scenario{}
+	for _, sc := range head.Scenarios {
+		byID[sc.ID] = sc
+	}
+	var bs, hs []Scenario
+	for _, b := range base.Scenarios {
+		h, ok := byID[b.ID]
+		if !ok {
+			continue
+		}
+		bs, hs = append(bs, b), append(hs, h)
+		row := Compared{ID: b.ID, Base: side(b), Head: side(h), AnswerDiff: firstDiff(side(b).Answer, side(h).Answer)}
+		row.Changed = row.Base.Verdict != row.Head.Verdict || row.Base.Route != row.Head.Route ||
+			!slices.Equal(row.Base.Tools, row.Head.Tools) || row.Base.InputTokens != row.Head.InputTokens ||
+			row.Base.OutputTokens != row.Head.OutputTokens || row.Base.LLMCalls != row.Head.LLMCalls ||
+			row.Base.LatencyMS != row.Head.LatencyMS || row.AnswerDiff != ""
+		row.Regressed = b.Verdict == VerdictPass && h.Verdict != VerdictPass ||
+			b.RouteCorrect() && !h.RouteCorrect() ||
+			row.Head.LLMCalls > row.Base.LLMCalls || row.Head.InputTokens > row.Base.InputTokens ||
+			row.Head.LatencyMS > row.Base.LatencyMS
+		c.Rows = append(c.Rows, row)
+	}
+	c.BaseSummary, c.HeadSummary = Summarize(bs), Summarize(hs)
+	return c
+}
+
+// Compare pairs the suites and variants two reports share, in base's order.
+func Compare(base, head *Report, baseName, headName string) []Comparison {
+	var out []Comparison
+	for _, bs := range base.Suites {
+		for _, hsuite := range head.Suites {
+			if hsuite.Name != bs.Name {
+				continue
+			}
+			for i := range bs.Variants {
+				for j := range hsuite.Variants {
+					if hsuite.Variants[j].Name == bs.Variants[i].Name {
+						out = append(out, CompareVariants(bs.Name, &bs.Variants[i], &hsuite.Variants[j],
+							baseName+":"+bs.Variants[i].Name, headName+":"+hsuite.Variants[j].Name))
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// firstDiff returns the first differing line of two answers, or "".
+func firstDiff(a, b string) string {
+	if a == b {
+		return ""
+	}
+	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := 0; i < max(len(al), len(bl)); i++ {
+		var x, y string
+		if i < len(al) {
+			x = al[i]
+		}
+		if i < len(bl) {
+			y = bl[i]
+		}
+		if x != y {
+			return fmt.Sprintf("line %d: %q → %q", i+1, clipRunes(x, 70), clipRunes(y, 70))
+		}
+	}
+	return ""
+}
+
+func clipRunes(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}
+
+// CompareFilter picks the rows a rendering shows.
+type CompareFilter struct {
+	Changed     bool // only rows that changed
+	Regressions bool // only rows that regressed
+}
+
+func (f CompareFilter) keep(r Compared) bool {
+	return (!f.Changed || r.Changed) && (!f.Regressions || r.Regressed)
+}
+
+// arrow shows a value that may have changed: "a" or "a → b".
+func arrow(a, b string) string {
+	if a == b {
+		return a
+	}
+	return a + " → " + b
+}
+
+// delta shows an integer change with its sign and percentage.
+func delta(a, b int) string {
+	if a == b {
+		return strconv.Itoa(a)
+	}
+	s := fmt.Sprintf("%d → %d (%+d", a, b, b-a)
+	if a != 0 {
+		s += fmt.Sprintf(", %+.1f%%", float64(b-a)/float64(a)*100)
+	}
+	return s + ")"
+}
+
+func deltaMS(a, b float64) string {
+	if a == b {
+		return fmt.Sprintf("%.0f ms", a)
+	}
+	s := fmt.Sprintf("%.0f → %.0f ms", a, b)
+	if a != 0 {
+		s += fmt.Sprintf(" (%+.1f%%)", (b-a)/a*100)
+	}
+	return s
+}
+
+// comparisonSections lays out one comparison.
+func comparisonSections(c Comparison, f CompareFilter) []section {
+	b, h := c.BaseSummary, c.HeadSummary
+	sum := section{title: fmt.Sprintf("%s: %s → %s (%d scenarios both ran)", c.Suite, c.Base, c.Head, len(c.Rows)), table: table{
+		header: []string{"metric", "base", "head", "change"},
+		right:  []bool{false, true, true, true},
+	}}
+	rowF := func(name string, x, y float64, format string, pct bool) {
+		ch := fmt.Sprintf(format, y-x)
+		if pct && x != 0 {
+			ch += fmt.Sprintf(" (%+.1f%%)", (y-x)/x*100)
+		}
+		if x == y {
+			ch = "="
+		}
+		plain := strings.Replace(format, "%+", "%", 1)
+		sum.table.rows = append(sum.table.rows, []string{name, fmt.Sprintf(plain, x), fmt.Sprintf(plain, y), ch})
+	}
+	rowF("pass rate (%)", b.PassRate*100, h.PassRate*100, "%+.1f", false)
+	if b.Routed > 0 || h.Routed > 0 {
+		rowF("routing accuracy (%)", b.RoutingAccuracy*100, h.RoutingAccuracy*100, "%+.1f", false)
+	}
+	rowF("LLM calls (mean)", b.LLMCallsMean, h.LLMCallsMean, "%+.2f", true)
+	rowF("input tokens (mean)", b.InputTokensMean, h.InputTokensMean, "%+.0f", true)
+	rowF("output tokens (mean)", b.OutputTokensMean, h.OutputTokensMean, "%+.0f", true)
+	rowF("token reduction (%)", b.TokenReduction*100, h.TokenReduction*100, "%+.1f", false)
+	rowF("latency mean (ms)", b.LatencyMean, h.LatencyMean, "%+.0f", true)
+	rowF("latency p95 (ms)", b.LatencyP95, h.LatencyP95, "%+.0f", true)
+
+	rows := section{title: "per scenario", table: table{
+		header: []string{"scenario", "verdict", "route", "tools", "in tok", "ctx tok", "LLM", "latency"},
+		right:  []bool{false, false, false, false, true, true, true, true},
+		wrap:   []bool{false, false, true, true, false, false, false, false},
+	}}
+	shown := 0
+	for _, r := range c.Rows {
+		if !f.keep(r) {
+			continue
+		}
+		shown++
+		tools := "="
+		if !slices.Equal(r.Base.Tools, r.Head.Tools) {
+			tools = strings.Join(r.Base.Tools, ",") + " → " + strings.Join(r.Head.Tools, ",")
+		}
+		id := r.ID
+		if r.Regressed {
+			id = "▲ " + id
+		}
+		rows.table.rows = append(rows.table.rows, []string{id,
+			arrow(strings.ToUpper(r.Base.Verdict), strings.ToUpper(r.Head.Verdict)), arrow(r.Base.Route, r.Head.Route), tools,
+			delta(r.Base.InputTokens, r.Head.InputTokens), delta(r.Base.ContextTokens, r.Head.ContextTokens),
+			delta(r.Base.LLMCalls, r.Head.LLMCalls), deltaMS(r.Base.LatencyMS, r.Head.LatencyMS)})
+		if r.AnswerDiff != "" {
+			rows.notes = append(rows.notes, note{text: r.ID + " answer " + r.AnswerDiff})
+		}
+	}
+	if shown == 0 {
+		rows.table.header = nil
+		rows.notes = []note{{text: "no scenario matches the filter"}}
+	}
+	rows.notes = append([]note{{text: "▲ marks a regression: a verdict no longer passing, a route gone wrong, or more LLM calls, input tokens or latency"}}, rows.notes...)
+	return []section{sum, rows}
+}
+
+// WriteComparisonText renders comparisons as terminal tables.
+func WriteComparisonText(w io.Writer, cs []Comparison, f CompareFilter) error {
+	var buf bytes.Buffer
+	for i, c := range cs {
+		if i > 0 {
+			buf.WriteString("\n")
+		}
+		for _, sec := range comparisonSections(c, f) {
+			fmt.Fprintf(&buf, "%s\n", sec.title)
+			if len(sec.table.header) > 0 {
+				if err := textTable(&buf, sec.table); err != nil {
+					return err
+				}
+			}
+			for _, n := range sec.notes {
+				fmt.Fprintf(&buf, "  %s\n", n.text)
+			}
+			buf.WriteString("\n")
+		}
+	}
+	_, err := w.Write(buf.Bytes())
+	return err
+}
+
+// WriteComparisonJSON renders comparisons as indented JSON, with only the
+// rows the filter keeps.
+func WriteComparisonJSON(w io.Writer, cs []Comparison, f CompareFilter) error {
+	out := make([]Comparison, len(cs))
+	for i, c := range cs {
+		out[i] = c
+		out[i].Rows = []Compared{}
+		for _, r := range c.Rows {
+			if f.keep(r) {
+				out[i].Rows = append(out[i].Rows, r)
+			}
+		}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(map[string]any{"schemaVersion": SchemaVersion, "comparisons": out})
+}
