@@ -92,6 +92,15 @@ var _ = Describe("threshold", func() {
 	}
 })
 
+var _ = Describe("replay", func() {
+	It("is hermetic: no live call, every recorded interaction replayed, no unused cassette", Label("hermetic"), func() {
+		Expect(rep.Replay).NotTo(BeNil())
+		Expect(rep.Replay.LiveCalls).To(Equal(0))
+		Expect(rep.Replay.Replayed).To(Equal(rep.Replay.Recorded), "recorded interactions were left unplayed")
+		Expect(rep.Replay.UnusedCassettes).To(BeEmpty(), "cassettes that belong to no scenario")
+	})
+})
+
 var _ = Describe("prompt lint", func() {
 	for _, s := range suites {
 		It(s.Name+": every tool a prompt names is in that variant's tool set", Label(s.Name, "lint"), func() {

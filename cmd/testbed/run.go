@@ -215,7 +215,13 @@ func verdict(rep *report.Report) error {
 			}
 		}
 	}
+	unused := 0
+	if rep.Replay != nil {
+		unused = len(rep.Replay.UnusedCassettes)
+	}
 	switch {
+	case unused > 0 && stale == 0 && failed == 0:
+		return withCode(exitFailed, fmt.Errorf("%d cassettes belong to no scenario: %v", unused, rep.Replay.UnusedCassettes))
 	case stale > 0:
 		return withCode(exitStale, fmt.Errorf("%d scenario runs have stale or missing cassettes; re-record them (see the errors above)", stale))
 	case failed > 0:

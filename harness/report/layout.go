@@ -80,10 +80,24 @@ func layout(r *Report, verdict verdictStyle) document {
 			}
 		}
 	}
-	if scenariosFailed == 0 && thresholdsFailed == 0 {
+	unused := 0
+	if rp := r.Replay; rp != nil {
+		unused = len(rp.UnusedCassettes)
+		sec := section{title: "replay", notes: []note{{text: fmt.Sprintf("%d live calls; %d of %d recorded interactions replayed; %s",
+			rp.LiveCalls, rp.Replayed, rp.Recorded, count(unused, "unused cassette"))}}}
+		for _, c := range rp.UnusedCassettes {
+			sec.notes = append(sec.notes, note{mark: "✗", text: c + " belongs to no scenario of its suite: delete it or add the scenario back"})
+		}
+		d.suites = append(d.suites, suiteBlock{title: "replay", about: "hermeticity", sections: []section{sec}})
+	}
+	switch {
+	case scenariosFailed == 0 && thresholdsFailed == 0 && unused == 0:
 		d.result = fmt.Sprintf("PASS: all %s and %s passed",
 			count(scenarios, "scenario"), count(thresholds, "threshold"))
-	} else {
+	case unused > 0:
+		d.result = fmt.Sprintf("FAIL: %d of %s, %d of %s failed; %s",
+			scenariosFailed, count(scenarios, "scenario"), thresholdsFailed, count(thresholds, "threshold"), count(unused, "unused cassette"))
+	default:
 		d.result = fmt.Sprintf("FAIL: %d of %s, %d of %s failed",
 			scenariosFailed, count(scenarios, "scenario"), thresholdsFailed, count(thresholds, "threshold"))
 	}

@@ -17,6 +17,22 @@ type Report struct {
 	SchemaVersion int     `json:"schemaVersion"`
 	Mode          string  `json:"mode"` // replay, record or live
 	Suites        []Suite `json:"suites"`
+	// Replay proves a replay hermetic; nil in record and live modes.
+	Replay *ReplayStats `json:"replay,omitempty"`
+}
+
+// ReplayStats say what a replay used of the committed cassettes.
+type ReplayStats struct {
+	// LiveCalls counts requests that left the machine: always 0, since the
+	// replay transport has no network path; stated so that a reader sees it.
+	LiveCalls int `json:"live_calls"`
+	// Recorded and Replayed count the interactions of the cassettes the run
+	// opened and those it served.
+	Recorded int `json:"recorded"`
+	Replayed int `json:"replayed"`
+	// UnusedCassettes are cassette files no scenario of the run's suites
+	// owns (checked only when nothing was filtered out).
+	UnusedCassettes []string `json:"unused_cassettes"`
 }
 
 // Suite is the result of one suite across its variants.
@@ -123,8 +139,12 @@ type Threshold struct {
 	Detail   string  `json:"detail,omitempty"`
 }
 
-// Passed reports whether every scenario and threshold in r passed.
+// Passed reports whether every scenario and threshold in r passed and no
+// cassette went unused.
 func (r *Report) Passed() bool {
+	if r.Replay != nil && len(r.Replay.UnusedCassettes) > 0 {
+		return false
+	}
 	for _, s := range r.Suites {
 		for _, v := range s.Variants {
 			for _, sc := range v.Scenarios {

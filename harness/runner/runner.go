@@ -194,6 +194,9 @@ func Run(ctx context.Context, suites []*scenario.Suite, opts Options) (*report.R
 			}
 		}
 	}
+	if opts.Mode == cassette.ModeReplay {
+		rep.Replay = replayStats(rep, suites, opts)
+	}
 	return rep, nil
 }
 
@@ -462,4 +465,43 @@ func findVariant(s *report.Suite, name string) *report.Variant {
 		}
 	}
 	return nil
+}
+
+// replayStats counts what a replay used of the cassettes and, when nothing
+// was filtered out, lists the cassette files no scenario owns.
+func replayStats(rep *report.Report, suites []*scenario.Suite, opts Options) *report.ReplayStats {
+	st := &report.ReplayStats{UnusedCassettes: []string{}}
+	for _, s := range rep.Suites {
+		for _, v := range s.Variants {
+			for _, sc := range v.Scenarios {
+				for _, e := range sc.Events {
+					if e.Kind == trace.KindHTTP && e.HTTP.Error == "" {
+						st.Replayed++
+					}
+				}
+				st.Recorded += sc.Unplayed
+			}
+		}
+	}
+	st.Recorded += st.Replayed
+	if opts.Variant != "" || opts.Scenario != "" {
+		return st
+	}
+	for _, s := range suites {
+		owned := map[string]bool{}
+		for _, v := range s.Variants {
+			for _, sc := range s.Scenarios {
+				owned[CassettePath(opts.Root, s.Name, v.Name, sc.ID)] = true
+			}
+		}
+		dir := filepath.Join(opts.Root, "cassettes", s.Name)
+		filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.HasSuffix(path, ".yaml") && !owned[path] {
+				rel, _ := filepath.Rel(opts.Root, path)
+				st.UnusedCassettes = append(st.UnusedCassettes, filepath.ToSlash(rel))
+			}
+			return nil
+		})
+	}
+	return st
 }

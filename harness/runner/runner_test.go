@@ -441,7 +441,12 @@ var _ = Describe("Run", func() {
 			again.Suites[0].Variants = again.Suites[0].Variants[1:]
 			again.Suites[0].Variants[0].Thresholds = rep.Suites[0].Variants[0].Thresholds
 			Expect(again.Passed()).To(BeTrue())
-			// The mode and the provenance label are all that differ.
+			// The mode, the provenance label and the replay's own statistics
+			// are all that differ.
+			Expect(again.Replay).NotTo(BeNil())
+			Expect(again.Replay.LiveCalls).To(Equal(0))
+			Expect(again.Replay.Replayed).To(Equal(again.Replay.Recorded))
+			again.Replay = nil
 			again.Mode = rep.Mode
 			again.Suites[0].Variants[0].Provenance = rep.Suites[0].Variants[0].Provenance
 			Expect(report.WriteJSON(&recordedJSON, rep)).To(Succeed())
@@ -457,3 +462,23 @@ func readFile(path string) string {
 	Expect(err).NotTo(HaveOccurred())
 	return string(data)
 }
+
+var _ = Describe("Run's replay statistics", func() {
+	It("count every interaction and fail on a cassette no scenario owns", func() {
+		root := project()
+		stray := filepath.Join(root, "cassettes", "odbchat", "legacy", "removed-scenario.yaml")
+		data, err := os.ReadFile(filepath.Join(root, "cassettes", "odbchat", "legacy", "ac1-taiwan-sst.yaml"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(os.WriteFile(stray, data, 0o644)).To(Succeed())
+
+		rep := replayAt(root, loadSuite(root), runner.Options{})
+		Expect(rep.Replay.LiveCalls).To(Equal(0))
+		Expect(rep.Replay.Replayed).To(Equal(rep.Replay.Recorded))
+		Expect(rep.Replay.Recorded).To(BeNumerically(">", 100))
+		Expect(rep.Replay.UnusedCassettes).To(Equal([]string{"cassettes/odbchat/legacy/removed-scenario.yaml"}))
+		Expect(rep.Passed()).To(BeFalse())
+
+		filtered := replayAt(root, loadSuite(root), runner.Options{Scenario: "ac1-taiwan-sst"})
+		Expect(filtered.Replay.UnusedCassettes).To(BeEmpty(), "a filtered run cannot tell what is unused")
+	})
+})
