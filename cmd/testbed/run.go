@@ -106,14 +106,16 @@ reports/latest.md and reports/latest.json.
 Examples:
   testbed run
   testbed run --suite odbchat --variant single-pass
-  testbed run --suite odbchat --scenario ac1-taiwan-sst --json`
+  testbed run --suite odbchat --scenario ac1-taiwan-sst --json
+  testbed run --junit reports/testbed-junit.xml`
 
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var sel selection
-	var out string
+	var out, junit string
 	fs := newFlags("run", runDoc, stderr)
 	sel.register(fs)
 	fs.StringVar(&out, "out", "reports", "folder for latest.md and latest.json (empty: write none)")
+	fs.StringVar(&junit, "junit", "", "also write the results as JUnit XML to this file")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -138,6 +140,11 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			return withCode(exitInternal, err)
 		}
 	}
+	if junit != "" {
+		if err := saveFile(junit, rep, report.WriteJUnit); err != nil {
+			return withCode(exitInternal, err)
+		}
+	}
 	if !sel.json {
 		n := countScenarios(rep)
 		fmt.Fprintf(stdout, "replayed %d scenario runs in %s (%.0f per second)\n", n, wall.Round(time.Millisecond), float64(n)/wall.Seconds())
@@ -152,36 +159,37 @@ func writeReport(rep *report.Report, asJSON bool, w io.Writer) error {
 	return report.WriteText(w, rep)
 }
 
-// saveReports writes latest.md and latest.json atomically.
+// saveReports writes latest.md and latest.json.
 func saveReports(rep *report.Report, dir string) error {
+	if err := saveFile(filepath.Join(dir, "latest.md"), rep, report.WriteMarkdown); err != nil {
+		return err
+	}
+	return saveFile(filepath.Join(dir, "latest.json"), rep, report.WriteJSON)
+}
+
+// saveFile renders rep into path atomically: a temporary file beside it,
+// then a rename.
+func saveFile(path string, rep *report.Report, write func(io.Writer, *report.Report) error) error {
+	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	for name, write := range map[string]func(io.Writer, *report.Report) error{
-		"latest.md": report.WriteMarkdown, "latest.json": report.WriteJSON,
-	} {
-		tmp, err := os.CreateTemp(dir, "."+name+".*")
-		if err != nil {
-			return err
-		}
-		if err := write(tmp, rep); err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-			return err
-		}
-		if err := tmp.Close(); err != nil {
-			os.Remove(tmp.Name())
-			return err
-		}
-		if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-			os.Remove(tmp.Name())
-			return err
-		}
-		if err := os.Rename(tmp.Name(), filepath.Join(dir, name)); err != nil {
-			return err
-		}
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
 	}
-	return nil
+	defer os.Remove(tmp.Name()) // a no-op once renamed
+	if err := write(tmp, rep); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
 }
 
 func countScenarios(rep *report.Report) int {

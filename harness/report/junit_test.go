@@ -1,0 +1,54 @@
+package report_test
+
+import (
+	"bytes"
+	"encoding/xml"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/agentreplay/testbed/harness/report"
+	"github.com/agentreplay/testbed/harness/trace"
+)
+
+var _ = Describe("WriteJUnit", func() {
+	It("writes a testsuite per variant with failures, errors and thresholds", func() {
+		r := &report.Report{Suites: []report.Suite{{Name: "odbchat", Variants: []report.Variant{{Name: "single-pass",
+			Scenarios: []report.Scenario{
+				{ID: "ok", Verdict: report.VerdictPass, Metrics: trace.Metrics{Latency: 1500 * time.Millisecond}},
+				{ID: "wrong", Verdict: report.VerdictFail, Checks: []report.Check{{Turn: 0, Name: "route", Detail: "want tool, got code"}}},
+				{ID: "old", Verdict: report.VerdictStale, Error: "cassette has no match"},
+			},
+			Thresholds: []report.Threshold{{Source: "pass_rate == 100%", Pass: false, Detail: "pass_rate = 33.3%"}},
+		}}}}}
+		var buf bytes.Buffer
+		Expect(report.WriteJUnit(&buf, r)).To(Succeed())
+		var doc struct {
+			Tests    int `xml:"tests,attr"`
+			Failures int `xml:"failures,attr"`
+			Errors   int `xml:"errors,attr"`
+			Suites   []struct {
+				Name  string `xml:"name,attr"`
+				Cases []struct {
+					Name    string `xml:"name,attr"`
+					Time    string `xml:"time,attr"`
+					Failure *struct {
+						Text string `xml:",chardata"`
+					} `xml:"failure"`
+					Error *struct {
+						Text string `xml:",chardata"`
+					} `xml:"error"`
+				} `xml:"testcase"`
+			} `xml:"testsuite"`
+		}
+		Expect(xml.Unmarshal(buf.Bytes(), &doc)).To(Succeed())
+		Expect([]int{doc.Tests, doc.Failures, doc.Errors}).To(Equal([]int{4, 2, 1}))
+		Expect(doc.Suites[0].Name).To(Equal("odbchat/single-pass"))
+		cs := doc.Suites[0].Cases
+		Expect(cs[0].Time).To(Equal("1.500"))
+		Expect(cs[1].Failure.Text).To(Equal("turn 0 route: want tool, got code"))
+		Expect(cs[2].Error.Text).To(Equal("cassette has no match"))
+		Expect(cs[3].Name).To(Equal("threshold: pass_rate == 100%"))
+	})
+})
