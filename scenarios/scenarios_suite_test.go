@@ -10,6 +10,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -98,6 +100,26 @@ var _ = Describe("replay", func() {
 		Expect(rep.Replay.LiveCalls).To(Equal(0))
 		Expect(rep.Replay.Replayed).To(Equal(rep.Replay.Recorded), "recorded interactions were left unplayed")
 		Expect(rep.Replay.UnusedCassettes).To(BeEmpty(), "cassettes that belong to no scenario")
+	})
+})
+
+var _ = Describe("baseline gate", func() {
+	It("holds every suite within its gate against reports/baseline.json", Label("gate"), func() {
+		data, err := os.ReadFile(filepath.Join(root, "reports", "baseline.json"))
+		Expect(err).NotTo(HaveOccurred(), "bless a baseline with: testbed baseline bless")
+		base, err := report.ReadJSON(bytes.NewReader(data))
+		Expect(err).NotTo(HaveOccurred())
+		gates := map[string]map[string]float64{}
+		for _, s := range suites {
+			gates[s.Name] = s.Gate
+			if s.Gate == nil {
+				gates[s.Name] = scenario.DefaultGate()
+			}
+		}
+		regs := report.Regressions(base, rep, gates)
+		var table bytes.Buffer
+		Expect(report.WriteRegressionsText(&table, regs)).To(Succeed())
+		Expect(regs).To(BeEmpty(), "%s\nif intended, run: testbed baseline bless", table.String())
 	})
 })
 

@@ -64,6 +64,7 @@ Commands:
   list             list suites, variants and scenarios
   lint             check that every tool a prompt names is one the model has
   compare          two variants (or two report files) side by side
+  baseline bless   bless the current replay as the baseline the gate compares with
   cassettes check  scan cassettes for secrets
 
 Run 'testbed <command> --help' for a command's flags and examples.
@@ -90,6 +91,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = cmdLint(args[1:], stdout, stderr)
 	case "compare":
 		err = cmdCompare(ctx, args[1:], stdout, stderr)
+	case "baseline":
+		err = cmdBaseline(ctx, args[1:], stdout, stderr)
 	case "cassettes":
 		if len(args) < 2 || args[1] != "check" {
 			err = withCode(exitUsage, errors.New("usage: testbed cassettes check [--json] [--dir cassettes]"))

@@ -116,6 +116,8 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	sel.register(fs)
 	fs.StringVar(&out, "out", "reports", "folder for latest.md and latest.json (empty: write none)")
 	fs.StringVar(&junit, "junit", "", "also write the results as JUnit XML to this file")
+	var baseline string
+	fs.StringVar(&baseline, "baseline", defaultBaseline, "the blessed report to compare with (empty: none)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -149,7 +151,16 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		n := countScenarios(rep)
 		fmt.Fprintf(stdout, "replayed %d scenario runs in %s (%.0f per second)\n", n, wall.Round(time.Millisecond), float64(n)/wall.Seconds())
 	}
-	return verdict(rep)
+	if err := verdict(rep); err != nil {
+		return err
+	}
+	if baseline == "" {
+		return nil
+	}
+	if !filepath.IsAbs(baseline) {
+		baseline = filepath.Join(sel.root, baseline)
+	}
+	return checkBaseline(baseline, rep, suites, stdout, stderr)
 }
 
 func writeReport(rep *report.Report, asJSON bool, w io.Writer) error {

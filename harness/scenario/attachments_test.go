@@ -128,3 +128,30 @@ scenarios:
 		Expect(err).To(MatchError(`t.yaml:7: thresholds.b[1]: unknown variant "c" (variants: a, b)`))
 	})
 })
+
+var _ = Describe("a suite's gate", func() {
+	It("reads tolerances by metric and rejects unknown metrics", func() {
+		s, err := scenario.Parse("g.yaml", []byte(`suite: g
+agent: g
+clock: 2026-03-01T00:00:00Z
+baseline: a
+variants: {a: {}}
+gate: {input_tokens_mean: 2%, latency_mean: 0.05, pass_rate: 0}
+scenarios:
+  - {id: x, input: hi}
+`), scenario.LoadOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(s.Gate).To(Equal(map[string]float64{"input_tokens_mean": 0.02, "latency_mean": 0.05, "pass_rate": 0}))
+
+		_, err = scenario.Parse("g.yaml", []byte(`suite: g
+agent: g
+clock: 2026-03-01T00:00:00Z
+baseline: a
+variants: {a: {}}
+gate: {tokens: 2%}
+scenarios:
+  - {id: x, input: hi}
+`), scenario.LoadOptions{})
+		Expect(err).To(MatchError(ContainSubstring(`g.yaml:6: gate.tokens: unknown gate metric "tokens"`)))
+	})
+})

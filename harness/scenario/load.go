@@ -174,7 +174,7 @@ func (d *decoder) syntax(data []byte, err error) {
 }
 
 var (
-	suiteKeys    = []string{"suite", "agent", "clock", "tokenizer", "baseline", "variants", "thresholds", "scenarios"}
+	suiteKeys    = []string{"suite", "agent", "clock", "tokenizer", "baseline", "variants", "thresholds", "gate", "scenarios"}
 	variantKeys  = []string{"description", "config", "endpoint"}
 	endpointKeys = []string{"provider", "base_url", "model", "key_env"}
 	scenarioKeys = []string{"id", "criterion", "tags", "attachments", "input", "expect", "variants", "turns"}
@@ -231,6 +231,9 @@ func (d *decoder) suite(root *yaml.Node) *Suite {
 			d.checkVariant(f.val, "baseline", name)
 			s.Baseline = name
 		}
+	}
+	if f, ok := fs["gate"]; ok {
+		s.Gate = d.gate(f.val)
 	}
 	if f, ok := fs["thresholds"]; ok {
 		s.Thresholds = d.thresholds(f.val)
@@ -543,3 +546,33 @@ func (d *decoder) endpoint(v *yaml.Node, at string) *llm.Endpoint {
 
 // GeminiBaseURL is the Gemini API's base URL, the default for a gemini endpoint.
 const GeminiBaseURL = "https://generativelanguage.googleapis.com"
+
+// GateMetrics are the metrics a suite's gate block may name.
+func GateMetrics() []string {
+	return []string{"pass_rate", "routing_accuracy", "token_reduction", "input_tokens_mean", "output_tokens_mean",
+		"llm_calls_mean", "latency_mean", "latency_p95"}
+}
+
+// gate reads {metric: tolerance}: how much worse than the blessed baseline
+// a metric may get, as a percentage of it ("2%") or a number ("0").
+func (d *decoder) gate(v *yaml.Node) map[string]float64 {
+	const at = "gate"
+	v = resolve(v)
+	if v.Kind != yaml.MappingNode {
+		d.want(v, at, "a mapping of metric names to tolerances such as 2%")
+		return nil
+	}
+	list, _ := d.fields(v, at)
+	out := map[string]float64{}
+	for _, f := range list {
+		at := join(at, f.key.Value)
+		if !slices.Contains(GateMetrics(), f.key.Value) {
+			d.errorf(f.key.Line, at, "unknown gate metric %q (known: %s)", f.key.Value, strings.Join(GateMetrics(), ", "))
+			continue
+		}
+		if tol, ok := d.fraction(f.val, at); ok {
+			out[f.key.Value] = tol
+		}
+	}
+	return out
+}

@@ -22,7 +22,11 @@ type Suite struct {
 	Variants  []Variant // in file order
 	// Thresholds by variant name; each aggregates over the variant's scenarios.
 	Thresholds map[string][]Threshold
-	Scenarios  []Scenario
+	// Gate bounds how much worse than the blessed baseline report each
+	// metric may get, as a fraction of the baseline value; nil means the
+	// defaults of DefaultGate.
+	Gate      map[string]float64
+	Scenarios []Scenario
 }
 
 // Variant is one configuration of the agent.
@@ -186,4 +190,11 @@ type Budget struct {
 	InputTokens    int
 	ContextTokens  int
 	TokenReduction float64 // at least
+}
+
+// DefaultGate is the gate of a suite without a gate block: no drop in pass
+// rate or routing accuracy, no extra LLM calls, input tokens +2%, mean
+// latency +5%.
+func DefaultGate() map[string]float64 {
+	return map[string]float64{"pass_rate": 0, "routing_accuracy": 0, "llm_calls_mean": 0, "input_tokens_mean": 0.02, "latency_mean": 0.05}
 }

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/agentreplay/testbed/agents/all"
+	"github.com/agentreplay/testbed/harness/cassette"
+	"github.com/agentreplay/testbed/harness/report"
+	"github.com/agentreplay/testbed/harness/runner"
+	"github.com/agentreplay/testbed/harness/scenario"
+)
+
+// defaultBaseline is where the blessed report lives.
+const defaultBaseline = "reports/baseline.json"
+
+const blessDoc = `Usage: testbed baseline bless [flags]
+
+Replays every suite and writes the result, without transcripts, as the
+blessed baseline that 'testbed run' and 'make test' compare against. Bless
+on purpose, after a change you mean: the diff of reports/baseline.json in a
+pull request is the review of what the change did to the numbers.
+
+Examples:
+  testbed baseline bless
+  testbed baseline bless --out reports/baseline.json`
+
+func cmdBaseline(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] != "bless" {
+		return withCode(exitUsage, errors.New("usage: testbed baseline bless [--out reports/baseline.json]"))
+	}
+	var sel selection
+	var out string
+	fs := newFlags("baseline bless", blessDoc, stderr)
+	sel.register(fs)
+	fs.StringVar(&out, "out", defaultBaseline, "where to write the blessed report")
+	if err := parse(fs, args[1:]); err != nil {
+		return err
+	}
+	if sel.suite != "" || sel.variant != "" || sel.scenario != "" {
+		return withCode(exitUsage, errors.New("bless the whole project: a baseline of a part would drop the rest"))
+	}
+	suites, err := loadSuites(sel)
+	if err != nil {
+		return err
+	}
+	rep, err := runner.Run(ctx, suites, runner.Options{Mode: cassette.ModeReplay, Root: sel.root, Agents: all.Registry(), Progress: progress(sel, stderr)})
+	if err != nil {
+		return withCode(exitInternal, err)
+	}
+	if !rep.Passed() {
+		return withCode(exitFailed, errors.New("the replay does not pass; fix it before blessing it"))
+	}
+	if err := saveFile(filepath.Join(sel.root, out), rep.Blessed(), report.WriteJSON); err != nil {
+		return withCode(exitInternal, err)
+	}
+	fmt.Fprintf(stdout, "blessed %d scenario runs as %s\n", countScenarios(rep), out)
+	return nil
+}
+
+// gates returns each suite's gate, or the default one.
+func gates(suites []*scenario.Suite) map[string]map[string]float64 {
+	out := map[string]map[string]float64{}
+	for _, s := range suites {
+		out[s.Name] = s.Gate
+		if s.Gate == nil {
+			out[s.Name] = scenario.DefaultGate()
+		}
+	}
+	return out
+}
+
+// checkBaseline compares rep with the blessed report at path. A missing
+// baseline is noted, not an error: a new project has none yet.
+func checkBaseline(path string, rep *report.Report, suites []*scenario.Suite, stdout, stderr io.Writer) error {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		fmt.Fprintf(stderr, "no blessed baseline at %s; create one with: testbed baseline bless\n", path)
+		return nil
+	}
+	if err != nil {
+		return withCode(exitInternal, err)
+	}
+	base, err := report.ReadJSON(bytes.NewReader(data))
+	if err != nil {
+		return withCode(exitUsage, fmt.Errorf("%s: %w", path, err))
+	}
+	regs := report.Regressions(base, rep, gates(suites))
+	if len(regs) == 0 {
+		return nil
+	}
+	if err := report.WriteRegressionsText(stdout, regs); err != nil {
+		return withCode(exitInternal, err)
+	}
+	return withCode(exitFailed, fmt.Errorf("%d regressions against %s; if they are intended, run: testbed baseline bless", len(regs), path))
+}

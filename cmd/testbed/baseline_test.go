@@ -1,0 +1,68 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+)
+
+// climateProject copies what the climate suite needs, and the blessed
+// baseline, into a temporary folder.
+func climateProject() string {
+	GinkgoHelper()
+	root := GinkgoT().TempDir()
+	for _, dir := range []string{"cassettes/climate", "fixtures/climate"} {
+		Expect(os.CopyFS(filepath.Join(root, dir), os.DirFS(filepath.Join("../..", dir)))).To(Succeed())
+	}
+	Expect(os.MkdirAll(filepath.Join(root, "scenarios", "prompts"), 0o755)).To(Succeed())
+	Expect(os.MkdirAll(filepath.Join(root, "reports"), 0o755)).To(Succeed())
+	for _, f := range []string{"scenarios/climate.yaml", "reports/baseline.json"} {
+		data, err := os.ReadFile(filepath.Join("../..", f))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(os.WriteFile(filepath.Join(root, f), data, 0o644)).To(Succeed())
+	}
+	return root
+}
+
+var _ = Describe("the baseline gate", func() {
+	It("passes an unchanged replay", func() {
+		root := climateProject()
+		r := testbed("run", "--root", root, "--suite", "climate", "--quiet", "--out", "")
+		Expect(r.code).To(Equal(exitOK), r.String())
+	})
+
+	It("fails a cassette re-recorded with a longer prompt, naming the scenario and the token delta", func() {
+		root := climateProject()
+		prompt, err := os.ReadFile("../../agents/climate/prompts/default.md")
+		Expect(err).NotTo(HaveOccurred())
+		longer := string(prompt) + "\n## Tone\nBe warm, precise and brief. Prefer plain words to jargon, and say what a number means for the city.\n"
+		Expect(os.WriteFile(filepath.Join(root, "scenarios", "prompts", "longer.md"), []byte(longer), 0o644)).To(Succeed())
+		replace(filepath.Join(root, "scenarios", "climate.yaml"), "config: {trim: ours, top_k: 3}", "config: {trim: ours, top_k: 3, prompt: prompts/longer.md}", 1)
+
+		rec := testbed("record", "--root", root, "--suite", "climate", "--variant", "trimmed", "--quiet")
+		Expect(rec.code).To(Equal(exitOK), rec.String())
+
+		r := testbed("run", "--root", root, "--suite", "climate", "--quiet", "--out", "")
+		Expect(r.code).To(Equal(exitFailed), r.String())
+		Expect(r.stdout).To(ContainSubstring("regressions against the blessed baseline"))
+		Expect(r.stdout).To(MatchRegexp(`climate\s+trimmed\s+product-upload\s+input_tokens\s+835\s+861\s+\+26 \(\+3\.1%\)\s+2%`))
+		Expect(r.stdout).To(MatchRegexp(`climate\s+trimmed\s+\(summary\)\s+input_tokens_mean\s+3204\s+3273`))
+		Expect(r.stdout).NotTo(MatchRegexp(`browse-inventories\s+input_tokens`), "+1.9% is within the 2% tolerance")
+		Expect(r.stderr).To(ContainSubstring("if they are intended, run: testbed baseline bless"))
+
+		By("blessing the change on purpose, after which the gate passes")
+		bless := testbed("baseline", "bless", "--root", root, "--quiet")
+		Expect(bless.code).To(Equal(exitOK), bless.String())
+		Expect(bless.stdout).To(ContainSubstring("blessed 81 scenario runs as reports/baseline.json"))
+		again := testbed("run", "--root", root, "--suite", "climate", "--quiet", "--out", "")
+		Expect(again.code).To(Equal(exitOK), again.String())
+	})
+
+	It("refuses to bless a part of the project", func() {
+		r := testbed("baseline", "bless", "--root", "../..", "--suite", "odbchat")
+		Expect(r.code).To(Equal(exitUsage))
+		Expect(r.stderr).To(ContainSubstring("bless the whole project"))
+	})
+})

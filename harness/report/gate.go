@@ -1,0 +1,175 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+)
+
+// Regression is one figure that got worse than the blessed baseline allows.
+type Regression struct {
+	Suite    string  `json:"suite"`
+	Variant  string  `json:"variant"`
+	Scenario string  `json:"scenario,omitempty"` // "" for the variant's summary
+	Metric   string  `json:"metric"`
+	Base     float64 `json:"base"`
+	Head     float64 `json:"head"`
+	Allowed  float64 `json:"allowed"` // the tolerance, as a fraction of Base
+	Detail   string  `json:"detail,omitempty"`
+}
+
+// gateMetric reads a summary metric; higher reports whether higher is
+// better.
+func gateMetric(name string, s Summary) (v float64, higher bool) {
+	switch name {
+	case "pass_rate":
+		return s.PassRate, true
+	case "routing_accuracy":
+		return s.RoutingAccuracy, true
+	case "token_reduction":
+		return s.TokenReduction, true
+	case "input_tokens_mean":
+		return s.InputTokensMean, false
+	case "output_tokens_mean":
+		return s.OutputTokensMean, false
+	case "llm_calls_mean":
+		return s.LLMCallsMean, false
+	case "latency_mean":
+		return s.LatencyMean, false
+	case "latency_p95":
+		return s.LatencyP95, false
+	}
+	return 0, false
+}
+
+// worse reports whether head is worse than base beyond tol, a fraction of
+// base (an absolute fraction for rates, which are fractions already).
+func worse(base, head, tol float64, higher bool) bool {
+	const eps = 1e-9
+	if higher {
+		return head < base-tol-eps
+	}
+	return head > base+math.Abs(base)*tol+eps
+}
+
+// Regressions compares head with the blessed base report. gates gives each
+// suite's tolerances by metric. Summary metrics are checked per variant;
+// per scenario, a verdict that stopped passing always counts, and input
+// tokens, LLM calls and latency are held to the tolerances of
+// input_tokens_mean, llm_calls_mean and latency_mean. Suites, variants and
+// scenarios missing from either side are not compared.
+func Regressions(base, head *Report, gates map[string]map[string]float64) []Regression {
+	var out []Regression
+	for _, hs := range head.Suites {
+		gate := gates[hs.Name]
+		for _, bs := range base.Suites {
+			if bs.Name != hs.Name {
+				continue
+			}
+			for _, hv := range hs.Variants {
+				for _, bv := range bs.Variants {
+					if bv.Name != hv.Name {
+						continue
+					}
+					out = append(out, variantRegressions(hs.Name, &bv, &hv, gate)...)
+				}
+			}
+		}
+	}
+	return out
+}
+
+func variantRegressions(suite string, bv, hv *Variant, gate map[string]float64) []Regression {
+	var out []Regression
+	names := make([]string, 0, len(gate))
+	for m := range gate {
+		names = append(names, m)
+	}
+	sort.Strings(names)
+	for _, m := range names {
+		b, higher := gateMetric(m, bv.Summary)
+		h, _ := gateMetric(m, hv.Summary)
+		if worse(b, h, gate[m], higher) {
+			out = append(out, Regression{Suite: suite, Variant: hv.Name, Metric: m, Base: b, Head: h, Allowed: gate[m]})
+		}
+	}
+	byID := map[string]Scenario{}
+	for _, sc := range bv.Scenarios {
+		byID[sc.ID] = sc
+	}
+	for _, hsc := range hv.Scenarios {
+		bsc, ok := byID[hsc.ID]
+		if !ok {
+			continue
+		}
+		if bsc.Verdict == VerdictPass && hsc.Verdict != VerdictPass {
+			out = append(out, Regression{Suite: suite, Variant: hv.Name, Scenario: hsc.ID, Metric: "verdict", Detail: "pass → " + hsc.Verdict})
+		}
+		per := []struct {
+			name, gate string
+			b, h       float64
+		}{
+			{"input_tokens", "input_tokens_mean", float64(bsc.Metrics.InputTokens), float64(hsc.Metrics.InputTokens)},
+			{"llm_calls", "llm_calls_mean", float64(bsc.Metrics.LLMCalls), float64(hsc.Metrics.LLMCalls)},
+			{"latency_ms", "latency_mean", float64(bsc.Metrics.Latency.Microseconds()) / 1000, float64(hsc.Metrics.Latency.Microseconds()) / 1000},
+		}
+		for _, p := range per {
+			tol, gated := gate[p.gate]
+			if gated && worse(p.b, p.h, tol, false) {
+				out = append(out, Regression{Suite: suite, Variant: hv.Name, Scenario: hsc.ID, Metric: p.name, Base: p.b, Head: p.h, Allowed: tol})
+			}
+		}
+	}
+	return out
+}
+
+// WriteRegressionsText renders regressions as a table a CI reader takes in
+// at once.
+func WriteRegressionsText(w io.Writer, regs []Regression) error {
+	t := table{header: []string{"suite", "variant", "scenario", "metric", "baseline", "now", "change", "allowed"},
+		right: []bool{false, false, false, false, true, true, true, true}}
+	for _, r := range regs {
+		sc := r.Scenario
+		if sc == "" {
+			sc = "(summary)"
+		}
+		change, allowed := r.Detail, ""
+		if r.Detail == "" {
+			change = fmt.Sprintf("%+.4g", r.Head-r.Base)
+			if r.Base != 0 {
+				change += fmt.Sprintf(" (%+.1f%%)", (r.Head-r.Base)/math.Abs(r.Base)*100)
+			}
+			allowed = fmt.Sprintf("%.4g%%", r.Allowed*100)
+		}
+		t.rows = append(t.rows, []string{r.Suite, r.Variant, sc, r.Metric, fmt.Sprintf("%.4g", r.Base), fmt.Sprintf("%.4g", r.Head), change, allowed})
+	}
+	var buf bytes.Buffer
+	fmt.Fprintf(&buf, "regressions against the blessed baseline (%d)\n", len(regs))
+	if err := textTable(&buf, t); err != nil {
+		return err
+	}
+	_, err := w.Write(buf.Bytes())
+	return err
+}
+
+// Blessed returns r without trace events, the form committed as the
+// baseline: every figure the gate reads, none of the transcripts.
+func (r *Report) Blessed() *Report {
+	out := *r
+	out.Suites = make([]Suite, len(r.Suites))
+	for i, s := range r.Suites {
+		out.Suites[i] = s
+		out.Suites[i].Variants = make([]Variant, len(s.Variants))
+		for j, v := range s.Variants {
+			out.Suites[i].Variants[j] = v
+			out.Suites[i].Variants[j].Scenarios = make([]Scenario, len(v.Scenarios))
+			for k, sc := range v.Scenarios {
+				sc.Events = nil
+				out.Suites[i].Variants[j].Scenarios[k] = sc
+			}
+		}
+	}
+	return &out
+}
