@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/agentreplay/testbed/agents/all"
@@ -249,7 +250,8 @@ func verdict(rep *report.Report) error {
 	return nil
 }
 
-// progress reports on stderr when it is a terminal and not quiet.
+// progress draws a bar with counts and an ETA on stderr when it is a
+// terminal and --quiet is not set.
 func progress(sel selection, stderr io.Writer) func(done, total int, suite, variant, id string) {
 	f, ok := stderr.(*os.File)
 	if sel.quiet || !ok {
@@ -258,10 +260,23 @@ func progress(sel selection, stderr io.Writer) func(done, total int, suite, vari
 	if st, err := f.Stat(); err != nil || st.Mode()&os.ModeCharDevice == 0 {
 		return nil
 	}
+	start := time.Now()
 	return func(done, total int, suite, variant, id string) {
-		fmt.Fprintf(stderr, "\r\033[K[%d/%d] %s/%s/%s", done, total, suite, variant, id)
+		fmt.Fprint(stderr, "\r\033[K"+progressLine(done, total, time.Since(start), suite+"/"+variant+"/"+id))
 		if done == total {
 			fmt.Fprint(stderr, "\r\033[K")
 		}
 	}
+}
+
+// progressLine is "[#####-----] 12/60 ETA 3s last: suite/variant/id".
+func progressLine(done, total int, elapsed time.Duration, last string) string {
+	const width = 20
+	filled := width * done / max(total, 1)
+	eta := time.Duration(0)
+	if done > 0 {
+		eta = elapsed / time.Duration(done) * time.Duration(total-done)
+	}
+	return fmt.Sprintf("[%s%s] %d/%d ETA %s %s", strings.Repeat("#", filled), strings.Repeat("-", width-filled),
+		done, total, eta.Round(time.Second), last)
 }
