@@ -39,18 +39,9 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.StringVar(&head, "head", "", "the variant compared (with --suite)")
 	fs.BoolVar(&filter.Changed, "changed", false, "show only scenarios that changed")
 	fs.BoolVar(&filter.Regressions, "regressions", false, "show only scenarios that regressed")
-	// Positional report files may come before or after the flags.
-	var files []string
-	rest := args
-	for len(rest) > 0 {
-		if err := fs.Parse(rest); err != nil {
-			return parse(fs, rest)
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		files = append(files, fs.Arg(0))
-		rest = fs.Args()[1:]
+	files, err := parseWithFiles(fs, args)
+	if err != nil {
+		return err
 	}
 	var cs []report.Comparison
 	switch {

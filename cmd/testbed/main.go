@@ -65,6 +65,7 @@ Commands:
   lint             check that every tool a prompt names is one the model has
   compare          two variants (or two report files) side by side
   baseline bless   bless the current replay as the baseline the gate compares with
+  report merge     join the reports of the shards of one run
   cassettes check  scan cassettes for secrets
 
 Run 'testbed <command> --help' for a command's flags and examples.
@@ -93,6 +94,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = cmdCompare(ctx, args[1:], stdout, stderr)
 	case "baseline":
 		err = cmdBaseline(ctx, args[1:], stdout, stderr)
+	case "report":
+		err = cmdReport(args[1:], stdout, stderr)
 	case "cassettes":
 		if len(args) < 2 || args[1] != "check" {
 			err = withCode(exitUsage, errors.New("usage: testbed cassettes check [--json] [--dir cassettes]"))

@@ -117,8 +117,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	sel.register(fs)
 	fs.StringVar(&out, "out", "reports", "folder for latest.md and latest.json (empty: write none)")
 	fs.StringVar(&junit, "junit", "", "also write the results as JUnit XML to this file")
-	var baseline string
+	var baseline, shard string
 	fs.StringVar(&baseline, "baseline", defaultBaseline, "the blessed report to compare with (empty: none)")
+	fs.StringVar(&shard, "shard", "", "run only shard i of n (i/n), for parallel CI runners; join them with 'testbed report merge'")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -126,10 +127,15 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
+	i, n, err := parseShard(shard)
+	if err != nil {
+		return err
+	}
 	start := time.Now()
 	rep, err := runner.Run(ctx, suites, runner.Options{
 		Mode: cassette.ModeReplay, Root: sel.root, Agents: all.Registry(),
 		Variant: sel.variant, Scenario: sel.scenario, Progress: progress(sel, stderr),
+		Shard: i, Shards: n,
 	})
 	if err != nil {
 		return withCode(exitInternal, err)
@@ -155,8 +161,8 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err := verdict(rep); err != nil {
 		return err
 	}
-	if baseline == "" {
-		return nil
+	if baseline == "" || n > 1 {
+		return nil // a shard's summaries are partial: gate the merged report
 	}
 	if !filepath.IsAbs(baseline) {
 		baseline = filepath.Join(sel.root, baseline)
@@ -169,6 +175,18 @@ func writeReport(rep *report.Report, asJSON bool, w io.Writer) error {
 		return report.WriteJSON(w, rep)
 	}
 	return report.WriteText(w, rep)
+}
+
+// parseShard reads "i/n"; "" is the whole run (0, 0).
+func parseShard(s string) (int, int, error) {
+	if s == "" {
+		return 0, 0, nil
+	}
+	var i, n int
+	if _, err := fmt.Sscanf(s, "%d/%d", &i, &n); err != nil || n < 1 || i < 1 || i > n || fmt.Sprintf("%d/%d", i, n) != s {
+		return 0, 0, withCode(exitUsage, fmt.Errorf("--shard %q: want i/n with 1 ≤ i ≤ n, such as 2/4", s))
+	}
+	return i, n, nil
 }
 
 // saveReports writes latest.md and latest.json.

@@ -59,6 +59,9 @@ type Options struct {
 	// Without it such a request fails, so nothing leaves the machine by
 	// accident.
 	AllowNetwork bool
+	// Shard and Shards run a deterministic slice: the Shard-th (1-based) of
+	// Shards; Shards ≤ 1 runs everything. See Merge.
+	Shard, Shards int
 	// Progress, if set, is called after each scenario finishes.
 	Progress func(done, total int, suite, variant, id string)
 }
@@ -107,23 +110,29 @@ func Run(ctx context.Context, suites []*scenario.Suite, opts Options) (*report.R
 		rep.Suites = append(rep.Suites, rs)
 	}
 	// Reserve every result slot before starting, so that pointers stay put.
+	// A shard keeps every Shards-th scenario × variant pair, counting all
+	// pairs of all suites in order, so the shards of a run are disjoint and
+	// together are the whole run.
+	k := 0
+	inShard := func() bool {
+		k++
+		return opts.Shards <= 1 || (k-1)%opts.Shards == opts.Shard-1
+	}
 	for si, s := range suites {
 		for vi := range rep.Suites[si].Variants {
 			rv := &rep.Suites[si].Variants[vi]
 			v := variantByName(s, rv.Name)
+			var picked []scenario.Scenario
 			for _, sc := range s.Scenarios {
-				if opts.Scenario != "" && sc.ID != opts.Scenario {
-					continue
+				if (opts.Scenario == "" || sc.ID == opts.Scenario) && inShard() {
+					picked = append(picked, sc)
 				}
+			}
+			for _, sc := range picked {
 				rv.Scenarios = append(rv.Scenarios, report.Scenario{ID: sc.ID, Criterion: sc.Criterion})
 			}
-			i := 0
-			for _, sc := range s.Scenarios {
-				if opts.Scenario != "" && sc.ID != opts.Scenario {
-					continue
-				}
+			for i, sc := range picked {
 				jobs = append(jobs, job{suite: s, variant: v, scenario: sc, out: &rv.Scenarios[i]})
-				i++
 			}
 		}
 	}
@@ -154,7 +163,15 @@ func Run(ctx context.Context, suites []*scenario.Suite, opts Options) (*report.R
 	if err := ctx.Err(); err != nil {
 		return rep, err
 	}
+	Finalize(rep, suites, opts)
+	return rep, nil
+}
 
+// Finalize computes, from the scenario results of rep, each variant's
+// summary, confusion matrix, trimming table, provenance and thresholds,
+// and in replay mode the replay statistics. Run calls it; so does a merge
+// of shard reports, which gives the same report as an unsharded run.
+func Finalize(rep *report.Report, suites []*scenario.Suite, opts Options) {
 	for si, s := range suites {
 		rs := &rep.Suites[si]
 		var base *report.Summary
@@ -170,6 +187,9 @@ func Run(ctx context.Context, suites []*scenario.Suite, opts Options) (*report.R
 			}
 		}
 		for vi := range rs.Variants {
+			if opts.Shards > 1 {
+				break // a shard's summaries are partial: thresholds are judged on the merge
+			}
 			rv := &rs.Variants[vi]
 			ths := s.Thresholds[rv.Name]
 			b := base
@@ -197,7 +217,6 @@ func Run(ctx context.Context, suites []*scenario.Suite, opts Options) (*report.R
 	if opts.Mode == cassette.ModeReplay {
 		rep.Replay = replayStats(rep, suites, opts)
 	}
-	return rep, nil
 }
 
 func tokenizerName(s *scenario.Suite) string {
@@ -484,7 +503,7 @@ func replayStats(rep *report.Report, suites []*scenario.Suite, opts Options) *re
 		}
 	}
 	st.Recorded += st.Replayed
-	if opts.Variant != "" || opts.Scenario != "" {
+	if opts.Variant != "" || opts.Scenario != "" || opts.Shards > 1 {
 		return st
 	}
 	for _, s := range suites {
@@ -504,4 +523,55 @@ func replayStats(rep *report.Report, suites []*scenario.Suite, opts Options) *re
 		})
 	}
 	return st
+}
+
+// Merge joins the reports of the shards of one run into the report of the
+// whole run: each variant's scenarios in suite order, then Finalize.
+func Merge(parts []*report.Report, suites []*scenario.Suite, opts Options) (*report.Report, error) {
+	if len(parts) == 0 {
+		return nil, fmt.Errorf("nothing to merge")
+	}
+	rep := &report.Report{SchemaVersion: report.SchemaVersion, Mode: parts[0].Mode}
+	for _, s := range suites {
+		rs := report.Suite{Name: s.Name, Agent: s.Agent, Tokenizer: tokenizerName(s), Baseline: s.Baseline}
+		for _, v := range s.Variants {
+			rv := report.Variant{Name: v.Name, Description: v.Description}
+			found := false
+			for _, sc := range s.Scenarios {
+				for _, p := range parts {
+					if got, ok := findScenario(p, s.Name, v.Name, sc.ID); ok {
+						rv.Scenarios = append(rv.Scenarios, got)
+						found = true
+						break
+					}
+				}
+			}
+			if found {
+				rs.Variants = append(rs.Variants, rv)
+			}
+		}
+		rep.Suites = append(rep.Suites, rs)
+	}
+	opts.Shard, opts.Shards = 0, 0
+	Finalize(rep, suites, opts)
+	return rep, nil
+}
+
+func findScenario(r *report.Report, suite, variant, id string) (report.Scenario, bool) {
+	for _, s := range r.Suites {
+		if s.Name != suite {
+			continue
+		}
+		for _, v := range s.Variants {
+			if v.Name != variant {
+				continue
+			}
+			for _, sc := range v.Scenarios {
+				if sc.ID == id {
+					return sc, true
+				}
+			}
+		}
+	}
+	return report.Scenario{}, false
 }

@@ -73,7 +73,7 @@ func (t *tracer) Note(key string, value any) {
 		}
 		return
 	}
-	t.trace.Add(trace.Event{Kind: trace.KindNote, Note: &trace.Note{Key: key, Value: value}})
+	t.trace.Add(trace.Event{Kind: trace.KindNote, Note: &trace.Note{Key: key, Value: plain(value)}})
 }
 
 // routing sends requests for logical hosts to the base URLs they are
@@ -110,5 +110,20 @@ func sortedKeys(m map[string]string) []string {
 		out = append(out, k)
 	}
 	sort.Strings(out)
+	return out
+}
+
+// plain turns a note's value into plain JSON values (maps, lists, strings,
+// float64s, bools), the form it has after a report's JSON round trip, so a
+// report built in memory and one read back, or merged from shards, agree.
+func plain(v any) any {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	var out any
+	if json.Unmarshal(b, &out) != nil {
+		return fmt.Sprint(v)
+	}
 	return out
 }
