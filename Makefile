@@ -31,9 +31,10 @@ lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt: files above need formatting"; exit 1; }
 	$(GO) vet ./...
 
-## report: regenerate reports/latest.md and reports/latest.json
+## report: regenerate the committed reports/summary.md (and reports/latest.*)
 report: build
 	./$(TESTBED) run --quiet > /dev/null
+	cp reports/latest.md reports/summary.md
 
 clean:
 	rm -rf bin reports/latest.* reports/junit.xml

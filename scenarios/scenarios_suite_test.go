@@ -123,6 +123,16 @@ var _ = Describe("baseline gate", func() {
 	})
 })
 
+var _ = Describe("reports/summary.md", func() {
+	It("is what a fresh replay writes, so the numbers in the repo are never stale", Label("report"), func() {
+		committed, err := os.ReadFile(filepath.Join(root, "reports", "summary.md"))
+		Expect(err).NotTo(HaveOccurred(), "write it with: make report")
+		var fresh bytes.Buffer
+		Expect(report.WriteMarkdown(&fresh, rep)).To(Succeed())
+		Expect(fresh.String()).To(Equal(string(committed)), "reports/summary.md is stale; regenerate it with: make report")
+	})
+})
+
 var _ = Describe("prompt lint", func() {
 	for _, s := range suites {
 		It(s.Name+": every tool a prompt names is in that variant's tool set", Label(s.Name, "lint"), func() {
