@@ -31,10 +31,17 @@ lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt: files above need formatting"; exit 1; }
 	$(GO) vet ./...
 
-## report: regenerate the committed reports/summary.md (and reports/latest.*)
+CHROMIUM ?= $(shell command -v chromium || command -v chromium-browser || command -v google-chrome)
+
+## report: regenerate the committed reports/summary.md, report.html and its screenshot report.png
 report: build
 	./$(TESTBED) run --quiet > /dev/null
 	cp reports/latest.md reports/summary.md
+	./$(TESTBED) report --html reports/report.html reports/latest.json
+	@if [ -n "$(CHROMIUM)" ]; then \
+		$(CHROMIUM) --headless --no-sandbox --disable-gpu --hide-scrollbars --user-data-dir="$$(mktemp -d)" \
+			--window-size=1200,1500 --screenshot="$(CURDIR)/reports/report.png" "file://$(CURDIR)/reports/report.html" 2>/dev/null; \
+	else echo "chromium not found: reports/report.png not updated"; fi
 
 clean:
 	rm -rf bin reports/latest.* reports/junit.xml

@@ -65,6 +65,7 @@ Commands:
   lint             check that every tool a prompt names is one the model has
   compare          two variants (or two report files) side by side
   baseline bless   bless the current replay as the baseline the gate compares with
+  report --html    render a report JSON as one self-contained HTML page with charts
   report merge     join the reports of the shards of one run
   cassettes check  scan cassettes for secrets
 

@@ -23,17 +23,15 @@ Examples:
   testbed run --shard 1/2 --json > s1.json; testbed run --shard 2/2 --json > s2.json
   testbed report merge s1.json s2.json --out reports/latest.json`
 
-func cmdReport(args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 || args[0] != "merge" {
-		return withCode(exitUsage, errors.New("usage: testbed report merge SHARD.json… [--out FILE]"))
-	}
+// cmdMerge is 'testbed report merge'.
+func cmdMerge(args []string, stdout, stderr io.Writer) error {
 	var sel selection
 	var out, baseline string
 	fs := newFlags("report merge", mergeDoc, stderr)
 	sel.register(fs)
 	fs.StringVar(&out, "out", "", "write the merged JSON here instead of stdout")
 	fs.StringVar(&baseline, "baseline", defaultBaseline, "the blessed report to compare with (empty: none)")
-	files, err := parseWithFiles(fs, args[1:])
+	files, err := parseWithFiles(fs, args)
 	if err != nil {
 		return err
 	}

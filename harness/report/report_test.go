@@ -46,6 +46,7 @@ var _ = Describe("renderers", func() {
 		Entry("text", writer(report.WriteText), "report.txt"),
 		Entry("markdown", writer(report.WriteMarkdown), "report.md"),
 		Entry("json", writer(report.WriteJSON), "report.json"),
+		Entry("html", writer(report.WriteHTML), "report.html"),
 	)
 
 	DescribeTable("are deterministic",
@@ -58,6 +59,7 @@ var _ = Describe("renderers", func() {
 		Entry("text", writer(report.WriteText)),
 		Entry("markdown", writer(report.WriteMarkdown)),
 		Entry("json", writer(report.WriteJSON)),
+		Entry("html", writer(report.WriteHTML)),
 	)
 
 	DescribeTable("end with the overall verdict",

@@ -1,0 +1,56 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+
+	"github.com/agentreplay/testbed/harness/report"
+)
+
+const reportDoc = `Usage: testbed report --html FILE [REPORT.json]
+       testbed report merge SHARD.json… [flags]
+
+Renders a report JSON (by default reports/latest.json, which 'testbed run'
+writes) as one self-contained HTML page: per suite the charts (input tokens
+by part, replayed latency against the budget, latency by role, trimming by
+tool, routing confusion heat maps), the tables, and every scenario's trace.
+The page loads nothing from the network and runs no script.
+
+Examples:
+  testbed run && testbed report --html reports/report.html
+  testbed report --html head.html head.json`
+
+// cmdReport is 'testbed report': the HTML page, or 'merge'.
+func cmdReport(args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == "merge" {
+		return cmdMerge(args[1:], stdout, stderr)
+	}
+	var out string
+	flags := newFlags("report", reportDoc, stderr)
+	flags.StringVar(&out, "html", "", "write the HTML page here (required)")
+	files, err := parseWithFiles(flags, args)
+	if err != nil {
+		return err
+	}
+	if out == "" || len(files) > 1 {
+		return withCode(exitUsage, errors.New("usage: testbed report --html FILE [REPORT.json]"))
+	}
+	in := "reports/latest.json"
+	if len(files) == 1 {
+		in = files[0]
+	}
+	rep, err := readReport(in)
+	if errors.Is(err, fs.ErrNotExist) && len(files) == 0 {
+		return withCode(exitUsage, fmt.Errorf("%s does not exist: run 'testbed run' first, or name a report JSON", in))
+	}
+	if err != nil {
+		return err
+	}
+	if err := saveFile(out, rep, report.WriteHTML); err != nil {
+		return withCode(exitInternal, err)
+	}
+	fmt.Fprintf(stdout, "wrote %s\n", out)
+	return nil
+}
