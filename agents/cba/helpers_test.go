@@ -18,6 +18,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/agentreplay/testbed/agents"
+	"github.com/agentreplay/testbed/agents/agenttest"
 	"github.com/agentreplay/testbed/agents/cba"
 	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/agents/llm/gemini"
@@ -25,6 +26,9 @@ import (
 	"github.com/agentreplay/testbed/harness/standin"
 	"github.com/agentreplay/testbed/harness/upstream"
 )
+
+// tracer records what the agent reports.
+type tracer = agenttest.Tracer
 
 // Logical hosts the agent and its model adapters call by default (cba.Info
 // and the Gemini SDK).
@@ -133,60 +137,6 @@ func (t *transport) route(host, rawURL string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.hosts[host] = hostOf(rawURL)
-}
-
-// toolReport is one Tracer.Tool report.
-type toolReport struct {
-	Name    string
-	Args    json.RawMessage
-	Raw     []byte
-	Context string
-	Err     error
-}
-
-// note is one Tracer.Note report.
-type note struct {
-	Key   string
-	Value any
-}
-
-// tracer records what the agent reports.
-type tracer struct {
-	mu    sync.Mutex
-	tools []toolReport
-	notes []note
-}
-
-func (t *tracer) Tool(name string, args json.RawMessage, raw []byte, context string, err error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.tools = append(t.tools, toolReport{name, args, slices.Clone(raw), context, err})
-}
-
-func (t *tracer) Note(key string, value any) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.notes = append(t.notes, note{key, value})
-}
-
-// noted returns the values noted under key, in order.
-func (t *tracer) noted(key string) []any {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	var out []any
-	for _, n := range t.notes {
-		if n.Key == key {
-			out = append(out, n.Value)
-		}
-	}
-	return out
-}
-
-// reports returns every Tool report, in order.
-func (t *tracer) reports() []toolReport {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return slices.Clone(t.tools)
 }
 
 // recording is an llm.Client that keeps a copy of every request it passes on.
@@ -368,12 +318,12 @@ func ask(a agents.Agent, q string) cba.Reply {
 
 // tool runs one tool of an agent built with variant, called by a scripted
 // model with arguments, and returns what the agent reported for it.
-func (w *world) tool(variant map[string]any, name, arguments string) toolReport {
+func (w *world) tool(variant map[string]any, name, arguments string) agenttest.ToolReport {
 	GinkgoHelper()
 	w.useModel(callOnce(name, arguments))
 	reply := ask(w.agent(variant), "question")
 	Expect(reply.Tools).To(Equal([]string{name}))
-	reports := w.tracer.reports()
+	reports := w.tracer.Reports("")
 	Expect(reports).NotTo(BeEmpty())
 	r := reports[len(reports)-1]
 	Expect(r.Name).To(Equal(name))

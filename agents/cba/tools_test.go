@@ -150,12 +150,12 @@ var _ = Describe("the internal help tools", func() {
 		ask(full, "list")
 		ask(reduced, "list again")
 
-		r := reducedTracer.reports()
+		r := reducedTracer.Reports("")
 		Expect(r).To(HaveLen(2))
 		Expect(lines(r[0].Context)).To(HaveLen(11))
 		Expect(r[1].Context).To(Equal(r[0].Context))
 		Expect(r[0].Context).NotTo(ContainSubstring("get_weather_forecast"))
-		f := fullTracer.reports()
+		f := fullTracer.Reports("")
 		Expect(f).To(HaveLen(1))
 		Expect(lines(f[0].Context)).To(HaveLen(15))
 		Expect(f[0].Context).To(ContainSubstring("- get_weather_forecast: "))
@@ -359,7 +359,7 @@ var _ = Describe("variant configuration", func() {
 		reply := ask(w.agent(nil), "weather in Nairobi")
 		Expect(reply.Error).To(ContainSubstring("503"))
 		Expect(reply.Text).To(Equal("I could not reach the language model, so I cannot answer right now."))
-		Expect(w.tracer.noted(agents.NoteRoute)).To(Equal([]any{agents.Route{Mode: "answer"}}))
+		Expect(w.tracer.Noted(agents.NoteRoute)).To(Equal([]any{agents.Route{Mode: "answer"}}))
 	})
 })
 
@@ -372,8 +372,8 @@ var _ = Describe("the route note", func() {
 		func(model *fake, want agents.Route) {
 			w.useModel(model)
 			ask(w.agent(map[string]any{"tools": "full", "help": true}), "question")
-			Expect(w.tracer.noted(agents.NoteRoute)).To(Equal([]any{want}))
-			Expect(w.tracer.noted(agents.NoteTurn)).To(Equal([]any{0}))
+			Expect(w.tracer.Noted(agents.NoteRoute)).To(Equal([]any{want}))
+			Expect(w.tracer.Noted(agents.NoteTurn)).To(Equal([]any{0}))
 		},
 		Entry("no tool", calls(), agents.Route{Mode: "answer"}),
 		Entry("only help tools", calls(call("a", cba.ToolListTools, `{}`), call("b", cba.ToolDescribeTool, `{"name":"search_indicators"}`)),
@@ -398,8 +398,8 @@ var _ = Describe("the route note", func() {
 		replies := run(w.agent(nil), "What classes are there?", "Thanks!")
 		Expect(replies[0].Tools).To(Equal([]string{"list_available_classes"}))
 		Expect(replies[1].Tools).To(BeEmpty())
-		Expect(w.tracer.noted(agents.NoteTurn)).To(Equal([]any{0, 1}))
-		Expect(w.tracer.noted(agents.NoteRoute)).To(Equal([]any{
+		Expect(w.tracer.Noted(agents.NoteTurn)).To(Equal([]any{0, 1}))
+		Expect(w.tracer.Noted(agents.NoteRoute)).To(Equal([]any{
 			agents.Route{Mode: "tool", Tool: "list_available_classes"},
 			agents.Route{Mode: "answer"},
 		}))
@@ -426,7 +426,7 @@ var _ = Describe("the agent against the stand-in", func() {
 		Expect(reply.Text).To(ContainSubstring("Indicators covering principle 4 Diversity"))
 		Expect(reply.Text).NotTo(ContainSubstring(cba.ToolListTools))
 		Expect(reply.Text).NotTo(ContainSubstring(cba.ToolDescribeTool))
-		Expect(w.tracer.noted(agents.NoteRoute)).To(Equal([]any{agents.Route{Mode: "tool", Tool: "find_indicators_by_principle"}}))
+		Expect(w.tracer.Noted(agents.NoteRoute)).To(Equal([]any{agents.Route{Mode: "tool", Tool: "find_indicators_by_principle"}}))
 		Expect(w.transport.requests(geminiHost)).To(HaveLen(4))
 		Expect(w.transport.requests(ollamaHost)).To(BeEmpty())
 	})

@@ -11,6 +11,8 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+
+	"github.com/agentreplay/testbed/agents/agenttest"
 )
 
 var _ = Describe("weather and climate through the fixtures", func() {
@@ -204,7 +206,7 @@ var _ = Describe("weather and climate through the fixtures", func() {
 		}))
 		DeferCleanup(srv.Close)
 		w.transport.route(climateHost, srv.URL)
-		var r toolReport
+		var r agenttest.ToolReport
 		Expect(func() { r = w.tool(cfgMinimal, "get_climate_data", `{"city":"Nairobi"}`) }).NotTo(Panic())
 		Expect(r.Context).To(Or(HavePrefix("Climate Normals for Nairobi"), HavePrefix("Error: ")))
 	})

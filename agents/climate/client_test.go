@@ -64,7 +64,7 @@ var _ = Describe("the CityCatalyst client", func() {
 		Expect(refresh.Header.Get("Content-Type")).To(Equal("application/json"))
 		Expect(refresh.Header.Get("X-CA-Service-Key")).To(Equal("dev-service-key"))
 
-		reports := w.tracer.reports()
+		reports := w.tracer.Reports("")
 		Expect(reports[1].Name).To(Equal(climate.ToolInventory))
 		Expect(reports[1].Err).NotTo(HaveOccurred())
 		Expect(reports[1].Raw).To(Equal(fixture("inventory/oslo-2021.json")))
@@ -125,12 +125,12 @@ var _ = Describe("the CityCatalyst client", func() {
 			Expect(posts).To(Equal(1))
 			mu.Unlock()
 
-			env := decodeEnvelope(w.tracer.reports()[0].Context)
+			env := decodeEnvelope(w.tracer.Reports("")[0].Context)
 			Expect(env.Success).To(BeFalse())
 			Expect(env.ErrorCode).To(Equal("cc_error"))
 			Expect(env.Error).To(ContainSubstring("HTTP 401"))
 			Expect(env.Data).To(BeEmpty())
-			Expect(w.tracer.reports()[0].Err).To(HaveOccurred())
+			Expect(w.tracer.Reports("")[0].Err).To(HaveOccurred())
 		})
 
 		It("reports a failed refresh as a cc_error and does not retry the request", func() {
@@ -138,7 +138,7 @@ var _ = Describe("the CityCatalyst client", func() {
 			reply := ask(w.agent(nil), "Oslo")
 			Expect(reply.Tools[0].Success).To(BeFalse())
 			Expect(reply.Tools[0].ErrorCode).To(Equal("cc_error"))
-			env := decodeEnvelope(w.tracer.reports()[0].Context)
+			env := decodeEnvelope(w.tracer.Reports("")[0].Context)
 			Expect(env.Error).To(ContainSubstring("token refresh failed"))
 
 			mu.Lock()
@@ -156,7 +156,7 @@ var _ = Describe("the CityCatalyst client", func() {
 		reply := ask(w.agent(nil), "Which inventories do I have?")
 		Expect(reply.Tools[0].Success).To(BeFalse())
 		Expect(reply.Tools[0].ErrorCode).To(Equal("invalid_response_format"))
-		Expect(w.tracer.reports()[0].Raw).To(Equal([]byte(`<html>maintenance</html>`)))
+		Expect(w.tracer.Reports("")[0].Raw).To(Equal([]byte(`<html>maintenance</html>`)))
 	})
 
 	It("reports Lima's 500 as a cc_error, and the model gets the error and no inventory data", func() {

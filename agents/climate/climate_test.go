@@ -43,7 +43,7 @@ var _ = Describe("a conversation", func() {
 		tools := toolMessages(second)
 		Expect(tools).To(HaveLen(1))
 		Expect(tools[0].Name).To(Equal(climate.ToolCitySearch))
-		Expect(tools[0].Content).To(Equal(w.tracer.reports()[0].Context))
+		Expect(tools[0].Content).To(Equal(w.tracer.Reports("")[0].Context))
 		var ids []string
 		for _, inv := range listed(decodeEnvelope(tools[0].Content)) {
 			ids = append(ids, inv.ID)
@@ -52,8 +52,8 @@ var _ = Describe("a conversation", func() {
 		// the first turn's answer is in the history too
 		Expect(second.Messages[len(second.Messages)-2].Content).To(Equal(replies[0].Text))
 
-		Expect(w.tracer.noted(agents.NoteTurn)).To(Equal([]any{0, 1}))
-		Expect(w.tracer.noted(agents.NoteRoute)).To(Equal([]any{
+		Expect(w.tracer.Noted(agents.NoteTurn)).To(Equal([]any{0, 1}))
+		Expect(w.tracer.Noted(agents.NoteRoute)).To(Equal([]any{
 			agents.Route{Mode: "tool", Tool: climate.ToolCitySearch},
 			agents.Route{Mode: "tool", Tool: climate.ToolInventory},
 		}))
@@ -81,7 +81,7 @@ var _ = Describe("a conversation", func() {
 		Expect(reply.Tools).To(BeEmpty())
 		Expect(reply.Error).To(BeEmpty())
 		Expect(w.model.requests()).To(HaveLen(1))
-		Expect(w.tracer.noted(agents.NoteRoute)).To(Equal([]any{agents.Route{Mode: "answer"}}))
+		Expect(w.tracer.Noted(agents.NoteRoute)).To(Equal([]any{agents.Route{Mode: "answer"}}))
 		var data map[string]any
 		Expect(json.Unmarshal(mustJSON(reply), &data)).To(Succeed())
 		Expect(data).To(HaveKeyWithValue("text", reply.Text))

@@ -19,12 +19,16 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/agentreplay/testbed/agents"
+	"github.com/agentreplay/testbed/agents/agenttest"
 	"github.com/agentreplay/testbed/agents/climate"
 	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/agents/llm/openai"
 	"github.com/agentreplay/testbed/harness/standin"
 	"github.com/agentreplay/testbed/harness/upstream"
 )
+
+// tracer records what the agent reports.
+type tracer = agenttest.Tracer
 
 // Logical hosts the agent calls by default (climate.Info).
 const (
@@ -120,60 +124,6 @@ func (t *transport) embeddingCalls() [][]string {
 		out = append(out, body.Input)
 	}
 	return out
-}
-
-// toolReport is one Tracer.Tool report.
-type toolReport struct {
-	Name    string
-	Args    json.RawMessage
-	Raw     []byte
-	Context string
-	Err     error
-}
-
-// note is one Tracer.Note report.
-type note struct {
-	Key   string
-	Value any
-}
-
-// tracer records what the agent reports.
-type tracer struct {
-	mu    sync.Mutex
-	tools []toolReport
-	notes []note
-}
-
-func (t *tracer) Tool(name string, args json.RawMessage, raw []byte, context string, err error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.tools = append(t.tools, toolReport{name, args, raw, context, err})
-}
-
-func (t *tracer) Note(key string, value any) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.notes = append(t.notes, note{key, value})
-}
-
-// noted returns the values noted under key, in order.
-func (t *tracer) noted(key string) []any {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	var out []any
-	for _, n := range t.notes {
-		if n.Key == key {
-			out = append(out, n.Value)
-		}
-	}
-	return out
-}
-
-// reports returns every Tool report, in order.
-func (t *tracer) reports() []toolReport {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return slices.Clone(t.tools)
 }
 
 // recording is an llm.Client that keeps a copy of every request it passes on.

@@ -8,6 +8,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/agentreplay/testbed/agents"
+	"github.com/agentreplay/testbed/agents/agenttest"
 	"github.com/agentreplay/testbed/agents/climate"
 )
 
@@ -21,12 +22,12 @@ var (
 // callTool has a scripted model call one tool and returns the reply and the
 // tracer's report of the call; the model is not the stand-in, so this tests
 // the tool code alone.
-func callTool(w *world, variant map[string]any, name, arguments string) (climate.Reply, toolReport) {
+func callTool(w *world, variant map[string]any, name, arguments string) (climate.Reply, agenttest.ToolReport) {
 	w.useModel(callOnce(name, arguments))
 	reply := ask(w.agent(variant), "scripted")
 	Expect(reply.Text).To(Equal("done"))
 	Expect(reply.Tools).To(HaveLen(1))
-	reports := w.tracer.reports()
+	reports := w.tracer.Reports("")
 	Expect(reports).To(HaveLen(1))
 	Expect(reports[0].Name).To(Equal(name))
 	Expect(reports[0].Args).To(MatchJSON(arguments))
@@ -265,7 +266,7 @@ var _ = Describe("the other tools", func() {
 
 	It("notes the first tool of a turn as its route", func() {
 		callTool(w, ours, climate.ToolCitySearch, `{"city_name":"Oslo"}`)
-		Expect(w.tracer.noted(agents.NoteRoute)).To(Equal([]any{agents.Route{Mode: "tool", Tool: climate.ToolCitySearch}}))
-		Expect(w.tracer.noted(agents.NoteTurn)).To(Equal([]any{0}))
+		Expect(w.tracer.Noted(agents.NoteRoute)).To(Equal([]any{agents.Route{Mode: "tool", Tool: climate.ToolCitySearch}}))
+		Expect(w.tracer.Noted(agents.NoteTurn)).To(Equal([]any{0}))
 	})
 })

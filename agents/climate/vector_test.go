@@ -8,6 +8,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/agentreplay/testbed/agents/agenttest"
 	"github.com/agentreplay/testbed/agents/climate"
 	"github.com/agentreplay/testbed/agents/llm"
 )
@@ -39,7 +40,7 @@ var _ = Describe("climate_vector_search", func() {
 
 	BeforeEach(func() { w = newWorld() })
 
-	search := func(variant map[string]any, question string) toolReport {
+	search := func(variant map[string]any, question string) agenttest.ToolReport {
 		reply, rep := callTool(w, variant, climate.ToolVectorSearch, `{"question":`+strconv.Quote(question)+`}`)
 		Expect(reply.Tools[0].Success).To(BeTrue())
 		Expect(rep.Err).NotTo(HaveOccurred())
@@ -161,7 +162,7 @@ var _ = Describe("climate_vector_search", func() {
 		reply := ask(a, "scripted")
 		Expect(reply.Tools[0].Success).To(BeFalse())
 		Expect(reply.Tools[0].ErrorCode).To(Equal("cc_error"))
-		env := decodeEnvelope(w.tracer.reports()[0].Context)
+		env := decodeEnvelope(w.tracer.Reports("")[0].Context)
 		Expect(env.Error).To(ContainSubstring("no embeddings endpoint configured"))
 	})
 

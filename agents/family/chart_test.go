@@ -55,7 +55,7 @@ var _ = Describe("create_vega_chart", func() {
 		viz := f.requests(roleViz)
 		Expect(viz).To(HaveLen(2))
 		tool := lastTool(viz[1])
-		reports := w.tracer.reports(family.ToolChart)
+		reports := w.tracer.Reports(family.ToolChart)
 		Expect(reports).To(HaveLen(1))
 		Expect(reports[0].Context).To(Equal(tool))
 		return tool
@@ -73,19 +73,19 @@ var _ = Describe("create_vega_chart", func() {
 			"data_attachments": []any{map[string]any{"id": "att-1", "jq": "map({time, temperature})"}}}, thermostat())
 		Expect(tool).To(Equal(`Chart created: "Thermostat", a line chart of 30 data points.`))
 
-		arts := w.tracer.artifacts()
+		arts := artifacts(w.tracer)
 		Expect(arts).To(HaveLen(1))
 		s := decodeSpec(arts[0])
 		Expect(s.Data.Values).To(HaveLen(30))
 		Expect(s.Data.Values[0]).To(Equal(map[string]any{"time": "2026-02-28T00:00:00+00:00", "temperature": 22.5}))
 		Expect(s.Data.Values[1]).To(Equal(map[string]any{"time": "2026-02-28T00:48:00+00:00", "temperature": 22.9}))
-		Expect(w.tracer.reports(family.ToolChart)[0].Raw).To(Equal(thermostat().Data))
+		Expect(w.tracer.Reports(family.ToolChart)[0].Raw).To(Equal(thermostat().Data))
 	})
 
 	It("injects a JSON list of records as it is", func() {
 		tool := chart(map[string]any{"spec": vegaSpec("line", "time", "humidity"), "data_attachments": []any{"att-1"}}, thermostat())
 		Expect(tool).To(Equal(`Chart created: "", a line chart of 30 data points.`))
-		s := decodeSpec(w.tracer.artifacts()[0])
+		s := decodeSpec(artifacts(w.tracer)[0])
 		Expect(s.Data.Values).To(HaveLen(30))
 		Expect(s.Data.Values[0]).To(Equal(map[string]any{"time": "2026-02-28T00:00:00+00:00", "temperature": 22.5,
 			"setpoint": 23.0, "humidity": 47.0, "hvac_action": "idle"}))
@@ -94,7 +94,7 @@ var _ = Describe("create_vega_chart", func() {
 	It("injects a CSV attachment with its numbers parsed", func() {
 		tool := chart(map[string]any{"spec": vegaSpec("bar", "date", "kwh"), "data_attachments": []any{"att-1"}, "title": "kWh"}, energy("text/csv"))
 		Expect(tool).To(Equal(`Chart created: "kWh", a bar chart of 60 data points.`))
-		s := decodeSpec(w.tracer.artifacts()[0])
+		s := decodeSpec(artifacts(w.tracer)[0])
 		Expect(s.Data.Values).To(HaveLen(60))
 		Expect(s.Data.Values[0]).To(Equal(map[string]any{"date": "2025-12-31", "kwh": 36.58, "cost": 12.58}))
 		sum := 0.0
@@ -108,7 +108,7 @@ var _ = Describe("create_vega_chart", func() {
 	It("keeps quoted commas and empty cells of a large CSV", func() {
 		large := attachment("attachments/energy-usage-large.csv", "text/csv", "")
 		chart(map[string]any{"spec": vegaSpec("bar", "date", "kwh"), "data_attachments": []any{"att-1"}}, large)
-		s := decodeSpec(w.tracer.artifacts()[0])
+		s := decodeSpec(artifacts(w.tracer)[0])
 		Expect(s.Data.Values).To(HaveLen(900))
 		Expect(s.Data.Values).To(ContainElement(HaveKeyWithValue("note", "heatwave, AC all day")))
 		Expect(s.Data.Values[0]).To(HaveKeyWithValue("note", ""))
@@ -119,7 +119,7 @@ var _ = Describe("create_vega_chart", func() {
 		data := []map[string]any{{"day": "2026-02-27", "kwh": 3.5}, {"day": "2026-02-28", "kwh": 4.0}}
 		tool := chart(map[string]any{"spec": vegaSpec("bar", "day", "kwh"), "data": data, "title": "Two days"})
 		Expect(tool).To(Equal(`Chart created: "Two days", a bar chart of 2 data points.`))
-		s := decodeSpec(w.tracer.artifacts()[0])
+		s := decodeSpec(artifacts(w.tracer)[0])
 		Expect(s.Data.Values).To(Equal(data))
 	})
 
@@ -128,7 +128,7 @@ var _ = Describe("create_vega_chart", func() {
 		tool := chart(map[string]any{"spec": spec, "data_attachments": []any{"att-1"}, "title": "Indoor"}, thermostat())
 		Expect(tool).To(Equal(`Chart created: "Indoor", a point chart of 30 data points.`))
 
-		arts := w.tracer.artifacts()
+		arts := artifacts(w.tracer)
 		Expect(arts).To(HaveLen(1))
 		Expect(arts[0].Kind).To(Equal("vega-lite"))
 		Expect(arts[0].Title).To(Equal("Indoor"))
@@ -144,7 +144,7 @@ var _ = Describe("create_vega_chart", func() {
 	It("keeps a spec's own $schema and title when no title is given", func() {
 		spec := `{"$schema":"https://vega.github.io/schema/vega-lite/v6.json","title":"Mine","mark":"line","encoding":{"x":{"field":"time"}}}`
 		chart(map[string]any{"spec": spec, "data_attachments": []any{"att-1"}}, thermostat())
-		s := decodeSpec(w.tracer.artifacts()[0])
+		s := decodeSpec(artifacts(w.tracer)[0])
 		Expect(s.Schema).To(Equal("https://vega.github.io/schema/vega-lite/v6.json"))
 		Expect(s.Title).To(Equal("Mine"))
 	})
@@ -154,8 +154,8 @@ var _ = Describe("create_vega_chart", func() {
 			tool := chart(args, thermostat(), energy("text/csv"))
 			Expect(tool).To(want)
 			Expect(tool).To(HavePrefix("Error: "))
-			Expect(w.tracer.artifacts()).To(BeEmpty())
-			Expect(w.tracer.reports(family.ToolChart)[0].Err).To(MatchError(tool))
+			Expect(artifacts(w.tracer)).To(BeEmpty())
+			Expect(w.tracer.Reports(family.ToolChart)[0].Err).To(MatchError(tool))
 		},
 		Entry("a field the data does not have",
 			map[string]any{"spec": vegaSpec("line", "time", "temp"), "data_attachments": []any{"att-1"}},
@@ -204,7 +204,7 @@ var _ = Describe("create_vega_chart", func() {
 		Expect(lastTool(viz[1])).To(Equal(`["2026-02-24T00:00:00+00:00","2026-02-28T23:42:30.507847+00:00"]`))
 		Expect(lastTool(viz[2])).To(Equal(`Chart created: "Pool temperature", a line chart of 360 data points.`))
 
-		arts := w.tracer.artifacts()
+		arts := artifacts(w.tracer)
 		Expect(arts).To(HaveLen(1))
 		s := decodeSpec(arts[0])
 		Expect(s.Data.Values).To(HaveLen(360))
@@ -243,7 +243,7 @@ var _ = Describe("create_vega_chart", func() {
 			Data: []byte("date,kwh,note\n2026-02-27,3.5,NaN\n2026-02-28,4.0,inf\n")}
 		tool := chart(map[string]any{"spec": vegaSpec("bar", "date", "kwh"), "data_attachments": []any{"att-1"}}, csv)
 		Expect(tool).To(Equal(`Chart created: "", a bar chart of 2 data points.`))
-		Expect(decodeSpec(w.tracer.artifacts()[0]).Data.Values).To(Equal([]map[string]any{
+		Expect(decodeSpec(artifacts(w.tracer)[0]).Data.Values).To(Equal([]map[string]any{
 			{"date": "2026-02-27", "kwh": 3.5, "note": "NaN"},
 			{"date": "2026-02-28", "kwh": 4.0, "note": "inf"},
 		}))

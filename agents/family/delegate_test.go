@@ -60,7 +60,7 @@ var _ = Describe("delegate_to_service", func() {
 			Expect(w.fake.requests(roleViz)).To(BeEmpty())
 			Expect(reply.Tools).To(BeEmpty())
 			Expect(reply.Text).To(Equal("final"))
-			report := w.tracer.reports(family.ToolDelegate)
+			report := w.tracer.Reports(family.ToolDelegate)
 			Expect(report).To(HaveLen(1))
 			Expect(report[0].Err).To(MatchError(want))
 		},
@@ -102,8 +102,8 @@ var _ = Describe("delegate_to_service", func() {
 			Expect(string(b)).NotTo(ContainSubstring("the user's own question"))
 		}
 
-		Expect(w.tracer.toolNames()).To(Equal([]string{family.ToolChart, family.ToolDelegate}))
-		report := w.tracer.reports(family.ToolDelegate)
+		Expect(w.tracer.ToolNames()).To(Equal([]string{family.ToolChart, family.ToolDelegate}))
+		report := w.tracer.Reports(family.ToolDelegate)
 		Expect(report[0].Err).NotTo(HaveOccurred())
 		Expect(report[0].Raw).To(Equal(thermostat.Data))
 		Expect(report[0].Context).To(Equal(tool))
@@ -135,7 +135,7 @@ var _ = Describe("delegate_to_service", func() {
 			Expect(tool).To(Equal("[data_visualization failed: mandatory_tool_not_called] The data_visualization service finished without calling create_vega_chart, a mandatory tool, so no chart was produced. Its last words: I drew it in my head."))
 			Expect(reply.Charts).To(BeZero())
 			Expect(reply.Tools).To(BeEmpty())
-			Expect(w.tracer.artifacts()).To(BeEmpty())
+			Expect(artifacts(w.tracer)).To(BeEmpty())
 
 			viz := w.fake.requests(roleViz)
 			Expect(viz).To(HaveLen(2))
@@ -145,7 +145,7 @@ var _ = Describe("delegate_to_service", func() {
 			Expect(last.Role).To(Equal(llm.RoleUser))
 			Expect(last.Content).To(ContainSubstring("You must call create_vega_chart"))
 
-			report := w.tracer.reports(family.ToolDelegate)
+			report := w.tracer.Reports(family.ToolDelegate)
 			Expect(report).To(HaveLen(1))
 			Expect(report[0].Err).To(MatchError(ContainSubstring("mandatory_tool_not_called")))
 		})
@@ -158,7 +158,7 @@ var _ = Describe("delegate_to_service", func() {
 			viz := w.fake.requests(roleViz)
 			Expect(viz).To(HaveLen(3))
 			Expect(reminders(viz[2])).To(Equal(1))
-			Expect(w.tracer.artifacts()).To(HaveLen(1))
+			Expect(artifacts(w.tracer)).To(HaveLen(1))
 		})
 
 		It("does not count a create_vega_chart call that failed", func() {

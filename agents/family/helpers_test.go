@@ -19,12 +19,16 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/agentreplay/testbed/agents"
+	"github.com/agentreplay/testbed/agents/agenttest"
 	"github.com/agentreplay/testbed/agents/family"
 	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/agents/llm/openai"
 	"github.com/agentreplay/testbed/harness/standin"
 	"github.com/agentreplay/testbed/harness/upstream"
 )
+
+// tracer records what the agent reports.
+type tracer = agenttest.Tracer
 
 // Logical hosts the agent calls by default (family.Info).
 const (
@@ -132,73 +136,13 @@ func (t *transport) requests(host string) []sent {
 	return out
 }
 
-// toolReport is one Tracer.Tool report.
-type toolReport struct {
-	Name    string
-	Args    json.RawMessage
-	Raw     []byte
-	Context string
-	Err     error
-}
-
-// note is one Tracer.Note report.
-type note struct {
-	Key   string
-	Value any
-}
-
-// tracer records what the agent reports.
-type tracer struct {
-	mu    sync.Mutex
-	tools []toolReport
-	notes []note
-}
-
-func (t *tracer) Tool(name string, args json.RawMessage, raw []byte, context string, err error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.tools = append(t.tools, toolReport{name, slices.Clone(args), slices.Clone(raw), context, err})
-}
-
-func (t *tracer) Note(key string, value any) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.notes = append(t.notes, note{key, value})
-}
-
-// reports returns the Tool reports for name ("" for all), in order.
-func (t *tracer) reports(name string) []toolReport {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	var out []toolReport
-	for _, r := range t.tools {
-		if name == "" || r.Name == name {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
-// toolNames returns the names of every Tool report, in order.
-func (t *tracer) toolNames() []string {
-	var out []string
-	for _, r := range t.reports("") {
-		out = append(out, r.Name)
-	}
-	return out
-}
-
 // artifacts returns the artifacts noted, in order.
-func (t *tracer) artifacts() []agents.Artifact {
-	t.mu.Lock()
-	defer t.mu.Unlock()
+func artifacts(t *tracer) []agents.Artifact {
 	var out []agents.Artifact
-	for _, n := range t.notes {
-		if n.Key == agents.NoteArtifact {
-			a, ok := n.Value.(agents.Artifact)
-			Expect(ok).To(BeTrue(), "artifact note holds %T", n.Value)
-			out = append(out, a)
-		}
+	for _, v := range t.Noted(agents.NoteArtifact) {
+		a, ok := v.(agents.Artifact)
+		Expect(ok).To(BeTrue(), "artifact note holds %T", v)
+		out = append(out, a)
 	}
 	return out
 }

@@ -101,7 +101,7 @@ var _ = Describe("download_state_history", func() {
 		Expect(entities[0].States[0]).To(HaveKeyWithValue("state", "25.8"))
 		Expect(entities[0].States[366]).To(HaveKeyWithValue("last_changed", "2026-02-28T23:42:30.507847+00:00"))
 
-		report := w.tracer.reports(family.ToolHistory)
+		report := w.tracer.Reports(family.ToolHistory)
 		Expect(report).To(HaveLen(1))
 		Expect(report[0].Err).NotTo(HaveOccurred())
 		Expect(report[0].Raw).To(Equal(fixture("history/pool-temperature-5d.json")), "raw is Home Assistant's answer")
@@ -127,7 +127,7 @@ var _ = Describe("download_state_history", func() {
 			Expect(reply.Attachments).To(BeEmpty())
 			Expect(reply.Tools).To(Equal([]string{family.ToolHistory}))
 
-			report := w.tracer.reports(family.ToolHistory)
+			report := w.tracer.Reports(family.ToolHistory)
 			Expect(report).To(HaveLen(1))
 			Expect(report[0].Err).NotTo(HaveOccurred())
 			Expect(string(report[0].Raw)).To(Equal("[]"))
@@ -149,7 +149,7 @@ var _ = Describe("download_state_history", func() {
 			Expect(reply.Tools).To(BeEmpty())
 			Expect(reply.Attachments).To(BeEmpty())
 			Expect(w.transport.requests(haHost)).To(BeEmpty())
-			report := w.tracer.reports(family.ToolHistory)
+			report := w.tracer.Reports(family.ToolHistory)
 			Expect(report).To(HaveLen(1))
 			Expect(report[0].Err).To(MatchError(want))
 		},
@@ -180,7 +180,7 @@ var _ = Describe("download_state_history", func() {
 		Expect(got).To(HaveLen(1))
 		Expect(got[0].Path).To(Equal("/api/history/period/2026-02-24T00:00:00+00:00"))
 
-		report := w.tracer.reports(family.ToolHistory)
+		report := w.tracer.Reports(family.ToolHistory)
 		Expect(report).To(HaveLen(1))
 		Expect(report[0].Err).To(MatchError(ContainSubstring("HTTP 500")))
 		Expect(string(report[0].Raw)).To(Equal("recorder is not running"))

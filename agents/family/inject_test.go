@@ -37,7 +37,7 @@ var _ = Describe("Attachment injection", func() {
 			Expect(after[0].Content).To(Equal(attach.Inject(poolAttachment(), mode)))
 			check(after[0].Content)
 
-			report := w.tracer.reports(family.ToolHistory)
+			report := w.tracer.Reports(family.ToolHistory)
 			Expect(report).To(HaveLen(1))
 			Expect(report[0].Context).To(Equal(tool + "\n" + after[0].Content))
 		},

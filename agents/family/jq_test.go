@@ -41,7 +41,7 @@ var _ = Describe("jq_query", func() {
 			Expect(reply.Tools).To(Equal([]string{family.ToolJQ}))
 			Expect(reply.Error).To(BeEmpty())
 
-			reports := w.tracer.reports(family.ToolJQ)
+			reports := w.tracer.Reports(family.ToolJQ)
 			Expect(reports).To(HaveLen(1))
 			Expect(reports[0].Err).NotTo(HaveOccurred())
 			Expect(string(reports[0].Raw)).To(Equal(people))
@@ -62,7 +62,7 @@ var _ = Describe("jq_query", func() {
 			Expect(got).To(match)
 			Expect(reply.Tools).To(BeEmpty(), "a failed call is not a tool used")
 
-			reports := w.tracer.reports(family.ToolJQ)
+			reports := w.tracer.Reports(family.ToolJQ)
 			Expect(reports).To(HaveLen(1))
 			Expect(reports[0].Err).To(MatchError(got))
 			Expect(reports[0].Context).To(Equal(got))
@@ -142,7 +142,7 @@ var _ = Describe("jq_query", func() {
 			Expect(lastTool(reqs[2])).To(Equal("102398"), "att-2 holds the JSON string itself")
 			Expect(reply.Attachments).To(Equal([]string{"att-1", "att-2"}))
 
-			reports := w.tracer.reports(family.ToolJQ)
+			reports := w.tracer.Reports(family.ToolJQ)
 			Expect(reports).To(HaveLen(2))
 			Expect(reports[0].Context).To(Equal(notice))
 			Expect(reports[0].Err).NotTo(HaveOccurred())

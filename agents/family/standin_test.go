@@ -33,9 +33,9 @@ var _ = Describe("End to end with the stand-in", Label("standin"), func() {
 		Expect(reply.Error).To(BeEmpty())
 		Expect(reply.Text).To(ContainSubstring("360 data points"))
 		Expect(reply.Charts).To(Equal(1))
-		Expect(w.tracer.toolNames()).To(Equal([]string{family.ToolHistory, family.ToolJQ, family.ToolChart, family.ToolDelegate}))
+		Expect(w.tracer.ToolNames()).To(Equal([]string{family.ToolHistory, family.ToolJQ, family.ToolChart, family.ToolDelegate}))
 
-		arts := w.tracer.artifacts()
+		arts := artifacts(w.tracer)
 		Expect(arts).To(HaveLen(1))
 		Expect(arts[0].Kind).To(Equal("vega-lite"))
 		s := decodeSpec(arts[0])
@@ -59,8 +59,8 @@ var _ = Describe("End to end with the stand-in", Label("standin"), func() {
 	It("puts the raw history into a request in inline mode", func() {
 		reply := ask(w.agent(map[string]any{"attachments": "inline"}), poolChart)
 		Expect(reply.Text).To(ContainSubstring("360 data points"))
-		Expect(w.tracer.artifacts()).To(HaveLen(1))
-		Expect(decodeSpec(w.tracer.artifacts()[0]).Data.Values).To(HaveLen(360))
+		Expect(artifacts(w.tracer)).To(HaveLen(1))
+		Expect(decodeSpec(artifacts(w.tracer)[0]).Data.Values).To(HaveLen(360))
 
 		Expect(modelBodies()).To(ContainElement(BeNumerically(">", len(poolHistory()))))
 		found := false
@@ -75,8 +75,8 @@ var _ = Describe("End to end with the stand-in", Label("standin"), func() {
 		Expect(reply.Text).To(ContainSubstring("could not make the chart"))
 		Expect(reply.Text).To(ContainSubstring("create_vega_chart, a mandatory tool"))
 		Expect(reply.Charts).To(BeZero())
-		Expect(w.tracer.artifacts()).To(BeEmpty())
-		Expect(w.tracer.toolNames()).To(Equal([]string{family.ToolHistory, family.ToolDelegate}))
+		Expect(artifacts(w.tracer)).To(BeEmpty())
+		Expect(w.tracer.ToolNames()).To(Equal([]string{family.ToolHistory, family.ToolDelegate}))
 	})
 
 	It("counts the pool's readings with jq_query", func() {

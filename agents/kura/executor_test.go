@@ -66,7 +66,7 @@ var _ = Describe("reading the executor's answer", func() {
 		r := ask(w.agent(nil), "Where is Paris?")
 		Expect(r.Error).To(BeEmpty())
 		Expect(w.model.roles()).To(Equal([]string{"planner", "executor", "synthesizer"}))
-		Expect(w.tracer.reports()).To(BeEmpty())
+		Expect(w.tracer.Reports("")).To(BeEmpty())
 		Expect(r.Snippets).To(Equal([]string{"Known already."}))
 	})
 })

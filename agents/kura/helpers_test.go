@@ -17,12 +17,16 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/agentreplay/testbed/agents"
+	"github.com/agentreplay/testbed/agents/agenttest"
 	"github.com/agentreplay/testbed/agents/kura"
 	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/agents/llm/gemini"
 	"github.com/agentreplay/testbed/harness/standin"
 	"github.com/agentreplay/testbed/harness/upstream"
 )
+
+// tracer records what the agent reports.
+type tracer = agenttest.Tracer
 
 // Logical hosts the agent calls by default (kura.Info).
 const (
@@ -116,69 +120,6 @@ func (t *transport) upstreamRequests() []sent {
 		if s.Host != geminiHost {
 			out = append(out, s)
 		}
-	}
-	return out
-}
-
-// toolReport is one Tracer.Tool report.
-type toolReport struct {
-	Name    string
-	Args    json.RawMessage
-	Raw     []byte
-	Context string
-	Err     error
-}
-
-// note is one Tracer.Note report.
-type note struct {
-	Key   string
-	Value any
-}
-
-// tracer records what the agent reports.
-type tracer struct {
-	mu    sync.Mutex
-	tools []toolReport
-	notes []note
-}
-
-func (t *tracer) Tool(name string, args json.RawMessage, raw []byte, context string, err error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.tools = append(t.tools, toolReport{name, slices.Clone(args), slices.Clone(raw), context, err})
-}
-
-func (t *tracer) Note(key string, value any) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.notes = append(t.notes, note{key, value})
-}
-
-// noted returns the values noted under key, in order.
-func (t *tracer) noted(key string) []any {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	var out []any
-	for _, n := range t.notes {
-		if n.Key == key {
-			out = append(out, n.Value)
-		}
-	}
-	return out
-}
-
-// reports returns every Tool report, in order.
-func (t *tracer) reports() []toolReport {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return slices.Clone(t.tools)
-}
-
-// toolNames returns the names of every Tool report, in order.
-func (t *tracer) toolNames() []string {
-	var out []string
-	for _, r := range t.reports() {
-		out = append(out, r.Name)
 	}
 	return out
 }

@@ -25,7 +25,7 @@ var _ = Describe("the Maps key", func() {
 			r := ask(a, q)
 			Expect(r.Error).To(BeEmpty(), q)
 		}
-		Expect(w.tracer.toolNames()).To(ConsistOf("geocode", "weather", "geolocate", "reverse_geocode",
+		Expect(w.tracer.ToolNames()).To(ConsistOf("geocode", "weather", "geolocate", "reverse_geocode",
 			"geocode", "geocode", "transit_directions", "geocode", "places_search"))
 		hosts := map[string]bool{}
 		for _, s := range w.transport.upstreamRequests() {
@@ -88,7 +88,7 @@ var _ = Describe("tools", func() {
 			result := oneCall(action, tool, args)
 			Expect(result).To(MatchJSON(asJSON(map[string]string{"error": message})))
 			Expect(w.transport.upstreamRequests()).To(BeEmpty())
-			reports := w.tracer.reports()
+			reports := w.tracer.Reports("")
 			Expect(reports).To(HaveLen(1))
 			Expect(reports[0].Err).To(MatchError(message))
 			Expect(reports[0].Context).To(Equal(result))
@@ -121,7 +121,7 @@ var _ = Describe("tools", func() {
 	It("gives the model an upstream error as {error} with the API and status", func() {
 		result := oneCall("Weather", "weather", `{"lat": 64.1466, "lng": -21.9426, "units": "imperial"}`)
 		Expect(result).To(MatchJSON(`{"error": "weather API returned HTTP 500"}`))
-		reports := w.tracer.reports()
+		reports := w.tracer.Reports("")
 		Expect(reports).To(HaveLen(1))
 		Expect(string(reports[0].Raw)).To(ContainSubstring("Internal error encountered."), "the trace keeps the upstream body")
 	})
@@ -130,7 +130,7 @@ var _ = Describe("tools", func() {
 		result := oneCall("Geocode", "geocode", `{"address": "Tokyo"}`)
 		Expect(at(fromJSON(result), "results")).To(HaveLen(1))
 		Expect(w.transport.requests(mapsHost)[0].Query).To(Equal(url.Values{"address": {"Tokyo"}}))
-		Expect(w.tracer.reports()[0].Raw).To(MatchJSON(result))
+		Expect(w.tracer.Reports("")[0].Raw).To(MatchJSON(result))
 	})
 
 	It("calls the Upstreams the config names instead of Google's hosts", func() {
@@ -142,7 +142,7 @@ var _ = Describe("tools", func() {
 		reqs := w.transport.requests(stub)
 		Expect(reqs).To(HaveLen(1))
 		Expect(reqs[0].URL).To(Equal(w.stubURL + "/maps/api/geocode/json?address=Tokyo"))
-		Expect(w.tracer.reports()[0].Err).NotTo(HaveOccurred())
+		Expect(w.tracer.Reports("")[0].Err).NotTo(HaveOccurred())
 	})
 
 	It("posts a TRANSIT route request with the geocoded coordinates and the departure time (stand-in end to end)", func() {
@@ -196,9 +196,9 @@ var _ = Describe("tools", func() {
 		const cause = "step S1 (Geocode): executor called 2 tools for one step; it must call exactly one"
 		Expect(r.Text).To(Equal("I couldn't complete that request. Please try again in a moment."))
 		Expect(r.Error).To(Equal(cause))
-		Expect(w.tracer.noted("error")).To(Equal([]any{cause}))
+		Expect(w.tracer.Noted("error")).To(Equal([]any{cause}))
 		Expect(w.logs.withMessage("turn failed")[0].Attrs["error"]).To(Equal(cause))
-		Expect(w.tracer.reports()).To(BeEmpty())
+		Expect(w.tracer.Reports("")).To(BeEmpty())
 		Expect(w.transport.upstreamRequests()).To(BeEmpty())
 		Expect(w.model.roles()).To(Equal([]string{"planner", "executor"}))
 	})

@@ -46,7 +46,7 @@ var _ = Describe("runTurn with a scripted Planner and Executor and the real Synt
 	})
 
 	It("runs the executor's tools against the Maps fixtures and shows the executor their raw answers", func() {
-		Expect(w.tracer.toolNames()).To(Equal([]string{"geocode", "weather"}))
+		Expect(w.tracer.ToolNames()).To(Equal([]string{"geocode", "weather"}))
 		weather := w.transport.requests(weatherHost)
 		Expect(weather).To(HaveLen(1))
 		Expect(weather[0].Query).To(Equal(url.Values{
@@ -124,7 +124,7 @@ var _ = Describe("planner and model failures", func() {
 			Expect(r.Plan).To(BeNil())
 			Expect(w.model.roles()).To(Equal([]string{"planner"}))
 			Expect(w.transport.upstreamRequests()).To(BeEmpty())
-			Expect(w.tracer.noted("error")).To(Equal([]any{r.Error}))
+			Expect(w.tracer.Noted("error")).To(Equal([]any{r.Error}))
 		},
 		Entry("prose", "Sure! First I'll geocode Paris, then look up its weather.", "not a valid plan JSON"),
 		Entry("an unknown action", `{"steps": [{"action": "Teleport", "args": {}}]}`, `unknown action "Teleport"`),
@@ -138,7 +138,7 @@ var _ = Describe("planner and model failures", func() {
 		Expect(r.Error).To(ContainSubstring("not a valid plan JSON"))
 		Expect(r.Error).To(ContainSubstring("I'm not sure what you need."))
 		Expect(w.model.roles()).To(Equal([]string{"planner"}))
-		Expect(w.tracer.reports()).To(BeEmpty())
+		Expect(w.tracer.Reports("")).To(BeEmpty())
 	})
 
 	It("says the planning service is busy on the stand-in's injected 429", func() {
@@ -147,7 +147,7 @@ var _ = Describe("planner and model failures", func() {
 		Expect(r.Error).To(ContainSubstring("429"))
 		Expect(w.model.roles()).To(Equal([]string{"planner"}))
 		Expect(w.transport.requests(geminiHost)).To(HaveLen(1), "no retry")
-		Expect(w.tracer.reports()).To(BeEmpty())
+		Expect(w.tracer.Reports("")).To(BeEmpty())
 		var se *llm.StatusError
 		Expect(w.model.exchanges()[0].Err).To(BeAssignableToTypeOf(se))
 	})
@@ -227,7 +227,7 @@ var _ = Describe("errors in the world state", func() {
 		Expect(rs[1].Text).To(Equal("In Paris it's 54.3°F and partly cloudy, feels like 51.8°F."))
 		Expect(at(rs[1].WorldState, "context", "places")).To(HaveKey("Reykjavik"))
 		Expect(at(rs[1].WorldState, "query", "raw")).To(Equal("What's the weather in Paris?"))
-		Expect(w.tracer.noted("turn")).To(Equal([]any{0, 1}))
+		Expect(w.tracer.Noted("turn")).To(Equal([]any{0, 1}))
 	})
 
 	It("counts the completed steps of the current plan only, turn after turn", Label("regression"), func() {
@@ -249,7 +249,7 @@ var _ = Describe("casual messages", func() {
 		func(q string) {
 			r := ask(w.agent(nil), q)
 			Expect(w.model.roles()).To(Equal([]string{"synthesizer"}))
-			Expect(w.tracer.reports()).To(BeEmpty())
+			Expect(w.tracer.Reports("")).To(BeEmpty())
 			Expect(w.transport.upstreamRequests()).To(BeEmpty())
 			Expect(r.Plan.Steps).To(Equal([]kura.Step{{ID: "S1", Action: kura.ActionConversation, Args: map[string]any{}}}))
 			Expect(r.Snippets).To(BeEmpty())
@@ -305,7 +305,7 @@ var _ = Describe("logging", func() {
 
 	It("logs every tool call with its name, arguments and a summary of the response", func() {
 		calls := w.logs.withMessage("tool call")
-		reports := w.tracer.reports()
+		reports := w.tracer.Reports("")
 		Expect(calls).To(HaveLen(2))
 		Expect(reports).To(HaveLen(2))
 		for i, c := range calls {

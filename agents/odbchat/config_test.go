@@ -82,7 +82,7 @@ var _ = Describe("model failures", func() {
 		Expect(env.Text).To(HavePrefix("目前無法取得資料"))
 		Expect(hits).To(Equal(1))
 		Expect(w.transport.requests(ghrsstHost)).To(BeEmpty())
-		Expect(w.tracer.noted("error")).To(HaveLen(1))
+		Expect(w.tracer.Noted("error")).To(HaveLen(1))
 		_, err = json.Marshal(env)
 		Expect(err).NotTo(HaveOccurred())
 	})
@@ -133,7 +133,7 @@ var _ = Describe("model failures", func() {
 		Expect(env.Raw.ToolResult.Arguments.Date).To(Equal("2025-11-06"))
 		Expect(env.Raw.ToolResult.Arguments.Fields).To(Equal([]string{"sst", "sst_anomaly"}))
 		Expect(env.Raw.ToolResult.Region).To(Equal([]float64{118, 20, 123.5, 26.5}))
-		Expect(w.tracer.toolCalls(odbchat.ToolBBoxMean)[0].Args).NotTo(ContainSubstring("depth"))
+		Expect(w.tracer.Reports(odbchat.ToolBBoxMean)[0].Args).NotTo(ContainSubstring("depth"))
 	})
 
 	It("reports an error that is not the model's as a Go error", func() {

@@ -2,7 +2,6 @@ package odbchat_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -14,12 +13,16 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/agentreplay/testbed/agents"
+	"github.com/agentreplay/testbed/agents/agenttest"
 	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/agents/llm/openai"
 	"github.com/agentreplay/testbed/agents/odbchat"
 	"github.com/agentreplay/testbed/harness/standin"
 	"github.com/agentreplay/testbed/harness/upstream"
 )
+
+// tracer records what the agent reports.
+type tracer = agenttest.Tracer
 
 // Logical hosts the agent calls by default (odbchat.Info).
 const (
@@ -89,66 +92,6 @@ func (t *transport) requests(host string) []*url.URL {
 	for _, u := range t.seen {
 		if u.Host == host {
 			out = append(out, u)
-		}
-	}
-	return out
-}
-
-// toolCall is one Tracer.Tool report.
-type toolCall struct {
-	Name    string
-	Args    json.RawMessage
-	Raw     []byte
-	Context string
-	Err     error
-}
-
-// note is one Tracer.Note report.
-type note struct {
-	Key   string
-	Value any
-}
-
-// tracer records what the agent reports.
-type tracer struct {
-	mu    sync.Mutex
-	tools []toolCall
-	notes []note
-}
-
-func (t *tracer) Tool(name string, args json.RawMessage, raw []byte, context string, err error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.tools = append(t.tools, toolCall{name, args, raw, context, err})
-}
-
-func (t *tracer) Note(key string, value any) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.notes = append(t.notes, note{key, value})
-}
-
-// noted returns the values noted under key, in order.
-func (t *tracer) noted(key string) []any {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	var out []any
-	for _, n := range t.notes {
-		if n.Key == key {
-			out = append(out, n.Value)
-		}
-	}
-	return out
-}
-
-// toolCalls returns the reported calls of the named tool.
-func (t *tracer) toolCalls(name string) []toolCall {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	var out []toolCall
-	for _, c := range t.tools {
-		if c.Name == name {
-			out = append(out, c)
 		}
 	}
 	return out

@@ -46,9 +46,9 @@ var _ = Describe("the single-pass router", func() {
 		Expect(*env.Raw.ToolResult.SSTAnomaly).To(Equal(0.21))
 		Expect(env.Raw.Trace.RetriedYesterday).To(BeFalse())
 
-		Expect(w.tracer.noted(agents.NoteRoute)).To(Equal([]any{agents.Route{Mode: "tool", Tool: odbchat.ToolBBoxMean}}))
-		Expect(w.tracer.tools).To(HaveLen(1))
-		call := w.tracer.tools[0]
+		Expect(w.tracer.Noted(agents.NoteRoute)).To(Equal([]any{agents.Route{Mode: "tool", Tool: odbchat.ToolBBoxMean}}))
+		Expect(w.tracer.Reports("")).To(HaveLen(1))
+		call := w.tracer.Reports("")[0]
 		Expect(call.Name).To(Equal(odbchat.ToolBBoxMean))
 		Expect(call.Err).NotTo(HaveOccurred())
 		Expect(len(call.Raw)).To(BeNumerically(">", 10_000))
@@ -85,7 +85,7 @@ var _ = Describe("the single-pass router", func() {
 		Expect(env.Text).To(Equal("2025-11-06：point [121.7, 24] 海溫約 26.6 °C，距平 +0.36 °C。"))
 		Expect(env.Raw.ToolResult.Region).To(Equal([]float64{121.7, 24}))
 		Expect(w.model.roles()).To(Equal([]string{"router"}))
-		Expect(w.tracer.noted(agents.NoteRoute)).To(Equal([]any{agents.Route{Mode: "tool", Tool: odbchat.ToolPointValue}}))
+		Expect(w.tracer.Noted(agents.NoteRoute)).To(Equal([]any{agents.Route{Mode: "tool", Tool: odbchat.ToolPointValue}}))
 
 		reqs := w.transport.requests(ghrsstHost)
 		Expect(reqs).To(HaveLen(1))
@@ -107,8 +107,8 @@ var _ = Describe("the single-pass router", func() {
 		Expect(env.Raw.Citations).NotTo(BeEmpty())
 		Expect(env.Raw.Citations[0].Title).To(ContainSubstring("GHRSST"))
 		Expect(w.model.roles()).To(Equal([]string{"router", "onepass"}))
-		Expect(w.tracer.noted(agents.NoteRoute)).To(Equal([]any{agents.Route{Mode: "explain"}}))
-		Expect(w.tracer.toolCalls("rag.search")).To(HaveLen(1))
+		Expect(w.tracer.Noted(agents.NoteRoute)).To(Equal([]any{agents.Route{Mode: "explain"}}))
+		Expect(w.tracer.Reports("rag.search")).To(HaveLen(1))
 		Expect(w.transport.requests(ghrsstHost)).To(BeEmpty())
 	})
 
@@ -120,7 +120,7 @@ var _ = Describe("the single-pass router", func() {
 		Expect(env.Text).To(HavePrefix("```python\n"))
 		Expect(env.Text).To(ContainSubstring("csv"))
 		Expect(w.model.roles()).To(Equal([]string{"router", "onepass"}))
-		Expect(w.tracer.noted(agents.NoteRoute)).To(Equal([]any{agents.Route{Mode: "code"}}))
+		Expect(w.tracer.Noted(agents.NoteRoute)).To(Equal([]any{agents.Route{Mode: "code"}}))
 		Expect(w.transport.requests(ghrsstHost)).To(BeEmpty())
 	})
 
@@ -133,14 +133,14 @@ var _ = Describe("the single-pass router", func() {
 		Expect(env.Raw.ToolResult.Region).To(Equal([]float64{-162.5, 18.5, -153.5, 23}))
 		Expect(env.Raw.Trace.RetriedYesterday).To(BeTrue())
 		Expect(env.Text).To(Equal("2025-11-05, around the Hawaiian Islands: SST ≈ 26.8 °C, anomaly +0.31 °C. (no data yet for 2025-11-06; showing the day before)"))
-		Expect(w.tracer.noted("retried_yesterday")).To(Equal([]any{true}))
+		Expect(w.tracer.Noted("retried_yesterday")).To(Equal([]any{true}))
 
 		reqs := w.transport.requests(ghrsstHost)
 		Expect(reqs).To(HaveLen(2))
 		Expect(query(reqs[0], "start")).To(Equal("2025-11-06"))
 		Expect(query(reqs[1], "start")).To(Equal("2025-11-05"))
-		Expect(w.tracer.toolCalls(odbchat.ToolBBoxMean)).To(HaveLen(2))
-		Expect(w.tracer.toolCalls(odbchat.ToolBBoxMean)[0].Err).To(HaveOccurred())
+		Expect(w.tracer.Reports(odbchat.ToolBBoxMean)).To(HaveLen(2))
+		Expect(w.tracer.Reports(odbchat.ToolBBoxMean)[0].Err).To(HaveOccurred())
 	})
 
 	It("falls back to yesterday for a point too, in Chinese", func() {
@@ -220,9 +220,9 @@ var _ = Describe("the single-pass router", func() {
 			Expect(env.Text).To(HavePrefix("參數有誤（INVALID_ARGUMENT）："))
 			Expect(env.Raw.ToolResult.Error.Code).To(Equal(odbchat.CodeInvalidArgument))
 			Expect(w.transport.requests(ghrsstHost)).To(BeEmpty())
-			Expect(w.tracer.noted("tool_rejected")).To(HaveLen(1))
-			Expect(w.tracer.toolCalls(odbchat.ToolPointValue)).To(HaveLen(1))
-			Expect(w.tracer.toolCalls(odbchat.ToolPointValue)[0].Raw).To(BeNil())
+			Expect(w.tracer.Noted("tool_rejected")).To(HaveLen(1))
+			Expect(w.tracer.Reports(odbchat.ToolPointValue)).To(HaveLen(1))
+			Expect(w.tracer.Reports(odbchat.ToolPointValue)[0].Raw).To(BeNil())
 		})
 
 		It("maps a land cell to NOT_FOUND", func() {
@@ -235,7 +235,7 @@ var _ = Describe("the single-pass router", func() {
 			// Today answered, with land cells: yesterday cannot be sea.
 			Expect(env.Raw.Trace.RetriedYesterday).To(BeFalse())
 			Expect(w.transport.requests(ghrsstHost)).To(HaveLen(1))
-			Expect(w.tracer.noted("retried_yesterday")).To(BeEmpty())
+			Expect(w.tracer.Noted("retried_yesterday")).To(BeEmpty())
 		})
 
 		It("says a land cell has no sea-surface data, in English", func() {
@@ -261,9 +261,9 @@ var _ = Describe("the single-pass router", func() {
 			Expect(env.Raw.Trace.MCPMS).To(Equal(ms(1)))
 			Expect(env.Raw.Trace.AnswerMS).To(BeZero())
 			Expect(env.Raw.Trace.TotalMS).To(Equal(ms(2)))
-			Expect(w.tracer.noted("t_classify_ms")).To(Equal([]any{ms(1)}))
-			Expect(w.tracer.noted("t_mcp_ms")).To(Equal([]any{ms(1)}))
-			Expect(w.tracer.noted("t_total_ms")).To(Equal([]any{ms(2)}))
+			Expect(w.tracer.Noted("t_classify_ms")).To(Equal([]any{ms(1)}))
+			Expect(w.tracer.Noted("t_mcp_ms")).To(Equal([]any{ms(1)}))
+			Expect(w.tracer.Noted("t_total_ms")).To(Equal([]any{ms(2)}))
 		})
 
 		It("counts the retry in t_mcp_ms", func() {
@@ -288,7 +288,7 @@ var _ = Describe("the single-pass router", func() {
 		Expect(ans.Replies).To(HaveLen(2))
 		Expect(ans.Replies[0].Data.(odbchat.Envelope).Mode).To(Equal("tool"))
 		Expect(ans.Replies[1].Data.(odbchat.Envelope).Mode).To(Equal("explain"))
-		Expect(w.tracer.noted(agents.NoteTurn)).To(Equal([]any{0, 1}))
+		Expect(w.tracer.Noted(agents.NoteTurn)).To(Equal([]any{0, 1}))
 	})
 })
 
@@ -303,7 +303,7 @@ var _ = Describe("the legacy classifier", func() {
 		Expect(env.Raw.Plan.Decision).To(Equal(odbchat.DecisionCode))
 		Expect(w.model.roles()).To(Equal([]string{"classifier", "onepass"}))
 		Expect(w.transport.requests(ghrsstHost)).To(BeEmpty())
-		Expect(w.tracer.noted(agents.NoteRoute)).To(Equal([]any{agents.Route{Mode: "code"}}))
+		Expect(w.tracer.Noted(agents.NoteRoute)).To(Equal([]any{agents.Route{Mode: "code"}}))
 	})
 
 	It("explains a definition", func() {

@@ -1,0 +1,80 @@
+// Package agenttest holds the test double that every agent's specs use for
+// agents.Config.Tracer. Only tests import it.
+package agenttest
+
+import (
+	"encoding/json"
+	"slices"
+	"sync"
+)
+
+// ToolReport is one Tracer.Tool report.
+type ToolReport struct {
+	Name    string
+	Args    json.RawMessage
+	Raw     []byte
+	Context string
+	Err     error
+}
+
+type note struct {
+	key   string
+	value any
+}
+
+// Tracer is an agents.Tracer that keeps every report, in order. It is safe
+// for concurrent use.
+type Tracer struct {
+	mu    sync.Mutex
+	tools []ToolReport
+	notes []note
+}
+
+// Tool keeps a copy of the report.
+func (t *Tracer) Tool(name string, args json.RawMessage, raw []byte, context string, err error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.tools = append(t.tools, ToolReport{name, slices.Clone(args), slices.Clone(raw), context, err})
+}
+
+// Note keeps the note.
+func (t *Tracer) Note(key string, value any) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.notes = append(t.notes, note{key, value})
+}
+
+// Noted returns the values noted under key, in order.
+func (t *Tracer) Noted(key string) []any {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var out []any
+	for _, n := range t.notes {
+		if n.key == key {
+			out = append(out, n.value)
+		}
+	}
+	return out
+}
+
+// Reports returns the Tool reports of the named tool ("" for all), in order.
+func (t *Tracer) Reports(name string) []ToolReport {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var out []ToolReport
+	for _, r := range t.tools {
+		if name == "" || r.Name == name {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// ToolNames returns the name of every Tool report, in order.
+func (t *Tracer) ToolNames() []string {
+	var out []string
+	for _, r := range t.Reports("") {
+		out = append(out, r.Name)
+	}
+	return out
+}
