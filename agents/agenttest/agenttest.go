@@ -1,5 +1,7 @@
-// Package agenttest holds the test double that every agent's specs use for
-// agents.Config.Tracer. Only tests import it.
+// Package agenttest holds the test doubles that every agent's specs use for
+// the seams of agents.Config: a Tracer that keeps what the agent reports, and
+// a Transport that sends logical hosts to loopback servers and logs each
+// request. Only tests import it.
 package agenttest
 
 import (

@@ -3,6 +3,11 @@ package agenttest_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -37,5 +42,45 @@ var _ = Describe("Tracer", func() {
 		Expect(t.Reports("")).To(HaveLen(2))
 		Expect(t.Noted("k")).To(Equal([]any{1, "two"}))
 		Expect(t.Noted("missing")).To(BeEmpty())
+	})
+})
+
+var _ = Describe("Transport", func() {
+	It("sends each logical host to its loopback server and logs the request as sent", func() {
+		srv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+			body, _ := io.ReadAll(r.Body)
+			fmt.Fprintf(rw, "%s %s %s", r.Method, r.URL.RequestURI(), body)
+		}))
+		DeferCleanup(srv.Close)
+		base := &http.Transport{}
+		DeferCleanup(base.CloseIdleConnections)
+		t := agenttest.NewTransport(base)
+		t.Route("api.example.com", strings.TrimPrefix(srv.URL, "http://"))
+		client := &http.Client{Transport: t}
+
+		resp, err := client.Post("https://api.example.com/a%2Fb/c?x=1&y=two", "text/plain", strings.NewReader("hello"))
+		Expect(err).NotTo(HaveOccurred())
+		got, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		Expect(string(got)).To(Equal("POST /a%2Fb/c?x=1&y=two hello"))
+
+		reqs := t.Requests("api.example.com")
+		Expect(reqs).To(HaveLen(1))
+		r := reqs[0]
+		Expect(r.Method).To(Equal("POST"))
+		Expect(r.Path).To(Equal("/a/b/c"))
+		Expect(r.EscapedPath).To(Equal("/a%2Fb/c"))
+		Expect(r.RawQuery).To(Equal("x=1&y=two"))
+		Expect(r.Query.Get("y")).To(Equal("two"))
+		Expect(r.URL).To(Equal("https://api.example.com/a%2Fb/c?x=1&y=two"))
+		Expect(string(r.Body)).To(Equal("hello"))
+		Expect(r.Header.Get("Content-Type")).To(Equal("text/plain"))
+	})
+
+	It("fails a request to a host it has no server for, and logs nothing", func() {
+		t := agenttest.NewTransport(http.DefaultTransport)
+		_, err := (&http.Client{Transport: t}).Get("https://elsewhere.example/")
+		Expect(err).To(MatchError(ContainSubstring(`no server for host "elsewhere.example"`)))
+		Expect(t.All()).To(BeEmpty())
 	})
 })

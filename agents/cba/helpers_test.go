@@ -1,13 +1,9 @@
 package cba_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
-	"io"
 	"net/http"
-	"net/url"
 	"os"
 	"slices"
 	"strings"
@@ -29,6 +25,9 @@ import (
 
 // tracer records what the agent reports.
 type tracer = agenttest.Tracer
+
+// transport sends the agent's hosts to loopback servers and logs requests.
+type transport = agenttest.Transport
 
 // Logical hosts the agent and its model adapters call by default (cba.Info
 // and the Gemini SDK).
@@ -74,69 +73,6 @@ func promptFile(name string) string {
 	b, err := os.ReadFile("prompts/" + name + ".md")
 	Expect(err).NotTo(HaveOccurred())
 	return string(b)
-}
-
-// sent is one request as it left the agent, under its logical URL.
-type sent struct {
-	Host     string
-	Path     string
-	RawQuery string
-	Query    url.Values
-}
-
-// transport sends each logical host to a loopback server and logs every
-// request. A request to any other host fails: nothing leaves the machine.
-type transport struct {
-	base *http.Transport
-
-	mu    sync.Mutex
-	hosts map[string]string // logical host → 127.0.0.1:port
-	seen  []sent
-}
-
-func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
-	t.mu.Lock()
-	target, ok := t.hosts[req.URL.Host]
-	t.mu.Unlock()
-	if !ok {
-		return nil, fmt.Errorf("test transport: no server for host %q", req.URL.Host)
-	}
-	var body []byte
-	if req.Body != nil {
-		b, err := io.ReadAll(req.Body)
-		if err != nil {
-			return nil, err
-		}
-		req.Body.Close()
-		body = b
-	}
-	t.mu.Lock()
-	t.seen = append(t.seen, sent{req.URL.Host, req.URL.Path, req.URL.RawQuery, req.URL.Query()})
-	t.mu.Unlock()
-	out := req.Clone(req.Context())
-	out.Body = io.NopCloser(bytes.NewReader(body))
-	out.URL.Scheme, out.URL.Host, out.Host = "http", target, target
-	return t.base.RoundTrip(out)
-}
-
-// requests returns the logged requests to host.
-func (t *transport) requests(host string) []sent {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	var out []sent
-	for _, s := range t.seen {
-		if s.Host == host {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-// route sends host to the server at rawURL instead.
-func (t *transport) route(host, rawURL string) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.hosts[host] = hostOf(rawURL)
 }
 
 // recording is an llm.Client that keeps a copy of every request it passes on.
@@ -233,14 +169,13 @@ func newWorld() *world {
 	w := &world{tracer: &tracer{}, standin: sm}
 	base := &http.Transport{}
 	DeferCleanup(base.CloseIdleConnections)
-	w.transport = &transport{base: base, hosts: map[string]string{
-		ollamaHost:    hostOf(sm.URL()),
-		geminiHost:    hostOf(sm.URL()),
-		geocodingHost: hostOf(up.URL()),
-		forecastHost:  hostOf(up.URL()),
-		climateHost:   hostOf(up.URL()),
-		soilHost:      hostOf(up.URL()),
-	}}
+	w.transport = agenttest.NewTransport(base)
+	w.transport.Route(ollamaHost, agenttest.HostOf(sm.URL()))
+	w.transport.Route(geminiHost, agenttest.HostOf(sm.URL()))
+	w.transport.Route(geocodingHost, agenttest.HostOf(up.URL()))
+	w.transport.Route(forecastHost, agenttest.HostOf(up.URL()))
+	w.transport.Route(climateHost, agenttest.HostOf(up.URL()))
+	w.transport.Route(soilHost, agenttest.HostOf(up.URL()))
 	w.http = &http.Client{Transport: w.transport}
 	info := cba.Info()
 	w.model = &recording{client: openai.New(info.Model.BaseURL, info.Model.Model, "", w.http)}
@@ -261,13 +196,6 @@ func (w *world) useGemini() {
 	c, err := gemini.New(context.Background(), "", "gemini-2.5-flash", "test-key", w.http)
 	Expect(err).NotTo(HaveOccurred())
 	w.useModel(c)
-}
-
-func hostOf(raw string) string {
-	GinkgoHelper()
-	u, err := url.Parse(raw)
-	Expect(err).NotTo(HaveOccurred())
-	return u.Host
 }
 
 // config is the agents.Config of w with variant.

@@ -427,15 +427,15 @@ var _ = Describe("the agent against the stand-in", func() {
 		Expect(reply.Text).NotTo(ContainSubstring(cba.ToolListTools))
 		Expect(reply.Text).NotTo(ContainSubstring(cba.ToolDescribeTool))
 		Expect(w.tracer.Noted(agents.NoteRoute)).To(Equal([]any{agents.Route{Mode: "tool", Tool: "find_indicators_by_principle"}}))
-		Expect(w.transport.requests(geminiHost)).To(HaveLen(4))
-		Expect(w.transport.requests(ollamaHost)).To(BeEmpty())
+		Expect(w.transport.Requests(geminiHost)).To(HaveLen(4))
+		Expect(w.transport.Requests(ollamaHost)).To(BeEmpty())
 	})
 
 	It("falls back to search_indicators without the help tools", func() {
 		reply := ask(w.agent(cfgMinimal), "Which indicators cover principle 4?")
 		Expect(reply.Tools).To(Equal([]string{"search_indicators"}))
 		Expect(reply.Text).To(HavePrefix("Here is what I found"))
-		Expect(w.transport.requests(ollamaHost)).To(HaveLen(2))
+		Expect(w.transport.Requests(ollamaHost)).To(HaveLen(2))
 	})
 
 	DescribeTable("tells users the user-facing count and never an internal tool",
@@ -458,7 +458,7 @@ var _ = Describe("the agent against the stand-in", func() {
 		reply := ask(w.agent(cfgFull), "What's the weather in Atlantis?")
 		Expect(reply.Tools).To(Equal([]string{"get_current_weather"}))
 		Expect(reply.Text).To(ContainSubstring("Could not find location: Atlantis"))
-		Expect(w.transport.requests(forecastHost)).To(BeEmpty())
+		Expect(w.transport.Requests(forecastHost)).To(BeEmpty())
 	})
 
 	It("runs with a context that is not cancelled by the harness", func() {

@@ -32,14 +32,14 @@ var _ = Describe("weather and climate through the fixtures", func() {
 			"- Precipitation: 0.0 mm"))
 		Expect(r.Raw).To(Equal(fixture("current/nairobi.json")))
 
-		geo := w.transport.requests(geocodingHost)
+		geo := w.transport.Requests(geocodingHost)
 		Expect(geo).To(HaveLen(1))
 		Expect(geo[0].Path).To(Equal("/v1/search"))
 		Expect(geo[0].Query).To(HaveKeyWithValue("name", []string{"Nairobi"}))
 		Expect(geo[0].Query).To(HaveKeyWithValue("count", []string{"1"}))
 		Expect(geo[0].Query).To(HaveKeyWithValue("language", []string{"en"}))
 		Expect(geo[0].Query).To(HaveKeyWithValue("format", []string{"json"}))
-		now := w.transport.requests(forecastHost)
+		now := w.transport.Requests(forecastHost)
 		Expect(now).To(HaveLen(1))
 		Expect(now[0].Path).To(Equal("/v1/forecast"))
 		Expect(now[0].Query).To(HaveKeyWithValue("latitude", []string{"-1.28333"}))
@@ -64,7 +64,7 @@ var _ = Describe("weather and climate through the fixtures", func() {
 
 	It("escapes the apostrophe of N'Djamena on the wire", func() {
 		w.tool(cfgMinimal, "get_current_weather", `{"city":"N'Djamena"}`)
-		geo := w.transport.requests(geocodingHost)
+		geo := w.transport.Requests(geocodingHost)
 		Expect(geo).To(HaveLen(1))
 		Expect(geo[0].RawQuery).To(ContainSubstring("name=N%27Djamena"))
 	})
@@ -81,7 +81,7 @@ var _ = Describe("weather and climate through the fixtures", func() {
 			"- 2025-03-18: Overcast, 20.6–26.9°C, 0.0 mm, wind up to 15 km/h",
 		}))
 		Expect(r.Raw).To(Equal(fixture("forecast/lima.json")))
-		fc := w.transport.requests(forecastHost)
+		fc := w.transport.Requests(forecastHost)
 		Expect(fc).To(HaveLen(1))
 		Expect(fc[0].Query).To(HaveKeyWithValue("daily", []string{"weather_code,temperature_2m_max,temperature_2m_min,precipitation_sum,wind_speed_10m_max"}))
 		Expect(fc[0].Query).To(HaveKeyWithValue("forecast_days", []string{"7"}))
@@ -170,7 +170,7 @@ var _ = Describe("weather and climate through the fixtures", func() {
 			Expect(len(r.Context)).To(BeNumerically("<", 1000))
 			Expect(float64(len(r.Context)) / float64(len(r.Raw))).To(BeNumerically("<", 0.05))
 
-			cl := w.transport.requests(climateHost)
+			cl := w.transport.Requests(climateHost)
 			Expect(cl).To(HaveLen(1))
 			Expect(cl[0].Path).To(Equal("/v1/climate"))
 			Expect(cl[0].Query).To(HaveKeyWithValue("start_date", []string{"1991-01-01"}))
@@ -205,7 +205,7 @@ var _ = Describe("weather and climate through the fixtures", func() {
 			fmt.Fprint(rw, `{"daily":{"time":["1991-01-01","1991-01-02"],"temperature_2m_mean":[20.0,21.0],"temperature_2m_max":[25.0],"temperature_2m_min":[15.0],"precipitation_sum":[1.0]}}`)
 		}))
 		DeferCleanup(srv.Close)
-		w.transport.route(climateHost, srv.URL)
+		w.transport.Route(climateHost, agenttest.HostOf(srv.URL))
 		var r agenttest.ToolReport
 		Expect(func() { r = w.tool(cfgMinimal, "get_climate_data", `{"city":"Nairobi"}`) }).NotTo(Panic())
 		Expect(r.Context).To(Or(HavePrefix("Climate Normals for Nairobi"), HavePrefix("Error: ")))
@@ -219,7 +219,7 @@ var _ = Describe("soil through the fixtures", func() {
 
 	It("asks SoilGrids for the six properties at the three depths", func() {
 		w.tool(cfgMinimal, "get_soil_properties", `{"location":"Nairobi"}`)
-		sg := w.transport.requests(soilHost)
+		sg := w.transport.Requests(soilHost)
 		Expect(sg).To(HaveLen(1))
 		Expect(sg[0].Path).To(Equal("/soilgrids/v2.0/properties/query"))
 		Expect(sg[0].Query["property"]).To(Equal([]string{"soc", "clay", "sand", "phh2o", "bdod", "nitrogen"}))
@@ -323,10 +323,10 @@ var _ = Describe("upstream failures", func() {
 			r := w.tool(variant, name, arguments)
 			Expect(r.Err).To(MatchError("Could not find location: Atlantis"))
 			Expect(r.Context).To(Equal("Error: Could not find location: Atlantis"))
-			Expect(w.transport.requests(geocodingHost)).To(HaveLen(1))
-			Expect(w.transport.requests(forecastHost)).To(BeEmpty())
-			Expect(w.transport.requests(climateHost)).To(BeEmpty())
-			Expect(w.transport.requests(soilHost)).To(BeEmpty())
+			Expect(w.transport.Requests(geocodingHost)).To(HaveLen(1))
+			Expect(w.transport.Requests(forecastHost)).To(BeEmpty())
+			Expect(w.transport.Requests(climateHost)).To(BeEmpty())
+			Expect(w.transport.Requests(soilHost)).To(BeEmpty())
 		},
 		Entry("current weather", cfgMinimal, "get_current_weather", `{"city":"Atlantis"}`),
 		Entry("forecast", cfgFull, "get_weather_forecast", `{"city":"Atlantis"}`),
@@ -338,7 +338,7 @@ var _ = Describe("upstream failures", func() {
 	It("asks for a place name before calling anything", func() {
 		r := w.tool(cfgMinimal, "get_current_weather", `{}`)
 		Expect(r.Err).To(MatchError("a place name is required"))
-		Expect(w.transport.requests(geocodingHost)).To(BeEmpty())
+		Expect(w.transport.Requests(geocodingHost)).To(BeEmpty())
 	})
 
 	DescribeTable("SoilGrids' 503 for Kisumu is an error naming HTTP 503, with the raw answer",
@@ -358,7 +358,7 @@ var _ = Describe("upstream failures", func() {
 		srv := httptest.NewServer(http.NotFoundHandler())
 		addr := srv.URL
 		srv.Close()
-		w.transport.route(soilHost, addr)
+		w.transport.Route(soilHost, agenttest.HostOf(addr))
 		r := w.tool(cfgMinimal, "get_soil_carbon", `{"location":"Nairobi"}`)
 		Expect(r.Err).To(MatchError("soilgrids did not answer"))
 	})
@@ -368,7 +368,7 @@ var _ = Describe("upstream failures", func() {
 			fmt.Fprint(rw, `{"type":"Feature","properties":{"layers":[]}}`)
 		}))
 		DeferCleanup(srv.Close)
-		w.transport.route(soilHost, srv.URL)
+		w.transport.Route(soilHost, agenttest.HostOf(srv.URL))
 		r := w.tool(cfgMinimal, "get_soil_carbon", `{"location":"Nairobi"}`)
 		Expect(r.Err).To(MatchError("SoilGrids answered without soil layers"))
 		Expect(string(r.Raw)).To(ContainSubstring(`"layers":[]`))

@@ -9,6 +9,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/agentreplay/testbed/agents/agenttest"
 	"github.com/agentreplay/testbed/agents/climate"
 )
 
@@ -22,7 +23,7 @@ var _ = Describe("the CityCatalyst client", func() {
 			w.secrets = secrets
 			reply := ask(w.agent(nil), "Show me the inventories for New York")
 			Expect(reply.Error).To(BeEmpty())
-			reqs := w.transport.requests(ccHost)
+			reqs := w.transport.Requests(ccHost)
 			Expect(reqs).To(HaveLen(1))
 			for _, r := range reqs {
 				Expect(r.Method).To(Equal(http.MethodGet))
@@ -45,7 +46,7 @@ var _ = Describe("the CityCatalyst client", func() {
 		Expect(replies[0].Text).To(ContainSubstring("Oslo"))
 		Expect(replies[0].Text).To(ContainSubstring("1.1 million tCO2e"))
 
-		reqs := w.transport.requests(ccHost)
+		reqs := w.transport.Requests(ccHost)
 		type line struct{ Method, Path, Auth string }
 		var got []line
 		for _, r := range reqs {
@@ -75,8 +76,8 @@ var _ = Describe("the CityCatalyst client", func() {
 		w.useModel(callOnce(climate.ToolInventory, `{"inventory_id":"`+idOslo+`"}`))
 		reply := ask(w.agent(nil), "Oslo")
 		Expect(reply.Tools[0].Success).To(BeTrue())
-		var posts []sent
-		for _, r := range w.transport.requests(ccHost) {
+		var posts []agenttest.Request
+		for _, r := range w.transport.Requests(ccHost) {
 			if r.Method == http.MethodPost {
 				posts = append(posts, r)
 			}

@@ -10,6 +10,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/agentreplay/testbed/agents"
+	"github.com/agentreplay/testbed/agents/agenttest"
 	"github.com/agentreplay/testbed/agents/climate"
 	"github.com/agentreplay/testbed/agents/llm"
 )
@@ -90,20 +91,20 @@ var _ = Describe("a conversation", func() {
 	})
 
 	It("says the model could not be reached when it answers 500, and goes on with the next turn", func() {
-		w.transport.hosts[modelHost] = hostOf(httptestServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		w.transport.Route(modelHost, agenttest.HostOf(httptestServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 			io.Copy(io.Discard, r.Body)
 			rw.Header().Set("Content-Type", "application/json")
 			rw.WriteHeader(http.StatusInternalServerError)
 			io.WriteString(rw, `{"error":{"message":"upstream exploded","type":"server_error"}}`)
-		})))
+		}))))
 		replies := run(w.agent(ours), "Show me the inventories for New York", "Which inventories do I have?")
 		for _, r := range replies {
 			Expect(r.Text).To(ContainSubstring("could not reach the language model"))
 			Expect(r.Error).To(ContainSubstring("HTTP 500"))
 			Expect(r.Tools).To(BeEmpty())
 		}
-		Expect(w.transport.requests(modelHost)).To(HaveLen(2), "one attempt per turn, no retries")
-		Expect(w.transport.requests(ccHost)).To(BeEmpty())
+		Expect(w.transport.Requests(modelHost)).To(HaveLen(2), "one attempt per turn, no retries")
+		Expect(w.transport.Requests(ccHost)).To(BeEmpty())
 	})
 
 	DescribeTable("stops after max_steps model calls when the model never stops calling tools",
@@ -116,7 +117,7 @@ var _ = Describe("a conversation", func() {
 			Expect(reply.Text).To(ContainSubstring("could not finish"))
 			Expect(reply.Tools).To(HaveLen(steps))
 			Expect(w.model.requests()).To(HaveLen(steps))
-			Expect(w.transport.requests(ccHost)).To(HaveLen(steps))
+			Expect(w.transport.Requests(ccHost)).To(HaveLen(steps))
 		},
 		Entry("max_steps 2", map[string]any{"max_steps": 2}, 2),
 		Entry("max_steps 1", map[string]any{"max_steps": 1}, 1),
@@ -185,13 +186,13 @@ var _ = Describe("the variant config", func() {
 	It("calls the CityCatalyst base URL given in Upstreams", func() {
 		cfg := w.config(ours)
 		cfg.Upstreams = map[string]string{"citycatalyst": "https://cc.example.test/"}
-		w.transport.hosts["cc.example.test"] = w.transport.hosts[ccHost]
+		w.transport.Route("cc.example.test", w.transport.Target(ccHost))
 		a, err := climate.New(cfg)
 		Expect(err).NotTo(HaveOccurred())
 		reply := ask(a, "Which inventories do I have?")
 		Expect(reply.Text).To(ContainSubstring("I found 13 inventories"))
-		Expect(w.transport.requests(ccHost)).To(BeEmpty())
-		reqs := w.transport.requests("cc.example.test")
+		Expect(w.transport.Requests(ccHost)).To(BeEmpty())
+		reqs := w.transport.Requests("cc.example.test")
 		Expect(reqs).To(HaveLen(1))
 		Expect(reqs[0].Path).To(Equal("/api/v1/user/inventories/"))
 	})

@@ -1,14 +1,10 @@
 package climate_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"os"
 	"regexp"
 	"slices"
@@ -29,6 +25,9 @@ import (
 
 // tracer records what the agent reports.
 type tracer = agenttest.Tracer
+
+// transport sends the agent's hosts to loopback servers and logs requests.
+type transport = agenttest.Transport
 
 // Logical hosts the agent calls by default (climate.Info).
 const (
@@ -56,66 +55,10 @@ func fixture(name string) []byte {
 	return b
 }
 
-// sent is one request as it left the agent, under its logical URL.
-type sent struct {
-	Method string
-	Host   string
-	Path   string // decoded
-	Raw    string // as sent (escaped)
-	Header http.Header
-	Body   []byte
-}
-
-// transport sends each logical host to a loopback server and logs every
-// request. A request to any other host fails: nothing leaves the machine.
-type transport struct {
-	hosts map[string]string // logical host → 127.0.0.1:port
-	base  *http.Transport
-
-	mu   sync.Mutex
-	seen []sent
-}
-
-func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
-	target, ok := t.hosts[req.URL.Host]
-	if !ok {
-		return nil, fmt.Errorf("test transport: no server for host %q", req.URL.Host)
-	}
-	var body []byte
-	if req.Body != nil {
-		b, err := io.ReadAll(req.Body)
-		if err != nil {
-			return nil, err
-		}
-		req.Body.Close()
-		body = b
-	}
-	t.mu.Lock()
-	t.seen = append(t.seen, sent{req.Method, req.URL.Host, req.URL.Path, req.URL.EscapedPath(), req.Header.Clone(), body})
-	t.mu.Unlock()
-	out := req.Clone(req.Context())
-	out.Body = io.NopCloser(bytes.NewReader(body))
-	out.URL.Scheme, out.URL.Host, out.Host = "http", target, target
-	return t.base.RoundTrip(out)
-}
-
-// requests returns the logged requests to host.
-func (t *transport) requests(host string) []sent {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	var out []sent
-	for _, s := range t.seen {
-		if s.Host == host {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
 // embeddingCalls returns the inputs of every embeddings request, in order.
-func (t *transport) embeddingCalls() [][]string {
+func embeddingCalls(t *transport) [][]string {
 	var out [][]string
-	for _, s := range t.requests(embedHost) {
+	for _, s := range t.Requests(embedHost) {
 		Expect(s.Path).To(Equal("/v1/embeddings"))
 		var body struct {
 			Input []string `json:"input"`
@@ -206,11 +149,10 @@ func newWorld() *world {
 	w := &world{tracer: &tracer{}}
 	base := &http.Transport{}
 	DeferCleanup(base.CloseIdleConnections)
-	w.transport = &transport{base: base, hosts: map[string]string{
-		modelHost: hostOf(sm.URL()),
-		embedHost: hostOf(sm.URL()),
-		ccHost:    hostOf(up.URL()),
-	}}
+	w.transport = agenttest.NewTransport(base)
+	w.transport.Route(modelHost, agenttest.HostOf(sm.URL()))
+	w.transport.Route(embedHost, agenttest.HostOf(sm.URL()))
+	w.transport.Route(ccHost, agenttest.HostOf(up.URL()))
 	w.http = &http.Client{Transport: w.transport}
 	info := climate.Info()
 	w.model = &recording{Client: openai.New(info.Model.BaseURL, info.Model.Model, "", w.http)}
@@ -223,13 +165,7 @@ func (w *world) useModel(m llm.Client) { w.model.Client = m }
 // serveCityCatalyst sends the CityCatalyst host to h instead of the stub.
 func (w *world) serveCityCatalyst(h http.Handler) {
 	srv := httptestServer(h)
-	w.transport.hosts[ccHost] = hostOf(srv)
-}
-
-func hostOf(raw string) string {
-	u, err := url.Parse(raw)
-	Expect(err).NotTo(HaveOccurred())
-	return u.Host
+	w.transport.Route(ccHost, agenttest.HostOf(srv))
 }
 
 // clockAt is the suite's clock (scenarios/climate.yaml); nothing moves it.

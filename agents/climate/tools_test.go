@@ -116,7 +116,7 @@ var _ = Describe("city_inventory_search", func() {
 			Expect(env.ErrorCode).To(Equal("invalid_arguments"))
 			Expect(env.Error).To(ContainSubstring("city_name"))
 			Expect(rep.Err).To(HaveOccurred())
-			Expect(w.transport.requests(ccHost)).To(BeEmpty())
+			Expect(w.transport.Requests(ccHost)).To(BeEmpty())
 		},
 		Entry("no arguments", `{}`),
 		Entry("an empty name", `{"city_name":""}`),
@@ -188,7 +188,7 @@ var _ = Describe("the other tools", func() {
 		func(variant map[string]any, id, file string, check func(ctx string, s sources)) {
 			_, rep := callTool(w, variant, climate.ToolDatasources, `{"inventory_id":"`+id+`"}`)
 			Expect(rep.Raw).To(Equal(fixture(file)))
-			Expect(w.transport.requests(ccHost)[0].Path).To(Equal("/api/v1/datasource/" + id + "/"))
+			Expect(w.transport.Requests(ccHost)[0].Path).To(Equal("/api/v1/datasource/" + id + "/"))
 			env := decodeEnvelope(rep.Context)
 			Expect(env.Success).To(BeTrue())
 			var s sources
@@ -240,7 +240,7 @@ var _ = Describe("the other tools", func() {
 			reply, rep := callTool(w, ours, name, arguments)
 			Expect(reply.Tools[0].ErrorCode).To(Equal("invalid_arguments"))
 			Expect(decodeEnvelope(rep.Context).Error).To(ContainSubstring("inventory_id"))
-			Expect(w.transport.requests(ccHost)).To(BeEmpty())
+			Expect(w.transport.Requests(ccHost)).To(BeEmpty())
 		},
 		Entry("get_inventory, none", climate.ToolInventory, `{}`),
 		Entry("get_inventory, blank", climate.ToolInventory, `{"inventory_id":" "}`),
@@ -250,9 +250,9 @@ var _ = Describe("the other tools", func() {
 	It("escapes an inventory id into one path segment", func() {
 		_, rep := callTool(w, ours, climate.ToolInventory, `{"inventory_id":"../user/inventories"}`)
 		Expect(decodeEnvelope(rep.Context).ErrorCode).To(Equal("cc_error"))
-		reqs := w.transport.requests(ccHost)
+		reqs := w.transport.Requests(ccHost)
 		Expect(reqs).To(HaveLen(1))
-		Expect(reqs[0].Raw).To(Equal("/api/v1/inventory/..%2Fuser%2Finventories"))
+		Expect(reqs[0].EscapedPath).To(Equal("/api/v1/inventory/..%2Fuser%2Finventories"))
 		Expect(reqs[0].Method).To(Equal(http.MethodGet))
 	})
 
@@ -261,7 +261,7 @@ var _ = Describe("the other tools", func() {
 		Expect(reply.Tools[0].Success).To(BeFalse())
 		Expect(reply.Tools[0].ErrorCode).To(Equal("invalid_arguments"))
 		Expect(decodeEnvelope(rep.Context).Error).To(ContainSubstring(`unknown tool "delete_inventory"`))
-		Expect(w.transport.requests(ccHost)).To(BeEmpty())
+		Expect(w.transport.Requests(ccHost)).To(BeEmpty())
 	})
 
 	It("notes the first tool of a turn as its route", func() {

@@ -99,7 +99,7 @@ var _ = Describe("climate_vector_search", func() {
 			reply, rep := callTool(w, ours, climate.ToolVectorSearch, arguments)
 			Expect(reply.Tools[0].Success).To(BeTrue())
 			Expect(rep.Context).To(Equal("Climate search was not used. Reason: empty_question"))
-			Expect(w.transport.requests(embedHost)).To(BeEmpty())
+			Expect(w.transport.Requests(embedHost)).To(BeEmpty())
 		},
 		Entry("empty", `{"question":""}`),
 		Entry("blank", `{"question":"  \n "}`),
@@ -116,7 +116,7 @@ var _ = Describe("climate_vector_search", func() {
 		Expect(replies[0].Text).To(HavePrefix("According to the internal climate knowledge base (gpc-basic-vs-basic-plus.md): "))
 		Expect(replies[1].Text).To(HavePrefix("According to the internal climate knowledge base (notation-keys.md): "))
 
-		calls := w.transport.embeddingCalls()
+		calls := embeddingCalls(w.transport)
 		Expect(calls).To(HaveLen(3))
 		batch := calls[0]
 		Expect(len(batch)).To(BeNumerically(">", 8), "more than one passage per document")
@@ -132,13 +132,13 @@ var _ = Describe("climate_vector_search", func() {
 
 		// Another conversation with the same agent embeds only its question.
 		run(a, "Explain scope 1, scope 2 and scope 3 emissions for cities")
-		calls = w.transport.embeddingCalls()
+		calls = embeddingCalls(w.transport)
 		Expect(calls).To(HaveLen(4))
 		Expect(calls[3]).To(Equal([]string{scopesQuestion}))
 
 		// A new agent embeds the knowledge base again.
 		run(w.agent(ours), scopesQuestion)
-		calls = w.transport.embeddingCalls()
+		calls = embeddingCalls(w.transport)
 		Expect(calls).To(HaveLen(6))
 		Expect(calls[4]).To(Equal(batch))
 		Expect(calls[5]).To(Equal([]string{scopesQuestion}))
@@ -146,7 +146,7 @@ var _ = Describe("climate_vector_search", func() {
 
 	It("asks for the embeddings model and dimensions of climate.Info", func() {
 		search(ours, scopesQuestion)
-		for _, r := range w.transport.requests(embedHost) {
+		for _, r := range w.transport.Requests(embedHost) {
 			Expect(r.Method).To(Equal(http.MethodPost))
 			Expect(string(r.Body)).To(ContainSubstring(`"model":"text-embedding-3-small"`))
 			Expect(string(r.Body)).To(ContainSubstring(`"dimensions":64`))
@@ -168,11 +168,11 @@ var _ = Describe("climate_vector_search", func() {
 
 	It("tries to index again after a failed attempt, in the same conversation", func() {
 		failing := true
-		stand := w.transport.hosts[embedHost]
-		down := hostOf(httptestServer(http.HandlerFunc(func(rw http.ResponseWriter, _ *http.Request) {
+		stand := w.transport.Target(embedHost)
+		down := agenttest.HostOf(httptestServer(http.HandlerFunc(func(rw http.ResponseWriter, _ *http.Request) {
 			rw.WriteHeader(http.StatusServiceUnavailable)
 		})))
-		w.transport.hosts[embedHost] = down
+		w.transport.Route(embedHost, down)
 		q := `{"question":"` + scopesQuestion + `"}`
 		steps := []llm.Message{toolCallMessage(climate.ToolVectorSearch, q), {Role: llm.RoleAssistant, Content: "one"},
 			toolCallMessage(climate.ToolVectorSearch, q), {Role: llm.RoleAssistant, Content: "two"}}
@@ -181,7 +181,7 @@ var _ = Describe("climate_vector_search", func() {
 		replies := []climate.Reply{}
 		for _, turn := range []string{"first try", "second try"} {
 			if failing && turn == "second try" {
-				w.transport.hosts[embedHost] = stand
+				w.transport.Route(embedHost, stand)
 				failing = false
 			}
 			replies = append(replies, run(a, turn)...)
@@ -191,11 +191,11 @@ var _ = Describe("climate_vector_search", func() {
 	})
 
 	It("fails as a cc_error when the embeddings endpoint fails", func() {
-		w.transport.hosts[embedHost] = hostOf(httptestServer(http.HandlerFunc(func(rw http.ResponseWriter, _ *http.Request) {
+		w.transport.Route(embedHost, agenttest.HostOf(httptestServer(http.HandlerFunc(func(rw http.ResponseWriter, _ *http.Request) {
 			rw.Header().Set("Content-Type", "application/json")
 			rw.WriteHeader(http.StatusInternalServerError)
 			rw.Write([]byte(`{"error":{"message":"boom"}}`))
-		})))
+		}))))
 		_, rep := callTool(w, ours, climate.ToolVectorSearch, `{"question":"`+scopesQuestion+`"}`)
 		env := decodeEnvelope(rep.Context)
 		Expect(env.Success).To(BeFalse())

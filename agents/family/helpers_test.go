@@ -1,14 +1,11 @@
 package family_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"os"
 	"slices"
 	"strings"
@@ -29,6 +26,9 @@ import (
 
 // tracer records what the agent reports.
 type tracer = agenttest.Tracer
+
+// transport sends the agent's hosts to loopback servers and logs requests.
+type transport = agenttest.Transport
 
 // Logical hosts the agent calls by default (family.Info).
 const (
@@ -66,74 +66,6 @@ func prompt(name string) string {
 // attachment is a user attachment as the runner builds it from a fixture.
 func attachment(file, mime, description string) agents.Attachment {
 	return agents.Attachment{Name: file[strings.LastIndex(file, "/")+1:], MIME: mime, Description: description, Data: fixture(file)}
-}
-
-// sent is one request as it left the agent, under its logical URL.
-type sent struct {
-	Method string
-	Host   string
-	Path   string // as sent (escaped)
-	Query  string // as sent (escaped)
-	Header http.Header
-	Body   []byte
-}
-
-// transport sends each logical host to a loopback server and logs every
-// request. A request to any other host fails: nothing leaves the machine.
-type transport struct {
-	base *http.Transport
-
-	mu    sync.Mutex
-	hosts map[string]string // logical host → 127.0.0.1:port
-	seen  []sent
-}
-
-func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
-	t.mu.Lock()
-	target, ok := t.hosts[req.URL.Host]
-	t.mu.Unlock()
-	if !ok {
-		return nil, fmt.Errorf("test transport: no server for host %q", req.URL.Host)
-	}
-	var body []byte
-	if req.Body != nil {
-		b, err := io.ReadAll(req.Body)
-		if err != nil {
-			return nil, err
-		}
-		req.Body.Close()
-		body = b
-	}
-	t.mu.Lock()
-	t.seen = append(t.seen, sent{req.Method, req.URL.Host, req.URL.EscapedPath(), req.URL.RawQuery, req.Header.Clone(), body})
-	t.mu.Unlock()
-	out := req.Clone(req.Context())
-	out.Body = io.NopCloser(bytes.NewReader(body))
-	out.ContentLength = int64(len(body))
-	out.URL.Scheme, out.URL.Host, out.Host = "http", target, target
-	return t.base.RoundTrip(out)
-}
-
-// route sends host to the loopback address of srvURL.
-func (t *transport) route(host, srvURL string) {
-	u, err := url.Parse(srvURL)
-	Expect(err).NotTo(HaveOccurred())
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.hosts[host] = u.Host
-}
-
-// requests returns the logged requests to host, in order.
-func (t *transport) requests(host string) []sent {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	var out []sent
-	for _, s := range t.seen {
-		if s.Host == host {
-			out = append(out, s)
-		}
-	}
-	return out
 }
 
 // artifacts returns the artifacts noted, in order.
@@ -261,9 +193,9 @@ func newWorld() *world {
 	w := &world{tracer: &tracer{}}
 	base := &http.Transport{}
 	DeferCleanup(base.CloseIdleConnections)
-	w.transport = &transport{base: base, hosts: map[string]string{}}
-	w.transport.route(modelHost, sm.URL())
-	w.transport.route(haHost, up.URL())
+	w.transport = agenttest.NewTransport(base)
+	w.transport.Route(modelHost, agenttest.HostOf(sm.URL()))
+	w.transport.Route(haHost, agenttest.HostOf(up.URL()))
 	w.http = &http.Client{Transport: w.transport}
 	info := family.Info()
 	w.model = openai.New(info.Model.BaseURL, info.Model.Model, "", w.http)
@@ -285,7 +217,7 @@ func (w *world) script(role string, steps ...step) *fake {
 func (w *world) serveHomeAssistant(h http.Handler) {
 	srv := httptest.NewServer(h)
 	DeferCleanup(srv.Close)
-	w.transport.route(haHost, srv.URL)
+	w.transport.Route(haHost, agenttest.HostOf(srv.URL))
 }
 
 // config is the agents.Config of w with variant.

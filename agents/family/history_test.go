@@ -36,11 +36,11 @@ var _ = Describe("download_state_history", func() {
 		func(args, path, query string, entities, states int, start string) {
 			_, tool, reply := download(nil, args)
 
-			reqs := w.transport.requests(haHost)
+			reqs := w.transport.Requests(haHost)
 			Expect(reqs).To(HaveLen(1))
 			Expect(reqs[0].Method).To(Equal(http.MethodGet))
-			Expect(reqs[0].Path).To(Equal(path))
-			Expect(reqs[0].Query).To(Equal(query))
+			Expect(reqs[0].EscapedPath).To(Equal(path))
+			Expect(reqs[0].RawQuery).To(Equal(query))
 			Expect(reqs[0].Header.Get("Authorization")).To(Equal("Bearer ha-token"))
 
 			Expect(tool).To(Equal(fmt.Sprintf("State history for %d entities (%d states) from %s to %s, saved as attachment att-1.\n[File content in following message]",
@@ -73,7 +73,7 @@ var _ = Describe("download_state_history", func() {
 	It("sends the Home Assistant token from the secrets", func() {
 		w.secrets = map[string]string{"HA_TOKEN": "long-lived-token"}
 		download(nil, poolArgs)
-		reqs := w.transport.requests(haHost)
+		reqs := w.transport.Requests(haHost)
 		Expect(reqs).To(HaveLen(1))
 		Expect(reqs[0].Header.Get("Authorization")).To(Equal("Bearer long-lived-token"))
 	})
@@ -148,7 +148,7 @@ var _ = Describe("download_state_history", func() {
 			Expect(after).To(BeEmpty())
 			Expect(reply.Tools).To(BeEmpty())
 			Expect(reply.Attachments).To(BeEmpty())
-			Expect(w.transport.requests(haHost)).To(BeEmpty())
+			Expect(w.transport.Requests(haHost)).To(BeEmpty())
 			report := w.tracer.Reports(family.ToolHistory)
 			Expect(report).To(HaveLen(1))
 			Expect(report[0].Err).To(MatchError(want))
@@ -176,9 +176,9 @@ var _ = Describe("download_state_history", func() {
 		Expect(tool).To(Equal("Error: Home Assistant returned HTTP 500: recorder is not running"))
 		Expect(after).To(BeEmpty())
 		Expect(reply.Attachments).To(BeEmpty())
-		got := w.transport.requests(haHost)
+		got := w.transport.Requests(haHost)
 		Expect(got).To(HaveLen(1))
-		Expect(got[0].Path).To(Equal("/api/history/period/2026-02-24T00:00:00+00:00"))
+		Expect(got[0].EscapedPath).To(Equal("/api/history/period/2026-02-24T00:00:00+00:00"))
 
 		report := w.tracer.Reports(family.ToolHistory)
 		Expect(report).To(HaveLen(1))

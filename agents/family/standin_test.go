@@ -21,7 +21,7 @@ var _ = Describe("End to end with the stand-in", Label("standin"), func() {
 	// modelBodies returns the size of every request body the model host got.
 	modelBodies := func() []int {
 		var out []int
-		for _, s := range w.transport.requests(modelHost) {
+		for _, s := range w.transport.Requests(modelHost) {
 			Expect(s.Path).To(Equal("/v1/chat/completions"))
 			out = append(out, len(s.Body))
 		}
@@ -44,14 +44,14 @@ var _ = Describe("End to end with the stand-in", Label("standin"), func() {
 		Expect(s.Encoding["x"]).To(HaveKeyWithValue("field", "time"))
 		Expect(s.Encoding["y"]).To(HaveKeyWithValue("field", "temperature"))
 
-		Expect(w.transport.requests(haHost)).To(HaveLen(1))
+		Expect(w.transport.Requests(haHost)).To(HaveLen(1))
 		bodies := modelBodies()
 		Expect(bodies).To(HaveLen(6), "default: download, delegate; data_visualization: jq, chart, text; default: text")
 		Expect(len(poolHistory())).To(BeNumerically(">", 190_000))
 		for _, n := range bodies {
 			Expect(n).To(BeNumerically("<", 20_000), "the largest request is far below the 199 KB attachment")
 		}
-		for _, s := range w.transport.requests(modelHost) {
+		for _, s := range w.transport.Requests(modelHost) {
 			Expect(string(s.Body)).NotTo(ContainSubstring(poolMinAt))
 		}
 	})
@@ -64,7 +64,7 @@ var _ = Describe("End to end with the stand-in", Label("standin"), func() {
 
 		Expect(modelBodies()).To(ContainElement(BeNumerically(">", len(poolHistory()))))
 		found := false
-		for _, s := range w.transport.requests(modelHost) {
+		for _, s := range w.transport.Requests(modelHost) {
 			found = found || strings.Contains(string(s.Body), poolMinAt)
 		}
 		Expect(found).To(BeTrue(), "some request holds the raw readings")

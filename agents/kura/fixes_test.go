@@ -6,6 +6,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/agentreplay/testbed/agents/agenttest"
 	"github.com/agentreplay/testbed/agents/llm"
 )
 
@@ -32,8 +33,8 @@ var _ = Describe("the weather tool's units", func() {
 				output: `{"deltaState":{},"snippet":"weather"}`},
 		})
 		ask(w.agent(map[string]any{"units": "metric"}), "What's the weather in Paris?")
-		var weather []sent
-		for _, s := range w.transport.upstreamRequests() {
+		var weather []agenttest.Request
+		for _, s := range upstreamRequests(w.transport) {
 			if strings.Contains(s.URL, "currentConditions") {
 				weather = append(weather, s)
 			}

@@ -1,14 +1,11 @@
 package kura_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
-	"net/url"
 	"slices"
 	"sync"
 	"time"
@@ -27,6 +24,9 @@ import (
 
 // tracer records what the agent reports.
 type tracer = agenttest.Tracer
+
+// transport sends the agent's hosts to loopback servers and logs requests.
+type transport = agenttest.Transport
 
 // Logical hosts the agent calls by default (kura.Info).
 const (
@@ -49,74 +49,10 @@ func clockAt() time.Time {
 	return t
 }
 
-// sent is one request as it left the agent, under its logical URL.
-type sent struct {
-	Method string
-	Host   string
-	Path   string // decoded
-	URL    string // the whole logical URL, as sent
-	Query  url.Values
-	Header http.Header
-	Body   []byte
-}
-
-// transport sends each logical host to a loopback server and logs every
-// request. A request to any other host fails: nothing leaves the machine.
-type transport struct {
-	hosts map[string]string // logical host → 127.0.0.1:port
-	base  *http.Transport
-
-	mu   sync.Mutex
-	seen []sent
-}
-
-func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
-	t.mu.Lock()
-	target, ok := t.hosts[req.URL.Host]
-	t.mu.Unlock()
-	if !ok {
-		return nil, fmt.Errorf("test transport: no server for host %q", req.URL.Host)
-	}
-	var body []byte
-	if req.Body != nil {
-		b, err := io.ReadAll(req.Body)
-		if err != nil {
-			return nil, err
-		}
-		req.Body.Close()
-		body = b
-	}
-	t.mu.Lock()
-	t.seen = append(t.seen, sent{req.Method, req.URL.Host, req.URL.Path, req.URL.String(), req.URL.Query(), req.Header.Clone(), body})
-	t.mu.Unlock()
-	out := req.Clone(req.Context())
-	out.Body = io.NopCloser(bytes.NewReader(body))
-	out.URL.Scheme, out.URL.Host, out.Host = "http", target, target
-	return t.base.RoundTrip(out)
-}
-
-// all returns every logged request, in order.
-func (t *transport) all() []sent {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return slices.Clone(t.seen)
-}
-
-// requests returns the logged requests to host.
-func (t *transport) requests(host string) []sent {
-	var out []sent
-	for _, s := range t.all() {
-		if s.Host == host {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
 // upstreamRequests returns the logged requests to any host but the model's.
-func (t *transport) upstreamRequests() []sent {
-	var out []sent
-	for _, s := range t.all() {
+func upstreamRequests(t *transport) []agenttest.Request {
+	var out []agenttest.Request
+	for _, s := range t.All() {
 		if s.Host != geminiHost {
 			out = append(out, s)
 		}
@@ -379,9 +315,10 @@ func newWorld() *world {
 	w := &world{tracer: &tracer{}, logs: &logSink{}, secrets: map[string]string{kura.KeyMaps: mapsKey}, stubURL: up.URL()}
 	base := &http.Transport{}
 	DeferCleanup(base.CloseIdleConnections)
-	w.transport = &transport{base: base, hosts: map[string]string{geminiHost: hostOf(sm.URL())}}
+	w.transport = agenttest.NewTransport(base)
+	w.transport.Route(geminiHost, agenttest.HostOf(sm.URL()))
 	for _, h := range []string{mapsHost, geolocationHost, weatherHost, routesHost, placesHost} {
-		w.transport.hosts[h] = hostOf(up.URL())
+		w.transport.Route(h, agenttest.HostOf(up.URL()))
 	}
 	w.http = &http.Client{Transport: w.transport}
 	info := kura.Info()
@@ -397,13 +334,6 @@ func (w *world) script(role string, f script) {
 	w.scripts.mu.Lock()
 	defer w.scripts.mu.Unlock()
 	w.scripts.scripts[role] = f
-}
-
-func hostOf(raw string) string {
-	GinkgoHelper()
-	u, err := url.Parse(raw)
-	Expect(err).NotTo(HaveOccurred())
-	return u.Host
 }
 
 // config is the agents.Config of w with variant.

@@ -8,6 +8,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/agentreplay/testbed/agents/agenttest"
 	"github.com/agentreplay/testbed/agents/kura"
 	"github.com/agentreplay/testbed/agents/llm"
 )
@@ -28,14 +29,14 @@ var _ = Describe("the Maps key", func() {
 		Expect(w.tracer.ToolNames()).To(ConsistOf("geocode", "weather", "geolocate", "reverse_geocode",
 			"geocode", "geocode", "transit_directions", "geocode", "places_search"))
 		hosts := map[string]bool{}
-		for _, s := range w.transport.upstreamRequests() {
+		for _, s := range upstreamRequests(w.transport) {
 			hosts[s.Host] = true
 			Expect(s.Header.Get("X-Goog-Api-Key")).To(Equal(mapsKey), s.URL)
 			Expect(s.URL).NotTo(ContainSubstring(mapsKey))
 			Expect(s.Query).NotTo(HaveKey("key"), s.URL)
 		}
 		Expect(hosts).To(HaveLen(5))
-		for _, s := range w.transport.requests(geminiHost) {
+		for _, s := range w.transport.Requests(geminiHost) {
 			Expect(s.URL).NotTo(ContainSubstring("test-key"), "the model key travels in a header too")
 			Expect(string(s.Body)).NotTo(ContainSubstring(mapsKey))
 		}
@@ -87,7 +88,7 @@ var _ = Describe("tools", func() {
 		func(action, tool, args, message string) {
 			result := oneCall(action, tool, args)
 			Expect(result).To(MatchJSON(asJSON(map[string]string{"error": message})))
-			Expect(w.transport.upstreamRequests()).To(BeEmpty())
+			Expect(upstreamRequests(w.transport)).To(BeEmpty())
 			reports := w.tracer.Reports("")
 			Expect(reports).To(HaveLen(1))
 			Expect(reports[0].Err).To(MatchError(message))
@@ -107,7 +108,7 @@ var _ = Describe("tools", func() {
 	DescribeTable("weather asks for the units the call names",
 		func(args, units string) {
 			oneCall("Weather", "weather", args)
-			reqs := w.transport.requests(weatherHost)
+			reqs := w.transport.Requests(weatherHost)
 			Expect(reqs).To(HaveLen(1))
 			Expect(reqs[0].Path).To(Equal("/v1/currentConditions:lookup"))
 			Expect(reqs[0].Query).To(Equal(url.Values{"location.latitude": {"48.8566"}, "location.longitude": {"2.3522"}, "unitsSystem": {units}}))
@@ -129,17 +130,17 @@ var _ = Describe("tools", func() {
 	It("gives the model the raw API answer of a 200", func() {
 		result := oneCall("Geocode", "geocode", `{"address": "Tokyo"}`)
 		Expect(at(fromJSON(result), "results")).To(HaveLen(1))
-		Expect(w.transport.requests(mapsHost)[0].Query).To(Equal(url.Values{"address": {"Tokyo"}}))
+		Expect(w.transport.Requests(mapsHost)[0].Query).To(Equal(url.Values{"address": {"Tokyo"}}))
 		Expect(w.tracer.Reports("")[0].Raw).To(MatchJSON(result))
 	})
 
 	It("calls the Upstreams the config names instead of Google's hosts", func() {
-		stub := hostOf(w.stubURL)
-		w.transport.hosts[stub] = stub
+		stub := agenttest.HostOf(w.stubURL)
+		w.transport.Route(stub, stub)
 		w.upstreams = map[string]string{"maps": w.stubURL + "/"}
 		oneCall("Geocode", "geocode", `{"address": "Tokyo"}`)
-		Expect(w.transport.requests(mapsHost)).To(BeEmpty())
-		reqs := w.transport.requests(stub)
+		Expect(w.transport.Requests(mapsHost)).To(BeEmpty())
+		reqs := w.transport.Requests(stub)
 		Expect(reqs).To(HaveLen(1))
 		Expect(reqs[0].URL).To(Equal(w.stubURL + "/maps/api/geocode/json?address=Tokyo"))
 		Expect(w.tracer.Reports("")[0].Err).NotTo(HaveOccurred())
@@ -148,7 +149,7 @@ var _ = Describe("tools", func() {
 	It("posts a TRANSIT route request with the geocoded coordinates and the departure time (stand-in end to end)", func() {
 		r := ask(w.agent(nil), "How do I get from Times Square, New York to Brooklyn Museum, New York by subway tomorrow at 8am?")
 		Expect(r.Error).To(BeEmpty())
-		reqs := w.transport.requests(routesHost)
+		reqs := w.transport.Requests(routesHost)
 		Expect(reqs).To(HaveLen(1))
 		Expect(reqs[0].Method).To(Equal("POST"))
 		Expect(reqs[0].Path).To(Equal("/directions/v2:computeRoutes"))
@@ -170,17 +171,17 @@ var _ = Describe("tools", func() {
 		Expect(ask(a, "Where am I right now?").Text).To(Equal("You're at Times Square, Manhattan, NY 10036, USA."))
 		Expect(ask(a, "Find coffee near Times Square, New York").Text).To(ContainSubstring("Bean & Broadway Coffee (4.6★)"))
 
-		geo := w.transport.requests(geolocationHost)
+		geo := w.transport.Requests(geolocationHost)
 		Expect(geo).To(HaveLen(1))
 		Expect(geo[0].Body).To(MatchJSON(`{"considerIp": true}`))
 		var reverse []url.Values
-		for _, s := range w.transport.requests(mapsHost) {
+		for _, s := range w.transport.Requests(mapsHost) {
 			if s.Query.Has("latlng") {
 				reverse = append(reverse, s.Query)
 			}
 		}
 		Expect(reverse).To(Equal([]url.Values{{"latlng": {"40.758,-73.9855"}}}))
-		places := w.transport.requests(placesHost)
+		places := w.transport.Requests(placesHost)
 		Expect(places).To(HaveLen(1))
 		Expect(places[0].Body).To(MatchJSON(`{"textQuery": "coffee",
 			"locationBias": {"circle": {"center": {"latitude": 40.758, "longitude": -73.9855}, "radius": 1000}}}`))
@@ -199,7 +200,7 @@ var _ = Describe("tools", func() {
 		Expect(w.tracer.Noted("error")).To(Equal([]any{cause}))
 		Expect(w.logs.withMessage("turn failed")[0].Attrs["error"]).To(Equal(cause))
 		Expect(w.tracer.Reports("")).To(BeEmpty())
-		Expect(w.transport.upstreamRequests()).To(BeEmpty())
+		Expect(upstreamRequests(w.transport)).To(BeEmpty())
 		Expect(w.model.roles()).To(Equal([]string{"planner", "executor"}))
 	})
 

@@ -37,7 +37,7 @@ var _ = Describe("runTurn with a scripted Planner and Executor and the real Synt
 
 	It("calls the planner once, the executor twice per step and the synthesizer once, on the wire only for the synthesizer", func() {
 		Expect(w.model.roles()).To(Equal([]string{"planner", "executor", "executor", "executor", "executor", "synthesizer"}))
-		model := w.transport.requests(geminiHost)
+		model := w.transport.Requests(geminiHost)
 		Expect(model).To(HaveLen(1))
 		Expect(model[0].Path).To(Equal("/v1beta/models/gemini-1.5-flash:generateContent"))
 		synth := w.model.ofRole("synthesizer")[0]
@@ -47,7 +47,7 @@ var _ = Describe("runTurn with a scripted Planner and Executor and the real Synt
 
 	It("runs the executor's tools against the Maps fixtures and shows the executor their raw answers", func() {
 		Expect(w.tracer.ToolNames()).To(Equal([]string{"geocode", "weather"}))
-		weather := w.transport.requests(weatherHost)
+		weather := w.transport.Requests(weatherHost)
 		Expect(weather).To(HaveLen(1))
 		Expect(weather[0].Query).To(Equal(url.Values{
 			"location.latitude": {"48.8566"}, "location.longitude": {"2.3522"}, "unitsSystem": {"IMPERIAL"}}))
@@ -123,7 +123,7 @@ var _ = Describe("planner and model failures", func() {
 			Expect(r.Error).To(ContainSubstring(wantErr))
 			Expect(r.Plan).To(BeNil())
 			Expect(w.model.roles()).To(Equal([]string{"planner"}))
-			Expect(w.transport.upstreamRequests()).To(BeEmpty())
+			Expect(upstreamRequests(w.transport)).To(BeEmpty())
 			Expect(w.tracer.Noted("error")).To(Equal([]any{r.Error}))
 		},
 		Entry("prose", "Sure! First I'll geocode Paris, then look up its weather.", "not a valid plan JSON"),
@@ -146,7 +146,7 @@ var _ = Describe("planner and model failures", func() {
 		Expect(r.Text).To(Equal("I couldn't complete that request: my planning service is busy. Please try again in a moment."))
 		Expect(r.Error).To(ContainSubstring("429"))
 		Expect(w.model.roles()).To(Equal([]string{"planner"}))
-		Expect(w.transport.requests(geminiHost)).To(HaveLen(1), "no retry")
+		Expect(w.transport.Requests(geminiHost)).To(HaveLen(1), "no retry")
 		Expect(w.tracer.Reports("")).To(BeEmpty())
 		var se *llm.StatusError
 		Expect(w.model.exchanges()[0].Err).To(BeAssignableToTypeOf(se))
@@ -250,7 +250,7 @@ var _ = Describe("casual messages", func() {
 			r := ask(w.agent(nil), q)
 			Expect(w.model.roles()).To(Equal([]string{"synthesizer"}))
 			Expect(w.tracer.Reports("")).To(BeEmpty())
-			Expect(w.transport.upstreamRequests()).To(BeEmpty())
+			Expect(upstreamRequests(w.transport)).To(BeEmpty())
 			Expect(r.Plan.Steps).To(Equal([]kura.Step{{ID: "S1", Action: kura.ActionConversation, Args: map[string]any{}}}))
 			Expect(r.Snippets).To(BeEmpty())
 			Expect(r.Text).To(ContainSubstring("Vaya"))

@@ -42,7 +42,7 @@ var _ = Describe("variant config", func() {
 		w := newWorld()
 		r := ask(w.agent(map[string]any{"units": "metric"}), "What's the weather in Paris?")
 		Expect(r.Error).To(BeEmpty())
-		reqs := w.transport.requests(weatherHost)
+		reqs := w.transport.Requests(weatherHost)
 		Expect(reqs).To(HaveLen(1))
 		Expect(reqs[0].Query.Get("unitsSystem")).To(Equal("METRIC"))
 		Expect(r.Text).To(Equal("In Paris it's 12.4°C and partly cloudy, feels like 11.0°C."))

@@ -149,19 +149,13 @@ func newWorld() *world {
 	base := &http.Transport{}
 	DeferCleanup(base.CloseIdleConnections)
 	w.transport = &transport{clock: w.clock, base: base, hosts: map[string]string{
-		modelHost:  hostOf(sm.URL()),
-		ghrsstHost: hostOf(up.URL()),
+		modelHost:  agenttest.HostOf(sm.URL()),
+		ghrsstHost: agenttest.HostOf(up.URL()),
 	}}
 	w.http = &http.Client{Transport: w.transport}
 	info := odbchat.Info()
 	w.model = &counting{Client: openai.New(info.Model.BaseURL, info.Model.Model, "", w.http)}
 	return w
-}
-
-func hostOf(raw string) string {
-	u, err := url.Parse(raw)
-	Expect(err).NotTo(HaveOccurred())
-	return u.Host
 }
 
 // config is the agents.Config of w with variant.
