@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"os"
-	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -18,6 +16,7 @@ import (
 	"github.com/agentreplay/testbed/agents/cba"
 	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/agents/llm/gemini"
+	"github.com/agentreplay/testbed/agents/llm/llmtest"
 	"github.com/agentreplay/testbed/agents/llm/openai"
 	"github.com/agentreplay/testbed/harness/standin"
 	"github.com/agentreplay/testbed/harness/upstream"
@@ -28,6 +27,12 @@ type tracer = agenttest.Tracer
 
 // transport sends the agent's hosts to loopback servers and logs requests.
 type transport = agenttest.Transport
+
+// recording keeps every request the agent sends to the model.
+type recording = llmtest.Recording
+
+// fake is a scripted model.
+type fake = llmtest.Scripted
 
 // Logical hosts the agent and its model adapters call by default (cba.Info
 // and the Gemini SDK).
@@ -75,50 +80,10 @@ func promptFile(name string) string {
 	return string(b)
 }
 
-// recording is an llm.Client that keeps a copy of every request it passes on.
-type recording struct {
-	mu     sync.Mutex
-	client llm.Client
-	calls  []llm.Request
-}
-
-func (r *recording) Chat(ctx context.Context, req llm.Request) (llm.Response, error) {
-	req.Messages = slices.Clone(req.Messages)
-	req.Tools = slices.Clone(req.Tools)
-	r.mu.Lock()
-	r.calls = append(r.calls, req)
-	c := r.client
-	r.mu.Unlock()
-	return c.Chat(ctx, req)
-}
-
-// requests returns the recorded requests, in order.
-func (r *recording) requests() []llm.Request {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return slices.Clone(r.calls)
-}
-
-// fake is a scripted model: next decides each answer from the call's index
-// and request. It never touches the network.
-type fake struct {
-	next func(i int, req llm.Request) llm.Message
-	mu   sync.Mutex
-	n    int
-}
-
-func (f *fake) Chat(_ context.Context, req llm.Request) (llm.Response, error) {
-	f.mu.Lock()
-	i := f.n
-	f.n++
-	f.mu.Unlock()
-	return llm.Response{Message: f.next(i, req), FinishReason: "stop"}, nil
-}
-
 // calls is a model that makes the given steps of tool calls, one model
 // answer per step, then answers "done".
 func calls(steps ...[]llm.ToolCall) *fake {
-	return &fake{next: func(i int, _ llm.Request) llm.Message {
+	return &fake{Next: func(i int, _ llm.Request) llm.Message {
 		if i < len(steps) {
 			return llm.Message{Role: llm.RoleAssistant, ToolCalls: steps[i]}
 		}
@@ -178,16 +143,12 @@ func newWorld() *world {
 	w.transport.Route(soilHost, agenttest.HostOf(up.URL()))
 	w.http = &http.Client{Transport: w.transport}
 	info := cba.Info()
-	w.model = &recording{client: openai.New(info.Model.BaseURL, info.Model.Model, "", w.http)}
+	w.model = llmtest.NewRecording(openai.New(info.Model.BaseURL, info.Model.Model, "", w.http))
 	return w
 }
 
 // useModel replaces the stand-in model with m (still recorded).
-func (w *world) useModel(m llm.Client) {
-	w.model.mu.Lock()
-	defer w.model.mu.Unlock()
-	w.model.client = m
-}
+func (w *world) useModel(m llm.Client) { w.model.Use(m) }
 
 // useGemini puts the stand-in behind Google's Gemini endpoint, through the
 // Gemini adapter, as the minimal-help variant runs.
@@ -257,7 +218,7 @@ func (w *world) tool(variant map[string]any, name, arguments string) agenttest.T
 	Expect(r.Name).To(Equal(name))
 	Expect(r.Args).To(MatchJSON(arguments))
 	// the model reads exactly what the tracer reports as context
-	reqs := w.model.requests()
+	reqs := w.model.Requests()
 	last := reqs[len(reqs)-1].Messages
 	Expect(last[len(last)-1].Role).To(Equal(llm.RoleTool))
 	Expect(last[len(last)-1].Name).To(Equal(name))

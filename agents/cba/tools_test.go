@@ -22,12 +22,12 @@ var _ = Describe("tool sets", func() {
 
 	// offered returns the tool definitions of the agent's first model call.
 	offered := func(variant map[string]any) []llm.Tool {
-		w.useModel(&fake{next: func(int, llm.Request) llm.Message {
+		w.useModel(&fake{Next: func(int, llm.Request) llm.Message {
 			return llm.Message{Role: llm.RoleAssistant, Content: "hello"}
 		}})
 		reply := ask(w.agent(variant), "hi")
 		Expect(reply.Tools).To(BeEmpty())
-		reqs := w.model.requests()
+		reqs := w.model.Requests()
 		Expect(reqs).To(HaveLen(1))
 		return reqs[0].Tools
 	}
@@ -63,7 +63,7 @@ var _ = Describe("tool sets", func() {
 	It("sends the system prompt, the tools and temperature 0.1 on every call of a turn", func() {
 		w.useModel(calls(call("c1", cba.ToolListTools, `{}`), call("c2", cba.ToolDescribeTool, `{"name":"search_indicators"}`)))
 		ask(w.agent(cfgMinimalHelp), "Which indicators cover principle 4?")
-		reqs := w.model.requests()
+		reqs := w.model.Requests()
 		Expect(reqs).To(HaveLen(3))
 		for _, req := range reqs {
 			Expect(req.Messages[0]).To(Equal(llm.Message{Role: llm.RoleSystem, Content: promptFile("minimal-help")}))
@@ -89,7 +89,7 @@ var _ = Describe("the internal help tools", func() {
 	// summaries maps each offered non-help tool to its schema description.
 	summaries := func(variant map[string]any) map[string]string {
 		out := map[string]string{}
-		for _, t := range w.model.requests()[0].Tools {
+		for _, t := range w.model.Requests()[0].Tools {
 			if t.Name != cba.ToolListTools && t.Name != cba.ToolDescribeTool {
 				out[t.Name] = t.Description
 			}
@@ -124,7 +124,7 @@ var _ = Describe("the internal help tools", func() {
 	It("keeps the active set per instance: agents built side by side list their own sets", func() {
 		// each turn: list_tools, then an answer
 		listEachTurn := func() *fake {
-			return &fake{next: func(_ int, req llm.Request) llm.Message {
+			return &fake{Next: func(_ int, req llm.Request) llm.Message {
 				if req.Messages[len(req.Messages)-1].Role == llm.RoleUser {
 					return llm.Message{Role: llm.RoleAssistant, ToolCalls: call("l", cba.ToolListTools, `{}`)}
 				}
@@ -226,9 +226,9 @@ var _ = Describe("prompts and the lint", func() {
 			Expect(sets[0].Known).To(ConsistOf(known))
 
 			// the prompt set is the system message the model gets
-			w.useModel(&fake{next: func(int, llm.Request) llm.Message { return llm.Message{Role: llm.RoleAssistant, Content: "ok"} }})
+			w.useModel(&fake{Next: func(int, llm.Request) llm.Message { return llm.Message{Role: llm.RoleAssistant, Content: "ok"} }})
 			ask(a, "hi")
-			Expect(w.model.requests()[0].Messages[0].Content).To(Equal(sets[0].Text))
+			Expect(w.model.Requests()[0].Messages[0].Content).To(Equal(sets[0].Text))
 
 			Expect(lint.Prompt(sets[0])).To(BeEmpty())
 		},
@@ -289,14 +289,14 @@ var _ = Describe("prompts and the lint", func() {
 	It("reads a prompt that is not built in from the prompt folder", func() {
 		cfg := w.config(map[string]any{"prompt": "prompts/mine.md"})
 		cfg.Prompts = fstest.MapFS{"prompts/mine.md": {Data: []byte("You are a data assistant for sustainable agriculture. Use get_current_weather.")}}
-		w.useModel(&fake{next: func(int, llm.Request) llm.Message { return llm.Message{Role: llm.RoleAssistant, Content: "ok"} }})
+		w.useModel(&fake{Next: func(int, llm.Request) llm.Message { return llm.Message{Role: llm.RoleAssistant, Content: "ok"} }})
 		a, err := cba.New(cfg)
 		Expect(err).NotTo(HaveOccurred())
 		set := a.(agents.Prompted).PromptSets()[0]
 		Expect(set.Name).To(Equal("prompts/mine.md"))
 		Expect(set.Text).To(HaveSuffix("Use get_current_weather."))
 		ask(a, "hi")
-		Expect(w.model.requests()[0].Messages[0].Content).To(Equal(set.Text))
+		Expect(w.model.Requests()[0].Messages[0].Content).To(Equal(set.Text))
 	})
 })
 
@@ -344,11 +344,11 @@ var _ = Describe("variant configuration", func() {
 	})
 
 	It("stops a turn after max_steps model calls", func() {
-		w.useModel(&fake{next: func(i int, _ llm.Request) llm.Message {
+		w.useModel(&fake{Next: func(i int, _ llm.Request) llm.Message {
 			return llm.Message{Role: llm.RoleAssistant, ToolCalls: call("c", "list_available_classes", `{}`)}
 		}})
 		reply := ask(w.agent(map[string]any{"max_steps": 3}), "loop")
-		Expect(w.model.requests()).To(HaveLen(3))
+		Expect(w.model.Requests()).To(HaveLen(3))
 		Expect(reply.Error).To(Equal("max_steps"))
 		Expect(reply.Tools).To(HaveLen(3))
 		Expect(reply.Text).To(Equal("I could not finish this request within the allowed number of steps."))
@@ -389,7 +389,7 @@ var _ = Describe("the route note", func() {
 	)
 
 	It("is noted once per turn, after the turn's tools", func() {
-		w.useModel(&fake{next: func(i int, _ llm.Request) llm.Message {
+		w.useModel(&fake{Next: func(i int, _ llm.Request) llm.Message {
 			if i == 0 {
 				return llm.Message{Role: llm.RoleAssistant, ToolCalls: call("a", "list_available_classes", `{}`)}
 			}
@@ -404,7 +404,7 @@ var _ = Describe("the route note", func() {
 			agents.Route{Mode: "answer"},
 		}))
 		// the second turn sees the first turn's tool result and answer
-		reqs := w.model.requests()
+		reqs := w.model.Requests()
 		second := reqs[len(reqs)-1].Messages
 		var roles []string
 		for _, m := range second {

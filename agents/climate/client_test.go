@@ -169,7 +169,7 @@ var _ = Describe("the CityCatalyst client", func() {
 		Expect(reply.Tools[1].Arguments).To(MatchJSON(`{"inventory_id":"` + idLima + `"}`))
 
 		// What the model was told after the failed call: the error envelope only.
-		reqs := w.model.requests()
+		reqs := w.model.Requests()
 		Expect(reqs).To(HaveLen(3))
 		last := reqs[2].Messages[len(reqs[2].Messages)-1]
 		Expect(last.Role).To(Equal("tool"))

@@ -30,7 +30,7 @@ var _ = Describe("a conversation", func() {
 		Expect(replies[1].Tools[0].Arguments).To(MatchJSON(`{"inventory_id":"` + idNewYork2022 + `"}`))
 		Expect(replies[1].Text).To(ContainSubstring("51.1 million tCO2e"))
 
-		reqs := w.model.requests()
+		reqs := w.model.Requests()
 		Expect(reqs).To(HaveLen(4))
 		second := reqs[2] // the second turn's first model call
 		var users []string
@@ -62,7 +62,7 @@ var _ = Describe("a conversation", func() {
 
 	It("sends the system prompt, the five tools and the sampling settings on every call", func() {
 		ask(w.agent(ours), "Show me the inventories for New York")
-		for _, req := range w.model.requests() {
+		for _, req := range w.model.Requests() {
 			Expect(req.Messages[0].Role).To(Equal(llm.RoleSystem))
 			Expect(req.Messages[0].Content).To(HavePrefix("You are Climate Advisor"))
 			var tools []string
@@ -81,7 +81,7 @@ var _ = Describe("a conversation", func() {
 		reply := ask(w.agent(ours), "How do I upload a spreadsheet to CityCatalyst?")
 		Expect(reply.Tools).To(BeEmpty())
 		Expect(reply.Error).To(BeEmpty())
-		Expect(w.model.requests()).To(HaveLen(1))
+		Expect(w.model.Requests()).To(HaveLen(1))
 		Expect(w.tracer.Noted(agents.NoteRoute)).To(Equal([]any{agents.Route{Mode: "answer"}}))
 		var data map[string]any
 		Expect(json.Unmarshal(mustJSON(reply), &data)).To(Succeed())
@@ -109,14 +109,14 @@ var _ = Describe("a conversation", func() {
 
 	DescribeTable("stops after max_steps model calls when the model never stops calling tools",
 		func(variant map[string]any, steps int) {
-			w.useModel(&fake{next: func(int, llm.Request) llm.Message {
+			w.useModel(&fake{Next: func(int, llm.Request) llm.Message {
 				return toolCallMessage(climate.ToolUserInventories, `{}`)
 			}})
 			reply := ask(w.agent(variant), "Which inventories do I have?")
 			Expect(reply.Error).To(Equal("max_steps"))
 			Expect(reply.Text).To(ContainSubstring("could not finish"))
 			Expect(reply.Tools).To(HaveLen(steps))
-			Expect(w.model.requests()).To(HaveLen(steps))
+			Expect(w.model.Requests()).To(HaveLen(steps))
 			Expect(w.transport.Requests(ccHost)).To(HaveLen(steps))
 		},
 		Entry("max_steps 2", map[string]any{"max_steps": 2}, 2),
@@ -165,7 +165,7 @@ var _ = Describe("the variant config", func() {
 		a, err := climate.New(cfg)
 		Expect(err).NotTo(HaveOccurred())
 		ask(a, "Hello!")
-		Expect(w.model.requests()[0].Messages[0].Content).To(Equal("You are Climate Advisor. Be brief."))
+		Expect(w.model.Requests()[0].Messages[0].Content).To(Equal("You are Climate Advisor. Be brief."))
 
 		cfg.Variant = map[string]any{"prompt": "missing.md"}
 		_, err = climate.New(cfg)

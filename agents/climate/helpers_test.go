@@ -7,8 +7,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"regexp"
-	"slices"
-	"sync"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -18,6 +16,7 @@ import (
 	"github.com/agentreplay/testbed/agents/agenttest"
 	"github.com/agentreplay/testbed/agents/climate"
 	"github.com/agentreplay/testbed/agents/llm"
+	"github.com/agentreplay/testbed/agents/llm/llmtest"
 	"github.com/agentreplay/testbed/agents/llm/openai"
 	"github.com/agentreplay/testbed/harness/standin"
 	"github.com/agentreplay/testbed/harness/upstream"
@@ -28,6 +27,12 @@ type tracer = agenttest.Tracer
 
 // transport sends the agent's hosts to loopback servers and logs requests.
 type transport = agenttest.Transport
+
+// recording keeps every request the agent sends to the model.
+type recording = llmtest.Recording
+
+// fake is a scripted model.
+type fake = llmtest.Scripted
 
 // Logical hosts the agent calls by default (climate.Info).
 const (
@@ -69,47 +74,9 @@ func embeddingCalls(t *transport) [][]string {
 	return out
 }
 
-// recording is an llm.Client that keeps a copy of every request it passes on.
-type recording struct {
-	llm.Client
-	mu    sync.Mutex
-	calls []llm.Request
-}
-
-func (r *recording) Chat(ctx context.Context, req llm.Request) (llm.Response, error) {
-	req.Messages = slices.Clone(req.Messages)
-	r.mu.Lock()
-	r.calls = append(r.calls, req)
-	r.mu.Unlock()
-	return r.Client.Chat(ctx, req)
-}
-
-// requests returns the recorded requests, in order.
-func (r *recording) requests() []llm.Request {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return slices.Clone(r.calls)
-}
-
-// fake is a scripted model: next decides each answer from the call's index
-// and request. It never touches the network.
-type fake struct {
-	next func(i int, req llm.Request) llm.Message
-	mu   sync.Mutex
-	n    int
-}
-
-func (f *fake) Chat(_ context.Context, req llm.Request) (llm.Response, error) {
-	f.mu.Lock()
-	i := f.n
-	f.n++
-	f.mu.Unlock()
-	return llm.Response{Message: f.next(i, req), FinishReason: "stop"}, nil
-}
-
 // callOnce is a model that calls one tool, then answers "done".
 func callOnce(name, arguments string) *fake {
-	return &fake{next: func(i int, _ llm.Request) llm.Message {
+	return &fake{Next: func(i int, _ llm.Request) llm.Message {
 		if i == 0 {
 			return toolCallMessage(name, arguments)
 		}
@@ -155,12 +122,12 @@ func newWorld() *world {
 	w.transport.Route(ccHost, agenttest.HostOf(up.URL()))
 	w.http = &http.Client{Transport: w.transport}
 	info := climate.Info()
-	w.model = &recording{Client: openai.New(info.Model.BaseURL, info.Model.Model, "", w.http)}
+	w.model = llmtest.NewRecording(openai.New(info.Model.BaseURL, info.Model.Model, "", w.http))
 	return w
 }
 
 // useModel replaces the stand-in model with m (still recorded).
-func (w *world) useModel(m llm.Client) { w.model.Client = m }
+func (w *world) useModel(m llm.Client) { w.model.Use(m) }
 
 // serveCityCatalyst sends the CityCatalyst host to h instead of the stub.
 func (w *world) serveCityCatalyst(h http.Handler) {

@@ -32,7 +32,7 @@ func callTool(w *world, variant map[string]any, name, arguments string) (climate
 	Expect(reports[0].Name).To(Equal(name))
 	Expect(reports[0].Args).To(MatchJSON(arguments))
 	// The model is told exactly what the tracer saw.
-	reqs := w.model.requests()
+	reqs := w.model.Requests()
 	Expect(reqs).To(HaveLen(2))
 	tool := toolMessages(reqs[1])
 	Expect(tool).To(HaveLen(1))

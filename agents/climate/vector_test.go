@@ -176,7 +176,7 @@ var _ = Describe("climate_vector_search", func() {
 		q := `{"question":"` + scopesQuestion + `"}`
 		steps := []llm.Message{toolCallMessage(climate.ToolVectorSearch, q), {Role: llm.RoleAssistant, Content: "one"},
 			toolCallMessage(climate.ToolVectorSearch, q), {Role: llm.RoleAssistant, Content: "two"}}
-		w.useModel(&fake{next: func(i int, _ llm.Request) llm.Message { return steps[i] }})
+		w.useModel(&fake{Next: func(i int, _ llm.Request) llm.Message { return steps[i] }})
 		a := w.agent(ours)
 		replies := []climate.Reply{}
 		for _, turn := range []string{"first try", "second try"} {
