@@ -3,6 +3,7 @@ package main
 import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"strings"
 )
 
 var _ = Describe("testbed usage", func() {
@@ -41,6 +42,17 @@ var _ = Describe("testbed usage", func() {
 		Entry("record", "record", []string{"record", "-h"}, []string{"root", "suite", "provider", "model", "live"}),
 		Entry("list", "list", []string{"list", "--help"}, []string{"root", "suite", "json"}),
 		Entry("cassettes check", "cassettes check", []string{"cassettes", "check", "--help"}, []string{"dir", "json"}),
+	)
+
+	DescribeTable("--help on a command that takes files prints its usage once and exits 0",
+		func(args ...string) {
+			r := testbed(args...)
+			Expect(r.code).To(Equal(exitOK), r.String())
+			Expect(strings.Count(r.stderr, "\nFlags:\n")).To(Equal(1), r.stderr)
+		},
+		Entry("compare", "compare", "--help"),
+		Entry("report", "report", "--help"),
+		Entry("report merge", "report", "merge", "--help"),
 	)
 
 	DescribeTable("exits 2 on bad usage and says what is wrong",

@@ -79,7 +79,7 @@ func parseWithFiles(fs *flag.FlagSet, args []string) ([]string, error) {
 	var files []string
 	for len(args) > 0 {
 		if err := fs.Parse(args); err != nil {
-			return nil, parse(fs, args)
+			return nil, parseError(err)
 		}
 		if fs.NArg() == 0 {
 			break

@@ -48,15 +48,21 @@ func newFlags(name, doc string, stderr io.Writer) *flag.FlagSet {
 
 func parse(fs *flag.FlagSet, args []string) error {
 	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return withCode(exitOK, errSilent)
-		}
-		return withCode(exitUsage, errSilent)
+		return parseError(err)
 	}
 	if fs.NArg() > 0 {
 		return withCode(exitUsage, fmt.Errorf("unexpected argument %q", fs.Arg(0)))
 	}
 	return nil
+}
+
+// parseError is the exit for a flag parse error, which the flag package
+// has already explained on stderr: 0 for --help, 2 for the rest.
+func parseError(err error) error {
+	if errors.Is(err, flag.ErrHelp) {
+		return withCode(exitOK, errSilent)
+	}
+	return withCode(exitUsage, errSilent)
 }
 
 // loadSuites loads scenarios/*.yaml, keeping the selected suite.
