@@ -100,29 +100,7 @@ func (s *Server) serveGemini(w http.ResponseWriter, r *http.Request) {
 		writeGeminiError(w, http.StatusBadRequest, err.Error(), 0)
 		return
 	}
-	inTokens := s.counter.Request(llm.Request{Messages: req.Messages, Tools: req.Tools}).Total()
-	if fault := s.fault(req); fault != "" {
-		s.writeGeminiFault(w, fault, req, inTokens)
-		return
-	}
-	policy := s.policy(req)
-	if policy == nil {
-		writeGeminiError(w, http.StatusBadRequest, "the stand-in has no policy for this prompt; add one in harness/standin", s.opts.Latency.Of(inTokens, 0))
-		return
-	}
-	msg, err := policy.Answer(req)
-	if err != nil {
-		writeGeminiError(w, http.StatusInternalServerError, policy.Name()+": "+err.Error(), s.opts.Latency.Of(inTokens, 0))
-		return
-	}
-	out := s.counter.Output(msg)
-	resp, err := geminiCompletion(model, msg, "STOP", inTokens, out)
-	if err != nil {
-		writeGeminiError(w, http.StatusInternalServerError, policy.Name()+": "+err.Error(), s.opts.Latency.Of(inTokens, 0))
-		return
-	}
-	w.Header().Set(cassette.LatencyHeader, s.opts.Latency.Of(inTokens, out).String())
-	writeJSON(w, http.StatusOK, resp)
+	s.respond(w, geminiDialect, req)
 }
 
 // geminiModel returns the model of a …/models/<model>:generateContent path.
@@ -136,25 +114,16 @@ func geminiModel(path string) (string, bool) {
 	return model, model != "" && !strings.Contains(model, "/")
 }
 
-func (s *Server) writeGeminiFault(w http.ResponseWriter, fault string, r Request, in int) {
-	lat := s.opts.Latency.Of(in, 0)
-	switch fault {
-	case FaultRateLimit:
-		w.Header().Set("Retry-After", "2")
-		writeGeminiError(w, http.StatusTooManyRequests, "rate limit reached (injected fault)", lat)
-	case FaultServer:
-		writeGeminiError(w, http.StatusInternalServerError, "internal error (injected fault)", lat)
-	case FaultMalformed:
-		w.Header().Set(cassette.LatencyHeader, lat.String())
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusOK)
-		io.WriteString(w, `{"candidates": [{"content": {"role": "model", "parts": [{"text": "unterminated`)
-	case FaultTruncated:
-		msg := llm.Message{Role: llm.RoleAssistant, Content: `{"decision": "mc`}
-		resp, _ := geminiCompletion(r.Model, msg, "MAX_TOKENS", in, 4)
-		w.Header().Set(cassette.LatencyHeader, s.opts.Latency.Of(in, 4).String())
-		writeJSON(w, http.StatusOK, resp)
-	}
+var geminiDialect = dialect{
+	writeError: writeGeminiError,
+	malformed:  `{"candidates": [{"content": {"role": "model", "parts": [{"text": "unterminated`,
+	completion: func(model string, msg llm.Message, truncated bool, in, out int) (any, error) {
+		finish := "STOP"
+		if truncated {
+			finish = "MAX_TOKENS"
+		}
+		return geminiCompletion(model, msg, finish, in, out)
+	},
 }
 
 // pendingCall is a function call that no functionResponse has answered yet.

@@ -217,29 +217,60 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "request is not JSON: "+err.Error(), 0)
 		return
 	}
-	req := convert(wr)
-	inTokens := s.counter.Request(llm.Request{Messages: req.Messages, Tools: req.Tools}).Total()
+	s.respond(w, openAIDialect, convert(wr))
+}
+
+// dialect is what differs between the wire formats the stand-in speaks.
+type dialect struct {
+	writeError func(w http.ResponseWriter, status int, msg string, lat time.Duration)
+	// malformed is a 200 body cut off in the middle of its JSON.
+	malformed string
+	// completion is the response body carrying msg; truncated when the
+	// answer was cut at the token limit.
+	completion func(model string, msg llm.Message, truncated bool, in, out int) (any, error)
+}
+
+var openAIDialect = dialect{
+	writeError: writeError,
+	malformed:  `{"id": "chatcmpl-standin", "choices": [{"message": {"role": "assistant", "content": "unterminated`,
+	completion: func(model string, msg llm.Message, truncated bool, in, out int) (any, error) {
+		finish := "stop"
+		switch {
+		case truncated:
+			finish = "length"
+		case len(msg.ToolCalls) > 0:
+			finish = "tool_calls"
+		}
+		return completion(model, msg, finish, in, out), nil
+	},
+}
+
+// respond answers req in dialect d: the fault it asks for or draws, else
+// the answer of the first policy that accepts it.
+func (s *Server) respond(w http.ResponseWriter, d dialect, req Request) {
+	in := s.counter.Request(llm.Request{Messages: req.Messages, Tools: req.Tools}).Total()
 	if fault := s.fault(req); fault != "" {
-		s.writeFault(w, fault, req, inTokens)
+		s.writeFault(w, d, fault, req, in)
 		return
 	}
 	policy := s.policy(req)
 	if policy == nil {
-		writeError(w, http.StatusBadRequest, "the stand-in has no policy for this prompt; add one in harness/standin", s.opts.Latency.Of(inTokens, 0))
+		d.writeError(w, http.StatusBadRequest, "the stand-in has no policy for this prompt; add one in harness/standin", s.opts.Latency.Of(in, 0))
 		return
 	}
 	msg, err := policy.Answer(req)
 	if err != nil {
-		writeError(w, http.StatusInternalServerError, policy.Name()+": "+err.Error(), s.opts.Latency.Of(inTokens, 0))
+		d.writeError(w, http.StatusInternalServerError, policy.Name()+": "+err.Error(), s.opts.Latency.Of(in, 0))
 		return
 	}
 	out := s.counter.Output(msg)
-	finish := "stop"
-	if len(msg.ToolCalls) > 0 {
-		finish = "tool_calls"
+	resp, err := d.completion(req.Model, msg, false, in, out)
+	if err != nil {
+		d.writeError(w, http.StatusInternalServerError, policy.Name()+": "+err.Error(), s.opts.Latency.Of(in, 0))
+		return
 	}
-	w.Header().Set(cassette.LatencyHeader, s.opts.Latency.Of(inTokens, out).String())
-	writeJSON(w, http.StatusOK, completion(req.Model, msg, finish, inTokens, out))
+	w.Header().Set(cassette.LatencyHeader, s.opts.Latency.Of(in, out).String())
+	writeJSON(w, http.StatusOK, resp)
 }
 
 func (s *Server) policy(r Request) Policy {
@@ -282,23 +313,29 @@ func (s *Server) drawFault() string {
 	return s.opts.Faults[s.rng.Intn(len(s.opts.Faults))]
 }
 
-func (s *Server) writeFault(w http.ResponseWriter, fault string, r Request, in int) {
+// writeFault answers with the named fault in dialect d.
+func (s *Server) writeFault(w http.ResponseWriter, d dialect, fault string, r Request, in int) {
 	lat := s.opts.Latency.Of(in, 0)
 	switch fault {
 	case FaultRateLimit:
 		w.Header().Set("Retry-After", "2")
-		writeError(w, http.StatusTooManyRequests, "rate limit reached (injected fault)", lat)
+		d.writeError(w, http.StatusTooManyRequests, "rate limit reached (injected fault)", lat)
 	case FaultServer:
-		writeError(w, http.StatusInternalServerError, "internal error (injected fault)", lat)
+		d.writeError(w, http.StatusInternalServerError, "internal error (injected fault)", lat)
 	case FaultMalformed:
 		w.Header().Set(cassette.LatencyHeader, lat.String())
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusOK)
-		io.WriteString(w, `{"id": "chatcmpl-standin", "choices": [{"message": {"role": "assistant", "content": "unterminated`)
+		io.WriteString(w, d.malformed)
 	case FaultTruncated:
 		msg := llm.Message{Role: llm.RoleAssistant, Content: `{"decision": "mc`}
+		resp, err := d.completion(r.Model, msg, true, in, 4)
+		if err != nil {
+			d.writeError(w, http.StatusInternalServerError, err.Error(), lat)
+			return
+		}
 		w.Header().Set(cassette.LatencyHeader, s.opts.Latency.Of(in, 4).String())
-		writeJSON(w, http.StatusOK, completion(r.Model, msg, "length", in, 4))
+		writeJSON(w, http.StatusOK, resp)
 	}
 }
 
