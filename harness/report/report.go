@@ -1,8 +1,9 @@
 // Package report is the result of a run as data, and renderers of it.
 //
-// A Report is built by package runner and written by WriteText, WriteMarkdown
-// and WriteJSON. It holds no wall-clock figures, so the same cassettes give
-// the same report byte for byte.
+// A Report is built by package runner and written by WriteText,
+// WriteMarkdown, WriteJSON, WriteJUnit and WriteHTML; Compare and Regressions
+// set two reports side by side. It holds no wall-clock figures, so the same
+// cassettes give the same report byte for byte.
 package report
 
 import (
