@@ -22,16 +22,23 @@ it runs against loopback stand-ins (the stand-in model and the fixture
 upstreams), so anyone can re-record offline and get the same bytes. With
 --provider and a key in the environment it records a real model instead.
 With --live it runs the same way but writes no cassette (a smoke test).
+With --repeat N it keeps N samples per scenario (<scenario>.yaml, then
+<scenario>.sample2.yaml …), for models that do not answer the same twice;
+a replay runs every sample and reports each scenario's pass rate, pass^k and
+a 95% interval per metric. The stand-in answers sample 1 deterministically
+and samples the others like a model above temperature zero.
 
 Examples:
   testbed record --suite odbchat
   testbed record --suite odbchat --variant single-pass --scenario ac1-taiwan-sst
+  testbed record --suite odbchat-sampled --repeat 5
   OPENAI_API_KEY=… testbed record --suite odbchat --provider openai --model gpt-4.1-mini`
 
 func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var sel selection
 	var prov, model, baseURL string
 	var liveUpstreams, live bool
+	var repeat int
 	fs := newFlags("record", recordDoc, stderr)
 	sel.register(fs)
 	fs.StringVar(&prov, "provider", "", "record a real model: openai or gemini (key from OPENAI_API_KEY or GEMINI_API_KEY)")
@@ -39,8 +46,12 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.StringVar(&baseURL, "base-url", "", "the real provider's base URL (with --provider; default the provider's own)")
 	fs.BoolVar(&liveUpstreams, "live-upstreams", false, "call the real upstream APIs instead of the fixture stubs")
 	fs.BoolVar(&live, "live", false, "run against the endpoints but write no cassette")
+	fs.IntVar(&repeat, "repeat", 1, "keep `N` samples per scenario")
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	if repeat < 1 {
+		return withCode(exitUsage, fmt.Errorf("--repeat %d: want 1 or more samples", repeat))
 	}
 	suites, err := loadSuites(sel)
 	if err != nil {
@@ -50,6 +61,7 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		Mode: cassette.ModeRecord, Root: sel.root, Agents: all.Registry(),
 		Variant: sel.variant, Scenario: sel.scenario, Progress: progress(sel, stderr),
 		Parallel: 1, // one recording at a time keeps the stand-ins' order and faults reproducible
+		Repeat:   repeat,
 	}
 	if live {
 		opts.Mode = cassette.ModeLive
@@ -111,8 +123,10 @@ func recorded(rep *report.Report) int {
 	for _, s := range rep.Suites {
 		for _, v := range s.Variants {
 			for _, sc := range v.Scenarios {
-				if sc.Verdict != report.VerdictError {
-					n++
+				for _, r := range sc.Runs() {
+					if r.Verdict != report.VerdictError {
+						n++
+					}
 				}
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -23,6 +24,10 @@ type Comparison struct {
 	// BaseSummary and HeadSummary are over the scenarios both ran.
 	BaseSummary Summary `json:"base_summary"`
 	HeadSummary Summary `json:"head_summary"`
+	// Noise says, per sampled metric, whether the difference of the means
+	// is larger than the samples' noise; empty when neither side was
+	// sampled.
+	Noise []Noise `json:"noise,omitempty"`
 }
 
 // Side is one scenario's figures under one variant.
@@ -36,6 +41,9 @@ type Side struct {
 	LLMCalls      int      `json:"llm_calls"`
 	LatencyMS     float64  `json:"latency_ms"`
 	Answer        string   `json:"answer"`
+	// Samples is the number of samples when the scenario was sampled; the
+	// token, call and latency figures are then means over them.
+	Samples int `json:"samples,omitempty"`
 }
 
 // Compared is one scenario under both variants.
@@ -48,8 +56,11 @@ type Compared struct {
 	Changed    bool   `json:"changed"`
 	// Regressed is true when head is worse: a verdict no longer passes, a
 	// correct route went wrong, or it spends more LLM calls, input tokens or
-	// latency.
+	// latency — for sampled scenarios, only by more than the noise.
 	Regressed bool `json:"regressed"`
+	// Noise compares the sampled metrics' means when either side was
+	// sampled.
+	Noise []Noise `json:"noise,omitempty"`
 }
 
 func side(sc Scenario) Side {
@@ -61,7 +72,80 @@ func side(sc Scenario) Side {
 			s.Tools = append(s.Tools, e.Tool.Name)
 		}
 	}
+	if sp := sc.Sampling; sp != nil {
+		s.Samples = sp.N
+		s.InputTokens = int(math.Round(sp.Metrics[MetricInputTokens].Mean))
+		s.OutputTokens = int(math.Round(sp.Metrics[MetricOutputTokens].Mean))
+		s.LLMCalls = int(math.Round(sp.Metrics[MetricLLMCalls].Mean))
+		s.LatencyMS = math.Round(sp.Metrics[MetricLatencyMS].Mean)
+	}
 	return s
+}
+
+// samplesOf is a scenario's sampled metrics as intervals, and their count:
+// a single run is an interval of width zero.
+func samplesOf(sc Scenario) (map[string]Interval, int) {
+	if sc.Sampling != nil {
+		return sc.Sampling.Metrics, sc.Sampling.N
+	}
+	out := map[string]Interval{}
+	for _, name := range SampledMetrics() {
+		v := metricOf(sc.Metrics, name)
+		out[name] = Interval{Mean: v, Lo: v, Hi: v}
+	}
+	return out, 1
+}
+
+// scenarioNoise compares one scenario's sampled metrics by Welch's t.
+func scenarioNoise(b, h Scenario) []Noise {
+	if b.Sampling == nil && h.Sampling == nil {
+		return nil
+	}
+	bm, nb := samplesOf(b)
+	hm, nh := samplesOf(h)
+	var out []Noise
+	for _, name := range SampledMetrics() {
+		out = append(out, welch(name, bm[name], hm[name], nb, nh))
+	}
+	return out
+}
+
+// summaryNoise compares the variants' means of each sampled metric over
+// the scenarios both ran: the difference's standard error comes from the
+// within-scenario variances of both sides.
+func summaryNoise(bs, hs []Scenario) []Noise {
+	sampled := false
+	for i := range bs {
+		sampled = sampled || bs[i].Sampling != nil || hs[i].Sampling != nil
+	}
+	if !sampled {
+		return nil
+	}
+	var out []Noise
+	for _, name := range SampledMetrics() {
+		mb, vb, db := pooled(bs, name)
+		mh, vh, dh := pooled(hs, name)
+		d := Noise{Metric: name, Base: mb, Head: mh, Delta: mh - mb}
+		if se2 := vb + vh; se2 > 0 {
+			d.HalfWidth = tCrit(db+dh) * math.Sqrt(se2)
+			d.Beyond = math.Abs(d.Delta) > d.HalfWidth
+		} else {
+			d.Beyond = d.Delta != 0
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// worse reports whether head is higher than base for a metric: beyond the
+// noise when the row has noise figures, else by any amount.
+func (r Compared) worse(metric string, base, head float64) bool {
+	for _, n := range r.Noise {
+		if n.Metric == metric {
+			return n.Beyond && n.Delta > 0
+		}
+	}
+	return head > base
 }
 
 // CompareVariants compares head with base over the scenarios both ran, in
@@ -79,18 +163,20 @@ func CompareVariants(suite string, base, head *Variant, baseLabel, headLabel str
 			continue
 		}
 		bs, hs = append(bs, b), append(hs, h)
-		row := Compared{ID: b.ID, Base: side(b), Head: side(h), AnswerDiff: firstDiff(side(b).Answer, side(h).Answer)}
+		row := Compared{ID: b.ID, Base: side(b), Head: side(h), AnswerDiff: firstDiff(side(b).Answer, side(h).Answer), Noise: scenarioNoise(b, h)}
 		row.Changed = row.Base.Verdict != row.Head.Verdict || row.Base.Route != row.Head.Route ||
 			!slices.Equal(row.Base.Tools, row.Head.Tools) || row.Base.InputTokens != row.Head.InputTokens ||
 			row.Base.OutputTokens != row.Head.OutputTokens || row.Base.LLMCalls != row.Head.LLMCalls ||
 			row.Base.LatencyMS != row.Head.LatencyMS || row.AnswerDiff != ""
 		row.Regressed = b.Verdict == VerdictPass && h.Verdict != VerdictPass ||
 			b.RouteCorrect() && !h.RouteCorrect() ||
-			row.Head.LLMCalls > row.Base.LLMCalls || row.Head.InputTokens > row.Base.InputTokens ||
-			row.Head.LatencyMS > row.Base.LatencyMS
+			row.worse(MetricLLMCalls, float64(row.Base.LLMCalls), float64(row.Head.LLMCalls)) ||
+			row.worse(MetricInputTokens, float64(row.Base.InputTokens), float64(row.Head.InputTokens)) ||
+			row.worse(MetricLatencyMS, row.Base.LatencyMS, row.Head.LatencyMS)
 		c.Rows = append(c.Rows, row)
 	}
 	c.BaseSummary, c.HeadSummary = Summarize(bs), Summarize(hs)
+	c.Noise = summaryNoise(bs, hs)
 	return c
 }
 
@@ -191,7 +277,11 @@ func comparisonSections(c Comparison, f CompareFilter) []section {
 		header: []string{"metric", "base", "head", "change"},
 		right:  []bool{false, true, true, true},
 	}}
-	rowF := func(name string, x, y float64, format string, pct bool) {
+	if len(c.Noise) > 0 {
+		sum.table.header = append(sum.table.header, "noise (95%)")
+		sum.table.right = append(sum.table.right, false)
+	}
+	rowF := func(name, metric string, x, y float64, format string, pct bool) {
 		ch := fmt.Sprintf(format, y-x)
 		if pct && x != 0 {
 			ch += fmt.Sprintf(" (%+.1f%%)", (y-x)/x*100)
@@ -200,18 +290,32 @@ func comparisonSections(c Comparison, f CompareFilter) []section {
 			ch = "="
 		}
 		plain := strings.Replace(format, "%+", "%", 1)
-		sum.table.rows = append(sum.table.rows, []string{name, fmt.Sprintf(plain, x), fmt.Sprintf(plain, y), ch})
+		row := []string{name, fmt.Sprintf(plain, x), fmt.Sprintf(plain, y), ch}
+		if len(c.Noise) > 0 {
+			row = append(row, noiseText(c.Noise, metric, plain))
+		}
+		sum.table.rows = append(sum.table.rows, row)
 	}
-	rowF("pass rate (%)", b.PassRate*100, h.PassRate*100, "%+.1f", false)
+	rowF("pass rate (%)", "", b.PassRate*100, h.PassRate*100, "%+.1f", false)
+	if b.Runs > 0 || h.Runs > 0 {
+		rowF("samples passed (%)", "", b.RunPassRate*100, h.RunPassRate*100, "%+.1f", false)
+		if b.K == h.K {
+			rowF(fmt.Sprintf("pass^%d (%%)", b.K), "", b.PassHatK*100, h.PassHatK*100, "%+.1f", false)
+		}
+	}
 	if b.Routed > 0 || h.Routed > 0 {
-		rowF("routing accuracy (%)", b.RoutingAccuracy*100, h.RoutingAccuracy*100, "%+.1f", false)
+		rowF("routing accuracy (%)", "", b.RoutingAccuracy*100, h.RoutingAccuracy*100, "%+.1f", false)
 	}
-	rowF("LLM calls (mean)", b.LLMCallsMean, h.LLMCallsMean, "%+.2f", true)
-	rowF("input tokens (mean)", b.InputTokensMean, h.InputTokensMean, "%+.0f", true)
-	rowF("output tokens (mean)", b.OutputTokensMean, h.OutputTokensMean, "%+.0f", true)
-	rowF("token reduction (%)", b.TokenReduction*100, h.TokenReduction*100, "%+.1f", false)
-	rowF("latency mean (ms)", b.LatencyMean, h.LatencyMean, "%+.0f", true)
-	rowF("latency p95 (ms)", b.LatencyP95, h.LatencyP95, "%+.0f", true)
+	rowF("LLM calls (mean)", MetricLLMCalls, b.LLMCallsMean, h.LLMCallsMean, "%+.2f", true)
+	rowF("input tokens (mean)", MetricInputTokens, b.InputTokensMean, h.InputTokensMean, "%+.0f", true)
+	rowF("output tokens (mean)", MetricOutputTokens, b.OutputTokensMean, h.OutputTokensMean, "%+.0f", true)
+	rowF("token reduction (%)", "", b.TokenReduction*100, h.TokenReduction*100, "%+.1f", false)
+	rowF("latency mean (ms)", MetricLatencyMS, b.LatencyMean, h.LatencyMean, "%+.0f", true)
+	rowF("latency p95 (ms)", "", b.LatencyP95, h.LatencyP95, "%+.0f", true)
+	if len(c.Noise) > 0 {
+		sum.notes = append(sum.notes, note{text: "noise: the 95% interval of the difference from the samples' own variation; " +
+			"a difference beyond it is larger than the noise"})
+	}
 
 	rows := section{title: "per scenario", table: table{
 		header: []string{"scenario", "verdict", "route", "tools", "in tok", "ctx tok", "LLM", "latency"},
@@ -239,6 +343,15 @@ func comparisonSections(c Comparison, f CompareFilter) []section {
 		if r.AnswerDiff != "" {
 			rows.notes = append(rows.notes, note{text: r.ID + " answer " + r.AnswerDiff})
 		}
+		var noisy []string
+		for _, n := range r.Noise {
+			if n.Delta != 0 {
+				noisy = append(noisy, fmt.Sprintf("%s %+.1f %s", strings.ReplaceAll(n.Metric, "_", " "), n.Delta, noiseText(r.Noise, n.Metric, "%.1f")))
+			}
+		}
+		if len(noisy) > 0 {
+			rows.notes = append(rows.notes, note{text: fmt.Sprintf("%s (%d → %d samples): %s", r.ID, max(1, r.Base.Samples), max(1, r.Head.Samples), strings.Join(noisy, "; "))})
+		}
 	}
 	if shown == 0 {
 		rows.table.header = nil
@@ -246,6 +359,22 @@ func comparisonSections(c Comparison, f CompareFilter) []section {
 	}
 	rows.notes = append([]note{{text: "▲ marks a regression: a verdict no longer passing, a route gone wrong, or more LLM calls, input tokens or latency"}}, rows.notes...)
 	return []section{sum, rows}
+}
+
+// noiseText says whether a metric's difference is beyond the noise, with
+// the interval's half-width in format.
+func noiseText(ns []Noise, metric, format string) string {
+	for _, n := range ns {
+		if n.Metric != metric {
+			continue
+		}
+		verdict := "within noise"
+		if n.Beyond {
+			verdict = "beyond noise"
+		}
+		return "±" + fmt.Sprintf(format, n.HalfWidth) + " " + verdict
+	}
+	return ""
 }
 
 // WriteComparisonText renders comparisons as terminal tables.

@@ -120,6 +120,9 @@ func layoutSuite(s *Suite, mode string, verdict verdictStyle) suiteBlock {
 		b.sections = append(b.sections, variantSection(v, verdict))
 	}
 	b.sections = append(b.sections, outcomeSection(order), costSection(order, base))
+	if t, ok := samplingSection(order); ok {
+		b.sections = append(b.sections, t)
+	}
 	if t, ok := thresholdSection(order); ok {
 		b.sections = append(b.sections, t)
 	}
@@ -316,6 +319,51 @@ func thresholdSection(order []*Variant) (section, bool) {
 		}
 	}
 	return sec, len(sec.table.rows) > 0
+}
+
+// samplingSection lays out the scenarios recorded with several samples:
+// per scenario, how many samples passed, the pass rate's interval, pass^n,
+// and the sampled metrics' means with their 95% intervals; per variant, the
+// same over all runs with pass^k at the fewest samples any scenario has.
+func samplingSection(order []*Variant) (section, bool) {
+	sec := section{title: "samples (mean ± 95% interval)", table: table{
+		header: []string{"variant", "scenario", "passed", "pass rate [95%]", "pass^k", "in tok", "out tok", "LLM", "latency"},
+		right:  []bool{false, false, true, true, true, true, true, true, true},
+	}}
+	pm := func(iv Interval, decimals int, unit string) string {
+		s := strconv.FormatFloat(iv.Mean, 'f', decimals, 64)
+		if iv.HalfWidth() > 0 {
+			s += " ±" + strconv.FormatFloat(iv.HalfWidth(), 'f', decimals, 64)
+		}
+		return s + unit
+	}
+	for _, v := range order {
+		s := v.Summary
+		if s.Runs == 0 {
+			continue
+		}
+		for _, sc := range v.Scenarios {
+			sp := sc.Sampling
+			if sp == nil {
+				continue
+			}
+			m := sp.Metrics
+			sec.table.rows = append(sec.table.rows, []string{v.Name, sc.ID,
+				fmt.Sprintf("%d/%d", sp.Passed, sp.N),
+				fmt.Sprintf("%s [%s, %s]", percent(sp.PassRate.Mean), percent(sp.PassRate.Lo), percent(sp.PassRate.Hi)),
+				fmt.Sprintf("%s (k=%d)", percent(sp.PassHatK(sp.N)), sp.N),
+				pm(m[MetricInputTokens], 0, ""), pm(m[MetricOutputTokens], 0, ""), pm(m[MetricLLMCalls], 2, ""), pm(m[MetricLatencyMS], 0, " ms")})
+		}
+		sec.table.rows = append(sec.table.rows, []string{v.Name, "all runs",
+			fmt.Sprintf("%d/%d", int(math.Round(s.RunPassRate*float64(s.Runs))), s.Runs), percent(s.RunPassRate),
+			fmt.Sprintf("%s (k=%d)", percent(s.PassHatK), s.K),
+			pm(s.CI[MetricInputTokens], 0, ""), pm(s.CI[MetricOutputTokens], 0, ""), pm(s.CI[MetricLLMCalls], 2, ""), pm(s.CI[MetricLatencyMS], 0, " ms")})
+	}
+	if len(sec.table.rows) == 0 {
+		return sec, false
+	}
+	sec.notes = []note{{text: "pass^k: the chance that k fresh runs all pass, C(passed,k)/C(n,k); a scenario passes when at least its suite's min_sample_pass_rate of its samples pass; the variant tables show sample 1"}}
+	return sec, true
 }
 
 // metricName is the metric a threshold source starts with, as in

@@ -98,6 +98,9 @@ type Scenario struct {
 	Metrics       trace.Metrics `json:"metrics"`
 	Unplayed      int           `json:"unplayed"` // recorded interactions the run did not use
 	Events        []trace.Event `json:"events"`
+	// Sampling holds every sample's outcome when the scenario was recorded
+	// with several samples; nil for a single cassette.
+	Sampling *Sampling `json:"sampling,omitempty"`
 }
 
 // Check is one expectation's outcome.
@@ -129,6 +132,18 @@ type Summary struct {
 	// PromptTokensPerCall is the system prompt plus tool schemas per LLM
 	// call: what every call pays before any conversation.
 	PromptTokensPerCall float64 `json:"prompt_tokens_per_call"`
+	// Runs counts the replayed samples when any scenario has several (see
+	// Sampling); routing accuracy, means and percentiles are then over runs,
+	// while PassRate stays the share of scenarios whose verdict passed.
+	Runs        int     `json:"runs,omitempty"`
+	RunPassRate float64 `json:"run_pass_rate,omitempty"`
+	// PassHatK is pass^K averaged over the scenarios, K being the fewest
+	// samples any scenario has.
+	PassHatK float64 `json:"pass_hat_k,omitempty"`
+	K        int     `json:"k,omitempty"`
+	// CI is each sampled metric's mean with the 95% interval that the
+	// samples' own noise puts around it (see SampledMetrics).
+	CI map[string]Interval `json:"ci,omitempty"`
 }
 
 // Threshold is one suite threshold's outcome for a variant.

@@ -12,53 +12,75 @@ import (
 
 // RouteCorrect reports whether the observed route matches the expected one:
 // equal, or the same mode when no tool was expected.
-func (s Scenario) RouteCorrect() bool {
-	if s.ExpectedRoute == "" {
+func (s Scenario) RouteCorrect() bool { return routeCorrect(s.ExpectedRoute, s.Route) }
+
+func routeCorrect(expected, observed string) bool {
+	if expected == "" {
 		return false
 	}
-	if s.Route == s.ExpectedRoute {
+	if observed == expected {
 		return true
 	}
-	return !strings.Contains(s.ExpectedRoute, ":") && strings.SplitN(s.Route, ":", 2)[0] == s.ExpectedRoute
+	return !strings.Contains(expected, ":") && strings.SplitN(observed, ":", 2)[0] == expected
+}
+
+// Runs returns a scenario's samples, or the scenario itself as one run.
+func (s Scenario) Runs() []Run {
+	if s.Sampling != nil {
+		return s.Sampling.Runs
+	}
+	return []Run{{Sample: 1, Verdict: s.Verdict, Route: s.Route, Error: s.Error, Metrics: s.Metrics,
+		Replayed: replayed(s.Events), Unplayed: s.Unplayed}}
 }
 
 // Summarize aggregates scenario results. Latency percentiles use the
-// nearest-rank method.
+// nearest-rank method. Scenarios with several samples contribute every
+// sample to routing accuracy, means and percentiles (see Summary.Runs).
 func Summarize(scs []Scenario) Summary {
 	s := Summary{Scenarios: len(scs)}
 	if len(scs) == 0 {
 		return s
 	}
 	var llm, tools, in, out, raw, ctx, prompt float64
-	correct := 0
-	lat := make([]float64, 0, len(scs))
+	correct, runs, runsPassed := 0, 0, 0
+	sampled := false
+	var lat []float64
 	for _, sc := range scs {
 		if sc.Verdict == VerdictPass {
 			s.Passed++
 		}
-		if sc.ExpectedRoute != "" {
-			s.Routed++
-			if sc.RouteCorrect() {
-				correct++
-			}
+		if sc.Sampling != nil {
+			sampled = true
 		}
-		m := sc.Metrics
-		llm += float64(m.LLMCalls)
-		prompt += float64(m.Input.System + m.Input.Tools)
-		tools += float64(m.ToolCalls)
-		in += float64(m.InputTokens)
-		out += float64(m.OutputTokens)
-		raw += float64(m.RawTokens)
-		ctx += float64(m.ContextTokens)
-		lat = append(lat, float64(m.Latency.Microseconds())/1000)
+		for _, r := range sc.Runs() {
+			runs++
+			if r.Verdict == VerdictPass {
+				runsPassed++
+			}
+			if sc.ExpectedRoute != "" {
+				s.Routed++
+				if routeCorrect(sc.ExpectedRoute, r.Route) {
+					correct++
+				}
+			}
+			m := r.Metrics
+			llm += float64(m.LLMCalls)
+			prompt += float64(m.Input.System + m.Input.Tools)
+			tools += float64(m.ToolCalls)
+			in += float64(m.InputTokens)
+			out += float64(m.OutputTokens)
+			raw += float64(m.RawTokens)
+			ctx += float64(m.ContextTokens)
+			lat = append(lat, metricOf(m, MetricLatencyMS))
+		}
 		for _, e := range sc.Events {
 			if e.Kind == trace.KindNote && e.Note.Key == "artifact" {
 				s.Artifacts++
 			}
 		}
 	}
-	n := float64(len(scs))
-	s.PassRate = float64(s.Passed) / n
+	n := float64(runs)
+	s.PassRate = float64(s.Passed) / float64(len(scs))
 	if s.Routed > 0 {
 		s.RoutingAccuracy = float64(correct) / float64(s.Routed)
 	}
@@ -77,7 +99,66 @@ func Summarize(scs []Scenario) Summary {
 	}
 	s.LatencyMean = sum / n
 	s.LatencyP50, s.LatencyP95, s.LatencyP99 = rank(lat, 0.50), rank(lat, 0.95), rank(lat, 0.99)
+	if sampled {
+		s.Runs, s.RunPassRate = runs, float64(runsPassed)/n
+		s.K, s.PassHatK, s.CI = sampledSummary(scs)
+	}
 	return s
+}
+
+// sampledSummary gives pass^K averaged over the scenarios, K the fewest
+// samples of any, and each sampled metric's mean over all runs with the
+// 95% interval of that mean from the within-scenario variances (the
+// scenarios are fixed; only the model's sampling is noise). A scenario with
+// one sample adds no variance.
+func sampledSummary(scs []Scenario) (k int, passHatK float64, ci map[string]Interval) {
+	k = math.MaxInt
+	for _, sc := range scs {
+		k = min(k, len(sc.Runs()))
+	}
+	for _, sc := range scs {
+		if sc.Sampling != nil {
+			passHatK += sc.Sampling.PassHatK(k)
+		} else if sc.Verdict == VerdictPass {
+			passHatK++
+		}
+	}
+	passHatK /= float64(len(scs))
+	ci = map[string]Interval{}
+	for _, name := range SampledMetrics() {
+		mean, se2, df := pooled(scs, name)
+		iv := Interval{Mean: mean, Lo: mean, Hi: mean}
+		if se2 > 0 {
+			half := tCrit(df) * math.Sqrt(se2)
+			iv.Lo, iv.Hi = mean-half, mean+half
+		}
+		ci[name] = iv
+	}
+	return k, passHatK, ci
+}
+
+// pooled is a metric's mean over every run of scs, the squared standard
+// error of that mean from the within-scenario variances, and its degrees of
+// freedom. A scenario with one sample adds no variance.
+func pooled(scs []Scenario, metric string) (mean, se2, df float64) {
+	var sum, variance float64
+	total := 0
+	for _, sc := range scs {
+		for _, r := range sc.Runs() {
+			sum += metricOf(r.Metrics, metric)
+		}
+		total += len(sc.Runs())
+		if sc.Sampling != nil {
+			sd, n := sc.Sampling.Metrics[metric].SD, float64(sc.Sampling.N)
+			variance += n * sd * sd
+			df += n - 1
+		}
+	}
+	if total == 0 {
+		return 0, 0, 0
+	}
+	t := float64(total)
+	return sum / t, variance / (t * t), df
 }
 
 // Confusion counts, over the scenarios with an ExpectedRoute, each
@@ -89,8 +170,11 @@ func Summarize(scs []Scenario) Summary {
 func Confusion(scs []Scenario) []ConfusionCell {
 	counts := map[ConfusionCell]int{}
 	for _, sc := range scs {
-		if sc.ExpectedRoute != "" {
-			counts[ConfusionCell{Expected: sc.ExpectedRoute, Observed: sc.Route}]++
+		if sc.ExpectedRoute == "" {
+			continue
+		}
+		for _, r := range sc.Runs() {
+			counts[ConfusionCell{Expected: sc.ExpectedRoute, Observed: r.Route}]++
 		}
 	}
 	if len(counts) == 0 {

@@ -62,16 +62,26 @@ type Options struct {
 	// Shard and Shards run a deterministic slice: the Shard-th (1-based) of
 	// Shards; Shards ≤ 1 runs everything. See Merge.
 	Shard, Shards int
-	// Progress, if set, is called after each scenario finishes.
+	// Repeat is the number of samples a recording keeps per scenario
+	// (default 1); a replay runs every sample it finds (see SamplePath).
+	Repeat int
+	// Progress, if set, is called after each scenario (each sample) finishes.
 	Progress func(done, total int, suite, variant, id string)
 }
 
-// job is one scenario under one variant.
+// job is one scenario under one variant, run once per sample.
 type job struct {
 	suite    *scenario.Suite
 	variant  scenario.Variant
 	scenario scenario.Scenario
 	out      *report.Scenario
+	runs     []report.Scenario // one per sample, folded into out
+}
+
+// task is one sample of a job.
+type task struct {
+	job    *job
+	sample int // 1-based
 }
 
 // Run runs suites and returns the report. Scenario failures are in the
@@ -132,8 +142,18 @@ func Run(ctx context.Context, suites []*scenario.Suite, opts Options) (*report.R
 				rv.Scenarios = append(rv.Scenarios, report.Scenario{ID: sc.ID, Criterion: sc.Criterion})
 			}
 			for i, sc := range picked {
-				jobs = append(jobs, job{suite: s, variant: v, scenario: sc, out: &rv.Scenarios[i]})
+				n := max(1, opts.Repeat)
+				if opts.Mode == cassette.ModeReplay {
+					n = Samples(opts.Root, s.Name, v.Name, sc.ID)
+				}
+				jobs = append(jobs, job{suite: s, variant: v, scenario: sc, out: &rv.Scenarios[i], runs: make([]report.Scenario, n)})
 			}
+		}
+	}
+	var tasks []task
+	for i := range jobs {
+		for k := range jobs[i].runs {
+			tasks = append(tasks, task{job: &jobs[i], sample: k + 1})
 		}
 	}
 
@@ -141,30 +161,63 @@ func Run(ctx context.Context, suites []*scenario.Suite, opts Options) (*report.R
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	done := 0
-	for _, j := range jobs {
+	for _, t := range tasks {
 		if ctx.Err() != nil {
 			break // interrupted: start nothing new, keep every other cassette as it is
 		}
 		wg.Add(1)
 		sem <- struct{}{}
-		go func(j job) {
+		go func(t task) {
 			defer wg.Done()
 			defer func() { <-sem }()
-			*j.out = runOne(ctx, j, opts, counters[j.suite.Tokenizer])
+			j := t.job
+			j.runs[t.sample-1] = runOne(ctx, j, t.sample, opts, counters[j.suite.Tokenizer])
 			if opts.Progress != nil {
 				mu.Lock()
 				done++
-				opts.Progress(done, len(jobs), j.suite.Name, j.variant.Name, j.scenario.ID)
+				opts.Progress(done, len(tasks), j.suite.Name, j.variant.Name, j.scenario.ID)
 				mu.Unlock()
 			}
-		}(j)
+		}(t)
 	}
 	wg.Wait()
+	for i := range jobs {
+		foldSamples(&jobs[i], opts)
+	}
 	if err := ctx.Err(); err != nil {
 		return rep, err
 	}
 	Finalize(rep, suites, opts)
 	return rep, nil
+}
+
+// foldSamples puts a job's runs into its report slot. After a recording in
+// which every sample succeeded, sample cassettes beyond the ones just
+// recorded are removed, so a replay finds exactly those.
+func foldSamples(j *job, opts Options) {
+	var runs []report.Scenario
+	for _, r := range j.runs {
+		if r.ID != "" { // an interrupted run leaves later samples unrun
+			runs = append(runs, r)
+		}
+	}
+	if len(runs) == 0 {
+		return
+	}
+	*j.out = report.Sample(runs, j.suite.MinSamplePassRate)
+	if opts.Mode != cassette.ModeRecord || len(runs) < len(j.runs) {
+		return
+	}
+	for _, r := range runs {
+		if r.Verdict == report.VerdictError {
+			return
+		}
+	}
+	for k := len(runs) + 1; ; k++ {
+		if os.Remove(SamplePath(opts.Root, j.suite.Name, j.variant.Name, j.scenario.ID, k)) != nil {
+			return
+		}
+	}
 }
 
 // Finalize computes, from the scenario results of rep, each variant's
@@ -237,7 +290,30 @@ func variantByName(s *scenario.Suite, name string) scenario.Variant {
 
 // CassettePath is where the cassette of one scenario under one variant lives.
 func CassettePath(root, suite, variant, id string) string {
-	return filepath.Join(root, "cassettes", suite, variant, id+".yaml")
+	return SamplePath(root, suite, variant, id, 1)
+}
+
+// SamplePath is where sample k (1-based) of a scenario's cassettes lives:
+// <id>.yaml for the first, <id>.sample<k>.yaml for the others.
+func SamplePath(root, suite, variant, id string, k int) string {
+	name := id + ".yaml"
+	if k > 1 {
+		name = fmt.Sprintf("%s.sample%d.yaml", id, k)
+	}
+	return filepath.Join(root, "cassettes", suite, variant, name)
+}
+
+// Samples counts a scenario's recorded samples: the first cassette and
+// each further sample up to the first one missing. It is 1 when there is
+// no cassette at all, so that the run reports it missing.
+func Samples(root, suite, variant, id string) int {
+	n := 1
+	for {
+		if _, err := os.Stat(SamplePath(root, suite, variant, id, n+1)); err != nil {
+			return n
+		}
+		n++
+	}
 }
 
 // provenance describes where a variant's numbers came from: the first
@@ -271,8 +347,8 @@ func endpoint(opts Options, info agents.Info, v scenario.Variant) llm.Endpoint {
 	return info.Model
 }
 
-// runOne runs one scenario and checks it.
-func runOne(ctx context.Context, j job, opts Options, counter *tokens.Counter) report.Scenario {
+// runOne runs one sample of a scenario and checks it.
+func runOne(ctx context.Context, j *job, sample int, opts Options, counter *tokens.Counter) report.Scenario {
 	out := report.Scenario{ID: j.scenario.ID, Criterion: j.scenario.Criterion, Checks: []report.Check{}}
 	entry := opts.Agents[j.suite.Agent]
 	ep := endpoint(opts, entry.Info, j.variant)
@@ -281,14 +357,18 @@ func runOne(ctx context.Context, j job, opts Options, counter *tokens.Counter) r
 	var stale error
 	var failedExchange atomic.Bool
 
-	path := CassettePath(opts.Root, j.suite.Name, j.variant.Name, j.scenario.ID)
+	path := SamplePath(opts.Root, j.suite.Name, j.variant.Name, j.scenario.ID, sample)
+	rerecord := fmt.Sprintf("testbed record --suite %s --variant %s --scenario %s", j.suite.Name, j.variant.Name, j.scenario.ID)
+	if len(j.runs) > 1 {
+		rerecord += fmt.Sprintf(" --repeat %d", len(j.runs))
+	}
 	copts := cassette.Options{
-		Real: &routing{hosts: opts.Routes, mode: opts.Mode, network: opts.AllowNetwork},
+		Real: &routing{hosts: opts.Routes, mode: opts.Mode, network: opts.AllowNetwork, sample: sample},
 		Provenance: cassette.Provenance{
 			Provider: ep.Provider, Endpoint: ep.BaseURL, Model: ep.Model,
 			StandIn: opts.Model == nil, Upstream: "fixtures",
 		},
-		Rerecord: fmt.Sprintf("testbed record --suite %s --variant %s --scenario %s", j.suite.Name, j.variant.Name, j.scenario.ID),
+		Rerecord: rerecord,
 		Observe: func(e cassette.Exchange) {
 			ev := trace.Event{Kind: trace.KindHTTP, HTTP: &trace.Exchange{Method: e.Method, URL: e.URL, Status: e.Status, Duration: e.Duration}}
 			if e.Err != nil {
@@ -493,12 +573,10 @@ func replayStats(rep *report.Report, suites []*scenario.Suite, opts Options) *re
 	for _, s := range rep.Suites {
 		for _, v := range s.Variants {
 			for _, sc := range v.Scenarios {
-				for _, e := range sc.Events {
-					if e.Kind == trace.KindHTTP && e.HTTP.Error == "" {
-						st.Replayed++
-					}
+				for _, r := range sc.Runs() {
+					st.Replayed += r.Replayed
+					st.Recorded += r.Unplayed
 				}
-				st.Recorded += sc.Unplayed
 			}
 		}
 	}
@@ -510,7 +588,9 @@ func replayStats(rep *report.Report, suites []*scenario.Suite, opts Options) *re
 		owned := map[string]bool{}
 		for _, v := range s.Variants {
 			for _, sc := range s.Scenarios {
-				owned[CassettePath(opts.Root, s.Name, v.Name, sc.ID)] = true
+				for k := range Samples(opts.Root, s.Name, v.Name, sc.ID) {
+					owned[SamplePath(opts.Root, s.Name, v.Name, sc.ID, k+1)] = true
+				}
 			}
 		}
 		dir := filepath.Join(opts.Root, "cassettes", s.Name)

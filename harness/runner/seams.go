@@ -7,10 +7,12 @@ import (
 	"net/http"
 	"net/url"
 	"sort"
+	"strconv"
 
 	"github.com/agentreplay/testbed/agents"
 	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/harness/cassette"
+	"github.com/agentreplay/testbed/harness/standin"
 	"github.com/agentreplay/testbed/harness/tokens"
 	"github.com/agentreplay/testbed/harness/trace"
 )
@@ -83,6 +85,11 @@ type routing struct {
 	hosts   map[string]string
 	mode    cassette.Mode
 	network bool
+	// sample is the sample being recorded; from the second on, requests to
+	// a stand-in carry it in standin.SampleHeader so that the stand-in
+	// samples like a model at a temperature above zero. The header is set
+	// on the routed copy, so the cassette never holds it.
+	sample int
 }
 
 func (r *routing) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -101,6 +108,9 @@ func (r *routing) RoundTrip(req *http.Request) (*http.Response, error) {
 	out := req.Clone(req.Context())
 	out.URL.Scheme, out.URL.Host = u.Scheme, u.Host
 	out.Host = u.Host
+	if r.sample > 1 {
+		out.Header.Set(standin.SampleHeader, strconv.Itoa(r.sample))
+	}
 	return http.DefaultTransport.RoundTrip(out)
 }
 

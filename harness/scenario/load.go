@@ -174,7 +174,7 @@ func (d *decoder) syntax(data []byte, err error) {
 }
 
 var (
-	suiteKeys    = []string{"suite", "agent", "clock", "tokenizer", "baseline", "variants", "thresholds", "gate", "scenarios"}
+	suiteKeys    = []string{"suite", "agent", "clock", "tokenizer", "baseline", "variants", "thresholds", "gate", "min_sample_pass_rate", "scenarios"}
 	variantKeys  = []string{"description", "config", "endpoint"}
 	endpointKeys = []string{"provider", "base_url", "model", "key_env"}
 	scenarioKeys = []string{"id", "criterion", "tags", "attachments", "input", "expect", "variants", "turns"}
@@ -234,6 +234,16 @@ func (d *decoder) suite(root *yaml.Node) *Suite {
 	}
 	if f, ok := fs["gate"]; ok {
 		s.Gate = d.gate(f.val)
+	}
+	s.MinSamplePassRate = 1
+	if f, ok := fs["min_sample_pass_rate"]; ok {
+		if r, ok := d.fraction(f.val, "min_sample_pass_rate"); ok {
+			if r <= 0 || r > 1 {
+				d.errorf(f.val.Line, "min_sample_pass_rate", "%s is not a share of samples; write a percentage above 0%% and at most 100%%, like 80%%", f.val.Value)
+			} else {
+				s.MinSamplePassRate = r
+			}
+		}
 	}
 	if f, ok := fs["thresholds"]; ok {
 		s.Thresholds = d.thresholds(f.val)

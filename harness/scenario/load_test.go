@@ -37,11 +37,12 @@ var _ = Describe("Load", func() {
 		s.Clock = time.Time{}
 
 		Expect(s).To(Equal(&scenario.Suite{
-			Path:      "testdata/valid.yaml",
-			Name:      "odbchat",
-			Agent:     "odbchat",
-			Tokenizer: "cl100k_base",
-			Baseline:  "legacy",
+			Path:              "testdata/valid.yaml",
+			Name:              "odbchat",
+			Agent:             "odbchat",
+			Tokenizer:         "cl100k_base",
+			Baseline:          "legacy",
+			MinSamplePassRate: 0.8,
 			Variants: []scenario.Variant{
 				{Name: "legacy", Description: "2-way classifier, then RAG one-pass", Config: map[string]any{"router": "legacy"}, Line: 8},
 				{Name: "single-pass", Description: "single-pass classifier+router", Config: map[string]any{
@@ -311,7 +312,7 @@ var _ = Describe("LoadDir", func() {
 			a + `:1: missing required key "baseline"`,
 			a + `:1: missing required key "variants"`,
 			a + `:1: missing required key "scenarios"`,
-			a + `:2: unknown key "agnet" (allowed: suite, agent, clock, tokenizer, baseline, variants, thresholds, gate, scenarios); did you mean "agent"?`,
+			a + `:2: unknown key "agnet" (allowed: suite, agent, clock, tokenizer, baseline, variants, thresholds, gate, min_sample_pass_rate, scenarios); did you mean "agent"?`,
 			c + `:1: missing required key "agent"`,
 			c + `:1: missing required key "clock"`,
 			c + `:1: missing required key "baseline"`,

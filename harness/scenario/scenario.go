@@ -25,8 +25,12 @@ type Suite struct {
 	// Gate bounds how much worse than the blessed baseline report each
 	// metric may get, as a fraction of the baseline value; nil means the
 	// defaults of DefaultGate.
-	Gate      map[string]float64
-	Scenarios []Scenario
+	Gate map[string]float64
+	// MinSamplePassRate is the share of a scenario's samples that must pass
+	// for the scenario to pass, when it was recorded with several
+	// (testbed record --repeat); 1 unless the suite says otherwise.
+	MinSamplePassRate float64
+	Scenarios         []Scenario
 }
 
 // Variant is one configuration of the agent.

@@ -217,7 +217,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "request is not JSON: "+err.Error(), 0)
 		return
 	}
-	s.respond(w, openAIDialect, convert(wr))
+	s.respond(w, openAIDialect, convert(wr), sampleOf(r))
 }
 
 // dialect is what differs between the wire formats the stand-in speaks.
@@ -246,8 +246,9 @@ var openAIDialect = dialect{
 }
 
 // respond answers req in dialect d: the fault it asks for or draws, else
-// the answer of the first policy that accepts it.
-func (s *Server) respond(w http.ResponseWriter, d dialect, req Request) {
+// the answer of the first policy that accepts it, sampled as sample (see
+// SampleHeader).
+func (s *Server) respond(w http.ResponseWriter, d dialect, req Request, sample int) {
 	in := s.counter.Request(llm.Request{Messages: req.Messages, Tools: req.Tools}).Total()
 	if fault := s.fault(req); fault != "" {
 		s.writeFault(w, d, fault, req, in)
@@ -258,18 +259,24 @@ func (s *Server) respond(w http.ResponseWriter, d dialect, req Request) {
 		d.writeError(w, http.StatusBadRequest, "the stand-in has no policy for this prompt; add one in harness/standin", s.opts.Latency.Of(in, 0))
 		return
 	}
-	msg, err := policy.Answer(req)
+	smp := newSampler(sample, req)
+	msg, err := policy.Answer(smp.view(req))
+	if err != nil && smp != nil {
+		// A misread the policy cannot follow: a model still answers.
+		msg, err = policy.Answer(req)
+	}
 	if err != nil {
 		d.writeError(w, http.StatusInternalServerError, policy.Name()+": "+err.Error(), s.opts.Latency.Of(in, 0))
 		return
 	}
+	msg = smp.reword(msg)
 	out := s.counter.Output(msg)
 	resp, err := d.completion(req.Model, msg, false, in, out)
 	if err != nil {
 		d.writeError(w, http.StatusInternalServerError, policy.Name()+": "+err.Error(), s.opts.Latency.Of(in, 0))
 		return
 	}
-	w.Header().Set(cassette.LatencyHeader, s.opts.Latency.Of(in, out).String())
+	w.Header().Set(cassette.LatencyHeader, smp.jitter(s.opts.Latency.Of(in, out)).String())
 	writeJSON(w, http.StatusOK, resp)
 }
 

@@ -1,0 +1,101 @@
+package runner_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/agentreplay/testbed/agents/all"
+	"github.com/agentreplay/testbed/harness/cassette"
+	"github.com/agentreplay/testbed/harness/report"
+	"github.com/agentreplay/testbed/harness/runner"
+	"github.com/agentreplay/testbed/harness/scenario"
+	"github.com/agentreplay/testbed/harness/standin"
+)
+
+var _ = Describe("Run with several samples per scenario", Ordered, func() {
+	const id = "explain-marine-heatwave"
+	var (
+		root  string
+		suite *scenario.Suite
+		sis   *runner.StandIns
+	)
+	sample := func(k int) string { return runner.SamplePath(root, "odbchat", "single-pass", id, k) }
+	record := func(repeat int) *report.Report {
+		GinkgoHelper()
+		rep, err := runner.Run(context.Background(), []*scenario.Suite{suite}, runner.Options{
+			Mode: cassette.ModeRecord, Root: root, Agents: all.Registry(), Routes: sis.Routes,
+			Parallel: 1, Variant: "single-pass", Scenario: id, Repeat: repeat,
+		})
+		Expect(err).NotTo(HaveOccurred())
+		return rep
+	}
+
+	BeforeAll(func() {
+		root = project()
+		suite = loadSuite(root)
+		var err error
+		sis, err = runner.StartStandIns(root, all.Registry(), true, true, standin.Options{})
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(sis.Close)
+	})
+
+	It("records N cassettes, the first byte for byte the deterministic one", func() {
+		committed := readFile(sample(1))
+		rep := record(4)
+		sc := scenarios(rep)["single-pass/"+id]
+		Expect(sc.Sampling).NotTo(BeNil())
+		Expect(sc.Sampling.N).To(Equal(4))
+		for k := 2; k <= 4; k++ {
+			Expect(sample(k)).To(BeARegularFile())
+			Expect(readFile(sample(k))).NotTo(ContainSubstring(standin.SampleHeader), "the routing header stays out of the cassette")
+		}
+		Expect(readFile(sample(1))).To(Equal(committed))
+		Expect(readFile(sample(2))).NotTo(Equal(committed), "later samples vary")
+	})
+
+	It("re-records the same samples byte for byte", func() {
+		before := readFile(sample(3))
+		record(4)
+		Expect(readFile(sample(3))).To(Equal(before))
+	})
+
+	It("replays every sample it finds and reports them as one scenario", func() {
+		rep := replayAt(root, suite, runner.Options{Variant: "single-pass", Scenario: id})
+		sc := scenarios(rep)["single-pass/"+id]
+		Expect(sc.Sampling.N).To(Equal(4))
+		Expect(sc.Sampling.Runs).To(HaveLen(4))
+		Expect(sc.Sampling.PassHat).To(HaveLen(4))
+		for _, r := range sc.Sampling.Runs {
+			Expect(r.Unplayed).To(BeZero())
+			Expect(r.Replayed).To(BeNumerically(">", 0))
+		}
+		lat := sc.Sampling.Metrics[report.MetricLatencyMS]
+		Expect(lat.Hi).To(BeNumerically(">", lat.Lo), "the stand-in's sampled latencies vary")
+		var served int
+		for _, r := range sc.Sampling.Runs {
+			served += r.Replayed
+		}
+		Expect(rep.Replay.Replayed).To(BeNumerically(">=", served))
+	})
+
+	It("removes the samples beyond a smaller --repeat", func() {
+		record(2)
+		Expect(sample(2)).To(BeARegularFile())
+		Expect(sample(3)).NotTo(BeAnExistingFile())
+		Expect(sample(4)).NotTo(BeAnExistingFile())
+		Expect(runner.Samples(root, "odbchat", "single-pass", id)).To(Equal(2))
+	})
+
+	It("lists a sample after a gap as an unused cassette", func() {
+		Expect(os.WriteFile(sample(5), []byte(readFile(sample(2))), 0o644)).To(Succeed())
+		DeferCleanup(os.Remove, sample(5))
+		rep := replayAt(root, suite, runner.Options{})
+		rel, err := filepath.Rel(root, sample(5))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(rep.Replay.UnusedCassettes).To(Equal([]string{filepath.ToSlash(rel)}))
+	})
+})
