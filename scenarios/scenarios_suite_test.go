@@ -36,7 +36,7 @@ const root = ".."
 
 // suites are loaded when the tree is built, so that each scenario is a spec.
 var suites = func() []*scenario.Suite {
-	s, err := scenario.LoadDir(".", scenario.LoadOptions{Agents: all.Names(), Metrics: check.MetricNames()})
+	s, err := scenario.LoadDir(".", scenario.LoadOptions{Agents: all.Names(), Metrics: check.MetricNames(), Faults: runner.FaultKinds()})
 	if err != nil {
 		panic(fmt.Sprintf("scenario suites do not load:\n%v", err))
 	}

@@ -4,11 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/agentreplay/testbed/agents"
 )
 
 // geocoder resolves places with the Open-Meteo geocoding API and fetches
@@ -42,9 +43,9 @@ func (g *geocoder) get(ctx context.Context, upstream, path string, q url.Values)
 		return nil, fmt.Errorf("%s did not answer", upstream)
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
+	body, err := agents.ReadBody(resp)
 	if err != nil {
-		return nil, fmt.Errorf("%s's answer was cut off", upstream)
+		return nil, fmt.Errorf("%s's answer %s", upstream, agents.Unreadable(err))
 	}
 	if resp.StatusCode != http.StatusOK {
 		return body, fmt.Errorf("%s returned HTTP %d: %s", upstream, resp.StatusCode, strings.TrimSpace(string(body)))

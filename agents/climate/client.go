@@ -5,10 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"sync"
+
+	"github.com/agentreplay/testbed/agents"
 )
 
 // client calls the CityCatalyst API as the Climate Advisor service does:
@@ -94,9 +95,9 @@ func (c *client) do(ctx context.Context, path string) ([]byte, int, error) {
 		return nil, 0, &apiError{Body: err.Error()}
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
+	body, err := agents.ReadBody(resp)
 	if err != nil {
-		return nil, 0, &apiError{Body: "the answer was cut off"}
+		return nil, 0, &apiError{Body: "the answer " + agents.Unreadable(err)}
 	}
 	return body, resp.StatusCode, nil
 }
@@ -115,7 +116,7 @@ func (c *client) refresh(ctx context.Context) error {
 		return &apiError{Body: "token refresh failed: " + err.Error()}
 	}
 	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
+	body, _ := agents.ReadBody(resp)
 	var out struct {
 		AccessToken string `json:"access_token"`
 	}

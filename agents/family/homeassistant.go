@@ -4,11 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/agentreplay/testbed/agents"
 )
 
 // secretHAToken names the Home Assistant long-lived access token.
@@ -47,9 +48,9 @@ func (h *homeAssistant) history(ctx context.Context, ids []string, start, end ti
 		return nil, nil, fmt.Errorf("Home Assistant did not answer: %w", err)
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
+	body, err := agents.ReadBody(resp)
 	if err != nil {
-		return nil, nil, fmt.Errorf("Home Assistant's answer was cut off: %w", err)
+		return nil, nil, fmt.Errorf("Home Assistant's answer %s: %w", agents.Unreadable(err), err)
 	}
 	if resp.StatusCode != http.StatusOK {
 		return nil, body, fmt.Errorf("Home Assistant returned HTTP %d: %s", resp.StatusCode, clip(string(body), 200))

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/agentreplay/testbed/agents"
 	"github.com/agentreplay/testbed/agents/llm"
 )
 
@@ -61,9 +62,9 @@ func (g *google) do(ctx context.Context, method, api, path string, q url.Values,
 		return nil, fmt.Errorf("%s API did not answer: %w", api, err)
 	}
 	defer resp.Body.Close()
-	out, err := io.ReadAll(resp.Body)
+	out, err := agents.ReadBody(resp)
 	if err != nil {
-		return nil, fmt.Errorf("%s API answer was cut off", api)
+		return nil, fmt.Errorf("%s API answer %s", api, agents.Unreadable(err))
 	}
 	if resp.StatusCode != http.StatusOK {
 		return out, fmt.Errorf("%s API returned HTTP %d", api, resp.StatusCode)

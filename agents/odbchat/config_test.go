@@ -136,15 +136,28 @@ var _ = Describe("model failures", func() {
 		Expect(w.tracer.Reports(odbchat.ToolBBoxMean)[0].Args).NotTo(ContainSubstring("depth"))
 	})
 
-	It("reports an error that is not the model's as a Go error", func() {
+	// A model call that fails without an HTTP status (a client timeout, a
+	// body that is not JSON) is the model not answering too; before the
+	// chaos suite it escaped as a Go error and failed the run.
+	It("maps a model failure without a status to UNAVAILABLE", func() {
 		w := newWorld()
 		cfg := w.config(singlePass)
-		boom := errors.New("boom")
-		cfg.Model = failing{boom}
+		cfg.Model = failing{errors.New("error parsing response json: unexpected EOF")}
+		a, err := odbchat.New(cfg)
+		Expect(err).NotTo(HaveOccurred())
+		env := ask(a, "GHRSST 是什麼？")
+		Expect(env.Mode).To(Equal("error"))
+		Expect(env.Text).To(ContainSubstring("UNAVAILABLE"))
+	})
+
+	It("returns a cancelled run as a Go error", func() {
+		w := newWorld()
+		cfg := w.config(singlePass)
+		cfg.Model = failing{context.Canceled}
 		a, err := odbchat.New(cfg)
 		Expect(err).NotTo(HaveOccurred())
 		_, err = a.Run(ctx(), agents.Input{Turns: []string{"GHRSST 是什麼？"}})
-		Expect(err).To(MatchError(boom))
+		Expect(err).To(MatchError(context.Canceled))
 	})
 })
 

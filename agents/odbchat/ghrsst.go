@@ -4,11 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math"
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/agentreplay/testbed/agents"
 )
 
 // ghrsstClient calls the ODB GHRSST REST API:
@@ -65,9 +66,9 @@ func (c *ghrsstClient) query(ctx context.Context, tool string, args Args) (*Tool
 		return c.fail(res, CodeUnavailable, "the GHRSST service did not answer"), nil, res.Error
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
+	body, err := agents.ReadBody(resp)
 	if err != nil {
-		return c.fail(res, CodeUnavailable, "the GHRSST answer was cut off"), body, res.Error
+		return c.fail(res, CodeUnavailable, "the GHRSST answer "+agents.Unreadable(err)), body, res.Error
 	}
 	if resp.StatusCode != http.StatusOK {
 		code, msg := mapError(resp.StatusCode, string(body))

@@ -75,14 +75,15 @@ func (a *Agent) Answer(ctx context.Context, query string) (Envelope, error) {
 	}
 	tClassify := a.cfg.Clock().Sub(start)
 	if err != nil {
-		var se *llm.StatusError
-		if errors.As(err, &se) || errors.Is(err, context.DeadlineExceeded) {
-			env := a.failure(lang, CodeUnavailable, "the language model is not answering", plan)
-			env.Raw.Trace = timings(tClassify, 0, 0, a.cfg.Clock().Sub(start), false)
-			a.cfg.Tracer.Note("error", err.Error())
-			return env, nil
+		if errors.Is(err, context.Canceled) {
+			return Envelope{}, err
 		}
-		return Envelope{}, err
+		// Any other model failure (an error status, a timeout, a body that
+		// is not JSON) is the model not answering.
+		env := a.failure(lang, CodeUnavailable, "the language model is not answering", plan)
+		env.Raw.Trace = timings(tClassify, 0, 0, a.cfg.Clock().Sub(start), false)
+		a.cfg.Tracer.Note("error", err.Error())
+		return env, nil
 	}
 
 	var env Envelope

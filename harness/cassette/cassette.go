@@ -75,6 +75,9 @@ type Exchange struct {
 	Status   int
 	Duration time.Duration // recorded (replay) or modelled/measured (record, live)
 	Err      error
+	// Fault is the kind of fault a stand-in injected into the response
+	// (its FaultHeader), or "".
+	Fault string
 }
 
 // file is the on-disk form.

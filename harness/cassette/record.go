@@ -19,6 +19,12 @@ import (
 // recordings against stand-ins are reproducible byte for byte.
 const LatencyHeader = "X-Testbed-Latency"
 
+// FaultHeader names an injected fault. On a request to a loopback stand-in
+// it asks for one (the runner sets it on the routed copy, so cassettes never
+// hold it); on a response it says that the stand-in injected one, and the
+// recorder keeps it, so a replay knows which interactions were faults.
+const FaultHeader = "X-Testbed-Fault"
+
 // Recorder captures traffic on go-vcr's recorder and saves it atomically on
 // Close. Secrets are redacted as each interaction is captured.
 type Recorder struct {
@@ -102,7 +108,7 @@ func (r *Recorder) RoundTrip(req *http.Request) (*http.Response, error) {
 	d := r.last
 	r.mu.Unlock()
 	if r.opts.Observe != nil {
-		r.opts.Observe(Exchange{Method: req.Method, URL: url, Status: resp.StatusCode, Duration: d})
+		r.opts.Observe(Exchange{Method: req.Method, URL: url, Status: resp.StatusCode, Duration: d, Fault: resp.Header.Get(FaultHeader)})
 	}
 	return resp, nil
 }

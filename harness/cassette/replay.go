@@ -128,7 +128,8 @@ func (r *Replayer) RoundTrip(req *http.Request) (*http.Response, error) {
 	r.mu.Unlock()
 
 	in := r.items[i]
-	r.observe(Exchange{Method: req.Method, URL: redactURL(req.URL.String()), Status: in.Response.Code, Duration: in.Response.Duration})
+	r.observe(Exchange{Method: req.Method, URL: redactURL(req.URL.String()), Status: in.Response.Code, Duration: in.Response.Duration,
+		Fault: in.Response.Headers.Get(FaultHeader)})
 	return &http.Response{
 		Status:        in.Response.Status,
 		StatusCode:    in.Response.Code,

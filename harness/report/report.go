@@ -97,7 +97,9 @@ type Scenario struct {
 	Answer        []string      `json:"answer"` // the text of each reply
 	Metrics       trace.Metrics `json:"metrics"`
 	Unplayed      int           `json:"unplayed"` // recorded interactions the run did not use
-	Events        []trace.Event `json:"events"`
+	// Crashed is true when the agent panicked; the run went on.
+	Crashed bool          `json:"crashed,omitempty"`
+	Events  []trace.Event `json:"events"`
 	// Sampling holds every sample's outcome when the scenario was recorded
 	// with several samples; nil for a single cassette.
 	Sampling *Sampling `json:"sampling,omitempty"`
@@ -132,6 +134,12 @@ type Summary struct {
 	// PromptTokensPerCall is the system prompt plus tool schemas per LLM
 	// call: what every call pays before any conversation.
 	PromptTokensPerCall float64 `json:"prompt_tokens_per_call"`
+	// Faults counts the faults the stand-ins injected into the runs;
+	// FaultsHandled those in runs that passed (the agent degraded as its
+	// expectations say); Crashes the runs in which the agent panicked.
+	Faults        int `json:"faults,omitempty"`
+	FaultsHandled int `json:"faults_handled,omitempty"`
+	Crashes       int `json:"crashes,omitempty"`
 	// Runs counts the replayed samples when any scenario has several (see
 	// Sampling); routing accuracy, means and percentiles are then over runs,
 	// while PassRate stays the share of scenarios whose verdict passed.

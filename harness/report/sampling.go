@@ -59,8 +59,9 @@ type Run struct {
 	Metrics trace.Metrics `json:"metrics"`
 	// Replayed and Unplayed count the sample's recorded interactions that
 	// were served and those that were not.
-	Replayed int `json:"replayed"`
-	Unplayed int `json:"unplayed"`
+	Replayed int  `json:"replayed"`
+	Unplayed int  `json:"unplayed"`
+	Crashed  bool `json:"crashed,omitempty"`
 }
 
 // Sampling is what the samples of one scenario say. A scenario recorded
@@ -105,7 +106,7 @@ func Sample(runs []Scenario, minPassRate float64) Scenario {
 	stale := -1
 	for i, r := range runs {
 		sp.Runs = append(sp.Runs, Run{Sample: i + 1, Verdict: r.Verdict, Route: r.Route, Error: r.Error, Metrics: r.Metrics,
-			Replayed: replayed(r.Events), Unplayed: r.Unplayed})
+			Replayed: replayed(r.Events), Unplayed: r.Unplayed, Crashed: r.Crashed})
 		if r.Verdict == VerdictPass {
 			sp.Passed++
 		}

@@ -30,7 +30,7 @@ func (s Scenario) Runs() []Run {
 		return s.Sampling.Runs
 	}
 	return []Run{{Sample: 1, Verdict: s.Verdict, Route: s.Route, Error: s.Error, Metrics: s.Metrics,
-		Replayed: replayed(s.Events), Unplayed: s.Unplayed}}
+		Replayed: replayed(s.Events), Unplayed: s.Unplayed, Crashed: s.Crashed}}
 }
 
 // Summarize aggregates scenario results. Latency percentiles use the
@@ -56,6 +56,11 @@ func Summarize(scs []Scenario) Summary {
 			runs++
 			if r.Verdict == VerdictPass {
 				runsPassed++
+				s.FaultsHandled += r.Metrics.Faults
+			}
+			s.Faults += r.Metrics.Faults
+			if r.Crashed {
+				s.Crashes++
 			}
 			if sc.ExpectedRoute != "" {
 				s.Routed++

@@ -363,14 +363,15 @@ func runOne(ctx context.Context, j *job, sample int, opts Options, counter *toke
 		rerecord += fmt.Sprintf(" --repeat %d", len(j.runs))
 	}
 	copts := cassette.Options{
-		Real: &routing{hosts: opts.Routes, mode: opts.Mode, network: opts.AllowNetwork, sample: sample},
+		Real: &routing{hosts: opts.Routes, mode: opts.Mode, network: opts.AllowNetwork, sample: sample,
+			faults: newFaultPlan(j.suite, j.scenario, sample)},
 		Provenance: cassette.Provenance{
 			Provider: ep.Provider, Endpoint: ep.BaseURL, Model: ep.Model,
 			StandIn: opts.Model == nil, Upstream: "fixtures",
 		},
 		Rerecord: rerecord,
 		Observe: func(e cassette.Exchange) {
-			ev := trace.Event{Kind: trace.KindHTTP, HTTP: &trace.Exchange{Method: e.Method, URL: e.URL, Status: e.Status, Duration: e.Duration}}
+			ev := trace.Event{Kind: trace.KindHTTP, HTTP: &trace.Exchange{Method: e.Method, URL: e.URL, Status: e.Status, Duration: e.Duration, Fault: e.Fault}}
 			if e.Err != nil {
 				failedExchange.Store(true)
 				ev.HTTP.Error = e.Err.Error()
@@ -396,7 +397,7 @@ func runOne(ctx context.Context, j *job, sample int, opts Options, counter *toke
 		}
 		return out
 	}
-	hc := &http.Client{Transport: tp}
+	hc := &http.Client{Transport: timeouts{next: tp}}
 
 	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	defer cancel()
@@ -450,7 +451,7 @@ func runOne(ctx context.Context, j *job, sample int, opts Options, counter *toke
 		}
 		in.Attachments, err = loadAttachments(filepath.Join(opts.Root, "fixtures", j.suite.Agent), j.scenario.Attachments)
 		if err == nil {
-			ans, err = agent.Run(ctx, in)
+			ans, out.Crashed, err = runAgent(ctx, agent, in)
 		}
 	}
 	timedOut := ctx.Err() != nil
@@ -514,6 +515,18 @@ func runOne(ctx context.Context, j *job, sample int, opts Options, counter *toke
 		}
 	}
 	return out
+}
+
+// runAgent runs the agent, turning a panic into an error: one broken
+// scenario never stops the run.
+func runAgent(ctx context.Context, agent agents.Agent, in agents.Input) (ans agents.Answer, crashed bool, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			ans, crashed, err = agents.Answer{}, true, fmt.Errorf("agent panicked: %v", r)
+		}
+	}()
+	ans, err = agent.Run(ctx, in)
+	return ans, false, err
 }
 
 // dirFS returns os.DirFS(dir), or nil when dir does not exist.

@@ -90,6 +90,9 @@ type routing struct {
 	// samples like a model at a temperature above zero. The header is set
 	// on the routed copy, so the cassette never holds it.
 	sample int
+	// faults asks the stand-ins for the scenario's faults, in
+	// cassette.FaultHeader on the routed copy.
+	faults *faultPlan
 }
 
 func (r *routing) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -110,6 +113,9 @@ func (r *routing) RoundTrip(req *http.Request) (*http.Response, error) {
 	out.Host = u.Host
 	if r.sample > 1 {
 		out.Header.Set(standin.SampleHeader, strconv.Itoa(r.sample))
+	}
+	if kind := r.faults.next(req.URL.Path); kind != "" {
+		out.Header.Set(cassette.FaultHeader, kind)
 	}
 	return http.DefaultTransport.RoundTrip(out)
 }

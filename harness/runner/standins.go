@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/agentreplay/testbed/agents"
+	"github.com/agentreplay/testbed/harness/scenario"
 	"github.com/agentreplay/testbed/harness/standin"
 	"github.com/agentreplay/testbed/harness/upstream"
 )
@@ -96,6 +97,12 @@ func (s *StandIns) route(logical, target string) error {
 	}
 	s.Routes[u.Host] = target
 	return nil
+}
+
+// FaultKinds lists the faults each target can inject, for
+// scenario.LoadOptions.Faults.
+func FaultKinds() map[string][]string {
+	return map[string][]string{scenario.FaultOnModel: standin.Faults(), scenario.FaultOnUpstream: upstream.Faults()}
 }
 
 // Close stops every server.

@@ -24,6 +24,9 @@ import (
 type LoadOptions struct {
 	Agents  []string // names an agent: may take; any when empty
 	Metrics []string // metrics a threshold may use; any when empty
+	// Faults lists the fault kinds each target (FaultOnModel,
+	// FaultOnUpstream) knows; kinds are not checked when nil.
+	Faults map[string][]string
 }
 
 // Load reads and validates one suite file. Problems in its content are
@@ -174,10 +177,10 @@ func (d *decoder) syntax(data []byte, err error) {
 }
 
 var (
-	suiteKeys    = []string{"suite", "agent", "clock", "tokenizer", "baseline", "variants", "thresholds", "gate", "min_sample_pass_rate", "scenarios"}
+	suiteKeys    = []string{"suite", "agent", "clock", "tokenizer", "baseline", "variants", "thresholds", "gate", "min_sample_pass_rate", "faults", "scenarios"}
 	variantKeys  = []string{"description", "config", "endpoint"}
 	endpointKeys = []string{"provider", "base_url", "model", "key_env"}
-	scenarioKeys = []string{"id", "criterion", "tags", "attachments", "input", "expect", "variants", "turns"}
+	scenarioKeys = []string{"id", "criterion", "tags", "attachments", "faults", "input", "expect", "variants", "turns"}
 	attachKeys   = []string{"file", "mime", "description"}
 	turnKeys     = []string{"input", "expect", "variants"}
 	tokenizers   = []string{"o200k_base", "cl100k_base"}
@@ -247,6 +250,9 @@ func (d *decoder) suite(root *yaml.Node) *Suite {
 	}
 	if f, ok := fs["thresholds"]; ok {
 		s.Thresholds = d.thresholds(f.val)
+	}
+	if f, ok := fs["faults"]; ok {
+		s.Faults = d.faultRate(f.val)
 	}
 	if f, ok := fs["scenarios"]; ok {
 		s.Scenarios = d.scenarios(f.val)
@@ -406,6 +412,9 @@ func (d *decoder) scenarios(v *yaml.Node) []Scenario {
 		}
 		if f, ok := fs["attachments"]; ok {
 			sc.Attachments = d.attachments(f.val, join(at, "attachments"))
+		}
+		if f, ok := fs["faults"]; ok {
+			sc.Faults = d.faultRules(f.val, join(at, "faults"))
 		}
 		input, hasInput := fs["input"]
 		turns, hasTurns := fs["turns"]

@@ -22,6 +22,7 @@ var opts = scenario.LoadOptions{
 		"routing_accuracy", "pass_rate", "token_reduction", "input_tokens_mean", "llm_calls_mean",
 		"latency_mean", "latency_p50", "latency_p95", "latency_p99",
 	},
+	Faults: map[string][]string{"model": {"429", "timeout"}, "upstream": {"500", "slow"}},
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -312,7 +313,7 @@ var _ = Describe("LoadDir", func() {
 			a + `:1: missing required key "baseline"`,
 			a + `:1: missing required key "variants"`,
 			a + `:1: missing required key "scenarios"`,
-			a + `:2: unknown key "agnet" (allowed: suite, agent, clock, tokenizer, baseline, variants, thresholds, gate, min_sample_pass_rate, scenarios); did you mean "agent"?`,
+			a + `:2: unknown key "agnet" (allowed: suite, agent, clock, tokenizer, baseline, variants, thresholds, gate, min_sample_pass_rate, faults, scenarios); did you mean "agent"?`,
 			c + `:1: missing required key "agent"`,
 			c + `:1: missing required key "clock"`,
 			c + `:1: missing required key "baseline"`,

@@ -30,7 +30,10 @@ type Suite struct {
 	// for the scenario to pass, when it was recorded with several
 	// (testbed record --repeat); 1 unless the suite says otherwise.
 	MinSamplePassRate float64
-	Scenarios         []Scenario
+	// Faults, when set, injects faults at a seeded rate into every
+	// recording of the suite.
+	Faults    *FaultRate
+	Scenarios []Scenario
 }
 
 // Variant is one configuration of the agent.
@@ -65,8 +68,10 @@ type Scenario struct {
 	Tags      []string // free labels
 	// Attachments are files the user sends with the first turn.
 	Attachments []AttachmentRef
-	Turns       []Turn
-	Line        int
+	// Faults are injected by rule while the scenario is recorded.
+	Faults []FaultRule
+	Turns  []Turn
+	Line   int
 }
 
 // AttachmentRef is a file under fixtures/<agent>/ sent as an attachment.

@@ -100,7 +100,7 @@ func (s *Server) serveGemini(w http.ResponseWriter, r *http.Request) {
 		writeGeminiError(w, http.StatusBadRequest, err.Error(), 0)
 		return
 	}
-	s.respond(w, geminiDialect, req, sampleOf(r))
+	s.respond(w, geminiDialect, req, sampleOf(r), r.Header.Get(cassette.FaultHeader))
 }
 
 // geminiModel returns the model of a …/models/<model>:generateContent path.

@@ -97,11 +97,31 @@ func DefaultLatency() Latency {
 
 // Fault kinds the stand-in can inject.
 const (
-	FaultRateLimit = "429"
-	FaultServer    = "500"
-	FaultMalformed = "malformed"
-	FaultTruncated = "truncated"
+	FaultRateLimit   = "429"       // 429 with Retry-After
+	FaultServer      = "500"       // 500 with an error body
+	FaultUnavailable = "503"       // 503 with Retry-After
+	FaultTimeout     = "timeout"   // no answer in time: see TimeoutAfter
+	FaultMalformed   = "malformed" // a 200 whose JSON is cut off
+	FaultTruncated   = "truncated" // an answer cut at the token limit
+	// FaultUnknownTool calls a tool that does not exist, and FaultBadArgs
+	// calls the right tool with arguments its schema does not allow; in
+	// JSON protocols (a router's or planner's plan) the tool's name or
+	// arguments are changed in the JSON. A request the fault cannot apply
+	// to is answered normally.
+	FaultUnknownTool = "unknown_tool"
+	FaultBadArgs     = "bad_args"
 )
+
+// TimeoutAfter is how long the stand-in models a call that times out. It
+// answers 504 with FaultHeader "timeout" after that modelled time; the
+// runner turns such a response into a client timeout error, the same in
+// recording and in replay.
+const TimeoutAfter = 30 * time.Second
+
+// Faults returns every fault kind the stand-in knows.
+func Faults() []string {
+	return []string{FaultRateLimit, FaultServer, FaultUnavailable, FaultTimeout, FaultMalformed, FaultTruncated, FaultUnknownTool, FaultBadArgs}
+}
 
 // Options configure a Server. The zero value serves with DefaultLatency and
 // no faults.
@@ -135,7 +155,7 @@ func New(opts Options) (*Server, error) {
 		opts.Latency = DefaultLatency()
 	}
 	if len(opts.Faults) == 0 {
-		opts.Faults = allFaults()
+		opts.Faults = Faults()
 	}
 	return &Server{opts: opts, counter: c, rng: rand.New(rand.NewSource(opts.Seed))}, nil
 }
@@ -217,7 +237,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "request is not JSON: "+err.Error(), 0)
 		return
 	}
-	s.respond(w, openAIDialect, convert(wr), sampleOf(r))
+	s.respond(w, openAIDialect, convert(wr), sampleOf(r), r.Header.Get(cassette.FaultHeader))
 }
 
 // dialect is what differs between the wire formats the stand-in speaks.
@@ -245,12 +265,13 @@ var openAIDialect = dialect{
 	},
 }
 
-// respond answers req in dialect d: the fault it asks for or draws, else
-// the answer of the first policy that accepts it, sampled as sample (see
-// SampleHeader).
-func (s *Server) respond(w http.ResponseWriter, d dialect, req Request, sample int) {
+// respond answers req in dialect d: the fault it asks for (in FaultHeader
+// or by marker) or draws, else the answer of the first policy that accepts
+// it, sampled as sample (see SampleHeader).
+func (s *Server) respond(w http.ResponseWriter, d dialect, req Request, sample int, asked string) {
 	in := s.counter.Request(llm.Request{Messages: req.Messages, Tools: req.Tools}).Total()
-	if fault := s.fault(req); fault != "" {
+	fault := s.fault(asked, req)
+	if fault != "" && fault != FaultUnknownTool && fault != FaultBadArgs {
 		s.writeFault(w, d, fault, req, in)
 		return
 	}
@@ -270,6 +291,12 @@ func (s *Server) respond(w http.ResponseWriter, d dialect, req Request, sample i
 		return
 	}
 	msg = smp.reword(msg)
+	if fault != "" {
+		var applied bool
+		if msg, applied = misuseTool(msg, fault); applied {
+			w.Header().Set(cassette.FaultHeader, fault)
+		}
+	}
 	out := s.counter.Output(msg)
 	resp, err := d.completion(req.Model, msg, false, in, out)
 	if err != nil {
@@ -294,18 +321,18 @@ func (s *Server) policy(r Request) Policy {
 // so the stand-in still decides from the request alone.
 const FaultMarker = "testbed:fault="
 
-var markerRe = regexp.MustCompile(regexp.QuoteMeta(FaultMarker) + `([a-z0-9]+)`)
+var markerRe = regexp.MustCompile(regexp.QuoteMeta(FaultMarker) + `([a-z0-9_]+)`)
 
-// fault returns the fault a request asks for by marker, else a drawn one.
-func (s *Server) fault(r Request) string {
-	if m := markerRe.FindStringSubmatch(r.LastUser()); m != nil && slices.Contains(allFaults(), m[1]) {
+// fault returns the fault a request asks for in FaultHeader or by marker,
+// else a drawn one.
+func (s *Server) fault(asked string, r Request) string {
+	if slices.Contains(Faults(), asked) {
+		return asked
+	}
+	if m := markerRe.FindStringSubmatch(r.LastUser()); m != nil && slices.Contains(Faults(), m[1]) {
 		return m[1]
 	}
 	return s.drawFault()
-}
-
-func allFaults() []string {
-	return []string{FaultRateLimit, FaultServer, FaultMalformed, FaultTruncated}
 }
 
 func (s *Server) drawFault() string {
@@ -323,12 +350,18 @@ func (s *Server) drawFault() string {
 // writeFault answers with the named fault in dialect d.
 func (s *Server) writeFault(w http.ResponseWriter, d dialect, fault string, r Request, in int) {
 	lat := s.opts.Latency.Of(in, 0)
+	w.Header().Set(cassette.FaultHeader, fault)
 	switch fault {
 	case FaultRateLimit:
 		w.Header().Set("Retry-After", "2")
 		d.writeError(w, http.StatusTooManyRequests, "rate limit reached (injected fault)", lat)
 	case FaultServer:
 		d.writeError(w, http.StatusInternalServerError, "internal error (injected fault)", lat)
+	case FaultUnavailable:
+		w.Header().Set("Retry-After", "1")
+		d.writeError(w, http.StatusServiceUnavailable, "the model is overloaded (injected fault)", lat)
+	case FaultTimeout:
+		d.writeError(w, http.StatusGatewayTimeout, "no answer within "+TimeoutAfter.String()+" (injected fault)", TimeoutAfter)
 	case FaultMalformed:
 		w.Header().Set(cassette.LatencyHeader, lat.String())
 		w.Header().Set("Content-Type", "application/json")

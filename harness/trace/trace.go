@@ -100,6 +100,8 @@ type Exchange struct {
 	Status   int           `json:"status"`
 	Duration time.Duration `json:"duration_ns"`
 	Error    string        `json:"error,omitempty"`
+	// Fault is the kind of fault a stand-in injected into this exchange.
+	Fault string `json:"fault,omitempty"`
 }
 
 // Note is a named fact an agent reported.
@@ -165,12 +167,14 @@ type Metrics struct {
 	OutputTokens int   `json:"output_tokens"`
 	// ReportedInput and ReportedOutput sum the provider's own usage over
 	// the calls that reported one.
-	ReportedInput  int             `json:"reported_input"`
-	ReportedOutput int             `json:"reported_output"`
-	RawTokens      int             `json:"raw_tokens"`
-	ContextTokens  int             `json:"context_tokens"`
-	Latency        time.Duration   `json:"latency_ns"`
-	Roles          map[string]Role `json:"roles,omitempty"`
+	ReportedInput  int `json:"reported_input"`
+	ReportedOutput int `json:"reported_output"`
+	RawTokens      int `json:"raw_tokens"`
+	ContextTokens  int `json:"context_tokens"`
+	// Faults counts the exchanges into which a stand-in injected a fault.
+	Faults  int             `json:"faults,omitempty"`
+	Latency time.Duration   `json:"latency_ns"`
+	Roles   map[string]Role `json:"roles,omitempty"`
 }
 
 // Role is the per-role share of LLM calls.
@@ -211,6 +215,9 @@ func Measure(events []Event) Metrics {
 		case KindHTTP:
 			m.HTTPCalls++
 			m.Latency += e.HTTP.Duration
+			if e.HTTP.Fault != "" {
+				m.Faults++
+			}
 		}
 	}
 	m.InputTokens = m.Input.Total()

@@ -32,6 +32,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/agentreplay/testbed/agents"
 	"github.com/agentreplay/testbed/harness/cassette"
 )
 
@@ -424,6 +425,11 @@ func (rs *Routes) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// No Date header: recordings must not change with the wall clock.
 	w.Header()["Date"] = nil
 	route, ok := rs.Match(r)
+	if fault := r.Header.Get(cassette.FaultHeader); fault != "" {
+		if rs.serveFault(w, r, fault, route, ok) {
+			return
+		}
+	}
 	if !ok {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.WriteHeader(http.StatusNotFound)
@@ -441,6 +447,65 @@ func (rs *Routes) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodHead {
 		w.Write(route.body)
 	}
+}
+
+// Fault kinds an upstream stub injects when a request asks for one in
+// cassette.FaultHeader.
+const (
+	FaultUnauthorized = "401"
+	FaultNotFound     = "404"
+	FaultServer       = "500"
+	// FaultSlow answers as the route does, SlowBy later.
+	FaultSlow = "slow"
+	// FaultOversized answers as the route does with the body padded past
+	// agents.MaxResponseBytes (JSON allows the trailing whitespace).
+	FaultOversized = "oversized"
+)
+
+// SlowBy is the modelled delay FaultSlow adds to a route's latency.
+const SlowBy = 20 * time.Second
+
+// Faults returns every fault kind an upstream stub knows.
+func Faults() []string {
+	return []string{FaultUnauthorized, FaultNotFound, FaultServer, FaultSlow, FaultOversized}
+}
+
+// errorLatency is the modelled latency of an injected error answer.
+const errorLatency = 60 * time.Millisecond
+
+// serveFault answers r with the named fault and reports whether it did; a
+// fault that needs a route (slow, oversized) is not served without one.
+func (rs *Routes) serveFault(w http.ResponseWriter, r *http.Request, fault string, route *Route, matched bool) bool {
+	h := w.Header()
+	status := map[string]int{FaultUnauthorized: http.StatusUnauthorized, FaultNotFound: http.StatusNotFound, FaultServer: http.StatusInternalServerError}[fault]
+	switch {
+	case status != 0:
+		h.Set(cassette.FaultHeader, fault)
+		h.Set("Content-Type", "application/json")
+		h.Set(LatencyHeader, errorLatency.String())
+		w.WriteHeader(status)
+		fmt.Fprintf(w, `{"error": {"code": %d, "message": "%s (injected fault)"}}`+"\n", status, http.StatusText(status))
+		return true
+	case !matched || (fault != FaultSlow && fault != FaultOversized):
+		return false
+	}
+	body := route.body
+	latency := route.Latency
+	if fault == FaultSlow {
+		latency += SlowBy
+	} else {
+		body = append(bytes.Clone(body), bytes.Repeat([]byte(" "), max(0, agents.MaxResponseBytes+1024-len(body)))...)
+	}
+	h.Set(cassette.FaultHeader, fault)
+	h.Set("Content-Type", defaultContentType(route.File))
+	for k, v := range route.Headers {
+		h.Set(k, v)
+	}
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	h.Set(LatencyHeader, latency.String())
+	w.WriteHeader(route.Status)
+	w.Write(body)
+	return true
 }
 
 func (rs *Routes) missText(r *http.Request) string {

@@ -1,0 +1,92 @@
+package standin
+
+import (
+	"encoding/json"
+	"slices"
+
+	"github.com/agentreplay/testbed/agents/llm"
+)
+
+// UnknownTool is the name a FaultUnknownTool call gives its tool.
+const UnknownTool = "fetch_everything"
+
+// badArgs are the arguments of a FaultBadArgs call: a field no tool
+// declares, and none of the ones it requires.
+var badArgs = json.RawMessage(`{"unexpected_field":[1,2,3]}`)
+
+// misuseTool applies FaultUnknownTool or FaultBadArgs to an answer: to its
+// first tool call, else to the first tool named in its JSON content (an
+// object with "name", "action" or "tool" beside "arguments" or "args", as
+// in a router's decision or a planner's step). It reports whether the answer
+// had a tool to misuse.
+func misuseTool(msg llm.Message, fault string) (llm.Message, bool) {
+	if len(msg.ToolCalls) > 0 {
+		calls := append([]llm.ToolCall(nil), msg.ToolCalls...)
+		if fault == FaultUnknownTool {
+			calls[0].Name = UnknownTool
+		} else {
+			calls[0].Arguments = badArgs
+		}
+		msg.ToolCalls = calls
+		return msg, true
+	}
+	var doc any
+	if json.Unmarshal([]byte(msg.Content), &doc) != nil {
+		return msg, false
+	}
+	if !misuseJSON(doc, fault) {
+		return msg, false
+	}
+	b, err := json.Marshal(doc)
+	if err != nil {
+		return msg, false
+	}
+	msg.Content = string(b)
+	return msg, true
+}
+
+// misuseJSON changes, in place, the first object that names a tool and
+// carries its arguments.
+func misuseJSON(v any, fault string) bool {
+	switch t := v.(type) {
+	case map[string]any:
+		for _, name := range []string{"name", "action", "tool"} {
+			if _, named := t[name].(string); !named {
+				continue
+			}
+			for _, key := range []string{"arguments", "args"} {
+				if _, ok := t[key]; ok {
+					if fault == FaultUnknownTool {
+						t[name] = UnknownTool
+					} else {
+						var bad any
+						json.Unmarshal(badArgs, &bad)
+						t[key] = bad
+					}
+					return true
+				}
+			}
+		}
+		for _, k := range sortedKeys(t) {
+			if misuseJSON(t[k], fault) {
+				return true
+			}
+		}
+	case []any:
+		for _, e := range t {
+			if misuseJSON(e, fault) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
