@@ -65,11 +65,21 @@ func (p *faultPlan) next(path string) string {
 	}
 	h := fnv.New64a()
 	fmt.Fprintf(h, "%d\x00%s\x00%d\x00%s\x00%d", p.rate.Seed, p.scenario, p.sample, target, n)
-	sum := h.Sum64()
+	sum := mix(h.Sum64())
 	if float64(sum>>11)/float64(1<<53) >= p.rate.Rate {
 		return ""
 	}
 	return kinds[(sum&0x7ff)%uint64(len(kinds))]
+}
+
+// mix is splitmix64's finalizer: FNV alone spreads inputs that differ in a
+// digit poorly over its high bits, which the draw reads.
+func mix(z uint64) uint64 {
+	z ^= z >> 30
+	z *= 0xbf58476d1ce4e5b9
+	z ^= z >> 27
+	z *= 0x94d049bb133111eb
+	return z ^ z>>31
 }
 
 // isModelPath tells a model endpoint (chat, embeddings, Gemini

@@ -63,13 +63,17 @@ func Parse(path string, data []byte, opts LoadOptions) (s *Suite, err error) {
 	return nil, errs
 }
 
-// LoadDir loads every *.yaml file in dir, by name, and reports the problems of
-// all of them together.
+// LoadDir loads every *.yaml file in dir, in the order of their names
+// without the extension (so cba.yaml comes before cba-chaos.yaml), and
+// reports the problems of all of them together.
 func LoadDir(dir string, opts LoadOptions) ([]*Suite, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("load suites: %w", err)
 	}
+	slices.SortFunc(entries, func(a, b os.DirEntry) int {
+		return strings.Compare(strings.TrimSuffix(a.Name(), ".yaml"), strings.TrimSuffix(b.Name(), ".yaml"))
+	})
 	var suites []*Suite
 	var errs Errors
 	for _, e := range entries {

@@ -301,6 +301,17 @@ var _ = Describe("LoadDir", func() {
 		Expect(suites[1].Name).To(Equal("bee"))
 	})
 
+	It("puts a suite before the suites whose names extend it", func() {
+		Expect(os.WriteFile(filepath.Join(dir, "a-chaos.yaml"), []byte(strings.Replace(minimal, "suite: odbchat", "suite: ay-chaos", 1)), 0o644)).To(Succeed())
+		suites, err := scenario.LoadDir(dir, opts)
+		Expect(err).NotTo(HaveOccurred())
+		var names []string
+		for _, s := range suites {
+			names = append(names, s.Name)
+		}
+		Expect(names).To(Equal([]string{"ay", "ay-chaos", "bee"}))
+	})
+
 	It("reports the problems of all files together, a typo not also as a missing key", func() {
 		Expect(os.WriteFile(filepath.Join(dir, "c.yaml"), []byte("suite: c\n"), 0o644)).To(Succeed())
 		Expect(os.WriteFile(filepath.Join(dir, "a.yaml"), []byte("suite: a\nagnet: odbchat\n"), 0o644)).To(Succeed())

@@ -179,6 +179,6 @@ var _ = Describe("the ODBchat fixtures", Label("fixtures"), func() {
 				Expect(row.SST == nil).To(Equal(row.SSTAnomaly == nil))
 			}
 		}
-		Expect(boxes).To(Equal(9))
+		Expect(boxes).To(Equal(10))
 	})
 })

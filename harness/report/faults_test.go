@@ -1,0 +1,52 @@
+package report_test
+
+import (
+	"bytes"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/agentreplay/testbed/harness/report"
+	"github.com/agentreplay/testbed/harness/trace"
+)
+
+// faulted is a scenario whose exchanges carry the given faults.
+func faulted(id, verdict string, crashed bool, faults ...string) report.Scenario {
+	sc := report.Scenario{ID: id, Verdict: verdict, Crashed: crashed}
+	for _, f := range faults {
+		sc.Events = append(sc.Events, trace.Event{Kind: trace.KindHTTP, HTTP: &trace.Exchange{Status: 500, Fault: f}})
+	}
+	sc.Metrics = trace.Measure(sc.Events)
+	return sc
+}
+
+var _ = Describe("faults in the report", func() {
+	variant := func(name string, scs ...report.Scenario) report.Variant {
+		return report.Variant{Name: name, Scenarios: scs, Summary: report.Summarize(scs)}
+	}
+	r := &report.Report{Mode: "replay", Suites: []report.Suite{
+		{Name: "a-chaos", Agent: "alpha", Variants: []report.Variant{variant("v",
+			faulted("handled", "pass", false, "429", "timeout"),
+			faulted("unhandled", "fail", false, "500"),
+			faulted("crash", "error", true))}},
+		{Name: "b", Agent: "beta", Variants: []report.Variant{variant("w", faulted("quiet", "pass", false))}},
+	}}
+
+	It("counts faults injected, those in passing runs, and crashes", func() {
+		s := r.Suites[0].Variants[0].Summary
+		Expect([]int{s.Faults, s.FaultsHandled, s.Crashes}).To(Equal([]int{3, 2, 1}))
+	})
+
+	It("shows them per variant with their kinds, and per agent", func() {
+		var out bytes.Buffer
+		Expect(report.WriteText(&out, r)).To(Succeed())
+		Expect(out.String()).To(MatchRegexp(`injected faults\n.*\n.*\nv\s+3\s+2\s+1\s+429×1, 500×1, timeout×1`))
+		Expect(out.String()).To(MatchRegexp(`faults by agent\n.*\n.*\nalpha\s+3\s+2\s+1\nbeta\s+0\s+0\s+0`))
+	})
+
+	It("leaves both tables out of a report without faults or crashes", func() {
+		var out bytes.Buffer
+		Expect(report.WriteText(&out, &report.Report{Suites: r.Suites[1:]})).To(Succeed())
+		Expect(out.String()).NotTo(ContainSubstring("faults"))
+	})
+})
