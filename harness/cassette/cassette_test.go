@@ -343,4 +343,19 @@ var _ = Describe("opening a cassette that cannot be read", func() {
 		Entry("an interaction without a URL", "no-url.yaml", "interaction 0 has no request method or URL"),
 		Entry("an empty interaction", "null-interaction.yaml", "interaction 0 has no request method or URL"),
 	)
+
+	It("says how a body that is not a JSON object differs even when JSON calls the two equal", func() {
+		path := filepath.Join(GinkgoT().TempDir(), "scalar.yaml")
+		Expect(os.WriteFile(path, []byte("version: 1\ninteractions:\n"+
+			"- request: {method: POST, url: 'http://h/p', body: '0'}\n  response: {code: 200, body: ok}\n"), 0o644)).To(Succeed())
+		r, err := cassette.Open(cassette.ModeReplay, path, cassette.Options{})
+		Expect(err).NotTo(HaveOccurred())
+
+		_, err = post(r, "http://h/p", " 0")
+		var miss *cassette.MissError
+		Expect(errors.As(err, &miss)).To(BeTrue(), "got %v", err)
+		Expect(miss.Nearest).To(Equal(0))
+		Expect(miss.Diff).To(Equal([]string{"the body: 0 →  0"}))
+		Expect(miss.Error()).NotTo(ContainSubstring("already replayed"))
+	})
 })
