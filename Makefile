@@ -3,7 +3,7 @@ GO       ?= go
 GINKGO   := $(GO) tool ginkgo
 TESTBED  := bin/testbed
 
-.PHONY: run test record bench lint report build clean
+.PHONY: run test record bench lint report build clean fuzz race
 
 ## build: compile the CLI into bin/testbed
 build:
@@ -25,6 +25,25 @@ record: build
 ## bench: Go benchmarks
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+FUZZTIME         ?= 5s
+FUZZMINIMIZETIME ?= 2s
+
+## fuzz: every fuzz target in the tree (found by grep, so a new one is not forgotten) for FUZZTIME each;
+## a failing input is written to the package's testdata/fuzz/<Target>/: commit it as a regression seed
+fuzz:
+	@set -e; targets=$$(grep -rE --include='*_test.go' -o '^func Fuzz[A-Za-z0-9_]*\(f \*testing\.F\)' . \
+		| sed -E 's|^\./(.*)/[^/]*:func (Fuzz[A-Za-z0-9_]*).*|\1:\2|' | sort); \
+	test -n "$$targets" || { echo "fuzz: no fuzz targets found"; exit 1; }; \
+	for t in $$targets; do \
+		echo "fuzz ./$${t%%:*} $${t##*:} for $(FUZZTIME)"; \
+		$(GO) test -run '^$$' -fuzz "^$${t##*:}$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZETIME) ./$${t%%:*} \
+			|| { echo "fuzz: $$t failed; rerun: go test -run '^$$' -fuzz '^$${t##*:}$$' ./$${t%%:*}"; exit 1; }; \
+	done
+
+## race: the race detector over the concurrent packages (runner, cassette, report)
+race:
+	$(GO) test -race ./harness/runner/... ./harness/cassette/... ./harness/report/...
 
 ## lint: gofmt and go vet
 lint:

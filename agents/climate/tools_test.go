@@ -3,6 +3,7 @@ package climate_test
 import (
 	"encoding/json"
 	"net/http"
+	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -91,6 +92,11 @@ var _ = Describe("city_inventory_search", func() {
 			[]found{{"Washington (D.C.)", 2023}}),
 		Entry(`"D.C" does not match "Oslo" through its dot`, ours, `{"city_name":"D.C"}`, []found{{"Washington (D.C.)", 2023}}),
 		Entry("an unknown city", ours, `{"city_name":"Nairobi"}`, nil),
+		Entry("every regex metacharacter at once", ours, `{"city_name":".*[(?<x>)]+{2}|^$\\"}`, nil),
+		Entry("100 KB of name", ours, `{"city_name":"`+strings.Repeat("New York ", 100<<10/9)+`"}`, nil),
+		Entry("a Latin-1 byte in the name: U+FFFD matches no city", ours, "{\"city_name\":\"S\xe3o Paulo\"}", nil),
+		Entry("a valid part around invalid bytes", ours, "{\"city_name\":\"\xff\xfeOslo\"}", nil),
+		Entry("a NUL in the name", ours, `{"city_name":"Oslo\u0000"}`, nil),
 	)
 
 	It("trims the matches with trim ours and keeps their raw shape with trim none", func() {

@@ -14,6 +14,7 @@ import (
 const (
 	jqTimeout   = 2 * time.Second
 	jqMaxOutput = 8 << 20 // bytes of encoded results
+	jqMaxError  = 500     // characters of a gojq error message kept
 )
 
 // jq is jq_query: it validates the attachment id, parses the JSON, compiles
@@ -47,11 +48,11 @@ func runJQ(ctx context.Context, data []byte, program string) ([]byte, error) {
 	}
 	q, err := gojq.Parse(program)
 	if err != nil {
-		return nil, fmt.Errorf("Invalid jq query. %v", err)
+		return nil, fmt.Errorf("Invalid jq query. %s", clip(err.Error(), jqMaxError))
 	}
 	code, err := gojq.Compile(q)
 	if err != nil {
-		return nil, fmt.Errorf("Invalid jq query. %v", err)
+		return nil, fmt.Errorf("Invalid jq query. %s", clip(err.Error(), jqMaxError))
 	}
 	ctx, cancel := context.WithTimeout(ctx, jqTimeout)
 	defer cancel()
@@ -67,7 +68,8 @@ func runJQ(ctx context.Context, data []byte, program string) ([]byte, error) {
 			if errors.Is(err, context.DeadlineExceeded) {
 				return nil, fmt.Errorf("jq query took longer than %s; narrow it", jqTimeout)
 			}
-			return nil, fmt.Errorf("jq query failed: %v", err)
+			// error("…") in the program makes the message as long as it likes.
+			return nil, fmt.Errorf("jq query failed: %s", clip(err.Error(), jqMaxError))
 		}
 		b, err := json.Marshal(v)
 		if err != nil {

@@ -230,16 +230,26 @@ func normalizeBBox(v any) ([]float64, error) {
 	return []float64{lon0, lat0, lon1, lat1}, nil
 }
 
+// number reads a coordinate given as a JSON number or a numeric string. It
+// refuses NaN and infinities, which strconv.ParseFloat accepts as "NaN" and
+// "Inf" and which no range check would catch.
 func number(v any) (float64, error) {
+	var f float64
+	var err error
 	switch x := v.(type) {
 	case float64:
-		return x, nil
+		f = x
 	case json.Number:
-		return x.Float64()
+		f, err = x.Float64()
 	case string:
-		return strconv.ParseFloat(strings.TrimSpace(x), 64)
+		f, err = strconv.ParseFloat(strings.TrimSpace(x), 64)
+	default:
+		return 0, fmt.Errorf("not a number: %v", v)
 	}
-	return 0, fmt.Errorf("not a number: %v", v)
+	if err == nil && (math.IsNaN(f) || math.IsInf(f, 0)) {
+		err = fmt.Errorf("not a finite number: %v", v)
+	}
+	return f, err
 }
 
 func contains(list []string, s string) bool {

@@ -15,6 +15,7 @@ import (
 	"github.com/agentreplay/testbed/agents/all"
 	"github.com/agentreplay/testbed/harness/cassette"
 	"github.com/agentreplay/testbed/harness/check"
+	"github.com/agentreplay/testbed/harness/lint"
 	"github.com/agentreplay/testbed/harness/report"
 	"github.com/agentreplay/testbed/harness/runner"
 	"github.com/agentreplay/testbed/harness/scenario"
@@ -86,6 +87,10 @@ func loadSuites(sel selection) ([]*scenario.Suite, error) {
 			return nil, withCode(exitUsage, fmt.Errorf("no suite %q in %s", sel.suite, dir))
 		}
 		suites = picked
+	}
+	// A variant config the agent refuses is a problem in the suite file too.
+	if err := lint.Configs(sel.root, suites, all.Registry()); err != nil {
+		return nil, withCode(exitUsage, err)
 	}
 	if sel.variant != "" && !anySuite(suites, func(s *scenario.Suite) bool {
 		return slices.ContainsFunc(s.Variants, func(v scenario.Variant) bool { return v.Name == sel.variant })

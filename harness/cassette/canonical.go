@@ -66,8 +66,10 @@ func decodeJSON(b []byte) (any, error) {
 	if err := dec.Decode(&v); err != nil {
 		return nil, err
 	}
-	if dec.More() {
-		return nil, &json.SyntaxError{Offset: dec.InputOffset()}
+	// Anything after the value makes it not JSON. Decoder.More does not
+	// report a stray "]" or "}", which would make `{}]` and `{}] x` the same.
+	if off := dec.InputOffset(); len(bytes.TrimSpace(b[off:])) > 0 {
+		return nil, &json.SyntaxError{Offset: off}
 	}
 	return v, nil
 }

@@ -36,6 +36,8 @@ var _ = DescribeTable("CanonicalBody",
 	Entry("leaves text unchanged", "hello world\n", nil, "hello world\n"),
 	Entry("leaves broken JSON unchanged", `{"a":1`, nil, `{"a":1`),
 	Entry("leaves JSON with trailing data unchanged", `{"a":1} {"b":2}`, nil, `{"a":1} {"b":2}`),
+	Entry("leaves JSON with a stray closing bracket unchanged", `{"a":1}]`, nil, `{"a":1}]`),
+	Entry("leaves JSON with a stray closing brace unchanged", `{"a":1} }`, nil, `{"a":1} }`),
 	Entry("leaves a form body unchanged", "b=2&a=1", nil, "b=2&a=1"),
 	Entry("leaves an empty body empty", "", nil, ""),
 )

@@ -12,11 +12,14 @@
 package cassette
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
 	vcr "gopkg.in/dnaeon/go-vcr.v2/cassette"
@@ -101,19 +104,45 @@ func readFile(path string) (*file, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, fmt.Errorf("%w: %s: empty file", ErrCorrupt, path)
+	}
 	var f file
 	if err := yaml.Unmarshal(data, &f); err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrCorrupt, path, err)
+		// yaml.v3 lists unmarshal errors on lines of their own.
+		msg := strings.Join(strings.Fields(strings.ReplaceAll(err.Error(), ":\n", ":")), " ")
+		return nil, fmt.Errorf("%w: %s: %s", ErrCorrupt, path, msg)
 	}
 	if f.Version != FormatVersion {
 		return nil, fmt.Errorf("%w: %s: format version %d, want %d", ErrCorrupt, path, f.Version, FormatVersion)
 	}
 	for i, in := range f.Interactions {
-		if in == nil || in.Request.Method == "" || in.Request.URL == "" {
-			return nil, fmt.Errorf("%w: %s: interaction %d has no request method or URL", ErrCorrupt, path, i)
+		if err := checkInteraction(in); err != nil {
+			return nil, fmt.Errorf("%w: %s: interaction %d %v", ErrCorrupt, path, i, err)
 		}
 	}
 	return &f, nil
+}
+
+// checkInteraction finds what recording never writes: an interaction
+// without a request method or URL, without a response status (the file was
+// cut off), with a negative duration, or with a response body whose length
+// is not its recorded Content-Length (cut off or edited).
+func checkInteraction(in *vcr.Interaction) error {
+	switch {
+	case in == nil || in.Request.Method == "" || in.Request.URL == "":
+		return errors.New("has no request method or URL")
+	case in.Response.Code < 100 || in.Response.Code > 599:
+		return fmt.Errorf("has no response status (code %d); the file may be cut off", in.Response.Code)
+	case in.Response.Duration < 0:
+		return fmt.Errorf("has a negative duration %s", in.Response.Duration)
+	}
+	if cl := in.Response.Headers.Get("Content-Length"); cl != "" && in.Response.Headers.Get("Content-Encoding") == "" {
+		if n, err := strconv.Atoi(cl); err == nil && n != len(in.Response.Body) {
+			return fmt.Errorf("has a response body of %d bytes, but its Content-Length is %d; the body was cut off or edited", len(in.Response.Body), n)
+		}
+	}
+	return nil
 }
 
 // writeFile saves f atomically: a temporary file in the same folder, synced,

@@ -342,5 +342,26 @@ var _ = Describe("opening a cassette that cannot be read", func() {
 		Entry("an interaction without a method", "no-method.yaml", "interaction 1 has no request method or URL"),
 		Entry("an interaction without a URL", "no-url.yaml", "interaction 0 has no request method or URL"),
 		Entry("an empty interaction", "null-interaction.yaml", "interaction 0 has no request method or URL"),
+		Entry("an empty file", "empty.yaml", "empty file"),
+		Entry("a file cut off inside a string", "cut-off.yaml", "yaml: line 13: found unexpected end of stream"),
+		Entry("a file cut off after a request", "cut-after-request.yaml", "interaction 1 has no response status (code 0); the file may be cut off"),
+		Entry("a response body shorter than its Content-Length", "cut-body.yaml",
+			"interaction 0 has a response body of 43 bytes, but its Content-Length is 58; the body was cut off or edited"),
+		Entry("a negative duration", "negative-duration.yaml", "interaction 0 has a negative duration -5s"),
 	)
+
+	It("says how a body that is not a JSON object differs even when JSON calls the two equal", func() {
+		path := filepath.Join(GinkgoT().TempDir(), "scalar.yaml")
+		Expect(os.WriteFile(path, []byte("version: 1\ninteractions:\n"+
+			"- request: {method: POST, url: 'http://h/p', body: '0'}\n  response: {code: 200, body: ok}\n"), 0o644)).To(Succeed())
+		r, err := cassette.Open(cassette.ModeReplay, path, cassette.Options{})
+		Expect(err).NotTo(HaveOccurred())
+
+		_, err = post(r, "http://h/p", " 0")
+		var miss *cassette.MissError
+		Expect(errors.As(err, &miss)).To(BeTrue(), "got %v", err)
+		Expect(miss.Nearest).To(Equal(0))
+		Expect(miss.Diff).To(Equal([]string{"the body: 0 →  0"}))
+		Expect(miss.Error()).NotTo(ContainSubstring("already replayed"))
+	})
 })

@@ -84,25 +84,8 @@ func wordRe(name string) *regexp.Regexp {
 func Suites(root string, suites []*scenario.Suite, registry map[string]agents.Entry) ([]Problem, error) {
 	var out []Problem
 	for _, s := range suites {
-		entry, ok := registry[s.Agent]
-		if !ok {
-			return nil, fmt.Errorf("%s: unknown agent %q", s.Path, s.Agent)
-		}
-		// Agents that require keys get placeholders: lint sends nothing.
-		secrets := map[string]string{}
-		for _, k := range entry.Info.Keys {
-			secrets[k] = "lint-placeholder-key"
-		}
 		for _, v := range s.Variants {
-			a, err := entry.New(agents.Config{
-				Secrets: secrets,
-				Variant: v.Config,
-				HTTP:    &http.Client{Transport: refuse{}},
-				Clock:   func() time.Time { return s.Clock },
-				Tracer:  agents.NopTracer{},
-				Data:    os.DirFS(filepath.Join(root, "fixtures", s.Agent)),
-				Prompts: os.DirFS(filepath.Join(root, "scenarios")),
-			})
+			a, err := build(root, s, v, registry)
 			if err != nil {
 				return nil, fmt.Errorf("%s: variant %s: %w", s.Path, v.Name, err)
 			}
@@ -119,6 +102,49 @@ func Suites(root string, suites []*scenario.Suite, registry map[string]agents.En
 		}
 	}
 	return out, nil
+}
+
+// Configs builds every suite's agent under every variant, as a run would,
+// and returns each variant whose config the agent refuses (an unknown key,
+// a value out of range, a prompt file that is not there) as a
+// scenario.Error at the variant's line, all of them at once in a
+// scenario.Errors, which matches scenario.ErrInvalidSuite. It sends nothing.
+func Configs(root string, suites []*scenario.Suite, registry map[string]agents.Entry) error {
+	var errs scenario.Errors
+	for _, s := range suites {
+		for _, v := range s.Variants {
+			if _, err := build(root, s, v, registry); err != nil {
+				msg := strings.TrimPrefix(err.Error(), s.Agent+": variant config: ")
+				errs = append(errs, &scenario.Error{Path: s.Path, Line: v.Line, Msg: fmt.Sprintf("variants.%s.config: %s", v.Name, msg)})
+			}
+		}
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	return errs
+}
+
+// build constructs suite s's agent under variant v without a network.
+func build(root string, s *scenario.Suite, v scenario.Variant, registry map[string]agents.Entry) (agents.Agent, error) {
+	entry, ok := registry[s.Agent]
+	if !ok {
+		return nil, fmt.Errorf("unknown agent %q", s.Agent)
+	}
+	// Agents that require keys get placeholders: lint sends nothing.
+	secrets := map[string]string{}
+	for _, k := range entry.Info.Keys {
+		secrets[k] = "lint-placeholder-key"
+	}
+	return entry.New(agents.Config{
+		Secrets: secrets,
+		Variant: v.Config,
+		HTTP:    &http.Client{Transport: refuse{}},
+		Clock:   func() time.Time { return s.Clock },
+		Tracer:  agents.NopTracer{},
+		Data:    os.DirFS(filepath.Join(root, "fixtures", s.Agent)),
+		Prompts: os.DirFS(filepath.Join(root, "scenarios")),
+	})
 }
 
 // refuse is a transport that makes no request: building an agent must not

@@ -390,10 +390,14 @@ func runOne(ctx context.Context, j *job, sample int, opts Options, counter *toke
 	tp, err := cassette.Open(opts.Mode, path, copts)
 	if err != nil {
 		out.Verdict, out.Error = report.VerdictStale, err.Error()
-		if !errors.Is(err, cassette.ErrNotFound) {
-			out.Verdict = report.VerdictError
-		} else {
+		switch {
+		case errors.Is(err, cassette.ErrNotFound):
 			out.Error += fmt.Sprintf("; record it with: %s", copts.Rerecord)
+		case errors.Is(err, cassette.ErrCorrupt):
+			// Recording writes the whole file again, so it is the fix.
+			out.Error += fmt.Sprintf("; re-record it with: %s", copts.Rerecord)
+		default:
+			out.Verdict = report.VerdictError
 		}
 		return out
 	}

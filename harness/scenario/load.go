@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 )
@@ -129,6 +130,15 @@ func (d *decoder) document(data []byte) (root *yaml.Node) {
 			root = nil
 		}
 	}()
+	if !utf8.Valid(data) && !bytes.HasPrefix(data, []byte{0xff, 0xfe}) && !bytes.HasPrefix(data, []byte{0xfe, 0xff}) {
+		// yaml.v3 says "invalid trailing UTF-8 octet" at line 1 wherever the
+		// byte is; point at it instead.
+		i := firstInvalidUTF8(data)
+		line := 1 + bytes.Count(data[:i], []byte("\n"))
+		col := 1 + utf8.RuneCount(data[bytes.LastIndexByte(data[:i], '\n')+1:i])
+		d.errorf(line, "", "not UTF-8 text: byte 0x%02x at column %d; save the file as UTF-8", data[i], col)
+		return nil
+	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil {
@@ -157,6 +167,19 @@ func (d *decoder) document(data []byte) (root *yaml.Node) {
 		return nil
 	}
 	return doc.Content[0]
+}
+
+// firstInvalidUTF8 returns the offset of the first byte of data that is not
+// part of valid UTF-8, or len(data).
+func firstInvalidUTF8(data []byte) int {
+	for i := 0; i < len(data); {
+		r, n := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && n <= 1 {
+			return i
+		}
+		i += n
+	}
+	return len(data)
 }
 
 // syntax records a YAML syntax error at its 1-based line, or line 1 when it

@@ -18,6 +18,8 @@ import (
 	"fmt"
 	"hash/maphash"
 	"sync"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/harness/trace"
@@ -130,10 +132,62 @@ func (c *Counter) Count(text string) int {
 }
 
 func (c *Counter) count(text string) int {
-	if text == "" {
-		return 0
+	n := 0
+	for _, part := range cutRuns(text, maxRun) {
+		n += len(c.tk.EncodeOrdinary(part))
 	}
-	return len(c.tk.EncodeOrdinary(text))
+	return n
+}
+
+// maxRun bounds the runs of letters, of white space or of punctuation that
+// are encoded whole. tiktoken-go's byte-pair merge is quadratic in the length
+// of a pre-tokenized piece, and such a run is one piece: 100 KB of "x" took
+// 20 s to count. Longer runs, which words, code and JSON never have, are
+// encoded maxRun bytes at a time, which may count a token more or less at
+// each cut; everything else is counted exactly.
+const maxRun = 4096
+
+// cutRuns returns text in parts, cut only inside runs of more than max bytes
+// of one class (letters, white space, or other non-digit characters), at
+// rune boundaries. Digits are left alone: the encodings split them into
+// groups of at most three.
+func cutRuns(text string, max int) []string {
+	var parts []string
+	start, run, last := 0, 0, -1
+	for i, r := range text {
+		k := runeClass(r)
+		if k != last || k == classDigit {
+			last, run = k, 0
+		}
+		if run >= max {
+			parts = append(parts, text[start:i])
+			start, run = i, 0
+		}
+		run += utf8.RuneLen(r)
+	}
+	if start < len(text) {
+		parts = append(parts, text[start:])
+	}
+	return parts
+}
+
+const (
+	classLetter = iota
+	classSpace
+	classDigit
+	classOther
+)
+
+func runeClass(r rune) int {
+	switch {
+	case unicode.IsLetter(r) || unicode.Is(unicode.M, r):
+		return classLetter
+	case unicode.IsSpace(r):
+		return classSpace
+	case unicode.IsNumber(r):
+		return classDigit
+	}
+	return classOther
 }
 
 // Request counts the input tokens of one chat request by part, following

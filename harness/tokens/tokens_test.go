@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"sync"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -50,6 +51,31 @@ var _ = Describe("Count", func() {
 		Entry("JSON", `{"bbox":[118.0,20.0,123.5,26.5]}`, 19, 19),
 		Entry("special token as plain text", "<|endoftext|>", 7, 7),
 	)
+
+	// A run of one character class is one piece to the encoder, whose
+	// byte-pair merge is quadratic in a piece's length: 100 KB of "x" took
+	// 20 s before runs were cut.
+	DescribeTable("counts 100 KB without white space quickly",
+		func(text string) {
+			c := mustNew("")
+			start := time.Now()
+			n := c.Count(text)
+			Expect(time.Since(start)).To(BeNumerically("<", 2*time.Second))
+			Expect(n).To(BeNumerically(">", 0))
+			Expect(n).To(BeNumerically("<=", len(text)))
+		},
+		Entry("one letter", strings.Repeat("x", 100<<10)),
+		Entry("white space", strings.Repeat(" ", 100<<10)),
+		Entry("punctuation", strings.Repeat(".*[(?", 20<<10)),
+		Entry("Chinese without punctuation", strings.Repeat("海溫", 100<<10/6)),
+		Entry("a letter run between words", "a "+strings.Repeat("é", 50<<10)+" b"),
+	)
+
+	It("counts a long run within a token per cut of counting it whole", func() {
+		c := mustNew("")
+		whole := c.Count(strings.Repeat("ab", 3000)) // 6 KB: cut once
+		Expect(whole).To(BeNumerically("~", 2*c.Count(strings.Repeat("ab", 1500)), 2))
+	})
 
 	// long is a text above the cache threshold whose count differs from
 	// other's although both have the same length.
