@@ -101,7 +101,10 @@ var _ = Describe("testbed record, interrupted", func() {
 			trimmed[i] = strings.TrimSuffix(n, " (interrupted while recording)")
 		}
 		Expect(trimmed).To(ConsistOf(kept))
-		Expect(r.stderr).To(MatchRegexp(`(?m)^  odbchat/\S+ \(interrupted while recording\)$`), "the scenario in flight was aborted")
+		// The scenario in flight, if the signal came during one rather than
+		// between two, is listed as "(interrupted while recording)" and its
+		// cassette is among those kept.
+		Expect(strings.Count(r.stderr, "(interrupted while recording)")).To(BeNumerically("<=", 1))
 		Expect(r.stderr).To(HaveSuffix(fmt.Sprintf("not recorded (%d):\n", len(kept)) + "  " + strings.Join(notRecorded, "\n  ") + "\n"))
 
 		By("recording again afterwards: the lock was released")
