@@ -6,8 +6,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
+	"github.com/agentreplay/testbed/agents"
+	"github.com/agentreplay/testbed/agents/all"
 	"github.com/agentreplay/testbed/harness/cassette"
 )
 
@@ -69,10 +72,16 @@ func cmdList(args []string, stdout, stderr io.Writer) error {
 
 const checkDoc = `Usage: testbed cassettes check [flags]
 
-Scans every cassette for anything that looks like a secret: OpenAI, Anthropic
-and Google key patterns, bearer tokens, key= query parameters, keys inside
-JSON bodies, and the values of the provider key variables set in this
-environment. Exits 1 and lists file:line for every finding.
+Scans every cassette for anything that looks like a secret: OpenAI
+(sk-…, sk-proj-…), Anthropic and Google (AIza…) keys, bearer tokens in
+headers and bodies, key=, api_key=, access_token= and similar parameters in
+URLs and bodies, user:password@ in URLs, credential fields in JSON bodies
+(api_key, apiKey, secret, password, and key or token when the value looks like
+a key), secret headers left unredacted, and the values of the key variables
+set in this environment (OPENAI_API_KEY, GEMINI_API_KEY, GOOGLE_API_KEY, …,
+and every agent's own keys). REDACTED and testbed-placeholder-key are not
+secrets. Exits 1 and prints, for every finding, file:line, what it is (masked,
+like sk-…abcd) and what to do.
 
 Examples:
   testbed cassettes check
@@ -88,11 +97,7 @@ func cmdCassettesCheck(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	var secrets []string
-	for _, v := range cassette.KeyVariables() {
-		if s := os.Getenv(v); s != "" {
-			secrets = append(secrets, s)
-		}
-	}
+	secrets = keyValues(all.Registry())
 	found, err := cassette.Scan(dir, secrets)
 	if err != nil {
 		return withCode(exitInternal, err)
@@ -120,4 +125,26 @@ func cmdCassettesCheck(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "no secrets found in %s\n", dir)
 	}
 	return nil
+}
+
+// keyVariables returns the provider key variables and every agent's own
+// (agents.Info.Keys), sorted.
+func keyVariables(reg map[string]agents.Entry) []string {
+	names := cassette.KeyVariables()
+	for _, e := range reg {
+		names = append(names, e.Info.Keys...)
+	}
+	slices.Sort(names)
+	return slices.Compact(names)
+}
+
+// keyValues returns the values of the key variables set in the environment.
+func keyValues(reg map[string]agents.Entry) []string {
+	var out []string
+	for _, k := range keyVariables(reg) {
+		if v := os.Getenv(k); v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
 }

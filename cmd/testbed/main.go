@@ -9,7 +9,9 @@
 //	testbed cassettes check        scan cassettes for secrets
 //
 // Exit codes: 0 all passed · 1 an expectation or threshold failed · 2 bad
-// usage or invalid suite · 3 stale cassette · 4 internal or I/O error.
+// usage or invalid suite · 3 stale cassette · 4 internal or I/O error · 5
+// another recording holds the suite's lock · 130 interrupted (SIGINT or
+// SIGTERM).
 package main
 
 import (
@@ -19,6 +21,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"syscall"
 )
 
 // Exit codes.
@@ -28,6 +31,8 @@ const (
 	exitUsage    = 2
 	exitStale    = 3
 	exitInternal = 4
+	exitLocked   = 5   // another recording of the suite is running
+	exitSignal   = 130 // interrupted, as shells report SIGINT
 )
 
 // exitError carries an exit code to main.
@@ -47,7 +52,14 @@ func withCode(code int, err error) error {
 }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	// SIGINT or SIGTERM cancels ctx: a recording aborts the scenario in
+	// flight, starts no other, and says what it recorded. A second signal
+	// kills the process as usual.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)

@@ -2,15 +2,19 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/agentreplay/testbed/agents/all"
 	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/harness/cassette"
 	"github.com/agentreplay/testbed/harness/report"
 	"github.com/agentreplay/testbed/harness/runner"
+	"github.com/agentreplay/testbed/harness/scenario"
 	"github.com/agentreplay/testbed/harness/standin"
 )
 
@@ -74,6 +78,16 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		opts.Model = &ep
 		opts.Secrets = map[string]string{ep.KeyEnv: key}
 	}
+	if opts.Mode == cassette.ModeRecord {
+		// Refused at once if another recording of one of these suites runs;
+		// released however this returns (and by the kernel if it crashes).
+		release, err := lockSuites(sel.root, suites)
+		if err != nil {
+			return err
+		}
+		defer release()
+		opts.Redact = keyValues(opts.Agents)
+	}
 	sis, err := runner.StartStandIns(sel.root, opts.Agents, prov == "", !liveUpstreams, standin.Options{})
 	if err != nil {
 		return withCode(exitInternal, err)
@@ -106,6 +120,10 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 	}
 	rep, err := runner.Run(ctx, suites, opts)
+	if err != nil && ctx.Err() != nil && rep != nil {
+		writeInterrupted(stderr, rep, opts)
+		return withCode(exitSignal, errSilent)
+	}
 	if err != nil {
 		return withCode(exitInternal, err)
 	}
@@ -116,6 +134,83 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		fmt.Fprintf(stderr, "recorded %d cassettes under %s/cassettes\n", recorded(rep), sel.root)
 	}
 	return verdict(rep)
+}
+
+// lockSuites takes the recording lock of every suite's cassette folder, or
+// none: another recording of one of them is refused at once.
+func lockSuites(root string, suites []*scenario.Suite) (release func(), err error) {
+	var locks []*cassette.Lock
+	release = func() {
+		for _, l := range locks {
+			l.Release()
+		}
+	}
+	for _, s := range suites {
+		l, err := cassette.AcquireLock(filepath.Join(root, "cassettes", s.Name))
+		if err != nil {
+			release()
+			if errors.Is(err, cassette.ErrLocked) {
+				return nil, withCode(exitLocked, fmt.Errorf("suite %s is being recorded: %w", s.Name, err))
+			}
+			return nil, withCode(exitInternal, err)
+		}
+		locks = append(locks, l)
+	}
+	return release, nil
+}
+
+// writeInterrupted says, after an interrupted recording, which scenarios
+// were recorded and which were not (their previous cassettes are as they
+// were: a cassette is only ever replaced whole, by a rename).
+func writeInterrupted(w io.Writer, rep *report.Report, opts runner.Options) {
+	if opts.Mode != cassette.ModeRecord {
+		fmt.Fprintln(w, "testbed: interrupted")
+		return
+	}
+	want := max(1, opts.Repeat)
+	var done, partly, not []string
+	total := 0
+	for _, s := range rep.Suites {
+		for _, v := range s.Variants {
+			for _, sc := range v.Scenarios {
+				total++
+				name := s.Name + "/" + v.Name + "/" + sc.ID
+				n := 0
+				interrupted := false
+				for _, r := range sc.Runs() {
+					switch {
+					case r.Verdict == report.VerdictError && strings.HasPrefix(r.Error, "interrupted"):
+						interrupted = true
+					case r.Verdict != "" && r.Verdict != report.VerdictError:
+						n++
+					}
+				}
+				switch {
+				case n >= want:
+					done = append(done, name)
+				case n > 0:
+					partly = append(partly, fmt.Sprintf("%s (%d of %d samples)", name, n, want))
+				case interrupted:
+					not = append(not, name+" (interrupted while recording)")
+				default:
+					not = append(not, name)
+				}
+			}
+		}
+	}
+	fmt.Fprintf(w, "testbed: interrupted: recorded %d of %d scenarios; every cassette not recorded is as it was\n", len(done), total)
+	list := func(title string, names []string) {
+		if len(names) == 0 {
+			return
+		}
+		fmt.Fprintf(w, "%s (%d):\n", title, len(names))
+		for _, n := range names {
+			fmt.Fprintln(w, "  "+n)
+		}
+	}
+	list("recorded", done)
+	list("partly recorded", partly)
+	list("not recorded", not)
 }
 
 func recorded(rep *report.Report) int {

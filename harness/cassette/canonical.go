@@ -4,13 +4,15 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/url"
+	"regexp"
 	"sort"
 	"strings"
 )
 
 // secretParams are query parameters that carry credentials; they are
 // redacted when recorded and ignored when matching.
-var secretParams = []string{"key", "api_key", "apikey", "access_token", "token"}
+var secretParams = []string{"key", "api_key", "apikey", "api-key", "access_token", "token",
+	"auth_token", "refresh_token", "id_token", "client_secret", "secret", "password"}
 
 // secretHeaders are request headers that carry credentials.
 var secretHeaders = []string{"Authorization", "X-Api-Key", "X-Goog-Api-Key", "Api-Key", "Proxy-Authorization",
@@ -36,12 +38,13 @@ func CanonicalURL(raw string) string {
 }
 
 // CanonicalBody returns body with JSON keys sorted, insignificant white space
-// dropped and the named volatile top-level fields removed. A body that is not
-// JSON is returned unchanged.
+// dropped, the named volatile top-level fields removed and the values of
+// secret fields (see RedactBody) replaced by REDACTED. A body that is not JSON
+// is returned with the values of secret key=value parameters replaced.
 func CanonicalBody(body []byte, volatile []string) []byte {
 	trimmed := bytes.TrimSpace(body)
 	if len(trimmed) == 0 || (trimmed[0] != '{' && trimmed[0] != '[') {
-		return body
+		return []byte(redactParams(string(body)))
 	}
 	v, err := decodeJSON(trimmed)
 	if err != nil {
@@ -52,6 +55,9 @@ func CanonicalBody(body []byte, volatile []string) []byte {
 			delete(m, f)
 		}
 	}
+	// A key in a body is recorded as REDACTED; whatever key the live
+	// request carries, it matches.
+	redactJSON(v)
 	out, err := marshalCompact(v)
 	if err != nil {
 		return body
@@ -100,6 +106,10 @@ func redactURL(raw string) string {
 			changed = true
 		}
 	}
+	if _, ok := u.User.Password(); ok {
+		u.User = url.UserPassword(u.User.Username(), Redacted)
+		changed = true
+	}
 	if !changed {
 		return raw
 	}
@@ -125,4 +135,145 @@ func isSecretHeader(name string) bool {
 		}
 	}
 	return false
+}
+
+// secretFieldNames are JSON field names, lower case without "_" and "-",
+// that always carry credentials, alone or at the end of a longer name
+// (openai_api_key, dbPassword).
+var secretFieldNames = []string{"apikey", "apitoken", "accesstoken", "refreshtoken", "idtoken", "authtoken",
+	"sessiontoken", "bearertoken", "clientsecret", "secretkey", "privatekey", "accesskey", "password", "passwd",
+	"secret", "authorization", "credentials"}
+
+// fieldKind says how a JSON field name relates to credentials: 2 for a name
+// that always holds one (api_key, password), 1 for a generic name that holds
+// one only when its value looks like one (key, token), 0 otherwise.
+func fieldKind(name string) int {
+	n := strings.ToLower(strings.NewReplacer("_", "", "-", "").Replace(name))
+	for _, s := range secretFieldNames {
+		if strings.HasSuffix(n, s) {
+			return 2
+		}
+	}
+	if n == "key" || n == "token" {
+		return 1
+	}
+	return 0
+}
+
+// secretField reports whether a JSON field name may carry credentials.
+func secretField(name string) bool { return fieldKind(name) > 0 }
+
+// secretValue reports whether value, found in the JSON field name, is a
+// credential: any value of a field that always holds one, and a value that
+// looks like a key (16 or more characters, letters and digits, no space) in
+// a generic one. REDACTED and PlaceholderKey are never secrets.
+func secretValue(name, value string) bool {
+	if value == "" || notSecret(value) {
+		return false
+	}
+	switch fieldKind(name) {
+	case 2:
+		return true
+	case 1:
+		return looksLikeKey(value)
+	}
+	return false
+}
+
+// looksLikeKey reports whether s could be a generated credential.
+func looksLikeKey(s string) bool {
+	if len(s) < 16 || strings.ContainsAny(s, " \t\n") {
+		return false
+	}
+	return strings.ContainsAny(s, "0123456789") && strings.IndexFunc(s, func(r rune) bool {
+		return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z'
+	}) >= 0
+}
+
+// redactJSON replaces, at any depth, the secret string values of secret
+// fields with REDACTED, and reports whether it changed anything.
+func redactJSON(v any) bool {
+	changed := false
+	switch v := v.(type) {
+	case map[string]any:
+		for k, x := range v {
+			if s, ok := x.(string); ok && secretValue(k, s) {
+				v[k] = Redacted
+				changed = true
+			} else if redactJSON(x) {
+				changed = true
+			}
+		}
+	case []any:
+		for _, x := range v {
+			if redactJSON(x) {
+				changed = true
+			}
+		}
+	}
+	return changed
+}
+
+// secretParam matches key=value pairs of secret parameters in a query string
+// or a form body.
+var secretParam = regexp.MustCompile(`(?i)(^|[?&])(` + strings.Join(quoteAll(secretParams), "|") + `)=([^&#\s]*)`)
+
+func quoteAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = regexp.QuoteMeta(s)
+	}
+	return out
+}
+
+// redactParams replaces the values of secret key=value parameters in s.
+func redactParams(s string) string {
+	if !strings.Contains(s, "=") {
+		return s
+	}
+	return secretParam.ReplaceAllStringFunc(s, func(m string) string {
+		sub := secretParam.FindStringSubmatch(m)
+		if sub[3] == "" || notSecret(sub[3]) {
+			return m
+		}
+		return sub[1] + sub[2] + "=" + Redacted
+	})
+}
+
+// redactLiterals replaces every occurrence of the given secret values in s.
+func redactLiterals(s string, secrets []string) string {
+	for _, v := range secrets {
+		if v != "" && strings.Contains(s, v) {
+			s = strings.ReplaceAll(s, v, Redacted)
+		}
+	}
+	return s
+}
+
+// RedactBody returns body with its secrets replaced by REDACTED: in a JSON
+// body, the values of fields named like credentials (api_key, apiKey,
+// access_token, secret, password, …; key and token when the value looks like
+// a key), at any depth; in any other body, secret key=value parameters; in
+// both, the literal secrets given. A JSON body with nothing to redact is
+// returned byte for byte; one with something is re-encoded compactly.
+func RedactBody(body string, secrets []string) string {
+	body = redactLiterals(body, secrets)
+	trimmed := strings.TrimSpace(body)
+	if len(trimmed) == 0 || (trimmed[0] != '{' && trimmed[0] != '[') {
+		return redactParams(body)
+	}
+	v, err := decodeJSON([]byte(trimmed))
+	if err != nil {
+		return redactParams(body)
+	}
+	if !redactJSON(v) {
+		return body
+	}
+	out, err := marshalCompact(v)
+	if err != nil {
+		return body
+	}
+	// Keep the white space around the JSON (a final newline).
+	i := strings.Index(body, trimmed)
+	return body[:i] + string(out) + body[i+len(trimmed):]
 }

@@ -209,6 +209,22 @@ type Options struct {
 	Volatile []string
 	// Rerecord is the command that re-records this cassette; replay misses quote it.
 	Rerecord string
+	// Secrets are literal values (keys) that never reach a cassette: a
+	// recording replaces them by REDACTED wherever they appear, and replay
+	// does the same to live requests before matching them. Values shorter
+	// than 8 bytes are ignored.
+	Secrets []string
+}
+
+// literals returns the secrets worth replacing.
+func (o Options) literals() []string {
+	var out []string
+	for _, s := range o.Secrets {
+		if len(s) >= 8 && s != Redacted {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // Open returns a Transport for the cassette at path in mode.

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"time"
 
@@ -28,13 +29,14 @@ const FaultHeader = "X-Testbed-Fault"
 // Recorder captures traffic on go-vcr's recorder and saves it atomically on
 // Close. Secrets are redacted as each interaction is captured.
 type Recorder struct {
-	path   string
-	tmp    string // go-vcr's working name, without ".yaml"
-	opts   Options
-	vcr    *recorder.Recorder
-	mu     sync.Mutex
-	last   time.Duration
-	closed bool
+	path    string
+	tmp     string // go-vcr's working name, without ".yaml"
+	opts    Options
+	vcr     *recorder.Recorder
+	mu      sync.Mutex
+	last    time.Duration
+	closed  bool
+	secrets []string // literal values to redact
 }
 
 func newRecorder(path string, opts Options) (*Recorder, error) {
@@ -61,25 +63,29 @@ func newRecorder(path string, opts Options) (*Recorder, error) {
 	// go-vcr sleeps for each interaction's duration unless told not to; the
 	// durations we store are modelled, so sleeping would only slow recording.
 	v.SkipRequestLatency = true
-	r := &Recorder{path: path, tmp: tmp, opts: opts, vcr: v}
+	r := &Recorder{path: path, tmp: tmp, opts: opts, vcr: v, secrets: opts.literals()}
 	v.AddFilter(r.capture)
+	v.AddSaveFilter(r.save)
 	return r, nil
 }
 
-// capture redacts secrets and takes a stand-in's modelled latency.
+// capture redacts the request's secrets and takes a stand-in's modelled
+// latency. It runs as each interaction is captured: what it changes is what
+// go-vcr hands back to the caller, so it leaves the response alone (see save).
 func (r *Recorder) capture(i *vcr.Interaction) error {
-	i.Request.Headers = i.Request.Headers.Clone()
-	for name := range i.Request.Headers {
-		if isSecretHeader(name) {
-			i.Request.Headers.Set(name, Redacted)
-		}
-	}
-	i.Request.URL = redactURL(i.Request.URL)
+	i.Request.Headers = redactHeaders(i.Request.Headers, r.secrets)
+	i.Request.URL = redactLiterals(redactURL(i.Request.URL), r.secrets)
 	for _, p := range secretParams {
 		if i.Request.Form.Has(p) {
 			i.Request.Form.Set(p, Redacted)
 		}
 	}
+	for k, vs := range i.Request.Form {
+		for n, v := range vs {
+			i.Request.Form[k][n] = redactLiterals(v, r.secrets)
+		}
+	}
+	i.Request.Body = RedactBody(i.Request.Body, r.secrets)
 	if v := i.Response.Headers.Get(LatencyHeader); v != "" {
 		if d, err := time.ParseDuration(v); err == nil {
 			i.Response.Duration = d
@@ -91,11 +97,42 @@ func (r *Recorder) capture(i *vcr.Interaction) error {
 	return nil
 }
 
+// save redacts the response's secrets just before the cassette is written,
+// so that the agent saw the real response while recording: credential fields
+// in a JSON body (an access_token from a token endpoint) and the literal
+// secrets anywhere in the body or headers.
+func (r *Recorder) save(i *vcr.Interaction) error {
+	i.Response.Headers = redactHeaders(i.Response.Headers, r.secrets)
+	if body := RedactBody(i.Response.Body, r.secrets); body != i.Response.Body {
+		i.Response.Body = body
+		if i.Response.Headers.Get("Content-Length") != "" {
+			i.Response.Headers.Set("Content-Length", strconv.Itoa(len(body)))
+		}
+	}
+	return nil
+}
+
+// redactHeaders returns a copy of h with secret headers replaced by REDACTED
+// and the literal secrets replaced in every other value.
+func redactHeaders(h http.Header, secrets []string) http.Header {
+	h = h.Clone()
+	for name, vs := range h {
+		if isSecretHeader(name) {
+			h.Set(name, Redacted)
+			continue
+		}
+		for n, v := range vs {
+			vs[n] = redactLiterals(v, secrets)
+		}
+	}
+	return h
+}
+
 // RoundTrip implements http.RoundTripper. The agents call one request at a
 // time per scenario; the recorded duration reported to Observe belongs to the
 // request that just returned.
 func (r *Recorder) RoundTrip(req *http.Request) (*http.Response, error) {
-	url := redactURL(req.URL.String())
+	url := redactLiterals(redactURL(req.URL.String()), r.secrets)
 	start := time.Now()
 	resp, err := r.vcr.RoundTrip(req)
 	if err != nil {

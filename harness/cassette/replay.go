@@ -112,14 +112,18 @@ func (r *Replayer) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		body = b
 	}
+	secrets := r.opts.literals()
+	if len(secrets) > 0 {
+		body = []byte(redactLiterals(string(body), secrets))
+	}
 	canon := CanonicalBody(body, r.opts.Volatile)
 	r.mu.Lock()
-	k := matchKey(req.Method, req.URL.String(), canon)
+	k := matchKey(req.Method, redactLiterals(req.URL.String(), secrets), canon)
 	queue := r.index[k]
 	if len(queue) == 0 {
 		r.mu.Unlock()
 		miss := r.miss(req, canon)
-		r.observe(Exchange{Method: req.Method, URL: redactURL(req.URL.String()), Err: miss})
+		r.observe(Exchange{Method: req.Method, URL: redactLiterals(redactURL(req.URL.String()), r.opts.literals()), Err: miss})
 		return nil, miss
 	}
 	i := queue[0]
@@ -128,8 +132,8 @@ func (r *Replayer) RoundTrip(req *http.Request) (*http.Response, error) {
 	r.mu.Unlock()
 
 	in := r.items[i]
-	r.observe(Exchange{Method: req.Method, URL: redactURL(req.URL.String()), Status: in.Response.Code, Duration: in.Response.Duration,
-		Fault: in.Response.Headers.Get(FaultHeader)})
+	r.observe(Exchange{Method: req.Method, URL: redactLiterals(redactURL(req.URL.String()), r.opts.literals()), Status: in.Response.Code,
+		Duration: in.Response.Duration, Fault: in.Response.Headers.Get(FaultHeader)})
 	return &http.Response{
 		Status:        in.Response.Status,
 		StatusCode:    in.Response.Code,
@@ -153,8 +157,8 @@ func (r *Replayer) observe(e Exchange) {
 // interaction with the same method and URL, preferring unplayed ones, and a
 // field-level JSON diff against it.
 func (r *Replayer) miss(req *http.Request, canon []byte) *MissError {
-	e := &MissError{Cassette: r.path, Method: req.Method, URL: redactURL(req.URL.String()), Nearest: -1, Rerecord: r.opts.Rerecord}
-	want := CanonicalURL(req.URL.String())
+	e := &MissError{Cassette: r.path, Method: req.Method, URL: redactLiterals(redactURL(req.URL.String()), r.opts.literals()), Nearest: -1, Rerecord: r.opts.Rerecord}
+	want := CanonicalURL(redactLiterals(req.URL.String(), r.opts.literals()))
 	r.mu.Lock()
 	played := append([]bool(nil), r.replayed...)
 	r.mu.Unlock()

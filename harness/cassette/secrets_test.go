@@ -159,3 +159,100 @@ var _ = Describe("secrets", func() {
 		})
 	})
 })
+
+var _ = Describe("redaction of keys in bodies and of literal secrets", func() {
+	// A request that carries a key in each place a client may put one: a
+	// header, a ?key= parameter, JSON fields (top level and nested) and,
+	// as a literal known to the recorder, inside an ordinary field.
+	const (
+		headerKey = "sk-proj-HEADERKEY0123456789abcd"
+		paramKey  = "PARAMKEY0123456789"
+		bodyKey   = "BODYKEY0123456789abcdef"
+		nestedPw  = "nested-password-value"
+		literal   = "LITERALSECRET-0123456789"
+		tokenResp = "RESPONSETOKEN0123456789"
+	)
+	body := func(key, pw, lit string) string {
+		return `{"api_key":"` + key + `","q":"sea surface temperature","auth":{"password":"` + pw + `"},"note":"sent with ` + lit + `"}`
+	}
+
+	var (
+		path string
+		up   *upstream
+		seen string // what the caller got back while recording
+	)
+
+	BeforeEach(func() {
+		path = filepath.Join(GinkgoT().TempDir(), "keyed.yaml")
+		up = newUpstream(`{"access_token":"` + tokenResp + `","answer":"warm"}`)
+		tr, err := cassette.Open(cassette.ModeRecord, path, cassette.Options{
+			Real: http.DefaultTransport, Provenance: prov, Secrets: []string{literal},
+		})
+		Expect(err).NotTo(HaveOccurred())
+		seen = mustPost(tr, up.URL+"/v1/search?alt=json&key="+paramKey, body(bodyKey, nestedPw, literal),
+			"Authorization", "Bearer "+headerKey)
+		Expect(tr.Close()).To(Succeed())
+	})
+
+	It("sends every key and hands the caller the real response while recording", func() {
+		sent, sentBody := up.request(0)
+		Expect(sent.Header.Get("Authorization")).To(Equal("Bearer " + headerKey))
+		Expect(sent.URL.Query().Get("key")).To(Equal(paramKey))
+		Expect(sentBody).To(Equal(body(bodyKey, nestedPw, literal)))
+		Expect(seen).To(ContainSubstring(tokenResp))
+	})
+
+	It("writes none of them, and the scan finds nothing", func() {
+		data := string(mustReadFile(path))
+		for _, k := range []string{headerKey, paramKey, bodyKey, nestedPw, literal, tokenResp} {
+			Expect(data).NotTo(ContainSubstring(k))
+		}
+		in := readOnDisk(path).Interactions[0]
+		Expect(in.Request.Body).To(MatchJSON(`{"api_key":"REDACTED","q":"sea surface temperature","auth":{"password":"REDACTED"},"note":"sent with REDACTED"}`))
+		Expect(in.Request.URL).To(HaveSuffix("/v1/search?alt=json&key=REDACTED"))
+		Expect(in.Response.Body).To(MatchJSON(`{"access_token":"REDACTED","answer":"warm"}`))
+
+		findings, err := cassette.Scan(filepath.Dir(path), []string{headerKey, paramKey, bodyKey, nestedPw, literal, tokenResp})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(findings).To(BeEmpty())
+	})
+
+	It("replays whatever keys the live request carries", func() {
+		up.Close()
+		rp, err := cassette.Open(cassette.ModeReplay, path, cassette.Options{Secrets: []string{"OTHERLITERAL-99999999"}})
+		Expect(err).NotTo(HaveOccurred())
+		got := mustPost(rp, up.URL+"/v1/search?key=OTHERKEY999888777&alt=json", body("OTHERBODYKEY98765432100", "other-password", "OTHERLITERAL-99999999"),
+			"Authorization", "Bearer sk-other")
+		Expect(got).To(MatchJSON(`{"access_token":"REDACTED","answer":"warm"}`))
+	})
+
+	It("still tells requests apart by everything else", func() {
+		up.Close()
+		rp, err := cassette.Open(cassette.ModeReplay, path, cassette.Options{})
+		Expect(err).NotTo(HaveOccurred())
+		_, err = post(rp, up.URL+"/v1/search?alt=json&key="+paramKey, strings.Replace(body(bodyKey, nestedPw, literal), "sea surface", "air", 1))
+		var miss *cassette.MissError
+		Expect(errors.As(err, &miss)).To(BeTrue())
+		Expect(miss.Error()).To(ContainSubstring("/q"))
+		Expect(miss.Error()).NotTo(ContainSubstring(bodyKey))
+	})
+})
+
+var _ = DescribeTable("RedactBody",
+	func(in, want string) {
+		Expect(cassette.RedactBody(in, []string{"LITERAL-SECRET-42"})).To(Equal(want))
+	},
+	Entry("leaves a body without secrets byte for byte", `{ "b": 1,  "a": "x" }`, `{ "b": 1,  "a": "x" }`),
+	Entry("redacts credential fields at any depth", `{"x":[{"apiKey":"k1"}],"client_secret":"s"}`+"\n", `{"client_secret":"REDACTED","x":[{"apiKey":"REDACTED"}]}`+"\n"),
+	Entry("redacts generic fields only when they hold a key", `{"key":"country","token":"tk0123456789abcdefgh"}`, `{"key":"country","token":"REDACTED"}`),
+	Entry("keeps the marker and the placeholder", `{"api_key":"REDACTED","password":"testbed-placeholder-key"}`, `{"api_key":"REDACTED","password":"testbed-placeholder-key"}`),
+	Entry("redacts parameters of a form body", "alt=json&api_key=abc123&q=sst", "alt=json&api_key=REDACTED&q=sst"),
+	Entry("redacts literal secrets anywhere", "say LITERAL-SECRET-42 twice: LITERAL-SECRET-42", "say REDACTED twice: REDACTED"),
+)
+
+func mustReadFile(path string) []byte {
+	GinkgoHelper()
+	data, err := os.ReadFile(path)
+	Expect(err).NotTo(HaveOccurred())
+	return data
+}

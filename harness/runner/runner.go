@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"maps"
 	"mime"
 	"net/http"
 	"os"
@@ -51,6 +52,10 @@ type Options struct {
 	// real provider); Secrets holds its key under Model.KeyEnv.
 	Model   *llm.Endpoint
 	Secrets map[string]string
+	// Redact lists more literal values (for example every key variable set
+	// in the environment) that recordings replace by REDACTED wherever they
+	// appear; the values in Secrets always are.
+	Redact []string
 	// Routes sends logical hosts to other base URLs in record and live modes
 	// (the loopback stand-ins); see StartStandIns.
 	Routes map[string]string
@@ -165,8 +170,12 @@ func Run(ctx context.Context, suites []*scenario.Suite, opts Options) (*report.R
 		if ctx.Err() != nil {
 			break // interrupted: start nothing new, keep every other cassette as it is
 		}
-		wg.Add(1)
 		sem <- struct{}{}
+		if ctx.Err() != nil {
+			<-sem
+			break // interrupted while waiting for a free slot
+		}
+		wg.Add(1)
 		go func(t task) {
 			defer wg.Done()
 			defer func() { <-sem }()
@@ -347,6 +356,15 @@ func endpoint(opts Options, info agents.Info, v scenario.Variant) llm.Endpoint {
 	return info.Model
 }
 
+// literals returns the secret values a cassette must never hold.
+func literals(opts Options) []string {
+	out := append([]string(nil), opts.Redact...)
+	for _, k := range slices.Sorted(maps.Keys(opts.Secrets)) {
+		out = append(out, opts.Secrets[k])
+	}
+	return out
+}
+
 // runOne runs one sample of a scenario and checks it.
 func runOne(ctx context.Context, j *job, sample int, opts Options, counter *tokens.Counter) report.Scenario {
 	out := report.Scenario{ID: j.scenario.ID, Criterion: j.scenario.Criterion, Checks: []report.Check{}}
@@ -370,6 +388,7 @@ func runOne(ctx context.Context, j *job, sample int, opts Options, counter *toke
 			StandIn: opts.Model == nil, Upstream: "fixtures",
 		},
 		Rerecord: rerecord,
+		Secrets:  literals(opts),
 		Observe: func(e cassette.Exchange) {
 			ev := trace.Event{Kind: trace.KindHTTP, HTTP: &trace.Exchange{Method: e.Method, URL: e.URL, Status: e.Status, Duration: e.Duration, Fault: e.Fault}}
 			if e.Err != nil {
@@ -403,13 +422,14 @@ func runOne(ctx context.Context, j *job, sample int, opts Options, counter *toke
 	}
 	hc := &http.Client{Transport: timeouts{next: tp}}
 
+	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	defer cancel()
 	key := opts.Secrets[ep.KeyEnv]
 	if key == "" && (opts.Mode == cassette.ModeReplay || opts.Model == nil) {
 		// Replays and stand-ins need no key, but some SDKs insist on one;
 		// it is redacted from cassettes like any key.
-		key = "testbed-placeholder-key"
+		key = cassette.PlaceholderKey
 	}
 	model, err := provider.New(ctx, ep, key, hc)
 	if err != nil {
@@ -429,7 +449,7 @@ func runOne(ctx context.Context, j *job, sample int, opts Options, counter *toke
 	}
 	for _, k := range entry.Info.Keys {
 		if secrets[k] == "" && (opts.Mode == cassette.ModeReplay || !opts.AllowNetwork) {
-			secrets[k] = "testbed-placeholder-key"
+			secrets[k] = cassette.PlaceholderKey
 		}
 	}
 	tracer := &tracer{trace: tr, counter: counter}
@@ -459,7 +479,11 @@ func runOne(ctx context.Context, j *job, sample int, opts Options, counter *toke
 		}
 	}
 	timedOut := ctx.Err() != nil
-	if timedOut && err == nil {
+	switch {
+	case parent.Err() != nil:
+		// Interrupted: whatever the agent managed is not a complete recording.
+		err = fmt.Errorf("interrupted: %w", parent.Err())
+	case timedOut && err == nil:
 		err = fmt.Errorf("scenario stopped after %s: %w", opts.Timeout, ctx.Err())
 	}
 	var closeErr error
