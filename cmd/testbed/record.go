@@ -65,7 +65,7 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		Mode: cassette.ModeRecord, Root: sel.root, Agents: all.Registry(),
 		Variant: sel.variant, Scenario: sel.scenario, Progress: progress(sel, stderr),
 		Parallel: 1, // one recording at a time keeps the stand-ins' order and faults reproducible
-		Repeat:   repeat,
+		Repeat:   repeat, Timeout: sel.timeout,
 	}
 	if live {
 		opts.Mode = cassette.ModeLive

@@ -25,6 +25,7 @@ import (
 type selection struct {
 	root, suite, variant, scenario string
 	json, quiet                    bool
+	timeout                        time.Duration
 }
 
 func (s *selection) register(fs *flag.FlagSet) {
@@ -34,6 +35,7 @@ func (s *selection) register(fs *flag.FlagSet) {
 	fs.StringVar(&s.scenario, "scenario", "", "run only this scenario id")
 	fs.BoolVar(&s.json, "json", false, "print the report as JSON instead of tables")
 	fs.BoolVar(&s.quiet, "quiet", false, "no progress on stderr")
+	fs.DurationVar(&s.timeout, "timeout", 2*time.Minute, "stop a scenario that runs longer than this (wall time); it is reported as an error")
 }
 
 // newFlags returns a flag set whose --help prints doc and examples.
@@ -146,7 +148,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	rep, err := runner.Run(ctx, suites, runner.Options{
 		Mode: cassette.ModeReplay, Root: sel.root, Agents: all.Registry(),
 		Variant: sel.variant, Scenario: sel.scenario, Progress: progress(sel, stderr),
-		Shard: i, Shards: n,
+		Shard: i, Shards: n, Timeout: sel.timeout,
 	})
 	if err != nil {
 		return withCode(exitInternal, err)

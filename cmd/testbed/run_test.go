@@ -125,6 +125,14 @@ var _ = Describe("testbed run", func() {
 		Expect(r.stderr).To(ContainSubstring("scenario runs or thresholds failed"))
 	})
 
+	It("stops a scenario that outlives --timeout and reports it as an error", func() {
+		r := testbed("run", "--root", root, "--out", "", "--scenario", "ac1-taiwan-sst", "--timeout", "1ns")
+
+		Expect(r.code).To(Equal(exitFailed), r.String())
+		Expect(r.stdout).To(MatchRegexp(`(?m)^ac1-taiwan-sst\s+AC-1\s+ERROR\s`))
+		Expect(r.stdout).To(ContainSubstring("✗ ac1-taiwan-sst error: scenario stopped after 1ns: context deadline exceeded"))
+	})
+
 	It("exits 2 on a broken suite, with path:line for every problem at once", func() {
 		path := filepath.Join(root, "scenarios", "odbchat.yaml")
 		replace(path, `- "latency_p95 < 10s"`, `- "latency_p90 < 10s"`, 1)          // a metric that does not exist
