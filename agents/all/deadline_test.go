@@ -60,8 +60,8 @@ var _ = Describe("every agent, when its context's deadline has passed", func() {
 			}
 			cfg := agents.Config{
 				Model: model, HTTP: &http.Client{Transport: waitingTransport{}},
-				Clock:   func() time.Time { return time.Date(2025, 11, 6, 2, 0, 0, 0, time.UTC) },
-				Tracer:  agents.NopTracer{}, Upstreams: entry.Info.Upstreams, Secrets: secrets,
+				Clock:  func() time.Time { return time.Date(2025, 11, 6, 2, 0, 0, 0, time.UTC) },
+				Tracer: agents.NopTracer{}, Upstreams: entry.Info.Upstreams, Secrets: secrets,
 				Data: os.DirFS(filepath.Join("..", "..", "fixtures", name)), Prompts: os.DirFS(filepath.Join("..", "..", "scenarios")),
 			}
 			if entry.Info.Embeddings != nil {
