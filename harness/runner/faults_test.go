@@ -10,7 +10,6 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/agentreplay/testbed/agents"
-	"github.com/agentreplay/testbed/agents/all"
 	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/harness/cassette"
 	"github.com/agentreplay/testbed/harness/report"
@@ -33,34 +32,25 @@ func faultsOf(sc report.Scenario) []string {
 
 var _ = Describe("Run with injected faults", Ordered, func() {
 	var (
+		rec   *recording
 		root  string
 		suite *scenario.Suite
-		sis   *runner.StandIns
 	)
-	record := func(s *scenario.Suite, only string) *report.Report {
+	record := func(s *scenario.Suite) *report.Report {
 		GinkgoHelper()
-		rep, err := runner.Run(context.Background(), []*scenario.Suite{s}, runner.Options{
-			Mode: cassette.ModeRecord, Root: root, Agents: all.Registry(), Routes: sis.Routes,
-			Parallel: 1, Variant: "single-pass", Scenario: only,
-		})
-		Expect(err).NotTo(HaveOccurred())
-		return rep
+		return rec.record(s, runner.Options{Variant: "single-pass"})
 	}
 
 	BeforeAll(func() {
-		root = project()
-		suite = loadSuite(root)
-		var err error
-		sis, err = runner.StartStandIns(root, all.Registry(), true, true, standin.Options{})
-		Expect(err).NotTo(HaveOccurred())
-		DeferCleanup(sis.Close)
+		rec = startRecording()
+		root, suite = rec.root, rec.suite
 	})
 
 	It("injects a fault by rule into the named call and marks it in the cassette", func() {
 		s := *suite
 		s.Scenarios = []scenario.Scenario{suite.Scenarios[0]}
 		s.Scenarios[0].Faults = []scenario.FaultRule{{On: scenario.FaultOnUpstream, Call: 1, Kind: "500"}}
-		sc := scenarios(record(&s, ""))["single-pass/ac1-taiwan-sst"]
+		sc := scenarios(record(&s))["single-pass/ac1-taiwan-sst"]
 		Expect(faultsOf(sc)).To(Equal([]string{"500"}))
 		Expect(sc.Answer[0]).To(ContainSubstring("UNAVAILABLE"))
 		Expect(readFile(runner.CassettePath(root, "odbchat", "single-pass", "ac1-taiwan-sst"))).To(ContainSubstring(cassette.FaultHeader))
@@ -82,7 +72,7 @@ var _ = Describe("Run with injected faults", Ordered, func() {
 			Expect(notes).To(HaveLen(1))
 			Expect(notes[0]).To(ContainSubstring("timeout awaiting response headers"))
 		}
-		check(scenarios(record(&s, ""))["single-pass/ac1-taiwan-sst"])
+		check(scenarios(record(&s))["single-pass/ac1-taiwan-sst"])
 		check(scenarios(replayAt(root, &s, runner.Options{Variant: "single-pass"}))["single-pass/ac1-taiwan-sst"])
 	})
 
@@ -90,13 +80,13 @@ var _ = Describe("Run with injected faults", Ordered, func() {
 		s := *suite
 		s.Scenarios = suite.Scenarios[:8]
 		s.Faults = &scenario.FaultRate{Rate: 0.5, Seed: 11, Model: []string{"429", "500"}, Upstream: []string{"404"}}
-		first := record(&s, "")
+		first := record(&s)
 		var drawn []string
 		for _, sc := range first.Suites[0].Variants[0].Scenarios {
 			drawn = append(drawn, sc.ID+":"+strings.Join(faultsOf(sc), ","))
 		}
 		bytes := readFile(runner.CassettePath(root, "odbchat", "single-pass", s.Scenarios[3].ID))
-		second := record(&s, "")
+		second := record(&s)
 		for i, sc := range second.Suites[0].Variants[0].Scenarios {
 			Expect(sc.ID + ":" + strings.Join(faultsOf(sc), ",")).To(Equal(drawn[i]))
 		}

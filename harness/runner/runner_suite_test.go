@@ -1,6 +1,7 @@
 package runner_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -9,8 +10,12 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/agentreplay/testbed/agents/all"
+	"github.com/agentreplay/testbed/harness/cassette"
 	"github.com/agentreplay/testbed/harness/check"
+	"github.com/agentreplay/testbed/harness/report"
+	"github.com/agentreplay/testbed/harness/runner"
 	"github.com/agentreplay/testbed/harness/scenario"
+	"github.com/agentreplay/testbed/harness/standin"
 )
 
 func TestRunner(t *testing.T) {
@@ -58,4 +63,38 @@ func loadSuite(root string) *scenario.Suite {
 		scenario.LoadOptions{Agents: all.Names(), Metrics: check.MetricNames()})
 	Expect(err).NotTo(HaveOccurred())
 	return s
+}
+
+// recording is a copy of the project with the loopback stand-ins running,
+// for specs that record.
+type recording struct {
+	root  string
+	suite *scenario.Suite
+	sis   *runner.StandIns
+}
+
+// startRecording copies the project and starts the stand-ins until the
+// spec (or the Ordered container) ends; call it in a setup node.
+func startRecording() *recording {
+	GinkgoHelper()
+	r := &recording{root: project()}
+	r.suite = loadSuite(r.root)
+	var err error
+	r.sis, err = runner.StartStandIns(r.root, all.Registry(), true, true, standin.Options{})
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(r.sis.Close)
+	return r
+}
+
+// record records s (the project's suite when nil) one scenario at a time;
+// opts may narrow it and set Repeat.
+func (r *recording) record(s *scenario.Suite, opts runner.Options) *report.Report {
+	GinkgoHelper()
+	if s == nil {
+		s = r.suite
+	}
+	opts.Mode, opts.Root, opts.Agents, opts.Routes, opts.Parallel = cassette.ModeRecord, r.root, all.Registry(), r.sis.Routes, 1
+	rep, err := runner.Run(context.Background(), []*scenario.Suite{s}, opts)
+	Expect(err).NotTo(HaveOccurred())
+	return rep
 }

@@ -374,18 +374,10 @@ var _ = Describe("Run", func() {
 		)
 
 		BeforeAll(func() {
-			root = project()
-			suite = loadSuite(root)
+			rec := startRecording()
+			root, suite, routes = rec.root, rec.suite, rec.sis.Routes
 			Expect(os.RemoveAll(filepath.Join(root, "cassettes"))).To(Succeed())
-			sis, err := runner.StartStandIns(root, all.Registry(), true, true, standin.Options{})
-			Expect(err).NotTo(HaveOccurred())
-			DeferCleanup(sis.Close)
-			routes = sis.Routes
-			rep, err = runner.Run(context.Background(), []*scenario.Suite{suite}, runner.Options{
-				Mode: cassette.ModeRecord, Root: root, Agents: all.Registry(),
-				Routes: sis.Routes, Parallel: 1, Variant: "single-pass",
-			})
-			Expect(err).NotTo(HaveOccurred())
+			rep = rec.record(nil, runner.Options{Variant: "single-pass"})
 		})
 
 		It("routes every logical host to a loopback server", func() {

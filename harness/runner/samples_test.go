@@ -1,15 +1,12 @@
 package runner_test
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/agentreplay/testbed/agents/all"
-	"github.com/agentreplay/testbed/harness/cassette"
 	"github.com/agentreplay/testbed/harness/report"
 	"github.com/agentreplay/testbed/harness/runner"
 	"github.com/agentreplay/testbed/harness/scenario"
@@ -19,28 +16,19 @@ import (
 var _ = Describe("Run with several samples per scenario", Ordered, func() {
 	const id = "explain-marine-heatwave"
 	var (
+		rec   *recording
 		root  string
 		suite *scenario.Suite
-		sis   *runner.StandIns
 	)
 	sample := func(k int) string { return runner.SamplePath(root, "odbchat", "single-pass", id, k) }
 	record := func(repeat int) *report.Report {
 		GinkgoHelper()
-		rep, err := runner.Run(context.Background(), []*scenario.Suite{suite}, runner.Options{
-			Mode: cassette.ModeRecord, Root: root, Agents: all.Registry(), Routes: sis.Routes,
-			Parallel: 1, Variant: "single-pass", Scenario: id, Repeat: repeat,
-		})
-		Expect(err).NotTo(HaveOccurred())
-		return rep
+		return rec.record(nil, runner.Options{Variant: "single-pass", Scenario: id, Repeat: repeat})
 	}
 
 	BeforeAll(func() {
-		root = project()
-		suite = loadSuite(root)
-		var err error
-		sis, err = runner.StartStandIns(root, all.Registry(), true, true, standin.Options{})
-		Expect(err).NotTo(HaveOccurred())
-		DeferCleanup(sis.Close)
+		rec = startRecording()
+		root, suite = rec.root, rec.suite
 	})
 
 	It("records N cassettes, the first byte for byte the deterministic one", func() {
