@@ -51,19 +51,8 @@ func (d *decoder) checkFault(v *yaml.Node, at, target, kind string) {
 
 // faultRules reads a scenario's list of {on, call, kind}.
 func (d *decoder) faultRules(v *yaml.Node, at string) []FaultRule {
-	r := resolve(v)
-	if r.Kind != yaml.SequenceNode {
-		d.want(v, at, "a list of {on, call, kind}")
-		return nil
-	}
 	var out []FaultRule
-	for i, item := range r.Content {
-		at := index(at, i)
-		m, fs, ok := d.mapping(item, at, "a mapping with on, call and kind", faultRuleKeys...)
-		if !ok {
-			continue
-		}
-		d.require(m, fs, at, "on", "kind")
+	d.mappings(v, at, "on, call and kind", faultRuleKeys, []string{"on", "kind"}, func(at string, m *yaml.Node, fs fields) {
 		rule := FaultRule{Line: m.Line}
 		if f, ok := fs["on"]; ok {
 			rule.On, _ = d.enum(f.val, join(at, "on"), FaultOnModel, FaultOnUpstream)
@@ -77,7 +66,7 @@ func (d *decoder) faultRules(v *yaml.Node, at string) []FaultRule {
 			}
 		}
 		out = append(out, rule)
-	}
+	})
 	return out
 }
 

@@ -528,22 +528,31 @@ func (d *decoder) overrides(v *yaml.Node, at string) map[string]Expect {
 	return out
 }
 
-// attachments reads a list of {file, mime, description}.
-func (d *decoder) attachments(v *yaml.Node, at string) []AttachmentRef {
+// mappings calls each for every item of a list of mappings with the
+// allowed keys (want names them for messages, as "file, mime and
+// description"), after checking the required ones.
+func (d *decoder) mappings(v *yaml.Node, at, want string, allowed, required []string, each func(at string, m *yaml.Node, fs fields)) {
 	r := resolve(v)
 	if r.Kind != yaml.SequenceNode {
-		d.want(v, at, "a list of {file, mime, description}")
-		return nil
+		d.want(v, at, "a list of {"+strings.Join(allowed, ", ")+"}")
+		return
 	}
-	var out []AttachmentRef
 	for i, item := range r.Content {
 		at := index(at, i)
-		m, fs, ok := d.mapping(item, at, "a mapping with file, mime and description", attachKeys...)
+		m, fs, ok := d.mapping(item, at, "a mapping with "+want, allowed...)
 		if !ok {
 			continue
 		}
-		d.require(m, fs, at, "file")
-		a := AttachmentRef{Line: resolve(item).Line}
+		d.require(m, fs, at, required...)
+		each(at, m, fs)
+	}
+}
+
+// attachments reads a list of {file, mime, description}.
+func (d *decoder) attachments(v *yaml.Node, at string) []AttachmentRef {
+	var out []AttachmentRef
+	d.mappings(v, at, "file, mime and description", attachKeys, []string{"file"}, func(at string, m *yaml.Node, fs fields) {
+		a := AttachmentRef{Line: m.Line}
 		if f, ok := fs["file"]; ok {
 			a.File, _ = d.str(f.val, join(at, "file"))
 			if strings.HasPrefix(a.File, "/") || strings.Contains(a.File, "..") {
@@ -557,7 +566,7 @@ func (d *decoder) attachments(v *yaml.Node, at string) []AttachmentRef {
 			a.Description, _ = d.str(f.val, join(at, "description"))
 		}
 		out = append(out, a)
-	}
+	})
 	return out
 }
 

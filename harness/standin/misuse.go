@@ -2,7 +2,6 @@ package standin
 
 import (
 	"encoding/json"
-	"slices"
 
 	"github.com/agentreplay/testbed/agents/llm"
 )
@@ -67,7 +66,7 @@ func misuseJSON(v any, fault string) bool {
 				}
 			}
 		}
-		for _, k := range sortedKeys(t) {
+		for _, k := range sortedMapKeys(t) {
 			if misuseJSON(t[k], fault) {
 				return true
 			}
@@ -80,13 +79,4 @@ func misuseJSON(v any, fault string) bool {
 		}
 	}
 	return false
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
