@@ -22,9 +22,18 @@ test: build
 record: build
 	./$(TESTBED) record
 
-## bench: Go benchmarks
+BENCH       ?= .
+BENCH_COUNT ?= 6
+BENCH_TIME  ?= 500ms
+BENCH_OUT   ?= reports/bench/latest.txt
+
+## bench: Go benchmarks (full replay, one scenario, cassette loading and matching, token
+## counting, report rendering), BENCH_COUNT runs each, one package at a time, summarized
+## with benchstat; raw results in $(BENCH_OUT). Pick some with BENCH=regexp.
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./...
+	@mkdir -p $(dir $(BENCH_OUT))
+	$(GO) test -p 1 -run '^$$' -bench '$(BENCH)' -benchmem -count $(BENCH_COUNT) -benchtime $(BENCH_TIME) ./... | tee $(BENCH_OUT)
+	$(GO) tool benchstat $(BENCH_OUT)
 
 ## lint: gofmt and go vet
 lint:
