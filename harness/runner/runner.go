@@ -8,6 +8,7 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -137,10 +138,22 @@ func Run(ctx context.Context, suites []*scenario.Suite, opts Options) (*report.R
 		}
 	}
 
+	// Start the longest scenarios first (by cassette size), so that the
+	// last ones to finish are short and no core idles at the end; results
+	// go to their reserved slots, so the order of the report is unchanged.
+	size := make(map[*report.Scenario]int64, len(jobs))
+	for _, j := range jobs {
+		if st, err := os.Stat(CassettePath(opts.Root, j.suite.Name, j.variant.Name, j.scenario.ID)); err == nil {
+			size[j.out] = st.Size()
+		}
+	}
+	slices.SortStableFunc(jobs, func(a, b job) int { return cmp.Compare(size[b.out], size[a.out]) })
+
 	sem := make(chan struct{}, opts.Parallel)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	done := 0
+	provs := map[string]cassette.Provenance{} // of the cassettes replayed, by path
 	for _, j := range jobs {
 		if ctx.Err() != nil {
 			break // interrupted: start nothing new, keep every other cassette as it is
@@ -150,20 +163,24 @@ func Run(ctx context.Context, suites []*scenario.Suite, opts Options) (*report.R
 		go func(j job) {
 			defer wg.Done()
 			defer func() { <-sem }()
-			*j.out = runOne(ctx, j, opts, counters[j.suite.Tokenizer])
+			var prov *cassette.Provenance
+			*j.out, prov = runOne(ctx, j, opts, counters[j.suite.Tokenizer])
+			mu.Lock()
+			if prov != nil {
+				provs[CassettePath(opts.Root, j.suite.Name, j.variant.Name, j.scenario.ID)] = *prov
+			}
 			if opts.Progress != nil {
-				mu.Lock()
 				done++
 				opts.Progress(done, len(jobs), j.suite.Name, j.variant.Name, j.scenario.ID)
-				mu.Unlock()
 			}
+			mu.Unlock()
 		}(j)
 	}
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
 		return rep, err
 	}
-	Finalize(rep, suites, opts)
+	finalize(rep, suites, opts, provs)
 	return rep, nil
 }
 
@@ -172,6 +189,12 @@ func Run(ctx context.Context, suites []*scenario.Suite, opts Options) (*report.R
 // and in replay mode the replay statistics. Run calls it; so does a merge
 // of shard reports, which gives the same report as an unsharded run.
 func Finalize(rep *report.Report, suites []*scenario.Suite, opts Options) {
+	finalize(rep, suites, opts, nil)
+}
+
+// finalize is Finalize with the provenance of the cassettes the run has
+// already read, by path, so that they are not parsed again.
+func finalize(rep *report.Report, suites []*scenario.Suite, opts Options, provs map[string]cassette.Provenance) {
 	for si, s := range suites {
 		rs := &rep.Suites[si]
 		var base *report.Summary
@@ -180,7 +203,7 @@ func Finalize(rep *report.Report, suites []*scenario.Suite, opts Options) {
 			rv.Summary = report.Summarize(rv.Scenarios)
 			rv.Confusion = report.Confusion(rv.Scenarios)
 			rv.Trimming = report.Trimming(rv.Scenarios)
-			rv.Provenance = provenance(opts, s, rv.Name)
+			rv.Provenance = provenance(opts, s, rv.Name, provs)
 			if rv.Name == s.Baseline {
 				b := rv.Summary
 				base = &b
@@ -242,7 +265,7 @@ func CassettePath(root, suite, variant, id string) string {
 
 // provenance describes where a variant's numbers came from: the first
 // cassette's provenance in replay, the endpoint in record and live.
-func provenance(opts Options, s *scenario.Suite, variant string) string {
+func provenance(opts Options, s *scenario.Suite, variant string, known map[string]cassette.Provenance) string {
 	if opts.Mode != cassette.ModeReplay {
 		ep := endpoint(opts, opts.Agents[s.Agent].Info, variantByName(s, variant))
 		if opts.Model == nil {
@@ -251,7 +274,11 @@ func provenance(opts Options, s *scenario.Suite, variant string) string {
 		return ep.Provider + " " + ep.Model
 	}
 	for _, sc := range s.Scenarios {
-		p, err := cassette.ReadProvenance(CassettePath(opts.Root, s.Name, variant, sc.ID))
+		path := CassettePath(opts.Root, s.Name, variant, sc.ID)
+		if p, ok := known[path]; ok {
+			return "replayed from " + p.String()
+		}
+		p, err := cassette.ReadProvenance(path)
 		if err == nil {
 			return "replayed from " + p.String()
 		}
@@ -271,8 +298,9 @@ func endpoint(opts Options, info agents.Info, v scenario.Variant) llm.Endpoint {
 	return info.Model
 }
 
-// runOne runs one scenario and checks it.
-func runOne(ctx context.Context, j job, opts Options, counter *tokens.Counter) report.Scenario {
+// runOne runs one scenario and checks it. It also returns the provenance of
+// the cassette it replayed, if it could read it.
+func runOne(ctx context.Context, j job, opts Options, counter *tokens.Counter) (report.Scenario, *cassette.Provenance) {
 	out := report.Scenario{ID: j.scenario.ID, Criterion: j.scenario.Criterion, Checks: []report.Check{}}
 	entry := opts.Agents[j.suite.Agent]
 	ep := endpoint(opts, entry.Info, j.variant)
@@ -314,7 +342,12 @@ func runOne(ctx context.Context, j job, opts Options, counter *tokens.Counter) r
 		} else {
 			out.Error += fmt.Sprintf("; record it with: %s", copts.Rerecord)
 		}
-		return out
+		return out, nil
+	}
+	var prov *cassette.Provenance
+	if r, ok := tp.(interface{ Provenance() cassette.Provenance }); ok {
+		p := r.Provenance()
+		prov = &p
 	}
 	hc := &http.Client{Transport: tp}
 
@@ -329,13 +362,13 @@ func runOne(ctx context.Context, j job, opts Options, counter *tokens.Counter) r
 	model, err := provider.New(ctx, ep, key, hc)
 	if err != nil {
 		out.Verdict, out.Error = report.VerdictError, err.Error()
-		return out
+		return out, prov
 	}
 	var embedder llm.Embedder
 	if e := entry.Info.Embeddings; e != nil {
 		if embedder, err = provider.NewEmbedder(*e, opts.Secrets[e.KeyEnv], hc); err != nil {
 			out.Verdict, out.Error = report.VerdictError, err.Error()
-			return out
+			return out, prov
 		}
 	}
 	secrets := map[string]string{}
@@ -433,7 +466,7 @@ func runOne(ctx context.Context, j job, opts Options, counter *tokens.Counter) r
 			}
 		}
 	}
-	return out
+	return out, prov
 }
 
 // dirFS returns os.DirFS(dir), or nil when dir does not exist.
