@@ -98,9 +98,12 @@ func readFile(path string) (*file, error) {
 	if err != nil {
 		return nil, err
 	}
-	var f file
-	if err := yaml.Unmarshal(data, &f); err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrCorrupt, path, err)
+	f, ok := parseFast(data)
+	if !ok {
+		f = &file{}
+		if err := yaml.Unmarshal(data, f); err != nil {
+			return nil, fmt.Errorf("%w: %s: %v", ErrCorrupt, path, err)
+		}
 	}
 	if f.Version != FormatVersion {
 		return nil, fmt.Errorf("%w: %s: format version %d, want %d", ErrCorrupt, path, f.Version, FormatVersion)
@@ -110,7 +113,7 @@ func readFile(path string) (*file, error) {
 			return nil, fmt.Errorf("%w: %s: interaction %d has no request method or URL", ErrCorrupt, path, i)
 		}
 	}
-	return &f, nil
+	return f, nil
 }
 
 // writeFile saves f atomically: a temporary file in the same folder, synced,
