@@ -3,7 +3,7 @@ GO       ?= go
 GINKGO   := $(GO) tool ginkgo
 TESTBED  := bin/testbed
 
-.PHONY: run test record bench lint report build clean
+.PHONY: run test record bench profile lint report build clean
 
 ## build: compile the CLI into bin/testbed
 build:
@@ -34,6 +34,13 @@ bench:
 	@mkdir -p $(dir $(BENCH_OUT))
 	$(GO) test -p 1 -run '^$$' -bench '$(BENCH)' -benchmem -count $(BENCH_COUNT) -benchtime $(BENCH_TIME) ./... | tee $(BENCH_OUT)
 	$(GO) tool benchstat $(BENCH_OUT)
+
+## profile: CPU and memory profiles of the full replay under reports/bench/, with the top of the CPU one
+profile:
+	@mkdir -p reports/bench
+	$(GO) test -run '^$$' -bench FullReplay -benchtime 3x -o reports/bench/runner.test \
+		-cpuprofile reports/bench/cpu.prof -memprofile reports/bench/mem.prof ./harness/runner
+	$(GO) tool pprof -top -nodecount 20 reports/bench/runner.test reports/bench/cpu.prof
 
 ## lint: gofmt and go vet
 lint:

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/pkoukk/tiktoken-go"
+	tiktoken_loader "github.com/pkoukk/tiktoken-go-loader"
 
 	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/harness/tokens"
@@ -145,11 +146,21 @@ func BenchmarkConversation(b *testing.B) {
 }
 
 // BenchmarkEncodingBuild is what BenchmarkNew avoids: tiktoken-go building
-// an encoding from its embedded BPE file, as GetEncoding does on every call.
+// an encoding from its embedded BPE file, as GetEncoding does on every call,
+// and (…/testbed) this package reading the same file into its ranks, as New
+// does once per process.
 func BenchmarkEncodingBuild(b *testing.B) {
-	if _, err := tokens.New(""); err != nil { // installs the offline BPE loader
-		b.Fatal(err)
+	for _, enc := range []string{tokens.EncodingO200K, tokens.EncodingCL100K} {
+		b.Run(enc+"/testbed", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := tokens.BuildEncoding(enc); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
+	tiktoken.SetBpeLoader(tiktoken_loader.NewOfflineLoader())
 	for _, enc := range []string{tokens.EncodingO200K, tokens.EncodingCL100K} {
 		b.Run(enc, func(b *testing.B) {
 			b.ReportAllocs()
