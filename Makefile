@@ -24,7 +24,7 @@ record: build
 
 BENCH       ?= .
 BENCH_COUNT ?= 6
-BENCH_TIME  ?= 500ms
+BENCH_TIME  ?= 200ms
 BENCH_OUT   ?= reports/bench/latest.txt
 
 ## bench: Go benchmarks (full replay, one scenario, cassette loading and matching, token
