@@ -3,7 +3,7 @@ GO       ?= go
 GINKGO   := $(GO) tool ginkgo
 TESTBED  := bin/testbed
 
-.PHONY: run test record bench lint report build clean fuzz race
+.PHONY: run test record bench profile lint report build clean fuzz race
 
 ## build: compile the CLI into bin/testbed
 build:
@@ -22,9 +22,25 @@ test: build
 record: build
 	./$(TESTBED) record
 
-## bench: Go benchmarks
+BENCH       ?= .
+BENCH_COUNT ?= 6
+BENCH_TIME  ?= 200ms
+BENCH_OUT   ?= reports/bench/latest.txt
+
+## bench: Go benchmarks (full replay, one scenario, cassette loading and matching, token
+## counting, report rendering), BENCH_COUNT runs each, one package at a time, summarized
+## with benchstat; raw results in $(BENCH_OUT). Pick some with BENCH=regexp.
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./...
+	@mkdir -p $(dir $(BENCH_OUT))
+	$(GO) test -p 1 -run '^$$' -bench '$(BENCH)' -benchmem -count $(BENCH_COUNT) -benchtime $(BENCH_TIME) ./... | tee $(BENCH_OUT)
+	$(GO) tool benchstat $(BENCH_OUT)
+
+## profile: CPU and memory profiles of the full replay under reports/bench/, with the top of the CPU one
+profile:
+	@mkdir -p reports/bench
+	$(GO) test -run '^$$' -bench FullReplay -benchtime 3x -o reports/bench/runner.test \
+		-cpuprofile reports/bench/cpu.prof -memprofile reports/bench/mem.prof ./harness/runner
+	$(GO) tool pprof -top -nodecount 20 reports/bench/runner.test reports/bench/cpu.prof
 
 FUZZTIME         ?= 5s
 FUZZMINIMIZETIME ?= 2s

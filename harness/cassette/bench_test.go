@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -107,4 +108,31 @@ func benchCassette(b *testing.B, n int) (path, url string, bodies [][]byte) {
 		b.Fatal(err)
 	}
 	return path, srv.URL + "/v1/chat/completions", bodies
+}
+
+// BenchmarkLoad measures opening a committed cassette for replay (reading
+// the YAML, checking it, canonicalizing every recorded request body and
+// indexing it), per byte of cassette file: a small one, a typical one and
+// the largest.
+func BenchmarkLoad(b *testing.B) {
+	for _, c := range []struct{ name, path string }{
+		{"small", "odbchat/single-pass/ac1-taiwan-sst.yaml"},
+		{"typical", "climate/trimmed/datasources-rio.yaml"},
+		{"largest", "family/inline/all-sensors-chart.yaml"},
+	} {
+		path := filepath.Join("..", "..", "cassettes", filepath.FromSlash(c.path))
+		st, err := os.Stat(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(st.Size())
+			for b.Loop() {
+				if _, err := cassette.Open(cassette.ModeReplay, path, cassette.Options{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

@@ -107,11 +107,14 @@ func readFile(path string) (*file, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, fmt.Errorf("%w: %s: empty file", ErrCorrupt, path)
 	}
-	var f file
-	if err := yaml.Unmarshal(data, &f); err != nil {
-		// yaml.v3 lists unmarshal errors on lines of their own.
-		msg := strings.Join(strings.Fields(strings.ReplaceAll(err.Error(), ":\n", ":")), " ")
-		return nil, fmt.Errorf("%w: %s: %s", ErrCorrupt, path, msg)
+	f, ok := parseFast(data)
+	if !ok {
+		f = &file{}
+		if err := yaml.Unmarshal(data, f); err != nil {
+			// yaml.v3 lists unmarshal errors on lines of their own.
+			msg := strings.Join(strings.Fields(strings.ReplaceAll(err.Error(), ":\n", ":")), " ")
+			return nil, fmt.Errorf("%w: %s: %s", ErrCorrupt, path, msg)
+		}
 	}
 	if f.Version != FormatVersion {
 		return nil, fmt.Errorf("%w: %s: format version %d, want %d", ErrCorrupt, path, f.Version, FormatVersion)
@@ -121,7 +124,7 @@ func readFile(path string) (*file, error) {
 			return nil, fmt.Errorf("%w: %s: interaction %d %v", ErrCorrupt, path, i, err)
 		}
 	}
-	return &f, nil
+	return f, nil
 }
 
 // checkInteraction finds what recording never writes: an interaction

@@ -100,6 +100,23 @@ var _ = Describe("a recorded cassette", func() {
 		Expect(mustPost(r, up.URL+"/v1/chat/completions", roll)).To(Equal(`{"answer":"three"}`))
 	})
 
+	It("serves canonically equal requests in recorded order, whichever one's bytes the live request has", func() {
+		// Replay compares raw bodies before canonical ones; that shortcut
+		// must not serve a later interaction before an earlier equal one.
+		other := filepath.Join(dir, "odbchat", "single-pass", "twins.yaml")
+		srv := newUpstream(`{"answer":"shuffled"}`, `{"answer":"plain"}`)
+		tr, err := cassette.Open(cassette.ModeRecord, other, cassette.Options{Real: http.DefaultTransport})
+		Expect(err).NotTo(HaveOccurred())
+		mustPost(tr, srv.URL+"/v1/chat/completions", greetShuffled)
+		mustPost(tr, srv.URL+"/v1/chat/completions", greet)
+		Expect(tr.Close()).To(Succeed())
+
+		rp, err := cassette.Open(cassette.ModeReplay, other, cassette.Options{})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(mustPost(rp, srv.URL+"/v1/chat/completions", greet)).To(Equal(`{"answer":"shuffled"}`))
+		Expect(mustPost(rp, srv.URL+"/v1/chat/completions", greet)).To(Equal(`{"answer":"plain"}`))
+	})
+
 	It("refuses a request beyond the recorded ones, saying it was already replayed", func() {
 		r := replayer(cassette.Options{Rerecord: rerecord})
 		mustPost(r, up.URL+"/v1/chat/completions", greet)

@@ -56,14 +56,23 @@ func (e *MissError) Is(target error) bool { return target == ErrStale }
 
 // Replayer serves a cassette's interactions. Identical requests are served in
 // recorded order. It is safe for concurrent use.
+//
+// A request matches the first unserved interaction, in recorded order, with
+// the same method, canonical URL and canonical body. Recorded bodies are
+// canonicalized only when needed: a live body byte-identical to a recorded
+// one has the same canonical form, so the usual replay, where an agent sends
+// what it sent when recording, canonicalizes nothing.
 type Replayer struct {
-	path     string
-	opts     Options
-	prov     Provenance
-	items    []*vcr.Interaction
-	canon    [][]byte // canonical request bodies, by interaction
+	path  string
+	opts  Options
+	prov  Provenance
+	items []*vcr.Interaction
+
 	mu       sync.Mutex
-	index    map[string][]int // match key → interaction indexes not yet served
+	canon    [][]byte         // canonical request bodies, by interaction, once computed
+	canoned  []bool           // whether canon[i] is computed
+	groups   map[string][]int // method and canonical URL → interactions, in recorded order
+	heads    map[string]int   // method and canonical URL → index in groups of the first unserved one
 	replayed []bool
 }
 
@@ -77,22 +86,54 @@ func newReplayer(path string, opts Options) (*Replayer, error) {
 		opts:     opts,
 		items:    f.Interactions,
 		canon:    make([][]byte, len(f.Interactions)),
-		index:    make(map[string][]int, len(f.Interactions)),
+		canoned:  make([]bool, len(f.Interactions)),
+		groups:   map[string][]int{},
+		heads:    map[string]int{},
 		replayed: make([]bool, len(f.Interactions)),
 	}
 	if f.Provenance != nil {
 		r.prov = *f.Provenance
 	}
 	for i, in := range f.Interactions {
-		r.canon[i] = CanonicalBody([]byte(in.Request.Body), opts.Volatile)
-		k := matchKey(in.Request.Method, in.Request.URL, r.canon[i])
-		r.index[k] = append(r.index[k], i)
+		k := groupKey(in.Request.Method, in.Request.URL)
+		r.groups[k] = append(r.groups[k], i)
 	}
 	return r, nil
 }
 
-func matchKey(method, rawURL string, body []byte) string {
-	return method + " " + CanonicalURL(rawURL) + "\n" + string(body)
+func groupKey(method, rawURL string) string {
+	return method + " " + CanonicalURL(rawURL)
+}
+
+// canonical returns interaction i's canonical request body. r.mu is held.
+func (r *Replayer) canonical(i int) []byte {
+	if !r.canoned[i] {
+		r.canon[i] = CanonicalBody([]byte(r.items[i].Request.Body), r.opts.Volatile)
+		r.canoned[i] = true
+	}
+	return r.canon[i]
+}
+
+// match finds and marks as served the first unserved interaction of group k
+// whose body is body or has its canonical form; -1 if there is none. canon
+// is the live body's canonical form, computed on first need. r.mu is held.
+func (r *Replayer) match(k string, body []byte, canon func() []byte) int {
+	group := r.groups[k]
+	for _, i := range group[r.heads[k]:] {
+		if r.replayed[i] {
+			continue
+		}
+		if r.items[i].Request.Body == string(body) || bytes.Equal(r.canonical(i), canon()) {
+			r.replayed[i] = true
+			h := r.heads[k]
+			for h < len(group) && r.replayed[group[h]] {
+				h++
+			}
+			r.heads[k] = h
+			return i
+		}
+	}
+	return -1
 }
 
 // Provenance returns what the cassette says about its origin.
@@ -116,19 +157,24 @@ func (r *Replayer) RoundTrip(req *http.Request) (*http.Response, error) {
 	if len(secrets) > 0 {
 		body = []byte(redactLiterals(string(body), secrets))
 	}
-	canon := CanonicalBody(body, r.opts.Volatile)
+	var canon []byte
+	canonical := func() []byte {
+		if canon == nil {
+			canon = CanonicalBody(body, r.opts.Volatile)
+			if canon == nil {
+				canon = []byte{}
+			}
+		}
+		return canon
+	}
 	r.mu.Lock()
-	k := matchKey(req.Method, redactLiterals(req.URL.String(), secrets), canon)
-	queue := r.index[k]
-	if len(queue) == 0 {
+	i := r.match(groupKey(req.Method, redactLiterals(req.URL.String(), secrets)), body, canonical)
+	if i < 0 {
+		miss := r.miss(req, canonical())
 		r.mu.Unlock()
-		miss := r.miss(req, canon)
-		r.observe(Exchange{Method: req.Method, URL: redactLiterals(redactURL(req.URL.String()), r.opts.literals()), Err: miss})
+		r.observe(Exchange{Method: req.Method, URL: redactLiterals(redactURL(req.URL.String()), secrets), Err: miss})
 		return nil, miss
 	}
-	i := queue[0]
-	r.index[k] = queue[1:]
-	r.replayed[i] = true
 	r.mu.Unlock()
 
 	in := r.items[i]
@@ -155,20 +201,14 @@ func (r *Replayer) observe(e Exchange) {
 
 // miss builds the error for a request with no match: the nearest recorded
 // interaction with the same method and URL, preferring unplayed ones, and a
-// field-level JSON diff against it.
+// field-level JSON diff against it. r.mu is held.
 func (r *Replayer) miss(req *http.Request, canon []byte) *MissError {
 	e := &MissError{Cassette: r.path, Method: req.Method, URL: redactLiterals(redactURL(req.URL.String()), r.opts.literals()), Nearest: -1, Rerecord: r.opts.Rerecord}
-	want := CanonicalURL(redactLiterals(req.URL.String(), r.opts.literals()))
-	r.mu.Lock()
-	played := append([]bool(nil), r.replayed...)
-	r.mu.Unlock()
+	played := r.replayed
 	best := -1
 	var bestDiff []string
-	for i, in := range r.items {
-		if in.Request.Method != req.Method || CanonicalURL(in.Request.URL) != want {
-			continue
-		}
-		d := diff(r.canon[i], canon)
+	for _, i := range r.groups[groupKey(req.Method, redactLiterals(req.URL.String(), r.opts.literals()))] {
+		d := diff(r.canonical(i), canon)
 		better := best < 0 || len(d) < len(bestDiff) ||
 			(len(d) == len(bestDiff) && played[best] && !played[i])
 		if better {

@@ -247,19 +247,24 @@ var _ = Describe("JSON", func() {
 	})
 })
 
-func BenchmarkWriteText(b *testing.B) {
-	r := large(100)
-	for b.Loop() {
-		if err := report.WriteText(io.Discard, r); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
+// BenchmarkWriteText and its siblings render a report of one suite with two
+// variants of 100 scenarios each.
+func BenchmarkWriteText(b *testing.B) { benchWrite(b, report.WriteText) }
 
-func BenchmarkWriteJSON(b *testing.B) {
+// BenchmarkWriteJSON renders the report of BenchmarkWriteText as JSON.
+func BenchmarkWriteJSON(b *testing.B) { benchWrite(b, report.WriteJSON) }
+
+// BenchmarkWriteMarkdown renders the report of BenchmarkWriteText as markdown.
+func BenchmarkWriteMarkdown(b *testing.B) { benchWrite(b, report.WriteMarkdown) }
+
+// BenchmarkWriteHTML renders the report of BenchmarkWriteText as HTML with charts.
+func BenchmarkWriteHTML(b *testing.B) { benchWrite(b, report.WriteHTML) }
+
+func benchWrite(b *testing.B, write writer) {
 	r := large(100)
+	b.ReportAllocs()
 	for b.Loop() {
-		if err := report.WriteJSON(io.Discard, r); err != nil {
+		if err := write(io.Discard, r); err != nil {
 			b.Fatal(err)
 		}
 	}

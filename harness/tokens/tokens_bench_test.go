@@ -1,12 +1,18 @@
 package tokens_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/pkoukk/tiktoken-go"
+	tiktoken_loader "github.com/pkoukk/tiktoken-go-loader"
+
+	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/harness/tokens"
 )
 
@@ -40,8 +46,11 @@ func mixedText(size int) string {
 
 var sink int
 
+// BenchmarkCount counts 256 KB of mixed text per operation (read MB/s):
+// cold (a text never seen, so no cache answers), with tiktoken-go's encoder
+// side by side on the same text, and cached.
 func BenchmarkCount(b *testing.B) {
-	text := mixedText(1 << 20)
+	text := mixedText(256 << 10)
 	for _, enc := range []string{tokens.EncodingO200K, tokens.EncodingCL100K} {
 		c, err := tokens.New(enc)
 		if err != nil {
@@ -53,6 +62,14 @@ func BenchmarkCount(b *testing.B) {
 			for b.Loop() {
 				i++
 				sink = c.Count(strconv.Itoa(i) + text) // a new text each time: never cached
+			}
+		})
+		b.Run(enc+"/tiktoken-go", func(b *testing.B) {
+			// The reference: tiktoken-go's own encoder on the same text.
+			ref := reference(enc)
+			b.SetBytes(int64(len(text)))
+			for b.Loop() {
+				sink = len(ref.EncodeOrdinary(text))
 			}
 		})
 		b.Run(enc+"/cached", func(b *testing.B) {
@@ -72,6 +89,83 @@ func BenchmarkNew(b *testing.B) {
 		b.Run(enc, func(b *testing.B) {
 			for b.Loop() {
 				if _, err := tokens.New(enc); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// conversation returns the requests of one agent conversation of n calls:
+// the same system prompt and tool schemas on every call, and a history that
+// grows by a user message, an assistant tool call and a ~1 KB tool result
+// per call, as an agent loop sends it.
+func conversation(n int) []llm.Request {
+	system := mixedText(2 << 10)
+	var tools []llm.Tool
+	for i := range 8 {
+		tools = append(tools, llm.Tool{
+			Name:        fmt.Sprintf("tool_%d", i),
+			Description: "Returns the sea surface temperature of a bounding box on a date, in degrees Celsius.",
+			Parameters:  json.RawMessage(`{"type":"object","properties":{"bbox":{"type":"array","items":{"type":"number"}},"date":{"type":"string"}},"required":["bbox"]}`),
+		})
+	}
+	msgs := []llm.Message{{Role: llm.RoleSystem, Content: system}}
+	reqs := make([]llm.Request, 0, n)
+	for i := range n {
+		msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: fmt.Sprintf("What was the temperature on day %d?", i)})
+		reqs = append(reqs, llm.Request{Messages: slices.Clone(msgs), Tools: tools})
+		msgs = append(msgs,
+			llm.Message{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: fmt.Sprintf("call_%d", i), Name: "tool_1", Arguments: json.RawMessage(`{"bbox":[118,21.5,121.5,26]}`)}}},
+			llm.Message{Role: llm.RoleTool, ToolCallID: fmt.Sprintf("call_%d", i), Name: "tool_1", Content: mixedText(1 << 10)[i%7:]},
+		)
+	}
+	return reqs
+}
+
+// BenchmarkConversation counts the input tokens of every call of one
+// conversation of n calls with a fresh Counter (the encoding is shared): how
+// counting grows with history length. Without a cache each call re-counts
+// the whole history, so the cost grows with the square of n.
+func BenchmarkConversation(b *testing.B) {
+	for _, n := range []int{1, 10, 50} {
+		reqs := conversation(n)
+		b.Run(fmt.Sprintf("calls=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				c, err := tokens.New(tokens.EncodingO200K)
+				if err != nil {
+					b.Fatal(err)
+				}
+				for _, r := range reqs {
+					sink += c.Request(r).Total()
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkEncodingBuild is what BenchmarkNew avoids: tiktoken-go building
+// an encoding from its embedded BPE file, as GetEncoding does on every call,
+// and (…/testbed) this package reading the same file into its ranks, as New
+// does once per process.
+func BenchmarkEncodingBuild(b *testing.B) {
+	for _, enc := range []string{tokens.EncodingO200K, tokens.EncodingCL100K} {
+		b.Run(enc+"/testbed", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := tokens.BuildEncoding(enc); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+	tiktoken.SetBpeLoader(tiktoken_loader.NewOfflineLoader())
+	for _, enc := range []string{tokens.EncodingO200K, tokens.EncodingCL100K} {
+		b.Run(enc, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := tiktoken.GetEncoding(enc); err != nil {
 					b.Fatal(err)
 				}
 			}
