@@ -2,6 +2,7 @@ package odbchat
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -9,6 +10,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/agentreplay/testbed/agents/llm"
@@ -50,13 +52,38 @@ func loadKnowledgeBase(fsys fs.FS, dir string) (*knowledgeBase, error) {
 	if len(files) == 0 {
 		return nil, fmt.Errorf("odbchat: no knowledge-base documents in %s/", dir)
 	}
-	kb := &knowledgeBase{df: map[string]int{}}
-	total := 0
-	for _, f := range files {
-		b, err := fs.ReadFile(fsys, f)
-		if err != nil {
+	contents := make([][]byte, len(files))
+	h := sha256.New()
+	for i, f := range files {
+		if contents[i], err = fs.ReadFile(fsys, f); err != nil {
 			return nil, err
 		}
+		fmt.Fprintf(h, "%s\x00%d\x00", f, len(contents[i]))
+		h.Write(contents[i])
+	}
+	key := string(h.Sum(nil))
+	if kb, ok := builtKBs.Load(key); ok {
+		return kb.(*knowledgeBase), nil
+	}
+	kb, err := buildKnowledgeBase(files, contents)
+	if err != nil {
+		return nil, err
+	}
+	builtKBs.Store(key, kb)
+	return kb, nil
+}
+
+// builtKBs holds the knowledge bases built in this process by a hash of
+// their files: an index is never changed once built, and every agent of a
+// run reads the same documents, so it is built once, not once per agent.
+var builtKBs sync.Map
+
+// buildKnowledgeBase indexes the documents files, whose contents are given.
+func buildKnowledgeBase(files []string, contents [][]byte) (*knowledgeBase, error) {
+	kb := &knowledgeBase{df: map[string]int{}}
+	total := 0
+	for fi, f := range files {
+		b := contents[fi]
 		title, source, body := frontMatter(string(b))
 		if title == "" {
 			return nil, fmt.Errorf("odbchat: %s: front matter has no title", f)
