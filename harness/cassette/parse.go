@@ -301,35 +301,41 @@ func interactions(n *yamlNode) ([]*vcr.Interaction, bool) {
 	}
 	out := make([]*vcr.Interaction, 0, len(n.items))
 	for _, it := range n.items {
-		if it.kind != 'm' {
-			return nil, false
-		}
 		in := &vcr.Interaction{}
-		for i, k := range it.keys {
-			v := it.vals[i]
-			var ok bool
+		ok := eachField(it, func(k string, v *yamlNode) bool {
 			switch k {
 			case "request":
-				ok = request(v, &in.Request)
+				return request(v, &in.Request)
 			case "response":
-				ok = response(v, &in.Response)
+				return response(v, &in.Response)
 			}
-			if !ok {
-				return nil, false
-			}
+			return false
+		})
+		if !ok {
+			return nil, false
 		}
 		out = append(out, in)
 	}
 	return out, true
 }
 
-func request(n *yamlNode, r *vcr.Request) bool {
+// eachField calls set for every key of the mapping n, in order, and reports
+// whether n is a mapping and set accepted every key (an unknown key is left
+// to yaml.Unmarshal).
+func eachField(n *yamlNode, set func(k string, v *yamlNode) bool) bool {
 	if n.kind != 'm' {
 		return false
 	}
 	for i, k := range n.keys {
-		v := n.vals[i]
-		var ok bool
+		if !set(k, n.vals[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func request(n *yamlNode, r *vcr.Request) bool {
+	return eachField(n, func(k string, v *yamlNode) (ok bool) {
 		switch k {
 		case "body":
 			r.Body, ok = stringOf(v)
@@ -346,20 +352,12 @@ func request(n *yamlNode, r *vcr.Request) bool {
 		case "method":
 			r.Method, ok = stringOf(v)
 		}
-		if !ok {
-			return false
-		}
-	}
-	return true
+		return ok
+	})
 }
 
 func response(n *yamlNode, r *vcr.Response) bool {
-	if n.kind != 'm' {
-		return false
-	}
-	for i, k := range n.keys {
-		v := n.vals[i]
-		var ok bool
+	return eachField(n, func(k string, v *yamlNode) (ok bool) {
 		switch k {
 		case "body":
 			r.Body, ok = stringOf(v)
@@ -377,11 +375,8 @@ func response(n *yamlNode, r *vcr.Response) bool {
 				r.Duration, ok = d, err == nil
 			}
 		}
-		if !ok {
-			return false
-		}
-	}
-	return true
+		return ok
+	})
 }
 
 func stringLists(n *yamlNode) (map[string][]string, bool) {
