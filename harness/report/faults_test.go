@@ -2,6 +2,7 @@ package report_test
 
 import (
 	"bytes"
+	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -48,5 +49,19 @@ var _ = Describe("faults in the report", func() {
 		var out bytes.Buffer
 		Expect(report.WriteText(&out, &report.Report{Suites: r.Suites[1:]})).To(Succeed())
 		Expect(out.String()).NotTo(ContainSubstring("faults"))
+	})
+})
+
+var _ = Describe("faults in the HTML page", func() {
+	It("shows the faults by agent above the suites", func() {
+		r := &report.Report{Mode: "replay", Suites: []report.Suite{{Name: "a-chaos", Agent: "alpha", Variants: []report.Variant{{
+			Name: "v", Scenarios: []report.Scenario{faulted("x", "pass", false, "429")}}}}}}
+		r.Suites[0].Variants[0].Summary = report.Summarize(r.Suites[0].Variants[0].Scenarios)
+		var out bytes.Buffer
+		Expect(report.WriteHTML(&out, r)).To(Succeed())
+		page := out.String()
+		Expect(page).To(ContainSubstring("<h3>faults by agent</h3>"))
+		Expect(page).To(MatchRegexp(`<td>alpha</td><td class="num">1</td><td class="num">1</td><td class="num">0</td>`))
+		Expect(strings.Index(page, "faults by agent")).To(BeNumerically("<", strings.Index(page, "suite a-chaos")))
 	})
 })

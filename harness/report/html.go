@@ -22,6 +22,9 @@ func WriteHTML(w io.Writer, r *Report) error {
 		page.Replay = fmt.Sprintf("replay: %d live calls, %d of %d recorded interactions replayed, %d unused cassettes",
 			r.Replay.LiveCalls, r.Replay.Replayed, r.Replay.Recorded, len(r.Replay.UnusedCassettes))
 	}
+	if sec, ok := faultsByAgent(r); ok {
+		page.Overview = append(page.Overview, htmlSectionOf(sec))
+	}
 	for i := range r.Suites {
 		s := &r.Suites[i]
 		hs := htmlSuite{Title: d.suites[i].title, About: d.suites[i].about, Charts: suiteCharts(s)}
@@ -42,10 +45,12 @@ func WriteHTML(w io.Writer, r *Report) error {
 }
 
 type htmlPage struct {
-	Suites []htmlSuite
-	Replay string
-	Result string
-	Pass   bool
+	// Overview holds the tables over the whole report (faults by agent).
+	Overview []htmlSection
+	Suites   []htmlSuite
+	Replay   string
+	Result   string
+	Pass     bool
 }
 
 type htmlSuite struct {
@@ -170,7 +175,7 @@ td.detail { max-width: 520px; overflow-wrap: anywhere; font-family: ui-monospace
 <body>
 <h1>testbed report</h1>
 <p class="result {{if .Pass}}pass{{else}}fail{{end}}">{{.Result}}</p>
-{{with .Replay}}<p class="replay">{{.}}</p>{{end}}
+{{with .Replay}}<p class="replay">{{.}}</p>{{end}}{{range .Overview}}{{template "section" .}}{{end}}
 {{range .Suites}}
 <section class="suite">
 <h2>{{.Title}}</h2>
@@ -178,14 +183,7 @@ td.detail { max-width: 520px; overflow-wrap: anywhere; font-family: ui-monospace
 <div class="charts">
 {{range .Charts}}<figure><figcaption>{{.Title}}</figcaption>{{.SVG}}</figure>
 {{end}}</div>
-{{range .Sections}}
-<h3>{{.Title}}</h3>
-{{if .Header}}{{$right := .Right}}<table>
-<tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr>
-{{range .Rows}}<tr>{{range $i, $c := .}}<td{{if index $right $i}} class="num"{{end}}>{{$c}}</td>{{end}}</tr>
-{{end}}</table>{{end}}
-{{if .Notes}}<ul class="notes">{{range .Notes}}<li>{{.Mark}} <pre>{{.Text}}</pre></li>{{end}}</ul>{{end}}
-{{end}}
+{{range .Sections}}{{template "section" .}}{{end}}
 <h3>traces</h3>
 {{range .Traces}}<details class="variant"><summary>variant {{.Name}} ({{len .Scenarios}} scenarios)</summary>
 {{range .Scenarios}}<details><summary><span class="verdict-{{.Verdict}}">{{.ID}}</span> — {{.Summary}}</summary>
@@ -201,4 +199,11 @@ td.detail { max-width: 520px; overflow-wrap: anywhere; font-family: ui-monospace
 {{end}}
 </body>
 </html>
-`))
+{{define "section"}}
+<h3>{{.Title}}</h3>
+{{if .Header}}{{$right := .Right}}<table>
+<tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr>
+{{range .Rows}}<tr>{{range $i, $c := .}}<td{{if index $right $i}} class="num"{{end}}>{{$c}}</td>{{end}}</tr>
+{{end}}</table>{{end}}
+{{if .Notes}}<ul class="notes">{{range .Notes}}<li>{{.Mark}} <pre>{{.Text}}</pre></li>{{end}}</ul>{{end}}
+{{end}}`))
