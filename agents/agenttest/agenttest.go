@@ -1,7 +1,9 @@
 // Package agenttest holds the test doubles that every agent's specs use for
 // the seams of agents.Config: a Tracer that keeps what the agent reports, and
 // a Transport that sends logical hosts to loopback servers and logs each
-// request. Only tests import it.
+// request; StartStubs, which serves the stand-in model and an agent's
+// upstream stub on loopback; and Replies, which runs an agent and checks its
+// typed replies. Only tests import it.
 package agenttest
 
 import (

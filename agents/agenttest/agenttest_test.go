@@ -1,6 +1,7 @@
 package agenttest_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -82,5 +83,54 @@ var _ = Describe("Transport", func() {
 		_, err := (&http.Client{Transport: t}).Get("https://elsewhere.example/")
 		Expect(err).To(MatchError(ContainSubstring(`no server for host "elsewhere.example"`)))
 		Expect(t.All()).To(BeEmpty())
+	})
+})
+
+// answering is an agent that answers each turn with the given replies.
+type answering []agents.Reply
+
+func (a answering) Run(context.Context, agents.Input) (agents.Answer, error) {
+	return agents.Answer{Replies: a}, nil
+}
+
+type reply struct{ Text string }
+
+var _ = Describe("Replies", func() {
+	text := func(r reply) string { return r.Text }
+	one := agents.Input{Turns: []string{"q"}}
+
+	It("returns each reply's data", func() {
+		got, err := agenttest.Replies(context.Background(), answering{{Text: "a", Data: reply{"a"}}}, one, text)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(got).To(Equal([]reply{{"a"}}))
+	})
+
+	DescribeTable("says what is wrong with the replies",
+		func(replies answering, want string) {
+			_, err := agenttest.Replies(context.Background(), replies, one, text)
+			Expect(err).To(MatchError(want))
+		},
+		Entry("a turn unanswered", answering{}, "0 replies to 1 turns"),
+		Entry("data of another type", answering{{Text: "a", Data: "a"}}, "reply 0: data is string, want agenttest_test.reply"),
+		Entry("text and data apart", answering{{Text: "a", Data: reply{"b"}}}, `reply 0: text "a", but its data says "b"`),
+	)
+})
+
+var _ = Describe("StartStubs", func() {
+	It("serves the stand-in model and the routes' upstream stub on loopback", func() {
+		s, err := agenttest.StartStubs("../../fixtures/odbchat/routes.yaml")
+		Expect(err).NotTo(HaveOccurred())
+		defer s.Close()
+		Expect(s.Model).To(HavePrefix("http://127.0.0.1:"))
+		Expect(s.Upstream).To(HavePrefix("http://127.0.0.1:"))
+		resp, err := http.Get(s.Upstream + "/no/such/route")
+		Expect(err).NotTo(HaveOccurred())
+		resp.Body.Close()
+		Expect(resp.StatusCode).To(Equal(http.StatusNotFound))
+	})
+
+	It("names a routes file it cannot load", func() {
+		_, err := agenttest.StartStubs("no/such/routes.yaml")
+		Expect(err).To(MatchError(ContainSubstring("no/such/routes.yaml")))
 	})
 })

@@ -18,8 +18,6 @@ import (
 	"github.com/agentreplay/testbed/agents/llm/gemini"
 	"github.com/agentreplay/testbed/agents/llm/llmtest"
 	"github.com/agentreplay/testbed/agents/llm/openai"
-	"github.com/agentreplay/testbed/harness/standin"
-	"github.com/agentreplay/testbed/harness/upstream"
 )
 
 // tracer records what the agent reports.
@@ -113,34 +111,26 @@ type world struct {
 	tracer    *tracer
 	model     *recording
 	http      *http.Client
-	standin   *standin.Server
 }
 
 // newWorld starts the stand-in and the upstream stub for one spec; the
 // model is the stand-in behind the agent's default Ollama endpoint.
 func newWorld() *world {
 	GinkgoHelper()
-	sm, err := standin.New(standin.Options{Policies: standin.Policies()})
+	stubs, err := agenttest.StartStubs("../../fixtures/cba/routes.yaml")
 	Expect(err).NotTo(HaveOccurred())
-	Expect(sm.Start()).To(Succeed())
-	DeferCleanup(sm.Close)
+	DeferCleanup(stubs.Close)
 
-	routes, err := upstream.Load("../../fixtures/cba/routes.yaml")
-	Expect(err).NotTo(HaveOccurred())
-	up, err := upstream.Start(routes)
-	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(up.Close)
-
-	w := &world{tracer: &tracer{}, standin: sm}
+	w := &world{tracer: &tracer{}}
 	base := &http.Transport{}
 	DeferCleanup(base.CloseIdleConnections)
 	w.transport = agenttest.NewTransport(base)
-	w.transport.Route(ollamaHost, agenttest.HostOf(sm.URL()))
-	w.transport.Route(geminiHost, agenttest.HostOf(sm.URL()))
-	w.transport.Route(geocodingHost, agenttest.HostOf(up.URL()))
-	w.transport.Route(forecastHost, agenttest.HostOf(up.URL()))
-	w.transport.Route(climateHost, agenttest.HostOf(up.URL()))
-	w.transport.Route(soilHost, agenttest.HostOf(up.URL()))
+	w.transport.Route(ollamaHost, agenttest.HostOf(stubs.Model))
+	w.transport.Route(geminiHost, agenttest.HostOf(stubs.Model))
+	w.transport.Route(geocodingHost, agenttest.HostOf(stubs.Upstream))
+	w.transport.Route(forecastHost, agenttest.HostOf(stubs.Upstream))
+	w.transport.Route(climateHost, agenttest.HostOf(stubs.Upstream))
+	w.transport.Route(soilHost, agenttest.HostOf(stubs.Upstream))
 	w.http = &http.Client{Transport: w.transport}
 	info := cba.Info()
 	w.model = llmtest.NewRecording(openai.New(info.Model.BaseURL, info.Model.Model, "", w.http))
@@ -184,18 +174,8 @@ func (w *world) agent(variant map[string]any) *cba.Agent {
 // run answers turns and returns each turn's structured reply.
 func run(a agents.Agent, turns ...string) []cba.Reply {
 	GinkgoHelper()
-	ans, err := a.Run(context.Background(), agents.Input{Turns: turns})
+	out, err := agenttest.Replies(context.Background(), a, agents.Input{Turns: turns}, func(r cba.Reply) string { return r.Text })
 	Expect(err).NotTo(HaveOccurred())
-	Expect(ans.Replies).To(HaveLen(len(turns)))
-	var out []cba.Reply
-	for _, r := range ans.Replies {
-		reply, ok := r.Data.(cba.Reply)
-		Expect(ok).To(BeTrue(), "reply data is %T", r.Data)
-		Expect(r.Text).To(Equal(reply.Text))
-		_, err := json.Marshal(r.Data)
-		Expect(err).NotTo(HaveOccurred())
-		out = append(out, reply)
-	}
 	return out
 }
 

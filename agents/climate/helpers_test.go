@@ -18,8 +18,6 @@ import (
 	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/agents/llm/llmtest"
 	"github.com/agentreplay/testbed/agents/llm/openai"
-	"github.com/agentreplay/testbed/harness/standin"
-	"github.com/agentreplay/testbed/harness/upstream"
 )
 
 // tracer records what the agent reports.
@@ -102,24 +100,17 @@ type world struct {
 
 // newWorld starts the stand-in and the CityCatalyst stub for one spec.
 func newWorld() *world {
-	sm, err := standin.New(standin.Options{Policies: standin.Policies()})
+	stubs, err := agenttest.StartStubs("../../fixtures/climate/routes.yaml")
 	Expect(err).NotTo(HaveOccurred())
-	Expect(sm.Start()).To(Succeed())
-	DeferCleanup(sm.Close)
-
-	routes, err := upstream.Load("../../fixtures/climate/routes.yaml")
-	Expect(err).NotTo(HaveOccurred())
-	up, err := upstream.Start(routes)
-	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(up.Close)
+	DeferCleanup(stubs.Close)
 
 	w := &world{tracer: &tracer{}}
 	base := &http.Transport{}
 	DeferCleanup(base.CloseIdleConnections)
 	w.transport = agenttest.NewTransport(base)
-	w.transport.Route(modelHost, agenttest.HostOf(sm.URL()))
-	w.transport.Route(embedHost, agenttest.HostOf(sm.URL()))
-	w.transport.Route(ccHost, agenttest.HostOf(up.URL()))
+	w.transport.Route(modelHost, agenttest.HostOf(stubs.Model))
+	w.transport.Route(embedHost, agenttest.HostOf(stubs.Model))
+	w.transport.Route(ccHost, agenttest.HostOf(stubs.Upstream))
 	w.http = &http.Client{Transport: w.transport}
 	info := climate.Info()
 	w.model = llmtest.NewRecording(openai.New(info.Model.BaseURL, info.Model.Model, "", w.http))
@@ -162,18 +153,9 @@ func (w *world) agent(variant map[string]any) agents.Agent {
 
 // run answers turns and returns each turn's structured reply.
 func run(a agents.Agent, turns ...string) []climate.Reply {
-	ans, err := a.Run(context.Background(), agents.Input{Turns: turns})
+	GinkgoHelper()
+	out, err := agenttest.Replies(context.Background(), a, agents.Input{Turns: turns}, func(r climate.Reply) string { return r.Text })
 	Expect(err).NotTo(HaveOccurred())
-	Expect(ans.Replies).To(HaveLen(len(turns)))
-	var out []climate.Reply
-	for _, r := range ans.Replies {
-		reply, ok := r.Data.(climate.Reply)
-		Expect(ok).To(BeTrue(), "reply data is %T", r.Data)
-		Expect(r.Text).To(Equal(reply.Text))
-		_, err := json.Marshal(r.Data)
-		Expect(err).NotTo(HaveOccurred())
-		out = append(out, reply)
-	}
 	return out
 }
 

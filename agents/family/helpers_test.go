@@ -20,8 +20,6 @@ import (
 	"github.com/agentreplay/testbed/agents/family"
 	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/agents/llm/openai"
-	"github.com/agentreplay/testbed/harness/standin"
-	"github.com/agentreplay/testbed/harness/upstream"
 )
 
 // tracer records what the agent reports.
@@ -179,23 +177,16 @@ type world struct {
 
 // newWorld starts the stand-in and the Home Assistant stub for one spec.
 func newWorld() *world {
-	sm, err := standin.New(standin.Options{Policies: standin.Policies()})
+	stubs, err := agenttest.StartStubs("../../fixtures/family/routes.yaml")
 	Expect(err).NotTo(HaveOccurred())
-	Expect(sm.Start()).To(Succeed())
-	DeferCleanup(sm.Close)
-
-	routes, err := upstream.Load("../../fixtures/family/routes.yaml")
-	Expect(err).NotTo(HaveOccurred())
-	up, err := upstream.Start(routes)
-	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(up.Close)
+	DeferCleanup(stubs.Close)
 
 	w := &world{tracer: &tracer{}}
 	base := &http.Transport{}
 	DeferCleanup(base.CloseIdleConnections)
 	w.transport = agenttest.NewTransport(base)
-	w.transport.Route(modelHost, agenttest.HostOf(sm.URL()))
-	w.transport.Route(haHost, agenttest.HostOf(up.URL()))
+	w.transport.Route(modelHost, agenttest.HostOf(stubs.Model))
+	w.transport.Route(haHost, agenttest.HostOf(stubs.Upstream))
 	w.http = &http.Client{Transport: w.transport}
 	info := family.Info()
 	w.model = openai.New(info.Model.BaseURL, info.Model.Model, "", w.http)
@@ -242,18 +233,9 @@ func (w *world) agent(variant map[string]any) agents.Agent {
 
 // run answers in and returns each turn's structured reply.
 func run(a agents.Agent, in agents.Input) []family.Reply {
-	ans, err := a.Run(context.Background(), in)
+	GinkgoHelper()
+	out, err := agenttest.Replies(context.Background(), a, in, func(r family.Reply) string { return r.Text })
 	Expect(err).NotTo(HaveOccurred())
-	Expect(ans.Replies).To(HaveLen(len(in.Turns)))
-	var out []family.Reply
-	for _, r := range ans.Replies {
-		reply, ok := r.Data.(family.Reply)
-		Expect(ok).To(BeTrue(), "reply data is %T", r.Data)
-		Expect(r.Text).To(Equal(reply.Text))
-		_, err := json.Marshal(r.Data)
-		Expect(err).NotTo(HaveOccurred())
-		out = append(out, reply)
-	}
 	return out
 }
 

@@ -18,8 +18,6 @@ import (
 	"github.com/agentreplay/testbed/agents/kura"
 	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/agents/llm/gemini"
-	"github.com/agentreplay/testbed/harness/standin"
-	"github.com/agentreplay/testbed/harness/upstream"
 )
 
 // tracer records what the agent reports.
@@ -301,24 +299,17 @@ type world struct {
 // newWorld starts the stand-in and the Maps stub for one spec.
 func newWorld() *world {
 	GinkgoHelper()
-	sm, err := standin.New(standin.Options{Policies: standin.Policies()})
+	stubs, err := agenttest.StartStubs("../../fixtures/kura/routes.yaml")
 	Expect(err).NotTo(HaveOccurred())
-	Expect(sm.Start()).To(Succeed())
-	DeferCleanup(sm.Close)
+	DeferCleanup(stubs.Close)
 
-	routes, err := upstream.Load("../../fixtures/kura/routes.yaml")
-	Expect(err).NotTo(HaveOccurred())
-	up, err := upstream.Start(routes)
-	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(up.Close)
-
-	w := &world{tracer: &tracer{}, logs: &logSink{}, secrets: map[string]string{kura.KeyMaps: mapsKey}, stubURL: up.URL()}
+	w := &world{tracer: &tracer{}, logs: &logSink{}, secrets: map[string]string{kura.KeyMaps: mapsKey}, stubURL: stubs.Upstream}
 	base := &http.Transport{}
 	DeferCleanup(base.CloseIdleConnections)
 	w.transport = agenttest.NewTransport(base)
-	w.transport.Route(geminiHost, agenttest.HostOf(sm.URL()))
+	w.transport.Route(geminiHost, agenttest.HostOf(stubs.Model))
 	for _, h := range []string{mapsHost, geolocationHost, weatherHost, routesHost, placesHost} {
-		w.transport.Route(h, agenttest.HostOf(up.URL()))
+		w.transport.Route(h, agenttest.HostOf(stubs.Upstream))
 	}
 	w.http = &http.Client{Transport: w.transport}
 	info := kura.Info()
@@ -361,18 +352,8 @@ func (w *world) agent(variant map[string]any) agents.Agent {
 // run answers turns in one conversation and returns each turn's reply.
 func run(a agents.Agent, turns ...string) []kura.Reply {
 	GinkgoHelper()
-	ans, err := a.Run(context.Background(), agents.Input{Turns: turns})
+	out, err := agenttest.Replies(context.Background(), a, agents.Input{Turns: turns}, func(r kura.Reply) string { return r.Text })
 	Expect(err).NotTo(HaveOccurred())
-	Expect(ans.Replies).To(HaveLen(len(turns)))
-	var out []kura.Reply
-	for _, r := range ans.Replies {
-		reply, ok := r.Data.(kura.Reply)
-		Expect(ok).To(BeTrue(), "reply data is %T", r.Data)
-		Expect(r.Text).To(Equal(reply.Text))
-		_, err := json.Marshal(r.Data)
-		Expect(err).NotTo(HaveOccurred())
-		out = append(out, reply)
-	}
 	return out
 }
 

@@ -17,8 +17,6 @@ import (
 	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/agents/llm/openai"
 	"github.com/agentreplay/testbed/agents/odbchat"
-	"github.com/agentreplay/testbed/harness/standin"
-	"github.com/agentreplay/testbed/harness/upstream"
 )
 
 // tracer records what the agent reports.
@@ -134,23 +132,16 @@ type world struct {
 
 // newWorld starts the stand-in model and the GHRSST stub for one spec.
 func newWorld() *world {
-	sm, err := standin.New(standin.Options{Policies: standin.Policies()})
+	stubs, err := agenttest.StartStubs("../../fixtures/odbchat/routes.yaml")
 	Expect(err).NotTo(HaveOccurred())
-	Expect(sm.Start()).To(Succeed())
-	DeferCleanup(sm.Close)
-
-	routes, err := upstream.Load("../../fixtures/odbchat/routes.yaml")
-	Expect(err).NotTo(HaveOccurred())
-	up, err := upstream.Start(routes)
-	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(up.Close)
+	DeferCleanup(stubs.Close)
 
 	w := &world{clock: newClock(), tracer: &tracer{}}
 	base := &http.Transport{}
 	DeferCleanup(base.CloseIdleConnections)
 	w.transport = &transport{clock: w.clock, base: base, hosts: map[string]string{
-		modelHost:  agenttest.HostOf(sm.URL()),
-		ghrsstHost: agenttest.HostOf(up.URL()),
+		modelHost:  agenttest.HostOf(stubs.Model),
+		ghrsstHost: agenttest.HostOf(stubs.Upstream),
 	}}
 	w.http = &http.Client{Transport: w.transport}
 	info := odbchat.Info()
