@@ -6,6 +6,8 @@ package llmtest
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -52,6 +54,22 @@ func (s *Server) Requests() []Request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]Request(nil), s.reqs...)
+}
+
+// Only returns the only request received, with its body decoded as a JSON
+// object; an error if there was not exactly one or its body is not JSON.
+func (s *Server) Only() (Request, map[string]any, error) {
+	reqs := s.Requests()
+	if len(reqs) != 1 {
+		return Request{}, nil, fmt.Errorf("the server got %d requests, want 1", len(reqs))
+	}
+	var body map[string]any
+	if len(reqs[0].Body) > 0 {
+		if err := json.Unmarshal(reqs[0].Body, &body); err != nil {
+			return Request{}, nil, fmt.Errorf("request body: %w", err)
+		}
+	}
+	return reqs[0], body, nil
 }
 
 // Scripted is a model whose answers come from Next, given the call's index

@@ -2,6 +2,7 @@ package llmtest_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -40,5 +41,23 @@ var _ = Describe("Recording over Scripted", func() {
 		reqs := r.Requests()
 		Expect(reqs).To(HaveLen(2))
 		Expect(reqs[0].Messages[0].Content).To(Equal("hi"))
+	})
+})
+
+var _ = Describe("Server.Only", func() {
+	It("returns the one request with its JSON body, and says when there is not exactly one", func() {
+		srv := llmtest.NewServer(200, `{}`)
+		defer srv.Close()
+		_, _, err := srv.Only()
+		Expect(err).To(MatchError("the server got 0 requests, want 1"))
+
+		resp, err := srv.Client().Post(srv.URL+"/v1/x?k=1", "application/json", strings.NewReader(`{"a":1}`))
+		Expect(err).NotTo(HaveOccurred())
+		resp.Body.Close()
+		r, body, err := srv.Only()
+		Expect(err).NotTo(HaveOccurred())
+		Expect(r.Path).To(Equal("/v1/x"))
+		Expect(r.Query).To(Equal("k=1"))
+		Expect(body).To(Equal(map[string]any{"a": 1.0}))
 	})
 })

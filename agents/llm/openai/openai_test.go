@@ -23,19 +23,16 @@ func newServer(status int, reply string) *llmtest.Server {
 // only returns the only request the server got.
 func only(srv *llmtest.Server) (method, path string, header http.Header) {
 	GinkgoHelper()
-	reqs := srv.Requests()
-	Expect(reqs).To(HaveLen(1))
-	r := reqs[0]
+	r, _, err := srv.Only()
+	Expect(err).NotTo(HaveOccurred())
 	return r.Method, r.Path, r.Header
 }
 
 // body returns the only request body the server got, decoded.
 func body(srv *llmtest.Server) map[string]any {
 	GinkgoHelper()
-	reqs := srv.Requests()
-	Expect(reqs).To(HaveLen(1))
-	var m map[string]any
-	Expect(json.Unmarshal(reqs[0].Body, &m)).To(Succeed())
+	_, m, err := srv.Only()
+	Expect(err).NotTo(HaveOccurred())
 	return m
 }
 
