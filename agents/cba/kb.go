@@ -1,6 +1,7 @@
 package cba
 
 import (
+	"bytes"
 	"context"
 	"encoding/csv"
 	"fmt"
@@ -9,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/agentreplay/testbed/agents"
 )
 
 // indicator is one row of kb/indicators.csv.
@@ -42,18 +45,15 @@ type knowledgeBase struct {
 	principles []principle
 }
 
-func readCSV(fsys fs.FS, name string) ([]map[string]string, error) {
-	f, err := fsys.Open(name)
+// readCSV reads the rows of the CSV file name, holding data, as maps keyed
+// by the header.
+func readCSV(name string, data []byte) ([]map[string]string, error) {
+	rows, err := csv.NewReader(bytes.NewReader(data)).ReadAll()
 	if err != nil {
-		return nil, fmt.Errorf("cba: knowledge base: %w", err)
-	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		return nil, fmt.Errorf("cba: knowledge base %s: %w", name, err)
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if len(rows) < 2 {
-		return nil, fmt.Errorf("cba: knowledge base %s has no rows", name)
+		return nil, fmt.Errorf("%s has no rows", name)
 	}
 	var out []map[string]string
 	for _, r := range rows[1:] {
@@ -68,9 +68,23 @@ func readCSV(fsys fs.FS, name string) ([]map[string]string, error) {
 	return out, nil
 }
 
+// kbFiles are the knowledge base's tables, in the order buildKnowledgeBase reads them.
+var kbFiles = []string{"kb/indicators.csv", "kb/methods.csv", "kb/principles.csv"}
+
+// loadKnowledgeBase reads the knowledge base's tables from fsys. It is built
+// once per process for each content of the tables and never changed after.
 func loadKnowledgeBase(fsys fs.FS) (*knowledgeBase, error) {
+	kb, err := agents.LoadOnce(fsys, "cba kb", kbFiles, buildKnowledgeBase)
+	if err != nil {
+		return nil, fmt.Errorf("cba: knowledge base: %w", err)
+	}
+	return kb, nil
+}
+
+// buildKnowledgeBase makes the tables from the contents of kbFiles.
+func buildKnowledgeBase(contents [][]byte) (*knowledgeBase, error) {
 	kb := &knowledgeBase{}
-	inds, err := readCSV(fsys, "kb/indicators.csv")
+	inds, err := readCSV(kbFiles[0], contents[0])
 	if err != nil {
 		return nil, err
 	}
@@ -80,7 +94,7 @@ func loadKnowledgeBase(fsys fs.FS) (*knowledgeBase, error) {
 	for _, r := range inds {
 		id, err := strconv.Atoi(r["id"])
 		if err != nil {
-			return nil, fmt.Errorf("cba: kb/indicators.csv: id %q is not a number", r["id"])
+			return nil, fmt.Errorf("%s: id %q is not a number", kbFiles[0], r["id"])
 		}
 		in := indicator{ID: id, Component: r["component"], Class: r["class"], Name: r["indicator"], Unit: r["unit"]}
 		for _, t := range types {
@@ -101,7 +115,7 @@ func loadKnowledgeBase(fsys fs.FS) (*knowledgeBase, error) {
 		}
 		kb.indicators = append(kb.indicators, in)
 	}
-	ms, err := readCSV(fsys, "kb/methods.csv")
+	ms, err := readCSV(kbFiles[1], contents[1])
 	if err != nil {
 		return nil, err
 	}
@@ -111,7 +125,7 @@ func loadKnowledgeBase(fsys fs.FS) (*knowledgeBase, error) {
 		kb.methods = append(kb.methods, method{ID: id, Indicator: ind, General: r["method_general"], Specific: r["method_specific"],
 			Accuracy: r["accuracy"], Ease: r["ease_of_use"], Cost: r["cost"], Notes: r["notes"], DOI: r["doi"]})
 	}
-	ps, err := readCSV(fsys, "kb/principles.csv")
+	ps, err := readCSV(kbFiles[2], contents[2])
 	if err != nil {
 		return nil, err
 	}

@@ -338,6 +338,23 @@ var _ = Describe("variant configuration", func() {
 		Expect(err).To(MatchError(ContainSubstring("no data folder given")))
 	})
 
+	DescribeTable("rejects a broken knowledge base, naming the file",
+		func(files fstest.MapFS, want string) {
+			cfg := w.config(nil)
+			cfg.Data = files
+			_, err := cba.New(cfg)
+			Expect(err).To(MatchError(want))
+		},
+		Entry("a missing table", fstest.MapFS{"kb/indicators.csv": {Data: []byte("id\n1\n")}},
+			"cba: knowledge base: open kb/methods.csv: file does not exist"),
+		Entry("a table without rows", fstest.MapFS{"kb/indicators.csv": {Data: []byte("id\n")},
+			"kb/methods.csv": {Data: []byte("id\n")}, "kb/principles.csv": {Data: []byte("principle_id\n")}},
+			"cba: knowledge base: kb/indicators.csv has no rows"),
+		Entry("an id that is no number", fstest.MapFS{"kb/indicators.csv": {Data: []byte("id\nseven\n")},
+			"kb/methods.csv": {Data: []byte("id\n")}, "kb/principles.csv": {Data: []byte("principle_id\n")}},
+			`cba: knowledge base: kb/indicators.csv: id "seven" is not a number`),
+	)
+
 	It("accepts every known key", func() {
 		_, err := cba.New(w.config(map[string]any{"tools": "full", "prompt": "minimal", "help": true, "max_steps": 3}))
 		Expect(err).NotTo(HaveOccurred())

@@ -2,7 +2,6 @@ package odbchat
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -10,9 +9,9 @@ import (
 	"path"
 	"sort"
 	"strings"
-	"sync"
 	"unicode"
 
+	"github.com/agentreplay/testbed/agents"
 	"github.com/agentreplay/testbed/agents/llm"
 )
 
@@ -43,7 +42,8 @@ type knowledgeBase struct {
 }
 
 // loadKnowledgeBase reads every .md file in dir: a front matter block with
-// title and source, then paragraphs; each paragraph is a passage.
+// title and source, then paragraphs; each paragraph is a passage. The index is
+// built once per process for each set of documents and never changed after.
 func loadKnowledgeBase(fsys fs.FS, dir string) (*knowledgeBase, error) {
 	files, err := fs.Glob(fsys, path.Join(dir, "*.md"))
 	if err != nil {
@@ -52,31 +52,10 @@ func loadKnowledgeBase(fsys fs.FS, dir string) (*knowledgeBase, error) {
 	if len(files) == 0 {
 		return nil, fmt.Errorf("odbchat: no knowledge-base documents in %s/", dir)
 	}
-	contents := make([][]byte, len(files))
-	h := sha256.New()
-	for i, f := range files {
-		if contents[i], err = fs.ReadFile(fsys, f); err != nil {
-			return nil, err
-		}
-		fmt.Fprintf(h, "%s\x00%d\x00", f, len(contents[i]))
-		h.Write(contents[i])
-	}
-	key := string(h.Sum(nil))
-	if kb, ok := builtKBs.Load(key); ok {
-		return kb.(*knowledgeBase), nil
-	}
-	kb, err := buildKnowledgeBase(files, contents)
-	if err != nil {
-		return nil, err
-	}
-	builtKBs.Store(key, kb)
-	return kb, nil
+	return agents.LoadOnce(fsys, "odbchat kb", files, func(contents [][]byte) (*knowledgeBase, error) {
+		return buildKnowledgeBase(files, contents)
+	})
 }
-
-// builtKBs holds the knowledge bases built in this process by a hash of
-// their files: an index is never changed once built, and every agent of a
-// run reads the same documents, so it is built once, not once per agent.
-var builtKBs sync.Map
 
 // buildKnowledgeBase indexes the documents files, whose contents are given.
 func buildKnowledgeBase(files []string, contents [][]byte) (*knowledgeBase, error) {

@@ -2,7 +2,6 @@ package check
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 	"unicode"
@@ -47,7 +46,7 @@ func checkNotContains(forbidden []string, text string) string {
 
 // checkMatches requires text to match the Go regular expression expr.
 func checkMatches(expr, text string) string {
-	re, err := regexp.Compile(expr)
+	re, err := compile(expr)
 	if err != nil {
 		return fmt.Sprintf("bad regexp %s: %v", strconv.Quote(expr), err)
 	}

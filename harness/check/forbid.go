@@ -4,7 +4,25 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 )
+
+// compiled holds every regular expression the checks have compiled, by
+// source, since a suite checks the same few terms in hundreds of answers and
+// compiling a Unicode class costs more than matching a reply.
+var compiled sync.Map // source → *regexp.Regexp
+
+// compile is regexp.Compile, once per valid expression per process.
+func compile(expr string) (*regexp.Regexp, error) {
+	if re, ok := compiled.Load(expr); ok {
+		return re.(*regexp.Regexp), nil
+	}
+	re, err := regexp.Compile(expr)
+	if err == nil {
+		compiled.Store(expr, re)
+	}
+	return re, err
+}
 
 // checkForbid passes when no term appears in text as a whole word, ignoring
 // case. A failure quotes the answer around the first term found.
@@ -12,7 +30,7 @@ func checkForbid(terms []string, text string) string {
 	var found []string
 	first := -1
 	for _, t := range terms {
-		re := regexp.MustCompile(`(?i)(^|[^\pL\pN_])` + regexp.QuoteMeta(t) + `($|[^\pL\pN_])`)
+		re, _ := compile(`(?i)(^|[^\pL\pN_])` + regexp.QuoteMeta(t) + `($|[^\pL\pN_])`) // quoted: always compiles
 		if loc := re.FindStringIndex(text); loc != nil {
 			found = append(found, fmt.Sprintf("%q", t))
 			if first < 0 || loc[0] < first {

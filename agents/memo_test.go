@@ -1,0 +1,81 @@
+package agents_test
+
+import (
+	"errors"
+	"strings"
+	"testing/fstest"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/agentreplay/testbed/agents"
+)
+
+// index is what the specs build: the files' contents joined, behind a pointer
+// so that sharing shows.
+type index struct{ text string }
+
+var _ = Describe("LoadOnce", func() {
+	var builds int
+	build := func(contents [][]byte) (*index, error) {
+		builds++
+		var parts []string
+		for _, c := range contents {
+			parts = append(parts, string(c))
+		}
+		return &index{strings.Join(parts, "|")}, nil
+	}
+	// Each spec uses its own kind, so that what other specs built is not shared.
+	kind := func() string { return CurrentSpecReport().FullText() }
+
+	BeforeEach(func() { builds = 0 })
+
+	It("builds once for the same contents and shares the result", func() {
+		fsys := fstest.MapFS{"kb/a.md": {Data: []byte("alpha")}, "kb/b.md": {Data: []byte("beta")}}
+		first, err := agents.LoadOnce(fsys, kind(), []string{"kb/a.md", "kb/b.md"}, build)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(first.text).To(Equal("alpha|beta"))
+		// Another folder with the same files is the same knowledge base.
+		again, err := agents.LoadOnce(fstest.MapFS{"kb/a.md": {Data: []byte("alpha")}, "kb/b.md": {Data: []byte("beta")}},
+			kind(), []string{"kb/a.md", "kb/b.md"}, build)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(again).To(BeIdenticalTo(first))
+		Expect(builds).To(Equal(1))
+	})
+
+	It("builds again when a file's content, a file's name or the kind differs", func() {
+		fsys := fstest.MapFS{"kb/a.md": {Data: []byte("alpha")}, "kb/c.md": {Data: []byte("alpha")}}
+		a, _ := agents.LoadOnce(fsys, kind(), []string{"kb/a.md"}, build)
+		c, _ := agents.LoadOnce(fsys, kind(), []string{"kb/c.md"}, build)
+		other, _ := agents.LoadOnce(fsys, kind()+" other", []string{"kb/a.md"}, build)
+		fsys["kb/a.md"] = &fstest.MapFile{Data: []byte("alpha, edited")}
+		edited, _ := agents.LoadOnce(fsys, kind(), []string{"kb/a.md"}, build)
+		Expect(builds).To(Equal(4))
+		Expect(c).NotTo(BeIdenticalTo(a))
+		Expect(other).NotTo(BeIdenticalTo(a))
+		Expect(edited.text).To(Equal("alpha, edited"))
+	})
+
+	It("does not tell apart contents that only differ in where one file ends", func() {
+		fsys := fstest.MapFS{"a": {Data: []byte("ab")}, "b": {Data: []byte("c")}}
+		first, _ := agents.LoadOnce(fsys, kind(), []string{"a", "b"}, build)
+		fsys["a"], fsys["b"] = &fstest.MapFile{Data: []byte("a")}, &fstest.MapFile{Data: []byte("bc")}
+		second, _ := agents.LoadOnce(fsys, kind(), []string{"a", "b"}, build)
+		Expect(second).NotTo(BeIdenticalTo(first))
+		Expect(second.text).To(Equal("a|bc"))
+	})
+
+	It("returns a missing file's error and keeps no failed build", func() {
+		_, err := agents.LoadOnce(fstest.MapFS{}, kind(), []string{"kb/missing.md"}, build)
+		Expect(err).To(MatchError(ContainSubstring("kb/missing.md")))
+		Expect(builds).To(Equal(0))
+
+		fsys := fstest.MapFS{"kb/a.md": {Data: []byte("alpha")}}
+		failing := func([][]byte) (*index, error) { builds++; return nil, errors.New("bad front matter") }
+		_, err = agents.LoadOnce(fsys, kind(), []string{"kb/a.md"}, failing)
+		Expect(err).To(MatchError("bad front matter"))
+		_, err = agents.LoadOnce(fsys, kind(), []string{"kb/a.md"}, failing)
+		Expect(err).To(MatchError("bad front matter"))
+		Expect(builds).To(Equal(2))
+	})
+})
