@@ -107,7 +107,7 @@ func recordsOf(ctx context.Context, att attach.Attachment, program string) ([]ma
 	}
 	data := att.Data
 	if program != "" {
-		out, err := runJQ(ctx, att.Data, program)
+		out, err := runJQ(ctx, att, program)
 		if err != nil {
 			return nil, err
 		}

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/itchyny/gojq"
+
+	"github.com/agentreplay/testbed/agents/family/attach"
 )
 
 // Bounds of one jq query.
@@ -33,17 +35,17 @@ func (a *Agent) jq(ctx context.Context, argJSON json.RawMessage) (toolResult, []
 	if !ok {
 		return fail("Attachment with ID %s not found.", args.ID), nil
 	}
-	out, err := runJQ(ctx, att.Data, args.Program)
+	out, err := runJQ(ctx, att, args.Program)
 	if err != nil {
 		return fail("%v", err), att.Data
 	}
 	return toolResult{ok: true, text: string(out)}, att.Data
 }
 
-// runJQ evaluates program over the JSON document data.
-func runJQ(ctx context.Context, data []byte, program string) ([]byte, error) {
-	var doc any
-	if err := json.Unmarshal(data, &doc); err != nil {
+// runJQ evaluates program over the JSON document att holds.
+func runJQ(ctx context.Context, att attach.Attachment, program string) ([]byte, error) {
+	doc, err := att.Value()
+	if err != nil {
 		return nil, fmt.Errorf("Attachment is not valid JSON. Parse error: %v", err)
 	}
 	q, err := gojq.Parse(program)

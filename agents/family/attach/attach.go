@@ -28,6 +28,7 @@
 package attach
 
 import (
+	"encoding/json"
 	"fmt"
 	"sync"
 )
@@ -39,6 +40,37 @@ type Attachment struct {
 	MIME        string // media type, possibly with parameters ("application/json; charset=utf-8")
 	Description string // what the file holds, in the tool's words; may be empty
 	Data        []byte
+
+	// memo is what has been worked out from Data, shared by every copy of
+	// an attachment Store.Put returned; nil for an attachment made by hand.
+	memo *memo
+}
+
+// memo holds, for one stored attachment, its JSON value and its renderings,
+// each made at most once: a conversation injects an attachment again on
+// every profile that receives it and queries it again on every jq_query.
+type memo struct {
+	parse    sync.Once
+	value    any
+	parseErr error
+
+	mu       sync.Mutex
+	rendered map[Mode]string
+}
+
+// Value returns a's data parsed as JSON (encoding/json's Unmarshal into an
+// any: objects as map[string]any, numbers as float64), or the parse error.
+// A stored attachment is parsed once; the value is shared, so callers must
+// not modify it.
+func (a Attachment) Value() (any, error) {
+	if a.memo == nil {
+		var v any
+		err := json.Unmarshal(a.Data, &v)
+		return v, err
+	}
+	m := a.memo
+	m.parse.Do(func() { m.parseErr = json.Unmarshal(a.Data, &m.value) })
+	return m.value, m.parseErr
 }
 
 // Size is the length of a's data in bytes.
@@ -67,6 +99,7 @@ func (s *Store) Put(name, mime, description string, data []byte) Attachment {
 		MIME:        mime,
 		Description: description,
 		Data:        append([]byte(nil), data...),
+		memo:        &memo{},
 	}
 	s.byID[a.ID] = len(s.list)
 	s.list = append(s.list, a)

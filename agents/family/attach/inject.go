@@ -68,8 +68,28 @@ const (
 //     each cut at 200 characters;
 //   - any other MIME type (images, binary): one line with id, name, MIME type and size.
 //
-// The result is valid UTF-8 whatever a holds.
+// The result is valid UTF-8 whatever a holds. A stored attachment is
+// rendered once per mode.
 func Inject(a Attachment, mode Mode) string {
+	m := a.memo
+	if m == nil {
+		return render(a, mode)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out, ok := m.rendered[mode]
+	if !ok {
+		out = render(a, mode)
+		if m.rendered == nil {
+			m.rendered = map[Mode]string{}
+		}
+		m.rendered[mode] = out
+	}
+	return out
+}
+
+// render is Inject without the memo.
+func render(a Attachment, mode Mode) string {
 	var out string
 	switch k := kindOf(a.MIME); {
 	case k == kindBinary:

@@ -2,6 +2,8 @@ package attach_test
 
 import (
 	"fmt"
+	"reflect"
+	"strings"
 	"sync"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -17,7 +19,7 @@ var _ = Describe("Store", func() {
 	It("gives ids att-1, att-2, … in order of Put", func() {
 		a := s.Put("a.json", "application/json", "first", []byte(`[]`))
 		b := s.Put("b.csv", "text/csv", "", []byte("x\n1\n"))
-		Expect(a).To(Equal(attach.Attachment{ID: "att-1", Name: "a.json", MIME: "application/json", Description: "first", Data: []byte(`[]`)}))
+		Expect([]string{a.ID, a.Name, a.MIME, a.Description, string(a.Data)}).To(Equal([]string{"att-1", "a.json", "application/json", "first", "[]"}))
 		Expect(b.ID).To(Equal("att-2"))
 		Expect(b.Size()).To(Equal(4))
 		Expect(s.All()).To(Equal([]attach.Attachment{a, b}))
@@ -32,6 +34,43 @@ var _ = Describe("Store", func() {
 			_, ok := s.Get(id)
 			Expect(ok).To(BeFalse(), id)
 		}
+	})
+
+	It("parses a stored attachment's JSON once and shares the value between copies", func() {
+		a := s.Put("h.json", "application/json", "", []byte(`{"states": [{"state": "21.5", "n": 2}]}`))
+		v, err := a.Value()
+		Expect(err).NotTo(HaveOccurred())
+		Expect(v).To(Equal(map[string]any{"states": []any{map[string]any{"state": "21.5", "n": 2.0}}}))
+		got, _ := s.Get(a.ID)
+		again, err := got.Value()
+		Expect(err).NotTo(HaveOccurred())
+		Expect(reflect.ValueOf(again).Pointer()).To(Equal(reflect.ValueOf(v).Pointer()), "the same map, not a second parse")
+	})
+
+	It("returns the parse error of data that is not JSON, every time", func() {
+		a := s.Put("h.json", "application/json", "", []byte(`{"states": [`))
+		for range 2 {
+			_, err := a.Value()
+			Expect(err).To(MatchError("unexpected end of JSON input"))
+		}
+	})
+
+	It("parses an attachment made without a Store too", func() {
+		v, err := attach.Attachment{Data: []byte(`[1, "two"]`)}.Value()
+		Expect(err).NotTo(HaveOccurred())
+		Expect(v).To(Equal([]any{1.0, "two"}))
+	})
+
+	It("renders a stored attachment once per mode, as an unstored copy renders", func() {
+		data := []byte(`[` + strings.Repeat(`{"state": "21.5", "entity_id": "sensor.pool"},`, 400) + `{"state": "22"}]`)
+		a := s.Put("h.json", "application/json", "pool", data)
+		unstored := attach.Attachment{ID: a.ID, Name: a.Name, MIME: a.MIME, Description: a.Description, Data: data}
+		for range 2 {
+			for _, mode := range []attach.Mode{attach.ModeSchema, attach.ModeInline, attach.ModePlaceholder} {
+				Expect(attach.Inject(a, mode)).To(Equal(attach.Inject(unstored, mode)), string(mode))
+			}
+		}
+		Expect(attach.Inject(a, attach.ModeSchema)).NotTo(Equal(attach.Inject(a, attach.ModeInline)))
 	})
 
 	It("is empty when new", func() {
