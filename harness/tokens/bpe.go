@@ -36,14 +36,18 @@ var bpeFiles = map[string]string{
 }
 
 // newBPE reads an encoding's ranks from its embedded BPE file: one token per
-// line, base64 then the rank.
+// line, base64 then the rank. The tokens are decoded into one buffer first and
+// the map's keys are slices of one string made from it, so that building the
+// 200,000 ranks of o200k_base costs one allocation for the keys, not one each.
 func newBPE(encoding string) (*bpe, error) {
 	data, err := assets.Assets.ReadFile(bpeFiles[encoding])
 	if err != nil {
 		return nil, err
 	}
-	ranks := make(map[string]int, bytes.Count(data, []byte("\n"))+1)
-	buf := make([]byte, 0, 128)
+	n := bytes.Count(data, []byte("\n")) + 1
+	buf := make([]byte, 0, len(data)*3/4)
+	ends := make([]int, 0, n)
+	rankOf := make([]int, 0, n)
 	for line := range bytes.Lines(data) {
 		line = bytes.TrimRight(line, "\n")
 		if len(line) == 0 {
@@ -53,7 +57,7 @@ func newBPE(encoding string) (*bpe, error) {
 		if !ok {
 			return nil, fmt.Errorf("%s: bad line %q", bpeFiles[encoding], line)
 		}
-		buf, err = base64.StdEncoding.AppendDecode(buf[:0], tok)
+		buf, err = base64.StdEncoding.AppendDecode(buf, tok)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", bpeFiles[encoding], err)
 		}
@@ -61,7 +65,14 @@ func newBPE(encoding string) (*bpe, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", bpeFiles[encoding], err)
 		}
-		ranks[string(buf)] = r
+		ends, rankOf = append(ends, len(buf)), append(rankOf, r)
+	}
+	keys := string(buf)
+	ranks := make(map[string]int, len(ends))
+	start := 0
+	for i, end := range ends {
+		ranks[keys[start:end]] = rankOf[i]
+		start = end
 	}
 	b := &bpe{ranks: ranks, split: splitO200K, merged: map[string]int{}}
 	if encoding == EncodingCL100K {
