@@ -24,6 +24,10 @@ import (
 type bpe struct {
 	ranks map[string]int
 	split func(t *runes, i int) int
+	// pairs has bit a<<8|b set when the two bytes ab are one token. Every
+	// byte is a token, so a piece of two bytes is 1 token or 2; looking
+	// that up here is much faster than in ranks.
+	pairs [1 << 16 / 64]uint64
 
 	mu     sync.RWMutex
 	merged map[string]int // token counts of pieces that are not one token
@@ -75,6 +79,12 @@ func newBPE(encoding string) (*bpe, error) {
 		start = end
 	}
 	b := &bpe{ranks: ranks, split: splitO200K, merged: map[string]int{}}
+	for tok := range ranks {
+		if len(tok) == 2 {
+			i := int(tok[0])<<8 | int(tok[1])
+			b.pairs[i/64] |= 1 << (i % 64)
+		}
+	}
 	if encoding == EncodingCL100K {
 		b.split = splitCL100K
 	}
@@ -90,6 +100,13 @@ func (b *bpe) count(text string) int {
 	t := runesPool.Get().(*runes)
 	defer runesPool.Put(t)
 	newRunes(text, t)
+	// In a long text the same pieces come back (JSON keys, common words):
+	// a map of this text's pieces stays in the processor's cache where the
+	// encoding's ranks do not, and looking a piece up there is faster.
+	var seen map[string]int
+	if len(text) >= seenMin {
+		seen = make(map[string]int, 256)
+	}
 	n, at := 0, 0
 	for i := 0; i < len(t.r); {
 		j := b.split(t, i)
@@ -97,12 +114,30 @@ func (b *bpe) count(text string) int {
 		for _, c := range t.r[i:j] {
 			size += utf8.RuneLen(c)
 		}
-		n += b.piece(text[at : at+size])
+		p := text[at : at+size]
+		switch pair := int(p[0])<<8 | int(p[len(p)-1]); { // split never makes an empty piece
+		case len(p) == 1:
+			n++
+		case len(p) == 2:
+			n += 2 - int(b.pairs[pair/64]>>(pair%64)&1)
+		case seen == nil:
+			n += b.piece(p)
+		default:
+			k, ok := seen[p]
+			if !ok {
+				k = b.piece(p)
+				seen[p] = k
+			}
+			n += k
+		}
 		at += size
 		i = j
 	}
 	return n
 }
+
+// seenMin is the length from which count remembers the pieces of a text.
+const seenMin = 4096
 
 // runesPool keeps the buffers of count, which grow to the longest text.
 var runesPool = sync.Pool{New: func() any { return new(runes) }}
@@ -237,12 +272,25 @@ type runes struct {
 	k []uint8
 }
 
+// newRunes fills buf with the characters of text, which is valid UTF-8, and
+// their classes.
 func newRunes(text string, buf *runes) {
-	buf.r, buf.k = buf.r[:0], buf.k[:0]
-	for _, c := range text {
-		buf.r = append(buf.r, c)
-		buf.k = append(buf.k, class(c))
+	if cap(buf.r) < len(text) { // a text has at most as many characters as bytes
+		buf.r, buf.k = make([]rune, len(text)), make([]uint8, len(text))
 	}
+	r, k := buf.r[:len(text)], buf.k[:len(text)]
+	n := 0
+	for i := 0; i < len(text); n++ {
+		if c := text[i]; c < utf8.RuneSelf {
+			r[n], k[n] = rune(c), asciiClass[c]
+			i++
+			continue
+		}
+		c, size := utf8.DecodeRuneInString(text[i:])
+		r[n], k[n] = c, classOf(c)
+		i += size
+	}
+	buf.r, buf.k = r[:n], k[:n]
 }
 
 func (t *runes) is(i int, cls uint8) bool { return t.k[i]&cls != 0 }
