@@ -108,6 +108,28 @@ var _ = Describe("download_state_history", func() {
 		Expect(report[0].Context).To(Equal(tool + "\n" + after[0]))
 	})
 
+	It("gives jq_query the value it saved, so that '.' prints the attachment back", func() {
+		f := w.script(roleDefault,
+			call(family.ToolHistory, `{"entity_ids":["sensor.living_room_temperature"],"start":"2026-02-28T00:00:00Z","end":"2026-03-01T00:00:00Z"}`),
+			call(family.ToolJQ, `{"attachment_id":"att-1","jq_program":"."}`),
+			say("done"))
+		ask(w.agent(map[string]any{"attachments": "inline"}), "living room")
+		reqs := f.requests(roleDefault)
+		Expect(reqs).To(HaveLen(3))
+		injected := afterLastTool(reqs[1])
+		Expect(injected).To(HaveLen(1))
+		_, data, found := strings.Cut(injected[0].Content, " bytes)]:\n")
+		Expect(found).To(BeTrue())
+		Expect(data).To(ContainSubstring(`"entity_id":"sensor.living_room_temperature"`))
+		// jq prints objects with sorted keys: the attachment as parsed and
+		// printed again, whichever way the value was obtained.
+		var parsed any
+		Expect(json.Unmarshal([]byte(data), &parsed)).To(Succeed())
+		printed, err := json.Marshal(parsed)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(lastTool(reqs[2])).To(Equal(string(printed)))
+	})
+
 	It("keeps one entity per inner list, in the order asked for", func() {
 		f := w.script(roleDefault,
 			call(family.ToolHistory, `{"entity_ids":["sensor.pool_temperature","sensor.living_room_temperature","sensor.outdoor_temperature","sensor.pool_ph"],"start":"2026-02-22T00:00:00Z","end":"2026-03-01T00:00:00Z"}`),

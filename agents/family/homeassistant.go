@@ -74,6 +74,20 @@ type entityHistory struct {
 	States   []state `json:"states"`
 }
 
+// value is f as encoding/json's Unmarshal reads its encoding back, sharing
+// the states: jq_query runs on it without parsing the attachment again.
+func (f historyFile) value() any {
+	entities := make([]any, len(f.Entities))
+	for i, e := range f.Entities {
+		states := make([]any, len(e.States))
+		for j, st := range e.States {
+			states[j] = st
+		}
+		entities[i] = map[string]any{"entity_id": e.EntityID, "states": states}
+	}
+	return map[string]any{"start_time": f.StartTime, "end_time": f.EndTime, "entities": entities}
+}
+
 // history is download_state_history: it saves the states as a JSON
 // attachment and injects it after the tool message.
 func (a *Agent) history(ctx context.Context, argJSON json.RawMessage) (toolResult, []byte) {
@@ -120,8 +134,8 @@ func (a *Agent) history(ctx context.Context, argJSON json.RawMessage) (toolResul
 	if err != nil {
 		return fail("could not encode the history: %v", err), raw
 	}
-	att := a.store.Put("state-history.json", "application/json",
-		fmt.Sprintf("Home Assistant history of %s", strings.Join(args.EntityIDs, ", ")), data)
+	att := a.store.PutValue("state-history.json", "application/json",
+		fmt.Sprintf("Home Assistant history of %s", strings.Join(args.EntityIDs, ", ")), data, file.value())
 	text := fmt.Sprintf("State history for %d entities (%d states) from %s to %s, saved as attachment %s.\n[File content in following message]",
 		len(file.Entities), total, file.StartTime, file.EndTime, att.ID)
 	return toolResult{ok: true, text: text, inject: a.inject(att)}, raw

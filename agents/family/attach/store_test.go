@@ -47,6 +47,16 @@ var _ = Describe("Store", func() {
 		Expect(reflect.ValueOf(again).Pointer()).To(Equal(reflect.ValueOf(v).Pointer()), "the same map, not a second parse")
 	})
 
+	It("keeps the value PutValue was given instead of parsing the data", func() {
+		value := map[string]any{"n": 2.0}
+		a := s.PutValue("h.json", "application/json", "", []byte(`{"n":2}`), value)
+		got, _ := s.Get(a.ID)
+		v, err := got.Value()
+		Expect(err).NotTo(HaveOccurred())
+		Expect(reflect.ValueOf(v).Pointer()).To(Equal(reflect.ValueOf(value).Pointer()))
+		Expect(got.Data).To(Equal([]byte(`{"n":2}`)))
+	})
+
 	It("returns the parse error of data that is not JSON, every time", func() {
 		a := s.Put("h.json", "application/json", "", []byte(`{"states": [`))
 		for range 2 {
