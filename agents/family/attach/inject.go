@@ -215,11 +215,16 @@ func jsonSchema(a Attachment) string {
 		}
 		return textSummary(a, fmt.Sprintf("The content is not valid JSON, so the '%s' tool cannot read it.", QueryTool))
 	}
-	d := json.NewDecoder(bytes.NewReader(a.Data))
-	d.UseNumber() // numbers beyond float64 are still numbers
-	var v any
-	if err := d.Decode(&v); err != nil { // cannot happen after json.Valid
-		return textSummary(a, "")
+	// The schema of the parsed value, which jq_query shares; only a number
+	// beyond float64 fails to parse, and that document is read again with
+	// its numbers as json.Number, which Infer still types as numbers.
+	v, err := a.Value()
+	if err != nil {
+		d := json.NewDecoder(bytes.NewReader(a.Data))
+		d.UseNumber()
+		if err := d.Decode(&v); err != nil { // cannot happen after json.Valid
+			return textSummary(a, "")
+		}
 	}
 
 	var b strings.Builder
