@@ -429,5 +429,9 @@ func provenanceOf(n *yamlNode) (*Provenance, bool) {
 			return nil, false
 		}
 	}
+	// The scalars are slices of the cassette's whole text: a provenance kept
+	// after the replay (reports quote it) must not keep that text alive.
+	p.Recorder, p.Provider, p.Endpoint = strings.Clone(p.Recorder), strings.Clone(p.Provider), strings.Clone(p.Endpoint)
+	p.Model, p.Upstream = strings.Clone(p.Model), strings.Clone(p.Upstream)
 	return p, true
 }

@@ -121,7 +121,7 @@ func htmlTraceOf(sc Scenario) htmlTrace {
 			row[6] = c.Error
 		case trace.KindNote:
 			row[3] = e.Note.Key
-			row[6] = fmt.Sprint(e.Note.Value)
+			row[6] = fmt.Sprint(e.Note.Decoded())
 		}
 		row[6] = clip(row[6], 240)
 		t.Events = append(t.Events, row)

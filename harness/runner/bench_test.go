@@ -2,8 +2,14 @@ package runner_test
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/metrics"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/agentreplay/testbed/agents/all"
 	"github.com/agentreplay/testbed/harness/cassette"
@@ -39,7 +45,7 @@ func replayBench(b *testing.B, suites []*scenario.Suite, opts runner.Options) {
 }
 
 // loadSuites loads every committed suite, or the one named.
-func loadSuites(b *testing.B, name string) []*scenario.Suite {
+func loadSuites(b testing.TB, name string) []*scenario.Suite {
 	b.Helper()
 	opts := scenario.LoadOptions{Agents: all.Names(), Metrics: check.MetricNames()}
 	if name != "" {
@@ -84,4 +90,99 @@ func BenchmarkRunOdbchat(b *testing.B) {
 		b.Fatal(err)
 	}
 	replayBench(b, []*scenario.Suite{s}, runner.Options{Root: root})
+}
+
+// BenchmarkMemory replays the scenario with the largest committed cassette
+// (family all-sensors-chart under inline, 3.5 MB) as n scenarios, each
+// reading its own copy of the cassette, and reports the largest live heap of
+// the run ("live-MB": what is left after a collection, the memory the run
+// holds) beside the sum of the cassettes ("cassettes-MB"). A live heap that
+// stays flat as n grows is memory proportional to the largest cassette, not
+// to the sum.
+func BenchmarkMemory(b *testing.B) {
+	for _, n := range []int{1, 8, 32} {
+		b.Run(fmt.Sprintf("scenarios=%d", n), func(b *testing.B) {
+			root, suite, size := copiesOf(b, "family", "inline", "all-sensors-chart", n)
+			opts := runner.Options{Root: root, Mode: cassette.ModeReplay, Agents: all.Registry()}
+			var live uint64
+			for b.Loop() {
+				live = max(live, maxLiveHeap(func() {
+					rep, err := runner.Run(context.Background(), []*scenario.Suite{suite}, opts)
+					if err != nil || !rep.Passed() {
+						b.Fatalf("the copies do not pass: %v", err)
+					}
+				}))
+			}
+			b.ReportMetric(float64(live)/(1<<20), "live-MB")
+			b.ReportMetric(float64(int64(n)*size)/(1<<20), "cassettes-MB")
+		})
+	}
+}
+
+// copiesOf makes a project under a temporary folder whose one suite holds n
+// copies of scenario id of suite, under variant only, each with its own
+// cassette (a link to the committed one); it returns the folder, the suite
+// and the size of the cassette.
+func copiesOf(t testing.TB, suite, variant, id string, n int) (string, *scenario.Suite, int64) {
+	t.Helper()
+	abs, err := filepath.Abs(repoRoot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := runner.CassettePath(abs, suite, variant, id)
+	st, err := os.Stat(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	s := loadSuites(t, suite)[0]
+	sc := s.Scenarios[slices.IndexFunc(s.Scenarios, func(sc scenario.Scenario) bool { return sc.ID == id })]
+	v := s.Variants[slices.IndexFunc(s.Variants, func(v scenario.Variant) bool { return v.Name == variant })]
+	copied := *s
+	copied.Variants, copied.Baseline, copied.Thresholds = []scenario.Variant{v}, variant, nil
+	copied.Scenarios = nil
+	links := map[string]string{filepath.Join(root, "fixtures"): filepath.Join(abs, "fixtures")}
+	for k := range n {
+		c := sc
+		c.ID = fmt.Sprintf("%s-%d", id, k+1)
+		copied.Scenarios = append(copied.Scenarios, c)
+		links[runner.CassettePath(root, suite, variant, c.ID)] = src
+	}
+	for link, target := range links {
+		if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(target, link); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root, &copied, st.Size()
+}
+
+// maxLiveHeap runs f and returns the largest live heap, read after each
+// collection, while it ran. It collects before f, so that what earlier work
+// left does not count, and samples every 100 µs.
+func maxLiveHeap(f func()) uint64 {
+	runtime.GC()
+	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	var peak uint64
+	done, stopped := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(stopped)
+		for {
+			metrics.Read(sample)
+			peak = max(peak, sample[0].Value.Uint64())
+			select {
+			case <-done:
+				return
+			case <-time.After(100 * time.Microsecond):
+			}
+		}
+	}()
+	f()
+	runtime.GC() // the live heap at the end counts too
+	close(done)
+	<-stopped
+	metrics.Read(sample)
+	return max(peak, sample[0].Value.Uint64())
 }

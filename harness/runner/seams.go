@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -129,17 +130,24 @@ func sortedKeys(m map[string]string) []string {
 	return out
 }
 
-// plain turns a note's value into plain JSON values (maps, lists, strings,
-// float64s, bools), the form it has after a report's JSON round trip, so a
-// report built in memory and one read back, or merged from shards, agree.
+// plain turns a note's value into its JSON, as a report written to a file
+// holds it (keys sorted, numbers as float64 writes them, no HTML escaping), so
+// that a report built in memory and one read back, or merged from shards,
+// agree. A value that has no JSON form is kept as its fmt text.
 func plain(v any) any {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return fmt.Sprint(v)
 	}
-	var out any
-	if json.Unmarshal(b, &out) != nil {
+	var decoded any
+	if json.Unmarshal(b, &decoded) != nil {
 		return fmt.Sprint(v)
 	}
-	return out
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(decoded) != nil {
+		return fmt.Sprint(v)
+	}
+	return json.RawMessage(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
 }

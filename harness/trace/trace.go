@@ -104,10 +104,27 @@ type Exchange struct {
 	Fault string `json:"fault,omitempty"`
 }
 
-// Note is a named fact an agent reported.
+// Note is a named fact an agent reported. A run keeps Value as its JSON
+// (a json.RawMessage), which holds a large value, such as a chart with its
+// data, in a tenth of the memory of the decoded maps; a report read back from
+// JSON holds it decoded. Decoded and Notes give the decoded form either way.
 type Note struct {
 	Key   string `json:"key"`
 	Value any    `json:"value"`
+}
+
+// Decoded returns n's value as encoding/json decodes it into an any, or the
+// value itself when it is not a json.RawMessage.
+func (n *Note) Decoded() any {
+	raw, ok := n.Value.(json.RawMessage)
+	if !ok {
+		return n.Value
+	}
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return string(raw)
+	}
+	return v
 }
 
 // Trace is the ordered record of one run. It is safe for concurrent use.
@@ -238,7 +255,7 @@ func Notes(events []Event, key string) []any {
 	var out []any
 	for _, e := range events {
 		if e.Kind == KindNote && e.Note.Key == key {
-			out = append(out, e.Note.Value)
+			out = append(out, e.Note.Decoded())
 		}
 	}
 	return out
