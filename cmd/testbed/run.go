@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -154,13 +155,19 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return withCode(exitInternal, err)
 	}
 	wall := time.Since(start)
-	if err := writeReport(rep, sel.json, stdout); err != nil {
-		return withCode(exitInternal, err)
-	}
-	if out != "" {
-		if err := saveReports(rep, filepath.Join(sel.root, out)); err != nil {
-			return withCode(exitInternal, err)
+	// The files are written while the tables are printed: the renderers
+	// only read the report, and the JSON one takes longest.
+	saved := make(chan error, 1)
+	go func() {
+		if out == "" {
+			saved <- nil
+			return
 		}
+		saved <- saveReports(rep, filepath.Join(sel.root, out))
+	}()
+	printed := writeReport(rep, sel.json, stdout)
+	if err := cmp.Or(printed, <-saved); err != nil {
+		return withCode(exitInternal, err)
 	}
 	if junit != "" {
 		if err := saveFile(junit, rep, report.WriteJUnit); err != nil {
