@@ -1,6 +1,7 @@
 package cassette
 
 import (
+	"encoding/binary"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -188,19 +189,30 @@ func (p *parser) scalar(s string, indent int) (*yamlNode, bool) {
 // treats specially (tab, carriage return, byte-order mark); only such text
 // is in the layout testbed writes.
 func plainText(data []byte) bool {
+	if !utf8.Valid(data) {
+		return false
+	}
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	for i := 0; i < len(data); {
-		if c := data[i]; c < utf8.RuneSelf {
-			if c < 0x20 && c != '\n' || c == 0x7f {
+		// Eight bytes at a time while none is below ' ' or above '~'.
+		if i+8 <= len(data) {
+			x := binary.LittleEndian.Uint64(data[i:])
+			if (x-0x20*ones)&^x&highs == 0 && (x+ones|x)&highs == 0 {
+				i += 8
+				continue
+			}
+		}
+		switch c := data[i]; {
+		case c >= 0x20 && c < 0x7f || c == '\n':
+		case c < utf8.RuneSelf:
+			return false
+		case utf8.RuneStart(c):
+			r, _ := utf8.DecodeRune(data[i:])
+			if r <= 0x9f && r != 0x85 || r == 0xfeff || r == 0xfffe || r == 0xffff {
 				return false
 			}
-			i++
-			continue
 		}
-		r, size := utf8.DecodeRune(data[i:])
-		if r == utf8.RuneError && size == 1 || r <= 0x9f && r != 0x85 || r == 0xfeff || r == 0xfffe || r == 0xffff {
-			return false
-		}
-		i += size
+		i++
 	}
 	return true
 }
