@@ -185,9 +185,10 @@ func (p *parser) scalar(s string, indent int) (*yamlNode, bool) {
 }
 
 // plainText reports whether data is UTF-8 with no character yaml.v3 refuses
-// in a file (controls, DEL, C1 controls but NEL, U+FFFE, U+FFFF) and none it
-// treats specially (tab, carriage return, byte-order mark); only such text
-// is in the layout testbed writes.
+// in a file (controls, DEL, C1 controls, U+FFFE, U+FFFF) and none it treats
+// specially (tab, carriage return, byte-order mark, and NEL, LS and PS, which
+// YAML 1.1 reads as line breaks); only such text is in the layout testbed
+// writes.
 func plainText(data []byte) bool {
 	if !utf8.Valid(data) {
 		return false
@@ -208,7 +209,7 @@ func plainText(data []byte) bool {
 			return false
 		case utf8.RuneStart(c):
 			r, _ := utf8.DecodeRune(data[i:])
-			if r <= 0x9f && r != 0x85 || r == 0xfeff || r == 0xfffe || r == 0xffff {
+			if r <= 0x9f || r == 0x2028 || r == 0x2029 || r == 0xfeff || r == 0xfffe || r == 0xffff {
 				return false
 			}
 		}

@@ -88,5 +88,13 @@ var _ = Describe("reading cassette files", func() {
 		Entry("a null header value", strings.Replace(recorded, "- application/json", "- null", 1), false),
 		Entry("a number as a header value", strings.Replace(recorded, "- application/json", "- 1.5", 1), false),
 		Entry("a CRLF file", strings.ReplaceAll(recorded, "\n", "\r\n"), false),
+		Entry("a control character", strings.Replace(recorded, "model: m", "model: m\x04", 1), false),
+		Entry("DEL", strings.Replace(recorded, "model: m", "model: m\x7f", 1), false),
+		Entry("a C1 control", strings.Replace(recorded, "model: m", "model: m\u0090", 1), false),
+		Entry("NEL, a line break to YAML 1.1", strings.Replace(recorded, "model: m", "model: m\u0085n", 1), false),
+		Entry("LS, a line break to YAML 1.1", strings.Replace(recorded, "model: m", "model: m\u2028n", 1), false),
+		Entry("a byte-order mark", strings.Replace(recorded, "model: m", "model: m\ufeff", 1), false),
+		Entry("bytes that are not UTF-8", strings.Replace(recorded, "model: m", "model: m\xff", 1), false),
+		Entry("a value after two spaces", strings.Replace(recorded, "model: m", "model:  m", 1), false),
 	)
 })
