@@ -1,6 +1,7 @@
 package agents
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -16,12 +17,17 @@ const MaxResponseBytes = 1 << 20
 // ErrTooLarge is returned by ReadBody for a body over MaxResponseBytes.
 var ErrTooLarge = errors.New("response body too large")
 
-// ReadBody reads resp's body, up to MaxResponseBytes.
+// ReadBody reads resp's body, up to MaxResponseBytes, into one buffer sized
+// from its Content-Length when it has one.
 func ReadBody(resp *http.Response) ([]byte, error) {
-	b, err := io.ReadAll(io.LimitReader(resp.Body, MaxResponseBytes+1))
-	if err != nil {
+	var buf bytes.Buffer
+	if n := resp.ContentLength; n > 0 && n <= MaxResponseBytes {
+		buf.Grow(int(n) + bytes.MinRead)
+	}
+	if _, err := buf.ReadFrom(io.LimitReader(resp.Body, MaxResponseBytes+1)); err != nil {
 		return nil, err
 	}
+	b := buf.Bytes()
 	if len(b) > MaxResponseBytes {
 		return nil, fmt.Errorf("%w: over %d bytes", ErrTooLarge, MaxResponseBytes)
 	}

@@ -146,12 +146,18 @@ func (r *Replayer) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	var body []byte
 	if req.Body != nil {
-		b, err := io.ReadAll(req.Body)
+		// Sized from Content-Length, so that a large request body is read
+		// into one buffer rather than a doubling series of them.
+		var buf bytes.Buffer
+		if req.ContentLength > 0 {
+			buf.Grow(int(req.ContentLength) + bytes.MinRead)
+		}
+		_, err := buf.ReadFrom(req.Body)
 		req.Body.Close()
 		if err != nil {
 			return nil, err
 		}
-		body = b
+		body = buf.Bytes()
 	}
 	secrets := r.opts.literals()
 	if len(secrets) > 0 {
