@@ -61,7 +61,7 @@ type tracer struct {
 func (t *tracer) Tool(name string, args json.RawMessage, raw []byte, context string, err error) {
 	tc := &trace.ToolCall{
 		Name: name, Args: args, RawBytes: len(raw),
-		RawTokens: t.counter.Count(string(raw)), ContextTokens: t.counter.Count(context),
+		RawTokens: t.counter.CountBytes(raw), ContextTokens: t.counter.Count(context),
 	}
 	if err != nil {
 		tc.Error = err.Error()

@@ -111,14 +111,27 @@ func (c *Counter) Count(text string) int {
 	if len(text) < minCached {
 		return c.count(text)
 	}
-	k := key{maphash.String(c.seed, text), len(text)}
+	return c.cached(key{maphash.String(c.seed, text), len(text)}, func() string { return text })
+}
+
+// CountBytes is Count for text held in bytes, such as a raw upstream body:
+// the bytes are copied into a string only when they are not in the cache.
+func (c *Counter) CountBytes(text []byte) int {
+	if len(text) < minCached {
+		return c.count(string(text))
+	}
+	return c.cached(key{maphash.Bytes(c.seed, text), len(text)}, func() string { return string(text) })
+}
+
+// cached returns the count under k, counting text() on a miss.
+func (c *Counter) cached(k key, text func() string) int {
 	c.mu.RLock()
 	n, ok := c.cache[k]
 	c.mu.RUnlock()
 	if ok {
 		return n
 	}
-	n = c.count(text)
+	n = c.count(text())
 	c.mu.Lock()
 	c.cache[k] = n
 	c.mu.Unlock()
@@ -194,7 +207,7 @@ func (c *Counter) Output(m llm.Message) int {
 func (c *Counter) calls(calls []llm.ToolCall) int {
 	n := 0
 	for _, tc := range calls {
-		n += c.Count(tc.Name) + c.Count(string(tc.Arguments))
+		n += c.Count(tc.Name) + c.CountBytes(tc.Arguments)
 	}
 	return n
 }
@@ -213,7 +226,7 @@ func (c *Counter) tool(t llm.Tool) int {
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(wireTool{Type: "function", Function: t}); err != nil {
-		return c.Count(t.Name) + c.Count(t.Description) + c.Count(string(t.Parameters))
+		return c.Count(t.Name) + c.Count(t.Description) + c.CountBytes(t.Parameters)
 	}
-	return c.Count(string(bytes.TrimSuffix(b.Bytes(), []byte("\n"))))
+	return c.CountBytes(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
 }

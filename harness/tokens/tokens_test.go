@@ -96,6 +96,14 @@ var _ = Describe("Count", func() {
 		Expect(mustNew("").Count(long)).To(Equal(first))
 	})
 
+	It("counts bytes as Count counts the same text, cached or not", func() {
+		for _, text := range []string{"hi there", long, other, "caf\xe9 not UTF-8 " + long} {
+			fresh := mustNew("")
+			Expect(fresh.CountBytes([]byte(text))).To(Equal(mustNew("").Count(text)), text)
+			Expect(fresh.Count(text)).To(Equal(fresh.CountBytes([]byte(text))), "a second time")
+		}
+	})
+
 	It("tells apart cached texts of the same length", func() {
 		c := mustNew("")
 		Expect(len(other)).To(Equal(len(long)))
