@@ -12,9 +12,9 @@
 package cassette
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -97,20 +97,20 @@ var ErrNotFound = errors.New("cassette not found")
 var ErrCorrupt = errors.New("corrupt cassette")
 
 func readFile(path string) (*file, error) {
-	data, err := os.ReadFile(path)
+	text, err := readText(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("%w: %s", ErrNotFound, path)
 	}
 	if err != nil {
 		return nil, err
 	}
-	if len(bytes.TrimSpace(data)) == 0 {
+	if len(strings.TrimSpace(text)) == 0 {
 		return nil, fmt.Errorf("%w: %s: empty file", ErrCorrupt, path)
 	}
-	f, ok := parseFast(data)
+	f, ok := parseFast(text)
 	if !ok {
 		f = &file{}
-		if err := yaml.Unmarshal(data, f); err != nil {
+		if err := yaml.Unmarshal([]byte(text), f); err != nil {
 			// yaml.v3 lists unmarshal errors on lines of their own.
 			msg := strings.Join(strings.Fields(strings.ReplaceAll(err.Error(), ":\n", ":")), " ")
 			return nil, fmt.Errorf("%w: %s: %s", ErrCorrupt, path, msg)
@@ -125,6 +125,25 @@ func readFile(path string) (*file, error) {
 		}
 	}
 	return f, nil
+}
+
+// readText reads the file at path as a string, straight into one buffer of
+// the file's size: the fast reader slices its scalars from this text, so
+// reading it as bytes would cost a second copy of every cassette.
+func readText(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	var b strings.Builder
+	if st, err := f.Stat(); err == nil {
+		b.Grow(int(st.Size()))
+	}
+	if _, err := io.Copy(&b, f); err != nil {
+		return "", err
+	}
+	return b.String(), nil
 }
 
 // checkInteraction finds what recording never writes: an interaction

@@ -5,7 +5,7 @@ import "gopkg.in/yaml.v3"
 // ParseBoth reads a cassette with the fast reader and with yaml.Unmarshal,
 // for specs that compare them; fast is false when the fast reader declined.
 func ParseBoth(data []byte) (fastFile, yamlFile any, fast bool, err error) {
-	f, ok := parseFast(data)
+	f, ok := parseFast(string(data))
 	var y file
 	err = yaml.Unmarshal(data, &y)
 	return f, &y, ok, err
