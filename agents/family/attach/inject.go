@@ -206,20 +206,21 @@ func name(a Attachment) string {
 }
 
 func jsonSchema(a Attachment) string {
-	if !json.Valid(a.Data) {
-		var raw json.RawMessage
-		err := json.Unmarshal(a.Data, &raw)
-		var syntax *json.SyntaxError
-		if errors.As(err, &syntax) {
-			return textSummary(a, fmt.Sprintf("The content is not valid JSON (syntax error at byte %d), so the '%s' tool cannot read it.", syntax.Offset, QueryTool))
-		}
-		return textSummary(a, fmt.Sprintf("The content is not valid JSON, so the '%s' tool cannot read it.", QueryTool))
-	}
-	// The schema of the parsed value, which jq_query shares; only a number
-	// beyond float64 fails to parse, and that document is read again with
-	// its numbers as json.Number, which Infer still types as numbers.
+	// The schema of the parsed value, which jq_query shares. Only a number
+	// beyond float64 keeps valid JSON from parsing: that document is read
+	// again with its numbers as json.Number, which Infer still types as
+	// numbers.
 	v, err := a.Value()
 	if err != nil {
+		if !json.Valid(a.Data) {
+			var raw json.RawMessage
+			err := json.Unmarshal(a.Data, &raw)
+			var syntax *json.SyntaxError
+			if errors.As(err, &syntax) {
+				return textSummary(a, fmt.Sprintf("The content is not valid JSON (syntax error at byte %d), so the '%s' tool cannot read it.", syntax.Offset, QueryTool))
+			}
+			return textSummary(a, fmt.Sprintf("The content is not valid JSON, so the '%s' tool cannot read it.", QueryTool))
+		}
 		d := json.NewDecoder(bytes.NewReader(a.Data))
 		d.UseNumber()
 		if err := d.Decode(&v); err != nil { // cannot happen after json.Valid
