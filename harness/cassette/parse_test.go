@@ -12,6 +12,16 @@ import (
 	"github.com/agentreplay/testbed/harness/cassette"
 )
 
+// withBody is recorded with its request body written as the YAML scalar given.
+func withBody(scalar string) string {
+	return strings.Replace(recorded, `body: '{"q":"it''s"}'`, "body: "+scalar, 1)
+}
+
+// withModel is recorded with text appended to its provenance's model name.
+func withModel(text string) string {
+	return strings.Replace(recorded, "model: m", "model: m"+text, 1)
+}
+
 // recorded is a small cassette in the layout testbed writes.
 const recorded = `---
 version: 1
@@ -73,14 +83,13 @@ var _ = Describe("reading cassette files", func() {
 		Entry("the layout testbed writes", recorded, true),
 		Entry("a stripped literal block", strings.Replace(recorded, "body: |", "body: |-", 1), true),
 		Entry("a folded block", strings.Replace(recorded, "body: |", "body: >", 1), false),
-		Entry("a double-quoted body", strings.Replace(recorded, `body: '{"q":"it''s"}'`, `body: "{\"q\":1}"`, 1), true),
-		Entry("a double-quoted body with every escape", strings.Replace(recorded, `body: '{"q":"it''s"}'`,
-			`body: "\0\a\b\t\n\v\f\r\e\ \"\'\\\N\_\L\P\x41\u00e9\U0001F914 ends in spaces   "`, 1), true),
-		Entry("a double-quoted body with an escape YAML lacks", strings.Replace(recorded, `body: '{"q":"it''s"}'`, `body: "\q"`, 1), false),
-		Entry("a double-quoted body with YAML 1.2's \\/, which yaml.v3 lacks", strings.Replace(recorded, `body: '{"q":"it''s"}'`, `body: "\/"`, 1), false),
-		Entry("a double-quoted body with a short \\u escape", strings.Replace(recorded, `body: '{"q":"it''s"}'`, `body: "\u00e"`, 1), false),
-		Entry("a double-quoted body that goes on to the next line", strings.Replace(recorded, `body: '{"q":"it''s"}'`, "body: \"{\\\n            }\"", 1), false),
-		Entry("a double-quoted body with text after its quote", strings.Replace(recorded, `body: '{"q":"it''s"}'`, `body: "a" b`, 1), false),
+		Entry("a double-quoted body", withBody(`"{\"q\":1}"`), true),
+		Entry("a double-quoted body with every escape", withBody(`"\0\a\b\t\n\v\f\r\e\ \"\'\\\N\_\L\P\x41\u00e9\U0001F914 ends in spaces   "`), true),
+		Entry("a double-quoted body with an escape YAML lacks", withBody(`"\q"`), false),
+		Entry("a double-quoted body with YAML 1.2's \\/, which yaml.v3 lacks", withBody(`"\/"`), false),
+		Entry("a double-quoted body with a short \\u escape", withBody(`"\u00e"`), false),
+		Entry("a double-quoted body that goes on to the next line", withBody("\"{\\\n            }\""), false),
+		Entry("a double-quoted body with text after its quote", withBody(`"a" b`), false),
 		Entry("a comment", strings.Replace(recorded, "code: 200", "code: 200 # ok", 1), false),
 		Entry("an unknown key", strings.Replace(recorded, "code: 200", "code: 200\n        extra: 1", 1), false),
 		Entry("a key given twice", strings.Replace(recorded, "code: 200", "code: 200\n        code: 201", 1), false),
@@ -88,13 +97,13 @@ var _ = Describe("reading cassette files", func() {
 		Entry("a null header value", strings.Replace(recorded, "- application/json", "- null", 1), false),
 		Entry("a number as a header value", strings.Replace(recorded, "- application/json", "- 1.5", 1), false),
 		Entry("a CRLF file", strings.ReplaceAll(recorded, "\n", "\r\n"), false),
-		Entry("a control character", strings.Replace(recorded, "model: m", "model: m\x04", 1), false),
-		Entry("DEL", strings.Replace(recorded, "model: m", "model: m\x7f", 1), false),
-		Entry("a C1 control", strings.Replace(recorded, "model: m", "model: m\u0090", 1), false),
-		Entry("NEL, a line break to YAML 1.1", strings.Replace(recorded, "model: m", "model: m\u0085n", 1), false),
-		Entry("LS, a line break to YAML 1.1", strings.Replace(recorded, "model: m", "model: m\u2028n", 1), false),
-		Entry("a byte-order mark", strings.Replace(recorded, "model: m", "model: m\ufeff", 1), false),
-		Entry("bytes that are not UTF-8", strings.Replace(recorded, "model: m", "model: m\xff", 1), false),
+		Entry("a control character", withModel("\x04"), false),
+		Entry("DEL", withModel("\x7f"), false),
+		Entry("a C1 control", withModel("\u0090"), false),
+		Entry("NEL, a line break to YAML 1.1", withModel("\u0085n"), false),
+		Entry("LS, a line break to YAML 1.1", withModel("\u2028n"), false),
+		Entry("a byte-order mark", withModel("\ufeff"), false),
+		Entry("bytes that are not UTF-8", withModel("\xff"), false),
 		Entry("a value after two spaces", strings.Replace(recorded, "model: m", "model:  m", 1), false),
 	)
 })
