@@ -16,6 +16,7 @@ import (
 
 	"github.com/agentreplay/testbed/agents"
 	"github.com/agentreplay/testbed/agents/agenttest"
+	"github.com/agentreplay/testbed/agents/llm"
 )
 
 func TestAgenttest(t *testing.T) {
@@ -43,6 +44,16 @@ var _ = Describe("Tracer", func() {
 		Expect(t.Reports("")).To(HaveLen(2))
 		Expect(t.Noted("k")).To(Equal([]any{1, "two"}))
 		Expect(t.Noted("missing")).To(BeEmpty())
+	})
+})
+
+var _ = Describe("scripted answers", func() {
+	It("says text as the assistant, or fails with the error given", func() {
+		msg, err := agenttest.Say("hello")(llm.Request{})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(msg).To(Equal(llm.Message{Role: llm.RoleAssistant, Content: "hello"}))
+		_, err = agenttest.Fail(errors.New("unreachable"))(llm.Request{})
+		Expect(err).To(MatchError("unreachable"))
 	})
 })
 

@@ -77,26 +77,16 @@ func artifacts(t *tracer) []agents.Artifact {
 	return out
 }
 
-// step is one scripted model answer.
-type step func(req llm.Request) (llm.Message, error)
+// step is one scripted model answer; say and failWith are agenttest's.
+type step = agenttest.Answer
+
+var say, failWith = agenttest.Say, agenttest.Fail
 
 // call answers with one tool call.
 func call(name, arguments string) step {
 	return func(llm.Request) (llm.Message, error) {
 		return llm.Message{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{Name: name, Arguments: json.RawMessage(arguments)}}}, nil
 	}
-}
-
-// say answers with text.
-func say(text string) step {
-	return func(llm.Request) (llm.Message, error) {
-		return llm.Message{Role: llm.RoleAssistant, Content: text}, nil
-	}
-}
-
-// failWith answers with an error, as an unreachable provider does.
-func failWith(err error) step {
-	return func(llm.Request) (llm.Message, error) { return llm.Message{}, err }
 }
 
 // fake is a scripted model: each profile (llm.Request.Role) has its own

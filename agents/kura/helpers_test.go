@@ -185,8 +185,10 @@ func (r *recording) ofRole(role string) []exchange {
 	return out
 }
 
-// script answers one model call.
-type script func(req llm.Request) (llm.Message, error)
+// script answers one model call; text and failing are agenttest's.
+type script = agenttest.Answer
+
+var text, failing = agenttest.Say, agenttest.Fail
 
 // scripted is an llm.Client that answers a role with its script and sends
 // the roles without one to the stand-in, through the Gemini adapter.
@@ -208,18 +210,6 @@ func (s *scripted) Chat(ctx context.Context, req llm.Request) (llm.Response, err
 		return llm.Response{}, err
 	}
 	return llm.Response{Message: msg, FinishReason: "STOP"}, nil
-}
-
-// text is a script that always answers content.
-func text(content string) script {
-	return func(llm.Request) (llm.Message, error) {
-		return llm.Message{Role: llm.RoleAssistant, Content: content}, nil
-	}
-}
-
-// failing is a script that always fails with err.
-func failing(err error) script {
-	return func(llm.Request) (llm.Message, error) { return llm.Message{}, err }
 }
 
 // executorInput is the user message of an executor call.
