@@ -132,20 +132,31 @@ func tokenPartsChart(order []*Variant) chart {
 			float64(sum.ToolResults) / n, float64(sum.User) / n, float64(sum.Overhead) / n}
 		max = math.Max(max, float64(sum.Total())/n)
 	}
-	title := "input tokens by part (mean per scenario)"
+	return stackedChart("input tokens by part (mean per scenario)", order, parts, max, means,
+		func(i, k int) string {
+			return fmt.Sprintf("%s · %s: %.0f tokens", order[i].Name, parts[k], means[i][k])
+		},
+		func(total float64) string { return strconv.FormatFloat(total, 'f', 0, 64) })
+}
+
+// stackedChart draws one stacked bar per variant of order, on a scale up to
+// max: values[i][k] is segment k of variant i, coloured as legend entry k,
+// with tip(i, k) as its tooltip; label gives the text after a bar from its
+// length.
+func stackedChart(title string, order []*Variant, legend []string, max float64, values [][]float64,
+	tip func(i, k int) string, label func(total float64) string) chart {
 	s := newSVG(chartTop+rowHeight*float64(len(order))+10, title)
-	s.legend(parts)
+	s.legend(legend)
 	x := scale(max)
 	for i, v := range order {
 		y := chartTop + rowHeight*float64(i)
 		s.text(labelWidth-6, y+12, "end", v.Name)
-		at, total := 0.0, 0.0
-		for p, m := range means[i] {
-			s.rect(x(at), y, x(at+m)-x(at), barHeight, Palette[p], fmt.Sprintf("%s · %s: %.0f tokens", v.Name, parts[p], m))
+		at := 0.0
+		for k, m := range values[i] {
+			s.rect(x(at), y, x(at+m)-x(at), barHeight, Palette[k%len(Palette)], tip(i, k))
 			at += m
-			total += m
 		}
-		s.text(x(at)+4, y+12, "start", strconv.FormatFloat(total, 'f', 0, 64))
+		s.text(x(at)+4, y+12, "start", label(at))
 	}
 	return chart{title, s.html()}
 }
@@ -234,22 +245,17 @@ func roleLatencyChart(order []*Variant) (chart, bool) {
 		}
 		max = math.Max(max, sum)
 	}
-	title := "LLM latency by role (total over the suite)"
-	s := newSVG(chartTop+rowHeight*float64(len(order))+10, title)
-	s.legend(roles)
-	x := scale(max)
-	for i, v := range order {
-		y := chartTop + rowHeight*float64(i)
-		s.text(labelWidth-6, y+12, "end", v.Name)
-		at := 0.0
-		for r, name := range roles {
-			d := msOf(totals[i][name])
-			s.rect(x(at), y, x(at+d)-x(at), barHeight, Palette[r%len(Palette)], fmt.Sprintf("%s · %s: %s", v.Name, name, ms(totals[i][name])))
-			at += d
+	values := make([][]float64, len(order))
+	for i := range order {
+		for _, name := range roles {
+			values[i] = append(values[i], msOf(totals[i][name]))
 		}
-		s.text(x(at)+4, y+12, "start", strconv.FormatFloat(at/1000, 'f', 1, 64)+" s")
 	}
-	return chart{title, s.html()}, true
+	return stackedChart("LLM latency by role (total over the suite)", order, roles, max, values,
+		func(i, k int) string {
+			return fmt.Sprintf("%s · %s: %s", order[i].Name, roles[k], ms(totals[i][roles[k]]))
+		},
+		func(total float64) string { return strconv.FormatFloat(total/1000, 'f', 1, 64) + " s" }), true
 }
 
 // trimmingChart draws the token reduction of each tool's payloads, a bar per
