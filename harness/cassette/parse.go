@@ -432,9 +432,7 @@ func request(n *yamlNode, r *vcr.Request) bool {
 			m, ok = stringLists(v)
 			r.Form = url.Values(m)
 		case "headers":
-			var m map[string][]string
-			m, ok = stringLists(v)
-			r.Headers = http.Header(m)
+			r.Headers, ok = headersOf(v)
 		case "url":
 			r.URL, ok = stringOf(v)
 		case "method":
@@ -444,15 +442,19 @@ func request(n *yamlNode, r *vcr.Request) bool {
 	})
 }
 
+// headersOf reads a mapping of header names to lists of values.
+func headersOf(n *yamlNode) (http.Header, bool) {
+	m, ok := stringLists(n)
+	return http.Header(m), ok
+}
+
 func response(n *yamlNode, r *vcr.Response) bool {
 	return eachField(n, func(k string, v *yamlNode) (ok bool) {
 		switch k {
 		case "body":
 			r.Body, ok = stringOf(v)
 		case "headers":
-			var m map[string][]string
-			m, ok = stringLists(v)
-			r.Headers = http.Header(m)
+			r.Headers, ok = headersOf(v)
 		case "status":
 			r.Status, ok = stringOf(v)
 		case "code":
