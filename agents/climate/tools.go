@@ -8,8 +8,10 @@ import (
 	"net/url"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
+	"github.com/agentreplay/testbed/agents/anyjson"
 	"github.com/agentreplay/testbed/agents/climate/trim"
 	"github.com/agentreplay/testbed/agents/llm"
 )
@@ -107,12 +109,24 @@ type toolError struct{ code, msg string }
 
 func (e *toolError) Error() string { return e.msg }
 
-func marshal(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return `{"success":false,"error":"could not encode the tool result","error_code":"invalid_response_format"}`
+// marshal is json.Marshal(e) as a string, with the data written by
+// anyjson; data that cannot be encoded gives an invalid_response_format
+// error envelope.
+func marshal(e envelope) string {
+	b := strconv.AppendBool([]byte(`{"success":`), e.Success)
+	var err error
+	if e.Data != nil {
+		if b, err = anyjson.Append(append(b, `,"data":`...), e.Data); err != nil {
+			return `{"success":false,"error":"could not encode the tool result","error_code":"invalid_response_format"}`
+		}
 	}
-	return string(b)
+	if e.Error != "" {
+		b, _ = anyjson.Append(append(b, `,"error":`...), e.Error) // a string always encodes
+	}
+	if e.ErrorCode != "" {
+		b, _ = anyjson.Append(append(b, `,"error_code":`...), e.ErrorCode)
+	}
+	return string(append(b, '}'))
 }
 
 // fetch gets path and decodes a JSON object body.
@@ -121,8 +135,8 @@ func (a *Agent) fetch(ctx context.Context, path string) ([]byte, map[string]any,
 	if err != nil {
 		return nil, nil, err
 	}
-	var body map[string]any
-	if err := json.Unmarshal(raw, &body); err != nil {
+	body, err := anyjson.DecodeObject(raw)
+	if err != nil {
 		return raw, nil, &toolError{code: codeFormat, msg: "CityCatalyst answered with something that is not a JSON object"}
 	}
 	return raw, body, nil

@@ -20,3 +20,15 @@ func JQ(ctx context.Context, data []byte, argJSON json.RawMessage) (text string,
 
 // JQMaxOutput is the bound of a jq_query result, in bytes.
 const JQMaxOutput = jqMaxOutput
+
+// HistoryFile is the attachment download_state_history saves.
+type HistoryFile = historyFile
+
+// EntityHistory is one entity's states in a HistoryFile.
+type EntityHistory = entityHistory
+
+// StatesOf decodes a Home Assistant history body as the tool does.
+var StatesOf = statesOf
+
+// Encode is the encoding of f the tool saves.
+func (f HistoryFile) Encode() ([]byte, error) { return f.encode() }

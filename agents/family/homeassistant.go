@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentreplay/testbed/agents"
+	"github.com/agentreplay/testbed/agents/anyjson"
 )
 
 // secretHAToken names the Home Assistant long-lived access token.
@@ -55,11 +56,55 @@ func (h *homeAssistant) history(ctx context.Context, ids []string, start, end ti
 	if resp.StatusCode != http.StatusOK {
 		return nil, body, fmt.Errorf("Home Assistant returned HTTP %d: %s", resp.StatusCode, clip(string(body), 200))
 	}
-	var out [][]state
-	if err := json.Unmarshal(body, &out); err != nil {
+	out, err := statesOf(body)
+	if err != nil {
 		return nil, body, fmt.Errorf("Home Assistant's history is not a list of lists: %w", err)
 	}
 	return out, body, nil
+}
+
+// statesOf decodes a history body as json.Unmarshal into a [][]state does.
+func statesOf(body []byte) ([][]state, error) {
+	if v, err := anyjson.Decode(body); err == nil {
+		if out, ok := listsOf(v); ok {
+			return out, nil
+		}
+	}
+	var out [][]state // a type error: encoding/json says which
+	err := json.Unmarshal(body, &out)
+	return out, err
+}
+
+// listsOf converts a decoded list of lists of objects; false for any other
+// shape. A null stays nil at every level, as with encoding/json.
+func listsOf(v any) ([][]state, bool) {
+	if v == nil {
+		return nil, true
+	}
+	lists, ok := v.([]any)
+	if !ok {
+		return nil, false
+	}
+	out := make([][]state, len(lists))
+	for i, l := range lists {
+		if l == nil {
+			continue
+		}
+		states, ok := l.([]any)
+		if !ok {
+			return nil, false
+		}
+		out[i] = make([]state, len(states))
+		for j, s := range states {
+			if s == nil {
+				continue
+			}
+			if out[i][j], ok = s.(state); !ok {
+				return nil, false
+			}
+		}
+	}
+	return out, true
 }
 
 // historyFile is the attachment download_state_history saves.
@@ -72,6 +117,33 @@ type historyFile struct {
 type entityHistory struct {
 	EntityID string  `json:"entity_id"`
 	States   []state `json:"states"`
+}
+
+// encode is json.Marshal(f), with the states written by anyjson.
+func (f historyFile) encode() ([]byte, error) {
+	b := []byte(`{"start_time":`)
+	b, _ = anyjson.Append(b, f.StartTime) // a string always encodes
+	b = append(b, `,"end_time":`...)
+	b, _ = anyjson.Append(b, f.EndTime)
+	b = append(b, `,"entities":`...)
+	if f.Entities == nil {
+		return append(b, "null}"...), nil
+	}
+	b = append(b, '[')
+	for i, e := range f.Entities {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"entity_id":`...)
+		b, _ = anyjson.Append(b, e.EntityID)
+		b = append(b, `,"states":`...)
+		var err error
+		if b, err = anyjson.Append(b, e.States); err != nil {
+			return nil, err
+		}
+		b = append(b, '}')
+	}
+	return append(b, "]}"...), nil
 }
 
 // value is f as encoding/json's Unmarshal reads its encoding back, sharing
@@ -130,7 +202,7 @@ func (a *Agent) history(ctx context.Context, argJSON json.RawMessage) (toolResul
 		return toolResult{ok: true, text: fmt.Sprintf("No states were recorded for %s between %s and %s.",
 			strings.Join(args.EntityIDs, ", "), file.StartTime, file.EndTime)}, raw
 	}
-	data, err := json.Marshal(file)
+	data, err := file.encode()
 	if err != nil {
 		return fail("could not encode the history: %v", err), raw
 	}

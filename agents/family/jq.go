@@ -9,6 +9,7 @@ import (
 
 	"github.com/itchyny/gojq"
 
+	"github.com/agentreplay/testbed/agents/anyjson"
 	"github.com/agentreplay/testbed/agents/family/attach"
 )
 
@@ -58,7 +59,7 @@ func runJQ(ctx context.Context, att attach.Attachment, program string) ([]byte, 
 	}
 	ctx, cancel := context.WithTimeout(ctx, jqTimeout)
 	defer cancel()
-	var results []any
+	var results [][]byte // each result's JSON
 	size := 0
 	iter := code.RunWithContext(ctx, doc)
 	for {
@@ -73,20 +74,27 @@ func runJQ(ctx context.Context, att attach.Attachment, program string) ([]byte, 
 			// error("…") in the program makes the message as long as it likes.
 			return nil, fmt.Errorf("jq query failed: %s", clip(err.Error(), jqMaxError))
 		}
-		b, err := json.Marshal(v)
+		b, err := anyjson.Marshal(v)
 		if err != nil {
 			return nil, fmt.Errorf("jq result is not JSON: %v", err)
 		}
 		if size += len(b); size > jqMaxOutput {
 			return nil, fmt.Errorf("jq result is larger than %d MiB; select fewer fields or records", jqMaxOutput>>20)
 		}
-		results = append(results, v)
+		results = append(results, b)
 	}
 	if len(results) == 1 {
-		return json.Marshal(results[0])
+		return results[0], nil
 	}
-	if results == nil {
-		results = []any{}
+	// Several results are their list: the encodings joined, as
+	// json.Marshal would write the list of them.
+	out := make([]byte, 0, size+len(results)+2)
+	out = append(out, '[')
+	for i, b := range results {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, b...)
 	}
-	return json.Marshal(results)
+	return append(out, ']'), nil
 }

@@ -28,9 +28,10 @@
 package attach
 
 import (
-	"encoding/json"
 	"fmt"
 	"sync"
+
+	"github.com/agentreplay/testbed/agents/anyjson"
 )
 
 // Attachment is one stored file.
@@ -64,12 +65,10 @@ type memo struct {
 // not modify it.
 func (a Attachment) Value() (any, error) {
 	if a.memo == nil {
-		var v any
-		err := json.Unmarshal(a.Data, &v)
-		return v, err
+		return anyjson.Decode(a.Data)
 	}
 	m := a.memo
-	m.parse.Do(func() { m.parseErr = json.Unmarshal(a.Data, &m.value) })
+	m.parse.Do(func() { m.value, m.parseErr = anyjson.Decode(a.Data) })
 	return m.value, m.parseErr
 }
 

@@ -1,0 +1,525 @@
+// Package anyjson decodes JSON into, and encodes JSON from, the generic
+// values encoding/json uses for an any: map[string]any, []any, string,
+// float64, bool and nil.
+//
+// Its results are those of encoding/json, byte for byte and value for value,
+// including its errors; it is only faster, because it reads in one pass
+// without reflection and writes map keys without reflect.Value sorting. The
+// agents use it for the large upstream payloads they pass through (Home
+// Assistant histories, CityCatalyst inventories) and for jq results.
+//
+// Anything off the fast path, such as a syntax error, a number out of
+// range, or a value of another type (a struct, json.Number, *big.Int), is
+// handed to encoding/json, so its answer is the answer. anyjson does not
+// decode into structs; use encoding/json for those.
+package anyjson
+
+import (
+	"encoding/json"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
+	"unsafe"
+)
+
+// Decode returns what json.Unmarshal(data, &v) leaves in a v of type any,
+// and the error it returns.
+func Decode(data []byte) (any, error) {
+	d := decoder{data: data}
+	d.space()
+	if v, ok := d.value(0); ok {
+		if d.space(); d.pos == len(data) {
+			return v, nil
+		}
+	}
+	var v any
+	err := json.Unmarshal(data, &v)
+	return v, err
+}
+
+// DecodeObject is Decode into a map[string]any: what json.Unmarshal(data,
+// &m) leaves in m, and its error (a JSON null gives a nil map).
+func DecodeObject(data []byte) (map[string]any, error) {
+	if v, err := Decode(data); err == nil {
+		switch m := v.(type) {
+		case map[string]any:
+			return m, nil
+		case nil:
+			return nil, nil
+		}
+	}
+	var m map[string]any
+	err := json.Unmarshal(data, &m)
+	return m, err
+}
+
+// maxDepth is the nesting at which the decoder and encoder leave the value
+// to encoding/json, which refuses nesting over 10,000 when decoding.
+const maxDepth = 10000
+
+type decoder struct {
+	data []byte
+	pos  int
+}
+
+func (d *decoder) space() {
+	for d.pos < len(d.data) {
+		switch d.data[d.pos] {
+		case ' ', '\t', '\n', '\r':
+			d.pos++
+		default:
+			return
+		}
+	}
+}
+
+// value reads one value at d.pos, inside depth containers; false means
+// encoding/json must decide.
+func (d *decoder) value(depth int) (any, bool) {
+	if d.pos >= len(d.data) {
+		return nil, false
+	}
+	switch c := d.data[d.pos]; {
+	case (c == '{' || c == '[') && depth >= maxDepth:
+		return nil, false
+	case c == '{':
+		return d.object(depth + 1)
+	case c == '[':
+		return d.array(depth + 1)
+	case c == '"':
+		s, ok := d.string()
+		return s, ok
+	case c == '-' || '0' <= c && c <= '9':
+		return d.number()
+	case c == 't':
+		return true, d.literal("true")
+	case c == 'f':
+		return false, d.literal("false")
+	case c == 'n':
+		return nil, d.literal("null")
+	}
+	return nil, false
+}
+
+func (d *decoder) literal(word string) bool {
+	if !strings.HasPrefix(unsafe.String(unsafe.SliceData(d.data[d.pos:]), len(d.data)-d.pos), word) {
+		return false
+	}
+	d.pos += len(word)
+	return true
+}
+
+func (d *decoder) object(depth int) (any, bool) {
+	m := make(map[string]any)
+	d.pos++ // {
+	d.space()
+	if d.pos < len(d.data) && d.data[d.pos] == '}' {
+		d.pos++
+		return m, true
+	}
+	for {
+		if d.pos >= len(d.data) || d.data[d.pos] != '"' {
+			return nil, false
+		}
+		k, ok := d.string()
+		if !ok {
+			return nil, false
+		}
+		d.space()
+		if d.pos >= len(d.data) || d.data[d.pos] != ':' {
+			return nil, false
+		}
+		d.pos++
+		d.space()
+		v, ok := d.value(depth)
+		if !ok {
+			return nil, false
+		}
+		m[k] = v
+		d.space()
+		if d.pos >= len(d.data) {
+			return nil, false
+		}
+		switch d.data[d.pos] {
+		case ',':
+			d.pos++
+			d.space()
+		case '}':
+			d.pos++
+			return m, true
+		default:
+			return nil, false
+		}
+	}
+}
+
+func (d *decoder) array(depth int) (any, bool) {
+	a := make([]any, 0)
+	d.pos++ // [
+	d.space()
+	if d.pos < len(d.data) && d.data[d.pos] == ']' {
+		d.pos++
+		return a, true
+	}
+	for {
+		v, ok := d.value(depth)
+		if !ok {
+			return nil, false
+		}
+		a = append(a, v)
+		d.space()
+		if d.pos >= len(d.data) {
+			return nil, false
+		}
+		switch d.data[d.pos] {
+		case ',':
+			d.pos++
+			d.space()
+		case ']':
+			d.pos++
+			return a, true
+		default:
+			return nil, false
+		}
+	}
+}
+
+// string reads a quoted string as encoding/json unquotes it: escapes
+// resolved, and each byte of invalid UTF-8 and each unpaired surrogate
+// replaced by U+FFFD.
+func (d *decoder) string() (string, bool) {
+	start := d.pos + 1
+	for i := start; i < len(d.data); {
+		switch c := d.data[i]; {
+		case c == '"':
+			d.pos = i + 1
+			return string(d.data[start:i]), true
+		case c == '\\':
+			return d.escaped(start, i)
+		case c < ' ':
+			return "", false
+		case c < utf8.RuneSelf:
+			i++
+		default:
+			r, size := utf8.DecodeRune(d.data[i:])
+			if r == utf8.RuneError && size == 1 {
+				return d.escaped(start, i)
+			}
+			i += size
+		}
+	}
+	return "", false
+}
+
+// escaped finishes a string whose plain prefix is data[start:i].
+func (d *decoder) escaped(start, i int) (string, bool) {
+	b := make([]byte, 0, i-start+32)
+	b = append(b, d.data[start:i]...)
+	for i < len(d.data) {
+		switch c := d.data[i]; {
+		case c == '"':
+			d.pos = i + 1
+			return string(b), true
+		case c < ' ':
+			return "", false
+		case c == '\\':
+			if i+1 >= len(d.data) {
+				return "", false
+			}
+			i += 2
+			switch e := d.data[i-1]; e {
+			case '"', '\\', '/':
+				b = append(b, e)
+			case 'b':
+				b = append(b, '\b')
+			case 'f':
+				b = append(b, '\f')
+			case 'n':
+				b = append(b, '\n')
+			case 'r':
+				b = append(b, '\r')
+			case 't':
+				b = append(b, '\t')
+			case 'u':
+				r := hex4(d.data[i:])
+				if r < 0 {
+					return "", false
+				}
+				i += 4
+				if utf16.IsSurrogate(r) {
+					// A valid pair is one rune; anything else is U+FFFD, and
+					// what follows is read on its own.
+					if i+1 < len(d.data) && d.data[i] == '\\' && d.data[i+1] == 'u' {
+						if r1 := hex4(d.data[i+2:]); r1 >= 0 {
+							if dec := utf16.DecodeRune(r, r1); dec != unicode.ReplacementChar {
+								b = utf8.AppendRune(b, dec)
+								i += 6
+								continue
+							}
+						}
+					}
+					r = unicode.ReplacementChar
+				}
+				b = utf8.AppendRune(b, r)
+			default:
+				return "", false
+			}
+		case c < utf8.RuneSelf:
+			b = append(b, c)
+			i++
+		default:
+			r, size := utf8.DecodeRune(d.data[i:])
+			b = utf8.AppendRune(b, r) // invalid UTF-8 becomes U+FFFD
+			i += size
+		}
+	}
+	return "", false
+}
+
+// hex4 reads four hex digits, or returns -1.
+func hex4(s []byte) rune {
+	if len(s) < 4 {
+		return -1
+	}
+	var r rune
+	for _, c := range s[:4] {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return -1
+		}
+		r = r<<4 | rune(c)
+	}
+	return r
+}
+
+// number reads a JSON number as a float64.
+func (d *decoder) number() (any, bool) {
+	start := d.pos
+	i := start
+	if d.data[i] == '-' {
+		i++
+	}
+	digits := func() int {
+		n := 0
+		for i < len(d.data) && '0' <= d.data[i] && d.data[i] <= '9' {
+			i++
+			n++
+		}
+		return n
+	}
+	switch n := digits(); {
+	case n == 0:
+		return nil, false
+	case n > 1 && d.data[i-n] == '0':
+		return nil, false // a leading zero
+	}
+	integer := true
+	if i < len(d.data) && d.data[i] == '.' {
+		i++
+		if digits() == 0 {
+			return nil, false
+		}
+		integer = false
+	}
+	if i < len(d.data) && (d.data[i] == 'e' || d.data[i] == 'E') {
+		i++
+		if i < len(d.data) && (d.data[i] == '+' || d.data[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			return nil, false
+		}
+		integer = false
+	}
+	d.pos = i
+	text := d.data[start:i]
+	if integer && len(text) <= 15 {
+		// Below 2^53 every integer is a float64 exactly.
+		var n int64
+		for _, c := range text {
+			if c != '-' {
+				n = n*10 + int64(c-'0')
+			}
+		}
+		if text[0] == '-' {
+			return -float64(n), true
+		}
+		return float64(n), true
+	}
+	f, err := strconv.ParseFloat(unsafe.String(unsafe.SliceData(text), len(text)), 64)
+	return f, err == nil
+}
+
+// Marshal returns what json.Marshal(v) returns.
+func Marshal(v any) ([]byte, error) {
+	return Append(nil, v)
+}
+
+// Append appends what json.Marshal(v) returns to dst; on an error it
+// returns dst unchanged and encoding/json's error.
+func Append(dst []byte, v any) ([]byte, error) {
+	if b, ok := appendValue(dst, v, 0); ok {
+		return b, nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return dst, err
+	}
+	return append(dst, b...), nil
+}
+
+// appendValue encodes v; false means encoding/json must.
+func appendValue(b []byte, v any, depth int) ([]byte, bool) {
+	if depth > maxDepth {
+		return b, false
+	}
+	switch v := v.(type) {
+	case nil:
+		return append(b, "null"...), true
+	case string:
+		return appendString(b, v), true
+	case float64:
+		return appendFloat(b, v)
+	case bool:
+		return strconv.AppendBool(b, v), true
+	case int:
+		return strconv.AppendInt(b, int64(v), 10), true
+	case []any:
+		if v == nil {
+			return append(b, "null"...), true
+		}
+		b = append(b, '[')
+		for i, e := range v {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			var ok bool
+			if b, ok = appendValue(b, e, depth+1); !ok {
+				return b, false
+			}
+		}
+		return append(b, ']'), true
+	case []map[string]any:
+		if v == nil {
+			return append(b, "null"...), true
+		}
+		b = append(b, '[')
+		for i, e := range v {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			var ok bool
+			if b, ok = appendValue(b, e, depth+1); !ok {
+				return b, false
+			}
+		}
+		return append(b, ']'), true
+	case map[string]any:
+		if v == nil {
+			return append(b, "null"...), true
+		}
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		b = append(b, '{')
+		for i, k := range keys {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(appendString(b, k), ':')
+			var ok bool
+			if b, ok = appendValue(b, v[k], depth+1); !ok {
+				return b, false
+			}
+		}
+		return append(b, '}'), true
+	}
+	return b, false
+}
+
+// appendFloat formats f as encoding/json does: like ES6, %f in the usual
+// range and %e with an unpadded exponent outside it.
+func appendFloat(b []byte, f float64) ([]byte, bool) {
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		return b, false
+	}
+	format := byte('f')
+	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	b = strconv.AppendFloat(b, f, format, -1, 64)
+	if format == 'e' {
+		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1] // e-09 is written e-9
+			b = b[:n-1]
+		}
+	}
+	return b, true
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendString quotes s as encoding/json does with HTML escaping on:
+// <, > and & as \u003c, \u003e and \u0026, U+2028 and U+2029 escaped, and
+// each byte of invalid UTF-8 as \ufffd.
+func appendString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= ' ' && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}

@@ -1,0 +1,134 @@
+package anyjson_test
+
+import (
+	"encoding/json"
+	"math"
+	"math/big"
+	"reflect"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/agentreplay/testbed/agents/anyjson"
+)
+
+// tricky holds inputs on every edge of the grammar and of unquoting: each
+// must decode to exactly what encoding/json makes of it, error included.
+var tricky = []string{
+	`null`, `true`, `false`, `0`, `-0`, `1`, `-1`, `12.5`, `1e3`, `1E+3`, `1e-7`, `-1.5e-300`,
+	`123456789012345`, `1234567890123456789`, `9007199254740993`, `1e400`, `-1e400`, `0.1`,
+	`""`, `"plain"`, `"tab\tand\\slash\/"`, `"\u00e9\u2028"`, `"\ud83d\ude00"`, `"\ud83d"`, `"\ud83dx"`,
+	`"\ud83d\u0041"`, `"\ude00\ud83d"`, `"\ud83d\ud83d\ude00"`, "\"caf\xc3\xa9\"", "\"bad\xffbyte\"",
+	"\"bad\xff\\nafter\"", "\"\xed\xa0\x80\"", `"\'"`, `"\x"`, `"\u12"`, `"\u12g4"`, "\"ctl\x01\"", "\"del\x7f\"",
+	`[]`, `{}`, `[1,2,[3,{"a":[]}]]`, `{"a":1,"a":2}`, `{"b":{"c":null},"a":[true,false]}`,
+	` [ 1 , 2 ] `, "\t{\n\"a\" :\r1}\n", `[1,]`, `{"a":1,}`, `{,}`, `[`, `{"a"`, `{"a":}`, `{"a" 1}`, `{1:2}`,
+	`01`, `-`, `1.`, `.5`, `1e`, `1e+`, `+1`, `tru`, `truex`, `nul`, `[true false]`, `1 2`, ``, ` `,
+	`"unterminated`, `[1}`, `{"a":1]`, "\xef\xbb\xbf1", `{"<&>":"<&>"}`,
+	strings.Repeat("[", 10001) + strings.Repeat("]", 10001),
+	strings.Repeat("[", 5000) + strings.Repeat("]", 5000),
+}
+
+// stdDecode is what encoding/json makes of data.
+func stdDecode(data []byte) (any, error) {
+	var v any
+	err := json.Unmarshal(data, &v)
+	return v, err
+}
+
+var _ = Describe("Decode", func() {
+	It("gives encoding/json's value and error for every edge of the grammar", func() {
+		for _, in := range tricky {
+			want, wantErr := stdDecode([]byte(in))
+			got, err := anyjson.Decode([]byte(in))
+			Expect(fmtErr(err)).To(Equal(fmtErr(wantErr)), "input %q", clip(in))
+			Expect(reflect.DeepEqual(got, want)).To(BeTrue(), "input %q: got %#v, want %#v", clip(in), got, want)
+		}
+	})
+
+	It("keeps the last of repeated keys and makes empty containers, not nil", func() {
+		v, err := anyjson.Decode([]byte(`{"a":1,"a":[],"b":{}}`))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(v).To(Equal(map[string]any{"a": []any{}, "b": map[string]any{}}))
+	})
+
+	It("reads numbers as float64, exactly as strconv does", func() {
+		v, err := anyjson.Decode([]byte(`[9007199254740993, 0.30000000000000004, -0]`))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(v).To(Equal([]any{9007199254740992.0, 0.30000000000000004, math.Copysign(0, -1)}))
+		Expect(math.Signbit(v.([]any)[2].(float64))).To(BeTrue())
+	})
+})
+
+var _ = Describe("DecodeObject", func() {
+	DescribeTable("is json.Unmarshal into a map[string]any",
+		func(in string) {
+			var want map[string]any
+			wantErr := json.Unmarshal([]byte(in), &want)
+			got, err := anyjson.DecodeObject([]byte(in))
+			Expect(fmtErr(err)).To(Equal(fmtErr(wantErr)))
+			Expect(got).To(Equal(want))
+		},
+		Entry("an object", `{"a":{"b":[1,"x"]}}`),
+		Entry("null, a nil map", `null`),
+		Entry("a list, a type error", `[1]`),
+		Entry("a string, a type error", `"x"`),
+		Entry("broken JSON, a syntax error", `{"a":`),
+	)
+})
+
+var _ = Describe("Marshal", func() {
+	It("writes what encoding/json writes for every decodable edge", func() {
+		for _, in := range tricky {
+			v, err := stdDecode([]byte(in))
+			if err != nil {
+				continue
+			}
+			want, _ := json.Marshal(v)
+			got, err := anyjson.Marshal(v)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(string(got)).To(Equal(string(want)), "input %q", clip(in))
+		}
+	})
+
+	DescribeTable("writes what encoding/json writes",
+		func(v any) {
+			want, wantErr := json.Marshal(v)
+			got, err := anyjson.Marshal(v)
+			Expect(fmtErr(err)).To(Equal(fmtErr(wantErr)))
+			Expect(string(got)).To(Equal(string(want)))
+		},
+		Entry("keys sorted, HTML escaped", map[string]any{"z": 1.0, "<a>": "x&y", "b": nil}),
+		Entry("controls, quotes, separators and bad UTF-8", "\x00\x1f\b\f\n\r\t\"\\\u2028\u2029\xff\x7fé"),
+		Entry("floats at the format cutoffs", []any{1e-6, 9.99e-7, 1e21, 1e20, -1e-9, 123456789.125, 5e-324, math.MaxFloat64}),
+		Entry("ints from jq", []any{0, -3, math.MaxInt64}),
+		Entry("nil containers", []any{[]any(nil), map[string]any(nil)}),
+		Entry("other types, through encoding/json", map[string]any{"n": json.Number("12"), "big": big.NewInt(7), "s": []string{"a"}, "st": struct{ A int }{1}}),
+		Entry("NaN, an error", []any{math.NaN()}),
+		Entry("+Inf inside a map, an error", map[string]any{"x": math.Inf(1)}),
+		Entry("a bad json.Number, an error", []any{json.Number("1x")}),
+	)
+
+	It("appends to what it is given and leaves it alone on an error", func() {
+		b, err := anyjson.Append([]byte("x="), map[string]any{"a": []any{true}})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(b)).To(Equal(`x={"a":[true]}`))
+		b, err = anyjson.Append([]byte("x="), []any{1.0, math.Inf(-1)})
+		Expect(err).To(HaveOccurred())
+		Expect(string(b)).To(Equal("x="))
+	})
+})
+
+func fmtErr(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+func clip(s string) string {
+	if len(s) > 40 {
+		return s[:40] + "…"
+	}
+	return s
+}
