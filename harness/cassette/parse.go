@@ -273,20 +273,22 @@ var yamlEscapes = map[byte]rune{
 // singleQuoted reads a single-quoted scalar that ends on its line.
 func singleQuoted(s string) (string, bool) {
 	var b strings.Builder
-	b.Grow(len(s))
-	for i := 1; i < len(s); i++ {
-		if s[i] != '\'' {
-			b.WriteByte(s[i])
+	for rest := s[1:]; ; {
+		q := strings.IndexByte(rest, '\'')
+		if q < 0 {
+			return "", false
+		}
+		if q+1 < len(rest) && rest[q+1] == '\'' { // '' is one quote
+			b.WriteString(rest[:q+1])
+			rest = rest[q+2:]
 			continue
 		}
-		if i+1 < len(s) && s[i+1] == '\'' {
-			b.WriteByte('\'')
-			i++
-			continue
+		if b.Len() == 0 {
+			return strings.Clone(rest[:q]), q == len(rest)-1
 		}
-		return b.String(), i == len(s)-1
+		b.WriteString(rest[:q])
+		return b.String(), q == len(rest)-1
 	}
-	return "", false
 }
 
 // literal reads the lines of a literal block scalar below a key at indent,
