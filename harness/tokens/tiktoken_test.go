@@ -49,6 +49,16 @@ func uncached(encoding, text string) int {
 	return c.Count(text)
 }
 
+// chunked counts text with a fresh Counter that cuts it at every point
+// where Count may cut a long text, counting each line on its own.
+func chunked(encoding, text string) int {
+	c, err := tokens.NewChunked(encoding, 1)
+	if err != nil {
+		panic(err)
+	}
+	return c.Count(text)
+}
+
 // tricky are characters on every edge of the split patterns: letters of
 // each case class, marks, numbers that are not digits, white space that is
 // not ASCII, the apostrophe and contraction letters (with case-folding
@@ -129,7 +139,24 @@ var _ = Describe("counts identical to tiktoken-go", func() {
 			r := rand.New(rand.NewPCG(9, uint64(len(enc))))
 			for i := range 3000 {
 				text := generated(r, r.IntN(60))
-				Expect(uncached(enc, text)).To(Equal(len(ref.EncodeOrdinary(text))), "text %d: %q", i, text)
+				want := len(ref.EncodeOrdinary(text))
+				Expect(uncached(enc, text)).To(Equal(want), "text %d: %q", i, text)
+				Expect(chunked(enc, text)).To(Equal(want), "text %d, cut into lines: %q", i, text)
+			}
+		})
+
+		It("on long texts that share a long line, each line counted once, in "+enc, func() {
+			ref := reference(enc)
+			line := strings.Repeat(`{"entity_id":"sensor.pool","state":"25.6"},`, 120) // 5 KB, over one chunk
+			texts := []string{
+				line,
+				"[System: File from previous tool response]\n" + line + "\n" + line,
+				"Chart it\n\n" + line + "\n/" + line + "\n " + line + "\n\u00a0" + line,
+				"it's\n's" + line + "\r\n" + line + "'\nll",
+			}
+			c := mustNew(enc)
+			for i, text := range texts {
+				Expect(c.Count(text)).To(Equal(len(ref.EncodeOrdinary(text))), "text %d", i)
 			}
 		})
 
@@ -138,25 +165,37 @@ var _ = Describe("counts identical to tiktoken-go", func() {
 			texts := corpus(8 << 10)
 			Expect(len(texts)).To(BeNumerically(">", 1000))
 			c := mustNew(enc)
+			lines, err := tokens.NewChunked(enc, 64)
+			Expect(err).NotTo(HaveOccurred())
 			for i, text := range texts {
 				want := len(ref.EncodeOrdinary(text))
 				Expect(c.Count(text)).To(Equal(want), "text %d: %.200q", i, text)
 				Expect(c.Count(text)).To(Equal(want), "text %d, from the cache: %.200q", i, text)
+				Expect(lines.Count(text)).To(Equal(want), "text %d, cut into lines: %.200q", i, text)
 			}
 		})
 	}
 })
 
-// FuzzCount checks the Counter against tiktoken-go on any text.
+// FuzzCount checks the Counter against tiktoken-go on any text short
+// enough to hold no piece over tokens.MaxPiece bytes, beyond which counts
+// may differ by design (see bpe.go).
 func FuzzCount(f *testing.F) {
 	for _, s := range tricky {
 		f.Add(s + " " + s + s + "\n" + s)
 	}
 	f.Add("I'm here; they'LL go, we'Ve  \n\n  /path//x\r\n\t ok")
 	f.Fuzz(func(t *testing.T, text string) {
+		if len(string([]rune(text))) > tokens.MaxPiece {
+			return // as counted: each invalid byte becomes U+FFFD
+		}
 		for _, enc := range []string{tokens.EncodingO200K, tokens.EncodingCL100K} {
-			if got, want := uncached(enc, text), len(reference(enc).EncodeOrdinary(text)); got != want {
+			want := len(reference(enc).EncodeOrdinary(text))
+			if got := uncached(enc, text); got != want {
 				t.Fatalf("%s: %q: %d tokens, tiktoken-go says %d", enc, text, got, want)
+			}
+			if got := chunked(enc, text); got != want {
+				t.Fatalf("%s: %q cut into lines: %d tokens, tiktoken-go says %d", enc, text, got, want)
 			}
 		}
 	})

@@ -21,7 +21,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/maphash"
+	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/harness/trace"
@@ -44,6 +46,10 @@ const (
 // a short string costs less than hashing and looking it up.
 const minCached = 64
 
+// minChunk is the length from which a line of a long text is cached on its
+// own (see Counter.count).
+const minChunk = 4096
+
 // shared is one encoding, built at most once per process.
 type shared struct {
 	once sync.Once
@@ -63,9 +69,10 @@ var encodings = map[string]*shared{
 // Counter counts tokens in one encoding. It is safe for concurrent use.
 // Make one with New; the zero value is not usable.
 type Counter struct {
-	name string
-	bpe  *bpe
-	seed maphash.Seed
+	name     string
+	bpe      *bpe
+	seed     maphash.Seed
+	minChunk int
 
 	mu    sync.RWMutex
 	cache map[key]int
@@ -97,7 +104,7 @@ func New(encoding string) (*Counter, error) {
 	if s.err != nil {
 		return nil, s.err
 	}
-	return &Counter{name: encoding, bpe: s.bpe, seed: maphash.MakeSeed(), cache: map[key]int{}}, nil
+	return &Counter{name: encoding, bpe: s.bpe, seed: maphash.MakeSeed(), minChunk: minChunk, cache: map[key]int{}}, nil
 }
 
 // Encoding returns the name of c's encoding, for reports.
@@ -111,7 +118,7 @@ func (c *Counter) Count(text string) int {
 	if len(text) < minCached {
 		return c.count(text)
 	}
-	return c.cached(key{maphash.String(c.seed, text), len(text)}, func() string { return text })
+	return c.cached(key{maphash.String(c.seed, text), len(text)}, func() string { return text }, c.count)
 }
 
 // CountBytes is Count for text held in bytes, such as a raw upstream body:
@@ -120,29 +127,77 @@ func (c *Counter) CountBytes(text []byte) int {
 	if len(text) < minCached {
 		return c.count(string(text))
 	}
-	return c.cached(key{maphash.Bytes(c.seed, text), len(text)}, func() string { return string(text) })
+	return c.cached(key{maphash.Bytes(c.seed, text), len(text)}, func() string { return string(text) }, c.count)
 }
 
-// cached returns the count under k, counting text() on a miss.
-func (c *Counter) cached(k key, text func() string) int {
+// cached returns the count under k, counting text() with count on a miss.
+func (c *Counter) cached(k key, text func() string, count func(string) int) int {
 	c.mu.RLock()
 	n, ok := c.cache[k]
 	c.mu.RUnlock()
 	if ok {
 		return n
 	}
-	n = c.count(text())
+	n = count(text())
 	c.mu.Lock()
 	c.cache[k] = n
 	c.mu.Unlock()
 	return n
 }
 
+// count counts text without looking it up. A long text is counted line by
+// line, and each line of minChunk bytes or more through the cache, so that
+// a long payload met again inside another text (a file injected into
+// several messages) is counted once.
+//
+// A text is cut only after a line break followed by a character that is
+// neither white space nor '/': no piece of either pattern runs across such
+// a point (a word never starts with a line break, a run of punctuation
+// takes the line breaks and slashes after it and stops, a run of white space
+// ends at its last line break), and the split reads forwards only, so the
+// count of a text is the sum of the counts of its parts.
 func (c *Counter) count(text string) int {
-	if text == "" {
-		return 0
+	if len(text) < 2*c.minChunk {
+		if text == "" {
+			return 0
+		}
+		return c.bpe.count(text)
 	}
-	return c.bpe.count(text)
+	n, uncounted := 0, 0 // text[uncounted:at] is short lines not counted yet
+	for at := 0; at < len(text); {
+		end := lineEnd(text, at)
+		if end-at >= c.minChunk {
+			if uncounted < at {
+				n += c.bpe.count(text[uncounted:at])
+			}
+			line := text[at:end]
+			n += c.cached(key{maphash.String(c.seed, line), len(line)}, func() string { return line }, c.bpe.count)
+			uncounted = end
+		}
+		at = end
+	}
+	if uncounted < len(text) {
+		n += c.bpe.count(text[uncounted:])
+	}
+	return n
+}
+
+// lineEnd returns the end of the line that starts at at: the first point
+// after a line break where count may cut, or the end of text.
+func lineEnd(text string, at int) int {
+	for {
+		i := strings.IndexByte(text[at:], '\n')
+		if i < 0 {
+			return len(text)
+		}
+		at += i + 1
+		if at == len(text) {
+			return at
+		}
+		if b := text[at]; b < utf8.RuneSelf && b != '/' && asciiClass[b]&clsSpace == 0 {
+			return at
+		}
+	}
 }
 
 // Request counts the input tokens of one chat request by part, following
