@@ -9,6 +9,7 @@ import (
 	"github.com/itchyny/gojq"
 
 	"github.com/agentreplay/testbed/agents"
+	"github.com/agentreplay/testbed/agents/anyjson"
 	"github.com/agentreplay/testbed/harness/trace"
 )
 
@@ -65,11 +66,7 @@ func plainJSON(v any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out any
-	if err := json.Unmarshal(b, &out); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return anyjson.Decode(b)
 }
 
 // checkJQ passes when the first output of expr is exactly true.

@@ -11,6 +11,7 @@ import (
 	"strconv"
 
 	"github.com/agentreplay/testbed/agents"
+	"github.com/agentreplay/testbed/agents/anyjson"
 	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/harness/cassette"
 	"github.com/agentreplay/testbed/harness/standin"
@@ -139,8 +140,8 @@ func plain(v any) any {
 	if err != nil {
 		return fmt.Sprint(v)
 	}
-	var decoded any
-	if json.Unmarshal(b, &decoded) != nil {
+	decoded, err := anyjson.Decode(b)
+	if err != nil {
 		return fmt.Sprint(v)
 	}
 	var buf bytes.Buffer

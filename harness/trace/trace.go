@@ -11,6 +11,8 @@ import (
 	"sort"
 	"sync"
 	"time"
+
+	"github.com/agentreplay/testbed/agents/anyjson"
 )
 
 // Kind is the kind of an Event.
@@ -120,8 +122,8 @@ func (n *Note) Decoded() any {
 	if !ok {
 		return n.Value
 	}
-	var v any
-	if json.Unmarshal(raw, &v) != nil {
+	v, err := anyjson.Decode(raw)
+	if err != nil {
 		return string(raw)
 	}
 	return v
