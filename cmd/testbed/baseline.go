@@ -78,24 +78,51 @@ func gates(suites []*scenario.Suite) map[string]map[string]float64 {
 // checkBaseline compares rep with the blessed report at path. A missing
 // baseline is noted, not an error: a new project has none yet.
 func checkBaseline(path string, rep *report.Report, suites []*scenario.Suite, stdout, stderr io.Writer) error {
+	return readBaseline(path).check(rep, suites, stdout, stderr)
+}
+
+// baselineFile is a blessed report as read from path: the report, or why
+// there is none.
+type baselineFile struct {
+	path    string
+	rep     *report.Report
+	missing bool
+	err     error // exit-coded
+}
+
+// readBaseline reads the blessed report at path; testbed run reads it
+// while the scenarios run.
+func readBaseline(path string) baselineFile {
+	b := baselineFile{path: path}
 	data, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		fmt.Fprintf(stderr, "no blessed baseline at %s; create one with: testbed baseline bless\n", path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		b.missing = true
+	case err != nil:
+		b.err = withCode(exitInternal, err)
+	default:
+		if b.rep, err = report.ReadJSON(bytes.NewReader(data)); err != nil {
+			b.err = withCode(exitUsage, fmt.Errorf("%s: %w", path, err))
+		}
+	}
+	return b
+}
+
+// check compares rep with b, printing the regressions; they are an error.
+func (b baselineFile) check(rep *report.Report, suites []*scenario.Suite, stdout, stderr io.Writer) error {
+	if b.missing {
+		fmt.Fprintf(stderr, "no blessed baseline at %s; create one with: testbed baseline bless\n", b.path)
 		return nil
 	}
-	if err != nil {
-		return withCode(exitInternal, err)
+	if b.err != nil {
+		return b.err
 	}
-	base, err := report.ReadJSON(bytes.NewReader(data))
-	if err != nil {
-		return withCode(exitUsage, fmt.Errorf("%s: %w", path, err))
-	}
-	regs := report.Regressions(base, rep, gates(suites))
+	regs := report.Regressions(b.rep, rep, gates(suites))
 	if len(regs) == 0 {
 		return nil
 	}
 	if err := report.WriteRegressionsText(stdout, regs); err != nil {
 		return withCode(exitInternal, err)
 	}
-	return withCode(exitFailed, fmt.Errorf("%d regressions against %s; if they are intended, run: testbed baseline bless", len(regs), path))
+	return withCode(exitFailed, fmt.Errorf("%d regressions against %s; if they are intended, run: testbed baseline bless", len(regs), b.path))
 }

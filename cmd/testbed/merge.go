@@ -4,7 +4,6 @@ import (
 	"errors"
 	"flag"
 	"io"
-	"path/filepath"
 
 	"github.com/agentreplay/testbed/agents/all"
 	"github.com/agentreplay/testbed/harness/cassette"
@@ -67,10 +66,7 @@ func cmdMerge(args []string, stdout, stderr io.Writer) error {
 	if baseline == "" {
 		return nil
 	}
-	if !filepath.IsAbs(baseline) {
-		baseline = filepath.Join(sel.root, baseline)
-	}
-	return checkBaseline(baseline, rep, suites, stderr, stderr)
+	return checkBaseline(underRoot(sel.root, baseline), rep, suites, stderr, stderr)
 }
 
 // parseWithFiles parses flags that may come before or after positional

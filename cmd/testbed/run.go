@@ -129,7 +129,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	var out, junit string
 	fs := newFlags("run", runDoc, stderr)
 	sel.register(fs)
-	fs.StringVar(&out, "out", "reports", "folder for latest.md and latest.json (empty: write none)")
+	fs.StringVar(&out, "out", "reports", "folder for latest.md and latest.json, under --root unless absolute (empty: write none)")
 	fs.StringVar(&junit, "junit", "", "also write the results as JUnit XML to this file")
 	var baseline, shard string
 	fs.StringVar(&baseline, "baseline", defaultBaseline, "the blessed report to compare with (empty: none)")
@@ -144,6 +144,14 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	i, n, err := parseShard(shard)
 	if err != nil {
 		return err
+	}
+	// The blessed report is read while the scenarios run; a shard's
+	// summaries are partial, so only the merged report is gated.
+	var blessed chan baselineFile
+	if baseline != "" && n <= 1 {
+		baseline = underRoot(sel.root, baseline)
+		blessed = make(chan baselineFile, 1)
+		go func() { blessed <- readBaseline(baseline) }()
 	}
 	start := time.Now()
 	rep, err := runner.Run(ctx, suites, runner.Options{
@@ -163,7 +171,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			saved <- nil
 			return
 		}
-		saved <- saveReports(rep, filepath.Join(sel.root, out))
+		saved <- saveReports(rep, underRoot(sel.root, out))
 	}()
 	printed := writeReport(rep, sel.json, stdout)
 	if err := cmp.Or(printed, <-saved); err != nil {
@@ -181,13 +189,18 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err := verdict(rep); err != nil {
 		return err
 	}
-	if baseline == "" || n > 1 {
-		return nil // a shard's summaries are partial: gate the merged report
+	if blessed == nil {
+		return nil
 	}
-	if !filepath.IsAbs(baseline) {
-		baseline = filepath.Join(sel.root, baseline)
+	return (<-blessed).check(rep, suites, stdout, stderr)
+}
+
+// underRoot is path as given when absolute, else under root.
+func underRoot(root, path string) string {
+	if filepath.IsAbs(path) {
+		return path
 	}
-	return checkBaseline(baseline, rep, suites, stdout, stderr)
+	return filepath.Join(root, path)
 }
 
 func writeReport(rep *report.Report, asJSON bool, w io.Writer) error {

@@ -81,6 +81,18 @@ var _ = Describe("testbed run", func() {
 		Expect(j.stdout).To(Equal(string(saved)))
 	})
 
+	It("writes the reports into an absolute --out as given, a relative one under --root", func() {
+		abs := GinkgoT().TempDir()
+		r := testbed("run", "--root", root, "--suite", "odbchat", "--scenario", "ac1-taiwan-sst", "--out", abs)
+		Expect(r.code).To(Equal(exitOK), r.String())
+		Expect(filepath.Join(abs, "latest.json")).To(BeAnExistingFile())
+		Expect(filepath.Join(abs, "latest.md")).To(BeAnExistingFile())
+
+		r = testbed("run", "--root", root, "--suite", "odbchat", "--scenario", "ac1-taiwan-sst", "--out", "mine")
+		Expect(r.code).To(Equal(exitOK), r.String())
+		Expect(filepath.Join(root, "mine", "latest.json")).To(BeAnExistingFile())
+	})
+
 	It("writes no report with --out ''", func() {
 		r := testbed("run", "--root", root, "--suite", "odbchat", "--scenario", "ac1-taiwan-sst", "--out", "")
 		Expect(r.code).To(Equal(exitOK), r.String())
