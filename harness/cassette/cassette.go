@@ -14,13 +14,13 @@ package cassette
 import (
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 
 	vcr "gopkg.in/dnaeon/go-vcr.v2/cassette"
 	"gopkg.in/yaml.v3"
@@ -127,23 +127,17 @@ func readFile(path string) (*file, error) {
 	return f, nil
 }
 
-// readText reads the file at path as a string, straight into one buffer of
-// the file's size: the fast reader slices its scalars from this text, so
-// reading it as bytes would cost a second copy of every cassette.
+// readText reads the file at path as a string in one buffer of the file's
+// size: the fast reader slices its scalars from this text, so a second
+// copy of every cassette would be waste.
 func readText(path string) (string, error) {
-	f, err := os.Open(path)
+	data, err := os.ReadFile(path)
 	if err != nil {
 		return "", err
 	}
-	defer f.Close()
-	var b strings.Builder
-	if st, err := f.Stat(); err == nil {
-		b.Grow(int(st.Size()))
-	}
-	if _, err := io.Copy(&b, f); err != nil {
-		return "", err
-	}
-	return b.String(), nil
+	// The bytes are never written again, so they can back the string
+	// without a copy, as strings.Builder's do.
+	return unsafe.String(unsafe.SliceData(data), len(data)), nil
 }
 
 // checkInteraction finds what recording never writes: an interaction

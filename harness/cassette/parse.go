@@ -317,7 +317,12 @@ func (p *parser) literal(indent int, clip bool) (*yamlNode, bool) {
 	if blockIndent < 0 {
 		return nil, false
 	}
+	size := 0
+	for _, line := range p.lines[start:end] {
+		size += max(len(line)-blockIndent, 0) + 1
+	}
 	var b strings.Builder
+	b.Grow(size)
 	for _, line := range p.lines[start:end] {
 		if len(line) > blockIndent {
 			b.WriteString(line[blockIndent:])
