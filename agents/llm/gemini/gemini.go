@@ -12,6 +12,7 @@ import (
 
 	"google.golang.org/genai"
 
+	"github.com/agentreplay/testbed/agents/anyjson"
 	"github.com/agentreplay/testbed/agents/llm"
 )
 
@@ -118,8 +119,8 @@ func convert(req llm.Request) ([]*genai.Content, *genai.GenerateContentConfig, e
 	if len(req.Tools) > 0 {
 		tool := &genai.Tool{}
 		for _, t := range req.Tools {
-			var schema any
-			if err := json.Unmarshal(t.Parameters, &schema); err != nil {
+			schema, err := anyjson.Decode(t.Parameters)
+			if err != nil {
 				return nil, nil, fmt.Errorf("tool %s: parameters are not JSON: %w", t.Name, err)
 			}
 			tool.FunctionDeclarations = append(tool.FunctionDeclarations, &genai.FunctionDeclaration{
