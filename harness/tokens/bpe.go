@@ -100,6 +100,9 @@ func (b *bpe) count(text string) int {
 	t := runesPool.Get().(*runes)
 	defer runesPool.Put(t)
 	newRunes(text, t)
+	if t.short.owner != b {
+		t.short = shortCache{owner: b}
+	}
 	// In a long text the same pieces come back (JSON keys, common words):
 	// a map of this text's pieces stays in the processor's cache where the
 	// encoding's ranks do not, and looking a piece up there is faster.
@@ -107,19 +110,17 @@ func (b *bpe) count(text string) int {
 	if len(text) >= seenMin {
 		seen = make(map[string]int, 256)
 	}
-	n, at := 0, 0
+	n := 0
 	for i := 0; i < len(t.r); {
 		j := b.split(t, i)
-		size := 0
-		for _, c := range t.r[i:j] {
-			size += utf8.RuneLen(c)
-		}
-		p := text[at : at+size]
+		p := text[t.at[i]:t.at[j]]
 		switch pair := int(p[0])<<8 | int(p[len(p)-1]); { // split never makes an empty piece
 		case len(p) == 1:
 			n++
 		case len(p) == 2:
 			n += 2 - int(b.pairs[pair/64]>>(pair%64)&1)
+		case len(p) <= shortMax:
+			n += t.short.count(b, p)
 		case seen == nil:
 			n += b.piece(p)
 		default:
@@ -130,9 +131,39 @@ func (b *bpe) count(text string) int {
 			}
 			n += k
 		}
-		at += size
 		i = j
 	}
+	return n
+}
+
+// shortMax is the length up to which a piece's count is kept in a
+// shortCache.
+const shortMax = 7
+
+// shortCache remembers the token counts of pieces of 3 to shortMax bytes,
+// most of the pieces of JSON and prose, in a table indexed by a hash of
+// their bytes, where a later piece may take a slot over: looking one up is
+// a multiplication and a comparison, much faster than a map. The counts are
+// owner's, and stay valid from one text to the next.
+type shortCache struct {
+	owner  *bpe
+	keys   [1 << shortBits]uint64 // the piece's bytes, and its length in the top byte; 0 is empty
+	counts [1 << shortBits]uint8
+}
+
+const shortBits = 12
+
+func (c *shortCache) count(b *bpe, p string) int {
+	k := uint64(len(p)) << 56
+	for i := 0; i < len(p); i++ {
+		k |= uint64(p[i]) << (8 * i)
+	}
+	slot := (k * 0x9E3779B97F4A7C15) >> (64 - shortBits)
+	if c.keys[slot] == k {
+		return int(c.counts[slot])
+	}
+	n := b.piece(p) // at most len(p), so it fits a byte
+	c.keys[slot], c.counts[slot] = k, uint8(n)
 	return n
 }
 
@@ -268,19 +299,23 @@ func class(c rune) uint8 {
 
 // runes is a text being split: its characters and their classes.
 type runes struct {
-	r []rune
-	k []uint8
+	r  []rune
+	k  []uint8
+	at []int // the byte offset of each character in the text, then the text's length
+
+	short shortCache // kept with the buffers, which one goroutine uses at a time
 }
 
-// newRunes fills buf with the characters of text, which is valid UTF-8, and
-// their classes.
+// newRunes fills buf with the characters of text, which is valid UTF-8,
+// their classes and their offsets.
 func newRunes(text string, buf *runes) {
-	if cap(buf.r) < len(text) { // a text has at most as many characters as bytes
-		buf.r, buf.k = make([]rune, len(text)), make([]uint8, len(text))
+	if cap(buf.at) <= len(text) { // a text has at most as many characters as bytes
+		buf.r, buf.k, buf.at = make([]rune, len(text)), make([]uint8, len(text)), make([]int, len(text)+1)
 	}
-	r, k := buf.r[:len(text)], buf.k[:len(text)]
+	r, k, at := buf.r[:len(text)], buf.k[:len(text)], buf.at[:len(text)+1]
 	n := 0
 	for i := 0; i < len(text); n++ {
+		at[n] = i
 		if c := text[i]; c < utf8.RuneSelf {
 			r[n], k[n] = rune(c), asciiClass[c]
 			i++
@@ -290,7 +325,8 @@ func newRunes(text string, buf *runes) {
 		r[n], k[n] = c, classOf(c)
 		i += size
 	}
-	buf.r, buf.k = r[:n], k[:n]
+	at[n] = len(text)
+	buf.r, buf.k, buf.at = r[:n], k[:n], at[:n+1]
 }
 
 func (t *runes) is(i int, cls uint8) bool { return t.k[i]&cls != 0 }

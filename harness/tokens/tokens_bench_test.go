@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -53,9 +55,16 @@ var coldCount int
 
 // BenchmarkCount counts 256 KB of mixed text per operation (read MB/s):
 // cold (a text never seen, so no cache answers), with tiktoken-go's encoder
-// side by side on the same text, and cached.
+// side by side on the same text, and cached; and, cold, 256 KB of a real
+// Home Assistant history, the one-line JSON that most of a replay's
+// counting reads.
 func BenchmarkCount(b *testing.B) {
 	text := mixedText(256 << 10)
+	history, err := os.ReadFile(filepath.Join(repoRoot, "fixtures", "family", "history", "all-sensors-7d.json"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	history = history[:256<<10]
 	for _, enc := range []string{tokens.EncodingO200K, tokens.EncodingCL100K} {
 		c, err := tokens.New(enc)
 		if err != nil {
@@ -66,6 +75,13 @@ func BenchmarkCount(b *testing.B) {
 			for b.Loop() {
 				coldCount++
 				sink = c.Count(strconv.Itoa(coldCount) + text) // a new text each time: never cached
+			}
+		})
+		b.Run(enc+"/cold-json", func(b *testing.B) {
+			b.SetBytes(int64(len(history)))
+			for b.Loop() {
+				coldCount++
+				sink = c.Count(strconv.Itoa(coldCount) + string(history))
 			}
 		})
 		b.Run(enc+"/tiktoken-go", func(b *testing.B) {
