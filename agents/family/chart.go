@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/agentreplay/testbed/agents"
+	"github.com/agentreplay/testbed/agents/anyjson"
 	"github.com/agentreplay/testbed/agents/family/attach"
 )
 
@@ -47,8 +48,8 @@ func (a *Agent) chart(ctx context.Context, argJSON json.RawMessage) (toolResult,
 	if err := json.Unmarshal(argJSON, &args); err != nil {
 		return fail("arguments are not valid JSON: %v", err), nil
 	}
-	var spec map[string]any
-	if err := json.Unmarshal([]byte(args.Spec), &spec); err != nil || spec == nil {
+	spec, err := anyjson.DecodeObject([]byte(args.Spec))
+	if err != nil || spec == nil {
 		return fail("spec is not a JSON object: give the Vega-Lite spec as a JSON string"), nil
 	}
 	records := append([]map[string]any(nil), args.Data...)
@@ -90,7 +91,7 @@ func (a *Agent) chart(ctx context.Context, argJSON json.RawMessage) (toolResult,
 	if _, ok := spec["$schema"]; !ok {
 		spec["$schema"] = "https://vega.github.io/schema/vega-lite/v5.json"
 	}
-	full, err := json.Marshal(spec)
+	full, err := anyjson.Marshal(spec)
 	if err != nil {
 		return fail("could not encode the chart: %v", err), raw
 	}
