@@ -2,9 +2,11 @@ package report
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/pkg/twwidth"
@@ -35,29 +37,24 @@ const minWrap = 24
 // RUNEWIDTH_EASTASIAN=0, to match such terminals.
 func WriteText(w io.Writer, r *Report) error {
 	d := layout(r, func(v string) string { return strings.ToUpper(v) })
-	var buf bytes.Buffer
+	// The suites are drawn at the same time, each into its own buffer, and
+	// written in order: drawing tables is most of the time.
+	bufs := make([]bytes.Buffer, len(d.suites))
+	errs := make([]error, len(d.suites))
+	var wg sync.WaitGroup
 	for i, s := range d.suites {
+		wg.Go(func() { errs[i] = textSuite(&bufs[i], s) })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	for i := range bufs {
 		if i > 0 {
 			buf.WriteString("\n")
 		}
-		heading := s.title + " — " + s.about
-		fmt.Fprintf(&buf, "%s\n%s\n", heading, strings.Repeat("═", twwidth.Width(heading)))
-		for _, sec := range s.sections {
-			fmt.Fprintf(&buf, "\n%s\n", sec.title)
-			if len(sec.table.header) > 0 {
-				if err := textTable(&buf, sec.table); err != nil {
-					return fmt.Errorf("write text report: %s: %s: %w", s.title, sec.title, err)
-				}
-			}
-			for _, n := range sec.notes {
-				text := strings.ReplaceAll(strings.TrimRight(n.text, "\n"), "\n", "\n    ")
-				if n.mark == "" {
-					fmt.Fprintf(&buf, "  %s\n", text)
-				} else {
-					fmt.Fprintf(&buf, "  %s %s\n", n.mark, text)
-				}
-			}
-		}
+		buf.Write(bufs[i].Bytes())
 	}
 	if len(d.suites) > 0 {
 		buf.WriteString("\n")
@@ -65,6 +62,29 @@ func WriteText(w io.Writer, r *Report) error {
 	buf.WriteString(d.result + "\n")
 	_, err := w.Write(buf.Bytes())
 	return err
+}
+
+// textSuite draws one suite's heading, sections, tables and notes.
+func textSuite(buf *bytes.Buffer, s suiteBlock) error {
+	heading := s.title + " — " + s.about
+	fmt.Fprintf(buf, "%s\n%s\n", heading, strings.Repeat("═", twwidth.Width(heading)))
+	for _, sec := range s.sections {
+		fmt.Fprintf(buf, "\n%s\n", sec.title)
+		if len(sec.table.header) > 0 {
+			if err := textTable(buf, sec.table); err != nil {
+				return fmt.Errorf("write text report: %s: %s: %w", s.title, sec.title, err)
+			}
+		}
+		for _, n := range sec.notes {
+			text := strings.ReplaceAll(strings.TrimRight(n.text, "\n"), "\n", "\n    ")
+			if n.mark == "" {
+				fmt.Fprintf(buf, "  %s\n", text)
+			} else {
+				fmt.Fprintf(buf, "  %s %s\n", n.mark, text)
+			}
+		}
+	}
+	return nil
 }
 
 // textTable draws t with tablewriter, borderless: columns two spaces apart,
