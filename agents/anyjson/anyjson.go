@@ -41,6 +41,23 @@ func Decode(data []byte) (any, error) {
 	return v, err
 }
 
+// DecodeUnique is Decode for JSON none of whose objects repeats a key,
+// read without encoding/json; it returns false for anything else (a
+// repeated key, a syntax error, a number out of range). A caller that
+// copies the value into its own types, as encoding/json would into a
+// struct, can then be sure that each key it reads is the only one, where
+// encoding/json reads every occurrence (and reports a bad one even when a
+// later one is good).
+func DecodeUnique(data []byte) (any, bool) {
+	d := decoder{data: data, unique: true}
+	d.space()
+	v, ok := d.value(0)
+	if d.space(); !ok || d.pos != len(data) {
+		return nil, false
+	}
+	return v, true
+}
+
 // DecodeObject is Decode into a map[string]any: what json.Unmarshal(data,
 // &m) leaves in m, and its error (a JSON null gives a nil map).
 func DecodeObject(data []byte) (map[string]any, error) {
@@ -62,8 +79,9 @@ func DecodeObject(data []byte) (map[string]any, error) {
 const maxDepth = 10000
 
 type decoder struct {
-	data []byte
-	pos  int
+	data   []byte
+	pos    int
+	unique bool // fail on a repeated key
 }
 
 func (d *decoder) space() {
@@ -137,6 +155,9 @@ func (d *decoder) object(depth int) (any, bool) {
 		d.space()
 		v, ok := d.value(depth)
 		if !ok {
+			return nil, false
+		}
+		if _, seen := m[k]; seen && d.unique {
 			return nil, false
 		}
 		m[k] = v

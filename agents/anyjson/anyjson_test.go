@@ -132,3 +132,24 @@ func clip(s string) string {
 	}
 	return s
 }
+
+var _ = Describe("DecodeUnique", func() {
+	DescribeTable("is Decode for JSON that repeats no key, and false otherwise",
+		func(in string, ok bool) {
+			v, got := anyjson.DecodeUnique([]byte(in))
+			Expect(got).To(Equal(ok))
+			if ok {
+				want, err := stdDecode([]byte(in))
+				Expect(err).NotTo(HaveOccurred())
+				Expect(v).To(Equal(want))
+			}
+		},
+		Entry("an object", `{"a":[1,{"b":null}],"c":"x"}`, true),
+		Entry("the same key in two objects", `[{"a":1},{"a":2}]`, true),
+		Entry("a repeated key", `{"a":1,"a":2}`, false),
+		Entry("a repeated key deep inside", `[{"x":{"a":1,"b":2,"a":3}}]`, false),
+		Entry("a key repeated through an escape", `{"a":1,"\u0061":2}`, false),
+		Entry("broken JSON", `{"a":`, false),
+		Entry("a number out of range", `[1e999]`, false),
+	)
+})

@@ -8,8 +8,8 @@ import (
 	"github.com/agentreplay/testbed/agents/anyjson"
 )
 
-// FuzzDecode checks Decode against encoding/json on any input, and Marshal
-// against encoding/json on whatever decodes.
+// FuzzDecode checks Decode and DecodeUnique against encoding/json on any
+// input, and Marshal against encoding/json on whatever decodes.
 func FuzzDecode(f *testing.F) {
 	for _, in := range tricky {
 		f.Add([]byte(in))
@@ -23,6 +23,9 @@ func FuzzDecode(f *testing.F) {
 		}
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("Decode(%q) = %#v, encoding/json %#v", data, got, want)
+		}
+		if u, ok := anyjson.DecodeUnique(data); ok && (wantErr != nil || !reflect.DeepEqual(u, want)) {
+			t.Fatalf("DecodeUnique(%q) = %#v, encoding/json %#v, %v", data, u, want, wantErr)
 		}
 		if wantErr != nil {
 			return

@@ -42,6 +42,8 @@ var _ = Describe("reading a climate answer", func() {
 		Entry("broken JSON, a syntax error", `{"daily":{"time":[`, false),
 		Entry("a key in another case, which encoding/json takes", `{"Daily":{"TIME":["1991-01-01"],"temperature_2M_mean":[3]}}`, false),
 		Entry("daily twice, which encoding/json merges", `{"daily":{"time":["a"]},"daily":{"temperature_2m_max":[1]}}`, false),
-		Entry("an escaped key, which encoding/json unquotes", `{"dai\u006cy":{"time":["a"]}}`, false),
+		Entry("an escaped key, read fast as encoding/json unquotes it", `{"dai\u006cy":{"time":["a"]}}`, true),
+		Entry("a bad value then a good one, which encoding/json reports", `{"daily":{"time":5,"time":["a"]}}`, false),
+		Entry("daily twice through an escape, which encoding/json merges", `{"daily":{"time":["a"]},"dai\u006cy":{"temperature_2m_max":[1]}}`, false),
 	)
 })

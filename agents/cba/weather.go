@@ -1,7 +1,6 @@
 package cba
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -235,19 +234,20 @@ func decodeNormals(body []byte) (normals, error) {
 }
 
 // fastNormals reads the answer through anyjson; false leaves it to
-// encoding/json. It declines an answer with any escape (keys are then
-// their bytes), more than one "daily" (encoding/json merges repeated
-// objects into the struct), a key that names a field only when case is
-// ignored (encoding/json takes it), and any value of another type than the
-// field's (encoding/json's error says which).
+// encoding/json. It declines an answer with a repeated key (encoding/json
+// reads every occurrence: it merges repeated objects into the struct and
+// reports a bad value even when a good one follows), a key that names a
+// field only when case is ignored (encoding/json takes it), and any value
+// of another type than the field's (encoding/json's error says which).
 func fastNormals(body []byte) (normals, bool) {
 	var d normals
-	if bytes.IndexByte(body, '\\') >= 0 || bytes.Count(body, []byte(`"daily"`)) > 1 {
+	v, ok := anyjson.DecodeUnique(body)
+	if !ok {
 		return d, false
 	}
-	top, err := anyjson.DecodeObject(body)
-	if err != nil || !exactKeys(top, "daily") {
-		return d, false
+	top, ok := v.(map[string]any)
+	if (!ok && v != nil) || !exactKeys(top, "daily") {
+		return d, false // not an object: a type error
 	}
 	daily, ok := top["daily"].(map[string]any)
 	if !ok {
