@@ -58,6 +58,20 @@ func DecodeUnique(data []byte) (any, bool) {
 	return v, true
 }
 
+// CaseExact reports whether every key of m that encoding/json would match
+// to one of a struct's field names (it ignores case) is that name exactly,
+// so that reading m by those names finds what encoding/json would.
+func CaseExact(m map[string]any, names ...string) bool {
+	for k := range m {
+		for _, n := range names {
+			if k != n && strings.EqualFold(k, n) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // DecodeObject is Decode into a map[string]any: what json.Unmarshal(data,
 // &m) leaves in m, and its error (a JSON null gives a nil map).
 func DecodeObject(data []byte) (map[string]any, error) {

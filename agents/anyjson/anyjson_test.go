@@ -153,3 +153,23 @@ var _ = Describe("DecodeUnique", func() {
 		Entry("a number out of range", `[1e999]`, false),
 	)
 })
+
+var _ = Describe("CaseExact", func() {
+	DescribeTable("tells whether encoding/json would match a key to a name that differs from it",
+		func(in string, names []string, exact bool) {
+			m, err := anyjson.DecodeObject([]byte(in))
+			Expect(err).NotTo(HaveOccurred())
+			Expect(anyjson.CaseExact(m, names...)).To(Equal(exact))
+		},
+		Entry("the names themselves", `{"lon":1,"sst":2,"other":3}`, []string{"lon", "sst"}, true),
+		Entry("a name in capitals", `{"SST":2}`, []string{"sst"}, false),
+		Entry("a name with the Kelvin sign for k", `{"\u212ay":1}`, []string{"ky"}, false),
+		Entry("a longer key", `{"sst_anomaly":1}`, []string{"sst"}, true),
+	)
+
+	It("matches as encoding/json does", func() {
+		var v struct{ Ky int }
+		Expect(json.Unmarshal([]byte(`{"\u212ay":1}`), &v)).To(Succeed())
+		Expect(v.Ky).To(Equal(1)) // encoding/json folds the Kelvin sign, as CaseExact assumes
+	})
+})

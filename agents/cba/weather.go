@@ -246,14 +246,14 @@ func fastNormals(body []byte) (normals, bool) {
 		return d, false
 	}
 	top, ok := v.(map[string]any)
-	if (!ok && v != nil) || !exactKeys(top, "daily") {
+	if (!ok && v != nil) || !anyjson.CaseExact(top, "daily") {
 		return d, false // not an object: a type error
 	}
 	daily, ok := top["daily"].(map[string]any)
 	if !ok {
 		return d, top["daily"] == nil // absent or null: no data
 	}
-	if !exactKeys(daily, normalsKeys...) {
+	if !anyjson.CaseExact(daily, normalsKeys...) {
 		return d, false
 	}
 	if d.Time, ok = stringsOf(daily["time"]); !ok {
@@ -265,19 +265,6 @@ func fastNormals(body []byte) (normals, bool) {
 		}
 	}
 	return d, true
-}
-
-// exactKeys reports whether no key of m equals one of names only when case
-// is ignored.
-func exactKeys(m map[string]any, names ...string) bool {
-	for k := range m {
-		for _, n := range names {
-			if k != n && strings.EqualFold(k, n) {
-				return false
-			}
-		}
-	}
-	return true
 }
 
 // stringsOf is a decoded list of strings as a []string, null ones empty.
