@@ -15,11 +15,13 @@
 package anyjson
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -395,10 +397,27 @@ func (d *decoder) number() (any, bool) {
 	return f, err == nil
 }
 
-// Marshal returns what json.Marshal(v) returns.
+// Marshal returns what json.Marshal(v) returns. It encodes into a pooled
+// buffer and returns a copy of the exact size, as encoding/json does, so a
+// large value costs one allocation of its size rather than every step of
+// a growing slice.
 func Marshal(v any) ([]byte, error) {
-	return Append(nil, v)
+	buf := buffers.Get().(*[]byte)
+	defer buffers.Put(buf)
+	b, err := Append((*buf)[:0], v)
+	if err != nil {
+		return nil, err
+	}
+	if cap(b) <= maxPooled {
+		*buf = b
+	}
+	return bytes.Clone(b), nil
 }
+
+// buffers are Marshal's; one over maxPooled bytes is not kept.
+var buffers = sync.Pool{New: func() any { return new([]byte) }}
+
+const maxPooled = 4 << 20
 
 // Append appends what json.Marshal(v) returns to dst; on an error it
 // returns dst unchanged and encoding/json's error.

@@ -31,4 +31,4 @@ type EntityHistory = entityHistory
 var StatesOf = statesOf
 
 // Encode is the encoding of f the tool saves.
-func (f HistoryFile) Encode() ([]byte, error) { return f.encode() }
+func (f HistoryFile) Encode() ([]byte, error) { return f.encode(0) }

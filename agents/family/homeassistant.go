@@ -119,9 +119,10 @@ type entityHistory struct {
 	States   []state `json:"states"`
 }
 
-// encode is json.Marshal(f), with the states written by anyjson.
-func (f historyFile) encode() ([]byte, error) {
-	b := []byte(`{"start_time":`)
+// encode is json.Marshal(f), with the states written by anyjson; size is
+// about the length it will have (that of Home Assistant's answer).
+func (f historyFile) encode(size int) ([]byte, error) {
+	b := append(make([]byte, 0, size+512), `{"start_time":`...)
 	b, _ = anyjson.Append(b, f.StartTime) // a string always encodes
 	b = append(b, `,"end_time":`...)
 	b, _ = anyjson.Append(b, f.EndTime)
@@ -202,7 +203,7 @@ func (a *Agent) history(ctx context.Context, argJSON json.RawMessage) (toolResul
 		return toolResult{ok: true, text: fmt.Sprintf("No states were recorded for %s between %s and %s.",
 			strings.Join(args.EntityIDs, ", "), file.StartTime, file.EndTime)}, raw
 	}
-	data, err := file.encode()
+	data, err := file.encode(len(raw))
 	if err != nil {
 		return fail("could not encode the history: %v", err), raw
 	}
