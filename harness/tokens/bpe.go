@@ -97,6 +97,16 @@ func (b *bpe) count(text string) int {
 	if !utf8.ValidString(text) {
 		text = string([]rune(text))
 	}
+	if len(text) > maxText {
+		// Offsets are 32-bit: count a text of 2 GiB or more in parts cut
+		// at character starts, which may count a token more or less at
+		// each cut, as maxPiece does.
+		cut := maxText
+		for !utf8.RuneStart(text[cut]) {
+			cut--
+		}
+		return b.count(text[:cut]) + b.count(text[cut:])
+	}
 	t := runesPool.Get().(*runes)
 	defer runesPool.Put(t)
 	newRunes(text, t)
@@ -166,6 +176,9 @@ func (c *shortCache) count(b *bpe, p string) int {
 	c.keys[slot], c.counts[slot] = k, uint8(n)
 	return n
 }
+
+// maxText is the longest text count reads whole.
+const maxText = math.MaxInt32 - 1
 
 // seenMin is the length from which count remembers the pieces of a text.
 const seenMin = 4096
@@ -301,7 +314,7 @@ func class(c rune) uint8 {
 type runes struct {
 	r  []rune
 	k  []uint8
-	at []int // the byte offset of each character in the text, then the text's length
+	at []int32 // the byte offset of each character in the text, then the text's length
 
 	short shortCache // kept with the buffers, which one goroutine uses at a time
 }
@@ -310,12 +323,12 @@ type runes struct {
 // their classes and their offsets.
 func newRunes(text string, buf *runes) {
 	if cap(buf.at) <= len(text) { // a text has at most as many characters as bytes
-		buf.r, buf.k, buf.at = make([]rune, len(text)), make([]uint8, len(text)), make([]int, len(text)+1)
+		buf.r, buf.k, buf.at = make([]rune, len(text)), make([]uint8, len(text)), make([]int32, len(text)+1)
 	}
 	r, k, at := buf.r[:len(text)], buf.k[:len(text)], buf.at[:len(text)+1]
 	n := 0
 	for i := 0; i < len(text); n++ {
-		at[n] = i
+		at[n] = int32(i)
 		if c := text[i]; c < utf8.RuneSelf {
 			r[n], k[n] = rune(c), asciiClass[c]
 			i++
@@ -325,7 +338,7 @@ func newRunes(text string, buf *runes) {
 		r[n], k[n] = c, classOf(c)
 		i += size
 	}
-	at[n] = len(text)
+	at[n] = int32(len(text))
 	buf.r, buf.k, buf.at = r[:n], k[:n], at[:n+1]
 }
 
