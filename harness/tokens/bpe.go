@@ -97,16 +97,6 @@ func (b *bpe) count(text string) int {
 	if !utf8.ValidString(text) {
 		text = string([]rune(text))
 	}
-	if len(text) > maxText {
-		// Offsets are 32-bit: count a text of 2 GiB or more in parts cut
-		// at character starts, which may count a token more or less at
-		// each cut, as maxPiece does.
-		cut := maxText
-		for !utf8.RuneStart(text[cut]) {
-			cut--
-		}
-		return b.count(text[:cut]) + b.count(text[cut:])
-	}
 	t := runesPool.Get().(*runes)
 	defer runesPool.Put(t)
 	newRunes(text, t)
@@ -120,10 +110,15 @@ func (b *bpe) count(text string) int {
 	if len(text) >= seenMin {
 		seen = make(map[string]int, 256)
 	}
-	n := 0
+	n, at := 0, 0
+	w, extra := 0, 0 // t.wide[:w] are before the piece, and have extra bytes more than one each
 	for i := 0; i < len(t.r); {
 		j := b.split(t, i)
-		p := text[t.at[i]:t.at[j]]
+		for ; w < len(t.wide) && int(t.wide[w]) < j; w++ {
+			extra += int(t.k[t.wide[w]] >> extraShift)
+		}
+		p := text[at : j+extra]
+		at = j + extra
 		switch pair := int(p[0])<<8 | int(p[len(p)-1]); { // split never makes an empty piece
 		case len(p) == 1:
 			n++
@@ -176,9 +171,6 @@ func (c *shortCache) count(b *bpe, p string) int {
 	c.keys[slot], c.counts[slot] = k, uint8(n)
 	return n
 }
-
-// maxText is the longest text count reads whole.
-const maxText = math.MaxInt32 - 1
 
 // seenMin is the length from which count remembers the pieces of a text.
 const seenMin = 4096
@@ -312,34 +304,38 @@ func class(c rune) uint8 {
 
 // runes is a text being split: its characters and their classes.
 type runes struct {
-	r  []rune
-	k  []uint8
-	at []int32 // the byte offset of each character in the text, then the text's length
+	r    []rune
+	k    []uint8 // the class bits, and the UTF-8 length less one from bit extraShift
+	wide []int32 // the indexes of the characters of more than one byte
 
 	short shortCache // kept with the buffers, which one goroutine uses at a time
 }
 
-// newRunes fills buf with the characters of text, which is valid UTF-8,
-// their classes and their offsets.
+// extraShift is where a class byte keeps its character's UTF-8 length less
+// one (0 to 3); count adds those of the wide characters before a piece's
+// end to find its bytes. The class bits are below it.
+const extraShift = 5
+
+// newRunes fills buf with the characters of text, which is valid UTF-8, and
+// their classes and lengths.
 func newRunes(text string, buf *runes) {
-	if cap(buf.at) <= len(text) { // a text has at most as many characters as bytes
-		buf.r, buf.k, buf.at = make([]rune, len(text)), make([]uint8, len(text)), make([]int32, len(text)+1)
+	if cap(buf.r) < len(text) { // a text has at most as many characters as bytes
+		buf.r, buf.k = make([]rune, len(text)), make([]uint8, len(text))
 	}
-	r, k, at := buf.r[:len(text)], buf.k[:len(text)], buf.at[:len(text)+1]
+	r, k, wide := buf.r[:len(text)], buf.k[:len(text)], buf.wide[:0]
 	n := 0
 	for i := 0; i < len(text); n++ {
-		at[n] = int32(i)
 		if c := text[i]; c < utf8.RuneSelf {
 			r[n], k[n] = rune(c), asciiClass[c]
 			i++
 			continue
 		}
 		c, size := utf8.DecodeRuneInString(text[i:])
-		r[n], k[n] = c, classOf(c)
+		r[n], k[n] = c, classOf(c)|uint8(size-1)<<extraShift
+		wide = append(wide, int32(n))
 		i += size
 	}
-	at[n] = int32(len(text))
-	buf.r, buf.k, buf.at = r[:n], k[:n], at[:n+1]
+	buf.r, buf.k, buf.wide = r[:n], k[:n], wide
 }
 
 func (t *runes) is(i int, cls uint8) bool { return t.k[i]&cls != 0 }
