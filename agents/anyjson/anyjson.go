@@ -98,7 +98,18 @@ type decoder struct {
 	data   []byte
 	pos    int
 	unique bool // fail on a repeated key
+	// short holds the short strings read so far, so that a key or value
+	// met again (a payload's keys, units, entity ids) is one string, not a
+	// new allocation each time.
+	short map[string]string
 }
+
+// A string of up to maxShort bytes is kept in decoder.short, until it
+// holds maxShortKept of them.
+const (
+	maxShort     = 32
+	maxShortKept = 1024
+)
 
 func (d *decoder) space() {
 	for d.pos < len(d.data) {
@@ -234,7 +245,7 @@ func (d *decoder) string() (string, bool) {
 		switch c := d.data[i]; {
 		case c == '"':
 			d.pos = i + 1
-			return string(d.data[start:i]), true
+			return d.intern(d.data[start:i]), true
 		case c == '\\':
 			return d.escaped(start, i)
 		case c < ' ':
@@ -250,6 +261,24 @@ func (d *decoder) string() (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// intern returns b as a string, the same one for the same short bytes.
+func (d *decoder) intern(b []byte) string {
+	if len(b) > maxShort {
+		return string(b)
+	}
+	if s, ok := d.short[string(b)]; ok { // the conversion does not allocate
+		return s
+	}
+	s := string(b)
+	switch {
+	case d.short == nil:
+		d.short = map[string]string{s: s}
+	case len(d.short) < maxShortKept: // the first ones include the keys; later ones are mostly one-offs
+		d.short[s] = s
+	}
+	return s
 }
 
 // escaped finishes a string whose plain prefix is data[start:i].
