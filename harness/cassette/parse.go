@@ -279,6 +279,9 @@ func singleQuoted(s string) (string, bool) {
 			return "", false
 		}
 		if q+1 < len(rest) && rest[q+1] == '\'' { // '' is one quote
+			if b.Len() == 0 {
+				b.Grow(len(rest)) // at most the rest of the line
+			}
 			b.WriteString(rest[:q+1])
 			rest = rest[q+2:]
 			continue
