@@ -74,6 +74,26 @@ func CaseExact(m map[string]any, names ...string) bool {
 	return true
 }
 
+// List copies a decoded JSON list into a []T, converting element i with
+// each. A null is a nil slice, as encoding/json leaves for null; anything
+// but a list, or an element each refuses, is false.
+func List[T any](v any, each func(i int, e any) (T, bool)) ([]T, bool) {
+	if v == nil {
+		return nil, true
+	}
+	list, ok := v.([]any)
+	if !ok {
+		return nil, false
+	}
+	out := make([]T, len(list))
+	for i, e := range list {
+		if out[i], ok = each(i, e); !ok {
+			return nil, false
+		}
+	}
+	return out, true
+}
+
 // DecodeObject is Decode into a map[string]any: what json.Unmarshal(data,
 // &m) leaves in m, and its error (a JSON null gives a nil map).
 func DecodeObject(data []byte) (map[string]any, error) {
@@ -158,12 +178,40 @@ func (d *decoder) literal(word string) bool {
 	return true
 }
 
+// open reads the bracket at d.pos and reports whether close follows it:
+// an empty container.
+func (d *decoder) open(close byte) bool {
+	d.pos++
+	d.space()
+	if d.pos < len(d.data) && d.data[d.pos] == close {
+		d.pos++
+		return true
+	}
+	return false
+}
+
+// next reads what follows a member or element: a comma (more, true), the
+// closing bracket (no more, true) or anything else (false).
+func (d *decoder) next(close byte) (more, ok bool) {
+	d.space()
+	if d.pos >= len(d.data) {
+		return false, false
+	}
+	switch d.data[d.pos] {
+	case ',':
+		d.pos++
+		d.space()
+		return true, true
+	case close:
+		d.pos++
+		return false, true
+	}
+	return false, false
+}
+
 func (d *decoder) object(depth int) (any, bool) {
 	m := make(map[string]any)
-	d.pos++ // {
-	d.space()
-	if d.pos < len(d.data) && d.data[d.pos] == '}' {
-		d.pos++
+	if d.open('}') {
 		return m, true
 	}
 	for {
@@ -188,29 +236,15 @@ func (d *decoder) object(depth int) (any, bool) {
 			return nil, false
 		}
 		m[k] = v
-		d.space()
-		if d.pos >= len(d.data) {
-			return nil, false
-		}
-		switch d.data[d.pos] {
-		case ',':
-			d.pos++
-			d.space()
-		case '}':
-			d.pos++
-			return m, true
-		default:
-			return nil, false
+		if more, ok := d.next('}'); !more {
+			return m, ok
 		}
 	}
 }
 
 func (d *decoder) array(depth int) (any, bool) {
 	a := make([]any, 0)
-	d.pos++ // [
-	d.space()
-	if d.pos < len(d.data) && d.data[d.pos] == ']' {
-		d.pos++
+	if d.open(']') {
 		return a, true
 	}
 	for {
@@ -219,19 +253,8 @@ func (d *decoder) array(depth int) (any, bool) {
 			return nil, false
 		}
 		a = append(a, v)
-		d.space()
-		if d.pos >= len(d.data) {
-			return nil, false
-		}
-		switch d.data[d.pos] {
-		case ',':
-			d.pos++
-			d.space()
-		case ']':
-			d.pos++
-			return a, true
-		default:
-			return nil, false
+		if more, ok := d.next(']'); !more {
+			return a, ok
 		}
 	}
 }
@@ -478,35 +501,9 @@ func appendValue(b []byte, v any, depth int) ([]byte, bool) {
 	case int:
 		return strconv.AppendInt(b, int64(v), 10), true
 	case []any:
-		if v == nil {
-			return append(b, "null"...), true
-		}
-		b = append(b, '[')
-		for i, e := range v {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			var ok bool
-			if b, ok = appendValue(b, e, depth+1); !ok {
-				return b, false
-			}
-		}
-		return append(b, ']'), true
+		return appendList(b, v, depth)
 	case []map[string]any:
-		if v == nil {
-			return append(b, "null"...), true
-		}
-		b = append(b, '[')
-		for i, e := range v {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			var ok bool
-			if b, ok = appendValue(b, e, depth+1); !ok {
-				return b, false
-			}
-		}
-		return append(b, ']'), true
+		return appendList(b, v, depth)
 	case map[string]any:
 		if v == nil {
 			return append(b, "null"...), true
@@ -530,6 +527,24 @@ func appendValue(b []byte, v any, depth int) ([]byte, bool) {
 		return append(b, '}'), true
 	}
 	return b, false
+}
+
+// appendList encodes a list, null when nil.
+func appendList[E any](b []byte, list []E, depth int) ([]byte, bool) {
+	if list == nil {
+		return append(b, "null"...), true
+	}
+	b = append(b, '[')
+	for i, e := range list {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		var ok bool
+		if b, ok = appendValue(b, e, depth+1); !ok {
+			return b, false
+		}
+	}
+	return append(b, ']'), true
 }
 
 // appendFloat formats f as encoding/json does: like ES6, %f in the usual

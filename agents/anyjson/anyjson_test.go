@@ -173,3 +173,38 @@ var _ = Describe("CaseExact", func() {
 		Expect(v.Ky).To(Equal(1)) // encoding/json folds the Kelvin sign, as CaseExact assumes
 	})
 })
+
+var _ = Describe("List", func() {
+	strs := func(_ int, e any) (string, bool) {
+		s, ok := e.(string)
+		return s, ok || e == nil
+	}
+
+	It("copies a list element by element, with the index", func() {
+		var at []int
+		got, ok := anyjson.List([]any{"a", nil, "c"}, func(i int, e any) (string, bool) {
+			at = append(at, i)
+			return strs(i, e)
+		})
+		Expect(ok).To(BeTrue())
+		Expect(got).To(Equal([]string{"a", "", "c"}))
+		Expect(at).To(Equal([]int{0, 1, 2}))
+	})
+
+	It("makes null a nil slice and an empty list an empty one, as encoding/json does", func() {
+		got, ok := anyjson.List(nil, strs)
+		Expect(ok).To(BeTrue())
+		Expect(got).To(BeNil())
+		got, ok = anyjson.List([]any{}, strs)
+		Expect(ok).To(BeTrue())
+		Expect(got).To(BeEmpty())
+		Expect(got).NotTo(BeNil())
+	})
+
+	It("refuses what is not a list, and a list with an element each refuses", func() {
+		_, ok := anyjson.List("x", strs)
+		Expect(ok).To(BeFalse())
+		_, ok = anyjson.List([]any{"a", 1.0}, strs)
+		Expect(ok).To(BeFalse())
+	})
+})

@@ -32,25 +32,33 @@ func history() []byte {
 	return b
 }
 
+// sideBySide runs each of the named functions as a sub-benchmark over the
+// history's bytes.
+func sideBySide(b *testing.B, size int, fns map[string]func() error) {
+	for _, name := range []string{"anyjson", "encoding-json"} {
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(size))
+			for b.Loop() {
+				if err := fns[name](); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
 // BenchmarkDecode compares Decode with json.Unmarshal into an any.
 func BenchmarkDecode(b *testing.B) {
 	data := history()
-	b.Run("anyjson", func(b *testing.B) {
-		b.SetBytes(int64(len(data)))
-		for b.Loop() {
-			if _, err := anyjson.Decode(data); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	b.Run("encoding-json", func(b *testing.B) {
-		b.SetBytes(int64(len(data)))
-		for b.Loop() {
+	sideBySide(b, len(data), map[string]func() error{
+		"anyjson": func() error {
+			_, err := anyjson.Decode(data)
+			return err
+		},
+		"encoding-json": func() error {
 			var v any
-			if err := json.Unmarshal(data, &v); err != nil {
-				b.Fatal(err)
-			}
-		}
+			return json.Unmarshal(data, &v)
+		},
 	})
 }
 
@@ -61,20 +69,14 @@ func BenchmarkMarshal(b *testing.B) {
 	if err := json.Unmarshal(data, &v); err != nil {
 		b.Fatal(err)
 	}
-	b.Run("anyjson", func(b *testing.B) {
-		b.SetBytes(int64(len(data)))
-		for b.Loop() {
-			if _, err := anyjson.Marshal(v); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	b.Run("encoding-json", func(b *testing.B) {
-		b.SetBytes(int64(len(data)))
-		for b.Loop() {
-			if _, err := json.Marshal(v); err != nil {
-				b.Fatal(err)
-			}
-		}
+	sideBySide(b, len(data), map[string]func() error{
+		"anyjson": func() error {
+			_, err := anyjson.Marshal(v)
+			return err
+		},
+		"encoding-json": func() error {
+			_, err := json.Marshal(v)
+			return err
+		},
 	})
 }

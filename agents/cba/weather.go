@@ -269,41 +269,25 @@ func fastNormals(body []byte) (normals, bool) {
 
 // stringsOf is a decoded list of strings as a []string, null ones empty.
 func stringsOf(v any) ([]string, bool) {
-	if v == nil {
-		return nil, true
-	}
-	list, ok := v.([]any)
-	if !ok {
-		return nil, false
-	}
-	out := make([]string, len(list))
-	for i, e := range list {
-		if out[i], ok = e.(string); !ok && e != nil {
-			return nil, false
-		}
-	}
-	return out, true
+	return anyjson.List(v, func(_ int, e any) (string, bool) {
+		s, ok := e.(string)
+		return s, ok || e == nil
+	})
 }
 
-// floatsOf is a decoded list of numbers as a []*float64, null ones nil.
+// floatsOf is a decoded list of numbers as a []*float64, null ones nil;
+// the numbers share one array.
 func floatsOf(v any) ([]*float64, bool) {
-	if v == nil {
-		return nil, true
-	}
-	list, ok := v.([]any)
-	if !ok {
-		return nil, false
-	}
-	out, vals := make([]*float64, len(list)), make([]float64, len(list))
-	for i, e := range list {
+	list, _ := v.([]any)
+	vals := make([]float64, len(list))
+	return anyjson.List(v, func(i int, e any) (*float64, bool) {
 		switch f := e.(type) {
 		case float64:
 			vals[i] = f
-			out[i] = &vals[i]
+			return &vals[i], true
 		case nil:
-		default:
-			return nil, false
+			return nil, true
 		}
-	}
-	return out, true
+		return nil, false
+	})
 }

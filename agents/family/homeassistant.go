@@ -78,33 +78,12 @@ func statesOf(body []byte) ([][]state, error) {
 // listsOf converts a decoded list of lists of objects; false for any other
 // shape. A null stays nil at every level, as with encoding/json.
 func listsOf(v any) ([][]state, bool) {
-	if v == nil {
-		return nil, true
-	}
-	lists, ok := v.([]any)
-	if !ok {
-		return nil, false
-	}
-	out := make([][]state, len(lists))
-	for i, l := range lists {
-		if l == nil {
-			continue
-		}
-		states, ok := l.([]any)
-		if !ok {
-			return nil, false
-		}
-		out[i] = make([]state, len(states))
-		for j, s := range states {
-			if s == nil {
-				continue
-			}
-			if out[i][j], ok = s.(state); !ok {
-				return nil, false
-			}
-		}
-	}
-	return out, true
+	return anyjson.List(v, func(_ int, l any) ([]state, bool) {
+		return anyjson.List(l, func(_ int, s any) (state, bool) {
+			st, ok := s.(state)
+			return st, ok || s == nil
+		})
+	})
 }
 
 // historyFile is the attachment download_state_history saves.

@@ -60,23 +60,15 @@ func rowsOf(body []byte) ([]row, error) {
 // encoding/json would refuse or match differently. Null leaves a field as
 // it is, as encoding/json does.
 func rowList(v any) ([]row, bool) {
-	if v == nil {
-		return nil, true
-	}
-	list, ok := v.([]any)
-	if !ok {
-		return nil, false
-	}
-	rows := make([]row, len(list))
-	for i, e := range list {
+	return anyjson.List(v, func(_ int, e any) (row, bool) {
+		var r row
 		if e == nil {
-			continue
+			return r, true
 		}
 		m, ok := e.(map[string]any)
 		if !ok || !anyjson.CaseExact(m, rowKeys...) {
-			return nil, false
+			return r, false
 		}
-		r := &rows[i]
 		for _, f := range []struct {
 			key string
 			num *float64
@@ -91,7 +83,7 @@ func rowList(v any) ([]row, bool) {
 					*f.ptr = &x
 				}
 			default:
-				return nil, false
+				return r, false
 			}
 		}
 		switch d := m["date"].(type) {
@@ -99,10 +91,10 @@ func rowList(v any) ([]row, bool) {
 		case string:
 			r.Date = d
 		default:
-			return nil, false
+			return r, false
 		}
-	}
-	return rows, true
+		return r, true
+	})
 }
 
 func ff(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }

@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 
 	. "github.com/onsi/ginkgo/v2"
-	. "github.com/onsi/gomega"
 
+	"github.com/agentreplay/testbed/agents/agenttest"
 	"github.com/agentreplay/testbed/agents/odbchat"
 )
 
@@ -17,12 +17,7 @@ var _ = Describe("reading GHRSST rows", func() {
 			var want []odbchat.Row
 			wantErr := json.Unmarshal([]byte(body), &want)
 			got, err := odbchat.RowsOf([]byte(body))
-			if wantErr != nil {
-				Expect(err).To(MatchError(wantErr.Error()))
-			} else {
-				Expect(err).NotTo(HaveOccurred())
-			}
-			Expect(got).To(Equal(want))
+			agenttest.ExpectLikeJSON(got, err, want, wantErr)
 		},
 		Entry("rows", `[{"lon":121.5,"lat":23.25,"date":"2025-11-01","sst":27.31,"sst_anomaly":0.42,"extra":[1]},{"lon":122,"lat":23,"date":"2025-11-01","sst":null,"sst_anomaly":null}]`),
 		Entry("null", `null`),
