@@ -171,10 +171,11 @@ func (d *decoder) value(depth int) (any, bool) {
 }
 
 func (d *decoder) literal(word string) bool {
-	if !strings.HasPrefix(unsafe.String(unsafe.SliceData(d.data[d.pos:]), len(d.data)-d.pos), word) {
+	end := d.pos + len(word)
+	if end > len(d.data) || string(d.data[d.pos:end]) != word { // the comparison does not allocate
 		return false
 	}
-	d.pos += len(word)
+	d.pos = end
 	return true
 }
 
@@ -445,6 +446,8 @@ func (d *decoder) number() (any, bool) {
 		}
 		return float64(n), true
 	}
+	// The string shares text's bytes, which stay as they are: ParseFloat
+	// keeps it only in its error, which is dropped.
 	f, err := strconv.ParseFloat(unsafe.String(unsafe.SliceData(text), len(text)), 64)
 	return f, err == nil
 }
