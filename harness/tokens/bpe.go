@@ -111,7 +111,7 @@ func (b *bpe) count(text string) int {
 		seen = make(map[string]int, 256)
 	}
 	n, at := 0, 0
-	w, extra := 0, 0 // t.wide[:w] are before the piece, and have extra bytes more than one each
+	w, extra := 0, 0 // t.wide[:w] are the wide characters before the piece's end; extra, their bytes beyond one each
 	for i := 0; i < len(t.r); {
 		j := b.split(t, i)
 		for ; w < len(t.wide) && int(t.wide[w]) < j; w++ {
