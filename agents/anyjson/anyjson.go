@@ -413,13 +413,11 @@ func (d *decoder) number() (any, bool) {
 	case n > 1 && d.data[i-n] == '0':
 		return nil, false // a leading zero
 	}
-	integer := true
 	if i < len(d.data) && d.data[i] == '.' {
 		i++
 		if digits() == 0 {
 			return nil, false
 		}
-		integer = false
 	}
 	if i < len(d.data) && (d.data[i] == 'e' || d.data[i] == 'E') {
 		i++
@@ -429,27 +427,80 @@ func (d *decoder) number() (any, bool) {
 		if digits() == 0 {
 			return nil, false
 		}
-		integer = false
 	}
 	d.pos = i
 	text := d.data[start:i]
-	if integer && len(text) <= 15 {
-		// Below 2^53 every integer is a float64 exactly.
-		var n int64
-		for _, c := range text {
-			if c != '-' {
-				n = n*10 + int64(c-'0')
-			}
-		}
-		if text[0] == '-' {
-			return -float64(n), true
-		}
-		return float64(n), true
+	if f, ok := exactFloat(text); ok {
+		return f, true
 	}
 	// The string shares text's bytes, which stay as they are: ParseFloat
 	// keeps it only in its error, which is dropped.
 	f, err := strconv.ParseFloat(unsafe.String(unsafe.SliceData(text), len(text)), 64)
 	return f, err == nil
+}
+
+// pow10 are the powers of ten that a float64 holds exactly.
+var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
+	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
+
+// exactFloat reads a well-formed JSON number of at most 15 significant
+// digits and a power of ten within ±22, most numbers of a payload. Its
+// digits and the power are then float64s exactly, and one multiplication
+// or division, which IEEE 754 rounds correctly, gives what
+// strconv.ParseFloat gives (strconv's own exact path). False for any other
+// number.
+func exactFloat(text []byte) (float64, bool) {
+	neg := text[0] == '-'
+	if neg {
+		text = text[1:]
+	}
+	var mant uint64
+	sig, exp, i := 0, 0, 0
+	digit := func() {
+		if mant != 0 || text[i] != '0' { // leading zeros are not significant
+			sig++
+		}
+		mant = mant*10 + uint64(text[i]-'0') // wraps only past 19 digits, when sig > 15 refuses it
+	}
+	for ; i < len(text) && text[i] != '.' && text[i] != 'e' && text[i] != 'E'; i++ {
+		digit()
+	}
+	if i < len(text) && text[i] == '.' {
+		for i++; i < len(text) && text[i] != 'e' && text[i] != 'E'; i++ {
+			digit()
+			exp--
+		}
+	}
+	if i < len(text) { // e or E, an optional sign, digits
+		i++
+		eneg := text[i] == '-'
+		if text[i] == '-' || text[i] == '+' {
+			i++
+		}
+		e := 0
+		for ; i < len(text); i++ {
+			if e = e*10 + int(text[i]-'0'); e > 100 {
+				return 0, false
+			}
+		}
+		if eneg {
+			e = -e
+		}
+		exp += e
+	}
+	if sig > 15 || exp < -22 || exp > 22 {
+		return 0, false
+	}
+	f := float64(mant)
+	if exp < 0 {
+		f /= pow10[-exp]
+	} else {
+		f *= pow10[exp]
+	}
+	if neg {
+		f = -f
+	}
+	return f, true
 }
 
 // Marshal returns what json.Marshal(v) returns. It encodes into a pooled

@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"math"
 	"math/big"
+	"math/rand/v2"
 	"reflect"
+	"strconv"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -18,6 +20,9 @@ import (
 var tricky = []string{
 	`null`, `true`, `false`, `0`, `-0`, `1`, `-1`, `12.5`, `1e3`, `1E+3`, `1e-7`, `-1.5e-300`,
 	`123456789012345`, `1234567890123456789`, `9007199254740993`, `1e400`, `-1e400`, `0.1`,
+	`123.456`, `-0.0`, `0.000123`, `1e22`, `1e23`, `1E+22`, `2.5E-3`, `12345678901234.5e8`, `123456789012345.6`,
+	`0.30000000000000004`, `1.7976931348623157e308`, `4.9e-324`, `0.0000000000000000000000001`, `1e-22`, `1e-23`,
+	`100000000000000000000000e-2`, `1.50000000000000000000`, `9.999999999999999e22`, `1e0000000000000000005`,
 	`""`, `"plain"`, `"tab\tand\\slash\/"`, `"\u00e9\u2028"`, `"\ud83d\ude00"`, `"\ud83d"`, `"\ud83dx"`,
 	`"\ud83d\u0041"`, `"\ude00\ud83d"`, `"\ud83d\ud83d\ude00"`, "\"caf\xc3\xa9\"", "\"bad\xffbyte\"",
 	"\"bad\xff\\nafter\"", "\"\xed\xa0\x80\"", `"\'"`, `"\x"`, `"\u12"`, `"\u12g4"`, "\"ctl\x01\"", "\"del\x7f\"",
@@ -50,6 +55,28 @@ var _ = Describe("Decode", func() {
 		v, err := anyjson.Decode([]byte(`{"a":1,"a":[],"b":{}}`))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(v).To(Equal(map[string]any{"a": []any{}, "b": map[string]any{}}))
+	})
+
+	It("reads generated numbers of every length and exponent exactly as encoding/json does", func() {
+		r := rand.New(rand.NewPCG(3, 4))
+		for i := range 20000 {
+			var b strings.Builder
+			if r.IntN(2) == 0 {
+				b.WriteByte('-')
+			}
+			b.WriteString(strconv.FormatUint(r.Uint64()>>r.IntN(64), 10))
+			if r.IntN(2) == 0 {
+				b.WriteString("." + strings.Repeat("0", r.IntN(4)) + strconv.FormatUint(r.Uint64()>>r.IntN(64), 10))
+			}
+			if r.IntN(2) == 0 {
+				b.WriteString([]string{"e", "E", "e+", "e-", "E-"}[r.IntN(5)] + strconv.Itoa(r.IntN(40)))
+			}
+			in := b.String()
+			want, wantErr := stdDecode([]byte(in))
+			got, err := anyjson.Decode([]byte(in))
+			Expect(fmtErr(err)).To(Equal(fmtErr(wantErr)), "number %d: %s", i, in)
+			Expect(math.Float64bits(got.(float64))).To(Equal(math.Float64bits(want.(float64))), "number %d: %s", i, in)
+		}
 	})
 
 	It("reads numbers as float64, exactly as strconv does", func() {
