@@ -31,12 +31,7 @@ func StartStubs(routes string) (*Stubs, error) {
 	}
 	s.closers = append(s.closers, sm.Close)
 	s.Model = sm.URL()
-	rs, err := upstream.Load(routes)
-	if err != nil {
-		s.Close()
-		return nil, err
-	}
-	up, err := upstream.Start(rs)
+	up, err := upstream.StartFile(routes)
 	if err != nil {
 		s.Close()
 		return nil, err

@@ -68,12 +68,7 @@ func StartStandIns(root string, entries map[string]agents.Entry, model, upstream
 			if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 				continue
 			}
-			rs, err := upstream.Load(path)
-			if err != nil {
-				s.Close()
-				return nil, err
-			}
-			srv, err := upstream.Start(rs)
+			srv, err := upstream.StartFile(path)
 			if err != nil {
 				s.Close()
 				return nil, err

@@ -574,6 +574,16 @@ func Start(rs *Routes) (*Server, error) {
 	return s, nil
 }
 
+// StartFile loads the routes file at path (see Load) and serves it (see
+// Start): how the runner and the agents' specs start a stub.
+func StartFile(path string) (*Server, error) {
+	rs, err := Load(path)
+	if err != nil {
+		return nil, err
+	}
+	return Start(rs)
+}
+
 // URL is the server's base URL, "http://127.0.0.1:<port>", without a
 // trailing slash.
 func (s *Server) URL() string { return s.url }

@@ -427,3 +427,26 @@ var _ = Describe("Routes with header conditions", func() {
 			"Authorization", "Bearer tok-secret"),
 	)
 })
+
+var _ = Describe("StartFile", func() {
+	It("loads a routes file and serves it on loopback", func() {
+		p := writeRoutes("routes:\n  - path: /api/x\n    file: x.json\n", map[string]string{"x.json": `{"ok":true}`})
+		srv, err := upstream.StartFile(p)
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(srv.Close)
+		Expect(srv.URL()).To(HavePrefix("http://127.0.0.1:"))
+		resp, err := http.Get(srv.URL() + "/api/x")
+		Expect(err).NotTo(HaveOccurred())
+		defer resp.Body.Close()
+		body, err := io.ReadAll(resp.Body)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(body)).To(Equal(`{"ok":true}`))
+	})
+
+	It("returns Load's error for a broken routes file, and starts nothing", func() {
+		p := writeRoutes("routes:\n  - path: /api/x\n    file: missing.json\n", nil)
+		srv, err := upstream.StartFile(p)
+		Expect(err).To(MatchError(upstream.ErrInvalid))
+		Expect(srv).To(BeNil())
+	})
+})
