@@ -14,6 +14,7 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
+	"sync"
 	"time"
 
 	"github.com/agentreplay/testbed/agents"
@@ -44,6 +45,16 @@ const (
 
 // Tz is the time zone dates are resolved in.
 const Tz = "Asia/Taipei"
+
+// taipei is Tz, read from the system's zone database once per process (Go
+// reads the file again on every time.LoadLocation); without one, UTC+8, which
+// Taipei has kept since 1979.
+var taipei = sync.OnceValue(func() *time.Location {
+	if loc, err := time.LoadLocation(Tz); err == nil {
+		return loc
+	}
+	return time.FixedZone("CST", 8*3600)
+})
 
 // options is the variant's config block.
 type options struct {
@@ -81,11 +92,7 @@ func NewAgent(cfg agents.Config) (*Agent, error) {
 	if err != nil {
 		return nil, err
 	}
-	loc, err := time.LoadLocation(Tz)
-	if err != nil {
-		loc = time.FixedZone("CST", 8*3600)
-	}
-	a := &Agent{cfg: cfg, opts: opts, loc: loc}
+	a := &Agent{cfg: cfg, opts: opts, loc: taipei()}
 	if a.cfg.Tracer == nil {
 		a.cfg.Tracer = agents.NopTracer{}
 	}

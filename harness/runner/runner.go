@@ -85,6 +85,9 @@ type job struct {
 	// prov is the provenance of sample 1's cassette, once replayed, so
 	// that the report need not read the file again.
 	prov *cassette.Provenance
+	// data and prompts are the run's snapshots of the agent's fixtures and
+	// of scenarios/ (nil when missing), shared by every job of the run.
+	data, prompts fs.FS
 }
 
 // task is one sample of a job.
@@ -109,8 +112,8 @@ func Run(ctx context.Context, suites []*scenario.Suite, opts Options) (*report.R
 		if _, ok := opts.Agents[s.Agent]; !ok {
 			return nil, fmt.Errorf("%s: unknown agent %q", s.Path, s.Agent)
 		}
-		if c := counters[s.Tokenizer]; c.err != nil {
-			return nil, fmt.Errorf("%s: %w", s.Path, c.err)
+		if err := tokens.Check(s.Tokenizer); err != nil {
+			return nil, fmt.Errorf("%s: %w", s.Path, err)
 		}
 		rs := report.Suite{Name: s.Name, Agent: s.Agent, Tokenizer: tokenizerName(s), Baseline: s.Baseline}
 		for _, v := range s.Variants {
@@ -133,7 +136,12 @@ func Run(ctx context.Context, suites []*scenario.Suite, opts Options) (*report.R
 		k++
 		return opts.Shards <= 1 || (k-1)%opts.Shards == opts.Shard-1
 	}
+	prompts := snapshotOf(filepath.Join(opts.Root, "scenarios"))
+	data := map[string]fs.FS{}
 	for si, s := range suites {
+		if _, ok := data[s.Agent]; !ok {
+			data[s.Agent] = snapshotOf(filepath.Join(opts.Root, "fixtures", s.Agent))
+		}
 		for vi := range rep.Suites[si].Variants {
 			rv := &rep.Suites[si].Variants[vi]
 			v := variantByName(s, rv.Name)
@@ -151,7 +159,8 @@ func Run(ctx context.Context, suites []*scenario.Suite, opts Options) (*report.R
 				if opts.Mode == cassette.ModeReplay {
 					n = Samples(opts.Root, s.Name, v.Name, sc.ID)
 				}
-				jobs = append(jobs, job{suite: s, variant: v, scenario: sc, out: &rv.Scenarios[i], runs: make([]report.Scenario, n)})
+				jobs = append(jobs, job{suite: s, variant: v, scenario: sc, out: &rv.Scenarios[i], runs: make([]report.Scenario, n),
+					data: data[s.Agent], prompts: prompts})
 			}
 		}
 	}
@@ -190,7 +199,7 @@ func Run(ctx context.Context, suites []*scenario.Suite, opts Options) (*report.R
 			defer wg.Done()
 			defer func() { <-sem }()
 			j := t.job
-			j.runs[t.sample-1] = runOne(ctx, j, t.sample, opts, counters[j.suite.Tokenizer].Counter)
+			j.runs[t.sample-1] = runOne(ctx, j, t.sample, opts, counters[j.suite.Tokenizer])
 			if opts.Progress != nil {
 				mu.Lock()
 				done++
@@ -216,33 +225,35 @@ func Run(ctx context.Context, suites []*scenario.Suite, opts Options) (*report.R
 	return rep, nil
 }
 
-// counter is a token counter or the error of making it.
+// counter is a token counter being made: its encoding is built in the
+// background (tens of milliseconds of one core), while the first scenarios
+// read their cassettes, and get waits for it.
 type counter struct {
-	*tokens.Counter
-	err error
+	ready chan struct{}
+	c     *tokens.Counter
+	err   error
 }
 
-// newCounters makes one token counter per encoding the suites use, building
-// the encodings at the same time (each takes 0.1–0.2 s of one core).
-func newCounters(suites []*scenario.Suite) map[string]counter {
-	var names []string
+// get returns the counter, or the error of making it, once made.
+func (c *counter) get() (*tokens.Counter, error) {
+	<-c.ready
+	return c.c, c.err
+}
+
+// newCounters starts making one token counter per encoding the suites use,
+// all at the same time.
+func newCounters(suites []*scenario.Suite) map[string]*counter {
+	out := map[string]*counter{}
 	for _, s := range suites {
-		if !slices.Contains(names, s.Tokenizer) {
-			names = append(names, s.Tokenizer)
+		if out[s.Tokenizer] != nil {
+			continue
 		}
-	}
-	made := make([]counter, len(names))
-	var wg sync.WaitGroup
-	for i, name := range names {
-		wg.Go(func() {
-			c, err := tokens.New(name)
-			made[i] = counter{c, err}
-		})
-	}
-	wg.Wait()
-	out := make(map[string]counter, len(names))
-	for i, name := range names {
-		out[name] = made[i]
+		c := &counter{ready: make(chan struct{})}
+		out[s.Tokenizer] = c
+		go func(name string) {
+			defer close(c.ready)
+			c.c, c.err = tokens.New(name)
+		}(s.Tokenizer)
 	}
 	return out
 }
@@ -423,7 +434,7 @@ func literals(opts Options) []string {
 }
 
 // runOne runs one sample of a scenario and checks it.
-func runOne(ctx context.Context, j *job, sample int, opts Options, counter *tokens.Counter) report.Scenario {
+func runOne(ctx context.Context, j *job, sample int, opts Options, pending *counter) report.Scenario {
 	out := report.Scenario{ID: j.scenario.ID, Criterion: j.scenario.Criterion, Checks: []report.Check{}}
 	entry := opts.Agents[j.suite.Agent]
 	ep := endpoint(opts, entry.Info, j.variant)
@@ -513,6 +524,12 @@ func runOne(ctx context.Context, j *job, sample int, opts Options, counter *toke
 			secrets[k] = cassette.PlaceholderKey
 		}
 	}
+	// The cassette is read: now the token counter is needed.
+	counter, err := pending.get()
+	if err != nil {
+		out.Verdict, out.Error = report.VerdictError, err.Error()
+		return out
+	}
 	tracer := &tracer{trace: tr, counter: counter}
 	cfg := agents.Config{
 		Model:     &countingModel{next: model, trace: tr, counter: counter, model: ep.Model},
@@ -524,8 +541,8 @@ func runOne(ctx context.Context, j *job, sample int, opts Options, counter *toke
 		Variant:   j.variant.Config,
 		Secrets:   secrets,
 		Logger:    slog.New(&traceHandler{trace: tr}),
-		Data:      dirFS(filepath.Join(opts.Root, "fixtures", j.suite.Agent)),
-		Prompts:   dirFS(filepath.Join(opts.Root, "scenarios")),
+		Data:      j.data,
+		Prompts:   j.prompts,
 	}
 	var ans agents.Answer
 	agent, err := entry.New(cfg)
@@ -616,14 +633,6 @@ func runAgent(ctx context.Context, agent agents.Agent, in agents.Input) (ans age
 	}()
 	ans, err = agent.Run(ctx, in)
 	return ans, false, err
-}
-
-// dirFS returns os.DirFS(dir), or nil when dir does not exist.
-func dirFS(dir string) fs.FS {
-	if _, err := os.Stat(dir); err != nil {
-		return nil
-	}
-	return os.DirFS(dir)
 }
 
 // loadAttachments reads a scenario's attachment files from dir.

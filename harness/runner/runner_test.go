@@ -306,6 +306,16 @@ var _ = Describe("Run", func() {
 		Expect(err).To(MatchError(ContainSubstring(`unknown agent "odbchat"`)))
 	})
 
+	It("refuses a suite with an unknown token encoding before running anything", func() {
+		odd := *suite
+		odd.Tokenizer = "p50k_base"
+		rep, err := runner.Run(context.Background(), []*scenario.Suite{&odd}, runner.Options{
+			Mode: cassette.ModeReplay, Root: root, Agents: all.Registry(),
+		})
+		Expect(err).To(MatchError(ContainSubstring(`unknown token encoding "p50k_base"`)))
+		Expect(rep).To(BeNil())
+	})
+
 	Describe("in record mode without a route to the model", func() {
 		var (
 			before map[string]string

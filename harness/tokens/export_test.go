@@ -7,6 +7,16 @@ func BuildEncoding(name string) error {
 	return err
 }
 
+// Ranks builds an encoding afresh and returns its ranks, for the spec that
+// compares them with tiktoken-go's loader.
+func Ranks(name string) (map[string]int, error) {
+	b, err := newBPE(name)
+	if err != nil {
+		return nil, err
+	}
+	return b.ranks, nil
+}
+
 // NewChunked is New with lines of minChunk bytes or more counted on their
 // own (New's is 4096), so that specs and the fuzz target can cut short
 // texts at every point where Count may cut.

@@ -1,6 +1,7 @@
 package tokens_test
 
 import (
+	"fmt"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -134,6 +135,19 @@ const repoRoot = "../.."
 
 var _ = Describe("counts identical to tiktoken-go", func() {
 	for _, enc := range []string{tokens.EncodingO200K, tokens.EncodingCL100K} {
+		It("from the same ranks as tiktoken-go's offline loader, in "+enc, func() {
+			want, err := tiktoken_loader.NewOfflineLoader().LoadTiktokenBpe(enc + ".tiktoken")
+			Expect(err).NotTo(HaveOccurred())
+			got, err := tokens.Ranks(enc)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(len(got)).To(Equal(len(want)))
+			for tok, rank := range want {
+				if got[tok] != rank {
+					Fail(fmt.Sprintf("token %q: rank %d, the loader says %d", tok, got[tok], rank))
+				}
+			}
+		})
+
 		It("on generated text full of pattern edges, in "+enc, func() {
 			ref := reference(enc)
 			r := rand.New(rand.NewPCG(9, uint64(len(enc))))

@@ -91,10 +91,10 @@ func New(encoding string) (*Counter, error) {
 	if encoding == "" {
 		encoding = EncodingO200K
 	}
-	s, ok := encodings[encoding]
-	if !ok {
-		return nil, fmt.Errorf("unknown token encoding %q: use %s or %s", encoding, EncodingO200K, EncodingCL100K)
+	if err := Check(encoding); err != nil {
+		return nil, err
 	}
+	s := encodings[encoding]
 	s.once.Do(func() {
 		s.bpe, s.err = newBPE(encoding)
 		if s.err != nil {
@@ -105,6 +105,15 @@ func New(encoding string) (*Counter, error) {
 		return nil, s.err
 	}
 	return &Counter{name: encoding, bpe: s.bpe, seed: maphash.MakeSeed(), minChunk: minChunk, cache: map[key]int{}}, nil
+}
+
+// Check returns New's error for an unknown encoding name, without building
+// anything; "" is allowed.
+func Check(encoding string) error {
+	if _, ok := encodings[encoding]; !ok && encoding != "" {
+		return fmt.Errorf("unknown token encoding %q: use %s or %s", encoding, EncodingO200K, EncodingCL100K)
+	}
+	return nil
 }
 
 // Encoding returns the name of c's encoding, for reports.

@@ -1,0 +1,4 @@
+package runner
+
+// SnapshotOf is snapshotOf, for its specs.
+var SnapshotOf = snapshotOf

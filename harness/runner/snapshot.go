@@ -1,0 +1,73 @@
+package runner
+
+import (
+	"bytes"
+	"io/fs"
+	"os"
+	"slices"
+	"sync"
+)
+
+// snapshot is a folder as the scenarios of one run see it: each file is read
+// and each directory listed at most once, then every scenario gets its own
+// copy. A knowledge base that a hundred scenarios load costs one read of each
+// file, not a hundred (a file read is about nine system calls). A failed read
+// is kept too, so every scenario of the run sees the same folder.
+type snapshot struct {
+	fsys  fs.FS
+	mu    sync.Mutex
+	files map[string]*read[[]byte]
+	dirs  map[string]*read[[]fs.DirEntry]
+}
+
+// read is the result of one read, made once.
+type read[T any] struct {
+	once sync.Once
+	val  T
+	err  error
+}
+
+// snapshotOf returns a snapshot of dir, or nil when dir does not exist.
+func snapshotOf(dir string) fs.FS {
+	if _, err := os.Stat(dir); err != nil {
+		return nil
+	}
+	return &snapshot{fsys: os.DirFS(dir), files: map[string]*read[[]byte]{}, dirs: map[string]*read[[]fs.DirEntry]{}}
+}
+
+// once returns m's entry for name, made by f the first time it is asked for.
+func once[T any](mu *sync.Mutex, m map[string]*read[T], name string, f func(string) (T, error)) (T, error) {
+	mu.Lock()
+	r := m[name]
+	if r == nil {
+		r = &read[T]{}
+		m[name] = r
+	}
+	mu.Unlock()
+	r.once.Do(func() { r.val, r.err = f(name) })
+	return r.val, r.err
+}
+
+// Open opens name in the folder itself; only ReadFile and ReadDir are kept.
+func (s *snapshot) Open(name string) (fs.File, error) { return s.fsys.Open(name) }
+
+// Stat is fs.Stat in the folder itself.
+func (s *snapshot) Stat(name string) (fs.FileInfo, error) { return fs.Stat(s.fsys, name) }
+
+// ReadFile returns a copy of name's contents as first read in this run.
+func (s *snapshot) ReadFile(name string) ([]byte, error) {
+	b, err := once(&s.mu, s.files, name, func(name string) ([]byte, error) { return fs.ReadFile(s.fsys, name) })
+	if err != nil {
+		return nil, err
+	}
+	return bytes.Clone(b), nil
+}
+
+// ReadDir returns a copy of name's entries as first listed in this run.
+func (s *snapshot) ReadDir(name string) ([]fs.DirEntry, error) {
+	d, err := once(&s.mu, s.dirs, name, func(name string) ([]fs.DirEntry, error) { return fs.ReadDir(s.fsys, name) })
+	if err != nil {
+		return nil, err
+	}
+	return slices.Clone(d), nil
+}
