@@ -1,6 +1,8 @@
 package standin
 
 import (
+	"encoding/base64"
+	"encoding/binary"
 	"encoding/json"
 	"hash/fnv"
 	"io"
@@ -90,9 +92,10 @@ func (s *Server) serveEmbeddings(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var req struct {
-		Model      string          `json:"model"`
-		Input      json.RawMessage `json:"input"`
-		Dimensions int             `json:"dimensions"`
+		Model          string          `json:"model"`
+		Input          json.RawMessage `json:"input"`
+		Dimensions     int             `json:"dimensions"`
+		EncodingFormat string          `json:"encoding_format"`
 	}
 	if err := json.Unmarshal(body, &req); err != nil {
 		writeError(w, http.StatusBadRequest, "request is not JSON: "+err.Error(), 0)
@@ -107,6 +110,10 @@ func (s *Server) serveEmbeddings(w http.ResponseWriter, r *http.Request) {
 		}
 		texts = []string{one}
 	}
+	if req.EncodingFormat != "" && req.EncodingFormat != "float" && req.EncodingFormat != "base64" {
+		writeError(w, http.StatusBadRequest, `encoding_format must be "float" or "base64"`, 0)
+		return
+	}
 	dims := req.Dimensions
 	if dims <= 0 {
 		dims = 64
@@ -115,7 +122,11 @@ func (s *Server) serveEmbeddings(w http.ResponseWriter, r *http.Request) {
 	tokens := 0
 	for i, t := range texts {
 		tokens += s.counter.Count(t)
-		data = append(data, map[string]any{"object": "embedding", "index": i, "embedding": embed(t, dims)})
+		var v any = embed(t, dims)
+		if req.EncodingFormat == "base64" {
+			v = base64Vector(v.([]float64))
+		}
+		data = append(data, map[string]any{"object": "embedding", "index": i, "embedding": v})
 	}
 	// Embedding is cheaper than generation: a quarter of the fixed and
 	// per-input-token costs, no output tokens.
@@ -125,4 +136,14 @@ func (s *Server) serveEmbeddings(w http.ResponseWriter, r *http.Request) {
 		"object": "list", "model": req.Model, "data": data,
 		"usage": map[string]any{"prompt_tokens": tokens, "total_tokens": tokens},
 	})
+}
+
+// base64Vector is a vector as OpenAI sends it for encoding_format "base64":
+// its float32 values, little-endian, base64-encoded.
+func base64Vector(v []float64) string {
+	b := make([]byte, 0, 4*len(v))
+	for _, x := range v {
+		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(float32(x)))
+	}
+	return base64.StdEncoding.EncodeToString(b)
 }

@@ -3,6 +3,7 @@ package standin_test
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"io"
 	"math"
@@ -162,6 +163,47 @@ var _ = Describe("the stand-in embeddings", func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(el).To(BeNumerically(">", 0))
 		Expect(el).To(BeNumerically("<", cl))
+	})
+
+	It("sends base64 vectors, when asked, of the same float32 values as the JSON numbers", func() {
+		post := func(format string) []byte {
+			body := `{"model":"text-embedding-3-small","input":["scope 2 emissions","landfill gas"],"dimensions":64,"encoding_format":"` + format + `"}`
+			resp, err := http.Post(srv.URL()+"/v1/embeddings", "application/json", strings.NewReader(body))
+			Expect(err).NotTo(HaveOccurred())
+			defer resp.Body.Close()
+			b, err := io.ReadAll(resp.Body)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(resp.StatusCode).To(Equal(http.StatusOK), "%s", b)
+			return b
+		}
+		var floats struct {
+			Data []struct {
+				Embedding []float64 `json:"embedding"`
+			} `json:"data"`
+		}
+		var packed struct {
+			Data []struct {
+				Embedding []byte `json:"embedding"` // a JSON string decodes as base64
+			} `json:"data"`
+		}
+		Expect(json.Unmarshal(post("float"), &floats)).To(Succeed())
+		Expect(json.Unmarshal(post("base64"), &packed)).To(Succeed())
+		Expect(packed.Data).To(HaveLen(2))
+		for i, d := range packed.Data {
+			Expect(d.Embedding).To(HaveLen(4 * 64))
+			for k, x := range floats.Data[i].Embedding {
+				got := math.Float32frombits(binary.LittleEndian.Uint32(d.Embedding[4*k:]))
+				Expect(got).To(Equal(float32(x)), "vector %d, dimension %d", i, k)
+			}
+		}
+	})
+
+	It("refuses an encoding_format other than float and base64", func() {
+		resp, err := http.Post(srv.URL()+"/v1/embeddings", "application/json",
+			strings.NewReader(`{"model":"m","input":"x","encoding_format":"int8"}`))
+		Expect(err).NotTo(HaveOccurred())
+		defer resp.Body.Close()
+		Expect(resp.StatusCode).To(Equal(http.StatusBadRequest))
 	})
 
 	It("refuses an input that is neither a string nor a list of strings", func() {

@@ -37,12 +37,14 @@ func NewEmbedder(baseURL, model, key string, dimensions int, hc *http.Client) *E
 	}
 }
 
-// Embed implements llm.Embedder, in one request.
+// Embed implements llm.Embedder, in one request. It asks for base64 vectors,
+// as OpenAI's Python SDK does by default: the SDK decodes them from bytes,
+// where JSON numbers would be parsed one by one.
 func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, llm.Usage, error) {
 	p := sdk.EmbeddingNewParams{
 		Model:          sdk.EmbeddingModel(e.model),
 		Input:          sdk.EmbeddingNewParamsInputUnion{OfArrayOfStrings: texts},
-		EncodingFormat: sdk.EmbeddingNewParamsEncodingFormatFloat,
+		EncodingFormat: sdk.EmbeddingNewParamsEncodingFormatBase64,
 	}
 	if e.dimensions > 0 {
 		p.Dimensions = sdk.Int(int64(e.dimensions))
