@@ -380,6 +380,7 @@ func noiseText(ns []Noise, metric, format string) string {
 // WriteComparisonText renders comparisons as terminal tables.
 func WriteComparisonText(w io.Writer, cs []Comparison, f CompareFilter) error {
 	var buf bytes.Buffer
+	var d drawer
 	for i, c := range cs {
 		if i > 0 {
 			buf.WriteString("\n")
@@ -387,7 +388,7 @@ func WriteComparisonText(w io.Writer, cs []Comparison, f CompareFilter) error {
 		for _, sec := range comparisonSections(c, f) {
 			fmt.Fprintf(&buf, "%s\n", sec.title)
 			if len(sec.table.header) > 0 {
-				if err := textTable(&buf, sec.table); err != nil {
+				if err := d.table(&buf, sec.table); err != nil {
 					return err
 				}
 			}

@@ -147,7 +147,7 @@ func WriteRegressionsText(w io.Writer, regs []Regression) error {
 	}
 	var buf bytes.Buffer
 	fmt.Fprintf(&buf, "regressions against the blessed baseline (%d)\n", len(regs))
-	if err := textTable(&buf, t); err != nil {
+	if err := new(drawer).table(&buf, t); err != nil {
 		return err
 	}
 	_, err := w.Write(buf.Bytes())
