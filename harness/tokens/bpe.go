@@ -421,14 +421,20 @@ func (t *runes) run(i int, cls uint8) int {
 //	\s+(?!\S)
 //	\s+
 func splitO200K(t *runes, i int) int {
-	for _, word := range []func(*runes, int) int{upperLower, upperThenLower} {
-		if t.prefix(i) {
-			if e := word(t, i+1); e > 0 {
+	// Both word alternatives start with a letter or mark, at i or after the
+	// optional prefix; most pieces of JSON and numbers start with neither,
+	// and skip the four attempts.
+	const letter = clsUpper | clsLower
+	if t.k[i]&letter != 0 || (i+1 < len(t.r) && t.k[i+1]&letter != 0 && t.prefix(i)) {
+		for _, word := range []func(*runes, int) int{upperLower, upperThenLower} {
+			if t.prefix(i) {
+				if e := word(t, i+1); e > 0 {
+					return contraction(t, e)
+				}
+			}
+			if e := word(t, i); e > 0 {
 				return contraction(t, e)
 			}
-		}
-		if e := word(t, i); e > 0 {
-			return contraction(t, e)
 		}
 	}
 	if e := digits(t, i); e > 0 {
