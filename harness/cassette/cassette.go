@@ -203,7 +203,17 @@ func ReadProvenance(path string) (Provenance, error) {
 	if f.Provenance == nil {
 		return Provenance{}, nil
 	}
-	return *f.Provenance, nil
+	return f.Provenance.clone(), nil
+}
+
+// clone is p with strings of its own: a parsed cassette's strings are
+// slices of the whole file, which a kept Provenance would keep alive.
+func (p *Provenance) clone() Provenance {
+	c := *p
+	for _, s := range []*string{&c.Recorder, &c.Provider, &c.Endpoint, &c.Model, &c.Upstream} {
+		*s = strings.Clone(*s)
+	}
+	return c
 }
 
 // Transport is an http.RoundTripper bound to one cassette.

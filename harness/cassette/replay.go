@@ -92,7 +92,7 @@ func newReplayer(path string, opts Options) (*Replayer, error) {
 		replayed: make([]bool, len(f.Interactions)),
 	}
 	if f.Provenance != nil {
-		r.prov = *f.Provenance
+		r.prov = f.Provenance.clone()
 	}
 	for i, in := range f.Interactions {
 		k := groupKey(in.Request.Method, in.Request.URL)
@@ -184,15 +184,19 @@ func (r *Replayer) RoundTrip(req *http.Request) (*http.Response, error) {
 	r.mu.Unlock()
 
 	in := r.items[i]
+	// The status and headers are copied out of the cassette's text, of
+	// which they are slices: an agent or a report that keeps one (a fault's
+	// name, an error quoting the status) would keep the whole file alive.
+	header := ownHeader(in.Response.Headers)
 	r.observe(Exchange{Method: req.Method, URL: redactLiterals(redactURL(req.URL.String()), r.opts.literals()), Status: in.Response.Code,
-		Duration: in.Response.Duration, Fault: in.Response.Headers.Get(FaultHeader)})
+		Duration: in.Response.Duration, Fault: header.Get(FaultHeader)})
 	return &http.Response{
-		Status:        in.Response.Status,
+		Status:        strings.Clone(in.Response.Status),
 		StatusCode:    in.Response.Code,
 		Proto:         "HTTP/1.1",
 		ProtoMajor:    1,
 		ProtoMinor:    1,
-		Header:        in.Response.Headers.Clone(),
+		Header:        header,
 		Body:          io.NopCloser(strings.NewReader(in.Response.Body)),
 		ContentLength: int64(len(in.Response.Body)),
 		Request:       req,
@@ -290,3 +294,19 @@ func (r *Replayer) Unplayed() []string {
 
 // Close implements Transport.
 func (r *Replayer) Close() error { return nil }
+
+// ownHeader is a copy of h whose values are strings of their own.
+func ownHeader(h http.Header) http.Header {
+	if h == nil {
+		return nil
+	}
+	out := make(http.Header, len(h))
+	for k, vs := range h {
+		own := make([]string, len(vs))
+		for i, v := range vs {
+			own[i] = strings.Clone(v)
+		}
+		out[strings.Clone(k)] = own
+	}
+	return out
+}

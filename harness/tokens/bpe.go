@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"sync"
 	"unicode"
 	"unicode/utf8"
@@ -151,7 +152,11 @@ func (b *bpe) count(text string) int {
 		text = string([]rune(text))
 	}
 	t := runesPool.Get().(*runes)
-	defer runesPool.Put(t)
+	defer func() {
+		if cap(t.r) <= maxPooled {
+			runesPool.Put(t)
+		}
+	}()
 	newRunes(text, t)
 	if t.short.owner != b {
 		t.short = shortCache{owner: b}
@@ -228,8 +233,14 @@ func (c *shortCache) count(b *bpe, p string) int {
 // seenMin is the length from which count remembers the pieces of a text.
 const seenMin = 4096
 
-// runesPool keeps the buffers of count, which grow to the longest text.
+// runesPool keeps the buffers of count, which grow to the longest text
+// up to maxPooled characters; a longer text's buffers are left to the
+// collector rather than kept, at five bytes a character, for the rest of
+// the run.
 var runesPool = sync.Pool{New: func() any { return new(runes) }}
+
+// maxPooled is the most characters of the buffers runesPool keeps.
+const maxPooled = 64 << 10
 
 // maxPiece bounds the pieces merged whole. The byte-pair merge is
 // quadratic in a piece's length, and a run of one character class is one
@@ -264,7 +275,7 @@ func (b *bpe) piece(p string) int {
 	}
 	n = b.merge(p)
 	b.mu.Lock()
-	b.merged[p] = n
+	b.merged[strings.Clone(p)] = n // not a slice of the text, which it would keep alive
 	b.mu.Unlock()
 	return n
 }
