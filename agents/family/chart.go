@@ -114,8 +114,13 @@ func recordsOf(ctx context.Context, att attach.Attachment, program string) ([]ma
 		}
 		data = out
 	}
-	var recs []map[string]any
-	if err := json.Unmarshal(data, &recs); err != nil {
+	// What json.Unmarshal(data, &recs) would leave in a []map[string]any.
+	v, err := anyjson.Decode(data)
+	recs, ok := anyjson.List(v, func(_ int, e any) (map[string]any, bool) {
+		m, ok := e.(map[string]any)
+		return m, ok || e == nil
+	})
+	if err != nil || !ok {
 		return nil, fmt.Errorf("the data is not a list of records; give a jq program that makes one (for example '.entities[0].states | map({time: .last_changed, value: (.state | tonumber?)})')")
 	}
 	return recs, nil

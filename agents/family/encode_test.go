@@ -33,6 +33,28 @@ var _ = Describe("the history tool's JSON", func() {
 		Entry("a number beyond float64, a type error", `[[{"a":1e999}]]`),
 	)
 
+	DescribeTable("reads a chart's records as json.Unmarshal into []map[string]any does",
+		func(body string) {
+			var want []map[string]any
+			wantErr := json.Unmarshal([]byte(body), &want)
+			got, ok := family.Records([]byte(body))
+			Expect(ok).To(Equal(wantErr == nil), "json.Unmarshal says %v", wantErr)
+			if ok {
+				Expect(got).To(Equal(want))
+			}
+		},
+		Entry("records", `[{"time":"t1","value":1.5},{"time":"t2","value":null,"tags":["a",{"b":2}]}]`),
+		Entry("null", `null`),
+		Entry("an empty list", `[]`),
+		Entry("a null record", `[{"a":1},null]`),
+		Entry("a repeated key, the last kept", `[{"a":1,"a":2}]`),
+		Entry("a number for a record", `[{"a":1},2]`),
+		Entry("an object", `{"a":[]}`),
+		Entry("broken JSON", `[{"a":`),
+		Entry("a number beyond float64", `[{"a":1e999}]`),
+		Entry("invalid UTF-8", "[{\"a\":\"\xff\"}]"),
+	)
+
 	DescribeTable("encodes the attachment as json.Marshal does",
 		func(f family.HistoryFile) {
 			want, err := json.Marshal(f)

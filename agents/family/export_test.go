@@ -32,3 +32,10 @@ var StatesOf = statesOf
 
 // Encode is the encoding of f the tool saves.
 func (f HistoryFile) Encode() ([]byte, error) { return f.encode(0) }
+
+// Records reads data, a JSON attachment, as the chart tool reads records
+// without a jq program; false when it refuses them.
+func Records(data []byte) ([]map[string]any, bool) {
+	recs, err := recordsOf(context.Background(), attach.Attachment{MIME: "application/json", Data: data}, "")
+	return recs, err == nil
+}
