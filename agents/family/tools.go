@@ -83,11 +83,7 @@ func (a *Agent) execute(ctx context.Context, tc llm.ToolCall) toolResult {
 		res = fail("unknown tool %q", tc.Name)
 	}
 	if len(res.text) >= attach.LargeResultThreshold {
-		mime := "text/plain"
-		if json.Valid([]byte(res.text)) {
-			mime = "application/json"
-		}
-		att := a.store.Put(tc.Name+"-result", mime, "result of "+tc.Name, []byte(res.text))
+		att := a.store.PutResult(tc.Name+"-result", "result of "+tc.Name, res.text)
 		res.text = attach.Notice(tc.Name, att)
 	}
 	if raw == nil {

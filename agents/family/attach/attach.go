@@ -28,6 +28,7 @@
 package attach
 
 import (
+	"encoding/json"
 	"fmt"
 	"sync"
 
@@ -55,6 +56,9 @@ type memo struct {
 	value    any
 	parseErr error
 
+	check sync.Once
+	valid bool // Data is valid JSON, as json.Valid says
+
 	mu       sync.Mutex
 	rendered map[Mode]string
 }
@@ -70,6 +74,17 @@ func (a Attachment) Value() (any, error) {
 	m := a.memo
 	m.parse.Do(func() { m.value, m.parseErr = anyjson.Decode(a.Data) })
 	return m.value, m.parseErr
+}
+
+// ValidJSON reports whether a's data is valid JSON, as json.Valid does,
+// working it out at most once per stored attachment.
+func (a Attachment) ValidJSON() bool {
+	if a.memo == nil {
+		return json.Valid(a.Data)
+	}
+	m := a.memo
+	m.check.Do(func() { m.valid = json.Valid(a.Data) })
+	return m.valid
 }
 
 // Size is the length of a's data in bytes.
@@ -90,16 +105,24 @@ func NewStore() *Store {
 
 // Put stores a copy of data under the next id and returns the attachment.
 func (s *Store) Put(name, mime, description string, data []byte) Attachment {
+	return s.put(Attachment{Name: name, MIME: mime, Description: description, Data: append([]byte(nil), data...), memo: &memo{}})
+}
+
+// PutResult stores a tool's text result: as application/json when it is
+// valid JSON, else as text/plain.
+func (s *Store) PutResult(name, description, text string) Attachment {
+	a := Attachment{Name: name, MIME: "text/plain", Description: description, Data: []byte(text), memo: &memo{}}
+	if a.ValidJSON() {
+		a.MIME = "application/json"
+	}
+	return s.put(a)
+}
+
+// put stores a under the next id and returns it with that id.
+func (s *Store) put(a Attachment) Attachment {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	a := Attachment{
-		ID:          fmt.Sprintf("att-%d", len(s.list)+1),
-		Name:        name,
-		MIME:        mime,
-		Description: description,
-		Data:        append([]byte(nil), data...),
-		memo:        &memo{},
-	}
+	a.ID = fmt.Sprintf("att-%d", len(s.list)+1)
 	s.byID[a.ID] = len(s.list)
 	s.list = append(s.list, a)
 	return a

@@ -114,7 +114,7 @@ func render(a Attachment, mode Mode) string {
 // " Use the 'jq_query' tool to query it."
 func Notice(tool string, a Attachment) string {
 	s := fmt.Sprintf("Tool result from '%s' was too large (%d bytes) and was saved as attachment %s.", oneLine(tool), a.Size(), a.ID)
-	if kindOf(a.MIME) == kindJSON && json.Valid(a.Data) {
+	if kindOf(a.MIME) == kindJSON && a.ValidJSON() {
 		s += fmt.Sprintf(" Use the '%s' tool to query it.", QueryTool)
 	}
 	return strings.ToValidUTF8(s, "\uFFFD")
@@ -212,7 +212,7 @@ func jsonSchema(a Attachment) string {
 	// numbers.
 	v, err := a.Value()
 	if err != nil {
-		if !json.Valid(a.Data) {
+		if !a.ValidJSON() {
 			var raw json.RawMessage
 			err := json.Unmarshal(a.Data, &raw)
 			var syntax *json.SyntaxError

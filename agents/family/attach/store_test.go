@@ -57,6 +57,24 @@ var _ = Describe("Store", func() {
 		Expect(got.Data).To(Equal([]byte(`{"n":2}`)))
 	})
 
+	DescribeTable("stores a tool's text result as JSON exactly when json.Valid says it is",
+		func(text, mime string) {
+			a := s.PutResult("jq_query-result", "result of jq_query", text)
+			Expect(a.MIME).To(Equal(mime))
+			Expect(string(a.Data)).To(Equal(text))
+			Expect(a.ValidJSON()).To(Equal(mime == "application/json"))
+			got, _ := s.Get(a.ID)
+			Expect(got.MIME).To(Equal(mime))
+			Expect(got.ValidJSON()).To(Equal(a.ValidJSON()))
+		},
+		Entry("an object", `{"a":[1,2]}`, "application/json"),
+		Entry("a number beyond float64, valid but not parsed", `[1e999]`, "application/json"),
+		Entry("invalid UTF-8 in a string, which json.Valid accepts", "[\"\xff\"]", "application/json"),
+		Entry("prose", "No states were recorded.", "text/plain"),
+		Entry("a cut-off list", `[1,`, "text/plain"),
+		Entry("two values", `{} {}`, "text/plain"),
+	)
+
 	It("returns the parse error of data that is not JSON, every time", func() {
 		a := s.Put("h.json", "application/json", "", []byte(`{"states": [`))
 		for range 2 {
