@@ -42,10 +42,18 @@ func Artifacts(events []trace.Event) []agents.Artifact {
 			out = append(out, a)
 		case *agents.Artifact:
 			out = append(out, *a)
-		default: // a JSON round trip turns it into a map
-			b, err := json.Marshal(v)
+		default:
+			// The runner keeps a note as its JSON; a JSON round trip turns
+			// it into a map.
+			b, ok := v.(json.RawMessage)
+			if !ok {
+				var err error
+				if b, err = json.Marshal(v); err != nil {
+					continue
+				}
+			}
 			var art agents.Artifact
-			if err == nil && json.Unmarshal(b, &art) == nil && art.Kind != "" {
+			if json.Unmarshal(b, &art) == nil && art.Kind != "" {
 				out = append(out, art)
 			}
 		}

@@ -67,6 +67,17 @@ var _ = Describe("chart", func() {
 			"the chart spec is not a JSON object: json: cannot unmarshal array into Go value of type check.vegaSpec"),
 	)
 
+	It("reads artifacts kept as JSON, as the runner keeps notes", func() {
+		spec := `{"mark":"line","title":"<Pool> & spa","data":{"values":[{"t":1},{"t":2}]}}`
+		b, _ := json.Marshal(agents.Artifact{Kind: "vega-lite", Spec: json.RawMessage(spec)})
+		ev := []trace.Event{{Kind: trace.KindNote, Note: &trace.Note{Key: agents.NoteArtifact, Value: json.RawMessage(b)}}}
+		Expect(check.Artifacts(ev)).To(HaveLen(1))
+		ok, _ := one(scenario.Expect{Chart: &scenario.ChartExpect{Mark: "line", Values: intp(2)}}, ev...)
+		Expect(ok).To(BeTrue())
+		ev[0].Note.Value = json.RawMessage(`{"kind":"vega-lite","spec":`)
+		Expect(check.Artifacts(ev)).To(BeEmpty())
+	})
+
 	It("reads artifacts after a JSON round trip", func() {
 		var v any
 		b, _ := json.Marshal(agents.Artifact{Kind: "vega-lite", Spec: json.RawMessage(lineSpec)})
