@@ -118,10 +118,11 @@ type decoder struct {
 	data   []byte
 	pos    int
 	unique bool // fail on a repeated key
-	// short holds the short strings read so far, so that a key or value
-	// met again (a payload's keys, units, entity ids) is one string, not a
-	// new allocation each time.
-	short map[string]string
+	// short holds the short strings read so far, each in an interface
+	// value, so that a key or value met again (a payload's keys, units,
+	// entity ids) is one string, and a value one interface, not a new
+	// allocation each time.
+	short map[string]any
 }
 
 // A string of up to maxShort bytes is kept in decoder.short, until it
@@ -156,8 +157,7 @@ func (d *decoder) value(depth int) (any, bool) {
 	case c == '[':
 		return d.array(depth + 1)
 	case c == '"':
-		s, ok := d.string()
-		return s, ok
+		return d.string()
 	case c == '-' || '0' <= c && c <= '9':
 		return d.number()
 	case c == 't':
@@ -219,10 +219,11 @@ func (d *decoder) object(depth int) (any, bool) {
 		if d.pos >= len(d.data) || d.data[d.pos] != '"' {
 			return nil, false
 		}
-		k, ok := d.string()
+		key, ok := d.string()
 		if !ok {
 			return nil, false
 		}
+		k := key.(string)
 		d.space()
 		if d.pos >= len(d.data) || d.data[d.pos] != ':' {
 			return nil, false
@@ -262,8 +263,9 @@ func (d *decoder) array(depth int) (any, bool) {
 
 // string reads a quoted string as encoding/json unquotes it: escapes
 // resolved, and each byte of invalid UTF-8 and each unpaired surrogate
-// replaced by U+FFFD.
-func (d *decoder) string() (string, bool) {
+// replaced by U+FFFD. The string comes in an interface value, the same one
+// for the same short string.
+func (d *decoder) string() (any, bool) {
 	start := d.pos + 1
 	for i := start; i < len(d.data); {
 		switch c := d.data[i]; {
@@ -287,22 +289,24 @@ func (d *decoder) string() (string, bool) {
 	return "", false
 }
 
-// intern returns b as a string, the same one for the same short bytes.
-func (d *decoder) intern(b []byte) string {
+// intern returns b as a string in an interface value, the same one for
+// the same short bytes.
+func (d *decoder) intern(b []byte) any {
 	if len(b) > maxShort {
 		return string(b)
 	}
-	if s, ok := d.short[string(b)]; ok { // the conversion does not allocate
-		return s
+	if v, ok := d.short[string(b)]; ok { // the conversion does not allocate
+		return v
 	}
 	s := string(b)
+	var v any = s
 	switch {
 	case d.short == nil:
-		d.short = map[string]string{s: s}
+		d.short = map[string]any{s: v}
 	case len(d.short) < maxShortKept: // the first ones include the keys; later ones are mostly one-offs
-		d.short[s] = s
+		d.short[s] = v
 	}
-	return s
+	return v
 }
 
 // escaped finishes a string whose plain prefix is data[start:i].
