@@ -123,6 +123,8 @@ type decoder struct {
 	// entity ids) is one string, and a value one interface, not a new
 	// allocation each time.
 	short map[string]any
+	// stack holds the elements of the lists being read, innermost last.
+	stack []any
 }
 
 // A string of up to maxShort bytes is kept in decoder.short, until it
@@ -244,19 +246,26 @@ func (d *decoder) object(depth int) (any, bool) {
 	}
 }
 
+// array reads a list's elements onto d.stack, above those of the lists it
+// is inside, then copies them into a list of their number: one allocation
+// per list rather than one for each time a growing list doubles.
 func (d *decoder) array(depth int) (any, bool) {
-	a := make([]any, 0)
 	if d.open(']') {
-		return a, true
+		return make([]any, 0), true
 	}
+	base := len(d.stack)
+	defer func() { d.stack = d.stack[:base] }()
 	for {
 		v, ok := d.value(depth)
 		if !ok {
 			return nil, false
 		}
-		a = append(a, v)
+		d.stack = append(d.stack, v)
 		if more, ok := d.next(']'); !more {
-			return a, ok
+			if !ok {
+				return nil, false
+			}
+			return append(make([]any, 0, len(d.stack)-base), d.stack[base:]...), true
 		}
 	}
 }
