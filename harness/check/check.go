@@ -69,7 +69,7 @@ func Turn(turn int, exp scenario.Expect, reply agents.Reply, events []trace.Even
 		}
 	}
 	if len(exp.JQ) > 0 {
-		in, err := jqInputs(reply, events)
+		in, err := jqInputs(reply, events, exp.JQ)
 		for i, expr := range exp.JQ {
 			name := fmt.Sprintf("jq[%d]", i)
 			if err != nil {

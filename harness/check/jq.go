@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/itchyny/gojq"
@@ -42,7 +44,12 @@ type jqInput struct {
 	data, text, trace, metrics any
 }
 
-func jqInputs(reply agents.Reply, events []trace.Event) (jqInput, error) {
+// jqInputs makes what exprs can read: the reply's data and text, and the
+// trace and the metrics when an expression names $trace or $metrics. A
+// query reads a variable only by its name, so one that does not name it
+// cannot tell it was left null; turning a long trace into JSON values
+// cost more than most checks.
+func jqInputs(reply agents.Reply, events []trace.Event, exprs []string) (jqInput, error) {
 	in := jqInput{text: reply.Text}
 	var err error
 	if in.data, err = plainJSON(reply.Data); err != nil {
@@ -51,13 +58,22 @@ func jqInputs(reply agents.Reply, events []trace.Event) (jqInput, error) {
 	if events == nil {
 		events = []trace.Event{} // [] rather than null
 	}
-	if in.trace, err = plainJSON(events); err != nil {
-		return in, fmt.Errorf("trace events are not JSON: %w", err)
+	if names(exprs, "$trace") {
+		if in.trace, err = plainJSON(events); err != nil {
+			return in, fmt.Errorf("trace events are not JSON: %w", err)
+		}
 	}
-	if in.metrics, err = plainJSON(trace.Measure(events)); err != nil {
-		return in, fmt.Errorf("metrics are not JSON: %w", err)
+	if names(exprs, "$metrics") {
+		if in.metrics, err = plainJSON(trace.Measure(events)); err != nil {
+			return in, fmt.Errorf("metrics are not JSON: %w", err)
+		}
 	}
 	return in, nil
+}
+
+// names reports whether any of exprs contains variable.
+func names(exprs []string, variable string) bool {
+	return slices.ContainsFunc(exprs, func(e string) bool { return strings.Contains(e, variable) })
 }
 
 // plainJSON converts v to the values encoding/json decodes into an any.

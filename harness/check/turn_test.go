@@ -2,6 +2,7 @@ package check_test
 
 import (
 	"encoding/json"
+	"math"
 	"strings"
 	"time"
 
@@ -323,6 +324,27 @@ var _ = Describe("Turn", func() {
 		c := only(check.Turn(0, scenario.Expect{JQ: []string{"true"}}, bad, nil))
 		Expect(c.Pass).To(BeFalse())
 		Expect(c.Detail).To(HavePrefix("reply data is not JSON: "))
+	})
+
+	It("turns the trace into JSON only for the checks of a turn that name $trace", func() {
+		// A note that has no JSON form fails the checks that read the trace,
+		// and only those.
+		bad := append(append([]trace.Event(nil), turnEvents...),
+			trace.Event{Kind: trace.KindNote, Note: &trace.Note{Key: "x", Value: math.Inf(1)}})
+		for _, tc := range []struct {
+			exprs []string
+			pass  bool
+		}{
+			{[]string{`.mode == "tool"`, `$metrics.llm_calls == 2`}, true},
+			{[]string{`.mode == "tool"`, `$trace | length > 0`}, false},
+		} {
+			for _, c := range check.Turn(0, scenario.Expect{JQ: tc.exprs}, reply, bad) {
+				Expect(c.Pass).To(Equal(tc.pass), "%v: %s", tc.exprs, c.Detail)
+				if !tc.pass {
+					Expect(c.Detail).To(HavePrefix("trace events are not JSON: "))
+				}
+			}
+		}
 	})
 
 	It("gives jq null for no data and [] for no events", func() {
