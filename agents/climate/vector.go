@@ -12,6 +12,7 @@ import (
 
 	"github.com/philippgille/chromem-go"
 
+	"github.com/agentreplay/testbed/agents"
 	"github.com/agentreplay/testbed/agents/climate/trim"
 )
 
@@ -35,7 +36,9 @@ type knowledgeBase struct {
 	col    *chromem.Collection // nil until indexed; a failed attempt is retried next time
 }
 
-// loadKnowledgeBase reads dir/*.md (front matter, then paragraphs).
+// loadKnowledgeBase reads dir/*.md (front matter, then paragraphs). The
+// passages are cut once per process for each set of documents and shared,
+// never changed; each agent embeds them into its own collection.
 func loadKnowledgeBase(fsys fs.FS, dir string) (*knowledgeBase, error) {
 	files, err := fs.Glob(fsys, path.Join(dir, "*.md"))
 	if err != nil {
@@ -44,13 +47,22 @@ func loadKnowledgeBase(fsys fs.FS, dir string) (*knowledgeBase, error) {
 	if len(files) == 0 {
 		return nil, fmt.Errorf("climate: no knowledge-base documents in %s/", dir)
 	}
-	kb := &knowledgeBase{}
-	for _, f := range files {
-		b, err := fs.ReadFile(fsys, f)
-		if err != nil {
-			return nil, err
-		}
-		body := string(b)
+	chunks, err := agents.LoadOnce(fsys, "climate kb", files, func(contents [][]byte) ([]chunk, error) {
+		return chunksOf(files, contents), nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &knowledgeBase{chunks: chunks}, nil
+}
+
+// chunksOf cuts the documents files, whose contents are given, into
+// passages: the paragraphs of 80 bytes or more after the front matter that
+// are not headings.
+func chunksOf(files []string, contents [][]byte) []chunk {
+	var chunks []chunk
+	for i, f := range files {
+		body := string(contents[i])
 		if strings.HasPrefix(body, "---\n") {
 			if end := strings.Index(body[4:], "\n---"); end >= 0 {
 				body = body[4+end+4:]
@@ -63,11 +75,11 @@ func loadKnowledgeBase(fsys fs.FS, dir string) (*knowledgeBase, error) {
 				continue
 			}
 			name := path.Base(f)
-			kb.chunks = append(kb.chunks, chunk{id: name + "#" + strconv.Itoa(n), filename: name, content: para, index: n})
+			chunks = append(chunks, chunk{id: name + "#" + strconv.Itoa(n), filename: name, content: para, index: n})
 			n++
 		}
 	}
-	return kb, nil
+	return chunks
 }
 
 // index embeds every passage once. A failure is returned and not kept, so
