@@ -240,7 +240,7 @@ const seenMin = 4096
 var runesPool = sync.Pool{New: func() any { return new(runes) }}
 
 // maxPooled is the most characters of the buffers runesPool keeps.
-const maxPooled = 64 << 10
+const maxPooled = 1 << 20
 
 // maxPiece bounds the pieces merged whole. The byte-pair merge is
 // quadratic in a piece's length, and a run of one character class is one
