@@ -99,6 +99,13 @@ type drawer struct {
 	tab *tablewriter.Table
 }
 
+// widthCacheOff turns off tablewriter's cache of the display widths of
+// strings, once: it is one LRU list behind one mutex for the whole process,
+// and with the suites drawn at the same time, measuring a cell afresh (a
+// table lookup per character) is faster than taking turns at the cache
+// (the full report's tables: 32 → 20 ms). The widths are the same.
+var widthCacheOff sync.Once
+
 // noCache is a tablewriter stringer cache that keeps nothing.
 type noCache struct{}
 
@@ -111,6 +118,7 @@ func (noCache) Purge()                                 {}
 // numbers right-aligned, the columns marked in t.wrap wrapped to fit
 // textWidth, and no trailing spaces.
 func (d *drawer) table(w io.Writer, t table) error {
+	widthCacheOff.Do(func() { twwidth.SetCacheCapacity(0) })
 	n := len(t.header)
 	cells := make([][]string, len(t.rows))
 	for i, row := range t.rows {
