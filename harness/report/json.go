@@ -45,12 +45,7 @@ func indent(dst, src []byte) []byte {
 		}
 		switch c {
 		case '"':
-			j := i + 1
-			for ; j < len(src) && src[j] != '"'; j++ {
-				if src[j] == '\\' {
-					j++
-				}
-			}
+			j := stringEnd(src, i+1)
 			dst = append(dst, src[i:min(j+1, len(src))]...)
 			i = j
 		case '{', '[':
@@ -76,11 +71,38 @@ func indent(dst, src []byte) []byte {
 }
 
 func newline(dst []byte, depth int) []byte {
-	dst = append(dst, '\n')
-	for range depth {
+	if n := 1 + 2*depth; n <= len(lineStart) {
+		return append(dst, lineStart[:n]...)
+	}
+	dst = append(dst, lineStart...)
+	for range depth - len(lineStart)/2 {
 		dst = append(dst, ' ', ' ')
 	}
 	return dst
+}
+
+// lineStart is a line break and the indentation of the deepest lines
+// newline writes in one piece.
+const lineStart = "\n" + "                                                                " // 32 levels
+
+// stringEnd returns the index of the quote that ends the string whose text
+// starts at src[from], or len(src) when it does not end: the first quote
+// after an even number of backslashes.
+func stringEnd(src []byte, from int) int {
+	for j := from; ; j++ {
+		k := bytes.IndexByte(src[j:], '"')
+		if k < 0 {
+			return len(src)
+		}
+		j += k
+		n := 0
+		for n < j-from && src[j-1-n] == '\\' {
+			n++
+		}
+		if n%2 == 0 {
+			return j
+		}
+	}
 }
 
 // ReadJSON reads a report written by WriteJSON. It rejects a report whose

@@ -2,6 +2,7 @@ package report_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -210,6 +211,19 @@ var _ = Describe("payload trimming", func() {
 })
 
 var _ = Describe("JSON", func() {
+	DescribeTable("is indented as json.Indent indents it",
+		func(compact string) {
+			var want bytes.Buffer
+			Expect(json.Indent(&want, []byte(compact), "", "  ")).To(Succeed())
+			Expect(string(report.Indent([]byte(compact)))).To(Equal(want.String()))
+		},
+		Entry("nesting deeper than the indentation written in one piece",
+			strings.Repeat(`{"a":[`, 24)+`1,{}`+strings.Repeat(`]}`, 24)),
+		Entry("strings with escaped quotes and backslashes",
+			`{"a":"x\\\"y\\","b":["\\","\"",""],"c\\":"{[,:]}"}`),
+		Entry("a long string", `["`+strings.Repeat("word, ", 2000)+`"]`),
+	)
+
 	It("starts with schemaVersion and ends with a newline", func() {
 		out := render(report.WriteJSON, fixture())
 		Expect(string(out)).To(HavePrefix("{\n  \"schemaVersion\": 1,\n"))
