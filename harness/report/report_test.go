@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -223,6 +225,38 @@ var _ = Describe("JSON", func() {
 			`{"a":"x\\\"y\\","b":["\\","\"",""],"c\\":"{[,:]}"}`),
 		Entry("a long string", `["`+strings.Repeat("word, ", 2000)+`"]`),
 	)
+
+	DescribeTable("is the report encoded in one piece, indented",
+		func(r *report.Report) {
+			c := *r
+			c.SchemaVersion = report.SchemaVersion
+			var compact, want bytes.Buffer
+			enc := json.NewEncoder(&compact)
+			enc.SetEscapeHTML(false)
+			Expect(enc.Encode(&c)).To(Succeed())
+			Expect(json.Indent(&want, compact.Bytes(), "", "  ")).To(Succeed())
+			Expect(string(render(report.WriteJSON, r))).To(Equal(want.String()))
+		},
+		Entry("a report", fixture()),
+		Entry("no suites", &report.Report{Mode: "replay"}),
+		Entry("an empty list of suites", &report.Report{Mode: "replay", Suites: []report.Suite{}}),
+		Entry("a later field that reads like the suites", &report.Report{Mode: "replay", Suites: fixture().Suites,
+			Replay: &report.ReplayStats{UnusedCassettes: []string{`"suites": []`}}}),
+	)
+
+	It("fails on the first suite that has no JSON form, as one encoding would", func() {
+		// Two suites fail, each its own way: the error is the first one's.
+		r := fixture()
+		for i, bad := range []float64{math.NaN(), math.Inf(1)} {
+			s := r.Suites[0]
+			s.Name = fmt.Sprint("bad ", i)
+			s.Variants = []report.Variant{{Name: "v", Thresholds: []report.Threshold{{Observed: bad}}}}
+			r.Suites = append(r.Suites, s)
+		}
+		_, want := json.Marshal(r)
+		Expect(want).To(HaveOccurred())
+		Expect(report.WriteJSON(io.Discard, r)).To(MatchError("write json report: " + want.Error()))
+	})
 
 	It("starts with schemaVersion and ends with a newline", func() {
 		out := render(report.WriteJSON, fixture())
