@@ -98,16 +98,16 @@ func convert(req llm.Request) ([]*genai.Content, *genai.GenerateContentConfig, e
 				c.Parts = append(c.Parts, genai.NewPartFromText(m.Content))
 			}
 			for _, tc := range m.ToolCalls {
-				var args map[string]any
-				if err := json.Unmarshal(tc.Arguments, &args); err != nil {
+				args, err := anyjson.DecodeObject(tc.Arguments)
+				if err != nil {
 					return nil, nil, fmt.Errorf("tool call %s: arguments are not a JSON object: %w", tc.Name, err)
 				}
 				c.Parts = append(c.Parts, genai.NewPartFromFunctionCall(tc.Name, args))
 			}
 			contents = append(contents, c)
 		case llm.RoleTool:
-			var result any
-			if err := json.Unmarshal([]byte(m.Content), &result); err != nil {
+			result, err := anyjson.Decode([]byte(m.Content))
+			if err != nil {
 				result = m.Content
 			}
 			part := genai.NewPartFromFunctionResponse(m.Name, map[string]any{"result": result})
