@@ -1,6 +1,7 @@
 package kura_test
 
 import (
+	"encoding/json"
 	"reflect"
 	"time"
 
@@ -71,6 +72,19 @@ var _ = Describe("NewState", func() {
 				"completed_steps": [], "places": {}, "weather": {}},
 			"evidence": {}, "errors": [], "memory": {}
 		}`))
+	})
+
+	It("clones as a JSON round trip through encoding/json would", func() {
+		s := kura.NewState(clockAt(), "imperial")
+		kura.DeepMerge(s, map[string]any{"context": map[string]any{
+			"weather": map[string]any{"temp": 21.5, "tags": []any{"<sunny>", nil, true}},
+			"ids":     []int{1, 2}, // not a JSON value type: it comes back as []any of float64s
+		}})
+		b, err := json.Marshal(s)
+		Expect(err).NotTo(HaveOccurred())
+		var want kura.State
+		Expect(json.Unmarshal(b, &want)).To(Succeed())
+		Expect(s.Clone()).To(Equal(want))
 	})
 
 	It("clones deeply", func() {
