@@ -189,9 +189,6 @@ func (p *parser) scalar(s string, indent int) (*yamlNode, bool) {
 // YAML 1.1 reads as line breaks); only such text is in the layout testbed
 // writes.
 func plainText(text string) bool {
-	if !utf8.ValidString(text) {
-		return false
-	}
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	for i := 0; i < len(text); {
 		// Eight bytes at a time while none is below ' ' or above '~'.
@@ -207,11 +204,13 @@ func plainText(text string) bool {
 		case c >= 0x20 && c < 0x7f || c == '\n':
 		case c < utf8.RuneSelf:
 			return false
-		case utf8.RuneStart(c):
-			r, _ := utf8.DecodeRuneInString(text[i:])
-			if r <= 0x9f || r == 0x2028 || r == 0x2029 || r == 0xfeff || r == 0xfffe || r == 0xffff {
+		default: // a character of several bytes, which must be valid UTF-8
+			r, size := utf8.DecodeRuneInString(text[i:])
+			if size == 1 || r <= 0x9f || r == 0x2028 || r == 0x2029 || r == 0xfeff || r == 0xfffe || r == 0xffff {
 				return false
 			}
+			i += size
+			continue
 		}
 		i++
 	}

@@ -104,6 +104,10 @@ var _ = Describe("reading cassette files", func() {
 		Entry("LS, a line break to YAML 1.1", withModel("\u2028n"), false),
 		Entry("a byte-order mark", withModel("\ufeff"), false),
 		Entry("bytes that are not UTF-8", withModel("\xff"), false),
+		Entry("a cut-off character", withModel("\xe2\x82"), false),
+		Entry("an overlong encoding", withModel("\xc0\x80"), false),
+		Entry("a surrogate", withModel("\xed\xa0\x80"), false),
+		Entry("bytes that are not UTF-8 after eight plain ones", withModel("abcdefgh\xff"), false),
 		Entry("a value after two spaces", strings.Replace(recorded, "model: m", "model:  m", 1), false),
 	)
 })
