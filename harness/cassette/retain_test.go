@@ -5,24 +5,14 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"runtime"
-	"runtime/metrics"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
 	"github.com/agentreplay/testbed/harness/cassette"
+	"github.com/agentreplay/testbed/harness/memtest"
 )
-
-// liveHeap collects and returns the bytes of the heap still in use.
-func liveHeap() uint64 {
-	runtime.GC()
-	runtime.GC()
-	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
-	metrics.Read(sample)
-	return sample[0].Value.Uint64()
-}
 
 var _ = Describe("what a replay hands out", Serial, func() {
 	It("keeps none of the cassette's text alive: status, headers, fault and provenance are copies", func() {
@@ -62,11 +52,11 @@ var _ = Describe("what a replay hands out", Serial, func() {
 			keep = append(keep, k)
 		}
 		replay(0)
-		before := liveHeap()
+		before := memtest.Live()
 		for i := 1; i < n; i++ {
 			replay(i)
 		}
-		grown := int64(liveHeap()) - int64(before)
+		grown := int64(memtest.Live()) - int64(before)
 		Expect(keep).To(HaveLen(n))
 		Expect(grown).To(BeNumerically("<", pad),
 			"the live heap grew by %d bytes over %d replays of %d-byte cassettes", grown, n-1, pad)

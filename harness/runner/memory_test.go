@@ -2,27 +2,16 @@ package runner_test
 
 import (
 	"context"
-	"runtime"
-	"runtime/metrics"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
 	"github.com/agentreplay/testbed/agents/all"
 	"github.com/agentreplay/testbed/harness/cassette"
+	"github.com/agentreplay/testbed/harness/memtest"
 	"github.com/agentreplay/testbed/harness/runner"
 	"github.com/agentreplay/testbed/harness/scenario"
 )
-
-// liveHeap collects and returns the bytes of the heap still in use. It
-// collects twice: buffers kept in a sync.Pool survive one collection.
-func liveHeap() uint64 {
-	runtime.GC()
-	runtime.GC()
-	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
-	metrics.Read(sample)
-	return sample[0].Value.Uint64()
-}
 
 var _ = Describe("memory", Serial, func() {
 	It("keeps nothing of a replayed cassette once its scenario is done", func() {
@@ -33,7 +22,7 @@ var _ = Describe("memory", Serial, func() {
 		root, suite, size := copiesOf(GinkgoTB(), "family", "inline", "raw-history-too-large", n)
 		var held []uint64
 		opts := runner.Options{Root: root, Mode: cassette.ModeReplay, Agents: all.Registry(), Parallel: 1,
-			Progress: func(done, total int, suite, variant, id string) { held = append(held, liveHeap()) }}
+			Progress: func(done, total int, suite, variant, id string) { held = append(held, memtest.Live()) }}
 		rep, err := runner.Run(context.Background(), []*scenario.Suite{suite}, opts)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(rep.Passed()).To(BeTrue())

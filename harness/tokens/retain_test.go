@@ -2,24 +2,14 @@ package tokens_test
 
 import (
 	"fmt"
-	"runtime"
-	"runtime/metrics"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/agentreplay/testbed/harness/memtest"
 	"github.com/agentreplay/testbed/harness/tokens"
 )
-
-// liveHeap collects and returns the bytes of the heap still in use.
-func liveHeap() uint64 {
-	runtime.GC()
-	runtime.GC()
-	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
-	metrics.Read(sample)
-	return sample[0].Value.Uint64()
-}
 
 var _ = Describe("counting", Serial, func() {
 	It("keeps none of the texts it counted alive", func() {
@@ -37,11 +27,11 @@ var _ = Describe("counting", Serial, func() {
 		}
 		c := mustNew(tokens.EncodingO200K)
 		Expect(c.Count(text(0))).To(BeNumerically(">", 0))
-		before := liveHeap()
+		before := memtest.Live()
 		for i := 1; i < n; i++ {
 			Expect(c.Count(text(i))).To(BeNumerically(">", 0))
 		}
-		grown := int64(liveHeap()) - int64(before)
+		grown := int64(memtest.Live()) - int64(before)
 		Expect(grown).To(BeNumerically("<", size),
 			"the live heap grew by %d bytes over %d counted texts of %d bytes", grown, n-1, size)
 	})
