@@ -134,10 +134,12 @@ func decodePart(data []byte) bpePart {
 func splitLines(data []byte, n int) [][]byte {
 	var parts [][]byte
 	for len(data) > 0 {
-		cut := len(data)
-		if len(parts) < n-1 {
-			if i := bytes.IndexByte(data[min(len(data), len(data)/(n-len(parts))):], '\n'); i >= 0 {
-				cut = len(data)/(n-len(parts)) + i + 1
+		cut := len(data) // the last part takes the rest
+		if left := n - len(parts); left > 1 {
+			// An even share of what is left, to the end of its line.
+			share := len(data) / left
+			if i := bytes.IndexByte(data[share:], '\n'); i >= 0 {
+				cut = share + i + 1
 			}
 		}
 		parts, data = append(parts, data[:cut]), data[cut:]
