@@ -92,7 +92,7 @@ func (a *Agent) Answer(ctx context.Context, query string) (Envelope, error) {
 	switch plan.Decision {
 	case DecisionMCP:
 		t0 := a.cfg.Clock()
-		env, retried = a.runTool(ctx, plan, lang, start.In(a.loc))
+		env, retried = a.runTool(ctx, query, plan, lang, start.In(a.loc))
 		tMCP = a.cfg.Clock().Sub(t0)
 	default:
 		t0 := a.cfg.Clock()

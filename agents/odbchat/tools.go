@@ -262,13 +262,15 @@ func contains(list []string, s string) bool {
 }
 
 // runTool validates the plan's tool and arguments, calls GHRSST, retries
-// yesterday once when today has no data, and renders the answer.
-func (a *Agent) runTool(ctx context.Context, plan *Plan, lang string, now time.Time) (Envelope, bool) {
+// yesterday once when today has no data, and renders the answer. A tool
+// outside the catalog degrades to explain, which answers query, the user's
+// question.
+func (a *Agent) runTool(ctx context.Context, query string, plan *Plan, lang string, now time.Time) (Envelope, bool) {
 	name := plan.Tool.Name
 	if _, ok := allowedArgs(name); !ok {
 		// A tool outside the catalog degrades to explain.
 		a.cfg.Tracer.Note(agents.NoteRoute, agents.Route{Mode: DecisionExplain})
-		env, err := a.onepassAnswer(ctx, plan.Rationale, DecisionExplain, lang)
+		env, err := a.onepassAnswer(ctx, query, DecisionExplain, lang)
 		if err != nil {
 			return a.failure(lang, CodeUnavailable, err.Error(), plan), false
 		}
