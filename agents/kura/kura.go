@@ -168,6 +168,17 @@ func (a *Agent) runTurn(ctx context.Context, state State, q string) Reply {
 		if err != nil {
 			return fail("I couldn't complete that request. Please try again in a moment.", fmt.Errorf("step %s (%s): %w", step.ID, step.Action, err))
 		}
+		// A delta that breaks the world state contract is not merged as
+		// it is: what does not fit becomes an error the synthesizer tells
+		// the user about.
+		delta, violations := CheckDelta(out.DeltaState)
+		for _, v := range violations {
+			a.cfg.Tracer.Note("delta_rejected", step.ID+": "+v.String())
+			errs, _ := delta["errors"].([]any)
+			delta["errors"] = append(errs, map[string]any{"step": step.ID, "field": v.Path,
+				"message": "part of the " + step.Action + " result was not in the expected form and was left out"})
+		}
+		out.DeltaState = delta
 		// Lists replace under deepMerge, so a step's errors are added to
 		// the earlier ones in the patch itself.
 		if errs, ok := out.DeltaState["errors"].([]any); ok {

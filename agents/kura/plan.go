@@ -38,12 +38,14 @@ type Plan struct {
 }
 
 // Step is one plan step; ForEach repeats it once per item, with "{item}"
-// in string args replaced by the item.
+// in string args replaced by the item. Reasoning is the planner's note on
+// why, as the real planner writes it; nothing acts on it.
 type Step struct {
-	ID      string         `json:"id"`
-	Action  string         `json:"action"`
-	Args    map[string]any `json:"args"`
-	ForEach []string       `json:"forEach,omitempty"`
+	ID        string         `json:"id"`
+	Action    string         `json:"action"`
+	Args      map[string]any `json:"args"`
+	ForEach   []string       `json:"forEach,omitempty"`
+	Reasoning string         `json:"reasoning,omitempty"`
 }
 
 // ParsePlan reads and validates a plan: the text must be one JSON object

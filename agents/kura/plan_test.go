@@ -27,6 +27,12 @@ var _ = Describe("ParsePlan", func() {
 		Expect(p.Steps).To(HaveLen(7))
 	})
 
+	It("accepts the real planner's reasoning on each step", func() {
+		p, err := kura.ParsePlan(`{"steps": [{"id": "S1", "action": "Geocode", "args": {"address": "Paris"}, "reasoning": "the weather needs a place"}], "status": "planning", "confidence": 0.9}`)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(p.Steps[0].Reasoning).To(Equal("the weather needs a place"))
+	})
+
 	It("fills missing ids by position and missing args with an empty map", func() {
 		p, err := kura.ParsePlan(`{"steps": [{"action": "Geolocate"}, {"id": "custom", "action": "ReverseGeocode", "args": {}}, {"action": "Weather", "args": null}]}`)
 		Expect(err).NotTo(HaveOccurred())

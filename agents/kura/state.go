@@ -11,7 +11,8 @@ import (
 
 // WorldState mirrors the real project's blackboard. The agent keeps it as a
 // JSON-shaped map (State) and changes it only through DeepMerge; this type
-// gives the initial shape.
+// gives the initial shape and is the contract every delta is checked
+// against (CheckDelta).
 type WorldState struct {
 	Meta     Meta           `json:"meta"`
 	User     User           `json:"user"`
@@ -50,14 +51,26 @@ type Slots struct {
 	ModePrefs     []string       `json:"modePrefs"`
 }
 
-// Context is what the steps find.
+// Context is what the steps find: the real project's fields, and the keys
+// the executor prompt asks each tool's step to write.
 type Context struct {
-	City           string         `json:"city"`
-	Units          string         `json:"units"`
-	Plan           map[string]any `json:"plan"`
-	CompletedSteps []any          `json:"completed_steps"`
-	Places         map[string]any `json:"places"`
-	Weather        map[string]any `json:"weather"`
+	City            string         `json:"city"`
+	Units           string         `json:"units"`
+	Plan            map[string]any `json:"plan"`
+	CompletedSteps  []any          `json:"completed_steps"`
+	ExecutionResult map[string]any `json:"execution_result,omitempty"`
+	LastPlanning    any            `json:"last_planning,omitempty"`
+	LastExecution   any            `json:"last_execution,omitempty"`
+	FinalResponse   string         `json:"final_response,omitempty"`
+
+	Places               map[string]any `json:"places"`
+	Candidates           map[string]any `json:"candidates,omitempty"`
+	Weather              map[string]any `json:"weather"`
+	LastWeather          map[string]any `json:"lastWeather,omitempty"`
+	Location             map[string]any `json:"location,omitempty"`
+	ReverseGeocodeResult map[string]any `json:"reverse_geocode_result,omitempty"`
+	Transit              map[string]any `json:"transit,omitempty"`
+	PlacesFound          []any          `json:"places_found,omitempty"`
 }
 
 // State is the world state as merged JSON.

@@ -95,6 +95,24 @@ var _ = Describe("faults asked for in the fault header", func() {
 		Expect(bad.Tool.Arguments).To(Equal(map[string]any{"unexpected_field": []any{1.0, 2.0, 3.0}}))
 	})
 
+	It("adds a field no contract declares to the first object inside a JSON answer for extra_field", func() {
+		rec := serveFault(srv, router, standin.FaultExtraField)
+		Expect(rec.Header().Get(cassette.FaultHeader)).To(Equal(standin.FaultExtraField))
+		var doc map[string]any
+		Expect(json.Unmarshal([]byte(decode(rec).Choices[0].Message.Content), &doc)).To(Succeed())
+		var found bool
+		for _, v := range doc {
+			if inner, ok := v.(map[string]any); ok && inner[standin.ExtraField] != nil {
+				found = true
+			}
+		}
+		Expect(found).To(BeTrue(), "no object of %v carries %s", doc, standin.ExtraField)
+
+		explain := wireBody(onepassRequest("explain", "en", "What is SST?", passage{"SST", "kb/sst.md", "Sea surface temperature."}))
+		plain := serveFault(srv, explain, standin.FaultExtraField)
+		Expect(plain.Header().Get(cassette.FaultHeader)).To(BeEmpty(), "a prose answer has no object to change")
+	})
+
 	It("answers normally, unmarked, when there is no tool to misuse", func() {
 		explain := wireBody(onepassRequest("explain", "en", "What is SST?", passage{"SST", "kb/sst.md", "Sea surface temperature."}))
 		rec := serveFault(srv, explain, standin.FaultUnknownTool)

@@ -202,10 +202,11 @@ func kuraDeparture(q string, ws map[string]any) string {
 
 // kuraStep is one step of a plan.
 type kuraStep struct {
-	ID      string         `json:"id"`
-	Action  string         `json:"action"`
-	Args    map[string]any `json:"args"`
-	ForEach []string       `json:"forEach,omitempty"`
+	ID        string         `json:"id"`
+	Action    string         `json:"action"`
+	Args      map[string]any `json:"args"`
+	ForEach   []string       `json:"forEach,omitempty"`
+	Reasoning string         `json:"reasoning,omitempty"`
 }
 
 type kuraPlanner struct{}
@@ -229,11 +230,18 @@ func (kuraPlanner) Answer(r Request) (llm.Message, error) {
 		return llm.Message{Role: llm.RoleAssistant, Content: "I'm not sure what you need."}, nil
 	}
 	var steps []kuraStep
+	// A plan format that shows a "reasoning" field on its steps (as the
+	// real planner's does) gets one: which action the step takes.
+	reasons := strings.Contains(r.System(), `"reasoning"`)
 	add := func(action string, args map[string]any, forEach ...string) {
 		if args == nil {
 			args = map[string]any{}
 		}
-		steps = append(steps, kuraStep{ID: "S" + strconv.Itoa(len(steps)+1), Action: action, Args: args, ForEach: forEach})
+		step := kuraStep{ID: "S" + strconv.Itoa(len(steps)+1), Action: action, Args: args, ForEach: forEach}
+		if reasons {
+			step.Reasoning = "the query needs a " + action + " step"
+		}
+		steps = append(steps, step)
 	}
 	locate := func(place string) string {
 		if kuraIsCurrent(place) {

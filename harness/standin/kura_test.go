@@ -336,14 +336,30 @@ var _ = Describe("the Kura policies", func() {
 	BeforeEach(func() { c = client(startStandin(standin.Options{})) })
 
 	Describe("the planner", func() {
+		It("writes reasoning on its steps only when the plan format shows the field", func() {
+			req := kuraPlannerRequest("What's the weather in Paris?", kuraWorld("What's the weather in Paris?", nil))
+			Expect(chat(c, req).Message.Content).To(ContainSubstring(`"reasoning"`))
+			req.Messages[0].Content = strings.ReplaceAll(req.Messages[0].Content, `, "reasoning": "<why this step>"`, "")
+			Expect(req.Messages[0].Content).NotTo(ContainSubstring(`"reasoning"`))
+			Expect(chat(c, req).Message.Content).NotTo(ContainSubstring(`"reasoning"`))
+		})
+
 		DescribeTable("plans the steps the query needs",
 			func(query, steps string) {
 				resp := chat(c, kuraPlannerRequest(query, kuraWorld(query, nil)))
 				var plan struct {
-					Steps json.RawMessage `json:"steps"`
+					Steps []map[string]any `json:"steps"`
 				}
 				Expect(json.Unmarshal([]byte(resp.Message.Content), &plan)).To(Succeed(), "plan %q", resp.Message.Content)
-				Expect(plan.Steps).To(MatchJSON(steps))
+				for _, st := range plan.Steps {
+					// The planner prompt's format has a reasoning field; its
+					// text is checked on its own below.
+					Expect(st).To(HaveKeyWithValue("reasoning", "the query needs a "+st["action"].(string)+" step"))
+					delete(st, "reasoning")
+				}
+				got, err := json.Marshal(plan.Steps)
+				Expect(err).NotTo(HaveOccurred())
+				Expect(got).To(MatchJSON(steps))
 			},
 			Entry("where am i", "where am i",
 				`[{"id":"S1","action":"Geolocate","args":{}},{"id":"S2","action":"ReverseGeocode","args":{}}]`),
@@ -399,8 +415,8 @@ var _ = Describe("the Kura policies", func() {
 		It("answers in the prompt's JSON shape", func() {
 			resp := chat(c, kuraPlannerRequest("What's the weather in Paris?", kuraWorld("", nil)))
 			Expect(resp.Message.Content).To(MatchJSON(`{"steps":[
-				{"id":"S1","action":"Geocode","args":{"address":"Paris"}},
-				{"id":"S2","action":"Weather","args":{"location":"Paris"}}],
+				{"id":"S1","action":"Geocode","args":{"address":"Paris"},"reasoning":"the query needs a Geocode step"},
+				{"id":"S2","action":"Weather","args":{"location":"Paris"},"reasoning":"the query needs a Weather step"}],
 				"status":"planning","confidence":0.8}`))
 		})
 

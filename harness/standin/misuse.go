@@ -13,6 +13,44 @@ const UnknownTool = "fetch_everything"
 // declares, and none of the ones it requires.
 var badArgs = json.RawMessage(`{"unexpected_field":[1,2,3]}`)
 
+// ExtraField is the field a FaultExtraField answer carries.
+const ExtraField = "unexpected_field"
+
+// answers reports whether fault is one the stand-in applies to an answer
+// (rather than answering with an error in its place).
+func answers(fault string) bool {
+	return fault == FaultUnknownTool || fault == FaultBadArgs || fault == FaultExtraField
+}
+
+// misuse applies an answer fault to msg and reports whether it could.
+func misuse(msg llm.Message, fault string) (llm.Message, bool) {
+	if fault == FaultExtraField {
+		return extraField(msg)
+	}
+	return misuseTool(msg, fault)
+}
+
+// extraField adds ExtraField to the first object (in key order) inside the
+// JSON object msg holds.
+func extraField(msg llm.Message) (llm.Message, bool) {
+	var doc map[string]any
+	if json.Unmarshal([]byte(msg.Content), &doc) != nil {
+		return msg, false
+	}
+	for _, k := range sortedMapKeys(doc) {
+		if inner, ok := doc[k].(map[string]any); ok {
+			inner[ExtraField] = []any{1, 2, 3}
+			b, err := json.Marshal(doc)
+			if err != nil {
+				return msg, false
+			}
+			msg.Content = string(b)
+			return msg, true
+		}
+	}
+	return msg, false
+}
+
 // misuseTool applies FaultUnknownTool or FaultBadArgs to an answer: to its
 // first tool call, else to the first tool named in its JSON content (an
 // object with "name", "action" or "tool" beside "arguments" or "args", as

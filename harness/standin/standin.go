@@ -110,6 +110,11 @@ const (
 	// to is answered normally.
 	FaultUnknownTool = "unknown_tool"
 	FaultBadArgs     = "bad_args"
+	// FaultExtraField adds a field no contract declares (ExtraField) to the
+	// first object inside an answer that is JSON, as a model that strays
+	// from the output format it was given does. An answer that is not a
+	// JSON object holding an object is answered normally.
+	FaultExtraField = "extra_field"
 )
 
 // TimeoutAfter is how long the stand-in models a call that times out. It
@@ -120,7 +125,7 @@ const TimeoutAfter = 30 * time.Second
 
 // Faults returns every fault kind the stand-in knows.
 func Faults() []string {
-	return []string{FaultRateLimit, FaultServer, FaultUnavailable, FaultTimeout, FaultMalformed, FaultTruncated, FaultUnknownTool, FaultBadArgs}
+	return []string{FaultRateLimit, FaultServer, FaultUnavailable, FaultTimeout, FaultMalformed, FaultTruncated, FaultUnknownTool, FaultBadArgs, FaultExtraField}
 }
 
 // Options configure a Server. The zero value serves with DefaultLatency and
@@ -271,7 +276,7 @@ var openAIDialect = dialect{
 func (s *Server) respond(w http.ResponseWriter, d dialect, req Request, sample int, asked string) {
 	in := s.counter.Request(llm.Request{Messages: req.Messages, Tools: req.Tools}).Total()
 	fault := s.fault(asked, req)
-	if fault != "" && fault != FaultUnknownTool && fault != FaultBadArgs {
+	if fault != "" && !answers(fault) {
 		s.writeFault(w, d, fault, req, in)
 		return
 	}
@@ -293,7 +298,7 @@ func (s *Server) respond(w http.ResponseWriter, d dialect, req Request, sample i
 	msg = smp.reword(msg)
 	if fault != "" {
 		var applied bool
-		if msg, applied = misuseTool(msg, fault); applied {
+		if msg, applied = misuse(msg, fault); applied {
 			w.Header().Set(cassette.FaultHeader, fault)
 		}
 	}
