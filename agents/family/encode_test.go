@@ -2,7 +2,6 @@ package family_test
 
 import (
 	"encoding/json"
-	"math"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -11,8 +10,8 @@ import (
 	"github.com/agentreplay/testbed/agents/family"
 )
 
-// The history tool decodes and encodes Home Assistant's states with anyjson;
-// what it reads and writes must be what encoding/json would, byte for byte,
+// The history tool decodes Home Assistant's states with anyjson; what it
+// reads must be what encoding/json would, byte for byte,
 // or the recorded requests would no longer match.
 var _ = Describe("the history tool's JSON", func() {
 	DescribeTable("decodes a body as json.Unmarshal into [][]map[string]any does",
@@ -54,33 +53,4 @@ var _ = Describe("the history tool's JSON", func() {
 		Entry("a number beyond float64", `[{"a":1e999}]`),
 		Entry("invalid UTF-8", "[{\"a\":\"\xff\"}]"),
 	)
-
-	DescribeTable("encodes the attachment as json.Marshal does",
-		func(f family.HistoryFile) {
-			want, err := json.Marshal(f)
-			Expect(err).NotTo(HaveOccurred())
-			Expect(f.Encode()).To(Equal(want))
-		},
-		Entry("no entities", family.HistoryFile{StartTime: "a", EndTime: "b"}),
-		Entry("an entity without states", family.HistoryFile{Entities: []family.EntityHistory{{EntityID: "sensor.x"}}}),
-		Entry("states with nested attributes, nulls and escapes", family.HistoryFile{
-			StartTime: "2026-02-22T00:00:00+00:00", EndTime: "<&>",
-			Entities: []family.EntityHistory{
-				{EntityID: "sensor.pool", States: []map[string]any{
-					{"state": "25.6", "attributes": map[string]any{"unit": "°C", "name": "Pool \"deep\" end\u2028", "list": []any{1.0, true, nil}}},
-					nil,
-					{"last_changed": "t", "n": 1e21, "tiny": 1e-7},
-				}},
-				{EntityID: "sensor.empty", States: []map[string]any{}},
-			},
-		}),
-	)
-
-	It("fails as json.Marshal does on a value JSON cannot hold", func() {
-		f := family.HistoryFile{Entities: []family.EntityHistory{{States: []map[string]any{{"x": math.NaN()}}}}}
-		_, want := json.Marshal(f)
-		Expect(want).To(HaveOccurred())
-		_, err := f.Encode()
-		Expect(err).To(MatchError(want.Error()))
-	})
 })

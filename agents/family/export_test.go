@@ -30,9 +30,6 @@ type EntityHistory = entityHistory
 // StatesOf decodes a Home Assistant history body as the tool does.
 var StatesOf = statesOf
 
-// Encode is the encoding of f the tool saves.
-func (f HistoryFile) Encode() ([]byte, error) { return f.encode(0) }
-
 // Records reads data, a JSON attachment, as the chart tool reads records
 // without a jq program; false when it refuses them.
 func Records(data []byte) ([]map[string]any, bool) {

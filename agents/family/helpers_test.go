@@ -292,9 +292,10 @@ func jsonArgs(v any) string {
 
 // historyFile is the attachment download_state_history is meant to save.
 type historyFile struct {
-	StartTime string          `json:"start_time"`
-	EndTime   string          `json:"end_time"`
-	Entities  []entityHistory `json:"entities"`
+	StartTime              string          `json:"start_time"`
+	EndTime                string          `json:"end_time"`
+	SignificantChangesOnly bool            `json:"significant_changes_only"`
+	Entities               []entityHistory `json:"entities"`
 }
 
 type entityHistory struct {

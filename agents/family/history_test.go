@@ -51,22 +51,27 @@ var _ = Describe("download_state_history", func() {
 		Entry("the pool, 5 days, in Z form",
 			poolArgs,
 			"/api/history/period/2026-02-24T00:00:00+00:00",
-			"end_time=2026-03-01T00%3A00%3A00%2B00%3A00&filter_entity_id=sensor.pool_temperature",
+			"end_time=2026-03-01T00%3A00%3A00%2B00%3A00&filter_entity_id=sensor.pool_temperature&significant_changes_only=0",
 			1, 367, poolStart),
 		Entry("the pool, 5 days, in local time (UTC+11)",
 			`{"entity_ids":["sensor.pool_temperature"],"start":"2026-02-24T11:00:00+11:00","end":"2026-03-01T11:00:00+11:00"}`,
 			"/api/history/period/2026-02-24T00:00:00+00:00",
-			"end_time=2026-03-01T00%3A00%3A00%2B00%3A00&filter_entity_id=sensor.pool_temperature",
+			"end_time=2026-03-01T00%3A00%3A00%2B00%3A00&filter_entity_id=sensor.pool_temperature&significant_changes_only=0",
+			1, 367, poolStart),
+		Entry("the pool, 5 days, significant changes only",
+			`{"entity_ids":["sensor.pool_temperature"],"start":"2026-02-24T00:00:00Z","end":"2026-03-01T00:00:00Z","significant_changes_only":true}`,
+			"/api/history/period/2026-02-24T00:00:00+00:00",
+			"end_time=2026-03-01T00%3A00%3A00%2B00%3A00&filter_entity_id=sensor.pool_temperature&significant_changes_only=1",
 			1, 367, poolStart),
 		Entry("the living room with the default window, the last 24 hours",
 			`{"entity_ids":["sensor.living_room_temperature"]}`,
 			"/api/history/period/2026-02-28T00:00:00+00:00",
-			"end_time=2026-03-01T00%3A00%3A00%2B00%3A00&filter_entity_id=sensor.living_room_temperature",
+			"end_time=2026-03-01T00%3A00%3A00%2B00%3A00&filter_entity_id=sensor.living_room_temperature&significant_changes_only=0",
 			1, 40, "2026-02-28T00:00:00+00:00"),
 		Entry("four sensors, a week, ids joined with commas in the order given",
 			`{"entity_ids":["sensor.pool_temperature","sensor.living_room_temperature","sensor.outdoor_temperature","sensor.pool_ph"],"start":"2026-02-22T00:00:00Z","end":"2026-03-01T00:00:00Z"}`,
 			"/api/history/period/2026-02-22T00:00:00+00:00",
-			"end_time=2026-03-01T00%3A00%3A00%2B00%3A00&filter_entity_id=sensor.pool_temperature%2Csensor.living_room_temperature%2Csensor.outdoor_temperature%2Csensor.pool_ph",
+			"end_time=2026-03-01T00%3A00%3A00%2B00%3A00&filter_entity_id=sensor.pool_temperature%2Csensor.living_room_temperature%2Csensor.outdoor_temperature%2Csensor.pool_ph&significant_changes_only=0",
 			4, 514+281+656+252, "2026-02-22T00:00:00+00:00"),
 	)
 
@@ -78,7 +83,7 @@ var _ = Describe("download_state_history", func() {
 		Expect(reqs[0].Header.Get("Authorization")).To(Equal("Bearer long-lived-token"))
 	})
 
-	It("saves {start_time, end_time, entities: [{entity_id, states}]} with the pool's 367 states", func() {
+	It("saves {start_time, end_time, significant_changes_only, entities: [{entity_id, states}]} with the pool's 367 states", func() {
 		after, tool, _ := download(map[string]any{"attachments": "inline"}, poolArgs)
 		data := poolHistory()
 		Expect(after).To(Equal([]string{fmt.Sprintf(
@@ -87,8 +92,9 @@ var _ = Describe("download_state_history", func() {
 
 		var file map[string]json.RawMessage
 		Expect(json.Unmarshal(data, &file)).To(Succeed())
-		Expect(file).To(HaveLen(3))
+		Expect(file).To(HaveLen(4))
 		Expect(file).To(HaveKeyWithValue("start_time", json.RawMessage(`"`+poolStart+`"`)))
+		Expect(file).To(HaveKeyWithValue("significant_changes_only", json.RawMessage(`false`)))
 		Expect(file).To(HaveKeyWithValue("end_time", json.RawMessage(`"`+windowEnd+`"`)))
 		var entities []struct {
 			EntityID string           `json:"entity_id"`

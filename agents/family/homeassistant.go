@@ -30,10 +30,16 @@ type homeAssistant struct {
 // state is one Home Assistant state object.
 type state = map[string]any
 
-// history calls GET /api/history/period/{start}?end_time=…&filter_entity_id=…
-// and returns the list of lists (one list of states per entity).
-func (h *homeAssistant) history(ctx context.Context, ids []string, start, end time.Time) ([][]state, []byte, error) {
-	q := url.Values{"end_time": {end.Format(haTime)}, "filter_entity_id": {strings.Join(ids, ",")}}
+// history calls GET /api/history/period/{start}?end_time=…&filter_entity_id=…&significant_changes_only=0|1
+// and returns the list of lists (one list of states per entity). Home
+// Assistant keeps only significant changes unless told "0", so the choice
+// is always sent.
+func (h *homeAssistant) history(ctx context.Context, ids []string, start, end time.Time, significant bool) ([][]state, []byte, error) {
+	only := "0"
+	if significant {
+		only = "1"
+	}
+	q := url.Values{"end_time": {end.Format(haTime)}, "filter_entity_id": {strings.Join(ids, ",")}, "significant_changes_only": {only}}
 	u := strings.TrimRight(h.base, "/") + "/api/history/period/" + url.PathEscape(start.Format(haTime)) + "?" + q.Encode()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
@@ -86,44 +92,18 @@ func listsOf(v any) ([][]state, bool) {
 	})
 }
 
-// historyFile is the attachment download_state_history saves.
+// historyFile is the attachment download_state_history saves, as the real
+// tool writes it.
 type historyFile struct {
-	StartTime string          `json:"start_time"`
-	EndTime   string          `json:"end_time"`
-	Entities  []entityHistory `json:"entities"`
+	StartTime              string          `json:"start_time"`
+	EndTime                string          `json:"end_time"`
+	SignificantChangesOnly bool            `json:"significant_changes_only"`
+	Entities               []entityHistory `json:"entities"`
 }
 
 type entityHistory struct {
 	EntityID string  `json:"entity_id"`
 	States   []state `json:"states"`
-}
-
-// encode is json.Marshal(f), with the states written by anyjson; size is
-// about the length it will have (that of Home Assistant's answer).
-func (f historyFile) encode(size int) ([]byte, error) {
-	b := append(make([]byte, 0, size+512), `{"start_time":`...)
-	b, _ = anyjson.Append(b, f.StartTime) // a string always encodes
-	b = append(b, `,"end_time":`...)
-	b, _ = anyjson.Append(b, f.EndTime)
-	b = append(b, `,"entities":`...)
-	if f.Entities == nil {
-		return append(b, "null}"...), nil
-	}
-	b = append(b, '[')
-	for i, e := range f.Entities {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, `{"entity_id":`...)
-		b, _ = anyjson.Append(b, e.EntityID)
-		b = append(b, `,"states":`...)
-		var err error
-		if b, err = anyjson.Append(b, e.States); err != nil {
-			return nil, err
-		}
-		b = append(b, '}')
-	}
-	return append(b, "]}"...), nil
 }
 
 // value is f as encoding/json's Unmarshal reads its encoding back, sharing
@@ -137,16 +117,17 @@ func (f historyFile) value() any {
 		}
 		entities[i] = map[string]any{"entity_id": e.EntityID, "states": states}
 	}
-	return map[string]any{"start_time": f.StartTime, "end_time": f.EndTime, "entities": entities}
+	return map[string]any{"start_time": f.StartTime, "end_time": f.EndTime, "significant_changes_only": f.SignificantChangesOnly, "entities": entities}
 }
 
 // history is download_state_history: it saves the states as a JSON
 // attachment and injects it after the tool message.
 func (a *Agent) history(ctx context.Context, argJSON json.RawMessage) (toolResult, []byte) {
 	var args struct {
-		EntityIDs []string `json:"entity_ids"`
-		Start     string   `json:"start"`
-		End       string   `json:"end"`
+		EntityIDs              []string `json:"entity_ids"`
+		Start                  string   `json:"start"`
+		End                    string   `json:"end"`
+		SignificantChangesOnly bool     `json:"significant_changes_only"`
 	}
 	if err := json.Unmarshal(argJSON, &args); err != nil || len(args.EntityIDs) == 0 {
 		return fail("entity_ids is required (for example [\"sensor.pool_temperature\"])"), nil
@@ -164,11 +145,11 @@ func (a *Agent) history(ctx context.Context, argJSON json.RawMessage) (toolResul
 			return fail("start %q is not an RFC 3339 time", args.Start), nil
 		}
 	}
-	lists, raw, err := a.ha.history(ctx, args.EntityIDs, start.UTC(), end.UTC())
+	lists, raw, err := a.ha.history(ctx, args.EntityIDs, start.UTC(), end.UTC(), args.SignificantChangesOnly)
 	if err != nil {
 		return fail("%v", err), raw
 	}
-	file := historyFile{StartTime: start.UTC().Format(haTime), EndTime: end.UTC().Format(haTime)}
+	file := historyFile{StartTime: start.UTC().Format(haTime), EndTime: end.UTC().Format(haTime), SignificantChangesOnly: args.SignificantChangesOnly}
 	total := 0
 	for _, list := range lists {
 		if len(list) == 0 {
@@ -182,7 +163,7 @@ func (a *Agent) history(ctx context.Context, argJSON json.RawMessage) (toolResul
 		return toolResult{ok: true, text: fmt.Sprintf("No states were recorded for %s between %s and %s.",
 			strings.Join(args.EntityIDs, ", "), file.StartTime, file.EndTime)}, raw
 	}
-	data, err := file.encode(len(raw))
+	data, err := json.Marshal(file)
 	if err != nil {
 		return fail("could not encode the history: %v", err), raw
 	}

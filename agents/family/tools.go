@@ -24,7 +24,8 @@ func toolHistory() llm.Tool {
 		Parameters: json.RawMessage(`{"type":"object","properties":{` +
 			`"entity_ids":{"type":"array","items":{"type":"string"},"description":"Entity ids such as sensor.pool_temperature."},` +
 			`"start":{"type":"string","description":"RFC 3339 start; default 24 hours ago."},` +
-			`"end":{"type":"string","description":"RFC 3339 end; default now."}},"required":["entity_ids"]}`)}
+			`"end":{"type":"string","description":"RFC 3339 end; default now."},` +
+			`"significant_changes_only":{"type":"boolean","description":"Only states that changed significantly; default false."}},"required":["entity_ids"]}`)}
 }
 
 func toolDelegate() llm.Tool {
