@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io/fs"
 	"slices"
+	"time"
 
 	"github.com/agentreplay/testbed/agents"
 	"github.com/agentreplay/testbed/agents/llm"
@@ -52,6 +53,9 @@ type options struct {
 	Prompt   string `json:"prompt"`    // minimal (default), minimal-help, full, or a file under Config.Prompts
 	Help     bool   `json:"help"`      // append list_tools and describe_tool
 	MaxSteps int    `json:"max_steps"` // model calls per turn
+	// UpstreamTimeout bounds each request to a weather or geocoding API
+	// (default RequestTimeout).
+	UpstreamTimeout agents.Duration `json:"upstream_timeout"`
 }
 
 // Agent is one CBA assistant with its active tool set.
@@ -68,9 +72,9 @@ type Agent struct {
 
 // New builds a CBA assistant from cfg.
 func New(cfg agents.Config) (agents.Agent, error) {
-	opts := options{Tools: SetReduced, Prompt: "minimal", MaxSteps: 8}
+	opts := options{Tools: SetReduced, Prompt: "minimal", MaxSteps: 8, UpstreamTimeout: agents.Duration(RequestTimeout)}
 	if err := agents.DecodeVariant(cfg.Variant, &opts); err != nil {
-		return nil, fmt.Errorf("cba: variant config: %w (known keys: tools, prompt, help, max_steps)", err)
+		return nil, fmt.Errorf("cba: variant config: %w (known keys: tools, prompt, help, max_steps, upstream_timeout)", err)
 	}
 	if opts.Tools != SetReduced && opts.Tools != SetFull {
 		return nil, fmt.Errorf("cba: variant config: tools %q: want %s or %s", opts.Tools, SetReduced, SetFull)
@@ -100,7 +104,7 @@ func New(cfg agents.Config) (agents.Agent, error) {
 	if a.kb, err = loadKnowledgeBase(cfg.Data); err != nil {
 		return nil, err
 	}
-	a.geo = &geocoder{http: cfg.HTTP, upstreams: cfg.Upstreams}
+	a.geo = &geocoder{http: cfg.HTTP, upstreams: cfg.Upstreams, timeout: time.Duration(opts.UpstreamTimeout)}
 	all := a.tools()
 	for _, t := range all {
 		if opts.Tools == SetFull || t.reduced {

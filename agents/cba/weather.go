@@ -3,11 +3,13 @@ package cba
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/agentreplay/testbed/agents"
 	"github.com/agentreplay/testbed/agents/anyjson"
@@ -18,7 +20,13 @@ import (
 type geocoder struct {
 	http      *http.Client
 	upstreams map[string]string
+	timeout   time.Duration // per request
 }
+
+// RequestTimeout is how long the assistant waits for one weather or
+// geocoding request. The real tools set none of their own; 30 s is our
+// choice, the timeout most HTTP clients default to.
+const RequestTimeout = 30 * time.Second
 
 type place struct {
 	Name, Country string
@@ -35,11 +43,16 @@ func (g *geocoder) base(name string) string {
 // get fetches base+path?q and returns the body of a 200.
 func (g *geocoder) get(ctx context.Context, upstream, path string, q url.Values) ([]byte, error) {
 	u := g.base(upstream) + path + "?" + q.Encode()
+	ctx, cancel := context.WithTimeout(ctx, g.timeout)
+	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return nil, err
 	}
 	resp, err := g.http.Do(req)
+	if errors.Is(err, context.DeadlineExceeded) {
+		return nil, fmt.Errorf("%s did not answer within %s", upstream, g.timeout)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s did not answer", upstream)
 	}

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/agentreplay/testbed/agents"
 )
@@ -20,8 +22,24 @@ type client struct {
 	http       *http.Client
 	userID     string
 	serviceKey string
+	timeout    time.Duration // per request; see timeoutFor
 	mu         sync.Mutex
 	token      string
+}
+
+// Request timeouts of the real citycatalyst_client.py: 30 s by default, and
+// max(timeout, 90 s) for a datasource, whose payloads are the largest.
+const (
+	RequestTimeout    = 30 * time.Second
+	DatasourceTimeout = 90 * time.Second
+)
+
+// timeoutFor is the time the client waits for path.
+func (c *client) timeoutFor(path string) time.Duration {
+	if strings.HasPrefix(path, "/api/v1/datasource/") {
+		return max(c.timeout, DatasourceTimeout)
+	}
+	return c.timeout
 }
 
 // Secrets the client reads, with the defaults the fixtures accept.
@@ -31,7 +49,7 @@ const (
 	secretUserID     = "CC_USER_ID"
 )
 
-func newClient(base string, hc *http.Client, secrets map[string]string) *client {
+func newClient(base string, hc *http.Client, secrets map[string]string, timeout time.Duration) *client {
 	get := func(k, def string) string {
 		if v := secrets[k]; v != "" {
 			return v
@@ -39,7 +57,7 @@ func newClient(base string, hc *http.Client, secrets map[string]string) *client 
 		return def
 	}
 	return &client{
-		base: strings.TrimRight(base, "/"), http: hc,
+		base: strings.TrimRight(base, "/"), http: hc, timeout: timeout,
 		token:      get(secretToken, "tok-start"),
 		serviceKey: get(secretServiceKey, "dev-service-key"),
 		userID:     get(secretUserID, "user-123"),
@@ -81,6 +99,8 @@ func (c *client) get(ctx context.Context, path string) ([]byte, error) {
 }
 
 func (c *client) do(ctx context.Context, path string) ([]byte, int, error) {
+	ctx, cancel := context.WithTimeout(ctx, c.timeoutFor(path))
+	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.base+path, nil)
 	if err != nil {
 		return nil, 0, err
@@ -91,6 +111,9 @@ func (c *client) do(ctx context.Context, path string) ([]byte, int, error) {
 	req.Header.Set("X-Service-Name", "climate-advisor")
 	req.Header.Set("X-Service-Key", c.serviceKey)
 	resp, err := c.http.Do(req)
+	if errors.Is(err, context.DeadlineExceeded) {
+		return nil, 0, &apiError{Body: fmt.Sprintf("no answer within %s", c.timeoutFor(path))}
+	}
 	if err != nil {
 		return nil, 0, &apiError{Body: err.Error()}
 	}
@@ -104,6 +127,8 @@ func (c *client) do(ctx context.Context, path string) ([]byte, int, error) {
 
 // refresh asks for a new user token.
 func (c *client) refresh(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
 	payload, _ := json.Marshal(map[string]string{"user_id": c.userID})
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+"/api/v1/internal/ca/user-token", bytes.NewReader(payload))
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"time"
 
 	"github.com/agentreplay/testbed/agents"
 	"github.com/agentreplay/testbed/agents/llm"
@@ -49,6 +50,10 @@ type options struct {
 	MinScore float64 `json:"min_score"` // vector matches below are dropped
 	Prompt   string  `json:"prompt"`    // a file in Config.Prompts replacing prompts/default.md
 	MaxSteps int     `json:"max_steps"` // model calls per turn
+	// UpstreamTimeout bounds each CityCatalyst request (default
+	// RequestTimeout; a datasource request waits at least
+	// DatasourceTimeout).
+	UpstreamTimeout agents.Duration `json:"upstream_timeout"`
 }
 
 // Agent is one Climate Advisor conversation.
@@ -92,14 +97,14 @@ func New(cfg agents.Config) (agents.Agent, error) {
 	if !ok {
 		base = Info().Upstreams["citycatalyst"]
 	}
-	a.cc = newClient(base, cfg.HTTP, cfg.Secrets)
+	a.cc = newClient(base, cfg.HTTP, cfg.Secrets, time.Duration(opts.UpstreamTimeout))
 	return a, nil
 }
 
 func decodeOptions(v map[string]any) (options, error) {
-	opts := options{Trim: TrimOurs, TopK: 3, MinScore: 0.6, MaxSteps: 6}
+	opts := options{Trim: TrimOurs, TopK: 3, MinScore: 0.6, MaxSteps: 6, UpstreamTimeout: agents.Duration(RequestTimeout)}
 	if err := agents.DecodeVariant(v, &opts); err != nil {
-		return opts, fmt.Errorf("climate: variant config: %w (known keys: trim, top_k, min_score, prompt, max_steps)", err)
+		return opts, fmt.Errorf("climate: variant config: %w (known keys: trim, top_k, min_score, prompt, max_steps, upstream_timeout)", err)
 	}
 	switch opts.Trim {
 	case TrimNone, TrimOurs, TrimSeed:

@@ -38,6 +38,9 @@ type options struct {
 	Attachments   attach.Mode `json:"attachments"`    // schema (default), inline or placeholder
 	Mandatory     *bool       `json:"mandatory"`      // data_visualization must call create_vega_chart (default true)
 	MaxIterations int         `json:"max_iterations"` // model calls per profile run
+	// UpstreamTimeout bounds each Home Assistant request (default
+	// RequestTimeout).
+	UpstreamTimeout agents.Duration `json:"upstream_timeout"`
 }
 
 // Agent is one family-assistant conversation.
@@ -61,9 +64,9 @@ type profile struct {
 
 // New builds a family assistant from cfg.
 func New(cfg agents.Config) (agents.Agent, error) {
-	opts := options{Attachments: attach.ModeSchema, MaxIterations: 8}
+	opts := options{Attachments: attach.ModeSchema, MaxIterations: 8, UpstreamTimeout: agents.Duration(RequestTimeout)}
 	if err := agents.DecodeVariant(cfg.Variant, &opts); err != nil {
-		return nil, fmt.Errorf("family: variant config: %w (known keys: attachments, mandatory, max_iterations)", err)
+		return nil, fmt.Errorf("family: variant config: %w (known keys: attachments, mandatory, max_iterations, upstream_timeout)", err)
 	}
 	switch opts.Attachments {
 	case attach.ModeSchema, attach.ModeInline, attach.ModePlaceholder:
@@ -96,7 +99,7 @@ func New(cfg agents.Config) (agents.Agent, error) {
 	if !ok {
 		base = Info().Upstreams["homeassistant"]
 	}
-	a.ha = &homeAssistant{base: base, http: cfg.HTTP, token: cfg.Secrets[secretHAToken]}
+	a.ha = &homeAssistant{base: base, http: cfg.HTTP, token: cfg.Secrets[secretHAToken], timeout: time.Duration(opts.UpstreamTimeout)}
 	return a, nil
 }
 

@@ -3,6 +3,7 @@ package family
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -22,10 +23,17 @@ const haTime = "2006-01-02T15:04:05-07:00"
 
 // homeAssistant calls the Home Assistant REST API.
 type homeAssistant struct {
-	base  string
-	http  *http.Client
-	token string
+	base    string
+	http    *http.Client
+	token   string
+	timeout time.Duration // per request
 }
+
+// RequestTimeout is how long the assistant waits for one Home Assistant
+// request. The real client sets none of its own; 30 s is our choice, the
+// timeout most HTTP clients default to, so that a hung Home Assistant ends
+// as a tool error rather than a stuck conversation.
+const RequestTimeout = 30 * time.Second
 
 // state is one Home Assistant state object.
 type state = map[string]any
@@ -41,6 +49,8 @@ func (h *homeAssistant) history(ctx context.Context, ids []string, start, end ti
 	}
 	q := url.Values{"end_time": {end.Format(haTime)}, "filter_entity_id": {strings.Join(ids, ",")}, "significant_changes_only": {only}}
 	u := strings.TrimRight(h.base, "/") + "/api/history/period/" + url.PathEscape(start.Format(haTime)) + "?" + q.Encode()
+	ctx, cancel := context.WithTimeout(ctx, h.timeout)
+	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return nil, nil, err
@@ -51,6 +61,9 @@ func (h *homeAssistant) history(ctx context.Context, ids []string, start, end ti
 	}
 	req.Header.Set("Authorization", "Bearer "+token)
 	resp, err := h.http.Do(req)
+	if errors.Is(err, context.DeadlineExceeded) {
+		return nil, nil, fmt.Errorf("Home Assistant did not answer within %s", h.timeout)
+	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("Home Assistant did not answer: %w", err)
 	}

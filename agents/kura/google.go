@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/agentreplay/testbed/agents"
 	"github.com/agentreplay/testbed/agents/llm"
@@ -22,6 +24,7 @@ type google struct {
 	http      *http.Client
 	key       string
 	upstreams map[string]string
+	timeout   time.Duration // per request
 }
 
 func (g *google) base(name string) string {
@@ -46,6 +49,8 @@ func (g *google) do(ctx context.Context, method, api, path string, q url.Values,
 		}
 		rd = bytes.NewReader(b)
 	}
+	ctx, cancel := context.WithTimeout(ctx, g.timeout)
+	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, method, u, rd)
 	if err != nil {
 		return nil, err
@@ -59,6 +64,9 @@ func (g *google) do(ctx context.Context, method, api, path string, q url.Values,
 	}
 	resp, err := g.http.Do(req)
 	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) {
+			return nil, fmt.Errorf("%s API did not answer within %s", api, g.timeout)
+		}
 		return nil, fmt.Errorf("%s API did not answer: %w", api, err)
 	}
 	defer resp.Body.Close()

@@ -16,6 +16,7 @@ import (
 	"io"
 	"log/slog"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/agentreplay/testbed/agents"
@@ -57,7 +58,14 @@ const (
 type options struct {
 	State string `json:"state"` // full (default) or compact
 	Units string `json:"units"` // imperial (default) or metric
+	// UpstreamTimeout bounds each Google Maps Platform request (default
+	// RequestTimeout).
+	UpstreamTimeout agents.Duration `json:"upstream_timeout"`
 }
+
+// RequestTimeout is how long Vaya waits for one upstream request, as the
+// real project's requests calls do (timeout=20).
+const RequestTimeout = 20 * time.Second
 
 // Agent is one Vaya session.
 type Agent struct {
@@ -70,9 +78,9 @@ type Agent struct {
 
 // New builds Vaya from cfg. The Maps key must be in cfg.Secrets.
 func New(cfg agents.Config) (agents.Agent, error) {
-	opts := options{State: StateFull, Units: "imperial"}
+	opts := options{State: StateFull, Units: "imperial", UpstreamTimeout: agents.Duration(RequestTimeout)}
 	if err := agents.DecodeVariant(cfg.Variant, &opts); err != nil {
-		return nil, fmt.Errorf("kura: variant config: %w (known keys: state, units)", err)
+		return nil, fmt.Errorf("kura: variant config: %w (known keys: state, units, upstream_timeout)", err)
 	}
 	if opts.State != StateFull && opts.State != StateCompact {
 		return nil, fmt.Errorf("kura: variant config: state %q: want %s or %s", opts.State, StateFull, StateCompact)
@@ -100,7 +108,7 @@ func New(cfg agents.Config) (agents.Agent, error) {
 		}
 		*dst = string(b)
 	}
-	a.google = &google{http: cfg.HTTP, key: key, upstreams: cfg.Upstreams}
+	a.google = &google{http: cfg.HTTP, key: key, upstreams: cfg.Upstreams, timeout: time.Duration(opts.UpstreamTimeout)}
 	return a, nil
 }
 

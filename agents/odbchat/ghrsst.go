@@ -3,11 +3,13 @@ package odbchat
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/agentreplay/testbed/agents"
 	"github.com/agentreplay/testbed/agents/anyjson"
@@ -16,9 +18,15 @@ import (
 // ghrsstClient calls the ODB GHRSST REST API:
 // GET /api/ghrsst?lon0&lat0[&lon1&lat1]&start&end&append=…[&sample].
 type ghrsstClient struct {
-	base string
-	http *http.Client
+	base    string
+	http    *http.Client
+	timeout time.Duration // per request
 }
+
+// RequestTimeout is how long ODBchat waits for one GHRSST request: the
+// default of the MCP streamable-HTTP client the real server's GHRSST proxy
+// uses (30 s). A request that takes longer is UNAVAILABLE (seed §4.9).
+const RequestTimeout = 30 * time.Second
 
 // targetRows bounds the rows one bbox request asks for; the stride (sample)
 // is chosen so that the served grid has about this many cells.
@@ -117,11 +125,16 @@ func (c *ghrsstClient) query(ctx context.Context, tool string, args Args) (*Tool
 		q = append(q, "sample="+strconv.Itoa(res.Sample))
 	}
 	u := strings.TrimRight(c.base, "/") + "/api/ghrsst?" + strings.Join(q, "&")
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return c.fail(res, CodeInvalidArgument, err.Error()), nil, res.Error
 	}
 	resp, err := c.http.Do(req)
+	if errors.Is(err, context.DeadlineExceeded) {
+		return c.fail(res, CodeUnavailable, fmt.Sprintf("the GHRSST service did not answer within %s", c.timeout)), nil, res.Error
+	}
 	if err != nil {
 		return c.fail(res, CodeUnavailable, "the GHRSST service did not answer"), nil, res.Error
 	}

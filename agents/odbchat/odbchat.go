@@ -62,6 +62,8 @@ type options struct {
 	RouterPrompt string `json:"router_prompt"` // a file in Config.Prompts replacing prompts/router.md
 	FewShots     *int   `json:"fewshots"`      // how many few-shot examples to send (default all)
 	TopK         int    `json:"top_k"`         // passages retrieved for one-pass answers (default 3)
+	// UpstreamTimeout bounds each GHRSST request (default RequestTimeout).
+	UpstreamTimeout agents.Duration `json:"upstream_timeout"`
 }
 
 // Agent is one ODBchat instance.
@@ -129,14 +131,14 @@ func NewAgent(cfg agents.Config) (*Agent, error) {
 	if !ok {
 		base = Info().Upstreams["ghrsst"]
 	}
-	a.ghrsst = &ghrsstClient{base: base, http: cfg.HTTP}
+	a.ghrsst = &ghrsstClient{base: base, http: cfg.HTTP, timeout: time.Duration(opts.UpstreamTimeout)}
 	return a, nil
 }
 
 func decodeOptions(v map[string]any) (options, error) {
-	opts := options{Router: RouterSinglePass, TopK: 3}
+	opts := options{Router: RouterSinglePass, TopK: 3, UpstreamTimeout: agents.Duration(RequestTimeout)}
 	if err := agents.DecodeVariant(v, &opts); err != nil {
-		return opts, fmt.Errorf("odbchat: variant config: %w (known keys: router, router_prompt, fewshots, top_k)", err)
+		return opts, fmt.Errorf("odbchat: variant config: %w (known keys: router, router_prompt, fewshots, top_k, upstream_timeout)", err)
 	}
 	if opts.Router != RouterSinglePass && opts.Router != RouterLegacy {
 		return opts, fmt.Errorf("odbchat: variant config: router %q: want %s or %s", opts.Router, RouterSinglePass, RouterLegacy)

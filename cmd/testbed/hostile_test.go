@@ -59,7 +59,7 @@ var _ = Describe("testbed on broken input", func() {
 			r := testbed(cmd, "--root", root)
 			Expect(r.code).To(Equal(exitUsage), r.String())
 			Expect(r.stdout).To(BeEmpty())
-			Expect(r.stderr).To(ContainSubstring(fmt.Sprintf(`%s:%d: variants.legacy.config: json: unknown field "retries" (known keys: router, router_prompt, fewshots, top_k)`,
+			Expect(r.stderr).To(ContainSubstring(fmt.Sprintf(`%s:%d: variants.legacy.config: json: unknown field "retries" (known keys: router, router_prompt, fewshots, top_k, upstream_timeout)`,
 				path, lineOf(text, "  legacy:", 1))))
 			Expect(r.stderr).To(ContainSubstring(fmt.Sprintf(`%s:%d: variants.single-pass.config: router "triple-pass": want single-pass or legacy`,
 				path, lineOf(text, "  single-pass:", 1))))

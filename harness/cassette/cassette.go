@@ -81,6 +81,10 @@ type Exchange struct {
 	// Fault is the kind of fault a stand-in injected into the response
 	// (its FaultHeader), or "".
 	Fault string
+	// Timeout is set when the exchange outlasted the request's deadline:
+	// the agent got a *DeadlineError after Duration, the time it waited,
+	// and not the response (which a recording still keeps).
+	Timeout *DeadlineError
 }
 
 // file is the on-disk form.

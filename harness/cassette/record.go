@@ -144,8 +144,18 @@ func (r *Recorder) RoundTrip(req *http.Request) (*http.Response, error) {
 	r.mu.Lock()
 	d := r.last
 	r.mu.Unlock()
+	e := Exchange{Method: req.Method, URL: url, Status: resp.StatusCode, Duration: d, Fault: resp.Header.Get(FaultHeader)}
+	late := overdue(req, url, d)
+	if late != nil {
+		// The interaction is recorded as it was: a replay judges it the same way.
+		resp.Body.Close()
+		e.Duration, e.Timeout = late.Waited, late
+	}
 	if r.opts.Observe != nil {
-		r.opts.Observe(Exchange{Method: req.Method, URL: url, Status: resp.StatusCode, Duration: d, Fault: resp.Header.Get(FaultHeader)})
+		r.opts.Observe(e)
+	}
+	if late != nil {
+		return nil, late
 	}
 	return resp, nil
 }
@@ -211,6 +221,11 @@ func (l *live) RoundTrip(req *http.Request) (*http.Response, error) {
 			if d, perr := time.ParseDuration(v); perr == nil {
 				e.Duration = d
 			}
+		}
+		if late := overdue(req, url, e.Duration); late != nil {
+			resp.Body.Close()
+			resp, err = nil, late
+			e.Duration, e.Timeout = late.Waited, late
 		}
 	}
 	if l.observe != nil {

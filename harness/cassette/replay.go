@@ -188,8 +188,14 @@ func (r *Replayer) RoundTrip(req *http.Request) (*http.Response, error) {
 	// which they are slices: an agent or a report that keeps one (a fault's
 	// name, an error quoting the status) would keep the whole file alive.
 	header := ownHeader(in.Response.Headers)
-	r.observe(Exchange{Method: req.Method, URL: redactLiterals(redactURL(req.URL.String()), r.opts.literals()), Status: in.Response.Code,
-		Duration: in.Response.Duration, Fault: header.Get(FaultHeader)})
+	e := Exchange{Method: req.Method, URL: redactLiterals(redactURL(req.URL.String()), r.opts.literals()), Status: in.Response.Code,
+		Duration: in.Response.Duration, Fault: header.Get(FaultHeader)}
+	if late := overdue(req, e.URL, e.Duration); late != nil {
+		e.Duration, e.Timeout = late.Waited, late
+		r.observe(e)
+		return nil, late
+	}
+	r.observe(e)
 	return &http.Response{
 		Status:        strings.Clone(in.Response.Status),
 		StatusCode:    in.Response.Code,

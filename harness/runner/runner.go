@@ -459,6 +459,11 @@ func runOne(ctx context.Context, j *job, sample int, opts Options, pending *coun
 		Secrets:  literals(opts),
 		Observe: func(e cassette.Exchange) {
 			ev := trace.Event{Kind: trace.KindHTTP, HTTP: &trace.Exchange{Method: e.Method, URL: e.URL, Status: e.Status, Duration: e.Duration, Fault: e.Fault}}
+			if e.Timeout != nil {
+				// The agent's own deadline: an outcome to judge, recorded
+				// like any other exchange.
+				ev.HTTP.Error = e.Timeout.Error()
+			}
 			if e.Err != nil {
 				failedExchange.Store(true)
 				ev.HTTP.Error = e.Err.Error()

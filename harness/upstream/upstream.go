@@ -457,6 +457,9 @@ const (
 	FaultServer       = "500"
 	// FaultSlow answers as the route does, SlowBy later.
 	FaultSlow = "slow"
+	// FaultStall answers as the route does, StallBy later: past every
+	// agent's own request timeout, as a hung upstream does.
+	FaultStall = "stall"
 	// FaultOversized answers as the route does with the body padded past
 	// agents.MaxResponseBytes (JSON allows the trailing whitespace).
 	FaultOversized = "oversized"
@@ -465,16 +468,19 @@ const (
 // SlowBy is the modelled delay FaultSlow adds to a route's latency.
 const SlowBy = 20 * time.Second
 
+// StallBy is the modelled delay FaultStall adds to a route's latency.
+const StallBy = 5 * time.Minute
+
 // Faults returns every fault kind an upstream stub knows.
 func Faults() []string {
-	return []string{FaultUnauthorized, FaultNotFound, FaultServer, FaultSlow, FaultOversized}
+	return []string{FaultUnauthorized, FaultNotFound, FaultServer, FaultSlow, FaultStall, FaultOversized}
 }
 
 // errorLatency is the modelled latency of an injected error answer.
 const errorLatency = 60 * time.Millisecond
 
 // serveFault answers r with the named fault and reports whether it did; a
-// fault that needs a route (slow, oversized) is not served without one.
+// fault that needs a route (slow, stall, oversized) is not served without one.
 func (rs *Routes) serveFault(w http.ResponseWriter, r *http.Request, fault string, route *Route, matched bool) bool {
 	h := w.Header()
 	status := map[string]int{FaultUnauthorized: http.StatusUnauthorized, FaultNotFound: http.StatusNotFound, FaultServer: http.StatusInternalServerError}[fault]
@@ -486,14 +492,17 @@ func (rs *Routes) serveFault(w http.ResponseWriter, r *http.Request, fault strin
 		w.WriteHeader(status)
 		fmt.Fprintf(w, `{"error": {"code": %d, "message": "%s (injected fault)"}}`+"\n", status, http.StatusText(status))
 		return true
-	case !matched || (fault != FaultSlow && fault != FaultOversized):
+	case !matched || (fault != FaultSlow && fault != FaultStall && fault != FaultOversized):
 		return false
 	}
 	body := route.body
 	latency := route.Latency
-	if fault == FaultSlow {
+	switch fault {
+	case FaultSlow:
 		latency += SlowBy
-	} else {
+	case FaultStall:
+		latency += StallBy
+	default:
 		body = append(bytes.Clone(body), bytes.Repeat([]byte(" "), max(0, agents.MaxResponseBytes+1024-len(body)))...)
 	}
 	h.Set(cassette.FaultHeader, fault)
