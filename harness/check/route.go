@@ -13,7 +13,9 @@ import (
 // ObservedRoute is the last route noted in events (Note key
 // agents.NoteRoute), formatted "mode" or "mode:tool"; "" if none. The noted
 // value may be an agents.Route, a *agents.Route, or its JSON form (such as a
-// map[string]any after a round trip through JSON).
+// map[string]any after a round trip through JSON). An agent that notes no
+// route but calls tools (Kura, the family assistant) is routed by its first
+// tool call: "tool:<name>".
 func ObservedRoute(events []trace.Event) string {
 	r, ok := lastRoute(events)
 	if !ok {
@@ -38,12 +40,18 @@ func formatRoute(mode, tool string) string {
 	return mode + ":" + tool
 }
 
-// lastRoute returns the last decodable route note in events.
+// lastRoute returns the last decodable route note in events, else the
+// first tool called.
 func lastRoute(events []trace.Event) (agents.Route, bool) {
 	notes := trace.Notes(events, agents.NoteRoute)
 	for i := len(notes) - 1; i >= 0; i-- {
 		if r, ok := decodeRoute(notes[i]); ok {
 			return r, true
+		}
+	}
+	for _, e := range events {
+		if e.Kind == trace.KindTool && e.Tool != nil {
+			return agents.Route{Mode: "tool", Tool: e.Tool.Name}, true
 		}
 	}
 	return agents.Route{}, false
@@ -83,7 +91,7 @@ func decodeRoute(v any) (agents.Route, bool) {
 func checkRoute(exp *scenario.Route, events []trace.Event) string {
 	r, ok := lastRoute(events)
 	if !ok {
-		return fmt.Sprintf("want %s, got no route noted", FormatRoute(exp))
+		return fmt.Sprintf("want %s, got no route noted and no tool called", FormatRoute(exp))
 	}
 	if r.Mode == exp.Mode && (exp.Tool == "" || r.Tool == exp.Tool) {
 		return ""

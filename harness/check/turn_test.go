@@ -121,7 +121,11 @@ var _ = Describe("Turn", func() {
 		Entry("wrong tool from a pointer", events(routeNote(&agents.Route{Mode: "tool", Tool: "ghrsst.point"})),
 			scenario.Route{Mode: "tool", Tool: "ghrsst.bbox_mean"}, "want tool:ghrsst.bbox_mean, got tool:ghrsst.point"),
 		Entry("no route noted", events(llmCall(1, 1)),
-			scenario.Route{Mode: "explain"}, "want explain, got no route noted"),
+			scenario.Route{Mode: "explain"}, "want explain, got no route noted and no tool called"),
+		Entry("no route noted: the first tool called", events(llmCall(1, 1), toolCall("geocode", `{}`), toolCall("weather", `{}`)),
+			scenario.Route{Mode: "tool", Tool: "weather"}, "want tool:weather, got tool:geocode"),
+		Entry("a noted route wins over the tools called", events(toolCall("geocode", `{}`), routeNote(agents.Route{Mode: "explain"})),
+			scenario.Route{Mode: "explain"}, ""),
 	)
 
 	DescribeTable("ObservedRoute and FormatRoute",
