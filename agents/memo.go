@@ -31,13 +31,20 @@ func LoadOnce[T any](fsys fs.FS, kind string, files []string, build func(content
 		h.Write(b)
 	}
 	key := string(h.Sum(nil))
-	if v, ok := built.Load(key); ok {
-		return v.(T), nil
+	// Scenarios start together: the first builds, the others wait for it.
+	c, _ := built.LoadOrStore(key, &memo{})
+	m := c.(*memo)
+	m.once.Do(func() { m.v, m.err = build(contents) })
+	if m.err != nil {
+		built.CompareAndDelete(key, m)
+		return zero, m.err
 	}
-	v, err := build(contents)
-	if err != nil {
-		return zero, err
-	}
-	actual, _ := built.LoadOrStore(key, v)
-	return actual.(T), nil
+	return m.v.(T), nil
+}
+
+// memo is one build of LoadOnce.
+type memo struct {
+	once sync.Once
+	v    any
+	err  error
 }

@@ -3,6 +3,7 @@ package agents_test
 import (
 	"errors"
 	"strings"
+	"sync"
 	"testing/fstest"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -41,6 +42,37 @@ var _ = Describe("LoadOnce", func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(again).To(BeIdenticalTo(first))
 		Expect(builds).To(Equal(1))
+	})
+
+	It("builds once when many callers ask at the same time, and all wait for that build", func() {
+		fsys := fstest.MapFS{"kb/a.md": {Data: []byte("alpha")}}
+		var mu sync.Mutex
+		started := 0
+		release := make(chan struct{})
+		slow := func(contents [][]byte) (*index, error) {
+			mu.Lock()
+			started++
+			mu.Unlock()
+			<-release
+			return &index{string(contents[0])}, nil
+		}
+		const callers = 8
+		got := make(chan *index, callers)
+		for range callers {
+			go func() {
+				defer GinkgoRecover()
+				ix, err := agents.LoadOnce(fsys, kind(), []string{"kb/a.md"}, slow)
+				Expect(err).NotTo(HaveOccurred())
+				got <- ix
+			}()
+		}
+		Eventually(func() int { mu.Lock(); defer mu.Unlock(); return started }).Should(Equal(1))
+		Consistently(func() int { mu.Lock(); defer mu.Unlock(); return started }, "50ms").Should(Equal(1))
+		close(release)
+		first := <-got
+		for range callers - 1 {
+			Expect(<-got).To(BeIdenticalTo(first))
+		}
 	})
 
 	It("builds again when a file's content, a file's name or the kind differs", func() {

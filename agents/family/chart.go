@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
 	"github.com/agentreplay/testbed/agents"
 	"github.com/agentreplay/testbed/agents/anyjson"
 	"github.com/agentreplay/testbed/agents/family/attach"
@@ -94,6 +96,17 @@ func (a *Agent) chart(ctx context.Context, argJSON json.RawMessage) (toolResult,
 	full, err := anyjson.Marshal(spec)
 	if err != nil {
 		return fail("could not encode the chart: %v", err), raw
+	}
+	schema, err := vegaLite(a.cfg.Data)
+	if err != nil {
+		return fail("could not check the chart: %v", err), raw
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(full))
+	if err == nil {
+		err = schema.Validate(doc)
+	}
+	if err != nil {
+		return fail("the spec is not valid Vega-Lite (checked against the v5.23.0 schema): %s; fix the spec and call create_vega_chart again", schemaProblems(err)), raw
 	}
 	a.cfg.Tracer.Note(agents.NoteArtifact, agents.Artifact{Kind: "vega-lite", Title: args.Title, Spec: full})
 	return toolResult{ok: true, charts: 1,

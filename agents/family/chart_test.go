@@ -2,6 +2,7 @@ package family_test
 
 import (
 	"encoding/json"
+	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -155,7 +156,10 @@ var _ = Describe("create_vega_chart", func() {
 			Expect(tool).To(want)
 			Expect(tool).To(HavePrefix("Error: "))
 			Expect(artifacts(w.tracer)).To(BeEmpty())
-			Expect(w.tracer.Reports(family.ToolChart)[0].Err).To(MatchError(tool))
+			// The trace keeps the error's first 300 characters.
+			reported := w.tracer.Reports(family.ToolChart)[0].Err
+			Expect(reported).To(HaveOccurred())
+			Expect(tool).To(HavePrefix(strings.TrimSuffix(reported.Error(), "…")))
 		},
 		Entry("a field the data does not have",
 			map[string]any{"spec": vegaSpec("line", "time", "temp"), "data_attachments": []any{"att-1"}},
@@ -181,6 +185,16 @@ var _ = Describe("create_vega_chart", func() {
 		Entry("a jq program that does not parse",
 			map[string]any{"spec": vegaSpec("line", "time", "temperature"), "data_attachments": []any{map[string]any{"id": "att-1", "jq": "map("}}},
 			HavePrefix("Error: attachment att-1: Invalid jq query. ")),
+		Entry("a mark Vega-Lite does not have, with where and why",
+			map[string]any{"spec": vegaSpec("lines", "time", "temperature"), "data_attachments": []any{"att-1"}},
+			And(HavePrefix("Error: the spec is not valid Vega-Lite (checked against the v5.23.0 schema): at /mark: "), ContainSubstring("'line'"),
+				HaveSuffix("; fix the spec and call create_vega_chart again"))),
+		Entry("a property Vega-Lite does not have",
+			map[string]any{"spec": `{"mark": "line", "colour": "red", "encoding": {"x": {"field": "time", "type": "temporal"}}}`, "data_attachments": []any{"att-1"}},
+			ContainSubstring("at /: additional properties 'colour' not allowed")),
+		Entry("an encoding type Vega-Lite does not have",
+			map[string]any{"spec": `{"mark": "line", "encoding": {"x": {"field": "time", "type": "time"}}}`, "data_attachments": []any{"att-1"}},
+			ContainSubstring("at /encoding/x/type: ")),
 		Entry("a jq program that does not yield records",
 			map[string]any{"spec": vegaSpec("line", "time", "temperature"), "data_attachments": []any{map[string]any{"id": "att-1", "jq": "length"}}},
 			HavePrefix("Error: attachment att-1: the data is not a list of records")),

@@ -211,6 +211,7 @@ func (w *world) config(variant map[string]any) agents.Config {
 		Upstreams: family.Info().Upstreams,
 		Variant:   variant,
 		Secrets:   w.secrets,
+		Data:      os.DirFS("../../fixtures/family"),
 	}
 }
 

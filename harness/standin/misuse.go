@@ -31,24 +31,53 @@ func misuse(msg llm.Message, fault string) (llm.Message, bool) {
 }
 
 // extraField adds ExtraField to the first object (in key order) inside the
-// JSON object msg holds.
+// first tool call's arguments, else inside the JSON object msg holds. A
+// string value that holds a JSON object (a chart spec passed as a string)
+// counts as an object and stays a string.
 func extraField(msg llm.Message) (llm.Message, bool) {
+	if len(msg.ToolCalls) > 0 {
+		out, ok := withExtraField(string(msg.ToolCalls[0].Arguments))
+		if ok {
+			calls := append([]llm.ToolCall(nil), msg.ToolCalls...)
+			calls[0].Arguments = json.RawMessage(out)
+			msg.ToolCalls = calls
+		}
+		return msg, ok
+	}
+	out, ok := withExtraField(msg.Content)
+	if ok {
+		msg.Content = out
+	}
+	return msg, ok
+}
+
+// withExtraField is text, a JSON object, with ExtraField added to the first
+// object inside it.
+func withExtraField(text string) (string, bool) {
 	var doc map[string]any
-	if json.Unmarshal([]byte(msg.Content), &doc) != nil {
-		return msg, false
+	if json.Unmarshal([]byte(text), &doc) != nil {
+		return text, false
 	}
 	for _, k := range sortedMapKeys(doc) {
-		if inner, ok := doc[k].(map[string]any); ok {
-			inner[ExtraField] = []any{1, 2, 3}
-			b, err := json.Marshal(doc)
-			if err != nil {
-				return msg, false
+		switch v := doc[k].(type) {
+		case map[string]any:
+			v[ExtraField] = []any{1, 2, 3}
+		case string:
+			inner, ok := withExtraField(v)
+			if !ok {
+				continue
 			}
-			msg.Content = string(b)
-			return msg, true
+			doc[k] = inner
+		default:
+			continue
 		}
+		b, err := json.Marshal(doc)
+		if err != nil {
+			return text, false
+		}
+		return string(b), true
 	}
-	return msg, false
+	return text, false
 }
 
 // misuseTool applies FaultUnknownTool or FaultBadArgs to an answer: to its

@@ -111,9 +111,10 @@ const (
 	FaultUnknownTool = "unknown_tool"
 	FaultBadArgs     = "bad_args"
 	// FaultExtraField adds a field no contract declares (ExtraField) to the
-	// first object inside an answer that is JSON, as a model that strays
-	// from the output format it was given does. An answer that is not a
-	// JSON object holding an object is answered normally.
+	// first object inside the first tool call's arguments, or inside an
+	// answer that is JSON, as a model that strays from the format it was
+	// given does; a string holding a JSON object (a chart spec) counts as
+	// one. An answer with no such object is answered normally.
 	FaultExtraField = "extra_field"
 )
 
