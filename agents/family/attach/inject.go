@@ -239,9 +239,9 @@ func jsonSchema(a Attachment) string {
 	return m.String()
 }
 
-// keyOrder is the order of schema keywords in an injection, genson's: the
-// type first, where a reader looks for it.
-var keyOrder = map[string]int{"type": 1, "properties": 2, "required": 3, "items": 4}
+// keyOrder is the order of schema keywords in an injection, genson's:
+// "$schema", then the type, where a reader looks for it.
+var keyOrder = map[string]int{"$schema": 1, "type": 2, "properties": 3, "required": 4, "items": 5, "anyOf": 6}
 
 // writeSchema writes s, a schema as schema.Infer returns it, as JSON indented
 // by two spaces: keywords in keyOrder, property names sorted, HTML characters
@@ -274,6 +274,17 @@ func writeSchema(b *strings.Builder, s any, indent string) {
 			b.WriteByte('\n')
 		}
 		b.WriteString(indent + "}")
+	case []any: // anyOf's schemas
+		b.WriteString("[\n")
+		for i, e := range s {
+			b.WriteString(inner)
+			writeSchema(b, e, inner)
+			if i < len(s)-1 {
+				b.WriteByte(',')
+			}
+			b.WriteByte('\n')
+		}
+		b.WriteString(indent + "]")
 	case []string:
 		b.WriteString("[\n")
 		for i, e := range s {

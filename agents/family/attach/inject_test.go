@@ -1,6 +1,7 @@
 package attach_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"unicode/utf8"
@@ -38,7 +39,7 @@ var _ = Describe("Inject", func() {
 			golden("json-200-items.txt", got)
 
 			Expect(got).To(HavePrefix(schemaHeader))
-			Expect(got).To(ContainSubstring("Data structure (JSON Schema):\n{\n  \"type\": \"array\",\n  \"items\": {\n    \"type\": \"object\",\n"))
+			Expect(got).To(ContainSubstring("Data structure (JSON Schema):\n{\n  \"$schema\": \"http://json-schema.org/schema#\",\n  \"type\": \"array\",\n  \"items\": {\n    \"type\": \"object\",\n"))
 			Expect(got).To(ContainSubstring(`"type": "array"`))
 			Expect(got).To(ContainSubstring(`"properties": {`))
 			Expect(got).To(HaveSuffix("Note: Use the 'jq_query' tool to query this data symbolically. Reference attachment ID att-1 in tool calls."))
@@ -90,13 +91,16 @@ var _ = Describe("Inject", func() {
 				Expect(ok).To(BeTrue())
 				printed, _, ok = strings.Cut(printed, "\nNote: ")
 				Expect(ok).To(BeTrue())
+				d := json.NewDecoder(bytes.NewReader(data))
+				d.UseNumber()
 				var v any
-				Expect(json.Unmarshal(data, &v)).To(Succeed())
+				Expect(d.Decode(&v)).To(Succeed())
 				want, err := json.Marshal(schema.Infer(v))
 				Expect(err).NotTo(HaveOccurred())
 				Expect(printed).To(MatchJSON(want))
-				Expect(printed).To(HavePrefix("{\n  \"type\": "))
-				Expect(printed).NotTo(MatchRegexp(`[^{]\n *"type": `), "type comes first in every schema")
+				const root = "{\n  \"$schema\": \"http://json-schema.org/schema#\",\n"
+				Expect(printed).To(HavePrefix(root + "  \"type\": "))
+				Expect(strings.TrimPrefix(printed, root)).NotTo(MatchRegexp(`[^{]\n *"type": `), "type comes first in every schema, after $schema at the root")
 			},
 			Entry("the 200 people", people(200, true)),
 			Entry("the 199 KB history", history(367)),

@@ -69,3 +69,11 @@ func golden(file, name string, got []byte) {
 	Expect(string(got)).To(Equal(string(ar.Files[i].Data)),
 		"%s differs from %s; if the change is intended, run: go test ./agents/family/schema/ -update and review the diff", name, path)
 }
+
+// rooted is want, a schema as JSON, with genson's "$schema" at its root.
+func rooted(want string) string {
+	GinkgoHelper()
+	s := object(want)
+	s["$schema"] = "http://json-schema.org/schema#"
+	return compact(s)
+}

@@ -2,18 +2,27 @@
 //
 // Infer describes one value; Merge combines two descriptions as if their
 // instances had been inferred together, so a schema can be built over many
-// documents one at a time. The output is a small draft-07-style schema meant
-// to show a model the shape of data it cannot see in full: "type",
-// "properties", "required" and "items", nothing else. It carries no values
-// from the data (no enum, const, examples, formats or lengths) and no
-// "$schema" keyword, and it uses a list of types where genson would write
-// anyOf (an object mixed with strings is {"type": ["object", "string"],
-// "properties": …}).
+// documents one at a time. The output is the schema genson's SchemaBuilder
+// writes, meant to show a model the shape of data it cannot see in full:
+// "$schema" at the root, then "type", "properties", "required", "items" and
+// "anyOf", nothing else. It carries no values from the data (no enum,
+// const, examples, formats or lengths).
 //
-// Numbers follow genson's rule that integer ⊂ number: a number is "integer"
-// when every instance is integral, "number" otherwise. Because values arrive
-// as float64, 1.0 counts as integral here, where genson, seeing a Python
-// float, would say "number".
+// genson's rules, followed here:
+//   - "$schema" is http://json-schema.org/schema# at the root only.
+//   - Scalar types seen at one place make one "type": a name, or a sorted list
+//     of names (["null", "string"]).
+//   - An object with properties or required keys, or an array with items,
+//     is a schema of its own; mixed with other types it goes into "anyOf"
+//     after the schema of the scalar types, in the order first seen
+//     ({"anyOf": [{"type": "string"}, {"type": "object", "properties": …}]}).
+//   - integer ⊂ number: a number is "integer" when every instance is an
+//     integer literal, as Python's json reads one (digits, no fraction or
+//     exponent: 2.0 and 1e3 are numbers), "number" otherwise. Values that
+//     arrive as float64 have lost their literal: an integral float64 counts
+//     as an integer. Decode with encoding/json's UseNumber to keep it.
+//   - "required" lists, sorted, the keys present in every object instance;
+//     an empty array has no "items".
 //
 // This package exists because no maintained Go library infers a schema from
 // instances: github.com/invopop/jsonschema, github.com/swaggest/jsonschema-go
@@ -27,42 +36,51 @@ import (
 	"encoding/json"
 	"math"
 	"slices"
+	"strings"
 )
 
+// URI is the "$schema" genson's SchemaBuilder writes by default.
+const URI = "http://json-schema.org/schema#"
+
 // Infer returns the schema of v, a value as encoding/json decodes it into an
-// any (nil, bool, float64, json.Number, string, []any, map[string]any).
-//
-// "type" is one type name, or a sorted list of them when instances differ
-// (["null", "string"]). Objects get "properties", merged over every instance,
-// and "required", the sorted keys present in every instance; arrays get
-// "items", the merged schema of all their elements, absent for an empty array.
-// Empty properties and required lists are left out. A value of any other Go
-// type is described by the empty schema {}. The result shares no memory with
-// v, and marshals deterministically (encoding/json sorts map keys).
+// any (nil, bool, float64, json.Number, string, []any, map[string]any), with
+// "$schema" at its root. A value of any other Go type is described by the
+// empty schema. The result shares no memory with v, and marshals
+// deterministically (encoding/json sorts map keys).
 func Infer(v any) map[string]any {
 	var n node
 	n.add(v)
-	return n.schema()
+	return root(n.schema())
 }
 
 // Merge combines two schemas as if their instances had been inferred
 // together: Merge(Infer(a), Infer(b)) equals the "items" of
-// Infer([]any{a, b}). The empty schema {} is the identity.
+// Infer([]any{a, b}), with "$schema" at the root. The empty schema {} is the
+// identity.
 //
-// Merge reads only what Infer writes: "type" (a string or a list of strings),
-// "properties", "required" and "items" (each only when "type" includes
-// "object" or "array"); it accepts schemas decoded from JSON as well as ones
-// built by Infer. Other keywords are dropped. Neither input is modified, and
-// the result shares no memory with them.
+// Merge reads what Infer writes: "type" (a string or a list of strings),
+// "properties", "required", "items" (each only when its type is there) and
+// "anyOf"; it accepts schemas decoded from JSON as well as ones built by
+// Infer. Other keywords are dropped. Neither input is modified, and the
+// result shares no memory with them.
 func Merge(a, b map[string]any) map[string]any {
 	n := parse(a)
 	n.merge(parse(b))
-	return n.schema()
+	return root(n.schema())
+}
+
+// root adds "$schema" to a schema that says anything.
+func root(s map[string]any) map[string]any {
+	if len(s) > 0 {
+		s["$schema"] = URI
+	}
+	return s
 }
 
 // node is a schema under construction.
 type node struct {
 	types    map[string]bool  // JSON Schema type names seen
+	order    []string         // "object" and "array", as first seen
 	props    map[string]*node // by key, over every object instance
 	required map[string]bool  // keys in every object instance; meaningful when types["object"]
 	items    *node            // over every array element; nil when no element was seen
@@ -71,6 +89,9 @@ type node struct {
 func (n *node) addType(t string) {
 	if n.types == nil {
 		n.types = map[string]bool{}
+	}
+	if (t == "object" || t == "array") && !slices.Contains(n.order, t) {
+		n.order = append(n.order, t)
 	}
 	n.types[t] = true
 }
@@ -91,7 +112,11 @@ func (n *node) add(v any) {
 		if err != nil && !math.IsInf(f, 0) { // out of range still gives ±Inf: a number
 			return
 		}
-		n.addType(numberType(f))
+		if strings.ContainsAny(string(v), ".eE") {
+			n.addType("number") // Python's json reads a float
+		} else {
+			n.addType("integer")
+		}
 	case []any:
 		n.addType("array")
 		for _, e := range v {
@@ -147,9 +172,12 @@ func (n *node) addObject(keys map[string]bool) {
 
 // merge adds every instance o describes; o must not be used afterwards.
 func (n *node) merge(o *node) {
+	before := slices.Clone(n.order)
 	if o.types["object"] {
 		n.addObject(o.required)
 	}
+	// addObject may have added "object" ahead of an "array" o saw first.
+	n.order = mergeOrder(before, o.order)
 	for t := range o.types {
 		n.addType(t)
 	}
@@ -164,50 +192,102 @@ func (n *node) merge(o *node) {
 	}
 }
 
-// schema renders n as a fresh map.
+// mergeOrder is the first-seen order of "object" and "array" over the
+// instances of mine, then of theirs.
+func mergeOrder(mine, theirs []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, t := range slices.Concat(mine, theirs) {
+		if !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// schema renders n as a fresh map, without "$schema".
 func (n *node) schema() map[string]any {
-	s := map[string]any{}
-	var types []string
+	var scalars []string
 	for t := range n.types {
-		if t == "integer" && n.types["number"] {
+		if t == "integer" && n.types["number"] || t == "object" || t == "array" {
 			continue
 		}
-		types = append(types, t)
+		scalars = append(scalars, t)
 	}
-	slices.Sort(types)
-	switch len(types) {
+	var own []map[string]any // objects and arrays that say more than their type
+	for _, t := range n.order {
+		s := map[string]any{"type": t}
+		if t == "object" {
+			if len(n.props) > 0 {
+				props := make(map[string]any, len(n.props))
+				for k, p := range n.props {
+					props[k] = p.schema()
+				}
+				s["properties"] = props
+			}
+			if len(n.required) > 0 {
+				req := make([]string, 0, len(n.required))
+				for k := range n.required {
+					req = append(req, k)
+				}
+				slices.Sort(req)
+				s["required"] = req
+			}
+		} else if n.items != nil {
+			s["items"] = n.items.schema()
+		}
+		if len(s) == 1 {
+			scalars = append(scalars, t)
+		} else {
+			own = append(own, s)
+		}
+	}
+	slices.Sort(scalars)
+	var alts []map[string]any
+	switch len(scalars) {
 	case 0:
-		return s
 	case 1:
-		s["type"] = types[0]
+		alts = append(alts, map[string]any{"type": scalars[0]})
 	default:
-		s["type"] = types
+		alts = append(alts, map[string]any{"type": scalars})
 	}
-	if n.types["object"] {
-		if len(n.props) > 0 {
-			props := make(map[string]any, len(n.props))
-			for k, p := range n.props {
-				props[k] = p.schema()
-			}
-			s["properties"] = props
-		}
-		if len(n.required) > 0 {
-			req := make([]string, 0, len(n.required))
-			for k := range n.required {
-				req = append(req, k)
-			}
-			slices.Sort(req)
-			s["required"] = req
-		}
+	alts = append(alts, own...)
+	switch len(alts) {
+	case 0:
+		return map[string]any{}
+	case 1:
+		return alts[0]
 	}
-	if n.types["array"] && n.items != nil {
-		s["items"] = n.items.schema()
+	list := make([]any, len(alts))
+	for i, a := range alts {
+		list[i] = a
 	}
-	return s
+	return map[string]any{"anyOf": list}
 }
 
 // parse reads a schema as Infer writes it, or as JSON decodes it.
 func parse(s map[string]any) *node {
+	n := parseType(s)
+	var alts []any
+	switch a := s["anyOf"].(type) {
+	case []any:
+		alts = a
+	case []map[string]any:
+		for _, e := range a {
+			alts = append(alts, e)
+		}
+	}
+	for _, a := range alts {
+		if a, ok := a.(map[string]any); ok {
+			n.merge(parse(a))
+		}
+	}
+	return n
+}
+
+// parseType reads a schema's "type" and what goes with it.
+func parseType(s map[string]any) *node {
 	n := &node{}
 	for _, t := range names(s["type"]) {
 		n.addType(t)

@@ -13,7 +13,7 @@ import (
 var _ = Describe("Infer", func() {
 	DescribeTable("describes JSON values",
 		func(in, want string) {
-			Expect(compact(schema.Infer(decode(in)))).To(MatchJSON(want))
+			Expect(compact(schema.Infer(decode(in)))).To(MatchJSON(rooted(want)))
 		},
 		Entry("null", `null`, `{"type":"null"}`),
 		Entry("true", `true`, `{"type":"boolean"}`),
@@ -59,20 +59,25 @@ var _ = Describe("Infer", func() {
 			  "properties":{"id":{"type":"string"},"user_id":{"type":["null","string"]}}}}`),
 		Entry("property types merge across elements", `[{"v":1},{"v":1.5},{"v":null}]`,
 			`{"type":"array","items":{"type":"object","required":["v"],"properties":{"v":{"type":["null","number"]}}}}`),
-		Entry("objects mixed with scalars keep their properties", `[{"a":1},"s",null]`,
-			`{"type":"array","items":{"type":["null","object","string"],"required":["a"],"properties":{"a":{"type":"integer"}}}}`),
-		Entry("arrays mixed with scalars keep their items", `[[1],"s"]`,
-			`{"type":"array","items":{"type":["array","string"],"items":{"type":"integer"}}}`),
+		Entry("objects mixed with scalars: anyOf, the scalar types first", `[{"a":1},"s",null]`,
+			`{"type":"array","items":{"anyOf":[{"type":["null","string"]},{"type":"object","required":["a"],"properties":{"a":{"type":"integer"}}}]}}`),
+		Entry("arrays mixed with scalars: anyOf", `[[1],"s"]`,
+			`{"type":"array","items":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"integer"}}]}}`),
+		Entry("objects and arrays together, in the order first seen", `[[1],{"a":1},null]`,
+			`{"type":"array","items":{"anyOf":[{"type":"null"},{"type":"array","items":{"type":"integer"}},{"type":"object","required":["a"],"properties":{"a":{"type":"integer"}}}]}}`),
+		Entry("an empty object and an empty array say only their type", `[{},[],"s"]`,
+			`{"type":"array","items":{"type":["array","object","string"]}}`),
 		Entry("arrays nested in objects in arrays", `[{"states":[{"s":"1"}]},{"states":[{"s":"2","t":1}]},{"states":[]}]`,
 			`{"type":"array","items":{"type":"object","required":["states"],"properties":{"states":{"type":"array",
 			  "items":{"type":"object","required":["s"],"properties":{"s":{"type":"string"},"t":{"type":"integer"}}}}}}}`),
 	)
 
-	It("writes one type as a string and several as a sorted []string", func() {
-		Expect(schema.Infer("x")).To(Equal(map[string]any{"type": "string"}))
+	It("writes one type as a string and several as a sorted []string, with $schema at the root only", func() {
+		Expect(schema.Infer("x")).To(Equal(map[string]any{"$schema": schema.URI, "type": "string"}))
 		Expect(schema.Infer([]any{"x", nil, true})).To(Equal(map[string]any{
-			"type":  "array",
-			"items": map[string]any{"type": []string{"boolean", "null", "string"}},
+			"$schema": "http://json-schema.org/schema#",
+			"type":    "array",
+			"items":   map[string]any{"type": []string{"boolean", "null", "string"}},
 		}))
 		Expect(schema.Infer(map[string]any{"b": 1.0, "a": 2.0})["required"]).To(Equal([]string{"a", "b"}))
 	})
@@ -83,10 +88,13 @@ var _ = Describe("Infer", func() {
 			d.UseNumber()
 			var v any
 			Expect(d.Decode(&v)).To(Succeed())
-			Expect(compact(schema.Infer(v))).To(MatchJSON(want))
+			Expect(compact(schema.Infer(v))).To(MatchJSON(rooted(want)))
 		},
 		Entry("integers", `[1, 20, -3]`, `{"type":"array","items":{"type":"integer"}}`),
 		Entry("integers and fractions", `[1, 0.25]`, `{"type":"array","items":{"type":"number"}}`),
+		Entry("an integral fraction is a number, as Python reads 2.0", `[2.0]`, `{"type":"array","items":{"type":"number"}}`),
+		Entry("an exponent is a number, as Python reads 1e3", `[1e3]`, `{"type":"array","items":{"type":"number"}}`),
+		Entry("a negative integer", `[-0]`, `{"type":"array","items":{"type":"integer"}}`),
 		Entry("out of float64 range", `[1e400]`, `{"type":"array","items":{"type":"number"}}`),
 	)
 
@@ -126,9 +134,9 @@ var _ = Describe("Merge", func() {
 	DescribeTable("merges as if the instances were inferred together",
 		func(a, b, want string) {
 			got := schema.Merge(schema.Infer(decode(a)), schema.Infer(decode(b)))
-			Expect(compact(got)).To(MatchJSON(want))
-			together := schema.Infer([]any{decode(a), decode(b)})["items"]
-			Expect(compact(got)).To(MatchJSON(compact(together)))
+			Expect(compact(got)).To(MatchJSON(rooted(want)))
+			together := schema.Infer([]any{decode(a), decode(b)})["items"].(map[string]any)
+			Expect(compact(got)).To(MatchJSON(compact(schema.Merge(together, nil))))
 		},
 		Entry("same scalar types", `"a"`, `"b"`, `{"type":"string"}`),
 		Entry("different scalar types", `"a"`, `null`, `{"type":["null","string"]}`),
@@ -137,9 +145,9 @@ var _ = Describe("Merge", func() {
 		Entry("objects: required intersected, properties merged", `{"a":1,"b":"x"}`, `{"a":2.5,"c":null}`,
 			`{"type":"object","required":["a"],"properties":{"a":{"type":"number"},"b":{"type":"string"},"c":{"type":"null"}}}`),
 		Entry("an object and a non-object keep the object's required", `{"a":1}`, `"s"`,
-			`{"type":["object","string"],"required":["a"],"properties":{"a":{"type":"integer"}}}`),
+			`{"anyOf":[{"type":"string"},{"type":"object","required":["a"],"properties":{"a":{"type":"integer"}}}]}`),
 		Entry("a non-object and an object keep the object's required", `null`, `{"a":1}`,
-			`{"type":["null","object"],"required":["a"],"properties":{"a":{"type":"integer"}}}`),
+			`{"anyOf":[{"type":"null"},{"type":"object","required":["a"],"properties":{"a":{"type":"integer"}}}]}`),
 		Entry("an empty array and a full one", `[]`, `[{"x":1}]`,
 			`{"type":"array","items":{"type":"object","required":["x"],"properties":{"x":{"type":"integer"}}}}`),
 		Entry("two empty arrays", `[]`, `[]`, `{"type":"array"}`),
@@ -159,13 +167,15 @@ var _ = Describe("Merge", func() {
 	It("reads schemas decoded from JSON", func() {
 		a := object(`{"type":["null","object"],"required":["id","when"],"properties":{"id":{"type":"string"},"when":{"type":["integer","string"]}}}`)
 		b := object(`{"type":"object","required":["id"],"properties":{"id":{"type":"string"},"n":{"type":"array","items":{"type":"number"}}}}`)
-		Expect(compact(schema.Merge(a, b))).To(MatchJSON(`{"type":["null","object"],"required":["id"],"properties":{
-			"id":{"type":"string"},"when":{"type":["integer","string"]},"n":{"type":"array","items":{"type":"number"}}}}`))
+		Expect(compact(schema.Merge(a, b))).To(MatchJSON(rooted(`{"anyOf":[{"type":"null"},{"type":"object","required":["id"],"properties":{
+			"id":{"type":"string"},"when":{"type":["integer","string"]},"n":{"type":"array","items":{"type":"number"}}}}]}`)))
+		// and its own anyOf form back
+		Expect(schema.Merge(schema.Merge(a, b), nil)).To(Equal(schema.Merge(a, b)))
 	})
 
 	It("drops keywords it does not write, and ones that do not apply to the type", func() {
 		a := object(`{"type":"string","format":"date-time","properties":{"x":{"type":"string"}},"items":{"type":"string"},"required":["x"]}`)
-		Expect(schema.Merge(a, nil)).To(Equal(map[string]any{"type": "string"}))
+		Expect(schema.Merge(a, nil)).To(Equal(map[string]any{"$schema": schema.URI, "type": "string"}))
 	})
 
 	It("modifies neither input and shares no memory with them", func() {
