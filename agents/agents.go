@@ -122,6 +122,10 @@ type Info struct {
 	// Keys names the secrets the agent requires in Config.Secrets; replays
 	// and stand-in recordings get placeholders.
 	Keys []string
+	// Secrets names credentials the agent reads from Config.Secrets when
+	// given (an upstream's token). Like Keys, their values are redacted from
+	// recordings and scanned for in cassettes, by name and by value.
+	Secrets []string
 }
 
 // NopTracer discards everything; use it in production.

@@ -33,6 +33,7 @@ func Info() agents.Info {
 		Embeddings: &llm.Endpoint{Provider: llm.ProviderOpenAI, BaseURL: "https://api.openai.com/v1",
 			Model: "text-embedding-3-small", Dimensions: 64, KeyEnv: "OPENAI_API_KEY"},
 		Upstreams: map[string]string{"citycatalyst": "https://citycatalyst.openearth.dev"},
+		Secrets:   []string{secretToken, secretServiceKey},
 	}
 }
 

@@ -30,6 +30,7 @@ func Info() agents.Info {
 		Name:      Name,
 		Model:     llm.Endpoint{Provider: llm.ProviderOpenAI, BaseURL: "https://api.openai.com/v1", Model: "gpt-4.1-mini", KeyEnv: "OPENAI_API_KEY"},
 		Upstreams: map[string]string{"homeassistant": "http://homeassistant.local:8123"},
+		Secrets:   []string{secretHAToken},
 	}
 }
 

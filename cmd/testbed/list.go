@@ -128,11 +128,11 @@ func cmdCassettesCheck(args []string, stdout, stderr io.Writer) error {
 }
 
 // keyVariables returns the provider key variables and every agent's own
-// (agents.Info.Keys), sorted.
+// (agents.Info.Keys and Secrets), sorted.
 func keyVariables(reg map[string]agents.Entry) []string {
 	names := cassette.KeyVariables()
 	for _, e := range reg {
-		names = append(names, e.Info.Keys...)
+		names = append(append(names, e.Info.Keys...), e.Info.Secrets...)
 	}
 	slices.Sort(names)
 	return slices.Compact(names)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"slices"
 	"context"
 	"errors"
 	"fmt"
@@ -109,7 +110,7 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if liveUpstreams {
 		// Real upstream APIs need the agents' own keys, from the environment.
 		for _, e := range opts.Agents {
-			for _, k := range e.Info.Keys {
+			for _, k := range slices.Concat(e.Info.Keys, e.Info.Secrets) {
 				if v := os.Getenv(k); v != "" {
 					if opts.Secrets == nil {
 						opts.Secrets = map[string]string{}

@@ -3,8 +3,10 @@ package cassette
 import (
 	"bytes"
 	"encoding/json"
+	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -14,9 +16,25 @@ import (
 var secretParams = []string{"key", "api_key", "apikey", "api-key", "access_token", "token",
 	"auth_token", "refresh_token", "id_token", "client_secret", "secret", "password"}
 
-// secretHeaders are request headers that carry credentials.
-var secretHeaders = []string{"Authorization", "X-Api-Key", "X-Goog-Api-Key", "Api-Key", "Proxy-Authorization",
-	"X-Service-Key", "X-CA-Service-Key"}
+// recordedRequestHeaders are the request headers a recording keeps as they
+// are: what matching and debugging need (content negotiation, the SDK and
+// its version, API versions and options). Every other request header is
+// dropped, or kept as REDACTED when its name says it carries credentials;
+// an SDK can add headers of its own from the environment
+// (OPENAI_CUSTOM_HEADERS), and a list of what to remove would miss them.
+var recordedRequestHeaders = []string{
+	"Accept", "Accept-Language", "Content-Type", "Content-Encoding", "User-Agent",
+	"X-Stainless-Lang", "X-Stainless-Package-Version", "X-Stainless-Os", "X-Stainless-Arch",
+	"X-Stainless-Runtime", "X-Stainless-Runtime-Version", "X-Stainless-Retry-Count",
+	"X-Stainless-Timeout", "X-Stainless-Async", "X-Stainless-Helper-Method",
+	"X-Goog-Api-Client", "X-Goog-Fieldmask", "X-Server-Timeout", "X-Service-Name",
+	"Anthropic-Version", "Anthropic-Beta", "Openai-Beta", "Mcp-Protocol-Version",
+}
+
+// credentialWords are the parts of a header name that mark it as carrying
+// credentials (Authorization, X-Api-Key, Cf-Access-Client-Secret, Cookie).
+var credentialWords = []string{"auth", "key", "token", "secret", "cookie", "session", "password",
+	"passwd", "credential", "signature", "jwt", "assertion"}
 
 // Redacted replaces every secret in a recorded cassette.
 const Redacted = "REDACTED"
@@ -127,14 +145,36 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-// isSecretHeader reports whether a header name carries credentials.
+// isSecretHeader reports whether a header name says it carries credentials.
 func isSecretHeader(name string) bool {
-	for _, h := range secretHeaders {
-		if strings.EqualFold(h, name) {
+	n := strings.ToLower(name)
+	if strings.Contains(n, "ratelimit") { // X-Ratelimit-Remaining-Tokens counts tokens
+		return false
+	}
+	for _, w := range credentialWords {
+		if strings.Contains(n, w) {
 			return true
 		}
 	}
 	return false
+}
+
+// recordedHeaders returns what a recording keeps of request headers h: the
+// allowlisted ones with the literal secrets replaced, the credential-named
+// ones as REDACTED, nothing else.
+func recordedHeaders(h http.Header, secrets []string) http.Header {
+	out := http.Header{}
+	for name, vs := range h {
+		switch {
+		case isSecretHeader(name):
+			out[name] = []string{Redacted}
+		case slices.ContainsFunc(recordedRequestHeaders, func(a string) bool { return strings.EqualFold(a, name) }):
+			for _, v := range vs {
+				out[name] = append(out[name], redactLiterals(v, secrets))
+			}
+		}
+	}
+	return out
 }
 
 // secretFieldNames are JSON field names, lower case without "_" and "-",

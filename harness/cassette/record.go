@@ -73,7 +73,7 @@ func newRecorder(path string, opts Options) (*Recorder, error) {
 // latency. It runs as each interaction is captured: what it changes is what
 // go-vcr hands back to the caller, so it leaves the response alone (see save).
 func (r *Recorder) capture(i *vcr.Interaction) error {
-	i.Request.Headers = redactHeaders(i.Request.Headers, r.secrets)
+	i.Request.Headers = recordedHeaders(i.Request.Headers, r.secrets)
 	i.Request.URL = redactLiterals(redactURL(i.Request.URL), r.secrets)
 	for _, p := range secretParams {
 		if i.Request.Form.Has(p) {
@@ -112,8 +112,9 @@ func (r *Recorder) save(i *vcr.Interaction) error {
 	return nil
 }
 
-// redactHeaders returns a copy of h with secret headers replaced by REDACTED
-// and the literal secrets replaced in every other value.
+// redactHeaders returns a copy of response headers h with credential-named
+// ones (Set-Cookie) replaced by REDACTED and the literal secrets replaced in
+// every other value.
 func redactHeaders(h http.Header, secrets []string) http.Header {
 	h = h.Clone()
 	for name, vs := range h {

@@ -59,6 +59,26 @@ var _ = Describe("secrets", func() {
 		Expect(in.URL).To(Equal(up.URL + "/v1beta/models/m:generateContent?alt=json&key=REDACTED"))
 	})
 
+	It("keep only allowlisted request headers; credential-named ones are REDACTED, the rest dropped", func() {
+		other := filepath.Join(dir, "headers.yaml")
+		tr, err := cassette.Open(cassette.ModeRecord, other, cassette.Options{Real: http.DefaultTransport, Provenance: prov})
+		Expect(err).NotTo(HaveOccurred())
+		// What OPENAI_CUSTOM_HEADERS, OPENAI_ORG_ID and OPENAI_PROJECT_ID make the SDK send.
+		mustPost(tr, up.URL+"/v1/chat/completions", greet,
+			"X-Portkey-Api-Key", "pk-live-abcdef0123456789", "Cf-Access-Client-Secret", "cf-secret-0123456789abcdef",
+			"X-Api-Token", "tok-0123456789abcdef", "OpenAI-Organization", "org-0123456789abcdef",
+			"OpenAI-Project", "proj_0123456789abcdef", "X-Team-Routing", "blue-0123456789",
+			"Cookie", "session=0123456789abcdef", "X-Stainless-Lang", "go", "User-Agent", "OpenAI/Go 3.9")
+		Expect(tr.Close()).To(Succeed())
+
+		in := readOnDisk(other).Interactions[0].Request.Headers
+		Expect(in).To(Equal(map[string][]string{
+			"X-Portkey-Api-Key": {cassette.Redacted}, "Cf-Access-Client-Secret": {cassette.Redacted},
+			"X-Api-Token": {cassette.Redacted}, "Cookie": {cassette.Redacted},
+			"X-Stainless-Lang": {"go"}, "User-Agent": {"OpenAI/Go 3.9"}, "Content-Type": {"application/json"},
+		}))
+	})
+
 	It("never get in the way of matching: another key replays the same answer", func() {
 		up.Close()
 		rp, err := cassette.Open(cassette.ModeReplay, path, cassette.Options{})
