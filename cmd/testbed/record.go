@@ -1,13 +1,13 @@
 package main
 
 import (
-	"slices"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/agentreplay/testbed/agents/all"
