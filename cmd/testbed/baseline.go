@@ -7,13 +7,14 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/agentreplay/testbed/agents/all"
 	"github.com/agentreplay/testbed/harness/cassette"
 	"github.com/agentreplay/testbed/harness/report"
 	"github.com/agentreplay/testbed/harness/runner"
 	"github.com/agentreplay/testbed/harness/scenario"
+
+	"github.com/agentreplay/testbed/harness/files"
 )
 
 // defaultBaseline is where the blessed report lives.
@@ -56,7 +57,7 @@ func cmdBaseline(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if !rep.Passed() {
 		return withCode(exitFailed, errors.New("the replay does not pass; fix it before blessing it"))
 	}
-	if err := saveFile(filepath.Join(sel.root, out), rep.Blessed(), report.WriteJSON); err != nil {
+	if err := saveFile(underRoot(sel.root, out), rep.Blessed(), report.WriteJSON); err != nil {
 		return withCode(exitInternal, err)
 	}
 	fmt.Fprintf(stdout, "blessed %d scenario runs as %s\n", countScenarios(rep), out)
@@ -94,7 +95,7 @@ type baselineFile struct {
 // while the scenarios run.
 func readBaseline(path string) baselineFile {
 	b := baselineFile{path: path}
-	data, err := os.ReadFile(path)
+	data, err := files.ReadRegular(path, files.MaxBytes)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		b.missing = true

@@ -1,10 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 
 	"github.com/agentreplay/testbed/agents/all"
@@ -12,6 +12,8 @@ import (
 	"github.com/agentreplay/testbed/harness/report"
 	"github.com/agentreplay/testbed/harness/runner"
 	"github.com/agentreplay/testbed/harness/scenario"
+
+	"github.com/agentreplay/testbed/harness/files"
 )
 
 const compareDoc = `Usage: testbed compare --suite S --base A --head B [flags]
@@ -87,12 +89,11 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 }
 
 func readReport(path string) (*report.Report, error) {
-	f, err := os.Open(path)
+	data, err := files.ReadRegular(path, files.MaxBytes)
 	if err != nil {
 		return nil, withCode(exitUsage, err)
 	}
-	defer f.Close()
-	r, err := report.ReadJSON(f)
+	r, err := report.ReadJSON(bytes.NewReader(data))
 	if err != nil {
 		return nil, withCode(exitUsage, fmt.Errorf("%s: %w", path, err))
 	}

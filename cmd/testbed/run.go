@@ -21,6 +21,8 @@ import (
 	"github.com/agentreplay/testbed/harness/runner"
 	"github.com/agentreplay/testbed/harness/scenario"
 	"github.com/agentreplay/testbed/harness/tokens"
+
+	"github.com/agentreplay/testbed/harness/files"
 )
 
 // selection is the flags that pick what to run.
@@ -227,37 +229,18 @@ func parseShard(s string) (int, int, error) {
 	return i, n, nil
 }
 
-// saveReports writes latest.md and latest.json.
+// saveReports writes latest.md and latest.json as one set: runs finishing
+// at once leave both files from the same run.
 func saveReports(rep *report.Report, dir string) error {
-	if err := saveFile(filepath.Join(dir, "latest.md"), rep, report.WriteMarkdown); err != nil {
-		return err
-	}
-	return saveFile(filepath.Join(dir, "latest.json"), rep, report.WriteJSON)
+	return files.WriteSet(dir, "latest", files.Set{
+		"latest.md":   func(w io.Writer) error { return report.WriteMarkdown(w, rep) },
+		"latest.json": func(w io.Writer) error { return report.WriteJSON(w, rep) },
+	})
 }
 
-// saveFile renders rep into path atomically: a temporary file beside it,
-// then a rename.
+// saveFile renders rep into path atomically, mode 0644.
 func saveFile(path string, rep *report.Report, write func(io.Writer, *report.Report) error) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // a no-op once renamed
-	if err := write(tmp, rep); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return files.WriteAtomic(path, func(w io.Writer) error { return write(w, rep) })
 }
 
 func countScenarios(rep *report.Report) int {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -134,5 +135,26 @@ func BenchmarkLoad(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkScan measures the secret scan of every committed cassette, as
+// `make test` runs it, per byte scanned.
+func BenchmarkScan(b *testing.B) {
+	root := filepath.Join("..", "..", "cassettes")
+	var size int64
+	filepath.WalkDir(root, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if info, err := d.Info(); err == nil {
+				size += info.Size()
+			}
+		}
+		return nil
+	})
+	b.SetBytes(size)
+	for b.Loop() {
+		if _, err := cassette.Scan(root, nil, "HA_TOKEN"); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -14,9 +14,9 @@ package cassette
 import (
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -24,6 +24,8 @@ import (
 
 	vcr "gopkg.in/dnaeon/go-vcr.v2/cassette"
 	"gopkg.in/yaml.v3"
+
+	"github.com/agentreplay/testbed/harness/files"
 )
 
 // Mode says what a Transport does with HTTP traffic.
@@ -135,7 +137,7 @@ func readFile(path string) (*file, error) {
 // size: the fast reader slices its scalars from this text, so a second
 // copy of every cassette would be waste.
 func readText(path string) (string, error) {
-	data, err := os.ReadFile(path)
+	data, err := files.ReadRegular(path, files.MaxBytes)
 	if err != nil {
 		return "", err
 	}
@@ -165,37 +167,17 @@ func checkInteraction(in *vcr.Interaction) error {
 	return nil
 }
 
-// writeFile saves f atomically: a temporary file in the same folder, synced,
-// then renamed over path. On any error the previous file is left untouched.
-func writeFile(path string, f *file) (err error) {
+// writeFile saves f atomically, mode 0644 (see files.WriteAtomic). On any
+// error the previous file is left untouched.
+func writeFile(path string, f *file) error {
 	data, err := yaml.Marshal(f)
 	if err != nil {
 		return fmt.Errorf("encode cassette %s: %w", path, err)
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	return files.WriteAtomic(path, func(w io.Writer) error {
+		_, err := w.Write(append([]byte("---\n"), data...))
 		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			os.Remove(tmp.Name())
-		}
-	}()
-	if _, err = tmp.Write(append([]byte("---\n"), data...)); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err = tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err = tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	})
 }
 
 // ReadProvenance returns the provenance recorded in the cassette at path.

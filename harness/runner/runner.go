@@ -35,6 +35,8 @@ import (
 	"github.com/agentreplay/testbed/harness/scenario"
 	"github.com/agentreplay/testbed/harness/tokens"
 	"github.com/agentreplay/testbed/harness/trace"
+
+	"github.com/agentreplay/testbed/harness/files"
 )
 
 // Options configure a run. Root and Agents are required.
@@ -644,7 +646,7 @@ func runAgent(ctx context.Context, agent agents.Agent, in agents.Input) (ans age
 func loadAttachments(dir string, refs []scenario.AttachmentRef) ([]agents.Attachment, error) {
 	var out []agents.Attachment
 	for _, r := range refs {
-		data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(r.File)))
+		data, err := files.ReadRegular(filepath.Join(dir, filepath.FromSlash(r.File)), files.MaxBytes)
 		if err != nil {
 			return nil, fmt.Errorf("attachment %s: %w", r.File, err)
 		}
@@ -711,7 +713,7 @@ func replayStats(rep *report.Report, suites []*scenario.Suite, opts Options) *re
 		}
 		dir := filepath.Join(opts.Root, "cassettes", s.Name)
 		filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-			if err == nil && !d.IsDir() && strings.HasSuffix(path, ".yaml") && !owned[path] {
+			if err == nil && !d.IsDir() && strings.HasSuffix(path, ".yaml") && !files.IsTemp(path) && !owned[path] {
 				rel, _ := filepath.Rel(opts.Root, path)
 				st.UnusedCassettes = append(st.UnusedCassettes, filepath.ToSlash(rel))
 			}

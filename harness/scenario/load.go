@@ -18,6 +18,8 @@ import (
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/agentreplay/testbed/harness/files"
 )
 
 // LoadOptions says which names exist outside this package. Its zero value
@@ -34,7 +36,7 @@ type LoadOptions struct {
 // returned all at once as Errors, which match ErrInvalidSuite; a file that
 // cannot be read gives the read error.
 func Load(path string, opts LoadOptions) (*Suite, error) {
-	data, err := os.ReadFile(path)
+	data, err := files.ReadRegular(path, files.MaxBytes)
 	if err != nil {
 		return nil, fmt.Errorf("load suite: %w", err)
 	}

@@ -34,6 +34,8 @@ import (
 
 	"github.com/agentreplay/testbed/agents"
 	"github.com/agentreplay/testbed/harness/cassette"
+
+	"github.com/agentreplay/testbed/harness/files"
 )
 
 // LatencyHeader is the response header that carries a route's modelled
@@ -80,7 +82,7 @@ type Routes struct {
 // Load reads a routes file and every response file it names. Problems are
 // reported all at once, one per line, as "path:line: message".
 func Load(path string) (*Routes, error) {
-	data, err := os.ReadFile(path)
+	data, err := files.ReadRegular(path, files.MaxBytes)
 	if err != nil {
 		return nil, fmt.Errorf("load routes: %w", err)
 	}
@@ -219,7 +221,7 @@ func (l *loader) route(n *yaml.Node) (r Route, ok bool) {
 				case filepath.IsAbs(s):
 					l.addf(v.Line, "file %q must be relative to %s", s, l.dir)
 				default:
-					body, err := os.ReadFile(filepath.Join(l.dir, filepath.FromSlash(s)))
+					body, err := files.ReadRegular(filepath.Join(l.dir, filepath.FromSlash(s)), files.MaxBytes)
 					if err != nil {
 						l.addf(v.Line, "file %q: %v", s, unwrapPathError(err))
 					}
