@@ -1,9 +1,11 @@
 package main
 
 import (
+	"maps"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -131,6 +133,43 @@ var _ = Describe("testbed record", func() {
 			Expect(auth).NotTo(BeEmpty(), "every model call carries an Authorization header")
 			Expect(auth).To(HaveEach(Equal(cassette.Redacted)))
 
+			check := testbed("cassettes", "check", "--dir", filepath.Join(root, "cassettes"))
+			Expect(check.code).To(Equal(exitOK), check.String())
+		})
+
+		It("keeps out the headers the OpenAI SDK adds from the environment by itself", func() {
+			custom := map[string]string{"X-Portkey-Api-Key": "pk-live-Zq8tR2mVx7LpK4nW", "Cf-Access-Client-Secret": "cf-Tq4Vn8Rz2Lx6Wp0Ys3Kd",
+				"X-Api-Token": "tok-Hf1Jb5Mc9Ga2Lm9Np4", "X-Team": "routing-blue-7Rs8Tv1Wx"}
+			var lines []string
+			for k, v := range custom {
+				lines = append(lines, k+": "+v)
+			}
+			GinkgoT().Setenv("OPENAI_CUSTOM_HEADERS", strings.Join(lines, "\n"))
+			GinkgoT().Setenv("OPENAI_ORG_ID", "org-Xy7Qp2Lm9Nv4Rs8T")
+			GinkgoT().Setenv("OPENAI_PROJECT_ID", "proj_Bc7De9Fg3Hj5Kl")
+			Expect(os.RemoveAll(filepath.Join(root, "cassettes"))).To(Succeed())
+
+			r := testbed("record", "--root", root, "--suite", "odbchat", "--variant", "single-pass", "--scenario", "ac1-taiwan-sst")
+
+			Expect(r.code).To(Equal(exitOK), r.String())
+			files := yamlFiles(filepath.Join(root, "cassettes"))
+			Expect(files).To(HaveLen(1))
+			for name, data := range files {
+				for _, v := range append(slices.Collect(maps.Values(custom)), "org-Xy7Qp2Lm9Nv4Rs8T", "proj_Bc7De9Fg3Hj5Kl") {
+					Expect(string(data)).NotTo(ContainSubstring(v), name)
+				}
+				for _, in := range parseCassette(name, data).Interactions {
+					if !strings.Contains(in.Request.URL, "/chat/completions") {
+						continue
+					}
+					Expect(in.Request.Headers).To(HaveKeyWithValue("X-Portkey-Api-Key", []string{cassette.Redacted}))
+					Expect(in.Request.Headers).To(HaveKeyWithValue("Cf-Access-Client-Secret", []string{cassette.Redacted}))
+					Expect(in.Request.Headers).To(HaveKeyWithValue("X-Api-Token", []string{cassette.Redacted}))
+					Expect(in.Request.Headers).NotTo(HaveKey("X-Team"))
+					Expect(in.Request.Headers).NotTo(HaveKey("Openai-Organization"))
+					Expect(in.Request.Headers).NotTo(HaveKey("Openai-Project"))
+				}
+			}
 			check := testbed("cassettes", "check", "--dir", filepath.Join(root, "cassettes"))
 			Expect(check.code).To(Equal(exitOK), check.String())
 		})
