@@ -65,4 +65,16 @@ var _ = Describe("the baseline gate", func() {
 		Expect(r.code).To(Equal(exitUsage))
 		Expect(r.stderr).To(ContainSubstring("bless the whole project"))
 	})
+
+	It("writes --out where it says when the path is absolute, mode 0644", func() {
+		root := climateProject()
+		Expect(os.Remove(filepath.Join(root, "scenarios", "prompts"))).To(Succeed())
+		out := filepath.Join(GinkgoT().TempDir(), "elsewhere", "base.json")
+		r := testbed("baseline", "bless", "--root", root, "--quiet", "--out", out)
+		Expect(r.code).To(Equal(exitOK), r.String())
+		st, err := os.Stat(out)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(st.Mode().Perm()).To(Equal(os.FileMode(0o644)))
+		Expect(filepath.Join(root, out)).NotTo(BeAnExistingFile())
+	})
 })

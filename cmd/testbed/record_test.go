@@ -95,6 +95,9 @@ var _ = Describe("testbed record", func() {
 		Expect(r.stderr).To(ContainSubstring("recorded 1 cassettes"))
 		Expect(mustRead(target)).To(Equal(before))
 		Expect(mustRead(cassettePath(root, "legacy", "ac2-hualien-point"))).To(Equal(other))
+		st, err := os.Stat(target)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(st.Mode().Perm()).To(Equal(os.FileMode(0o644)), "readable by the team, as git checks it out")
 	})
 
 	It("writes nothing with --live", func() {

@@ -253,12 +253,16 @@ func countScenarios(rep *report.Report) int {
 	return n
 }
 
-// verdict maps a report to an exit: stale beats failed.
+// verdict maps a report to an exit: an unreadable cassette beats stale,
+// which beats failed.
 func verdict(rep *report.Report) error {
-	stale, failed := 0, 0
+	stale, failed, unreadable := 0, 0, 0
 	for _, s := range rep.Suites {
 		for _, v := range s.Variants {
 			for _, sc := range v.Scenarios {
+				if sc.Unreadable {
+					unreadable++
+				}
 				switch sc.Verdict {
 				case report.VerdictStale:
 					stale++
@@ -279,6 +283,8 @@ func verdict(rep *report.Report) error {
 		unused = len(rep.Replay.UnusedCassettes)
 	}
 	switch {
+	case unreadable > 0:
+		return withCode(exitInternal, fmt.Errorf("%d cassettes could not be read (see the errors above); restore them from git or re-record them", unreadable))
 	case unused > 0 && stale == 0 && failed == 0:
 		return withCode(exitFailed, fmt.Errorf("%d cassettes belong to no scenario: %v", unused, rep.Replay.UnusedCassettes))
 	case stale > 0:

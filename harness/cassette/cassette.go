@@ -99,6 +99,10 @@ type file struct {
 // ErrNotFound is returned when a cassette file does not exist.
 var ErrNotFound = errors.New("cassette not found")
 
+// ErrVersion is returned for a cassette of a format version testbed does
+// not read.
+var ErrVersion = errors.New("unsupported cassette format")
+
 // ErrCorrupt is returned when a cassette file cannot be read as a cassette.
 var ErrCorrupt = errors.New("corrupt cassette")
 
@@ -123,7 +127,8 @@ func readFile(path string) (*file, error) {
 		}
 	}
 	if f.Version != FormatVersion {
-		return nil, fmt.Errorf("%w: %s: format version %d, want %d", ErrCorrupt, path, f.Version, FormatVersion)
+		return nil, fmt.Errorf("%w: %s: format version %d; this testbed reads format version %d only (go-vcr v2's, as testbed record writes it): "+
+			"a newer testbed or another tool wrote this file", ErrVersion, path, f.Version, FormatVersion)
 	}
 	for i, in := range f.Interactions {
 		if err := checkInteraction(in); err != nil {

@@ -98,8 +98,12 @@ type Scenario struct {
 	Metrics       trace.Metrics `json:"metrics"`
 	Unplayed      int           `json:"unplayed"` // recorded interactions the run did not use
 	// Crashed is true when the agent panicked; the run went on.
-	Crashed bool          `json:"crashed,omitempty"`
-	Events  []trace.Event `json:"events"`
+	Crashed bool `json:"crashed,omitempty"`
+	// Unreadable is true when the scenario's cassette exists but could not
+	// be read (not a regular file, too large, no permission): a problem
+	// with the checkout, not with the agent.
+	Unreadable bool          `json:"unreadable,omitempty"`
+	Events     []trace.Event `json:"events"`
 	// Sampling holds every sample's outcome when the scenario was recorded
 	// with several samples; nil for a single cassette.
 	Sampling *Sampling `json:"sampling,omitempty"`

@@ -487,11 +487,11 @@ func runOne(ctx context.Context, j *job, sample int, opts Options, pending *coun
 		switch {
 		case errors.Is(err, cassette.ErrNotFound):
 			out.Error += fmt.Sprintf("; record it with: %s", copts.Rerecord)
-		case errors.Is(err, cassette.ErrCorrupt):
+		case errors.Is(err, cassette.ErrCorrupt), errors.Is(err, cassette.ErrVersion):
 			// Recording writes the whole file again, so it is the fix.
 			out.Error += fmt.Sprintf("; re-record it with: %s", copts.Rerecord)
 		default:
-			out.Verdict = report.VerdictError
+			out.Verdict, out.Unreadable = report.VerdictError, true
 		}
 		return out
 	}
