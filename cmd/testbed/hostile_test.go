@@ -38,6 +38,7 @@ var _ = Describe("testbed on broken input", func() {
 			}
 			Expect(r.stdout).To(ContainSubstring(reason + "; " + rerecord))
 			Expect(r.stderr).To(ContainSubstring("1 scenario runs have stale or missing cassettes"))
+			Expect(r.stdout).To(ContainSubstring("not evaluated: 1 of 1 runs are stale or errored"), "a gate never passes on what it did not measure")
 			Expect(r.stderr).NotTo(ContainSubstring("panic"))
 		},
 		Entry("an empty file", func(p string) { write(p, nil) }, "empty file"),

@@ -68,7 +68,9 @@ func isLatency(metric string) bool {
 // the suite has none; a threshold against "baseline" then compares s with
 // itself. A threshold written as a duration (Unit "s") is compared in
 // milliseconds, and Observed and Target are in the metric's unit (ms for
-// latencies). An unknown metric or operator fails, with a Detail saying so.
+// latencies). An unknown metric or operator fails, with a Detail saying so;
+// so does a threshold over a variant (or a baseline) with no runs or with
+// stale or errored ones: it is not evaluated, never passed on nothing.
 func Thresholds(ths []scenario.Threshold, s report.Summary, base *report.Summary) []report.Threshold {
 	out := make([]report.Threshold, 0, len(ths))
 	for _, th := range ths {
@@ -85,6 +87,10 @@ func threshold(th scenario.Threshold, s report.Summary, base *report.Summary) re
 		return r
 	}
 	r.Observed = observed
+	if why := unmeasured(s, base, th); why != "" {
+		r.Detail, r.NotEvaluated = "not evaluated: "+why, true
+		return r
+	}
 	unit := ""
 	if isLatency(th.Metric) {
 		unit = " ms"
@@ -123,6 +129,33 @@ func threshold(th scenario.Threshold, s report.Summary, base *report.Summary) re
 		r.Detail = fmt.Sprintf("%s = %s, want %s %s%s", th.Metric, show(r.Observed), th.Op, show(r.Target), against)
 	}
 	return r
+}
+
+// unmeasured says why a threshold cannot be evaluated on s (and base, when
+// it compares with one): no runs, or runs that were stale or errored, whose
+// calls, tokens and latency were never measured; "" when it can.
+func unmeasured(s report.Summary, base *report.Summary, th scenario.Threshold) string {
+	what := func(s report.Summary, whose string) string {
+		runs := max(s.Runs, s.Scenarios)
+		switch {
+		case runs == 0:
+			return whose + "no runs"
+		case s.Incomplete > 0:
+			return fmt.Sprintf("%s%d of %d runs are stale or errored, so %s was not measured; fix them first", whose, s.Incomplete, runs, th.Metric)
+		}
+		return ""
+	}
+	if why := what(s, ""); why != "" {
+		return why
+	}
+	if th.Baseline && base != nil {
+		whose := "the baseline: "
+		if th.Against != "" {
+			whose = th.Against + ": "
+		}
+		return what(*base, whose)
+	}
+	return ""
 }
 
 // compare applies op; equality allows for rounding in the summary's means.

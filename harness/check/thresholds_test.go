@@ -142,3 +142,30 @@ var _ = Describe("Thresholds", func() {
 		Expect([]bool{got[0].Pass, got[1].Pass, got[2].Pass}).To(Equal([]bool{false, true, true}))
 	})
 })
+
+var _ = Describe("Thresholds over runs that measured nothing", func() {
+	stale := report.Summary{Scenarios: 3, Incomplete: 1, LLMCallsMean: 0, LatencyMean: 0}
+	clean := report.Summary{Scenarios: 3, LLMCallsMean: 2, LatencyMean: 900}
+
+	DescribeTable("are not evaluated, and fail",
+		func(th scenario.Threshold, s report.Summary, base *report.Summary, why string) {
+			got := check.Thresholds([]scenario.Threshold{th}, s, base)
+			Expect(got).To(HaveLen(1))
+			Expect(got[0].Pass).To(BeFalse())
+			Expect(got[0].NotEvaluated).To(BeTrue())
+			Expect(got[0].Detail).To(Equal("not evaluated: " + why))
+		},
+		Entry("a stale run, against the baseline",
+			scenario.Threshold{Source: "llm_calls_mean <= baseline", Metric: "llm_calls_mean", Op: "<=", Baseline: true}, stale, &clean,
+			"1 of 3 runs are stale or errored, so llm_calls_mean was not measured; fix them first"),
+		Entry("a stale run, against a number",
+			scenario.Threshold{Source: "latency_mean <= 2s", Metric: "latency_mean", Op: "<=", Value: 2, Unit: "s"}, stale, nil,
+			"1 of 3 runs are stale or errored, so latency_mean was not measured; fix them first"),
+		Entry("a baseline with a stale run",
+			scenario.Threshold{Source: "latency_mean <= baseline", Metric: "latency_mean", Op: "<=", Baseline: true}, clean, &stale,
+			"the baseline: 1 of 3 runs are stale or errored, so latency_mean was not measured; fix them first"),
+		Entry("no runs at all",
+			scenario.Threshold{Source: "pass_rate == 100%", Metric: "pass_rate", Op: "==", Value: 1, Unit: "%"}, report.Summary{}, nil,
+			"no runs"),
+	)
+})

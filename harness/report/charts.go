@@ -166,7 +166,7 @@ func stackedChart(title string, order []*Variant, legend []string, max float64, 
 func latencyBudget(order []*Variant) float64 {
 	for _, v := range order {
 		for _, t := range v.Thresholds {
-			if strings.Contains(strings.ToLower(metricName(t.Source)), "latency") {
+			if !t.NotEvaluated && strings.Contains(strings.ToLower(metricName(t.Source)), "latency") {
 				return t.Target
 			}
 		}

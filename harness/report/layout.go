@@ -318,6 +318,9 @@ func thresholdSection(order []*Variant) (section, bool) {
 				result = "✗"
 			}
 			row := []string{v.Name, t.Source, metricValue(metric, t.Observed), metricValue(metric, t.Target), result}
+			if t.NotEvaluated {
+				row[2], row[3] = "—", "—"
+			}
 			if detail {
 				row = append(row, t.Detail)
 			}

@@ -144,6 +144,9 @@ type Summary struct {
 	Faults        int `json:"faults,omitempty"`
 	FaultsHandled int `json:"faults_handled,omitempty"`
 	Crashes       int `json:"crashes,omitempty"`
+	// Incomplete counts the runs that were stale or errored: their metrics
+	// were not measured, so no threshold over the variant is evaluated.
+	Incomplete int `json:"incomplete,omitempty"`
 	// Runs counts the replayed samples when any scenario has several (see
 	// Sampling); routing accuracy, means and percentiles are then over runs,
 	// while PassRate stays the share of scenarios whose verdict passed.
@@ -165,6 +168,10 @@ type Threshold struct {
 	Target   float64 `json:"target"`
 	Pass     bool    `json:"pass"`
 	Detail   string  `json:"detail,omitempty"`
+	// NotEvaluated is true when the threshold could not be measured (no
+	// runs, or stale or errored ones); it then fails, and Observed and
+	// Target mean nothing.
+	NotEvaluated bool `json:"not_evaluated,omitempty"`
 }
 
 // Passed reports whether every scenario and threshold in r passed and no

@@ -59,6 +59,9 @@ func Summarize(scs []Scenario) Summary {
 				s.FaultsHandled += r.Metrics.Faults
 			}
 			s.Faults += r.Metrics.Faults
+			if r.Verdict == VerdictStale || r.Verdict == VerdictError {
+				s.Incomplete++
+			}
 			if r.Crashed {
 				s.Crashes++
 			}
