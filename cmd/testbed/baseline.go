@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/agentreplay/testbed/agents/all"
 	"github.com/agentreplay/testbed/harness/cassette"
@@ -109,10 +110,21 @@ func readBaseline(path string) baselineFile {
 	return b
 }
 
+// inCI reports whether testbed runs under CI, as CI services say with CI
+// set (to true, 1 or anything but false and 0).
+func inCI() bool {
+	v := strings.ToLower(os.Getenv("CI"))
+	return v != "" && v != "false" && v != "0"
+}
+
 // check compares rep with b, printing the regressions; they are an error.
 func (b baselineFile) check(rep *report.Report, suites []*scenario.Suite, stdout, stderr io.Writer) error {
+	if b.missing && inCI() {
+		return withCode(exitFailed, fmt.Errorf("no blessed baseline at %s, so the regression gate cannot run; in CI (CI=%s) that fails: "+
+			"create it with testbed baseline bless and commit it, or pass --no-baseline", b.path, os.Getenv("CI")))
+	}
 	if b.missing {
-		fmt.Fprintf(stderr, "no blessed baseline at %s; create one with: testbed baseline bless\n", b.path)
+		fmt.Fprintf(stderr, "no blessed baseline at %s: the regression gate did not run; create one with: testbed baseline bless\n", b.path)
 		return nil
 	}
 	if b.err != nil {

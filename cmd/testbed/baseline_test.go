@@ -77,4 +77,26 @@ var _ = Describe("the baseline gate", func() {
 		Expect(st.Mode().Perm()).To(Equal(os.FileMode(0o644)))
 		Expect(filepath.Join(root, out)).NotTo(BeAnExistingFile())
 	})
+
+	Describe("missing", func() {
+		It("is said, and the run passes, outside CI", func() {
+			root := climateProject()
+			Expect(os.Remove(filepath.Join(root, "reports", "baseline.json"))).To(Succeed())
+			r := testbed("run", "--root", root, "--suite", "climate", "--quiet", "--out", "")
+			Expect(r.code).To(Equal(exitOK), r.String())
+			Expect(r.stderr).To(ContainSubstring("no blessed baseline at " + filepath.Join(root, "reports", "baseline.json") + ": the regression gate did not run"))
+		})
+
+		It("fails the run in CI, unless --no-baseline", func() {
+			GinkgoT().Setenv("CI", "true")
+			root := climateProject()
+			Expect(os.Remove(filepath.Join(root, "reports", "baseline.json"))).To(Succeed())
+			r := testbed("run", "--root", root, "--suite", "climate", "--quiet", "--out", "")
+			Expect(r.code).To(Equal(exitFailed), r.String())
+			Expect(r.stderr).To(ContainSubstring("so the regression gate cannot run; in CI (CI=true) that fails"))
+
+			r = testbed("run", "--root", root, "--suite", "climate", "--quiet", "--out", "", "--no-baseline")
+			Expect(r.code).To(Equal(exitOK), r.String())
+		})
+	})
 })

@@ -151,3 +151,18 @@ var _ = Describe("testbed record, twice at once", func() {
 		Expect(r.code).To(Equal(exitOK), r.String())
 	})
 })
+
+var _ = Describe("commands interrupted", func() {
+	DescribeTable("exit 130, as the README promises, whatever was under way",
+		func(args ...string) {
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel() // as if SIGINT arrived at once
+			r := <-background(ctx, append(args, "--root", project(), "--quiet")...)
+			Expect(r.code).To(Equal(exitSignal), r.String())
+			Expect(r.stderr).To(HavePrefix("testbed: interrupted"))
+		},
+		Entry("run", "run", "--out", "", "--baseline", ""),
+		Entry("compare", "compare", "--suite", "odbchat", "--base", "legacy", "--head", "single-pass"),
+		Entry("baseline bless", "baseline", "bless", "--out", "reports/b.json"),
+	)
+})

@@ -133,6 +133,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		return exitOK
 	}
+	if ctx.Err() != nil {
+		// SIGINT or SIGTERM stopped the command: whatever error that caused
+		// (context canceled), the exit is the shell's for an interrupt.
+		var ee *exitError
+		if !errors.As(err, &ee) || ee.err != errSilent {
+			fmt.Fprintln(stderr, "testbed: interrupted:", err)
+		}
+		return exitSignal
+	}
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.err != errSilent {

@@ -135,7 +135,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.StringVar(&out, "out", "reports", "folder for latest.md and latest.json, under --root unless absolute (empty: write none)")
 	fs.StringVar(&junit, "junit", "", "also write the results as JUnit XML to this file")
 	var baseline, shard string
+	var noBaseline bool
 	fs.StringVar(&baseline, "baseline", defaultBaseline, "the blessed report to compare with (empty: none)")
+	fs.BoolVar(&noBaseline, "no-baseline", false, "run without the baseline gate (in CI, a missing baseline fails the run otherwise)")
 	fs.StringVar(&shard, "shard", "", "run only shard i of n (i/n), for parallel CI runners; join them with 'testbed report merge'")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -154,6 +156,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	// The blessed report is read while the scenarios run; a shard's
 	// summaries are partial, so only the merged report is gated.
+	if noBaseline {
+		baseline = ""
+	}
 	var blessed chan baselineFile
 	if baseline != "" && n <= 1 {
 		baseline = underRoot(sel.root, baseline)

@@ -22,6 +22,10 @@ func TestTestbed(t *testing.T) {
 	RunSpecs(t, "testbed CLI Suite")
 }
 
+// The specs run the CLI as a developer would; those about CI set CI
+// themselves.
+var _ = BeforeEach(func() { GinkgoT().Setenv("CI", "") })
+
 // repoRoot is the project folder, relative to this package.
 const repoRoot = "../.."
 
