@@ -3,7 +3,9 @@ package main
 import (
 	"errors"
 	"flag"
+	"fmt"
 	"io"
+	"strings"
 
 	"github.com/agentreplay/testbed/agents/all"
 	"github.com/agentreplay/testbed/harness/cassette"
@@ -45,6 +47,9 @@ func cmdMerge(args []string, stdout, stderr io.Writer) error {
 		}
 		parts = append(parts, r)
 	}
+	if err := completeShards(files, parts); err != nil {
+		return withCode(exitUsage, err)
+	}
 	suites, err := loadSuites(sel)
 	if err != nil {
 		return err
@@ -67,6 +72,56 @@ func cmdMerge(args []string, stdout, stderr io.Writer) error {
 		return nil
 	}
 	return checkBaseline(underRoot(sel.root, baseline), rep, suites, stderr, stderr)
+}
+
+// completeShards checks that parts (read from files) are every shard of one
+// run, each once: a merge of some shards would gate a partial run as if it
+// were whole.
+func completeShards(files []string, parts []*report.Report) error {
+	var problems []string
+	seen := map[int]string{}
+	var first *report.Shard
+	for i, p := range parts {
+		sh := p.Shard
+		switch {
+		case sh == nil:
+			problems = append(problems, fmt.Sprintf("%s is not a shard report (write one with: testbed run --shard i/n --json)", files[i]))
+			continue
+		case first == nil:
+			first = sh
+		case sh.Count != first.Count || sh.Total != first.Total:
+			problems = append(problems, fmt.Sprintf("%s is shard %d/%d of a run of %d pairs, but %s is shard %d/%d of a run of %d: they are not shards of one run",
+				files[i], sh.Index, sh.Count, sh.Total, files[0], first.Index, first.Count, first.Total))
+			continue
+		}
+		if other, dup := seen[sh.Index]; dup {
+			problems = append(problems, fmt.Sprintf("shard %d/%d is given twice: %s and %s", sh.Index, sh.Count, other, files[i]))
+		}
+		seen[sh.Index] = files[i]
+	}
+	if first != nil && len(problems) == 0 {
+		var missing []string
+		pairs := 0
+		for i := 1; i <= first.Count; i++ {
+			if _, ok := seen[i]; !ok {
+				missing = append(missing, fmt.Sprintf("%d/%d", i, first.Count))
+			}
+		}
+		for _, p := range parts {
+			pairs += p.Shard.Pairs
+		}
+		switch {
+		case len(missing) > 0:
+			problems = append(problems, fmt.Sprintf("shards %s are missing: the merge would cover %d of %d scenario × variant pairs; give every shard of the run",
+				strings.Join(missing, ", "), pairs, first.Total))
+		case pairs != first.Total:
+			problems = append(problems, fmt.Sprintf("the shards cover %d of %d scenario × variant pairs", pairs, first.Total))
+		}
+	}
+	if len(problems) > 0 {
+		return errors.New(strings.Join(problems, "\n"))
+	}
+	return nil
 }
 
 // parseWithFiles parses flags that may come before or after positional

@@ -20,6 +20,19 @@ type Report struct {
 	Suites        []Suite `json:"suites"`
 	// Replay proves a replay hermetic; nil in record and live modes.
 	Replay *ReplayStats `json:"replay,omitempty"`
+	// Shard says which part of a sharded run this report is; nil for a
+	// whole run (and for the merge of the shards).
+	Shard *Shard `json:"shard,omitempty"`
+}
+
+// Shard is the part of a run a shard report covers.
+type Shard struct {
+	Index int `json:"index"` // 1-based
+	Count int `json:"count"`
+	// Pairs counts the scenario × variant pairs this shard ran; Total those
+	// of the whole run the shard was cut from.
+	Pairs int `json:"pairs"`
+	Total int `json:"total"`
 }
 
 // ReplayStats say what a replay used of the committed cassettes.

@@ -166,6 +166,9 @@ func Run(ctx context.Context, suites []*scenario.Suite, opts Options) (*report.R
 			}
 		}
 	}
+	if opts.Shards > 1 {
+		rep.Shard = &report.Shard{Index: opts.Shard, Count: opts.Shards, Pairs: len(jobs), Total: k}
+	}
 	var tasks []task
 	size := map[task]int64{}
 	for i := range jobs {
