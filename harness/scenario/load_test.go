@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"testing"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -178,6 +179,17 @@ scenarios:
 		Expect(s.Variants[1].Config).To(Equal(map[string]any{"router": "legacy", "retries": 1}))
 		Expect(*s.Scenarios[1].Turns[0].Expect.LLMCalls).To(Equal(2))
 		Expect(s.Scenarios[1].Turns[0].Expect.Answer.Contains).To(Equal([]string{"°C"}))
+	})
+
+	It("expands nested merge keys once each: a 654-byte merge bomb is rejected with bounded work", func() {
+		data, err := os.ReadFile("testdata/merge-bomb.yaml")
+		Expect(err).NotTo(HaveOccurred())
+		var perr error
+		// Each level merges the one below nine times: re-expanded, the
+		// bottom mapping would be visited 9^8 (43 million) times.
+		allocs := testing.AllocsPerRun(1, func() { _, perr = scenario.Parse("merge-bomb.yaml", data, opts) })
+		Expect(perr).To(MatchError(scenario.ErrInvalidSuite))
+		Expect(allocs).To(BeNumerically("<", 100_000))
 	})
 
 	It("returns read errors as they are, not as invalid suites", func() {

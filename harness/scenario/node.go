@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"regexp"
 	"slices"
@@ -25,6 +26,17 @@ type decoder struct {
 	// typos are the keys that unknown keys were taken for, so that they are
 	// not also reported as missing.
 	typos map[typo]bool
+
+	// merged memoises fields per mapping: a mapping merged many times
+	// (anchors merging anchors, nine times per level) is expanded once, and
+	// its problems are reported once, so the work stays linear in the file.
+	merged map[*yaml.Node]mergedFields
+}
+
+// mergedFields is what fields returns for one mapping.
+type mergedFields struct {
+	list  []field
+	byKey fields
 }
 
 // typo is a key that an unknown key in a mapping was taken for.
@@ -133,6 +145,19 @@ func (d *decoder) want(v *yaml.Node, at, want string) {
 // written in m win over merged ones, and earlier merged mappings over later
 // ones. It reports repeated keys and keys that are not scalars.
 func (d *decoder) fields(m *yaml.Node, at string) ([]field, fields) {
+	if got, ok := d.merged[m]; ok {
+		return got.list, got.byKey
+	}
+	list, byKey := d.expand(m, at)
+	if d.merged == nil {
+		d.merged = map[*yaml.Node]mergedFields{}
+	}
+	d.merged[m] = mergedFields{list, byKey}
+	return list, byKey
+}
+
+// expand is fields without the memo.
+func (d *decoder) expand(m *yaml.Node, at string) ([]field, fields) {
 	var list []field
 	byKey := fields{}
 	var merges []*yaml.Node
@@ -242,6 +267,7 @@ func (d *decoder) mapping(v *yaml.Node, at, want string, allowed ...string) (*ya
 		return nil, nil, false
 	}
 	list, byKey := d.fields(v, at)
+	byKey = maps.Clone(byKey) // the memo's stays whole
 	for _, f := range list {
 		if !slices.Contains(allowed, f.key.Value) {
 			msg := fmt.Sprintf("unknown key %q (allowed: %s)", f.key.Value, strings.Join(allowed, ", "))
