@@ -75,7 +75,7 @@ func parseError(err error) error {
 // loadSuites loads scenarios/*.yaml, keeping the selected suite.
 func loadSuites(sel selection) ([]*scenario.Suite, error) {
 	dir := filepath.Join(sel.root, "scenarios")
-	suites, err := scenario.LoadDir(dir, scenario.LoadOptions{Agents: all.Names(), Metrics: check.MetricNames(), Faults: runner.FaultKinds()})
+	suites, err := scenario.LoadDir(dir, scenario.LoadOptions{Agents: all.Names(), Metrics: check.MetricNames(), Faults: runner.FaultKinds(), JQ: check.CompileJQ})
 	if err != nil {
 		if errors.Is(err, scenario.ErrInvalidSuite) {
 			return nil, withCode(exitUsage, err)

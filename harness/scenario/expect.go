@@ -54,12 +54,16 @@ func (d *decoder) expect(v *yaml.Node, at string) Expect {
 		at := join(at, "jq")
 		if exprs, ok := d.strs(f.val, at, true); ok {
 			for i, expr := range exprs {
+				line := resolve(f.val).Line
+				if r := resolve(f.val); r.Kind == yaml.SequenceNode {
+					line = resolve(r.Content[i]).Line
+				}
 				if strings.TrimSpace(expr) == "" {
-					line := resolve(f.val).Line
-					if r := resolve(f.val); r.Kind == yaml.SequenceNode {
-						line = resolve(r.Content[i]).Line
-					}
 					d.errorf(line, index(at, i), "empty expression; write a jq expression that yields true")
+				} else if d.opts.JQ != nil {
+					if err := d.opts.JQ(expr); err != nil {
+						d.errorf(line, index(at, i), "%v", err)
+					}
 				}
 			}
 			e.JQ = exprs

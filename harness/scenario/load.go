@@ -27,6 +27,9 @@ import (
 type LoadOptions struct {
 	Agents  []string // names an agent: may take; any when empty
 	Metrics []string // metrics a threshold may use; any when empty
+	// JQ checks an expect.jq expression (its syntax, the functions and
+	// variables it uses); expressions are not checked when nil.
+	JQ func(expr string) error
 	// Faults lists the fault kinds each target (FaultOnModel,
 	// FaultOnUpstream) knows; kinds are not checked when nil.
 	Faults map[string][]string
@@ -141,6 +144,15 @@ func (d *decoder) document(data []byte) (root *yaml.Node) {
 		d.errorf(line, "", "not UTF-8 text: byte 0x%02x at column %d; save the file as UTF-8", data[i], col)
 		return nil
 	}
+	// yaml.v3 says "control characters are not allowed" at line 1 wherever
+	// they are; point at each instead.
+	utf16 := bytes.HasPrefix(data, []byte{0xff, 0xfe}) || bytes.HasPrefix(data, []byte{0xfe, 0xff})
+	if found := controlChars(data); len(found) > 0 && !utf16 {
+		for _, c := range found {
+			d.errorf(c.line, "", "control character U+%04X at column %d; remove it (YAML text allows tab, newline and carriage return only)", c.r, c.col)
+		}
+		return nil
+	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil {
@@ -169,6 +181,31 @@ func (d *decoder) document(data []byte) (root *yaml.Node) {
 		return nil
 	}
 	return doc.Content[0]
+}
+
+// control is a character YAML does not allow, where it is.
+type control struct {
+	r         rune
+	line, col int
+}
+
+// controlChars returns every character of data that YAML does not allow in a
+// document: C0 controls but tab, newline and carriage return, DEL, and C1
+// controls.
+func controlChars(data []byte) []control {
+	var out []control
+	line, col := 1, 0
+	for _, r := range string(data) {
+		col++
+		switch {
+		case r == '\n':
+			line, col = line+1, 0
+		case r == '\t' || r == '\r':
+		case r < 0x20 || r == 0x7f || 0x80 <= r && r <= 0x9f:
+			out = append(out, control{r, line, col})
+		}
+	}
+	return out
 }
 
 // firstInvalidUTF8 returns the offset of the first byte of data that is not
@@ -218,7 +255,28 @@ var (
 	// fileName is what variant names and scenario IDs may be, since they
 	// name cassette files.
 	fileName = regexp.MustCompile(`^[A-Za-z0-9_-][A-Za-z0-9._-]*$`)
+	// sampleName is how the cassettes of a scenario's samples end
+	// (<id>.sample2.yaml): an id ending so would share their files.
+	sampleName = regexp.MustCompile(`\.sample[0-9]+$`)
 )
+
+// MaxNameBytes is the longest variant name or scenario id: with the suffixes
+// testbed adds (.sample12.yaml, a recording's temporary name), a longer one
+// would not fit in a file name (255 bytes on most file systems).
+const MaxNameBytes = 200
+
+// nameProblem says why name cannot name cassette files, or "".
+func nameProblem(name string) string {
+	switch {
+	case !fileName.MatchString(name):
+		return "use letters, digits, ., _ and -, not starting with ."
+	case len(name) > MaxNameBytes:
+		return fmt.Sprintf("%d bytes is longer than the %d a cassette file name allows; shorten it", len(name), MaxNameBytes)
+	case sampleName.MatchString(name):
+		return "it ends like the cassette of a scenario's sample (<id>.sample2.yaml) and would share its file; rename it"
+	}
+	return ""
+}
 
 func (d *decoder) suite(root *yaml.Node) *Suite {
 	m, fs, ok := d.mapping(root, "", "a mapping of suite keys", suiteKeys...)
@@ -316,8 +374,8 @@ func (d *decoder) suiteVariants(v *yaml.Node) []Variant {
 	for _, f := range list {
 		name := f.key.Value
 		at := join(at, name)
-		if !fileName.MatchString(name) {
-			d.errorf(f.key.Line, at, "invalid variant name %q; use letters, digits, ., _ and - (it names cassette directories)", name)
+		if why := nameProblem(name); why != "" {
+			d.errorf(f.key.Line, at, "invalid variant name %q (it names a cassette folder): %s", name, why)
 		}
 		d.variants = append(d.variants, name)
 		vr := Variant{Name: name, Line: f.key.Line}
@@ -384,6 +442,10 @@ func (d *decoder) thresholds(v *yaml.Node) map[string][]Threshold {
 				d.errorf(item.Line, at, "unknown metric %q (known: %s)", t.Metric, strings.Join(d.opts.Metrics, ", "))
 				continue
 			}
+			if why := t.unitProblem(); why != "" {
+				d.errorf(item.Line, at, "threshold %q: %s", expr, why)
+				continue
+			}
 			if t.Against != "" {
 				d.checkVariant(item, at, t.Against)
 			}
@@ -409,7 +471,8 @@ func (d *decoder) scenarios(v *yaml.Node) []Scenario {
 		d.errorf(v.Line, at, "no scenarios; add at least one")
 		return nil
 	}
-	ids := map[string]int{} // line of each ID's first use
+	ids := map[string]int{}       // line of each ID's first use
+	folded := map[string]string{} // each ID by its lower case: file systems that ignore case would share their files
 	var out []Scenario
 	for i, item := range v.Content {
 		at := index(at, i)
@@ -422,13 +485,17 @@ func (d *decoder) scenarios(v *yaml.Node) []Scenario {
 		if f, ok := fs["id"]; ok {
 			if id, ok := d.str(f.val, join(at, "id")); ok {
 				line := resolve(f.val).Line
+				other, clash := folded[strings.ToLower(id)]
 				switch first, dup := ids[id]; {
 				case dup:
 					d.errorf(line, join(at, "id"), "duplicate id %q (first at line %d); rename one", id, first)
-				case !fileName.MatchString(id):
-					d.errorf(line, join(at, "id"), "invalid id %q; use letters, digits, ., _ and - (it names cassette files)", id)
+				case nameProblem(id) != "":
+					d.errorf(line, join(at, "id"), "invalid id %q (it names cassette files): %s", id, nameProblem(id))
+				case clash:
+					d.errorf(line, join(at, "id"), "id %q differs from %q (line %d) only in case, and would share its cassette where file names ignore case; rename one", id, other, ids[other])
 				default:
 					ids[id] = line
+					folded[strings.ToLower(id)] = id
 				}
 				sc.ID = id
 			}

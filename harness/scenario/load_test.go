@@ -13,6 +13,7 @@ import (
 	. "github.com/onsi/gomega"
 	"golang.org/x/tools/txtar"
 
+	"github.com/agentreplay/testbed/harness/check"
 	"github.com/agentreplay/testbed/harness/scenario"
 )
 
@@ -24,6 +25,7 @@ var opts = scenario.LoadOptions{
 		"latency_mean", "latency_p50", "latency_p95", "latency_p99",
 	},
 	Faults: map[string][]string{"model": {"429", "timeout"}, "upstream": {"500", "slow"}},
+	JQ:     check.CompileJQ,
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -61,7 +63,7 @@ var _ = Describe("Load", func() {
 					{Source: "llm_calls_mean <= baseline", Metric: "llm_calls_mean", Op: "<=", Baseline: true, Line: 20},
 					{Source: "latency_p95 < 2s", Metric: "latency_p95", Op: "<", Value: 2, Unit: "s", Line: 21},
 					{Source: "pass_rate == 100%", Metric: "pass_rate", Op: "==", Value: 1, Unit: "%", Line: 22},
-					{Source: "input_tokens_mean!=350ms", Metric: "input_tokens_mean", Op: "!=", Value: 0.35, Unit: "s", Line: 23},
+					{Source: "latency_mean!=350ms", Metric: "latency_mean", Op: "!=", Value: 0.35, Unit: "s", Line: 23},
 				},
 				"bare": {},
 			},

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -100,4 +101,28 @@ func parsePercent(s string) (float64, bool) {
 		return 0, false
 	}
 	return f / 100, true
+}
+
+// rateMetrics are the metrics that are fractions, written as 0.95 or 95%.
+var rateMetrics = []string{"pass_rate", "routing_accuracy", "token_reduction"}
+
+// unitProblem says what is wrong with the unit of t's value for its metric,
+// or "": a latency wants a duration (2s, 350ms), a rate a number or a
+// percentage, and anything else a plain number. A threshold against a
+// baseline or a variant has no unit of its own.
+func (t Threshold) unitProblem() string {
+	if t.Baseline {
+		return ""
+	}
+	latency := strings.HasPrefix(t.Metric, "latency_")
+	rate := slices.Contains(rateMetrics, t.Metric)
+	switch {
+	case latency && t.Unit != "s":
+		return fmt.Sprintf("%s is a latency: write its target as a duration, such as 2s or 350ms", t.Metric)
+	case !latency && t.Unit == "s":
+		return fmt.Sprintf("%s is not a latency: write its target without a duration unit", t.Metric)
+	case !rate && t.Unit == "%":
+		return fmt.Sprintf("%s is not a rate: write its target as a number, not a percentage", t.Metric)
+	}
+	return ""
 }
