@@ -71,7 +71,8 @@ func Parse(path string, data []byte, opts LoadOptions) (s *Suite, err error) {
 
 // LoadDir loads every *.yaml file in dir, in the order of their names
 // without the extension (so cba.yaml comes before cba-chaos.yaml), and
-// reports the problems of all of them together.
+// reports the problems of all of them together, and two files that define
+// suites of one name.
 func LoadDir(dir string, opts LoadOptions) ([]*Suite, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -94,6 +95,14 @@ func LoadDir(dir string, opts LoadOptions) ([]*Suite, error) {
 		case err != nil:
 			return nil, err
 		default:
+			if i := slices.IndexFunc(suites, func(o *Suite) bool { return o.Name == s.Name }); i >= 0 {
+				// A suite names its cassette folder and the baseline's entries:
+				// two files of one name would run twice and record over each other.
+				errs = append(errs, &Error{Path: s.Path, Line: s.NameLine, Msg: fmt.Sprintf(
+					"suite: %q is also the name of the suite in %s:%d; each suite needs its own name (it names its cassette folder); rename one",
+					s.Name, suites[i].Path, suites[i].NameLine)})
+				continue
+			}
 			suites = append(suites, s)
 		}
 	}
@@ -290,7 +299,7 @@ func (d *decoder) suite(root *yaml.Node) *Suite {
 			if !suiteName.MatchString(name) {
 				d.errorf(f.val.Line, "suite", "invalid name %q; use lowercase letters, digits and -", name)
 			}
-			s.Name = name
+			s.Name, s.NameLine = name, resolve(f.val).Line
 		}
 	}
 	if f, ok := fs["agent"]; ok {

@@ -43,6 +43,7 @@ var _ = Describe("Load", func() {
 		Expect(s).To(Equal(&scenario.Suite{
 			Path:              "testdata/valid.yaml",
 			Name:              "odbchat",
+			NameLine:          2,
 			Agent:             "odbchat",
 			Tokenizer:         "cl100k_base",
 			Baseline:          "legacy",
@@ -324,6 +325,15 @@ var _ = Describe("LoadDir", func() {
 			names = append(names, s.Name)
 		}
 		Expect(names).To(Equal([]string{"ay", "ay-chaos", "bee"}))
+	})
+
+	It("refuses two files that define one suite, naming both", func() {
+		Expect(os.WriteFile(filepath.Join(dir, "copy.yaml"), []byte("# a copy\n"+strings.Replace(minimal, "suite: odbchat", "suite: bee", 1)), 0o644)).To(Succeed())
+		suites, err := scenario.LoadDir(dir, opts)
+		Expect(suites).To(BeNil())
+		Expect(err).To(MatchError(scenario.ErrInvalidSuite))
+		Expect(err.Error()).To(Equal(filepath.Join(dir, "copy.yaml") + `:2: suite: "bee" is also the name of the suite in ` +
+			filepath.Join(dir, "b.yaml") + `:1; each suite needs its own name (it names its cassette folder); rename one`))
 	})
 
 	It("reports the problems of all files together, a typo not also as a missing key", func() {

@@ -15,6 +15,7 @@ import (
 type Suite struct {
 	Path      string
 	Name      string    // suite:
+	NameLine  int       // the line of suite:
 	Agent     string    // agent:
 	Clock     time.Time // clock: the agent's "now" at the start of every scenario
 	Tokenizer string    // tokenizer: o200k_base (default) or cl100k_base
