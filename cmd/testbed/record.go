@@ -51,16 +51,22 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.StringVar(&baseURL, "base-url", "", "the real provider's base URL (with --provider; default the provider's own)")
 	fs.BoolVar(&liveUpstreams, "live-upstreams", false, "call the real upstream APIs instead of the fixture stubs")
 	fs.BoolVar(&live, "live", false, "run against the endpoints but write no cassette")
-	fs.IntVar(&repeat, "repeat", 1, "keep `N` samples per scenario")
+	fs.IntVar(&repeat, "repeat", 0, "keep `N` samples per scenario instead of the suite's samples: (default: the suite's, 1 unless it says)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if repeat < 1 {
-		return withCode(exitUsage, fmt.Errorf("--repeat %d: want 1 or more samples", repeat))
+	if repeat < 0 || repeat > scenario.MaxSamples {
+		return withCode(exitUsage, fmt.Errorf("--repeat %d: want 1 to %d samples", repeat, scenario.MaxSamples))
 	}
 	suites, err := loadSuites(sel)
 	if err != nil {
 		return err
+	}
+	for _, s := range suites {
+		if repeat > 0 && repeat != s.Samples {
+			fmt.Fprintf(stderr, "recording %d samples per scenario of %s, which declares samples: %d; set samples: %d in %s, or replay will call the difference stale or unused\n",
+				repeat, s.Name, s.Samples, repeat, s.Path)
+		}
 	}
 	opts := runner.Options{
 		Mode: cassette.ModeRecord, Root: sel.root, Agents: all.Registry(),
@@ -122,7 +128,7 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	rep, err := runner.Run(ctx, suites, opts)
 	if err != nil && ctx.Err() != nil && rep != nil {
-		writeInterrupted(stderr, rep, opts)
+		writeInterrupted(stderr, rep, suites, opts)
 		return withCode(exitSignal, errSilent)
 	}
 	if err != nil {
@@ -163,15 +169,19 @@ func lockSuites(root string, suites []*scenario.Suite) (release func(), err erro
 // writeInterrupted says, after an interrupted recording, which scenarios
 // were recorded and which were not (their previous cassettes are as they
 // were: a cassette is only ever replaced whole, by a rename).
-func writeInterrupted(w io.Writer, rep *report.Report, opts runner.Options) {
+func writeInterrupted(w io.Writer, rep *report.Report, suites []*scenario.Suite, opts runner.Options) {
 	if opts.Mode != cassette.ModeRecord {
 		fmt.Fprintln(w, "testbed: interrupted")
 		return
 	}
-	want := max(1, opts.Repeat)
 	var done, partly, not []string
 	total := 0
 	for _, s := range rep.Suites {
+		want := opts.Repeat
+		if i := slices.IndexFunc(suites, func(x *scenario.Suite) bool { return x.Name == s.Name }); want <= 0 && i >= 0 {
+			want = suites[i].Samples
+		}
+		want = max(1, want)
 		for _, v := range s.Variants {
 			for _, sc := range v.Scenarios {
 				total++

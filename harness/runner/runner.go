@@ -70,8 +70,9 @@ type Options struct {
 	// Shard and Shards run a deterministic slice: the Shard-th (1-based) of
 	// Shards; Shards ≤ 1 runs everything. See Merge.
 	Shard, Shards int
-	// Repeat is the number of samples a recording keeps per scenario
-	// (default 1); a replay runs every sample it finds (see SamplePath).
+	// Repeat, when above 0, is the number of samples a recording keeps per
+	// scenario instead of the suite's own (scenario.Suite.Samples); a
+	// replay runs the suite's (see SamplePath).
 	Repeat int
 	// Progress, if set, is called after each scenario (each sample) finishes.
 	Progress func(done, total int, suite, variant, id string)
@@ -157,9 +158,11 @@ func Run(ctx context.Context, suites []*scenario.Suite, opts Options) (*report.R
 				rv.Scenarios = append(rv.Scenarios, report.Scenario{ID: sc.ID, Criterion: sc.Criterion})
 			}
 			for i, sc := range picked {
-				n := max(1, opts.Repeat)
-				if opts.Mode == cassette.ModeReplay {
-					n = Samples(opts.Root, s.Name, v.Name, sc.ID)
+				// The suite says how many samples a scenario has: a replay
+				// that finds fewer calls the missing ones stale.
+				n := max(1, s.Samples)
+				if opts.Mode != cassette.ModeReplay && opts.Repeat > 0 {
+					n = opts.Repeat
 				}
 				jobs = append(jobs, job{suite: s, variant: v, scenario: sc, out: &rv.Scenarios[i], runs: make([]report.Scenario, n),
 					data: data[s.Agent], prompts: prompts})
@@ -381,19 +384,6 @@ func SamplePath(root, suite, variant, id string, k int) string {
 	return filepath.Join(root, "cassettes", suite, variant, name)
 }
 
-// Samples counts a scenario's recorded samples: the first cassette and
-// each further sample up to the first one missing. It is 1 when there is
-// no cassette at all, so that the run reports it missing.
-func Samples(root, suite, variant, id string) int {
-	n := 1
-	for {
-		if _, err := os.Stat(SamplePath(root, suite, variant, id, n+1)); err != nil {
-			return n
-		}
-		n++
-	}
-}
-
 // provenance describes where a variant's numbers came from: the first
 // cassette's provenance in replay, the endpoint in record and live.
 func provenance(opts Options, s *scenario.Suite, variant string, known map[string]cassette.Provenance) string {
@@ -450,7 +440,7 @@ func runOne(ctx context.Context, j *job, sample int, opts Options, pending *coun
 
 	path := SamplePath(opts.Root, j.suite.Name, j.variant.Name, j.scenario.ID, sample)
 	rerecord := fmt.Sprintf("testbed record --suite %s --variant %s --scenario %s", j.suite.Name, j.variant.Name, j.scenario.ID)
-	if len(j.runs) > 1 {
+	if len(j.runs) != max(1, j.suite.Samples) {
 		rerecord += fmt.Sprintf(" --repeat %d", len(j.runs))
 	}
 	copts := cassette.Options{
@@ -709,7 +699,7 @@ func replayStats(rep *report.Report, suites []*scenario.Suite, opts Options) *re
 		owned := map[string]bool{}
 		for _, v := range s.Variants {
 			for _, sc := range s.Scenarios {
-				for k := range Samples(opts.Root, s.Name, v.Name, sc.ID) {
+				for k := range max(1, s.Samples) {
 					owned[SamplePath(opts.Root, s.Name, v.Name, sc.ID, k+1)] = true
 				}
 			}

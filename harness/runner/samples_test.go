@@ -21,9 +21,13 @@ var _ = Describe("Run with several samples per scenario", Ordered, func() {
 		suite *scenario.Suite
 	)
 	sample := func(k int) string { return runner.SamplePath(root, "odbchat", "single-pass", id, k) }
-	record := func(repeat int) *report.Report {
+	record := func(repeat int, s ...*scenario.Suite) *report.Report {
 		GinkgoHelper()
-		return rec.record(nil, runner.Options{Variant: "single-pass", Scenario: id, Repeat: repeat})
+		var which *scenario.Suite
+		if len(s) > 0 {
+			which = s[0]
+		}
+		return rec.record(which, runner.Options{Variant: "single-pass", Scenario: id, Repeat: repeat})
 	}
 
 	BeforeAll(func() {
@@ -51,8 +55,15 @@ var _ = Describe("Run with several samples per scenario", Ordered, func() {
 		Expect(readFile(sample(3))).To(Equal(before))
 	})
 
-	It("replays every sample it finds and reports them as one scenario", func() {
-		rep := replayAt(root, suite, runner.Options{Variant: "single-pass", Scenario: id})
+	// withSamples is the suite declaring n samples per scenario.
+	withSamples := func(n int) *scenario.Suite {
+		s := *suite
+		s.Samples = n
+		return &s
+	}
+
+	It("replays the samples the suite declares and reports them as one scenario", func() {
+		rep := replayAt(root, withSamples(4), runner.Options{Variant: "single-pass", Scenario: id})
 		sc := scenarios(rep)["single-pass/"+id]
 		Expect(sc.Sampling.N).To(Equal(4))
 		Expect(sc.Sampling.Runs).To(HaveLen(4))
@@ -75,13 +86,27 @@ var _ = Describe("Run with several samples per scenario", Ordered, func() {
 		Expect(sample(2)).To(BeARegularFile())
 		Expect(sample(3)).NotTo(BeAnExistingFile())
 		Expect(sample(4)).NotTo(BeAnExistingFile())
-		Expect(runner.Samples(root, "odbchat", "single-pass", id)).To(Equal(2))
+	})
+
+	It("records the suite's samples when not told a number", func() {
+		rep := record(0, withSamples(3))
+		Expect(scenarios(rep)["single-pass/"+id].Sampling.N).To(Equal(3))
+		Expect(sample(3)).To(BeARegularFile())
+		record(2)
+	})
+
+	It("calls the samples the suite declares but the disk lacks stale, so the gate cannot pass without them", func() {
+		rep := replayAt(root, withSamples(3), runner.Options{Variant: "single-pass", Scenario: id})
+		sc := scenarios(rep)["single-pass/"+id]
+		Expect(sc.Verdict).To(Equal(report.VerdictStale))
+		Expect(sc.Sampling.Runs[2].Error).To(ContainSubstring(sample(3)))
+		Expect(sc.Sampling.Runs[2].Error).To(ContainSubstring("record it with: testbed record --suite odbchat --variant single-pass --scenario " + id))
 	})
 
 	It("lists a sample after a gap as an unused cassette", func() {
 		Expect(os.WriteFile(sample(5), []byte(readFile(sample(2))), 0o644)).To(Succeed())
 		DeferCleanup(os.Remove, sample(5))
-		rep := replayAt(root, suite, runner.Options{})
+		rep := replayAt(root, withSamples(2), runner.Options{})
 		rel, err := filepath.Rel(root, sample(5))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(rep.Replay.UnusedCassettes).To(Equal([]string{filepath.ToSlash(rel)}))

@@ -252,7 +252,7 @@ func (d *decoder) syntax(data []byte, err error) {
 }
 
 var (
-	suiteKeys    = []string{"suite", "agent", "clock", "tokenizer", "baseline", "variants", "thresholds", "gate", "min_sample_pass_rate", "faults", "scenarios"}
+	suiteKeys    = []string{"suite", "agent", "clock", "tokenizer", "baseline", "variants", "thresholds", "gate", "samples", "min_sample_pass_rate", "faults", "scenarios"}
 	variantKeys  = []string{"description", "config", "endpoint"}
 	endpointKeys = []string{"provider", "base_url", "model", "key_env"}
 	scenarioKeys = []string{"id", "criterion", "tags", "attachments", "faults", "input", "expect", "variants", "turns"}
@@ -333,6 +333,16 @@ func (d *decoder) suite(root *yaml.Node) *Suite {
 	}
 	if f, ok := fs["gate"]; ok {
 		s.Gate = d.gate(f.val)
+	}
+	s.Samples = 1
+	if f, ok := fs["samples"]; ok {
+		if n, ok := d.integer(f.val, "samples", 1); ok {
+			if n > MaxSamples {
+				d.errorf(resolve(f.val).Line, "samples", "%d samples per scenario is more than the %d testbed records; lower it", n, MaxSamples)
+			} else {
+				s.Samples = n
+			}
+		}
 	}
 	s.MinSamplePassRate = 1
 	if f, ok := fs["min_sample_pass_rate"]; ok {

@@ -11,6 +11,10 @@ import (
 	"github.com/agentreplay/testbed/agents/llm"
 )
 
+// MaxSamples bounds samples: and record --repeat: more is a typo, and
+// would fill the disk with cassettes.
+const MaxSamples = 100
+
 // Suite is one scenarios/<suite>.yaml file.
 type Suite struct {
 	Path      string
@@ -27,6 +31,10 @@ type Suite struct {
 	// metric may get, as a fraction of the baseline value; nil means the
 	// defaults of DefaultGate.
 	Gate map[string]float64
+	// Samples is how many samples each scenario is recorded with (samples:,
+	// default 1, at most MaxSamples): recording keeps that many unless told
+	// otherwise, and a replay that finds fewer calls the missing ones stale.
+	Samples int
 	// MinSamplePassRate is the share of a scenario's samples that must pass
 	// for the scenario to pass, when it was recorded with several
 	// (testbed record --repeat); 1 unless the suite says otherwise.
