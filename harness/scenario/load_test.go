@@ -47,6 +47,7 @@ var _ = Describe("Load", func() {
 			Agent:             "odbchat",
 			Tokenizer:         "cl100k_base",
 			Baseline:          "legacy",
+			Samples:           1,
 			MinSamplePassRate: 0.8,
 			Variants: []scenario.Variant{
 				{Name: "legacy", Description: "2-way classifier, then RAG one-pass", Config: map[string]any{"router": "legacy"}, Line: 8},
@@ -348,7 +349,7 @@ var _ = Describe("LoadDir", func() {
 			a + `:1: missing required key "baseline"`,
 			a + `:1: missing required key "variants"`,
 			a + `:1: missing required key "scenarios"`,
-			a + `:2: unknown key "agnet" (allowed: suite, agent, clock, tokenizer, baseline, variants, thresholds, gate, min_sample_pass_rate, faults, scenarios); did you mean "agent"?`,
+			a + `:2: unknown key "agnet" (allowed: suite, agent, clock, tokenizer, baseline, variants, thresholds, gate, samples, min_sample_pass_rate, faults, scenarios); did you mean "agent"?`,
 			c + `:1: missing required key "agent"`,
 			c + `:1: missing required key "clock"`,
 			c + `:1: missing required key "baseline"`,
