@@ -31,7 +31,7 @@ func StartStubs(routes string) (*Stubs, error) {
 	}
 	s.closers = append(s.closers, sm.Close)
 	s.Model = sm.URL()
-	up, err := upstream.StartFile(routes)
+	up, err := upstream.StartFile(routes, "")
 	if err != nil {
 		s.Close()
 		return nil, err

@@ -68,7 +68,8 @@ func StartStandIns(root string, entries map[string]agents.Entry, model, upstream
 			if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 				continue
 			}
-			srv, err := upstream.StartFile(path)
+			// 404 bodies name the file as the project does, never by a local path.
+			srv, err := upstream.StartFile(path, "fixtures/"+name+"/routes.yaml")
 			if err != nil {
 				s.Close()
 				return nil, err

@@ -76,7 +76,12 @@ type Routes struct {
 	Dir    string // the folder holding the routes file; File paths are relative to it
 	Routes []Route
 
-	path string // the routes file as given to Load, for messages
+	path string // the routes file as given to Load, for load errors
+	// Shown names the routes file in the 404 bodies the stub serves, which
+	// recordings keep: Load sets it to the path given; a caller that loads
+	// from an absolute path sets it relative to the project, so that no
+	// cassette holds a local path.
+	Shown string
 }
 
 // Load reads a routes file and every response file it names. Problems are
@@ -121,7 +126,7 @@ func (l *loader) addf(line int, format string, args ...any) {
 }
 
 func (l *loader) parse(data []byte) *Routes {
-	rs := &Routes{Dir: l.dir, path: l.path}
+	rs := &Routes{Dir: l.dir, path: l.path, Shown: l.path}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		l.addf(yamlErrorLine(err), "%s", yamlErrorText(err))
@@ -525,7 +530,7 @@ func (rs *Routes) missText(r *http.Request) string {
 		target += "?" + r.URL.RawQuery
 	}
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "%s %s: no route in %s matches; add one\n", r.Method, target, rs.path)
+	fmt.Fprintf(&b, "%s %s: no route in %s matches; add one\n", r.Method, target, rs.Shown)
 	// Point at the nearest routes for the same method and path, if any.
 	q := r.URL.Query()
 	fewest := -1
@@ -541,7 +546,7 @@ func (rs *Routes) missText(r *http.Request) string {
 			fewest, near = len(miss), nil
 			fallthrough
 		case len(miss) == fewest:
-			near = append(near, fmt.Sprintf("  %s:%d wants %s\n", rs.path, rt.Line, strings.Join(miss, ", ")))
+			near = append(near, fmt.Sprintf("  %s:%d wants %s\n", rs.Shown, rt.Line, strings.Join(miss, ", ")))
 		}
 	}
 	const maxNear = 3
@@ -586,11 +591,15 @@ func Start(rs *Routes) (*Server, error) {
 }
 
 // StartFile loads the routes file at path (see Load) and serves it (see
-// Start): how the runner and the agents' specs start a stub.
-func StartFile(path string) (*Server, error) {
+// Start), naming it shown in its 404 bodies (path when ""): how the runner
+// and the agents' specs start a stub.
+func StartFile(path, shown string) (*Server, error) {
 	rs, err := Load(path)
 	if err != nil {
 		return nil, err
+	}
+	if shown != "" {
+		rs.Shown = shown
 	}
 	return Start(rs)
 }

@@ -431,7 +431,7 @@ var _ = Describe("Routes with header conditions", func() {
 var _ = Describe("StartFile", func() {
 	It("loads a routes file and serves it on loopback", func() {
 		p := writeRoutes("routes:\n  - path: /api/x\n    file: x.json\n", map[string]string{"x.json": `{"ok":true}`})
-		srv, err := upstream.StartFile(p)
+		srv, err := upstream.StartFile(p, "")
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(srv.Close)
 		Expect(srv.URL()).To(HavePrefix("http://127.0.0.1:"))
@@ -443,9 +443,24 @@ var _ = Describe("StartFile", func() {
 		Expect(string(body)).To(Equal(`{"ok":true}`))
 	})
 
+	It("names the routes file in its 404 bodies as told, never by the local path it was loaded from", func() {
+		p := writeRoutes("routes:\n  - path: /api/x\n    file: x.json\n", map[string]string{"x.json": `{"ok":true}`})
+		Expect(filepath.IsAbs(p)).To(BeTrue())
+		srv, err := upstream.StartFile(p, "fixtures/demo/routes.yaml")
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(srv.Close)
+		resp, err := http.Get(srv.URL() + "/api/y")
+		Expect(err).NotTo(HaveOccurred())
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		Expect(resp.StatusCode).To(Equal(http.StatusNotFound))
+		Expect(string(body)).To(Equal("GET /api/y: no route in fixtures/demo/routes.yaml matches; add one\n"))
+		Expect(string(body)).NotTo(ContainSubstring(filepath.Dir(p)))
+	})
+
 	It("returns Load's error for a broken routes file, and starts nothing", func() {
 		p := writeRoutes("routes:\n  - path: /api/x\n    file: missing.json\n", nil)
-		srv, err := upstream.StartFile(p)
+		srv, err := upstream.StartFile(p, "")
 		Expect(err).To(MatchError(upstream.ErrInvalid))
 		Expect(srv).To(BeNil())
 	})
