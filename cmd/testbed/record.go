@@ -13,6 +13,7 @@ import (
 	"github.com/agentreplay/testbed/agents/all"
 	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/harness/cassette"
+	"github.com/agentreplay/testbed/harness/files"
 	"github.com/agentreplay/testbed/harness/report"
 	"github.com/agentreplay/testbed/harness/runner"
 	"github.com/agentreplay/testbed/harness/scenario"
@@ -162,6 +163,12 @@ func lockSuites(root string, suites []*scenario.Suite) (release func(), err erro
 			return nil, withCode(exitInternal, err)
 		}
 		locks = append(locks, l)
+		// A recording killed in this folder may have left temporaries; the
+		// lock says no live one is writing them.
+		if _, err := files.RemoveLeftovers(filepath.Join(root, "cassettes", s.Name)); err != nil {
+			release()
+			return nil, withCode(exitInternal, err)
+		}
 	}
 	return release, nil
 }

@@ -4,6 +4,7 @@ import (
 	"maps"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -223,5 +224,35 @@ var _ = Describe("testbed record", func() {
 			Entry("without a model", key, []string{"--provider", "openai"}, "--provider openai needs --model"),
 			Entry("an unknown provider", key, []string{"--provider", "anthropic", "--model", "m"}, `--provider "anthropic": want openai or gemini`),
 		)
+	})
+})
+
+var _ = Describe("a recording killed mid-write", func() {
+	It("leaves temporaries that neither a run nor the next recording trips on, and git ignores", func() {
+		root := project()
+		dir := filepath.Join(root, "cassettes", "odbchat", "single-pass")
+		// What go-vcr's working file and an atomic write's temporary look like
+		// when their process is killed.
+		left := []string{filepath.Join(dir, ".ac1-taiwan-sst.yaml.123456.recording.yaml"), filepath.Join(dir, ".ac2-hualien-point.yaml.987654.tmp")}
+		for _, p := range left {
+			Expect(os.WriteFile(p, []byte(mustRead(cassettePath(root, "single-pass", "ac1-taiwan-sst"))), 0o644)).To(Succeed())
+		}
+
+		r := testbed("run", "--root", root, "--out", "", "--baseline", "", "--quiet")
+		Expect(r.code).To(Equal(exitOK), r.String())
+		Expect(r.stdout).NotTo(ContainSubstring("belong to no scenario"))
+
+		rec := testbed("record", "--root", root, "--variant", "single-pass", "--scenario", "ac1-taiwan-sst")
+		Expect(rec.code).To(Equal(exitOK), rec.String())
+		for _, p := range left {
+			Expect(p).NotTo(BeAnExistingFile(), "the next recording of the suite cleans them up")
+		}
+
+		for _, p := range []string{"cassettes/odbchat/single-pass/.ac1-taiwan-sst.yaml.123456.recording.yaml",
+			"cassettes/odbchat/single-pass/.ac2-hualien-point.yaml.987654.tmp", "cassettes/odbchat/.record.lock",
+			"reports/.latest.lock", "reports/.latest.json.42.tmp"} {
+			out, err := exec.Command("git", "-C", repoRoot, "check-ignore", "--no-index", "-q", p).CombinedOutput()
+			Expect(err).NotTo(HaveOccurred(), "git does not ignore %s: %s", p, out)
+		}
 	})
 })

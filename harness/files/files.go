@@ -173,8 +173,35 @@ const TempSuffix = ".tmp"
 // lock file): hidden, and skipped by every scan of a folder.
 func IsTemp(name string) bool {
 	base := filepath.Base(name)
-	return strings.HasPrefix(base, ".") && (strings.HasSuffix(base, TempSuffix) || strings.HasSuffix(base, ".lock") ||
+	return strings.HasPrefix(base, ".") && (strings.HasSuffix(base, ".lock") || leftover(base))
+}
+
+// leftover reports whether base names a temporary a process killed while
+// writing leaves behind (a lock file is not one: its holder may be alive).
+func leftover(base string) bool {
+	return strings.HasPrefix(base, ".") && (strings.HasSuffix(base, TempSuffix) ||
 		strings.HasSuffix(base, ".recording") || strings.HasSuffix(base, ".recording.yaml"))
+}
+
+// RemoveLeftovers removes, under dir, the temporaries of writers that were
+// killed, and returns their paths. Call it only while holding the lock that
+// keeps other writers out of dir.
+func RemoveLeftovers(dir string) ([]string, error) {
+	var removed []string
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil || d.IsDir() || !leftover(d.Name()) {
+			return err
+		}
+		if err := os.Remove(path); err != nil {
+			return err
+		}
+		removed = append(removed, path)
+		return nil
+	})
+	return removed, err
 }
 
 // Set is files written together.
