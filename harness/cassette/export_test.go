@@ -10,3 +10,13 @@ func ParseBoth(data []byte) (fastFile, yamlFile any, fast bool, err error) {
 	err = yaml.Unmarshal(data, &y)
 	return f, &y, ok, err
 }
+
+// File is the cassette file type, for benchmarks that decode it with other
+// YAML libraries.
+type File = file
+
+// ParseFast reports whether the fast reader read data.
+func ParseFast(data []byte) bool {
+	_, ok := parseFast(string(data))
+	return ok
+}

@@ -13,13 +13,17 @@ import (
 
 // parseFast reads a cassette in the layout yaml.v3 writes it: block mappings
 // and sequences, scalars plain, single-quoted on one line, double-quoted
-// without escapes or literal blocks (| and |-), and {} for empty maps. It is about ten
-// times faster than yaml.Unmarshal. Anything else, however valid as YAML,
+// without escapes or literal blocks (| and |-), and {} for empty maps, in a
+// file that ends with a line break. Anything else, however valid as YAML,
 // makes it return false, and the caller falls back to yaml.Unmarshal, so
-// hand-edited cassettes still load; a spec checks that both give the same
-// file for every committed cassette.
+// hand-edited cassettes still load. It must never accept what yaml.v3
+// rejects nor read anything differently: FuzzFastReader checks that against
+// yaml.v3 (make test runs it for a minute), and a spec checks every
+// committed cassette. It is kept because it reads the committed cassettes
+// 4.5× faster than yaml.v3 and 17× faster than goccy/go-yaml
+// (BenchmarkReaders), which is most of the full replay's second.
 func parseFast(text string) (*file, bool) {
-	if !plainText(text) {
+	if !plainText(text) || !strings.HasSuffix(text, "\n") {
 		return nil, false // yaml.v3 reads, or refuses, what is not in testbed's layout
 	}
 	p := &parser{lines: strings.Split(text, "\n")}
@@ -162,6 +166,8 @@ func (p *parser) mapping(indent int) (*yamlNode, bool) {
 // an empty flow mapping, a quoted or plain scalar, or a literal block.
 func (p *parser) scalar(s string, indent int) (*yamlNode, bool) {
 	switch {
+	case s == "":
+		return nil, false // "- " with nothing after it: a null
 	case s == "{}":
 		return &yamlNode{kind: 'm'}, true
 	case s[0] == '"':
