@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"sync"
+
+	"github.com/agentreplay/testbed/harness/files"
 )
 
 // snapshot is a folder as the scenarios of one run see it: each file is read
@@ -14,6 +17,7 @@ import (
 // file, not a hundred (a file read is about nine system calls). A failed read
 // is kept too, so every scenario of the run sees the same folder.
 type snapshot struct {
+	dir   string
 	fsys  fs.FS
 	mu    sync.Mutex
 	files map[string]*read[[]byte]
@@ -32,7 +36,7 @@ func snapshotOf(dir string) fs.FS {
 	if _, err := os.Stat(dir); err != nil {
 		return nil
 	}
-	return &snapshot{fsys: os.DirFS(dir), files: map[string]*read[[]byte]{}, dirs: map[string]*read[[]fs.DirEntry]{}}
+	return &snapshot{dir: dir, fsys: os.DirFS(dir), files: map[string]*read[[]byte]{}, dirs: map[string]*read[[]fs.DirEntry]{}}
 }
 
 // once returns m's entry for name, made by f the first time it is asked for.
@@ -54,9 +58,16 @@ func (s *snapshot) Open(name string) (fs.File, error) { return s.fsys.Open(name)
 // Stat is fs.Stat in the folder itself.
 func (s *snapshot) Stat(name string) (fs.FileInfo, error) { return fs.Stat(s.fsys, name) }
 
-// ReadFile returns a copy of name's contents as first read in this run.
+// ReadFile returns a copy of name's contents as first read in this run. Only
+// regular files up to files.MaxBytes are read: a fixture that is a named
+// pipe or a device is an error naming it, not a hang.
 func (s *snapshot) ReadFile(name string) ([]byte, error) {
-	b, err := once(&s.mu, s.files, name, func(name string) ([]byte, error) { return fs.ReadFile(s.fsys, name) })
+	b, err := once(&s.mu, s.files, name, func(name string) ([]byte, error) {
+		if !fs.ValidPath(name) {
+			return nil, &fs.PathError{Op: "read", Path: name, Err: fs.ErrInvalid}
+		}
+		return files.ReadRegular(filepath.Join(s.dir, filepath.FromSlash(name)), files.MaxBytes)
+	})
 	if err != nil {
 		return nil, err
 	}

@@ -4,11 +4,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing/fstest"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/agentreplay/testbed/harness/files"
 	"github.com/agentreplay/testbed/harness/runner"
 )
 
@@ -28,6 +30,17 @@ var _ = Describe("a run's snapshot of a folder", func() {
 
 	It("is a correct fs.FS", func() {
 		Expect(fstest.TestFS(runner.SnapshotOf(dir), "kb/a.md", "kb/b.md", "notes.txt")).To(Succeed())
+	})
+
+	It("refuses a fixture that is a named pipe or a device, naming it, rather than hang or fill memory", func() {
+		Expect(syscall.Mkfifo(filepath.Join(dir, "pipe.json"), 0o644)).To(Succeed())
+		Expect(os.Symlink("/dev/zero", filepath.Join(dir, "zero.json"))).To(Succeed())
+		snap := runner.SnapshotOf(dir)
+		for _, name := range []string{"pipe.json", "zero.json"} {
+			_, err := fs.ReadFile(snap, name)
+			Expect(err).To(MatchError(files.ErrNotRegular))
+			Expect(err.Error()).To(ContainSubstring(filepath.Join(dir, name)))
+		}
 	})
 
 	It("is nil for a folder that does not exist", func() {
