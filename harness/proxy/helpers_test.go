@@ -1,0 +1,14 @@
+package proxy_test
+
+import (
+	"os"
+
+	. "github.com/onsi/gomega"
+)
+
+func readFile(path string) ([]byte, error) { return os.ReadFile(path) }
+
+func must[T any](v T, err error) T {
+	ExpectWithOffset(1, err).NotTo(HaveOccurred())
+	return v
+}

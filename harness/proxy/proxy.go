@@ -1,0 +1,239 @@
+// Package proxy serves recorded traffic to agents that are not compiled into
+// testbed: an agent in any language points its SDK's base URL at the proxy,
+// and each of its requests is answered from (or recorded into) a scenario's
+// cassette through the same transports the built-in agents use, so the
+// cassettes keep the logical URLs and one format serves both.
+//
+// Every scenario run gets a session with its own path prefix,
+// /s/<id>/, under which the agent's base URLs live:
+//
+//	/s/<id>/v1/…               OpenAI Chat Completions and embeddings
+//	/s/<id>/v1beta/…           Gemini generateContent
+//	/s/<id>/upstream/<name>/…  an upstream API the suite names
+//
+// Clients that cannot change paths send the session in the X-Testbed-Session
+// header instead. A request for a session the proxy did not issue is a 404
+// naming the problem, never a guess. The server listens on 127.0.0.1 only.
+package proxy
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agentreplay/testbed/harness/cassette"
+)
+
+// SessionHeader names the session for clients that cannot put it in the path.
+const SessionHeader = "X-Testbed-Session"
+
+// Session is one scenario run's view of the proxy.
+type Session struct {
+	// Transport answers the session's requests: a cassette in replay,
+	// record or live mode (cassette.Open).
+	Transport cassette.Transport
+	// Model and Gemini are the logical base URLs that /v1 and /v1beta
+	// stand for, as the cassettes record them (for example
+	// https://api.openai.com/v1 and
+	// https://generativelanguage.googleapis.com); empty when the agent does
+	// not use that provider.
+	Model, Gemini string
+	// Upstreams maps an upstream's name to its logical base URL.
+	Upstreams map[string]string
+}
+
+// Proxy is the server. Build it with Start.
+type Proxy struct {
+	url string
+	srv *http.Server
+
+	mu       sync.Mutex
+	sessions map[string]*session
+}
+
+// session is a Session and what happened in it.
+type session struct {
+	Session
+	mu     sync.Mutex
+	misses []error // replay misses and transport errors, in call order
+}
+
+// Start serves a proxy on a free port of 127.0.0.1.
+func Start() (*Proxy, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("start proxy: %w", err)
+	}
+	p := &Proxy{url: "http://" + ln.Addr().String(), sessions: map[string]*session{}}
+	p.srv = &http.Server{Handler: p, ReadHeaderTimeout: 10 * time.Second}
+	go p.srv.Serve(ln)
+	return p, nil
+}
+
+// URL is the proxy's address, without a trailing slash.
+func (p *Proxy) URL() string { return p.url }
+
+// Close stops the server; open sessions are not closed.
+func (p *Proxy) Close() error { return p.srv.Close() }
+
+// Open issues a session and returns its base URL, under which the agent's
+// base URLs live (Base/v1 for an OpenAI SDK, Base/upstream/<name> for an
+// upstream).
+func (p *Proxy) Open(s Session) (id, base string) {
+	var b [8]byte
+	rand.Read(b[:])
+	id = hex.EncodeToString(b[:])
+	p.mu.Lock()
+	p.sessions[id] = &session{Session: s}
+	p.mu.Unlock()
+	return id, p.url + "/s/" + id
+}
+
+// End closes a session's transport (a recording is saved) and forgets it,
+// returning the replay misses and transport errors its requests met, joined.
+// A request for it afterwards is refused.
+func (p *Proxy) End(id string) error {
+	p.mu.Lock()
+	s := p.sessions[id]
+	delete(p.sessions, id)
+	p.mu.Unlock()
+	if s == nil {
+		return fmt.Errorf("proxy: no session %q", id)
+	}
+	s.mu.Lock()
+	errs := append([]error(nil), s.misses...)
+	s.mu.Unlock()
+	if err := s.Transport.Close(); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// ServeHTTP routes a request to its session's transport.
+func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	id, rest := sessionOf(r)
+	if id == "" {
+		problem(w, http.StatusNotFound, "no session: put the session's base URL (%s/s/<id>) in the agent's SDK, or send %s", p.url, SessionHeader)
+		return
+	}
+	p.mu.Lock()
+	s := p.sessions[id]
+	p.mu.Unlock()
+	if s == nil {
+		problem(w, http.StatusNotFound, "session %q was not issued by this proxy, or has ended", id)
+		return
+	}
+	target, err := s.logical(rest, r.URL.RawQuery)
+	if err != nil {
+		problem(w, http.StatusNotFound, "%v", err)
+		return
+	}
+	out, err := http.NewRequestWithContext(r.Context(), r.Method, target, r.Body)
+	if err != nil {
+		problem(w, http.StatusBadRequest, "%v", err)
+		return
+	}
+	out.ContentLength = r.ContentLength
+	for k, vs := range r.Header {
+		if !hopHeader(k) {
+			out.Header[k] = vs
+		}
+	}
+	resp, err := s.Transport.RoundTrip(out)
+	if err != nil {
+		s.mu.Lock()
+		s.misses = append(s.misses, err)
+		s.mu.Unlock()
+		var miss *cassette.MissError
+		if errors.As(err, &miss) {
+			// The agent sees why it got no answer; the run calls the scenario stale.
+			problem(w, http.StatusNotImplemented, "%v", err)
+			return
+		}
+		problem(w, http.StatusBadGateway, "%v", err)
+		return
+	}
+	defer resp.Body.Close()
+	for k, vs := range resp.Header {
+		if !hopHeader(k) {
+			w.Header()[k] = vs
+		}
+	}
+	w.WriteHeader(resp.StatusCode)
+	io.Copy(w, resp.Body)
+}
+
+// sessionOf finds the session of r, and the path below its prefix.
+func sessionOf(r *http.Request) (id, rest string) {
+	if tail, ok := strings.CutPrefix(r.URL.Path, "/s/"); ok {
+		id, rest, _ = strings.Cut(tail, "/")
+		return id, "/" + rest
+	}
+	return r.Header.Get(SessionHeader), r.URL.Path
+}
+
+// logical maps a path below the session prefix to the logical URL the
+// cassettes record.
+func (s *session) logical(path, query string) (string, error) {
+	var base, tail string
+	switch {
+	case strings.HasPrefix(path, "/upstream/"):
+		name, t, _ := strings.Cut(strings.TrimPrefix(path, "/upstream/"), "/")
+		b, ok := s.Upstreams[name]
+		if !ok {
+			return "", fmt.Errorf("no upstream %q in this session (upstreams: %s)", name, strings.Join(sortedNames(s.Upstreams), ", "))
+		}
+		base, tail = b, "/"+t
+	case strings.HasPrefix(path, "/v1beta/") && s.Gemini != "":
+		base, tail = s.Gemini, path
+	case strings.HasPrefix(path, "/v1/") && s.Model != "":
+		// The OpenAI base URL ends in its version (…/v1); the path repeats it.
+		base, tail = s.Model, strings.TrimPrefix(path, "/v1")
+	default:
+		return "", fmt.Errorf("no route for %s: the proxy serves /v1/… (OpenAI), /v1beta/… (Gemini) and /upstream/<name>/…", path)
+	}
+	u, err := url.Parse(strings.TrimRight(base, "/") + tail)
+	if err != nil {
+		return "", err
+	}
+	u.RawQuery = query
+	return u.String(), nil
+}
+
+func sortedNames(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// hopHeader reports whether a header belongs to one connection only.
+func hopHeader(k string) bool {
+	switch http.CanonicalHeaderKey(k) {
+	case "Connection", "Keep-Alive", "Proxy-Connection", "Transfer-Encoding", "Upgrade", "Te", "Trailer", "Content-Length", SessionHeader:
+		return true
+	}
+	return false
+}
+
+// problem answers with a JSON error body in the shape the OpenAI SDKs read
+// ({"error": {"message", "type"}}), so the agent's own error says why.
+func problem(w http.ResponseWriter, status int, format string, args ...any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(map[string]any{"error": map[string]string{
+		"message": "testbed proxy: " + fmt.Sprintf(format, args...), "type": "testbed_proxy",
+	}})
+}
