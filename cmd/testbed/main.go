@@ -92,6 +92,8 @@ Commands:
   report --html    render a report JSON as one self-contained HTML page with charts
   report merge     join the reports of the shards of one run
   cassettes check  scan cassettes for secrets
+  proxy            serve one scenario's cassette to an agent in any language, by base URL
+  standin          start the stand-in model and the fixture upstreams on loopback
 
 Run 'testbed <command> --help' for a command's flags and examples.
 `
@@ -121,6 +123,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = cmdBaseline(ctx, args[1:], stdout, stderr)
 	case "report":
 		err = cmdReport(args[1:], stdout, stderr)
+	case "proxy":
+		err = cmdProxy(ctx, args[1:], stdout, stderr)
+	case "standin":
+		err = cmdStandin(ctx, args[1:], stdout, stderr)
 	case "cassettes":
 		if len(args) < 2 || args[1] != "check" {
 			err = withCode(exitUsage, errors.New("usage: testbed cassettes check [--json] [--dir cassettes]"))

@@ -17,6 +17,7 @@
 package proxy
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -27,6 +28,7 @@ import (
 	"net/http"
 	"net/url"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -36,6 +38,9 @@ import (
 
 // SessionHeader names the session for clients that cannot put it in the path.
 const SessionHeader = "X-Testbed-Session"
+
+// logicalHeader, on a 504 answer, is the logical URL of the exchange.
+const logicalHeader = "X-Testbed-Url"
 
 // Session is one scenario run's view of the proxy.
 type Session struct {
@@ -48,6 +53,10 @@ type Session struct {
 	// https://generativelanguage.googleapis.com); empty when the agent does
 	// not use that provider.
 	Model, Gemini string
+	// Embeddings is the logical base URL of /v1/embeddings when it is not
+	// Model's (an agent that chats through one provider and embeds with
+	// another).
+	Embeddings string
 	// Upstreams maps an upstream's name to its logical base URL.
 	Upstreams map[string]string
 }
@@ -138,7 +147,13 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		problem(w, http.StatusNotFound, "%v", err)
 		return
 	}
-	out, err := http.NewRequestWithContext(r.Context(), r.Method, target, r.Body)
+	ctx := r.Context()
+	if ns, err := strconv.ParseInt(r.Header.Get(TimeoutHeader), 10, 64); err == nil {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, time.Duration(ns))
+		defer cancel()
+	}
+	out, err := http.NewRequestWithContext(ctx, r.Method, target, r.Body)
 	if err != nil {
 		problem(w, http.StatusBadRequest, "%v", err)
 		return
@@ -155,7 +170,15 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.misses = append(s.misses, err)
 		s.mu.Unlock()
 		var miss *cassette.MissError
-		if errors.As(err, &miss) {
+		var late *cassette.DeadlineError
+		switch {
+		case errors.As(err, &late):
+			// The recorded exchange outlasted the client's deadline.
+			w.Header().Set(DeadlineHeader, fmt.Sprintf("%d %d", int64(late.Waited), int64(late.Took)))
+			w.Header().Set(logicalHeader, late.URL)
+			problem(w, http.StatusGatewayTimeout, "%v", err)
+			return
+		case errors.As(err, &miss):
 			// The agent sees why it got no answer; the run calls the scenario stale.
 			problem(w, http.StatusNotImplemented, "%v", err)
 			return
@@ -196,6 +219,8 @@ func (s *session) logical(path, query string) (string, error) {
 		base, tail = b, "/"+t
 	case strings.HasPrefix(path, "/v1beta/") && s.Gemini != "":
 		base, tail = s.Gemini, path
+	case strings.HasPrefix(path, "/v1/embeddings") && s.Embeddings != "":
+		base, tail = s.Embeddings, strings.TrimPrefix(path, "/v1")
 	case strings.HasPrefix(path, "/v1/") && s.Model != "":
 		// The OpenAI base URL ends in its version (…/v1); the path repeats it.
 		base, tail = s.Model, strings.TrimPrefix(path, "/v1")
@@ -222,7 +247,7 @@ func sortedNames(m map[string]string) []string {
 // hopHeader reports whether a header belongs to one connection only.
 func hopHeader(k string) bool {
 	switch http.CanonicalHeaderKey(k) {
-	case "Connection", "Keep-Alive", "Proxy-Connection", "Transfer-Encoding", "Upgrade", "Te", "Trailer", "Content-Length", SessionHeader:
+	case "Connection", "Keep-Alive", "Proxy-Connection", "Transfer-Encoding", "Upgrade", "Te", "Trailer", "Content-Length", SessionHeader, TimeoutHeader:
 		return true
 	}
 	return false

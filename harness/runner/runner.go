@@ -31,6 +31,7 @@ import (
 	"github.com/agentreplay/testbed/agents/llm/provider"
 	"github.com/agentreplay/testbed/harness/cassette"
 	"github.com/agentreplay/testbed/harness/check"
+	"github.com/agentreplay/testbed/harness/proxy"
 	"github.com/agentreplay/testbed/harness/report"
 	"github.com/agentreplay/testbed/harness/scenario"
 	"github.com/agentreplay/testbed/harness/tokens"
@@ -42,6 +43,11 @@ import (
 // Options configure a run. Root and Agents are required.
 type Options struct {
 	Mode cassette.Mode
+	// Proxy, when set, puts the proxy between every agent and its
+	// cassette, as for an agent outside testbed: the agent is given the
+	// session's base URLs and calls them over loopback HTTP. The results
+	// are those of a run without it (a spec checks every committed suite).
+	Proxy *proxy.Proxy
 	// Root is the project folder holding cassettes/, fixtures/ and scenarios/.
 	Root   string
 	Agents map[string]agents.Entry
@@ -493,6 +499,12 @@ func runOne(ctx context.Context, j *job, sample int, opts Options, pending *coun
 		j.prov = &p
 	}
 	hc := &http.Client{Transport: timeouts{next: tp}}
+	if opts.Proxy != nil {
+		// The same cassette, reached over loopback HTTP through a session.
+		rt, end := throughProxy(opts.Proxy, tp, ep, entry.Info.Embeddings, entry.Info.Upstreams)
+		defer end()
+		hc = &http.Client{Transport: timeouts{next: rt}}
+	}
 
 	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)

@@ -80,6 +80,13 @@ func (t *tracer) Note(key string, value any) {
 	t.trace.Add(trace.Event{Kind: trace.KindNote, Note: &trace.Note{Key: key, Value: plain(value)}})
 }
 
+// Router returns the transport a recording uses: requests for the logical
+// hosts in routes go to their loopback base URLs, and any other host is
+// refused (nothing leaves the machine by accident).
+func Router(routes map[string]string, mode cassette.Mode) http.RoundTripper {
+	return &routing{hosts: routes, mode: mode}
+}
+
 // routing sends requests for logical hosts to the base URLs they are
 // routed to. A host without a route goes to the network only when network
 // is set; otherwise it is refused, so nothing leaves the machine by accident.
