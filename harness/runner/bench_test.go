@@ -14,6 +14,7 @@ import (
 	"github.com/agentreplay/testbed/agents/all"
 	"github.com/agentreplay/testbed/harness/cassette"
 	"github.com/agentreplay/testbed/harness/check"
+	"github.com/agentreplay/testbed/harness/proxy"
 	"github.com/agentreplay/testbed/harness/runner"
 	"github.com/agentreplay/testbed/harness/scenario"
 )
@@ -67,6 +68,18 @@ func loadSuites(b testing.TB, name string) []*scenario.Suite {
 // cassettes. Replay only reads them.
 func BenchmarkFullReplay(b *testing.B) {
 	replayBench(b, loadSuites(b, ""), runner.Options{Root: repoRoot})
+}
+
+// BenchmarkFullReplayProxy is BenchmarkFullReplay with every agent reaching
+// its cassette over loopback HTTP through a proxy session (Options.Proxy):
+// the ratio of the two is the proxy's overhead on a whole run.
+func BenchmarkFullReplayProxy(b *testing.B) {
+	p, err := proxy.Start()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close()
+	replayBench(b, loadSuites(b, ""), runner.Options{Root: repoRoot, Proxy: p})
 }
 
 // BenchmarkScenario replays one typical scenario (odbchat ac1-taiwan-sst
