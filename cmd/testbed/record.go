@@ -28,16 +28,16 @@ it runs against loopback stand-ins (the stand-in model and the fixture
 upstreams), so anyone can re-record offline and get the same bytes. With
 --provider and a key in the environment it records a real model instead.
 With --live it runs the same way but writes no cassette (a smoke test).
-With --repeat N it keeps N samples per scenario (<scenario>.yaml, then
+A suite's samples: N keeps N samples per scenario (<scenario>.yaml, then
 <scenario>.sample2.yaml …), for models that do not answer the same twice;
-a replay runs every sample and reports each scenario's pass rate, pass^k and
-a 95% interval per metric. The stand-in answers sample 1 deterministically
+--repeat N records another number. A replay runs the suite's samples and
+reports each scenario's pass rate, pass^k and a 95% interval per metric. The stand-in answers sample 1 deterministically
 and samples the others like a model above temperature zero.
 
 Examples:
   testbed record --suite odbchat
   testbed record --suite odbchat --variant single-pass --scenario ac1-taiwan-sst
-  testbed record --suite odbchat-sampled --repeat 5
+  testbed record --suite odbchat-sampled --repeat 3
   OPENAI_API_KEY=… testbed record --suite odbchat --provider openai --model gpt-4.1-mini`
 
 func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) error {
