@@ -139,9 +139,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		return exitOK
 	}
-	if ctx.Err() != nil {
+	if ctx.Err() != nil && args[0] != "proxy" && args[0] != "standin" {
 		// SIGINT or SIGTERM stopped the command: whatever error that caused
-		// (context canceled), the exit is the shell's for an interrupt.
+		// (context canceled), the exit is the shell's for an interrupt. (It
+		// is how a serving command ends, and says how its session went.)
 		var ee *exitError
 		if !errors.As(err, &ee) || ee.err != errSilent {
 			fmt.Fprintln(stderr, "testbed: interrupted:", err)

@@ -1,0 +1,130 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"gopkg.in/yaml.v3"
+)
+
+// serving runs a serving command (proxy, standin) in-process until ctx ends,
+// and returns the lines it printed up to the one starting with "# Ctrl-C".
+func serving(ctx context.Context, args ...string) (env []string, done <-chan result) {
+	GinkgoHelper()
+	pr, pw := io.Pipe()
+	out := make(chan result, 1)
+	go func() {
+		defer GinkgoRecover()
+		var stderr bytes.Buffer
+		code := run(ctx, args, pw, &stderr)
+		pw.Close()
+		out <- result{code: code, stderr: stderr.String()}
+	}()
+	sc := bufio.NewScanner(pr)
+	for sc.Scan() {
+		if strings.HasPrefix(sc.Text(), "# Ctrl-C") {
+			go io.Copy(io.Discard, pr)
+			return env, out
+		}
+		env = append(env, sc.Text())
+	}
+	r := <-out
+	Fail("the command ended before serving: " + r.String())
+	return nil, nil
+}
+
+// recordedRequests are a cassette's requests: method, URL and body.
+type recordedRequests struct {
+	Interactions []struct {
+		Request struct{ Method, URL, Body string } `yaml:"request"`
+	} `yaml:"interactions"`
+}
+
+var _ = Describe("testbed proxy", func() {
+	var root string
+	BeforeEach(func() { root = project() })
+
+	// replay sends every request of the scenario's cassette to the session,
+	// the model's under OPENAI_BASE_URL and the upstream's under
+	// GHRSST_BASE_URL, with body changed by edit.
+	replay := func(env []string, edit func(string) string) []int {
+		GinkgoHelper()
+		vars := map[string]string{}
+		for _, line := range env {
+			if k, v, ok := strings.Cut(line, "="); ok {
+				vars[k] = v
+			}
+		}
+		Expect(vars).To(HaveKeyWithValue("OPENAI_API_KEY", "testbed-placeholder-key"))
+		var c recordedRequests
+		Expect(yaml.Unmarshal([]byte(mustRead(cassettePath(root, "single-pass", "ac1-taiwan-sst"))), &c)).To(Succeed())
+		var codes []int
+		for _, in := range c.Interactions {
+			u := strings.Replace(in.Request.URL, "http://localhost:11434/v1", vars["OPENAI_BASE_URL"], 1)
+			u = strings.Replace(u, "https://eco.odb.ntu.edu.tw", vars["GHRSST_BASE_URL"], 1)
+			Expect(u).To(HavePrefix("http://127.0.0.1:"))
+			req, err := http.NewRequest(in.Request.Method, u, strings.NewReader(edit(in.Request.Body)))
+			Expect(err).NotTo(HaveOccurred())
+			req.Header.Set("Content-Type", "application/json")
+			resp, err := http.DefaultClient.Do(req)
+			Expect(err).NotTo(HaveOccurred())
+			resp.Body.Close()
+			codes = append(codes, resp.StatusCode)
+		}
+		return codes
+	}
+	args := func() []string {
+		return []string{"proxy", "--root", root, "--suite", "odbchat", "--variant", "single-pass", "--scenario", "ac1-taiwan-sst"}
+	}
+
+	It("serves a scenario's cassette to any client by base URL, and ends cleanly when every call was made", func() {
+		ctx, cancel := context.WithCancel(context.Background())
+		env, done := serving(ctx, args()...)
+		Expect(replay(env, func(s string) string { return s })).To(Equal([]int{200, 200}))
+		cancel()
+		var r result
+		Eventually(done).WithTimeout(time.Minute).Should(Receive(&r))
+		Expect(r.code).To(Equal(exitOK), r.String())
+	})
+
+	It("answers a request the cassette lacks with the diagnosis, and exits 3", func() {
+		ctx, cancel := context.WithCancel(context.Background())
+		env, done := serving(ctx, args()...)
+		codes := replay(env, func(s string) string { return strings.Replace(s, `"model":"gemma3:4b"`, `"model":"gemma3:27b"`, 1) })
+		Expect(codes[0]).To(Equal(http.StatusNotImplemented))
+		cancel()
+		var r result
+		Eventually(done).WithTimeout(time.Minute).Should(Receive(&r))
+		Expect(r.code).To(Equal(exitStale), r.String())
+		Expect(r.stderr).To(ContainSubstring("the session missed the cassette"))
+	})
+
+	It("needs one scenario", func() {
+		r := testbed("proxy", "--root", root, "--suite", "odbchat")
+		Expect(r.code).To(Equal(exitUsage))
+		Expect(r.stderr).To(ContainSubstring("give --suite, --variant and --scenario"))
+	})
+})
+
+var _ = Describe("testbed standin", func() {
+	It("prints the loopback address of the stand-in model and of every fixture upstream", func() {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		lines, done := serving(ctx, "standin", "--root", repoRoot)
+		text := strings.Join(lines, "\n")
+		for _, host := range []string{"localhost:11434", "api.openai.com", "eco.odb.ntu.edu.tw", "homeassistant.local:8123"} {
+			Expect(text).To(MatchRegexp(`(?m)^` + strings.ReplaceAll(host, ".", `\.`) + `\s+http://127\.0\.0\.1:\d+$`))
+		}
+		cancel()
+		var r result
+		Eventually(done).WithTimeout(time.Minute).Should(Receive(&r))
+		Expect(r.code).To(Equal(exitOK), r.String())
+	})
+})
