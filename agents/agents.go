@@ -63,6 +63,7 @@ type Reply struct {
 // Config is everything an agent is built from.
 type Config struct {
 	Model     llm.Client        // provider-neutral chat, built over HTTP
+	Endpoint  llm.Endpoint      // the endpoint Model talks to (an agent outside testbed calls it by HTTP)
 	Embedder  llm.Embedder      // embeddings, for agents whose Info names an endpoint; else nil
 	HTTP      *http.Client      // every upstream call goes through it
 	Clock     func() time.Time  // the scenario's "now"; agents never call time.Now
@@ -82,6 +83,15 @@ type Tracer interface {
 	Tool(name string, args json.RawMessage, raw []byte, context string, err error)
 	// Note records a named fact, such as "route" or "t_classify_ms".
 	Note(key string, value any)
+}
+
+// ModelTracer is implemented by the harness's Tracer. An agent that calls
+// its model over raw HTTP rather than through Config.Model (an agent outside
+// testbed) reports each call to it, as Config.Model does for the others:
+// the request and response as read from the wire, and how long the call
+// took on the scenario's clock.
+type ModelTracer interface {
+	ModelCall(req llm.Request, model string, resp llm.Response, err error, took time.Duration)
 }
 
 // Route is the routing decision an agent notes under the key "route".

@@ -545,6 +545,7 @@ func runOne(ctx context.Context, j *job, sample int, opts Options, pending *coun
 	tracer := &tracer{trace: tr, counter: counter}
 	cfg := agents.Config{
 		Model:     &countingModel{next: model, trace: tr, counter: counter, model: ep.Model},
+		Endpoint:  ep,
 		Embedder:  embedder,
 		HTTP:      hc,
 		Clock:     func() time.Time { return j.suite.Clock.Add(tr.Elapsed()) },

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"sort"
 	"strconv"
+	"time"
 
 	"github.com/agentreplay/testbed/agents"
 	"github.com/agentreplay/testbed/agents/anyjson"
@@ -31,16 +32,22 @@ type countingModel struct {
 func (m *countingModel) Chat(ctx context.Context, req llm.Request) (llm.Response, error) {
 	start := m.trace.Elapsed()
 	resp, err := m.next.Chat(ctx, req)
+	addLLM(m.trace, m.counter, start, req, m.model, resp, err)
+	return resp, err
+}
+
+// addLLM adds the event of one model call that started at start.
+func addLLM(tr *trace.Trace, counter *tokens.Counter, start time.Duration, req llm.Request, model string, resp llm.Response, err error) {
 	call := &trace.LLMCall{
 		Role:     req.Role,
-		Model:    m.model,
-		Duration: m.trace.Elapsed() - start,
-		Input:    m.counter.Request(req),
+		Model:    model,
+		Duration: tr.Elapsed() - start,
+		Input:    counter.Request(req),
 	}
 	if err != nil {
 		call.Error = err.Error()
 	} else {
-		call.Output = m.counter.Output(resp.Message)
+		call.Output = counter.Output(resp.Message)
 		call.Text = resp.Message.Content
 		for _, tc := range resp.Message.ToolCalls {
 			call.ToolCalls = append(call.ToolCalls, trace.Call{Name: tc.Name, Arguments: tc.Arguments})
@@ -49,8 +56,12 @@ func (m *countingModel) Chat(ctx context.Context, req llm.Request) (llm.Response
 			call.Reported = &trace.Usage{Input: resp.Usage.InputTokens, Output: resp.Usage.OutputTokens}
 		}
 	}
-	m.trace.Add(trace.Event{Kind: trace.KindLLM, At: start, LLM: call})
-	return resp, err
+	tr.Add(trace.Event{Kind: trace.KindLLM, At: start, LLM: call})
+}
+
+// ModelCall implements agents.ModelTracer.
+func (t *tracer) ModelCall(req llm.Request, model string, resp llm.Response, err error, took time.Duration) {
+	addLLM(t.trace, t.counter, t.trace.Elapsed()-took, req, model, resp, err)
 }
 
 // tracer implements agents.Tracer over a trace.

@@ -454,3 +454,26 @@ func writeError(w http.ResponseWriter, status int, msg string, lat time.Duration
 	w.Header().Set(cassette.LatencyHeader, lat.String())
 	writeJSON(w, status, map[string]any{"error": map[string]any{"message": msg, "type": "standin_error", "code": fmt.Sprint(status)}})
 }
+
+// DecodeChat reads a Chat Completions request body as the stand-in does:
+// the same reading harness scores an outside agent's model calls with.
+func DecodeChat(body []byte) (Request, error) {
+	var wr wireRequest
+	if err := json.Unmarshal(body, &wr); err != nil {
+		return Request{}, err
+	}
+	return convert(wr), nil
+}
+
+// DecodeGemini reads a generateContent request body to the given path.
+func DecodeGemini(path string, body []byte) (Request, error) {
+	model, ok := geminiModel(path)
+	if !ok {
+		return Request{}, fmt.Errorf("%s is not a …/models/<model>:generateContent path", path)
+	}
+	var gr geminiRequest
+	if err := json.Unmarshal(body, &gr); err != nil {
+		return Request{}, err
+	}
+	return convertGemini(model, gr)
+}
