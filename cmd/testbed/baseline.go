@@ -9,7 +9,6 @@ import (
 	"os"
 	"strings"
 
-	"github.com/agentreplay/testbed/agents/all"
 	"github.com/agentreplay/testbed/harness/cassette"
 	"github.com/agentreplay/testbed/harness/report"
 	"github.com/agentreplay/testbed/harness/runner"
@@ -51,7 +50,7 @@ func cmdBaseline(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
-	rep, err := runner.Run(ctx, suites, runner.Options{Mode: cassette.ModeReplay, Root: sel.root, Agents: all.Registry(), Progress: progress(sel, stderr)})
+	rep, err := runner.Run(ctx, suites, runner.Options{Mode: cassette.ModeReplay, Root: sel.root, Agents: registry(sel.root, suites), Progress: progress(sel, stderr)})
 	if err != nil {
 		return withCode(exitInternal, err)
 	}

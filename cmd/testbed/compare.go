@@ -7,7 +7,6 @@ import (
 	"io"
 	"slices"
 
-	"github.com/agentreplay/testbed/agents/all"
 	"github.com/agentreplay/testbed/harness/cassette"
 	"github.com/agentreplay/testbed/harness/report"
 	"github.com/agentreplay/testbed/harness/runner"
@@ -71,7 +70,7 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 				return withCode(exitUsage, fmt.Errorf("suite %s has no variant %q (see: testbed list --suite %s)", s.Name, v, s.Name))
 			}
 		}
-		rep, err := runner.Run(ctx, suites, runner.Options{Mode: cassette.ModeReplay, Root: sel.root, Agents: all.Registry(),
+		rep, err := runner.Run(ctx, suites, runner.Options{Mode: cassette.ModeReplay, Root: sel.root, Agents: registry(sel.root, suites),
 			Scenario: sel.scenario, Progress: progress(sel, stderr)})
 		if err != nil {
 			return withCode(exitInternal, err)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/agentreplay/testbed/agents/all"
 	"github.com/agentreplay/testbed/harness/lint"
 )
 
@@ -31,7 +30,7 @@ func cmdLint(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	problems, err := lint.Suites(sel.root, suites, all.Registry())
+	problems, err := lint.Suites(sel.root, suites, registry(sel.root, suites))
 	if err != nil {
 		return withCode(exitInternal, err)
 	}

@@ -94,6 +94,7 @@ Commands:
   cassettes check  scan cassettes for secrets
   proxy            serve one scenario's cassette to an agent in any language, by base URL
   standin          start the stand-in model and the fixture upstreams on loopback
+  agent            run a built-in agent as an outside one, on JSON lines (see agents/external)
 
 Run 'testbed <command> --help' for a command's flags and examples.
 `
@@ -127,6 +128,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = cmdProxy(ctx, args[1:], stdout, stderr)
 	case "standin":
 		err = cmdStandin(ctx, args[1:], stdout, stderr)
+	case "agent":
+		err = cmdAgent(ctx, args[1:], os.Stdin, stdout, stderr)
 	case "cassettes":
 		if len(args) < 2 || args[1] != "check" {
 			err = withCode(exitUsage, errors.New("usage: testbed cassettes check [--json] [--dir cassettes]"))

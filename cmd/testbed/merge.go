@@ -7,7 +7,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/agentreplay/testbed/agents/all"
 	"github.com/agentreplay/testbed/harness/cassette"
 	"github.com/agentreplay/testbed/harness/report"
 	"github.com/agentreplay/testbed/harness/runner"
@@ -54,7 +53,7 @@ func cmdMerge(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	rep, err := runner.Merge(parts, suites, runner.Options{Mode: cassette.ModeReplay, Root: sel.root, Agents: all.Registry()})
+	rep, err := runner.Merge(parts, suites, runner.Options{Mode: cassette.ModeReplay, Root: sel.root, Agents: registry(sel.root, suites)})
 	if err != nil {
 		return withCode(exitUsage, err)
 	}

@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/agentreplay/testbed/agents/all"
 	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/harness/cassette"
 	"github.com/agentreplay/testbed/harness/files"
@@ -70,7 +69,7 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 	}
 	opts := runner.Options{
-		Mode: cassette.ModeRecord, Root: sel.root, Agents: all.Registry(),
+		Mode: cassette.ModeRecord, Root: sel.root, Agents: registry(sel.root, suites),
 		Variant: sel.variant, Scenario: sel.scenario, Progress: progress(sel, stderr),
 		Parallel: 1, // one recording at a time keeps the stand-ins' order and faults reproducible
 		Repeat:   repeat, Timeout: sel.timeout,

@@ -95,7 +95,7 @@ func loadSuites(sel selection) ([]*scenario.Suite, error) {
 		suites = picked
 	}
 	// A variant config the agent refuses is a problem in the suite file too.
-	if err := lint.Configs(sel.root, suites, all.Registry()); err != nil {
+	if err := lint.Configs(sel.root, suites, registry(sel.root, suites)); err != nil {
 		return nil, withCode(exitUsage, err)
 	}
 	if sel.variant != "" && !anySuite(suites, func(s *scenario.Suite) bool {
@@ -167,7 +167,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	start := time.Now()
 	rep, err := runner.Run(ctx, suites, runner.Options{
-		Mode: cassette.ModeReplay, Root: sel.root, Agents: all.Registry(),
+		Mode: cassette.ModeReplay, Root: sel.root, Agents: registry(sel.root, suites),
 		Variant: sel.variant, Scenario: sel.scenario, Progress: progress(sel, stderr),
 		Shard: i, Shards: n, Timeout: sel.timeout,
 	})

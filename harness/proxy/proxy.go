@@ -10,6 +10,7 @@
 //	/s/<id>/v1/…               OpenAI Chat Completions and embeddings
 //	/s/<id>/v1beta/…           Gemini generateContent
 //	/s/<id>/upstream/<name>/…  an upstream API the suite names
+//	/s/<id>/clock              the scenario's clock (replayed time), when the session has one
 //
 // Clients that cannot change paths send the session in the X-Testbed-Session
 // header instead. A request for a session the proxy did not issue is a 404
@@ -59,6 +60,10 @@ type Session struct {
 	Embeddings string
 	// Upstreams maps an upstream's name to its logical base URL.
 	Upstreams map[string]string
+	// Clock, when set, is the scenario's clock, served at /s/<id>/clock
+	// as RFC 3339 text: replay never waits, so an agent that times its own
+	// steps reads this clock rather than its own to get the replayed time.
+	Clock func() time.Time
 }
 
 // Proxy is the server. Build it with Start.
@@ -140,6 +145,11 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p.mu.Unlock()
 	if s == nil {
 		problem(w, http.StatusNotFound, "session %q was not issued by this proxy, or has ended", id)
+		return
+	}
+	if rest == "/clock" && s.Clock != nil {
+		w.Header().Set("Content-Type", "text/plain")
+		io.WriteString(w, s.Clock().Format(time.RFC3339Nano))
 		return
 	}
 	target, err := s.logical(rest, r.URL.RawQuery)

@@ -302,7 +302,9 @@ func (d *decoder) suite(root *yaml.Node) *Suite {
 			s.Name, s.NameLine = name, resolve(f.val).Line
 		}
 	}
-	if f, ok := fs["agent"]; ok {
+	if f, ok := fs["agent"]; ok && resolve(f.val) != nil && resolve(f.val).Kind == yaml.MappingNode {
+		d.external(f.val, s)
+	} else if ok {
 		if agent, ok := d.str(f.val, "agent"); ok {
 			if len(d.opts.Agents) > 0 && !slices.Contains(d.opts.Agents, agent) {
 				d.errorf(f.val.Line, "agent", "unknown agent %q (known: %s)", agent, strings.Join(d.opts.Agents, ", "))

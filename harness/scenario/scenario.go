@@ -17,10 +17,13 @@ const MaxSamples = 100
 
 // Suite is one scenarios/<suite>.yaml file.
 type Suite struct {
-	Path      string
-	Name      string    // suite:
-	NameLine  int       // the line of suite:
-	Agent     string    // agent:
+	Path     string
+	Name     string // suite:
+	NameLine int    // the line of suite:
+	Agent    string // agent: a built-in agent's name, or External's
+	// External describes the agent when it is outside testbed (agent: as
+	// a mapping); nil for a built-in agent.
+	External  *External
 	Clock     time.Time // clock: the agent's "now" at the start of every scenario
 	Tokenizer string    // tokenizer: o200k_base (default) or cl100k_base
 	Baseline  string    // baseline: the variant others are compared to

@@ -1,0 +1,237 @@
+package external
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agentreplay/testbed/agents"
+	"github.com/agentreplay/testbed/agents/llm"
+	"github.com/agentreplay/testbed/harness/standin"
+)
+
+// observer is the session's transport: it sends each request on to the
+// scenario's cassette (Config.HTTP) and reads, from the traffic, what the
+// built-in agents report through Config.Model and Config.Tracer.
+type observer struct {
+	cfg  agents.Config
+	next http.RoundTripper
+
+	mu      sync.Mutex
+	asked   []llm.ToolCall // tool calls of the last model response without a result yet
+	fetched [][]byte       // upstream bodies since that response
+	tools   []toolReport   // tool calls whose results went back to the model, this turn
+}
+
+func newObserver(cfg agents.Config) *observer {
+	next := http.DefaultTransport
+	if cfg.HTTP != nil && cfg.HTTP.Transport != nil {
+		next = cfg.HTTP.Transport
+	}
+	return &observer{cfg: cfg, next: next}
+}
+
+// Close implements cassette.Transport; the runner closes the cassette.
+func (o *observer) Close() error { return nil }
+
+// RoundTrip implements http.RoundTripper.
+func (o *observer) RoundTrip(req *http.Request) (*http.Response, error) {
+	var body []byte
+	if req.Body != nil {
+		var err error
+		if body, err = io.ReadAll(req.Body); err != nil {
+			return nil, err
+		}
+		req.Body.Close()
+		req.Body = io.NopCloser(bytes.NewReader(body))
+	}
+	start := o.cfg.Clock()
+	resp, err := o.next.RoundTrip(req)
+	took := o.cfg.Clock().Sub(start)
+	var got []byte
+	if resp != nil {
+		if got, err = io.ReadAll(resp.Body); err == nil {
+			resp.Body.Close()
+			resp.Body = io.NopCloser(bytes.NewReader(got))
+		}
+	}
+	model := strings.HasSuffix(req.URL.Path, "/chat/completions") || strings.HasSuffix(req.URL.Path, ":generateContent")
+	if !model {
+		if err == nil && resp.StatusCode < 400 {
+			o.mu.Lock()
+			o.fetched = append(o.fetched, got)
+			o.mu.Unlock()
+		}
+		return resp, err
+	}
+	o.model(req, body, resp, got, err, took)
+	return resp, err
+}
+
+// model reports one model call and the tool results its request carries.
+func (o *observer) model(req *http.Request, body []byte, resp *http.Response, got []byte, err error, took time.Duration) {
+	var in standin.Request
+	var derr error
+	if strings.HasSuffix(req.URL.Path, ":generateContent") {
+		in, derr = standin.DecodeGemini(req.URL.Path, body)
+	} else {
+		in, derr = standin.DecodeChat(body)
+	}
+	if derr != nil {
+		return // not a request the harness reads: the call stays an HTTP exchange
+	}
+	o.results(in.Messages)
+	r := llm.Request{Messages: in.Messages, Tools: in.Tools, MaxTokens: in.MaxTokens, JSON: in.JSON}
+	var out llm.Response
+	if err == nil {
+		if resp.StatusCode >= 400 {
+			err = &statusError{code: resp.StatusCode, body: string(got)}
+		} else if strings.HasSuffix(req.URL.Path, ":generateContent") {
+			out = decodeGeminiResponse(got)
+		} else {
+			out = decodeChatResponse(got)
+		}
+	}
+	if mt, ok := o.cfg.Tracer.(agents.ModelTracer); ok {
+		model := in.Model
+		if model == "" {
+			model = o.cfg.Endpoint.Model
+		}
+		mt.ModelCall(r, model, out, err, took)
+	}
+	o.mu.Lock()
+	o.asked, o.fetched = out.Message.ToolCalls, nil
+	o.mu.Unlock()
+}
+
+// results pairs the tool results in a model request with the calls the
+// previous response asked for and the upstream bodies fetched since.
+func (o *observer) results(msgs []llm.Message) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if len(o.asked) == 0 {
+		return
+	}
+	byID := map[string]string{}
+	for _, m := range msgs {
+		if m.Role == llm.RoleTool {
+			byID[m.ToolCallID] = m.Content
+		}
+	}
+	for i, call := range o.asked {
+		res, ok := byID[call.ID]
+		if !ok {
+			continue
+		}
+		var raw []byte
+		switch {
+		case len(o.fetched) == len(o.asked):
+			raw = o.fetched[i]
+		case i == 0:
+			raw = bytes.Join(o.fetched, nil)
+		}
+		o.tools = append(o.tools, toolReport{Name: call.Name, Args: call.Arguments, Raw: string(raw), Context: res})
+	}
+	o.asked, o.fetched = nil, nil
+}
+
+// flush reports the turn's tool calls when emit is set, and forgets them.
+func (o *observer) flush(emit bool) {
+	o.mu.Lock()
+	tools := o.tools
+	o.tools = nil
+	o.mu.Unlock()
+	if !emit {
+		return
+	}
+	for _, t := range tools {
+		o.cfg.Tracer.Tool(t.Name, t.Args, []byte(t.Raw), t.Context, nil)
+	}
+}
+
+// statusError is a model call the provider refused.
+type statusError struct {
+	code int
+	body string
+}
+
+func (e *statusError) Error() string { return http.StatusText(e.code) + ": " + clip(e.body) }
+
+// decodeChatResponse reads a Chat Completions response.
+func decodeChatResponse(b []byte) llm.Response {
+	var w struct {
+		Model   string `json:"model"`
+		Choices []struct {
+			FinishReason string `json:"finish_reason"`
+			Message      struct {
+				Content   string `json:"content"`
+				ToolCalls []struct {
+					ID       string `json:"id"`
+					Function struct {
+						Name      string `json:"name"`
+						Arguments string `json:"arguments"`
+					} `json:"function"`
+				} `json:"tool_calls"`
+			} `json:"message"`
+		} `json:"choices"`
+		Usage struct {
+			Prompt     int `json:"prompt_tokens"`
+			Completion int `json:"completion_tokens"`
+		} `json:"usage"`
+	}
+	var out llm.Response
+	if json.Unmarshal(b, &w) != nil || len(w.Choices) == 0 {
+		return out
+	}
+	c := w.Choices[0]
+	out.Model, out.FinishReason = w.Model, c.FinishReason
+	out.Message = llm.Message{Role: llm.RoleAssistant, Content: c.Message.Content}
+	for _, tc := range c.Message.ToolCalls {
+		out.Message.ToolCalls = append(out.Message.ToolCalls, llm.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: json.RawMessage(tc.Function.Arguments)})
+	}
+	out.Usage = llm.Usage{InputTokens: w.Usage.Prompt, OutputTokens: w.Usage.Completion}
+	return out
+}
+
+// decodeGeminiResponse reads a generateContent response.
+func decodeGeminiResponse(b []byte) llm.Response {
+	var w struct {
+		Candidates []struct {
+			FinishReason string `json:"finishReason"`
+			Content      struct {
+				Parts []struct {
+					Text         string `json:"text"`
+					FunctionCall *struct {
+						ID   string          `json:"id"`
+						Name string          `json:"name"`
+						Args json.RawMessage `json:"args"`
+					} `json:"functionCall"`
+				} `json:"parts"`
+			} `json:"content"`
+		} `json:"candidates"`
+		Usage struct {
+			Prompt     int `json:"promptTokenCount"`
+			Candidates int `json:"candidatesTokenCount"`
+		} `json:"usageMetadata"`
+		Model string `json:"modelVersion"`
+	}
+	var out llm.Response
+	if json.Unmarshal(b, &w) != nil || len(w.Candidates) == 0 {
+		return out
+	}
+	c := w.Candidates[0]
+	out.Model, out.FinishReason = w.Model, c.FinishReason
+	out.Message.Role = llm.RoleAssistant
+	for _, p := range c.Content.Parts {
+		out.Message.Content += p.Text
+		if f := p.FunctionCall; f != nil {
+			out.Message.ToolCalls = append(out.Message.ToolCalls, llm.ToolCall{ID: f.ID, Name: f.Name, Arguments: f.Args})
+		}
+	}
+	out.Usage = llm.Usage{InputTokens: w.Usage.Prompt, OutputTokens: w.Usage.Candidates}
+	return out
+}

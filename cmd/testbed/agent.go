@@ -1,0 +1,215 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/agentreplay/testbed/agents"
+	"github.com/agentreplay/testbed/agents/all"
+	"github.com/agentreplay/testbed/agents/external"
+	"github.com/agentreplay/testbed/agents/llm"
+	"github.com/agentreplay/testbed/agents/llm/provider"
+	"github.com/agentreplay/testbed/harness/cassette"
+)
+
+const agentDoc = `Usage: testbed agent NAME [--root .]
+
+Runs a built-in agent as an agent outside testbed would run: it reads the
+scenario's turns as JSON lines on stdin, answers each with a JSON line on
+stdout, and reaches its model and upstreams by the base URLs in its
+environment (OPENAI_BASE_URL or GEMINI_BASE_URL, <NAME>_BASE_URL per
+upstream, TESTBED_NOW, TESTBED_VARIANT), as the contract in package
+agents/external says. It reports the notes and tool calls it traces with
+each reply. A suite runs it with agent: {name: …, command: [testbed, agent,
+NAME]}; a spec checks that the results equal the in-process run's.
+
+Examples:
+  testbed agent odbchat`
+
+// cmdAgent is 'testbed agent'.
+func cmdAgent(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	var root string
+	fs := newFlags("agent", agentDoc, stderr)
+	fs.StringVar(&root, "root", ".", "project folder holding scenarios/ and fixtures/")
+	names, err := parseWithFiles(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(names) != 1 {
+		return withCode(exitUsage, errors.New("give one built-in agent's name, like: testbed agent odbchat"))
+	}
+	entry, ok := all.Registry()[names[0]]
+	if !ok {
+		return withCode(exitUsage, fmt.Errorf("no built-in agent %q (agents: %s)", names[0], strings.Join(all.Names(), ", ")))
+	}
+	cfg, tr, err := agentConfig(ctx, entry.Info, root)
+	if err != nil {
+		return withCode(exitUsage, err)
+	}
+	a, err := entry.New(cfg)
+	if err != nil {
+		return withCode(exitUsage, err)
+	}
+	in, err := readTurns(stdin)
+	if err != nil {
+		return withCode(exitUsage, err)
+	}
+	ans, runErr := a.Run(ctx, in)
+	enc := json.NewEncoder(stdout)
+	for i := range in.Turns {
+		out := map[string]any{"text": "", "notes": tr.notes[i], "tools": tr.tools[i]}
+		if i < len(ans.Replies) {
+			out["text"], out["data"] = ans.Replies[i].Text, ans.Replies[i].Data
+		}
+		if err := enc.Encode(out); err != nil {
+			return err
+		}
+	}
+	return runErr
+}
+
+// agentConfig is a built-in agent's configuration from the environment an
+// outside agent gets.
+func agentConfig(ctx context.Context, info agents.Info, root string) (agents.Config, *turnTracer, error) {
+	ep := info.Model
+	if ep.Provider == llm.ProviderGemini {
+		ep.BaseURL = os.Getenv("GEMINI_BASE_URL")
+	} else {
+		ep.BaseURL = os.Getenv("OPENAI_BASE_URL")
+	}
+	if ep.BaseURL == "" {
+		return agents.Config{}, nil, errors.New("no model base URL in the environment (OPENAI_BASE_URL or GEMINI_BASE_URL)")
+	}
+	hc := &httpClient
+	model, err := provider.New(ctx, ep, cassette.PlaceholderKey, hc)
+	if err != nil {
+		return agents.Config{}, nil, err
+	}
+	var embedder llm.Embedder
+	if e := info.Embeddings; e != nil {
+		emb := *e
+		emb.BaseURL = ep.BaseURL
+		if embedder, err = provider.NewEmbedder(emb, cassette.PlaceholderKey, hc); err != nil {
+			return agents.Config{}, nil, err
+		}
+	}
+	upstreams := map[string]string{}
+	for name := range info.Upstreams {
+		if v := os.Getenv(strings.ToUpper(strings.ReplaceAll(name, "-", "_")) + "_BASE_URL"); v != "" {
+			upstreams[name] = v
+		}
+	}
+	now := time.Now()
+	if t, err := time.Parse(time.RFC3339, os.Getenv("TESTBED_NOW")); err == nil {
+		now = t
+	}
+	clock := func() time.Time { return now }
+	if u := os.Getenv("TESTBED_CLOCK_URL"); u != "" {
+		clock = func() time.Time { return remoteClock(hc, u, now) }
+	}
+	var variant map[string]any
+	if v := os.Getenv("TESTBED_VARIANT"); v != "" && v != "null" {
+		if err := json.Unmarshal([]byte(v), &variant); err != nil {
+			return agents.Config{}, nil, fmt.Errorf("TESTBED_VARIANT: %w", err)
+		}
+	}
+	secrets := map[string]string{}
+	for _, k := range info.Keys {
+		secrets[k] = cassette.PlaceholderKey
+	}
+	tr := &turnTracer{notes: map[int][]external.Note{}, tools: map[int][]map[string]any{}}
+	return agents.Config{
+		Model: model, Endpoint: ep, Embedder: embedder, HTTP: hc, Clock: clock,
+		Tracer: tr, Upstreams: upstreams, Variant: variant, Secrets: secrets,
+		Data: os.DirFS(filepath.Join(root, "fixtures", info.Name)), Prompts: os.DirFS(filepath.Join(root, "scenarios")),
+	}, tr, nil
+}
+
+// readTurns reads the scenario's turns: lines until the count the first
+// one gives.
+func readTurns(r io.Reader) (agents.Input, error) {
+	var in agents.Input
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), 64<<20)
+	for sc.Scan() {
+		var line struct {
+			Turns       int    `json:"turns"`
+			Input       string `json:"input"`
+			Attachments []struct {
+				Name, MIME, Description, Data string
+			} `json:"attachments"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
+			return in, fmt.Errorf("a turn that is not JSON: %w", err)
+		}
+		in.Turns = append(in.Turns, line.Input)
+		for _, a := range line.Attachments {
+			data, err := base64.StdEncoding.DecodeString(a.Data)
+			if err != nil {
+				return in, fmt.Errorf("attachment %s: %w", a.Name, err)
+			}
+			in.Attachments = append(in.Attachments, agents.Attachment{Name: a.Name, MIME: a.MIME, Description: a.Description, Data: data})
+		}
+		if len(in.Turns) >= line.Turns {
+			return in, nil
+		}
+	}
+	return in, errors.New("stdin ended before every turn of the scenario arrived")
+}
+
+// turnTracer keeps what the agent traces, by turn, to report with replies.
+type turnTracer struct {
+	turn  int
+	notes map[int][]external.Note
+	tools map[int][]map[string]any
+}
+
+func (t *turnTracer) Tool(name string, args json.RawMessage, raw []byte, context string, err error) {
+	tool := map[string]any{"name": name, "args": args, "raw": string(raw), "context": context}
+	if err != nil {
+		tool["error"] = err.Error()
+	}
+	t.tools[t.turn] = append(t.tools[t.turn], tool)
+}
+
+func (t *turnTracer) Note(key string, value any) {
+	if key == agents.NoteTurn {
+		if n, ok := value.(int); ok {
+			t.turn = n
+		}
+		return
+	}
+	t.notes[t.turn] = append(t.notes[t.turn], external.Note{Key: key, Value: value})
+}
+
+// httpClient is the outside agent's own HTTP client.
+var httpClient = http.Client{}
+
+// remoteClock reads the scenario's clock from the proxy session; def when
+// it cannot.
+func remoteClock(hc *http.Client, url string, def time.Time) time.Time {
+	resp, err := hc.Get(url)
+	if err != nil {
+		return def
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return def
+	}
+	t, err := time.Parse(time.RFC3339Nano, string(b))
+	if err != nil {
+		return def
+	}
+	return t
+}

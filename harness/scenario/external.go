@@ -1,0 +1,121 @@
+package scenario
+
+import (
+	"slices"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/agentreplay/testbed/agents/llm"
+)
+
+// External describes an agent outside testbed (agent: as a mapping): a
+// command that speaks JSON lines, and the endpoints it calls, which the
+// proxy serves it under their logical URLs (see package external).
+type External struct {
+	Command []string          // command: argv
+	Dir     string            // dir: working folder, relative to the project root
+	Env     map[string]string // env:
+	Model   llm.Endpoint      // model: {provider, base_url, model}
+	// Upstreams maps each upstream's name to its logical base URL
+	// (upstreams: {name: {base_url, env}}); UpstreamEnv to the variable
+	// the program reads it from, when not <NAME>_BASE_URL.
+	Upstreams   map[string]string
+	UpstreamEnv map[string]string
+	TurnTimeout time.Duration // turn_timeout:
+}
+
+var (
+	externalKeys = []string{"name", "command", "dir", "env", "model", "upstreams", "turn_timeout"}
+	upstreamKeys = []string{"base_url", "env"}
+)
+
+// external reads agent: as a mapping, and returns the agent's name.
+func (d *decoder) external(v *yaml.Node, s *Suite) {
+	const at = "agent"
+	m, fs, ok := d.mapping(v, at, "an agent name, or a mapping describing an agent outside testbed", externalKeys...)
+	if !ok {
+		return
+	}
+	d.require(m, fs, at, "name", "command", "model")
+	e := &External{}
+	if f, ok := fs["name"]; ok {
+		if name, ok := d.str(f.val, join(at, "name")); ok {
+			if !suiteName.MatchString(name) {
+				d.errorf(resolve(f.val).Line, join(at, "name"), "invalid name %q; use lowercase letters, digits and - (it names fixtures/<name>)", name)
+			} else if slices.Contains(d.opts.Agents, name) {
+				d.errorf(resolve(f.val).Line, join(at, "name"), "%q is a built-in agent; name yours otherwise", name)
+			}
+			s.Agent = name
+		}
+	}
+	if f, ok := fs["command"]; ok {
+		if argv, ok := d.strs(f.val, join(at, "command"), false); ok {
+			if len(argv) == 0 || strings.TrimSpace(argv[0]) == "" {
+				d.errorf(resolve(f.val).Line, join(at, "command"), "empty command; give the program and its arguments, like [node, agent.js]")
+			}
+			e.Command = argv
+		}
+	}
+	if f, ok := fs["dir"]; ok {
+		e.Dir, _ = d.str(f.val, join(at, "dir"))
+	}
+	if f, ok := fs["env"]; ok {
+		e.Env = map[string]string{}
+		if efs, ok := d.anyKeys(f.val, join(at, "env"), "a mapping of variable names to values"); ok {
+			for k, ef := range efs {
+				e.Env[k], _ = d.str(ef.val, join(join(at, "env"), k))
+			}
+		}
+	}
+	if f, ok := fs["model"]; ok {
+		if ep := d.endpoint(f.val, join(at, "model")); ep != nil {
+			e.Model = *ep
+		}
+	}
+	if f, ok := fs["upstreams"]; ok {
+		e.Upstreams, e.UpstreamEnv = map[string]string{}, map[string]string{}
+		uat := join(at, "upstreams")
+		if ufs, ok := d.anyKeys(f.val, uat, "a mapping of upstream names to {base_url, env}"); ok {
+			for name, uf := range ufs {
+				_, bfs, ok := d.mapping(uf.val, join(uat, name), "a mapping with base_url and env", upstreamKeys...)
+				if !ok {
+					continue
+				}
+				d.require(resolve(uf.val), bfs, join(uat, name), "base_url")
+				if b, ok := bfs["base_url"]; ok {
+					e.Upstreams[name], _ = d.str(b.val, join(join(uat, name), "base_url"))
+				}
+				if b, ok := bfs["env"]; ok {
+					e.UpstreamEnv[name], _ = d.str(b.val, join(join(uat, name), "env"))
+				}
+			}
+		}
+	}
+	if f, ok := fs["turn_timeout"]; ok {
+		if s, ok := d.str(f.val, join(at, "turn_timeout")); ok {
+			t, err := time.ParseDuration(s)
+			if err != nil || t <= 0 {
+				d.errorf(resolve(f.val).Line, join(at, "turn_timeout"), "%q is not a duration above 0; write it like 30s", s)
+			}
+			e.TurnTimeout = t
+		}
+	}
+	s.External = e
+}
+
+// anyKeys checks that v is a mapping, whatever its keys, and returns its
+// fields.
+func (d *decoder) anyKeys(v *yaml.Node, at, want string) (fields, bool) {
+	v = resolve(v)
+	if !d.present(v, at) {
+		return nil, false
+	}
+	if v.Kind != yaml.MappingNode {
+		d.want(v, at, want)
+		return nil, false
+	}
+	_, fs := d.fields(v, at)
+	return fs, true
+}
