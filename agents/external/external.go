@@ -9,16 +9,20 @@
 //     environment the suite gives plus OPENAI_BASE_URL (or GEMINI_BASE_URL
 //     and GOOGLE_GEMINI_BASE_URL), a placeholder OPENAI_API_KEY or
 //     GEMINI_API_KEY, one <NAME>_BASE_URL per upstream (or the variable the
-//     suite names), TESTBED_NOW (the scenario's clock at the start, RFC
+//     suite names), TESTBED_PROVIDER and TESTBED_MODEL (the model the
+//     variant asks for), TESTBED_MODEL_URL (the model's logical base URL,
+//     as cassettes record it), TESTBED_NOW (the scenario's clock at the start, RFC
 //     3339: use it for "today"), TESTBED_CLOCK_URL (GET it for the
 //     scenario's clock now, which replayed calls advance by their recorded
 //     durations: use it to time steps) and TESTBED_VARIANT (the variant's
 //     config block as JSON).
-//   - The scenario's user turns arrive on stdin, all at once, one JSON line
-//     each: {"turn": 0, "turns": 2, "input": "…", "attachments": [{"name",
+//   - The scenario's user turns arrive on stdin, one JSON line each:
+//     {"turn": 0, "turns": 2, "input": "…", "attachments": [{"name",
 //     "mime", "description", "data" (base64)}]} (attachments on the first
-//     turn only). A program may answer each as it reads it, or read all
-//     "turns" first.
+//     turn only), each once the previous one is answered; or all at once
+//     when the suite says all_turns: true, for a program that reads every
+//     turn first: it then POSTs to TESTBED_TURN_URL?n=<turn> as it starts
+//     each, so its calls are counted to the right turn.
 //   - It answers each turn, in order, with one JSON line on stdout:
 //     {"text": "…", "data": {…}}, and may add "notes" ([{"key": "route",
 //     "value": {"mode", "tool"}}, …]) and "tools" ([{"name", "args", "raw",
@@ -65,6 +69,14 @@ type Spec struct {
 	// UpstreamEnv names, per upstream, the variable its base URL goes in
 	// (default <NAME>_BASE_URL).
 	UpstreamEnv map[string]string
+	// Embeddings is the logical base URL of /v1/embeddings, when not the
+	// model's.
+	Embeddings string
+	// AllTurns sends every turn at once, for a program that reads all of a
+	// scenario's turns before it answers; it posts to TESTBED_TURN_URL as
+	// it starts each. Otherwise each turn is sent once the previous one is
+	// answered.
+	AllTurns bool
 	// TurnTimeout bounds the wall time of one turn (default DefaultTurnTimeout).
 	TurnTimeout time.Duration
 }
@@ -137,7 +149,8 @@ func (a *agent) Run(ctx context.Context, in agents.Input) (agents.Answer, error)
 		return agents.Answer{}, err
 	}
 	obs := newObserver(a.cfg)
-	s := proxy.Session{Transport: obs, Upstreams: a.cfg.Upstreams, Clock: a.cfg.Clock}
+	s := proxy.Session{Transport: obs, Upstreams: a.cfg.Upstreams, Clock: a.cfg.Clock, Embeddings: a.spec.Embeddings,
+		Turn: func(n int) { a.cfg.Tracer.Note(agents.NoteTurn, n) }}
 	if a.cfg.Endpoint.Provider == llm.ProviderGemini {
 		s.Gemini = a.cfg.Endpoint.BaseURL
 	} else {
@@ -170,15 +183,23 @@ func (a *agent) Run(ctx context.Context, in agents.Input) (agents.Answer, error)
 		}
 		lines = append(lines, line)
 	}
-	go proc.write(lines)
+	a.cfg.Tracer.Note(agents.NoteTurn, 0)
+	if a.spec.AllTurns {
+		go proc.write(lines)
+	}
 	var ans agents.Answer
 	selfReported := false
 	for i := range in.Turns {
-		a.cfg.Tracer.Note(agents.NoteTurn, i)
+		if !a.spec.AllTurns {
+			a.cfg.Tracer.Note(agents.NoteTurn, i)
+			go proc.write(lines[i : i+1])
+		}
 		out, err := proc.reply(ctx, timeout)
 		if err != nil {
 			return ans, fmt.Errorf("turn %d: %w", i+1, err)
 		}
+		// What the reply reports belongs to its turn, whenever it arrives.
+		a.cfg.Tracer.Note(agents.NoteTurn, i)
 		obs.flush(!selfReported && out.Tools == nil)
 		for _, n := range out.Notes {
 			if n.Key != agents.NoteTurn {
@@ -234,8 +255,10 @@ func (a *agent) environment(base string) ([]string, error) {
 		}
 		env[k] = base + "/upstream/" + name
 	}
+	env["TESTBED_PROVIDER"], env["TESTBED_MODEL"], env["TESTBED_MODEL_URL"] = a.cfg.Endpoint.Provider, a.cfg.Endpoint.Model, a.cfg.Endpoint.BaseURL
 	env["TESTBED_NOW"] = a.cfg.Clock().Format(time.RFC3339)
 	env["TESTBED_CLOCK_URL"] = base + "/clock"
+	env["TESTBED_TURN_URL"] = base + "/turn"
 	variant, err := json.Marshal(a.cfg.Variant)
 	if err != nil {
 		return nil, err
@@ -336,7 +359,7 @@ func (p *process) reply(ctx context.Context, timeout time.Duration) (turnOut, er
 			return out, p.gone("before it answered", nil)
 		}
 		if err := json.Unmarshal([]byte(line), &out); err != nil || out.Text == nil {
-			return out, fmt.Errorf("the agent wrote a line that is not a reply ({\"text\": …} as one JSON line): %q%s", clip(line), p.stderrTail())
+			return out, fmt.Errorf("the agent wrote a line of %d bytes that is not a reply ({\"text\": …} as one JSON line): %q%s", len(line), clip(line), p.stderrTail())
 		}
 		return out, nil
 	case <-timer.C:

@@ -14,6 +14,11 @@ import (
 	"github.com/agentreplay/testbed/harness/standin"
 )
 
+// RoleHeader, on a model request, names the agent's role making the call
+// ("router", "planner"), which the wire does not carry; an agent that has
+// roles may send it. Recordings do not keep it.
+const RoleHeader = "X-Testbed-Role"
+
 // observer is the session's transport: it sends each request on to the
 // scenario's cassette (Config.HTTP) and reads, from the traffic, what the
 // built-in agents report through Config.Model and Config.Tracer.
@@ -85,7 +90,7 @@ func (o *observer) model(req *http.Request, body []byte, resp *http.Response, go
 		return // not a request the harness reads: the call stays an HTTP exchange
 	}
 	o.results(in.Messages)
-	r := llm.Request{Messages: in.Messages, Tools: in.Tools, MaxTokens: in.MaxTokens, JSON: in.JSON}
+	r := llm.Request{Role: req.Header.Get(RoleHeader), Messages: in.Messages, Tools: in.Tools, MaxTokens: in.MaxTokens, JSON: in.JSON}
 	var out llm.Response
 	if err == nil {
 		if resp.StatusCode >= 400 {

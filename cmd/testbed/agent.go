@@ -20,6 +20,7 @@ import (
 	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/agents/llm/provider"
 	"github.com/agentreplay/testbed/harness/cassette"
+	"github.com/agentreplay/testbed/harness/proxy"
 )
 
 const agentDoc = `Usage: testbed agent NAME [--root .]
@@ -28,10 +29,14 @@ Runs a built-in agent as an agent outside testbed would run: it reads the
 scenario's turns as JSON lines on stdin, answers each with a JSON line on
 stdout, and reaches its model and upstreams by the base URLs in its
 environment (OPENAI_BASE_URL or GEMINI_BASE_URL, <NAME>_BASE_URL per
-upstream, TESTBED_NOW, TESTBED_VARIANT), as the contract in package
+upstream, TESTBED_PROVIDER and TESTBED_MODEL, TESTBED_NOW,
+TESTBED_CLOCK_URL, TESTBED_VARIANT), as the contract in package
 agents/external says. It reports the notes and tool calls it traces with
-each reply. A suite runs it with agent: {name: …, command: [testbed, agent,
-NAME]}; a spec checks that the results equal the in-process run's.
+each reply. Being built in, it knows its logical URLs: it keeps them, and
+its transport takes each request to the session (as the runner's
+through-proxy mode does), so that its errors name them as in-process. It reads every turn before it answers: a suite runs it with
+agent: {name: …, command: [testbed, agent, NAME], all_turns: true}; a spec
+checks that the results equal the in-process run's.
 
 Examples:
   testbed agent odbchat`
@@ -82,6 +87,9 @@ func cmdAgent(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 // outside agent gets.
 func agentConfig(ctx context.Context, info agents.Info, root string) (agents.Config, *turnTracer, error) {
 	ep := info.Model
+	if p, m := os.Getenv("TESTBED_PROVIDER"), os.Getenv("TESTBED_MODEL"); p != "" && m != "" {
+		ep.Provider, ep.Model = p, m // the variant's model
+	}
 	if ep.Provider == llm.ProviderGemini {
 		ep.BaseURL = os.Getenv("GEMINI_BASE_URL")
 	} else {
@@ -90,32 +98,44 @@ func agentConfig(ctx context.Context, info agents.Info, root string) (agents.Con
 	if ep.BaseURL == "" {
 		return agents.Config{}, nil, errors.New("no model base URL in the environment (OPENAI_BASE_URL or GEMINI_BASE_URL)")
 	}
-	hc := &httpClient
-	model, err := provider.New(ctx, ep, cassette.PlaceholderKey, hc)
+	// The agent keeps its logical URLs, and its transport takes each
+	// request to the session's path for it (proxy.Client), so that its
+	// errors and prompts name them as they do in-process.
+	session := proxy.Session{Upstreams: info.Upstreams}
+	base := strings.TrimSuffix(ep.BaseURL, "/v1")
+	logical := os.Getenv("TESTBED_MODEL_URL")
+	if logical == "" {
+		logical = info.Model.BaseURL
+	}
+	if ep.Provider == llm.ProviderGemini {
+		session.Gemini = logical
+	} else {
+		session.Model = logical
+	}
+	if e := info.Embeddings; e != nil && e.BaseURL != logical {
+		session.Embeddings = e.BaseURL
+	}
+	ep.BaseURL = logical
+	hc := &http.Client{Transport: roleHeader{proxy.NewClient(base, session)}}
+	sdk, err := provider.New(ctx, ep, cassette.PlaceholderKey, hc)
 	if err != nil {
 		return agents.Config{}, nil, err
 	}
+	model := roleClient{sdk}
 	var embedder llm.Embedder
 	if e := info.Embeddings; e != nil {
-		emb := *e
-		emb.BaseURL = ep.BaseURL
-		if embedder, err = provider.NewEmbedder(emb, cassette.PlaceholderKey, hc); err != nil {
+		if embedder, err = provider.NewEmbedder(*e, cassette.PlaceholderKey, hc); err != nil {
 			return agents.Config{}, nil, err
 		}
 	}
-	upstreams := map[string]string{}
-	for name := range info.Upstreams {
-		if v := os.Getenv(strings.ToUpper(strings.ReplaceAll(name, "-", "_")) + "_BASE_URL"); v != "" {
-			upstreams[name] = v
-		}
-	}
+	upstreams := info.Upstreams
 	now := time.Now()
 	if t, err := time.Parse(time.RFC3339, os.Getenv("TESTBED_NOW")); err == nil {
 		now = t
 	}
 	clock := func() time.Time { return now }
 	if u := os.Getenv("TESTBED_CLOCK_URL"); u != "" {
-		clock = func() time.Time { return remoteClock(hc, u, now) }
+		clock = func() time.Time { return remoteClock(http.DefaultClient, u, now) }
 	}
 	var variant map[string]any
 	if v := os.Getenv("TESTBED_VARIANT"); v != "" && v != "null" {
@@ -127,7 +147,7 @@ func agentConfig(ctx context.Context, info agents.Info, root string) (agents.Con
 	for _, k := range info.Keys {
 		secrets[k] = cassette.PlaceholderKey
 	}
-	tr := &turnTracer{notes: map[int][]external.Note{}, tools: map[int][]map[string]any{}}
+	tr := &turnTracer{notes: map[int][]external.Note{}, tools: map[int][]map[string]any{}, http: http.DefaultClient, turnURL: os.Getenv("TESTBED_TURN_URL")}
 	return agents.Config{
 		Model: model, Endpoint: ep, Embedder: embedder, HTTP: hc, Clock: clock,
 		Tracer: tr, Upstreams: upstreams, Variant: variant, Secrets: secrets,
@@ -169,9 +189,11 @@ func readTurns(r io.Reader) (agents.Input, error) {
 
 // turnTracer keeps what the agent traces, by turn, to report with replies.
 type turnTracer struct {
-	turn  int
-	notes map[int][]external.Note
-	tools map[int][]map[string]any
+	http    *http.Client
+	turnURL string // where to say which turn the agent starts, if anywhere
+	turn    int
+	notes   map[int][]external.Note
+	tools   map[int][]map[string]any
 }
 
 func (t *turnTracer) Tool(name string, args json.RawMessage, raw []byte, context string, err error) {
@@ -186,14 +208,16 @@ func (t *turnTracer) Note(key string, value any) {
 	if key == agents.NoteTurn {
 		if n, ok := value.(int); ok {
 			t.turn = n
+			if t.turnURL != "" {
+				if resp, err := t.http.Post(fmt.Sprintf("%s?n=%d", t.turnURL, n), "text/plain", nil); err == nil {
+					resp.Body.Close()
+				}
+			}
 		}
 		return
 	}
 	t.notes[t.turn] = append(t.notes[t.turn], external.Note{Key: key, Value: value})
 }
-
-// httpClient is the outside agent's own HTTP client.
-var httpClient = http.Client{}
 
 // remoteClock reads the scenario's clock from the proxy session; def when
 // it cannot.
@@ -212,4 +236,26 @@ func remoteClock(hc *http.Client, url string, def time.Time) time.Time {
 		return def
 	}
 	return t
+}
+
+// roleKey carries a model call's role from roleClient to roleHeader.
+type roleKey struct{}
+
+// roleClient passes each call's role down to the transport.
+type roleClient struct{ next llm.Client }
+
+func (c roleClient) Chat(ctx context.Context, req llm.Request) (llm.Response, error) {
+	return c.next.Chat(context.WithValue(ctx, roleKey{}, req.Role), req)
+}
+
+// roleHeader sends the role of the model call a request belongs to in
+// external.RoleHeader, which the wire does not otherwise carry.
+type roleHeader struct{ next http.RoundTripper }
+
+func (t roleHeader) RoundTrip(req *http.Request) (*http.Response, error) {
+	if role, ok := req.Context().Value(roleKey{}).(string); ok && role != "" {
+		req = req.Clone(req.Context())
+		req.Header.Set(external.RoleHeader, role)
+	}
+	return t.next.RoundTrip(req)
 }

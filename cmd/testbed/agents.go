@@ -18,7 +18,7 @@ func registry(root string, suites []*scenario.Suite) map[string]agents.Entry {
 		if e == nil {
 			continue
 		}
-		spec := external.Spec{Command: e.Command, Dir: e.Dir, Env: e.Env, UpstreamEnv: e.UpstreamEnv, TurnTimeout: e.TurnTimeout}
+		spec := external.Spec{Command: e.Command, Dir: e.Dir, Env: e.Env, UpstreamEnv: e.UpstreamEnv, Embeddings: e.Embeddings, TurnTimeout: e.TurnTimeout, AllTurns: e.AllTurns}
 		reg[s.Agent] = agents.Entry{
 			Info: agents.Info{Name: s.Agent, Model: e.Model, Upstreams: e.Upstreams},
 			New:  external.New(spec, root),

@@ -88,13 +88,32 @@ func (c *Client) RoundTrip(req *http.Request) (*http.Response, error) {
 		req = req.WithContext(context.WithoutCancel(req.Context()))
 	}
 	resp, err := http.DefaultTransport.RoundTrip(req)
-	if err != nil || resp.StatusCode != http.StatusGatewayTimeout || resp.Header.Get(DeadlineHeader) == "" {
+	if err != nil || resp.StatusCode != http.StatusGatewayTimeout {
 		return resp, err
 	}
-	resp.Body.Close()
-	var waited, took int64
-	if _, err := fmt.Sscan(resp.Header.Get(DeadlineHeader), &waited, &took); err != nil {
-		return nil, err
+	if d := resp.Header.Get(DeadlineHeader); d != "" {
+		resp.Body.Close()
+		var waited, took int64
+		if _, err := fmt.Sscan(d, &waited, &took); err != nil {
+			return nil, err
+		}
+		return nil, &cassette.DeadlineError{Method: req.Method, URL: resp.Header.Get(logicalHeader), Waited: time.Duration(waited), Took: time.Duration(took)}
 	}
-	return nil, &cassette.DeadlineError{Method: req.Method, URL: resp.Header.Get(logicalHeader), Waited: time.Duration(waited), Took: time.Duration(took)}
+	if msg := resp.Header.Get(timeoutHeader); msg != "" {
+		resp.Body.Close()
+		return nil, &timeoutError{msg: msg}
+	}
+	return resp, nil
 }
+
+// timeoutErrorHeader, on a 504 answer, is the message of a timeout the
+// session's transport met (a stand-in's injected timeout, say).
+const timeoutHeader = "X-Testbed-Timeout-Error"
+
+// timeoutError is a timeout met behind the proxy, as the agent would have
+// met it without one: a net.Error whose Timeout is true.
+type timeoutError struct{ msg string }
+
+func (e *timeoutError) Error() string   { return e.msg }
+func (e *timeoutError) Timeout() bool   { return true }
+func (e *timeoutError) Temporary() bool { return true }

@@ -11,6 +11,7 @@
 //	/s/<id>/v1beta/…           Gemini generateContent
 //	/s/<id>/upstream/<name>/…  an upstream API the suite names
 //	/s/<id>/clock              the scenario's clock (replayed time), when the session has one
+//	/s/<id>/turn?n=N           POST: the agent starts user turn N (from 0)
 //
 // Clients that cannot change paths send the session in the X-Testbed-Session
 // header instead. A request for a session the proxy did not issue is a 404
@@ -64,6 +65,11 @@ type Session struct {
 	// as RFC 3339 text: replay never waits, so an agent that times its own
 	// steps reads this clock rather than its own to get the replayed time.
 	Clock func() time.Time
+	// Turn, when set, is told the user turn an agent starts working on
+	// (POST /s/<id>/turn?n=1, counting from 0), so that the calls that
+	// follow are counted to it: an agent that works on several turns at
+	// once says so.
+	Turn func(n int)
 }
 
 // Proxy is the server. Build it with Start.
@@ -147,6 +153,16 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		problem(w, http.StatusNotFound, "session %q was not issued by this proxy, or has ended", id)
 		return
 	}
+	if rest == "/turn" && s.Turn != nil && r.Method == http.MethodPost {
+		n, err := strconv.Atoi(r.URL.Query().Get("n"))
+		if err != nil || n < 0 {
+			problem(w, http.StatusBadRequest, "want /turn?n=<turn, from 0>")
+			return
+		}
+		s.Turn(n)
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
 	if rest == "/clock" && s.Clock != nil {
 		w.Header().Set("Content-Type", "text/plain")
 		io.WriteString(w, s.Clock().Format(time.RFC3339Nano))
@@ -186,6 +202,10 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			// The recorded exchange outlasted the client's deadline.
 			w.Header().Set(DeadlineHeader, fmt.Sprintf("%d %d", int64(late.Waited), int64(late.Took)))
 			w.Header().Set(logicalHeader, late.URL)
+			problem(w, http.StatusGatewayTimeout, "%v", err)
+			return
+		case isTimeout(err):
+			w.Header().Set(timeoutHeader, err.Error())
 			problem(w, http.StatusGatewayTimeout, "%v", err)
 			return
 		case errors.As(err, &miss):
@@ -271,4 +291,10 @@ func problem(w http.ResponseWriter, status int, format string, args ...any) {
 	json.NewEncoder(w).Encode(map[string]any{"error": map[string]string{
 		"message": "testbed proxy: " + fmt.Sprintf(format, args...), "type": "testbed_proxy",
 	}})
+}
+
+// isTimeout reports whether err is a timeout (a net.Error that says so).
+func isTimeout(err error) bool {
+	var ne interface{ Timeout() bool }
+	return errors.As(err, &ne) && ne.Timeout()
 }

@@ -18,16 +18,20 @@ type External struct {
 	Dir     string            // dir: working folder, relative to the project root
 	Env     map[string]string // env:
 	Model   llm.Endpoint      // model: {provider, base_url, model}
+	// Embeddings is the logical base URL of the agent's embeddings calls
+	// (embeddings:), when not the model's.
+	Embeddings string
 	// Upstreams maps each upstream's name to its logical base URL
 	// (upstreams: {name: {base_url, env}}); UpstreamEnv to the variable
 	// the program reads it from, when not <NAME>_BASE_URL.
 	Upstreams   map[string]string
 	UpstreamEnv map[string]string
 	TurnTimeout time.Duration // turn_timeout:
+	AllTurns    bool          // all_turns: the program reads every turn before it answers
 }
 
 var (
-	externalKeys = []string{"name", "command", "dir", "env", "model", "upstreams", "turn_timeout"}
+	externalKeys = []string{"name", "command", "dir", "env", "model", "embeddings", "upstreams", "turn_timeout", "all_turns"}
 	upstreamKeys = []string{"base_url", "env"}
 )
 
@@ -74,6 +78,9 @@ func (d *decoder) external(v *yaml.Node, s *Suite) {
 			e.Model = *ep
 		}
 	}
+	if f, ok := fs["embeddings"]; ok {
+		e.Embeddings, _ = d.str(f.val, join(at, "embeddings"))
+	}
 	if f, ok := fs["upstreams"]; ok {
 		e.Upstreams, e.UpstreamEnv = map[string]string{}, map[string]string{}
 		uat := join(at, "upstreams")
@@ -92,6 +99,9 @@ func (d *decoder) external(v *yaml.Node, s *Suite) {
 				}
 			}
 		}
+	}
+	if f, ok := fs["all_turns"]; ok {
+		e.AllTurns, _ = d.boolean(f.val, join(at, "all_turns"))
 	}
 	if f, ok := fs["turn_timeout"]; ok {
 		if s, ok := d.str(f.val, join(at, "turn_timeout")); ok {
@@ -118,4 +128,22 @@ func (d *decoder) anyKeys(v *yaml.Node, at, want string) (fields, bool) {
 	}
 	_, fs := d.fields(v, at)
 	return fs, true
+}
+
+// boolean reads true or false.
+func (d *decoder) boolean(v *yaml.Node, at string) (bool, bool) {
+	v = resolve(v)
+	if !d.present(v, at) {
+		return false, false
+	}
+	if v.Kind != yaml.ScalarNode || v.ShortTag() != "!!bool" {
+		d.want(v, at, "true or false")
+		return false, false
+	}
+	var b bool
+	if err := v.Decode(&b); err != nil {
+		d.want(v, at, "true or false")
+		return false, false
+	}
+	return b, true
 }

@@ -282,10 +282,20 @@ type wireTool struct {
 	Function llm.Tool `json:"function"`
 }
 
-// tool counts t as compact JSON in the wire format. Parameters that are not
-// valid JSON cannot be marshalled; they are counted as they are, beside the
-// name and description.
+// tool counts t as compact JSON in the wire format, its parameters' keys in
+// the sorted order the OpenAI SDK sends them in (it sends a decoded map), so
+// that a tool counts the same read from the agent or from the wire.
+// Parameters that are not valid JSON cannot be marshalled; they are counted
+// as they are, beside the name and description.
 func (c *Counter) tool(t llm.Tool) int {
+	dec := json.NewDecoder(bytes.NewReader(t.Parameters))
+	dec.UseNumber()
+	var schema any
+	if dec.Decode(&schema) == nil {
+		if sorted, err := marshalPlain(schema); err == nil {
+			t.Parameters = sorted
+		}
+	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
@@ -293,4 +303,15 @@ func (c *Counter) tool(t llm.Tool) int {
 		return c.Count(t.Name) + c.Count(t.Description) + c.CountBytes(t.Parameters)
 	}
 	return c.CountBytes(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
+}
+
+// marshalPlain is json.Marshal without HTML escaping (maps with sorted keys).
+func marshalPlain(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
