@@ -47,10 +47,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -265,19 +266,10 @@ func (a *agent) environment(base string) ([]string, error) {
 	}
 	env["TESTBED_VARIANT"] = string(variant)
 	out := make([]string, 0, len(env))
-	for _, k := range sortedKeys(env) {
+	for _, k := range slices.Sorted(maps.Keys(env)) {
 		out = append(out, k+"="+env[k])
 	}
 	return out, nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // process is the running program.
@@ -287,6 +279,7 @@ type process struct {
 	lines  chan string // stdout, line by line; closed at EOF
 	stderr *capped
 	done   chan struct{} // closed when the program has exited
+	quit   chan struct{} // closed when the driver stops reading
 	err    error         // its exit, once done
 }
 
@@ -303,22 +296,34 @@ func start(ctx context.Context, spec Spec, dir string, env []string) (*process, 
 	if err != nil {
 		return nil, err
 	}
-	stdout, err := cmd.StdoutPipe()
+	// Not cmd.StdoutPipe: Wait closes that as soon as the program exits,
+	// which loses what it wrote last and was not read yet (a long final
+	// reply, cut at a pipe buffer's size).
+	stdout, out, err := os.Pipe()
 	if err != nil {
 		return nil, err
 	}
-	p := &process{cmd: cmd, stdin: stdin, lines: make(chan string, 1), stderr: &capped{max: 64 << 10}, done: make(chan struct{})}
+	cmd.Stdout = out
+	p := &process{cmd: cmd, stdin: stdin, lines: make(chan string, 1), stderr: &capped{max: 64 << 10}, done: make(chan struct{}), quit: make(chan struct{})}
 	cmd.Stderr = p.stderr
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	out.Close() // the program holds its own copy
+	if err != nil {
+		stdout.Close()
 		return nil, fmt.Errorf("the agent did not start: %w (command %q in %s)", err, argv, dir)
 	}
 	go func() {
 		sc := bufio.NewScanner(stdout)
 		sc.Buffer(make([]byte, 0, 64<<10), 64<<20)
+		defer close(p.lines)
+		defer stdout.Close()
 		for sc.Scan() {
-			p.lines <- sc.Text()
+			select {
+			case p.lines <- sc.Text():
+			case <-p.quit:
+				return // nobody reads on; the program is being stopped
+			}
 		}
-		close(p.lines)
 	}()
 	go func() {
 		p.err = cmd.Wait()
@@ -402,6 +407,7 @@ func (p *process) finish() error {
 
 // stop ends the program and its children, whatever state it is in.
 func (p *process) stop() {
+	close(p.quit)
 	p.stdin.Close()
 	select {
 	case <-p.done:

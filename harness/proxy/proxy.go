@@ -26,10 +26,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"net/url"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -244,7 +245,7 @@ func (s *session) logical(path, query string) (string, error) {
 		name, t, _ := strings.Cut(strings.TrimPrefix(path, "/upstream/"), "/")
 		b, ok := s.Upstreams[name]
 		if !ok {
-			return "", fmt.Errorf("no upstream %q in this session (upstreams: %s)", name, strings.Join(sortedNames(s.Upstreams), ", "))
+			return "", fmt.Errorf("no upstream %q in this session (upstreams: %s)", name, strings.Join(slices.Sorted(maps.Keys(s.Upstreams)), ", "))
 		}
 		base, tail = b, "/"+t
 	case strings.HasPrefix(path, "/v1beta/") && s.Gemini != "":
@@ -263,15 +264,6 @@ func (s *session) logical(path, query string) (string, error) {
 	}
 	u.RawQuery = query
 	return u.String(), nil
-}
-
-func sortedNames(m map[string]string) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // hopHeader reports whether a header belongs to one connection only.

@@ -1,0 +1,84 @@
+package external_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/agentreplay/testbed/agents"
+	"github.com/agentreplay/testbed/agents/external"
+	"github.com/agentreplay/testbed/agents/llm"
+)
+
+// notes keeps what an agent traces.
+type notes struct{ keys []string }
+
+func (n *notes) Tool(name string, _ json.RawMessage, _ []byte, _ string, _ error) {
+	n.keys = append(n.keys, "tool:"+name)
+}
+func (n *notes) Note(key string, value any) { n.keys = append(n.keys, key) }
+
+// ok answers every request with an empty JSON object.
+type ok struct{}
+
+func (ok) RoundTrip(*http.Request) (*http.Response, error) {
+	return &http.Response{StatusCode: 200, Header: http.Header{}, Body: io.NopCloser(strings.NewReader("{}"))}, nil
+}
+
+func runScript(script string, timeout time.Duration, turns ...string) (agents.Answer, error) {
+	GinkgoHelper()
+	cfg := agents.Config{
+		HTTP: &http.Client{Transport: ok{}}, Tracer: &notes{}, Clock: func() time.Time { return time.Unix(0, 0) },
+		Endpoint: llm.Endpoint{Provider: llm.ProviderOpenAI, BaseURL: "https://api.openai.com/v1", Model: "m"},
+	}
+	a, err := external.New(external.Spec{Command: []string{"sh", "-c", script}, TurnTimeout: timeout}, GinkgoT().TempDir())(cfg)
+	Expect(err).NotTo(HaveOccurred())
+	return a.Run(context.Background(), agents.Input{Turns: turns})
+}
+
+var _ = Describe("an outside agent", func() {
+	It("answers each turn with a JSON line, and may report notes", func() {
+		ans, err := runScript(`while read l; do echo '{"text":"hi","data":{"n":1},"notes":[{"key":"route","value":{"mode":"chat"}}]}'; done`, time.Minute, "a", "b")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(ans.Replies).To(HaveLen(2))
+		Expect(ans.Replies[1].Text).To(Equal("hi"))
+		Expect(ans.Replies[1].Data).To(Equal(map[string]any{"n": 1.0}))
+	})
+
+	It("gets its whole last reply even when it exits at once after writing it", func() {
+		ans, err := runScript(`read l; printf '{"text":"'; head -c 300000 /dev/zero | tr '\000' a; printf '"}\n'`, time.Minute, "a")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(ans.Replies[0].Text).To(HaveLen(300000))
+	})
+
+	It("sees its base URLs and the scenario's clock in its environment, and none of testbed's keys", func() {
+		GinkgoT().Setenv("OPENAI_ORG_ID", "org-secret")
+		ans, err := runScript(`read l; printf '{"text":"%s %s %s"}\n' "$OPENAI_BASE_URL" "$TESTBED_NOW" "${OPENAI_ORG_ID:-none}"`, time.Minute, "a")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(ans.Replies[0].Text).To(MatchRegexp(`^http://127\.0\.0\.1:\d+/s/[0-9a-f]+/v1 1970-01-01T00:00:00Z none$`))
+	})
+
+	DescribeTable("fails its scenario with a clear reason",
+		func(script string, timeout time.Duration, want string) {
+			_, err := runScript(script, timeout, "a")
+			Expect(err).To(HaveOccurred())
+			Expect(err.Error()).To(ContainSubstring(want))
+		},
+		Entry("a command that is not found", "exec /no/such/program", time.Minute, "exited before it answered"),
+		Entry("a program that exits early, with its stderr", "echo 'config missing' >&2; exit 3", time.Minute, "exited before it answered (exit status 3); its stderr ends: config missing"),
+		Entry("a line that is not JSON", "read l; echo 'hello there'", time.Minute, `the agent wrote a line of 11 bytes that is not a reply ({"text": …} as one JSON line): "hello there"`),
+		Entry("a JSON line without text", `read l; echo '{"answer":"x"}'`, time.Minute, "is not a reply"),
+		Entry("no answer in time", "read l; sleep 5", 200*time.Millisecond, "the agent did not answer within 200ms"),
+	)
+
+	It("needs a command", func() {
+		_, err := external.New(external.Spec{}, ".")(agents.Config{})
+		Expect(err).To(MatchError(ContainSubstring("no command")))
+	})
+})
