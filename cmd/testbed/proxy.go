@@ -24,23 +24,29 @@ Serves one scenario's cassette on 127.0.0.1 to an agent that is not built
 into testbed, in any language: it prints the base URLs to give the agent's
 SDKs (as environment variables), answers the agent's model and upstream
 calls from the cassette (replay, the default) or records them against the
-loopback stand-ins (--record), and ends the session on Ctrl-C. A request the
+loopback stand-ins (--record), or replays what matches and records only the
+calls the cassette lacks (--record-missing), and ends the session on Ctrl-C. A request the
 cassette does not have is answered with the diagnosis and makes the exit 3;
 recorded calls the agent did not make exit 1.
 
 Examples:
   testbed proxy --suite odbchat --variant single-pass --scenario ac1-taiwan-sst
-  testbed proxy --suite family --variant schema --scenario pool-history-period --record`
+  testbed proxy --suite family --variant schema --scenario pool-history-period --record
+  testbed proxy --suite odbchat --variant single-pass --scenario ac1-taiwan-sst --record-missing`
 
 // cmdProxy is 'testbed proxy'.
 func cmdProxy(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var sel selection
-	var record bool
+	var record, missing bool
 	fs := newFlags("proxy", proxyDoc, stderr)
 	sel.register(fs)
 	fs.BoolVar(&record, "record", false, "record the scenario's cassette against the stand-ins instead of replaying it")
+	fs.BoolVar(&missing, "record-missing", false, "replay what matches and record only the calls the cassette lacks, against the stand-ins")
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	if record && missing {
+		return withCode(exitUsage, errors.New("--record records the whole cassette and --record-missing only what it lacks: give one"))
 	}
 	if sel.suite == "" || sel.variant == "" || sel.scenario == "" {
 		return withCode(exitUsage, errors.New("give --suite, --variant and --scenario: a proxy session serves one scenario's cassette"))
@@ -54,8 +60,11 @@ func cmdProxy(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	path := runner.CassettePath(sel.root, s.Name, sel.variant, sel.scenario)
 	mode := cassette.ModeReplay
 	copts := cassette.Options{Rerecord: fmt.Sprintf("testbed proxy --suite %s --variant %s --scenario %s --record", s.Name, sel.variant, sel.scenario)}
-	if record {
+	if record || missing {
 		mode = cassette.ModeRecord
+		if missing {
+			mode = cassette.ModeRecordMissing
+		}
 		sis, err := runner.StartStandIns(sel.root, all.Registry(), true, true, standin.Options{})
 		if err != nil {
 			return withCode(exitInternal, err)
@@ -91,6 +100,13 @@ func cmdProxy(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if r, ok := tr.(interface{ Unplayed() []string }); ok && len(r.Unplayed()) > 0 {
 		return withCode(exitFailed, fmt.Errorf("the agent did not make %d recorded calls: %s", len(r.Unplayed()), strings.Join(r.Unplayed(), "; ")))
+	}
+	if p, ok := tr.(*cassette.Patcher); ok && p.Recorded() > 0 {
+		fmt.Fprintf(stderr, "recorded %d missing calls into %s", p.Recorded(), path)
+		if d := p.Dropped(); len(d) > 0 {
+			fmt.Fprintf(stderr, "; dropped %d it no longer makes: %s", len(d), strings.Join(d, "; "))
+		}
+		fmt.Fprintln(stderr)
 	}
 	fmt.Fprintln(stderr, "session ended")
 	return nil

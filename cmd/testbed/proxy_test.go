@@ -106,6 +106,21 @@ var _ = Describe("testbed proxy", func() {
 		Expect(r.stderr).To(ContainSubstring("the session missed the cassette"))
 	})
 
+	It("with --record-missing, records only the call the cassette lacks and rewrites it", func() {
+		ctx, cancel := context.WithCancel(context.Background())
+		env, done := serving(ctx, append(args(), "--record-missing")...)
+		// The router's call changes (the stand-in answers it); the upstream's stays and is replayed.
+		codes := replay(env, func(s string) string { return strings.Replace(s, "台灣", "臺灣", 1) })
+		Expect(codes).To(Equal([]int{200, 200}))
+		cancel()
+		var r result
+		Eventually(done).WithTimeout(time.Minute).Should(Receive(&r))
+		Expect(r.code).To(Equal(exitOK), r.String())
+		Expect(r.stderr).To(ContainSubstring("recorded 1 missing calls into"))
+		Expect(r.stderr).To(ContainSubstring("dropped 1 it no longer makes"))
+		Expect(mustRead(cassettePath(root, "single-pass", "ac1-taiwan-sst"))).To(ContainSubstring("臺灣"))
+	})
+
 	It("needs one scenario", func() {
 		r := testbed("proxy", "--root", root, "--suite", "odbchat")
 		Expect(r.code).To(Equal(exitUsage))

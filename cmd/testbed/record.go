@@ -27,6 +27,13 @@ it runs against loopback stand-ins (the stand-in model and the fixture
 upstreams), so anyone can re-record offline and get the same bytes. With
 --provider and a key in the environment it records a real model instead.
 With --live it runs the same way but writes no cassette (a smoke test).
+With --record-missing it replays what each cassette holds and records only
+the calls it has no match for, so a prompt edit re-records the calls it
+changed, not the suite: a cassette that missed is rewritten with the calls
+the run made, in order (recorded ones it no longer makes are dropped, and
+listed); one that missed nothing is left as it was, and recorded calls the
+agent did not make still fail the scenario, as in a replay. It refuses a
+cassette recorded from another model than the one it would record.
 A suite's samples: N keeps N samples per scenario (<scenario>.yaml, then
 <scenario>.sample2.yaml …), for models that do not answer the same twice;
 --repeat N records another number. A replay runs the suite's samples and
@@ -37,12 +44,13 @@ Examples:
   testbed record --suite odbchat
   testbed record --suite odbchat --variant single-pass --scenario ac1-taiwan-sst
   testbed record --suite odbchat-sampled --repeat 3
+  testbed record --suite odbchat --variant single-pass --record-missing
   OPENAI_API_KEY=… testbed record --suite odbchat --provider openai --model gpt-4.1-mini`
 
 func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var sel selection
 	var prov, model, baseURL string
-	var liveUpstreams, live bool
+	var liveUpstreams, live, missing bool
 	var repeat int
 	fs := newFlags("record", recordDoc, stderr)
 	sel.register(fs)
@@ -51,6 +59,7 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.StringVar(&baseURL, "base-url", "", "the real provider's base URL (with --provider; default the provider's own)")
 	fs.BoolVar(&liveUpstreams, "live-upstreams", false, "call the real upstream APIs instead of the fixture stubs")
 	fs.BoolVar(&live, "live", false, "run against the endpoints but write no cassette")
+	fs.BoolVar(&missing, "record-missing", false, "replay what matches and record only the calls the cassettes lack")
 	fs.IntVar(&repeat, "repeat", 0, "keep `N` samples per scenario instead of the suite's samples: (default: the suite's, 1 unless it says)")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -74,8 +83,13 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		Parallel: 1, // one recording at a time keeps the stand-ins' order and faults reproducible
 		Repeat:   repeat, Timeout: sel.timeout,
 	}
-	if live {
+	switch {
+	case live && missing:
+		return withCode(exitUsage, errors.New("--live writes nothing and --record-missing writes what is missing: give one"))
+	case live:
 		opts.Mode = cassette.ModeLive
+	case missing:
+		opts.Mode = cassette.ModeRecordMissing
 	}
 	if prov != "" {
 		ep, key, err := realEndpoint(prov, model, baseURL)
@@ -85,7 +99,7 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		opts.Model = &ep
 		opts.Secrets = map[string]string{ep.KeyEnv: key}
 	}
-	if opts.Mode == cassette.ModeRecord {
+	if opts.Mode == cassette.ModeRecord || opts.Mode == cassette.ModeRecordMissing {
 		// Refused at once if another recording of one of these suites runs;
 		// released however this returns (and by the kernel if it crashes).
 		release, err := lockSuites(sel.root, suites)
@@ -137,8 +151,11 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := writeReport(rep, sel.json, stdout); err != nil {
 		return withCode(exitInternal, err)
 	}
-	if opts.Mode == cassette.ModeRecord {
+	switch opts.Mode {
+	case cassette.ModeRecord:
 		fmt.Fprintf(stderr, "recorded %d cassettes under %s/cassettes\n", recorded(rep), sel.root)
+	case cassette.ModeRecordMissing:
+		writePatched(stderr, rep)
 	}
 	return verdict(rep)
 }
@@ -228,6 +245,42 @@ func writeInterrupted(w io.Writer, rep *report.Report, suites []*scenario.Suite,
 	list("recorded", done)
 	list("partly recorded", partly)
 	list("not recorded", not)
+}
+
+// writePatched says what a record-missing run wrote: the calls it recorded,
+// per cassette, and the recorded interactions it dropped.
+func writePatched(w io.Writer, rep *report.Report) {
+	calls, cassettes, replayed := 0, 0, 0
+	var lines []string
+	for _, s := range rep.Suites {
+		for _, v := range s.Variants {
+			for _, sc := range v.Scenarios {
+				for k, r := range sc.Runs() {
+					if r.Recorded == 0 {
+						if r.Verdict != report.VerdictError {
+							replayed++
+						}
+						continue
+					}
+					calls += r.Recorded
+					cassettes++
+					name := s.Name + "/" + v.Name + "/" + sc.ID
+					if k > 0 {
+						name += fmt.Sprintf("#%d", k+1)
+					}
+					line := fmt.Sprintf("  %s: recorded %d", name, r.Recorded)
+					if len(r.Dropped) > 0 {
+						line += fmt.Sprintf(", dropped %d unused (%s)", len(r.Dropped), strings.Join(r.Dropped, "; "))
+					}
+					lines = append(lines, line)
+				}
+			}
+		}
+	}
+	fmt.Fprintf(w, "record-missing: recorded %d calls into %d cassettes; %d replayed whole, unchanged\n", calls, cassettes, replayed)
+	for _, l := range lines {
+		fmt.Fprintln(w, l)
+	}
 }
 
 func recorded(rep *report.Report) int {

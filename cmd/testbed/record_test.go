@@ -256,3 +256,50 @@ var _ = Describe("a recording killed mid-write", func() {
 		}
 	})
 })
+
+var _ = Describe("testbed record --record-missing", func() {
+	It("re-records the call a changed input changes, replays the rest, and the suite replays clean", func() {
+		root := project()
+		path := cassettePath(root, "single-pass", "ac1-taiwan-sst")
+		before := parseCassette(path, must(os.ReadFile(path)))
+		Expect(before.Interactions).To(HaveLen(2))
+		replace(filepath.Join(root, "scenarios", "odbchat.yaml"), `input: "現在台灣周遭海溫多少？"`, `input: "請問現在台灣周遭海溫多少？"`, 1)
+
+		stale := testbed("run", "--root", root, "--suite", "odbchat", "--variant", "single-pass", "--scenario", "ac1-taiwan-sst", "--out", "")
+		Expect(stale.code).To(Equal(exitStale), stale.String())
+
+		// Both variants: the baseline's cassette missed too.
+		r := testbed("record", "--root", root, "--suite", "odbchat", "--scenario", "ac1-taiwan-sst", "--record-missing")
+		Expect(r.code).To(Equal(exitOK), r.String())
+		Expect(r.stderr).To(MatchRegexp(`record-missing: recorded \d+ calls into 2 cassettes; 0 replayed whole`))
+		Expect(r.stderr).To(ContainSubstring("odbchat/single-pass/ac1-taiwan-sst: recorded 1, dropped 1 unused (interaction 0: POST http://localhost:11434/v1/chat/completions)"))
+
+		after := parseCassette(path, must(os.ReadFile(path)))
+		Expect(after.Interactions).To(HaveLen(2))
+		Expect(after.Interactions[1]).To(Equal(before.Interactions[1]), "the upstream call was replayed, not recorded again")
+
+		again := testbed("run", "--root", root, "--suite", "odbchat", "--scenario", "ac1-taiwan-sst", "--out", "")
+		Expect(again.code).To(Equal(exitOK), again.String())
+	})
+
+	It("leaves a cassette that misses nothing byte for byte as it was", func() {
+		root := project()
+		committed := yamlFiles(filepath.Join(root, "cassettes", "odbchat", "legacy"))
+		r := testbed("record", "--root", root, "--suite", "odbchat", "--variant", "legacy", "--record-missing")
+		Expect(r.code).To(Equal(exitOK), r.String())
+		Expect(r.stderr).To(ContainSubstring("record-missing: recorded 0 calls into 0 cassettes; 30 replayed whole, unchanged"))
+		Expect(yamlFiles(filepath.Join(root, "cassettes", "odbchat", "legacy"))).To(Equal(committed))
+	})
+
+	It("refuses --live with it", func() {
+		r := testbed("record", "--root", project(), "--suite", "odbchat", "--live", "--record-missing")
+		Expect(r.code).To(Equal(exitUsage), r.String())
+	})
+})
+
+// must is v, failing the spec on err.
+func must[T any](v T, err error) T {
+	GinkgoHelper()
+	Expect(err).NotTo(HaveOccurred())
+	return v
+}

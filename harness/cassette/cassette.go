@@ -36,6 +36,9 @@ const (
 	ModeReplay Mode = iota // serve only recorded interactions; never touch the network
 	ModeRecord             // send requests on and write a cassette
 	ModeLive               // send requests on and write nothing
+	// ModeRecordMissing replays what the cassette holds and records only
+	// the requests it has no match for (see Patcher).
+	ModeRecordMissing
 )
 
 // String returns the mode's name as used on the command line.
@@ -45,6 +48,8 @@ func (m Mode) String() string {
 		return "record"
 	case ModeLive:
 		return "live"
+	case ModeRecordMissing:
+		return "record-missing"
 	}
 	return "replay"
 }
@@ -259,6 +264,12 @@ func Open(mode Mode, path string, opts Options) (Transport, error) {
 			return nil, err
 		}
 		return r, nil
+	case ModeRecordMissing:
+		p, err := newPatcher(path, opts)
+		if err != nil {
+			return nil, err
+		}
+		return p, nil
 	default:
 		return newLive(opts), nil
 	}

@@ -172,21 +172,32 @@ func (r *Recorder) Close() error {
 	}
 	r.closed = true
 	r.mu.Unlock()
+	f, err := r.collect()
+	if err != nil {
+		return err
+	}
+	return writeFile(r.path, f)
+}
+
+// collect stops go-vcr's recorder and returns what it captured, with the
+// recording's provenance, as the cassette to write; its working file is
+// removed.
+func (r *Recorder) collect() (*file, error) {
 	if err := r.vcr.Stop(); err != nil {
 		os.Remove(r.tmp + ".yaml")
-		return fmt.Errorf("save cassette %s: %w", r.path, err)
+		return nil, fmt.Errorf("save cassette %s: %w", r.path, err)
 	}
 	defer os.Remove(r.tmp + ".yaml")
 	f := &file{Version: FormatVersion}
 	if saved, err := readFile(r.tmp + ".yaml"); err == nil {
 		f.Interactions = saved.Interactions
 	} else if !errors.Is(err, ErrNotFound) {
-		return fmt.Errorf("save cassette %s: %w", r.path, err)
+		return nil, fmt.Errorf("save cassette %s: %w", r.path, err)
 	}
 	prov := r.opts.Provenance
 	prov.Recorder = "testbed"
 	f.Provenance = &prov
-	return writeFile(r.path, f)
+	return f, nil
 }
 
 // Abort drops the recording; the previous cassette, if any, stays as it was.

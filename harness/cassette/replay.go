@@ -81,6 +81,11 @@ func newReplayer(path string, opts Options) (*Replayer, error) {
 	if err != nil {
 		return nil, err
 	}
+	return replayerOf(path, f, opts), nil
+}
+
+// replayerOf serves the interactions of f, read from path.
+func replayerOf(path string, f *file, opts Options) *Replayer {
 	r := &Replayer{
 		path:     path,
 		opts:     opts,
@@ -98,7 +103,7 @@ func newReplayer(path string, opts Options) (*Replayer, error) {
 		k := groupKey(in.Request.Method, in.Request.URL)
 		r.groups[k] = append(r.groups[k], i)
 	}
-	return r, nil
+	return r
 }
 
 func groupKey(method, rawURL string) string {
@@ -141,8 +146,14 @@ func (r *Replayer) Provenance() Provenance { return r.prov }
 
 // RoundTrip implements http.RoundTripper. It never touches the network.
 func (r *Replayer) RoundTrip(req *http.Request) (*http.Response, error) {
+	_, resp, err := r.serve(req)
+	return resp, err
+}
+
+// serve answers req and says which interaction did (-1 when none did).
+func (r *Replayer) serve(req *http.Request) (int, *http.Response, error) {
 	if err := req.Context().Err(); err != nil {
-		return nil, err
+		return -1, nil, err
 	}
 	var body []byte
 	if req.Body != nil {
@@ -155,7 +166,7 @@ func (r *Replayer) RoundTrip(req *http.Request) (*http.Response, error) {
 		_, err := buf.ReadFrom(req.Body)
 		req.Body.Close()
 		if err != nil {
-			return nil, err
+			return -1, nil, err
 		}
 		body = buf.Bytes()
 	}
@@ -179,7 +190,7 @@ func (r *Replayer) RoundTrip(req *http.Request) (*http.Response, error) {
 		miss := r.miss(req, canonical())
 		r.mu.Unlock()
 		r.observe(Exchange{Method: req.Method, URL: redactLiterals(redactURL(req.URL.String()), secrets), Err: miss})
-		return nil, miss
+		return -1, nil, miss
 	}
 	r.mu.Unlock()
 
@@ -193,10 +204,10 @@ func (r *Replayer) RoundTrip(req *http.Request) (*http.Response, error) {
 	if late := overdue(req, e.URL, e.Duration); late != nil {
 		e.Duration, e.Timeout = late.Waited, late
 		r.observe(e)
-		return nil, late
+		return i, nil, late
 	}
 	r.observe(e)
-	return &http.Response{
+	return i, &http.Response{
 		Status:        strings.Clone(in.Response.Status),
 		StatusCode:    in.Response.Code,
 		Proto:         "HTTP/1.1",

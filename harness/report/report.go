@@ -110,6 +110,11 @@ type Scenario struct {
 	Answer        []string      `json:"answer"` // the text of each reply
 	Metrics       trace.Metrics `json:"metrics"`
 	Unplayed      int           `json:"unplayed"` // recorded interactions the run did not use
+	// Recorded counts the calls a record-missing run recorded because the
+	// cassette had no match for them, and Dropped the recorded interactions
+	// that rewrite left out because the run did not use them.
+	Recorded int      `json:"recorded,omitempty"`
+	Dropped  []string `json:"dropped,omitempty"`
 	// Crashed is true when the agent panicked; the run went on.
 	Crashed bool `json:"crashed,omitempty"`
 	// Unreadable is true when the scenario's cassette exists but could not

@@ -62,6 +62,9 @@ type Run struct {
 	Replayed int  `json:"replayed"`
 	Unplayed int  `json:"unplayed"`
 	Crashed  bool `json:"crashed,omitempty"`
+	// Recorded and Dropped are the scenario's, for a record-missing run.
+	Recorded int      `json:"recorded,omitempty"`
+	Dropped  []string `json:"dropped,omitempty"`
 }
 
 // Sampling is what the samples of one scenario say. A scenario recorded
@@ -106,7 +109,7 @@ func Sample(runs []Scenario, minPassRate float64) Scenario {
 	stale := -1
 	for i, r := range runs {
 		sp.Runs = append(sp.Runs, Run{Sample: i + 1, Verdict: r.Verdict, Route: r.Route, Error: r.Error, Metrics: r.Metrics,
-			Replayed: replayed(r.Events), Unplayed: r.Unplayed, Crashed: r.Crashed})
+			Replayed: replayed(r.Events), Unplayed: r.Unplayed, Crashed: r.Crashed, Recorded: r.Recorded, Dropped: r.Dropped})
 		if r.Verdict == VerdictPass {
 			sp.Passed++
 		}

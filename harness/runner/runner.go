@@ -393,7 +393,7 @@ func SamplePath(root, suite, variant, id string, k int) string {
 // provenance describes where a variant's numbers came from: the first
 // cassette's provenance in replay, the endpoint in record and live.
 func provenance(opts Options, s *scenario.Suite, variant string, known map[string]cassette.Provenance) string {
-	if opts.Mode != cassette.ModeReplay {
+	if opts.Mode != cassette.ModeReplay && opts.Mode != cassette.ModeRecordMissing {
 		ep := endpoint(opts, opts.Agents[s.Agent].Info, variantByName(s, variant))
 		if opts.Model == nil {
 			return "stand-in " + ep.Model
@@ -605,6 +605,9 @@ func runOne(ctx context.Context, j *job, sample int, opts Options, pending *coun
 	}
 	if out.Route == "" {
 		out.Route = check.ObservedRoute(events)
+	}
+	if p, ok := tp.(*cassette.Patcher); ok && closeErr == nil {
+		out.Recorded, out.Dropped = p.Recorded(), p.Dropped()
 	}
 	if r, ok := tp.(interface{ Unplayed() []string }); ok {
 		unplayed := r.Unplayed()
