@@ -82,6 +82,10 @@ type Spec struct {
 	TurnTimeout time.Duration
 }
 
+// ErrEscaped is matched (errors.Is) by the error of a scenario whose agent
+// called a host directly, not through the base URLs it was given.
+var ErrEscaped = proxy.ErrEscaped
+
 // DefaultTurnTimeout is how long a turn may take when the suite does not say.
 const DefaultTurnTimeout = 60 * time.Second
 
@@ -158,9 +162,21 @@ func (a *agent) Run(ctx context.Context, in agents.Input) (agents.Answer, error)
 		s.Model = a.cfg.Endpoint.BaseURL
 	}
 	id, base := p.Open(s)
-	defer p.End(id)
+	ended := false
+	end := func() error {
+		if ended {
+			return nil
+		}
+		ended = true
+		if err := p.End(id); errors.Is(err, proxy.ErrEscaped) {
+			return err
+		}
+		// Misses and transport errors reached the run through the cassette.
+		return nil
+	}
+	defer end()
 
-	env, err := a.environment(base)
+	env, err := a.environment(base, p.ForwardProxy(id))
 	if err != nil {
 		return agents.Answer{}, err
 	}
@@ -197,7 +213,7 @@ func (a *agent) Run(ctx context.Context, in agents.Input) (agents.Answer, error)
 		}
 		out, err := proc.reply(ctx, timeout)
 		if err != nil {
-			return ans, fmt.Errorf("turn %d: %w", i+1, err)
+			return ans, causedBy(end(), fmt.Errorf("turn %d: %w", i+1, err))
 		}
 		// What the reply reports belongs to its turn, whenever it arrives.
 		a.cfg.Tracer.Note(agents.NoteTurn, i)
@@ -227,14 +243,23 @@ func (a *agent) Run(ctx context.Context, in agents.Input) (agents.Answer, error)
 	}
 	obs.flush(!selfReported)
 	if err := proc.finish(); err != nil {
-		return ans, err
+		return ans, causedBy(end(), err)
 	}
-	return ans, nil
+	return ans, end()
+}
+
+// causedBy is err, led by cause when there is one: an agent that failed
+// after its call to a host it was not given was refused failed because of it.
+func causedBy(cause, err error) error {
+	if cause == nil {
+		return err
+	}
+	return fmt.Errorf("%w; then: %v", cause, err)
 }
 
 // environment is the program's: a few of the process's own variables (not
 // its keys), the suite's, then the session's base URLs.
-func (a *agent) environment(base string) ([]string, error) {
+func (a *agent) environment(base, forward string) ([]string, error) {
 	env := map[string]string{}
 	for _, k := range []string{"PATH", "HOME", "LANG", "TMPDIR", "SYSTEMROOT", "NODE_PATH"} {
 		if v, ok := os.LookupEnv(k); ok {
@@ -257,6 +282,13 @@ func (a *agent) environment(base string) ([]string, error) {
 		env[k] = base + "/upstream/" + name
 	}
 	env["TESTBED_PROVIDER"], env["TESTBED_MODEL"], env["TESTBED_MODEL_URL"] = a.cfg.Endpoint.Provider, a.cfg.Endpoint.Model, a.cfg.Endpoint.BaseURL
+	// Any host called directly, not through the base URLs above, goes to
+	// the proxy, which refuses it and fails the scenario; loopback (the
+	// base URLs) goes direct.
+	for _, k := range []string{"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"} {
+		env[k] = forward
+	}
+	env["NO_PROXY"], env["no_proxy"] = "127.0.0.1,localhost,::1", "127.0.0.1,localhost,::1"
 	env["TESTBED_NOW"] = a.cfg.Clock().Format(time.RFC3339)
 	env["TESTBED_CLOCK_URL"] = base + "/clock"
 	env["TESTBED_TURN_URL"] = base + "/turn"

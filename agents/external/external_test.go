@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"os/exec"
 	"strings"
 	"time"
 
@@ -75,6 +76,22 @@ var _ = Describe("an outside agent", func() {
 		Entry("a line that is not JSON", "read l; echo 'hello there'", time.Minute, `the agent wrote a line of 11 bytes that is not a reply ({"text": …} as one JSON line): "hello there"`),
 		Entry("a JSON line without text", `read l; echo '{"answer":"x"}'`, time.Minute, "is not a reply"),
 		Entry("no answer in time", "read l; sleep 5", 200*time.Millisecond, "the agent did not answer within 200ms"),
+	)
+
+	DescribeTable("fails its scenario, naming the host, when it calls a host it was not given",
+		func(target, want string) {
+			if _, err := exec.LookPath("curl"); err != nil {
+				Skip("curl is not installed")
+			}
+			// curl reads http_proxy and HTTPS_PROXY as SDKs do.
+			_, err := runScript(`read l; curl -s -o /dev/null `+target+`; echo '{"text":"done"}'`, time.Minute, "a")
+			Expect(err).To(MatchError(external.ErrEscaped))
+			Expect(err.Error()).To(ContainSubstring("the agent called " + want + " directly"))
+			Expect(err.Error()).NotTo(ContainSubstring("secret"), "a query may carry a key")
+			Expect(err.Error()).To(ContainSubstring("name that host as an upstream"))
+		},
+		Entry("over http", "http://api.example.com/v1/forecast?key=secret", "http://api.example.com/v1/forecast"),
+		Entry("over https (CONNECT)", "https://api.example.com/v1/forecast", "api.example.com:443"),
 	)
 
 	It("needs a command", func() {

@@ -85,9 +85,24 @@ type Proxy struct {
 // session is a Session and what happened in it.
 type session struct {
 	Session
-	mu     sync.Mutex
-	misses []error // replay misses and transport errors, in call order
+	mu      sync.Mutex
+	misses  []error // replay misses and transport errors, in call order
+	escapes []error // calls that tried to leave through the proxy (ErrEscaped)
 }
+
+// ErrEscaped is matched (errors.Is) by End's error when the session's agent
+// called a host directly rather than through its base URLs: a host it was
+// not given, or the real internet in a replay.
+var ErrEscaped = errors.New("the agent called a host it was not given")
+
+// escapeError is one such call.
+type escapeError struct{ target string }
+
+func (e *escapeError) Error() string {
+	return fmt.Sprintf("the agent called %s directly, not through the base URLs it was given (OPENAI_BASE_URL, <NAME>_BASE_URL …): name that host as an upstream in the suite, or stop calling it", e.target)
+}
+
+func (e *escapeError) Is(target error) bool { return target == ErrEscaped }
 
 // Start serves a proxy on a free port of 127.0.0.1.
 func Start() (*Proxy, error) {
@@ -132,7 +147,7 @@ func (p *Proxy) End(id string) error {
 		return fmt.Errorf("proxy: no session %q", id)
 	}
 	s.mu.Lock()
-	errs := append([]error(nil), s.misses...)
+	errs := append(append([]error(nil), s.misses...), s.escapes...)
 	s.mu.Unlock()
 	if err := s.Transport.Close(); err != nil {
 		errs = append(errs, err)
@@ -140,8 +155,22 @@ func (p *Proxy) End(id string) error {
 	return errors.Join(errs...)
 }
 
+// ForwardProxy is the address an agent's HTTP_PROXY and HTTPS_PROXY
+// variables point at for session id: a call that goes to any host directly,
+// instead of through the session's base URLs, reaches the proxy as a
+// forward-proxy request, is refused with 403 and makes End return an error
+// matching ErrEscaped. The session travels as the proxy URL's password, so
+// clients send it in Proxy-Authorization.
+func (p *Proxy) ForwardProxy(id string) string {
+	return strings.Replace(p.url, "http://", "http://testbed:"+id+"@", 1)
+}
+
 // ServeHTTP routes a request to its session's transport.
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodConnect || r.URL.IsAbs() {
+		p.escape(w, r)
+		return
+	}
 	id, rest := sessionOf(r)
 	if id == "" {
 		problem(w, http.StatusNotFound, "no session: put the session's base URL (%s/s/<id>) in the agent's SDK, or send %s", p.url, SessionHeader)
@@ -225,6 +254,40 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	w.WriteHeader(resp.StatusCode)
 	io.Copy(w, resp.Body)
+}
+
+// escape refuses a forward-proxy request (an absolute URL, or CONNECT for
+// https) and counts it against the session named in its
+// Proxy-Authorization, if any.
+func (p *Proxy) escape(w http.ResponseWriter, r *http.Request) {
+	target := r.Host
+	if r.Method != http.MethodConnect {
+		u := *r.URL
+		u.RawQuery, u.User = "", nil
+		target = u.String()
+	}
+	err := &escapeError{target: target}
+	if _, id, ok := proxyAuth(r); ok {
+		p.mu.Lock()
+		s := p.sessions[id]
+		p.mu.Unlock()
+		if s != nil {
+			s.mu.Lock()
+			s.escapes = append(s.escapes, err)
+			s.mu.Unlock()
+		}
+	}
+	problem(w, http.StatusForbidden, "%v", err)
+}
+
+// proxyAuth reads Basic credentials from Proxy-Authorization.
+func proxyAuth(r *http.Request) (user, password string, ok bool) {
+	h := r.Header.Get("Proxy-Authorization")
+	if h == "" {
+		return "", "", false
+	}
+	fake := &http.Request{Header: http.Header{"Authorization": {h}}}
+	return fake.BasicAuth()
 }
 
 // sessionOf finds the session of r, and the path below its prefix.
