@@ -154,7 +154,7 @@ func (a *agent) Run(ctx context.Context, in agents.Input) (agents.Answer, error)
 		return agents.Answer{}, err
 	}
 	obs := newObserver(a.cfg)
-	s := proxy.Session{Transport: obs, Upstreams: a.cfg.Upstreams, Clock: a.cfg.Clock, Embeddings: a.spec.Embeddings,
+	s := proxy.Session{Transport: obs, Upstreams: a.cfg.Upstreams, Clock: a.cfg.Clock, Embeddings: a.spec.Embeddings, Key: a.realKey(),
 		Turn: func(n int) { a.cfg.Tracer.Note(agents.NoteTurn, n) }}
 	if a.cfg.Endpoint.Provider == llm.ProviderGemini {
 		s.Gemini = a.cfg.Endpoint.BaseURL
@@ -255,6 +255,16 @@ func causedBy(cause, err error) error {
 		return err
 	}
 	return fmt.Errorf("%w; then: %v", cause, err)
+}
+
+// realKey is the model's key when the run has a real one (a recording
+// against a real provider): the proxy sets it on the program's model
+// requests, so the program itself only ever holds the placeholder.
+func (a *agent) realKey() string {
+	if k := a.cfg.Secrets[a.cfg.Endpoint.KeyEnv]; k != cassette.PlaceholderKey {
+		return k
+	}
+	return ""
 }
 
 // environment is the program's: a few of the process's own variables (not

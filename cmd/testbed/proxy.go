@@ -25,28 +25,49 @@ into testbed, in any language: it prints the base URLs to give the agent's
 SDKs (as environment variables), answers the agent's model and upstream
 calls from the cassette (replay, the default) or records them against the
 loopback stand-ins (--record), or replays what matches and records only the
-calls the cassette lacks (--record-missing), and ends the session on Ctrl-C. A request the
+calls the cassette lacks (--record-missing), or forwards and writes nothing
+(--live), and ends the session on Ctrl-C. With --provider the model calls go
+to a real provider with the key from the environment, set by the proxy on
+each call (the agent keeps its placeholder key, and no cassette holds the
+key); with --live-upstreams the upstream calls go to the real APIs. A request the
 cassette does not have is answered with the diagnosis and makes the exit 3;
 recorded calls the agent did not make exit 1.
 
 Examples:
   testbed proxy --suite odbchat --variant single-pass --scenario ac1-taiwan-sst
   testbed proxy --suite family --variant schema --scenario pool-history-period --record
-  testbed proxy --suite odbchat --variant single-pass --scenario ac1-taiwan-sst --record-missing`
+  testbed proxy --suite odbchat --variant single-pass --scenario ac1-taiwan-sst --record-missing
+  OPENAI_API_KEY=… testbed proxy --suite odbchat --variant single-pass --scenario ac1-taiwan-sst --record --provider openai --model gpt-4.1-mini`
 
 // cmdProxy is 'testbed proxy'.
 func cmdProxy(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var sel selection
-	var record, missing bool
+	var record, missing, live, liveUpstreams bool
+	var prov, model, baseURL string
 	fs := newFlags("proxy", proxyDoc, stderr)
 	sel.register(fs)
-	fs.BoolVar(&record, "record", false, "record the scenario's cassette against the stand-ins instead of replaying it")
-	fs.BoolVar(&missing, "record-missing", false, "replay what matches and record only the calls the cassette lacks, against the stand-ins")
+	fs.BoolVar(&record, "record", false, "record the scenario's cassette (against the stand-ins, or --provider) instead of replaying it")
+	fs.BoolVar(&missing, "record-missing", false, "replay what matches and record only the calls the cassette lacks")
+	fs.BoolVar(&live, "live", false, "forward to the stand-ins (or --provider) and write nothing")
+	fs.StringVar(&prov, "provider", "", "record or run against a real model: openai or gemini (key from OPENAI_API_KEY or GEMINI_API_KEY; the agent keeps its placeholder)")
+	fs.StringVar(&model, "model", "", "the real model's name (with --provider)")
+	fs.StringVar(&baseURL, "base-url", "", "the real provider's base URL (with --provider; default the provider's own)")
+	fs.BoolVar(&liveUpstreams, "live-upstreams", false, "call the real upstream APIs instead of the fixture stubs")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if record && missing {
-		return withCode(exitUsage, errors.New("--record records the whole cassette and --record-missing only what it lacks: give one"))
+	mode := cassette.ModeReplay
+	switch {
+	case btoi(record)+btoi(missing)+btoi(live) > 1:
+		return withCode(exitUsage, errors.New("give one of --record, --record-missing and --live"))
+	case record:
+		mode = cassette.ModeRecord
+	case missing:
+		mode = cassette.ModeRecordMissing
+	case live:
+		mode = cassette.ModeLive
+	case prov != "" || liveUpstreams:
+		return withCode(exitUsage, errors.New("--provider and --live-upstreams go with --record, --record-missing or --live: a replay calls nothing"))
 	}
 	if sel.suite == "" || sel.variant == "" || sel.scenario == "" {
 		return withCode(exitUsage, errors.New("give --suite, --variant and --scenario: a proxy session serves one scenario's cassette"))
@@ -57,21 +78,45 @@ func cmdProxy(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	s := suites[0]
 	entry := registry(sel.root, suites)[s.Agent]
-	path := runner.CassettePath(sel.root, s.Name, sel.variant, sel.scenario)
-	mode := cassette.ModeReplay
-	copts := cassette.Options{Rerecord: fmt.Sprintf("testbed proxy --suite %s --variant %s --scenario %s --record", s.Name, sel.variant, sel.scenario)}
-	if record || missing {
-		mode = cassette.ModeRecord
-		if missing {
-			mode = cassette.ModeRecordMissing
+	info := entry.Info
+	for _, v := range s.Variants {
+		if v.Name == sel.variant && v.Endpoint != nil {
+			info.Model = *v.Endpoint
 		}
-		sis, err := runner.StartStandIns(sel.root, all.Registry(), true, true, standin.Options{})
+	}
+	path := runner.CassettePath(sel.root, s.Name, sel.variant, sel.scenario)
+	copts := cassette.Options{Rerecord: fmt.Sprintf("testbed proxy --suite %s --variant %s --scenario %s --record", s.Name, sel.variant, sel.scenario)}
+	var key string
+	if mode != cassette.ModeReplay {
+		if prov != "" {
+			ep, k, err := realEndpoint(prov, model, baseURL)
+			if err != nil {
+				return withCode(exitUsage, err)
+			}
+			if ep.BaseURL == "" && ep.Provider == llm.ProviderGemini {
+				ep.BaseURL = "https://generativelanguage.googleapis.com"
+			}
+			info.Model, key = ep, k
+			copts.Secrets = []string{k}
+		}
+		sis, err := runner.StartStandIns(sel.root, all.Registry(), prov == "", !liveUpstreams, standin.Options{})
 		if err != nil {
 			return withCode(exitInternal, err)
 		}
 		defer sis.Close()
+		if prov == "" {
+			if err := sis.RouteModel(info.Model.BaseURL); err != nil {
+				return withCode(exitUsage, err)
+			}
+		}
 		copts.Real = runner.Router(sis.Routes, mode)
-		copts.Provenance = cassette.Provenance{Provider: entry.Info.Model.Provider, Model: entry.Info.Model.Model, StandIn: true, Upstream: "fixtures"}
+		if prov != "" || liveUpstreams {
+			copts.Real = runner.NetworkRouter(sis.Routes, mode)
+		}
+		copts.Provenance = cassette.Provenance{Provider: info.Model.Provider, Endpoint: info.Model.BaseURL, Model: info.Model.Model, StandIn: prov == "", Upstream: "fixtures"}
+		if liveUpstreams {
+			copts.Provenance.Upstream = "live"
+		}
 	}
 	tr, err := cassette.Open(mode, path, copts)
 	if err != nil {
@@ -83,9 +128,11 @@ func cmdProxy(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return withCode(exitInternal, err)
 	}
 	defer p.Close()
-	id, base := p.Open(sessionFor(entry.Info, tr))
+	session := sessionFor(info, tr)
+	session.Key = key
+	id, base := p.Open(session)
 	fmt.Fprintf(stdout, "# %s of %s, for %s/%s/%s\n", mode, path, s.Name, sel.variant, sel.scenario)
-	for _, line := range baseURLs(entry.Info, base) {
+	for _, line := range baseURLs(info, base) {
 		fmt.Fprintln(stdout, line)
 	}
 	fmt.Fprintln(stdout, "# Ctrl-C ends the session")
@@ -110,6 +157,14 @@ func cmdProxy(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	fmt.Fprintln(stderr, "session ended")
 	return nil
+}
+
+// btoi is 1 for true.
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // sessionFor is a proxy session on tr for an agent's endpoints.

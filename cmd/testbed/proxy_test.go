@@ -6,6 +6,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"time"
 
@@ -119,6 +120,49 @@ var _ = Describe("testbed proxy", func() {
 		Expect(r.stderr).To(ContainSubstring("recorded 1 missing calls into"))
 		Expect(r.stderr).To(ContainSubstring("dropped 1 it no longer makes"))
 		Expect(mustRead(cassettePath(root, "single-pass", "ac1-taiwan-sst"))).To(ContainSubstring("臺灣"))
+	})
+
+	It("records against a real provider with --provider, setting the key itself, and the cassette holds no key", func() {
+		const key = "sk-proj-real0123456789abcdefghij"
+		GinkgoT().Setenv("OPENAI_API_KEY", key)
+		var auth []string
+		provider := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			auth = append(auth, r.Header.Get("Authorization"))
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{"id":"chatcmpl-1","object":"chat.completion","created":1,"model":"gpt-4.1-mini","choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":"hello"}}]}`)
+		}))
+		DeferCleanup(provider.Close)
+		ctx, cancel := context.WithCancel(context.Background())
+		env, done := serving(ctx, append(args(), "--record", "--provider", "openai", "--model", "gpt-4.1-mini", "--base-url", provider.URL+"/v1")...)
+		Expect(env).To(ContainElement("OPENAI_API_KEY=testbed-placeholder-key"))
+		Expect(replay(env, func(s string) string { return s })).To(Equal([]int{200, 200}))
+		cancel()
+		var r result
+		Eventually(done).WithTimeout(time.Minute).Should(Receive(&r))
+		Expect(r.code).To(Equal(exitOK), r.String())
+		Expect(auth).To(Equal([]string{"Bearer " + key}))
+		text := mustRead(cassettePath(root, "single-pass", "ac1-taiwan-sst"))
+		Expect(text).NotTo(ContainSubstring(key))
+		Expect(text).To(ContainSubstring("url: " + provider.URL + "/v1/chat/completions"))
+		Expect(text).To(ContainSubstring("standin: false"))
+	})
+
+	It("forwards with --live and writes nothing", func() {
+		before := mustRead(cassettePath(root, "single-pass", "ac1-taiwan-sst"))
+		ctx, cancel := context.WithCancel(context.Background())
+		env, done := serving(ctx, append(args(), "--live")...)
+		Expect(replay(env, func(s string) string { return s })).To(Equal([]int{200, 200}))
+		cancel()
+		var r result
+		Eventually(done).WithTimeout(time.Minute).Should(Receive(&r))
+		Expect(r.code).To(Equal(exitOK), r.String())
+		Expect(mustRead(cassettePath(root, "single-pass", "ac1-taiwan-sst"))).To(Equal(before))
+	})
+
+	It("refuses --provider in a replay, which calls nothing", func() {
+		r := testbed(append(args(), "--provider", "openai", "--model", "m")...)
+		Expect(r.code).To(Equal(exitUsage), r.String())
+		Expect(r.stderr).To(ContainSubstring("go with --record, --record-missing or --live"))
 	})
 
 	It("needs one scenario", func() {

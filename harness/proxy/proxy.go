@@ -62,6 +62,12 @@ type Session struct {
 	Embeddings string
 	// Upstreams maps an upstream's name to its logical base URL.
 	Upstreams map[string]string
+	// Key, when set, is a real provider's API key: the proxy puts it on
+	// every model request in place of the placeholder the agent was given
+	// (Authorization for OpenAI, x-goog-api-key for Gemini), so that an
+	// agent recorded against a real model never holds the key. Recordings
+	// redact it like any key.
+	Key string
 	// Clock, when set, is the scenario's clock, served at /s/<id>/clock
 	// as RFC 3339 text: replay never waits, so an agent that times its own
 	// steps reads this clock rather than its own to get the replayed time.
@@ -220,6 +226,9 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			out.Header[k] = vs
 		}
 	}
+	if s.Key != "" {
+		s.authorize(out.Header, rest)
+	}
 	resp, err := s.Transport.RoundTrip(out)
 	if err != nil {
 		s.mu.Lock()
@@ -327,6 +336,22 @@ func (s *session) logical(path, query string) (string, error) {
 	}
 	u.RawQuery = query
 	return u.String(), nil
+}
+
+// authorize sets the session's key on a model request to path, in the
+// header its provider reads, and drops the agent's own credentials.
+func (s *session) authorize(h http.Header, path string) {
+	if !strings.HasPrefix(path, "/v1/") && !strings.HasPrefix(path, "/v1beta/") {
+		return // an upstream keeps what the agent sent
+	}
+	for _, k := range []string{"Authorization", "X-Goog-Api-Key", "X-Api-Key", "Api-Key"} {
+		h.Del(k)
+	}
+	if strings.HasPrefix(path, "/v1beta/") {
+		h.Set("X-Goog-Api-Key", s.Key)
+		return
+	}
+	h.Set("Authorization", "Bearer "+s.Key)
 }
 
 // hopHeader reports whether a header belongs to one connection only.

@@ -163,6 +163,53 @@ var _ = Describe("the proxy", func() {
 		Entry("a path no provider has", func(base string) string { return base + "/v2/things" }, "", "no route for /v2/things"),
 	)
 
+	It("puts a real key on model calls in place of the agent's placeholder, and the recording redacts it", func() {
+		var seen []http.Header
+		rt := roundTrip(func(r *http.Request) (*http.Response, error) {
+			seen = append(seen, r.Header.Clone())
+			return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/json"}}, Body: io.NopCloser(strings.NewReader(`{}`)), Request: r}, nil
+		})
+		tr, err := cassette.Open(cassette.ModeRecord, path, cassette.Options{Real: rt, Secrets: []string{"sk-real-0123456789abcdef"}, Provenance: cassette.Provenance{Model: "m"}})
+		Expect(err).NotTo(HaveOccurred())
+		id, base := p.Open(proxy.Session{Transport: tr, Model: logicalModel, Gemini: "https://generativelanguage.googleapis.com",
+			Upstreams: map[string]string{"homeassistant": logicalUpstream}, Key: "sk-real-0123456789abcdef"})
+		send := func(path string, header ...string) {
+			req, _ := http.NewRequest(http.MethodPost, base+path, strings.NewReader(`{}`))
+			for i := 0; i+1 < len(header); i += 2 {
+				req.Header.Set(header[i], header[i+1])
+			}
+			resp, err := http.DefaultClient.Do(req)
+			Expect(err).NotTo(HaveOccurred())
+			resp.Body.Close()
+		}
+		send("/v1/chat/completions", "Authorization", "Bearer "+cassette.PlaceholderKey)
+		send("/v1beta/models/gemini-2.5-flash:generateContent", "X-Goog-Api-Key", cassette.PlaceholderKey)
+		send("/upstream/homeassistant/api/states", "Authorization", "Bearer ha-token")
+		Expect(p.End(id)).To(Succeed())
+		Expect(seen).To(HaveLen(3))
+		Expect(seen[0].Get("Authorization")).To(Equal("Bearer sk-real-0123456789abcdef"))
+		Expect(seen[1].Get("X-Goog-Api-Key")).To(Equal("sk-real-0123456789abcdef"))
+		Expect(seen[1].Get("Authorization")).To(BeEmpty())
+		Expect(seen[2].Get("Authorization")).To(Equal("Bearer ha-token"), "an upstream keeps what the agent sent")
+		Expect(string(must(readFile(path)))).NotTo(ContainSubstring("sk-real-0123456789abcdef"))
+	})
+
+	It("refuses a call to a host the agent was not given, and the session ends with ErrEscaped", func() {
+		id, _ := session(cassette.ModeRecord, nil)
+		client := &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(mustURL(p.ForwardProxy(id)))}}
+		resp, err := client.Get("http://api.example.com/v1/forecast?key=abc")
+		Expect(err).NotTo(HaveOccurred())
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		Expect(resp.StatusCode).To(Equal(http.StatusForbidden))
+		Expect(string(body)).To(ContainSubstring("the agent called http://api.example.com/v1/forecast directly"))
+		_, err = client.Get("https://api.example.com/v1/forecast")
+		Expect(err).To(HaveOccurred(), "CONNECT is refused")
+		err = p.End(id)
+		Expect(errors.Is(err, proxy.ErrEscaped)).To(BeTrue(), "got %v", err)
+		Expect(err.Error()).To(ContainSubstring("api.example.com:443"))
+	})
+
 	It("refuses an ended session", func() {
 		id, base := session(cassette.ModeRecord, nil)
 		Expect(p.End(id)).To(Succeed())
@@ -171,3 +218,8 @@ var _ = Describe("the proxy", func() {
 		Expect(body).To(ContainSubstring("has ended"))
 	})
 })
+
+// roundTrip is a function as an http.RoundTripper.
+type roundTrip func(*http.Request) (*http.Response, error)
+
+func (f roundTrip) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }

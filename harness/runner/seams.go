@@ -98,6 +98,13 @@ func Router(routes map[string]string, mode cassette.Mode) http.RoundTripper {
 	return &routing{hosts: routes, mode: mode}
 }
 
+// NetworkRouter is Router that sends a host without a route to the
+// network instead of refusing it: a recording against a real provider or
+// real upstream APIs.
+func NetworkRouter(routes map[string]string, mode cassette.Mode) http.RoundTripper {
+	return &routing{hosts: routes, mode: mode, network: true}
+}
+
 // routing sends requests for logical hosts to the base URLs they are
 // routed to. A host without a route goes to the network only when network
 // is set; otherwise it is refused, so nothing leaves the machine by accident.
