@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -197,6 +198,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if !sel.json {
 		n := countScenarios(rep)
 		fmt.Fprintf(stdout, "replayed %d scenario runs in %s (%.0f per second)\n", n, wall.Round(time.Millisecond), float64(n)/wall.Seconds())
+		writeProcessing(stdout, rep, suites)
 	}
 	if err := verdict(rep); err != nil {
 		return err
@@ -205,6 +207,31 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return nil
 	}
 	return (<-blessed).check(rep, suites, stdout, stderr)
+}
+
+// writeProcessing prints, per variant of each suite whose agent runs
+// outside testbed, the wall time the agent spent on its own (outside its
+// HTTP calls, process start included): beside the replayed latency, which
+// never includes it. It varies between runs, so no report file holds it.
+func writeProcessing(w io.Writer, rep *report.Report, suites []*scenario.Suite) {
+	for i, s := range rep.Suites {
+		if i >= len(suites) || suites[i].External == nil {
+			continue
+		}
+		for _, v := range s.Variants {
+			var ds []time.Duration
+			for _, sc := range v.Scenarios {
+				ds = append(ds, sc.Processing)
+			}
+			if len(ds) == 0 {
+				continue
+			}
+			slices.Sort(ds)
+			rank := func(p float64) time.Duration { return ds[max(0, int(math.Ceil(p*float64(len(ds))))-1)] }
+			fmt.Fprintf(w, "%s/%s: the agent's own processing, wall clock, not in its latency: p50 %s, p95 %s over %d scenario runs\n",
+				s.Name, v.Name, rank(0.5).Round(time.Millisecond), rank(0.95).Round(time.Millisecond), len(ds))
+		}
+	}
 }
 
 // underRoot is path as given when absolute, else under root.

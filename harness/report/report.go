@@ -8,6 +8,7 @@ package report
 
 import (
 	"github.com/agentreplay/testbed/harness/trace"
+	"time"
 )
 
 // SchemaVersion is the version of the JSON form of Report.
@@ -115,6 +116,10 @@ type Scenario struct {
 	// that rewrite left out because the run did not use them.
 	Recorded int      `json:"recorded,omitempty"`
 	Dropped  []string `json:"dropped,omitempty"`
+	// Processing is the wall time the agent spent on its own, outside its
+	// HTTP calls: beside the replayed latency, never in it. It varies from
+	// run to run, so no report file holds it.
+	Processing time.Duration `json:"-"`
 	// Crashed is true when the agent panicked; the run went on.
 	Crashed bool `json:"crashed,omitempty"`
 	// Unreadable is true when the scenario's cassette exists but could not

@@ -498,7 +498,8 @@ func runOne(ctx context.Context, j *job, sample int, opts Options, pending *coun
 		p := r.Provenance()
 		j.prov = &p
 	}
-	hc := &http.Client{Transport: timeouts{next: tp}}
+	waited := &wallClock{}
+	hc := &http.Client{Transport: timeouts{next: waited.around(tp)}}
 	if opts.Proxy != nil {
 		// The same cassette, reached over loopback HTTP through a session.
 		rt, end := throughProxy(opts.Proxy, tp, ep, entry.Info.Embeddings, entry.Info.Upstreams)
@@ -566,7 +567,9 @@ func runOne(ctx context.Context, j *job, sample int, opts Options, pending *coun
 		}
 		in.Attachments, err = loadAttachments(filepath.Join(opts.Root, "fixtures", j.suite.Agent), j.scenario.Attachments)
 		if err == nil {
+			began := time.Now()
 			ans, out.Crashed, err = runAgent(ctx, agent, in)
+			out.Processing = max(0, time.Since(began)-waited.total())
 		}
 	}
 	timedOut := ctx.Err() != nil

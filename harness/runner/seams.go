@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"sort"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/agentreplay/testbed/agents"
@@ -177,3 +178,22 @@ func plain(v any) any {
 	}
 	return json.RawMessage(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
 }
+
+// wallClock adds up the wall time spent in HTTP calls through it, so that
+// an agent's own processing time can be told apart from its calls'.
+type wallClock struct{ ns atomic.Int64 }
+
+func (w *wallClock) around(next http.RoundTripper) http.RoundTripper {
+	return roundTripFunc(func(req *http.Request) (*http.Response, error) {
+		start := time.Now()
+		defer func() { w.ns.Add(int64(time.Since(start))) }()
+		return next.RoundTrip(req)
+	})
+}
+
+func (w *wallClock) total() time.Duration { return time.Duration(w.ns.Load()) }
+
+// roundTripFunc is a function as an http.RoundTripper.
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
