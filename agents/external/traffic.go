@@ -186,6 +186,9 @@ func decodeChatResponse(b []byte) llm.Response {
 		Usage struct {
 			Prompt     int `json:"prompt_tokens"`
 			Completion int `json:"completion_tokens"`
+			Details    struct {
+				Reasoning int `json:"reasoning_tokens"`
+			} `json:"completion_tokens_details"`
 		} `json:"usage"`
 	}
 	var out llm.Response
@@ -198,7 +201,7 @@ func decodeChatResponse(b []byte) llm.Response {
 	for _, tc := range c.Message.ToolCalls {
 		out.Message.ToolCalls = append(out.Message.ToolCalls, llm.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: json.RawMessage(tc.Function.Arguments)})
 	}
-	out.Usage = llm.Usage{InputTokens: w.Usage.Prompt, OutputTokens: w.Usage.Completion}
+	out.Usage = llm.Usage{InputTokens: w.Usage.Prompt, OutputTokens: w.Usage.Completion, ReasoningTokens: w.Usage.Details.Reasoning}
 	return out
 }
 
@@ -210,6 +213,7 @@ func decodeGeminiResponse(b []byte) llm.Response {
 			Content      struct {
 				Parts []struct {
 					Text         string `json:"text"`
+					Thought      bool   `json:"thought"`
 					FunctionCall *struct {
 						ID   string          `json:"id"`
 						Name string          `json:"name"`
@@ -221,6 +225,7 @@ func decodeGeminiResponse(b []byte) llm.Response {
 		Usage struct {
 			Prompt     int `json:"promptTokenCount"`
 			Candidates int `json:"candidatesTokenCount"`
+			Thoughts   int `json:"thoughtsTokenCount"`
 		} `json:"usageMetadata"`
 		Model string `json:"modelVersion"`
 	}
@@ -232,11 +237,14 @@ func decodeGeminiResponse(b []byte) llm.Response {
 	out.Model, out.FinishReason = w.Model, c.FinishReason
 	out.Message.Role = llm.RoleAssistant
 	for _, p := range c.Content.Parts {
-		out.Message.Content += p.Text
+		if !p.Thought {
+			out.Message.Content += p.Text
+		}
 		if f := p.FunctionCall; f != nil {
 			out.Message.ToolCalls = append(out.Message.ToolCalls, llm.ToolCall{ID: f.ID, Name: f.Name, Arguments: f.Args})
 		}
 	}
-	out.Usage = llm.Usage{InputTokens: w.Usage.Prompt, OutputTokens: w.Usage.Candidates}
+	// Gemini counts thinking beside the candidates' tokens.
+	out.Usage = llm.Usage{InputTokens: w.Usage.Prompt, OutputTokens: w.Usage.Candidates + w.Usage.Thoughts, ReasoningTokens: w.Usage.Thoughts}
 	return out
 }

@@ -27,6 +27,9 @@ type Message struct {
 	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
 	ToolCallID string     `json:"tool_call_id,omitempty"` // for RoleTool
 	Name       string     `json:"name,omitempty"`         // tool name, for RoleTool
+	// Signature is the provider's opaque token on the message's text (see
+	// ToolCall.Signature), sent back with it.
+	Signature []byte `json:"signature,omitempty"`
 }
 
 // Tool is a function the model may call.
@@ -41,6 +44,10 @@ type ToolCall struct {
 	ID        string          `json:"id"`
 	Name      string          `json:"name"`
 	Arguments json.RawMessage `json:"arguments"`
+	// Signature is an opaque token the provider attached to the call
+	// (Gemini's thoughtSignature) and wants back with it in the next
+	// request; Gemini 3 models refuse a history that drops it.
+	Signature []byte `json:"signature,omitempty"`
 }
 
 // Request is one chat call.
@@ -58,8 +65,13 @@ type Request struct {
 
 // Usage is what the provider reports it counted.
 type Usage struct {
-	InputTokens  int `json:"input_tokens"`
-	OutputTokens int `json:"output_tokens"`
+	InputTokens int `json:"input_tokens"`
+	// OutputTokens counts everything the model generated, its thinking
+	// included; ReasoningTokens is that thinking part (OpenAI's
+	// reasoning_tokens, Gemini's thoughtsTokenCount, which Gemini reports
+	// beside its candidates' tokens rather than in them).
+	OutputTokens    int `json:"output_tokens"`
+	ReasoningTokens int `json:"reasoning_tokens,omitempty"`
 }
 
 // Response is the model's answer.

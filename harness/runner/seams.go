@@ -54,7 +54,7 @@ func addLLM(tr *trace.Trace, counter *tokens.Counter, start time.Duration, req l
 			call.ToolCalls = append(call.ToolCalls, trace.Call{Name: tc.Name, Arguments: tc.Arguments})
 		}
 		if resp.Usage != (llm.Usage{}) {
-			call.Reported = &trace.Usage{Input: resp.Usage.InputTokens, Output: resp.Usage.OutputTokens}
+			call.Reported = &trace.Usage{Input: resp.Usage.InputTokens, Output: resp.Usage.OutputTokens, Reasoning: resp.Usage.ReasoningTokens}
 		}
 	}
 	tr.Add(trace.Event{Kind: trace.KindLLM, At: start, LLM: call})

@@ -73,10 +73,12 @@ type LLMCall struct {
 	Error     string `json:"error,omitempty"`
 }
 
-// Usage is provider-reported usage.
+// Usage is provider-reported usage. Output includes the model's thinking;
+// Reasoning is that part, when the provider reports it.
 type Usage struct {
-	Input  int `json:"input"`
-	Output int `json:"output"`
+	Input     int `json:"input"`
+	Output    int `json:"output"`
+	Reasoning int `json:"reasoning,omitempty"`
 }
 
 // Call is a tool call the model asked for.

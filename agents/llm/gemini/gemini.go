@@ -66,10 +66,13 @@ func (c *Client) Chat(ctx context.Context, req llm.Request) (llm.Response, error
 				return llm.Response{}, err
 			}
 			msg.ToolCalls = append(msg.ToolCalls, llm.ToolCall{
-				ID: p.FunctionCall.ID, Name: p.FunctionCall.Name, Arguments: args,
+				ID: p.FunctionCall.ID, Name: p.FunctionCall.Name, Arguments: args, Signature: p.ThoughtSignature,
 			})
 		case p.Text != "" && !p.Thought:
 			msg.Content += p.Text
+			if len(p.ThoughtSignature) > 0 {
+				msg.Signature = p.ThoughtSignature
+			}
 		}
 	}
 	resp := llm.Response{
@@ -78,7 +81,9 @@ func (c *Client) Chat(ctx context.Context, req llm.Request) (llm.Response, error
 		Model:        out.ModelVersion,
 	}
 	if u := out.UsageMetadata; u != nil {
-		resp.Usage = llm.Usage{InputTokens: int(u.PromptTokenCount), OutputTokens: int(u.CandidatesTokenCount)}
+		// Gemini counts thinking beside the candidates' tokens.
+		resp.Usage = llm.Usage{InputTokens: int(u.PromptTokenCount), OutputTokens: int(u.CandidatesTokenCount + u.ThoughtsTokenCount),
+			ReasoningTokens: int(u.ThoughtsTokenCount)}
 	}
 	return resp, nil
 }
@@ -95,14 +100,18 @@ func convert(req llm.Request) ([]*genai.Content, *genai.GenerateContentConfig, e
 		case llm.RoleAssistant:
 			c := &genai.Content{Role: genai.RoleModel}
 			if m.Content != "" {
-				c.Parts = append(c.Parts, genai.NewPartFromText(m.Content))
+				part := genai.NewPartFromText(m.Content)
+				part.ThoughtSignature = m.Signature
+				c.Parts = append(c.Parts, part)
 			}
 			for _, tc := range m.ToolCalls {
 				args, err := anyjson.DecodeObject(tc.Arguments)
 				if err != nil {
 					return nil, nil, fmt.Errorf("tool call %s: arguments are not a JSON object: %w", tc.Name, err)
 				}
-				c.Parts = append(c.Parts, genai.NewPartFromFunctionCall(tc.Name, args))
+				part := genai.NewPartFromFunctionCall(tc.Name, args)
+				part.FunctionCall.ID, part.ThoughtSignature = tc.ID, tc.Signature
+				c.Parts = append(c.Parts, part)
 			}
 			contents = append(contents, c)
 		case llm.RoleTool:
@@ -111,6 +120,13 @@ func convert(req llm.Request) ([]*genai.Content, *genai.GenerateContentConfig, e
 				result = m.Content
 			}
 			part := genai.NewPartFromFunctionResponse(m.Name, map[string]any{"result": result})
+			part.FunctionResponse.ID = m.ToolCallID
+			// The responses to one turn's parallel calls go back in one
+			// content, as the API documents.
+			if n := len(contents); n > 0 && isResponses(contents[n-1]) {
+				contents[n-1].Parts = append(contents[n-1].Parts, part)
+				continue
+			}
 			contents = append(contents, &genai.Content{Role: genai.RoleUser, Parts: []*genai.Part{part}})
 		default:
 			return nil, nil, fmt.Errorf("unknown message role %q", m.Role)
@@ -140,4 +156,17 @@ func convert(req llm.Request) ([]*genai.Content, *genai.GenerateContentConfig, e
 		cfg.ResponseMIMEType = "application/json"
 	}
 	return contents, cfg, nil
+}
+
+// isResponses reports whether c holds function responses only.
+func isResponses(c *genai.Content) bool {
+	if c.Role != genai.RoleUser || len(c.Parts) == 0 {
+		return false
+	}
+	for _, p := range c.Parts {
+		if p.FunctionResponse == nil {
+			return false
+		}
+	}
+	return true
 }

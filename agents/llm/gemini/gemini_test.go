@@ -142,10 +142,10 @@ var _ = Describe("Client", func() {
 		Expect(asJSON(body["systemInstruction"])).To(MatchJSON(`{"role": "user", "parts": [{"text": "You route questions about the ocean."}]}`))
 		Expect(asJSON(body["contents"])).To(MatchJSON(`[
 			{"role": "user", "parts": [{"text": "Sea temperature off Taiwan?"}]},
-			{"role": "model", "parts": [{"functionCall": {"name": "get_sst", "args": {"lon": 121, "lat": 23}}}]},
-			{"role": "user", "parts": [{"functionResponse": {"name": "get_sst", "response": {"result": {"sst": 26.4}}}}]},
+			{"role": "model", "parts": [{"functionCall": {"id": "call_1", "name": "get_sst", "args": {"lon": 121, "lat": 23}}}]},
+			{"role": "user", "parts": [{"functionResponse": {"id": "call_1", "name": "get_sst", "response": {"result": {"sst": 26.4}}}}]},
 			{"role": "model", "parts": [{"text": "It is 26.4 °C."}]},
-			{"role": "user", "parts": [{"functionResponse": {"name": "get_date", "response": {"result": "2025-11-06"}}}]},
+			{"role": "user", "parts": [{"functionResponse": {"id": "call_2", "name": "get_date", "response": {"result": "2025-11-06"}}}]},
 			{"role": "user", "parts": [{"text": "Answer as JSON."}]}
 		]`))
 		Expect(asJSON(body["tools"])).To(MatchJSON(`[{"functionDeclarations": [{
@@ -188,7 +188,7 @@ var _ = Describe("Client", func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(resp).To(Equal(llm.Response{
 			Message:      llm.Message{Role: llm.RoleAssistant, Content: `{"sst": 26.4}`},
-			Usage:        llm.Usage{InputTokens: 57, OutputTokens: 12},
+			Usage:        llm.Usage{InputTokens: 57, OutputTokens: 17, ReasoningTokens: 5},
 			FinishReason: "STOP",
 			Model:        "gemini-2.5-flash",
 		}))
@@ -210,6 +210,41 @@ var _ = Describe("Client", func() {
 		Expect(b.Name).To(Equal("get_date"))
 		Expect(b.Arguments).To(MatchJSON(`{}`))
 		Expect(resp.Usage).To(Equal(llm.Usage{InputTokens: 120, OutputTokens: 31}))
+	})
+
+	It("sends the responses to parallel calls back in one content, ids and signatures as the model gave them", func() {
+		srv := newServer(http.StatusOK, textReply)
+		_, err := newClient(srv, "gemini-3-pro-preview").Chat(ctx, llm.Request{Messages: []llm.Message{
+			{Role: llm.RoleUser, Content: "Weather in Lima and Cusco?"},
+			{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{
+				{ID: "a", Name: "weather", Arguments: json.RawMessage(`{"city":"Lima"}`), Signature: []byte("sig-1")},
+				{ID: "b", Name: "weather", Arguments: json.RawMessage(`{"city":"Cusco"}`)},
+			}},
+			{Role: llm.RoleTool, ToolCallID: "a", Name: "weather", Content: `{"t":19}`},
+			{Role: llm.RoleTool, ToolCallID: "b", Name: "weather", Content: `{"t":12}`},
+		}})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(asJSON(body(srv)["contents"])).To(MatchJSON(`[
+			{"role": "user", "parts": [{"text": "Weather in Lima and Cusco?"}]},
+			{"role": "model", "parts": [
+				{"functionCall": {"id": "a", "name": "weather", "args": {"city": "Lima"}}, "thoughtSignature": "c2lnLTE="},
+				{"functionCall": {"id": "b", "name": "weather", "args": {"city": "Cusco"}}}
+			]},
+			{"role": "user", "parts": [
+				{"functionResponse": {"id": "a", "name": "weather", "response": {"result": {"t": 19}}}},
+				{"functionResponse": {"id": "b", "name": "weather", "response": {"result": {"t": 12}}}}
+			]}
+		]`))
+	})
+
+	It("keeps a part's thoughtSignature on the tool call or text it came with", func() {
+		srv := newServer(http.StatusOK, `{"candidates": [{"content": {"role": "model", "parts": [
+			{"functionCall": {"name": "weather", "args": {"city": "Lima"}}, "thoughtSignature": "c2lnLTE="}
+		]}, "finishReason": "STOP"}], "usageMetadata": {"promptTokenCount": 9, "candidatesTokenCount": 4, "thoughtsTokenCount": 40}}`)
+		resp, err := newClient(srv, "gemini-3-pro-preview").Chat(ctx, conversation)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(resp.Message.ToolCalls[0].Signature).To(Equal([]byte("sig-1")))
+		Expect(resp.Usage).To(Equal(llm.Usage{InputTokens: 9, OutputTokens: 44, ReasoningTokens: 40}), "thinking is output, counted beside the candidates")
 	})
 
 	DescribeTable("reports an answer without content as ErrNoContent",

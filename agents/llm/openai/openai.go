@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 
 	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
@@ -72,8 +73,9 @@ func (c *Client) Chat(ctx context.Context, req llm.Request) (llm.Response, error
 		FinishReason: choice.FinishReason,
 		Model:        out.Model,
 		Usage: llm.Usage{
-			InputTokens:  int(out.Usage.PromptTokens),
-			OutputTokens: int(out.Usage.CompletionTokens),
+			InputTokens:     int(out.Usage.PromptTokens),
+			OutputTokens:    int(out.Usage.CompletionTokens),
+			ReasoningTokens: int(out.Usage.CompletionTokensDetails.ReasoningTokens),
 		},
 	}, nil
 }
@@ -102,7 +104,11 @@ func (c *Client) params(req llm.Request) (sdk.ChatCompletionNewParams, error) {
 		p.Temperature = sdk.Float(*req.Temperature)
 	}
 	if req.MaxTokens > 0 {
-		p.MaxTokens = sdk.Int(int64(req.MaxTokens))
+		if reasoningModel(c.model) {
+			p.MaxCompletionTokens = sdk.Int(int64(req.MaxTokens))
+		} else {
+			p.MaxTokens = sdk.Int(int64(req.MaxTokens))
+		}
 	}
 	if req.JSON {
 		p.ResponseFormat = sdk.ChatCompletionNewParamsResponseFormatUnion{
@@ -138,4 +144,18 @@ func message(m llm.Message) (sdk.ChatCompletionMessageParamUnion, error) {
 		return sdk.ChatCompletionMessageParamUnion{OfAssistant: &a}, nil
 	}
 	return sdk.ChatCompletionMessageParamUnion{}, fmt.Errorf("unknown message role %q", m.Role)
+}
+
+// reasoningModel reports whether model is one of OpenAI's reasoning
+// families (o1, o3, o4-mini, gpt-5 …), which refuse max_tokens and take
+// max_completion_tokens; a router's provider prefix ("openai/o3") is
+// ignored. Every other server of the wire format takes max_tokens.
+func reasoningModel(model string) bool {
+	if i := strings.LastIndexByte(model, '/'); i >= 0 {
+		model = model[i+1:]
+	}
+	if strings.HasPrefix(model, "gpt-5") {
+		return true
+	}
+	return len(model) >= 2 && model[0] == 'o' && model[1] >= '1' && model[1] <= '9'
 }

@@ -141,6 +141,31 @@ var _ = Describe("Client", func() {
 		Expect(body).NotTo(HaveKey("role"), "the agent role is not sent")
 	})
 
+	DescribeTable("limits the output with the field the model family takes",
+		func(model, field, absent string) {
+			srv := newServer(http.StatusOK, textReply)
+			_, err := openai.New(srv.URL+"/v1", model, "sk-test-0123456789", srv.Client()).Chat(ctx, conversation)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(body(srv)).To(HaveKeyWithValue(field, BeNumerically("==", 256)))
+			Expect(body(srv)).NotTo(HaveKey(absent))
+		},
+		Entry("gpt-4.1-mini: max_tokens", "gpt-4.1-mini", "max_tokens", "max_completion_tokens"),
+		Entry("a local model: max_tokens", "qwen3:14b", "max_tokens", "max_completion_tokens"),
+		Entry("gpt-5: max_completion_tokens", "gpt-5-mini", "max_completion_tokens", "max_tokens"),
+		Entry("o3: max_completion_tokens", "o3", "max_completion_tokens", "max_tokens"),
+		Entry("o4-mini behind a router: max_completion_tokens", "openai/o4-mini", "max_completion_tokens", "max_tokens"),
+		Entry("an o-named model that is not a reasoning family: max_tokens", "olmo-2", "max_tokens", "max_completion_tokens"),
+	)
+
+	It("reports reasoning tokens as part of the output", func() {
+		srv := newServer(http.StatusOK, `{"id":"chatcmpl-1","object":"chat.completion","created":1,"model":"o3",
+			"choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":"ok","refusal":null}}],
+			"usage":{"prompt_tokens":20,"completion_tokens":300,"total_tokens":320,"completion_tokens_details":{"reasoning_tokens":256}}}`)
+		resp, err := openai.New(srv.URL+"/v1", "o3", "sk-test-0123456789", srv.Client()).Chat(ctx, conversation)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(resp.Usage).To(Equal(llm.Usage{InputTokens: 20, OutputTokens: 300, ReasoningTokens: 256}))
+	})
+
 	It("leaves out what the request does not set", func() {
 		srv := newServer(http.StatusOK, textReply)
 		c := openai.New(srv.URL+"/v1", "qwen3:4b", "", srv.Client())
