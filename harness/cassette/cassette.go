@@ -26,6 +26,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/agentreplay/testbed/harness/files"
+	"github.com/agentreplay/testbed/harness/trace"
 )
 
 // Mode says what a Transport does with HTTP traffic.
@@ -88,6 +89,9 @@ type Exchange struct {
 	// Fault is the kind of fault a stand-in injected into the response
 	// (its FaultHeader), or "".
 	Fault string
+	// Stream is the timing of a streamed answer (package stream); nil for
+	// a whole body.
+	Stream *trace.Stream
 	// Timeout is set when the exchange outlasted the request's deadline:
 	// the agent got a *DeadlineError after Duration, the time it waited,
 	// and not the response (which a recording still keeps).

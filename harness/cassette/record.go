@@ -1,8 +1,10 @@
 package cassette
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -12,6 +14,9 @@ import (
 
 	vcr "gopkg.in/dnaeon/go-vcr.v2/cassette"
 	"gopkg.in/dnaeon/go-vcr.v2/recorder"
+
+	"github.com/agentreplay/testbed/harness/stream"
+	"github.com/agentreplay/testbed/harness/trace"
 )
 
 // LatencyHeader is a response header by which a loopback stand-in states
@@ -29,14 +34,16 @@ const FaultHeader = "X-Testbed-Fault"
 // Recorder captures traffic on go-vcr's recorder and saves it atomically on
 // Close. Secrets are redacted as each interaction is captured.
 type Recorder struct {
-	path    string
-	tmp     string // go-vcr's working name, without ".yaml"
-	opts    Options
-	vcr     *recorder.Recorder
-	mu      sync.Mutex
-	last    time.Duration
-	closed  bool
-	secrets []string // literal values to redact
+	path string
+	tmp  string // go-vcr's working name, without ".yaml"
+	opts Options
+	vcr  *recorder.Recorder
+	mu   sync.Mutex
+	last time.Duration
+	// lastStream is the timing of the last captured answer, when streamed.
+	lastStream *trace.Stream
+	closed     bool
+	secrets    []string // literal values to redact
 }
 
 func newRecorder(path string, opts Options) (*Recorder, error) {
@@ -56,7 +63,7 @@ func newRecorder(path string, opts Options) (*Recorder, error) {
 	if real == nil {
 		real = http.DefaultTransport
 	}
-	v, err := recorder.NewAsMode(tmp, recorder.ModeRecording, real)
+	v, err := recorder.NewAsMode(tmp, recorder.ModeRecording, stream.Timed(real))
 	if err != nil {
 		return nil, err
 	}
@@ -91,8 +98,13 @@ func (r *Recorder) capture(i *vcr.Interaction) error {
 			i.Response.Duration = d
 		}
 	}
+	st := stream.Of(i.Response.Headers, i.Response.Body)
+	if st != nil {
+		// A stream lasts until its last event, not until its headers.
+		i.Response.Duration = st.Duration
+	}
 	r.mu.Lock()
-	r.last = i.Response.Duration
+	r.last, r.lastStream = i.Response.Duration, st
 	r.mu.Unlock()
 	return nil
 }
@@ -143,9 +155,9 @@ func (r *Recorder) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	r.mu.Lock()
-	d := r.last
+	d, st := r.last, r.lastStream
 	r.mu.Unlock()
-	e := Exchange{Method: req.Method, URL: url, Status: resp.StatusCode, Duration: d, Fault: resp.Header.Get(FaultHeader)}
+	e := Exchange{Method: req.Method, URL: url, Status: resp.StatusCode, Duration: d, Fault: resp.Header.Get(FaultHeader), Stream: st}
 	late := overdue(req, url, d)
 	if late != nil {
 		// The interaction is recorded as it was: a replay judges it the same way.
@@ -219,7 +231,7 @@ func newLive(opts Options) *live {
 	if real == nil {
 		real = http.DefaultTransport
 	}
-	return &live{real: real, observe: opts.Observe}
+	return &live{real: stream.Timed(real), observe: opts.Observe}
 }
 
 func (l *live) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -227,12 +239,25 @@ func (l *live) RoundTrip(req *http.Request) (*http.Response, error) {
 	start := time.Now()
 	resp, err := l.real.RoundTrip(req)
 	e := Exchange{Method: req.Method, URL: url, Duration: time.Since(start), Err: err}
+	if resp != nil && stream.Is(resp.Header) {
+		// The stream's timing is known once it is read: read it now, as a
+		// recording does, and hand the agent the whole body.
+		body, rerr := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		resp.Body = io.NopCloser(bytes.NewReader(body))
+		if rerr == nil {
+			e.Stream = stream.Of(resp.Header, string(body))
+		}
+	}
 	if resp != nil {
 		e.Status = resp.StatusCode
 		if v := resp.Header.Get(LatencyHeader); v != "" {
 			if d, perr := time.ParseDuration(v); perr == nil {
 				e.Duration = d
 			}
+		}
+		if e.Stream != nil {
+			e.Duration = e.Stream.Duration
 		}
 		if late := overdue(req, url, e.Duration); late != nil {
 			resp.Body.Close()

@@ -44,6 +44,7 @@ func addLLM(tr *trace.Trace, counter *tokens.Counter, start time.Duration, req l
 		Model:    model,
 		Duration: tr.Elapsed() - start,
 		Input:    counter.Request(req),
+		Stream:   tr.LastStream(start),
 	}
 	if err != nil {
 		call.Error = err.Error()

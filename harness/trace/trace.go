@@ -71,6 +71,8 @@ type LLMCall struct {
 	Text      string `json:"text"`
 	ToolCalls []Call `json:"tool_calls,omitempty"`
 	Error     string `json:"error,omitempty"`
+	// Stream is the timing of the call's answer when it was streamed.
+	Stream *Stream `json:"stream,omitempty"`
 }
 
 // Usage is provider-reported usage. Output includes the model's thinking;
@@ -106,6 +108,23 @@ type Exchange struct {
 	Error    string        `json:"error,omitempty"`
 	// Fault is the kind of fault a stand-in injected into this exchange.
 	Fault string `json:"fault,omitempty"`
+	// Stream is the timing of a streamed answer; nil for a whole body.
+	Stream *Stream `json:"stream,omitempty"`
+}
+
+// Stream is the timing of a streamed answer, from the request's start.
+type Stream struct {
+	Events int `json:"events"`
+	// TokenEvents counts the events that carried content or a tool call.
+	TokenEvents int `json:"token_events"`
+	// FirstToken is the time to the first of them (TTFT); -1 when none did.
+	FirstToken time.Duration `json:"first_token_ns"`
+	// GapMean and GapP95 are the gaps between those events (inter-token
+	// latency as the provider chunked it).
+	GapMean time.Duration `json:"gap_mean_ns"`
+	GapP95  time.Duration `json:"gap_p95_ns"`
+	// Duration is the time to the last event.
+	Duration time.Duration `json:"duration_ns"`
 }
 
 // Note is a named fact an agent reported. A run keeps Value as its JSON
@@ -169,6 +188,20 @@ func (t *Trace) Add(e Event) {
 	}
 	t.events = append(t.events, e)
 	t.mu.Unlock()
+}
+
+// LastStream returns the stream timing of the last HTTP exchange added at
+// or after virtual time since, or nil: the answer of a model call that
+// started then, when it was streamed.
+func (t *Trace) LastStream(since time.Duration) *Stream {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for i := len(t.events) - 1; i >= 0 && t.events[i].At >= since; i-- {
+		if e := t.events[i]; e.Kind == KindHTTP && e.HTTP.Stream != nil {
+			return e.HTTP.Stream
+		}
+	}
+	return nil
 }
 
 // Events returns a copy of the events so far.
