@@ -82,6 +82,12 @@ type Options struct {
 	Repeat int
 	// Progress, if set, is called after each scenario (each sample) finishes.
 	Progress func(done, total int, suite, variant, id string)
+	// Rerecord, if set, returns the command that records one scenario
+	// again, which stale and missing-cassette diagnoses end with; by
+	// default it is testbed record --suite S --variant V --scenario ID.
+	// A caller that runs agents testbed does not know (package replaytest)
+	// names its own.
+	Rerecord func(suite, variant, scenario string) string
 }
 
 // job is one scenario under one variant, run once per sample.
@@ -448,6 +454,9 @@ func runOne(ctx context.Context, j *job, sample int, opts Options, pending *coun
 	rerecord := fmt.Sprintf("testbed record --suite %s --variant %s --scenario %s", j.suite.Name, j.variant.Name, j.scenario.ID)
 	if len(j.runs) != max(1, j.suite.Samples) {
 		rerecord += fmt.Sprintf(" --repeat %d", len(j.runs))
+	}
+	if opts.Rerecord != nil {
+		rerecord = opts.Rerecord(j.suite.Name, j.variant.Name, j.scenario.ID)
 	}
 	copts := cassette.Options{
 		Real: &routing{hosts: opts.Routes, mode: opts.Mode, network: opts.AllowNetwork, sample: sample,
