@@ -37,15 +37,7 @@ func failures(rep *report.Report) []string {
 
 // scenarioFailure says why one scenario run did not pass.
 func scenarioFailure(variant string, sc report.Scenario) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s/%s: %s", variant, sc.ID, sc.Verdict)
-	if sc.Error != "" {
-		fmt.Fprintf(&b, ": %s", sc.Error)
-	}
-	for _, c := range sc.Checks {
-		if !c.Pass {
-			fmt.Fprintf(&b, "\n    turn %d %s: %s", c.Turn, c.Name, c.Detail)
-		}
-	}
-	return b.String()
+	why := strings.TrimPrefix(sc.Explain(), "verdict ")
+	why = strings.Replace(why, "\n  error: ", ": ", 1)
+	return fmt.Sprintf("%s/%s: %s", variant, sc.ID, strings.ReplaceAll(why, "\n  ", "\n    "))
 }

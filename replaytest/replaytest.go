@@ -135,7 +135,7 @@ func Run(t TB, suitePath string, newAgent agents.Constructor, opts ...Option) *r
 		found, err := scanRecorded(root, s.Name, entries)
 		problems = append(append(problems, found...), errText(err)...)
 		if len(problems) == 0 {
-			t.Logf("replaytest: recorded %d cassettes of suite %s under %s", runs(rep), s.Name, filepath.Join(root, "cassettes", s.Name))
+			t.Logf("replaytest: recorded %d cassettes of suite %s under %s", rep.Runs(), s.Name, filepath.Join(root, "cassettes", s.Name))
 		}
 	case c.baseline != "" && c.blessing():
 		if len(problems) > 0 {
@@ -143,7 +143,7 @@ func Run(t TB, suitePath string, newAgent agents.Constructor, opts ...Option) *r
 		} else if err := bless(c.baseline, rep); err != nil {
 			problems = append(problems, err.Error())
 		} else {
-			t.Logf("replaytest: blessed %d scenario runs of suite %s into %s", runs(rep), s.Name, c.baseline)
+			t.Logf("replaytest: blessed %d scenario runs of suite %s into %s", rep.Runs(), s.Name, c.baseline)
 		}
 	case c.baseline != "":
 		problems = append(problems, gate(c.baseline, rep, s, cmds)...)
@@ -247,17 +247,6 @@ func testName(t TB) string {
 		return n.Name()
 	}
 	return ""
-}
-
-// runs counts the scenario runs of rep.
-func runs(rep *report.Report) int {
-	n := 0
-	for _, s := range rep.Suites {
-		for _, v := range s.Variants {
-			n += len(v.Scenarios)
-		}
-	}
-	return n
 }
 
 // errText is err's text as a list of one, or none.
