@@ -26,6 +26,12 @@ const LatencyHeader = "X-Testbed-Latency"
 // recorder keeps it, so a replay knows which interactions were faults.
 const FaultHeader = "X-Testbed-Fault"
 
+// PolicyHeader is a response header by which a stand-in names the policy
+// that answered when it is not one written for the agent: the generic
+// plumbing policy (standin.GenericName). The recorder keeps it, and a
+// cassette with such an answer says so in its Provenance.Policy.
+const PolicyHeader = "X-Testbed-Policy"
+
 // Recorder captures traffic on go-vcr's recorder and saves it atomically on
 // Close. Secrets are redacted as each interaction is captured.
 type Recorder struct {
@@ -37,6 +43,7 @@ type Recorder struct {
 	last    time.Duration
 	closed  bool
 	secrets []string // literal values to redact
+	policy  string   // the PolicyHeader of a captured response, if any
 }
 
 func newRecorder(path string, opts Options) (*Recorder, error) {
@@ -93,6 +100,9 @@ func (r *Recorder) capture(i *vcr.Interaction) error {
 	}
 	r.mu.Lock()
 	r.last = i.Response.Duration
+	if p := i.Response.Headers.Get(PolicyHeader); p != "" {
+		r.policy = p
+	}
 	r.mu.Unlock()
 	return nil
 }
@@ -185,6 +195,9 @@ func (r *Recorder) Close() error {
 	}
 	prov := r.opts.Provenance
 	prov.Recorder = "testbed"
+	if prov.StandIn {
+		prov.Policy = r.policy
+	}
 	f.Provenance = &prov
 	return writeFile(r.path, f)
 }
