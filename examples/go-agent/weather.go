@@ -82,7 +82,7 @@ var tools = []llm.Tool{{
 	Description: "Get the daily weather forecast (temperatures, rain, wind) for a city for the next 1 to 3 days.",
 	Parameters: json.RawMessage(`{"type":"object","properties":{` +
 		`"city":{"type":"string","description":"the city's name, such as Oslo"},` +
-		`"days":{"type":"integer","minimum":1,"maximum":3,"description":"how many days, starting today"}},` +
+		`"days":{"type":"integer","minimum":1,"maximum":3,"description":"how many days, starting today (default 3)"}},` +
 		`"required":["city"]}`),
 }}
 
@@ -144,6 +144,9 @@ func (a *Agent) call(ctx context.Context, call llm.ToolCall) string {
 		err := fmt.Errorf("get_forecast needs a city, as {\"city\": \"Oslo\"}")
 		a.cfg.Tracer.Tool(call.Name, call.Arguments, nil, err.Error(), err)
 		return "error: " + err.Error()
+	}
+	if args.Days == 0 {
+		args.Days = 3
 	}
 	args.Days = min(max(args.Days, 1), 3)
 	raw, fc, err := a.forecast.get(ctx, args.City, args.Days)
