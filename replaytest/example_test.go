@@ -40,6 +40,21 @@ var _ = Describe("examples/go-agent, a Go agent in its own module", Label("examp
 		Expect(out).To(ContainSubstring("ok  \texample.com/weatheragent"))
 	})
 
+	It("links neither replaytest nor a test framework into its non-test package, and replaytest imports no Ginkgo or Gomega", func() {
+		deps := func(dir, pkg string) []string {
+			cmd := exec.Command("go", "list", "-mod=readonly", "-deps", pkg)
+			cmd.Dir = dir
+			out, err := cmd.Output()
+			Expect(err).NotTo(HaveOccurred())
+			return strings.Fields(string(out))
+		}
+		agent := deps(example, ".")
+		Expect(agent).To(ContainElement("github.com/agentreplay/testbed/agents/llm"), "the agent is built on testbed's contract")
+		Expect(agent).NotTo(ContainElement(HavePrefix("github.com/agentreplay/testbed/replaytest")))
+		Expect(agent).NotTo(ContainElement(HavePrefix("github.com/onsi/")))
+		Expect(deps(repo, "./replaytest")).NotTo(ContainElement(HavePrefix("github.com/onsi/")))
+	})
+
 	It("fails as stale when its prompt changes, naming the command that records it again", func() {
 		abs, err := filepath.Abs(repo)
 		Expect(err).NotTo(HaveOccurred())
