@@ -123,6 +123,22 @@ func Run(t TB, suitePath string, newAgent agents.Constructor, opts ...Option) *r
 		t.Fatalf("replaytest: run %s: %v", s.Name, err)
 		return nil
 	}
+	problems := c.judge(t, rep, s, root, entries, cmds)
+	if len(problems) > 0 {
+		var text bytes.Buffer
+		if err := report.WriteText(&text, rep); err == nil {
+			t.Logf("replaytest: report of suite %s:\n%s", s.Name, text.String())
+		}
+		t.Errorf("replaytest: suite %s (%s) failed:\n  %s", s.Name, suitePath, strings.Join(problems, "\n  "))
+	}
+	return rep
+}
+
+// judge returns what fails the test after a run: the report files that
+// could not be written, every scenario, threshold and unused cassette that
+// failed, and then, after a recording, the secrets found in its cassettes;
+// after a replay, the baseline gate, or the blessing of the baseline.
+func (c *config) judge(t TB, rep *report.Report, s *scenario.Suite, root string, entries map[string]agents.Entry, cmds commands) []string {
 	var problems []string
 	if c.reports != "" {
 		if err := saveReports(rep, c.reports); err != nil {
@@ -131,11 +147,11 @@ func Run(t TB, suitePath string, newAgent agents.Constructor, opts ...Option) *r
 	}
 	problems = append(problems, failures(rep)...)
 	switch {
-	case ropts.Mode == cassette.ModeRecord:
+	case rep.Mode == cassette.ModeRecord.String():
 		found, err := scanRecorded(root, s.Name, entries)
 		problems = append(append(problems, found...), errText(err)...)
 		if len(problems) == 0 {
-			t.Logf("replaytest: recorded %d cassettes of suite %s under %s", rep.Runs(), s.Name, filepath.Join(root, "cassettes", s.Name))
+			t.Logf("replaytest: recorded %d scenario runs of suite %s into %s", rep.Runs(), s.Name, filepath.Join(root, "cassettes", s.Name))
 		}
 	case c.baseline != "" && c.blessing():
 		if len(problems) > 0 {
@@ -148,14 +164,7 @@ func Run(t TB, suitePath string, newAgent agents.Constructor, opts ...Option) *r
 	case c.baseline != "":
 		problems = append(problems, gate(c.baseline, rep, s, cmds)...)
 	}
-	if len(problems) > 0 {
-		var text bytes.Buffer
-		if err := report.WriteText(&text, rep); err == nil {
-			t.Logf("replaytest: report of suite %s:\n%s", s.Name, text.String())
-		}
-		t.Errorf("replaytest: suite %s (%s) failed:\n  %s", s.Name, suitePath, strings.Join(problems, "\n  "))
-	}
-	return rep
+	return problems
 }
 
 // describe returns the agent's Info: the one given, else the suite's

@@ -117,7 +117,7 @@ var _ = Describe("Run, recording", func() {
 		t, rep := run(path, odbchat.New, replaytest.Info(odbchat.Info()), replaytest.Record(true))
 		Expect(t.failed()).To(BeEmpty())
 		Expect(rep.Mode).To(Equal("record"))
-		Expect(t.logs).To(ContainElement(ContainSubstring("recorded 60 cassettes of suite odbchat")))
+		Expect(t.logs).To(ContainElement(ContainSubstring("recorded 60 scenario runs of suite odbchat")))
 
 		recorded := 0
 		Expect(fs.WalkDir(os.DirFS(filepath.Join(repo, "cassettes", "odbchat")), ".", func(p string, d fs.DirEntry, err error) error {
