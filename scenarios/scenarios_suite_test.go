@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -69,7 +68,7 @@ var _ = Describe("scenario", func() {
 				}
 				It(fmt.Sprintf("%s/%s/%s", s.Name, v.Name, sc.ID), labels, func() {
 					got := find(s.Name, v.Name, sc.ID)
-					Expect(got.Verdict).To(Equal(report.VerdictPass), explain(got))
+					Expect(got.Verdict).To(Equal(report.VerdictPass), got.Explain())
 				})
 			}
 		}
@@ -170,19 +169,4 @@ func find(suite, v, id string) report.Scenario {
 	}
 	Fail(fmt.Sprintf("scenario %s/%s/%s missing from the report", suite, v, id))
 	return report.Scenario{}
-}
-
-// explain lists what failed, for the CI log.
-func explain(sc report.Scenario) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "verdict %s", sc.Verdict)
-	if sc.Error != "" {
-		fmt.Fprintf(&b, "\n  error: %s", sc.Error)
-	}
-	for _, c := range sc.Checks {
-		if !c.Pass {
-			fmt.Fprintf(&b, "\n  turn %d %s: %s", c.Turn, c.Name, c.Detail)
-		}
-	}
-	return b.String()
 }

@@ -60,7 +60,7 @@ func cmdBaseline(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err := saveFile(underRoot(sel.root, out), rep.Blessed(), report.WriteJSON); err != nil {
 		return withCode(exitInternal, err)
 	}
-	fmt.Fprintf(stdout, "blessed %d scenario runs as %s\n", countScenarios(rep), out)
+	fmt.Fprintf(stdout, "blessed %d scenario runs as %s\n", rep.Runs(), out)
 	return nil
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentreplay/testbed/agents/all"
 	"github.com/agentreplay/testbed/harness/cassette"
+	"github.com/agentreplay/testbed/harness/runner"
 )
 
 var _ = Describe("testbed cassettes check", func() {
@@ -22,7 +23,7 @@ var _ = Describe("testbed cassettes check", func() {
 		dir = filepath.Join(root, "cassettes")
 		// Keys in the developer's environment are looked for too; keep the
 		// specs independent of them.
-		for _, v := range keyVariables(all.Registry()) {
+		for _, v := range runner.KeyVariables(all.Registry()) {
 			GinkgoT().Setenv(v, "")
 		}
 	})

@@ -6,12 +6,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
-	"github.com/agentreplay/testbed/agents"
 	"github.com/agentreplay/testbed/agents/all"
 	"github.com/agentreplay/testbed/harness/cassette"
+	"github.com/agentreplay/testbed/harness/runner"
 )
 
 const listDoc = `Usage: testbed list [flags]
@@ -99,7 +98,7 @@ func cmdCassettesCheck(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	reg := all.Registry()
-	found, scanErr := cassette.Scan(dir, keyValues(reg), keyVariables(reg)...)
+	found, scanErr := cassette.Scan(dir, runner.KeyValues(reg), runner.KeyVariables(reg)...)
 	if asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -127,26 +126,4 @@ func cmdCassettesCheck(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "no secrets found in %s\n", dir)
 	}
 	return nil
-}
-
-// keyVariables returns the provider key variables and every agent's own
-// (agents.Info.Keys and Secrets), sorted.
-func keyVariables(reg map[string]agents.Entry) []string {
-	names := cassette.KeyVariables()
-	for _, e := range reg {
-		names = append(append(names, e.Info.Keys...), e.Info.Secrets...)
-	}
-	slices.Sort(names)
-	return slices.Compact(names)
-}
-
-// keyValues returns the values of the key variables set in the environment.
-func keyValues(reg map[string]agents.Entry) []string {
-	var out []string
-	for _, k := range keyVariables(reg) {
-		if v := os.Getenv(k); v != "" {
-			out = append(out, v)
-		}
-	}
-	return out
 }

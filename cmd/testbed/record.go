@@ -6,13 +6,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/harness/cassette"
-	"github.com/agentreplay/testbed/harness/files"
 	"github.com/agentreplay/testbed/harness/report"
 	"github.com/agentreplay/testbed/harness/runner"
 	"github.com/agentreplay/testbed/harness/scenario"
@@ -107,7 +105,7 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return err
 		}
 		defer release()
-		opts.Redact = keyValues(opts.Agents)
+		opts.Redact = runner.KeyValues(opts.Agents)
 	}
 	sis, err := runner.StartStandIns(sel.root, opts.Agents, prov == "", !liveUpstreams, standin.Options{})
 	if err != nil {
@@ -115,14 +113,8 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	defer sis.Close()
 	if prov == "" {
-		for _, s := range suites {
-			for _, v := range s.Variants {
-				if v.Endpoint != nil {
-					if err := sis.RouteModel(v.Endpoint.BaseURL); err != nil {
-						return withCode(exitUsage, fmt.Errorf("%s: variant %s: %w", s.Path, v.Name, err))
-					}
-				}
-			}
+		if err := sis.RouteVariants(suites); err != nil {
+			return withCode(exitUsage, err)
 		}
 	}
 	opts.Routes = sis.Routes
@@ -161,30 +153,14 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 }
 
 // lockSuites takes the recording lock of every suite's cassette folder, or
-// none: another recording of one of them is refused at once.
+// none (runner.LockSuites), with the exit code of its failure.
 func lockSuites(root string, suites []*scenario.Suite) (release func(), err error) {
-	var locks []*cassette.Lock
-	release = func() {
-		for _, l := range locks {
-			l.Release()
-		}
-	}
-	for _, s := range suites {
-		l, err := cassette.AcquireLock(filepath.Join(root, "cassettes", s.Name))
-		if err != nil {
-			release()
-			if errors.Is(err, cassette.ErrLocked) {
-				return nil, withCode(exitLocked, fmt.Errorf("suite %s is being recorded: %w", s.Name, err))
-			}
-			return nil, withCode(exitInternal, err)
-		}
-		locks = append(locks, l)
-		// A recording killed in this folder may have left temporaries; the
-		// lock says no live one is writing them.
-		if _, err := files.RemoveLeftovers(filepath.Join(root, "cassettes", s.Name)); err != nil {
-			release()
-			return nil, withCode(exitInternal, err)
-		}
+	release, err = runner.LockSuites(root, suites)
+	switch {
+	case errors.Is(err, cassette.ErrLocked):
+		return nil, withCode(exitLocked, err)
+	case err != nil:
+		return nil, withCode(exitInternal, err)
 	}
 	return release, nil
 }

@@ -196,7 +196,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 	}
 	if !sel.json {
-		n := countScenarios(rep)
+		n := rep.Runs()
 		fmt.Fprintf(stdout, "replayed %d scenario runs in %s (%.0f per second)\n", n, wall.Round(time.Millisecond), float64(n)/wall.Seconds())
 		writeProcessing(stdout, rep, suites)
 	}
@@ -273,16 +273,6 @@ func saveReports(rep *report.Report, dir string) error {
 // saveFile renders rep into path atomically, mode 0644.
 func saveFile(path string, rep *report.Report, write func(io.Writer, *report.Report) error) error {
 	return files.WriteAtomic(path, func(w io.Writer) error { return write(w, rep) })
-}
-
-func countScenarios(rep *report.Report) int {
-	n := 0
-	for _, s := range rep.Suites {
-		for _, v := range s.Variants {
-			n += len(v.Scenarios)
-		}
-	}
-	return n
 }
 
 // verdict maps a report to an exit: an unreadable cassette beats stale,

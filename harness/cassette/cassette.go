@@ -66,14 +66,27 @@ type Provenance struct {
 	Model    string `yaml:"model" json:"model"`                 // the model name
 	StandIn  bool   `yaml:"standin" json:"standin"`             // recorded against harness/standin
 	Upstream string `yaml:"upstream,omitempty" json:"upstream"` // "fixtures" or "live"
+	// Policy names the stand-in policy that answered when it was not one
+	// written for the agent: "generic", the plumbing stand-in (see
+	// PolicyHeader). Empty for agent-specific policies and real models.
+	Policy string `yaml:"policy,omitempty" json:"policy,omitempty"`
 }
+
+// GenericPolicy is the Policy of cassettes answered by the stand-in's
+// generic plumbing policy.
+const GenericPolicy = "generic"
 
 // String describes p in a few words, for reports.
 func (p Provenance) String() string {
 	if p.Model == "" {
 		return "unknown provenance"
 	}
-	if p.StandIn {
+	switch {
+	case p.StandIn && p.Policy == GenericPolicy:
+		return "generic plumbing stand-in " + p.Model
+	case p.StandIn && p.Policy != "":
+		return "stand-in " + p.Model + " (" + p.Policy + " policy)"
+	case p.StandIn:
 		return "stand-in " + p.Model
 	}
 	return p.Provider + " " + p.Model
@@ -210,7 +223,7 @@ func ReadProvenance(path string) (Provenance, error) {
 // slices of the whole file, which a kept Provenance would keep alive.
 func (p *Provenance) clone() Provenance {
 	c := *p
-	for _, s := range []*string{&c.Recorder, &c.Provider, &c.Endpoint, &c.Model, &c.Upstream} {
+	for _, s := range []*string{&c.Recorder, &c.Provider, &c.Endpoint, &c.Model, &c.Upstream, &c.Policy} {
 		*s = strings.Clone(*s)
 	}
 	return c

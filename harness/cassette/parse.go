@@ -526,6 +526,8 @@ func provenanceOf(n *yamlNode) (*Provenance, bool) {
 			p.Model, ok = stringOf(v)
 		case "upstream":
 			p.Upstream, ok = stringOf(v)
+		case "policy":
+			p.Policy, ok = stringOf(v)
 		case "standin":
 			ok = v.kind == 'v' && v.plain && (v.val == "true" || v.val == "false")
 			p.StandIn = v.val == "true"
@@ -537,6 +539,6 @@ func provenanceOf(n *yamlNode) (*Provenance, bool) {
 	// The scalars are slices of the cassette's whole text: a provenance kept
 	// after the replay (reports quote it) must not keep that text alive.
 	p.Recorder, p.Provider, p.Endpoint = strings.Clone(p.Recorder), strings.Clone(p.Provider), strings.Clone(p.Endpoint)
-	p.Model, p.Upstream = strings.Clone(p.Model), strings.Clone(p.Upstream)
+	p.Model, p.Upstream, p.Policy = strings.Clone(p.Model), strings.Clone(p.Upstream), strings.Clone(p.Policy)
 	return p, true
 }

@@ -31,6 +31,12 @@ const LatencyHeader = "X-Testbed-Latency"
 // recorder keeps it, so a replay knows which interactions were faults.
 const FaultHeader = "X-Testbed-Fault"
 
+// PolicyHeader is a response header by which a stand-in names the policy
+// that answered when it is not one written for the agent: the generic
+// plumbing policy (standin.GenericName). The recorder keeps it, and a
+// cassette with such an answer says so in its Provenance.Policy.
+const PolicyHeader = "X-Testbed-Policy"
+
 // Recorder captures traffic on go-vcr's recorder and saves it atomically on
 // Close. Secrets are redacted as each interaction is captured.
 type Recorder struct {
@@ -44,6 +50,7 @@ type Recorder struct {
 	lastStream *trace.Stream
 	closed     bool
 	secrets    []string // literal values to redact
+	policy     string   // the PolicyHeader of a captured response, if any
 }
 
 func newRecorder(path string, opts Options) (*Recorder, error) {
@@ -105,6 +112,9 @@ func (r *Recorder) capture(i *vcr.Interaction) error {
 	}
 	r.mu.Lock()
 	r.last, r.lastStream = i.Response.Duration, st
+	if p := i.Response.Headers.Get(PolicyHeader); p != "" {
+		r.policy = p
+	}
 	r.mu.Unlock()
 	return nil
 }
@@ -208,6 +218,9 @@ func (r *Recorder) collect() (*file, error) {
 	}
 	prov := r.opts.Provenance
 	prov.Recorder = "testbed"
+	if prov.StandIn {
+		prov.Policy = r.policy
+	}
 	f.Provenance = &prov
 	return f, nil
 }

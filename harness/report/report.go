@@ -7,6 +7,9 @@
 package report
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/agentreplay/testbed/harness/trace"
 	"time"
 )
@@ -195,6 +198,34 @@ type Threshold struct {
 	// runs, or stale or errored ones); it then fails, and Observed and
 	// Target mean nothing.
 	NotEvaluated bool `json:"not_evaluated,omitempty"`
+}
+
+// Runs counts the scenario runs in r: one per scenario of each variant.
+func (r *Report) Runs() int {
+	n := 0
+	for _, s := range r.Suites {
+		for _, v := range s.Variants {
+			n += len(v.Scenarios)
+		}
+	}
+	return n
+}
+
+// Explain says how a scenario run ended, for a log: its verdict, then its
+// error and each failed check (turn, check, detail), one per line
+// indented by two spaces.
+func (sc Scenario) Explain() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "verdict %s", sc.Verdict)
+	if sc.Error != "" {
+		fmt.Fprintf(&b, "\n  error: %s", sc.Error)
+	}
+	for _, c := range sc.Checks {
+		if !c.Pass {
+			fmt.Fprintf(&b, "\n  turn %d %s: %s", c.Turn, c.Name, c.Detail)
+		}
+	}
+	return b.String()
 }
 
 // Passed reports whether every scenario and threshold in r passed and no

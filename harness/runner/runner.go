@@ -82,6 +82,12 @@ type Options struct {
 	Repeat int
 	// Progress, if set, is called after each scenario (each sample) finishes.
 	Progress func(done, total int, suite, variant, id string)
+	// Rerecord, if set, returns the command that records one scenario
+	// again, which stale and missing-cassette diagnoses end with; by
+	// default it is testbed record --suite S --variant V --scenario ID.
+	// A caller that runs agents testbed does not know (package replaytest)
+	// names its own.
+	Rerecord func(suite, variant, scenario string) string
 }
 
 // job is one scenario under one variant, run once per sample.
@@ -390,8 +396,8 @@ func SamplePath(root, suite, variant, id string, k int) string {
 	return filepath.Join(root, "cassettes", suite, variant, name)
 }
 
-// provenance describes where a variant's numbers came from: the first
-// cassette's provenance in replay, the endpoint in record and live.
+// provenance describes where a variant's numbers came from: the cassettes'
+// provenance in replay, the endpoint in record and live.
 func provenance(opts Options, s *scenario.Suite, variant string, known map[string]cassette.Provenance) string {
 	if opts.Mode != cassette.ModeReplay && opts.Mode != cassette.ModeRecordMissing {
 		ep := endpoint(opts, opts.Agents[s.Agent].Info, variantByName(s, variant))
@@ -400,17 +406,32 @@ func provenance(opts Options, s *scenario.Suite, variant string, known map[strin
 		}
 		return ep.Provider + " " + ep.Model
 	}
+	// The first cassette's, unless another names the policy that answered
+	// (the generic plumbing stand-in answered some of the variant's calls).
+	var first *cassette.Provenance
 	for _, sc := range s.Scenarios {
 		path := CassettePath(opts.Root, s.Name, variant, sc.ID)
-		if p, ok := known[path]; ok {
+		p, ok := known[path]
+		if !ok {
+			if first != nil {
+				continue // a cassette the run did not read: not parsed again
+			}
+			var err error
+			if p, err = cassette.ReadProvenance(path); err != nil {
+				continue
+			}
+		}
+		if p.Policy != "" {
 			return "replayed from " + p.String()
 		}
-		p, err := cassette.ReadProvenance(path)
-		if err == nil {
-			return "replayed from " + p.String()
+		if first == nil {
+			first = &p
 		}
 	}
-	return ""
+	if first == nil {
+		return ""
+	}
+	return "replayed from " + first.String()
 }
 
 // endpoint is the model a scenario runs against: the one given on the
@@ -448,6 +469,9 @@ func runOne(ctx context.Context, j *job, sample int, opts Options, pending *coun
 	rerecord := fmt.Sprintf("testbed record --suite %s --variant %s --scenario %s", j.suite.Name, j.variant.Name, j.scenario.ID)
 	if len(j.runs) != max(1, j.suite.Samples) {
 		rerecord += fmt.Sprintf(" --repeat %d", len(j.runs))
+	}
+	if opts.Rerecord != nil {
+		rerecord = opts.Rerecord(j.suite.Name, j.variant.Name, j.scenario.ID)
 	}
 	copts := cassette.Options{
 		Real: &routing{hosts: opts.Routes, mode: opts.Mode, network: opts.AllowNetwork, sample: sample,

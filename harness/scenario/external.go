@@ -42,7 +42,11 @@ func (d *decoder) external(v *yaml.Node, s *Suite) {
 	if !ok {
 		return
 	}
-	d.require(m, fs, at, "name", "command", "model")
+	if d.opts.InProcess {
+		d.require(m, fs, at, "name", "model")
+	} else {
+		d.require(m, fs, at, "name", "command", "model")
+	}
 	e := &External{}
 	if f, ok := fs["name"]; ok {
 		if name, ok := d.str(f.val, join(at, "name")); ok {

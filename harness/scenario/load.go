@@ -33,6 +33,10 @@ type LoadOptions struct {
 	// Faults lists the fault kinds each target (FaultOnModel,
 	// FaultOnUpstream) knows; kinds are not checked when nil.
 	Faults map[string][]string
+	// InProcess lets an agent: mapping leave out command: the caller runs
+	// the agent it describes in its own process (package replaytest, with
+	// the team's Go constructor), so only its name and endpoints are read.
+	InProcess bool
 }
 
 // Load reads and validates one suite file. Problems in its content are

@@ -165,12 +165,38 @@ var _ = Describe("Server", func() {
 		})
 	})
 
-	It("refuses an unknown system prompt with a 400 naming harness/standin", func() {
+	It("answers an unknown system prompt with the generic policy, and says so in PolicyHeader", func() {
 		req := llm.Request{Messages: []llm.Message{
 			{Role: llm.RoleSystem, Content: "You are a pirate."},
 			{Role: llm.RoleUser, Content: "Ahoy"},
 		}}
 		rec := serve(newStandin(standin.Options{}), wireBody(req))
+		Expect(rec.Code).To(Equal(http.StatusOK))
+		Expect(rec.Header().Get(cassette.PolicyHeader)).To(Equal(standin.GenericName))
+		Expect(decode(rec).Choices[0].Message.Content).To(Equal(`You said: "Ahoy". I have no tools, so this is all I can answer.`))
+	})
+
+	It("leaves PolicyHeader off the answers of an agent's own policy", func() {
+		rec := serve(newStandin(standin.Options{}), wireBody(routerRequest("現在台灣周遭海溫多少？", true)))
+		Expect(rec.Code).To(Equal(http.StatusOK))
+		Expect(rec.Header().Values(cassette.PolicyHeader)).To(BeEmpty())
+	})
+
+	It("reads a json_schema response format as JSON mode with its schema", func() {
+		body := `{"model": "m", "messages": [{"role": "user", "content": "Rate Oslo"}],
+			"response_format": {"type": "json_schema", "json_schema": {"name": "r", "schema": {"type": "object", "properties": {"city": {"type": "string"}}}}}}`
+		rec := serve(newStandin(standin.Options{}), []byte(body))
+		Expect(rec.Code).To(Equal(http.StatusOK))
+		Expect(decode(rec).Choices[0].Message.Content).To(MatchJSON(`{"city": "Oslo"}`))
+	})
+
+	It("refuses, without the generic policy, an unknown system prompt with a 400 naming harness/standin", func() {
+		req := llm.Request{Messages: []llm.Message{
+			{Role: llm.RoleSystem, Content: "You are a pirate."},
+			{Role: llm.RoleUser, Content: "Ahoy"},
+		}}
+		all := standin.Policies()
+		rec := serve(newStandin(standin.Options{Policies: all[:len(all)-1]}), wireBody(req))
 		Expect(rec.Code).To(Equal(http.StatusBadRequest))
 		var e struct {
 			Error struct {

@@ -7,7 +7,12 @@
 // (keywords in several languages, number and coordinate patterns, date words
 // relative to the request's "now"). Paraphrases a policy does not know are
 // answered wrongly, as a weak model would. It never sees scenario
-// expectations. It does not sleep: the latency it models travels in the
+// expectations. An agent the stand-in has never seen is answered by the
+// generic policy (Generic), asked only when no agent's own policy accepts a
+// request: a plumbing stand-in that picks a tool by word overlap, fills its
+// arguments from the schema and answers from the tool results, so that an
+// outside agent can be recorded and replayed; its numbers measure plumbing,
+// not a prompt, and cassettes and reports say so. It does not sleep: the latency it models travels in the
 // cassette.LatencyHeader response header, which the recorder stores as the
 // interaction's duration.
 package standin
@@ -36,7 +41,10 @@ type Request struct {
 	Messages  []llm.Message
 	Tools     []llm.Tool
 	MaxTokens int
-	JSON      bool
+	// JSON asks for a JSON object (response_format json_object or
+	// json_schema); Schema is the json_schema's schema, if one was given.
+	JSON   bool
+	Schema json.RawMessage
 }
 
 // System returns the concatenated system messages.
@@ -70,9 +78,10 @@ type Policy interface {
 	Answer(r Request) (llm.Message, error)
 }
 
-// Policies returns every agent policy the stand-in knows.
+// Policies returns every policy the stand-in knows: the agent-specific
+// ones, then Generic, which accepts any request the others do not.
 func Policies() []Policy {
-	return []Policy{odbchatRouter{}, odbchatClassifier{}, odbchatOnePass{}, climatePolicy{}, familyPolicy{}, vizPolicy{}, cbaPolicy{}, kuraPlanner{}, kuraExecutor{}, kuraSynthesizer{}}
+	return []Policy{odbchatRouter{}, odbchatClassifier{}, odbchatOnePass{}, climatePolicy{}, familyPolicy{}, vizPolicy{}, cbaPolicy{}, kuraPlanner{}, kuraExecutor{}, kuraSynthesizer{}, Generic()}
 }
 
 // Latency is the model of how long a call takes: a fixed cost plus costs per
@@ -213,7 +222,10 @@ type wireRequest struct {
 	} `json:"tools"`
 	MaxTokens      int `json:"max_tokens"`
 	ResponseFormat *struct {
-		Type string `json:"type"`
+		Type       string `json:"type"`
+		JSONSchema *struct {
+			Schema json.RawMessage `json:"schema"`
+		} `json:"json_schema"`
 	} `json:"response_format"`
 }
 
@@ -297,6 +309,10 @@ func (s *Server) respond(w http.ResponseWriter, d dialect, req Request, sample i
 		return
 	}
 	msg = smp.reword(msg)
+	if policy.Name() == GenericName {
+		// Recordings say that their answers came from the plumbing stand-in.
+		w.Header().Set(cassette.PolicyHeader, GenericName)
+	}
 	if fault != "" {
 		var applied bool
 		if msg, applied = misuse(msg, fault); applied {
@@ -387,7 +403,12 @@ func (s *Server) writeFault(w http.ResponseWriter, d dialect, fault string, r Re
 
 func convert(wr wireRequest) Request {
 	r := Request{Model: wr.Model, MaxTokens: wr.MaxTokens}
-	r.JSON = wr.ResponseFormat != nil && wr.ResponseFormat.Type == "json_object"
+	if rf := wr.ResponseFormat; rf != nil {
+		r.JSON = rf.Type == "json_object" || rf.Type == "json_schema"
+		if rf.JSONSchema != nil {
+			r.Schema = rf.JSONSchema.Schema
+		}
+	}
 	for _, m := range wr.Messages {
 		msg := llm.Message{Role: m.Role, Content: contentText(m.Content), ToolCallID: m.ToolCallID}
 		for _, tc := range m.ToolCalls {

@@ -1,0 +1,453 @@
+package standin
+
+import (
+	"encoding/json"
+	"math"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// How the generic policy fills a tool's arguments (or a JSON answer's
+// fields) from a JSON Schema and the user's text. Only required
+// properties are filled (every property of a response schema). A property
+// is read as follows:
+//
+//   - anyOf/oneOf/allOf: the first alternative that is not {"type": "null"};
+//     a list of types: the first that is not "null"; no type: "object"
+//     with properties, "array" with items, else "string".
+//   - enum: the value the text mentions (its words all in the text), else
+//     the schema's default when it is one of them, else the first; const:
+//     the constant.
+//   - string: a date (see genericDate) when its format is date or
+//     date-time or its name says date or day; a place (see places) when
+//     its name says city, place, location and the like; else the first
+//     quoted text; else the whole text.
+//   - number, integer: the numbers of the text (dates and clock times left
+//     out), one per property in the order the schema requires them, kept
+//     within minimum and maximum; else the default, the minimum or 0.
+//   - boolean: the default, else false.
+//   - object: its own required properties, at most genericDepth deep.
+//   - array: one item filled from items, or none when it cannot be.
+//
+// A required date the text and the request give nothing for is left out.
+// Odd schemas (not an object, no properties, required names without a
+// property) never make it fail: what cannot be read is left out.
+
+// genericDepth bounds how deep nested objects and arrays are filled.
+const genericDepth = 6
+
+var (
+	genericISODate = regexp.MustCompile(`\b(\d{4})-(\d{2})-(\d{2})\b`)
+	genericClock   = regexp.MustCompile(`\b\d{1,2}:\d{2}(?::\d{2})?\b`)
+	genericNumber  = regexp.MustCompile(`-?\d+(?:\.\d+)?`)
+	genericQuoted  = regexp.MustCompile(`"([^"]+)"|“([^”]+)”|«\s*([^»]+?)\s*»|「([^」]+)」`)
+	genericSpan    = regexp.MustCompile(`\p{Lu}[\p{L}'’.-]*(?:[ \t]+(?:de[ \t]+|la[ \t]+|del[ \t]+)?\p{Lu}[\p{L}'’.-]*)*`)
+	genericPrep    = regexp.MustCompile(`(?i)(?:^|\s)(?:in|at|for|to|from|near|around|à|en|de|für|nach|bei|para|cerca)\s+$`)
+	genericHan     = regexp.MustCompile(`[\p{Han}\p{Hiragana}\p{Katakana}]+`)
+)
+
+// genericRelative are relative day words in the lexicon's languages, the
+// longer first, with their offset from the request's date in days.
+var genericRelative = []struct {
+	re   *regexp.Regexp
+	days int
+}{
+	{regexp.MustCompile(`(?i)\bday after tomorrow\b|übermorgen|après-demain|pasado mañana|後天|后天|明後日`), 2},
+	{regexp.MustCompile(`(?i)\bday before yesterday\b|vorgestern|avant-hier|anteayer|前天|一昨日`), -2},
+	{regexp.MustCompile(`(?i)\btomorrow\b|\bmorgen\b|\bdemain\b|\bmañana\b|明天|明日`), 1},
+	{regexp.MustCompile(`(?i)\byesterday\b|\bgestern\b|\bhier\b|\bayer\b|昨天|昨日`), -1},
+	{regexp.MustCompile(`(?i)\btoday\b|\btonight\b|\bnow\b|\bheute\b|aujourd'hui|\bhoy\b|今天|今日|現在|现在`), 0},
+}
+
+// genericPlaceWords and genericDateWords name properties that want a place
+// or a date.
+var (
+	genericPlaceWords = setOf([]string{"place", "city", "country", "region", "location", "address", "destination", "origin", "area", "station", "airport"})
+	genericDateWords  = setOf([]string{"date", "day"})
+)
+
+// argText is what arguments are filled from: the user's text, the
+// request's date if it gives one, and the numbers not yet used.
+type argText struct {
+	text     string
+	now      time.Time
+	hasNow   bool
+	numbers  []float64
+	place    string // the place of this call (one of several in parallel)
+	fallback string // a string property with nothing better
+}
+
+func newArgText(text string, r Request) *argText {
+	t := &argText{text: text, fallback: strings.TrimSpace(text)}
+	bare := genericClock.ReplaceAllString(genericISODate.ReplaceAllString(text, " "), " ")
+	for _, n := range genericNumber.FindAllString(bare, -1) {
+		if f, err := strconv.ParseFloat(n, 64); err == nil {
+			t.numbers = append(t.numbers, f)
+		}
+	}
+	if m := genericISODate.FindString(r.System()); m != "" {
+		if d, err := time.Parse(time.DateOnly, m); err == nil {
+			t.now, t.hasNow = d, true
+		}
+	}
+	return t
+}
+
+// schemaOf reads raw as a JSON object schema; anything else is empty.
+func schemaOf(raw json.RawMessage) map[string]any {
+	var s map[string]any
+	if json.Unmarshal(raw, &s) != nil || s == nil {
+		return map[string]any{}
+	}
+	return s
+}
+
+// fillObject fills the required properties of object schema s (every
+// property with all).
+func fillObject(s map[string]any, t *argText, all bool, depth int) map[string]any {
+	out := map[string]any{}
+	props, _ := s["properties"].(map[string]any)
+	var names []string
+	if req, ok := s["required"].([]any); ok {
+		for _, n := range req {
+			if n, ok := n.(string); ok && !slices.Contains(names, n) {
+				names = append(names, n)
+			}
+		}
+	}
+	if all {
+		for _, n := range sortedMapKeys(props) {
+			if !slices.Contains(names, n) {
+				names = append(names, n)
+			}
+		}
+	}
+	for _, n := range names {
+		ps, _ := props[n].(map[string]any)
+		if v, ok := fillValue(n, ps, t, all, depth); ok {
+			out[n] = v
+		}
+	}
+	return out
+}
+
+// fillValue fills the property name of schema s.
+func fillValue(name string, s map[string]any, t *argText, all bool, depth int) (any, bool) {
+	s = resolve(s)
+	if c, ok := s["const"]; ok {
+		return c, true
+	}
+	if enum, ok := s["enum"].([]any); ok && len(enum) > 0 {
+		return enumValue(enum, s["default"], t.text), true
+	}
+	switch schemaType(s) {
+	case "string":
+		return stringValue(name, s, t)
+	case "integer":
+		f := numberValue(s, t)
+		return int64(math.Round(f)), true
+	case "number":
+		return numberValue(s, t), true
+	case "boolean":
+		b, _ := s["default"].(bool)
+		return b, true
+	case "null":
+		return nil, true
+	case "object":
+		if depth >= genericDepth {
+			return map[string]any{}, true
+		}
+		return fillObject(s, t, all, depth+1), true
+	case "array":
+		items, _ := s["items"].(map[string]any)
+		if depth >= genericDepth {
+			return []any{}, true
+		}
+		if v, ok := fillValue(name, items, t, all, depth+1); ok {
+			return []any{v}, true
+		}
+		return []any{}, true
+	}
+	return nil, false
+}
+
+// resolve takes the first usable alternative of anyOf, oneOf or allOf.
+func resolve(s map[string]any) map[string]any {
+	for range genericDepth {
+		var alts []any
+		for _, k := range []string{"anyOf", "oneOf", "allOf"} {
+			if a, ok := s[k].([]any); ok && len(a) > 0 {
+				alts = a
+				break
+			}
+		}
+		if alts == nil {
+			return s
+		}
+		next := map[string]any{}
+		for _, a := range alts {
+			if m, ok := a.(map[string]any); ok && m["type"] != "null" {
+				next = m
+				break
+			}
+		}
+		s = next
+	}
+	return s
+}
+
+// schemaType is the type s declares or implies.
+func schemaType(s map[string]any) string {
+	switch t := s["type"].(type) {
+	case string:
+		return t
+	case []any:
+		for _, x := range t {
+			if x, ok := x.(string); ok && x != "null" {
+				return x
+			}
+		}
+	}
+	switch {
+	case s["properties"] != nil:
+		return "object"
+	case s["items"] != nil:
+		return "array"
+	}
+	return "string"
+}
+
+// enumValue is the enum value text mentions, else def when it is one of
+// them, else the first.
+func enumValue(enum []any, def any, text string) any {
+	have := stems(text)
+	for _, v := range enum {
+		ws := stems(strings.ReplaceAll(strings.ReplaceAll(toString(v), "_", " "), "-", " "))
+		if len(ws) > 0 && overlap(ws, have) == len(ws) {
+			return v
+		}
+	}
+	for _, v := range enum {
+		if v == def {
+			return v
+		}
+	}
+	return enum[0]
+}
+
+func toString(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case float64:
+		return strconv.FormatFloat(x, 'f', -1, 64)
+	}
+	return ""
+}
+
+func stringValue(name string, s map[string]any, t *argText) (any, bool) {
+	format, _ := s["format"].(string)
+	nameTerms := stems(strings.ReplaceAll(name, "_", " "))
+	switch {
+	case format == "date" || format == "date-time" || overlap(nameTerms, genericDateWords) > 0:
+		d, ok := genericDate(t)
+		if !ok {
+			return nil, false
+		}
+		if format == "date-time" {
+			return d + "T00:00:00Z", true
+		}
+		return d, true
+	case overlap(nameTerms, genericPlaceWords) > 0 || terms(name)["place"]:
+		if t.place != "" {
+			return t.place, true
+		}
+		if p := places(t.text); len(p) > 0 {
+			return p[0], true
+		}
+	}
+	if m := genericQuoted.FindStringSubmatch(t.text); m != nil {
+		for _, g := range m[1:] {
+			if g != "" {
+				return g, true
+			}
+		}
+	}
+	return t.fallback, true
+}
+
+// numberValue takes the next number of the text for schema s.
+func numberValue(s map[string]any, t *argText) float64 {
+	lo, hasLo := s["minimum"].(float64)
+	hi, hasHi := s["maximum"].(float64)
+	var f float64
+	switch d, ok := s["default"].(float64); {
+	case len(t.numbers) > 0:
+		f, t.numbers = t.numbers[0], t.numbers[1:]
+	case ok:
+		f = d
+	case hasLo:
+		f = lo
+	}
+	if hasLo && f < lo {
+		f = lo
+	}
+	if hasHi && f > hi {
+		f = hi
+	}
+	return f
+}
+
+// genericDate is the ISO date of the text, else the date a relative word
+// names against the request's date, else the request's date; false when
+// neither the text nor the request gives a date.
+func genericDate(t *argText) (string, bool) {
+	if m := genericISODate.FindString(t.text); m != "" {
+		return m, true
+	}
+	if !t.hasNow {
+		return "", false
+	}
+	for _, rel := range genericRelative {
+		if rel.re.MatchString(t.text) {
+			return t.now.AddDate(0, 0, rel.days).Format(time.DateOnly), true
+		}
+	}
+	return t.now.Format(time.DateOnly), true
+}
+
+// span is a capitalised span of text (see trimSpan), where it ends, and
+// whether it follows a preposition or starts a sentence.
+type span struct {
+	text        string
+	from, to    int
+	prep, first bool
+}
+
+// capitalised returns text's capitalised spans. A span that starts a
+// sentence loses its first word when it has several ("Compare Paris" is
+// Paris, and so, a limit, "New York is cold" is York).
+func capitalised(text string) []span {
+	var out []span
+	for _, loc := range genericSpan.FindAllStringIndex(text, -1) {
+		before := strings.TrimSpace(text[:loc[0]])
+		sp := span{from: loc[0], to: loc[1], prep: genericPrep.MatchString(text[:loc[0]]),
+			first: before == "" || strings.ContainsAny(before[len(before)-1:], ".!?")}
+		raw := text[loc[0]:loc[1]]
+		if ws := strings.Fields(raw); sp.first && len(ws) > 1 {
+			raw = strings.Join(ws[1:], " ")
+		}
+		if sp.text = trimSpan(raw); sp.text != "" {
+			out = append(out, sp)
+		}
+	}
+	return out
+}
+
+// places returns the place names of text: capitalised spans, those after a
+// preposition first, those starting a sentence last; in text with no such
+// span, the Han run before the first lexicon word, without day words.
+func places(text string) []string {
+	var after, inner, first []string
+	for _, sp := range capitalised(text) {
+		switch {
+		case sp.prep:
+			after = append(after, sp.text)
+		case sp.first:
+			first = append(first, sp.text)
+		default:
+			inner = append(inner, sp.text)
+		}
+	}
+	if out := slices.Concat(after, inner, first); len(out) > 0 {
+		return out
+	}
+	for _, run := range genericHan.FindAllString(text, -1) {
+		cut := len(run)
+		for _, w := range genericCJK {
+			if i := strings.Index(run, w); i >= 0 && i < cut {
+				cut = i
+			}
+		}
+		head := run[:cut]
+		for _, rel := range genericRelative {
+			head = rel.re.ReplaceAllString(head, "")
+		}
+		head = strings.TrimRight(head, "的之の")
+		if head != "" {
+			return []string{head}
+		}
+	}
+	return nil
+}
+
+// trimSpan drops the leading and trailing words of a capitalised span that
+// are stop words or relative day words, and the whole span when what is
+// left is only lexicon words ("Weather", but not "New York").
+func trimSpan(span string) string {
+	ws := strings.Fields(span)
+	plain := func(w string) bool {
+		lw := strings.ToLower(strings.Trim(w, "'’.-"))
+		if lw == "" || genericStop[lw] {
+			return true
+		}
+		for _, rel := range genericRelative {
+			if rel.re.MatchString(lw) {
+				return true
+			}
+		}
+		parts := words(lw)
+		return len(parts) > 1 && genericStop[parts[0]] // "What's"
+	}
+	for len(ws) > 0 && plain(ws[0]) {
+		ws = ws[1:]
+	}
+	for len(ws) > 0 && plain(ws[len(ws)-1]) {
+		ws = ws[:len(ws)-1]
+	}
+	lexical := true
+	for _, w := range ws {
+		if _, ok := genericConcept[stem(strings.ToLower(strings.Trim(w, "'’.-")))]; !ok {
+			lexical = false
+		}
+	}
+	if lexical {
+		return ""
+	}
+	return strings.TrimRight(strings.Join(ws, " "), "'’.-")
+}
+
+// listedPlaces returns the places of text when it lists two or more of
+// them joined by commas or "and" (in the lexicon's languages): a request
+// for several.
+func listedPlaces(text string) []string {
+	sps := capitalised(text)
+	var out []string
+	for i, sp := range sps {
+		joined := i > 0 && genericJoin.MatchString(text[sps[i-1].to:sp.from])
+		switch {
+		case len(out) == 0 || joined:
+			out = append(out, sp.text)
+		case len(out) < 2:
+			out = []string{sp.text}
+		}
+	}
+	if len(out) < 2 {
+		return nil
+	}
+	return out
+}
+
+var genericJoin = regexp.MustCompile(`(?i)^\s*(?:,\s*(?:and\s+)?|and|und|et|y|&|和|與|与|跟)\s*$`)
+
+// stems returns the distinct stemmed words of text, without the lexicon.
+func stems(text string) map[string]bool {
+	out := map[string]bool{}
+	for _, w := range words(text) {
+		out[stem(strings.ToLower(w))] = true
+	}
+	return out
+}

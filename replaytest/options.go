@@ -1,0 +1,66 @@
+package replaytest
+
+import (
+	"os"
+	"strings"
+
+	"github.com/agentreplay/testbed/agents"
+)
+
+// Option changes how Run runs a suite.
+type Option func(*config)
+
+// config is what the options set; its zero value replays the suite, under
+// the folder the suite's path implies, and writes nothing.
+type config struct {
+	root, baseline, reports, rerecord string
+	info                              *agents.Info
+	record                            *bool
+}
+
+// Root names the folder holding scenarios/, cassettes/ and fixtures/. By
+// default it is the folder above the suite's when that is named scenarios
+// (testdata for testdata/scenarios/weather.yaml), else the suite's own.
+func Root(dir string) Option { return func(c *config) { c.root = dir } }
+
+// Info describes the agent (its model endpoint, upstreams and keys) when
+// the suite names it plainly (agent: weather) rather than describing it;
+// it wins over the suite's description. Its Name is the suite's agent.
+func Info(info agents.Info) Option { return func(c *config) { c.info = &info } }
+
+// Baseline gates the run against the blessed report at path, as testbed
+// run gates against reports/baseline.json: a figure worse than the suite's
+// gate allows, or a scenario that stopped passing, fails the test, and so
+// does a baseline that is missing or holds no run of this suite. With
+// TESTBED_BLESS=1 a passing replay is written into path instead (this
+// suite's part; other suites' parts are kept).
+func Baseline(path string) Option { return func(c *config) { c.baseline = path } }
+
+// Reports writes the report as latest.md and latest.json into dir, as
+// testbed run does into reports/; by default Run writes no file.
+func Reports(dir string) Option { return func(c *config) { c.reports = dir } }
+
+// Record records (true) or replays (false) whatever TESTBED_RECORD says.
+func Record(on bool) Option { return func(c *config) { c.record = &on } }
+
+// Rerecord is the command that stale-cassette diagnoses tell the user to
+// run. By default it is TESTBED_RECORD=1 go test, for this package and
+// this test (-run for a Go test, -ginkgo.focus for a Ginkgo spec).
+func Rerecord(command string) Option { return func(c *config) { c.rerecord = command } }
+
+// recording reports whether Run records.
+func (c *config) recording() bool {
+	if c.record != nil {
+		return *c.record
+	}
+	return on(os.Getenv(EnvRecord))
+}
+
+// blessing reports whether Run blesses the baseline.
+func (c *config) blessing() bool { return on(os.Getenv(EnvBless)) }
+
+// on reads an environment variable's value as a switch: 1 or true.
+func on(v string) bool {
+	v = strings.ToLower(strings.TrimSpace(v))
+	return v == "1" || v == "true"
+}
