@@ -3,6 +3,7 @@ package check
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -34,7 +35,50 @@ func metrics() []metric {
 		{"latency_p99", func(s report.Summary) float64 { return s.LatencyP99 }},
 		{"prompt_tokens_per_call", func(s report.Summary) float64 { return s.PromptTokensPerCall }},
 		{"artifacts", func(s report.Summary) float64 { return float64(s.Artifacts) }},
+		{"ttft_mean", streamed(func(st *report.Streaming) float64 { return st.TTFTMean })},
+		{"ttft_p50", streamed(func(st *report.Streaming) float64 { return st.TTFTP50 })},
+		{"ttft_p95", streamed(func(st *report.Streaming) float64 { return st.TTFTP95 })},
+		{"ttft_p99", streamed(func(st *report.Streaming) float64 { return st.TTFTP99 })},
+		{"gap_mean", streamed(func(st *report.Streaming) float64 { return st.GapMean })},
+		{"gap_p95", streamed(func(st *report.Streaming) float64 { return st.GapP95 })},
+		{"tpot_mean", streamed(func(st *report.Streaming) float64 { return st.TPOTMean })},
+		{"output_tps_mean", streamed(func(st *report.Streaming) float64 { return st.TokensPerSecond })},
+		{"stream_duration_mean", streamed(func(st *report.Streaming) float64 { return st.DurationMean })},
+		{"goodput", streamed(func(st *report.Streaming) float64 {
+			if st.Goodput == nil {
+				return 0
+			}
+			return *st.Goodput
+		})},
 	}
+}
+
+// streamed reads a streaming metric; 0 when nothing streamed (unmeasured
+// says so, and the threshold fails).
+func streamed(f func(*report.Streaming) float64) func(report.Summary) float64 {
+	return func(s report.Summary) float64 {
+		if s.Streaming == nil {
+			return 0
+		}
+		return f(s.Streaming)
+	}
+}
+
+// streamMissing says why a streaming metric was not measured on s, or "".
+func streamMissing(metric string, s report.Summary) string {
+	if !strings.HasPrefix(metric, "ttft_") && !strings.HasPrefix(metric, "gap_") && !slices.Contains([]string{"tpot_mean", "output_tps_mean", "stream_duration_mean", "goodput"}, metric) {
+		return ""
+	}
+	st := s.Streaming
+	switch {
+	case st == nil:
+		return "no model call streamed, so " + metric + " was not measured"
+	case metric == "goodput" && st.Goodput == nil:
+		return "the suite sets no goodput budget (goodput: {ttft: 500ms, tpot: 50ms})"
+	case metric != "goodput" && metric != "stream_duration_mean" && st.Tokenless == st.Calls:
+		return "no streamed call carried a token, so " + metric + " was not measured"
+	}
+	return ""
 }
 
 // MetricNames returns the names of the suite-threshold metrics, sorted.
@@ -58,9 +102,10 @@ func Value(metric string, s report.Summary) (v float64, ok bool) {
 	return 0, false
 }
 
-// isLatency reports whether a metric is a latency, measured in milliseconds.
+// isLatency reports whether a metric is a time, measured in milliseconds
+// (scenario.IsDuration).
 func isLatency(metric string) bool {
-	return strings.HasPrefix(metric, "latency_")
+	return scenario.IsDuration(metric)
 }
 
 // Thresholds evaluates a variant's thresholds against its summary s. base is
@@ -148,12 +193,20 @@ func unmeasured(s report.Summary, base *report.Summary, th scenario.Threshold) s
 	if why := what(s, ""); why != "" {
 		return why
 	}
+	if why := streamMissing(th.Metric, s); why != "" {
+		return why
+	}
 	if th.Baseline && base != nil {
 		whose := "the baseline: "
 		if th.Against != "" {
 			whose = th.Against + ": "
 		}
-		return what(*base, whose)
+		if why := what(*base, whose); why != "" {
+			return why
+		}
+		if why := streamMissing(th.Metric, *base); why != "" {
+			return whose + why
+		}
 	}
 	return ""
 }

@@ -35,7 +35,9 @@ var _ = Describe("MetricNames and Value", func() {
 		Expect(sort.StringsAreSorted(names)).To(BeTrue())
 		Expect(names).To(ConsistOf("routing_accuracy", "pass_rate", "token_reduction", "input_tokens_mean",
 			"output_tokens_mean", "llm_calls_mean", "tool_calls_mean", "latency_mean", "latency_p50",
-			"latency_p95", "latency_p99", "prompt_tokens_per_call", "artifacts"))
+			"latency_p95", "latency_p99", "prompt_tokens_per_call", "artifacts",
+			"ttft_mean", "ttft_p50", "ttft_p95", "ttft_p99", "gap_mean", "gap_p95", "tpot_mean", "output_tps_mean",
+			"stream_duration_mean", "goodput"))
 	})
 
 	DescribeTable("reads each metric from a summary",
@@ -119,9 +121,10 @@ var _ = Describe("Thresholds", func() {
 		Entry("strictly better than the baseline, being the baseline", scenario.Threshold{Metric: "latency_mean", Op: "<", Baseline: true},
 			summary, nil, 1100.0, 1100.0, "latency_mean = 1100 ms, want < 1100 ms (baseline is this variant)"),
 		Entry("an unknown metric", scenario.Threshold{Metric: "latency_p90", Op: "<", Value: 2, Unit: "s"},
-			summary, nil, 0.0, 0.0, `unknown metric "latency_p90" (want one of artifacts, input_tokens_mean, latency_mean, `+
-				`latency_p50, latency_p95, latency_p99, llm_calls_mean, output_tokens_mean, pass_rate, `+
-				`prompt_tokens_per_call, routing_accuracy, token_reduction, tool_calls_mean)`),
+			summary, nil, 0.0, 0.0, `unknown metric "latency_p90" (want one of artifacts, gap_mean, gap_p95, goodput, input_tokens_mean, latency_mean, `+
+				`latency_p50, latency_p95, latency_p99, llm_calls_mean, output_tokens_mean, output_tps_mean, pass_rate, `+
+				`prompt_tokens_per_call, routing_accuracy, stream_duration_mean, token_reduction, tool_calls_mean, tpot_mean, `+
+				`ttft_mean, ttft_p50, ttft_p95, ttft_p99)`),
 		Entry("an unknown operator", scenario.Threshold{Metric: "pass_rate", Op: "=<", Value: 1},
 			summary, nil, 0.95, 1.0, `unknown operator "=<" (want <, <=, >, >=, == or !=)`),
 		Entry("a duration on a metric that is not a latency", scenario.Threshold{Metric: "pass_rate", Op: ">", Value: 1, Unit: "s"},
@@ -167,5 +170,40 @@ var _ = Describe("Thresholds over runs that measured nothing", func() {
 		Entry("no runs at all",
 			scenario.Threshold{Source: "pass_rate == 100%", Metric: "pass_rate", Op: "==", Value: 1, Unit: "%"}, report.Summary{}, nil,
 			"no runs"),
+		Entry("time to first token where no call streamed",
+			scenario.Threshold{Source: "ttft_p95 < 500ms", Metric: "ttft_p95", Op: "<", Value: 0.5, Unit: "s"}, clean, nil,
+			"no model call streamed, so ttft_p95 was not measured"),
+		Entry("time to first token where no streamed call carried a token",
+			scenario.Threshold{Source: "ttft_mean < 500ms", Metric: "ttft_mean", Op: "<", Value: 0.5, Unit: "s"}, withStreams(report.Streaming{Calls: 2, Tokenless: 2}), nil,
+			"no streamed call carried a token, so ttft_mean was not measured"),
+		Entry("goodput without a budget",
+			scenario.Threshold{Source: "goodput >= 90%", Metric: "goodput", Op: ">=", Value: 0.9, Unit: "%"}, withStreams(report.Streaming{Calls: 2}), nil,
+			"the suite sets no goodput budget (goodput: {ttft: 500ms, tpot: 50ms})"),
+		Entry("a baseline that did not stream",
+			scenario.Threshold{Source: "ttft_mean <= baseline", Metric: "ttft_mean", Op: "<=", Baseline: true}, withStreams(report.Streaming{Calls: 2, TTFTMean: 300}), &clean,
+			"the baseline: no model call streamed, so ttft_mean was not measured"),
+	)
+})
+
+// withStreams is a clean summary whose calls streamed as st says.
+func withStreams(st report.Streaming) report.Summary {
+	return report.Summary{Scenarios: 3, LLMCallsMean: 2, Streaming: &st}
+}
+
+var _ = Describe("Thresholds over streamed calls", func() {
+	good := 0.75
+	s := withStreams(report.Streaming{Calls: 4, TTFTMean: 320, TTFTP95: 610, TPOTMean: 22, TokensPerSecond: 45, Goodput: &good})
+
+	DescribeTable("compare streaming metrics in their units",
+		func(th scenario.Threshold, pass bool, detail string) {
+			got := check.Thresholds([]scenario.Threshold{th}, s, nil)
+			Expect(got[0].Pass).To(Equal(pass))
+			Expect(got[0].Detail).To(Equal(detail))
+		},
+		Entry("ttft_p95 < 500ms fails at 610 ms", scenario.Threshold{Metric: "ttft_p95", Op: "<", Value: 0.5, Unit: "s"}, false, "ttft_p95 = 610 ms, want < 500 ms"),
+		Entry("ttft_mean < 1s passes", scenario.Threshold{Metric: "ttft_mean", Op: "<", Value: 1, Unit: "s"}, true, ""),
+		Entry("goodput >= 70% passes", scenario.Threshold{Metric: "goodput", Op: ">=", Value: 0.7, Unit: "%"}, true, ""),
+		Entry("goodput >= 90% fails", scenario.Threshold{Metric: "goodput", Op: ">=", Value: 0.9, Unit: "%"}, false, "goodput = 75.0%, want >= 90.0%"),
+		Entry("output_tps_mean > 40 passes", scenario.Threshold{Metric: "output_tps_mean", Op: ">", Value: 40}, true, ""),
 	)
 })

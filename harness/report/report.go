@@ -185,6 +185,8 @@ type Summary struct {
 	// CI is each sampled metric's mean with the 95% interval that the
 	// samples' own noise puts around it (see SampledMetrics).
 	CI map[string]Interval `json:"ci,omitempty"`
+	// Streaming summarizes the streamed model calls; nil when none streamed.
+	Streaming *Streaming `json:"streaming,omitempty"`
 }
 
 // Threshold is one suite threshold's outcome for a variant.

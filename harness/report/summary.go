@@ -111,6 +111,7 @@ func Summarize(scs []Scenario) Summary {
 		s.Runs, s.RunPassRate = runs, float64(runsPassed)/n
 		s.K, s.PassHatK, s.CI = sampledSummary(scs)
 	}
+	s.Streaming = SummarizeStreams(scs, nil)
 	return s
 }
 

@@ -324,6 +324,9 @@ func finalize(rep *report.Report, suites []*scenario.Suite, opts Options, provs 
 		for vi := range rs.Variants {
 			rv := &rs.Variants[vi]
 			rv.Summary = report.Summarize(rv.Scenarios)
+			if g := s.Goodput; g != nil {
+				rv.Summary.Streaming = report.SummarizeStreams(rv.Scenarios, &report.Budget{TTFT: g.TTFT, TPOT: g.TPOT})
+			}
 			rv.Confusion = report.Confusion(rv.Scenarios)
 			rv.Trimming = report.Trimming(rv.Scenarios)
 			rv.Provenance = provenance(opts, s, rv.Name, provs)

@@ -256,7 +256,7 @@ func (d *decoder) syntax(data []byte, err error) {
 }
 
 var (
-	suiteKeys    = []string{"suite", "agent", "clock", "tokenizer", "baseline", "variants", "thresholds", "gate", "samples", "min_sample_pass_rate", "faults", "scenarios"}
+	suiteKeys    = []string{"suite", "agent", "clock", "tokenizer", "baseline", "variants", "thresholds", "gate", "goodput", "samples", "min_sample_pass_rate", "faults", "scenarios"}
 	variantKeys  = []string{"description", "config", "endpoint"}
 	endpointKeys = []string{"provider", "base_url", "model", "key_env"}
 	scenarioKeys = []string{"id", "criterion", "tags", "attachments", "faults", "input", "expect", "variants", "turns"}
@@ -339,6 +339,9 @@ func (d *decoder) suite(root *yaml.Node) *Suite {
 	}
 	if f, ok := fs["gate"]; ok {
 		s.Gate = d.gate(f.val)
+	}
+	if f, ok := fs["goodput"]; ok {
+		s.Goodput = d.goodput(f.val)
 	}
 	s.Samples = 1
 	if f, ok := fs["samples"]; ok {
@@ -691,6 +694,38 @@ func (d *decoder) endpoint(v *yaml.Node, at string) *llm.Endpoint {
 		d.errorf(m.Line, at, "missing key \"base_url\" (needed for provider %s)", ep.Provider)
 	}
 	return ep
+}
+
+// goodput reads {ttft: 500ms, tpot: 50ms}: both durations above 0.
+func (d *decoder) goodput(v *yaml.Node) *Goodput {
+	const at = "goodput"
+	m, fs, ok := d.mapping(v, at, "a mapping with ttft and tpot, like {ttft: 500ms, tpot: 50ms}", "ttft", "tpot")
+	if !ok {
+		return nil
+	}
+	d.require(m, fs, at, "ttft", "tpot")
+	g := &Goodput{}
+	for _, k := range []struct {
+		key  string
+		into *time.Duration
+	}{{"ttft", &g.TTFT}, {"tpot", &g.TPOT}} {
+		key, into := k.key, k.into
+		f, ok := fs[key]
+		if !ok {
+			continue
+		}
+		text, ok := d.str(f.val, join(at, key))
+		if !ok {
+			continue
+		}
+		t, err := time.ParseDuration(text)
+		if err != nil || t <= 0 {
+			d.errorf(resolve(f.val).Line, join(at, key), "%q is not a duration above 0; write it like 500ms", text)
+			continue
+		}
+		*into = t
+	}
+	return g
 }
 
 // GeminiBaseURL is the Gemini API's base URL, the default for a gemini endpoint.

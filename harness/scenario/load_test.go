@@ -144,6 +144,28 @@ var _ = Describe("Load", func() {
 		Expect(s.Tokenizer).To(Equal("o200k_base"))
 	})
 
+	It("reads a goodput budget, and names what is wrong with one at its line", func() {
+		s, err := scenario.Parse("s.yaml", []byte(minimal+"goodput: {ttft: 500ms, tpot: 40ms}\n"), opts)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(s.Goodput).To(Equal(&scenario.Goodput{TTFT: 500 * time.Millisecond, TPOT: 40 * time.Millisecond}))
+
+		_, err = scenario.Parse("s.yaml", []byte(minimal+"goodput:\n  ttft: soon\n  tpot: -1s\n"), opts)
+		Expect(err).To(MatchError(ContainSubstring(`goodput.ttft: "soon" is not a duration above 0; write it like 500ms`)))
+		Expect(err).To(MatchError(ContainSubstring(`goodput.tpot: "-1s" is not a duration above 0`)))
+		_, err = scenario.Parse("s.yaml", []byte(minimal+"goodput: {ttft: 1s}\n"), opts)
+		Expect(err).To(MatchError(ContainSubstring(`tpot`)))
+	})
+
+	It("takes time-to-first-token thresholds as durations", func() {
+		streaming := opts
+		streaming.Metrics = append(append([]string(nil), opts.Metrics...), "ttft_p95", "goodput")
+		s, err := scenario.Parse("s.yaml", []byte(minimal+"thresholds:\n  legacy: [\"ttft_p95 < 800ms\", \"goodput >= 90%\"]\n"), streaming)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(s.Thresholds["legacy"][0].Unit).To(Equal("s"))
+		_, err = scenario.Parse("s.yaml", []byte(minimal+"thresholds:\n  legacy: [\"ttft_p95 < 800\"]\n"), streaming)
+		Expect(err).To(MatchError(ContainSubstring("ttft_p95 is a latency: write its target as a duration")))
+	})
+
 	It("checks agents and metrics only against the lists it is given", func() {
 		src := strings.Replace(minimal, "agent: odbchat", "agent: someone-else", 1) +
 			"thresholds:\n  legacy: [\"made_up_metric > 1\"]\n"

@@ -34,6 +34,10 @@ type Suite struct {
 	// metric may get, as a fraction of the baseline value; nil means the
 	// defaults of DefaultGate.
 	Gate map[string]float64
+	// Goodput is the budget a streamed model call must meet to count as
+	// good (goodput: {ttft: 500ms, tpot: 50ms}); nil when the suite sets
+	// none, and then no goodput is measured.
+	Goodput *Goodput
 	// Samples is how many samples each scenario is recorded with (samples:,
 	// default 1, at most MaxSamples): recording keeps that many unless told
 	// otherwise, and a replay that finds fewer calls the missing ones stale.
@@ -218,4 +222,11 @@ type Budget struct {
 // latency +5%.
 func DefaultGate() map[string]float64 {
 	return map[string]float64{"pass_rate": 0, "routing_accuracy": 0, "llm_calls_mean": 0, "input_tokens_mean": 0.02, "latency_mean": 0.05}
+}
+
+// Goodput is a goodput budget: time to first token and time per output
+// token after the first, both at most these.
+type Goodput struct {
+	TTFT time.Duration
+	TPOT time.Duration
 }

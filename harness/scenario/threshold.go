@@ -104,7 +104,19 @@ func parsePercent(s string) (float64, bool) {
 }
 
 // rateMetrics are the metrics that are fractions, written as 0.95 or 95%.
-var rateMetrics = []string{"pass_rate", "routing_accuracy", "token_reduction"}
+var rateMetrics = []string{"pass_rate", "routing_accuracy", "token_reduction", "goodput"}
+
+// IsDuration reports whether a threshold metric is a time (latency, time to
+// first token, gaps between tokens, time per output token, stream
+// duration), written with a unit such as 2s or 350ms.
+func IsDuration(metric string) bool {
+	for _, p := range []string{"latency_", "ttft_", "gap_"} {
+		if strings.HasPrefix(metric, p) {
+			return true
+		}
+	}
+	return metric == "tpot_mean" || metric == "stream_duration_mean"
+}
 
 // unitProblem says what is wrong with the unit of t's value for its metric,
 // or "": a latency wants a duration (2s, 350ms), a rate a number or a
@@ -114,7 +126,7 @@ func (t Threshold) unitProblem() string {
 	if t.Baseline {
 		return ""
 	}
-	latency := strings.HasPrefix(t.Metric, "latency_")
+	latency := IsDuration(t.Metric)
 	rate := slices.Contains(rateMetrics, t.Metric)
 	switch {
 	case latency && t.Unit != "s":

@@ -229,6 +229,34 @@ type Metrics struct {
 	Faults  int             `json:"faults,omitempty"`
 	Latency time.Duration   `json:"latency_ns"`
 	Roles   map[string]Role `json:"roles,omitempty"`
+	// Streams holds the timing of each streamed model call, in call order.
+	Streams []StreamCall `json:"streams,omitempty"`
+}
+
+// StreamCall is one streamed model call's timing and output.
+type StreamCall struct {
+	Role string `json:"role"`
+	Stream
+	Output int `json:"output"` // output tokens, as counted
+}
+
+// TPOT is the time per output token after the first: the stream's time
+// from its first token to its end over the tokens that followed; 0 when
+// fewer than two tokens came.
+func (c StreamCall) TPOT() time.Duration {
+	if c.FirstToken < 0 || c.Output < 2 {
+		return 0
+	}
+	return (c.Duration - c.FirstToken) / time.Duration(c.Output-1)
+}
+
+// TokensPerSecond is the output tokens over the time from the first token
+// to the stream's end; 0 when that time is 0.
+func (c StreamCall) TokensPerSecond() float64 {
+	if c.FirstToken < 0 || c.Duration <= c.FirstToken {
+		return 0
+	}
+	return float64(c.Output) / (c.Duration - c.FirstToken).Seconds()
 }
 
 // Role is the per-role share of LLM calls.
@@ -262,6 +290,9 @@ func Measure(events []Event) Metrics {
 			r.OutputTokens += e.LLM.Output
 			r.Latency += e.LLM.Duration
 			m.Roles[e.LLM.Role] = r
+			if st := e.LLM.Stream; st != nil {
+				m.Streams = append(m.Streams, StreamCall{Role: e.LLM.Role, Stream: *st, Output: e.LLM.Output})
+			}
 		case KindTool:
 			m.ToolCalls++
 			m.RawTokens += e.Tool.RawTokens

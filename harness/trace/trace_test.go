@@ -126,3 +126,19 @@ var _ = Describe("Measure", func() {
 		Expect(trace.Notes(ev, "c")).To(BeEmpty())
 	})
 })
+
+var _ = Describe("Measure over streamed calls", func() {
+	It("lists each streamed call's timing with its role and output, in call order, and LastStream finds a call's stream", func() {
+		tr := &trace.Trace{}
+		st := &trace.Stream{Events: 4, TokenEvents: 2, FirstToken: 300 * time.Millisecond, Duration: time.Second}
+		tr.Add(trace.Event{Kind: trace.KindHTTP, HTTP: &trace.Exchange{URL: "u", Duration: time.Second, Stream: st}})
+		Expect(tr.LastStream(0)).To(Equal(st))
+		Expect(tr.LastStream(time.Millisecond)).To(BeNil(), "an exchange before the call started is not its answer")
+		tr.Add(trace.Event{Kind: trace.KindLLM, LLM: &trace.LLMCall{Role: "writer", Output: 12, Stream: st}})
+		tr.Add(trace.Event{Kind: trace.KindLLM, LLM: &trace.LLMCall{Role: "router", Output: 3}})
+		m := trace.Measure(tr.Events())
+		Expect(m.Streams).To(Equal([]trace.StreamCall{{Role: "writer", Stream: *st, Output: 12}}))
+		Expect(m.Streams[0].TPOT()).To(Equal(700 * time.Millisecond / 11))
+		Expect(m.Streams[0].TokensPerSecond()).To(BeNumerically("~", 12/0.7, 1e-9))
+	})
+})
