@@ -93,6 +93,9 @@ type chart struct {
 func suiteCharts(s *Suite) []chart {
 	order, _ := variantOrder(s)
 	charts := []chart{tokenPartsChart(order), latencyChart(order, latencyBudget(order))}
+	if c, ok := ttftChart(order); ok {
+		charts = append(charts, c)
+	}
 	if c, ok := roleLatencyChart(order); ok {
 		charts = append(charts, c)
 	}
@@ -177,29 +180,53 @@ func latencyBudget(order []*Variant) float64 {
 // latencyChart plots each scenario's replayed latency as a dot, one row per
 // variant, with the p50 and p95 marked and the budget as a dashed line.
 func latencyChart(order []*Variant, budget float64) chart {
-	max := budget
-	for _, v := range order {
+	rows := make([]dotRow, len(order))
+	for i, v := range order {
+		rows[i] = dotRow{name: v.Name, p50: v.Summary.LatencyP50, p95: v.Summary.LatencyP95}
 		for _, sc := range v.Scenarios {
-			max = math.Max(max, msOf(sc.Metrics.Latency))
+			rows[i].dots = append(rows[i].dots, dot{msOf(sc.Metrics.Latency), fmt.Sprintf("%s · %s: %s", v.Name, sc.ID, ms(sc.Metrics.Latency))})
 		}
 	}
-	title := "replayed latency per scenario (dots), p50 and p95 (ticks)"
+	return dotChart("replayed latency per scenario (dots), p50 and p95 (ticks)", rows, budget)
+}
+
+// dotRow is one row of a dot chart: a variant's values in milliseconds,
+// with its p50 and p95.
+type dotRow struct {
+	name     string
+	dots     []dot
+	p50, p95 float64
+}
+
+type dot struct {
+	v   float64 // milliseconds
+	tip string
+}
+
+// dotChart plots each row's values as dots on one time axis, with the p50
+// and p95 as ticks and the budget (ms, 0 for none) as a dashed line.
+func dotChart(title string, rows []dotRow, budget float64) chart {
+	max := budget
+	for _, r := range rows {
+		for _, d := range r.dots {
+			max = math.Max(max, d.v)
+		}
+	}
 	const row = rowHeight * 1.5 // room for the tick labels
-	height := chartTop + row*float64(len(order)) + 24
+	height := chartTop + row*float64(len(rows)) + 24
 	s := newSVG(height, title)
 	x := scale(max * 1.05)
-	for i, v := range order {
+	for i, r := range rows {
 		y := chartTop + row*float64(i)
-		s.text(labelWidth-6, y+12, "end", v.Name)
+		s.text(labelWidth-6, y+12, "end", r.name)
 		s.line(labelWidth, y+barHeight/2, chartWidth-20, y+barHeight/2, "#ddd", false)
-		for _, sc := range v.Scenarios {
-			s.circle(x(msOf(sc.Metrics.Latency)), y+barHeight/2, 4, Palette[i%len(Palette)],
-				fmt.Sprintf("%s · %s: %s", v.Name, sc.ID, ms(sc.Metrics.Latency)))
+		for _, d := range r.dots {
+			s.circle(x(d.v), y+barHeight/2, 4, Palette[i%len(Palette)], d.tip)
 		}
 		for _, q := range []struct {
 			name string
 			v    float64
-		}{{"p50", v.Summary.LatencyP50}, {"p95", v.Summary.LatencyP95}} {
+		}{{"p50", r.p50}, {"p95", r.p95}} {
 			s.line(x(q.v), y-2, x(q.v), y+barHeight+2, "#333", false)
 			s.text(x(q.v), y-3, "middle", q.name)
 		}

@@ -89,7 +89,7 @@ func samplesOf(sc Scenario) (map[string]Interval, int) {
 		return sc.Sampling.Metrics, sc.Sampling.N
 	}
 	out := map[string]Interval{}
-	for _, name := range SampledMetrics() {
+	for _, name := range sampledMetrics(sc) {
 		v := metricOf(sc.Metrics, name)
 		out[name] = Interval{Mean: v, Lo: v, Hi: v}
 	}
@@ -104,7 +104,7 @@ func scenarioNoise(b, h Scenario) []Noise {
 	bm, nb := samplesOf(b)
 	hm, nh := samplesOf(h)
 	var out []Noise
-	for _, name := range SampledMetrics() {
+	for _, name := range sampledMetrics(b, h) {
 		out = append(out, welch(name, bm[name], hm[name], nb, nh))
 	}
 	return out
@@ -122,7 +122,7 @@ func summaryNoise(bs, hs []Scenario) []Noise {
 		return nil
 	}
 	var out []Noise
-	for _, name := range SampledMetrics() {
+	for _, name := range sampledMetrics(append(append([]Scenario(nil), bs...), hs...)...) {
 		mb, vb, db := pooled(bs, name)
 		mh, vh, dh := pooled(hs, name)
 		d := Noise{Metric: name, Base: mb, Head: mh, Delta: mh - mb}
@@ -176,6 +176,12 @@ func CompareVariants(suite string, base, head *Variant, baseLabel, headLabel str
 		c.Rows = append(c.Rows, row)
 	}
 	c.BaseSummary, c.HeadSummary = Summarize(bs), Summarize(hs)
+	// Goodput needs the suite's budget, which only the variants' own
+	// summaries had: kept when every scenario of both is compared.
+	if len(bs) == len(base.Scenarios) && len(hs) == len(head.Scenarios) {
+		keepGoodput(&c.BaseSummary, base.Summary)
+		keepGoodput(&c.HeadSummary, head.Summary)
+	}
 	c.Noise = summaryNoise(bs, hs)
 	return c
 }
@@ -312,6 +318,21 @@ func comparisonSections(c Comparison, f CompareFilter) []section {
 	rowF("token reduction (%)", "", b.TokenReduction*100, h.TokenReduction*100, "%+.1f", false)
 	rowF("latency mean (ms)", MetricLatencyMS, b.LatencyMean, h.LatencyMean, "%+.0f", true)
 	rowF("latency p95 (ms)", "", b.LatencyP95, h.LatencyP95, "%+.0f", true)
+	if bs, hs := b.Streaming, h.Streaming; bs != nil || hs != nil {
+		if bs == nil {
+			bs = &Streaming{}
+		}
+		if hs == nil {
+			hs = &Streaming{}
+		}
+		rowF("time to first token mean (ms)", MetricTTFTMS, bs.TTFTMean, hs.TTFTMean, "%+.0f", true)
+		rowF("time to first token p95 (ms)", "", bs.TTFTP95, hs.TTFTP95, "%+.0f", true)
+		rowF("gap between tokens p95 (ms)", "", bs.GapP95, hs.GapP95, "%+.0f", true)
+		rowF("output tokens per second", "", bs.TokensPerSecond, hs.TokensPerSecond, "%+.1f", true)
+		if bs.Goodput != nil || hs.Goodput != nil {
+			rowF("goodput (%)", "", ptrOr(bs.Goodput)*100, ptrOr(hs.Goodput)*100, "%+.1f", false)
+		}
+	}
 	if len(c.Noise) > 0 {
 		sum.notes = append(sum.notes, note{text: "noise: the 95% interval of the difference from the samples' own variation; " +
 			"a difference beyond it is larger than the noise"})
@@ -419,4 +440,19 @@ func WriteComparisonJSON(w io.Writer, cs []Comparison, f CompareFilter) error {
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	return enc.Encode(map[string]any{"schemaVersion": SchemaVersion, "comparisons": out})
+}
+
+// ptrOr is *p, or 0 for nil.
+func ptrOr(p *float64) float64 {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
+
+// keepGoodput copies own's goodput into s.
+func keepGoodput(s *Summary, own Summary) {
+	if s.Streaming != nil && own.Streaming != nil {
+		s.Streaming.Goodput = own.Streaming.Goodput
+	}
 }

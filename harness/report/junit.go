@@ -21,20 +21,34 @@ type junitSuites struct {
 }
 
 type junitSuite struct {
-	Name     string      `xml:"name,attr"`
-	Tests    int         `xml:"tests,attr"`
-	Failures int         `xml:"failures,attr"`
-	Errors   int         `xml:"errors,attr"`
-	Time     string      `xml:"time,attr"`
-	Cases    []junitCase `xml:"testcase"`
+	Name     string `xml:"name,attr"`
+	Tests    int    `xml:"tests,attr"`
+	Failures int    `xml:"failures,attr"`
+	Errors   int    `xml:"errors,attr"`
+	Time     string `xml:"time,attr"`
+	// Properties carry the variant's streaming figures, when it streamed.
+	Properties *junitProperties `xml:"properties,omitempty"`
+	Cases      []junitCase      `xml:"testcase"`
+}
+
+type junitProperties struct {
+	Items []junitProperty `xml:"property"`
+}
+
+type junitProperty struct {
+	Name  string `xml:"name,attr"`
+	Value string `xml:"value,attr"`
 }
 
 type junitCase struct {
-	Class   string        `xml:"classname,attr"`
-	Name    string        `xml:"name,attr"`
-	Time    string        `xml:"time,attr"`
-	Failure *junitProblem `xml:"failure,omitempty"`
-	Error   *junitProblem `xml:"error,omitempty"`
+	Class string `xml:"classname,attr"`
+	Name  string `xml:"name,attr"`
+	Time  string `xml:"time,attr"`
+	// Properties carry the scenario's mean time to first token, when a
+	// call streamed.
+	Properties *junitProperties `xml:"properties,omitempty"`
+	Failure    *junitProblem    `xml:"failure,omitempty"`
+	Error      *junitProblem    `xml:"error,omitempty"`
 }
 
 type junitProblem struct {
@@ -51,12 +65,15 @@ func WriteJUnit(w io.Writer, r *Report) error {
 	out := junitSuites{Name: "testbed"}
 	for _, s := range r.Suites {
 		for _, v := range s.Variants {
-			js := junitSuite{Name: s.Name + "/" + v.Name}
+			js := junitSuite{Name: s.Name + "/" + v.Name, Properties: streamingProperties(v.Summary.Streaming)}
 			var total float64
 			for _, sc := range v.Scenarios {
 				ms := float64(sc.Metrics.Latency.Microseconds()) / 1000
 				total += ms
 				c := junitCase{Class: s.Name + "." + v.Name, Name: sc.ID, Time: seconds(ms)}
+				if len(sc.Metrics.Streams) > 0 {
+					c.Properties = &junitProperties{[]junitProperty{{"ttft_ms", fmt.Sprintf("%.0f", metricOf(sc.Metrics, MetricTTFTMS))}}}
+				}
 				switch sc.Verdict {
 				case VerdictFail:
 					var lines []string
@@ -98,4 +115,20 @@ func WriteJUnit(w io.Writer, r *Report) error {
 	}
 	_, err := io.WriteString(w, "\n")
 	return err
+}
+
+// streamingProperties are a variant's streaming figures as JUnit
+// properties; none when nothing streamed.
+func streamingProperties(st *Streaming) *junitProperties {
+	if st == nil {
+		return nil
+	}
+	f := func(v float64) string { return fmt.Sprintf("%.0f", v) }
+	out := []junitProperty{{"streamed_calls", fmt.Sprint(st.Calls)}, {"ttft_mean_ms", f(st.TTFTMean)}, {"ttft_p50_ms", f(st.TTFTP50)},
+		{"ttft_p95_ms", f(st.TTFTP95)}, {"gap_p95_ms", f(st.GapP95)}, {"tpot_mean_ms", f(st.TPOTMean)},
+		{"output_tps_mean", fmt.Sprintf("%.1f", st.TokensPerSecond)}}
+	if st.Goodput != nil {
+		out = append(out, junitProperty{"goodput", fmt.Sprintf("%.3f", *st.Goodput)})
+	}
+	return &junitProperties{out}
 }

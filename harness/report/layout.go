@@ -136,6 +136,9 @@ func layoutSuite(s *Suite, mode string, verdict verdictStyle) suiteBlock {
 	if t, ok := roleSection(order); ok {
 		b.sections = append(b.sections, t)
 	}
+	if t, ok := streamingSection(order); ok {
+		b.sections = append(b.sections, t)
+	}
 	for _, v := range order {
 		if len(v.Confusion) > 0 {
 			b.sections = append(b.sections, confusionSection(v))

@@ -17,6 +17,10 @@ const (
 	MetricOutputTokens = "output_tokens"
 	MetricLLMCalls     = "llm_calls"
 	MetricLatencyMS    = "latency_ms"
+	// MetricTTFTMS is a run's mean time to first token over its streamed
+	// calls; it is sampled only where some call streamed (see
+	// sampledMetrics).
+	MetricTTFTMS = "ttft_ms"
 )
 
 // SampledMetrics lists the metrics sampling measures, in display order.
@@ -34,8 +38,35 @@ func metricOf(m trace.Metrics, name string) float64 {
 		return float64(m.LLMCalls)
 	case MetricLatencyMS:
 		return float64(m.Latency.Microseconds()) / 1000
+	case MetricTTFTMS:
+		var sum float64
+		n := 0
+		for _, c := range m.Streams {
+			if c.FirstToken >= 0 {
+				sum += float64(c.FirstToken.Microseconds()) / 1000
+				n++
+			}
+		}
+		if n == 0 {
+			return 0
+		}
+		return sum / float64(n)
 	}
 	return 0
+}
+
+// sampledMetrics is SampledMetrics, with MetricTTFTMS when any run of scs
+// streamed a model call.
+func sampledMetrics(scs ...Scenario) []string {
+	names := SampledMetrics()
+	for _, sc := range scs {
+		for _, r := range sc.Runs() {
+			if len(r.Metrics.Streams) > 0 {
+				return append(names, MetricTTFTMS)
+			}
+		}
+	}
+	return names
 }
 
 // Interval is a mean with its 95% confidence interval [Lo, Hi] and the
@@ -121,7 +152,7 @@ func Sample(runs []Scenario, minPassRate float64) Scenario {
 	for k := 1; k <= sp.N; k++ {
 		sp.PassHat = append(sp.PassHat, passHat(sp.Passed, sp.N, k))
 	}
-	for _, name := range SampledMetrics() {
+	for _, name := range sampledMetrics(runs...) {
 		xs := make([]float64, len(runs))
 		for i, r := range runs {
 			xs[i] = metricOf(r.Metrics, name)

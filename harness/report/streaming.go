@@ -1,8 +1,16 @@
 package report
 
 import (
+	"fmt"
+	"maps"
+	"math"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
+
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
 
 	"github.com/agentreplay/testbed/harness/trace"
 )
@@ -123,3 +131,81 @@ func hasKey(m map[string]int, k string) bool {
 
 // millis is d in milliseconds.
 func millis(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// streamingSection lays out the variants' streamed calls: time to first
+// token against the stream's whole duration, the gaps between token
+// events, time per output token, output rate and goodput.
+func streamingSection(order []*Variant) (section, bool) {
+	sec := section{title: "streamed model calls (time to first token, from the request)", table: table{
+		header: []string{"variant", "calls", "ttft p50", "ttft p95", "ttft mean", "gap mean", "gap p95", "tpot", "tok/s", "duration", "goodput"},
+		right:  []bool{false, true, true, true, true, true, true, true, true, true, true},
+	}}
+	num := func(v float64) string { return grouped(int64(math.Round(v))) + " ms" }
+	for _, v := range order {
+		st := v.Summary.Streaming
+		if st == nil {
+			continue
+		}
+		good := "—"
+		if st.Goodput != nil {
+			good = percent(*st.Goodput)
+		}
+		sec.table.rows = append(sec.table.rows, []string{v.Name, strconv.Itoa(st.Calls), num(st.TTFTP50), num(st.TTFTP95), num(st.TTFTMean),
+			num(st.GapMean), num(st.GapP95), num(st.TPOTMean), strconv.FormatFloat(st.TokensPerSecond, 'f', 1, 64), num(st.DurationMean), good})
+		if st.Tokenless > 0 {
+			sec.notes = append(sec.notes, note{mark: "⚠", text: fmt.Sprintf("%s: %s carried no token (ended early or empty), counted in calls and duration only", v.Name, count(st.Tokenless, "streamed call"))})
+		}
+		for _, role := range slices.Sorted(maps.Keys(st.Roles)) {
+			sec.notes = append(sec.notes, note{text: fmt.Sprintf("%s: role %s, ttft mean %s", v.Name, role, num(st.Roles[role]))})
+		}
+	}
+	return sec, len(sec.table.rows) > 0
+}
+
+// grouped writes n with its thousands grouped by commas (10,960), as
+// English writes numbers.
+func grouped(n int64) string {
+	return message.NewPrinter(language.English).Sprint(n)
+}
+
+// ttftChart plots each streamed call's time to first token as a dot, one
+// row per variant, beside the latency chart, with the budget of the first
+// ttft threshold; only for suites with streamed calls.
+func ttftChart(order []*Variant) (chart, bool) {
+	var rows []dotRow
+	budget := 0.0
+	for _, v := range order {
+		st := v.Summary.Streaming
+		if st == nil {
+			continue
+		}
+		r := dotRow{name: v.Name, p50: st.TTFTP50, p95: st.TTFTP95}
+		for _, sc := range v.Scenarios {
+			for _, run := range sc.Runs() {
+				for _, c := range run.Metrics.Streams {
+					if c.FirstToken >= 0 {
+						r.dots = append(r.dots, dot{millis(c.FirstToken), fmt.Sprintf("%s · %s · %s: first token at %s of %s", v.Name, sc.ID, orNone(c.Role), ms(c.FirstToken), ms(c.Duration))})
+					}
+				}
+			}
+		}
+		rows = append(rows, r)
+		for _, t := range v.Thresholds {
+			if budget == 0 && !t.NotEvaluated && strings.HasPrefix(metricName(t.Source), "ttft_") {
+				budget = t.Target
+			}
+		}
+	}
+	if len(rows) == 0 {
+		return chart{}, false
+	}
+	return dotChart("time to first token per streamed call (dots), p50 and p95 (ticks)", rows, budget), true
+}
+
+// orNone is s, or "no role".
+func orNone(s string) string {
+	if s == "" {
+		return "no role"
+	}
+	return s
+}

@@ -134,7 +134,7 @@ func sampledSummary(scs []Scenario) (k int, passHatK float64, ci map[string]Inte
 	}
 	passHatK /= float64(len(scs))
 	ci = map[string]Interval{}
-	for _, name := range SampledMetrics() {
+	for _, name := range sampledMetrics(scs...) {
 		mean, se2, df := pooled(scs, name)
 		iv := Interval{Mean: mean, Lo: mean, Hi: mean}
 		if se2 > 0 {
