@@ -215,6 +215,7 @@ var _ = Describe("testbed record", func() {
 		DescribeTable("refuses a real provider it cannot use",
 			func(env string, args []string, want string) {
 				GinkgoT().Setenv("OPENAI_API_KEY", env)
+				GinkgoT().Setenv("ANTHROPIC_API_KEY", "")
 				r := testbed(append([]string{"record", "--root", root}, args...)...)
 				Expect(r.code).To(Equal(exitUsage), r.String())
 				Expect(r.stderr).To(ContainSubstring(want))
@@ -222,7 +223,8 @@ var _ = Describe("testbed record", func() {
 			},
 			Entry("without a key", "", []string{"--provider", "openai", "--model", "gpt-4.1-mini"}, "--provider openai needs a key in OPENAI_API_KEY"),
 			Entry("without a model", key, []string{"--provider", "openai"}, "--provider openai needs --model"),
-			Entry("an unknown provider", key, []string{"--provider", "anthropic", "--model", "m"}, `--provider "anthropic": want openai or gemini`),
+			Entry("an unknown provider", key, []string{"--provider", "mistral", "--model", "m"}, `--provider "mistral": want openai, gemini, anthropic`),
+			Entry("anthropic without its key", key, []string{"--provider", "anthropic", "--model", "claude-haiku-4-5"}, "--provider anthropic needs a key in ANTHROPIC_API_KEY"),
 		)
 	})
 })
