@@ -97,13 +97,12 @@ func (h *headerRecorder) last() http.Header {
 	return h.header
 }
 
-// geminiPost sends body to srv at path and returns the answer.
-func geminiPost(srv *standin.Server, method, path, body string) (*http.Response, []byte) {
+// wirePost sends a JSON body to srv at path and returns the answer.
+func wirePost(srv *standin.Server, method, path, body string) (*http.Response, []byte) {
 	GinkgoHelper()
 	req, err := http.NewRequest(method, srv.URL()+path, strings.NewReader(body))
 	Expect(err).NotTo(HaveOccurred())
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("x-goog-api-key", "test-key")
 	resp, err := http.DefaultClient.Do(req)
 	Expect(err).NotTo(HaveOccurred())
 	defer resp.Body.Close()
@@ -251,7 +250,7 @@ var _ = Describe("the Gemini wire format", func() {
 			Expect(errors.As(err, &se)).To(BeTrue(), "got %v", err)
 			Expect(se.Code).To(Equal(http.StatusTooManyRequests))
 
-			resp, body := geminiPost(srv, http.MethodPost, generateContent, `{"systemInstruction":{"parts":[{"text":"`+echoPrompt+`"}]},"contents":[{"role":"user","parts":[{"text":"hi"}]}]}`)
+			resp, body := wirePost(srv, http.MethodPost, generateContent, `{"systemInstruction":{"parts":[{"text":"`+echoPrompt+`"}]},"contents":[{"role":"user","parts":[{"text":"hi"}]}]}`)
 			Expect(resp.StatusCode).To(Equal(http.StatusTooManyRequests))
 			Expect(resp.Header.Get("Retry-After")).NotTo(BeEmpty())
 			Expect(resp.Header.Get(cassette.LatencyHeader)).NotTo(BeEmpty())
@@ -287,7 +286,7 @@ var _ = Describe("the Gemini wire format", func() {
 
 	Describe("on the wire", func() {
 		It("answers in generateContent's shape", func() {
-			resp, body := geminiPost(srv, http.MethodPost, generateContent, `{
+			resp, body := wirePost(srv, http.MethodPost, generateContent, `{
 				"systemInstruction": {"role": "user", "parts": [{"text": "`+echoPrompt+`"}]},
 				"contents": [{"role": "user", "parts": [{"text": "call get_sst"}]}],
 				"tools": [{"functionDeclarations": [{"name": "get_sst", "description": "SST at a point.",
@@ -312,7 +311,7 @@ var _ = Describe("the Gemini wire format", func() {
 		})
 
 		It("reads parameters, whole function responses and mixed user turns", func() {
-			resp, body := geminiPost(srv, http.MethodPost, generateContent, `{
+			resp, body := wirePost(srv, http.MethodPost, generateContent, `{
 				"systemInstruction": {"parts": [{"text": "`+echoPrompt+`"}]},
 				"contents": [
 					{"role": "user", "parts": [{"text": "call get_sst"}]},
@@ -342,7 +341,7 @@ var _ = Describe("the Gemini wire format", func() {
 		})
 
 		It("refuses a function response that answers no call", func() {
-			resp, body := geminiPost(srv, http.MethodPost, generateContent, `{
+			resp, body := wirePost(srv, http.MethodPost, generateContent, `{
 				"systemInstruction": {"parts": [{"text": "`+echoPrompt+`"}]},
 				"contents": [{"role": "user", "parts": [{"functionResponse": {"name": "get_sst", "response": {"result": 1}}}]}]}`)
 			Expect(resp.StatusCode).To(Equal(http.StatusBadRequest))
@@ -354,7 +353,7 @@ var _ = Describe("the Gemini wire format", func() {
 
 		DescribeTable("answers 404 for what is not POST …/models/<model>:generateContent",
 			func(method, path string) {
-				resp, body := geminiPost(srv, method, path, `{"contents": []}`)
+				resp, body := wirePost(srv, method, path, `{"contents": []}`)
 				Expect(resp.StatusCode).To(Equal(http.StatusNotFound), "body %s", body)
 			},
 			Entry("another method of the model", http.MethodPost, "/v1beta/models/gemini-2.5-flash:countTokens"),

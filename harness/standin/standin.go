@@ -1,5 +1,6 @@
 // Package standin is a deterministic stand-in model: a loopback server that
-// speaks the OpenAI Chat Completions and embeddings wire formats, answers from the request
+// speaks the OpenAI Chat Completions and embeddings, Gemini generateContent
+// and Anthropic Messages wire formats, answers from the request
 // alone through per-agent policies, models latency, reports usage, and can
 // inject faults at a seeded rate.
 //
@@ -217,7 +218,8 @@ type wireRequest struct {
 	} `json:"response_format"`
 }
 
-// ServeHTTP implements http.Handler for POST …/chat/completions.
+// ServeHTTP implements http.Handler for POST …/chat/completions,
+// …/embeddings, …/models/<model>:generateContent and …/v1/messages.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// No Date header: recordings must not change with the wall clock.
 	w.Header()["Date"] = nil
@@ -227,6 +229,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, ":generateContent") {
 		s.serveGemini(w, r)
+		return
+	}
+	if strings.HasSuffix(r.URL.Path, "/v1/messages") || strings.Contains(r.URL.Path, "/v1/messages/") {
+		if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/v1/messages") {
+			writeAnthropicError(w, http.StatusNotFound, "the stand-in serves POST …/v1/messages only", 0)
+			return
+		}
+		s.serveAnthropic(w, r)
 		return
 	}
 	if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/chat/completions") {
