@@ -11,7 +11,6 @@ import (
 
 	"github.com/agentreplay/testbed/agents"
 	"github.com/agentreplay/testbed/agents/all"
-	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/harness/cassette"
 	"github.com/agentreplay/testbed/harness/proxy"
 	"github.com/agentreplay/testbed/harness/runner"
@@ -99,12 +98,7 @@ func cmdProxy(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 // sessionFor is a proxy session on tr for an agent's endpoints.
 func sessionFor(info agents.Info, tr cassette.Transport) proxy.Session {
 	s := proxy.Session{Transport: tr, Upstreams: info.Upstreams}
-	switch info.Model.Provider {
-	case llm.ProviderGemini:
-		s.Gemini = info.Model.BaseURL
-	default:
-		s.Model = info.Model.BaseURL
-	}
+	s.SetModel(info.Model)
 	if e := info.Embeddings; e != nil && e.BaseURL != info.Model.BaseURL {
 		s.Embeddings = e.BaseURL
 	}
@@ -112,15 +106,14 @@ func sessionFor(info agents.Info, tr cassette.Transport) proxy.Session {
 }
 
 // baseURLs are the environment lines that point an agent's SDKs at a
-// session: OPENAI_BASE_URL or GEMINI_BASE_URL, a placeholder key, and
-// <NAME>_BASE_URL for each upstream.
+// session: the model's (proxy.ModelEnv: OPENAI_BASE_URL, GEMINI_BASE_URL or
+// ANTHROPIC_BASE_URL, and a placeholder key), and <NAME>_BASE_URL for each
+// upstream.
 func baseURLs(info agents.Info, base string) []string {
 	var out []string
-	switch info.Model.Provider {
-	case llm.ProviderGemini:
-		out = append(out, "GEMINI_BASE_URL="+base, "GOOGLE_GEMINI_BASE_URL="+base, "GEMINI_API_KEY="+cassette.PlaceholderKey)
-	default:
-		out = append(out, "OPENAI_BASE_URL="+base+"/v1", "OPENAI_API_KEY="+cassette.PlaceholderKey)
+	env := proxy.ModelEnv(info.Model, base)
+	for _, k := range slices.Sorted(maps.Keys(env)) {
+		out = append(out, k+"="+env[k])
 	}
 	for _, name := range slices.Sorted(maps.Keys(info.Upstreams)) {
 		out = append(out, strings.ToUpper(strings.ReplaceAll(name, "-", "_"))+"_BASE_URL="+base+"/upstream/"+name)

@@ -90,6 +90,14 @@ func (c *Client) Chat(ctx context.Context, req llm.Request) (llm.Response, error
 		}
 		return llm.Response{}, err
 	}
+	return Response(out)
+}
+
+// Response maps a Messages response to llm.Response: text blocks joined,
+// tool_use blocks as tool calls, thinking left out; ErrNoContent when it
+// has no content blocks. The harness reads an outside agent's responses
+// with it too.
+func Response(out *sdk.Message) (llm.Response, error) {
 	if len(out.Content) == 0 {
 		return llm.Response{}, llm.ErrNoContent
 	}
