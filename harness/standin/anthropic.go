@@ -203,14 +203,7 @@ func anthropicDialect(body []byte, sample int) dialect {
 		writeError: writeAnthropicError,
 		malformed:  `{"id": "msg_01` + id + `", "type": "message", "role": "assistant", "content": [{"type": "text", "text": "unterminated`,
 		completion: func(model string, msg llm.Message, truncated bool, in, out int) (any, error) {
-			stop := "end_turn"
-			switch {
-			case truncated:
-				stop = "max_tokens"
-			case len(msg.ToolCalls) > 0:
-				stop = "tool_use"
-			}
-			return anthropicMessage(id, model, msg, stop, in, out)
+			return anthropicMessage(id, model, msg, finishOf(msg, truncated, "end_turn", "max_tokens", "tool_use"), in, out)
 		},
 	}
 }
@@ -249,28 +242,19 @@ func anthropicMessage(id, model string, msg llm.Message, stop string, in, out in
 	}, nil
 }
 
-// anthropicErrorType is the error type Anthropic's reference gives a status.
-func anthropicErrorType(status int) string {
-	switch status {
-	case http.StatusBadRequest:
-		return "invalid_request_error"
-	case http.StatusNotFound:
-		return "not_found_error"
-	case http.StatusTooManyRequests:
-		return "rate_limit_error"
-	case http.StatusServiceUnavailable, 529:
-		return "overloaded_error"
-	case http.StatusGatewayTimeout:
-		return "timeout_error"
-	}
-	return "api_error"
+// anthropicErrorTypes are the error types Anthropic's reference gives
+// HTTP statuses (503, the stand-in's "unavailable" fault, as its 529
+// overloaded); others are api_error.
+var anthropicErrorTypes = map[int]string{
+	http.StatusBadRequest: "invalid_request_error", http.StatusNotFound: "not_found_error",
+	http.StatusTooManyRequests: "rate_limit_error", http.StatusServiceUnavailable: "overloaded_error", 529: "overloaded_error",
+	http.StatusGatewayTimeout: "timeout_error",
 }
 
 func writeAnthropicError(w http.ResponseWriter, status int, msg string, lat time.Duration) {
-	w.Header().Set(cassette.LatencyHeader, lat.String())
-	writeJSON(w, status, map[string]any{
+	writeErrorBody(w, status, lat, map[string]any{
 		"type":       "error",
-		"error":      map[string]any{"type": anthropicErrorType(status), "message": msg},
+		"error":      map[string]any{"type": statusName(status, anthropicErrorTypes, "api_error"), "message": msg},
 		"request_id": nil,
 	})
 }

@@ -14,7 +14,6 @@ import (
 
 	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/agents/llm/anthropic"
-	"github.com/agentreplay/testbed/harness/cassette"
 	"github.com/agentreplay/testbed/harness/standin"
 )
 
@@ -86,36 +85,6 @@ var _ = Describe("the Anthropic Messages wire format", func() {
 	})
 
 	Describe("through the adapter", func() {
-		It("round-trips text with a system prompt and a history", func() {
-			req := echoRequest(
-				llm.Message{Role: llm.RoleUser, Content: "hello"},
-				llm.Message{Role: llm.RoleAssistant, Content: "hi"},
-				llm.Message{Role: llm.RoleUser, Content: "again"})
-			req.MaxTokens = 64
-			resp := chat(model, req)
-			Expect(resp.Model).To(Equal(claude))
-			Expect(resp.FinishReason).To(Equal(llm.FinishStop))
-			Expect(resp.Message.ToolCalls).To(BeEmpty())
-
-			r := seen(resp)
-			Expect(r.Model).To(Equal(claude))
-			Expect(r.MaxTokens).To(Equal(64))
-			Expect(r.Messages).To(Equal(req.Messages))
-			Expect(r.System()).To(Equal(echoPrompt))
-		})
-
-		It("passes tools with their input_schema to the policy", func() {
-			req := echoRequest(llm.Message{Role: llm.RoleUser, Content: "which tools?"})
-			req.Tools = sstTools()
-			tools := seen(chat(model, req)).Tools
-			Expect(tools).To(HaveLen(2))
-			for i, t := range tools {
-				Expect(t.Name).To(Equal(req.Tools[i].Name))
-				Expect(t.Description).To(Equal(req.Tools[i].Description))
-				Expect(string(t.Parameters)).To(MatchJSON(req.Tools[i].Parameters))
-			}
-		})
-
 		It("returns a single tool call as tool_use with a toolu_ id", func() {
 			req := echoRequest(llm.Message{Role: llm.RoleUser, Content: "call get_sst"})
 			req.Tools = sstTools()
@@ -146,28 +115,6 @@ var _ = Describe("the Anthropic Messages wire format", func() {
 			Expect(r.Messages).To(Equal(req.Messages), "the policy sees the conversation as sent, is_error included")
 		})
 
-		It("reports a max_tokens stop as FinishLength", func() {
-			faulty := startStandin(standin.Options{Policies: []standin.Policy{echo{}}, FaultRate: 1, Faults: []string{standin.FaultTruncated}})
-			resp := chat(anthropicClient(faulty, http.DefaultClient), echoRequest(llm.Message{Role: llm.RoleUser, Content: "hello"}))
-			Expect(resp.FinishReason).To(Equal(llm.FinishLength))
-			Expect(resp.Usage.OutputTokens).To(Equal(4))
-			var v any
-			Expect(json.Unmarshal([]byte(resp.Message.Content), &v)).NotTo(Succeed())
-		})
-
-		It("reports usage counted as the OpenAI path counts it, with no cache parts, and the latency of that usage", func() {
-			req := echoRequest(llm.Message{Role: llm.RoleUser, Content: "how many tokens is this?"})
-			req.Tools = sstTools()
-			rec := &headerRecorder{}
-			resp := chat(anthropicClient(srv, &http.Client{Transport: rec}), req)
-			Expect(resp.Usage.InputTokens).To(BeNumerically(">", 0))
-			Expect(resp.Usage.OutputTokens).To(BeNumerically(">", 0))
-			Expect(resp.Usage.InputTokens).To(Equal(chat(client(srv), req).Usage.InputTokens))
-			Expect(resp.Usage.CacheReadTokens + resp.Usage.CacheWriteTokens).To(BeZero())
-			want := standin.DefaultLatency().Of(resp.Usage.InputTokens, resp.Usage.OutputTokens)
-			Expect(rec.last().Get(cassette.LatencyHeader)).To(Equal(want.String()))
-		})
-
 		DescribeTable("answers faults in Anthropic's error shape, an *llm.StatusError through the adapter",
 			func(kind string, status int, errType string) {
 				faulty := startStandin(standin.Options{Policies: []standin.Policy{echo{}}, FaultRate: 1, Faults: []string{kind}})
@@ -185,13 +132,6 @@ var _ = Describe("the Anthropic Messages wire format", func() {
 			Entry(nil, standin.FaultTimeout, http.StatusGatewayTimeout, "timeout_error"),
 		)
 
-		It("sends a body that does not parse for the malformed fault", func() {
-			faulty := startStandin(standin.Options{Policies: []standin.Policy{echo{}}, FaultRate: 1, Faults: []string{standin.FaultMalformed}})
-			_, err := anthropicClient(faulty, http.DefaultClient).Chat(context.Background(), echoRequest(llm.Message{Role: llm.RoleUser, Content: "hello"}))
-			Expect(err).To(HaveOccurred())
-			var se *llm.StatusError
-			Expect(errors.As(err, &se)).To(BeFalse())
-		})
 	})
 
 	Describe("decoded with the official SDK's types", func() {
@@ -279,17 +219,4 @@ var _ = Describe("the Anthropic Messages wire format", func() {
 			Entry("batches", http.MethodPost, "/v1/messages/batches"),
 		)
 	})
-
-	DescribeTable("the ODBchat router policy answers through Anthropic as through OpenAI",
-		func(query string) {
-			srv := startStandin(standin.Options{})
-			req := routerRequest(query, true)
-			viaOpenAI := chat(client(srv), req)
-			viaAnthropic := chat(anthropicClient(srv, http.DefaultClient), req)
-			Expect(viaAnthropic.Message.Content).To(Equal(viaOpenAI.Message.Content))
-			Expect(viaAnthropic.Usage).To(Equal(viaOpenAI.Usage))
-		},
-		Entry("a region today", "現在台灣周遭海溫多少？"),
-		Entry("a definition", "GHRSST 是什麼？"),
-	)
 })

@@ -270,15 +270,20 @@ var openAIDialect = dialect{
 	writeError: writeError,
 	malformed:  `{"id": "chatcmpl-standin", "choices": [{"message": {"role": "assistant", "content": "unterminated`,
 	completion: func(model string, msg llm.Message, truncated bool, in, out int) (any, error) {
-		finish := "stop"
-		switch {
-		case truncated:
-			finish = "length"
-		case len(msg.ToolCalls) > 0:
-			finish = "tool_calls"
-		}
-		return completion(model, msg, finish, in, out), nil
+		return completion(model, msg, finishOf(msg, truncated, "stop", "length", "tool_calls"), in, out), nil
 	},
+}
+
+// finishOf names why an answer ended, in a dialect's words for a whole
+// answer, one cut at the token limit and one that calls tools.
+func finishOf(msg llm.Message, truncated bool, stop, length, toolCalls string) string {
+	switch {
+	case truncated:
+		return length
+	case len(msg.ToolCalls) > 0:
+		return toolCalls
+	}
+	return stop
 }
 
 // respond answers req in dialect d: the fault it asks for (in FaultHeader
@@ -461,8 +466,22 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 }
 
 func writeError(w http.ResponseWriter, status int, msg string, lat time.Duration) {
+	writeErrorBody(w, status, lat, map[string]any{"error": map[string]any{"message": msg, "type": "standin_error", "code": fmt.Sprint(status)}})
+}
+
+// writeErrorBody answers status with a dialect's error body, carrying the
+// modelled latency lat.
+func writeErrorBody(w http.ResponseWriter, status int, lat time.Duration, body any) {
 	w.Header().Set(cassette.LatencyHeader, lat.String())
-	writeJSON(w, status, map[string]any{"error": map[string]any{"message": msg, "type": "standin_error", "code": fmt.Sprint(status)}})
+	writeJSON(w, status, body)
+}
+
+// statusName names status as names says, else other.
+func statusName(status int, names map[int]string, other string) string {
+	if n, ok := names[status]; ok {
+		return n
+	}
+	return other
 }
 
 // DecodeChat reads a Chat Completions request body as the stand-in does:
