@@ -2,6 +2,8 @@ package proxy_test
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"path/filepath"
@@ -121,6 +123,24 @@ var _ = Describe("the proxy's Anthropic route", func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(p.End(id)).To(Succeed())
 		Expect(replayed.RawJSON()).To(Equal(recorded.RawJSON()))
+
+		// A call the cassette lacks: the diagnosis in Anthropic's error shape.
+		id, base = session(cassette.ModeReplay)
+		c := sdk.NewClient(option.WithoutEnvironmentDefaults(), option.WithBaseURL(base), option.WithAPIKey("k"), option.WithMaxRetries(0))
+		_, err = c.Messages.New(context.Background(), sdk.MessageNewParams{Model: "claude-haiku-4-5", MaxTokens: 256,
+			Messages: []sdk.MessageParam{sdk.NewUserMessage(sdk.NewTextBlock("Something else"))}})
+		var apiErr *sdk.Error
+		Expect(errors.As(err, &apiErr)).To(BeTrue(), "%v", err)
+		Expect(apiErr.StatusCode).To(Equal(http.StatusNotImplemented))
+		var body struct {
+			Type  string
+			Error struct{ Type, Message string }
+		}
+		Expect(json.Unmarshal([]byte(apiErr.RawJSON()), &body)).To(Succeed())
+		Expect(body.Type).To(Equal("error"))
+		Expect(body.Error.Message).To(ContainSubstring("has no match for POST " + logicalAnthropic + "/v1/messages"))
+		var miss *cassette.MissError
+		Expect(errors.As(p.End(id), &miss)).To(BeTrue())
 	})
 })
 

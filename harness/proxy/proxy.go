@@ -321,12 +321,14 @@ func hopHeader(k string) bool {
 	return false
 }
 
-// problem answers with a JSON error body in the shape the OpenAI SDKs read
-// ({"error": {"message", "type"}}), so the agent's own error says why.
+// problem answers with a JSON error body in a shape the OpenAI, Gemini
+// and Anthropic SDKs all read ({"type": "error", "error": {"message",
+// "type"}}: OpenAI's, with Anthropic's top-level type), so the agent's own
+// error says why.
 func problem(w http.ResponseWriter, status int, format string, args ...any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(map[string]any{"error": map[string]string{
+	json.NewEncoder(w).Encode(map[string]any{"type": "error", "error": map[string]string{
 		"message": "testbed proxy: " + fmt.Sprintf(format, args...), "type": "testbed_proxy",
 	}})
 }
