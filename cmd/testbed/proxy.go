@@ -49,7 +49,12 @@ func cmdProxy(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	s := suites[0]
-	entry := registry(sel.root, suites)[s.Agent]
+	info := registry(sel.root, suites)[s.Agent].Info
+	for _, v := range s.Variants {
+		if v.Name == sel.variant && v.Endpoint != nil {
+			info.Model = *v.Endpoint // the variant's model, as its cassettes recorded it
+		}
+	}
 	path := runner.CassettePath(sel.root, s.Name, sel.variant, sel.scenario)
 	mode := cassette.ModeReplay
 	copts := cassette.Options{Rerecord: fmt.Sprintf("testbed proxy --suite %s --variant %s --scenario %s --record", s.Name, sel.variant, sel.scenario)}
@@ -61,7 +66,7 @@ func cmdProxy(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		defer sis.Close()
 		copts.Real = runner.Router(sis.Routes, mode)
-		copts.Provenance = cassette.Provenance{Provider: entry.Info.Model.Provider, Model: entry.Info.Model.Model, StandIn: true, Upstream: "fixtures"}
+		copts.Provenance = cassette.Provenance{Provider: info.Model.Provider, Endpoint: info.Model.BaseURL, Model: info.Model.Model, StandIn: true, Upstream: "fixtures"}
 	}
 	tr, err := cassette.Open(mode, path, copts)
 	if err != nil {
@@ -73,9 +78,9 @@ func cmdProxy(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return withCode(exitInternal, err)
 	}
 	defer p.Close()
-	id, base := p.Open(sessionFor(entry.Info, tr))
+	id, base := p.Open(sessionFor(info, tr))
 	fmt.Fprintf(stdout, "# %s of %s, for %s/%s/%s\n", mode, path, s.Name, sel.variant, sel.scenario)
-	for _, line := range baseURLs(entry.Info, base) {
+	for _, line := range baseURLs(info, base) {
 		fmt.Fprintln(stdout, line)
 	}
 	fmt.Fprintln(stdout, "# Ctrl-C ends the session")
