@@ -194,7 +194,11 @@ func blocks(m llm.Message) ([]sdk.ContentBlockParamUnion, error) {
 			out = append(out, sdk.NewTextBlock(m.Content))
 		}
 	case llm.RoleTool:
-		out = append(out, sdk.NewToolResultBlock(m.ToolCallID, m.Content, m.IsError))
+		res := sdk.NewToolResultBlock(m.ToolCallID, m.Content, m.IsError)
+		if m.Content == "" {
+			res.OfToolResult.Content = nil // the API refuses an empty text block
+		}
+		out = append(out, res)
 	case llm.RoleAssistant:
 		if m.Content != "" {
 			out = append(out, sdk.NewTextBlock(m.Content))

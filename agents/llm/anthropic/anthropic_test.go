@@ -139,6 +139,20 @@ var _ = Describe("Client", func() {
 		Expect(body).NotTo(HaveKey("stream"))
 	})
 
+	It("sends an empty tool result without content, as the API refuses empty text blocks", func() {
+		srv, _, err := chatWith(http.StatusOK, textReply, llm.Request{Messages: []llm.Message{
+			{Role: llm.RoleUser, Content: "hi"},
+			{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "toolu_1", Name: "ping", Arguments: json.RawMessage(`{}`)}}},
+			{Role: llm.RoleTool, ToolCallID: "toolu_1", Name: "ping"},
+		}})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(sent(srv)["messages"]).To(MatchJSON(`[
+			{"role": "user", "content": [{"type": "text", "text": "hi"}]},
+			{"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "ping", "input": {}}]},
+			{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "is_error": false}]}
+		]`))
+	})
+
 	It("sends the default max_tokens, which the API requires, and leaves out what the request does not set", func() {
 		srv, _, err := chatWith(http.StatusOK, textReply, llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}, JSON: true})
 		Expect(err).NotTo(HaveOccurred())
