@@ -78,7 +78,8 @@ func (c *Client) Chat(ctx context.Context, req llm.Request) (llm.Response, error
 		Model:        out.ModelVersion,
 	}
 	if u := out.UsageMetadata; u != nil {
-		resp.Usage = llm.Usage{InputTokens: int(u.PromptTokenCount), OutputTokens: int(u.CandidatesTokenCount)}
+		// promptTokenCount includes the cached content's tokens.
+		resp.Usage = llm.Usage{InputTokens: int(u.PromptTokenCount), OutputTokens: int(u.CandidatesTokenCount), CacheReadTokens: int(u.CachedContentTokenCount)}
 	}
 	return resp, nil
 }

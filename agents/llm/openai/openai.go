@@ -72,8 +72,9 @@ func (c *Client) Chat(ctx context.Context, req llm.Request) (llm.Response, error
 		FinishReason: choice.FinishReason,
 		Model:        out.Model,
 		Usage: llm.Usage{
-			InputTokens:  int(out.Usage.PromptTokens),
-			OutputTokens: int(out.Usage.CompletionTokens),
+			InputTokens:     int(out.Usage.PromptTokens), // cached tokens included
+			OutputTokens:    int(out.Usage.CompletionTokens),
+			CacheReadTokens: int(out.Usage.PromptTokensDetails.CachedTokens),
 		},
 	}, nil
 }
