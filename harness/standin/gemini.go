@@ -254,3 +254,16 @@ func writeGeminiError(w http.ResponseWriter, status int, msg string, lat time.Du
 	writeErrorBody(w, status, lat, map[string]any{"error": map[string]any{
 		"code": status, "message": msg, "status": statusName(status, geminiStatuses, "INTERNAL")}})
 }
+
+// DecodeGemini reads a generateContent request body to the given path.
+func DecodeGemini(path string, body []byte) (Request, error) {
+	model, ok := geminiModel(path)
+	if !ok {
+		return Request{}, fmt.Errorf("%s is not a …/models/<model>:generateContent path", path)
+	}
+	var gr geminiRequest
+	if err := json.Unmarshal(body, &gr); err != nil {
+		return Request{}, err
+	}
+	return convertGemini(model, gr)
+}
