@@ -7,8 +7,9 @@
 //
 //   - It is started once per scenario run, in the suite's dir, with the
 //     environment the suite gives plus OPENAI_BASE_URL (or GEMINI_BASE_URL
-//     and GOOGLE_GEMINI_BASE_URL), a placeholder OPENAI_API_KEY or
-//     GEMINI_API_KEY, one <NAME>_BASE_URL per upstream (or the variable the
+//     and GOOGLE_GEMINI_BASE_URL, or ANTHROPIC_BASE_URL), a placeholder
+//     OPENAI_API_KEY, GEMINI_API_KEY or ANTHROPIC_API_KEY, one
+//     <NAME>_BASE_URL per upstream (or the variable the
 //     suite names), TESTBED_PROVIDER and TESTBED_MODEL (the model the
 //     variant asks for), TESTBED_MODEL_URL (the model's logical base URL,
 //     as cassettes record it), TESTBED_NOW (the scenario's clock at the start, RFC
@@ -57,7 +58,6 @@ import (
 	"time"
 
 	"github.com/agentreplay/testbed/agents"
-	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/harness/cassette"
 	"github.com/agentreplay/testbed/harness/proxy"
 )
@@ -156,11 +156,7 @@ func (a *agent) Run(ctx context.Context, in agents.Input) (agents.Answer, error)
 	obs := newObserver(a.cfg)
 	s := proxy.Session{Transport: obs, Upstreams: a.cfg.Upstreams, Clock: a.cfg.Clock, Embeddings: a.spec.Embeddings, Key: a.realKey(),
 		Turn: func(n int) { a.cfg.Tracer.Note(agents.NoteTurn, n) }}
-	if a.cfg.Endpoint.Provider == llm.ProviderGemini {
-		s.Gemini = a.cfg.Endpoint.BaseURL
-	} else {
-		s.Model = a.cfg.Endpoint.BaseURL
-	}
+	s.SetModel(a.cfg.Endpoint)
 	id, base := p.Open(s)
 	ended := false
 	end := func() error {
@@ -279,11 +275,7 @@ func (a *agent) environment(base, forward string) ([]string, error) {
 	for k, v := range a.spec.Env {
 		env[k] = v
 	}
-	if a.cfg.Endpoint.Provider == llm.ProviderGemini {
-		env["GEMINI_BASE_URL"], env["GOOGLE_GEMINI_BASE_URL"], env["GEMINI_API_KEY"] = base, base, cassette.PlaceholderKey
-	} else {
-		env["OPENAI_BASE_URL"], env["OPENAI_API_KEY"] = base+"/v1", cassette.PlaceholderKey
-	}
+	maps.Copy(env, proxy.ModelEnv(a.cfg.Endpoint, base))
 	for name := range a.cfg.Upstreams {
 		k := a.spec.UpstreamEnv[name]
 		if k == "" {

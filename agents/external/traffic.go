@@ -9,8 +9,11 @@ import (
 	"sync"
 	"time"
 
+	sdk "github.com/anthropics/anthropic-sdk-go"
+
 	"github.com/agentreplay/testbed/agents"
 	"github.com/agentreplay/testbed/agents/llm"
+	"github.com/agentreplay/testbed/agents/llm/anthropic"
 	"github.com/agentreplay/testbed/harness/standin"
 )
 
@@ -64,7 +67,8 @@ func (o *observer) RoundTrip(req *http.Request) (*http.Response, error) {
 			resp.Body = io.NopCloser(bytes.NewReader(got))
 		}
 	}
-	model := strings.HasSuffix(req.URL.Path, "/chat/completions") || strings.HasSuffix(req.URL.Path, ":generateContent")
+	model := strings.HasSuffix(req.URL.Path, "/chat/completions") || strings.HasSuffix(req.URL.Path, ":generateContent") ||
+		strings.HasSuffix(req.URL.Path, "/v1/messages")
 	if !model {
 		if err == nil && resp.StatusCode < 400 {
 			o.mu.Lock()
@@ -81,9 +85,12 @@ func (o *observer) RoundTrip(req *http.Request) (*http.Response, error) {
 func (o *observer) model(req *http.Request, body []byte, resp *http.Response, got []byte, err error, took time.Duration) {
 	var in standin.Request
 	var derr error
-	if strings.HasSuffix(req.URL.Path, ":generateContent") {
+	switch {
+	case strings.HasSuffix(req.URL.Path, ":generateContent"):
 		in, derr = standin.DecodeGemini(req.URL.Path, body)
-	} else {
+	case strings.HasSuffix(req.URL.Path, "/v1/messages"):
+		in, derr = standin.DecodeAnthropic(body)
+	default:
 		in, derr = standin.DecodeChat(body)
 	}
 	if derr != nil {
@@ -97,6 +104,8 @@ func (o *observer) model(req *http.Request, body []byte, resp *http.Response, go
 			err = &statusError{code: resp.StatusCode, body: string(got)}
 		} else if strings.HasSuffix(req.URL.Path, ":generateContent") {
 			out = decodeGeminiResponse(got)
+		} else if strings.HasSuffix(req.URL.Path, "/v1/messages") {
+			out = decodeAnthropicResponse(got)
 		} else {
 			out = decodeChatResponse(got)
 		}
@@ -202,6 +211,16 @@ func decodeChatResponse(b []byte) llm.Response {
 		out.Message.ToolCalls = append(out.Message.ToolCalls, llm.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: json.RawMessage(tc.Function.Arguments)})
 	}
 	out.Usage = llm.Usage{InputTokens: w.Usage.Prompt, OutputTokens: w.Usage.Completion, ReasoningTokens: w.Usage.Details.Reasoning}
+	return out
+}
+
+// decodeAnthropicResponse reads a Messages response as the adapter does.
+func decodeAnthropicResponse(b []byte) llm.Response {
+	var m sdk.Message
+	if json.Unmarshal(b, &m) != nil {
+		return llm.Response{}
+	}
+	out, _ := anthropic.Response(&m)
 	return out
 }
 

@@ -1,7 +1,8 @@
 // Package llm is provider-neutral chat: messages, tools, tool calls and usage.
 //
-// Adapters for real wire formats live in subpackages (openai, gemini); each is
-// built over an injected *http.Client so that cassettes see every call.
+// Adapters for real wire formats live in subpackages (openai, gemini,
+// anthropic); each is built over an injected *http.Client so that cassettes
+// see every call.
 package llm
 
 import (
@@ -30,6 +31,10 @@ type Message struct {
 	// Signature is the provider's opaque token on the message's text (see
 	// ToolCall.Signature), sent back with it.
 	Signature []byte `json:"signature,omitempty"`
+	// IsError, for RoleTool, says the tool failed and Content is its
+	// error. Anthropic's wire carries it (tool_result is_error); the others
+	// carry only the content.
+	IsError bool `json:"is_error,omitempty"`
 }
 
 // Tool is a function the model may call.
@@ -65,6 +70,8 @@ type Request struct {
 
 // Usage is what the provider reports it counted.
 type Usage struct {
+	// InputTokens is every input token of the call, those read from or
+	// written to a prompt cache included.
 	InputTokens int `json:"input_tokens"`
 	// OutputTokens counts everything the model generated, its thinking
 	// included; ReasoningTokens is that thinking part (OpenAI's
@@ -72,7 +79,21 @@ type Usage struct {
 	// beside its candidates' tokens rather than in them).
 	OutputTokens    int `json:"output_tokens"`
 	ReasoningTokens int `json:"reasoning_tokens,omitempty"`
+	// CacheReadTokens and CacheWriteTokens are the parts of InputTokens the
+	// provider read from its prompt cache and wrote to it, when it says.
+	// (Anthropic reports them beside its input_tokens, which excludes
+	// them; the adapter adds them up.)
+	CacheReadTokens  int `json:"cache_read_tokens,omitempty"`
+	CacheWriteTokens int `json:"cache_write_tokens,omitempty"`
 }
+
+// Finish reasons of a Response, as adapters map them (an adapter passes a
+// reason it has no mapping for through as the provider sent it).
+const (
+	FinishStop      = "stop"       // the model ended its turn
+	FinishLength    = "length"     // the output hit the token limit
+	FinishToolCalls = "tool_calls" // the model asks for tool calls
+)
 
 // Response is the model's answer.
 type Response struct {
@@ -94,9 +115,15 @@ type Embedder interface {
 
 // Providers an Endpoint may name.
 const (
-	ProviderOpenAI = "openai" // Chat Completions: OpenAI, Ollama, llama.cpp, vLLM, OpenRouter
-	ProviderGemini = "gemini" // generateContent
+	ProviderOpenAI    = "openai"    // Chat Completions: OpenAI, Ollama, llama.cpp, vLLM, OpenRouter
+	ProviderGemini    = "gemini"    // generateContent
+	ProviderAnthropic = "anthropic" // Messages
 )
+
+// Providers returns every provider an Endpoint may name.
+func Providers() []string {
+	return []string{ProviderOpenAI, ProviderGemini, ProviderAnthropic}
+}
 
 // Endpoint says where a model is served.
 type Endpoint struct {

@@ -28,7 +28,7 @@ const agentDoc = `Usage: testbed agent NAME [--root .]
 Runs a built-in agent as an agent outside testbed would run: it reads the
 scenario's turns as JSON lines on stdin, answers each with a JSON line on
 stdout, and reaches its model and upstreams by the base URLs in its
-environment (OPENAI_BASE_URL or GEMINI_BASE_URL, <NAME>_BASE_URL per
+environment (OPENAI_BASE_URL, GEMINI_BASE_URL or ANTHROPIC_BASE_URL, <NAME>_BASE_URL per
 upstream, TESTBED_PROVIDER and TESTBED_MODEL, TESTBED_NOW,
 TESTBED_CLOCK_URL, TESTBED_VARIANT), as the contract in package
 agents/external says. It reports the notes and tool calls it traces with
@@ -90,13 +90,9 @@ func agentConfig(ctx context.Context, info agents.Info, root string) (agents.Con
 	if p, m := os.Getenv("TESTBED_PROVIDER"), os.Getenv("TESTBED_MODEL"); p != "" && m != "" {
 		ep.Provider, ep.Model = p, m // the variant's model
 	}
-	if ep.Provider == llm.ProviderGemini {
-		ep.BaseURL = os.Getenv("GEMINI_BASE_URL")
-	} else {
-		ep.BaseURL = os.Getenv("OPENAI_BASE_URL")
-	}
+	ep.BaseURL = os.Getenv(proxy.BaseURLEnv(ep.Provider))
 	if ep.BaseURL == "" {
-		return agents.Config{}, nil, errors.New("no model base URL in the environment (OPENAI_BASE_URL or GEMINI_BASE_URL)")
+		return agents.Config{}, nil, fmt.Errorf("no model base URL in the environment (%s, for provider %s)", proxy.BaseURLEnv(ep.Provider), ep.Provider)
 	}
 	// The agent keeps its logical URLs, and its transport takes each
 	// request to the session's path for it (proxy.Client), so that its
@@ -107,11 +103,7 @@ func agentConfig(ctx context.Context, info agents.Info, root string) (agents.Con
 	if logical == "" {
 		logical = info.Model.BaseURL
 	}
-	if ep.Provider == llm.ProviderGemini {
-		session.Gemini = logical
-	} else {
-		session.Model = logical
-	}
+	session.SetModel(llm.Endpoint{Provider: ep.Provider, BaseURL: logical})
 	if e := info.Embeddings; e != nil && e.BaseURL != logical {
 		session.Embeddings = e.BaseURL
 	}

@@ -11,10 +11,10 @@ import (
 
 	"github.com/agentreplay/testbed/agents"
 	"github.com/agentreplay/testbed/agents/all"
-	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/harness/cassette"
 	"github.com/agentreplay/testbed/harness/proxy"
 	"github.com/agentreplay/testbed/harness/runner"
+	"github.com/agentreplay/testbed/harness/scenario"
 	"github.com/agentreplay/testbed/harness/standin"
 )
 
@@ -49,7 +49,7 @@ func cmdProxy(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.BoolVar(&record, "record", false, "record the scenario's cassette (against the stand-ins, or --provider) instead of replaying it")
 	fs.BoolVar(&missing, "record-missing", false, "replay what matches and record only the calls the cassette lacks")
 	fs.BoolVar(&live, "live", false, "forward to the stand-ins (or --provider) and write nothing")
-	fs.StringVar(&prov, "provider", "", "record or run against a real model: openai or gemini (key from OPENAI_API_KEY or GEMINI_API_KEY; the agent keeps its placeholder)")
+	fs.StringVar(&prov, "provider", "", "record or run against a real model: openai, gemini or anthropic (key from OPENAI_API_KEY, GEMINI_API_KEY or ANTHROPIC_API_KEY; the agent keeps its placeholder)")
 	fs.StringVar(&model, "model", "", "the real model's name (with --provider)")
 	fs.StringVar(&baseURL, "base-url", "", "the real provider's base URL (with --provider; default the provider's own)")
 	fs.BoolVar(&liveUpstreams, "live-upstreams", false, "call the real upstream APIs instead of the fixture stubs")
@@ -93,8 +93,8 @@ func cmdProxy(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			if err != nil {
 				return withCode(exitUsage, err)
 			}
-			if ep.BaseURL == "" && ep.Provider == llm.ProviderGemini {
-				ep.BaseURL = "https://generativelanguage.googleapis.com"
+			if ep.BaseURL == "" {
+				ep.BaseURL = scenario.DefaultBaseURL(ep.Provider)
 			}
 			info.Model, key = ep, k
 			copts.Secrets = []string{k}
@@ -170,12 +170,7 @@ func btoi(b bool) int {
 // sessionFor is a proxy session on tr for an agent's endpoints.
 func sessionFor(info agents.Info, tr cassette.Transport) proxy.Session {
 	s := proxy.Session{Transport: tr, Upstreams: info.Upstreams}
-	switch info.Model.Provider {
-	case llm.ProviderGemini:
-		s.Gemini = info.Model.BaseURL
-	default:
-		s.Model = info.Model.BaseURL
-	}
+	s.SetModel(info.Model)
 	if e := info.Embeddings; e != nil && e.BaseURL != info.Model.BaseURL {
 		s.Embeddings = e.BaseURL
 	}
@@ -183,15 +178,14 @@ func sessionFor(info agents.Info, tr cassette.Transport) proxy.Session {
 }
 
 // baseURLs are the environment lines that point an agent's SDKs at a
-// session: OPENAI_BASE_URL or GEMINI_BASE_URL, a placeholder key, and
-// <NAME>_BASE_URL for each upstream.
+// session: the model's (proxy.ModelEnv: OPENAI_BASE_URL, GEMINI_BASE_URL or
+// ANTHROPIC_BASE_URL, and a placeholder key), and <NAME>_BASE_URL for each
+// upstream.
 func baseURLs(info agents.Info, base string) []string {
 	var out []string
-	switch info.Model.Provider {
-	case llm.ProviderGemini:
-		out = append(out, "GEMINI_BASE_URL="+base, "GOOGLE_GEMINI_BASE_URL="+base, "GEMINI_API_KEY="+cassette.PlaceholderKey)
-	default:
-		out = append(out, "OPENAI_BASE_URL="+base+"/v1", "OPENAI_API_KEY="+cassette.PlaceholderKey)
+	env := proxy.ModelEnv(info.Model, base)
+	for _, k := range slices.Sorted(maps.Keys(env)) {
+		out = append(out, k+"="+env[k])
 	}
 	for _, name := range slices.Sorted(maps.Keys(info.Upstreams)) {
 		out = append(out, strings.ToUpper(strings.ReplaceAll(name, "-", "_"))+"_BASE_URL="+base+"/upstream/"+name)

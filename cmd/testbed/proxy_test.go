@@ -165,6 +165,30 @@ var _ = Describe("testbed proxy", func() {
 		Expect(r.stderr).To(ContainSubstring("go with --record, --record-missing or --live"))
 	})
 
+	It("serves a variant on another provider under that provider's base URL", func() {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		env, _ := serving(ctx, "proxy", "--root", repoRoot, "--suite", "cba", "--variant", "anthropic", "--scenario", "weather-now-nairobi")
+		vars := map[string]string{}
+		for _, line := range env {
+			if k, v, ok := strings.Cut(line, "="); ok {
+				vars[k] = v
+			}
+		}
+		Expect(vars).To(HaveKeyWithValue("ANTHROPIC_API_KEY", "testbed-placeholder-key"))
+		Expect(vars).NotTo(HaveKey("OPENAI_BASE_URL"))
+		var c recordedRequests
+		Expect(yaml.Unmarshal([]byte(mustRead(repoRoot+"/cassettes/cba/anthropic/weather-now-nairobi.yaml")), &c)).To(Succeed())
+		first := c.Interactions[0].Request
+		Expect(first.URL).To(Equal("https://api.anthropic.com/v1/messages"))
+		resp, err := http.Post(vars["ANTHROPIC_BASE_URL"]+"/v1/messages", "application/json", strings.NewReader(first.Body))
+		Expect(err).NotTo(HaveOccurred())
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		Expect(resp.StatusCode).To(Equal(http.StatusOK), string(body))
+		Expect(string(body)).To(ContainSubstring(`"type":"tool_use"`))
+	})
+
 	It("needs one scenario", func() {
 		r := testbed("proxy", "--root", root, "--suite", "odbchat")
 		Expect(r.code).To(Equal(exitUsage))

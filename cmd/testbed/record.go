@@ -43,7 +43,8 @@ Examples:
   testbed record --suite odbchat --variant single-pass --scenario ac1-taiwan-sst
   testbed record --suite odbchat-sampled --repeat 3
   testbed record --suite odbchat --variant single-pass --record-missing
-  OPENAI_API_KEY=… testbed record --suite odbchat --provider openai --model gpt-4.1-mini`
+  OPENAI_API_KEY=… testbed record --suite odbchat --provider openai --model gpt-4.1-mini
+  ANTHROPIC_API_KEY=… testbed record --suite cba --variant anthropic --provider anthropic --model claude-haiku-4-5`
 
 func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var sel selection
@@ -52,7 +53,7 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	var repeat int
 	fs := newFlags("record", recordDoc, stderr)
 	sel.register(fs)
-	fs.StringVar(&prov, "provider", "", "record a real model: openai or gemini (key from OPENAI_API_KEY or GEMINI_API_KEY)")
+	fs.StringVar(&prov, "provider", "", "record a real model: openai, gemini or anthropic (key from OPENAI_API_KEY, GEMINI_API_KEY or ANTHROPIC_API_KEY)")
 	fs.StringVar(&model, "model", "", "the real model's name (with --provider)")
 	fs.StringVar(&baseURL, "base-url", "", "the real provider's base URL (with --provider; default the provider's own)")
 	fs.BoolVar(&liveUpstreams, "live-upstreams", false, "call the real upstream APIs instead of the fixture stubs")
@@ -286,8 +287,13 @@ func realEndpoint(prov, model, baseURL string) (llm.Endpoint, string, error) {
 		}
 	case llm.ProviderGemini:
 		ep.KeyEnv = "GEMINI_API_KEY"
+	case llm.ProviderAnthropic:
+		ep.KeyEnv = "ANTHROPIC_API_KEY"
+		if ep.BaseURL == "" {
+			ep.BaseURL = scenario.DefaultBaseURL(prov)
+		}
 	default:
-		return ep, "", fmt.Errorf("--provider %q: want openai or gemini", prov)
+		return ep, "", fmt.Errorf("--provider %q: want %s", prov, strings.Join(llm.Providers(), ", "))
 	}
 	if model == "" {
 		return ep, "", fmt.Errorf("--provider %s needs --model", prov)

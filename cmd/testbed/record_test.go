@@ -39,11 +39,18 @@ func parseCassette(name string, data []byte) recordedFile {
 // authorizations returns every value of every Authorization header in files.
 func authorizations(files map[string][]byte) []string {
 	GinkgoHelper()
+	return headerValues(files, "Authorization")
+}
+
+// headerValues lists the values of the request header name in files'
+// interactions.
+func headerValues(files map[string][]byte, name string) []string {
+	GinkgoHelper()
 	var out []string
-	for name, data := range files {
-		for _, in := range parseCassette(name, data).Interactions {
+	for file, data := range files {
+		for _, in := range parseCassette(file, data).Interactions {
 			for k, vs := range in.Request.Headers {
-				if strings.EqualFold(k, "Authorization") {
+				if strings.EqualFold(k, name) {
 					out = append(out, vs...)
 				}
 			}
@@ -182,39 +189,46 @@ var _ = Describe("testbed record", func() {
 		// --model …" records a real model against the fixture upstreams. The
 		// "real" provider here is a stand-in on a loopback base URL, so the
 		// spec stays offline while the key is really sent.
-		It("records a real provider against the fixture upstreams, with its key redacted", func() {
-			srv, err := standin.New(standin.Options{Policies: standin.Policies()})
-			Expect(err).NotTo(HaveOccurred())
-			Expect(srv.Start()).To(Succeed())
-			DeferCleanup(srv.Close)
-			Expect(os.RemoveAll(filepath.Join(root, "cassettes"))).To(Succeed())
+		DescribeTable("records a real provider against the fixture upstreams, with its key redacted",
+			func(provider, keyEnv, model, basePath, keyHeader string) {
+				GinkgoT().Setenv(keyEnv, key)
+				srv, err := standin.New(standin.Options{Policies: standin.Policies()})
+				Expect(err).NotTo(HaveOccurred())
+				Expect(srv.Start()).To(Succeed())
+				DeferCleanup(srv.Close)
+				Expect(os.RemoveAll(filepath.Join(root, "cassettes"))).To(Succeed())
 
-			r := testbed("record", "--root", root, "--variant", "single-pass", "--scenario", "ac1-taiwan-sst",
-				"--provider", "openai", "--model", "gemma3:4b", "--base-url", srv.URL()+"/v1")
+				r := testbed("record", "--root", root, "--variant", "single-pass", "--scenario", "ac1-taiwan-sst",
+					"--provider", provider, "--model", model, "--base-url", srv.URL()+basePath)
 
-			Expect(r.code).To(Equal(exitOK), r.String())
-			files := yamlFiles(filepath.Join(root, "cassettes"))
-			Expect(files).To(HaveLen(1))
-			for name, data := range files {
-				Expect(string(data)).NotTo(ContainSubstring(key), name)
-				f := parseCassette(name, data)
-				Expect(f.Provenance.StandIn).To(BeFalse())
-				Expect(f.Provenance.Provider).To(Equal("openai"))
-				Expect(f.Provenance.Upstream).To(Equal("fixtures"))
-				hosts := map[string]bool{}
-				for _, in := range f.Interactions {
-					u, err := url.Parse(in.Request.URL)
-					Expect(err).NotTo(HaveOccurred())
-					hosts[u.Host] = true
+				Expect(r.code).To(Equal(exitOK), r.String())
+				files := yamlFiles(filepath.Join(root, "cassettes"))
+				Expect(files).To(HaveLen(1))
+				for name, data := range files {
+					Expect(string(data)).NotTo(ContainSubstring(key), name)
+					f := parseCassette(name, data)
+					Expect(f.Provenance.StandIn).To(BeFalse())
+					Expect(f.Provenance.Provider).To(Equal(provider))
+					Expect(f.Provenance.Model).To(Equal(model))
+					Expect(f.Provenance.Upstream).To(Equal("fixtures"))
+					hosts := map[string]bool{}
+					for _, in := range f.Interactions {
+						u, err := url.Parse(in.Request.URL)
+						Expect(err).NotTo(HaveOccurred())
+						hosts[u.Host] = true
+					}
+					Expect(hosts).To(HaveKey("eco.odb.ntu.edu.tw"))
 				}
-				Expect(hosts).To(HaveKey("eco.odb.ntu.edu.tw"))
-			}
-			Expect(authorizations(files)).To(ConsistOf(cassette.Redacted))
-		})
+				Expect(headerValues(files, keyHeader)).To(ConsistOf(cassette.Redacted))
+			},
+			Entry("OpenAI", "openai", "OPENAI_API_KEY", "gemma3:4b", "/v1", "Authorization"),
+			Entry("Anthropic", "anthropic", "ANTHROPIC_API_KEY", "claude-haiku-4-5", "", "X-Api-Key"),
+		)
 
 		DescribeTable("refuses a real provider it cannot use",
 			func(env string, args []string, want string) {
 				GinkgoT().Setenv("OPENAI_API_KEY", env)
+				GinkgoT().Setenv("ANTHROPIC_API_KEY", "")
 				r := testbed(append([]string{"record", "--root", root}, args...)...)
 				Expect(r.code).To(Equal(exitUsage), r.String())
 				Expect(r.stderr).To(ContainSubstring(want))
@@ -222,7 +236,8 @@ var _ = Describe("testbed record", func() {
 			},
 			Entry("without a key", "", []string{"--provider", "openai", "--model", "gpt-4.1-mini"}, "--provider openai needs a key in OPENAI_API_KEY"),
 			Entry("without a model", key, []string{"--provider", "openai"}, "--provider openai needs --model"),
-			Entry("an unknown provider", key, []string{"--provider", "anthropic", "--model", "m"}, `--provider "anthropic": want openai or gemini`),
+			Entry("an unknown provider", key, []string{"--provider", "mistral", "--model", "m"}, `--provider "mistral": want openai, gemini, anthropic`),
+			Entry("anthropic without its key", key, []string{"--provider", "anthropic", "--model", "claude-haiku-4-5"}, "--provider anthropic needs a key in ANTHROPIC_API_KEY"),
 		)
 	})
 })

@@ -79,6 +79,27 @@ var _ = Describe("secrets", func() {
 		}))
 	})
 
+	It("keep Anthropic's anthropic-version and anthropic-beta, and redact its x-api-key", func() {
+		other := filepath.Join(dir, "anthropic.yaml")
+		tr, err := cassette.Open(cassette.ModeRecord, other, cassette.Options{Real: http.DefaultTransport, Provenance: prov})
+		Expect(err).NotTo(HaveOccurred())
+		// What the official Anthropic SDKs send.
+		const anthropicKey = "sk-ant-api03-0123456789abcdefWXYZ"
+		mustPost(tr, up.URL+"/v1/messages", greet, "X-Api-Key", anthropicKey, "Anthropic-Version", "2023-06-01",
+			"Anthropic-Beta", "prompt-caching-2024-07-31", "X-Stainless-Package-Version", "1.84.0")
+		Expect(tr.Close()).To(Succeed())
+
+		sent, _ := up.request(1)
+		Expect(sent.Header.Get("X-Api-Key")).To(Equal(anthropicKey), "the key reaches the server")
+		data, err := os.ReadFile(other)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(data)).NotTo(ContainSubstring(anthropicKey))
+		Expect(readOnDisk(other).Interactions[0].Request.Headers).To(Equal(map[string][]string{
+			"X-Api-Key": {cassette.Redacted}, "Anthropic-Version": {"2023-06-01"}, "Anthropic-Beta": {"prompt-caching-2024-07-31"},
+			"X-Stainless-Package-Version": {"1.84.0"}, "Content-Type": {"application/json"},
+		}))
+	})
+
 	It("never get in the way of matching: another key replays the same answer", func() {
 		up.Close()
 		rp, err := cassette.Open(cassette.ModeReplay, path, cassette.Options{})

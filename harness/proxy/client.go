@@ -51,6 +51,7 @@ func NewClient(base string, s Session) *Client {
 	add(s.Embeddings, base+"/v1")
 	add(s.Model, base+"/v1")
 	add(s.Gemini, base)
+	add(s.Anthropic, base)
 	for name, logical := range s.Upstreams {
 		add(logical, base+"/upstream/"+name)
 	}

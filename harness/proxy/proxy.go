@@ -7,6 +7,7 @@
 // Every scenario run gets a session with its own path prefix,
 // /s/<id>/, under which the agent's base URLs live:
 //
+//	/s/<id>/v1/messages        Anthropic Messages (when the session has Anthropic)
 //	/s/<id>/v1/…               OpenAI Chat Completions and embeddings
 //	/s/<id>/v1beta/…           Gemini generateContent
 //	/s/<id>/upstream/<name>/…  an upstream API the suite names
@@ -36,6 +37,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/harness/cassette"
 )
 
@@ -50,12 +52,13 @@ type Session struct {
 	// Transport answers the session's requests: a cassette in replay,
 	// record or live mode (cassette.Open).
 	Transport cassette.Transport
-	// Model and Gemini are the logical base URLs that /v1 and /v1beta
-	// stand for, as the cassettes record them (for example
-	// https://api.openai.com/v1 and
-	// https://generativelanguage.googleapis.com); empty when the agent does
-	// not use that provider.
-	Model, Gemini string
+	// Model, Gemini and Anthropic are the logical base URLs that /v1,
+	// /v1beta and /v1/messages stand for, as the cassettes record them (for
+	// example https://api.openai.com/v1,
+	// https://generativelanguage.googleapis.com and
+	// https://api.anthropic.com); empty when the agent does not use that
+	// provider. SetModel sets the one of an endpoint's provider.
+	Model, Gemini, Anthropic string
 	// Embeddings is the logical base URL of /v1/embeddings when it is not
 	// Model's (an agent that chats through one provider and embeds with
 	// another).
@@ -64,7 +67,8 @@ type Session struct {
 	Upstreams map[string]string
 	// Key, when set, is a real provider's API key: the proxy puts it on
 	// every model request in place of the placeholder the agent was given
-	// (Authorization for OpenAI, x-goog-api-key for Gemini), so that an
+	// (Authorization for OpenAI, x-goog-api-key for Gemini, x-api-key for
+	// Anthropic), so that an
 	// agent recorded against a real model never holds the key. Recordings
 	// redact it like any key.
 	Key string
@@ -77,6 +81,46 @@ type Session struct {
 	// follow are counted to it: an agent that works on several turns at
 	// once says so.
 	Turn func(n int)
+}
+
+// SetModel sets the logical base URL of the model endpoint ep: Anthropic,
+// Gemini or Model (OpenAI's wire format, the default) by its provider.
+func (s *Session) SetModel(ep llm.Endpoint) {
+	switch ep.Provider {
+	case llm.ProviderGemini:
+		s.Gemini = ep.BaseURL
+	case llm.ProviderAnthropic:
+		s.Anthropic = ep.BaseURL
+	default:
+		s.Model = ep.BaseURL
+	}
+}
+
+// BaseURLEnv names the variable that holds the base URL of provider's SDKs:
+// GEMINI_BASE_URL, ANTHROPIC_BASE_URL or OPENAI_BASE_URL.
+func BaseURLEnv(provider string) string {
+	switch provider {
+	case llm.ProviderGemini:
+		return "GEMINI_BASE_URL"
+	case llm.ProviderAnthropic:
+		return "ANTHROPIC_BASE_URL"
+	}
+	return "OPENAI_BASE_URL"
+}
+
+// ModelEnv is the environment that points the SDKs of ep's provider at a
+// session opened at base (Proxy.Open), with a placeholder key:
+// ANTHROPIC_BASE_URL and ANTHROPIC_API_KEY, GEMINI_BASE_URL (and
+// GOOGLE_GEMINI_BASE_URL) and GEMINI_API_KEY, or OPENAI_BASE_URL (base/v1)
+// and OPENAI_API_KEY.
+func ModelEnv(ep llm.Endpoint, base string) map[string]string {
+	switch ep.Provider {
+	case llm.ProviderGemini:
+		return map[string]string{BaseURLEnv(ep.Provider): base, "GOOGLE_GEMINI_BASE_URL": base, "GEMINI_API_KEY": cassette.PlaceholderKey}
+	case llm.ProviderAnthropic:
+		return map[string]string{BaseURLEnv(ep.Provider): base, "ANTHROPIC_API_KEY": cassette.PlaceholderKey}
+	}
+	return map[string]string{BaseURLEnv(ep.Provider): base + "/v1", "OPENAI_API_KEY": cassette.PlaceholderKey}
 }
 
 // Proxy is the server. Build it with Start.
@@ -322,13 +366,16 @@ func (s *session) logical(path, query string) (string, error) {
 		base, tail = b, "/"+t
 	case strings.HasPrefix(path, "/v1beta/") && s.Gemini != "":
 		base, tail = s.Gemini, path
+	case (path == "/v1/messages" || strings.HasPrefix(path, "/v1/messages/")) && s.Anthropic != "":
+		// The Anthropic base URL has no version; the SDKs add /v1/messages.
+		base, tail = s.Anthropic, path
 	case strings.HasPrefix(path, "/v1/embeddings") && s.Embeddings != "":
 		base, tail = s.Embeddings, strings.TrimPrefix(path, "/v1")
 	case strings.HasPrefix(path, "/v1/") && s.Model != "":
 		// The OpenAI base URL ends in its version (…/v1); the path repeats it.
 		base, tail = s.Model, strings.TrimPrefix(path, "/v1")
 	default:
-		return "", fmt.Errorf("no route for %s: the proxy serves /v1/… (OpenAI), /v1beta/… (Gemini) and /upstream/<name>/…", path)
+		return "", fmt.Errorf("no route for %s: the proxy serves /v1/messages (Anthropic), /v1/… (OpenAI), /v1beta/… (Gemini) and /upstream/<name>/…, each when the session has it", path)
 	}
 	u, err := url.Parse(strings.TrimRight(base, "/") + tail)
 	if err != nil {
@@ -347,11 +394,14 @@ func (s *session) authorize(h http.Header, path string) {
 	for _, k := range []string{"Authorization", "X-Goog-Api-Key", "X-Api-Key", "Api-Key"} {
 		h.Del(k)
 	}
-	if strings.HasPrefix(path, "/v1beta/") {
+	switch {
+	case strings.HasPrefix(path, "/v1beta/"):
 		h.Set("X-Goog-Api-Key", s.Key)
-		return
+	case strings.HasPrefix(path, "/v1/messages"):
+		h.Set("X-Api-Key", s.Key)
+	default:
+		h.Set("Authorization", "Bearer "+s.Key)
 	}
-	h.Set("Authorization", "Bearer "+s.Key)
 }
 
 // hopHeader reports whether a header belongs to one connection only.
@@ -363,12 +413,14 @@ func hopHeader(k string) bool {
 	return false
 }
 
-// problem answers with a JSON error body in the shape the OpenAI SDKs read
-// ({"error": {"message", "type"}}), so the agent's own error says why.
+// problem answers with a JSON error body in a shape the OpenAI, Gemini
+// and Anthropic SDKs all read ({"type": "error", "error": {"message",
+// "type"}}: OpenAI's, with Anthropic's top-level type), so the agent's own
+// error says why.
 func problem(w http.ResponseWriter, status int, format string, args ...any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(map[string]any{"error": map[string]string{
+	json.NewEncoder(w).Encode(map[string]any{"type": "error", "error": map[string]string{
 		"message": "testbed proxy: " + fmt.Sprintf(format, args...), "type": "testbed_proxy",
 	}})
 }

@@ -172,7 +172,7 @@ var _ = Describe("the proxy", func() {
 		tr, err := cassette.Open(cassette.ModeRecord, path, cassette.Options{Real: rt, Secrets: []string{"sk-real-0123456789abcdef"}, Provenance: cassette.Provenance{Model: "m"}})
 		Expect(err).NotTo(HaveOccurred())
 		id, base := p.Open(proxy.Session{Transport: tr, Model: logicalModel, Gemini: "https://generativelanguage.googleapis.com",
-			Upstreams: map[string]string{"homeassistant": logicalUpstream}, Key: "sk-real-0123456789abcdef"})
+			Anthropic: "https://api.anthropic.com", Upstreams: map[string]string{"homeassistant": logicalUpstream}, Key: "sk-real-0123456789abcdef"})
 		send := func(path string, header ...string) {
 			req, _ := http.NewRequest(http.MethodPost, base+path, strings.NewReader(`{}`))
 			for i := 0; i+1 < len(header); i += 2 {
@@ -185,8 +185,11 @@ var _ = Describe("the proxy", func() {
 		send("/v1/chat/completions", "Authorization", "Bearer "+cassette.PlaceholderKey)
 		send("/v1beta/models/gemini-2.5-flash:generateContent", "X-Goog-Api-Key", cassette.PlaceholderKey)
 		send("/upstream/homeassistant/api/states", "Authorization", "Bearer ha-token")
+		send("/v1/messages", "X-Api-Key", cassette.PlaceholderKey)
 		Expect(p.End(id)).To(Succeed())
-		Expect(seen).To(HaveLen(3))
+		Expect(seen).To(HaveLen(4))
+		Expect(seen[3].Get("X-Api-Key")).To(Equal("sk-real-0123456789abcdef"))
+		Expect(seen[3].Get("Authorization")).To(BeEmpty())
 		Expect(seen[0].Get("Authorization")).To(Equal("Bearer sk-real-0123456789abcdef"))
 		Expect(seen[1].Get("X-Goog-Api-Key")).To(Equal("sk-real-0123456789abcdef"))
 		Expect(seen[1].Get("Authorization")).To(BeEmpty())

@@ -132,7 +132,7 @@ func layoutSuite(s *Suite, mode string, verdict verdictStyle) suiteBlock {
 	if t, ok := thresholdSection(order); ok {
 		b.sections = append(b.sections, t)
 	}
-	b.sections = append(b.sections, tokenSection(order))
+	b.sections = append(b.sections, tokenSection(order, s.Tokenizer))
 	if t, ok := roleSection(order); ok {
 		b.sections = append(b.sections, t)
 	}
@@ -471,17 +471,27 @@ func metricValue(metric string, v float64) string {
 	}
 }
 
-func tokenSection(order []*Variant) section {
+// tokenSection lays out the input tokens by part, counted with the suite's
+// encoding, beside the provider's own count; for a provider other than
+// OpenAI a note says the counts are estimates, and the provider's cache
+// reads and writes are shown when it reported any.
+func tokenSection(order []*Variant, tokenizer string) section {
 	sec := section{title: "input tokens by part (mean per scenario)", table: table{
 		header: []string{"variant", "system", "tools", "history", "tool_results", "user", "overhead", "total", "provider-reported"},
 		right:  []bool{false, true, true, true, true, true, true, true, true},
 	}}
+	var estimated []string
 	for _, v := range order {
+		if v.Provider != "" && v.Provider != "openai" {
+			estimated = append(estimated, v.Name+" ("+v.Provider+")")
+		}
 		var sum trace.Parts
-		reported := 0
+		reported, read, write := 0, 0, 0
 		for _, sc := range v.Scenarios {
 			sum = sum.Add(sc.Metrics.Input)
 			reported += sc.Metrics.ReportedInput
+			read += sc.Metrics.ReportedCacheRead
+			write += sc.Metrics.ReportedCacheWrite
 		}
 		mean := func(n int) string {
 			if len(v.Scenarios) == 0 {
@@ -493,9 +503,17 @@ func tokenSection(order []*Variant) section {
 		if reported > 0 {
 			rep = mean(reported)
 		}
+		if read+write > 0 {
+			rep += " (cache: " + mean(read) + " read, " + mean(write) + " written)"
+		}
 		sec.table.rows = append(sec.table.rows, []string{v.Name,
 			mean(sum.System), mean(sum.Tools), mean(sum.History), mean(sum.ToolResults),
 			mean(sum.User), mean(sum.Overhead), mean(sum.Total()), rep})
+	}
+	if len(estimated) > 0 {
+		sec.notes = append(sec.notes, note{text: fmt.Sprintf(
+			"%s: the parts and total are estimates with %s, not the model's own tokenizer; provider-reported is the count the endpoint returned, prompt-cache reads and writes included (a stand-in counts with o200k_base)",
+			strings.Join(estimated, ", "), tokenizer)})
 	}
 	return sec
 }

@@ -64,12 +64,16 @@ type Suite struct {
 
 // Variant is the result of one variant over the suite's scenarios.
 type Variant struct {
-	Name        string      `json:"name"`
-	Description string      `json:"description,omitempty"`
-	Provenance  string      `json:"provenance,omitempty"` // e.g. "stand-in gemma3:4b"
-	Scenarios   []Scenario  `json:"scenarios"`
-	Summary     Summary     `json:"summary"`
-	Thresholds  []Threshold `json:"thresholds,omitempty"`
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	Provenance  string `json:"provenance,omitempty"` // e.g. "stand-in gemma3:4b"
+	// Provider is the model endpoint's provider (openai, gemini,
+	// anthropic): the token counts of a provider other than OpenAI are
+	// estimates with the suite's encoding, not its own tokenizer.
+	Provider   string      `json:"provider,omitempty"`
+	Scenarios  []Scenario  `json:"scenarios"`
+	Summary    Summary     `json:"summary"`
+	Thresholds []Threshold `json:"thresholds,omitempty"`
 	// Confusion counts expected vs observed routes (for tool-calling agents,
 	// the first tool called) over the scenarios that expect a route.
 	Confusion []ConfusionCell `json:"confusion,omitempty"`

@@ -212,6 +212,33 @@ var _ = Describe("payload trimming", func() {
 	})
 })
 
+var _ = Describe("input tokens by part", func() {
+	// withProvider is the passing report with its variant's model at
+	// provider, every scenario reporting 1000 input tokens, 600 of them
+	// read from the prompt cache and 100 written to it.
+	withProvider := func(provider string) string {
+		r := passing()
+		v := &r.Suites[0].Variants[0]
+		v.Provider = provider
+		for i := range v.Scenarios {
+			m := &v.Scenarios[i].Metrics
+			m.ReportedInput, m.ReportedCacheRead, m.ReportedCacheWrite = 1000, 600, 100
+		}
+		return string(render(report.WriteText, r))
+	}
+
+	It("labels the counts of a model other than OpenAI's as estimates with the suite's encoding", func() {
+		out := withProvider("anthropic")
+		Expect(out).To(ContainSubstring("trimmed (anthropic): the parts and total are estimates with cl100k_base, not the model's own tokenizer"))
+		Expect(out).To(ContainSubstring("1000 (cache: 600 read, 100 written)"))
+	})
+
+	It("does not for an OpenAI model", func() {
+		Expect(withProvider("openai")).NotTo(ContainSubstring("estimates with"))
+		Expect(withProvider("")).NotTo(ContainSubstring("estimates with"))
+	})
+})
+
 var _ = Describe("JSON", func() {
 	DescribeTable("is indented as json.Indent indents it",
 		func(compact string) {

@@ -330,6 +330,9 @@ func finalize(rep *report.Report, suites []*scenario.Suite, opts Options, provs 
 			rv.Confusion = report.Confusion(rv.Scenarios)
 			rv.Trimming = report.Trimming(rv.Scenarios)
 			rv.Provenance = provenance(opts, s, rv.Name, provs)
+			if e, ok := opts.Agents[s.Agent]; ok {
+				rv.Provider = endpoint(opts, e.Info, variantByName(s, rv.Name)).Provider
+			}
 			if rv.Name == s.Baseline {
 				b := rv.Summary
 				base = &b

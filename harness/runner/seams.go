@@ -55,7 +55,8 @@ func addLLM(tr *trace.Trace, counter *tokens.Counter, start time.Duration, req l
 			call.ToolCalls = append(call.ToolCalls, trace.Call{Name: tc.Name, Arguments: tc.Arguments})
 		}
 		if resp.Usage != (llm.Usage{}) {
-			call.Reported = &trace.Usage{Input: resp.Usage.InputTokens, Output: resp.Usage.OutputTokens, Reasoning: resp.Usage.ReasoningTokens}
+			u := resp.Usage
+			call.Reported = &trace.Usage{Input: u.InputTokens, Output: u.OutputTokens, Reasoning: u.ReasoningTokens, CacheRead: u.CacheReadTokens, CacheWrite: u.CacheWriteTokens}
 		}
 	}
 	tr.Add(trace.Event{Kind: trace.KindLLM, At: start, LLM: call})

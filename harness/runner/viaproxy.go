@@ -13,11 +13,7 @@ import (
 // logical URLs; see proxy.Client) and the function that ends the session.
 func throughProxy(p *proxy.Proxy, tp http.RoundTripper, model llm.Endpoint, embeddings *llm.Endpoint, upstreams map[string]string) (http.RoundTripper, func()) {
 	s := proxy.Session{Transport: kept{tp}, Upstreams: upstreams}
-	if model.Provider == llm.ProviderGemini {
-		s.Gemini = model.BaseURL
-	} else {
-		s.Model = model.BaseURL
-	}
+	s.SetModel(model)
 	if embeddings != nil && embeddings.BaseURL != model.BaseURL {
 		s.Embeddings = embeddings.BaseURL
 	}

@@ -92,19 +92,32 @@ scenarios:
 		Expect(s.Scenarios[0].Turns[0].Expect.Forbid).To(Equal([]string{"list_tools", "describe_tool"}))
 	})
 
-	It("needs a base_url for an openai endpoint and knows only two providers", func() {
+	It("needs a base_url for an openai endpoint, defaults anthropic's and knows only three providers", func() {
 		_, err := scenario.Parse("cba.yaml", []byte(`suite: cba
 agent: cba
 clock: 2026-03-01T00:00:00Z
 baseline: a
 variants:
   a: {endpoint: {provider: openai, model: m}}
-  b: {endpoint: {provider: anthropic, model: m}}
+  b: {endpoint: {provider: mistral, model: m}}
 scenarios:
   - {id: x, input: hi}
 `), scenario.LoadOptions{})
 		Expect(err).To(MatchError(ContainSubstring(`cba.yaml:6: variants.a.endpoint: missing key "base_url" (needed for provider openai)`)))
 		Expect(err).To(MatchError(ContainSubstring(`cba.yaml:7: variants.b.endpoint.provider`)))
+		Expect(err).To(MatchError(ContainSubstring(`anthropic`)), "the error lists the providers")
+
+		s, err := scenario.Parse("cba.yaml", []byte(`suite: cba
+agent: cba
+clock: 2026-03-01T00:00:00Z
+baseline: a
+variants:
+  a: {endpoint: {provider: anthropic, model: claude-haiku-4-5}}
+scenarios:
+  - {id: x, input: hi}
+`), scenario.LoadOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(*s.Variants[0].Endpoint).To(Equal(llm.Endpoint{Provider: llm.ProviderAnthropic, BaseURL: "https://api.anthropic.com", Model: "claude-haiku-4-5"}))
 	})
 })
 

@@ -1,8 +1,6 @@
 package scenario
 
 import (
-	"github.com/agentreplay/testbed/agents/llm"
-
 	"bytes"
 	"errors"
 	"fmt"
@@ -19,6 +17,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/agentreplay/testbed/agents/llm"
+	"github.com/agentreplay/testbed/agents/llm/anthropic"
 	"github.com/agentreplay/testbed/harness/files"
 )
 
@@ -676,7 +676,7 @@ func (d *decoder) endpoint(v *yaml.Node, at string) *llm.Endpoint {
 	d.require(m, fs, at, "provider", "model")
 	ep := &llm.Endpoint{}
 	if f, ok := fs["provider"]; ok {
-		ep.Provider, _ = d.enum(f.val, join(at, "provider"), llm.ProviderOpenAI, llm.ProviderGemini)
+		ep.Provider, _ = d.enum(f.val, join(at, "provider"), llm.Providers()...)
 	}
 	if f, ok := fs["base_url"]; ok {
 		ep.BaseURL, _ = d.str(f.val, join(at, "base_url"))
@@ -687,8 +687,8 @@ func (d *decoder) endpoint(v *yaml.Node, at string) *llm.Endpoint {
 	if f, ok := fs["key_env"]; ok {
 		ep.KeyEnv, _ = d.str(f.val, join(at, "key_env"))
 	}
-	if ep.BaseURL == "" && ep.Provider == llm.ProviderGemini {
-		ep.BaseURL = GeminiBaseURL
+	if ep.BaseURL == "" {
+		ep.BaseURL = DefaultBaseURL(ep.Provider)
 	}
 	if ep.BaseURL == "" {
 		d.errorf(m.Line, at, "missing key \"base_url\" (needed for provider %s)", ep.Provider)
@@ -730,6 +730,19 @@ func (d *decoder) goodput(v *yaml.Node) *Goodput {
 
 // GeminiBaseURL is the Gemini API's base URL, the default for a gemini endpoint.
 const GeminiBaseURL = "https://generativelanguage.googleapis.com"
+
+// DefaultBaseURL is the base URL an endpoint of provider gets when it names
+// none: the provider's own API for gemini and anthropic; "" for openai,
+// whose wire format many servers speak.
+func DefaultBaseURL(provider string) string {
+	switch provider {
+	case llm.ProviderGemini:
+		return GeminiBaseURL
+	case llm.ProviderAnthropic:
+		return anthropic.BaseURL
+	}
+	return ""
+}
 
 // GateMetrics are the metrics a suite's gate block may name.
 func GateMetrics() []string {

@@ -118,11 +118,7 @@ var geminiDialect = dialect{
 	writeError: writeGeminiError,
 	malformed:  `{"candidates": [{"content": {"role": "model", "parts": [{"text": "unterminated`,
 	completion: func(model string, msg llm.Message, truncated bool, in, out int) (any, error) {
-		finish := "STOP"
-		if truncated {
-			finish = "MAX_TOKENS"
-		}
-		return geminiCompletion(model, msg, finish, in, out)
+		return geminiCompletion(model, msg, finishOf(msg, truncated, "STOP", "MAX_TOKENS", "STOP"), in, out)
 	},
 }
 
@@ -249,20 +245,25 @@ func geminiCompletion(model string, msg llm.Message, finish string, in, out int)
 	}, nil
 }
 
-// geminiStatus names an HTTP status as Google's APIs do.
-func geminiStatus(code int) string {
-	switch code {
-	case http.StatusBadRequest:
-		return "INVALID_ARGUMENT"
-	case http.StatusNotFound:
-		return "NOT_FOUND"
-	case http.StatusTooManyRequests:
-		return "RESOURCE_EXHAUSTED"
-	}
-	return "INTERNAL"
+// geminiStatuses name HTTP statuses as Google's APIs do; others are INTERNAL.
+var geminiStatuses = map[int]string{
+	http.StatusBadRequest: "INVALID_ARGUMENT", http.StatusNotFound: "NOT_FOUND", http.StatusTooManyRequests: "RESOURCE_EXHAUSTED",
 }
 
 func writeGeminiError(w http.ResponseWriter, status int, msg string, lat time.Duration) {
-	w.Header().Set(cassette.LatencyHeader, lat.String())
-	writeJSON(w, status, map[string]any{"error": map[string]any{"code": status, "message": msg, "status": geminiStatus(status)}})
+	writeErrorBody(w, status, lat, map[string]any{"error": map[string]any{
+		"code": status, "message": msg, "status": statusName(status, geminiStatuses, "INTERNAL")}})
+}
+
+// DecodeGemini reads a generateContent request body to the given path.
+func DecodeGemini(path string, body []byte) (Request, error) {
+	model, ok := geminiModel(path)
+	if !ok {
+		return Request{}, fmt.Errorf("%s is not a …/models/<model>:generateContent path", path)
+	}
+	var gr geminiRequest
+	if err := json.Unmarshal(body, &gr); err != nil {
+		return Request{}, err
+	}
+	return convertGemini(model, gr)
 }

@@ -97,13 +97,12 @@ func (h *headerRecorder) last() http.Header {
 	return h.header
 }
 
-// geminiPost sends body to srv at path and returns the answer.
-func geminiPost(srv *standin.Server, method, path, body string) (*http.Response, []byte) {
+// wirePost sends a JSON body to srv at path and returns the answer.
+func wirePost(srv *standin.Server, method, path, body string) (*http.Response, []byte) {
 	GinkgoHelper()
 	req, err := http.NewRequest(method, srv.URL()+path, strings.NewReader(body))
 	Expect(err).NotTo(HaveOccurred())
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("x-goog-api-key", "test-key")
 	resp, err := http.DefaultClient.Do(req)
 	Expect(err).NotTo(HaveOccurred())
 	defer resp.Body.Close()
@@ -134,43 +133,11 @@ var _ = Describe("the Gemini wire format", func() {
 		model = geminiClient(srv, http.DefaultClient)
 	})
 
-	It("round-trips text with a system instruction and a history", func() {
-		req := echoRequest(
-			llm.Message{Role: llm.RoleUser, Content: "hello"},
-			llm.Message{Role: llm.RoleAssistant, Content: "hi"},
-			llm.Message{Role: llm.RoleUser, Content: "again"})
-		req.MaxTokens = 64
-		resp := chat(model, req)
-		Expect(resp.Model).To(Equal("gemini-2.5-flash"))
-		Expect(resp.FinishReason).To(Equal("STOP"))
-		Expect(resp.Message.Role).To(Equal(llm.RoleAssistant))
-		Expect(resp.Message.ToolCalls).To(BeEmpty())
-
-		r := seen(resp)
-		Expect(r.Model).To(Equal("gemini-2.5-flash"))
-		Expect(r.MaxTokens).To(Equal(64))
-		Expect(r.Messages).To(Equal(req.Messages))
-		Expect(r.System()).To(Equal(echoPrompt))
-		Expect(r.Tools).To(BeEmpty())
-	})
-
 	It("passes JSON mode to the policy", func() {
 		req := echoRequest(llm.Message{Role: llm.RoleUser, Content: "hello"})
 		Expect(seen(chat(model, req)).JSON).To(BeFalse())
 		req.JSON = true
 		Expect(seen(chat(model, req)).JSON).To(BeTrue())
-	})
-
-	It("passes tools with their JSON Schema to the policy", func() {
-		req := echoRequest(llm.Message{Role: llm.RoleUser, Content: "which tools?"})
-		req.Tools = sstTools()
-		tools := seen(chat(model, req)).Tools
-		Expect(tools).To(HaveLen(2))
-		for i, t := range tools {
-			Expect(t.Name).To(Equal(req.Tools[i].Name))
-			Expect(t.Description).To(Equal(req.Tools[i].Description))
-			Expect(string(t.Parameters)).To(MatchJSON(req.Tools[i].Parameters))
-		}
 	})
 
 	It("returns a tool call as an llm.ToolCall with its name and arguments", func() {
@@ -211,24 +178,6 @@ var _ = Describe("the Gemini wire format", func() {
 		Expect(result.Content).To(MatchJSON(`{"sst": 26.4, "unit": "°C"}`))
 	})
 
-	It("reports usage counted as the OpenAI path counts it", func() {
-		req := echoRequest(llm.Message{Role: llm.RoleUser, Content: "how many tokens is this?"})
-		req.Tools = sstTools()
-		resp := chat(model, req)
-		Expect(resp.Usage.InputTokens).To(BeNumerically(">", 0))
-		Expect(resp.Usage.OutputTokens).To(BeNumerically(">", 0))
-		Expect(resp.Usage.InputTokens).To(Equal(chat(client(srv), req).Usage.InputTokens))
-	})
-
-	It("carries the modelled latency of the usage it reported", func() {
-		rec := &headerRecorder{}
-		tr := &http.Client{Transport: rec}
-		resp := chat(geminiClient(srv, tr), echoRequest(llm.Message{Role: llm.RoleUser, Content: "hello"}))
-		want := standin.DefaultLatency().Of(resp.Usage.InputTokens, resp.Usage.OutputTokens)
-		Expect(rec.last().Get(cassette.LatencyHeader)).To(Equal(want.String()))
-		Expect(rec.last().Values("Date")).To(BeEmpty())
-	})
-
 	It("refuses an unknown system prompt with a 400 naming harness/standin", func() {
 		_, err := model.Chat(context.Background(), llm.Request{Messages: []llm.Message{
 			{Role: llm.RoleSystem, Content: "You are a pirate."}, {Role: llm.RoleUser, Content: "Ahoy"}}})
@@ -251,7 +200,7 @@ var _ = Describe("the Gemini wire format", func() {
 			Expect(errors.As(err, &se)).To(BeTrue(), "got %v", err)
 			Expect(se.Code).To(Equal(http.StatusTooManyRequests))
 
-			resp, body := geminiPost(srv, http.MethodPost, generateContent, `{"systemInstruction":{"parts":[{"text":"`+echoPrompt+`"}]},"contents":[{"role":"user","parts":[{"text":"hi"}]}]}`)
+			resp, body := wirePost(srv, http.MethodPost, generateContent, `{"systemInstruction":{"parts":[{"text":"`+echoPrompt+`"}]},"contents":[{"role":"user","parts":[{"text":"hi"}]}]}`)
 			Expect(resp.StatusCode).To(Equal(http.StatusTooManyRequests))
 			Expect(resp.Header.Get("Retry-After")).NotTo(BeEmpty())
 			Expect(resp.Header.Get(cassette.LatencyHeader)).NotTo(BeEmpty())
@@ -269,25 +218,11 @@ var _ = Describe("the Gemini wire format", func() {
 			Expect(se.Code).To(Equal(http.StatusInternalServerError))
 		})
 
-		It("sends a body that does not parse for the malformed fault", func() {
-			_, err := geminiClient(faulty(standin.FaultMalformed), http.DefaultClient).Chat(context.Background(), hello)
-			Expect(err).To(HaveOccurred())
-			var se *llm.StatusError
-			Expect(errors.As(err, &se)).To(BeFalse())
-		})
-
-		It("cuts the answer off for the truncated fault", func() {
-			resp := chat(geminiClient(faulty(standin.FaultTruncated), http.DefaultClient), hello)
-			Expect(resp.FinishReason).To(Equal("MAX_TOKENS"))
-			Expect(resp.Usage.OutputTokens).To(Equal(4))
-			var v any
-			Expect(json.Unmarshal([]byte(resp.Message.Content), &v)).NotTo(Succeed())
-		})
 	})
 
 	Describe("on the wire", func() {
 		It("answers in generateContent's shape", func() {
-			resp, body := geminiPost(srv, http.MethodPost, generateContent, `{
+			resp, body := wirePost(srv, http.MethodPost, generateContent, `{
 				"systemInstruction": {"role": "user", "parts": [{"text": "`+echoPrompt+`"}]},
 				"contents": [{"role": "user", "parts": [{"text": "call get_sst"}]}],
 				"tools": [{"functionDeclarations": [{"name": "get_sst", "description": "SST at a point.",
@@ -312,7 +247,7 @@ var _ = Describe("the Gemini wire format", func() {
 		})
 
 		It("reads parameters, whole function responses and mixed user turns", func() {
-			resp, body := geminiPost(srv, http.MethodPost, generateContent, `{
+			resp, body := wirePost(srv, http.MethodPost, generateContent, `{
 				"systemInstruction": {"parts": [{"text": "`+echoPrompt+`"}]},
 				"contents": [
 					{"role": "user", "parts": [{"text": "call get_sst"}]},
@@ -342,7 +277,7 @@ var _ = Describe("the Gemini wire format", func() {
 		})
 
 		It("refuses a function response that answers no call", func() {
-			resp, body := geminiPost(srv, http.MethodPost, generateContent, `{
+			resp, body := wirePost(srv, http.MethodPost, generateContent, `{
 				"systemInstruction": {"parts": [{"text": "`+echoPrompt+`"}]},
 				"contents": [{"role": "user", "parts": [{"functionResponse": {"name": "get_sst", "response": {"result": 1}}}]}]}`)
 			Expect(resp.StatusCode).To(Equal(http.StatusBadRequest))
@@ -354,7 +289,7 @@ var _ = Describe("the Gemini wire format", func() {
 
 		DescribeTable("answers 404 for what is not POST …/models/<model>:generateContent",
 			func(method, path string) {
-				resp, body := geminiPost(srv, method, path, `{"contents": []}`)
+				resp, body := wirePost(srv, method, path, `{"contents": []}`)
 				Expect(resp.StatusCode).To(Equal(http.StatusNotFound), "body %s", body)
 			},
 			Entry("another method of the model", http.MethodPost, "/v1beta/models/gemini-2.5-flash:countTokens"),
@@ -364,22 +299,4 @@ var _ = Describe("the Gemini wire format", func() {
 			Entry("no model", http.MethodPost, "/v1beta/models/:generateContent"),
 		)
 	})
-
-	DescribeTable("the ODBchat router policy answers through Gemini as through OpenAI",
-		func(query string) {
-			srv := startStandin(standin.Options{})
-			req := routerRequest(query, true)
-			viaOpenAI := chat(client(srv), req)
-			viaGemini := chat(geminiClient(srv, http.DefaultClient), req)
-			var p plan
-			Expect(json.Unmarshal([]byte(viaGemini.Message.Content), &p)).To(Succeed(), "router output %q", viaGemini.Message.Content)
-			Expect(p.Decision).NotTo(BeEmpty())
-			Expect(viaGemini.Message.Content).To(Equal(viaOpenAI.Message.Content))
-			Expect(viaGemini.Usage).To(Equal(viaOpenAI.Usage))
-		},
-		Entry("a region today", "現在台灣周遭海溫多少？"),
-		Entry("a coordinate follow-up", "花蓮外海 121.7E,24.0N 今天呢？"),
-		Entry("a definition", "GHRSST 是什麼？"),
-		Entry("a program", "寫一個 python 程式把海溫轉 CSV"),
-	)
 })

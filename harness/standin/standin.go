@@ -1,5 +1,6 @@
 // Package standin is a deterministic stand-in model: a loopback server that
-// speaks the OpenAI Chat Completions and embeddings wire formats, answers from the request
+// speaks the OpenAI Chat Completions and embeddings, Gemini generateContent
+// and Anthropic Messages wire formats, answers from the request
 // alone through per-agent policies, models latency, reports usage, and can
 // inject faults at a seeded rate.
 //
@@ -19,7 +20,6 @@ package standin
 
 import (
 	"encoding/json"
-	"fmt"
 	"io"
 	"math/rand"
 	"net"
@@ -198,38 +198,8 @@ func (s *Server) Close() error {
 	return s.srv.Close()
 }
 
-// wireRequest is the part of a Chat Completions request the stand-in reads.
-type wireRequest struct {
-	Model    string `json:"model"`
-	Messages []struct {
-		Role       string `json:"role"`
-		Content    any    `json:"content"`
-		ToolCallID string `json:"tool_call_id"`
-		ToolCalls  []struct {
-			ID       string `json:"id"`
-			Function struct {
-				Name      string `json:"name"`
-				Arguments string `json:"arguments"`
-			} `json:"function"`
-		} `json:"tool_calls"`
-	} `json:"messages"`
-	Tools []struct {
-		Function struct {
-			Name        string          `json:"name"`
-			Description string          `json:"description"`
-			Parameters  json.RawMessage `json:"parameters"`
-		} `json:"function"`
-	} `json:"tools"`
-	MaxTokens      int `json:"max_tokens"`
-	ResponseFormat *struct {
-		Type       string `json:"type"`
-		JSONSchema *struct {
-			Schema json.RawMessage `json:"schema"`
-		} `json:"json_schema"`
-	} `json:"response_format"`
-}
-
-// ServeHTTP implements http.Handler for POST …/chat/completions.
+// ServeHTTP implements http.Handler for POST …/chat/completions,
+// …/embeddings, …/models/<model>:generateContent and …/v1/messages.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// No Date header: recordings must not change with the wall clock.
 	w.Header()["Date"] = nil
@@ -239,6 +209,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, ":generateContent") {
 		s.serveGemini(w, r)
+		return
+	}
+	if strings.HasSuffix(r.URL.Path, "/v1/messages") || strings.Contains(r.URL.Path, "/v1/messages/") {
+		if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/v1/messages") {
+			writeAnthropicError(w, http.StatusNotFound, "the stand-in serves POST …/v1/messages only", 0)
+			return
+		}
+		s.serveAnthropic(w, r)
 		return
 	}
 	if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/chat/completions") {
@@ -256,31 +234,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.respond(w, openAIDialect, convert(wr), sampleOf(r), r.Header.Get(cassette.FaultHeader))
-}
-
-// dialect is what differs between the wire formats the stand-in speaks.
-type dialect struct {
-	writeError func(w http.ResponseWriter, status int, msg string, lat time.Duration)
-	// malformed is a 200 body cut off in the middle of its JSON.
-	malformed string
-	// completion is the response body carrying msg; truncated when the
-	// answer was cut at the token limit.
-	completion func(model string, msg llm.Message, truncated bool, in, out int) (any, error)
-}
-
-var openAIDialect = dialect{
-	writeError: writeError,
-	malformed:  `{"id": "chatcmpl-standin", "choices": [{"message": {"role": "assistant", "content": "unterminated`,
-	completion: func(model string, msg llm.Message, truncated bool, in, out int) (any, error) {
-		finish := "stop"
-		switch {
-		case truncated:
-			finish = "length"
-		case len(msg.ToolCalls) > 0:
-			finish = "tool_calls"
-		}
-		return completion(model, msg, finish, in, out), nil
-	},
 }
 
 // respond answers req in dialect d: the fault it asks for (in FaultHeader
@@ -399,102 +352,4 @@ func (s *Server) writeFault(w http.ResponseWriter, d dialect, fault string, r Re
 		w.Header().Set(cassette.LatencyHeader, s.opts.Latency.Of(in, 4).String())
 		writeJSON(w, http.StatusOK, resp)
 	}
-}
-
-func convert(wr wireRequest) Request {
-	r := Request{Model: wr.Model, MaxTokens: wr.MaxTokens}
-	if rf := wr.ResponseFormat; rf != nil {
-		r.JSON = rf.Type == "json_object" || rf.Type == "json_schema"
-		if rf.JSONSchema != nil {
-			r.Schema = rf.JSONSchema.Schema
-		}
-	}
-	for _, m := range wr.Messages {
-		msg := llm.Message{Role: m.Role, Content: contentText(m.Content), ToolCallID: m.ToolCallID}
-		for _, tc := range m.ToolCalls {
-			msg.ToolCalls = append(msg.ToolCalls, llm.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: json.RawMessage(tc.Function.Arguments)})
-		}
-		r.Messages = append(r.Messages, msg)
-	}
-	for _, t := range wr.Tools {
-		r.Tools = append(r.Tools, llm.Tool{Name: t.Function.Name, Description: t.Function.Description, Parameters: t.Function.Parameters})
-	}
-	return r
-}
-
-// contentText flattens string or [{type:text,text}] content.
-func contentText(c any) string {
-	switch v := c.(type) {
-	case string:
-		return v
-	case []any:
-		var b strings.Builder
-		for _, p := range v {
-			if m, ok := p.(map[string]any); ok {
-				if t, ok := m["text"].(string); ok {
-					b.WriteString(t)
-				}
-			}
-		}
-		return b.String()
-	}
-	return ""
-}
-
-func completion(model string, msg llm.Message, finish string, in, out int) map[string]any {
-	m := map[string]any{"role": "assistant", "content": msg.Content}
-	if len(msg.ToolCalls) > 0 {
-		var calls []map[string]any
-		for _, tc := range msg.ToolCalls {
-			calls = append(calls, map[string]any{
-				"id": tc.ID, "type": "function",
-				"function": map[string]any{"name": tc.Name, "arguments": string(tc.Arguments)},
-			})
-		}
-		m["tool_calls"] = calls
-	}
-	return map[string]any{
-		"id":      "chatcmpl-standin",
-		"object":  "chat.completion",
-		"created": 0,
-		"model":   model,
-		"choices": []any{map[string]any{"index": 0, "message": m, "finish_reason": finish}},
-		"usage":   map[string]any{"prompt_tokens": in, "completion_tokens": out, "total_tokens": in + out},
-	}
-}
-
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.Encode(v)
-}
-
-func writeError(w http.ResponseWriter, status int, msg string, lat time.Duration) {
-	w.Header().Set(cassette.LatencyHeader, lat.String())
-	writeJSON(w, status, map[string]any{"error": map[string]any{"message": msg, "type": "standin_error", "code": fmt.Sprint(status)}})
-}
-
-// DecodeChat reads a Chat Completions request body as the stand-in does:
-// the same reading harness scores an outside agent's model calls with.
-func DecodeChat(body []byte) (Request, error) {
-	var wr wireRequest
-	if err := json.Unmarshal(body, &wr); err != nil {
-		return Request{}, err
-	}
-	return convert(wr), nil
-}
-
-// DecodeGemini reads a generateContent request body to the given path.
-func DecodeGemini(path string, body []byte) (Request, error) {
-	model, ok := geminiModel(path)
-	if !ok {
-		return Request{}, fmt.Errorf("%s is not a …/models/<model>:generateContent path", path)
-	}
-	var gr geminiRequest
-	if err := json.Unmarshal(body, &gr); err != nil {
-		return Request{}, err
-	}
-	return convertGemini(model, gr)
 }

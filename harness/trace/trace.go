@@ -78,9 +78,14 @@ type LLMCall struct {
 // Usage is provider-reported usage. Output includes the model's thinking;
 // Reasoning is that part, when the provider reports it.
 type Usage struct {
-	Input     int `json:"input"`
-	Output    int `json:"output"`
-	Reasoning int `json:"reasoning,omitempty"`
+	// Input is every input token, those read from or written to a prompt
+	// cache included; CacheRead and CacheWrite are those parts of it.
+	// Output includes the model's thinking; Reasoning is that part.
+	Input      int `json:"input"`
+	Output     int `json:"output"`
+	Reasoning  int `json:"reasoning,omitempty"`
+	CacheRead  int `json:"cache_read,omitempty"`
+	CacheWrite int `json:"cache_write,omitempty"`
 }
 
 // Call is a tool call the model asked for.
@@ -223,8 +228,12 @@ type Metrics struct {
 	// the calls that reported one.
 	ReportedInput  int `json:"reported_input"`
 	ReportedOutput int `json:"reported_output"`
-	RawTokens      int `json:"raw_tokens"`
-	ContextTokens  int `json:"context_tokens"`
+	// ReportedCacheRead and ReportedCacheWrite are the parts of
+	// ReportedInput the provider read from and wrote to its prompt cache.
+	ReportedCacheRead  int `json:"reported_cache_read,omitempty"`
+	ReportedCacheWrite int `json:"reported_cache_write,omitempty"`
+	RawTokens          int `json:"raw_tokens"`
+	ContextTokens      int `json:"context_tokens"`
 	// Faults counts the exchanges into which a stand-in injected a fault.
 	Faults  int             `json:"faults,omitempty"`
 	Latency time.Duration   `json:"latency_ns"`
@@ -280,6 +289,8 @@ func Measure(events []Event) Metrics {
 			if u := e.LLM.Reported; u != nil {
 				m.ReportedInput += u.Input
 				m.ReportedOutput += u.Output
+				m.ReportedCacheRead += u.CacheRead
+				m.ReportedCacheWrite += u.CacheWrite
 			}
 			if m.Roles == nil {
 				m.Roles = map[string]Role{}

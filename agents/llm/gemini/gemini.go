@@ -81,9 +81,10 @@ func (c *Client) Chat(ctx context.Context, req llm.Request) (llm.Response, error
 		Model:        out.ModelVersion,
 	}
 	if u := out.UsageMetadata; u != nil {
-		// Gemini counts thinking beside the candidates' tokens.
+		// promptTokenCount includes the cached content's tokens; Gemini
+		// counts thinking beside the candidates' tokens.
 		resp.Usage = llm.Usage{InputTokens: int(u.PromptTokenCount), OutputTokens: int(u.CandidatesTokenCount + u.ThoughtsTokenCount),
-			ReasoningTokens: int(u.ThoughtsTokenCount)}
+			ReasoningTokens: int(u.ThoughtsTokenCount), CacheReadTokens: int(u.CachedContentTokenCount)}
 	}
 	return resp, nil
 }

@@ -247,6 +247,14 @@ var _ = Describe("Client", func() {
 		Expect(resp.Usage).To(Equal(llm.Usage{InputTokens: 9, OutputTokens: 44, ReasoningTokens: 40}), "thinking is output, counted beside the candidates")
 	})
 
+	It("reports cached content tokens as the cache-read part of the input, which includes them", func() {
+		srv := newServer(http.StatusOK, `{"candidates": [{"content": {"parts": [{"text": "ok"}], "role": "model"}, "finishReason": "STOP", "index": 0}],
+			"usageMetadata": {"promptTokenCount": 2006, "candidatesTokenCount": 3, "totalTokenCount": 2009, "cachedContentTokenCount": 1920}}`)
+		resp, err := newClient(srv, "gemini-2.5-flash").Chat(ctx, conversation)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(resp.Usage).To(Equal(llm.Usage{InputTokens: 2006, OutputTokens: 3, CacheReadTokens: 1920}))
+	})
+
 	DescribeTable("reports an answer without content as ErrNoContent",
 		func(reply string) {
 			srv := newServer(http.StatusOK, reply)

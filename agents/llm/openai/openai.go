@@ -73,9 +73,10 @@ func (c *Client) Chat(ctx context.Context, req llm.Request) (llm.Response, error
 		FinishReason: choice.FinishReason,
 		Model:        out.Model,
 		Usage: llm.Usage{
-			InputTokens:     int(out.Usage.PromptTokens),
+			InputTokens:     int(out.Usage.PromptTokens), // cached tokens included
 			OutputTokens:    int(out.Usage.CompletionTokens),
 			ReasoningTokens: int(out.Usage.CompletionTokensDetails.ReasoningTokens),
+			CacheReadTokens: int(out.Usage.PromptTokensDetails.CachedTokens),
 		},
 	}, nil
 }

@@ -232,6 +232,16 @@ var _ = Describe("Client", func() {
 		Expect(resp.FinishReason).To(Equal("tool_calls"))
 	})
 
+	It("reports cached prompt tokens as the cache-read part of the input, which includes them", func() {
+		srv := newServer(http.StatusOK, `{"id":"x","object":"chat.completion","created":1,"model":"m",
+			"choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":"ok"}}],
+			"usage":{"prompt_tokens":2006,"completion_tokens":3,"total_tokens":2009,"prompt_tokens_details":{"cached_tokens":1920}}}`)
+		c := openai.New(srv.URL+"/v1", "gpt-4o-mini", "k", srv.Client())
+		resp, err := c.Chat(ctx, conversation)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(resp.Usage).To(Equal(llm.Usage{InputTokens: 2006, OutputTokens: 3, CacheReadTokens: 1920}))
+	})
+
 	It("reports an answer without choices as ErrNoContent", func() {
 		srv := newServer(http.StatusOK, `{"id":"x","object":"chat.completion","created":1,"model":"m","choices":[],"usage":{"prompt_tokens":1,"completion_tokens":0,"total_tokens":1}}`)
 		c := openai.New(srv.URL+"/v1", "gpt-4o-mini", "k", srv.Client())

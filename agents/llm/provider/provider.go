@@ -5,8 +5,10 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/agentreplay/testbed/agents/llm"
+	"github.com/agentreplay/testbed/agents/llm/anthropic"
 	"github.com/agentreplay/testbed/agents/llm/gemini"
 	"github.com/agentreplay/testbed/agents/llm/openai"
 )
@@ -18,8 +20,10 @@ func New(ctx context.Context, ep llm.Endpoint, key string, hc *http.Client) (llm
 		return openai.New(ep.BaseURL, ep.Model, key, hc), nil
 	case llm.ProviderGemini:
 		return gemini.New(ctx, ep.BaseURL, ep.Model, key, hc)
+	case llm.ProviderAnthropic:
+		return anthropic.New(ep.BaseURL, ep.Model, key, hc)
 	}
-	return nil, fmt.Errorf("unknown model provider %q (want %s or %s)", ep.Provider, llm.ProviderOpenAI, llm.ProviderGemini)
+	return nil, fmt.Errorf("unknown model provider %q (want %s)", ep.Provider, strings.Join(llm.Providers(), ", "))
 }
 
 // NewEmbedder returns an embedder for ep that sends every request through hc.

@@ -1,0 +1,247 @@
+// Package anthropic adapts the Anthropic Messages API (POST /v1/messages) to
+// llm.Client, over the official SDK (github.com/anthropics/anthropic-sdk-go).
+// The key travels in the x-api-key header and the SDK sets anthropic-version;
+// SDK retries are off and nothing is read from the environment
+// (ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, profiles): the caller says
+// everything.
+//
+// How llm's chat maps to the wire:
+//
+//   - system messages become the request's system blocks;
+//   - an assistant message becomes text and tool_use blocks; tool messages
+//     become tool_result blocks (is_error from Message.IsError), and the
+//     tool results and user text between two assistant turns go back as
+//     one user message, as the API wants the results of parallel tool use;
+//   - tools send their JSON Schema as input_schema;
+//   - max_tokens, which the API requires, is Request.MaxTokens or
+//     DefaultMaxTokens;
+//   - Request.JSON is not sent: the Messages API has no JSON-object mode,
+//     so the prompt must ask for JSON;
+//   - stop reasons map to llm's finish reasons (end_turn and stop_sequence
+//     to FinishStop, max_tokens to FinishLength, tool_use to
+//     FinishToolCalls; others pass through);
+//   - usage: Anthropic's input_tokens leaves out cached tokens, so
+//     Usage.InputTokens is input_tokens + cache_read_input_tokens +
+//     cache_creation_input_tokens, with the two cache parts beside it.
+//
+// It does not stream; a streamed call is another adapter's job.
+package anthropic
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+
+	sdk "github.com/anthropics/anthropic-sdk-go"
+	"github.com/anthropics/anthropic-sdk-go/option"
+
+	"github.com/agentreplay/testbed/agents/anyjson"
+	"github.com/agentreplay/testbed/agents/llm"
+)
+
+// BaseURL is the Anthropic API's base URL, the default of an anthropic
+// endpoint. The SDK appends /v1/messages.
+const BaseURL = "https://api.anthropic.com"
+
+// DefaultMaxTokens is the max_tokens sent when a request sets no limit:
+// the API requires one, and every current Claude model allows this many.
+const DefaultMaxTokens = 4096
+
+// Client is an llm.Client for one Anthropic model.
+type Client struct {
+	sdk   sdk.Client
+	model string
+}
+
+// New returns a client for model at baseURL (empty for BaseURL), sending
+// every request through hc with key in x-api-key.
+func New(baseURL, model, key string, hc *http.Client) (*Client, error) {
+	if key == "" {
+		return nil, errors.New("anthropic: an API key is required (set it in the agent's key variable)")
+	}
+	if baseURL == "" {
+		baseURL = BaseURL
+	}
+	return &Client{
+		model: model,
+		sdk: sdk.NewClient(
+			option.WithoutEnvironmentDefaults(),
+			option.WithBaseURL(baseURL),
+			option.WithAPIKey(key),
+			option.WithHTTPClient(hc),
+			option.WithMaxRetries(0),
+		),
+	}, nil
+}
+
+// Chat implements llm.Client.
+func (c *Client) Chat(ctx context.Context, req llm.Request) (llm.Response, error) {
+	params, err := c.params(req)
+	if err != nil {
+		return llm.Response{}, err
+	}
+	out, err := c.sdk.Messages.New(ctx, params)
+	if err != nil {
+		var apiErr *sdk.Error
+		if errors.As(err, &apiErr) {
+			return llm.Response{}, &llm.StatusError{Code: apiErr.StatusCode, Body: apiErr.RawJSON()}
+		}
+		return llm.Response{}, err
+	}
+	return Response(out)
+}
+
+// Response maps a Messages response to llm.Response: text blocks joined,
+// tool_use blocks as tool calls, thinking left out; ErrNoContent when it
+// has no content blocks. The harness reads an outside agent's responses
+// with it too.
+func Response(out *sdk.Message) (llm.Response, error) {
+	if len(out.Content) == 0 {
+		return llm.Response{}, llm.ErrNoContent
+	}
+	msg := llm.Message{Role: llm.RoleAssistant}
+	for _, b := range out.Content {
+		switch b.Type {
+		case "text":
+			msg.Content += b.Text
+		case "tool_use":
+			msg.ToolCalls = append(msg.ToolCalls, llm.ToolCall{ID: b.ID, Name: b.Name, Arguments: b.Input})
+		}
+	}
+	return llm.Response{
+		Message:      msg,
+		FinishReason: FinishReason(string(out.StopReason)),
+		Model:        string(out.Model),
+		Usage:        usage(out.Usage),
+	}, nil
+}
+
+// FinishReason maps an Anthropic stop_reason to llm's finish reasons; one
+// without a counterpart passes through as it is.
+func FinishReason(stop string) string {
+	switch stop {
+	case "end_turn", "stop_sequence":
+		return llm.FinishStop
+	case "max_tokens":
+		return llm.FinishLength
+	case "tool_use":
+		return llm.FinishToolCalls
+	}
+	return stop
+}
+
+// usage adds the cache parts to input_tokens, which leaves them out.
+func usage(u sdk.Usage) llm.Usage {
+	read, write := int(u.CacheReadInputTokens), int(u.CacheCreationInputTokens)
+	return llm.Usage{
+		InputTokens:      int(u.InputTokens) + read + write,
+		OutputTokens:     int(u.OutputTokens),
+		CacheReadTokens:  read,
+		CacheWriteTokens: write,
+	}
+}
+
+func (c *Client) params(req llm.Request) (sdk.MessageNewParams, error) {
+	p := sdk.MessageNewParams{Model: sdk.Model(c.model), MaxTokens: DefaultMaxTokens}
+	if req.MaxTokens > 0 {
+		p.MaxTokens = int64(req.MaxTokens)
+	}
+	if req.Temperature != nil {
+		p.Temperature = sdk.Float(*req.Temperature)
+	}
+	for _, m := range req.Messages {
+		if m.Role == llm.RoleSystem {
+			p.System = append(p.System, sdk.TextBlockParam{Text: m.Content})
+			continue
+		}
+		blocks, err := blocks(m)
+		if err != nil {
+			return p, err
+		}
+		if len(blocks) == 0 {
+			continue // the API refuses empty turns and empty text blocks
+		}
+		role := sdk.MessageParamRoleUser
+		if m.Role == llm.RoleAssistant {
+			role = sdk.MessageParamRoleAssistant
+		}
+		if n := len(p.Messages); n > 0 && p.Messages[n-1].Role == role {
+			// Parallel tool results, and the user text after them, are one
+			// user message.
+			p.Messages[n-1].Content = append(p.Messages[n-1].Content, blocks...)
+			continue
+		}
+		p.Messages = append(p.Messages, sdk.MessageParam{Role: role, Content: blocks})
+	}
+	for _, t := range req.Tools {
+		tool, err := toolParam(t)
+		if err != nil {
+			return p, err
+		}
+		p.Tools = append(p.Tools, sdk.ToolUnionParam{OfTool: &tool})
+	}
+	return p, nil
+}
+
+// blocks are the content blocks of a user, assistant or tool message.
+func blocks(m llm.Message) ([]sdk.ContentBlockParamUnion, error) {
+	var out []sdk.ContentBlockParamUnion
+	switch m.Role {
+	case llm.RoleUser:
+		if m.Content != "" {
+			out = append(out, sdk.NewTextBlock(m.Content))
+		}
+	case llm.RoleTool:
+		res := sdk.NewToolResultBlock(m.ToolCallID, m.Content, m.IsError)
+		if m.Content == "" {
+			res.OfToolResult.Content = nil // the API refuses an empty text block
+		}
+		out = append(out, res)
+	case llm.RoleAssistant:
+		if m.Content != "" {
+			out = append(out, sdk.NewTextBlock(m.Content))
+		}
+		for _, tc := range m.ToolCalls {
+			args := tc.Arguments
+			if len(args) == 0 {
+				args = json.RawMessage(`{}`)
+			}
+			if _, err := anyjson.DecodeObject(args); err != nil {
+				return nil, fmt.Errorf("tool call %s: arguments are not a JSON object: %w", tc.Name, err)
+			}
+			out = append(out, sdk.NewToolUseBlock(tc.ID, args, tc.Name))
+		}
+	default:
+		return nil, fmt.Errorf("unknown message role %q", m.Role)
+	}
+	return out, nil
+}
+
+// toolParam sends t's JSON Schema as input_schema, every keyword kept.
+func toolParam(t llm.Tool) (sdk.ToolParam, error) {
+	schema, err := anyjson.DecodeObject(t.Parameters)
+	if err != nil {
+		return sdk.ToolParam{}, fmt.Errorf("tool %s: parameters are not a JSON object: %w", t.Name, err)
+	}
+	in := sdk.ToolInputSchemaParam{Properties: schema["properties"], ExtraFields: map[string]any{}}
+	for k, v := range schema {
+		switch k {
+		case "type", "properties":
+		case "required":
+			req, ok := anyjson.List(v, func(_ int, e any) (string, bool) { s, ok := e.(string); return s, ok })
+			if !ok {
+				return sdk.ToolParam{}, fmt.Errorf("tool %s: required is not a list of names", t.Name)
+			}
+			in.Required = req
+		default:
+			in.ExtraFields[k] = v
+		}
+	}
+	tp := sdk.ToolParam{Name: t.Name, InputSchema: in}
+	if t.Description != "" {
+		tp.Description = sdk.String(t.Description)
+	}
+	return tp, nil
+}

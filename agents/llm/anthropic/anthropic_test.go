@@ -1,0 +1,266 @@
+package anthropic_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/agentreplay/testbed/agents/llm"
+	"github.com/agentreplay/testbed/agents/llm/anthropic"
+	"github.com/agentreplay/testbed/agents/llm/llmtest"
+)
+
+const apiKey = "sk-ant-test-0123456789"
+
+// chatWith sends req to a server that answers status and reply, and returns
+// the server (for what it got) and the adapter's answer.
+func chatWith(status int, reply string, req llm.Request) (*llmtest.Server, llm.Response, error) {
+	GinkgoHelper()
+	srv := llmtest.NewServer(status, reply)
+	DeferCleanup(srv.Close)
+	c, err := anthropic.New(srv.URL, "claude-sonnet-4-5", apiKey, srv.Client())
+	Expect(err).NotTo(HaveOccurred())
+	resp, err := c.Chat(context.Background(), req)
+	return srv, resp, err
+}
+
+// sent is the only request body srv got, as JSON text by top-level key.
+func sent(srv *llmtest.Server) map[string]string {
+	GinkgoHelper()
+	_, body, err := srv.Only()
+	Expect(err).NotTo(HaveOccurred())
+	out := map[string]string{}
+	for k, v := range body {
+		b, err := json.Marshal(v)
+		Expect(err).NotTo(HaveOccurred())
+		out[k] = string(b)
+	}
+	return out
+}
+
+// reply is a Messages response with the given content blocks, stop reason
+// and usage.
+func reply(content, stop string, in, out, read, write int) string {
+	return fmt.Sprintf(`{
+  "id": "msg_01", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5-20250929",
+  "content": %s, "stop_reason": %q, "stop_sequence": null,
+  "usage": {"input_tokens": %d, "output_tokens": %d, "cache_read_input_tokens": %d, "cache_creation_input_tokens": %d}
+}`, content, stop, in, out, read, write)
+}
+
+var textReply = reply(`[{"type": "thinking", "thinking": "Weighing it…", "signature": "s"}, {"type": "text", "text": "It is "}, {"type": "text", "text": "26.4 °C."}]`, "end_turn", 57, 12, 0, 0)
+
+const sstSchema = `{"type":"object","properties":{"lon":{"type":"number"},"lat":{"type":"number"}},"required":["lon","lat"],"additionalProperties":false}`
+
+// conversation has every kind of message: a system prompt, parallel tool
+// use, a failed tool and user text after the results.
+var conversation = llm.Request{
+	Role: "assistant",
+	Messages: []llm.Message{
+		{Role: llm.RoleSystem, Content: "You answer questions about the ocean."},
+		{Role: llm.RoleUser, Content: "Sea temperature off Taiwan, and today's date?"},
+		{Role: llm.RoleAssistant, Content: "Let me look.", ToolCalls: []llm.ToolCall{
+			{ID: "toolu_1", Name: "get_sst", Arguments: json.RawMessage(`{"lon":121,"lat":23}`)},
+			{ID: "toolu_2", Name: "get_date", Arguments: json.RawMessage(`{}`)},
+		}},
+		{Role: llm.RoleTool, ToolCallID: "toolu_1", Name: "get_sst", Content: `{"sst":26.4}`},
+		{Role: llm.RoleTool, ToolCallID: "toolu_2", Name: "get_date", Content: "clock unavailable", IsError: true},
+		{Role: llm.RoleUser, Content: "Answer in one line."},
+	},
+	Tools: []llm.Tool{{
+		Name:        "get_sst",
+		Description: "Sea surface temperature at a point.",
+		Parameters:  json.RawMessage(sstSchema),
+	}},
+	Temperature: llm.Float(0.5),
+	MaxTokens:   256,
+}
+
+var _ = Describe("New", func() {
+	It("requires an API key", func() {
+		c, err := anthropic.New("http://127.0.0.1:1", "claude-sonnet-4-5", "", http.DefaultClient)
+		Expect(err).To(MatchError(ContainSubstring("API key is required")))
+		Expect(c).To(BeNil())
+	})
+})
+
+var _ = Describe("Client", func() {
+	It("posts to /v1/messages with the key in x-api-key and the API version", func() {
+		srv, _, err := chatWith(http.StatusOK, textReply, conversation)
+		Expect(err).NotTo(HaveOccurred())
+		r, _, err := srv.Only()
+		Expect(err).NotTo(HaveOccurred())
+		Expect(r.Method).To(Equal(http.MethodPost))
+		Expect(r.Path).To(Equal("/v1/messages"))
+		Expect(r.Header.Get("X-Api-Key")).To(Equal(apiKey))
+		Expect(r.Header.Get("Anthropic-Version")).To(Equal("2023-06-01"))
+		Expect(r.Header.Get("Authorization")).To(BeEmpty())
+		Expect(r.Header.Get("X-Stainless-Retry-Count")).To(Equal("0"))
+	})
+
+	It("takes nothing from the environment", func() {
+		GinkgoT().Setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:1")
+		GinkgoT().Setenv("ANTHROPIC_AUTH_TOKEN", "from-the-environment")
+		GinkgoT().Setenv("ANTHROPIC_CUSTOM_HEADERS", "X-From-Env: yes")
+		srv, _, err := chatWith(http.StatusOK, textReply, conversation)
+		Expect(err).NotTo(HaveOccurred())
+		r, _, err := srv.Only()
+		Expect(err).NotTo(HaveOccurred())
+		Expect(r.Header.Get("Authorization")).To(BeEmpty())
+		Expect(r.Header.Get("X-From-Env")).To(BeEmpty())
+	})
+
+	It("sends the system prompt, the parallel tool results in one user message, is_error and the tools' input_schema", func() {
+		srv, _, err := chatWith(http.StatusOK, textReply, conversation)
+		Expect(err).NotTo(HaveOccurred())
+		body := sent(srv)
+		Expect(body["model"]).To(Equal(`"claude-sonnet-4-5"`))
+		Expect(body["max_tokens"]).To(Equal("256"))
+		Expect(body["temperature"]).To(Equal("0.5"))
+		Expect(body["system"]).To(MatchJSON(`[{"type": "text", "text": "You answer questions about the ocean."}]`))
+		Expect(body["messages"]).To(MatchJSON(`[
+			{"role": "user", "content": [{"type": "text", "text": "Sea temperature off Taiwan, and today's date?"}]},
+			{"role": "assistant", "content": [
+				{"type": "text", "text": "Let me look."},
+				{"type": "tool_use", "id": "toolu_1", "name": "get_sst", "input": {"lon": 121, "lat": 23}},
+				{"type": "tool_use", "id": "toolu_2", "name": "get_date", "input": {}}]},
+			{"role": "user", "content": [
+				{"type": "tool_result", "tool_use_id": "toolu_1", "content": [{"type": "text", "text": "{\"sst\":26.4}"}], "is_error": false},
+				{"type": "tool_result", "tool_use_id": "toolu_2", "content": [{"type": "text", "text": "clock unavailable"}], "is_error": true},
+				{"type": "text", "text": "Answer in one line."}]}
+		]`))
+		Expect(body["tools"]).To(MatchJSON(`[{"name": "get_sst", "description": "Sea surface temperature at a point.",
+			"input_schema": ` + sstSchema + `}]`))
+		Expect(body).NotTo(HaveKey("stream"))
+	})
+
+	It("sends an empty tool result without content, as the API refuses empty text blocks", func() {
+		srv, _, err := chatWith(http.StatusOK, textReply, llm.Request{Messages: []llm.Message{
+			{Role: llm.RoleUser, Content: "hi"},
+			{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "toolu_1", Name: "ping", Arguments: json.RawMessage(`{}`)}}},
+			{Role: llm.RoleTool, ToolCallID: "toolu_1", Name: "ping"},
+		}})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(sent(srv)["messages"]).To(MatchJSON(`[
+			{"role": "user", "content": [{"type": "text", "text": "hi"}]},
+			{"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "ping", "input": {}}]},
+			{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "is_error": false}]}
+		]`))
+	})
+
+	It("sends the default max_tokens, which the API requires, and leaves out what the request does not set", func() {
+		srv, _, err := chatWith(http.StatusOK, textReply, llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}, JSON: true})
+		Expect(err).NotTo(HaveOccurred())
+		body := sent(srv)
+		Expect(body["max_tokens"]).To(Equal(fmt.Sprint(anthropic.DefaultMaxTokens)))
+		Expect(body["messages"]).To(MatchJSON(`[{"role": "user", "content": [{"type": "text", "text": "hi"}]}]`))
+		Expect(body).To(HaveLen(3), "model, max_tokens and messages only: %v", body)
+	})
+
+	It("maps a text answer to llm.Response, joining text blocks and leaving out thinking", func() {
+		_, resp, err := chatWith(http.StatusOK, textReply, conversation)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(resp).To(Equal(llm.Response{
+			Message:      llm.Message{Role: llm.RoleAssistant, Content: "It is 26.4 °C."},
+			Usage:        llm.Usage{InputTokens: 57, OutputTokens: 12},
+			FinishReason: llm.FinishStop,
+			Model:        "claude-sonnet-4-5-20250929",
+		}))
+	})
+
+	It("maps parallel tool_use blocks to tool calls with their ids, names and inputs", func() {
+		toolReply := reply(`[{"type": "text", "text": "Checking."},
+			{"type": "tool_use", "id": "toolu_a", "name": "get_sst", "input": {"lon": 118, "lat": 20}},
+			{"type": "tool_use", "id": "toolu_b", "name": "get_date", "input": {}}]`, "tool_use", 120, 31, 0, 0)
+		_, resp, err := chatWith(http.StatusOK, toolReply, conversation)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(resp.FinishReason).To(Equal(llm.FinishToolCalls))
+		Expect(resp.Message.Content).To(Equal("Checking."))
+		Expect(resp.Message.ToolCalls).To(HaveLen(2))
+		a, b := resp.Message.ToolCalls[0], resp.Message.ToolCalls[1]
+		Expect([]string{a.ID, a.Name, b.ID, b.Name}).To(Equal([]string{"toolu_a", "get_sst", "toolu_b", "get_date"}))
+		Expect(a.Arguments).To(MatchJSON(`{"lon": 118, "lat": 20}`))
+		Expect(b.Arguments).To(MatchJSON(`{}`))
+	})
+
+	DescribeTable("maps stop reasons to llm's finish reasons",
+		func(stop, want string) {
+			Expect(anthropic.FinishReason(stop)).To(Equal(want))
+		},
+		Entry(nil, "end_turn", llm.FinishStop),
+		Entry(nil, "stop_sequence", llm.FinishStop),
+		Entry(nil, "max_tokens", llm.FinishLength),
+		Entry(nil, "tool_use", llm.FinishToolCalls),
+		Entry("one without a counterpart passes through", "refusal", "refusal"),
+	)
+
+	It("reports a max_tokens stop as FinishLength", func() {
+		_, resp, err := chatWith(http.StatusOK, reply(`[{"type": "text", "text": "{\"decision\": \"mc"}]`, "max_tokens", 40, 4, 0, 0), conversation)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(resp.FinishReason).To(Equal(llm.FinishLength))
+		Expect(resp.Message.Content).To(Equal(`{"decision": "mc`))
+	})
+
+	// Anthropic's input_tokens leaves out the tokens read from and written
+	// to the prompt cache; the total input is their sum.
+	DescribeTable("reports total input = input_tokens + cache read + cache creation, each part shown",
+		func(in, read, write int) {
+			_, resp, err := chatWith(http.StatusOK, reply(`[{"type": "text", "text": "ok"}]`, "end_turn", in, 7, read, write), conversation)
+			Expect(err).NotTo(HaveOccurred())
+			u := resp.Usage
+			Expect(u.InputTokens).To(Equal(in+read+write), "total input")
+			Expect(u.CacheReadTokens).To(Equal(read))
+			Expect(u.CacheWriteTokens).To(Equal(write))
+			Expect(u.InputTokens-u.CacheReadTokens-u.CacheWriteTokens).To(Equal(in), "the uncached part is input_tokens")
+			Expect(u.OutputTokens).To(Equal(7))
+		},
+		Entry("no cache", 57, 0, 0),
+		Entry("a cache write", 21, 0, 1800),
+		Entry("a cache read", 21, 1800, 0),
+		Entry("both", 9, 1200, 600),
+	)
+
+	It("reports an answer without content blocks as ErrNoContent", func() {
+		_, _, err := chatWith(http.StatusOK, reply(`[]`, "end_turn", 5, 1, 0, 0), conversation)
+		Expect(err).To(MatchError(llm.ErrNoContent))
+	})
+
+	DescribeTable("returns a non-2xx answer as *llm.StatusError after exactly one attempt",
+		func(code int, body, message string) {
+			srv, _, err := chatWith(code, body, conversation)
+			var se *llm.StatusError
+			Expect(errors.As(err, &se)).To(BeTrue(), "got %v", err)
+			Expect(se.Code).To(Equal(code))
+			Expect(se.Body).To(ContainSubstring(message))
+			Expect(srv.Requests()).To(HaveLen(1), "retries are off")
+		},
+		Entry("429 rate limit", http.StatusTooManyRequests,
+			`{"type": "error", "error": {"type": "rate_limit_error", "message": "Number of request tokens has exceeded your per-minute rate limit"}}`, "rate_limit_error"),
+		Entry("500 api error", http.StatusInternalServerError,
+			`{"type": "error", "error": {"type": "api_error", "message": "Internal server error"}}`, "api_error"),
+		Entry("529 overloaded", 529,
+			`{"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}`, "overloaded_error"),
+		Entry("400 invalid request", http.StatusBadRequest,
+			`{"type": "error", "error": {"type": "invalid_request_error", "message": "max_tokens: Field required"}}`, "max_tokens"),
+	)
+
+	DescribeTable("refuses a request it cannot send without calling the server",
+		func(req llm.Request, want string) {
+			srv, _, err := chatWith(http.StatusOK, textReply, req)
+			Expect(err).To(MatchError(ContainSubstring(want)))
+			Expect(srv.Requests()).To(BeEmpty())
+		},
+		Entry("tool call arguments that are not an object", llm.Request{Messages: []llm.Message{
+			{Role: llm.RoleUser, Content: "hi"},
+			{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "c", Name: "get_sst", Arguments: json.RawMessage(`[1]`)}}},
+		}}, "tool call get_sst"),
+		Entry("a tool whose parameters are not an object", llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}},
+			Tools: []llm.Tool{{Name: "get_sst", Parameters: json.RawMessage(`"number"`)}}}, "tool get_sst"),
+		Entry("an unknown role", llm.Request{Messages: []llm.Message{{Role: "narrator", Content: "hi"}}}, `unknown message role "narrator"`),
+	)
+})

@@ -1,0 +1,48 @@
+package provider_test
+
+import (
+	"context"
+	"net/http"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/agentreplay/testbed/agents/llm"
+	"github.com/agentreplay/testbed/agents/llm/anthropic"
+	"github.com/agentreplay/testbed/agents/llm/gemini"
+	"github.com/agentreplay/testbed/agents/llm/llmtest"
+	"github.com/agentreplay/testbed/agents/llm/openai"
+	"github.com/agentreplay/testbed/agents/llm/provider"
+)
+
+var _ = Describe("New", func() {
+	DescribeTable("builds the adapter of the endpoint's provider",
+		func(ep llm.Endpoint, want any) {
+			c, err := provider.New(context.Background(), ep, "key", http.DefaultClient)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(c).To(BeAssignableToTypeOf(want))
+		},
+		Entry("openai", llm.Endpoint{Provider: llm.ProviderOpenAI, BaseURL: "http://localhost:11434/v1", Model: "m"}, &openai.Client{}),
+		Entry("gemini", llm.Endpoint{Provider: llm.ProviderGemini, Model: "gemini-2.5-flash"}, &gemini.Client{}),
+		Entry("anthropic", llm.Endpoint{Provider: llm.ProviderAnthropic, BaseURL: anthropic.BaseURL, Model: "claude-haiku-4-5"}, &anthropic.Client{}),
+	)
+
+	It("sends an anthropic endpoint's calls to its base URL's /v1/messages", func() {
+		srv := llmtest.NewServer(http.StatusOK, `{"id": "msg_1", "type": "message", "role": "assistant", "model": "m",
+			"content": [{"type": "text", "text": "hi"}], "stop_reason": "end_turn", "usage": {"input_tokens": 3, "output_tokens": 1}}`)
+		DeferCleanup(srv.Close)
+		c, err := provider.New(context.Background(), llm.Endpoint{Provider: llm.ProviderAnthropic, BaseURL: srv.URL, Model: "m"}, "key", srv.Client())
+		Expect(err).NotTo(HaveOccurred())
+		resp, err := c.Chat(context.Background(), llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(resp.Message.Content).To(Equal("hi"))
+		r, _, err := srv.Only()
+		Expect(err).NotTo(HaveOccurred())
+		Expect(r.Path).To(Equal("/v1/messages"))
+	})
+
+	It("names the providers it knows when it does not know one", func() {
+		_, err := provider.New(context.Background(), llm.Endpoint{Provider: "mistral"}, "key", http.DefaultClient)
+		Expect(err).To(MatchError(`unknown model provider "mistral" (want openai, gemini, anthropic)`))
+	})
+})

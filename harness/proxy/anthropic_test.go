@@ -1,0 +1,158 @@
+package proxy_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	sdk "github.com/anthropics/anthropic-sdk-go"
+	"github.com/anthropics/anthropic-sdk-go/option"
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/agentreplay/testbed/agents/llm"
+	"github.com/agentreplay/testbed/harness/cassette"
+	"github.com/agentreplay/testbed/harness/proxy"
+	"github.com/agentreplay/testbed/harness/standin"
+)
+
+const logicalAnthropic = "https://api.anthropic.com"
+
+// urls is a session transport that answers 200 {} and keeps the URLs it
+// was asked for.
+type urls struct {
+	mu   sync.Mutex
+	seen []string
+}
+
+func (u *urls) RoundTrip(r *http.Request) (*http.Response, error) {
+	u.mu.Lock()
+	u.seen = append(u.seen, r.URL.String())
+	u.mu.Unlock()
+	return &http.Response{StatusCode: http.StatusOK, Header: http.Header{"Content-Type": {"application/json"}},
+		Body: io.NopCloser(strings.NewReader(`{}`)), Request: r}, nil
+}
+
+func (u *urls) Close() error { return nil }
+
+func (u *urls) last() string {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.seen[len(u.seen)-1]
+}
+
+var _ = Describe("the proxy's Anthropic route", func() {
+	var p *proxy.Proxy
+
+	BeforeEach(func() {
+		var err error
+		p, err = proxy.Start()
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(p.Close)
+	})
+
+	DescribeTable("routes each provider's paths to its logical base URL",
+		func(s proxy.Session, path, want string) {
+			tr := &urls{}
+			s.Transport = tr
+			id, base := p.Open(s)
+			DeferCleanup(p.End, id)
+			resp, err := http.Post(base+path, "application/json", strings.NewReader(`{}`))
+			Expect(err).NotTo(HaveOccurred())
+			resp.Body.Close()
+			Expect(resp.StatusCode).To(Equal(http.StatusOK))
+			Expect(tr.last()).To(Equal(want))
+		},
+		Entry("Anthropic Messages", proxy.Session{Model: logicalModel, Anthropic: logicalAnthropic}, "/v1/messages", logicalAnthropic+"/v1/messages"),
+		Entry("Anthropic token counting", proxy.Session{Anthropic: logicalAnthropic}, "/v1/messages/count_tokens", logicalAnthropic+"/v1/messages/count_tokens"),
+		Entry("OpenAI beside it", proxy.Session{Model: logicalModel, Anthropic: logicalAnthropic}, "/v1/chat/completions", logicalModel+"/chat/completions"),
+		Entry("Gemini beside it", proxy.Session{Gemini: "https://generativelanguage.googleapis.com", Anthropic: logicalAnthropic},
+			"/v1beta/models/m:generateContent", "https://generativelanguage.googleapis.com/v1beta/models/m:generateContent"),
+		Entry("/v1/messages without Anthropic stays OpenAI's", proxy.Session{Model: logicalModel}, "/v1/messages", logicalModel+"/messages"),
+	)
+
+	It("sets the session's base URL and the environment by the endpoint's provider", func() {
+		var s proxy.Session
+		s.SetModel(llm.Endpoint{Provider: llm.ProviderAnthropic, BaseURL: logicalAnthropic})
+		Expect(s).To(Equal(proxy.Session{Anthropic: logicalAnthropic}))
+		Expect(proxy.ModelEnv(llm.Endpoint{Provider: llm.ProviderAnthropic}, "http://127.0.0.1:1/s/x")).To(Equal(map[string]string{
+			"ANTHROPIC_BASE_URL": "http://127.0.0.1:1/s/x", "ANTHROPIC_API_KEY": cassette.PlaceholderKey}))
+	})
+
+	It("records the official SDK's calls under the logical URL, key redacted and version kept, then replays them", func() {
+		srv, err := standin.New(standin.Options{Policies: []standin.Policy{greeter{}}})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(srv.Start()).To(Succeed())
+		DeferCleanup(srv.Close)
+		path := filepath.Join(GinkgoT().TempDir(), "ac1.yaml")
+		session := func(mode cassette.Mode) (string, string) {
+			tr, err := cassette.Open(mode, path, cassette.Options{Real: to{mustURL(srv.URL())}, Provenance: cassette.Provenance{Model: "claude-haiku-4-5", StandIn: true}})
+			Expect(err).NotTo(HaveOccurred())
+			return p.Open(proxy.Session{Transport: tr, Anthropic: logicalAnthropic})
+		}
+		// An outside agent on the official SDK, with the base URL and key
+		// testbed gives it.
+		ask := func(base string) (*sdk.Message, error) {
+			c := sdk.NewClient(option.WithoutEnvironmentDefaults(), option.WithBaseURL(base), option.WithAPIKey("sk-ant-api03-live-key-0123456789abcdef"), option.WithMaxRetries(0))
+			return c.Messages.New(context.Background(), sdk.MessageNewParams{
+				Model: "claude-haiku-4-5", MaxTokens: 256,
+				System:   []sdk.TextBlockParam{{Text: greeterPrompt}},
+				Messages: []sdk.MessageParam{sdk.NewUserMessage(sdk.NewTextBlock("Ahoy"))},
+			})
+		}
+
+		id, base := session(cassette.ModeRecord)
+		recorded, err := ask(base)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(p.End(id)).To(Succeed())
+		Expect(recorded.Content[0].Text).To(Equal("You said: Ahoy"))
+		data := string(must(readFile(path)))
+		Expect(data).To(ContainSubstring("url: " + logicalAnthropic + "/v1/messages"))
+		Expect(data).NotTo(ContainSubstring("127.0.0.1"))
+		Expect(data).NotTo(ContainSubstring("live-key"))
+		Expect(data).To(MatchRegexp(`X-Api-Key:\s+- REDACTED`))
+		Expect(data).To(MatchRegexp(`Anthropic-Version:\s+- "?2023-06-01`))
+
+		id, base = session(cassette.ModeReplay)
+		replayed, err := ask(base)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(p.End(id)).To(Succeed())
+		Expect(replayed.RawJSON()).To(Equal(recorded.RawJSON()))
+
+		// A call the cassette lacks: the diagnosis in Anthropic's error shape.
+		id, base = session(cassette.ModeReplay)
+		c := sdk.NewClient(option.WithoutEnvironmentDefaults(), option.WithBaseURL(base), option.WithAPIKey("k"), option.WithMaxRetries(0))
+		_, err = c.Messages.New(context.Background(), sdk.MessageNewParams{Model: "claude-haiku-4-5", MaxTokens: 256,
+			Messages: []sdk.MessageParam{sdk.NewUserMessage(sdk.NewTextBlock("Something else"))}})
+		var apiErr *sdk.Error
+		Expect(errors.As(err, &apiErr)).To(BeTrue(), "%v", err)
+		Expect(apiErr.StatusCode).To(Equal(http.StatusNotImplemented))
+		var body struct {
+			Type  string
+			Error struct{ Type, Message string }
+		}
+		Expect(json.Unmarshal([]byte(apiErr.RawJSON()), &body)).To(Succeed())
+		Expect(body.Type).To(Equal("error"))
+		Expect(body.Error.Message).To(ContainSubstring("has no match for POST " + logicalAnthropic + "/v1/messages"))
+		var miss *cassette.MissError
+		Expect(errors.As(p.End(id), &miss)).To(BeTrue())
+	})
+})
+
+const greeterPrompt = "You are the proxy's greeter."
+
+// greeter is a stand-in policy that repeats what the user said.
+type greeter struct{}
+
+func (greeter) Name() string { return "greeter" }
+
+func (greeter) Accepts(r standin.Request) bool { return r.System() == greeterPrompt }
+
+func (greeter) Answer(r standin.Request) (llm.Message, error) {
+	return llm.Message{Role: llm.RoleAssistant, Content: "You said: " + r.LastUser()}, nil
+}

@@ -1,0 +1,260 @@
+package standin
+
+import (
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/big"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/agentreplay/testbed/agents/llm"
+	"github.com/agentreplay/testbed/harness/cassette"
+)
+
+// The Anthropic Messages wire format, from Anthropic's API reference. POST
+// …/v1/messages is decoded into the same Request the other paths build, so
+// a policy cannot tell them apart:
+//
+//   - system (a string or text blocks) becomes a system message;
+//   - a user message's text blocks become a user message and each
+//     tool_result block a tool message (its content a string or text
+//     blocks; is_error kept; the name that of the tool_use it answers), in
+//     the order of the blocks; an assistant message's text and tool_use
+//     blocks become one assistant message; thinking blocks are dropped;
+//   - tools take their schema from input_schema.
+//
+// The answer is a message of text and tool_use blocks with stop_reason
+// end_turn, tool_use or max_tokens, and every field the official SDK's
+// Message type has (null where the stand-in has nothing to say, as the API
+// sends). Its ids, msg_… and toolu_…, derive from a hash of the request and
+// its sample, so recordings are reproducible and every distinct request
+// gets its own. Usage, latency and faults are those of the other paths; the
+// stand-in has no prompt cache, so its cache counts are 0. Errors use
+// Anthropic's body {"type": "error", "error": {"type", "message"},
+// "request_id"} with the type its status documents. A request the stand-in
+// cannot serve gets a 400 invalid_request_error saying why, never an empty
+// success: stream: true (the stand-in does not stream), a missing
+// max_tokens (the API requires it), an unknown block type, a tool_result
+// that answers no tool_use. The API key and anthropic-version are ignored.
+
+// anthropicRequest is the part of a Messages request the stand-in reads.
+type anthropicRequest struct {
+	Model     string `json:"model"`
+	MaxTokens *int   `json:"max_tokens"`
+	Stream    bool   `json:"stream"`
+	System    any    `json:"system"` // a string or text blocks
+	Messages  []struct {
+		Role    string          `json:"role"`
+		Content json.RawMessage `json:"content"` // a string or blocks
+	} `json:"messages"`
+	Tools []struct {
+		Name        string          `json:"name"`
+		Description string          `json:"description"`
+		InputSchema json.RawMessage `json:"input_schema"`
+	} `json:"tools"`
+}
+
+// anthropicBlock is one content block of a request message.
+type anthropicBlock struct {
+	Type      string          `json:"type"`
+	Text      string          `json:"text"`
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Input     json.RawMessage `json:"input"`
+	ToolUseID string          `json:"tool_use_id"`
+	Content   any             `json:"content"` // tool_result: a string or text blocks
+	IsError   bool            `json:"is_error"`
+}
+
+// serveAnthropic answers POST …/v1/messages in the Anthropic wire format.
+func (s *Server) serveAnthropic(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		writeAnthropicError(w, http.StatusBadRequest, err.Error(), 0)
+		return
+	}
+	req, stream, err := decodeAnthropic(body)
+	switch {
+	case err != nil:
+		writeAnthropicError(w, http.StatusBadRequest, err.Error(), 0)
+		return
+	case stream:
+		writeAnthropicError(w, http.StatusBadRequest, "stream: the stand-in does not stream yet; send stream: false (or leave it out)", 0)
+		return
+	}
+	sample := sampleOf(r)
+	s.respond(w, anthropicDialect(body, sample), req, sample, r.Header.Get(cassette.FaultHeader))
+}
+
+// DecodeAnthropic reads a Messages request body as the stand-in does: the
+// same reading the harness scores an outside agent's model calls with.
+func DecodeAnthropic(body []byte) (Request, error) {
+	req, _, err := decodeAnthropic(body)
+	return req, err
+}
+
+func decodeAnthropic(body []byte) (Request, bool, error) {
+	var ar anthropicRequest
+	if err := json.Unmarshal(body, &ar); err != nil {
+		return Request{}, false, fmt.Errorf("request is not JSON: %w", err)
+	}
+	if ar.MaxTokens == nil {
+		return Request{}, ar.Stream, errors.New("max_tokens: Field required")
+	}
+	r := Request{Model: ar.Model, MaxTokens: *ar.MaxTokens}
+	if sys := contentText(ar.System); sys != "" {
+		r.Messages = append(r.Messages, llm.Message{Role: llm.RoleSystem, Content: sys})
+	}
+	names := map[string]string{} // tool_use id → tool name
+	for i, m := range ar.Messages {
+		blocks, err := anthropicBlocks(m.Content)
+		if err != nil {
+			return Request{}, ar.Stream, fmt.Errorf("messages.%d.content: %w", i, err)
+		}
+		msgs, err := anthropicMessages(m.Role, blocks, names)
+		if err != nil {
+			return Request{}, ar.Stream, fmt.Errorf("messages.%d: %w", i, err)
+		}
+		r.Messages = append(r.Messages, msgs...)
+	}
+	for _, t := range ar.Tools {
+		r.Tools = append(r.Tools, llm.Tool{Name: t.Name, Description: t.Description, Parameters: t.InputSchema})
+	}
+	return r, ar.Stream, nil
+}
+
+// anthropicBlocks reads content that is a string or a list of blocks.
+func anthropicBlocks(raw json.RawMessage) ([]anthropicBlock, error) {
+	var text string
+	if err := json.Unmarshal(raw, &text); err == nil {
+		return []anthropicBlock{{Type: "text", Text: text}}, nil
+	}
+	var blocks []anthropicBlock
+	if err := json.Unmarshal(raw, &blocks); err != nil {
+		return nil, errors.New("want a string or a list of content blocks")
+	}
+	return blocks, nil
+}
+
+// anthropicMessages turns one wire message into llm messages, learning the
+// names of the tools it calls into names.
+func anthropicMessages(role string, blocks []anthropicBlock, names map[string]string) ([]llm.Message, error) {
+	switch role {
+	case "assistant":
+		msg := llm.Message{Role: llm.RoleAssistant}
+		for _, b := range blocks {
+			switch b.Type {
+			case "text":
+				msg.Content += b.Text
+			case "tool_use":
+				args := b.Input
+				if len(args) == 0 || string(args) == "null" {
+					args = json.RawMessage(`{}`)
+				}
+				names[b.ID] = b.Name
+				msg.ToolCalls = append(msg.ToolCalls, llm.ToolCall{ID: b.ID, Name: b.Name, Arguments: args})
+			case "thinking", "redacted_thinking":
+			default:
+				return nil, fmt.Errorf("the stand-in reads text, tool_use and thinking blocks from the assistant, not %q", b.Type)
+			}
+		}
+		return []llm.Message{msg}, nil
+	case "user":
+		var out []llm.Message
+		var text strings.Builder
+		flush := func() {
+			if text.Len() > 0 {
+				out = append(out, llm.Message{Role: llm.RoleUser, Content: text.String()})
+				text.Reset()
+			}
+		}
+		for _, b := range blocks {
+			switch b.Type {
+			case "text":
+				text.WriteString(b.Text)
+			case "tool_result":
+				name, ok := names[b.ToolUseID]
+				if !ok {
+					return nil, fmt.Errorf("tool_result answers tool_use_id %q, which no earlier tool_use has", b.ToolUseID)
+				}
+				flush()
+				out = append(out, llm.Message{Role: llm.RoleTool, ToolCallID: b.ToolUseID, Name: name, Content: contentText(b.Content), IsError: b.IsError})
+			default:
+				return nil, fmt.Errorf("the stand-in reads text and tool_result blocks from the user, not %q", b.Type)
+			}
+		}
+		flush()
+		return out, nil
+	}
+	return nil, fmt.Errorf("role %q: want user or assistant", role)
+}
+
+// anthropicDialect answers a request whose body and sample are given, with
+// ids derived from them.
+func anthropicDialect(body []byte, sample int) dialect {
+	sum := sha256.Sum256(append(strconv.AppendInt(nil, int64(sample), 10), body...))
+	id := new(big.Int).SetBytes(sum[:15]).Text(62)
+	return dialect{
+		writeError: writeAnthropicError,
+		malformed:  `{"id": "msg_01` + id + `", "type": "message", "role": "assistant", "content": [{"type": "text", "text": "unterminated`,
+		completion: func(model string, msg llm.Message, truncated bool, in, out int) (any, error) {
+			return anthropicMessage(id, model, msg, finishOf(msg, truncated, "end_turn", "max_tokens", "tool_use"), in, out)
+		},
+	}
+}
+
+// anthropicMessage is a Messages response for msg. Tool call arguments must
+// be JSON objects: tool_use inputs are.
+func anthropicMessage(id, model string, msg llm.Message, stop string, in, out int) (map[string]any, error) {
+	content := []any{}
+	if msg.Content != "" || len(msg.ToolCalls) == 0 {
+		content = append(content, map[string]any{"type": "text", "text": msg.Content, "citations": nil})
+	}
+	for i, tc := range msg.ToolCalls {
+		var input map[string]any
+		if err := json.Unmarshal(tc.Arguments, &input); err != nil {
+			return nil, fmt.Errorf("tool call %s: arguments are not a JSON object: %w", tc.Name, err)
+		}
+		if input == nil {
+			input = map[string]any{}
+		}
+		content = append(content, map[string]any{
+			"type": "tool_use", "id": fmt.Sprintf("toolu_01%s%d", id, i+1), "name": tc.Name, "input": input,
+			"caller": map[string]any{"type": "direct"},
+		})
+	}
+	return map[string]any{
+		"id": "msg_01" + id, "type": "message", "role": "assistant", "model": model,
+		"content": content, "stop_reason": stop, "stop_sequence": nil, "stop_details": nil,
+		"container": nil, "diagnostics": nil,
+		"usage": map[string]any{
+			"input_tokens": in, "output_tokens": out,
+			"cache_creation_input_tokens": 0, "cache_read_input_tokens": 0,
+			"cache_creation":        map[string]any{"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 0},
+			"output_tokens_details": map[string]any{"thinking_tokens": 0},
+			"server_tool_use":       nil, "inference_geo": nil, "service_tier": "standard", "speed": "standard",
+		},
+	}, nil
+}
+
+// anthropicErrorTypes are the error types Anthropic's reference gives
+// HTTP statuses (503, the stand-in's "unavailable" fault, as its 529
+// overloaded); others are api_error.
+var anthropicErrorTypes = map[int]string{
+	http.StatusBadRequest: "invalid_request_error", http.StatusNotFound: "not_found_error",
+	http.StatusTooManyRequests: "rate_limit_error", http.StatusServiceUnavailable: "overloaded_error", 529: "overloaded_error",
+	http.StatusGatewayTimeout: "timeout_error",
+}
+
+func writeAnthropicError(w http.ResponseWriter, status int, msg string, lat time.Duration) {
+	writeErrorBody(w, status, lat, map[string]any{
+		"type":       "error",
+		"error":      map[string]any{"type": statusName(status, anthropicErrorTypes, "api_error"), "message": msg},
+		"request_id": nil,
+	})
+}

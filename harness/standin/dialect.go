@@ -1,0 +1,55 @@
+package standin
+
+import (
+	"encoding/json"
+	"net/http"
+	"time"
+
+	"github.com/agentreplay/testbed/agents/llm"
+	"github.com/agentreplay/testbed/harness/cassette"
+)
+
+// dialect is what differs between the wire formats the stand-in speaks.
+type dialect struct {
+	writeError func(w http.ResponseWriter, status int, msg string, lat time.Duration)
+	// malformed is a 200 body cut off in the middle of its JSON.
+	malformed string
+	// completion is the response body carrying msg; truncated when the
+	// answer was cut at the token limit.
+	completion func(model string, msg llm.Message, truncated bool, in, out int) (any, error)
+}
+
+// finishOf names why an answer ended, in a dialect's words for a whole
+// answer, one cut at the token limit and one that calls tools.
+func finishOf(msg llm.Message, truncated bool, stop, length, toolCalls string) string {
+	switch {
+	case truncated:
+		return length
+	case len(msg.ToolCalls) > 0:
+		return toolCalls
+	}
+	return stop
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.Encode(v)
+}
+
+// writeErrorBody answers status with a dialect's error body, carrying the
+// modelled latency lat.
+func writeErrorBody(w http.ResponseWriter, status int, lat time.Duration, body any) {
+	w.Header().Set(cassette.LatencyHeader, lat.String())
+	writeJSON(w, status, body)
+}
+
+// statusName names status as names says, else other.
+func statusName(status int, names map[int]string, other string) string {
+	if n, ok := names[status]; ok {
+		return n
+	}
+	return other
+}
