@@ -232,6 +232,16 @@ func (a *agent) Run(ctx context.Context, in agents.Input) (agents.Answer, error)
 	return ans, nil
 }
 
+// UpstreamVar is the variable that carries the base URL of the upstream
+// name: the one named in overrides (a suite's upstreams: {name: {env}}),
+// else <NAME>_BASE_URL.
+func UpstreamVar(name string, overrides map[string]string) string {
+	if k := overrides[name]; k != "" {
+		return k
+	}
+	return strings.ToUpper(strings.ReplaceAll(name, "-", "_")) + "_BASE_URL"
+}
+
 // environment is the program's: a few of the process's own variables (not
 // its keys), the suite's, then the session's base URLs.
 func (a *agent) environment(base string) ([]string, error) {
@@ -250,11 +260,7 @@ func (a *agent) environment(base string) ([]string, error) {
 		env["OPENAI_BASE_URL"], env["OPENAI_API_KEY"] = base+"/v1", cassette.PlaceholderKey
 	}
 	for name := range a.cfg.Upstreams {
-		k := a.spec.UpstreamEnv[name]
-		if k == "" {
-			k = strings.ToUpper(strings.ReplaceAll(name, "-", "_")) + "_BASE_URL"
-		}
-		env[k] = base + "/upstream/" + name
+		env[UpstreamVar(name, a.spec.UpstreamEnv)] = base + "/upstream/" + name
 	}
 	env["TESTBED_PROVIDER"], env["TESTBED_MODEL"], env["TESTBED_MODEL_URL"] = a.cfg.Endpoint.Provider, a.cfg.Endpoint.Model, a.cfg.Endpoint.BaseURL
 	env["TESTBED_NOW"] = a.cfg.Clock().Format(time.RFC3339)

@@ -1,23 +1,46 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/agentreplay/testbed/harness/cassette"
 	"github.com/agentreplay/testbed/harness/report"
 )
 
 // exampleRoot is the TypeScript example's own project root.
 const exampleRoot = repoRoot + "/examples/weather-ts"
 
-// exampleProject copies the example (its node_modules linked, not copied)
-// into a fresh temporary folder and returns it, or skips the spec when
-// Node or the example's packages are missing.
+// exampleCopy copies the example's project, without its packages, into a
+// fresh temporary folder and returns it.
+func exampleCopy() string {
+	GinkgoHelper()
+	root := GinkgoT().TempDir()
+	for _, name := range []string{"agent.js", "package.json", "scenarios", "cassettes", "fixtures", "reports"} {
+		src := filepath.Join(exampleRoot, name)
+		info, err := os.Stat(src)
+		Expect(err).NotTo(HaveOccurred())
+		if info.IsDir() {
+			Expect(os.CopyFS(filepath.Join(root, name), os.DirFS(src))).To(Succeed())
+		} else {
+			Expect(os.WriteFile(filepath.Join(root, name), []byte(mustRead(src)), 0o644)).To(Succeed())
+		}
+	}
+	return root
+}
+
+// exampleProject is exampleCopy with the example's node_modules linked in,
+// or skips the spec when Node or the example's packages are missing.
 func exampleProject() string {
 	GinkgoHelper()
 	if _, err := exec.LookPath("node"); err != nil {
@@ -28,19 +51,7 @@ func exampleProject() string {
 	if _, err := os.Stat(filepath.Join(modules, "openai")); err != nil {
 		Skip("examples/weather-ts/node_modules is missing: run make examples (npm ci --prefix examples/weather-ts)")
 	}
-	root := GinkgoT().TempDir()
-	for _, name := range []string{"agent.js", "package.json", "scenarios", "cassettes", "fixtures", "reports"} {
-		src := filepath.Join(exampleRoot, name)
-		info, err := os.Stat(src)
-		Expect(err).NotTo(HaveOccurred())
-		if info.IsDir() {
-			Expect(os.CopyFS(filepath.Join(root, name), os.DirFS(src))).To(Succeed())
-		} else {
-			data, err := os.ReadFile(src)
-			Expect(err).NotTo(HaveOccurred())
-			Expect(os.WriteFile(filepath.Join(root, name), data, 0o644)).To(Succeed())
-		}
-	}
+	root := exampleCopy()
 	Expect(os.Symlink(modules, filepath.Join(root, "node_modules"))).To(Succeed())
 	return root
 }
@@ -69,5 +80,45 @@ var _ = Describe("the TypeScript example (examples/weather-ts)", Label("examples
 		Expect(r.code).To(Equal(exitStale), r.String())
 		Expect(r.stdout + r.stderr).To(ContainSubstring("/messages/0/content"))
 		Expect(r.stdout + r.stderr).To(ContainSubstring("testbed record --suite weather-ts"))
+	})
+
+	It("records by hand through testbed proxy --record: its fixture upstream served, the generic policy named in the provenance", func() {
+		root := exampleCopy()
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		env, done := serving(ctx, "proxy", "--root", root, "--suite", "weather-ts", "--variant", "default", "--scenario", "current-oslo", "--record")
+		vars := map[string]string{}
+		for _, line := range env {
+			if k, v, ok := strings.Cut(line, "="); ok {
+				vars[k] = v
+			}
+		}
+		Expect(vars).To(HaveKey("OPENAI_BASE_URL"))
+		Expect(vars).To(HaveKeyWithValue("WEATHER_URL", HaveSuffix("/upstream/weather")), "the suite's upstreams: {weather: {env: WEATHER_URL}}")
+
+		body := `{"model": "gpt-4.1-mini", "messages": [{"role": "user", "content": "What's the weather in Oslo?"}], "tools": [{"type": "function",
+			"function": {"name": "get_weather", "description": "Current weather in a city", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}]}`
+		resp, err := http.Post(vars["OPENAI_BASE_URL"]+"/chat/completions", "application/json", strings.NewReader(body))
+		Expect(err).NotTo(HaveOccurred())
+		answer, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		Expect(resp.StatusCode).To(Equal(http.StatusOK), string(answer))
+		Expect(string(answer)).To(ContainSubstring(`"arguments":"{\"city\":\"Oslo\"}"`))
+
+		resp, err = http.Get(vars["WEATHER_URL"] + "/v1/forecast?latitude=59.91&longitude=10.75&current=temperature_2m,relative_humidity_2m,wind_speed_10m")
+		Expect(err).NotTo(HaveOccurred())
+		forecast, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		Expect(resp.StatusCode).To(Equal(http.StatusOK), string(forecast))
+		Expect(string(forecast)).To(ContainSubstring(`"temperature_2m":-3.2`))
+
+		cancel()
+		var r result
+		Eventually(done).WithTimeout(time.Minute).Should(Receive(&r))
+		Expect(r.code).To(Equal(exitOK), r.String())
+		p, err := cassette.ReadProvenance(filepath.Join(root, "cassettes", "weather-ts", "default", "current-oslo.yaml"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(p.Policy).To(Equal(cassette.GenericPolicy))
+		Expect(p.String()).To(Equal("generic plumbing stand-in gpt-4.1-mini"))
 	})
 })
