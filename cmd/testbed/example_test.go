@@ -79,7 +79,7 @@ var _ = Describe("the TypeScript example (examples/weather-ts)", Label("examples
 		r := testbed("run", "--root", root, "--out", "", "--quiet", "--no-baseline")
 		Expect(r.code).To(Equal(exitStale), r.String())
 		Expect(r.stdout + r.stderr).To(ContainSubstring("/messages/0/content"))
-		Expect(r.stdout + r.stderr).To(ContainSubstring("testbed record --suite weather-ts"))
+		Expect(r.stdout + r.stderr).To(ContainSubstring("re-record with: testbed record --suite weather-ts --variant default --scenario current-oslo --root " + root))
 	})
 
 	It("records by hand through testbed proxy --record: its fixture upstream served, the generic policy named in the provenance", func() {

@@ -464,6 +464,10 @@ func runOne(ctx context.Context, j *job, sample int, opts Options, pending *coun
 	if len(j.runs) != max(1, j.suite.Samples) {
 		rerecord += fmt.Sprintf(" --repeat %d", len(j.runs))
 	}
+	if opts.Root != "" && filepath.Clean(opts.Root) != "." {
+		// A project root of its own (an example's): the command must name it.
+		rerecord += " --root " + opts.Root
+	}
 	copts := cassette.Options{
 		Real: &routing{hosts: opts.Routes, mode: opts.Mode, network: opts.AllowNetwork, sample: sample,
 			faults: newFaultPlan(j.suite, j.scenario, sample)},
