@@ -1,7 +1,6 @@
 package standin
 
 import (
-	"bytes"
 	"cmp"
 	"encoding/json"
 	"fmt"
@@ -358,15 +357,4 @@ func plainAnswer(tools []llm.Tool, user string) string {
 		names = append(names, t.Name)
 	}
 	return "I did not need a tool for that. I can use: " + strings.Join(names, ", ") + "."
-}
-
-// marshalPlain encodes v as JSON without escaping <, > and &.
-func marshalPlain(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(b.Bytes(), "\n"), nil
 }

@@ -18,6 +18,7 @@
 package standin
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -461,6 +462,17 @@ func completion(model string, msg llm.Message, finish string, in, out int) map[s
 		"choices": []any{map[string]any{"index": 0, "message": m, "finish_reason": finish}},
 		"usage":   map[string]any{"prompt_tokens": in, "completion_tokens": out, "total_tokens": in + out},
 	}
+}
+
+// marshalPlain encodes v as JSON without escaping <, > and &.
+func marshalPlain(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(b.Bytes(), "\n"), nil
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
