@@ -73,6 +73,21 @@ var _ = Describe("the TypeScript example (examples/weather-ts)", Label("examples
 		}
 	})
 
+	It("records against the generic plumbing stand-in, says so, and reproduces the committed cassettes byte for byte", func() {
+		root := exampleProject()
+		r := testbed("record", "--root", root, "--json", "--quiet")
+		Expect(r.code).To(Equal(exitOK), r.String())
+		var rep report.Report
+		Expect(json.Unmarshal([]byte(r.stdout), &rep)).To(Succeed())
+		Expect(rep.Suites[0].Variants[0].Provenance).To(Equal("generic plumbing stand-in gpt-4.1-mini"))
+		paths, err := filepath.Glob(filepath.Join(exampleRoot, "cassettes", "weather-ts", "default", "*.yaml"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(paths).To(HaveLen(6))
+		for _, p := range paths {
+			Expect(mustRead(filepath.Join(root, "cassettes", "weather-ts", "default", filepath.Base(p)))).To(Equal(mustRead(p)), p)
+		}
+	})
+
 	It("goes stale (exit 3) when the agent's prompt changes", func() {
 		root := exampleProject()
 		replace(filepath.Join(root, "agent.js"), "You are a concise weather assistant.", "You are a terse weather assistant.", 1)

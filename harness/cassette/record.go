@@ -193,13 +193,22 @@ func (r *Recorder) Close() error {
 	} else if !errors.Is(err, ErrNotFound) {
 		return fmt.Errorf("save cassette %s: %w", r.path, err)
 	}
+	prov := r.Provenance()
+	f.Provenance = &prov
+	return writeFile(r.path, f)
+}
+
+// Provenance returns the provenance the cassette is saved with: after
+// Close, with the Policy a stand-in named in its responses.
+func (r *Recorder) Provenance() Provenance {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	prov := r.opts.Provenance
 	prov.Recorder = "testbed"
 	if prov.StandIn {
 		prov.Policy = r.policy
 	}
-	f.Provenance = &prov
-	return writeFile(r.path, f)
+	return prov
 }
 
 // Abort drops the recording; the previous cassette, if any, stays as it was.
