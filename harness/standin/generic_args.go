@@ -16,7 +16,8 @@ import (
 // is read as follows:
 //
 //   - anyOf/oneOf/allOf: the first alternative that is not {"type": "null"};
-//     a list of types: the first that is not "null"; no type: "object"
+//     a list of types: the first that is not "null"; types in any case
+//     (Gemini writes "STRING"); no type: "object"
 //     with properties, "array" with items, else "string".
 //   - enum: the value the text mentions (its words all in the text), else
 //     the schema's default when it is one of them, else the first; const:
@@ -196,15 +197,16 @@ func resolve(s map[string]any) map[string]any {
 	return s
 }
 
-// schemaType is the type s declares or implies.
+// schemaType is the type s declares or implies, lowercased (Gemini's
+// schemas write "STRING").
 func schemaType(s map[string]any) string {
 	switch t := s["type"].(type) {
 	case string:
-		return t
+		return strings.ToLower(t)
 	case []any:
 		for _, x := range t {
-			if x, ok := x.(string); ok && x != "null" {
-				return x
+			if x, ok := x.(string); ok && !strings.EqualFold(x, "null") {
+				return strings.ToLower(x)
 			}
 		}
 	}

@@ -261,6 +261,8 @@ var _ = Describe("the generic policy", func() {
 		Entry("not an object", `[1, 2]`, map[string]any{}),
 		Entry("not JSON", `{"type": `, map[string]any{}),
 		Entry("null", `null`, map[string]any{}),
+		Entry("Gemini's upper-case types", `{"type": "OBJECT", "required": ["city", "n"], "properties": {"city": {"type": "STRING"}, "n": {"type": "INTEGER"}}}`,
+			map[string]any{"city": "Oslo", "n": float64(0)}),
 		Entry("properties not an object", `{"properties": [1], "required": ["a"]}`, map[string]any{"a": "weather in Oslo"}),
 	)
 
