@@ -3,7 +3,7 @@ GO       ?= go
 GINKGO   := $(GO) tool ginkgo
 TESTBED  := bin/testbed
 
-.PHONY: run test record bench profile lint report build clean fuzz race
+.PHONY: run test record bench profile lint report build clean fuzz race examples example-deps
 
 ## build: compile the CLI into bin/testbed
 build:
@@ -15,14 +15,35 @@ run: build
 
 READER_FUZZTIME ?= 60s
 
-## test: the whole Ginkgo tree, the scenario gate, the cassette secret scan, and the fast
-## cassette reader's differential fuzz against yaml.v3 for READER_FUZZTIME. The modules under
-## examples/ are not part of the tree (go test ./... stops at their go.mod; ginkgo -r would not):
-## replaytest's specs run their go test as a user does.
-test: build
+## test: the whole Ginkgo tree, the scenario gate, the cassette secret scan, the example
+## agents' replays (make examples), and the fast cassette reader's differential fuzz
+## against yaml.v3 for READER_FUZZTIME. The modules under examples/ are not part of the tree
+## (go test ./... stops at their go.mod; ginkgo -r would not): replaytest's specs run their
+## go test as a user does.
+test: build example-deps
 	$(GINKGO) -r --skip-package=./examples/ $(if $(CI),--no-color) --randomize-all --fail-on-pending --keep-going -p --junit-report=junit.xml --output-dir=reports
 	./$(TESTBED) cassettes check
+	$(MAKE) --no-print-directory examples
 	$(MAKE) --no-print-directory fuzz FUZZ_ONLY=FuzzFastReader FUZZTIME=$(READER_FUZZTIME)
+
+EXAMPLES := examples/weather-ts
+
+## example-deps: install each example's npm packages from its package-lock.json when
+## node_modules is missing (needs Node and npm; make run never does)
+example-deps:
+	@for d in $(EXAMPLES); do \
+		test -d $$d/node_modules || npm ci --prefix $$d --no-audit --no-fund || exit 1; \
+	done
+
+## examples: replay each example agent outside testbed (its own project root under
+## examples/) through its real SDK, with its thresholds and blessed baseline, and scan
+## its cassettes for secrets
+examples: build example-deps
+	@for d in $(EXAMPLES); do \
+		echo "testbed run --root $$d"; \
+		./$(TESTBED) run --root $$d --quiet || exit 1; \
+		./$(TESTBED) cassettes check --dir $$d/cassettes || exit 1; \
+	done
 
 ## record: re-record every cassette against the loopback stand-ins
 record: build

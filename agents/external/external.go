@@ -263,6 +263,16 @@ func (a *agent) realKey() string {
 	return ""
 }
 
+// UpstreamVar is the variable that carries the base URL of the upstream
+// name: the one named in overrides (a suite's upstreams: {name: {env}}),
+// else <NAME>_BASE_URL.
+func UpstreamVar(name string, overrides map[string]string) string {
+	if k := overrides[name]; k != "" {
+		return k
+	}
+	return strings.ToUpper(strings.ReplaceAll(name, "-", "_")) + "_BASE_URL"
+}
+
 // environment is the program's: a few of the process's own variables (not
 // its keys), the suite's, then the session's base URLs.
 func (a *agent) environment(base, forward string) ([]string, error) {
@@ -277,11 +287,7 @@ func (a *agent) environment(base, forward string) ([]string, error) {
 	}
 	maps.Copy(env, proxy.ModelEnv(a.cfg.Endpoint, base))
 	for name := range a.cfg.Upstreams {
-		k := a.spec.UpstreamEnv[name]
-		if k == "" {
-			k = strings.ToUpper(strings.ReplaceAll(name, "-", "_")) + "_BASE_URL"
-		}
-		env[k] = base + "/upstream/" + name
+		env[UpstreamVar(name, a.spec.UpstreamEnv)] = base + "/upstream/" + name
 	}
 	env["TESTBED_PROVIDER"], env["TESTBED_MODEL"], env["TESTBED_MODEL_URL"] = a.cfg.Endpoint.Provider, a.cfg.Endpoint.Model, a.cfg.Endpoint.BaseURL
 	// Any host called directly, not through the base URLs above, goes to

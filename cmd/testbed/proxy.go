@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/agentreplay/testbed/agents"
-	"github.com/agentreplay/testbed/agents/all"
+	"github.com/agentreplay/testbed/agents/external"
 	"github.com/agentreplay/testbed/harness/cassette"
 	"github.com/agentreplay/testbed/harness/proxy"
 	"github.com/agentreplay/testbed/harness/runner"
@@ -99,7 +99,9 @@ func cmdProxy(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			info.Model, key = ep, k
 			copts.Secrets = []string{k}
 		}
-		sis, err := runner.StartStandIns(sel.root, all.Registry(), prov == "", !liveUpstreams, standin.Options{})
+		// The fixture upstreams of every agent the suites describe, the
+		// outside ones' included.
+		sis, err := runner.StartStandIns(sel.root, registry(sel.root, suites), prov == "", !liveUpstreams, standin.Options{})
 		if err != nil {
 			return withCode(exitInternal, err)
 		}
@@ -132,7 +134,11 @@ func cmdProxy(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	session.Key = key
 	id, base := p.Open(session)
 	fmt.Fprintf(stdout, "# %s of %s, for %s/%s/%s\n", mode, path, s.Name, sel.variant, sel.scenario)
-	for _, line := range baseURLs(info, base) {
+	var upstreamEnv map[string]string
+	if s.External != nil {
+		upstreamEnv = s.External.UpstreamEnv
+	}
+	for _, line := range baseURLs(info, upstreamEnv, base) {
 		fmt.Fprintln(stdout, line)
 	}
 	fmt.Fprintln(stdout, "# Ctrl-C ends the session")
@@ -179,16 +185,16 @@ func sessionFor(info agents.Info, tr cassette.Transport) proxy.Session {
 
 // baseURLs are the environment lines that point an agent's SDKs at a
 // session: the model's (proxy.ModelEnv: OPENAI_BASE_URL, GEMINI_BASE_URL or
-// ANTHROPIC_BASE_URL, and a placeholder key), and <NAME>_BASE_URL for each
-// upstream.
-func baseURLs(info agents.Info, base string) []string {
+// ANTHROPIC_BASE_URL, and a placeholder key), and <NAME>_BASE_URL (or the
+// variable upstreamEnv names) for each upstream.
+func baseURLs(info agents.Info, upstreamEnv map[string]string, base string) []string {
 	var out []string
 	env := proxy.ModelEnv(info.Model, base)
 	for _, k := range slices.Sorted(maps.Keys(env)) {
 		out = append(out, k+"="+env[k])
 	}
 	for _, name := range slices.Sorted(maps.Keys(info.Upstreams)) {
-		out = append(out, strings.ToUpper(strings.ReplaceAll(name, "-", "_"))+"_BASE_URL="+base+"/upstream/"+name)
+		out = append(out, external.UpstreamVar(name, upstreamEnv)+"="+base+"/upstream/"+name)
 	}
 	return out
 }
@@ -197,11 +203,14 @@ const standinDoc = `Usage: testbed standin [flags]
 
 Starts the stand-in model and every agent's fixture upstreams on 127.0.0.1,
 prints their base URLs, and serves until Ctrl-C: point any client at them by
-hand. The stand-in decides from the request alone, with the policies of the
-built-in agents.
+hand: the upstreams of the built-in agents and of every outside agent the
+suites under --root describe (fixtures/<agent>/routes.yaml). The stand-in
+decides from the request alone, with the policies of the built-in agents,
+and answers any other agent with its generic plumbing policy.
 
 Examples:
-  testbed standin`
+  testbed standin
+  testbed standin --root examples/weather-ts`
 
 // cmdStandin is 'testbed standin'.
 func cmdStandin(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -211,7 +220,11 @@ func cmdStandin(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	sis, err := runner.StartStandIns(sel.root, all.Registry(), true, true, standin.Options{})
+	suites, err := loadSuites(sel)
+	if err != nil {
+		return err
+	}
+	sis, err := runner.StartStandIns(sel.root, registry(sel.root, suites), true, true, standin.Options{})
 	if err != nil {
 		return withCode(exitInternal, err)
 	}

@@ -280,12 +280,14 @@ func FuzzParseScalar(f *testing.F) {
 
 // FuzzFastReader is the differential fuzz of the fast cassette reader
 // against yaml.v3: whatever the fast reader accepts, yaml.v3 must accept
-// and read the same way. Seeds are a recorded cassette and two committed
-// ones; the fuzzer mutates them.
+// and read the same way. Seeds are a recorded cassette, two committed ones
+// and the example's (whose provenance names the generic policy); the
+// fuzzer mutates them.
 func FuzzFastReader(f *testing.F) {
 	f.Add([]byte(recorded))
-	for _, p := range []string{"odbchat/single-pass/ac1-taiwan-sst.yaml", "climate/trimmed/datasources-rio.yaml"} {
-		data, err := os.ReadFile(filepath.Join("..", "..", "cassettes", filepath.FromSlash(p)))
+	for _, p := range []string{"cassettes/odbchat/single-pass/ac1-taiwan-sst.yaml", "cassettes/climate/trimmed/datasources-rio.yaml",
+		"examples/weather-ts/cassettes/weather-ts/default/no-tool-needed.yaml"} {
+		data, err := os.ReadFile(filepath.Join("..", "..", filepath.FromSlash(p)))
 		if err != nil {
 			f.Fatal(err)
 		}

@@ -216,13 +216,22 @@ func (r *Recorder) collect() (*file, error) {
 	} else if !errors.Is(err, ErrNotFound) {
 		return nil, fmt.Errorf("save cassette %s: %w", r.path, err)
 	}
+	prov := r.Provenance()
+	f.Provenance = &prov
+	return f, nil
+}
+
+// Provenance returns the provenance the cassette is saved with: after
+// Close, with the Policy a stand-in named in its responses.
+func (r *Recorder) Provenance() Provenance {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	prov := r.opts.Provenance
 	prov.Recorder = "testbed"
 	if prov.StandIn {
 		prov.Policy = r.policy
 	}
-	f.Provenance = &prov
-	return f, nil
+	return prov
 }
 
 // Abort drops the recording; the previous cassette, if any, stays as it was.

@@ -403,23 +403,19 @@ func SamplePath(root, suite, variant, id string, k int) string {
 }
 
 // provenance describes where a variant's numbers came from: the cassettes'
-// provenance in replay, the endpoint in record and live.
+// provenance in replay (the first cassette's, unless another names the
+// stand-in policy that answered: the generic plumbing stand-in), the
+// endpoint in record and live, or the generic plumbing stand-in when the
+// recordings say it answered.
 func provenance(opts Options, s *scenario.Suite, variant string, known map[string]cassette.Provenance) string {
-	if opts.Mode != cassette.ModeReplay && opts.Mode != cassette.ModeRecordMissing {
-		ep := endpoint(opts, opts.Agents[s.Agent].Info, variantByName(s, variant))
-		if opts.Model == nil {
-			return "stand-in " + ep.Model
-		}
-		return ep.Provider + " " + ep.Model
-	}
-	// The first cassette's, unless another names the policy that answered
-	// (the generic plumbing stand-in answered some of the variant's calls).
+	// A record-missing run replayed what its cassettes hold.
+	replay := opts.Mode == cassette.ModeReplay || opts.Mode == cassette.ModeRecordMissing
 	var first *cassette.Provenance
 	for _, sc := range s.Scenarios {
 		path := CassettePath(opts.Root, s.Name, variant, sc.ID)
 		p, ok := known[path]
 		if !ok {
-			if first != nil {
+			if first != nil || !replay {
 				continue // a cassette the run did not read: not parsed again
 			}
 			var err error
@@ -428,13 +424,22 @@ func provenance(opts Options, s *scenario.Suite, variant string, known map[strin
 			}
 		}
 		if p.Policy != "" {
-			return "replayed from " + p.String()
+			if replay {
+				return "replayed from " + p.String()
+			}
+			return p.String()
 		}
 		if first == nil {
 			first = &p
 		}
 	}
-	if first == nil {
+	switch {
+	case !replay && opts.Model == nil:
+		return "stand-in " + endpoint(opts, opts.Agents[s.Agent].Info, variantByName(s, variant)).Model
+	case !replay:
+		ep := endpoint(opts, opts.Agents[s.Agent].Info, variantByName(s, variant))
+		return ep.Provider + " " + ep.Model
+	case first == nil:
 		return ""
 	}
 	return "replayed from " + first.String()
@@ -476,8 +481,12 @@ func runOne(ctx context.Context, j *job, sample int, opts Options, pending *coun
 	if len(j.runs) != max(1, j.suite.Samples) {
 		rerecord += fmt.Sprintf(" --repeat %d", len(j.runs))
 	}
-	if opts.Rerecord != nil {
+	switch {
+	case opts.Rerecord != nil:
 		rerecord = opts.Rerecord(j.suite.Name, j.variant.Name, j.scenario.ID)
+	case opts.Root != "" && filepath.Clean(opts.Root) != ".":
+		// A project root of its own (an example's): the command must name it.
+		rerecord += " --root " + opts.Root
 	}
 	copts := cassette.Options{
 		Real: &routing{hosts: opts.Routes, mode: opts.Mode, network: opts.AllowNetwork, sample: sample,
@@ -619,6 +628,11 @@ func runOne(ctx context.Context, j *job, sample int, opts Options, pending *coun
 		}
 	} else {
 		closeErr = tp.Close()
+		if r, ok := tp.(*cassette.Recorder); ok && closeErr == nil && sample == 1 {
+			// What the recording learnt: the stand-in policy that answered.
+			p := r.Provenance()
+			j.prov = &p
+		}
 	}
 	events := tr.Events()
 	out.Events = events

@@ -246,6 +246,31 @@ var _ = Describe("the Gemini wire format", func() {
 				"responseId": "standin"}`, in, out, in+out)))
 		})
 
+		It("answers an agent it has never seen with the generic policy", func() {
+			resp, body := wirePost(startStandin(standin.Options{}), http.MethodPost, generateContent, `{
+				"systemInstruction": {"parts": [{"text": "You help with the weather. Today is 2026-03-02."}]},
+				"contents": [{"role": "user", "parts": [{"text": "What is the weather in Oslo tomorrow?"}]}],
+				"tools": [{"functionDeclarations": [{"name": "get_weather", "description": "Weather for a city.",
+					"parameters": {"type": "OBJECT", "properties": {"city": {"type": "STRING"}, "date": {"type": "STRING"}}, "required": ["city", "date"]}}]}]}`)
+			Expect(resp.StatusCode).To(Equal(http.StatusOK), "body %s", body)
+			Expect(resp.Header.Get(cassette.PolicyHeader)).To(Equal(standin.GenericName))
+			var out struct {
+				Candidates []struct {
+					Content struct {
+						Parts []struct {
+							FunctionCall struct {
+								Name string
+								Args map[string]any
+							}
+						}
+					}
+				}
+			}
+			Expect(json.Unmarshal(body, &out)).To(Succeed())
+			Expect(out.Candidates[0].Content.Parts[0].FunctionCall.Name).To(Equal("get_weather"))
+			Expect(out.Candidates[0].Content.Parts[0].FunctionCall.Args).To(Equal(map[string]any{"city": "Oslo", "date": "2026-03-03"}))
+		})
+
 		It("reads parameters, whole function responses and mixed user turns", func() {
 			resp, body := wirePost(srv, http.MethodPost, generateContent, `{
 				"systemInstruction": {"parts": [{"text": "`+echoPrompt+`"}]},

@@ -1,10 +1,10 @@
 package standin
 
 import (
-	"bytes"
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"sort"
 	"strconv"
 	"strings"
@@ -30,9 +30,11 @@ const GenericName = cassette.GenericPolicy
 //     answer in text from them: for each result, the tool's error if it
 //     reports one ({"error": …}, {"error": true, "reason": …} or text
 //     starting with "error"), else up to genericSalient values of its
-//     JSON (leaves in document order, those whose keys share a term with
-//     the user's words first, the first item of each array), else the
-//     start of its text. So it calls at most one round of tools.
+//     JSON (leaves in document order, those whose paths share more terms
+//     with the user's words and the tool's name and description first, the
+//     first item of each array, units from a "units" or "X_units" object
+//     appended), else the start of its text. So it calls at most one round
+//     of tools.
 //  2. Call a tool: score each tool against the last user message (see
 //     toolScore) and call the best one when it scores at least
 //     genericMinScore (the first in the request's order on a tie), with
@@ -70,7 +72,7 @@ func (genericPolicy) Answer(r Request) (llm.Message, error) {
 	user := r.LastUser()
 	var text string
 	if results := resultsSinceUser(r.Messages); len(results) > 0 {
-		text = answerFromResults(results, terms(user))
+		text = answerFromResults(results, r.Tools, user)
 	} else if tool, ok := bestTool(r.Tools, user); ok {
 		return callTool(r, tool, user), nil
 	} else {
@@ -205,16 +207,24 @@ func resultsSinceUser(msgs []llm.Message) []calledResult {
 	return out
 }
 
-// answerFromResults is rule 1's text.
-func answerFromResults(results []calledResult, user map[string]bool) string {
+// answerFromResults is rule 1's text. A value is salient when its path
+// shares terms with the user's words or with the called tool's name and
+// description.
+func answerFromResults(results []calledResult, tools []llm.Tool, user string) string {
 	var parts []string
 	for _, res := range results {
-		parts = append(parts, resultSentence(res, user))
+		want := terms(user)
+		for _, t := range tools {
+			if t.Name == res.name {
+				maps.Copy(want, terms(t.Name+" "+t.Description))
+			}
+		}
+		parts = append(parts, resultSentence(res, want))
 	}
 	return strings.Join(parts, " ")
 }
 
-func resultSentence(res calledResult, user map[string]bool) string {
+func resultSentence(res calledResult, want map[string]bool) string {
 	content := strings.TrimSpace(res.content)
 	if content == "" {
 		return res.name + " returned nothing."
@@ -229,18 +239,44 @@ func resultSentence(res calledResult, user map[string]bool) string {
 	if reason, failed := errorOf(v); failed {
 		return res.name + " failed: " + clipText(reason, 200)
 	}
-	leaves := flatten(content)
+	leaves := withUnits(flatten(content))
 	if len(leaves) == 0 {
 		return res.name + " returned no values."
 	}
 	sort.SliceStable(leaves, func(i, j int) bool {
-		return overlap(terms(leaves[i].path), user) > overlap(terms(leaves[j].path), user)
+		return overlap(terms(leaves[i].path), want) > overlap(terms(leaves[j].path), want)
 	})
 	var vals []string
 	for _, l := range leaves[:min(len(leaves), genericSalient)] {
 		vals = append(vals, l.path+": "+l.value)
 	}
 	return "From " + res.name + ": " + strings.Join(vals, "; ") + "."
+}
+
+// withUnits folds unit objects into the values they describe: a leaf
+// "X_units.k" or "units.k" is not quoted itself but appended to the value
+// of "X.k" or of a sibling "k".
+func withUnits(leaves []leaf) []leaf {
+	units := map[string]string{}
+	var out []leaf
+	for _, l := range leaves {
+		parent, key, nested := strings.Cut(l.path, ".")
+		if nested && !strings.Contains(key, ".") && (parent == "units" || strings.HasSuffix(parent, "_units")) {
+			units[strings.TrimSuffix(strings.TrimSuffix(parent, "units"), "_")+"."+key] = l.value
+			continue
+		}
+		out = append(out, l)
+	}
+	for i, l := range out {
+		u, ok := units[l.path]
+		if !ok {
+			u, ok = units["."+l.path]
+		}
+		if ok && u != "" {
+			out[i].value += " " + u
+		}
+	}
+	return out
 }
 
 // errorOf reads the error a JSON tool result reports.
@@ -321,15 +357,4 @@ func plainAnswer(tools []llm.Tool, user string) string {
 		names = append(names, t.Name)
 	}
 	return "I did not need a tool for that. I can use: " + strings.Join(names, ", ") + "."
-}
-
-// marshalPlain encodes v as JSON without escaping <, > and &.
-func marshalPlain(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(b.Bytes(), "\n"), nil
 }

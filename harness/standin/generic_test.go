@@ -181,9 +181,12 @@ var _ = Describe("the generic policy", func() {
 					Expect(msg.Content).To(ContainSubstring(w))
 				}
 			},
-			Entry("JSON values, those sharing the user's terms first, the first item of arrays",
+			Entry("JSON values, those sharing more terms with the user's words and the tool first, the first item of arrays",
 				`{"latitude": 59.9, "current": {"time": "2026-11-25T10:00", "temperature_2m": -3.5}, "hourly": {"wind": [4, 9]}}`,
-				[]string{"From get_weather: current.temperature_2m: -3.5; latitude: 59.9; current.time: 2026-11-25T10:00; hourly.wind: 4."}),
+				[]string{"From get_weather: current.temperature_2m: -3.5; current.time: 2026-11-25T10:00; latitude: 59.9; hourly.wind: 4."}),
+			Entry("at most six values", `{"a": 1, "b": 2, "c": 3, "d": 4, "e": 5, "f": 6, "g": 7}`, []string{"From get_weather: a: 1; b: 2; c: 3; d: 4; e: 5; f: 6."}),
+			Entry("units objects append their units", `{"current_units": {"temperature_2m": "°C"}, "current": {"temperature_2m": -3.5}, "units": {"wind": "km/h"}, "wind": 4}`,
+				[]string{"From get_weather: current.temperature_2m: -3.5 °C; wind: 4 km/h."}),
 			Entry("an error object", `{"error": true, "reason": "No place called Oslo"}`, []string{"get_weather failed: No place called Oslo"}),
 			Entry("an error message", `{"error": {"message": "quota exceeded"}}`, []string{"get_weather failed: quota exceeded"}),
 			Entry("an error text", `Error: upstream returned 503`, []string{"get_weather failed: Error: upstream returned 503"}),
@@ -258,6 +261,8 @@ var _ = Describe("the generic policy", func() {
 		Entry("not an object", `[1, 2]`, map[string]any{}),
 		Entry("not JSON", `{"type": `, map[string]any{}),
 		Entry("null", `null`, map[string]any{}),
+		Entry("Gemini's upper-case types", `{"type": "OBJECT", "required": ["city", "n"], "properties": {"city": {"type": "STRING"}, "n": {"type": "INTEGER"}}}`,
+			map[string]any{"city": "Oslo", "n": float64(0)}),
 		Entry("properties not an object", `{"properties": [1], "required": ["a"]}`, map[string]any{"a": "weather in Oslo"}),
 	)
 

@@ -1,7 +1,6 @@
 package standin
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -647,13 +646,11 @@ func (kuraSynthesizer) Answer(r Request) (llm.Message, error) {
 
 // kuraReply is an assistant message holding v as JSON.
 func kuraReply(v any) (llm.Message, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	b, err := marshalPlain(v)
+	if err != nil {
 		return llm.Message{}, err
 	}
-	return llm.Message{Role: llm.RoleAssistant, Content: strings.TrimSpace(b.String())}, nil
+	return llm.Message{Role: llm.RoleAssistant, Content: string(b)}, nil
 }
 
 // kuraPath walks nested JSON objects; nil when a key is missing.

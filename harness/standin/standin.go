@@ -19,6 +19,7 @@
 package standin
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"math/rand"
@@ -352,4 +353,15 @@ func (s *Server) writeFault(w http.ResponseWriter, d dialect, fault string, r Re
 		w.Header().Set(cassette.LatencyHeader, s.opts.Latency.Of(in, 4).String())
 		writeJSON(w, http.StatusOK, resp)
 	}
+}
+
+// marshalPlain encodes v as JSON without escaping <, > and &.
+func marshalPlain(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(b.Bytes(), "\n"), nil
 }

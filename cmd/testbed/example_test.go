@@ -1,0 +1,139 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/agentreplay/testbed/harness/cassette"
+	"github.com/agentreplay/testbed/harness/report"
+)
+
+// exampleRoot is the TypeScript example's own project root.
+const exampleRoot = repoRoot + "/examples/weather-ts"
+
+// exampleCopy copies the example's project, without its packages, into a
+// fresh temporary folder and returns it.
+func exampleCopy() string {
+	GinkgoHelper()
+	root := GinkgoT().TempDir()
+	for _, name := range []string{"agent.js", "package.json", "scenarios", "cassettes", "fixtures", "reports"} {
+		src := filepath.Join(exampleRoot, name)
+		info, err := os.Stat(src)
+		Expect(err).NotTo(HaveOccurred())
+		if info.IsDir() {
+			Expect(os.CopyFS(filepath.Join(root, name), os.DirFS(src))).To(Succeed())
+		} else {
+			Expect(os.WriteFile(filepath.Join(root, name), []byte(mustRead(src)), 0o644)).To(Succeed())
+		}
+	}
+	return root
+}
+
+// exampleProject is exampleCopy with the example's node_modules linked in,
+// or skips the spec when Node or the example's packages are missing.
+func exampleProject() string {
+	GinkgoHelper()
+	if _, err := exec.LookPath("node"); err != nil {
+		Skip("node is not installed: the example agent runs on Node (make examples installs its packages; .ci/run installs Node)")
+	}
+	modules, err := filepath.Abs(filepath.Join(exampleRoot, "node_modules"))
+	Expect(err).NotTo(HaveOccurred())
+	if _, err := os.Stat(filepath.Join(modules, "openai")); err != nil {
+		Skip("examples/weather-ts/node_modules is missing: run make examples (npm ci --prefix examples/weather-ts)")
+	}
+	root := exampleCopy()
+	Expect(os.Symlink(modules, filepath.Join(root, "node_modules"))).To(Succeed())
+	return root
+}
+
+var _ = Describe("the TypeScript example (examples/weather-ts)", Label("examples"), func() {
+	It("replays through its real openai SDK, labelled as the generic plumbing stand-in", func() {
+		root := exampleProject()
+		r := testbed("run", "--root", root, "--json", "--out", "", "--quiet")
+		Expect(r.code).To(Equal(exitOK), r.String())
+		var rep report.Report
+		Expect(json.Unmarshal([]byte(r.stdout), &rep)).To(Succeed())
+		Expect(rep.Suites).To(HaveLen(1))
+		v := rep.Suites[0].Variants[0]
+		Expect(v.Provenance).To(Equal("replayed from generic plumbing stand-in gpt-4.1-mini"))
+		Expect(v.Scenarios).To(HaveLen(6))
+		for _, sc := range v.Scenarios {
+			Expect(sc.Verdict).To(Equal(report.VerdictPass), sc.ID)
+			Expect(sc.Unplayed).To(BeZero(), sc.ID)
+		}
+	})
+
+	It("records against the generic plumbing stand-in, says so, and reproduces the committed cassettes byte for byte", func() {
+		root := exampleProject()
+		r := testbed("record", "--root", root, "--json", "--quiet")
+		Expect(r.code).To(Equal(exitOK), r.String())
+		var rep report.Report
+		Expect(json.Unmarshal([]byte(r.stdout), &rep)).To(Succeed())
+		Expect(rep.Suites[0].Variants[0].Provenance).To(Equal("generic plumbing stand-in gpt-4.1-mini"))
+		paths, err := filepath.Glob(filepath.Join(exampleRoot, "cassettes", "weather-ts", "default", "*.yaml"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(paths).To(HaveLen(6))
+		for _, p := range paths {
+			Expect(mustRead(filepath.Join(root, "cassettes", "weather-ts", "default", filepath.Base(p)))).To(Equal(mustRead(p)), p)
+		}
+	})
+
+	It("goes stale (exit 3) when the agent's prompt changes", func() {
+		root := exampleProject()
+		replace(filepath.Join(root, "agent.js"), "You are a concise weather assistant.", "You are a terse weather assistant.", 1)
+		r := testbed("run", "--root", root, "--out", "", "--quiet", "--no-baseline")
+		Expect(r.code).To(Equal(exitStale), r.String())
+		Expect(r.stdout + r.stderr).To(ContainSubstring("/messages/0/content"))
+		Expect(r.stdout + r.stderr).To(ContainSubstring("re-record with: testbed record --suite weather-ts --variant default --scenario current-oslo --root " + root))
+	})
+
+	It("records by hand through testbed proxy --record: its fixture upstream served, the generic policy named in the provenance", func() {
+		root := exampleCopy()
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		env, done := serving(ctx, "proxy", "--root", root, "--suite", "weather-ts", "--variant", "default", "--scenario", "current-oslo", "--record")
+		vars := map[string]string{}
+		for _, line := range env {
+			if k, v, ok := strings.Cut(line, "="); ok {
+				vars[k] = v
+			}
+		}
+		Expect(vars).To(HaveKey("OPENAI_BASE_URL"))
+		Expect(vars).To(HaveKeyWithValue("WEATHER_URL", HaveSuffix("/upstream/weather")), "the suite's upstreams: {weather: {env: WEATHER_URL}}")
+
+		body := `{"model": "gpt-4.1-mini", "messages": [{"role": "user", "content": "What's the weather in Oslo?"}], "tools": [{"type": "function",
+			"function": {"name": "get_weather", "description": "Current weather in a city", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}]}`
+		resp, err := http.Post(vars["OPENAI_BASE_URL"]+"/chat/completions", "application/json", strings.NewReader(body))
+		Expect(err).NotTo(HaveOccurred())
+		answer, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		Expect(resp.StatusCode).To(Equal(http.StatusOK), string(answer))
+		Expect(string(answer)).To(ContainSubstring(`"arguments":"{\"city\":\"Oslo\"}"`))
+
+		resp, err = http.Get(vars["WEATHER_URL"] + "/v1/forecast?latitude=59.91&longitude=10.75&current=temperature_2m,relative_humidity_2m,wind_speed_10m")
+		Expect(err).NotTo(HaveOccurred())
+		forecast, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		Expect(resp.StatusCode).To(Equal(http.StatusOK), string(forecast))
+		Expect(string(forecast)).To(ContainSubstring(`"temperature_2m":-3.2`))
+
+		cancel()
+		var r result
+		Eventually(done).WithTimeout(time.Minute).Should(Receive(&r))
+		Expect(r.code).To(Equal(exitOK), r.String())
+		p, err := cassette.ReadProvenance(filepath.Join(root, "cassettes", "weather-ts", "default", "current-oslo.yaml"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(p.Policy).To(Equal(cassette.GenericPolicy))
+		Expect(p.String()).To(Equal("generic plumbing stand-in gpt-4.1-mini"))
+	})
+})
