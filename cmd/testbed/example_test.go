@@ -65,7 +65,7 @@ var _ = Describe("the TypeScript example (examples/weather-ts)", Label("examples
 		Expect(json.Unmarshal([]byte(r.stdout), &rep)).To(Succeed())
 		Expect(rep.Suites).To(HaveLen(1))
 		v := rep.Suites[0].Variants[0]
-		Expect(v.Provenance).To(Equal("replayed from generic plumbing stand-in gpt-4.1-mini"))
+		Expect(v.Provenance).To(Equal("replayed from generic plumbing stand-in shaped like gpt-4.1-mini's API"))
 		Expect(v.Scenarios).To(HaveLen(6))
 		for _, sc := range v.Scenarios {
 			Expect(sc.Verdict).To(Equal(report.VerdictPass), sc.ID)
@@ -79,7 +79,7 @@ var _ = Describe("the TypeScript example (examples/weather-ts)", Label("examples
 		Expect(r.code).To(Equal(exitOK), r.String())
 		var rep report.Report
 		Expect(json.Unmarshal([]byte(r.stdout), &rep)).To(Succeed())
-		Expect(rep.Suites[0].Variants[0].Provenance).To(Equal("generic plumbing stand-in gpt-4.1-mini"))
+		Expect(rep.Suites[0].Variants[0].Provenance).To(Equal("generic plumbing stand-in shaped like gpt-4.1-mini's API"))
 		paths, err := filepath.Glob(filepath.Join(exampleRoot, "cassettes", "weather-ts", "default", "*.yaml"))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(paths).To(HaveLen(6))
@@ -134,6 +134,6 @@ var _ = Describe("the TypeScript example (examples/weather-ts)", Label("examples
 		p, err := cassette.ReadProvenance(filepath.Join(root, "cassettes", "weather-ts", "default", "current-oslo.yaml"))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(p.Policy).To(Equal(cassette.GenericPolicy))
-		Expect(p.String()).To(Equal("generic plumbing stand-in gpt-4.1-mini"))
+		Expect(p.String()).To(Equal("generic plumbing stand-in shaped like gpt-4.1-mini's API"))
 	})
 })

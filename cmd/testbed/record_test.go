@@ -75,7 +75,7 @@ var _ = Describe("testbed record", func() {
 		r := testbed("record", "--root", root, "--suite", "odbchat", "--variant", "single-pass")
 
 		Expect(r.code).To(Equal(exitOK), r.String())
-		Expect(r.stdout).To(ContainSubstring("(stand-in gemma3:4b)"))
+		Expect(r.stdout).To(ContainSubstring("(rule-based stand-in shaped like gemma3:4b's API)"))
 		Expect(r.stderr).To(ContainSubstring("recorded 30 cassettes under " + root + "/cassettes"))
 		Expect(yamlFiles(filepath.Join(root, "cassettes", "odbchat", "legacy"))).To(Equal(baseline), "a filtered recording leaves other variants alone")
 		rerecorded := yamlFiles(filepath.Join(root, "cassettes", "odbchat", "single-pass"))

@@ -46,7 +46,7 @@ var _ = Describe("testbed run", func() {
 			"no progress when stderr is not a terminal; only the note that this copy has no baseline")
 		for _, table := range []string{
 			"suite odbchat — agent odbchat · tokenizer o200k_base · baseline legacy · mode replay",
-			"variant legacy — ", "variant single-pass — ", "(replayed from stand-in gemma3:4b)",
+			"variant legacy — ", "variant single-pass — ", "(replayed from rule-based stand-in shaped like gemma3:4b's API)",
 			"\nsummary\n", "\ncost per scenario (mean)\n", "\nthresholds\n",
 			"\ninput tokens by part (mean per scenario)\n", "\nLLM calls by role (total)\n",
 		} {

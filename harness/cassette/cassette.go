@@ -81,15 +81,26 @@ func (p Provenance) String() string {
 	if p.Model == "" {
 		return "unknown provenance"
 	}
-	switch {
-	case p.StandIn && p.Policy == GenericPolicy:
-		return "generic plumbing stand-in " + p.Model
-	case p.StandIn && p.Policy != "":
-		return "stand-in " + p.Model + " (" + p.Policy + " policy)"
-	case p.StandIn:
-		return "stand-in " + p.Model
+	if p.StandIn {
+		return StandIn(p.Model, p.Policy)
 	}
 	return p.Provider + " " + p.Model
+}
+
+// StandIn names the stand-in model for what it is, so that no report reads
+// like a real model's result: "rule-based stand-in shaped like qwen3:14b's
+// API" (its agent policies decide by documented rules), "generic plumbing
+// stand-in shaped like …" when the generic policy answered, or the policy
+// named.
+func StandIn(model, policy string) string {
+	shape := " shaped like " + model + "'s API"
+	switch policy {
+	case "":
+		return "rule-based stand-in" + shape
+	case GenericPolicy:
+		return "generic plumbing stand-in" + shape
+	}
+	return "rule-based stand-in" + shape + " (" + policy + " policy)"
 }
 
 // Exchange is one HTTP request served by a Transport.

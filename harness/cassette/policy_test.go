@@ -49,9 +49,9 @@ var _ = Describe("the policy in a cassette's provenance", func() {
 			DeferCleanup(tr.Close)
 			Expect(tr.(*cassette.Replayer).Provenance()).To(Equal(got))
 		},
-		Entry("the generic plumbing stand-in", prov, cassette.GenericPolicy, "generic", "generic plumbing stand-in qwen3:4b"),
-		Entry("another named policy", prov, "experimental", "experimental", "stand-in qwen3:4b (experimental policy)"),
-		Entry("an agent's own policy: no header", prov, "", "", "stand-in qwen3:4b"),
+		Entry("the generic plumbing stand-in", prov, cassette.GenericPolicy, "generic", "generic plumbing stand-in shaped like qwen3:4b's API"),
+		Entry("another named policy", prov, "experimental", "experimental", "rule-based stand-in shaped like qwen3:4b's API (experimental policy)"),
+		Entry("an agent's own policy: no header", prov, "", "", "rule-based stand-in shaped like qwen3:4b's API"),
 		Entry("a real model: a header is not believed", cassette.Provenance{Provider: "openai", Model: "gpt-4.1-mini"}, cassette.GenericPolicy, "", "openai gpt-4.1-mini"),
 	)
 })

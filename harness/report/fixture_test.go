@@ -46,7 +46,7 @@ func fixture() *report.Report {
 	legacy := report.Variant{
 		Name:        "legacy",
 		Description: "2-way classifier, then RAG one-pass",
-		Provenance:  "stand-in gemma3:4b",
+		Provenance:  "rule-based stand-in shaped like gemma3:4b's API",
 		Scenarios: []report.Scenario{
 			{ID: "ac1-taiwan-sst", Criterion: "AC-1", Verdict: report.VerdictPass,
 				Route: "tool:ghrsst.bbox_mean", ExpectedRoute: "tool:ghrsst.bbox_mean",
@@ -81,7 +81,7 @@ func fixture() *report.Report {
 	singlePass := report.Variant{
 		Name:        "single-pass",
 		Description: "single-pass classifier+router",
-		Provenance:  "stand-in gemma3:4b",
+		Provenance:  "rule-based stand-in shaped like gemma3:4b's API",
 		Scenarios: []report.Scenario{
 			{ID: "ac1-taiwan-sst", Criterion: "AC-1", Verdict: report.VerdictPass,
 				Route: "tool:ghrsst.bbox_mean", ExpectedRoute: "tool:ghrsst.bbox_mean",

@@ -27,7 +27,7 @@ func WriteHTML(w io.Writer, r *Report) error {
 	}
 	for i := range r.Suites {
 		s := &r.Suites[i]
-		hs := htmlSuite{Title: d.suites[i].title, About: d.suites[i].about, Charts: suiteCharts(s)}
+		hs := htmlSuite{Title: d.suites[i].title, About: d.suites[i].about, Prose: d.suites[i].prose, Charts: suiteCharts(s)}
 		for _, sec := range d.suites[i].sections {
 			hs.Sections = append(hs.Sections, htmlSectionOf(sec))
 		}
@@ -55,6 +55,7 @@ type htmlPage struct {
 
 type htmlSuite struct {
 	Title, About string
+	Prose        string // what the suite's figures measure
 	Charts       []chart
 	Sections     []htmlSection
 	Traces       []htmlVariant
@@ -180,6 +181,7 @@ td.detail { max-width: 520px; overflow-wrap: anywhere; font-family: ui-monospace
 <section class="suite">
 <h2>{{.Title}}</h2>
 <p class="about">{{.About}}</p>
+{{if .Prose}}<p class="prose">{{.Prose}}</p>{{end}}
 <div class="charts">
 {{range .Charts}}<figure><figcaption>{{.Title}}</figcaption>{{.SVG}}</figure>
 {{end}}</div>

@@ -26,6 +26,7 @@ type document struct {
 type suiteBlock struct {
 	title    string
 	about    string
+	prose    string // what the suite's figures measure (its about:), or ""
 	sections []section
 }
 
@@ -61,11 +62,14 @@ type verdictStyle func(verdict string) string
 // layout builds the document for r.
 func layout(r *Report, verdict verdictStyle) document {
 	var d document
-	var scenarios, scenariosFailed, thresholds, thresholdsFailed int
+	var scenarios, scenariosFailed, thresholds, thresholdsFailed, checks, judged int
 	for i := range r.Suites {
 		s := &r.Suites[i]
 		d.suites = append(d.suites, layoutSuite(s, r.Mode, verdict))
 		for _, v := range s.Variants {
+			if strings.Contains(v.Provenance, "stand-in") {
+				checks, judged = checks+v.Summary.Checks, judged+v.Summary.Judged
+			}
 			for _, sc := range v.Scenarios {
 				scenarios++
 				if sc.Verdict != VerdictPass {
@@ -104,6 +108,9 @@ func layout(r *Report, verdict verdictStyle) document {
 		d.result = fmt.Sprintf("FAIL: %d of %s, %d of %s failed",
 			scenariosFailed, count(scenarios, "scenario"), thresholdsFailed, count(thresholds, "threshold"))
 	}
+	if judged > 0 {
+		d.result += fmt.Sprintf(" (%s of %s checks judged model behaviour against a stand-in)", grouped(int64(judged)), grouped(int64(checks)))
+	}
 	return d
 }
 
@@ -117,6 +124,7 @@ func layoutSuite(s *Suite, mode string, verdict verdictStyle) suiteBlock {
 		about = append(about, "mode "+mode)
 	}
 	b.about = strings.Join(about, " · ")
+	b.prose = s.About
 
 	order, base := variantOrder(s)
 	for _, v := range order {
@@ -144,7 +152,7 @@ func layoutSuite(s *Suite, mode string, verdict verdictStyle) suiteBlock {
 			b.sections = append(b.sections, confusionSection(v))
 		}
 	}
-	if t, ok := trimmingSection(order); ok {
+	if t, ok := trimmingSection(order, s.ReductionWithout); ok {
 		b.sections = append(b.sections, t)
 	}
 	return b
@@ -211,6 +219,10 @@ func variantSection(v *Variant, verdict verdictStyle) section {
 			sec.notes = append(sec.notes, note{mark: "⚠", text: fmt.Sprintf("%s: %s not replayed",
 				sc.ID, count(sc.Unplayed, "recorded interaction"))})
 		}
+	}
+	if n := v.Summary.Judged; n > 0 && strings.Contains(v.Provenance, "stand-in") {
+		sec.notes = append(sec.notes, note{text: fmt.Sprintf("%s of %s checks are about model behaviour and were judged against the stand-in: they show what its documented rules do with these prompts, not what a model would",
+			grouped(int64(n)), grouped(int64(v.Summary.Checks)))})
 	}
 	return sec
 }
@@ -667,7 +679,7 @@ func toolNames(routes []string) ([]string, bool) {
 
 // trimmingSection compares the variants' payload trimming per tool, with a
 // total per variant.
-func trimmingSection(order []*Variant) (section, bool) {
+func trimmingSection(order []*Variant, without []string) (section, bool) {
 	sec := section{title: "payload trimming by tool", table: table{
 		header: []string{"variant", "tool", "calls", "raw tok", "context tok", "reduction"},
 		right:  []bool{false, false, true, true, true, true},
@@ -690,6 +702,15 @@ func trimmingSection(order []*Variant) (section, bool) {
 			calls, raw, context = calls+t.Calls, raw+t.RawTokens, context+t.ContextTokens
 		}
 		sec.table.rows = append(sec.table.rows, row(v.Name, "total", calls, raw, context, reduction(raw, context)))
+		if len(without) > 0 {
+			calls, raw, context = 0, 0, 0
+			for _, t := range v.Trimming {
+				if !slices.Contains(without, t.Tool) {
+					calls, raw, context = calls+t.Calls, raw+t.RawTokens, context+t.ContextTokens
+				}
+			}
+			sec.table.rows = append(sec.table.rows, row(v.Name, "total without "+strings.Join(without, ", "), calls, raw, context, reduction(raw, context)))
+		}
 	}
 	return sec, len(sec.table.rows) > 0
 }

@@ -23,6 +23,9 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	var buf bytes.Buffer
 	for _, s := range d.suites {
 		fmt.Fprintf(&buf, "## %s\n\n%s\n", mdText(s.title), mdText(s.about))
+		if s.prose != "" {
+			fmt.Fprintf(&buf, "\n%s\n", mdText(s.prose))
+		}
 		for _, sec := range s.sections {
 			fmt.Fprintf(&buf, "\n### %s\n\n", mdText(sec.title))
 			if len(sec.table.header) > 0 {

@@ -55,18 +55,23 @@ type ReplayStats struct {
 
 // Suite is the result of one suite across its variants.
 type Suite struct {
-	Name      string    `json:"name"`
-	Agent     string    `json:"agent"`
-	Tokenizer string    `json:"tokenizer"`
-	Baseline  string    `json:"baseline"`
-	Variants  []Variant `json:"variants"`
+	Name      string `json:"name"`
+	Agent     string `json:"agent"`
+	Tokenizer string `json:"tokenizer"`
+	Baseline  string `json:"baseline"`
+	// About says what the suite's headline figures measure (its about:).
+	About string `json:"about,omitempty"`
+	// ReductionWithout names the tools the trimming table also totals
+	// without (the suite's reduction_without:).
+	ReductionWithout []string  `json:"reduction_without,omitempty"`
+	Variants         []Variant `json:"variants"`
 }
 
 // Variant is the result of one variant over the suite's scenarios.
 type Variant struct {
 	Name        string `json:"name"`
 	Description string `json:"description,omitempty"`
-	Provenance  string `json:"provenance,omitempty"` // e.g. "stand-in gemma3:4b"
+	Provenance  string `json:"provenance,omitempty"` // e.g. "rule-based stand-in shaped like gemma3:4b's API"
 	// Provider is the model endpoint's provider (openai, gemini,
 	// anthropic): the token counts of a provider other than OpenAI are
 	// estimates with the suite's encoding, not its own tokenizer.
@@ -145,6 +150,9 @@ type Check struct {
 	Name   string `json:"name"`
 	Pass   bool   `json:"pass"`
 	Detail string `json:"detail,omitempty"`
+	// Judged is true when the check's outcome depends on the model's
+	// judgement (the suite's judged: list), not on the agent's plumbing.
+	Judged bool `json:"judged,omitempty"`
 }
 
 // Summary aggregates a variant's scenarios. Latencies are in milliseconds.
@@ -189,6 +197,10 @@ type Summary struct {
 	// CI is each sampled metric's mean with the 95% interval that the
 	// samples' own noise puts around it (see SampledMetrics).
 	CI map[string]Interval `json:"ci,omitempty"`
+	// Checks counts the scenarios' checks (of the first sample), and
+	// Judged those whose outcome depends on the model's judgement.
+	Checks int `json:"checks,omitempty"`
+	Judged int `json:"judged_checks,omitempty"`
 	// Streaming summarizes the streamed model calls; nil when none streamed.
 	Streaming *Streaming `json:"streaming,omitempty"`
 }

@@ -86,6 +86,12 @@ func Summarize(scs []Scenario) Summary {
 				s.Artifacts++
 			}
 		}
+		for _, c := range sc.Checks {
+			s.Checks++
+			if c.Judged {
+				s.Judged++
+			}
+		}
 	}
 	n := float64(runs)
 	s.PassRate = float64(s.Passed) / float64(len(scs))

@@ -70,6 +70,9 @@ func textSuite(buf *bytes.Buffer, s suiteBlock) error {
 	var d drawer
 	heading := s.title + " — " + s.about
 	fmt.Fprintf(buf, "%s\n%s\n", heading, strings.Repeat("═", twwidth.Width(heading)))
+	if s.prose != "" {
+		fmt.Fprintf(buf, "%s\n", s.prose)
+	}
 	for _, sec := range s.sections {
 		fmt.Fprintf(buf, "\n%s\n", sec.title)
 		if len(sec.table.header) > 0 {

@@ -130,7 +130,7 @@ func Run(ctx context.Context, suites []*scenario.Suite, opts Options) (*report.R
 		if err := tokens.Check(s.Tokenizer); err != nil {
 			return nil, fmt.Errorf("%s: %w", s.Path, err)
 		}
-		rs := report.Suite{Name: s.Name, Agent: s.Agent, Tokenizer: tokenizerName(s), Baseline: s.Baseline}
+		rs := report.Suite{Name: s.Name, Agent: s.Agent, Tokenizer: tokenizerName(s), Baseline: s.Baseline, About: s.About, ReductionWithout: s.ReductionWithout}
 		for _, v := range s.Variants {
 			// A replay always runs the baseline, which thresholds and deltas
 			// compare to; a recording records only what was asked for.
@@ -435,7 +435,7 @@ func provenance(opts Options, s *scenario.Suite, variant string, known map[strin
 	}
 	switch {
 	case !replay && opts.Model == nil:
-		return "stand-in " + endpoint(opts, opts.Agents[s.Agent].Info, variantByName(s, variant)).Model
+		return cassette.StandIn(endpoint(opts, opts.Agents[s.Agent].Info, variantByName(s, variant)).Model, "")
 	case !replay:
 		ep := endpoint(opts, opts.Agents[s.Agent].Info, variantByName(s, variant))
 		return ep.Provider + " " + ep.Model
@@ -666,6 +666,9 @@ func runOne(ctx context.Context, j *job, sample int, opts Options, pending *coun
 		}
 	}
 
+	for i := range out.Checks {
+		out.Checks[i].Judged = j.suite.Judges(out.Checks[i].Name)
+	}
 	switch {
 	case stale != nil:
 		out.Verdict, out.Error = report.VerdictStale, stale.Error()
@@ -787,7 +790,7 @@ func Merge(parts []*report.Report, suites []*scenario.Suite, opts Options) (*rep
 	}
 	rep := &report.Report{SchemaVersion: report.SchemaVersion, Mode: parts[0].Mode}
 	for _, s := range suites {
-		rs := report.Suite{Name: s.Name, Agent: s.Agent, Tokenizer: tokenizerName(s), Baseline: s.Baseline}
+		rs := report.Suite{Name: s.Name, Agent: s.Agent, Tokenizer: tokenizerName(s), Baseline: s.Baseline, About: s.About, ReductionWithout: s.ReductionWithout}
 		for _, v := range s.Variants {
 			rv := report.Variant{Name: v.Name, Description: v.Description}
 			found := false

@@ -181,7 +181,7 @@ var _ = Describe("Run, replaying the committed cassettes", Ordered, func() {
 
 	It("labels each variant with the provenance of its cassettes", func() {
 		for _, v := range rep.Suites[0].Variants {
-			Expect(v.Provenance).To(Equal("replayed from stand-in gemma3:4b"), v.Name)
+			Expect(v.Provenance).To(Equal("replayed from rule-based stand-in shaped like gemma3:4b's API"), v.Name)
 		}
 	})
 
@@ -403,7 +403,7 @@ var _ = Describe("Run", func() {
 		It("writes cassettes that say they come from the stand-in and hold the logical URLs", func() {
 			Expect(rep.Mode).To(Equal("record"))
 			Expect(rep.Suites[0].Variants).To(HaveLen(1))
-			Expect(rep.Suites[0].Variants[0].Provenance).To(Equal("stand-in gemma3:4b"))
+			Expect(rep.Suites[0].Variants[0].Provenance).To(Equal("rule-based stand-in shaped like gemma3:4b's API"))
 			got := scenarios(rep)
 			Expect(got).To(HaveLen(30))
 			hosts := map[string]bool{}

@@ -256,7 +256,7 @@ func (d *decoder) syntax(data []byte, err error) {
 }
 
 var (
-	suiteKeys    = []string{"suite", "agent", "clock", "tokenizer", "baseline", "variants", "thresholds", "gate", "goodput", "samples", "min_sample_pass_rate", "faults", "scenarios"}
+	suiteKeys    = []string{"suite", "agent", "clock", "tokenizer", "baseline", "variants", "thresholds", "gate", "goodput", "about", "judged", "reduction_without", "samples", "min_sample_pass_rate", "faults", "scenarios"}
 	variantKeys  = []string{"description", "config", "endpoint"}
 	endpointKeys = []string{"provider", "base_url", "model", "key_env"}
 	scenarioKeys = []string{"id", "criterion", "tags", "attachments", "faults", "input", "expect", "variants", "turns"}
@@ -342,6 +342,25 @@ func (d *decoder) suite(root *yaml.Node) *Suite {
 	}
 	if f, ok := fs["goodput"]; ok {
 		s.Goodput = d.goodput(f.val)
+	}
+	if f, ok := fs["about"]; ok {
+		if text, ok := d.str(f.val, "about"); ok {
+			s.About = strings.TrimSpace(text)
+		}
+	}
+	if f, ok := fs["reduction_without"]; ok {
+		s.ReductionWithout, _ = d.strs(f.val, "reduction_without", false)
+	}
+	if f, ok := fs["judged"]; ok {
+		if names, ok := d.strs(f.val, "judged", false); ok {
+			for _, n := range names {
+				kind, _, _ := strings.Cut(n, ".")
+				if !slices.Contains(JudgedKinds, kind) {
+					d.errorf(resolve(f.val).Line, "judged", "%q is not a check kind (want one of %s, or one check such as answer.not_contains)", n, strings.Join(JudgedKinds, ", "))
+				}
+			}
+			s.Judged = names
+		}
 	}
 	s.Samples = 1
 	if f, ok := fs["samples"]; ok {

@@ -156,6 +156,18 @@ var _ = Describe("Load", func() {
 		Expect(err).To(MatchError(ContainSubstring(`tpot`)))
 	})
 
+	It("reads what a suite's figures measure and which checks are the model's judgement", func() {
+		s, err := scenario.Parse("s.yaml", []byte(minimal+"about: |\n  Legacy routing has a ceiling.\njudged: [route, answer.not_contains]\n"), opts)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(s.About).To(Equal("Legacy routing has a ceiling."))
+		Expect(s.Judges("route")).To(BeTrue())
+		Expect(s.Judges("answer.not_contains")).To(BeTrue())
+		Expect(s.Judges("answer.contains")).To(BeFalse())
+		Expect(s.Judges("routes")).To(BeFalse())
+		_, err = scenario.Parse("s.yaml", []byte(minimal+"judged: [routing]\n"), opts)
+		Expect(err).To(MatchError(ContainSubstring(`judged: "routing" is not a check kind (want one of route, tools, args, must_call, answer, forbid, chart, jq, llm_calls, tool_calls`)))
+	})
+
 	It("takes time-to-first-token thresholds as durations", func() {
 		streaming := opts
 		streaming.Metrics = append(append([]string(nil), opts.Metrics...), "ttft_p95", "goodput")
@@ -371,7 +383,7 @@ var _ = Describe("LoadDir", func() {
 			a + `:1: missing required key "baseline"`,
 			a + `:1: missing required key "variants"`,
 			a + `:1: missing required key "scenarios"`,
-			a + `:2: unknown key "agnet" (allowed: suite, agent, clock, tokenizer, baseline, variants, thresholds, gate, goodput, samples, min_sample_pass_rate, faults, scenarios); did you mean "agent"?`,
+			a + `:2: unknown key "agnet" (allowed: suite, agent, clock, tokenizer, baseline, variants, thresholds, gate, goodput, about, judged, reduction_without, samples, min_sample_pass_rate, faults, scenarios); did you mean "agent"?`,
 			c + `:1: missing required key "agent"`,
 			c + `:1: missing required key "clock"`,
 			c + `:1: missing required key "baseline"`,

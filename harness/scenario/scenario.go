@@ -6,6 +6,7 @@
 package scenario
 
 import (
+	"strings"
 	"time"
 
 	"github.com/agentreplay/testbed/agents/llm"
@@ -34,6 +35,18 @@ type Suite struct {
 	// metric may get, as a fraction of the baseline value; nil means the
 	// defaults of DefaultGate.
 	Gate map[string]float64
+	// About says what the suite's headline figures measure and what drives
+	// them (about:); reports print it under the suite's title.
+	About string
+	// ReductionWithout names tools whose payloads dominate the suite's token
+	// reduction (reduction_without:); reports give the reduction without
+	// them too.
+	ReductionWithout []string
+	// Judged names the checks whose outcome depends on the model's
+	// judgement (judged: [route, answer]): a check kind (JudgedKinds) or
+	// one check (answer.not_contains). Reports count them apart from the plumbing
+	// checks when a stand-in answered.
+	Judged []string
 	// Goodput is the budget a streamed model call must meet to count as
 	// good (goodput: {ttft: 500ms, tpot: 50ms}); nil when the suite sets
 	// none, and then no goodput is measured.
@@ -229,4 +242,19 @@ func DefaultGate() map[string]float64 {
 type Goodput struct {
 	TTFT time.Duration
 	TPOT time.Duration
+}
+
+// JudgedKinds are the check kinds a suite's judged: list may name; a name
+// with a dot (answer.not_contains) names one check of its kind.
+var JudgedKinds = []string{"route", "tools", "args", "must_call", "answer", "forbid", "chart", "jq", "llm_calls", "tool_calls"}
+
+// Judges reports whether the check named name depends on the model's
+// judgement, as the suite's judged: list says.
+func (s *Suite) Judges(name string) bool {
+	for _, k := range s.Judged {
+		if name == k || strings.HasPrefix(name, k+".") {
+			return true
+		}
+	}
+	return false
 }
