@@ -122,9 +122,6 @@ func New(spec Spec, root string) agents.Constructor {
 		if len(spec.Command) == 0 {
 			return nil, errors.New("external agent: no command")
 		}
-		if spec.KeepAlive && spec.Pool == nil {
-			return nil, errors.New("external agent: keep_alive needs a Pool")
-		}
 		a := &agent{spec: spec, root: root, cfg: cfg}
 		var err error
 		switch {
@@ -172,6 +169,9 @@ func (a *agent) service() bool { return a.spec.HTTP != nil || a.spec.MCP != nil 
 // Run starts the program (or takes the variant's kept one), hands it the
 // turns and reads its replies.
 func (a *agent) Run(ctx context.Context, in agents.Input) (ans agents.Answer, err error) {
+	if a.spec.KeepAlive && a.spec.Pool == nil {
+		return ans, errors.New("external agent: keep_alive needs a Pool")
+	}
 	if a.service() && len(in.Attachments) > 0 {
 		return ans, errors.New("the http: and mcp: drivers do not send attachments; describe the agent as a command speaking JSON lines")
 	}

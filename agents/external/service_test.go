@@ -214,7 +214,9 @@ var _ = Describe("a kept-alive outside agent", func() {
 	})
 
 	It("needs a pool", func() {
-		_, err := external.New(external.Spec{Command: []string{"x"}, KeepAlive: true}, ".")(agents.Config{})
+		a, err := external.New(external.Spec{Command: []string{"x"}, KeepAlive: true}, ".")(agents.Config{})
+		Expect(err).NotTo(HaveOccurred(), "lint builds agents without running them")
+		_, err = a.Run(context.Background(), agents.Input{Turns: []string{"hi"}})
 		Expect(err).To(MatchError(ContainSubstring("keep_alive needs a Pool")))
 	})
 })

@@ -50,7 +50,7 @@ func cmdProxy(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	s := suites[0]
-	entry := registry(sel.root, suites)[s.Agent]
+	entry := registry(sel.root, suites, nil)[s.Agent]
 	path := runner.CassettePath(sel.root, s.Name, sel.variant, sel.scenario)
 	mode := cassette.ModeReplay
 	copts := cassette.Options{Rerecord: fmt.Sprintf("testbed proxy --suite %s --variant %s --scenario %s --record", s.Name, sel.variant, sel.scenario)}
