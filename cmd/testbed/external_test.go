@@ -62,9 +62,16 @@ func outcomes(rep *report.Report) map[string]outcome {
 // outside returns the agent: block that runs a built-in agent as an
 // outside one, through bin (testbed agent NAME).
 func outside(bin, root, name string) string {
+	return agentBlock(name, fmt.Sprintf("  command: [%s, agent, %s, --root, %s]\n  all_turns: true\n", bin, name, root))
+}
+
+// agentBlock is the agent: block of built-in agent name run as an outside
+// one, named name-ext, with its endpoints; how (indented lines) says how
+// the program is run.
+func agentBlock(name, how string) string {
 	info := all.Registry()[name].Info
 	var b strings.Builder
-	fmt.Fprintf(&b, "agent:\n  name: %s-ext\n  command: [%s, agent, %s, --root, %s]\n  all_turns: true\n", name, bin, name, root)
+	fmt.Fprintf(&b, "agent:\n  name: %s-ext\n%s", name, how)
 	fmt.Fprintf(&b, "  model: {provider: %s, base_url: %q, model: %q}\n", info.Model.Provider, info.Model.BaseURL, info.Model.Model)
 	if e := info.Embeddings; e != nil && e.BaseURL != info.Model.BaseURL {
 		fmt.Fprintf(&b, "  embeddings: %q\n", e.BaseURL)
@@ -78,15 +85,31 @@ func outside(bin, root, name string) string {
 	return b.String()
 }
 
+// buildTestbed builds the testbed binary and returns its path.
+func buildTestbed() string {
+	GinkgoHelper()
+	bin := filepath.Join(GinkgoT().TempDir(), "testbed")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	Expect(err).NotTo(HaveOccurred(), string(out))
+	return bin
+}
+
+// replayOutcomes replays suite under root and returns its outcomes.
+func replayOutcomes(root, suite string) map[string]outcome {
+	GinkgoHelper()
+	r := testbed("run", "--root", root, "--suite", suite, "--json", "--out", "", "--baseline", "", "--quiet")
+	var rep report.Report
+	Expect(json.Unmarshal([]byte(r.stdout), &rep)).To(Succeed(), r.String())
+	return outcomes(&rep)
+}
+
 var _ = Describe("the built-in agents run as outside ones", func() {
 	It("replay every committed suite through the proxy and the JSON-lines driver with the in-process results", func() {
 		root := GinkgoT().TempDir()
 		for _, dir := range []string{"cassettes", "fixtures", "scenarios"} {
 			Expect(os.CopyFS(filepath.Join(root, dir), os.DirFS(filepath.Join(repoRoot, dir)))).To(Succeed())
 		}
-		bin := filepath.Join(GinkgoT().TempDir(), "testbed")
-		out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-		Expect(err).NotTo(HaveOccurred(), string(out))
+		bin := buildTestbed()
 
 		paths, err := filepath.Glob(filepath.Join(root, "scenarios", "*.yaml"))
 		Expect(err).NotTo(HaveOccurred())
@@ -107,13 +130,6 @@ var _ = Describe("the built-in agents run as outside ones", func() {
 			Expect(os.CopyFS(filepath.Join(root, "fixtures", name+"-ext"), os.DirFS(filepath.Join(root, "fixtures", name)))).To(Succeed())
 		}
 
-		run := func(suite string) map[string]outcome {
-			GinkgoHelper()
-			r := testbed("run", "--root", root, "--suite", suite, "--json", "--out", "", "--baseline", "", "--quiet")
-			var rep report.Report
-			Expect(json.Unmarshal([]byte(r.stdout), &rep)).To(Succeed(), r.String())
-			return outcomes(&rep)
-		}
 		// Over Gemini's wire a tool result travels as a structured
 		// functionResponse, which the wire reading counts as it is; the
 		// in-process count reads the agent's text, as an OpenAI request
@@ -131,7 +147,7 @@ var _ = Describe("the built-in agents run as outside ones", func() {
 		var diff []string
 		total, geminiRuns := 0, 0
 		for _, name := range names {
-			in, ext := run(name), run(name+"-ext")
+			in, ext := replayOutcomes(root, name), replayOutcomes(root, name+"-ext")
 			total += len(in)
 			for k, want := range in {
 				got := ext[k]
@@ -151,6 +167,38 @@ var _ = Describe("the built-in agents run as outside ones", func() {
 		Expect(total).To(BeNumerically(">", 300))
 		Expect(geminiRuns).To(BeNumerically("<", total/3))
 	})
+})
+
+var _ = Describe("ODBchat served over MCP", func() {
+	DescribeTable("replays the committed odbchat suite through testbed serve odbchat and the mcp: driver with the in-process results",
+		func(keep string) {
+			root := project()
+			bin := buildTestbed()
+			text := mustRead(filepath.Join(root, "scenarios", "odbchat.yaml"))
+			how := fmt.Sprintf("  command: [%s, serve, odbchat, --root, %s]\n", bin, root) +
+				"  mcp: {url: \"http://127.0.0.1:{{port}}/mcp\", tool: router.answer, args: {query: \"{{input}}\", debug: true}}\n" + keep
+			ext := strings.Replace(text, "suite: odbchat\n", "suite: odbchat-mcp\n", 1)
+			Expect(ext).To(ContainSubstring("\nagent: odbchat\n"))
+			ext = strings.Replace(ext, "\nagent: odbchat\n", "\n"+agentBlock("odbchat", how), 1)
+			Expect(os.WriteFile(filepath.Join(root, "scenarios", "odbchat-mcp.yaml"), []byte(ext), 0o644)).To(Succeed())
+			Expect(os.CopyFS(filepath.Join(root, "cassettes", "odbchat-mcp"), os.DirFS(filepath.Join(root, "cassettes", "odbchat")))).To(Succeed())
+			Expect(os.CopyFS(filepath.Join(root, "fixtures", "odbchat-ext"), os.DirFS(filepath.Join(root, "fixtures", "odbchat")))).To(Succeed())
+
+			in, served := replayOutcomes(root, "odbchat"), replayOutcomes(root, "odbchat-mcp")
+			Expect(len(in)).To(BeNumerically(">=", 50))
+			Expect(served).To(HaveLen(len(in)))
+			var diff []string
+			for k, want := range in {
+				if got := served[k]; !reflect.DeepEqual(got, want) {
+					diff = append(diff, fmt.Sprintf("%s:\n  in-process %+v\n  over MCP   %+v", k, want, got))
+				}
+			}
+			sort.Strings(diff)
+			Expect(diff).To(BeEmpty())
+		},
+		Entry("a server per scenario run", ""),
+		Entry("a server per variant, kept alive for its runs", "  keep_alive: variant\n"),
+	)
 })
 
 // committedSuitesAt loads the built-in agents' suites under root.
