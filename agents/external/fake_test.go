@@ -51,6 +51,9 @@ func fakeAgent(kind string) int {
 			return
 		}
 		upstream := fetch(in.Input)
+		if in.Input == "hang" {
+			kind = "slow"
+		}
 		switch kind {
 		case "status":
 			http.Error(w, "model overloaded", http.StatusServiceUnavailable)

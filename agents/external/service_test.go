@@ -201,16 +201,40 @@ var _ = Describe("a kept-alive outside agent", func() {
 		Expect(err).To(MatchError(ContainSubstring("kept-alive programs are stopped")))
 	})
 
-	It("starts a fresh program for the next run after a run fails", func() {
+	It("keeps a command speaking JSON lines too: each run's turns on the same stdin, a new session id for each", func() {
 		pool := external.NewPool()
 		DeferCleanup(pool.Close)
-		spec := service("slow")
+		spec := external.Spec{Command: []string{"sh", "-c", `while read l; do printf '{"text":"%s","data":%s}\n' $$ "$l"; done`}, KeepAlive: true, Pool: pool}
+		first, _, _, err := runOnce(spec, "a", "one", "two")
+		Expect(err).NotTo(HaveOccurred())
+		second, _, _, err := runOnce(spec, "a", "three")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(second.Replies[0].Text).To(Equal(first.Replies[0].Text), "one program")
+		Expect(second.Replies[0].Data).To(HaveKeyWithValue("input", "three"))
+		Expect(second.Replies[0].Data).To(HaveKeyWithValue("turn", 0.0))
+		Expect(first.Replies[1].Data).To(HaveKeyWithValue("session", first.Replies[0].Data.(map[string]any)["session"]))
+		Expect(second.Replies[0].Data).NotTo(HaveKeyWithValue("session", first.Replies[0].Data.(map[string]any)["session"]))
+		pid, err := strconv.Atoi(first.Replies[0].Text)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(pool.Close()).To(Succeed())
+		Eventually(func() bool { return ended(pid) }).Should(BeTrue())
+	})
+
+	It("ends the program of a run that fails, and starts a fresh one for the next run", func() {
+		pool := external.NewPool()
+		DeferCleanup(pool.Close)
+		spec := service("json")
 		spec.KeepAlive, spec.Pool, spec.TurnTimeout = true, pool, 300*time.Millisecond
 		pidFile := filepath.Join(GinkgoT().TempDir(), "pid")
 		spec.Env["PID_FILE"] = pidFile
-		_, _, _, err := runOnce(spec, "a", "hi")
+		_, _, _, err := runOnce(spec, "a", "hang")
 		Expect(err).To(MatchError(ContainSubstring("did not answer within 300ms")))
-		Eventually(func() bool { return ended(pidOf(pidFile)) }).Should(BeTrue())
+		failed := pidOf(pidFile)
+		Eventually(func() bool { return ended(failed) }).Should(BeTrue())
+		ans, _, _, err := runOnce(spec, "a", "hi")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(ans.Replies[0].Data).To(HaveKeyWithValue("pid", BeNumerically(">", 0)))
+		Expect(ans.Replies[0].Data).NotTo(HaveKeyWithValue("pid", float64(failed)))
 	})
 
 	It("needs a pool", func() {
