@@ -216,3 +216,35 @@ func committedSuitesAt(root string) []*scenario.Suite {
 	}
 	return out
 }
+
+var _ = Describe("an outside agent that fails", func() {
+	DescribeTable("fails each scenario with the driver's reason, runs every other, and leaves no program running",
+		func(how func(bin, root string) string, want string) {
+			root := project()
+			bin := buildTestbed()
+			text := strings.Replace(mustRead(filepath.Join(root, "scenarios", "odbchat.yaml")), "suite: odbchat\n", "suite: broken\n", 1)
+			text = strings.Replace(text, "\nagent: odbchat\n", "\n"+agentBlock("odbchat", how(bin, root)), 1)
+			Expect(os.WriteFile(filepath.Join(root, "scenarios", "broken.yaml"), []byte(text), 0o644)).To(Succeed())
+			Expect(os.CopyFS(filepath.Join(root, "cassettes", "broken"), os.DirFS(filepath.Join(root, "cassettes", "odbchat")))).To(Succeed())
+
+			r := testbed("run", "--root", root, "--suite", "broken", "--json", "--out", "", "--baseline", "", "--quiet")
+			Expect(r.code).To(Equal(exitFailed), r.String())
+			var rep report.Report
+			Expect(json.Unmarshal([]byte(r.stdout), &rep)).To(Succeed(), r.String())
+			got := outcomes(&rep)
+			Expect(len(got)).To(BeNumerically(">=", 50))
+			for k, o := range got {
+				Expect(o.Verdict).To(Equal(report.VerdictError), k)
+				Expect(o.Error).To(MatchRegexp(want), k)
+			}
+			out, _ := exec.Command("pgrep", "-f", root).Output()
+			Expect(strings.TrimSpace(string(out))).To(BeEmpty(), "programs left running")
+		},
+		Entry("a service that never listens", func(_, root string) string {
+			return fmt.Sprintf("  command: [sh, -c, \"sleep 30; exit 1\", %s]\n  http: {url: \"http://127.0.0.1:{{port}}/chat\"}\n  start_timeout: 200ms\n", root)
+		}, `^the agent's service did not listen on 127\.0\.0\.1:\d+ within 200ms \(command \["sh" "-c" "sleep 30; exit 1" ".*"\]\)$`),
+		Entry("an MCP server without the tool, kept alive", func(bin, root string) string {
+			return fmt.Sprintf("  command: [%s, serve, odbchat, --root, %s]\n  mcp: {url: \"http://127.0.0.1:{{port}}/mcp\", tool: nosuch}\n  keep_alive: variant\n", bin, root)
+		}, `^turn 1: call nosuch: .*nosuch`),
+	)
+})
