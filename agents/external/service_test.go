@@ -5,8 +5,6 @@ package external_test
 import (
 	"context"
 	"errors"
-	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -20,28 +18,7 @@ import (
 
 	"github.com/agentreplay/testbed/agents"
 	"github.com/agentreplay/testbed/agents/external"
-	"github.com/agentreplay/testbed/agents/llm"
 )
-
-// seen answers every request with an empty JSON object and keeps the URLs
-// asked for: one scenario run's cassette.
-type seen struct {
-	mu   sync.Mutex
-	urls []string
-}
-
-func (s *seen) RoundTrip(r *http.Request) (*http.Response, error) {
-	s.mu.Lock()
-	s.urls = append(s.urls, r.URL.String())
-	s.mu.Unlock()
-	return &http.Response{StatusCode: 200, Header: http.Header{}, Body: io.NopCloser(strings.NewReader("{}"))}, nil
-}
-
-func (s *seen) all() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]string(nil), s.urls...)
-}
 
 // service describes the fake agent of kind (see fakeAgent) run by the test
 // binary, reached by http: at /chat or, with tool, by mcp: at /mcp.
@@ -50,22 +27,6 @@ func service(kind string) external.Spec {
 		Command: []string{os.Args[0]}, Env: map[string]string{"FAKE_AGENT": kind},
 		HTTP: &external.HTTP{URL: "http://127.0.0.1:{{port}}/chat"}, StartTimeout: 20 * time.Second,
 	}
-}
-
-// runOnce runs spec once, for one scenario of turns under variant, and
-// returns the answer, the traced notes and the run's cassette.
-func runOnce(spec external.Spec, variant string, turns ...string) (agents.Answer, *notes, *seen, error) {
-	GinkgoHelper()
-	tr, cassette := &notes{}, &seen{}
-	cfg := agents.Config{
-		HTTP: &http.Client{Transport: cassette}, Tracer: tr, Clock: func() time.Time { return time.Unix(0, 0) },
-		Endpoint:  llm.Endpoint{Provider: llm.ProviderOpenAI, BaseURL: "https://api.openai.com/v1", Model: "m"},
-		Upstreams: map[string]string{"notes": "https://notes.example"}, Variant: map[string]any{"v": variant},
-	}
-	a, err := external.New(spec, GinkgoT().TempDir())(cfg)
-	Expect(err).NotTo(HaveOccurred())
-	ans, err := a.Run(context.Background(), agents.Input{Turns: turns})
-	return ans, tr, cassette, err
 }
 
 // pidOf reads the process id the fake agent wrote to file.
