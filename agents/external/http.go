@@ -176,5 +176,9 @@ func eventText(data string) string {
 	return ""
 }
 
-// end does nothing: the service is stopped with its program.
-func (c *web) end() error { return nil }
+// end lets the conversation's connections go; the service is stopped with
+// its program.
+func (c *web) end() error {
+	c.client.CloseIdleConnections()
+	return nil
+}
