@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"strings"
 	"time"
 
@@ -108,6 +109,27 @@ var _ = Describe("testbed serve odbchat", func() {
 		res, env, _ := call(session, map[string]any{"query": ac1})
 		Expect(res.IsError).To(BeFalse())
 		Expect(env).To(HaveKeyWithValue("source", "ghrsst.bbox_mean"))
+		Expect(end(cancel, done).code).To(Equal(exitOK))
+	})
+
+	It("records the cassette of the scenario a call asks against the stand-ins, which then replays", func() {
+		path := cassettePath(root, "single-pass", "ac1-taiwan-sst")
+		Expect(os.Remove(path)).To(Succeed())
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		session, done := serve(ctx, "--record")
+		res, recorded, _ := call(session, map[string]any{"query": ac1})
+		Expect(res.IsError).To(BeFalse())
+		Expect(recorded).To(HaveKeyWithValue("source", "ghrsst.bbox_mean"))
+		r := end(cancel, done)
+		Expect(r.code).To(Equal(exitOK), r.String())
+		Expect(mustRead(path)).To(ContainSubstring("url: http://localhost:11434/v1/chat/completions"))
+
+		ctx, cancel = context.WithCancel(context.Background())
+		defer cancel()
+		session, done = serve(ctx)
+		_, replayed, _ := call(session, map[string]any{"query": ac1})
+		Expect(replayed["text"]).To(Equal(recorded["text"]))
 		Expect(end(cancel, done).code).To(Equal(exitOK))
 	})
 
