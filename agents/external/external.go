@@ -194,13 +194,14 @@ func (a *agent) Run(ctx context.Context, in agents.Input) (ans agents.Answer, er
 	if a.spec.KeepAlive {
 		var release func(failed bool)
 		if prog, release, err = a.spec.Pool.acquire(ctx, p, id, a.key(), func(base string) (*program, error) {
-			return a.launch(context.Background(), base)
+			// The program outlives this run: only the pool ends it.
+			return a.launch(ctx, context.WithoutCancel(ctx), base)
 		}); err != nil {
 			return ans, err
 		}
 		defer func() { release(err != nil) }()
 	} else {
-		if prog, err = a.launch(ctx, base); err != nil {
+		if prog, err = a.launch(ctx, ctx, base); err != nil {
 			return ans, err
 		}
 		defer prog.proc.stop()
@@ -252,9 +253,10 @@ func (a *agent) Run(ctx context.Context, in agents.Input) (ans agents.Answer, er
 	return ans, conv.end()
 }
 
-// launch starts the program with the base URLs at base; a service is
-// given a free PORT and waited for until it listens.
-func (a *agent) launch(ctx context.Context, base string) (*program, error) {
+// launch starts the program with the base URLs at base, to be killed when
+// life ends; a service is given a free PORT and waited for (while ctx
+// lasts) until it listens.
+func (a *agent) launch(ctx, life context.Context, base string) (*program, error) {
 	prog := &program{}
 	if a.service() {
 		var err error
@@ -272,7 +274,7 @@ func (a *agent) launch(ctx context.Context, base string) (*program, error) {
 		argv[i] = v.text(arg)
 	}
 	dir := filepath.Join(a.root, a.spec.Dir)
-	if prog.proc, err = start(ctx, argv, dir, env, a.service()); err != nil {
+	if prog.proc, err = start(life, argv, dir, env, a.service()); err != nil {
 		return nil, err
 	}
 	if !a.service() {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -12,6 +13,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -247,4 +249,27 @@ var _ = Describe("an outside agent that fails", func() {
 			return fmt.Sprintf("  command: [%s, serve, odbchat, --root, %s]\n  mcp: {url: \"http://127.0.0.1:{{port}}/mcp\", tool: nosuch}\n  keep_alive: variant\n", bin, root)
 		}, `^turn 1: call nosuch: .*nosuch`),
 	)
+
+	It("stops every kept-alive program when the run is interrupted, even one still starting", func() {
+		root := project()
+		how := fmt.Sprintf("  command: [sh, -c, \"sleep 60; exit 1\", %s]\n  http: {url: \"http://127.0.0.1:{{port}}/chat\"}\n  keep_alive: variant\n  start_timeout: 50s\n", root)
+		text := strings.Replace(mustRead(filepath.Join(root, "scenarios", "odbchat.yaml")), "suite: odbchat\n", "suite: starting\n", 1)
+		text = strings.Replace(text, "\nagent: odbchat\n", "\n"+agentBlock("odbchat", how), 1)
+		Expect(os.WriteFile(filepath.Join(root, "scenarios", "starting.yaml"), []byte(text), 0o644)).To(Succeed())
+		Expect(os.CopyFS(filepath.Join(root, "cassettes", "starting"), os.DirFS(filepath.Join(root, "cassettes", "odbchat")))).To(Succeed())
+
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		done := background(ctx, "run", "--root", root, "--suite", "starting", "--out", "", "--baseline", "", "--quiet")
+		Eventually(func() string {
+			out, _ := exec.Command("pgrep", "-f", root).Output()
+			return string(out)
+		}).WithTimeout(20 * time.Second).ShouldNot(BeEmpty())
+		cancel()
+		var r result
+		Eventually(done).WithTimeout(20 * time.Second).Should(Receive(&r))
+		Expect(r.code).To(Equal(exitSignal), r.String())
+		out, _ := exec.Command("pgrep", "-f", root).Output()
+		Expect(strings.TrimSpace(string(out))).To(BeEmpty(), "programs left running")
+	})
 })
