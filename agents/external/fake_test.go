@@ -75,7 +75,7 @@ func fakeAgent(kind string) int {
 			json.NewEncoder(w).Encode(map[string]any{
 				"answer": map[string]any{"text": fmt.Sprintf("you said %s", in.Input)},
 				"text":   fmt.Sprintf("turn %d of %s", in.Turn, in.Session),
-				"pid":    os.Getpid(), "upstream": upstream,
+				"pid":    os.Getpid(), "upstream": upstream, "header": r.Header.Get("X-Conversation"),
 				"notes": []map[string]any{{"key": "route", "value": map[string]any{"mode": "chat"}}},
 			})
 		}

@@ -20,8 +20,9 @@ type HTTP struct {
 	// URL is where turns are POSTed; {{port}} is the service's PORT.
 	URL string
 	// Body is the request's template: a string (sent as text), or a map or
-	// slice of plain values (sent as JSON); nil sends DefaultHTTPBody. A
-	// string that is one placeholder alone takes its type in JSON.
+	// slice of plain values (sent as JSON); nil sends {"input":
+	// "{{input}}", "session": "{{session}}", "turn": "{{turn}}"}. A string
+	// that is one placeholder alone takes its type in JSON.
 	Body any
 	// Headers are the request's headers; their values may hold
 	// placeholders.
@@ -30,10 +31,6 @@ type HTTP struct {
 	// .text of an object, or the string the response is).
 	Reply string
 }
-
-// DefaultHTTPBody is the request an HTTP agent gets when its suite gives no
-// body: template.
-var DefaultHTTPBody = map[string]any{"input": "{{input}}", "session": "{{session}}", "turn": "{{turn}}"}
 
 // web is a conversation with a web service.
 type web struct {
@@ -75,7 +72,7 @@ func (c *web) ask(ctx context.Context, i int) (turnOut, error) {
 func (c *web) body(v vars) ([]byte, string, error) {
 	t := c.spec.Body
 	if t == nil {
-		t = DefaultHTTPBody
+		t = map[string]any{"input": "{{input}}", "session": "{{session}}", "turn": "{{turn}}"}
 	}
 	if s, ok := t.(string); ok {
 		return []byte(v.text(s)), "text/plain; charset=utf-8", nil

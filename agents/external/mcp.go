@@ -18,17 +18,13 @@ type MCP struct {
 	// Tool is the tool called per turn, like router.answer.
 	Tool string
 	// Args is the template of the call's arguments (plain values); nil
-	// sends DefaultMCPArgs. A string that is one placeholder alone takes
-	// its type.
+	// sends {"query": "{{input}}"}. A string that is one placeholder alone
+	// takes its type.
 	Args map[string]any
 	// Reply is a jq path to the reply's text in the tool's structured
 	// result (default: its text field when the result is an object).
 	Reply string
 }
-
-// DefaultMCPArgs are the arguments an MCP agent's tool gets when its suite
-// gives no args: template.
-var DefaultMCPArgs = map[string]any{"query": "{{input}}"}
 
 // Keys of a tool result's _meta under which a server run by testbed (testbed
 // serve) reports what HTTP does not show, as a JSON-lines reply does in
@@ -68,7 +64,7 @@ func (c *toolCall) ask(ctx context.Context, i int) (turnOut, error) {
 	v.input, v.turn = c.in[i], i
 	args := c.spec.Args
 	if args == nil {
-		args = DefaultMCPArgs
+		args = map[string]any{"query": "{{input}}"}
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()

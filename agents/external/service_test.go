@@ -58,6 +58,17 @@ var _ = Describe("an outside agent that is a web service", func() {
 		Eventually(func() bool { return ended(pidOf(pidFile)) }).Should(BeTrue())
 	})
 
+	It("fills the suite's body and headers templates: a placeholder alone keeps its type, one in text is text", func() {
+		spec := service("json")
+		spec.HTTP.Body = map[string]any{"input": "{{input}}!", "session": "s-{{session}}", "turn": "{{turn}}", "extra": []any{"{{port}}", true}}
+		spec.HTTP.Headers = map[string]string{"X-Conversation": "conv {{session}} turn {{turn}}"}
+		ans, _, cassette, err := runOnce(spec, "a", "hello", "again")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(ans.Replies[1].Text).To(MatchRegexp(`^turn 1 of s-tb-[0-9a-f]{16}$`))
+		Expect(ans.Replies[1].Data).To(HaveKeyWithValue("header", MatchRegexp(`^conv tb-[0-9a-f]{16} turn 1$`)))
+		Expect(cassette.all()).To(Equal([]string{"https://notes.example/turn/hello!", "https://notes.example/turn/again!"}))
+	})
+
 	DescribeTable("reads the reply's text the way the service gives it",
 		func(kind, reply, want string) {
 			spec := service(kind)
