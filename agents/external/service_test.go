@@ -109,6 +109,15 @@ var _ = Describe("an outside agent that is a web service", func() {
 	)
 })
 
+var _ = Describe("an outside agent's service that cannot start", func() {
+	It("fails its scenario naming the command", func() {
+		spec := service("json")
+		spec.Command = []string{"./no-such-server", "--port", "{{port}}"}
+		_, _, _, err := runOnce(spec, "a", "hi")
+		Expect(err).To(MatchError(MatchRegexp(`^the agent did not start: .*no-such-server.* \(command \["\./no-such-server" "--port" "\d+"\] in .*\)$`)))
+	})
+})
+
 var _ = Describe("an outside agent that is an MCP server", func() {
 	mcpService := func() external.Spec {
 		spec := service("mcp")
