@@ -96,6 +96,18 @@ func buildTestbed() string {
 	return bin
 }
 
+// odbchatAs writes, under root (a project()), suite name: the odbchat suite
+// with its agent run as an outside one as how says, and its cassettes.
+func odbchatAs(root, name, how string) {
+	GinkgoHelper()
+	text := mustRead(filepath.Join(root, "scenarios", "odbchat.yaml"))
+	Expect(text).To(ContainSubstring("\nagent: odbchat\n"))
+	text = strings.Replace(text, "suite: odbchat\n", "suite: "+name+"\n", 1)
+	text = strings.Replace(text, "\nagent: odbchat\n", "\n"+agentBlock("odbchat", how), 1)
+	Expect(os.WriteFile(filepath.Join(root, "scenarios", name+".yaml"), []byte(text), 0o644)).To(Succeed())
+	Expect(os.CopyFS(filepath.Join(root, "cassettes", name), os.DirFS(filepath.Join(root, "cassettes", "odbchat")))).To(Succeed())
+}
+
 // replayOutcomes replays suite under root and returns its outcomes.
 func replayOutcomes(root, suite string) map[string]outcome {
 	GinkgoHelper()
@@ -176,15 +188,8 @@ var _ = Describe("ODBchat served over MCP", func() {
 		func(keep string) {
 			root := project()
 			bin := buildTestbed()
-			text := mustRead(filepath.Join(root, "scenarios", "odbchat.yaml"))
-			how := fmt.Sprintf("  command: [%s, serve, odbchat, --root, %s]\n", bin, root) +
-				"  mcp: {url: \"http://127.0.0.1:{{port}}/mcp\", tool: router.answer, args: {query: \"{{input}}\", debug: true}}\n" + keep
-			ext := strings.Replace(text, "suite: odbchat\n", "suite: odbchat-mcp\n", 1)
-			Expect(ext).To(ContainSubstring("\nagent: odbchat\n"))
-			ext = strings.Replace(ext, "\nagent: odbchat\n", "\n"+agentBlock("odbchat", how), 1)
-			Expect(os.WriteFile(filepath.Join(root, "scenarios", "odbchat-mcp.yaml"), []byte(ext), 0o644)).To(Succeed())
-			Expect(os.CopyFS(filepath.Join(root, "cassettes", "odbchat-mcp"), os.DirFS(filepath.Join(root, "cassettes", "odbchat")))).To(Succeed())
-			Expect(os.CopyFS(filepath.Join(root, "fixtures", "odbchat-ext"), os.DirFS(filepath.Join(root, "fixtures", "odbchat")))).To(Succeed())
+			odbchatAs(root, "odbchat-mcp", fmt.Sprintf("  command: [%s, serve, odbchat, --root, %s]\n", bin, root)+
+				"  mcp: {url: \"http://127.0.0.1:{{port}}/mcp\", tool: router.answer, args: {query: \"{{input}}\", debug: true}}\n"+keep)
 
 			in, served := replayOutcomes(root, "odbchat"), replayOutcomes(root, "odbchat-mcp")
 			Expect(len(in)).To(BeNumerically(">=", 50))
@@ -224,10 +229,7 @@ var _ = Describe("an outside agent that fails", func() {
 		func(how func(bin, root string) string, want string) {
 			root := project()
 			bin := buildTestbed()
-			text := strings.Replace(mustRead(filepath.Join(root, "scenarios", "odbchat.yaml")), "suite: odbchat\n", "suite: broken\n", 1)
-			text = strings.Replace(text, "\nagent: odbchat\n", "\n"+agentBlock("odbchat", how(bin, root)), 1)
-			Expect(os.WriteFile(filepath.Join(root, "scenarios", "broken.yaml"), []byte(text), 0o644)).To(Succeed())
-			Expect(os.CopyFS(filepath.Join(root, "cassettes", "broken"), os.DirFS(filepath.Join(root, "cassettes", "odbchat")))).To(Succeed())
+			odbchatAs(root, "broken", how(bin, root))
 
 			r := testbed("run", "--root", root, "--suite", "broken", "--json", "--out", "", "--baseline", "", "--quiet")
 			Expect(r.code).To(Equal(exitFailed), r.String())
@@ -252,11 +254,7 @@ var _ = Describe("an outside agent that fails", func() {
 
 	It("stops every kept-alive program when the run is interrupted, even one still starting", func() {
 		root := project()
-		how := fmt.Sprintf("  command: [sh, -c, \"sleep 60; exit 1\", %s]\n  http: {url: \"http://127.0.0.1:{{port}}/chat\"}\n  keep_alive: variant\n  start_timeout: 50s\n", root)
-		text := strings.Replace(mustRead(filepath.Join(root, "scenarios", "odbchat.yaml")), "suite: odbchat\n", "suite: starting\n", 1)
-		text = strings.Replace(text, "\nagent: odbchat\n", "\n"+agentBlock("odbchat", how), 1)
-		Expect(os.WriteFile(filepath.Join(root, "scenarios", "starting.yaml"), []byte(text), 0o644)).To(Succeed())
-		Expect(os.CopyFS(filepath.Join(root, "cassettes", "starting"), os.DirFS(filepath.Join(root, "cassettes", "odbchat")))).To(Succeed())
+		odbchatAs(root, "starting", fmt.Sprintf("  command: [sh, -c, \"sleep 60; exit 1\", %s]\n  http: {url: \"http://127.0.0.1:{{port}}/chat\"}\n  keep_alive: variant\n  start_timeout: 50s\n", root))
 
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
