@@ -1,36 +1,47 @@
 // Package external runs an agent that is not built into testbed: any
-// program, in any language, started as a command that speaks JSON lines on
-// stdin and stdout, and that reaches its model and upstreams through a
-// loopback proxy session (package proxy) by base URL.
+// program, in any language, that reaches its model and upstreams through a
+// loopback proxy session (package proxy) by base URL. The program is one of:
+//
+//   - a command that speaks JSON lines on stdin and stdout (the default);
+//   - a web service (HTTP): each user turn is POSTed to it, and the
+//     response (JSON, text, or a server-sent event stream) is the reply;
+//   - a streamable-HTTP MCP server (MCP): each user turn is a call of one
+//     tool, and the tool's result is the reply.
 //
 // The contract, for the program:
 //
-//   - It is started once per scenario run, in the suite's dir, with the
+//   - It is started once per scenario run (or, with Spec.KeepAlive, once per
+//     variant, serving its runs one at a time), in the suite's dir, with the
 //     environment the suite gives plus OPENAI_BASE_URL (or GEMINI_BASE_URL
-//     and GOOGLE_GEMINI_BASE_URL, or ANTHROPIC_BASE_URL), a placeholder
-//     OPENAI_API_KEY, GEMINI_API_KEY or ANTHROPIC_API_KEY, one
-//     <NAME>_BASE_URL per upstream (or the variable the
+//     and GOOGLE_GEMINI_BASE_URL), a placeholder OPENAI_API_KEY or
+//     GEMINI_API_KEY, one <NAME>_BASE_URL per upstream (or the variable the
 //     suite names), TESTBED_PROVIDER and TESTBED_MODEL (the model the
 //     variant asks for), TESTBED_MODEL_URL (the model's logical base URL,
 //     as cassettes record it), TESTBED_NOW (the scenario's clock at the start, RFC
 //     3339: use it for "today"), TESTBED_CLOCK_URL (GET it for the
 //     scenario's clock now, which replayed calls advance by their recorded
 //     durations: use it to time steps) and TESTBED_VARIANT (the variant's
-//     config block as JSON).
-//   - The scenario's user turns arrive on stdin, one JSON line each:
-//     {"turn": 0, "turns": 2, "input": "…", "attachments": [{"name",
-//     "mime", "description", "data" (base64)}]} (attachments on the first
-//     turn only), each once the previous one is answered; or all at once
-//     when the suite says all_turns: true, for a program that reads every
-//     turn first: it then POSTs to TESTBED_TURN_URL?n=<turn> as it starts
-//     each, so its calls are counted to the right turn.
+//     config block as JSON). A service also gets PORT, a free port of
+//     127.0.0.1 to listen on ({{port}} in its command and url), and is
+//     waited for until it listens there.
+//   - A command gets the scenario's user turns on stdin, one JSON line each:
+//     {"turn": 0, "turns": 2, "input": "…", "session": "…", "attachments":
+//     [{"name", "mime", "description", "data" (base64)}]} (attachments on
+//     the first turn only), each once the previous one is answered; or all
+//     at once when the suite says all_turns: true, for a program that reads
+//     every turn first: it then POSTs to TESTBED_TURN_URL?n=<turn> as it
+//     starts each, so its calls are counted to the right turn.
 //   - It answers each turn, in order, with one JSON line on stdout:
 //     {"text": "…", "data": {…}}, and may add "notes" ([{"key": "route",
 //     "value": {"mode", "tool"}}, …]) and "tools" ([{"name", "args", "raw",
-//     "context", "error"}]) to report what HTTP does not show. Anything it
+//     "context", "error"}]) to report what HTTP does not show. A service
+//     may put the same notes and tools in its JSON reply, an MCP server in
+//     the tool result's _meta (MetaNotes, MetaTools). Anything a program
 //     writes to stderr is kept for the report.
 //   - stdin is closed after the last turn; the program should then exit.
 //     It is killed, with its process group, if it has not within a second.
+//     A service, or a kept program, is stopped the same way when its run
+//     (or the whole run, Pool.Close) ends.
 //
 // What testbed scores, it reads from traffic: every model call (tokens by
 // part, tool calls) from the requests and responses through the session,
@@ -40,19 +51,21 @@
 package external
 
 import (
-	"bufio"
-	"bytes"
+	"cmp"
 	"context"
-	"encoding/base64"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
+	"net"
+	"net/http"
+	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -64,7 +77,9 @@ import (
 
 // Spec is how a suite describes an agent outside testbed.
 type Spec struct {
-	Command []string          // argv; the first is looked up in PATH, or relative to Dir
+	// Command is the argv; the first is looked up in PATH, or relative to
+	// Dir. {{port}} in an argument is the service's PORT.
+	Command []string
 	Dir     string            // working folder, relative to the project root
 	Env     map[string]string // more environment
 	// UpstreamEnv names, per upstream, the variable its base URL goes in
@@ -80,14 +95,29 @@ type Spec struct {
 	AllTurns bool
 	// TurnTimeout bounds the wall time of one turn (default DefaultTurnTimeout).
 	TurnTimeout time.Duration
+	// HTTP or MCP, when set, make the program a service that testbed
+	// starts with a free PORT and reaches that way, rather than a command
+	// speaking JSON lines.
+	HTTP *HTTP
+	MCP  *MCP
+	// StartTimeout bounds how long a service may take to listen on its
+	// port (default DefaultStartTimeout).
+	StartTimeout time.Duration
+	// KeepAlive keeps one program per variant for all of its scenario runs
+	// (in Pool, which is then required), instead of one per run.
+	KeepAlive bool
+	Pool      *Pool
 }
 
 // ErrEscaped is matched (errors.Is) by the error of a scenario whose agent
 // called a host directly, not through the base URLs it was given.
 var ErrEscaped = proxy.ErrEscaped
 
-// DefaultTurnTimeout is how long a turn may take when the suite does not say.
-const DefaultTurnTimeout = 60 * time.Second
+// Default bounds of a turn and of a service's start.
+const (
+	DefaultTurnTimeout  = 60 * time.Second
+	DefaultStartTimeout = 30 * time.Second
+)
 
 // New returns the constructor of the agent spec describes, run from root.
 func New(spec Spec, root string) agents.Constructor {
@@ -95,7 +125,18 @@ func New(spec Spec, root string) agents.Constructor {
 		if len(spec.Command) == 0 {
 			return nil, errors.New("external agent: no command")
 		}
-		return &agent{spec: spec, root: root, cfg: cfg}, nil
+		a := &agent{spec: spec, root: root, cfg: cfg}
+		var err error
+		switch {
+		case spec.HTTP != nil:
+			a.reply, err = compileReply(spec.HTTP.Reply)
+		case spec.MCP != nil:
+			a.reply, err = compileReply(spec.MCP.Reply)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("external agent: %w", err)
+		}
+		return a, nil
 	}
 }
 
@@ -104,54 +145,42 @@ func New(spec Spec, root string) agents.Constructor {
 var sessions = sync.OnceValues(proxy.Start)
 
 type agent struct {
-	spec Spec
-	root string
-	cfg  agents.Config
+	spec  Spec
+	root  string
+	cfg   agents.Config
+	reply *replyPath
 }
 
-// turnIn is one line to the program.
-type turnIn struct {
-	Turn        int          `json:"turn"`
-	Turns       int          `json:"turns"`
-	Input       string       `json:"input"`
-	Attachments []attachment `json:"attachments,omitempty"`
+// program is a started program: a command speaking JSON lines, or a
+// service listening on port.
+type program struct {
+	proc *process
+	port int // 0 for JSON lines
 }
 
-type attachment struct {
-	Name        string `json:"name"`
-	MIME        string `json:"mime"`
-	Description string `json:"description,omitempty"`
-	Data        string `json:"data"` // base64
+// conversation is one scenario run's exchange with the program.
+type conversation interface {
+	// ask hands the program turn i and returns its reply.
+	ask(ctx context.Context, i int) (turnOut, error)
+	// end finishes the run.
+	end() error
 }
 
-// turnOut is one line from the program.
-type turnOut struct {
-	Text  *string         `json:"text"`
-	Data  json.RawMessage `json:"data"`
-	Notes []Note          `json:"notes"`
-	Tools []toolReport    `json:"tools"`
-}
+// service reports whether the program is a service (http: or mcp:).
+func (a *agent) service() bool { return a.spec.HTTP != nil || a.spec.MCP != nil }
 
-// Note is one fact an outside agent reports with a reply, as a built-in
-// agent notes it through agents.Tracer.
-type Note struct {
-	Key   string `json:"key"`
-	Value any    `json:"value"`
-}
-
-type toolReport struct {
-	Name    string          `json:"name"`
-	Args    json.RawMessage `json:"args"`
-	Raw     string          `json:"raw"`
-	Context string          `json:"context"`
-	Error   string          `json:"error"`
-}
-
-// Run starts the program, hands it the turns and reads its replies.
-func (a *agent) Run(ctx context.Context, in agents.Input) (agents.Answer, error) {
+// Run starts the program (or takes the variant's kept one), hands it the
+// turns and reads its replies.
+func (a *agent) Run(ctx context.Context, in agents.Input) (ans agents.Answer, err error) {
+	if a.spec.KeepAlive && a.spec.Pool == nil {
+		return ans, errors.New("external agent: keep_alive needs a Pool")
+	}
+	if a.service() && len(in.Attachments) > 0 {
+		return ans, errors.New("the http: and mcp: drivers do not send attachments; describe the agent as a command speaking JSON lines")
+	}
 	p, err := sessions()
 	if err != nil {
-		return agents.Answer{}, err
+		return ans, err
 	}
 	obs := newObserver(a.cfg)
 	s := proxy.Session{Transport: obs, Upstreams: a.cfg.Upstreams, Clock: a.cfg.Clock, Embeddings: a.spec.Embeddings, Key: a.realKey(),
@@ -172,43 +201,36 @@ func (a *agent) Run(ctx context.Context, in agents.Input) (agents.Answer, error)
 	}
 	defer end()
 
-	env, err := a.environment(base, p.ForwardProxy(id))
-	if err != nil {
-		return agents.Answer{}, err
-	}
-	proc, err := start(ctx, a.spec, filepath.Join(a.root, a.spec.Dir), env)
-	if err != nil {
-		return agents.Answer{}, err
-	}
-	defer proc.stop()
-
-	timeout := a.spec.TurnTimeout
-	if timeout <= 0 {
-		timeout = DefaultTurnTimeout
-	}
-	var lines []turnIn
-	for i, input := range in.Turns {
-		line := turnIn{Turn: i, Turns: len(in.Turns), Input: input}
-		if i == 0 {
-			for _, at := range in.Attachments {
-				line.Attachments = append(line.Attachments, attachment{Name: at.Name, MIME: at.MIME, Description: at.Description, Data: base64.StdEncoding.EncodeToString(at.Data)})
-			}
+	var prog *program
+	if a.spec.KeepAlive {
+		var release func(failed bool)
+		if prog, release, err = a.spec.Pool.acquire(ctx, p, id, a.key(), func(base string) (*program, error) {
+			// The program outlives this run: only the pool ends it.
+			return a.launch(ctx, context.WithoutCancel(ctx), base)
+		}); err != nil {
+			return ans, err
 		}
-		lines = append(lines, line)
+		defer func() { release(err != nil) }()
+	} else {
+		if prog, err = a.launch(ctx, ctx, base); err != nil {
+			return ans, err
+		}
+		defer prog.proc.stop()
 	}
 	a.cfg.Tracer.Note(agents.NoteTurn, 0)
-	if a.spec.AllTurns {
-		go proc.write(lines)
+	conv, err := a.converse(ctx, prog, in)
+	if err != nil {
+		return ans, err
 	}
-	var ans agents.Answer
+
 	selfReported := false
 	for i := range in.Turns {
 		if !a.spec.AllTurns {
 			a.cfg.Tracer.Note(agents.NoteTurn, i)
-			go proc.write(lines[i : i+1])
 		}
-		out, err := proc.reply(ctx, timeout)
+		out, err := conv.ask(ctx, i)
 		if err != nil {
+			conv.end()
 			return ans, causedBy(end(), fmt.Errorf("turn %d: %w", i+1, err))
 		}
 		// What the reply reports belongs to its turn, whenever it arrives.
@@ -231,6 +253,7 @@ func (a *agent) Run(ctx context.Context, in agents.Input) (agents.Answer, error)
 		if len(out.Data) > 0 && string(out.Data) != "null" {
 			var data any
 			if err := json.Unmarshal(out.Data, &data); err != nil {
+				conv.end()
 				return ans, fmt.Errorf("turn %d: data: %w", i+1, err)
 			}
 			reply.Data = data
@@ -238,7 +261,7 @@ func (a *agent) Run(ctx context.Context, in agents.Input) (agents.Answer, error)
 		ans.Replies = append(ans.Replies, reply)
 	}
 	obs.flush(!selfReported)
-	if err := proc.finish(); err != nil {
+	if err := conv.end(); err != nil {
 		return ans, causedBy(end(), err)
 	}
 	return ans, end()
@@ -273,9 +296,95 @@ func UpstreamVar(name string, overrides map[string]string) string {
 	return strings.ToUpper(strings.ReplaceAll(name, "-", "_")) + "_BASE_URL"
 }
 
+// launch starts the program with the base URLs at base, to be killed when
+// life ends; a service is given a free PORT and waited for (while ctx
+// lasts) until it listens.
+func (a *agent) launch(ctx, life context.Context, base string) (*program, error) {
+	prog := &program{}
+	if a.service() {
+		var err error
+		if prog.port, err = freePort(); err != nil {
+			return nil, err
+		}
+	}
+	env, err := a.environment(base, prog.port)
+	if err != nil {
+		return nil, err
+	}
+	v := vars{port: prog.port}
+	argv := make([]string, len(a.spec.Command))
+	for i, arg := range a.spec.Command {
+		argv[i] = v.text(arg)
+	}
+	dir := filepath.Join(a.root, a.spec.Dir)
+	if prog.proc, err = start(life, argv, dir, env, a.service()); err != nil {
+		return nil, err
+	}
+	if !a.service() {
+		return prog, nil
+	}
+	var raw string
+	if a.spec.HTTP != nil {
+		raw = a.spec.HTTP.URL
+	} else {
+		raw = a.spec.MCP.URL
+	}
+	u, err := url.Parse(v.text(raw))
+	if err != nil {
+		prog.proc.stop()
+		return nil, fmt.Errorf("the agent's url: %w", err)
+	}
+	addr := u.Host
+	if u.Port() == "" {
+		port := "80"
+		if u.Scheme == "https" {
+			port = "443"
+		}
+		addr = net.JoinHostPort(u.Hostname(), port)
+	}
+	if err := prog.proc.waitPort(ctx, addr, cmp.Or(a.spec.StartTimeout, DefaultStartTimeout)); err != nil {
+		prog.proc.stop()
+		return nil, err
+	}
+	return prog, nil
+}
+
+// converse opens a conversation with the program for one scenario run.
+func (a *agent) converse(ctx context.Context, prog *program, in agents.Input) (conversation, error) {
+	timeout := cmp.Or(a.spec.TurnTimeout, DefaultTurnTimeout)
+	session := newSessionID()
+	switch {
+	case a.spec.HTTP != nil:
+		return &web{spec: a.spec.HTTP, reply: a.reply, vars: vars{session: session, port: prog.port}, in: in.Turns,
+			client: &http.Client{}, timeout: timeout}, nil
+	case a.spec.MCP != nil:
+		v := vars{session: session, port: prog.port}
+		cs, err := connect(ctx, a.spec.MCP, v, timeout)
+		if err != nil {
+			return nil, fmt.Errorf("%w%s", err, prog.proc.tail())
+		}
+		return &toolCall{spec: a.spec.MCP, reply: a.reply, vars: v, in: in.Turns, session: cs, timeout: timeout}, nil
+	}
+	return newLines(prog.proc, in, session, a.spec.AllTurns, a.spec.KeepAlive, timeout), nil
+}
+
+// key names the variant a kept program serves: the run's configuration as
+// the program sees it.
+func (a *agent) key() string {
+	b, _ := json.Marshal([]any{a.spec.Command, a.spec.Dir, a.spec.HTTP, a.spec.MCP, a.cfg.Endpoint, a.cfg.Variant, a.cfg.Upstreams})
+	return string(b)
+}
+
+// newSessionID is a fresh conversation id ({{session}}).
+func newSessionID() string {
+	var b [8]byte
+	rand.Read(b[:])
+	return "tb-" + hex.EncodeToString(b[:])
+}
+
 // environment is the program's: a few of the process's own variables (not
 // its keys), the suite's, then the session's base URLs.
-func (a *agent) environment(base, forward string) ([]string, error) {
+func (a *agent) environment(base string, port int) ([]string, error) {
 	env := map[string]string{}
 	for _, k := range []string{"PATH", "HOME", "LANG", "TMPDIR", "SYSTEMROOT", "NODE_PATH"} {
 		if v, ok := os.LookupEnv(k); ok {
@@ -294,7 +403,7 @@ func (a *agent) environment(base, forward string) ([]string, error) {
 	// the proxy, which refuses it and fails the scenario; loopback (the
 	// base URLs) goes direct.
 	for _, k := range []string{"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"} {
-		env[k] = forward
+		env[k] = proxy.ForwardProxy(base)
 	}
 	env["NO_PROXY"], env["no_proxy"] = "127.0.0.1,localhost,::1", "127.0.0.1,localhost,::1"
 	env["TESTBED_NOW"] = a.cfg.Clock().Format(time.RFC3339)
@@ -305,193 +414,12 @@ func (a *agent) environment(base, forward string) ([]string, error) {
 		return nil, err
 	}
 	env["TESTBED_VARIANT"] = string(variant)
+	if port != 0 {
+		env["PORT"] = strconv.Itoa(port)
+	}
 	out := make([]string, 0, len(env))
 	for _, k := range slices.Sorted(maps.Keys(env)) {
 		out = append(out, k+"="+env[k])
 	}
 	return out, nil
-}
-
-// process is the running program.
-type process struct {
-	cmd    *exec.Cmd
-	stdin  io.WriteCloser
-	lines  chan string // stdout, line by line; closed at EOF
-	stderr *capped
-	done   chan struct{} // closed when the program has exited
-	quit   chan struct{} // closed when the driver stops reading
-	err    error         // its exit, once done
-}
-
-func start(ctx context.Context, spec Spec, dir string, env []string) (*process, error) {
-	argv := spec.Command
-	name := argv[0]
-	if strings.Contains(name, "/") && !filepath.IsAbs(name) {
-		name = filepath.Join(dir, name)
-	}
-	cmd := exec.Command(name, argv[1:]...)
-	cmd.Dir, cmd.Env = dir, env
-	ownGroup(cmd)
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		return nil, err
-	}
-	// Not cmd.StdoutPipe: Wait closes that as soon as the program exits,
-	// which loses what it wrote last and was not read yet (a long final
-	// reply, cut at a pipe buffer's size).
-	stdout, out, err := os.Pipe()
-	if err != nil {
-		return nil, err
-	}
-	cmd.Stdout = out
-	p := &process{cmd: cmd, stdin: stdin, lines: make(chan string, 1), stderr: &capped{max: 64 << 10}, done: make(chan struct{}), quit: make(chan struct{})}
-	cmd.Stderr = p.stderr
-	err = cmd.Start()
-	out.Close() // the program holds its own copy
-	if err != nil {
-		stdout.Close()
-		return nil, fmt.Errorf("the agent did not start: %w (command %q in %s)", err, argv, dir)
-	}
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		sc.Buffer(make([]byte, 0, 64<<10), 64<<20)
-		defer close(p.lines)
-		defer stdout.Close()
-		for sc.Scan() {
-			select {
-			case p.lines <- sc.Text():
-			case <-p.quit:
-				return // nobody reads on; the program is being stopped
-			}
-		}
-	}()
-	go func() {
-		p.err = cmd.Wait()
-		close(p.done)
-	}()
-	go func() {
-		select {
-		case <-ctx.Done():
-			p.kill()
-		case <-p.done:
-		}
-	}()
-	return p, nil
-}
-
-// write sends the turns, one JSON line each; a program that exits early
-// makes it stop (reply says why).
-func (p *process) write(lines []turnIn) {
-	for _, in := range lines {
-		b, err := json.Marshal(in)
-		if err != nil {
-			return
-		}
-		if _, err := p.stdin.Write(append(b, '\n')); err != nil {
-			return
-		}
-	}
-}
-
-// reply reads the next reply.
-func (p *process) reply(ctx context.Context, timeout time.Duration) (turnOut, error) {
-	var out turnOut
-	timer := time.NewTimer(timeout)
-	defer timer.Stop()
-	select {
-	case line, ok := <-p.lines:
-		if !ok {
-			return out, p.gone("before it answered", nil)
-		}
-		if err := json.Unmarshal([]byte(line), &out); err != nil || out.Text == nil {
-			return out, fmt.Errorf("the agent wrote a line of %d bytes that is not a reply ({\"text\": …} as one JSON line): %q%s", len(line), clip(line), p.stderrTail())
-		}
-		return out, nil
-	case <-timer.C:
-		return out, fmt.Errorf("the agent did not answer within %s%s", timeout, p.stderrTail())
-	case <-ctx.Done():
-		return out, ctx.Err()
-	}
-}
-
-// gone describes the program's early exit.
-func (p *process) gone(when string, werr error) error {
-	select {
-	case <-p.done:
-	case <-time.After(time.Second):
-	}
-	status := "it closed its output"
-	if p.err != nil {
-		status = p.err.Error()
-	} else if werr != nil {
-		status = werr.Error()
-	}
-	return fmt.Errorf("the agent exited %s (%s)%s", when, status, p.stderrTail())
-}
-
-// finish closes stdin and waits a second for the program to exit.
-func (p *process) finish() error {
-	p.stdin.Close()
-	select {
-	case <-p.done:
-		var exit *exec.ExitError
-		if errors.As(p.err, &exit) {
-			return fmt.Errorf("the agent exited with %s after its last reply%s", exit, p.stderrTail())
-		}
-		return nil
-	case <-time.After(time.Second):
-		p.kill()
-		return nil
-	}
-}
-
-// stop ends the program and its children, whatever state it is in.
-func (p *process) stop() {
-	close(p.quit)
-	p.stdin.Close()
-	select {
-	case <-p.done:
-	case <-time.After(time.Second):
-		p.kill()
-		<-p.done
-	}
-}
-
-func (p *process) stderrTail() string {
-	if s := strings.TrimSpace(p.stderr.String()); s != "" {
-		return "; its stderr ends: " + clip(s)
-	}
-	return ""
-}
-
-// clip keeps the end of long text.
-func clip(s string) string {
-	const n = 300
-	if len(s) > n {
-		return "…" + s[len(s)-n:]
-	}
-	return s
-}
-
-// capped keeps the last max bytes written to it.
-type capped struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-	max int
-}
-
-func (c *capped) Write(b []byte) (int, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.buf.Write(b)
-	if extra := c.buf.Len() - c.max; extra > 0 {
-		c.buf.Next(extra)
-	}
-	return len(b), nil
-}
-
-func (c *capped) String() string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.buf.String()
 }

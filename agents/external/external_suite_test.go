@@ -1,11 +1,21 @@
 package external_test
 
 import (
+	"os"
 	"testing"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 )
+
+// TestMain makes the test binary the agent some specs start: with
+// FAKE_AGENT set, it serves as that kind of agent instead of testing.
+func TestMain(m *testing.M) {
+	if kind := os.Getenv("FAKE_AGENT"); kind != "" {
+		os.Exit(fakeAgent(kind))
+	}
+	os.Exit(m.Run())
+}
 
 func TestExternal(t *testing.T) {
 	RegisterFailHandler(Fail)

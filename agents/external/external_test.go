@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os/exec"
 	"strings"
+	"sync"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -25,22 +26,46 @@ func (n *notes) Tool(name string, _ json.RawMessage, _ []byte, _ string, _ error
 }
 func (n *notes) Note(key string, value any) { n.keys = append(n.keys, key) }
 
-// ok answers every request with an empty JSON object.
-type ok struct{}
+// seen answers every request with an empty JSON object and keeps the URLs
+// asked for: one scenario run's cassette.
+type seen struct {
+	mu   sync.Mutex
+	urls []string
+}
 
-func (ok) RoundTrip(*http.Request) (*http.Response, error) {
+func (s *seen) RoundTrip(r *http.Request) (*http.Response, error) {
+	s.mu.Lock()
+	s.urls = append(s.urls, r.URL.String())
+	s.mu.Unlock()
 	return &http.Response{StatusCode: 200, Header: http.Header{}, Body: io.NopCloser(strings.NewReader("{}"))}, nil
+}
+
+func (s *seen) all() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.urls...)
+}
+
+// runOnce runs spec once, for one scenario of turns under variant, and
+// returns the answer, the traced notes and the run's cassette.
+func runOnce(spec external.Spec, variant string, turns ...string) (agents.Answer, *notes, *seen, error) {
+	GinkgoHelper()
+	tr, cassette := &notes{}, &seen{}
+	cfg := agents.Config{
+		HTTP: &http.Client{Transport: cassette}, Tracer: tr, Clock: func() time.Time { return time.Unix(0, 0) },
+		Endpoint:  llm.Endpoint{Provider: llm.ProviderOpenAI, BaseURL: "https://api.openai.com/v1", Model: "m"},
+		Upstreams: map[string]string{"notes": "https://notes.example"}, Variant: map[string]any{"v": variant},
+	}
+	a, err := external.New(spec, GinkgoT().TempDir())(cfg)
+	Expect(err).NotTo(HaveOccurred())
+	ans, err := a.Run(context.Background(), agents.Input{Turns: turns})
+	return ans, tr, cassette, err
 }
 
 func runScript(script string, timeout time.Duration, turns ...string) (agents.Answer, error) {
 	GinkgoHelper()
-	cfg := agents.Config{
-		HTTP: &http.Client{Transport: ok{}}, Tracer: &notes{}, Clock: func() time.Time { return time.Unix(0, 0) },
-		Endpoint: llm.Endpoint{Provider: llm.ProviderOpenAI, BaseURL: "https://api.openai.com/v1", Model: "m"},
-	}
-	a, err := external.New(external.Spec{Command: []string{"sh", "-c", script}, TurnTimeout: timeout}, GinkgoT().TempDir())(cfg)
-	Expect(err).NotTo(HaveOccurred())
-	return a.Run(context.Background(), agents.Input{Turns: turns})
+	ans, _, _, err := runOnce(external.Spec{Command: []string{"sh", "-c", script}, TurnTimeout: timeout}, "", turns...)
+	return ans, err
 }
 
 var _ = Describe("an outside agent", func() {

@@ -17,3 +17,10 @@ func (p *process) kill() {
 		syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
 	}
 }
+
+// terminate asks the program's process group to end.
+func (p *process) terminate() {
+	if p.cmd.Process != nil {
+		syscall.Kill(-p.cmd.Process.Pid, syscall.SIGTERM)
+	}
+}

@@ -22,7 +22,7 @@ var _ = Describe("the MCP server", func() {
 		w = newWorld()
 		a, err := odbchat.NewAgent(w.config(singlePass))
 		Expect(err).NotTo(HaveOccurred())
-		server := odbchat.NewMCPServer(a)
+		server := odbchat.NewMCPServer(a.Answer)
 		srv := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
 		DeferCleanup(srv.Close)
 
@@ -53,20 +53,23 @@ var _ = Describe("the MCP server", func() {
 		Expect(names).To(ContainElement("router.answer"))
 	})
 
-	It("answers AC-1 through router.answer with a structured envelope", func() {
+	It("answers AC-1 through router.answer with the seed's envelope: the plan and the tool result, without the trace", func() {
 		_, env := call(map[string]any{"query": "現在台灣周遭海溫多少？"})
 		Expect(env.Mode).To(Equal("tool"))
 		Expect(env.Source).To(Equal(odbchat.ToolBBoxMean))
 		Expect(env.Text).To(ContainSubstring("26.4 °C"))
 		Expect(env.Raw.Plan.Decision).To(Equal(odbchat.DecisionMCP))
-		Expect(env.Raw.ToolResult).To(BeNil(), "the tool result is sent only with debug")
+		Expect(env.Raw.ToolResult).NotTo(BeNil(), "the tool result is always sent")
+		Expect(env.Raw.ToolResult.Region).To(Equal([]float64{118, 20, 123.5, 26.5}))
+		Expect(env.Raw.Trace).To(BeNil(), "the trace is sent only with debug")
 		Expect(w.transport.requests(ghrsstHost)).To(HaveLen(1))
 	})
 
-	It("includes the tool result with debug", func() {
+	It("includes the trace with debug", func() {
 		_, env := call(map[string]any{"query": "現在台灣周遭海溫多少？", "debug": true})
+		Expect(env.Raw.Trace).NotTo(BeNil())
+		Expect(env.Raw.Trace.TotalMS).To(BeNumerically(">=", env.Raw.Trace.ClassifyMS))
 		Expect(env.Raw.ToolResult).NotTo(BeNil())
-		Expect(env.Raw.ToolResult.Region).To(Equal([]float64{118, 20, 123.5, 26.5}))
 	})
 
 	It("answers an explain question, whose plan has no tool", func() {

@@ -25,7 +25,7 @@ type Raw struct {
 	Plan       *Plan       `json:"plan"`
 	ToolResult *ToolResult `json:"tool_result,omitempty"`
 	Citations  []Citation  `json:"citations,omitempty"`
-	Trace      Timings     `json:"trace"`
+	Trace      *Timings    `json:"trace,omitempty"` // always from Answer; router.answer sends it with debug
 }
 
 // Timings are measured on the injected clock.
@@ -116,8 +116,8 @@ func (a *Agent) Answer(ctx context.Context, query string) (Envelope, error) {
 	return env, nil
 }
 
-func timings(classify, mcp, answer, total time.Duration, retried bool) Timings {
-	return Timings{ClassifyMS: classify.Milliseconds(), MCPMS: mcp.Milliseconds(), AnswerMS: answer.Milliseconds(),
+func timings(classify, mcp, answer, total time.Duration, retried bool) *Timings {
+	return &Timings{ClassifyMS: classify.Milliseconds(), MCPMS: mcp.Milliseconds(), AnswerMS: answer.Milliseconds(),
 		TotalMS: total.Milliseconds(), RetriedYesterday: retried}
 }
 

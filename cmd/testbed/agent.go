@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -12,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/agentreplay/testbed/agents"
@@ -57,7 +59,7 @@ func cmdAgent(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if !ok {
 		return withCode(exitUsage, fmt.Errorf("no built-in agent %q (agents: %s)", names[0], strings.Join(all.Names(), ", ")))
 	}
-	cfg, tr, err := agentConfig(ctx, entry.Info, root)
+	cfg, tr, err := agentConfig(ctx, entry.Info, root, os.Getenv)
 	if err != nil {
 		return withCode(exitUsage, err)
 	}
@@ -84,13 +86,13 @@ func cmdAgent(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 }
 
 // agentConfig is a built-in agent's configuration from the environment an
-// outside agent gets.
-func agentConfig(ctx context.Context, info agents.Info, root string) (agents.Config, *turnTracer, error) {
+// outside agent gets (getenv reads it).
+func agentConfig(ctx context.Context, info agents.Info, root string, getenv func(string) string) (agents.Config, *turnTracer, error) {
 	ep := info.Model
-	if p, m := os.Getenv("TESTBED_PROVIDER"), os.Getenv("TESTBED_MODEL"); p != "" && m != "" {
+	if p, m := getenv("TESTBED_PROVIDER"), getenv("TESTBED_MODEL"); p != "" && m != "" {
 		ep.Provider, ep.Model = p, m // the variant's model
 	}
-	ep.BaseURL = os.Getenv(proxy.BaseURLEnv(ep.Provider))
+	ep.BaseURL = getenv(proxy.BaseURLEnv(ep.Provider))
 	if ep.BaseURL == "" {
 		return agents.Config{}, nil, fmt.Errorf("no model base URL in the environment (%s, for provider %s)", proxy.BaseURLEnv(ep.Provider), ep.Provider)
 	}
@@ -99,7 +101,7 @@ func agentConfig(ctx context.Context, info agents.Info, root string) (agents.Con
 	// errors and prompts name them as they do in-process.
 	session := proxy.Session{Upstreams: info.Upstreams}
 	base := strings.TrimSuffix(ep.BaseURL, "/v1")
-	logical := os.Getenv("TESTBED_MODEL_URL")
+	logical := getenv("TESTBED_MODEL_URL")
 	if logical == "" {
 		logical = info.Model.BaseURL
 	}
@@ -108,7 +110,8 @@ func agentConfig(ctx context.Context, info agents.Info, root string) (agents.Con
 		session.Embeddings = e.BaseURL
 	}
 	ep.BaseURL = logical
-	hc := &http.Client{Transport: roleHeader{proxy.NewClient(base, session)}}
+	tr := &turnTracer{notes: map[int][]external.Note{}, tools: map[int][]map[string]any{}, http: http.DefaultClient, turnURL: getenv("TESTBED_TURN_URL")}
+	hc := &http.Client{Transport: roleHeader{staleWatch{tr: tr, next: proxy.NewClient(base, session)}}}
 	sdk, err := provider.New(ctx, ep, cassette.PlaceholderKey, hc)
 	if err != nil {
 		return agents.Config{}, nil, err
@@ -122,15 +125,15 @@ func agentConfig(ctx context.Context, info agents.Info, root string) (agents.Con
 	}
 	upstreams := info.Upstreams
 	now := time.Now()
-	if t, err := time.Parse(time.RFC3339, os.Getenv("TESTBED_NOW")); err == nil {
+	if t, err := time.Parse(time.RFC3339, getenv("TESTBED_NOW")); err == nil {
 		now = t
 	}
 	clock := func() time.Time { return now }
-	if u := os.Getenv("TESTBED_CLOCK_URL"); u != "" {
+	if u := getenv("TESTBED_CLOCK_URL"); u != "" {
 		clock = func() time.Time { return remoteClock(http.DefaultClient, u, now) }
 	}
 	var variant map[string]any
-	if v := os.Getenv("TESTBED_VARIANT"); v != "" && v != "null" {
+	if v := getenv("TESTBED_VARIANT"); v != "" && v != "null" {
 		if err := json.Unmarshal([]byte(v), &variant); err != nil {
 			return agents.Config{}, nil, fmt.Errorf("TESTBED_VARIANT: %w", err)
 		}
@@ -139,7 +142,6 @@ func agentConfig(ctx context.Context, info agents.Info, root string) (agents.Con
 	for _, k := range info.Keys {
 		secrets[k] = cassette.PlaceholderKey
 	}
-	tr := &turnTracer{notes: map[int][]external.Note{}, tools: map[int][]map[string]any{}, http: http.DefaultClient, turnURL: os.Getenv("TESTBED_TURN_URL")}
 	return agents.Config{
 		Model: model, Endpoint: ep, Embedder: embedder, HTTP: hc, Clock: clock,
 		Tracer: tr, Upstreams: upstreams, Variant: variant, Secrets: secrets,
@@ -186,6 +188,37 @@ type turnTracer struct {
 	turn    int
 	notes   map[int][]external.Note
 	tools   map[int][]map[string]any
+	// stale are the proxy's diagnoses of the calls the cassette lacked
+	// (see staleWatch).
+	mu    sync.Mutex
+	stale []string
+}
+
+// staleWatch keeps the diagnosis of every call the proxy could not answer
+// from the cassette (its 501), for a server that must say that its answer
+// is stale rather than what the agent makes of a failed call.
+type staleWatch struct {
+	tr   *turnTracer
+	next http.RoundTripper
+}
+
+func (w staleWatch) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := w.next.RoundTrip(req)
+	if err != nil || resp.StatusCode != http.StatusNotImplemented {
+		return resp, err
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	var problem struct {
+		Error struct{ Message, Type string }
+	}
+	if err == nil && json.Unmarshal(body, &problem) == nil && problem.Error.Type == "testbed_proxy" {
+		w.tr.mu.Lock()
+		w.tr.stale = append(w.tr.stale, strings.TrimPrefix(problem.Error.Message, "testbed proxy: "))
+		w.tr.mu.Unlock()
+	}
+	return resp, nil
 }
 
 func (t *turnTracer) Tool(name string, args json.RawMessage, raw []byte, context string, err error) {

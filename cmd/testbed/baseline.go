@@ -50,7 +50,9 @@ func cmdBaseline(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
-	rep, err := runner.Run(ctx, suites, runner.Options{Mode: cassette.ModeReplay, Root: sel.root, Agents: registry(sel.root, suites), Progress: progress(sel, stderr)})
+	agents, stop := running(sel.root, suites)
+	defer stop()
+	rep, err := runner.Run(ctx, suites, runner.Options{Mode: cassette.ModeReplay, Root: sel.root, Agents: agents, Progress: progress(sel, stderr)})
 	if err != nil {
 		return withCode(exitInternal, err)
 	}

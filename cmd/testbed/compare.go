@@ -70,7 +70,9 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 				return withCode(exitUsage, fmt.Errorf("suite %s has no variant %q (see: testbed list --suite %s)", s.Name, v, s.Name))
 			}
 		}
-		rep, err := runner.Run(ctx, suites, runner.Options{Mode: cassette.ModeReplay, Root: sel.root, Agents: registry(sel.root, suites),
+		agents, stop := running(sel.root, suites)
+		defer stop()
+		rep, err := runner.Run(ctx, suites, runner.Options{Mode: cassette.ModeReplay, Root: sel.root, Agents: agents,
 			Scenario: sel.scenario, Progress: progress(sel, stderr)})
 		if err != nil {
 			return withCode(exitInternal, err)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -12,6 +13,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -62,9 +64,16 @@ func outcomes(rep *report.Report) map[string]outcome {
 // outside returns the agent: block that runs a built-in agent as an
 // outside one, through bin (testbed agent NAME).
 func outside(bin, root, name string) string {
+	return agentBlock(name, fmt.Sprintf("  command: [%s, agent, %s, --root, %s]\n  all_turns: true\n", bin, name, root))
+}
+
+// agentBlock is the agent: block of built-in agent name run as an outside
+// one, named name-ext, with its endpoints; how (indented lines) says how
+// the program is run.
+func agentBlock(name, how string) string {
 	info := all.Registry()[name].Info
 	var b strings.Builder
-	fmt.Fprintf(&b, "agent:\n  name: %s-ext\n  command: [%s, agent, %s, --root, %s]\n  all_turns: true\n", name, bin, name, root)
+	fmt.Fprintf(&b, "agent:\n  name: %s-ext\n%s", name, how)
 	fmt.Fprintf(&b, "  model: {provider: %s, base_url: %q, model: %q}\n", info.Model.Provider, info.Model.BaseURL, info.Model.Model)
 	if e := info.Embeddings; e != nil && e.BaseURL != info.Model.BaseURL {
 		fmt.Fprintf(&b, "  embeddings: %q\n", e.BaseURL)
@@ -78,15 +87,43 @@ func outside(bin, root, name string) string {
 	return b.String()
 }
 
+// buildTestbed builds the testbed binary and returns its path.
+func buildTestbed() string {
+	GinkgoHelper()
+	bin := filepath.Join(GinkgoT().TempDir(), "testbed")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	Expect(err).NotTo(HaveOccurred(), string(out))
+	return bin
+}
+
+// odbchatAs writes, under root (a project()), suite name: the odbchat suite
+// with its agent run as an outside one as how says, and its cassettes.
+func odbchatAs(root, name, how string) {
+	GinkgoHelper()
+	text := mustRead(filepath.Join(root, "scenarios", "odbchat.yaml"))
+	Expect(text).To(ContainSubstring("\nagent: odbchat\n"))
+	text = strings.Replace(text, "suite: odbchat\n", "suite: "+name+"\n", 1)
+	text = strings.Replace(text, "\nagent: odbchat\n", "\n"+agentBlock("odbchat", how), 1)
+	Expect(os.WriteFile(filepath.Join(root, "scenarios", name+".yaml"), []byte(text), 0o644)).To(Succeed())
+	Expect(os.CopyFS(filepath.Join(root, "cassettes", name), os.DirFS(filepath.Join(root, "cassettes", "odbchat")))).To(Succeed())
+}
+
+// replayOutcomes replays suite under root and returns its outcomes.
+func replayOutcomes(root, suite string) map[string]outcome {
+	GinkgoHelper()
+	r := testbed("run", "--root", root, "--suite", suite, "--json", "--out", "", "--baseline", "", "--quiet")
+	var rep report.Report
+	Expect(json.Unmarshal([]byte(r.stdout), &rep)).To(Succeed(), r.String())
+	return outcomes(&rep)
+}
+
 var _ = Describe("the built-in agents run as outside ones", func() {
 	It("replay every committed suite through the proxy and the JSON-lines driver with the in-process results", func() {
 		root := GinkgoT().TempDir()
 		for _, dir := range []string{"cassettes", "fixtures", "scenarios"} {
 			Expect(os.CopyFS(filepath.Join(root, dir), os.DirFS(filepath.Join(repoRoot, dir)))).To(Succeed())
 		}
-		bin := filepath.Join(GinkgoT().TempDir(), "testbed")
-		out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-		Expect(err).NotTo(HaveOccurred(), string(out))
+		bin := buildTestbed()
 
 		paths, err := filepath.Glob(filepath.Join(root, "scenarios", "*.yaml"))
 		Expect(err).NotTo(HaveOccurred())
@@ -107,13 +144,6 @@ var _ = Describe("the built-in agents run as outside ones", func() {
 			Expect(os.CopyFS(filepath.Join(root, "fixtures", name+"-ext"), os.DirFS(filepath.Join(root, "fixtures", name)))).To(Succeed())
 		}
 
-		run := func(suite string) map[string]outcome {
-			GinkgoHelper()
-			r := testbed("run", "--root", root, "--suite", suite, "--json", "--out", "", "--baseline", "", "--quiet")
-			var rep report.Report
-			Expect(json.Unmarshal([]byte(r.stdout), &rep)).To(Succeed(), r.String())
-			return outcomes(&rep)
-		}
 		// Over Gemini's wire a tool result travels as a structured
 		// functionResponse, which the wire reading counts as it is; the
 		// in-process count reads the agent's text, as an OpenAI request
@@ -131,7 +161,7 @@ var _ = Describe("the built-in agents run as outside ones", func() {
 		var diff []string
 		total, geminiRuns := 0, 0
 		for _, name := range names {
-			in, ext := run(name), run(name+"-ext")
+			in, ext := replayOutcomes(root, name), replayOutcomes(root, name+"-ext")
 			total += len(in)
 			for k, want := range in {
 				got := ext[k]
@@ -158,6 +188,31 @@ var _ = Describe("the built-in agents run as outside ones", func() {
 	})
 })
 
+var _ = Describe("ODBchat served over MCP", func() {
+	DescribeTable("replays the committed odbchat suite through testbed serve odbchat and the mcp: driver with the in-process results",
+		func(keep string) {
+			root := project()
+			bin := buildTestbed()
+			odbchatAs(root, "odbchat-mcp", fmt.Sprintf("  command: [%s, serve, odbchat, --root, %s]\n", bin, root)+
+				"  mcp: {url: \"http://127.0.0.1:{{port}}/mcp\", tool: router.answer, args: {query: \"{{input}}\", debug: true}}\n"+keep)
+
+			in, served := replayOutcomes(root, "odbchat"), replayOutcomes(root, "odbchat-mcp")
+			Expect(len(in)).To(BeNumerically(">=", 50))
+			Expect(served).To(HaveLen(len(in)))
+			var diff []string
+			for k, want := range in {
+				if got := served[k]; !reflect.DeepEqual(got, want) {
+					diff = append(diff, fmt.Sprintf("%s:\n  in-process %+v\n  over MCP   %+v", k, want, got))
+				}
+			}
+			sort.Strings(diff)
+			Expect(diff).To(BeEmpty())
+		},
+		Entry("a server per scenario run", ""),
+		Entry("a server per variant, kept alive for its runs", "  keep_alive: variant\n"),
+	)
+})
+
 // committedSuitesAt loads the built-in agents' suites under root.
 func committedSuitesAt(root string) []*scenario.Suite {
 	GinkgoHelper()
@@ -173,3 +228,51 @@ func committedSuitesAt(root string) []*scenario.Suite {
 	}
 	return out
 }
+
+var _ = Describe("an outside agent that fails", func() {
+	DescribeTable("fails each scenario with the driver's reason, runs every other, and leaves no program running",
+		func(how func(bin, root string) string, want string) {
+			root := project()
+			bin := buildTestbed()
+			odbchatAs(root, "broken", how(bin, root))
+
+			r := testbed("run", "--root", root, "--suite", "broken", "--json", "--out", "", "--baseline", "", "--quiet")
+			Expect(r.code).To(Equal(exitFailed), r.String())
+			var rep report.Report
+			Expect(json.Unmarshal([]byte(r.stdout), &rep)).To(Succeed(), r.String())
+			got := outcomes(&rep)
+			Expect(len(got)).To(BeNumerically(">=", 50))
+			for k, o := range got {
+				Expect(o.Verdict).To(Equal(report.VerdictError), k)
+				Expect(o.Error).To(MatchRegexp(want), k)
+			}
+			out, _ := exec.Command("pgrep", "-f", root).Output()
+			Expect(strings.TrimSpace(string(out))).To(BeEmpty(), "programs left running")
+		},
+		Entry("a service that never listens", func(_, root string) string {
+			return fmt.Sprintf("  command: [sh, -c, \"sleep 30; exit 1\", %s]\n  http: {url: \"http://127.0.0.1:{{port}}/chat\"}\n  start_timeout: 200ms\n", root)
+		}, `^the agent's service did not listen on 127\.0\.0\.1:\d+ within 200ms \(command \["sh" "-c" "sleep 30; exit 1" ".*"\]\)$`),
+		Entry("an MCP server without the tool, kept alive", func(bin, root string) string {
+			return fmt.Sprintf("  command: [%s, serve, odbchat, --root, %s]\n  mcp: {url: \"http://127.0.0.1:{{port}}/mcp\", tool: nosuch}\n  keep_alive: variant\n", bin, root)
+		}, `^turn 1: call nosuch: .*nosuch`),
+	)
+
+	It("stops every kept-alive program when the run is interrupted, even one still starting", func() {
+		root := project()
+		odbchatAs(root, "starting", fmt.Sprintf("  command: [sh, -c, \"sleep 60; exit 1\", %s]\n  http: {url: \"http://127.0.0.1:{{port}}/chat\"}\n  keep_alive: variant\n  start_timeout: 50s\n", root))
+
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		done := background(ctx, "run", "--root", root, "--suite", "starting", "--out", "", "--baseline", "", "--quiet")
+		Eventually(func() string {
+			out, _ := exec.Command("pgrep", "-f", root).Output()
+			return string(out)
+		}).WithTimeout(20 * time.Second).ShouldNot(BeEmpty())
+		cancel()
+		var r result
+		Eventually(done).WithTimeout(20 * time.Second).Should(Receive(&r))
+		Expect(r.code).To(Equal(exitSignal), r.String())
+		out, _ := exec.Command("pgrep", "-f", root).Output()
+		Expect(strings.TrimSpace(string(out))).To(BeEmpty(), "programs left running")
+	})
+})

@@ -30,7 +30,7 @@ func cmdLint(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	problems, err := lint.Suites(sel.root, suites, registry(sel.root, suites))
+	problems, err := lint.Suites(sel.root, suites, registry(sel.root, suites, nil))
 	if err != nil {
 		return withCode(exitInternal, err)
 	}

@@ -7,6 +7,7 @@
 //	testbed lint                   check prompts against tool sets
 //	testbed compare --suite climate --base untrimmed --head trimmed
 //	testbed cassettes check        scan cassettes for secrets
+//	testbed serve odbchat --suite odbchat --variant single-pass  router.answer over MCP
 //
 // Exit codes: 0 all passed · 1 an expectation or threshold failed · 2 bad
 // usage or invalid suite · 3 stale cassette · 4 internal or I/O error · 5
@@ -95,6 +96,7 @@ Commands:
   proxy            serve one scenario's cassette to an agent in any language, by base URL
   standin          start the stand-in model and the fixture upstreams on loopback
   agent            run a built-in agent as an outside one, on JSON lines (see agents/external)
+  serve odbchat    serve ODBchat's router.answer as an MCP server on loopback (replay, record or live)
 
 Run 'testbed <command> --help' for a command's flags and examples.
 `
@@ -130,6 +132,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = cmdStandin(ctx, args[1:], stdout, stderr)
 	case "agent":
 		err = cmdAgent(ctx, args[1:], os.Stdin, stdout, stderr)
+	case "serve":
+		err = cmdServe(ctx, args[1:], stdout, stderr)
 	case "cassettes":
 		if len(args) < 2 || args[1] != "check" {
 			err = withCode(exitUsage, errors.New("usage: testbed cassettes check [--json] [--dir cassettes]"))
@@ -142,7 +146,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		return exitOK
 	}
-	if ctx.Err() != nil && args[0] != "proxy" && args[0] != "standin" {
+	if ctx.Err() != nil && args[0] != "proxy" && args[0] != "standin" && args[0] != "serve" {
 		// SIGINT or SIGTERM stopped the command: whatever error that caused
 		// (context canceled), the exit is the shell's for an interrupt. (It
 		// is how a serving command ends, and says how its session went.)

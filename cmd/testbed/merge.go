@@ -53,7 +53,7 @@ func cmdMerge(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	rep, err := runner.Merge(parts, suites, runner.Options{Mode: cassette.ModeReplay, Root: sel.root, Agents: registry(sel.root, suites)})
+	rep, err := runner.Merge(parts, suites, runner.Options{Mode: cassette.ModeReplay, Root: sel.root, Agents: registry(sel.root, suites, nil)})
 	if err != nil {
 		return withCode(exitUsage, err)
 	}

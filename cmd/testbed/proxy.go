@@ -77,7 +77,7 @@ func cmdProxy(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	s := suites[0]
-	entry := registry(sel.root, suites)[s.Agent]
+	entry := registry(sel.root, suites, nil)[s.Agent]
 	info := entry.Info
 	for _, v := range s.Variants {
 		if v.Name == sel.variant && v.Endpoint != nil {
@@ -101,7 +101,7 @@ func cmdProxy(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		// The fixture upstreams of every agent the suites describe, the
 		// outside ones' included.
-		sis, err := runner.StartStandIns(sel.root, registry(sel.root, suites), prov == "", !liveUpstreams, standin.Options{})
+		sis, err := runner.StartStandIns(sel.root, registry(sel.root, suites, nil), prov == "", !liveUpstreams, standin.Options{})
 		if err != nil {
 			return withCode(exitInternal, err)
 		}
@@ -224,7 +224,7 @@ func cmdStandin(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	sis, err := runner.StartStandIns(sel.root, registry(sel.root, suites), true, true, standin.Options{})
+	sis, err := runner.StartStandIns(sel.root, registry(sel.root, suites, nil), true, true, standin.Options{})
 	if err != nil {
 		return withCode(exitInternal, err)
 	}

@@ -76,8 +76,10 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 				repeat, s.Name, s.Samples, repeat, s.Path)
 		}
 	}
+	agents, stop := running(sel.root, suites)
+	defer stop()
 	opts := runner.Options{
-		Mode: cassette.ModeRecord, Root: sel.root, Agents: registry(sel.root, suites),
+		Mode: cassette.ModeRecord, Root: sel.root, Agents: agents,
 		Variant: sel.variant, Scenario: sel.scenario, Progress: progress(sel, stderr),
 		Parallel: 1, // one recording at a time keeps the stand-ins' order and faults reproducible
 		Repeat:   repeat, Timeout: sel.timeout,

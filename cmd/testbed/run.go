@@ -96,7 +96,7 @@ func loadSuites(sel selection) ([]*scenario.Suite, error) {
 		suites = picked
 	}
 	// A variant config the agent refuses is a problem in the suite file too.
-	if err := lint.Configs(sel.root, suites, registry(sel.root, suites)); err != nil {
+	if err := lint.Configs(sel.root, suites, registry(sel.root, suites, nil)); err != nil {
 		return nil, withCode(exitUsage, err)
 	}
 	if sel.variant != "" && !anySuite(suites, func(s *scenario.Suite) bool {
@@ -167,8 +167,10 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		go func() { blessed <- readBaseline(baseline) }()
 	}
 	start := time.Now()
+	agents, stop := running(sel.root, suites)
+	defer stop()
 	rep, err := runner.Run(ctx, suites, runner.Options{
-		Mode: cassette.ModeReplay, Root: sel.root, Agents: registry(sel.root, suites),
+		Mode: cassette.ModeReplay, Root: sel.root, Agents: agents,
 		Variant: sel.variant, Scenario: sel.scenario, Progress: progress(sel, stderr),
 		Shard: i, Shards: n, Timeout: sel.timeout,
 	})

@@ -14,8 +14,11 @@
 //	/s/<id>/clock              the scenario's clock (replayed time), when the session has one
 //	/s/<id>/turn?n=N           POST: the agent starts user turn N (from 0)
 //
-// Clients that cannot change paths send the session in the X-Testbed-Session
-// header instead. A request for a session the proxy did not issue is a 404
+// A program that outlives one scenario run (kept alive for a variant's
+// runs) is given an alias instead, /a/<id>/, that stands for whichever
+// session is bound to it at the time (Alias, Bind); between runs it is
+// bound to none, and its requests are refused. Clients that cannot change
+// paths send the session in the X-Testbed-Session header instead. A request for a session the proxy did not issue is a 404
 // naming the problem, never a guess. The server listens on 127.0.0.1 only.
 package proxy
 
@@ -31,6 +34,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -130,6 +134,7 @@ type Proxy struct {
 
 	mu       sync.Mutex
 	sessions map[string]*session
+	aliases  map[string]string // alias → bound session id, "" when none
 }
 
 // session is a Session and what happened in it.
@@ -160,7 +165,7 @@ func Start() (*Proxy, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start proxy: %w", err)
 	}
-	p := &Proxy{url: "http://" + ln.Addr().String(), sessions: map[string]*session{}}
+	p := &Proxy{url: "http://" + ln.Addr().String(), sessions: map[string]*session{}, aliases: map[string]string{}}
 	p.srv = &http.Server{Handler: p, ReadHeaderTimeout: 10 * time.Second}
 	go p.srv.Serve(ln)
 	return p, nil
@@ -176,13 +181,37 @@ func (p *Proxy) Close() error { return p.srv.Close() }
 // base URLs live (Base/v1 for an OpenAI SDK, Base/upstream/<name> for an
 // upstream).
 func (p *Proxy) Open(s Session) (id, base string) {
-	var b [8]byte
-	rand.Read(b[:])
-	id = hex.EncodeToString(b[:])
+	id = newID()
 	p.mu.Lock()
 	p.sessions[id] = &session{Session: s}
 	p.mu.Unlock()
 	return id, p.url + "/s/" + id
+}
+
+// Alias issues a stable prefix, /a/<id>, that stands for the session bound
+// to it (Bind), and returns its id and base URL: a program that serves
+// several scenario runs in turn gets it in place of a session's base URL.
+func (p *Proxy) Alias() (id, base string) {
+	id = newID()
+	p.mu.Lock()
+	p.aliases[id] = ""
+	p.mu.Unlock()
+	return id, p.url + "/a/" + id
+}
+
+// Bind makes alias stand for session from now on; an empty session
+// unbinds it, and its requests are refused until the next Bind.
+func (p *Proxy) Bind(alias, session string) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if _, ok := p.aliases[alias]; !ok {
+		return fmt.Errorf("proxy: no alias %q", alias)
+	}
+	if _, ok := p.sessions[session]; session != "" && !ok {
+		return fmt.Errorf("proxy: no session %q", session)
+	}
+	p.aliases[alias] = session
+	return nil
 }
 
 // End closes a session's transport (a recording is saved) and forgets it,
@@ -205,14 +234,27 @@ func (p *Proxy) End(id string) error {
 	return errors.Join(errs...)
 }
 
+// newID is a fresh random session or alias id.
+func newID() string {
+	var b [8]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
 // ForwardProxy is the address an agent's HTTP_PROXY and HTTPS_PROXY
-// variables point at for session id: a call that goes to any host directly,
-// instead of through the session's base URLs, reaches the proxy as a
-// forward-proxy request, is refused with 403 and makes End return an error
-// matching ErrEscaped. The session travels as the proxy URL's password, so
-// clients send it in Proxy-Authorization.
-func (p *Proxy) ForwardProxy(id string) string {
-	return strings.Replace(p.url, "http://", "http://testbed:"+id+"@", 1)
+// variables point at, for the session or alias whose base URL is base
+// (…/s/<id> or …/a/<id>): a call that goes to any host directly, instead of
+// through the base URLs, reaches the proxy as a forward-proxy request, is
+// refused with 403 and makes End of the session (the one the alias stands
+// for then) return an error matching ErrEscaped. The id travels as the
+// proxy URL's password, so clients send it in Proxy-Authorization.
+func ForwardProxy(base string) string {
+	u, err := url.Parse(base)
+	if err != nil {
+		return base
+	}
+	id := path.Base(u.Path)
+	return u.Scheme + "://testbed:" + id + "@" + u.Host
 }
 
 // ServeHTTP routes a request to its session's transport.
@@ -222,6 +264,21 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id, rest := sessionOf(r)
+	if tail, ok := strings.CutPrefix(r.URL.Path, "/a/"); ok {
+		alias, more, _ := strings.Cut(tail, "/")
+		p.mu.Lock()
+		bound, known := p.aliases[alias]
+		p.mu.Unlock()
+		if !known {
+			problem(w, http.StatusNotFound, "alias %q was not issued by this proxy", alias)
+			return
+		}
+		if bound == "" {
+			problem(w, http.StatusNotFound, "alias %q stands for no scenario run now: a kept-alive program may call its base URLs only while it answers a turn", alias)
+			return
+		}
+		id, rest = bound, "/"+more
+	}
 	if id == "" {
 		problem(w, http.StatusNotFound, "no session: put the session's base URL (%s/s/<id>) in the agent's SDK, or send %s", p.url, SessionHeader)
 		return
@@ -322,6 +379,9 @@ func (p *Proxy) escape(w http.ResponseWriter, r *http.Request) {
 	err := &escapeError{target: target}
 	if _, id, ok := proxyAuth(r); ok {
 		p.mu.Lock()
+		if bound, ok := p.aliases[id]; ok {
+			id = bound // a kept-alive program: the run it answers now
+		}
 		s := p.sessions[id]
 		p.mu.Unlock()
 		if s != nil {

@@ -199,7 +199,7 @@ var _ = Describe("the proxy", func() {
 
 	It("refuses a call to a host the agent was not given, and the session ends with ErrEscaped", func() {
 		id, _ := session(cassette.ModeRecord, nil)
-		client := &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(mustURL(p.ForwardProxy(id)))}}
+		client := &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(mustURL(proxy.ForwardProxy(p.URL() + "/s/" + id)))}}
 		resp, err := client.Get("http://api.example.com/v1/forecast?key=abc")
 		Expect(err).NotTo(HaveOccurred())
 		body, _ := io.ReadAll(resp.Body)
@@ -219,6 +219,40 @@ var _ = Describe("the proxy", func() {
 		code, body := get(base + "/v1/models")
 		Expect(code).To(Equal(http.StatusNotFound))
 		Expect(body).To(ContainSubstring("has ended"))
+	})
+
+	It("serves an alias as the session bound to it, and refuses it between runs", func() {
+		up, _ := url.Parse(upstream.URL)
+		alias, abase := p.Alias()
+		Expect(abase).To(Equal(p.URL() + "/a/" + alias))
+		code, body := get(abase + "/upstream/homeassistant/api/states")
+		Expect(code).To(Equal(http.StatusNotFound))
+		Expect(body).To(ContainSubstring("stands for no scenario run now"))
+
+		first, _ := session(cassette.ModeRecord, to{up})
+		Expect(p.Bind(alias, first)).To(Succeed())
+		code, _ = get(abase + "/upstream/homeassistant/api/states")
+		Expect(code).To(Equal(http.StatusOK))
+		Expect(p.Bind(alias, "")).To(Succeed())
+		Expect(p.End(first)).To(Succeed())
+		Expect(string(must(readFile(path)))).To(ContainSubstring("url: " + logicalUpstream + "/api/states"))
+
+		// The next run's calls go to its own cassette, never the first's.
+		path = filepath.Join(GinkgoT().TempDir(), "ac2.yaml")
+		second, _ := session(cassette.ModeRecord, to{up})
+		Expect(p.Bind(alias, second)).To(Succeed())
+		code, _ = get(abase + "/upstream/homeassistant/api/config")
+		Expect(code).To(Equal(http.StatusOK))
+		Expect(p.End(second)).To(Succeed())
+		data := string(must(readFile(path)))
+		Expect(data).To(ContainSubstring("/api/config"))
+		Expect(data).NotTo(ContainSubstring("/api/states"))
+
+		Expect(p.Bind("0123456789abcdef", second)).To(MatchError(ContainSubstring("no alias")))
+		Expect(p.Bind(alias, "0123456789abcdef")).To(MatchError(ContainSubstring("no session")))
+		code, body = get(p.URL() + "/a/0123456789abcdef/v1/models")
+		Expect(code).To(Equal(http.StatusNotFound))
+		Expect(body).To(ContainSubstring("was not issued by this proxy"))
 	})
 })
 

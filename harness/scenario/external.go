@@ -11,8 +11,9 @@ import (
 )
 
 // External describes an agent outside testbed (agent: as a mapping): a
-// command that speaks JSON lines, and the endpoints it calls, which the
-// proxy serves it under their logical URLs (see package external).
+// command that speaks JSON lines, or starts a web service (http:) or an MCP
+// server (mcp:), and the endpoints it calls, which the proxy serves it under
+// their logical URLs (see package external).
 type External struct {
 	Command []string          // command: argv
 	Dir     string            // dir: working folder, relative to the project root
@@ -28,10 +29,18 @@ type External struct {
 	UpstreamEnv map[string]string
 	TurnTimeout time.Duration // turn_timeout:
 	AllTurns    bool          // all_turns: the program reads every turn before it answers
+	// HTTP or MCP, when set, says the program is a service reached that way
+	// (http: or mcp:) rather than a command speaking JSON lines.
+	HTTP *HTTPDriver
+	MCP  *MCPDriver
+	// KeepAlive keeps one program per variant for all of its scenario runs
+	// (keep_alive: variant) instead of one per scenario run.
+	KeepAlive    bool
+	StartTimeout time.Duration // start_timeout: how long a service may take to open its port
 }
 
 var (
-	externalKeys = []string{"name", "command", "dir", "env", "model", "embeddings", "upstreams", "turn_timeout", "all_turns"}
+	externalKeys = []string{"name", "command", "dir", "env", "model", "embeddings", "upstreams", "turn_timeout", "all_turns", "http", "mcp", "keep_alive", "start_timeout"}
 	upstreamKeys = []string{"base_url", "env"}
 )
 
@@ -107,15 +116,7 @@ func (d *decoder) external(v *yaml.Node, s *Suite) {
 	if f, ok := fs["all_turns"]; ok {
 		e.AllTurns, _ = d.boolean(f.val, join(at, "all_turns"))
 	}
-	if f, ok := fs["turn_timeout"]; ok {
-		if s, ok := d.str(f.val, join(at, "turn_timeout")); ok {
-			t, err := time.ParseDuration(s)
-			if err != nil || t <= 0 {
-				d.errorf(resolve(f.val).Line, join(at, "turn_timeout"), "%q is not a duration above 0; write it like 30s", s)
-			}
-			e.TurnTimeout = t
-		}
-	}
+	d.drivers(m, fs, at, e)
 	s.External = e
 }
 

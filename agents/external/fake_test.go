@@ -1,0 +1,101 @@
+package external_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agentreplay/testbed/agents/external"
+)
+
+// fakeAgent is the agent of kind the specs start (the test binary, with
+// FAKE_AGENT=kind), listening on 127.0.0.1:$PORT. Each turn it GETs
+// $NOTES_BASE_URL/turn/<input>, an upstream call its run's cassette must
+// see, and answers with what it was given and its process id.
+func fakeAgent(kind string) int {
+	if f := os.Getenv("PID_FILE"); f != "" {
+		os.WriteFile(f, []byte(strconv.Itoa(os.Getpid())), 0o644)
+	}
+	switch kind {
+	case "exit":
+		fmt.Fprintln(os.Stderr, "config missing: NOTES_TOKEN")
+		return 3
+	case "no-port":
+		time.Sleep(time.Hour)
+		return 0
+	}
+	addr := "127.0.0.1:" + os.Getenv("PORT")
+	fetch := func(input string) string {
+		resp, err := http.Get(os.Getenv("NOTES_BASE_URL") + "/turn/" + input)
+		if err != nil {
+			return err.Error()
+		}
+		defer resp.Body.Close()
+		return resp.Status
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /chat", func(w http.ResponseWriter, r *http.Request) {
+		var in struct {
+			Input, Session string
+			Turn           int
+		}
+		if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
+			http.Error(w, "bad request: "+err.Error(), http.StatusBadRequest)
+			return
+		}
+		upstream := fetch(in.Input)
+		if in.Input == "hang" {
+			kind = "slow"
+		}
+		switch kind {
+		case "status":
+			http.Error(w, "model overloaded", http.StatusServiceUnavailable)
+		case "not-json":
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, "<html>oops</html>")
+		case "slow":
+			time.Sleep(time.Hour)
+		case "text":
+			w.Header().Set("Content-Type", "text/plain")
+			fmt.Fprintf(w, "you said %s", in.Input)
+		case "sse":
+			w.Header().Set("Content-Type", "text/event-stream")
+			fmt.Fprintf(w, "event: start\ndata: {\"type\":\"start\"}\n\ndata: {\"delta\":\"you \"}\n\n")
+			w.(http.Flusher).Flush()
+			fmt.Fprintf(w, "data: {\"choices\":[],\"delta\":{\"content\":\"said \"}}\n\ndata: %s\n\ndata: [DONE]\n\n", in.Input)
+		default:
+			w.Header().Set("Content-Type", "application/json")
+			json.NewEncoder(w).Encode(map[string]any{
+				"answer": map[string]any{"text": fmt.Sprintf("you said %s", in.Input)},
+				"text":   fmt.Sprintf("turn %d of %s", in.Turn, in.Session),
+				"pid":    os.Getpid(), "upstream": upstream, "header": r.Header.Get("X-Conversation"),
+				"notes": []map[string]any{{"key": "route", "value": map[string]any{"mode": "chat"}}},
+			})
+		}
+	})
+	server := mcp.NewServer(&mcp.Implementation{Name: "fake", Version: "0"}, nil)
+	mcp.AddTool(server, &mcp.Tool{Name: "echo"}, func(ctx context.Context, _ *mcp.CallToolRequest, in struct {
+		Query string `json:"query"`
+		Turn  int    `json:"turn"`
+	}) (*mcp.CallToolResult, map[string]any, error) {
+		upstream := fetch(in.Query)
+		if in.Query == "fail" {
+			return nil, nil, fmt.Errorf("the cassette is stale")
+		}
+		res := &mcp.CallToolResult{Meta: mcp.Meta{external.MetaNotes: []map[string]any{{"key": "route", "value": map[string]any{"mode": "tool", "tool": "echo"}}}}}
+		return res, map[string]any{"text": "you said " + in.Query, "turn": in.Turn, "pid": os.Getpid(), "upstream": upstream}, nil
+	})
+	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
+	if err := http.ListenAndServe(addr, mux); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}

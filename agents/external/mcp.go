@@ -1,0 +1,134 @@
+package external
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// MCP describes an agent served as a streamable-HTTP MCP server: each user
+// turn is one call of Tool.
+type MCP struct {
+	// URL is the server's endpoint; {{port}} is the service's PORT.
+	URL string
+	// Tool is the tool called per turn, like router.answer.
+	Tool string
+	// Args is the template of the call's arguments (plain values); nil
+	// sends {"query": "{{input}}"}. A string that is one placeholder alone
+	// takes its type.
+	Args map[string]any
+	// Reply is a jq path to the reply's text in the tool's structured
+	// result (default: its text field when the result is an object).
+	Reply string
+}
+
+// Keys of a tool result's _meta under which a server run by testbed (testbed
+// serve) reports what HTTP does not show, as a JSON-lines reply does in
+// notes and tools.
+const (
+	MetaNotes = "testbed/notes"
+	MetaTools = "testbed/tools"
+)
+
+// toolCall is a conversation with an MCP server: one client session per
+// scenario run.
+type toolCall struct {
+	spec    *MCP
+	reply   *replyPath
+	vars    vars
+	in      []string
+	session *mcp.ClientSession
+	timeout time.Duration
+}
+
+// connect opens the conversation's MCP session.
+func connect(ctx context.Context, spec *MCP, v vars, timeout time.Duration) (*mcp.ClientSession, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	client := mcp.NewClient(&mcp.Implementation{Name: "testbed", Version: "0"}, nil)
+	url := v.text(spec.URL)
+	s, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, DisableStandaloneSSE: true, MaxRetries: -1}, nil)
+	if err != nil {
+		return nil, fmt.Errorf("connect to the agent's MCP server at %s: %w", url, err)
+	}
+	return s, nil
+}
+
+// ask calls the tool with turn i.
+func (c *toolCall) ask(ctx context.Context, i int) (turnOut, error) {
+	v := c.vars
+	v.input, v.turn = c.in[i], i
+	args := c.spec.Args
+	if args == nil {
+		args = map[string]any{"query": "{{input}}"}
+	}
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	res, err := c.session.CallTool(ctx, &mcp.CallToolParams{Name: c.spec.Tool, Arguments: v.value(args)})
+	if err != nil {
+		if ctx.Err() == context.DeadlineExceeded {
+			return turnOut{}, fmt.Errorf("the agent did not answer within %s", c.timeout)
+		}
+		return turnOut{}, fmt.Errorf("call %s: %w", c.spec.Tool, err)
+	}
+	var text strings.Builder
+	for _, ct := range res.Content {
+		if t, ok := ct.(*mcp.TextContent); ok {
+			text.WriteString(t.Text)
+		}
+	}
+	if res.IsError {
+		return turnOut{}, fmt.Errorf("the tool %s answered an error: %s", c.spec.Tool, clip(text.String()))
+	}
+	out, err := c.result(res, text.String())
+	if err != nil {
+		return out, err
+	}
+	// Notes and tools the server reports, in the JSON-lines reply's shape.
+	if b, err := json.Marshal(map[string]any{"notes": res.Meta[MetaNotes], "tools": res.Meta[MetaTools]}); err == nil {
+		var reports turnOut
+		if json.Unmarshal(b, &reports) == nil {
+			out.Notes, out.Tools = reports.Notes, reports.Tools
+		}
+	}
+	return out, nil
+}
+
+// result reads a tool result: its structured content (or its text, when
+// that is a JSON object) is the data, and the text is the data's text
+// field or reply path; a result without structure is its text.
+func (c *toolCall) result(res *mcp.CallToolResult, text string) (turnOut, error) {
+	var data []byte
+	if res.StructuredContent != nil {
+		b, err := json.Marshal(res.StructuredContent)
+		if err != nil {
+			return turnOut{}, err
+		}
+		data = b
+	} else if t := strings.TrimSpace(text); strings.HasPrefix(t, "{") && json.Valid([]byte(t)) {
+		data = []byte(t)
+	}
+	if data == nil {
+		if c.reply != nil {
+			return turnOut{}, fmt.Errorf("the tool %s answered text, not JSON, and reply: %s needs JSON: %s", c.spec.Tool, c.reply.expr, clip(text))
+		}
+		return turnOut{Text: &text}, nil
+	}
+	out, err := fromJSON(data, c.reply)
+	if err != nil && c.reply == nil {
+		// Structured, but with no text field: the text content is the reply.
+		out, err = turnOut{Text: &text, Data: data}, nil
+	}
+	out.Notes, out.Tools = nil, nil
+	return out, err
+}
+
+// end closes the MCP session.
+func (c *toolCall) end() error {
+	c.session.Close()
+	return nil
+}

@@ -1,0 +1,241 @@
+package external
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+)
+
+// process is the running program.
+type process struct {
+	argv    []string
+	cmd     *exec.Cmd
+	stdin   io.WriteCloser
+	lines   chan string   // stdout, line by line, for a program speaking JSON lines; closed at EOF
+	output  *capped       // stderr (and a service's stdout)
+	label   string        // what output holds, for errors
+	service bool          // a service, which stdin's end does not stop
+	done    chan struct{} // closed when the program has exited
+	quit    chan struct{} // closed when the driver stops reading
+	err     error         // its exit, once done
+	once    sync.Once
+}
+
+// start starts argv in dir with env; the program is killed when ctx ends.
+// A program that speaks JSON lines has its stdout read line by line; a
+// service's stdout is kept with its stderr.
+func start(ctx context.Context, argv []string, dir string, env []string, service bool) (*process, error) {
+	name := argv[0]
+	if strings.Contains(name, "/") && !filepath.IsAbs(name) {
+		name = filepath.Join(dir, name)
+	}
+	cmd := exec.Command(name, argv[1:]...)
+	cmd.Dir, cmd.Env = dir, env
+	ownGroup(cmd)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	p := &process{argv: argv, cmd: cmd, stdin: stdin, lines: make(chan string, 1), output: &capped{max: 64 << 10}, label: "stderr",
+		done: make(chan struct{}), quit: make(chan struct{})}
+	cmd.Stderr = p.output
+	// Not cmd.StdoutPipe: Wait closes that as soon as the program exits,
+	// which loses what it wrote last and was not read yet (a long final
+	// reply, cut at a pipe buffer's size).
+	var stdout, out *os.File
+	if service {
+		cmd.Stdout, p.label, p.service = p.output, "output", true
+		close(p.lines)
+	} else {
+		if stdout, out, err = os.Pipe(); err != nil {
+			return nil, err
+		}
+		cmd.Stdout = out
+	}
+	err = cmd.Start()
+	if out != nil {
+		out.Close() // the program holds its own copy
+	}
+	if err != nil {
+		if stdout != nil {
+			stdout.Close()
+		}
+		return nil, fmt.Errorf("the agent did not start: %w (command %q in %s)", err, argv, dir)
+	}
+	if stdout != nil {
+		go p.read(stdout)
+	}
+	go func() {
+		p.err = cmd.Wait()
+		close(p.done)
+	}()
+	go func() {
+		select {
+		case <-ctx.Done():
+			p.kill()
+		case <-p.done:
+		}
+	}()
+	return p, nil
+}
+
+// read passes the program's stdout on, line by line.
+func (p *process) read(stdout *os.File) {
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(make([]byte, 0, 64<<10), 64<<20)
+	defer close(p.lines)
+	defer stdout.Close()
+	for sc.Scan() {
+		select {
+		case p.lines <- sc.Text():
+		case <-p.quit:
+			return // nobody reads on; the program is being stopped
+		}
+	}
+}
+
+// exited reports whether the program has exited.
+func (p *process) exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// gone describes the program's early exit.
+func (p *process) gone(when string, werr error) error {
+	select {
+	case <-p.done:
+	case <-time.After(time.Second):
+	}
+	status := "it closed its output"
+	if p.err != nil {
+		status = p.err.Error()
+	} else if werr != nil {
+		status = werr.Error()
+	}
+	return fmt.Errorf("the agent exited %s (%s)%s", when, status, p.tail())
+}
+
+// finish closes stdin and waits a second for the program to exit.
+func (p *process) finish() error {
+	p.stdin.Close()
+	select {
+	case <-p.done:
+		var exit *exec.ExitError
+		if errors.As(p.err, &exit) {
+			return fmt.Errorf("the agent exited with %s after its last reply%s", exit, p.tail())
+		}
+		return nil
+	case <-time.After(time.Second):
+		p.kill()
+		return nil
+	}
+}
+
+// stop ends the program and its children, whatever state it is in: stdin
+// is closed (a service's group is sent SIGTERM), and the process group
+// killed if it has not exited a second later.
+func (p *process) stop() {
+	p.once.Do(func() { close(p.quit) })
+	p.stdin.Close()
+	if p.service {
+		p.terminate()
+	}
+	select {
+	case <-p.done:
+	case <-time.After(time.Second):
+		p.kill()
+		<-p.done
+	}
+}
+
+// tail is the end of what the program wrote to stderr, for errors.
+func (p *process) tail() string {
+	if s := strings.TrimSpace(p.output.String()); s != "" {
+		return fmt.Sprintf("; its %s ends: %s", p.label, clip(s))
+	}
+	return ""
+}
+
+// freePort is a port of 127.0.0.1 that nothing listens on now.
+func freePort() (int, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("find a free port: %w", err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port, nil
+}
+
+// waitPort waits until addr accepts connections, the program exits, or
+// timeout passes.
+func (p *process) waitPort(ctx context.Context, addr string, timeout time.Duration) error {
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
+			c.Close()
+			return nil
+		}
+		select {
+		case <-p.done:
+			status := "exit status 0"
+			if p.err != nil {
+				status = p.err.Error()
+			}
+			return fmt.Errorf("the agent's service exited before it listened on %s (%s; command %q)%s", addr, status, p.argv, p.tail())
+		case <-deadline.C:
+			return fmt.Errorf("the agent's service did not listen on %s within %s (command %q)%s", addr, timeout, p.argv, p.tail())
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-tick.C:
+		}
+	}
+}
+
+// clip keeps the end of long text.
+func clip(s string) string {
+	const n = 300
+	if len(s) > n {
+		return "…" + s[len(s)-n:]
+	}
+	return s
+}
+
+// capped keeps the last max bytes written to it.
+type capped struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+	max int
+}
+
+func (c *capped) Write(b []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.buf.Write(b)
+	if extra := c.buf.Len() - c.max; extra > 0 {
+		c.buf.Next(extra)
+	}
+	return len(b), nil
+}
+
+func (c *capped) String() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.buf.String()
+}

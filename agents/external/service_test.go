@@ -1,0 +1,227 @@
+//go:build unix
+
+package external_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/agentreplay/testbed/agents"
+	"github.com/agentreplay/testbed/agents/external"
+)
+
+// service describes the fake agent of kind (see fakeAgent) run by the test
+// binary, reached by http: at /chat or, with tool, by mcp: at /mcp.
+func service(kind string) external.Spec {
+	return external.Spec{
+		Command: []string{os.Args[0]}, Env: map[string]string{"FAKE_AGENT": kind},
+		HTTP: &external.HTTP{URL: "http://127.0.0.1:{{port}}/chat"}, StartTimeout: 20 * time.Second,
+	}
+}
+
+// pidOf reads the process id the fake agent wrote to file.
+func pidOf(file string) int {
+	GinkgoHelper()
+	b, err := os.ReadFile(file)
+	Expect(err).NotTo(HaveOccurred())
+	pid, err := strconv.Atoi(string(b))
+	Expect(err).NotTo(HaveOccurred())
+	return pid
+}
+
+// ended reports whether process pid is gone.
+func ended(pid int) bool { return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) }
+
+var _ = Describe("an outside agent that is a web service", func() {
+	It("gets each turn POSTed from the body template, and answers with the JSON's text; the service ends with the run", func() {
+		spec := service("json")
+		pidFile := filepath.Join(GinkgoT().TempDir(), "pid")
+		spec.Env["PID_FILE"] = pidFile
+		ans, tr, cassette, err := runOnce(spec, "a", "hello", "again")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(ans.Replies).To(HaveLen(2))
+		Expect(ans.Replies[0].Text).To(MatchRegexp(`^turn 0 of tb-[0-9a-f]{16}$`))
+		Expect(ans.Replies[1].Text).To(Equal(strings.Replace(ans.Replies[0].Text, "turn 0", "turn 1", 1)), "one session for every turn of a run")
+		Expect(ans.Replies[1].Data).To(HaveKeyWithValue("upstream", "200 OK"))
+		Expect(tr.keys).To(ContainElement("route"))
+		Expect(cassette.all()).To(Equal([]string{"https://notes.example/turn/hello", "https://notes.example/turn/again"}))
+		Eventually(func() bool { return ended(pidOf(pidFile)) }).Should(BeTrue())
+	})
+
+	It("fills the suite's body and headers templates: a placeholder alone keeps its type, one in text is text", func() {
+		spec := service("json")
+		spec.HTTP.Body = map[string]any{"input": "{{input}}!", "session": "s-{{session}}", "turn": "{{turn}}", "extra": []any{"{{port}}", true}}
+		spec.HTTP.Headers = map[string]string{"X-Conversation": "conv {{session}} turn {{turn}}"}
+		ans, _, cassette, err := runOnce(spec, "a", "hello", "again")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(ans.Replies[1].Text).To(MatchRegexp(`^turn 1 of s-tb-[0-9a-f]{16}$`))
+		Expect(ans.Replies[1].Data).To(HaveKeyWithValue("header", MatchRegexp(`^conv tb-[0-9a-f]{16} turn 1$`)))
+		Expect(cassette.all()).To(Equal([]string{"https://notes.example/turn/hello!", "https://notes.example/turn/again!"}))
+	})
+
+	DescribeTable("reads the reply's text the way the service gives it",
+		func(kind, reply, want string) {
+			spec := service(kind)
+			spec.HTTP.Reply = reply
+			ans, _, _, err := runOnce(spec, "a", "hi")
+			Expect(err).NotTo(HaveOccurred())
+			Expect(ans.Replies[0].Text).To(Equal(want))
+		},
+		Entry("a path into the JSON", "json", ".answer.text", "you said hi"),
+		Entry("a text body", "text", "", "you said hi"),
+		Entry("an event stream, read to its end", "sse", "", "you said hi"),
+	)
+
+	DescribeTable("fails its scenario with a clear reason, and ends the service",
+		func(kind string, edit func(*external.Spec), want string) {
+			spec := service(kind)
+			pidFile := filepath.Join(GinkgoT().TempDir(), "pid")
+			spec.Env["PID_FILE"] = pidFile
+			edit(&spec)
+			_, _, _, err := runOnce(spec, "a", "hi")
+			Expect(err).To(MatchError(MatchRegexp(want)))
+			Eventually(func() bool { return ended(pidOf(pidFile)) }).Should(BeTrue())
+		},
+		Entry("a service that exits at once", "exit", func(*external.Spec) {},
+			`the agent's service exited before it listened on 127\.0\.0\.1:\d+ \(exit status 3; command \[".*"\]\); its output ends: config missing: NOTES_TOKEN`),
+		Entry("a service that never listens", "no-port", func(s *external.Spec) { s.StartTimeout = 300 * time.Millisecond },
+			`the agent's service did not listen on 127\.0\.0\.1:\d+ within 300ms`),
+		Entry("an error status", "status", func(*external.Spec) {},
+			`turn 1: the agent answered 503 Service Unavailable to POST http://127\.0\.0\.1:\d+/chat: model overloaded`),
+		Entry("a body that is not the JSON it says it is", "not-json", func(*external.Spec) {},
+			`turn 1: the agent answered "application/json" that is not JSON \(its Content-Type says JSON\): <html>oops</html>`),
+		Entry("text where reply: needs JSON", "text", func(s *external.Spec) { s.HTTP.Reply = ".answer" },
+			`turn 1: the agent answered "text/plain" that is not JSON \(reply: \.answer needs JSON\)`),
+		Entry("JSON without the text", "json", func(s *external.Spec) { s.HTTP.Reply = ".pid" },
+			`turn 1: the reply has no text at \.pid`),
+		Entry("no answer in time", "slow", func(s *external.Spec) { s.TurnTimeout = 300 * time.Millisecond },
+			`turn 1: the agent did not answer within 300ms`),
+	)
+})
+
+var _ = Describe("an outside agent's service that cannot start", func() {
+	It("fails its scenario naming the command", func() {
+		spec := service("json")
+		spec.Command = []string{"./no-such-server", "--port", "{{port}}"}
+		_, _, _, err := runOnce(spec, "a", "hi")
+		Expect(err).To(MatchError(MatchRegexp(`^the agent did not start: .*no-such-server.* \(command \["\./no-such-server" "--port" "\d+"\] in .*\)$`)))
+	})
+})
+
+var _ = Describe("an outside agent that is an MCP server", func() {
+	mcpService := func() external.Spec {
+		spec := service("mcp")
+		spec.HTTP, spec.MCP = nil, &external.MCP{URL: "http://127.0.0.1:{{port}}/mcp", Tool: "echo", Args: map[string]any{"query": "{{input}}", "turn": "{{turn}}"}}
+		return spec
+	}
+
+	It("calls the tool per turn: the reply is the structured result's text, the data the whole result, and the server's notes are traced", func() {
+		ans, tr, cassette, err := runOnce(mcpService(), "a", "hello", "again")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(ans.Replies[1].Text).To(Equal("you said again"))
+		Expect(ans.Replies[1].Data).To(HaveKeyWithValue("turn", 1.0))
+		Expect(tr.keys).To(ContainElement("route"))
+		Expect(cassette.all()).To(Equal([]string{"https://notes.example/turn/hello", "https://notes.example/turn/again"}))
+	})
+
+	DescribeTable("fails its scenario with a clear reason",
+		func(edit func(*external.Spec), input, want string) {
+			spec := mcpService()
+			edit(&spec)
+			_, _, _, err := runOnce(spec, "a", input)
+			Expect(err).To(MatchError(ContainSubstring(want)))
+		},
+		Entry("a tool error", func(*external.Spec) {}, "fail", "turn 1: the tool echo answered an error: the cassette is stale"),
+		Entry("a tool the server lacks", func(s *external.Spec) { s.MCP.Tool = "nosuch" }, "hi", "turn 1: call nosuch:"),
+		Entry("a reply path that finds no text", func(s *external.Spec) { s.MCP.Reply = ".turn" }, "hi", "turn 1: the reply has no text at .turn"),
+	)
+})
+
+var _ = Describe("a kept-alive outside agent", func() {
+	It("serves every run of a variant from one program, one run at a time, each run's calls in its own cassette; Close ends it", func() {
+		pool := external.NewPool()
+		DeferCleanup(pool.Close)
+		spec := service("json")
+		spec.KeepAlive, spec.Pool = true, pool
+		pids := map[string][]float64{}
+		var mu sync.Mutex
+		var wg sync.WaitGroup
+		for _, variant := range []string{"a", "a", "a", "b"} {
+			wg.Add(1)
+			go func() {
+				defer GinkgoRecover()
+				defer wg.Done()
+				input := "q" + strconv.Itoa(int(time.Now().UnixNano()%1e6))
+				ans, _, cassette, err := runOnce(spec, variant, input)
+				Expect(err).NotTo(HaveOccurred())
+				Expect(cassette.all()).To(Equal([]string{"https://notes.example/turn/" + input}))
+				mu.Lock()
+				pids[variant] = append(pids[variant], ans.Replies[0].Data.(map[string]any)["pid"].(float64))
+				mu.Unlock()
+			}()
+		}
+		wg.Wait()
+		Expect(pids["a"]).To(HaveLen(3))
+		Expect(pids["a"]).To(HaveEach(pids["a"][0]))
+		Expect(pids["b"][0]).NotTo(Equal(pids["a"][0]))
+		Expect(ended(int(pids["a"][0]))).To(BeFalse())
+		Expect(pool.Close()).To(Succeed())
+		Expect(ended(int(pids["a"][0]))).To(BeTrue())
+		Expect(ended(int(pids["b"][0]))).To(BeTrue())
+		_, _, _, err := runOnce(spec, "a", "late")
+		Expect(err).To(MatchError(ContainSubstring("kept-alive programs are stopped")))
+	})
+
+	It("keeps a command speaking JSON lines too: each run's turns on the same stdin, a new session id for each", func() {
+		pool := external.NewPool()
+		DeferCleanup(pool.Close)
+		spec := external.Spec{Command: []string{"sh", "-c", `while read l; do printf '{"text":"%s","data":%s}\n' $$ "$l"; done`}, KeepAlive: true, Pool: pool}
+		first, _, _, err := runOnce(spec, "a", "one", "two")
+		Expect(err).NotTo(HaveOccurred())
+		second, _, _, err := runOnce(spec, "a", "three")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(second.Replies[0].Text).To(Equal(first.Replies[0].Text), "one program")
+		Expect(second.Replies[0].Data).To(HaveKeyWithValue("input", "three"))
+		Expect(second.Replies[0].Data).To(HaveKeyWithValue("turn", 0.0))
+		Expect(first.Replies[1].Data).To(HaveKeyWithValue("session", first.Replies[0].Data.(map[string]any)["session"]))
+		Expect(second.Replies[0].Data).NotTo(HaveKeyWithValue("session", first.Replies[0].Data.(map[string]any)["session"]))
+		pid, err := strconv.Atoi(first.Replies[0].Text)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(pool.Close()).To(Succeed())
+		Eventually(func() bool { return ended(pid) }).Should(BeTrue())
+	})
+
+	It("ends the program of a run that fails, and starts a fresh one for the next run", func() {
+		pool := external.NewPool()
+		DeferCleanup(pool.Close)
+		spec := service("json")
+		spec.KeepAlive, spec.Pool, spec.TurnTimeout = true, pool, 300*time.Millisecond
+		pidFile := filepath.Join(GinkgoT().TempDir(), "pid")
+		spec.Env["PID_FILE"] = pidFile
+		_, _, _, err := runOnce(spec, "a", "hang")
+		Expect(err).To(MatchError(ContainSubstring("did not answer within 300ms")))
+		failed := pidOf(pidFile)
+		Eventually(func() bool { return ended(failed) }).Should(BeTrue())
+		ans, _, _, err := runOnce(spec, "a", "hi")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(ans.Replies[0].Data).To(HaveKeyWithValue("pid", BeNumerically(">", 0)))
+		Expect(ans.Replies[0].Data).NotTo(HaveKeyWithValue("pid", float64(failed)))
+	})
+
+	It("needs a pool", func() {
+		a, err := external.New(external.Spec{Command: []string{"x"}, KeepAlive: true}, ".")(agents.Config{})
+		Expect(err).NotTo(HaveOccurred(), "lint builds agents without running them")
+		_, err = a.Run(context.Background(), agents.Input{Turns: []string{"hi"}})
+		Expect(err).To(MatchError(ContainSubstring("keep_alive needs a Pool")))
+	})
+})

@@ -1,0 +1,59 @@
+package scenario_test
+
+import (
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/agentreplay/testbed/harness/scenario"
+)
+
+var _ = Describe("an outside agent's driver", func() {
+	parse := func(agent string) *scenario.External {
+		GinkgoHelper()
+		src := "suite: outside\nagent:\n  name: outside\n  model: {provider: openai, base_url: \"https://api.openai.com/v1\", model: m}\n" + agent +
+			"clock: 2025-11-06T10:00:00+08:00\nbaseline: v1\nvariants:\n  v1: {}\nscenarios:\n  - id: a\n    input: hi\n"
+		s, err := scenario.Parse("s.yaml", []byte(src), opts)
+		Expect(err).NotTo(HaveOccurred())
+		return s.External
+	}
+
+	It("reads an http: service with its request template, kept alive per variant", func() {
+		e := parse(`  command: [python3, app.py, --port, "{{port}}"]
+  http:
+    url: "http://127.0.0.1:{{port}}/chat"
+    body: {message: "{{input}}", conversation: "{{session}}", n: "{{turn}}", opts: [1, true]}
+    headers: {Authorization: "Bearer x"}
+    reply: .answer.text
+  keep_alive: variant
+  start_timeout: 5s
+`)
+		Expect(e.HTTP).To(Equal(&scenario.HTTPDriver{
+			URL:     "http://127.0.0.1:{{port}}/chat",
+			Body:    map[string]any{"message": "{{input}}", "conversation": "{{session}}", "n": "{{turn}}", "opts": []any{1, true}},
+			Headers: map[string]string{"Authorization": "Bearer x"},
+			Reply:   ".answer.text",
+		}))
+		Expect(e.MCP).To(BeNil())
+		Expect(e.KeepAlive).To(BeTrue())
+		Expect(e.StartTimeout).To(Equal(5 * time.Second))
+	})
+
+	It("reads an mcp: server and its tool, started once per scenario run by default", func() {
+		e := parse(`  command: [testbed, serve, odbchat]
+  mcp: {url: "http://localhost:{{port}}/mcp", tool: router.answer, args: {query: "{{input}}", debug: true}}
+  keep_alive: scenario
+`)
+		Expect(e.MCP).To(Equal(&scenario.MCPDriver{URL: "http://localhost:{{port}}/mcp", Tool: "router.answer", Args: map[string]any{"query": "{{input}}", "debug": true}}))
+		Expect(e.HTTP).To(BeNil())
+		Expect(e.KeepAlive).To(BeFalse())
+	})
+
+	It("needs the command that starts the service", func() {
+		src := "suite: outside\nagent:\n  name: outside\n  model: {provider: openai, base_url: \"https://api.openai.com/v1\", model: m}\n  http: {url: \"http://127.0.0.1:8080/\"}\n" +
+			"clock: 2025-11-06T10:00:00+08:00\nbaseline: v1\nvariants:\n  v1: {}\nscenarios:\n  - id: a\n    input: hi\n"
+		_, err := scenario.Parse("s.yaml", []byte(src), opts)
+		Expect(err).To(MatchError(ContainSubstring(`s.yaml:3: agent: missing required key "command"`)))
+	})
+})
