@@ -27,7 +27,7 @@ var _ = Describe("testbed on broken input", func() {
 			path := cassettePath(root, "single-pass", "ac1-taiwan-sst")
 			breakIt(path)
 
-			r := testbed("run", "--root", root, "--variant", "single-pass", "--scenario", "ac1-taiwan-sst", "--out", "", "--baseline", "", "--quiet")
+			r := testbed("run", "--tables", "--root", root, "--variant", "single-pass", "--scenario", "ac1-taiwan-sst", "--out", "", "--baseline", "", "--quiet")
 
 			Expect(r.code).To(Equal(exitStale), r.String())
 			Expect(r.stdout).To(MatchRegexp(`(?m)^ac1-taiwan-sst\s+AC-1\s+STALE\s`))
@@ -65,7 +65,7 @@ var _ = Describe("testbed on broken input", func() {
 			Expect(os.Remove(path)).To(Succeed())
 			breakIt(path)
 
-			r := testbed("run", "--root", root, "--variant", "single-pass", "--out", "", "--baseline", "", "--quiet")
+			r := testbed("run", "--tables", "--root", root, "--variant", "single-pass", "--out", "", "--baseline", "", "--quiet")
 
 			Expect(r.code).To(Equal(exitInternal), r.String())
 			Expect(r.stdout).To(ContainSubstring("ac1-taiwan-sst error: read " + path + ": not a regular file (" + what + "); testbed reads only regular files"))

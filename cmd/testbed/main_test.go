@@ -65,7 +65,7 @@ var _ = Describe("testbed usage", func() {
 		Entry("cassettes without check", []string{"cassettes"}, "usage: testbed cassettes check"),
 		Entry("cassettes with another verb", []string{"cassettes", "clean"}, "usage: testbed cassettes check"),
 		Entry("run with an unknown flag", []string{"run", "--nope"}, "flag provided but not defined: -nope"),
-		Entry("record with an unknown flag", []string{"record", "--provider=openai", "--verbose"}, "flag provided but not defined: -verbose"),
+		Entry("record with an unknown flag", []string{"record", "--provider=openai", "--verbosity"}, "flag provided but not defined: -verbosity"),
 		Entry("list with an unknown flag", []string{"list", "--out", "x"}, "flag provided but not defined: -out"),
 		Entry("cassettes check with an unknown flag", []string{"cassettes", "check", "--root", "."}, "flag provided but not defined: -root"),
 		Entry("a flag without its value", []string{"run", "--suite"}, "flag needs an argument: -suite"),

@@ -143,7 +143,7 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return withCode(exitInternal, err)
 	}
-	if err := writeReport(rep, sel.json, stdout); err != nil {
+	if err := writeReport(rep, sel, stdout); err != nil {
 		return withCode(exitInternal, err)
 	}
 	switch opts.Mode {

@@ -72,7 +72,7 @@ var _ = Describe("testbed record", func() {
 		baseline := yamlFiles(filepath.Join(root, "cassettes", "odbchat", "legacy"))
 		Expect(os.RemoveAll(filepath.Join(root, "cassettes", "odbchat", "single-pass"))).To(Succeed())
 
-		r := testbed("record", "--root", root, "--suite", "odbchat", "--variant", "single-pass")
+		r := testbed("record", "--tables", "--root", root, "--suite", "odbchat", "--variant", "single-pass")
 
 		Expect(r.code).To(Equal(exitOK), r.String())
 		Expect(r.stdout).To(ContainSubstring("(rule-based stand-in shaped like gemma3:4b's API)"))
@@ -111,7 +111,7 @@ var _ = Describe("testbed record", func() {
 	It("writes nothing with --live", func() {
 		Expect(os.RemoveAll(filepath.Join(root, "cassettes"))).To(Succeed())
 
-		r := testbed("record", "--root", root, "--live", "--variant", "single-pass", "--scenario", "ac1-taiwan-sst")
+		r := testbed("record", "--tables", "--root", root, "--live", "--variant", "single-pass", "--scenario", "ac1-taiwan-sst")
 
 		Expect(r.code).To(Equal(exitOK), r.String())
 		Expect(r.stdout).To(ContainSubstring("mode live"))

@@ -29,7 +29,7 @@ import (
 // selection is the flags that pick what to run.
 type selection struct {
 	root, suite, variant, scenario string
-	json, quiet                    bool
+	json, quiet, tables            bool
 	timeout                        time.Duration
 }
 
@@ -38,7 +38,9 @@ func (s *selection) register(fs *flag.FlagSet) {
 	fs.StringVar(&s.suite, "suite", "", "run only this suite")
 	fs.StringVar(&s.variant, "variant", "", "run only this variant")
 	fs.StringVar(&s.scenario, "scenario", "", "run only this scenario id")
-	fs.BoolVar(&s.json, "json", false, "print the report as JSON instead of tables")
+	fs.BoolVar(&s.json, "json", false, "print the report as JSON")
+	fs.BoolVar(&s.tables, "tables", false, "print every table (per scenario, cost, tokens by part, roles, routing, trimming) instead of one line per suite and variant; reports/latest.md has them always")
+	fs.BoolVar(&s.tables, "verbose", false, "the same as --tables")
 	fs.BoolVar(&s.quiet, "quiet", false, "no progress on stderr")
 	fs.DurationVar(&s.timeout, "timeout", 2*time.Minute, "stop a scenario that runs longer than this (wall time); it is reported as an error")
 }
@@ -188,7 +190,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 		saved <- saveReports(rep, underRoot(sel.root, out))
 	}()
-	printed := writeReport(rep, sel.json, stdout)
+	printed := writeReport(rep, sel, stdout)
 	if err := cmp.Or(printed, <-saved); err != nil {
 		return withCode(exitInternal, err)
 	}
@@ -244,11 +246,16 @@ func underRoot(root, path string) string {
 	return filepath.Join(root, path)
 }
 
-func writeReport(rep *report.Report, asJSON bool, w io.Writer) error {
-	if asJSON {
+// writeReport prints rep as the selection asks: JSON, every table, or (by
+// default) one line per suite and variant, the failures and the verdict.
+func writeReport(rep *report.Report, sel selection, w io.Writer) error {
+	switch {
+	case sel.json:
 		return report.WriteJSON(w, rep)
+	case sel.tables:
+		return report.WriteText(w, rep)
 	}
-	return report.WriteText(w, rep)
+	return report.WriteBrief(w, rep)
 }
 
 // parseShard reads "i/n"; "" is the whole run (0, 0).

@@ -38,8 +38,32 @@ var _ = Describe("testbed run", func() {
 		root = project()
 	})
 
+	It("prints, by default, one line per suite and variant, the replay's hermeticity and the verdict: one screen", func() {
+		r := testbed("run", "--root", root, "--out", "")
+		Expect(r.code).To(Equal(exitOK), r.String())
+		Expect(r.stdout).To(MatchRegexp(`(?m)^suite/variant\s+passed\s+routing\s+reduction\s+in tok\s+p50\s+p95$`))
+		Expect(r.stdout).To(MatchRegexp(`(?m)^odbchat/legacy\s+30/30\s+26\.7%\s+\d+\.\d%\s+582\s+7,191 ms\s+8,497 ms$`))
+		Expect(r.stdout).To(MatchRegexp(`(?m)^odbchat/single-pass\s+30/30\s+100\.0%`))
+		Expect(r.stdout).To(ContainSubstring("replay: 0 live calls; "))
+		Expect(r.stdout).To(MatchRegexp(`PASS: all 60 scenarios and 6 thresholds passed \(\d+ of \d+ checks judged model behaviour against a stand-in\)`))
+		Expect(r.stdout).NotTo(ContainSubstring("cost per scenario"), "the tables are --tables'")
+		Expect(strings.Count(r.stdout, "\n")).To(BeNumerically("<", 15))
+	})
+
+	It("prints every failure in full by default, with what was expected, what happened and the fix", func() {
+		replace(filepath.Join(root, "scenarios", "odbchat.yaml"), `input: "現在台灣周遭海溫多少？"`, `input: "請問現在台灣周遭海溫多少？"`, 1)
+		r := testbed("run", "--root", root, "--out", "", "--scenario", "ac1-taiwan-sst")
+		Expect(r.code).To(Equal(exitStale), r.String())
+		Expect(r.stdout).To(MatchRegexp(`(?m)^odbchat/single-pass\s+0/1 ✗`))
+		Expect(r.stdout).To(ContainSubstring("failures (2):"))
+		Expect(r.stdout).To(ContainSubstring("✗ odbchat/single-pass ac1-taiwan-sst stale: cassette "))
+		Expect(r.stdout).To(ContainSubstring("re-record with: testbed record --suite odbchat --variant single-pass --scenario ac1-taiwan-sst"))
+		Expect(r.stdout).To(ContainSubstring("thresholds that failed ("))
+		Expect(r.stdout).To(ContainSubstring("FAIL: 2 of 2 scenarios"))
+	})
+
 	It("replays every committed scenario, prints the tables and writes reports/latest.*", func() {
-		r := testbed("run", "--root", root)
+		r := testbed("run", "--tables", "--root", root)
 
 		Expect(r.code).To(Equal(exitOK), r.String())
 		Expect(r.stderr).To(Equal("no blessed baseline at "+filepath.Join(root, "reports", "baseline.json")+": the regression gate did not run; create one with: testbed baseline bless\n"),
@@ -103,7 +127,7 @@ var _ = Describe("testbed run", func() {
 		path := cassettePath(root, "single-pass", "ac1-taiwan-sst")
 		replace(path, "single-pass classifier+router", "single-pass classifier-router", 1)
 
-		r := testbed("run", "--root", root, "--suite", "odbchat", "--variant", "single-pass", "--scenario", "ac1-taiwan-sst")
+		r := testbed("run", "--tables", "--root", root, "--suite", "odbchat", "--variant", "single-pass", "--scenario", "ac1-taiwan-sst")
 
 		Expect(r.code).To(Equal(exitStale), r.String())
 		out := r.stdout + r.stderr
@@ -128,7 +152,7 @@ var _ = Describe("testbed run", func() {
 	It("exits 1 when an expectation fails, naming the scenario and the check", func() {
 		replace(filepath.Join(root, "scenarios", "odbchat.yaml"), `["2025-11-06", "26.4 °C", "+0.21 °C"]`, `["2025-11-06", "27.4 °C", "+0.21 °C"]`, 1)
 
-		r := testbed("run", "--root", root, "--out", "")
+		r := testbed("run", "--tables", "--root", root, "--out", "")
 
 		Expect(r.code).To(Equal(exitFailed), r.String())
 		Expect(r.stdout).To(MatchRegexp(`(?m)^ac1-taiwan-sst\s+AC-1\s+FAIL\s`))
@@ -138,7 +162,7 @@ var _ = Describe("testbed run", func() {
 	})
 
 	It("stops a scenario that outlives --timeout and reports it as an error", func() {
-		r := testbed("run", "--root", root, "--out", "", "--scenario", "ac1-taiwan-sst", "--timeout", "1ns")
+		r := testbed("run", "--tables", "--root", root, "--out", "", "--scenario", "ac1-taiwan-sst", "--timeout", "1ns")
 
 		Expect(r.code).To(Equal(exitFailed), r.String())
 		Expect(r.stdout).To(MatchRegexp(`(?m)^ac1-taiwan-sst\s+AC-1\s+ERROR\s`))

@@ -1,0 +1,117 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// WriteBrief writes r to w for a person at a terminal, on one screen: one
+// line per suite and variant (scenarios passed, routing accuracy, token
+// reduction, mean input tokens, replayed latency p50 and p95, time to first
+// token p95 where calls streamed), then every failure in full (what was
+// expected, what happened, the command that fixes it), the thresholds that
+// failed, the replay's hermeticity and the closing PASS or FAIL line, the
+// same as WriteText's. WriteText has every table.
+func WriteBrief(w io.Writer, r *Report) error {
+	d := layout(r, func(v string) string { return strings.ToUpper(v) })
+	overview := table{
+		header: []string{"suite/variant", "passed", "routing", "reduction", "in tok", "p50", "p95", "ttft p95"},
+		right:  []bool{false, true, true, true, true, true, true, true},
+	}
+	var failures, thresholds []string
+	for i := range r.Suites {
+		s := &r.Suites[i]
+		order, _ := variantOrder(s)
+		for _, v := range order {
+			sm := v.Summary
+			name := s.Name + "/" + v.Name
+			passed := fmt.Sprintf("%d/%d", sm.Passed, sm.Scenarios)
+			if sm.Passed < sm.Scenarios {
+				passed += " ✗"
+			}
+			routing, reduction, ttft := "—", "—", "—"
+			if sm.Routed > 0 {
+				routing = percent(sm.RoutingAccuracy)
+			}
+			if len(v.Trimming) > 0 {
+				reduction = percent(sm.TokenReduction)
+			}
+			if st := sm.Streaming; st != nil && st.Tokenless < st.Calls {
+				ttft = grouped(int64(math.Round(st.TTFTP95))) + " ms"
+			}
+			overview.rows = append(overview.rows, []string{name, passed, routing, reduction,
+				grouped(int64(math.Round(sm.InputTokensMean))), grouped(int64(math.Round(sm.LatencyP50))) + " ms",
+				grouped(int64(math.Round(sm.LatencyP95))) + " ms", ttft})
+			failures = append(failures, briefFailures(name, v)...)
+			for _, t := range v.Thresholds {
+				if !t.Pass {
+					thresholds = append(thresholds, fmt.Sprintf("%s: %s — %s", name, t.Source, t.Detail))
+				}
+			}
+		}
+	}
+	streamed := false
+	for _, row := range overview.rows {
+		streamed = streamed || row[len(row)-1] != "—"
+	}
+	if !streamed {
+		overview.header, overview.right = overview.header[:7], overview.right[:7]
+		for i := range overview.rows {
+			overview.rows[i] = overview.rows[i][:7]
+		}
+	}
+	var buf bytes.Buffer
+	var dr drawer
+	if err := dr.table(&buf, overview); err != nil {
+		return fmt.Errorf("write brief report: %w", err)
+	}
+	list := func(title string, lines []string) {
+		if len(lines) == 0 {
+			return
+		}
+		fmt.Fprintf(&buf, "\n%s (%s):\n", title, strconv.Itoa(len(lines)))
+		for _, l := range lines {
+			fmt.Fprintf(&buf, "  ✗ %s\n", l)
+		}
+	}
+	list("failures", failures)
+	list("thresholds that failed", thresholds)
+	for _, s := range d.suites {
+		if s.title != "replay" {
+			continue
+		}
+		for _, sec := range s.sections {
+			for _, n := range sec.notes {
+				fmt.Fprintf(&buf, "\nreplay: %s\n", strings.TrimSpace(n.mark+" "+n.text))
+			}
+		}
+	}
+	fmt.Fprintf(&buf, "\n%s\n", d.result)
+	_, err := w.Write(buf.Bytes())
+	return err
+}
+
+// briefFailures describes each scenario of v that did not pass: a stale or
+// errored one by its error alone (its checks judged nothing), a failed one
+// by each check that failed.
+func briefFailures(name string, v *Variant) []string {
+	var out []string
+	for _, sc := range v.Scenarios {
+		switch sc.Verdict {
+		case VerdictPass:
+		case VerdictStale, VerdictError:
+			out = append(out, fmt.Sprintf("%s %s %s: %s", name, sc.ID, sc.Verdict, strings.ReplaceAll(sc.Error, "\n", "\n    ")))
+		default:
+			for _, c := range sc.Checks {
+				if !c.Pass {
+					out = append(out, fmt.Sprintf("%s %s turn %d %s: %s", name, sc.ID, c.Turn, c.Name, strings.ReplaceAll(c.Detail, "\n", "\n    ")))
+				}
+			}
+		}
+	}
+	return out
+}

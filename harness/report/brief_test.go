@@ -1,0 +1,48 @@
+package report_test
+
+import (
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/agentreplay/testbed/harness/report"
+)
+
+var _ = Describe("WriteBrief", func() {
+	It("gives a line per suite and variant, each failure once, the failed thresholds and the same verdict as the tables", func() {
+		r := fixture()
+		brief := string(render(report.WriteBrief, r))
+		text := string(render(report.WriteText, r))
+		lastLine := func(s string) string {
+			lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+			return lines[len(lines)-1]
+		}
+		Expect(lastLine(brief)).To(Equal(lastLine(text)))
+		rows := 0
+		for _, s := range r.Suites {
+			for _, v := range s.Variants {
+				rows++
+				Expect(brief).To(MatchRegexp(`(?m)^` + s.Name + "/" + v.Name + `\s+\d+/\d+`))
+			}
+		}
+		Expect(brief).To(ContainSubstring("failures ("))
+		for _, s := range r.Suites {
+			for _, v := range s.Variants {
+				for _, sc := range v.Scenarios {
+					if sc.Verdict == report.VerdictStale || sc.Verdict == report.VerdictError {
+						Expect(brief).To(ContainSubstring(sc.ID + " " + sc.Verdict + ": "))
+					}
+				}
+			}
+		}
+		Expect(len(strings.Split(brief, "\n"))).To(BeNumerically("<", len(strings.Split(text, "\n"))/2))
+	})
+
+	It("leaves out the failure lists when everything passed", func() {
+		brief := string(render(report.WriteBrief, passing()))
+		Expect(brief).NotTo(ContainSubstring("failures"))
+		Expect(brief).NotTo(ContainSubstring("thresholds that failed"))
+		Expect(brief).To(ContainSubstring("PASS: "))
+	})
+})
