@@ -23,6 +23,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strings"
 	"syscall"
 )
 
@@ -110,6 +111,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		return exitOK
 	}
+	if args[0] == "--version" || args[0] == "-version" || args[0] == "version" {
+		fmt.Fprintln(stdout, version())
+		return exitOK
+	}
 	var err error
 	switch args[0] {
 	case "run":
@@ -141,7 +146,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			err = cmdCassettesCheck(args[2:], stdout, stderr)
 		}
 	default:
-		err = withCode(exitUsage, fmt.Errorf("unknown command %q; run 'testbed --help'", args[0]))
+		msg := fmt.Sprintf("unknown command %q", args[0])
+		if near := nearest(strings.TrimLeft(args[0], "-"), commands); near != "" {
+			msg += fmt.Sprintf("; did you mean %q?", near)
+		}
+		err = withCode(exitUsage, fmt.Errorf("%s (run 'testbed --help')", msg))
 	}
 	if err == nil {
 		return exitOK
@@ -165,6 +174,30 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintln(stderr, "testbed:", err)
 	return exitInternal
+}
+
+// commands are the words run dispatches on, for "did you mean".
+var commands = []string{"run", "record", "list", "lint", "compare", "baseline", "report", "proxy", "standin", "agent", "serve", "cassettes", "version"}
+
+// version is testbed's module version and, when the build recorded it, the
+// commit it was built from.
+func version() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "testbed (unknown version)"
+	}
+	v := "testbed " + info.Main.Version
+	settings := map[string]string{}
+	for _, s := range info.Settings {
+		settings[s.Key] = s.Value
+	}
+	if rev := settings["vcs.revision"]; rev != "" {
+		v += " " + rev[:min(12, len(rev))]
+		if settings["vcs.modified"] == "true" {
+			v += "+modified"
+		}
+	}
+	return v + " " + info.GoVersion
 }
 
 // errSilent marks an exit whose reason was already printed.

@@ -55,13 +55,26 @@ var _ = Describe("testbed usage", func() {
 		Entry("report merge", "report", "merge", "--help"),
 	)
 
+	It("says what is wrong in one last line, not above the whole help", func() {
+		r := testbed("run", "--nope")
+		Expect(r.stderr).To(Equal("testbed: flag provided but not defined: -nope (run 'testbed run --help')\n"))
+	})
+
+	It("prints its version", func() {
+		r := testbed("--version")
+		Expect(r.code).To(Equal(exitOK))
+		Expect(r.stdout).To(MatchRegexp(`^testbed \S+.* go1\.\d+`))
+	})
+
 	DescribeTable("exits 2 on bad usage and says what is wrong",
 		func(args []string, want string) {
 			r := testbed(args...)
 			Expect(r.code).To(Equal(exitUsage), r.String())
 			Expect(r.stderr).To(ContainSubstring(want))
 		},
-		Entry("an unknown command", []string{"frobnicate"}, `unknown command "frobnicate"; run 'testbed --help'`),
+		Entry("an unknown command", []string{"frobnicate"}, `unknown command "frobnicate" (run 'testbed --help')`),
+		Entry("a misspelt command", []string{"rnu"}, `unknown command "rnu"; did you mean "run"? (run 'testbed --help')`),
+		Entry("a misspelt flag", []string{"run", "--tabels"}, "flag provided but not defined: -tabels; did you mean --tables? (run 'testbed run --help')"),
 		Entry("cassettes without check", []string{"cassettes"}, "usage: testbed cassettes check"),
 		Entry("cassettes with another verb", []string{"cassettes", "clean"}, "usage: testbed cassettes check"),
 		Entry("run with an unknown flag", []string{"run", "--nope"}, "flag provided but not defined: -nope"),

@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -125,11 +124,11 @@ func completeShards(files []string, parts []*report.Report) error {
 
 // parseWithFiles parses flags that may come before or after positional
 // file arguments, and returns the files.
-func parseWithFiles(fs *flag.FlagSet, args []string) ([]string, error) {
+func parseWithFiles(fs *flags, args []string) ([]string, error) {
 	var files []string
 	for len(args) > 0 {
 		if err := fs.Parse(args); err != nil {
-			return nil, parseError(err)
+			return nil, fs.parseError(err)
 		}
 		if fs.NArg() == 0 {
 			break

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agnivade/levenshtein"
+
 	"github.com/agentreplay/testbed/agents/all"
 	"github.com/agentreplay/testbed/harness/cassette"
 	"github.com/agentreplay/testbed/harness/check"
@@ -33,7 +35,7 @@ type selection struct {
 	timeout                        time.Duration
 }
 
-func (s *selection) register(fs *flag.FlagSet) {
+func (s *selection) register(fs *flags) {
 	fs.StringVar(&s.root, "root", ".", "project folder holding scenarios/, cassettes/ and fixtures/")
 	fs.StringVar(&s.suite, "suite", "", "run only this suite")
 	fs.StringVar(&s.variant, "variant", "", "run only this variant")
@@ -45,34 +47,71 @@ func (s *selection) register(fs *flag.FlagSet) {
 	fs.DurationVar(&s.timeout, "timeout", 2*time.Minute, "stop a scenario that runs longer than this (wall time); it is reported as an error")
 }
 
-// newFlags returns a flag set whose --help prints doc and examples.
-func newFlags(name, doc string, stderr io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "%s\n\nFlags:\n", doc)
-		fs.PrintDefaults()
-	}
-	return fs
+// flags is a command's flag set, with the doc its --help prints.
+type flags struct {
+	*flag.FlagSet
+	doc    string
+	stderr io.Writer
 }
 
-func parse(fs *flag.FlagSet, args []string) error {
+// newFlags returns a flag set whose --help prints doc and examples, and
+// whose errors are one line (with the flag meant, when a flag is misspelt)
+// rather than the error above the whole help.
+func newFlags(name, doc string, stderr io.Writer) *flags {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // parse says what went wrong
+	fs.Usage = func() {}
+	return &flags{FlagSet: fs, doc: doc, stderr: stderr}
+}
+
+// help prints the command's doc and flags.
+func (fs *flags) help() {
+	fmt.Fprintf(fs.stderr, "%s\n\nFlags:\n", fs.doc)
+	fs.SetOutput(fs.stderr)
+	fs.PrintDefaults()
+	fs.SetOutput(io.Discard)
+}
+
+func parse(fs *flags, args []string) error {
 	if err := fs.Parse(args); err != nil {
-		return parseError(err)
+		return fs.parseError(err)
 	}
 	if fs.NArg() > 0 {
-		return withCode(exitUsage, fmt.Errorf("unexpected argument %q", fs.Arg(0)))
+		return withCode(exitUsage, fmt.Errorf("unexpected argument %q; run 'testbed %s --help'", fs.Arg(0), fs.Name()))
 	}
 	return nil
 }
 
-// parseError is the exit for a flag parse error, which the flag package
-// has already explained on stderr: 0 for --help, 2 for the rest.
-func parseError(err error) error {
+// parseError is the exit for a flag parse error: 0 for --help, which
+// prints the help; 2 for the rest, said in one line that names the flag
+// meant when one is spelt nearly so.
+func (fs *flags) parseError(err error) error {
 	if errors.Is(err, flag.ErrHelp) {
+		fs.help()
 		return withCode(exitOK, errSilent)
 	}
-	return withCode(exitUsage, errSilent)
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		var names []string
+		fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+		if near := nearest(name, names); near != "" {
+			msg += "; did you mean --" + near + "?"
+		}
+	}
+	return withCode(exitUsage, fmt.Errorf("%s (run 'testbed %s --help')", msg, fs.Name()))
+}
+
+// nearest is the one of names closest to s in edit distance, if it is
+// close enough to be a misspelling (two edits, or a third of its letters
+// for a long name), or "".
+func nearest(s string, names []string) string {
+	best, dist := "", max(2, len(s)/3)+1
+	for _, n := range names {
+		if d := levenshtein.ComputeDistance(s, n); d < dist {
+			best, dist = n, d
+		}
+	}
+	return best
 }
 
 // loadSuites loads scenarios/*.yaml, keeping the selected suite.
