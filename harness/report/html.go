@@ -19,8 +19,8 @@ func WriteHTML(w io.Writer, r *Report) error {
 	d := layout(r, func(v string) string { return strings.ToUpper(v) })
 	page := htmlPage{Result: d.result, Pass: r.Passed()}
 	if r.Replay != nil {
-		page.Replay = fmt.Sprintf("replay: %d live calls, %d of %d recorded interactions replayed, %d unused cassettes",
-			r.Replay.LiveCalls, r.Replay.Replayed, r.Replay.Recorded, len(r.Replay.UnusedCassettes))
+		page.Replay = fmt.Sprintf("replay: %s live calls, %s of %s recorded interactions replayed, %d unused cassettes",
+			grouped(int64(r.Replay.LiveCalls)), grouped(int64(r.Replay.Replayed)), grouped(int64(r.Replay.Recorded)), len(r.Replay.UnusedCassettes))
 	}
 	if sec, ok := faultsByAgent(r); ok {
 		page.Overview = append(page.Overview, htmlSectionOf(sec))
