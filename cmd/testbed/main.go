@@ -85,8 +85,9 @@ Usage:
   testbed <command> [flags]
 
 Commands:
-  run              replay suites offline and print the tables (writes reports/latest.md and .json)
+  run              replay suites offline: a line per suite and variant, failures, the verdict
   record           re-record cassettes against the loopback stand-ins (or a real provider)
+  show             one scenario run as a timeline: model calls, tools, upstream calls, checks
   list             list suites, variants and scenarios
   lint             check that every tool a prompt names is one the model has
   compare          two variants (or two report files) side by side
@@ -139,6 +140,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = cmdAgent(ctx, args[1:], os.Stdin, stdout, stderr)
 	case "serve":
 		err = cmdServe(ctx, args[1:], stdout, stderr)
+	case "show":
+		err = cmdShow(ctx, args[1:], stdout, stderr)
 	case "cassettes":
 		if len(args) < 2 || args[1] != "check" {
 			err = withCode(exitUsage, errors.New("usage: testbed cassettes check [--json] [--dir cassettes]"))
@@ -177,7 +180,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 }
 
 // commands are the words run dispatches on, for "did you mean".
-var commands = []string{"run", "record", "list", "lint", "compare", "baseline", "report", "proxy", "standin", "agent", "serve", "cassettes", "version"}
+var commands = []string{"run", "record", "show", "list", "lint", "compare", "baseline", "report", "proxy", "standin", "agent", "serve", "cassettes", "version"}
 
 // version is testbed's module version and, when the build recorded it, the
 // commit it was built from.

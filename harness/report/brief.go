@@ -41,11 +41,11 @@ func WriteBrief(w io.Writer, r *Report) error {
 				reduction = percent(sm.TokenReduction)
 			}
 			if st := sm.Streaming; st != nil && st.Tokenless < st.Calls {
-				ttft = grouped(int64(math.Round(st.TTFTP95))) + " ms"
+				ttft = Grouped(int64(math.Round(st.TTFTP95))) + " ms"
 			}
 			overview.rows = append(overview.rows, []string{name, passed, routing, reduction,
-				grouped(int64(math.Round(sm.InputTokensMean))), grouped(int64(math.Round(sm.LatencyP50))) + " ms",
-				grouped(int64(math.Round(sm.LatencyP95))) + " ms", ttft})
+				Grouped(int64(math.Round(sm.InputTokensMean))), Grouped(int64(math.Round(sm.LatencyP50))) + " ms",
+				Grouped(int64(math.Round(sm.LatencyP95))) + " ms", ttft})
 			failures = append(failures, briefFailures(name, v)...)
 			for _, t := range v.Thresholds {
 				if !t.Pass {

@@ -20,7 +20,7 @@ func WriteHTML(w io.Writer, r *Report) error {
 	page := htmlPage{Result: d.result, Pass: r.Passed()}
 	if r.Replay != nil {
 		page.Replay = fmt.Sprintf("replay: %s live calls, %s of %s recorded interactions replayed, %d unused cassettes",
-			grouped(int64(r.Replay.LiveCalls)), grouped(int64(r.Replay.Replayed)), grouped(int64(r.Replay.Recorded)), len(r.Replay.UnusedCassettes))
+			Grouped(int64(r.Replay.LiveCalls)), Grouped(int64(r.Replay.Replayed)), Grouped(int64(r.Replay.Recorded)), len(r.Replay.UnusedCassettes))
 	}
 	if sec, ok := faultsByAgent(r); ok {
 		page.Overview = append(page.Overview, htmlSectionOf(sec))

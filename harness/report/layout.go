@@ -91,7 +91,7 @@ func layout(r *Report, verdict verdictStyle) document {
 	if rp := r.Replay; rp != nil {
 		unused = len(rp.UnusedCassettes)
 		sec := section{title: "replay", notes: []note{{text: fmt.Sprintf("%s live calls; %s of %s recorded interactions replayed; %s",
-			grouped(int64(rp.LiveCalls)), grouped(int64(rp.Replayed)), grouped(int64(rp.Recorded)), count(unused, "unused cassette"))}}}
+			Grouped(int64(rp.LiveCalls)), Grouped(int64(rp.Replayed)), Grouped(int64(rp.Recorded)), count(unused, "unused cassette"))}}}
 		for _, c := range rp.UnusedCassettes {
 			sec.notes = append(sec.notes, note{mark: "✗", text: c + " belongs to no scenario of its suite: delete it or add the scenario back"})
 		}
@@ -109,7 +109,7 @@ func layout(r *Report, verdict verdictStyle) document {
 			scenariosFailed, count(scenarios, "scenario"), thresholdsFailed, count(thresholds, "threshold"))
 	}
 	if judged > 0 {
-		d.result += fmt.Sprintf(" (%s of %s checks judged model behaviour against a stand-in)", grouped(int64(judged)), grouped(int64(checks)))
+		d.result += fmt.Sprintf(" (%s of %s checks judged model behaviour against a stand-in)", Grouped(int64(judged)), Grouped(int64(checks)))
 	}
 	return d
 }
@@ -222,7 +222,7 @@ func variantSection(v *Variant, verdict verdictStyle) section {
 	}
 	if n := v.Summary.Judged; n > 0 && strings.Contains(v.Provenance, "stand-in") {
 		sec.notes = append(sec.notes, note{text: fmt.Sprintf("%s of %s checks are about model behaviour and were judged against the stand-in: they show what its documented rules do with these prompts, not what a model would",
-			grouped(int64(n)), grouped(int64(v.Summary.Checks)))})
+			Grouped(int64(n)), Grouped(int64(v.Summary.Checks)))})
 	}
 	return sec
 }

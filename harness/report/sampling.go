@@ -96,6 +96,9 @@ type Run struct {
 	// Recorded and Dropped are the scenario's, for a record-missing run.
 	Recorded int      `json:"recorded,omitempty"`
 	Dropped  []string `json:"dropped,omitempty"`
+	// Events are the sample's trace, kept by the run that made it (for
+	// testbed show); report files hold only the first sample's.
+	Events []trace.Event `json:"-"`
 }
 
 // Sampling is what the samples of one scenario say. A scenario recorded
@@ -140,7 +143,7 @@ func Sample(runs []Scenario, minPassRate float64) Scenario {
 	stale := -1
 	for i, r := range runs {
 		sp.Runs = append(sp.Runs, Run{Sample: i + 1, Verdict: r.Verdict, Route: r.Route, Error: r.Error, Metrics: r.Metrics,
-			Replayed: replayed(r.Events), Unplayed: r.Unplayed, Crashed: r.Crashed, Recorded: r.Recorded, Dropped: r.Dropped})
+			Replayed: replayed(r.Events), Unplayed: r.Unplayed, Crashed: r.Crashed, Recorded: r.Recorded, Dropped: r.Dropped, Events: r.Events})
 		if r.Verdict == VerdictPass {
 			sp.Passed++
 		}

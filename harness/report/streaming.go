@@ -140,7 +140,7 @@ func streamingSection(order []*Variant) (section, bool) {
 		header: []string{"variant", "calls", "ttft p50", "ttft p95", "ttft mean", "gap mean", "gap p95", "tpot", "tok/s", "duration", "goodput"},
 		right:  []bool{false, true, true, true, true, true, true, true, true, true, true},
 	}}
-	num := func(v float64) string { return grouped(int64(math.Round(v))) + " ms" }
+	num := func(v float64) string { return Grouped(int64(math.Round(v))) + " ms" }
 	for _, v := range order {
 		st := v.Summary.Streaming
 		if st == nil {
@@ -162,9 +162,9 @@ func streamingSection(order []*Variant) (section, bool) {
 	return sec, len(sec.table.rows) > 0
 }
 
-// grouped writes n with its thousands grouped by commas (10,960), as
-// English writes numbers.
-func grouped(n int64) string {
+// Grouped writes n with its thousands grouped by commas (10,960), as
+// English writes numbers and as every report shows counts.
+func Grouped(n int64) string {
 	return message.NewPrinter(language.English).Sprint(n)
 }
 

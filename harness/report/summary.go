@@ -30,7 +30,7 @@ func (s Scenario) Runs() []Run {
 		return s.Sampling.Runs
 	}
 	return []Run{{Sample: 1, Verdict: s.Verdict, Route: s.Route, Error: s.Error, Metrics: s.Metrics,
-		Replayed: replayed(s.Events), Unplayed: s.Unplayed, Crashed: s.Crashed, Recorded: s.Recorded, Dropped: s.Dropped}}
+		Replayed: replayed(s.Events), Unplayed: s.Unplayed, Crashed: s.Crashed, Recorded: s.Recorded, Dropped: s.Dropped, Events: s.Events}}
 }
 
 // Summarize aggregates scenario results. Latency percentiles use the

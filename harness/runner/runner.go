@@ -76,6 +76,10 @@ type Options struct {
 	// Shard and Shards run a deterministic slice: the Shard-th (1-based) of
 	// Shards; Shards ≤ 1 runs everything. See Merge.
 	Shard, Shards int
+	// Sent keeps the last message of every model request in the trace
+	// (trace.LLMCall.Sent), for testbed show; a whole run does without,
+	// as that message can be a whole payload.
+	Sent bool
 	// Repeat, when above 0, is the number of samples a recording keeps per
 	// scenario instead of the suite's own (scenario.Suite.Samples); a
 	// replay runs the suite's (see SamplePath).
@@ -582,9 +586,9 @@ func runOne(ctx context.Context, j *job, sample int, opts Options, pending *coun
 		out.Verdict, out.Error = report.VerdictError, err.Error()
 		return out
 	}
-	tracer := &tracer{trace: tr, counter: counter}
+	tracer := &tracer{trace: tr, counter: counter, sent: opts.Sent}
 	cfg := agents.Config{
-		Model:     &countingModel{next: model, trace: tr, counter: counter, model: ep.Model},
+		Model:     &countingModel{next: model, trace: tr, counter: counter, model: ep.Model, sent: opts.Sent},
 		Endpoint:  ep,
 		Embedder:  embedder,
 		HTTP:      hc,

@@ -28,23 +28,28 @@ type countingModel struct {
 	trace   *trace.Trace
 	counter *tokens.Counter
 	model   string
+	sent    bool // keep what each call was sent (Options.Sent)
 }
 
 func (m *countingModel) Chat(ctx context.Context, req llm.Request) (llm.Response, error) {
 	start := m.trace.Elapsed()
 	resp, err := m.next.Chat(ctx, req)
-	addLLM(m.trace, m.counter, start, req, m.model, resp, err)
+	addLLM(m.trace, m.counter, start, req, m.model, resp, err, m.sent)
 	return resp, err
 }
 
 // addLLM adds the event of one model call that started at start.
-func addLLM(tr *trace.Trace, counter *tokens.Counter, start time.Duration, req llm.Request, model string, resp llm.Response, err error) {
+func addLLM(tr *trace.Trace, counter *tokens.Counter, start time.Duration, req llm.Request, model string, resp llm.Response, err error, sent bool) {
 	call := &trace.LLMCall{
 		Role:     req.Role,
 		Model:    model,
 		Duration: tr.Elapsed() - start,
 		Input:    counter.Request(req),
 		Stream:   tr.LastStream(start),
+	}
+	if n := len(req.Messages); n > 0 && sent {
+		last := req.Messages[n-1]
+		call.Sent = last.Role + ": " + last.Content
 	}
 	if err != nil {
 		call.Error = err.Error()
@@ -59,18 +64,19 @@ func addLLM(tr *trace.Trace, counter *tokens.Counter, start time.Duration, req l
 			call.Reported = &trace.Usage{Input: u.InputTokens, Output: u.OutputTokens, Reasoning: u.ReasoningTokens, CacheRead: u.CacheReadTokens, CacheWrite: u.CacheWriteTokens}
 		}
 	}
-	tr.Add(trace.Event{Kind: trace.KindLLM, At: start, LLM: call})
+	tr.AddAt(trace.Event{Kind: trace.KindLLM, LLM: call}, start)
 }
 
 // ModelCall implements agents.ModelTracer.
 func (t *tracer) ModelCall(req llm.Request, model string, resp llm.Response, err error, took time.Duration) {
-	addLLM(t.trace, t.counter, t.trace.Elapsed()-took, req, model, resp, err)
+	addLLM(t.trace, t.counter, t.trace.Elapsed()-took, req, model, resp, err, t.sent)
 }
 
 // tracer implements agents.Tracer over a trace.
 type tracer struct {
 	trace   *trace.Trace
 	counter *tokens.Counter
+	sent    bool // keep what each model call was sent (Options.Sent)
 }
 
 func (t *tracer) Tool(name string, args json.RawMessage, raw []byte, context string, err error) {

@@ -73,6 +73,10 @@ type LLMCall struct {
 	Error     string `json:"error,omitempty"`
 	// Stream is the timing of the call's answer when it was streamed.
 	Stream *Stream `json:"stream,omitempty"`
+	// Sent is the last message of the request (the user's turn, or the
+	// tool result the model was to read), as "role: text". A run keeps it
+	// for testbed show; report files do not, as it can be a whole payload.
+	Sent string `json:"-"`
 }
 
 // Usage is provider-reported usage. Output includes the model's thinking;
@@ -207,6 +211,16 @@ func (t *Trace) LastStream(since time.Duration) *Stream {
 		}
 	}
 	return nil
+}
+
+// AddAt appends an event stamped with the current turn and virtual time
+// at (Add stamps an event with the time now unless it has one; a call that
+// started at 0 has one of 0).
+func (t *Trace) AddAt(e Event, at time.Duration) {
+	t.mu.Lock()
+	e.Turn, e.At = t.turn, at
+	t.events = append(t.events, e)
+	t.mu.Unlock()
 }
 
 // Events returns a copy of the events so far.

@@ -1,0 +1,71 @@
+package main
+
+import (
+	"encoding/json"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+)
+
+var _ = Describe("testbed show", func() {
+	It("prints one scenario run as a timeline: the model call with what it was sent and answered, the upstream call, the tool, the notes and the checks", func() {
+		r := testbed("show", "odbchat/single-pass/ac1-taiwan-sst", "--root", repoRoot)
+		Expect(r.code).To(Equal(exitOK), r.String())
+		Expect(r.stdout).To(HavePrefix("odbchat/single-pass/ac1-taiwan-sst (sample 1 of 1): PASS, replayed from rule-based stand-in"))
+		Expect(r.stdout).To(MatchRegexp(`(?m)^\s+0 ms  turn 1  model call router \(gemma3:4b\), 2,360 ms: in 975 tokens \(system 288, tools 0, history 439, tool results 0, user 209\), out 74$`))
+		Expect(r.stdout).To(MatchRegexp(`(?m)^\s+sent user: \{"query":"現在台灣周遭海溫多少？".*--all shows them\)$`))
+		Expect(r.stdout).To(MatchRegexp(`(?m)^\s+answer: \{"decision":"mcp"`))
+		Expect(r.stdout).To(MatchRegexp(`(?m)^2,360 ms  turn 1  GET https://eco\.odb\.ntu\.edu\.tw/api/ghrsst\?\S+ → 200 in 140 ms$`))
+		Expect(r.stdout).To(MatchRegexp(`(?m)^2,500 ms  turn 1  tool ghrsst\.bbox_mean \{"bbox":\[118,20,123\.5,26\.5\].*raw 14,802 tokens → context 89 tokens$`))
+		Expect(r.stdout).To(ContainSubstring("note route {\"mode\":\"tool\",\"tool\":\"ghrsst.bbox_mean\"}"))
+		Expect(r.stdout).To(ContainSubstring("reply 1: 2025-11-06：台灣周遭海溫約 26.4 °C"))
+		Expect(r.stdout).To(ContainSubstring("✓ turn 1 route (model behaviour)"))
+		Expect(r.stdout).To(ContainSubstring("✓ turn 1 llm_calls\n"))
+
+		whole := testbed("show", "odbchat/single-pass/ac1-taiwan-sst", "--root", repoRoot, "--all")
+		Expect(whole.stdout).NotTo(ContainSubstring("--all shows them"))
+		Expect(whole.stdout).To(ContainSubstring(`"tool_catalog":[{"name":"ghrsst.bbox_mean"`))
+	})
+
+	It("gives the same as data with --json, what each model call was sent included", func() {
+		r := testbed("show", "odbchat/single-pass/ac1-taiwan-sst", "--root", repoRoot, "--json")
+		Expect(r.code).To(Equal(exitOK), r.String())
+		var got struct {
+			Verdict string
+			Events  []struct {
+				Kind string
+				LLM  *struct{ Role, Sent, Text string } `json:"llm"`
+			}
+			Checks []struct{ Name string }
+		}
+		Expect(json.Unmarshal([]byte(r.stdout), &got)).To(Succeed())
+		Expect(got.Verdict).To(Equal("pass"))
+		var sent []string
+		for _, e := range got.Events {
+			if e.LLM != nil {
+				sent = append(sent, e.LLM.Sent)
+			}
+		}
+		Expect(sent).To(ConsistOf(HavePrefix(`user: {"query":"現在台灣周遭海溫多少？"`)))
+		Expect(got.Checks).NotTo(BeEmpty())
+	})
+
+	It("shows a later sample of a sampled scenario", func() {
+		r := testbed("show", "odbchat-sampled/terse-router/strait-yesterday-en#2", "--root", repoRoot)
+		Expect(r.code).To(Equal(exitOK), r.String())
+		Expect(r.stdout).To(HavePrefix("odbchat-sampled/terse-router/strait-yesterday-en (sample 2 of 5): "))
+		Expect(r.stdout).To(ContainSubstring("model call router"))
+	})
+
+	DescribeTable("says what is wrong with what it was asked to show",
+		func(target, want string) {
+			r := testbed("show", target, "--root", repoRoot)
+			Expect(r.code).To(Equal(exitUsage), r.String())
+			Expect(r.stderr).To(ContainSubstring(want))
+		},
+		Entry("not suite/variant/scenario", "odbchat/single-pass", "name one scenario run: testbed show <suite>/<variant>/<scenario>[#sample]"),
+		Entry("a sample that is not a number", "odbchat/single-pass/ac1-taiwan-sst#two", "#two: want a sample number from 1"),
+		Entry("a sample beyond the scenario's", "odbchat/single-pass/ac1-taiwan-sst#2", "ac1-taiwan-sst has 1 samples"),
+		Entry("a scenario the suite lacks", "odbchat/single-pass/nope", `no scenario "nope" in the selected suites`),
+	)
+})
