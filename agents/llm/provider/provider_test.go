@@ -25,6 +25,33 @@ var _ = Describe("New", func() {
 		Entry("openai", llm.Endpoint{Provider: llm.ProviderOpenAI, BaseURL: "http://localhost:11434/v1", Model: "m"}, &openai.Client{}),
 		Entry("gemini", llm.Endpoint{Provider: llm.ProviderGemini, Model: "gemini-2.5-flash"}, &gemini.Client{}),
 		Entry("anthropic", llm.Endpoint{Provider: llm.ProviderAnthropic, BaseURL: anthropic.BaseURL, Model: "claude-haiku-4-5"}, &anthropic.Client{}),
+		Entry("openai, api chat", llm.Endpoint{Provider: llm.ProviderOpenAI, BaseURL: "https://api.openai.com/v1", Model: "m", API: llm.APIChat}, &openai.Client{}),
+		Entry("openai, api responses", llm.Endpoint{Provider: llm.ProviderOpenAI, BaseURL: "https://api.openai.com/v1", Model: "m", API: llm.APIResponses}, &openai.Responses{}),
+	)
+
+	It("sends an openai endpoint with api responses to its base URL's /responses", func() {
+		srv := llmtest.NewServer(http.StatusOK, `{"id": "resp_1", "object": "response", "created_at": 1, "status": "completed", "model": "m",
+			"output": [{"type": "message", "id": "msg_1", "role": "assistant", "status": "completed", "content": [{"type": "output_text", "text": "hi", "annotations": []}]}],
+			"usage": {"input_tokens": 3, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 1, "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 4}}`)
+		DeferCleanup(srv.Close)
+		ep := llm.Endpoint{Provider: llm.ProviderOpenAI, BaseURL: srv.URL + "/v1", Model: "m", API: llm.APIResponses}
+		c, err := provider.New(context.Background(), ep, "key", srv.Client())
+		Expect(err).NotTo(HaveOccurred())
+		resp, err := c.Chat(context.Background(), llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(resp.Message.Content).To(Equal("hi"))
+		r, _, err := srv.Only()
+		Expect(err).NotTo(HaveOccurred())
+		Expect(r.Path).To(Equal("/v1/responses"))
+	})
+
+	DescribeTable("refuses an API it does not know, or one named for another provider",
+		func(ep llm.Endpoint, want string) {
+			_, err := provider.New(context.Background(), ep, "key", http.DefaultClient)
+			Expect(err).To(MatchError(want))
+		},
+		Entry(nil, llm.Endpoint{Provider: llm.ProviderOpenAI, Model: "m", API: "assistants"}, `unknown openai API "assistants" (want chat or responses)`),
+		Entry(nil, llm.Endpoint{Provider: llm.ProviderGemini, Model: "m", API: llm.APIResponses}, `api "responses": only an openai endpoint chooses its API`),
 	)
 
 	It("sends an anthropic endpoint's calls to its base URL's /v1/messages", func() {
