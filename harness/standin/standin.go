@@ -1,6 +1,6 @@
 // Package standin is a deterministic stand-in model: a loopback server that
-// speaks the OpenAI Chat Completions and embeddings, Gemini generateContent
-// and Anthropic Messages wire formats, answers from the request
+// speaks the OpenAI Chat Completions, Responses and embeddings, Gemini
+// generateContent and Anthropic Messages wire formats, answers from the request
 // alone through per-agent policies, models latency, reports usage, and can
 // inject faults at a seeded rate.
 //
@@ -199,7 +199,8 @@ func (s *Server) Close() error {
 }
 
 // ServeHTTP implements http.Handler for POST …/chat/completions,
-// …/embeddings, …/models/<model>:generateContent and …/v1/messages.
+// …/v1/responses, …/embeddings, …/models/<model>:generateContent and
+// …/v1/messages.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// No Date header: recordings must not change with the wall clock.
 	w.Header()["Date"] = nil
@@ -219,8 +220,16 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.serveAnthropic(w, r)
 		return
 	}
+	if strings.HasSuffix(r.URL.Path, "/v1/responses") || strings.Contains(r.URL.Path, "/v1/responses/") {
+		if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/v1/responses") {
+			writeResponsesError(w, http.StatusNotFound, "the stand-in serves POST …/v1/responses only: it stores no responses to get, cancel or list", 0)
+			return
+		}
+		s.serveResponses(w, r)
+		return
+	}
 	if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/chat/completions") {
-		writeError(w, http.StatusNotFound, "the stand-in serves POST …/chat/completions and …/embeddings only", 0)
+		writeError(w, http.StatusNotFound, "the stand-in serves POST …/chat/completions, …/responses and …/embeddings only", 0)
 		return
 	}
 	body, err := io.ReadAll(r.Body)
