@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"path/filepath"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -14,7 +13,6 @@ import (
 
 	"github.com/agentreplay/testbed/harness/cassette"
 	"github.com/agentreplay/testbed/harness/proxy"
-	"github.com/agentreplay/testbed/harness/standin"
 )
 
 var _ = Describe("the proxy's OpenAI Responses route", func() {
@@ -22,16 +20,7 @@ var _ = Describe("the proxy's OpenAI Responses route", func() {
 		p, err := proxy.Start()
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(p.Close)
-		srv, err := standin.New(standin.Options{Policies: []standin.Policy{greeter{}}})
-		Expect(err).NotTo(HaveOccurred())
-		Expect(srv.Start()).To(Succeed())
-		DeferCleanup(srv.Close)
-		path := filepath.Join(GinkgoT().TempDir(), "ac1.yaml")
-		session := func(mode cassette.Mode) (string, string) {
-			tr, err := cassette.Open(mode, path, cassette.Options{Real: to{mustURL(srv.URL())}, Provenance: cassette.Provenance{Model: "gpt-4.1-mini", StandIn: true}})
-			Expect(err).NotTo(HaveOccurred())
-			return p.Open(proxy.Session{Transport: tr, Model: logicalModel})
-		}
+		path, session := greeterSessions(p, "gpt-4.1-mini", func(s *proxy.Session) { s.Model = logicalModel })
 		// An outside agent on the official SDK, with OPENAI_BASE_URL as
 		// testbed sets it (the session's base + /v1).
 		ask := func(base, user string) (*responses.Response, error) {

@@ -72,13 +72,6 @@ var _ = Describe("the OpenAI Responses wire format", func() {
 	})
 
 	Describe("through the adapter", func() {
-		It("passes JSON mode to the policy", func() {
-			req := echoRequest(llm.Message{Role: llm.RoleUser, Content: "hello"})
-			Expect(seen(chat(model, req)).JSON).To(BeFalse())
-			req.JSON = true
-			Expect(seen(chat(model, req)).JSON).To(BeTrue())
-		})
-
 		It("round-trips parallel function calls and their outputs, with call_ ids of its own", func() {
 			req := echoRequest(llm.Message{Role: llm.RoleUser, Content: "call get_sst get_date"})
 			req.Tools = sstTools()

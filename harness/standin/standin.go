@@ -212,20 +212,26 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.serveGemini(w, r)
 		return
 	}
-	if strings.HasSuffix(r.URL.Path, "/v1/messages") || strings.Contains(r.URL.Path, "/v1/messages/") {
-		if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/v1/messages") {
-			writeAnthropicError(w, http.StatusNotFound, "the stand-in serves POST …/v1/messages only", 0)
+	// A resource the stand-in serves only by POST to itself: the paths
+	// below it (count_tokens, batches, a stored response) are a 404 in
+	// the dialect's own shape.
+	for _, res := range []struct {
+		path     string
+		serve    func(http.ResponseWriter, *http.Request)
+		notFound func(w http.ResponseWriter, status int, msg string, lat time.Duration)
+		why      string
+	}{
+		{"/v1/messages", s.serveAnthropic, writeAnthropicError, ""},
+		{"/v1/responses", s.serveResponses, writeResponsesError, ": it stores no responses to get, cancel or list"},
+	} {
+		if !strings.HasSuffix(r.URL.Path, res.path) && !strings.Contains(r.URL.Path, res.path+"/") {
+			continue
+		}
+		if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, res.path) {
+			res.notFound(w, http.StatusNotFound, "the stand-in serves POST …"+res.path+" only"+res.why, 0)
 			return
 		}
-		s.serveAnthropic(w, r)
-		return
-	}
-	if strings.HasSuffix(r.URL.Path, "/v1/responses") || strings.Contains(r.URL.Path, "/v1/responses/") {
-		if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/v1/responses") {
-			writeResponsesError(w, http.StatusNotFound, "the stand-in serves POST …/v1/responses only: it stores no responses to get, cancel or list", 0)
-			return
-		}
-		s.serveResponses(w, r)
+		res.serve(w, r)
 		return
 	}
 	if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/chat/completions") {

@@ -74,6 +74,18 @@ var _ = Describe("every wire format", func() {
 		eachWire(),
 	)
 
+	DescribeTable("passes JSON mode to the policy, where the wire format has one",
+		func(f wireFormat) {
+			model := f.client(srv, http.DefaultClient)
+			req := echoRequest(llm.Message{Role: llm.RoleUser, Content: "hello"})
+			Expect(seen(chat(model, req)).JSON).To(BeFalse())
+			req.JSON = true
+			Expect(seen(chat(model, req)).JSON).To(BeTrue())
+		},
+		Entry("Gemini", geminiWire),
+		Entry("OpenAI Responses", responsesWire),
+	)
+
 	DescribeTable("passes tools with their JSON Schema to the policy",
 		func(f wireFormat) {
 			req := echoRequest(llm.Message{Role: llm.RoleUser, Content: "which tools?"})
