@@ -37,7 +37,7 @@ func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, llm.
 	}
 	out, err := e.sdk.Embeddings.New(ctx, p)
 	if err != nil {
-		return nil, llm.Usage{}, statusError(err)
+		return nil, llm.Usage{}, apiError(err)
 	}
 	if len(out.Data) != len(texts) {
 		return nil, llm.Usage{}, fmt.Errorf("embeddings: asked for %d vectors, got %d", len(texts), len(out.Data))

@@ -48,9 +48,9 @@ func newSDK(baseURL, key string, hc *http.Client) sdk.Client {
 	)
 }
 
-// statusError turns the SDK's error for a non-2xx answer into
+// apiError turns the SDK's error for a non-2xx answer into
 // *llm.StatusError; other errors pass through.
-func statusError(err error) error {
+func apiError(err error) error {
 	var apiErr *sdk.Error
 	if errors.As(err, &apiErr) {
 		return &llm.StatusError{Code: apiErr.StatusCode, Body: apiErr.RawJSON()}
@@ -66,7 +66,7 @@ func (c *Client) Chat(ctx context.Context, req llm.Request) (llm.Response, error
 	}
 	out, err := c.sdk.Chat.Completions.New(ctx, params)
 	if err != nil {
-		return llm.Response{}, statusError(err)
+		return llm.Response{}, apiError(err)
 	}
 	if len(out.Choices) == 0 {
 		return llm.Response{}, llm.ErrNoContent

@@ -39,10 +39,11 @@ import (
 //   - usage: input_tokens includes the cached tokens (CacheReadTokens),
 //     output_tokens the reasoning tokens (ReasoningTokens).
 //
-// It does not stream. SDK retries are off.
+// Unstreamed unless Streaming says so. SDK retries are off.
 type Responses struct {
-	sdk   sdk.Client
-	model string
+	sdk    sdk.Client
+	model  string
+	stream bool
 }
 
 // NewResponses returns a Responses client for model at baseURL (for
@@ -58,9 +59,12 @@ func (c *Responses) Chat(ctx context.Context, req llm.Request) (llm.Response, er
 	if err != nil {
 		return llm.Response{}, err
 	}
+	if c.stream {
+		return c.chatStream(ctx, params)
+	}
 	out, err := c.sdk.Responses.New(ctx, params)
 	if err != nil {
-		return llm.Response{}, statusError(err)
+		return llm.Response{}, apiError(err)
 	}
 	return FromResponses(out)
 }
