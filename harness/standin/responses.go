@@ -42,9 +42,13 @@ import (
 // "type", "param", "code"}} with the type its status documents. A request
 // the stand-in cannot serve gets a 400 invalid_request_error saying why,
 // never an empty success: stream: true (the stand-in does not stream),
-// previous_response_id or conversation (it stores nothing), tools other
+// previous_response_id or conversation (it stores nothing), a
+// max_output_tokens below the API's minimum of 16, tools other
 // than functions, input items or parts other than the ones above, a
 // function_call_output that answers no function_call.
+
+// minOutputTokens is the least max_output_tokens the API accepts.
+const minOutputTokens = 16
 
 // responsesRequest is the part of a Responses request the stand-in reads.
 type responsesRequest struct {
@@ -126,6 +130,9 @@ func (rr responsesRequest) decode() (Request, error) {
 	}
 	r := Request{Model: rr.Model}
 	if rr.MaxOutputTokens != nil {
+		if *rr.MaxOutputTokens < minOutputTokens {
+			return Request{}, fmt.Errorf("invalid 'max_output_tokens': integer below minimum value. Expected a value >= %d, but got %d instead", minOutputTokens, *rr.MaxOutputTokens)
+		}
 		r.MaxTokens = *rr.MaxOutputTokens
 	}
 	if rr.Text != nil && len(rr.Text.Format) > 0 {

@@ -136,10 +136,10 @@ var _ = Describe("the OpenAI Responses wire format", func() {
 
 		It("answers a cut-off answer as incomplete for max_output_tokens", func() {
 			faulty := startStandin(standin.Options{Policies: []standin.Policy{echo{}}, FaultRate: 1, Faults: []string{standin.FaultTruncated}})
-			resp := sdkResponse(faulty, responses.ResponseNewParams{Input: userInput("hello"), MaxOutputTokens: sdk.Int(4)})
+			resp := sdkResponse(faulty, responses.ResponseNewParams{Input: userInput("hello"), MaxOutputTokens: sdk.Int(16)})
 			Expect(resp.Status).To(Equal(responses.ResponseStatusIncomplete))
 			Expect(resp.IncompleteDetails.Reason).To(Equal("max_output_tokens"))
-			Expect(resp.MaxOutputTokens).To(BeEquivalentTo(4))
+			Expect(resp.MaxOutputTokens).To(BeEquivalentTo(16))
 		})
 
 		It("gives each distinct request its own ids, and the same request the same ones", func() {
@@ -173,6 +173,7 @@ var _ = Describe("the OpenAI Responses wire format", func() {
 				Expect(e.Message).To(ContainSubstring(want))
 			},
 			Entry("streaming", `{"model": "m", "stream": true, "instructions": "`+echoPrompt+`", "input": "hi"}`, "does not stream"),
+			Entry("a max_output_tokens below the API's minimum", `{"model": "m", "max_output_tokens": 15, "instructions": "`+echoPrompt+`", "input": "hi"}`, "Expected a value >= 16, but got 15"),
 			Entry("a previous response", `{"model": "m", "previous_response_id": "resp_1", "instructions": "`+echoPrompt+`", "input": "hi"}`, "previous_response_id"),
 			Entry("a stored conversation", `{"model": "m", "conversation": "conv_1", "instructions": "`+echoPrompt+`", "input": "hi"}`, "conversation"),
 			Entry("a built-in tool", `{"model": "m", "instructions": "`+echoPrompt+`", "input": "hi", "tools": [{"type": "web_search"}]}`, `"web_search"`),
