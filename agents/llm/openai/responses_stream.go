@@ -1,9 +1,11 @@
 package openai
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
+	"net/http"
 	"strings"
 
 	"github.com/openai/openai-go/v3/packages/ssestream"
@@ -30,6 +32,14 @@ func (c *Responses) Streaming(on bool) *Responses {
 
 func (c *Responses) chatStream(ctx context.Context, p responses.ResponseNewParams) (llm.Response, error) {
 	return readResponsesStream(c.sdk.Responses.NewStreaming(ctx, p))
+}
+
+// ResponsesStreamResponse reads a whole Responses API event stream as the
+// streamed Chat does, with the same errors: the harness can read an outside
+// agent's streamed Responses calls with it.
+func ResponsesStreamResponse(body []byte) (llm.Response, error) {
+	d := ssestream.NewDecoder(&http.Response{Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: io.NopCloser(bytes.NewReader(body))})
+	return readResponsesStream(ssestream.NewStream[responses.ResponseStreamEventUnion](d, nil))
 }
 
 // readResponsesStream reads s to its terminal event.

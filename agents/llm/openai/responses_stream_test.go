@@ -126,6 +126,15 @@ var _ = Describe("Responses, streaming", func() {
 		Entry("text deltas that do not add up to the response's text", events(slices.Concat(textEvents[:4], []string{completed(textOnly)})...), "do not add up"),
 	)
 
+	It("reads a recorded stream's body as the streamed call does", func() {
+		body := events(slices.Concat(textEvents, []string{completed(textOnly)})...)
+		_, live, err := streamed(http.StatusOK, body, conversation)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(openai.ResponsesStreamResponse([]byte(body))).To(Equal(live))
+		_, err = openai.ResponsesStreamResponse([]byte(events(textEvents...)))
+		Expect(err).To(MatchError(ContainSubstring("without response.completed")))
+	})
+
 	It("returns a non-2xx answer as *llm.StatusError", func() {
 		_, _, err := streamed(http.StatusTooManyRequests, `{"error": {"message": "Rate limit reached", "type": "requests", "param": null, "code": "rate_limit_exceeded"}}`, conversation)
 		var se *llm.StatusError
