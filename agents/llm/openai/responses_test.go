@@ -43,6 +43,14 @@ const callsOutput = `[
 
 var textResponse = response(textOutput, "completed", "null", 57, 0, 12, 0)
 
+// textAnswer is textResponse as llm.Response.
+var textAnswer = llm.Response{
+	Message:      llm.Message{Role: llm.RoleAssistant, Content: "It is 26.4 °C."},
+	Usage:        llm.Usage{InputTokens: 57, OutputTokens: 12},
+	FinishReason: llm.FinishStop,
+	Model:        "gpt-4.1-mini-2025-04-14",
+}
+
 // respond sends req to a server answering status and reply through the
 // Responses client for model, and returns the server and the answer.
 func respond(model string, status int, reply string, req llm.Request) (map[string]any, llm.Response, error) {
@@ -110,12 +118,7 @@ var _ = Describe("Responses", func() {
 	It("maps message items to the text, joining output_text parts and leaving out reasoning", func() {
 		_, resp, err := respond("gpt-4.1-mini", http.StatusOK, textResponse, conversation)
 		Expect(err).NotTo(HaveOccurred())
-		Expect(resp).To(Equal(llm.Response{
-			Message:      llm.Message{Role: llm.RoleAssistant, Content: "It is 26.4 °C."},
-			Usage:        llm.Usage{InputTokens: 57, OutputTokens: 12},
-			FinishReason: llm.FinishStop,
-			Model:        "gpt-4.1-mini-2025-04-14",
-		}))
+		Expect(resp).To(Equal(textAnswer))
 	})
 
 	It("maps parallel function_call items to tool calls by call_id", func() {

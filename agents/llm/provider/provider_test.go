@@ -61,29 +61,6 @@ var _ = Describe("New", func() {
 			"usage": {"input_tokens": 3, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 1, "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 4}}`, "/v1/responses"),
 	)
 
-	DescribeTable("refuses an API it does not know, or one named for another provider",
-		func(ep llm.Endpoint, want string) {
-			_, err := provider.New(context.Background(), ep, "key", http.DefaultClient)
-			Expect(err).To(MatchError(want))
-		},
-		Entry(nil, llm.Endpoint{Provider: llm.ProviderOpenAI, Model: "m", API: "assistants"}, `unknown openai API "assistants" (want chat or responses)`),
-		Entry(nil, llm.Endpoint{Provider: llm.ProviderGemini, Model: "m", API: llm.APIResponses}, `api "responses": only an openai endpoint chooses its API`),
-	)
-
-	It("sends an anthropic endpoint's calls to its base URL's /v1/messages", func() {
-		srv := llmtest.NewServer(http.StatusOK, `{"id": "msg_1", "type": "message", "role": "assistant", "model": "m",
-			"content": [{"type": "text", "text": "hi"}], "stop_reason": "end_turn", "usage": {"input_tokens": 3, "output_tokens": 1}}`)
-		DeferCleanup(srv.Close)
-		c, err := provider.New(context.Background(), llm.Endpoint{Provider: llm.ProviderAnthropic, BaseURL: srv.URL, Model: "m"}, "key", srv.Client())
-		Expect(err).NotTo(HaveOccurred())
-		resp, err := c.Chat(context.Background(), llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}})
-		Expect(err).NotTo(HaveOccurred())
-		Expect(resp.Message.Content).To(Equal("hi"))
-		r, _, err := srv.Only()
-		Expect(err).NotTo(HaveOccurred())
-		Expect(r.Path).To(Equal("/v1/messages"))
-	})
-
 	It("names the providers it knows when it does not know one", func() {
 		_, err := provider.New(context.Background(), llm.Endpoint{Provider: "mistral"}, "key", http.DefaultClient)
 		Expect(err).To(MatchError(`unknown model provider "mistral" (want openai, gemini, anthropic)`))
