@@ -16,7 +16,8 @@
 //     and GOOGLE_GEMINI_BASE_URL), a placeholder OPENAI_API_KEY or
 //     GEMINI_API_KEY, one <NAME>_BASE_URL per upstream (or the variable the
 //     suite names), TESTBED_PROVIDER and TESTBED_MODEL (the model the
-//     variant asks for), TESTBED_MODEL_URL (the model's logical base URL,
+//     variant asks for), TESTBED_API (when the variant names the OpenAI
+//     API to speak: chat or responses), TESTBED_MODEL_URL (the model's logical base URL,
 //     as cassettes record it), TESTBED_NOW (the scenario's clock at the start, RFC
 //     3339: use it for "today"), TESTBED_CLOCK_URL (GET it for the
 //     scenario's clock now, which replayed calls advance by their recorded
@@ -45,6 +46,8 @@
 //
 // What testbed scores, it reads from traffic: every model call (tokens by
 // part, tool calls) from the requests and responses through the session,
+// in any of the wire formats the stand-in speaks (OpenAI Chat Completions
+// and Responses, Gemini generateContent, Anthropic Messages),
 // and, unless the program reports its own, each tool call the model asked
 // for with the upstream bytes fetched for it and the tool result the
 // program sent back to the model.
@@ -399,6 +402,9 @@ func (a *agent) environment(base string, port int) ([]string, error) {
 		env[UpstreamVar(name, a.spec.UpstreamEnv)] = base + "/upstream/" + name
 	}
 	env["TESTBED_PROVIDER"], env["TESTBED_MODEL"], env["TESTBED_MODEL_URL"] = a.cfg.Endpoint.Provider, a.cfg.Endpoint.Model, a.cfg.Endpoint.BaseURL
+	if a.cfg.Endpoint.API != "" {
+		env["TESTBED_API"] = a.cfg.Endpoint.API
+	}
 	// Any host called directly, not through the base URLs above, goes to
 	// the proxy, which refuses it and fails the scenario; loopback (the
 	// base URLs) goes direct.

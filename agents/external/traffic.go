@@ -10,10 +10,12 @@ import (
 	"time"
 
 	sdk "github.com/anthropics/anthropic-sdk-go"
+	"github.com/openai/openai-go/v3/responses"
 
 	"github.com/agentreplay/testbed/agents"
 	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/agents/llm/anthropic"
+	"github.com/agentreplay/testbed/agents/llm/openai"
 	"github.com/agentreplay/testbed/harness/standin"
 )
 
@@ -68,7 +70,7 @@ func (o *observer) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 	}
 	model := strings.HasSuffix(req.URL.Path, "/chat/completions") || strings.HasSuffix(req.URL.Path, ":generateContent") ||
-		strings.HasSuffix(req.URL.Path, "/v1/messages")
+		strings.HasSuffix(req.URL.Path, "/v1/messages") || strings.HasSuffix(req.URL.Path, responsesPath)
 	if !model {
 		if err == nil && resp.StatusCode < 400 {
 			o.mu.Lock()
@@ -90,6 +92,8 @@ func (o *observer) model(req *http.Request, body []byte, resp *http.Response, go
 		in, derr = standin.DecodeGemini(req.URL.Path, body)
 	case strings.HasSuffix(req.URL.Path, "/v1/messages"):
 		in, derr = standin.DecodeAnthropic(body)
+	case strings.HasSuffix(req.URL.Path, responsesPath):
+		in, derr = standin.DecodeResponses(body)
 	default:
 		in, derr = standin.DecodeChat(body)
 	}
@@ -106,6 +110,8 @@ func (o *observer) model(req *http.Request, body []byte, resp *http.Response, go
 			out = decodeGeminiResponse(got)
 		} else if strings.HasSuffix(req.URL.Path, "/v1/messages") {
 			out = decodeAnthropicResponse(got)
+		} else if strings.HasSuffix(req.URL.Path, responsesPath) {
+			out = decodeResponsesResponse(got)
 		} else {
 			out = decodeChatResponse(got)
 		}
@@ -221,6 +227,20 @@ func decodeAnthropicResponse(b []byte) llm.Response {
 		return llm.Response{}
 	}
 	out, _ := anthropic.Response(&m)
+	return out
+}
+
+// responsesPath ends the path of an OpenAI Responses call (…/v1/responses:
+// the base URLs of the servers that speak it end in /v1).
+const responsesPath = "/v1/responses"
+
+// decodeResponsesResponse reads a Responses API answer as the adapter does.
+func decodeResponsesResponse(b []byte) llm.Response {
+	var r responses.Response
+	if json.Unmarshal(b, &r) != nil {
+		return llm.Response{}
+	}
+	out, _ := openai.FromResponses(&r)
 	return out
 }
 

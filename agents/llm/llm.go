@@ -134,7 +134,15 @@ type Endpoint struct {
 	KeyEnv string `json:"key_env,omitempty"`
 	// Dimensions asks an embeddings endpoint for shortened vectors (0: the model's own).
 	Dimensions int `json:"dimensions,omitempty"`
+	// API picks an openai endpoint's API: APIChat (or "") or APIResponses.
+	API string `json:"api,omitempty"`
 }
+
+// APIs an openai Endpoint may speak.
+const (
+	APIChat      = "chat"      // Chat Completions, the default
+	APIResponses = "responses" // the Responses API
+)
 
 // StatusError is a non-2xx answer from a provider.
 type StatusError struct {

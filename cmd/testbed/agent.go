@@ -31,7 +31,7 @@ Runs a built-in agent as an agent outside testbed would run: it reads the
 scenario's turns as JSON lines on stdin, answers each with a JSON line on
 stdout, and reaches its model and upstreams by the base URLs in its
 environment (OPENAI_BASE_URL, GEMINI_BASE_URL or ANTHROPIC_BASE_URL, <NAME>_BASE_URL per
-upstream, TESTBED_PROVIDER and TESTBED_MODEL, TESTBED_NOW,
+upstream, TESTBED_PROVIDER, TESTBED_MODEL and TESTBED_API, TESTBED_NOW,
 TESTBED_CLOCK_URL, TESTBED_VARIANT), as the contract in package
 agents/external says. It reports the notes and tool calls it traces with
 each reply. Being built in, it knows its logical URLs: it keeps them, and
@@ -90,7 +90,7 @@ func cmdAgent(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 func agentConfig(ctx context.Context, info agents.Info, root string, getenv func(string) string) (agents.Config, *turnTracer, error) {
 	ep := info.Model
 	if p, m := getenv("TESTBED_PROVIDER"), getenv("TESTBED_MODEL"); p != "" && m != "" {
-		ep.Provider, ep.Model = p, m // the variant's model
+		ep.Provider, ep.Model, ep.API = p, m, getenv("TESTBED_API") // the variant's model
 	}
 	ep.BaseURL = getenv(proxy.BaseURLEnv(ep.Provider))
 	if ep.BaseURL == "" {

@@ -225,6 +225,35 @@ var _ = Describe("testbed record", func() {
 			Entry("Anthropic", "anthropic", "ANTHROPIC_API_KEY", "claude-haiku-4-5", "", "X-Api-Key"),
 		)
 
+		It("records a real OpenAI model over the Responses API when the variant speaks it", func() {
+			srv, err := standin.New(standin.Options{Policies: standin.Policies()})
+			Expect(err).NotTo(HaveOccurred())
+			Expect(srv.Start()).To(Succeed())
+			DeferCleanup(srv.Close)
+			suite := filepath.Join(root, "scenarios", "odbchat.yaml")
+			yaml := strings.Replace(mustRead(suite), "    config: {router: single-pass}\n",
+				"    config: {router: single-pass}\n    endpoint: {provider: openai, base_url: \"http://localhost:11434/v1\", model: gemma3:4b, api: responses}\n", 1)
+			Expect(os.WriteFile(suite, []byte(yaml), 0o644)).To(Succeed())
+			Expect(os.RemoveAll(filepath.Join(root, "cassettes"))).To(Succeed())
+
+			r := testbed("record", "--root", root, "--variant", "single-pass", "--scenario", "ac1-taiwan-sst",
+				"--provider", "openai", "--model", "gpt-4.1-mini", "--base-url", srv.URL()+"/v1")
+
+			Expect(r.code).To(Equal(exitOK), r.String())
+			files := yamlFiles(filepath.Join(root, "cassettes"))
+			Expect(files).To(HaveLen(1))
+			var models []string
+			for name, data := range files {
+				for _, in := range parseCassette(name, data).Interactions {
+					if strings.HasPrefix(in.Request.URL, srv.URL()) {
+						models = append(models, in.Request.URL)
+					}
+				}
+			}
+			Expect(models).NotTo(BeEmpty())
+			Expect(models).To(HaveEach(Equal(srv.URL() + "/v1/responses")))
+		})
+
 		DescribeTable("refuses a real provider it cannot use",
 			func(env string, args []string, want string) {
 				GinkgoT().Setenv("OPENAI_API_KEY", env)

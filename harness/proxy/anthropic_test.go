@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"path/filepath"
 	"strings"
 	"sync"
 
@@ -85,16 +84,7 @@ var _ = Describe("the proxy's Anthropic route", func() {
 	})
 
 	It("records the official SDK's calls under the logical URL, key redacted and version kept, then replays them", func() {
-		srv, err := standin.New(standin.Options{Policies: []standin.Policy{greeter{}}})
-		Expect(err).NotTo(HaveOccurred())
-		Expect(srv.Start()).To(Succeed())
-		DeferCleanup(srv.Close)
-		path := filepath.Join(GinkgoT().TempDir(), "ac1.yaml")
-		session := func(mode cassette.Mode) (string, string) {
-			tr, err := cassette.Open(mode, path, cassette.Options{Real: to{mustURL(srv.URL())}, Provenance: cassette.Provenance{Model: "claude-haiku-4-5", StandIn: true}})
-			Expect(err).NotTo(HaveOccurred())
-			return p.Open(proxy.Session{Transport: tr, Anthropic: logicalAnthropic})
-		}
+		path, session := greeterSessions(p, "claude-haiku-4-5", func(s *proxy.Session) { s.Anthropic = logicalAnthropic })
 		// An outside agent on the official SDK, with the base URL and key
 		// testbed gives it.
 		ask := func(base string) (*sdk.Message, error) {

@@ -8,7 +8,7 @@
 // /s/<id>/, under which the agent's base URLs live:
 //
 //	/s/<id>/v1/messages        Anthropic Messages (when the session has Anthropic)
-//	/s/<id>/v1/…               OpenAI Chat Completions and embeddings
+//	/s/<id>/v1/…               OpenAI Chat Completions, Responses and embeddings
 //	/s/<id>/v1beta/…           Gemini generateContent
 //	/s/<id>/upstream/<name>/…  an upstream API the suite names
 //	/s/<id>/clock              the scenario's clock (replayed time), when the session has one

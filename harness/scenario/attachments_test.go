@@ -121,6 +121,42 @@ scenarios:
 	})
 })
 
+var _ = Describe("an endpoint's api", func() {
+	parse := func(endpoint string) (*scenario.Suite, error) {
+		return scenario.Parse("family.yaml", []byte(`suite: family
+agent: family
+clock: 2026-03-01T00:00:00Z
+baseline: a
+variants:
+  a: {endpoint: `+endpoint+`}
+scenarios:
+  - {id: x, input: hi}
+`), scenario.LoadOptions{})
+	}
+
+	DescribeTable("reads chat or responses for an openai endpoint",
+		func(endpoint, want string) {
+			s, err := parse(endpoint)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(s.Variants[0].Endpoint.API).To(Equal(want))
+		},
+		Entry("none: Chat Completions", `{provider: openai, base_url: "https://api.openai.com/v1", model: gpt-4.1-mini}`, ""),
+		Entry(nil, `{provider: openai, base_url: "https://api.openai.com/v1", model: gpt-4.1-mini, api: chat}`, llm.APIChat),
+		Entry(nil, `{provider: openai, base_url: "https://api.openai.com/v1", model: gpt-4.1-mini, api: responses}`, llm.APIResponses),
+	)
+
+	DescribeTable("refuses an unknown api, or one on another provider, at its line",
+		func(endpoint, want string) {
+			_, err := parse(endpoint)
+			Expect(err).To(MatchError(ContainSubstring(want)))
+		},
+		Entry(nil, `{provider: openai, base_url: "https://api.openai.com/v1", model: m, api: assistants}`,
+			`family.yaml:6: variants.a.endpoint.api: want one of chat, responses, got "assistants"`),
+		Entry(nil, `{provider: anthropic, model: m, api: responses}`,
+			`family.yaml:6: variants.a.endpoint.api: only an openai endpoint chooses its API (chat or responses), not anthropic`),
+	)
+})
+
 var _ = Describe("a threshold against another variant", func() {
 	It("parses variant:<name> and checks that the variant exists", func() {
 		th, err := scenario.ParseThreshold("routing_accuracy >= variant:minimal+help")

@@ -258,7 +258,7 @@ func (d *decoder) syntax(data []byte, err error) {
 var (
 	suiteKeys    = []string{"suite", "agent", "clock", "tokenizer", "baseline", "variants", "thresholds", "gate", "goodput", "about", "judged", "reduction_without", "samples", "min_sample_pass_rate", "faults", "scenarios"}
 	variantKeys  = []string{"description", "config", "endpoint"}
-	endpointKeys = []string{"provider", "base_url", "model", "key_env"}
+	endpointKeys = []string{"provider", "base_url", "model", "key_env", "api"}
 	scenarioKeys = []string{"id", "criterion", "tags", "attachments", "faults", "input", "expect", "variants", "turns"}
 	attachKeys   = []string{"file", "mime", "description"}
 	turnKeys     = []string{"input", "expect", "variants"}
@@ -686,9 +686,10 @@ func (d *decoder) attachments(v *yaml.Node, at string) []AttachmentRef {
 	return out
 }
 
-// endpoint reads a variant's model endpoint {provider, base_url, model, key_env}.
+// endpoint reads a variant's model endpoint {provider, base_url, model,
+// key_env, api}; api (chat or responses) only for provider openai.
 func (d *decoder) endpoint(v *yaml.Node, at string) *llm.Endpoint {
-	m, fs, ok := d.mapping(v, at, "a mapping with provider, base_url, model and key_env", endpointKeys...)
+	m, fs, ok := d.mapping(v, at, "a mapping with provider, base_url, model, key_env and api", endpointKeys...)
 	if !ok {
 		return nil
 	}
@@ -705,6 +706,12 @@ func (d *decoder) endpoint(v *yaml.Node, at string) *llm.Endpoint {
 	}
 	if f, ok := fs["key_env"]; ok {
 		ep.KeyEnv, _ = d.str(f.val, join(at, "key_env"))
+	}
+	if f, ok := fs["api"]; ok {
+		ep.API, _ = d.enum(f.val, join(at, "api"), llm.APIChat, llm.APIResponses)
+		if ep.API != "" && ep.Provider != llm.ProviderOpenAI {
+			d.errorf(resolve(f.val).Line, join(at, "api"), "only an openai endpoint chooses its API (chat or responses), not %s", ep.Provider)
+		}
 	}
 	if ep.BaseURL == "" {
 		ep.BaseURL = DefaultBaseURL(ep.Provider)

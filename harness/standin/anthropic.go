@@ -1,14 +1,12 @@
 package standin
 
 import (
-	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math/big"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -197,7 +195,7 @@ func anthropicMessages(role string, blocks []anthropicBlock, names map[string]st
 // anthropicDialect answers a request whose body and sample are given, with
 // ids derived from them.
 func anthropicDialect(body []byte, sample int) dialect {
-	sum := sha256.Sum256(append(strconv.AppendInt(nil, int64(sample), 10), body...))
+	sum := requestHash(body, sample)
 	id := new(big.Int).SetBytes(sum[:15]).Text(62)
 	return dialect{
 		writeError: writeAnthropicError,

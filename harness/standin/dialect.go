@@ -1,8 +1,10 @@
 package standin
 
 import (
+	"crypto/sha256"
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/agentreplay/testbed/agents/llm"
@@ -52,4 +54,11 @@ func statusName(status int, names map[int]string, other string) string {
 		return n
 	}
 	return other
+}
+
+// requestHash is a hash of a request's body and sample, from which a
+// dialect derives the ids of its answer: reproducible recordings, and ids
+// of their own for distinct requests.
+func requestHash(body []byte, sample int) [sha256.Size]byte {
+	return sha256.Sum256(append(strconv.AppendInt(nil, int64(sample), 10), body...))
 }

@@ -133,13 +133,6 @@ var _ = Describe("the Gemini wire format", func() {
 		model = geminiClient(srv, http.DefaultClient)
 	})
 
-	It("passes JSON mode to the policy", func() {
-		req := echoRequest(llm.Message{Role: llm.RoleUser, Content: "hello"})
-		Expect(seen(chat(model, req)).JSON).To(BeFalse())
-		req.JSON = true
-		Expect(seen(chat(model, req)).JSON).To(BeTrue())
-	})
-
 	It("returns a tool call as an llm.ToolCall with its name and arguments", func() {
 		req := echoRequest(llm.Message{Role: llm.RoleUser, Content: "call get_sst"})
 		req.Tools = sstTools()

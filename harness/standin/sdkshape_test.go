@@ -5,11 +5,18 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-
-	"github.com/anthropics/anthropic-sdk-go/packages/respjson"
 )
 
-// sdkShapeProblems walks v, a value the official Anthropic SDK decoded, and
+// respField is a field's metadata in the official SDKs' decoded types
+// (the Anthropic and OpenAI SDKs' respjson.Field): the raw JSON, "" when
+// omitted and "null" for null, and whether the SDK could read it.
+type respField interface {
+	Raw() string
+	Valid() bool
+}
+
+// sdkShapeProblems walks v, a value an official SDK (Anthropic's or
+// OpenAI's, both generated the same way) decoded, and
 // lists every field the JSON had that the SDK's type does not know (its
 // JSON.ExtraFields), every field the type marks required that the JSON left
 // out (null counts as present: the API sends null for what it has nothing
@@ -61,15 +68,15 @@ func sdkShapeProblems(v reflect.Value, path string) []string {
 		if !fm.IsValid() {
 			continue
 		}
-		field, ok := fm.Interface().(respjson.Field)
+		field, ok := fm.Interface().(respField)
 		if !ok {
 			continue
 		}
 		required := strings.Contains(f.Tag.Get("api"), "required") || slices.Contains(tag[1:], "required")
 		switch raw := field.Raw(); {
-		case raw == respjson.Omitted && required:
+		case raw == "" && required:
 			out = append(out, at+": required by the SDK, missing")
-		case raw != respjson.Omitted && raw != respjson.Null && !field.Valid():
+		case raw != "" && raw != "null" && !field.Valid():
 			out = append(out, at+": the SDK cannot read "+raw)
 		case field.Valid():
 			out = append(out, sdkShapeProblems(v.Field(i), at)...)

@@ -1,6 +1,6 @@
 // Package standin is a deterministic stand-in model: a loopback server that
-// speaks the OpenAI Chat Completions and embeddings, Gemini generateContent
-// and Anthropic Messages wire formats, answers from the request
+// speaks the OpenAI Chat Completions, Responses and embeddings, Gemini
+// generateContent and Anthropic Messages wire formats, answers from the request
 // alone through per-agent policies, models latency, reports usage, and can
 // inject faults at a seeded rate.
 //
@@ -200,7 +200,8 @@ func (s *Server) Close() error {
 }
 
 // ServeHTTP implements http.Handler for POST …/chat/completions,
-// …/embeddings, …/models/<model>:generateContent and …/v1/messages.
+// …/v1/responses, …/embeddings, …/models/<model>:generateContent and
+// …/v1/messages.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// No Date header: recordings must not change with the wall clock.
 	w.Header()["Date"] = nil
@@ -212,16 +213,30 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.serveGemini(w, r)
 		return
 	}
-	if strings.HasSuffix(r.URL.Path, "/v1/messages") || strings.Contains(r.URL.Path, "/v1/messages/") {
-		if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/v1/messages") {
-			writeAnthropicError(w, http.StatusNotFound, "the stand-in serves POST …/v1/messages only", 0)
+	// A resource the stand-in serves only by POST to itself: the paths
+	// below it (count_tokens, batches, a stored response) are a 404 in
+	// the dialect's own shape.
+	for _, res := range []struct {
+		path     string
+		serve    func(http.ResponseWriter, *http.Request)
+		notFound func(w http.ResponseWriter, status int, msg string, lat time.Duration)
+		why      string
+	}{
+		{"/v1/messages", s.serveAnthropic, writeAnthropicError, ""},
+		{"/v1/responses", s.serveResponses, writeResponsesError, ": it stores no responses to get, cancel or list"},
+	} {
+		if !strings.HasSuffix(r.URL.Path, res.path) && !strings.Contains(r.URL.Path, res.path+"/") {
+			continue
+		}
+		if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, res.path) {
+			res.notFound(w, http.StatusNotFound, "the stand-in serves POST …"+res.path+" only"+res.why, 0)
 			return
 		}
-		s.serveAnthropic(w, r)
+		res.serve(w, r)
 		return
 	}
 	if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/chat/completions") {
-		writeError(w, http.StatusNotFound, "the stand-in serves POST …/chat/completions and …/embeddings only", 0)
+		writeError(w, http.StatusNotFound, "the stand-in serves POST …/chat/completions, …/responses and …/embeddings only", 0)
 		return
 	}
 	body, err := io.ReadAll(r.Body)

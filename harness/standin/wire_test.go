@@ -26,6 +26,7 @@ type wireFormat struct {
 var (
 	geminiWire    = wireFormat{geminiClient, "gemini-2.5-flash", "STOP"}
 	anthropicWire = wireFormat{anthropicClient, claude, llm.FinishStop}
+	responsesWire = wireFormat{responsesClient, gpt, llm.FinishStop}
 )
 
 // eachWire is an entry per wire format, with args after the format.
@@ -39,6 +40,7 @@ func eachWire(args ...any) []TableEntry {
 	return []TableEntry{
 		Entry(name("Gemini"), append([]any{geminiWire}, args...)...),
 		Entry(name("Anthropic"), append([]any{anthropicWire}, args...)...),
+		Entry(name("OpenAI Responses"), append([]any{responsesWire}, args...)...),
 	}
 }
 
@@ -70,6 +72,18 @@ var _ = Describe("every wire format", func() {
 			Expect(r.Tools).To(BeEmpty())
 		},
 		eachWire(),
+	)
+
+	DescribeTable("passes JSON mode to the policy, where the wire format has one",
+		func(f wireFormat) {
+			model := f.client(srv, http.DefaultClient)
+			req := echoRequest(llm.Message{Role: llm.RoleUser, Content: "hello"})
+			Expect(seen(chat(model, req)).JSON).To(BeFalse())
+			req.JSON = true
+			Expect(seen(chat(model, req)).JSON).To(BeTrue())
+		},
+		Entry("Gemini", geminiWire),
+		Entry("OpenAI Responses", responsesWire),
 	)
 
 	DescribeTable("passes tools with their JSON Schema to the policy",
@@ -126,6 +140,7 @@ var _ = Describe("every wire format", func() {
 		},
 		Entry("Gemini", geminiWire, "MAX_TOKENS"),
 		Entry("Anthropic's max_tokens stop", anthropicWire, llm.FinishLength),
+		Entry("OpenAI Responses' incomplete for max_output_tokens", responsesWire, llm.FinishLength),
 	)
 
 	DescribeTable("answers with the ODBchat router policy as through OpenAI",

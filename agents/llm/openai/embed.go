@@ -2,12 +2,10 @@ package openai
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 
 	sdk "github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
 
 	"github.com/agentreplay/testbed/agents/llm"
 )
@@ -22,19 +20,7 @@ type Embedder struct {
 // NewEmbedder returns an embedder for model at baseURL; dimensions > 0 asks
 // for shortened vectors (text-embedding-3 models support it).
 func NewEmbedder(baseURL, model, key string, dimensions int, hc *http.Client) *Embedder {
-	if key == "" {
-		key = "none"
-	}
-	return &Embedder{
-		model:      model,
-		dimensions: dimensions,
-		sdk: sdk.NewClient(
-			option.WithBaseURL(baseURL),
-			option.WithAPIKey(key),
-			option.WithHTTPClient(hc),
-			option.WithMaxRetries(0),
-		),
-	}
+	return &Embedder{model: model, dimensions: dimensions, sdk: newSDK(baseURL, key, hc)}
 }
 
 // Embed implements llm.Embedder, in one request. It asks for base64 vectors,
@@ -51,11 +37,7 @@ func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, llm.
 	}
 	out, err := e.sdk.Embeddings.New(ctx, p)
 	if err != nil {
-		var apiErr *sdk.Error
-		if errors.As(err, &apiErr) {
-			return nil, llm.Usage{}, &llm.StatusError{Code: apiErr.StatusCode, Body: apiErr.RawJSON()}
-		}
-		return nil, llm.Usage{}, err
+		return nil, llm.Usage{}, apiError(err)
 	}
 	if len(out.Data) != len(texts) {
 		return nil, llm.Usage{}, fmt.Errorf("embeddings: asked for %d vectors, got %d", len(texts), len(out.Data))

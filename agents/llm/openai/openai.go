@@ -1,6 +1,7 @@
-// Package openai adapts the OpenAI Chat Completions API to llm.Client, over
-// the official SDK. It serves OpenAI itself and every server that speaks the
-// same wire format (Ollama, llama.cpp server, vLLM, OpenRouter) through a base
+// Package openai adapts the OpenAI Chat Completions API (Client) and the
+// Responses API (Responses) to llm.Client, over the official SDK. Chat
+// Completions serves OpenAI itself and every server that speaks the same
+// wire format (Ollama, llama.cpp server, vLLM, OpenRouter) through a base
 // URL. SDK retries are off: the harness sees every attempt.
 package openai
 
@@ -30,18 +31,31 @@ type Client struct {
 // "http://localhost:11434/v1"), sending every request through hc. An empty
 // key sends a placeholder, as local servers need none.
 func New(baseURL, model, key string, hc *http.Client) *Client {
+	return &Client{model: model, sdk: newSDK(baseURL, key, hc)}
+}
+
+// newSDK is the SDK's client at baseURL over hc, retries off; an empty key
+// sends a placeholder.
+func newSDK(baseURL, key string, hc *http.Client) sdk.Client {
 	if key == "" {
 		key = "none"
 	}
-	return &Client{
-		model: model,
-		sdk: sdk.NewClient(
-			option.WithBaseURL(baseURL),
-			option.WithAPIKey(key),
-			option.WithHTTPClient(hc),
-			option.WithMaxRetries(0),
-		),
+	return sdk.NewClient(
+		option.WithBaseURL(baseURL),
+		option.WithAPIKey(key),
+		option.WithHTTPClient(hc),
+		option.WithMaxRetries(0),
+	)
+}
+
+// apiError turns the SDK's error for a non-2xx answer into
+// *llm.StatusError; other errors pass through.
+func apiError(err error) error {
+	var apiErr *sdk.Error
+	if errors.As(err, &apiErr) {
+		return &llm.StatusError{Code: apiErr.StatusCode, Body: apiErr.RawJSON()}
 	}
+	return err
 }
 
 // Chat implements llm.Client.
@@ -52,11 +66,7 @@ func (c *Client) Chat(ctx context.Context, req llm.Request) (llm.Response, error
 	}
 	out, err := c.sdk.Chat.Completions.New(ctx, params)
 	if err != nil {
-		var apiErr *sdk.Error
-		if errors.As(err, &apiErr) {
-			return llm.Response{}, &llm.StatusError{Code: apiErr.StatusCode, Body: apiErr.RawJSON()}
-		}
-		return llm.Response{}, err
+		return llm.Response{}, apiError(err)
 	}
 	if len(out.Choices) == 0 {
 		return llm.Response{}, llm.ErrNoContent

@@ -15,9 +15,18 @@ import (
 
 // New returns a client for ep that sends every request through hc.
 func New(ctx context.Context, ep llm.Endpoint, key string, hc *http.Client) (llm.Client, error) {
+	if ep.API != "" && ep.Provider != llm.ProviderOpenAI {
+		return nil, fmt.Errorf("api %q: only an openai endpoint chooses its API", ep.API)
+	}
 	switch ep.Provider {
 	case llm.ProviderOpenAI:
-		return openai.New(ep.BaseURL, ep.Model, key, hc), nil
+		switch ep.API {
+		case "", llm.APIChat:
+			return openai.New(ep.BaseURL, ep.Model, key, hc), nil
+		case llm.APIResponses:
+			return openai.NewResponses(ep.BaseURL, ep.Model, key, hc), nil
+		}
+		return nil, fmt.Errorf("unknown openai API %q (want %s or %s)", ep.API, llm.APIChat, llm.APIResponses)
 	case llm.ProviderGemini:
 		return gemini.New(ctx, ep.BaseURL, ep.Model, key, hc)
 	case llm.ProviderAnthropic:

@@ -25,21 +25,41 @@ var _ = Describe("New", func() {
 		Entry("openai", llm.Endpoint{Provider: llm.ProviderOpenAI, BaseURL: "http://localhost:11434/v1", Model: "m"}, &openai.Client{}),
 		Entry("gemini", llm.Endpoint{Provider: llm.ProviderGemini, Model: "gemini-2.5-flash"}, &gemini.Client{}),
 		Entry("anthropic", llm.Endpoint{Provider: llm.ProviderAnthropic, BaseURL: anthropic.BaseURL, Model: "claude-haiku-4-5"}, &anthropic.Client{}),
+		Entry("openai, api chat", llm.Endpoint{Provider: llm.ProviderOpenAI, BaseURL: "https://api.openai.com/v1", Model: "m", API: llm.APIChat}, &openai.Client{}),
+		Entry("openai, api responses", llm.Endpoint{Provider: llm.ProviderOpenAI, BaseURL: "https://api.openai.com/v1", Model: "m", API: llm.APIResponses}, &openai.Responses{}),
 	)
 
-	It("sends an anthropic endpoint's calls to its base URL's /v1/messages", func() {
-		srv := llmtest.NewServer(http.StatusOK, `{"id": "msg_1", "type": "message", "role": "assistant", "model": "m",
-			"content": [{"type": "text", "text": "hi"}], "stop_reason": "end_turn", "usage": {"input_tokens": 3, "output_tokens": 1}}`)
-		DeferCleanup(srv.Close)
-		c, err := provider.New(context.Background(), llm.Endpoint{Provider: llm.ProviderAnthropic, BaseURL: srv.URL, Model: "m"}, "key", srv.Client())
-		Expect(err).NotTo(HaveOccurred())
-		resp, err := c.Chat(context.Background(), llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}})
-		Expect(err).NotTo(HaveOccurred())
-		Expect(resp.Message.Content).To(Equal("hi"))
-		r, _, err := srv.Only()
-		Expect(err).NotTo(HaveOccurred())
-		Expect(r.Path).To(Equal("/v1/messages"))
-	})
+	DescribeTable("refuses an API it does not know, or one named for another provider",
+		func(ep llm.Endpoint, want string) {
+			_, err := provider.New(context.Background(), ep, "key", http.DefaultClient)
+			Expect(err).To(MatchError(want))
+		},
+		Entry(nil, llm.Endpoint{Provider: llm.ProviderOpenAI, Model: "m", API: "assistants"}, `unknown openai API "assistants" (want chat or responses)`),
+		Entry(nil, llm.Endpoint{Provider: llm.ProviderGemini, Model: "m", API: llm.APIResponses}, `api "responses": only an openai endpoint chooses its API`),
+	)
+
+	DescribeTable("sends an endpoint's calls to its base URL's path for its API",
+		func(ep llm.Endpoint, base, reply, path string) {
+			srv := llmtest.NewServer(http.StatusOK, reply)
+			DeferCleanup(srv.Close)
+			ep.BaseURL = srv.URL + base
+			c, err := provider.New(context.Background(), ep, "key", srv.Client())
+			Expect(err).NotTo(HaveOccurred())
+			resp, err := c.Chat(context.Background(), llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}})
+			Expect(err).NotTo(HaveOccurred())
+			Expect(resp.Message.Content).To(Equal("hi"))
+			r, _, err := srv.Only()
+			Expect(err).NotTo(HaveOccurred())
+			Expect(r.Path).To(Equal(path))
+		},
+		Entry("anthropic: /v1/messages", llm.Endpoint{Provider: llm.ProviderAnthropic, Model: "m"}, "",
+			`{"id": "msg_1", "type": "message", "role": "assistant", "model": "m",
+			"content": [{"type": "text", "text": "hi"}], "stop_reason": "end_turn", "usage": {"input_tokens": 3, "output_tokens": 1}}`, "/v1/messages"),
+		Entry("openai with api responses: /responses", llm.Endpoint{Provider: llm.ProviderOpenAI, Model: "m", API: llm.APIResponses}, "/v1",
+			`{"id": "resp_1", "object": "response", "created_at": 1, "status": "completed", "model": "m",
+			"output": [{"type": "message", "id": "msg_1", "role": "assistant", "status": "completed", "content": [{"type": "output_text", "text": "hi", "annotations": []}]}],
+			"usage": {"input_tokens": 3, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 1, "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 4}}`, "/v1/responses"),
+	)
 
 	It("names the providers it knows when it does not know one", func() {
 		_, err := provider.New(context.Background(), llm.Endpoint{Provider: "mistral"}, "key", http.DefaultClient)

@@ -1,0 +1,188 @@
+package openai
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+
+	sdk "github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/responses"
+	"github.com/openai/openai-go/v3/shared"
+
+	"github.com/agentreplay/testbed/agents/anyjson"
+	"github.com/agentreplay/testbed/agents/llm"
+)
+
+// Responses is an llm.Client for one model over the OpenAI Responses API
+// (POST <base>/responses), the API OpenAI's own agent SDK uses by default.
+//
+// How llm's chat maps to the wire:
+//
+//   - every message becomes an input item, in order: system, user and
+//     assistant text as messages of that role (system messages stay
+//     system items rather than instructions, so that a conversation reads
+//     back message for message); an assistant's tool calls as
+//     function_call items (call_id, name, arguments), a tool message as a
+//     function_call_output item with its call_id (the wire has no error
+//     flag: Message.IsError is not sent);
+//   - tools become function tools with strict: false, as Chat Completions
+//     sends them (the Responses API's default is strict);
+//   - MaxTokens is max_output_tokens, JSON is text.format json_object;
+//   - store is false: the harness keeps the conversation, not OpenAI;
+//   - the answer's message items give the text (refusals are left out, as
+//     the Chat Completions path leaves them), its function_call items the
+//     tool calls, by call_id; reasoning items are left out;
+//   - status completed is FinishStop or FinishToolCalls; incomplete for
+//     max_output_tokens is FinishLength; other incomplete reasons
+//     (content_filter …) and other statuses pass through as the API says;
+//   - usage: input_tokens includes the cached tokens (CacheReadTokens),
+//     output_tokens the reasoning tokens (ReasoningTokens).
+//
+// Unstreamed unless Streaming says so. SDK retries are off.
+type Responses struct {
+	sdk    sdk.Client
+	model  string
+	stream bool
+}
+
+// NewResponses returns a Responses client for model at baseURL (for
+// example "https://api.openai.com/v1"), sending every request through hc.
+// An empty key sends a placeholder, as New does.
+func NewResponses(baseURL, model, key string, hc *http.Client) *Responses {
+	return &Responses{model: model, sdk: newSDK(baseURL, key, hc)}
+}
+
+// Chat implements llm.Client.
+func (c *Responses) Chat(ctx context.Context, req llm.Request) (llm.Response, error) {
+	params, err := c.params(req)
+	if err != nil {
+		return llm.Response{}, err
+	}
+	if c.stream {
+		return c.chatStream(ctx, params)
+	}
+	out, err := c.sdk.Responses.New(ctx, params)
+	if err != nil {
+		return llm.Response{}, apiError(err)
+	}
+	return FromResponses(out)
+}
+
+// FromResponses maps a Responses API answer to llm.Response (see
+// Responses); ErrNoContent when it has neither a message nor a function
+// call. The harness reads an outside agent's responses with it too.
+func FromResponses(out *responses.Response) (llm.Response, error) {
+	msg := llm.Message{Role: llm.RoleAssistant}
+	answered := false
+	for _, item := range out.Output {
+		switch item.Type {
+		case "message":
+			answered = true
+			for _, part := range item.Content {
+				if part.Type == "output_text" {
+					msg.Content += part.Text
+				}
+			}
+		case "function_call":
+			answered = true
+			msg.ToolCalls = append(msg.ToolCalls, llm.ToolCall{
+				ID: item.CallID, Name: item.Name, Arguments: json.RawMessage(item.Arguments.OfString),
+			})
+		}
+	}
+	if !answered {
+		return llm.Response{}, llm.ErrNoContent
+	}
+	return llm.Response{
+		Message:      msg,
+		FinishReason: responsesFinish(out, len(msg.ToolCalls) > 0),
+		Model:        out.Model,
+		Usage: llm.Usage{
+			InputTokens:     int(out.Usage.InputTokens), // cached tokens included
+			OutputTokens:    int(out.Usage.OutputTokens),
+			ReasoningTokens: int(out.Usage.OutputTokensDetails.ReasoningTokens),
+			CacheReadTokens: int(out.Usage.InputTokensDetails.CachedTokens),
+		},
+	}, nil
+}
+
+// responsesFinish names why a response ended in llm's finish reasons.
+func responsesFinish(out *responses.Response, calls bool) string {
+	switch out.Status {
+	case responses.ResponseStatusCompleted:
+		if calls {
+			return llm.FinishToolCalls
+		}
+		return llm.FinishStop
+	case responses.ResponseStatusIncomplete:
+		if r := out.IncompleteDetails.Reason; r == "max_output_tokens" {
+			return llm.FinishLength
+		} else if r != "" {
+			return r
+		}
+	}
+	return string(out.Status)
+}
+
+func (c *Responses) params(req llm.Request) (responses.ResponseNewParams, error) {
+	p := responses.ResponseNewParams{Model: shared.ResponsesModel(c.model), Store: sdk.Bool(false)}
+	var input responses.ResponseInputParam
+	for _, m := range req.Messages {
+		items, err := inputItems(m)
+		if err != nil {
+			return p, err
+		}
+		input = append(input, items...)
+	}
+	p.Input = responses.ResponseNewParamsInputUnion{OfInputItemList: input}
+	for _, t := range req.Tools {
+		schema, err := anyjson.DecodeObject(t.Parameters)
+		if err != nil {
+			return p, fmt.Errorf("tool %s: parameters are not a JSON object: %w", t.Name, err)
+		}
+		fn := responses.FunctionToolParam{Name: t.Name, Parameters: schema, Strict: sdk.Bool(false)}
+		if t.Description != "" {
+			fn.Description = sdk.String(t.Description)
+		}
+		p.Tools = append(p.Tools, responses.ToolUnionParam{OfFunction: &fn})
+	}
+	if req.Temperature != nil {
+		p.Temperature = sdk.Float(*req.Temperature)
+	}
+	if req.MaxTokens > 0 {
+		p.MaxOutputTokens = sdk.Int(int64(req.MaxTokens))
+	}
+	if req.JSON {
+		p.Text.Format = responses.ResponseFormatTextConfigUnionParam{OfJSONObject: &shared.ResponseFormatJSONObjectParam{}}
+	}
+	return p, nil
+}
+
+// inputItems are the input items of one message.
+func inputItems(m llm.Message) ([]responses.ResponseInputItemUnionParam, error) {
+	switch m.Role {
+	case llm.RoleSystem:
+		return []responses.ResponseInputItemUnionParam{responses.ResponseInputItemParamOfMessage(m.Content, responses.EasyInputMessageRoleSystem)}, nil
+	case llm.RoleUser:
+		return []responses.ResponseInputItemUnionParam{responses.ResponseInputItemParamOfMessage(m.Content, responses.EasyInputMessageRoleUser)}, nil
+	case llm.RoleTool:
+		out := responses.ResponseInputItemParamOfFunctionCallOutput(m.Content)
+		out.OfFunctionCallOutput.CallID = sdk.String(m.ToolCallID)
+		return []responses.ResponseInputItemUnionParam{out}, nil
+	case llm.RoleAssistant:
+		var items []responses.ResponseInputItemUnionParam
+		if m.Content != "" || len(m.ToolCalls) == 0 {
+			items = append(items, responses.ResponseInputItemParamOfMessage(m.Content, responses.EasyInputMessageRoleAssistant))
+		}
+		for _, tc := range m.ToolCalls {
+			args := string(tc.Arguments)
+			if args == "" {
+				args = "{}"
+			}
+			items = append(items, responses.ResponseInputItemParamOfFunctionCall(args, tc.ID, tc.Name))
+		}
+		return items, nil
+	}
+	return nil, fmt.Errorf("unknown message role %q", m.Role)
+}

@@ -1,0 +1,343 @@
+package standin
+
+import (
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/agentreplay/testbed/agents/llm"
+	"github.com/agentreplay/testbed/harness/cassette"
+)
+
+// The OpenAI Responses API wire format, from OpenAI's API reference. POST
+// …/v1/responses is decoded into the same Request the other paths build,
+// so a policy cannot tell them apart:
+//
+//   - instructions become a first system message; input as a string is
+//     one user message; input items are read in order: a message item
+//     (role system or developer → system, user, assistant; content a
+//     string or input_text/output_text parts) becomes that message, the
+//     function_call items after an assistant message (or after each other)
+//     become its tool calls (id: the call_id), a function_call_output item
+//     a tool message with its call_id and the name of the call it answers;
+//     reasoning items are dropped;
+//   - function tools take their schema from parameters; max_output_tokens
+//     is MaxTokens; text.format json_object or json_schema asks for JSON.
+//
+// The answer is a response object with status completed (incomplete, for
+// max_output_tokens, when the answer is cut off), a message item of
+// output_text and function_call items, and every field the official
+// SDK's Response type requires, null where the stand-in has nothing to say;
+// it echoes the request's tools, sampling, limit and text format as the
+// API does. Its ids (resp_…, msg_…, fc_…, call_…) derive from a hash of
+// the request and its sample, so recordings are reproducible and every
+// distinct request gets its own. Usage is counted as on the other paths
+// and split as the API splits it (input_tokens_details,
+// output_tokens_details; the stand-in has no cache and does not reason, so
+// those parts are 0). Errors use OpenAI's body {"error": {"message",
+// "type", "param", "code"}} with the type its status documents. A request
+// the stand-in cannot serve gets a 400 invalid_request_error saying why,
+// never an empty success: stream: true (the stand-in does not stream),
+// previous_response_id or conversation (it stores nothing), a
+// max_output_tokens below the API's minimum of 16, tools other
+// than functions, input items or parts other than the ones above, a
+// function_call_output that answers no function_call.
+
+// minOutputTokens is the least max_output_tokens the API accepts.
+const minOutputTokens = 16
+
+// responsesRequest is the part of a Responses request the stand-in reads.
+type responsesRequest struct {
+	Model              string          `json:"model"`
+	Instructions       *string         `json:"instructions"`
+	Input              json.RawMessage `json:"input"` // a string or items
+	Tools              []responsesTool `json:"tools"`
+	MaxOutputTokens    *int            `json:"max_output_tokens"`
+	Temperature        *float64        `json:"temperature"`
+	TopP               *float64        `json:"top_p"`
+	ParallelToolCalls  *bool           `json:"parallel_tool_calls"`
+	Stream             bool            `json:"stream"`
+	PreviousResponseID string          `json:"previous_response_id"`
+	Conversation       json.RawMessage `json:"conversation"`
+	Text               *struct {
+		Format json.RawMessage `json:"format"`
+	} `json:"text"`
+}
+
+// responsesTool is one tool of a request.
+type responsesTool struct {
+	Type        string          `json:"type"`
+	Name        string          `json:"name"`
+	Description *string         `json:"description"`
+	Parameters  json.RawMessage `json:"parameters"`
+	Strict      *bool           `json:"strict"`
+}
+
+// responsesItem is one input item.
+type responsesItem struct {
+	Type      string          `json:"type"`
+	Role      string          `json:"role"`
+	Content   json.RawMessage `json:"content"` // a string or parts
+	CallID    string          `json:"call_id"`
+	Name      string          `json:"name"`
+	Arguments string          `json:"arguments"`
+	Output    json.RawMessage `json:"output"` // a string or parts
+}
+
+// serveResponses answers POST …/v1/responses in the Responses wire format.
+func (s *Server) serveResponses(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		writeResponsesError(w, http.StatusBadRequest, err.Error(), 0)
+		return
+	}
+	var rr responsesRequest
+	if err := json.Unmarshal(body, &rr); err != nil {
+		writeResponsesError(w, http.StatusBadRequest, "request is not JSON: "+err.Error(), 0)
+		return
+	}
+	req, err := rr.decode()
+	if err != nil {
+		writeResponsesError(w, http.StatusBadRequest, err.Error(), 0)
+		return
+	}
+	sample := sampleOf(r)
+	s.respond(w, responsesDialect(rr, body, sample), req, sample, r.Header.Get(cassette.FaultHeader))
+}
+
+// DecodeResponses reads a Responses request body as the stand-in does: the
+// same reading the harness scores an outside agent's model calls with.
+func DecodeResponses(body []byte) (Request, error) {
+	var rr responsesRequest
+	if err := json.Unmarshal(body, &rr); err != nil {
+		return Request{}, fmt.Errorf("request is not JSON: %w", err)
+	}
+	return rr.decode()
+}
+
+func (rr responsesRequest) decode() (Request, error) {
+	switch {
+	case rr.Stream:
+		return Request{}, errors.New("stream: the stand-in does not stream the Responses API yet; send stream: false (or leave it out)")
+	case rr.PreviousResponseID != "":
+		return Request{}, errors.New("previous_response_id: the stand-in stores no responses; send the whole conversation as input")
+	case len(rr.Conversation) > 0 && string(rr.Conversation) != "null":
+		return Request{}, errors.New("conversation: the stand-in stores no conversations; send the whole conversation as input")
+	}
+	r := Request{Model: rr.Model}
+	if rr.MaxOutputTokens != nil {
+		if *rr.MaxOutputTokens < minOutputTokens {
+			return Request{}, fmt.Errorf("invalid 'max_output_tokens': integer below minimum value. Expected a value >= %d, but got %d instead", minOutputTokens, *rr.MaxOutputTokens)
+		}
+		r.MaxTokens = *rr.MaxOutputTokens
+	}
+	if rr.Text != nil && len(rr.Text.Format) > 0 {
+		var f struct {
+			Type   string          `json:"type"`
+			Schema json.RawMessage `json:"schema"`
+		}
+		if err := json.Unmarshal(rr.Text.Format, &f); err != nil {
+			return Request{}, fmt.Errorf("text.format: %w", err)
+		}
+		r.JSON = f.Type == "json_object" || f.Type == "json_schema"
+		r.Schema = f.Schema
+	}
+	if rr.Instructions != nil && *rr.Instructions != "" {
+		r.Messages = append(r.Messages, llm.Message{Role: llm.RoleSystem, Content: *rr.Instructions})
+	}
+	msgs, err := responsesInput(rr.Input)
+	if err != nil {
+		return Request{}, err
+	}
+	r.Messages = append(r.Messages, msgs...)
+	for i, t := range rr.Tools {
+		if t.Type != "function" {
+			return Request{}, fmt.Errorf("tools.%d: the stand-in serves function tools, not %q", i, t.Type)
+		}
+		tool := llm.Tool{Name: t.Name, Parameters: t.Parameters}
+		if t.Description != nil {
+			tool.Description = *t.Description
+		}
+		r.Tools = append(r.Tools, tool)
+	}
+	return r, nil
+}
+
+// responsesInput reads input, a string or a list of items, as messages.
+func responsesInput(raw json.RawMessage) ([]llm.Message, error) {
+	var text string
+	if err := json.Unmarshal(raw, &text); err == nil {
+		return []llm.Message{{Role: llm.RoleUser, Content: text}}, nil
+	}
+	var items []responsesItem
+	if err := json.Unmarshal(raw, &items); err != nil {
+		return nil, errors.New("input: want a string or a list of input items")
+	}
+	var out []llm.Message
+	names := map[string]string{} // call_id → function name
+	calling := false             // the last message is an assistant's, open to function calls
+	for i, it := range items {
+		switch {
+		case it.Type == "function_call":
+			if !calling {
+				out = append(out, llm.Message{Role: llm.RoleAssistant})
+				calling = true
+			}
+			last := &out[len(out)-1]
+			names[it.CallID] = it.Name
+			last.ToolCalls = append(last.ToolCalls, llm.ToolCall{ID: it.CallID, Name: it.Name, Arguments: json.RawMessage(it.Arguments)})
+		case it.Type == "function_call_output":
+			name, ok := names[it.CallID]
+			if !ok {
+				return nil, fmt.Errorf("input.%d: no function_call found for function_call_output with call_id %q", i, it.CallID)
+			}
+			content, err := responsesText(it.Output)
+			if err != nil {
+				return nil, fmt.Errorf("input.%d.output: %w", i, err)
+			}
+			out = append(out, llm.Message{Role: llm.RoleTool, ToolCallID: it.CallID, Name: name, Content: content})
+			calling = false
+		case it.Type == "reasoning":
+		case it.Type == "message" || it.Type == "":
+			role, ok := map[string]string{"system": llm.RoleSystem, "developer": llm.RoleSystem, "user": llm.RoleUser, "assistant": llm.RoleAssistant}[it.Role]
+			if !ok {
+				return nil, fmt.Errorf("input.%d.role: want system, developer, user or assistant, not %q", i, it.Role)
+			}
+			content, err := responsesText(it.Content)
+			if err != nil {
+				return nil, fmt.Errorf("input.%d.content: %w", i, err)
+			}
+			out = append(out, llm.Message{Role: role, Content: content})
+			calling = role == llm.RoleAssistant
+		default:
+			return nil, fmt.Errorf("input.%d: the stand-in reads message, function_call, function_call_output and reasoning items, not %q", i, it.Type)
+		}
+	}
+	return out, nil
+}
+
+// responsesText reads content that is a string or a list of text parts.
+func responsesText(raw json.RawMessage) (string, error) {
+	var text string
+	if err := json.Unmarshal(raw, &text); err == nil {
+		return text, nil
+	}
+	var parts []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if err := json.Unmarshal(raw, &parts); err != nil {
+		return "", errors.New("want a string or a list of content parts")
+	}
+	for _, p := range parts {
+		switch p.Type {
+		case "input_text", "output_text", "text":
+			text += p.Text
+		default:
+			return "", fmt.Errorf("the stand-in reads text parts, not %q", p.Type)
+		}
+	}
+	return text, nil
+}
+
+// responsesDialect answers rr, whose body and sample are given, with ids
+// derived from them.
+func responsesDialect(rr responsesRequest, body []byte, sample int) dialect {
+	sum := requestHash(body, sample)
+	h := hex.EncodeToString(sum[:])
+	id := "resp_" + h[:48]
+	return dialect{
+		writeError: writeResponsesError,
+		malformed:  `{"id": "` + id + `", "object": "response", "status": "completed", "output": [{"type": "message", "content": [{"type": "output_text", "text": "unterminated`,
+		completion: func(model string, msg llm.Message, truncated bool, in, out int) (any, error) {
+			resp := rr.echo(id, model, in, out)
+			var items []any
+			status := "completed"
+			if truncated {
+				resp["status"], status = "incomplete", "incomplete"
+				resp["incomplete_details"] = map[string]any{"reason": "max_output_tokens"}
+			}
+			if msg.Content != "" || len(msg.ToolCalls) == 0 {
+				items = append(items, map[string]any{
+					"type": "message", "id": "msg_" + h[16:64], "status": status, "role": "assistant",
+					"content": []any{map[string]any{"type": "output_text", "text": msg.Content, "annotations": []any{}, "logprobs": []any{}}},
+				})
+			}
+			for i, tc := range msg.ToolCalls {
+				items = append(items, map[string]any{
+					"type": "function_call", "id": fmt.Sprintf("fc_%s%02d", h[8:54], i+1), "call_id": fmt.Sprintf("call_%s%02d", h[40:62], i+1),
+					"name": tc.Name, "arguments": string(tc.Arguments), "status": "completed",
+				})
+			}
+			resp["output"] = items
+			return resp, nil
+		},
+	}
+}
+
+// echo is a response to rr without its output: the request's settings as
+// the API echoes them, and usage.
+func (rr responsesRequest) echo(id, model string, in, out int) map[string]any {
+	tools := []any{}
+	for _, t := range rr.Tools {
+		strict := true // the Responses API's default
+		if t.Strict != nil {
+			strict = *t.Strict
+		}
+		tools = append(tools, map[string]any{"type": "function", "name": t.Name, "description": t.Description,
+			"parameters": t.Parameters, "strict": strict})
+	}
+	format := json.RawMessage(`{"type": "text"}`)
+	if rr.Text != nil && len(rr.Text.Format) > 0 {
+		format = rr.Text.Format
+	}
+	orOne := func(v *float64) float64 {
+		if v == nil {
+			return 1
+		}
+		return *v
+	}
+	parallel := rr.ParallelToolCalls == nil || *rr.ParallelToolCalls
+	return map[string]any{
+		"id": id, "object": "response", "created_at": 0, "completed_at": 0, "status": "completed",
+		"background": false, "error": nil, "incomplete_details": nil,
+		"instructions": rr.Instructions, "max_output_tokens": rr.MaxOutputTokens, "max_tool_calls": nil,
+		"model": model, "parallel_tool_calls": parallel, "previous_response_id": nil,
+		"reasoning": map[string]any{"effort": nil, "summary": nil}, "service_tier": "default",
+		"temperature": orOne(rr.Temperature), "top_p": orOne(rr.TopP), "top_logprobs": 0,
+		"text": map[string]any{"format": format, "verbosity": "medium"}, "tool_choice": "auto", "tools": tools,
+		"truncation": "disabled", "prompt_cache_key": nil, "safety_identifier": nil, "access_programs": nil,
+		"metadata": map[string]any{},
+		"usage": map[string]any{
+			"input_tokens": in, "input_tokens_details": map[string]any{"cached_tokens": 0, "cache_write_tokens": 0},
+			"output_tokens": out, "output_tokens_details": map[string]any{"reasoning_tokens": 0},
+			"total_tokens": in + out,
+		},
+	}
+}
+
+// responsesErrors are the error types and codes OpenAI's reference gives
+// HTTP statuses; others are server_error.
+var responsesErrors = map[int][2]string{
+	http.StatusBadRequest:         {"invalid_request_error", ""},
+	http.StatusNotFound:           {"invalid_request_error", ""},
+	http.StatusTooManyRequests:    {"requests", "rate_limit_exceeded"},
+	http.StatusServiceUnavailable: {"server_error", "service_unavailable"},
+	http.StatusGatewayTimeout:     {"server_error", "timeout"},
+}
+
+func writeResponsesError(w http.ResponseWriter, status int, msg string, lat time.Duration) {
+	kind, ok := responsesErrors[status]
+	if !ok {
+		kind = [2]string{"server_error", ""}
+	}
+	var code any
+	if kind[1] != "" {
+		code = kind[1]
+	}
+	writeErrorBody(w, status, lat, map[string]any{"error": map[string]any{"message": msg, "type": kind[0], "param": nil, "code": code}})
+}

@@ -1,0 +1,260 @@
+package standin_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"reflect"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	sdk "github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/responses"
+	"github.com/openai/openai-go/v3/shared"
+
+	"github.com/agentreplay/testbed/agents/llm"
+	"github.com/agentreplay/testbed/agents/llm/llmtest"
+	"github.com/agentreplay/testbed/agents/llm/openai"
+	"github.com/agentreplay/testbed/harness/standin"
+	"github.com/agentreplay/testbed/harness/tokens"
+	"github.com/agentreplay/testbed/harness/trace"
+)
+
+const gpt = "gpt-4.1-mini"
+
+// responsesClient is our Responses adapter pointed at srv.
+func responsesClient(srv *standin.Server, hc *http.Client) llm.Client {
+	return openai.NewResponses(srv.URL()+"/v1", gpt, "sk-test", hc)
+}
+
+// sdkResponse asks srv through the official SDK's Responses client and
+// checks the answer's shape against the SDK's own types.
+func sdkResponse(srv *standin.Server, params responses.ResponseNewParams) *responses.Response {
+	GinkgoHelper()
+	c := sdk.NewClient(option.WithBaseURL(srv.URL()+"/v1"), option.WithAPIKey("sk-test"), option.WithMaxRetries(0))
+	params.Model = gpt
+	params.Instructions = sdk.String(echoPrompt)
+	resp, err := c.Responses.New(context.Background(), params)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(sdkShapeProblems(reflect.ValueOf(resp), "response")).To(BeEmpty(), "raw %s", resp.RawJSON())
+	return resp
+}
+
+// userInput is one user message as input.
+func userInput(text string) responses.ResponseNewParamsInputUnion {
+	return responses.ResponseNewParamsInputUnion{OfString: sdk.String(text)}
+}
+
+var sdkSST = responses.ToolUnionParam{OfFunction: &responses.FunctionToolParam{Name: "get_sst", Strict: sdk.Bool(false),
+	Parameters: map[string]any{"type": "object", "properties": map[string]any{"lon": map[string]any{"type": "number"}}}}}
+
+// openAIErrorOf decodes body as OpenAI's error shape, checking it against
+// the SDK's ErrorObject type.
+func openAIErrorOf(body []byte) shared.ErrorObject {
+	GinkgoHelper()
+	var e struct{ Error shared.ErrorObject }
+	Expect(json.Unmarshal(body, &e)).To(Succeed(), "body %s", body)
+	Expect(sdkShapeProblems(reflect.ValueOf(e.Error), "error")).To(BeEmpty(), "body %s", body)
+	return e.Error
+}
+
+var _ = Describe("the OpenAI Responses wire format", func() {
+	var (
+		srv   *standin.Server
+		model llm.Client
+	)
+
+	BeforeEach(func() {
+		srv = startStandin(standin.Options{Policies: []standin.Policy{echo{}}})
+		model = responsesClient(srv, http.DefaultClient)
+	})
+
+	Describe("through the adapter", func() {
+		It("round-trips parallel function calls and their outputs, with call_ ids of its own", func() {
+			req := echoRequest(llm.Message{Role: llm.RoleUser, Content: "call get_sst get_date"})
+			req.Tools = sstTools()
+			first := chat(model, req)
+			Expect(first.FinishReason).To(Equal(llm.FinishToolCalls))
+			calls := first.Message.ToolCalls
+			Expect(calls).To(HaveLen(2))
+			Expect(calls[0].ID).To(HavePrefix("call_"))
+			Expect(calls[0].ID).NotTo(Equal(calls[1].ID))
+			Expect(calls[0].ID).NotTo(Equal("call_1"), "the wire's ids, not the policy's")
+			Expect(string(calls[1].Arguments)).To(MatchJSON(`{"lon":121.5,"lat":25,"n":2}`))
+
+			req.Messages = append(req.Messages, first.Message,
+				llm.Message{Role: llm.RoleTool, Name: "get_sst", ToolCallID: calls[0].ID, Content: `{"sst": 26.4}`},
+				llm.Message{Role: llm.RoleTool, Name: "get_date", ToolCallID: calls[1].ID, Content: "2025-11-06"})
+			second := chat(model, req)
+			Expect(second.FinishReason).To(Equal(llm.FinishStop))
+			Expect(seen(second).Messages).To(Equal(req.Messages), "the policy sees the conversation as sent")
+		})
+
+		DescribeTable("answers faults in OpenAI's error shape, an *llm.StatusError through the adapter",
+			func(kind string, status int, errType string) {
+				faulty := startStandin(standin.Options{Policies: []standin.Policy{echo{}}, FaultRate: 1, Faults: []string{kind}})
+				_, err := responsesClient(faulty, http.DefaultClient).Chat(context.Background(), echoRequest(llm.Message{Role: llm.RoleUser, Content: "hello"}))
+				var se *llm.StatusError
+				Expect(errors.As(err, &se)).To(BeTrue(), "got %v", err)
+				Expect(se.Code).To(Equal(status))
+				e := openAIErrorOf([]byte(`{"error": ` + se.Body + `}`)) // the SDK keeps the error object
+				Expect(e.Type).To(Equal(errType))
+				Expect(e.Message).To(ContainSubstring("injected"))
+			},
+			Entry(nil, standin.FaultRateLimit, http.StatusTooManyRequests, "requests"),
+			Entry(nil, standin.FaultServer, http.StatusInternalServerError, "server_error"),
+			Entry(nil, standin.FaultUnavailable, http.StatusServiceUnavailable, "server_error"),
+			Entry(nil, standin.FaultTimeout, http.StatusGatewayTimeout, "server_error"),
+		)
+	})
+
+	Describe("decoded with the official SDK's types", func() {
+		It("answers text with every field the SDK's Response has, and none it lacks", func() {
+			resp := sdkResponse(srv, responses.ResponseNewParams{Input: userInput("hello"), Store: sdk.Bool(false)})
+			Expect(resp.ID).To(HavePrefix("resp_"))
+			Expect(resp.Status).To(Equal(responses.ResponseStatusCompleted))
+			Expect(resp.Output).To(HaveLen(1))
+			Expect(resp.Output[0].ID).To(HavePrefix("msg_"))
+			Expect(seen(llm.Response{Message: llm.Message{Content: resp.OutputText()}}).System()).To(Equal(echoPrompt), "instructions are the system prompt")
+			Expect(resp.Usage.InputTokens).To(BeNumerically(">", 0))
+			Expect(resp.Usage.TotalTokens).To(Equal(resp.Usage.InputTokens + resp.Usage.OutputTokens))
+		})
+
+		It("answers function calls with every field the SDK's items have, and echoes the tools", func() {
+			resp := sdkResponse(srv, responses.ResponseNewParams{Input: userInput("call get_sst get_sst"), Tools: []responses.ToolUnionParam{sdkSST}})
+			Expect(resp.Output).To(HaveLen(2))
+			a, b := resp.Output[0].AsFunctionCall(), resp.Output[1].AsFunctionCall()
+			Expect(a.ID).To(HavePrefix("fc_"))
+			Expect(a.CallID).To(HavePrefix("call_"))
+			Expect(a.CallID).NotTo(Equal(b.CallID))
+			Expect(a.Name).To(Equal("get_sst"))
+			Expect(resp.Tools).To(HaveLen(1))
+			Expect(resp.Tools[0].AsFunction().Strict).To(BeFalse())
+		})
+
+		It("answers a cut-off answer as incomplete for max_output_tokens", func() {
+			faulty := startStandin(standin.Options{Policies: []standin.Policy{echo{}}, FaultRate: 1, Faults: []string{standin.FaultTruncated}})
+			resp := sdkResponse(faulty, responses.ResponseNewParams{Input: userInput("hello"), MaxOutputTokens: sdk.Int(16)})
+			Expect(resp.Status).To(Equal(responses.ResponseStatusIncomplete))
+			Expect(resp.IncompleteDetails.Reason).To(Equal("max_output_tokens"))
+			Expect(resp.MaxOutputTokens).To(BeEquivalentTo(16))
+		})
+
+		It("gives each distinct request its own ids, and the same request the same ones", func() {
+			params := func(user string) responses.ResponseNewParams {
+				return responses.ResponseNewParams{Input: userInput(user), Tools: []responses.ToolUnionParam{sdkSST}}
+			}
+			a, b := sdkResponse(srv, params("call get_sst")), sdkResponse(srv, params("call get_sst get_sst"))
+			Expect(a.ID).NotTo(Equal(b.ID))
+			Expect(a.Output[0].CallID).NotTo(Equal(b.Output[0].CallID))
+			Expect(sdkResponse(srv, params("call get_sst")).RawJSON()).To(Equal(a.RawJSON()), "recordings are reproducible")
+		})
+
+		It("catches a field the SDK does not know and one it requires", func() {
+			var r responses.Response
+			Expect(json.Unmarshal([]byte(`{"id": "resp_1", "object": "response", "created_at": 0, "model": "m", "surprise": 1,
+				"output": [{"type": "message", "id": "msg_1", "role": "assistant", "status": "completed", "content": [{"type": "output_text", "text": "hi"}]}]}`), &r)).To(Succeed())
+			problems := sdkShapeProblems(reflect.ValueOf(r), "response")
+			Expect(problems).To(ContainElement("response.surprise: unknown to the SDK"))
+			Expect(problems).To(ContainElement("response.tools: required by the SDK, missing"))
+			Expect(problems).To(ContainElement("response.output[0].content[0].annotations: required by the SDK, missing"))
+		})
+	})
+
+	Describe("requests it cannot serve", func() {
+		DescribeTable("get a 400 invalid_request_error saying why, never an empty success",
+			func(body, want string) {
+				resp, b := wirePost(srv, http.MethodPost, "/v1/responses", body)
+				Expect(resp.StatusCode).To(Equal(http.StatusBadRequest), "body %s", b)
+				e := openAIErrorOf(b)
+				Expect(e.Type).To(Equal("invalid_request_error"))
+				Expect(e.Message).To(ContainSubstring(want))
+			},
+			Entry("streaming", `{"model": "m", "stream": true, "instructions": "`+echoPrompt+`", "input": "hi"}`, "does not stream"),
+			Entry("a max_output_tokens below the API's minimum", `{"model": "m", "max_output_tokens": 15, "instructions": "`+echoPrompt+`", "input": "hi"}`, "Expected a value >= 16, but got 15"),
+			Entry("a previous response", `{"model": "m", "previous_response_id": "resp_1", "instructions": "`+echoPrompt+`", "input": "hi"}`, "previous_response_id"),
+			Entry("a stored conversation", `{"model": "m", "conversation": "conv_1", "instructions": "`+echoPrompt+`", "input": "hi"}`, "conversation"),
+			Entry("a built-in tool", `{"model": "m", "instructions": "`+echoPrompt+`", "input": "hi", "tools": [{"type": "web_search"}]}`, `"web_search"`),
+			Entry("a function_call_output that answers no function_call", `{"model": "m", "input": [
+				{"type": "function_call_output", "call_id": "call_x", "output": "1"}]}`, "call_x"),
+			Entry("an image", `{"model": "m", "input": [{"role": "user", "content": [{"type": "input_image", "image_url": "data:,"}]}]}`, `"input_image"`),
+			Entry("an item reference", `{"model": "m", "input": [{"type": "item_reference", "id": "msg_1"}]}`, `"item_reference"`),
+			Entry("an unknown system prompt", `{"model": "m", "instructions": "You are a pirate.", "input": "Ahoy"}`, "harness/standin"),
+		)
+
+		It("reads developer messages, text parts, reasoning items and function calls without an assistant text", func() {
+			resp, b := wirePost(srv, http.MethodPost, "/v1/responses", `{"model": "m", "input": [
+				{"type": "message", "role": "developer", "content": [{"type": "input_text", "text": "`+echoPrompt+`"}]},
+				{"role": "user", "content": "call get_sst"},
+				{"type": "reasoning", "id": "rs_1", "summary": []},
+				{"type": "function_call", "id": "fc_1", "call_id": "call_a", "name": "get_sst", "arguments": "{\"lon\":1}", "status": "completed"},
+				{"type": "function_call_output", "call_id": "call_a", "output": [{"type": "input_text", "text": "26.4"}]},
+				{"role": "user", "content": [{"type": "input_text", "text": "and now?"}]}]}`)
+			Expect(resp.StatusCode).To(Equal(http.StatusOK), "body %s", b)
+			var out responses.Response
+			Expect(json.Unmarshal(b, &out)).To(Succeed())
+			r := seen(llm.Response{Message: llm.Message{Content: out.OutputText()}})
+			Expect(r.Messages).To(Equal([]llm.Message{
+				{Role: llm.RoleSystem, Content: echoPrompt},
+				{Role: llm.RoleUser, Content: "call get_sst"},
+				{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "call_a", Name: "get_sst", Arguments: json.RawMessage(`{"lon":1}`)}}},
+				{Role: llm.RoleTool, ToolCallID: "call_a", Name: "get_sst", Content: "26.4"},
+				{Role: llm.RoleUser, Content: "and now?"},
+			}))
+		})
+
+		DescribeTable("answer 404 in OpenAI's shape for what is not POST …/v1/responses",
+			func(method, path string) {
+				resp, b := wirePost(srv, method, path, `{}`)
+				Expect(resp.StatusCode).To(Equal(http.StatusNotFound), "body %s", b)
+				Expect(openAIErrorOf(b).Type).To(Equal("invalid_request_error"))
+			},
+			Entry("GET", http.MethodGet, "/v1/responses"),
+			Entry("retrieve", http.MethodGet, "/v1/responses/resp_1"),
+			Entry("cancel", http.MethodPost, "/v1/responses/resp_1/cancel"),
+		)
+	})
+})
+
+var _ = Describe("a conversation read from the wire", func() {
+	// sent is the body the adapter c sends for req.
+	sent := func(c func(base string, hc *http.Client) llm.Client, req llm.Request) []byte {
+		GinkgoHelper()
+		srv := llmtest.NewServer(http.StatusInternalServerError, `{"error": {"message": "unused", "type": "server_error", "param": null, "code": null}}`)
+		DeferCleanup(srv.Close)
+		c(srv.URL+"/v1", srv.Client()).Chat(context.Background(), req)
+		reqs := srv.Requests()
+		Expect(reqs).To(HaveLen(1))
+		return reqs[0].Body
+	}
+
+	It("counts the same tokens, part by part, over Chat Completions and the Responses API", func() {
+		req := echoRequest(
+			llm.Message{Role: llm.RoleUser, Content: "Sea temperature off Taiwan, and today's date?"},
+			llm.Message{Role: llm.RoleAssistant, Content: "Let me look.", ToolCalls: []llm.ToolCall{
+				{ID: "call_a", Name: "get_sst", Arguments: json.RawMessage(`{"lon":121,"lat":23}`)},
+				{ID: "call_b", Name: "get_date", Arguments: json.RawMessage(`{}`)}}},
+			llm.Message{Role: llm.RoleTool, ToolCallID: "call_a", Name: "get_sst", Content: `{"sst":26.4}`},
+			llm.Message{Role: llm.RoleTool, ToolCallID: "call_b", Name: "get_date", Content: "2025-11-06"},
+			llm.Message{Role: llm.RoleAssistant, Content: "26.4 °C on 2025-11-06."},
+			llm.Message{Role: llm.RoleUser, Content: "And tomorrow?"})
+		req.Tools = sstTools()
+		viaChat, err := standin.DecodeChat(sent(func(base string, hc *http.Client) llm.Client { return openai.New(base, gpt, "k", hc) }, req))
+		Expect(err).NotTo(HaveOccurred())
+		viaResponses, err := standin.DecodeResponses(sent(func(base string, hc *http.Client) llm.Client { return openai.NewResponses(base, gpt, "k", hc) }, req))
+		Expect(err).NotTo(HaveOccurred())
+
+		counter, err := tokens.New(tokens.EncodingO200K)
+		Expect(err).NotTo(HaveOccurred())
+		count := func(r standin.Request) trace.Parts {
+			return counter.Request(llm.Request{Messages: r.Messages, Tools: r.Tools})
+		}
+		want := counter.Request(req)
+		Expect(want.History).To(BeNumerically(">", 0))
+		Expect(want.ToolResults).To(BeNumerically(">", 0))
+		Expect(count(viaChat)).To(Equal(want), "read from Chat Completions")
+		Expect(count(viaResponses)).To(Equal(want), "read from the Responses API")
+	})
+})
