@@ -81,7 +81,8 @@ func gates(suites []*scenario.Suite) map[string]map[string]float64 {
 // checkBaseline compares rep with the blessed report at path. A missing
 // baseline is noted, not an error: a new project has none yet.
 func checkBaseline(path string, rep *report.Report, suites []*scenario.Suite, stdout, stderr io.Writer) error {
-	return readBaseline(path).check(rep, suites, stdout, stderr)
+	_, err := readBaseline(path).check(rep, suites, stdout, stderr)
+	return err
 }
 
 // baselineFile is a blessed report as read from path: the report, or why
@@ -119,24 +120,25 @@ func inCI() bool {
 }
 
 // check compares rep with b, printing the regressions; they are an error.
-func (b baselineFile) check(rep *report.Report, suites []*scenario.Suite, stdout, stderr io.Writer) error {
+func (b baselineFile) check(rep *report.Report, suites []*scenario.Suite, stdout, stderr io.Writer) (string, error) {
 	if b.missing && inCI() {
-		return withCode(exitFailed, fmt.Errorf("no blessed baseline at %s, so the regression gate cannot run; in CI (CI=%s) that fails: "+
+		return "the gate could not run: no blessed baseline", withCode(exitFailed, fmt.Errorf("no blessed baseline at %s, so the regression gate cannot run; in CI (CI=%s) that fails: "+
 			"create it with testbed baseline bless and commit it, or pass --no-baseline", b.path, os.Getenv("CI")))
 	}
 	if b.missing {
 		fmt.Fprintf(stderr, "no blessed baseline at %s: the regression gate did not run; create one with: testbed baseline bless\n", b.path)
-		return nil
+		return "the gate did not run (no blessed baseline)", nil
 	}
 	if b.err != nil {
-		return b.err
+		return "the gate could not read its baseline", b.err
 	}
 	regs := report.Regressions(b.rep, rep, gates(suites))
 	if len(regs) == 0 {
-		return nil
+		return "the gate found no regression against " + b.path, nil
 	}
 	if err := report.WriteRegressionsText(stdout, regs); err != nil {
-		return withCode(exitInternal, err)
+		return "", withCode(exitInternal, err)
 	}
-	return withCode(exitFailed, fmt.Errorf("%d regressions against %s; if they are intended, run: testbed baseline bless", len(regs), b.path))
+	return fmt.Sprintf("the gate found %d regressions against %s", len(regs), b.path),
+		withCode(exitFailed, fmt.Errorf("%d regressions against %s; if they are intended, run: testbed baseline bless", len(regs), b.path))
 }

@@ -51,6 +51,8 @@ var _ = Describe("the baseline gate", func() {
 		Expect(r.stdout).To(MatchRegexp(`climate\s+trimmed\s+\(summary\)\s+input_tokens_mean\s+3194\s+3262`))
 		Expect(r.stdout).NotTo(MatchRegexp(`browse-inventories\s+input_tokens`), "+1.9% is within the 2% tolerance")
 		Expect(r.stderr).To(ContainSubstring("if they are intended, run: testbed baseline bless"))
+		Expect(r.stdout).To(MatchRegexp(`\nFAIL: all 81 scenarios and \d+ thresholds passed.*, but the gate found \d+ regressions against \S*reports/baseline\.json\n$`),
+			"the last line agrees with the exit code")
 
 		By("blessing the change on purpose, after which the gate passes")
 		bless := testbed("baseline", "bless", "--root", root, "--quiet")
@@ -58,6 +60,7 @@ var _ = Describe("the baseline gate", func() {
 		Expect(bless.stdout).To(ContainSubstring("blessed 81 scenario runs as reports/baseline.json"))
 		again := testbed("run", "--root", root, "--suite", "climate", "--quiet", "--out", "")
 		Expect(again.code).To(Equal(exitOK), again.String())
+		Expect(again.stdout).To(MatchRegexp(`; the gate found no regression against \S*reports/baseline\.json\n$`), "a gate that passed says so")
 	})
 
 	It("refuses to bless a part of the project", func() {

@@ -243,13 +243,29 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		fmt.Fprintf(stdout, "replayed %d scenario runs in %s (%.0f per second)\n", n, wall.Round(time.Millisecond), float64(n)/wall.Seconds())
 		writeProcessing(stdout, rep, suites)
 	}
-	if err := verdict(rep); err != nil {
-		return err
+	// The gate runs whatever the scenarios did, so that its word is never
+	// missing; the last line states the verdict of both, as the exit does.
+	runErr := verdict(rep)
+	var gate string
+	var gateErr error
+	if blessed != nil {
+		gate, gateErr = (<-blessed).check(rep, suites, stdout, stderr)
 	}
-	if blessed == nil {
-		return nil
+	if !sel.json {
+		fmt.Fprintln(stdout, finalLine(rep.Verdict(), gate, gateErr != nil))
 	}
-	return (<-blessed).check(rep, suites, stdout, stderr)
+	return cmp.Or(runErr, gateErr)
+}
+
+// finalLine is the run's verdict with the gate's: FAIL when either failed.
+func finalLine(v, gate string, gateFailed bool) string {
+	switch {
+	case gate == "":
+		return v
+	case gateFailed && strings.HasPrefix(v, "PASS: "):
+		return "FAIL: " + strings.TrimPrefix(v, "PASS: ") + ", but " + gate
+	}
+	return v + "; " + gate
 }
 
 // writeProcessing prints, per variant of each suite whose agent runs

@@ -14,8 +14,9 @@ import (
 // reduction, mean input tokens, replayed latency p50 and p95, time to first
 // token p95 where calls streamed), then every failure in full (what was
 // expected, what happened, the command that fixes it), the thresholds that
-// failed, the replay's hermeticity and the closing PASS or FAIL line, the
-// same as WriteText's. WriteText has every table.
+// failed and the replay's hermeticity. It leaves the verdict (Verdict) to
+// the caller, which has the regression gate's to add. WriteText has every
+// table.
 func WriteBrief(w io.Writer, r *Report) error {
 	d := layout(r, func(v string) string { return strings.ToUpper(v) })
 	overview := table{
@@ -90,7 +91,6 @@ func WriteBrief(w io.Writer, r *Report) error {
 			}
 		}
 	}
-	fmt.Fprintf(&buf, "\n%s\n", d.result)
 	_, err := w.Write(buf.Bytes())
 	return err
 }

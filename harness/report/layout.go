@@ -60,6 +60,12 @@ type table struct {
 type verdictStyle func(verdict string) string
 
 // layout builds the document for r.
+// Verdict is the report's closing line: PASS when every scenario and
+// threshold passed and no cassette went unused, else FAIL with the counts.
+func (r *Report) Verdict() string {
+	return layout(r, func(v string) string { return v }).result
+}
+
 func layout(r *Report, verdict verdictStyle) document {
 	var d document
 	var scenarios, scenariosFailed, thresholds, thresholdsFailed, checks, judged int
