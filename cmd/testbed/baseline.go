@@ -120,25 +120,33 @@ func inCI() bool {
 }
 
 // check compares rep with b, printing the regressions; they are an error.
-func (b baselineFile) check(rep *report.Report, suites []*scenario.Suite, stdout, stderr io.Writer) (string, error) {
+func (b baselineFile) check(rep *report.Report, suites []*scenario.Suite, stdout, stderr io.Writer) (gateResult, error) {
 	if b.missing && inCI() {
-		return "the gate could not run: no blessed baseline", withCode(exitFailed, fmt.Errorf("no blessed baseline at %s, so the regression gate cannot run; in CI (CI=%s) that fails: "+
+		return gateResult{line: "the gate could not run: no blessed baseline"}, withCode(exitFailed, fmt.Errorf("no blessed baseline at %s, so the regression gate cannot run; in CI (CI=%s) that fails: "+
 			"create it with testbed baseline bless and commit it, or pass --no-baseline", b.path, os.Getenv("CI")))
 	}
 	if b.missing {
 		fmt.Fprintf(stderr, "no blessed baseline at %s: the regression gate did not run; create one with: testbed baseline bless\n", b.path)
-		return "the gate did not run (no blessed baseline)", nil
+		return gateResult{line: "the gate did not run (no blessed baseline)"}, nil
 	}
 	if b.err != nil {
-		return "the gate could not read its baseline", b.err
+		return gateResult{line: "the gate could not read its baseline"}, b.err
 	}
 	regs := report.Regressions(b.rep, rep, gates(suites))
 	if len(regs) == 0 {
-		return "the gate found no regression against " + b.path, nil
+		return gateResult{line: "the gate found no regression against " + b.path, ran: true}, nil
 	}
 	if err := report.WriteRegressionsText(stdout, regs); err != nil {
-		return "", withCode(exitInternal, err)
+		return gateResult{}, withCode(exitInternal, err)
 	}
-	return fmt.Sprintf("the gate found %d regressions against %s", len(regs), b.path),
+	return gateResult{line: fmt.Sprintf("the gate found %d regressions against %s", len(regs), b.path), ran: true, regs: regs},
 		withCode(exitFailed, fmt.Errorf("%d regressions against %s; if they are intended, run: testbed baseline bless", len(regs), b.path))
+}
+
+// gateResult is what the regression gate found: a line for the verdict,
+// whether it compared anything, and the regressions.
+type gateResult struct {
+	line string
+	ran  bool
+	regs []report.Regression
 }

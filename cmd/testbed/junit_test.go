@@ -23,7 +23,8 @@ var _ = Describe("testbed run --junit", func() {
 			} `xml:"testsuite"`
 		}
 		Expect(xml.Unmarshal(data, &doc)).To(Succeed())
-		Expect(doc.Tests).To(Equal(66), "60 scenario runs and 6 thresholds")
-		Expect(doc.Suites).To(HaveLen(2))
+		Expect(doc.Tests).To(Equal(67), "60 scenario runs, 6 thresholds and the gate")
+		Expect(doc.Suites).To(HaveLen(3))
+		Expect(doc.Suites[2].Name).To(Equal("regression gate"))
 	})
 })

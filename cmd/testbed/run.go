@@ -233,11 +233,6 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err := cmp.Or(printed, <-saved); err != nil {
 		return withCode(exitInternal, err)
 	}
-	if junit != "" {
-		if err := saveFile(junit, rep, report.WriteJUnit); err != nil {
-			return withCode(exitInternal, err)
-		}
-	}
 	if !sel.json {
 		n := rep.Runs()
 		fmt.Fprintf(stdout, "replayed %d scenario runs in %s (%.0f per second)\n", n, wall.Round(time.Millisecond), float64(n)/wall.Seconds())
@@ -246,13 +241,19 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	// The gate runs whatever the scenarios did, so that its word is never
 	// missing; the last line states the verdict of both, as the exit does.
 	runErr := verdict(rep)
-	var gate string
+	var gate gateResult
 	var gateErr error
 	if blessed != nil {
 		gate, gateErr = (<-blessed).check(rep, suites, stdout, stderr)
 	}
+	if junit != "" {
+		run := report.JUnitRun{Wall: time.Since(start), Gated: gate.ran, Regressions: gate.regs}
+		if err := saveFile(junit, rep, func(w io.Writer, r *report.Report) error { return report.WriteJUnitRun(w, r, run) }); err != nil {
+			return withCode(exitInternal, err)
+		}
+	}
 	if !sel.json {
-		fmt.Fprintln(stdout, finalLine(rep.Verdict(), gate, gateErr != nil))
+		fmt.Fprintln(stdout, finalLine(rep.Verdict(), gate.line, gateErr != nil))
 	}
 	return cmp.Or(runErr, gateErr)
 }

@@ -4,16 +4,22 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
+	"time"
 )
 
+// formatFloat writes v without needless digits.
+func formatFloat(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
 // JUnit XML, as CI systems read it: one testsuite per suite and variant,
-// one testcase per scenario and per threshold. A testcase's time is the
-// scenario's replayed latency.
+// one testcase per scenario and per threshold, and one for the regression
+// gate.
 
 type junitSuites struct {
 	XMLName  xml.Name     `xml:"testsuites"`
 	Name     string       `xml:"name,attr"`
+	Time     string       `xml:"time,attr"`
 	Tests    int          `xml:"tests,attr"`
 	Failures int          `xml:"failures,attr"`
 	Errors   int          `xml:"errors,attr"`
@@ -59,10 +65,26 @@ type junitProblem struct {
 
 func seconds(ms float64) string { return fmt.Sprintf("%.3f", ms/1000) }
 
-// WriteJUnit renders r as JUnit XML. A failed expectation or threshold is a
-// failure; an agent or harness error and a stale cassette are errors.
-func WriteJUnit(w io.Writer, r *Report) error {
-	out := junitSuites{Name: "testbed"}
+// JUnitRun is what a run knows beside its report: how long it took on the
+// wall clock, and what the regression gate found.
+type JUnitRun struct {
+	Wall time.Duration
+	// Gated is true when the gate ran; Regressions are what it found.
+	Gated       bool
+	Regressions []Regression
+}
+
+// WriteJUnit renders r as JUnit XML, with no wall time and no gate (see
+// WriteJUnitRun).
+func WriteJUnit(w io.Writer, r *Report) error { return WriteJUnitRun(w, r, JUnitRun{}) }
+
+// WriteJUnitRun renders r as JUnit XML. A failed expectation or threshold,
+// and each regression the gate found, is a failure; an agent or harness
+// error and a stale cassette are errors. Times are wall times, as CI
+// dashboards read them: the run's on the whole document, none on a
+// scenario (whose replayed latency is its replayed_latency_ms property).
+func WriteJUnitRun(w io.Writer, r *Report, run JUnitRun) error {
+	out := junitSuites{Name: "testbed", Time: seconds(float64(run.Wall.Microseconds()) / 1000)}
 	for _, s := range r.Suites {
 		for _, v := range s.Variants {
 			js := junitSuite{Name: s.Name + "/" + v.Name, Properties: streamingProperties(v.Summary.Streaming)}
@@ -70,9 +92,10 @@ func WriteJUnit(w io.Writer, r *Report) error {
 			for _, sc := range v.Scenarios {
 				ms := float64(sc.Metrics.Latency.Microseconds()) / 1000
 				total += ms
-				c := junitCase{Class: s.Name + "." + v.Name, Name: sc.ID, Time: seconds(ms)}
+				c := junitCase{Class: s.Name + "." + v.Name, Name: sc.ID, Time: "0.000",
+					Properties: &junitProperties{[]junitProperty{{"replayed_latency_ms", fmt.Sprintf("%.0f", ms)}}}}
 				if len(sc.Metrics.Streams) > 0 {
-					c.Properties = &junitProperties{[]junitProperty{{"ttft_ms", fmt.Sprintf("%.0f", metricOf(sc.Metrics, MetricTTFTMS))}}}
+					c.Properties.Items = append(c.Properties.Items, junitProperty{"ttft_ms", fmt.Sprintf("%.0f", metricOf(sc.Metrics, MetricTTFTMS))})
 				}
 				switch sc.Verdict {
 				case VerdictFail:
@@ -98,12 +121,38 @@ func WriteJUnit(w io.Writer, r *Report) error {
 				}
 				js.Cases = append(js.Cases, c)
 			}
-			js.Tests, js.Time = len(js.Cases), seconds(total)
+			js.Tests, js.Time = len(js.Cases), "0.000"
+			if js.Properties == nil {
+				js.Properties = &junitProperties{}
+			}
+			js.Properties.Items = append([]junitProperty{{"replayed_latency_ms", fmt.Sprintf("%.0f", total)}}, js.Properties.Items...)
 			out.Tests += js.Tests
 			out.Failures += js.Failures
 			out.Errors += js.Errors
 			out.Suites = append(out.Suites, js)
 		}
+	}
+	if run.Gated {
+		js := junitSuite{Name: "regression gate", Time: "0.000"}
+		for _, g := range run.Regressions {
+			name := g.Suite + "/" + g.Variant + " " + g.Metric
+			if g.Scenario != "" {
+				name = g.Suite + "/" + g.Variant + "/" + g.Scenario + " " + g.Metric
+			}
+			text := fmt.Sprintf("%s: %s → %s, more than the %.1f%% allowed", g.Metric, formatFloat(g.Base), formatFloat(g.Head), g.Allowed*100)
+			if g.Detail != "" {
+				text += "; " + g.Detail
+			}
+			js.Cases = append(js.Cases, junitCase{Class: "gate", Name: name, Time: "0.000", Failure: &junitProblem{Message: "regression against the blessed baseline", Type: "regression", Text: text}})
+			js.Failures++
+		}
+		if len(run.Regressions) == 0 {
+			js.Cases = append(js.Cases, junitCase{Class: "gate", Name: "no regression against the blessed baseline", Time: "0.000"})
+		}
+		js.Tests = len(js.Cases)
+		out.Tests += js.Tests
+		out.Failures += js.Failures
+		out.Suites = append(out.Suites, js)
 	}
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return err
