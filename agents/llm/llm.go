@@ -134,6 +134,10 @@ type Endpoint struct {
 	KeyEnv string `json:"key_env,omitempty"`
 	// Dimensions asks an embeddings endpoint for shortened vectors (0: the model's own).
 	Dimensions int `json:"dimensions,omitempty"`
+	// Stream asks the chat adapter to stream its calls (server-sent
+	// events) and put the answer together from them; the Response is the
+	// one the same call would give unstreamed.
+	Stream bool `json:"stream,omitempty"`
 }
 
 // StatusError is a non-2xx answer from a provider.

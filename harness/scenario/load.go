@@ -258,7 +258,7 @@ func (d *decoder) syntax(data []byte, err error) {
 var (
 	suiteKeys    = []string{"suite", "agent", "clock", "tokenizer", "baseline", "variants", "thresholds", "gate", "goodput", "samples", "min_sample_pass_rate", "faults", "scenarios"}
 	variantKeys  = []string{"description", "config", "endpoint"}
-	endpointKeys = []string{"provider", "base_url", "model", "key_env"}
+	endpointKeys = []string{"provider", "base_url", "model", "key_env", "stream"}
 	scenarioKeys = []string{"id", "criterion", "tags", "attachments", "faults", "input", "expect", "variants", "turns"}
 	attachKeys   = []string{"file", "mime", "description"}
 	turnKeys     = []string{"input", "expect", "variants"}
@@ -667,9 +667,10 @@ func (d *decoder) attachments(v *yaml.Node, at string) []AttachmentRef {
 	return out
 }
 
-// endpoint reads a variant's model endpoint {provider, base_url, model, key_env}.
+// endpoint reads a variant's model endpoint {provider, base_url, model,
+// key_env, stream}; stream: true streams the variant's model calls.
 func (d *decoder) endpoint(v *yaml.Node, at string) *llm.Endpoint {
-	m, fs, ok := d.mapping(v, at, "a mapping with provider, base_url, model and key_env", endpointKeys...)
+	m, fs, ok := d.mapping(v, at, "a mapping with provider, base_url, model, key_env and stream", endpointKeys...)
 	if !ok {
 		return nil
 	}
@@ -686,6 +687,9 @@ func (d *decoder) endpoint(v *yaml.Node, at string) *llm.Endpoint {
 	}
 	if f, ok := fs["key_env"]; ok {
 		ep.KeyEnv, _ = d.str(f.val, join(at, "key_env"))
+	}
+	if f, ok := fs["stream"]; ok {
+		ep.Stream, _ = d.boolean(f.val, join(at, "stream"))
 	}
 	if ep.BaseURL == "" {
 		ep.BaseURL = DefaultBaseURL(ep.Provider)

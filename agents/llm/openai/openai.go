@@ -22,8 +22,9 @@ import (
 
 // Client is an llm.Client for one model behind one base URL.
 type Client struct {
-	sdk   sdk.Client
-	model string
+	sdk    sdk.Client
+	model  string
+	stream bool
 }
 
 // New returns a client for model at baseURL (for example
@@ -50,14 +51,29 @@ func (c *Client) Chat(ctx context.Context, req llm.Request) (llm.Response, error
 	if err != nil {
 		return llm.Response{}, err
 	}
+	if c.stream {
+		return c.chatStream(ctx, params)
+	}
 	out, err := c.sdk.Chat.Completions.New(ctx, params)
 	if err != nil {
-		var apiErr *sdk.Error
-		if errors.As(err, &apiErr) {
-			return llm.Response{}, &llm.StatusError{Code: apiErr.StatusCode, Body: apiErr.RawJSON()}
-		}
-		return llm.Response{}, err
+		return llm.Response{}, apiError(err)
 	}
+	return response(out)
+}
+
+// apiError turns the SDK's error for a non-2xx answer into an
+// llm.StatusError; other errors pass through.
+func apiError(err error) error {
+	var apiErr *sdk.Error
+	if errors.As(err, &apiErr) {
+		return &llm.StatusError{Code: apiErr.StatusCode, Body: apiErr.RawJSON()}
+	}
+	return err
+}
+
+// response maps a chat completion (whole, or accumulated from a stream) to
+// llm.Response.
+func response(out *sdk.ChatCompletion) (llm.Response, error) {
 	if len(out.Choices) == 0 {
 		return llm.Response{}, llm.ErrNoContent
 	}

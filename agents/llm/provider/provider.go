@@ -13,15 +13,24 @@ import (
 	"github.com/agentreplay/testbed/agents/llm/openai"
 )
 
-// New returns a client for ep that sends every request through hc.
+// New returns a client for ep that sends every request through hc, and
+// streams its calls when ep.Stream.
 func New(ctx context.Context, ep llm.Endpoint, key string, hc *http.Client) (llm.Client, error) {
 	switch ep.Provider {
 	case llm.ProviderOpenAI:
-		return openai.New(ep.BaseURL, ep.Model, key, hc), nil
+		return openai.New(ep.BaseURL, ep.Model, key, hc).Streaming(ep.Stream), nil
 	case llm.ProviderGemini:
-		return gemini.New(ctx, ep.BaseURL, ep.Model, key, hc)
+		c, err := gemini.New(ctx, ep.BaseURL, ep.Model, key, hc)
+		if err != nil {
+			return nil, err
+		}
+		return c.Streaming(ep.Stream), nil
 	case llm.ProviderAnthropic:
-		return anthropic.New(ep.BaseURL, ep.Model, key, hc)
+		c, err := anthropic.New(ep.BaseURL, ep.Model, key, hc)
+		if err != nil {
+			return nil, err
+		}
+		return c.Streaming(ep.Stream), nil
 	}
 	return nil, fmt.Errorf("unknown model provider %q (want %s)", ep.Provider, strings.Join(llm.Providers(), ", "))
 }
