@@ -37,7 +37,11 @@ type wireRequest struct {
 			Parameters  json.RawMessage `json:"parameters"`
 		} `json:"function"`
 	} `json:"tools"`
-	MaxTokens      int `json:"max_tokens"`
+	MaxTokens     int  `json:"max_tokens"`
+	Stream        bool `json:"stream"`
+	StreamOptions *struct {
+		IncludeUsage bool `json:"include_usage"`
+	} `json:"stream_options"`
 	ResponseFormat *struct {
 		Type       string `json:"type"`
 		JSONSchema *struct {

@@ -9,7 +9,8 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/packages/respjson"
 )
 
-// sdkShapeProblems walks v, a value the official Anthropic SDK decoded, and
+// sdkShapeProblems walks v, a value an official SDK decoded (Anthropic's or
+// OpenAI's: their respjson packages are alike), and
 // lists every field the JSON had that the SDK's type does not know (its
 // JSON.ExtraFields), every field the type marks required that the JSON left
 // out (null counts as present: the API sends null for what it has nothing
@@ -61,7 +62,10 @@ func sdkShapeProblems(v reflect.Value, path string) []string {
 		if !fm.IsValid() {
 			continue
 		}
-		field, ok := fm.Interface().(respjson.Field)
+		field, ok := fm.Interface().(interface {
+			Raw() string
+			Valid() bool
+		})
 		if !ok {
 			continue
 		}
