@@ -15,8 +15,9 @@
 //     as cassettes record it), TESTBED_NOW (the scenario's clock at the start, RFC
 //     3339: use it for "today"), TESTBED_CLOCK_URL (GET it for the
 //     scenario's clock now, which replayed calls advance by their recorded
-//     durations: use it to time steps) and TESTBED_VARIANT (the variant's
-//     config block as JSON).
+//     durations: use it to time steps), TESTBED_VARIANT (the variant's
+//     config block as JSON) and, when the variant's endpoint says
+//     stream: true, TESTBED_STREAM=true (stream the model calls).
 //   - The scenario's user turns arrive on stdin, one JSON line each:
 //     {"turn": 0, "turns": 2, "input": "…", "attachments": [{"name",
 //     "mime", "description", "data" (base64)}]} (attachments on the first
@@ -284,6 +285,9 @@ func (a *agent) environment(base, forward string) ([]string, error) {
 		env[k] = base + "/upstream/" + name
 	}
 	env["TESTBED_PROVIDER"], env["TESTBED_MODEL"], env["TESTBED_MODEL_URL"] = a.cfg.Endpoint.Provider, a.cfg.Endpoint.Model, a.cfg.Endpoint.BaseURL
+	if a.cfg.Endpoint.Stream {
+		env["TESTBED_STREAM"] = "true"
+	}
 	// Any host called directly, not through the base URLs above, goes to
 	// the proxy, which refuses it and fails the scenario; loopback (the
 	// base URLs) goes direct.

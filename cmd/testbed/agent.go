@@ -30,7 +30,7 @@ scenario's turns as JSON lines on stdin, answers each with a JSON line on
 stdout, and reaches its model and upstreams by the base URLs in its
 environment (OPENAI_BASE_URL, GEMINI_BASE_URL or ANTHROPIC_BASE_URL, <NAME>_BASE_URL per
 upstream, TESTBED_PROVIDER and TESTBED_MODEL, TESTBED_NOW,
-TESTBED_CLOCK_URL, TESTBED_VARIANT), as the contract in package
+TESTBED_CLOCK_URL, TESTBED_VARIANT, TESTBED_STREAM), as the contract in package
 agents/external says. It reports the notes and tool calls it traces with
 each reply. Being built in, it knows its logical URLs: it keeps them, and
 its transport takes each request to the session (as the runner's
@@ -90,6 +90,7 @@ func agentConfig(ctx context.Context, info agents.Info, root string) (agents.Con
 	if p, m := os.Getenv("TESTBED_PROVIDER"), os.Getenv("TESTBED_MODEL"); p != "" && m != "" {
 		ep.Provider, ep.Model = p, m // the variant's model
 	}
+	ep.Stream = os.Getenv("TESTBED_STREAM") == "true"
 	ep.BaseURL = os.Getenv(proxy.BaseURLEnv(ep.Provider))
 	if ep.BaseURL == "" {
 		return agents.Config{}, nil, fmt.Errorf("no model base URL in the environment (%s, for provider %s)", proxy.BaseURLEnv(ep.Provider), ep.Provider)

@@ -1,7 +1,6 @@
 package standin
 
 import (
-	"bytes"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -229,19 +228,8 @@ func writeEvent(w io.Writer, e sseEvent) {
 	}
 	data, ok := e.data.(string)
 	if !ok {
-		b, _ := marshal(e.data)
+		b, _ := marshalPlain(e.data)
 		data = string(b)
 	}
 	io.WriteString(w, "data: "+data+"\n\n")
-}
-
-// marshal is JSON without HTML escaping and without a final newline.
-func marshal(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }

@@ -40,7 +40,7 @@ func anthropicEvents(id string) func(model string, msg llm.Message, truncated bo
 		// Tool input streams as the JSON the whole message carries.
 		msg.ToolCalls = append([]llm.ToolCall(nil), msg.ToolCalls...)
 		for i, b := range blocks[len(blocks)-len(msg.ToolCalls):] {
-			input, err := marshal(b.(map[string]any)["input"])
+			input, err := marshalPlain(b.(map[string]any)["input"])
 			if err != nil {
 				return nil, err
 			}

@@ -1,12 +1,16 @@
 package anthropic
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
 
 	sdk "github.com/anthropics/anthropic-sdk-go"
+	"github.com/anthropics/anthropic-sdk-go/packages/ssestream"
 
 	"github.com/agentreplay/testbed/agents/llm"
 )
@@ -31,7 +35,19 @@ func (c *Client) Streaming(on bool) *Client {
 var ErrStreamEnded = errors.New("anthropic: the stream ended early")
 
 func (c *Client) chatStream(ctx context.Context, p sdk.MessageNewParams) (llm.Response, error) {
-	s := c.sdk.Messages.NewStreaming(ctx, p)
+	return accumulate(c.sdk.Messages.NewStreaming(ctx, p))
+}
+
+// StreamResponse reads a whole Messages event stream as the streamed Chat
+// does, with the same errors; the harness reads an outside agent's
+// streamed responses with it.
+func StreamResponse(body []byte) (llm.Response, error) {
+	d := ssestream.NewDecoder(&http.Response{Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: io.NopCloser(bytes.NewReader(body))})
+	return accumulate(ssestream.NewStream[sdk.MessageStreamEventUnion](d, nil))
+}
+
+// accumulate builds the message the events of s carry.
+func accumulate(s *ssestream.Stream[sdk.MessageStreamEventUnion]) (llm.Response, error) {
 	defer s.Close()
 	var msg sdk.Message
 	events, stopped := 0, false

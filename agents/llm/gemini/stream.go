@@ -2,8 +2,10 @@ package gemini
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"google.golang.org/genai"
 
@@ -37,8 +39,40 @@ func (c *Client) chatStream(ctx context.Context, contents []*genai.Content, cfg 
 		chunks++
 		merge(merged, chunk)
 	}
+	return ended(merged, chunks)
+}
+
+// StreamResponse reads a whole streamGenerateContent?alt=sse event stream
+// as the streamed Chat does, with the same errors; the harness reads an
+// outside agent's streamed responses with it.
+func StreamResponse(body []byte) (llm.Response, error) {
+	merged := &genai.GenerateContentResponse{}
+	chunks := 0
+	for _, block := range strings.Split(strings.ReplaceAll(string(body), "\r\n", "\n"), "\n\n") {
+		var data []string
+		for _, line := range strings.Split(block, "\n") {
+			if d, ok := strings.CutPrefix(line, "data:"); ok {
+				data = append(data, strings.TrimPrefix(d, " "))
+			}
+		}
+		if len(data) == 0 {
+			continue
+		}
+		var chunk genai.GenerateContentResponse
+		if err := json.Unmarshal([]byte(strings.Join(data, "\n")), &chunk); err != nil {
+			return llm.Response{}, fmt.Errorf("gemini: stream chunk %d: %w", chunks+1, err)
+		}
+		chunks++
+		merge(merged, &chunk)
+	}
+	return ended(merged, chunks)
+}
+
+// ended is the response of a merged stream of n chunks, or ErrStreamEnded
+// when none gave a finishReason.
+func ended(merged *genai.GenerateContentResponse, n int) (llm.Response, error) {
 	if len(merged.Candidates) == 0 || merged.Candidates[0].FinishReason == "" {
-		return llm.Response{}, fmt.Errorf("%w: %d chunks and no finishReason", ErrStreamEnded, chunks)
+		return llm.Response{}, fmt.Errorf("%w: %d chunks and no finishReason", ErrStreamEnded, n)
 	}
 	return response(merged)
 }

@@ -10,6 +10,7 @@ import (
 
 	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/packages/ssestream"
 
 	"github.com/agentreplay/testbed/agents/llm"
 )
@@ -38,7 +39,22 @@ var doneLine = []byte("data: [DONE]")
 func (c *Client) chatStream(ctx context.Context, p sdk.ChatCompletionNewParams) (llm.Response, error) {
 	p.StreamOptions = sdk.ChatCompletionStreamOptionsParam{IncludeUsage: sdk.Bool(true)}
 	var seen doneWatch
-	s := c.sdk.Chat.Completions.NewStreaming(ctx, p, option.WithMiddleware(seen.middleware))
+	return accumulate(c.sdk.Chat.Completions.NewStreaming(ctx, p, option.WithMiddleware(seen.middleware)), &seen)
+}
+
+// StreamResponse reads a whole Chat Completions event stream as the
+// streamed Chat does, with the same errors; the harness reads an outside
+// agent's streamed responses with it.
+func StreamResponse(body []byte) (llm.Response, error) {
+	var seen doneWatch
+	rc := &watchedBody{ReadCloser: io.NopCloser(bytes.NewReader(body)), w: &seen}
+	d := ssestream.NewDecoder(&http.Response{Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: rc})
+	return accumulate(ssestream.NewStream[sdk.ChatCompletionChunk](d, nil), &seen)
+}
+
+// accumulate puts the chunks of s together; seen tells whether its body
+// carried [DONE].
+func accumulate(s *ssestream.Stream[sdk.ChatCompletionChunk], seen *doneWatch) (llm.Response, error) {
 	defer s.Close()
 	var acc sdk.ChatCompletionAccumulator
 	finished, chunks := false, 0
