@@ -284,7 +284,7 @@ func FuzzParseScalar(f *testing.F) {
 // ones; the fuzzer mutates them.
 func FuzzFastReader(f *testing.F) {
 	f.Add([]byte(recorded))
-	for _, p := range []string{"odbchat/single-pass/ac1-taiwan-sst.yaml", "climate/trimmed/datasources-rio.yaml"} {
+	for _, p := range []string{"odbchat/single-pass/ac1-taiwan-sst.yaml", "climate/trimmed/datasources-rio.yaml", "climate/streaming/knowledge-gwp.yaml"} {
 		data, err := os.ReadFile(filepath.Join("..", "..", "cassettes", filepath.FromSlash(p)))
 		if err != nil {
 			f.Fatal(err)
