@@ -124,8 +124,10 @@ var _ = Describe("streaming", func() {
 		eachStreamer("call get_sst get_date"),
 	)
 
-	DescribeTable("times every event: the first token at Latency.FirstToken, the last at the unstreamed call's latency",
+	DescribeTable("times every event: the first token at Latency.FirstToken, the next ones as tokens are generated, the last at the unstreamed call's latency",
 		func(f streamer) {
+			lat := standin.Latency{Fixed: 100 * time.Millisecond, PerOutputToken: 10 * time.Millisecond}
+			srv := startStandin(standin.Options{Policies: []standin.Policy{echo{}}, Latency: lat})
 			resp, body := f.post(srv, "hello there, a long enough text to take several events to stream", "")
 			Expect(stream.Is(resp.Header)).To(BeTrue())
 			events, offsets := stream.Parse(body), stream.Offsets(resp.Header)
@@ -133,8 +135,11 @@ var _ = Describe("streaming", func() {
 			Expect(len(events)).To(BeNumerically(">", 4))
 			t := stream.Measure(events, offsets)
 			Expect(t.TokenEvents).To(BeNumerically(">", 2))
-			Expect(t.FirstToken).To(BeNumerically(">", 120*time.Millisecond))
-			Expect(t.FirstToken).To(BeNumerically("<", t.Duration))
+			Expect(t.FirstToken).To(Equal(lat.Fixed))
+			Expect(t.GapMean).To(BeNumerically(">", 0))
+			out := (t.Duration - t.FirstToken) / lat.PerOutputToken
+			Expect(out*lat.PerOutputToken).To(Equal(t.Duration-t.FirstToken), "the whole answer's tokens, 10 ms each")
+			Expect(out).To(BeNumerically(">", t.TokenEvents))
 			Expect(resp.Header.Get(cassette.LatencyHeader)).To(Equal(t.Duration.String()))
 			for i := 1; i < len(offsets); i++ {
 				Expect(offsets[i]).To(BeNumerically(">=", offsets[i-1]))
