@@ -13,7 +13,8 @@ import (
 	"github.com/agentreplay/testbed/harness/cassette"
 )
 
-// The Gemini wire format. POST …/models/<model>:generateContent is decoded
+// The Gemini wire format. POST …/models/<model>:generateContent (and
+// :streamGenerateContent?alt=sse, answered as events: stream_gemini.go) is decoded
 // into the same Request the OpenAI path builds, so a policy cannot tell the
 // two apart:
 //

@@ -12,7 +12,8 @@ import (
 
 // The OpenAI Chat Completions wire format, the stand-in's first: POST
 // …/chat/completions is decoded into the Request every policy reads, and
-// answered as a chat.completion with usage. Errors use OpenAI's body
+// answered as a chat.completion with usage, or with stream: true as
+// chat.completion.chunk events (stream_openai.go). Errors use OpenAI's body
 // {"error": {"message", "type", "code"}}.
 
 // wireRequest is the part of a Chat Completions request the stand-in reads.

@@ -1,6 +1,7 @@
 // Package standin is a deterministic stand-in model: a loopback server that
 // speaks the OpenAI Chat Completions and embeddings, Gemini generateContent
-// and Anthropic Messages wire formats, answers from the request
+// and Anthropic Messages wire formats, streamed (server-sent events, see
+// stream.go) or not, answers from the request
 // alone through per-agent policies, models latency, reports usage, and can
 // inject faults at a seeded rate.
 //
