@@ -11,24 +11,29 @@ import (
 )
 
 var _ = Describe("a streaming variant", Label("streaming"), func() {
-	It("re-records its streams against the stand-in byte for byte, event offsets included", func() {
-		root := projectOf("kura", "kura")
-		committed := yamlFiles(filepath.Join(root, "cassettes", "kura", "streaming"))
-		Expect(committed).NotTo(BeEmpty())
-		r := testbed("record", "--root", root, "--suite", "kura", "--variant", "streaming", "--quiet")
-		Expect(r.code).To(Equal(0), r.String())
-		rerecorded := yamlFiles(filepath.Join(root, "cassettes", "kura", "streaming"))
-		Expect(rerecorded).To(HaveLen(len(committed)))
-		streams := 0
-		for name, data := range committed {
-			Expect(string(rerecorded[name])).To(Equal(string(data)), name)
-			if strings.Contains(string(data), "text/event-stream") {
-				Expect(string(data)).To(ContainSubstring("X-Testbed-Stream-Offsets:"), name)
-				streams++
+	DescribeTable("re-records its streams against the stand-in byte for byte, event offsets included",
+		func(suite string) {
+			root := projectOf(suite, suite)
+			committed := yamlFiles(filepath.Join(root, "cassettes", suite, "streaming"))
+			Expect(committed).NotTo(BeEmpty())
+			r := testbed("record", "--root", root, "--suite", suite, "--variant", "streaming", "--quiet")
+			Expect(r.code).To(Equal(0), r.String())
+			rerecorded := yamlFiles(filepath.Join(root, "cassettes", suite, "streaming"))
+			Expect(rerecorded).To(HaveLen(len(committed)))
+			streams := 0
+			for name, data := range committed {
+				Expect(string(rerecorded[name])).To(Equal(string(data)), name)
+				if strings.Contains(string(data), "text/event-stream") {
+					Expect(string(data)).To(ContainSubstring("X-Testbed-Stream-Offsets:"), name)
+					streams++
+				}
 			}
-		}
-		Expect(streams).To(BeNumerically(">=", len(committed)-2), "every scenario but the ones whose only call fails streams")
-	})
+			Expect(streams).To(BeNumerically(">=", len(committed)-2), "every scenario but the ones whose only call fails streams")
+		},
+		Entry("OpenAI Chat Completions chunks (climate)", "climate"),
+		Entry("Gemini streamGenerateContent (kura)", "kura"),
+		Entry("Anthropic Messages events (cba)", "cba"),
+	)
 
 	It("fails its ttft_p95 threshold with a readable line once a slowed first token is re-recorded", func() {
 		root := projectOf("kura", "kura")
