@@ -206,7 +206,7 @@ func maxLiveHeap(f func()) uint64 {
 // (the stream's events parsed for their timing, the SDK's stream reader and
 // accumulator in the agent). With -count n the pairs interleave.
 func BenchmarkStreamingReplay(b *testing.B) {
-	for _, pair := range []struct{ suite, whole string }{{"climate", "trimmed"}, {"kura", "compact-state"}} {
+	for _, pair := range []struct{ suite, whole string }{{"climate", "trimmed"}, {"kura", "compact-state"}, {"cba", "anthropic"}} {
 		s := loadSuites(b, pair.suite)[0]
 		for _, name := range []string{pair.whole, "streaming"} {
 			b.Run(pair.suite+"/"+name, func(b *testing.B) {
