@@ -284,6 +284,13 @@ var _ = Describe("streaming", func() {
 			}),
 		)
 
+		It("answers stream_no_done on Gemini, whose stream has no closing event, normally and says no fault", func() {
+			_, whole := geminiStreamer.post(srv, "hello there", "")
+			resp, body := geminiStreamer.post(srv, "hello there", standin.FaultStreamNoDone)
+			Expect(body).To(Equal(whole))
+			Expect(resp.Header.Get(cassette.FaultHeader)).To(BeEmpty())
+		})
+
 		DescribeTable("slow_first_token moves the first token, and every event after it, by SlowFirstToken",
 			func(f streamer) {
 				resp, body := f.post(srv, "hello there", "")
