@@ -21,10 +21,11 @@
 //     as cassettes record it), TESTBED_NOW (the scenario's clock at the start, RFC
 //     3339: use it for "today"), TESTBED_CLOCK_URL (GET it for the
 //     scenario's clock now, which replayed calls advance by their recorded
-//     durations: use it to time steps) and TESTBED_VARIANT (the variant's
-//     config block as JSON). A service also gets PORT, a free port of
-//     127.0.0.1 to listen on ({{port}} in its command and url), and is
-//     waited for until it listens there.
+//     durations: use it to time steps), TESTBED_VARIANT (the variant's
+//     config block as JSON) and, when the variant's endpoint says
+//     stream: true, TESTBED_STREAM=true (stream the model calls). A service
+//     also gets PORT, a free port of 127.0.0.1 to listen on ({{port}} in its
+//     command and url), and is waited for until it listens there.
 //   - A command gets the scenario's user turns on stdin, one JSON line each:
 //     {"turn": 0, "turns": 2, "input": "…", "session": "…", "attachments":
 //     [{"name", "mime", "description", "data" (base64)}]} (attachments on
@@ -404,6 +405,9 @@ func (a *agent) environment(base string, port int) ([]string, error) {
 	env["TESTBED_PROVIDER"], env["TESTBED_MODEL"], env["TESTBED_MODEL_URL"] = a.cfg.Endpoint.Provider, a.cfg.Endpoint.Model, a.cfg.Endpoint.BaseURL
 	if a.cfg.Endpoint.API != "" {
 		env["TESTBED_API"] = a.cfg.Endpoint.API
+	}
+	if a.cfg.Endpoint.Stream {
+		env["TESTBED_STREAM"] = "true"
 	}
 	// Any host called directly, not through the base URLs above, goes to
 	// the proxy, which refuses it and fails the scenario; loopback (the

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"mime"
 	"net/http"
 	"strings"
 	"sync"
@@ -15,6 +16,7 @@ import (
 	"github.com/agentreplay/testbed/agents"
 	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/agents/llm/anthropic"
+	geminiadapter "github.com/agentreplay/testbed/agents/llm/gemini"
 	"github.com/agentreplay/testbed/agents/llm/openai"
 	"github.com/agentreplay/testbed/harness/standin"
 )
@@ -69,7 +71,7 @@ func (o *observer) RoundTrip(req *http.Request) (*http.Response, error) {
 			resp.Body = io.NopCloser(bytes.NewReader(got))
 		}
 	}
-	model := strings.HasSuffix(req.URL.Path, "/chat/completions") || strings.HasSuffix(req.URL.Path, ":generateContent") ||
+	model := strings.HasSuffix(req.URL.Path, "/chat/completions") || gemini(req.URL.Path) ||
 		strings.HasSuffix(req.URL.Path, "/v1/messages") || strings.HasSuffix(req.URL.Path, responsesPath)
 	if !model {
 		if err == nil && resp.StatusCode < 400 {
@@ -88,7 +90,7 @@ func (o *observer) model(req *http.Request, body []byte, resp *http.Response, go
 	var in standin.Request
 	var derr error
 	switch {
-	case strings.HasSuffix(req.URL.Path, ":generateContent"):
+	case gemini(req.URL.Path):
 		in, derr = standin.DecodeGemini(req.URL.Path, body)
 	case strings.HasSuffix(req.URL.Path, "/v1/messages"):
 		in, derr = standin.DecodeAnthropic(body)
@@ -106,7 +108,11 @@ func (o *observer) model(req *http.Request, body []byte, resp *http.Response, go
 	if err == nil {
 		if resp.StatusCode >= 400 {
 			err = &statusError{code: resp.StatusCode, body: string(got)}
-		} else if strings.HasSuffix(req.URL.Path, ":generateContent") {
+		} else if eventStream(resp.Header) {
+			// A streamed answer, read as the adapters read it: a stream
+			// cut short or malformed is the error the agent saw.
+			out, err = decodeStream(req.URL.Path, got)
+		} else if gemini(req.URL.Path) {
 			out = decodeGeminiResponse(got)
 		} else if strings.HasSuffix(req.URL.Path, "/v1/messages") {
 			out = decodeAnthropicResponse(got)
@@ -180,6 +186,31 @@ type statusError struct {
 }
 
 func (e *statusError) Error() string { return http.StatusText(e.code) + ": " + clip(e.body) }
+
+// gemini reports whether path is a Gemini generateContent call, streamed
+// or not.
+func gemini(path string) bool {
+	return strings.HasSuffix(path, ":generateContent") || strings.HasSuffix(path, ":streamGenerateContent")
+}
+
+// eventStream reports whether a response with header h is a server-sent
+// event stream.
+func eventStream(h http.Header) bool {
+	t, _, err := mime.ParseMediaType(h.Get("Content-Type"))
+	return err == nil && t == "text/event-stream"
+}
+
+// decodeStream reads a streamed model response to path with its wire
+// format's adapter.
+func decodeStream(path string, b []byte) (llm.Response, error) {
+	switch {
+	case gemini(path):
+		return geminiadapter.StreamResponse(b)
+	case strings.HasSuffix(path, "/v1/messages"):
+		return anthropic.StreamResponse(b)
+	}
+	return openai.StreamResponse(b)
+}
 
 // decodeChatResponse reads a Chat Completions response.
 func decodeChatResponse(b []byte) llm.Response {

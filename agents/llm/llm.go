@@ -136,6 +136,10 @@ type Endpoint struct {
 	Dimensions int `json:"dimensions,omitempty"`
 	// API picks an openai endpoint's API: APIChat (or "") or APIResponses.
 	API string `json:"api,omitempty"`
+	// Stream asks the chat adapter to stream its calls (server-sent
+	// events) and put the answer together from them; the Response is the
+	// one the same call would give unstreamed.
+	Stream bool `json:"stream,omitempty"`
 }
 
 // APIs an openai Endpoint may speak.

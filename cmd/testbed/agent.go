@@ -32,7 +32,7 @@ scenario's turns as JSON lines on stdin, answers each with a JSON line on
 stdout, and reaches its model and upstreams by the base URLs in its
 environment (OPENAI_BASE_URL, GEMINI_BASE_URL or ANTHROPIC_BASE_URL, <NAME>_BASE_URL per
 upstream, TESTBED_PROVIDER, TESTBED_MODEL and TESTBED_API, TESTBED_NOW,
-TESTBED_CLOCK_URL, TESTBED_VARIANT), as the contract in package
+TESTBED_CLOCK_URL, TESTBED_VARIANT, TESTBED_STREAM), as the contract in package
 agents/external says. It reports the notes and tool calls it traces with
 each reply. Being built in, it knows its logical URLs: it keeps them, and
 its transport takes each request to the session (as the runner's
@@ -92,6 +92,7 @@ func agentConfig(ctx context.Context, info agents.Info, root string, getenv func
 	if p, m := getenv("TESTBED_PROVIDER"), getenv("TESTBED_MODEL"); p != "" && m != "" {
 		ep.Provider, ep.Model, ep.API = p, m, getenv("TESTBED_API") // the variant's model
 	}
+	ep.Stream = getenv("TESTBED_STREAM") == "true"
 	ep.BaseURL = getenv(proxy.BaseURLEnv(ep.Provider))
 	if ep.BaseURL == "" {
 		return agents.Config{}, nil, fmt.Errorf("no model base URL in the environment (%s, for provider %s)", proxy.BaseURLEnv(ep.Provider), ep.Provider)

@@ -34,6 +34,9 @@ type outcome struct {
 	InputTokens, Output   int
 	Raw, Context          int
 	Latency               int64
+	// Streams is the timing of each streamed model call: an outside agent
+	// on a streaming SDK replays its streams with their timing.
+	Streams []trace.StreamCall
 }
 
 func outcomes(rep *report.Report) map[string]outcome {
@@ -43,7 +46,7 @@ func outcomes(rep *report.Report) map[string]outcome {
 			for _, sc := range v.Scenarios {
 				o := outcome{Verdict: sc.Verdict, Route: sc.Route, Error: sc.Error, LLM: sc.Metrics.LLMCalls, HTTP: sc.Metrics.HTTPCalls,
 					Input: sc.Metrics.Input, InputTokens: sc.Metrics.InputTokens, Output: sc.Metrics.OutputTokens,
-					Raw: sc.Metrics.RawTokens, Context: sc.Metrics.ContextTokens, Latency: int64(sc.Metrics.Latency)}
+					Raw: sc.Metrics.RawTokens, Context: sc.Metrics.ContextTokens, Latency: int64(sc.Metrics.Latency), Streams: sc.Metrics.Streams}
 				for _, c := range sc.Checks {
 					if !c.Pass {
 						o.Failed = append(o.Failed, c.Name+": "+c.Detail)
@@ -139,7 +142,7 @@ var _ = Describe("the built-in agents run as outside ones", func() {
 			Expect(os.CopyFS(filepath.Join(root, "cassettes", name+"-ext"), os.DirFS(filepath.Join(root, "cassettes", name)))).To(Succeed())
 			names = append(names, name)
 		}
-		Expect(names).To(HaveLen(11))
+		Expect(names).To(HaveLen(12))
 		for name := range all.Registry() {
 			Expect(os.CopyFS(filepath.Join(root, "fixtures", name+"-ext"), os.DirFS(filepath.Join(root, "fixtures", name)))).To(Succeed())
 		}
@@ -159,7 +162,7 @@ var _ = Describe("the built-in agents run as outside ones", func() {
 			}
 		}
 		var diff []string
-		total, geminiRuns := 0, 0
+		total, geminiRuns, streamed := 0, 0, 0
 		for _, name := range names {
 			in, ext := replayOutcomes(root, name), replayOutcomes(root, name+"-ext")
 			total += len(in)
@@ -170,6 +173,9 @@ var _ = Describe("the built-in agents run as outside ones", func() {
 					Expect(got.Input.ToolResults == 0).To(Equal(want.Input.ToolResults == 0), k)
 					got.Input.ToolResults, want.Input.ToolResults = 0, 0
 					got.InputTokens, want.InputTokens = 0, 0
+				}
+				if len(got.Streams) > 0 && got.Streams[0].FirstToken > 0 {
+					streamed++
 				}
 				if !reflect.DeepEqual(got, want) {
 					diff = append(diff, fmt.Sprintf("%s %s:\n  in-process %+v\n  outside    %+v", name, k, want, got))
@@ -185,6 +191,7 @@ var _ = Describe("the built-in agents run as outside ones", func() {
 		Expect(r.stdout).NotTo(ContainSubstring("odbchat/single-pass: the agent's own processing"))
 		Expect(total).To(BeNumerically(">", 300))
 		Expect(geminiRuns).To(BeNumerically("<", total/3))
+		Expect(streamed).To(BeNumerically(">=", 27+16), "the climate and kura streaming variants stream outside too, with their timing")
 	})
 })
 

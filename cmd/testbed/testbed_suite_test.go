@@ -35,18 +35,24 @@ const repoRoot = "../.."
 // --root without touching the shared tree.
 func project() string {
 	GinkgoHelper()
+	return projectOf("odbchat", "odbchat")
+}
+
+// projectOf is project for the suite of the given name, run by agent.
+func projectOf(suite, agent string) string {
+	GinkgoHelper()
 	root := GinkgoT().TempDir()
-	for _, dir := range []string{"cassettes/odbchat", "fixtures/odbchat", "scenarios/prompts"} {
+	for _, dir := range []string{"cassettes/" + suite, "fixtures/" + agent, "scenarios/prompts"} {
 		src := filepath.Join(repoRoot, dir)
 		if _, err := os.Stat(src); os.IsNotExist(err) {
 			continue
 		}
 		Expect(os.CopyFS(filepath.Join(root, dir), os.DirFS(src))).To(Succeed())
 	}
-	data, err := os.ReadFile(filepath.Join(repoRoot, "scenarios", "odbchat.yaml"))
+	data, err := os.ReadFile(filepath.Join(repoRoot, "scenarios", suite+".yaml"))
 	Expect(err).NotTo(HaveOccurred())
 	Expect(os.MkdirAll(filepath.Join(root, "scenarios"), 0o755)).To(Succeed())
-	Expect(os.WriteFile(filepath.Join(root, "scenarios", "odbchat.yaml"), data, 0o644)).To(Succeed())
+	Expect(os.WriteFile(filepath.Join(root, "scenarios", suite+".yaml"), data, 0o644)).To(Succeed())
 	return root
 }
 

@@ -286,7 +286,7 @@ func FuzzParseScalar(f *testing.F) {
 func FuzzFastReader(f *testing.F) {
 	f.Add([]byte(recorded))
 	for _, p := range []string{"cassettes/odbchat/single-pass/ac1-taiwan-sst.yaml", "cassettes/climate/trimmed/datasources-rio.yaml",
-		"examples/weather-ts/cassettes/weather-ts/default/no-tool-needed.yaml"} {
+		"cassettes/climate/streaming/knowledge-gwp.yaml", "examples/weather-ts/cassettes/weather-ts/default/no-tool-needed.yaml"} {
 		data, err := os.ReadFile(filepath.Join("..", "..", filepath.FromSlash(p)))
 		if err != nil {
 			f.Fatal(err)

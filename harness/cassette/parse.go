@@ -13,7 +13,8 @@ import (
 
 // parseFast reads a cassette in the layout yaml.v3 writes it: block mappings
 // and sequences, scalars plain, single-quoted on one line, double-quoted
-// without escapes or literal blocks (| and |-), and {} for empty maps, in a
+// without escapes or literal blocks (|, |- and |+, the last for a body that
+// ends with empty lines, as an event stream does), and {} for empty maps, in a
 // file that ends with a line break. Anything else, however valid as YAML,
 // makes it return false, and the caller falls back to yaml.Unmarshal, so
 // hand-edited cassettes still load. It must never accept what yaml.v3
@@ -173,8 +174,8 @@ func (p *parser) scalar(s string, indent int) (*yamlNode, bool) {
 	case s[0] == '"':
 		v, ok := doubleQuoted(s)
 		return &yamlNode{kind: 'v', val: v}, ok
-	case s == "|" || s == "|-":
-		return p.literal(indent, s == "|")
+	case s == "|" || s == "|-" || s == "|+":
+		return p.literal(indent, s[1:])
 	case s[0] == '\'':
 		v, ok := singleQuoted(s)
 		return &yamlNode{kind: 'v', val: v}, ok
@@ -300,8 +301,11 @@ func singleQuoted(s string) (string, bool) {
 }
 
 // literal reads the lines of a literal block scalar below a key at indent,
-// keeping one final line break (|) or none (|-).
-func (p *parser) literal(indent int, clip bool) (*yamlNode, bool) {
+// keeping one final line break (chomp "", for |), none ("-") or every one,
+// the empty lines after the block included ("+"). Under "+", trailing lines
+// that hold spaces, and a block that runs to the end of the text, are left
+// to yaml.Unmarshal.
+func (p *parser) literal(indent int, chomp string) (*yamlNode, bool) {
 	start := p.at
 	blockIndent := -1
 	end := p.at // lines [start, end) belong to the block
@@ -339,12 +343,21 @@ func (p *parser) literal(indent int, clip bool) (*yamlNode, bool) {
 		}
 		b.WriteByte('\n')
 	}
-	p.at = end
-	v := b.String()
-	if !clip {
-		v = strings.TrimSuffix(v, "\n")
+	switch chomp {
+	case "-":
+		p.at = end
+		return &yamlNode{kind: 'v', val: strings.TrimSuffix(b.String(), "\n")}, true
+	case "+":
+		for end < len(p.lines) && p.lines[end] == "" {
+			b.WriteByte('\n')
+			end++
+		}
+		if end >= len(p.lines)-1 || strings.TrimLeft(p.lines[end], " ") == "" {
+			return nil, false
+		}
 	}
-	return &yamlNode{kind: 'v', val: v}, true
+	p.at = end
+	return &yamlNode{kind: 'v', val: b.String()}, true
 }
 
 // decodeFile maps the parsed root onto the cassette file, refusing any key

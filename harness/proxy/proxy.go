@@ -43,6 +43,7 @@ import (
 
 	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/harness/cassette"
+	"github.com/agentreplay/testbed/harness/stream"
 )
 
 // SessionHeader names the session for clients that cannot put it in the path.
@@ -363,7 +364,31 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	w.WriteHeader(resp.StatusCode)
+	if stream.Is(resp.Header) {
+		passStream(w, resp.Body)
+		return
+	}
 	io.Copy(w, resp.Body)
+}
+
+// passStream copies an event stream to the agent as it arrives, flushing
+// what each read gives, so that a live or recorded stream reaches the agent
+// event by event (a replayed one arrives whole, its timing in the trace).
+func passStream(w http.ResponseWriter, body io.Reader) {
+	rc := http.NewResponseController(w)
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := body.Read(buf)
+		if n > 0 {
+			if _, werr := w.Write(buf[:n]); werr != nil {
+				return
+			}
+			rc.Flush()
+		}
+		if err != nil {
+			return
+		}
+	}
 }
 
 // escape refuses a forward-proxy request (an absolute URL, or CONNECT for

@@ -199,3 +199,33 @@ func maxLiveHeap(f func()) uint64 {
 	metrics.Read(sample)
 	return max(peak, sample[0].Value.Uint64())
 }
+
+// BenchmarkStreamingReplay replays each streaming variant and the variant
+// it streams (the same config, its model calls whole) alone, one after the
+// other: the ratio of their ns/scenario is what streaming costs a replay
+// (the stream's events parsed for their timing, the SDK's stream reader and
+// accumulator in the agent). With -count n the pairs interleave.
+func BenchmarkStreamingReplay(b *testing.B) {
+	for _, pair := range []struct{ suite, whole string }{{"climate", "trimmed"}, {"kura", "compact-state"}, {"cba", "anthropic"}} {
+		s := loadSuites(b, pair.suite)[0]
+		for _, name := range []string{pair.whole, "streaming"} {
+			b.Run(pair.suite+"/"+name, func(b *testing.B) {
+				replayBench(b, []*scenario.Suite{alone(s, name)}, runner.Options{Root: repoRoot, Variant: name})
+			})
+		}
+	}
+}
+
+// alone is s with only the named variant, as its own baseline, and none of
+// the suite's thresholds (some compare with other variants).
+func alone(s *scenario.Suite, name string) *scenario.Suite {
+	out := *s
+	out.Variants = nil
+	for _, v := range s.Variants {
+		if v.Name == name {
+			out.Variants = append(out.Variants, v)
+		}
+	}
+	out.Baseline, out.Thresholds = name, nil
+	return &out
+}

@@ -83,10 +83,11 @@ func mix(z uint64) uint64 {
 }
 
 // isModelPath tells a model endpoint (chat, embeddings, Gemini
-// generateContent) from an upstream API.
+// generateContent streamed or not, Anthropic messages) from an upstream API.
 func isModelPath(path string) bool {
 	return strings.HasSuffix(path, "/chat/completions") || strings.HasSuffix(path, "/embeddings") ||
-		strings.Contains(path, ":generateContent")
+		strings.Contains(path, ":generateContent") || strings.Contains(path, ":streamGenerateContent") ||
+		strings.HasSuffix(path, "/v1/messages")
 }
 
 // timeouts turns a stand-in's modelled timeout (a response marked with

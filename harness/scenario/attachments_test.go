@@ -119,6 +119,31 @@ scenarios:
 		Expect(err).NotTo(HaveOccurred())
 		Expect(*s.Variants[0].Endpoint).To(Equal(llm.Endpoint{Provider: llm.ProviderAnthropic, BaseURL: "https://api.anthropic.com", Model: "claude-haiku-4-5"}))
 	})
+	It("reads stream: true and refuses a stream that is not a boolean", func() {
+		s, err := scenario.Parse("climate.yaml", []byte(`suite: climate
+agent: climate
+clock: 2026-03-01T00:00:00Z
+baseline: a
+variants:
+  a: {}
+  streaming: {endpoint: {provider: openai, base_url: "https://openrouter.ai/api/v1", model: openai/gpt-4.1, stream: true}}
+scenarios:
+  - {id: x, input: hi}
+`), scenario.LoadOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(s.Variants[1].Endpoint.Stream).To(BeTrue())
+
+		_, err = scenario.Parse("climate.yaml", []byte(`suite: climate
+agent: climate
+clock: 2026-03-01T00:00:00Z
+baseline: a
+variants:
+  a: {endpoint: {provider: anthropic, model: m, stream: sometimes}}
+scenarios:
+  - {id: x, input: hi}
+`), scenario.LoadOptions{})
+		Expect(err).To(MatchError(ContainSubstring(`climate.yaml:6: variants.a.endpoint.stream`)))
+	})
 })
 
 var _ = Describe("an endpoint's api", func() {

@@ -258,7 +258,7 @@ func (d *decoder) syntax(data []byte, err error) {
 var (
 	suiteKeys    = []string{"suite", "agent", "clock", "tokenizer", "baseline", "variants", "thresholds", "gate", "goodput", "about", "judged", "reduction_without", "samples", "min_sample_pass_rate", "faults", "scenarios"}
 	variantKeys  = []string{"description", "config", "endpoint"}
-	endpointKeys = []string{"provider", "base_url", "model", "key_env", "api"}
+	endpointKeys = []string{"provider", "base_url", "model", "key_env", "api", "stream"}
 	scenarioKeys = []string{"id", "criterion", "tags", "attachments", "faults", "input", "expect", "variants", "turns"}
 	attachKeys   = []string{"file", "mime", "description"}
 	turnKeys     = []string{"input", "expect", "variants"}
@@ -687,9 +687,10 @@ func (d *decoder) attachments(v *yaml.Node, at string) []AttachmentRef {
 }
 
 // endpoint reads a variant's model endpoint {provider, base_url, model,
-// key_env, api}; api (chat or responses) only for provider openai.
+// key_env, api, stream}; api (chat or responses) only for provider openai;
+// stream: true streams the variant's model calls.
 func (d *decoder) endpoint(v *yaml.Node, at string) *llm.Endpoint {
-	m, fs, ok := d.mapping(v, at, "a mapping with provider, base_url, model, key_env and api", endpointKeys...)
+	m, fs, ok := d.mapping(v, at, "a mapping with provider, base_url, model, key_env, api and stream", endpointKeys...)
 	if !ok {
 		return nil
 	}
@@ -712,6 +713,9 @@ func (d *decoder) endpoint(v *yaml.Node, at string) *llm.Endpoint {
 		if ep.API != "" && ep.Provider != llm.ProviderOpenAI {
 			d.errorf(resolve(f.val).Line, join(at, "api"), "only an openai endpoint chooses its API (chat or responses), not %s", ep.Provider)
 		}
+	}
+	if f, ok := fs["stream"]; ok {
+		ep.Stream, _ = d.boolean(f.val, join(at, "stream"))
 	}
 	if ep.BaseURL == "" {
 		ep.BaseURL = DefaultBaseURL(ep.Provider)

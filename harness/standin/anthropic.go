@@ -36,8 +36,7 @@ import (
 // Anthropic's body {"type": "error", "error": {"type", "message"},
 // "request_id"} with the type its status documents. A request the stand-in
 // cannot serve gets a 400 invalid_request_error saying why, never an empty
-// success: stream: true (the stand-in does not stream), a missing
-// max_tokens (the API requires it), an unknown block type, a tool_result
+// success: a missing max_tokens (the API requires it), an unknown block type, a tool_result
 // that answers no tool_use. The API key and anthropic-version are ignored.
 
 // anthropicRequest is the part of a Messages request the stand-in reads.
@@ -77,16 +76,13 @@ func (s *Server) serveAnthropic(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req, stream, err := decodeAnthropic(body)
-	switch {
-	case err != nil:
+	if err != nil {
 		writeAnthropicError(w, http.StatusBadRequest, err.Error(), 0)
-		return
-	case stream:
-		writeAnthropicError(w, http.StatusBadRequest, "stream: the stand-in does not stream yet; send stream: false (or leave it out)", 0)
 		return
 	}
 	sample := sampleOf(r)
-	s.respond(w, anthropicDialect(body, sample), req, sample, r.Header.Get(cassette.FaultHeader))
+	d := anthropicDialect(body, sample, stream)
+	s.respond(w, d, req, sample, r.Header.Get(cassette.FaultHeader))
 }
 
 // DecodeAnthropic reads a Messages request body as the stand-in does: the
@@ -193,17 +189,21 @@ func anthropicMessages(role string, blocks []anthropicBlock, names map[string]st
 }
 
 // anthropicDialect answers a request whose body and sample are given, with
-// ids derived from them.
-func anthropicDialect(body []byte, sample int) dialect {
+// ids derived from them, as a stream when stream (stream_anthropic.go).
+func anthropicDialect(body []byte, sample int, stream bool) dialect {
 	sum := requestHash(body, sample)
 	id := new(big.Int).SetBytes(sum[:15]).Text(62)
-	return dialect{
+	d := dialect{
 		writeError: writeAnthropicError,
 		malformed:  `{"id": "msg_01` + id + `", "type": "message", "role": "assistant", "content": [{"type": "text", "text": "unterminated`,
 		completion: func(model string, msg llm.Message, truncated bool, in, out int) (any, error) {
 			return anthropicMessage(id, model, msg, finishOf(msg, truncated, "end_turn", "max_tokens", "tool_use"), in, out)
 		},
 	}
+	if stream {
+		d.events = anthropicEvents(id)
+	}
+	return d
 }
 
 // anthropicMessage is a Messages response for msg. Tool call arguments must

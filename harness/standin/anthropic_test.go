@@ -182,7 +182,6 @@ var _ = Describe("the Anthropic Messages wire format", func() {
 				Expect(e.Error.Type).To(Equal("invalid_request_error"))
 				Expect(e.Error.Message).To(ContainSubstring(want))
 			},
-			Entry("streaming", `{"model": "m", "max_tokens": 9, "stream": true, "system": "`+echoPrompt+`", "messages": [{"role": "user", "content": "hi"}]}`, "does not stream"),
 			Entry("no max_tokens", `{"model": "m", "system": "`+echoPrompt+`", "messages": [{"role": "user", "content": "hi"}]}`, "max_tokens"),
 			Entry("a tool_result that answers no tool_use", `{"model": "m", "max_tokens": 9, "messages": [{"role": "user", "content": [
 				{"type": "tool_result", "tool_use_id": "toolu_x", "content": "1"}]}]}`, "toolu_x"),

@@ -19,6 +19,9 @@ type dialect struct {
 	// completion is the response body carrying msg; truncated when the
 	// answer was cut at the token limit.
 	completion func(model string, msg llm.Message, truncated bool, in, out int) (any, error)
+	// events, set when the request asks for a stream, are the stream
+	// events carrying msg (see stream.go).
+	events func(model string, msg llm.Message, truncated bool, in, out int) ([]sseEvent, error)
 }
 
 // finishOf names why an answer ended, in a dialect's words for a whole

@@ -13,7 +13,8 @@ import (
 	"github.com/agentreplay/testbed/harness/cassette"
 )
 
-// The Gemini wire format. POST …/models/<model>:generateContent is decoded
+// The Gemini wire format. POST …/models/<model>:generateContent (and
+// :streamGenerateContent?alt=sse, answered as events: stream_gemini.go) is decoded
 // into the same Request the OpenAI path builds, so a policy cannot tell the
 // two apart:
 //
@@ -82,8 +83,16 @@ func (c geminiContent) text() string {
 func (s *Server) serveGemini(w http.ResponseWriter, r *http.Request) {
 	model, ok := geminiModel(r.URL.Path)
 	if !ok {
-		writeGeminiError(w, http.StatusNotFound, "the stand-in serves POST …/models/<model>:generateContent", 0)
+		writeGeminiError(w, http.StatusNotFound, "the stand-in serves POST …/models/<model>:generateContent and :streamGenerateContent?alt=sse", 0)
 		return
+	}
+	d := geminiDialect
+	if strings.HasSuffix(r.URL.Path, streamSuffix) {
+		if r.URL.Query().Get("alt") != "sse" {
+			writeGeminiError(w, http.StatusBadRequest, "the stand-in streams server-sent events only: add ?alt=sse", 0)
+			return
+		}
+		d.events = geminiEvents
 	}
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
@@ -100,12 +109,19 @@ func (s *Server) serveGemini(w http.ResponseWriter, r *http.Request) {
 		writeGeminiError(w, http.StatusBadRequest, err.Error(), 0)
 		return
 	}
-	s.respond(w, geminiDialect, req, sampleOf(r), r.Header.Get(cassette.FaultHeader))
+	s.respond(w, d, req, sampleOf(r), r.Header.Get(cassette.FaultHeader))
 }
 
-// geminiModel returns the model of a …/models/<model>:generateContent path.
+// streamSuffix ends the path of a streamed Gemini call.
+const streamSuffix = ":streamGenerateContent"
+
+// geminiModel returns the model of a …/models/<model>:generateContent or
+// :streamGenerateContent path.
 func geminiModel(path string) (string, bool) {
-	const suffix = ":generateContent"
+	suffix := ":generateContent"
+	if strings.HasSuffix(path, streamSuffix) {
+		suffix = streamSuffix
+	}
 	i := strings.LastIndex(path, "/models/")
 	if i < 0 || !strings.HasSuffix(path, suffix) {
 		return "", false

@@ -311,7 +311,6 @@ var _ = Describe("the Gemini wire format", func() {
 				Expect(resp.StatusCode).To(Equal(http.StatusNotFound), "body %s", body)
 			},
 			Entry("another method of the model", http.MethodPost, "/v1beta/models/gemini-2.5-flash:countTokens"),
-			Entry("streaming", http.MethodPost, "/v1beta/models/gemini-2.5-flash:streamGenerateContent"),
 			Entry("GET", http.MethodGet, generateContent),
 			Entry("no models/ segment", http.MethodPost, "/v1beta/gemini-2.5-flash:generateContent"),
 			Entry("no model", http.MethodPost, "/v1beta/models/:generateContent"),

@@ -19,11 +19,14 @@ const ExtraField = "unexpected_field"
 // answers reports whether fault is one the stand-in applies to an answer
 // (rather than answering with an error in its place).
 func answers(fault string) bool {
-	return fault == FaultUnknownTool || fault == FaultBadArgs || fault == FaultExtraField
+	return fault == FaultUnknownTool || fault == FaultBadArgs || fault == FaultExtraField || streamFault(fault)
 }
 
 // misuse applies an answer fault to msg and reports whether it could.
 func misuse(msg llm.Message, fault string) (llm.Message, bool) {
+	if streamFault(fault) {
+		return msg, false // the stream is shaped as it is written
+	}
 	if fault == FaultExtraField {
 		return extraField(msg)
 	}

@@ -12,7 +12,8 @@ import (
 
 // The OpenAI Chat Completions wire format, the stand-in's first: POST
 // …/chat/completions is decoded into the Request every policy reads, and
-// answered as a chat.completion with usage. Errors use OpenAI's body
+// answered as a chat.completion with usage, or with stream: true as
+// chat.completion.chunk events (stream_openai.go). Errors use OpenAI's body
 // {"error": {"message", "type", "code"}}.
 
 // wireRequest is the part of a Chat Completions request the stand-in reads.
@@ -37,7 +38,11 @@ type wireRequest struct {
 			Parameters  json.RawMessage `json:"parameters"`
 		} `json:"function"`
 	} `json:"tools"`
-	MaxTokens      int `json:"max_tokens"`
+	MaxTokens     int  `json:"max_tokens"`
+	Stream        bool `json:"stream"`
+	StreamOptions *struct {
+		IncludeUsage bool `json:"include_usage"`
+	} `json:"stream_options"`
 	ResponseFormat *struct {
 		Type       string `json:"type"`
 		JSONSchema *struct {

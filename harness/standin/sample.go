@@ -156,9 +156,22 @@ func (s *sampler) reword(msg llm.Message) llm.Message {
 // jitter multiplies a modelled latency by a log-normal factor, rounded to
 // the millisecond.
 func (s *sampler) jitter(d time.Duration) time.Duration {
+	return scale(d, s.factor())
+}
+
+// factor draws the log-normal factor that multiplies a sample's latency;
+// 1 for sample 1.
+func (s *sampler) factor() float64 {
 	if s == nil {
+		return 1
+	}
+	return math.Exp(s.rng.NormFloat64() * LatencySpread)
+}
+
+// scale multiplies d by f, rounded to the millisecond unless f is 1.
+func scale(d time.Duration, f float64) time.Duration {
+	if f == 1 {
 		return d
 	}
-	f := math.Exp(s.rng.NormFloat64() * LatencySpread)
 	return time.Duration(float64(d) * f).Round(time.Millisecond)
 }

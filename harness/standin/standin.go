@@ -1,6 +1,7 @@
 // Package standin is a deterministic stand-in model: a loopback server that
 // speaks the OpenAI Chat Completions, Responses and embeddings, Gemini
-// generateContent and Anthropic Messages wire formats, answers from the request
+// generateContent and Anthropic Messages wire formats, streamed
+// (server-sent events, see stream.go) or not, answers from the request
 // alone through per-agent policies, models latency, reports usage, and can
 // inject faults at a seeded rate.
 //
@@ -85,22 +86,32 @@ func Policies() []Policy {
 	return []Policy{odbchatRouter{}, odbchatClassifier{}, odbchatOnePass{}, climatePolicy{}, familyPolicy{}, vizPolicy{}, cbaPolicy{}, kuraPlanner{}, kuraExecutor{}, kuraSynthesizer{}, Generic()}
 }
 
-// Latency is the model of how long a call takes: a fixed cost plus costs per
-// input and per output token, so longer prompts are slower.
+// Latency is the model of how long a call takes, in two parts: the time to
+// first token (a fixed cost plus a cost per input token, the prompt's
+// processing, so longer prompts are slower to start) and a time per output
+// token after it.
 type Latency struct {
-	Fixed          time.Duration
-	PerInputToken  time.Duration
-	PerOutputToken time.Duration
+	Fixed          time.Duration // time to first token of an empty prompt
+	PerInputToken  time.Duration // prompt processing, per input token
+	PerOutputToken time.Duration // generation, per output token
 }
 
-// Of returns the modelled duration of a call.
+// FirstToken returns the modelled time to first token of a call with in
+// input tokens.
+func (l Latency) FirstToken(in int) time.Duration {
+	return l.Fixed + time.Duration(in)*l.PerInputToken
+}
+
+// Of returns the modelled duration of a call: its time to first token, then
+// out output tokens.
 func (l Latency) Of(in, out int) time.Duration {
-	return l.Fixed + time.Duration(in)*l.PerInputToken + time.Duration(out)*l.PerOutputToken
+	return l.FirstToken(in) + time.Duration(out)*l.PerOutputToken
 }
 
 // DefaultLatency models a small local model (a 4B model on a workstation GPU):
-// 120 ms to first token, prompt processing at 2,500 tokens/s and generation
-// at 40 tokens/s.
+// 120 ms fixed to first token, prompt processing at 2,500 tokens/s (400 µs
+// a token, also before the first token) and generation at 40 tokens/s (25 ms
+// a token).
 func DefaultLatency() Latency {
 	return Latency{Fixed: 120 * time.Millisecond, PerInputToken: 400 * time.Microsecond, PerOutputToken: 25 * time.Millisecond}
 }
@@ -136,7 +147,8 @@ const TimeoutAfter = 30 * time.Second
 
 // Faults returns every fault kind the stand-in knows.
 func Faults() []string {
-	return []string{FaultRateLimit, FaultServer, FaultUnavailable, FaultTimeout, FaultMalformed, FaultTruncated, FaultUnknownTool, FaultBadArgs, FaultExtraField}
+	return []string{FaultRateLimit, FaultServer, FaultUnavailable, FaultTimeout, FaultMalformed, FaultTruncated, FaultUnknownTool, FaultBadArgs, FaultExtraField,
+		FaultStreamCut, FaultStreamMalformed, FaultStreamNoDone, FaultSlowFirstToken}
 }
 
 // Options configure a Server. The zero value serves with DefaultLatency and
@@ -209,7 +221,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.serveEmbeddings(w, r)
 		return
 	}
-	if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, ":generateContent") {
+	if r.Method == http.MethodPost && (strings.HasSuffix(r.URL.Path, ":generateContent") || strings.HasSuffix(r.URL.Path, streamSuffix)) {
 		s.serveGemini(w, r)
 		return
 	}
@@ -249,7 +261,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "request is not JSON: "+err.Error(), 0)
 		return
 	}
-	s.respond(w, openAIDialect, convert(wr), sampleOf(r), r.Header.Get(cassette.FaultHeader))
+	d := openAIDialect
+	if wr.Stream {
+		d.events = openAIEvents(wr.StreamOptions != nil && wr.StreamOptions.IncludeUsage)
+	}
+	s.respond(w, d, convert(wr), sampleOf(r), r.Header.Get(cassette.FaultHeader))
 }
 
 // respond answers req in dialect d: the fault it asks for (in FaultHeader
@@ -289,13 +305,32 @@ func (s *Server) respond(w http.ResponseWriter, d dialect, req Request, sample i
 		}
 	}
 	out := s.counter.Output(msg)
+	if d.events != nil {
+		s.stream(w, d, req.Model, msg, false, in, out, smp, fault)
+		return
+	}
 	resp, err := d.completion(req.Model, msg, false, in, out)
 	if err != nil {
 		d.writeError(w, http.StatusInternalServerError, policy.Name()+": "+err.Error(), s.opts.Latency.Of(in, 0))
 		return
 	}
-	w.Header().Set(cassette.LatencyHeader, smp.jitter(s.opts.Latency.Of(in, out)).String())
+	lat := smp.jitter(s.opts.Latency.Of(in, out))
+	if fault == FaultSlowFirstToken {
+		w.Header().Set(cassette.FaultHeader, fault)
+		lat += SlowFirstToken
+	}
+	w.Header().Set(cassette.LatencyHeader, lat.String())
 	writeJSON(w, http.StatusOK, resp)
+}
+
+// stream answers msg as dialect d's event stream, shaped by fault.
+func (s *Server) stream(w http.ResponseWriter, d dialect, model string, msg llm.Message, truncated bool, in, out int, smp *sampler, fault string) {
+	events, err := d.events(model, msg, truncated, in, out)
+	if err != nil {
+		d.writeError(w, http.StatusInternalServerError, err.Error(), s.opts.Latency.Of(in, 0))
+		return
+	}
+	s.writeStream(w, events, in, out, smp, fault)
 }
 
 func (s *Server) policy(r Request) Policy {
@@ -360,6 +395,10 @@ func (s *Server) writeFault(w http.ResponseWriter, d dialect, fault string, r Re
 		io.WriteString(w, d.malformed)
 	case FaultTruncated:
 		msg := llm.Message{Role: llm.RoleAssistant, Content: `{"decision": "mc`}
+		if d.events != nil {
+			s.stream(w, d, r.Model, msg, true, in, 4, nil, "")
+			return
+		}
 		resp, err := d.completion(r.Model, msg, true, in, 4)
 		if err != nil {
 			d.writeError(w, http.StatusInternalServerError, err.Error(), lat)

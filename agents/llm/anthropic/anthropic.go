@@ -24,7 +24,7 @@
 //     Usage.InputTokens is input_tokens + cache_read_input_tokens +
 //     cache_creation_input_tokens, with the two cache parts beside it.
 //
-// It does not stream; a streamed call is another adapter's job.
+// Client.Streaming makes it stream (see stream.go).
 package anthropic
 
 import (
@@ -51,8 +51,9 @@ const DefaultMaxTokens = 4096
 
 // Client is an llm.Client for one Anthropic model.
 type Client struct {
-	sdk   sdk.Client
-	model string
+	sdk    sdk.Client
+	model  string
+	stream bool
 }
 
 // New returns a client for model at baseURL (empty for BaseURL), sending
@@ -82,15 +83,24 @@ func (c *Client) Chat(ctx context.Context, req llm.Request) (llm.Response, error
 	if err != nil {
 		return llm.Response{}, err
 	}
+	if c.stream {
+		return c.chatStream(ctx, params)
+	}
 	out, err := c.sdk.Messages.New(ctx, params)
 	if err != nil {
-		var apiErr *sdk.Error
-		if errors.As(err, &apiErr) {
-			return llm.Response{}, &llm.StatusError{Code: apiErr.StatusCode, Body: apiErr.RawJSON()}
-		}
-		return llm.Response{}, err
+		return llm.Response{}, apiError(err)
 	}
 	return Response(out)
+}
+
+// apiError turns the SDK's error for a non-2xx answer into an
+// llm.StatusError; other errors pass through.
+func apiError(err error) error {
+	var apiErr *sdk.Error
+	if errors.As(err, &apiErr) {
+		return &llm.StatusError{Code: apiErr.StatusCode, Body: apiErr.RawJSON()}
+	}
+	return err
 }
 
 // Response maps a Messages response to llm.Response: text blocks joined,

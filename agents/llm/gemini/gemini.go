@@ -18,8 +18,9 @@ import (
 
 // Client is an llm.Client for one Gemini model.
 type Client struct {
-	sdk   *genai.Client
-	model string
+	sdk    *genai.Client
+	model  string
+	stream bool
 }
 
 // New returns a client for model, calling baseURL (empty for Google's
@@ -46,14 +47,29 @@ func (c *Client) Chat(ctx context.Context, req llm.Request) (llm.Response, error
 	if err != nil {
 		return llm.Response{}, err
 	}
+	if c.stream {
+		return c.chatStream(ctx, contents, cfg)
+	}
 	out, err := c.sdk.Models.GenerateContent(ctx, c.model, contents, cfg)
 	if err != nil {
-		var apiErr genai.APIError
-		if errors.As(err, &apiErr) {
-			return llm.Response{}, &llm.StatusError{Code: apiErr.Code, Body: apiErr.Message}
-		}
-		return llm.Response{}, err
+		return llm.Response{}, apiError(err)
 	}
+	return response(out)
+}
+
+// apiError turns the SDK's error for a non-2xx answer into an
+// llm.StatusError; other errors pass through.
+func apiError(err error) error {
+	var apiErr genai.APIError
+	if errors.As(err, &apiErr) {
+		return &llm.StatusError{Code: apiErr.Code, Body: apiErr.Message}
+	}
+	return err
+}
+
+// response maps a generateContent response (whole, or merged from a
+// stream's chunks) to llm.Response.
+func response(out *genai.GenerateContentResponse) (llm.Response, error) {
 	if len(out.Candidates) == 0 || out.Candidates[0].Content == nil {
 		return llm.Response{}, llm.ErrNoContent
 	}

@@ -23,8 +23,9 @@ import (
 
 // Client is an llm.Client for one model behind one base URL.
 type Client struct {
-	sdk   sdk.Client
-	model string
+	sdk    sdk.Client
+	model  string
+	stream bool
 }
 
 // New returns a client for model at baseURL (for example
@@ -64,10 +65,19 @@ func (c *Client) Chat(ctx context.Context, req llm.Request) (llm.Response, error
 	if err != nil {
 		return llm.Response{}, err
 	}
+	if c.stream {
+		return c.chatStream(ctx, params)
+	}
 	out, err := c.sdk.Chat.Completions.New(ctx, params)
 	if err != nil {
 		return llm.Response{}, apiError(err)
 	}
+	return response(out)
+}
+
+// response maps a chat completion (whole, or accumulated from a stream) to
+// llm.Response.
+func response(out *sdk.ChatCompletion) (llm.Response, error) {
 	if len(out.Choices) == 0 {
 		return llm.Response{}, llm.ErrNoContent
 	}

@@ -13,7 +13,8 @@ import (
 	"github.com/agentreplay/testbed/agents/llm/openai"
 )
 
-// New returns a client for ep that sends every request through hc.
+// New returns a client for ep that sends every request through hc, and
+// streams its calls when ep.Stream.
 func New(ctx context.Context, ep llm.Endpoint, key string, hc *http.Client) (llm.Client, error) {
 	if ep.API != "" && ep.Provider != llm.ProviderOpenAI {
 		return nil, fmt.Errorf("api %q: only an openai endpoint chooses its API", ep.API)
@@ -22,15 +23,23 @@ func New(ctx context.Context, ep llm.Endpoint, key string, hc *http.Client) (llm
 	case llm.ProviderOpenAI:
 		switch ep.API {
 		case "", llm.APIChat:
-			return openai.New(ep.BaseURL, ep.Model, key, hc), nil
+			return openai.New(ep.BaseURL, ep.Model, key, hc).Streaming(ep.Stream), nil
 		case llm.APIResponses:
-			return openai.NewResponses(ep.BaseURL, ep.Model, key, hc), nil
+			return openai.NewResponses(ep.BaseURL, ep.Model, key, hc).Streaming(ep.Stream), nil
 		}
 		return nil, fmt.Errorf("unknown openai API %q (want %s or %s)", ep.API, llm.APIChat, llm.APIResponses)
 	case llm.ProviderGemini:
-		return gemini.New(ctx, ep.BaseURL, ep.Model, key, hc)
+		c, err := gemini.New(ctx, ep.BaseURL, ep.Model, key, hc)
+		if err != nil {
+			return nil, err
+		}
+		return c.Streaming(ep.Stream), nil
 	case llm.ProviderAnthropic:
-		return anthropic.New(ep.BaseURL, ep.Model, key, hc)
+		c, err := anthropic.New(ep.BaseURL, ep.Model, key, hc)
+		if err != nil {
+			return nil, err
+		}
+		return c.Streaming(ep.Stream), nil
 	}
 	return nil, fmt.Errorf("unknown model provider %q (want %s)", ep.Provider, strings.Join(llm.Providers(), ", "))
 }

@@ -61,6 +61,28 @@ var _ = Describe("New", func() {
 			"usage": {"input_tokens": 3, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 1, "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 4}}`, "/v1/responses"),
 	)
 
+	DescribeTable("streams the calls of an endpoint with stream: true, and a reply that is no stream is an error",
+		func(provider_ string, path, query string, body map[string]any) {
+			srv := llmtest.NewServer(http.StatusOK, `{}`)
+			DeferCleanup(srv.Close)
+			ep := llm.Endpoint{Provider: provider_, BaseURL: srv.URL, Model: "m", Stream: true}
+			c, err := provider.New(context.Background(), ep, "key", srv.Client())
+			Expect(err).NotTo(HaveOccurred())
+			_, err = c.Chat(context.Background(), llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}})
+			Expect(err).To(HaveOccurred(), "a JSON {} is no event stream")
+			r, got, err := srv.Only()
+			Expect(err).NotTo(HaveOccurred())
+			Expect(r.Path).To(Equal(path))
+			Expect(r.Query).To(Equal(query))
+			for k, v := range body {
+				Expect(got).To(HaveKeyWithValue(k, v))
+			}
+		},
+		Entry("openai", llm.ProviderOpenAI, "/chat/completions", "", map[string]any{"stream": true, "stream_options": map[string]any{"include_usage": true}}),
+		Entry("gemini", llm.ProviderGemini, "/v1beta/models/m:streamGenerateContent", "alt=sse", map[string]any{}),
+		Entry("anthropic", llm.ProviderAnthropic, "/v1/messages", "", map[string]any{"stream": true}),
+	)
+
 	It("names the providers it knows when it does not know one", func() {
 		_, err := provider.New(context.Background(), llm.Endpoint{Provider: "mistral"}, "key", http.DefaultClient)
 		Expect(err).To(MatchError(`unknown model provider "mistral" (want openai, gemini, anthropic)`))

@@ -1,0 +1,111 @@
+package openai
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+
+	sdk "github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/packages/ssestream"
+
+	"github.com/agentreplay/testbed/agents/llm"
+)
+
+// Streaming returns c set to stream its calls when on: Chat then sends
+// stream: true with stream_options.include_usage, reads the chunks with the
+// SDK's NewStreaming and puts them together with its
+// ChatCompletionAccumulator, so the llm.Response is the one the same call
+// gives unstreamed (text, tool calls, finish reason, and usage from the
+// usage chunk when the server sends it). A stream that carries a malformed
+// chunk, ends before a choice's finish_reason or without its closing
+// [DONE] line is an error: a partial answer is never a success.
+func (c *Client) Streaming(on bool) *Client {
+	out := *c
+	out.stream = on
+	return &out
+}
+
+// ErrStreamEnded is the error of a stream that ended before its end: no
+// finish_reason, or no [DONE].
+var ErrStreamEnded = errors.New("openai: the stream ended early")
+
+// doneLine is the data of the event that closes a Chat Completions stream.
+var doneLine = []byte("data: [DONE]")
+
+func (c *Client) chatStream(ctx context.Context, p sdk.ChatCompletionNewParams) (llm.Response, error) {
+	p.StreamOptions = sdk.ChatCompletionStreamOptionsParam{IncludeUsage: sdk.Bool(true)}
+	var seen doneWatch
+	return accumulate(c.sdk.Chat.Completions.NewStreaming(ctx, p, option.WithMiddleware(seen.middleware)), &seen)
+}
+
+// StreamResponse reads a whole Chat Completions event stream as the
+// streamed Chat does, with the same errors; the harness reads an outside
+// agent's streamed responses with it.
+func StreamResponse(body []byte) (llm.Response, error) {
+	var seen doneWatch
+	rc := &watchedBody{ReadCloser: io.NopCloser(bytes.NewReader(body)), w: &seen}
+	d := ssestream.NewDecoder(&http.Response{Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: rc})
+	return accumulate(ssestream.NewStream[sdk.ChatCompletionChunk](d, nil), &seen)
+}
+
+// accumulate puts the chunks of s together; seen tells whether its body
+// carried [DONE].
+func accumulate(s *ssestream.Stream[sdk.ChatCompletionChunk], seen *doneWatch) (llm.Response, error) {
+	defer s.Close()
+	var acc sdk.ChatCompletionAccumulator
+	finished, chunks := false, 0
+	for s.Next() {
+		chunk := s.Current()
+		chunks++
+		if !acc.AddChunk(chunk) {
+			return llm.Response{}, fmt.Errorf("openai: stream chunk %d does not follow the ones before it", chunks)
+		}
+		for _, ch := range chunk.Choices {
+			finished = finished || ch.FinishReason != ""
+		}
+	}
+	if err := s.Err(); err != nil {
+		return llm.Response{}, fmt.Errorf("openai: stream chunk %d: %w", chunks+1, apiError(err))
+	}
+	switch {
+	case !finished:
+		return llm.Response{}, fmt.Errorf("%w: %d chunks and no finish_reason", ErrStreamEnded, chunks)
+	case !seen.done:
+		return llm.Response{}, fmt.Errorf("%w: no [DONE] after %d chunks", ErrStreamEnded, chunks)
+	}
+	return response(&acc.ChatCompletion)
+}
+
+// doneWatch notes whether a response body carried the [DONE] line, which
+// the SDK's stream swallows.
+type doneWatch struct {
+	done bool
+	tail []byte // the end of what was read, for a line split across reads
+}
+
+func (w *doneWatch) middleware(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+	resp, err := next(req)
+	if err == nil && resp.StatusCode/100 == 2 {
+		resp.Body = &watchedBody{ReadCloser: resp.Body, w: w}
+	}
+	return resp, err
+}
+
+type watchedBody struct {
+	io.ReadCloser
+	w *doneWatch
+}
+
+func (b *watchedBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if n > 0 && !b.w.done {
+		buf := append(b.w.tail, p[:n]...)
+		b.w.done = bytes.Contains(buf, doneLine)
+		b.w.tail = append([]byte(nil), buf[max(0, len(buf)-len(doneLine)):]...)
+	}
+	return n, err
+}

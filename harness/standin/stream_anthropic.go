@@ -1,0 +1,96 @@
+package standin
+
+import (
+	"github.com/agentreplay/testbed/agents/llm"
+)
+
+// The Anthropic Messages stream (stream: true), from Anthropic's
+// streaming reference: event message_start (the message with empty
+// content, no stop_reason and its input usage), then per content block a
+// content_block_start, its content_block_delta events (text_delta for
+// text, input_json_delta with partial_json pieces for a tool_use block's
+// input, which starts as {}) and a content_block_stop, a ping after the
+// first block starts, then message_delta (stop_reason and the usage, the
+// whole message's counts as the API's current reference sends them) and
+// message_stop. Each is sent with its type as the event name.
+
+// anthropicEvents returns the dialect's stream encoder for message id.
+func anthropicEvents(id string) func(model string, msg llm.Message, truncated bool, in, out int) ([]sseEvent, error) {
+	return func(model string, msg llm.Message, truncated bool, in, out int) ([]sseEvent, error) {
+		stop := finishOf(msg, truncated, "end_turn", "max_tokens", "tool_use")
+		whole, err := anthropicMessage(id, model, msg, stop, in, out)
+		if err != nil {
+			return nil, err
+		}
+		start := map[string]any{}
+		for k, v := range whole {
+			start[k] = v
+		}
+		usage := map[string]any{}
+		for k, v := range whole["usage"].(map[string]any) {
+			usage[k] = v
+		}
+		usage["output_tokens"] = 1 // as the API's message_start reports it
+		start["content"], start["stop_reason"], start["usage"] = []any{}, nil, usage
+		ev := func(kind int, data map[string]any, before int) sseEvent {
+			return sseEvent{kind: kind, name: data["type"].(string), data: data, before: before}
+		}
+		events := []sseEvent{ev(eventHead, map[string]any{"type": "message_start", "message": start}, 0)}
+		blocks := whole["content"].([]any)
+		// Tool input streams as the JSON the whole message carries.
+		msg.ToolCalls = append([]llm.ToolCall(nil), msg.ToolCalls...)
+		for i, b := range blocks[len(blocks)-len(msg.ToolCalls):] {
+			input, err := marshalPlain(b.(map[string]any)["input"])
+			if err != nil {
+				return nil, err
+			}
+			msg.ToolCalls[i].Arguments = input
+		}
+		block, open := -1, false // the block being streamed
+		closeBlock := func(kind, before int) {
+			if open {
+				events = append(events, ev(kind, map[string]any{"type": "content_block_stop", "index": block}, before))
+			}
+		}
+		openBlock := func(content map[string]any, before int) {
+			closeBlock(eventContent, before)
+			block, open = block+1, true
+			events = append(events, ev(eventContent, map[string]any{"type": "content_block_start", "index": block, "content_block": content}, before))
+			if block == 0 {
+				events = append(events, ev(eventContent, map[string]any{"type": "ping"}, before))
+			}
+		}
+		ps := pieces(msg, out)
+		if len(ps) == 0 {
+			openBlock(map[string]any{"type": "text", "text": "", "citations": nil}, 0) // an empty answer's one empty block
+		}
+		for i, p := range ps {
+			switch {
+			case p.call < 0:
+				if i == 0 {
+					openBlock(map[string]any{"type": "text", "text": "", "citations": nil}, p.before)
+				}
+				events = append(events, ev(eventContent, map[string]any{"type": "content_block_delta", "index": block,
+					"delta": map[string]any{"type": "text_delta", "text": p.text}}, p.before))
+			case p.start:
+				b := map[string]any{}
+				for k, v := range blocks[block+1].(map[string]any) {
+					b[k] = v
+				}
+				b["input"] = map[string]any{}
+				openBlock(b, p.before)
+			default:
+				events = append(events, ev(eventContent, map[string]any{"type": "content_block_delta", "index": block,
+					"delta": map[string]any{"type": "input_json_delta", "partial_json": p.text}}, p.before))
+			}
+		}
+		closeBlock(eventTail, out) // the last block ends with the answer
+		events = append(events,
+			ev(eventTail, map[string]any{"type": "message_delta",
+				"delta": map[string]any{"stop_reason": stop, "stop_sequence": nil, "stop_details": nil, "container": nil},
+				"usage": map[string]any{"input_tokens": in, "output_tokens": out, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0,
+					"output_tokens_details": map[string]any{"thinking_tokens": 0}, "server_tool_use": nil}}, 0),
+			ev(eventDone, map[string]any{"type": "message_stop"}, 0))
+		return events, nil
+	}
+}

@@ -1,0 +1,55 @@
+package standin
+
+import (
+	"github.com/agentreplay/testbed/agents/llm"
+)
+
+// The OpenAI Chat Completions stream (stream: true), from OpenAI's API
+// reference: chat.completion.chunk objects sharing the completion's id,
+// created and model. The first chunk's delta carries the role (and empty
+// content), then content deltas and tool-call deltas (a call's first delta
+// has its index, id, type and name with empty arguments, the next ones its
+// index and a piece of its arguments), then a chunk with an empty delta and
+// the finish_reason. With stream_options.include_usage, every chunk has
+// "usage": null and one more chunk, with no choices, carries the usage.
+// The stream closes with data: [DONE].
+
+// openAIEvents returns the dialect's stream encoder, with the usage chunk
+// when includeUsage.
+func openAIEvents(includeUsage bool) func(model string, msg llm.Message, truncated bool, in, out int) ([]sseEvent, error) {
+	return func(model string, msg llm.Message, truncated bool, in, out int) ([]sseEvent, error) {
+		chunk := func(delta map[string]any, finish any) map[string]any {
+			c := map[string]any{
+				"id": "chatcmpl-standin", "object": "chat.completion.chunk", "created": 0, "model": model,
+				"choices": []any{map[string]any{"index": 0, "delta": delta, "logprobs": nil, "finish_reason": finish}},
+			}
+			if includeUsage {
+				c["usage"] = nil
+			}
+			return c
+		}
+		events := []sseEvent{{kind: eventHead, data: chunk(map[string]any{"role": "assistant", "content": "", "refusal": nil}, nil)}}
+		for _, p := range pieces(msg, out) {
+			var delta map[string]any
+			switch {
+			case p.call < 0:
+				delta = map[string]any{"content": p.text}
+			case p.start:
+				tc := msg.ToolCalls[p.call]
+				delta = map[string]any{"tool_calls": []any{map[string]any{
+					"index": p.call, "id": tc.ID, "type": "function", "function": map[string]any{"name": tc.Name, "arguments": ""}}}}
+			default:
+				delta = map[string]any{"tool_calls": []any{map[string]any{"index": p.call, "function": map[string]any{"arguments": p.text}}}}
+			}
+			events = append(events, sseEvent{kind: eventContent, data: chunk(delta, nil), before: p.before})
+		}
+		events = append(events, sseEvent{kind: eventTail, data: chunk(map[string]any{}, finishOf(msg, truncated, "stop", "length", "tool_calls"))})
+		if includeUsage {
+			events = append(events, sseEvent{kind: eventTail, data: map[string]any{
+				"id": "chatcmpl-standin", "object": "chat.completion.chunk", "created": 0, "model": model, "choices": []any{},
+				"usage": map[string]any{"prompt_tokens": in, "completion_tokens": out, "total_tokens": in + out},
+			}})
+		}
+		return append(events, sseEvent{kind: eventDone, data: "[DONE]"}), nil
+	}
+}
