@@ -39,7 +39,7 @@ var _ = Describe("the baseline gate", func() {
 		Expect(err).NotTo(HaveOccurred())
 		longer := string(prompt) + "\n## Tone\nBe warm, precise and brief. Prefer plain words to jargon, and say what a number means for the city.\n"
 		Expect(os.WriteFile(filepath.Join(root, "scenarios", "prompts", "longer.md"), []byte(longer), 0o644)).To(Succeed())
-		replace(filepath.Join(root, "scenarios", "climate.yaml"), "config: {trim: ours, top_k: 3}", "config: {trim: ours, top_k: 3, prompt: prompts/longer.md}", 1)
+		replace(filepath.Join(root, "scenarios", "climate.yaml"), "config: {trim: ours, top_k: 3}", "config: {trim: ours, top_k: 3, prompt: prompts/longer.md}", -1) // the trimmed variant, the first
 
 		rec := testbed("record", "--root", root, "--suite", "climate", "--variant", "trimmed", "--quiet")
 		Expect(rec.code).To(Equal(exitOK), rec.String())
@@ -51,13 +51,13 @@ var _ = Describe("the baseline gate", func() {
 		Expect(r.stdout).To(MatchRegexp(`climate\s+trimmed\s+\(summary\)\s+input_tokens_mean\s+3194\s+3262`))
 		Expect(r.stdout).NotTo(MatchRegexp(`browse-inventories\s+input_tokens`), "+1.9% is within the 2% tolerance")
 		Expect(r.stderr).To(ContainSubstring("if they are intended, run: testbed baseline bless"))
-		Expect(r.stdout).To(MatchRegexp(`\nFAIL: all 81 scenarios and \d+ thresholds passed.*, but the gate found \d+ regressions against \S*reports/baseline\.json\n$`),
+		Expect(r.stdout).To(MatchRegexp(`\nFAIL: all \d+ scenarios and \d+ thresholds passed.*, but the gate found \d+ regressions against \S*reports/baseline\.json\n$`),
 			"the last line agrees with the exit code")
 
 		By("blessing the change on purpose, after which the gate passes")
 		bless := testbed("baseline", "bless", "--root", root, "--quiet")
 		Expect(bless.code).To(Equal(exitOK), bless.String())
-		Expect(bless.stdout).To(ContainSubstring("blessed 81 scenario runs as reports/baseline.json"))
+		Expect(bless.stdout).To(ContainSubstring("blessed 108 scenario runs as reports/baseline.json"))
 		again := testbed("run", "--root", root, "--suite", "climate", "--quiet", "--out", "")
 		Expect(again.code).To(Equal(exitOK), again.String())
 		Expect(again.stdout).To(MatchRegexp(`; the gate found no regression against \S*reports/baseline\.json\n$`), "a gate that passed says so")

@@ -37,7 +37,7 @@ var _ = Describe("a streaming variant", Label("streaming"), func() {
 
 	It("fails its ttft_p95 threshold with a readable line once a slowed first token is re-recorded", func() {
 		root := projectOf("kura", "kura")
-		r := testbed("run", "--root", root, "--suite", "kura", "--no-baseline")
+		r := testbed("run", "--tables", "--root", root, "--suite", "kura", "--no-baseline")
 		Expect(r.code).To(Equal(0), r.String())
 		Expect(r.stdout).To(MatchRegexp(`streaming\s+ttft_p95 < 1500ms\s+[0-9.]+\s+1500\s+✓`))
 
@@ -50,7 +50,7 @@ var _ = Describe("a streaming variant", Label("streaming"), func() {
 		r = testbed("record", "--root", root, "--suite", "kura", "--variant", "streaming", "--quiet")
 		Expect(r.code).To(Equal(1), r.String())
 
-		r = testbed("run", "--root", root, "--suite", "kura", "--no-baseline")
+		r = testbed("run", "--tables", "--root", root, "--suite", "kura", "--no-baseline")
 		Expect(r.code).To(Equal(1), r.String())
 		Expect(r.stdout).To(MatchRegexp(`streaming\s+ttft_p95 < 1500ms\s+2[0-9]{3}\.[0-9]\s+1500\s+✗\s+ttft_p95 = 2[0-9]{3}\.[0-9] ms, want < 1500 ms`))
 		Expect(r.stdout).To(MatchRegexp(`streaming\s+goodput >= 0.95\s+0\.0[0-9]\s+0.95\s+✗\s+goodput = 0\.0[0-9]+, want >= 0.95`))
