@@ -87,6 +87,7 @@ type htmlVariant struct {
 // htmlTrace is one scenario's trace: a summary line and a row per event.
 type htmlTrace struct {
 	ID, Verdict, Summary string
+	Timeline             template.HTML // the run on its replayed clock
 	Answer               []string
 	Events               [][]string // at, turn, kind, what, tokens, duration, detail
 }
@@ -95,7 +96,8 @@ func htmlTraceOf(sc Scenario) htmlTrace {
 	m := sc.Metrics
 	t := htmlTrace{ID: sc.ID, Verdict: sc.Verdict, Answer: sc.Answer,
 		Summary: fmt.Sprintf("%s · %d LLM, %d tool calls · %d in / %d out tokens · %s",
-			strings.ToUpper(sc.Verdict), m.LLMCalls, m.ToolCalls, m.InputTokens, m.OutputTokens, ms(m.Latency))}
+			strings.ToUpper(sc.Verdict), m.LLMCalls, m.ToolCalls, m.InputTokens, m.OutputTokens, ms(m.Latency)),
+		Timeline: timeline(sc.Events)}
 	for _, e := range sc.Events {
 		row := []string{ms(e.At), strconv.Itoa(e.Turn), string(e.Kind), "", "", "", ""}
 		switch e.Kind {
@@ -189,6 +191,7 @@ td.detail { max-width: 520px; overflow-wrap: anywhere; font-family: ui-monospace
 <h3>traces</h3>
 {{range .Traces}}<details class="variant"><summary>variant {{.Name}} ({{len .Scenarios}} scenarios)</summary>
 {{range .Scenarios}}<details><summary><span class="verdict-{{.Verdict}}">{{.ID}}</span> — {{.Summary}}</summary>
+{{.Timeline}}
 <table>
 <tr><th>at</th><th>turn</th><th>kind</th><th>what</th><th>tokens / status</th><th>duration</th><th>detail</th></tr>
 {{range .Events}}<tr>{{range $i, $c := .}}<td{{if eq $i 6}} class="detail"{{end}}>{{$c}}</td>{{end}}</tr>

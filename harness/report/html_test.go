@@ -17,9 +17,25 @@ var _ = Describe("WriteHTML", func() {
 		html := page(fixture())
 		labels := regexp.MustCompile(`<svg [^>]*aria-label="([^"]*)"`).FindAllStringSubmatch(html, -1)
 		var charts []string
+		timelines := 0
 		for _, l := range labels {
+			if l[1] == "timeline on the replayed clock" {
+				timelines++ // one per scenario trace with events, below
+				continue
+			}
 			charts = append(charts, l[1])
 		}
+		withEvents := 0
+		for _, s := range fixture().Suites {
+			for _, v := range s.Variants {
+				for _, sc := range v.Scenarios {
+					if len(sc.Events) > 0 {
+						withEvents++
+					}
+				}
+			}
+		}
+		Expect(timelines).To(Equal(withEvents))
 		Expect(charts).To(Equal([]string{
 			// odbchat: two variants, roles, trimming, routing
 			"input tokens by part (mean per scenario)",

@@ -129,3 +129,23 @@ var _ = Describe("JUnit of streamed calls", func() {
 		Expect(string(render(report.WriteJUnit, passing()))).NotTo(ContainSubstring("ttft"))
 	})
 })
+
+var _ = Describe("the HTML trace's timeline", func() {
+	It("draws each scenario run on its replayed clock: model calls split at the first token, HTTP exchanges, tools", func() {
+		r := passing()
+		v := &r.Suites[0].Variants[0]
+		v.Scenarios = append([]report.Scenario(nil), v.Scenarios...)
+		st := &trace.Stream{Events: 5, TokenEvents: 3, FirstToken: 300 * time.Millisecond, Duration: 900 * time.Millisecond}
+		v.Scenarios[0].Events = []trace.Event{
+			{Kind: trace.KindLLM, At: 0, LLM: &trace.LLMCall{Role: "writer", Model: "m", Duration: 900 * time.Millisecond, Output: 3, Stream: st}},
+			{Kind: trace.KindHTTP, At: 0, HTTP: &trace.Exchange{Method: "POST", URL: "https://api.example/v1/chat/completions", Status: 200, Duration: 900 * time.Millisecond, Stream: st}},
+			{Kind: trace.KindTool, At: 900 * time.Millisecond, Tool: &trace.ToolCall{Name: "weather", RawTokens: 50, ContextTokens: 10}},
+		}
+		html := string(render(report.WriteHTML, r))
+		Expect(html).To(ContainSubstring(`aria-label="timeline on the replayed clock"`))
+		Expect(html).To(ContainSubstring("writer m at 0 ms for 900 ms"))
+		Expect(html).To(ContainSubstring("; first token after 300 ms</title>"))
+		Expect(html).To(ContainSubstring("POST https://api.example/v1/chat/completions → 200 at 0 ms for 900 ms"))
+		Expect(html).To(ContainSubstring("weather at 900 ms: raw 50 tokens → context 10 tokens"))
+	})
+})
