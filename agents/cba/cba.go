@@ -30,16 +30,19 @@ var prompts embed.FS
 const Name = "cba"
 
 // Info describes the default endpoints: qwen3:14b on a local Ollama, as the
-// real project's default provider, and the public weather and soil APIs.
+// real project's default provider, and the public weather, soil, country and
+// World Bank APIs.
 func Info() agents.Info {
 	return agents.Info{
 		Name:  Name,
 		Model: llm.Endpoint{Provider: llm.ProviderOpenAI, BaseURL: "http://localhost:11434/v1", Model: "qwen3:14b"},
 		Upstreams: map[string]string{
-			"geocoding": "https://geocoding-api.open-meteo.com",
-			"forecast":  "https://api.open-meteo.com",
-			"climate":   "https://climate-api.open-meteo.com",
-			"soilgrids": "https://rest.isric.org",
+			"geocoding":     "https://geocoding-api.open-meteo.com",
+			"forecast":      "https://api.open-meteo.com",
+			"climate":       "https://climate-api.open-meteo.com",
+			"soilgrids":     "https://rest.isric.org",
+			"restcountries": "https://restcountries.com",
+			"worldbank":     "https://api.worldbank.org",
 		},
 	}
 }

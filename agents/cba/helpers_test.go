@@ -41,16 +41,16 @@ const (
 	forecastHost  = "api.open-meteo.com"
 	climateHost   = "climate-api.open-meteo.com"
 	soilHost      = "rest.isric.org"
+	countriesHost = "restcountries.com"
+	worldBankHost = "api.worldbank.org"
 )
 
 // The tool sets as the agent defines them (tools.go), in its order.
 var (
 	// The reduced set is the real project's (upstreams.md §4.1) less
-	// run_tools_parallel and the help tools, and less get_country_indicators
-	// and get_world_bank_data, which this agent does not have; the full set
-	// is the same tools.
+	// run_tools_parallel and the help tools; the full set is the same tools.
 	reducedTools = []string{"get_current_weather", "get_weather_forecast", "get_climate_data", "get_soil_properties",
-		"get_soil_carbon", "search_indicators", "search_methods", "get_indicator_details", "find_feasible_methods",
+		"get_soil_carbon", "get_country_indicators", "get_world_bank_data", "search_indicators", "search_methods", "get_indicator_details", "find_feasible_methods",
 		"compare_indicators", "export_indicator_selection", "find_indicators_by_principle", "find_indicators_by_class",
 		"list_available_classes", "list_knowledge_base_stats", "get_knowledge_version", "search_usecases"}
 	fullTools = reducedTools
@@ -136,6 +136,8 @@ func newWorld() *world {
 	w.transport.Route(forecastHost, agenttest.HostOf(stubs.Upstream))
 	w.transport.Route(climateHost, agenttest.HostOf(stubs.Upstream))
 	w.transport.Route(soilHost, agenttest.HostOf(stubs.Upstream))
+	w.transport.Route(countriesHost, agenttest.HostOf(stubs.Upstream))
+	w.transport.Route(worldBankHost, agenttest.HostOf(stubs.Upstream))
 	w.http = &http.Client{Transport: w.transport}
 	info := cba.Info()
 	w.model = llmtest.NewRecording(openai.New(info.Model.BaseURL, info.Model.Model, "", w.http))

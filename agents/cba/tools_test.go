@@ -44,20 +44,20 @@ var _ = Describe("tool sets", func() {
 			}
 			Expect(w.agent(variant).ToolCount()).To(Equal(count))
 		},
-		Entry("the default is reduced with help", nil, withHelp(reducedTools), 17),
-		Entry("reduced: help is always on", map[string]any{"tools": "reduced"}, withHelp(reducedTools), 17),
-		Entry("full: help is always on", map[string]any{"tools": "full"}, withHelp(fullTools), 17),
-		Entry("help off, the before state", map[string]any{"tools": "reduced", "help": false}, reducedTools, 17),
-		Entry("minimal-help as the scenarios run it", cfgMinimalHelp, withHelp(reducedTools), 17),
+		Entry("the default is reduced with help", nil, withHelp(reducedTools), 19),
+		Entry("reduced: help is always on", map[string]any{"tools": "reduced"}, withHelp(reducedTools), 19),
+		Entry("full: help is always on", map[string]any{"tools": "full"}, withHelp(fullTools), 19),
+		Entry("help off, the before state", map[string]any{"tools": "reduced", "help": false}, reducedTools, 19),
+		Entry("minimal-help as the scenarios run it", cfgMinimalHelp, withHelp(reducedTools), 19),
 	)
 
 	It("reports the user-facing count in every reply, help tools not counted", func() {
 		w.useModel(callOnce(cba.ToolListTools, `{}`))
 		reply := ask(w.agent(cfgMinimalHelp), "What tools do you have?")
-		Expect(reply.ToolCount).To(Equal(17))
+		Expect(reply.ToolCount).To(Equal(19))
 		w.useModel(callOnce(cba.ToolListTools, `{}`))
 		reply = ask(w.agent(cfgFull), "What tools do you have?")
-		Expect(reply.ToolCount).To(Equal(17))
+		Expect(reply.ToolCount).To(Equal(19))
 	})
 
 	It("sends the system prompt, the tools and temperature 0.1 on every call of a turn", func() {
@@ -111,8 +111,8 @@ var _ = Describe("the internal help tools", func() {
 				Expect(out).NotTo(ContainSubstring(h))
 			}
 		},
-		Entry("reduced: 17 lines", cfgMinimalHelp, reducedTools),
-		Entry("full: 17 lines", cfgFull, fullTools),
+		Entry("reduced: 19 lines", cfgMinimalHelp, reducedTools),
+		Entry("full: 19 lines", cfgFull, fullTools),
 	)
 
 	It("gives each tool's first doc line as its summary", func() {
@@ -154,7 +154,7 @@ var _ = Describe("the internal help tools", func() {
 			Expect(r.Context).To(Equal("Tool '" + name + "' not found. Use list_tools() to see available tools."))
 		},
 		Entry("a name no set has", cfgMinimalHelp, `{"name":"nonexistent_tool"}`, "nonexistent_tool"),
-		Entry("a tool of the real full set this agent lacks", cfgMinimalHelp, `{"name":"get_world_bank_data"}`, "get_world_bank_data"),
+		Entry("a tool of the real full set this agent lacks", cfgMinimalHelp, `{"name":"get_historical_climate"}`, "get_historical_climate"),
 		Entry("a help tool itself", cfgMinimalHelp, `{"name":"describe_tool"}`, "describe_tool"),
 		Entry("no name", cfgMinimalHelp, `{}`, ""),
 	)
@@ -244,7 +244,7 @@ var _ = Describe("prompts and the lint", func() {
 		}
 	})
 
-	It("the minimal prompt names nine of the seventeen reduced tools and no help tool", func() {
+	It("the minimal prompt names nine of the nineteen reduced tools and no help tool", func() {
 		text := promptFile("minimal")
 		var named []string
 		for _, t := range known {
@@ -438,9 +438,9 @@ var _ = Describe("the agent against the stand-in", func() {
 				Expect(reply.Text).NotTo(ContainSubstring(h))
 			}
 		},
-		Entry("full", cfgFull, false, "17"),
-		Entry("minimal", cfgMinimal, false, "17"),
-		Entry("minimal-help on Gemini", cfgMinimalHelp, true, "17"),
+		Entry("full", cfgFull, false, "19"),
+		Entry("minimal", cfgMinimal, false, "19"),
+		Entry("minimal-help on Gemini", cfgMinimalHelp, true, "19"),
 	)
 
 	It("answers an unknown place with the geocoder's words", func() {
