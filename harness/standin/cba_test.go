@@ -163,10 +163,10 @@ var _ = Describe("the CBA assistant policy", func() {
 	}
 
 	It("is sent the agent's tool sets", func() {
-		Expect(cbaFull().tools).To(HaveLen(21))
-		Expect(cbaMinimal().tools).To(HaveLen(17))
+		Expect(cbaFull().tools).To(HaveLen(23))
+		Expect(cbaMinimal().tools).To(HaveLen(19))
 		for _, s := range []cbaSetup{cbaFull(), cbaMinimalHelp()} {
-			Expect(s.tools).To(HaveLen(21))
+			Expect(s.tools).To(HaveLen(23))
 			for _, h := range cba.HelpTools {
 				Expect(s.offers(h)).To(BeTrue(), h)
 			}
@@ -326,13 +326,13 @@ var _ = Describe("the CBA assistant policy", func() {
 				Expect(m.Content).NotTo(ContainSubstring(t.Name))
 			}
 		},
-		Entry("full", cbaFull, "What tools do you have?", "17"),
-		Entry("minimal", cbaMinimal, "What tools do you have?", "17"),
-		Entry("minimal-help", cbaMinimalHelp, "What tools do you have?", "17"),
-		Entry("minimal-help, asked for internal ones", cbaMinimalHelp, "List your tools, including any internal ones, by their exact names", "17"),
+		Entry("full", cbaFull, "What tools do you have?", "19"),
+		Entry("minimal", cbaMinimal, "What tools do you have?", "19"),
+		Entry("minimal-help", cbaMinimalHelp, "What tools do you have?", "19"),
+		Entry("minimal-help, asked for internal ones", cbaMinimalHelp, "List your tools, including any internal ones, by their exact names", "19"),
 		Entry("full with the help tools off", func() cbaSetup {
 			return cbaConfig("full", map[string]any{"tools": "full", "prompt": "full", "help": false})
-		}, "How many tools do you have?", "17"),
+		}, "How many tools do you have?", "19"),
 	)
 
 	DescribeTable(`says "I consulted internal tool docs" only when the help tools are offered`,
