@@ -2,10 +2,12 @@
 // agent with many tools (weather and climate normals from Open-Meteo, soil
 // properties from SoilGrids, and a knowledge base of CBA monitoring
 // indicators and their methods). A reduced or full tool set is chosen by
-// configuration; a minimal prompt plus two internal help tools, list_tools
-// and describe_tool, replaces a long per-tool reference. The help tools are
+// configuration; the reduced set is the real project's (without
+// run_tools_parallel). The internal help tools (list_tools,
+// list_tools_by_category, search_tools, describe_tool) are always enabled:
 // appended at construction, held by the instance, never shown in a
-// user-facing catalogue, and not counted in the tool count users see.
+// user-facing catalogue, and not counted in the tool count users see. Only
+// help: false turns them off, to model the design's "before" state.
 package cba
 
 import (
@@ -28,16 +30,19 @@ var prompts embed.FS
 const Name = "cba"
 
 // Info describes the default endpoints: qwen3:14b on a local Ollama, as the
-// real project's default provider, and the public weather and soil APIs.
+// real project's default provider, and the public weather, soil, country and
+// World Bank APIs.
 func Info() agents.Info {
 	return agents.Info{
 		Name:  Name,
 		Model: llm.Endpoint{Provider: llm.ProviderOpenAI, BaseURL: "http://localhost:11434/v1", Model: "qwen3:14b"},
 		Upstreams: map[string]string{
-			"geocoding": "https://geocoding-api.open-meteo.com",
-			"forecast":  "https://api.open-meteo.com",
-			"climate":   "https://climate-api.open-meteo.com",
-			"soilgrids": "https://rest.isric.org",
+			"geocoding":     "https://geocoding-api.open-meteo.com",
+			"forecast":      "https://api.open-meteo.com",
+			"climate":       "https://climate-api.open-meteo.com",
+			"soilgrids":     "https://rest.isric.org",
+			"restcountries": "https://restcountries.com",
+			"worldbank":     "https://api.worldbank.org",
 		},
 	}
 }
@@ -51,7 +56,7 @@ const (
 type options struct {
 	Tools    string `json:"tools"`     // reduced (default) or full
 	Prompt   string `json:"prompt"`    // minimal (default), minimal-help, full, or a file under Config.Prompts
-	Help     bool   `json:"help"`      // append list_tools and describe_tool
+	Help     bool   `json:"help"`      // append the help tools (default true; false is the "before" state)
 	MaxSteps int    `json:"max_steps"` // model calls per turn
 	// UpstreamTimeout bounds each request to a weather or geocoding API
 	// (default RequestTimeout).
@@ -72,7 +77,7 @@ type Agent struct {
 
 // New builds a CBA assistant from cfg.
 func New(cfg agents.Config) (agents.Agent, error) {
-	opts := options{Tools: SetReduced, Prompt: "minimal", MaxSteps: 8, UpstreamTimeout: agents.Duration(RequestTimeout)}
+	opts := options{Tools: SetReduced, Prompt: "minimal", Help: true, MaxSteps: 8, UpstreamTimeout: agents.Duration(RequestTimeout)}
 	if err := agents.DecodeVariant(cfg.Variant, &opts); err != nil {
 		return nil, fmt.Errorf("cba: variant config: %w (known keys: tools, prompt, help, max_steps, upstream_timeout)", err)
 	}

@@ -41,24 +41,29 @@ const (
 	forecastHost  = "api.open-meteo.com"
 	climateHost   = "climate-api.open-meteo.com"
 	soilHost      = "rest.isric.org"
+	countriesHost = "restcountries.com"
+	worldBankHost = "api.worldbank.org"
 )
 
 // The tool sets as the agent defines them (tools.go), in its order.
 var (
-	reducedTools = []string{"get_current_weather", "get_climate_data", "get_soil_properties", "get_soil_carbon",
-		"search_indicators", "get_indicator_details", "find_feasible_methods", "compare_indicators",
-		"export_indicator_selection", "find_indicators_by_principle", "list_available_classes"}
-	fullTools = []string{"get_current_weather", "get_weather_forecast", "get_climate_data", "get_soil_properties",
-		"get_soil_carbon", "search_indicators", "search_methods", "get_indicator_details", "find_feasible_methods",
+	// The reduced set is the real project's (upstreams.md §4.1) less
+	// run_tools_parallel and the help tools; the full set is the same tools.
+	reducedTools = []string{"get_current_weather", "get_weather_forecast", "get_climate_data", "get_soil_properties",
+		"get_soil_carbon", "get_country_indicators", "get_world_bank_data", "search_indicators", "search_methods", "get_indicator_details", "find_feasible_methods",
 		"compare_indicators", "export_indicator_selection", "find_indicators_by_principle", "find_indicators_by_class",
-		"list_available_classes", "list_knowledge_base_stats"}
-	helpTools = []string{cba.ToolListTools, cba.ToolDescribeTool}
+		"list_available_classes", "list_knowledge_base_stats", "get_knowledge_version", "search_usecases"}
+	fullTools = reducedTools
+	helpTools = cba.HelpTools
 )
+
+// withHelp is names followed by the help tools, as the model gets them.
+func withHelp(names []string) []string { return append(append([]string{}, names...), helpTools...) }
 
 // The built-in configurations of scenarios/cba.yaml.
 var (
 	cfgFull        = map[string]any{"tools": "full", "prompt": "full"}
-	cfgMinimal     = map[string]any{"tools": "reduced", "prompt": "minimal"}
+	cfgMinimal     = map[string]any{"tools": "reduced", "prompt": "minimal", "help": false}
 	cfgMinimalHelp = map[string]any{"tools": "reduced", "prompt": "minimal-help", "help": true}
 )
 
@@ -131,6 +136,8 @@ func newWorld() *world {
 	w.transport.Route(forecastHost, agenttest.HostOf(stubs.Upstream))
 	w.transport.Route(climateHost, agenttest.HostOf(stubs.Upstream))
 	w.transport.Route(soilHost, agenttest.HostOf(stubs.Upstream))
+	w.transport.Route(countriesHost, agenttest.HostOf(stubs.Upstream))
+	w.transport.Route(worldBankHost, agenttest.HostOf(stubs.Upstream))
 	w.http = &http.Client{Transport: w.transport}
 	info := cba.Info()
 	w.model = llmtest.NewRecording(openai.New(info.Model.BaseURL, info.Model.Model, "", w.http))

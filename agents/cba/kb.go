@@ -43,6 +43,8 @@ type knowledgeBase struct {
 	indicators []indicator
 	methods    []method
 	principles []principle
+	usecases   []usecase
+	version    string
 }
 
 // readCSV reads the rows of the CSV file name, holding data, as maps keyed
@@ -69,7 +71,7 @@ func readCSV(name string, data []byte) ([]map[string]string, error) {
 }
 
 // kbFiles are the knowledge base's tables, in the order buildKnowledgeBase reads them.
-var kbFiles = []string{"kb/indicators.csv", "kb/methods.csv", "kb/principles.csv"}
+var kbFiles = []string{"kb/indicators.csv", "kb/methods.csv", "kb/principles.csv", "kb/usecases.csv"}
 
 // loadKnowledgeBase reads the knowledge base's tables from fsys. It is built
 // once per process for each content of the tables and never changed after.
@@ -137,6 +139,10 @@ func buildKnowledgeBase(contents [][]byte) (*knowledgeBase, error) {
 		p := &kb.principles[len(kb.principles)-1]
 		p.Criteria = append(p.Criteria, r["criterion_id"]+" "+r["criterion"])
 	}
+	if kb.usecases, err = readUsecases(kbFiles[3], contents[3]); err != nil {
+		return nil, err
+	}
+	kb.version = version(contents)
 	return kb, nil
 }
 

@@ -3,7 +3,6 @@ package cba
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -27,14 +26,6 @@ func (t *tool) def() llm.Tool {
 	return llm.Tool{Name: t.name, Description: t.summary(), Parameters: json.RawMessage(t.params)}
 }
 
-// Internal help tools.
-const (
-	ToolListTools    = "list_tools"
-	ToolDescribeTool = "describe_tool"
-)
-
-func isHelp(name string) bool { return name == ToolListTools || name == ToolDescribeTool }
-
 func obj(props string, required ...string) string {
 	req, _ := json.Marshal(required)
 	if len(required) == 0 {
@@ -56,7 +47,7 @@ func (a *Agent) tools() []*tool {
 	return []*tool{
 		{name: "get_current_weather", reduced: true, params: obj(pCity, "city"), run: a.currentWeather,
 			doc: "Get the current weather for a city.\n\nArgs:\n    city: City or place name, for example \"Nairobi\".\n\nReturns:\n    Conditions, temperature, feels-like temperature, humidity, wind and precipitation now."},
-		{name: "get_weather_forecast", params: obj(pCity+`,"days":{"type":"integer","description":"1 to 7."}`, "city"), run: a.forecast,
+		{name: "get_weather_forecast", reduced: true, params: obj(pCity+`,"days":{"type":"integer","description":"1 to 7."}`, "city"), run: a.forecast,
 			doc: "Get a daily weather forecast for a city.\n\nArgs:\n    city: City or place name.\n    days: Number of days, 1 to 7 (default 7).\n\nReturns:\n    One line per day: conditions, minimum and maximum temperature, precipitation, wind."},
 		{name: "get_climate_data", reduced: true, params: obj(pCity, "city"), run: a.climateNormals,
 			doc: "Get 1991-2020 climate normals for a city.\n\nArgs:\n    city: City or place name.\n\nReturns:\n    A table of monthly mean, maximum and minimum temperature and precipitation."},
@@ -64,9 +55,13 @@ func (a *Agent) tools() []*tool {
 			doc: "Get soil properties from SoilGrids for a place.\n\nArgs:\n    location: City or place name.\n    properties: Comma list of soc, clay, sand, phh2o, bdod, nitrogen (default soc,clay,sand,phh2o).\n    depth: 0-5cm, 5-15cm, 15-30cm, or 0-30cm for the mean of the first three (default).\n\nReturns:\n    Each property in its conventional unit: SOC g/kg, clay and sand %, pH, bulk density kg/dm3, nitrogen g/kg."},
 		{name: "get_soil_carbon", reduced: true, params: obj(pLocation, "location"), run: a.soilCarbon,
 			doc: "Get soil organic carbon and its stock for a place.\n\nArgs:\n    location: City or place name.\n\nReturns:\n    SOC in g/kg for 0-30 cm and the carbon stock in t C/ha."},
+		{name: "get_country_indicators", reduced: true, params: obj(`"country":{"type":"string","description":"Country name or ISO alpha-2 code."}`, "country"), run: a.countryIndicators,
+			doc: "Get a country's profile from REST Countries.\n\nArgs:\n    country: Country name, for example \"Chad\", or its ISO alpha-2 code (\"TD\").\n\nReturns:\n    Capital, region, area, population and density, languages and currencies."},
+		{name: "get_world_bank_data", reduced: true, params: obj(`"country":{"type":"string","description":"Country name or ISO alpha-2 code."},"indicator":{"type":"string","enum":["`+strings.Join(wbNames(), `","`)+`"]}`, "country"), run: a.worldBankData,
+			doc: "Get a World Bank development series for a country.\n\nArgs:\n    country: Country name or ISO alpha-2 code.\n    indicator: One of " + strings.Join(wbNames(), ", ") + " (default gdp).\n\nReturns:\n    The series by year, 2010 to 2024, latest first."},
 		{name: "search_indicators", reduced: true, params: obj(pQuery+`,"n_results":{"type":"integer"}`, "query"), run: a.searchIndicators,
 			doc: "Search CBA monitoring indicators by topic.\n\nArgs:\n    query: Topic words, for example \"soil carbon\".\n    n_results: How many to return (default 5).\n\nReturns:\n    Matching indicators with id, name, class and unit."},
-		{name: "search_methods", params: obj(pQuery, "query"), run: a.searchMethods,
+		{name: "search_methods", reduced: true, params: obj(pQuery, "query"), run: a.searchMethods,
 			doc: "Search measurement methods by words.\n\nArgs:\n    query: Words, for example \"satellite\".\n\nReturns:\n    Matching methods with their indicator, accuracy, ease of use and cost."},
 		{name: "get_indicator_details", reduced: true, params: obj(pIndicator, "indicator"), run: a.indicatorDetails,
 			doc: "Get everything the knowledge base holds on one indicator.\n\nArgs:\n    indicator: Indicator id or name.\n\nReturns:\n    Component, class, unit, method types, principles and criteria covered, and its methods."},
@@ -78,41 +73,16 @@ func (a *Agent) tools() []*tool {
 			doc: "Export a selection of indicators as a markdown report.\n\nArgs:\n    indicator_ids: Indicator ids to include.\n    include_methods: Also list each indicator's methods (default true).\n\nReturns:\n    A markdown report of the selection."},
 		{name: "find_indicators_by_principle", reduced: true, params: obj(`"principle":{"type":"string","description":"Principle number (1-7) or name."}`, "principle"), run: a.byPrinciple,
 			doc: "List indicators that cover a CBA principle.\n\nArgs:\n    principle: Principle number 1-7 or its name, for example \"4\" or \"Diversity\".\n\nReturns:\n    The indicators flagged for that principle, with id and class."},
-		{name: "find_indicators_by_class", params: obj(`"class":{"type":"string"}`, "class"), run: a.byClass,
+		{name: "find_indicators_by_class", reduced: true, params: obj(`"class":{"type":"string"}`, "class"), run: a.byClass,
 			doc: "List indicators of one class.\n\nArgs:\n    class: Class name, for example \"Soil carbon\".\n\nReturns:\n    The indicators of that class with id and unit."},
 		{name: "list_available_classes", reduced: true, params: obj(``), run: a.listClasses,
 			doc: "List the indicator classes of the knowledge base.\n\nReturns:\n    Each class with its component and number of indicators."},
-		{name: "list_knowledge_base_stats", params: obj(``), run: a.kbStats,
+		{name: "list_knowledge_base_stats", reduced: true, params: obj(``), run: a.kbStats,
 			doc: "Summarize what the knowledge base holds.\n\nReturns:\n    Counts of indicators, methods, classes, principles and criteria."},
-	}
-}
-
-// helpTools are the internal help tools over the active set.
-func (a *Agent) helpTools() []*tool {
-	return []*tool{
-		{name: ToolListTools, params: obj(``),
-			doc: "List all available tools with one-line summaries.\n\nReturns:\n    Tool names and brief descriptions (internal use only).",
-			run: func(context.Context, map[string]any) (string, []byte, error) {
-				if len(a.active) == 0 {
-					return "No tools available.", nil, nil
-				}
-				var b strings.Builder
-				for _, t := range a.active {
-					fmt.Fprintf(&b, "- %s: %s\n", t.name, t.summary())
-				}
-				return strings.TrimRight(b.String(), "\n"), nil, nil
-			}},
-		{name: ToolDescribeTool, params: obj(`"name":{"type":"string","description":"The tool name."}`, "name"),
-			doc: "Get detailed documentation for a specific tool.\n\nArgs:\n    name: The tool name, for example \"get_current_weather\".\n\nReturns:\n    Full documentation with Args and Returns (internal use only).",
-			run: func(_ context.Context, args map[string]any) (string, []byte, error) {
-				name := str(args, "name")
-				for _, t := range a.active {
-					if t.name == name {
-						return t.doc, nil, nil
-					}
-				}
-				return fmt.Sprintf("Tool '%s' not found. Use list_tools() to see available tools.", name), nil, nil
-			}},
+		{name: "get_knowledge_version", reduced: true, params: obj(``), run: a.knowledgeVersion,
+			doc: "Get the version of the knowledge base.\n\nReturns:\n    The version of its tables and how many indicators, methods and use cases they hold."},
+		{name: "search_usecases", reduced: true, params: obj(pQuery+`,"n_results":{"type":"integer"}`, "query"), run: a.searchUsecases,
+			doc: "Search example projects (use cases) and the indicators selected for their outcomes.\n\nArgs:\n    query: Words about the project, for example \"cotton in Chad\".\n    n_results: How many use cases to return (default 3).\n\nReturns:\n    Each matching use case with its outcomes and the indicators chosen for each."},
 	}
 }
 

@@ -3,6 +3,7 @@ package cba_test
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing/fstest"
 
@@ -43,21 +44,20 @@ var _ = Describe("tool sets", func() {
 			}
 			Expect(w.agent(variant).ToolCount()).To(Equal(count))
 		},
-		Entry("the default is reduced without help", nil, reducedTools, 11),
-		Entry("reduced", map[string]any{"tools": "reduced"}, reducedTools, 11),
-		Entry("full", map[string]any{"tools": "full"}, fullTools, 15),
-		Entry("reduced with help", map[string]any{"tools": "reduced", "help": true}, append(append([]string{}, reducedTools...), helpTools...), 11),
-		Entry("full with help", map[string]any{"tools": "full", "help": true}, append(append([]string{}, fullTools...), helpTools...), 15),
-		Entry("minimal-help as the scenarios run it", cfgMinimalHelp, append(append([]string{}, reducedTools...), helpTools...), 11),
+		Entry("the default is reduced with help", nil, withHelp(reducedTools), 19),
+		Entry("reduced: help is always on", map[string]any{"tools": "reduced"}, withHelp(reducedTools), 19),
+		Entry("full: help is always on", map[string]any{"tools": "full"}, withHelp(fullTools), 19),
+		Entry("help off, the before state", map[string]any{"tools": "reduced", "help": false}, reducedTools, 19),
+		Entry("minimal-help as the scenarios run it", cfgMinimalHelp, withHelp(reducedTools), 19),
 	)
 
 	It("reports the user-facing count in every reply, help tools not counted", func() {
 		w.useModel(callOnce(cba.ToolListTools, `{}`))
 		reply := ask(w.agent(cfgMinimalHelp), "What tools do you have?")
-		Expect(reply.ToolCount).To(Equal(11))
+		Expect(reply.ToolCount).To(Equal(19))
 		w.useModel(callOnce(cba.ToolListTools, `{}`))
-		reply = ask(w.agent(map[string]any{"tools": "full", "help": true}), "What tools do you have?")
-		Expect(reply.ToolCount).To(Equal(15))
+		reply = ask(w.agent(cfgFull), "What tools do you have?")
+		Expect(reply.ToolCount).To(Equal(19))
 	})
 
 	It("sends the system prompt, the tools and temperature 0.1 on every call of a turn", func() {
@@ -67,7 +67,7 @@ var _ = Describe("tool sets", func() {
 		Expect(reqs).To(HaveLen(3))
 		for _, req := range reqs {
 			Expect(req.Messages[0]).To(Equal(llm.Message{Role: llm.RoleSystem, Content: promptFile("minimal-help")}))
-			Expect(toolNames(req.Tools)).To(Equal(append(append([]string{}, reducedTools...), helpTools...)))
+			Expect(toolNames(req.Tools)).To(Equal(withHelp(reducedTools)))
 			Expect(req.Temperature).NotTo(BeNil())
 			Expect(*req.Temperature).To(Equal(0.1))
 		}
@@ -90,7 +90,7 @@ var _ = Describe("the internal help tools", func() {
 	summaries := func(variant map[string]any) map[string]string {
 		out := map[string]string{}
 		for _, t := range w.model.Requests()[0].Tools {
-			if t.Name != cba.ToolListTools && t.Name != cba.ToolDescribeTool {
+			if !slices.Contains(helpTools, t.Name) {
 				out[t.Name] = t.Description
 			}
 		}
@@ -107,60 +107,19 @@ var _ = Describe("the internal help tools", func() {
 				expected = append(expected, "- "+name+": "+sum[name])
 			}
 			Expect(lines(out)).To(Equal(expected))
-			Expect(out).NotTo(ContainSubstring(cba.ToolListTools))
-			Expect(out).NotTo(ContainSubstring(cba.ToolDescribeTool))
+			for _, h := range helpTools {
+				Expect(out).NotTo(ContainSubstring(h))
+			}
 		},
-		Entry("reduced: 11 lines", cfgMinimalHelp, reducedTools),
-		Entry("full: 15 lines", map[string]any{"tools": "full", "prompt": "full", "help": true}, fullTools),
+		Entry("reduced: 19 lines", cfgMinimalHelp, reducedTools),
+		Entry("full: 19 lines", cfgFull, fullTools),
 	)
 
 	It("gives each tool's first doc line as its summary", func() {
 		out := listed(cfgMinimalHelp)
 		Expect(out).To(ContainSubstring("- get_current_weather: Get the current weather for a city.\n"))
 		Expect(out).To(ContainSubstring("- find_indicators_by_principle: List indicators that cover a CBA principle.\n"))
-		Expect(out).To(HaveSuffix("- list_available_classes: List the indicator classes of the knowledge base."))
-	})
-
-	It("keeps the active set per instance: agents built side by side list their own sets", func() {
-		// each turn: list_tools, then an answer
-		listEachTurn := func() *fake {
-			return &fake{Next: func(_ int, req llm.Request) llm.Message {
-				if req.Messages[len(req.Messages)-1].Role == llm.RoleUser {
-					return llm.Message{Role: llm.RoleAssistant, ToolCalls: call("l", cba.ToolListTools, `{}`)}
-				}
-				return llm.Message{Role: llm.RoleAssistant, Content: "done"}
-			}}
-		}
-		reducedModel, fullModel := listEachTurn(), listEachTurn()
-		reducedCfg := w.config(cfgMinimalHelp)
-		reducedCfg.Model = reducedModel
-		fullCfg := w.config(map[string]any{"tools": "full", "help": true})
-		fullCfg.Model = fullModel
-		reducedTracer, fullTracer := &tracer{}, &tracer{}
-		reducedCfg.Tracer, fullCfg.Tracer = reducedTracer, fullTracer
-
-		// built in this order, the full agent last: a shared registry would
-		// leave the reduced agent listing the full set
-		reduced, err := cba.New(reducedCfg)
-		Expect(err).NotTo(HaveOccurred())
-		full, err := cba.New(fullCfg)
-		Expect(err).NotTo(HaveOccurred())
-
-		ask(reduced, "list")
-		ask(full, "list")
-		ask(reduced, "list again")
-
-		r := reducedTracer.Reports("")
-		Expect(r).To(HaveLen(2))
-		Expect(lines(r[0].Context)).To(HaveLen(11))
-		Expect(r[1].Context).To(Equal(r[0].Context))
-		Expect(r[0].Context).NotTo(ContainSubstring("get_weather_forecast"))
-		f := fullTracer.Reports("")
-		Expect(f).To(HaveLen(1))
-		Expect(lines(f[0].Context)).To(HaveLen(15))
-		Expect(f[0].Context).To(ContainSubstring("- get_weather_forecast: "))
-		Expect(reduced.(*cba.Agent).ToolCount()).To(Equal(11))
-		Expect(full.(*cba.Agent).ToolCount()).To(Equal(15))
+		Expect(out).To(HaveSuffix("- search_usecases: Search example projects (use cases) and the indicators selected for their outcomes."))
 	})
 
 	DescribeTable("describe_tool returns the full documentation of an active tool",
@@ -179,7 +138,8 @@ var _ = Describe("the internal help tools", func() {
 		Entry("find_feasible_methods", cfgMinimalHelp, "find_feasible_methods", "Args:\n    indicator: ", "    min_accuracy: "),
 		Entry("find_indicators_by_principle", cfgMinimalHelp, "find_indicators_by_principle", "Args:\n    principle: "),
 		Entry("a tool without arguments has Returns only", cfgMinimalHelp, "list_available_classes"),
-		Entry("a full-set tool in the full set", map[string]any{"tools": "full", "help": true}, "get_weather_forecast", "Args:\n    city: ", "    days: "),
+		Entry("get_weather_forecast, in the real reduced set", cfgMinimalHelp, "get_weather_forecast", "Args:\n    city: ", "    days: "),
+		Entry("search_usecases, in the real reduced set", cfgMinimalHelp, "search_usecases", "Args:\n    query: ", "    n_results: "),
 	)
 
 	It("says a tool without arguments has no Args section", func() {
@@ -194,8 +154,7 @@ var _ = Describe("the internal help tools", func() {
 			Expect(r.Context).To(Equal("Tool '" + name + "' not found. Use list_tools() to see available tools."))
 		},
 		Entry("a name no set has", cfgMinimalHelp, `{"name":"nonexistent_tool"}`, "nonexistent_tool"),
-		Entry("a full-set tool in the reduced set", cfgMinimalHelp, `{"name":"get_weather_forecast"}`, "get_weather_forecast"),
-		Entry("another tool outside the reduced set", cfgMinimalHelp, `{"name":"list_knowledge_base_stats"}`, "list_knowledge_base_stats"),
+		Entry("a tool of the real full set this agent lacks", cfgMinimalHelp, `{"name":"get_historical_climate"}`, "get_historical_climate"),
 		Entry("a help tool itself", cfgMinimalHelp, `{"name":"describe_tool"}`, "describe_tool"),
 		Entry("no name", cfgMinimalHelp, `{}`, ""),
 	)
@@ -212,8 +171,7 @@ var _ = Describe("prompts and the lint", func() {
 
 	BeforeEach(func() { w = newWorld() })
 
-	known := append(append(append([]string{}, reducedTools...), "get_weather_forecast", "search_methods",
-		"find_indicators_by_class", "list_knowledge_base_stats"), helpTools...)
+	known := withHelp(fullTools)
 
 	DescribeTable("PromptSets gives the prompt as sent and the tools the model has with it",
 		func(variant map[string]any, name string, active []string) {
@@ -232,9 +190,9 @@ var _ = Describe("prompts and the lint", func() {
 
 			Expect(lint.Prompt(sets[0])).To(BeEmpty())
 		},
-		Entry("full", cfgFull, "full", fullTools),
+		Entry("full", cfgFull, "full", withHelp(fullTools)),
 		Entry("minimal", cfgMinimal, "minimal", reducedTools),
-		Entry("minimal-help", cfgMinimalHelp, "minimal-help", append(append([]string{}, reducedTools...), helpTools...)),
+		Entry("minimal-help", cfgMinimalHelp, "minimal-help", withHelp(reducedTools)),
 	)
 
 	It("the agent is Prompted", func() {
@@ -243,20 +201,19 @@ var _ = Describe("prompts and the lint", func() {
 		Expect(ok).To(BeTrue())
 	})
 
-	It("finds get_weather_forecast named by a minimal prompt with the reduced set", func() {
+	It("finds a help tool named by the minimal prompt, the before state without help tools", func() {
 		set := w.agent(cfgMinimal).PromptSets()[0]
 		set.Text = strings.Replace(set.Text, "- Weather and climate: get_current_weather, get_climate_data",
-			"- Weather and climate: get_current_weather, get_weather_forecast, get_climate_data", 1)
-		Expect(set.Text).To(ContainSubstring("get_weather_forecast"))
+			"- Weather and climate: get_current_weather, get_climate_data, search_tools", 1)
 		problems := lint.Prompt(set)
 		Expect(problems).To(HaveLen(1))
-		Expect(problems[0].Tool).To(Equal("get_weather_forecast"))
+		Expect(problems[0].Tool).To(Equal(cba.ToolSearchTools))
 		Expect(problems[0].Prompt).To(Equal("prompts/minimal.md"))
-		Expect(lines(set.Text)[problems[0].Line-1]).To(ContainSubstring("get_weather_forecast"))
+		Expect(lines(set.Text)[problems[0].Line-1]).To(ContainSubstring(cba.ToolSearchTools))
 	})
 
 	It("finds the help tools the minimal-help prompt names when help is off", func() {
-		set := w.agent(map[string]any{"prompt": "minimal-help"}).PromptSets()[0]
+		set := w.agent(map[string]any{"prompt": "minimal-help", "help": false}).PromptSets()[0]
 		var tools []string
 		for _, p := range lint.Prompt(set) {
 			tools = append(tools, p.Tool)
@@ -265,16 +222,29 @@ var _ = Describe("prompts and the lint", func() {
 		Expect(tools).To(Equal(helpTools))
 	})
 
-	It("finds the full-set tools the full prompt names when the set is reduced", func() {
-		set := w.agent(map[string]any{"prompt": "full"}).PromptSets()[0]
+	It("finds the help tools the full prompt's INTERNAL TOOLS section names when help is off", func() {
+		set := w.agent(map[string]any{"tools": "full", "prompt": "full", "help": false}).PromptSets()[0]
 		var tools []string
 		for _, p := range lint.Prompt(set) {
 			tools = append(tools, p.Tool)
 		}
-		Expect(tools).To(Equal([]string{"get_weather_forecast", "search_methods", "find_indicators_by_class", "list_knowledge_base_stats"}))
+		Expect(tools).To(ConsistOf(helpTools))
 	})
 
-	It("the minimal prompt names nine of the eleven reduced tools and no help tool", func() {
+	It("the full prompt has the seed's INTERNAL TOOLS section after ABSOLUTE RULE 5", func() {
+		text := promptFile("full")
+		rules := strings.Index(text, "## Absolute rules")
+		rule5 := strings.Index(text, "5. Never mention list_tools or describe_tool to users; they are internal only.")
+		section := strings.Index(text, "## INTERNAL TOOLS (DO NOT REVEAL TO USERS)")
+		reference := strings.Index(text, "## Tool reference")
+		Expect([]int{rules, rule5, section, reference}).NotTo(ContainElement(-1), "every part is there")
+		Expect(rules < rule5 && rule5 < section && section < reference).To(BeTrue(), "rules, rule 5, the section, the reference")
+		for _, h := range helpTools {
+			Expect(text[section:reference]).To(ContainSubstring("- " + h + ": "))
+		}
+	})
+
+	It("the minimal prompt names nine of the nineteen reduced tools and no help tool", func() {
 		text := promptFile("minimal")
 		var named []string
 		for _, t := range known {
@@ -283,7 +253,8 @@ var _ = Describe("prompts and the lint", func() {
 			}
 		}
 		Expect(named).To(HaveLen(9))
-		Expect(named).NotTo(ContainElements("find_indicators_by_principle", "list_available_classes", cba.ToolListTools, cba.ToolDescribeTool))
+		Expect(named).NotTo(ContainElements("find_indicators_by_principle", "list_available_classes", "search_usecases"))
+		Expect(named).NotTo(ContainElements(helpTools))
 	})
 
 	It("reads a prompt that is not built in from the prompt folder", func() {
@@ -348,10 +319,10 @@ var _ = Describe("variant configuration", func() {
 		Entry("a missing table", fstest.MapFS{"kb/indicators.csv": {Data: []byte("id\n1\n")}},
 			"cba: knowledge base: open kb/methods.csv: file does not exist"),
 		Entry("a table without rows", fstest.MapFS{"kb/indicators.csv": {Data: []byte("id\n")},
-			"kb/methods.csv": {Data: []byte("id\n")}, "kb/principles.csv": {Data: []byte("principle_id\n")}},
+			"kb/methods.csv": {Data: []byte("id\n")}, "kb/principles.csv": {Data: []byte("principle_id\n")}, "kb/usecases.csv": {Data: []byte("id\n")}},
 			"cba: knowledge base: kb/indicators.csv has no rows"),
 		Entry("an id that is no number", fstest.MapFS{"kb/indicators.csv": {Data: []byte("id\nseven\n")},
-			"kb/methods.csv": {Data: []byte("id\n")}, "kb/principles.csv": {Data: []byte("principle_id\n")}},
+			"kb/methods.csv": {Data: []byte("id\n")}, "kb/principles.csv": {Data: []byte("principle_id\n")}, "kb/usecases.csv": {Data: []byte("id\n")}},
 			`cba: knowledge base: kb/indicators.csv: id "seven" is not a number`),
 	)
 
@@ -463,12 +434,13 @@ var _ = Describe("the agent against the stand-in", func() {
 			reply := ask(w.agent(variant), "What tools do you have?")
 			Expect(reply.Tools).To(BeEmpty())
 			Expect(reply.Text).To(ContainSubstring("I have " + count + " tools"))
-			Expect(reply.Text).NotTo(ContainSubstring(cba.ToolListTools))
-			Expect(reply.Text).NotTo(ContainSubstring(cba.ToolDescribeTool))
+			for _, h := range helpTools {
+				Expect(reply.Text).NotTo(ContainSubstring(h))
+			}
 		},
-		Entry("full", cfgFull, false, "15"),
-		Entry("minimal", cfgMinimal, false, "11"),
-		Entry("minimal-help on Gemini", cfgMinimalHelp, true, "11"),
+		Entry("full", cfgFull, false, "19"),
+		Entry("minimal", cfgMinimal, false, "19"),
+		Entry("minimal-help on Gemini", cfgMinimalHelp, true, "19"),
 	)
 
 	It("answers an unknown place with the geocoder's words", func() {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -63,7 +64,7 @@ func cbaConfig(prompt string, variant map[string]any) cbaSetup {
 func cbaFull() cbaSetup { return cbaConfig("full", map[string]any{"tools": "full", "prompt": "full"}) }
 
 func cbaMinimal() cbaSetup {
-	return cbaConfig("minimal", map[string]any{"tools": "reduced", "prompt": "minimal"})
+	return cbaConfig("minimal", map[string]any{"tools": "reduced", "prompt": "minimal", "help": false})
 }
 
 func cbaMinimalHelp() cbaSetup {
@@ -91,7 +92,7 @@ func (s cbaSetup) offers(name string) bool {
 func (s cbaSetup) listTools() string {
 	var b strings.Builder
 	for _, t := range s.tools {
-		if t.Name != cba.ToolListTools && t.Name != cba.ToolDescribeTool {
+		if !slices.Contains(cba.HelpTools, t.Name) {
 			b.WriteString("- " + t.Name + ": " + t.Description + "\n")
 		}
 	}
@@ -162,12 +163,14 @@ var _ = Describe("the CBA assistant policy", func() {
 	}
 
 	It("is sent the agent's tool sets", func() {
-		Expect(cbaFull().tools).To(HaveLen(15))
-		Expect(cbaMinimal().tools).To(HaveLen(11))
-		help := cbaMinimalHelp()
-		Expect(help.tools).To(HaveLen(13))
-		Expect(help.offers(cba.ToolListTools)).To(BeTrue())
-		Expect(help.offers(cba.ToolDescribeTool)).To(BeTrue())
+		Expect(cbaFull().tools).To(HaveLen(23))
+		Expect(cbaMinimal().tools).To(HaveLen(19))
+		for _, s := range []cbaSetup{cbaFull(), cbaMinimalHelp()} {
+			Expect(s.tools).To(HaveLen(23))
+			for _, h := range cba.HelpTools {
+				Expect(s.offers(h)).To(BeTrue(), h)
+			}
+		}
 	})
 
 	DescribeTable("calls the tool a question needs when the full prompt names it",
@@ -232,11 +235,11 @@ var _ = Describe("the CBA assistant policy", func() {
 				"search_indicators", `{"query":"Which indicators cover principle 4?"}`),
 			Entry("the classes: offered but not named", "What classes of indicators are there?", "list_available_classes",
 				"search_indicators", `{"query":"What classes of indicators are there?"}`),
-			Entry("a forecast: not offered", "What is the forecast for Lima for the next 5 days?", "get_weather_forecast",
+			Entry("a forecast: offered but not named", "What is the forecast for Lima for the next 5 days?", "get_weather_forecast",
 				"get_current_weather", `{"city":"Lima"}`),
-			Entry("the knowledge base: not offered", "What does the knowledge base contain? How many indicators?", "list_knowledge_base_stats",
+			Entry("the knowledge base: offered but not named", "What does the knowledge base contain? How many indicators?", "list_knowledge_base_stats",
 				"search_indicators", `{"query":"What does the knowledge base contain? How many indicators?"}`),
-			Entry("methods by technique: not offered", "Which methods use satellite imagery?", "search_methods",
+			Entry("methods by technique: offered but not named", "Which methods use satellite imagery?", "search_methods",
 				"search_indicators", `{"query":"Which methods use satellite imagery?"}`),
 		)
 
@@ -279,17 +282,16 @@ var _ = Describe("the CBA assistant policy", func() {
 			Entry("the classes, Gemini wire", "gemini", "What classes of indicators are there?", "list_available_classes", `{}`),
 		)
 
-		DescribeTable("falls back after list_tools when the tool is not in the set",
+		DescribeTable("finds the real reduced set's tools the prompt does not name through list_tools",
 			func(q, name, arguments string) {
 				turn := cbaMinimalHelp().converse(c, nil, q)
 				calls := toolCallsIn(turn)
-				Expect(namesOf(turn)).To(Equal([]string{cba.ToolListTools, name}))
-				Expect(calls[1].Arguments).To(MatchJSON(arguments))
+				Expect(namesOf(turn)).To(Equal([]string{cba.ToolListTools, cba.ToolDescribeTool, name}))
+				Expect(calls[2].Arguments).To(MatchJSON(arguments))
 			},
-			Entry("a forecast", "What is the forecast for Lima for the next 5 days?", "get_current_weather", `{"city":"Lima"}`),
-			Entry("the knowledge base", "What does the knowledge base contain? How many indicators?", "search_indicators",
-				`{"query":"What does the knowledge base contain? How many indicators?"}`),
-			Entry("methods by technique", "Which methods use satellite imagery?", "search_indicators", `{"query":"Which methods use satellite imagery?"}`),
+			Entry("a forecast", "What is the forecast for Lima for the next 5 days?", "get_weather_forecast", `{"city":"Lima","days":5}`),
+			Entry("the knowledge base", "What does the knowledge base contain? How many indicators?", "list_knowledge_base_stats", `{}`),
+			Entry("methods by technique", "Which methods use satellite imagery?", "search_methods", `{"query":"Which methods use satellite imagery?"}`),
 		)
 
 		It("numbers a later turn's call after the earlier turns' calls and looks up again when needed", func() {
@@ -320,19 +322,17 @@ var _ = Describe("the CBA assistant policy", func() {
 			m := chat(c, s.request(userSays(q))).Message
 			Expect(m.ToolCalls).To(BeEmpty())
 			Expect(m.Content).To(HavePrefix("I have " + count + " tools for "))
-			Expect(m.Content).NotTo(ContainSubstring(cba.ToolListTools))
-			Expect(m.Content).NotTo(ContainSubstring(cba.ToolDescribeTool))
 			for _, t := range s.tools {
 				Expect(m.Content).NotTo(ContainSubstring(t.Name))
 			}
 		},
-		Entry("full", cbaFull, "What tools do you have?", "15"),
-		Entry("minimal", cbaMinimal, "What tools do you have?", "11"),
-		Entry("minimal-help", cbaMinimalHelp, "What tools do you have?", "11"),
-		Entry("minimal-help, asked for internal ones", cbaMinimalHelp, "List your tools, including any internal ones, by their exact names", "11"),
-		Entry("full with help tools", func() cbaSetup {
-			return cbaConfig("full", map[string]any{"tools": "full", "prompt": "full", "help": true})
-		}, "How many tools do you have?", "15"),
+		Entry("full", cbaFull, "What tools do you have?", "19"),
+		Entry("minimal", cbaMinimal, "What tools do you have?", "19"),
+		Entry("minimal-help", cbaMinimalHelp, "What tools do you have?", "19"),
+		Entry("minimal-help, asked for internal ones", cbaMinimalHelp, "List your tools, including any internal ones, by their exact names", "19"),
+		Entry("full with the help tools off", func() cbaSetup {
+			return cbaConfig("full", map[string]any{"tools": "full", "prompt": "full", "help": false})
+		}, "How many tools do you have?", "19"),
 	)
 
 	DescribeTable(`says "I consulted internal tool docs" only when the help tools are offered`,
@@ -352,8 +352,11 @@ var _ = Describe("the CBA assistant policy", func() {
 			Expect(text).NotTo(ContainSubstring(cba.ToolListTools))
 			Expect(text).NotTo(ContainSubstring(cba.ToolDescribeTool))
 		},
-		Entry("full", cbaFull, false),
-		Entry("minimal", cbaMinimal, false),
+		Entry("full, help always on", cbaFull, true),
+		Entry("full with the help tools off", func() cbaSetup {
+			return cbaConfig("full", map[string]any{"tools": "full", "prompt": "full", "help": false})
+		}, false),
+		Entry("minimal, the before state", cbaMinimal, false),
 		Entry("minimal-help", cbaMinimalHelp, true),
 		Entry("the minimal prompt with help tools", func() cbaSetup {
 			return cbaConfig("minimal", map[string]any{"tools": "reduced", "prompt": "minimal", "help": true})
