@@ -92,17 +92,17 @@ type responsesItem struct {
 func (s *Server) serveResponses(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
-		writeResponsesError(w, http.StatusBadRequest, err.Error(), 0)
+		writeError(w, http.StatusBadRequest, err.Error(), 0)
 		return
 	}
 	var rr responsesRequest
 	if err := json.Unmarshal(body, &rr); err != nil {
-		writeResponsesError(w, http.StatusBadRequest, "request is not JSON: "+err.Error(), 0)
+		writeError(w, http.StatusBadRequest, "request is not JSON: "+err.Error(), 0)
 		return
 	}
 	req, err := rr.decode()
 	if err != nil {
-		writeResponsesError(w, http.StatusBadRequest, err.Error(), 0)
+		writeError(w, http.StatusBadRequest, err.Error(), 0)
 		return
 	}
 	sample := sampleOf(r)
@@ -249,7 +249,7 @@ func responsesDialect(rr responsesRequest, body []byte, sample int) dialect {
 	h := hex.EncodeToString(sum[:])
 	id := "resp_" + h[:48]
 	d := dialect{
-		writeError: writeResponsesError,
+		writeError: writeError,
 		malformed:  `{"id": "` + id + `", "object": "response", "status": "completed", "output": [{"type": "message", "content": [{"type": "output_text", "text": "unterminated`,
 		completion: func(model string, msg llm.Message, truncated bool, in, out int) (any, error) {
 			resp := rr.echo(id, model, in, out)
@@ -338,7 +338,11 @@ var responsesErrors = map[int][2]string{
 	http.StatusGatewayTimeout:     {"server_error", "timeout"},
 }
 
-func writeResponsesError(w http.ResponseWriter, status int, msg string, lat time.Duration) {
+// writeError answers status in OpenAI's error shape, the same for Chat
+// Completions, the Responses API and embeddings: {"error": {"message",
+// "type", "param", "code"}}, with the type and code OpenAI's reference
+// gives the status.
+func writeError(w http.ResponseWriter, status int, msg string, lat time.Duration) {
 	kind, ok := responsesErrors[status]
 	if !ok {
 		kind = [2]string{"server_error", ""}
