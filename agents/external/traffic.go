@@ -208,6 +208,8 @@ func decodeStream(path string, b []byte) (llm.Response, error) {
 		return geminiadapter.StreamResponse(b)
 	case strings.HasSuffix(path, "/v1/messages"):
 		return anthropic.StreamResponse(b)
+	case strings.HasSuffix(path, responsesPath):
+		return openai.ResponsesStreamResponse(b)
 	}
 	return openai.StreamResponse(b)
 }

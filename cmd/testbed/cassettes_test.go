@@ -81,7 +81,7 @@ var _ = Describe("testbed cassettes check", func() {
 			case "host":
 				replace(path, "url: http://localhost:11434/", "url: http://"+plant+"@localhost:11434/", -1)
 			case "response body":
-				replace(path, `"id":"chatcmpl-standin"`, `"id":"`+plant+`"`, -1)
+				replace(path, `"system_fingerprint":"fp_standin"`, `"system_fingerprint":"`+plant+`"`, -1)
 			}
 			line := lineOf(mustRead(path), plant, 1)
 			for k, v := range env {
@@ -151,7 +151,7 @@ var _ = Describe("testbed cassettes check", func() {
 	It("finds the value of a key variable set in the environment", func() {
 		const value = "planted-value-0123456789"
 		path := cassettePath(root, "single-pass", "ac6-land-point")
-		replace(path, `"id":"chatcmpl-standin"`, `"id":"`+value+`"`, -1)
+		replace(path, `"system_fingerprint":"fp_standin"`, `"system_fingerprint":"`+value+`"`, -1)
 		line := lineOf(mustRead(path), value, 1)
 
 		By("not recognising the value by its shape")

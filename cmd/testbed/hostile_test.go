@@ -53,10 +53,10 @@ var _ = Describe("testbed on broken input", func() {
 		Entry("format version 2", func(p string) { replace(p, "version: 1\n", "version: 2\n", 1) },
 			"unsupported: format version 2; "+
 				"this testbed reads format version 1 only (go-vcr v2's, as testbed record writes it): a newer testbed or another tool wrote this file"),
-		Entry("a response body that is not the length recorded", func(p string) { replace(p, `- "534"`, `- "999"`, 1) },
-			"interaction 0 has a response body of 534 bytes, but its Content-Length is 999; the body was cut off or edited"),
+		Entry("a response body that is not the length recorded", func(p string) { replace(p, `- "854"`, `- "999"`, 1) },
+			"interaction 0 has a response body of 854 bytes, but its Content-Length is 999; the body was cut off or edited"),
 		Entry("a duration that is not one", func(p string) { replace(p, "duration: 2.36s", "duration: soon", 1) },
-			"yaml: unmarshal errors: line 44: cannot unmarshal !!str `soon` into time.Duration"),
+			"yaml: unmarshal errors: line 46: cannot unmarshal !!str `soon` into time.Duration"),
 	)
 
 	DescribeTable("exits 4 on a cassette it cannot read, at once, naming it, and runs the other scenarios",

@@ -492,24 +492,28 @@ func metricValue(metric string, v float64) string {
 // tokenSection lays out the input tokens by part, counted with the suite's
 // encoding, beside the provider's own count; for a provider other than
 // OpenAI a note says the counts are estimates, and the provider's cache
-// reads and writes are shown when it reported any.
+// reads and writes are shown when it reported any. When a provider
+// reported thinking tokens, a note gives them as their own part of its
+// reported output.
 func tokenSection(order []*Variant, tokenizer string) section {
 	sec := section{title: "input tokens by part (mean per scenario)", table: table{
 		header: []string{"variant", "system", "tools", "history", "tool_results", "user", "overhead", "total", "provider-reported"},
 		right:  []bool{false, true, true, true, true, true, true, true, true},
 	}}
-	var estimated []string
+	var estimated, thinking []string
 	for _, v := range order {
 		if v.Provider != "" && v.Provider != "openai" {
 			estimated = append(estimated, v.Name+" ("+v.Provider+")")
 		}
 		var sum trace.Parts
-		reported, read, write := 0, 0, 0
+		reported, read, write, output, reasoning := 0, 0, 0, 0, 0
 		for _, sc := range v.Scenarios {
 			sum = sum.Add(sc.Metrics.Input)
 			reported += sc.Metrics.ReportedInput
 			read += sc.Metrics.ReportedCacheRead
 			write += sc.Metrics.ReportedCacheWrite
+			output += sc.Metrics.ReportedOutput
+			reasoning += sc.Metrics.ReportedReasoning
 		}
 		mean := func(n int) string {
 			if len(v.Scenarios) == 0 {
@@ -524,6 +528,9 @@ func tokenSection(order []*Variant, tokenizer string) section {
 		if read+write > 0 {
 			rep += " (cache: " + mean(read) + " read, " + mean(write) + " written)"
 		}
+		if reasoning > 0 {
+			thinking = append(thinking, v.Name+" "+mean(output)+" = "+mean(output-reasoning)+" answer + "+mean(reasoning)+" thinking")
+		}
 		sec.table.rows = append(sec.table.rows, []string{v.Name,
 			mean(sum.System), mean(sum.Tools), mean(sum.History), mean(sum.ToolResults),
 			mean(sum.User), mean(sum.Overhead), mean(sum.Total()), rep})
@@ -532,6 +539,9 @@ func tokenSection(order []*Variant, tokenizer string) section {
 		sec.notes = append(sec.notes, note{text: fmt.Sprintf(
 			"%s: the parts and total are estimates with %s, not the model's own tokenizer; provider-reported is the count the endpoint returned, prompt-cache reads and writes included (a stand-in counts with o200k_base)",
 			strings.Join(estimated, ", "), tokenizer)})
+	}
+	if len(thinking) > 0 {
+		sec.notes = append(sec.notes, note{text: "provider-reported output tokens (mean per scenario), thinking as its own part: " + strings.Join(thinking, "; ")})
 	}
 	return sec
 }

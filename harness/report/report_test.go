@@ -237,6 +237,18 @@ var _ = Describe("input tokens by part", func() {
 		Expect(withProvider("openai")).NotTo(ContainSubstring("estimates with"))
 		Expect(withProvider("")).NotTo(ContainSubstring("estimates with"))
 	})
+
+	It("gives the thinking tokens a provider reported as their own part of its reported output", func() {
+		r := passing()
+		v := &r.Suites[0].Variants[0]
+		for i := range v.Scenarios {
+			m := &v.Scenarios[i].Metrics
+			m.ReportedInput, m.ReportedOutput, m.ReportedReasoning = 1000, 300, 120
+		}
+		Expect(string(render(report.WriteText, r))).To(ContainSubstring(
+			"provider-reported output tokens (mean per scenario), thinking as its own part: trimmed 300 = 180 answer + 120 thinking"))
+		Expect(withProvider("gemini")).NotTo(ContainSubstring("thinking"), "no note when no provider reported thinking")
+	})
 })
 
 var _ = Describe("JSON", func() {

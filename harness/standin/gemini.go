@@ -78,12 +78,38 @@ func (c geminiContent) text() string {
 	return b.String()
 }
 
+// geminiPath reports whether path is one of the Gemini API's: under
+// /v1beta/ or /v1alpha/, or a method of a model (…/models/<model>:<method>).
+func geminiPath(path string) bool {
+	if strings.Contains(path, "/v1beta/") || strings.Contains(path, "/v1alpha/") {
+		return true
+	}
+	i := strings.LastIndex(path, "/models/")
+	return i >= 0 && strings.Contains(path[i:], ":")
+}
+
+// geminiUnserved are the Gemini API's model methods the stand-in does not
+// serve: it answers them 501 UNIMPLEMENTED, and any other path it does not
+// serve 404 NOT_FOUND, in Gemini's error shape.
+var geminiUnserved = []string{":embedContent", ":batchEmbedContents", ":countTokens", ":batchGenerateContent", ":predict", ":predictLongRunning"}
+
 // serveGemini answers POST …/models/<model>:generateContent in the Gemini
-// wire format.
+// wire format, and any other Gemini path (geminiPath) with Gemini's error.
 func (s *Server) serveGemini(w http.ResponseWriter, r *http.Request) {
+	const serves = "the stand-in serves POST …/models/<model>:generateContent and :streamGenerateContent?alt=sse only"
 	model, ok := geminiModel(r.URL.Path)
-	if !ok {
-		writeGeminiError(w, http.StatusNotFound, "the stand-in serves POST …/models/<model>:generateContent and :streamGenerateContent?alt=sse", 0)
+	switch {
+	case ok && r.Method != http.MethodPost:
+		writeGeminiError(w, http.StatusNotFound, r.Method+" "+r.URL.Path+": "+serves, 0)
+		return
+	case !ok:
+		for _, m := range geminiUnserved {
+			if strings.HasSuffix(r.URL.Path, m) {
+				writeGeminiError(w, http.StatusNotImplemented, m+": "+serves, 0)
+				return
+			}
+		}
+		writeGeminiError(w, http.StatusNotFound, r.URL.Path+": "+serves, 0)
 		return
 	}
 	d := geminiDialect
@@ -264,6 +290,7 @@ func geminiCompletion(model string, msg llm.Message, finish string, in, out int)
 // geminiStatuses name HTTP statuses as Google's APIs do; others are INTERNAL.
 var geminiStatuses = map[int]string{
 	http.StatusBadRequest: "INVALID_ARGUMENT", http.StatusNotFound: "NOT_FOUND", http.StatusTooManyRequests: "RESOURCE_EXHAUSTED",
+	http.StatusNotImplemented: "UNIMPLEMENTED", http.StatusServiceUnavailable: "UNAVAILABLE", http.StatusGatewayTimeout: "DEADLINE_EXCEEDED",
 }
 
 func writeGeminiError(w http.ResponseWriter, status int, msg string, lat time.Duration) {

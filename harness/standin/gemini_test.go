@@ -1,6 +1,7 @@
 package standin_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -305,15 +306,34 @@ var _ = Describe("the Gemini wire format", func() {
 			Expect(e.Error.Message).To(ContainSubstring("get_sst"))
 		})
 
-		DescribeTable("answers 404 for what is not POST …/models/<model>:generateContent",
-			func(method, path string) {
+		DescribeTable("answers what is not POST …/models/<model>:generateContent in Gemini's error shape, never a bare 404",
+			func(method, path string, status int, name string) {
 				resp, body := wirePost(srv, method, path, `{"contents": []}`)
-				Expect(resp.StatusCode).To(Equal(http.StatusNotFound), "body %s", body)
+				Expect(resp.StatusCode).To(Equal(status), "body %s", body)
+				Expect(resp.Header.Get("Content-Type")).To(HavePrefix("application/json"))
+				var e struct {
+					Error struct {
+						Code    int    `json:"code"`
+						Message string `json:"message"`
+						Status  string `json:"status"`
+					} `json:"error"`
+				}
+				d := json.NewDecoder(bytes.NewReader(body))
+				d.DisallowUnknownFields()
+				Expect(d.Decode(&e)).To(Succeed(), "body %s", body)
+				Expect(e.Error.Code).To(Equal(status))
+				Expect(e.Error.Status).To(Equal(name))
+				Expect(e.Error.Message).To(ContainSubstring(":generateContent"))
 			},
-			Entry("another method of the model", http.MethodPost, "/v1beta/models/gemini-2.5-flash:countTokens"),
-			Entry("GET", http.MethodGet, generateContent),
-			Entry("no models/ segment", http.MethodPost, "/v1beta/gemini-2.5-flash:generateContent"),
-			Entry("no model", http.MethodPost, "/v1beta/models/:generateContent"),
+			Entry("embedContent", http.MethodPost, "/v1beta/models/text-embedding-004:embedContent", http.StatusNotImplemented, "UNIMPLEMENTED"),
+			Entry("batchEmbedContents", http.MethodPost, "/v1beta/models/text-embedding-004:batchEmbedContents", http.StatusNotImplemented, "UNIMPLEMENTED"),
+			Entry("countTokens", http.MethodPost, "/v1beta/models/gemini-2.5-flash:countTokens", http.StatusNotImplemented, "UNIMPLEMENTED"),
+			Entry("a method the API does not have", http.MethodPost, "/v1beta/models/gemini-2.5-flash:dream", http.StatusNotFound, "NOT_FOUND"),
+			Entry("GET", http.MethodGet, generateContent, http.StatusNotFound, "NOT_FOUND"),
+			Entry("the model list", http.MethodGet, "/v1beta/models", http.StatusNotFound, "NOT_FOUND"),
+			Entry("files", http.MethodPost, "/v1beta/files", http.StatusNotFound, "NOT_FOUND"),
+			Entry("no models/ segment", http.MethodPost, "/v1beta/gemini-2.5-flash:generateContent", http.StatusNotFound, "NOT_FOUND"),
+			Entry("no model", http.MethodPost, "/v1beta/models/:generateContent", http.StatusNotFound, "NOT_FOUND"),
 		)
 	})
 })

@@ -1,9 +1,10 @@
 package standin
 
 import (
+	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -13,8 +14,14 @@ import (
 // The OpenAI Chat Completions wire format, the stand-in's first: POST
 // …/chat/completions is decoded into the Request every policy reads, and
 // answered as a chat.completion with usage, or with stream: true as
-// chat.completion.chunk events (stream_openai.go). Errors use OpenAI's body
-// {"error": {"message", "type", "code"}}.
+// chat.completion.chunk events (stream_openai.go), with the fields OpenAI's
+// reference gives them (see completion). Its chatcmpl- id and x-request-id
+// derive from a hash of the request and its sample, so recordings are
+// reproducible and every distinct request gets its own. Tool calls keep the
+// ids the policy gives them: longer call_ ids would change the tokens every
+// later request counts. A path the stand-in does not serve is answered in
+// OpenAI's error shape (writeError); a Chat Completions call that fails
+// keeps the stand-in's first error body (writeChatError).
 
 // wireRequest is the part of a Chat Completions request the stand-in reads.
 type wireRequest struct {
@@ -51,12 +58,30 @@ type wireRequest struct {
 	} `json:"response_format"`
 }
 
-var openAIDialect = dialect{
-	writeError: writeError,
-	malformed:  `{"id": "chatcmpl-standin", "choices": [{"message": {"role": "assistant", "content": "unterminated`,
-	completion: func(model string, msg llm.Message, truncated bool, in, out int) (any, error) {
-		return completion(model, msg, finishOf(msg, truncated, "stop", "length", "tool_calls"), in, out), nil
-	},
+// SystemFingerprint is the system_fingerprint of every Chat Completions
+// answer: the one backend configuration the stand-in has.
+const SystemFingerprint = "fp_standin"
+
+// chatDialect answers a Chat Completions request, whose body and sample
+// are given, with ids derived from them: the completion's chatcmpl- id and
+// the x-request-id header's req_ id. stream and includeUsage say how the
+// request asked to be answered.
+func chatDialect(w http.ResponseWriter, body []byte, sample int, stream, includeUsage bool) dialect {
+	sum := requestHash(body, sample)
+	h := hex.EncodeToString(sum[:])
+	id := "chatcmpl-" + h[:29]
+	w.Header().Set("X-Request-Id", "req_"+h[32:64])
+	d := dialect{
+		writeError: writeChatError,
+		malformed:  `{"id": "` + id + `", "choices": [{"message": {"role": "assistant", "content": "unterminated`,
+		completion: func(model string, msg llm.Message, truncated bool, in, out int) (any, error) {
+			return completion(id, model, msg, finishOf(msg, truncated, "stop", "length", "tool_calls"), in, out), nil
+		},
+	}
+	if stream {
+		d.events = openAIEvents(id, includeUsage)
+	}
+	return d
 }
 
 func convert(wr wireRequest) Request {
@@ -99,8 +124,17 @@ func contentText(c any) string {
 	return ""
 }
 
-func completion(model string, msg llm.Message, finish string, in, out int) map[string]any {
-	m := map[string]any{"role": "assistant", "content": msg.Content}
+// completion is the chat.completion answering msg, as OpenAI's reference
+// shows it: content null when the message only calls tools, refusal and
+// logprobs null, the service tier and system fingerprint, and usage with
+// its token details (the stand-in has no cache, audio, reasoning or
+// predictions, so those are 0).
+func completion(id, model string, msg llm.Message, finish string, in, out int) map[string]any {
+	var content any = msg.Content
+	if msg.Content == "" && len(msg.ToolCalls) > 0 {
+		content = nil
+	}
+	m := map[string]any{"role": "assistant", "content": content, "refusal": nil, "annotations": []any{}}
 	if len(msg.ToolCalls) > 0 {
 		var calls []map[string]any
 		for _, tc := range msg.ToolCalls {
@@ -112,17 +146,32 @@ func completion(model string, msg llm.Message, finish string, in, out int) map[s
 		m["tool_calls"] = calls
 	}
 	return map[string]any{
-		"id":      "chatcmpl-standin",
-		"object":  "chat.completion",
-		"created": 0,
-		"model":   model,
-		"choices": []any{map[string]any{"index": 0, "message": m, "finish_reason": finish}},
-		"usage":   map[string]any{"prompt_tokens": in, "completion_tokens": out, "total_tokens": in + out},
+		"id": id, "object": "chat.completion", "created": 0, "model": model,
+		"choices":      []any{map[string]any{"index": 0, "message": m, "logprobs": nil, "finish_reason": finish}},
+		"usage":        chatUsage(in, out),
+		"service_tier": "default", "system_fingerprint": SystemFingerprint,
 	}
 }
 
-func writeError(w http.ResponseWriter, status int, msg string, lat time.Duration) {
-	writeErrorBody(w, status, lat, map[string]any{"error": map[string]any{"message": msg, "type": "standin_error", "code": fmt.Sprint(status)}})
+// chatUsage is the usage of a call with in input and out output tokens.
+func chatUsage(in, out int) map[string]any {
+	return map[string]any{
+		"prompt_tokens": in, "completion_tokens": out, "total_tokens": in + out,
+		"prompt_tokens_details": map[string]any{"cached_tokens": 0, "audio_tokens": 0},
+		"completion_tokens_details": map[string]any{"reasoning_tokens": 0, "audio_tokens": 0,
+			"accepted_prediction_tokens": 0, "rejected_prediction_tokens": 0},
+	}
+}
+
+// writeChatError answers a failed Chat Completions call with the body the
+// stand-in has always sent, {"error": {"message", "type": "standin_error",
+// "code": "<status>"}}: OpenAI's envelope, though not its type, code and
+// param. Agents quote an error body to their models (the family
+// assistant's chart delegation does), so a body closer to OpenAI's would
+// change the token counts of every recorded fault; move it to writeError
+// together with a re-recording and a re-blessed baseline.
+func writeChatError(w http.ResponseWriter, status int, msg string, lat time.Duration) {
+	writeErrorBody(w, status, lat, map[string]any{"error": map[string]any{"message": msg, "type": "standin_error", "code": strconv.Itoa(status)}})
 }
 
 // DecodeChat reads a Chat Completions request body as the stand-in does:

@@ -35,14 +35,14 @@ import (
 // it echoes the request's tools, sampling, limit and text format as the
 // API does. Its ids (resp_…, msg_…, fc_…, call_…) derive from a hash of
 // the request and its sample, so recordings are reproducible and every
-// distinct request gets its own. Usage is counted as on the other paths
+// distinct request gets its own. With stream: true the same response is
+// sent as Responses stream events (stream_responses.go). Usage is counted as on the other paths
 // and split as the API splits it (input_tokens_details,
 // output_tokens_details; the stand-in has no cache and does not reason, so
 // those parts are 0). Errors use OpenAI's body {"error": {"message",
 // "type", "param", "code"}} with the type its status documents. A request
 // the stand-in cannot serve gets a 400 invalid_request_error saying why,
-// never an empty success: stream: true (the stand-in does not stream),
-// previous_response_id or conversation (it stores nothing), a
+// never an empty success: previous_response_id or conversation (it stores nothing), a
 // max_output_tokens below the API's minimum of 16, tools other
 // than functions, input items or parts other than the ones above, a
 // function_call_output that answers no function_call.
@@ -92,17 +92,17 @@ type responsesItem struct {
 func (s *Server) serveResponses(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
-		writeResponsesError(w, http.StatusBadRequest, err.Error(), 0)
+		writeError(w, http.StatusBadRequest, err.Error(), 0)
 		return
 	}
 	var rr responsesRequest
 	if err := json.Unmarshal(body, &rr); err != nil {
-		writeResponsesError(w, http.StatusBadRequest, "request is not JSON: "+err.Error(), 0)
+		writeError(w, http.StatusBadRequest, "request is not JSON: "+err.Error(), 0)
 		return
 	}
 	req, err := rr.decode()
 	if err != nil {
-		writeResponsesError(w, http.StatusBadRequest, err.Error(), 0)
+		writeError(w, http.StatusBadRequest, err.Error(), 0)
 		return
 	}
 	sample := sampleOf(r)
@@ -121,8 +121,6 @@ func DecodeResponses(body []byte) (Request, error) {
 
 func (rr responsesRequest) decode() (Request, error) {
 	switch {
-	case rr.Stream:
-		return Request{}, errors.New("stream: the stand-in does not stream the Responses API yet; send stream: false (or leave it out)")
 	case rr.PreviousResponseID != "":
 		return Request{}, errors.New("previous_response_id: the stand-in stores no responses; send the whole conversation as input")
 	case len(rr.Conversation) > 0 && string(rr.Conversation) != "null":
@@ -250,8 +248,8 @@ func responsesDialect(rr responsesRequest, body []byte, sample int) dialect {
 	sum := requestHash(body, sample)
 	h := hex.EncodeToString(sum[:])
 	id := "resp_" + h[:48]
-	return dialect{
-		writeError: writeResponsesError,
+	d := dialect{
+		writeError: writeError,
 		malformed:  `{"id": "` + id + `", "object": "response", "status": "completed", "output": [{"type": "message", "content": [{"type": "output_text", "text": "unterminated`,
 		completion: func(model string, msg llm.Message, truncated bool, in, out int) (any, error) {
 			resp := rr.echo(id, model, in, out)
@@ -277,6 +275,16 @@ func responsesDialect(rr responsesRequest, body []byte, sample int) dialect {
 			return resp, nil
 		},
 	}
+	if rr.Stream {
+		d.events = func(model string, msg llm.Message, truncated bool, in, out int) ([]sseEvent, error) {
+			whole, err := d.completion(model, msg, truncated, in, out)
+			if err != nil {
+				return nil, err
+			}
+			return responsesEvents(whole.(map[string]any), msg, out), nil
+		}
+	}
+	return d
 }
 
 // echo is a response to rr without its output: the request's settings as
@@ -330,7 +338,11 @@ var responsesErrors = map[int][2]string{
 	http.StatusGatewayTimeout:     {"server_error", "timeout"},
 }
 
-func writeResponsesError(w http.ResponseWriter, status int, msg string, lat time.Duration) {
+// writeError answers status in OpenAI's error shape, the same for Chat
+// Completions, the Responses API and embeddings: {"error": {"message",
+// "type", "param", "code"}}, with the type and code OpenAI's reference
+// gives the status.
+func writeError(w http.ResponseWriter, status int, msg string, lat time.Duration) {
 	kind, ok := responsesErrors[status]
 	if !ok {
 		kind = [2]string{"server_error", ""}

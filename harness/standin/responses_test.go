@@ -172,7 +172,6 @@ var _ = Describe("the OpenAI Responses wire format", func() {
 				Expect(e.Type).To(Equal("invalid_request_error"))
 				Expect(e.Message).To(ContainSubstring(want))
 			},
-			Entry("streaming", `{"model": "m", "stream": true, "instructions": "`+echoPrompt+`", "input": "hi"}`, "does not stream"),
 			Entry("a max_output_tokens below the API's minimum", `{"model": "m", "max_output_tokens": 15, "instructions": "`+echoPrompt+`", "input": "hi"}`, "Expected a value >= 16, but got 15"),
 			Entry("a previous response", `{"model": "m", "previous_response_id": "resp_1", "instructions": "`+echoPrompt+`", "input": "hi"}`, "previous_response_id"),
 			Entry("a stored conversation", `{"model": "m", "conversation": "conv_1", "instructions": "`+echoPrompt+`", "input": "hi"}`, "conversation"),

@@ -221,7 +221,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.serveEmbeddings(w, r)
 		return
 	}
-	if r.Method == http.MethodPost && (strings.HasSuffix(r.URL.Path, ":generateContent") || strings.HasSuffix(r.URL.Path, streamSuffix)) {
+	if geminiPath(r.URL.Path) {
 		s.serveGemini(w, r)
 		return
 	}
@@ -235,7 +235,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		why      string
 	}{
 		{"/v1/messages", s.serveAnthropic, writeAnthropicError, ""},
-		{"/v1/responses", s.serveResponses, writeResponsesError, ": it stores no responses to get, cancel or list"},
+		{"/v1/responses", s.serveResponses, writeError, ": it stores no responses to get, cancel or list"},
 	} {
 		if !strings.HasSuffix(r.URL.Path, res.path) && !strings.Contains(r.URL.Path, res.path+"/") {
 			continue
@@ -248,7 +248,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/chat/completions") {
-		writeError(w, http.StatusNotFound, "the stand-in serves POST …/chat/completions, …/responses and …/embeddings only", 0)
+		writeError(w, http.StatusNotFound, "the stand-in serves POST …/chat/completions, …/responses and …/embeddings only (and Gemini's and Anthropic's own paths)", 0)
 		return
 	}
 	body, err := io.ReadAll(r.Body)
@@ -261,11 +261,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "request is not JSON: "+err.Error(), 0)
 		return
 	}
-	d := openAIDialect
-	if wr.Stream {
-		d.events = openAIEvents(wr.StreamOptions != nil && wr.StreamOptions.IncludeUsage)
-	}
-	s.respond(w, d, convert(wr), sampleOf(r), r.Header.Get(cassette.FaultHeader))
+	sample := sampleOf(r)
+	d := chatDialect(w, body, sample, wr.Stream, wr.StreamOptions != nil && wr.StreamOptions.IncludeUsage)
+	s.respond(w, d, convert(wr), sample, r.Header.Get(cassette.FaultHeader))
 }
 
 // respond answers req in dialect d: the fault it asks for (in FaultHeader

@@ -16,7 +16,8 @@ import (
 // into pieces: its text in pieces of about PieceBytes (broken after a
 // space where one comes soon), each tool call as its name and then its
 // arguments in pieces of PieceBytes. Each dialect turns the pieces into its
-// own events (stream_openai.go, stream_gemini.go, stream_anthropic.go),
+// own events (stream_openai.go, stream_responses.go, stream_gemini.go,
+// stream_anthropic.go),
 // framed as server-sent events.
 //
 // Timing follows Latency: the events that open a stream (a role delta,
@@ -50,7 +51,8 @@ const (
 	// cut in half, and the rest of the stream as it was.
 	FaultStreamMalformed = "stream_malformed"
 	// FaultStreamNoDone leaves out the event that closes the stream:
-	// OpenAI's data: [DONE], Anthropic's message_stop. A Gemini stream has
+	// OpenAI's data: [DONE], Anthropic's message_stop, the Responses API's
+	// response.completed. A Gemini stream has
 	// none, so it is answered normally.
 	FaultStreamNoDone = "stream_no_done"
 	// FaultSlowFirstToken delays the first token by SlowFirstToken.

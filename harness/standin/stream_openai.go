@@ -6,7 +6,7 @@ import (
 
 // The OpenAI Chat Completions stream (stream: true), from OpenAI's API
 // reference: chat.completion.chunk objects sharing the completion's id,
-// created and model. The first chunk's delta carries the role (and empty
+// created, model, service_tier and system_fingerprint. The first chunk's delta carries the role (and empty
 // content), then content deltas and tool-call deltas (a call's first delta
 // has its index, id, type and name with empty arguments, the next ones its
 // index and a piece of its arguments), then a chunk with an empty delta and
@@ -16,11 +16,12 @@ import (
 
 // openAIEvents returns the dialect's stream encoder, with the usage chunk
 // when includeUsage.
-func openAIEvents(includeUsage bool) func(model string, msg llm.Message, truncated bool, in, out int) ([]sseEvent, error) {
+func openAIEvents(id string, includeUsage bool) func(model string, msg llm.Message, truncated bool, in, out int) ([]sseEvent, error) {
 	return func(model string, msg llm.Message, truncated bool, in, out int) ([]sseEvent, error) {
 		chunk := func(delta map[string]any, finish any) map[string]any {
 			c := map[string]any{
-				"id": "chatcmpl-standin", "object": "chat.completion.chunk", "created": 0, "model": model,
+				"id": id, "object": "chat.completion.chunk", "created": 0, "model": model,
+				"service_tier": "default", "system_fingerprint": SystemFingerprint,
 				"choices": []any{map[string]any{"index": 0, "delta": delta, "logprobs": nil, "finish_reason": finish}},
 			}
 			if includeUsage {
@@ -46,8 +47,8 @@ func openAIEvents(includeUsage bool) func(model string, msg llm.Message, truncat
 		events = append(events, sseEvent{kind: eventTail, data: chunk(map[string]any{}, finishOf(msg, truncated, "stop", "length", "tool_calls"))})
 		if includeUsage {
 			events = append(events, sseEvent{kind: eventTail, data: map[string]any{
-				"id": "chatcmpl-standin", "object": "chat.completion.chunk", "created": 0, "model": model, "choices": []any{},
-				"usage": map[string]any{"prompt_tokens": in, "completion_tokens": out, "total_tokens": in + out},
+				"id": id, "object": "chat.completion.chunk", "created": 0, "model": model, "choices": []any{},
+				"service_tier": "default", "system_fingerprint": SystemFingerprint, "usage": chatUsage(in, out),
 			}})
 		}
 		return append(events, sseEvent{kind: eventDone, data: "[DONE]"}), nil

@@ -71,6 +71,7 @@ func eachStreamer(args ...any) []TableEntry {
 		Entry("OpenAI", append([]any{openAIStreamer}, args...)...),
 		Entry("Gemini", append([]any{geminiStreamer}, args...)...),
 		Entry("Anthropic", append([]any{anthropicStreamer}, args...)...),
+		Entry("OpenAI Responses", append([]any{responsesStreamer}, args...)...),
 	}
 }
 
@@ -248,6 +249,9 @@ var _ = Describe("streaming", func() {
 			Entry("Anthropic, cut", anthropicStreamer, standin.FaultStreamCut, anthropic.ErrStreamEnded),
 			Entry("Anthropic, no message_stop", anthropicStreamer, standin.FaultStreamNoDone, anthropic.ErrStreamEnded),
 			Entry("Anthropic, malformed", anthropicStreamer, standin.FaultStreamMalformed, "stream event"),
+			Entry("OpenAI Responses, cut", responsesStreamer, standin.FaultStreamCut, io.ErrUnexpectedEOF),
+			Entry("OpenAI Responses, no response.completed", responsesStreamer, standin.FaultStreamNoDone, io.ErrUnexpectedEOF),
+			Entry("OpenAI Responses, malformed", responsesStreamer, standin.FaultStreamMalformed, "responses stream event"),
 		)
 
 		DescribeTable("shape the stream as documented and say so in FaultHeader",
@@ -268,6 +272,9 @@ var _ = Describe("streaming", func() {
 				Expect(faulty).To(Equal(whole[:len(whole)-1]))
 			}),
 			Entry("Anthropic, no message_stop: all but the last", anthropicStreamer, standin.FaultStreamNoDone, func(whole, faulty []stream.Event) {
+				Expect(faulty).To(Equal(whole[:len(whole)-1]))
+			}),
+			Entry("OpenAI Responses, no response.completed: all but the last", responsesStreamer, standin.FaultStreamNoDone, func(whole, faulty []stream.Event) {
 				Expect(faulty).To(Equal(whole[:len(whole)-1]))
 			}),
 			Entry("Gemini, malformed: one event is not JSON, the rest as they were", geminiStreamer, standin.FaultStreamMalformed, func(whole, faulty []stream.Event) {

@@ -246,8 +246,12 @@ type Metrics struct {
 	// ReportedInput the provider read from and wrote to its prompt cache.
 	ReportedCacheRead  int `json:"reported_cache_read,omitempty"`
 	ReportedCacheWrite int `json:"reported_cache_write,omitempty"`
-	RawTokens          int `json:"raw_tokens"`
-	ContextTokens      int `json:"context_tokens"`
+	// ReportedReasoning is the part of ReportedOutput the provider says
+	// the model spent thinking (OpenAI's reasoning_tokens, Gemini's
+	// thoughtsTokenCount, Anthropic's thinking tokens).
+	ReportedReasoning int `json:"reported_reasoning,omitempty"`
+	RawTokens         int `json:"raw_tokens"`
+	ContextTokens     int `json:"context_tokens"`
 	// Faults counts the exchanges into which a stand-in injected a fault.
 	Faults  int             `json:"faults,omitempty"`
 	Latency time.Duration   `json:"latency_ns"`
@@ -305,6 +309,7 @@ func Measure(events []Event) Metrics {
 				m.ReportedOutput += u.Output
 				m.ReportedCacheRead += u.CacheRead
 				m.ReportedCacheWrite += u.CacheWrite
+				m.ReportedReasoning += u.Reasoning
 			}
 			if m.Roles == nil {
 				m.Roles = map[string]Role{}

@@ -97,6 +97,15 @@ var _ = Describe("Measure", func() {
 		Expect(m.ContextTokens).To(Equal(250))
 		Expect(m.ReportedInput).To(Equal(130), "only the call that reported usage counts")
 		Expect(m.ReportedOutput).To(Equal(190))
+		Expect(m.ReportedReasoning).To(BeZero(), "no call reported thinking")
+	})
+
+	It("sums the thinking part of the provider-reported output", func() {
+		a, b := reported(llm("r", trace.Parts{}, 0, 0), 10, 90), reported(llm("r", trace.Parts{}, 0, 0), 10, 50)
+		a.LLM.Reported.Reasoning, b.LLM.Reported.Reasoning = 60, 5
+		m := trace.Measure([]trace.Event{a, b, llm("r", trace.Parts{}, 7, 0)})
+		Expect(m.ReportedOutput).To(Equal(140))
+		Expect(m.ReportedReasoning).To(Equal(65))
 	})
 
 	It("splits LLM calls by role", func() {
