@@ -11,8 +11,9 @@
 //
 // Exit codes: 0 all passed · 1 an expectation or threshold failed · 2 bad
 // usage or invalid suite · 3 stale cassette · 4 internal or I/O error · 5
-// another recording holds the suite's lock · 130 interrupted (SIGINT or
-// SIGTERM).
+// another recording holds the suite's lock · 6 record wrote every cassette
+// but some scenarios fail their expectations or thresholds · 130
+// interrupted (SIGINT or SIGTERM).
 package main
 
 import (
@@ -34,8 +35,11 @@ const (
 	exitUsage    = 2
 	exitStale    = 3
 	exitInternal = 4
-	exitLocked   = 5   // another recording of the suite is running
-	exitSignal   = 130 // interrupted, as shells report SIGINT
+	exitLocked   = 5 // another recording of the suite is running
+	// exitRecordedFailing: record wrote every cassette, but scenarios fail
+	// their expectations or thresholds.
+	exitRecordedFailing = 6
+	exitSignal          = 130 // interrupted, as shells report SIGINT
 )
 
 // exitError carries an exit code to main.

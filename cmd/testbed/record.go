@@ -152,7 +152,42 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	case cassette.ModeRecordMissing:
 		writePatched(stderr, rep)
 	}
-	return verdict(rep)
+	return recordVerdict(rep, opts.Mode)
+}
+
+// recordVerdict is verdict for a recording: when every scenario was
+// recorded (none errored) but some fail their expectations or thresholds,
+// the cassettes are written and good to replay, so the exit is
+// exitRecordedFailing, not exitFailed, and the message counts both.
+func recordVerdict(rep *report.Report, mode cassette.Mode) error {
+	err := verdict(rep)
+	var ee *exitError
+	if mode != cassette.ModeRecord || !errors.As(err, &ee) || ee.code != exitFailed {
+		return err
+	}
+	failing, thresholds := 0, 0
+	for _, s := range rep.Suites {
+		for _, v := range s.Variants {
+			for _, sc := range v.Scenarios {
+				switch sc.Verdict {
+				case report.VerdictError:
+					return err // a failed recording is a failure
+				case report.VerdictFail:
+					failing++
+				}
+			}
+			for _, t := range v.Thresholds {
+				if !t.Pass {
+					thresholds++
+				}
+			}
+		}
+	}
+	msg := fmt.Sprintf("recorded %d cassettes; %d scenarios fail their expectations", recorded(rep), failing)
+	if thresholds > 0 {
+		msg += fmt.Sprintf(" and %d thresholds fail", thresholds)
+	}
+	return withCode(exitRecordedFailing, fmt.Errorf("%s; the cassettes are written: fix the agent or the expectations, then replay with: testbed run", msg))
 }
 
 // lockSuites takes the recording lock of every suite's cassette folder, or
