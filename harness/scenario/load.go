@@ -37,6 +37,13 @@ type LoadOptions struct {
 	// the agent it describes in its own process (package replaytest, with
 	// the team's Go constructor), so only its name and endpoints are read.
 	InProcess bool
+	// Check, when set, checks a suite further (a run builds its agent under
+	// each variant to see that the agent accepts the variant's config). It
+	// is called even when the file has problems elsewhere, as long as its
+	// agent and variants were read without any, so that one run reports
+	// every problem; what it returns (Errors, an *Error, or any error, put
+	// at line 1) joins the file's problems.
+	Check func(*Suite) error
 }
 
 // Load reads and validates one suite file. Problems in its content are
@@ -57,6 +64,9 @@ func Parse(path string, data []byte, opts LoadOptions) (s *Suite, err error) {
 	if root := d.document(data); root != nil {
 		s = d.suite(root)
 	}
+	if s != nil && d.headRead && opts.Check != nil {
+		d.check(opts.Check(s))
+	}
 	if len(d.errs) == 0 {
 		return s, nil
 	}
@@ -69,8 +79,36 @@ func Parse(path string, data []byte, opts LoadOptions) (s *Suite, err error) {
 			errs = append(errs, &e)
 		}
 	}
-	sort.SliceStable(errs, func(i, j int) bool { return errs[i].(*Error).Line < errs[j].(*Error).Line })
+	sortErrors(errs)
 	return nil, errs
+}
+
+// check adds the problems err holds to d's.
+func (d *decoder) check(err error) {
+	var es Errors
+	var e *Error
+	switch {
+	case err == nil:
+	case errors.As(err, &es):
+		for _, item := range es {
+			d.check(item)
+		}
+	case errors.As(err, &e):
+		d.errs = append(d.errs, e)
+	default:
+		d.errorf(1, "", "%v", err)
+	}
+}
+
+// sortErrors orders problems by file and then by line.
+func sortErrors(errs Errors) {
+	sort.SliceStable(errs, func(i, j int) bool {
+		a, b := errs[i].(*Error), errs[j].(*Error)
+		if a.Path != b.Path {
+			return a.Path < b.Path
+		}
+		return a.Line < b.Line
+	})
 }
 
 // LoadDir loads every *.yaml file in dir, in the order of their names
@@ -111,6 +149,7 @@ func LoadDir(dir string, opts LoadOptions) ([]*Suite, error) {
 		}
 	}
 	if len(errs) > 0 {
+		sortErrors(errs)
 		return nil, errs
 	}
 	return suites, nil
@@ -298,6 +337,8 @@ func (d *decoder) suite(root *yaml.Node) *Suite {
 	}
 	d.require(m, fs, "", "suite", "agent", "clock", "baseline", "variants", "scenarios")
 	s := &Suite{Path: d.path, Tokenizer: tokenizers[0]}
+	// Problems in the agent or the variants leave nothing for Check to build.
+	head := len(d.errs)
 	if f, ok := fs["suite"]; ok {
 		if name, ok := d.str(f.val, "suite"); ok {
 			if !suiteName.MatchString(name) {
@@ -316,6 +357,7 @@ func (d *decoder) suite(root *yaml.Node) *Suite {
 			s.Agent = agent
 		}
 	}
+	agentRead := len(d.errs) == head
 	if f, ok := fs["clock"]; ok {
 		if v, ok := d.str(f.val, "clock"); ok {
 			t, err := time.Parse(time.RFC3339, v)
@@ -329,7 +371,9 @@ func (d *decoder) suite(root *yaml.Node) *Suite {
 		s.Tokenizer, _ = d.enum(f.val, "tokenizer", tokenizers...)
 	}
 	if f, ok := fs["variants"]; ok {
+		before := len(d.errs)
 		s.Variants = d.suiteVariants(f.val)
+		d.headRead = agentRead && s.Agent != "" && d.known && len(d.errs) == before
 	}
 	if f, ok := fs["baseline"]; ok {
 		if name, ok := d.str(f.val, "baseline"); ok {
