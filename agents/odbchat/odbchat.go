@@ -171,6 +171,17 @@ func (a *Agent) Run(ctx context.Context, in agents.Input) (agents.Answer, error)
 	return ans, nil
 }
 
+// Tools returns every tool the agent executes: the router's catalog, which
+// the model chooses from, and rag.search, which the explain and code
+// branches run themselves.
+func (a *Agent) Tools() []string {
+	var out []string
+	for _, t := range toolCatalog() {
+		out = append(out, t.Name)
+	}
+	return append(out, "rag.search")
+}
+
 // PromptSets implements agents.Prompted: the router sees the tool catalog;
 // the classifier and the one-pass answer have no tools.
 func (a *Agent) PromptSets() []agents.PromptSet {

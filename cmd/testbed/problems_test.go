@@ -56,3 +56,16 @@ func problemOrder(out string) bool {
 		return got[i].path < got[j].path || got[i].path == got[j].path && got[i].line < got[j].line
 	}) && !strings.Contains(out, "\n\n")
 }
+
+var _ = Describe("testbed lint", func() {
+	It("checks every tool an expectation names against the variant's tools", func() {
+		root := project()
+		replace(filepath.Join(root, "scenarios", "odbchat.yaml"), "tools: [ghrsst.bbox_mean]", "tools: [ghrsst.bbox_meen]", -1)
+
+		r := testbed("lint", "--root", root)
+
+		Expect(r.code).To(Equal(exitFailed), r.String())
+		Expect(r.stdout).To(MatchRegexp(`scenarios/odbchat.yaml:47: scenario ac1-taiwan-sst: expect.tools names tool "ghrsst.bbox_meen", which variant single-pass of agent odbchat does not have; did you mean "ghrsst.bbox_mean"\?`))
+		Expect(r.stdout).NotTo(ContainSubstring("variant legacy"), "legacy overrides the tools it expects")
+	})
+})

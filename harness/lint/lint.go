@@ -24,16 +24,26 @@ import (
 	"github.com/agentreplay/testbed/harness/scenario"
 )
 
-// Problem is a tool a prompt names but the model does not have.
+// Problem is a tool a prompt or an expectation names but the model does
+// not have.
 type Problem struct {
 	Suite, Variant, Agent string
-	Prompt                string
-	Line                  int // 1-based line in the prompt
+	Prompt                string `json:",omitempty"`
+	Line                  int    // 1-based line in the prompt, or in the suite file (Path)
 	Tool                  string
+	// Path, Field and Known are set for a tool an expectation names: the
+	// suite file, the expectation ("scenario ac1: expect.tools") and the
+	// variant's tools.
+	Path  string   `json:",omitempty"`
+	Field string   `json:",omitempty"`
+	Known []string `json:",omitempty"`
 }
 
 // String formats p as one line a reader can act on.
 func (p Problem) String() string {
+	if p.Field != "" {
+		return p.expectString()
+	}
 	where := p.Agent
 	if p.Suite != "" {
 		where = fmt.Sprintf("%s/%s (agent %s)", p.Suite, p.Variant, p.Agent)
@@ -80,7 +90,8 @@ func wordRe(name string) *regexp.Regexp {
 }
 
 // Suites builds each suite's agent under each variant, as the runner would
-// but with no network, and checks the prompts of those that are Prompted.
+// but with no network, and checks the prompts of those that are Prompted
+// and the tools their suite's expectations name (Expectations).
 func Suites(root string, suites []*scenario.Suite, registry map[string]agents.Entry) ([]Problem, error) {
 	var out []Problem
 	for _, s := range suites {
@@ -93,6 +104,7 @@ func Suites(root string, suites []*scenario.Suite, registry map[string]agents.En
 			if !ok {
 				continue
 			}
+			out = append(out, Expectations(s, v.Name, Tools(p))...)
 			for _, set := range p.PromptSets() {
 				for _, prob := range Prompt(set) {
 					prob.Suite, prob.Variant, prob.Agent = s.Name, v.Name, s.Agent

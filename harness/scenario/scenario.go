@@ -173,6 +173,7 @@ func (t Turn) ExpectFor(variant string) Expect {
 // Expect is everything a turn can be checked for. A nil or empty field is not
 // checked.
 type Expect struct {
+	Line      int // the line of the expect (or per-variant) mapping; 0 when there is none
 	Route     *Route
 	Tools     *ToolSequence
 	Args      map[string]any // subset match against the arguments of Route.Tool's first call, or of the first tool executed
