@@ -773,7 +773,7 @@ func (d *decoder) endpoint(v *yaml.Node, at string) *llm.Endpoint {
 // goodput reads {ttft: 500ms, tpot: 50ms}: both durations above 0.
 func (d *decoder) goodput(v *yaml.Node) *Goodput {
 	const at = "goodput"
-	m, fs, ok := d.mapping(v, at, "a mapping with ttft and tpot, like {ttft: 500ms, tpot: 50ms}", "ttft", "tpot")
+	m, fs, ok := d.mapping(v, at, "a mapping with ttft and tpot, like {ttft: 500ms, tpot: 50ms}", goodputKeys...)
 	if !ok {
 		return nil
 	}
