@@ -96,7 +96,7 @@ func Suites(root string, suites []*scenario.Suite, registry map[string]agents.En
 	var out []Problem
 	for _, s := range suites {
 		for _, v := range s.Variants {
-			a, err := build(root, s, v, registry)
+			a, err := Build(root, s, v, registry)
 			if err != nil {
 				return nil, fmt.Errorf("%s: variant %s: %w", s.Path, v.Name, err)
 			}
@@ -125,7 +125,7 @@ func Configs(root string, suites []*scenario.Suite, registry map[string]agents.E
 	var errs scenario.Errors
 	for _, s := range suites {
 		for _, v := range s.Variants {
-			if _, err := build(root, s, v, registry); err != nil {
+			if _, err := Build(root, s, v, registry); err != nil {
 				msg := strings.TrimPrefix(err.Error(), s.Agent+": variant config: ")
 				errs = append(errs, &scenario.Error{Path: s.Path, Line: v.Line, Msg: fmt.Sprintf("variants.%s.config: %s", v.Name, msg)})
 			}
@@ -137,8 +137,9 @@ func Configs(root string, suites []*scenario.Suite, registry map[string]agents.E
 	return errs
 }
 
-// build constructs suite s's agent under variant v without a network.
-func build(root string, s *scenario.Suite, v scenario.Variant, registry map[string]agents.Entry) (agents.Agent, error) {
+// Build constructs suite s's agent under variant v as a run would, with
+// no network: its requests are refused.
+func Build(root string, s *scenario.Suite, v scenario.Variant, registry map[string]agents.Entry) (agents.Agent, error) {
 	entry, ok := registry[s.Agent]
 	if !ok {
 		return nil, fmt.Errorf("unknown agent %q", s.Agent)
