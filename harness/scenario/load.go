@@ -295,7 +295,7 @@ func (d *decoder) syntax(data []byte, err error) {
 }
 
 var (
-	suiteKeys    = []string{"suite", "agent", "clock", "tokenizer", "baseline", "variants", "thresholds", "gate", "goodput", "about", "judged", "reduction_without", "samples", "min_sample_pass_rate", "faults", "scenarios"}
+	suiteKeys    = []string{"suite", "agent", "clock", "tokenizer", "baseline", "variants", "thresholds", "gate", "gating", "goodput", "about", "judged", "reduction_without", "samples", "min_sample_pass_rate", "faults", "scenarios"}
 	variantKeys  = []string{"description", "config", "endpoint"}
 	endpointKeys = []string{"provider", "base_url", "model", "key_env", "api", "stream"}
 	scenarioKeys = []string{"id", "criterion", "tags", "attachments", "faults", "input", "expect", "variants", "turns"}
@@ -383,6 +383,10 @@ func (d *decoder) suite(root *yaml.Node) *Suite {
 	}
 	if f, ok := fs["gate"]; ok {
 		s.Gate = d.gate(f.val)
+	}
+	if f, ok := fs["gating"]; ok {
+		gating, ok := d.boolean(f.val, "gating")
+		s.NotGating = ok && !gating
 	}
 	if f, ok := fs["goodput"]; ok {
 		s.Goodput = d.goodput(f.val)

@@ -38,6 +38,9 @@ type Suite struct {
 	// About says what the suite's headline figures measure and what drives
 	// them (about:); reports print it under the suite's title.
 	About string
+	// NotGating is gating: false: the suite is replayed and reported, but
+	// its failures, thresholds and gate never fail the run.
+	NotGating bool
 	// ReductionWithout names tools whose payloads dominate the suite's token
 	// reduction (reduction_without:); reports give the reduction without
 	// them too.
