@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -140,9 +139,8 @@ var _ = Describe("reports/summary.md", func() {
 		Expect(err).NotTo(HaveOccurred(), refreshSummary)
 		var fresh bytes.Buffer
 		Expect(report.WriteMarkdown(&fresh, rep)).To(Succeed())
-		if fresh.String() != string(committed) {
-			Fail(fmt.Sprintf("reports/summary.md is stale: %s\n%s", firstDifference(string(committed), fresh.String()), refreshSummary))
-		}
+		// Gomega shows where the two first differ.
+		Expect(fresh.String()).To(Equal(string(committed)), "reports/summary.md (below: expected) is stale against a replay of the suites (above); "+refreshSummary)
 	})
 })
 
@@ -152,24 +150,6 @@ const refreshSummary = `refresh it with: make report
 (it builds bin/testbed, replays every suite in scenarios/*.yaml with bin/testbed run, which writes
 reports/latest.md and reports/latest.json, copies reports/latest.md to reports/summary.md, renders
 reports/report.html, and reports/report.png when Chromium is installed); then commit reports/`
-
-// firstDifference says where committed and fresh first differ, by line.
-func firstDifference(committed, fresh string) string {
-	c, f := strings.Split(committed, "\n"), strings.Split(fresh, "\n")
-	for i := range max(len(c), len(f)) {
-		var cl, fl string
-		if i < len(c) {
-			cl = c[i]
-		}
-		if i < len(f) {
-			fl = f[i]
-		}
-		if cl != fl {
-			return fmt.Sprintf("it differs from what a replay of the suites writes first at line %d:\n  committed: %q\n  a replay:  %q", i+1, cl, fl)
-		}
-	}
-	return "it differs from what a replay of the suites writes"
-}
 
 var _ = Describe("prompt lint", func() {
 	for _, s := range suites {
