@@ -37,6 +37,9 @@ A suite's samples: N keeps N samples per scenario (<scenario>.yaml, then
 --repeat N records another number. A replay runs the suite's samples and
 reports each scenario's pass rate, pass^k and a 95% interval per metric. The stand-in answers sample 1 deterministically
 and samples the others like a model above temperature zero.
+When every cassette was written but some scenarios fail their expectations
+(or thresholds), it says "recorded N cassettes; M scenarios fail their
+expectations" and exits 6, not 1: the recording worked, the agent did not.
 
 Examples:
   testbed record --suite odbchat
