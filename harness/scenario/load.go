@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -81,34 +80,6 @@ func Parse(path string, data []byte, opts LoadOptions) (s *Suite, err error) {
 	}
 	sortErrors(errs)
 	return nil, errs
-}
-
-// check adds the problems err holds to d's.
-func (d *decoder) check(err error) {
-	var es Errors
-	var e *Error
-	switch {
-	case err == nil:
-	case errors.As(err, &es):
-		for _, item := range es {
-			d.check(item)
-		}
-	case errors.As(err, &e):
-		d.errs = append(d.errs, e)
-	default:
-		d.errorf(1, "", "%v", err)
-	}
-}
-
-// sortErrors orders problems by file and then by line.
-func sortErrors(errs Errors) {
-	sort.SliceStable(errs, func(i, j int) bool {
-		a, b := errs[i].(*Error), errs[j].(*Error)
-		if a.Path != b.Path {
-			return a.Path < b.Path
-		}
-		return a.Line < b.Line
-	})
 }
 
 // LoadDir loads every *.yaml file in dir, in the order of their names
