@@ -12,6 +12,8 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"reflect"
+	"strings"
 	"time"
 
 	"github.com/agentreplay/testbed/agents/llm"
@@ -136,6 +138,9 @@ type Info struct {
 	// given (an upstream's token). Like Keys, their values are redacted from
 	// recordings and scanned for in cassettes, by name and by value.
 	Secrets []string
+	// Config names the keys a variant's config: block may set (VariantKeys
+	// of the struct the agent decodes it into); any other key is refused.
+	Config []string
 }
 
 // NopTracer discards everything; use it in production.
@@ -168,6 +173,27 @@ type PromptSet struct {
 // can check every named tool is one the model actually has.
 type Prompted interface {
 	PromptSets() []PromptSet
+}
+
+// VariantKeys returns the keys DecodeVariant accepts for dst, a struct or a
+// pointer to one: the JSON names of its exported fields, in field order.
+func VariantKeys(dst any) []string {
+	t := reflect.TypeOf(dst)
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	var keys []string
+	for f := range t.Fields() {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		switch {
+		case !f.IsExported() || name == "-":
+		case name == "":
+			keys = append(keys, f.Name)
+		default:
+			keys = append(keys, name)
+		}
+	}
+	return keys
 }
 
 // DecodeVariant decodes a variant's config block into dst strictly: an

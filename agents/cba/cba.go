@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"io/fs"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/agentreplay/testbed/agents"
@@ -34,8 +35,9 @@ const Name = "cba"
 // World Bank APIs.
 func Info() agents.Info {
 	return agents.Info{
-		Name:  Name,
-		Model: llm.Endpoint{Provider: llm.ProviderOpenAI, BaseURL: "http://localhost:11434/v1", Model: "qwen3:14b"},
+		Config: agents.VariantKeys(options{}),
+		Name:   Name,
+		Model:  llm.Endpoint{Provider: llm.ProviderOpenAI, BaseURL: "http://localhost:11434/v1", Model: "qwen3:14b"},
 		Upstreams: map[string]string{
 			"geocoding":     "https://geocoding-api.open-meteo.com",
 			"forecast":      "https://api.open-meteo.com",
@@ -79,7 +81,7 @@ type Agent struct {
 func New(cfg agents.Config) (agents.Agent, error) {
 	opts := options{Tools: SetReduced, Prompt: "minimal", Help: true, MaxSteps: 8, UpstreamTimeout: agents.Duration(RequestTimeout)}
 	if err := agents.DecodeVariant(cfg.Variant, &opts); err != nil {
-		return nil, fmt.Errorf("cba: variant config: %w (known keys: tools, prompt, help, max_steps, upstream_timeout)", err)
+		return nil, fmt.Errorf("cba: variant config: %w (known keys: %s)", err, strings.Join(agents.VariantKeys(options{}), ", "))
 	}
 	if opts.Tools != SetReduced && opts.Tools != SetFull {
 		return nil, fmt.Errorf("cba: variant config: tools %q: want %s or %s", opts.Tools, SetReduced, SetFull)

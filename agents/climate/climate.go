@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"strings"
 	"time"
 
 	"github.com/agentreplay/testbed/agents"
@@ -28,8 +29,9 @@ const Name = "climate"
 // OpenRouter, OpenAI embeddings, and the CityCatalyst API.
 func Info() agents.Info {
 	return agents.Info{
-		Name:  Name,
-		Model: llm.Endpoint{Provider: llm.ProviderOpenAI, BaseURL: "https://openrouter.ai/api/v1", Model: "openai/gpt-4.1", KeyEnv: "OPENROUTER_API_KEY"},
+		Config: agents.VariantKeys(options{}),
+		Name:   Name,
+		Model:  llm.Endpoint{Provider: llm.ProviderOpenAI, BaseURL: "https://openrouter.ai/api/v1", Model: "openai/gpt-4.1", KeyEnv: "OPENROUTER_API_KEY"},
 		Embeddings: &llm.Endpoint{Provider: llm.ProviderOpenAI, BaseURL: "https://api.openai.com/v1",
 			Model: "text-embedding-3-small", Dimensions: 64, KeyEnv: "OPENAI_API_KEY"},
 		Upstreams: map[string]string{"citycatalyst": "https://citycatalyst.openearth.dev"},
@@ -105,7 +107,7 @@ func New(cfg agents.Config) (agents.Agent, error) {
 func decodeOptions(v map[string]any) (options, error) {
 	opts := options{Trim: TrimOurs, TopK: 3, MinScore: 0.6, MaxSteps: 6, UpstreamTimeout: agents.Duration(RequestTimeout)}
 	if err := agents.DecodeVariant(v, &opts); err != nil {
-		return opts, fmt.Errorf("climate: variant config: %w (known keys: trim, top_k, min_score, prompt, max_steps, upstream_timeout)", err)
+		return opts, fmt.Errorf("climate: variant config: %w (known keys: %s)", err, strings.Join(agents.VariantKeys(options{}), ", "))
 	}
 	switch opts.Trim {
 	case TrimNone, TrimOurs, TrimSeed:

@@ -10,6 +10,7 @@ import (
 	"context"
 	"embed"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/agentreplay/testbed/agents"
@@ -27,6 +28,7 @@ const Name = "family"
 // and a Home Assistant instance on the home network.
 func Info() agents.Info {
 	return agents.Info{
+		Config:    agents.VariantKeys(options{}),
 		Name:      Name,
 		Model:     llm.Endpoint{Provider: llm.ProviderOpenAI, BaseURL: "https://api.openai.com/v1", Model: "gpt-4.1-mini", KeyEnv: "OPENAI_API_KEY"},
 		Upstreams: map[string]string{"homeassistant": "http://homeassistant.local:8123"},
@@ -67,7 +69,7 @@ type profile struct {
 func New(cfg agents.Config) (agents.Agent, error) {
 	opts := options{Attachments: attach.ModeSchema, MaxIterations: 8, UpstreamTimeout: agents.Duration(RequestTimeout)}
 	if err := agents.DecodeVariant(cfg.Variant, &opts); err != nil {
-		return nil, fmt.Errorf("family: variant config: %w (known keys: attachments, mandatory, max_iterations, upstream_timeout)", err)
+		return nil, fmt.Errorf("family: variant config: %w (known keys: %s)", err, strings.Join(agents.VariantKeys(options{}), ", "))
 	}
 	switch opts.Attachments {
 	case attach.ModeSchema, attach.ModeInline, attach.ModePlaceholder:

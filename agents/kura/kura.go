@@ -36,8 +36,9 @@ const KeyMaps = "GOOGLE_API_KEY"
 // Google Maps Platform APIs. Both keys are required and explicit.
 func Info() agents.Info {
 	return agents.Info{
-		Name:  Name,
-		Model: llm.Endpoint{Provider: llm.ProviderGemini, BaseURL: "https://generativelanguage.googleapis.com", Model: "gemini-1.5-flash", KeyEnv: "GEMINI_API_KEY"},
+		Config: agents.VariantKeys(options{}),
+		Name:   Name,
+		Model:  llm.Endpoint{Provider: llm.ProviderGemini, BaseURL: "https://generativelanguage.googleapis.com", Model: "gemini-1.5-flash", KeyEnv: "GEMINI_API_KEY"},
 		Upstreams: map[string]string{
 			"maps":        "https://maps.googleapis.com",
 			"geolocation": "https://www.googleapis.com",
@@ -80,7 +81,7 @@ type Agent struct {
 func New(cfg agents.Config) (agents.Agent, error) {
 	opts := options{State: StateFull, Units: "imperial", UpstreamTimeout: agents.Duration(RequestTimeout)}
 	if err := agents.DecodeVariant(cfg.Variant, &opts); err != nil {
-		return nil, fmt.Errorf("kura: variant config: %w (known keys: state, units, upstream_timeout)", err)
+		return nil, fmt.Errorf("kura: variant config: %w (known keys: %s)", err, strings.Join(agents.VariantKeys(options{}), ", "))
 	}
 	if opts.State != StateFull && opts.State != StateCompact {
 		return nil, fmt.Errorf("kura: variant config: state %q: want %s or %s", opts.State, StateFull, StateCompact)

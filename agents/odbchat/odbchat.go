@@ -14,6 +14,7 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
+	"strings"
 	"sync"
 	"time"
 
@@ -31,6 +32,7 @@ const Name = "odbchat"
 // gemma3:4b, and the ODB GHRSST service.
 func Info() agents.Info {
 	return agents.Info{
+		Config:    agents.VariantKeys(options{}),
 		Name:      Name,
 		Model:     llm.Endpoint{Provider: llm.ProviderOpenAI, BaseURL: "http://localhost:11434/v1", Model: "gemma3:4b"},
 		Upstreams: map[string]string{"ghrsst": "https://eco.odb.ntu.edu.tw"},
@@ -138,7 +140,7 @@ func NewAgent(cfg agents.Config) (*Agent, error) {
 func decodeOptions(v map[string]any) (options, error) {
 	opts := options{Router: RouterSinglePass, TopK: 3, UpstreamTimeout: agents.Duration(RequestTimeout)}
 	if err := agents.DecodeVariant(v, &opts); err != nil {
-		return opts, fmt.Errorf("odbchat: variant config: %w (known keys: router, router_prompt, fewshots, top_k, upstream_timeout)", err)
+		return opts, fmt.Errorf("odbchat: variant config: %w (known keys: %s)", err, strings.Join(agents.VariantKeys(options{}), ", "))
 	}
 	if opts.Router != RouterSinglePass && opts.Router != RouterLegacy {
 		return opts, fmt.Errorf("odbchat: variant config: router %q: want %s or %s", opts.Router, RouterSinglePass, RouterLegacy)
@@ -169,6 +171,17 @@ func (a *Agent) Run(ctx context.Context, in agents.Input) (agents.Answer, error)
 		ans.Replies = append(ans.Replies, agents.Reply{Text: env.Text, Data: env})
 	}
 	return ans, nil
+}
+
+// Tools returns every tool the agent executes: the router's catalog, which
+// the model chooses from, and rag.search, which the explain and code
+// branches run themselves.
+func (a *Agent) Tools() []string {
+	var out []string
+	for _, t := range toolCatalog() {
+		out = append(out, t.Name)
+	}
+	return append(out, "rag.search")
 }
 
 // PromptSets implements agents.Prompted: the router sees the tool catalog;

@@ -70,6 +70,9 @@ func cmdBaseline(ctx context.Context, args []string, stdout, stderr io.Writer) e
 func gates(suites []*scenario.Suite) map[string]map[string]float64 {
 	out := map[string]map[string]float64{}
 	for _, s := range suites {
+		if s.NotGating {
+			continue // gating: false: not held to the baseline
+		}
 		out[s.Name] = s.Gate
 		if s.Gate == nil {
 			out[s.Name] = scenario.DefaultGate()

@@ -12,7 +12,10 @@ const lintDoc = `Usage: testbed lint [flags]
 
 Checks every suite's agent under every variant: each tool a prompt names
 (a known tool name, or an identifier written as a call such as
-get_usecase_details()) must be in the tools the model has with that prompt.
+get_usecase_details()) must be in the tools the model has with that prompt,
+and each tool an expectation names (route.tool, tools names and not_call,
+must_call) must be one the variant's agent has; each such mismatch is
+reported as path:line with the scenario and the variant.
 Exits 1 and lists every mismatch.
 
 Examples:
@@ -49,10 +52,10 @@ func cmdLint(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	if len(problems) > 0 {
-		return withCode(exitFailed, fmt.Errorf("%d prompt-tool mismatches", len(problems)))
+		return withCode(exitFailed, fmt.Errorf("%d tool mismatches in prompts and expectations", len(problems)))
 	}
 	if !sel.json {
-		fmt.Fprintf(stdout, "prompts and tools agree in %d suites\n", len(suites))
+		fmt.Fprintf(stdout, "prompts, expectations and tools agree in %d suites\n", len(suites))
 	}
 	return nil
 }

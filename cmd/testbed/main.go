@@ -4,15 +4,17 @@
 //	testbed run                    replay every suite offline and print the tables
 //	testbed record --suite odbchat re-record cassettes against the loopback stand-ins
 //	testbed list                   list suites, variants and scenarios
-//	testbed lint                   check prompts against tool sets
+//	testbed lint                   check prompts and expectations against tool sets
+//	testbed init mysuite --agent cba  write a commented starter suite
 //	testbed compare --suite climate --base untrimmed --head trimmed
 //	testbed cassettes check        scan cassettes for secrets
 //	testbed serve odbchat --suite odbchat --variant single-pass  router.answer over MCP
 //
 // Exit codes: 0 all passed · 1 an expectation or threshold failed · 2 bad
 // usage or invalid suite · 3 stale cassette · 4 internal or I/O error · 5
-// another recording holds the suite's lock · 130 interrupted (SIGINT or
-// SIGTERM).
+// another recording holds the suite's lock · 6 record wrote every cassette
+// but some scenarios fail their expectations or thresholds · 130
+// interrupted (SIGINT or SIGTERM).
 package main
 
 import (
@@ -34,8 +36,11 @@ const (
 	exitUsage    = 2
 	exitStale    = 3
 	exitInternal = 4
-	exitLocked   = 5   // another recording of the suite is running
-	exitSignal   = 130 // interrupted, as shells report SIGINT
+	exitLocked   = 5 // another recording of the suite is running
+	// exitRecordedFailing: record wrote every cassette, but scenarios fail
+	// their expectations or thresholds.
+	exitRecordedFailing = 6
+	exitSignal          = 130 // interrupted, as shells report SIGINT
 )
 
 // exitError carries an exit code to main.
@@ -89,7 +94,8 @@ Commands:
   record           re-record cassettes against the loopback stand-ins (or a real provider)
   show             one scenario run as a timeline: model calls, tools, upstream calls, checks
   list             list suites, variants and scenarios
-  lint             check that every tool a prompt names is one the model has
+  lint             check that every tool a prompt or an expectation names is one the model has
+  init             write a commented starter suite for a built-in agent
   compare          two variants (or two report files) side by side
   baseline bless   bless the current replay as the baseline the gate compares with
   report --html    render a report JSON as one self-contained HTML page with charts
@@ -126,6 +132,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = cmdList(args[1:], stdout, stderr)
 	case "lint":
 		err = cmdLint(args[1:], stdout, stderr)
+	case "init":
+		err = cmdInit(args[1:], stdout, stderr)
 	case "compare":
 		err = cmdCompare(ctx, args[1:], stdout, stderr)
 	case "baseline":
@@ -180,7 +188,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 }
 
 // commands are the words run dispatches on, for "did you mean".
-var commands = []string{"run", "record", "show", "list", "lint", "compare", "baseline", "report", "proxy", "standin", "agent", "serve", "cassettes", "version"}
+var commands = []string{"init", "run", "record", "show", "list", "lint", "compare", "baseline", "report", "proxy", "standin", "agent", "serve", "cassettes", "version"}
 
 // version is testbed's module version and, when the build recorded it, the
 // commit it was built from.

@@ -37,6 +37,9 @@ A suite's samples: N keeps N samples per scenario (<scenario>.yaml, then
 --repeat N records another number. A replay runs the suite's samples and
 reports each scenario's pass rate, pass^k and a 95% interval per metric. The stand-in answers sample 1 deterministically
 and samples the others like a model above temperature zero.
+When every cassette was written but some scenarios fail their expectations
+(or thresholds), it says "recorded N cassettes; M scenarios fail their
+expectations" and exits 6, not 1: the recording worked, the agent did not.
 
 Examples:
   testbed record --suite odbchat
@@ -152,7 +155,42 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	case cassette.ModeRecordMissing:
 		writePatched(stderr, rep)
 	}
-	return verdict(rep)
+	return recordVerdict(rep, opts.Mode)
+}
+
+// recordVerdict is verdict for a recording: when every scenario was
+// recorded (none errored) but some fail their expectations or thresholds,
+// the cassettes are written and good to replay, so the exit is
+// exitRecordedFailing, not exitFailed, and the message counts both.
+func recordVerdict(rep *report.Report, mode cassette.Mode) error {
+	err := verdict(rep)
+	var ee *exitError
+	if mode != cassette.ModeRecord || !errors.As(err, &ee) || ee.code != exitFailed {
+		return err
+	}
+	failing, thresholds := 0, 0
+	for _, s := range rep.Suites {
+		for _, v := range s.Variants {
+			for _, sc := range v.Scenarios {
+				switch sc.Verdict {
+				case report.VerdictError:
+					return err // a failed recording is a failure
+				case report.VerdictFail:
+					failing++
+				}
+			}
+			for _, t := range v.Thresholds {
+				if !t.Pass {
+					thresholds++
+				}
+			}
+		}
+	}
+	msg := fmt.Sprintf("recorded %d cassettes; %d scenarios fail their expectations", recorded(rep), failing)
+	if thresholds > 0 {
+		msg += fmt.Sprintf(" and %d thresholds fail", thresholds)
+	}
+	return withCode(exitRecordedFailing, fmt.Errorf("%s; the cassettes are written: fix the agent or the expectations, then replay with: testbed run", msg))
 }
 
 // lockSuites takes the recording lock of every suite's cassette folder, or

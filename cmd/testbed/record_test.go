@@ -108,6 +108,17 @@ var _ = Describe("testbed record", func() {
 		Expect(st.Mode().Perm()).To(Equal(os.FileMode(0o644)), "readable by the team, as git checks it out")
 	})
 
+	It("exits 6, not 1, when it recorded every cassette but expectations fail", func() {
+		replace(filepath.Join(root, "scenarios", "odbchat.yaml"), `contains: ["2025-11-06", "26.4 °C", "+0.21 °C"]`, `contains: ["no such answer"]`, 1)
+
+		r := testbed("record", "--root", root, "--variant", "single-pass", "--scenario", "ac1-taiwan-sst")
+
+		Expect(r.code).To(Equal(exitRecordedFailing), r.String())
+		Expect(exitRecordedFailing).To(Equal(6), "the documented code")
+		Expect(r.stderr).To(ContainSubstring("recorded 1 cassettes; 1 scenarios fail their expectations"))
+		Expect(cassettePath(root, "single-pass", "ac1-taiwan-sst")).To(BeAnExistingFile())
+	})
+
 	It("writes nothing with --live", func() {
 		Expect(os.RemoveAll(filepath.Join(root, "cassettes"))).To(Succeed())
 

@@ -48,7 +48,7 @@ var _ = Describe("a streaming variant", Label("streaming"), func() {
 		slowed := regexp.MustCompile(`(?m)^thresholds:`).ReplaceAll(data, []byte("faults: {rate: 100%, seed: 1, model: [slow_first_token]}\nthresholds:"))
 		Expect(os.WriteFile(suite, slowed, 0o644)).To(Succeed())
 		r = testbed("record", "--root", root, "--suite", "kura", "--variant", "streaming", "--quiet")
-		Expect(r.code).To(Equal(1), r.String())
+		Expect(r.code).To(Equal(exitRecordedFailing), r.String(), "recorded, but its expectations fail")
 
 		r = testbed("run", "--tables", "--root", root, "--suite", "kura", "--no-baseline")
 		Expect(r.code).To(Equal(1), r.String())

@@ -24,16 +24,26 @@ import (
 	"github.com/agentreplay/testbed/harness/scenario"
 )
 
-// Problem is a tool a prompt names but the model does not have.
+// Problem is a tool a prompt or an expectation names but the model does
+// not have.
 type Problem struct {
 	Suite, Variant, Agent string
-	Prompt                string
-	Line                  int // 1-based line in the prompt
+	Prompt                string `json:",omitempty"`
+	Line                  int    // 1-based line in the prompt, or in the suite file (Path)
 	Tool                  string
+	// Path, Field and Known are set for a tool an expectation names: the
+	// suite file, the expectation ("scenario ac1: expect.tools") and the
+	// variant's tools.
+	Path  string   `json:",omitempty"`
+	Field string   `json:",omitempty"`
+	Known []string `json:",omitempty"`
 }
 
 // String formats p as one line a reader can act on.
 func (p Problem) String() string {
+	if p.Field != "" {
+		return p.expectString()
+	}
 	where := p.Agent
 	if p.Suite != "" {
 		where = fmt.Sprintf("%s/%s (agent %s)", p.Suite, p.Variant, p.Agent)
@@ -80,12 +90,13 @@ func wordRe(name string) *regexp.Regexp {
 }
 
 // Suites builds each suite's agent under each variant, as the runner would
-// but with no network, and checks the prompts of those that are Prompted.
+// but with no network, and checks the prompts of those that are Prompted
+// and the tools their suite's expectations name (Expectations).
 func Suites(root string, suites []*scenario.Suite, registry map[string]agents.Entry) ([]Problem, error) {
 	var out []Problem
 	for _, s := range suites {
 		for _, v := range s.Variants {
-			a, err := build(root, s, v, registry)
+			a, err := Build(root, s, v, registry)
 			if err != nil {
 				return nil, fmt.Errorf("%s: variant %s: %w", s.Path, v.Name, err)
 			}
@@ -93,6 +104,7 @@ func Suites(root string, suites []*scenario.Suite, registry map[string]agents.En
 			if !ok {
 				continue
 			}
+			out = append(out, Expectations(s, v.Name, Tools(p))...)
 			for _, set := range p.PromptSets() {
 				for _, prob := range Prompt(set) {
 					prob.Suite, prob.Variant, prob.Agent = s.Name, v.Name, s.Agent
@@ -113,7 +125,7 @@ func Configs(root string, suites []*scenario.Suite, registry map[string]agents.E
 	var errs scenario.Errors
 	for _, s := range suites {
 		for _, v := range s.Variants {
-			if _, err := build(root, s, v, registry); err != nil {
+			if _, err := Build(root, s, v, registry); err != nil {
 				msg := strings.TrimPrefix(err.Error(), s.Agent+": variant config: ")
 				errs = append(errs, &scenario.Error{Path: s.Path, Line: v.Line, Msg: fmt.Sprintf("variants.%s.config: %s", v.Name, msg)})
 			}
@@ -125,8 +137,9 @@ func Configs(root string, suites []*scenario.Suite, registry map[string]agents.E
 	return errs
 }
 
-// build constructs suite s's agent under variant v without a network.
-func build(root string, s *scenario.Suite, v scenario.Variant, registry map[string]agents.Entry) (agents.Agent, error) {
+// Build constructs suite s's agent under variant v as a run would, with
+// no network: its requests are refused.
+func Build(root string, s *scenario.Suite, v scenario.Variant, registry map[string]agents.Entry) (agents.Agent, error) {
 	entry, ok := registry[s.Agent]
 	if !ok {
 		return nil, fmt.Errorf("unknown agent %q", s.Agent)

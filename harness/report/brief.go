@@ -30,6 +30,9 @@ func WriteBrief(w io.Writer, r *Report) error {
 		for _, v := range order {
 			sm := v.Summary
 			name := s.Name + "/" + v.Name
+			if s.NotGating {
+				name += " (not gating)"
+			}
 			passed := fmt.Sprintf("%d/%d", sm.Passed, sm.Scenarios)
 			if sm.Passed < sm.Scenarios {
 				passed += " ✗"

@@ -59,11 +59,15 @@ func worse(base, head, tol float64, higher bool) bool {
 // per scenario, a verdict that stopped passing always counts, and input
 // tokens, LLM calls and latency are held to the tolerances of
 // input_tokens_mean, llm_calls_mean and latency_mean. Suites, variants and
-// scenarios missing from either side are not compared.
+// scenarios missing from either side, or suites missing from gates, are
+// not compared.
 func Regressions(base, head *Report, gates map[string]map[string]float64) []Regression {
 	var out []Regression
 	for _, hs := range head.Suites {
-		gate := gates[hs.Name]
+		gate, ok := gates[hs.Name]
+		if !ok {
+			continue // a suite without a gate (one that is not gating) is not held to the baseline
+		}
 		for _, bs := range base.Suites {
 			if bs.Name != hs.Name {
 				continue

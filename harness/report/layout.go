@@ -68,7 +68,8 @@ func (r *Report) Verdict() string {
 
 func layout(r *Report, verdict verdictStyle) document {
 	var d document
-	var scenarios, scenariosFailed, thresholds, thresholdsFailed, checks, judged int
+	var checks, judged int
+	var gating, apart tally // apart: suites with gating: false, counted apart
 	for i := range r.Suites {
 		s := &r.Suites[i]
 		d.suites = append(d.suites, layoutSuite(s, r.Mode, verdict))
@@ -76,20 +77,14 @@ func layout(r *Report, verdict verdictStyle) document {
 			if strings.Contains(v.Provenance, "stand-in") {
 				checks, judged = checks+v.Summary.Checks, judged+v.Summary.Judged
 			}
-			for _, sc := range v.Scenarios {
-				scenarios++
-				if sc.Verdict != VerdictPass {
-					scenariosFailed++
-				}
-			}
-			for _, t := range v.Thresholds {
-				thresholds++
-				if !t.Pass {
-					thresholdsFailed++
-				}
+			if s.NotGating {
+				apart.add(v)
+			} else {
+				gating.add(v)
 			}
 		}
 	}
+	scenarios, scenariosFailed, thresholds, thresholdsFailed := gating.scenarios, gating.scenariosFailed, gating.thresholds, gating.thresholdsFailed
 	if sec, ok := faultsByAgent(r); ok {
 		d.suites = append(d.suites, suiteBlock{title: "faults", about: "per agent, over every suite and variant", sections: []section{sec}})
 	}
@@ -114,15 +109,44 @@ func layout(r *Report, verdict verdictStyle) document {
 		d.result = fmt.Sprintf("FAIL: %d of %s, %d of %s failed",
 			scenariosFailed, count(scenarios, "scenario"), thresholdsFailed, count(thresholds, "threshold"))
 	}
+	if apart.scenarios+apart.thresholds > 0 {
+		d.result += fmt.Sprintf("; not gating: %d of %s, %d of %s failed", apart.scenariosFailed, count(apart.scenarios, "scenario"),
+			apart.thresholdsFailed, count(apart.thresholds, "threshold"))
+	}
 	if judged > 0 {
 		d.result += fmt.Sprintf(" (%s of %s checks judged model behaviour against a stand-in)", Grouped(int64(judged)), Grouped(int64(checks)))
 	}
 	return d
 }
 
+// tally counts the scenarios and thresholds of variants, and their failures.
+type tally struct {
+	scenarios, scenariosFailed, thresholds, thresholdsFailed int
+}
+
+// add counts the scenarios and thresholds of v.
+func (t *tally) add(v Variant) {
+	for _, sc := range v.Scenarios {
+		t.scenarios++
+		if sc.Verdict != VerdictPass {
+			t.scenariosFailed++
+		}
+	}
+	for _, th := range v.Thresholds {
+		t.thresholds++
+		if !th.Pass {
+			t.thresholdsFailed++
+		}
+	}
+}
+
 func layoutSuite(s *Suite, mode string, verdict verdictStyle) suiteBlock {
 	b := suiteBlock{title: "suite " + s.Name}
 	about := []string{"agent " + s.Agent, "tokenizer " + s.Tokenizer}
+	if s.NotGating {
+		b.title += " (not gating)"
+		about = append(about, "not gating: its failures and thresholds never fail the run")
+	}
 	if s.Baseline != "" {
 		about = append(about, "baseline "+s.Baseline)
 	}

@@ -63,8 +63,11 @@ type Suite struct {
 	About string `json:"about,omitempty"`
 	// ReductionWithout names the tools the trimming table also totals
 	// without (the suite's reduction_without:).
-	ReductionWithout []string  `json:"reduction_without,omitempty"`
-	Variants         []Variant `json:"variants"`
+	ReductionWithout []string `json:"reduction_without,omitempty"`
+	// NotGating is the suite's gating: false: its failures and thresholds
+	// are reported apart and never fail the run.
+	NotGating bool      `json:"not_gating,omitempty"`
+	Variants  []Variant `json:"variants"`
 }
 
 // Variant is the result of one variant over the suite's scenarios.

@@ -122,7 +122,7 @@ func Run(ctx context.Context, suites []*scenario.Suite, opts Options) (*report.R
 		if err := tokens.Check(s.Tokenizer); err != nil {
 			return nil, fmt.Errorf("%s: %w", s.Path, err)
 		}
-		rs := report.Suite{Name: s.Name, Agent: s.Agent, Tokenizer: tokenizerName(s), Baseline: s.Baseline, About: s.About, ReductionWithout: s.ReductionWithout}
+		rs := report.Suite{Name: s.Name, Agent: s.Agent, Tokenizer: tokenizerName(s), Baseline: s.Baseline, About: s.About, ReductionWithout: s.ReductionWithout, NotGating: s.NotGating}
 		for _, v := range s.Variants {
 			// A replay always runs the baseline, which thresholds and deltas
 			// compare to; a recording records only what was asked for.

@@ -3,6 +3,7 @@ package scenario
 import (
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 )
 
@@ -44,3 +45,31 @@ func (es Errors) Is(target error) bool { return target == ErrInvalidSuite }
 
 // Unwrap returns the items.
 func (es Errors) Unwrap() []error { return es }
+
+// check adds the problems err holds to d's.
+func (d *decoder) check(err error) {
+	var es Errors
+	var e *Error
+	switch {
+	case err == nil:
+	case errors.As(err, &es):
+		for _, item := range es {
+			d.check(item)
+		}
+	case errors.As(err, &e):
+		d.errs = append(d.errs, e)
+	default:
+		d.errorf(1, "", "%v", err)
+	}
+}
+
+// sortErrors orders problems by file and then by line.
+func sortErrors(errs Errors) {
+	sort.SliceStable(errs, func(i, j int) bool {
+		a, b := errs[i].(*Error), errs[j].(*Error)
+		if a.Path != b.Path {
+			return a.Path < b.Path
+		}
+		return a.Line < b.Line
+	})
+}

@@ -29,6 +29,7 @@ func (d *decoder) expect(v *yaml.Node, at string) Expect {
 	if !ok || !d.nonEmpty(m, fs, at, expectKeys...) {
 		return e
 	}
+	e.Line = m.Line
 	if f, ok := fs["route"]; ok {
 		e.Route = d.route(f.val, join(at, "route"))
 	}

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -37,6 +36,13 @@ type LoadOptions struct {
 	// the agent it describes in its own process (package replaytest, with
 	// the team's Go constructor), so only its name and endpoints are read.
 	InProcess bool
+	// Check, when set, checks a suite further (a run builds its agent under
+	// each variant to see that the agent accepts the variant's config). It
+	// is called even when the file has problems elsewhere, as long as its
+	// agent and variants were read without any, so that one run reports
+	// every problem; what it returns (Errors, an *Error, or any error, put
+	// at line 1) joins the file's problems.
+	Check func(*Suite) error
 }
 
 // Load reads and validates one suite file. Problems in its content are
@@ -57,6 +63,9 @@ func Parse(path string, data []byte, opts LoadOptions) (s *Suite, err error) {
 	if root := d.document(data); root != nil {
 		s = d.suite(root)
 	}
+	if s != nil && d.headRead && opts.Check != nil {
+		d.check(opts.Check(s))
+	}
 	if len(d.errs) == 0 {
 		return s, nil
 	}
@@ -69,7 +78,7 @@ func Parse(path string, data []byte, opts LoadOptions) (s *Suite, err error) {
 			errs = append(errs, &e)
 		}
 	}
-	sort.SliceStable(errs, func(i, j int) bool { return errs[i].(*Error).Line < errs[j].(*Error).Line })
+	sortErrors(errs)
 	return nil, errs
 }
 
@@ -111,6 +120,7 @@ func LoadDir(dir string, opts LoadOptions) ([]*Suite, error) {
 		}
 	}
 	if len(errs) > 0 {
+		sortErrors(errs)
 		return nil, errs
 	}
 	return suites, nil
@@ -256,7 +266,7 @@ func (d *decoder) syntax(data []byte, err error) {
 }
 
 var (
-	suiteKeys    = []string{"suite", "agent", "clock", "tokenizer", "baseline", "variants", "thresholds", "gate", "goodput", "about", "judged", "reduction_without", "samples", "min_sample_pass_rate", "faults", "scenarios"}
+	suiteKeys    = []string{"suite", "agent", "clock", "tokenizer", "baseline", "variants", "thresholds", "gate", "gating", "goodput", "about", "judged", "reduction_without", "samples", "min_sample_pass_rate", "faults", "scenarios"}
 	variantKeys  = []string{"description", "config", "endpoint"}
 	endpointKeys = []string{"provider", "base_url", "model", "key_env", "api", "stream"}
 	scenarioKeys = []string{"id", "criterion", "tags", "attachments", "faults", "input", "expect", "variants", "turns"}
@@ -298,6 +308,8 @@ func (d *decoder) suite(root *yaml.Node) *Suite {
 	}
 	d.require(m, fs, "", "suite", "agent", "clock", "baseline", "variants", "scenarios")
 	s := &Suite{Path: d.path, Tokenizer: tokenizers[0]}
+	// Problems in the agent or the variants leave nothing for Check to build.
+	head := len(d.errs)
 	if f, ok := fs["suite"]; ok {
 		if name, ok := d.str(f.val, "suite"); ok {
 			if !suiteName.MatchString(name) {
@@ -316,6 +328,7 @@ func (d *decoder) suite(root *yaml.Node) *Suite {
 			s.Agent = agent
 		}
 	}
+	agentRead := len(d.errs) == head
 	if f, ok := fs["clock"]; ok {
 		if v, ok := d.str(f.val, "clock"); ok {
 			t, err := time.Parse(time.RFC3339, v)
@@ -329,7 +342,9 @@ func (d *decoder) suite(root *yaml.Node) *Suite {
 		s.Tokenizer, _ = d.enum(f.val, "tokenizer", tokenizers...)
 	}
 	if f, ok := fs["variants"]; ok {
+		before := len(d.errs)
 		s.Variants = d.suiteVariants(f.val)
+		d.headRead = agentRead && s.Agent != "" && d.known && len(d.errs) == before
 	}
 	if f, ok := fs["baseline"]; ok {
 		if name, ok := d.str(f.val, "baseline"); ok {
@@ -339,6 +354,10 @@ func (d *decoder) suite(root *yaml.Node) *Suite {
 	}
 	if f, ok := fs["gate"]; ok {
 		s.Gate = d.gate(f.val)
+	}
+	if f, ok := fs["gating"]; ok {
+		gating, ok := d.boolean(f.val, "gating")
+		s.NotGating = ok && !gating
 	}
 	if f, ok := fs["goodput"]; ok {
 		s.Goodput = d.goodput(f.val)
@@ -729,7 +748,7 @@ func (d *decoder) endpoint(v *yaml.Node, at string) *llm.Endpoint {
 // goodput reads {ttft: 500ms, tpot: 50ms}: both durations above 0.
 func (d *decoder) goodput(v *yaml.Node) *Goodput {
 	const at = "goodput"
-	m, fs, ok := d.mapping(v, at, "a mapping with ttft and tpot, like {ttft: 500ms, tpot: 50ms}", "ttft", "tpot")
+	m, fs, ok := d.mapping(v, at, "a mapping with ttft and tpot, like {ttft: 500ms, tpot: 50ms}", goodputKeys...)
 	if !ok {
 		return nil
 	}

@@ -79,6 +79,7 @@ var _ = Describe("Load", func() {
 						Input: "現在台灣周遭海溫多少？",
 						Line:  29,
 						Expect: scenario.Expect{
+							Line:      31,
 							Route:     &scenario.Route{Mode: "tool", Tool: "ghrsst.bbox_mean"},
 							Tools:     &scenario.ToolSequence{Match: "exact", Names: []string{"ghrsst.bbox_mean"}},
 							Args:      map[string]any{"bbox": []any{118.0, 20.0, 123.5, 26.5}, "date": "2025-11-06"},
@@ -95,7 +96,7 @@ var _ = Describe("Load", func() {
 							Budget:    &scenario.Budget{Latency: 2 * time.Second, InputTokens: 4000, ContextTokens: 8000, TokenReduction: 0.69},
 						},
 						Overrides: map[string]scenario.Expect{
-							"legacy": {Route: &scenario.Route{Mode: "code"}, LLMCalls: ptr(2)},
+							"legacy": {Line: 41, Route: &scenario.Route{Mode: "code"}, LLMCalls: ptr(2)},
 						},
 					}},
 				},
@@ -107,6 +108,7 @@ var _ = Describe("Load", func() {
 							Input: "What is SST?",
 							Line:  44,
 							Expect: scenario.Expect{
+								Line:   46,
 								Tools:  &scenario.ToolSequence{Match: "subset", Names: []string{"docs.search"}, NotCall: []string{"ghrsst.bbox_mean"}},
 								Answer: &scenario.AnswerExpect{Contains: []string{"sea surface temperature"}, Language: "en"},
 								JQ:     []string{".answer | length > 0"},
@@ -117,11 +119,13 @@ var _ = Describe("Load", func() {
 							Input: "And near Taiwan?",
 							Line:  50,
 							Expect: scenario.Expect{
+								Line:      52,
 								Tools:     &scenario.ToolSequence{Match: "exact", NotCall: []string{"docs.search"}},
 								ToolCalls: ptr(0),
 							},
 							Overrides: map[string]scenario.Expect{
 								"single-pass": {
+									Line:   55,
 									Tools:  &scenario.ToolSequence{Match: "exact", Names: []string{}},
 									Budget: &scenario.Budget{Latency: 1500 * time.Millisecond},
 								},
@@ -383,7 +387,7 @@ var _ = Describe("LoadDir", func() {
 			a + `:1: missing required key "baseline"`,
 			a + `:1: missing required key "variants"`,
 			a + `:1: missing required key "scenarios"`,
-			a + `:2: unknown key "agnet" (allowed: suite, agent, clock, tokenizer, baseline, variants, thresholds, gate, goodput, about, judged, reduction_without, samples, min_sample_pass_rate, faults, scenarios); did you mean "agent"?`,
+			a + `:2: unknown key "agnet" (allowed: suite, agent, clock, tokenizer, baseline, variants, thresholds, gate, gating, goodput, about, judged, reduction_without, samples, min_sample_pass_rate, faults, scenarios); did you mean "agent"?`,
 			c + `:1: missing required key "agent"`,
 			c + `:1: missing required key "clock"`,
 			c + `:1: missing required key "baseline"`,

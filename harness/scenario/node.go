@@ -23,6 +23,10 @@ type decoder struct {
 	variants []string
 	known    bool
 
+	// headRead is true when the agent and the variants were read without
+	// problems, so that LoadOptions.Check can build the agent under each.
+	headRead bool
+
 	// typos are the keys that unknown keys were taken for, so that they are
 	// not also reported as missing.
 	typos map[typo]bool

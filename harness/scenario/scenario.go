@@ -38,6 +38,9 @@ type Suite struct {
 	// About says what the suite's headline figures measure and what drives
 	// them (about:); reports print it under the suite's title.
 	About string
+	// NotGating is gating: false: the suite is replayed and reported, but
+	// its failures, thresholds and gate never fail the run.
+	NotGating bool
 	// ReductionWithout names tools whose payloads dominate the suite's token
 	// reduction (reduction_without:); reports give the reduction without
 	// them too.
@@ -173,6 +176,7 @@ func (t Turn) ExpectFor(variant string) Expect {
 // Expect is everything a turn can be checked for. A nil or empty field is not
 // checked.
 type Expect struct {
+	Line      int // the line of the expect (or per-variant) mapping; 0 when there is none
 	Route     *Route
 	Tools     *ToolSequence
 	Args      map[string]any // subset match against the arguments of Route.Tool's first call, or of the first tool executed

@@ -1,0 +1,160 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/template"
+	"time"
+
+	"github.com/agentreplay/testbed/agents"
+	"github.com/agentreplay/testbed/agents/all"
+	"github.com/agentreplay/testbed/harness/lint"
+	"github.com/agentreplay/testbed/harness/scenario"
+)
+
+const initDoc = `Usage: testbed init <suite> --agent <name> [flags]
+
+Writes scenarios/<suite>.yaml, a commented starter suite for a built-in
+agent: two variants (the agent's defaults and a candidate whose config: keys
+are listed), one scenario with expectations, and a threshold. It refuses to
+overwrite a file that exists. Fill it in, then record its cassettes and run:
+
+  testbed record --suite <suite>
+  testbed run --suite <suite>
+
+Every key is described in docs/suite-format.md, each agent's config: keys in
+docs/agents-config.md.
+
+Examples:
+  testbed init weather-smoke --agent cba
+  testbed init --agent odbchat --root ../myproject sst-questions`
+
+func cmdInit(args []string, stdout, stderr io.Writer) error {
+	var root, agent string
+	fs := newFlags("init", initDoc, stderr)
+	fs.StringVar(&root, "root", ".", "project folder holding scenarios/")
+	fs.StringVar(&agent, "agent", "", "the built-in agent the suite tests: "+strings.Join(all.Names(), ", "))
+	// The suite's name may come before the flags or after them.
+	var name string
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		name, args = args[0], args[1:]
+	}
+	if err := fs.Parse(args); err != nil {
+		return fs.parseError(err)
+	}
+	if name == "" && fs.NArg() > 0 {
+		name = fs.Arg(0)
+		if err := parse(fs, fs.Args()[1:]); err != nil {
+			return err
+		}
+	} else if err := parse(fs, fs.Args()); err != nil {
+		return err
+	}
+	if name == "" || agent == "" {
+		return withCode(exitUsage, errors.New("usage: testbed init <suite> --agent <name> (run 'testbed init --help')"))
+	}
+	entry, ok := all.Registry()[agent]
+	if !ok {
+		msg := fmt.Sprintf("unknown agent %q (built-in: %s)", agent, strings.Join(all.Names(), ", "))
+		if near := nearest(agent, all.Names()); near != "" {
+			msg += fmt.Sprintf("; did you mean %q?", near)
+		}
+		return withCode(exitUsage, errors.New(msg))
+	}
+	text, err := starter(root, name, entry)
+	if err != nil {
+		return withCode(exitUsage, err)
+	}
+	path := filepath.Join(root, "scenarios", name+".yaml")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return withCode(exitInternal, err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if errors.Is(err, os.ErrExist) {
+		return withCode(exitUsage, fmt.Errorf("%s exists; init writes new suites only: pick another name or remove it", path))
+	}
+	if err != nil {
+		return withCode(exitInternal, err)
+	}
+	if _, err := io.WriteString(f, text); err != nil {
+		f.Close()
+		return withCode(exitInternal, fmt.Errorf("write %s: %w", path, err))
+	}
+	if err := f.Close(); err != nil {
+		return withCode(exitInternal, fmt.Errorf("write %s: %w", path, err))
+	}
+	fmt.Fprintf(stdout, "wrote %s; fill it in, then: testbed record --suite %s && testbed run --suite %s\n", path, name, name)
+	return nil
+}
+
+// starter is the text of a starter suite called name for the agent of entry.
+func starter(root, name string, entry agents.Entry) (string, error) {
+	if why := initName(name); why != "" {
+		return "", fmt.Errorf("suite name %q: %s", name, why)
+	}
+	clock := time.Date(2025, 11, 6, 10, 0, 0, 0, time.UTC)
+	var tools []string
+	s := &scenario.Suite{Name: name, Agent: entry.Info.Name, Clock: clock}
+	if a, err := lint.Build(root, s, scenario.Variant{Name: "defaults"}, map[string]agents.Entry{entry.Info.Name: entry}); err == nil {
+		if p, ok := a.(agents.Prompted); ok {
+			tools = lint.Tools(p)
+		}
+	}
+	var b strings.Builder
+	err := starterText.Execute(&b, map[string]any{
+		"Name": name, "Agent": entry.Info.Name, "Model": entry.Info.Model, "Clock": clock.Format(time.RFC3339),
+		"Config": strings.Join(entry.Info.Config, ", "), "Tools": strings.Join(tools, ", "),
+	})
+	return b.String(), err
+}
+
+// initName says why name cannot name a suite, or "".
+func initName(name string) string {
+	for _, r := range name {
+		if !('a' <= r && r <= 'z' || '0' <= r && r <= '9' || r == '-') {
+			return "use lowercase letters, digits and -"
+		}
+	}
+	return ""
+}
+
+var starterText = template.Must(template.New("suite").Parse(`# {{.Name}}: a suite for the {{.Agent}} agent, written by testbed init.
+# Every key is described in docs/suite-format.md; {{.Agent}}'s config: keys in
+# docs/agents-config.md. Record its cassettes, then replay them:
+#   testbed record --suite {{.Name}}
+#   testbed run --suite {{.Name}}
+suite: {{.Name}}
+agent: {{.Agent}}   # calls {{.Model.Provider}} {{.Model.Model}} unless a variant sets endpoint:
+clock: {{.Clock}}   # the virtual "now" of every run
+baseline: defaults   # what token reduction and "<= baseline" thresholds compare with
+about: >-
+  What this suite shows, in a sentence or two; printed with its tables.
+
+variants:
+  defaults:
+    description: the agent as it ships
+  candidate:
+    description: the change under test
+    # {{.Agent}}'s config keys: {{.Config}}
+    config: {}
+
+thresholds:
+  candidate:
+    - "pass_rate == 100%"
+    - "input_tokens_mean <= baseline"
+
+scenarios:
+  - id: first-question
+    tags: [example]
+    input: "Replace this with a question your users ask."
+    expect:
+      # tools the turn must run{{if .Tools}}; {{.Agent}}'s tools: {{.Tools}}{{end}}
+      # (testbed lint checks each name): must_call: [<tool>]
+      answer: {not_contains: ["error"]}
+      llm_calls: 1
+      budget: {latency: 10s}
+`))

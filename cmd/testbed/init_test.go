@@ -1,0 +1,84 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/agentreplay/testbed/agents/all"
+	"github.com/agentreplay/testbed/harness/scenario"
+)
+
+// fixturesOf is a fresh project folder holding agent's fixtures only.
+func fixturesOf(agent string) string {
+	GinkgoHelper()
+	root := GinkgoT().TempDir()
+	Expect(os.CopyFS(filepath.Join(root, "fixtures", agent), os.DirFS(filepath.Join(repoRoot, "fixtures", agent)))).To(Succeed())
+	return root
+}
+
+var _ = Describe("testbed init", func() {
+	DescribeTable("writes a starter suite that loads cleanly and lints",
+		func(agent string) {
+			root := fixturesOf(agent)
+
+			r := testbed("init", "starter", "--agent", agent, "--root", root)
+
+			Expect(r.code).To(Equal(exitOK), r.String())
+			path := filepath.Join(root, "scenarios", "starter.yaml")
+			Expect(r.stdout).To(ContainSubstring("wrote " + path))
+			data, err := os.ReadFile(path)
+			Expect(err).NotTo(HaveOccurred())
+			e := all.Registry()[agent]
+			for _, key := range e.Info.Config {
+				Expect(string(data)).To(ContainSubstring(key), "the variants' config keys are listed")
+			}
+			s, err := scenario.Load(path, scenario.LoadOptions{Agents: all.Names()})
+			Expect(err).NotTo(HaveOccurred())
+			Expect(s.Scenarios).To(HaveLen(1))
+			Expect(s.Scenarios[0].Turns[0].Expect.Answer).NotTo(BeNil())
+			Expect(s.Thresholds).To(HaveKey("candidate"))
+
+			lint := testbed("lint", "--root", root)
+			Expect(lint.code).To(Equal(exitOK), "the CLI loads it, configs included: %s", lint.String())
+			list := testbed("list", "--root", root)
+			Expect(list.code).To(Equal(exitOK), list.String())
+			Expect(list.stdout).To(ContainSubstring("first-question"))
+		},
+		Entry("cba", "cba"), Entry("climate", "climate"), Entry("family", "family"),
+		Entry("kura", "kura"), Entry("odbchat", "odbchat"),
+	)
+
+	It("takes the name after the flags too", func() {
+		root := fixturesOf("cba")
+		r := testbed("init", "--agent", "cba", "--root", root, "late")
+		Expect(r.code).To(Equal(exitOK), r.String())
+		Expect(filepath.Join(root, "scenarios", "late.yaml")).To(BeAnExistingFile())
+	})
+
+	It("refuses to overwrite a file", func() {
+		root := project()
+		path := filepath.Join(root, "scenarios", "odbchat.yaml")
+		before := mustRead(path)
+
+		r := testbed("init", "odbchat", "--agent", "odbchat", "--root", root)
+
+		Expect(r.code).To(Equal(exitUsage), r.String())
+		Expect(r.stderr).To(ContainSubstring(path + " exists"))
+		Expect(mustRead(path)).To(Equal(before))
+	})
+
+	DescribeTable("refuses bad usage",
+		func(want string, args ...string) {
+			r := testbed(append([]string{"init", "--root", GinkgoT().TempDir()}, args...)...)
+			Expect(r.code).To(Equal(exitUsage), r.String())
+			Expect(r.stderr).To(ContainSubstring(want))
+		},
+		Entry("no agent", "usage: testbed init <suite> --agent <name>", "mysuite"),
+		Entry("no name", "usage: testbed init <suite> --agent <name>", "--agent", "cba"),
+		Entry("an unknown agent", `unknown agent "cbb"`, "mysuite", "--agent", "cbb"),
+		Entry("a bad name", `suite name "My Suite"`, "My Suite", "--agent", "cba"),
+	)
+})

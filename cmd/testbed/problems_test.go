@@ -1,0 +1,71 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+)
+
+var _ = Describe("problems in suite files", func() {
+	It("are reported all at once: every file, every kind, sorted by path and line, exit 2", func() {
+		root := project()
+		suite := filepath.Join(root, "scenarios", "odbchat.yaml")
+		replace(suite, "\nabout:", "\nabuot:", 1)                                                                       // an unknown key
+		replace(suite, `config: {router: legacy}`, `config: {router: legacy, nonsense: 1}`, 1)                          // a config the agent refuses
+		replace(suite, `- "routing_accuracy >= 0.95"`, `- "routing_accuracy >= lots"`, 1)                               // a bad threshold
+		replace(suite, `answer: {contains: ["2025-11-06", "26.4 °C"`, `answer: {contain: ["2025-11-06", "26.4 °C"`, -1) // a bad expectation
+		other := filepath.Join(root, "scenarios", "another.yaml")
+		Expect(os.WriteFile(other, []byte("suite: another\nagent: odbchat\nclock: yesterday\n"), 0o644)).To(Succeed())
+
+		for _, cmd := range []string{"run", "lint", "record"} {
+			r := testbed(cmd, "--root", root)
+
+			Expect(r.code).To(Equal(exitUsage), r.String())
+			Expect(r.stderr).To(ContainSubstring(`odbchat.yaml:17: unknown key "abuot"`))
+			Expect(r.stderr).To(ContainSubstring(`odbchat.yaml:25: variants.legacy.config: json: unknown field "nonsense"`))
+			Expect(r.stderr).To(ContainSubstring(`routing_accuracy >= lots`))
+			Expect(r.stderr).To(MatchRegexp(`odbchat.yaml:\d+: scenarios\[0\]\.expect\.answer: unknown key "contain"`))
+			Expect(r.stderr).To(ContainSubstring(`another.yaml:3: clock: "yesterday" is not an RFC 3339 time`))
+			Expect(r.stderr).To(ContainSubstring(`another.yaml:1: missing required key "baseline"`))
+			Expect(problemOrder(r.stderr)).To(BeTrue(), "sorted by path and line:\n%s", r.stderr)
+		}
+	})
+})
+
+var problemLine = regexp.MustCompile(`(?m)^(?:testbed: )?(\S+\.yaml):(\d+): `)
+
+// problemOrder reports whether the path:line problems in out are sorted by
+// path and then line.
+func problemOrder(out string) bool {
+	type at struct {
+		path string
+		line int
+	}
+	var got []at
+	for _, m := range problemLine.FindAllStringSubmatch(out, -1) {
+		n, _ := strconv.Atoi(m[2])
+		got = append(got, at{m[1], n})
+	}
+	return len(got) > 1 && sort.SliceIsSorted(got, func(i, j int) bool {
+		return got[i].path < got[j].path || got[i].path == got[j].path && got[i].line < got[j].line
+	}) && !strings.Contains(out, "\n\n")
+}
+
+var _ = Describe("testbed lint", func() {
+	It("checks every tool an expectation names against the variant's tools", func() {
+		root := project()
+		replace(filepath.Join(root, "scenarios", "odbchat.yaml"), "tools: [ghrsst.bbox_mean]", "tools: [ghrsst.bbox_meen]", -1)
+
+		r := testbed("lint", "--root", root)
+
+		Expect(r.code).To(Equal(exitFailed), r.String())
+		Expect(r.stdout).To(MatchRegexp(`scenarios/odbchat.yaml:47: scenario ac1-taiwan-sst: expect.tools names tool "ghrsst.bbox_meen", which variant single-pass of agent odbchat does not have; did you mean "ghrsst.bbox_mean"\?`))
+		Expect(r.stdout).NotTo(ContainSubstring("variant legacy"), "legacy overrides the tools it expects")
+	})
+})
