@@ -3,7 +3,7 @@ GO       ?= go
 GINKGO   := $(GO) tool ginkgo
 TESTBED  := bin/testbed
 
-.PHONY: run test record bench profile lint report build clean fuzz race examples example-deps
+.PHONY: run test gate record bench profile lint report build clean fuzz race examples example-deps
 
 ## build: compile the CLI into bin/testbed
 build:
@@ -25,6 +25,12 @@ test: build example-deps
 	./$(TESTBED) cassettes check
 	$(MAKE) --no-print-directory examples
 	$(MAKE) --no-print-directory fuzz FUZZ_ONLY=FuzzFastReader FUZZTIME=$(READER_FUZZTIME)
+	$(MAKE) --no-print-directory gate
+
+## gate: the scenario gate alone, as CI judges a change: replay every suite, check expectations,
+## thresholds and the blessed baseline, and end on the verdict (writes no report file)
+gate: build
+	./$(TESTBED) run --quiet --out ""
 
 EXAMPLES := examples/weather-ts
 
