@@ -108,10 +108,11 @@ fuzz:
 race:
 	$(GO) test -race ./harness/runner/... ./harness/cassette/... ./harness/report/...
 
-## lint: gofmt and go vet
+## lint: gofmt, go vet and staticcheck (a go.mod tool: go tool staticcheck)
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt: files above need formatting"; exit 1; }
 	$(GO) vet ./...
+	$(GO) tool staticcheck ./...
 
 CHROMIUM ?= $(shell command -v chromium || command -v chromium-browser || command -v google-chrome)
 

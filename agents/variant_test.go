@@ -14,7 +14,7 @@ type probe struct {
 	Timeout  agents.Duration `json:"upstream_timeout"`
 	Untagged bool
 	Skipped  string `json:"-"`
-	hidden   string // an unexported field is no key
+	hidden   string //lint:ignore U1000 an unexported field is no key: VariantKeys must skip it
 }
 
 var _ = Describe("VariantKeys", func() {

@@ -142,17 +142,6 @@ func (f *fake) requests(role string) []llm.Request {
 	return out
 }
 
-// left returns how many scripted answers were not used.
-func (f *fake) left() int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	n := 0
-	for _, q := range f.scripts {
-		n += len(q)
-	}
-	return n
-}
-
 // world is one agent's surroundings: the stand-in model and the Home
 // Assistant stub on loopback, behind the hosts the agent calls, unless a
 // spec scripts the model.

@@ -1,3 +1,5 @@
+//lint:file-ignore ST1005 the tool's answers to the model name Home Assistant first, as the real tool's do
+
 package family
 
 import (

@@ -1,3 +1,5 @@
+//lint:file-ignore ST1005 the tool's answers to the model, worded as the seed's jq_query tool words them
+
 package family
 
 import (

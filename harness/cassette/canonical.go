@@ -7,7 +7,6 @@ import (
 	"net/url"
 	"regexp"
 	"slices"
-	"sort"
 	"strings"
 )
 
@@ -135,16 +134,6 @@ func redactURL(raw string) string {
 	return u.String()
 }
 
-// sortedKeys returns the keys of m in order.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
 // isSecretHeader reports whether a header name says it carries credentials.
 func isSecretHeader(name string) bool {
 	n := strings.ToLower(name)
@@ -199,9 +188,6 @@ func fieldKind(name string) int {
 	}
 	return 0
 }
-
-// secretField reports whether a JSON field name may carry credentials.
-func secretField(name string) bool { return fieldKind(name) > 0 }
 
 // secretValue reports whether value, found in the JSON field name, is a
 // credential: any value of a field that always holds one, and a value that

@@ -44,7 +44,7 @@ var _ = Describe("the OpenAI Chat Completions wire format", func() {
 		It("answers text with every field the reference shows: refusal, logprobs, service tier, fingerprint, token details", func() {
 			resp, _ := sdkChat(srv, "hello there")
 			Expect(resp.JSON.ServiceTier.Raw()).To(Equal(`"default"`))
-			Expect(resp.SystemFingerprint).To(Equal(standin.SystemFingerprint))
+			Expect(resp.SystemFingerprint).To(Equal(standin.SystemFingerprint)) //lint:ignore SA1019 deprecated in the SDK, still sent by the API
 			Expect(resp.Choices[0].Message.JSON.Refusal.Raw()).To(Equal("null"))
 			Expect(resp.Choices[0].JSON.Logprobs.Raw()).To(Equal("null"))
 			Expect(resp.Choices[0].Message.Content).NotTo(BeEmpty())
@@ -92,7 +92,7 @@ var _ = Describe("the OpenAI Chat Completions wire format", func() {
 			Expect(chunk.ID).To(Equal(id))
 			Expect(chunk.ID).To(MatchRegexp(`^chatcmpl-[0-9a-f]{29}$`))
 			Expect(chunk.JSON.ServiceTier.Raw()).To(Equal(`"default"`))
-			Expect(chunk.SystemFingerprint).To(Equal(standin.SystemFingerprint))
+			Expect(chunk.SystemFingerprint).To(Equal(standin.SystemFingerprint)) //lint:ignore SA1019 deprecated in the SDK, still sent by the API
 		}
 		usage := events[len(events)-2].Data
 		Expect(string(usage)).To(ContainSubstring(`"completion_tokens_details":{`))

@@ -361,13 +361,6 @@ func classOf(c rune) uint8 {
 	return 0
 }
 
-func class(c rune) uint8 {
-	if c < utf8.RuneSelf {
-		return asciiClass[c]
-	}
-	return classOf(c)
-}
-
 // runes is a text being split: its characters and their classes.
 type runes struct {
 	r    []rune

@@ -75,6 +75,7 @@ var _ = Describe("Vector", func() {
 		got := trim.Vector(in, 2)
 		got[0].Content = "changed"
 		got = append(got, hit("c", 0.1))
+		Expect(got).To(HaveLen(3))
 		Expect(in[0].Content).To(Equal("a text"))
 		Expect(in).To(HaveLen(2))
 	})
