@@ -19,55 +19,7 @@ import (
 // table.
 func WriteBrief(w io.Writer, r *Report) error {
 	d := layout(r, func(v string) string { return strings.ToUpper(v) })
-	overview := table{
-		header: []string{"suite/variant", "passed", "routing", "reduction", "in tok", "p50", "p95", "ttft p95"},
-		right:  []bool{false, true, true, true, true, true, true, true},
-	}
-	var failures, thresholds []string
-	for i := range r.Suites {
-		s := &r.Suites[i]
-		order, _ := variantOrder(s)
-		for _, v := range order {
-			sm := v.Summary
-			name := s.Name + "/" + v.Name
-			if s.NotGating {
-				name += " (not gating)"
-			}
-			passed := fmt.Sprintf("%d/%d", sm.Passed, sm.Scenarios)
-			if sm.Passed < sm.Scenarios {
-				passed += " ✗"
-			}
-			routing, reduction, ttft := "—", "—", "—"
-			if sm.Routed > 0 {
-				routing = percent(sm.RoutingAccuracy)
-			}
-			if len(v.Trimming) > 0 {
-				reduction = percent(sm.TokenReduction)
-			}
-			if st := sm.Streaming; st != nil && st.Tokenless < st.Calls {
-				ttft = Grouped(int64(math.Round(st.TTFTP95))) + " ms"
-			}
-			overview.rows = append(overview.rows, []string{name, passed, routing, reduction,
-				Grouped(int64(math.Round(sm.InputTokensMean))), Grouped(int64(math.Round(sm.LatencyP50))) + " ms",
-				Grouped(int64(math.Round(sm.LatencyP95))) + " ms", ttft})
-			failures = append(failures, briefFailures(name, v)...)
-			for _, t := range v.Thresholds {
-				if !t.Pass {
-					thresholds = append(thresholds, fmt.Sprintf("%s: %s — %s", name, t.Source, t.Detail))
-				}
-			}
-		}
-	}
-	streamed := false
-	for _, row := range overview.rows {
-		streamed = streamed || row[len(row)-1] != "—"
-	}
-	if !streamed {
-		overview.header, overview.right = overview.header[:7], overview.right[:7]
-		for i := range overview.rows {
-			overview.rows[i] = overview.rows[i][:7]
-		}
-	}
+	overview, failures, thresholds := headline(r)
 	var buf bytes.Buffer
 	var dr drawer
 	if err := dr.table(&buf, overview); err != nil {
@@ -117,4 +69,58 @@ func briefFailures(name string, v *Variant) []string {
 		}
 	}
 	return out
+}
+
+// headline is a line per suite and variant (the table WriteBrief and
+// WriteMarkdown open with), with every failure and failed threshold.
+func headline(r *Report) (overview table, failures, thresholds []string) {
+	overview = table{
+		header: []string{"suite/variant", "passed", "routing", "reduction", "in tok", "p50", "p95", "ttft p95"},
+		right:  []bool{false, true, true, true, true, true, true, true},
+	}
+	for i := range r.Suites {
+		s := &r.Suites[i]
+		order, _ := variantOrder(s)
+		for _, v := range order {
+			sm := v.Summary
+			name := s.Name + "/" + v.Name
+			if s.NotGating {
+				name += " (not gating)"
+			}
+			passed := fmt.Sprintf("%d/%d", sm.Passed, sm.Scenarios)
+			if sm.Passed < sm.Scenarios {
+				passed += " ✗"
+			}
+			routing, reduction, ttft := "—", "—", "—"
+			if sm.Routed > 0 {
+				routing = percent(sm.RoutingAccuracy)
+			}
+			if len(v.Trimming) > 0 {
+				reduction = percent(sm.TokenReduction)
+			}
+			if st := sm.Streaming; st != nil && st.Tokenless < st.Calls {
+				ttft = Grouped(int64(math.Round(st.TTFTP95))) + " ms"
+			}
+			overview.rows = append(overview.rows, []string{name, passed, routing, reduction,
+				Grouped(int64(math.Round(sm.InputTokensMean))), Grouped(int64(math.Round(sm.LatencyP50))) + " ms",
+				Grouped(int64(math.Round(sm.LatencyP95))) + " ms", ttft})
+			failures = append(failures, briefFailures(name, v)...)
+			for _, t := range v.Thresholds {
+				if !t.Pass {
+					thresholds = append(thresholds, fmt.Sprintf("%s: %s — %s", name, t.Source, t.Detail))
+				}
+			}
+		}
+	}
+	streamed := false
+	for _, row := range overview.rows {
+		streamed = streamed || row[len(row)-1] != "—"
+	}
+	if !streamed {
+		overview.header, overview.right = overview.header[:7], overview.right[:7]
+		for i := range overview.rows {
+			overview.rows[i] = overview.rows[i][:7]
+		}
+	}
+	return overview, failures, thresholds
 }

@@ -47,3 +47,12 @@ var _ = Describe("WriteBrief", func() {
 		Expect(passing().Verdict()).To(HavePrefix("PASS: "))
 	})
 })
+
+var _ = Describe("WriteMarkdown's opening", func() {
+	It("is the verdict and a line per suite and variant, what a pull-request comment needs first", func() {
+		r := fixture()
+		md := string(render(report.WriteMarkdown, r))
+		Expect(md).To(HavePrefix("**" + r.Verdict() + "**\n\n| suite/variant | passed |"))
+		Expect(strings.Index(md, "| odbchat/single-pass | 1/3 ✗ |")).To(BeNumerically("<", strings.Index(md, "## suite odbchat")))
+	})
+})

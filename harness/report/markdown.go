@@ -9,7 +9,8 @@ import (
 )
 
 // WriteMarkdown writes r to w as GitHub-flavoured markdown with the content
-// of WriteText: a "##" heading per suite, a "###" heading per table, pipe
+// of WriteText, opening with the verdict and a line per suite and variant:
+// a "##" heading per suite, a "###" heading per table, pipe
 // tables (verdicts as ✅ and ❌), and the lines under a table (failed
 // checks, misrouted cells) as list items. Text from the report is escaped
 // so that it renders as written.
@@ -21,6 +22,12 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 		return "❌ " + strings.ToUpper(v)
 	})
 	var buf bytes.Buffer
+	// The verdict and a line per suite and variant first, so that the top
+	// of the file is what a pull-request comment needs.
+	overview, _, _ := headline(r)
+	fmt.Fprintf(&buf, "**%s**\n\n", mdText(d.result))
+	mdTable(&buf, overview)
+	buf.WriteString("\n")
 	for _, s := range d.suites {
 		fmt.Fprintf(&buf, "## %s\n\n%s\n", mdText(s.title), mdText(s.about))
 		if s.prose != "" {
