@@ -38,6 +38,7 @@ const minWrap = 24
 // RUNEWIDTH_EASTASIAN=0, to match such terminals.
 func WriteText(w io.Writer, r *Report) error {
 	d := layout(r, func(v string) string { return strings.ToUpper(v) })
+	uncacheWidths()
 	// The suites are drawn at the same time, each into its own buffer, and
 	// written in order: drawing tables is most of the time.
 	bufs := make([]bytes.Buffer, len(d.suites))
@@ -109,6 +110,10 @@ type drawer struct {
 // (the full report's tables: 32 → 20 ms). The widths are the same.
 var widthCacheOff sync.Once
 
+// uncacheWidths turns the width cache off; it must run before goroutines
+// measure widths, since setting the cache races with reading it.
+func uncacheWidths() { widthCacheOff.Do(func() { twwidth.SetCacheCapacity(0) }) }
+
 // noCache is a tablewriter stringer cache that keeps nothing.
 type noCache struct{}
 
@@ -121,7 +126,7 @@ func (noCache) Purge()                                 {}
 // numbers right-aligned, the columns marked in t.wrap wrapped to fit
 // textWidth, and no trailing spaces.
 func (d *drawer) table(w io.Writer, t table) error {
-	widthCacheOff.Do(func() { twwidth.SetCacheCapacity(0) })
+	uncacheWidths()
 	n := len(t.header)
 	cells := make([][]string, len(t.rows))
 	for i, row := range t.rows {
