@@ -116,16 +116,22 @@ type run struct {
 	verdict  string
 	errText  string
 	events   []trace.Event
+	// checks are the run's checks: a report keeps them for sample 1 only.
+	checks []report.Check
 }
 
 // runs returns the samples of sc: sc itself when it was not sampled.
 func runs(sc report.Scenario) []run {
 	if sc.Sampling == nil || len(sc.Sampling.Runs) == 0 {
-		return []run{{scenario: sc, sample: 1, verdict: sc.Verdict, errText: sc.Error, events: sc.Events}}
+		return []run{{scenario: sc, sample: 1, verdict: sc.Verdict, errText: sc.Error, events: sc.Events, checks: sc.Checks}}
 	}
 	out := make([]run, 0, len(sc.Sampling.Runs))
 	for _, r := range sc.Sampling.Runs {
-		out = append(out, run{scenario: sc, sample: r.Sample, verdict: r.Verdict, errText: r.Error, events: r.Events})
+		ru := run{scenario: sc, sample: r.Sample, verdict: r.Verdict, errText: r.Error, events: r.Events}
+		if r.Sample == 1 {
+			ru.checks = sc.Checks
+		}
+		out = append(out, ru)
 	}
 	return out
 }
@@ -203,10 +209,10 @@ func runName(suite, variant, scenario string, sample int) string {
 	return fmt.Sprintf("%s/%s/%s#%d", suite, variant, scenario, sample)
 }
 
-// failed lists the failed checks of sc as "turn N name: detail".
-func failed(sc report.Scenario) []string {
+// failed lists the failed checks as "turn N name: detail".
+func failed(checks []report.Check) []string {
 	var out []string
-	for _, c := range sc.Checks {
+	for _, c := range checks {
 		if !c.Pass {
 			out = append(out, fmt.Sprintf("turn %d %s: %s", c.Turn, c.Name, c.Detail))
 		}

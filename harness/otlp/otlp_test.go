@@ -233,6 +233,28 @@ var _ = Describe("WriteJSON", func() {
 	})
 })
 
+var _ = Describe("a sampled scenario", func() {
+	It("gives each sample its own trace, the failed checks on sample 1's only", func() {
+		r := fixture()
+		sc := &r.Suites[0].Variants[0].Scenarios[1]
+		sc.Sampling = &report.Sampling{N: 2, Runs: []report.Run{
+			{Sample: 1, Verdict: report.VerdictFail, Events: sc.Events},
+			{Sample: 2, Verdict: report.VerdictPass, Events: sc.Events[:1]},
+		}}
+		var b bytes.Buffer
+		Expect(otlp.WriteJSON(context.Background(), &b, r, opts)).To(Succeed())
+		reqs := readLines(b.Bytes())
+		Expect(reqs).To(HaveLen(3))
+		one, two := named(flatten(reqs[1:2]), "invoke_agent odbchat"), named(flatten(reqs[2:]), "invoke_agent odbchat")
+		Expect(hex.EncodeToString(two.TraceId)).To(Equal(otlp.TraceID("odbchat", "single-pass", "ac2", 2).String()))
+		Expect(two.attrs).To(HaveKeyWithValue("testbed.sample", `{"intValue":"2"}`))
+		Expect(one.TraceId).NotTo(Equal(two.TraceId))
+		Expect(attrs(one.Events[0].Attributes)).To(HaveKeyWithValue("gen_ai.evaluation.explanation", "turn 1 answer_contains: want 27.1"))
+		Expect(attrs(two.Events[0].Attributes)).To(HaveKeyWithValue("gen_ai.evaluation.score.label", "pass"))
+		Expect(attrs(two.Events[0].Attributes)).To(HaveKeyWithValue("gen_ai.evaluation.explanation", ""))
+	})
+})
+
 // receiver is an OTLP/HTTP trace endpoint that decodes the protobuf requests
 // it is sent.
 type receiver struct {

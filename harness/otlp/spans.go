@@ -79,7 +79,7 @@ func (b builder) build(ctx context.Context) {
 			agent.AddEvent(EventNote, oteltrace.WithTimestamp(b.at(e.At)), oteltrace.WithAttributes(attrs...))
 		}
 	}
-	checks := failed(b.run.scenario)
+	checks := failed(b.run.checks)
 	label := "fail"
 	if b.run.verdict == report.VerdictPass {
 		label = "pass"
