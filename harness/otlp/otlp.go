@@ -35,32 +35,40 @@ import (
 // ScopeName is the instrumentation scope of the spans.
 const ScopeName = "github.com/agentreplay/testbed/harness/otlp"
 
-// DefaultStart is the virtual start of the scenarios of a suite that has no
-// clock: in Options.Start.
-var DefaultStart = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+// DefaultStart returns the virtual start of the scenarios of a suite that
+// Options.Start has no clock for: 2025-01-01T00:00:00Z.
+func DefaultStart() time.Time { return time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC) }
 
 // Attribute keys of the spans beyond the semantic conventions.
 const (
-	KeySuite          = attribute.Key("testbed.suite")
-	KeyVariant        = attribute.Key("testbed.variant")
-	KeyScenario       = attribute.Key("testbed.scenario")
-	KeySample         = attribute.Key("testbed.sample")
-	KeyVerdict        = attribute.Key("testbed.verdict")
-	KeyRole           = attribute.Key("testbed.llm.role")
-	KeyTurn           = attribute.Key("testbed.turn")
-	KeyCountedInput   = attribute.Key("testbed.tokens.input")
-	KeyCountedOutput  = attribute.Key("testbed.tokens.output")
-	KeyReasoning      = attribute.Key("testbed.usage.reasoning_tokens")
-	KeyTTFT           = attribute.Key("testbed.stream.time_to_first_token")
-	KeyRawTokens      = attribute.Key("testbed.tool.raw_tokens")
-	KeyContextTokens  = attribute.Key("testbed.tool.context_tokens")
-	KeyRawBytes       = attribute.Key("testbed.tool.raw_bytes")
-	KeyFault          = attribute.Key("testbed.fault")
-	KeyFailedChecks   = attribute.Key("testbed.failed_checks")
-	KeyNoteKey        = attribute.Key("testbed.note.key")
-	KeyNoteValue      = attribute.Key("testbed.note.value")
-	EventEvaluation   = "gen_ai.evaluation.result"
-	EventNote         = "testbed.note"
+	KeySuite         = attribute.Key("testbed.suite")
+	KeyVariant       = attribute.Key("testbed.variant")
+	KeyScenario      = attribute.Key("testbed.scenario")
+	KeySample        = attribute.Key("testbed.sample")
+	KeyVerdict       = attribute.Key("testbed.verdict")
+	KeyRole          = attribute.Key("testbed.llm.role")
+	KeyTurn          = attribute.Key("testbed.turn")
+	KeyCountedInput  = attribute.Key("testbed.tokens.input")
+	KeyCountedOutput = attribute.Key("testbed.tokens.output")
+	KeyReasoning     = attribute.Key("testbed.usage.reasoning_tokens")
+	KeyTTFT          = attribute.Key("testbed.stream.time_to_first_token")
+	KeyRawTokens     = attribute.Key("testbed.tool.raw_tokens")
+	KeyContextTokens = attribute.Key("testbed.tool.context_tokens")
+	KeyRawBytes      = attribute.Key("testbed.tool.raw_bytes")
+	KeyFault         = attribute.Key("testbed.fault")
+	KeyFailedChecks  = attribute.Key("testbed.failed_checks")
+	KeyNoteKey       = attribute.Key("testbed.note.key")
+	KeyNoteValue     = attribute.Key("testbed.note.value")
+)
+
+// Names of the span events and of the evaluation.
+const (
+	// EventEvaluation is the invoke_agent span's event that states the
+	// run's verdict.
+	EventEvaluation = "gen_ai.evaluation.result"
+	// EventNote is the invoke_agent span's event for each note the agent made.
+	EventNote = "testbed.note"
+	// EvaluationVerdict is the gen_ai.evaluation.name of the verdict.
 	EvaluationVerdict = "testbed.verdict"
 )
 
@@ -68,7 +76,7 @@ const (
 type Options struct {
 	// Start maps a suite's name to its clock: the virtual time at which
 	// each of its scenarios starts. A suite not in it starts at
-	// DefaultStart.
+	// DefaultStart().
 	Start map[string]time.Time
 	// Content adds the model's answers (gen_ai.output.messages) and the
 	// tools' arguments (gen_ai.tool.call.arguments) to the spans.
@@ -91,7 +99,7 @@ func Export(ctx context.Context, r *report.Report, exp sdktrace.SpanExporter, op
 	for _, s := range r.Suites {
 		start, ok := opts.Start[s.Name]
 		if !ok || start.IsZero() {
-			start = DefaultStart
+			start = DefaultStart()
 		}
 		for _, v := range s.Variants {
 			for _, sc := range v.Scenarios {

@@ -215,6 +215,13 @@ var _ = Describe("WriteJSON", func() {
 		Expect(fail.Status.GetCode()).To(Equal(tracepb.Status_STATUS_CODE_ERROR))
 	})
 
+	It("starts a suite without a clock at DefaultStart", func() {
+		var b bytes.Buffer
+		Expect(otlp.WriteJSON(context.Background(), &b, fixture(), otlp.Options{})).To(Succeed())
+		agent := named(flatten(readLines(b.Bytes())[:1]), "invoke_agent odbchat")
+		Expect(agent.StartTimeUnixNano).To(Equal(uint64(otlp.DefaultStart().UnixNano())))
+	})
+
 	It("leaves message content out unless asked", func() {
 		Expect(string(out)).NotTo(ContainSubstring("27.1 °C"))
 		Expect(string(out)).NotTo(ContainSubstring("taiwan"))
