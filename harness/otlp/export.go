@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/url"
 	"sync"
+	"time"
 
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
@@ -32,9 +33,15 @@ func WriteJSON(ctx context.Context, w io.Writer, r *report.Report, opts Options)
 	return err
 }
 
+// PushRetry is how long Push retries a failed send: an unreachable
+// collector fails the push in seconds, not in the exporter's default minute.
+const PushRetry = 5 * time.Second
+
 // Push sends the spans of r over OTLP/HTTP to endpoint, a URL such as
 // http://localhost:4318 (the path /v1/traces is added when it has none).
-// Extra otlptracehttp options (headers, TLS) come after the endpoint's.
+// Push stops at the first run the endpoint does not take; a failed send is
+// retried for up to PushRetry. Extra otlptracehttp options (headers, TLS,
+// another retry policy) come after Push's own and override them.
 func Push(ctx context.Context, endpoint string, r *report.Report, opts Options, httpOpts ...otlptracehttp.Option) error {
 	u, err := url.Parse(endpoint)
 	if err != nil || u.Host == "" {
@@ -43,7 +50,9 @@ func Push(ctx context.Context, endpoint string, r *report.Report, opts Options, 
 	if u.Path == "" || u.Path == "/" {
 		u.Path = "/v1/traces"
 	}
-	exp, err := otlptracehttp.New(ctx, append([]otlptracehttp.Option{otlptracehttp.WithEndpointURL(u.String())}, httpOpts...)...)
+	retry := otlptracehttp.RetryConfig{Enabled: true, InitialInterval: 250 * time.Millisecond, MaxInterval: time.Second, MaxElapsedTime: PushRetry}
+	own := []otlptracehttp.Option{otlptracehttp.WithEndpointURL(u.String()), otlptracehttp.WithRetry(retry)}
+	exp, err := otlptracehttp.New(ctx, append(own, httpOpts...)...)
 	if err != nil {
 		return fmt.Errorf("otlp endpoint %s: %w", endpoint, err)
 	}

@@ -305,4 +305,18 @@ var _ = Describe("Push", func() {
 		err := otlp.Push(context.Background(), srv.URL, fixture(), opts)
 		Expect(err).To(MatchError(ContainSubstring("push to " + srv.URL)))
 	})
+
+	It("gives up on an unreachable endpoint within its retry time", func() {
+		srv := httptest.NewServer(http.NotFoundHandler())
+		url := srv.URL
+		srv.Close()
+		start := time.Now()
+		err := otlp.Push(context.Background(), url, fixture(), opts)
+		Expect(err).To(MatchError(ContainSubstring("push to " + url)))
+		Expect(time.Since(start)).To(BeNumerically("<", otlp.PushRetry+3*time.Second))
+	})
+
+	It("refuses an endpoint that is not a URL", func() {
+		Expect(otlp.Push(context.Background(), "localhost:4318", fixture(), opts)).To(MatchError(ContainSubstring("is not a URL")))
+	})
 })
