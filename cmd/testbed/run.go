@@ -169,7 +169,8 @@ Examples:
   testbed run
   testbed run --suite odbchat --variant single-pass
   testbed run --suite odbchat --scenario ac1-taiwan-sst --json
-  testbed run --junit reports/testbed-junit.xml`
+  testbed run --junit reports/testbed-junit.xml
+  testbed run --otlp-file reports/traces.jsonl --otlp http://localhost:4318`
 
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var sel selection
@@ -183,6 +184,8 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.StringVar(&baseline, "baseline", defaultBaseline, "the blessed report to compare with (empty: none)")
 	fs.BoolVar(&noBaseline, "no-baseline", false, "run without the baseline gate (in CI, a missing baseline fails the run otherwise)")
 	fs.StringVar(&shard, "shard", "", "run only shard i of n (i/n), for parallel CI runners; join them with 'testbed report merge'")
+	var traces otlpFlags
+	traces.register(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -253,6 +256,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		if err := saveFile(junit, rep, func(w io.Writer, r *report.Report) error { return report.WriteJUnitRun(w, r, run) }); err != nil {
 			return withCode(exitInternal, err)
 		}
+	}
+	if err := traces.export(ctx, rep, suites); err != nil {
+		return withCode(exitInternal, err)
 	}
 	if !sel.json {
 		fmt.Fprintln(stdout, finalLine(rep.Verdict(), gate.line, gateErr != nil))

@@ -1,0 +1,233 @@
+package otlp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	semconv "go.opentelemetry.io/otel/semconv/v1.40.0"
+	oteltrace "go.opentelemetry.io/otel/trace"
+
+	"github.com/agentreplay/testbed/harness/report"
+	"github.com/agentreplay/testbed/harness/trace"
+)
+
+// builder makes the spans of one run.
+type builder struct {
+	tracer  oteltrace.Tracer
+	opts    Options
+	start   time.Time
+	suite   report.Suite
+	variant report.Variant
+	run     run
+}
+
+// interval is the virtual time a chat span covers, with its context.
+type interval struct {
+	from, to time.Duration
+	ctx      context.Context
+}
+
+func (b builder) build(ctx context.Context) {
+	name := runName(b.suite.Name, b.variant.Name, b.run.scenario.ID, b.run.sample)
+	id := func(step string) context.Context {
+		return context.WithValue(ctx, idKey{}, identity{run: name, step: step})
+	}
+	end := time.Duration(0)
+	for _, e := range b.run.events {
+		end = max(end, e.At+duration(e))
+	}
+	root, agent := b.tracer.Start(id("agent"), "invoke_agent "+b.suite.Agent,
+		oteltrace.WithSpanKind(oteltrace.SpanKindInternal),
+		oteltrace.WithTimestamp(b.start),
+		oteltrace.WithAttributes(
+			semconv.GenAIOperationNameInvokeAgent,
+			semconv.GenAIAgentName(b.suite.Agent),
+			semconv.GenAIProviderNameKey.String(b.provider()),
+			KeySuite.String(b.suite.Name), KeyVariant.String(b.variant.Name),
+			KeyScenario.String(b.run.scenario.ID), KeySample.Int(b.run.sample),
+			KeyVerdict.String(b.run.verdict),
+		))
+	// Chat spans first, so that the exchanges a call made nest under it.
+	var chats []interval
+	for i, e := range b.run.events {
+		if e.Kind == trace.KindLLM {
+			chats = append(chats, b.chat(id(fmt.Sprint(i)), root, e))
+		}
+	}
+	for i, e := range b.run.events {
+		switch e.Kind {
+		case trace.KindTool:
+			b.tool(id(fmt.Sprint(i)), root, e)
+		case trace.KindHTTP:
+			parent := root
+			for _, c := range chats {
+				if e.At >= c.from && e.At+e.HTTP.Duration <= c.to {
+					parent = c.ctx
+				}
+			}
+			b.http(id(fmt.Sprint(i)), parent, e)
+		case trace.KindNote:
+			attrs := []attribute.KeyValue{KeyNoteKey.String(e.Note.Key)}
+			if b.opts.Content {
+				v, _ := json.Marshal(e.Note.Decoded())
+				attrs = append(attrs, KeyNoteValue.String(string(v)))
+			}
+			agent.AddEvent(EventNote, oteltrace.WithTimestamp(b.at(e.At)), oteltrace.WithAttributes(attrs...))
+		}
+	}
+	checks := failed(b.run.checks)
+	label := "fail"
+	if b.run.verdict == report.VerdictPass {
+		label = "pass"
+	}
+	agent.AddEvent(EventEvaluation, oteltrace.WithTimestamp(b.at(end)), oteltrace.WithAttributes(
+		semconv.GenAIEvaluationName(EvaluationVerdict),
+		semconv.GenAIEvaluationScoreLabel(label),
+		KeyVerdict.String(b.run.verdict),
+		semconv.GenAIEvaluationExplanation(strings.Join(append(nonEmpty(b.run.errText), checks...), "\n")),
+		KeyFailedChecks.StringSlice(checks),
+	))
+	if b.run.verdict != report.VerdictPass {
+		status(agent, "verdict "+b.run.verdict)
+	}
+	agent.End(oteltrace.WithTimestamp(b.at(end)))
+}
+
+func nonEmpty(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return []string{s}
+}
+
+// provider is the variant's provider, or _OTHER when it names none.
+func (b builder) provider() string {
+	if b.variant.Provider == "" {
+		return "_OTHER"
+	}
+	return b.variant.Provider
+}
+
+func (b builder) at(d time.Duration) time.Time { return b.start.Add(d) }
+
+// duration is how long an event lasted on the virtual clock.
+func duration(e trace.Event) time.Duration {
+	switch e.Kind {
+	case trace.KindLLM:
+		return e.LLM.Duration
+	case trace.KindHTTP:
+		return e.HTTP.Duration
+	}
+	return 0
+}
+
+// chat makes the span of a model call.
+func (b builder) chat(ctx, parent context.Context, e trace.Event) interval {
+	c := e.LLM
+	in, out := c.Input.Total(), c.Output
+	if u := c.Reported; u != nil {
+		in, out = u.Input, u.Output
+	}
+	attrs := []attribute.KeyValue{
+		semconv.GenAIOperationNameChat,
+		semconv.GenAIProviderNameKey.String(b.provider()),
+		semconv.GenAIRequestModel(c.Model),
+		semconv.GenAIUsageInputTokens(in),
+		semconv.GenAIUsageOutputTokens(out),
+		KeyRole.String(c.Role), KeyTurn.Int(e.Turn),
+		KeyCountedInput.Int(c.Input.Total()), KeyCountedOutput.Int(c.Output),
+	}
+	if u := c.Reported; u != nil {
+		if u.CacheRead > 0 {
+			attrs = append(attrs, semconv.GenAIUsageCacheReadInputTokens(u.CacheRead))
+		}
+		if u.CacheWrite > 0 {
+			attrs = append(attrs, semconv.GenAIUsageCacheCreationInputTokens(u.CacheWrite))
+		}
+		if u.Reasoning > 0 {
+			attrs = append(attrs, KeyReasoning.Int(u.Reasoning))
+		}
+	}
+	if st := c.Stream; st != nil && st.FirstToken >= 0 {
+		attrs = append(attrs, KeyTTFT.Float64(st.FirstToken.Seconds()))
+	}
+	if b.opts.Content {
+		attrs = append(attrs, semconv.GenAIOutputMessagesKey.String(answer(c)))
+	}
+	ctx = oteltrace.ContextWithSpan(ctx, oteltrace.SpanFromContext(parent))
+	sctx, span := b.tracer.Start(ctx, "chat "+c.Model, oteltrace.WithSpanKind(oteltrace.SpanKindClient),
+		oteltrace.WithTimestamp(b.at(e.At)), oteltrace.WithAttributes(attrs...))
+	status(span, c.Error)
+	span.End(oteltrace.WithTimestamp(b.at(e.At + c.Duration)))
+	return interval{from: e.At, to: e.At + c.Duration, ctx: sctx}
+}
+
+// answer is a model call's answer as gen_ai.output.messages JSON.
+func answer(c *trace.LLMCall) string {
+	type part struct {
+		Type      string          `json:"type"`
+		Content   string          `json:"content,omitempty"`
+		Name      string          `json:"name,omitempty"`
+		Arguments json.RawMessage `json:"arguments,omitempty"`
+	}
+	parts := []part{}
+	if c.Text != "" {
+		parts = append(parts, part{Type: "text", Content: c.Text})
+	}
+	for _, t := range c.ToolCalls {
+		parts = append(parts, part{Type: "tool_call", Name: t.Name, Arguments: t.Arguments})
+	}
+	msg := []map[string]any{{"role": "assistant", "parts": parts}}
+	out, err := json.Marshal(msg)
+	if err != nil {
+		return ""
+	}
+	return string(out)
+}
+
+// tool makes the span of a tool call; tool calls take no virtual time.
+func (b builder) tool(ctx, parent context.Context, e trace.Event) {
+	t := e.Tool
+	attrs := []attribute.KeyValue{
+		semconv.GenAIOperationNameExecuteTool,
+		semconv.GenAIToolName(t.Name),
+		KeyTurn.Int(e.Turn),
+		KeyRawTokens.Int(t.RawTokens), KeyContextTokens.Int(t.ContextTokens), KeyRawBytes.Int(t.RawBytes),
+	}
+	if b.opts.Content && len(t.Args) > 0 {
+		attrs = append(attrs, semconv.GenAIToolCallArgumentsKey.String(string(t.Args)))
+	}
+	ctx = oteltrace.ContextWithSpan(ctx, oteltrace.SpanFromContext(parent))
+	_, span := b.tracer.Start(ctx, "execute_tool "+t.Name, oteltrace.WithSpanKind(oteltrace.SpanKindInternal),
+		oteltrace.WithTimestamp(b.at(e.At)), oteltrace.WithAttributes(attrs...))
+	status(span, t.Error)
+	span.End(oteltrace.WithTimestamp(b.at(e.At)))
+}
+
+// http makes the client span of an upstream exchange.
+func (b builder) http(ctx, parent context.Context, e trace.Event) {
+	x := e.HTTP
+	attrs := []attribute.KeyValue{
+		semconv.HTTPRequestMethodKey.String(x.Method),
+		semconv.URLFull(x.URL),
+	}
+	if x.Status != 0 {
+		attrs = append(attrs, semconv.HTTPResponseStatusCode(x.Status))
+	}
+	if x.Fault != "" {
+		attrs = append(attrs, KeyFault.String(x.Fault))
+	}
+	ctx = oteltrace.ContextWithSpan(ctx, oteltrace.SpanFromContext(parent))
+	_, span := b.tracer.Start(ctx, x.Method, oteltrace.WithSpanKind(oteltrace.SpanKindClient),
+		oteltrace.WithTimestamp(b.at(e.At)), oteltrace.WithAttributes(attrs...))
+	msg := x.Error
+	if msg == "" && x.Status >= 400 {
+		msg = fmt.Sprintf("status %d", x.Status)
+	}
+	status(span, msg)
+	span.End(oteltrace.WithTimestamp(b.at(e.At + x.Duration)))
+}
