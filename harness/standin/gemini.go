@@ -1,6 +1,7 @@
 package standin
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -112,13 +113,10 @@ func (s *Server) serveGemini(w http.ResponseWriter, r *http.Request) {
 		writeGeminiError(w, http.StatusNotFound, r.URL.Path+": "+serves, 0)
 		return
 	}
-	d := geminiDialect
-	if strings.HasSuffix(r.URL.Path, streamSuffix) {
-		if r.URL.Query().Get("alt") != "sse" {
-			writeGeminiError(w, http.StatusBadRequest, "the stand-in streams server-sent events only: add ?alt=sse", 0)
-			return
-		}
-		d.events = geminiEvents
+	stream := strings.HasSuffix(r.URL.Path, streamSuffix)
+	if stream && r.URL.Query().Get("alt") != "sse" {
+		writeGeminiError(w, http.StatusBadRequest, "the stand-in streams server-sent events only: add ?alt=sse", 0)
+		return
 	}
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
@@ -135,7 +133,8 @@ func (s *Server) serveGemini(w http.ResponseWriter, r *http.Request) {
 		writeGeminiError(w, http.StatusBadRequest, err.Error(), 0)
 		return
 	}
-	s.respond(w, d, req, sampleOf(r), r.Header.Get(cassette.FaultHeader))
+	sample := sampleOf(r)
+	s.respond(w, geminiDialect(body, sample, stream), req, sample, r.Header.Get(cassette.FaultHeader))
 }
 
 // streamSuffix ends the path of a streamed Gemini call.
@@ -156,12 +155,26 @@ func geminiModel(path string) (string, bool) {
 	return model, model != "" && !strings.Contains(model, "/")
 }
 
-var geminiDialect = dialect{
-	writeError: writeGeminiError,
-	malformed:  `{"candidates": [{"content": {"role": "model", "parts": [{"text": "unterminated`,
-	completion: func(model string, msg llm.Message, truncated bool, in, out int) (any, error) {
-		return geminiCompletion(model, msg, finishOf(msg, truncated, "STOP", "MAX_TOKENS", "STOP"), in, out)
-	},
+// geminiDialect answers a generateContent request, whose body and sample
+// are given, streamed when stream. Its responseId, 22 URL-safe base64
+// characters as Gemini's are, derives from them: the same request and
+// sample get the same id, and every distinct one its own.
+func geminiDialect(body []byte, sample int, stream bool) dialect {
+	sum := requestHash(body, sample)
+	id := base64.RawURLEncoding.EncodeToString(sum[:16])
+	d := dialect{
+		writeError: writeGeminiError,
+		malformed:  `{"candidates": [{"content": {"role": "model", "parts": [{"text": "unterminated`,
+		completion: func(model string, msg llm.Message, truncated bool, in, out int) (any, error) {
+			return geminiCompletion(id, model, msg, finishOf(msg, truncated, "STOP", "MAX_TOKENS", "STOP"), in, out)
+		},
+	}
+	if stream {
+		d.events = func(model string, msg llm.Message, truncated bool, in, out int) ([]sseEvent, error) {
+			return geminiEvents(id, model, msg, truncated, in, out)
+		}
+	}
+	return d
 }
 
 // pendingCall is a function call that no functionResponse has answered yet.
@@ -258,9 +271,11 @@ func toolResult(resp json.RawMessage) string {
 	return string(result)
 }
 
-// geminiCompletion is a generateContent response for msg. Tool call
-// arguments must be JSON objects: Gemini's args are.
-func geminiCompletion(model string, msg llm.Message, finish string, in, out int) (map[string]any, error) {
+// geminiCompletion is the generateContent response id for msg, with the
+// usage Gemini's reference gives (the prompt's tokens by modality: the
+// stand-in reads text only; no thinking, so no thoughtsTokenCount). Tool
+// call arguments must be JSON objects: Gemini's args are.
+func geminiCompletion(id, model string, msg llm.Message, finish string, in, out int) (map[string]any, error) {
 	var parts []map[string]any
 	if msg.Content != "" || len(msg.ToolCalls) == 0 {
 		parts = append(parts, map[string]any{"text": msg.Content})
@@ -281,9 +296,10 @@ func geminiCompletion(model string, msg llm.Message, finish string, in, out int)
 			"finishReason": finish,
 			"index":        0,
 		}},
-		"usageMetadata": map[string]any{"promptTokenCount": in, "candidatesTokenCount": out, "totalTokenCount": in + out},
-		"modelVersion":  model,
-		"responseId":    "standin",
+		"usageMetadata": map[string]any{"promptTokenCount": in, "candidatesTokenCount": out, "totalTokenCount": in + out,
+			"promptTokensDetails": []any{map[string]any{"modality": "TEXT", "tokenCount": in}}},
+		"modelVersion": model,
+		"responseId":   id,
 	}, nil
 }
 

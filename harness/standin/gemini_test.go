@@ -231,13 +231,31 @@ var _ = Describe("the Gemini wire format", func() {
 			Expect(in).To(BeNumerically(">", 0))
 			Expect(out).To(BeNumerically(">", 0))
 			Expect(resp.Header.Get(cassette.LatencyHeader)).To(Equal(standin.DefaultLatency().Of(in, out).String()))
+			Expect(strictGemini(body)).To(Succeed())
+			Expect(geminiMissing(body, true)).To(BeEmpty())
+			id := gjson(body, "responseId")
+			Expect(id).To(MatchRegexp(`^[A-Za-z0-9_-]{22}$`))
 			Expect(body).To(MatchJSON(fmt.Sprintf(`{
 				"candidates": [{"content": {"role": "model", "parts": [
 					{"functionCall": {"name": "get_sst", "args": {"lon": 121.5, "lat": 25, "n": 1}}}]},
 					"finishReason": "STOP", "index": 0}],
-				"usageMetadata": {"promptTokenCount": %d, "candidatesTokenCount": %d, "totalTokenCount": %d},
+				"usageMetadata": {"promptTokenCount": %d, "candidatesTokenCount": %d, "totalTokenCount": %d,
+					"promptTokensDetails": [{"modality": "TEXT", "tokenCount": %d}]},
 				"modelVersion": "gemini-2.5-flash",
-				"responseId": "standin"}`, in, out, in+out)))
+				"responseId": %q}`, in, out, in+out, in, id)))
+		})
+
+		It("gives each distinct request its own responseId, and the same request the same one", func() {
+			ask := func(text string) string {
+				resp, body := wirePost(srv, http.MethodPost, generateContent, `{
+					"systemInstruction": {"parts": [{"text": "`+echoPrompt+`"}]},
+					"contents": [{"role": "user", "parts": [{"text": "`+text+`"}]}]}`)
+				Expect(resp.StatusCode).To(Equal(http.StatusOK), "body %s", body)
+				return gjson(body, "responseId")
+			}
+			a := ask("hello there")
+			Expect(ask("hello again")).NotTo(Equal(a))
+			Expect(ask("hello there")).To(Equal(a))
 		})
 
 		It("answers an agent it has never seen with the generic policy", func() {

@@ -12,9 +12,10 @@ import (
 // an empty text part, the finishReason and the usage. There is no event
 // that closes the stream and no event: field.
 
-// geminiEvents is the dialect's stream encoder.
-func geminiEvents(model string, msg llm.Message, truncated bool, in, out int) ([]sseEvent, error) {
-	whole, err := geminiCompletion(model, msg, finishOf(msg, truncated, "STOP", "MAX_TOKENS", "STOP"), in, out)
+// geminiEvents is the dialect's stream encoder: every chunk carries the
+// response's id.
+func geminiEvents(id, model string, msg llm.Message, truncated bool, in, out int) ([]sseEvent, error) {
+	whole, err := geminiCompletion(id, model, msg, finishOf(msg, truncated, "STOP", "MAX_TOKENS", "STOP"), in, out)
 	if err != nil {
 		return nil, err
 	}
@@ -24,7 +25,7 @@ func geminiEvents(model string, msg llm.Message, truncated bool, in, out int) ([
 	}
 	chunk := func(part map[string]any, last bool) map[string]any {
 		cand := map[string]any{"content": map[string]any{"role": "model", "parts": []any{part}}, "index": 0}
-		c := map[string]any{"candidates": []any{cand}, "modelVersion": model, "responseId": "standin"}
+		c := map[string]any{"candidates": []any{cand}, "modelVersion": model, "responseId": id}
 		if last {
 			cand["finishReason"] = whole["candidates"].([]any)[0].(map[string]any)["finishReason"]
 			c["usageMetadata"] = whole["usageMetadata"]

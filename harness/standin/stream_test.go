@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"reflect"
@@ -214,9 +215,11 @@ var _ = Describe("streaming", func() {
 		for i, e := range events {
 			Expect(e.Type).To(BeEmpty())
 			Expect(strictGemini(e.Data)).To(Succeed(), "event %d: %s", i, e.Data)
+			last := i == len(events)-1
+			Expect(geminiMissing(e.Data, last)).To(BeEmpty(), "event %d: %s", i, e.Data)
 			var chunk genai.GenerateContentResponse
 			Expect(json.Unmarshal(e.Data, &chunk)).To(Succeed())
-			last := i == len(events)-1
+			Expect(chunk.ResponseID).To(Equal(gjson(events[0].Data, "responseId")), "one id for the stream's chunks")
 			Expect(chunk.Candidates[0].FinishReason != "").To(Equal(last))
 			Expect(chunk.UsageMetadata != nil).To(Equal(last))
 		}
@@ -331,6 +334,67 @@ var _ = Describe("streaming", func() {
 		Expect(req("2")).To(Equal(two), "deterministic")
 	})
 })
+
+// geminiMissing lists what data, a generateContent response or one chunk
+// of a stream (the last when last), lacks of what Gemini's reference says
+// every response carries: the response id and model version, each
+// candidate's content with its role and parts and its index, and in a
+// whole response or a stream's last chunk the finish reason and the usage
+// with its prompt token details. The SDK's types mark nothing required,
+// so the list is the reference's.
+func geminiMissing(data []byte, last bool) []string {
+	var v struct {
+		ResponseID   *string `json:"responseId"`
+		ModelVersion *string `json:"modelVersion"`
+		Candidates   []struct {
+			Content *struct {
+				Role  *string           `json:"role"`
+				Parts []json.RawMessage `json:"parts"`
+			} `json:"content"`
+			Index        *int    `json:"index"`
+			FinishReason *string `json:"finishReason"`
+		} `json:"candidates"`
+		UsageMetadata *struct {
+			PromptTokenCount     *int              `json:"promptTokenCount"`
+			CandidatesTokenCount *int              `json:"candidatesTokenCount"`
+			TotalTokenCount      *int              `json:"totalTokenCount"`
+			PromptTokensDetails  []json.RawMessage `json:"promptTokensDetails"`
+		} `json:"usageMetadata"`
+	}
+	if err := json.Unmarshal(data, &v); err != nil {
+		return []string{err.Error()}
+	}
+	var out []string
+	need := func(ok bool, field string) {
+		if !ok {
+			out = append(out, field)
+		}
+	}
+	need(v.ResponseID != nil && *v.ResponseID != "", "responseId")
+	need(v.ModelVersion != nil && *v.ModelVersion != "", "modelVersion")
+	need(len(v.Candidates) > 0, "candidates")
+	for i, c := range v.Candidates {
+		at := fmt.Sprintf("candidates[%d].", i)
+		need(c.Content != nil && c.Content.Role != nil, at+"content.role")
+		need(c.Content != nil && len(c.Content.Parts) > 0, at+"content.parts")
+		need(c.Index != nil, at+"index")
+		need(!last || c.FinishReason != nil, at+"finishReason")
+	}
+	if last {
+		u := v.UsageMetadata
+		need(u != nil && u.PromptTokenCount != nil && u.CandidatesTokenCount != nil && u.TotalTokenCount != nil, "usageMetadata token counts")
+		need(u != nil && len(u.PromptTokensDetails) > 0, "usageMetadata.promptTokensDetails")
+	}
+	return out
+}
+
+// gjson is the string at key in the JSON object data.
+func gjson(data []byte, key string) string {
+	var v map[string]any
+	Expect(json.Unmarshal(data, &v)).To(Succeed())
+	s, _ := v[key].(string)
+	return s
+}
 
 // strictGemini decodes data refusing fields the SDK's types lack (genai
 // reads with encoding/json, so a shadow type without its UnmarshalJSON
