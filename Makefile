@@ -30,7 +30,7 @@ test: build example-deps
 ## gate: the scenario gate alone, as CI judges a change: replay every suite, check expectations,
 ## thresholds and the blessed baseline, and end on the verdict (writes no report file)
 gate: build
-	./$(TESTBED) run --quiet --out ""
+	./$(TESTBED) run --out ""
 
 EXAMPLES := examples/weather-ts
 

@@ -66,6 +66,7 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := parse(fs, args); err != nil {
 		return err
 	}
+	stdout = coloured(sel, stdout)
 	if repeat < 0 || repeat > scenario.MaxSamples {
 		return withCode(exitUsage, fmt.Errorf("--repeat %d: want 1 to %d samples", repeat, scenario.MaxSamples))
 	}
