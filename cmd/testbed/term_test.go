@@ -78,4 +78,3 @@ var _ = Describe("paint", func() {
 		Expect(strings.Count(r.stdout, "PASS")).To(BeNumerically(">", 0))
 	})
 })
-
