@@ -40,7 +40,7 @@ func (s *selection) register(fs *flags) {
 	fs.StringVar(&s.variant, "variant", "", "run only this variant")
 	fs.StringVar(&s.scenario, "scenario", "", "run only this scenario id")
 	fs.BoolVar(&s.json, "json", false, "print the report as JSON")
-	fs.BoolVar(&s.tables, "tables", false, "print every table (per scenario, cost, tokens by part, roles, routing, trimming) instead of one line per suite and variant; reports/latest.md has them always")
+	fs.BoolVar(&s.tables, "tables", false, "print every table (per scenario, cost, tokens by part, roles, routing, trimming) instead of one line per suite and variant; reports/latest-full.md has them always")
 	fs.BoolVar(&s.tables, "verbose", false, "the same as --tables")
 	fs.BoolVar(&s.quiet, "quiet", false, "no progress bar on stderr (there is none either when stderr is not a terminal or CI is set)")
 	fs.BoolVar(&s.noColor, "no-color", false, "no colour in the verdicts (there is none either when stdout is not a terminal or NO_COLOR is set)")
@@ -163,7 +163,9 @@ const runDoc = `Usage: testbed run [flags]
 
 Replays suites offline against the committed cassettes, checks every scenario
 and threshold, prints a table per suite and variant and a summary, and writes
-reports/latest.md and reports/latest.json.
+reports/latest.md (the verdict, a line per suite and variant and the
+failures, sized for a pull-request comment), reports/latest-full.md (every
+table) and reports/latest.json.
 
 Examples:
   testbed run
@@ -177,7 +179,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	var out, junit string
 	fs := newFlags("run", runDoc, stderr)
 	sel.register(fs)
-	fs.StringVar(&out, "out", "reports", "folder for latest.md and latest.json, under --root unless absolute (empty: write none)")
+	fs.StringVar(&out, "out", "reports", "folder for latest.md, latest-full.md and latest.json, under --root unless absolute (empty: write none)")
 	fs.StringVar(&junit, "junit", "", "also write the results as JUnit XML to this file")
 	var baseline, shard string
 	var noBaseline bool
@@ -335,13 +337,10 @@ func parseShard(s string) (int, int, error) {
 	return i, n, nil
 }
 
-// saveReports writes latest.md and latest.json as one set: runs finishing
-// at once leave both files from the same run.
+// saveReports writes the report's files (report.Latest) into dir as one
+// set: runs finishing at once leave the files from the same run.
 func saveReports(rep *report.Report, dir string) error {
-	return files.WriteSet(dir, "latest", files.Set{
-		"latest.md":   func(w io.Writer) error { return report.WriteMarkdown(w, rep) },
-		"latest.json": func(w io.Writer) error { return report.WriteJSON(w, rep) },
-	})
+	return files.WriteSet(dir, "latest", report.Latest(rep))
 }
 
 // saveFile renders rep into path atomically, mode 0644.
