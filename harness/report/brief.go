@@ -53,7 +53,7 @@ func WriteBrief(w io.Writer, r *Report) error {
 // failure is one line of WriteBrief's failures: its text, and for a
 // cassette miss its cause (missCause), by which misses are grouped.
 type failure struct {
-	text, cause          string
+	text, cause        string
 	suite, variant, id string
 }
 
