@@ -302,9 +302,9 @@ func clip(s string) string {
 }
 
 // clipPair shortens a and b, a recorded and a live value that differ, to
-// the same window around their first difference (40 characters before it,
-// "…" where cut), so that two long values that share their start never read
-// the same.
+// the same window around their first difference (from 40 characters before
+// it, or from the start when it is in the first 60; "…" where cut), so that
+// two long values that share their start never read the same.
 func clipPair(a, b string) (string, string) {
 	ra, rb := []rune(a), []rune(b)
 	if len(ra) <= clipWidth && len(rb) <= clipWidth {
@@ -314,7 +314,10 @@ func clipPair(a, b string) (string, string) {
 	for first < len(ra) && first < len(rb) && ra[first] == rb[first] {
 		first++
 	}
-	start := max(0, first-40)
+	start := 0 // a difference in the first half shows from the start
+	if first > clipWidth/2 {
+		start = first - 40
+	}
 	cut := func(r []rune) string {
 		from, to := min(start, len(r)), min(len(r), start+clipWidth)
 		s := string(r[from:to])

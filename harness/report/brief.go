@@ -53,8 +53,8 @@ func WriteBrief(w io.Writer, r *Report) error {
 // failure is one line of WriteBrief's failures: its text, and for a
 // cassette miss its cause (missCause), by which misses are grouped.
 type failure struct {
-	text, cause        string
-	suite, variant, id string
+	text, cause, rerecord string
+	suite, variant, id    string
 }
 
 // briefFailures describes each scenario of v that did not pass: a stale or
@@ -69,7 +69,7 @@ func briefFailures(s *Suite, name string, v *Variant) []failure {
 			f := failure{text: fmt.Sprintf("%s %s %s: %s", name, sc.ID, sc.Verdict, strings.ReplaceAll(sc.Error, "\n", "\n    ")),
 				suite: s.Name, variant: v.Name, id: sc.ID}
 			if sc.Verdict == VerdictStale {
-				f.cause = missCause(sc.Error)
+				f.cause, f.rerecord = missCause(sc.Error)
 			}
 			out = append(out, f)
 		default:

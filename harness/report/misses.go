@@ -15,23 +15,35 @@ var (
 	numbered          = map[bool]string{true: "(the nearest recorded request differs at ", false: "(a recorded interaction has the same request"}
 )
 
-// missCause is what a cassette miss (cassette.MissError's text) says
-// beyond which cassette and which of its interactions: the request and how
-// it differs from the nearest recorded one. It is "" for any other error.
-func missCause(err string) string {
-	body, _, _ := strings.Cut(err, "\nre-record with: ")
+// missCause is what a cassette miss (cassette.MissError's text, after a
+// sample's "sample N: ") says beyond which cassette and which of its
+// interactions: the request and how it differs from the nearest recorded
+// one, and the command that records it again. The cause is "" for any
+// other error.
+func missCause(err string) (cause, rerecord string) {
+	body, rerecord, _ := strings.Cut(err, "\nre-record with: ")
+	body = samplePrefix.ReplaceAllString(body, "")
 	rest, ok := strings.CutPrefix(body, "cassette ")
 	if !ok {
-		return ""
+		return "", ""
 	}
 	const sep = " has no match for "
 	i := strings.Index(rest, sep)
 	if i < 0 {
-		return ""
+		return "", ""
 	}
 	return interactionNumber.ReplaceAllStringFunc(rest[i+len(sep):], func(m string) string {
 		return numbered[strings.HasPrefix(m, "(nearest")]
-	})
+	}), rerecord
+}
+
+// samplePrefix starts the error of a sampled scenario's run.
+var samplePrefix = regexp.MustCompile(`^sample \d+: `)
+
+// selection matches a flag of a testbed record command that picks one
+// suite, variant or scenario.
+var selection = map[string]*regexp.Regexp{
+	"suite": regexp.MustCompile(` --suite \S+`), "variant": regexp.MustCompile(` --variant \S+`), "scenario": regexp.MustCompile(` --scenario \S+`),
 }
 
 // groupMisses is fs as lines, the cassette misses of two or more scenario
@@ -77,12 +89,19 @@ func missGroup(cause string, group []failure) string {
 	for _, p := range pairs {
 		fmt.Fprintf(&b, "\n    %s: %s", p, strings.Join(ids[p], ", "))
 	}
-	cmd := "testbed record"
-	if len(suites) == 1 {
-		cmd += " --suite " + suites[0]
-		if len(pairs) == 1 {
-			cmd += " --variant " + group[0].variant
-		}
+	// The first run's command, for all: without its scenario, and its
+	// variant and suite when the runs span several.
+	cmd := selection["scenario"].ReplaceAllString(group[0].rerecord, "")
+	if len(pairs) > 1 {
+		cmd = selection["variant"].ReplaceAllString(cmd, "")
+	}
+	if len(suites) > 1 {
+		cmd = selection["suite"].ReplaceAllString(cmd, "")
+	}
+	if !strings.HasPrefix(cmd, "testbed record") {
+		// Not testbed's own command (replaytest's go test): as it is.
+		fmt.Fprintf(&b, "\n    re-record them all with: %s", cmd)
+		return b.String()
 	}
 	fmt.Fprintf(&b, "\n    re-record them all (only the calls that miss) with: %s --record-missing", cmd)
 	return b.String()

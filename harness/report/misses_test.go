@@ -57,6 +57,19 @@ var _ = Describe("WriteBrief's stale cassettes", func() {
 		Expect(brief).To(ContainSubstring("re-record with: testbed record --suite odbchat --variant legacy --scenario other"))
 	})
 
+	It("group sampled runs too, keeping the command's other flags", func() {
+		r := staleAfterEdit()
+		v := &r.Suites[0].Variants[0]
+		for i := range v.Scenarios[1:] {
+			sc := &v.Scenarios[1+i]
+			sc.Error = "sample 1: " + strings.Replace(sc.Error, "--scenario "+sc.ID, "--scenario "+sc.ID+" --root /tmp/p", 1)
+		}
+		r.Suites[0].Variants = r.Suites[0].Variants[:1]
+		brief := string(render(report.WriteBrief, r))
+		Expect(brief).To(ContainSubstring("✗ 2 scenario runs stale for one cause"))
+		Expect(brief).To(ContainSubstring("with: testbed record --suite odbchat --variant single-pass --root /tmp/p --record-missing\n"))
+	})
+
 	It("are grouped in latest.md too", func() {
 		var md strings.Builder
 		Expect(report.WriteMarkdownBrief(&md, staleAfterEdit(), "latest-full.md")).To(Succeed())
