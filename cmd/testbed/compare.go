@@ -96,7 +96,7 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	case markdown:
 		return report.WriteComparisonMarkdown(stdout, cs, details)
 	}
-	return report.WriteComparisonText(stdout, cs, filter)
+	return report.WriteComparisonText(coloured(sel, stdout), cs, filter)
 }
 
 func readReport(path string) (*report.Report, error) {
