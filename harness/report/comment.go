@@ -63,7 +63,7 @@ type commentItem struct{ heading, text string }
 func fitComment(head string, items []commentItem, tail, more string) string {
 	var b strings.Builder
 	b.WriteString(head)
-	room := CommentLimit - len(head) - len(tail) - 200 // the line that counts what is left out
+	room := CommentLimit - len(head) - len(tail) - len(more) - 40 // and the line that counts what is left out
 	heading := ""
 	for i, it := range items {
 		add := ""
