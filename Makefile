@@ -30,7 +30,7 @@ test: build example-deps
 ## gate: the scenario gate alone, as CI judges a change: replay every suite, check expectations,
 ## thresholds and the blessed baseline, and end on the verdict (writes no report file)
 gate: build
-	./$(TESTBED) run --quiet --out ""
+	./$(TESTBED) run --out ""
 
 EXAMPLES := examples/weather-ts
 
@@ -119,7 +119,7 @@ CHROMIUM ?= $(shell command -v chromium || command -v chromium-browser || comman
 ## report: regenerate the committed reports/summary.md, report.html and its screenshot report.png
 report: build
 	./$(TESTBED) run --quiet > /dev/null
-	cp reports/latest.md reports/summary.md
+	cp reports/latest-full.md reports/summary.md
 	./$(TESTBED) report --html reports/report.html reports/latest.json
 	@if [ -n "$(CHROMIUM)" ]; then \
 		$(CHROMIUM) --headless --no-sandbox --disable-gpu --hide-scrollbars --user-data-dir="$$(mktemp -d)" \
@@ -127,4 +127,4 @@ report: build
 	else echo "chromium not found: reports/report.png not updated"; fi
 
 clean:
-	rm -rf bin reports/latest.* reports/junit.xml
+	rm -rf bin reports/latest.* reports/latest-full.md reports/junit.xml

@@ -36,7 +36,8 @@ func Info(info agents.Info) Option { return func(c *config) { c.info = &info } }
 // suite's part; other suites' parts are kept).
 func Baseline(path string) Option { return func(c *config) { c.baseline = path } }
 
-// Reports writes the report as latest.md and latest.json into dir, as
+// Reports writes the report as latest.md, latest-full.md and latest.json
+// into dir (report.Latest), as
 // testbed run does into reports/; by default Run writes no file.
 func Reports(dir string) Option { return func(c *config) { c.reports = dir } }
 

@@ -33,7 +33,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -231,15 +230,12 @@ func scanRecorded(root, suite string, entries map[string]agents.Entry) ([]string
 	return out, err
 }
 
-// saveReports writes latest.md and latest.json into dir as one set.
+// saveReports writes the report's files (report.Latest) into dir as one set.
 func saveReports(rep *report.Report, dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("write reports: %w", err)
 	}
-	return files.WriteSet(dir, "latest", files.Set{
-		"latest.md":   func(w io.Writer) error { return report.WriteMarkdown(w, rep) },
-		"latest.json": func(w io.Writer) error { return report.WriteJSON(w, rep) },
-	})
+	return files.WriteSet(dir, "latest", report.Latest(rep))
 }
 
 // contextOf is t's context when it has one.

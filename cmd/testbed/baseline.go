@@ -115,10 +115,13 @@ func readBaseline(path string) baselineFile {
 	return b
 }
 
-// inCI reports whether testbed runs under CI, as CI services say with CI
-// set (to true, 1 or anything but false and 0).
-func inCI() bool {
-	v := strings.ToLower(os.Getenv("CI"))
+// inCI reports whether testbed runs under CI (see ciSet).
+func inCI() bool { return ciSet(os.Getenv("CI")) }
+
+// ciSet reports whether the CI variable's value v says CI, as CI services
+// set it: to true, 1 or anything but empty, false and 0.
+func ciSet(v string) bool {
+	v = strings.ToLower(v)
 	return v != "" && v != "false" && v != "0"
 }
 

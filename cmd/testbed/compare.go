@@ -23,12 +23,15 @@ same suites and variants of two report files: per scenario, verdict flips,
 route and tool-sequence changes, input and context tokens, LLM calls and
 replayed latency with their deltas, and the first differing line of the
 answer; above it, a summary of accuracy, pass rate, token and latency means
-with deltas and percentages. Rows marked ▲ regressed.
+with deltas and percentages. Rows marked ▲ regressed. --markdown prints what
+a pull-request comment needs, within GitHub's 65,536 characters: a line per
+comparison and the regressed scenarios, with a link to --details.
 
 Examples:
   testbed compare --suite climate --base untrimmed --head trimmed
   testbed compare --suite odbchat --base legacy --head single-pass --changed
-  testbed compare reports/baseline.json reports/latest.json --regressions`
+  testbed compare reports/baseline.json reports/latest.json --regressions
+  testbed compare reports/baseline.json reports/latest.json --markdown --details "$RUN_URL"`
 
 func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var sel selection
@@ -40,6 +43,10 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.StringVar(&head, "head", "", "the variant compared (with --suite)")
 	fs.BoolVar(&filter.Changed, "changed", false, "show only scenarios that changed")
 	fs.BoolVar(&filter.Regressions, "regressions", false, "show only scenarios that regressed")
+	var markdown bool
+	var details string
+	fs.BoolVar(&markdown, "markdown", false, "print markdown sized for a pull-request comment: a line per comparison, the regressed scenarios, a link to --details")
+	fs.StringVar(&details, "details", "", "with --markdown, the `URL` of the full report (a CI run's artifacts, say)")
 	files, err := parseWithFiles(fs, args)
 	if err != nil {
 		return err
@@ -83,10 +90,13 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	default:
 		return withCode(exitUsage, fmt.Errorf("give either --suite with --base and --head, or two report files; see 'testbed compare --help'"))
 	}
-	if sel.json {
+	switch {
+	case sel.json:
 		return report.WriteComparisonJSON(stdout, cs, filter)
+	case markdown:
+		return report.WriteComparisonMarkdown(stdout, cs, details)
 	}
-	return report.WriteComparisonText(stdout, cs, filter)
+	return report.WriteComparisonText(coloured(sel, stdout), cs, filter)
 }
 
 func readReport(path string) (*report.Report, error) {

@@ -3,7 +3,6 @@ package main
 import (
 	"os"
 	"path/filepath"
-	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -39,12 +38,3 @@ var _ = Describe("testbed compare", func() {
 		Entry("a missing file", []string{"nope.json", "nope.json"}, "nope.json"),
 	)
 })
-
-var _ = DescribeTable("progressLine",
-	func(done, total int, elapsed time.Duration, want string) {
-		Expect(progressLine(done, total, elapsed, "s/v/id")).To(Equal(want))
-	},
-	Entry("starting", 0, 60, time.Second, "[--------------------] 0/60 ETA 0s s/v/id"),
-	Entry("a quarter", 15, 60, 3*time.Second, "[#####---------------] 15/60 ETA 9s s/v/id"),
-	Entry("done", 60, 60, 12*time.Second, "[####################] 60/60 ETA 0s s/v/id"),
-)

@@ -37,7 +37,10 @@ var _ = Describe("a suite with gating: false", func() {
 		Expect(brief.stdout).To(ContainSubstring("✗ odbchat/single-pass (not gating): pass_rate == 100%"))
 		md, err := os.ReadFile(filepath.Join(root, "reports", "latest.md"))
 		Expect(err).NotTo(HaveOccurred())
-		Expect(string(md)).To(ContainSubstring("odbchat (not gating)"))
+		Expect(string(md)).To(ContainSubstring("| odbchat/single-pass (not gating) |"))
+		full, err := os.ReadFile(filepath.Join(root, "reports", "latest-full.md"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(full)).To(ContainSubstring("odbchat (not gating)"))
 	})
 
 	It("takes a boolean only", func() {

@@ -13,8 +13,9 @@
 // Exit codes: 0 all passed · 1 an expectation or threshold failed · 2 bad
 // usage or invalid suite · 3 stale cassette · 4 internal or I/O error · 5
 // another recording holds the suite's lock · 6 record wrote every cassette
-// but some scenarios fail their expectations or thresholds · 130
-// interrupted (SIGINT or SIGTERM).
+// but some scenarios fail their expectations or thresholds · 7 record
+// wrote nothing for some scenarios: the stand-in had no policy for their
+// prompts · 130 interrupted (SIGINT or SIGTERM).
 package main
 
 import (
@@ -40,7 +41,10 @@ const (
 	// exitRecordedFailing: record wrote every cassette, but scenarios fail
 	// their expectations or thresholds.
 	exitRecordedFailing = 6
-	exitSignal          = 130 // interrupted, as shells report SIGINT
+	// exitNoPolicy: record could not record some scenarios because the
+	// stand-in had no policy for a prompt; nothing was written for them.
+	exitNoPolicy = 7
+	exitSignal   = 130 // interrupted, as shells report SIGINT
 )
 
 // exitError carries an exit code to main.

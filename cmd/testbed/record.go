@@ -66,6 +66,7 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := parse(fs, args); err != nil {
 		return err
 	}
+	stdout = coloured(sel, stdout)
 	if repeat < 0 || repeat > scenario.MaxSamples {
 		return withCode(exitUsage, fmt.Errorf("--repeat %d: want 1 to %d samples", repeat, scenario.MaxSamples))
 	}
@@ -163,6 +164,9 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 // the cassettes are written and good to replay, so the exit is
 // exitRecordedFailing, not exitFailed, and the message counts both.
 func recordVerdict(rep *report.Report, mode cassette.Mode) error {
+	if err := noPolicy(rep); err != nil {
+		return err
+	}
 	err := verdict(rep)
 	var ee *exitError
 	if mode != cassette.ModeRecord || !errors.As(err, &ee) || ee.code != exitFailed {
@@ -191,6 +195,43 @@ func recordVerdict(rep *report.Report, mode cassette.Mode) error {
 		msg += fmt.Sprintf(" and %d thresholds fail", thresholds)
 	}
 	return withCode(exitRecordedFailing, fmt.Errorf("%s; the cassettes are written: fix the agent or the expectations, then replay with: testbed run", msg))
+}
+
+// noPolicy is exitNoPolicy's error when the stand-in had no policy for a
+// prompt of some scenario runs (their error starts cassette.NoPolicyCause):
+// nothing was written for them, and the message names the first one and
+// the cause.
+func noPolicy(rep *report.Report) error {
+	var runs []string
+	n, first := 0, ""
+	for _, s := range rep.Suites {
+		for _, v := range s.Variants {
+			for _, sc := range v.Scenarios {
+				for k, r := range sc.Runs() {
+					if r.Verdict != report.VerdictError || !strings.HasPrefix(r.Error, cassette.NoPolicyCause) {
+						continue
+					}
+					name := s.Name + "/" + v.Name + "/" + sc.ID
+					if k > 0 {
+						name += fmt.Sprintf("#%d", k+1)
+					}
+					runs = append(runs, name)
+					n++
+					if first == "" {
+						first = r.Error
+					}
+				}
+			}
+		}
+	}
+	if len(runs) == 0 {
+		return nil
+	}
+	if len(runs) > 10 {
+		runs = append(runs[:10], fmt.Sprintf("and %d more", len(runs)-10))
+	}
+	return withCode(exitNoPolicy, fmt.Errorf("%s some prompts: nothing was written for %d scenario runs (%s), whose previous cassettes are kept; %d others were recorded; the first: %s",
+		cassette.NoPolicyCause, n, strings.Join(runs, ", "), recorded(rep), first))
 }
 
 // lockSuites takes the recording lock of every suite's cassette folder, or

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -31,7 +30,7 @@ import (
 // selection is the flags that pick what to run.
 type selection struct {
 	root, suite, variant, scenario string
-	json, quiet, tables            bool
+	json, quiet, tables, noColor   bool
 	timeout                        time.Duration
 }
 
@@ -41,9 +40,10 @@ func (s *selection) register(fs *flags) {
 	fs.StringVar(&s.variant, "variant", "", "run only this variant")
 	fs.StringVar(&s.scenario, "scenario", "", "run only this scenario id")
 	fs.BoolVar(&s.json, "json", false, "print the report as JSON")
-	fs.BoolVar(&s.tables, "tables", false, "print every table (per scenario, cost, tokens by part, roles, routing, trimming) instead of one line per suite and variant; reports/latest.md has them always")
+	fs.BoolVar(&s.tables, "tables", false, "print every table (per scenario, cost, tokens by part, roles, routing, trimming) instead of one line per suite and variant; reports/latest-full.md has them always")
 	fs.BoolVar(&s.tables, "verbose", false, "the same as --tables")
-	fs.BoolVar(&s.quiet, "quiet", false, "no progress on stderr")
+	fs.BoolVar(&s.quiet, "quiet", false, "no progress bar on stderr (there is none either when stderr is not a terminal or CI is set)")
+	fs.BoolVar(&s.noColor, "no-color", false, "no colour in the verdicts (there is none either when stdout is not a terminal or NO_COLOR is set)")
 	fs.DurationVar(&s.timeout, "timeout", 2*time.Minute, "stop a scenario that runs longer than this (wall time); it is reported as an error")
 }
 
@@ -163,7 +163,9 @@ const runDoc = `Usage: testbed run [flags]
 
 Replays suites offline against the committed cassettes, checks every scenario
 and threshold, prints a table per suite and variant and a summary, and writes
-reports/latest.md and reports/latest.json.
+reports/latest.md (the verdict, a line per suite and variant and the
+failures, sized for a pull-request comment), reports/latest-full.md (every
+table) and reports/latest.json.
 
 Examples:
   testbed run
@@ -177,7 +179,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	var out, junit string
 	fs := newFlags("run", runDoc, stderr)
 	sel.register(fs)
-	fs.StringVar(&out, "out", "reports", "folder for latest.md and latest.json, under --root unless absolute (empty: write none)")
+	fs.StringVar(&out, "out", "reports", "folder for latest.md, latest-full.md and latest.json, under --root unless absolute (empty: write none)")
 	fs.StringVar(&junit, "junit", "", "also write the results as JUnit XML to this file")
 	var baseline, shard string
 	var noBaseline bool
@@ -189,6 +191,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err := parse(fs, args); err != nil {
 		return err
 	}
+	stdout = coloured(sel, stdout)
 	// The default token encoding, which every committed suite uses, takes
 	// tens of milliseconds to build once per process: build it while the
 	// suites load, on the core that would wait.
@@ -334,13 +337,10 @@ func parseShard(s string) (int, int, error) {
 	return i, n, nil
 }
 
-// saveReports writes latest.md and latest.json as one set: runs finishing
-// at once leave both files from the same run.
+// saveReports writes the report's files (report.Latest) into dir as one
+// set: runs finishing at once leave the files from the same run.
 func saveReports(rep *report.Report, dir string) error {
-	return files.WriteSet(dir, "latest", files.Set{
-		"latest.md":   func(w io.Writer) error { return report.WriteMarkdown(w, rep) },
-		"latest.json": func(w io.Writer) error { return report.WriteJSON(w, rep) },
-	})
+	return files.WriteSet(dir, "latest", report.Latest(rep))
 }
 
 // saveFile renders rep into path atomically, mode 0644.
@@ -393,35 +393,4 @@ func verdict(rep *report.Report) error {
 		return withCode(exitFailed, fmt.Errorf("%d scenario runs or thresholds failed", failed))
 	}
 	return nil
-}
-
-// progress draws a bar with counts and an ETA on stderr when it is a
-// terminal and --quiet is not set.
-func progress(sel selection, stderr io.Writer) func(done, total int, suite, variant, id string) {
-	f, ok := stderr.(*os.File)
-	if sel.quiet || !ok {
-		return nil
-	}
-	if st, err := f.Stat(); err != nil || st.Mode()&os.ModeCharDevice == 0 {
-		return nil
-	}
-	start := time.Now()
-	return func(done, total int, suite, variant, id string) {
-		fmt.Fprint(stderr, "\r\033[K"+progressLine(done, total, time.Since(start), suite+"/"+variant+"/"+id))
-		if done == total {
-			fmt.Fprint(stderr, "\r\033[K")
-		}
-	}
-}
-
-// progressLine is "[#####-----] 12/60 ETA 3s last: suite/variant/id".
-func progressLine(done, total int, elapsed time.Duration, last string) string {
-	const width = 20
-	filled := width * done / max(total, 1)
-	eta := time.Duration(0)
-	if done > 0 {
-		eta = elapsed / time.Duration(done) * time.Duration(total-done)
-	}
-	return fmt.Sprintf("[%s%s] %d/%d ETA %s %s", strings.Repeat("#", filled), strings.Repeat("-", width-filled),
-		done, total, eta.Round(time.Second), last)
 }

@@ -82,7 +82,11 @@ var _ = Describe("testbed run", func() {
 
 		md, err := os.ReadFile(filepath.Join(root, "reports", "latest.md"))
 		Expect(err).NotTo(HaveOccurred())
-		Expect(string(md)).To(ContainSubstring("ac1-taiwan-sst"))
+		Expect(string(md)).To(HavePrefix("**PASS: all 60 scenarios"))
+		Expect(string(md)).To(ContainSubstring("[latest-full.md](latest-full.md)"))
+		full, err := os.ReadFile(filepath.Join(root, "reports", "latest-full.md"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(full)).To(ContainSubstring("ac1-taiwan-sst"))
 		saved, err := os.ReadFile(filepath.Join(root, "reports", "latest.json"))
 		Expect(err).NotTo(HaveOccurred())
 		rep, err := report.ReadJSON(bytes.NewReader(saved))

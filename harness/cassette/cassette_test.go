@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -153,6 +154,34 @@ var _ = Describe("a recorded cassette", func() {
 			Expect(msg).To(ContainSubstring(`"say hello to the user"`))
 			Expect(msg).To(ContainSubstring(`"say goodbye to the user"`))
 			Expect(msg).To(ContainSubstring("re-record with: " + rerecord))
+		})
+
+		It("shows the part of a long prompt that differs, never two identical truncations", func() {
+			other := filepath.Join(dir, "odbchat", "single-pass", "long.yaml")
+			persona := strings.Repeat("You are a careful assistant for ocean data. ", 8) // 352 characters
+			long := func(tone string) string {
+				return `{"model":"m","messages":[{"role":"system","content":"` + persona + `Answer ` + tone + ` and cite sources."}]}`
+			}
+			srv := newUpstream(`{"answer":"ok"}`)
+			tr, err := cassette.Open(cassette.ModeRecord, other, cassette.Options{Real: http.DefaultTransport})
+			Expect(err).NotTo(HaveOccurred())
+			mustPost(tr, srv.URL+"/v1/chat/completions", long("briefly"))
+			Expect(tr.Close()).To(Succeed())
+			rp, err := cassette.Open(cassette.ModeReplay, other, cassette.Options{})
+			Expect(err).NotTo(HaveOccurred())
+
+			_, err = post(rp, srv.URL+"/v1/chat/completions", long("at length"))
+			var miss *cassette.MissError
+			Expect(errors.As(err, &miss)).To(BeTrue())
+			Expect(miss.Diff).To(HaveLen(1))
+			path, values, _ := strings.Cut(miss.Diff[0], ": ")
+			Expect(path).To(Equal("/messages/0/content"))
+			recorded, live, _ := strings.Cut(values, " → ")
+			Expect(recorded).NotTo(Equal(live))
+			Expect(recorded).To(HavePrefix("…"))
+			Expect(recorded).To(ContainSubstring("ocean data. Answer briefly and cite sources."))
+			Expect(live).To(ContainSubstring("ocean data. Answer at length and cite sources."))
+			Expect(len([]rune(live))).To(BeNumerically("<=", 122))
 		})
 
 		It("is nearest to an interaction not yet replayed when two are equally near", func() {

@@ -204,3 +204,7 @@ func (p *Patcher) Close() error {
 	}
 	return writeFile(p.path, out)
 }
+
+// Unanswered is the recording's Recorder.Unanswered: the calls it recorded
+// include one a stand-in had no policy for.
+func (p *Patcher) Unanswered() error { return p.rec.Unanswered() }

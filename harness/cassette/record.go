@@ -2,6 +2,7 @@ package cassette
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -37,6 +39,15 @@ const FaultHeader = "X-Testbed-Fault"
 // cassette with such an answer says so in its Provenance.Policy.
 const PolicyHeader = "X-Testbed-Policy"
 
+// NoPolicy is the PolicyHeader of a stand-in's answer to a request no
+// policy of its accepts (an HTTP 400 whose message starts NoPolicyCause): a
+// recording that got one is not written (Recorder.Unanswered).
+const NoPolicy = "none"
+
+// NoPolicyCause starts the message of a stand-in's NoPolicy answer, and so
+// the error of a recording that got one.
+const NoPolicyCause = "the stand-in has no policy for"
+
 // Recorder captures traffic on go-vcr's recorder and saves it atomically on
 // Close. Secrets are redacted as each interaction is captured.
 type Recorder struct {
@@ -49,8 +60,9 @@ type Recorder struct {
 	// lastStream is the timing of the last captured answer, when streamed.
 	lastStream *trace.Stream
 	closed     bool
-	secrets    []string // literal values to redact
-	policy     string   // the PolicyHeader of a captured response, if any
+	secrets    []string    // literal values to redact
+	policy     string      // the PolicyHeader of a captured response, if any
+	unanswered [][2]string // the requests a stand-in had no policy for, and its message
 }
 
 func newRecorder(path string, opts Options) (*Recorder, error) {
@@ -112,11 +124,51 @@ func (r *Recorder) capture(i *vcr.Interaction) error {
 	}
 	r.mu.Lock()
 	r.last, r.lastStream = i.Response.Duration, st
-	if p := i.Response.Headers.Get(PolicyHeader); p != "" {
+	switch p := i.Response.Headers.Get(PolicyHeader); p {
+	case "":
+	case NoPolicy:
+		r.unanswered = append(r.unanswered, [2]string{i.Request.Method + " " + i.Request.URL, errorMessage(i.Response.Body)})
+	default:
 		r.policy = p
 	}
 	r.mu.Unlock()
 	return nil
+}
+
+// errorMessage is the message of a provider's error body ({"error":
+// {"message": …}} in OpenAI's, Gemini's and Anthropic's shapes), or the
+// body itself.
+func errorMessage(body string) string {
+	var e struct {
+		Error struct {
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if json.Unmarshal([]byte(body), &e) == nil && e.Error.Message != "" {
+		return e.Error.Message
+	}
+	return body
+}
+
+// Unanswered is an error when a stand-in had no policy for a request of
+// the recording (it answered HTTP 400, NoPolicy): the agent then went on
+// with an error instead of an answer, so the recording must not be
+// written. The error starts with NoPolicyCause and names the first such
+// request; nil when every request was answered.
+func (r *Recorder) Unanswered() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.unanswered) == 0 {
+		return nil
+	}
+	req, msg := r.unanswered[0][0], r.unanswered[0][1]
+	if !strings.HasPrefix(msg, NoPolicyCause) {
+		msg = NoPolicyCause + " this prompt: " + msg
+	}
+	if n := len(r.unanswered) - 1; n > 0 {
+		req += fmt.Sprintf(", and %d more requests", n)
+	}
+	return fmt.Errorf("%s (%s); nothing was written for this scenario and its previous cassette is kept", msg, req)
 }
 
 // save redacts the response's secrets just before the cassette is written,

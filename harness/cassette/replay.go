@@ -258,7 +258,8 @@ func diff(recorded, live []byte) []string {
 	// Bodies that are not one JSON object or array are matched as bytes; two
 	// that differ only in white space around a JSON scalar give no patch.
 	if err != nil || len(patch) == 0 {
-		return []string{fmt.Sprintf("the body: %s → %s", clip(string(recorded)), clip(string(live)))}
+		a, b := clipPair(string(recorded), string(live))
+		return []string{fmt.Sprintf("the body: %s → %s", a, b)}
 	}
 	var out []string
 	for _, op := range patch {
@@ -268,32 +269,67 @@ func diff(recorded, live []byte) []string {
 		}
 		switch op.Type {
 		case jsondiff.OperationAdd:
-			out = append(out, fmt.Sprintf("%s: (absent) → %s", path, clipJSON(op.Value)))
+			out = append(out, fmt.Sprintf("%s: (absent) → %s", path, clip(compactJSON(op.Value))))
 		case jsondiff.OperationRemove:
-			out = append(out, fmt.Sprintf("%s: %s → (absent)", path, clipJSON(op.OldValue)))
+			out = append(out, fmt.Sprintf("%s: %s → (absent)", path, clip(compactJSON(op.OldValue))))
 		default:
-			out = append(out, fmt.Sprintf("%s: %s → %s", path, clipJSON(op.OldValue), clipJSON(op.Value)))
+			a, b := clipPair(compactJSON(op.OldValue), compactJSON(op.Value))
+			out = append(out, fmt.Sprintf("%s: %s → %s", path, a, b))
 		}
 	}
 	return out
 }
 
-func clipJSON(v any) string {
+// compactJSON is v as compact JSON.
+func compactJSON(v any) string {
 	b, err := marshalCompact(v)
 	if err != nil {
 		return fmt.Sprint(v)
 	}
-	return clip(string(b))
+	return string(b)
 }
 
-// clip shortens s around nothing in particular: long prompts are cut to
-// their first characters, which is where a reader looks first.
+// clipWidth is the most characters a value in a miss diagnosis shows.
+const clipWidth = 120
+
+// clip shortens s, a value added or removed, to its first characters, which
+// is where a reader looks first.
 func clip(s string) string {
-	const max = 120
-	if r := []rune(s); len(r) > max {
-		return string(r[:max]) + "…"
+	if r := []rune(s); len(r) > clipWidth {
+		return string(r[:clipWidth]) + "…"
 	}
 	return s
+}
+
+// clipPair shortens a and b, a recorded and a live value that differ, to
+// the same window around their first difference (from 40 characters before
+// it, or from the start when it is in the first 60; "…" where cut), so that
+// two long values that share their start never read the same.
+func clipPair(a, b string) (string, string) {
+	ra, rb := []rune(a), []rune(b)
+	if len(ra) <= clipWidth && len(rb) <= clipWidth {
+		return a, b
+	}
+	first := 0
+	for first < len(ra) && first < len(rb) && ra[first] == rb[first] {
+		first++
+	}
+	start := 0 // a difference in the first half shows from the start
+	if first > clipWidth/2 {
+		start = first - 40
+	}
+	cut := func(r []rune) string {
+		from, to := min(start, len(r)), min(len(r), start+clipWidth)
+		s := string(r[from:to])
+		if from > 0 {
+			s = "…" + s
+		}
+		if to < len(r) {
+			s += "…"
+		}
+		return s
+	}
+	return cut(ra), cut(rb)
 }
 
 // Unplayed returns a description of every recorded interaction that was not

@@ -50,20 +50,32 @@ func WriteBrief(w io.Writer, r *Report) error {
 	return err
 }
 
+// failure is one line of WriteBrief's failures: its text, and for a
+// cassette miss its cause (missCause), by which misses are grouped.
+type failure struct {
+	text, cause, rerecord string
+	suite, variant, id    string
+}
+
 // briefFailures describes each scenario of v that did not pass: a stale or
 // errored one by its error alone (its checks judged nothing), a failed one
 // by each check that failed.
-func briefFailures(name string, v *Variant) []string {
-	var out []string
+func briefFailures(s *Suite, name string, v *Variant) []failure {
+	var out []failure
 	for _, sc := range v.Scenarios {
 		switch sc.Verdict {
 		case VerdictPass:
 		case VerdictStale, VerdictError:
-			out = append(out, fmt.Sprintf("%s %s %s: %s", name, sc.ID, sc.Verdict, strings.ReplaceAll(sc.Error, "\n", "\n    ")))
+			f := failure{text: fmt.Sprintf("%s %s %s: %s", name, sc.ID, sc.Verdict, strings.ReplaceAll(sc.Error, "\n", "\n    ")),
+				suite: s.Name, variant: v.Name, id: sc.ID}
+			if sc.Verdict == VerdictStale {
+				f.cause, f.rerecord = missCause(sc.Error)
+			}
+			out = append(out, f)
 		default:
 			for _, c := range sc.Checks {
 				if !c.Pass {
-					out = append(out, fmt.Sprintf("%s %s turn %d %s: %s", name, sc.ID, c.Turn, c.Name, strings.ReplaceAll(c.Detail, "\n", "\n    ")))
+					out = append(out, failure{text: fmt.Sprintf("%s %s turn %d %s: %s", name, sc.ID, c.Turn, c.Name, strings.ReplaceAll(c.Detail, "\n", "\n    "))})
 				}
 			}
 		}
@@ -78,6 +90,7 @@ func headline(r *Report) (overview table, failures, thresholds []string) {
 		header: []string{"suite/variant", "passed", "routing", "reduction", "in tok", "p50", "p95", "ttft p95"},
 		right:  []bool{false, true, true, true, true, true, true, true},
 	}
+	var found []failure
 	for i := range r.Suites {
 		s := &r.Suites[i]
 		order, _ := variantOrder(s)
@@ -104,7 +117,7 @@ func headline(r *Report) (overview table, failures, thresholds []string) {
 			overview.rows = append(overview.rows, []string{name, passed, routing, reduction,
 				Grouped(int64(math.Round(sm.InputTokensMean))), Grouped(int64(math.Round(sm.LatencyP50))) + " ms",
 				Grouped(int64(math.Round(sm.LatencyP95))) + " ms", ttft})
-			failures = append(failures, briefFailures(name, v)...)
+			found = append(found, briefFailures(s, name, v)...)
 			for _, t := range v.Thresholds {
 				if !t.Pass {
 					thresholds = append(thresholds, fmt.Sprintf("%s: %s — %s", name, t.Source, t.Detail))
@@ -112,6 +125,7 @@ func headline(r *Report) (overview table, failures, thresholds []string) {
 			}
 		}
 	}
+	failures = groupMisses(found)
 	streamed := false
 	for _, row := range overview.rows {
 		streamed = streamed || row[len(row)-1] != "—"

@@ -65,14 +65,7 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 
 // mdTable writes t as a pipe table, numbers right-aligned.
 func mdTable(buf *bytes.Buffer, t table) {
-	row := func(cells []string) {
-		buf.WriteString("|")
-		for _, c := range cells {
-			buf.WriteString(" " + mdCell(c) + " |")
-		}
-		buf.WriteString("\n")
-	}
-	row(t.header)
+	buf.WriteString(mdRow(t.header))
 	buf.WriteString("|")
 	for _, right := range t.right {
 		if right {
@@ -83,8 +76,19 @@ func mdTable(buf *bytes.Buffer, t table) {
 	}
 	buf.WriteString("\n")
 	for _, r := range t.rows {
-		row(r)
+		buf.WriteString(mdRow(r))
 	}
+}
+
+// mdRow is one row of a pipe table, its cells escaped.
+func mdRow(cells []string) string {
+	var b strings.Builder
+	b.WriteString("|")
+	for _, c := range cells {
+		b.WriteString(" " + mdCell(c) + " |")
+	}
+	b.WriteString("\n")
+	return b.String()
 }
 
 // mdCell is s trimmed and escaped for a table cell, line breaks as <br>.

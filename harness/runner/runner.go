@@ -72,7 +72,9 @@ type Options struct {
 	// scenario instead of the suite's own (scenario.Suite.Samples); a
 	// replay runs the suite's (see SamplePath).
 	Repeat int
-	// Progress, if set, is called after each scenario (each sample) finishes.
+	// Progress, if set, is called after each scenario run (each sample of
+	// each scenario of each variant) finishes, one call at a time, with the
+	// runs done and the total: the runner draws no progress itself.
 	Progress func(done, total int, suite, variant, id string)
 	// Rerecord, if set, returns the command that records one scenario
 	// again, which stale and missing-cassette diagnoses end with; by

@@ -188,6 +188,13 @@ func runOne(ctx context.Context, j *job, sample int, opts Options, pending *coun
 	case timedOut && err == nil:
 		err = fmt.Errorf("scenario stopped after %s: %w", opts.Timeout, ctx.Err())
 	}
+	if u, ok := tp.(interface{ Unanswered() error }); ok && parent.Err() == nil {
+		// A stand-in that could not answer: the agent went on with an error
+		// (or failed on it), which is nothing to keep; that is the cause.
+		if uerr := u.Unanswered(); uerr != nil {
+			err = uerr
+		}
+	}
 	var closeErr error
 	if rec, ok := tp.(interface{ Abort() }); ok && (err != nil || failedExchange.Load()) {
 		// A recording that did not complete never replaces the cassette.

@@ -81,6 +81,28 @@ var _ = Describe("Run with several samples per scenario", Ordered, func() {
 		Expect(rep.Replay.Replayed).To(BeNumerically(">=", served))
 	})
 
+	It("calls Progress once per sample run, counting up to every run of every scenario", func() {
+		var calls []int
+		total := 0
+		rep := replayAt(root, withSamples(4), runner.Options{Variant: "single-pass", Progress: func(done, n int, _, _, _ string) {
+			calls = append(calls, done)
+			total = n
+		}})
+		runs := 0
+		for _, v := range rep.Suites[0].Variants {
+			for _, sc := range v.Scenarios {
+				runs += len(sc.Runs())
+			}
+		}
+		Expect(total).To(Equal(runs))
+		Expect(total).To(Equal(4*rep.Runs()), "every sample counts")
+		want := make([]int, total)
+		for i := range want {
+			want[i] = i + 1
+		}
+		Expect(calls).To(Equal(want))
+	})
+
 	It("removes the samples beyond a smaller --repeat", func() {
 		record(2)
 		Expect(sample(2)).To(BeARegularFile())

@@ -190,7 +190,7 @@ var _ = Describe("Server", func() {
 		Expect(decode(rec).Choices[0].Message.Content).To(MatchJSON(`{"city": "Oslo"}`))
 	})
 
-	It("refuses, without the generic policy, an unknown system prompt with a 400 naming harness/standin", func() {
+	It("refuses, without the generic policy, an unknown system prompt with a 400 naming harness/standin and the prompt, marked as no policy", func() {
 		req := llm.Request{Messages: []llm.Message{
 			{Role: llm.RoleSystem, Content: "You are a pirate."},
 			{Role: llm.RoleUser, Content: "Ahoy"},
@@ -205,6 +205,8 @@ var _ = Describe("Server", func() {
 		}
 		Expect(json.Unmarshal(rec.Body.Bytes(), &e)).To(Succeed())
 		Expect(e.Error.Message).To(ContainSubstring("harness/standin"))
+		Expect(e.Error.Message).To(HavePrefix(cassette.NoPolicyCause + ` this prompt (system prompt "You are a pirate.", tools: []);`))
+		Expect(rec.Header().Get(cassette.PolicyHeader)).To(Equal(cassette.NoPolicy), "a recording knows not to keep it")
 	})
 
 	It("refuses what is not POST …/chat/completions", func() {

@@ -22,6 +22,7 @@ package standin
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"math/rand"
 	"net"
@@ -278,7 +279,8 @@ func (s *Server) respond(w http.ResponseWriter, d dialect, req Request, sample i
 	}
 	policy := s.policy(req)
 	if policy == nil {
-		d.writeError(w, http.StatusBadRequest, "the stand-in has no policy for this prompt; add one in harness/standin", s.opts.Latency.Of(in, 0))
+		w.Header().Set(cassette.PolicyHeader, cassette.NoPolicy)
+		d.writeError(w, http.StatusBadRequest, noPolicy(req), s.opts.Latency.Of(in, 0))
 		return
 	}
 	smp := newSampler(sample, req)
@@ -416,4 +418,20 @@ func marshalPlain(v any) ([]byte, error) {
 		return nil, err
 	}
 	return bytes.TrimRight(b.Bytes(), "\n"), nil
+}
+
+// noPolicy is the message of the answer to a request no policy accepts:
+// what the request was (the start of its system prompt, its tools), so that
+// the prompt edit that lost the policy is found.
+func noPolicy(req Request) string {
+	var tools []string
+	for _, t := range req.Tools {
+		tools = append(tools, t.Name)
+	}
+	system := []rune(req.System())
+	if len(system) > 80 {
+		system = append(system[:80], '…')
+	}
+	return fmt.Sprintf("%s this prompt (system prompt %q, tools: [%s]); add one in harness/standin, or undo the prompt edit that lost it",
+		cassette.NoPolicyCause, string(system), strings.Join(tools, ", "))
 }

@@ -1,0 +1,194 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+)
+
+// CommentLimit is the most characters a GitHub pull-request comment holds.
+// The markdown meant to be posted as one (WriteMarkdownBrief,
+// WriteComparisonMarkdown) is kept within it, counted in bytes, which are
+// never fewer than characters.
+const CommentLimit = 65536
+
+// maxItem is the most bytes one failure or regression shows in a comment;
+// the rest of it is in the full report.
+const maxItem = 2000
+
+// WriteMarkdownBrief writes r as markdown sized for a pull-request comment
+// (at most CommentLimit bytes): the verdict, the line per suite and variant
+// of WriteMarkdown, every failure and failed threshold (each clipped to
+// 2,000 bytes, and as many as fit, the count of the rest said), and a link
+// to full, the file with every table (WriteMarkdown).
+func WriteMarkdownBrief(w io.Writer, r *Report, full string) error {
+	overview, failures, thresholds := headline(r)
+	var head bytes.Buffer
+	fmt.Fprintf(&head, "**%s**\n\n", mdText(r.Verdict()))
+	mdTable(&head, overview)
+	link := fmt.Sprintf("\nEvery table (per scenario, cost, tokens by part, LLM calls by role, routing, trimming) is in [%s](%s).\n", mdText(full), full)
+	var items []commentItem
+	for _, f := range failures {
+		items = append(items, commentItem{heading: "\n### Failures\n\n", text: mdItem(f)})
+	}
+	for _, t := range thresholds {
+		items = append(items, commentItem{heading: "\n### Thresholds that failed\n\n", text: mdItem(t)})
+	}
+	_, err := io.WriteString(w, fitComment(head.String(), items, link, fmt.Sprintf("[%s](%s)", mdText(full), full)))
+	return err
+}
+
+// Latest is the files a run writes, by name, each a function writing it:
+// latest.md (WriteMarkdownBrief, sized for a pull-request comment, linking
+// the next), latest-full.md (WriteMarkdown, every table) and latest.json
+// (WriteJSON).
+func Latest(r *Report) map[string]func(io.Writer) error {
+	return map[string]func(io.Writer) error{
+		"latest.md":      func(w io.Writer) error { return WriteMarkdownBrief(w, r, "latest-full.md") },
+		"latest-full.md": func(w io.Writer) error { return WriteMarkdown(w, r) },
+		"latest.json":    func(w io.Writer) error { return WriteJSON(w, r) },
+	}
+}
+
+// commentItem is one item of a comment (a list item, a table row) and the
+// markdown written before the first item of its group (a heading, a table's
+// header).
+type commentItem struct{ heading, text string }
+
+// fitComment is head, then as many items as fit (each heading once, before
+// its first item), a line counting the items left out (more, markdown, says
+// where they are), and tail: at most CommentLimit bytes, head and tail always whole.
+func fitComment(head string, items []commentItem, tail, more string) string {
+	var b strings.Builder
+	b.WriteString(head)
+	room := CommentLimit - len(head) - len(tail) - len(more) - 40 // and the line that counts what is left out
+	heading := ""
+	for i, it := range items {
+		add := ""
+		if it.heading != heading {
+			add = it.heading
+		}
+		add += it.text
+		if b.Len()-len(head)+len(add) > room {
+			fmt.Fprintf(&b, "\n… and %d more in %s.\n", len(items)-i, more)
+			break
+		}
+		b.WriteString(add)
+		heading = it.heading
+	}
+	b.WriteString(tail)
+	return b.String()
+}
+
+// mdItem is s as a list item: its first line escaped, the rest (a
+// multi-line diagnosis) in a fenced block under it, clipped to maxItem bytes.
+func mdItem(s string) string {
+	s = clipBytes(strings.TrimRight(s, "\n"), maxItem)
+	first, rest, _ := strings.Cut(s, "\n")
+	out := "- " + mdText(first) + "\n"
+	if rest == "" {
+		return out
+	}
+	rest = strings.TrimPrefix(strings.ReplaceAll(rest, "\n    ", "\n"), "    ") // briefFailures' indent
+	fence := "```"
+	for strings.Contains(rest, fence) {
+		fence += "`"
+	}
+	return out + fmt.Sprintf("\n  %s\n  %s\n  %s\n", fence, strings.ReplaceAll(rest, "\n", "\n  "), fence)
+}
+
+// clipBytes is s cut to at most n bytes at a rune boundary, marked with "…"
+// when cut.
+func clipBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n - len("…")
+	for cut > 0 && !isRuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
+
+// WriteComparisonMarkdown writes comparisons as markdown sized for a
+// pull-request comment (at most CommentLimit bytes): a line per comparison
+// (pass rate, routing accuracy, mean input tokens and latency, base → head,
+// and the scenarios that regressed), then a table of each comparison's
+// regressed scenarios (as many rows as fit), and a link to details, the
+// full report, when given.
+func WriteComparisonMarkdown(w io.Writer, cs []Comparison, details string) error {
+	regressed := 0
+	for _, c := range cs {
+		for _, r := range c.Rows {
+			if r.Regressed {
+				regressed++
+			}
+		}
+	}
+	var head bytes.Buffer
+	verdict := "no scenario regressed"
+	if regressed > 0 {
+		verdict = fmt.Sprintf("%d scenarios regressed", regressed)
+	}
+	fmt.Fprintf(&head, "**testbed compare: %s in %d comparisons**\n\n", verdict, len(cs))
+	overview := table{
+		header: []string{"suite: base → head", "scenarios", "pass rate", "routing", "in tok (mean)", "latency mean", "regressed"},
+		right:  []bool{false, true, true, true, true, true, true},
+	}
+	var items []commentItem
+	for _, c := range cs {
+		b, h := c.BaseSummary, c.HeadSummary
+		routing := "—"
+		if b.Routed > 0 || h.Routed > 0 {
+			routing = percent(b.RoutingAccuracy) + " → " + percent(h.RoutingAccuracy)
+		}
+		var rows []string
+		for _, r := range c.Rows {
+			if !r.Regressed {
+				continue
+			}
+			tools := "="
+			if strings.Join(r.Base.Tools, ",") != strings.Join(r.Head.Tools, ",") {
+				tools = strings.Join(r.Base.Tools, ",") + " → " + strings.Join(r.Head.Tools, ",")
+			}
+			rows = append(rows, mdRow([]string{r.ID, arrow(strings.ToUpper(r.Base.Verdict), strings.ToUpper(r.Head.Verdict)),
+				arrow(r.Base.Route, r.Head.Route), clipBytes(tools, 200), delta(r.Base.InputTokens, r.Head.InputTokens),
+				delta(r.Base.LLMCalls, r.Head.LLMCalls), deltaMS(r.Base.LatencyMS, r.Head.LatencyMS)}))
+		}
+		name := fmt.Sprintf("%s: %s → %s", c.Suite, c.Base, c.Head)
+		overview.rows = append(overview.rows, []string{name, Grouped(int64(len(c.Rows))),
+			percent(b.PassRate) + " → " + percent(h.PassRate), routing,
+			change(b.InputTokensMean, h.InputTokensMean, ""), change(b.LatencyMean, h.LatencyMean, " ms"), Grouped(int64(len(rows)))})
+		if len(rows) == 0 {
+			continue
+		}
+		var t bytes.Buffer
+		mdTable(&t, table{header: []string{"scenario", "verdict", "route", "tools", "in tok", "LLM", "latency"},
+			right: []bool{false, false, false, false, true, true, true}})
+		heading := fmt.Sprintf("\n### %s: regressed (%d)\n\n%s", mdText(name), len(rows), t.String())
+		for _, r := range rows {
+			items = append(items, commentItem{heading: heading, text: r})
+		}
+	}
+	mdTable(&head, overview)
+	tail, more := "", "the output of testbed compare"
+	if details != "" {
+		more = fmt.Sprintf("[the full report](%s)", details)
+		tail = fmt.Sprintf("\nThe full report, its HTML page and JUnit: [%s](%s).\n", mdText(details), details)
+	}
+	_, err := io.WriteString(w, fitComment(head.String(), items, tail, more))
+	return err
+}
+
+// change is "a → b (+x%)" for two means, grouped, with unit after each.
+func change(a, b float64, unit string) string {
+	s := Grouped(int64(math.Round(a))) + unit + " → " + Grouped(int64(math.Round(b))) + unit
+	if a != 0 && a != b {
+		s += fmt.Sprintf(" (%+.1f%%)", (b-a)/a*100)
+	}
+	return s
+}
