@@ -75,6 +75,9 @@ type Route struct {
 type Routes struct {
 	Dir    string // the folder holding the routes file; File paths are relative to it
 	Routes []Route
+	// MCP lists the fixture MCP servers the file serves (its mcp: list),
+	// whose tools answer from Routes.
+	MCP []MCPEndpoint
 
 	path string // the routes file as given to Load, for load errors
 	// Shown names the routes file in the 404 bodies the stub serves, which
@@ -147,8 +150,10 @@ func (l *loader) parse(data []byte) *Routes {
 		switch k.Value {
 		case "routes":
 			list = v
+		case "mcp":
+			l.mcpList(rs, v)
 		default:
-			l.addf(k.Line, "unknown key %q (want routes)", k.Value)
+			l.addf(k.Line, "unknown key %q (want routes, mcp)", k.Value)
 		}
 	}
 	if list == nil {
@@ -429,6 +434,10 @@ func (r *Route) mismatches(q url.Values, h http.Header) []string {
 // ServeHTTP answers r from the matching route, or with a 404 whose text names
 // the request and the routes file to extend.
 func (rs *Routes) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if ep := rs.mcpFor(r.URL.Path); ep != nil {
+		ep.handler.ServeHTTP(w, r)
+		return
+	}
 	// No Date header: recordings must not change with the wall clock.
 	w.Header()["Date"] = nil
 	route, ok := rs.Match(r)
@@ -489,15 +498,8 @@ const errorLatency = 60 * time.Millisecond
 // serveFault answers r with the named fault and reports whether it did; a
 // fault that needs a route (slow, stall, oversized) is not served without one.
 func (rs *Routes) serveFault(w http.ResponseWriter, r *http.Request, fault string, route *Route, matched bool) bool {
-	h := w.Header()
-	status := map[string]int{FaultUnauthorized: http.StatusUnauthorized, FaultNotFound: http.StatusNotFound, FaultServer: http.StatusInternalServerError}[fault]
 	switch {
-	case status != 0:
-		h.Set(cassette.FaultHeader, fault)
-		h.Set("Content-Type", "application/json")
-		h.Set(LatencyHeader, errorLatency.String())
-		w.WriteHeader(status)
-		fmt.Fprintf(w, `{"error": {"code": %d, "message": "%s (injected fault)"}}`+"\n", status, http.StatusText(status))
+	case writeErrorFault(w, fault):
 		return true
 	case !matched || (fault != FaultSlow && fault != FaultStall && fault != FaultOversized):
 		return false
@@ -512,6 +514,7 @@ func (rs *Routes) serveFault(w http.ResponseWriter, r *http.Request, fault strin
 	default:
 		body = append(bytes.Clone(body), bytes.Repeat([]byte(" "), max(0, agents.MaxResponseBytes+1024-len(body)))...)
 	}
+	h := w.Header()
 	h.Set(cassette.FaultHeader, fault)
 	h.Set("Content-Type", defaultContentType(route.File))
 	for k, v := range route.Headers {
