@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -43,9 +44,7 @@ func newGHRSSTClient(base string, hc *http.Client, timeout time.Duration) *ghrss
 	if hc == nil {
 		hc = http.DefaultClient
 	}
-	limited := *hc
-	limited.Transport = limitBodies{next: hc.Transport}
-	return &ghrsstClient{endpoint: strings.TrimRight(base, "/") + MCPPath, http: &limited, timeout: timeout}
+	return &ghrsstClient{endpoint: strings.TrimRight(base, "/") + MCPPath, http: hc, timeout: timeout}
 }
 
 // toolOutput is what the GHRSST tools return (their structured content).
@@ -70,12 +69,14 @@ func (c *ghrsstClient) query(ctx context.Context, tool string, args Args) (*Tool
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
-	out, err := c.call(ctx, tool, in)
+	t := &callTransport{call: ctx, next: c.http.Transport}
+	out, err := c.call(ctx, t, tool, in)
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
 		return c.fail(res, CodeUnavailable, fmt.Sprintf("the GHRSST service did not answer within %s", c.timeout)), nil, res.Error
-	case errors.Is(err, agents.ErrTooLarge):
-		return c.fail(res, CodeUnavailable, "the GHRSST answer "+agents.Unreadable(err)), nil, res.Error
+	case err != nil && t.oversized.Load():
+		// The SDK reports a body it could not read without its cause.
+		return c.fail(res, CodeUnavailable, "the GHRSST answer "+agents.Unreadable(agents.ErrTooLarge)), nil, res.Error
 	case err != nil:
 		return c.fail(res, CodeUnavailable, "the GHRSST service did not answer"), nil, res.Error
 	}
@@ -104,13 +105,15 @@ func (c *ghrsstClient) query(ctx context.Context, tool string, args Args) (*Tool
 	return res, raw, nil
 }
 
-// call runs one tool in a session of its own.
-func (c *ghrsstClient) call(ctx context.Context, tool string, in map[string]any) (*mcp.CallToolResult, error) {
+// call runs one tool in a session of its own, carried by t.
+func (c *ghrsstClient) call(ctx context.Context, t *callTransport, tool string, in map[string]any) (*mcp.CallToolResult, error) {
 	client := mcp.NewClient(&mcp.Implementation{Name: "odb-chat-server", Version: "0.1.0"}, nil)
+	hc := *c.http
+	hc.Transport = t
 	// No standalone SSE stream: the GHRSST server sends nothing unasked, and
 	// a stream left open would never end in a recording.
-	t := &mcp.StreamableClientTransport{Endpoint: c.endpoint, HTTPClient: c.http, DisableStandaloneSSE: true, MaxRetries: -1}
-	session, err := client.Connect(ctx, t, &mcp.ClientSessionOptions{ProtocolVersion: MCPProtocolVersion})
+	session, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: c.endpoint, HTTPClient: &hc, DisableStandaloneSSE: true, MaxRetries: -1},
+		&mcp.ClientSessionOptions{ProtocolVersion: MCPProtocolVersion})
 	if err != nil {
 		return nil, err
 	}
@@ -159,12 +162,22 @@ func mapError(msg string) (string, string) {
 	return CodeInvalidArgument, msg
 }
 
-// limitBodies refuses a response body over agents.MaxResponseBytes, as
-// agents.ReadBody does for the REST calls of the other agents.
-type limitBodies struct{ next http.RoundTripper }
+// callTransport carries one tool call's session. It sends nothing once the
+// call's context is done, so that a call that timed out does not wait
+// another 5 s for the SDK's DELETE of its session, and it refuses a
+// response body over agents.MaxResponseBytes, as agents.ReadBody does for
+// the REST calls of the other agents, noting that it did.
+type callTransport struct {
+	call      context.Context
+	next      http.RoundTripper
+	oversized atomic.Bool
+}
 
-func (l limitBodies) RoundTrip(req *http.Request) (*http.Response, error) {
-	next := l.next
+func (t *callTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if err := t.call.Err(); err != nil {
+		return nil, err
+	}
+	next := t.next
 	if next == nil {
 		next = http.DefaultTransport
 	}
@@ -172,13 +185,14 @@ func (l limitBodies) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	resp.Body = &limitedBody{ReadCloser: resp.Body, left: agents.MaxResponseBytes}
+	resp.Body = &limitedBody{ReadCloser: resp.Body, left: agents.MaxResponseBytes, over: &t.oversized}
 	return resp, nil
 }
 
 type limitedBody struct {
 	io.ReadCloser
 	left int64
+	over *atomic.Bool
 }
 
 func (b *limitedBody) Read(p []byte) (int, error) {
@@ -191,6 +205,7 @@ func (b *limitedBody) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
 	b.left -= int64(n)
 	if b.left < 0 {
+		b.over.Store(true)
 		return n, fmt.Errorf("%w: over %d bytes", agents.ErrTooLarge, agents.MaxResponseBytes)
 	}
 	return n, err
