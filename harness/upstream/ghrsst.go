@@ -90,6 +90,14 @@ func addGHRSSTTools(s *mcp.Server, rs *Routes, h *mcpHandler) {
 		})
 }
 
+// toolError is a tool's error message, worded as the real tools word it
+// (sentences, capitalized, often ending with a period).
+type toolError string
+
+func (e toolError) Error() string { return string(e) }
+
+func toolErrorf(format string, args ...any) error { return toolError(fmt.Sprintf(format, args...)) }
+
 // notFound is a day without data: FastMCP reports a NotFoundError raised by
 // a tool with this prefix.
 type notFound struct{ tool, msg string }
@@ -99,10 +107,10 @@ func (e *notFound) Error() string { return fmt.Sprintf("Error calling tool '%s':
 func (g *ghrsstTools) point(session string, in ghrsstPointIn) (map[string]any, error) {
 	const tool = "ghrsst.point_value"
 	if in.Longitude < -180 || in.Longitude > 180 {
-		return nil, fmt.Errorf("Longitude %v out of bounds [-180, 180].", in.Longitude)
+		return nil, toolErrorf("Longitude %v out of bounds [-180, 180].", in.Longitude)
 	}
 	if in.Latitude < -90 || in.Latitude > 90 {
-		return nil, fmt.Errorf("Latitude %v out of bounds [-90, 90].", in.Latitude)
+		return nil, toolErrorf("Latitude %v out of bounds [-90, 90].", in.Latitude)
 	}
 	fields, err := checkCommon(in.Date, in.Method, in.Fields, false)
 	if err != nil {
@@ -144,7 +152,7 @@ func (g *ghrsstTools) bbox(session string, in ghrsstBBoxIn) (map[string]any, err
 			rows, err := g.rows(session, tool, q)
 			if err != nil && strings.HasPrefix(err.Error(), "Too many points") {
 				if try == 4 {
-					return nil, errors.New("Unable to satisfy bbox request within point limit retries.")
+					return nil, toolError("Unable to satisfy bbox request within point limit retries.")
 				}
 				sample *= 2
 				continue
@@ -167,11 +175,11 @@ func (g *ghrsstTools) bbox(session string, in ghrsstBBoxIn) (map[string]any, err
 func checkCommon(date, method string, fields []string, dateRequired bool) ([]string, error) {
 	if date != "" || dateRequired {
 		if _, err := time.Parse(time.DateOnly, date); err != nil {
-			return nil, fmt.Errorf("Invalid date (expected YYYY-MM-DD): %s", date)
+			return nil, toolErrorf("Invalid date (expected YYYY-MM-DD): %s", date)
 		}
 	}
 	if method != "" && method != "exact" && method != "nearest" {
-		return nil, fmt.Errorf("Unsupported method '%s'. Allowed: ['exact', 'nearest'].", method)
+		return nil, toolErrorf("Unsupported method '%s'. Allowed: ['exact', 'nearest'].", method)
 	}
 	if len(fields) == 0 {
 		return []string{"sst"}, nil
@@ -179,7 +187,7 @@ func checkCommon(date, method string, fields []string, dateRequired bool) ([]str
 	var out []string
 	for _, f := range fields {
 		if f != "sst" && f != "sst_anomaly" {
-			return nil, fmt.Errorf("Unsupported field '%s'. Allowed: ['sst', 'sst_anomaly']", f)
+			return nil, toolErrorf("Unsupported field '%s'. Allowed: ['sst', 'sst_anomaly']", f)
 		}
 		if !slices.Contains(out, f) {
 			out = append(out, f)
@@ -190,22 +198,22 @@ func checkCommon(date, method string, fields []string, dateRequired bool) ([]str
 
 func normalizeBBox(b []float64) ([]float64, error) {
 	if len(b) != 4 {
-		return nil, errors.New("bbox must contain exactly four numbers: [lon0, lat0, lon1, lat1].")
+		return nil, toolError("bbox must contain exactly four numbers: [lon0, lat0, lon1, lat1].")
 	}
 	for _, lon := range []float64{b[0], b[2]} {
 		if lon < -180 || lon > 180 {
-			return nil, fmt.Errorf("Longitude %v out of bounds [-180, 180].", lon)
+			return nil, toolErrorf("Longitude %v out of bounds [-180, 180].", lon)
 		}
 	}
 	for _, lat := range []float64{b[1], b[3]} {
 		if lat < -90 || lat > 90 {
-			return nil, fmt.Errorf("Latitude %v out of bounds [-90, 90].", lat)
+			return nil, toolErrorf("Latitude %v out of bounds [-90, 90].", lat)
 		}
 	}
 	lon0, lon1 := math.Min(b[0], b[2]), math.Max(b[0], b[2])
 	lat0, lat1 := math.Min(b[1], b[3]), math.Max(b[1], b[3])
 	if lon0 == lon1 || lat0 == lat1 {
-		return nil, errors.New("bbox must cover a non-zero area.")
+		return nil, toolError("bbox must cover a non-zero area.")
 	}
 	return []float64{lon0, lat0, lon1, lat1}, nil
 }
@@ -305,13 +313,13 @@ func (g *ghrsstTools) rows(session, tool string, q url.Values) ([]map[string]any
 	case status == http.StatusNotFound:
 		return nil, &notFound{tool, body}
 	case status == http.StatusBadRequest:
-		return nil, errors.New(body)
+		return nil, toolError(body)
 	case status >= 400:
-		return nil, fmt.Errorf("GHRSST API error (%d): %s", status, body)
+		return nil, toolErrorf("GHRSST API error (%d): %s", status, body)
 	}
 	var rows []map[string]any
 	if err := json.Unmarshal([]byte(body), &rows); err != nil {
-		return nil, errors.New("Invalid JSON in GHRSST response.")
+		return nil, toolError("Invalid JSON in GHRSST response.")
 	}
 	if len(rows) == 0 {
 		return nil, &notFound{tool, "No data returned for requested parameters."}
