@@ -81,17 +81,21 @@ func (c *ghrsstClient) query(ctx context.Context, tool string, args Args) (*Tool
 		return c.fail(res, CodeUnavailable, "the GHRSST service did not answer"), nil, res.Error
 	}
 	if out.IsError {
-		msg := toolErrorText(out)
-		code, msg := mapError(msg)
+		code, msg := mapError(toolErrorText(out))
 		return c.fail(res, code, msg), []byte(msg), res.Error
 	}
-	raw, err := json.Marshal(out.StructuredContent)
+	// The structured content, or else the text as JSON, as the real proxy
+	// reads a tool's result.
+	raw := []byte(textOf(out))
+	if out.StructuredContent != nil {
+		raw, err = json.Marshal(out.StructuredContent)
+	}
 	var got toolOutput
 	if err == nil {
 		err = json.Unmarshal(raw, &got)
 	}
-	if err != nil || out.StructuredContent == nil {
-		return c.fail(res, CodeUnavailable, "the GHRSST answer has no structured result"), raw, res.Error
+	if err != nil {
+		return c.fail(res, CodeUnavailable, "the GHRSST answer is not a JSON result"), raw, res.Error
 	}
 	res.Region, res.Sample, res.SST, res.SSTAnomaly = got.Region, got.Sample, got.SST, got.SSTAnomaly
 	if got.Date != "" {
@@ -126,17 +130,22 @@ func (c *ghrsstClient) fail(res *ToolResult, code, msg string) *ToolResult {
 	return res
 }
 
-// toolErrorText is the text of a tool error, without the "Error calling
-// tool '<name>': " FastMCP puts before an exception that is not a
-// ToolError (the real router strips it too).
-func toolErrorText(out *mcp.CallToolResult) string {
+// textOf joins the text content of a tool's result.
+func textOf(out *mcp.CallToolResult) string {
 	var b strings.Builder
 	for _, c := range out.Content {
 		if t, ok := c.(*mcp.TextContent); ok {
 			b.WriteString(t.Text)
 		}
 	}
-	msg := strings.TrimSpace(b.String())
+	return strings.TrimSpace(b.String())
+}
+
+// toolErrorText is the text of a tool error, without the "Error calling
+// tool '<name>': " FastMCP puts before an exception that is not a
+// ToolError (the real router strips it too).
+func toolErrorText(out *mcp.CallToolResult) string {
+	msg := textOf(out)
 	if strings.HasPrefix(msg, "Error calling tool") {
 		if i := strings.Index(msg, ": "); i >= 0 {
 			msg = msg[i+2:]

@@ -20,15 +20,10 @@ import (
 var _ = Describe("the GHRSST MCP client", func() {
 	const host = "ghrsst.test"
 
-	// serve starts an MCP server with ghrsst.bbox_mean answering through
-	// tool, in JSON or in SSE, and returns the agent's config for it.
-	serve := func(w *world, jsonResponse bool, variant map[string]any, tool func(context.Context) (map[string]any, error)) *odbchat.Agent {
-		s := mcp.NewServer(&mcp.Implementation{Name: "ghrsst-mcp", Version: "0"}, nil)
-		mcp.AddTool(s, &mcp.Tool{Name: odbchat.ToolBBoxMean}, func(ctx context.Context, _ *mcp.CallToolRequest, _ map[string]any) (*mcp.CallToolResult, map[string]any, error) {
-			out, err := tool(ctx)
-			return nil, out, err
-		})
-		srv := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{JSONResponse: jsonResponse}))
+	// agentFor serves s and returns an agent with variant whose GHRSST MCP
+	// server it is.
+	agentFor := func(w *world, s *mcp.Server, opts *mcp.StreamableHTTPOptions, variant map[string]any) *odbchat.Agent {
+		srv := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, opts))
 		DeferCleanup(srv.Close)
 		w.transport.hosts[host] = agenttest.HostOf(srv.URL)
 		cfg := w.config(variant)
@@ -36,6 +31,16 @@ var _ = Describe("the GHRSST MCP client", func() {
 		a, err := odbchat.NewAgent(cfg)
 		Expect(err).NotTo(HaveOccurred())
 		return a
+	}
+	// serve is agentFor a server whose ghrsst.bbox_mean answers through
+	// tool, in JSON or in SSE.
+	serve := func(w *world, jsonResponse bool, variant map[string]any, tool func(context.Context) (map[string]any, error)) *odbchat.Agent {
+		s := mcp.NewServer(&mcp.Implementation{Name: "ghrsst-mcp", Version: "0"}, nil)
+		mcp.AddTool(s, &mcp.Tool{Name: odbchat.ToolBBoxMean}, func(ctx context.Context, _ *mcp.CallToolRequest, _ map[string]any) (*mcp.CallToolResult, map[string]any, error) {
+			out, err := tool(ctx)
+			return nil, out, err
+		})
+		return agentFor(w, s, &mcp.StreamableHTTPOptions{JSONResponse: jsonResponse}, variant)
 	}
 	answer := func(context.Context) (map[string]any, error) {
 		return map[string]any{"region": []float64{118, 20, 123.5, 26.5}, "date": "2025-11-06", "sample": 1, "sst": 26.42, "sst_anomaly": 0.21}, nil
@@ -69,6 +74,16 @@ var _ = Describe("the GHRSST MCP client", func() {
 		Expect(env.Mode).To(Equal("error"))
 		Expect(env.Raw.ToolResult.Error.Code).To(Equal(odbchat.CodeUnavailable))
 		Expect(env.Raw.ToolResult.Error.Message).To(Equal("the GHRSST service did not answer within 200ms"))
+	})
+
+	It("reads a result given only as JSON text, as the real proxy does", func() {
+		w := newWorld()
+		s := mcp.NewServer(&mcp.Implementation{Name: "ghrsst-mcp", Version: "0"}, nil)
+		s.AddTool(&mcp.Tool{Name: odbchat.ToolBBoxMean, InputSchema: map[string]any{"type": "object"}}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: `{"region":[118,20,123.5,26.5],"date":"2025-11-06","sample":1,"sst":26.42,"sst_anomaly":0.21}`}}}, nil
+		})
+		env := ask(agentFor(w, s, nil, singlePass), "現在台灣周遭海溫多少？")
+		Expect(env.Text).To(Equal("2025-11-06：台灣周遭海溫約 26.4 °C，距平 +0.21 °C。"))
 	})
 
 	It("passes a tool error on with its code, without FastMCP's prefix", func() {
