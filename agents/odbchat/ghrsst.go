@@ -5,158 +5,124 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
+	"io"
 	"net/http"
-	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/agentreplay/testbed/agents"
-	"github.com/agentreplay/testbed/agents/anyjson"
 )
 
-// ghrsstClient calls the ODB GHRSST REST API:
-// GET /api/ghrsst?lon0&lat0[&lon1&lat1]&start&end&append=…[&sample].
+// ghrsstClient calls the GHRSST tools on the upstream MCP server
+// (<base>/mcp/ghrsst) with the official MCP Go SDK over streamable HTTP,
+// through the agent's *http.Client. As the real server's proxy
+// (server/api/ghrsst_mcp_proxy.py) does, every call opens its own MCP
+// session: initialize, notifications/initialized, tools/call, then DELETE.
 type ghrsstClient struct {
-	base    string
-	http    *http.Client
-	timeout time.Duration // per request
+	endpoint string
+	http     *http.Client
+	timeout  time.Duration // per tool call, the whole session
 }
 
-// RequestTimeout is how long ODBchat waits for one GHRSST request: the
-// default of the MCP streamable-HTTP client the real server's GHRSST proxy
-// uses (30 s). A request that takes longer is UNAVAILABLE (seed §4.9).
+// MCPPath is where the GHRSST MCP server answers under the upstream's base.
+const MCPPath = "/mcp/ghrsst"
+
+// MCPProtocolVersion is the MCP protocol version the client asks for: the
+// one FastMCP servers of the upstream's time speak, so that the session
+// opens with initialize (newer versions try server/discover first).
+const MCPProtocolVersion = "2025-06-18"
+
+// RequestTimeout is how long ODBchat waits for one GHRSST tool call: the
+// HTTP timeout of the MCP streamable-HTTP client the real server's GHRSST
+// proxy uses (30 s). A call that takes longer is UNAVAILABLE (seed §4.9).
 const RequestTimeout = 30 * time.Second
 
-// targetRows bounds the rows one bbox request asks for; the stride (sample)
-// is chosen so that the served grid has about this many cells.
-const targetRows = 400
-
-// sampleFor returns the stride for a bbox on the 0.01° MUR grid.
-func sampleFor(b []float64) int {
-	cells := math.Round((b[2]-b[0])/0.01) * math.Round((b[3]-b[1])/0.01)
-	return max(1, int(math.Ceil(math.Sqrt(cells/targetRows))))
-}
-
-type row struct {
-	Lon        float64  `json:"lon"`
-	Lat        float64  `json:"lat"`
-	Date       string   `json:"date"`
-	SST        *float64 `json:"sst"`
-	SSTAnomaly *float64 `json:"sst_anomaly"`
-}
-
-// rowKeys are the JSON names of row's fields.
-var rowKeys = []string{"lon", "lat", "date", "sst", "sst_anomaly"}
-
-// rowsOf is json.Unmarshal of an answer into []row. An answer that repeats
-// no key, names no field in another case and has the fields' types is read
-// through anyjson, about twice as fast; anything else is left to
-// encoding/json.
-func rowsOf(body []byte) ([]row, error) {
-	if v, ok := anyjson.DecodeUnique(body); ok {
-		if rows, ok := rowList(v); ok {
-			return rows, nil
-		}
+func newGHRSSTClient(base string, hc *http.Client, timeout time.Duration) *ghrsstClient {
+	if hc == nil {
+		hc = http.DefaultClient
 	}
-	var rows []row
-	err := json.Unmarshal(body, &rows)
-	return rows, err
+	return &ghrsstClient{endpoint: strings.TrimRight(base, "/") + MCPPath, http: hc, timeout: timeout}
 }
 
-// rowList copies a decoded answer into rows; false for any value
-// encoding/json would refuse or match differently. Null leaves a field as
-// it is, as encoding/json does.
-func rowList(v any) ([]row, bool) {
-	return anyjson.List(v, func(_ int, e any) (row, bool) {
-		var r row
-		if e == nil {
-			return r, true
-		}
-		m, ok := e.(map[string]any)
-		if !ok || !anyjson.CaseExact(m, rowKeys...) {
-			return r, false
-		}
-		for _, f := range []struct {
-			key string
-			num *float64
-			ptr **float64
-		}{{"lon", &r.Lon, nil}, {"lat", &r.Lat, nil}, {"sst", nil, &r.SST}, {"sst_anomaly", nil, &r.SSTAnomaly}} {
-			switch x := m[f.key].(type) {
-			case nil:
-			case float64:
-				if f.num != nil {
-					*f.num = x
-				} else {
-					*f.ptr = &x
-				}
-			default:
-				return r, false
-			}
-		}
-		switch d := m["date"].(type) {
-		case nil:
-		case string:
-			r.Date = d
-		default:
-			return r, false
-		}
-		return r, true
-	})
+// toolOutput is what the GHRSST tools return (their structured content).
+type toolOutput struct {
+	Region        []float64 `json:"region"`
+	Date          string    `json:"date"`
+	Sample        int       `json:"sample"`
+	SST           *float64  `json:"sst"`
+	SSTAnomaly    *float64  `json:"sst_anomaly"`
+	RequestedDate string    `json:"requested_date"`
 }
 
-func ff(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
-
-// query calls the API for tool with args and returns the normalized result
-// and the raw response body.
+// query calls tool with args and returns the normalized result and the
+// tool's raw answer (its structured content, or its text for an error).
 func (c *ghrsstClient) query(ctx context.Context, tool string, args Args) (*ToolResult, []byte, error) {
 	res := &ToolResult{Tool: tool, Arguments: args, Date: args.Date}
-	var q []string
+	in := map[string]any{"date": args.Date, "fields": args.Fields}
 	if tool == ToolBBoxMean {
-		res.Region = args.BBox
-		res.Sample = sampleFor(args.BBox)
-		q = append(q, "lon0="+ff(args.BBox[0]), "lat0="+ff(args.BBox[1]), "lon1="+ff(args.BBox[2]), "lat1="+ff(args.BBox[3]))
+		in["bbox"] = args.BBox
 	} else {
-		res.Region = []float64{*args.Longitude, *args.Latitude}
-		q = append(q, "lon0="+ff(*args.Longitude), "lat0="+ff(*args.Latitude))
+		in["longitude"], in["latitude"] = *args.Longitude, *args.Latitude
 	}
-	q = append(q, "start="+args.Date, "end="+args.Date, "append="+strings.Join(args.Fields, ","))
-	if res.Sample > 0 {
-		q = append(q, "sample="+strconv.Itoa(res.Sample))
-	}
-	u := strings.TrimRight(c.base, "/") + "/api/ghrsst?" + strings.Join(q, "&")
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
-	if err != nil {
-		return c.fail(res, CodeInvalidArgument, err.Error()), nil, res.Error
-	}
-	resp, err := c.http.Do(req)
-	if errors.Is(err, context.DeadlineExceeded) {
+	t := &callTransport{call: ctx, next: c.http.Transport}
+	out, err := c.call(ctx, t, tool, in)
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
 		return c.fail(res, CodeUnavailable, fmt.Sprintf("the GHRSST service did not answer within %s", c.timeout)), nil, res.Error
-	}
-	if err != nil {
+	case err != nil && t.oversized.Load():
+		// The SDK reports a body it could not read without its cause.
+		return c.fail(res, CodeUnavailable, "the GHRSST answer "+agents.Unreadable(agents.ErrTooLarge)), nil, res.Error
+	case err != nil:
 		return c.fail(res, CodeUnavailable, "the GHRSST service did not answer"), nil, res.Error
 	}
-	defer resp.Body.Close()
-	body, err := agents.ReadBody(resp)
+	if out.IsError {
+		code, msg := mapError(toolErrorText(out))
+		return c.fail(res, code, msg), []byte(msg), res.Error
+	}
+	// The structured content, or else the text as JSON, as the real proxy
+	// reads a tool's result.
+	raw := []byte(textOf(out))
+	if out.StructuredContent != nil {
+		raw, err = json.Marshal(out.StructuredContent)
+	}
+	var got toolOutput
+	if err == nil {
+		err = json.Unmarshal(raw, &got)
+	}
 	if err != nil {
-		return c.fail(res, CodeUnavailable, "the GHRSST answer "+agents.Unreadable(err)), body, res.Error
+		return c.fail(res, CodeUnavailable, "the GHRSST answer is not a JSON result"), raw, res.Error
 	}
-	if resp.StatusCode != http.StatusOK {
-		code, msg := mapError(resp.StatusCode, string(body))
-		return c.fail(res, code, msg), body, res.Error
+	res.Region, res.Sample, res.SST, res.SSTAnomaly = got.Region, got.Sample, got.SST, got.SSTAnomaly
+	if got.Date != "" {
+		res.Date = got.Date
 	}
-	rows, err := rowsOf(body)
-	if err != nil {
-		return c.fail(res, CodeUnavailable, "the GHRSST answer is not JSON rows"), body, res.Error
-	}
-	res.Rows = len(rows)
-	res.SST, res.SSTAnomaly = means(rows)
+	res.RequestedDate = got.RequestedDate
 	if res.SST == nil && res.SSTAnomaly == nil {
-		return c.fail(res, CodeNotFound, fmt.Sprintf("no sea-surface data on %s at this location (land or ice)", args.Date)), body, res.Error
+		res.landOnly = true
+		return c.fail(res, CodeNotFound, fmt.Sprintf("no sea-surface data on %s at this location (land or ice)", res.Date)), raw, res.Error
 	}
-	return res, body, nil
+	return res, raw, nil
+}
+
+// call runs one tool in a session of its own, carried by t.
+func (c *ghrsstClient) call(ctx context.Context, t *callTransport, tool string, in map[string]any) (*mcp.CallToolResult, error) {
+	client := mcp.NewClient(&mcp.Implementation{Name: "odb-chat-server", Version: "0.1.0"}, nil)
+	hc := *c.http
+	hc.Transport = t
+	// No standalone SSE stream: the GHRSST server sends nothing unasked, and
+	// a stream left open would never end in a recording.
+	session, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: c.endpoint, HTTPClient: &hc, DisableStandaloneSSE: true, MaxRetries: -1},
+		&mcp.ClientSessionOptions{ProtocolVersion: MCPProtocolVersion})
+	if err != nil {
+		return nil, err
+	}
+	defer session.Close()
+	return session.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: in})
 }
 
 func (c *ghrsstClient) fail(res *ToolResult, code, msg string) *ToolResult {
@@ -164,44 +130,92 @@ func (c *ghrsstClient) fail(res *ToolResult, code, msg string) *ToolResult {
 	return res
 }
 
-// mapError maps the service's status and text to a standard code.
-func mapError(status int, body string) (string, string) {
-	msg := strings.TrimSpace(body)
+// textOf joins the text content of a tool's result.
+func textOf(out *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range out.Content {
+		if t, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(t.Text)
+		}
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// toolErrorText is the text of a tool error, without the "Error calling
+// tool '<name>': " FastMCP puts before an exception that is not a
+// ToolError (the real router strips it too).
+func toolErrorText(out *mcp.CallToolResult) string {
+	msg := textOf(out)
+	if strings.HasPrefix(msg, "Error calling tool") {
+		if i := strings.Index(msg, ": "); i >= 0 {
+			msg = msg[i+2:]
+		}
+	}
+	return msg
+}
+
+// mapError maps a GHRSST tool error to a standard code: no data for the
+// day is NOT_FOUND, the REST API failing behind the tool is UNAVAILABLE,
+// anything else (a bad date, too many points, a bbox out of range) is
+// INVALID_ARGUMENT.
+func mapError(msg string) (string, string) {
 	if r := []rune(msg); len(r) > 160 {
 		msg = string(r[:160]) + "…"
 	}
 	switch {
-	case status == http.StatusBadRequest && strings.Contains(msg, "Data not exist"):
-		return CodeNotFound, msg
-	case status == http.StatusBadRequest, status == http.StatusUnprocessableEntity:
-		return CodeInvalidArgument, msg
-	case status == http.StatusNotFound:
+	case strings.HasPrefix(msg, "GHRSST API "), strings.Contains(msg, "No available dates"):
+		return CodeUnavailable, msg
+	case strings.Contains(msg, "Data not exist"), strings.HasPrefix(msg, "No data"), strings.Contains(msg, "available date"):
 		return CodeNotFound, msg
 	}
-	return CodeUnavailable, msg
+	return CodeInvalidArgument, msg
 }
 
-// means averages the non-null values, rounded to 2 decimals.
-func means(rows []row) (sst, anom *float64) {
-	var s, a float64
-	var ns, na int
-	for _, r := range rows {
-		if r.SST != nil {
-			s += *r.SST
-			ns++
-		}
-		if r.SSTAnomaly != nil {
-			a += *r.SSTAnomaly
-			na++
-		}
+// callTransport carries one tool call's session. It sends nothing once the
+// call's context is done, so that a call that timed out does not wait
+// another 5 s for the SDK's DELETE of its session, and it refuses a
+// response body over agents.MaxResponseBytes, as agents.ReadBody does for
+// the REST calls of the other agents, noting that it did.
+type callTransport struct {
+	call      context.Context
+	next      http.RoundTripper
+	oversized atomic.Bool
+}
+
+func (t *callTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if err := t.call.Err(); err != nil {
+		return nil, err
 	}
-	if ns > 0 {
-		v := math.Round(s/float64(ns)*100) / 100
-		sst = &v
+	next := t.next
+	if next == nil {
+		next = http.DefaultTransport
 	}
-	if na > 0 {
-		v := math.Round(a/float64(na)*100) / 100
-		anom = &v
+	resp, err := next.RoundTrip(req)
+	if err != nil {
+		return nil, err
 	}
-	return sst, anom
+	resp.Body = &limitedBody{ReadCloser: resp.Body, left: agents.MaxResponseBytes, over: &t.oversized}
+	return resp, nil
+}
+
+type limitedBody struct {
+	io.ReadCloser
+	left int64
+	over *atomic.Bool
+}
+
+func (b *limitedBody) Read(p []byte) (int, error) {
+	if b.left < 0 {
+		return 0, agents.ErrTooLarge
+	}
+	if int64(len(p)) > b.left+1 {
+		p = p[:b.left+1]
+	}
+	n, err := b.ReadCloser.Read(p)
+	b.left -= int64(n)
+	if b.left < 0 {
+		b.over.Store(true)
+		return n, fmt.Errorf("%w: over %d bytes", agents.ErrTooLarge, agents.MaxResponseBytes)
+	}
+	return n, err
 }

@@ -1,8 +1,11 @@
 package odbchat_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -64,7 +67,14 @@ type transport struct {
 	base  *http.Transport
 
 	mu   sync.Mutex
-	seen []*url.URL
+	seen []seenRequest
+}
+
+// seenRequest is one request the transport passed on.
+type seenRequest struct {
+	url    *url.URL
+	method string
+	body   []byte
 }
 
 func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -72,9 +82,14 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if !ok {
 		return nil, fmt.Errorf("test transport: no server for host %q", req.URL.Host)
 	}
+	var body []byte
+	if req.Body != nil {
+		body, _ = io.ReadAll(req.Body)
+		req.Body = io.NopCloser(bytes.NewReader(body))
+	}
 	t.mu.Lock()
 	u := *req.URL
-	t.seen = append(t.seen, &u)
+	t.seen = append(t.seen, seenRequest{url: &u, method: req.Method, body: body})
 	t.mu.Unlock()
 	t.clock.advance(step)
 	out := req.Clone(req.Context())
@@ -87,9 +102,57 @@ func (t *transport) requests(host string) []*url.URL {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	var out []*url.URL
-	for _, u := range t.seen {
-		if u.Host == host {
-			out = append(out, u)
+	for _, r := range t.seen {
+		if r.url.Host == host {
+			out = append(out, r.url)
+		}
+	}
+	return out
+}
+
+// toolCall is the params of one MCP tools/call request.
+type toolCall struct {
+	Name      string         `json:"name"`
+	Arguments map[string]any `json:"arguments"`
+}
+
+// toolCalls returns the MCP tools/call requests sent to host, in order,
+// and checks that each went to the GHRSST MCP endpoint.
+func (t *transport) toolCalls(host string) []toolCall {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var out []toolCall
+	for _, r := range t.seen {
+		var msg struct {
+			Method string   `json:"method"`
+			Params toolCall `json:"params"`
+		}
+		if r.url.Host != host || r.method != http.MethodPost || json.Unmarshal(r.body, &msg) != nil || msg.Method != "tools/call" {
+			continue
+		}
+		Expect(r.url.Path).To(Equal(odbchat.MCPPath))
+		out = append(out, msg.Params)
+	}
+	return out
+}
+
+// jsonRPCMethods returns the method of every request sent to host, in
+// order: the JSON-RPC method of a POST, the HTTP method otherwise.
+func (t *transport) jsonRPCMethods(host string) []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var out []string
+	for _, r := range t.seen {
+		if r.url.Host != host {
+			continue
+		}
+		var msg struct {
+			Method string `json:"method"`
+		}
+		if r.method == http.MethodPost && json.Unmarshal(r.body, &msg) == nil {
+			out = append(out, msg.Method)
+		} else {
+			out = append(out, r.method)
 		}
 	}
 	return out

@@ -62,7 +62,7 @@ var _ = Describe("the MCP server", func() {
 		Expect(env.Raw.ToolResult).NotTo(BeNil(), "the tool result is always sent")
 		Expect(env.Raw.ToolResult.Region).To(Equal([]float64{118, 20, 123.5, 26.5}))
 		Expect(env.Raw.Trace).To(BeNil(), "the trace is sent only with debug")
-		Expect(w.transport.requests(ghrsstHost)).To(HaveLen(1))
+		Expect(w.transport.toolCalls(ghrsstHost)).To(HaveLen(1))
 	})
 
 	It("includes the trace with debug", func() {

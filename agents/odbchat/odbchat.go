@@ -1,7 +1,8 @@
 // Package odbchat is ODBchat's single-pass classifier+router: one LLM call
 // decides mcp | explain | code and, for mcp, picks a GHRSST tool and its
-// arguments; the server validates and normalizes them, calls the GHRSST REST
-// API, and renders a one-line answer in the user's language. Explain and code
+// arguments; the server validates and normalizes them, calls the GHRSST tool
+// on the upstream MCP server, and renders a one-line answer in the user's
+// language. Explain and code
 // questions go to a one-pass RAG answer over a small ODB knowledge base.
 //
 // The legacy variant is the behaviour the router replaces: a two-way
@@ -64,7 +65,7 @@ type options struct {
 	RouterPrompt string `json:"router_prompt"` // a file in Config.Prompts replacing prompts/router.md
 	FewShots     *int   `json:"fewshots"`      // how many few-shot examples to send (default all)
 	TopK         int    `json:"top_k"`         // passages retrieved for one-pass answers (default 3)
-	// UpstreamTimeout bounds each GHRSST request (default RequestTimeout).
+	// UpstreamTimeout bounds each GHRSST tool call (default RequestTimeout).
 	UpstreamTimeout agents.Duration `json:"upstream_timeout"`
 }
 
@@ -133,7 +134,7 @@ func NewAgent(cfg agents.Config) (*Agent, error) {
 	if !ok {
 		base = Info().Upstreams["ghrsst"]
 	}
-	a.ghrsst = &ghrsstClient{base: base, http: cfg.HTTP, timeout: time.Duration(opts.UpstreamTimeout)}
+	a.ghrsst = newGHRSSTClient(base, cfg.HTTP, time.Duration(opts.UpstreamTimeout))
 	return a, nil
 }
 

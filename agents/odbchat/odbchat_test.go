@@ -2,7 +2,7 @@ package odbchat_test
 
 import (
 	"encoding/json"
-	"net/url"
+	"net/http"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -10,9 +10,6 @@ import (
 	"github.com/agentreplay/testbed/agents"
 	"github.com/agentreplay/testbed/agents/odbchat"
 )
-
-// query returns u's query parameter name.
-func query(u *url.URL, name string) string { return u.Query().Get(name) }
 
 var _ = Describe("the single-pass router", func() {
 	var (
@@ -41,9 +38,8 @@ var _ = Describe("the single-pass router", func() {
 		Expect(env.Raw.ToolResult.Date).To(Equal("2025-11-06"))
 		Expect(env.Raw.ToolResult.RequestedDate).To(BeEmpty())
 		Expect(env.Raw.ToolResult.Sample).To(Equal(30))
-		Expect(env.Raw.ToolResult.Rows).To(Equal(418))
-		Expect(*env.Raw.ToolResult.SST).To(Equal(26.4))
-		Expect(*env.Raw.ToolResult.SSTAnomaly).To(Equal(0.21))
+		Expect(*env.Raw.ToolResult.SST).To(BeNumerically("~", 26.40, 0.005))
+		Expect(*env.Raw.ToolResult.SSTAnomaly).To(BeNumerically("~", 0.21, 0.005))
 		Expect(env.Raw.Trace.RetriedYesterday).To(BeFalse())
 
 		Expect(w.tracer.Noted(agents.NoteRoute)).To(Equal([]any{agents.Route{Mode: "tool", Tool: odbchat.ToolBBoxMean}}))
@@ -51,14 +47,15 @@ var _ = Describe("the single-pass router", func() {
 		call := w.tracer.Reports("")[0]
 		Expect(call.Name).To(Equal(odbchat.ToolBBoxMean))
 		Expect(call.Err).NotTo(HaveOccurred())
-		Expect(len(call.Raw)).To(BeNumerically(">", 10_000))
-		Expect(len(call.Context)).To(BeNumerically("<", len(call.Raw)))
+		Expect(string(call.Raw)).To(ContainSubstring(`"sample":30`), "the tool's structured result")
 		Expect(call.Args).To(MatchJSON(`{"bbox":[118,20,123.5,26.5],"date":"2025-11-06","fields":["sst","sst_anomaly"]}`))
 
-		reqs := w.transport.requests(ghrsstHost)
-		Expect(reqs).To(HaveLen(1))
-		Expect(reqs[0].Path).To(Equal("/api/ghrsst"))
-		Expect(query(reqs[0], "sample")).To(Equal("30"))
+		// One MCP session per call, as the real server's proxy opens one.
+		Expect(w.transport.jsonRPCMethods(ghrsstHost)).To(Equal([]string{"initialize", "notifications/initialized", "tools/call", http.MethodDelete}))
+		calls := w.transport.toolCalls(ghrsstHost)
+		Expect(calls).To(HaveLen(1))
+		Expect(calls[0].Name).To(Equal(odbchat.ToolBBoxMean))
+		Expect(calls[0].Arguments).To(Equal(map[string]any{"bbox": []any{118.0, 20.0, 123.5, 26.5}, "date": "2025-11-06", "fields": []any{"sst", "sst_anomaly"}}))
 	})
 
 	It("AC-1: the envelope marshals to the seed's uniform shape", func() {
@@ -87,12 +84,10 @@ var _ = Describe("the single-pass router", func() {
 		Expect(w.model.roles()).To(Equal([]string{"router"}))
 		Expect(w.tracer.Noted(agents.NoteRoute)).To(Equal([]any{agents.Route{Mode: "tool", Tool: odbchat.ToolPointValue}}))
 
-		reqs := w.transport.requests(ghrsstHost)
-		Expect(reqs).To(HaveLen(1))
-		Expect(query(reqs[0], "lon0")).To(Equal("121.7"))
-		Expect(query(reqs[0], "lat0")).To(Equal("24"))
-		Expect(reqs[0].Query()).NotTo(HaveKey("lon1"))
-		Expect(reqs[0].Query()).NotTo(HaveKey("sample"))
+		calls := w.transport.toolCalls(ghrsstHost)
+		Expect(calls).To(HaveLen(1))
+		Expect(calls[0].Name).To(Equal(odbchat.ToolPointValue))
+		Expect(calls[0].Arguments).To(Equal(map[string]any{"longitude": 121.7, "latitude": 24.0, "date": "2025-11-06", "fields": []any{"sst", "sst_anomaly"}}))
 	})
 
 	It("AC-3: explains GHRSST from the knowledge base with citations in two LLM calls", func() {
@@ -135,10 +130,11 @@ var _ = Describe("the single-pass router", func() {
 		Expect(env.Text).To(Equal("2025-11-05, around the Hawaiian Islands: SST ≈ 26.8 °C, anomaly +0.31 °C. (no data yet for 2025-11-06; showing the day before)"))
 		Expect(w.tracer.Noted("retried_yesterday")).To(Equal([]any{true}))
 
-		reqs := w.transport.requests(ghrsstHost)
-		Expect(reqs).To(HaveLen(2))
-		Expect(query(reqs[0], "start")).To(Equal("2025-11-06"))
-		Expect(query(reqs[1], "start")).To(Equal("2025-11-05"))
+		calls := w.transport.toolCalls(ghrsstHost)
+		Expect(calls).To(HaveLen(2))
+		Expect(calls[0].Arguments["date"]).To(Equal("2025-11-06"))
+		Expect(calls[1].Arguments["date"]).To(Equal("2025-11-05"))
+		Expect(w.transport.jsonRPCMethods(ghrsstHost)).To(HaveLen(8), "a session for each call")
 		Expect(w.tracer.Reports(odbchat.ToolBBoxMean)).To(HaveLen(2))
 		Expect(w.tracer.Reports(odbchat.ToolBBoxMean)[0].Err).To(HaveOccurred())
 	})
@@ -180,11 +176,10 @@ var _ = Describe("the single-pass router", func() {
 		Expect(env.Raw.ToolResult.Region).To(Equal([]float64{121, 22, 123.5, 26}))
 		Expect(env.Raw.ToolResult.Arguments.BBox).To(Equal([]float64{121, 22, 123.5, 26}))
 		Expect(env.Text).To(Equal("2025-11-05：bbox [121, 22, 123.5, 26] 海溫約 26.2 °C，距平 +0.26 °C。"))
-		reqs := w.transport.requests(ghrsstHost)
-		Expect(reqs).To(HaveLen(1))
-		Expect(query(reqs[0], "lon0") + "," + query(reqs[0], "lat0") + "," + query(reqs[0], "lon1") + "," + query(reqs[0], "lat1")).
-			To(Equal("121,22,123.5,26"))
-		Expect(query(reqs[0], "sample")).To(Equal("16"))
+		calls := w.transport.toolCalls(ghrsstHost)
+		Expect(calls).To(HaveLen(1))
+		Expect(calls[0].Arguments["bbox"]).To(Equal([]any{121.0, 22.0, 123.5, 26.0}))
+		Expect(env.Raw.ToolResult.Sample).To(Equal(16))
 	})
 
 	Describe("errors", func() {
@@ -195,13 +190,13 @@ var _ = Describe("the single-pass router", func() {
 			Expect(env.Text).To(HavePrefix("目前無法取得資料（UNAVAILABLE）："))
 			Expect(env.Raw.ToolResult.Error.Code).To(Equal(odbchat.CodeUnavailable))
 			Expect(env.Raw.Trace.RetriedYesterday).To(BeFalse())
-			Expect(w.transport.requests(ghrsstHost)).To(HaveLen(1))
+			Expect(w.transport.toolCalls(ghrsstHost)).To(HaveLen(1))
 		})
 
 		It("answers an English question in English", func() {
 			env := ask(a, "SST at 130.5E, 30.2N today?")
 			Expect(env.Mode).To(Equal("error"))
-			Expect(env.Text).To(Equal("The data service is unavailable (UNAVAILABLE): No available dates."))
+			Expect(env.Text).To(Equal("The data service is unavailable (UNAVAILABLE): GHRSST API error (503): No available dates."))
 		})
 
 		It("maps a date before the record to NOT_FOUND and retries only today", func() {
@@ -211,7 +206,7 @@ var _ = Describe("the single-pass router", func() {
 			Expect(env.Text).To(ContainSubstring("2025-11-06"), "the last available date the service named")
 			Expect(env.Raw.ToolResult.Error.Code).To(Equal(odbchat.CodeNotFound))
 			Expect(env.Raw.Trace.RetriedYesterday).To(BeFalse())
-			Expect(w.transport.requests(ghrsstHost)).To(HaveLen(1))
+			Expect(w.transport.toolCalls(ghrsstHost)).To(HaveLen(1))
 		})
 
 		It("rejects an impossible point as INVALID_ARGUMENT without calling GHRSST", func() {
@@ -234,23 +229,22 @@ var _ = Describe("the single-pass router", func() {
 			Expect(env.Text).NotTo(ContainSubstring("routes.yaml"))
 			// Today answered, with land cells: yesterday cannot be sea.
 			Expect(env.Raw.Trace.RetriedYesterday).To(BeFalse())
-			Expect(w.transport.requests(ghrsstHost)).To(HaveLen(1))
+			Expect(w.transport.toolCalls(ghrsstHost)).To(HaveLen(1))
 			Expect(w.tracer.Noted("retried_yesterday")).To(BeEmpty())
 		})
 
 		It("says a land cell has no sea-surface data, in English", func() {
 			env := ask(a, "SST at Penghu, 119.6E 23.6N, today")
 			Expect(env.Text).To(Equal("No data (NOT_FOUND): no sea-surface data on 2025-11-06 at this location (land or ice)"))
-			Expect(w.transport.requests(ghrsstHost)).To(HaveLen(1))
+			Expect(w.transport.toolCalls(ghrsstHost)).To(HaveLen(1))
 		})
 
 		It("maps 'Too many points' to INVALID_ARGUMENT", func() {
 			env := ask(a, "Mean SST over [122, 24, 122.5, 24.5] today")
 			Expect(env.Mode).To(Equal("error"))
-			Expect(env.Text).To(HavePrefix("Invalid request (INVALID_ARGUMENT): Too many points"))
-			Expect(env.Raw.ToolResult.Sample).To(Equal(3))
+			Expect(env.Text).To(Equal("Invalid request (INVALID_ARGUMENT): Unable to satisfy bbox request within point limit retries."))
 			Expect(env.Raw.Trace.RetriedYesterday).To(BeFalse())
-			Expect(w.transport.requests(ghrsstHost)).To(HaveLen(1))
+			Expect(w.transport.toolCalls(ghrsstHost)).To(HaveLen(1))
 		})
 	})
 
@@ -258,19 +252,20 @@ var _ = Describe("the single-pass router", func() {
 		It("measures a tool answer on the injected clock", func() {
 			env := ask(a, "現在台灣周遭海溫多少？")
 			Expect(env.Raw.Trace.ClassifyMS).To(Equal(ms(1)))
-			Expect(env.Raw.Trace.MCPMS).To(Equal(ms(1)))
+			// Four requests: initialize, notifications/initialized, tools/call, DELETE.
+			Expect(env.Raw.Trace.MCPMS).To(Equal(ms(4)))
 			Expect(env.Raw.Trace.AnswerMS).To(BeZero())
-			Expect(env.Raw.Trace.TotalMS).To(Equal(ms(2)))
+			Expect(env.Raw.Trace.TotalMS).To(Equal(ms(5)))
 			Expect(w.tracer.Noted("t_classify_ms")).To(Equal([]any{ms(1)}))
-			Expect(w.tracer.Noted("t_mcp_ms")).To(Equal([]any{ms(1)}))
-			Expect(w.tracer.Noted("t_total_ms")).To(Equal([]any{ms(2)}))
+			Expect(w.tracer.Noted("t_mcp_ms")).To(Equal([]any{ms(4)}))
+			Expect(w.tracer.Noted("t_total_ms")).To(Equal([]any{ms(5)}))
 		})
 
 		It("counts the retry in t_mcp_ms", func() {
 			env := ask(a, "What is the sea surface temperature around the Hawaiian Islands today?")
 			Expect(env.Raw.Trace.ClassifyMS).To(Equal(ms(1)))
-			Expect(env.Raw.Trace.MCPMS).To(Equal(ms(2)))
-			Expect(env.Raw.Trace.TotalMS).To(Equal(ms(3)))
+			Expect(env.Raw.Trace.MCPMS).To(Equal(ms(8)))
+			Expect(env.Raw.Trace.TotalMS).To(Equal(ms(9)))
 		})
 
 		It("measures an explain answer", func() {

@@ -115,7 +115,7 @@ func (a *Agent) failure(lang, code, msg string, plan *Plan) Envelope {
 
 var (
 	dataNotExist = regexp.MustCompile(`^Data not exist, available date is (\S+)/(\S+?)\.?$`)
-	tooMany      = regexp.MustCompile(`^Too many points`)
+	tooMany      = regexp.MustCompile(`^(Too many points|Unable to satisfy bbox request within point limit)`)
 )
 
 // localizeZH renders the GHRSST service's known English messages in
@@ -127,7 +127,7 @@ func localizeZH(msg string) string {
 		return fmt.Sprintf("該日期沒有資料，可查詢的日期為 %s 至 %s", m[1], m[2])
 	case tooMany.MatchString(msg):
 		return "範圍內的資料點過多，請縮小經緯度範圍"
-	case msg == "No available dates.":
+	case strings.HasSuffix(msg, "No available dates."):
 		return "海溫服務目前沒有可用的日期"
 	case strings.HasPrefix(msg, "no sea-surface data on "):
 		return strings.TrimPrefix(strings.TrimSuffix(msg, " at this location (land or ice)"), "no sea-surface data on ") + " 此位置沒有海面資料（陸地或海冰）"

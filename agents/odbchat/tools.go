@@ -81,10 +81,12 @@ type ToolResult struct {
 	Date          string     `json:"date,omitempty"`
 	RequestedDate string     `json:"requested_date,omitempty"` // set when the date fell back
 	Sample        int        `json:"sample,omitempty"`
-	Rows          int        `json:"rows,omitempty"`
 	SST           *float64   `json:"sst"`
 	SSTAnomaly    *float64   `json:"sst_anomaly"`
 	Error         *ToolError `json:"error,omitempty"`
+	// landOnly is set when the service answered with no sea value (land
+	// or ice): NOT_FOUND, but not a day to retry.
+	landOnly bool
 }
 
 // Args are normalized tool arguments.
@@ -294,9 +296,9 @@ func (a *Agent) runTool(ctx context.Context, query string, plan *Plan, lang stri
 	}
 	res := a.call(ctx, name, args)
 	retried := false
-	// Only a day the service has no rows for is retried: a day that answered
-	// with land or ice cells only would not be sea the day before either.
-	if res.Error != nil && res.Error.Code == CodeNotFound && res.Rows == 0 && args.Date == today {
+	// Only a day the service has no data for is retried: a place that
+	// answered with land or ice only would not be sea the day before either.
+	if res.Error != nil && res.Error.Code == CodeNotFound && !res.landOnly && args.Date == today {
 		prev := args
 		prev.Date = now.AddDate(0, 0, -1).Format(time.DateOnly)
 		retried = true

@@ -41,12 +41,20 @@ func serving(ctx context.Context, args ...string) (env []string, done <-chan res
 	return nil, nil
 }
 
-// recordedRequests are a cassette's requests: method, URL and body.
+// recordedRequests are a cassette's requests: method, URL, body and headers.
 type recordedRequests struct {
 	Interactions []struct {
-		Request struct{ Method, URL, Body string } `yaml:"request"`
+		Request struct {
+			Method, URL, Body string
+			Headers           map[string][]string
+		} `yaml:"request"`
 	} `yaml:"interactions"`
 }
+
+// mcpSession are the statuses of ac1-taiwan-sst's calls: the router's,
+// then the GHRSST MCP session's initialize, notifications/initialized,
+// tools/call and DELETE.
+var mcpSession = []int{200, 200, 202, 200, 204}
 
 var _ = Describe("testbed proxy", func() {
 	var root string
@@ -54,7 +62,9 @@ var _ = Describe("testbed proxy", func() {
 
 	// replay sends every request of the scenario's cassette to the session,
 	// the model's under OPENAI_BASE_URL and the upstream's under
-	// GHRSST_BASE_URL, with body changed by edit.
+	// GHRSST_BASE_URL, with body changed by edit. It keeps the MCP headers
+	// an MCP client sends: Accept and Mcp-Protocol-Version as recorded, and
+	// the Mcp-Session-Id its initialize was answered with.
 	replay := func(env []string, edit func(string) string) []int {
 		GinkgoHelper()
 		vars := map[string]string{}
@@ -67,6 +77,7 @@ var _ = Describe("testbed proxy", func() {
 		var c recordedRequests
 		Expect(yaml.Unmarshal([]byte(mustRead(cassettePath(root, "single-pass", "ac1-taiwan-sst"))), &c)).To(Succeed())
 		var codes []int
+		session := ""
 		for _, in := range c.Interactions {
 			u := strings.Replace(in.Request.URL, "http://localhost:11434/v1", vars["OPENAI_BASE_URL"], 1)
 			u = strings.Replace(u, "https://eco.odb.ntu.edu.tw", vars["GHRSST_BASE_URL"], 1)
@@ -74,9 +85,20 @@ var _ = Describe("testbed proxy", func() {
 			req, err := http.NewRequest(in.Request.Method, u, strings.NewReader(edit(in.Request.Body)))
 			Expect(err).NotTo(HaveOccurred())
 			req.Header.Set("Content-Type", "application/json")
+			for _, h := range []string{"Accept", "Mcp-Protocol-Version"} {
+				if v := in.Request.Headers[h]; len(v) > 0 {
+					req.Header.Set(h, v[0])
+				}
+			}
+			if session != "" {
+				req.Header.Set("Mcp-Session-Id", session)
+			}
 			resp, err := http.DefaultClient.Do(req)
 			Expect(err).NotTo(HaveOccurred())
 			resp.Body.Close()
+			if id := resp.Header.Get("Mcp-Session-Id"); id != "" {
+				session = id
+			}
 			codes = append(codes, resp.StatusCode)
 		}
 		return codes
@@ -88,7 +110,7 @@ var _ = Describe("testbed proxy", func() {
 	It("serves a scenario's cassette to any client by base URL, and ends cleanly when every call was made", func() {
 		ctx, cancel := context.WithCancel(context.Background())
 		env, done := serving(ctx, args()...)
-		Expect(replay(env, func(s string) string { return s })).To(Equal([]int{200, 200}))
+		Expect(replay(env, func(s string) string { return s })).To(Equal(mcpSession))
 		cancel()
 		var r result
 		Eventually(done).WithTimeout(time.Minute).Should(Receive(&r))
@@ -112,7 +134,7 @@ var _ = Describe("testbed proxy", func() {
 		env, done := serving(ctx, append(args(), "--record-missing")...)
 		// The router's call changes (the stand-in answers it); the upstream's stays and is replayed.
 		codes := replay(env, func(s string) string { return strings.Replace(s, "台灣", "臺灣", 1) })
-		Expect(codes).To(Equal([]int{200, 200}))
+		Expect(codes).To(Equal(mcpSession))
 		cancel()
 		var r result
 		Eventually(done).WithTimeout(time.Minute).Should(Receive(&r))
@@ -135,7 +157,7 @@ var _ = Describe("testbed proxy", func() {
 		ctx, cancel := context.WithCancel(context.Background())
 		env, done := serving(ctx, append(args(), "--record", "--provider", "openai", "--model", "gpt-4.1-mini", "--base-url", provider.URL+"/v1")...)
 		Expect(env).To(ContainElement("OPENAI_API_KEY=testbed-placeholder-key"))
-		Expect(replay(env, func(s string) string { return s })).To(Equal([]int{200, 200}))
+		Expect(replay(env, func(s string) string { return s })).To(Equal(mcpSession))
 		cancel()
 		var r result
 		Eventually(done).WithTimeout(time.Minute).Should(Receive(&r))
@@ -151,7 +173,7 @@ var _ = Describe("testbed proxy", func() {
 		before := mustRead(cassettePath(root, "single-pass", "ac1-taiwan-sst"))
 		ctx, cancel := context.WithCancel(context.Background())
 		env, done := serving(ctx, append(args(), "--live")...)
-		Expect(replay(env, func(s string) string { return s })).To(Equal([]int{200, 200}))
+		Expect(replay(env, func(s string) string { return s })).To(Equal(mcpSession))
 		cancel()
 		var r result
 		Eventually(done).WithTimeout(time.Minute).Should(Receive(&r))

@@ -317,7 +317,9 @@ var _ = Describe("testbed record --record-missing", func() {
 		root := project()
 		path := cassettePath(root, "single-pass", "ac1-taiwan-sst")
 		before := parseCassette(path, must(os.ReadFile(path)))
-		Expect(before.Interactions).To(HaveLen(2))
+		// The router's call, then the GHRSST MCP session: initialize,
+		// notifications/initialized, tools/call, DELETE.
+		Expect(before.Interactions).To(HaveLen(5))
 		replace(filepath.Join(root, "scenarios", "odbchat.yaml"), `input: "現在台灣周遭海溫多少？"`, `input: "請問現在台灣周遭海溫多少？"`, 1)
 
 		stale := testbed("run", "--root", root, "--suite", "odbchat", "--variant", "single-pass", "--scenario", "ac1-taiwan-sst", "--out", "")
@@ -330,8 +332,8 @@ var _ = Describe("testbed record --record-missing", func() {
 		Expect(r.stderr).To(ContainSubstring("odbchat/single-pass/ac1-taiwan-sst: recorded 1, dropped 1 unused (interaction 0: POST http://localhost:11434/v1/chat/completions)"))
 
 		after := parseCassette(path, must(os.ReadFile(path)))
-		Expect(after.Interactions).To(HaveLen(2))
-		Expect(after.Interactions[1]).To(Equal(before.Interactions[1]), "the upstream call was replayed, not recorded again")
+		Expect(after.Interactions).To(HaveLen(5))
+		Expect(after.Interactions[1:]).To(Equal(before.Interactions[1:]), "the upstream calls were replayed, not recorded again")
 
 		again := testbed("run", "--root", root, "--suite", "odbchat", "--scenario", "ac1-taiwan-sst", "--out", "")
 		Expect(again.code).To(Equal(exitOK), again.String())

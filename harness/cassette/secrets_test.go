@@ -100,6 +100,25 @@ var _ = Describe("secrets", func() {
 		}))
 	})
 
+	It("keep an MCP request's Mcp-Protocol-Version and redact its Mcp-Session-Id, which matching does not need", func() {
+		other := filepath.Join(dir, "mcp.yaml")
+		tr, err := cassette.Open(cassette.ModeRecord, other, cassette.Options{Real: http.DefaultTransport, Provenance: prov})
+		Expect(err).NotTo(HaveOccurred())
+		call := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"ghrsst.point_value","arguments":{}}}`
+		// What the MCP Go SDK's streamable HTTP client sends after initialize.
+		mustPost(tr, up.URL+"/mcp/ghrsst", call, "Mcp-Session-Id", "ghrsst-1", "Mcp-Protocol-Version", "2025-06-18",
+			"Accept", "application/json, text/event-stream")
+		Expect(tr.Close()).To(Succeed())
+		Expect(readOnDisk(other).Interactions[0].Request.Headers).To(Equal(map[string][]string{
+			"Mcp-Session-Id": {cassette.Redacted}, "Mcp-Protocol-Version": {"2025-06-18"},
+			"Accept": {"application/json, text/event-stream"}, "Content-Type": {"application/json"},
+		}))
+
+		rp, err := cassette.Open(cassette.ModeReplay, other, cassette.Options{})
+		Expect(err).NotTo(HaveOccurred())
+		mustPost(rp, up.URL+"/mcp/ghrsst", call, "Mcp-Session-Id", "another-session", "Mcp-Protocol-Version", "2025-06-18")
+	})
+
 	It("never get in the way of matching: another key replays the same answer", func() {
 		up.Close()
 		rp, err := cassette.Open(cassette.ModeReplay, path, cassette.Options{})

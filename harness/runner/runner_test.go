@@ -220,7 +220,7 @@ var _ = Describe("Run", func() {
 		Expect(sc.Checks).To(ContainElement(SatisfyAll(
 			HaveField("Name", "cassette.unplayed"),
 			HaveField("Pass", false),
-			HaveField("Detail", ContainSubstring("interaction 2: POST http://localhost:11434/v1/chat/completions")),
+			HaveField("Detail", ContainSubstring("interaction 5: POST http://localhost:11434/v1/chat/completions")),
 			HaveField("Detail", ContainSubstring("testbed record --suite odbchat --variant single-pass --scenario ac1-taiwan-sst")),
 		)))
 		for _, c := range sc.Checks {
@@ -231,16 +231,18 @@ var _ = Describe("Run", func() {
 	})
 
 	It("reports a missed upstream request as stale even though the agent turns the HTTP error into an answer", func() {
+		// The MCP tools/call of the recording asked about another bbox.
 		edit(runner.CassettePath(root, "odbchat", "single-pass", "ac1-taiwan-sst"),
-			"url: https://eco.odb.ntu.edu.tw/api/ghrsst?lon0=118&",
-			"url: https://eco.odb.ntu.edu.tw/api/ghrsst?lon0=117&")
+			`"arguments":{"bbox":[118,`,
+			`"arguments":{"bbox":[117,`)
 
 		rep := replay(runner.Options{Variant: "single-pass", Scenario: "ac1-taiwan-sst"})
 
 		sc := scenarios(rep)["single-pass/ac1-taiwan-sst"]
 		Expect(sc.Answer).To(HaveLen(1), "the agent answers despite the failed upstream call")
 		Expect(sc.Verdict).To(Equal(report.VerdictStale))
-		Expect(sc.Error).To(ContainSubstring("has no match for GET https://eco.odb.ntu.edu.tw/api/ghrsst?lon0=118&"))
+		Expect(sc.Error).To(ContainSubstring("has no match for POST https://eco.odb.ntu.edu.tw/mcp/ghrsst"))
+		Expect(sc.Error).To(ContainSubstring("/params/arguments/bbox/0: 117 → 118"))
 		Expect(sc.Error).To(ContainSubstring(filepath.Join("cassettes", "odbchat", "single-pass", "ac1-taiwan-sst.yaml")))
 		Expect(sc.Error).To(ContainSubstring("re-record with: testbed record --suite odbchat --variant single-pass --scenario ac1-taiwan-sst"))
 		Expect(sc.Unplayed).To(Equal(1))

@@ -25,20 +25,22 @@ type ghrsstRow struct {
 
 func num(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
-// sample is the stride the ODBchat agent asks for: about 400 rows per box.
+// sample is the stride the GHRSST fixture MCP server asks for: about 400
+// rows per box.
 func sample(lon0, lat0, lon1, lat1 float64) int {
 	cells := math.Round((lon1-lon0)/0.01) * math.Round((lat1-lat0)/0.01)
 	return int(math.Ceil(math.Sqrt(cells / 400)))
 }
 
-// bboxQuery and pointQuery build the agent's requests, parameters in its order.
+// bboxQuery and pointQuery build the REST requests of the GHRSST fixture
+// MCP server's tools, as the real tools send them (start, no end).
 func bboxQuery(lon0, lat0, lon1, lat1 float64, date string) string {
 	return "/api/ghrsst?lon0=" + num(lon0) + "&lat0=" + num(lat0) + "&lon1=" + num(lon1) + "&lat1=" + num(lat1) +
-		"&start=" + date + "&end=" + date + "&append=sst,sst_anomaly&sample=" + strconv.Itoa(sample(lon0, lat0, lon1, lat1))
+		"&start=" + date + "&append=sst,sst_anomaly&sample=" + strconv.Itoa(sample(lon0, lat0, lon1, lat1))
 }
 
 func pointQuery(lon, lat float64, date string) string {
-	return "/api/ghrsst?lon0=" + num(lon) + "&lat0=" + num(lat) + "&start=" + date + "&end=" + date + "&append=sst,sst_anomaly"
+	return "/api/ghrsst?lon0=" + num(lon) + "&lat0=" + num(lat) + "&start=" + date + "&append=sst,sst_anomaly"
 }
 
 func fetch(base, target string) (*http.Response, []byte) {

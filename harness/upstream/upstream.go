@@ -13,6 +13,11 @@
 // it has no fallback route: a request that no route matches gets a 404 that
 // says which file to extend. The 404 names the header values a route wants but
 // never echoes the request's own header values, which may be credentials.
+//
+// A routes file may also list fixture MCP servers under mcp: (path and
+// server), served on the official MCP Go SDK over streamable HTTP; the one
+// there is, ghrsst, answers its tools from the file's routes as the real
+// GHRSST MCP server answers from its REST API (see ghrsst.go).
 package upstream
 
 import (
@@ -32,7 +37,6 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/agentreplay/testbed/agents"
 	"github.com/agentreplay/testbed/harness/cassette"
 
 	"github.com/agentreplay/testbed/harness/files"
@@ -75,6 +79,9 @@ type Route struct {
 type Routes struct {
 	Dir    string // the folder holding the routes file; File paths are relative to it
 	Routes []Route
+	// MCP lists the fixture MCP servers the file serves (its mcp: list),
+	// whose tools answer from Routes.
+	MCP []MCPEndpoint
 
 	path string // the routes file as given to Load, for load errors
 	// Shown names the routes file in the 404 bodies the stub serves, which
@@ -147,8 +154,10 @@ func (l *loader) parse(data []byte) *Routes {
 		switch k.Value {
 		case "routes":
 			list = v
+		case "mcp":
+			l.mcpList(rs, v)
 		default:
-			l.addf(k.Line, "unknown key %q (want routes)", k.Value)
+			l.addf(k.Line, "unknown key %q (want routes, mcp)", k.Value)
 		}
 	}
 	if list == nil {
@@ -429,6 +438,10 @@ func (r *Route) mismatches(q url.Values, h http.Header) []string {
 // ServeHTTP answers r from the matching route, or with a 404 whose text names
 // the request and the routes file to extend.
 func (rs *Routes) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if ep := rs.mcpFor(r.URL.Path); ep != nil {
+		ep.handler.ServeHTTP(w, r)
+		return
+	}
 	// No Date header: recordings must not change with the wall clock.
 	w.Header()["Date"] = nil
 	route, ok := rs.Match(r)
@@ -454,74 +467,6 @@ func (rs *Routes) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodHead {
 		w.Write(route.body)
 	}
-}
-
-// Fault kinds an upstream stub injects when a request asks for one in
-// cassette.FaultHeader.
-const (
-	FaultUnauthorized = "401"
-	FaultNotFound     = "404"
-	FaultServer       = "500"
-	// FaultSlow answers as the route does, SlowBy later.
-	FaultSlow = "slow"
-	// FaultStall answers as the route does, StallBy later: past every
-	// agent's own request timeout, as a hung upstream does.
-	FaultStall = "stall"
-	// FaultOversized answers as the route does with the body padded past
-	// agents.MaxResponseBytes (JSON allows the trailing whitespace).
-	FaultOversized = "oversized"
-)
-
-// SlowBy is the modelled delay FaultSlow adds to a route's latency.
-const SlowBy = 20 * time.Second
-
-// StallBy is the modelled delay FaultStall adds to a route's latency.
-const StallBy = 5 * time.Minute
-
-// Faults returns every fault kind an upstream stub knows.
-func Faults() []string {
-	return []string{FaultUnauthorized, FaultNotFound, FaultServer, FaultSlow, FaultStall, FaultOversized}
-}
-
-// errorLatency is the modelled latency of an injected error answer.
-const errorLatency = 60 * time.Millisecond
-
-// serveFault answers r with the named fault and reports whether it did; a
-// fault that needs a route (slow, stall, oversized) is not served without one.
-func (rs *Routes) serveFault(w http.ResponseWriter, r *http.Request, fault string, route *Route, matched bool) bool {
-	h := w.Header()
-	status := map[string]int{FaultUnauthorized: http.StatusUnauthorized, FaultNotFound: http.StatusNotFound, FaultServer: http.StatusInternalServerError}[fault]
-	switch {
-	case status != 0:
-		h.Set(cassette.FaultHeader, fault)
-		h.Set("Content-Type", "application/json")
-		h.Set(LatencyHeader, errorLatency.String())
-		w.WriteHeader(status)
-		fmt.Fprintf(w, `{"error": {"code": %d, "message": "%s (injected fault)"}}`+"\n", status, http.StatusText(status))
-		return true
-	case !matched || (fault != FaultSlow && fault != FaultStall && fault != FaultOversized):
-		return false
-	}
-	body := route.body
-	latency := route.Latency
-	switch fault {
-	case FaultSlow:
-		latency += SlowBy
-	case FaultStall:
-		latency += StallBy
-	default:
-		body = append(bytes.Clone(body), bytes.Repeat([]byte(" "), max(0, agents.MaxResponseBytes+1024-len(body)))...)
-	}
-	h.Set(cassette.FaultHeader, fault)
-	h.Set("Content-Type", defaultContentType(route.File))
-	for k, v := range route.Headers {
-		h.Set(k, v)
-	}
-	h.Set("Content-Length", strconv.Itoa(len(body)))
-	h.Set(LatencyHeader, latency.String())
-	w.WriteHeader(route.Status)
-	w.Write(body)
-	return true
 }
 
 func (rs *Routes) missText(r *http.Request) string {

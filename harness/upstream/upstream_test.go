@@ -113,7 +113,7 @@ routes:
 		Expect(err).To(HaveOccurred())
 		Expect(errors.Is(err, upstream.ErrInvalid)).To(BeTrue())
 		Expect(strings.Split(err.Error(), "\n")).To(Equal([]string{
-			p + `:1: unknown key "version" (want routes)`,
+			p + `:1: unknown key "version" (want routes, mcp)`,
 			p + `:6: file "missing.json": no such file or directory`,
 			p + `:7: status "99": want an HTTP status code from 100 to 599`,
 			p + `:8: latency "fast": want a Go duration such as 140ms`,
