@@ -36,7 +36,7 @@ import (
 
 var (
 	ccProductCue   = regexp.MustCompile(`(?i)\bhow (do|can) (i|we)\b|\bwhere (do|can) (i|we)\b|\bupload\b|\binvite\b|\bdashboard\b|\bpassword\b|\blog ?in\b|\bexport\b|\bbutton\b`)
-	ccScienceCue   = regexp.MustCompile(`(?i)\bgpc\b|basic\+|\bscope ?[123]\b|\bscopes\b|global warming potential|\bgwp\b|\bar[56]\b|emission factor|\bgrid\b|landfill|first order decay|notation key|methodolog|uncertaint|data quality|\bvkt\b|fuel sales|\bmethane\b|\bn2o\b`)
+	ccScienceCue   = regexp.MustCompile(`(?i)\bgpc\b|basic\+|\bscope ?[123]\b|\bscopes\b|warming potential|\bgwp\b|\bar[56]\b|emission factor|\bgrid\b|landfill|first order decay|notation key|methodolog|uncertaint|data quality|\bvkt\b|fuel sales|\bmethane\b|\bn2o\b`)
 	ccInventoryCue = regexp.MustCompile(`(?i)inventor(y|ies)|\bemissions\b`)
 	ccSourcesCue   = regexp.MustCompile(`(?i)data ?sources?|\bsources\b|\bdatasets?\b`)
 	ccDetailCue    = regexp.MustCompile(`(?i)\bdetails?\b|\btotal\b|\bemissions\b|\bsummar|\btell me about\b`)
@@ -178,7 +178,7 @@ func (climatePolicy) Answer(r Request) (llm.Message, error) {
 		if ccSourcesCue.MatchString(user) && !calledIn(turn, "get_all_datasources") {
 			return call("get_all_datasources", map[string]any{"inventory_id": inv.ID})
 		}
-		return say("%s (%s, %d) is a %s inventory with total emissions of %s, using %s global warming potentials.",
+		return say("%s (%s, %d) is a %s inventory; its emissions total %s, using %s GWP values.",
 			inv.Name, inv.City, inv.Year, typeName(inv.Type), tonnes(inv.Total), strings.ToUpper(str(d.Data["globalWarmingPotentialType"])))
 	case "get_all_datasources":
 		var d struct {

@@ -27,7 +27,7 @@ func concepts() [][]string {
 	return [][]string{
 		{"gpc", "basic+", "basic plus", "basic ", "global protocol for community"},
 		{"scope 1", "scope 2", "scope 3", "scopes", "scope"},
-		{"global warming potential", "gwp", "ar5", "ar6", "assessment report"},
+		{"warming potential", "gwp", "ar5", "ar6", "assessment report"},
 		{"methane", "ch4", "nitrous oxide", "n2o", "carbon dioxide"},
 		{"grid", "electricity", "emission factor", "location-based", "market-based"},
 		{"waste", "landfill", "first order decay", "wastewater", "incineration"},

@@ -38,8 +38,8 @@ import (
 //   - a weather word (weather, temperature, hot, cold, rain, raining, rainy)
 //     → the places written after in/for/at: the leading capitalised phrase
 //     of each item of a list split on "," and "and" ("Rio de Janeiro" keeps
-//     its lowercase particles); a phrase starting with a house number ("123
-//     Nowhere Lane, Atlantis") is one address up to the end of the sentence.
+//     its lowercase particles); a phrase starting with a house number ("12 Any
+//     Street, Town") is one address up to the end of the sentence.
 //     One place → Geocode, Weather; several → one Geocode and one Weather
 //     step with forEach and "{item}"; none ("here", "where I am", "outside")
 //     → Geolocate, Weather {location: "current"};

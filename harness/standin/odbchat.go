@@ -15,12 +15,11 @@ import (
 // demands, and decide with these heuristics:
 //
 //   - code: the question asks for a program (python, code, script, 程式, 轉 CSV …);
-//   - mcp: an SST word (海溫, 水溫, SST, sea surface temperature, water
-//     temperature …) together with a place the policy can resolve: a
+//   - mcp: an SST word (the shared lexicon's concept "sst") together with a place the policy can resolve: a
 //     coordinate pair (121.7E,24.0N · (23N, 123E) · (123,25)), a bbox list of
 //     four numbers, or a region alias of a geo_registry key — and no
 //     definition cue (是什麼, what is a, explain …). Coordinates with a date
-//     word need no SST word, as in the follow-up 花蓮外海 121.7E,24.0N 今天呢？:
+//     word need no SST word, as in a follow-up giving only a point and a day:
 //     the catalog's tools take nothing but a place and a day;
 //   - explain: everything else.
 //

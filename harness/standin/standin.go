@@ -282,10 +282,10 @@ func (s *Server) respond(w http.ResponseWriter, d dialect, req Request, sample i
 		return
 	}
 	smp := newSampler(sample, req)
-	msg, err := policy.Answer(smp.view(req))
+	msg, rule, err := answerOf(policy, smp.view(req))
 	if err != nil && smp != nil {
 		// A misread the policy cannot follow: a model still answers.
-		msg, err = policy.Answer(req)
+		msg, rule, err = answerOf(policy, req)
 	}
 	if err != nil {
 		d.writeError(w, http.StatusInternalServerError, policy.Name()+": "+err.Error(), s.opts.Latency.Of(in, 0))
@@ -295,6 +295,9 @@ func (s *Server) respond(w http.ResponseWriter, d dialect, req Request, sample i
 	if policy.Name() == GenericName {
 		// Recordings say that their answers came from the plumbing stand-in.
 		w.Header().Set(cassette.PolicyHeader, GenericName)
+	}
+	if rule != "" {
+		w.Header().Set(cassette.RuleHeader, rule)
 	}
 	if fault != "" {
 		var applied bool

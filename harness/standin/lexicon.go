@@ -1,0 +1,152 @@
+package standin
+
+// The stand-in's one multilingual lexicon: each concept with the words
+// that name it, by language (en, zh, es, fr at least; de and ja where a
+// policy reads them). Policies recognise what a user asks only through
+// these concepts, through the request's own tool names, descriptions and
+// schemas, and through numbers, dates and coordinates; never through a
+// phrase written for one scenario. See docs/standin.md for how to add a
+// language or a concept.
+//
+// Latin words match whole words, with a plural "s" or "es"; a word ending
+// in "*" matches any word it starts; several words match in sequence. Han
+// and kana words match anywhere in the text.
+var lexicon = map[string]map[string][]string{
+	// General vocabulary of tools (the generic policy's concepts).
+	"weather": {
+		"en": {"weather", "forecast"}, "de": {"wetter", "vorhersage"}, "fr": {"météo", "meteo", "prévision"},
+		"es": {"tiempo", "pronóstico", "clima"}, "zh": {"天氣", "天气", "預報", "预报"}, "ja": {"天気"},
+	},
+	"temperature": {
+		"en": {"temperature", "temp", "degree", "celsius", "fahrenheit"}, "de": {"temperatur"}, "fr": {"température"},
+		"es": {"temperatura"}, "zh": {"氣溫", "气温", "溫度", "温度"}, "ja": {"気温"},
+	},
+	"rain": {
+		"en": {"rain", "precipitation", "shower"}, "de": {"regen", "niederschlag"}, "fr": {"pluie"},
+		"es": {"lluvia"}, "zh": {"雨", "降雨"},
+	},
+	"wind": {"en": {"wind", "windy"}, "fr": {"vent"}, "es": {"viento"}, "zh": {"風", "风"}},
+	"search": {
+		"en": {"search", "find", "lookup", "query"}, "de": {"suchen", "finden"}, "fr": {"chercher", "rechercher"},
+		"es": {"buscar"}, "zh": {"搜尋", "搜索", "查詢", "查询"}, "ja": {"検索"},
+	},
+	"place": {
+		"en": {"city", "town", "place", "location", "where"}, "de": {"stadt", "ort"}, "fr": {"ville", "lieu"},
+		"es": {"ciudad", "lugar"}, "zh": {"城市", "地點", "地点"}, "ja": {"都市"},
+	},
+	"time":  {"en": {"time", "clock", "hour"}, "de": {"zeit", "uhr"}, "fr": {"heure"}, "es": {"hora"}, "zh": {"時間", "时间"}},
+	"date":  {"en": {"date", "day"}, "de": {"datum", "tag"}, "fr": {"jour"}, "es": {"fecha", "día"}, "zh": {"日期"}},
+	"price": {"en": {"price", "cost", "quote"}, "de": {"preis", "kosten"}, "fr": {"prix", "coût"}, "es": {"precio"}, "zh": {"價格", "价格"}, "ja": {"値段"}},
+	"convert": {
+		"en": {"convert", "conversion", "exchange"}, "de": {"umrechnen"}, "fr": {"convertir"}, "es": {"convertir"},
+		"zh": {"換算", "换算", "兌換", "兑换"},
+	},
+	"send": {
+		"en": {"send", "email", "mail", "message", "notify"}, "de": {"senden"}, "fr": {"envoyer"}, "es": {"enviar"},
+		"zh": {"發送", "发送"}, "ja": {"送信"},
+	},
+	"create": {
+		"en": {"create", "add", "new", "make", "book"}, "de": {"erstellen"}, "fr": {"créer", "ajouter"},
+		"es": {"crear", "añadir"}, "zh": {"建立", "创建", "新增"}, "ja": {"作成"},
+	},
+	"delete": {
+		"en": {"delete", "remove", "cancel"}, "de": {"löschen"}, "fr": {"supprimer"}, "es": {"eliminar", "borrar"},
+		"zh": {"刪除", "删除"}, "ja": {"削除"},
+	},
+	"list":      {"en": {"list"}, "de": {"liste"}, "fr": {"lister"}, "es": {"listar"}, "zh": {"列出"}, "ja": {"一覧"}},
+	"translate": {"en": {"translate", "translation"}, "de": {"übersetzen"}, "fr": {"traduire"}, "es": {"traducir"}, "zh": {"翻譯", "翻译"}, "ja": {"翻訳"}},
+	"calculate": {"en": {"calculate", "compute", "sum"}, "de": {"berechnen"}, "fr": {"calculer"}, "es": {"calcular"}, "zh": {"計算", "计算"}},
+	"news":      {"en": {"news", "headline"}, "de": {"nachricht"}, "fr": {"actualité"}, "es": {"noticia"}, "zh": {"新聞", "新闻"}, "ja": {"ニュース"}},
+	"stock":     {"en": {"stock", "ticker"}, "de": {"aktie"}, "zh": {"股票"}, "ja": {"株価"}},
+
+	// Weather, climate and soil.
+	"now": {
+		"en": {"now", "current*", "today", "at the moment"}, "fr": {"maintenant", "actuel*", "aujourd'hui", "en ce moment"},
+		"es": {"ahora", "actual*", "hoy", "en este momento"}, "zh": {"現在", "现在", "目前", "今天", "當前", "当前"},
+	},
+	"forecast": {
+		"en": {"forecast", "tomorrow", "coming days", "next days", "upcoming", "this week", "next week"},
+		"fr": {"prévision*", "demain", "prochains jours", "cette semaine", "semaine prochaine"},
+		"es": {"pronóstico", "previsión", "mañana", "próximos días", "esta semana", "próxima semana"},
+		"zh": {"預報", "预报", "明天", "未來", "未来", "接下來", "接下来", "這週", "这周", "本週", "本周"},
+	},
+	"climate": {
+		"en": {"climate", "normals", "typical*", "average", "usually", "rainy season", "dry season"},
+		"fr": {"climat", "normales", "typique*", "moyenne*", "saison des pluies", "saison sèche"},
+		"es": {"clima", "climatolog*", "típic*", "promedio", "temporada de lluvias", "estación lluviosa"},
+		"zh": {"氣候", "气候", "雨季", "旱季", "平均"},
+	},
+	"soil":   {"en": {"soil*", "ground"}, "fr": {"sol", "sols", "terre"}, "es": {"suelo*", "tierra"}, "zh": {"土壤"}},
+	"carbon": {"en": {"carbon", "soc", "organic matter"}, "fr": {"carbone"}, "es": {"carbono"}, "zh": {"碳"}},
+	"clay":   {"en": {"clay"}, "fr": {"argile"}, "es": {"arcilla"}, "zh": {"黏土", "粘土"}},
+	"sand":   {"en": {"sand*"}, "fr": {"sable*"}, "es": {"arena*"}, "zh": {"沙", "砂"}},
+	"ph":     {"en": {"ph", "acidity", "acidic"}, "fr": {"acidité"}, "es": {"acidez"}, "zh": {"酸鹼", "酸碱"}},
+	"nitrogen": {
+		"en": {"nitrogen"}, "fr": {"azote"}, "es": {"nitrógeno"}, "zh": {"氮"},
+	},
+	"days": {"en": {"day"}, "fr": {"jour"}, "es": {"día", "días"}, "zh": {"天", "日"}},
+
+	// Indicators and methods (monitoring knowledge bases).
+	"indicator": {"en": {"indicator*"}, "fr": {"indicateur*"}, "es": {"indicador*"}, "zh": {"指標", "指标"}},
+	"method": {
+		"en": {"method*", "technique*", "approach*"}, "fr": {"méthode*", "technique*"}, "es": {"método*", "técnica*"},
+		"zh": {"方法", "技術", "技术"},
+	},
+	"category": {
+		"en": {"class", "classes", "categor*", "kinds", "types"}, "fr": {"classe*", "catégorie*", "types"},
+		"es": {"clase*", "categoría*", "tipos"}, "zh": {"類別", "类别", "分類", "分类", "種類", "种类"},
+	},
+	"knowledge_base": {
+		"en": {"knowledge base", "database", "knowledge"}, "fr": {"base de connaissances", "base de données"},
+		"es": {"base de conocimiento*", "base de datos"}, "zh": {"知識庫", "知识库", "資料庫", "数据库"},
+	},
+	"principle": {"en": {"principle*"}, "fr": {"principe*"}, "es": {"principio*"}, "zh": {"原則", "原则"}},
+	"compare": {
+		"en": {"compare", "comparison", "versus", "vs", "difference*"}, "fr": {"compar*", "différence*"},
+		"es": {"compar*", "diferencia*"}, "zh": {"比較", "比较", "對比", "对比"},
+	},
+	"export": {
+		"en": {"export", "report", "download"}, "fr": {"export*", "rapport", "télécharger"},
+		"es": {"export*", "informe", "reporte", "descargar"}, "zh": {"匯出", "导出", "報告", "报告", "下載", "下载"},
+	},
+	"cheap": {
+		"en": {"cheap*", "low cost", "low-cost", "inexpensive", "affordable", "budget"},
+		"fr": {"pas cher", "bon marché", "peu coûteu*", "faible coût", "économique*"},
+		"es": {"barat*", "bajo costo", "bajo coste", "económic*", "asequible*"}, "zh": {"便宜", "低成本", "低價", "低价"},
+	},
+	"accuracy": {
+		"en": {"accura*", "precise", "precision", "reliable"}, "fr": {"précis*", "exactitude", "fiable*"},
+		"es": {"precis*", "exactitud", "fiable*", "exact*"}, "zh": {"準確", "准确", "精確", "精确", "精度"},
+	},
+	"ease": {
+		"en": {"easy", "easiest", "simple", "straightforward"}, "fr": {"facile*", "simple*"},
+		"es": {"fácil*", "sencill*"}, "zh": {"簡單", "简单", "容易"},
+	},
+	"level_high":   {"en": {"high", "highest", "very"}, "fr": {"haute", "élevé*", "très"}, "es": {"alta", "alto", "muy"}, "zh": {"高"}},
+	"level_medium": {"en": {"medium", "moderate", "decent", "reasonable"}, "fr": {"moyen*", "correct*"}, "es": {"medi*", "moderad*", "razonable"}, "zh": {"中等"}},
+	"level_low":    {"en": {"low", "lowest"}, "fr": {"faible*", "bas", "basse"}, "es": {"baj*"}, "zh": {"低"}},
+
+	// The assistant itself.
+	"own_tools": {
+		"en": {"tools", "capabilities", "what can you do"}, "fr": {"outils", "que peux-tu faire", "que pouvez-vous faire"},
+		"es": {"herramientas", "qué puedes hacer"}, "zh": {"工具", "你能做什麼", "你能做什么"},
+	},
+	"how_answered": {
+		"en": {"how did you", "what did you use", "internal"}, "fr": {"comment as-tu", "comment avez-vous", "interne*"},
+		"es": {"cómo obtuviste", "cómo encontraste", "intern*"}, "zh": {"怎麼找到", "怎么找到", "內部", "内部"},
+	},
+}
+
+// genericConcepts are the lexicon's concepts the generic policy maps words
+// to (generic_words.go): general vocabulary of tools.
+var genericConcepts = []string{"weather", "temperature", "rain", "wind", "search", "place", "time", "date",
+	"price", "convert", "send", "create", "delete", "list", "translate", "calculate", "news", "stock"}
+
+// lexiconWords returns every word of concept c, in every language.
+func lexiconWords(c string) []string {
+	var out []string
+	for _, lang := range []string{"en", "de", "fr", "es", "zh", "ja"} {
+		out = append(out, lexicon[c][lang]...)
+	}
+	return out
+}
