@@ -13,6 +13,10 @@ func RuleNames(policy string) []string {
 		for _, r := range cbaIntents() {
 			out = append(out, r.name)
 		}
+	case "climate/advisor":
+		for _, r := range climateRules() {
+			out = append(out, r.name)
+		}
 	}
 	return out
 }

@@ -31,7 +31,7 @@ var lexicon = map[string]map[string][]string{
 		"es": {"buscar"}, "zh": {"搜尋", "搜索", "查詢", "查询"}, "ja": {"検索"},
 	},
 	"place": {
-		"en": {"city", "town", "place", "location", "where"}, "de": {"stadt", "ort"}, "fr": {"ville", "lieu"},
+		"en": {"city", "cities", "town", "place", "location", "where"}, "de": {"stadt", "ort"}, "fr": {"ville", "lieu"},
 		"es": {"ciudad", "lugar"}, "zh": {"城市", "地點", "地点"}, "ja": {"都市"},
 	},
 	"time":  {"en": {"time", "clock", "hour"}, "de": {"zeit", "uhr"}, "fr": {"heure"}, "es": {"hora"}, "zh": {"時間", "时间"}},
@@ -125,6 +125,50 @@ var lexicon = map[string]map[string][]string{
 	"level_high":   {"en": {"high", "highest", "very"}, "fr": {"haute", "élevé*", "très"}, "es": {"alta", "alto", "muy"}, "zh": {"高"}},
 	"level_medium": {"en": {"medium", "moderate", "decent", "reasonable"}, "fr": {"moyen*", "correct*"}, "es": {"medi*", "moderad*", "razonable"}, "zh": {"中等"}},
 	"level_low":    {"en": {"low", "lowest"}, "fr": {"faible*", "bas", "basse"}, "es": {"baj*"}, "zh": {"低"}},
+
+	// Emission inventories and climate accounting.
+	"climate_science": {
+		"en": {"gpc", "basic+", "scope", "scopes", "warming potential", "gwp", "ar5", "ar6", "emission factor", "grid",
+			"landfill*", "decay", "notation key", "methodolog*", "uncertaint*", "data quality", "vkt", "fuel sales", "methane", "n2o"},
+		"fr": {"gpc", "périmètre*", "potentiel de réchauffement", "facteur d'émission", "facteurs d'émission", "réseau électrique",
+			"décharge*", "clé de notation", "clés de notation", "méthodolog*", "incertitude*", "qualité des données", "méthane"},
+		"es": {"gpc", "alcance*", "potencial de calentamiento", "factor de emisión", "factores de emisión", "red eléctrica",
+			"vertedero*", "relleno sanitario", "clave de notación", "claves de notación", "metodolog*", "incertidumbre*", "calidad de datos", "metano"},
+		"zh": {"範疇", "范畴", "範圍一", "範圍二", "范围一", "范围二", "暖化潛勢", "变暖潜能", "排放係數", "排放系数", "排放因子", "電網", "电网",
+			"掩埋", "填埋", "註記鍵", "方法學", "方法学", "不確定", "不确定", "甲烷"},
+	},
+	"inventory": {
+		"en": {"inventor*", "emissions"}, "fr": {"inventaire*", "émissions"}, "es": {"inventario*", "emisiones"},
+		"zh": {"清冊", "清册", "清單", "清单", "盤查", "盘查", "排放"},
+	},
+	"sources": {
+		"en": {"data source*", "sources", "dataset*"}, "fr": {"source*", "jeu de données", "jeux de données"},
+		"es": {"fuente*", "conjunto de datos", "conjuntos de datos"}, "zh": {"資料來源", "数据来源", "數據源", "数据源", "來源", "来源"},
+	},
+	"detail": {
+		"en": {"detail*", "total", "summar*", "tell me about"}, "fr": {"détail*", "total", "résum*"},
+		"es": {"detalle*", "total", "resum*"}, "zh": {"詳細", "详细", "總量", "总量", "摘要", "介紹", "介绍"},
+	},
+	"product": {
+		"en": {"upload*", "invite*", "dashboard*", "password*", "log in", "login", "export*", "button*"},
+		"fr": {"téléverser", "importer", "inviter", "mot de passe", "tableau de bord", "connexion", "bouton", "exporter"},
+		"es": {"subir", "cargar", "invitar", "contraseña", "panel", "iniciar sesión", "botón", "exportar"},
+		"zh": {"上傳", "上传", "邀請", "邀请", "密碼", "密码", "登入", "登录", "儀表板", "仪表板", "按鈕", "按钮"},
+	},
+	"how_to": {
+		"en": {"how do i", "how can i", "where do i", "where can i", "how do we", "how can we", "where can we"},
+		"fr": {"comment puis-je", "comment faire", "où puis-je", "comment on"}, "es": {"cómo puedo", "cómo hago", "dónde puedo", "cómo se"},
+		"zh": {"怎麼", "怎么", "如何", "在哪裡", "在哪里"},
+	},
+	"ordinal_1": {"en": {"first", "1st"}, "fr": {"premier", "première"}, "es": {"primer*"}, "zh": {"第一"}},
+	"ordinal_2": {"en": {"second", "2nd"}, "fr": {"second*", "deuxième"}, "es": {"segund*"}, "zh": {"第二"}},
+	"ordinal_3": {"en": {"third", "3rd"}, "fr": {"troisième"}, "es": {"tercer*"}, "zh": {"第三"}},
+	"ordinal_4": {"en": {"fourth", "4th"}, "fr": {"quatrième"}, "es": {"cuart*"}, "zh": {"第四"}},
+	"latest": {
+		"en": {"latest", "newest", "most recent", "last"}, "fr": {"dernier", "dernière", "plus récent*"},
+		"es": {"más reciente*", "último", "última"}, "zh": {"最新", "最近"},
+	},
+	"oldest": {"en": {"oldest", "earliest"}, "fr": {"plus ancien*"}, "es": {"más antigu*"}, "zh": {"最舊", "最旧", "最早"}},
 
 	// The assistant itself.
 	"own_tools": {

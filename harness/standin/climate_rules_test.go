@@ -1,0 +1,62 @@
+package standin_test
+
+import (
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/agentreplay/testbed/agents/llm"
+	"github.com/agentreplay/testbed/harness/standin"
+)
+
+// ccAfter is a question, one tool call and its result.
+func ccAfter(q, tool, args, result string) []llm.Message {
+	return []llm.Message{userSays(q), modelCalls("call_1", tool, args), toolSays("call_1", tool, result)}
+}
+
+// ccAfterListing is a listing turn, then a new question.
+func ccAfterListing(q string) []llm.Message {
+	return append(ccAfter("Mes inventaires ?", "get_user_inventories", `{}`, allListing()), assistantSays("Which one?"), userSays(q))
+}
+
+// ccRuleCases is one conversation per Climate Advisor rule, in new
+// wordings (English, French, Spanish, Chinese), none a committed
+// scenario's.
+func ccRuleCases() map[string][]llm.Message {
+	return map[string][]llm.Message{
+		"product-question":    {userSays("¿Cómo puedo cambiar mi contraseña?")},
+		"pick-listed":         ccAfterListing("Ouvre le premier"),
+		"science-search":      {userSays("¿Qué es un factor de emisión de la red eléctrica?")},
+		"sources-of-opened":   append(ccAfter("Détails de l'inventaire d'Oslo", "get_inventory", `{"inventory_id":"`+ccOslo+`"}`, inventoryDetail(ccOslo)), assistantSays("Oslo…"), userSays("¿Y sus fuentes?")),
+		"city-search":         {userSays("Inventarios de emisiones para Quito")},
+		"my-inventories":      {userSays("我的排放清冊有哪些？")},
+		"capabilities":        {userSays("Bonjour !")},
+		"unreadable-result":   ccAfter("Inventarios para Quito", "city_inventory_search", `{"city_name":"Quito"}`, "<html>bad gateway</html>"),
+		"tool-failed":         ccAfter("Inventarios para Quito", "city_inventory_search", `{"city_name":"Quito"}`, failed("timeout", "cc_error")),
+		"none-for-city":       ccAfter("Inventarios para Quito", "city_inventory_search", `{"city_name":"Quito"}`, cityListing("Quito", 0)),
+		"none-at-all":         ccAfter("我的清單", "get_user_inventories", `{}`, succeeded(map[string]any{"data": []any{}})),
+		"open-the-one":        ccAfter("Inventaires pour Oslo", "city_inventory_search", `{"city_name":"Oslo"}`, cityListing("Oslo", 0)),
+		"list-and-ask":        ccAfter("我的清單", "get_user_inventories", `{}`, allListing()),
+		"sources-next":        ccAfter("Sources de données pour Oslo ?", "get_inventory", `{"inventory_id":"`+ccOslo+`"}`, inventoryDetail(ccOslo)),
+		"summarize-inventory": ccAfter("Résumé de l'inventaire d'Oslo", "get_inventory", `{"inventory_id":"`+ccOslo+`"}`, inventoryDetail(ccOslo)),
+		"count-sources":       ccAfter("Fuentes de datos", "get_all_datasources", `{"inventory_id":"`+ccRio+`"}`, `{"success":true,"data":{"data":[]}}`),
+		"knowledge-unused":    ccAfter("甲烷的暖化潛勢？", "climate_vector_search", `{"question":"x"}`, "Climate search was not used."),
+		"quote-knowledge":     ccAfter("甲烷的暖化潛勢？", "climate_vector_search", `{"question":"x"}`, "1. Source: IPCC (p. 3)\nFull Content: Methane is strong."),
+		"done":                ccAfter("Hola", "something_else", `{}`, `{"success":true,"data":{}}`),
+	}
+}
+
+var _ = Describe("the Climate Advisor policy's rules", func() {
+	It("has a spec for every rule", func() {
+		names := standin.RuleNames("climate/advisor")
+		Expect(names).NotTo(BeEmpty())
+		for _, n := range names {
+			Expect(ccRuleCases()).To(HaveKey(n))
+		}
+	})
+
+	for _, name := range standin.RuleNames("climate/advisor") {
+		It("decides by "+name+" and says so in the trace header", func() {
+			Expect(ruleOf(advisorRequest(ccRuleCases()[name]...))).To(Equal("climate/advisor:" + name))
+		})
+	}
+})
