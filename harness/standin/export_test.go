@@ -13,6 +13,18 @@ func RuleNames(policy string) []string {
 		for _, r := range cbaIntents() {
 			out = append(out, r.name)
 		}
+	case "odbchat/router":
+		for _, r := range routerRules() {
+			out = append(out, r.name)
+		}
+	case "odbchat/classifier":
+		for _, r := range classifierRules() {
+			out = append(out, r.name)
+		}
+	case "odbchat/onepass":
+		for _, r := range onePassRules() {
+			out = append(out, r.name)
+		}
 	case "climate/advisor":
 		for _, r := range climateRules() {
 			out = append(out, r.name)

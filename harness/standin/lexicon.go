@@ -62,7 +62,7 @@ var lexicon = map[string]map[string][]string{
 	// Weather, climate and soil.
 	"now": {
 		"en": {"now", "current*", "today", "at the moment"}, "fr": {"maintenant", "actuel*", "aujourd'hui", "en ce moment"},
-		"es": {"ahora", "actual*", "hoy", "en este momento"}, "zh": {"現在", "现在", "目前", "今天", "當前", "当前"},
+		"es": {"ahora", "actual*", "hoy", "en este momento"}, "zh": {"現在", "现在", "目前", "今天", "今日", "最新", "當前", "当前"},
 	},
 	"forecast": {
 		"en": {"forecast", "tomorrow", "coming days", "next days", "upcoming", "this week", "next week"},
@@ -169,6 +169,43 @@ var lexicon = map[string]map[string][]string{
 		"es": {"más reciente*", "último", "última"}, "zh": {"最新", "最近"},
 	},
 	"oldest": {"en": {"oldest", "earliest"}, "fr": {"plus ancien*"}, "es": {"más antigu*"}, "zh": {"最舊", "最旧", "最早"}},
+
+	// Ocean data.
+	"sst": {
+		"en": {"sst", "sea surface temp*", "water temp*", "ocean temp*", "sea temp*", "anomal*"},
+		"fr": {"température de surface", "température de la mer", "température de l'eau", "anomalie*"},
+		"es": {"temperatura superficial", "temperatura del mar", "temperatura del agua", "anomalía*"},
+		"zh": {"海溫", "海温", "水溫", "水温", "海表溫", "海表温", "海水溫度", "海水温度", "距平"},
+	},
+	"definition": {
+		"en": {"what is a", "what is an", "what does", "explain*", "defin*", "meaning", "how is", "how are", "how do i", "how can i"},
+		"fr": {"qu'est-ce", "que signifie", "expliqu*", "défin*", "signification"},
+		"es": {"qué es", "qué significa", "explica*", "defin*", "significado"},
+		"zh": {"是什麼", "是什么", "什麼是", "什么是", "意思", "解釋", "解释", "定義", "定义", "如何", "怎麼", "怎么"},
+	},
+	"code": {
+		"en": {"python", "code", "script*", "program*", "function", "csv"},
+		"fr": {"python", "code", "script*", "programme*", "fonction", "csv"},
+		"es": {"python", "código", "script*", "programa*", "función", "csv"},
+		"zh": {"程式", "程序", "代碼", "代码", "寫一", "写一"},
+	},
+	"plot": {
+		"en": {"plot*", "chart*", "map*", "graph*"}, "fr": {"trac*", "graphique*", "carte*"},
+		"es": {"gráfic*", "mapa*", "trazar"}, "zh": {"畫", "画", "圖", "图"},
+	},
+	"yesterday":            {"en": {"yesterday"}, "fr": {"hier"}, "es": {"ayer"}, "zh": {"昨天", "昨日"}},
+	"day_before_yesterday": {"en": {"day before yesterday"}, "fr": {"avant-hier"}, "es": {"anteayer", "antes de ayer"}, "zh": {"前天"}},
+
+	// Place words of the regions a request's registry may name (add the
+	// words of a new region's key here).
+	"taiwan":  {"en": {"taiwan*"}, "fr": {"taïwan*"}, "es": {"taiwán"}, "zh": {"台灣", "臺灣", "台湾"}},
+	"hawaii":  {"en": {"hawaii*"}, "fr": {"hawaï*"}, "es": {"hawái*"}, "zh": {"夏威夷"}},
+	"strait":  {"en": {"strait*"}, "fr": {"détroit*"}, "es": {"estrecho*"}, "zh": {"海峽", "海峡"}},
+	"islands": {"en": {"island*"}, "fr": {"île*", "archipel*"}, "es": {"isla*", "archipiélago*"}, "zh": {"群島", "群岛", "島", "岛"}},
+	"nearby": {
+		"en": {"nearby", "near", "around", "off", "waters", "surrounding"}, "fr": {"autour", "près", "proche*", "large", "eaux"},
+		"es": {"alrededor*", "cerca", "aguas", "frente a"}, "zh": {"附近", "周遭", "周邊", "周边", "外海", "海域"},
+	},
 
 	// The assistant itself.
 	"own_tools": {
