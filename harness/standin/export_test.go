@@ -25,6 +25,18 @@ func RuleNames(policy string) []string {
 		for _, r := range onePassRules() {
 			out = append(out, r.name)
 		}
+	case "kura/planner":
+		for _, r := range kuraPlannerRules() {
+			out = append(out, r.name)
+		}
+	case "kura/executor":
+		for _, r := range kuraExecutorRules() {
+			out = append(out, r.name)
+		}
+	case "kura/synthesizer":
+		for _, r := range kuraSynthesizerRules() {
+			out = append(out, r.name)
+		}
 	case "climate/advisor":
 		for _, r := range climateRules() {
 			out = append(out, r.name)

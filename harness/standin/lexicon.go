@@ -207,6 +207,35 @@ var lexicon = map[string]map[string][]string{
 		"es": {"alrededor*", "cerca", "aguas", "frente a"}, "zh": {"附近", "周遭", "周邊", "周边", "外海", "海域"},
 	},
 
+	// Getting around (trip planners).
+	"where_am_i": {
+		"en": {"where am i", "where i am", "my location", "my address"}, "fr": {"où suis-je", "où je suis", "ma position", "mon adresse"},
+		"es": {"dónde estoy", "donde estoy", "mi ubicación", "mi dirección"}, "zh": {"我在哪", "我的位置", "我現在在哪", "我现在在哪"},
+	},
+	"here": {
+		"en": {"here", "me", "my location", "where i am", "current location", "my current location"},
+		"fr": {"ici", "moi", "ma position"}, "es": {"aquí", "mí", "mi ubicación"}, "zh": {"這裡", "这里", "我這", "我这"},
+	},
+	"go_to": {
+		"en": {"get to", "go to", "take me to", "directions to", "route to"}, "fr": {"aller à", "aller au", "me rendre à", "itinéraire vers", "itinéraire pour"},
+		"es": {"ir a", "ir al", "llegar a", "llegar al", "ruta a", "ruta al"}, "zh": {"去", "到"},
+	},
+	"from_place": {"en": {"from"}, "fr": {"de", "depuis", "du"}, "es": {"desde", "de", "del"}, "zh": {"從", "从"}},
+	"to_place":   {"en": {"to"}, "fr": {"à", "au", "jusqu'à"}, "es": {"a", "al", "hasta"}, "zh": {"到", "去"}},
+	"in_place":   {"en": {"in", "for", "at"}, "fr": {"à", "en", "au", "pour"}, "es": {"en", "para"}, "zh": {"在"}},
+	"near": {
+		"en": {"near", "around", "close to", "nearby"}, "fr": {"près de", "autour de", "à côté de", "proche"},
+		"es": {"cerca de", "alrededor de", "cerca"}, "zh": {"附近"},
+	},
+	"find": {
+		"en": {"find", "any", "search for", "look for", "looking for"}, "fr": {"trouve", "trouver", "cherche", "chercher"},
+		"es": {"busca", "buscar", "encuentra", "encontrar", "hay"}, "zh": {"找", "搜尋", "搜索"},
+	},
+	"hot_cold": {"en": {"hot", "cold", "warm", "raining", "rainy"}, "fr": {"chaud", "froid", "pleut"}, "es": {"calor", "frío", "llueve"}, "zh": {"熱", "热", "冷", "下雨"}},
+	"today":    {"en": {"today"}, "fr": {"aujourd'hui"}, "es": {"hoy"}, "zh": {"今天"}},
+	"tonight":  {"en": {"tonight"}, "fr": {"ce soir"}, "es": {"esta noche"}, "zh": {"今晚"}},
+	"tomorrow": {"en": {"tomorrow"}, "fr": {"demain"}, "es": {"mañana"}, "zh": {"明天"}},
+
 	// The assistant itself.
 	"own_tools": {
 		"en": {"tools", "capabilities", "what can you do"}, "fr": {"outils", "que peux-tu faire", "que pouvez-vous faire"},
