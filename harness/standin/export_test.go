@@ -37,6 +37,14 @@ func RuleNames(policy string) []string {
 		for _, r := range kuraSynthesizerRules() {
 			out = append(out, r.name)
 		}
+	case "family/default":
+		for _, r := range familyRules() {
+			out = append(out, r.name)
+		}
+	case "family/data_visualization":
+		for _, r := range vizRules() {
+			out = append(out, r.name)
+		}
 	case "climate/advisor":
 		for _, r := range climateRules() {
 			out = append(out, r.name)

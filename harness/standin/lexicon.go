@@ -173,9 +173,12 @@ var lexicon = map[string]map[string][]string{
 	// Ocean data.
 	"sst": {
 		"en": {"sst", "sea surface temp*", "water temp*", "ocean temp*", "sea temp*", "anomal*"},
-		"fr": {"température de surface", "température de la mer", "température de l'eau", "anomalie*"},
-		"es": {"temperatura superficial", "temperatura del mar", "temperatura del agua", "anomalía*"},
+		"fr": {"anomalie*"}, "es": {"anomalía*"},
 		"zh": {"海溫", "海温", "水溫", "水温", "海表溫", "海表温", "海水溫度", "海水温度", "距平"},
+	},
+	"sea": {
+		"en": {"sea", "ocean", "water", "marine", "surface"}, "fr": {"mer", "océan", "eau", "marin*", "surface"},
+		"es": {"mar", "océano", "agua", "marin*", "superficie", "superficial"}, "zh": {"海水", "海洋", "海面", "海表"},
 	},
 	"definition": {
 		"en": {"what is a", "what is an", "what does", "explain*", "defin*", "meaning", "how is", "how are", "how do i", "how can i"},
@@ -190,7 +193,7 @@ var lexicon = map[string]map[string][]string{
 		"zh": {"程式", "程序", "代碼", "代码", "寫一", "写一"},
 	},
 	"plot": {
-		"en": {"plot*", "chart*", "map*", "graph*"}, "fr": {"trac*", "graphique*", "carte*"},
+		"en": {"plot*", "chart*", "map*", "graph*", "visuali*"}, "fr": {"trac*", "graphique*", "carte*"},
 		"es": {"gráfic*", "mapa*", "trazar"}, "zh": {"畫", "画", "圖", "图"},
 	},
 	"yesterday":            {"en": {"yesterday"}, "fr": {"hier"}, "es": {"ayer"}, "zh": {"昨天", "昨日"}},
@@ -235,6 +238,32 @@ var lexicon = map[string]map[string][]string{
 	"today":    {"en": {"today"}, "fr": {"aujourd'hui"}, "es": {"hoy"}, "zh": {"今天"}},
 	"tonight":  {"en": {"tonight"}, "fr": {"ce soir"}, "es": {"esta noche"}, "zh": {"今晚"}},
 	"tomorrow": {"en": {"tomorrow"}, "fr": {"demain"}, "es": {"mañana"}, "zh": {"明天"}},
+
+	// The home and its data (home assistants).
+	"sensors":  {"en": {"sensor*"}, "fr": {"capteur*", "sonde*"}, "es": {"sensor*"}, "zh": {"感測器", "傳感器", "传感器"}},
+	"all":      {"en": {"all", "every", "each"}, "fr": {"tous", "toutes", "chaque"}, "es": {"todos", "todas", "cada"}, "zh": {"所有", "全部", "每個", "每个"}},
+	"humidity": {"en": {"humid*"}, "fr": {"humidité"}, "es": {"humedad"}, "zh": {"濕度", "湿度"}},
+	"pool":     {"en": {"pool"}, "fr": {"piscine"}, "es": {"piscina", "alberca"}, "zh": {"泳池", "游泳池"}},
+	"living_room": {
+		"en": {"living room", "lounge"}, "fr": {"salon", "séjour"}, "es": {"sala", "salón"}, "zh": {"客廳", "客厅"},
+	},
+	"garage":  {"en": {"garage"}, "fr": {"garage"}, "es": {"garaje", "cochera"}, "zh": {"車庫", "车库"}},
+	"outdoor": {"en": {"outdoor*", "outside"}, "fr": {"extérieur*", "dehors"}, "es": {"exterior", "afuera", "fuera"}, "zh": {"室外", "戶外", "户外", "外面"}},
+	"kitchen": {"en": {"kitchen"}, "fr": {"cuisine"}, "es": {"cocina"}, "zh": {"廚房", "厨房"}},
+	"bedroom": {"en": {"bedroom"}, "fr": {"chambre"}, "es": {"dormitorio", "habitación"}, "zh": {"臥室", "卧室"}},
+	"week":    {"en": {"week"}, "fr": {"semaine"}, "es": {"semana"}, "zh": {"週", "周", "星期"}},
+	"hours":   {"en": {"hour*"}, "fr": {"heure*"}, "es": {"hora*"}, "zh": {"小時", "小时"}},
+	"rows":    {"en": {"rows", "records", "entries"}, "fr": {"lignes", "enregistrements"}, "es": {"filas", "registros"}, "zh": {"幾行", "几行", "多少行", "筆資料", "条记录"}},
+	"summary": {
+		"en": {"summar*", "overview", "gist"}, "fr": {"résum*", "synthèse"}, "es": {"resum*", "síntesis"}, "zh": {"摘要", "總結", "总结", "概述"},
+	},
+	"count": {
+		"en": {"how many", "number of", "count", "length"}, "fr": {"combien", "nombre de", "longueur"},
+		"es": {"cuántos", "cuántas", "número de", "longitud"}, "zh": {"多少", "幾個", "几个", "長度", "长度"},
+	},
+	"unavailable": {"en": {"unavailable", "unknown", "missing"}, "fr": {"indisponible*", "inconnu*", "manquant*"}, "es": {"no disponible*", "desconocid*", "faltante*"}, "zh": {"不可用", "未知", "缺少"}},
+	"raw":         {"en": {"raw"}, "fr": {"brut*"}, "es": {"crud*", "en bruto"}, "zh": {"原始"}},
+	"period":      {"en": {"period", "cover*", "range", "span"}, "fr": {"période", "couvr*", "plage"}, "es": {"período", "periodo", "abarca*", "rango"}, "zh": {"期間", "期间", "範圍", "范围", "時段", "时段"}},
 
 	// The assistant itself.
 	"own_tools": {

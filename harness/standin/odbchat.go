@@ -15,7 +15,7 @@ import (
 
 // ODBchat policies. They recognise the agent's prompts by the protocol each
 // demands, and decide by tables of named rules over the shared lexicon's
-// concepts (code, definition, sst, now, yesterday, day_before_yesterday,
+// concepts (code, definition, sst, temperature near sea, now, yesterday, day_before_yesterday,
 // and the place words of registry keys), coordinates, bbox lists and
 // dates:
 //
@@ -79,9 +79,16 @@ func readODBQuestion(q string, now time.Time, registry map[string][]float64) *od
 	return o
 }
 
-// sst reports an SST word, or coordinates with a date word.
+// sst reports an SST word (or a temperature word within three words of a
+// sea word), or coordinates with a date word.
 func (o *odbQuestion) sst() bool {
-	return o.text.has("sst") || (o.point || o.bbox != nil) && o.date != ""
+	return o.hasSST() || (o.point || o.bbox != nil) && o.date != ""
+}
+
+// hasSST reports an SST word, or a temperature word within three words of
+// a sea word ("temperatura del océano").
+func (o *odbQuestion) hasSST() bool {
+	return o.text.has("sst") || o.text.near("temperature", "sea", 3)
 }
 
 func (p odbchatRouter) Answer(r Request) (llm.Message, error) {
@@ -323,7 +330,7 @@ func classifierRules() []rule[*odbQuestion] {
 			match: func(o *odbQuestion) bool { return o.point || o.bbox != nil }, act: mode("code", 0.74)},
 		{name: "sst-and-place", doc: "an SST word and a place word: code, the seed's failure mode",
 			match: func(o *odbQuestion) bool {
-				if !o.text.has("sst") {
+				if !o.hasSST() {
 					return false
 				}
 				for _, c := range odbPlaceConcepts {
