@@ -142,7 +142,7 @@ var _ = Describe("the built-in agents run as outside ones", func() {
 			Expect(os.CopyFS(filepath.Join(root, "cassettes", name+"-ext"), os.DirFS(filepath.Join(root, "cassettes", name)))).To(Succeed())
 			names = append(names, name)
 		}
-		Expect(names).To(HaveLen(12))
+		Expect(names).To(HaveLen(18))
 		for name := range all.Registry() {
 			Expect(os.CopyFS(filepath.Join(root, "fixtures", name+"-ext"), os.DirFS(filepath.Join(root, "fixtures", name)))).To(Succeed())
 		}
