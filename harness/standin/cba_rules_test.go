@@ -45,58 +45,75 @@ func cbaTurnWith(q, tool, args, result string) []llm.Message {
 		toolSays("call_1", tool, result)}
 }
 
-// cbaRuleCase is one rule's spec: a conversation under a setup, and the
-// rule (with the intent rule after "+") that must answer it.
-type cbaRuleCase struct {
-	setup func() cbaSetup
-	msgs  []llm.Message
-	rule  string
+// ruleCase is one rule's spec: a request, and the rule that must decide
+// it when that is not the case's own name (the CBA policy adds the intent
+// rule after "+"; the Kura synthesizer joins every section that speaks).
+type ruleCase struct {
+	req  llm.Request
+	rule string
 }
 
-// The wordings are new, in English, French, Spanish and Chinese: none is a
-// committed scenario's.
-var cbaRuleCases = map[string]cbaRuleCase{
-	"own-tools":           {cbaFull, []llm.Message{userSays("Quelles sont tes outils ?")}, "own-tools"},
-	"how-answered":        {cbaMinimalHelp, []llm.Message{userSays("How did you get that number?")}, "how-answered"},
-	"after-list-tools":    {cbaMinimalHelp, cbaTurnWith("Indicateurs pour le principe 3", "list_tools", `{}`, "find_indicators_by_principle: List indicators of a principle."), "after-list-tools+principle"},
-	"after-describe-tool": {cbaMinimalHelp, cbaTurnWith("Indicateurs pour le principe 3", "describe_tool", `{"name":"find_indicators_by_principle"}`, "Lists indicators."), "after-describe-tool+principle"},
-	"tool-error":          {cbaFull, cbaTurnWith("Météo actuelle à Dakar", "get_current_weather", `{"city":"Dakar"}`, "Error: upstream down"), "tool-error+weather-now"},
-	"answer-from-result":  {cbaFull, cbaTurnWith("Météo actuelle à Dakar", "get_current_weather", `{"city":"Dakar"}`, "Sunny, 31 °C"), "answer-from-result+weather-now"},
-	"no-intent":           {cbaFull, []llm.Message{userSays("Bonjour !")}, "no-intent"},
-	"call-named":          {cbaFull, []llm.Message{userSays("Indicadores de biodiversidad")}, "call-named+indicator-search"},
-	"look-up":             {cbaMinimalHelp, []llm.Message{userSays("¿Qué clases de indicadores existen?")}, "look-up+classes"},
-	"fallback":            {cbaMinimal, []llm.Message{userSays("Show me the indicator categories")}, "fallback+classes"},
-	"principle":           {cbaFull, []llm.Message{userSays("原則 5 有哪些指標？")}, "call-named+principle"},
-	"classes":             {cbaFull, []llm.Message{userSays("Lista las categorías de indicadores")}, "call-named+classes"},
-	"knowledge-base":      {cbaFull, []llm.Message{userSays("知識庫裡有什麼？")}, "call-named+knowledge-base"},
-	"compare":             {cbaFull, []llm.Message{userSays("Comparer les indicateurs 3 et 9")}, "call-named+compare"},
-	"export":              {cbaFull, []llm.Message{userSays("Exporta un informe con los indicadores 2 y 5")}, "call-named+export"},
-	"feasible-methods":    {cbaFull, []llm.Message{userSays("Méthodes bon marché pour l'indicateur 12 ?")}, "call-named+feasible-methods"},
-	"indicator-details":   {cbaFull, []llm.Message{userSays("指標 12 是什麼？")}, "call-named+indicator-details"},
-	"method-search":       {cbaFull, []llm.Message{userSays("¿Qué métodos usan drones?")}, "call-named+method-search"},
-	"forecast":            {cbaFull, []llm.Message{userSays("Prévisions pour Dakar demain")}, "call-named+forecast"},
-	"climate":             {cbaFull, []llm.Message{userSays("¿Cómo es el clima típico en Quito?")}, "call-named+climate"},
-	"soil-carbon":         {cbaFull, []llm.Message{userSays("Carbone du sol à Kisumu")}, "call-named+soil-carbon"},
-	"soil-properties":     {cbaFull, []llm.Message{userSays("¿Cuánta arcilla tiene el suelo en Quito?")}, "call-named+soil-properties"},
-	"weather-now":         {cbaFull, []llm.Message{userSays("現在 Nairobi 的天氣")}, "call-named+weather-now"},
-	"indicator-search":    {cbaFull, []llm.Message{userSays("Indicators about water quality")}, "call-named+indicator-search"},
+// specEveryRule declares the specs of each policy's rules: every rule has
+// a case, and each case is decided by its rule, which the trace header
+// names.
+func specEveryRule(policies []string, cases func() map[string]map[string]ruleCase) {
+	for _, policy := range policies {
+		It("has a spec for every rule of "+policy, func() {
+			names := standin.RuleNames(policy)
+			Expect(names).NotTo(BeEmpty())
+			for _, n := range names {
+				Expect(cases()[policy]).To(HaveKey(n))
+			}
+		})
+		for _, name := range standin.RuleNames(policy) {
+			It(policy+" decides by "+name+" and says so in the trace header", func() {
+				c := cases()[policy][name]
+				want := name
+				if c.rule != "" {
+					want = c.rule
+				}
+				got := ruleOf(c.req)
+				Expect(got).To(Equal(policy+":"+want), "for %q", c.req.Messages[len(c.req.Messages)-1].Content)
+				Expect(strings.Split(strings.TrimPrefix(got, policy+":"), "+")).To(ContainElement(name))
+			})
+		}
+	}
+}
+
+// cbaRuleCases are one request per CBA rule, in new wordings (English,
+// French, Spanish and Chinese), none a committed scenario's.
+func cbaRuleCases() map[string]map[string]ruleCase {
+	c := func(setup func() cbaSetup, rule string, msgs ...llm.Message) ruleCase {
+		return ruleCase{setup().request(msgs...), rule}
+	}
+	return map[string]map[string]ruleCase{"cba/assistant": {
+		"own-tools":           c(cbaFull, "own-tools", userSays("Quelles sont tes outils ?")),
+		"how-answered":        c(cbaMinimalHelp, "how-answered", userSays("How did you get that number?")),
+		"after-list-tools":    c(cbaMinimalHelp, "after-list-tools+principle", cbaTurnWith("Indicateurs pour le principe 3", "list_tools", `{}`, "find_indicators_by_principle: List indicators of a principle.")...),
+		"after-describe-tool": c(cbaMinimalHelp, "after-describe-tool+principle", cbaTurnWith("Indicateurs pour le principe 3", "describe_tool", `{"name":"find_indicators_by_principle"}`, "Lists indicators.")...),
+		"tool-error":          c(cbaFull, "tool-error+weather-now", cbaTurnWith("Météo actuelle à Dakar", "get_current_weather", `{"city":"Dakar"}`, "Error: upstream down")...),
+		"answer-from-result":  c(cbaFull, "answer-from-result+weather-now", cbaTurnWith("Météo actuelle à Dakar", "get_current_weather", `{"city":"Dakar"}`, "Sunny, 31 °C")...),
+		"no-intent":           c(cbaFull, "no-intent", userSays("Bonjour !")),
+		"call-named":          c(cbaFull, "call-named+indicator-search", userSays("Indicadores de biodiversidad")),
+		"look-up":             c(cbaMinimalHelp, "look-up+classes", userSays("¿Qué clases de indicadores existen?")),
+		"fallback":            c(cbaMinimal, "fallback+classes", userSays("Show me the indicator categories")),
+		"principle":           c(cbaFull, "call-named+principle", userSays("原則 5 有哪些指標？")),
+		"classes":             c(cbaFull, "call-named+classes", userSays("Lista las categorías de indicadores")),
+		"knowledge-base":      c(cbaFull, "call-named+knowledge-base", userSays("知識庫裡有什麼？")),
+		"compare":             c(cbaFull, "call-named+compare", userSays("Comparer les indicateurs 3 et 9")),
+		"export":              c(cbaFull, "call-named+export", userSays("Exporta un informe con los indicadores 2 y 5")),
+		"feasible-methods":    c(cbaFull, "call-named+feasible-methods", userSays("Méthodes bon marché pour l'indicateur 12 ?")),
+		"indicator-details":   c(cbaFull, "call-named+indicator-details", userSays("指標 12 是什麼？")),
+		"method-search":       c(cbaFull, "call-named+method-search", userSays("¿Qué métodos usan drones?")),
+		"forecast":            c(cbaFull, "call-named+forecast", userSays("Prévisions pour Dakar demain")),
+		"climate":             c(cbaFull, "call-named+climate", userSays("¿Cómo es el clima típico en Quito?")),
+		"soil-carbon":         c(cbaFull, "call-named+soil-carbon", userSays("Carbone du sol à Kisumu")),
+		"soil-properties":     c(cbaFull, "call-named+soil-properties", userSays("¿Cuánta arcilla tiene el suelo en Quito?")),
+		"weather-now":         c(cbaFull, "call-named+weather-now", userSays("現在 Nairobi 的天氣")),
+		"indicator-search":    c(cbaFull, "call-named+indicator-search", userSays("Indicators about water quality")),
+	}}
 }
 
 var _ = Describe("the CBA assistant policy's rules", func() {
-	It("has a spec for every rule", func() {
-		names := standin.RuleNames("cba/assistant")
-		Expect(names).NotTo(BeEmpty())
-		for _, n := range names {
-			Expect(cbaRuleCases).To(HaveKey(n))
-		}
-	})
-
-	for _, name := range standin.RuleNames("cba/assistant") {
-		c := cbaRuleCases[name]
-		It("decides by "+name+" and says so in the trace header", func() {
-			got := ruleOf(c.setup().request(c.msgs...))
-			Expect(got).To(Equal("cba/assistant:"+c.rule), "rule for %q", c.msgs[0].Content)
-			Expect(strings.Split(strings.TrimPrefix(got, "cba/assistant:"), "+")).To(ContainElement(name))
-		})
-	}
+	specEveryRule([]string{"cba/assistant"}, cbaRuleCases)
 })

@@ -2,10 +2,8 @@ package standin_test
 
 import (
 	. "github.com/onsi/ginkgo/v2"
-	. "github.com/onsi/gomega"
 
 	"github.com/agentreplay/testbed/agents/llm"
-	"github.com/agentreplay/testbed/harness/standin"
 )
 
 // ccAfter is a question, one tool call and its result.
@@ -21,42 +19,31 @@ func ccAfterListing(q string) []llm.Message {
 // ccRuleCases is one conversation per Climate Advisor rule, in new
 // wordings (English, French, Spanish, Chinese), none a committed
 // scenario's.
-func ccRuleCases() map[string][]llm.Message {
-	return map[string][]llm.Message{
-		"product-question":    {userSays("¿Cómo puedo cambiar mi contraseña?")},
-		"pick-listed":         ccAfterListing("Ouvre le premier"),
-		"science-search":      {userSays("¿Qué es un factor de emisión de la red eléctrica?")},
-		"sources-of-opened":   append(ccAfter("Détails de l'inventaire d'Oslo", "get_inventory", `{"inventory_id":"`+ccOslo+`"}`, inventoryDetail(ccOslo)), assistantSays("Oslo…"), userSays("¿Y sus fuentes?")),
-		"city-search":         {userSays("Inventarios de emisiones para Quito")},
-		"my-inventories":      {userSays("我的排放清冊有哪些？")},
-		"capabilities":        {userSays("Bonjour !")},
-		"unreadable-result":   ccAfter("Inventarios para Quito", "city_inventory_search", `{"city_name":"Quito"}`, "<html>bad gateway</html>"),
-		"tool-failed":         ccAfter("Inventarios para Quito", "city_inventory_search", `{"city_name":"Quito"}`, failed("timeout", "cc_error")),
-		"none-for-city":       ccAfter("Inventarios para Quito", "city_inventory_search", `{"city_name":"Quito"}`, cityListing("Quito", 0)),
-		"none-at-all":         ccAfter("我的清單", "get_user_inventories", `{}`, succeeded(map[string]any{"data": []any{}})),
-		"open-the-one":        ccAfter("Inventaires pour Oslo", "city_inventory_search", `{"city_name":"Oslo"}`, cityListing("Oslo", 0)),
-		"list-and-ask":        ccAfter("我的清單", "get_user_inventories", `{}`, allListing()),
-		"sources-next":        ccAfter("Sources de données pour Oslo ?", "get_inventory", `{"inventory_id":"`+ccOslo+`"}`, inventoryDetail(ccOslo)),
-		"summarize-inventory": ccAfter("Résumé de l'inventaire d'Oslo", "get_inventory", `{"inventory_id":"`+ccOslo+`"}`, inventoryDetail(ccOslo)),
-		"count-sources":       ccAfter("Fuentes de datos", "get_all_datasources", `{"inventory_id":"`+ccRio+`"}`, `{"success":true,"data":{"data":[]}}`),
-		"knowledge-unused":    ccAfter("甲烷的暖化潛勢？", "climate_vector_search", `{"question":"x"}`, "Climate search was not used."),
-		"quote-knowledge":     ccAfter("甲烷的暖化潛勢？", "climate_vector_search", `{"question":"x"}`, "1. Source: IPCC (p. 3)\nFull Content: Methane is strong."),
-		"done":                ccAfter("Hola", "something_else", `{}`, `{"success":true,"data":{}}`),
-	}
+func ccRuleCases() map[string]map[string]ruleCase {
+	c := func(msgs ...llm.Message) ruleCase { return ruleCase{req: advisorRequest(msgs...)} }
+	return map[string]map[string]ruleCase{"climate/advisor": {
+		"product-question":    c(userSays("¿Cómo puedo cambiar mi contraseña?")),
+		"pick-listed":         c(ccAfterListing("Ouvre le premier")...),
+		"science-search":      c(userSays("¿Qué es un factor de emisión de la red eléctrica?")),
+		"sources-of-opened":   c(append(ccAfter("Détails de l'inventaire d'Oslo", "get_inventory", `{"inventory_id":"`+ccOslo+`"}`, inventoryDetail(ccOslo)), assistantSays("Oslo…"), userSays("¿Y sus fuentes?"))...),
+		"city-search":         c(userSays("Inventarios de emisiones para Quito")),
+		"my-inventories":      c(userSays("我的排放清冊有哪些？")),
+		"capabilities":        c(userSays("Bonjour !")),
+		"unreadable-result":   c(ccAfter("Inventarios para Quito", "city_inventory_search", `{"city_name":"Quito"}`, "<html>bad gateway</html>")...),
+		"tool-failed":         c(ccAfter("Inventarios para Quito", "city_inventory_search", `{"city_name":"Quito"}`, failed("timeout", "cc_error"))...),
+		"none-for-city":       c(ccAfter("Inventarios para Quito", "city_inventory_search", `{"city_name":"Quito"}`, cityListing("Quito", 0))...),
+		"none-at-all":         c(ccAfter("我的清單", "get_user_inventories", `{}`, succeeded(map[string]any{"data": []any{}}))...),
+		"open-the-one":        c(ccAfter("Inventaires pour Oslo", "city_inventory_search", `{"city_name":"Oslo"}`, cityListing("Oslo", 0))...),
+		"list-and-ask":        c(ccAfter("我的清單", "get_user_inventories", `{}`, allListing())...),
+		"sources-next":        c(ccAfter("Sources de données pour Oslo ?", "get_inventory", `{"inventory_id":"`+ccOslo+`"}`, inventoryDetail(ccOslo))...),
+		"summarize-inventory": c(ccAfter("Résumé de l'inventaire d'Oslo", "get_inventory", `{"inventory_id":"`+ccOslo+`"}`, inventoryDetail(ccOslo))...),
+		"count-sources":       c(ccAfter("Fuentes de datos", "get_all_datasources", `{"inventory_id":"`+ccRio+`"}`, `{"success":true,"data":{"data":[]}}`)...),
+		"knowledge-unused":    c(ccAfter("甲烷的暖化潛勢？", "climate_vector_search", `{"question":"x"}`, "Climate search was not used.")...),
+		"quote-knowledge":     c(ccAfter("甲烷的暖化潛勢？", "climate_vector_search", `{"question":"x"}`, "1. Source: IPCC (p. 3)\nFull Content: Methane is strong.")...),
+		"done":                c(ccAfter("Hola", "something_else", `{}`, `{"success":true,"data":{}}`)...),
+	}}
 }
 
 var _ = Describe("the Climate Advisor policy's rules", func() {
-	It("has a spec for every rule", func() {
-		names := standin.RuleNames("climate/advisor")
-		Expect(names).NotTo(BeEmpty())
-		for _, n := range names {
-			Expect(ccRuleCases()).To(HaveKey(n))
-		}
-	})
-
-	for _, name := range standin.RuleNames("climate/advisor") {
-		It("decides by "+name+" and says so in the trace header", func() {
-			Expect(ruleOf(advisorRequest(ccRuleCases()[name]...))).To(Equal("climate/advisor:" + name))
-		})
-	}
+	specEveryRule([]string{"climate/advisor"}, ccRuleCases)
 })

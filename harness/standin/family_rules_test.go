@@ -8,7 +8,6 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/agentreplay/testbed/agents/llm"
-	"github.com/agentreplay/testbed/harness/standin"
 )
 
 const familyPrompts = "../../agents/family/prompts/"
@@ -43,64 +42,51 @@ func faAfter(ask, tool, result string) []llm.Message {
 
 // familyRuleCases are one request per rule of the family policies, in new
 // wordings (English, French, Spanish, Chinese), none a committed scenario's.
-func familyRuleCases() map[string]map[string]llm.Request {
+func familyRuleCases() map[string]map[string]ruleCase {
 	def := func(msgs ...llm.Message) llm.Request { return familyRequest("default.md", msgs...) }
 	viz := func(msgs ...llm.Message) llm.Request { return familyRequest("data_visualization.md", msgs...) }
 	saved := "State history for 1 entities (12 states), saved as attachment att-3."
 	records := `[{"time":"2026-02-01T00:00:00Z","kwh":3.5}]`
 	history := `{"entities":[{"entity_id": "sensor.kitchen_temperature","states":[]}]}`
-	return map[string]map[string]llm.Request{
+	return map[string]map[string]ruleCase{
 		"family/default": {
-			"chart-attachments":    def(withAttachment("Trace un graphique de ce fichier", records)),
-			"quoted-jq":            def(withAttachment("Apply jq '.[0].kwh' to it", records)),
-			"count-rows":           def(withAttachment("¿Cuántas filas tiene?", "a,b\n1,2")),
-			"summarize-attachment": def(withAttachment("Donne-moi un résumé", "notes")),
-			"attachment-length":    def(userSays("Quelle est la longueur de att-4 ?")),
-			"all-sensors":          def(userSays("Montre tous les capteurs depuis 3 jours")),
-			"sensor-history":       def(userSays("厨房 最近 3 天 的溫度")),
-			"capabilities":         def(userSays("Hola")),
-			"history-failed":       def(faAfter("Kitchen temperature, last 2 days", "download_state_history", "Error: unknown entity")...),
-			"history-empty":        def(faAfter("Kitchen temperature, last 2 days", "download_state_history", "No states in that period.")...),
-			"history-chart":        def(faAfter("Graph the kitchen temperature, last 2 days", "download_state_history", saved)...),
-			"history-unavailable":  def(faAfter("Kitchen readings missing in the last 2 days?", "download_state_history", saved)...),
-			"history-raw":          def(faAfter("Raw kitchen history, last 2 days", "download_state_history", saved)...),
-			"history-period":       def(faAfter("What range does the kitchen history of 2 days span?", "download_state_history", saved)...),
-			"history-count":        def(faAfter("Kitchen temperature, last 2 days", "download_state_history", saved)...),
-			"jq-failed":            def(faAfter("x", "jq_query", "Error: syntax")...),
-			"jq-saved":             def(faAfter("x", "jq_query", "Too large, saved as attachment att-5.")...),
-			"jq-answer":            def(faAfter("x", "jq_query", "42")...),
-			"chart-failed":         def(faAfter("x", "delegate_to_service", "[data_visualization failed: no data]")...),
-			"chart-made":           def(faAfter("x", "delegate_to_service", "[data_visualization] Chart made.")...),
-			"done":                 def(faAfter("x", "something_else", "ok")...),
+			"chart-attachments":    {req: def(withAttachment("Trace un graphique de ce fichier", records))},
+			"quoted-jq":            {req: def(withAttachment("Apply jq '.[0].kwh' to it", records))},
+			"count-rows":           {req: def(withAttachment("¿Cuántas filas tiene?", "a,b\n1,2"))},
+			"summarize-attachment": {req: def(withAttachment("Donne-moi un résumé", "notes"))},
+			"attachment-length":    {req: def(userSays("Quelle est la longueur de att-4 ?"))},
+			"all-sensors":          {req: def(userSays("Montre tous les capteurs depuis 3 jours"))},
+			"sensor-history":       {req: def(userSays("厨房 最近 3 天 的溫度"))},
+			"capabilities":         {req: def(userSays("Hola"))},
+			"history-failed":       {req: def(faAfter("Kitchen temperature, last 2 days", "download_state_history", "Error: unknown entity")...)},
+			"history-empty":        {req: def(faAfter("Kitchen temperature, last 2 days", "download_state_history", "No states in that period.")...)},
+			"history-chart":        {req: def(faAfter("Graph the kitchen temperature, last 2 days", "download_state_history", saved)...)},
+			"history-unavailable":  {req: def(faAfter("Kitchen readings missing in the last 2 days?", "download_state_history", saved)...)},
+			"history-raw":          {req: def(faAfter("Raw kitchen history, last 2 days", "download_state_history", saved)...)},
+			"history-period":       {req: def(faAfter("What range does the kitchen history of 2 days span?", "download_state_history", saved)...)},
+			"history-count":        {req: def(faAfter("Kitchen temperature, last 2 days", "download_state_history", saved)...)},
+			"jq-failed":            {req: def(faAfter("x", "jq_query", "Error: syntax")...)},
+			"jq-saved":             {req: def(faAfter("x", "jq_query", "Too large, saved as attachment att-5.")...)},
+			"jq-answer":            {req: def(faAfter("x", "jq_query", "42")...)},
+			"chart-failed":         {req: def(faAfter("x", "delegate_to_service", "[data_visualization failed: no data]")...)},
+			"chart-made":           {req: def(faAfter("x", "delegate_to_service", "[data_visualization] Chart made.")...)},
+			"done":                 {req: def(faAfter("x", "something_else", "ok")...)},
 		},
 		"family/data_visualization": {
-			"chart-result":   viz(append([]llm.Message{withAttachment("Chart it", records)}, modelCalls("call_1", "create_vega_chart", `{}`), toolSays("call_1", "create_vega_chart", "Chart made."))...),
-			"no-attachment":  viz(userSays("Chart it")),
-			"unreadable":     viz(userSays("Chart it\n\n[System: Attachment att-1 (x.json, 20000 bytes)]\nBinary content not accessible to model")),
-			"text-file":      viz(userSays("Chart it\n\n[System: Large text file]\n[Attachment ID: att-1]")),
-			"history-range":  viz(userSays("Chart it\n\n[System: Large JSON]\n[Attachment ID: att-1]\nData structure (JSON Schema): {\"entities\": [], \"states\": []}")),
-			"history-many":   viz(withAttachment("Graphique de tous les capteurs", history)),
-			"history-one":    viz(withAttachment("Graphique", history)),
-			"csv":            viz(withAttachment("Graphique", "day,kwh\n2026-01-01,3")),
-			"inline-records": viz(withAttachment("Graphique", records)),
-			"cannot-chart":   viz(withAttachment("Graphique", `"just text"`)),
+			"chart-result":   {req: viz(append([]llm.Message{withAttachment("Chart it", records)}, modelCalls("call_1", "create_vega_chart", `{}`), toolSays("call_1", "create_vega_chart", "Chart made."))...)},
+			"no-attachment":  {req: viz(userSays("Chart it"))},
+			"unreadable":     {req: viz(userSays("Chart it\n\n[System: Attachment att-1 (x.json, 20000 bytes)]\nBinary content not accessible to model"))},
+			"text-file":      {req: viz(userSays("Chart it\n\n[System: Large text file]\n[Attachment ID: att-1]"))},
+			"history-range":  {req: viz(userSays("Chart it\n\n[System: Large JSON]\n[Attachment ID: att-1]\nData structure (JSON Schema): {\"entities\": [], \"states\": []}"))},
+			"history-many":   {req: viz(withAttachment("Graphique de tous les capteurs", history))},
+			"history-one":    {req: viz(withAttachment("Graphique", history))},
+			"csv":            {req: viz(withAttachment("Graphique", "day,kwh\n2026-01-01,3"))},
+			"inline-records": {req: viz(withAttachment("Graphique", records))},
+			"cannot-chart":   {req: viz(withAttachment("Graphique", `"just text"`))},
 		},
 	}
 }
 
 var _ = Describe("the family policies' rules", func() {
-	for _, policy := range []string{"family/default", "family/data_visualization"} {
-		It("has a spec for every rule of "+policy, func() {
-			names := standin.RuleNames(policy)
-			Expect(names).NotTo(BeEmpty())
-			for _, n := range names {
-				Expect(familyRuleCases()[policy]).To(HaveKey(n))
-			}
-		})
-		for _, name := range standin.RuleNames(policy) {
-			It(policy+" decides by "+name+" and says so in the trace header", func() {
-				Expect(ruleOf(familyRuleCases()[policy][name])).To(Equal(policy + ":" + name))
-			})
-		}
-	}
+	specEveryRule([]string{"family/default", "family/data_visualization"}, familyRuleCases)
 })

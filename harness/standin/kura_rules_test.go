@@ -1,13 +1,9 @@
 package standin_test
 
 import (
-	"strings"
-
 	. "github.com/onsi/ginkgo/v2"
-	. "github.com/onsi/gomega"
 
 	"github.com/agentreplay/testbed/agents/llm"
-	"github.com/agentreplay/testbed/harness/standin"
 )
 
 // kuraStepRequest is an executor call for step, answered with result when
@@ -27,14 +23,8 @@ func kuraStepOf(action string, args map[string]any) map[string]any {
 // kuraRuleCases are one request per rule of each Kura policy, in new
 // wordings (English, French, Spanish, Chinese), none a committed
 // scenario's; a synthesizer case names every section that must speak.
-func kuraRuleCases() map[string]map[string]struct {
-	req  llm.Request
-	rule string
-} {
-	type c = struct {
-		req  llm.Request
-		rule string
-	}
+func kuraRuleCases() map[string]map[string]ruleCase {
+	type c = ruleCase
 	plan := func(q string) llm.Request { return kuraPlannerRequest(q, kuraWorld(q, nil)) }
 	geo := func(address, result string) llm.Request {
 		return kuraStepRequest(kuraStepOf("Geocode", map[string]any{"address": address}), "geocode", `{"address":"`+address+`"}`, result)
@@ -90,27 +80,5 @@ func kuraRuleCases() map[string]map[string]struct {
 }
 
 var _ = Describe("the Kura policies' rules", func() {
-	for _, policy := range []string{"kura/planner", "kura/executor", "kura/synthesizer"} {
-		It("has a spec for every rule of "+policy, func() {
-			names := standin.RuleNames(policy)
-			Expect(names).NotTo(BeEmpty())
-			for _, n := range names {
-				Expect(kuraRuleCases()[policy]).To(HaveKey(n))
-			}
-		})
-		for _, name := range standin.RuleNames(policy) {
-			It(policy+" decides by "+name+" and says so in the trace header", func() {
-				c := kuraRuleCases()[policy][name]
-				want := name
-				if c.rule != "" {
-					want = c.rule
-				}
-				got := ruleOf(c.req)
-				Expect(got).To(Equal(policy + ":" + want))
-				if policy == "kura/synthesizer" {
-					Expect(strings.Split(strings.TrimPrefix(got, policy+":"), "+")).To(ContainElement(name))
-				}
-			})
-		}
-	}
+	specEveryRule([]string{"kura/planner", "kura/executor", "kura/synthesizer"}, kuraRuleCases)
 })
