@@ -289,3 +289,22 @@ func lexiconWords(c string) []string {
 	}
 	return out
 }
+
+// embedConcepts are the keyword groups of the embedding vectors' first
+// dimensions (embed.go), one per climate concept, counted as substrings of
+// the lowercased text; English only, like the documents searched. Changing a
+// group changes every recorded vector search.
+func embedConcepts() [][]string {
+	return [][]string{
+		{"gpc", "basic+", "basic plus", "basic ", "global protocol for community"},
+		{"scope 1", "scope 2", "scope 3", "scopes", "scope"},
+		{"warming potential", "gwp", "ar5", "ar6", "assessment report"},
+		{"methane", "ch4", "nitrous oxide", "n2o", "carbon dioxide"},
+		{"grid", "electricity", "emission factor", "location-based", "market-based"},
+		{"waste", "landfill", "first order decay", "wastewater", "incineration"},
+		{"transport", "vehicle", "vkt", "fuel sales", "road"},
+		{"notation key", "not estimated", "included elsewhere", "not occurring", "confidential"},
+		{"uncertainty", "data quality", "quality"},
+		{"inventory", "inventories"},
+	}
+}
