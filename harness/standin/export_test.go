@@ -30,3 +30,23 @@ func RuleNames(policy string) []string {
 		"family/data_visualization": ruleNames(vizRules()),
 	}[policy]
 }
+
+// LexiconLanguages returns, for each concept of the lexicon, the languages
+// that have words for it.
+func LexiconLanguages() map[string][]string {
+	out := map[string][]string{}
+	for c, langs := range lexicon {
+		for l, words := range langs {
+			if len(words) > 0 {
+				out[c] = append(out[c], l)
+			}
+		}
+	}
+	return out
+}
+
+// Mentions reports whether text names concept c, as the policies read it.
+func Mentions(text, c string) bool { return readText(text).has(c) }
+
+// Near reports whether text names concepts a and b within window words.
+func Near(text, a, b string, window int) bool { return readText(text).near(a, b, window) }

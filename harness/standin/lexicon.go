@@ -57,7 +57,7 @@ var lexicon = map[string]map[string][]string{
 	"translate": {"en": {"translate", "translation"}, "de": {"übersetzen"}, "fr": {"traduire"}, "es": {"traducir"}, "zh": {"翻譯", "翻译"}, "ja": {"翻訳"}},
 	"calculate": {"en": {"calculate", "compute", "sum"}, "de": {"berechnen"}, "fr": {"calculer"}, "es": {"calcular"}, "zh": {"計算", "计算"}},
 	"news":      {"en": {"news", "headline"}, "de": {"nachricht"}, "fr": {"actualité"}, "es": {"noticia"}, "zh": {"新聞", "新闻"}, "ja": {"ニュース"}},
-	"stock":     {"en": {"stock", "ticker"}, "de": {"aktie"}, "zh": {"股票"}, "ja": {"株価"}},
+	"stock":     {"en": {"stock", "ticker"}, "de": {"aktie"}, "fr": {"bourse", "cours de l'action"}, "es": {"bolsa", "cotización"}, "zh": {"股票"}, "ja": {"株価"}},
 
 	// Weather, climate and soil.
 	"now": {
