@@ -66,7 +66,8 @@ func standinSource() map[string]string {
 
 // leaks returns, for one input, each file that holds the whole input or a
 // stretch of guardMinRun characters or more of it, with the longest such
-// stretch.
+// stretch. An input shorter than guardMinRun counts whole, when it has more
+// than one word: a one-word input ("hi") is in any code.
 func leaks(input string, src map[string]string) []string {
 	runes := []rune(input)
 	var found []string
