@@ -78,3 +78,15 @@ var _ = Describe("stand-in rules in the HTML page", func() {
 		Expect(out.String()).To(ContainSubstring("stand-in rule climate/advisor:city-search"))
 	})
 })
+
+var _ = Describe("a report's pass", func() {
+	failing := report.Variant{Name: "v", Scenarios: []report.Scenario{{ID: "x", Verdict: report.VerdictFail}}}
+	It("does not count the failures of a suite that is not gating, as testbed run's verdict does not", func() {
+		r := &report.Report{Suites: []report.Suite{{Name: "paraphrase", NotGating: true, Variants: []report.Variant{failing}}}}
+		Expect(r.Passed()).To(BeTrue())
+	})
+	It("counts those of a gating suite", func() {
+		r := &report.Report{Suites: []report.Suite{{Name: "s", Variants: []report.Variant{failing}}}}
+		Expect(r.Passed()).To(BeFalse())
+	})
+})
