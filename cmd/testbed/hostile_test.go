@@ -56,7 +56,7 @@ var _ = Describe("testbed on broken input", func() {
 		Entry("a response body that is not the length recorded", func(p string) { replace(p, `- "854"`, `- "999"`, 1) },
 			"interaction 0 has a response body of 854 bytes, but its Content-Length is 999; the body was cut off or edited"),
 		Entry("a duration that is not one", func(p string) { replace(p, "duration: 2.36s", "duration: soon", 1) },
-			"yaml: unmarshal errors: line 46: cannot unmarshal !!str `soon` into time.Duration"),
+			"yaml: unmarshal errors: line 48: cannot unmarshal !!str `soon` into time.Duration"),
 	)
 
 	DescribeTable("exits 4 on a cassette it cannot read, at once, naming it, and runs the other scenarios",

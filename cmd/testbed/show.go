@@ -204,6 +204,9 @@ func writeShow(w io.Writer, r showRun, cut func(string) string) {
 			if x.Fault != "" {
 				fmt.Fprintf(w, " (fault %s)", x.Fault)
 			}
+			if x.Rule != "" {
+				fmt.Fprintf(w, " (stand-in rule %s)", x.Rule)
+			}
 			fmt.Fprintln(w)
 			if x.Error != "" {
 				fmt.Fprintf(w, "%serror: %s\n", pad, cut(x.Error))

@@ -119,7 +119,7 @@ func BenchmarkLoad(b *testing.B) {
 	for _, c := range []struct{ name, path string }{
 		{"small", "odbchat/single-pass/ac1-taiwan-sst.yaml"},
 		{"typical", "climate/trimmed/datasources-rio.yaml"},
-		{"largest", "family/inline/all-sensors-chart.yaml"},
+		{"largest", "climate/untrimmed/datasources-new-york-2023.yaml"},
 	} {
 		path := filepath.Join("..", "..", "cassettes", filepath.FromSlash(c.path))
 		st, err := os.Stat(path)

@@ -113,6 +113,9 @@ type Exchange struct {
 	// Fault is the kind of fault a stand-in injected into the response
 	// (its FaultHeader), or "".
 	Fault string
+	// Rule is the stand-in rule that decided the response (its
+	// RuleHeader), or "".
+	Rule string
 	// Stream is the timing of a streamed answer (package stream); nil for
 	// a whole body.
 	Stream *trace.Stream

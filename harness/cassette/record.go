@@ -48,6 +48,12 @@ const NoPolicy = "none"
 // the error of a recording that got one.
 const NoPolicyCause = "the stand-in has no policy for"
 
+// RuleHeader is a response header by which the stand-in names the rule of
+// its policy that decided the answer ("cba/assistant:forecast"). The
+// recorder keeps it, and a replay puts it in the exchange's trace, so that a
+// report can say why the stand-in answered as it did.
+const RuleHeader = "X-Testbed-Rule"
+
 // Recorder captures traffic on go-vcr's recorder and saves it atomically on
 // Close. Secrets are redacted as each interaction is captured.
 type Recorder struct {
@@ -219,7 +225,7 @@ func (r *Recorder) RoundTrip(req *http.Request) (*http.Response, error) {
 	r.mu.Lock()
 	d, st := r.last, r.lastStream
 	r.mu.Unlock()
-	e := Exchange{Method: req.Method, URL: url, Status: resp.StatusCode, Duration: d, Fault: resp.Header.Get(FaultHeader), Stream: st}
+	e := Exchange{Method: req.Method, URL: url, Status: resp.StatusCode, Duration: d, Fault: resp.Header.Get(FaultHeader), Rule: resp.Header.Get(RuleHeader), Stream: st}
 	late := overdue(req, url, d)
 	if late != nil {
 		// The interaction is recorded as it was: a replay judges it the same way.

@@ -202,7 +202,7 @@ func (r *Replayer) serve(req *http.Request) (int, *http.Response, error) {
 	// name, an error quoting the status) would keep the whole file alive.
 	header := ownHeader(in.Response.Headers)
 	e := Exchange{Method: req.Method, URL: redactLiterals(redactURL(req.URL.String()), r.opts.literals()), Status: in.Response.Code,
-		Duration: in.Response.Duration, Fault: header.Get(FaultHeader), Stream: stream.Of(header, in.Response.Body)}
+		Duration: in.Response.Duration, Fault: header.Get(FaultHeader), Rule: header.Get(RuleHeader), Stream: stream.Of(header, in.Response.Body)}
 	if late := overdue(req, e.URL, e.Duration); late != nil {
 		e.Duration, e.Timeout = late.Waited, late
 		r.observe(e)

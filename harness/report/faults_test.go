@@ -65,3 +65,28 @@ var _ = Describe("faults in the HTML page", func() {
 		Expect(strings.Index(page, "faults by agent")).To(BeNumerically("<", strings.Index(page, "suite a-chaos")))
 	})
 })
+
+var _ = Describe("stand-in rules in the HTML page", func() {
+	It("names the rule that decided a model's answer beside its exchange", func() {
+		sc := report.Scenario{ID: "x", Verdict: "pass", Events: []trace.Event{{Kind: trace.KindHTTP,
+			HTTP: &trace.Exchange{Method: "POST", URL: "http://model/v1/chat/completions", Status: 200, Rule: "climate/advisor:city-search"}}}}
+		sc.Metrics = trace.Measure(sc.Events)
+		r := &report.Report{Mode: "replay", Suites: []report.Suite{{Name: "s", Agent: "cba", Variants: []report.Variant{{
+			Name: "v", Scenarios: []report.Scenario{sc}, Summary: report.Summarize([]report.Scenario{sc})}}}}}
+		var out bytes.Buffer
+		Expect(report.WriteHTML(&out, r)).To(Succeed())
+		Expect(out.String()).To(ContainSubstring("stand-in rule climate/advisor:city-search"))
+	})
+})
+
+var _ = Describe("a report's pass", func() {
+	failing := report.Variant{Name: "v", Scenarios: []report.Scenario{{ID: "x", Verdict: report.VerdictFail}}}
+	It("does not count the failures of a suite that is not gating, as testbed run's verdict does not", func() {
+		r := &report.Report{Suites: []report.Suite{{Name: "paraphrase", NotGating: true, Variants: []report.Variant{failing}}}}
+		Expect(r.Passed()).To(BeTrue())
+	})
+	It("counts those of a gating suite", func() {
+		r := &report.Report{Suites: []report.Suite{{Name: "s", Variants: []report.Variant{failing}}}}
+		Expect(r.Passed()).To(BeFalse())
+	})
+})

@@ -122,6 +122,9 @@ func htmlTraceOf(sc Scenario) htmlTrace {
 			row[4] = strconv.Itoa(c.Status)
 			row[5] = ms(c.Duration)
 			row[6] = c.Error
+			if c.Rule != "" {
+				row[6] = firstOf(c.Error, "stand-in rule "+c.Rule)
+			}
 		case trace.KindNote:
 			row[3] = e.Note.Key
 			row[6] = fmt.Sprint(e.Note.Decoded())

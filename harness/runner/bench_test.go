@@ -106,7 +106,7 @@ func BenchmarkRunOdbchat(b *testing.B) {
 }
 
 // BenchmarkMemory replays the scenario with the largest committed cassette
-// (family all-sensors-chart under inline, 3.5 MB) as n scenarios, each
+// (climate datasources-new-york-2023 under untrimmed, 1.4 MB) as n scenarios, each
 // reading its own copy of the cassette, and reports the largest live heap of
 // the run ("live-MB": what is left after a collection, the memory the run
 // holds) beside the sum of the cassettes ("cassettes-MB"). A live heap that
@@ -115,7 +115,7 @@ func BenchmarkRunOdbchat(b *testing.B) {
 func BenchmarkMemory(b *testing.B) {
 	for _, n := range []int{1, 8, 32} {
 		b.Run(fmt.Sprintf("scenarios=%d", n), func(b *testing.B) {
-			root, suite, size := copiesOf(b, "family", "inline", "all-sensors-chart", n)
+			root, suite, size := copiesOf(b, "climate", "untrimmed", "datasources-new-york-2023", n)
 			opts := runner.Options{Root: root, Mode: cassette.ModeReplay, Agents: all.Registry()}
 			var live uint64
 			for b.Loop() {

@@ -15,11 +15,11 @@ import (
 
 var _ = Describe("memory", Serial, func() {
 	It("keeps nothing of a replayed cassette once its scenario is done", func() {
-		// 12 copies of a scenario with a 2 MB cassette, one at a time: what
+		// 12 copies of a scenario with a 1 MB cassette, one at a time: what
 		// the run holds after each scenario may grow by that scenario's
 		// result, never by its cassette.
 		const n = 12
-		root, suite, size := copiesOf(GinkgoTB(), "family", "inline", "raw-history-too-large", n)
+		root, suite, size := copiesOf(GinkgoTB(), "family", "inline", "pool-chart-5-days", n)
 		var held []uint64
 		opts := runner.Options{Root: root, Mode: cassette.ModeReplay, Agents: all.Registry(), Parallel: 1,
 			Progress: func(done, total int, suite, variant, id string) { held = append(held, memtest.Live()) }}

@@ -67,7 +67,7 @@ func runOne(ctx context.Context, j *job, sample int, opts Options, pending *coun
 		Rerecord: rerecord,
 		Secrets:  literals(opts),
 		Observe: func(e cassette.Exchange) {
-			ev := trace.Event{Kind: trace.KindHTTP, HTTP: &trace.Exchange{Method: e.Method, URL: e.URL, Status: e.Status, Duration: e.Duration, Fault: e.Fault, Stream: e.Stream}}
+			ev := trace.Event{Kind: trace.KindHTTP, HTTP: &trace.Exchange{Method: e.Method, URL: e.URL, Status: e.Status, Duration: e.Duration, Fault: e.Fault, Rule: e.Rule, Stream: e.Stream}}
 			if e.Timeout != nil {
 				// The agent's own deadline: an outcome to judge, recorded
 				// like any other exchange.

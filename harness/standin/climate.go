@@ -10,52 +10,39 @@ import (
 	"github.com/agentreplay/testbed/agents/llm"
 )
 
-// The Climate Advisor policy follows the prompt's inventory flow with these
-// heuristics, looking only at the conversation:
-//
-// With no tool called yet in the current user turn:
-//   - a CityCatalyst product question (how do I / where can I / upload /
-//     invite / dashboard …) without a climate-science word is answered
-//     directly, with no tool;
-//   - a choice among inventories listed earlier in the conversation (a year,
-//     an ordinal such as "the second" or "the latest", an inventory id, or a
-//     listed city) → get_inventory;
-//   - a climate-science word (GPC, scope 2, GWP, AR6, emission factor,
-//     landfill, notation key …) without a city → climate_vector_search;
-//   - a city named after for/in/of/from/about, or before "'s" →
-//     city_inventory_search (with the year, if a four-digit year is written);
-//   - inventory words without a city → get_user_inventories;
-//   - anything else is answered directly.
-//
-// After tool results in the turn: one inventory found → get_inventory;
-// several → list them and ask; none → say so; after get_inventory, when the
-// user asked about data sources → get_all_datasources, else summarize; after
-// get_all_datasources → say how many sources the result holds and name the
-// first three; after climate_vector_search → quote the first excerpt; a tool
-// error → report it without inventing data.
+// The Climate Advisor policy is a table of named rules (climateRules),
+// looking only at the conversation, through the shared lexicon's concepts
+// (climate_science, inventory, sources, detail, product, how_to, ordinals,
+// latest, oldest), four-digit years, inventory ids and place names: a
+// phrase after a preposition of place in English, Spanish or French, or
+// before "'s". With no tool called yet in the turn it answers a product
+// question directly, opens an inventory the user picks from an earlier
+// listing, searches the climate knowledge base for a science question,
+// searches a named city's inventories, lists the user's inventories, or
+// says what it can do. After a tool result it follows the inventory flow of
+// the prompt (climate_results.go).
 
 var (
-	ccProductCue   = regexp.MustCompile(`(?i)\bhow (do|can) (i|we)\b|\bwhere (do|can) (i|we)\b|\bupload\b|\binvite\b|\bdashboard\b|\bpassword\b|\blog ?in\b|\bexport\b|\bbutton\b`)
-	ccScienceCue   = regexp.MustCompile(`(?i)\bgpc\b|basic\+|\bscope ?[123]\b|\bscopes\b|global warming potential|\bgwp\b|\bar[56]\b|emission factor|\bgrid\b|landfill|first order decay|notation key|methodolog|uncertaint|data quality|\bvkt\b|fuel sales|\bmethane\b|\bn2o\b`)
-	ccInventoryCue = regexp.MustCompile(`(?i)inventor(y|ies)|\bemissions\b`)
-	ccSourcesCue   = regexp.MustCompile(`(?i)data ?sources?|\bsources\b|\bdatasets?\b`)
-	ccDetailCue    = regexp.MustCompile(`(?i)\bdetails?\b|\btotal\b|\bemissions\b|\bsummar|\btell me about\b`)
-	ccYearRe       = regexp.MustCompile(`\b(19|20)\d{2}\b`)
-	ccUUIDRe       = regexp.MustCompile(`(?i)\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`)
-	ccCityAfter    = regexp.MustCompile(`(?i)\b(?:for|in|of|from|about)\s+(.+?)(?:\s+(?:in|for|from)\s+(?:19|20)\d{2}|\s+(?:19|20)\d{2}|[?!,;]|\.(?:\s|$)|\s+(?:inventory|inventories|emissions|data|please|city)\b|$)`)
-	ccCityBefore   = regexp.MustCompile(`(\p{Lu}[\p{L}.()'-]*(?:\s+(?:de|do|da|del|la|\p{Lu}[\p{L}.()'-]*))*)'s\b`)
-	ccOrdinals     = []string{"first", "second", "third", "fourth"} // index = position
+	ccYearRe     = regexp.MustCompile(`\b(19|20)\d{2}\b`)
+	ccUUIDRe     = regexp.MustCompile(`(?i)\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`)
+	ccCityAfter  = regexp.MustCompile(`(?i)(?:^|\s)(?:for|in|of|from|about|para|en|de|del|pour|à|du)\s+(.+?)(?:\s+(?:in|for|from|en|de|pour)\s+(?:19|20)\d{2}|\s+(?:19|20)\d{2}|[?!,;¿¡]|\.(?:\s|$)|\s+(?:inventory|inventories|inventario|inventaire|emissions|data|please|city)\b|$)`)
+	ccCityBefore = regexp.MustCompile(`(\p{Lu}[\p{L}.()'-]*(?:\s+(?:de|do|da|del|la|\p{Lu}[\p{L}.()'-]*))*)'s\b`)
 )
 
-// notCity are words that start a phrase after "for/in/of" but name no city.
+// notCity reports whether a phrase after a preposition names no city: its
+// first word is a stop word or a lexicon word, or it speaks of inventories.
 func notCity(s string) bool {
 	first := strings.ToLower(strings.Fields(s + " x")[0])
-	switch first {
-	case "my", "our", "all", "this", "that", "these", "those", "each", "every", "a", "an", "your",
-		"which", "what", "me", "us", "it", "them", "scope", "gpc", "climate", "cities", "any", "some":
+	if genericStop[first] {
 		return true
 	}
-	return strings.Contains(strings.ToLower(s), "inventor")
+	t := readText(first)
+	for _, c := range []string{"climate_science", "inventory", "sources", "detail", "place", "climate"} {
+		if t.has(c) {
+			return true
+		}
+	}
+	return readText(s).has("inventory")
 }
 
 type climatePolicy struct{}
@@ -73,7 +60,38 @@ type listed struct {
 	Total                float64
 }
 
-func (climatePolicy) Answer(r Request) (llm.Message, error) {
+// ccTurn is what the Climate Advisor rules read from a request.
+type ccTurn struct {
+	r       Request
+	user    string
+	text    lexText
+	before  []llm.Message // the conversation before the last user message
+	turn    []llm.Message // the messages after it
+	calls   int           // tool calls in the whole conversation
+	city    string        // a city the question names about an inventory
+	year    int
+	science bool
+	// After a tool result: the turn's last call and the result's envelope.
+	last   llm.ToolCall
+	result string
+	env    ccEnvelope
+	parsed bool // the result was read as an envelope
+}
+
+// ccEnvelope is the JSON every CityCatalyst tool answers with.
+type ccEnvelope struct {
+	Success bool            `json:"success"`
+	Data    json.RawMessage `json:"data"`
+	Error   string          `json:"error"`
+}
+
+func (p climatePolicy) Answer(r Request) (llm.Message, error) {
+	m, _, err := p.Decide(r)
+	return m, err
+}
+
+// Decide answers by climateRules and names the rule.
+func (climatePolicy) Decide(r Request) (llm.Message, string, error) {
 	last := -1
 	for i, m := range r.Messages {
 		if m.Role == llm.RoleUser {
@@ -81,129 +99,98 @@ func (climatePolicy) Answer(r Request) (llm.Message, error) {
 		}
 	}
 	if last < 0 {
-		return llm.Message{}, fmt.Errorf("no user message")
+		return llm.Message{}, "", fmt.Errorf("no user message")
 	}
-	user := r.Messages[last].Content
-	turn := r.Messages[last+1:]
-	calls := 0
-	for _, m := range r.Messages {
-		calls += len(m.ToolCalls)
+	t := &ccTurn{r: r, user: r.Messages[last].Content, before: r.Messages[:last], turn: r.Messages[last+1:]}
+	t.text = readText(t.user)
+	t.calls = priorCalls(r.Messages)
+	t.science = t.text.has("climate_science")
+	t.city, t.year = cityOf(t.user)
+	if t.city != "" && !t.text.has("inventory") && !t.text.has("sources") && !t.text.has("detail") {
+		t.city = "" // a phrase after "for" names no city when nothing asks about an inventory
 	}
-	call := func(name string, args map[string]any) (llm.Message, error) {
-		b, _ := json.Marshal(args)
-		return llm.Message{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "call_" + strconv.Itoa(calls+1), Name: name, Arguments: b}}}, nil
-	}
-	say := func(format string, a ...any) (llm.Message, error) {
-		return llm.Message{Role: llm.RoleAssistant, Content: fmt.Sprintf(format, a...)}, nil
-	}
-
-	if len(turn) == 0 {
-		science := ccScienceCue.MatchString(user)
-		city, year := cityOf(user)
-		aboutInventory := ccInventoryCue.MatchString(user) || ccSourcesCue.MatchString(user) || ccDetailCue.MatchString(user)
-		if city != "" && !aboutInventory {
-			city = "" // "for methane" names no city when nothing asks about an inventory
-		}
-		switch {
-		case ccProductCue.MatchString(user) && !science:
-			return say("In CityCatalyst you do this from the inventory's page: open the inventory, then use the menu for the step you need. This is a product question, so I have not searched the climate knowledge base.")
-		case len(listedBefore(r.Messages[:last])) > 0 && choice(user, listedBefore(r.Messages[:last])) != nil:
-			return call("get_inventory", map[string]any{"inventory_id": choice(user, listedBefore(r.Messages[:last])).ID})
-		case science && city == "":
-			return call("climate_vector_search", map[string]any{"question": user})
-		case ccSourcesCue.MatchString(user) && city == "" && openedBefore(r.Messages[:last]) != "":
-			return call("get_all_datasources", map[string]any{"inventory_id": openedBefore(r.Messages[:last])})
-		case city != "":
-			args := map[string]any{"city_name": city}
-			if year > 0 {
-				args["year"] = year
-			}
-			return call("city_inventory_search", args)
-		case ccInventoryCue.MatchString(user):
-			return call("get_user_inventories", map[string]any{})
-		}
-		return say("I can help you find and understand your CityCatalyst inventories, their data sources, and climate questions such as GPC scopes or emission factors.")
-	}
-
-	// After tools: react to the last result of this turn.
-	var lastCall llm.ToolCall
-	for _, m := range turn {
+	for _, m := range t.turn {
 		if len(m.ToolCalls) > 0 {
-			lastCall = m.ToolCalls[len(m.ToolCalls)-1]
+			t.last = m.ToolCalls[len(m.ToolCalls)-1]
 		}
 	}
-	result := turn[len(turn)-1].Content
-	var env struct {
-		Success bool            `json:"success"`
-		Data    json.RawMessage `json:"data"`
-		Error   string          `json:"error"`
+	if len(t.turn) > 0 {
+		t.result = t.turn[len(t.turn)-1].Content
+		t.parsed = json.Unmarshal([]byte(t.result), &t.env) == nil
 	}
-	if lastCall.Name != "climate_vector_search" {
-		if err := json.Unmarshal([]byte(result), &env); err != nil {
-			return say("The %s tool returned something I could not read, so I cannot answer from it.", lastCall.Name)
-		}
-		if !env.Success {
-			return say("I could not get that from CityCatalyst: %s. I will not guess the data; please try again later.", env.Error)
-		}
-	}
-	switch lastCall.Name {
-	case "get_user_inventories", "city_inventory_search":
-		invs := inventoriesIn(env.Data)
-		var args struct {
-			City string `json:"city_name"`
-			Year int    `json:"year"`
-		}
-		json.Unmarshal(lastCall.Arguments, &args)
-		switch {
-		case len(invs) == 0 && args.City != "":
-			return say("I found no inventories for %q%s in your account.", args.City, inYear(args.Year))
-		case len(invs) == 0:
-			return say("You have no inventories yet.")
-		case len(invs) == 1:
-			return call("get_inventory", map[string]any{"inventory_id": invs[0].ID})
-		}
-		var b strings.Builder
-		fmt.Fprintf(&b, "I found %d inventories:\n", len(invs))
-		for _, inv := range invs {
-			fmt.Fprintf(&b, "- %s %d: %s, %s (ID %s)\n", inv.City, inv.Year, typeName(inv.Type), tonnes(inv.Total), inv.ID)
-		}
-		b.WriteString("Which one should I open?")
-		return say("%s", b.String())
-	case "get_inventory":
-		var d struct {
-			Data map[string]any `json:"data"`
-		}
-		json.Unmarshal(env.Data, &d)
-		inv := inventoryOf(d.Data)
-		if ccSourcesCue.MatchString(user) && !calledIn(turn, "get_all_datasources") {
-			return call("get_all_datasources", map[string]any{"inventory_id": inv.ID})
-		}
-		return say("%s (%s, %d) is a %s inventory with total emissions of %s, using %s global warming potentials.",
-			inv.Name, inv.City, inv.Year, typeName(inv.Type), tonnes(inv.Total), strings.ToUpper(str(d.Data["globalWarmingPotentialType"])))
-	case "get_all_datasources":
-		var d struct {
-			Data []map[string]any `json:"data"`
-		}
-		json.Unmarshal(env.Data, &d)
-		if len(d.Data) == 0 {
-			return say("There are no data sources available for this inventory.")
-		}
-		var names []string
-		for _, s := range d.Data[:min(3, len(d.Data))] {
-			names = append(names, sourceName(s))
-		}
-		return say("There are %d data sources available for this inventory, including %s.", len(d.Data), strings.Join(names, "; "))
-	case "climate_vector_search":
-		if strings.HasPrefix(result, "Climate search was not used") {
-			return say("I could not find this in the internal climate knowledge base, so I will not answer from memory.")
-		}
-		src, text := firstExcerpt(result)
-		return say("According to the internal climate knowledge base (%s): %s", src, text)
-	}
-	return say("Done.")
+	return decide(climateRules(), t)
 }
 
-// cityOf finds a city name and year in a request.
+func (t *ccTurn) call(name string, args map[string]any) (llm.Message, error) {
+	b, _ := json.Marshal(args)
+	return llm.Message{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "call_" + strconv.Itoa(t.calls+1), Name: name, Arguments: b}}}, nil
+}
+
+func (t *ccTurn) say(format string, a ...any) (llm.Message, error) {
+	return llm.Message{Role: llm.RoleAssistant, Content: fmt.Sprintf(format, a...)}, nil
+}
+
+// first reports whether no tool was called yet in the turn.
+func (t *ccTurn) first() bool { return len(t.turn) == 0 }
+
+// picked is the inventory of an earlier listing the user picks, or nil.
+func (t *ccTurn) picked() *listed {
+	if invs := listedBefore(t.before); len(invs) > 0 {
+		return choice(t.user, t.text, invs)
+	}
+	return nil
+}
+
+// climateRules is the Climate Advisor policy's table, tried in order: the
+// first step of a turn, then the steps after a tool result.
+func climateRules() []rule[*ccTurn] {
+	return append([]rule[*ccTurn]{
+		{name: "product-question", doc: "a product or how-to word without a climate-science word: answer directly, with no tool",
+			match: func(t *ccTurn) bool {
+				return t.first() && (t.text.has("product") || t.text.has("how_to")) && !t.science
+			},
+			act: func(t *ccTurn) (llm.Message, error) {
+				return t.say("In CityCatalyst you do this from the inventory's page: open the inventory, then use the menu for the step you need. This is a product question, so I have not searched the climate knowledge base.")
+			}},
+		{name: "pick-listed", doc: "a year, ordinal, latest/oldest word, id or city that picks one inventory of an earlier listing: get_inventory",
+			match: func(t *ccTurn) bool { return t.first() && t.picked() != nil },
+			act: func(t *ccTurn) (llm.Message, error) {
+				return t.call("get_inventory", map[string]any{"inventory_id": t.picked().ID})
+			}},
+		{name: "science-search", doc: "a climate-science word and no city: climate_vector_search with the question",
+			match: func(t *ccTurn) bool { return t.first() && t.science && t.city == "" },
+			act: func(t *ccTurn) (llm.Message, error) {
+				return t.call("climate_vector_search", map[string]any{"question": t.user})
+			}},
+		{name: "sources-of-opened", doc: "a data-source word, no city, and an inventory opened earlier: get_all_datasources for it",
+			match: func(t *ccTurn) bool {
+				return t.first() && t.text.has("sources") && t.city == "" && openedBefore(t.before) != ""
+			},
+			act: func(t *ccTurn) (llm.Message, error) {
+				return t.call("get_all_datasources", map[string]any{"inventory_id": openedBefore(t.before)})
+			}},
+		{name: "city-search", doc: "a city named about an inventory: city_inventory_search, with the year when one is written",
+			match: func(t *ccTurn) bool { return t.first() && t.city != "" },
+			act: func(t *ccTurn) (llm.Message, error) {
+				args := map[string]any{"city_name": t.city}
+				if t.year > 0 {
+					args["year"] = t.year
+				}
+				return t.call("city_inventory_search", args)
+			}},
+		{name: "my-inventories", doc: "an inventory word without a city: get_user_inventories",
+			match: func(t *ccTurn) bool { return t.first() && t.text.has("inventory") },
+			act:   func(t *ccTurn) (llm.Message, error) { return t.call("get_user_inventories", map[string]any{}) }},
+		{name: "capabilities", doc: "anything else in a first step: say what the assistant can help with",
+			match: func(t *ccTurn) bool { return t.first() },
+			act: func(t *ccTurn) (llm.Message, error) {
+				return t.say("I can help you find and understand your CityCatalyst inventories, their data sources, and climate questions such as GPC scopes or emission factors.")
+			}},
+	}, climateResultRules()...)
+}
+
+// cityOf finds a city name and year in a request: before "'s", or the
+// phrase after a preposition of place that is not a stop or lexicon word.
 func cityOf(q string) (string, int) {
 	year := 0
 	if m := ccYearRe.FindString(q); m != "" {
@@ -212,8 +199,15 @@ func cityOf(q string) (string, int) {
 	if m := ccCityBefore.FindStringSubmatch(q); m != nil && !notCity(m[1]) {
 		return strings.TrimSpace(m[1]), year
 	}
-	for _, m := range ccCityAfter.FindAllStringSubmatch(q, -1) {
-		c := strings.TrimSpace(m[1])
+	// Every preposition is tried, also one inside a phrase an earlier
+	// preposition took ("de emisiones para Quito").
+	for at := 0; at < len(q); {
+		loc := ccCityAfter.FindStringSubmatchIndex(q[at:])
+		if loc == nil {
+			break
+		}
+		c := strings.TrimSpace(q[at+loc[2] : at+loc[3]])
+		at += loc[2]
 		if strings.EqualFold(c, "the") {
 			continue
 		}
@@ -268,64 +262,6 @@ func openedBefore(msgs []llm.Message) string {
 		}
 	}
 	return ""
-}
-
-// choice picks the inventory the user refers to, or nil.
-func choice(q string, invs []listed) *listed {
-	lower := strings.ToLower(q)
-	if id := ccUUIDRe.FindString(q); id != "" {
-		for i := range invs {
-			if strings.EqualFold(invs[i].ID, id) {
-				return &invs[i]
-			}
-		}
-	}
-	var cands []int
-	for i, inv := range invs {
-		if inv.City != "" && strings.Contains(q, inv.City) {
-			cands = append(cands, i)
-		}
-	}
-	if len(cands) == 0 {
-		for i := range invs {
-			cands = append(cands, i)
-		}
-	}
-	if m := ccYearRe.FindString(q); m != "" {
-		y, _ := strconv.Atoi(m)
-		for _, i := range cands {
-			if invs[i].Year == y {
-				return &invs[i]
-			}
-		}
-		return nil
-	}
-	// Ordinals in a fixed order, so a message naming two picks the same one
-	// every time.
-	for n, word := range ccOrdinals {
-		if strings.Contains(lower, word) && n < len(cands) {
-			return &invs[cands[n]]
-		}
-	}
-	byYear := func(newest bool) *listed {
-		best := cands[0]
-		for _, i := range cands[1:] {
-			if newest && invs[i].Year > invs[best].Year || !newest && invs[i].Year < invs[best].Year {
-				best = i
-			}
-		}
-		return &invs[best]
-	}
-	if strings.Contains(lower, "latest") || strings.Contains(lower, "newest") || strings.Contains(lower, "most recent") {
-		return byYear(true)
-	}
-	if strings.Contains(lower, "oldest") {
-		return byYear(false)
-	}
-	if len(cands) == 1 && len(cands) < len(invs) {
-		return &invs[cands[0]]
-	}
-	return nil
 }
 
 // inventoriesIn reads {"data": [inventory…]} in any of the shapes the tool returns.

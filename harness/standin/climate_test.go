@@ -147,7 +147,7 @@ var _ = Describe("the Climate Advisor policy", func() {
 		It("summarizes an inventory the user asked about", func() {
 			m := after("Tell me about the Cape Town inventory", "get_inventory", `{"inventory_id":"`+ccCapeTown+`"}`, inventoryDetail(ccCapeTown))
 			Expect(m.ToolCalls).To(BeEmpty())
-			Expect(m.Content).To(Equal("Cape Town 2023 (Cape Town, 2023) is a GPC BASIC+ inventory with total emissions of 21.5 million tCO2e, using AR6 global warming potentials."))
+			Expect(m.Content).To(Equal("Cape Town 2023 (Cape Town, 2023) is a GPC BASIC+ inventory; its emissions total 21.5 million tCO2e, using AR6 GWP values."))
 		})
 
 		It("goes on to the data sources when the user asked for them", func() {

@@ -16,27 +16,12 @@ import (
 )
 
 // Embeddings. A vector has one dimension per climate concept (the count of
-// the concept's keywords in the text, weight 1) and, in the remaining
+// the concept's keywords in the text, weight 1; the groups are the
+// lexicon's embedConcepts, lexicon.go) and, in the remaining
 // dimensions, the text's other words hashed (weight 0.2), normalized to unit
 // length. Texts about the same concepts score high cosine similarity; texts
 // that share only common words score low. It is a bag-of-concepts stand-in
 // for an embedding model, deterministic and explainable.
-
-// concepts are the keyword groups of the first dimensions.
-func concepts() [][]string {
-	return [][]string{
-		{"gpc", "basic+", "basic plus", "basic ", "global protocol for community"},
-		{"scope 1", "scope 2", "scope 3", "scopes", "scope"},
-		{"global warming potential", "gwp", "ar5", "ar6", "assessment report"},
-		{"methane", "ch4", "nitrous oxide", "n2o", "carbon dioxide"},
-		{"grid", "electricity", "emission factor", "location-based", "market-based"},
-		{"waste", "landfill", "first order decay", "wastewater", "incineration"},
-		{"transport", "vehicle", "vkt", "fuel sales", "road"},
-		{"notation key", "not estimated", "included elsewhere", "not occurring", "confidential"},
-		{"uncertainty", "data quality", "quality"},
-		{"inventory", "inventories"},
-	}
-}
 
 var wordRe = regexp.MustCompile(`[\p{L}\p{N}+]+`)
 
@@ -51,7 +36,7 @@ func stopword(w string) bool {
 
 // embed returns the stand-in vector of text in dims dimensions.
 func embed(text string, dims int) []float64 {
-	cs := concepts()
+	cs := embedConcepts()
 	if dims < len(cs)+8 {
 		dims = len(cs) + 8
 	}

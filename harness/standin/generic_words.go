@@ -9,36 +9,11 @@ import (
 //
 // A term is a lowercased word with a simple English stem taken off
 // ("forecasts" and "forecasting" are both "forecast"), then mapped through
-// genericLexicon to its concept, so that "Wetter", "météo" and "天氣" all
+// the shared lexicon (lexicon.go, its genericConcepts) to its concept, so that "Wetter", "météo" and "天氣" all
 // count as "weather". Identifiers split at underscores, dots, dashes and
 // camelCase humps ("getWeather" is "get" and "weather"). Stop words never
 // count. Han and kana text has no spaces, so the lexicon's CJK words are
 // found by substring instead.
-
-// genericLexicon maps common synonyms in English, German, French, Spanish
-// and Chinese/Japanese to one concept per line. It is general vocabulary
-// for tools, never a phrase taken from a scenario; add a line rather than a
-// special case.
-var genericLexicon = map[string][]string{
-	"weather":     {"weather", "forecast", "wetter", "vorhersage", "météo", "meteo", "prévision", "tiempo", "pronóstico", "clima", "天氣", "天气", "天気", "預報", "预报"},
-	"temperature": {"temperature", "temp", "degree", "celsius", "fahrenheit", "temperatur", "température", "temperatura", "氣溫", "气温", "気温", "溫度", "温度"},
-	"rain":        {"rain", "precipitation", "shower", "regen", "niederschlag", "pluie", "lluvia", "雨", "降雨"},
-	"wind":        {"wind", "windy", "vent", "viento", "風", "风"},
-	"search":      {"search", "find", "lookup", "query", "suchen", "finden", "chercher", "rechercher", "buscar", "搜尋", "搜索", "查詢", "查询", "検索"},
-	"place":       {"city", "town", "place", "location", "where", "stadt", "ort", "ville", "lieu", "ciudad", "lugar", "城市", "地點", "地点", "都市"},
-	"time":        {"time", "clock", "hour", "zeit", "uhr", "heure", "hora", "時間", "时间"},
-	"date":        {"date", "day", "datum", "tag", "jour", "fecha", "día", "日期"},
-	"price":       {"price", "cost", "quote", "preis", "kosten", "prix", "coût", "precio", "價格", "价格", "値段"},
-	"convert":     {"convert", "conversion", "exchange", "umrechnen", "convertir", "換算", "换算", "兌換", "兑换"},
-	"send":        {"send", "email", "mail", "message", "notify", "senden", "envoyer", "enviar", "發送", "发送", "送信"},
-	"create":      {"create", "add", "new", "make", "book", "erstellen", "créer", "ajouter", "crear", "añadir", "建立", "创建", "新增", "作成"},
-	"delete":      {"delete", "remove", "cancel", "löschen", "supprimer", "eliminar", "borrar", "刪除", "删除", "削除"},
-	"list":        {"list", "liste", "lister", "listar", "列出", "一覧"},
-	"translate":   {"translate", "translation", "übersetzen", "traduire", "traducir", "翻譯", "翻译", "翻訳"},
-	"calculate":   {"calculate", "compute", "sum", "berechnen", "calculer", "calcular", "計算", "计算"},
-	"news":        {"news", "headline", "nachricht", "actualité", "noticia", "新聞", "新闻", "ニュース"},
-	"stock":       {"stock", "ticker", "aktie", "股票", "株価"},
-}
 
 // genericStop are words that carry no meaning for matching a tool.
 var genericStop = setOf(strings.Fields(`a an the and or of to in on at for by with from is are was be
@@ -53,8 +28,8 @@ var genericConcept, genericCJK = lexiconIndex()
 func lexiconIndex() (map[string]string, []string) {
 	concept := map[string]string{}
 	var cjk []string
-	for c, words := range genericLexicon {
-		for _, w := range words {
+	for _, c := range genericConcepts {
+		for _, w := range lexiconWords(c) {
 			if isCJK(w) {
 				cjk = append(cjk, w)
 			}

@@ -21,36 +21,118 @@ func (kuraSynthesizer) Accepts(r Request) bool {
 	return strings.Contains(r.System(), "You are the Synthesizer of Vaya")
 }
 
-func (kuraSynthesizer) Answer(r Request) (llm.Message, error) {
+// kuraWorld is what the synthesizer rules read, and the sentences they
+// have said so far.
+type kuraWorld struct {
+	query string
+	ws    map[string]any
+	out   []string
+}
+
+// say adds a sentence, unless it repeats one or holds a raw coordinate.
+func (k *kuraWorld) say(format string, a ...any) {
+	s := fmt.Sprintf(format, a...)
+	if !kuraCoordinate.MatchString(s) && !slices.Contains(k.out, s) {
+		k.out = append(k.out, s)
+	}
+}
+
+func (p kuraSynthesizer) Answer(r Request) (llm.Message, error) {
+	m, _, err := p.Decide(r)
+	return m, err
+}
+
+// Decide answers by kuraSynthesizerRules. Unlike the other tables every
+// rule that matches adds its sentences, in table order; the name lists
+// them joined by "+".
+func (kuraSynthesizer) Decide(r Request) (llm.Message, string, error) {
 	var in struct {
 		Query      string         `json:"query"`
 		WorldState map[string]any `json:"world_state"`
 	}
 	if err := json.Unmarshal([]byte(r.LastUser()), &in); err != nil {
-		return llm.Message{}, fmt.Errorf("synthesizer input is not JSON: %w", err)
+		return llm.Message{}, "", fmt.Errorf("synthesizer input is not JSON: %w", err)
 	}
-	ws := in.WorldState
-	var out []string
-	say := func(format string, a ...any) {
-		s := fmt.Sprintf(format, a...)
-		if !kuraCoordinate.MatchString(s) && !slices.Contains(out, s) {
-			out = append(out, s)
+	k := &kuraWorld{query: in.Query, ws: in.WorldState}
+	var names []string
+	for _, ru := range kuraSynthesizerRules() {
+		if ru.match(k) {
+			ru.act(k)
+			names = append(names, ru.name)
 		}
 	}
+	return llm.Message{Role: llm.RoleAssistant, Content: strings.Join(k.out, " ")}, strings.Join(names, "+"), nil
+}
 
-	switch a := kuraString(ws, "context", "reverse_geocode_result", "formatted_address"); {
-	case kuraCoordinate.MatchString(a):
-		say("I couldn't find a street address for where you are.")
-	case a != "":
-		say("You're at %s.", a)
+// kuraSynthesizerRules are the synthesizer's sections, in reply order.
+func kuraSynthesizerRules() []rule[*kuraWorld] {
+	// A section says its sentences into the world; its message is unused.
+	section := func(f func(*kuraWorld)) func(*kuraWorld) (llm.Message, error) {
+		return func(k *kuraWorld) (llm.Message, error) { f(k); return llm.Message{}, nil }
 	}
+	return []rule[*kuraWorld]{
+		{name: "address", doc: "a reverse-geocoded address: where the user is, or that there is no street address when it is only coordinates",
+			match: func(k *kuraWorld) bool {
+				return kuraString(k.ws, "context", "reverse_geocode_result", "formatted_address") != ""
+			},
+			act: section(func(k *kuraWorld) {
+				if a := kuraString(k.ws, "context", "reverse_geocode_result", "formatted_address"); kuraCoordinate.MatchString(a) {
+					k.say("I couldn't find a street address for where you are.")
+				} else {
+					k.say("You're at %s.", a)
+				}
+			})},
+		{name: "weather", doc: "weather in context: each location's, in the order the query names them",
+			match: func(k *kuraWorld) bool { return len(kuraWeathers(k.ws)) > 0 }, act: section(kuraSayWeather)},
+		{name: "transit", doc: "a transit route: the line, stops and departure in the user's time zone, and the duration in whole minutes",
+			match: func(k *kuraWorld) bool { _, ok := kuraPath(k.ws, "context", "transit").(map[string]any); return ok },
+			act:   section(kuraSayTransit)},
+		{name: "places", doc: "places found: up to three with ratings, or that none was found",
+			match: func(k *kuraWorld) bool { _, ok := kuraPath(k.ws, "context", "places_found").([]any); return ok },
+			act: section(func(k *kuraWorld) {
+				found, _ := kuraPath(k.ws, "context", "places_found").([]any)
+				var names []string
+				for _, p := range found[:min(3, len(found))] {
+					n := kuraString(p, "name")
+					if r, ok := kuraPath(p, "rating").(float64); ok {
+						n += fmt.Sprintf(" (%.1f★)", r)
+					}
+					names = append(names, n)
+				}
+				if len(names) == 0 {
+					k.say("I couldn't find any matching places nearby.")
+				} else {
+					k.say("Nearby: %s.", strings.Join(names, ", "))
+				}
+			})},
+		{name: "errors", doc: "errors: one sentence each (no match, several matches with the candidates, or the tool's message)",
+			match: func(k *kuraWorld) bool { e, _ := kuraPath(k.ws, "errors").([]any); return len(e) > 0 },
+			act:   section(kuraSayErrors)},
+		{name: "greeting", doc: "nothing said and no error: greet and say what it can do",
+			match: func(k *kuraWorld) bool {
+				e, _ := kuraPath(k.ws, "errors").([]any)
+				return len(k.out) == 0 && len(e) == 0
+			},
+			act: section(func(k *kuraWorld) {
+				k.say("Hi! I'm Vaya — ask me about transit directions, places nearby or the weather.")
+			})},
+	}
+}
+
+// kuraWeathers is context.weather, or context.lastWeather by its location.
+func kuraWeathers(ws map[string]any) map[string]any {
 	weather, _ := kuraPath(ws, "context", "weather").(map[string]any)
 	if len(weather) == 0 {
 		if w, ok := kuraPath(ws, "context", "lastWeather").(map[string]any); ok {
 			weather = map[string]any{kuraString(w, "location"): w}
 		}
 	}
-	q := strings.ToLower(in.Query)
+	return weather
+}
+
+func kuraSayWeather(k *kuraWorld) {
+	weather := kuraWeathers(k.ws)
+	q := strings.ToLower(k.query)
 	locations := make([]string, 0, len(weather))
 	for l := range weather {
 		locations = append(locations, l)
@@ -81,73 +163,57 @@ func (kuraSynthesizer) Answer(r Request) (llm.Message, error) {
 		if fl := kuraDegrees(kuraPath(w, "feels_like"), units); fl != "" && fl != kuraDegrees(kuraPath(w, "temp"), units) {
 			s += ", feels like " + fl
 		}
-		say("%s.", s)
+		k.say("%s.", s)
 	}
-	if t, ok := kuraPath(ws, "context", "transit").(map[string]any); ok {
-		mins := kuraMinutes(int(kuraFloat(t["duration"])))
-		line := kuraString(t, "line")
-		switch {
-		case line == "":
-			say("The trip takes about %d minutes.", mins)
-		default:
-			at := ""
-			if dep, err := time.Parse(time.RFC3339, kuraString(t, "departure")); err == nil {
-				if loc, err := time.LoadLocation(kuraString(ws, "user", "timezone")); err == nil {
-					dep = dep.In(loc)
-				}
-				at = " at " + dep.Format("3:04 PM")
-			}
-			say("Take the %s from %s%s and arrive at %s about %d minutes later.", line, kuraString(t, "from"), at, kuraString(t, "to"), mins)
-		}
-	}
-	if found, ok := kuraPath(ws, "context", "places_found").([]any); ok {
-		var names []string
-		for _, p := range found[:min(3, len(found))] {
-			n := kuraString(p, "name")
-			if r, ok := kuraPath(p, "rating").(float64); ok {
-				n += fmt.Sprintf(" (%.1f★)", r)
-			}
-			names = append(names, n)
-		}
-		if len(names) == 0 {
-			say("I couldn't find any matching places nearby.")
-		} else {
-			say("Nearby: %s.", strings.Join(names, ", "))
-		}
-	}
+}
 
-	errs, _ := kuraPath(ws, "errors").([]any)
+func kuraSayTransit(k *kuraWorld) {
+	t, _ := kuraPath(k.ws, "context", "transit").(map[string]any)
+	mins := kuraMinutes(int(kuraFloat(t["duration"])))
+	line := kuraString(t, "line")
+	if line == "" {
+		k.say("The trip takes about %d minutes.", mins)
+		return
+	}
+	at := ""
+	if dep, err := time.Parse(time.RFC3339, kuraString(t, "departure")); err == nil {
+		if loc, err := time.LoadLocation(kuraString(k.ws, "user", "timezone")); err == nil {
+			dep = dep.In(loc)
+		}
+		at = " at " + dep.Format("3:04 PM")
+	}
+	k.say("Take the %s from %s%s and arrive at %s about %d minutes later.", line, kuraString(t, "from"), at, kuraString(t, "to"), mins)
+}
+
+func kuraSayErrors(k *kuraWorld) {
+	errs, _ := kuraPath(k.ws, "errors").([]any)
 	for _, e := range errs {
 		msg, tool := kuraString(e, "message"), kuraString(e, "tool")
 		if a, ok := strings.CutPrefix(msg, "no place found for '"); ok {
-			say("I couldn't find %s.", strings.TrimSuffix(a, "'"))
+			k.say("I couldn't find %s.", strings.TrimSuffix(a, "'"))
 			continue
 		}
 		if a, _, ok := strings.Cut(msg, "' is ambiguous"); ok && strings.HasPrefix(a, "'") {
 			a = a[1:]
 			var cands []string
-			c, _ := kuraPath(ws, "context", "candidates", a).([]any)
+			c, _ := kuraPath(k.ws, "context", "candidates", a).([]any)
 			for _, x := range c {
 				if s, ok := x.(string); ok {
 					cands = append(cands, s)
 				}
 			}
 			if len(cands) > 1 {
-				say("Which %s do you mean: %s or %s?", a, strings.Join(cands[:len(cands)-1], ", "), cands[len(cands)-1])
+				k.say("Which %s do you mean: %s or %s?", a, strings.Join(cands[:len(cands)-1], ", "), cands[len(cands)-1])
 			} else {
-				say("%s matches several places; which one do you mean?", a)
+				k.say("%s matches several places; which one do you mean?", a)
 			}
 			continue
 		}
 		msg = strings.TrimSuffix(msg, ".")
 		if tool == "" {
-			say("I couldn't complete that: %s.", msg)
+			k.say("I couldn't complete that: %s.", msg)
 			continue
 		}
-		say("I couldn't complete the %s lookup: %s.", tool, msg)
+		k.say("I couldn't complete the %s lookup: %s.", tool, msg)
 	}
-	if len(out) == 0 && len(errs) == 0 {
-		say("Hi! I'm Vaya — ask me about transit directions, places nearby or the weather.")
-	}
-	return llm.Message{Role: llm.RoleAssistant, Content: strings.Join(out, " ")}, nil
 }

@@ -3,7 +3,9 @@ package standin
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -12,42 +14,30 @@ import (
 )
 
 // ODBchat policies. They recognise the agent's prompts by the protocol each
-// demands, and decide with these heuristics:
+// demands, and decide by tables of named rules over the shared lexicon's
+// concepts (code, definition, sst, temperature near sea, now, yesterday, day_before_yesterday,
+// and the place words of registry keys), coordinates, bbox lists and
+// dates:
 //
-//   - code: the question asks for a program (python, code, script, 程式, 轉 CSV …);
-//   - mcp: an SST word (海溫, 水溫, SST, sea surface temperature, water
-//     temperature …) together with a place the policy can resolve: a
-//     coordinate pair (121.7E,24.0N · (23N, 123E) · (123,25)), a bbox list of
-//     four numbers, or a region alias of a geo_registry key — and no
-//     definition cue (是什麼, what is a, explain …). Coordinates with a date
-//     word need no SST word, as in the follow-up 花蓮外海 121.7E,24.0N 今天呢？:
-//     the catalog's tools take nothing but a place and a day;
-//   - explain: everything else.
+//   - code: the question asks for a program;
+//   - explain: a definition question, or one with neither an SST word nor
+//     coordinates with a date word (the catalog's tools take nothing but a
+//     place and a day);
+//   - mcp: a point (121.7E,24.0N · (23N, 123E) · (123,25)), a bbox list of
+//     four numbers, or a key of the request's geo_registry whose place
+//     words the question names (registryRegion).
 //
-// Dates: YYYY-MM-DD as written; 今天/現在/today/now → now; 昨天/yesterday →
-// now−1; 前天/day before yesterday → now−2; no date word → no date argument.
-// A paraphrase without these words is routed to explain, as a weak model might.
+// Dates: YYYY-MM-DD as written; a now word → now; yesterday → now−1; the
+// day before yesterday → now−2; no date word → no date argument. A
+// paraphrase without these words is routed to explain, as a weak model
+// might.
 
 var (
-	codeCue  = regexp.MustCompile(`(?i)python|\bcode\b|script|程式|代碼|轉\s*csv|to csv|\bfunction\b|寫一[個段支]`)
-	sstCue   = regexp.MustCompile(`(?i)海溫|水溫|海表溫|海水溫度|\bsst\b|sea[- ]surface temp|water temp|ocean temp|sea temp|距平|anomal`)
-	defCue   = regexp.MustCompile(`(?i)是什麼|什麼是|意思|解釋|定義|what is (a|an)\b|what does|\bexplain|\bdefin|how (is|are) .* (computed|calculated|defined)|how do i|如何|怎麼`)
-	bboxRe   = regexp.MustCompile(`\[\s*(-?\d+(?:\.\d+)?)\s*,\s*(-?\d+(?:\.\d+)?)\s*,\s*(-?\d+(?:\.\d+)?)\s*,\s*(-?\d+(?:\.\d+)?)\s*\]`)
-	hemiRe   = regexp.MustCompile(`(?i)(\d+(?:\.\d+)?)\s*°?\s*([EWNS])\b`)
-	plainRe  = regexp.MustCompile(`[(（]\s*(-?\d+(?:\.\d+)?)\s*[,，]\s*(-?\d+(?:\.\d+)?)\s*[)）]`)
-	dateRe   = regexp.MustCompile(`\b(\d{4})[-/](\d{1,2})[-/](\d{1,2})\b`)
-	todayCue = regexp.MustCompile(`(?i)今天|今日|現在|目前|最新|\btoday\b|\bnow\b|right now|\bcurrent`)
+	bboxRe  = regexp.MustCompile(`\[\s*(-?\d+(?:\.\d+)?)\s*,\s*(-?\d+(?:\.\d+)?)\s*,\s*(-?\d+(?:\.\d+)?)\s*,\s*(-?\d+(?:\.\d+)?)\s*\]`)
+	hemiRe  = regexp.MustCompile(`(?i)(\d+(?:\.\d+)?)\s*°?\s*([EWNS])\b`)
+	plainRe = regexp.MustCompile(`[(（]\s*(-?\d+(?:\.\d+)?)\s*[,，]\s*(-?\d+(?:\.\d+)?)\s*[)）]`)
+	dateRe  = regexp.MustCompile(`\b(\d{4})[-/](\d{1,2})[-/](\d{1,2})\b`)
 )
-
-// regionAliases maps words in a question to geo_registry keys; longer
-// aliases are tried first so that 台灣海峽 wins over 台灣.
-func regionAliases() [][2]string {
-	return [][2]string{
-		{"台灣海峽", "taiwan_strait"}, {"臺灣海峽", "taiwan_strait"}, {"taiwan strait", "taiwan_strait"},
-		{"夏威夷", "hawaiian_islands"}, {"hawaii", "hawaiian_islands"},
-		{"台灣", "taiwan_nearby"}, {"臺灣", "taiwan_nearby"}, {"taiwan", "taiwan_nearby"},
-	}
-}
 
 type odbchatRouter struct{}
 
@@ -64,18 +54,59 @@ type routerInput struct {
 	GeoRegistry map[string][]float64 `json:"geo_registry"`
 }
 
-func (odbchatRouter) Answer(r Request) (llm.Message, error) {
+// odbQuestion is what the ODBchat rules read from a question.
+type odbQuestion struct {
+	q        string
+	text     lexText
+	date     string // the date asked for, or ""
+	lon, lat float64
+	point    bool
+	bbox     []float64 // a written bbox list
+	region   string    // the registry key the question names, or ""
+}
+
+func readODBQuestion(q string, now time.Time, registry map[string][]float64) *odbQuestion {
+	o := &odbQuestion{q: q, text: readText(q)}
+	o.date = dateOf(o.text, q, now)
+	o.lon, o.lat, o.point = pointOf(q)
+	if m := bboxRe.FindStringSubmatch(q); m != nil {
+		for _, s := range m[1:] {
+			f, _ := strconv.ParseFloat(s, 64)
+			o.bbox = append(o.bbox, f)
+		}
+	}
+	o.region = registryRegion(o.text, registry)
+	return o
+}
+
+// sst reports an SST word (or a temperature word within three words of a
+// sea word), or coordinates with a date word.
+func (o *odbQuestion) sst() bool {
+	return o.hasSST() || (o.point || o.bbox != nil) && o.date != ""
+}
+
+// hasSST reports an SST word, or a temperature word within three words of
+// a sea word ("temperatura del océano").
+func (o *odbQuestion) hasSST() bool {
+	return o.text.has("sst") || o.text.near("temperature", "sea", 3)
+}
+
+func (p odbchatRouter) Answer(r Request) (llm.Message, error) {
+	m, _, err := p.Decide(r)
+	return m, err
+}
+
+// Decide answers by routerRules and names the rule.
+func (odbchatRouter) Decide(r Request) (llm.Message, string, error) {
 	var in routerInput
 	if err := json.Unmarshal([]byte(r.LastUser()), &in); err != nil || in.Query == "" {
-		return llm.Message{}, fmt.Errorf("router user message is not the JSON {query, now, …} the protocol asks for")
+		return llm.Message{}, "", fmt.Errorf("router user message is not the JSON {query, now, …} the protocol asks for")
 	}
 	now, err := time.Parse(time.DateOnly, in.Now)
 	if err != nil {
-		return llm.Message{}, fmt.Errorf("router input has no valid now: %q", in.Now)
+		return llm.Message{}, "", fmt.Errorf("router input has no valid now: %q", in.Now)
 	}
-	plan := routePlan(in, now)
-	b, _ := json.Marshal(plan)
-	return llm.Message{Role: llm.RoleAssistant, Content: string(b)}, nil
+	return decide(routerRules(), readODBQuestion(in.Query, now, in.GeoRegistry))
 }
 
 type plan struct {
@@ -87,46 +118,128 @@ type plan struct {
 	FollowupQuestion *string        `json:"followup_question"`
 }
 
-func routePlan(in routerInput, now time.Time) plan {
-	q := in.Query
-	if codeCue.MatchString(q) {
-		return plan{Decision: "code", Confidence: 0.76, Rationale: "Asks for a program."}
-	}
-	date := dateOf(q, now)
-	_, _, point := pointOf(q)
-	coordsAndDate := (point || bboxRe.MatchString(q)) && date != ""
-	if !(sstCue.MatchString(q) || coordsAndDate) || defCue.MatchString(q) {
-		return plan{Decision: "explain", Confidence: 0.71, Rationale: "A concept or documentation question."}
-	}
-	args := map[string]any{"fields": []string{"sst", "sst_anomaly"}}
-	if date != "" {
-		args["date"] = date
-	}
-	if lon, lat, ok := pointOf(q); ok {
-		args["longitude"], args["latitude"] = lon, lat
-		return toolPlan("ghrsst.point_value", args, 0.82, "SST at a point.")
-	}
-	if m := bboxRe.FindStringSubmatch(q); m != nil {
-		var b []float64
-		for _, s := range m[1:] {
-			f, _ := strconv.ParseFloat(s, 64)
-			b = append(b, f)
-		}
-		args["bbox"] = b
-		return toolPlan("ghrsst.bbox_mean", args, 0.78, "Mean SST over a box.")
-	}
-	lower := strings.ToLower(q)
-	for _, a := range regionAliases() {
-		if _, known := in.GeoRegistry[a[1]]; known && strings.Contains(lower, a[0]) {
-			args["bbox"] = a[1]
-			return toolPlan("ghrsst.bbox_mean", args, 0.83, "SST over a registry region.")
-		}
-	}
-	return plan{Decision: "explain", Confidence: 0.4, Rationale: "SST question without a place I can resolve."}
+func (p plan) message() (llm.Message, error) {
+	b, _ := json.Marshal(p)
+	return llm.Message{Role: llm.RoleAssistant, Content: string(b)}, nil
 }
 
-func toolPlan(name string, args map[string]any, conf float64, why string) plan {
-	return plan{Decision: "mcp", Confidence: conf, Tool: map[string]any{"name": name, "arguments": args}, Rationale: why}
+// toolArgs are the arguments every GHRSST call gets: the fields, and the
+// date when one was asked for.
+func (o *odbQuestion) toolArgs() map[string]any {
+	args := map[string]any{"fields": []string{"sst", "sst_anomaly"}}
+	if o.date != "" {
+		args["date"] = o.date
+	}
+	return args
+}
+
+func toolPlan(name string, args map[string]any, conf float64, why string) (llm.Message, error) {
+	return plan{Decision: "mcp", Confidence: conf, Tool: map[string]any{"name": name, "arguments": args}, Rationale: why}.message()
+}
+
+// routerRules is the ODBchat router's table, tried in order.
+func routerRules() []rule[*odbQuestion] {
+	return []rule[*odbQuestion]{
+		{name: "code", doc: "a code word: the code branch",
+			match: func(o *odbQuestion) bool { return o.text.has("code") },
+			act: func(*odbQuestion) (llm.Message, error) {
+				return plan{Decision: "code", Confidence: 0.76, Rationale: "Asks for a program."}.message()
+			}},
+		{name: "definition", doc: "a definition word: the explain branch, even with an SST word",
+			match: func(o *odbQuestion) bool { return o.text.has("definition") },
+			act: func(*odbQuestion) (llm.Message, error) {
+				return plan{Decision: "explain", Confidence: 0.71, Rationale: "A concept or documentation question."}.message()
+			}},
+		{name: "not-data", doc: "neither an SST word nor coordinates with a date word: the explain branch",
+			match: func(o *odbQuestion) bool { return !o.sst() },
+			act: func(*odbQuestion) (llm.Message, error) {
+				return plan{Decision: "explain", Confidence: 0.71, Rationale: "A concept or documentation question."}.message()
+			}},
+		{name: "point", doc: "a coordinate pair: ghrsst.point_value at it",
+			match: func(o *odbQuestion) bool { return o.point },
+			act: func(o *odbQuestion) (llm.Message, error) {
+				args := o.toolArgs()
+				args["longitude"], args["latitude"] = o.lon, o.lat
+				return toolPlan("ghrsst.point_value", args, 0.82, "SST at a point.")
+			}},
+		{name: "bbox", doc: "a bbox list of four numbers: ghrsst.bbox_mean over it, as written",
+			match: func(o *odbQuestion) bool { return o.bbox != nil },
+			act: func(o *odbQuestion) (llm.Message, error) {
+				args := o.toolArgs()
+				args["bbox"] = o.bbox
+				return toolPlan("ghrsst.bbox_mean", args, 0.78, "Mean SST over a box.")
+			}},
+		{name: "registry-region", doc: "a geo_registry key whose place words the question names: ghrsst.bbox_mean over that key",
+			match: func(o *odbQuestion) bool { return o.region != "" },
+			act: func(o *odbQuestion) (llm.Message, error) {
+				args := o.toolArgs()
+				args["bbox"] = o.region
+				return toolPlan("ghrsst.bbox_mean", args, 0.83, "SST over a registry region.")
+			}},
+		{name: "no-place", doc: "an SST question without a place it can resolve: the explain branch, with low confidence",
+			match: func(*odbQuestion) bool { return true },
+			act: func(*odbQuestion) (llm.Message, error) {
+				return plan{Decision: "explain", Confidence: 0.4, Rationale: "SST question without a place I can resolve."}.message()
+			}},
+	}
+}
+
+// registryRegion is the key of registry whose place words the question
+// names best, or "". A key's words ("taiwan_strait") are read through the
+// lexicon's concepts (so 台灣海峽 names both); a key is a candidate when
+// its first word is named; it scores one for each word named, and half
+// for leaving out only words of the "nearby" concept (a bare place name
+// means around it). The first key in sorted order wins a tie.
+func registryRegion(t lexText, registry map[string][]float64) string {
+	best, score := "", 0.0
+	for _, key := range slices.Sorted(maps.Keys(registry)) {
+		words := strings.FieldsFunc(strings.ToLower(key), func(r rune) bool { return r == '_' || r == '-' || r == ' ' })
+		if len(words) == 0 || !namesWord(t, words[0]) {
+			continue
+		}
+		s, onlyNearby := 0.0, true
+		for _, w := range words {
+			switch {
+			case namesWord(t, w):
+				s++
+			case conceptOf(w) != "nearby":
+				onlyNearby = false
+			}
+		}
+		if onlyNearby {
+			s += 0.5
+		}
+		if s > score {
+			best, score = key, s
+		}
+	}
+	return best
+}
+
+// namesWord reports whether t names w: a word of the lexicon concept w
+// belongs to, or w itself.
+func namesWord(t lexText, w string) bool {
+	if c := conceptOf(w); c != "" {
+		return t.has(c)
+	}
+	for _, x := range t.words {
+		if x == w {
+			return true
+		}
+	}
+	return false
+}
+
+// conceptOf is the lexicon concept whose English words include w, or "".
+func conceptOf(w string) string {
+	for _, c := range slices.Sorted(maps.Keys(lexicon)) {
+		for _, e := range lexicon[c]["en"] {
+			if !strings.Contains(e, " ") && lexWordMatch(w, e) {
+				return c
+			}
+		}
+	}
+	return ""
 }
 
 // pointOf finds a coordinate pair written with hemispheres, or a plain
@@ -157,20 +270,21 @@ func pointOf(q string) (lon, lat float64, ok bool) {
 	return 0, 0, false
 }
 
-func dateOf(q string, now time.Time) string {
+// dateOf is the date a question asks for: one written, else by its date
+// words relative to now, else "".
+func dateOf(t lexText, q string, now time.Time) string {
 	if m := dateRe.FindStringSubmatch(q); m != nil {
 		y, _ := strconv.Atoi(m[1])
 		mo, _ := strconv.Atoi(m[2])
 		d, _ := strconv.Atoi(m[3])
 		return time.Date(y, time.Month(mo), d, 0, 0, 0, 0, time.UTC).Format(time.DateOnly)
 	}
-	lower := strings.ToLower(q)
 	switch {
-	case strings.Contains(q, "前天") || strings.Contains(lower, "day before yesterday"):
+	case t.has("day_before_yesterday"):
 		return now.AddDate(0, 0, -2).Format(time.DateOnly)
-	case strings.Contains(q, "昨天") || strings.Contains(q, "昨日") || strings.Contains(lower, "yesterday"):
+	case t.has("yesterday"):
 		return now.AddDate(0, 0, -1).Format(time.DateOnly)
-	case todayCue.MatchString(q):
+	case t.has("now"):
 		return now.Format(time.DateOnly)
 	}
 	return ""
@@ -178,7 +292,9 @@ func dateOf(q string, now time.Time) string {
 
 // odbchatClassifier is the legacy two-way classifier. Like the weak
 // classifier the seed describes, it sends questions that want data (an SST
-// word with a place) to code, since explain cannot fetch numbers.
+// word with a place) to code, since explain cannot fetch numbers. Its
+// request carries no registry, so a place is coordinates, a bbox list, or
+// a word of the lexicon's place concepts.
 type odbchatClassifier struct{}
 
 func (odbchatClassifier) Name() string { return "odbchat/classifier" }
@@ -187,129 +303,43 @@ func (odbchatClassifier) Accepts(r Request) bool {
 	return strings.Contains(r.System(), "question classifier")
 }
 
-func (odbchatClassifier) Answer(r Request) (llm.Message, error) {
-	q := r.LastUser()
-	mode, conf := "explain", 0.7
-	_, _, point := pointOf(q)
-	explicit := point || bboxRe.MatchString(q)
-	if codeCue.MatchString(q) || (!defCue.MatchString(q) && (explicit || sstCue.MatchString(q) && hasRegion(q))) {
-		mode, conf = "code", 0.74
-	}
-	return llm.Message{Role: llm.RoleAssistant, Content: fmt.Sprintf(`{"mode": %q, "confidence": %g}`, mode, conf)}, nil
+func (p odbchatClassifier) Answer(r Request) (llm.Message, error) {
+	m, _, err := p.Decide(r)
+	return m, err
 }
 
-func hasRegion(q string) bool {
-	lower := strings.ToLower(q)
-	for _, a := range regionAliases() {
-		if strings.Contains(lower, a[0]) {
-			return true
-		}
-	}
-	return false
+// Decide answers by classifierRules and names the rule.
+func (odbchatClassifier) Decide(r Request) (llm.Message, string, error) {
+	return decide(classifierRules(), readODBQuestion(r.LastUser(), time.Time{}, nil))
 }
 
-// odbchatOnePass writes tagged one-pass answers from the context passages.
-type odbchatOnePass struct{}
+// odbPlaceConcepts are the lexicon's place concepts the classifier knows.
+var odbPlaceConcepts = []string{"taiwan", "hawaii", "strait", "islands", "nearby"}
 
-func (odbchatOnePass) Name() string { return "odbchat/onepass" }
-
-func (odbchatOnePass) Accepts(r Request) bool { return strings.Contains(r.System(), "<<<MODE>>>") }
-
-var (
-	modeLine     = regexp.MustCompile(`(?m)^Mode: (\w+)$`)
-	languageLine = regexp.MustCompile(`(?m)^Language: (\w+)$`)
-	questionLine = regexp.MustCompile(`(?m)^Question: (.*)$`)
-	passageHead  = regexp.MustCompile(`(?m)^\[(\d+)\] (.*)$`)
-)
-
-func (odbchatOnePass) Answer(r Request) (llm.Message, error) {
-	u := r.LastUser()
-	mode, lang, question := "explain", "en", ""
-	if m := modeLine.FindStringSubmatch(u); m != nil {
-		mode = m[1]
-	}
-	if m := languageLine.FindStringSubmatch(u); m != nil {
-		lang = m[1]
-	}
-	if m := questionLine.FindStringSubmatch(u); m != nil {
-		question = m[1]
-	}
-	// The first sentence of each of the first two passages, cited.
-	var said []string
-	idx := passageHead.FindAllStringSubmatchIndex(u, -1)
-	for i, loc := range idx {
-		if i == 2 {
-			break
+// classifierRules is the legacy classifier's table, tried in order.
+func classifierRules() []rule[*odbQuestion] {
+	mode := func(m string, conf float64) func(*odbQuestion) (llm.Message, error) {
+		return func(*odbQuestion) (llm.Message, error) {
+			return llm.Message{Role: llm.RoleAssistant, Content: fmt.Sprintf(`{"mode": %q, "confidence": %g}`, m, conf)}, nil
 		}
-		end := len(u)
-		if i+1 < len(idx) {
-			end = idx[i+1][0]
-		}
-		body := strings.TrimSpace(u[loc[1]:end])
-		said = append(said, sentence(body, lang)+" ["+u[loc[2]:loc[3]]+"]")
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "<<<MODE>>>\n%s\n", mode)
-	if mode == "code" {
-		b.WriteString("<<<PLAN>>>\n1. Fetch the data over HTTP.\n2. Parse the JSON.\n3. Write the result.\n")
-		fmt.Fprintf(&b, "<<<CODE>>>\n```python\n%s```\n", program(question))
-	}
-	b.WriteString("<<<ANSWER>>>\n")
-	if lang == "zh" {
-		b.WriteString("根據 ODB 知識庫：")
-	}
-	if len(said) == 0 {
-		b.WriteString("I found nothing about this in the ODB knowledge base.")
-	}
-	b.WriteString(strings.Join(said, " "))
-	return llm.Message{Role: llm.RoleAssistant, Content: b.String()}, nil
-}
-
-// sentence picks what to quote from a passage: for a Chinese question its
-// first sentence with Han characters, if it has one, else its first sentence.
-func sentence(s, lang string) string {
-	if lang == "zh" {
-		for _, part := range strings.SplitAfter(strings.Join(strings.Fields(s), " "), "。") {
-			if hanRe.MatchString(part) {
-				if i := strings.LastIndexAny(part[:hanRe.FindStringIndex(part)[0]], ".!?"); i >= 0 {
-					part = part[i+1:]
+	return []rule[*odbQuestion]{
+		{name: "code", doc: "a code word: code", match: func(o *odbQuestion) bool { return o.text.has("code") }, act: mode("code", 0.74)},
+		{name: "definition", doc: "a definition word: explain", match: func(o *odbQuestion) bool { return o.text.has("definition") }, act: mode("explain", 0.7)},
+		{name: "coordinates", doc: "a point or a bbox list: code, the only branch that fetches numbers",
+			match: func(o *odbQuestion) bool { return o.point || o.bbox != nil }, act: mode("code", 0.74)},
+		{name: "sst-and-place", doc: "an SST word and a place word: code, the seed's failure mode",
+			match: func(o *odbQuestion) bool {
+				if !o.hasSST() {
+					return false
 				}
-				return strings.TrimSpace(part)
-			}
-		}
+				for _, c := range odbPlaceConcepts {
+					if o.text.has(c) {
+						return true
+					}
+				}
+				return false
+			}, act: mode("code", 0.74)},
+		{name: "otherwise-explain", doc: "anything else: explain", match: func(*odbQuestion) bool { return true }, act: mode("explain", 0.7)},
 	}
-	return firstSentence(s)
-}
-
-var hanRe = regexp.MustCompile(`\p{Han}`)
-
-func firstSentence(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	for i, r := range s {
-		if (r == '.' || r == '。') && i > 20 {
-			return s[:i+len(string(r))]
-		}
-	}
-	if len(s) > 200 {
-		return s[:200]
-	}
-	return s
-}
-
-var (
-	csvCue  = regexp.MustCompile(`(?i)csv`)
-	plotCue = regexp.MustCompile(`(?i)plot|畫|圖|map`)
-)
-
-// program picks a code template by what the question names.
-func program(q string) string {
-	if csvCue.MatchString(q) {
-		return "import csv, json, sys\n\nrows = json.load(sys.stdin)\nwriter = csv.DictWriter(sys.stdout, fieldnames=sorted({k for r in rows for k in r}))\nwriter.writeheader()\nwriter.writerows(rows)\n"
-	}
-	plot := ""
-	if plotCue.MatchString(q) {
-		plot = "import matplotlib.pyplot as plt\nplt.scatter(df.lon, df.lat, c=df.sst, s=4)\nplt.colorbar(label='SST (°C)')\nplt.savefig('sst.png')\n"
-	}
-	return "import pandas as pd\nimport requests\n\nparams = {'lon0': 118, 'lat0': 20, 'lon1': 123.5, 'lat1': 26.5, 'start': '2025-11-05', 'end': '2025-11-05', 'append': 'sst,sst_anomaly', 'sample': 30}\n" +
-		"rows = requests.get('https://eco.odb.ntu.edu.tw/api/ghrsst', params=params, timeout=30).json()\ndf = pd.DataFrame(rows)\nprint(df[['sst', 'sst_anomaly']].mean())\n" + plot
 }

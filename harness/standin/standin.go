@@ -5,11 +5,15 @@
 // alone through per-agent policies, models latency, reports usage, and can
 // inject faults at a seeded rate.
 //
-// Policies follow each agent's prompt protocol with simple heuristics
-// (keywords in several languages, number and coordinate patterns, date words
-// relative to the request's "now"). Paraphrases a policy does not know are
-// answered wrongly, as a weak model would. It never sees scenario
-// expectations. An agent the stand-in has never seen is answered by the
+// Policies follow each agent's prompt protocol as tables of named rules
+// (rules.go) that read the request alone — tool names, descriptions and
+// schemas, the system prompt, the messages — through one shared
+// multilingual lexicon (lexicon.go), number and coordinate patterns, and
+// date words relative to the request's "now"; the rule that decided is sent
+// in cassette.RuleHeader. Paraphrases a policy has no rule for are answered
+// wrongly, as a weak model would. It never sees scenario expectations, and
+// a spec fails if its code holds a committed scenario's input (see
+// docs/standin.md). An agent the stand-in has never seen is answered by the
 // generic policy (Generic), asked only when no agent's own policy accepts a
 // request: a plumbing stand-in that picks a tool by word overlap, fills its
 // arguments from the schema and answers from the tool results, so that an
@@ -284,10 +288,10 @@ func (s *Server) respond(w http.ResponseWriter, d dialect, req Request, sample i
 		return
 	}
 	smp := newSampler(sample, req)
-	msg, err := policy.Answer(smp.view(req))
+	msg, rule, err := answerOf(policy, smp.view(req))
 	if err != nil && smp != nil {
 		// A misread the policy cannot follow: a model still answers.
-		msg, err = policy.Answer(req)
+		msg, rule, err = answerOf(policy, req)
 	}
 	if err != nil {
 		d.writeError(w, http.StatusInternalServerError, policy.Name()+": "+err.Error(), s.opts.Latency.Of(in, 0))
@@ -297,6 +301,9 @@ func (s *Server) respond(w http.ResponseWriter, d dialect, req Request, sample i
 	if policy.Name() == GenericName {
 		// Recordings say that their answers came from the plumbing stand-in.
 		w.Header().Set(cassette.PolicyHeader, GenericName)
+	}
+	if rule != "" {
+		w.Header().Set(cassette.RuleHeader, rule)
 	}
 	if fault != "" {
 		var applied bool

@@ -117,6 +117,9 @@ type Exchange struct {
 	Error    string        `json:"error,omitempty"`
 	// Fault is the kind of fault a stand-in injected into this exchange.
 	Fault string `json:"fault,omitempty"`
+	// Rule is the stand-in rule that decided a model's answer, when a
+	// rule-based stand-in policy answered.
+	Rule string `json:"rule,omitempty"`
 	// Stream is the timing of a streamed answer; nil for a whole body.
 	Stream *Stream `json:"stream,omitempty"`
 }

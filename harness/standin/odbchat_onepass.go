@@ -1,0 +1,138 @@
+package standin
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/agentreplay/testbed/agents/llm"
+)
+
+// odbchatOnePass writes tagged one-pass answers from the context passages.
+type odbchatOnePass struct{}
+
+func (odbchatOnePass) Name() string { return "odbchat/onepass" }
+
+func (odbchatOnePass) Accepts(r Request) bool { return strings.Contains(r.System(), "<<<MODE>>>") }
+
+var (
+	modeLine     = regexp.MustCompile(`(?m)^Mode: (\w+)$`)
+	languageLine = regexp.MustCompile(`(?m)^Language: (\w+)$`)
+	questionLine = regexp.MustCompile(`(?m)^Question: (.*)$`)
+	passageHead  = regexp.MustCompile(`(?m)^\[(\d+)\] (.*)$`)
+)
+
+// onePassTurn is what the one-pass rules read from the user message.
+type onePassTurn struct {
+	u, mode, lang, question string
+}
+
+func (p odbchatOnePass) Answer(r Request) (llm.Message, error) {
+	m, _, err := p.Decide(r)
+	return m, err
+}
+
+// Decide answers by onePassRules and names the rule.
+func (odbchatOnePass) Decide(r Request) (llm.Message, string, error) {
+	t := &onePassTurn{u: r.LastUser(), mode: "explain", lang: "en"}
+	if m := modeLine.FindStringSubmatch(t.u); m != nil {
+		t.mode = m[1]
+	}
+	if m := languageLine.FindStringSubmatch(t.u); m != nil {
+		t.lang = m[1]
+	}
+	if m := questionLine.FindStringSubmatch(t.u); m != nil {
+		t.question = m[1]
+	}
+	return decide(onePassRules(), t)
+}
+
+// onePassRules is the one-pass table: the mode comes from the agent's
+// message, so the rules only shape the tagged answer.
+func onePassRules() []rule[*onePassTurn] {
+	return []rule[*onePassTurn]{
+		{name: "code-answer", doc: "code mode: a plan, a Python program picked by what the question names, and the cited passages",
+			match: func(t *onePassTurn) bool { return t.mode == "code" }, act: onePassAnswer},
+		{name: "explain-answer", doc: "any other mode: the first sentences of the first two passages, cited",
+			match: func(*onePassTurn) bool { return true }, act: onePassAnswer},
+	}
+}
+
+// onePassAnswer writes the tagged answer: the first sentence of each of
+// the first two passages, cited, after a plan and a program in code mode.
+func onePassAnswer(t *onePassTurn) (llm.Message, error) {
+	u := t.u
+	var said []string
+	idx := passageHead.FindAllStringSubmatchIndex(u, -1)
+	for i, loc := range idx {
+		if i == 2 {
+			break
+		}
+		end := len(u)
+		if i+1 < len(idx) {
+			end = idx[i+1][0]
+		}
+		body := strings.TrimSpace(u[loc[1]:end])
+		said = append(said, sentence(body, t.lang)+" ["+u[loc[2]:loc[3]]+"]")
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "<<<MODE>>>\n%s\n", t.mode)
+	if t.mode == "code" {
+		b.WriteString("<<<PLAN>>>\n1. Fetch the data over HTTP.\n2. Parse the JSON.\n3. Write the result.\n")
+		fmt.Fprintf(&b, "<<<CODE>>>\n```python\n%s```\n", program(t.question))
+	}
+	b.WriteString("<<<ANSWER>>>\n")
+	if t.lang == "zh" {
+		b.WriteString("根據 ODB 知識庫：")
+	}
+	if len(said) == 0 {
+		b.WriteString("I found nothing about this in the ODB knowledge base.")
+	}
+	b.WriteString(strings.Join(said, " "))
+	return llm.Message{Role: llm.RoleAssistant, Content: b.String()}, nil
+}
+
+// sentence picks what to quote from a passage: for a Chinese question its
+// first sentence with Han characters, if it has one, else its first sentence.
+func sentence(s, lang string) string {
+	if lang == "zh" {
+		for _, part := range strings.SplitAfter(strings.Join(strings.Fields(s), " "), "。") {
+			if hanRe.MatchString(part) {
+				if i := strings.LastIndexAny(part[:hanRe.FindStringIndex(part)[0]], ".!?"); i >= 0 {
+					part = part[i+1:]
+				}
+				return strings.TrimSpace(part)
+			}
+		}
+	}
+	return firstSentence(s)
+}
+
+var hanRe = regexp.MustCompile(`\p{Han}`)
+
+func firstSentence(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	for i, r := range s {
+		if (r == '.' || r == '。') && i > 20 {
+			return s[:i+len(string(r))]
+		}
+	}
+	if len(s) > 200 {
+		return s[:200]
+	}
+	return s
+}
+
+// program picks a code template by what the question names: CSV, or a
+// plot word of the lexicon.
+func program(q string) string {
+	if strings.Contains(strings.ToLower(q), "csv") {
+		return "import csv, json, sys\n\nrows = json.load(sys.stdin)\nwriter = csv.DictWriter(sys.stdout, fieldnames=sorted({k for r in rows for k in r}))\nwriter.writeheader()\nwriter.writerows(rows)\n"
+	}
+	plot := ""
+	if readText(q).has("plot") {
+		plot = "import matplotlib.pyplot as plt\nplt.scatter(df.lon, df.lat, c=df.sst, s=4)\nplt.colorbar(label='SST (°C)')\nplt.savefig('sst.png')\n"
+	}
+	return "import pandas as pd\nimport requests\n\nparams = {'lon0': 118, 'lat0': 20, 'lon1': 123.5, 'lat1': 26.5, 'start': '2025-11-05', 'end': '2025-11-05', 'append': 'sst,sst_anomaly', 'sample': 30}\n" +
+		"rows = requests.get('https://eco.odb.ntu.edu.tw/api/ghrsst', params=params, timeout=30).json()\ndf = pd.DataFrame(rows)\nprint(df[['sst', 'sst_anomaly']].mean())\n" + plot
+}
