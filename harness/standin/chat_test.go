@@ -65,6 +65,16 @@ var _ = Describe("the OpenAI Chat Completions wire format", func() {
 			Expect(resp.Choices[0].FinishReason).To(Equal("tool_calls"))
 		})
 
+		It("gives tool calls call_ ids of OpenAI's shape, its own for each answer, the same for the same request", func() {
+			a, _ := sdkChat(srv, "call get_sst")
+			b, _ := sdkChat(srv, "call get_sst now")
+			again, _ := sdkChat(srv, "call get_sst")
+			id := a.Choices[0].Message.ToolCalls[0].ID
+			Expect(id).To(MatchRegexp(`^call_[0-9a-f]{24}$`))
+			Expect(b.Choices[0].Message.ToolCalls[0].ID).NotTo(Equal(id))
+			Expect(again.Choices[0].Message.ToolCalls[0].ID).To(Equal(id))
+		})
+
 		It("gives each distinct request its own chatcmpl- id and req_ request id, and the same request the same ones", func() {
 			a, ha := sdkChat(srv, "hello there")
 			b, hb := sdkChat(srv, "hello again")

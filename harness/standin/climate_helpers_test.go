@@ -239,3 +239,12 @@ func cosine(a, b []float32) float64 {
 	Expect(nb).To(BeNumerically(">", 0))
 	return dot / (math.Sqrt(na) * math.Sqrt(nb))
 }
+
+// idsOf are the ids of calls.
+func idsOf(calls []llm.ToolCall) []string {
+	var out []string
+	for _, c := range calls {
+		out = append(out, c.ID)
+	}
+	return out
+}

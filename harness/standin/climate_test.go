@@ -2,6 +2,7 @@ package standin_test
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -26,10 +27,10 @@ var _ = Describe("the Climate Advisor policy", func() {
 	}
 
 	// expectCall checks that m is exactly one call of name with arguments.
-	expectCall := func(m llm.Message, id, name, arguments string) {
+	expectCall := func(m llm.Message, name, arguments string) {
 		Expect(m.Content).To(BeEmpty())
 		Expect(m.ToolCalls).To(HaveLen(1), "answered %q", m.Content)
-		Expect(m.ToolCalls[0].ID).To(Equal(id))
+		Expect(m.ToolCalls[0].ID).To(MatchRegexp(`^call_[0-9a-f]{24}$`), "the wire's id")
 		Expect(m.ToolCalls[0].Name).To(Equal(name))
 		Expect(m.ToolCalls[0].Arguments).To(MatchJSON(arguments))
 	}
@@ -37,7 +38,7 @@ var _ = Describe("the Climate Advisor policy", func() {
 	Describe("the first step of a turn", func() {
 		DescribeTable("calls the tool the prompt's flow asks for",
 			func(q, name, arguments string) {
-				expectCall(answer(userSays(q)), "call_1", name, arguments)
+				expectCall(answer(userSays(q)), name, arguments)
 			},
 			// climate science without a city → the knowledge base, with the user's words
 			Entry("GPC levels", "What is the difference between GPC BASIC and BASIC+?",
@@ -108,7 +109,7 @@ var _ = Describe("the Climate Advisor policy", func() {
 
 		It("opens the one inventory found", func() {
 			m := after("Show me the details of the Oslo inventory", "city_inventory_search", `{"city_name":"Oslo"}`, cityListing("Oslo", 0))
-			expectCall(m, "call_2", "get_inventory", `{"inventory_id":"`+ccOslo+`"}`)
+			expectCall(m, "get_inventory", `{"inventory_id":"`+ccOslo+`"}`)
 		})
 
 		It("lists several inventories, newest first, and asks which one to open", func() {
@@ -152,7 +153,7 @@ var _ = Describe("the Climate Advisor policy", func() {
 
 		It("goes on to the data sources when the user asked for them", func() {
 			m := after("What data sources exist for the Cape Town 2023 inventory?", "get_inventory", `{"inventory_id":"`+ccCapeTown+`"}`, inventoryDetail(ccCapeTown))
-			expectCall(m, "call_2", "get_all_datasources", `{"inventory_id":"`+ccCapeTown+`"}`)
+			expectCall(m, "get_all_datasources", `{"inventory_id":"`+ccCapeTown+`"}`)
 		})
 
 		DescribeTable("counts the data sources in every shape the tool returns",
@@ -242,7 +243,7 @@ var _ = Describe("the Climate Advisor policy", func() {
 		DescribeTable("opens the inventory the user picks",
 			func(history func() []llm.Message, q, id string) {
 				msgs := append(history(), userSays(q))
-				expectCall(answer(msgs...), "call_2", "get_inventory", `{"inventory_id":"`+id+`"}`)
+				expectCall(answer(msgs...), "get_inventory", `{"inventory_id":"`+id+`"}`)
 			},
 			Entry("by year", newYorkListed, "Open the 2022 one", ccNewYork2022),
 			Entry("the latest", newYorkListed, "The latest one, please", ccNewYork2023),
@@ -271,12 +272,12 @@ var _ = Describe("the Climate Advisor policy", func() {
 				assistantSays("Cape Town 2023 (Cape Town, 2023) is a GPC BASIC+ inventory …"),
 				userSays("What data sources are available for it?"),
 			}
-			expectCall(answer(msgs...), "call_3", "get_all_datasources", `{"inventory_id":"`+ccCapeTown+`"}`)
+			expectCall(answer(msgs...), "get_all_datasources", `{"inventory_id":"`+ccCapeTown+`"}`)
 		})
 	})
 
 	Describe("tool call ids", func() {
-		It("number every call of the conversation, across turns, the same way every time", func() {
+		It("are OpenAI's, one of its own for every call of the conversation, across turns, the same every time", func() {
 			turns := []string{"Which inventories do I have?", "Tell me about the Cape Town one", "What data sources are available for it?"}
 			first := converse(c, turns...)
 
@@ -285,14 +286,15 @@ var _ = Describe("the Climate Advisor policy", func() {
 				ids = append(ids, tc.ID)
 				tools = append(tools, tc.Name)
 			}
-			Expect(ids).To(Equal([]string{"call_1", "call_2", "call_3"}))
+			Expect(ids).To(HaveEach(MatchRegexp(`^call_[0-9a-f]{24}$`)))
+			Expect(slices.Compact(slices.Sorted(slices.Values(ids)))).To(HaveLen(3))
 			Expect(tools).To(Equal([]string{"get_user_inventories", "get_inventory", "get_all_datasources"}))
 			Expect(first[len(first)-1].Content).To(HavePrefix("There are 30 data sources available for this inventory"))
 
 			Expect(converse(c, turns...)).To(Equal(first))
 		})
 
-		It("go on from the calls of earlier turns", func() {
+		It("differ from the calls of earlier turns", func() {
 			msgs := converse(c, "What data sources are available for the Rio de Janeiro 2023 inventory?", "Show me the inventories for New York", "Open the 2022 one")
 			var ids, tools []string
 			for _, tc := range toolCallsIn(msgs) {
@@ -300,7 +302,7 @@ var _ = Describe("the Climate Advisor policy", func() {
 				tools = append(tools, tc.Name)
 			}
 			Expect(tools).To(Equal([]string{"city_inventory_search", "get_inventory", "get_all_datasources", "city_inventory_search", "get_inventory"}))
-			Expect(ids).To(Equal([]string{"call_1", "call_2", "call_3", "call_4", "call_5"}))
+			Expect(slices.Compact(slices.Sorted(slices.Values(ids)))).To(HaveLen(5))
 			Expect(msgs[len(msgs)-1].Content).To(ContainSubstring("51.1 million tCO2e"))
 		})
 	})

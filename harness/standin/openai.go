@@ -1,12 +1,13 @@
 package standin
 
 import (
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/agentreplay/testbed/agents/llm"
 )
@@ -17,11 +18,10 @@ import (
 // chat.completion.chunk events (stream_openai.go), with the fields OpenAI's
 // reference gives them (see completion). Its chatcmpl- id and x-request-id
 // derive from a hash of the request and its sample, so recordings are
-// reproducible and every distinct request gets its own. Tool calls keep the
-// ids the policy gives them: longer call_ ids would change the tokens every
-// later request counts. A path the stand-in does not serve is answered in
-// OpenAI's error shape (writeError); a Chat Completions call that fails
-// keeps the stand-in's first error body (writeChatError).
+// reproducible and every distinct request gets its own; so do its tool
+// calls' ids, call_ and 24 characters as OpenAI's are (callIDs). A path the
+// stand-in does not serve, and a Chat Completions call that fails, are
+// answered in OpenAI's error shape (writeError).
 
 // wireRequest is the part of a Chat Completions request the stand-in reads.
 type wireRequest struct {
@@ -72,16 +72,37 @@ func chatDialect(w http.ResponseWriter, body []byte, sample int, stream, include
 	id := "chatcmpl-" + h[:29]
 	w.Header().Set("X-Request-Id", "req_"+h[32:64])
 	d := dialect{
-		writeError: writeChatError,
+		writeError: writeError,
 		malformed:  `{"id": "` + id + `", "choices": [{"message": {"role": "assistant", "content": "unterminated`,
 		completion: func(model string, msg llm.Message, truncated bool, in, out int) (any, error) {
+			msg = callIDs(msg, h)
 			return completion(id, model, msg, finishOf(msg, truncated, "stop", "length", "tool_calls"), in, out), nil
 		},
 	}
 	if stream {
-		d.events = openAIEvents(id, includeUsage)
+		events := openAIEvents(id, includeUsage)
+		d.events = func(model string, msg llm.Message, truncated bool, in, out int) ([]sseEvent, error) {
+			return events(model, callIDs(msg, h), truncated, in, out)
+		}
 	}
 	return d
+}
+
+// callIDs gives msg's tool calls ids of OpenAI's shape, call_ and 24
+// characters, derived from the answer's hash h and each call's place: the
+// same request and sample give the same ids, and distinct answers their
+// own. The policies' ids (call_1, …) are only ever matched, never read.
+func callIDs(msg llm.Message, h string) llm.Message {
+	if len(msg.ToolCalls) == 0 {
+		return msg
+	}
+	calls := slices.Clone(msg.ToolCalls)
+	for i := range calls {
+		sum := sha256.Sum256([]byte(h + "/call/" + strconv.Itoa(i)))
+		calls[i].ID = "call_" + hex.EncodeToString(sum[:])[:24]
+	}
+	msg.ToolCalls = calls
+	return msg
 }
 
 func convert(wr wireRequest) Request {
@@ -161,17 +182,6 @@ func chatUsage(in, out int) map[string]any {
 		"completion_tokens_details": map[string]any{"reasoning_tokens": 0, "audio_tokens": 0,
 			"accepted_prediction_tokens": 0, "rejected_prediction_tokens": 0},
 	}
-}
-
-// writeChatError answers a failed Chat Completions call with the body the
-// stand-in has always sent, {"error": {"message", "type": "standin_error",
-// "code": "<status>"}}: OpenAI's envelope, though not its type, code and
-// param. Agents quote an error body to their models (the family
-// assistant's chart delegation does), so a body closer to OpenAI's would
-// change the token counts of every recorded fault; move it to writeError
-// together with a re-recording and a re-blessed baseline.
-func writeChatError(w http.ResponseWriter, status int, msg string, lat time.Duration) {
-	writeErrorBody(w, status, lat, map[string]any{"error": map[string]any{"message": msg, "type": "standin_error", "code": strconv.Itoa(status)}})
 }
 
 // DecodeChat reads a Chat Completions request body as the stand-in does:
