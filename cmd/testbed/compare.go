@@ -23,12 +23,17 @@ same suites and variants of two report files: per scenario, verdict flips,
 route and tool-sequence changes, input and context tokens, LLM calls and
 replayed latency with their deltas, and the first differing line of the
 answer; above it, a summary of accuracy, pass rate, token and latency means
-with deltas and percentages. Rows marked ▲ regressed.
+with deltas and percentages. Rows marked ▲ regressed. --html also writes
+the comparison as one self-contained page: per scenario, base and head
+side by side, step by step (tool sequence, argument JSON diff, a cassette
+miss where it happened), the answers line by line, and the metric deltas
+with their noise.
 
 Examples:
   testbed compare --suite climate --base untrimmed --head trimmed
   testbed compare --suite odbchat --base legacy --head single-pass --changed
-  testbed compare reports/baseline.json reports/latest.json --regressions`
+  testbed compare reports/baseline.json reports/latest.json --regressions
+  testbed compare --suite climate --base untrimmed --head trimmed --html compare.html`
 
 func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var sel selection
@@ -40,26 +45,28 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.StringVar(&head, "head", "", "the variant compared (with --suite)")
 	fs.BoolVar(&filter.Changed, "changed", false, "show only scenarios that changed")
 	fs.BoolVar(&filter.Regressions, "regressions", false, "show only scenarios that regressed")
-	files, err := parseWithFiles(fs, args)
+	var htmlOut string
+	fs.StringVar(&htmlOut, "html", "", "also write the comparison as one self-contained HTML page to this file: base and head side by side, step by step")
+	paths, err := parseWithFiles(fs, args)
 	if err != nil {
 		return err
 	}
 	var cs []report.Comparison
 	switch {
-	case len(files) == 2 && sel.suite == "":
-		b, err := readReport(files[0])
+	case len(paths) == 2 && sel.suite == "":
+		b, err := readReport(paths[0])
 		if err != nil {
 			return err
 		}
-		h, err := readReport(files[1])
+		h, err := readReport(paths[1])
 		if err != nil {
 			return err
 		}
-		cs = report.Compare(b, h, files[0], files[1])
+		cs = report.Compare(b, h, paths[0], paths[1])
 		if len(cs) == 0 {
-			return withCode(exitUsage, fmt.Errorf("%s and %s share no suite and variant", files[0], files[1]))
+			return withCode(exitUsage, fmt.Errorf("%s and %s share no suite and variant", paths[0], paths[1]))
 		}
-	case len(files) == 0 && sel.suite != "" && base != "" && head != "":
+	case len(paths) == 0 && sel.suite != "" && base != "" && head != "":
 		suites, err := loadSuites(selection{root: sel.root, suite: sel.suite})
 		if err != nil {
 			return err
@@ -81,7 +88,13 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		bi, hi := variantIndex(rs.Variants, base), variantIndex(rs.Variants, head)
 		cs = []report.Comparison{report.CompareVariants(rs.Name, &rs.Variants[bi], &rs.Variants[hi], base, head)}
 	default:
-		return withCode(exitUsage, fmt.Errorf("give either --suite with --base and --head, or two report files; see 'testbed compare --help'"))
+		return withCode(exitUsage, fmt.Errorf("give either --suite with --base and --head, or two report paths; see 'testbed compare --help'"))
+	}
+	if htmlOut != "" {
+		if err := files.WriteAtomic(htmlOut, func(w io.Writer) error { return report.WriteComparisonHTML(w, cs, filter) }); err != nil {
+			return withCode(exitInternal, err)
+		}
+		fmt.Fprintf(stderr, "wrote %s\n", htmlOut)
 	}
 	if sel.json {
 		return report.WriteComparisonJSON(stdout, cs, filter)

@@ -1,6 +1,7 @@
 package report_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -29,17 +30,8 @@ var _ = Describe("the report page as a run viewer in headless Chromium", Ordered
 	var dir string
 
 	BeforeAll(func() {
-		path := chromium()
 		dir = GinkgoT().TempDir()
-		Expect(os.MkdirAll(screenshots, 0o755)).To(Succeed())
-		alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), append(chromedp.DefaultExecAllocatorOptions[:],
-			chromedp.ExecPath(path), chromedp.NoSandbox, chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND"),
-			chromedp.UserDataDir(filepath.Join(dir, "profile")))...)
-		DeferCleanup(cancelAlloc)
-		ctx, cancel := chromedp.NewContext(alloc)
-		DeferCleanup(cancel)
-		Expect(chromedp.Do(ctx)).To(Succeed()) // start the browser once
-		browser = ctx
+		browser = startChromium(dir)
 	})
 
 	// tab opens a fresh tab for one spec; the timeout guards against a
@@ -155,11 +147,77 @@ var _ = Describe("the report page as a run viewer in headless Chromium", Ordered
 		do(t, chromedp.EmulateViewport(1200, 1600), chromedp.Navigate(write("links.html", render(report.WriteHTML, viewerFixture()))),
 			chromedp.Click(chromedp.CSS(`p.result a`)),
 			chromedp.Click(chromedp.CSS(`#failures a[href="#odbchat-single-pass-ac2-kuroshio-trend"]`)))
-		Expect(eval(t, `document.getElementById("odbchat-single-pass-ac2-kuroshio-trend").open`)).To(BeTrue())
+		// hashchange is handled after the click returns.
+		Eventually(func() (bool, error) {
+			return chromedp.Run(t, chromedp.Evaluate[bool](`document.getElementById("odbchat-single-pass-ac2-kuroshio-trend").open`))
+		}).Should(BeTrue())
 		Expect(eval(t, `document.getElementById("odbchat-single-pass-ac3-docs-howto").open`)).To(BeFalse())
 		shot(t, "failure-link.png")
 	})
 })
+
+var _ = Describe("the comparison page in headless Chromium", Ordered, func() {
+	var browser context.Context
+	var page string
+
+	BeforeAll(func() {
+		dir := GinkgoT().TempDir()
+		browser = startChromium(dir)
+		var buf bytes.Buffer
+		Expect(report.WriteComparisonHTML(&buf, []report.Comparison{comparedFixture()}, report.CompareFilter{})).To(Succeed())
+		page = filepath.Join(dir, "compare.html")
+		Expect(os.WriteFile(page, buf.Bytes(), 0o644)).To(Succeed())
+	})
+
+	It("draws a scenario's steps side by side", func() {
+		t, cancel := chromedp.NewContext(browser)
+		defer cancel()
+		Expect(chromedp.Do(t, chromedp.EmulateViewport(1000, 1400), chromedp.Navigate("file://"+page+"#s-old-new-moved"))).To(Succeed())
+		png, err := chromedp.Run(t, chromedp.Screenshot(chromedp.CSS("#s-old-new-moved")))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(os.WriteFile(filepath.Join(screenshots, "compare.png"), png, 0o644)).To(Succeed())
+		// Base and head cells of one step sit side by side: same top, head to the right.
+		pos, err := chromedp.Run(t, chromedp.Evaluate[[]any](`(() => {
+			const row = document.querySelector("#s-old-new-moved tr.step-changed");
+			const [b, h] = [row.cells[1].getBoundingClientRect(), row.cells[2].getBoundingClientRect()];
+			return [b.top, h.top, b.right <= h.left];
+		})()`))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(pos[0]).To(Equal(pos[1]))
+		Expect(pos[2]).To(BeTrue())
+	})
+
+	It("reads on a phone without horizontal overflow", func() {
+		t, cancel := chromedp.NewContext(browser)
+		defer cancel()
+		Expect(chromedp.Do(t, chromedp.EmulateViewport(390, 844), chromedp.Navigate("file://"+page))).To(Succeed())
+		_, err := chromedp.Run(t, chromedp.Evaluate[any](`document.querySelectorAll("details").forEach(d => d.open = true)`))
+		Expect(err).NotTo(HaveOccurred())
+		over, err := chromedp.Run(t, chromedp.Evaluate[float64](`document.documentElement.scrollWidth - document.documentElement.clientWidth`))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(over).To(BeZero())
+		png, err := chromedp.Run(t, chromedp.CaptureScreenshot())
+		Expect(err).NotTo(HaveOccurred())
+		Expect(os.WriteFile(filepath.Join(screenshots, "compare-phone.png"), png, 0o644)).To(Succeed())
+	})
+})
+
+// startChromium starts a headless Chromium, with its profile under dir and
+// every host name unresolvable, for the specs of one container; it also
+// makes the screenshots folder.
+func startChromium(dir string) context.Context {
+	GinkgoHelper()
+	path := chromium()
+	Expect(os.MkdirAll(screenshots, 0o755)).To(Succeed())
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(path), chromedp.NoSandbox, chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND"),
+		chromedp.UserDataDir(filepath.Join(dir, "profile")))...)
+	DeferCleanup(cancelAlloc)
+	ctx, cancel := chromedp.NewContext(alloc)
+	DeferCleanup(cancel)
+	Expect(chromedp.Do(ctx)).To(Succeed()) // start the browser once
+	return ctx
+}
 
 // setFilter is script that sets the page's filter form f as body says and
 // tells the page, as typing or choosing in it does.
