@@ -45,28 +45,28 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.StringVar(&head, "head", "", "the variant compared (with --suite)")
 	fs.BoolVar(&filter.Changed, "changed", false, "show only scenarios that changed")
 	fs.BoolVar(&filter.Regressions, "regressions", false, "show only scenarios that regressed")
-	var htmlOut string
-	fs.StringVar(&htmlOut, "html", "", "also write the comparison as one self-contained HTML page to this file: base and head side by side, step by step")
-	paths, err := parseWithFiles(fs, args)
+	var page string
+	fs.StringVar(&page, "html", "", "also write the comparison as one self-contained HTML page to this file: base and head side by side, step by step")
+	files, err := parseWithFiles(fs, args)
 	if err != nil {
 		return err
 	}
 	var cs []report.Comparison
 	switch {
-	case len(paths) == 2 && sel.suite == "":
-		b, err := readReport(paths[0])
+	case len(files) == 2 && sel.suite == "":
+		b, err := readReport(files[0])
 		if err != nil {
 			return err
 		}
-		h, err := readReport(paths[1])
+		h, err := readReport(files[1])
 		if err != nil {
 			return err
 		}
-		cs = report.Compare(b, h, paths[0], paths[1])
+		cs = report.Compare(b, h, files[0], files[1])
 		if len(cs) == 0 {
-			return withCode(exitUsage, fmt.Errorf("%s and %s share no suite and variant", paths[0], paths[1]))
+			return withCode(exitUsage, fmt.Errorf("%s and %s share no suite and variant", files[0], files[1]))
 		}
-	case len(paths) == 0 && sel.suite != "" && base != "" && head != "":
+	case len(files) == 0 && sel.suite != "" && base != "" && head != "":
 		suites, err := loadSuites(selection{root: sel.root, suite: sel.suite})
 		if err != nil {
 			return err
@@ -88,13 +88,10 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		bi, hi := variantIndex(rs.Variants, base), variantIndex(rs.Variants, head)
 		cs = []report.Comparison{report.CompareVariants(rs.Name, &rs.Variants[bi], &rs.Variants[hi], base, head)}
 	default:
-		return withCode(exitUsage, fmt.Errorf("give either --suite with --base and --head, or two report paths; see 'testbed compare --help'"))
+		return withCode(exitUsage, fmt.Errorf("give either --suite with --base and --head, or two report files; see 'testbed compare --help'"))
 	}
-	if htmlOut != "" {
-		if err := files.WriteAtomic(htmlOut, func(w io.Writer) error { return report.WriteComparisonHTML(w, cs, filter) }); err != nil {
-			return withCode(exitInternal, err)
-		}
-		fmt.Fprintf(stderr, "wrote %s\n", htmlOut)
+	if err := writeComparisonPage(page, cs, filter, stderr); err != nil {
+		return err
 	}
 	if sel.json {
 		return report.WriteComparisonJSON(stdout, cs, filter)
