@@ -7,14 +7,14 @@ import (
 	"strings"
 )
 
-// The page's template, style sheet and filter script, inlined into every
+// The page's template, style sheet and script, inlined into every
 // page so that it stays one self-contained file.
 var (
 	//go:embed page
 	pageFiles embed.FS
 
 	pageStyle  = template.CSS(mustRead("page/style.css"))
-	pageScript = template.JS(mustRead("page/filter.js"))
+	pageScript = template.JS(mustRead("page/viewer.js"))
 )
 
 func mustRead(name string) string {

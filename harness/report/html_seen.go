@@ -3,6 +3,7 @@ package report
 import (
 	"encoding/json"
 	"fmt"
+	"html/template"
 	"slices"
 	"strings"
 
@@ -15,9 +16,11 @@ import (
 const seenLimit = 2000
 
 // seenCall is what one model call was sent and answered, as the page shows
-// it. A system prompt or tool set that an earlier call of the run was sent
-// too is named, not repeated, and so are the leading messages that repeat
-// an earlier call's conversation.
+// it. A system prompt or tool set that the page showed before is linked,
+// not repeated, and the leading messages that repeat an earlier call's
+// conversation are named. The messages and the answer go into the page as
+// data (seenData) that its script draws when the block is opened: drawn
+// up front, they would double the time the whole report takes to load.
 type seenCall struct {
 	N    int // the call's number in the run, from 1
 	What string
@@ -30,15 +33,31 @@ type seenCall struct {
 	ToolsID          string
 	ToolsAs          *htmlLink
 	Earlier          string
-	Messages         []seenMessage
-	Answer           string
+	Messages         []seenMessage // the answer last
 }
 
 type seenTool struct{ Name, Description, Parameters string }
 
 type seenMessage struct {
-	Role, Head, Text string
-	Open             bool // shown unfolded: short enough to read at a glance
+	Role string `json:"role"`
+	Head string `json:"head,omitempty"` // the start, on the folded block
+	Text string `json:"text"`
+	Open bool   `json:"open,omitempty"` // shown unfolded: short enough to read at a glance
+}
+
+// seenData is the messages of each call of calls, as the script of the
+// page reads them.
+func seenData(calls []seenCall) template.JS {
+	data := make([][]seenMessage, len(calls))
+	for i, c := range calls {
+		data[i] = c.Messages
+	}
+	// json.Marshal escapes <, > and &: the text cannot end the script.
+	b, err := json.Marshal(data)
+	if err != nil {
+		panic(err) // strings and booleans only
+	}
+	return template.JS(b)
 }
 
 // seenIndex remembers where a page first showed each system prompt and
@@ -75,7 +94,7 @@ func modelSaw(events []trace.Event, x *seenIndex, label, anchor string) []seenCa
 			continue
 		}
 		c, p := e.LLM, e.LLM.Prompt
-		s := seenCall{N: len(out) + 1, What: fmt.Sprintf("%s %s at %s", orNone(c.Role), c.Model, ms(e.At)), Answer: cut(answerOf(c))}
+		s := seenCall{N: len(out) + 1, What: fmt.Sprintf("%s %s at %s", orNone(c.Role), c.Model, ms(e.At))}
 		here := fmt.Sprintf("%s call %d", label, s.N)
 		msgs := p.Messages
 		if len(msgs) > 0 && msgs[0].Role == "system" {
@@ -103,6 +122,9 @@ func modelSaw(events []trace.Event, x *seenIndex, label, anchor string) []seenCa
 		for _, m := range msgs {
 			s.Messages = append(s.Messages, seenMessageOf(m))
 		}
+		if a := answerOf(c); a != "" {
+			s.Messages = append(s.Messages, seenMessage{Role: "answer", Text: cut(a), Open: true})
+		}
 		prompts = append(prompts, p)
 		out = append(out, s)
 	}
@@ -119,7 +141,11 @@ func seenMessageOf(m llm.Message) seenMessage {
 	if m.Name != "" {
 		role += " " + m.Name
 	}
-	return seenMessage{Role: role, Head: clip(strings.Join(strings.Fields(text), " "), 100), Text: cut(text), Open: len(text) <= 300}
+	out := seenMessage{Role: role, Text: cut(text), Open: len(text) <= 300}
+	if !out.Open {
+		out.Head = clip(strings.Join(strings.Fields(text), " "), 100)
+	}
+	return out
 }
 
 // cut shortens s to seenLimit characters, saying how many it left out.

@@ -41,21 +41,52 @@ var _ = Describe("what the model saw, in the HTML page", func() {
 		Expect(strings.Count(html, `tool definitions: as <a href="#s-v-one-s-v-one-call-1-tools">s/v/one call 1</a>`)).To(Equal(2))
 	})
 
-	It("shows only the messages a call adds to the conversation of an earlier one, short ones open", func() {
+	// data is the messages each call's block draws, per scenario run.
+	type message struct {
+		Role, Head, Text string
+		Open             bool
+	}
+	data := func(html string) [][][]message {
+		var out [][][]message
+		for _, m := range regexp.MustCompile(`<script type="application/json" class="seen-data">([^<]*)</script>`).FindAllStringSubmatch(html, -1) {
+			var calls [][]message
+			Expect(json.Unmarshal([]byte(m[1]), &calls)).To(Succeed())
+			out = append(out, calls)
+		}
+		return out
+	}
+
+	It("gives only the messages a call adds to the conversation of an earlier one, with the answer, short ones open", func() {
 		html := page()
 		Expect(html).To(ContainSubstring("<p>the first 2 messages: as call 1</p>"))
-		Expect(strings.Count(html, "How warm is the sea around Taiwan?")).To(Equal(2)) // call 1 of each run
-		Expect(html).To(MatchRegexp(`<details open><summary><span class="msg-role">assistant</span></summary><pre>→ ghrsst.bbox_mean {&#34;bbox&#34;:\[118,20,123.5,26.5\]}</pre>`))
-		Expect(html).To(ContainSubstring(`<details open><summary><span class="msg-role">answer</span></summary><pre>It is 27.4 °C.</pre>`))
+		Expect(strings.Count(html, `<div class="msgs"></div>`)).To(Equal(3))
+		runs := data(html)
+		Expect(runs).To(HaveLen(2))
+		Expect(runs[0][0]).To(Equal([]message{{Role: "user", Text: "How warm is the sea around Taiwan?", Open: true}}))
+		Expect(runs[0][1][0]).To(Equal(message{Role: "assistant", Text: `→ ghrsst.bbox_mean {"bbox":[118,20,123.5,26.5]}`, Open: true}))
+		Expect(runs[0][1][1].Role).To(Equal("tool ghrsst.bbox_mean"))
+		Expect(runs[0][1][2]).To(Equal(message{Role: "answer", Text: "It is 27.4 °C.", Open: true}))
+		Expect(runs[1][0]).To(HaveLen(2)) // its own conversation: the question and the answer
 	})
 
 	It("folds a long tool result and cuts it, saying how much is left out", func() {
-		m := regexp.MustCompile(`<details><summary><span class="msg-role">tool ghrsst.bbox_mean</span> 27.4 27.4[^<]*…</summary><pre>(27.4 )+… \(3000 more characters\)</pre>`).FindString(page())
-		Expect(m).NotTo(BeEmpty())
-		Expect(len(m)).To(BeNumerically("<", 2300))
+		tool := data(page())[0][1][1]
+		Expect(tool.Open).To(BeFalse())
+		Expect(tool.Head).To(HavePrefix("27.4 27.4"))
+		Expect(tool.Head).To(HaveSuffix("…"))
+		Expect(tool.Text).To(HaveSuffix("… (3000 more characters)"))
+		Expect(len(tool.Text)).To(BeNumerically("<", 2100))
+	})
+
+	It("keeps the data from ending its script element", func() {
+		r := &report.Report{Suites: []report.Suite{{Name: "s", Variants: []report.Variant{{Name: "v", Scenarios: []report.Scenario{
+			{ID: "one", Verdict: report.VerdictPass, Events: []trace.Event{call("</script><script>alert(1)</script>", system, user)}}}}}}}}
+		html := string(render(report.WriteHTML, r))
+		Expect(strings.Count(html, "<script")).To(Equal(2)) // the data and the page's script
+		Expect(data(html)[0][0][1].Text).To(Equal("</script><script>alert(1)</script>"))
 	})
 
 	It("leaves the block out when the report kept no prompt", func() {
-		Expect(string(render(report.WriteHTML, fixture()))).NotTo(ContainSubstring("what the model saw"))
+		Expect(string(render(report.WriteHTML, fixture()))).NotTo(ContainSubstring(`class="seen-calls"`))
 	})
 })

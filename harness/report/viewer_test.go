@@ -142,6 +142,25 @@ var _ = Describe("the report page as a run viewer in headless Chromium", Ordered
 			"odbchat-single-pass-ac2-kuroshio-trend"}),
 	)
 
+	It("draws what the model saw when its block is opened", func() {
+		t := tab()
+		do(t, chromedp.EmulateViewport(1200, 1600), chromedp.Navigate(write("seen.html", render(report.WriteHTML, viewerFixture()))))
+		const block = `#odbchat-legacy-ac1-taiwan-sst details.seen-calls`
+		Expect(eval(t, `document.querySelectorAll("`+block+` div.msgs details").length`)).To(BeEquivalentTo(0))
+		// Follow a link to the run, then click the block open.
+		eval(t, `location.hash = "odbchat-legacy-ac1-taiwan-sst"`)
+		Eventually(func() (bool, error) {
+			return chromedp.Run(t, chromedp.Evaluate[bool](`document.querySelector("#odbchat-legacy-ac1-taiwan-sst").open`))
+		}).Should(BeTrue())
+		do(t, chromedp.Click(chromedp.CSS(block+" > summary")))
+		Eventually(func() (string, error) {
+			return chromedp.Run(t, chromedp.Evaluate[string](`Array.from(document.querySelectorAll("`+block+` div.msgs details"),
+				d => d.querySelector(".msg-role").textContent + ": " + d.querySelector("pre").textContent).join(" | ")`))
+		}).Should(Equal(`user: PELAGIC sea surface temperature around Taiwan? | answer: → ghrsst.bbox_mean {"bbox":[118,20,123.5,26.5]}`))
+		eval(t, `document.querySelector("`+block+`").scrollIntoView()`)
+		shot(t, "model-saw.png")
+	})
+
 	It("links the FAIL banner to the failing runs and opens the one followed", func() {
 		t := tab()
 		do(t, chromedp.EmulateViewport(1200, 1600), chromedp.Navigate(write("links.html", render(report.WriteHTML, viewerFixture()))),
