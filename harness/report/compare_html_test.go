@@ -125,6 +125,17 @@ var _ = Describe("WriteComparisonHTML", func() {
 		Expect(block(html, "moved")).To(ContainSubstring(`<tr><td>latency (ms)</td><td class="num">300</td><td class="num">400</td><td class="num">&#43;100 (&#43;33.3%)</td><td>—</td></tr>`))
 	})
 
+	It("says which side's report kept no trace", func() {
+		base := &report.Variant{Name: "old", Scenarios: []report.Scenario{{ID: "moved", Verdict: report.VerdictPass}}}
+		head := &report.Variant{Name: "new", Scenarios: []report.Scenario{{ID: "moved", Verdict: report.VerdictPass,
+			Events: []trace.Event{{Kind: trace.KindTool, Tool: &trace.ToolCall{Name: "sst"}}}}}}
+		c := report.CompareVariants("s", base, head, "old", "new")
+		var buf bytes.Buffer
+		Expect(report.WriteComparisonHTML(&buf, []report.Comparison{c}, report.CompareFilter{})).To(Succeed())
+		Expect(buf.String()).To(ContainSubstring("<p>the base report keeps no trace of this run (a blessed baseline keeps none): head's steps only</p>"))
+		Expect(buf.String()).To(ContainSubstring(`<tr class="step-head"><td class="num">1</td>`))
+	})
+
 	It("opens the regressions, folds the rest, and leaves out what the filter drops", func() {
 		html := page(report.CompareFilter{})
 		Expect(block(html, "moved")).To(HavePrefix(`<details class="scenario regressed" id="s-old-new-moved" open>`))
