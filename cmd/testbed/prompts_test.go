@@ -65,3 +65,31 @@ var _ = Describe("run --prompts and the HTML report's what the model saw", func(
 		Expect(string(data)).NotTo(ContainSubstring(`"prompt"`), "without --prompts")
 	})
 })
+
+var _ = Describe("show --json and what the model saw", func() {
+	It("carries each model call's whole prompt, the data the HTML report draws", func() {
+		r := testbed("show", "cba/full/weather-now-nairobi", "--root", repoRoot, "--json")
+		Expect(r.code).To(Equal(exitOK), r.String())
+		var got struct {
+			Events []struct {
+				LLM *struct {
+					Prompt *struct {
+						Messages []struct{ Role string }
+						Tools    []struct{ Name string }
+					}
+				}
+			}
+		}
+		Expect(json.Unmarshal([]byte(r.stdout), &got)).To(Succeed())
+		calls := 0
+		for _, e := range got.Events {
+			if e.LLM != nil {
+				calls++
+				Expect(e.LLM.Prompt).NotTo(BeNil())
+				Expect(e.LLM.Prompt.Messages[0].Role).To(Equal("system"))
+				Expect(e.LLM.Prompt.Tools).NotTo(BeEmpty())
+			}
+		}
+		Expect(calls).To(Equal(2))
+	})
+})
