@@ -45,7 +45,7 @@ func WriteHTML(w io.Writer, r *Report) error {
 				t := htmlTraceOf(sc)
 				t.Anchor = anchors.add(s.Name, v.Name, sc.ID)
 				t.Seen = modelSaw(sc.Events, seen, s.Name+"/"+v.Name+"/"+sc.ID, t.Anchor)
-				t.SeenData = seenData(t.Seen)
+				t.SeenData, t.SeenIDs = seenData(t.Seen), seenIDs(t.Seen)
 				t.RouteChanged = routeChanged(sc, base, v)
 				t.OverBudget = overBudget(sc, budget)
 				if sc.Verdict != VerdictPass {
@@ -112,7 +112,8 @@ type htmlTrace struct {
 	// RouteChanged and OverBudget are what the page's filters test.
 	RouteChanged, OverBudget bool
 	Seen                     []seenCall    // what the model saw, when the report kept it
-	SeenData                 template.JS   // its messages, for the script to draw
+	SeenData                 template.JS   // the same, for the script to draw
+	SeenIDs                  string        // the anchors in it
 	Timeline                 template.HTML // the run on its replayed clock
 	Answer                   []string
 	Events                   [][]string // at, turn, kind, what, tokens, duration, detail

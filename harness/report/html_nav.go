@@ -26,7 +26,11 @@ func mustRead(name string) string {
 }
 
 // htmlLink is a link to an anchor of the page.
-type htmlLink struct{ Anchor, Label, Verdict string }
+type htmlLink struct {
+	Anchor  string `json:"anchor"`
+	Label   string `json:"label"`
+	Verdict string `json:"verdict,omitempty"`
+}
 
 // anchorSet hands out element ids made of names, unique in one page.
 type anchorSet map[string]int

@@ -11,32 +11,38 @@ import (
 	"github.com/agentreplay/testbed/harness/trace"
 )
 
-// seenLimit is the most characters of one text the page shows; the
-// cassette holds the rest.
-const seenLimit = 2000
+// seenLimit is the most characters of one message or answer the page
+// shows; the cassette holds the rest. System prompts and tool definitions,
+// shown once each, are shown whole.
+const seenLimit = 1000
 
 // seenCall is what one model call was sent and answered, as the page shows
 // it. A system prompt or tool set that the page showed before is linked,
 // not repeated, and the leading messages that repeat an earlier call's
-// conversation are named. The messages and the answer go into the page as
-// data (seenData) that its script draws when the block is opened: drawn
-// up front, they would double the time the whole report takes to load.
+// conversation are named. The calls go into the page as data (seenData)
+// that its script draws when their block is opened: drawn up front, they
+// would double the time the whole report takes to load.
 type seenCall struct {
-	N    int // the call's number in the run, from 1
-	What string
+	N    int    `json:"n"` // the call's number in the run, from 1
+	What string `json:"what"`
 	// System and Tools are shown in full the first time the page has them,
 	// with SystemID and ToolsID as their anchors; after that, SystemAs and
 	// ToolsAs link to that first place.
-	System, SystemID string
-	SystemAs         *htmlLink
-	Tools            []seenTool
-	ToolsID          string
-	ToolsAs          *htmlLink
-	Earlier          string
-	Messages         []seenMessage // the answer last
+	System   string        `json:"system,omitempty"`
+	SystemID string        `json:"system_id,omitempty"`
+	SystemAs *htmlLink     `json:"system_as,omitempty"`
+	Tools    []seenTool    `json:"tools,omitempty"`
+	ToolsID  string        `json:"tools_id,omitempty"`
+	ToolsAs  *htmlLink     `json:"tools_as,omitempty"`
+	Earlier  string        `json:"earlier,omitempty"`
+	Messages []seenMessage `json:"messages"` // the answer last
 }
 
-type seenTool struct{ Name, Description, Parameters string }
+type seenTool struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	Parameters  string `json:"parameters"`
+}
 
 type seenMessage struct {
 	Role string `json:"role"`
@@ -45,19 +51,28 @@ type seenMessage struct {
 	Open bool   `json:"open,omitempty"` // shown unfolded: short enough to read at a glance
 }
 
-// seenData is the messages of each call of calls, as the script of the
-// page reads them.
+// seenData is calls as the script of the page reads them.
 func seenData(calls []seenCall) template.JS {
-	data := make([][]seenMessage, len(calls))
-	for i, c := range calls {
-		data[i] = c.Messages
-	}
 	// json.Marshal escapes <, > and &: the text cannot end the script.
-	b, err := json.Marshal(data)
+	b, err := json.Marshal(calls)
 	if err != nil {
-		panic(err) // strings and booleans only
+		panic(err) // strings, numbers and booleans only
 	}
 	return template.JS(b)
+}
+
+// seenIDs are the anchors that calls define, space-separated: the script
+// draws the block that holds one when a link points to it.
+func seenIDs(calls []seenCall) string {
+	var ids []string
+	for _, c := range calls {
+		for _, id := range []string{c.SystemID, c.ToolsID} {
+			if id != "" {
+				ids = append(ids, id)
+			}
+		}
+	}
+	return strings.Join(ids, " ")
 }
 
 // seenIndex remembers where a page first showed each system prompt and
@@ -99,7 +114,7 @@ func modelSaw(events []trace.Event, x *seenIndex, label, anchor string) []seenCa
 		msgs := p.Messages
 		if len(msgs) > 0 && msgs[0].Role == "system" {
 			if s.SystemID, s.SystemAs = x.place("system", msgs[0].Content, here, anchor); s.SystemAs == nil {
-				s.System = cut(msgs[0].Content)
+				s.System = msgs[0].Content
 			}
 			msgs = msgs[1:]
 		}
@@ -107,7 +122,7 @@ func modelSaw(events []trace.Event, x *seenIndex, label, anchor string) []seenCa
 			key, _ := json.Marshal(p.Tools)
 			if s.ToolsID, s.ToolsAs = x.place("tools", string(key), here, anchor); s.ToolsAs == nil {
 				for _, t := range p.Tools {
-					s.Tools = append(s.Tools, seenTool{t.Name, t.Description, cut(string(t.Parameters))})
+					s.Tools = append(s.Tools, seenTool{t.Name, t.Description, string(t.Parameters)})
 				}
 			}
 		}

@@ -161,6 +161,23 @@ var _ = Describe("the report page as a run viewer in headless Chromium", Ordered
 		shot(t, "model-saw.png")
 	})
 
+	It("follows a link to a system prompt shown in another run's block, drawing and opening it", func() {
+		t := tab()
+		do(t, chromedp.EmulateViewport(1200, 1600), chromedp.Navigate(write("seen-link.html", render(report.WriteHTML, viewerFixture()))))
+		eval(t, `location.hash = "odbchat-legacy-ac2-kuroshio-trend"`)
+		do(t, chromedp.Click(chromedp.CSS(`#odbchat-legacy-ac2-kuroshio-trend details.seen-calls > summary`)))
+		const target = "odbchat-legacy-ac1-taiwan-sst-odbchat-legacy-ac1-taiwan-sst-call-1-system"
+		Expect(eval(t, `document.getElementById("`+target+`")`)).To(BeNil(), "drawn only when needed")
+		do(t, chromedp.Click(chromedp.CSS(`#odbchat-legacy-ac2-kuroshio-trend a[href="#`+target+`"]`)))
+		Eventually(func() (string, error) {
+			return chromedp.Run(t, chromedp.Evaluate[string](`(() => {
+				const d = document.getElementById("`+target+`");
+				return d && d.open && d.checkVisibility() ? d.querySelector("pre").textContent : "";
+			})()`))
+		}).Should(Equal("You route ocean questions."))
+		shot(t, "model-saw-link.png")
+	})
+
 	It("links the FAIL banner to the failing runs and opens the one followed", func() {
 		t := tab()
 		do(t, chromedp.EmulateViewport(1200, 1600), chromedp.Navigate(write("links.html", render(report.WriteHTML, viewerFixture()))),
@@ -254,8 +271,9 @@ func toAny(ids []string) []any {
 }
 
 // viewerFixture is the fixture with what the router of legacy's
-// ac1-taiwan-sst was sent (a word only there: PELAGIC) and a failed
-// latency budget on single-pass's ac1-taiwan-sst.
+// ac1-taiwan-sst was sent (a word only there: PELAGIC), a call of legacy's
+// ac2-kuroshio-trend sent the same system prompt, and a failed latency
+// budget on single-pass's ac1-taiwan-sst.
 func viewerFixture() *report.Report {
 	r := fixture()
 	odb := &r.Suites[0]
@@ -273,6 +291,9 @@ func viewerFixture() *report.Report {
 				}
 				events[0].LLM = &llmCall
 				sc.Events = events
+			case v.Name == "legacy" && sc.ID == "ac2-kuroshio-trend":
+				sc.Events = []trace.Event{{Kind: trace.KindLLM, LLM: &trace.LLMCall{Role: "router", Model: "gemma3:4b", Text: "point series",
+					Prompt: &trace.Prompt{Messages: []llm.Message{{Role: "system", Content: "You route ocean questions."}, {Role: "user", Content: "Kuroshio trend?"}}}}}}
 			case v.Name == "single-pass" && sc.ID == "ac1-taiwan-sst":
 				sc.Checks = append(append([]report.Check(nil), sc.Checks...), report.Check{Turn: 1, Name: "budget.latency", Pass: false, Detail: "902 ms over 800 ms"})
 			}
