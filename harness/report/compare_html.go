@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/wI2L/jsondiff"
 )
@@ -78,6 +79,10 @@ type step struct {
 	Detail string
 	args   json.RawMessage
 	Miss   bool
+	// at and exchange mark a failed exchange, which the model call it
+	// carried, ending next at the same start, takes over.
+	at       time.Duration
+	exchange bool
 }
 
 // cmpLine is one line of the answers, aligned: Class is "same", "base"
@@ -193,29 +198,38 @@ func change(a, b int) string {
 }
 
 // steps lists a run's model calls, tool calls and failed exchanges in
-// order; in a stale run, a failed exchange is the cassette miss.
+// the order they ended; in a stale run, a failed exchange is the cassette
+// miss. A model call that failed is shown on one step with the exchange
+// that carried it, which ended first.
 func steps(sc Scenario) []step {
 	var out []step
+	stale := sc.Verdict == VerdictStale
 	for _, e := range sc.Events {
 		switch {
 		case e.LLM != nil:
 			c := e.LLM
-			out = append(out, step{key: "model " + c.Role, Label: fmt.Sprintf("model call %s (%s) · %d in / %d out", orNone(c.Role), c.Model, c.Input.Total(), c.Output),
-				Detail: clip(answerOf(c), 600)})
+			st := step{key: "model " + c.Role, Label: fmt.Sprintf("model call %s (%s) · %d in / %d out", orNone(c.Role), c.Model, c.Input.Total(), c.Output),
+				Detail: clip(answerOf(c), 600)}
+			if n := len(out); n > 0 && c.Error != "" && out[n-1].exchange && out[n-1].at == e.At {
+				st.Label += " — " + out[n-1].Label
+				st.Detail, st.Miss = out[n-1].Detail, out[n-1].Miss
+				out = out[:n-1]
+			}
+			out = append(out, st)
 		case e.Tool != nil:
 			t := e.Tool
 			out = append(out, step{key: "tool " + t.Name, Label: "tool " + t.Name, Detail: clip(firstOf(t.Error, string(t.Args)), 600), args: t.Args})
 		case e.HTTP != nil && e.HTTP.Error != "":
 			x := e.HTTP
-			miss := sc.Verdict == VerdictStale
-			label := "failed exchange "
-			if miss {
-				label = "cassette miss: "
+			what := "failed exchange "
+			if stale {
+				what = "cassette miss: "
 			}
-			out = append(out, step{key: "miss " + x.Method + " " + x.URL, Label: label + x.Method + " " + clip(x.URL, 120), Detail: clip(x.Error, 600), Miss: miss})
+			out = append(out, step{key: "miss " + x.Method + " " + x.URL, Label: what + x.Method + " " + clip(x.URL, 120),
+				Detail: clip(x.Error, 600), Miss: stale, at: e.At, exchange: true})
 		}
 	}
-	if len(out) == 0 && sc.Verdict == VerdictStale && sc.Error != "" {
+	if len(out) == 0 && stale && sc.Error != "" {
 		out = append(out, step{key: "miss", Label: "cassette miss before the first step", Detail: clip(sc.Error, 600), Miss: true})
 	}
 	return out

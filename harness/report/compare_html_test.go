@@ -57,10 +57,14 @@ func comparedFixture() report.Comparison {
 			tool(100*ms, "sst", `{"bbox":[118,20,124,26]}`),
 			tool(150*ms, "trend", `{"years":5}`),
 			model(200*ms, "answer", "SST is 26.9 °C.")),
-		run("miss", report.VerdictStale, nil, 100*ms,
+		// As a trace holds them: the exchange that missed, then the model
+		// call it carried, which failed, both from 200 ms.
+		run("miss", report.VerdictStale, nil, 200*ms,
 			model(0, "answer", "", trace.Call{Name: "sst", Arguments: json.RawMessage(`{}`)}),
-			trace.Event{Kind: trace.KindHTTP, At: 100 * ms, HTTP: &trace.Exchange{Method: "GET", URL: "https://sst.example/api",
-				Error: "stale cassette: no recorded interaction matches GET https://sst.example/api"}}),
+			tool(100*ms, "sst", `{}`),
+			trace.Event{Kind: trace.KindHTTP, At: 200 * ms, HTTP: &trace.Exchange{Method: "POST", URL: "https://api.openai.com/v1/chat/completions",
+				Error: "stale cassette: no recorded interaction matches POST https://api.openai.com/v1/chat/completions"}},
+			trace.Event{Kind: trace.KindLLM, At: 200 * ms, LLM: &trace.LLMCall{Role: "answer", Model: "m", Error: "could not reach the language model"}}),
 		run("same", report.VerdictPass, []string{"same"}, 100*ms, model(0, "answer", "same")),
 		sampled(340, 5),
 	}}
@@ -115,7 +119,10 @@ var _ = Describe("WriteComparisonHTML", func() {
 
 	It("shows a cassette miss at the step where it happened", func() {
 		b := block(page(report.CompareFilter{}), "miss")
-		Expect(b).To(MatchRegexp(`(?s)<tr class="step-same"><td class="num">1</td>.*<tr class="step-miss"><td class="num">2</td>\s*<td class="del"><b>tool sst</b>.*<b>cassette miss: GET https://sst.example/api</b> <span class="miss">✗</span><pre>stale cassette: no recorded`))
+		Expect(rows(b, "step-same")).To(Equal(2)) // the ask and the tool
+		Expect(b).To(MatchRegexp(`(?s)<tr class="step-miss"><td class="num">3</td>\s*<td class="del"><b>model call answer \(m\) · 110 in / 20 out</b><pre>fine</pre></td>\s*` +
+			`<td class="ins"><b>model call answer \(m\) · 0 in / 0 out — cassette miss: POST https://api.openai.com/v1/chat/completions</b> <span class="miss">✗</span><pre>stale cassette: no recorded`))
+		Expect(rows(b, "step-base") + rows(b, "step-head")).To(BeZero())
 		Expect(b).To(ContainSubstring("PASS → STALE"))
 	})
 
