@@ -31,14 +31,13 @@ func comparedFixture() report.Comparison {
 		return report.Scenario{ID: id, Verdict: verdict, Route: "tool:sst", Answer: answer, Events: events,
 			Metrics: trace.Metrics{LLMCalls: 2, InputTokens: 220, OutputTokens: 40, Latency: latency}}
 	}
-	sampled := func(lat float64, spread float64) report.Scenario {
-		sc := run("sampled", report.VerdictPass, []string{"ok"}, time.Duration(lat)*ms)
-		iv := func(m float64) report.Interval {
-			return report.Interval{Mean: m, Lo: m - spread, Hi: m + spread, SD: spread}
+	// sampled is three samples whose latencies are lat-5, lat and lat+5 ms.
+	sampled := func(lat time.Duration) report.Scenario {
+		var runs []report.Scenario
+		for _, d := range []time.Duration{-5, 0, 5} {
+			runs = append(runs, run("sampled", report.VerdictPass, []string{"ok"}, lat+d*ms))
 		}
-		sc.Sampling = &report.Sampling{N: 3, Passed: 3, Metrics: map[string]report.Interval{
-			report.MetricInputTokens: iv(220), report.MetricOutputTokens: iv(40), report.MetricLLMCalls: iv(2), report.MetricLatencyMS: iv(lat)}}
-		return sc
+		return report.Sample(runs, 1)
 	}
 	base := &report.Variant{Name: "old", Scenarios: []report.Scenario{
 		run("moved", report.VerdictPass, []string{"SST is 27.4 °C.\nSource: GHRSST."}, 300*ms,
@@ -49,7 +48,7 @@ func comparedFixture() report.Comparison {
 			model(0, "answer", "", trace.Call{Name: "sst", Arguments: json.RawMessage(`{}`)}),
 			tool(100*ms, "sst", `{}`), model(200*ms, "answer", "fine")),
 		run("same", report.VerdictPass, []string{"same"}, 100*ms, model(0, "answer", "same")),
-		sampled(300, 5),
+		sampled(300 * ms),
 	}}
 	head := &report.Variant{Name: "new", Scenarios: []report.Scenario{
 		run("moved", report.VerdictPass, []string{"SST is 26.9 °C.\nSource: GHRSST."}, 400*ms,
@@ -66,7 +65,7 @@ func comparedFixture() report.Comparison {
 				Error: "stale cassette: no recorded interaction matches POST https://api.openai.com/v1/chat/completions"}},
 			trace.Event{Kind: trace.KindLLM, At: 200 * ms, LLM: &trace.LLMCall{Role: "answer", Model: "m", Error: "could not reach the language model"}}),
 		run("same", report.VerdictPass, []string{"same"}, 100*ms, model(0, "answer", "same")),
-		sampled(340, 5),
+		sampled(340 * ms),
 	}}
 	return report.CompareVariants("s", base, head, "old", "new")
 }
