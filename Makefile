@@ -116,9 +116,10 @@ lint:
 
 CHROMIUM ?= $(shell command -v chromium || command -v chromium-browser || command -v google-chrome)
 
-## report: regenerate the committed reports/summary.md, report.html and its screenshot report.png
+## report: regenerate the committed reports/summary.md, report.html (with what each model call
+## was sent: run --prompts) and its screenshot report.png
 report: build
-	./$(TESTBED) run --quiet > /dev/null
+	./$(TESTBED) run --quiet --prompts > /dev/null
 	cp reports/latest-full.md reports/summary.md
 	./$(TESTBED) report --html reports/report.html reports/latest.json
 	@if [ -n "$(CHROMIUM)" ]; then \

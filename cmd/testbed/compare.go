@@ -25,13 +25,18 @@ replayed latency with their deltas, and the first differing line of the
 answer; above it, a summary of accuracy, pass rate, token and latency means
 with deltas and percentages. Rows marked ▲ regressed. --markdown prints what
 a pull-request comment needs, within GitHub's 65,536 characters: a line per
-comparison and the regressed scenarios, with a link to --details.
+comparison and the regressed scenarios, with a link to --details. --html also writes
+the comparison as one self-contained page: per scenario, base and head
+side by side, step by step (tool sequence, argument JSON diff, a cassette
+miss where it happened), the answers line by line, and the metric deltas
+with their noise.
 
 Examples:
   testbed compare --suite climate --base untrimmed --head trimmed
   testbed compare --suite odbchat --base legacy --head single-pass --changed
   testbed compare reports/baseline.json reports/latest.json --regressions
-  testbed compare reports/baseline.json reports/latest.json --markdown --details "$RUN_URL"`
+  testbed compare reports/baseline.json reports/latest.json --markdown --details "$RUN_URL"
+  testbed compare --suite climate --base untrimmed --head trimmed --html compare.html`
 
 func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var sel selection
@@ -47,6 +52,8 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	var details string
 	fs.BoolVar(&markdown, "markdown", false, "print markdown sized for a pull-request comment: a line per comparison, the regressed scenarios, a link to --details")
 	fs.StringVar(&details, "details", "", "with --markdown, the `URL` of the full report (a CI run's artifacts, say)")
+	var page string
+	fs.StringVar(&page, "html", "", "also write the comparison as one self-contained HTML page to this file: base and head side by side, step by step")
 	files, err := parseWithFiles(fs, args)
 	if err != nil {
 		return err
@@ -89,6 +96,9 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		cs = []report.Comparison{report.CompareVariants(rs.Name, &rs.Variants[bi], &rs.Variants[hi], base, head)}
 	default:
 		return withCode(exitUsage, fmt.Errorf("give either --suite with --base and --head, or two report files; see 'testbed compare --help'"))
+	}
+	if err := writeComparisonPage(page, cs, filter, stderr); err != nil {
+		return err
 	}
 	switch {
 	case sel.json:

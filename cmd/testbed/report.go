@@ -13,10 +13,12 @@ const reportDoc = `Usage: testbed report --html FILE [REPORT.json]
        testbed report merge SHARD.json… [flags]
 
 Renders a report JSON (by default reports/latest.json, which 'testbed run'
-writes) as one self-contained HTML page: per suite the charts (input tokens
-by part, replayed latency against the budget, latency by role, trimming by
-tool, routing confusion heat maps), the tables, and every scenario's trace.
-The page loads nothing from the network and runs no script.
+writes) as one self-contained HTML page: a table of contents, per suite the
+charts (input tokens by part, replayed latency against the budget, latency
+by role, trimming by tool, routing confusion heat maps), the tables, and
+every scenario's trace, with what each model call saw when the run kept it
+(testbed run --prompts). Filters in the page pick runs by verdict, changed
+route, violated budget or text. The page loads nothing from the network.
 
 Examples:
   testbed run && testbed report --html reports/report.html

@@ -186,6 +186,8 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.StringVar(&baseline, "baseline", defaultBaseline, "the blessed report to compare with (empty: none)")
 	fs.BoolVar(&noBaseline, "no-baseline", false, "run without the baseline gate (in CI, a missing baseline fails the run otherwise)")
 	fs.StringVar(&shard, "shard", "", "run only shard i of n (i/n), for parallel CI runners; join them with 'testbed report merge'")
+	var prompts bool
+	fs.BoolVar(&prompts, "prompts", false, "keep what each model call was sent (messages, system prompt, tool definitions) in latest.json, for the HTML report")
 	var traces otlpFlags
 	traces.register(fs)
 	if err := parse(fs, args); err != nil {
@@ -221,7 +223,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	rep, err := runner.Run(ctx, suites, runner.Options{
 		Mode: cassette.ModeReplay, Root: sel.root, Agents: agents,
 		Variant: sel.variant, Scenario: sel.scenario, Progress: progress(sel, stderr),
-		Shard: i, Shards: n, Timeout: sel.timeout,
+		Shard: i, Shards: n, Timeout: sel.timeout, Sent: prompts,
 	})
 	if err != nil {
 		return withCode(exitInternal, err)

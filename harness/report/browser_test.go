@@ -16,24 +16,28 @@ import (
 	"github.com/agentreplay/testbed/harness/report"
 )
 
-// The HTML page is loaded in a real headless Chromium (Debian's chromium,
-// which .ci/run installs): outside CI the specs skip when it is missing.
+// chromium is the path of a Chromium to drive (Debian's chromium, which
+// .ci/run installs); outside CI the spec skips when there is none.
+func chromium() string {
+	GinkgoHelper()
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") != "" {
+		Fail("chromium is not installed; .ci/run installs it with apt-get")
+	}
+	Skip("chromium is not installed")
+	return ""
+}
+
+// The HTML page is loaded in a real headless Chromium.
 var _ = Describe("the HTML page in headless Chromium", Ordered, func() {
 	var browser, dir string
 
 	BeforeAll(func() {
-		for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-			if p, err := exec.LookPath(name); err == nil {
-				browser = p
-				break
-			}
-		}
-		if browser == "" {
-			if os.Getenv("CI") != "" {
-				Fail("chromium is not installed; .ci/run installs it with apt-get")
-			}
-			Skip("chromium is not installed")
-		}
+		browser = chromium()
 		dir = GinkgoT().TempDir()
 	})
 

@@ -61,6 +61,9 @@ type Compared struct {
 	// Noise compares the sampled metrics' means when either side was
 	// sampled.
 	Noise []Noise `json:"noise,omitempty"`
+	// runs are the two scenario runs, for the step-by-step view of
+	// WriteComparisonHTML.
+	runs [2]Scenario
 }
 
 func side(sc Scenario) Side {
@@ -163,7 +166,8 @@ func CompareVariants(suite string, base, head *Variant, baseLabel, headLabel str
 			continue
 		}
 		bs, hs = append(bs, b), append(hs, h)
-		row := Compared{ID: b.ID, Base: side(b), Head: side(h), AnswerDiff: firstDiff(side(b).Answer, side(h).Answer), Noise: scenarioNoise(b, h)}
+		row := Compared{ID: b.ID, Base: side(b), Head: side(h), AnswerDiff: firstDiff(side(b).Answer, side(h).Answer), Noise: scenarioNoise(b, h),
+			runs: [2]Scenario{b, h}}
 		row.Changed = row.Base.Verdict != row.Head.Verdict || row.Base.Route != row.Head.Route ||
 			!slices.Equal(row.Base.Tools, row.Head.Tools) || row.Base.InputTokens != row.Head.InputTokens ||
 			row.Base.OutputTokens != row.Head.OutputTokens || row.Base.LLMCalls != row.Head.LLMCalls ||

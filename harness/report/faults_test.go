@@ -62,7 +62,7 @@ var _ = Describe("faults in the HTML page", func() {
 		page := out.String()
 		Expect(page).To(ContainSubstring("<h3>faults by agent</h3>"))
 		Expect(page).To(MatchRegexp(`<td>alpha</td><td class="num">1</td><td class="num">1</td><td class="num">0</td>`))
-		Expect(strings.Index(page, "faults by agent")).To(BeNumerically("<", strings.Index(page, "suite a-chaos")))
+		Expect(strings.Index(page, "faults by agent")).To(BeNumerically("<", strings.Index(page, "<h2>suite a-chaos</h2>")))
 	})
 })
 

@@ -10,14 +10,19 @@ import (
 	"github.com/agentreplay/testbed/harness/trace"
 )
 
-// WriteHTML writes r as one self-contained HTML page: per suite the charts
+// WriteHTML writes r as one self-contained HTML page: a table of contents,
+// the failing scenario runs linked from the verdict, per suite the charts
 // (input tokens by part, replayed latency against the budget, latency by
 // role, trimming by tool, routing confusion heat maps), the tables of
-// WriteText, and each scenario's trace in an expandable block. The page
-// loads nothing and runs no script; the same report gives the same bytes.
+// WriteText, and each scenario's trace in an expandable block with what the
+// model saw when the report kept it. An inlined script filters the traces
+// by verdict, route changed, budget violated and text; the page loads
+// nothing, and the same report gives the same bytes.
 func WriteHTML(w io.Writer, r *Report) error {
 	d := layout(r, func(v string) string { return strings.ToUpper(v) })
-	page := htmlPage{Result: d.result, Pass: r.Passed()}
+	page := htmlPage{Result: d.result, Pass: r.Passed(), Style: pageStyle, Script: pageScript}
+	anchors := anchorSet{}
+	seen := newSeenIndex(anchors)
 	if r.Replay != nil {
 		page.Replay = fmt.Sprintf("replay: %s live calls, %s of %s recorded interactions replayed, %d unused cassettes",
 			Grouped(int64(r.Replay.LiveCalls)), Grouped(int64(r.Replay.Replayed)), Grouped(int64(r.Replay.Recorded)), len(r.Replay.UnusedCassettes))
@@ -27,15 +32,26 @@ func WriteHTML(w io.Writer, r *Report) error {
 	}
 	for i := range r.Suites {
 		s := &r.Suites[i]
-		hs := htmlSuite{Title: d.suites[i].title, About: d.suites[i].about, Prose: d.suites[i].prose, Charts: suiteCharts(s)}
+		hs := htmlSuite{Title: d.suites[i].title, About: d.suites[i].about, Prose: d.suites[i].prose, Charts: suiteCharts(s),
+			Anchor: anchors.add("suite", s.Name)}
 		for _, sec := range d.suites[i].sections {
 			hs.Sections = append(hs.Sections, htmlSectionOf(sec))
 		}
-		order, _ := variantOrder(s)
+		order, base := variantOrder(s)
+		budget := latencyBudget(order)
 		for _, v := range order {
 			hv := htmlVariant{Name: v.Name}
 			for _, sc := range v.Scenarios {
-				hv.Scenarios = append(hv.Scenarios, htmlTraceOf(sc))
+				t := htmlTraceOf(sc)
+				t.Anchor = anchors.add(s.Name, v.Name, sc.ID)
+				t.Seen = modelSaw(sc.Events, seen, s.Name+"/"+v.Name+"/"+sc.ID, t.Anchor)
+				t.SeenData, t.SeenIDs = seenData(t.Seen), seenIDs(t.Seen)
+				t.RouteChanged = routeChanged(sc, base, v)
+				t.OverBudget = overBudget(sc, budget)
+				if sc.Verdict != VerdictPass {
+					page.Failures = append(page.Failures, htmlLink{Anchor: t.Anchor, Label: s.Name + "/" + v.Name + "/" + sc.ID, Verdict: sc.Verdict})
+				}
+				hv.Scenarios = append(hv.Scenarios, t)
 			}
 			hs.Traces = append(hs.Traces, hv)
 		}
@@ -47,6 +63,10 @@ func WriteHTML(w io.Writer, r *Report) error {
 type htmlPage struct {
 	// Overview holds the tables over the whole report (faults by agent).
 	Overview []htmlSection
+	// Failures links to every scenario run that did not pass.
+	Failures []htmlLink
+	Style    template.CSS
+	Script   template.JS
 	Suites   []htmlSuite
 	Replay   string
 	Result   string
@@ -55,6 +75,7 @@ type htmlPage struct {
 
 type htmlSuite struct {
 	Title, About string
+	Anchor       string
 	Prose        string // what the suite's figures measure
 	Charts       []chart
 	Sections     []htmlSection
@@ -87,9 +108,15 @@ type htmlVariant struct {
 // htmlTrace is one scenario's trace: a summary line and a row per event.
 type htmlTrace struct {
 	ID, Verdict, Summary string
-	Timeline             template.HTML // the run on its replayed clock
-	Answer               []string
-	Events               [][]string // at, turn, kind, what, tokens, duration, detail
+	Anchor               string
+	// RouteChanged and OverBudget are what the page's filters test.
+	RouteChanged, OverBudget bool
+	Seen                     []seenCall    // what the model saw, when the report kept it
+	SeenData                 template.JS   // the same, for the script to draw
+	SeenIDs                  string        // the anchors in it
+	Timeline                 template.HTML // the run on its replayed clock
+	Answer                   []string
+	Events                   [][]string // at, turn, kind, what, tokens, duration, detail
 }
 
 func htmlTraceOf(sc Scenario) htmlTrace {
@@ -154,64 +181,4 @@ func clip(s string, n int) string {
 	return string(r[:n]) + "…"
 }
 
-var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<title>testbed report</title>
-<style>
-body { font: 14px/1.45 system-ui, sans-serif; margin: 24px auto; max-width: 1100px; color: #222; padding: 0 16px; }
-h1 { font-size: 22px; } h2 { margin-top: 40px; border-bottom: 2px solid #4e79a7; } h3 { font-size: 15px; margin: 18px 0 6px; }
-.about, .replay { color: #555; }
-.result { font-weight: bold; padding: 6px 10px; display: inline-block; border-radius: 4px; }
-.pass { background: #e3f1df; color: #256029; } .fail { background: #fbe3e4; color: #8a1f22; }
-.charts { display: flex; flex-wrap: wrap; gap: 12px 24px; }
-figure { margin: 0; } figcaption { font-weight: 600; margin-bottom: 4px; }
-svg.chart { font: 11px system-ui, sans-serif; background: #fff; }
-table { border-collapse: collapse; margin: 4px 0 8px; font-size: 13px; }
-th, td { border: 1px solid #ddd; padding: 3px 8px; text-align: left; vertical-align: top; }
-th { background: #f3f5f8; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
-ul.notes { margin: 4px 0; } pre { white-space: pre-wrap; margin: 2px 0; }
-details { margin: 4px 0; } summary { cursor: pointer; }
-details.variant > summary { font-weight: 600; }
-td.detail { max-width: 520px; overflow-wrap: anywhere; font-family: ui-monospace, monospace; font-size: 12px; }
-.verdict-pass { color: #256029; } .verdict-fail, .verdict-error, .verdict-stale { color: #8a1f22; font-weight: 600; }
-</style>
-</head>
-<body>
-<h1>testbed report</h1>
-<p class="result {{if .Pass}}pass{{else}}fail{{end}}">{{.Result}}</p>
-{{with .Replay}}<p class="replay">{{.}}</p>{{end}}{{range .Overview}}{{template "section" .}}{{end}}
-{{range .Suites}}
-<section class="suite">
-<h2>{{.Title}}</h2>
-<p class="about">{{.About}}</p>
-{{if .Prose}}<p class="prose">{{.Prose}}</p>{{end}}
-<div class="charts">
-{{range .Charts}}<figure><figcaption>{{.Title}}</figcaption>{{.SVG}}</figure>
-{{end}}</div>
-{{range .Sections}}{{template "section" .}}{{end}}
-<h3>traces</h3>
-{{range .Traces}}<details class="variant"><summary>variant {{.Name}} ({{len .Scenarios}} scenarios)</summary>
-{{range .Scenarios}}<details><summary><span class="verdict-{{.Verdict}}">{{.ID}}</span> — {{.Summary}}</summary>
-{{.Timeline}}
-<table>
-<tr><th>at</th><th>turn</th><th>kind</th><th>what</th><th>tokens / status</th><th>duration</th><th>detail</th></tr>
-{{range .Events}}<tr>{{range $i, $c := .}}<td{{if eq $i 6}} class="detail"{{end}}>{{$c}}</td>{{end}}</tr>
-{{end}}</table>
-{{range .Answer}}<p><b>answer:</b> {{.}}</p>{{end}}
-</details>
-{{end}}</details>
-{{end}}
-</section>
-{{end}}
-</body>
-</html>
-{{define "section"}}
-<h3>{{.Title}}</h3>
-{{if .Header}}{{$right := .Right}}<table>
-<tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr>
-{{range .Rows}}<tr>{{range $i, $c := .}}<td{{if index $right $i}} class="num"{{end}}>{{$c}}</td>{{end}}</tr>
-{{end}}</table>{{end}}
-{{if .Notes}}<ul class="notes">{{range .Notes}}<li>{{.Mark}} <pre>{{.Text}}</pre></li>{{end}}</ul>{{end}}
-{{end}}`))
+var pageTemplate = template.Must(template.New("report.tmpl").ParseFS(pageFiles, "page/report.tmpl"))

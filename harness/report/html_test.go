@@ -55,10 +55,12 @@ var _ = Describe("WriteHTML", func() {
 		Expect(page(fixture())).To(ContainSubstring(">budget 2.0 s</text>"))
 	})
 
-	It("is self-contained: no script, no external resource", func() {
+	It("is self-contained: one inlined script, no external resource, links only within the page", func() {
 		html := page(fixture())
-		Expect(html).NotTo(ContainSubstring("<script"))
-		Expect(html).NotTo(MatchRegexp(`(src|href)=`))
+		Expect(strings.Count(html, "<script")).To(Equal(1))
+		Expect(html).To(ContainSubstring("<script>\n"))
+		Expect(html).NotTo(MatchRegexp(`src=|href="[^#]|<link`))
+		Expect(html).To(ContainSubstring(`<meta name="viewport" content="width=device-width, initial-scale=1">`))
 	})
 
 	It("escapes text from the report", func() {
@@ -66,7 +68,7 @@ var _ = Describe("WriteHTML", func() {
 		r.Suites[0].Variants[0].Scenarios[0].Answer = []string{`<script>alert("x")</script>`}
 		r.Suites[0].Variants[0].Scenarios[0].ID = `<b>id</b>`
 		html := page(r)
-		Expect(html).NotTo(ContainSubstring("<script"))
+		Expect(strings.Count(html, "<script")).To(Equal(1))
 		Expect(html).NotTo(ContainSubstring("<b>id</b>"))
 		Expect(html).To(ContainSubstring("&lt;script&gt;"))
 	})
@@ -79,7 +81,7 @@ var _ = Describe("WriteHTML", func() {
 				scenarios += len(v.Scenarios)
 			}
 		}
-		Expect(strings.Count(html, "<details><summary>")).To(Equal(scenarios))
+		Expect(strings.Count(html, `<details class="scenario"`)).To(Equal(scenarios))
 		Expect(html).To(ContainSubstring("ghrsst.bbox_mean"))
 	})
 })

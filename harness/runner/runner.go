@@ -64,9 +64,10 @@ type Options struct {
 	// Shard and Shards run a deterministic slice: the Shard-th (1-based) of
 	// Shards; Shards ≤ 1 runs everything. See Merge.
 	Shard, Shards int
-	// Sent keeps the last message of every model request in the trace
-	// (trace.LLMCall.Sent), for testbed show; a whole run does without,
-	// as that message can be a whole payload.
+	// Sent keeps what every model request carried in the trace: its last
+	// message (trace.LLMCall.Sent) and the whole request
+	// (trace.LLMCall.Prompt), for testbed show and the HTML report; a whole
+	// run does without unless asked, as a request can hold whole payloads.
 	Sent bool
 	// Repeat, when above 0, is the number of samples a recording keeps per
 	// scenario instead of the suite's own (scenario.Suite.Samples); a

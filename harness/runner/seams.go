@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"sync/atomic"
@@ -50,6 +51,9 @@ func addLLM(tr *trace.Trace, counter *tokens.Counter, start time.Duration, req l
 	if n := len(req.Messages); n > 0 && sent {
 		last := req.Messages[n-1]
 		call.Sent = last.Role + ": " + last.Content
+	}
+	if sent {
+		call.Prompt = &trace.Prompt{Messages: slices.Clone(req.Messages), Tools: slices.Clone(req.Tools)}
 	}
 	if err != nil {
 		call.Error = err.Error()

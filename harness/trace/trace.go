@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentreplay/testbed/agents/anyjson"
+	"github.com/agentreplay/testbed/agents/llm"
 )
 
 // Kind is the kind of an Event.
@@ -77,6 +78,16 @@ type LLMCall struct {
 	// tool result the model was to read), as "role: text". A run keeps it
 	// for testbed show; report files do not, as it can be a whole payload.
 	Sent string `json:"-"`
+	// Prompt is the whole request: its messages, the system prompt among
+	// them, and the tool definitions. A run keeps it only when asked, for
+	// testbed show and the HTML report's "what the model saw"; nil else.
+	Prompt *Prompt `json:"prompt,omitempty"`
+}
+
+// Prompt is what a model call was sent.
+type Prompt struct {
+	Messages []llm.Message `json:"messages"`
+	Tools    []llm.Tool    `json:"tools,omitempty"`
 }
 
 // Usage is provider-reported usage. Output includes the model's thinking;
