@@ -16,8 +16,9 @@ import (
 // docCommand is a command the README or a docs/ page shows: in a code
 // block or in backticks.
 type docCommand struct {
-	at   string // path:line
-	line string // the command, without a prompt, comment or redirection
+	at    string // path:line
+	line  string // the command, without a prompt, comment or redirection
+	block bool   // in a code block, not named in a sentence
 }
 
 // docCommands are every testbed and make command in README.md and
@@ -30,13 +31,13 @@ func docCommands() []docCommand {
 	inline := regexp.MustCompile("`((?:\\./bin/)?testbed [^`]+|make [a-z][^`]*)`")
 	command := regexp.MustCompile(`^(?:\$ )?(?:[A-Z_]+=\S+ )*((?:\./bin/)?testbed\b.*|make [a-z].*)$`)
 	var out []docCommand
-	add := func(at, text string) {
+	add := func(at, text string, block bool) {
 		text, _, _ = strings.Cut(text, "  #")
 		for _, part := range regexp.MustCompile(`;|&&`).Split(text, -1) {
 			part, _, _ = strings.Cut(strings.TrimSpace(part), " > ")
 			part = strings.TrimPrefix(strings.TrimSpace(part), "./bin/")
 			if strings.HasPrefix(part, "testbed ") || strings.HasPrefix(part, "make ") {
-				out = append(out, docCommand{at: at, line: part})
+				out = append(out, docCommand{at: at, line: part, block: block})
 			}
 		}
 	}
@@ -51,12 +52,12 @@ func docCommands() []docCommand {
 			}
 			if block {
 				if m := command.FindStringSubmatch(strings.TrimSpace(line)); m != nil {
-					add(at, m[1])
+					add(at, m[1], true)
 				}
 				continue
 			}
 			for _, m := range inline.FindAllStringSubmatch(line, -1) {
-				add(at, m[1])
+				add(at, m[1], false)
 			}
 		}
 	}
@@ -79,16 +80,35 @@ func split(line string) (string, []string) {
 	return words[0], words[1:]
 }
 
-// flagsOf are the flags a command's --help lists.
-func flagsOf(cmd string) []string {
+// flagsOf are the flags a command's --help lists, and of them those that
+// take a value.
+func flagsOf(cmd string) (names, valued []string) {
 	GinkgoHelper()
 	help := testbed(append(strings.Fields(cmd), "--help")...)
 	Expect(help.code).To(Equal(exitOK), "testbed %s --help: %s", cmd, help)
-	var names []string
-	for _, m := range regexp.MustCompile(`(?m)^  -([a-z][a-z0-9-]*)`).FindAllStringSubmatch(help.stderr+help.stdout, -1) {
+	for _, m := range regexp.MustCompile(`(?m)^  -([a-z][a-z0-9-]*)( \S+)?$`).FindAllStringSubmatch(help.stderr+help.stdout, -1) {
 		names = append(names, m[1])
+		if m[2] != "" {
+			valued = append(valued, m[1])
+		}
 	}
-	return names
+	return names, valued
+}
+
+// mention says whether a command is only named: in a sentence with no
+// argument but flags (`testbed compare --markdown`), or ending in a flag
+// that takes a value and giving none (`testbed run --junit`).
+func mention(c docCommand, cmd string, rest []string) bool {
+	GinkgoHelper()
+	if len(rest) == 0 {
+		return false
+	}
+	if !c.block && !slices.ContainsFunc(rest, func(w string) bool { return !strings.HasPrefix(w, "--") }) {
+		return true
+	}
+	_, valued := flagsOf(cmd)
+	last, ok := strings.CutPrefix(rest[len(rest)-1], "--")
+	return ok && slices.Contains(valued, last)
 }
 
 // placeholder says whether a command is a synopsis rather than one to run:
@@ -135,7 +155,7 @@ var _ = Describe("the commands the README and docs/ show", Label("docs"), func()
 				continue
 			}
 			if _, ok := known[cmd]; !ok {
-				known[cmd] = flagsOf(cmd)
+				known[cmd], _ = flagsOf(cmd)
 			}
 			for _, w := range rest {
 				name, ok := strings.CutPrefix(strings.Trim(w, "[]"), "--")
@@ -163,7 +183,7 @@ var _ = Describe("the commands the README and docs/ show", Label("docs"), func()
 				continue
 			}
 			cmd, rest := split(c.line)
-			if !slices.Contains(runnable, cmd) || len(rest) == 0 && !slices.Contains(bare, cmd) {
+			if !slices.Contains(runnable, cmd) || len(rest) == 0 && !slices.Contains(bare, cmd) || mention(c, cmd, rest) {
 				continue
 			}
 			start := time.Now()

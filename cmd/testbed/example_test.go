@@ -94,7 +94,8 @@ var _ = Describe("the TypeScript example (examples/weather-ts)", Label("examples
 		r := testbed("run", "--root", root, "--out", "", "--quiet", "--no-baseline")
 		Expect(r.code).To(Equal(exitStale), r.String())
 		Expect(r.stdout + r.stderr).To(ContainSubstring("/messages/0/content"))
-		Expect(r.stdout + r.stderr).To(ContainSubstring("re-record with: testbed record --suite weather-ts --variant default --scenario current-oslo --root " + root))
+		Expect(r.stdout + r.stderr).To(ContainSubstring("6 scenario runs stale for one cause"))
+		Expect(r.stdout + r.stderr).To(ContainSubstring("re-record them all (only the calls that miss) with: testbed record --suite weather-ts --variant default --root " + root + " --record-missing"))
 	})
 
 	It("records by hand through testbed proxy --record: its fixture upstream served, the generic policy named in the provenance", func() {
