@@ -6,32 +6,12 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/agentreplay/testbed/agents/agenttest"
 	"github.com/agentreplay/testbed/agents/family"
 )
 
-// The history tool decodes Home Assistant's states with anyjson; what it
-// reads must be what encoding/json would, byte for byte,
-// or the recorded requests would no longer match.
-var _ = Describe("the history tool's JSON", func() {
-	DescribeTable("decodes a body as json.Unmarshal into [][]map[string]any does",
-		func(body string) {
-			var want [][]map[string]any
-			wantErr := json.Unmarshal([]byte(body), &want)
-			got, err := family.StatesOf([]byte(body))
-			agenttest.ExpectLikeJSON(got, err, want, wantErr)
-		},
-		Entry("two entities", `[[{"entity_id":"sensor.a","state":"1.5","attributes":{"unit":"°C"}}],[{"entity_id":"sensor.b","state":"on"}]]`),
-		Entry("null", `null`),
-		Entry("an empty list", `[]`),
-		Entry("null lists and states", `[null,[null,{"a":1}],[]]`),
-		Entry("a number for a state, a type error", `[[{"a":1},2]]`),
-		Entry("an object for the lists, a type error", `{"a":[]}`),
-		Entry("a list of objects, a type error", `[{"entity_id":"x"}]`),
-		Entry("broken JSON, a syntax error", `[[{"a":`),
-		Entry("a number beyond float64, a type error", `[[{"a":1e999}]]`),
-	)
-
+// The chart tool reads its records with anyjson; what it reads must be
+// what encoding/json would, or the recorded requests would no longer match.
+var _ = Describe("the chart tool's JSON", func() {
 	DescribeTable("reads a chart's records as json.Unmarshal into []map[string]any does",
 		func(body string) {
 			var want []map[string]any

@@ -128,16 +128,6 @@ func (s *Store) put(a Attachment) Attachment {
 	return a
 }
 
-// PutValue is Put for JSON data whose value the caller already holds, such as
-// a tool that has just encoded value into data: value must be what
-// encoding/json's Unmarshal makes of data, and the attachment's Value returns
-// it without parsing data. value is shared from then on: nobody may modify it.
-func (s *Store) PutValue(name, mime, description string, data []byte, value any) Attachment {
-	a := s.Put(name, mime, description, data)
-	a.memo.parse.Do(func() { a.memo.value = value })
-	return a
-}
-
 // Get returns the attachment with the given id, and whether there is one.
 // Its Data is the stored copy: callers must not modify it.
 func (s *Store) Get(id string) (Attachment, bool) {
