@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"sort"
 	"time"
-
-	"github.com/agentreplay/testbed/agents/anyjson"
 )
 
 // WorldState mirrors the real project's blackboard. The agent keeps it as a
@@ -110,11 +108,11 @@ func DeepMerge(dst, src map[string]any) map[string]any {
 	return dst
 }
 
-// Clone returns a deep copy of s: its JSON read back, as encoding/json
-// would (through anyjson, which gives the same values faster).
+// Clone returns a deep copy of s: its JSON read back by encoding/json.
 func (s State) Clone() State {
-	b, _ := anyjson.Marshal(s)
-	out, _ := anyjson.DecodeObject(b)
+	b, _ := json.Marshal(s)
+	var out State
+	_ = json.Unmarshal(b, &out)
 	return out
 }
 

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/agentreplay/testbed/agents"
-	"github.com/agentreplay/testbed/agents/anyjson"
 	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/harness/cassette"
 	"github.com/agentreplay/testbed/harness/standin"
@@ -174,8 +173,8 @@ func plain(v any) any {
 	if err != nil {
 		return fmt.Sprint(v)
 	}
-	decoded, err := anyjson.Decode(b)
-	if err != nil {
+	var decoded any
+	if err := json.Unmarshal(b, &decoded); err != nil {
 		return fmt.Sprint(v)
 	}
 	var buf bytes.Buffer

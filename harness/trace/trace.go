@@ -11,8 +11,6 @@ import (
 	"sort"
 	"sync"
 	"time"
-
-	"github.com/agentreplay/testbed/agents/anyjson"
 )
 
 // Kind is the kind of an Event.
@@ -152,8 +150,8 @@ func (n *Note) Decoded() any {
 	if !ok {
 		return n.Value
 	}
-	v, err := anyjson.Decode(raw)
-	if err != nil {
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
 		return string(raw)
 	}
 	return v

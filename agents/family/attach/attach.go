@@ -31,8 +31,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"sync"
-
-	"github.com/agentreplay/testbed/agents/anyjson"
 )
 
 // Attachment is one stored file.
@@ -69,11 +67,18 @@ type memo struct {
 // not modify it.
 func (a Attachment) Value() (any, error) {
 	if a.memo == nil {
-		return anyjson.Decode(a.Data)
+		return decode(a.Data)
 	}
 	m := a.memo
-	m.parse.Do(func() { m.value, m.parseErr = anyjson.Decode(a.Data) })
+	m.parse.Do(func() { m.value, m.parseErr = decode(a.Data) })
 	return m.value, m.parseErr
+}
+
+// decode is json.Unmarshal into an any.
+func decode(data []byte) (any, error) {
+	var v any
+	err := json.Unmarshal(data, &v)
+	return v, err
 }
 
 // ValidJSON reports whether a's data is valid JSON, as json.Valid does,
