@@ -20,9 +20,3 @@ func KnowledgeBase(fsys fs.FS, dir string) (any, []string, error) {
 	}
 	return kb, ids, nil
 }
-
-// Row is one row of a GHRSST answer.
-type Row = row
-
-// RowsOf decodes a GHRSST answer as the tools do.
-var RowsOf = rowsOf

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/agentreplay/testbed/agents"
-	"github.com/agentreplay/testbed/agents/anyjson"
 )
 
 // ghrsstClient calls the ODB GHRSST REST API:
@@ -46,63 +45,11 @@ type row struct {
 	SSTAnomaly *float64 `json:"sst_anomaly"`
 }
 
-// rowKeys are the JSON names of row's fields.
-var rowKeys = []string{"lon", "lat", "date", "sst", "sst_anomaly"}
-
-// rowsOf is json.Unmarshal of an answer into []row. An answer that repeats
-// no key, names no field in another case and has the fields' types is read
-// through anyjson, about twice as fast; anything else is left to
-// encoding/json.
+// rowsOf is json.Unmarshal of an answer into []row.
 func rowsOf(body []byte) ([]row, error) {
-	if v, ok := anyjson.DecodeUnique(body); ok {
-		if rows, ok := rowList(v); ok {
-			return rows, nil
-		}
-	}
 	var rows []row
 	err := json.Unmarshal(body, &rows)
 	return rows, err
-}
-
-// rowList copies a decoded answer into rows; false for any value
-// encoding/json would refuse or match differently. Null leaves a field as
-// it is, as encoding/json does.
-func rowList(v any) ([]row, bool) {
-	return anyjson.List(v, func(_ int, e any) (row, bool) {
-		var r row
-		if e == nil {
-			return r, true
-		}
-		m, ok := e.(map[string]any)
-		if !ok || !anyjson.CaseExact(m, rowKeys...) {
-			return r, false
-		}
-		for _, f := range []struct {
-			key string
-			num *float64
-			ptr **float64
-		}{{"lon", &r.Lon, nil}, {"lat", &r.Lat, nil}, {"sst", nil, &r.SST}, {"sst_anomaly", nil, &r.SSTAnomaly}} {
-			switch x := m[f.key].(type) {
-			case nil:
-			case float64:
-				if f.num != nil {
-					*f.num = x
-				} else {
-					*f.ptr = &x
-				}
-			default:
-				return r, false
-			}
-		}
-		switch d := m["date"].(type) {
-		case nil:
-		case string:
-			r.Date = d
-		default:
-			return r, false
-		}
-		return r, true
-	})
 }
 
 func ff(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
