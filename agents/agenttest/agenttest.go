@@ -2,9 +2,8 @@
 // the seams of agents.Config: a Tracer that keeps what the agent reports, and
 // a Transport that sends logical hosts to loopback servers and logs each
 // request; StartStubs, which serves the stand-in model and an agent's
-// upstream stub on loopback; Replies, which runs an agent and checks its
-// typed replies; and ExpectLikeJSON, which checks a fast decoder against
-// encoding/json. Only tests import it.
+// upstream stub on loopback; and Replies, which runs an agent and checks its
+// typed replies. Only tests import it.
 package agenttest
 
 import (

@@ -145,16 +145,3 @@ var _ = Describe("StartStubs", func() {
 		Expect(err).To(MatchError(ContainSubstring("no/such/routes.yaml")))
 	})
 })
-
-var _ = Describe("ExpectLikeJSON", func() {
-	It("passes on the same value and error text, and fails on any difference", func() {
-		Expect(InterceptGomegaFailures(func() {
-			agenttest.ExpectLikeJSON([]int{1}, errors.New("bad"), []int{1}, errors.New("bad"))
-			agenttest.ExpectLikeJSON("x", nil, "x", nil)
-		})).To(BeEmpty())
-		Expect(InterceptGomegaFailures(func() { agenttest.ExpectLikeJSON("x", nil, "y", nil) })).To(HaveLen(1))
-		Expect(InterceptGomegaFailures(func() { agenttest.ExpectLikeJSON("x", errors.New("a"), "x", errors.New("b")) })).To(HaveLen(1))
-		Expect(InterceptGomegaFailures(func() { agenttest.ExpectLikeJSON("x", nil, "x", errors.New("b")) })).To(HaveLen(1))
-		Expect(InterceptGomegaFailures(func() { agenttest.ExpectLikeJSON("x", errors.New("a"), "x", nil) })).To(HaveLen(1))
-	})
-})
