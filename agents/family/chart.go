@@ -6,8 +6,10 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"mime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -78,7 +80,7 @@ func (a *Agent) chart(ctx context.Context, argJSON json.RawMessage) (toolResult,
 	}
 	for _, f := range encodingFields(spec) {
 		if !have[f] {
-			return fail("the encoding names field %q, which is not in the data (fields: %s)", f, strings.Join(sortedKeys(have), ", ")), raw
+			return fail("the encoding names field %q, which is not in the data (fields: %s)", f, strings.Join(slices.Sorted(maps.Keys(have)), ", ")), raw
 		}
 	}
 	values := make([]any, len(records))
@@ -187,13 +189,4 @@ func markOf(spec map[string]any) string {
 		}
 	}
 	return "unspecified"
-}
-
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

@@ -3,7 +3,8 @@ package kura
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"time"
 )
 
@@ -188,12 +189,7 @@ func Diff(before, after map[string]any) []string {
 			for k := range bm {
 				keys[k] = true
 			}
-			var ks []string
-			for k := range keys {
-				ks = append(ks, k)
-			}
-			sort.Strings(ks)
-			for _, k := range ks {
+			for _, k := range slices.Sorted(maps.Keys(keys)) {
 				walk(prefix+"."+k, am[k], bm[k])
 			}
 			return

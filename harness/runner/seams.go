@@ -5,9 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
-	"sort"
+	"slices"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -137,7 +138,7 @@ func (r *routing) RoundTrip(req *http.Request) (*http.Response, error) {
 			return http.DefaultTransport.RoundTrip(req)
 		}
 		return nil, fmt.Errorf("%s mode: no stand-in serves %s (routed hosts: %v); use --provider for a real model or --live-upstreams for real APIs",
-			r.mode, req.URL.Host, sortedKeys(r.hosts))
+			r.mode, req.URL.Host, slices.Sorted(maps.Keys(r.hosts)))
 	}
 	u, err := url.Parse(target)
 	if err != nil {
@@ -153,15 +154,6 @@ func (r *routing) RoundTrip(req *http.Request) (*http.Response, error) {
 		out.Header.Set(cassette.FaultHeader, kind)
 	}
 	return http.DefaultTransport.RoundTrip(out)
-}
-
-func sortedKeys(m map[string]string) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // plain turns a note's value into its JSON, as a report written to a file

@@ -3,8 +3,9 @@ package standin
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -351,7 +352,7 @@ func (vizPolicy) Answer(r Request) (llm.Message, error) {
 			// names, else the first numeric key.
 			x, y := "", ""
 			ask := strings.ToLower(strings.SplitN(first, "\n\n", 2)[0])
-			for _, k := range sortedMapKeys(recs[0]) {
+			for _, k := range slices.Sorted(maps.Keys(recs[0])) {
 				switch v := recs[0][k].(type) {
 				case string:
 					if _, err := time.Parse(time.RFC3339, v); err == nil && x == "" {
@@ -370,13 +371,4 @@ func (vizPolicy) Answer(r Request) (llm.Message, error) {
 		}
 	}
 	return say("I could not find records with a time and a number in the attachment, so I cannot chart it.")
-}
-
-func sortedMapKeys(m map[string]any) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
