@@ -26,6 +26,7 @@ import (
 	"github.com/agentreplay/testbed/harness/report"
 	"github.com/agentreplay/testbed/harness/scenario"
 	"github.com/agentreplay/testbed/harness/tokens"
+	"golang.org/x/sync/errgroup"
 )
 
 // Options configure a run. Root and Agents are required.
@@ -193,23 +194,18 @@ func Run(ctx context.Context, suites []*scenario.Suite, opts Options) (*report.R
 	// their reserved slots, so the order of the report is unchanged.
 	slices.SortStableFunc(tasks, func(a, b task) int { return cmp.Compare(size[b], size[a]) })
 
-	sem := make(chan struct{}, opts.Parallel)
-	var wg sync.WaitGroup
+	var g errgroup.Group
+	g.SetLimit(opts.Parallel)
 	var mu sync.Mutex
 	done := 0
 	for _, t := range tasks {
 		if ctx.Err() != nil {
 			break // interrupted: start nothing new, keep every other cassette as it is
 		}
-		sem <- struct{}{}
-		if ctx.Err() != nil {
-			<-sem
-			break // interrupted while waiting for a free slot
-		}
-		wg.Add(1)
-		go func(t task) {
-			defer wg.Done()
-			defer func() { <-sem }()
+		g.Go(func() error {
+			if ctx.Err() != nil {
+				return nil // interrupted while waiting for a free slot
+			}
 			j := t.job
 			j.runs[t.sample-1] = runOne(ctx, j, t.sample, opts, counters[j.suite.Tokenizer])
 			if opts.Progress != nil {
@@ -218,9 +214,10 @@ func Run(ctx context.Context, suites []*scenario.Suite, opts Options) (*report.R
 				opts.Progress(done, len(tasks), j.suite.Name, j.variant.Name, j.scenario.ID)
 				mu.Unlock()
 			}
-		}(t)
+			return nil
+		})
 	}
-	wg.Wait()
+	_ = g.Wait() // no task returns an error: a scenario's failure is in its report
 	for i := range jobs {
 		foldSamples(&jobs[i], opts)
 	}
