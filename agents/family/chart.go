@@ -98,7 +98,7 @@ func (a *Agent) chart(ctx context.Context, argJSON json.RawMessage) (toolResult,
 	if err != nil {
 		return fail("could not encode the chart: %v", err), raw
 	}
-	schema, err := vegaLite(a.cfg.Data)
+	schema, err := vegaLite(a.cfg.Cache, a.cfg.Data)
 	if err != nil {
 		return fail("could not check the chart: %v", err), raw
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/agentreplay/testbed/agents"
 	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/harness/cassette"
+	"github.com/agentreplay/testbed/harness/check"
 	"github.com/agentreplay/testbed/harness/proxy"
 	"github.com/agentreplay/testbed/harness/report"
 	"github.com/agentreplay/testbed/harness/scenario"
@@ -96,6 +97,15 @@ type job struct {
 	// data and prompts are the run's snapshots of the agent's fixtures and
 	// of scenarios/ (nil when missing), shared by every job of the run.
 	data, prompts fs.FS
+	// caches are the run's, shared by every job of the run.
+	caches *caches
+}
+
+// caches hold what a run builds once and every scenario of it reuses: the
+// agents' indexes over their data, and the checks' regular expressions.
+type caches struct {
+	agents  agents.Cache
+	regexps check.Regexps
 }
 
 // task is one sample of a job.
@@ -145,6 +155,7 @@ func Run(ctx context.Context, suites []*scenario.Suite, opts Options) (*report.R
 		return opts.Shards <= 1 || (k-1)%opts.Shards == opts.Shard-1
 	}
 	prompts := snapshotOf(filepath.Join(opts.Root, "scenarios"))
+	shared := &caches{}
 	data := map[string]fs.FS{}
 	for si, s := range suites {
 		if _, ok := data[s.Agent]; !ok {
@@ -170,7 +181,7 @@ func Run(ctx context.Context, suites []*scenario.Suite, opts Options) (*report.R
 					n = opts.Repeat
 				}
 				jobs = append(jobs, job{suite: s, variant: v, scenario: sc, out: &rv.Scenarios[i], runs: make([]report.Scenario, n),
-					data: data[s.Agent], prompts: prompts})
+					data: data[s.Agent], prompts: prompts, caches: shared})
 			}
 		}
 	}

@@ -165,6 +165,7 @@ func runOne(ctx context.Context, j *job, sample int, opts Options, pending *coun
 		Logger:    slog.New(&traceHandler{trace: tr}),
 		Data:      j.data,
 		Prompts:   j.prompts,
+		Cache:     &j.caches.agents,
 	}
 	var ans agents.Answer
 	agent, err := entry.New(cfg)
@@ -216,7 +217,7 @@ func runOne(ctx context.Context, j *job, sample int, opts Options, pending *coun
 			out.Route = check.ObservedRoute(trace.OfTurn(events, i))
 		}
 		if i < len(ans.Replies) {
-			out.Checks = append(out.Checks, check.Turn(i, t.ExpectFor(j.variant.Name), ans.Replies[i], trace.OfTurn(events, i))...)
+			out.Checks = append(out.Checks, check.Turn(i, t.ExpectFor(j.variant.Name), ans.Replies[i], trace.OfTurn(events, i), &j.caches.regexps)...)
 		}
 	}
 	if out.Route == "" {
