@@ -23,7 +23,6 @@ import (
 	"github.com/agentreplay/testbed/harness/report"
 	"github.com/agentreplay/testbed/harness/runner"
 	"github.com/agentreplay/testbed/harness/scenario"
-	"github.com/agentreplay/testbed/harness/tokens"
 
 	"github.com/agentreplay/testbed/harness/files"
 )
@@ -189,10 +188,6 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	// The default token encoding, which every committed suite uses, takes
-	// tens of milliseconds to build once per process: build it while the
-	// suites load, on the core that would wait.
-	go func() { _, _ = tokens.New(tokens.EncodingO200K) }()
 	suites, err := loadSuites(sel)
 	if err != nil {
 		return err
