@@ -17,6 +17,7 @@ import (
 	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/agents/llm/openai"
 	"github.com/agentreplay/testbed/agents/odbchat"
+	"github.com/agentreplay/testbed/harness/standin/standintest"
 )
 
 // tracer records what the agent reports.
@@ -132,7 +133,7 @@ type world struct {
 
 // newWorld starts the stand-in model and the GHRSST stub for one spec.
 func newWorld() *world {
-	stubs, err := agenttest.StartStubs("../../fixtures/odbchat/routes.yaml")
+	stubs, err := standintest.Start("../../fixtures/odbchat/routes.yaml")
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(stubs.Close)
 
