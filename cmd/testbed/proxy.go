@@ -84,7 +84,7 @@ func cmdProxy(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			info.Model = *v.Endpoint
 		}
 	}
-	path := runner.CassettePath(sel.root, s.Name, sel.variant, sel.scenario)
+	path := cassette.Path(sel.root, s.Name, sel.variant, sel.scenario)
 	copts := cassette.Options{Rerecord: fmt.Sprintf("testbed proxy --suite %s --variant %s --scenario %s --record", s.Name, sel.variant, sel.scenario)}
 	var key string
 	if mode != cassette.ModeReplay {

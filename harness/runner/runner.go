@@ -195,7 +195,7 @@ func Run(ctx context.Context, suites []*scenario.Suite, opts Options) (*report.R
 		for k := range j.runs {
 			t := task{job: j, sample: k + 1}
 			tasks = append(tasks, t)
-			if st, err := os.Stat(SamplePath(opts.Root, j.suite.Name, j.variant.Name, j.scenario.ID, t.sample)); err == nil {
+			if st, err := os.Stat(cassette.SamplePath(opts.Root, j.suite.Name, j.variant.Name, j.scenario.ID, t.sample)); err == nil {
 				size[t] = st.Size()
 			}
 		}
@@ -238,7 +238,7 @@ func Run(ctx context.Context, suites []*scenario.Suite, opts Options) (*report.R
 	provs := map[string]cassette.Provenance{}
 	for _, j := range jobs {
 		if j.prov != nil {
-			provs[CassettePath(opts.Root, j.suite.Name, j.variant.Name, j.scenario.ID)] = *j.prov
+			provs[cassette.Path(opts.Root, j.suite.Name, j.variant.Name, j.scenario.ID)] = *j.prov
 		}
 	}
 	finalize(rep, suites, opts, provs)
@@ -301,7 +301,7 @@ func foldSamples(j *job, opts Options) {
 		}
 	}
 	for k := len(runs) + 1; ; k++ {
-		if os.Remove(SamplePath(opts.Root, j.suite.Name, j.variant.Name, j.scenario.ID, k)) != nil {
+		if os.Remove(cassette.SamplePath(opts.Root, j.suite.Name, j.variant.Name, j.scenario.ID, k)) != nil {
 			return
 		}
 	}
@@ -321,21 +321,6 @@ func variantByName(s *scenario.Suite, name string) scenario.Variant {
 		}
 	}
 	return scenario.Variant{Name: name}
-}
-
-// CassettePath is where the cassette of one scenario under one variant lives.
-func CassettePath(root, suite, variant, id string) string {
-	return SamplePath(root, suite, variant, id, 1)
-}
-
-// SamplePath is where sample k (1-based) of a scenario's cassettes lives:
-// <id>.yaml for the first, <id>.sample<k>.yaml for the others.
-func SamplePath(root, suite, variant, id string, k int) string {
-	name := id + ".yaml"
-	if k > 1 {
-		name = fmt.Sprintf("%s.sample%d.yaml", id, k)
-	}
-	return filepath.Join(root, "cassettes", suite, variant, name)
 }
 
 // endpoint is the model a scenario runs against: the one given on the

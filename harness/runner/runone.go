@@ -45,7 +45,7 @@ func runOne(ctx context.Context, j *job, sample int, opts Options, pending *coun
 	var stale error
 	var failedExchange atomic.Bool
 
-	path := SamplePath(opts.Root, j.suite.Name, j.variant.Name, j.scenario.ID, sample)
+	path := cassette.SamplePath(opts.Root, j.suite.Name, j.variant.Name, j.scenario.ID, sample)
 	rerecord := fmt.Sprintf("testbed record --suite %s --variant %s --scenario %s", j.suite.Name, j.variant.Name, j.scenario.ID)
 	if len(j.runs) != max(1, j.suite.Samples) {
 		rerecord += fmt.Sprintf(" --repeat %d", len(j.runs))
