@@ -276,29 +276,3 @@ func (o Options) literals() []string {
 	}
 	return out
 }
-
-// Open returns a Transport for the cassette at path in mode.
-func Open(mode Mode, path string, opts Options) (Transport, error) {
-	switch mode {
-	case ModeReplay:
-		r, err := newReplayer(path, opts)
-		if err != nil {
-			return nil, err
-		}
-		return r, nil
-	case ModeRecord:
-		r, err := newRecorder(path, opts)
-		if err != nil {
-			return nil, err
-		}
-		return r, nil
-	case ModeRecordMissing:
-		p, err := newPatcher(path, opts)
-		if err != nil {
-			return nil, err
-		}
-		return p, nil
-	default:
-		return newLive(opts), nil
-	}
-}

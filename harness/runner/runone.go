@@ -102,8 +102,7 @@ func runOne(ctx context.Context, j *job, sample int, opts Options, pending *coun
 		}
 		return out
 	}
-	if r, ok := tp.(interface{ Provenance() cassette.Provenance }); ok && sample == 1 {
-		p := r.Provenance()
+	if p, ok := tp.Provenance(); ok && sample == 1 {
 		j.prov = &p
 	}
 	waited := &wallClock{}
@@ -190,17 +189,16 @@ func runOne(ctx context.Context, j *job, sample int, opts Options, pending *coun
 		err = fmt.Errorf("scenario stopped after %s: %w", opts.Timeout, ctx.Err())
 	}
 	var closeErr error
-	if rec, ok := tp.(interface{ Abort() }); ok && (err != nil || failedExchange.Load()) {
+	if tp.Recording() && (err != nil || failedExchange.Load()) {
 		// A recording that did not complete never replaces the cassette.
-		rec.Abort()
+		tp.Abort()
 		if err == nil {
 			err = fmt.Errorf("recording aborted after a failed request; the previous cassette is kept")
 		}
 	} else {
 		closeErr = tp.Close()
-		if r, ok := tp.(*cassette.Recorder); ok && closeErr == nil && sample == 1 {
+		if p, ok := tp.Provenance(); ok && tp.Mode() == cassette.ModeRecord && closeErr == nil && sample == 1 {
 			// What the recording learnt: the stand-in policy that answered.
-			p := r.Provenance()
 			j.prov = &p
 		}
 	}
@@ -223,17 +221,15 @@ func runOne(ctx context.Context, j *job, sample int, opts Options, pending *coun
 	if out.Route == "" {
 		out.Route = check.ObservedRoute(events)
 	}
-	if p, ok := tp.(*cassette.Patcher); ok && closeErr == nil {
-		out.Recorded, out.Dropped = p.Recorded(), p.Dropped()
+	if closeErr == nil {
+		out.Recorded, out.Dropped = tp.Recorded(), tp.Dropped()
 	}
-	if r, ok := tp.(interface{ Unplayed() []string }); ok {
-		unplayed := r.Unplayed()
-		out.Unplayed = len(unplayed)
-		if len(unplayed) > 0 && stale == nil && !timedOut {
-			out.Checks = append(out.Checks, report.Check{Name: "cassette.unplayed", Detail: fmt.Sprintf(
-				"%d recorded interactions were not replayed (first: %s); the agent made fewer or other calls than recorded: %s",
-				len(unplayed), unplayed[0], copts.Rerecord)})
-		}
+	unplayed := tp.Unplayed()
+	out.Unplayed = len(unplayed)
+	if len(unplayed) > 0 && stale == nil && !timedOut {
+		out.Checks = append(out.Checks, report.Check{Name: "cassette.unplayed", Detail: fmt.Sprintf(
+			"%d recorded interactions were not replayed (first: %s); the agent made fewer or other calls than recorded: %s",
+			len(unplayed), unplayed[0], copts.Rerecord)})
 	}
 
 	for i := range out.Checks {
