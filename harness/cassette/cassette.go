@@ -38,7 +38,7 @@ const (
 	ModeRecord             // send requests on and write a cassette
 	ModeLive               // send requests on and write nothing
 	// ModeRecordMissing replays what the cassette holds and records only
-	// the requests it has no match for (see Patcher).
+	// the requests it has no match for: the missing ones are added to it.
 	ModeRecordMissing
 )
 

@@ -8,10 +8,10 @@ import "net/http"
 // feature the mode has.
 type Session struct {
 	mode   Mode
-	replay *Replayer // ModeReplay
-	record *Recorder // ModeRecord
-	patch  *Patcher  // ModeRecordMissing
-	live   *live     // ModeLive
+	replay *replayer  // ModeReplay
+	record *recording // ModeRecord
+	patch  *patcher   // ModeRecordMissing
+	live   *live      // ModeLive
 }
 
 // Open opens the cassette at path in mode.
@@ -91,8 +91,9 @@ func (s *Session) Provenance() (Provenance, bool) {
 }
 
 // Unplayed lists the recorded interactions the session did not use: in a
-// replay, and in ModeRecordMissing when nothing was recorded (see
-// Patcher.Unplayed). A recording or a live session replays nothing: nil.
+// replay, and in ModeRecordMissing when it recorded nothing (after a
+// recording they are dropped instead: see Dropped). A recording or a live
+// session replays nothing: nil.
 func (s *Session) Unplayed() []string {
 	switch {
 	case s.replay != nil:
