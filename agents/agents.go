@@ -76,6 +76,7 @@ type Config struct {
 	Data      fs.FS             // read-only data the agent ships with (knowledge bases); may be nil
 	Logger    *slog.Logger      // where the agent logs; nil discards
 	Prompts   fs.FS             // where a variant's prompt files are looked up; may be nil
+	Cache     *Cache            // indexes built from Data, shared by a run's agents (LoadOnce); nil builds afresh
 }
 
 // Tracer receives what an agent knows and HTTP does not show.

@@ -7,16 +7,23 @@ import (
 	"sync"
 )
 
-// built holds what LoadOnce built, by a hash of kind, file names and contents.
-var built sync.Map
+// Cache keeps what LoadOnce built, by a hash of kind, file names and
+// contents, for as long as its owner keeps it: the harness gives one to every
+// agent of a run, so a run builds each knowledge base once and the next run
+// starts afresh. It is safe for concurrent use; the zero value is empty and
+// ready.
+type Cache struct {
+	built sync.Map // key → *memo
+}
 
 // LoadOnce reads files from fsys and returns build(contents), building it at
-// most once per process for each kind and distinct set of file contents. It is
+// most once per cache for each kind and distinct set of file contents. It is
 // for read-only indexes over an agent's data folder (knowledge bases): every
 // agent of a run reads the same files, so the index is built once, not once
 // per scenario. The result is shared, so build must return something no
-// caller changes. A read or build error is returned and not kept.
-func LoadOnce[T any](fsys fs.FS, kind string, files []string, build func(contents [][]byte) (T, error)) (T, error) {
+// caller changes. A nil cache keeps nothing: every call builds. A read or
+// build error is returned and not kept.
+func LoadOnce[T any](cache *Cache, fsys fs.FS, kind string, files []string, build func(contents [][]byte) (T, error)) (T, error) {
 	var zero T
 	contents := make([][]byte, len(files))
 	h := sha256.New()
@@ -30,13 +37,16 @@ func LoadOnce[T any](fsys fs.FS, kind string, files []string, build func(content
 		fmt.Fprintf(h, "%s\x00%d\x00", f, len(b))
 		h.Write(b)
 	}
+	if cache == nil {
+		return build(contents)
+	}
 	key := string(h.Sum(nil))
 	// Scenarios start together: the first builds, the others wait for it.
-	c, _ := built.LoadOrStore(key, &memo{})
+	c, _ := cache.built.LoadOrStore(key, &memo{})
 	m := c.(*memo)
 	m.once.Do(func() { m.v, m.err = build(contents) })
 	if m.err != nil {
-		built.CompareAndDelete(key, m)
+		cache.built.CompareAndDelete(key, m)
 		return zero, m.err
 	}
 	return m.v.(T), nil

@@ -26,19 +26,19 @@ var _ = Describe("LoadOnce", func() {
 		}
 		return &index{strings.Join(parts, "|")}, nil
 	}
-	// Each spec uses its own kind, so that what other specs built is not shared.
-	kind := func() string { return CurrentSpecReport().FullText() }
+	const kind = "kb"
+	var cache *agents.Cache
 
-	BeforeEach(func() { builds = 0 })
+	BeforeEach(func() { builds, cache = 0, &agents.Cache{} })
 
 	It("builds once for the same contents and shares the result", func() {
 		fsys := fstest.MapFS{"kb/a.md": {Data: []byte("alpha")}, "kb/b.md": {Data: []byte("beta")}}
-		first, err := agents.LoadOnce(fsys, kind(), []string{"kb/a.md", "kb/b.md"}, build)
+		first, err := agents.LoadOnce(cache, fsys, kind, []string{"kb/a.md", "kb/b.md"}, build)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(first.text).To(Equal("alpha|beta"))
 		// Another folder with the same files is the same knowledge base.
-		again, err := agents.LoadOnce(fstest.MapFS{"kb/a.md": {Data: []byte("alpha")}, "kb/b.md": {Data: []byte("beta")}},
-			kind(), []string{"kb/a.md", "kb/b.md"}, build)
+		again, err := agents.LoadOnce(cache, fstest.MapFS{"kb/a.md": {Data: []byte("alpha")}, "kb/b.md": {Data: []byte("beta")}},
+			kind, []string{"kb/a.md", "kb/b.md"}, build)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(again).To(BeIdenticalTo(first))
 		Expect(builds).To(Equal(1))
@@ -61,7 +61,7 @@ var _ = Describe("LoadOnce", func() {
 		for range callers {
 			go func() {
 				defer GinkgoRecover()
-				ix, err := agents.LoadOnce(fsys, kind(), []string{"kb/a.md"}, slow)
+				ix, err := agents.LoadOnce(cache, fsys, kind, []string{"kb/a.md"}, slow)
 				Expect(err).NotTo(HaveOccurred())
 				got <- ix
 			}()
@@ -77,11 +77,11 @@ var _ = Describe("LoadOnce", func() {
 
 	It("builds again when a file's content, a file's name or the kind differs", func() {
 		fsys := fstest.MapFS{"kb/a.md": {Data: []byte("alpha")}, "kb/c.md": {Data: []byte("alpha")}}
-		a, _ := agents.LoadOnce(fsys, kind(), []string{"kb/a.md"}, build)
-		c, _ := agents.LoadOnce(fsys, kind(), []string{"kb/c.md"}, build)
-		other, _ := agents.LoadOnce(fsys, kind()+" other", []string{"kb/a.md"}, build)
+		a, _ := agents.LoadOnce(cache, fsys, kind, []string{"kb/a.md"}, build)
+		c, _ := agents.LoadOnce(cache, fsys, kind, []string{"kb/c.md"}, build)
+		other, _ := agents.LoadOnce(cache, fsys, kind+" other", []string{"kb/a.md"}, build)
 		fsys["kb/a.md"] = &fstest.MapFile{Data: []byte("alpha, edited")}
-		edited, _ := agents.LoadOnce(fsys, kind(), []string{"kb/a.md"}, build)
+		edited, _ := agents.LoadOnce(cache, fsys, kind, []string{"kb/a.md"}, build)
 		Expect(builds).To(Equal(4))
 		Expect(c).NotTo(BeIdenticalTo(a))
 		Expect(other).NotTo(BeIdenticalTo(a))
@@ -90,23 +90,36 @@ var _ = Describe("LoadOnce", func() {
 
 	It("does not tell apart contents that only differ in where one file ends", func() {
 		fsys := fstest.MapFS{"a": {Data: []byte("ab")}, "b": {Data: []byte("c")}}
-		first, _ := agents.LoadOnce(fsys, kind(), []string{"a", "b"}, build)
+		first, _ := agents.LoadOnce(cache, fsys, kind, []string{"a", "b"}, build)
 		fsys["a"], fsys["b"] = &fstest.MapFile{Data: []byte("a")}, &fstest.MapFile{Data: []byte("bc")}
-		second, _ := agents.LoadOnce(fsys, kind(), []string{"a", "b"}, build)
+		second, _ := agents.LoadOnce(cache, fsys, kind, []string{"a", "b"}, build)
 		Expect(second).NotTo(BeIdenticalTo(first))
 		Expect(second.text).To(Equal("a|bc"))
 	})
 
+	It("keeps what one cache built from another cache and from no cache", func() {
+		fsys := fstest.MapFS{"kb/a.md": {Data: []byte("alpha")}}
+		first, _ := agents.LoadOnce(cache, fsys, kind, []string{"kb/a.md"}, build)
+		other, _ := agents.LoadOnce(&agents.Cache{}, fsys, kind, []string{"kb/a.md"}, build)
+		none, _ := agents.LoadOnce(nil, fsys, kind, []string{"kb/a.md"}, build)
+		again, _ := agents.LoadOnce(nil, fsys, kind, []string{"kb/a.md"}, build)
+		Expect(builds).To(Equal(4))
+		Expect(other).NotTo(BeIdenticalTo(first))
+		Expect(none).NotTo(BeIdenticalTo(first))
+		Expect(again).NotTo(BeIdenticalTo(none))
+		Expect(other.text).To(Equal(first.text))
+	})
+
 	It("returns a missing file's error and keeps no failed build", func() {
-		_, err := agents.LoadOnce(fstest.MapFS{}, kind(), []string{"kb/missing.md"}, build)
+		_, err := agents.LoadOnce(cache, fstest.MapFS{}, kind, []string{"kb/missing.md"}, build)
 		Expect(err).To(MatchError(ContainSubstring("kb/missing.md")))
 		Expect(builds).To(Equal(0))
 
 		fsys := fstest.MapFS{"kb/a.md": {Data: []byte("alpha")}}
 		failing := func([][]byte) (*index, error) { builds++; return nil, errors.New("bad front matter") }
-		_, err = agents.LoadOnce(fsys, kind(), []string{"kb/a.md"}, failing)
+		_, err = agents.LoadOnce(cache, fsys, kind, []string{"kb/a.md"}, failing)
 		Expect(err).To(MatchError("bad front matter"))
-		_, err = agents.LoadOnce(fsys, kind(), []string{"kb/a.md"}, failing)
+		_, err = agents.LoadOnce(cache, fsys, kind, []string{"kb/a.md"}, failing)
 		Expect(err).To(MatchError("bad front matter"))
 		Expect(builds).To(Equal(2))
 	})

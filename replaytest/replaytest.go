@@ -150,7 +150,7 @@ func (c *config) judge(t TB, rep *report.Report, s *scenario.Suite, root string,
 		found, err := scanRecorded(root, s.Name, entries)
 		problems = append(append(problems, found...), errText(err)...)
 		if len(problems) == 0 {
-			t.Logf("replaytest: recorded %d scenario runs of suite %s into %s", rep.Runs(), s.Name, filepath.Join(root, "cassettes", s.Name))
+			t.Logf("replaytest: recorded %d scenario runs of suite %s into %s", rep.Runs(), s.Name, cassette.Dir(root, s.Name))
 		}
 	case c.baseline != "" && c.blessing():
 		if len(problems) > 0 {
@@ -222,7 +222,7 @@ func recording(opts *runner.Options, suites []*scenario.Suite) (stop func(), err
 // scanRecorded scans a suite's cassettes for secrets, as testbed cassettes
 // check does, and returns what it found.
 func scanRecorded(root, suite string, entries map[string]agents.Entry) ([]string, error) {
-	found, err := cassette.Scan(filepath.Join(root, "cassettes", suite), runner.KeyValues(entries), runner.KeyVariables(entries)...)
+	found, err := cassette.Scan(cassette.Dir(root, suite), runner.KeyValues(entries), runner.KeyVariables(entries)...)
 	var out []string
 	for _, f := range found {
 		out = append(out, "possible secret: "+f.String())

@@ -1,10 +1,10 @@
 // Package agenttest holds the test doubles that every agent's specs use for
 // the seams of agents.Config: a Tracer that keeps what the agent reports, and
 // a Transport that sends logical hosts to loopback servers and logs each
-// request; StartStubs, which serves the stand-in model and an agent's
-// upstream stub on loopback; Replies, which runs an agent and checks its
-// typed replies; and ExpectLikeJSON, which checks a fast decoder against
-// encoding/json. Only tests import it.
+// request; and Replies, which runs an agent and checks its typed replies. It
+// imports nothing from the harness: the stand-in model and upstream stubs
+// the agents' specs run against come from harness/standin/standintest.
+// Only tests import it.
 package agenttest
 
 import (

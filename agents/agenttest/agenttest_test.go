@@ -126,35 +126,3 @@ var _ = Describe("Replies", func() {
 		Entry("text and data apart", answering{{Text: "a", Data: reply{"b"}}}, `reply 0: text "a", but its data says "b"`),
 	)
 })
-
-var _ = Describe("StartStubs", func() {
-	It("serves the stand-in model and the routes' upstream stub on loopback", func() {
-		s, err := agenttest.StartStubs("../../fixtures/odbchat/routes.yaml")
-		Expect(err).NotTo(HaveOccurred())
-		defer s.Close()
-		Expect(s.Model).To(HavePrefix("http://127.0.0.1:"))
-		Expect(s.Upstream).To(HavePrefix("http://127.0.0.1:"))
-		resp, err := http.Get(s.Upstream + "/no/such/route")
-		Expect(err).NotTo(HaveOccurred())
-		resp.Body.Close()
-		Expect(resp.StatusCode).To(Equal(http.StatusNotFound))
-	})
-
-	It("names a routes file it cannot load", func() {
-		_, err := agenttest.StartStubs("no/such/routes.yaml")
-		Expect(err).To(MatchError(ContainSubstring("no/such/routes.yaml")))
-	})
-})
-
-var _ = Describe("ExpectLikeJSON", func() {
-	It("passes on the same value and error text, and fails on any difference", func() {
-		Expect(InterceptGomegaFailures(func() {
-			agenttest.ExpectLikeJSON([]int{1}, errors.New("bad"), []int{1}, errors.New("bad"))
-			agenttest.ExpectLikeJSON("x", nil, "x", nil)
-		})).To(BeEmpty())
-		Expect(InterceptGomegaFailures(func() { agenttest.ExpectLikeJSON("x", nil, "y", nil) })).To(HaveLen(1))
-		Expect(InterceptGomegaFailures(func() { agenttest.ExpectLikeJSON("x", errors.New("a"), "x", errors.New("b")) })).To(HaveLen(1))
-		Expect(InterceptGomegaFailures(func() { agenttest.ExpectLikeJSON("x", nil, "x", errors.New("b")) })).To(HaveLen(1))
-		Expect(InterceptGomegaFailures(func() { agenttest.ExpectLikeJSON("x", errors.New("a"), "x", nil) })).To(HaveLen(1))
-	})
-})

@@ -108,7 +108,7 @@ func New(cfg agents.Config) (agents.Agent, error) {
 	if cfg.Data == nil {
 		return nil, fmt.Errorf("cba: no data folder given (it holds the knowledge base under kb/)")
 	}
-	if a.kb, err = loadKnowledgeBase(cfg.Data); err != nil {
+	if a.kb, err = loadKnowledgeBase(cfg.Cache, cfg.Data); err != nil {
 		return nil, err
 	}
 	a.geo = &geocoder{http: cfg.HTTP, upstreams: cfg.Upstreams, timeout: time.Duration(opts.UpstreamTimeout)}

@@ -18,6 +18,7 @@ import (
 	"github.com/agentreplay/testbed/agents/llm/gemini"
 	"github.com/agentreplay/testbed/agents/llm/llmtest"
 	"github.com/agentreplay/testbed/agents/llm/openai"
+	"github.com/agentreplay/testbed/harness/standin/standintest"
 )
 
 // tracer records what the agent reports.
@@ -122,7 +123,7 @@ type world struct {
 // model is the stand-in behind the agent's default Ollama endpoint.
 func newWorld() *world {
 	GinkgoHelper()
-	stubs, err := agenttest.StartStubs("../../fixtures/cba/routes.yaml")
+	stubs, err := standintest.Start("../../fixtures/cba/routes.yaml")
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(stubs.Close)
 

@@ -74,9 +74,9 @@ func readCSV(name string, data []byte) ([]map[string]string, error) {
 var kbFiles = []string{"kb/indicators.csv", "kb/methods.csv", "kb/principles.csv", "kb/usecases.csv"}
 
 // loadKnowledgeBase reads the knowledge base's tables from fsys. It is built
-// once per process for each content of the tables and never changed after.
-func loadKnowledgeBase(fsys fs.FS) (*knowledgeBase, error) {
-	kb, err := agents.LoadOnce(fsys, "cba kb", kbFiles, buildKnowledgeBase)
+// once per run (agents.Cache) for each content of the tables and never changed after.
+func loadKnowledgeBase(cache *agents.Cache, fsys fs.FS) (*knowledgeBase, error) {
+	kb, err := agents.LoadOnce(cache, fsys, "cba kb", kbFiles, buildKnowledgeBase)
 	if err != nil {
 		return nil, fmt.Errorf("cba: knowledge base: %w", err)
 	}

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/agentreplay/testbed/agents"
-	"github.com/agentreplay/testbed/agents/anyjson"
 )
 
 // geocoder resolves places with the Open-Meteo geocoding API and fetches
@@ -185,10 +184,13 @@ func (a *Agent) climateNormals(ctx context.Context, args map[string]any) (string
 	if err != nil {
 		return "", body, err
 	}
-	d, err := decodeNormals(body)
-	if err != nil {
+	var c struct {
+		Daily normals `json:"daily"`
+	}
+	if err := json.Unmarshal(body, &c); err != nil {
 		return "", body, fmt.Errorf("unexpected climate answer: %v", err)
 	}
+	d := c.Daily
 	type acc struct{ mean, max, min, precip, n, nPrecip float64 }
 	var months [12]acc
 	years := map[string]bool{}
@@ -227,81 +229,4 @@ type normals struct {
 	Max    []*float64 `json:"temperature_2m_max"`
 	Min    []*float64 `json:"temperature_2m_min"`
 	Precip []*float64 `json:"precipitation_sum"`
-}
-
-// normalsKeys are the JSON names of normals' fields.
-var normalsKeys = []string{"time", "temperature_2m_mean", "temperature_2m_max", "temperature_2m_min", "precipitation_sum"}
-
-// decodeNormals is json.Unmarshal of a climate answer into
-// struct{ Daily normals `json:"daily"` }, with its error; 30 years of
-// daily values are read about twice as fast through anyjson when nothing
-// in the answer could make encoding/json read it differently.
-func decodeNormals(body []byte) (normals, error) {
-	if d, ok := fastNormals(body); ok {
-		return d, nil
-	}
-	var c struct {
-		Daily normals `json:"daily"`
-	}
-	err := json.Unmarshal(body, &c)
-	return c.Daily, err
-}
-
-// fastNormals reads the answer through anyjson; false leaves it to
-// encoding/json. It declines an answer with a repeated key (encoding/json
-// reads every occurrence: it merges repeated objects into the struct and
-// reports a bad value even when a good one follows), a key that names a
-// field only when case is ignored (encoding/json takes it), and any value
-// of another type than the field's (encoding/json's error says which).
-func fastNormals(body []byte) (normals, bool) {
-	var d normals
-	v, ok := anyjson.DecodeUnique(body)
-	if !ok {
-		return d, false
-	}
-	top, ok := v.(map[string]any)
-	if (!ok && v != nil) || !anyjson.CaseExact(top, "daily") {
-		return d, false // not an object: a type error
-	}
-	daily, ok := top["daily"].(map[string]any)
-	if !ok {
-		return d, top["daily"] == nil // absent or null: no data
-	}
-	if !anyjson.CaseExact(daily, normalsKeys...) {
-		return d, false
-	}
-	if d.Time, ok = stringsOf(daily["time"]); !ok {
-		return d, false
-	}
-	for i, dst := range []*[]*float64{&d.Mean, &d.Max, &d.Min, &d.Precip} {
-		if *dst, ok = floatsOf(daily[normalsKeys[i+1]]); !ok {
-			return d, false
-		}
-	}
-	return d, true
-}
-
-// stringsOf is a decoded list of strings as a []string, null ones empty.
-func stringsOf(v any) ([]string, bool) {
-	return anyjson.List(v, func(_ int, e any) (string, bool) {
-		s, ok := e.(string)
-		return s, ok || e == nil
-	})
-}
-
-// floatsOf is a decoded list of numbers as a []*float64, null ones nil;
-// the numbers share one array.
-func floatsOf(v any) ([]*float64, bool) {
-	list, _ := v.([]any)
-	vals := make([]float64, len(list))
-	return anyjson.List(v, func(i int, e any) (*float64, bool) {
-		switch f := e.(type) {
-		case float64:
-			vals[i] = f
-			return &vals[i], true
-		case nil:
-			return nil, true
-		}
-		return nil, false
-	})
 }

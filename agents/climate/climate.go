@@ -93,7 +93,7 @@ func New(cfg agents.Config) (agents.Agent, error) {
 	if cfg.Data == nil {
 		return nil, fmt.Errorf("climate: no data folder given (it holds the knowledge base under kb/)")
 	}
-	if a.kb, err = loadKnowledgeBase(cfg.Data, "kb"); err != nil {
+	if a.kb, err = loadKnowledgeBase(cfg.Cache, cfg.Data, "kb"); err != nil {
 		return nil, err
 	}
 	base, ok := cfg.Upstreams["citycatalyst"]

@@ -18,6 +18,7 @@ import (
 	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/agents/llm/llmtest"
 	"github.com/agentreplay/testbed/agents/llm/openai"
+	"github.com/agentreplay/testbed/harness/standin/standintest"
 )
 
 // tracer records what the agent reports.
@@ -100,7 +101,7 @@ type world struct {
 
 // newWorld starts the stand-in and the CityCatalyst stub for one spec.
 func newWorld() *world {
-	stubs, err := agenttest.StartStubs("../../fixtures/climate/routes.yaml")
+	stubs, err := standintest.Start("../../fixtures/climate/routes.yaml")
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(stubs.Close)
 

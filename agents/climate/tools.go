@@ -8,10 +8,8 @@ import (
 	"net/url"
 	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 
-	"github.com/agentreplay/testbed/agents/anyjson"
 	"github.com/agentreplay/testbed/agents/climate/trim"
 	"github.com/agentreplay/testbed/agents/llm"
 )
@@ -109,24 +107,14 @@ type toolError struct{ code, msg string }
 
 func (e *toolError) Error() string { return e.msg }
 
-// marshal is json.Marshal(e) as a string, with the data written by
-// anyjson; data that cannot be encoded gives an invalid_response_format
-// error envelope.
+// marshal is json.Marshal(e) as a string; data that cannot be encoded
+// gives an invalid_response_format error envelope.
 func marshal(e envelope) string {
-	b := strconv.AppendBool([]byte(`{"success":`), e.Success)
-	var err error
-	if e.Data != nil {
-		if b, err = anyjson.Append(append(b, `,"data":`...), e.Data); err != nil {
-			return `{"success":false,"error":"could not encode the tool result","error_code":"invalid_response_format"}`
-		}
+	b, err := json.Marshal(e)
+	if err != nil {
+		return `{"success":false,"error":"could not encode the tool result","error_code":"invalid_response_format"}`
 	}
-	if e.Error != "" {
-		b, _ = anyjson.Append(append(b, `,"error":`...), e.Error) // a string always encodes
-	}
-	if e.ErrorCode != "" {
-		b, _ = anyjson.Append(append(b, `,"error_code":`...), e.ErrorCode)
-	}
-	return string(append(b, '}'))
+	return string(b)
 }
 
 // fetch gets path and decodes a JSON object body.
@@ -135,8 +123,8 @@ func (a *Agent) fetch(ctx context.Context, path string) ([]byte, map[string]any,
 	if err != nil {
 		return nil, nil, err
 	}
-	body, err := anyjson.DecodeObject(raw)
-	if err != nil {
+	var body map[string]any
+	if err := json.Unmarshal(raw, &body); err != nil {
 		return raw, nil, &toolError{code: codeFormat, msg: "CityCatalyst answered with something that is not a JSON object"}
 	}
 	return raw, body, nil

@@ -37,9 +37,9 @@ type knowledgeBase struct {
 }
 
 // loadKnowledgeBase reads dir/*.md (front matter, then paragraphs). The
-// passages are cut once per process for each set of documents and shared,
+// passages are cut once per run (agents.Cache) for each set of documents and shared,
 // never changed; each agent embeds them into its own collection.
-func loadKnowledgeBase(fsys fs.FS, dir string) (*knowledgeBase, error) {
+func loadKnowledgeBase(cache *agents.Cache, fsys fs.FS, dir string) (*knowledgeBase, error) {
 	files, err := fs.Glob(fsys, path.Join(dir, "*.md"))
 	if err != nil {
 		return nil, err
@@ -47,7 +47,7 @@ func loadKnowledgeBase(fsys fs.FS, dir string) (*knowledgeBase, error) {
 	if len(files) == 0 {
 		return nil, fmt.Errorf("climate: no knowledge-base documents in %s/", dir)
 	}
-	chunks, err := agents.LoadOnce(fsys, "climate kb", files, func(contents [][]byte) ([]chunk, error) {
+	chunks, err := agents.LoadOnce(cache, fsys, "climate kb", files, func(contents [][]byte) ([]chunk, error) {
 		return chunksOf(files, contents), nil
 	})
 	if err != nil {

@@ -2,6 +2,7 @@ package climate_test
 
 import (
 	"net/http"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -119,7 +120,27 @@ var _ = Describe("climate_vector_search", func() {
 		calls := embeddingCalls(w.transport)
 		Expect(calls).To(HaveLen(3))
 		batch := calls[0]
-		Expect(len(batch)).To(BeNumerically(">", 8), "more than one passage per document")
+		// Every document of the knowledge base gives passages, and some more
+		// than one: each passage is a paragraph of exactly one document.
+		docs, err := filepath.Glob("../../fixtures/climate/kb/*.md")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(docs).NotTo(BeEmpty())
+		from := map[string]int{}
+		for _, d := range docs {
+			doc := string(fixture("kb/" + filepath.Base(d)))
+			for _, text := range batch {
+				if strings.Contains(doc, text) {
+					from[d]++
+				}
+			}
+			Expect(from[d]).To(BeNumerically(">=", 1), "%s gives no passage", d)
+		}
+		total := 0
+		for _, n := range from {
+			total += n
+		}
+		Expect(total).To(Equal(len(batch)), "each passage is found in exactly one document")
+		Expect(len(batch)).To(BeNumerically(">", len(docs)), "some document gives more than one passage")
 		for _, text := range batch {
 			Expect(len(text)).To(BeNumerically(">=", 80))
 			Expect(text).NotTo(HavePrefix("#"))

@@ -6,8 +6,10 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"mime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -15,7 +17,6 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/agentreplay/testbed/agents"
-	"github.com/agentreplay/testbed/agents/anyjson"
 	"github.com/agentreplay/testbed/agents/family/attach"
 )
 
@@ -50,8 +51,8 @@ func (a *Agent) chart(ctx context.Context, argJSON json.RawMessage) (toolResult,
 	if err := json.Unmarshal(argJSON, &args); err != nil {
 		return fail("arguments are not valid JSON: %v", err), nil
 	}
-	spec, err := anyjson.DecodeObject([]byte(args.Spec))
-	if err != nil || spec == nil {
+	var spec map[string]any
+	if err := json.Unmarshal([]byte(args.Spec), &spec); err != nil || spec == nil {
 		return fail("spec is not a JSON object: give the Vega-Lite spec as a JSON string"), nil
 	}
 	records := append([]map[string]any(nil), args.Data...)
@@ -79,7 +80,7 @@ func (a *Agent) chart(ctx context.Context, argJSON json.RawMessage) (toolResult,
 	}
 	for _, f := range encodingFields(spec) {
 		if !have[f] {
-			return fail("the encoding names field %q, which is not in the data (fields: %s)", f, strings.Join(sortedKeys(have), ", ")), raw
+			return fail("the encoding names field %q, which is not in the data (fields: %s)", f, strings.Join(slices.Sorted(maps.Keys(have)), ", ")), raw
 		}
 	}
 	values := make([]any, len(records))
@@ -93,11 +94,11 @@ func (a *Agent) chart(ctx context.Context, argJSON json.RawMessage) (toolResult,
 	if _, ok := spec["$schema"]; !ok {
 		spec["$schema"] = "https://vega.github.io/schema/vega-lite/v5.json"
 	}
-	full, err := anyjson.Marshal(spec)
+	full, err := json.Marshal(spec)
 	if err != nil {
 		return fail("could not encode the chart: %v", err), raw
 	}
-	schema, err := vegaLite(a.cfg.Data)
+	schema, err := vegaLite(a.cfg.Cache, a.cfg.Data)
 	if err != nil {
 		return fail("could not check the chart: %v", err), raw
 	}
@@ -127,13 +128,8 @@ func recordsOf(ctx context.Context, att attach.Attachment, program string) ([]ma
 		}
 		data = out
 	}
-	// What json.Unmarshal(data, &recs) would leave in a []map[string]any.
-	v, err := anyjson.Decode(data)
-	recs, ok := anyjson.List(v, func(_ int, e any) (map[string]any, bool) {
-		m, ok := e.(map[string]any)
-		return m, ok || e == nil
-	})
-	if err != nil || !ok {
+	var recs []map[string]any
+	if err := json.Unmarshal(data, &recs); err != nil {
 		return nil, fmt.Errorf("the data is not a list of records; give a jq program that makes one (for example '.entities[0].states | map({time: .last_changed, value: (.state | tonumber?)})')")
 	}
 	return recs, nil
@@ -193,13 +189,4 @@ func markOf(spec map[string]any) string {
 		}
 	}
 	return "unspecified"
-}
-
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

@@ -26,13 +26,3 @@ type HistoryFile = historyFile
 
 // EntityHistory is one entity's states in a HistoryFile.
 type EntityHistory = entityHistory
-
-// StatesOf decodes a Home Assistant history body as the tool does.
-var StatesOf = statesOf
-
-// Records reads data, a JSON attachment, as the chart tool reads records
-// without a jq program; false when it refuses them.
-func Records(data []byte) ([]map[string]any, bool) {
-	recs, err := recordsOf(context.Background(), attach.Attachment{MIME: "application/json", Data: data}, "")
-	return recs, err == nil
-}

@@ -20,6 +20,7 @@ import (
 	"github.com/agentreplay/testbed/agents/family"
 	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/agents/llm/openai"
+	"github.com/agentreplay/testbed/harness/standin/standintest"
 )
 
 // tracer records what the agent reports.
@@ -156,7 +157,7 @@ type world struct {
 
 // newWorld starts the stand-in and the Home Assistant stub for one spec.
 func newWorld() *world {
-	stubs, err := agenttest.StartStubs("../../fixtures/family/routes.yaml")
+	stubs, err := standintest.Start("../../fixtures/family/routes.yaml")
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(stubs.Close)
 

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/agentreplay/testbed/agents"
-	"github.com/agentreplay/testbed/agents/anyjson"
 )
 
 // secretHAToken names the Home Assistant long-lived access token.
@@ -77,34 +76,11 @@ func (h *homeAssistant) history(ctx context.Context, ids []string, start, end ti
 	if resp.StatusCode != http.StatusOK {
 		return nil, body, fmt.Errorf("Home Assistant returned HTTP %d: %s", resp.StatusCode, clip(string(body), 200))
 	}
-	out, err := statesOf(body)
-	if err != nil {
+	var out [][]state
+	if err := json.Unmarshal(body, &out); err != nil {
 		return nil, body, fmt.Errorf("Home Assistant's history is not a list of lists: %w", err)
 	}
 	return out, body, nil
-}
-
-// statesOf decodes a history body as json.Unmarshal into a [][]state does.
-func statesOf(body []byte) ([][]state, error) {
-	if v, err := anyjson.Decode(body); err == nil {
-		if out, ok := listsOf(v); ok {
-			return out, nil
-		}
-	}
-	var out [][]state // a type error: encoding/json says which
-	err := json.Unmarshal(body, &out)
-	return out, err
-}
-
-// listsOf converts a decoded list of lists of objects; false for any other
-// shape. A null stays nil at every level, as with encoding/json.
-func listsOf(v any) ([][]state, bool) {
-	return anyjson.List(v, func(_ int, l any) ([]state, bool) {
-		return anyjson.List(l, func(_ int, s any) (state, bool) {
-			st, ok := s.(state)
-			return st, ok || s == nil
-		})
-	})
 }
 
 // historyFile is the attachment download_state_history saves, as the real
@@ -119,20 +95,6 @@ type historyFile struct {
 type entityHistory struct {
 	EntityID string  `json:"entity_id"`
 	States   []state `json:"states"`
-}
-
-// value is f as encoding/json's Unmarshal reads its encoding back, sharing
-// the states: jq_query runs on it without parsing the attachment again.
-func (f historyFile) value() any {
-	entities := make([]any, len(f.Entities))
-	for i, e := range f.Entities {
-		states := make([]any, len(e.States))
-		for j, st := range e.States {
-			states[j] = st
-		}
-		entities[i] = map[string]any{"entity_id": e.EntityID, "states": states}
-	}
-	return map[string]any{"start_time": f.StartTime, "end_time": f.EndTime, "significant_changes_only": f.SignificantChangesOnly, "entities": entities}
 }
 
 // history is download_state_history: it saves the states as a JSON
@@ -182,8 +144,8 @@ func (a *Agent) history(ctx context.Context, argJSON json.RawMessage) (toolResul
 	if err != nil {
 		return fail("could not encode the history: %v", err), raw
 	}
-	att := a.store.PutValue("state-history.json", "application/json",
-		fmt.Sprintf("Home Assistant history of %s", strings.Join(args.EntityIDs, ", ")), data, file.value())
+	att := a.store.Put("state-history.json", "application/json",
+		fmt.Sprintf("Home Assistant history of %s", strings.Join(args.EntityIDs, ", ")), data)
 	text := fmt.Sprintf("State history for %d entities (%d states) from %s to %s, saved as attachment %s.\n[File content in following message]",
 		len(file.Entities), total, file.StartTime, file.EndTime, att.ID)
 	return toolResult{ok: true, text: text, inject: a.inject(att)}, raw

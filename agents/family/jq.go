@@ -11,7 +11,6 @@ import (
 
 	"github.com/itchyny/gojq"
 
-	"github.com/agentreplay/testbed/agents/anyjson"
 	"github.com/agentreplay/testbed/agents/family/attach"
 )
 
@@ -76,7 +75,7 @@ func runJQ(ctx context.Context, att attach.Attachment, program string) ([]byte, 
 			// error("…") in the program makes the message as long as it likes.
 			return nil, fmt.Errorf("jq query failed: %s", clip(err.Error(), jqMaxError))
 		}
-		b, err := anyjson.Marshal(v)
+		b, err := json.Marshal(v)
 		if err != nil {
 			return nil, fmt.Errorf("jq result is not JSON: %v", err)
 		}

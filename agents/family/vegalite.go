@@ -21,13 +21,13 @@ import (
 // under the agent's data folder with its BSD-3-Clause license.
 const VegaLiteSchema = "vega-lite/v5.23.0.json"
 
-// vegaLite compiles the schema in the agent's data folder, once per process
+// vegaLite compiles the schema in the agent's data folder, once per run
 // for the same file.
-func vegaLite(data fs.FS) (*jsonschema.Schema, error) {
+func vegaLite(cache *agents.Cache, data fs.FS) (*jsonschema.Schema, error) {
 	if data == nil {
 		return nil, fmt.Errorf("no data folder given (it holds %s)", VegaLiteSchema)
 	}
-	return agents.LoadOnce(data, "vega-lite schema", []string{VegaLiteSchema}, func(b [][]byte) (*jsonschema.Schema, error) {
+	return agents.LoadOnce(cache, data, "vega-lite schema", []string{VegaLiteSchema}, func(b [][]byte) (*jsonschema.Schema, error) {
 		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(b[0]))
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", VegaLiteSchema, err)

@@ -2,6 +2,7 @@ package kura
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -36,12 +37,7 @@ func checkObject(t reflect.Type, obj map[string]any, path string, out *[]Violati
 		fields[name] = f.Type
 	}
 	clean := map[string]any{}
-	keys := make([]string, 0, len(obj))
-	for k := range obj {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(obj)) {
 		p := join(path, k)
 		ft, ok := fields[k]
 		if !ok {

@@ -18,6 +18,7 @@ import (
 	"github.com/agentreplay/testbed/agents/kura"
 	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/agents/llm/gemini"
+	"github.com/agentreplay/testbed/harness/standin/standintest"
 )
 
 // tracer records what the agent reports.
@@ -289,7 +290,7 @@ type world struct {
 // newWorld starts the stand-in and the Maps stub for one spec.
 func newWorld() *world {
 	GinkgoHelper()
-	stubs, err := agenttest.StartStubs("../../fixtures/kura/routes.yaml")
+	stubs, err := standintest.Start("../../fixtures/kura/routes.yaml")
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(stubs.Close)
 

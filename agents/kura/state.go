@@ -3,10 +3,9 @@ package kura
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"time"
-
-	"github.com/agentreplay/testbed/agents/anyjson"
 )
 
 // WorldState mirrors the real project's blackboard. The agent keeps it as a
@@ -110,11 +109,11 @@ func DeepMerge(dst, src map[string]any) map[string]any {
 	return dst
 }
 
-// Clone returns a deep copy of s: its JSON read back, as encoding/json
-// would (through anyjson, which gives the same values faster).
+// Clone returns a deep copy of s: its JSON read back by encoding/json.
 func (s State) Clone() State {
-	b, _ := anyjson.Marshal(s)
-	out, _ := anyjson.DecodeObject(b)
+	b, _ := json.Marshal(s)
+	var out State
+	_ = json.Unmarshal(b, &out)
 	return out
 }
 
@@ -190,12 +189,7 @@ func Diff(before, after map[string]any) []string {
 			for k := range bm {
 				keys[k] = true
 			}
-			var ks []string
-			for k := range keys {
-				ks = append(ks, k)
-			}
-			sort.Strings(ks)
-			for _, k := range ks {
+			for _, k := range slices.Sorted(maps.Keys(keys)) {
 				walk(prefix+"."+k, am[k], bm[k])
 			}
 			return

@@ -20,6 +20,7 @@ import (
 	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/agents/llm/openai"
 	"github.com/agentreplay/testbed/agents/odbchat"
+	"github.com/agentreplay/testbed/harness/standin/standintest"
 )
 
 // tracer records what the agent reports.
@@ -195,7 +196,7 @@ type world struct {
 
 // newWorld starts the stand-in model and the GHRSST stub for one spec.
 func newWorld() *world {
-	stubs, err := agenttest.StartStubs("../../fixtures/odbchat/routes.yaml")
+	stubs, err := standintest.Start("../../fixtures/odbchat/routes.yaml")
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(stubs.Close)
 

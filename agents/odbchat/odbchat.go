@@ -127,7 +127,7 @@ func NewAgent(cfg agents.Config) (*Agent, error) {
 	if cfg.Data == nil {
 		return nil, fmt.Errorf("odbchat: no data folder given (it holds the knowledge base under kb/)")
 	}
-	if a.kb, err = loadKnowledgeBase(cfg.Data, "kb"); err != nil {
+	if a.kb, err = loadKnowledgeBase(cfg.Cache, cfg.Data, "kb"); err != nil {
 		return nil, err
 	}
 	base, ok := cfg.Upstreams["ghrsst"]

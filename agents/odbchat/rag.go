@@ -43,8 +43,8 @@ type knowledgeBase struct {
 
 // loadKnowledgeBase reads every .md file in dir: a front matter block with
 // title and source, then paragraphs; each paragraph is a passage. The index is
-// built once per process for each set of documents and never changed after.
-func loadKnowledgeBase(fsys fs.FS, dir string) (*knowledgeBase, error) {
+// built once per run (agents.Cache) for each set of documents and never changed after.
+func loadKnowledgeBase(cache *agents.Cache, fsys fs.FS, dir string) (*knowledgeBase, error) {
 	files, err := fs.Glob(fsys, path.Join(dir, "*.md"))
 	if err != nil {
 		return nil, err
@@ -52,7 +52,7 @@ func loadKnowledgeBase(fsys fs.FS, dir string) (*knowledgeBase, error) {
 	if len(files) == 0 {
 		return nil, fmt.Errorf("odbchat: no knowledge-base documents in %s/", dir)
 	}
-	return agents.LoadOnce(fsys, "odbchat kb", files, func(contents [][]byte) (*knowledgeBase, error) {
+	return agents.LoadOnce(cache, fsys, "odbchat kb", files, func(contents [][]byte) (*knowledgeBase, error) {
 		return buildKnowledgeBase(files, contents)
 	})
 }

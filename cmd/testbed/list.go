@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/agentreplay/testbed/agents/all"
@@ -48,7 +47,7 @@ func cmdList(args []string, stdout, stderr io.Writer) error {
 				if sel.scenario != "" && sc.ID != sel.scenario {
 					continue
 				}
-				path := filepath.Join(sel.root, "cassettes", s.Name, v.Name, sc.ID+".yaml")
+				path := cassette.Path(sel.root, s.Name, v.Name, sc.ID)
 				_, statErr := os.Stat(path)
 				rows = append(rows, listedScenario{s.Name, v.Name, sc.ID, sc.Criterion, path, statErr == nil})
 			}

@@ -64,14 +64,6 @@ func withCode(code int, err error) error {
 }
 
 func main() {
-	// A run is a short batch job that allocates quickly and keeps little:
-	// collecting when the heap has tripled rather than doubled spends less
-	// of its time in the collector (a full replay: about 10% less wall time
-	// for about 70 MB more peak memory, measured in the README's
-	// Performance section). GOGC in the environment still wins.
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(gcPercent)
-	}
 	// SIGINT or SIGTERM cancels ctx: a recording aborts the scenario in
 	// flight, starts no other, and says what it recorded. A second signal
 	// kills the process as usual.
@@ -84,9 +76,6 @@ func main() {
 	stop()
 	os.Exit(code)
 }
-
-// gcPercent is the collector's target for testbed's own runs; see main.
-const gcPercent = 200
 
 const usage = `testbed replays LLM agent systems against recorded cassettes and scores them.
 

@@ -84,7 +84,7 @@ func cmdProxy(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			info.Model = *v.Endpoint
 		}
 	}
-	path := runner.CassettePath(sel.root, s.Name, sel.variant, sel.scenario)
+	path := cassette.Path(sel.root, s.Name, sel.variant, sel.scenario)
 	copts := cassette.Options{Rerecord: fmt.Sprintf("testbed proxy --suite %s --variant %s --scenario %s --record", s.Name, sel.variant, sel.scenario)}
 	var key string
 	if mode != cassette.ModeReplay {
@@ -151,12 +151,12 @@ func cmdProxy(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	case err != nil:
 		return withCode(exitInternal, err)
 	}
-	if r, ok := tr.(interface{ Unplayed() []string }); ok && len(r.Unplayed()) > 0 {
-		return withCode(exitFailed, fmt.Errorf("the agent did not make %d recorded calls: %s", len(r.Unplayed()), strings.Join(r.Unplayed(), "; ")))
+	if u := tr.Unplayed(); len(u) > 0 {
+		return withCode(exitFailed, fmt.Errorf("the agent did not make %d recorded calls: %s", len(u), strings.Join(u, "; ")))
 	}
-	if p, ok := tr.(*cassette.Patcher); ok && p.Recorded() > 0 {
-		fmt.Fprintf(stderr, "recorded %d missing calls into %s", p.Recorded(), path)
-		if d := p.Dropped(); len(d) > 0 {
+	if n := tr.Recorded(); n > 0 {
+		fmt.Fprintf(stderr, "recorded %d missing calls into %s", n, path)
+		if d := tr.Dropped(); len(d) > 0 {
 			fmt.Fprintf(stderr, "; dropped %d it no longer makes: %s", len(d), strings.Join(d, "; "))
 		}
 		fmt.Fprintln(stderr)

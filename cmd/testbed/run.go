@@ -22,7 +22,6 @@ import (
 	"github.com/agentreplay/testbed/harness/report"
 	"github.com/agentreplay/testbed/harness/runner"
 	"github.com/agentreplay/testbed/harness/scenario"
-	"github.com/agentreplay/testbed/harness/tokens"
 
 	"github.com/agentreplay/testbed/harness/files"
 )
@@ -194,10 +193,6 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	stdout = coloured(sel, stdout)
-	// The default token encoding, which every committed suite uses, takes
-	// tens of milliseconds to build once per process: build it while the
-	// suites load, on the core that would wait.
-	go func() { _, _ = tokens.New(tokens.EncodingO200K) }()
 	suites, err := loadSuites(sel)
 	if err != nil {
 		return err

@@ -182,7 +182,7 @@ type served struct {
 	sc      *scenario.Scenario // nil without a suite
 	next    int                // its next turn
 	session string             // on the server's proxy, if any
-	tr      cassette.Transport
+	tr      *cassette.Session
 	agent   *odbchat.Agent
 	tracer  *turnTracer
 }
@@ -260,7 +260,7 @@ func (s *server) own(sc *scenario.Scenario) (*served, error) {
 			ep = *s.variant.Endpoint
 		}
 		config, clock = s.variant.Config, s.suite.Clock
-		path = runner.CassettePath(s.root, s.suite.Name, s.variant.Name, sc.ID)
+		path = cassette.Path(s.root, s.suite.Name, s.variant.Name, sc.ID)
 		copts.Rerecord = fmt.Sprintf("testbed record --suite %s --variant %s --scenario %s", s.suite.Name, s.variant.Name, sc.ID)
 		if s.mode == cassette.ModeRecord {
 			copts.Real = runner.Router(s.routes, s.mode)
@@ -337,16 +337,16 @@ func (s *server) end() {
 	if cur == nil || cur.session == "" {
 		return
 	}
-	if rec, ok := cur.tr.(interface{ Abort() }); ok && cur.sc != nil && cur.next < len(cur.sc.Turns) {
-		rec.Abort()
+	if cur.tr.Recording() && cur.sc != nil && cur.next < len(cur.sc.Turns) {
+		cur.tr.Abort()
 		fmt.Fprintf(s.stderr, "scenario %s: %d of %d turns asked; its recording is dropped\n", cur.sc.ID, cur.next, len(cur.sc.Turns))
 	}
 	var miss *cassette.MissError
 	if err := s.proxy.End(cur.session); err != nil && !errors.As(err, &miss) {
 		s.stale = append(s.stale, err.Error())
 	}
-	if r, ok := cur.tr.(interface{ Unplayed() []string }); ok && len(r.Unplayed()) > 0 && cur.sc != nil {
-		s.unplayed = append(s.unplayed, fmt.Sprintf("%s: %s", cur.sc.ID, strings.Join(r.Unplayed(), "; ")))
+	if u := cur.tr.Unplayed(); len(u) > 0 && cur.sc != nil {
+		s.unplayed = append(s.unplayed, fmt.Sprintf("%s: %s", cur.sc.ID, strings.Join(u, "; ")))
 	}
 }
 

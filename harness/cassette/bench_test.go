@@ -15,7 +15,7 @@ import (
 	"github.com/agentreplay/testbed/harness/cassette"
 )
 
-// BenchmarkReplayMatch measures Replayer.RoundTrip on cassettes of N
+// BenchmarkReplayMatch measures a replay's RoundTrip on cassettes of N
 // interactions whose request bodies are distinct JSON documents of about
 // 2 KB, the size of an agent's chat request.
 //
@@ -27,7 +27,7 @@ import (
 // building the response. With an index the cost should not grow with N; a
 // matcher that scans the interactions, as go-vcr's does, would grow
 // linearly. (Replaying only the last interaction would need a fresh
-// Replayer per iteration and time the loading, not the matching.)
+// replay per iteration and time the loading, not the matching.)
 func BenchmarkReplayMatch(b *testing.B) {
 	for _, n := range []int{10, 100, 1000} {
 		path, url, bodies := benchCassette(b, n)

@@ -38,7 +38,7 @@ const (
 	ModeRecord             // send requests on and write a cassette
 	ModeLive               // send requests on and write nothing
 	// ModeRecordMissing replays what the cassette holds and records only
-	// the requests it has no match for (see Patcher).
+	// the requests it has no match for: the missing ones are added to it.
 	ModeRecordMissing
 )
 
@@ -278,30 +278,4 @@ func (o Options) literals() []string {
 		}
 	}
 	return out
-}
-
-// Open returns a Transport for the cassette at path in mode.
-func Open(mode Mode, path string, opts Options) (Transport, error) {
-	switch mode {
-	case ModeReplay:
-		r, err := newReplayer(path, opts)
-		if err != nil {
-			return nil, err
-		}
-		return r, nil
-	case ModeRecord:
-		r, err := newRecorder(path, opts)
-		if err != nil {
-			return nil, err
-		}
-		return r, nil
-	case ModeRecordMissing:
-		p, err := newPatcher(path, opts)
-		if err != nil {
-			return nil, err
-		}
-		return p, nil
-	default:
-		return newLive(opts), nil
-	}
 }

@@ -50,14 +50,20 @@ var _ = Describe("a recorded cassette", func() {
 		up.Close()
 	})
 
-	replayer := func(opts cassette.Options) *cassette.Replayer {
+	replayer := func(opts cassette.Options) *cassette.Session {
 		GinkgoHelper()
 		tr, err := cassette.Open(cassette.ModeReplay, path, opts)
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(tr.Close)
-		r, ok := tr.(*cassette.Replayer)
-		Expect(ok).To(BeTrue(), "replay mode returns a *cassette.Replayer")
-		return r
+		Expect(tr.Mode()).To(Equal(cassette.ModeReplay))
+		return tr
+	}
+
+	provenance := func(s *cassette.Session) cassette.Provenance {
+		GinkgoHelper()
+		p, ok := s.Provenance()
+		Expect(ok).To(BeTrue())
+		return p
 	}
 
 	It("is saved with format version 1, its provenance and every interaction", func() {
@@ -81,7 +87,7 @@ var _ = Describe("a recorded cassette", func() {
 
 	It("replays the responses in recorded order, matching canonical JSON bodies", func() {
 		r := replayer(cassette.Options{})
-		Expect(r.Provenance().Model).To(Equal("qwen3:4b"))
+		Expect(provenance(r).Model).To(Equal("qwen3:4b"))
 		Expect(r.Unplayed()).To(HaveLen(3))
 
 		Expect(mustPost(r, up.URL+"/v1/chat/completions", greetShuffled)).To(Equal(`{"answer":"one"}`))
@@ -326,7 +332,7 @@ var _ = Describe("a scenario that makes no HTTP call", func() {
 
 		rp, err := cassette.Open(cassette.ModeReplay, path, cassette.Options{})
 		Expect(err).NotTo(HaveOccurred())
-		Expect(rp.(*cassette.Replayer).Unplayed()).To(BeEmpty())
+		Expect(rp.Unplayed()).To(BeEmpty())
 		Expect(rp.Close()).To(Succeed())
 	})
 })

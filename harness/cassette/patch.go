@@ -14,7 +14,7 @@ import (
 // one cassette never mixes two sources.
 var ErrMixed = errors.New("cassette would mix two sources")
 
-// Patcher replays a cassette and records only the requests it has no match
+// patcher replays a cassette and records only the requests it has no match
 // for (ModeRecordMissing), so that a prompt edit re-records the calls it
 // changed rather than the whole scenario. Requests are matched exactly as in
 // ModeReplay, and recorded exactly as in ModeRecord (same redaction, same
@@ -27,10 +27,10 @@ var ErrMixed = errors.New("cassette would mix two sources")
 // recorded the file is left as it was and Unplayed reports what the run did
 // not use, as a replay does: record-missing never hides an agent that makes
 // fewer calls than its cassette holds. A missing cassette is recorded whole.
-type Patcher struct {
+type patcher struct {
 	path   string
-	replay *Replayer
-	rec    *Recorder
+	replay *replayer
+	rec    *recording
 
 	mu       sync.Mutex
 	order    []int // per answered request: its interaction, or -(k+1) for the k-th recorded one
@@ -38,7 +38,7 @@ type Patcher struct {
 	closed   bool
 }
 
-func newPatcher(path string, opts Options) (*Patcher, error) {
+func newPatcher(path string, opts Options) (*patcher, error) {
 	ropts := opts
 	ropts.Observe = func(e Exchange) {
 		var miss *MissError
@@ -65,7 +65,7 @@ func newPatcher(path string, opts Options) (*Patcher, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Patcher{path: path, replay: replay, rec: rec}, nil
+	return &patcher{path: path, replay: replay, rec: rec}, nil
 }
 
 // sameSource reports whether two provenances name the same model and
@@ -83,7 +83,7 @@ func orNone(s string) string {
 
 // RoundTrip implements http.RoundTripper: the recorded answer when the
 // cassette has one, else the real transport's, recorded.
-func (p *Patcher) RoundTrip(req *http.Request) (*http.Response, error) {
+func (p *patcher) RoundTrip(req *http.Request) (*http.Response, error) {
 	var body []byte
 	if req.Body != nil {
 		b, err := io.ReadAll(req.Body)
@@ -131,7 +131,7 @@ func withBody(req *http.Request, body []byte) *http.Request {
 
 // Recorded is the number of requests the cassette had no match for and
 // that were recorded.
-func (p *Patcher) Recorded() int {
+func (p *patcher) Recorded() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.recorded
@@ -140,7 +140,7 @@ func (p *Patcher) Recorded() int {
 // Unplayed lists the recorded interactions the run did not use, when it
 // recorded nothing (the file stays as it is, and a replay would fail on
 // them); after a recording they are dropped instead (see Dropped).
-func (p *Patcher) Unplayed() []string {
+func (p *patcher) Unplayed() []string {
 	if p.Recorded() > 0 {
 		return nil
 	}
@@ -149,7 +149,7 @@ func (p *Patcher) Unplayed() []string {
 
 // Dropped lists the recorded interactions a rewrite leaves out because the
 // run did not use them; nil when nothing was recorded.
-func (p *Patcher) Dropped() []string {
+func (p *patcher) Dropped() []string {
 	if p.Recorded() == 0 {
 		return nil
 	}
@@ -158,7 +158,7 @@ func (p *Patcher) Dropped() []string {
 
 // Provenance returns the cassette's provenance, or the recording's for a
 // cassette that did not exist.
-func (p *Patcher) Provenance() Provenance {
+func (p *patcher) Provenance() Provenance {
 	if p.replay.prov.Model != "" {
 		return p.replay.prov
 	}
@@ -166,7 +166,7 @@ func (p *Patcher) Provenance() Provenance {
 }
 
 // Abort drops what was recorded; the cassette stays as it was.
-func (p *Patcher) Abort() {
+func (p *patcher) Abort() {
 	p.mu.Lock()
 	p.closed = true
 	p.mu.Unlock()
@@ -174,7 +174,7 @@ func (p *Patcher) Abort() {
 }
 
 // Close writes the patched cassette when anything was recorded.
-func (p *Patcher) Close() error {
+func (p *patcher) Close() error {
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()
@@ -205,6 +205,6 @@ func (p *Patcher) Close() error {
 	return writeFile(p.path, out)
 }
 
-// Unanswered is the recording's Recorder.Unanswered: the calls it recorded
-// include one a stand-in had no policy for.
-func (p *Patcher) Unanswered() error { return p.rec.Unanswered() }
+// Unanswered is the recording's Unanswered: the calls it recorded include
+// one a stand-in had no policy for.
+func (p *patcher) Unanswered() error { return p.rec.Unanswered() }

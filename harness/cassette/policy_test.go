@@ -47,7 +47,9 @@ var _ = Describe("the policy in a cassette's provenance", func() {
 			tr, err := cassette.Open(cassette.ModeReplay, path, cassette.Options{})
 			Expect(err).NotTo(HaveOccurred())
 			DeferCleanup(tr.Close)
-			Expect(tr.(*cassette.Replayer).Provenance()).To(Equal(got))
+			replayed, ok := tr.Provenance()
+			Expect(ok).To(BeTrue())
+			Expect(replayed).To(Equal(got))
 		},
 		Entry("the generic plumbing stand-in", prov, cassette.GenericPolicy, "generic", "generic plumbing stand-in shaped like qwen3:4b's API"),
 		Entry("another named policy", prov, "experimental", "experimental", "rule-based stand-in shaped like qwen3:4b's API (experimental policy)"),

@@ -41,7 +41,7 @@ const PolicyHeader = "X-Testbed-Policy"
 
 // NoPolicy is the PolicyHeader of a stand-in's answer to a request no
 // policy of its accepts (an HTTP 400 whose message starts NoPolicyCause): a
-// recording that got one is not written (Recorder.Unanswered).
+// recording that got one is not written (Session.Unanswered).
 const NoPolicy = "none"
 
 // NoPolicyCause starts the message of a stand-in's NoPolicy answer, and so
@@ -54,9 +54,9 @@ const NoPolicyCause = "the stand-in has no policy for"
 // report can say why the stand-in answered as it did.
 const RuleHeader = "X-Testbed-Rule"
 
-// Recorder captures traffic on go-vcr's recorder and saves it atomically on
+// recording captures traffic on go-vcr's recorder and saves it atomically on
 // Close. Secrets are redacted as each interaction is captured.
-type Recorder struct {
+type recording struct {
 	path string
 	tmp  string // go-vcr's working name, without ".yaml"
 	opts Options
@@ -71,7 +71,7 @@ type Recorder struct {
 	unanswered [][2]string // the requests a stand-in had no policy for, and its message
 }
 
-func newRecorder(path string, opts Options) (*Recorder, error) {
+func newRecorder(path string, opts Options) (*recording, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, err
 	}
@@ -95,7 +95,7 @@ func newRecorder(path string, opts Options) (*Recorder, error) {
 	// go-vcr sleeps for each interaction's duration unless told not to; the
 	// durations we store are modelled, so sleeping would only slow recording.
 	v.SkipRequestLatency = true
-	r := &Recorder{path: path, tmp: tmp, opts: opts, vcr: v, secrets: opts.literals()}
+	r := &recording{path: path, tmp: tmp, opts: opts, vcr: v, secrets: opts.literals()}
 	v.AddFilter(r.capture)
 	v.AddSaveFilter(r.save)
 	return r, nil
@@ -104,7 +104,7 @@ func newRecorder(path string, opts Options) (*Recorder, error) {
 // capture redacts the request's secrets and takes a stand-in's modelled
 // latency. It runs as each interaction is captured: what it changes is what
 // go-vcr hands back to the caller, so it leaves the response alone (see save).
-func (r *Recorder) capture(i *vcr.Interaction) error {
+func (r *recording) capture(i *vcr.Interaction) error {
 	i.Request.Headers = recordedHeaders(i.Request.Headers, r.secrets)
 	i.Request.URL = redactLiterals(redactURL(i.Request.URL), r.secrets)
 	for _, p := range secretParams {
@@ -161,7 +161,7 @@ func errorMessage(body string) string {
 // with an error instead of an answer, so the recording must not be
 // written. The error starts with NoPolicyCause and names the first such
 // request; nil when every request was answered.
-func (r *Recorder) Unanswered() error {
+func (r *recording) Unanswered() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if len(r.unanswered) == 0 {
@@ -181,7 +181,7 @@ func (r *Recorder) Unanswered() error {
 // so that the agent saw the real response while recording: credential fields
 // in a JSON body (an access_token from a token endpoint) and the literal
 // secrets anywhere in the body or headers.
-func (r *Recorder) save(i *vcr.Interaction) error {
+func (r *recording) save(i *vcr.Interaction) error {
 	i.Response.Headers = redactHeaders(i.Response.Headers, r.secrets)
 	if body := RedactBody(i.Response.Body, r.secrets); body != i.Response.Body {
 		i.Response.Body = body
@@ -212,7 +212,7 @@ func redactHeaders(h http.Header, secrets []string) http.Header {
 // RoundTrip implements http.RoundTripper. The agents call one request at a
 // time per scenario; the recorded duration reported to Observe belongs to the
 // request that just returned.
-func (r *Recorder) RoundTrip(req *http.Request) (*http.Response, error) {
+func (r *recording) RoundTrip(req *http.Request) (*http.Response, error) {
 	url := redactLiterals(redactURL(req.URL.String()), r.secrets)
 	start := time.Now()
 	resp, err := r.vcr.RoundTrip(req)
@@ -244,7 +244,7 @@ func (r *Recorder) RoundTrip(req *http.Request) (*http.Response, error) {
 // Close saves the recording over the cassette's path, atomically, with its
 // provenance. A scenario that made no HTTP call still gets a cassette, so that
 // replay knows it was recorded.
-func (r *Recorder) Close() error {
+func (r *recording) Close() error {
 	r.mu.Lock()
 	if r.closed {
 		r.mu.Unlock()
@@ -262,7 +262,7 @@ func (r *Recorder) Close() error {
 // collect stops go-vcr's recorder and returns what it captured, with the
 // recording's provenance, as the cassette to write; its working file is
 // removed.
-func (r *Recorder) collect() (*file, error) {
+func (r *recording) collect() (*file, error) {
 	if err := r.vcr.Stop(); err != nil {
 		os.Remove(r.tmp + ".yaml")
 		return nil, fmt.Errorf("save cassette %s: %w", r.path, err)
@@ -281,7 +281,7 @@ func (r *Recorder) collect() (*file, error) {
 
 // Provenance returns the provenance the cassette is saved with: after
 // Close, with the Policy a stand-in named in its responses.
-func (r *Recorder) Provenance() Provenance {
+func (r *recording) Provenance() Provenance {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	prov := r.opts.Provenance
@@ -293,7 +293,7 @@ func (r *Recorder) Provenance() Provenance {
 }
 
 // Abort drops the recording; the previous cassette, if any, stays as it was.
-func (r *Recorder) Abort() {
+func (r *recording) Abort() {
 	r.mu.Lock()
 	r.closed = true
 	r.mu.Unlock()

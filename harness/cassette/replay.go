@@ -56,7 +56,7 @@ func (e *MissError) Error() string {
 // Is makes errors.Is(err, ErrStale) true.
 func (e *MissError) Is(target error) bool { return target == ErrStale }
 
-// Replayer serves a cassette's interactions. Identical requests are served in
+// replayer serves a cassette's interactions. Identical requests are served in
 // recorded order. It is safe for concurrent use.
 //
 // A request matches the first unserved interaction, in recorded order, with
@@ -64,7 +64,7 @@ func (e *MissError) Is(target error) bool { return target == ErrStale }
 // canonicalized only when needed: a live body byte-identical to a recorded
 // one has the same canonical form, so the usual replay, where an agent sends
 // what it sent when recording, canonicalizes nothing.
-type Replayer struct {
+type replayer struct {
 	path  string
 	opts  Options
 	prov  Provenance
@@ -78,7 +78,7 @@ type Replayer struct {
 	replayed []bool
 }
 
-func newReplayer(path string, opts Options) (*Replayer, error) {
+func newReplayer(path string, opts Options) (*replayer, error) {
 	f, err := readFile(path)
 	if err != nil {
 		return nil, err
@@ -87,8 +87,8 @@ func newReplayer(path string, opts Options) (*Replayer, error) {
 }
 
 // replayerOf serves the interactions of f, read from path.
-func replayerOf(path string, f *file, opts Options) *Replayer {
-	r := &Replayer{
+func replayerOf(path string, f *file, opts Options) *replayer {
+	r := &replayer{
 		path:     path,
 		opts:     opts,
 		items:    f.Interactions,
@@ -113,7 +113,7 @@ func groupKey(method, rawURL string) string {
 }
 
 // canonical returns interaction i's canonical request body. r.mu is held.
-func (r *Replayer) canonical(i int) []byte {
+func (r *replayer) canonical(i int) []byte {
 	if !r.canoned[i] {
 		r.canon[i] = CanonicalBody([]byte(r.items[i].Request.Body), r.opts.Volatile)
 		r.canoned[i] = true
@@ -124,7 +124,7 @@ func (r *Replayer) canonical(i int) []byte {
 // match finds and marks as served the first unserved interaction of group k
 // whose body is body or has its canonical form; -1 if there is none. canon
 // is the live body's canonical form, computed on first need. r.mu is held.
-func (r *Replayer) match(k string, body []byte, canon func() []byte) int {
+func (r *replayer) match(k string, body []byte, canon func() []byte) int {
 	group := r.groups[k]
 	for _, i := range group[r.heads[k]:] {
 		if r.replayed[i] {
@@ -144,16 +144,16 @@ func (r *Replayer) match(k string, body []byte, canon func() []byte) int {
 }
 
 // Provenance returns what the cassette says about its origin.
-func (r *Replayer) Provenance() Provenance { return r.prov }
+func (r *replayer) Provenance() Provenance { return r.prov }
 
 // RoundTrip implements http.RoundTripper. It never touches the network.
-func (r *Replayer) RoundTrip(req *http.Request) (*http.Response, error) {
+func (r *replayer) RoundTrip(req *http.Request) (*http.Response, error) {
 	_, resp, err := r.serve(req)
 	return resp, err
 }
 
 // serve answers req and says which interaction did (-1 when none did).
-func (r *Replayer) serve(req *http.Request) (int, *http.Response, error) {
+func (r *replayer) serve(req *http.Request) (int, *http.Response, error) {
 	if err := req.Context().Err(); err != nil {
 		return -1, nil, err
 	}
@@ -222,7 +222,7 @@ func (r *Replayer) serve(req *http.Request) (int, *http.Response, error) {
 	}, nil
 }
 
-func (r *Replayer) observe(e Exchange) {
+func (r *replayer) observe(e Exchange) {
 	if r.opts.Observe != nil {
 		r.opts.Observe(e)
 	}
@@ -231,7 +231,7 @@ func (r *Replayer) observe(e Exchange) {
 // miss builds the error for a request with no match: the nearest recorded
 // interaction with the same method and URL, preferring unplayed ones, and a
 // field-level JSON diff against it. r.mu is held.
-func (r *Replayer) miss(req *http.Request, canon []byte) *MissError {
+func (r *replayer) miss(req *http.Request, canon []byte) *MissError {
 	e := &MissError{Cassette: r.path, Method: req.Method, URL: redactLiterals(redactURL(req.URL.String()), r.opts.literals()), Nearest: -1, Rerecord: r.opts.Rerecord}
 	played := r.replayed
 	best := -1
@@ -334,7 +334,7 @@ func clipPair(a, b string) (string, string) {
 
 // Unplayed returns a description of every recorded interaction that was not
 // served, in recorded order.
-func (r *Replayer) Unplayed() []string {
+func (r *replayer) Unplayed() []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var out []string
@@ -348,7 +348,7 @@ func (r *Replayer) Unplayed() []string {
 }
 
 // Close implements Transport.
-func (r *Replayer) Close() error { return nil }
+func (r *replayer) Close() error { return nil }
 
 // ownHeader is a copy of h whose values are strings of their own.
 func ownHeader(h http.Header) http.Header {

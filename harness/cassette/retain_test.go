@@ -46,7 +46,7 @@ var _ = Describe("what a replay hands out", Serial, func() {
 			Expect(err).NotTo(HaveOccurred())
 			Expect(b).To(HaveLen(pad + 1))
 			k.status, k.header = resp.Status, resp.Header
-			k.prov = tp.(interface{ Provenance() cassette.Provenance }).Provenance()
+			k.prov, _ = tp.Provenance()
 			Expect(k.fault).To(Equal("server-error"))
 			Expect(k.prov.Model).To(Equal("m"))
 			keep = append(keep, k)

@@ -45,8 +45,8 @@ func checkNotContains(forbidden []string, text string) string {
 }
 
 // checkMatches requires text to match the Go regular expression expr.
-func checkMatches(expr, text string) string {
-	re, err := compile(expr)
+func checkMatches(res *Regexps, expr, text string) string {
+	re, err := res.compile(expr)
 	if err != nil {
 		return fmt.Sprintf("bad regexp %s: %v", strconv.Quote(expr), err)
 	}

@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"reflect"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -80,12 +81,7 @@ func match(path string, want, got any, tol float64) string {
 		if !ok {
 			return fmt.Sprintf("%s: want an object, got %s", at, show(got))
 		}
-		keys := make([]string, 0, len(w))
-		for k := range w {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
+		for _, k := range slices.Sorted(maps.Keys(w)) {
 			p := path + "/" + escapePointer(k)
 			gv, ok := g[k]
 			if !ok {

@@ -18,7 +18,7 @@ var _ = Describe("args with a routed tool", func() {
 		{Kind: trace.KindTool, Tool: &trace.ToolCall{Name: "find_feasible_methods", Args: json.RawMessage(`{"indicator":"7"}`)}},
 	}
 	argsCheck := func(exp scenario.Expect) (bool, string) {
-		for _, c := range check.Turn(0, exp, agents.Reply{}, events) {
+		for _, c := range check.Turn(0, exp, agents.Reply{}, events, nil) {
 			if c.Name == "args" {
 				return c.Pass, c.Detail
 			}

@@ -22,7 +22,7 @@ func chartEvent(spec string) trace.Event {
 }
 
 func one(exp scenario.Expect, events ...trace.Event) (pass bool, detail string) {
-	cs := check.Turn(0, exp, agents.Reply{}, events)
+	cs := check.Turn(0, exp, agents.Reply{}, events, nil)
 	Expect(cs).To(HaveLen(1))
 	return cs[0].Pass, cs[0].Detail
 }

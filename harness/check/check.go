@@ -27,7 +27,8 @@ import (
 // "llm_calls", "tool_calls", "budget.latency", "budget.input_tokens",
 // "budget.context_tokens", "budget.token_reduction". Unset expectations give
 // no Check. A failing Check's Detail states what was wanted and what was got.
-func Turn(turn int, exp scenario.Expect, reply agents.Reply, events []trace.Event) []report.Check {
+// Regular expressions are compiled through res (nil: every time).
+func Turn(turn int, exp scenario.Expect, reply agents.Reply, events []trace.Event, res *Regexps) []report.Check {
 	var out []report.Check
 	add := func(name string, detail string) {
 		out = append(out, report.Check{Turn: turn, Name: name, Pass: detail == "", Detail: detail})
@@ -45,7 +46,7 @@ func Turn(turn int, exp scenario.Expect, reply agents.Reply, events []trace.Even
 		add("chart", checkChart(exp.Chart, events))
 	}
 	if len(exp.Forbid) > 0 {
-		add("forbid", checkForbid(exp.Forbid, reply.Text))
+		add("forbid", checkForbid(res, exp.Forbid, reply.Text))
 	}
 	if len(exp.Args) > 0 {
 		tool := ""
@@ -62,7 +63,7 @@ func Turn(turn int, exp scenario.Expect, reply agents.Reply, events []trace.Even
 			add("answer.not_contains", checkNotContains(a.NotContains, reply.Text))
 		}
 		if a.Matches != "" {
-			add("answer.matches", checkMatches(a.Matches, reply.Text))
+			add("answer.matches", checkMatches(res, a.Matches, reply.Text))
 		}
 		if a.Language != "" {
 			add("answer.language", checkLanguage(a.Language, reply.Text))

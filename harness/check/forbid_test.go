@@ -11,7 +11,7 @@ import (
 
 var _ = DescribeTable("forbid",
 	func(terms []string, text string, pass bool, detail string) {
-		cs := check.Turn(0, scenario.Expect{Forbid: terms}, agents.Reply{Text: text}, nil)
+		cs := check.Turn(0, scenario.Expect{Forbid: terms}, agents.Reply{Text: text}, nil, nil)
 		Expect(cs).To(HaveLen(1))
 		Expect(cs[0].Name).To(Equal("forbid"))
 		Expect(cs[0].Pass).To(Equal(pass))
@@ -27,3 +27,15 @@ var _ = DescribeTable("forbid",
 	Entry("punctuation around the term counts as a boundary", []string{"list_tools"}, "(list_tools)", false,
 		`answer names forbidden "list_tools": "(list_tools)"`),
 )
+
+var _ = Describe("a run's Regexps", func() {
+	It("judges as compiling every time does, the first time and again", func() {
+		exp := scenario.Expect{Forbid: []string{"list_tools"}, Answer: &scenario.AnswerExpect{Matches: `^I used`}}
+		reply := agents.Reply{Text: "I used list_tools."}
+		want := check.Turn(0, exp, reply, nil, nil)
+		Expect(want).To(HaveLen(2))
+		res := &check.Regexps{}
+		Expect(check.Turn(0, exp, reply, nil, res)).To(Equal(want))
+		Expect(check.Turn(0, exp, reply, nil, res)).To(Equal(want))
+	})
+})

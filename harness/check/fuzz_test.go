@@ -25,7 +25,7 @@ func FuzzArgsMatch(f *testing.F) {
 		}
 		run := func(args string) (bool, string) {
 			evs := []trace.Event{{Kind: trace.KindTool, Tool: &trace.ToolCall{Name: "t", Args: json.RawMessage(args)}}}
-			cs := check.Turn(0, scenario.Expect{Args: w}, agents.Reply{}, evs)
+			cs := check.Turn(0, scenario.Expect{Args: w}, agents.Reply{}, evs, nil)
 			if len(cs) != 1 || cs[0].Name != "args" {
 				t.Fatalf("want one args check, got %+v", cs)
 			}

@@ -11,7 +11,6 @@ import (
 	"github.com/itchyny/gojq"
 
 	"github.com/agentreplay/testbed/agents"
-	"github.com/agentreplay/testbed/agents/anyjson"
 	"github.com/agentreplay/testbed/harness/trace"
 )
 
@@ -82,7 +81,9 @@ func plainJSON(v any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return anyjson.Decode(b)
+	var out any
+	err = json.Unmarshal(b, &out)
+	return out, err
 }
 
 // checkJQ passes when the first output of expr is exactly true.

@@ -75,7 +75,7 @@ func roundTrip(v any) any {
 
 var _ = Describe("Turn", func() {
 	It("returns no checks when nothing is expected", func() {
-		Expect(check.Turn(0, scenario.Expect{}, agents.Reply{Text: "hi"}, events(llmCall(10, 5)))).To(BeEmpty())
+		Expect(check.Turn(0, scenario.Expect{}, agents.Reply{Text: "hi"}, events(llmCall(10, 5)), nil)).To(BeEmpty())
 	})
 
 	It("returns one check per expectation, in a fixed order, stamped with the turn", func() {
@@ -89,7 +89,7 @@ var _ = Describe("Turn", func() {
 			ToolCalls: intp(1),
 			Budget:    &scenario.Budget{Latency: time.Second, InputTokens: 100, ContextTokens: 100, TokenReduction: 0.5},
 		}
-		checks := check.Turn(2, exp, agents.Reply{Text: "a"}, nil)
+		checks := check.Turn(2, exp, agents.Reply{Text: "a"}, nil, nil)
 		var names []string
 		for _, c := range checks {
 			Expect(c.Turn).To(Equal(2))
@@ -102,7 +102,7 @@ var _ = Describe("Turn", func() {
 
 	DescribeTable("route",
 		func(evs []trace.Event, exp scenario.Route, detail string) {
-			expectOutcome(only(check.Turn(0, scenario.Expect{Route: &exp}, agents.Reply{}, evs)), "route", detail)
+			expectOutcome(only(check.Turn(0, scenario.Expect{Route: &exp}, agents.Reply{}, evs, nil)), "route", detail)
 		},
 		Entry("agents.Route", events(routeNote(agents.Route{Mode: "tool", Tool: "ghrsst.bbox_mean"})),
 			scenario.Route{Mode: "tool", Tool: "ghrsst.bbox_mean"}, ""),
@@ -151,7 +151,7 @@ var _ = Describe("Turn", func() {
 			for _, n := range called {
 				evs = append(evs, toolCall(n, `{}`))
 			}
-			expectOutcome(only(check.Turn(0, scenario.Expect{Tools: &exp}, agents.Reply{}, evs)), "tools", detail)
+			expectOutcome(only(check.Turn(0, scenario.Expect{Tools: &exp}, agents.Reply{}, evs, nil)), "tools", detail)
 		},
 		Entry("exact", scenario.ToolSequence{Match: "exact", Names: []string{"a", "b"}}, []string{"a", "b"}, ""),
 		Entry("exact, wrong order", scenario.ToolSequence{Match: "exact", Names: []string{"a", "b"}}, []string{"b", "a"},
@@ -174,7 +174,7 @@ var _ = Describe("Turn", func() {
 	DescribeTable("args",
 		func(want map[string]any, tol float64, evs []trace.Event, detail string) {
 			exp := scenario.Expect{Args: want, Tolerance: tol}
-			expectOutcome(only(check.Turn(0, exp, agents.Reply{}, evs)), "args", detail)
+			expectOutcome(only(check.Turn(0, exp, agents.Reply{}, evs, nil)), "args", detail)
 		},
 		Entry("equal, with extra arguments ignored",
 			map[string]any{"bbox": []any{118.0, 20, 123.5, 26.5}, "var": "sst"}, 0.0,
@@ -252,7 +252,7 @@ var _ = Describe("Turn", func() {
 
 	DescribeTable("answer",
 		func(a scenario.AnswerExpect, name, text, detail string) {
-			expectOutcome(only(check.Turn(0, scenario.Expect{Answer: &a}, agents.Reply{Text: text}, nil)), name, detail)
+			expectOutcome(only(check.Turn(0, scenario.Expect{Answer: &a}, agents.Reply{Text: text}, nil, nil)), name, detail)
 		},
 		Entry("contains", scenario.AnswerExpect{Contains: []string{"°C", "台灣"}}, "answer.contains",
 			"台灣周遭海溫約 27.5°C。", ""),
@@ -299,7 +299,7 @@ var _ = Describe("Turn", func() {
 
 	DescribeTable("jq",
 		func(expr, detail string) {
-			expectOutcome(only(check.Turn(0, scenario.Expect{JQ: []string{expr}}, reply, turnEvents)), "jq[0]", detail)
+			expectOutcome(only(check.Turn(0, scenario.Expect{JQ: []string{expr}}, reply, turnEvents, nil)), "jq[0]", detail)
 		},
 		Entry("over the reply's data", `.raw.tool_result.date == "2025-11-06"`, ""),
 		Entry("over the reply's data, false", `.raw.tool_result.date == "2025-11-05"`,
@@ -325,7 +325,7 @@ var _ = Describe("Turn", func() {
 
 	It("fails every jq check when the reply's data is not JSON", func() {
 		bad := agents.Reply{Data: map[string]any{"f": func() {}}}
-		c := only(check.Turn(0, scenario.Expect{JQ: []string{"true"}}, bad, nil))
+		c := only(check.Turn(0, scenario.Expect{JQ: []string{"true"}}, bad, nil, nil))
 		Expect(c.Pass).To(BeFalse())
 		Expect(c.Detail).To(HavePrefix("reply data is not JSON: "))
 	})
@@ -342,7 +342,7 @@ var _ = Describe("Turn", func() {
 			{[]string{`.mode == "tool"`, `$metrics.llm_calls == 2`}, true},
 			{[]string{`.mode == "tool"`, `$trace | length > 0`}, false},
 		} {
-			for _, c := range check.Turn(0, scenario.Expect{JQ: tc.exprs}, reply, bad) {
+			for _, c := range check.Turn(0, scenario.Expect{JQ: tc.exprs}, reply, bad, nil) {
 				Expect(c.Pass).To(Equal(tc.pass), "%v: %s", tc.exprs, c.Detail)
 				if !tc.pass {
 					Expect(c.Detail).To(HavePrefix("trace events are not JSON: "))
@@ -352,13 +352,13 @@ var _ = Describe("Turn", func() {
 	})
 
 	It("gives jq null for no data and [] for no events", func() {
-		c := only(check.Turn(0, scenario.Expect{JQ: []string{`. == null and $trace == [] and $metrics.llm_calls == 0`}}, agents.Reply{}, nil))
+		c := only(check.Turn(0, scenario.Expect{JQ: []string{`. == null and $trace == [] and $metrics.llm_calls == 0`}}, agents.Reply{}, nil, nil))
 		Expect(c.Pass).To(BeTrue(), c.Detail)
 	})
 
 	DescribeTable("counts",
 		func(exp scenario.Expect, name, detail string) {
-			expectOutcome(only(check.Turn(0, exp, reply, turnEvents)), name, detail)
+			expectOutcome(only(check.Turn(0, exp, reply, turnEvents, nil)), name, detail)
 		},
 		Entry("LLM calls", scenario.Expect{LLMCalls: intp(2)}, "llm_calls", ""),
 		Entry("LLM calls, one too many", scenario.Expect{LLMCalls: intp(1)}, "llm_calls", "want 1 LLM call, got 2"),
@@ -377,7 +377,7 @@ var _ = Describe("Turn", func() {
 
 	DescribeTable("budgets",
 		func(b scenario.Budget, name, detail string) {
-			expectOutcome(only(check.Turn(0, scenario.Expect{Budget: &b}, agents.Reply{}, budgetEvents)), name, detail)
+			expectOutcome(only(check.Turn(0, scenario.Expect{Budget: &b}, agents.Reply{}, budgetEvents, nil)), name, detail)
 		},
 		Entry("latency", scenario.Budget{Latency: 1500 * time.Millisecond}, "budget.latency", ""),
 		Entry("latency, over", scenario.Budget{Latency: time.Second}, "budget.latency", "want latency <= 1s, got 1.5s"),
@@ -391,7 +391,7 @@ var _ = Describe("Turn", func() {
 	)
 
 	It("fails a token reduction budget when no raw payload was seen", func() {
-		c := only(check.Turn(0, scenario.Expect{Budget: &scenario.Budget{TokenReduction: 0.5}}, agents.Reply{}, events(llmCall(1, 1))))
+		c := only(check.Turn(0, scenario.Expect{Budget: &scenario.Budget{TokenReduction: 0.5}}, agents.Reply{}, events(llmCall(1, 1)), nil))
 		expectOutcome(c, "budget.token_reduction", "want token reduction >= 50.0%, got 0.0% (0 raw tokens, 0 in context)")
 	})
 })

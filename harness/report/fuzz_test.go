@@ -2,7 +2,6 @@ package report_test
 
 import (
 	"bytes"
-	"encoding/json"
 	"testing"
 
 	"github.com/agentreplay/testbed/harness/report"
@@ -50,33 +49,6 @@ func FuzzReadJSON(f *testing.F) {
 			if err := write(&b, again); err != nil {
 				t.Fatalf("render: %v", err)
 			}
-		}
-	})
-}
-
-// FuzzIndent checks the report's indentation against json.Indent on the
-// compact encoding of any JSON value.
-func FuzzIndent(f *testing.F) {
-	for _, s := range []string{`{}`, `[]`, `{"a":[],"b":{},"c":[1,{"d":"x,\"y\":[z]"}]}`, `"\\\"{"`, `[[[]],[{}]]`, `null`, `{"k":"<&>"}`} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		var v any
-		if json.Unmarshal(data, &v) != nil {
-			return
-		}
-		var compact bytes.Buffer
-		enc := json.NewEncoder(&compact)
-		enc.SetEscapeHTML(false)
-		if enc.Encode(v) != nil {
-			return
-		}
-		var want bytes.Buffer
-		if err := json.Indent(&want, compact.Bytes(), "", "  "); err != nil {
-			t.Fatal(err)
-		}
-		if got := report.Indent(compact.Bytes()); string(got) != want.String() {
-			t.Fatalf("indent(%q) = %q, json.Indent %q", compact.Bytes(), got, want.Bytes())
 		}
 	})
 }

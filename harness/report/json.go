@@ -19,90 +19,13 @@ var ErrSchemaVersion = errors.New("unsupported report schemaVersion")
 func WriteJSON(w io.Writer, r *Report) error {
 	c := *r
 	c.SchemaVersion = SchemaVersion
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
+	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false) // keep "latency_p95 < 2s" readable
+	enc.SetIndent("", "  ")
 	if err := enc.Encode(&c); err != nil {
 		return fmt.Errorf("write json report: %w", err)
 	}
-	_, err := w.Write(indent(make([]byte, 0, buf.Len()*3/2), buf.Bytes()))
-	return err
-}
-
-// indent appends src, compact JSON as json.Marshal writes it, indented by
-// two spaces exactly as json.Indent would; it reads the bytes once, where
-// json.Indent steps its validating scanner through each of them, and that
-// was most of the time of writing a report of a full replay.
-func indent(dst, src []byte) []byte {
-	depth := 0
-	open := false // after { or [: the line break waits, so that {} and [] stay whole
-	for i := 0; i < len(src); i++ {
-		c := src[i]
-		if open && c != '}' && c != ']' {
-			open = false
-			depth++
-			dst = newline(dst, depth)
-		}
-		switch c {
-		case '"':
-			j := stringEnd(src, i+1)
-			dst = append(dst, src[i:min(j+1, len(src))]...)
-			i = j
-		case '{', '[':
-			open = true
-			dst = append(dst, c)
-		case ',':
-			dst = newline(append(dst, c), depth)
-		case ':':
-			dst = append(dst, c, ' ')
-		case '}', ']':
-			if open {
-				open = false
-			} else {
-				depth--
-				dst = newline(dst, depth)
-			}
-			dst = append(dst, c)
-		default:
-			dst = append(dst, c)
-		}
-	}
-	return dst
-}
-
-func newline(dst []byte, depth int) []byte {
-	if n := 1 + 2*depth; n <= len(lineStart) {
-		return append(dst, lineStart[:n]...)
-	}
-	dst = append(dst, lineStart...)
-	for range depth - len(lineStart)/2 {
-		dst = append(dst, ' ', ' ')
-	}
-	return dst
-}
-
-// lineStart is a line break and the indentation of the deepest lines
-// newline writes in one piece.
-const lineStart = "\n" + "                                                                " // 32 levels
-
-// stringEnd returns the index of the quote that ends the string whose text
-// starts at src[from], or len(src) when it does not end: the first quote
-// after an even number of backslashes.
-func stringEnd(src []byte, from int) int {
-	for j := from; ; j++ {
-		k := bytes.IndexByte(src[j:], '"')
-		if k < 0 {
-			return len(src)
-		}
-		j += k
-		n := 0
-		for n < j-from && src[j-1-n] == '\\' {
-			n++
-		}
-		if n%2 == 0 {
-			return j
-		}
-	}
+	return nil
 }
 
 // ReadJSON reads a report written by WriteJSON. It rejects a report whose

@@ -252,19 +252,6 @@ var _ = Describe("input tokens by part", func() {
 })
 
 var _ = Describe("JSON", func() {
-	DescribeTable("is indented as json.Indent indents it",
-		func(compact string) {
-			var want bytes.Buffer
-			Expect(json.Indent(&want, []byte(compact), "", "  ")).To(Succeed())
-			Expect(string(report.Indent([]byte(compact)))).To(Equal(want.String()))
-		},
-		Entry("nesting deeper than the indentation written in one piece",
-			strings.Repeat(`{"a":[`, 24)+`1,{}`+strings.Repeat(`]}`, 24)),
-		Entry("strings with escaped quotes and backslashes",
-			`{"a":"x\\\"y\\","b":["\\","\"",""],"c\\":"{[,:]}"}`),
-		Entry("a long string", `["`+strings.Repeat("word, ", 2000)+`"]`),
-	)
-
 	DescribeTable("is the report encoded in one piece, indented",
 		func(r *report.Report) {
 			c := *r

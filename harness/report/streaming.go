@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
+	"gonum.org/v1/gonum/stat"
 
 	"github.com/agentreplay/testbed/harness/trace"
 )
@@ -105,12 +106,8 @@ func SummarizeStreams(scs []Scenario, budget *Budget) *Streaming {
 	}
 	slices.Sort(ttft)
 	slices.Sort(gapP95)
-	var sum float64
-	for _, v := range ttft {
-		sum += v
-	}
 	k := float64(len(ttft))
-	st.TTFTMean, st.TTFTP50, st.TTFTP95, st.TTFTP99 = sum/k, rank(ttft, 0.50), rank(ttft, 0.95), rank(ttft, 0.99)
+	st.TTFTMean, st.TTFTP50, st.TTFTP95, st.TTFTP99 = stat.Mean(ttft, nil), rank(ttft, 0.50), rank(ttft, 0.95), rank(ttft, 0.99)
 	if gapN > 0 {
 		st.GapMean, st.GapP95 = gapSum/gapN, rank(gapP95, 0.95)
 	}

@@ -4,8 +4,9 @@ import (
 	"cmp"
 	"math"
 	"slices"
-	"sort"
 	"strings"
+
+	"gonum.org/v1/gonum/stat"
 
 	"github.com/agentreplay/testbed/harness/trace"
 )
@@ -106,12 +107,8 @@ func Summarize(scs []Scenario) Summary {
 	if raw > 0 {
 		s.TokenReduction = 1 - ctx/raw
 	}
-	sort.Float64s(lat)
-	var sum float64
-	for _, v := range lat {
-		sum += v
-	}
-	s.LatencyMean = sum / n
+	slices.Sort(lat)
+	s.LatencyMean = stat.Mean(lat, nil)
 	s.LatencyP50, s.LatencyP95, s.LatencyP99 = rank(lat, 0.50), rank(lat, 0.95), rank(lat, 0.99)
 	if sampled {
 		s.Runs, s.RunPassRate = runs, float64(runsPassed)/n
@@ -245,7 +242,8 @@ func reduction(raw, context int) float64 {
 	return 1 - float64(context)/float64(raw)
 }
 
+// rank is the nearest-rank p-quantile of sorted values: the smallest value
+// at least a fraction p of them are at or below (gonum's stat.Empirical).
 func rank(sorted []float64, p float64) float64 {
-	i := int(math.Ceil(p*float64(len(sorted)))) - 1
-	return sorted[max(0, min(i, len(sorted)-1))]
+	return stat.Quantile(p, stat.Empirical, sorted, nil)
 }

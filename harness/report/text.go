@@ -33,9 +33,9 @@ const minWrap = 24
 // confusion matrix heads tool routes by the tool's name, or gives way to a
 // list of the misrouted cells, when it would be wider. The lines under a
 // table (failed checks, errors) are not wrapped, so that paths and URLs
-// stay whole. Widths are measured by tablewriter, which counts East
-// Asian ambiguous characters (—, ✓, ═) as wide under a CJK locale unless
-// RUNEWIDTH_EASTASIAN=0, to match such terminals.
+// stay whole. Widths are measured by tablewriter with East Asian ambiguous
+// characters (—, ✓, ═) counted narrow, whatever the locale and
+// RUNEWIDTH_EASTASIAN say, so that a report reads the same everywhere.
 func WriteText(w io.Writer, r *Report) error {
 	d := layout(r, func(v string) string { return strings.ToUpper(v) })
 	uncacheWidths()
@@ -110,9 +110,15 @@ type drawer struct {
 // (the full report's tables: 32 → 20 ms). The widths are the same.
 var widthCacheOff sync.Once
 
-// uncacheWidths turns the width cache off; it must run before goroutines
-// measure widths, since setting the cache races with reading it.
-func uncacheWidths() { widthCacheOff.Do(func() { twwidth.SetCacheCapacity(0) }) }
+// uncacheWidths turns the width cache off, and fixes tablewriter's
+// process-wide East Asian setting, which it takes from the locale and
+// RUNEWIDTH_EASTASIAN when the process starts, to narrow. It must run
+// before goroutines measure widths, since setting the cache races with
+// reading it; the setting is taken under tablewriter's lock.
+func uncacheWidths() {
+	widthCacheOff.Do(func() { twwidth.SetCacheCapacity(0) })
+	twwidth.SetOptions(twwidth.Options{})
+}
 
 // noCache is a tablewriter stringer cache that keeps nothing.
 type noCache struct{}

@@ -142,7 +142,7 @@ func copiesOf(t testing.TB, suite, variant, id string, n int) (string, *scenario
 	if err != nil {
 		t.Fatal(err)
 	}
-	src := runner.CassettePath(abs, suite, variant, id)
+	src := cassette.Path(abs, suite, variant, id)
 	st, err := os.Stat(src)
 	if err != nil {
 		t.Fatal(err)
@@ -159,7 +159,7 @@ func copiesOf(t testing.TB, suite, variant, id string, n int) (string, *scenario
 		c := sc
 		c.ID = fmt.Sprintf("%s-%d", id, k+1)
 		copied.Scenarios = append(copied.Scenarios, c)
-		links[runner.CassettePath(root, suite, variant, c.ID)] = src
+		links[cassette.Path(root, suite, variant, c.ID)] = src
 	}
 	for link, target := range links {
 		if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {

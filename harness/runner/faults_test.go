@@ -53,7 +53,7 @@ var _ = Describe("Run with injected faults", Ordered, func() {
 		sc := scenarios(record(&s))["single-pass/ac1-taiwan-sst"]
 		Expect(faultsOf(sc)).To(Equal([]string{"500"}))
 		Expect(sc.Answer[0]).To(ContainSubstring("UNAVAILABLE"))
-		Expect(readFile(runner.CassettePath(root, "odbchat", "single-pass", "ac1-taiwan-sst"))).To(ContainSubstring(cassette.FaultHeader))
+		Expect(readFile(cassette.Path(root, "odbchat", "single-pass", "ac1-taiwan-sst"))).To(ContainSubstring(cassette.FaultHeader))
 
 		again := scenarios(replayAt(root, &s, runner.Options{Variant: "single-pass"}))["single-pass/ac1-taiwan-sst"]
 		Expect(faultsOf(again)).To(Equal([]string{"500"}), "a replay knows which exchanges were faults")
@@ -85,12 +85,12 @@ var _ = Describe("Run with injected faults", Ordered, func() {
 		for _, sc := range first.Suites[0].Variants[0].Scenarios {
 			drawn = append(drawn, sc.ID+":"+strings.Join(faultsOf(sc), ","))
 		}
-		bytes := readFile(runner.CassettePath(root, "odbchat", "single-pass", s.Scenarios[3].ID))
+		bytes := readFile(cassette.Path(root, "odbchat", "single-pass", s.Scenarios[3].ID))
 		second := record(&s)
 		for i, sc := range second.Suites[0].Variants[0].Scenarios {
 			Expect(sc.ID + ":" + strings.Join(faultsOf(sc), ",")).To(Equal(drawn[i]))
 		}
-		Expect(readFile(runner.CassettePath(root, "odbchat", "single-pass", s.Scenarios[3].ID))).To(Equal(bytes))
+		Expect(readFile(cassette.Path(root, "odbchat", "single-pass", s.Scenarios[3].ID))).To(Equal(bytes))
 		sum := second.Suites[0].Variants[0].Summary
 		Expect(sum.Faults).To(BeNumerically(">=", 3), "half of the calls fail")
 		Expect(sum.Faults).To(BeNumerically("<", 16))

@@ -88,7 +88,7 @@ func provenance(opts Options, s *scenario.Suite, variant string, known map[strin
 	replay := opts.Mode == cassette.ModeReplay || opts.Mode == cassette.ModeRecordMissing
 	var first *cassette.Provenance
 	for _, sc := range s.Scenarios {
-		path := CassettePath(opts.Root, s.Name, variant, sc.ID)
+		path := cassette.Path(opts.Root, s.Name, variant, sc.ID)
 		p, ok := known[path]
 		if !ok {
 			if first != nil || !replay {
@@ -153,11 +153,11 @@ func replayStats(rep *report.Report, suites []*scenario.Suite, opts Options) *re
 		for _, v := range s.Variants {
 			for _, sc := range s.Scenarios {
 				for k := range max(1, s.Samples) {
-					owned[SamplePath(opts.Root, s.Name, v.Name, sc.ID, k+1)] = true
+					owned[cassette.SamplePath(opts.Root, s.Name, v.Name, sc.ID, k+1)] = true
 				}
 			}
 		}
-		dir := filepath.Join(opts.Root, "cassettes", s.Name)
+		dir := cassette.Dir(opts.Root, s.Name)
 		filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 			if err == nil && !d.IsDir() && strings.HasSuffix(path, ".yaml") && !files.IsTemp(path) && !owned[path] {
 				rel, _ := filepath.Rel(opts.Root, path)

@@ -37,7 +37,7 @@ var _ = Describe("recording when the stand-in has no policy for a prompt", func(
 		before := map[string][]byte{}
 		for _, v := range r.suite.Variants {
 			for _, sc := range r.suite.Scenarios {
-				path := runner.CassettePath(r.root, "odbchat", v.Name, sc.ID)
+				path := cassette.Path(r.root, "odbchat", v.Name, sc.ID)
 				if data, err := os.ReadFile(path); err == nil {
 					before[path] = data
 				}
@@ -49,7 +49,7 @@ var _ = Describe("recording when the stand-in has no policy for a prompt", func(
 		unanswered, recorded := 0, 0
 		for _, v := range rep.Suites[0].Variants {
 			for _, sc := range v.Scenarios {
-				path := runner.CassettePath(r.root, "odbchat", v.Name, sc.ID)
+				path := cassette.Path(r.root, "odbchat", v.Name, sc.ID)
 				if sc.Verdict != report.VerdictError {
 					recorded++
 					Expect(path).To(BeARegularFile())

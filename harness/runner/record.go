@@ -3,7 +3,6 @@ package runner
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 
 	"github.com/agentreplay/testbed/agents"
@@ -29,7 +28,7 @@ func LockSuites(root string, suites []*scenario.Suite) (release func(), err erro
 		}
 	}
 	for _, s := range suites {
-		dir := filepath.Join(root, "cassettes", s.Name)
+		dir := cassette.Dir(root, s.Name)
 		l, err := cassette.AcquireLock(dir)
 		if err != nil {
 			release()

@@ -22,10 +22,12 @@ import (
 	"github.com/agentreplay/testbed/agents"
 	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/harness/cassette"
+	"github.com/agentreplay/testbed/harness/check"
 	"github.com/agentreplay/testbed/harness/proxy"
 	"github.com/agentreplay/testbed/harness/report"
 	"github.com/agentreplay/testbed/harness/scenario"
 	"github.com/agentreplay/testbed/harness/tokens"
+	"golang.org/x/sync/errgroup"
 )
 
 // Options configure a run. Root and Agents are required.
@@ -98,6 +100,15 @@ type job struct {
 	// data and prompts are the run's snapshots of the agent's fixtures and
 	// of scenarios/ (nil when missing), shared by every job of the run.
 	data, prompts fs.FS
+	// caches are the run's, shared by every job of the run.
+	caches *caches
+}
+
+// caches hold what a run builds once and every scenario of it reuses: the
+// agents' indexes over their data, and the checks' regular expressions.
+type caches struct {
+	agents  agents.Cache
+	regexps check.Regexps
 }
 
 // task is one sample of a job.
@@ -147,6 +158,7 @@ func Run(ctx context.Context, suites []*scenario.Suite, opts Options) (*report.R
 		return opts.Shards <= 1 || (k-1)%opts.Shards == opts.Shard-1
 	}
 	prompts := snapshotOf(filepath.Join(opts.Root, "scenarios"))
+	shared := &caches{}
 	data := map[string]fs.FS{}
 	for si, s := range suites {
 		if _, ok := data[s.Agent]; !ok {
@@ -172,7 +184,7 @@ func Run(ctx context.Context, suites []*scenario.Suite, opts Options) (*report.R
 					n = opts.Repeat
 				}
 				jobs = append(jobs, job{suite: s, variant: v, scenario: sc, out: &rv.Scenarios[i], runs: make([]report.Scenario, n),
-					data: data[s.Agent], prompts: prompts})
+					data: data[s.Agent], prompts: prompts, caches: shared})
 			}
 		}
 	}
@@ -186,7 +198,7 @@ func Run(ctx context.Context, suites []*scenario.Suite, opts Options) (*report.R
 		for k := range j.runs {
 			t := task{job: j, sample: k + 1}
 			tasks = append(tasks, t)
-			if st, err := os.Stat(SamplePath(opts.Root, j.suite.Name, j.variant.Name, j.scenario.ID, t.sample)); err == nil {
+			if st, err := os.Stat(cassette.SamplePath(opts.Root, j.suite.Name, j.variant.Name, j.scenario.ID, t.sample)); err == nil {
 				size[t] = st.Size()
 			}
 		}
@@ -196,23 +208,18 @@ func Run(ctx context.Context, suites []*scenario.Suite, opts Options) (*report.R
 	// their reserved slots, so the order of the report is unchanged.
 	slices.SortStableFunc(tasks, func(a, b task) int { return cmp.Compare(size[b], size[a]) })
 
-	sem := make(chan struct{}, opts.Parallel)
-	var wg sync.WaitGroup
+	var g errgroup.Group
+	g.SetLimit(opts.Parallel)
 	var mu sync.Mutex
 	done := 0
 	for _, t := range tasks {
 		if ctx.Err() != nil {
 			break // interrupted: start nothing new, keep every other cassette as it is
 		}
-		sem <- struct{}{}
-		if ctx.Err() != nil {
-			<-sem
-			break // interrupted while waiting for a free slot
-		}
-		wg.Add(1)
-		go func(t task) {
-			defer wg.Done()
-			defer func() { <-sem }()
+		g.Go(func() error {
+			if ctx.Err() != nil {
+				return nil // interrupted while waiting for a free slot
+			}
 			j := t.job
 			j.runs[t.sample-1] = runOne(ctx, j, t.sample, opts, counters[j.suite.Tokenizer])
 			if opts.Progress != nil {
@@ -221,9 +228,10 @@ func Run(ctx context.Context, suites []*scenario.Suite, opts Options) (*report.R
 				opts.Progress(done, len(tasks), j.suite.Name, j.variant.Name, j.scenario.ID)
 				mu.Unlock()
 			}
-		}(t)
+			return nil
+		})
 	}
-	wg.Wait()
+	_ = g.Wait() // no task returns an error: a scenario's failure is in its report
 	for i := range jobs {
 		foldSamples(&jobs[i], opts)
 	}
@@ -233,7 +241,7 @@ func Run(ctx context.Context, suites []*scenario.Suite, opts Options) (*report.R
 	provs := map[string]cassette.Provenance{}
 	for _, j := range jobs {
 		if j.prov != nil {
-			provs[CassettePath(opts.Root, j.suite.Name, j.variant.Name, j.scenario.ID)] = *j.prov
+			provs[cassette.Path(opts.Root, j.suite.Name, j.variant.Name, j.scenario.ID)] = *j.prov
 		}
 	}
 	finalize(rep, suites, opts, provs)
@@ -296,7 +304,7 @@ func foldSamples(j *job, opts Options) {
 		}
 	}
 	for k := len(runs) + 1; ; k++ {
-		if os.Remove(SamplePath(opts.Root, j.suite.Name, j.variant.Name, j.scenario.ID, k)) != nil {
+		if os.Remove(cassette.SamplePath(opts.Root, j.suite.Name, j.variant.Name, j.scenario.ID, k)) != nil {
 			return
 		}
 	}
@@ -316,21 +324,6 @@ func variantByName(s *scenario.Suite, name string) scenario.Variant {
 		}
 	}
 	return scenario.Variant{Name: name}
-}
-
-// CassettePath is where the cassette of one scenario under one variant lives.
-func CassettePath(root, suite, variant, id string) string {
-	return SamplePath(root, suite, variant, id, 1)
-}
-
-// SamplePath is where sample k (1-based) of a scenario's cassettes lives:
-// <id>.yaml for the first, <id>.sample<k>.yaml for the others.
-func SamplePath(root, suite, variant, id string, k int) string {
-	name := id + ".yaml"
-	if k > 1 {
-		name = fmt.Sprintf("%s.sample%d.yaml", id, k)
-	}
-	return filepath.Join(root, "cassettes", suite, variant, name)
 }
 
 // endpoint is the model a scenario runs against: the one given on the

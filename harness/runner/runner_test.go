@@ -149,7 +149,7 @@ var _ = Describe("Run, replaying the committed cassettes", Ordered, func() {
 	It("reports as a scenario's latency the sum of the durations recorded in its cassette", func() {
 		for _, v := range rep.Suites[0].Variants {
 			for _, sc := range v.Scenarios {
-				c := readCassette(runner.CassettePath(root, "odbchat", v.Name, sc.ID))
+				c := readCassette(cassette.Path(root, "odbchat", v.Name, sc.ID))
 				Expect(c.Interactions).NotTo(BeEmpty())
 				Expect(c.duration()).To(BeNumerically(">", 0))
 				Expect(sc.Metrics.Latency).To(Equal(c.duration()), "%s/%s", v.Name, sc.ID)
@@ -210,7 +210,7 @@ var _ = Describe("Run", func() {
 	}
 
 	It("fails a scenario whose cassette holds an interaction the agent did not use", func() {
-		appendFirstInteraction(runner.CassettePath(root, "odbchat", "single-pass", "ac1-taiwan-sst"))
+		appendFirstInteraction(cassette.Path(root, "odbchat", "single-pass", "ac1-taiwan-sst"))
 
 		rep := replay(runner.Options{Variant: "single-pass", Scenario: "ac1-taiwan-sst"})
 
@@ -232,7 +232,7 @@ var _ = Describe("Run", func() {
 
 	It("reports a missed upstream request as stale even though the agent turns the HTTP error into an answer", func() {
 		// The MCP tools/call of the recording asked about another bbox.
-		edit(runner.CassettePath(root, "odbchat", "single-pass", "ac1-taiwan-sst"),
+		edit(cassette.Path(root, "odbchat", "single-pass", "ac1-taiwan-sst"),
 			`"arguments":{"bbox":[118,`,
 			`"arguments":{"bbox":[117,`)
 
@@ -249,7 +249,7 @@ var _ = Describe("Run", func() {
 	})
 
 	It("reports a missing cassette as stale, with the command that records it", func() {
-		Expect(os.Remove(runner.CassettePath(root, "odbchat", "legacy", "ac3-what-is-ghrsst"))).To(Succeed())
+		Expect(os.Remove(cassette.Path(root, "odbchat", "legacy", "ac3-what-is-ghrsst"))).To(Succeed())
 
 		got := scenarios(replay(runner.Options{Scenario: "ac3-what-is-ghrsst"}))
 
@@ -332,7 +332,7 @@ var _ = Describe("Run", func() {
 			GinkgoHelper()
 			before = map[string]string{}
 			for _, sc := range suite.Scenarios {
-				before[sc.ID] = readFile(runner.CassettePath(root, "odbchat", "single-pass", sc.ID))
+				before[sc.ID] = readFile(cassette.Path(root, "odbchat", "single-pass", sc.ID))
 			}
 			sis, err := runner.StartStandIns(root, all.Registry(), false, true, standin.Options{})
 			Expect(err).NotTo(HaveOccurred())
@@ -361,7 +361,7 @@ var _ = Describe("Run", func() {
 		It("leaves the previous cassettes as they were when the recording fails", func() {
 			record(context.Background())
 			for id, data := range before {
-				Expect(readFile(runner.CassettePath(root, "odbchat", "single-pass", id))).To(Equal(data), id)
+				Expect(readFile(cassette.Path(root, "odbchat", "single-pass", id))).To(Equal(data), id)
 			}
 		})
 
@@ -371,7 +371,7 @@ var _ = Describe("Run", func() {
 			record(ctx)
 			Expect(runErr).To(MatchError(context.Canceled))
 			for id, data := range before {
-				Expect(readFile(runner.CassettePath(root, "odbchat", "single-pass", id))).To(Equal(data), id)
+				Expect(readFile(cassette.Path(root, "odbchat", "single-pass", id))).To(Equal(data), id)
 			}
 		})
 	})
@@ -411,7 +411,7 @@ var _ = Describe("Run", func() {
 			hosts := map[string]bool{}
 			for name, sc := range got {
 				Expect(sc.Verdict).To(Equal(report.VerdictPass), "%s: %s", name, sc.Error)
-				path := runner.CassettePath(root, "odbchat", "single-pass", sc.ID)
+				path := cassette.Path(root, "odbchat", "single-pass", sc.ID)
 
 				p, err := cassette.ReadProvenance(path)
 				Expect(err).NotTo(HaveOccurred())

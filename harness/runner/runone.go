@@ -35,17 +35,61 @@ func literals(opts Options) []string {
 	return out
 }
 
-// runOne runs one sample of a scenario and checks it.
+// runOne runs one sample of a scenario and checks it, step by step: plan
+// the run, open its cassette, configure the agent, execute it, judge what it
+// did and finalize the verdict. A step that cannot go on leaves the result
+// with its verdict and error.
 func runOne(ctx context.Context, j *job, sample int, opts Options, pending *counter) report.Scenario {
-	out := report.Scenario{ID: j.scenario.ID, Criterion: j.scenario.Criterion, Checks: []report.Check{}}
-	entry := opts.Agents[j.suite.Agent]
-	ep := endpoint(opts, entry.Info, j.variant)
-	tr := &trace.Trace{}
-	var staleMu sync.Mutex
-	var stale error
-	var failedExchange atomic.Bool
+	r := plan(j, sample, opts)
+	if !r.open() {
+		return r.out
+	}
+	defer r.connect()()
+	parent := ctx
+	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
+	defer cancel()
+	cfg, ok := r.configure(ctx, pending)
+	if !ok {
+		return r.out
+	}
+	r.execute(ctx, parent, cfg)
+	r.judge()
+	r.finalize()
+	return r.out
+}
 
-	path := SamplePath(opts.Root, j.suite.Name, j.variant.Name, j.scenario.ID, sample)
+// sampleRun is one sample of a scenario on its way through runOne.
+type sampleRun struct {
+	j      *job
+	sample int
+	opts   Options
+	entry  agents.Entry
+	ep     llm.Endpoint
+	tr     *trace.Trace
+	copts  cassette.Options
+	out    report.Scenario
+
+	staleMu sync.Mutex
+	stale   error // the first stale exchange
+	failed  atomic.Bool
+
+	tp     *cassette.Session
+	waited *wallClock
+	hc     *http.Client
+
+	ans      agents.Answer
+	err      error // the agent's, or the run's
+	closeErr error // the cassette's, when closed
+	timedOut bool
+}
+
+// plan works out the sample's endpoint, cassette options and the command
+// that re-records it.
+func plan(j *job, sample int, opts Options) *sampleRun {
+	r := &sampleRun{j: j, sample: sample, opts: opts, tr: &trace.Trace{},
+		out: report.Scenario{ID: j.scenario.ID, Criterion: j.scenario.Criterion, Checks: []report.Check{}}}
+	r.entry = opts.Agents[j.suite.Agent]
+	r.ep = endpoint(opts, r.entry.Info, j.variant)
 	rerecord := fmt.Sprintf("testbed record --suite %s --variant %s --scenario %s", j.suite.Name, j.variant.Name, j.scenario.ID)
 	if len(j.runs) != max(1, j.suite.Samples) {
 		rerecord += fmt.Sprintf(" --repeat %d", len(j.runs))
@@ -57,90 +101,113 @@ func runOne(ctx context.Context, j *job, sample int, opts Options, pending *coun
 		// A project root of its own (an example's): the command must name it.
 		rerecord += " --root " + opts.Root
 	}
-	copts := cassette.Options{
+	r.copts = cassette.Options{
 		Real: &routing{hosts: opts.Routes, mode: opts.Mode, network: opts.AllowNetwork, sample: sample,
 			faults: newFaultPlan(j.suite, j.scenario, sample)},
 		Provenance: cassette.Provenance{
-			Provider: ep.Provider, Endpoint: ep.BaseURL, Model: ep.Model,
+			Provider: r.ep.Provider, Endpoint: r.ep.BaseURL, Model: r.ep.Model,
 			StandIn: opts.Model == nil, Upstream: "fixtures",
 		},
 		Rerecord: rerecord,
 		Secrets:  literals(opts),
-		Observe: func(e cassette.Exchange) {
-			ev := trace.Event{Kind: trace.KindHTTP, HTTP: &trace.Exchange{Method: e.Method, URL: e.URL, Status: e.Status, Duration: e.Duration, Fault: e.Fault, Rule: e.Rule, Stream: e.Stream}}
-			if e.Timeout != nil {
-				// The agent's own deadline: an outcome to judge, recorded
-				// like any other exchange.
-				ev.HTTP.Error = e.Timeout.Error()
-			}
-			if e.Err != nil {
-				failedExchange.Store(true)
-				ev.HTTP.Error = e.Err.Error()
-				if errors.Is(e.Err, cassette.ErrStale) {
-					staleMu.Lock()
-					if stale == nil {
-						stale = e.Err
-					}
-					staleMu.Unlock()
-				}
-			}
-			tr.Add(ev)
-			tr.Advance(e.Duration)
-		},
+		Observe:  r.observe,
 	}
-	tp, err := cassette.Open(opts.Mode, path, copts)
+	return r
+}
+
+// observe puts a cassette exchange into the trace and notes a failed or
+// stale one.
+func (r *sampleRun) observe(e cassette.Exchange) {
+	ev := trace.Event{Kind: trace.KindHTTP, HTTP: &trace.Exchange{Method: e.Method, URL: e.URL, Status: e.Status, Duration: e.Duration, Fault: e.Fault, Rule: e.Rule, Stream: e.Stream}}
+	if e.Timeout != nil {
+		// The agent's own deadline: an outcome to judge, recorded
+		// like any other exchange.
+		ev.HTTP.Error = e.Timeout.Error()
+	}
+	if e.Err != nil {
+		r.failed.Store(true)
+		ev.HTTP.Error = e.Err.Error()
+		if errors.Is(e.Err, cassette.ErrStale) {
+			r.staleMu.Lock()
+			if r.stale == nil {
+				r.stale = e.Err
+			}
+			r.staleMu.Unlock()
+		}
+	}
+	r.tr.Add(ev)
+	r.tr.Advance(e.Duration)
+}
+
+// open opens the sample's cassette; false when it cannot, with the verdict
+// and what to do about it.
+func (r *sampleRun) open() bool {
+	path := cassette.SamplePath(r.opts.Root, r.j.suite.Name, r.j.variant.Name, r.j.scenario.ID, r.sample)
+	tp, err := cassette.Open(r.opts.Mode, path, r.copts)
 	if err != nil {
-		out.Verdict, out.Error = report.VerdictStale, err.Error()
+		r.out.Verdict, r.out.Error = report.VerdictStale, err.Error()
 		switch {
 		case errors.Is(err, cassette.ErrNotFound):
-			out.Error += fmt.Sprintf("; record it with: %s", copts.Rerecord)
+			r.out.Error += fmt.Sprintf("; record it with: %s", r.copts.Rerecord)
 		case errors.Is(err, cassette.ErrCorrupt), errors.Is(err, cassette.ErrVersion):
 			// Recording writes the whole file again, so it is the fix.
-			out.Error += fmt.Sprintf("; re-record it with: %s", copts.Rerecord)
+			r.out.Error += fmt.Sprintf("; re-record it with: %s", r.copts.Rerecord)
 		default:
-			out.Verdict, out.Unreadable = report.VerdictError, true
+			r.out.Verdict, r.out.Unreadable = report.VerdictError, true
 		}
-		return out
+		return false
 	}
-	if r, ok := tp.(interface{ Provenance() cassette.Provenance }); ok && sample == 1 {
-		p := r.Provenance()
-		j.prov = &p
+	r.tp = tp
+	if p, ok := tp.Provenance(); ok && r.sample == 1 {
+		r.j.prov = &p
 	}
-	waited := &wallClock{}
-	hc := &http.Client{Transport: timeouts{next: waited.around(tp)}}
-	if opts.Proxy != nil {
-		// The same cassette, reached over loopback HTTP through a session.
-		rt, end := throughProxy(opts.Proxy, tp, ep, entry.Info.Embeddings, entry.Info.Upstreams)
-		defer end()
-		hc = &http.Client{Transport: timeouts{next: rt}}
-	}
+	return true
+}
 
-	parent := ctx
-	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
-	defer cancel()
+// connect builds the HTTP client the agent's calls go through: straight to
+// the cassette, or over loopback HTTP through a proxy session when the run
+// asks for one. It returns what ends that session.
+func (r *sampleRun) connect() (end func()) {
+	r.waited = &wallClock{}
+	r.hc = &http.Client{Transport: timeouts{next: r.waited.around(r.tp)}}
+	if r.opts.Proxy == nil {
+		return func() {}
+	}
+	// The same cassette, reached over loopback HTTP through a session.
+	rt, end := throughProxy(r.opts.Proxy, r.tp, r.ep, r.entry.Info.Embeddings, r.entry.Info.Upstreams)
+	r.hc = &http.Client{Transport: timeouts{next: rt}}
+	return end
+}
+
+// configure builds the agent's model, embedder, secrets and token counter
+// into its Config; false when one cannot be built, with the verdict.
+func (r *sampleRun) configure(ctx context.Context, pending *counter) (agents.Config, bool) {
+	opts, ep := r.opts, r.ep
+	fail := func(err error) (agents.Config, bool) {
+		r.out.Verdict, r.out.Error = report.VerdictError, err.Error()
+		return agents.Config{}, false
+	}
 	key := opts.Secrets[ep.KeyEnv]
 	if key == "" && (opts.Mode == cassette.ModeReplay || opts.Model == nil) {
 		// Replays and stand-ins need no key, but some SDKs insist on one;
 		// it is redacted from cassettes like any key.
 		key = cassette.PlaceholderKey
 	}
-	model, err := provider.New(ctx, ep, key, hc)
+	model, err := provider.New(ctx, ep, key, r.hc)
 	if err != nil {
-		out.Verdict, out.Error = report.VerdictError, err.Error()
-		return out
+		return fail(err)
 	}
 	var embedder llm.Embedder
-	if e := entry.Info.Embeddings; e != nil {
-		if embedder, err = provider.NewEmbedder(*e, opts.Secrets[e.KeyEnv], hc); err != nil {
-			out.Verdict, out.Error = report.VerdictError, err.Error()
-			return out
+	if e := r.entry.Info.Embeddings; e != nil {
+		if embedder, err = provider.NewEmbedder(*e, opts.Secrets[e.KeyEnv], r.hc); err != nil {
+			return fail(err)
 		}
 	}
-	secrets := map[string]string{}
-	for k, v := range opts.Secrets {
-		secrets[k] = v
+	secrets := maps.Clone(opts.Secrets)
+	if secrets == nil {
+		secrets = map[string]string{}
 	}
-	for _, k := range entry.Info.Keys {
+	for _, k := range r.entry.Info.Keys {
 		if secrets[k] == "" && (opts.Mode == cassette.ModeReplay || !opts.AllowNetwork) {
 			secrets[k] = cassette.PlaceholderKey
 		}
@@ -148,112 +215,123 @@ func runOne(ctx context.Context, j *job, sample int, opts Options, pending *coun
 	// The cassette is read: now the token counter is needed.
 	counter, err := pending.get()
 	if err != nil {
-		out.Verdict, out.Error = report.VerdictError, err.Error()
-		return out
+		return fail(err)
 	}
-	tracer := &tracer{trace: tr, counter: counter, sent: opts.Sent}
-	cfg := agents.Config{
+	tr, j := r.tr, r.j
+	return agents.Config{
 		Model:     &countingModel{next: model, trace: tr, counter: counter, model: ep.Model, sent: opts.Sent},
 		Endpoint:  ep,
 		Embedder:  embedder,
-		HTTP:      hc,
+		HTTP:      r.hc,
 		Clock:     func() time.Time { return j.suite.Clock.Add(tr.Elapsed()) },
-		Tracer:    tracer,
-		Upstreams: entry.Info.Upstreams,
+		Tracer:    &tracer{trace: tr, counter: counter, sent: opts.Sent},
+		Upstreams: r.entry.Info.Upstreams,
 		Variant:   j.variant.Config,
 		Secrets:   secrets,
 		Logger:    slog.New(&traceHandler{trace: tr}),
 		Data:      j.data,
 		Prompts:   j.prompts,
-	}
-	var ans agents.Answer
-	agent, err := entry.New(cfg)
+		Cache:     &j.caches.agents,
+	}, true
+}
+
+// execute builds the agent from cfg, runs the scenario's turns through it
+// within ctx, and closes the cassette: a recording is saved only when
+// everything went through, and is aborted otherwise.
+func (r *sampleRun) execute(ctx, parent context.Context, cfg agents.Config) {
+	agent, err := r.entry.New(cfg)
 	if err == nil {
 		in := agents.Input{}
-		for _, t := range j.scenario.Turns {
+		for _, t := range r.j.scenario.Turns {
 			in.Turns = append(in.Turns, t.Input)
 		}
-		in.Attachments, err = loadAttachments(filepath.Join(opts.Root, "fixtures", j.suite.Agent), j.scenario.Attachments)
+		in.Attachments, err = loadAttachments(filepath.Join(r.opts.Root, "fixtures", r.j.suite.Agent), r.j.scenario.Attachments)
 		if err == nil {
 			began := time.Now()
-			ans, out.Crashed, err = runAgent(ctx, agent, in)
-			out.Processing = max(0, time.Since(began)-waited.total())
+			r.ans, r.out.Crashed, err = runAgent(ctx, agent, in)
+			r.out.Processing = max(0, time.Since(began)-r.waited.total())
 		}
 	}
-	timedOut := ctx.Err() != nil
+	r.timedOut = ctx.Err() != nil
 	switch {
 	case parent.Err() != nil:
 		// Interrupted: whatever the agent managed is not a complete recording.
 		err = fmt.Errorf("interrupted: %w", parent.Err())
-	case timedOut && err == nil:
-		err = fmt.Errorf("scenario stopped after %s: %w", opts.Timeout, ctx.Err())
+	case r.timedOut && err == nil:
+		err = fmt.Errorf("scenario stopped after %s: %w", r.opts.Timeout, ctx.Err())
 	}
-	if u, ok := tp.(interface{ Unanswered() error }); ok && parent.Err() == nil {
+	if parent.Err() == nil {
 		// A stand-in that could not answer: the agent went on with an error
 		// (or failed on it), which is nothing to keep; that is the cause.
-		if uerr := u.Unanswered(); uerr != nil {
+		if uerr := r.tp.Unanswered(); uerr != nil {
 			err = uerr
 		}
 	}
-	var closeErr error
-	if rec, ok := tp.(interface{ Abort() }); ok && (err != nil || failedExchange.Load()) {
+	if r.tp.Recording() && (err != nil || r.failed.Load()) {
 		// A recording that did not complete never replaces the cassette.
-		rec.Abort()
+		r.tp.Abort()
 		if err == nil {
 			err = fmt.Errorf("recording aborted after a failed request; the previous cassette is kept")
 		}
 	} else {
-		closeErr = tp.Close()
-		if r, ok := tp.(*cassette.Recorder); ok && closeErr == nil && sample == 1 {
+		r.closeErr = r.tp.Close()
+		if p, ok := r.tp.Provenance(); ok && r.tp.Mode() == cassette.ModeRecord && r.closeErr == nil && r.sample == 1 {
 			// What the recording learnt: the stand-in policy that answered.
-			p := r.Provenance()
-			j.prov = &p
+			r.j.prov = &p
 		}
 	}
-	events := tr.Events()
+	r.err = err
+}
+
+// judge measures the trace and checks every turn's expectations, and that
+// the cassette was played to its end.
+func (r *sampleRun) judge() {
+	out, j := &r.out, r.j
+	events := r.tr.Events()
 	out.Events = events
 	out.Metrics = trace.Measure(events)
-	for _, r := range ans.Replies {
-		out.Answer = append(out.Answer, r.Text)
+	for _, a := range r.ans.Replies {
+		out.Answer = append(out.Answer, a.Text)
 	}
-
 	for i, t := range j.scenario.Turns {
 		if t.Expect.Route != nil && out.ExpectedRoute == "" {
 			out.ExpectedRoute = check.FormatRoute(t.Expect.Route)
 			out.Route = check.ObservedRoute(trace.OfTurn(events, i))
 		}
-		if i < len(ans.Replies) {
-			out.Checks = append(out.Checks, check.Turn(i, t.ExpectFor(j.variant.Name), ans.Replies[i], trace.OfTurn(events, i))...)
+		if i < len(r.ans.Replies) {
+			out.Checks = append(out.Checks, check.Turn(i, t.ExpectFor(j.variant.Name), r.ans.Replies[i], trace.OfTurn(events, i), &j.caches.regexps)...)
 		}
 	}
 	if out.Route == "" {
 		out.Route = check.ObservedRoute(events)
 	}
-	if p, ok := tp.(*cassette.Patcher); ok && closeErr == nil {
-		out.Recorded, out.Dropped = p.Recorded(), p.Dropped()
+	if r.closeErr == nil {
+		out.Recorded, out.Dropped = r.tp.Recorded(), r.tp.Dropped()
 	}
-	if r, ok := tp.(interface{ Unplayed() []string }); ok {
-		unplayed := r.Unplayed()
-		out.Unplayed = len(unplayed)
-		if len(unplayed) > 0 && stale == nil && !timedOut {
-			out.Checks = append(out.Checks, report.Check{Name: "cassette.unplayed", Detail: fmt.Sprintf(
-				"%d recorded interactions were not replayed (first: %s); the agent made fewer or other calls than recorded: %s",
-				len(unplayed), unplayed[0], copts.Rerecord)})
-		}
+	unplayed := r.tp.Unplayed()
+	out.Unplayed = len(unplayed)
+	if len(unplayed) > 0 && r.stale == nil && !r.timedOut {
+		out.Checks = append(out.Checks, report.Check{Name: "cassette.unplayed", Detail: fmt.Sprintf(
+			"%d recorded interactions were not replayed (first: %s); the agent made fewer or other calls than recorded: %s",
+			len(unplayed), unplayed[0], r.copts.Rerecord)})
 	}
-
 	for i := range out.Checks {
 		out.Checks[i].Judged = j.suite.Judges(out.Checks[i].Name)
 	}
+}
+
+// finalize gives the sample its verdict: stale, error, fail or pass.
+func (r *sampleRun) finalize() {
+	out := &r.out
 	switch {
-	case stale != nil:
-		out.Verdict, out.Error = report.VerdictStale, stale.Error()
-	case err != nil:
-		out.Verdict, out.Error = report.VerdictError, err.Error()
-	case closeErr != nil:
-		out.Verdict, out.Error = report.VerdictError, closeErr.Error()
-	case len(ans.Replies) != len(j.scenario.Turns):
-		out.Verdict, out.Error = report.VerdictError, fmt.Sprintf("agent answered %d of %d turns", len(ans.Replies), len(j.scenario.Turns))
+	case r.stale != nil:
+		out.Verdict, out.Error = report.VerdictStale, r.stale.Error()
+	case r.err != nil:
+		out.Verdict, out.Error = report.VerdictError, r.err.Error()
+	case r.closeErr != nil:
+		out.Verdict, out.Error = report.VerdictError, r.closeErr.Error()
+	case len(r.ans.Replies) != len(r.j.scenario.Turns):
+		out.Verdict, out.Error = report.VerdictError, fmt.Sprintf("agent answered %d of %d turns", len(r.ans.Replies), len(r.j.scenario.Turns))
 	default:
 		out.Verdict = report.VerdictPass
 		for _, c := range out.Checks {
@@ -262,7 +340,6 @@ func runOne(ctx context.Context, j *job, sample int, opts Options, pending *coun
 			}
 		}
 	}
-	return out
 }
 
 // runAgent runs the agent, turning a panic into an error: one broken

@@ -7,6 +7,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/agentreplay/testbed/harness/cassette"
 	"github.com/agentreplay/testbed/harness/report"
 	"github.com/agentreplay/testbed/harness/runner"
 	"github.com/agentreplay/testbed/harness/scenario"
@@ -20,7 +21,7 @@ var _ = Describe("Run with several samples per scenario", Ordered, func() {
 		root  string
 		suite *scenario.Suite
 	)
-	sample := func(k int) string { return runner.SamplePath(root, "odbchat", "single-pass", id, k) }
+	sample := func(k int) string { return cassette.SamplePath(root, "odbchat", "single-pass", id, k) }
 	record := func(repeat int, s ...*scenario.Suite) *report.Report {
 		GinkgoHelper()
 		var which *scenario.Suite

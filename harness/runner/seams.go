@@ -5,16 +5,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
-	"sort"
 	"strconv"
 	"sync/atomic"
 	"time"
 
 	"github.com/agentreplay/testbed/agents"
-	"github.com/agentreplay/testbed/agents/anyjson"
 	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/harness/cassette"
 	"github.com/agentreplay/testbed/harness/standin"
@@ -142,7 +141,7 @@ func (r *routing) RoundTrip(req *http.Request) (*http.Response, error) {
 			return http.DefaultTransport.RoundTrip(req)
 		}
 		return nil, fmt.Errorf("%s mode: no stand-in serves %s (routed hosts: %v); use --provider for a real model or --live-upstreams for real APIs",
-			r.mode, req.URL.Host, sortedKeys(r.hosts))
+			r.mode, req.URL.Host, slices.Sorted(maps.Keys(r.hosts)))
 	}
 	u, err := url.Parse(target)
 	if err != nil {
@@ -160,15 +159,6 @@ func (r *routing) RoundTrip(req *http.Request) (*http.Response, error) {
 	return http.DefaultTransport.RoundTrip(out)
 }
 
-func sortedKeys(m map[string]string) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
 // plain turns a note's value into its JSON, as a report written to a file
 // holds it (keys sorted, numbers as float64 writes them, no HTML escaping), so
 // that a report built in memory and one read back, or merged from shards,
@@ -178,8 +168,8 @@ func plain(v any) any {
 	if err != nil {
 		return fmt.Sprint(v)
 	}
-	decoded, err := anyjson.Decode(b)
-	if err != nil {
+	var decoded any
+	if err := json.Unmarshal(b, &decoded); err != nil {
 		return fmt.Sprint(v)
 	}
 	var buf bytes.Buffer

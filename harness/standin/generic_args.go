@@ -2,6 +2,7 @@ package standin
 
 import (
 	"encoding/json"
+	"maps"
 	"math"
 	"regexp"
 	"slices"
@@ -117,7 +118,7 @@ func fillObject(s map[string]any, t *argText, all bool, depth int) map[string]an
 		}
 	}
 	if all {
-		for _, n := range sortedMapKeys(props) {
+		for _, n := range slices.Sorted(maps.Keys(props)) {
 			if !slices.Contains(names, n) {
 				names = append(names, n)
 			}

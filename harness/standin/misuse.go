@@ -2,6 +2,8 @@ package standin
 
 import (
 	"encoding/json"
+	"maps"
+	"slices"
 
 	"github.com/agentreplay/testbed/agents/llm"
 )
@@ -61,7 +63,7 @@ func withExtraField(text string) (string, bool) {
 	if json.Unmarshal([]byte(text), &doc) != nil {
 		return text, false
 	}
-	for _, k := range sortedMapKeys(doc) {
+	for _, k := range slices.Sorted(maps.Keys(doc)) {
 		switch v := doc[k].(type) {
 		case map[string]any:
 			v[ExtraField] = []any{1, 2, 3}
@@ -136,7 +138,7 @@ func misuseJSON(v any, fault string) bool {
 				}
 			}
 		}
-		for _, k := range sortedMapKeys(t) {
+		for _, k := range slices.Sorted(maps.Keys(t)) {
 			if misuseJSON(t[k], fault) {
 				return true
 			}

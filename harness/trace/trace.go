@@ -12,7 +12,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentreplay/testbed/agents/anyjson"
 	"github.com/agentreplay/testbed/agents/llm"
 )
 
@@ -166,8 +165,8 @@ func (n *Note) Decoded() any {
 	if !ok {
 		return n.Value
 	}
-	v, err := anyjson.Decode(raw)
-	if err != nil {
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
 		return string(raw)
 	}
 	return v

@@ -31,8 +31,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"sync"
-
-	"github.com/agentreplay/testbed/agents/anyjson"
 )
 
 // Attachment is one stored file.
@@ -69,11 +67,18 @@ type memo struct {
 // not modify it.
 func (a Attachment) Value() (any, error) {
 	if a.memo == nil {
-		return anyjson.Decode(a.Data)
+		return decode(a.Data)
 	}
 	m := a.memo
-	m.parse.Do(func() { m.value, m.parseErr = anyjson.Decode(a.Data) })
+	m.parse.Do(func() { m.value, m.parseErr = decode(a.Data) })
 	return m.value, m.parseErr
+}
+
+// decode is json.Unmarshal into an any.
+func decode(data []byte) (any, error) {
+	var v any
+	err := json.Unmarshal(data, &v)
+	return v, err
 }
 
 // ValidJSON reports whether a's data is valid JSON, as json.Valid does,
@@ -125,16 +130,6 @@ func (s *Store) put(a Attachment) Attachment {
 	a.ID = fmt.Sprintf("att-%d", len(s.list)+1)
 	s.byID[a.ID] = len(s.list)
 	s.list = append(s.list, a)
-	return a
-}
-
-// PutValue is Put for JSON data whose value the caller already holds, such as
-// a tool that has just encoded value into data: value must be what
-// encoding/json's Unmarshal makes of data, and the attachment's Value returns
-// it without parsing data. value is shared from then on: nobody may modify it.
-func (s *Store) PutValue(name, mime, description string, data []byte, value any) Attachment {
-	a := s.Put(name, mime, description, data)
-	a.memo.parse.Do(func() { a.memo.value = value })
 	return a
 }
 

@@ -47,16 +47,6 @@ var _ = Describe("Store", func() {
 		Expect(reflect.ValueOf(again).Pointer()).To(Equal(reflect.ValueOf(v).Pointer()), "the same map, not a second parse")
 	})
 
-	It("keeps the value PutValue was given instead of parsing the data", func() {
-		value := map[string]any{"n": 2.0}
-		a := s.PutValue("h.json", "application/json", "", []byte(`{"n":2}`), value)
-		got, _ := s.Get(a.ID)
-		v, err := got.Value()
-		Expect(err).NotTo(HaveOccurred())
-		Expect(reflect.ValueOf(v).Pointer()).To(Equal(reflect.ValueOf(value).Pointer()))
-		Expect(got.Data).To(Equal([]byte(`{"n":2}`)))
-	})
-
 	DescribeTable("stores a tool's text result as JSON exactly when json.Valid says it is",
 		func(text, mime string) {
 			a := s.PutResult("jq_query-result", "result of jq_query", text)

@@ -34,6 +34,7 @@ package schema
 
 import (
 	"encoding/json"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -227,12 +228,7 @@ func (n *node) schema() map[string]any {
 				s["properties"] = props
 			}
 			if len(n.required) > 0 {
-				req := make([]string, 0, len(n.required))
-				for k := range n.required {
-					req = append(req, k)
-				}
-				slices.Sort(req)
-				s["required"] = req
+				s["required"] = slices.Sorted(maps.Keys(n.required))
 			}
 		} else if n.items != nil {
 			s["items"] = n.items.schema()

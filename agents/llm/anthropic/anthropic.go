@@ -37,7 +37,6 @@ import (
 	sdk "github.com/anthropics/anthropic-sdk-go"
 	"github.com/anthropics/anthropic-sdk-go/option"
 
-	"github.com/agentreplay/testbed/agents/anyjson"
 	"github.com/agentreplay/testbed/agents/llm"
 )
 
@@ -218,7 +217,8 @@ func blocks(m llm.Message) ([]sdk.ContentBlockParamUnion, error) {
 			if len(args) == 0 {
 				args = json.RawMessage(`{}`)
 			}
-			if _, err := anyjson.DecodeObject(args); err != nil {
+			var obj map[string]any
+			if err := json.Unmarshal(args, &obj); err != nil {
 				return nil, fmt.Errorf("tool call %s: arguments are not a JSON object: %w", tc.Name, err)
 			}
 			out = append(out, sdk.NewToolUseBlock(tc.ID, args, tc.Name))
@@ -229,10 +229,26 @@ func blocks(m llm.Message) ([]sdk.ContentBlockParamUnion, error) {
 	return out, nil
 }
 
+// names is a decoded JSON list of strings as a []string (null is nil);
+// false for anything else.
+func names(v any) ([]string, bool) {
+	list, ok := v.([]any)
+	if !ok {
+		return nil, v == nil
+	}
+	out := make([]string, len(list))
+	for i, e := range list {
+		if out[i], ok = e.(string); !ok {
+			return nil, false
+		}
+	}
+	return out, true
+}
+
 // toolParam sends t's JSON Schema as input_schema, every keyword kept.
 func toolParam(t llm.Tool) (sdk.ToolParam, error) {
-	schema, err := anyjson.DecodeObject(t.Parameters)
-	if err != nil {
+	var schema map[string]any
+	if err := json.Unmarshal(t.Parameters, &schema); err != nil {
 		return sdk.ToolParam{}, fmt.Errorf("tool %s: parameters are not a JSON object: %w", t.Name, err)
 	}
 	in := sdk.ToolInputSchemaParam{Properties: schema["properties"], ExtraFields: map[string]any{}}
@@ -240,7 +256,7 @@ func toolParam(t llm.Tool) (sdk.ToolParam, error) {
 		switch k {
 		case "type", "properties":
 		case "required":
-			req, ok := anyjson.List(v, func(_ int, e any) (string, bool) { s, ok := e.(string); return s, ok })
+			req, ok := names(v)
 			if !ok {
 				return sdk.ToolParam{}, fmt.Errorf("tool %s: required is not a list of names", t.Name)
 			}

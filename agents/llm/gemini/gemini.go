@@ -12,7 +12,6 @@ import (
 
 	"google.golang.org/genai"
 
-	"github.com/agentreplay/testbed/agents/anyjson"
 	"github.com/agentreplay/testbed/agents/llm"
 )
 
@@ -122,8 +121,8 @@ func convert(req llm.Request) ([]*genai.Content, *genai.GenerateContentConfig, e
 				c.Parts = append(c.Parts, part)
 			}
 			for _, tc := range m.ToolCalls {
-				args, err := anyjson.DecodeObject(tc.Arguments)
-				if err != nil {
+				var args map[string]any
+				if err := json.Unmarshal(tc.Arguments, &args); err != nil {
 					return nil, nil, fmt.Errorf("tool call %s: arguments are not a JSON object: %w", tc.Name, err)
 				}
 				part := genai.NewPartFromFunctionCall(tc.Name, args)
@@ -132,8 +131,8 @@ func convert(req llm.Request) ([]*genai.Content, *genai.GenerateContentConfig, e
 			}
 			contents = append(contents, c)
 		case llm.RoleTool:
-			result, err := anyjson.Decode([]byte(m.Content))
-			if err != nil {
+			var result any
+			if err := json.Unmarshal([]byte(m.Content), &result); err != nil {
 				result = m.Content
 			}
 			part := genai.NewPartFromFunctionResponse(m.Name, map[string]any{"result": result})
@@ -152,8 +151,8 @@ func convert(req llm.Request) ([]*genai.Content, *genai.GenerateContentConfig, e
 	if len(req.Tools) > 0 {
 		tool := &genai.Tool{}
 		for _, t := range req.Tools {
-			schema, err := anyjson.Decode(t.Parameters)
-			if err != nil {
+			var schema any
+			if err := json.Unmarshal(t.Parameters, &schema); err != nil {
 				return nil, nil, fmt.Errorf("tool %s: parameters are not JSON: %w", t.Name, err)
 			}
 			tool.FunctionDeclarations = append(tool.FunctionDeclarations, &genai.FunctionDeclaration{

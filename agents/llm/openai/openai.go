@@ -17,7 +17,6 @@ import (
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/shared"
 
-	"github.com/agentreplay/testbed/agents/anyjson"
 	"github.com/agentreplay/testbed/agents/llm"
 )
 
@@ -111,8 +110,8 @@ func (c *Client) params(req llm.Request) (sdk.ChatCompletionNewParams, error) {
 		p.Messages = append(p.Messages, mp)
 	}
 	for _, t := range req.Tools {
-		schema, err := anyjson.DecodeObject(t.Parameters)
-		if err != nil {
+		var schema map[string]any
+		if err := json.Unmarshal(t.Parameters, &schema); err != nil {
 			return p, fmt.Errorf("tool %s: parameters are not a JSON object: %w", t.Name, err)
 		}
 		p.Tools = append(p.Tools, sdk.ChatCompletionFunctionTool(shared.FunctionDefinitionParam{

@@ -10,7 +10,6 @@ import (
 	"github.com/openai/openai-go/v3/responses"
 	"github.com/openai/openai-go/v3/shared"
 
-	"github.com/agentreplay/testbed/agents/anyjson"
 	"github.com/agentreplay/testbed/agents/llm"
 )
 
@@ -137,8 +136,8 @@ func (c *Responses) params(req llm.Request) (responses.ResponseNewParams, error)
 	}
 	p.Input = responses.ResponseNewParamsInputUnion{OfInputItemList: input}
 	for _, t := range req.Tools {
-		schema, err := anyjson.DecodeObject(t.Parameters)
-		if err != nil {
+		var schema map[string]any
+		if err := json.Unmarshal(t.Parameters, &schema); err != nil {
 			return p, fmt.Errorf("tool %s: parameters are not a JSON object: %w", t.Name, err)
 		}
 		fn := responses.FunctionToolParam{Name: t.Name, Parameters: schema, Strict: sdk.Bool(false)}

@@ -3,6 +3,7 @@ package provider_test
 import (
 	"context"
 	"net/http"
+	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -87,4 +88,36 @@ var _ = Describe("New", func() {
 		_, err := provider.New(context.Background(), llm.Endpoint{Provider: "mistral"}, "key", http.DefaultClient)
 		Expect(err).To(MatchError(`unknown model provider "mistral" (want openai, gemini, anthropic)`))
 	})
+})
+
+var _ = Describe("New, for a provider it does not know", func() {
+	It("names the providers it knows", func() {
+		_, err := provider.New(context.Background(), llm.Endpoint{Provider: "mistral", Model: "m"}, "key", http.DefaultClient)
+		Expect(err).To(MatchError(`unknown model provider "mistral" (want ` + strings.Join(llm.Providers(), ", ") + `)`))
+	})
+})
+
+var _ = Describe("NewEmbedder", func() {
+	It("embeds through OpenAI's embeddings endpoint at the base URL, with the endpoint's dimensions", func() {
+		srv := llmtest.NewServer(http.StatusOK, `{"object":"list","model":"m","data":[{"object":"embedding","index":0,"embedding":"AACAPw=="}],"usage":{"prompt_tokens":1,"total_tokens":1}}`)
+		DeferCleanup(srv.Close)
+		e, err := provider.NewEmbedder(llm.Endpoint{Provider: llm.ProviderOpenAI, BaseURL: srv.URL + "/v1", Model: "m", Dimensions: 1}, "key", srv.Client())
+		Expect(err).NotTo(HaveOccurred())
+		vecs, _, err := e.Embed(context.Background(), []string{"a"})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(vecs).To(Equal([][]float32{{1}}))
+		r, sent, err := srv.Only()
+		Expect(err).NotTo(HaveOccurred())
+		Expect(r.Path).To(Equal("/v1/embeddings"))
+		Expect(sent).To(HaveKeyWithValue("dimensions", 1.0))
+	})
+
+	DescribeTable("refuses every provider but OpenAI",
+		func(p string) {
+			_, err := provider.NewEmbedder(llm.Endpoint{Provider: p, Model: "m"}, "key", http.DefaultClient)
+			Expect(err).To(MatchError(`embeddings: provider "` + p + `" is not supported (want openai)`))
+		},
+		Entry(nil, llm.ProviderGemini),
+		Entry(nil, llm.ProviderAnthropic),
+	)
 })
