@@ -25,23 +25,28 @@ clock: each model call (role, model, duration, input tokens by part, output
 tokens, the last message it was sent and its answer, the tools it asked
 for, stream timing), each tool call (name, arguments, raw payload and
 context tokens), each upstream exchange (method, URL, status, duration),
-each note, then the checks and the verdict. Long texts are cut to --width
-characters (--all prints them whole); --json prints the same as data.
+each note, then the checks and the verdict. --prompt prints, under each
+model call, everything it was sent: the tool definitions (name and
+description; their parameters with --all) and every message, the system
+prompt first. Long texts are cut to --width characters (--all prints them
+whole); --json prints the same as data.
 
 Examples:
   testbed show odbchat/single-pass/ac1-taiwan-sst
   testbed show odbchat-sampled/terse-router/strait-yesterday-en#2 --all
+  testbed show climate/trimmed/c1-rainfall --prompt
   testbed show climate/trimmed/c1-rainfall --json`
 
 // cmdShow is 'testbed show'.
 func cmdShow(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var sel selection
-	var all bool
+	var all, prompt bool
 	width := 160
 	fs := newFlags("show", showDoc, stderr)
 	fs.StringVar(&sel.root, "root", ".", "project folder holding scenarios/, cassettes/ and fixtures/")
 	fs.BoolVar(&sel.json, "json", false, "print the run as JSON")
 	fs.BoolVar(&all, "all", false, "print long texts whole")
+	fs.BoolVar(&prompt, "prompt", false, "print everything each model call was sent: its tools and every message")
 	fs.IntVar(&width, "width", width, "cut texts to this many characters (without --all)")
 	var target string
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
@@ -108,7 +113,7 @@ func cmdShow(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 		return s
 	}
-	writeShow(stdout, shown, cut)
+	writeShow(stdout, shown, cut, prompt && !all, prompt && all)
 	return nil
 }
 
@@ -150,8 +155,9 @@ func (r showRun) MarshalJSON() ([]byte, error) {
 	}{plain(r), events})
 }
 
-// writeShow prints a run as a timeline.
-func writeShow(w io.Writer, r showRun, cut func(string) string) {
+// writeShow prints a run as a timeline; with prompt (or schemas, which
+// adds the tools' parameters) each model call's whole prompt.
+func writeShow(w io.Writer, r showRun, cut func(string) string, prompt, schemas bool) {
 	fmt.Fprintf(w, "%s (sample %d of %d): %s", r.Scenario, r.Sample, r.Samples, strings.ToUpper(r.Verdict))
 	if r.Provenance != "" {
 		fmt.Fprintf(w, ", %s", r.Provenance)
@@ -180,7 +186,9 @@ func writeShow(w io.Writer, r showRun, cut func(string) string) {
 			if c.Stream != nil {
 				fmt.Fprintf(w, "%sstreamed: first token at %s, %d events, last at %s\n", pad, msText(c.Stream.FirstToken), c.Stream.Events, msText(c.Stream.Duration))
 			}
-			if c.Sent != "" {
+			if c.Prompt != nil && (prompt || schemas) {
+				writePrompt(w, pad, c.Prompt, cut, schemas)
+			} else if c.Sent != "" {
 				fmt.Fprintf(w, "%ssent %s\n", pad, cut(c.Sent))
 			}
 			if c.Text != "" {
@@ -242,6 +250,28 @@ func msText(d time.Duration) string {
 
 // grouped is n as the reports write counts: 10,960.
 func grouped(n int) string { return report.Grouped(int64(n)) }
+
+// writePrompt prints what a model call was sent: its tools (with their
+// parameters when schemas), then each message with its role, the tool calls
+// an assistant message made and the call a tool message answers.
+func writePrompt(w io.Writer, pad string, p *trace.Prompt, cut func(string) string, schemas bool) {
+	for _, t := range p.Tools {
+		fmt.Fprintf(w, "%stool %s: %s\n", pad, t.Name, cut(t.Description))
+		if schemas && len(t.Parameters) > 0 {
+			fmt.Fprintf(w, "%s  parameters %s\n", pad, t.Parameters)
+		}
+	}
+	for i, m := range p.Messages {
+		role := m.Role
+		if m.ToolCallID != "" {
+			role += " (" + orDash(m.Name) + ", " + m.ToolCallID + ")"
+		}
+		fmt.Fprintf(w, "%s[%d] %s: %s\n", pad, i+1, role, cut(m.Content))
+		for _, tc := range m.ToolCalls {
+			fmt.Fprintf(w, "%s    calls %s %s (%s)\n", pad, tc.Name, cut(string(tc.Arguments)), tc.ID)
+		}
+	}
+}
 
 // kindOrder orders events of the same instant: a model call, then the
 // exchanges, tools and notes it led to.

@@ -31,6 +31,20 @@ var _ = Describe("testbed show", func() {
 		Expect(whole.stdout).To(ContainSubstring(`"tool_catalog":[{"name":"ghrsst.bbox_mean"`))
 	})
 
+	It("prints with --prompt everything each model call was sent: its tools, then every message, the system prompt first", func() {
+		r := testbed("show", "climate/trimmed/city-new-york-one-year", "--root", repoRoot, "--prompt")
+		Expect(r.code).To(Equal(exitOK), r.String())
+		Expect(r.stdout).To(MatchRegexp(`(?m)^\s+tool city_inventory_search: Finds the user's inventories for a named city`))
+		Expect(r.stdout).To(MatchRegexp(`(?m)^\s+\[1\] system: `))
+		Expect(r.stdout).To(MatchRegexp(`(?m)^\s+calls city_inventory_search \{"city_name":"New York","year":2022\} \(call_[0-9a-f]{24}\)$`))
+		Expect(r.stdout).To(MatchRegexp(`(?m)^\s+\[\d+\] tool \(city_inventory_search, call_[0-9a-f]{24}\): \{`))
+		Expect(r.stdout).NotTo(ContainSubstring("parameters {"), "the tools' parameters only with --all")
+
+		whole := testbed("show", "climate/trimmed/city-new-york-one-year", "--root", repoRoot, "--prompt", "--all")
+		Expect(whole.stdout).To(MatchRegexp(`(?m)^\s+parameters \{"type":"object"`))
+		Expect(whole.stdout).NotTo(ContainSubstring("--all shows them"))
+	})
+
 	It("gives the same as data with --json, what each model call was sent included", func() {
 		r := testbed("show", "odbchat/single-pass/ac1-taiwan-sst", "--root", repoRoot, "--json")
 		Expect(r.code).To(Equal(exitOK), r.String())

@@ -2,12 +2,10 @@ package report
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"reflect"
 	"strings"
-	"sync"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/pkg/twwidth"
@@ -38,25 +36,15 @@ const minWrap = 24
 // RUNEWIDTH_EASTASIAN say, so that a report reads the same everywhere.
 func WriteText(w io.Writer, r *Report) error {
 	d := layout(r, func(v string) string { return strings.ToUpper(v) })
-	uncacheWidths()
-	// The suites are drawn at the same time, each into its own buffer, and
-	// written in order: drawing tables is most of the time.
-	bufs := make([]bytes.Buffer, len(d.suites))
-	errs := make([]error, len(d.suites))
-	var wg sync.WaitGroup
-	for i, s := range d.suites {
-		wg.Go(func() { errs[i] = textSuite(&bufs[i], s) })
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return err
-	}
+	narrowWidths()
 	var buf bytes.Buffer
-	for i := range bufs {
+	for i, s := range d.suites {
 		if i > 0 {
 			buf.WriteString("\n")
 		}
-		buf.Write(bufs[i].Bytes())
+		if err := textSuite(&buf, s); err != nil {
+			return err
+		}
 	}
 	if len(d.suites) > 0 {
 		buf.WriteString("\n")
@@ -103,22 +91,10 @@ type drawer struct {
 	tab *tablewriter.Table
 }
 
-// widthCacheOff turns off tablewriter's cache of the display widths of
-// strings, once: it is one LRU list behind one mutex for the whole process,
-// and with the suites drawn at the same time, measuring a cell afresh (a
-// table lookup per character) is faster than taking turns at the cache
-// (the full report's tables: 32 → 20 ms). The widths are the same.
-var widthCacheOff sync.Once
-
-// uncacheWidths turns the width cache off, and fixes tablewriter's
-// process-wide East Asian setting, which it takes from the locale and
-// RUNEWIDTH_EASTASIAN when the process starts, to narrow. It must run
-// before goroutines measure widths, since setting the cache races with
-// reading it; the setting is taken under tablewriter's lock.
-func uncacheWidths() {
-	widthCacheOff.Do(func() { twwidth.SetCacheCapacity(0) })
-	twwidth.SetOptions(twwidth.Options{})
-}
+// narrowWidths fixes tablewriter's process-wide East Asian setting, which
+// it takes from the locale and RUNEWIDTH_EASTASIAN when the process starts,
+// to narrow; the setting is taken under tablewriter's lock.
+func narrowWidths() { twwidth.SetOptions(twwidth.Options{}) }
 
 // noCache is a tablewriter stringer cache that keeps nothing.
 type noCache struct{}
@@ -132,7 +108,7 @@ func (noCache) Purge()                                 {}
 // numbers right-aligned, the columns marked in t.wrap wrapped to fit
 // textWidth, and no trailing spaces.
 func (d *drawer) table(w io.Writer, t table) error {
-	uncacheWidths()
+	narrowWidths()
 	n := len(t.header)
 	cells := make([][]string, len(t.rows))
 	for i, row := range t.rows {
