@@ -13,8 +13,9 @@ import (
 // line per suite and variant (scenarios passed, routing accuracy, token
 // reduction, mean input tokens, replayed latency p50 and p95, time to first
 // token p95 where calls streamed), then every failure in full (what was
-// expected, what happened, the command that fixes it), the thresholds that
-// failed and the replay's hermeticity. It leaves the verdict (Verdict) to
+// expected, what happened, the command that fixes it; a line per variant of
+// a suite that does not gate), the thresholds that failed and the replay's
+// hermeticity. It leaves the verdict (Verdict) to
 // the caller, which has the regression gate's to add. WriteText has every
 // table.
 func WriteBrief(w io.Writer, r *Report) error {
@@ -83,6 +84,23 @@ func briefFailures(s *Suite, name string, v *Variant) []failure {
 	return out
 }
 
+// notGatingFailures is one line for the scenarios of v, a variant of a
+// suite that does not gate the run, that did not pass: their ids and where
+// to read why, so that findings kept on purpose do not crowd the screen.
+func notGatingFailures(s *Suite, name string, v *Variant) []failure {
+	var ids []string
+	for _, sc := range v.Scenarios {
+		if sc.Verdict != VerdictPass {
+			ids = append(ids, sc.ID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	return []failure{{text: fmt.Sprintf("%s: %d of %d scenarios do not pass (%s); testbed show %s/%s/<scenario> says why",
+		name, len(ids), len(v.Scenarios), strings.Join(ids, ", "), s.Name, v.Name)}}
+}
+
 // headline is a line per suite and variant (the table WriteBrief and
 // WriteMarkdown open with), with every failure and failed threshold.
 func headline(r *Report) (overview table, failures, thresholds []string) {
@@ -117,7 +135,11 @@ func headline(r *Report) (overview table, failures, thresholds []string) {
 			overview.rows = append(overview.rows, []string{name, passed, routing, reduction,
 				Grouped(int64(math.Round(sm.InputTokensMean))), Grouped(int64(math.Round(sm.LatencyP50))) + " ms",
 				Grouped(int64(math.Round(sm.LatencyP95))) + " ms", ttft})
-			found = append(found, briefFailures(s, name, v)...)
+			if s.NotGating {
+				found = append(found, notGatingFailures(s, name, v)...)
+			} else {
+				found = append(found, briefFailures(s, name, v)...)
+			}
 			for _, t := range v.Thresholds {
 				if !t.Pass {
 					thresholds = append(thresholds, fmt.Sprintf("%s: %s — %s", name, t.Source, t.Detail))

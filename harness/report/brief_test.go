@@ -56,3 +56,19 @@ var _ = Describe("WriteMarkdown's opening", func() {
 		Expect(strings.Index(md, "| odbchat/single-pass | 1/3 ✗ |")).To(BeNumerically("<", strings.Index(md, "## suite odbchat")))
 	})
 })
+
+var _ = Describe("WriteBrief with a suite that does not gate", func() {
+	It("gives each of its variants one line naming the runs that did not pass, and a verdict without thresholds it has none of", func() {
+		failed := report.Scenario{ID: "city-zh", Verdict: report.VerdictFail,
+			Checks: []report.Check{{Name: "route", Detail: "want tool:city_inventory_search, got answer"}}}
+		passed := report.Scenario{ID: "city-en", Verdict: report.VerdictPass}
+		v := report.Variant{Name: "trimmed", Scenarios: []report.Scenario{passed, failed}}
+		v.Summary = report.Summarize(v.Scenarios)
+		r := &report.Report{Mode: "replay", Suites: []report.Suite{{Name: "climate-paraphrase", Agent: "climate", NotGating: true, Variants: []report.Variant{v}}}}
+		brief := string(render(report.WriteBrief, r))
+		Expect(brief).To(ContainSubstring("✗ climate-paraphrase/trimmed (not gating): 1 of 2 scenarios do not pass (city-zh); testbed show climate-paraphrase/trimmed/<scenario> says why\n"))
+		Expect(brief).NotTo(ContainSubstring("want tool:city_inventory_search"), "the checks are for testbed show")
+		Expect(r.Verdict()).To(ContainSubstring("; not gating: 1 of 2 scenarios failed"))
+		Expect(r.Verdict()).NotTo(ContainSubstring("0 of 0 thresholds"))
+	})
+})

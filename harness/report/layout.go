@@ -106,8 +106,11 @@ func layout(r *Report, verdict verdictStyle) document {
 			scenariosFailed, count(scenarios, "scenario"), thresholdsFailed, count(thresholds, "threshold"))
 	}
 	if apart.scenarios+apart.thresholds > 0 {
-		d.result += fmt.Sprintf("; not gating: %d of %s, %d of %s failed", apart.scenariosFailed, count(apart.scenarios, "scenario"),
-			apart.thresholdsFailed, count(apart.thresholds, "threshold"))
+		parts := []string{fmt.Sprintf("%d of %s", apart.scenariosFailed, count(apart.scenarios, "scenario"))}
+		if apart.thresholds > 0 {
+			parts = append(parts, fmt.Sprintf("%d of %s", apart.thresholdsFailed, count(apart.thresholds, "threshold")))
+		}
+		d.result += "; not gating: " + strings.Join(parts, ", ") + " failed"
 	}
 	if judged > 0 {
 		d.result += fmt.Sprintf(" (%s of %s checks judged model behaviour against a stand-in)", Grouped(int64(judged)), Grouped(int64(checks)))
