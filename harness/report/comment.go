@@ -140,6 +140,7 @@ func WriteComparisonMarkdown(w io.Writer, cs []Comparison, details string) error
 		right:  []bool{false, true, true, true, true, true, true},
 	}
 	var items []commentItem
+	var calm [][]string // the summary rows of comparisons that did not regress
 	for _, c := range cs {
 		b, h := c.BaseSummary, c.HeadSummary
 		routing := "—"
@@ -160,12 +161,14 @@ func WriteComparisonMarkdown(w io.Writer, cs []Comparison, details string) error
 				delta(r.Base.LLMCalls, r.Head.LLMCalls), deltaMS(r.Base.LatencyMS, r.Head.LatencyMS)}))
 		}
 		name := fmt.Sprintf("%s: %s → %s", c.Suite, c.Base, c.Head)
-		overview.rows = append(overview.rows, []string{name, Grouped(int64(len(c.Rows))),
+		row := []string{name, Grouped(int64(len(c.Rows))),
 			percent(b.PassRate) + " → " + percent(h.PassRate), routing,
-			change(b.InputTokensMean, h.InputTokensMean, ""), change(b.LatencyMean, h.LatencyMean, " ms"), Grouped(int64(len(rows)))})
+			change(b.InputTokensMean, h.InputTokensMean, ""), change(b.LatencyMean, h.LatencyMean, " ms"), Grouped(int64(len(rows)))}
 		if len(rows) == 0 {
+			calm = append(calm, row)
 			continue
 		}
+		overview.rows = append(overview.rows, row)
 		var t bytes.Buffer
 		mdTable(&t, table{header: []string{"scenario", "verdict", "route", "tools", "in tok", "LLM", "latency"},
 			right: []bool{false, false, false, false, true, true, true}})
@@ -174,7 +177,14 @@ func WriteComparisonMarkdown(w io.Writer, cs []Comparison, details string) error
 			items = append(items, commentItem{heading: heading, text: r})
 		}
 	}
+	// The comparisons that regressed, then as many others as keep the
+	// summary to maxSummaryRows; the regressions below need the room.
+	keep := max(0, min(len(calm), maxSummaryRows-len(overview.rows)))
+	overview.rows = append(overview.rows, calm[:keep]...)
 	mdTable(&head, overview)
+	if left := len(calm) - keep; left > 0 {
+		fmt.Fprintf(&head, "\n… and %d more comparisons, none regressed.\n", left)
+	}
 	tail, more := "", "the output of testbed compare"
 	if details != "" {
 		more = fmt.Sprintf("[the full report](%s)", details)
@@ -183,6 +193,10 @@ func WriteComparisonMarkdown(w io.Writer, cs []Comparison, details string) error
 	_, err := io.WriteString(w, fitComment(head.String(), items, tail, more))
 	return err
 }
+
+// maxSummaryRows is how many comparisons a comment's summary table lists:
+// every one that regressed, then others up to this many.
+const maxSummaryRows = 40
 
 // change is "a → b (+x%)" for two means, grouped, with unit after each.
 func change(a, b float64, unit string) string {

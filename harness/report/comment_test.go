@@ -109,6 +109,22 @@ var _ = Describe("WriteComparisonMarkdown", func() {
 		renders(md, 2)
 	})
 
+	It("keeps the summary table short: every comparison that regressed, then others up to 40, counting the rest", func() {
+		calm := many(1)
+		calm.Rows[0].Regressed = false
+		cs := []report.Comparison{}
+		for range 300 {
+			cs = append(cs, calm)
+		}
+		cs = append(cs, many(2))
+		md := write("https://ci.example/run/1", cs...)
+		Expect(md).To(HavePrefix("**testbed compare: 2 scenarios regressed in 301 comparisons**\n"))
+		Expect(strings.Count(md, "| climate: old → new |")).To(Equal(40))
+		Expect(md).To(MatchRegexp(`\| climate: old → new \| 2 \|`), "the one that regressed is listed first")
+		Expect(md).To(ContainSubstring("\n… and 261 more comparisons, none regressed.\n"))
+		renders(md, 2)
+	})
+
 	It("says so when nothing regressed", func() {
 		c := many(2)
 		for i := range c.Rows {
