@@ -59,6 +59,13 @@ var _ = Describe("New", func() {
 		_, err := odbchat.New(cfg)
 		Expect(err).To(MatchError(ContainSubstring("data folder")))
 	})
+
+	It("refuses a config without an HTTP client, rather than reaching GHRSST past the cassette", func() {
+		cfg := w.config(singlePass)
+		cfg.HTTP = nil
+		_, err := odbchat.New(cfg)
+		Expect(err).To(MatchError(ContainSubstring("no HTTP client given")))
+	})
 })
 
 var _ = Describe("model failures", func() {

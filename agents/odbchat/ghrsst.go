@@ -41,9 +41,6 @@ const MCPProtocolVersion = "2025-06-18"
 const RequestTimeout = 30 * time.Second
 
 func newGHRSSTClient(base string, hc *http.Client, timeout time.Duration) *ghrsstClient {
-	if hc == nil {
-		hc = http.DefaultClient
-	}
 	return &ghrsstClient{endpoint: strings.TrimRight(base, "/") + MCPPath, http: hc, timeout: timeout}
 }
 

@@ -130,6 +130,9 @@ func NewAgent(cfg agents.Config) (*Agent, error) {
 	if a.kb, err = loadKnowledgeBase(cfg.Cache, cfg.Data, "kb"); err != nil {
 		return nil, err
 	}
+	if cfg.HTTP == nil {
+		return nil, fmt.Errorf("odbchat: no HTTP client given (every GHRSST call goes through it, so that a cassette sees it)")
+	}
 	base, ok := cfg.Upstreams["ghrsst"]
 	if !ok {
 		base = Info().Upstreams["ghrsst"]
