@@ -216,19 +216,10 @@ func (l *loader) scalar(k, v *yaml.Node) (string, bool) {
 	return v.Value, true
 }
 
-// matchHeaders decodes headers_match: into canonical header names.
+// matchHeaders decodes headers_match: into canonical header names, each a
+// name a request can carry on one line.
 func (l *loader) matchHeaders(k, v *yaml.Node) map[string]string {
-	if v.Kind != yaml.MappingNode {
-		l.addf(v.Line, "%s must be a mapping of header names to values", k.Value)
-		return nil
-	}
-	m := make(map[string]string, len(v.Content)/2)
-	for i := 0; i+1 < len(v.Content); i += 2 {
-		name, val := v.Content[i], v.Content[i+1]
-		s, ok := l.scalar(name, val)
-		if !ok {
-			continue
-		}
+	return l.mapping(k, v, "header names", false, func(name, val *yaml.Node, s string) string {
 		canon := http.CanonicalHeaderKey(name.Value)
 		switch {
 		case !validHeaderName(name.Value):
@@ -239,21 +230,26 @@ func (l *loader) matchHeaders(k, v *yaml.Node) map[string]string {
 		case strings.ContainsAny(s, "\r\n"):
 			l.addf(val.Line, "header %s: value must be on one line", canon)
 		}
-		if _, dup := m[canon]; dup {
-			l.addf(name.Line, "%s lists %s twice", k.Value, canon)
-		}
-		m[canon] = s
-	}
-	return m
+		return canon
+	})
 }
 
 func validHeaderName(name string) bool {
 	return name != "" && !strings.ContainsAny(name, " :\t\r\n")
 }
 
+// stringMap decodes a mapping of names to scalar values as written.
 func (l *loader) stringMap(k, v *yaml.Node) map[string]string {
+	return l.mapping(k, v, "names", true, func(name, _ *yaml.Node, _ string) string { return name.Value })
+}
+
+// mapping decodes the mapping v under key k, what naming its keys in the
+// error when v is not one: each scalar value under the key that key gives
+// its name (checking it as it likes), a key given twice being a problem
+// that names it, quoted when quoted.
+func (l *loader) mapping(k, v *yaml.Node, what string, quoted bool, key func(name, val *yaml.Node, s string) string) map[string]string {
 	if v.Kind != yaml.MappingNode {
-		l.addf(v.Line, "%s must be a mapping of names to values", k.Value)
+		l.addf(v.Line, "%s must be a mapping of %s to values", k.Value, what)
 		return nil
 	}
 	m := make(map[string]string, len(v.Content)/2)
@@ -263,10 +259,15 @@ func (l *loader) stringMap(k, v *yaml.Node) map[string]string {
 		if !ok {
 			continue
 		}
-		if _, dup := m[name.Value]; dup {
-			l.addf(name.Line, "%s lists %q twice", k.Value, name.Value)
+		mk := key(name, val, s)
+		if _, dup := m[mk]; dup {
+			shown := mk
+			if quoted {
+				shown = strconv.Quote(mk)
+			}
+			l.addf(name.Line, "%s lists %s twice", k.Value, shown)
 		}
-		m[name.Value] = s
+		m[mk] = s
 	}
 	return m
 }

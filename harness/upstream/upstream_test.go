@@ -167,6 +167,10 @@ routes:
   - path: /c
     headers_match: {authorization: Bearer a}
     file: ok.json
+  - path: /d
+    query: {lat: "1", lat: "2"}
+    headers: [x]
+    file: ok.json
 `, map[string]string{"ok.json": "{}"})
 
 		_, err := upstream.Load(p)
@@ -179,6 +183,8 @@ routes:
 			p + `:10: header X-Two: value must be on one line`,
 			p + `:12: headers_match lists X-Dup twice`,
 			p + `:20: same method, path, query and headers_match as the route at line 14, which always wins`,
+			p + `:24: query lists "lat" twice`,
+			p + `:25: headers must be a mapping of names to values`,
 		}))
 	})
 
