@@ -26,17 +26,18 @@ func WriteBrief(w io.Writer, r *Report) error {
 	if err := dr.table(&buf, overview); err != nil {
 		return fmt.Errorf("write brief report: %w", err)
 	}
-	list := func(title string, lines []string) {
+	list := func(title, mark string, lines []string) {
 		if len(lines) == 0 {
 			return
 		}
 		fmt.Fprintf(&buf, "\n%s (%s):\n", title, strconv.Itoa(len(lines)))
 		for _, l := range lines {
-			fmt.Fprintf(&buf, "  ✗ %s\n", l)
+			fmt.Fprintf(&buf, "  %s %s\n", mark, l)
 		}
 	}
-	list("failures", failures)
-	list("thresholds that failed", thresholds)
+	list("failures", "✗", failures)
+	list("thresholds that failed", "✗", thresholds)
+	list("warnings", "⚠", reductionWarnings(r))
 	for _, s := range d.suites {
 		if s.title != "replay" {
 			continue
@@ -159,4 +160,19 @@ func headline(r *Report) (overview table, failures, thresholds []string) {
 		}
 	}
 	return overview, failures, thresholds
+}
+
+// reductionWarnings are the ReductionWarning of every variant of r, named
+// suite/variant.
+func reductionWarnings(r *Report) []string {
+	var out []string
+	for i := range r.Suites {
+		s := &r.Suites[i]
+		for j := range s.Variants {
+			if w := ReductionWarning(&s.Variants[j]); w != "" {
+				out = append(out, s.Name+"/"+s.Variants[j].Name+": "+w)
+			}
+		}
+	}
+	return out
 }
