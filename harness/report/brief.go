@@ -38,6 +38,11 @@ func WriteBrief(w io.Writer, r *Report) error {
 	list("failures", "✗", failures)
 	list("thresholds that failed", "✗", thresholds)
 	list("warnings", "⚠", reductionWarnings(r))
+	var known []string
+	for _, k := range r.KnownFailures {
+		known = append(known, k.String())
+	}
+	list("known failures, blessed in the baseline", "·", known)
 	for _, s := range d.suites {
 		if s.title != "replay" {
 			continue
@@ -65,9 +70,9 @@ type failure struct {
 func briefFailures(s *Suite, name string, v *Variant) []failure {
 	var out []failure
 	for _, sc := range v.Scenarios {
-		switch sc.Verdict {
-		case VerdictPass:
-		case VerdictStale, VerdictError:
+		switch {
+		case sc.Verdict == VerdictPass || sc.Known: // a known failure is listed apart
+		case sc.Verdict == VerdictStale || sc.Verdict == VerdictError:
 			f := failure{text: fmt.Sprintf("%s %s %s: %s", name, sc.ID, sc.Verdict, strings.ReplaceAll(sc.Error, "\n", "\n    ")),
 				suite: s.Name, variant: v.Name, id: sc.ID}
 			if sc.Verdict == VerdictStale {
@@ -142,7 +147,7 @@ func headline(r *Report) (overview table, failures, thresholds []string) {
 				found = append(found, briefFailures(s, name, v)...)
 			}
 			for _, t := range v.Thresholds {
-				if !t.Pass {
+				if !t.Pass && !t.Known {
 					thresholds = append(thresholds, fmt.Sprintf("%s: %s — %s", name, t.Source, t.Detail))
 				}
 			}
