@@ -188,7 +188,6 @@ var _ = Describe("the baseline gate", func() {
 	})
 })
 
-
 // mustReport reads the JSON report at path.
 func mustReport(path string) *report.Report {
 	GinkgoHelper()
