@@ -136,5 +136,8 @@ var _ = Describe("the TypeScript example (examples/weather-ts)", Label("examples
 		Expect(err).NotTo(HaveOccurred())
 		Expect(p.Policy).To(Equal(cassette.GenericPolicy))
 		Expect(p.String()).To(Equal("generic plumbing stand-in shaped like gpt-4.1-mini's API"))
+		recorded, err := os.ReadFile(filepath.Join(root, "cassettes", "weather-ts", "default", "current-oslo.yaml"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(recorded)).To(MatchRegexp(`X-Testbed-Rule:\s+- generic:call-tool`), "the rule that answered, which testbed show prints")
 	})
 })
