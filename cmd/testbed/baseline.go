@@ -188,13 +188,6 @@ func gates(suites []*scenario.Suite) map[string]map[string]float64 {
 	return out
 }
 
-// checkBaseline compares rep with the blessed report at path. A missing
-// baseline is noted, not an error: a new project has none yet.
-func checkBaseline(path string, rep *report.Report, suites []*scenario.Suite, stdout, stderr io.Writer) error {
-	_, err := readBaseline(path).check(rep, suites, stdout, stderr)
-	return err
-}
-
 // baselineFile is a blessed report as read from path: the report, or why
 // there is none.
 type baselineFile struct {

@@ -202,12 +202,13 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	// The blessed report is read while the scenarios run; a shard's
-	// summaries are partial, so only the merged report is gated.
+	// summaries are partial, so only the merged report is gated, but a
+	// shard's verdict holds the baseline's known failures too.
 	if noBaseline {
 		baseline = ""
 	}
 	var blessed chan baselineFile
-	if baseline != "" && n <= 1 {
+	if baseline != "" {
 		baseline = underRoot(sel.root, baseline)
 		blessed = make(chan baselineFile, 1)
 		go func() { blessed <- readBaseline(baseline) }()
@@ -257,7 +258,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	runErr := verdict(rep)
 	var gate gateResult
 	var gateErr error
-	if blessed != nil {
+	if blessed != nil && n <= 1 {
 		gate, gateErr = base.check(rep, suites, stdout, stderr)
 	}
 	if junit != "" {
