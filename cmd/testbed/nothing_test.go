@@ -173,6 +173,6 @@ var _ = Describe("a verdict never rests on nothing", func() {
 		root := echoProject(nil)
 		r := testbed("run", "--root", root, "--out", "")
 		Expect(r.code).To(Equal(exitOK), r.String())
-		Expect(r.stdout).To(ContainSubstring("PASS: all 4 scenarios and 0 thresholds passed (1 suite, 2 variants, 4 runs, 0 model calls)"))
+		Expect(r.stdout).To(ContainSubstring("PASS: all 4 scenarios and 0 thresholds passed, judging 1 suite, 2 variants, 4 runs and 0 model calls; the gate did not run (no blessed baseline)"))
 	})
 })

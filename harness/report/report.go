@@ -250,22 +250,23 @@ func (sc Scenario) Explain() string {
 }
 
 // Passed reports whether every scenario and threshold of r's gating suites
-// passed and no cassette went unused. A suite with gating: false is
-// reported, never failing: as for testbed run's verdict, its failures do
-// not count.
+// passed, no cassette went unused and something was judged. A suite with
+// gating: false is reported, never failing: as for testbed run's verdict,
+// its failures do not count, but its stale, missing or unreadable
+// cassettes do.
 func (r *Report) Passed() bool {
-	if r.Replay != nil && len(r.Replay.UnusedCassettes) > 0 {
+	if r.Replay != nil && len(r.Replay.UnusedCassettes) > 0 || r.Runs() == 0 {
 		return false
 	}
 	for _, s := range r.Suites {
-		if s.NotGating {
-			continue
-		}
 		for _, v := range s.Variants {
 			for _, sc := range v.Scenarios {
-				if sc.Verdict != VerdictPass {
+				if sc.Verdict == VerdictStale || sc.Unreadable || !s.NotGating && sc.Verdict != VerdictPass {
 					return false
 				}
+			}
+			if s.NotGating {
+				continue
 			}
 			for _, t := range v.Thresholds {
 				if !t.Pass {
