@@ -169,6 +169,19 @@ var _ = Describe("a verdict never rests on nothing", func() {
 		Expect(r.stderr).To(ContainSubstring("removed 3 samples of echo/a/one beyond the 2 recorded and the suite's samples: 1 (" + filepath.Join("cassettes", "echo", "a", "one.sample3.yaml") + " to one.sample5.yaml)"))
 	})
 
+	It("says, outside CI, which gated variants the blessed baseline lacks, and that the gate did not compare them", func() {
+		root := echoProject(nil)
+		blessWithout(root, func(suites []any) []any {
+			s := suites[0].(map[string]any)
+			s["variants"] = s["variants"].([]any)[:1]
+			return suites
+		})
+		r := testbed("run", "--root", root, "--out", "")
+		Expect(r.code).To(Equal(exitOK), r.String())
+		Expect(r.stderr).To(ContainSubstring("reports/baseline.json has no variant echo/b, so the gate did not compare it; bless it with: testbed baseline bless"))
+		Expect(r.stdout).To(MatchRegexp(`the gate found no regression against \S+reports/baseline\.json but did not compare variant echo/b \(not in it\)\n$`))
+	})
+
 	It("names in every PASS what it judged", func() {
 		root := echoProject(nil)
 		r := testbed("run", "--root", root, "--out", "")

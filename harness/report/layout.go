@@ -134,7 +134,7 @@ func result(gating, apart tally, unused int) string {
 		}
 		line += "; not gating: " + strings.Join(parts, ", ") + " failed"
 		if apart.stale > 0 {
-			line += fmt.Sprintf(" (%d stale or missing cassettes, which fail the run)", apart.stale)
+			line += fmt.Sprintf(" (%s, which fail the run)", count(apart.stale, "stale or missing cassette"))
 		}
 		line += apart.judged()
 	}
