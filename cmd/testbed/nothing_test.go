@@ -126,7 +126,10 @@ var _ = Describe("a verdict never rests on nothing", func() {
 			root := echoProject(func(s string) string { return strings.Replace(s, "baseline: a\n", "baseline: a\ngating: false\n", 1) })
 			Expect(os.RemoveAll(filepath.Join(root, "cassettes", "echo", "b"))).To(Succeed())
 			return root, []string{"run", "--out", ""}
-		}, judged{code: exitStale, noPass: true, says: []string{"not gating", "2 scenario runs have stale or missing cassettes"}}),
+		}, judged{code: exitStale, noPass: true, says: []string{
+			"not gating: 2 of 4 scenarios failed (2 stale or missing cassettes, which fail the run)",
+			"record it with: testbed record --suite echo --variant b --scenario one",
+			"2 scenario runs have stale or missing cassettes"}}),
 		Entry("a scenario that expects nothing", func() (string, []string) {
 			return echoProject(func(s string) string { return s + "  - id: three\n    input: hey\n" }), []string{"run", "--out", ""}
 		}, judged{code: exitUsage, says: []string{`echo.yaml:18: scenarios[2]: scenario "three" expects nothing`}}),
