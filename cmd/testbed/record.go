@@ -268,10 +268,18 @@ func writePruned(w io.Writer, root string, suites []*scenario.Suite, suite, vari
 		if rel, err := filepath.Rel(root, first); err == nil {
 			first = rel
 		}
-		if len(ks) == 1 {
+		last := len(ks) - 1
+		if last == 0 {
 			return first
 		}
-		return first + " to " + filepath.Base(cassette.SamplePath(root, suite, variant, id, ks[len(ks)-1]))
+		if ks[last]-ks[0] == last { // contiguous
+			return first + " to " + filepath.Base(cassette.SamplePath(root, suite, variant, id, ks[last]))
+		}
+		names := []string{first}
+		for _, k := range ks[1:] {
+			names = append(names, filepath.Base(cassette.SamplePath(root, suite, variant, id, k)))
+		}
+		return strings.Join(names, ", ")
 	}
 	name := suite + "/" + variant + "/" + id
 	samples := func(n int, what string) string {
