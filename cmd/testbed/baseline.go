@@ -238,15 +238,52 @@ func (b baselineFile) check(rep *report.Report, suites []*scenario.Suite, stdout
 	if b.err != nil {
 		return gateResult{line: "the gate could not read its baseline"}, b.err
 	}
-	regs := report.Regressions(b.rep, rep, gates(suites))
+	gated := gates(suites)
+	if !gatesAny(rep, gated) {
+		return gateResult{line: "the gate had nothing to compare (no gating suite ran)"}, nil
+	}
+	regs := report.Regressions(b.rep, rep, gated)
+	missing := report.Uncompared(b.rep, rep, gated)
+	if len(missing) > 0 {
+		them := "it"
+		if len(missing) > 1 {
+			them = "them"
+		}
+		why := fmt.Sprintf("%s has no %s, so the gate did not compare %s; bless %s with: testbed baseline bless (and commit %s)",
+			b.path, strings.Join(missing, ", "), them, them, b.path)
+		if inCI() && len(regs) == 0 {
+			return gateResult{line: fmt.Sprintf("the gate could not compare %s: not in %s", strings.Join(missing, ", "), b.path), ran: true},
+				withCode(exitFailed, fmt.Errorf("%s; in CI (CI=%s) that fails, or pass --no-baseline", why, os.Getenv("CI")))
+		}
+		fmt.Fprintln(stderr, why)
+	}
 	if len(regs) == 0 {
-		return gateResult{line: "the gate found no regression against " + b.path, ran: true}, nil
+		line := "the gate found no regression against " + b.path
+		if len(missing) > 0 {
+			line += fmt.Sprintf(" but did not compare %s (not in it)", strings.Join(missing, ", "))
+		}
+		return gateResult{line: line, ran: true}, nil
 	}
 	if err := report.WriteRegressionsText(stdout, regs); err != nil {
 		return gateResult{}, withCode(exitInternal, err)
 	}
 	return gateResult{line: fmt.Sprintf("the gate found %d regressions against %s", len(regs), b.path), ran: true, regs: regs},
 		withCode(exitFailed, fmt.Errorf("%d regressions against %s; if they are intended, run: testbed baseline bless", len(regs), b.path))
+}
+
+// gatesAny reports whether rep ran a scenario of a suite in gated.
+func gatesAny(rep *report.Report, gated map[string]map[string]float64) bool {
+	for _, s := range rep.Suites {
+		if _, ok := gated[s.Name]; !ok {
+			continue
+		}
+		for _, v := range s.Variants {
+			if len(v.Scenarios) > 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // gateResult is what the regression gate found: a line for the verdict,

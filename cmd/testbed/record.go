@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -75,8 +76,12 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	for _, s := range suites {
-		if repeat > 0 && repeat != s.Samples {
-			fmt.Fprintf(stderr, "recording %d samples per scenario of %s, which declares samples: %d; set samples: %d in %s, or replay will call the difference stale or unused\n",
+		switch {
+		case repeat > 0 && repeat < s.Samples:
+			fmt.Fprintf(stderr, "recording %d samples per scenario of %s, which declares samples: %d; the earlier cassettes of the others are kept, and replay runs them; set samples: %d in %s to drop them\n",
+				repeat, s.Name, s.Samples, repeat, s.Path)
+		case repeat > s.Samples:
+			fmt.Fprintf(stderr, "recording %d samples per scenario of %s, which declares samples: %d; set samples: %d in %s, or replay will call the difference unused\n",
 				repeat, s.Name, s.Samples, repeat, s.Path)
 		}
 	}
@@ -87,6 +92,9 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		Variant: sel.variant, Scenario: sel.scenario, Progress: progress(sel, stderr),
 		Parallel: 1, // one recording at a time keeps the stand-ins' order and faults reproducible
 		Repeat:   repeat, Timeout: sel.timeout,
+		Pruned: func(suite, variant, id string, recorded int, kept, removed []int) {
+			writePruned(stderr, sel.root, suites, suite, variant, id, recorded, kept, removed)
+		},
 	}
 	switch {
 	case live && missing:
@@ -245,6 +253,49 @@ func lockSuites(root string, suites []*scenario.Suite) (release func(), err erro
 		return nil, withCode(exitInternal, err)
 	}
 	return release, nil
+}
+
+// writePruned says which earlier sample cassettes of a scenario a
+// recording of fewer samples kept (the suite declares them) and which it
+// removed (beyond the suite's samples).
+func writePruned(w io.Writer, root string, suites []*scenario.Suite, suite, variant, id string, recorded int, kept, removed []int) {
+	declared := 1
+	if i := slices.IndexFunc(suites, func(s *scenario.Suite) bool { return s.Name == suite }); i >= 0 {
+		declared = max(1, suites[i].Samples)
+	}
+	files := func(ks []int) string {
+		first := cassette.SamplePath(root, suite, variant, id, ks[0])
+		if rel, err := filepath.Rel(root, first); err == nil {
+			first = rel
+		}
+		last := len(ks) - 1
+		if last == 0 {
+			return first
+		}
+		if ks[last]-ks[0] == last { // contiguous
+			return first + " to " + filepath.Base(cassette.SamplePath(root, suite, variant, id, ks[last]))
+		}
+		names := []string{first}
+		for _, k := range ks[1:] {
+			names = append(names, filepath.Base(cassette.SamplePath(root, suite, variant, id, k)))
+		}
+		return strings.Join(names, ", ")
+	}
+	name := suite + "/" + variant + "/" + id
+	samples := func(n int, what string) string {
+		if n == 1 {
+			return "1 " + what + "sample"
+		}
+		return fmt.Sprintf("%d %ssamples", n, what)
+	}
+	if len(kept) > 0 {
+		fmt.Fprintf(w, "kept %s of %s (%s): the suite declares samples: %d, so replay runs them as they were recorded\n",
+			samples(len(kept), "earlier "), name, files(kept), declared)
+	}
+	if len(removed) > 0 {
+		fmt.Fprintf(w, "removed %s of %s beyond the %d recorded and the suite's samples: %d (%s)\n",
+			samples(len(removed), ""), name, recorded, declared, files(removed))
+	}
 }
 
 // writeInterrupted says, after an interrupted recording, which scenarios

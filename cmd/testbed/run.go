@@ -224,6 +224,10 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return withCode(exitInternal, err)
 	}
+	if rep.Shard != nil && rep.Shard.Pairs == 0 {
+		return withCode(exitUsage, fmt.Errorf("--shard %s would judge nothing: the run has %s, so only shards 1 to %d of %d hold any; split it into at most %d shards",
+			shard, pairs(rep.Shard.Total), rep.Shard.Total, n, rep.Shard.Total))
+	}
 	wall := time.Since(start)
 	// The baseline's known failures are part of every verdict, so they are
 	// applied before anything is written.
@@ -332,6 +336,14 @@ func writeReport(rep *report.Report, sel selection, w io.Writer) error {
 	return report.WriteBrief(w, rep)
 }
 
+// pairs is n scenario × variant pairs, in words.
+func pairs(n int) string {
+	if n == 1 {
+		return "1 scenario × variant pair"
+	}
+	return fmt.Sprintf("%d scenario × variant pairs", n)
+}
+
 // parseShard reads "i/n"; "" is the whole run (0, 0).
 func parseShard(s string) (int, int, error) {
 	if s == "" {
@@ -355,8 +367,9 @@ func saveFile(path string, rep *report.Report, write func(io.Writer, *report.Rep
 	return files.WriteAtomic(path, func(w io.Writer) error { return write(w, rep) })
 }
 
-// verdict maps a report to an exit: an unreadable cassette beats stale,
-// which beats failed.
+// verdict maps a report to an exit: nothing judged is bad usage; an
+// unreadable cassette beats stale, which beats failed. A suite with gating:
+// false fails the run only by its stale, missing or unreadable cassettes.
 func verdict(rep *report.Report) error {
 	stale, failed, unreadable := 0, 0, 0
 	for _, s := range rep.Suites {
@@ -367,19 +380,22 @@ func verdict(rep *report.Report) error {
 				}
 				switch {
 				case sc.Verdict == report.VerdictStale:
-					// Stale fails even a suite that does not gate: a
-					// cassette that no longer matches is never hidden.
+					// A stale or missing cassette is never a finding kept
+					// on purpose: gating: false does not hide it.
 					stale++
-				case s.NotGating || sc.Known || sc.Verdict == report.VerdictPass:
-					// gating: false: reported, counted apart in the
-					// verdict line; a known failure of the baseline is
-					// listed there.
-				default:
+				case sc.Verdict != report.VerdictPass && !s.NotGating && !sc.Known:
+					// A known failure of the baseline is listed in the
+					// verdict line, not failed.
 					failed++
 				}
 			}
+			if s.NotGating {
+				// gating: false: its failures and thresholds are reported,
+				// counted apart in the verdict line, never failing the run.
+				continue
+			}
 			for _, t := range v.Thresholds {
-				if !t.Pass && !t.Known && !s.NotGating {
+				if !t.Pass && !t.Known {
 					failed++
 				}
 			}
@@ -390,6 +406,8 @@ func verdict(rep *report.Report) error {
 		unused = len(rep.Replay.UnusedCassettes)
 	}
 	switch {
+	case rep.Runs() == 0:
+		return withCode(exitUsage, errors.New("nothing was judged: the selection holds no scenario run; see testbed list"))
 	case unreadable > 0:
 		return withCode(exitInternal, fmt.Errorf("%d cassettes could not be read (see the errors above); restore them from git or re-record them", unreadable))
 	case unused > 0 && stale == 0 && failed == 0:

@@ -45,7 +45,7 @@ var _ = Describe("testbed run", func() {
 		Expect(r.stdout).To(MatchRegexp(`(?m)^odbchat/legacy\s+30/30\s+26\.7%\s+\d+\.\d%\s+582\s+7,191 ms\s+8,497 ms$`))
 		Expect(r.stdout).To(MatchRegexp(`(?m)^odbchat/single-pass\s+30/30\s+100\.0%`))
 		Expect(r.stdout).To(ContainSubstring("replay: 0 live calls; "))
-		Expect(r.stdout).To(MatchRegexp(`PASS: all 60 scenarios and 6 thresholds passed \(\d+ of \d+ checks judged model behaviour against a stand-in\)`))
+		Expect(r.stdout).To(MatchRegexp(`PASS: all 60 scenarios and 6 thresholds passed, judging 1 suite, 2 variants, 60 runs and \S+ model calls \(\d+ of \d+ checks judged model behaviour against a stand-in\)`))
 		Expect(r.stdout).NotTo(ContainSubstring("cost per scenario"), "the tables are --tables'")
 		Expect(strings.Count(r.stdout, "\n")).To(BeNumerically("<", 15))
 	})

@@ -51,7 +51,7 @@ var _ = Describe("samples declared by the suite", func() {
 		root := sampledProject()
 		r := testbed("record", "--root", root, "--suite", "odbchat-sampled", "--variant", "single-pass", "--scenario", "strait-yesterday-en", "--repeat", "2")
 		Expect(r.code).To(Equal(exitOK), r.String())
-		Expect(strings.Split(r.stderr, "\n")[0]).To(Equal("recording 2 samples per scenario of odbchat-sampled, which declares samples: 5; set samples: 2 in " +
-			filepath.Join(root, "scenarios", "odbchat-sampled.yaml") + ", or replay will call the difference stale or unused"))
+		Expect(strings.Split(r.stderr, "\n")[0]).To(Equal("recording 2 samples per scenario of odbchat-sampled, which declares samples: 5; the earlier cassettes of the others are kept, and replay runs them; set samples: 2 in " +
+			filepath.Join(root, "scenarios", "odbchat-sampled.yaml") + " to drop them"))
 	})
 })

@@ -110,12 +110,14 @@ func isLatency(metric string) bool {
 
 // Thresholds evaluates a variant's thresholds against its summary s. base is
 // the baseline variant's summary, or nil when the variant is the baseline or
-// the suite has none; a threshold against "baseline" then compares s with
-// itself. A threshold written as a duration (Unit "s") is compared in
+// the suite has none; a threshold against "baseline" would then compare s
+// with itself, and is not evaluated. A threshold written as a duration (Unit "s") is compared in
 // milliseconds, and Observed and Target are in the metric's unit (ms for
 // latencies). An unknown metric or operator fails, with a Detail saying so;
 // so does a threshold over a variant (or a baseline) with no runs or with
-// stale or errored ones: it is not evaluated, never passed on nothing.
+// stale or errored ones, a metric over model calls of runs that made none,
+// or routing accuracy where no scenario expects a route: it is not
+// evaluated, never passed on nothing.
 func Thresholds(ths []scenario.Threshold, s report.Summary, base *report.Summary) []report.Threshold {
 	out := make([]report.Threshold, 0, len(ths))
 	for _, th := range ths {
@@ -148,9 +150,6 @@ func threshold(th scenario.Threshold, s report.Summary, base *report.Summary) re
 		if th.Against != "" {
 			against = " (" + th.Against + ")"
 		}
-	case th.Baseline:
-		r.Target = observed
-		against = " (baseline is this variant)"
 	case th.Unit == "s":
 		if !isLatency(th.Metric) {
 			r.Detail = fmt.Sprintf("%s is not a latency; write its target without a duration unit", th.Metric)
@@ -187,6 +186,13 @@ func unmeasured(s report.Summary, base *report.Summary, th scenario.Threshold) s
 			return whose + "no runs"
 		case s.Incomplete > 0:
 			return fmt.Sprintf("%s%d of %d runs are stale or errored, so %s was not measured; fix them first", whose, s.Incomplete, runs, th.Metric)
+		case s.LLMCallsMean == 0 && overModelCalls(th.Metric):
+			// An agent that testbed saw make no model call (one that
+			// bypasses the proxy, say) left nothing to measure: a mean or
+			// percentile of nothing is not 0.
+			return fmt.Sprintf("%sits %d runs made no model call, so %s was not measured", whose, runs, th.Metric)
+		case s.Routed == 0 && th.Metric == "routing_accuracy":
+			return whose + "no scenario expects a route, so routing_accuracy was not measured"
 		}
 		return ""
 	}
@@ -196,7 +202,12 @@ func unmeasured(s report.Summary, base *report.Summary, th scenario.Threshold) s
 	if why := streamMissing(th.Metric, s); why != "" {
 		return why
 	}
-	if th.Baseline && base != nil {
+	if th.Baseline && base == nil {
+		// The loader refuses such a threshold; a caller that builds its
+		// own gets the same answer.
+		return "it compares the baseline variant with itself"
+	}
+	if th.Baseline {
 		whose := "the baseline: "
 		if th.Against != "" {
 			whose = th.Against + ": "
@@ -209,6 +220,13 @@ func unmeasured(s report.Summary, base *report.Summary, th scenario.Threshold) s
 		}
 	}
 	return ""
+}
+
+// overModelCalls reports whether metric is measured over the model calls
+// of a variant's runs (their count, tokens, latency, tools and trimming):
+// every metric but the pass rate, routing accuracy and artifacts.
+func overModelCalls(metric string) bool {
+	return !slices.Contains([]string{"pass_rate", "routing_accuracy", "artifacts"}, metric)
 }
 
 // compare applies op; equality allows for rounding in the summary's means.

@@ -116,10 +116,6 @@ var _ = Describe("Thresholds", func() {
 			slower, &summary, 2.0, 1.5, "llm_calls_mean = 2, want <= 1.5 (baseline)"),
 		Entry("the baseline's latency, failing", scenario.Threshold{Metric: "latency_mean", Op: "<", Baseline: true},
 			slower, &summary, 1300.0, 1100.0, "latency_mean = 1300 ms, want < 1100 ms (baseline)"),
-		Entry("the baseline, being the baseline", scenario.Threshold{Metric: "latency_mean", Op: "<=", Baseline: true},
-			summary, nil, 1100.0, 1100.0, ""),
-		Entry("strictly better than the baseline, being the baseline", scenario.Threshold{Metric: "latency_mean", Op: "<", Baseline: true},
-			summary, nil, 1100.0, 1100.0, "latency_mean = 1100 ms, want < 1100 ms (baseline is this variant)"),
 		Entry("an unknown metric", scenario.Threshold{Metric: "latency_p90", Op: "<", Value: 2, Unit: "s"},
 			summary, nil, 0.0, 0.0, `unknown metric "latency_p90" (want one of artifacts, gap_mean, gap_p95, goodput, input_tokens_mean, latency_mean, `+
 				`latency_p50, latency_p95, latency_p99, llm_calls_mean, output_tokens_mean, output_tps_mean, pass_rate, `+
@@ -149,6 +145,7 @@ var _ = Describe("Thresholds", func() {
 var _ = Describe("Thresholds over runs that measured nothing", func() {
 	stale := report.Summary{Scenarios: 3, Incomplete: 1, LLMCallsMean: 0, LatencyMean: 0}
 	clean := report.Summary{Scenarios: 3, LLMCallsMean: 2, LatencyMean: 900}
+	idle := report.Summary{Scenarios: 3, Passed: 3, PassRate: 1} // runs that passed without a model call
 
 	DescribeTable("are not evaluated, and fail",
 		func(th scenario.Threshold, s report.Summary, base *report.Summary, why string) {
@@ -167,6 +164,24 @@ var _ = Describe("Thresholds over runs that measured nothing", func() {
 		Entry("a baseline with a stale run",
 			scenario.Threshold{Source: "latency_mean <= baseline", Metric: "latency_mean", Op: "<=", Baseline: true}, clean, &stale,
 			"the baseline: 1 of 3 runs are stale or errored, so latency_mean was not measured; fix them first"),
+		Entry("the baseline, being the baseline",
+			scenario.Threshold{Source: "latency_mean <= baseline", Metric: "latency_mean", Op: "<=", Baseline: true}, clean, nil,
+			"it compares the baseline variant with itself"),
+		Entry("a latency over runs that made no model call",
+			scenario.Threshold{Source: "latency_p95 < 1s", Metric: "latency_p95", Op: "<", Value: 1, Unit: "s"}, idle, nil,
+			"its 3 runs made no model call, so latency_p95 was not measured"),
+		Entry("a count of calls over runs that made none, against the baseline",
+			scenario.Threshold{Source: "llm_calls_mean <= baseline", Metric: "llm_calls_mean", Op: "<=", Baseline: true}, idle, &clean,
+			"its 3 runs made no model call, so llm_calls_mean was not measured"),
+		Entry("tokens over runs that made no model call",
+			scenario.Threshold{Source: "input_tokens_mean < 10", Metric: "input_tokens_mean", Op: "<", Value: 10}, idle, nil,
+			"its 3 runs made no model call, so input_tokens_mean was not measured"),
+		Entry("a baseline whose runs made no model call",
+			scenario.Threshold{Source: "latency_mean <= baseline", Metric: "latency_mean", Op: "<=", Baseline: true}, clean, &idle,
+			"the baseline: its 3 runs made no model call, so latency_mean was not measured"),
+		Entry("routing accuracy where no scenario expects a route",
+			scenario.Threshold{Source: "routing_accuracy < 50%", Metric: "routing_accuracy", Op: "<", Value: 0.5, Unit: "%"}, clean, nil,
+			"no scenario expects a route, so routing_accuracy was not measured"),
 		Entry("no runs at all",
 			scenario.Threshold{Source: "pass_rate == 100%", Metric: "pass_rate", Op: "==", Value: 1, Unit: "%"}, report.Summary{}, nil,
 			"no runs"),

@@ -67,7 +67,7 @@ baseline: planted
 variants:
   planted: {config: {prompt: prompts/planted.md}}
 scenarios:
-  - {id: x, input: hi}
+  - {id: x, input: hi, expect: {llm_calls: 1}}
 `), scenario.LoadOptions{})
 		Expect(err).NotTo(HaveOccurred())
 

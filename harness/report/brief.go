@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -91,12 +92,13 @@ func briefFailures(s *Suite, name string, v *Variant) []failure {
 }
 
 // notGatingFailures is one line for the scenarios of v, a variant of a
-// suite that does not gate the run, that did not pass: their ids and where
-// to read why, so that findings kept on purpose do not crowd the screen.
+// suite that does not gate the run, that failed (stale ones fail the run
+// and are listed in full): their ids and where to read why, so that
+// findings kept on purpose do not crowd the screen.
 func notGatingFailures(s *Suite, name string, v *Variant) []failure {
 	var ids []string
 	for _, sc := range v.Scenarios {
-		if sc.Verdict != VerdictPass {
+		if sc.Verdict != VerdictPass && sc.Verdict != VerdictStale { // stale ones are listed in full
 			ids = append(ids, sc.ID)
 		}
 	}
@@ -142,6 +144,11 @@ func headline(r *Report) (overview table, failures, thresholds []string) {
 				Grouped(int64(math.Round(sm.InputTokensMean))), Grouped(int64(math.Round(sm.LatencyP50))) + " ms",
 				Grouped(int64(math.Round(sm.LatencyP95))) + " ms", ttft})
 			if s.NotGating {
+				// A stale or missing cassette fails the run even here: it
+				// is listed in full, with the command that records it.
+				stale := *v
+				stale.Scenarios = slices.DeleteFunc(slices.Clone(v.Scenarios), func(sc Scenario) bool { return sc.Verdict != VerdictStale })
+				found = append(found, briefFailures(s, name, &stale)...)
 				found = append(found, notGatingFailures(s, name, v)...)
 			} else {
 				found = append(found, briefFailures(s, name, v)...)

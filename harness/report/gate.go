@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 )
 
@@ -60,7 +61,7 @@ func worse(base, head, tol float64, higher bool) bool {
 // tokens, LLM calls and latency are held to the tolerances of
 // input_tokens_mean, llm_calls_mean and latency_mean. Suites, variants and
 // scenarios missing from either side, or suites missing from gates, are
-// not compared.
+// not compared: Uncompared lists those of head that base lacks.
 func Regressions(base, head *Report, gates map[string]map[string]float64) []Regression {
 	var out []Regression
 	for _, hs := range head.Suites {
@@ -80,6 +81,40 @@ func Regressions(base, head *Report, gates map[string]map[string]float64) []Regr
 					out = append(out, variantRegressions(hs.Name, &bv, &hv, gate)...)
 				}
 			}
+		}
+	}
+	return out
+}
+
+// Uncompared lists what Regressions cannot compare: each suite of head
+// that gates (is in gates) and ran a scenario, as "suite NAME", when base
+// lacks it, and each such variant, as "variant SUITE/NAME", when base has
+// its suite but not the variant. A gate that passed with these left out
+// would rest on nothing for them.
+func Uncompared(base, head *Report, gates map[string]map[string]float64) []string {
+	var out []string
+	for _, hs := range head.Suites {
+		if _, ok := gates[hs.Name]; !ok {
+			continue
+		}
+		var bs *Suite
+		for i := range base.Suites {
+			if base.Suites[i].Name == hs.Name {
+				bs = &base.Suites[i]
+			}
+		}
+		var variants []string
+		for _, hv := range hs.Variants {
+			if len(hv.Scenarios) > 0 && (bs == nil || !slices.ContainsFunc(bs.Variants, func(bv Variant) bool { return bv.Name == hv.Name })) {
+				variants = append(variants, "variant "+hs.Name+"/"+hv.Name)
+			}
+		}
+		switch {
+		case len(variants) == 0:
+		case bs == nil:
+			out = append(out, "suite "+hs.Name) // its variants with it
+		default:
+			out = append(out, variants...)
 		}
 	}
 	return out

@@ -55,13 +55,15 @@ type table struct {
 // verdictStyle turns a Verdict into the cell shown for it.
 type verdictStyle func(verdict string) string
 
-// layout builds the document for r.
 // Verdict is the report's closing line: PASS when every scenario and
-// threshold passed and no cassette went unused, else FAIL with the counts.
+// threshold of the gating suites passed, no cassette went unused and none
+// was stale, naming the suites, variants, runs and model calls it judged;
+// else FAIL with the counts, and FAIL when nothing was judged.
 func (r *Report) Verdict() string {
 	return layout(r, func(v string) string { return v }).result
 }
 
+// layout builds the document for r.
 func layout(r *Report, verdict verdictStyle) document {
 	var d document
 	var checks, judged int
@@ -74,13 +76,12 @@ func layout(r *Report, verdict verdictStyle) document {
 				checks, judged = checks+v.Summary.Checks, judged+v.Summary.Judged
 			}
 			if s.NotGating {
-				apart.add(v)
+				apart.add(s.Name, v)
 			} else {
-				gating.add(v)
+				gating.add(s.Name, v)
 			}
 		}
 	}
-	scenarios, scenariosFailed, thresholds, thresholdsFailed := gating.scenarios, gating.scenariosFailed, gating.thresholds, gating.thresholdsFailed
 	if sec, ok := faultsByAgent(r); ok {
 		d.suites = append(d.suites, suiteBlock{title: "faults", about: "per agent, over every suite and variant", sections: []section{sec}})
 	}
@@ -94,48 +95,95 @@ func layout(r *Report, verdict verdictStyle) document {
 		}
 		d.suites = append(d.suites, suiteBlock{title: "replay", about: "hermeticity", sections: []section{sec}})
 	}
-	switch {
-	case scenariosFailed == 0 && thresholdsFailed == 0 && unused == 0 && apart.stale == 0 && len(r.KnownFailures) > 0:
-		d.result = fmt.Sprintf("PASS: %d of %s and %d of %s passed",
-			scenarios-countKnown(r, true), count(scenarios, "scenario"), thresholds-countKnown(r, false), count(thresholds, "threshold"))
-	case scenariosFailed == 0 && thresholdsFailed == 0 && unused == 0 && apart.stale == 0:
-		d.result = fmt.Sprintf("PASS: all %s and %s passed",
-			count(scenarios, "scenario"), count(thresholds, "threshold"))
-	case unused > 0:
-		d.result = fmt.Sprintf("FAIL: %d of %s, %d of %s failed; %s",
-			scenariosFailed, count(scenarios, "scenario"), thresholdsFailed, count(thresholds, "threshold"), count(unused, "unused cassette"))
-	default:
-		d.result = fmt.Sprintf("FAIL: %d of %s, %d of %s failed",
-			scenariosFailed, count(scenarios, "scenario"), thresholdsFailed, count(thresholds, "threshold"))
-	}
-	if apart.scenarios+apart.thresholds > 0 {
-		parts := []string{fmt.Sprintf("%d of %s", apart.scenariosFailed, count(apart.scenarios, "scenario"))}
-		if apart.thresholds > 0 {
-			parts = append(parts, fmt.Sprintf("%d of %s", apart.thresholdsFailed, count(apart.thresholds, "threshold")))
-		}
-		d.result += "; not gating: " + strings.Join(parts, ", ") + " failed"
-		if apart.stale > 0 {
-			d.result += fmt.Sprintf(", %s stale (a stale cassette fails even when not gating)", count(apart.stale, "scenario run"))
-		}
-	}
-	if k := knownNote(r); k != "" {
-		d.result += " (" + k + ")"
-	}
+	d.result = result(r, gating, apart, unused)
 	if judged > 0 {
 		d.result += fmt.Sprintf(" (%s of %s checks judged model behaviour against a stand-in)", Grouped(int64(judged)), Grouped(int64(checks)))
 	}
 	return d
 }
 
-// tally counts the scenarios and thresholds of variants, and their failures.
-type tally struct {
-	scenarios, scenariosFailed, thresholds, thresholdsFailed int
-	stale                                                    int // stale or unreadable cassettes
+// result is the verdict line: PASS when the gating suites' scenarios and
+// thresholds passed, no cassette went unused and none was stale or missing
+// (gating or not: a cassette's fault is never a finding kept on purpose),
+// naming what each part judged; FAIL with the counts otherwise, and when
+// nothing at all was judged.
+func result(r *Report, gating, apart tally, unused int) string {
+	if gating.scenarios+apart.scenarios == 0 {
+		return "FAIL: nothing was judged: no scenario ran"
+	}
+	var line string
+	pass := gating.scenariosFailed == 0 && gating.thresholdsFailed == 0 && unused == 0 && apart.stale == 0
+	switch {
+	case pass && gating.scenarios == 0:
+		line = "PASS: no gating suite ran"
+	case pass && len(r.KnownFailures) > 0:
+		line = fmt.Sprintf("PASS: %d of %s and %d of %s passed", gating.scenarios-countKnown(r, true), count(gating.scenarios, "scenario"),
+			gating.thresholds-countKnown(r, false), count(gating.thresholds, "threshold"))
+	case pass:
+		line = fmt.Sprintf("PASS: all %s and %s passed", count(gating.scenarios, "scenario"), count(gating.thresholds, "threshold"))
+	case gating.scenarios == 0:
+		line = "FAIL: no gating suite ran"
+	default:
+		line = fmt.Sprintf("FAIL: %d of %s, %d of %s failed", gating.scenariosFailed, count(gating.scenarios, "scenario"), gating.thresholdsFailed, count(gating.thresholds, "threshold"))
+	}
+	line += gating.judged()
+	if unused > 0 {
+		line += "; " + count(unused, "unused cassette")
+	}
+	if apart.scenarios+apart.thresholds > 0 {
+		parts := []string{fmt.Sprintf("%d of %s", apart.scenariosFailed, count(apart.scenarios, "scenario"))}
+		if apart.thresholds > 0 {
+			parts = append(parts, fmt.Sprintf("%d of %s", apart.thresholdsFailed, count(apart.thresholds, "threshold")))
+		}
+		line += "; not gating: " + strings.Join(parts, ", ") + " failed"
+		if apart.stale > 0 {
+			line += fmt.Sprintf(" (%s, which fail the run)", count(apart.stale, "stale or missing cassette"))
+		}
+		line += apart.judged()
+	}
+	if k := knownNote(r); k != "" {
+		line += " (" + k + ")"
+	}
+	return line
 }
 
-// add counts the scenarios and thresholds of v; a known failure (see
-// ApplyKnown) is not a failure.
-func (t *tally) add(v Variant) {
+// tally counts the suites, variants, scenario runs (samples included) and
+// model calls of variants, their scenarios and thresholds, and their
+// failures; stale counts the scenarios whose cassettes were stale, missing
+// or unreadable.
+type tally struct {
+	scenarios, scenariosFailed, thresholds, thresholdsFailed, stale int
+	suites                                                          map[string]bool
+	variants, runs, calls                                           int
+}
+
+// judged names what the tally judged, as ", judging 1 suite, 2 variants,
+// 4 runs and 9 model calls", or "" when it judged no scenario.
+func (t *tally) judged() string {
+	if t.scenarios == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", judging %s, %s, %s and %s", count(len(t.suites), "suite"), count(t.variants, "variant"),
+		countGrouped(t.runs, "run"), countGrouped(t.calls, "model call"))
+}
+
+// countGrouped is count with the number's thousands grouped.
+func countGrouped(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return Grouped(int64(n)) + " " + noun + "s"
+}
+
+// add counts the scenarios and thresholds of v, a variant of suite.
+func (t *tally) add(suite string, v Variant) {
+	if t.suites == nil {
+		t.suites = map[string]bool{}
+	}
+	if len(v.Scenarios) > 0 {
+		t.suites[suite] = true
+		t.variants++
+	}
 	for _, sc := range v.Scenarios {
 		t.scenarios++
 		if sc.Verdict != VerdictPass && !sc.Known {
@@ -143,6 +191,10 @@ func (t *tally) add(v Variant) {
 		}
 		if sc.Verdict == VerdictStale || sc.Unreadable {
 			t.stale++
+		}
+		for _, r := range sc.Runs() {
+			t.runs++
+			t.calls += r.Metrics.LLMCalls
 		}
 	}
 	for _, th := range v.Thresholds {

@@ -261,23 +261,26 @@ func (sc Scenario) Explain() string {
 }
 
 // Passed reports whether every scenario and threshold of r's gating suites
-// passed, or failed as a known failure, and no cassette went unused or
-// stale. A suite with gating: false is reported, never failing: as for
-// testbed run's verdict, its failures do not count, but a stale cassette
-// does.
+// passed, or failed as a known failure, no cassette went unused and
+// something was judged. A suite with gating: false is reported, never
+// failing: as for testbed run's verdict, its failures do not count, but its
+// stale, missing or unreadable cassettes do.
 func (r *Report) Passed() bool {
-	if r.Replay != nil && len(r.Replay.UnusedCassettes) > 0 {
+	if r.Replay != nil && len(r.Replay.UnusedCassettes) > 0 || r.Runs() == 0 {
 		return false
 	}
 	for _, s := range r.Suites {
 		for _, v := range s.Variants {
 			for _, sc := range v.Scenarios {
-				if sc.Verdict == VerdictStale || sc.Unreadable || (!s.NotGating && sc.Verdict != VerdictPass && !sc.Known) {
+				if sc.Verdict == VerdictStale || sc.Unreadable || !s.NotGating && sc.Verdict != VerdictPass && !sc.Known {
 					return false
 				}
 			}
+			if s.NotGating {
+				continue
+			}
 			for _, t := range v.Thresholds {
-				if !s.NotGating && !t.Pass && !t.Known {
+				if !t.Pass && !t.Known {
 					return false
 				}
 			}

@@ -71,11 +71,11 @@ var _ = Describe("renderers", func() {
 			Expect(lines[len(lines)-1]).To(Equal(last))
 		},
 		Entry("text, failing", writer(report.WriteText), fixture(),
-			"FAIL: 2 of 7 scenarios, 1 of 5 thresholds failed"),
+			"FAIL: 2 of 7 scenarios, 1 of 5 thresholds failed, judging 2 suites, 3 variants, 7 runs and 12 model calls"),
 		Entry("text, passing", writer(report.WriteText), passing(),
-			"PASS: all 1 scenario and 1 threshold passed"),
+			"PASS: all 1 scenario and 1 threshold passed, judging 1 suite, 1 variant, 1 run and 3 model calls"),
 		Entry("markdown, failing", writer(report.WriteMarkdown), fixture(),
-			"**FAIL: 2 of 7 scenarios, 1 of 5 thresholds failed**"),
+			"**FAIL: 2 of 7 scenarios, 1 of 5 thresholds failed, judging 2 suites, 3 variants, 7 runs and 12 model calls**"),
 	)
 
 	It("writes tables that fit a 132-column terminal", func() {

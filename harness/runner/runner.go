@@ -75,6 +75,13 @@ type Options struct {
 	// scenario instead of the suite's own (scenario.Suite.Samples); a
 	// replay runs the suite's (see SamplePath).
 	Repeat int
+	// Pruned, if set, is told after a recording of fewer samples than
+	// there are cassettes of a scenario (Repeat) how many it recorded,
+	// which earlier sample cassettes it kept, the suite declaring them,
+	// and which it removed, beyond the suite's samples: a cassette never
+	// goes silently. It is called one scenario at a time, with sample
+	// numbers.
+	Pruned func(suite, variant, id string, recorded int, kept, removed []int)
 	// Progress, if set, is called after each scenario run (each sample of
 	// each scenario of each variant) finishes, one call at a time, with the
 	// runs done and the total: the runner draws no progress itself.
@@ -283,7 +290,8 @@ func newCounters(suites []*scenario.Suite) map[string]*counter {
 
 // foldSamples puts a job's runs into its report slot. After a recording in
 // which every sample succeeded, sample cassettes beyond the ones just
-// recorded are removed, so a replay finds exactly those.
+// recorded are kept up to the suite's samples, which a replay runs, and
+// removed beyond, so a replay finds exactly those; Pruned is told both.
 func foldSamples(j *job, opts Options) {
 	var runs []report.Scenario
 	for _, r := range j.runs {
@@ -303,10 +311,21 @@ func foldSamples(j *job, opts Options) {
 			return
 		}
 	}
-	for k := len(runs) + 1; ; k++ {
-		if os.Remove(cassette.SamplePath(opts.Root, j.suite.Name, j.variant.Name, j.scenario.ID, k)) != nil {
-			return
+	path := func(k int) string {
+		return cassette.SamplePath(opts.Root, j.suite.Name, j.variant.Name, j.scenario.ID, k)
+	}
+	declared := max(1, j.suite.Samples)
+	var kept, removed []int
+	for k := len(runs) + 1; k <= declared; k++ {
+		if _, err := os.Stat(path(k)); err == nil {
+			kept = append(kept, k)
 		}
+	}
+	for k := max(len(runs), declared) + 1; os.Remove(path(k)) == nil; k++ {
+		removed = append(removed, k)
+	}
+	if opts.Pruned != nil && len(kept)+len(removed) > 0 {
+		opts.Pruned(j.suite.Name, j.variant.Name, j.scenario.ID, len(runs), kept, removed)
 	}
 }
 

@@ -332,6 +332,11 @@ func (r *sampleRun) finalize() {
 		out.Verdict, out.Error = report.VerdictError, r.closeErr.Error()
 	case len(r.ans.Replies) != len(r.j.scenario.Turns):
 		out.Verdict, out.Error = report.VerdictError, fmt.Sprintf("agent answered %d of %d turns", len(r.ans.Replies), len(r.j.scenario.Turns))
+	case !slices.ContainsFunc(out.Checks, func(c report.Check) bool { return c.Name != "cassette.unplayed" }):
+		// The loader refuses a scenario that expects nothing; whatever
+		// else leaves a run with nothing checked fails, never passes.
+		out.Verdict = report.VerdictFail
+		out.Checks = append(out.Checks, report.Check{Name: "expect", Detail: "nothing was checked: the scenario expects nothing of this variant's reply; add an expectation"})
 	default:
 		out.Verdict = report.VerdictPass
 		for _, c := range out.Checks {

@@ -101,7 +101,7 @@ variants:
   a: {endpoint: {provider: openai, model: m}}
   b: {endpoint: {provider: mistral, model: m}}
 scenarios:
-  - {id: x, input: hi}
+  - {id: x, input: hi, expect: {llm_calls: 1}}
 `), scenario.LoadOptions{})
 		Expect(err).To(MatchError(ContainSubstring(`cba.yaml:6: variants.a.endpoint: missing key "base_url" (needed for provider openai)`)))
 		Expect(err).To(MatchError(ContainSubstring(`cba.yaml:7: variants.b.endpoint.provider`)))
@@ -114,7 +114,7 @@ baseline: a
 variants:
   a: {endpoint: {provider: anthropic, model: claude-haiku-4-5}}
 scenarios:
-  - {id: x, input: hi}
+  - {id: x, input: hi, expect: {llm_calls: 1}}
 `), scenario.LoadOptions{})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(*s.Variants[0].Endpoint).To(Equal(llm.Endpoint{Provider: llm.ProviderAnthropic, BaseURL: "https://api.anthropic.com", Model: "claude-haiku-4-5"}))
@@ -128,7 +128,7 @@ variants:
   a: {}
   streaming: {endpoint: {provider: openai, base_url: "https://openrouter.ai/api/v1", model: openai/gpt-4.1, stream: true}}
 scenarios:
-  - {id: x, input: hi}
+  - {id: x, input: hi, expect: {llm_calls: 1}}
 `), scenario.LoadOptions{})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(s.Variants[1].Endpoint.Stream).To(BeTrue())
@@ -140,7 +140,7 @@ baseline: a
 variants:
   a: {endpoint: {provider: anthropic, model: m, stream: sometimes}}
 scenarios:
-  - {id: x, input: hi}
+  - {id: x, input: hi, expect: {llm_calls: 1}}
 `), scenario.LoadOptions{})
 		Expect(err).To(MatchError(ContainSubstring(`climate.yaml:6: variants.a.endpoint.stream`)))
 	})
@@ -155,7 +155,7 @@ baseline: a
 variants:
   a: {endpoint: `+endpoint+`}
 scenarios:
-  - {id: x, input: hi}
+  - {id: x, input: hi, expect: {llm_calls: 1}}
 `), scenario.LoadOptions{})
 	}
 
@@ -197,7 +197,7 @@ variants: {a: {}, b: {}}
 thresholds:
   b: ["routing_accuracy >= variant:a", "pass_rate >= variant:c"]
 scenarios:
-  - {id: x, input: hi}
+  - {id: x, input: hi, expect: {llm_calls: 1}}
 `), scenario.LoadOptions{})
 		Expect(err).To(MatchError(`t.yaml:7: thresholds.b[1]: unknown variant "c" (variants: a, b)`))
 	})
@@ -212,7 +212,7 @@ baseline: a
 variants: {a: {}}
 gate: {input_tokens_mean: 2%, latency_mean: 0.05, pass_rate: 0}
 scenarios:
-  - {id: x, input: hi}
+  - {id: x, input: hi, expect: {llm_calls: 1}}
 `), scenario.LoadOptions{})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(s.Gate).To(Equal(map[string]float64{"input_tokens_mean": 0.02, "latency_mean": 0.05, "pass_rate": 0}))
@@ -224,7 +224,7 @@ baseline: a
 variants: {a: {}}
 gate: {tokens: 2%}
 scenarios:
-  - {id: x, input: hi}
+  - {id: x, input: hi, expect: {llm_calls: 1}}
 `), scenario.LoadOptions{})
 		Expect(err).To(MatchError(ContainSubstring(`g.yaml:6: gate.tokens: unknown gate metric "tokens"`)))
 	})

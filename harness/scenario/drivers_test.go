@@ -13,7 +13,7 @@ var _ = Describe("an outside agent's driver", func() {
 	parse := func(agent string) *scenario.External {
 		GinkgoHelper()
 		src := "suite: outside\nagent:\n  name: outside\n  model: {provider: openai, base_url: \"https://api.openai.com/v1\", model: m}\n" + agent +
-			"clock: 2025-11-06T10:00:00+08:00\nbaseline: v1\nvariants:\n  v1: {}\nscenarios:\n  - id: a\n    input: hi\n"
+			"clock: 2025-11-06T10:00:00+08:00\nbaseline: v1\nvariants:\n  v1: {}\nscenarios:\n  - id: a\n    input: hi\n    expect: {llm_calls: 1}\n"
 		s, err := scenario.Parse("s.yaml", []byte(src), opts)
 		Expect(err).NotTo(HaveOccurred())
 		return s.External
@@ -52,7 +52,7 @@ var _ = Describe("an outside agent's driver", func() {
 
 	It("needs the command that starts the service", func() {
 		src := "suite: outside\nagent:\n  name: outside\n  model: {provider: openai, base_url: \"https://api.openai.com/v1\", model: m}\n  http: {url: \"http://127.0.0.1:8080/\"}\n" +
-			"clock: 2025-11-06T10:00:00+08:00\nbaseline: v1\nvariants:\n  v1: {}\nscenarios:\n  - id: a\n    input: hi\n"
+			"clock: 2025-11-06T10:00:00+08:00\nbaseline: v1\nvariants:\n  v1: {}\nscenarios:\n  - id: a\n    input: hi\n    expect: {llm_calls: 1}\n"
 		_, err := scenario.Parse("s.yaml", []byte(src), opts)
 		Expect(err).To(MatchError(ContainSubstring(`s.yaml:3: agent: missing required key "command"`)))
 	})

@@ -25,6 +25,7 @@ variants:
 scenarios:
   - id: today
     input: "Weather in Oslo?"
+    expect: {llm_calls: 1}
 `
 
 var _ = Describe("an agent: mapping without command", func() {

@@ -278,7 +278,7 @@ var (
 	fileName = regexp.MustCompile(`^[A-Za-z0-9_-][A-Za-z0-9._-]*$`)
 	// sampleName is how the cassettes of a scenario's samples end
 	// (<id>.sample2.yaml): an id ending so would share their files.
-	sampleName = regexp.MustCompile(`\.sample[0-9]+$`)
+	sampleName = regexp.MustCompile(`(?i)\.sample[0-9]+$`)
 )
 
 // MaxNameBytes is the longest variant name or scenario id: with the suffixes
@@ -400,7 +400,7 @@ func (d *decoder) suite(root *yaml.Node) *Suite {
 		}
 	}
 	if f, ok := fs["thresholds"]; ok {
-		s.Thresholds = d.thresholds(f.val)
+		s.Thresholds = d.thresholds(f.val, s.Baseline)
 	}
 	if f, ok := fs["faults"]; ok {
 		s.Faults = d.faultRate(f.val)
@@ -435,6 +435,7 @@ func (d *decoder) scenarios(v *yaml.Node) []Scenario {
 			continue
 		}
 		sc := Scenario{Line: m.Line}
+		before := len(d.errs) // a scenario with problems is not also said to expect nothing
 		d.require(m, fs, at, "id")
 		if f, ok := fs["id"]; ok {
 			if id, ok := d.str(f.val, join(at, "id")); ok {
@@ -485,9 +486,31 @@ func (d *decoder) scenarios(v *yaml.Node) []Scenario {
 		} else if hasInput {
 			sc.Turns = []Turn{d.turn(fs, at, input.key.Line)}
 		}
+		if len(d.errs) == before && len(sc.Turns) > 0 {
+			d.expectsSomething(sc, at)
+		}
 		out = append(out, sc)
 	}
 	return out
+}
+
+// expectsSomething reports a scenario that expects nothing of its reply,
+// under every variant or under one: it could only pass, so a verdict would
+// rest on nothing.
+func (d *decoder) expectsSomething(sc Scenario, at string) {
+	var none []string
+	for _, v := range d.variants {
+		if !slices.ContainsFunc(sc.Turns, func(t Turn) bool { return !t.ExpectFor(v).Empty() }) {
+			none = append(none, v)
+		}
+	}
+	switch {
+	case len(none) == 0:
+	case len(none) == len(d.variants):
+		d.errorf(sc.Line, at, "scenario %q expects nothing, so it could only pass; add what its reply must show, such as expect: {answer: {contains: [...]}}", sc.ID)
+	default:
+		d.errorf(sc.Line, at, "scenario %q expects nothing of variant %s, so there it could only pass; add expect: for every variant, or an override under variants: for each of them", sc.ID, strings.Join(none, ", "))
+	}
 }
 
 func (d *decoder) turns(v *yaml.Node, at string) []Turn {

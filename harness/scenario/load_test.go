@@ -134,9 +134,9 @@ var _ = Describe("Load", func() {
 					},
 				},
 				{
-					ID:    "no-expect",
+					ID:    "calls-once",
 					Line:  56,
-					Turns: []scenario.Turn{{Input: "hello", Line: 57}},
+					Turns: []scenario.Turn{{Input: "hello", Line: 57, Expect: scenario.Expect{Line: 58, LLMCalls: ptr(1)}}},
 				},
 			},
 		}))
@@ -251,6 +251,7 @@ variants:
 scenarios:
   - id: ac1
     input: hi
+    expect: {llm_calls: 1}
 `
 
 var _ = Describe("Parse, on a broken suite", func() {
@@ -309,7 +310,7 @@ var _ = Describe("Parse, on a broken suite", func() {
 		for _, e := range errs {
 			lines = append(lines, e.(*scenario.Error).Line)
 		}
-		Expect(lines).To(Equal([]int{1, 12, 16, 23}))
+		Expect(lines).To(Equal([]int{1, 12, 16, 24}))
 	})
 })
 

@@ -195,6 +195,12 @@ type Expect struct {
 	Forbid []string
 }
 
+// Empty reports whether e checks nothing (a tolerance alone is no check).
+func (e Expect) Empty() bool {
+	return e.Route == nil && e.Tools == nil && len(e.Args) == 0 && e.Answer == nil && len(e.JQ) == 0 &&
+		e.LLMCalls == nil && e.ToolCalls == nil && e.Budget == nil && len(e.MustCall) == 0 && e.Chart == nil && len(e.Forbid) == 0
+}
+
 // ChartExpect checks the Vega-Lite spec of the turn's last chart artifact.
 type ChartExpect struct {
 	Mark   string   // the mark type, such as "line"

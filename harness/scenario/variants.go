@@ -35,11 +35,18 @@ func (d *decoder) suiteVariants(v *yaml.Node) []Variant {
 	}
 	d.known = true
 	var out []Variant
+	folded := map[string]*yaml.Node{} // each name by its lower case: file systems that ignore case would share its folder
 	for _, f := range list {
 		name := f.key.Value
 		at := join(at, name)
-		if why := nameProblem(name); why != "" {
+		other, clash := folded[strings.ToLower(name)]
+		switch why := nameProblem(name); {
+		case why != "":
 			d.errorf(f.key.Line, at, "invalid variant name %q (it names a cassette folder): %s", name, why)
+		case clash:
+			d.errorf(f.key.Line, at, "variant %q differs from %q (line %d) only in case, and would share its cassette folder where file names ignore case (macOS, Windows); rename one", name, other.Value, other.Line)
+		default:
+			folded[strings.ToLower(name)] = f.key
 		}
 		d.variants = append(d.variants, name)
 		vr := Variant{Name: name, Line: f.key.Line}
@@ -121,7 +128,9 @@ func DefaultBaseURL(provider string) string {
 	return ""
 }
 
-func (d *decoder) thresholds(v *yaml.Node) map[string][]Threshold {
+// thresholds reads the thresholds by variant; baseline is the suite's
+// baseline variant, which a threshold may not compare with itself.
+func (d *decoder) thresholds(v *yaml.Node, baseline string) map[string][]Threshold {
 	const at = "thresholds"
 	v = resolve(v)
 	if !d.present(v, at) {
@@ -168,6 +177,14 @@ func (d *decoder) thresholds(v *yaml.Node) map[string][]Threshold {
 			}
 			if t.Against != "" {
 				d.checkVariant(item, at, t.Against)
+			}
+			switch {
+			case t.Baseline && t.Against == "" && name == baseline:
+				d.errorf(item.Line, at, "%q compares %s, the baseline, with itself, so it could only pass; remove it, or compare with another variant (variant:<name>)", expr, name)
+				continue
+			case t.Against == name:
+				d.errorf(item.Line, at, "%q compares %s with itself, so it could only pass; remove it, or name another variant", expr, name)
+				continue
 			}
 			t.Line = item.Line
 			ts = append(ts, t)
