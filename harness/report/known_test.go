@@ -38,11 +38,11 @@ var _ = Describe("known failures", func() {
 		known, _ := report.Failing(r)
 		r.ApplyKnown(known)
 		Expect(r.Passed()).To(BeFalse(), "the stale run fails")
-		Expect(r.Verdict()).To(HavePrefix("FAIL: 1 of 3 scenarios, 0 of 1 threshold failed (2 known failures blessed in the baseline: trips/main/wrong [route], trips/main threshold pass_rate == 100%)"))
+		Expect(r.Verdict()).To(HavePrefix("FAIL: 1 of 3 scenarios, 0 of 1 threshold failed, judging 1 suite, 1 variant, 3 runs and 0 model calls (2 known failures blessed in the baseline: trips/main/wrong [route], trips/main threshold pass_rate == 100%)"))
 
 		r.Suites[0].Variants[0].Scenarios = r.Suites[0].Variants[0].Scenarios[:2]
 		Expect(r.Passed()).To(BeTrue())
-		Expect(r.Verdict()).To(Equal("PASS: 1 of 2 scenarios and 0 of 1 threshold passed (2 known failures blessed in the baseline: trips/main/wrong [route], trips/main threshold pass_rate == 100%)"))
+		Expect(r.Verdict()).To(Equal("PASS: 1 of 2 scenarios and 0 of 1 threshold passed, judging 1 suite, 1 variant, 2 runs and 0 model calls (2 known failures blessed in the baseline: trips/main/wrong [route], trips/main threshold pass_rate == 100%)"))
 		var buf bytes.Buffer
 		Expect(report.WriteJUnit(&buf, r)).To(Succeed())
 		Expect(buf.String()).To(ContainSubstring(`failures="0"`))
@@ -66,6 +66,6 @@ var _ = Describe("known failures", func() {
 		r.ApplyKnown(known)
 		Expect(r.KnownFailures).To(BeEmpty())
 		Expect(r.Passed()).To(BeTrue())
-		Expect(r.Verdict()).To(Equal("PASS: all 2 scenarios and 1 threshold passed (2 known failures now pass (improved: trips/main/wrong [route], trips/main threshold pass_rate == 100%); re-bless with: testbed baseline bless --suite trips --known-failures)"))
+		Expect(r.Verdict()).To(Equal("PASS: all 2 scenarios and 1 threshold passed, judging 1 suite, 1 variant, 2 runs and 0 model calls (2 known failures now pass (improved: trips/main/wrong [route], trips/main threshold pass_rate == 100%); re-bless with: testbed baseline bless --suite trips --known-failures)"))
 	})
 })
