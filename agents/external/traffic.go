@@ -2,7 +2,9 @@ package external
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
+	"errors"
 	"io"
 	"mime"
 	"net/http"
@@ -29,14 +31,33 @@ const RoleHeader = "X-Testbed-Role"
 // observer is the session's transport: it sends each request on to the
 // scenario's cassette (Config.HTTP) and reads, from the traffic, what the
 // built-in agents report through Config.Model and Config.Tracer.
+//
+// A tool call is what the model asked for: each call of a model response
+// waits, across later model calls (a delegated service's own conversation
+// among them), for a request that carries its result. The upstream bodies
+// fetched between a response and the next model request are its calls'
+// raw payloads, whatever their status. At the end of a turn every asked
+// call is reported in the order the model asked for them, those whose
+// result never came back with an error, so the route is what the model
+// chose even when the agent failed to run the tool.
 type observer struct {
 	cfg  agents.Config
 	next http.RoundTripper
 
 	mu      sync.Mutex
-	asked   []llm.ToolCall // tool calls of the last model response without a result yet
-	fetched [][]byte       // upstream bodies since that response
-	tools   []toolReport   // tool calls whose results went back to the model, this turn
+	last    []*askedCall // the calls of the last model response
+	fetched [][]byte     // upstream bodies since that response
+	asked   []*askedCall // every call the model asked for this turn, in order
+}
+
+// askedCall is one tool call the model asked for and what the traffic
+// showed of it.
+type askedCall struct {
+	call     llm.ToolCall
+	raw      []byte
+	fetched  bool // an upstream answered after the call was asked
+	answered bool
+	result   string // the tool result the program sent back
 }
 
 func newObserver(cfg agents.Config) *observer {
@@ -74,7 +95,8 @@ func (o *observer) RoundTrip(req *http.Request) (*http.Response, error) {
 	model := strings.HasSuffix(req.URL.Path, "/chat/completions") || gemini(req.URL.Path) ||
 		strings.HasSuffix(req.URL.Path, "/v1/messages") || strings.HasSuffix(req.URL.Path, responsesPath)
 	if !model {
-		if err == nil && resp.StatusCode < 400 {
+		// An error body is what the upstream answered: raw like any other.
+		if err == nil {
 			o.mu.Lock()
 			o.fetched = append(o.fetched, got)
 			o.mu.Unlock()
@@ -130,54 +152,84 @@ func (o *observer) model(req *http.Request, body []byte, resp *http.Response, go
 		mt.ModelCall(r, model, out, err, took)
 	}
 	o.mu.Lock()
-	o.asked, o.fetched = out.Message.ToolCalls, nil
+	o.last = nil
+	for _, c := range out.Message.ToolCalls {
+		a := &askedCall{call: c}
+		o.last = append(o.last, a)
+		o.asked = append(o.asked, a)
+	}
 	o.mu.Unlock()
 }
 
-// results pairs the tool results in a model request with the calls the
-// previous response asked for and the upstream bodies fetched since.
+// results hands the upstream bodies fetched since the last model response
+// to that response's calls (one each when the counts agree, else all to the
+// first, the group's raw payload), then pairs the tool results in msgs with the calls still waiting
+// for one: by call id and tool name, the latest asked first, so that two
+// conversations (an agent and the service it delegates to) numbering
+// their calls alike are told apart.
 func (o *observer) results(msgs []llm.Message) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if len(o.asked) == 0 {
-		return
-	}
-	byID := map[string]string{}
-	for _, m := range msgs {
-		if m.Role == llm.RoleTool {
-			byID[m.ToolCallID] = m.Content
+	for i, a := range o.last {
+		a.fetched = len(o.fetched) > 0
+		switch {
+		case len(o.fetched) == len(o.last):
+			a.raw = o.fetched[i]
+		case i == 0:
+			a.raw = bytes.Join(o.fetched, nil)
 		}
 	}
-	for i, call := range o.asked {
-		res, ok := byID[call.ID]
-		if !ok {
+	o.last, o.fetched = nil, nil
+	names := map[string]string{} // call id → tool name, from the request's assistant messages
+	for _, m := range msgs {
+		for _, c := range m.ToolCalls {
+			names[c.ID] = c.Name
+		}
+	}
+	for _, m := range msgs {
+		if m.Role != llm.RoleTool {
 			continue
 		}
-		var raw []byte
-		switch {
-		case len(o.fetched) == len(o.asked):
-			raw = o.fetched[i]
-		case i == 0:
-			raw = bytes.Join(o.fetched, nil)
+		name := cmp.Or(m.Name, names[m.ToolCallID])
+		for i := len(o.asked) - 1; i >= 0; i-- {
+			a := o.asked[i]
+			if !a.answered && a.call.ID == m.ToolCallID && (name == "" || a.call.Name == name) {
+				a.answered, a.result = true, m.Content
+				break
+			}
 		}
-		o.tools = append(o.tools, toolReport{Name: call.Name, Args: call.Arguments, Raw: string(raw), Context: res})
 	}
-	o.asked, o.fetched = nil, nil
 }
 
 // flush reports the turn's tool calls when emit is set, and forgets them.
+// A call answered with no upstream body fetched for it ran in the program
+// (a local tool): its result is both its raw payload and its context. A
+// call whose result never came back is reported with an error and no
+// payload.
 func (o *observer) flush(emit bool) {
 	o.mu.Lock()
-	tools := o.tools
-	o.tools = nil
+	asked := o.asked
+	o.asked, o.last, o.fetched = nil, nil, nil
 	o.mu.Unlock()
 	if !emit {
 		return
 	}
-	for _, t := range tools {
-		o.cfg.Tracer.Tool(t.Name, t.Args, []byte(t.Raw), t.Context, nil)
+	for _, a := range asked {
+		if !a.answered {
+			o.cfg.Tracer.Tool(a.call.Name, a.call.Arguments, nil, "", errNoResult)
+			continue
+		}
+		raw := a.raw
+		if !a.fetched {
+			raw = []byte(a.result)
+		}
+		o.cfg.Tracer.Tool(a.call.Name, a.call.Arguments, raw, a.result, nil)
 	}
 }
+
+// errNoResult is the error of a tool call the model asked for whose
+// result the program never sent back to the model.
+var errNoResult = errors.New("the model asked for this call; the agent sent no result back")
 
 // statusError is a model call the provider refused.
 type statusError struct {

@@ -26,10 +26,14 @@ type traced struct {
 	tools []string // name, raw and context of each tool call
 }
 
-func (t *traced) Tool(name string, args json.RawMessage, raw []byte, context string, _ error) {
+func (t *traced) Tool(name string, args json.RawMessage, raw []byte, context string, err error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.tools = append(t.tools, name+" "+string(args)+" raw="+string(raw)+" context="+context)
+	line := name + " " + string(args) + " raw=" + string(raw) + " context=" + context
+	if err != nil {
+		line += " error=" + err.Error()
+	}
+	t.tools = append(t.tools, line)
 }
 
 func (t *traced) Note(string, any) {}
@@ -100,5 +104,128 @@ echo '{"text": "21 °C"}'`
 		Expect(tr.calls[1].Messages[3]).To(Equal(llm.Message{Role: llm.RoleTool, ToolCallID: "call_w1", Name: "get_weather", Content: "21 C"}))
 		Expect(tr.resps[1].Message.Content).To(Equal("21 °C"))
 		Expect(tr.tools).To(Equal([]string{`get_weather {"city":"Taipei"} raw={"temp": 21, "unit": "C", "station": "Taipei"} context=21 C`}))
+	})
+})
+
+// chatAPI answers Chat Completions calls with answers in order (each a
+// message object) and upstream calls with the body and status of their
+// path.
+type chatAPI struct {
+	mu        sync.Mutex
+	answers   []string
+	upstreams map[string]struct {
+		status int
+		body   string
+	}
+}
+
+func (a *chatAPI) RoundTrip(r *http.Request) (*http.Response, error) {
+	status, body := 200, ""
+	if strings.HasSuffix(r.URL.Path, "/chat/completions") {
+		a.mu.Lock()
+		msg := a.answers[0]
+		a.answers = a.answers[1:]
+		a.mu.Unlock()
+		body = `{"id": "c", "object": "chat.completion", "created": 0, "model": "m", "choices": [{"index": 0, "finish_reason": "stop", "message": ` + msg + `}]}`
+	} else {
+		u := a.upstreams[r.URL.Path]
+		status, body = u.status, u.body
+	}
+	return &http.Response{StatusCode: status, Header: http.Header{"Content-Type": {"application/json"}}, Body: io.NopCloser(strings.NewReader(body)), Request: r}, nil
+}
+
+// callAnswer is a Chat Completions message asking for one tool call.
+func callAnswer(id, name, args string) string {
+	b, _ := json.Marshal(args)
+	return `{"role": "assistant", "content": null, "tool_calls": [{"id": "` + id + `", "type": "function", "function": {"name": "` + name + `", "arguments": ` + string(b) + `}}]}`
+}
+
+const textAnswer = `{"role": "assistant", "content": "done"}`
+
+// chatBody is a Chat Completions request of messages (a JSON array).
+func chatBody(messages string) string {
+	return `{"model": "m", "messages": ` + messages + `, "tools": [` +
+		`{"type": "function", "function": {"name": "hand_off", "parameters": {"type": "object"}}},` +
+		`{"type": "function", "function": {"name": "draw_plot", "parameters": {"type": "object"}}},` +
+		`{"type": "function", "function": {"name": "add_up", "parameters": {"type": "object"}}},` +
+		`{"type": "function", "function": {"name": "fetch_rates", "parameters": {"type": "object"}}}]}`
+}
+
+// runChat runs a shell script as an outside agent over api for one turn
+// and returns the tool calls read from its traffic.
+func runChat(api *chatAPI, script string) []string {
+	if _, err := exec.LookPath("curl"); err != nil {
+		Skip("curl is not installed")
+	}
+	tr := &traced{}
+	cfg := agents.Config{
+		HTTP: &http.Client{Transport: api}, Tracer: tr, Clock: func() time.Time { return time.Unix(0, 0) },
+		Endpoint:  llm.Endpoint{Provider: llm.ProviderOpenAI, BaseURL: "https://api.openai.com/v1", Model: "m"},
+		Upstreams: map[string]string{"rates": "https://rates.example"},
+	}
+	a, err := external.New(external.Spec{Command: []string{"sh", "-c", "read l\n" + script + "\necho '{\"text\": \"ok\"}'"}, TurnTimeout: time.Minute}, GinkgoT().TempDir())(cfg)
+	Expect(err).NotTo(HaveOccurred())
+	_, err = a.Run(context.Background(), agents.Input{Turns: []string{"go"}})
+	Expect(err).NotTo(HaveOccurred())
+	return tr.tools
+}
+
+// post is a curl line posting a Chat Completions request of messages.
+func post(messages string) string {
+	return `curl -s -X POST "$OPENAI_BASE_URL/chat/completions" -H 'Content-Type: application/json' -d '` + chatBody(messages) + `' >/dev/null`
+}
+
+var _ = Describe("tool calls read from traffic", func() {
+	const user = `{"role": "user", "content": "go"}`
+
+	It("reports a call whose result never came back, with an error, so the route is what the model asked for", func() {
+		api := &chatAPI{answers: []string{callAnswer("c1", "add_up", `{"a": 1}`), textAnswer}}
+		tools := runChat(api, post(`[`+user+`]`)+"\n"+post(`[`+user+`, {"role": "assistant", "content": "I could not run it"}]`))
+		Expect(tools).To(Equal([]string{`add_up {"a": 1} raw= context= error=the model asked for this call; the agent sent no result back`}))
+	})
+
+	It("reports a delegation as the model asked for it: the delegating call first, then the service's own, each with its result", func() {
+		// The agent's model asks hand_off (call_1); the service it hands to
+		// runs its own conversation, whose model also numbers its first
+		// call call_1 (draw_plot); then the agent's model gets hand_off's result.
+		api := &chatAPI{answers: []string{
+			callAnswer("call_1", "hand_off", `{"to": "plots"}`),
+			callAnswer("call_1", "draw_plot", `{"kind": "line"}`),
+			textAnswer,
+			textAnswer,
+		}}
+		outer := `{"role": "assistant", "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "hand_off", "arguments": "{}"}}]}`
+		inner := `{"role": "assistant", "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "draw_plot", "arguments": "{}"}}]}`
+		service := `{"role": "user", "content": "plot it"}`
+		tools := runChat(api, post(`[`+user+`]`)+"\n"+
+			post(`[`+service+`]`)+"\n"+
+			post(`[`+service+`, `+inner+`, {"role": "tool", "tool_call_id": "call_1", "content": "plotted"}]`)+"\n"+
+			post(`[`+user+`, `+outer+`, {"role": "tool", "tool_call_id": "call_1", "content": "the plot is ready"}]`))
+		Expect(tools).To(Equal([]string{
+			`hand_off {"to": "plots"} raw=the plot is ready context=the plot is ready`,
+			`draw_plot {"kind": "line"} raw=plotted context=plotted`,
+		}))
+	})
+
+	It("counts a local tool's result as its raw payload and its context, and an upstream's error body as raw", func() {
+		api := &chatAPI{
+			answers: []string{callAnswer("c1", "add_up", `{}`), callAnswer("c2", "fetch_rates", `{}`), textAnswer},
+			upstreams: map[string]struct {
+				status int
+				body   string
+			}{"/latest": {503, `{"error": "rates are being refreshed, try again in a minute"}`}},
+		}
+		call1 := `{"role": "assistant", "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "add_up", "arguments": "{}"}}]}`
+		call2 := `{"role": "assistant", "tool_calls": [{"id": "c2", "type": "function", "function": {"name": "fetch_rates", "arguments": "{}"}}]}`
+		res1 := `{"role": "tool", "tool_call_id": "c1", "content": "42"}`
+		res2 := `{"role": "tool", "tool_call_id": "c2", "content": "The rates service failed: being refreshed"}`
+		tools := runChat(api, post(`[`+user+`]`)+"\n"+
+			post(`[`+user+`, `+call1+`, `+res1+`]`)+"\n"+
+			`curl -s "$RATES_BASE_URL/latest" >/dev/null`+"\n"+
+			post(`[`+user+`, `+call1+`, `+res1+`, `+call2+`, `+res2+`]`))
+		Expect(tools).To(Equal([]string{
+			`add_up {} raw=42 context=42`,
+			`fetch_rates {} raw={"error": "rates are being refreshed, try again in a minute"} context=The rates service failed: being refreshed`,
+		}))
 	})
 })

@@ -6,6 +6,8 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+
+	"github.com/agentreplay/testbed/harness/report"
 )
 
 // climateProject copies what the climate suite needs, and the blessed
@@ -68,10 +70,87 @@ var _ = Describe("the baseline gate", func() {
 		Expect(again.stdout).To(MatchRegexp(`; the gate found no regression against \S*reports/baseline\.json\n$`), "a gate that passed says so")
 	})
 
-	It("refuses to bless a part of the project", func() {
-		r := testbed("baseline", "bless", "--root", "../..", "--suite", "odbchat")
+	It("blesses one suite into the baseline, carrying its failures as known failures, listed in every verdict, failing on a new one, saying when one passes, and never hiding a stale cassette", func() {
+		root := project()
+		for _, dir := range []string{"cassettes/climate", "fixtures/climate"} {
+			Expect(os.CopyFS(filepath.Join(root, dir), os.DirFS(filepath.Join("../..", dir)))).To(Succeed())
+		}
+		data, err := os.ReadFile("../../scenarios/climate.yaml")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(os.WriteFile(filepath.Join(root, "scenarios", "climate.yaml"), data, 0o644)).To(Succeed())
+		suite := filepath.Join(root, "scenarios", "odbchat.yaml")
+		baseline := filepath.Join(root, "reports", "baseline.json")
+		Expect(testbed("baseline", "bless", "--root", root, "--quiet").code).To(Equal(exitOK))
+		before := mustReport(baseline)
+
+		By("an expectation the agent does not meet: bless refuses, and says how to carry it")
+		replace(suite, `contains: ["2025-11-06", "26.4 °C", "+0.21 °C"]`, `contains: ["no such answer"]`, 1)
+		r := testbed("baseline", "bless", "--root", root, "--suite", "odbchat", "--quiet")
+		Expect(r.code).To(Equal(exitFailed), r.String())
+		Expect(r.stderr).To(ContainSubstring("odbchat/single-pass/ac1-taiwan-sst [answer.contains]"))
+		Expect(r.stderr).To(ContainSubstring("or carry the failures as known failures with: testbed baseline bless --suite odbchat --known-failures"))
+
+		r = testbed("baseline", "bless", "--root", root, "--suite", "odbchat", "--known-failures", "--quiet")
+		Expect(r.code).To(Equal(exitOK), r.String())
+		Expect(r.stdout).To(ContainSubstring("blessed 60 scenario runs of suite odbchat (the other suites' part kept) as reports/baseline.json"))
+		Expect(r.stdout).To(ContainSubstring("  · odbchat/single-pass/ac1-taiwan-sst [answer.contains]\n"))
+		Expect(r.stdout).To(ContainSubstring("  · odbchat/single-pass threshold pass_rate == 100%\n"))
+		after := mustReport(baseline)
+		Expect(after.Suites).To(HaveLen(2))
+		Expect(after.Suites[0].Name).To(Equal("climate"), "the climate part is kept where it was")
+		Expect(after.Suites[0]).To(Equal(before.Suites[0]))
+		Expect(after.KnownFailures).NotTo(BeEmpty())
+		for _, k := range after.KnownFailures {
+			Expect(k.Suite).To(Equal("odbchat"))
+		}
+
+		By("a run lists them in its verdict and passes")
+		r = testbed("run", "--root", root, "--quiet", "--out", "")
+		Expect(r.code).To(Equal(exitOK), r.String())
+		Expect(r.stdout).To(MatchRegexp(`\nPASS: \d+ of \d+ scenarios and \d+ of \d+ thresholds passed \(\d+ known failures blessed in the baseline: odbchat/single-pass/ac1-taiwan-sst \[answer.contains\], odbchat/single-pass threshold pass_rate == 100%\).*; the gate found no regression`))
+		Expect(r.stdout).To(ContainSubstring("known failures, blessed in the baseline ("))
+
+		By("a known failure that fails one check more fails the run")
+		replace(suite, "tools: [ghrsst.bbox_mean]\n      args: {bbox: [118.0, 20.0, 123.5, 26.5]", "tools: [ghrsst.point_value]\n      args: {bbox: [118.0, 20.0, 123.5, 26.5]", 1)
+		r = testbed("run", "--root", root, "--quiet", "--out", "")
+		Expect(r.code).To(Equal(exitFailed), r.String())
+		Expect(r.stdout).To(ContainSubstring("ac1-taiwan-sst turn 0 tools"))
+		replace(suite, "tools: [ghrsst.point_value]\n      args: {bbox: [118.0, 20.0, 123.5, 26.5]", "tools: [ghrsst.bbox_mean]\n      args: {bbox: [118.0, 20.0, 123.5, 26.5]", 1)
+
+		By("a new failure fails the run")
+		climate := filepath.Join(root, "scenarios", "climate.yaml")
+		original, err := os.ReadFile(climate)
+		Expect(err).NotTo(HaveOccurred())
+		replace(climate, `contains: ["51.1 million tCO2e", "2022"]`, `contains: ["no such answer"]`, 1)
+		r = testbed("run", "--root", root, "--quiet", "--out", "")
+		Expect(r.code).To(Equal(exitFailed), r.String())
+		Expect(r.stdout).To(MatchRegexp(`\nFAIL: [1-9]\d* of \d+ scenarios`))
+		Expect(os.WriteFile(climate, original, 0o644)).To(Succeed())
+
+		By("a known failure that passes now is said, with the command that re-blesses, and does not fail")
+		replace(suite, `contains: ["no such answer"]`, `contains: ["2025-11-06", "26.4 °C", "+0.21 °C"]`, 1)
+		r = testbed("run", "--root", root, "--quiet", "--out", "")
+		Expect(r.code).To(Equal(exitOK), r.String())
+		Expect(r.stdout).To(MatchRegexp(`\nPASS: all \d+ scenarios and \d+ thresholds passed \(\d+ known failures now pass \(improved: odbchat/single-pass/ac1-taiwan-sst \[answer.contains\], odbchat/single-pass threshold pass_rate == 100%\); re-bless with: testbed baseline bless --suite odbchat --known-failures\)`))
+
+		By("a stale cassette fails, known failure or not, gating or not")
+		replace(suite, `contains: ["2025-11-06", "26.4 °C", "+0.21 °C"]`, `contains: ["no such answer"]`, 1)
+		replace(suite, `input: "現在台灣周遭海溫多少？"`, `input: "現在台灣周遭海溫是多少？"`, 1)
+		r = testbed("run", "--root", root, "--quiet", "--out", "")
+		Expect(r.code).To(Equal(exitStale), r.String())
+		r = testbed("baseline", "bless", "--root", root, "--suite", "odbchat", "--known-failures", "--quiet")
+		Expect(r.code).To(Equal(exitFailed), r.String())
+		Expect(r.stderr).To(ContainSubstring("the replay cannot be blessed, not even as known failures: odbchat/legacy/ac1-taiwan-sst is stale"))
+		replace(suite, "\nagent: odbchat\n", "\nagent: odbchat\ngating: false\n", 1)
+		r = testbed("run", "--root", root, "--quiet", "--out", "")
+		Expect(r.code).To(Equal(exitStale), r.String())
+		Expect(r.stdout).To(ContainSubstring("stale (a stale cassette fails even when not gating)"))
+	})
+
+	It("blesses a suite or the project, not a variant or a scenario", func() {
+		r := testbed("baseline", "bless", "--root", "../..", "--suite", "odbchat", "--variant", "legacy")
 		Expect(r.code).To(Equal(exitUsage))
-		Expect(r.stderr).To(ContainSubstring("bless the whole project"))
+		Expect(r.stderr).To(ContainSubstring("bless a whole suite (--suite) or the whole project"))
 	})
 
 	It("writes --out where it says when the path is absolute, mode 0644", func() {
@@ -108,3 +187,11 @@ var _ = Describe("the baseline gate", func() {
 		})
 	})
 })
+
+// mustReport reads the JSON report at path.
+func mustReport(path string) *report.Report {
+	GinkgoHelper()
+	r, err := readReport(path)
+	Expect(err).NotTo(HaveOccurred())
+	return r
+}

@@ -105,6 +105,14 @@ var _ = Describe("the TypeScript example (examples/weather-ts)", Label("examples
 		}
 	})
 
+	It("names in testbed show the generic rule that gave each model answer", func() {
+		root := exampleProject()
+		r := testbed("show", "weather-ts/default/current-oslo", "--root", root)
+		Expect(r.code).To(Equal(exitOK), r.String())
+		Expect(r.stdout).To(MatchRegexp(`POST https://api.openai.com/v1/chat/completions → 200 in [\d,]+ ms \(stand-in rule generic:call-tool\)`))
+		Expect(r.stdout).To(ContainSubstring("(stand-in rule generic:answer-from-results)"))
+	})
+
 	It("goes stale (exit 3) when the agent's prompt changes", func() {
 		root := exampleProject()
 		replace(filepath.Join(root, "agent.js"), "You are a concise weather assistant.", "You are a terse weather assistant.", 1)
@@ -153,6 +161,9 @@ var _ = Describe("the TypeScript example (examples/weather-ts)", Label("examples
 		Expect(err).NotTo(HaveOccurred())
 		Expect(p.Policy).To(Equal(cassette.GenericPolicy))
 		Expect(p.String()).To(Equal("generic plumbing stand-in shaped like gpt-4.1-mini's API"))
+		recorded, err := os.ReadFile(filepath.Join(root, "cassettes", "weather-ts", "default", "current-oslo.yaml"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(recorded)).To(MatchRegexp(`X-Testbed-Rule:\s+- generic:call-tool`), "the rule that answered, which testbed show prints")
 	})
 })
 

@@ -202,12 +202,13 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	// The blessed report is read while the scenarios run; a shard's
-	// summaries are partial, so only the merged report is gated.
+	// summaries are partial, so only the merged report is gated, but a
+	// shard's verdict holds the baseline's known failures too.
 	if noBaseline {
 		baseline = ""
 	}
 	var blessed chan baselineFile
-	if baseline != "" && n <= 1 {
+	if baseline != "" {
 		baseline = underRoot(sel.root, baseline)
 		blessed = make(chan baselineFile, 1)
 		go func() { blessed <- readBaseline(baseline) }()
@@ -224,6 +225,15 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return withCode(exitInternal, err)
 	}
 	wall := time.Since(start)
+	// The baseline's known failures are part of every verdict, so they are
+	// applied before anything is written.
+	var base baselineFile
+	if blessed != nil {
+		base = <-blessed
+		if base.rep != nil {
+			rep.ApplyKnown(base.rep.KnownFailures)
+		}
+	}
 	// The files are written while the tables are printed: the renderers
 	// only read the report, and the JSON one takes longest.
 	saved := make(chan error, 1)
@@ -248,8 +258,8 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	runErr := verdict(rep)
 	var gate gateResult
 	var gateErr error
-	if blessed != nil {
-		gate, gateErr = (<-blessed).check(rep, suites, stdout, stderr)
+	if blessed != nil && n <= 1 {
+		gate, gateErr = base.check(rep, suites, stdout, stderr)
 	}
 	if junit != "" {
 		run := report.JUnitRun{Wall: time.Since(start), Gated: gate.ran, Regressions: gate.regs}
@@ -351,25 +361,25 @@ func verdict(rep *report.Report) error {
 	stale, failed, unreadable := 0, 0, 0
 	for _, s := range rep.Suites {
 		for _, v := range s.Variants {
-			if s.NotGating {
-				// gating: false: reported, counted apart in the verdict
-				// line, never failing the run.
-				continue
-			}
 			for _, sc := range v.Scenarios {
 				if sc.Unreadable {
 					unreadable++
 				}
-				switch sc.Verdict {
-				case report.VerdictStale:
+				switch {
+				case sc.Verdict == report.VerdictStale:
+					// Stale fails even a suite that does not gate: a
+					// cassette that no longer matches is never hidden.
 					stale++
-				case report.VerdictPass:
+				case s.NotGating || sc.Known || sc.Verdict == report.VerdictPass:
+					// gating: false: reported, counted apart in the
+					// verdict line; a known failure of the baseline is
+					// listed there.
 				default:
 					failed++
 				}
 			}
 			for _, t := range v.Thresholds {
-				if !t.Pass {
+				if !t.Pass && !t.Known && !s.NotGating {
 					failed++
 				}
 			}

@@ -26,17 +26,23 @@ func WriteBrief(w io.Writer, r *Report) error {
 	if err := dr.table(&buf, overview); err != nil {
 		return fmt.Errorf("write brief report: %w", err)
 	}
-	list := func(title string, lines []string) {
+	list := func(title, mark string, lines []string) {
 		if len(lines) == 0 {
 			return
 		}
 		fmt.Fprintf(&buf, "\n%s (%s):\n", title, strconv.Itoa(len(lines)))
 		for _, l := range lines {
-			fmt.Fprintf(&buf, "  ✗ %s\n", l)
+			fmt.Fprintf(&buf, "  %s %s\n", mark, l)
 		}
 	}
-	list("failures", failures)
-	list("thresholds that failed", thresholds)
+	list("failures", "✗", failures)
+	list("thresholds that failed", "✗", thresholds)
+	list("warnings", "⚠", reductionWarnings(r))
+	var known []string
+	for _, k := range r.KnownFailures {
+		known = append(known, k.String())
+	}
+	list("known failures, blessed in the baseline", "·", known)
 	for _, s := range d.suites {
 		if s.title != "replay" {
 			continue
@@ -64,9 +70,9 @@ type failure struct {
 func briefFailures(s *Suite, name string, v *Variant) []failure {
 	var out []failure
 	for _, sc := range v.Scenarios {
-		switch sc.Verdict {
-		case VerdictPass:
-		case VerdictStale, VerdictError:
+		switch {
+		case sc.Verdict == VerdictPass || sc.Known: // a known failure is listed apart
+		case sc.Verdict == VerdictStale || sc.Verdict == VerdictError:
 			f := failure{text: fmt.Sprintf("%s %s %s: %s", name, sc.ID, sc.Verdict, strings.ReplaceAll(sc.Error, "\n", "\n    ")),
 				suite: s.Name, variant: v.Name, id: sc.ID}
 			if sc.Verdict == VerdictStale {
@@ -141,7 +147,7 @@ func headline(r *Report) (overview table, failures, thresholds []string) {
 				found = append(found, briefFailures(s, name, v)...)
 			}
 			for _, t := range v.Thresholds {
-				if !t.Pass {
+				if !t.Pass && !t.Known {
 					thresholds = append(thresholds, fmt.Sprintf("%s: %s — %s", name, t.Source, t.Detail))
 				}
 			}
@@ -159,4 +165,19 @@ func headline(r *Report) (overview table, failures, thresholds []string) {
 		}
 	}
 	return overview, failures, thresholds
+}
+
+// reductionWarnings are the ReductionWarning of every variant of r, named
+// suite/variant.
+func reductionWarnings(r *Report) []string {
+	var out []string
+	for i := range r.Suites {
+		s := &r.Suites[i]
+		for j := range s.Variants {
+			if w := ReductionWarning(&s.Variants[j]); w != "" {
+				out = append(out, s.Name+"/"+s.Variants[j].Name+": "+w)
+			}
+		}
+	}
+	return out
 }

@@ -72,3 +72,23 @@ var _ = Describe("WriteBrief with a suite that does not gate", func() {
 		Expect(r.Verdict()).NotTo(ContainSubstring("0 of 0 thresholds"))
 	})
 })
+
+var _ = Describe("a negative token reduction", func() {
+	It("is warned about per variant, in the brief and the tables, naming the tools whose context outgrew their payload", func() {
+		r := passing()
+		v := &r.Suites[0].Variants[0]
+		v.Trimming = []report.ToolTrim{
+			{Tool: "lookup_flight", Calls: 2, RawTokens: 100, ContextTokens: 90, Reduction: 0.1},
+			{Tool: "seat_map", Calls: 1, RawTokens: 20, ContextTokens: 80, Reduction: -3},
+		}
+		v.Summary.TokenReduction = 1 - 170.0/120
+		name := r.Suites[0].Name + "/" + v.Name
+		want := "token reduction is -41.7%: the tool results the agent put into the model's context hold more tokens than the raw payloads they came from, so the figure measures growth, not trimming; grown: seat_map (raw 20 → context 80 tokens over 1 call)"
+		Expect(string(render(report.WriteBrief, r))).To(ContainSubstring("warnings (1):\n  ⚠ " + name + ": " + want))
+		Expect(string(render(report.WriteText, r))).To(ContainSubstring(v.Name + ": " + want))
+
+		v.Summary.TokenReduction = 0.2
+		Expect(string(render(report.WriteBrief, r))).NotTo(ContainSubstring("warnings"))
+		Expect(report.ReductionWarning(v)).To(BeEmpty())
+	})
+})

@@ -55,6 +55,8 @@ type junitCase struct {
 	Properties *junitProperties `xml:"properties,omitempty"`
 	Failure    *junitProblem    `xml:"failure,omitempty"`
 	Error      *junitProblem    `xml:"error,omitempty"`
+	// Skipped marks a known failure of the baseline: it failed as blessed.
+	Skipped *junitProblem `xml:"skipped,omitempty"`
 }
 
 type junitProblem struct {
@@ -62,6 +64,9 @@ type junitProblem struct {
 	Type    string `xml:"type,attr"`
 	Text    string `xml:",chardata"`
 }
+
+// knownMessage is the message of a known failure's skipped test case.
+const knownMessage = "known failure, blessed in the baseline"
 
 func seconds(ms float64) string { return fmt.Sprintf("%.3f", ms/1000) }
 
@@ -80,7 +85,8 @@ func WriteJUnit(w io.Writer, r *Report) error { return WriteJUnitRun(w, r, JUnit
 
 // WriteJUnitRun renders r as JUnit XML. A failed expectation or threshold,
 // and each regression the gate found, is a failure; an agent or harness
-// error and a stale cassette are errors. Times are wall times, as CI
+// error and a stale cassette are errors; a known failure of the baseline
+// (see ApplyKnown) is skipped, with its failed checks. Times are wall times, as CI
 // dashboards read them: the run's on the whole document, none on a
 // scenario (whose replayed latency is its replayed_latency_ms property).
 func WriteJUnitRun(w io.Writer, r *Report, run JUnitRun) error {
@@ -105,6 +111,10 @@ func WriteJUnitRun(w io.Writer, r *Report, run JUnitRun) error {
 							lines = append(lines, fmt.Sprintf("turn %d %s: %s", ch.Turn, ch.Name, ch.Detail))
 						}
 					}
+					if sc.Known {
+						c.Skipped = &junitProblem{Message: knownMessage, Type: "known", Text: strings.Join(lines, "\n")}
+						break
+					}
 					c.Failure = &junitProblem{Message: fmt.Sprintf("%d expectations failed", len(lines)), Type: "expectation", Text: strings.Join(lines, "\n")}
 					js.Failures++
 				case VerdictError, VerdictStale:
@@ -115,7 +125,10 @@ func WriteJUnitRun(w io.Writer, r *Report, run JUnitRun) error {
 			}
 			for _, t := range v.Thresholds {
 				c := junitCase{Class: s.Name + "." + v.Name, Name: "threshold: " + t.Source, Time: "0.000"}
-				if !t.Pass {
+				switch {
+				case t.Known:
+					c.Skipped = &junitProblem{Message: knownMessage, Type: "known", Text: t.Detail}
+				case !t.Pass:
 					c.Failure = &junitProblem{Message: t.Detail, Type: "threshold", Text: t.Detail}
 					js.Failures++
 				}

@@ -95,7 +95,10 @@ func layout(r *Report, verdict verdictStyle) document {
 		d.suites = append(d.suites, suiteBlock{title: "replay", about: "hermeticity", sections: []section{sec}})
 	}
 	switch {
-	case scenariosFailed == 0 && thresholdsFailed == 0 && unused == 0:
+	case scenariosFailed == 0 && thresholdsFailed == 0 && unused == 0 && apart.stale == 0 && len(r.KnownFailures) > 0:
+		d.result = fmt.Sprintf("PASS: %d of %s and %d of %s passed",
+			scenarios-countKnown(r, true), count(scenarios, "scenario"), thresholds-countKnown(r, false), count(thresholds, "threshold"))
+	case scenariosFailed == 0 && thresholdsFailed == 0 && unused == 0 && apart.stale == 0:
 		d.result = fmt.Sprintf("PASS: all %s and %s passed",
 			count(scenarios, "scenario"), count(thresholds, "threshold"))
 	case unused > 0:
@@ -111,6 +114,12 @@ func layout(r *Report, verdict verdictStyle) document {
 			parts = append(parts, fmt.Sprintf("%d of %s", apart.thresholdsFailed, count(apart.thresholds, "threshold")))
 		}
 		d.result += "; not gating: " + strings.Join(parts, ", ") + " failed"
+		if apart.stale > 0 {
+			d.result += fmt.Sprintf(", %s stale (a stale cassette fails even when not gating)", count(apart.stale, "scenario run"))
+		}
+	}
+	if k := knownNote(r); k != "" {
+		d.result += " (" + k + ")"
 	}
 	if judged > 0 {
 		d.result += fmt.Sprintf(" (%s of %s checks judged model behaviour against a stand-in)", Grouped(int64(judged)), Grouped(int64(checks)))
@@ -121,19 +130,24 @@ func layout(r *Report, verdict verdictStyle) document {
 // tally counts the scenarios and thresholds of variants, and their failures.
 type tally struct {
 	scenarios, scenariosFailed, thresholds, thresholdsFailed int
+	stale                                                    int // stale or unreadable cassettes
 }
 
-// add counts the scenarios and thresholds of v.
+// add counts the scenarios and thresholds of v; a known failure (see
+// ApplyKnown) is not a failure.
 func (t *tally) add(v Variant) {
 	for _, sc := range v.Scenarios {
 		t.scenarios++
-		if sc.Verdict != VerdictPass {
+		if sc.Verdict != VerdictPass && !sc.Known {
 			t.scenariosFailed++
+		}
+		if sc.Verdict == VerdictStale || sc.Unreadable {
+			t.stale++
 		}
 	}
 	for _, th := range v.Thresholds {
 		t.thresholds++
-		if !th.Pass {
+		if !th.Pass && !th.Known {
 			t.thresholdsFailed++
 		}
 	}
@@ -223,7 +237,7 @@ func variantSection(v *Variant, verdict verdictStyle) section {
 	for _, sc := range v.Scenarios {
 		m := sc.Metrics
 		sec.table.rows = append(sec.table.rows, []string{
-			sc.ID, sc.Criterion, verdict(sc.Verdict), route(sc),
+			sc.ID, sc.Criterion, verdictCell(sc, verdict), route(sc),
 			strconv.Itoa(m.LLMCalls), strconv.Itoa(m.InputTokens), strconv.Itoa(m.OutputTokens),
 			ms(m.Latency),
 		})
@@ -302,4 +316,12 @@ func count(n int, noun string) string {
 		return "1 " + noun
 	}
 	return strconv.Itoa(n) + " " + noun + "s"
+}
+
+// verdictCell is a scenario's verdict, marked when it is a known failure.
+func verdictCell(sc Scenario, verdict verdictStyle) string {
+	if sc.Known {
+		return verdict(sc.Verdict) + " (known)"
+	}
+	return verdict(sc.Verdict)
 }

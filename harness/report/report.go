@@ -27,6 +27,11 @@ type Report struct {
 	// Shard says which part of a sharded run this report is; nil for a
 	// whole run (and for the merge of the shards).
 	Shard *Shard `json:"shard,omitempty"`
+	// KnownFailures, in a blessed baseline, are the failures a team blessed
+	// (see KnownFailure); in a run's report, those of them that still fail
+	// as blessed (see ApplyKnown). Improved are those that pass now.
+	KnownFailures []KnownFailure `json:"known_failures,omitempty"`
+	Improved      []KnownFailure `json:"improved,omitempty"`
 }
 
 // Shard is the part of a run a shard report covers.
@@ -137,6 +142,9 @@ type Scenario struct {
 	Processing time.Duration `json:"-"`
 	// Crashed is true when the agent panicked; the run went on.
 	Crashed bool `json:"crashed,omitempty"`
+	// Known is true when the run failed as a known failure of the baseline
+	// says (see ApplyKnown): reported, not failing the run.
+	Known bool `json:"known_failure,omitempty"`
 	// Unreadable is true when the scenario's cassette exists but could not
 	// be read (not a regular file, too large, no permission): a problem
 	// with the checkout, not with the agent.
@@ -219,6 +227,9 @@ type Threshold struct {
 	// runs, or stale or errored ones); it then fails, and Observed and
 	// Target mean nothing.
 	NotEvaluated bool `json:"not_evaluated,omitempty"`
+	// Known is true when the threshold failed as a known failure of the
+	// baseline says (see ApplyKnown): reported, not failing the run.
+	Known bool `json:"known_failure,omitempty"`
 }
 
 // Runs counts the scenario runs in r: one per scenario of each variant.
@@ -250,25 +261,23 @@ func (sc Scenario) Explain() string {
 }
 
 // Passed reports whether every scenario and threshold of r's gating suites
-// passed and no cassette went unused. A suite with gating: false is
-// reported, never failing: as for testbed run's verdict, its failures do
-// not count.
+// passed, or failed as a known failure, and no cassette went unused or
+// stale. A suite with gating: false is reported, never failing: as for
+// testbed run's verdict, its failures do not count, but a stale cassette
+// does.
 func (r *Report) Passed() bool {
 	if r.Replay != nil && len(r.Replay.UnusedCassettes) > 0 {
 		return false
 	}
 	for _, s := range r.Suites {
-		if s.NotGating {
-			continue
-		}
 		for _, v := range s.Variants {
 			for _, sc := range v.Scenarios {
-				if sc.Verdict != VerdictPass {
+				if sc.Verdict == VerdictStale || sc.Unreadable || (!s.NotGating && sc.Verdict != VerdictPass && !sc.Known) {
 					return false
 				}
 			}
 			for _, t := range v.Thresholds {
-				if !t.Pass {
+				if !s.NotGating && !t.Pass && !t.Known {
 					return false
 				}
 			}

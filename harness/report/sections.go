@@ -363,6 +363,9 @@ func trimmingSection(order []*Variant, without []string) (section, bool) {
 			calls, raw, context = calls+t.Calls, raw+t.RawTokens, context+t.ContextTokens
 		}
 		sec.table.rows = append(sec.table.rows, row(v.Name, "total", calls, raw, context, reduction(raw, context)))
+		if w := ReductionWarning(v); w != "" {
+			sec.notes = append(sec.notes, note{mark: "⚠", text: v.Name + ": " + w})
+		}
 		if len(without) > 0 {
 			calls, raw, context = 0, 0, 0
 			for _, t := range v.Trimming {

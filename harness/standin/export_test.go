@@ -28,6 +28,7 @@ func RuleNames(policy string) []string {
 		"kura/synthesizer":          ruleNames(kuraSynthesizerRules()),
 		"family/default":            ruleNames(familyRules()),
 		"family/data_visualization": ruleNames(vizRules()),
+		GenericName:                 ruleNames(genericRules),
 	}[policy]
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -24,24 +25,33 @@ const GenericName = cassette.GenericPolicy
 // the results come back and an answer goes out — with rules a reader can
 // predict, and its answers say nothing about how well a prompt works.
 //
-// It decides from the request alone, by these rules, in order:
+// It decides from the request alone, by these named rules (genericRules),
+// in order; the server sends the name of the one that answered in
+// cassette.RuleHeader, as "generic:<rule>":
 //
-//  1. Answer from results: when tool results follow the last user message,
+//  1. chain-then: tool results follow the last user message, they answer
+//     the calls chain-first made, and the tool the message asks for can now
+//     be filled from them: call it (see generic_chain.go).
+//  2. answer-from-results: when tool results follow the last user message,
 //     answer in text from them: for each result, the tool's error if it
 //     reports one ({"error": …}, {"error": true, "reason": …} or text
 //     starting with "error"), else up to genericSalient values of its
 //     JSON (leaves in document order, those whose paths share more terms
 //     with the user's words and the tool's name and description first, the
 //     first item of each array, units from a "units" or "X_units" object
-//     appended), else the start of its text. So it calls at most one round
-//     of tools.
-//  2. Call a tool: score each tool against the last user message (see
+//     appended), else the start of its text. So it calls at most two
+//     rounds of tools per user turn, and two only when chaining.
+//  3. chain-first: the tool the message asks for (see toolScore) has a
+//     required property the conversation cannot fill, and another tool can
+//     supply it: call that one first (see generic_chain.go).
+//  4. call-per-place: when the text lists several places ("Paris and
+//     Berlin") and the tool wants one place, call it once per place, in
+//     parallel (at most genericMaxCalls).
+//  5. call-tool: score each tool against the last user message (see
 //     toolScore) and call the best one when it scores at least
 //     genericMinScore (the first in the request's order on a tie), with
-//     arguments filled from its schema (see generic_args.go). When the text
-//     lists several places ("Paris and Berlin") and the tool wants a place,
-//     it calls the tool once per place, in parallel (at most genericMaxCalls).
-//  3. Answer plainly: with no tools, or none that scores enough, a short
+//     arguments filled from its schema (see generic_args.go).
+//  6. answer-plainly: with no tools, or none that scores enough, a short
 //     text naming the tools it has, or echoing the message.
 //
 // In JSON mode (response_format json_object or json_schema) a text answer
@@ -68,22 +78,124 @@ func (genericPolicy) Name() string { return GenericName }
 // Accepts takes every request: the server asks it last.
 func (genericPolicy) Accepts(Request) bool { return true }
 
-func (genericPolicy) Answer(r Request) (llm.Message, error) {
-	user := r.LastUser()
-	var text string
-	if results := resultsSinceUser(r.Messages); len(results) > 0 {
-		text = answerFromResults(results, r.Tools, user)
-	} else if tool, ok := bestTool(r.Tools, user); ok {
-		return callTool(r, tool, user), nil
-	} else {
-		text = plainAnswer(r.Tools, user)
+func (p genericPolicy) Answer(r Request) (llm.Message, error) {
+	msg, _, err := p.Decide(r)
+	return msg, err
+}
+
+// Decide answers by genericRules and names the rule.
+func (genericPolicy) Decide(r Request) (llm.Message, string, error) {
+	msg, name, err := decide(genericRules, newGenericTurn(r))
+	if err != nil || !r.JSON || len(msg.ToolCalls) > 0 {
+		return msg, name, err
 	}
-	if !r.JSON {
-		return llm.Message{Role: llm.RoleAssistant, Content: text}, nil
+	msg, err = jsonAnswer(r, msg.Content)
+	return msg, name, err
+}
+
+// genericTurn is what the generic policy reads from a request.
+type genericTurn struct {
+	r       Request
+	user    string
+	results []calledResult // the tool results since the last user message
+	tool    llm.Tool       // the tool the message asks for, if any scores enough
+	asks    bool
+}
+
+func newGenericTurn(r Request) genericTurn {
+	g := genericTurn{r: r, user: r.LastUser(), results: resultsSinceUser(r.Messages)}
+	g.tool, g.asks = bestTool(r.Tools, g.user)
+	return g
+}
+
+// genericRules are the generic policy's rules, in order; the server names
+// the one that answered in cassette.RuleHeader ("generic:call-tool").
+var genericRules = []rule[genericTurn]{
+	{
+		name: "chain-then", doc: "after a supplier's result, call the tool the message asks for with the value it supplied",
+		match: func(g genericTurn) bool {
+			if len(g.results) == 0 || !g.asks {
+				return false
+			}
+			// The calls since the message are the ones chain-first made.
+			s, ok := newGenericTurn(beforeTurn(g.r)).supplier()
+			called := calledSinceUser(g.r.Messages)
+			if !ok || len(called) == 0 || slices.ContainsFunc(called, func(n string) bool { return n != s.Name }) {
+				return false
+			}
+			return len(missing(g.tool, newArgText(g.user, g.r))) == 0
+		},
+		act: func(g genericTurn) (llm.Message, error) { return callTool(g.r, g.tool, g.user), nil },
+	},
+	{
+		name: "answer-from-results", doc: "tool results follow the last user message: quote them",
+		match: func(g genericTurn) bool { return len(g.results) > 0 },
+		act: func(g genericTurn) (llm.Message, error) {
+			return llm.Message{Role: llm.RoleAssistant, Content: answerFromResults(g.results, g.r.Tools, g.user)}, nil
+		},
+	},
+	{
+		name: "chain-first", doc: "the tool the message asks for needs a value the conversation lacks: call a tool that supplies it first",
+		match: func(g genericTurn) bool { _, ok := g.supplier(); return ok },
+		act: func(g genericTurn) (llm.Message, error) {
+			s, _ := g.supplier()
+			return callTool(g.r, s, g.user), nil
+		},
+	},
+	{
+		name: "call-per-place", doc: "the message lists places and the tool wants one: call it once per place",
+		match: func(g genericTurn) bool {
+			return g.asks && len(listedPlaces(g.user)) > 1 && wantsPlace(schemaOf(g.tool.Parameters))
+		},
+		act: func(g genericTurn) (llm.Message, error) { return callTool(g.r, g.tool, g.user), nil },
+	},
+	{
+		name: "call-tool", doc: "a tool scores at least genericMinScore against the message: call the best",
+		match: func(g genericTurn) bool { return g.asks },
+		act:   func(g genericTurn) (llm.Message, error) { return callTool(g.r, g.tool, g.user), nil },
+	},
+	{
+		name: "answer-plainly", doc: "no tool fits: say which tools it has, or echo the message",
+		match: func(genericTurn) bool { return true },
+		act: func(g genericTurn) (llm.Message, error) {
+			return llm.Message{Role: llm.RoleAssistant, Content: plainAnswer(g.r.Tools, g.user)}, nil
+		},
+	},
+}
+
+// beforeTurn is r as it was when the last user message was new: without
+// the calls and results that followed it.
+func beforeTurn(r Request) Request {
+	for i := len(r.Messages) - 1; i >= 0; i-- {
+		if r.Messages[i].Role == llm.RoleUser {
+			r.Messages = r.Messages[:i+1]
+			break
+		}
 	}
+	return r
+}
+
+// supplier is the tool to call first for the first missing property of
+// the tool the message asks for, if one can supply it.
+func (g genericTurn) supplier() (llm.Tool, bool) {
+	if !g.asks {
+		return llm.Tool{}, false
+	}
+	for _, name := range missing(g.tool, newArgText(g.user, g.r)) {
+		if s, ok := supplier(g.r.Tools, g.tool, name); ok {
+			return s, true
+		}
+	}
+	return llm.Tool{}, false
+}
+
+// jsonAnswer is a text answer in JSON mode: the response schema's
+// properties filled as tool arguments are, with text for strings that want
+// nothing else, or {"answer": text} without a schema.
+func jsonAnswer(r Request, text string) (llm.Message, error) {
 	obj := map[string]any{"answer": text}
 	if s := schemaOf(r.Schema); len(s) > 0 {
-		t := newArgText(user, r)
+		t := newArgText(r.LastUser(), r)
 		t.fallback = text
 		if v, ok := fillValue("answer", s, t, true, 0); ok {
 			if m, isObj := v.(map[string]any); isObj && len(m) > 0 {
@@ -137,7 +249,7 @@ func bestTool(tools []llm.Tool, text string) (llm.Tool, bool) {
 	return tools[best], true
 }
 
-// callTool calls tool once, or once per listed place.
+// callTool calls tool once, or once per listed place when it wants one.
 func callTool(r Request, tool llm.Tool, user string) llm.Message {
 	schema := schemaOf(tool.Parameters)
 	targets := []string{""}
@@ -155,15 +267,18 @@ func callTool(r Request, tool llm.Tool, user string) llm.Message {
 	return msg
 }
 
-// wantsPlace reports whether a required property of schema s is a place.
+// wantsPlace reports whether exactly one required property of schema s is
+// a place: a tool that takes two (an origin and a destination) is called
+// once, with both.
 func wantsPlace(s map[string]any) bool {
 	req, _ := s["required"].([]any)
-	for _, n := range req {
-		if n, ok := n.(string); ok && (overlap(stems(strings.ReplaceAll(n, "_", " ")), genericPlaceWords) > 0 || terms(n)["place"]) {
-			return true
+	n := 0
+	for _, name := range req {
+		if name, ok := name.(string); ok && wantsPlaceName(name) {
+			n++
 		}
 	}
-	return false
+	return n == 1
 }
 
 // priorCalls counts the tool calls already in msgs, so that new calls get

@@ -26,10 +26,14 @@ import (
 //   - string: a date (see genericDate) when its format is date or
 //     date-time or its name says date or day; a place (see places) when
 //     its name says city, place, location and the like; else the first
-//     quoted text; else the whole text.
+//     quoted text; else the value of that name in a tool result of the
+//     conversation; else the whole text.
 //   - number, integer: the numbers of the text (dates and clock times left
 //     out), one per property in the order the schema requires them, kept
-//     within minimum and maximum; else the default, the minimum or 0.
+//     within minimum and maximum; else the value of that name in a tool
+//     result; else the default, the minimum or 0.
+//   - sibling properties that draw from the same enum, or that both want a
+//     place, take distinct values (see generic_distinct.go).
 //   - boolean: the default, else false.
 //   - object: its own required properties, at most genericDepth deep.
 //   - array: one item filled from items, or none when it cannot be.
@@ -77,10 +81,14 @@ type argText struct {
 	numbers  []float64
 	place    string // the place of this call (one of several in parallel)
 	fallback string // a string property with nothing better
+	leaves   []leaf // the values of the conversation's tool results, latest first
+	// missing collects the properties filled with nothing the
+	// conversation gave (see generic_chain.go).
+	missing []string
 }
 
 func newArgText(text string, r Request) *argText {
-	t := &argText{text: text, fallback: strings.TrimSpace(text)}
+	t := &argText{text: text, fallback: strings.TrimSpace(text), leaves: resultLeaves(r.Messages)}
 	bare := genericClock.ReplaceAllString(genericISODate.ReplaceAllString(text, " "), " ")
 	for _, n := range genericNumber.FindAllString(bare, -1) {
 		if f, err := strconv.ParseFloat(n, 64); err == nil {
@@ -124,7 +132,12 @@ func fillObject(s map[string]any, t *argText, all bool, depth int) map[string]an
 			}
 		}
 	}
+	pairs := distinct(props, names, t)
 	for _, n := range names {
+		if v, ok := pairs[n]; ok {
+			out[n] = v
+			continue
+		}
 		ps, _ := props[n].(map[string]any)
 		if v, ok := fillValue(n, ps, t, all, depth); ok {
 			out[n] = v
@@ -146,10 +159,10 @@ func fillValue(name string, s map[string]any, t *argText, all bool, depth int) (
 	case "string":
 		return stringValue(name, s, t)
 	case "integer":
-		f := numberValue(s, t)
+		f := numberValue(name, s, t)
 		return int64(math.Round(f)), true
 	case "number":
-		return numberValue(s, t), true
+		return numberValue(name, s, t), true
 	case "boolean":
 		b, _ := s["default"].(bool)
 		return b, true
@@ -261,7 +274,7 @@ func stringValue(name string, s map[string]any, t *argText) (any, bool) {
 			return d + "T00:00:00Z", true
 		}
 		return d, true
-	case overlap(nameTerms, genericPlaceWords) > 0 || terms(name)["place"]:
+	case wantsPlaceName(name):
 		if t.place != "" {
 			return t.place, true
 		}
@@ -276,21 +289,35 @@ func stringValue(name string, s map[string]any, t *argText) (any, bool) {
 			}
 		}
 	}
+	if v, ok := t.fromResults(name); ok {
+		return v, true
+	}
+	if wantsID(name, s) {
+		t.missing = append(t.missing, name)
+	}
 	return t.fallback, true
 }
 
-// numberValue takes the next number of the text for schema s.
-func numberValue(s map[string]any, t *argText) float64 {
+// numberValue takes the next number of the text for the property name of
+// schema s, else a tool result's value of that name.
+func numberValue(name string, s map[string]any, t *argText) float64 {
 	lo, hasLo := s["minimum"].(float64)
 	hi, hasHi := s["maximum"].(float64)
 	var f float64
+	v, fromResult := t.fromResults(name)
+	r, err := strconv.ParseFloat(v, 64)
+	fromResult = fromResult && err == nil
 	switch d, ok := s["default"].(float64); {
 	case len(t.numbers) > 0:
 		f, t.numbers = t.numbers[0], t.numbers[1:]
+	case fromResult:
+		f = r
 	case ok:
 		f = d
 	case hasLo:
 		f = lo
+	default:
+		t.missing = append(t.missing, name)
 	}
 	if hasLo && f < lo {
 		f = lo
