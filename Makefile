@@ -32,7 +32,7 @@ test: build example-deps
 gate: build
 	./$(TESTBED) run --out ""
 
-EXAMPLES := examples/weather-ts
+EXAMPLES := examples/weather-ts examples/langchain-ts
 
 ## example-deps: install each example's npm packages from its package-lock.json when
 ## node_modules is missing (needs Node and npm; make run never does)

@@ -21,13 +21,23 @@ import (
 // exampleRoot is the TypeScript example's own project root.
 const exampleRoot = repoRoot + "/examples/weather-ts"
 
-// exampleCopy copies the example's project, without its packages, into a
-// fresh temporary folder and returns it.
+// langchainRoot is the LangChain.js example's own project root.
+const langchainRoot = repoRoot + "/examples/langchain-ts"
+
+// exampleCopy copies the TypeScript example's project, without its
+// packages, into a fresh temporary folder and returns it.
 func exampleCopy() string {
+	GinkgoHelper()
+	return exampleCopyOf(exampleRoot)
+}
+
+// exampleCopyOf copies the example project at dir, without its packages,
+// into a fresh temporary folder and returns it.
+func exampleCopyOf(dir string) string {
 	GinkgoHelper()
 	root := GinkgoT().TempDir()
 	for _, name := range []string{"agent.js", "package.json", "scenarios", "cassettes", "fixtures", "reports"} {
-		src := filepath.Join(exampleRoot, name)
+		src := filepath.Join(dir, name)
 		info, err := os.Stat(src)
 		Expect(err).NotTo(HaveOccurred())
 		if info.IsDir() {
@@ -43,15 +53,22 @@ func exampleCopy() string {
 // or skips the spec when Node or the example's packages are missing.
 func exampleProject() string {
 	GinkgoHelper()
+	return exampleProjectOf(exampleRoot, "openai")
+}
+
+// exampleProjectOf is exampleCopyOf(dir) with its node_modules linked in,
+// or skips the spec when Node or the package pkg is missing there.
+func exampleProjectOf(dir, pkg string) string {
+	GinkgoHelper()
 	if _, err := exec.LookPath("node"); err != nil {
 		Skip("node is not installed: the example agent runs on Node (make examples installs its packages; .ci/run installs Node)")
 	}
-	modules, err := filepath.Abs(filepath.Join(exampleRoot, "node_modules"))
+	modules, err := filepath.Abs(filepath.Join(dir, "node_modules"))
 	Expect(err).NotTo(HaveOccurred())
-	if _, err := os.Stat(filepath.Join(modules, "openai")); err != nil {
-		Skip("examples/weather-ts/node_modules is missing: run make examples (npm ci --prefix examples/weather-ts)")
+	if _, err := os.Stat(filepath.Join(modules, pkg)); err != nil {
+		Skip(dir + "/node_modules is missing: run make examples (npm ci --prefix " + dir + ")")
 	}
-	root := exampleCopy()
+	root := exampleCopyOf(dir)
 	Expect(os.Symlink(modules, filepath.Join(root, "node_modules"))).To(Succeed())
 	return root
 }
@@ -147,5 +164,44 @@ var _ = Describe("the TypeScript example (examples/weather-ts)", Label("examples
 		recorded, err := os.ReadFile(filepath.Join(root, "cassettes", "weather-ts", "default", "current-oslo.yaml"))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(string(recorded)).To(MatchRegexp(`X-Testbed-Rule:\s+- generic:call-tool`), "the rule that answered, which testbed show prints")
+	})
+})
+
+var _ = Describe("the LangChain.js example (examples/langchain-ts)", Label("examples"), func() {
+	It("replays both variants through LangChain's ChatOpenAI, the streaming one as server-sent chunks", func() {
+		root := exampleProjectOf(langchainRoot, "@langchain/openai")
+		r := testbed("run", "--root", root, "--json", "--out", "", "--quiet")
+		Expect(r.code).To(Equal(exitOK), r.String())
+		var rep report.Report
+		Expect(json.Unmarshal([]byte(r.stdout), &rep)).To(Succeed())
+		Expect(rep.Suites).To(HaveLen(1))
+		Expect(rep.Suites[0].Variants).To(HaveLen(2))
+		for _, v := range rep.Suites[0].Variants {
+			Expect(v.Provenance).To(HavePrefix("replayed from generic plumbing stand-in"), v.Name)
+			Expect(v.Scenarios).To(HaveLen(6), v.Name)
+			for _, sc := range v.Scenarios {
+				Expect(sc.Verdict).To(Equal(report.VerdictPass), v.Name+"/"+sc.ID)
+				Expect(sc.Unplayed).To(BeZero(), v.Name+"/"+sc.ID)
+			}
+		}
+		streamed := rep.Suites[0].Variants[1]
+		Expect(streamed.Name).To(Equal("streaming"))
+		Expect(streamed.Summary.Streaming).NotTo(BeNil(), "the streaming variant's calls were streamed")
+		Expect(streamed.Summary.Streaming.Calls).To(BeNumerically(">=", 6))
+		Expect(rep.Suites[0].Variants[0].Summary.Streaming).To(BeNil(), "the default variant's were not")
+	})
+
+	It("records against the stand-ins and reproduces the committed cassettes byte for byte", func() {
+		root := exampleProjectOf(langchainRoot, "@langchain/openai")
+		r := testbed("record", "--root", root, "--json", "--quiet")
+		Expect(r.code).To(Equal(exitOK), r.String())
+		paths, err := filepath.Glob(filepath.Join(langchainRoot, "cassettes", "langchain-ts", "*", "*.yaml"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(paths).To(HaveLen(12))
+		for _, p := range paths {
+			rel, err := filepath.Rel(langchainRoot, p)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(mustRead(filepath.Join(root, rel))).To(Equal(mustRead(p)), p)
+		}
 	})
 })

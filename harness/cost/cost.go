@@ -1,0 +1,205 @@
+// Package cost prices model calls in US dollars from a price table in the
+// schema of LiteLLM's model_prices_and_context_window.json, the public
+// table the field maintains: per-token input, output, cached-read,
+// cache-write (Anthropic's 5-minute and 1-hour) and reasoning rates, and
+// long-context tiers (input_cost_per_token_above_200k_tokens …) that bill a
+// whole request at the higher rates once its prompt passes the tier.
+//
+// testbed ships a dated table (Default) for the models its suites and
+// examples name, each row with its source; a user passes a newer LiteLLM
+// file, or their own in its schema, to Load. A model the table lacks is
+// unpriced: Price says so, and reports show it as unpriced, never as $0.
+package cost
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+//go:embed prices/prices.json
+var defaultTable []byte
+
+// Rates are one model's prices in US dollars per token. A rate that is nil
+// was not given: cached reads and cache writes then cost what plain input
+// costs, reasoning what output costs (as OpenAI, Gemini and Anthropic bill
+// them when they publish no rate of their own).
+type Rates struct {
+	Input        float64
+	Output       float64
+	CacheRead    *float64
+	CacheWrite   *float64 // Anthropic's 5-minute cache write, or the only one
+	CacheWrite1h *float64 // Anthropic's 1-hour cache write
+	Reasoning    *float64
+}
+
+// Tier is a long-context tier: a request whose prompt holds more than
+// Above input tokens is billed whole at Rates.
+type Tier struct {
+	Above int
+	Rates Rates
+}
+
+// Model is one row of a table.
+type Model struct {
+	Name     string
+	Provider string // litellm_provider
+	Rates    Rates
+	Tiers    []Tier // by Above, ascending
+	Source   string // where the prices come from
+	AsOf     string // the date they were read
+}
+
+// Table is a price table, by model name.
+type Table struct {
+	models map[string]*Model
+	// Origin names the file the table came from, for reports.
+	Origin string
+}
+
+// Default returns testbed's own dated table (prices/prices.json): every
+// model the committed suites and examples name.
+func Default() *Table {
+	t, err := Parse(defaultTable, "testbed's price table")
+	if err != nil {
+		panic(fmt.Sprintf("cost: the embedded price table does not parse: %v", err))
+	}
+	return t
+}
+
+// Load reads a price table in LiteLLM's schema from path.
+func Load(path string) (*Table, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(data, path)
+}
+
+// tierKey matches a long-context rate: input_cost_per_token_above_200k_tokens.
+var tierKey = regexp.MustCompile(`^(input_cost_per_token|output_cost_per_token|cache_read_input_token_cost|cache_creation_input_token_cost|output_cost_per_reasoning_token)_above_(\d+)k_tokens$`)
+
+// Parse reads a price table in LiteLLM's schema: an object of model names
+// to rows. Rows without input_cost_per_token or output_cost_per_token
+// (LiteLLM's sample_spec, image and audio models priced otherwise) are left
+// out, and so are rows whose mode is not chat, completion, responses or
+// embedding. A rate that is not a number is an error naming the model and
+// the key, and all such errors are returned at once.
+func Parse(data []byte, origin string) (*Table, error) {
+	var rows map[string]map[string]json.RawMessage
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&rows); err != nil {
+		return nil, fmt.Errorf("%s: not a LiteLLM price table (an object of model names to rows): %w", origin, err)
+	}
+	t := &Table{models: map[string]*Model{}, Origin: origin}
+	var problems []string
+	for _, name := range slices.Sorted(maps.Keys(rows)) {
+		row := rows[name]
+		if mode := str(row["mode"]); mode != "" && !slices.Contains([]string{"chat", "completion", "responses", "embedding"}, mode) {
+			continue
+		}
+		num := func(key string) *float64 {
+			raw, ok := row[key]
+			if !ok || string(raw) == "null" {
+				return nil
+			}
+			var v float64
+			if err := json.Unmarshal(raw, &v); err != nil {
+				problems = append(problems, fmt.Sprintf("%s: %q: %s is not a number: %s", origin, name, key, raw))
+				return nil
+			}
+			return &v
+		}
+		in, out := num("input_cost_per_token"), num("output_cost_per_token")
+		if in == nil || out == nil {
+			continue
+		}
+		m := &Model{Name: name, Provider: str(row["litellm_provider"]), Source: str(row["source"]), AsOf: str(row["testbed_as_of"]),
+			Rates: Rates{Input: *in, Output: *out, CacheRead: num("cache_read_input_token_cost"), CacheWrite: num("cache_creation_input_token_cost"),
+				CacheWrite1h: num("cache_creation_input_token_cost_above_1hr"), Reasoning: num("output_cost_per_reasoning_token")}}
+		tiers := map[int]*Rates{}
+		for key := range row {
+			g := tierKey.FindStringSubmatch(key)
+			if g == nil {
+				continue
+			}
+			k, _ := strconv.Atoi(g[2])
+			r := tiers[k*1000]
+			if r == nil {
+				base := m.Rates
+				r = &base
+				tiers[k*1000] = r
+			}
+			v := num(key)
+			if v == nil {
+				continue
+			}
+			switch g[1] {
+			case "input_cost_per_token":
+				r.Input = *v
+			case "output_cost_per_token":
+				r.Output = *v
+			case "cache_read_input_token_cost":
+				r.CacheRead = v
+			case "cache_creation_input_token_cost":
+				r.CacheWrite = v
+			case "output_cost_per_reasoning_token":
+				r.Reasoning = v
+			}
+		}
+		for _, above := range slices.Sorted(maps.Keys(tiers)) {
+			m.Tiers = append(m.Tiers, Tier{Above: above, Rates: *tiers[above]})
+		}
+		t.models[name] = m
+	}
+	if len(problems) > 0 {
+		return nil, fmt.Errorf("%s", strings.Join(problems, "\n"))
+	}
+	return t, nil
+}
+
+func str(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return ""
+	}
+	return s
+}
+
+// dated matches a dated model name's suffix: -2025-04-14 or -20251001.
+var dated = regexp.MustCompile(`-(\d{4}-\d{2}-\d{2}|\d{8})$`)
+
+// Lookup finds a model's row: its name as given, with the provider's prefix
+// (LiteLLM keys some rows "gemini/…", "ollama/…"), without such a prefix,
+// and without a date suffix (gpt-4.1-mini-2025-04-14 is gpt-4.1-mini).
+// ok is false when none matches: the model is unpriced.
+func (t *Table) Lookup(provider, model string) (*Model, bool) {
+	if t == nil {
+		return nil, false
+	}
+	names := []string{model}
+	if _, bare, ok := strings.Cut(model, "/"); ok {
+		names = append(names, bare)
+	}
+	if provider != "" {
+		names = append(names, provider+"/"+model)
+	}
+	for _, n := range slices.Clone(names) {
+		if d := dated.ReplaceAllString(n, ""); d != n {
+			names = append(names, d)
+		}
+	}
+	for _, n := range names {
+		if m, ok := t.models[n]; ok {
+			return m, true
+		}
+	}
+	return nil, false
+}
