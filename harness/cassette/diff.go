@@ -5,28 +5,42 @@ import (
 	"fmt"
 	"maps"
 	"net/url"
+	"reflect"
 	"slices"
 	"strings"
 
 	"github.com/wI2L/jsondiff"
 )
 
-// diff describes how live differs from recorded, one difference a line.
-// Model requests are compared by meaning: tools by name (a tool added,
-// removed or moved, a parameter whose type changed), messages by position
-// (a message added, removed or changed), whatever the wire format (OpenAI
-// Chat Completions and Responses, Anthropic Messages, Gemini
-// generateContent); the rest, and any other JSON, by JSON pointer with both
-// values; a body that is not JSON as a short note.
-func diff(recorded, live []byte) []string {
-	if bytes.Equal(recorded, live) {
-		return nil
-	}
-	rv, rerr := decodeJSON(recorded)
+// differ returns the function that describes how live differs from a
+// recorded body, one difference a line (live is decoded once). Model
+// requests are compared by meaning: tools by name (a tool added, removed
+// or moved, a parameter whose type changed), messages by position (a
+// message added or removed; one changed in place by JSON pointer), whatever
+// the wire format (OpenAI Chat Completions and Responses, Anthropic
+// Messages, Gemini generateContent); the rest, and any other JSON, by JSON
+// pointer with both values; a body that is not JSON as a short note.
+func differ(live []byte) func(recorded []byte) []string {
 	lv, lerr := decodeJSON(live)
-	if rerr != nil || lerr != nil || !document(rv) || !document(lv) {
-		return bodyNote(recorded, live)
+	return func(recorded []byte) []string {
+		if bytes.Equal(recorded, live) {
+			return nil
+		}
+		rv, rerr := decodeJSON(recorded)
+		if rerr != nil || lerr != nil || !document(rv) || !document(lv) {
+			return bodyNote(recorded, live)
+		}
+		out, ok := valueDiff(rv, lv)
+		if !ok || len(out) == 0 {
+			return bodyNote(recorded, live)
+		}
+		return out
 	}
+}
+
+// valueDiff is diff of two decoded JSON documents; false when they cannot
+// be compared by their parts.
+func valueDiff(rv, lv any) ([]string, bool) {
 	var out []string
 	rm, rok := rv.(map[string]any)
 	lm, lok := lv.(map[string]any)
@@ -49,10 +63,7 @@ func diff(recorded, live []byte) []string {
 		rv, lv = rm, lm
 	}
 	d, ok := pointerDiff("", rv, lv)
-	if out = append(out, d...); !ok || len(out) == 0 {
-		return bodyNote(recorded, live)
-	}
-	return out
+	return append(out, d...), ok
 }
 
 // document reports whether v is a JSON object or array, which are compared
@@ -75,6 +86,9 @@ func bodyNote(recorded, live []byte) []string {
 // pointerDiff lists how live differs from recorded by JSON pointer, each
 // under prefix; false when they cannot be compared (not JSON documents).
 func pointerDiff(prefix string, recorded, live any) ([]string, bool) {
+	if equalJSON(recorded, live) {
+		return nil, true
+	}
 	rb, err1 := marshalCompact(recorded)
 	lb, err2 := marshalCompact(live)
 	if err1 != nil || err2 != nil {
@@ -432,12 +446,9 @@ func stringSet(v any) (map[string]bool, bool) {
 	return out, true
 }
 
-// equalJSON reports whether a and b are the same JSON value.
-func equalJSON(a, b any) bool {
-	ab, err1 := marshalCompact(a)
-	bb, err2 := marshalCompact(b)
-	return err1 == nil && err2 == nil && bytes.Equal(ab, bb)
-}
+// equalJSON reports whether a and b, decoded by decodeJSON (numbers as
+// written), are the same JSON value.
+func equalJSON(a, b any) bool { return reflect.DeepEqual(a, b) }
 
 // jsonOrAbsent is v as compact JSON, or "(absent)" for nil.
 func jsonOrAbsent(v any) string {

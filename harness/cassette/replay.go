@@ -280,6 +280,7 @@ func (r *replayer) miss(req *http.Request, canon []byte) *MissError {
 	secrets := r.opts.literals()
 	e := &MissError{Cassette: r.path, Method: req.Method, URL: redactLiterals(redactURL(req.URL.String()), secrets), Nearest: -1, Rerecord: r.opts.Rerecord, live: canon}
 	played := r.replayed
+	against := differ(canon)
 	best := -1
 	var bestDiff []string
 	consider := func(i int, d []string) {
@@ -288,7 +289,7 @@ func (r *replayer) miss(req *http.Request, canon []byte) *MissError {
 		}
 	}
 	for _, i := range r.groups[groupKey(req.Method, redactLiterals(req.URL.String(), secrets))] {
-		consider(i, diff(r.canonical(i), canon))
+		consider(i, against(r.canonical(i)))
 	}
 	if best < 0 {
 		// Another method or URL: the nearest shares the most of host,
@@ -304,7 +305,7 @@ func (r *replayer) miss(req *http.Request, canon []byte) *MissError {
 		}
 		for _, i := range ranked {
 			in := r.items[i]
-			consider(i, append(urlDiff(in.Request.Method, in.Request.URL, req.Method, e.URL), diff(r.canonical(i), canon)...))
+			consider(i, append(urlDiff(in.Request.Method, in.Request.URL, req.Method, e.URL), against(r.canonical(i))...))
 		}
 		if best >= 0 {
 			e.NearestURL = r.items[best].Request.Method + " " + r.items[best].Request.URL
