@@ -304,7 +304,7 @@ func (a *agent) launch(ctx, life context.Context, base string) (*program, error)
 	prog := &program{}
 	if a.service() {
 		var err error
-		if prog.port, err = freePort(); err != nil {
+		if prog.port, err = FreePort(); err != nil {
 			return nil, err
 		}
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"net"
 	"slices"
 	"strings"
 	"sync"
@@ -175,7 +174,7 @@ func cmdProxy(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	port := 0
 	if spec.HTTP != nil || spec.MCP != nil {
-		if port, err = freePort(); err != nil {
+		if port, err = external.FreePort(); err != nil {
 			return withCode(exitInternal, err)
 		}
 	}
@@ -256,17 +255,6 @@ func shellQuote(v string) string {
 		return v
 	}
 	return "'" + strings.ReplaceAll(v, "'", `'\''`) + "'"
-}
-
-// freePort is a port of 127.0.0.1 that nothing listens on now, for a
-// service's PORT.
-func freePort() (int, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("find a free port: %w", err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port, nil
 }
 
 const standinDoc = `Usage: testbed standin [flags]
