@@ -66,10 +66,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"os"
 	"path/filepath"
-	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -307,21 +304,23 @@ func (a *agent) launch(ctx, life context.Context, base string) (*program, error)
 	prog := &program{}
 	if a.service() {
 		var err error
-		if prog.port, err = freePort(); err != nil {
+		if prog.port, err = FreePort(); err != nil {
 			return nil, err
 		}
 	}
-	env, err := a.environment(base, prog.port)
+	set, err := Environment(a.spec, a.cfg.Endpoint, a.cfg.Upstreams, a.cfg.Variant, a.cfg.Clock(), base, prog.port)
 	if err != nil {
 		return nil, err
 	}
+	env := Inherited()
+	maps.Copy(env, set)
 	v := vars{port: prog.port}
 	argv := make([]string, len(a.spec.Command))
 	for i, arg := range a.spec.Command {
 		argv[i] = v.text(arg)
 	}
 	dir := filepath.Join(a.root, a.spec.Dir)
-	if prog.proc, err = start(life, argv, dir, env, a.service()); err != nil {
+	if prog.proc, err = start(life, argv, dir, EnvList(env), a.service()); err != nil {
 		return nil, err
 	}
 	if !a.service() {
@@ -384,52 +383,4 @@ func newSessionID() string {
 	var b [8]byte
 	rand.Read(b[:])
 	return "tb-" + hex.EncodeToString(b[:])
-}
-
-// environment is the program's: a few of the process's own variables (not
-// its keys), the suite's, then the session's base URLs.
-func (a *agent) environment(base string, port int) ([]string, error) {
-	env := map[string]string{}
-	for _, k := range []string{"PATH", "HOME", "LANG", "TMPDIR", "SYSTEMROOT", "NODE_PATH"} {
-		if v, ok := os.LookupEnv(k); ok {
-			env[k] = v
-		}
-	}
-	for k, v := range a.spec.Env {
-		env[k] = v
-	}
-	maps.Copy(env, proxy.ModelEnv(a.cfg.Endpoint, base))
-	for name := range a.cfg.Upstreams {
-		env[UpstreamVar(name, a.spec.UpstreamEnv)] = base + "/upstream/" + name
-	}
-	env["TESTBED_PROVIDER"], env["TESTBED_MODEL"], env["TESTBED_MODEL_URL"] = a.cfg.Endpoint.Provider, a.cfg.Endpoint.Model, a.cfg.Endpoint.BaseURL
-	if a.cfg.Endpoint.API != "" {
-		env["TESTBED_API"] = a.cfg.Endpoint.API
-	}
-	if a.cfg.Endpoint.Stream {
-		env["TESTBED_STREAM"] = "true"
-	}
-	// Any host called directly, not through the base URLs above, goes to
-	// the proxy, which refuses it and fails the scenario; loopback (the
-	// base URLs) goes direct.
-	for _, k := range []string{"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"} {
-		env[k] = proxy.ForwardProxy(base)
-	}
-	env["NO_PROXY"], env["no_proxy"] = "127.0.0.1,localhost,::1", "127.0.0.1,localhost,::1"
-	env["TESTBED_NOW"] = a.cfg.Clock().Format(time.RFC3339)
-	env["TESTBED_CLOCK_URL"] = base + "/clock"
-	env["TESTBED_TURN_URL"] = base + "/turn"
-	variant, err := json.Marshal(a.cfg.Variant)
-	if err != nil {
-		return nil, err
-	}
-	env["TESTBED_VARIANT"] = string(variant)
-	if port != 0 {
-		env["PORT"] = strconv.Itoa(port)
-	}
-	out := make([]string, 0, len(env))
-	for _, k := range slices.Sorted(maps.Keys(env)) {
-		out = append(out, k+"="+env[k])
-	}
-	return out, nil
 }

@@ -14,7 +14,9 @@ import (
 // alias of the proxy (proxy.Proxy.Alias) for its base URLs, bound to the
 // session of the run it serves, so that no run's calls reach another's
 // cassette. Close ends them all; a run that fails ends its program, and
-// the next run starts a fresh one.
+// the next run starts a fresh one. The order of the runs is the caller's:
+// testbed's runner hands a program its runs one after the other, in report
+// order.
 type Pool struct {
 	mu     sync.Mutex
 	kept   map[string]*kept

@@ -170,8 +170,9 @@ func (p *process) tail() string {
 	return ""
 }
 
-// freePort is a port of 127.0.0.1 that nothing listens on now.
-func freePort() (int, error) {
+// FreePort is a port of 127.0.0.1 that nothing listens on now: a
+// service's PORT.
+func FreePort() (int, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return 0, fmt.Errorf("find a free port: %w", err)

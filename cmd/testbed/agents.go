@@ -20,20 +20,28 @@ func registry(root string, suites []*scenario.Suite, pool *external.Pool) map[st
 		if e == nil {
 			continue
 		}
-		spec := external.Spec{Command: e.Command, Dir: e.Dir, Env: e.Env, UpstreamEnv: e.UpstreamEnv, Embeddings: e.Embeddings,
-			TurnTimeout: e.TurnTimeout, AllTurns: e.AllTurns, StartTimeout: e.StartTimeout, KeepAlive: e.KeepAlive, Pool: pool}
-		if h := e.HTTP; h != nil {
-			spec.HTTP = &external.HTTP{URL: h.URL, Body: h.Body, Headers: h.Headers, Reply: h.Reply}
-		}
-		if m := e.MCP; m != nil {
-			spec.MCP = &external.MCP{URL: m.URL, Tool: m.Tool, Args: m.Args, Reply: m.Reply}
-		}
+		spec := specOf(e)
+		spec.Pool = pool
 		reg[s.Agent] = agents.Entry{
 			Info: agents.Info{Name: s.Agent, Model: e.Model, Upstreams: e.Upstreams},
 			New:  external.New(spec, root),
 		}
 	}
 	return reg
+}
+
+// specOf is how the driver runs the agent outside testbed e describes
+// (without a Pool).
+func specOf(e *scenario.External) external.Spec {
+	spec := external.Spec{Command: e.Command, Dir: e.Dir, Env: e.Env, UpstreamEnv: e.UpstreamEnv, Embeddings: e.Embeddings,
+		TurnTimeout: e.TurnTimeout, AllTurns: e.AllTurns, StartTimeout: e.StartTimeout, KeepAlive: e.KeepAlive}
+	if h := e.HTTP; h != nil {
+		spec.HTTP = &external.HTTP{URL: h.URL, Body: h.Body, Headers: h.Headers, Reply: h.Reply}
+	}
+	if m := e.MCP; m != nil {
+		spec.MCP = &external.MCP{URL: m.URL, Tool: m.Tool, Args: m.Args, Reply: m.Reply}
+	}
+	return spec
 }
 
 // running is registry for a run of the suites: it returns the agents and

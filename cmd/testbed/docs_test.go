@@ -159,8 +159,8 @@ var _ = Describe("the commands the README and docs/ show", Label("docs"), func()
 			}
 			for _, w := range rest {
 				name, ok := strings.CutPrefix(strings.Trim(w, "[]"), "--")
-				if !ok {
-					continue
+				if !ok || name == "" {
+					continue // not a flag, or -- (the end of flags)
 				}
 				name, _, _ = strings.Cut(name, "=")
 				Expect(known[cmd]).To(ContainElement(name), "%s: %s: no flag --%s", c.at, c.line, name)

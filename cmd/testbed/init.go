@@ -39,20 +39,16 @@ func cmdInit(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&root, "root", ".", "project folder holding scenarios/")
 	fs.StringVar(&agent, "agent", "", "the built-in agent the suite tests: "+strings.Join(all.Names(), ", "))
 	// The suite's name may come before the flags or after them.
-	var name string
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		name, args = args[0], args[1:]
-	}
-	if err := fs.Parse(args); err != nil {
-		return fs.parseError(err)
-	}
-	if name == "" && fs.NArg() > 0 {
-		name = fs.Arg(0)
-		if err := parse(fs, fs.Args()[1:]); err != nil {
-			return err
-		}
-	} else if err := parse(fs, fs.Args()); err != nil {
+	names, err := parseWithFiles(fs, args)
+	if err != nil {
 		return err
+	}
+	if len(names) > 1 {
+		return withCode(exitUsage, fmt.Errorf("unexpected argument %q; run 'testbed init --help'", names[1]))
+	}
+	var name string
+	if len(names) == 1 {
+		name = names[0]
 	}
 	if name == "" || agent == "" {
 		return withCode(exitUsage, errors.New("usage: testbed init <suite> --agent <name> (run 'testbed init --help')"))

@@ -134,7 +134,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "report":
 		err = cmdReport(args[1:], stdout, stderr)
 	case "proxy":
-		err = cmdProxy(ctx, args[1:], stdout, stderr)
+		err = cmdProxy(ctx, args[1:], os.Stdin, stdout, stderr)
 	case "standin":
 		err = cmdStandin(ctx, args[1:], stdout, stderr)
 	case "agent":

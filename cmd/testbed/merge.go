@@ -130,19 +130,24 @@ func completeShards(files []string, parts []*report.Report) error {
 	return nil
 }
 
-// parseWithFiles parses flags that may come before or after positional
-// file arguments, and returns the files.
+// parseWithFiles parses flags that may come before, between or after
+// positional arguments, and returns the positionals in order. Everything
+// after "--" is positional.
 func parseWithFiles(fs *flags, args []string) ([]string, error) {
 	var files []string
 	for len(args) > 0 {
 		if err := fs.Parse(args); err != nil {
 			return nil, fs.parseError(err)
 		}
-		if fs.NArg() == 0 {
+		rest := fs.Args()
+		if used := len(args) - len(rest); used > 0 && args[used-1] == "--" {
+			return append(files, rest...), nil
+		}
+		if len(rest) == 0 {
 			break
 		}
-		files = append(files, fs.Arg(0))
-		args = fs.Args()[1:]
+		files = append(files, rest[0])
+		args = rest[1:]
 	}
 	return files, nil
 }

@@ -8,6 +8,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/agentreplay/testbed/agents"
 	"github.com/agentreplay/testbed/agents/external"
@@ -18,11 +20,13 @@ import (
 	"github.com/agentreplay/testbed/harness/standin"
 )
 
-const proxyDoc = `Usage: testbed proxy --suite S --variant V --scenario ID [flags]
+const proxyDoc = `Usage: testbed proxy --suite S --variant V --scenario ID [flags] [--exec -- COMMAND ARGS...]
 
 Serves one scenario's cassette on 127.0.0.1 to an agent that is not built
-into testbed, in any language: it prints the base URLs to give the agent's
-SDKs (as environment variables), answers the agent's model and upstream
+into testbed, in any language: it prints the whole environment a run's
+driver gives the agent (the base URLs for its SDKs and upstreams, the
+placeholder key, TESTBED_NOW, TESTBED_MODEL, TESTBED_STREAM, TESTBED_VARIANT,
+the clock and turn URLs, the forward proxy, the suite's env:), answers the agent's model and upstream
 calls from the cassette (replay, the default) or records them against the
 loopback stand-ins (--record), or replays what matches and records only the
 calls the cassette lacks (--record-missing), or forwards and writes nothing
@@ -31,18 +35,23 @@ to a real provider with the key from the environment, set by the proxy on
 each call (the agent keeps its placeholder key, and no cassette holds the
 key); with --live-upstreams the upstream calls go to the real APIs. A request the
 cassette does not have is answered with the diagnosis and makes the exit 3;
-recorded calls the agent did not make exit 1.
+recorded calls the agent did not make exit 1. With --exec, the command after
+-- is started with that environment (and testbed's own PATH, HOME, LANG,
+TMPDIR, NODE_PATH), its input and output passed through, the environment
+printed on stderr instead; the session ends when it exits (or on Ctrl-C,
+which ends it with its process group), and an exit other than 0 exits 1.
 
 Examples:
   testbed proxy --suite odbchat --variant single-pass --scenario ac1-taiwan-sst
   testbed proxy --suite family --variant schema --scenario pool-history-period --record
   testbed proxy --suite odbchat --variant single-pass --scenario ac1-taiwan-sst --record-missing
+  testbed proxy --suite weather-ts --variant default --scenario current-oslo --exec -- node agent.js
   OPENAI_API_KEY=… testbed proxy --suite odbchat --variant single-pass --scenario ac1-taiwan-sst --record --provider openai --model gpt-4.1-mini`
 
 // cmdProxy is 'testbed proxy'.
-func cmdProxy(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func cmdProxy(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	var sel selection
-	var record, missing, live, liveUpstreams bool
+	var record, missing, live, liveUpstreams, execute bool
 	var prov, model, baseURL string
 	fs := newFlags("proxy", proxyDoc, stderr)
 	sel.register(fs)
@@ -53,8 +62,16 @@ func cmdProxy(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&model, "model", "", "the real model's name (with --provider)")
 	fs.StringVar(&baseURL, "base-url", "", "the real provider's base URL (with --provider; default the provider's own)")
 	fs.BoolVar(&liveUpstreams, "live-upstreams", false, "call the real upstream APIs instead of the fixture stubs")
-	if err := parse(fs, args); err != nil {
+	fs.BoolVar(&execute, "exec", false, "start the command given after -- with the environment, and end the session when it exits")
+	argv, err := parseWithFiles(fs, args)
+	if err != nil {
 		return err
+	}
+	switch {
+	case execute && len(argv) == 0:
+		return withCode(exitUsage, errors.New("--exec needs the agent's command after --: testbed proxy … --exec -- node agent.js"))
+	case !execute && len(argv) > 0:
+		return withCode(exitUsage, fmt.Errorf("unexpected argument %q; to start the agent, give --exec -- %s", argv[0], strings.Join(argv, " ")))
 	}
 	mode := cassette.ModeReplay
 	switch {
@@ -79,13 +96,31 @@ func cmdProxy(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	s := suites[0]
 	entry := registry(sel.root, suites, nil)[s.Agent]
 	info := entry.Info
+	var variant map[string]any
 	for _, v := range s.Variants {
-		if v.Name == sel.variant && v.Endpoint != nil {
-			info.Model = *v.Endpoint
+		if v.Name == sel.variant {
+			variant = v.Config
+			if v.Endpoint != nil {
+				info.Model = *v.Endpoint
+			}
 		}
 	}
 	path := cassette.Path(sel.root, s.Name, sel.variant, sel.scenario)
-	copts := cassette.Options{Rerecord: fmt.Sprintf("testbed proxy --suite %s --variant %s --scenario %s --record", s.Name, sel.variant, sel.scenario)}
+	// The scenario's clock, advanced by each exchange's recorded (or
+	// taken) duration, as a run's is.
+	var clock sync.Mutex
+	elapsed := time.Duration(0)
+	now := func() time.Time {
+		clock.Lock()
+		defer clock.Unlock()
+		return s.Clock.Add(elapsed)
+	}
+	copts := cassette.Options{Rerecord: fmt.Sprintf("testbed proxy --suite %s --variant %s --scenario %s --record", s.Name, sel.variant, sel.scenario),
+		Observe: func(e cassette.Exchange) {
+			clock.Lock()
+			elapsed += e.Duration
+			clock.Unlock()
+		}}
 	var key string
 	if mode != cassette.ModeReplay {
 		if prov != "" {
@@ -131,18 +166,43 @@ func cmdProxy(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	defer p.Close()
 	session := sessionFor(info, tr)
-	session.Key = key
+	session.Key, session.Clock, session.Turn = key, now, func(int) {}
 	id, base := p.Open(session)
-	fmt.Fprintf(stdout, "# %s of %s, for %s/%s/%s\n", mode, path, s.Name, sel.variant, sel.scenario)
-	var upstreamEnv map[string]string
+	spec := external.Spec{}
 	if s.External != nil {
-		upstreamEnv = s.External.UpstreamEnv
+		spec = specOf(s.External)
 	}
-	for _, line := range baseURLs(info, upstreamEnv, base) {
-		fmt.Fprintln(stdout, line)
+	port := 0
+	if spec.HTTP != nil || spec.MCP != nil {
+		if port, err = external.FreePort(); err != nil {
+			return withCode(exitInternal, err)
+		}
 	}
-	fmt.Fprintln(stdout, "# Ctrl-C ends the session")
-	<-ctx.Done()
+	env, err := external.Environment(spec, info.Model, info.Upstreams, variant, now(), base, port)
+	if err != nil {
+		return withCode(exitUsage, err)
+	}
+	out := stdout
+	if execute {
+		out = stderr // the agent's own output goes to stdout
+	}
+	fmt.Fprintf(out, "# %s of %s, for %s/%s/%s\n", mode, path, s.Name, sel.variant, sel.scenario)
+	fmt.Fprintf(out, "# the environment a run gives the agent, besides testbed's own %s:\n", strings.Join(slices.Sorted(maps.Keys(external.Inherited())), ", "))
+	for _, k := range slices.Sorted(maps.Keys(env)) {
+		fmt.Fprintf(out, "%s=%s\n", k, shellQuote(env[k]))
+	}
+	var agentErr error
+	if execute {
+		fmt.Fprintf(out, "# running %s; the session ends when it exits\n", strings.Join(argv, " "))
+		all := external.Inherited()
+		maps.Copy(all, env)
+		if agentErr = external.Exec(ctx, argv, external.EnvList(all), stdin, stdout, stderr); ctx.Err() != nil {
+			agentErr = nil // Ctrl-C: the session ended as asked
+		}
+	} else {
+		fmt.Fprintln(stdout, "# Ctrl-C ends the session")
+		<-ctx.Done()
+	}
 	err = p.End(id)
 	var miss *cassette.MissError
 	switch {
@@ -153,6 +213,9 @@ func cmdProxy(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if u := tr.Unplayed(); len(u) > 0 {
 		return withCode(exitFailed, fmt.Errorf("the agent did not make %d recorded calls: %s", len(u), strings.Join(u, "; ")))
+	}
+	if agentErr != nil {
+		return withCode(exitFailed, fmt.Errorf("the agent (%s) failed: %w", strings.Join(argv, " "), agentErr))
 	}
 	if n := tr.Recorded(); n > 0 {
 		fmt.Fprintf(stderr, "recorded %d missing calls into %s", n, path)
@@ -183,20 +246,15 @@ func sessionFor(info agents.Info, tr cassette.Transport) proxy.Session {
 	return s
 }
 
-// baseURLs are the environment lines that point an agent's SDKs at a
-// session: the model's (proxy.ModelEnv: OPENAI_BASE_URL, GEMINI_BASE_URL or
-// ANTHROPIC_BASE_URL, and a placeholder key), and <NAME>_BASE_URL (or the
-// variable upstreamEnv names) for each upstream.
-func baseURLs(info agents.Info, upstreamEnv map[string]string, base string) []string {
-	var out []string
-	env := proxy.ModelEnv(info.Model, base)
-	for _, k := range slices.Sorted(maps.Keys(env)) {
-		out = append(out, k+"="+env[k])
+// shellQuote is v as a POSIX shell word: as it is when it needs no
+// quoting, else in single quotes.
+func shellQuote(v string) string {
+	if v != "" && strings.IndexFunc(v, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=,@%+", r))
+	}) < 0 {
+		return v
 	}
-	for _, name := range slices.Sorted(maps.Keys(info.Upstreams)) {
-		out = append(out, external.UpstreamVar(name, upstreamEnv)+"="+base+"/upstream/"+name)
-	}
-	return out
+	return "'" + strings.ReplaceAll(v, "'", `'\''`) + "'"
 }
 
 const standinDoc = `Usage: testbed standin [flags]

@@ -7,6 +7,10 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -231,5 +235,69 @@ var _ = Describe("testbed standin", func() {
 		var r result
 		Eventually(done).WithTimeout(time.Minute).Should(Receive(&r))
 		Expect(r.code).To(Equal(exitOK), r.String())
+	})
+})
+
+var _ = Describe("testbed proxy --exec", func() {
+	// envOf reads an env dump (KEY=value lines) into what testbed set:
+	// without the variables passed on from testbed's own environment or
+	// set by the shell, with the session's id and the proxy's port, which
+	// change each time, written as placeholders.
+	envOf := func(path string) map[string]string {
+		GinkgoHelper()
+		ids := regexp.MustCompile(`127\.0\.0\.1:\d+|/[sa]/[0-9a-f]{16}|testbed:[0-9a-f]{16}@`)
+		out := map[string]string{}
+		for _, line := range strings.Split(strings.TrimSpace(mustRead(path)), "\n") {
+			k, v, ok := strings.Cut(line, "=")
+			if !ok || slices.Contains([]string{"PATH", "HOME", "LANG", "TMPDIR", "NODE_PATH", "PWD", "OLDPWD", "SHLVL", "_"}, k) {
+				continue
+			}
+			out[k] = ids.ReplaceAllString(v, "<id>")
+		}
+		return out
+	}
+
+	It("starts the agent with the whole environment a run's driver gives it, and prints it", func() {
+		root := GinkgoT().TempDir()
+		for _, dir := range []string{"scenarios", "cassettes", "fixtures"} {
+			Expect(os.CopyFS(filepath.Join(root, dir), os.DirFS(filepath.Join(repoRoot, "examples", "weather-ts", dir)))).To(Succeed())
+		}
+		suite := filepath.Join(root, "scenarios", "weather-ts.yaml")
+		dump := filepath.Join(root, "env")
+		replace(suite, "  command: [node, agent.js]\n", "  command: [sh, -c, 'env > \"$DUMP\"; while read -r l; do echo \"{\\\"text\\\": \\\"ok\\\"}\"; done']\n"+
+			"  env: {DUMP: "+dump+".driver, GREETING: \"hello world\"}\n", 1)
+		replace(suite, "model: gpt-4.1-mini}", "model: gpt-4.1-mini, stream: true}", 1)
+
+		// The driver's, in a run (which fails: the program calls nothing).
+		testbed("run", "--root", root, "--scenario", "current-oslo", "--quiet", "--out", "")
+		driver := envOf(dump + ".driver")
+		Expect(driver).To(HaveKeyWithValue("GREETING", "hello world"))
+		Expect(driver).To(HaveKeyWithValue("TESTBED_STREAM", "true"))
+		Expect(driver).To(HaveKeyWithValue("TESTBED_NOW", "2026-03-02T08:00:00Z"))
+
+		r := testbed("proxy", "--root", root, "--suite", "weather-ts", "--variant", "default", "--scenario", "current-oslo",
+			"--exec", "--", "sh", "-c", `env > "$DUMP.proxy"; echo started`)
+		Expect(r.code).To(Equal(exitFailed), "the recorded calls were not made\n%s", r)
+		Expect(r.stdout).To(Equal("started\n"), "the agent's own output, and only it, on stdout")
+		Expect(envOf(dump + ".driver.proxy")).To(Equal(driver))
+		for _, line := range []string{"GREETING='hello world'", "TESTBED_NOW=2026-03-02T08:00:00Z", "TESTBED_STREAM=true", "TESTBED_MODEL=gpt-4.1-mini"} {
+			Expect(r.stderr).To(ContainSubstring("\n" + line + "\n"))
+		}
+	})
+
+	It("prints the same environment when it only serves", func() {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		env, _ := serving(ctx, "proxy", "--root", filepath.Join(repoRoot, "examples", "weather-ts"), "--suite", "weather-ts", "--variant", "default", "--scenario", "current-oslo")
+		text := strings.Join(env, "\n")
+		for _, k := range []string{"OPENAI_BASE_URL=", "WEATHER_URL=", "TESTBED_NOW=2026-03-02T08:00:00Z", "TESTBED_MODEL=gpt-4.1-mini", "TESTBED_CLOCK_URL=", "TESTBED_VARIANT=", "HTTP_PROXY="} {
+			Expect(text).To(ContainSubstring("\n" + k))
+		}
+	})
+
+	It("needs a command after --", func() {
+		r := testbed("proxy", "--suite", "a", "--variant", "b", "--scenario", "c", "--exec")
+		Expect(r.code).To(Equal(exitUsage), r.String())
+		Expect(r.stderr).To(ContainSubstring("--exec needs the agent's command after --"))
 	})
 })

@@ -71,12 +71,14 @@ func (fs *flags) help() {
 	fs.SetOutput(io.Discard)
 }
 
+// parse parses the flags of a command that takes no positional arguments.
 func parse(fs *flags, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		return fs.parseError(err)
+	extra, err := parseWithFiles(fs, args)
+	if err != nil {
+		return err
 	}
-	if fs.NArg() > 0 {
-		return withCode(exitUsage, fmt.Errorf("unexpected argument %q; run 'testbed %s --help'", fs.Arg(0), fs.Name()))
+	if len(extra) > 0 {
+		return withCode(exitUsage, fmt.Errorf("unexpected argument %q; run 'testbed %s --help'", extra[0], fs.Name()))
 	}
 	return nil
 }

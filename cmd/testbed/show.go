@@ -48,15 +48,13 @@ func cmdShow(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.BoolVar(&all, "all", false, "print long texts whole")
 	fs.BoolVar(&prompt, "prompt", false, "print everything each model call was sent: its tools and every message")
 	fs.IntVar(&width, "width", width, "cut texts to this many characters (without --all)")
-	var target string
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		target, args = args[0], args[1:]
-	}
-	if err := parse(fs, args); err != nil {
+	targets, err := parseWithFiles(fs, args)
+	if err != nil {
 		return err
 	}
+	target := strings.Join(targets, " ")
 	parts := strings.Split(target, "/")
-	if len(parts) != 3 || parts[0] == "" || parts[1] == "" || parts[2] == "" {
+	if len(targets) != 1 || len(parts) != 3 || parts[0] == "" || parts[1] == "" || parts[2] == "" {
 		return withCode(exitUsage, errors.New("name one scenario run: testbed show <suite>/<variant>/<scenario>[#sample] (see: testbed list)"))
 	}
 	sample := 1

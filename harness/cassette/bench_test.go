@@ -158,3 +158,30 @@ func BenchmarkScan(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkReplayMiss measures a replay's RoundTrip for a request the
+// cassette lacks, on cassettes of N interactions with ~2 KB bodies: the
+// diagnosis compares it with every recorded request to the same method and
+// URL to find the nearest and lists how they differ.
+func BenchmarkReplayMiss(b *testing.B) {
+	for _, n := range []int{10, 100} {
+		path, url, bodies := benchCassette(b, n)
+		live := bytes.Replace(bodies[n/2], []byte("sea surface temperature"), []byte("salinity"), 1)
+		b.Run(fmt.Sprintf("interactions=%d", n), func(b *testing.B) {
+			rp, err := cassette.Open(cassette.ModeReplay, path, cassette.Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(live))
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := rp.RoundTrip(req); err == nil {
+					b.Fatal("no miss")
+				}
+			}
+		})
+	}
+}

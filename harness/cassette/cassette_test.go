@@ -2,6 +2,7 @@ package cassette_test
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -219,24 +220,38 @@ var _ = Describe("a recorded cassette", func() {
 			Expect(mustPost(r, up.URL+"/v1/chat/completions", added)).To(Equal(`{"answer":"one"}`))
 		})
 
-		DescribeTable("has no nearest interaction when nothing was recorded for its method and URL",
-			func(method, suffix string) {
+		DescribeTable("to another method or URL names the nearest recorded request, with the same host or path, and how it differs",
+			func(method, suffix, body string, nearest int, want string) {
 				r := replayer(cassette.Options{Rerecord: rerecord})
-				req, err := http.NewRequest(method, up.URL+suffix, nil)
+				req, err := http.NewRequest(method, up.URL+suffix, strings.NewReader(body))
 				Expect(err).NotTo(HaveOccurred())
 				_, err = r.RoundTrip(req)
 				Expect(err).To(MatchError(cassette.ErrStale))
 				var miss *cassette.MissError
 				Expect(errors.As(err, &miss)).To(BeTrue())
-				Expect(miss.Nearest).To(Equal(-1))
-				Expect(miss.Error()).To(ContainSubstring("no recorded request to this method and URL"))
-				Expect(miss.Error()).To(ContainSubstring(method + " " + up.URL + suffix))
+				Expect(miss.Nearest).To(Equal(nearest))
+				Expect(miss.NearestURL).To(Equal("POST " + up.URL + "/v1/chat/completions"))
+				Expect(miss.Error()).To(ContainSubstring(fmt.Sprintf("%s %s%s (no recorded request to this method and URL; nearest is interaction %d, POST %s/v1/chat/completions; it differs", method, up.URL, suffix, nearest, up.URL)))
+				Expect(miss.Diff).To(ContainElement(want))
+				Expect(miss.Error()).To(ContainSubstring(want))
 				Expect(miss.Error()).To(ContainSubstring("re-record with: " + rerecord))
 			},
-			Entry("another path", http.MethodPost, "/v1/embeddings"),
-			Entry("another method", http.MethodGet, "/v1/chat/completions"),
-			Entry("another query", http.MethodPost, "/v1/chat/completions?stream=true"),
+			Entry("another path", http.MethodPost, "/v1/embeddings", greet, 0, "path: /v1/chat/completions → /v1/embeddings"),
+			Entry("another method", http.MethodPut, "/v1/chat/completions", greet, 0, "method: POST → PUT"),
+			Entry("another query", http.MethodPost, "/v1/chat/completions?stream=true", greet, 0, "query key added: stream=true"),
+			Entry("another path, nearest by its body too", http.MethodPost, "/v2/chat/completions", roll, 1, "path: /v1/chat/completions → /v2/chat/completions"),
 		)
+
+		It("has no nearest interaction when nothing was recorded for its host or path", func() {
+			r := replayer(cassette.Options{Rerecord: rerecord})
+			req, err := http.NewRequest(http.MethodGet, "http://127.0.0.2:9/elsewhere", nil)
+			Expect(err).NotTo(HaveOccurred())
+			_, err = r.RoundTrip(req)
+			var miss *cassette.MissError
+			Expect(errors.As(err, &miss)).To(BeTrue())
+			Expect(miss.Nearest).To(Equal(-1))
+			Expect(miss.Error()).To(ContainSubstring("GET http://127.0.0.2:9/elsewhere (no recorded request to this method and URL, nor to its host or path)"))
+		})
 	})
 
 	It("reports every exchange to Observe, a miss with its error", func() {

@@ -6,10 +6,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
-
-	"github.com/wI2L/jsondiff"
 
 	"github.com/agentreplay/testbed/harness/stream"
 	vcr "gopkg.in/dnaeon/go-vcr.v2/cassette"
@@ -24,33 +23,78 @@ type MissError struct {
 	Cassette string
 	Method   string
 	URL      string
-	// Nearest is the index of the closest recorded interaction with the same
-	// method and URL, or -1 when there is none.
+	// Nearest is the index of the closest recorded interaction: one with
+	// the same method and URL when there is one, else one with the same
+	// host or path (NearestURL says which); -1 when there is none.
 	Nearest int
-	// Diff lists the differences from Nearest, one "path: recorded → live" per line.
-	Diff     []string
+	// NearestURL is the method and URL of Nearest when they are not the
+	// request's, else "".
+	NearestURL string
+	// Diff lists every difference from Nearest, one a line: what changed
+	// in a model request ("tools reordered: a, b → b, a", "tool t:
+	// parameter p: type changed: …", "message added: /messages/3 …"), in
+	// the URL ("path: /a → /b", "query key added: k=v") or at a JSON
+	// pointer ("/temperature: 0 → 0.2"). Error shows the first
+	// MaxShownDiffs.
+	Diff []string
+	// Note, when set, is a finding about the cause, printed after the
+	// differences (for example that a kept-alive program kept state from
+	// an earlier run).
+	Note     string
 	Rerecord string
+
+	live, recorded []byte // canonical bodies of the request and of Nearest, for Carries
 }
+
+// MaxShownDiffs is how many differences a miss's message shows; it counts
+// the others.
+const MaxShownDiffs = 10
 
 // Error implements error.
 func (e *MissError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "cassette %s has no match for %s %s", e.Cassette, e.Method, e.URL)
+	head := fmt.Sprintf("nearest is interaction %d", e.Nearest)
+	if e.NearestURL != "" {
+		head = fmt.Sprintf("no recorded request to this method and URL; nearest is interaction %d, %s", e.Nearest, e.NearestURL)
+	}
 	switch {
 	case e.Nearest < 0:
-		b.WriteString(" (no recorded request to this method and URL)")
+		b.WriteString(" (no recorded request to this method and URL, nor to its host or path)")
 	case len(e.Diff) == 0:
 		fmt.Fprintf(&b, " (interaction %d has the same request but was already replayed: the agent made more calls than recorded)", e.Nearest)
+	case len(e.Diff) == 1 && strings.HasPrefix(e.Diff[0], "/"):
+		fmt.Fprintf(&b, " (%s; it differs at %s)", head, e.Diff[0])
+	case len(e.Diff) == 1:
+		fmt.Fprintf(&b, " (%s; it differs: %s)", head, e.Diff[0])
 	default:
-		fmt.Fprintf(&b, " (nearest is interaction %d; it differs at %s)", e.Nearest, e.Diff[0])
-		for _, d := range e.Diff[1:] {
-			fmt.Fprintf(&b, "\n    and at %s", d)
+		fmt.Fprintf(&b, " (%s; it differs in %d places)", head, len(e.Diff))
+		for _, d := range e.Diff[:min(len(e.Diff), MaxShownDiffs)] {
+			fmt.Fprintf(&b, "\n    %s", d)
 		}
+		if n := len(e.Diff) - MaxShownDiffs; n > 0 {
+			fmt.Fprintf(&b, "\n    … and %d more", n)
+		}
+	}
+	if e.Note != "" {
+		fmt.Fprintf(&b, "\n%s", e.Note)
 	}
 	if e.Rerecord != "" {
 		fmt.Fprintf(&b, "\nre-record with: %s", e.Rerecord)
 	}
 	return b.String()
+}
+
+// Carries reports whether the request carries text (a string of a JSON
+// body, as its JSON-escaped form appears there) that the nearest recorded
+// request does not: what a program that kept state from another
+// conversation would send.
+func (e *MissError) Carries(text string) bool {
+	if text == "" {
+		return false
+	}
+	esc := []byte(strings.Trim(compactJSON(text), `"`))
+	return bytes.Contains(e.live, esc) && !bytes.Contains(e.recorded, esc)
 }
 
 // Is makes errors.Is(err, ErrStale) true.
@@ -229,107 +273,81 @@ func (r *replayer) observe(e Exchange) {
 }
 
 // miss builds the error for a request with no match: the nearest recorded
-// interaction with the same method and URL, preferring unplayed ones, and a
-// field-level JSON diff against it. r.mu is held.
+// interaction with the same method and URL, preferring unplayed ones, and
+// every difference from it; with none, the nearest with the same host or
+// path, and how its method and URL differ too. r.mu is held.
 func (r *replayer) miss(req *http.Request, canon []byte) *MissError {
-	e := &MissError{Cassette: r.path, Method: req.Method, URL: redactLiterals(redactURL(req.URL.String()), r.opts.literals()), Nearest: -1, Rerecord: r.opts.Rerecord}
+	secrets := r.opts.literals()
+	e := &MissError{Cassette: r.path, Method: req.Method, URL: redactLiterals(redactURL(req.URL.String()), secrets), Nearest: -1, Rerecord: r.opts.Rerecord, live: canon}
 	played := r.replayed
+	against := differ(canon)
 	best := -1
 	var bestDiff []string
-	for _, i := range r.groups[groupKey(req.Method, redactLiterals(req.URL.String(), r.opts.literals()))] {
-		d := diff(r.canonical(i), canon)
-		better := best < 0 || len(d) < len(bestDiff) ||
-			(len(d) == len(bestDiff) && played[best] && !played[i])
-		if better {
+	consider := func(i int, d []string) {
+		if best < 0 || len(d) < len(bestDiff) || (len(d) == len(bestDiff) && played[best] && !played[i]) {
 			best, bestDiff = i, d
 		}
 	}
+	for _, i := range r.groups[groupKey(req.Method, redactLiterals(req.URL.String(), secrets))] {
+		consider(i, against(r.canonical(i)))
+	}
+	if best < 0 {
+		// Another method or URL: the nearest shares the most of host,
+		// path and method, then differs the least.
+		rank := 0 // sharing neither host nor path is not near
+		var ranked []int
+		for i, in := range r.items {
+			if k := urlRank(in.Request.Method, in.Request.URL, req.Method, e.URL); k > rank {
+				rank, ranked = k, []int{i}
+			} else if k == rank && k > 0 {
+				ranked = append(ranked, i)
+			}
+		}
+		for _, i := range ranked {
+			in := r.items[i]
+			consider(i, append(urlDiff(in.Request.Method, in.Request.URL, req.Method, e.URL), against(r.canonical(i))...))
+		}
+		if best >= 0 {
+			e.NearestURL = r.items[best].Request.Method + " " + r.items[best].Request.URL
+		}
+	}
 	e.Nearest, e.Diff = best, bestDiff
+	if best >= 0 {
+		e.recorded = r.canonical(best)
+	}
 	return e
 }
 
-// diff describes how live differs from recorded: JSON paths with both
-// values, or a short note when the bodies are not JSON.
-func diff(recorded, live []byte) []string {
-	if bytes.Equal(recorded, live) {
-		return nil
+// urlRank is how much of a recorded request's method and URL a live one
+// shares: 0 when neither its host nor its path, else more for the same
+// host, the same path (or more of its leading segments) and the same
+// method.
+func urlRank(recMethod, recURL, method, rawURL string) int {
+	ru, err1 := url.Parse(recURL)
+	lu, err2 := url.Parse(rawURL)
+	if err1 != nil || err2 != nil {
+		return 0
 	}
-	patch, err := jsondiff.CompareJSON(recorded, live)
-	// Bodies that are not one JSON object or array are matched as bytes; two
-	// that differ only in white space around a JSON scalar give no patch.
-	if err != nil || len(patch) == 0 {
-		a, b := clipPair(string(recorded), string(live))
-		return []string{fmt.Sprintf("the body: %s → %s", a, b)}
+	sameHost := ru.Scheme == lu.Scheme && ru.Host == lu.Host
+	if !sameHost && ru.Path != lu.Path {
+		return 0
 	}
-	var out []string
-	for _, op := range patch {
-		path := string(op.Path)
-		if path == "" {
-			path = "/"
-		}
-		switch op.Type {
-		case jsondiff.OperationAdd:
-			out = append(out, fmt.Sprintf("%s: (absent) → %s", path, clip(compactJSON(op.Value))))
-		case jsondiff.OperationRemove:
-			out = append(out, fmt.Sprintf("%s: %s → (absent)", path, clip(compactJSON(op.OldValue))))
-		default:
-			a, b := clipPair(compactJSON(op.OldValue), compactJSON(op.Value))
-			out = append(out, fmt.Sprintf("%s: %s → %s", path, a, b))
-		}
+	rs, ls := strings.Split(strings.Trim(ru.Path, "/"), "/"), strings.Split(strings.Trim(lu.Path, "/"), "/")
+	shared := 0
+	for shared < len(rs) && shared < len(ls) && rs[shared] == ls[shared] {
+		shared++
 	}
-	return out
-}
-
-// compactJSON is v as compact JSON.
-func compactJSON(v any) string {
-	b, err := marshalCompact(v)
-	if err != nil {
-		return fmt.Sprint(v)
+	k := 1 + 4*shared
+	if len(rs) == len(ls) {
+		k += 2 // one segment renamed reads nearer than one more or fewer
 	}
-	return string(b)
-}
-
-// clipWidth is the most characters a value in a miss diagnosis shows.
-const clipWidth = 120
-
-// clip shortens s, a value added or removed, to its first characters, which
-// is where a reader looks first.
-func clip(s string) string {
-	if r := []rune(s); len(r) > clipWidth {
-		return string(r[:clipWidth]) + "…"
+	if sameHost {
+		k += 1000
 	}
-	return s
-}
-
-// clipPair shortens a and b, a recorded and a live value that differ, to
-// the same window around their first difference (from 40 characters before
-// it, or from the start when it is in the first 60; "…" where cut), so that
-// two long values that share their start never read the same.
-func clipPair(a, b string) (string, string) {
-	ra, rb := []rune(a), []rune(b)
-	if len(ra) <= clipWidth && len(rb) <= clipWidth {
-		return a, b
+	if recMethod == method {
+		k += 1
 	}
-	first := 0
-	for first < len(ra) && first < len(rb) && ra[first] == rb[first] {
-		first++
-	}
-	start := 0 // a difference in the first half shows from the start
-	if first > clipWidth/2 {
-		start = first - 40
-	}
-	cut := func(r []rune) string {
-		from, to := min(start, len(r)), min(len(r), start+clipWidth)
-		s := string(r[from:to])
-		if from > 0 {
-			s = "…" + s
-		}
-		if to < len(r) {
-			s += "…"
-		}
-		return s
-	}
-	return cut(ra), cut(rb)
+	return k
 }
 
 // Unplayed returns a description of every recorded interaction that was not

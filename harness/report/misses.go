@@ -11,8 +11,11 @@ import (
 // interaction by number, which differs between cassettes missing for the
 // same cause; numbered is what each reads as without it.
 var (
-	interactionNumber = regexp.MustCompile(`\((nearest is interaction \d+; it differs at |interaction \d+ has the same request)`)
-	numbered          = map[bool]string{true: "(the nearest recorded request differs at ", false: "(a recorded interaction has the same request"}
+	interactionNumber = regexp.MustCompile(`nearest is interaction \d+; it differs|nearest is interaction \d+, |\(interaction \d+ has the same request`)
+	numbered          = []struct{ prefix, text string }{
+		{"nearest is interaction", "the nearest recorded request differs"},
+		{"(interaction", "(a recorded interaction has the same request"},
+	}
 )
 
 // missCause is what a cassette miss (cassette.MissError's text, after a
@@ -33,7 +36,15 @@ func missCause(err string) (cause, rerecord string) {
 		return "", ""
 	}
 	return interactionNumber.ReplaceAllStringFunc(rest[i+len(sep):], func(m string) string {
-		return numbered[strings.HasPrefix(m, "(nearest")]
+		if strings.HasSuffix(m, ", ") {
+			return "the nearest recorded request is "
+		}
+		for _, n := range numbered {
+			if strings.HasPrefix(m, n.prefix) {
+				return n.text
+			}
+		}
+		return m
 	}), rerecord
 }
 

@@ -76,3 +76,23 @@ var _ = Describe("WriteBrief's stale cassettes", func() {
 		Expect(strings.Count(md.String(), "re-record them all")).To(Equal(1))
 	})
 })
+
+var _ = Describe("WriteBrief's stale cassettes of other causes", func() {
+	It("group misses of an upstream URL, whose nearest requests are numbered apart, and keep every difference", func() {
+		r := staleAfterEdit()
+		v := &r.Suites[0].Variants[0]
+		for i := range v.Scenarios[1:] {
+			sc := &v.Scenarios[1+i]
+			e := &cassette.MissError{Cassette: "cassettes/odbchat/single-pass/" + sc.ID + ".yaml", Method: "GET",
+				URL: "https://api.example.com/v2/sst?lat=1", Nearest: i, NearestURL: "GET https://api.example.com/v1/sst?lat=1",
+				Diff:     []string{"path: /v1/sst → /v2/sst", "query key added: units=c"},
+				Rerecord: "testbed record --suite odbchat --variant single-pass --scenario " + sc.ID}
+			sc.Error = e.Error()
+		}
+		r.Suites[0].Variants = r.Suites[0].Variants[:1]
+		brief := string(render(report.WriteBrief, r))
+		Expect(brief).To(ContainSubstring("✗ 2 scenario runs stale for one cause: no recorded match for GET https://api.example.com/v2/sst?lat=1 " +
+			"(no recorded request to this method and URL; the nearest recorded request is GET https://api.example.com/v1/sst?lat=1; it differs in 2 places)\n" +
+			"        path: /v1/sst → /v2/sst\n        query key added: units=c\n"))
+	})
+})

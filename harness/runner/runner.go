@@ -2,7 +2,10 @@
 // builds a report.Report.
 //
 // Each scenario gets its own cassette transport, trace, virtual clock and
-// agent instance; scenarios run in parallel and are reported in file order.
+// agent instance; scenarios run in parallel and are reported in file order,
+// except the runs of a program kept alive for its variant (keep_alive:
+// variant), which run one after the other in report order, so that the
+// program sees them in the same order every time.
 // In record mode the runner starts the loopback stand-ins (the stand-in model
 // and the fixture upstreams) and routes the agents' logical hosts to them.
 package runner
@@ -212,28 +215,43 @@ func Run(ctx context.Context, suites []*scenario.Suite, opts Options) (*report.R
 	}
 	// Start the longest runs first (by cassette size), so that the last
 	// ones to finish are short and no core idles at the end; results go to
-	// their reserved slots, so the order of the report is unchanged.
-	slices.SortStableFunc(tasks, func(a, b task) int { return cmp.Compare(size[b], size[a]) })
+	// their reserved slots, so the order of the report is unchanged. The
+	// runs of a program kept alive for its variant go together, in report
+	// order, so that it serves them in the same order every time.
+	units := chains(tasks, opts)
+	weight := func(u []task) (n int64) {
+		for _, t := range u {
+			n += size[t]
+		}
+		return n
+	}
+	slices.SortStableFunc(units, func(a, b []task) int { return cmp.Compare(weight(b), weight(a)) })
 
 	var g errgroup.Group
 	g.SetLimit(opts.Parallel)
 	var mu sync.Mutex
 	done := 0
-	for _, t := range tasks {
+	for _, u := range units {
 		if ctx.Err() != nil {
 			break // interrupted: start nothing new, keep every other cassette as it is
 		}
 		g.Go(func() error {
-			if ctx.Err() != nil {
-				return nil // interrupted while waiting for a free slot
-			}
-			j := t.job
-			j.runs[t.sample-1] = runOne(ctx, j, t.sample, opts, counters[j.suite.Tokenizer])
-			if opts.Progress != nil {
-				mu.Lock()
-				done++
-				opts.Progress(done, len(tasks), j.suite.Name, j.variant.Name, j.scenario.ID)
-				mu.Unlock()
+			var earlier []keptRun // what the runs before said, to the program that served them
+			for _, t := range u {
+				if ctx.Err() != nil {
+					return nil // interrupted while waiting for a free slot
+				}
+				j := t.job
+				j.runs[t.sample-1] = runOne(ctx, j, t.sample, opts, counters[j.suite.Tokenizer], earlier)
+				if len(u) > 1 {
+					earlier = append(earlier, keptRunOf(j, t.sample, j.runs[t.sample-1]))
+				}
+				if opts.Progress != nil {
+					mu.Lock()
+					done++
+					opts.Progress(done, len(tasks), j.suite.Name, j.variant.Name, j.scenario.ID)
+					mu.Unlock()
+				}
 			}
 			return nil
 		})

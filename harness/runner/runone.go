@@ -38,9 +38,11 @@ func literals(opts Options) []string {
 // runOne runs one sample of a scenario and checks it, step by step: plan
 // the run, open its cassette, configure the agent, execute it, judge what it
 // did and finalize the verdict. A step that cannot go on leaves the result
-// with its verdict and error.
-func runOne(ctx context.Context, j *job, sample int, opts Options, pending *counter) report.Scenario {
+// with its verdict and error. earlier are the runs the same kept-alive
+// program served before this one, in order (see keptState).
+func runOne(ctx context.Context, j *job, sample int, opts Options, pending *counter, earlier []keptRun) report.Scenario {
 	r := plan(j, sample, opts)
+	r.earlier = earlier
 	if !r.open() {
 		return r.out
 	}
@@ -81,6 +83,7 @@ type sampleRun struct {
 	err      error // the agent's, or the run's
 	closeErr error // the cassette's, when closed
 	timedOut bool
+	earlier  []keptRun // runs of the same kept-alive program before this one
 }
 
 // plan works out the sample's endpoint, cassette options and the command
@@ -325,6 +328,10 @@ func (r *sampleRun) finalize() {
 	out := &r.out
 	switch {
 	case r.stale != nil:
+		var miss *cassette.MissError
+		if errors.As(r.stale, &miss) && len(r.earlier) > 0 {
+			miss.Note = keptState(miss, r.earlier)
+		}
 		out.Verdict, out.Error = report.VerdictStale, r.stale.Error()
 	case r.err != nil:
 		out.Verdict, out.Error = report.VerdictError, r.err.Error()

@@ -1,0 +1,56 @@
+package external
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"time"
+)
+
+// Exec runs argv with exactly env (see Inherited and Environment), its
+// standard streams passed through, until it exits or ctx ends. It runs in
+// a process group of its own, ended with it: when ctx ends the group is
+// asked to stop (SIGTERM) and killed a second later, and whatever the
+// program left running when it exited is killed too. stdin reaches it
+// through a pipe, so a program in its own group never reads the terminal
+// itself (which would stop it). The error is the program's exit, or ctx's.
+func Exec(ctx context.Context, argv []string, env []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	if len(argv) == 0 {
+		return errors.New("no command to run")
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = env
+	if stdin != nil {
+		cmd.Stdin = struct{ io.Reader }{stdin} // not an *os.File: a pipe
+	}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	// Wait would otherwise wait for stdin to end once the program has.
+	cmd.WaitDelay = time.Second
+	ownGroup(cmd)
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("start %q: %w", argv, err)
+	}
+	p := &process{cmd: cmd}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		p.kill() // what it started and left behind
+		if errors.Is(err, exec.ErrWaitDelay) {
+			err = nil
+		}
+		return err
+	case <-ctx.Done():
+		p.terminate()
+		select {
+		case <-done:
+			p.kill()
+		case <-time.After(time.Second):
+			p.kill()
+			<-done
+		}
+		return ctx.Err()
+	}
+}

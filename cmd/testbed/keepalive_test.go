@@ -1,0 +1,49 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/agentreplay/testbed/harness/report"
+)
+
+var _ = Describe("a program kept alive for its variant", func() {
+	// testdata/leaky is a JSON-lines agent (sh and curl) that sends the
+	// model every input it was ever given, across runs: each scenario is
+	// recorded alone, by a fresh program, and replayed by one program for
+	// all three, so every run after the first misses.
+	It("serves the variant's runs in scenario order every time, and a miss says which run it kept state from", func() {
+		root := GinkgoT().TempDir()
+		Expect(os.MkdirAll(filepath.Join(root, "scenarios"), 0o755)).To(Succeed())
+		Expect(os.WriteFile(filepath.Join(root, "agent.sh"), []byte(mustRead("testdata/leaky/agent.sh")), 0o644)).To(Succeed())
+		Expect(os.WriteFile(filepath.Join(root, "scenarios", "leaky.yaml"), []byte(mustRead("testdata/leaky/leaky.yaml")), 0o644)).To(Succeed())
+		for _, id := range []string{"s1", "s2", "s3"} {
+			r := testbed("record", "--root", root, "--suite", "leaky", "--scenario", id, "--quiet")
+			Expect(r.code).To(Equal(exitOK), r.String())
+		}
+
+		var first map[string]report.Scenario
+		for range 3 {
+			r := testbed("run", "--root", root, "--json", "--out", "", "--baseline", "", "--quiet")
+			Expect(r.code).To(Equal(exitStale), r.String())
+			var rep report.Report
+			Expect(json.Unmarshal([]byte(r.stdout), &rep)).To(Succeed())
+			got := map[string]report.Scenario{}
+			for _, sc := range rep.Suites[0].Variants[0].Scenarios {
+				got[sc.ID] = report.Scenario{Verdict: sc.Verdict, Error: sc.Error}
+			}
+			Expect(got["s1"].Verdict).To(Equal(report.VerdictPass), "the first run has nothing to leak")
+			Expect(got["s2"].Verdict).To(Equal(report.VerdictStale))
+			Expect(got["s2"].Error).To(ContainSubstring(`the program kept state from run leaky/default/s1: this request carries that run's "first question about the weather"`))
+			Expect(got["s3"].Error).To(ContainSubstring(`the program kept state from runs leaky/default/s1, leaky/default/s2: this request carries what they said ("first question about the weather", "second question about the tides, a longer one")`))
+			if first == nil {
+				first = got
+			}
+			Expect(got).To(Equal(first), "every replay the same")
+		}
+	})
+})

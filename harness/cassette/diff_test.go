@@ -1,0 +1,150 @@
+package cassette_test
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/agentreplay/testbed/harness/cassette"
+)
+
+// missFor records recorded at the upstream's path and returns the miss of
+// replaying live there instead.
+func missFor(path, recorded, live string) *cassette.MissError {
+	GinkgoHelper()
+	file := filepath.Join(GinkgoT().TempDir(), "c.yaml")
+	srv := newUpstream(`{"ok":true}`)
+	tr, err := cassette.Open(cassette.ModeRecord, file, cassette.Options{Real: http.DefaultTransport})
+	Expect(err).NotTo(HaveOccurred())
+	mustPost(tr, srv.URL+path, recorded)
+	Expect(tr.Close()).To(Succeed())
+	rp, err := cassette.Open(cassette.ModeReplay, file, cassette.Options{})
+	Expect(err).NotTo(HaveOccurred())
+	_, err = post(rp, srv.URL+path, live)
+	var miss *cassette.MissError
+	Expect(errors.As(err, &miss)).To(BeTrue(), "%v", err)
+	return miss
+}
+
+// wire builds a request body of one wire format from its tools (name,
+// description, and the type of its one parameter) and its user messages.
+type wire struct {
+	path  string
+	build func(tools [][3]string, messages []string) string
+}
+
+var wires = map[string]wire{
+	"OpenAI Chat Completions": {"/v1/chat/completions", func(tools [][3]string, messages []string) string {
+		var ts, ms []string
+		for _, t := range tools {
+			ts = append(ts, fmt.Sprintf(`{"type":"function","function":{"name":%q,"description":%q,"parameters":{"type":"object","properties":{"p":{"type":%q,"description":"the p"}},"required":["p"]}}}`, t[0], t[1], t[2]))
+		}
+		for _, m := range messages {
+			ms = append(ms, fmt.Sprintf(`{"role":"user","content":%q}`, m))
+		}
+		return fmt.Sprintf(`{"model":"m","messages":[%s],"tools":[%s]}`, strings.Join(ms, ","), strings.Join(ts, ","))
+	}},
+	"OpenAI Responses": {"/v1/responses", func(tools [][3]string, messages []string) string {
+		var ts, ms []string
+		for _, t := range tools {
+			ts = append(ts, fmt.Sprintf(`{"type":"function","name":%q,"description":%q,"parameters":{"type":"object","properties":{"p":{"type":%q,"description":"the p"}},"required":["p"]}}`, t[0], t[1], t[2]))
+		}
+		for _, m := range messages {
+			ms = append(ms, fmt.Sprintf(`{"role":"user","content":%q}`, m))
+		}
+		return fmt.Sprintf(`{"model":"m","input":[%s],"tools":[%s]}`, strings.Join(ms, ","), strings.Join(ts, ","))
+	}},
+	"Anthropic Messages": {"/v1/messages", func(tools [][3]string, messages []string) string {
+		var ts, ms []string
+		for _, t := range tools {
+			ts = append(ts, fmt.Sprintf(`{"name":%q,"description":%q,"input_schema":{"type":"object","properties":{"p":{"type":%q,"description":"the p"}},"required":["p"]}}`, t[0], t[1], t[2]))
+		}
+		for _, m := range messages {
+			ms = append(ms, fmt.Sprintf(`{"role":"user","content":%q}`, m))
+		}
+		return fmt.Sprintf(`{"model":"m","max_tokens":100,"messages":[%s],"tools":[%s]}`, strings.Join(ms, ","), strings.Join(ts, ","))
+	}},
+	"Gemini generateContent": {"/v1beta/models/g:generateContent", func(tools [][3]string, messages []string) string {
+		var ts, ms []string
+		for _, t := range tools {
+			ts = append(ts, fmt.Sprintf(`{"name":%q,"description":%q,"parameters":{"type":"object","properties":{"p":{"type":%q,"description":"the p"}},"required":["p"]}}`, t[0], t[1], t[2]))
+		}
+		for _, m := range messages {
+			ms = append(ms, fmt.Sprintf(`{"role":"user","parts":[{"text":%q}]}`, m))
+		}
+		return fmt.Sprintf(`{"contents":[%s],"tools":[{"functionDeclarations":[%s]}]}`, strings.Join(ms, ","), strings.Join(ts, ","))
+	}},
+}
+
+var (
+	weather  = [3]string{"get_weather", "Current weather", "string"}
+	forecast = [3]string{"get_forecast", "Daily forecast", "integer"}
+	alerts   = [3]string{"get_alerts", "Weather alerts", "string"}
+)
+
+var _ = Describe("a miss's diagnosis of a model request", func() {
+	for name, w := range wires {
+		messages := map[string]string{"OpenAI Chat Completions": "/messages", "OpenAI Responses": "/input", "Anthropic Messages": "/messages", "Gemini generateContent": "/contents"}[name]
+		DescribeTable("says what changed, by meaning, in "+name,
+			func(tools [][3]string, msgs []string, want ...string) {
+				before := w.build([][3]string{weather, forecast}, []string{"Oslo now?"})
+				miss := missFor(w.path, before, w.build(tools, msgs))
+				Expect(miss.Diff).To(Equal(want))
+				for _, line := range want {
+					Expect(miss.Error()).To(ContainSubstring(line))
+				}
+			},
+			Entry("tools reordered", [][3]string{forecast, weather}, []string{"Oslo now?"},
+				"tools reordered: get_weather, get_forecast → get_forecast, get_weather"),
+			Entry("a parameter's type changed", [][3]string{weather, {"get_forecast", "Daily forecast", "string"}}, []string{"Oslo now?"},
+				`tool get_forecast: parameter p: type changed: "integer" → "string"`),
+			Entry("a tool's description changed", [][3]string{{"get_weather", "Weather now", "string"}, forecast}, []string{"Oslo now?"},
+				`tool get_weather: description changed: "Current weather" → "Weather now"`),
+			Entry("a tool added", [][3]string{weather, forecast, alerts}, []string{"Oslo now?"},
+				`tool added: get_alerts ("Weather alerts")`),
+			Entry("a tool removed", [][3]string{forecast}, []string{"Oslo now?"},
+				"tool removed: get_weather"),
+			Entry("a message added", [][3]string{weather, forecast}, []string{"Oslo now?", "And Lima?"},
+				"message added: "+messages+"/1 (user) "+map[bool]string{true: `{"parts":[{"text":"And Lima?"}],"role":"user"}`, false: `"And Lima?"`}[name == "Gemini generateContent"]),
+			Entry("a message removed", [][3]string{weather, forecast}, nil,
+				"message removed: "+messages+"/0 (user) "+map[bool]string{true: `{"parts":[{"text":"Oslo now?"}],"role":"user"}`, false: `"Oslo now?"`}[name == "Gemini generateContent"]),
+			Entry("several things at once, every one", [][3]string{alerts, {"get_forecast", "Daily forecast", "number"}}, []string{"Oslo now?"},
+				"tool removed: get_weather", `tool added: get_alerts ("Weather alerts")`, `tool get_forecast: parameter p: type changed: "integer" → "number"`),
+		)
+	}
+
+	It("names a message changed in place by its JSON pointer", func() {
+		w := wires["OpenAI Chat Completions"]
+		miss := missFor(w.path, w.build(nil, []string{"Oslo now?", "thanks"}), w.build(nil, []string{"Lima now?", "thanks"}))
+		Expect(miss.Diff).To(Equal([]string{`/messages/0/content: "Oslo now?" → "Lima now?"`}))
+		Expect(miss.Error()).To(ContainSubstring(`(nearest is interaction 0; it differs at /messages/0/content: "Oslo now?" → "Lima now?")`))
+	})
+
+	It("says a parameter is now required, and a parameter added", func() {
+		rec := `{"tools":[{"name":"t","input_schema":{"type":"object","properties":{"a":{"type":"string"}}}}]}`
+		live := `{"tools":[{"name":"t","input_schema":{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"integer"}},"required":["a"]}}]}`
+		Expect(missFor("/v1/messages", rec, live).Diff).To(Equal([]string{
+			`tool t: parameter added: b {"type":"integer"}`,
+			"tool t: parameter a is now required",
+		}))
+	})
+
+	It("shows the first ten differences and counts the rest", func() {
+		var rec, live []string
+		for i := range 14 {
+			rec = append(rec, fmt.Sprintf(`"k%02d":%d`, i, i))
+			live = append(live, fmt.Sprintf(`"k%02d":%d`, i, i+1))
+		}
+		miss := missFor("/v1/x", "{"+strings.Join(rec, ",")+"}", "{"+strings.Join(live, ",")+"}")
+		Expect(miss.Diff).To(HaveLen(14))
+		msg := miss.Error()
+		Expect(msg).To(ContainSubstring("(nearest is interaction 0; it differs in 14 places)\n    /k00: 0 → 1\n"))
+		Expect(msg).To(ContainSubstring("\n    /k09: 9 → 10\n    … and 4 more"))
+		Expect(msg).NotTo(ContainSubstring("/k10"))
+	})
+})
