@@ -85,7 +85,7 @@ func cmdProxy(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 	}
 	path := cassette.Path(sel.root, s.Name, sel.variant, sel.scenario)
-	copts := cassette.Options{Rerecord: fmt.Sprintf("testbed proxy --suite %s --variant %s --scenario %s --record", s.Name, sel.variant, sel.scenario)}
+	copts := cassette.Options{Rerecord: fmt.Sprintf("testbed proxy --suite %s --variant %s --scenario %s --record", s.Name, sel.variant, sel.scenario), Match: s.Match}
 	var key string
 	if mode != cassette.ModeReplay {
 		if prov != "" {

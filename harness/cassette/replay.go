@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 
@@ -28,7 +29,11 @@ type MissError struct {
 	// method and URL, or -1 when there is none.
 	Nearest int
 	// Diff lists the differences from Nearest, one "path: recorded → live" per line.
-	Diff     []string
+	Diff []string
+	// Rules describes the match rules the request and the recorded ones
+	// were compared under (match.Rules.Describe); none when the suite has
+	// none.
+	Rules    []string
 	Rerecord string
 }
 
@@ -47,6 +52,12 @@ func (e *MissError) Error() string {
 			fmt.Fprintf(&b, "\n    and at %s", d)
 		}
 	}
+	if len(e.Rules) > 0 {
+		fmt.Fprintf(&b, "\ncompared after the suite's match rules: %s", strings.Join(e.Rules, "; "))
+		if len(e.Diff) > 0 {
+			b.WriteString("\nnone of them covers where it differs: if that value changes on every run, add a match rule for it (docs/recording.md), else re-record")
+		}
+	}
 	if e.Rerecord != "" {
 		fmt.Fprintf(&b, "\nre-record with: %s", e.Rerecord)
 	}
@@ -60,7 +71,9 @@ func (e *MissError) Is(target error) bool { return target == ErrStale }
 // recorded order. It is safe for concurrent use.
 //
 // A request matches the first unserved interaction, in recorded order, with
-// the same method, canonical URL and canonical body. Recorded bodies are
+// the same method, canonical URL and canonical body, and the same headers
+// where the match rules compare any; both sides are compared after the
+// rules (Options.Match). Recorded bodies are
 // canonicalized only when needed: a live body byte-identical to a recorded
 // one has the same canonical form, so the usual replay, where an agent sends
 // what it sent when recording, canonicalizes nothing.
@@ -73,6 +86,7 @@ type replayer struct {
 	mu       sync.Mutex
 	canon    [][]byte         // canonical request bodies, by interaction, once computed
 	canoned  []bool           // whether canon[i] is computed
+	headers  [][]string       // the compared request headers, by interaction, when the rules name any
 	groups   map[string][]int // method and canonical URL → interactions, in recorded order
 	heads    map[string]int   // method and canonical URL → index in groups of the first unserved one
 	replayed []bool
@@ -101,33 +115,48 @@ func replayerOf(path string, f *file, opts Options) *replayer {
 	if f.Provenance != nil {
 		r.prov = f.Provenance.clone()
 	}
+	compared := len(opts.Match.HeaderNames()) > 0
 	for i, in := range f.Interactions {
-		k := groupKey(in.Request.Method, in.Request.URL)
+		k := r.groupKey(in.Request.Method, in.Request.URL)
 		r.groups[k] = append(r.groups[k], i)
+		if compared {
+			r.headers = append(r.headers, opts.Match.Header(in.Request.Headers))
+		}
 	}
 	return r
 }
 
-func groupKey(method, rawURL string) string {
-	return method + " " + CanonicalURL(rawURL)
+// groupKey is the method and the URL as matching compares them.
+func (r *replayer) groupKey(method, rawURL string) string {
+	return method + " " + matchURL(rawURL, r.opts.Match)
+}
+
+// header is interaction i's compared request headers (nil when the rules
+// name none).
+func (r *replayer) header(i int) []string {
+	if r.headers == nil {
+		return nil
+	}
+	return r.headers[i]
 }
 
 // canonical returns interaction i's canonical request body. r.mu is held.
 func (r *replayer) canonical(i int) []byte {
 	if !r.canoned[i] {
-		r.canon[i] = CanonicalBody([]byte(r.items[i].Request.Body), r.opts.Volatile)
+		r.canon[i] = matchBody([]byte(r.items[i].Request.Body), r.opts)
 		r.canoned[i] = true
 	}
 	return r.canon[i]
 }
 
 // match finds and marks as served the first unserved interaction of group k
-// whose body is body or has its canonical form; -1 if there is none. canon
-// is the live body's canonical form, computed on first need. r.mu is held.
-func (r *replayer) match(k string, body []byte, canon func() []byte) int {
+// whose body is body or has its canonical form, and whose compared headers
+// are header; -1 if there is none. canon is the live body's canonical form,
+// computed on first need. r.mu is held.
+func (r *replayer) match(k string, body []byte, header []string, canon func() []byte) int {
 	group := r.groups[k]
 	for _, i := range group[r.heads[k]:] {
-		if r.replayed[i] {
+		if r.replayed[i] || !slices.Equal(r.header(i), header) {
 			continue
 		}
 		if r.items[i].Request.Body == string(body) || bytes.Equal(r.canonical(i), canon()) {
@@ -179,17 +208,18 @@ func (r *replayer) serve(req *http.Request) (int, *http.Response, error) {
 	var canon []byte
 	canonical := func() []byte {
 		if canon == nil {
-			canon = CanonicalBody(body, r.opts.Volatile)
+			canon = matchBody(body, r.opts)
 			if canon == nil {
 				canon = []byte{}
 			}
 		}
 		return canon
 	}
+	sent := matchHeader(req.Header, r.opts)
 	r.mu.Lock()
-	i := r.match(groupKey(req.Method, redactLiterals(req.URL.String(), secrets)), body, canonical)
+	i := r.match(r.groupKey(req.Method, redactLiterals(req.URL.String(), secrets)), body, sent, canonical)
 	if i < 0 {
-		miss := r.miss(req, canonical())
+		miss := r.miss(req, sent, canonical())
 		r.mu.Unlock()
 		r.observe(Exchange{Method: req.Method, URL: redactLiterals(redactURL(req.URL.String()), secrets), Err: miss})
 		return -1, nil, miss
@@ -231,13 +261,14 @@ func (r *replayer) observe(e Exchange) {
 // miss builds the error for a request with no match: the nearest recorded
 // interaction with the same method and URL, preferring unplayed ones, and a
 // field-level JSON diff against it. r.mu is held.
-func (r *replayer) miss(req *http.Request, canon []byte) *MissError {
-	e := &MissError{Cassette: r.path, Method: req.Method, URL: redactLiterals(redactURL(req.URL.String()), r.opts.literals()), Nearest: -1, Rerecord: r.opts.Rerecord}
+func (r *replayer) miss(req *http.Request, header []string, canon []byte) *MissError {
+	e := &MissError{Cassette: r.path, Method: req.Method, URL: redactLiterals(redactURL(req.URL.String()), r.opts.literals()), Nearest: -1,
+		Rules: r.opts.Match.Describe(), Rerecord: r.opts.Rerecord}
 	played := r.replayed
 	best := -1
 	var bestDiff []string
-	for _, i := range r.groups[groupKey(req.Method, redactLiterals(req.URL.String(), r.opts.literals()))] {
-		d := diff(r.canonical(i), canon)
+	for _, i := range r.groups[r.groupKey(req.Method, redactLiterals(req.URL.String(), r.opts.literals()))] {
+		d := append(headerDiff(r.header(i), header), diff(r.canonical(i), canon)...)
 		better := best < 0 || len(d) < len(bestDiff) ||
 			(len(d) == len(bestDiff) && played[best] && !played[i])
 		if better {
