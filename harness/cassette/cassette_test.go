@@ -235,8 +235,17 @@ var _ = Describe("a recorded cassette", func() {
 			},
 			Entry("another path", http.MethodPost, "/v1/embeddings"),
 			Entry("another method", http.MethodGet, "/v1/chat/completions"),
-			Entry("another query", http.MethodPost, "/v1/chat/completions?stream=true"),
 		)
+
+		It("is nearest to an interaction to the same path when none was recorded for its query, and names the parameters that differ", func() {
+			r := replayer(cassette.Options{})
+			_, err := post(r, up.URL+"/v1/chat/completions?stream=true", greet)
+			var miss *cassette.MissError
+			Expect(errors.As(err, &miss)).To(BeTrue())
+			Expect(miss.Nearest).To(Equal(0))
+			Expect(miss.Diff).To(Equal([]string{"query stream: (absent) → true"}))
+			Expect(miss.Error()).To(ContainSubstring("(nearest is interaction 0; it differs at query stream: (absent) → true)"))
+		})
 	})
 
 	It("reports every exchange to Observe, a miss with its error", func() {

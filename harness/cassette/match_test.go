@@ -85,6 +85,17 @@ var _ = Describe("match rules", func() {
 		Expect(miss.Diff).To(Equal([]string{`/messages/1/content: "hi" → "bye"`}))
 	})
 
+	It("names a query parameter no rule covers when the URL differs", func() {
+		u, body, h := request(id2, now2)
+		rp, err := cassette.Open(cassette.ModeReplay, path, cassette.Options{Match: rules})
+		Expect(err).NotTo(HaveOccurred())
+		_, err = post(rp, srv.URL+u+"&page=2", body, h...)
+		var miss *cassette.MissError
+		Expect(errors.As(err, &miss)).To(BeTrue())
+		Expect(miss.Nearest).To(Equal(0))
+		Expect(miss.Diff).To(Equal([]string{"query page: (absent) → 2"}))
+	})
+
 	It("a missing compared header is a miss", func() {
 		u, body, _ := request(id2, now2)
 		rp, err := cassette.Open(cassette.ModeReplay, path, cassette.Options{Match: rules})

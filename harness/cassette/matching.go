@@ -3,6 +3,8 @@ package cassette
 import (
 	"bytes"
 	"net/http"
+	"net/url"
+	"slices"
 	"strings"
 
 	matcher "github.com/agentreplay/testbed/harness/match"
@@ -77,4 +79,53 @@ func headerDiff(recorded, live []string) []string {
 		}
 	}
 	return out
+}
+
+// withoutQuery is a URL without its query.
+func withoutQuery(raw string) string {
+	s, _, _ := strings.Cut(raw, "?")
+	return s
+}
+
+// queryDiff describes how the query parameters of two URLs differ, one
+// "query key: recorded → live" per parameter, by key.
+func queryDiff(recorded, live string) []string {
+	a, b := query(recorded), query(live)
+	var keys []string
+	for k := range a {
+		keys = append(keys, k)
+	}
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	var out []string
+	for _, k := range keys {
+		va, vb := values(a, k), values(b, k)
+		if va != vb {
+			va, vb = clipPair(va, vb)
+			out = append(out, "query "+k+": "+va+" → "+vb)
+		}
+	}
+	return out
+}
+
+// query is raw's query parameters; none when it does not parse.
+func query(raw string) url.Values {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil
+	}
+	return u.Query()
+}
+
+// values is q's values of k, joined, or (absent).
+func values(q url.Values, k string) string {
+	vs, ok := q[k]
+	if !ok {
+		return "(absent)"
+	}
+	return strings.Join(vs, ", ")
 }

@@ -26,7 +26,9 @@ type MissError struct {
 	Method   string
 	URL      string
 	// Nearest is the index of the closest recorded interaction with the same
-	// method and URL, or -1 when there is none.
+	// method and URL, or, when there is none, with the same method and URL
+	// path (its Diff then starts with the query parameters that differ);
+	// -1 when there is none either.
 	Nearest int
 	// Diff lists the differences from Nearest, one "path: recorded → live" per line.
 	Diff []string
@@ -267,8 +269,22 @@ func (r *replayer) miss(req *http.Request, header []string, canon []byte) *MissE
 	played := r.replayed
 	best := -1
 	var bestDiff []string
-	for _, i := range r.groups[r.groupKey(req.Method, redactLiterals(req.URL.String(), r.opts.literals()))] {
-		d := append(headerDiff(r.header(i), header), diff(r.canonical(i), canon)...)
+	live := redactLiterals(req.URL.String(), r.opts.literals())
+	candidates := r.groups[r.groupKey(req.Method, live)]
+	var query func(i int) []string
+	if len(candidates) == 0 {
+		// None to this URL: the nearest is to the same path, and how the
+		// queries differ comes first.
+		candidates, query = r.samePath(req.Method, live), func(i int) []string {
+			return queryDiff(matchURL(r.items[i].Request.URL, r.opts.Match), matchURL(live, r.opts.Match))
+		}
+	}
+	for _, i := range candidates {
+		var d []string
+		if query != nil {
+			d = query(i)
+		}
+		d = append(append(d, headerDiff(r.header(i), header)...), diff(r.canonical(i), canon)...)
 		better := best < 0 || len(d) < len(bestDiff) ||
 			(len(d) == len(bestDiff) && played[best] && !played[i])
 		if better {
@@ -277,6 +293,19 @@ func (r *replayer) miss(req *http.Request, header []string, canon []byte) *MissE
 	}
 	e.Nearest, e.Diff = best, bestDiff
 	return e
+}
+
+// samePath lists the interactions with method whose URL, as matching
+// compares it, has the path of rawURL.
+func (r *replayer) samePath(method, rawURL string) []int {
+	path := withoutQuery(matchURL(rawURL, r.opts.Match))
+	var out []int
+	for i, in := range r.items {
+		if in.Request.Method == method && withoutQuery(matchURL(in.Request.URL, r.opts.Match)) == path {
+			out = append(out, i)
+		}
+	}
+	return out
 }
 
 // diff describes how live differs from recorded: JSON paths with both
