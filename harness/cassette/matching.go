@@ -1,7 +1,6 @@
 package cassette
 
 import (
-	"bytes"
 	"net/http"
 	"net/url"
 	"slices"
@@ -13,19 +12,7 @@ import (
 // matchBody is what replay compares of a request body: its canonical form
 // (CanonicalBody) with the match rules applied.
 func matchBody(body []byte, opts Options) []byte {
-	c := CanonicalBody(body, opts.Volatile)
-	rules := opts.Match
-	if rules == nil || len(rules.List) == 0 {
-		return c
-	}
-	if t := bytes.TrimSpace(c); len(t) > 0 && (t[0] == '{' || t[0] == '[') {
-		if v, err := decodeJSON(t); err == nil {
-			if out, err := marshalCompact(rules.JSON(v)); err == nil {
-				return out
-			}
-		}
-	}
-	return []byte(rules.Text(string(c)))
+	return canonicalBody(body, opts.Volatile, opts.Match)
 }
 
 // matchURL is what replay compares of a URL: its canonical form
