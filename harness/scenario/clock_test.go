@@ -35,6 +35,11 @@ scenarios:
 		Entry(nil, "system", false),
 	)
 
+	It("is refused for an agent run in-process (replaytest), which has its clock from agents.Config", func() {
+		_, err := scenario.Parse("suite.yaml", []byte(external("fake")), scenario.LoadOptions{InProcess: true})
+		Expect(err).To(MatchError(ContainSubstring("suite.yaml:6: agent.clock: an agent run in-process reads the scenario's clock from agents.Config.Clock")))
+	})
+
 	It("takes nothing else", func() {
 		_, err := scenario.Parse("suite.yaml", []byte(external("frozen")), scenario.LoadOptions{})
 		Expect(err).To(MatchError(`suite.yaml:6: agent.clock: want one of system, fake, got "frozen"`))

@@ -122,6 +122,9 @@ func (d *decoder) external(v *yaml.Node, s *Suite) {
 	if f, ok := fs["clock"]; ok {
 		clock, _ := d.enum(f.val, join(at, "clock"), "system", "fake")
 		e.FakeClock = clock == "fake"
+		if e.FakeClock && d.opts.InProcess {
+			d.errorf(resolve(f.val).Line, join(at, "clock"), "an agent run in-process reads the scenario's clock from agents.Config.Clock; no preload reaches it: remove clock: fake")
+		}
 	}
 	d.drivers(m, fs, at, e)
 	s.External = e
