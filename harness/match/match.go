@@ -139,7 +139,7 @@ func (r *Rule) Compile() error {
 		}
 		src = p
 	case r.Regex == "":
-		return fmt.Errorf("a normalise rule needs pattern: (one of %s) or regex:", strings.Join(PatternNames(), ", "))
+		return fmt.Errorf("a normalise rule needs a pattern (pattern: one of %s) or a regex (regex: …)", strings.Join(PatternNames(), ", "))
 	}
 	re, err := regexp.Compile(src)
 	if err != nil {

@@ -129,7 +129,7 @@ var _ = Describe("Rules", func() {
 		Entry("bad regex", match.Rule{Regex: `(`}, "invalid regex"),
 		Entry("empty match", match.Rule{Regex: `a?`}, "matches the empty string"),
 		Entry("unknown pattern", match.Rule{Pattern: "guid"}, `unknown pattern "guid" (known: date, iso8601, unix_ms, unix_s, uuid`),
-		Entry("no pattern", match.Rule{}, "needs pattern"),
+		Entry("no pattern", match.Rule{}, "needs a pattern"),
 		Entry("both", match.Rule{Pattern: "uuid", Regex: "x"}, "not both"),
 		Entry("pointer without /", match.Rule{Ignore: true, Where: match.WhereBody, Target: "a/b"}, "does not start with /"),
 		Entry("bad ~", match.Rule{Ignore: true, Where: match.WhereBody, Target: "/a~"}, "~ not followed by 0 or 1"),
