@@ -32,18 +32,18 @@ test: build example-deps
 gate: build
 	./$(TESTBED) run --out ""
 
-EXAMPLES := examples/weather-ts examples/langchain-ts
+EXAMPLES := examples/weather-ts examples/langchain-ts examples/stamped
 
-## example-deps: install each example's npm packages from its package-lock.json when
+## example-deps: install the npm packages of each example that has a package-lock.json when
 ## node_modules is missing (needs Node and npm; make run never does)
 example-deps:
 	@for d in $(EXAMPLES); do \
-		test -d $$d/node_modules || npm ci --prefix $$d --no-audit --no-fund || exit 1; \
+		test ! -f $$d/package-lock.json || test -d $$d/node_modules || npm ci --prefix $$d --no-audit --no-fund || exit 1; \
 	done
 
 ## examples: replay each example agent outside testbed (its own project root under
-## examples/) through its real SDK, with its thresholds and blessed baseline, and scan
-## its cassettes for secrets
+## examples/: weather-ts through its real SDK, stamped with its match: rules) with its
+## thresholds and blessed baseline, and scan its cassettes for secrets
 examples: build example-deps
 	@for d in $(EXAMPLES); do \
 		echo "testbed run --root $$d"; \

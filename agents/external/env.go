@@ -35,7 +35,8 @@ func Inherited() map[string]string {
 // (UpstreamVar), TESTBED_PROVIDER, TESTBED_MODEL, TESTBED_MODEL_URL,
 // TESTBED_API (when the endpoint names one), TESTBED_STREAM (when it
 // streams), TESTBED_NOW (now, RFC 3339), TESTBED_CLOCK_URL,
-// TESTBED_TURN_URL, TESTBED_VARIANT (the variant's config as JSON), the
+// TESTBED_TURN_URL, TESTBED_VARIANT (the variant's config as JSON), with
+// agent.clock: fake the libfaketime preload set to now (fakeClock), the
 // forward proxy that catches calls to other hosts (HTTP_PROXY and
 // HTTPS_PROXY, NO_PROXY for loopback) and, for a service (port not 0),
 // PORT. The run's driver and testbed proxy both use it, so that an agent
@@ -64,6 +65,13 @@ func Environment(spec Spec, ep llm.Endpoint, upstreams map[string]string, varian
 	}
 	env["NO_PROXY"], env["no_proxy"] = "127.0.0.1,localhost,::1", "127.0.0.1,localhost,::1"
 	env["TESTBED_NOW"] = now.Format(time.RFC3339)
+	if spec.FakeClock {
+		fake, err := fakeClock(now, time.Now())
+		if err != nil {
+			return nil, err
+		}
+		maps.Copy(env, fake)
+	}
 	env["TESTBED_CLOCK_URL"] = base + "/clock"
 	env["TESTBED_TURN_URL"] = base + "/turn"
 	b, err := json.Marshal(variant)

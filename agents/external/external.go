@@ -23,7 +23,9 @@
 //     scenario's clock now, which replayed calls advance by their recorded
 //     durations: use it to time steps), TESTBED_VARIANT (the variant's
 //     config block as JSON) and, when the variant's endpoint says
-//     stream: true, TESTBED_STREAM=true (stream the model calls). A service
+//     stream: true, TESTBED_STREAM=true (stream the model calls). With
+//     Spec.FakeClock, libfaketime is preloaded so that its wall clock starts
+//     at the scenario's clock (Linux; not a Go program, which is refused). A service
 //     also gets PORT, a free port of 127.0.0.1 to listen on ({{port}} in its
 //     command and url), and is waited for until it listens there.
 //   - A command gets the scenario's user turns on stdin, one JSON line each:
@@ -108,6 +110,11 @@ type Spec struct {
 	// (in Pool, which is then required), instead of one per run.
 	KeepAlive bool
 	Pool      *Pool
+	// FakeClock preloads libfaketime into the program (Linux), so that a
+	// dynamically linked program reading the system clock (C, Python,
+	// Node, Ruby, the JVM; not Go) sees the scenario's clock at its start,
+	// running on in real time from there.
+	FakeClock bool
 }
 
 // ErrEscaped is matched (errors.Is) by the error of a scenario whose agent
@@ -320,6 +327,11 @@ func (a *agent) launch(ctx, life context.Context, base string) (*program, error)
 		argv[i] = v.text(arg)
 	}
 	dir := filepath.Join(a.root, a.spec.Dir)
+	if a.spec.FakeClock {
+		if err := notGo(argv[0], dir); err != nil {
+			return nil, err
+		}
+	}
 	if prog.proc, err = start(life, argv, dir, EnvList(env), a.service()); err != nil {
 		return nil, err
 	}

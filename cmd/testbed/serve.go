@@ -261,6 +261,7 @@ func (s *server) own(sc *scenario.Scenario) (*served, error) {
 		}
 		config, clock = s.variant.Config, s.suite.Clock
 		path = cassette.Path(s.root, s.suite.Name, s.variant.Name, sc.ID)
+		copts.Match = s.suite.Match
 		copts.Rerecord = fmt.Sprintf("testbed record --suite %s --variant %s --scenario %s", s.suite.Name, s.variant.Name, sc.ID)
 		if s.mode == cassette.ModeRecord {
 			copts.Real = runner.Router(s.routes, s.mode)

@@ -25,8 +25,9 @@ clock: each model call (role, model, duration, input tokens by part, output
 tokens, the last message it was sent and its answer, the tools it asked
 for, stream timing), each tool call (name, arguments, raw payload and
 context tokens), each upstream exchange (method, URL, status, duration),
-each note, then the checks and the verdict. --prompt prints, under each
-model call, everything it was sent: the tool definitions (name and
+each note, then the checks and the verdict; first, the suite's match
+rules (match:), which its requests were matched under. --prompt prints,
+under each model call, everything it was sent: the tool definitions (name and
 description; their parameters with --all) and every message, the system
 prompt first. Long texts are cut to --width characters (--all prints them
 whole); --json prints the same as data.
@@ -94,7 +95,7 @@ func cmdShow(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		run.Events = sc.Events
 	}
 	shown := showRun{Scenario: strings.Join(parts, "/"), Sample: sample, Samples: len(runs), Verdict: run.Verdict, Error: run.Error,
-		Provenance: v.Provenance, Events: run.Events}
+		Provenance: v.Provenance, Match: suites[0].Match.Describe(), Events: run.Events}
 	if sample == 1 {
 		shown.Checks, shown.Answer = sc.Checks, sc.Answer
 	}
@@ -123,6 +124,7 @@ type showRun struct {
 	Verdict    string         `json:"verdict"`
 	Error      string         `json:"error,omitempty"`
 	Provenance string         `json:"provenance,omitempty"`
+	Match      []string       `json:"match,omitempty"` // the suite's match rules, as match.Rules.Describe lists them
 	Events     []trace.Event  `json:"events"`
 	Checks     []report.Check `json:"checks,omitempty"`
 	Answer     []string       `json:"answer,omitempty"`
@@ -161,6 +163,9 @@ func writeShow(w io.Writer, r showRun, cut func(string) string, prompt, schemas 
 		fmt.Fprintf(w, ", %s", r.Provenance)
 	}
 	fmt.Fprintln(w)
+	for _, m := range r.Match {
+		fmt.Fprintf(w, "  match rule: %s\n", m)
+	}
 	if r.Error != "" {
 		fmt.Fprintf(w, "  error: %s\n", r.Error)
 	}

@@ -2,6 +2,7 @@ package cassette_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"io/fs"
@@ -11,8 +12,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentreplay/testbed/harness/cassette"
+	"github.com/agentreplay/testbed/harness/match"
 )
 
 // BenchmarkReplayMatch measures a replay's RoundTrip on cassettes of N
@@ -30,50 +33,94 @@ import (
 // replay per iteration and time the loading, not the matching.)
 func BenchmarkReplayMatch(b *testing.B) {
 	for _, n := range []int{10, 100, 1000} {
-		path, url, bodies := benchCassette(b, n)
+		path, url, bodies := benchCassette(b, n, "")
 		b.Run(fmt.Sprintf("interactions=%d", n), func(b *testing.B) {
-			var (
-				rp   cassette.Transport
-				reqs []*http.Request
-				next = n
-			)
-			b.ReportAllocs()
-			b.SetBytes(int64(len(bodies[n-1])))
-			b.ResetTimer()
-			for b.Loop() {
-				if next == n {
-					b.StopTimer()
-					var err error
-					if rp, err = cassette.Open(cassette.ModeReplay, path, cassette.Options{}); err != nil {
-						b.Fatal(err)
-					}
-					reqs = reqs[:0]
-					for _, body := range bodies {
-						req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
-						if err != nil {
-							b.Fatal(err)
-						}
-						reqs = append(reqs, req)
-					}
-					next = 0
-					b.StartTimer()
-				}
-				resp, err := rp.RoundTrip(reqs[next])
+			replayAll(b, path, url, bodies, cassette.Options{})
+		})
+	}
+}
+
+// BenchmarkReplayMatchRules measures the match rules' cost on 100 recorded
+// interactions of an agent that stamps each request with a UUID and the
+// time (metadata.request_id, metadata.sent_at), under two rules (a UUID
+// normalised anywhere, sent_at ignored): "stamped" replays requests with
+// other UUIDs and times, which match only under the rules, so every live
+// body and every recorded one it is compared with is canonicalized and
+// has the rules applied; "reindented, no rules" replays the recorded
+// bodies re-indented, the canonical path without rules; "identical"
+// replays the recorded bodies byte for byte under the rules (no
+// canonicalization).
+func BenchmarkReplayMatchRules(b *testing.B) {
+	const n = 100
+	rules := &match.Rules{List: []match.Rule{
+		{Where: match.WhereAnywhere, Pattern: "uuid"},
+		{Ignore: true, Where: match.WhereBody, Target: "/metadata/sent_at"},
+	}}
+	if errs := rules.Compile(); len(errs) > 0 {
+		b.Fatal(errs)
+	}
+	path, url, recorded := benchCassette(b, n, "3f2b8c1e-9d4a-4e6b-8f00-1a2b3c4d5e6f")
+	_, _, stamped := benchCassette(b, n, "0d9e8f7a-1111-2222-3333-444455556666")
+	reindented := make([][]byte, n)
+	for i, body := range recorded {
+		var buf bytes.Buffer
+		if err := json.Indent(&buf, body, "", "  "); err != nil {
+			b.Fatal(err)
+		}
+		reindented[i] = buf.Bytes()
+	}
+	b.Run("stamped", func(b *testing.B) { replayAll(b, path, url, stamped, cassette.Options{Match: rules}) })
+	b.Run("reindented, no rules", func(b *testing.B) { replayAll(b, path, url, reindented, cassette.Options{}) })
+	b.Run("identical", func(b *testing.B) { replayAll(b, path, url, recorded, cassette.Options{Match: rules}) })
+}
+
+// replayAll times RoundTrip of the bodies, in order, against the cassette
+// at path opened with opts, opening it afresh, timer stopped, when they
+// are spent.
+func replayAll(b *testing.B, path, url string, bodies [][]byte, opts cassette.Options) {
+	n := len(bodies)
+	var (
+		rp   cassette.Transport
+		reqs []*http.Request
+		next = n
+	)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(bodies[n-1])))
+	b.ResetTimer()
+	for b.Loop() {
+		if next == n {
+			b.StopTimer()
+			var err error
+			if rp, err = cassette.Open(cassette.ModeReplay, path, opts); err != nil {
+				b.Fatal(err)
+			}
+			reqs = reqs[:0]
+			for _, body := range bodies {
+				req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
 				if err != nil {
 					b.Fatal(err)
 				}
-				io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
-				next++
+				reqs = append(reqs, req)
 			}
-		})
+			next = 0
+			b.StartTimer()
+		}
+		resp, err := rp.RoundTrip(reqs[next])
+		if err != nil {
+			b.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		next++
 	}
 }
 
 // benchCassette records n interactions with distinct ~2 KB JSON bodies
 // against a loopback server and returns the cassette's path, the URL the
 // requests went to (the server is gone when this returns) and the bodies.
-func benchCassette(b *testing.B, n int) (path, url string, bodies [][]byte) {
+// With a stamp, each body also carries it as metadata.request_id, with
+// metadata.sent_at the time of recording.
+func benchCassette(b *testing.B, n int, stamp string) (path, url string, bodies [][]byte) {
 	b.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
@@ -82,7 +129,7 @@ func benchCassette(b *testing.B, n int) (path, url string, bodies [][]byte) {
 	}))
 	defer srv.Close()
 
-	path = filepath.Join(b.TempDir(), fmt.Sprintf("bench-%d.yaml", n))
+	path = filepath.Join(b.TempDir(), fmt.Sprintf("bench-%d-%s.yaml", n, stamp))
 	rec, err := cassette.Open(cassette.ModeRecord, path, cassette.Options{Real: http.DefaultTransport})
 	if err != nil {
 		b.Fatal(err)
@@ -90,10 +137,14 @@ func benchCassette(b *testing.B, n int) (path, url string, bodies [][]byte) {
 	system := strings.Repeat("You answer questions about ocean data; cite the dataset and the date range. ", 24)
 	bodies = make([][]byte, n)
 	for i := range bodies {
-		bodies[i] = fmt.Appendf(nil, `{"model":"qwen3:4b","temperature":0,"max_tokens":512,"messages":[`+
+		meta := ""
+		if stamp != "" {
+			meta = fmt.Sprintf(`"metadata":{"request_id":%q,"sent_at":%q},`, stamp, time.Now().Format(time.RFC3339Nano))
+		}
+		bodies[i] = fmt.Appendf(nil, `{"model":"qwen3:4b","temperature":0,"max_tokens":512,%s"messages":[`+
 			`{"role":"system","content":%q},`+
 			`{"role":"user","content":"What was the sea surface temperature at station %d on day %d?"}]}`,
-			system, i, i%365)
+			meta, system, i, i%365)
 		req, err := http.NewRequest(http.MethodPost, srv.URL+"/v1/chat/completions", bytes.NewReader(bodies[i]))
 		if err != nil {
 			b.Fatal(err)
@@ -165,7 +216,7 @@ func BenchmarkScan(b *testing.B) {
 // URL to find the nearest and lists how they differ.
 func BenchmarkReplayMiss(b *testing.B) {
 	for _, n := range []int{10, 100} {
-		path, url, bodies := benchCassette(b, n)
+		path, url, bodies := benchCassette(b, n, "")
 		live := bytes.Replace(bodies[n/2], []byte("sea surface temperature"), []byte("salinity"), 1)
 		b.Run(fmt.Sprintf("interactions=%d", n), func(b *testing.B) {
 			rp, err := cassette.Open(cassette.ModeReplay, path, cassette.Options{})

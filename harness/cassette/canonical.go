@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	matcher "github.com/agentreplay/testbed/harness/match"
 )
 
 // secretParams are query parameters that carry credentials; they are
@@ -59,13 +61,22 @@ func CanonicalURL(raw string) string {
 // secret fields (see RedactBody) replaced by REDACTED. A body that is not JSON
 // is returned with the values of secret key=value parameters replaced.
 func CanonicalBody(body []byte, volatile []string) []byte {
+	return canonicalBody(body, volatile, nil)
+}
+
+// canonicalBody is CanonicalBody with the match rules applied to the
+// decoded JSON, or to the text of a body that is not JSON.
+func canonicalBody(body []byte, volatile []string, rules *matcher.Rules) []byte {
 	trimmed := bytes.TrimSpace(body)
 	if len(trimmed) == 0 || (trimmed[0] != '{' && trimmed[0] != '[') {
-		return []byte(redactParams(string(body)))
+		return []byte(rules.Text(redactParams(string(body))))
 	}
 	v, err := decodeJSON(trimmed)
 	if err != nil {
-		return body
+		if rules.Empty() {
+			return body
+		}
+		return []byte(rules.Text(string(body)))
 	}
 	if m, ok := v.(map[string]any); ok {
 		for _, f := range volatile {
@@ -75,7 +86,7 @@ func CanonicalBody(body []byte, volatile []string) []byte {
 	// A key in a body is recorded as REDACTED; whatever key the live
 	// request carries, it matches.
 	redactJSON(v)
-	out, err := marshalCompact(v)
+	out, err := marshalCompact(rules.JSON(v))
 	if err != nil {
 		return body
 	}

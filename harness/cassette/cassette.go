@@ -26,6 +26,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/agentreplay/testbed/harness/files"
+	matcher "github.com/agentreplay/testbed/harness/match"
 	"github.com/agentreplay/testbed/harness/trace"
 )
 
@@ -260,6 +261,10 @@ type Options struct {
 	Observe func(Exchange)
 	// Volatile names top-level JSON body fields ignored when matching.
 	Volatile []string
+	// Match holds the suite's match rules: replay compares a live request
+	// and the recorded ones after applying them to both, and a recording
+	// keeps the request headers they compare. nil has none.
+	Match *matcher.Rules
 	// Rerecord is the command that re-records this cassette; replay misses quote it.
 	Rerecord string
 	// Secrets are literal values (keys) that never reach a cassette: a

@@ -105,7 +105,9 @@ func newRecorder(path string, opts Options) (*recording, error) {
 // latency. It runs as each interaction is captured: what it changes is what
 // go-vcr hands back to the caller, so it leaves the response alone (see save).
 func (r *recording) capture(i *vcr.Interaction) error {
-	i.Request.Headers = recordedHeaders(i.Request.Headers, r.secrets)
+	sent := i.Request.Headers
+	i.Request.Headers = recordedHeaders(sent, r.secrets)
+	keepCompared(i.Request.Headers, sent, r.opts.Match, r.secrets)
 	i.Request.URL = redactLiterals(redactURL(i.Request.URL), r.secrets)
 	for _, p := range secretParams {
 		if i.Request.Form.Has(p) {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 
@@ -40,7 +41,11 @@ type MissError struct {
 	// Note, when set, is a finding about the cause, printed after the
 	// differences (for example that a kept-alive program kept state from
 	// an earlier run).
-	Note     string
+	Note string
+	// Rules describes the match rules the request and the recorded ones
+	// were compared under (match.Rules.Describe); none when the suite has
+	// none.
+	Rules    []string
 	Rerecord string
 
 	live, recorded []byte // canonical bodies of the request and of Nearest, for Carries
@@ -79,6 +84,12 @@ func (e *MissError) Error() string {
 	if e.Note != "" {
 		fmt.Fprintf(&b, "\n%s", e.Note)
 	}
+	if len(e.Rules) > 0 {
+		fmt.Fprintf(&b, "\ncompared after the suite's match rules: %s", strings.Join(e.Rules, "; "))
+		if len(e.Diff) > 0 {
+			b.WriteString("\nnone of them covers where it differs: if that value changes on every run, add a match rule for it (docs/recording.md), else re-record")
+		}
+	}
 	if e.Rerecord != "" {
 		fmt.Fprintf(&b, "\nre-record with: %s", e.Rerecord)
 	}
@@ -104,8 +115,9 @@ func (e *MissError) Is(target error) bool { return target == ErrStale }
 // recorded order. It is safe for concurrent use.
 //
 // A request matches the first unserved interaction, in recorded order, with
-// the same method, canonical URL and canonical body. Recorded bodies are
-// canonicalized only when needed: a live body byte-identical to a recorded
+// the same method, canonical URL and canonical body, and the same headers
+// where the match rules compare any; both sides are compared after the
+// rules (Options.Match). Recorded bodies are canonicalized only when needed: a live body byte-identical to a recorded
 // one has the same canonical form, so the usual replay, where an agent sends
 // what it sent when recording, canonicalizes nothing.
 type replayer struct {
@@ -119,6 +131,7 @@ type replayer struct {
 	canoned  []bool           // whether canon[i] is computed
 	groups   map[string][]int // method and canonical URL → interactions, in recorded order
 	heads    map[string]int   // method and canonical URL → index in groups of the first unserved one
+	headers  [][]string       // the compared request headers, by interaction, when the rules name any
 	replayed []bool
 }
 
@@ -145,33 +158,48 @@ func replayerOf(path string, f *file, opts Options) *replayer {
 	if f.Provenance != nil {
 		r.prov = f.Provenance.clone()
 	}
+	compared := len(opts.Match.HeaderNames()) > 0
 	for i, in := range f.Interactions {
-		k := groupKey(in.Request.Method, in.Request.URL)
+		k := r.groupKey(in.Request.Method, in.Request.URL)
 		r.groups[k] = append(r.groups[k], i)
+		if compared {
+			r.headers = append(r.headers, opts.Match.Header(in.Request.Headers))
+		}
 	}
 	return r
 }
 
-func groupKey(method, rawURL string) string {
-	return method + " " + CanonicalURL(rawURL)
+// groupKey is the method and the URL as matching compares them.
+func (r *replayer) groupKey(method, rawURL string) string {
+	return method + " " + matchURL(rawURL, r.opts.Match)
+}
+
+// header is interaction i's compared request headers (nil when the rules
+// name none).
+func (r *replayer) header(i int) []string {
+	if r.headers == nil {
+		return nil
+	}
+	return r.headers[i]
 }
 
 // canonical returns interaction i's canonical request body. r.mu is held.
 func (r *replayer) canonical(i int) []byte {
 	if !r.canoned[i] {
-		r.canon[i] = CanonicalBody([]byte(r.items[i].Request.Body), r.opts.Volatile)
+		r.canon[i] = matchBody([]byte(r.items[i].Request.Body), r.opts)
 		r.canoned[i] = true
 	}
 	return r.canon[i]
 }
 
 // match finds and marks as served the first unserved interaction of group k
-// whose body is body or has its canonical form; -1 if there is none. canon
-// is the live body's canonical form, computed on first need. r.mu is held.
-func (r *replayer) match(k string, body []byte, canon func() []byte) int {
+// whose body is body or has its canonical form, and whose compared headers
+// are header; -1 if there is none. canon is the live body's canonical form,
+// computed on first need. r.mu is held.
+func (r *replayer) match(k string, body []byte, header []string, canon func() []byte) int {
 	group := r.groups[k]
 	for _, i := range group[r.heads[k]:] {
-		if r.replayed[i] {
+		if r.replayed[i] || !slices.Equal(r.header(i), header) {
 			continue
 		}
 		if r.items[i].Request.Body == string(body) || bytes.Equal(r.canonical(i), canon()) {
@@ -223,7 +251,7 @@ func (r *replayer) serve(req *http.Request) (int, *http.Response, error) {
 	var canon []byte
 	canonical := func() []byte {
 		if canon == nil {
-			canon = CanonicalBody(body, r.opts.Volatile)
+			canon = matchBody(body, r.opts)
 			if canon == nil {
 				canon = []byte{}
 			}
@@ -231,9 +259,10 @@ func (r *replayer) serve(req *http.Request) (int, *http.Response, error) {
 		return canon
 	}
 	r.mu.Lock()
-	i := r.match(groupKey(req.Method, redactLiterals(req.URL.String(), secrets)), body, canonical)
+	sent := matchHeader(req.Header, r.opts)
+	i := r.match(r.groupKey(req.Method, redactLiterals(req.URL.String(), secrets)), body, sent, canonical)
 	if i < 0 {
-		miss := r.miss(req, canonical())
+		miss := r.miss(req, sent, canonical())
 		r.mu.Unlock()
 		r.observe(Exchange{Method: req.Method, URL: redactLiterals(redactURL(req.URL.String()), secrets), Err: miss})
 		return -1, nil, miss
@@ -276,9 +305,10 @@ func (r *replayer) observe(e Exchange) {
 // interaction with the same method and URL, preferring unplayed ones, and
 // every difference from it; with none, the nearest with the same host or
 // path, and how its method and URL differ too. r.mu is held.
-func (r *replayer) miss(req *http.Request, canon []byte) *MissError {
+func (r *replayer) miss(req *http.Request, header []string, canon []byte) *MissError {
 	secrets := r.opts.literals()
-	e := &MissError{Cassette: r.path, Method: req.Method, URL: redactLiterals(redactURL(req.URL.String()), secrets), Nearest: -1, Rerecord: r.opts.Rerecord, live: canon}
+	e := &MissError{Cassette: r.path, Method: req.Method, URL: redactLiterals(redactURL(req.URL.String()), secrets), Nearest: -1,
+		Rules: r.opts.Match.Describe(), Rerecord: r.opts.Rerecord, live: canon}
 	played := r.replayed
 	against := differ(canon)
 	best := -1
@@ -288,8 +318,8 @@ func (r *replayer) miss(req *http.Request, canon []byte) *MissError {
 			best, bestDiff = i, d
 		}
 	}
-	for _, i := range r.groups[groupKey(req.Method, redactLiterals(req.URL.String(), secrets))] {
-		consider(i, against(r.canonical(i)))
+	for _, i := range r.groups[r.groupKey(req.Method, redactLiterals(req.URL.String(), secrets))] {
+		consider(i, append(headerDiff(r.header(i), header), against(r.canonical(i))...))
 	}
 	if best < 0 {
 		// Another method or URL: the nearest shares the most of host,
@@ -305,7 +335,8 @@ func (r *replayer) miss(req *http.Request, canon []byte) *MissError {
 		}
 		for _, i := range ranked {
 			in := r.items[i]
-			consider(i, append(urlDiff(in.Request.Method, in.Request.URL, req.Method, e.URL), against(r.canonical(i))...))
+			d := append(urlDiff(in.Request.Method, matchURL(in.Request.URL, r.opts.Match), req.Method, matchURL(e.URL, r.opts.Match)), headerDiff(r.header(i), header)...)
+			consider(i, append(d, against(r.canonical(i))...))
 		}
 		if best >= 0 {
 			e.NearestURL = r.items[best].Request.Method + " " + r.items[best].Request.URL

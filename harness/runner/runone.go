@@ -114,6 +114,7 @@ func plan(j *job, sample int, opts Options) *sampleRun {
 		Rerecord: rerecord,
 		Secrets:  literals(opts),
 		Observe:  r.observe,
+		Match:    j.suite.Match,
 	}
 	return r
 }

@@ -37,10 +37,13 @@ type External struct {
 	// (keep_alive: variant) instead of one per scenario run.
 	KeepAlive    bool
 	StartTimeout time.Duration // start_timeout: how long a service may take to open its port
+	// FakeClock is clock: fake: the program's wall clock is made to read
+	// the scenario's clock with libfaketime (see package external).
+	FakeClock bool
 }
 
 var (
-	externalKeys = []string{"name", "command", "dir", "env", "model", "embeddings", "upstreams", "turn_timeout", "all_turns", "http", "mcp", "keep_alive", "start_timeout"}
+	externalKeys = []string{"name", "command", "dir", "env", "model", "embeddings", "upstreams", "turn_timeout", "all_turns", "http", "mcp", "keep_alive", "start_timeout", "clock"}
 	upstreamKeys = []string{"base_url", "env"}
 )
 
@@ -115,6 +118,13 @@ func (d *decoder) external(v *yaml.Node, s *Suite) {
 	}
 	if f, ok := fs["all_turns"]; ok {
 		e.AllTurns, _ = d.boolean(f.val, join(at, "all_turns"))
+	}
+	if f, ok := fs["clock"]; ok {
+		clock, _ := d.enum(f.val, join(at, "clock"), "system", "fake")
+		e.FakeClock = clock == "fake"
+		if e.FakeClock && d.opts.InProcess {
+			d.errorf(resolve(f.val).Line, join(at, "clock"), "an agent run in-process reads the scenario's clock from agents.Config.Clock; no preload reaches it: remove clock: fake")
+		}
 	}
 	d.drivers(m, fs, at, e)
 	s.External = e

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentreplay/testbed/agents/llm"
+	"github.com/agentreplay/testbed/harness/match"
 )
 
 // MaxSamples bounds samples: and record --repeat: more is a typo, and
@@ -64,7 +65,11 @@ type Suite struct {
 	MinSamplePassRate float64
 	// Faults, when set, injects faults at a seeded rate into every
 	// recording of the suite.
-	Faults    *FaultRate
+	Faults *FaultRate
+	// Match holds the rules replay matches requests under (match:): what
+	// varies between runs of a real agent, ignored or normalised; nil when
+	// the suite has none.
+	Match     *match.Rules
 	Scenarios []Scenario
 }
 

@@ -1,0 +1,3 @@
+module example.com/stamped
+
+go 1.26
