@@ -93,7 +93,7 @@ var _ = Describe("match rules", func() {
 		var miss *cassette.MissError
 		Expect(errors.As(err, &miss)).To(BeTrue())
 		Expect(miss.Nearest).To(Equal(0))
-		Expect(miss.Diff).To(Equal([]string{"query page: (absent) → 2"}))
+		Expect(miss.Diff).To(Equal([]string{"query key added: page=2"}))
 	})
 
 	It("a missing compared header is a miss", func() {
