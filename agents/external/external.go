@@ -111,6 +111,10 @@ type Spec struct {
 	// (in Pool, which is then required), instead of one per run.
 	KeepAlive bool
 	Pool      *Pool
+	// MaxRequestBody bounds each request body the program sends through
+	// the proxy (0: proxy.DefaultMaxBody); a larger one is refused with 413
+	// and fails the run.
+	MaxRequestBody int64
 }
 
 // ErrEscaped is matched (errors.Is) by the error of a scenario whose agent
@@ -188,7 +192,7 @@ func (a *agent) Run(ctx context.Context, in agents.Input) (ans agents.Answer, er
 	}
 	obs := newObserver(a.cfg)
 	s := proxy.Session{Transport: obs, Upstreams: a.cfg.Upstreams, Clock: a.cfg.Clock, Embeddings: a.spec.Embeddings, Key: a.realKey(),
-		Turn: func(n int) { a.cfg.Tracer.Note(agents.NoteTurn, n) }}
+		Turn: func(n int) { a.cfg.Tracer.Note(agents.NoteTurn, n) }, MaxBody: a.spec.MaxRequestBody}
 	s.SetModel(a.cfg.Endpoint)
 	id, base := p.Open(s)
 	ended := false
@@ -197,7 +201,7 @@ func (a *agent) Run(ctx context.Context, in agents.Input) (ans agents.Answer, er
 			return nil
 		}
 		ended = true
-		if err := p.End(id); errors.Is(err, proxy.ErrEscaped) {
+		if err := p.End(id); errors.Is(err, proxy.ErrEscaped) || errors.Is(err, proxy.ErrTooLarge) {
 			return err
 		}
 		// Misses and transport errors reached the run through the cassette.

@@ -211,13 +211,16 @@ func (w staleWatch) RoundTrip(req *http.Request) (*http.Response, error) {
 	body, err := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	resp.Body = io.NopCloser(bytes.NewReader(body))
+	// Every provider's error shape the proxy answers in has error.message.
 	var problem struct {
-		Error struct{ Message, Type string }
+		Error struct{ Message string }
 	}
-	if err == nil && json.Unmarshal(body, &problem) == nil && problem.Error.Type == "testbed_proxy" {
-		w.tr.mu.Lock()
-		w.tr.stale = append(w.tr.stale, strings.TrimPrefix(problem.Error.Message, "testbed proxy: "))
-		w.tr.mu.Unlock()
+	if err == nil && json.Unmarshal(body, &problem) == nil {
+		if msg, ok := strings.CutPrefix(problem.Error.Message, "testbed proxy: "); ok {
+			w.tr.mu.Lock()
+			w.tr.stale = append(w.tr.stale, msg)
+			w.tr.mu.Unlock()
+		}
 	}
 	return resp, nil
 }

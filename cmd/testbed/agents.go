@@ -21,7 +21,7 @@ func registry(root string, suites []*scenario.Suite, pool *external.Pool) map[st
 			continue
 		}
 		spec := external.Spec{Command: e.Command, Dir: e.Dir, Env: e.Env, UpstreamEnv: e.UpstreamEnv, Embeddings: e.Embeddings,
-			TurnTimeout: e.TurnTimeout, AllTurns: e.AllTurns, StartTimeout: e.StartTimeout, KeepAlive: e.KeepAlive, Pool: pool}
+			TurnTimeout: e.TurnTimeout, AllTurns: e.AllTurns, StartTimeout: e.StartTimeout, KeepAlive: e.KeepAlive, Pool: pool, MaxRequestBody: e.MaxRequestBody}
 		if h := e.HTTP; h != nil {
 			spec.HTTP = &external.HTTP{URL: h.URL, Body: h.Body, Headers: h.Headers, Reply: h.Reply}
 		}
