@@ -76,6 +76,7 @@ import (
 
 	"github.com/agentreplay/testbed/agents"
 	"github.com/agentreplay/testbed/harness/cassette"
+	"github.com/agentreplay/testbed/harness/files"
 	"github.com/agentreplay/testbed/harness/proxy"
 )
 
@@ -325,6 +326,9 @@ func (a *agent) launch(ctx, life context.Context, base string) (*program, error)
 		argv[i] = v.text(arg)
 	}
 	dir := filepath.Join(a.root, a.spec.Dir)
+	if _, err := files.Inside(a.root, dir); err != nil {
+		return nil, fmt.Errorf("agent.dir: %w", err)
+	}
 	if prog.proc, err = start(life, argv, dir, env, a.service()); err != nil {
 		return nil, err
 	}

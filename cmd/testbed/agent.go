@@ -22,6 +22,7 @@ import (
 	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/agents/llm/provider"
 	"github.com/agentreplay/testbed/harness/cassette"
+	"github.com/agentreplay/testbed/harness/files"
 	"github.com/agentreplay/testbed/harness/proxy"
 )
 
@@ -146,7 +147,7 @@ func agentConfig(ctx context.Context, info agents.Info, root string, getenv func
 	return agents.Config{
 		Model: model, Endpoint: ep, Embedder: embedder, HTTP: hc, Clock: clock,
 		Tracer: tr, Upstreams: upstreams, Variant: variant, Secrets: secrets,
-		Data: os.DirFS(filepath.Join(root, "fixtures", info.Name)), Prompts: os.DirFS(filepath.Join(root, "scenarios")),
+		Data: files.DirFS(filepath.Join(root, "fixtures", info.Name)), Prompts: files.DirFS(filepath.Join(root, "scenarios")),
 	}, tr, nil
 }
 

@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -82,6 +83,10 @@ func (d *decoder) external(v *yaml.Node, s *Suite) {
 	}
 	if f, ok := fs["dir"]; ok {
 		e.Dir, _ = d.str(f.val, join(at, "dir"))
+		d.dirLine = resolve(f.val).Line
+		if filepath.IsAbs(e.Dir) {
+			d.errorf(d.dirLine, join(at, "dir"), "%q is an absolute path; give the agent's folder relative to the project root, inside it", e.Dir)
+		}
 	}
 	if f, ok := fs["env"]; ok {
 		e.Env = map[string]string{}
