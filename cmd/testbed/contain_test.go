@@ -38,6 +38,9 @@ var _ = Describe("paths a suite names stay in the project", func() {
 		odbchatAs(root, "outside", "  command: [node, agent.js]\n  dir: "+elsewhere+"\n")
 		Expect(os.RemoveAll(filepath.Join(root, "cassettes", "outside"))).To(Succeed())
 		odbchatAs(root, "upward", "  command: [node, agent.js]\n  dir: ../..\n")
+		link := filepath.Join(root, "cassettes", "upward", "legacy", "ac1-taiwan-sst.yaml")
+		Expect(os.Remove(link)).To(Succeed())
+		Expect(os.Symlink(filepath.Join(elsewhere, "odbchat", "legacy", "ac1-taiwan-sst.yaml"), link)).To(Succeed())
 		before := yamlFiles(elsewhere)
 
 		for _, cmd := range []string{"lint", "run", "record"} {
@@ -47,7 +50,8 @@ var _ = Describe("paths a suite names stay in the project", func() {
 			Expect(r.stderr).To(ContainSubstring(`odbchat.yaml:25: variants.legacy: the variant's cassette folder`))
 			Expect(r.stderr).To(MatchRegexp(`outside\.yaml:\d+: agent\.dir: "` + elsewhere + `" is an absolute path; give the agent's folder relative to the project root`))
 			Expect(r.stderr).To(MatchRegexp(`upward\.yaml:\d+: agent\.dir: agent\.dir "\.\./\.\." leads outside ` + root))
-			Expect(strings.Count(r.stderr, "leads outside")).To(BeNumerically(">=", 4), "every problem at once")
+			Expect(r.stderr).To(MatchRegexp(`upward\.yaml:\d+: scenarios\.ac1-taiwan-sst: its cassette \S+ leads outside ` + root))
+			Expect(strings.Count(r.stderr, "leads outside")).To(BeNumerically(">=", 5), "every problem at once")
 		}
 		Expect(yamlFiles(elsewhere)).To(Equal(before), "nothing was written outside the project")
 	})

@@ -3,16 +3,24 @@ package scenario
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 
 	"github.com/agentreplay/testbed/harness/cassette"
 	"github.com/agentreplay/testbed/harness/files"
 )
 
+// isLink reports whether path is a symlink (the folders above it are
+// checked on their own).
+func isLink(path string) bool {
+	st, err := os.Lstat(path)
+	return err == nil && st.Mode()&os.ModeSymlink != 0
+}
+
 // paths checks, when LoadOptions.Root is set, that every folder and file
 // the suite names resolves under the project root once symlinks are
 // followed: the agent's working folder (agent.dir), the suite's cassette
-// folder and each variant's in it, and each attachment under
+// folder, each variant's in it and each cassette, and each attachment under
 // fixtures/<agent>/. A recording into a cassettes/<suite> that is a symlink
 // out of the project would write outside it; a fixture that is one would
 // be read from outside it.
@@ -39,6 +47,14 @@ func (d *decoder) paths(s *Suite) {
 		outside(s.NameLine, "suite", "its cassette folder "+dir, dir, root)
 		for _, v := range s.Variants {
 			outside(v.Line, "variants."+v.Name, "the variant's cassette folder "+filepath.Join(dir, v.Name), filepath.Join(dir, v.Name), root)
+			// A cassette that is a symlink out would be read from outside.
+			for _, sc := range s.Scenarios {
+				for k := 1; k <= max(s.Samples, 1); k++ {
+					if path := cassette.SamplePath(root, s.Name, v.Name, sc.ID, k); isLink(path) {
+						outside(sc.Line, "scenarios."+sc.ID, "its cassette "+path, path, root)
+					}
+				}
+			}
 		}
 	}
 	if s.Agent != "" {
