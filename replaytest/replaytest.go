@@ -82,16 +82,16 @@ func Run(t TB, suitePath string, newAgent agents.Constructor, opts ...Option) *r
 	for _, o := range opts {
 		o(&c)
 	}
+	root := c.root
+	if root == "" {
+		root = defaultRoot(suitePath)
+	}
 	s, err := scenario.Load(suitePath, scenario.LoadOptions{
-		Metrics: check.MetricNames(), Faults: runner.FaultKinds(), JQ: check.CompileJQ, InProcess: true,
+		Metrics: check.MetricNames(), Faults: runner.FaultKinds(), JQ: check.CompileJQ, InProcess: true, Root: root,
 	})
 	if err != nil {
 		t.Fatalf("replaytest: %v", err)
 		return nil
-	}
-	root := c.root
-	if root == "" {
-		root = defaultRoot(suitePath)
 	}
 	info, err := describe(s, c.info)
 	if err != nil {

@@ -28,7 +28,7 @@ func Exec(ctx context.Context, argv []string, env []string, stdin io.Reader, std
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	// Wait would otherwise wait for stdin to end once the program has.
 	cmd.WaitDelay = time.Second
-	ownGroup(cmd)
+	contain(cmd)
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("start %q: %w", argv, err)
 	}

@@ -75,6 +75,7 @@ import (
 
 	"github.com/agentreplay/testbed/agents"
 	"github.com/agentreplay/testbed/harness/cassette"
+	"github.com/agentreplay/testbed/harness/files"
 	"github.com/agentreplay/testbed/harness/proxy"
 )
 
@@ -115,6 +116,10 @@ type Spec struct {
 	// Node, Ruby, the JVM; not Go) sees the scenario's clock at its start,
 	// running on in real time from there.
 	FakeClock bool
+	// MaxRequestBody bounds each request body the program sends through
+	// the proxy (0: proxy.DefaultMaxBody); a larger one is refused with 413
+	// and fails the run.
+	MaxRequestBody int64
 }
 
 // ErrEscaped is matched (errors.Is) by the error of a scenario whose agent
@@ -192,7 +197,7 @@ func (a *agent) Run(ctx context.Context, in agents.Input) (ans agents.Answer, er
 	}
 	obs := newObserver(a.cfg)
 	s := proxy.Session{Transport: obs, Upstreams: a.cfg.Upstreams, Clock: a.cfg.Clock, Embeddings: a.spec.Embeddings, Key: a.realKey(),
-		Turn: func(n int) { a.cfg.Tracer.Note(agents.NoteTurn, n) }}
+		Turn: func(n int) { a.cfg.Tracer.Note(agents.NoteTurn, n) }, MaxBody: a.spec.MaxRequestBody}
 	s.SetModel(a.cfg.Endpoint)
 	id, base := p.Open(s)
 	ended := false
@@ -201,7 +206,7 @@ func (a *agent) Run(ctx context.Context, in agents.Input) (ans agents.Answer, er
 			return nil
 		}
 		ended = true
-		if err := p.End(id); errors.Is(err, proxy.ErrEscaped) {
+		if err := p.End(id); errors.Is(err, proxy.ErrEscaped) || errors.Is(err, proxy.ErrTooLarge) {
 			return err
 		}
 		// Misses and transport errors reached the run through the cassette.
@@ -327,6 +332,9 @@ func (a *agent) launch(ctx, life context.Context, base string) (*program, error)
 		argv[i] = v.text(arg)
 	}
 	dir := filepath.Join(a.root, a.spec.Dir)
+	if _, err := files.Inside(a.root, dir); err != nil {
+		return nil, fmt.Errorf("agent.dir: %w", err)
+	}
 	if a.spec.FakeClock {
 		if err := notGo(argv[0], dir); err != nil {
 			return nil, err

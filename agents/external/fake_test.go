@@ -21,7 +21,7 @@ import (
 // see, and answers with what it was given and its process id.
 func fakeAgent(kind string) int {
 	if f := os.Getenv("PID_FILE"); f != "" {
-		os.WriteFile(f, []byte(strconv.Itoa(os.Getpid())), 0o644)
+		os.WriteFile(f, []byte(strconv.Itoa(hostPID())), 0o644)
 	}
 	switch kind {
 	case "exit":
@@ -75,7 +75,7 @@ func fakeAgent(kind string) int {
 			json.NewEncoder(w).Encode(map[string]any{
 				"answer": map[string]any{"text": fmt.Sprintf("you said %s", in.Input)},
 				"text":   fmt.Sprintf("turn %d of %s", in.Turn, in.Session),
-				"pid":    os.Getpid(), "upstream": upstream, "header": r.Header.Get("X-Conversation"),
+				"pid":    hostPID(), "upstream": upstream, "header": r.Header.Get("X-Conversation"),
 				"notes": []map[string]any{{"key": "route", "value": map[string]any{"mode": "chat"}}},
 			})
 		}
@@ -90,7 +90,7 @@ func fakeAgent(kind string) int {
 			return nil, nil, fmt.Errorf("the cassette is stale")
 		}
 		res := &mcp.CallToolResult{Meta: mcp.Meta{external.MetaNotes: []map[string]any{{"key": "route", "value": map[string]any{"mode": "tool", "tool": "echo"}}}}}
-		return res, map[string]any{"text": "you said " + in.Query, "turn": in.Turn, "pid": os.Getpid(), "upstream": upstream}, nil
+		return res, map[string]any{"text": "you said " + in.Query, "turn": in.Turn, "pid": hostPID(), "upstream": upstream}, nil
 	})
 	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
 	if err := http.ListenAndServe(addr, mux); err != nil {
@@ -98,4 +98,16 @@ func fakeAgent(kind string) int {
 		return 1
 	}
 	return 0
+}
+
+// hostPID is the fake agent's process id as testbed sees it: in the PID
+// namespace testbed starts it in, Getpid is the namespace's (2), while
+// /proc, the host's, names the process by the host's id.
+func hostPID() int {
+	if self, err := os.Readlink("/proc/self"); err == nil {
+		if pid, err := strconv.Atoi(self); err == nil {
+			return pid
+		}
+	}
+	return os.Getpid()
 }

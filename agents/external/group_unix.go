@@ -2,16 +2,10 @@
 
 package external
 
-import (
-	"os/exec"
-	"syscall"
-)
+import "syscall"
 
-// ownGroup starts the program in a process group of its own, so that
-// ending it ends the children it started too.
-func ownGroup(cmd *exec.Cmd) { cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} }
-
-// kill ends the program's process group.
+// kill ends the program's process group (and, where contain started it
+// in a PID namespace, everything in that namespace).
 func (p *process) kill() {
 	if p.cmd.Process != nil {
 		syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)

@@ -41,7 +41,7 @@ func start(ctx context.Context, argv []string, dir string, env []string, service
 	}
 	cmd := exec.Command(name, argv[1:]...)
 	cmd.Dir, cmd.Env = dir, env
-	ownGroup(cmd)
+	contain(cmd)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err

@@ -22,6 +22,7 @@ import (
 	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/agents/llm/provider"
 	"github.com/agentreplay/testbed/harness/cassette"
+	"github.com/agentreplay/testbed/harness/files"
 	"github.com/agentreplay/testbed/harness/proxy"
 )
 
@@ -146,7 +147,7 @@ func agentConfig(ctx context.Context, info agents.Info, root string, getenv func
 	return agents.Config{
 		Model: model, Endpoint: ep, Embedder: embedder, HTTP: hc, Clock: clock,
 		Tracer: tr, Upstreams: upstreams, Variant: variant, Secrets: secrets,
-		Data: os.DirFS(filepath.Join(root, "fixtures", info.Name)), Prompts: os.DirFS(filepath.Join(root, "scenarios")),
+		Data: files.DirFS(filepath.Join(root, "fixtures", info.Name)), Prompts: files.DirFS(filepath.Join(root, "scenarios")),
 	}, tr, nil
 }
 
@@ -211,13 +212,16 @@ func (w staleWatch) RoundTrip(req *http.Request) (*http.Response, error) {
 	body, err := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	resp.Body = io.NopCloser(bytes.NewReader(body))
+	// Every provider's error shape the proxy answers in has error.message.
 	var problem struct {
-		Error struct{ Message, Type string }
+		Error struct{ Message string }
 	}
-	if err == nil && json.Unmarshal(body, &problem) == nil && problem.Error.Type == "testbed_proxy" {
-		w.tr.mu.Lock()
-		w.tr.stale = append(w.tr.stale, strings.TrimPrefix(problem.Error.Message, "testbed proxy: "))
-		w.tr.mu.Unlock()
+	if err == nil && json.Unmarshal(body, &problem) == nil {
+		if msg, ok := strings.CutPrefix(problem.Error.Message, "testbed proxy: "); ok {
+			w.tr.mu.Lock()
+			w.tr.stale = append(w.tr.stale, msg)
+			w.tr.mu.Unlock()
+		}
 	}
 	return resp, nil
 }

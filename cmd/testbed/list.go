@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -87,7 +88,7 @@ Examples:
   testbed cassettes check
   testbed cassettes check --dir cassettes/odbchat --json`
 
-func cmdCassettesCheck(args []string, stdout, stderr io.Writer) error {
+func cmdCassettesCheck(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var dir string
 	var asJSON bool
 	fs := newFlags("cassettes check", checkDoc, stderr)
@@ -97,7 +98,10 @@ func cmdCassettesCheck(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	reg := all.Registry()
-	found, scanErr := cassette.Scan(dir, runner.KeyValues(reg), runner.KeyVariables(reg)...)
+	found, scanErr := cassette.ScanContext(ctx, dir, runner.KeyValues(reg), runner.KeyVariables(reg)...)
+	if ctx.Err() != nil {
+		return ctx.Err() // interrupted: what was scanned is no all-clear
+	}
 	if asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")

@@ -147,7 +147,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if len(args) < 2 || args[1] != "check" {
 			err = withCode(exitUsage, errors.New("usage: testbed cassettes check [--json] [--dir cassettes]"))
 		} else {
-			err = cmdCassettesCheck(args[2:], stdout, stderr)
+			err = cmdCassettesCheck(ctx, args[2:], stdout, stderr)
 		}
 	default:
 		msg := fmt.Sprintf("unknown command %q", args[0])
@@ -156,18 +156,22 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		err = withCode(exitUsage, fmt.Errorf("%s (run 'testbed --help')", msg))
 	}
-	if err == nil {
-		return exitOK
-	}
 	if ctx.Err() != nil && args[0] != "proxy" && args[0] != "standin" && args[0] != "serve" {
 		// SIGINT or SIGTERM stopped the command: whatever error that caused
-		// (context canceled), the exit is the shell's for an interrupt. (It
-		// is how a serving command ends, and says how its session went.)
+		// (context canceled), or none, the exit is the shell's for an
+		// interrupt. (It is how a serving command ends, and says how its
+		// session went.)
+		if err == nil {
+			err = ctx.Err()
+		}
 		var ee *exitError
 		if !errors.As(err, &ee) || ee.err != errSilent {
 			fmt.Fprintln(stderr, "testbed: interrupted:", err)
 		}
 		return exitSignal
+	}
+	if err == nil {
+		return exitOK
 	}
 	var ee *exitError
 	if errors.As(err, &ee) {

@@ -16,6 +16,7 @@ import (
 	"github.com/agentreplay/testbed/harness/runner"
 	"github.com/agentreplay/testbed/harness/scenario"
 	"github.com/agentreplay/testbed/harness/standin"
+	"github.com/agentreplay/testbed/harness/upstream"
 )
 
 const recordDoc = `Usage: testbed record [flags]
@@ -123,6 +124,9 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		opts.Redact = runner.KeyValues(opts.Agents)
 	}
 	sis, err := runner.StartStandIns(sel.root, opts.Agents, prov == "", !liveUpstreams, standin.Options{})
+	if errors.Is(err, upstream.ErrInvalid) {
+		return withCode(exitUsage, err) // a routes file's problems, path:line
+	}
 	if err != nil {
 		return withCode(exitInternal, err)
 	}

@@ -124,7 +124,7 @@ func loadSuites(sel selection) ([]*scenario.Suite, error) {
 		one := []*scenario.Suite{s}
 		return lint.Configs(sel.root, one, registry(sel.root, one, nil))
 	}
-	suites, err := scenario.LoadDir(dir, scenario.LoadOptions{Agents: all.Names(), Metrics: check.MetricNames(), Faults: runner.FaultKinds(), JQ: check.CompileJQ, Check: configs})
+	suites, err := scenario.LoadDir(dir, scenario.LoadOptions{Agents: all.Names(), Metrics: check.MetricNames(), Faults: runner.FaultKinds(), JQ: check.CompileJQ, Check: configs, Root: sel.root})
 	if err != nil {
 		if errors.Is(err, scenario.ErrInvalidSuite) {
 			return nil, withCode(exitUsage, err)

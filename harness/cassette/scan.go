@@ -2,6 +2,7 @@ package cassette
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -62,6 +63,12 @@ func notSecret(v string) bool {
 // files are still scanned. REDACTED and PlaceholderKey are not secrets.
 // Findings are masked and sorted by path and line.
 func Scan(root string, secrets []string, names ...string) ([]Finding, error) {
+	return ScanContext(context.Background(), root, secrets, names...)
+}
+
+// ScanContext is Scan that stops when ctx ends: no file is started after
+// that, and it returns what it found with ctx's error.
+func ScanContext(ctx context.Context, root string, secrets []string, names ...string) ([]Finding, error) {
 	sc, err := newScanner(secrets, names)
 	if err != nil {
 		return nil, err
@@ -69,6 +76,9 @@ func Scan(root string, secrets []string, names ...string) ([]Finding, error) {
 	var paths []string
 	walkErr := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
 			return err
 		}
 		if !d.IsDir() && strings.HasSuffix(path, ".yaml") {
@@ -85,6 +95,9 @@ func Scan(root string, secrets []string, names ...string) ([]Finding, error) {
 	g.SetLimit(runtime.GOMAXPROCS(0))
 	for _, path := range paths {
 		g.Go(func() error {
+			if ctx.Err() != nil {
+				return nil
+			}
 			found, err := sc.file(path)
 			mu.Lock()
 			defer mu.Unlock()
@@ -94,6 +107,9 @@ func Scan(root string, secrets []string, names ...string) ([]Finding, error) {
 		})
 	}
 	g.Wait()
+	if err := ctx.Err(); err != nil {
+		errs = append(errs, err)
+	}
 	slices.SortStableFunc(out, func(a, b Finding) int {
 		return cmp.Or(strings.Compare(a.Path, b.Path), cmp.Compare(a.Line, b.Line))
 	})

@@ -41,7 +41,13 @@ func ReadRegular(path string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	// The path may have been swapped since the check: check what was opened.
+	return readAll(path, f, limit)
+}
+
+// readAll reads f, opened from path, to its end, at most limit bytes. The
+// path may have been swapped since it was checked: what was opened is
+// checked again.
+func readAll(path string, f *os.File, limit int64) ([]byte, error) {
 	st, err := f.Stat()
 	if err != nil {
 		return nil, err

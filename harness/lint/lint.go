@@ -12,7 +12,6 @@ package lint
 import (
 	"fmt"
 	"net/http"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -21,6 +20,7 @@ import (
 	"time"
 
 	"github.com/agentreplay/testbed/agents"
+	"github.com/agentreplay/testbed/harness/files"
 	"github.com/agentreplay/testbed/harness/scenario"
 )
 
@@ -155,8 +155,8 @@ func Build(root string, s *scenario.Suite, v scenario.Variant, registry map[stri
 		HTTP:    &http.Client{Transport: refuse{}},
 		Clock:   func() time.Time { return s.Clock },
 		Tracer:  agents.NopTracer{},
-		Data:    os.DirFS(filepath.Join(root, "fixtures", s.Agent)),
-		Prompts: os.DirFS(filepath.Join(root, "scenarios")),
+		Data:    files.DirFS(filepath.Join(root, "fixtures", s.Agent)),
+		Prompts: files.DirFS(filepath.Join(root, "scenarios")),
 	})
 }
 

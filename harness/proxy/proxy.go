@@ -23,6 +23,7 @@
 package proxy
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -86,7 +87,17 @@ type Session struct {
 	// follow are counted to it: an agent that works on several turns at
 	// once says so.
 	Turn func(n int)
+	// MaxBody bounds a request's body, in bytes; 0 is DefaultMaxBody. A
+	// larger request is answered 413 in its provider's error shape, naming
+	// the limit, and ends the session with an error.
+	MaxBody int64
 }
+
+// DefaultMaxBody is the largest request body a session takes unless its
+// MaxBody says otherwise: 32 MiB, far above any prompt a model accepts
+// (a million tokens of text is about 4 MiB), so that a runaway agent cannot
+// fill testbed's memory.
+const DefaultMaxBody int64 = 32 << 20
 
 // SetModel sets the logical base URL of the model endpoint ep: Anthropic,
 // Gemini or Model (OpenAI's wire format, the default) by its provider.
@@ -143,7 +154,7 @@ type session struct {
 	Session
 	mu      sync.Mutex
 	misses  []error // replay misses and transport errors, in call order
-	escapes []error // calls that tried to leave through the proxy (ErrEscaped)
+	escapes []error // calls the proxy refused: ErrEscaped, ErrTooLarge
 }
 
 // ErrEscaped is matched (errors.Is) by End's error when the session's agent
@@ -159,6 +170,36 @@ func (e *escapeError) Error() string {
 }
 
 func (e *escapeError) Is(target error) bool { return target == ErrEscaped }
+
+// ErrTooLarge is matched (errors.Is) by End's error when the session's
+// agent sent a request whose body was over the session's MaxBody.
+var ErrTooLarge = errors.New("request body too large")
+
+// tooLargeError is one such request.
+type tooLargeError struct {
+	method, target string
+	limit          int64
+}
+
+func (e *tooLargeError) Error() string {
+	return fmt.Sprintf("%s %s: the request body is over the proxy's %s limit and was refused with 413; if the agent really sends that much, raise it with agent: max_request_body in the suite", e.method, e.target, Size(e.limit))
+}
+
+func (e *tooLargeError) Is(target error) bool { return target == ErrTooLarge }
+
+// Size formats a byte count as the suite's max_request_body writes it:
+// 32MiB, 512KiB, 1000B.
+func Size(n int64) string {
+	for _, u := range []struct {
+		name  string
+		shift uint
+	}{{"GiB", 30}, {"MiB", 20}, {"KiB", 10}} {
+		if n >= 1<<u.shift && n%(1<<u.shift) == 0 {
+			return fmt.Sprintf("%d%s", n>>u.shift, u.name)
+		}
+	}
+	return fmt.Sprintf("%dB", n)
+}
 
 // Start serves a proxy on a free port of 127.0.0.1.
 func Start() (*Proxy, error) {
@@ -271,30 +312,30 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		bound, known := p.aliases[alias]
 		p.mu.Unlock()
 		if !known {
-			problem(w, http.StatusNotFound, "alias %q was not issued by this proxy", alias)
+			problem(w, "/"+more, http.StatusNotFound, "alias %q was not issued by this proxy", alias)
 			return
 		}
 		if bound == "" {
-			problem(w, http.StatusNotFound, "alias %q stands for no scenario run now: a kept-alive program may call its base URLs only while it answers a turn", alias)
+			problem(w, "/"+more, http.StatusNotFound, "alias %q stands for no scenario run now: a kept-alive program may call its base URLs only while it answers a turn", alias)
 			return
 		}
 		id, rest = bound, "/"+more
 	}
 	if id == "" {
-		problem(w, http.StatusNotFound, "no session: put the session's base URL (%s/s/<id>) in the agent's SDK, or send %s", p.url, SessionHeader)
+		problem(w, rest, http.StatusNotFound, "no session: put the session's base URL (%s/s/<id>) in the agent's SDK, or send %s", p.url, SessionHeader)
 		return
 	}
 	p.mu.Lock()
 	s := p.sessions[id]
 	p.mu.Unlock()
 	if s == nil {
-		problem(w, http.StatusNotFound, "session %q was not issued by this proxy, or has ended", id)
+		problem(w, rest, http.StatusNotFound, "session %q was not issued by this proxy, or has ended", id)
 		return
 	}
 	if rest == "/turn" && s.Turn != nil && r.Method == http.MethodPost {
 		n, err := strconv.Atoi(r.URL.Query().Get("n"))
 		if err != nil || n < 0 {
-			problem(w, http.StatusBadRequest, "want /turn?n=<turn, from 0>")
+			problem(w, rest, http.StatusBadRequest, "want /turn?n=<turn, from 0>")
 			return
 		}
 		s.Turn(n)
@@ -308,7 +349,11 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	target, err := s.logical(rest, r.URL.RawQuery)
 	if err != nil {
-		problem(w, http.StatusNotFound, "%v", err)
+		problem(w, rest, http.StatusNotFound, "%v", err)
+		return
+	}
+	body, ok := s.body(w, r, rest, target)
+	if !ok {
 		return
 	}
 	ctx := r.Context()
@@ -317,12 +362,11 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel = context.WithTimeout(ctx, time.Duration(ns))
 		defer cancel()
 	}
-	out, err := http.NewRequestWithContext(ctx, r.Method, target, r.Body)
+	out, err := http.NewRequestWithContext(ctx, r.Method, target, bytes.NewReader(body))
 	if err != nil {
-		problem(w, http.StatusBadRequest, "%v", err)
+		problem(w, rest, http.StatusBadRequest, "%v", err)
 		return
 	}
-	out.ContentLength = r.ContentLength
 	for k, vs := range r.Header {
 		if !hopHeader(k) {
 			out.Header[k] = vs
@@ -343,18 +387,19 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			// The recorded exchange outlasted the client's deadline.
 			w.Header().Set(DeadlineHeader, fmt.Sprintf("%d %d", int64(late.Waited), int64(late.Took)))
 			w.Header().Set(logicalHeader, late.URL)
-			problem(w, http.StatusGatewayTimeout, "%v", err)
+			problem(w, rest, http.StatusGatewayTimeout, "%v", err)
 			return
 		case isTimeout(err):
 			w.Header().Set(timeoutHeader, err.Error())
-			problem(w, http.StatusGatewayTimeout, "%v", err)
+			problem(w, rest, http.StatusGatewayTimeout, "%v", err)
 			return
 		case errors.As(err, &miss):
-			// The agent sees why it got no answer; the run calls the scenario stale.
-			problem(w, http.StatusNotImplemented, "%v", err)
+			// The agent sees why it got no answer, once (x-should-retry:
+			// false); the run calls the scenario stale.
+			problem(w, rest, http.StatusNotImplemented, "%v", err)
 			return
 		}
-		problem(w, http.StatusBadGateway, "%v", err)
+		problem(w, rest, http.StatusBadGateway, "%v", err)
 		return
 	}
 	defer resp.Body.Close()
@@ -369,6 +414,38 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	io.Copy(w, resp.Body)
+}
+
+// body reads r's body whole, up to the session's MaxBody. A larger one is
+// answered 413 in the provider's shape, naming the limit, and counted
+// against the session (ErrTooLarge); ok is false then, and when the body
+// could not be read.
+func (s *session) body(w http.ResponseWriter, r *http.Request, rest, target string) (body []byte, ok bool) {
+	limit := s.MaxBody
+	if limit <= 0 {
+		limit = DefaultMaxBody
+	}
+	if r.ContentLength <= limit {
+		var err error
+		body, err = io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+		var big *http.MaxBytesError
+		if err == nil {
+			return body, true
+		}
+		if !errors.As(err, &big) {
+			problem(w, rest, http.StatusBadRequest, "read the request body: %v", err)
+			return nil, false
+		}
+	}
+	u, _ := url.Parse(target)
+	u.RawQuery = ""
+	err := &tooLargeError{method: r.Method, target: u.String(), limit: limit}
+	s.mu.Lock()
+	s.escapes = append(s.escapes, err)
+	s.mu.Unlock()
+	w.Header().Set("Connection", "close") // the rest of the body is not read
+	problem(w, rest, http.StatusRequestEntityTooLarge, "%v", err)
+	return nil, false
 }
 
 // passStream copies an event stream to the agent as it arrives, flushing
@@ -415,7 +492,7 @@ func (p *Proxy) escape(w http.ResponseWriter, r *http.Request) {
 			s.mu.Unlock()
 		}
 	}
-	problem(w, http.StatusForbidden, "%v", err)
+	problem(w, "", http.StatusForbidden, "%v", err)
 }
 
 // proxyAuth reads Basic credentials from Proxy-Authorization.
@@ -498,16 +575,67 @@ func hopHeader(k string) bool {
 	return false
 }
 
-// problem answers with a JSON error body in a shape the OpenAI, Gemini
-// and Anthropic SDKs all read ({"type": "error", "error": {"message",
-// "type"}}: OpenAI's, with Anthropic's top-level type), so the agent's own
-// error says why.
-func problem(w http.ResponseWriter, status int, format string, args ...any) {
+// problem answers with a JSON error body in the shape of the provider
+// whose path the request was for (errorBody), so that the agent's own SDK
+// reads it and its error says why. A problem that asking again cannot
+// change (all but a bad gateway and a timeout) carries x-should-retry:
+// false, which the official OpenAI and Anthropic SDKs obey, so that a
+// deterministic answer such as a replay miss is not sent three times.
+func problem(w http.ResponseWriter, path string, status int, format string, args ...any) {
 	w.Header().Set("Content-Type", "application/json")
+	if status != http.StatusBadGateway && status != http.StatusGatewayTimeout {
+		w.Header().Set("X-Should-Retry", "false")
+	}
 	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(map[string]any{"type": "error", "error": map[string]string{
-		"message": "testbed proxy: " + fmt.Sprintf(format, args...), "type": "testbed_proxy",
-	}})
+	json.NewEncoder(w).Encode(errorBody(path, status, "testbed proxy: "+fmt.Sprintf(format, args...)))
+}
+
+// errorBody is an error in the shape of the provider served at path (below
+// the session's prefix): OpenAI's {"error": {"message", "type", "param",
+// "code"}} under /v1/, Anthropic's {"type": "error", "error": {"type",
+// "message"}} under /v1/messages, Gemini's {"error": {"code", "message",
+// "status"}} under /v1beta/; elsewhere (an upstream, no session) one that
+// all three SDKs read: OpenAI's, with Anthropic's top-level type.
+func errorBody(path string, status int, msg string) any {
+	switch {
+	case strings.HasPrefix(path, "/v1beta/"):
+		return map[string]any{"error": map[string]any{"code": status, "message": msg, "status": named(status, geminiStatuses, "INTERNAL")}}
+	case path == "/v1/messages" || strings.HasPrefix(path, "/v1/messages/"):
+		return map[string]any{"type": "error", "error": map[string]any{"type": named(status, anthropicTypes, "api_error"), "message": msg}}
+	case strings.HasPrefix(path, "/v1/"):
+		kind := "server_error"
+		if status < 500 {
+			kind = "invalid_request_error"
+		}
+		return map[string]any{"error": map[string]any{"message": msg, "type": kind, "param": nil, "code": "testbed_" + named(status, openAICodes, "proxy_error")}}
+	}
+	return map[string]any{"type": "error", "error": map[string]string{"message": msg, "type": "testbed_proxy"}}
+}
+
+// The names each provider gives the statuses the proxy answers with.
+var (
+	geminiStatuses = map[int]string{
+		http.StatusBadRequest: "INVALID_ARGUMENT", http.StatusForbidden: "PERMISSION_DENIED", http.StatusNotFound: "NOT_FOUND",
+		http.StatusRequestEntityTooLarge: "INVALID_ARGUMENT", http.StatusNotImplemented: "UNIMPLEMENTED",
+		http.StatusBadGateway: "UNAVAILABLE", http.StatusGatewayTimeout: "DEADLINE_EXCEEDED",
+	}
+	anthropicTypes = map[int]string{
+		http.StatusBadRequest: "invalid_request_error", http.StatusForbidden: "permission_error", http.StatusNotFound: "not_found_error",
+		http.StatusRequestEntityTooLarge: "request_too_large", http.StatusGatewayTimeout: "timeout_error",
+	}
+	openAICodes = map[int]string{
+		http.StatusBadRequest: "bad_request", http.StatusForbidden: "escaped", http.StatusNotFound: "not_found",
+		http.StatusRequestEntityTooLarge: "request_too_large", http.StatusNotImplemented: "replay_miss",
+		http.StatusBadGateway: "bad_gateway", http.StatusGatewayTimeout: "timeout",
+	}
+)
+
+// named is names[status], else other.
+func named(status int, names map[int]string, other string) string {
+	if n, ok := names[status]; ok {
+		return n
+	}
+	return other
 }
 
 // isTimeout reports whether err is a timeout (a net.Error that says so).

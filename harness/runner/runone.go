@@ -371,7 +371,7 @@ func runAgent(ctx context.Context, agent agents.Agent, in agents.Input) (ans age
 func loadAttachments(dir string, refs []scenario.AttachmentRef) ([]agents.Attachment, error) {
 	var out []agents.Attachment
 	for _, r := range refs {
-		data, err := files.ReadRegular(filepath.Join(dir, filepath.FromSlash(r.File)), files.MaxBytes)
+		data, err := files.ReadIn(dir, r.File, files.MaxBytes)
 		if err != nil {
 			return nil, fmt.Errorf("attachment %s: %w", r.File, err)
 		}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"slices"
 	"sync"
 
@@ -36,7 +35,7 @@ func snapshotOf(dir string) fs.FS {
 	if _, err := os.Stat(dir); err != nil {
 		return nil
 	}
-	return &snapshot{dir: dir, fsys: os.DirFS(dir), files: map[string]*read[[]byte]{}, dirs: map[string]*read[[]fs.DirEntry]{}}
+	return &snapshot{dir: dir, fsys: files.DirFS(dir), files: map[string]*read[[]byte]{}, dirs: map[string]*read[[]fs.DirEntry]{}}
 }
 
 // once returns m's entry for name, made by f the first time it is asked for.
@@ -60,13 +59,14 @@ func (s *snapshot) Stat(name string) (fs.FileInfo, error) { return fs.Stat(s.fsy
 
 // ReadFile returns a copy of name's contents as first read in this run. Only
 // regular files up to files.MaxBytes are read: a fixture that is a named
-// pipe or a device is an error naming it, not a hang.
+// pipe or a device is an error naming it, not a hang; one that leads out of
+// the folder (a symlink to /etc/hostname) is files.ErrOutside.
 func (s *snapshot) ReadFile(name string) ([]byte, error) {
 	b, err := once(&s.mu, s.files, name, func(name string) ([]byte, error) {
 		if !fs.ValidPath(name) {
 			return nil, &fs.PathError{Op: "read", Path: name, Err: fs.ErrInvalid}
 		}
-		return files.ReadRegular(filepath.Join(s.dir, filepath.FromSlash(name)), files.MaxBytes)
+		return files.ReadIn(s.dir, name, files.MaxBytes)
 	})
 	if err != nil {
 		return nil, err

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/agentreplay/testbed/agents"
+	"github.com/agentreplay/testbed/harness/files"
 	"github.com/agentreplay/testbed/harness/scenario"
 	"github.com/agentreplay/testbed/harness/standin"
 	"github.com/agentreplay/testbed/harness/upstream"
@@ -67,6 +68,10 @@ func StartStandIns(root string, entries map[string]agents.Entry, model, upstream
 			path := filepath.Join(root, "fixtures", name, "routes.yaml")
 			if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 				continue
+			}
+			if _, err := files.Inside(root, path); err != nil {
+				s.Close()
+				return nil, fmt.Errorf("%w: %w", upstream.ErrInvalid, err)
 			}
 			// 404 bodies name the file as the project does, never by a local path.
 			srv, err := upstream.StartFile(path, "fixtures/"+name+"/routes.yaml")

@@ -56,4 +56,20 @@ var _ = Describe("an outside agent's driver", func() {
 		_, err := scenario.Parse("s.yaml", []byte(src), opts)
 		Expect(err).To(MatchError(ContainSubstring(`s.yaml:3: agent: missing required key "command"`)))
 	})
+
+	DescribeTable("reads max_request_body as a size",
+		func(size string, want int64) {
+			Expect(parse("  command: [node, a.js]\n  max_request_body: " + size + "\n").MaxRequestBody).To(Equal(want))
+		},
+		Entry("MiB", "64MiB", int64(64<<20)),
+		Entry("KiB", "512KiB", int64(512<<10)),
+		Entry("bytes", "1000", int64(1000)),
+	)
+
+	It("refuses a size it cannot read, with path:line", func() {
+		src := "suite: outside\nagent:\n  name: outside\n  model: {provider: openai, base_url: \"https://api.openai.com/v1\", model: m}\n  command: [node, a.js]\n  max_request_body: 64MB\n" +
+			"clock: 2025-11-06T10:00:00+08:00\nbaseline: v1\nvariants:\n  v1: {}\nscenarios:\n  - id: a\n    input: hi\n"
+		_, err := scenario.Parse("s.yaml", []byte(src), opts)
+		Expect(err).To(MatchError(ContainSubstring(`s.yaml:6: agent.max_request_body: "64MB" is not a size above 0; write it like 64MiB`)))
+	})
 })

@@ -1,7 +1,9 @@
 package scenario
 
 import (
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -40,10 +42,14 @@ type External struct {
 	// FakeClock is clock: fake: the program's wall clock is made to read
 	// the scenario's clock with libfaketime (see package external).
 	FakeClock bool
+	// MaxRequestBody bounds the body of each request the agent sends
+	// through the proxy, in bytes (max_request_body: 64MiB); 0 is the
+	// proxy's default.
+	MaxRequestBody int64
 }
 
 var (
-	externalKeys = []string{"name", "command", "dir", "env", "model", "embeddings", "upstreams", "turn_timeout", "all_turns", "http", "mcp", "keep_alive", "start_timeout", "clock"}
+	externalKeys = []string{"name", "command", "dir", "env", "model", "embeddings", "upstreams", "turn_timeout", "all_turns", "http", "mcp", "keep_alive", "start_timeout", "clock", "max_request_body"}
 	upstreamKeys = []string{"base_url", "env"}
 )
 
@@ -80,6 +86,10 @@ func (d *decoder) external(v *yaml.Node, s *Suite) {
 	}
 	if f, ok := fs["dir"]; ok {
 		e.Dir, _ = d.str(f.val, join(at, "dir"))
+		d.dirLine = resolve(f.val).Line
+		if filepath.IsAbs(e.Dir) {
+			d.errorf(d.dirLine, join(at, "dir"), "%q is an absolute path; give the agent's folder relative to the project root, inside it", e.Dir)
+		}
 	}
 	if f, ok := fs["env"]; ok {
 		e.Env = map[string]string{}
@@ -126,8 +136,33 @@ func (d *decoder) external(v *yaml.Node, s *Suite) {
 			d.errorf(resolve(f.val).Line, join(at, "clock"), "an agent run in-process reads the scenario's clock from agents.Config.Clock; no preload reaches it: remove clock: fake")
 		}
 	}
+	if f, ok := fs["max_request_body"]; ok {
+		e.MaxRequestBody = d.size(f.val, join(at, "max_request_body"))
+	}
 	d.drivers(m, fs, at, e)
 	s.External = e
+}
+
+// sizeUnits are the units a size may be written in.
+var sizeUnits = map[string]int64{"": 1, "B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}
+
+// size reads a byte count above 0: 1048576, 512KiB, 64MiB, 1GiB.
+func (d *decoder) size(v *yaml.Node, at string) int64 {
+	s, ok := d.str(v, at)
+	if !ok {
+		return 0
+	}
+	i := strings.IndexFunc(s, func(r rune) bool { return r < '0' || r > '9' })
+	if i < 0 {
+		i = len(s)
+	}
+	n, err := strconv.ParseInt(s[:i], 10, 64)
+	unit, known := sizeUnits[strings.TrimSpace(s[i:])]
+	if err != nil || !known || n <= 0 || n > (1<<40)/unit {
+		d.errorf(resolve(v).Line, at, "%q is not a size above 0; write it like 64MiB (units B, KiB, MiB, GiB)", s)
+		return 0
+	}
+	return n * unit
 }
 
 // anyKeys checks that v is a mapping, whatever its keys, and returns its

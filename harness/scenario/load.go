@@ -41,6 +41,10 @@ type LoadOptions struct {
 	// every problem; what it returns (Errors, an *Error, or any error, put
 	// at line 1) joins the file's problems.
 	Check func(*Suite) error
+	// Root, when set, is the project root: every folder and file the suite
+	// names (agent.dir, its cassette folders, attachments) must resolve
+	// under it, symlinks followed.
+	Root string
 }
 
 // Load reads and validates one suite file. Problems in its content are
@@ -60,6 +64,9 @@ func Parse(path string, data []byte, opts LoadOptions) (s *Suite, err error) {
 	d := &decoder{path: path, opts: opts, typos: map[typo]bool{}}
 	if root := d.document(data); root != nil {
 		s = d.suite(root)
+	}
+	if s != nil {
+		d.paths(s)
 	}
 	if s != nil && d.headRead && opts.Check != nil {
 		d.check(opts.Check(s))

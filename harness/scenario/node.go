@@ -27,6 +27,9 @@ type decoder struct {
 	// problems, so that LoadOptions.Check can build the agent under each.
 	headRead bool
 
+	// dirLine is the line of agent.dir, for paths.
+	dirLine int
+
 	// typos are the keys that unknown keys were taken for, so that they are
 	// not also reported as missing.
 	typos map[typo]bool

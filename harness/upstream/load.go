@@ -161,8 +161,12 @@ func (l *loader) route(n *yaml.Node) (r Route, ok bool) {
 				case filepath.IsAbs(s):
 					l.addf(v.Line, "file %q must be relative to %s", s, l.dir)
 				default:
-					body, err := files.ReadRegular(filepath.Join(l.dir, filepath.FromSlash(s)), files.MaxBytes)
-					if err != nil {
+					body, err := files.ReadIn(l.dir, s, files.MaxBytes)
+					var out *files.OutsideError
+					switch {
+					case errors.As(err, &out):
+						l.addf(v.Line, "file %q leads outside %s, the folder of the routes file (to %s); keep response files in that folder", s, l.dir, out.To)
+					case err != nil:
 						l.addf(v.Line, "file %q: %v", s, unwrapPathError(err))
 					}
 					r.body = body

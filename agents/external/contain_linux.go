@@ -1,0 +1,73 @@
+package external
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+)
+
+// contain makes the program, and every process it starts, end with
+// testbed however testbed ends, SIGKILL included. The program runs under a
+// small init, /bin/sh, that is process 1 of a new PID namespace inside a
+// new user namespace (no privilege needed; the network is the host's, so
+// the proxy on loopback stays reachable). The kernel kills that init when
+// testbed dies (its parent-death signal), and kills everything in the
+// namespace when the init dies, wherever those processes went (a new
+// session, a double fork). The init waits for the program, passes its exit
+// status on (a program killed by a signal exits 128+n) and forwards
+// nothing else; the program and the init share a process group, so that
+// stop's SIGTERM reaches the program as before.
+//
+// Where user namespaces are not allowed (a container without them, a
+// sysctl that turns them off), the program runs in a process group of its
+// own with a parent-death signal: it ends with testbed, but a child of it
+// that testbed is not there to stop outlives a SIGKILL of testbed. testbed
+// says so once, on stderr.
+func contain(cmd *exec.Cmd) {
+	if cmd.Err != nil {
+		return // Start reports it
+	}
+	if _, err := exec.LookPath(cmd.Path); err != nil {
+		cmd.Err = err // not the init's "not found", but Start's own error
+		return
+	}
+	if !namespaces() {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+		return
+	}
+	// The program keeps its stdin: an asynchronous command of sh gets
+	// /dev/null unless given its own.
+	cmd.Args = append([]string{"testbed-init", "-c", `exec 3<&0; "$@" <&3 3<&- & exec 3<&-; wait $!`, "testbed-init", cmd.Path}, cmd.Args[1:]...)
+	cmd.Path = initShell
+	cmd.SysProcAttr = namespaced()
+}
+
+// initShell is the program's init in its namespace.
+const initShell = "/bin/sh"
+
+// namespaced is the SysProcAttr of an init in a new user and PID
+// namespace, mapped to testbed's own user and group.
+func namespaced() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{
+		Setpgid:     true,
+		Pdeathsig:   syscall.SIGKILL,
+		Cloneflags:  syscall.CLONE_NEWUSER | syscall.CLONE_NEWPID,
+		UidMappings: []syscall.SysProcIDMap{{ContainerID: os.Getuid(), HostID: os.Getuid(), Size: 1}},
+		GidMappings: []syscall.SysProcIDMap{{ContainerID: os.Getgid(), HostID: os.Getgid(), Size: 1}},
+	}
+}
+
+// namespaces reports whether this system lets testbed start a process in
+// a new user and PID namespace, trying it once; when it does not, it says
+// so on stderr.
+var namespaces = sync.OnceValue(func() bool {
+	probe := exec.Command(initShell, "-c", ":")
+	probe.SysProcAttr = namespaced()
+	err := probe.Run()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "testbed: warning: outside agents run without a PID namespace (%v): each runs in a process group that ends with testbed, but a child of one can outlive testbed if testbed is killed with SIGKILL\n", err)
+	}
+	return err == nil
+})

@@ -1,0 +1,58 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+)
+
+var _ = Describe("paths a suite names stay in the project", func() {
+	It("refuses fixtures that lead out of fixtures/<agent>/, by dot-dots or a symlink, with path:line, and records nothing from them", func() {
+		root := project()
+		secret := filepath.Join(GinkgoT().TempDir(), "hostname")
+		Expect(os.WriteFile(secret, []byte("host-outside-the-project\n"), 0o644)).To(Succeed())
+		routes := filepath.Join(root, "fixtures", "odbchat", "routes.yaml")
+		replace(routes, "file: ghrsst/taiwan_nearby_2025-11-06.json", "file: ../../../../../../../../../.."+secret, 1)
+		linked := filepath.Join(root, "fixtures", "odbchat", "ghrsst", "taiwan_nearby_2025-11-05.json")
+		Expect(os.Remove(linked)).To(Succeed())
+		Expect(os.Symlink(secret, linked)).To(Succeed())
+
+		r := testbed("record", "--root", root, "--suite", "odbchat")
+		Expect(r.code).To(Equal(exitUsage), r.String())
+		Expect(r.stderr).To(ContainSubstring(`routes.yaml:19: file "../../../../../../../../../..` + secret + `" leads outside`))
+		Expect(r.stderr).To(ContainSubstring(`routes.yaml:24: file "ghrsst/taiwan_nearby_2025-11-05.json" leads outside`))
+		Expect(r.stderr).To(ContainSubstring("(to " + secret + ")"))
+		for name, data := range yamlFiles(filepath.Join(root, "cassettes")) {
+			Expect(string(data)).NotTo(ContainSubstring("host-outside-the-project"), name)
+		}
+	})
+
+	It("refuses a cassette folder that is a symlink out of the project, and an agent.dir outside it, in lint, run and record, all at once", func() {
+		root := project()
+		elsewhere := GinkgoT().TempDir()
+		Expect(os.Rename(filepath.Join(root, "cassettes", "odbchat"), filepath.Join(elsewhere, "odbchat"))).To(Succeed())
+		Expect(os.Symlink(filepath.Join(elsewhere, "odbchat"), filepath.Join(root, "cassettes", "odbchat"))).To(Succeed())
+		odbchatAs(root, "outside", "  command: [node, agent.js]\n  dir: "+elsewhere+"\n")
+		Expect(os.RemoveAll(filepath.Join(root, "cassettes", "outside"))).To(Succeed())
+		odbchatAs(root, "upward", "  command: [node, agent.js]\n  dir: ../..\n")
+		link := filepath.Join(root, "cassettes", "upward", "legacy", "ac1-taiwan-sst.yaml")
+		Expect(os.Remove(link)).To(Succeed())
+		Expect(os.Symlink(filepath.Join(elsewhere, "odbchat", "legacy", "ac1-taiwan-sst.yaml"), link)).To(Succeed())
+		before := yamlFiles(elsewhere)
+
+		for _, cmd := range []string{"lint", "run", "record"} {
+			r := testbed(cmd, "--root", root)
+			Expect(r.code).To(Equal(exitUsage), "%s: %s", cmd, r)
+			Expect(r.stderr).To(ContainSubstring(`odbchat.yaml:12: suite: its cassette folder ` + filepath.Join(root, "cassettes", "odbchat") + ` leads outside ` + root))
+			Expect(r.stderr).To(ContainSubstring(`odbchat.yaml:25: variants.legacy: the variant's cassette folder`))
+			Expect(r.stderr).To(MatchRegexp(`outside\.yaml:\d+: agent\.dir: "` + elsewhere + `" is an absolute path; give the agent's folder relative to the project root`))
+			Expect(r.stderr).To(MatchRegexp(`upward\.yaml:\d+: agent\.dir: agent\.dir "\.\./\.\." leads outside ` + root))
+			Expect(r.stderr).To(MatchRegexp(`upward\.yaml:\d+: scenarios\.ac1-taiwan-sst: its cassette \S+ leads outside ` + root))
+			Expect(strings.Count(r.stderr, "leads outside")).To(BeNumerically(">=", 5), "every problem at once")
+		}
+		Expect(yamlFiles(elsewhere)).To(Equal(before), "nothing was written outside the project")
+	})
+})

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+)
+
+// The built binary, signalled as a shell or a CI runner would.
+var _ = Describe("the testbed binary, signalled", Ordered, func() {
+	var bin string
+	BeforeAll(func() {
+		dir, err := os.MkdirTemp("", "testbed-bin-")
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(os.RemoveAll, dir)
+		bin = filepath.Join(dir, "testbed")
+		out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+		Expect(err).NotTo(HaveOccurred(), string(out))
+	})
+
+	DescribeTable("stops a long command at SIGINT or SIGTERM, with exit 130",
+		func(sig syscall.Signal, args ...string) {
+			cmd := exec.Command(bin, args...)
+			cmd.Dir = must(filepath.Abs(repoRoot))
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			Expect(cmd.Start()).To(Succeed())
+			DeferCleanup(func() { cmd.Process.Kill() })
+			exited := make(chan error, 1)
+			go func() { exited <- cmd.Wait() }()
+			// The whole scan takes many seconds: a second in, it is under way.
+			Consistently(exited).WithTimeout(time.Second).ShouldNot(Receive(), func() string { return stderr.String() })
+			Expect(cmd.Process.Signal(sig)).To(Succeed())
+			var err error
+			Eventually(exited).WithTimeout(5 * time.Second).Should(Receive(&err))
+			Expect(cmd.ProcessState.ExitCode()).To(Equal(exitSignal), "%v: %s", err, stderr.String())
+			Expect(stderr.String()).To(ContainSubstring("testbed: interrupted"))
+		},
+		Entry("cassettes check, SIGINT", syscall.SIGINT, "cassettes", "check", "--dir", "cassettes"),
+		Entry("cassettes check, SIGTERM", syscall.SIGTERM, "cassettes", "check", "--dir", "cassettes"),
+	)
+
+	DescribeTable("leaves no agent process, nor a child of one, when it is killed with SIGKILL mid-turn",
+		func(how func(marker string) string) {
+			root := project()
+			// The agent forks a child and never answers: testbed waits for
+			// its turn when it is killed.
+			marker := fmt.Sprintf("300.%06d", rand.IntN(1e6))
+			odbchatAs(root, "hang", how(marker))
+			cmd := exec.Command(bin, "run", "--root", root, "--suite", "hang", "--scenario", "ac1-taiwan-sst", "--out", "", "--baseline", "", "--quiet")
+			Expect(cmd.Start()).To(Succeed())
+			DeferCleanup(func() {
+				cmd.Process.Kill()
+				cmd.Wait()
+				for _, pid := range marked(marker) { // what a failed spec left
+					syscall.Kill(pid, syscall.SIGKILL)
+				}
+			})
+			Eventually(func() []int { return marked(marker) }).WithTimeout(30*time.Second).WithPolling(50*time.Millisecond).
+				Should(WithTransform(func(p []int) int { return len(p) }, BeNumerically(">=", 2)), "the agent's child and grandchild are running (of each variant's run)")
+
+			Expect(cmd.Process.Signal(syscall.SIGKILL)).To(Succeed())
+			cmd.Wait()
+			Eventually(func() []int { return marked(marker) }).WithTimeout(10*time.Second).WithPolling(50*time.Millisecond).
+				Should(BeEmpty(), "processes of the agent's tree outlived testbed")
+		},
+		Entry("a command speaking JSON lines", func(marker string) string {
+			return fmt.Sprintf("  command: [sh, -c, \"sleep %s & sleep %s\"]\n", marker, marker)
+		}),
+		Entry("a kept-alive service", func(marker string) string {
+			return fmt.Sprintf("  command: [sh, -c, \"sleep %s & sleep %s\"]\n  http: {url: \"http://127.0.0.1:{{port}}/chat\"}\n  keep_alive: variant\n  start_timeout: 50s\n", marker, marker)
+		}),
+	)
+})
+
+// marked are the processes running "sleep marker" (zombies aside), by the
+// host's /proc.
+func marked(marker string) []int {
+	var pids []int
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil || string(cmdline) != "sleep\x00"+marker+"\x00" {
+			continue
+		}
+		if stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat")); err == nil && bytes.Contains(stat, []byte(") Z ")) {
+			continue
+		}
+		pids = append(pids, pid)
+	}
+	return pids
+}

@@ -1,0 +1,116 @@
+package files
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// ErrOutside is matched (errors.Is) by the error for a path that leads
+// outside the folder it must stay in: by "..", by being absolute, or
+// through a symlink.
+var ErrOutside = errors.New("outside the folder it must stay in")
+
+// OutsideError is a path that leads outside its folder.
+type OutsideError struct {
+	Path string // the path as given
+	Dir  string // the folder it must stay in
+	To   string // where it leads, symlinks resolved
+}
+
+func (e *OutsideError) Error() string {
+	if e.To != "" && e.To != e.Path {
+		return fmt.Sprintf("%s leads outside %s (to %s)", e.Path, e.Dir, e.To)
+	}
+	return fmt.Sprintf("%s is outside %s", e.Path, e.Dir)
+}
+
+func (e *OutsideError) Is(target error) bool { return target == ErrOutside }
+
+// Inside checks that path, once every symlink on it is resolved, is dir or
+// lies under it, and returns where it leads. A path that does not exist
+// yet (a folder a recording will create) is judged by the part of it that
+// does. This is the one check of every path a suite names; ReadIn and
+// DirFS hold to it while they read, so that a symlink swapped in after the
+// check does not lead out either.
+func Inside(dir, path string) (string, error) {
+	realDir, err := resolve(dir)
+	if err != nil {
+		return "", err
+	}
+	real, err := resolve(path)
+	if err != nil {
+		return "", err
+	}
+	rel, err := filepath.Rel(realDir, real)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return real, &OutsideError{Path: path, Dir: dir, To: real}
+	}
+	return real, nil
+}
+
+// resolve is path absolute with every symlink resolved, as far as it
+// exists; the rest is appended as written (cleaned).
+func resolve(path string) (string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	var rest []string
+	for p := abs; ; p = filepath.Dir(p) {
+		real, err := filepath.EvalSymlinks(p)
+		if err == nil {
+			return filepath.Join(append([]string{real}, rest...)...), nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) || filepath.Dir(p) == p {
+			return "", err
+		}
+		rest = append([]string{filepath.Base(p)}, rest...)
+	}
+}
+
+// ReadIn is ReadRegular of name, a slash-separated path relative to dir,
+// that refuses a name that leads outside dir (Inside), and reads through
+// an os.Root of dir, which no symlink leads out of.
+func ReadIn(dir, name string, limit int64) ([]byte, error) {
+	path := filepath.Join(dir, filepath.FromSlash(name))
+	if filepath.IsAbs(filepath.FromSlash(name)) {
+		return nil, &OutsideError{Path: name, Dir: dir}
+	}
+	if _, err := Inside(dir, path); err != nil {
+		return nil, err
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	rel := filepath.FromSlash(name)
+	st, err := root.Stat(rel)
+	if err != nil {
+		return nil, err
+	}
+	if err := regular(path, st, limit); err != nil {
+		return nil, err
+	}
+	f, err := root.OpenFile(rel, os.O_RDONLY|nonBlock, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return readAll(path, f, limit)
+}
+
+// DirFS is the files under dir, as os.DirFS, except that no path and no
+// symlink leads outside dir (an os.Root). When dir cannot be opened, every
+// call fails with that error.
+func DirFS(dir string) fs.FS {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return os.DirFS(dir)
+	}
+	return root.FS()
+}

@@ -1,0 +1,70 @@
+package scenario
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/agentreplay/testbed/harness/cassette"
+	"github.com/agentreplay/testbed/harness/files"
+)
+
+// isLink reports whether path is a symlink (the folders above it are
+// checked on their own).
+func isLink(path string) bool {
+	st, err := os.Lstat(path)
+	return err == nil && st.Mode()&os.ModeSymlink != 0
+}
+
+// paths checks, when LoadOptions.Root is set, that every folder and file
+// the suite names resolves under the project root once symlinks are
+// followed: the agent's working folder (agent.dir), the suite's cassette
+// folder, each variant's in it and each cassette, and each attachment under
+// fixtures/<agent>/. A recording into a cassettes/<suite> that is a symlink
+// out of the project would write outside it; a fixture that is one would
+// be read from outside it.
+func (d *decoder) paths(s *Suite) {
+	root := d.opts.Root
+	if root == "" {
+		return
+	}
+	outside := func(line int, at, what, path, dir string) {
+		_, err := files.Inside(dir, path)
+		var out *files.OutsideError
+		switch {
+		case errors.As(err, &out):
+			d.errorf(line, at, "%s leads outside %s (to %s); keep it under %s, not behind a symlink out of it", what, dir, out.To, dir)
+		case err != nil:
+			d.errorf(line, at, "%s: %v", what, err)
+		}
+	}
+	if e := s.External; e != nil && e.Dir != "" && !filepath.IsAbs(e.Dir) {
+		outside(d.dirLine, "agent.dir", fmt.Sprintf("agent.dir %q", e.Dir), filepath.Join(root, e.Dir), root)
+	}
+	if s.Name != "" {
+		dir := cassette.Dir(root, s.Name)
+		outside(s.NameLine, "suite", "its cassette folder "+dir, dir, root)
+		for _, v := range s.Variants {
+			outside(v.Line, "variants."+v.Name, "the variant's cassette folder "+filepath.Join(dir, v.Name), filepath.Join(dir, v.Name), root)
+			// A cassette that is a symlink out would be read from outside.
+			for _, sc := range s.Scenarios {
+				for k := 1; k <= max(s.Samples, 1); k++ {
+					if path := cassette.SamplePath(root, s.Name, v.Name, sc.ID, k); isLink(path) {
+						outside(sc.Line, "scenarios."+sc.ID, "its cassette "+path, path, root)
+					}
+				}
+			}
+		}
+	}
+	if s.Agent != "" {
+		fixtures := filepath.Join(root, "fixtures", s.Agent)
+		for _, sc := range s.Scenarios {
+			for _, a := range sc.Attachments {
+				if a.File != "" && !filepath.IsAbs(a.File) {
+					outside(a.Line, "attachments", fmt.Sprintf("attachment %q", a.File), filepath.Join(fixtures, filepath.FromSlash(a.File)), fixtures)
+				}
+			}
+		}
+	}
+}
