@@ -120,7 +120,7 @@ func Response(out *sdk.Message) (llm.Response, error) {
 		}
 	}
 	return llm.Response{
-		Message:      msg,
+		Message:         msg,
 		FinishReason:    FinishReason(string(out.StopReason)),
 		RawFinishReason: string(out.StopReason),
 		Model:           string(out.Model),

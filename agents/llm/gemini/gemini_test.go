@@ -187,7 +187,7 @@ var _ = Describe("Client", func() {
 		resp, err := newClient(srv, "gemini-2.5-flash").Chat(ctx, conversation)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(resp).To(Equal(llm.Response{
-			Message:      llm.Message{Role: llm.RoleAssistant, Content: `{"sst": 26.4}`},
+			Message:         llm.Message{Role: llm.RoleAssistant, Content: `{"sst": 26.4}`},
 			Usage:           llm.Usage{InputTokens: 57, OutputTokens: 17, ReasoningTokens: 5},
 			FinishReason:    llm.FinishStop,
 			RawFinishReason: "STOP",

@@ -106,7 +106,7 @@ func response(out *sdk.ChatCompletion) (llm.Response, error) {
 		})
 	}
 	return llm.Response{
-		Message:      msg,
+		Message:         msg,
 		FinishReason:    FinishReason(choice.FinishReason),
 		RawFinishReason: choice.FinishReason,
 		Model:           out.Model,

@@ -205,7 +205,7 @@ var _ = Describe("Client", func() {
 		resp, err := c.Chat(ctx, conversation)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(resp).To(Equal(llm.Response{
-			Message:      llm.Message{Role: llm.RoleAssistant, Content: `{"sst": 26.4}`},
+			Message:         llm.Message{Role: llm.RoleAssistant, Content: `{"sst": 26.4}`},
 			Usage:           llm.Usage{InputTokens: 57, OutputTokens: 12},
 			FinishReason:    llm.FinishStop,
 			RawFinishReason: "stop",

@@ -94,10 +94,10 @@ func FromResponses(out *responses.Response) (llm.Response, error) {
 		return llm.Response{}, llm.ErrNoContent
 	}
 	return llm.Response{
-		Message:      msg,
+		Message:         msg,
 		FinishReason:    responsesFinish(out, len(msg.ToolCalls) > 0),
 		RawFinishReason: responsesRawFinish(out),
-		Model:        out.Model,
+		Model:           out.Model,
 		Usage: llm.Usage{
 			InputTokens:     int(out.Usage.InputTokens), // cached tokens included
 			OutputTokens:    int(out.Usage.OutputTokens),
