@@ -128,6 +128,10 @@ func (s *Server) serveGemini(w http.ResponseWriter, r *http.Request) {
 		writeGeminiError(w, http.StatusBadRequest, "request is not JSON: "+err.Error(), 0)
 		return
 	}
+	if err := validateGemini(gr); err != nil {
+		writeGeminiError(w, http.StatusBadRequest, err.Error(), 0)
+		return
+	}
 	req, err := convertGemini(model, gr)
 	if err != nil {
 		writeGeminiError(w, http.StatusBadRequest, err.Error(), 0)
