@@ -57,8 +57,15 @@ func Mentions(text, c string) bool { return readText(text).has(c) }
 func Near(text, a, b string, window int) bool { return readText(text).near(a, b, window) }
 
 // Validate returns what the real API refuses in a model request body sent
-// to path (…/chat/completions or …:generateContent), or nil.
+// to path (…/chat/completions, …/v1/messages or …:generateContent), or nil.
 func Validate(path string, body []byte) error {
+	if strings.HasSuffix(path, "/v1/messages") {
+		var ar anthropicRequest
+		if err := json.Unmarshal(body, &ar); err != nil {
+			return err
+		}
+		return validateAnthropic(ar)
+	}
 	if strings.HasSuffix(path, "/chat/completions") {
 		var wr wireRequest
 		if err := json.Unmarshal(body, &wr); err != nil {

@@ -192,3 +192,37 @@ func validateGemini(gr geminiRequest) error {
 	}
 	return nil
 }
+
+// validateAnthropic returns what Messages refuses in ar, or nil: no
+// messages; an assistant message whose tool_use blocks are not each
+// answered by a tool_result block in the message right after it.
+func validateAnthropic(ar anthropicRequest) error {
+	if len(ar.Messages) == 0 {
+		return &invalid{msg: "messages: at least one message is required"}
+	}
+	for i, m := range ar.Messages[:len(ar.Messages)-1] {
+		if m.Role != "assistant" {
+			continue
+		}
+		uses, _ := anthropicBlocks(m.Content)
+		next, _ := anthropicBlocks(ar.Messages[i+1].Content)
+		var missing []string
+		for _, u := range uses {
+			if u.Type != "tool_use" {
+				continue
+			}
+			found := false
+			for _, r := range next {
+				found = found || r.Type == "tool_result" && r.ToolUseID == u.ID
+			}
+			if !found {
+				missing = append(missing, u.ID)
+			}
+		}
+		if len(missing) > 0 {
+			return &invalid{msg: fmt.Sprintf("messages.%d: `tool_use` ids were found without `tool_result` blocks immediately after: %s. "+
+				"Each `tool_use` block must have a corresponding `tool_result` block in the next message.", i+1, strings.Join(missing, ", "))}
+		}
+	}
+	return nil
+}

@@ -132,6 +132,23 @@ var _ = Describe("the stand-in refuses what the real APIs refuse", func() {
 		Expect(apiErr.Message).To(Equal("Please use a valid role: user, model."))
 	})
 
+	DescribeTable("Messages: 400 invalid_request_error with Anthropic's message",
+		func(body, message string) {
+			status, got := post(srv, "/v1/messages", body)
+			Expect(status).To(Equal(http.StatusBadRequest), "%v", got)
+			Expect(got).To(HaveKeyWithValue("type", "error"))
+			Expect(got).To(HaveKeyWithValue("error", Equal(map[string]any{"type": "invalid_request_error", "message": message})))
+		},
+		Entry("an invalid role", `{"model": "claude-haiku-4-5", "max_tokens": 100, "messages": [{"role": "system", "content": "hi"}]}`,
+			`messages.0: role "system": want user or assistant`),
+		Entry("no messages", `{"model": "claude-haiku-4-5", "max_tokens": 100, "messages": []}`, "messages: at least one message is required"),
+		Entry("a tool_use left without its tool_result", `{"model": "claude-haiku-4-5", "max_tokens": 100, "messages": [
+			{"role": "user", "content": "SST near Taiwan?"},
+			{"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_a", "name": "get_sst", "input": {}}]},
+			{"role": "user", "content": "well?"}]}`,
+			"messages.2: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_a. Each `tool_use` block must have a corresponding `tool_result` block in the next message."),
+	)
+
 	It("takes every model request of every committed cassette", Label("cassettes"), func() {
 		paths, err := filepath.Glob("../../cassettes/*/*/*.yaml")
 		Expect(err).NotTo(HaveOccurred())
@@ -160,6 +177,8 @@ var _ = Describe("the stand-in refuses what the real APIs refuse", func() {
 					kind = "chat"
 				case strings.HasSuffix(u, ":generateContent"), strings.HasSuffix(u, ":streamGenerateContent"):
 					kind = "gemini"
+				case strings.HasSuffix(u, "/v1/messages"):
+					kind = "anthropic"
 				default:
 					continue
 				}
@@ -169,5 +188,6 @@ var _ = Describe("the stand-in refuses what the real APIs refuse", func() {
 		}
 		Expect(checked["chat"]).To(BeNumerically(">", 300))
 		Expect(checked["gemini"]).To(BeNumerically(">", 50))
+		Expect(checked["anthropic"]).To(BeNumerically(">", 10))
 	})
 })
