@@ -1,9 +1,11 @@
 package standin
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 )
@@ -59,7 +61,7 @@ func validateChat(wr wireRequest) error {
 	var open []string // tool_call_ids of the last assistant message not answered yet
 	calling := -1     // index of that assistant message; -1 when tool messages may not come
 	for i, m := range wr.Messages {
-		if !contains(chatRoles, m.Role) {
+		if !slices.Contains(chatRoles, m.Role) {
 			p := fmt.Sprintf("messages[%d].role", i)
 			return &invalid{msg: fmt.Sprintf("Invalid value: '%s'. Supported values are: 'system', 'assistant', 'user', 'function', 'tool', and 'developer'.", m.Role),
 				param: p, code: "invalid_value"}
@@ -94,7 +96,7 @@ func validateChat(wr wireRequest) error {
 				return &invalid{msg: fmt.Sprintf("Invalid parameter: 'tool_call_id' of '%s' not found in 'tool_calls' of previous message.", m.ToolCallID),
 					param: fmt.Sprintf("messages.[%d].tool_call_id", i)}
 			}
-			if j := index(open, m.ToolCallID); j >= 0 {
+			if j := slices.Index(open, m.ToolCallID); j >= 0 {
 				open = append(open[:j], open[j+1:]...)
 			}
 		default:
@@ -119,22 +121,11 @@ func calledBy(wr wireRequest, calling int, id string) bool {
 	return false
 }
 
-func contains(list []string, s string) bool { return index(list, s) >= 0 }
-
-func index(list []string, s string) int {
-	for i, x := range list {
-		if x == s {
-			return i
-		}
-	}
-	return -1
-}
-
 // writeInvalid answers a request Chat Completions refuses in OpenAI's
 // error shape, with its param and code.
 func writeInvalid(w http.ResponseWriter, err error, lat time.Duration) {
-	e, ok := err.(*invalid)
-	if !ok {
+	var e *invalid
+	if !errors.As(err, &e) {
 		writeError(w, http.StatusBadRequest, err.Error(), lat)
 		return
 	}
