@@ -296,7 +296,7 @@ func decodeChatResponse(b []byte) llm.Response {
 		return out
 	}
 	c := w.Choices[0]
-	out.Model, out.FinishReason = w.Model, c.FinishReason
+	out.Model, out.FinishReason, out.RawFinishReason = w.Model, openai.FinishReason(c.FinishReason), c.FinishReason
 	out.Message = llm.Message{Role: llm.RoleAssistant, Content: c.Message.Content}
 	for _, tc := range c.Message.ToolCalls {
 		out.Message.ToolCalls = append(out.Message.ToolCalls, llm.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: json.RawMessage(tc.Function.Arguments)})
@@ -358,7 +358,7 @@ func decodeGeminiResponse(b []byte) llm.Response {
 		return out
 	}
 	c := w.Candidates[0]
-	out.Model, out.FinishReason = w.Model, c.FinishReason
+	out.Model, out.RawFinishReason = w.Model, c.FinishReason
 	out.Message.Role = llm.RoleAssistant
 	for _, p := range c.Content.Parts {
 		if !p.Thought {
@@ -370,5 +370,6 @@ func decodeGeminiResponse(b []byte) llm.Response {
 	}
 	// Gemini counts thinking beside the candidates' tokens.
 	out.Usage = llm.Usage{InputTokens: w.Usage.Prompt, OutputTokens: w.Usage.Candidates + w.Usage.Thoughts, ReasoningTokens: w.Usage.Thoughts}
+	out.FinishReason = geminiadapter.FinishReason(c.FinishReason, len(out.Message.ToolCalls) > 0)
 	return out
 }

@@ -87,20 +87,32 @@ type Usage struct {
 	CacheWriteTokens int `json:"cache_write_tokens,omitempty"`
 }
 
-// Finish reasons of a Response, as adapters map them (an adapter passes a
-// reason it has no mapping for through as the provider sent it).
+// Finish reasons of a Response: every adapter maps its provider's reasons
+// into this one set, and keeps the provider's own in RawFinishReason.
 const (
-	FinishStop      = "stop"       // the model ended its turn
-	FinishLength    = "length"     // the output hit the token limit
-	FinishToolCalls = "tool_calls" // the model asks for tool calls
+	FinishStop          = "stop"           // the model ended its turn
+	FinishLength        = "length"         // the output hit the token limit
+	FinishToolCalls     = "tool_calls"     // the model asks for tool calls
+	FinishContentFilter = "content_filter" // a safety, recitation or policy filter stopped the output
+	FinishError         = "error"          // the model's output was malformed (a broken or unexpected tool call)
+	FinishOther         = "other"          // any other reason the provider gave
 )
+
+// FinishReasons returns the neutral finish reasons, in a fixed order.
+func FinishReasons() []string {
+	return []string{FinishStop, FinishLength, FinishToolCalls, FinishContentFilter, FinishError, FinishOther}
+}
 
 // Response is the model's answer.
 type Response struct {
-	Message      Message
-	Usage        Usage
-	FinishReason string
-	Model        string
+	Message Message
+	Usage   Usage
+	// FinishReason is why the model stopped, one of FinishReasons() (empty
+	// when the provider gave none); RawFinishReason is the reason as the
+	// provider sent it ("STOP", "end_turn", "tool_calls", …).
+	FinishReason    string
+	RawFinishReason string
+	Model           string
 }
 
 // Client is a chat model.

@@ -3,12 +3,18 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"gopkg.in/dnaeon/go-vcr.v4/pkg/recorder"
 
 	"github.com/agentreplay/testbed/agents/all"
 	"github.com/agentreplay/testbed/harness/cassette"
@@ -31,7 +37,33 @@ var _ = Describe("testbed cassettes check", func() {
 	It("finds no secret in the committed cassettes", func() {
 		r := testbed("cassettes", "check", "--dir", dir)
 		Expect(r.code).To(Equal(exitOK), r.String())
-		Expect(r.stdout).To(Equal("no secrets found in " + dir + "\n"))
+		Expect(r.stdout).To(MatchRegexp(`^formats: \d+ go-vcr v2 \(format version 1\)\nno secrets found in ` + regexp.QuoteMeta(dir) + "\n$"))
+	})
+
+	It("says which format each cassette is in: go-vcr v4's, written by go-vcr v4 itself, and one it cannot read", func() {
+		before := testbed("cassettes", "check", "--dir", dir)
+		Expect(before.code).To(Equal(exitOK), before.String())
+		n, err := strconv.Atoi(regexp.MustCompile(`formats: (\d+) go-vcr v2`).FindStringSubmatch(before.stdout)[1])
+		Expect(err).NotTo(HaveOccurred())
+
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, `{"ok":true}`) }))
+		DeferCleanup(srv.Close)
+		name := filepath.Join(dir, "go-team", "weather")
+		rec, err := recorder.New(name, recorder.WithMode(recorder.ModeRecordOnly))
+		Expect(err).NotTo(HaveOccurred())
+		resp, err := rec.GetDefaultClient().Get(srv.URL + "/v1/weather?city=Nairobi")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(resp.Body.Close()).To(Succeed())
+		Expect(rec.Stop()).To(Succeed())
+		newer := filepath.Join(dir, "go-team", "newer.yaml")
+		Expect(os.WriteFile(newer, []byte("---\nversion: 3\ninteractions: []\n"), 0o644)).To(Succeed())
+
+		r := testbed("cassettes", "check", "--dir", dir)
+		Expect(r.code).To(Equal(exitOK), r.String())
+		Expect(r.stdout).To(Equal(fmt.Sprintf("unsupported cassette format: %s: format version 3; this testbed reads format versions 1 (go-vcr v2's, as testbed record writes it) and 2 (go-vcr v4's): a newer testbed or another tool wrote this file\n", newer) +
+			fmt.Sprintf("%s: go-vcr v4 (format version 2)\n", name+".yaml") +
+			fmt.Sprintf("formats: %d go-vcr v2 (format version 1), 1 go-vcr v4 (format version 2), 1 unreadable\n", n) +
+			"no secrets found in " + dir + "\n"))
 	})
 
 	It("prints [] with --json when it finds nothing", func() {
@@ -53,7 +85,7 @@ var _ = Describe("testbed cassettes check", func() {
 		r := testbed("cassettes", "check", "--dir", dir)
 
 		Expect(r.code).To(Equal(exitFailed), r.String())
-		Expect(r.stdout).To(Equal(fmt.Sprintf("%s:%d: OpenAI-style key sk-…uvwx: %s\n", path, line, fixKey)))
+		Expect(r.stdout).To(HavePrefix(fmt.Sprintf("%s:%d: OpenAI-style key sk-…uvwx: %s\n", path, line, fixKey)))
 		Expect(r.stdout + r.stderr).NotTo(ContainSubstring("sk-abcdefghijklmnopqrstuvwx"))
 		Expect(r.stderr).To(Equal("testbed: 1 possible secrets in " + dir + "; remove them and re-record with redaction\n"))
 
@@ -91,7 +123,7 @@ var _ = Describe("testbed cassettes check", func() {
 			r := testbed("cassettes", "check", "--dir", dir)
 
 			Expect(r.code).To(Equal(exitFailed), r.String())
-			Expect(r.stdout).To(Equal(fmt.Sprintf("%s:%d: %s\n", path, line, want)))
+			Expect(r.stdout).To(HavePrefix(fmt.Sprintf("%s:%d: %s\n", path, line, want)))
 			Expect(r.stderr).To(ContainSubstring("1 possible secrets in " + dir))
 		},
 		Entry("an OpenAI key in an Authorization header", "header", "Bearer sk-abcdefghijklmnopqrstuvwx", nil,

@@ -50,9 +50,9 @@ var _ = Describe("testbed on broken input", func() {
 		Entry("a non-UTF-8 byte", func(p string) { write(p, append(read(p), 0xff)) }, "yaml: invalid leading UTF-8 octet"),
 		Entry("a list, not a cassette", func(p string) { write(p, []byte("[1, 2, 3]\n")) },
 			"yaml: unmarshal errors: line 1: cannot unmarshal !!seq into cassette.file"),
-		Entry("format version 2", func(p string) { replace(p, "version: 1\n", "version: 2\n", 1) },
-			"unsupported: format version 2; "+
-				"this testbed reads format version 1 only (go-vcr v2's, as testbed record writes it): a newer testbed or another tool wrote this file"),
+		Entry("format version 3", func(p string) { replace(p, "version: 1\n", "version: 3\n", 1) },
+			"unsupported: format version 3; "+
+				"this testbed reads format versions 1 (go-vcr v2's, as testbed record writes it) and 2 (go-vcr v4's): a newer testbed or another tool wrote this file"),
 		Entry("a response body that is not the length recorded", func(p string) { replace(p, `- "854"`, `- "999"`, 1) },
 			"interaction 0 has a response body of 854 bytes, but its Content-Length is 999; the body was cut off or edited"),
 		Entry("a duration that is not one", func(p string) { replace(p, "duration: 2.36s", "duration: soon", 1) },

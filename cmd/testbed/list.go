@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/agentreplay/testbed/agents/all"
@@ -69,6 +71,38 @@ func cmdList(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
+// writeFormats says which format each cassette under dir is in: a line
+// for each file not in testbed's own (go-vcr v2's), one for each file that
+// is no cassette testbed reads, and a count per format.
+func writeFormats(w io.Writer, dir string) {
+	files, _ := cassette.Formats(dir) // a folder Scan could not walk is reported by Scan
+	count := map[cassette.Format]int{}
+	unread := 0
+	for _, f := range files {
+		switch {
+		case f.Err != nil:
+			unread++
+			fmt.Fprintln(w, f.Err) // it names the file
+			continue
+		case f.Format != cassette.FormatGoVCR2:
+			fmt.Fprintf(w, "%s: %s\n", f.Path, f.Format)
+		}
+		count[f.Format]++
+	}
+	var parts []string
+	for _, f := range slices.Sorted(maps.Keys(count)) {
+		if f != 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", count[f], f))
+		}
+	}
+	if unread > 0 {
+		parts = append(parts, fmt.Sprintf("%d unreadable", unread))
+	}
+	if len(parts) > 0 {
+		fmt.Fprintf(w, "formats: %s\n", strings.Join(parts, ", "))
+	}
+}
+
 const checkDoc = `Usage: testbed cassettes check [flags]
 
 Scans every cassette for anything that looks like a secret: OpenAI
@@ -83,6 +117,11 @@ secrets. Keys are found by gitleaks' default rules and by our own, in each
 line as written and as decoded (unicode escapes, base64, gzip). Exits 1 and prints, for every finding, file:line, what it is (masked,
 like sk-…abcd) and what to do; exits 4 when a file cannot be scanned (not a
 regular file, over 1 GiB), after scanning the others.
+
+It also says which format each cassette is in: a line for each file that is
+not in go-vcr v2's format (version 1, what testbed record writes), such as
+go-vcr v4's (version 2, which replay reads too), a line for each file that
+is no cassette testbed reads, and a count per format.
 
 Examples:
   testbed cassettes check
@@ -116,6 +155,7 @@ func cmdCassettesCheck(ctx context.Context, args []string, stdout, stderr io.Wri
 		for _, f := range found {
 			fmt.Fprintln(&b, f)
 		}
+		writeFormats(&b, dir)
 		fmt.Fprint(stdout, b.String())
 	}
 	if scanErr != nil {

@@ -13,21 +13,25 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"go.opentelemetry.io/collector/pdata/ptrace"
 	collectortrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
-	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 )
 
-// otlpSpans decodes the spans of an OTLP JSON lines file.
+// otlpSpans decodes the spans of an OTLP/JSON lines file.
 func otlpSpans(data []byte) (lines int, spans []*tracepb.Span) {
 	GinkgoHelper()
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(nil, 1<<26)
 	for sc.Scan() {
 		lines++
+		td, err := (&ptrace.JSONUnmarshaler{}).UnmarshalTraces(sc.Bytes())
+		Expect(err).NotTo(HaveOccurred())
+		pb, err := (&ptrace.ProtoMarshaler{}).MarshalTraces(td)
+		Expect(err).NotTo(HaveOccurred())
 		req := &collectortrace.ExportTraceServiceRequest{}
-		Expect(protojson.Unmarshal(sc.Bytes(), req)).To(Succeed())
+		Expect(proto.Unmarshal(pb, req)).To(Succeed())
 		for _, rs := range req.ResourceSpans {
 			for _, ss := range rs.ScopeSpans {
 				spans = append(spans, ss.Spans...)

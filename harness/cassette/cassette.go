@@ -2,7 +2,9 @@
 //
 // A cassette is a go-vcr v2 file (gopkg.in/dnaeon/go-vcr.v2) with one extra
 // top-level key, provenance, that says which model endpoint it was recorded
-// against. Recording runs on go-vcr's recorder with secrets redacted and an
+// against. Replay also reads go-vcr v4's files (format version 2), so a team
+// brings the cassettes its Go tests already have; recording writes go-vcr
+// v2's. Recording runs on go-vcr's recorder with secrets redacted and an
 // atomic save; replay serves go-vcr's interactions through an indexed
 // RoundTripper that matches method, logical URL and canonical JSON body,
 // never sleeps, and reports each exchange's recorded duration so the harness
@@ -56,7 +58,7 @@ func (m Mode) String() string {
 	return "replay"
 }
 
-// FormatVersion is the go-vcr cassette format version written and read.
+// FormatVersion is the go-vcr cassette format version testbed writes.
 const FormatVersion = 1
 
 // Provenance says where a cassette's responses came from.
@@ -163,9 +165,9 @@ func readFile(path string) (*file, error) {
 			return nil, fmt.Errorf("%w: %s: %s", ErrCorrupt, path, msg)
 		}
 	}
-	if f.Version != FormatVersion {
-		return nil, fmt.Errorf("%w: %s: format version %d; this testbed reads format version %d only (go-vcr v2's, as testbed record writes it): "+
-			"a newer testbed or another tool wrote this file", ErrVersion, path, f.Version, FormatVersion)
+	if v := Format(f.Version); v != FormatGoVCR2 && v != FormatGoVCR4 {
+		return nil, fmt.Errorf("%w: %s: format version %d; this testbed reads format versions %d (go-vcr v2's, as testbed record writes it) and %d (go-vcr v4's): "+
+			"a newer testbed or another tool wrote this file", ErrVersion, path, f.Version, FormatGoVCR2, FormatGoVCR4)
 	}
 	for i, in := range f.Interactions {
 		if err := checkInteraction(in); err != nil {

@@ -281,10 +281,12 @@ func FuzzParseScalar(f *testing.F) {
 // FuzzFastReader is the differential fuzz of the fast cassette reader
 // against yaml.v3: whatever the fast reader accepts, yaml.v3 must accept
 // and read the same way. Seeds are a recorded cassette, two committed ones
-// and the example's (whose provenance names the generic policy); the
-// fuzzer mutates them.
+// and the example's (whose provenance names the generic policy), and one
+// in go-vcr v4's layout (its extra keys, sequences at their key's indent);
+// the fuzzer mutates them.
 func FuzzFastReader(f *testing.F) {
 	f.Add([]byte(recorded))
+	f.Add([]byte(govcr4))
 	for _, p := range []string{"cassettes/odbchat/single-pass/ac1-taiwan-sst.yaml", "cassettes/climate/trimmed/datasources-rio.yaml",
 		"cassettes/climate/streaming/knowledge-gwp.yaml", "examples/weather-ts/cassettes/weather-ts/default/no-tool-needed.yaml"} {
 		data, err := os.ReadFile(filepath.Join("..", "..", filepath.FromSlash(p)))

@@ -11,7 +11,8 @@ import (
 	vcr "gopkg.in/dnaeon/go-vcr.v2/cassette"
 )
 
-// parseFast reads a cassette in the layout yaml.v3 writes it: block mappings
+// parseFast reads a cassette in the layout yaml.v3 writes it (testbed's, and
+// go-vcr v4's, whose extra keys it skips as yaml.Unmarshal does): block mappings
 // and sequences, scalars plain, single-quoted on one line, double-quoted
 // without escapes or literal blocks (|, |- and |+, the last for a body that
 // ends with empty lines, as an event stream does), and {} for empty maps, in a
@@ -147,10 +148,20 @@ func (p *parser) mapping(indent int) (*yamlNode, bool) {
 		var val *yamlNode
 		var ok bool
 		if rest == "" {
-			if p.skipEmpty() >= len(p.lines) || indentOf(p.lines[p.at]) <= indent {
+			if p.skipEmpty() >= len(p.lines) {
 				return nil, false // a null value
 			}
-			val, ok = p.node(indentOf(p.lines[p.at]))
+			next := p.lines[p.at]
+			switch ind := indentOf(next); {
+			case ind == indent && strings.HasPrefix(next[ind:], "- "):
+				// A sequence may sit at its key's own indent (yaml.v3
+				// writes it so with an indent of 2, as go-vcr v4 does).
+				val, ok = p.sequence(indent)
+			case ind <= indent:
+				return nil, false // a null value
+			default:
+				val, ok = p.node(ind)
+			}
 		} else {
 			val, ok = p.scalar(rest, indent)
 		}
@@ -425,7 +436,7 @@ func interactions(n *yamlNode) ([]*vcr.Interaction, bool) {
 			case "response":
 				return response(v, &in.Response)
 			}
-			return false
+			return k == "id" // go-vcr v4's interaction id, which replay does not need
 		})
 		if !ok {
 			return nil, false
@@ -465,10 +476,22 @@ func request(n *yamlNode, r *vcr.Request) bool {
 			r.URL, ok = stringOf(v)
 		case "method":
 			r.Method, ok = stringOf(v)
+		default:
+			ok = govcr4Request[k]
 		}
 		return ok
 	})
 }
+
+// govcr4Request and govcr4Response are the keys go-vcr v4 writes beside
+// those of go-vcr v2. The interaction type has no field for them, so
+// yaml.Unmarshal skips them whatever they hold, and so does the fast reader.
+var (
+	govcr4Request = map[string]bool{"proto": true, "proto_major": true, "proto_minor": true, "content_length": true,
+		"transfer_encoding": true, "trailer": true, "host": true, "remote_addr": true, "request_uri": true}
+	govcr4Response = map[string]bool{"proto": true, "proto_major": true, "proto_minor": true, "content_length": true,
+		"transfer_encoding": true, "trailer": true, "uncompressed": true}
+)
 
 // headersOf reads a mapping of header names to lists of values.
 func headersOf(n *yamlNode) (http.Header, bool) {
@@ -492,6 +515,8 @@ func response(n *yamlNode, r *vcr.Response) bool {
 				d, err := time.ParseDuration(v.val)
 				r.Duration, ok = d, err == nil
 			}
+		default:
+			ok = govcr4Response[k]
 		}
 		return ok
 	})

@@ -10,17 +10,21 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	collectortrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
-	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/agentreplay/testbed/harness/report"
 )
 
-// WriteJSON writes the spans of r to w as OTLP JSON: one
-// ExportTraceServiceRequest per line, one line per scenario run.
+// WriteJSON writes the spans of r to w as OTLP/JSON (the OTLP
+// specification's JSON Protobuf Encoding: lowercase hex trace and span ids,
+// integer enums, lowerCamelCase names): one ExportTraceServiceRequest per
+// line, one line per scenario run, each a body the OTLP/HTTP endpoint
+// /v1/traces takes as application/json.
 func WriteJSON(ctx context.Context, w io.Writer, r *report.Report, opts Options) error {
 	exp, err := otlptrace.New(ctx, &lines{w: w})
 	if err != nil {
@@ -67,7 +71,9 @@ func Push(ctx context.Context, endpoint string, r *report.Report, opts Options, 
 }
 
 // lines is an otlptrace.Client that writes each upload as one line of
-// protojson, compacted: protojson's own spacing is not stable across builds.
+// OTLP/JSON. protojson's defaults are not OTLP/JSON (base64 ids, enum
+// names), so the request goes through the Collector's pdata, whose JSON
+// marshaler is the encoding's reference, and is compacted.
 type lines struct {
 	mu sync.Mutex
 	w  io.Writer
@@ -77,7 +83,15 @@ func (l *lines) Start(context.Context) error { return nil }
 func (l *lines) Stop(context.Context) error  { return nil }
 
 func (l *lines) UploadTraces(_ context.Context, spans []*tracepb.ResourceSpans) error {
-	raw, err := protojson.Marshal(&collectortrace.ExportTraceServiceRequest{ResourceSpans: spans})
+	pb, err := proto.Marshal(&collectortrace.ExportTraceServiceRequest{ResourceSpans: spans})
+	if err != nil {
+		return fmt.Errorf("encode otlp: %w", err)
+	}
+	td, err := (&ptrace.ProtoUnmarshaler{}).UnmarshalTraces(pb)
+	if err != nil {
+		return fmt.Errorf("encode otlp json: %w", err)
+	}
+	raw, err := (&ptrace.JSONMarshaler{}).MarshalTraces(td)
 	if err != nil {
 		return fmt.Errorf("encode otlp json: %w", err)
 	}

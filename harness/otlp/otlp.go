@@ -52,13 +52,16 @@ const (
 	KeyCountedOutput = attribute.Key("testbed.tokens.output")
 	KeyReasoning     = attribute.Key("testbed.usage.reasoning_tokens")
 	KeyTTFT          = attribute.Key("testbed.stream.time_to_first_token")
-	KeyRawTokens     = attribute.Key("testbed.tool.raw_tokens")
-	KeyContextTokens = attribute.Key("testbed.tool.context_tokens")
-	KeyRawBytes      = attribute.Key("testbed.tool.raw_bytes")
-	KeyFault         = attribute.Key("testbed.fault")
-	KeyFailedChecks  = attribute.Key("testbed.failed_checks")
-	KeyNoteKey       = attribute.Key("testbed.note.key")
-	KeyNoteValue     = attribute.Key("testbed.note.value")
+	// KeyRawFinishReason is the finish reason as the provider sent it;
+	// gen_ai.response.finish_reasons holds the neutral one.
+	KeyRawFinishReason = attribute.Key("testbed.response.raw_finish_reason")
+	KeyRawTokens       = attribute.Key("testbed.tool.raw_tokens")
+	KeyContextTokens   = attribute.Key("testbed.tool.context_tokens")
+	KeyRawBytes        = attribute.Key("testbed.tool.raw_bytes")
+	KeyFault           = attribute.Key("testbed.fault")
+	KeyFailedChecks    = attribute.Key("testbed.failed_checks")
+	KeyNoteKey         = attribute.Key("testbed.note.key")
+	KeyNoteValue       = attribute.Key("testbed.note.value")
 )
 
 // Names of the span events and of the evaluation.

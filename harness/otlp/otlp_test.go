@@ -14,6 +14,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"go.opentelemetry.io/collector/pdata/ptrace"
 	collectortrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
@@ -34,7 +35,8 @@ func fixture() *report.Report {
 		{Kind: trace.KindHTTP, Turn: 1, At: 0, HTTP: &trace.Exchange{Method: "POST", URL: "http://llm.test/v1/chat/completions", Status: 200, Duration: 800 * time.Millisecond}},
 		{Kind: trace.KindLLM, Turn: 1, At: 0, LLM: &trace.LLMCall{Role: "router", Model: "gemma3:4b", Duration: 800 * time.Millisecond,
 			Input: trace.Parts{System: 100, User: 20}, Output: 12,
-			Reported:  &trace.Usage{Input: 130, Output: 15, CacheRead: 64, Reasoning: 5},
+			Reported:      &trace.Usage{Input: 130, Output: 15, CacheRead: 64, Reasoning: 5},
+			ResponseModel: "gemma3:4b-it-qat", FinishReason: "tool_calls", RawFinishReason: "tool_calls",
 			Stream:    &trace.Stream{FirstToken: 250 * time.Millisecond, Duration: 800 * time.Millisecond},
 			ToolCalls: []trace.Call{{Name: "sst.mean", Arguments: json.RawMessage(`{"region":"taiwan"}`)}}}},
 		{Kind: trace.KindHTTP, Turn: 1, At: 800 * time.Millisecond, HTTP: &trace.Exchange{Method: "GET", URL: "http://erddap.test/griddap/sst.json", Status: 200, Duration: 300 * time.Millisecond}},
@@ -91,8 +93,12 @@ func readLines(b []byte) []*collectortrace.ExportTraceServiceRequest {
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	sc.Buffer(nil, 1<<24)
 	for sc.Scan() {
+		td, err := (&ptrace.JSONUnmarshaler{}).UnmarshalTraces(sc.Bytes())
+		Expect(err).NotTo(HaveOccurred())
+		pb, err := (&ptrace.ProtoMarshaler{}).MarshalTraces(td)
+		Expect(err).NotTo(HaveOccurred())
 		req := &collectortrace.ExportTraceServiceRequest{}
-		Expect(protojson.Unmarshal(sc.Bytes(), req)).To(Succeed())
+		Expect(proto.Unmarshal(pb, req)).To(Succeed())
 		out = append(out, req)
 	}
 	return out
@@ -124,6 +130,45 @@ var _ = Describe("WriteJSON", func() {
 		var again bytes.Buffer
 		Expect(otlp.WriteJSON(context.Background(), &again, fixture(), opts)).To(Succeed())
 		Expect(again.String()).To(Equal(string(out)))
+	})
+
+	It("writes OTLP/JSON: lowercase hex ids, integer enums, 64-bit integers as strings", func() {
+		line, _, _ := bytes.Cut(out, []byte("\n"))
+		var req struct {
+			ResourceSpans []struct {
+				ScopeSpans []struct {
+					Spans []struct {
+						TraceID           string `json:"traceId"`
+						SpanID            string `json:"spanId"`
+						ParentSpanID      string `json:"parentSpanId"`
+						Kind              any    `json:"kind"`
+						StartTimeUnixNano any    `json:"startTimeUnixNano"`
+						Status            struct {
+							Code any `json:"code"`
+						} `json:"status"`
+					} `json:"spans"`
+				} `json:"scopeSpans"`
+			} `json:"resourceSpans"`
+		}
+		Expect(json.Unmarshal(line, &req)).To(Succeed())
+		spans := req.ResourceSpans[0].ScopeSpans[0].Spans
+		Expect(spans).To(HaveLen(6))
+		want := otlp.TraceID("odbchat", "single-pass", "ac1", 1)
+		for _, s := range spans {
+			Expect(s.TraceID).To(Equal(want.String()))
+			Expect(s.SpanID).To(MatchRegexp(`^[0-9a-f]{16}$`))
+			Expect(s.ParentSpanID).To(MatchRegexp(`^([0-9a-f]{16})?$`))
+			Expect(s.Kind).To(BeNumerically(">=", 1), "span kinds are integers, not names")
+			Expect(s.StartTimeUnixNano).To(BeAssignableToTypeOf(""), "fixed64 is a decimal string")
+		}
+		Expect(string(line)).NotTo(ContainSubstring("SPAN_KIND_"))
+	})
+
+	It("names the answering model and the neutral finish reason, with the provider's own beside it", func() {
+		c := named(flatten(readLines(out)[:1]), "chat gemma3:4b")
+		Expect(c.attrs).To(HaveKeyWithValue("gen_ai.response.model", "gemma3:4b-it-qat"))
+		Expect(c.attrs).To(HaveKeyWithValue("gen_ai.response.finish_reasons", `{"arrayValue":{"values":[{"stringValue":"tool_calls"}]}}`))
+		Expect(c.attrs).To(HaveKeyWithValue("testbed.response.raw_finish_reason", "tool_calls"))
 	})
 
 	It("writes one export request per scenario run, each one trace with the derived id", func() {

@@ -1,8 +1,12 @@
 package otlp_test
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"io"
 	"net"
+	"net/http"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -93,5 +97,38 @@ var _ = Describe("Push to the OpenTelemetry Collector's OTLP receiver", Label("c
 		Expect(status.Int()).To(Equal(int64(200)))
 		Expect(agent.Events().Len()).To(Equal(2), "the note and the evaluation")
 		Expect(agent.Events().At(1).Name()).To(Equal("gen_ai.evaluation.result"))
+	})
+
+	It("takes every line of the --otlp-file output on its OTLP/HTTP JSON endpoint, as the same spans Push sends", func() {
+		var file bytes.Buffer
+		Expect(otlp.WriteJSON(context.Background(), &file, fixture(), opts)).To(Succeed())
+		fromFile := &consumertest.TracesSink{}
+		url := collector(fromFile) + "/v1/traces"
+		sc := bufio.NewScanner(&file)
+		sc.Buffer(nil, 1<<24)
+		lines := 0
+		for sc.Scan() {
+			lines++
+			resp, err := http.Post(url, "application/json", bytes.NewReader(sc.Bytes()))
+			Expect(err).NotTo(HaveOccurred())
+			body, _ := io.ReadAll(resp.Body)
+			Expect(resp.Body.Close()).To(Succeed())
+			Expect(resp.StatusCode).To(Equal(http.StatusOK), "line %d: %s", lines, body)
+		}
+		Expect(sc.Err()).NotTo(HaveOccurred())
+		Expect(lines).To(Equal(2))
+
+		pushed := &consumertest.TracesSink{}
+		Expect(otlp.Push(context.Background(), collector(pushed), fixture(), opts)).To(Succeed())
+		Expect(fromFile.SpanCount()).To(Equal(6 + 3))
+		got, want := fromFile.AllTraces(), pushed.AllTraces()
+		Expect(got).To(HaveLen(len(want)))
+		for i := range want {
+			g, err := (&ptrace.JSONMarshaler{}).MarshalTraces(got[i])
+			Expect(err).NotTo(HaveOccurred())
+			w, err := (&ptrace.JSONMarshaler{}).MarshalTraces(want[i])
+			Expect(err).NotTo(HaveOccurred())
+			Expect(g).To(MatchJSON(w), "run %d", i+1)
+		}
 	})
 })

@@ -141,6 +141,15 @@ func (b builder) chat(ctx, parent context.Context, e trace.Event) interval {
 		KeyRole.String(c.Role), KeyTurn.Int(e.Turn),
 		KeyCountedInput.Int(c.Input.Total()), KeyCountedOutput.Int(c.Output),
 	}
+	if c.ResponseModel != "" {
+		attrs = append(attrs, semconv.GenAIResponseModel(c.ResponseModel))
+	}
+	if c.FinishReason != "" {
+		attrs = append(attrs, semconv.GenAIResponseFinishReasons(c.FinishReason))
+	}
+	if c.RawFinishReason != "" {
+		attrs = append(attrs, KeyRawFinishReason.String(c.RawFinishReason))
+	}
 	if u := c.Reported; u != nil {
 		if u.CacheRead > 0 {
 			attrs = append(attrs, semconv.GenAIUsageCacheReadInputTokens(u.CacheRead))

@@ -76,6 +76,11 @@ func (s *Server) serveAnthropic(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req, stream, err := decodeAnthropic(body)
+	if err == nil {
+		var ar anthropicRequest
+		_ = json.Unmarshal(body, &ar) // decodeAnthropic read it
+		err = validateAnthropic(ar)
+	}
 	if err != nil {
 		writeAnthropicError(w, http.StatusBadRequest, err.Error(), 0)
 		return

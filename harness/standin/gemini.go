@@ -92,12 +92,17 @@ func geminiPath(path string) bool {
 // geminiUnserved are the Gemini API's model methods the stand-in does not
 // serve: it answers them 501 UNIMPLEMENTED, and any other path it does not
 // serve 404 NOT_FOUND, in Gemini's error shape.
-var geminiUnserved = []string{":embedContent", ":batchEmbedContents", ":countTokens", ":batchGenerateContent", ":predict", ":predictLongRunning"}
+var geminiUnserved = []string{":countTokens", ":batchGenerateContent", ":predict", ":predictLongRunning"}
 
 // serveGemini answers POST …/models/<model>:generateContent in the Gemini
-// wire format, and any other Gemini path (geminiPath) with Gemini's error.
+// wire format, :embedContent and :batchEmbedContents (embed_gemini.go), and
+// any other Gemini path (geminiPath) with Gemini's error.
 func (s *Server) serveGemini(w http.ResponseWriter, r *http.Request) {
-	const serves = "the stand-in serves POST …/models/<model>:generateContent and :streamGenerateContent?alt=sse only"
+	const serves = "the stand-in serves POST …/models/<model>:generateContent, :streamGenerateContent?alt=sse, :embedContent and :batchEmbedContents only"
+	if model, method, ok := embedMethod(r.URL.Path); ok && r.Method == http.MethodPost {
+		s.serveGeminiEmbed(w, r, model, method)
+		return
+	}
 	model, ok := geminiModel(r.URL.Path)
 	switch {
 	case ok && r.Method != http.MethodPost:
@@ -126,6 +131,10 @@ func (s *Server) serveGemini(w http.ResponseWriter, r *http.Request) {
 	var gr geminiRequest
 	if err := json.Unmarshal(body, &gr); err != nil {
 		writeGeminiError(w, http.StatusBadRequest, "request is not JSON: "+err.Error(), 0)
+		return
+	}
+	if err := validateGemini(gr); err != nil {
+		writeGeminiError(w, http.StatusBadRequest, err.Error(), 0)
 		return
 	}
 	req, err := convertGemini(model, gr)

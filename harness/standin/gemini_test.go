@@ -138,7 +138,8 @@ var _ = Describe("the Gemini wire format", func() {
 		req := echoRequest(llm.Message{Role: llm.RoleUser, Content: "call get_sst"})
 		req.Tools = sstTools()
 		resp := chat(model, req)
-		Expect(resp.FinishReason).To(Equal("STOP"))
+		Expect(resp.FinishReason).To(Equal(llm.FinishToolCalls))
+		Expect(resp.RawFinishReason).To(Equal("STOP"))
 		Expect(resp.Message.Content).To(BeEmpty())
 		Expect(resp.Message.ToolCalls).To(HaveLen(1))
 		tc := resp.Message.ToolCalls[0]
@@ -321,7 +322,7 @@ var _ = Describe("the Gemini wire format", func() {
 			var e geminiError
 			Expect(json.Unmarshal(body, &e)).To(Succeed(), "body %s", body)
 			Expect(e.Error.Status).To(Equal("INVALID_ARGUMENT"))
-			Expect(e.Error.Message).To(ContainSubstring("get_sst"))
+			Expect(e.Error.Message).To(Equal("Please ensure that function response turn comes immediately after a function call turn."))
 		})
 
 		DescribeTable("answers what is not POST …/models/<model>:generateContent in Gemini's error shape, never a bare 404",
@@ -343,8 +344,7 @@ var _ = Describe("the Gemini wire format", func() {
 				Expect(e.Error.Status).To(Equal(name))
 				Expect(e.Error.Message).To(ContainSubstring(":generateContent"))
 			},
-			Entry("embedContent", http.MethodPost, "/v1beta/models/text-embedding-004:embedContent", http.StatusNotImplemented, "UNIMPLEMENTED"),
-			Entry("batchEmbedContents", http.MethodPost, "/v1beta/models/text-embedding-004:batchEmbedContents", http.StatusNotImplemented, "UNIMPLEMENTED"),
+			Entry("embedContent by GET", http.MethodGet, "/v1beta/models/text-embedding-004:embedContent", http.StatusNotFound, "NOT_FOUND"),
 			Entry("countTokens", http.MethodPost, "/v1beta/models/gemini-2.5-flash:countTokens", http.StatusNotImplemented, "UNIMPLEMENTED"),
 			Entry("a method the API does not have", http.MethodPost, "/v1beta/models/gemini-2.5-flash:dream", http.StatusNotFound, "NOT_FOUND"),
 			Entry("GET", http.MethodGet, generateContent, http.StatusNotFound, "NOT_FOUND"),

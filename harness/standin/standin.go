@@ -266,6 +266,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "request is not JSON: "+err.Error(), 0)
 		return
 	}
+	if err := validateChat(wr); err != nil {
+		writeInvalid(w, err, 0)
+		return
+	}
 	sample := sampleOf(r)
 	d := chatDialect(w, body, sample, wr.Stream, wr.StreamOptions != nil && wr.StreamOptions.IncludeUsage)
 	s.respond(w, d, convert(wr), sample, r.Header.Get(cassette.FaultHeader))

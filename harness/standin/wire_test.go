@@ -24,7 +24,7 @@ type wireFormat struct {
 }
 
 var (
-	geminiWire    = wireFormat{geminiClient, "gemini-2.5-flash", "STOP"}
+	geminiWire    = wireFormat{geminiClient, "gemini-2.5-flash", llm.FinishStop}
 	anthropicWire = wireFormat{anthropicClient, claude, llm.FinishStop}
 	responsesWire = wireFormat{responsesClient, gpt, llm.FinishStop}
 )
@@ -138,7 +138,7 @@ var _ = Describe("every wire format", func() {
 			var v any
 			Expect(json.Unmarshal([]byte(resp.Message.Content), &v)).NotTo(Succeed())
 		},
-		Entry("Gemini", geminiWire, "MAX_TOKENS"),
+		Entry("Gemini", geminiWire, llm.FinishLength),
 		Entry("Anthropic's max_tokens stop", anthropicWire, llm.FinishLength),
 		Entry("OpenAI Responses' incomplete for max_output_tokens", responsesWire, llm.FinishLength),
 	)

@@ -71,6 +71,15 @@ type LLMCall struct {
 	Text      string `json:"text"`
 	ToolCalls []Call `json:"tool_calls,omitempty"`
 	Error     string `json:"error,omitempty"`
+	// ResponseModel is the model the provider says answered (a dated
+	// version of Model, often), when it said.
+	ResponseModel string `json:"response_model,omitempty"`
+	// FinishReason is why the model stopped, in the neutral set every
+	// adapter maps to (llm.FinishReasons: stop, length, tool_calls,
+	// content_filter, error, other); RawFinishReason is the provider's own
+	// ("STOP", "end_turn", …).
+	FinishReason    string `json:"finish_reason,omitempty"`
+	RawFinishReason string `json:"raw_finish_reason,omitempty"`
 	// Stream is the timing of the call's answer when it was streamed.
 	Stream *Stream `json:"stream,omitempty"`
 	// Sent is the last message of the request (the user's turn, or the

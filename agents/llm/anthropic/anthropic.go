@@ -120,25 +120,32 @@ func Response(out *sdk.Message) (llm.Response, error) {
 		}
 	}
 	return llm.Response{
-		Message:      msg,
-		FinishReason: FinishReason(string(out.StopReason)),
-		Model:        string(out.Model),
-		Usage:        usage(out.Usage),
+		Message:         msg,
+		FinishReason:    FinishReason(string(out.StopReason)),
+		RawFinishReason: string(out.StopReason),
+		Model:           string(out.Model),
+		Usage:           usage(out.Usage),
 	}, nil
 }
 
-// FinishReason maps an Anthropic stop_reason to llm's finish reasons; one
-// without a counterpart passes through as it is.
+// FinishReason maps an Anthropic stop_reason to llm's finish reasons:
+// end_turn and stop_sequence are FinishStop, max_tokens and
+// model_context_window_exceeded FinishLength, tool_use FinishToolCalls,
+// refusal FinishContentFilter, and any other (pause_turn) FinishOther.
 func FinishReason(stop string) string {
 	switch stop {
+	case "":
+		return ""
 	case "end_turn", "stop_sequence":
 		return llm.FinishStop
-	case "max_tokens":
+	case "max_tokens", "model_context_window_exceeded":
 		return llm.FinishLength
 	case "tool_use":
 		return llm.FinishToolCalls
+	case "refusal":
+		return llm.FinishContentFilter
 	}
-	return stop
+	return llm.FinishOther
 }
 
 // usage adds the cache parts to input_tokens, which leaves them out.

@@ -166,10 +166,11 @@ var _ = Describe("Client", func() {
 		_, resp, err := chatWith(http.StatusOK, textReply, conversation)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(resp).To(Equal(llm.Response{
-			Message:      llm.Message{Role: llm.RoleAssistant, Content: "It is 26.4 °C."},
-			Usage:        llm.Usage{InputTokens: 57, OutputTokens: 12},
-			FinishReason: llm.FinishStop,
-			Model:        "claude-sonnet-4-5-20250929",
+			Message:         llm.Message{Role: llm.RoleAssistant, Content: "It is 26.4 °C."},
+			Usage:           llm.Usage{InputTokens: 57, OutputTokens: 12},
+			FinishReason:    llm.FinishStop,
+			RawFinishReason: "end_turn",
+			Model:           "claude-sonnet-4-5-20250929",
 		}))
 	})
 
@@ -196,7 +197,9 @@ var _ = Describe("Client", func() {
 		Entry(nil, "stop_sequence", llm.FinishStop),
 		Entry(nil, "max_tokens", llm.FinishLength),
 		Entry(nil, "tool_use", llm.FinishToolCalls),
-		Entry("one without a counterpart passes through", "refusal", "refusal"),
+		Entry(nil, "model_context_window_exceeded", llm.FinishLength),
+		Entry(nil, "refusal", llm.FinishContentFilter),
+		Entry("one without a counterpart is other", "pause_turn", llm.FinishOther),
 	)
 
 	It("reports a max_tokens stop as FinishLength", func() {

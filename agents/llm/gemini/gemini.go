@@ -90,10 +90,12 @@ func response(out *genai.GenerateContentResponse) (llm.Response, error) {
 			}
 		}
 	}
+	raw := string(out.Candidates[0].FinishReason)
 	resp := llm.Response{
-		Message:      msg,
-		FinishReason: string(out.Candidates[0].FinishReason),
-		Model:        out.ModelVersion,
+		Message:         msg,
+		FinishReason:    FinishReason(raw, len(msg.ToolCalls) > 0),
+		RawFinishReason: raw,
+		Model:           out.ModelVersion,
 	}
 	if u := out.UsageMetadata; u != nil {
 		// promptTokenCount includes the cached content's tokens; Gemini
@@ -102,6 +104,33 @@ func response(out *genai.GenerateContentResponse) (llm.Response, error) {
 			ReasoningTokens: int(u.ThoughtsTokenCount), CacheReadTokens: int(u.CachedContentTokenCount)}
 	}
 	return resp, nil
+}
+
+// FinishReason maps a Gemini finishReason to llm's finish reasons. Gemini
+// ends a turn that asks for function calls with STOP, so STOP with calls is
+// FinishToolCalls; MAX_TOKENS is FinishLength; the safety, recitation,
+// blocklist and prohibited-content reasons are FinishContentFilter; a
+// malformed, unexpected or excess function call is FinishError; any other
+// (OTHER, LANGUAGE, …) is FinishOther.
+func FinishReason(raw string, calls bool) string {
+	switch genai.FinishReason(raw) {
+	case "":
+		return ""
+	case genai.FinishReasonStop:
+		if calls {
+			return llm.FinishToolCalls
+		}
+		return llm.FinishStop
+	case genai.FinishReasonMaxTokens:
+		return llm.FinishLength
+	case genai.FinishReasonSafety, genai.FinishReasonRecitation, genai.FinishReasonBlocklist,
+		genai.FinishReasonProhibitedContent, genai.FinishReasonSPII, genai.FinishReasonImageSafety,
+		genai.FinishReasonImageProhibitedContent, genai.FinishReasonImageRecitation:
+		return llm.FinishContentFilter
+	case genai.FinishReasonMalformedFunctionCall, genai.FinishReasonUnexpectedToolCall, genai.FinishReasonTooManyToolCalls:
+		return llm.FinishError
+	}
+	return llm.FinishOther
 }
 
 func convert(req llm.Request) ([]*genai.Content, *genai.GenerateContentConfig, error) {

@@ -187,12 +187,43 @@ var _ = Describe("Client", func() {
 		resp, err := newClient(srv, "gemini-2.5-flash").Chat(ctx, conversation)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(resp).To(Equal(llm.Response{
-			Message:      llm.Message{Role: llm.RoleAssistant, Content: `{"sst": 26.4}`},
-			Usage:        llm.Usage{InputTokens: 57, OutputTokens: 17, ReasoningTokens: 5},
-			FinishReason: "STOP",
-			Model:        "gemini-2.5-flash",
+			Message:         llm.Message{Role: llm.RoleAssistant, Content: `{"sst": 26.4}`},
+			Usage:           llm.Usage{InputTokens: 57, OutputTokens: 17, ReasoningTokens: 5},
+			FinishReason:    llm.FinishStop,
+			RawFinishReason: "STOP",
+			Model:           "gemini-2.5-flash",
 		}))
 	})
+
+	It("reads STOP on a turn with function calls as tool_calls, as OpenAI and Anthropic say it, keeping the raw reason", func() {
+		srv := newServer(http.StatusOK, toolReply)
+		resp, err := newClient(srv, "gemini-2.5-flash").Chat(ctx, conversation)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(resp.FinishReason).To(Equal(llm.FinishToolCalls))
+		Expect(resp.RawFinishReason).To(Equal("STOP"))
+	})
+
+	DescribeTable("maps every finishReason into llm's neutral set",
+		func(raw string, calls bool, want string) {
+			Expect(gemini.FinishReason(raw, calls)).To(Equal(want))
+			Expect(append(llm.FinishReasons(), "")).To(ContainElement(want))
+		},
+		Entry(nil, "STOP", false, llm.FinishStop),
+		Entry(nil, "STOP", true, llm.FinishToolCalls),
+		Entry(nil, "MAX_TOKENS", false, llm.FinishLength),
+		Entry(nil, "SAFETY", false, llm.FinishContentFilter),
+		Entry(nil, "RECITATION", false, llm.FinishContentFilter),
+		Entry(nil, "PROHIBITED_CONTENT", false, llm.FinishContentFilter),
+		Entry(nil, "BLOCKLIST", false, llm.FinishContentFilter),
+		Entry(nil, "SPII", false, llm.FinishContentFilter),
+		Entry(nil, "MALFORMED_FUNCTION_CALL", false, llm.FinishError),
+		Entry(nil, "UNEXPECTED_TOOL_CALL", true, llm.FinishError),
+		Entry(nil, "TOO_MANY_TOOL_CALLS", true, llm.FinishError),
+		Entry(nil, "OTHER", false, llm.FinishOther),
+		Entry(nil, "LANGUAGE", false, llm.FinishOther),
+		Entry(nil, "FINISH_REASON_UNSPECIFIED", false, llm.FinishOther),
+		Entry("none given", "", false, ""),
+	)
 
 	It("maps function calls to llm.Response tool calls with their IDs, names and arguments", func() {
 		srv := newServer(http.StatusOK, toolReply)

@@ -74,6 +74,24 @@ func (c *Client) Chat(ctx context.Context, req llm.Request) (llm.Response, error
 	return response(out)
 }
 
+// FinishReason maps a Chat Completions finish_reason to llm's finish
+// reasons: stop, length, tool_calls and content_filter are the same,
+// function_call (the API's older name) is tool_calls, and anything else a
+// compatible server sends (Ollama, vLLM, OpenRouter) is FinishOther.
+func FinishReason(raw string) string {
+	switch raw {
+	case "":
+		return ""
+	case llm.FinishStop, llm.FinishLength, llm.FinishToolCalls, llm.FinishContentFilter:
+		return raw
+	case "function_call":
+		return llm.FinishToolCalls
+	case "error":
+		return llm.FinishError
+	}
+	return llm.FinishOther
+}
+
 // response maps a chat completion (whole, or accumulated from a stream) to
 // llm.Response.
 func response(out *sdk.ChatCompletion) (llm.Response, error) {
@@ -88,9 +106,10 @@ func response(out *sdk.ChatCompletion) (llm.Response, error) {
 		})
 	}
 	return llm.Response{
-		Message:      msg,
-		FinishReason: choice.FinishReason,
-		Model:        out.Model,
+		Message:         msg,
+		FinishReason:    FinishReason(choice.FinishReason),
+		RawFinishReason: choice.FinishReason,
+		Model:           out.Model,
 		Usage: llm.Usage{
 			InputTokens:     int(out.Usage.PromptTokens), // cached tokens included
 			OutputTokens:    int(out.Usage.CompletionTokens),

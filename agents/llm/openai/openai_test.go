@@ -205,12 +205,26 @@ var _ = Describe("Client", func() {
 		resp, err := c.Chat(ctx, conversation)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(resp).To(Equal(llm.Response{
-			Message:      llm.Message{Role: llm.RoleAssistant, Content: `{"sst": 26.4}`},
-			Usage:        llm.Usage{InputTokens: 57, OutputTokens: 12},
-			FinishReason: "stop",
-			Model:        "gpt-4o-mini-2024-07-18",
+			Message:         llm.Message{Role: llm.RoleAssistant, Content: `{"sst": 26.4}`},
+			Usage:           llm.Usage{InputTokens: 57, OutputTokens: 12},
+			FinishReason:    llm.FinishStop,
+			RawFinishReason: "stop",
+			Model:           "gpt-4o-mini-2024-07-18",
 		}))
 	})
+
+	DescribeTable("maps finish_reason into llm's neutral set",
+		func(raw, want string) {
+			Expect(openai.FinishReason(raw)).To(Equal(want))
+		},
+		Entry(nil, "stop", llm.FinishStop),
+		Entry(nil, "length", llm.FinishLength),
+		Entry(nil, "tool_calls", llm.FinishToolCalls),
+		Entry("the API's older name for a call", "function_call", llm.FinishToolCalls),
+		Entry(nil, "content_filter", llm.FinishContentFilter),
+		Entry("a compatible server's own reason", "eos", llm.FinishOther),
+		Entry("none given", "", ""),
+	)
 
 	It("maps tool calls to llm.Response with their IDs, names and arguments", func() {
 		srv := newServer(http.StatusOK, toolReply)

@@ -94,9 +94,10 @@ func FromResponses(out *responses.Response) (llm.Response, error) {
 		return llm.Response{}, llm.ErrNoContent
 	}
 	return llm.Response{
-		Message:      msg,
-		FinishReason: responsesFinish(out, len(msg.ToolCalls) > 0),
-		Model:        out.Model,
+		Message:         msg,
+		FinishReason:    responsesFinish(out, len(msg.ToolCalls) > 0),
+		RawFinishReason: responsesRawFinish(out),
+		Model:           out.Model,
 		Usage: llm.Usage{
 			InputTokens:     int(out.Usage.InputTokens), // cached tokens included
 			OutputTokens:    int(out.Usage.OutputTokens),
@@ -109,17 +110,32 @@ func FromResponses(out *responses.Response) (llm.Response, error) {
 // responsesFinish names why a response ended in llm's finish reasons.
 func responsesFinish(out *responses.Response, calls bool) string {
 	switch out.Status {
+	case "":
+		return ""
 	case responses.ResponseStatusCompleted:
 		if calls {
 			return llm.FinishToolCalls
 		}
 		return llm.FinishStop
 	case responses.ResponseStatusIncomplete:
-		if r := out.IncompleteDetails.Reason; r == "max_output_tokens" {
+		switch out.IncompleteDetails.Reason {
+		case "max_output_tokens":
 			return llm.FinishLength
-		} else if r != "" {
-			return r
+		case "content_filter":
+			return llm.FinishContentFilter
 		}
+	case responses.ResponseStatusFailed:
+		return llm.FinishError
+	}
+	return llm.FinishOther
+}
+
+// responsesRawFinish is the reason as the response gives it: its status,
+// and for an incomplete one the reason after a colon
+// ("incomplete: max_output_tokens").
+func responsesRawFinish(out *responses.Response) string {
+	if r := out.IncompleteDetails.Reason; out.Status == responses.ResponseStatusIncomplete && r != "" {
+		return string(out.Status) + ": " + r
 	}
 	return string(out.Status)
 }

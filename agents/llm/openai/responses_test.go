@@ -45,10 +45,11 @@ var textResponse = response(textOutput, "completed", "null", 57, 0, 12, 0)
 
 // textAnswer is textResponse as llm.Response.
 var textAnswer = llm.Response{
-	Message:      llm.Message{Role: llm.RoleAssistant, Content: "It is 26.4 °C."},
-	Usage:        llm.Usage{InputTokens: 57, OutputTokens: 12},
-	FinishReason: llm.FinishStop,
-	Model:        "gpt-4.1-mini-2025-04-14",
+	Message:         llm.Message{Role: llm.RoleAssistant, Content: "It is 26.4 °C."},
+	Usage:           llm.Usage{InputTokens: 57, OutputTokens: 12},
+	FinishReason:    llm.FinishStop,
+	RawFinishReason: "completed",
+	Model:           "gpt-4.1-mini-2025-04-14",
 }
 
 // respond sends req to a server answering status and reply through the
@@ -147,8 +148,9 @@ var _ = Describe("Responses", func() {
 		},
 		Entry("completed", "completed", "null", llm.FinishStop),
 		Entry("cut at max_output_tokens", "incomplete", `{"reason": "max_output_tokens"}`, llm.FinishLength),
-		Entry("a content filter passes through", "incomplete", `{"reason": "content_filter"}`, "content_filter"),
-		Entry("another status passes through", "failed", "null", "failed"),
+		Entry("cut by a content filter", "incomplete", `{"reason": "content_filter"}`, llm.FinishContentFilter),
+		Entry("failed", "failed", "null", llm.FinishError),
+		Entry("another status is other", "cancelled", "null", llm.FinishOther),
 	)
 
 	It("reports an answer with neither a message nor a function call as ErrNoContent", func() {

@@ -1,0 +1,219 @@
+package standin
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Validation. The stand-in refuses, with 400 in the provider's own error
+// shape, the requests the real API refuses, with the API's own words: a
+// recording against it then fails where a recording against the provider
+// would, instead of writing an answer no provider gives. It checks what the
+// APIs document and enforce (roles, required fields, the order of tool
+// calls and their results); it does not second-guess a valid request, and
+// how it answers one is unchanged.
+
+// invalid is a request the real API refuses: its message, and OpenAI's
+// param and code for it (empty when the API sends null).
+type invalid struct {
+	msg, param, code string
+}
+
+func (e *invalid) Error() string { return e.msg }
+
+// chatRoles are the roles Chat Completions accepts, in the order its error
+// lists them.
+var chatRoles = []string{"system", "assistant", "user", "function", "tool", "developer"}
+
+// chatToolName is the pattern Chat Completions holds tool names to.
+var chatToolName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+
+// validateChat returns what Chat Completions refuses in wr, or nil: no
+// model; no messages; a role it does not have; a system, developer, user
+// or tool message without content, or an assistant message with neither
+// content nor tool calls; a tool message without tool_call_id, or one that
+// answers no tool call of the assistant message before it; an assistant
+// message whose tool calls are not all answered by the tool messages right
+// after it; stream_options without stream; a tool name outside
+// ^[a-zA-Z0-9_-]{1,64}$.
+func validateChat(wr wireRequest) error {
+	if wr.Model == "" {
+		return &invalid{msg: "you must provide a model parameter"}
+	}
+	if len(wr.Messages) == 0 {
+		return &invalid{msg: "[] is too short - 'messages'", param: "messages"}
+	}
+	if wr.StreamOptions != nil && !wr.Stream {
+		return &invalid{msg: "The 'stream_options' parameter is only allowed when 'stream' is enabled.", param: "stream_options"}
+	}
+	for i, t := range wr.Tools {
+		if !chatToolName.MatchString(t.Function.Name) {
+			p := fmt.Sprintf("tools[%d].function.name", i)
+			return &invalid{msg: fmt.Sprintf("Invalid '%s': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.", p),
+				param: p, code: "invalid_value"}
+		}
+	}
+	var open []string // tool_call_ids of the last assistant message not answered yet
+	calling := -1     // index of that assistant message; -1 when tool messages may not come
+	for i, m := range wr.Messages {
+		if !slices.Contains(chatRoles, m.Role) {
+			p := fmt.Sprintf("messages[%d].role", i)
+			return &invalid{msg: fmt.Sprintf("Invalid value: '%s'. Supported values are: 'system', 'assistant', 'user', 'function', 'tool', and 'developer'.", m.Role),
+				param: p, code: "invalid_value"}
+		}
+		if m.Role != "tool" && len(open) > 0 {
+			return &invalid{msg: "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. " +
+				"The following tool_call_ids did not have response messages: " + strings.Join(open, ", "), param: fmt.Sprintf("messages.[%d].role", calling)}
+		}
+		switch m.Role {
+		case "assistant":
+			if m.Content == nil && len(m.ToolCalls) == 0 {
+				return &invalid{msg: "Invalid value for 'content': expected a string, got null.", param: fmt.Sprintf("messages.[%d].content", i)}
+			}
+			open, calling = nil, -1
+			for _, tc := range m.ToolCalls {
+				open = append(open, tc.ID)
+			}
+			if len(open) > 0 {
+				calling = i
+			}
+			continue
+		case "tool":
+			if m.ToolCallID == "" {
+				return &invalid{msg: fmt.Sprintf("Missing required parameter: 'messages[%d].tool_call_id'.", i),
+					param: fmt.Sprintf("messages[%d].tool_call_id", i), code: "missing_required_parameter"}
+			}
+			if calling < 0 {
+				return &invalid{msg: "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.",
+					param: fmt.Sprintf("messages.[%d].role", i)}
+			}
+			if !calledBy(wr, calling, m.ToolCallID) {
+				return &invalid{msg: fmt.Sprintf("Invalid parameter: 'tool_call_id' of '%s' not found in 'tool_calls' of previous message.", m.ToolCallID),
+					param: fmt.Sprintf("messages.[%d].tool_call_id", i)}
+			}
+			if j := slices.Index(open, m.ToolCallID); j >= 0 {
+				open = append(open[:j], open[j+1:]...)
+			}
+		default:
+			calling = -1
+		}
+		if m.Content == nil && m.Role != "function" {
+			return &invalid{msg: fmt.Sprintf("Missing required parameter: 'messages[%d].content'.", i),
+				param: fmt.Sprintf("messages[%d].content", i), code: "missing_required_parameter"}
+		}
+	}
+	return nil
+}
+
+// calledBy reports whether id is the id of one of the tool calls of
+// message calling.
+func calledBy(wr wireRequest, calling int, id string) bool {
+	for _, tc := range wr.Messages[calling].ToolCalls {
+		if tc.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// writeInvalid answers a request Chat Completions refuses in OpenAI's
+// error shape, with its param and code.
+func writeInvalid(w http.ResponseWriter, err error, lat time.Duration) {
+	var e *invalid
+	if !errors.As(err, &e) {
+		writeError(w, http.StatusBadRequest, err.Error(), lat)
+		return
+	}
+	var param, code any
+	if e.param != "" {
+		param = e.param
+	}
+	if e.code != "" {
+		code = e.code
+	}
+	writeErrorBody(w, http.StatusBadRequest, lat, map[string]any{"error": map[string]any{
+		"message": e.msg, "type": "invalid_request_error", "param": param, "code": code}})
+}
+
+// validateGemini returns what generateContent refuses in gr, or nil: no
+// contents; a role other than user or model (an empty role is a user's); a
+// content without parts; a function call turn that does not come right
+// after a user turn or a function response turn; a function response turn
+// that does not come right after a function call turn, or that answers a
+// different number of calls than that turn made.
+func validateGemini(gr geminiRequest) error {
+	if len(gr.Contents) == 0 {
+		return &invalid{msg: "* GenerateContentRequest.contents: contents is not specified\n"}
+	}
+	prevCalls, prevModel := 0, false
+	for i, c := range gr.Contents {
+		if c.Role != "" && c.Role != "user" && c.Role != "model" {
+			return &invalid{msg: "Please use a valid role: user, model."}
+		}
+		if len(c.Parts) == 0 {
+			return &invalid{msg: fmt.Sprintf("* GenerateContentRequest.contents[%d].parts: contents.parts must not be empty.\n", i)}
+		}
+		calls, responses := 0, 0
+		for _, p := range c.Parts {
+			if p.FunctionCall != nil {
+				calls++
+			}
+			if p.FunctionResponse != nil {
+				responses++
+			}
+		}
+		model := c.Role == "model"
+		if calls > 0 && (i == 0 || prevModel) {
+			return &invalid{msg: "Please ensure that function call turn comes immediately after a user turn or after a function response turn."}
+		}
+		if responses > 0 {
+			if prevCalls == 0 {
+				return &invalid{msg: "Please ensure that function response turn comes immediately after a function call turn."}
+			}
+			if responses != prevCalls {
+				return &invalid{msg: "Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn."}
+			}
+		}
+		prevCalls, prevModel = calls, model
+	}
+	return nil
+}
+
+// validateAnthropic returns what Messages refuses in ar, or nil: no
+// messages; an assistant message whose tool_use blocks are not each
+// answered by a tool_result block in the message right after it.
+func validateAnthropic(ar anthropicRequest) error {
+	if len(ar.Messages) == 0 {
+		return &invalid{msg: "messages: at least one message is required"}
+	}
+	for i, m := range ar.Messages[:len(ar.Messages)-1] {
+		if m.Role != "assistant" {
+			continue
+		}
+		uses, _ := anthropicBlocks(m.Content)
+		next, _ := anthropicBlocks(ar.Messages[i+1].Content)
+		var missing []string
+		for _, u := range uses {
+			if u.Type != "tool_use" {
+				continue
+			}
+			found := false
+			for _, r := range next {
+				found = found || r.Type == "tool_result" && r.ToolUseID == u.ID
+			}
+			if !found {
+				missing = append(missing, u.ID)
+			}
+		}
+		if len(missing) > 0 {
+			return &invalid{msg: fmt.Sprintf("messages.%d: `tool_use` ids were found without `tool_result` blocks immediately after: %s. "+
+				"Each `tool_use` block must have a corresponding `tool_result` block in the next message.", i+1, strings.Join(missing, ", "))}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,193 @@
+package standin_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	sdk "github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+	"google.golang.org/genai"
+	"gopkg.in/yaml.v3"
+
+	"github.com/agentreplay/testbed/harness/standin"
+)
+
+// post sends body to the stand-in's path and returns the status and the
+// decoded body.
+func post(srv *standin.Server, path, body string) (int, map[string]any) {
+	GinkgoHelper()
+	resp, err := http.Post(srv.URL()+path, "application/json", strings.NewReader(body))
+	Expect(err).NotTo(HaveOccurred())
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	Expect(err).NotTo(HaveOccurred())
+	var out map[string]any
+	Expect(json.Unmarshal(raw, &out)).To(Succeed(), string(raw))
+	return resp.StatusCode, out
+}
+
+const (
+	chatPath   = "/v1/chat/completions"
+	geminiPath = "/v1beta/models/gemini-2.5-flash:generateContent"
+	user       = `{"role": "user", "content": "What is the sea surface temperature near Taiwan?"}`
+	call       = `{"role": "assistant", "content": null, "tool_calls": [{"id": "call_a", "type": "function", "function": {"name": "get_sst", "arguments": "{}"}}]}`
+	toolAnswer = `{"role": "tool", "tool_call_id": "call_a", "content": "26.4"}`
+	gUser      = `{"role": "user", "parts": [{"text": "What is the sea surface temperature near Taiwan?"}]}`
+	gCall      = `{"role": "model", "parts": [{"functionCall": {"name": "get_sst", "args": {}}}]}`
+	gAnswer    = `{"role": "user", "parts": [{"functionResponse": {"name": "get_sst", "response": {"result": 26.4}}}]}`
+)
+
+var _ = Describe("the stand-in refuses what the real APIs refuse", func() {
+	var srv *standin.Server
+	BeforeEach(func() { srv = startStandin(standin.Options{}) })
+
+	DescribeTable("Chat Completions: 400 invalid_request_error with OpenAI's message, param and code, streamed or not",
+		func(body, message string, param, code any) {
+			for _, stream := range []string{`"stream": false`, `"stream": true`} {
+				b := strings.Replace(body, `"model"`, stream+`, "model"`, 1)
+				status, got := post(srv, chatPath, b)
+				Expect(status).To(Equal(http.StatusBadRequest), "%s: %v", stream, got)
+				Expect(got).To(Equal(map[string]any{"error": map[string]any{
+					"message": message, "type": "invalid_request_error", "param": param, "code": code}}), stream)
+			}
+		},
+		Entry("an invalid role", `{"model": "gpt-4.1-mini", "messages": [{"role": "bot", "content": "hi"}]}`,
+			"Invalid value: 'bot'. Supported values are: 'system', 'assistant', 'user', 'function', 'tool', and 'developer'.", "messages[0].role", "invalid_value"),
+		Entry("no model", `{"model": "", "messages": [`+user+`]}`, "you must provide a model parameter", nil, nil),
+		Entry("no messages", `{"model": "gpt-4.1-mini", "messages": []}`, "[] is too short - 'messages'", "messages", nil),
+		Entry("a user message without content", `{"model": "gpt-4.1-mini", "messages": [{"role": "user"}]}`,
+			"Missing required parameter: 'messages[0].content'.", "messages[0].content", "missing_required_parameter"),
+		Entry("an assistant message with neither content nor tool calls", `{"model": "gpt-4.1-mini", "messages": [`+user+`, {"role": "assistant", "content": null}, `+user+`]}`,
+			"Invalid value for 'content': expected a string, got null.", "messages.[1].content", nil),
+		Entry("a tool message without tool_call_id", `{"model": "gpt-4.1-mini", "messages": [`+user+`, `+call+`, {"role": "tool", "content": "26.4"}]}`,
+			"Missing required parameter: 'messages[2].tool_call_id'.", "messages[2].tool_call_id", "missing_required_parameter"),
+		Entry("a tool message after no tool call", `{"model": "gpt-4.1-mini", "messages": [`+user+`, `+toolAnswer+`]}`,
+			"Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.", "messages.[1].role", nil),
+		Entry("a tool message answering another call", `{"model": "gpt-4.1-mini", "messages": [`+user+`, `+call+`, {"role": "tool", "tool_call_id": "call_b", "content": "1"}]}`,
+			"Invalid parameter: 'tool_call_id' of 'call_b' not found in 'tool_calls' of previous message.", "messages.[2].tool_call_id", nil),
+		Entry("a tool call left unanswered", `{"model": "gpt-4.1-mini", "messages": [`+user+`, `+call+`, `+user+`]}`,
+			"An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: call_a",
+			"messages.[1].role", nil),
+		Entry("a tool name outside the pattern", `{"model": "gpt-4.1-mini", "messages": [`+user+`], "tools": [{"type": "function", "function": {"name": "get sst", "parameters": {"type": "object"}}}]}`,
+			"Invalid 'tools[0].function.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.", "tools[0].function.name", "invalid_value"),
+	)
+
+	It("Chat Completions: refuses stream_options without stream", func() {
+		status, got := post(srv, chatPath, `{"model": "gpt-4.1-mini", "messages": [`+user+`], "stream_options": {"include_usage": true}}`)
+		Expect(status).To(Equal(http.StatusBadRequest))
+		Expect(got).To(HaveKeyWithValue("error", HaveKeyWithValue("param", "stream_options")))
+	})
+
+	It("Chat Completions: the official SDK gets a 400 *openai.Error for an invalid role in a stream", func() {
+		c := sdk.NewClient(option.WithBaseURL(srv.URL()+"/v1"), option.WithAPIKey("k"), option.WithMaxRetries(0))
+		stream := c.Chat.Completions.NewStreaming(context.Background(), sdk.ChatCompletionNewParams{
+			Model:    "gpt-4.1-mini",
+			Messages: []sdk.ChatCompletionMessageParamUnion{{OfUser: &sdk.ChatCompletionUserMessageParam{Role: "bot", Content: sdk.ChatCompletionUserMessageParamContentUnion{OfString: sdk.String("hi")}}}},
+		})
+		for stream.Next() {
+		}
+		var apiErr *sdk.Error
+		Expect(errors.As(stream.Err(), &apiErr)).To(BeTrue(), "%v", stream.Err())
+		Expect(apiErr.StatusCode).To(Equal(http.StatusBadRequest))
+		Expect(apiErr.Param).To(Equal("messages[0].role"))
+	})
+
+	DescribeTable("generateContent: 400 INVALID_ARGUMENT with Gemini's message, streamed or not",
+		func(body, message string) {
+			for _, path := range []string{geminiPath, strings.Replace(geminiPath, ":generateContent", ":streamGenerateContent?alt=sse", 1)} {
+				status, got := post(srv, path, body)
+				Expect(status).To(Equal(http.StatusBadRequest), "%s: %v", path, got)
+				Expect(got).To(Equal(map[string]any{"error": map[string]any{"code": 400.0, "message": message, "status": "INVALID_ARGUMENT"}}), path)
+			}
+		},
+		Entry("an invalid role", `{"contents": [{"role": "assistant", "parts": [{"text": "hi"}]}]}`, "Please use a valid role: user, model."),
+		Entry("OpenAI's tool role", `{"contents": [`+gUser+`, `+gCall+`, {"role": "tool", "parts": [{"text": "26.4"}]}]}`, "Please use a valid role: user, model."),
+		Entry("no contents", `{"contents": []}`, "* GenerateContentRequest.contents: contents is not specified\n"),
+		Entry("a content without parts", `{"contents": [{"role": "user", "parts": []}]}`, "* GenerateContentRequest.contents[0].parts: contents.parts must not be empty.\n"),
+		Entry("a function call first", `{"contents": [`+gCall+`, `+gAnswer+`]}`,
+			"Please ensure that function call turn comes immediately after a user turn or after a function response turn."),
+		Entry("a function call right after a model turn", `{"contents": [`+gUser+`, {"role": "model", "parts": [{"text": "Let me see."}]}, `+gCall+`, `+gAnswer+`]}`,
+			"Please ensure that function call turn comes immediately after a user turn or after a function response turn."),
+		Entry("a function response after no call", `{"contents": [`+gUser+`, `+gAnswer+`]}`,
+			"Please ensure that function response turn comes immediately after a function call turn."),
+		Entry("fewer responses than calls", `{"contents": [`+gUser+`, {"role": "model", "parts": [{"functionCall": {"name": "get_sst", "args": {}}}, {"functionCall": {"name": "get_date", "args": {}}}]}, `+gAnswer+`]}`,
+			"Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn."),
+	)
+
+	It("generateContent: the official SDK gets a 400 APIError for an invalid role", func() {
+		c, err := genai.NewClient(context.Background(), &genai.ClientConfig{APIKey: "k", Backend: genai.BackendGeminiAPI, HTTPOptions: genai.HTTPOptions{BaseURL: srv.URL()}})
+		Expect(err).NotTo(HaveOccurred())
+		_, err = c.Models.GenerateContent(context.Background(), "gemini-2.5-flash", []*genai.Content{{Role: "assistant", Parts: []*genai.Part{{Text: "hi"}}}}, nil)
+		var apiErr genai.APIError
+		Expect(errors.As(err, &apiErr)).To(BeTrue(), "%v", err)
+		Expect(apiErr.Code).To(Equal(http.StatusBadRequest))
+		Expect(apiErr.Message).To(Equal("Please use a valid role: user, model."))
+	})
+
+	DescribeTable("Messages: 400 invalid_request_error with Anthropic's message",
+		func(body, message string) {
+			status, got := post(srv, "/v1/messages", body)
+			Expect(status).To(Equal(http.StatusBadRequest), "%v", got)
+			Expect(got).To(HaveKeyWithValue("type", "error"))
+			Expect(got).To(HaveKeyWithValue("error", Equal(map[string]any{"type": "invalid_request_error", "message": message})))
+		},
+		Entry("an invalid role", `{"model": "claude-haiku-4-5", "max_tokens": 100, "messages": [{"role": "system", "content": "hi"}]}`,
+			`messages.0: role "system": want user or assistant`),
+		Entry("no messages", `{"model": "claude-haiku-4-5", "max_tokens": 100, "messages": []}`, "messages: at least one message is required"),
+		Entry("a tool_use left without its tool_result", `{"model": "claude-haiku-4-5", "max_tokens": 100, "messages": [
+			{"role": "user", "content": "SST near Taiwan?"},
+			{"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_a", "name": "get_sst", "input": {}}]},
+			{"role": "user", "content": "well?"}]}`,
+			"messages.2: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_a. Each `tool_use` block must have a corresponding `tool_result` block in the next message."),
+	)
+
+	It("takes every model request of every committed cassette", Label("cassettes"), func() {
+		paths, err := filepath.Glob("../../cassettes/*/*/*.yaml")
+		Expect(err).NotTo(HaveOccurred())
+		more, err := filepath.Glob("../../examples/*/cassettes/*/*/*.yaml")
+		Expect(err).NotTo(HaveOccurred())
+		paths = append(paths, more...)
+		Expect(len(paths)).To(BeNumerically(">", 100))
+		checked := map[string]int{}
+		for _, p := range paths {
+			data, err := os.ReadFile(p)
+			Expect(err).NotTo(HaveOccurred())
+			var f struct {
+				Interactions []struct {
+					Request struct {
+						URL  string `yaml:"url"`
+						Body string `yaml:"body"`
+					} `yaml:"request"`
+				} `yaml:"interactions"`
+			}
+			Expect(yaml.Unmarshal(data, &f)).To(Succeed(), p)
+			for i, in := range f.Interactions {
+				u, _, _ := strings.Cut(in.Request.URL, "?")
+				kind := ""
+				switch {
+				case strings.HasSuffix(u, "/chat/completions"):
+					kind = "chat"
+				case strings.HasSuffix(u, ":generateContent"), strings.HasSuffix(u, ":streamGenerateContent"):
+					kind = "gemini"
+				case strings.HasSuffix(u, "/v1/messages"):
+					kind = "anthropic"
+				default:
+					continue
+				}
+				Expect(standin.Validate(u, []byte(in.Request.Body))).To(Succeed(), "%s interaction %d", p, i)
+				checked[kind]++
+			}
+		}
+		Expect(checked["chat"]).To(BeNumerically(">", 300))
+		Expect(checked["gemini"]).To(BeNumerically(">", 50))
+		Expect(checked["anthropic"]).To(BeNumerically(">", 10))
+	})
+})
