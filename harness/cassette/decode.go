@@ -95,6 +95,15 @@ func hexRune(s string, n int) (rune, int) {
 // alphabet, with padding) at least minBase64 long.
 func base64Runs(line string) []string {
 	var out []string
+	for _, sp := range base64Spans(line) {
+		out = append(out, line[sp[0]:sp[1]])
+	}
+	return out
+}
+
+// base64Spans returns where each base64 run of base64Runs starts and ends.
+func base64Spans(line string) [][2]int {
+	var out [][2]int
 	start := -1
 	for i := 0; i <= len(line); i++ {
 		if i < len(line) && isBase64(line[i]) {
@@ -104,7 +113,7 @@ func base64Runs(line string) []string {
 			continue
 		}
 		if start >= 0 && i-start >= minBase64 {
-			out = append(out, line[start:i])
+			out = append(out, [2]int{start, i})
 		}
 		start = -1
 	}

@@ -67,6 +67,8 @@ func (e *MissError) Is(target error) bool { return target == ErrStale }
 type replayer struct {
 	path  string
 	opts  Options
+	// detector redacts live requests as their recording was redacted.
+	detector *Detector
 	prov  Provenance
 	items []*vcr.Interaction
 
@@ -83,7 +85,13 @@ func newReplayer(path string, opts Options) (*replayer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return replayerOf(path, f, opts), nil
+	d, err := opts.detector()
+	if err != nil {
+		return nil, err
+	}
+	r := replayerOf(path, f, opts)
+	r.detector = d
+	return r, nil
 }
 
 // replayerOf serves the interactions of f, read from path.
@@ -172,26 +180,26 @@ func (r *replayer) serve(req *http.Request) (int, *http.Response, error) {
 		}
 		body = buf.Bytes()
 	}
-	secrets := r.opts.literals()
-	if len(secrets) > 0 {
-		body = []byte(redactLiterals(string(body), secrets))
-	}
+	// A body byte for byte as recorded holds no secret (recording took them
+	// out); any other is redacted as its recording was before it is
+	// compared.
 	var canon []byte
 	canonical := func() []byte {
 		if canon == nil {
-			canon = CanonicalBody(body, r.opts.Volatile)
+			canon = CanonicalBody([]byte(r.detector.Body(req.Header, string(body))), r.opts.Volatile)
 			if canon == nil {
 				canon = []byte{}
 			}
 		}
 		return canon
 	}
+	liveURL := r.detector.URL(req.URL.String())
 	r.mu.Lock()
-	i := r.match(groupKey(req.Method, redactLiterals(req.URL.String(), secrets)), body, canonical)
+	i := r.match(groupKey(req.Method, liveURL), body, canonical)
 	if i < 0 {
-		miss := r.miss(req, canonical())
+		miss := r.miss(req, liveURL, canonical())
 		r.mu.Unlock()
-		r.observe(Exchange{Method: req.Method, URL: redactLiterals(redactURL(req.URL.String()), secrets), Err: miss})
+		r.observe(Exchange{Method: req.Method, URL: liveURL, Err: miss})
 		return -1, nil, miss
 	}
 	r.mu.Unlock()
@@ -201,7 +209,7 @@ func (r *replayer) serve(req *http.Request) (int, *http.Response, error) {
 	// which they are slices: an agent or a report that keeps one (a fault's
 	// name, an error quoting the status) would keep the whole file alive.
 	header := ownHeader(in.Response.Headers)
-	e := Exchange{Method: req.Method, URL: redactLiterals(redactURL(req.URL.String()), r.opts.literals()), Status: in.Response.Code,
+	e := Exchange{Method: req.Method, URL: liveURL, Status: in.Response.Code,
 		Duration: in.Response.Duration, Fault: header.Get(FaultHeader), Rule: header.Get(RuleHeader), Stream: stream.Of(header, in.Response.Body)}
 	if late := overdue(req, e.URL, e.Duration); late != nil {
 		e.Duration, e.Timeout = late.Waited, late
@@ -230,13 +238,14 @@ func (r *replayer) observe(e Exchange) {
 
 // miss builds the error for a request with no match: the nearest recorded
 // interaction with the same method and URL, preferring unplayed ones, and a
-// field-level JSON diff against it. r.mu is held.
-func (r *replayer) miss(req *http.Request, canon []byte) *MissError {
-	e := &MissError{Cassette: r.path, Method: req.Method, URL: redactLiterals(redactURL(req.URL.String()), r.opts.literals()), Nearest: -1, Rerecord: r.opts.Rerecord}
+// field-level JSON diff against it; liveURL is the request's URL, redacted.
+// r.mu is held.
+func (r *replayer) miss(req *http.Request, liveURL string, canon []byte) *MissError {
+	e := &MissError{Cassette: r.path, Method: req.Method, URL: liveURL, Nearest: -1, Rerecord: r.opts.Rerecord}
 	played := r.replayed
 	best := -1
 	var bestDiff []string
-	for _, i := range r.groups[groupKey(req.Method, redactLiterals(req.URL.String(), r.opts.literals()))] {
+	for _, i := range r.groups[groupKey(req.Method, liveURL)] {
 		d := diff(r.canonical(i), canon)
 		better := best < 0 || len(d) < len(bestDiff) ||
 			(len(d) == len(bestDiff) && played[best] && !played[i])

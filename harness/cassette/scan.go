@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/http"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -14,8 +15,10 @@ import (
 	"sync"
 
 	"golang.org/x/sync/errgroup"
+	"gopkg.in/yaml.v3"
 
 	"github.com/agentreplay/testbed/harness/files"
+	"github.com/agentreplay/testbed/harness/stream"
 )
 
 // Finding is something in a cassette that looks like a secret.
@@ -62,10 +65,18 @@ func notSecret(v string) bool {
 // files are still scanned. REDACTED and PlaceholderKey are not secrets.
 // Findings are masked and sorted by path and line.
 func Scan(root string, secrets []string, names ...string) ([]Finding, error) {
-	sc, err := newScanner(secrets, names)
+	d, err := NewDetector(secrets, names, nil)
 	if err != nil {
 		return nil, err
 	}
+	return d.Scan(root)
+}
+
+// Scan is the package's Scan with d's rules: its literal values, names and
+// the suite's own rules besides the maintained ones. Streamed bodies are
+// also scanned as their client reassembles them.
+func (d *Detector) Scan(root string) ([]Finding, error) {
+	sc := d.sc
 	var paths []string
 	walkErr := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -102,17 +113,18 @@ func Scan(root string, secrets []string, names ...string) ([]Finding, error) {
 
 // scanner holds what Scan looks for besides its rules.
 type scanner struct {
-	values []string         // literal secret values
-	names  []*regexp.Regexp // NAME=value, NAME: value, "NAME": "value"
-	leaks  *leaks
+	values   []string         // literal secret values
+	names    []*regexp.Regexp // NAME=value, NAME: value, "NAME": "value"
+	patterns []*regexp.Regexp // a suite's own redact: patterns
+	leaks    *leaks
 }
 
-func newScanner(secrets, names []string) (*scanner, error) {
+func newScanner(secrets, names []string, patterns []*regexp.Regexp) (*scanner, error) {
 	l, err := loadLeaks()
 	if err != nil {
 		return nil, err
 	}
-	sc := &scanner{leaks: l}
+	sc := &scanner{leaks: l, patterns: patterns}
 	for _, s := range secrets {
 		if len(s) >= 8 && !notSecret(s) {
 			sc.values = append(sc.values, s)
@@ -130,7 +142,11 @@ func (sc *scanner) file(path string) ([]Finding, error) {
 	if err != nil {
 		return nil, fmt.Errorf("scan: %w", err)
 	}
-	text := string(data)
+	return sc.fileText(path, string(data)), nil
+}
+
+// fileText scans text, the content of the file at path.
+func (sc *scanner) fileText(path, text string) []Finding {
 	lines := lineStarts(text)
 	var out []Finding
 	seen := map[[2]string]bool{} // line and secret, so a decoded view does not repeat the raw one
@@ -158,6 +174,10 @@ func (sc *scanner) file(path string) ([]Finding, error) {
 			}
 		}
 	}
+	for _, m := range sc.streams(text) {
+		m.m.what += " (streamed, reassembled)"
+		add(m.line, m.m)
+	}
 	// A header's value already found by a rule is not reported twice.
 	onLine := map[int]bool{}
 	for _, f := range out {
@@ -169,7 +189,7 @@ func (sc *scanner) file(path string) ([]Finding, error) {
 		}
 	}
 	slices.SortStableFunc(out, func(a, b Finding) int { return cmp.Compare(a.Line, b.Line) })
-	return out, nil
+	return out
 }
 
 // lineStarts returns the offset at which each line of text starts.
@@ -232,6 +252,17 @@ func (sc *scanner) text(text string) []match {
 	}
 	for _, m := range ourRules(text, lower) {
 		keep(m)
+	}
+	for _, re := range sc.patterns {
+		for _, loc := range re.FindAllStringSubmatchIndex(text, -1) {
+			s, e := loc[0], loc[1]
+			if len(loc) >= 4 && loc[2] >= 0 {
+				s, e = loc[2], loc[3]
+			}
+			if v := text[s:e]; v != "" && !notSecret(v) {
+				keep(match{what: "redact: rule " + re.String(), text: mask(v), fix: fixRedacted, secret: v, start: s, end: e})
+			}
+		}
 	}
 	for _, re := range sc.names {
 		for _, loc := range re.FindAllStringSubmatchIndex(text, -1) {
@@ -304,4 +335,55 @@ func headerFindings(text string, starts []int) []match {
 		}
 	}
 	return out
+}
+
+// streams finds secrets in the streamed response bodies of a cassette's
+// text, reassembled as their client sees them, at the line of the event
+// where each starts (the body's line when it is not a literal block).
+func (sc *scanner) streams(text string) []struct {
+	line int
+	m    match
+} {
+	if !strings.Contains(text, "text/event-stream") {
+		return nil
+	}
+	var root yaml.Node
+	if yaml.Unmarshal([]byte(text), &root) != nil || len(root.Content) == 0 {
+		return nil
+	}
+	var out []struct {
+		line int
+		m    match
+	}
+	for _, in := range nodeAt(root.Content[0], "interactions").Content {
+		resp := nodeAt(in, "response")
+		body := nodeAt(resp, "body")
+		var h http.Header
+		if body.Kind != yaml.ScalarNode || nodeAt(resp, "headers").Decode(&h) != nil || !stream.Is(h) {
+			continue
+		}
+		for _, lm := range sc.streamMatches(body.Value) {
+			line := body.Line
+			if body.Style&yaml.LiteralStyle != 0 {
+				line += 1 + lm.line
+			}
+			out = append(out, struct {
+				line int
+				m    match
+			}{line, lm.m})
+		}
+	}
+	return out
+}
+
+// nodeAt is the value of key in mapping n; an empty node when there is none.
+func nodeAt(n *yaml.Node, key string) *yaml.Node {
+	if n != nil && n.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == key {
+				return n.Content[i+1]
+			}
+		}
+	}
+	return &yaml.Node{}
 }
