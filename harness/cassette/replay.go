@@ -65,12 +65,12 @@ func (e *MissError) Is(target error) bool { return target == ErrStale }
 // one has the same canonical form, so the usual replay, where an agent sends
 // what it sent when recording, canonicalizes nothing.
 type replayer struct {
-	path  string
-	opts  Options
+	path string
+	opts Options
 	// detector redacts live requests as their recording was redacted.
 	detector *Detector
-	prov  Provenance
-	items []*vcr.Interaction
+	prov     Provenance
+	items    []*vcr.Interaction
 
 	mu       sync.Mutex
 	canon    [][]byte         // canonical request bodies, by interaction, once computed
