@@ -102,6 +102,8 @@ type job struct {
 	data, prompts fs.FS
 	// caches are the run's, shared by every job of the run.
 	caches *caches
+	// detector redacts the suite's cassettes (see Detector).
+	detector *cassette.Detector
 }
 
 // caches hold what a run builds once and every scenario of it reuses: the
@@ -129,6 +131,17 @@ func Run(ctx context.Context, suites []*scenario.Suite, opts Options) (*report.R
 	rep := &report.Report{SchemaVersion: report.SchemaVersion, Mode: opts.Mode.String()}
 	var jobs []job
 	counters := newCounters(suites)
+	names := KeyVariables(opts.Agents)
+	base, err := Detector(nil, literals(opts), names)
+	if err != nil {
+		return nil, err
+	}
+	detectors := map[*scenario.Suite]*cassette.Detector{}
+	for _, s := range suites {
+		if detectors[s], err = Detector(s, literals(opts), names); err != nil {
+			return nil, err
+		}
+	}
 	for _, s := range suites {
 		if _, ok := opts.Agents[s.Agent]; !ok {
 			return nil, fmt.Errorf("%s: unknown agent %q", s.Path, s.Agent)
@@ -184,7 +197,7 @@ func Run(ctx context.Context, suites []*scenario.Suite, opts Options) (*report.R
 					n = opts.Repeat
 				}
 				jobs = append(jobs, job{suite: s, variant: v, scenario: sc, out: &rv.Scenarios[i], runs: make([]report.Scenario, n),
-					data: data[s.Agent], prompts: prompts, caches: shared})
+					data: data[s.Agent], prompts: prompts, caches: shared, detector: detectors[s]})
 			}
 		}
 	}
@@ -236,6 +249,7 @@ func Run(ctx context.Context, suites []*scenario.Suite, opts Options) (*report.R
 		foldSamples(&jobs[i], opts)
 	}
 	if err := ctx.Err(); err != nil {
+		redactReport(rep, suites, detectors, base)
 		return rep, err
 	}
 	provs := map[string]cassette.Provenance{}
@@ -245,6 +259,7 @@ func Run(ctx context.Context, suites []*scenario.Suite, opts Options) (*report.R
 		}
 	}
 	finalize(rep, suites, opts, provs)
+	redactReport(rep, suites, detectors, base)
 	return rep, nil
 }
 

@@ -110,6 +110,7 @@ func plan(j *job, sample int, opts Options) *sampleRun {
 		},
 		Rerecord: rerecord,
 		Secrets:  literals(opts),
+		Detector: j.detector,
 		Observe:  r.observe,
 	}
 	return r

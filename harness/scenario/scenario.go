@@ -64,7 +64,10 @@ type Suite struct {
 	MinSamplePassRate float64
 	// Faults, when set, injects faults at a seeded rate into every
 	// recording of the suite.
-	Faults    *FaultRate
+	Faults *FaultRate
+	// Redact is the suite's own redaction rules (redact:), besides the
+	// maintained ones, the key variables and the values of External.Env.
+	Redact    []RedactRule
 	Scenarios []Scenario
 }
 
