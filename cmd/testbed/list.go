@@ -10,6 +10,7 @@ import (
 	"github.com/agentreplay/testbed/agents/all"
 	"github.com/agentreplay/testbed/harness/cassette"
 	"github.com/agentreplay/testbed/harness/runner"
+	"github.com/agentreplay/testbed/harness/scenario"
 )
 
 const listDoc = `Usage: testbed list [flags]
@@ -77,9 +78,12 @@ URLs and bodies, user:password@ in URLs, credential fields in JSON bodies
 (api_key, apiKey, secret, password, and key or token when the value looks like
 a key), secret headers left unredacted, and the values of the key variables
 set in this environment (OPENAI_API_KEY, GEMINI_API_KEY, GOOGLE_API_KEY, …,
-and every agent's own keys). REDACTED and testbed-placeholder-key are not
+and every agent's own keys), the suites' env: values and what their redact:
+rules match, and an AWS secret access key beside its key id. REDACTED, its
+placeholders (REDACTED-1a2b3c4d) and testbed-placeholder-key are not
 secrets. Keys are found by gitleaks' default rules and by our own, in each
-line as written and as decoded (unicode escapes, base64, gzip). Exits 1 and prints, for every finding, file:line, what it is (masked,
+line as written and as decoded (unicode escapes, base64, gzip), and in
+streamed answers as their client reassembles them. Exits 1 and prints, for every finding, file:line, what it is (masked,
 like sk-…abcd) and what to do; exits 4 when a file cannot be scanned (not a
 regular file, over 1 GiB), after scanning the others.
 
@@ -97,7 +101,20 @@ func cmdCassettesCheck(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	reg := all.Registry()
-	found, scanErr := cassette.Scan(dir, runner.KeyValues(reg), runner.KeyVariables(reg)...)
+	// The suites' own redact: rules and env: values are secrets too.
+	var suites []*scenario.Suite
+	if st, err := os.Stat("scenarios"); err == nil && st.IsDir() {
+		loaded, err := loadSuites(selection{root: "."})
+		if err != nil {
+			fmt.Fprintf(stderr, "testbed cassettes check: scanning without the suites' redact: rules and env: values, which did not load:\n%v\n", err)
+		}
+		suites = loaded
+	}
+	d, err := runner.Detector(suites, runner.KeyValues(reg), runner.KeyVariables(reg))
+	if err != nil {
+		return withCode(exitInternal, err)
+	}
+	found, scanErr := d.Scan(dir)
 	if asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")

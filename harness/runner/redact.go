@@ -9,20 +9,20 @@ import (
 	"github.com/agentreplay/testbed/harness/scenario"
 )
 
-// Detector is the detector of everything testbed writes for suite s (its
-// cassettes and its part of every report): the maintained rules, the
-// literal values given (the key variables' values), the values of the
-// suite's env: (an external agent's environment), values given to the
-// named variables, and the suite's redact: rules.
-func Detector(s *scenario.Suite, values, names []string) (*cassette.Detector, error) {
+// Detector is the detector of everything testbed writes for suites (a
+// suite's cassettes and its part of every report): the maintained rules,
+// the literal values given (the key variables' values), the values of the
+// suites' env: (an external agent's environment), values given to the
+// named variables, and the suites' redact: rules.
+func Detector(suites []*scenario.Suite, values, names []string) (*cassette.Detector, error) {
 	values = slices.Clone(values)
-	if s != nil && s.External != nil {
-		for _, k := range slices.Sorted(maps.Keys(s.External.Env)) {
-			values = append(values, s.External.Env[k])
-		}
-	}
 	var rules []cassette.Rule
-	if s != nil {
+	for _, s := range suites {
+		if s.External != nil {
+			for _, k := range slices.Sorted(maps.Keys(s.External.Env)) {
+				values = append(values, s.External.Env[k])
+			}
+		}
 		for _, r := range s.Redact {
 			rules = append(rules, cassette.Rule{Pattern: r.Regex, Pointer: r.Pointer, Header: r.Header, Query: r.Query})
 		}

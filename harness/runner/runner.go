@@ -131,14 +131,16 @@ func Run(ctx context.Context, suites []*scenario.Suite, opts Options) (*report.R
 	rep := &report.Report{SchemaVersion: report.SchemaVersion, Mode: opts.Mode.String()}
 	var jobs []job
 	counters := newCounters(suites)
-	names := KeyVariables(opts.Agents)
-	base, err := Detector(nil, literals(opts), names)
+	// What the run writes is redacted with the values of the key variables
+	// set here, whatever the mode: a report holds what the agent sent.
+	names, values := KeyVariables(opts.Agents), append(literals(opts), KeyValues(opts.Agents)...)
+	base, err := Detector(nil, values, names)
 	if err != nil {
 		return nil, err
 	}
 	detectors := map[*scenario.Suite]*cassette.Detector{}
 	for _, s := range suites {
-		if detectors[s], err = Detector(s, literals(opts), names); err != nil {
+		if detectors[s], err = Detector([]*scenario.Suite{s}, values, names); err != nil {
 			return nil, err
 		}
 	}
