@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/agentreplay/testbed/agents/all"
@@ -92,10 +93,11 @@ Examples:
   testbed cassettes check --dir cassettes/odbchat --json`
 
 func cmdCassettesCheck(args []string, stdout, stderr io.Writer) error {
-	var dir string
+	var dir, root string
 	var asJSON bool
 	fs := newFlags("cassettes check", checkDoc, stderr)
-	fs.StringVar(&dir, "dir", "cassettes", "folder to scan")
+	fs.StringVar(&root, "root", ".", "project folder: its suites' env: values and redact: rules are looked for too")
+	fs.StringVar(&dir, "dir", "", "folder to scan (default: cassettes under --root)")
 	fs.BoolVar(&asJSON, "json", false, "print findings as JSON")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -103,8 +105,11 @@ func cmdCassettesCheck(args []string, stdout, stderr io.Writer) error {
 	reg := all.Registry()
 	// The suites' own redact: rules and env: values are secrets too.
 	var suites []*scenario.Suite
-	if st, err := os.Stat("scenarios"); err == nil && st.IsDir() {
-		loaded, err := loadSuites(selection{root: "."})
+	if dir == "" {
+		dir = filepath.Join(root, "cassettes")
+	}
+	if st, err := os.Stat(filepath.Join(root, "scenarios")); err == nil && st.IsDir() {
+		loaded, err := loadSuites(selection{root: root})
 		if err != nil {
 			fmt.Fprintf(stderr, "testbed cassettes check: scanning without the suites' redact: rules and env: values, which did not load:\n%v\n", err)
 		}

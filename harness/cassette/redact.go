@@ -4,11 +4,13 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/agentreplay/testbed/harness/stream"
 )
@@ -76,13 +78,48 @@ type Detector struct {
 	headers []string // lower case
 	queries []string
 	ptrs    [][]string // pointer segments, unescaped
+	// secrets, names and rules are what it was built from.
+	secrets, names []string
+	rules          []Rule
+	learned        *learned
+}
+
+// learned holds the values a Detector's rules found by where they were
+// (a credential field, a pointer, a header, a query key), shared by the
+// Detectors Learned makes.
+type learned struct {
+	mu     sync.Mutex
+	values map[string]bool
+}
+
+// learn keeps v, a secret found by where it was.
+func (d *Detector) learn(v string) {
+	if len(v) < 8 || notSecret(v) {
+		return
+	}
+	d.learned.mu.Lock()
+	d.learned.values[v] = true
+	d.learned.mu.Unlock()
+}
+
+// Learned returns a Detector like d that also replaces, wherever they
+// appear, the values d's rules found by where they were: a credential
+// field's value, a pointer's, a credential header's, a query key's. An
+// agent that put such a value in a body also puts it in its tool calls and
+// answers, which reports hold; cassettes are redacted by d alone, so that
+// a recording never depends on what another ran before it.
+func (d *Detector) Learned() (*Detector, error) {
+	d.learned.mu.Lock()
+	values := slices.Sorted(maps.Keys(d.learned.values))
+	d.learned.mu.Unlock()
+	return NewDetector(append(slices.Clone(d.secrets), values...), d.names, d.rules)
 }
 
 // NewDetector returns a Detector for the given literal secrets (values
 // shorter than 8 bytes are ignored), variable names (NAME=value) and rules.
 func NewDetector(secrets, names []string, rules []Rule) (*Detector, error) {
 	var patterns []*regexp.Regexp
-	d := &Detector{}
+	d := &Detector{secrets: secrets, names: slices.Clone(names), rules: rules, learned: &learned{values: map[string]bool{}}}
 	for _, r := range rules {
 		switch {
 		case r.Pattern != nil:
@@ -188,6 +225,7 @@ func (d *Detector) URL(raw string) string {
 			switch {
 			case named && v != "" && !notSecret(v):
 				nv = Placeholder(v)
+				d.learn(v)
 			default:
 				nv = d.Text(v)
 			}
@@ -197,6 +235,7 @@ func (d *Detector) URL(raw string) string {
 		}
 	}
 	if pw, ok := u.User.Password(); ok && !notSecret(pw) {
+		d.learn(pw)
 		u.User = url.UserPassword(u.User.Username(), Placeholder(pw))
 		changed = true
 	}
@@ -213,6 +252,7 @@ func (d *Detector) Form(form url.Values) {
 		named := slices.Contains(secretParams, k) || slices.Contains(d.queries, k)
 		for i, v := range vs {
 			if named && v != "" && !notSecret(v) {
+				d.learn(v)
 				vs[i] = Placeholder(v)
 			} else {
 				vs[i] = d.Text(v)
@@ -236,6 +276,9 @@ func (d *Detector) RequestHeaders(h http.Header) http.Header {
 	for name, vs := range h {
 		switch {
 		case d.secretHeader(name):
+			for _, v := range vs {
+				d.learnHeader(v)
+			}
 			out[name] = []string{Redacted}
 		case slices.ContainsFunc(recordedRequestHeaders, func(a string) bool { return strings.EqualFold(a, name) }):
 			for _, v := range vs {
@@ -246,6 +289,15 @@ func (d *Detector) RequestHeaders(h http.Header) http.Header {
 	return out
 }
 
+// learnHeader learns a credential header's value, without its scheme
+// (Bearer, Basic).
+func (d *Detector) learnHeader(v string) {
+	f := strings.Fields(v)
+	if len(f) > 0 {
+		d.learn(f[len(f)-1])
+	}
+}
+
 // ResponseHeaders returns a copy of response headers h with the credential
 // ones (Set-Cookie, or by rule) as REDACTED and the secrets in every other
 // value replaced.
@@ -254,6 +306,7 @@ func (d *Detector) ResponseHeaders(h http.Header) http.Header {
 	for name, vs := range h {
 		for i, v := range vs {
 			if d.secretHeader(name) {
+				d.learnHeader(v)
 				vs[i] = Redacted
 			} else {
 				vs[i] = d.Text(v)
@@ -317,6 +370,7 @@ func (d *Detector) walkJSON(v any, path []string) bool {
 		if s, ok := x.(string); ok {
 			switch {
 			case s != "" && !notSecret(s) && (secretValue(key, s) || d.pointed(at)):
+				d.learn(s)
 				set(Placeholder(s))
 				changed = true
 			default:

@@ -30,11 +30,11 @@ func Detector(suites []*scenario.Suite, values, names []string) (*cassette.Detec
 	return cassette.NewDetector(values, names, rules)
 }
 
-// redactReport passes the report through the detectors: each suite's part
-// through its suite's, the rest through base. Every format written from
-// the report (text, markdown, JSON, JUnit, HTML, OTLP, show) is then
-// redacted.
-func redactReport(rep *report.Report, suites []*scenario.Suite, detectors map[*scenario.Suite]*cassette.Detector, base *cassette.Detector) {
+// redactReport passes the report through the detectors, with what they
+// learnt in the run (cassette.Detector.Learned): each suite's part through
+// its suite's, the rest through base. Every format written from the report
+// (text, markdown, JSON, JUnit, HTML, OTLP, show) is then redacted.
+func redactReport(rep *report.Report, suites []*scenario.Suite, detectors map[*scenario.Suite]*cassette.Detector, base *cassette.Detector) error {
 	all := rep.Suites
 	rep.Suites = nil
 	base.Strings(rep)
@@ -46,6 +46,11 @@ func redactReport(rep *report.Report, suites []*scenario.Suite, detectors map[*s
 				d = detectors[s]
 			}
 		}
+		d, err := d.Learned()
+		if err != nil {
+			return err
+		}
 		d.Strings(&rep.Suites[i])
 	}
+	return nil
 }

@@ -251,7 +251,9 @@ func Run(ctx context.Context, suites []*scenario.Suite, opts Options) (*report.R
 		foldSamples(&jobs[i], opts)
 	}
 	if err := ctx.Err(); err != nil {
-		redactReport(rep, suites, detectors, base)
+		if rerr := redactReport(rep, suites, detectors, base); rerr != nil {
+			return nil, rerr
+		}
 		return rep, err
 	}
 	provs := map[string]cassette.Provenance{}
@@ -261,7 +263,9 @@ func Run(ctx context.Context, suites []*scenario.Suite, opts Options) (*report.R
 		}
 	}
 	finalize(rep, suites, opts, provs)
-	redactReport(rep, suites, detectors, base)
+	if err := redactReport(rep, suites, detectors, base); err != nil {
+		return nil, err
+	}
 	return rep, nil
 }
 
