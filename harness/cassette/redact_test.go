@@ -204,7 +204,7 @@ var _ = Describe("the redaction funnel", func() {
 
 		learned, err := d.Learned()
 		Expect(err).NotTo(HaveOccurred())
-		Expect(learned.Text("tool args: northwind-west")).To(Equal("tool args: " + cassette.Placeholder("northwind") + "-west"), "a value found by its pointer is redacted anywhere in reports")
+		Expect(learned.Text("tool args: northwind-west")).To(Equal("tool args: "+cassette.Placeholder("northwind")+"-west"), "a value found by its pointer is redacted anywhere in reports")
 
 		dir := GinkgoT().TempDir()
 		Expect(os.WriteFile(filepath.Join(dir, "c.yaml"), []byte("body: 'acct-12345678'\n"), 0o644)).To(Succeed())
