@@ -132,11 +132,14 @@ var secretFieldNames = []string{"apikey", "apitoken", "accesstoken", "refreshtok
 	"sessiontoken", "bearertoken", "clientsecret", "secretkey", "privatekey", "accesskey", "password", "passwd",
 	"secret", "authorization", "credentials"}
 
+// fieldSeparators are dropped from field names before they are compared.
+var fieldSeparators = strings.NewReplacer("_", "", "-", "")
+
 // fieldKind says how a JSON field name relates to credentials: 2 for a name
 // that always holds one (api_key, password), 1 for a generic name that holds
 // one only when its value looks like one (key, token), 0 otherwise.
 func fieldKind(name string) int {
-	n := strings.ToLower(strings.NewReplacer("_", "", "-", "").Replace(name))
+	n := strings.ToLower(fieldSeparators.Replace(name))
 	for _, s := range secretFieldNames {
 		if strings.HasSuffix(n, s) {
 			return 2

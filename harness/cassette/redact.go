@@ -318,12 +318,12 @@ func (d *Detector) ResponseHeaders(h http.Header) http.Header {
 
 // Body returns body, sent or received with headers h, with its secrets
 // replaced. An event stream is judged as the client reassembles it (see
-// redactStream). In a JSON body every string value is redacted, with the
-// values of credential fields (api_key, password; key and token when the
-// value looks like a key) and of the rules' pointers as a whole, and then
-// the text as a whole (a secret beside what names it in another field); a
-// JSON body is re-encoded compactly when anything changed. Any other body
-// has its credential key=value parameters replaced, then its text.
+// redactStream). In a JSON body the values of credential fields (api_key,
+// password; key and token when the value looks like a key) and of the
+// rules' pointers are replaced whole, each string is judged decoded when
+// the body has unicode escapes, and then the text as a whole; a JSON body
+// is re-encoded compactly when anything changed. Any other body has its
+// credential key=value parameters replaced, then its text.
 func (d *Detector) Body(h http.Header, body string) string {
 	if d == nil || body == "" {
 		return body
@@ -334,7 +334,10 @@ func (d *Detector) Body(h http.Header, body string) string {
 	trimmed := strings.TrimSpace(body)
 	if len(trimmed) > 0 && (trimmed[0] == '{' || trimmed[0] == '[') {
 		if v, err := decodeJSON([]byte(trimmed)); err == nil {
-			if d.walkJSON(v, nil) {
+			// The text pass below sees what the strings hold as written;
+			// only escaped strings need to be judged decoded, one by one.
+			escaped := strings.Contains(trimmed, `\u`)
+			if d.walkJSON(v, nil, escaped) {
 				if out, err := marshalCompact(v); err == nil {
 					i := strings.Index(body, trimmed)
 					body = body[:i] + string(out) + body[i+len(trimmed):]
@@ -362,8 +365,10 @@ func (d *Detector) params(s string) string {
 }
 
 // walkJSON redacts the JSON value v in place, at pointer path, and reports
-// whether it changed anything.
-func (d *Detector) walkJSON(v any, path []string) bool {
+// whether it changed anything: the values of credential fields and of the
+// rules' pointers, and, when texts is set, whatever the detector finds in
+// each string.
+func (d *Detector) walkJSON(v any, path []string, texts bool) bool {
 	changed := false
 	visit := func(key string, x any, set func(any)) {
 		at := append(path[:len(path):len(path)], key)
@@ -373,7 +378,7 @@ func (d *Detector) walkJSON(v any, path []string) bool {
 				d.learn(s)
 				set(Placeholder(s))
 				changed = true
-			default:
+			case texts:
 				if r := d.Text(s); r != s {
 					set(r)
 					changed = true
@@ -388,7 +393,7 @@ func (d *Detector) walkJSON(v any, path []string) bool {
 			}
 			return
 		}
-		if d.walkJSON(x, at) {
+		if d.walkJSON(x, at, texts) {
 			changed = true
 		}
 	}

@@ -115,6 +115,9 @@ func (d *Detector) Scan(root string) ([]Finding, error) {
 type scanner struct {
 	values   []string         // literal secret values
 	names    []*regexp.Regexp // NAME=value, NAME: value, "NAME": "value"
+	// lowerNames are the names, lower case: a text without one is not
+	// matched against its expression.
+	lowerNames []string
 	patterns []*regexp.Regexp // a suite's own redact: patterns
 	leaks    *leaks
 }
@@ -131,6 +134,7 @@ func newScanner(secrets, names []string, patterns []*regexp.Regexp) (*scanner, e
 		}
 	}
 	for _, n := range names {
+		sc.lowerNames = append(sc.lowerNames, strings.ToLower(n))
 		sc.names = append(sc.names, regexp.MustCompile(`\b(`+regexp.QuoteMeta(n)+`)\\?["']?\s*[:=]\s*\\?["']?([^\s"'\\,&;]{4,})`))
 	}
 	return sc, nil
@@ -270,7 +274,10 @@ func (sc *scanner) text(text string) []match {
 			}
 		}
 	}
-	for _, re := range sc.names {
+	for k, re := range sc.names {
+		if !strings.Contains(lower, sc.lowerNames[k]) {
+			continue
+		}
 		for _, loc := range re.FindAllStringSubmatchIndex(text, -1) {
 			v := text[loc[4]:loc[5]]
 			if notSecret(v) {

@@ -47,7 +47,10 @@ var redactKeys = []string{"regex", "pointer", "header", "query"}
 func (d *decoder) redact(v *yaml.Node) []RedactRule {
 	var out []RedactRule
 	d.mappings(v, "redact", "one of regex, pointer, header or query", redactKeys, nil, func(at string, m *yaml.Node, fs fields) {
-		if len(fs) != 1 {
+		switch {
+		case len(fs) == 0 && len(m.Content) > 0:
+			return // its unknown key is reported
+		case len(fs) != 1:
 			d.errorf(m.Line, at, "a redact rule has one of regex, pointer, header or query; got %d keys", len(fs))
 			return
 		}
