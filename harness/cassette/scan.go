@@ -113,13 +113,13 @@ func (d *Detector) Scan(root string) ([]Finding, error) {
 
 // scanner holds what Scan looks for besides its rules.
 type scanner struct {
-	values   []string         // literal secret values
-	names    []*regexp.Regexp // NAME=value, NAME: value, "NAME": "value"
+	values []string         // literal secret values
+	names  []*regexp.Regexp // NAME=value, NAME: value, "NAME": "value"
 	// lowerNames are the names, lower case: a text without one is not
 	// matched against its expression.
 	lowerNames []string
-	patterns []*regexp.Regexp // a suite's own redact: patterns
-	leaks    *leaks
+	patterns   []*regexp.Regexp // a suite's own redact: patterns
+	leaks      *leaks
 }
 
 func newScanner(secrets, names []string, patterns []*regexp.Regexp) (*scanner, error) {
