@@ -11,29 +11,47 @@ func (d *Detector) Strings(v any) {
 	if d == nil {
 		return
 	}
-	d.value(reflect.ValueOf(v))
+	w := walker{d: d, seen: map[string]string{}}
+	w.value(reflect.ValueOf(v))
+}
+
+// walker redacts the strings of one value; a report repeats its strings
+// (tool names, URLs, checks), so each is judged once.
+type walker struct {
+	d    *Detector
+	seen map[string]string
+}
+
+// text is the detector's Text of s, judged once per distinct s.
+func (w walker) text(s string) string {
+	r, ok := w.seen[s]
+	if !ok {
+		r = w.d.Text(s)
+		w.seen[s] = r
+	}
+	return r
 }
 
 var byteSlice = reflect.TypeFor[[]byte]()
 
-func (d *Detector) value(v reflect.Value) {
+func (w walker) value(v reflect.Value) {
 	switch v.Kind() {
 	case reflect.Pointer, reflect.Interface:
 		if !v.IsNil() {
 			if v.Kind() == reflect.Interface && v.Elem().Kind() == reflect.String && v.CanSet() {
 				if s := v.Elem().String(); len(s) >= 8 {
-					if r := d.Text(s); r != s {
+					if r := w.text(s); r != s {
 						v.Set(reflect.ValueOf(r).Convert(v.Elem().Type()))
 					}
 				}
 				return
 			}
-			d.value(v.Elem())
+			w.value(v.Elem())
 		}
 	case reflect.String:
 		if v.CanSet() {
 			if s := v.String(); len(s) >= 8 {
-				if r := d.Text(s); r != s {
+				if r := w.text(s); r != s {
 					v.SetString(r)
 				}
 			}
@@ -41,24 +59,24 @@ func (d *Detector) value(v reflect.Value) {
 	case reflect.Struct:
 		for i := range v.NumField() {
 			if v.Type().Field(i).IsExported() {
-				d.value(v.Field(i))
+				w.value(v.Field(i))
 			}
 		}
 	case reflect.Slice:
 		if v.Type().ConvertibleTo(byteSlice) && v.Type().Elem().Kind() == reflect.Uint8 {
 			if s := string(v.Bytes()); len(s) >= 8 && v.CanSet() {
-				if r := d.Text(s); r != s {
+				if r := w.text(s); r != s {
 					v.SetBytes([]byte(r))
 				}
 			}
 			return
 		}
 		for i := range v.Len() {
-			d.value(v.Index(i))
+			w.value(v.Index(i))
 		}
 	case reflect.Array:
 		for i := range v.Len() {
-			d.value(v.Index(i))
+			w.value(v.Index(i))
 		}
 	case reflect.Map:
 		iter := v.MapRange()
@@ -67,7 +85,7 @@ func (d *Detector) value(v reflect.Value) {
 			// Map values are not addressable: redact a copy and put it back.
 			c := reflect.New(val.Type()).Elem()
 			c.Set(val)
-			d.value(c)
+			w.value(c)
 			v.SetMapIndex(iter.Key(), c)
 		}
 	}
