@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/http"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -15,10 +14,8 @@ import (
 	"sync"
 
 	"golang.org/x/sync/errgroup"
-	"gopkg.in/yaml.v3"
 
 	"github.com/agentreplay/testbed/harness/files"
-	"github.com/agentreplay/testbed/harness/stream"
 )
 
 // Finding is something in a cassette that looks like a secret.
@@ -345,100 +342,6 @@ func headerFindings(text string, starts []int) []match {
 					out = append(out, match{what: "unredacted " + name + " header", text: mask(v), fix: fixRedacted, secret: v, start: at, end: at + 1})
 				}
 			}
-		}
-	}
-	return out
-}
-
-// streams finds secrets in the streamed response bodies of a cassette's
-// text, reassembled as their client sees them, at the line of the event
-// where each starts (the body's line when it is not a literal block).
-func (sc *scanner) streams(text string) []struct {
-	line int
-	m    match
-} {
-	if !strings.Contains(text, "text/event-stream") {
-		return nil
-	}
-	var root yaml.Node
-	if yaml.Unmarshal([]byte(text), &root) != nil || len(root.Content) == 0 {
-		return nil
-	}
-	var out []struct {
-		line int
-		m    match
-	}
-	for _, in := range nodeAt(root.Content[0], "interactions").Content {
-		resp := nodeAt(in, "response")
-		body := nodeAt(resp, "body")
-		var h http.Header
-		if body.Kind != yaml.ScalarNode || nodeAt(resp, "headers").Decode(&h) != nil || !stream.Is(h) {
-			continue
-		}
-		for _, lm := range sc.streamMatches(body.Value) {
-			line := body.Line
-			if body.Style&yaml.LiteralStyle != 0 {
-				line += 1 + lm.line
-			}
-			out = append(out, struct {
-				line int
-				m    match
-			}{line, lm.m})
-		}
-	}
-	return out
-}
-
-// nodeAt is the value of key in mapping n; an empty node when there is none.
-func nodeAt(n *yaml.Node, key string) *yaml.Node {
-	if n != nil && n.Kind == yaml.MappingNode {
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			if n.Content[i].Value == key {
-				return n.Content[i+1]
-			}
-		}
-	}
-	return &yaml.Node{}
-}
-
-// binaryBody is the decoded text of a YAML !!binary block (how yaml.v3
-// writes a body that is not UTF-8, such as a gzip-encoded one) and its
-// line.
-type binaryBody struct {
-	line int
-	text string
-}
-
-// binaryBodies decodes every !!binary block scalar of text: its lines of
-// base64 joined, inflated when gzip, kept when text.
-func binaryBodies(text string, starts []int) []binaryBody {
-	if !strings.Contains(text, "!!binary") {
-		return nil
-	}
-	line := func(n int) string {
-		end := len(text)
-		if n+1 < len(starts) {
-			end = starts[n+1]
-		}
-		return strings.TrimRight(text[starts[n]:end], "\r\n")
-	}
-	var out []binaryBody
-	for n := range starts {
-		l := line(n)
-		if !strings.HasSuffix(strings.TrimSpace(l), "!!binary |") && !strings.HasSuffix(strings.TrimSpace(l), "!!binary") {
-			continue
-		}
-		indent := len(l) - len(strings.TrimLeft(l, " "))
-		var b strings.Builder
-		for k := n + 1; k < len(starts); k++ {
-			c := line(k)
-			if len(c)-len(strings.TrimLeft(c, " ")) <= indent {
-				break
-			}
-			b.WriteString(strings.TrimSpace(c))
-		}
-		if v, ok := decodeBase64(b.String()); ok {
-			out = append(out, binaryBody{line: n + 1, text: v})
 		}
 	}
 	return out

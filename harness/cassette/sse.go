@@ -2,7 +2,12 @@ package cassette
 
 import (
 	"fmt"
+	"net/http"
 	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/agentreplay/testbed/harness/stream"
 )
 
 // A streamed answer reaches its client in pieces: a key streamed in
@@ -235,8 +240,52 @@ func (sc *scanner) streamMatches(body string) []lineMatch {
 	return out
 }
 
-// lineMatch is a match on a line (0-based) of a body.
+// lineMatch is a match on a line: 0-based in a body (streamMatches),
+// 1-based in a file (streams).
 type lineMatch struct {
 	line int
 	m    match
+}
+
+// streams finds secrets in the streamed response bodies of a cassette's
+// text, reassembled as their client sees them, at the (1-based) line of
+// the file where the event holding each one's start is (the body's line
+// when it is not a literal block).
+func (sc *scanner) streams(text string) []lineMatch {
+	if !strings.Contains(text, "text/event-stream") {
+		return nil
+	}
+	var root yaml.Node
+	if yaml.Unmarshal([]byte(text), &root) != nil || len(root.Content) == 0 {
+		return nil
+	}
+	var out []lineMatch
+	for _, in := range nodeAt(root.Content[0], "interactions").Content {
+		resp := nodeAt(in, "response")
+		body := nodeAt(resp, "body")
+		var h http.Header
+		if body.Kind != yaml.ScalarNode || nodeAt(resp, "headers").Decode(&h) != nil || !stream.Is(h) {
+			continue
+		}
+		for _, lm := range sc.streamMatches(body.Value) {
+			line := body.Line
+			if body.Style&yaml.LiteralStyle != 0 {
+				line += 1 + lm.line
+			}
+			out = append(out, lineMatch{line: line, m: lm.m})
+		}
+	}
+	return out
+}
+
+// nodeAt is the value of key in mapping n; an empty node when there is none.
+func nodeAt(n *yaml.Node, key string) *yaml.Node {
+	if n != nil && n.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == key {
+				return n.Content[i+1]
+			}
+		}
+	}
+	return &yaml.Node{}
 }
