@@ -147,7 +147,7 @@ func (c *config) judge(t TB, rep *report.Report, s *scenario.Suite, root string,
 	problems = append(problems, failures(rep)...)
 	switch {
 	case rep.Mode == cassette.ModeRecord.String():
-		found, err := scanRecorded(root, s.Name, entries)
+		found, err := scanRecorded(root, s, entries)
 		problems = append(append(problems, found...), errText(err)...)
 		if len(problems) == 0 {
 			t.Logf("replaytest: recorded %d scenario runs of suite %s into %s", rep.Runs(), s.Name, cassette.Dir(root, s.Name))
@@ -219,10 +219,15 @@ func recording(opts *runner.Options, suites []*scenario.Suite) (stop func(), err
 	return stop, nil
 }
 
-// scanRecorded scans a suite's cassettes for secrets, as testbed cassettes
+// scanRecorded scans a suite's cassettes for secrets with the suite's
+// detector (its env: values and redact: rules too), as testbed cassettes
 // check does, and returns what it found.
-func scanRecorded(root, suite string, entries map[string]agents.Entry) ([]string, error) {
-	found, err := cassette.Scan(cassette.Dir(root, suite), runner.KeyValues(entries), runner.KeyVariables(entries)...)
+func scanRecorded(root string, s *scenario.Suite, entries map[string]agents.Entry) ([]string, error) {
+	d, err := runner.Detector([]*scenario.Suite{s}, runner.KeyValues(entries), runner.KeyVariables(entries))
+	if err != nil {
+		return nil, err
+	}
+	found, err := d.Scan(cassette.Dir(root, s.Name))
 	var out []string
 	for _, f := range found {
 		out = append(out, "possible secret: "+f.String())

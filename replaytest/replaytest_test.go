@@ -140,6 +140,32 @@ var _ = Describe("Run, recording", func() {
 		Expect(passed).To(Equal(60))
 	})
 
+	It("applies the suite's redact: rules to what it records and to the live requests it replays", func() {
+		root := project("scenarios/odbchat.yaml", "fixtures/odbchat")
+		path := filepath.Join(root, "scenarios", "odbchat.yaml")
+		edit(path, "baseline: legacy", "baseline: legacy\nredact:\n  - regex: 'question (classifier)'")
+		t, _ := run(path, odbchat.New, replaytest.Info(odbchat.Info()), replaytest.Record(true))
+		Expect(t.failed()).To(BeEmpty())
+		data, err := os.ReadFile(filepath.Join(root, "cassettes", "odbchat", "legacy", "ac1-taiwan-sst.yaml"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(data)).NotTo(ContainSubstring("question classifier"))
+		Expect(string(data)).To(ContainSubstring("question REDACTED-"))
+
+		t, rep := run(path, odbchat.New, replaytest.Info(odbchat.Info()), replaytest.Record(false))
+		Expect(t.failed()).To(BeEmpty())
+		_, passed := runs(rep)
+		Expect(passed).To(Equal(60))
+	})
+
+	It("stops the test on a redact: rule that cannot work, as path:line", func() {
+		root := project("scenarios/odbchat.yaml")
+		path := filepath.Join(root, "scenarios", "odbchat.yaml")
+		edit(path, "baseline: legacy", "baseline: legacy\nredact:\n  - regex: 'tenant-('")
+		t, rep := run(path, odbchat.New, replaytest.Info(odbchat.Info()))
+		Expect(rep).To(BeNil())
+		Expect(t.fatal).To(MatchRegexp(`odbchat\.yaml:\d+: redact\[0\]\.regex: "tenant-\(" is not a regular expression`))
+	})
+
 	It("follows TESTBED_RECORD when Record is not given", func() {
 		root := project("scenarios/odbchat.yaml", "fixtures/odbchat")
 		GinkgoT().Setenv(replaytest.EnvRecord, "1")

@@ -8,11 +8,13 @@ import (
 	"maps"
 	"os"
 	"slices"
+	"path/filepath"
 	"strings"
 
 	"github.com/agentreplay/testbed/agents/all"
 	"github.com/agentreplay/testbed/harness/cassette"
 	"github.com/agentreplay/testbed/harness/runner"
+	"github.com/agentreplay/testbed/harness/scenario"
 )
 
 const listDoc = `Usage: testbed list [flags]
@@ -112,9 +114,12 @@ URLs and bodies, user:password@ in URLs, credential fields in JSON bodies
 (api_key, apiKey, secret, password, and key or token when the value looks like
 a key), secret headers left unredacted, and the values of the key variables
 set in this environment (OPENAI_API_KEY, GEMINI_API_KEY, GOOGLE_API_KEY, …,
-and every agent's own keys). REDACTED and testbed-placeholder-key are not
+and every agent's own keys), the suites' env: values and what their redact:
+rules match, and an AWS secret access key beside its key id. REDACTED, its
+placeholders (REDACTED-1a2b3c4d) and testbed-placeholder-key are not
 secrets. Keys are found by gitleaks' default rules and by our own, in each
-line as written and as decoded (unicode escapes, base64, gzip). Exits 1 and prints, for every finding, file:line, what it is (masked,
+line as written and as decoded (unicode escapes, base64, gzip), and in
+streamed answers as their client reassembles them. Exits 1 and prints, for every finding, file:line, what it is (masked,
 like sk-…abcd) and what to do; exits 4 when a file cannot be scanned (not a
 regular file, over 1 GiB), after scanning the others.
 
@@ -128,16 +133,33 @@ Examples:
   testbed cassettes check --dir cassettes/odbchat --json`
 
 func cmdCassettesCheck(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	var dir string
+	var dir, root string
 	var asJSON bool
 	fs := newFlags("cassettes check", checkDoc, stderr)
-	fs.StringVar(&dir, "dir", "cassettes", "folder to scan")
+	fs.StringVar(&root, "root", ".", "project folder: its suites' env: values and redact: rules are looked for too")
+	fs.StringVar(&dir, "dir", "", "folder to scan (default: cassettes under --root)")
 	fs.BoolVar(&asJSON, "json", false, "print findings as JSON")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	reg := all.Registry()
-	found, scanErr := cassette.ScanContext(ctx, dir, runner.KeyValues(reg), runner.KeyVariables(reg)...)
+	// The suites' own redact: rules and env: values are secrets too.
+	var suites []*scenario.Suite
+	if dir == "" {
+		dir = filepath.Join(root, "cassettes")
+	}
+	if st, err := os.Stat(filepath.Join(root, "scenarios")); err == nil && st.IsDir() {
+		loaded, err := loadSuites(selection{root: root})
+		if err != nil {
+			fmt.Fprintf(stderr, "testbed cassettes check: scanning without the suites' redact: rules and env: values, which did not load:\n%v\n", err)
+		}
+		suites = loaded
+	}
+	d, err := runner.Detector(suites, runner.KeyValues(reg), runner.KeyVariables(reg))
+	if err != nil {
+		return withCode(exitInternal, err)
+	}
+	found, scanErr := d.ScanContext(ctx, dir)
 	if ctx.Err() != nil {
 		return ctx.Err() // interrupted: what was scanned is no all-clear
 	}

@@ -44,7 +44,10 @@ const (
 	// exitNoPolicy: record could not record some scenarios because the
 	// stand-in had no policy for a prompt; nothing was written for them.
 	exitNoPolicy = 7
-	exitSignal   = 130 // interrupted, as shells report SIGINT
+	// exitLeak: record did not write some cassettes because the secret
+	// scan found, in what it was about to write, secrets redaction left.
+	exitLeak   = 8
+	exitSignal = 130 // interrupted, as shells report SIGINT
 )
 
 // exitError carries an exit code to main.

@@ -80,7 +80,7 @@ var _ = Describe("testbed usage", func() {
 		Entry("run with an unknown flag", []string{"run", "--nope"}, "flag provided but not defined: -nope"),
 		Entry("record with an unknown flag", []string{"record", "--provider=openai", "--verbosity"}, "flag provided but not defined: -verbosity"),
 		Entry("list with an unknown flag", []string{"list", "--out", "x"}, "flag provided but not defined: -out"),
-		Entry("cassettes check with an unknown flag", []string{"cassettes", "check", "--root", "."}, "flag provided but not defined: -root"),
+		Entry("cassettes check with an unknown flag", []string{"cassettes", "check", "--suite", "odbchat"}, "flag provided but not defined: -suite"),
 		Entry("a flag without its value", []string{"run", "--suite"}, "flag needs an argument: -suite"),
 		Entry("a stray argument", []string{"run", "odbchat"}, `unexpected argument "odbchat"`),
 	)

@@ -155,6 +155,10 @@ func cmdProxy(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 			copts.Provenance.Upstream = "live"
 		}
 	}
+	reg := registry(sel.root, suites, nil)
+	if copts.Detector, err = runner.Detector([]*scenario.Suite{s}, append(runner.KeyValues(reg), copts.Secrets...), runner.KeyVariables(reg)); err != nil {
+		return withCode(exitInternal, err)
+	}
 	tr, err := cassette.Open(mode, path, copts)
 	if err != nil {
 		return withCode(exitStale, err)

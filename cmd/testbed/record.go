@@ -176,6 +176,9 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 // the cassettes are written and good to replay, so the exit is
 // exitRecordedFailing, not exitFailed, and the message counts both.
 func recordVerdict(rep *report.Report, mode cassette.Mode) error {
+	if err := leaked(rep); err != nil {
+		return err
+	}
 	if err := noPolicy(rep); err != nil {
 		return err
 	}
@@ -209,18 +212,27 @@ func recordVerdict(rep *report.Report, mode cassette.Mode) error {
 	return withCode(exitRecordedFailing, fmt.Errorf("%s; the cassettes are written: fix the agent or the expectations, then replay with: testbed run", msg))
 }
 
-// noPolicy is exitNoPolicy's error when the stand-in had no policy for a
-// prompt of some scenario runs (their error starts cassette.NoPolicyCause):
-// nothing was written for them, and the message names the first one and
-// the cause.
-func noPolicy(rep *report.Report) error {
-	var runs []string
-	n, first := 0, ""
+// leaked is exitLeak's error when the scan of what recording was about to
+// write found secrets for some scenario runs (their error starts
+// cassette.LeakCause): nothing was written for them, and the message
+// quotes the first one's findings, file:line each.
+func leaked(rep *report.Report) error {
+	runs, first := failedRuns(rep, cassette.LeakCause)
+	if len(runs) == 0 {
+		return nil
+	}
+	return withCode(exitLeak, fmt.Errorf("%d scenario runs were not recorded (%s); %d others were; the first: %s",
+		len(runs), strings.Join(capped(runs), ", "), recorded(rep), first))
+}
+
+// failedRuns names the scenario runs whose error starts with cause
+// (suite/variant/scenario, #n for a later sample), and the first error.
+func failedRuns(rep *report.Report, cause string) (runs []string, first string) {
 	for _, s := range rep.Suites {
 		for _, v := range s.Variants {
 			for _, sc := range v.Scenarios {
 				for k, r := range sc.Runs() {
-					if r.Verdict != report.VerdictError || !strings.HasPrefix(r.Error, cassette.NoPolicyCause) {
+					if r.Verdict != report.VerdictError || !strings.HasPrefix(r.Error, cause) {
 						continue
 					}
 					name := s.Name + "/" + v.Name + "/" + sc.ID
@@ -228,7 +240,6 @@ func noPolicy(rep *report.Report) error {
 						name += fmt.Sprintf("#%d", k+1)
 					}
 					runs = append(runs, name)
-					n++
 					if first == "" {
 						first = r.Error
 					}
@@ -236,14 +247,28 @@ func noPolicy(rep *report.Report) error {
 			}
 		}
 	}
+	return runs, first
+}
+
+// capped is names, the eleventh on counted.
+func capped(names []string) []string {
+	if len(names) > 10 {
+		return append(names[:10:10], fmt.Sprintf("and %d more", len(names)-10))
+	}
+	return names
+}
+
+// noPolicy is exitNoPolicy's error when the stand-in had no policy for a
+// prompt of some scenario runs (their error starts cassette.NoPolicyCause):
+// nothing was written for them, and the message names the first one and
+// the cause.
+func noPolicy(rep *report.Report) error {
+	runs, first := failedRuns(rep, cassette.NoPolicyCause)
 	if len(runs) == 0 {
 		return nil
 	}
-	if len(runs) > 10 {
-		runs = append(runs[:10], fmt.Sprintf("and %d more", len(runs)-10))
-	}
 	return withCode(exitNoPolicy, fmt.Errorf("%s some prompts: nothing was written for %d scenario runs (%s), whose previous cassettes are kept; %d others were recorded; the first: %s",
-		cassette.NoPolicyCause, n, strings.Join(runs, ", "), recorded(rep), first))
+		cassette.NoPolicyCause, len(runs), strings.Join(capped(runs), ", "), recorded(rep), first))
 }
 
 // lockSuites takes the recording lock of every suite's cassette folder, or

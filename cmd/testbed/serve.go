@@ -263,6 +263,11 @@ func (s *server) own(sc *scenario.Scenario) (*served, error) {
 		path = cassette.Path(s.root, s.suite.Name, s.variant.Name, sc.ID)
 		copts.Match = s.suite.Match
 		copts.Rerecord = fmt.Sprintf("testbed record --suite %s --variant %s --scenario %s", s.suite.Name, s.variant.Name, sc.ID)
+		d, err := runner.Detector([]*scenario.Suite{s.suite}, runner.KeyValues(nil), runner.KeyVariables(nil))
+		if err != nil {
+			return nil, err
+		}
+		copts.Detector = d
 		if s.mode == cassette.ModeRecord {
 			copts.Real = runner.Router(s.routes, s.mode)
 			copts.Provenance = cassette.Provenance{Provider: ep.Provider, Endpoint: ep.BaseURL, Model: ep.Model, StandIn: true, Upstream: "fixtures"}

@@ -99,6 +99,9 @@ func cmdShow(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if sample == 1 {
 		shown.Checks, shown.Answer = sc.Checks, sc.Answer
 	}
+	for _, r := range suites[0].Redact {
+		shown.Redact = append(shown.Redact, r.String())
+	}
 	if sel.json {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -128,6 +131,8 @@ type showRun struct {
 	Events     []trace.Event  `json:"events"`
 	Checks     []report.Check `json:"checks,omitempty"`
 	Answer     []string       `json:"answer,omitempty"`
+	// Redact is the suite's own redact: rules, as written.
+	Redact []string `json:"redact,omitempty"`
 }
 
 // MarshalJSON keeps what each model call was sent, which report files
@@ -168,6 +173,9 @@ func writeShow(w io.Writer, r showRun, cut func(string) string, prompt, schemas 
 	}
 	if r.Error != "" {
 		fmt.Fprintf(w, "  error: %s\n", r.Error)
+	}
+	if len(r.Redact) > 0 {
+		fmt.Fprintf(w, "  redacted besides the maintained rules: %s\n", strings.Join(r.Redact, "; "))
 	}
 	// In time order; a model call before the exchange that carried it.
 	events := slices.Clone(r.Events)

@@ -3,10 +3,8 @@ package cassette
 import (
 	"bytes"
 	"encoding/json"
-	"net/http"
 	"net/url"
 	"regexp"
-	"slices"
 	"strings"
 
 	matcher "github.com/agentreplay/testbed/harness/match"
@@ -53,13 +51,14 @@ func CanonicalURL(raw string) string {
 	}
 	u.RawQuery = q.Encode()
 	u.Fragment = ""
-	return u.String()
+	return normalizePlaceholders(u.String())
 }
 
 // CanonicalBody returns body with JSON keys sorted, insignificant white space
-// dropped, the named volatile top-level fields removed and the values of
-// secret fields (see RedactBody) replaced by REDACTED. A body that is not JSON
-// is returned with the values of secret key=value parameters replaced.
+// dropped, the named volatile top-level fields removed, the values of
+// secret fields (see Detector.Body) replaced by REDACTED and every
+// placeholder made REDACTED. A body that is not JSON is returned with the
+// values of secret key=value parameters replaced.
 func CanonicalBody(body []byte, volatile []string) []byte {
 	return canonicalBody(body, volatile, nil)
 }
@@ -69,7 +68,7 @@ func CanonicalBody(body []byte, volatile []string) []byte {
 func canonicalBody(body []byte, volatile []string, rules *matcher.Rules) []byte {
 	trimmed := bytes.TrimSpace(body)
 	if len(trimmed) == 0 || (trimmed[0] != '{' && trimmed[0] != '[') {
-		return []byte(rules.Text(redactParams(string(body))))
+		return []byte(rules.Text(normalizePlaceholders(redactParams(string(body)))))
 	}
 	v, err := decodeJSON(trimmed)
 	if err != nil {
@@ -89,6 +88,9 @@ func canonicalBody(body []byte, volatile []string, rules *matcher.Rules) []byte 
 	out, err := marshalCompact(rules.JSON(v))
 	if err != nil {
 		return body
+	}
+	if bytes.Contains(out, []byte(Redacted+"-")) {
+		out = placeholderPattern.ReplaceAll(out, []byte(Redacted))
 	}
 	return out
 }
@@ -120,31 +122,6 @@ func marshalCompact(v any) ([]byte, error) {
 	return bytes.TrimRight(buf.Bytes(), "\n"), nil
 }
 
-// redactURL replaces the values of secret query parameters.
-func redactURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return raw
-	}
-	q := u.Query()
-	changed := false
-	for _, p := range secretParams {
-		if q.Has(p) {
-			q.Set(p, Redacted)
-			changed = true
-		}
-	}
-	if _, ok := u.User.Password(); ok {
-		u.User = url.UserPassword(u.User.Username(), Redacted)
-		changed = true
-	}
-	if !changed {
-		return raw
-	}
-	u.RawQuery = q.Encode()
-	return u.String()
-}
-
 // isSecretHeader reports whether a header name says it carries credentials.
 func isSecretHeader(name string) bool {
 	n := strings.ToLower(name)
@@ -159,24 +136,6 @@ func isSecretHeader(name string) bool {
 	return false
 }
 
-// recordedHeaders returns what a recording keeps of request headers h: the
-// allowlisted ones with the literal secrets replaced, the credential-named
-// ones as REDACTED, nothing else.
-func recordedHeaders(h http.Header, secrets []string) http.Header {
-	out := http.Header{}
-	for name, vs := range h {
-		switch {
-		case isSecretHeader(name):
-			out[name] = []string{Redacted}
-		case slices.ContainsFunc(recordedRequestHeaders, func(a string) bool { return strings.EqualFold(a, name) }):
-			for _, v := range vs {
-				out[name] = append(out[name], redactLiterals(v, secrets))
-			}
-		}
-	}
-	return out
-}
-
 // secretFieldNames are JSON field names, lower case without "_" and "-",
 // that always carry credentials, alone or at the end of a longer name
 // (openai_api_key, dbPassword).
@@ -184,11 +143,14 @@ var secretFieldNames = []string{"apikey", "apitoken", "accesstoken", "refreshtok
 	"sessiontoken", "bearertoken", "clientsecret", "secretkey", "privatekey", "accesskey", "password", "passwd",
 	"secret", "authorization", "credentials"}
 
+// fieldSeparators are dropped from field names before they are compared.
+var fieldSeparators = strings.NewReplacer("_", "", "-", "")
+
 // fieldKind says how a JSON field name relates to credentials: 2 for a name
 // that always holds one (api_key, password), 1 for a generic name that holds
 // one only when its value looks like one (key, token), 0 otherwise.
 func fieldKind(name string) int {
-	n := strings.ToLower(strings.NewReplacer("_", "", "-", "").Replace(name))
+	n := strings.ToLower(fieldSeparators.Replace(name))
 	for _, s := range secretFieldNames {
 		if strings.HasSuffix(n, s) {
 			return 2
@@ -275,42 +237,4 @@ func redactParams(s string) string {
 		}
 		return sub[1] + sub[2] + "=" + Redacted
 	})
-}
-
-// redactLiterals replaces every occurrence of the given secret values in s.
-func redactLiterals(s string, secrets []string) string {
-	for _, v := range secrets {
-		if v != "" && strings.Contains(s, v) {
-			s = strings.ReplaceAll(s, v, Redacted)
-		}
-	}
-	return s
-}
-
-// RedactBody returns body with its secrets replaced by REDACTED: in a JSON
-// body, the values of fields named like credentials (api_key, apiKey,
-// access_token, secret, password, …; key and token when the value looks like
-// a key), at any depth; in any other body, secret key=value parameters; in
-// both, the literal secrets given. A JSON body with nothing to redact is
-// returned byte for byte; one with something is re-encoded compactly.
-func RedactBody(body string, secrets []string) string {
-	body = redactLiterals(body, secrets)
-	trimmed := strings.TrimSpace(body)
-	if len(trimmed) == 0 || (trimmed[0] != '{' && trimmed[0] != '[') {
-		return redactParams(body)
-	}
-	v, err := decodeJSON([]byte(trimmed))
-	if err != nil {
-		return redactParams(body)
-	}
-	if !redactJSON(v) {
-		return body
-	}
-	out, err := marshalCompact(v)
-	if err != nil {
-		return body
-	}
-	// Keep the white space around the JSON (a final newline).
-	i := strings.Index(body, trimmed)
-	return body[:i] + string(out) + body[i+len(trimmed):]
 }

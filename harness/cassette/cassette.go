@@ -214,14 +214,64 @@ func checkInteraction(in *vcr.Interaction) error {
 // writeFile saves f atomically, mode 0644 (see files.WriteAtomic). On any
 // error the previous file is left untouched.
 func writeFile(path string, f *file) error {
+	data, err := encodeFile(path, f)
+	if err != nil {
+		return err
+	}
+	return writeData(path, data)
+}
+
+func encodeFile(path string, f *file) ([]byte, error) {
 	data, err := yaml.Marshal(f)
 	if err != nil {
-		return fmt.Errorf("encode cassette %s: %w", path, err)
+		return nil, fmt.Errorf("encode cassette %s: %w", path, err)
 	}
+	return append([]byte("---\n"), data...), nil
+}
+
+func writeData(path string, data []byte) error {
 	return files.WriteAtomic(path, func(w io.Writer) error {
-		_, err := w.Write(append([]byte("---\n"), data...))
+		_, err := w.Write(data)
 		return err
 	})
+}
+
+// writeChecked saves a recording's cassette f as writeFile does, after
+// scanning the bytes it would write with d, the detector that redacted
+// them: when the scan finds anything (a secret only visible decoded, such
+// as inside a compressed body, which redaction does not rewrite), nothing
+// is written, the previous cassette stays, and the error is a *LeakError.
+func writeChecked(path string, f *file, d *Detector) error {
+	data, err := encodeFile(path, f)
+	if err != nil {
+		return err
+	}
+	if found := d.sc.fileText(path, string(data)); len(found) > 0 {
+		return &LeakError{Path: path, Findings: found}
+	}
+	return writeData(path, data)
+}
+
+// LeakCause starts the message of a LeakError.
+const LeakCause = "the secret scan found secrets that redaction left"
+
+// LeakError is a recording that was not written because the scan found
+// secrets in what it would have written. Its findings name the lines of
+// the cassette as it would have been.
+type LeakError struct {
+	Path     string
+	Findings []Finding
+}
+
+// Error implements error: the cause, the cassette and every finding.
+func (e *LeakError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s in cassette %s; nothing was written and its previous cassette is kept:", LeakCause, e.Path)
+	for _, f := range e.Findings {
+		fmt.Fprintf(&b, "\n  %s", f)
+	}
+	b.WriteString("\nhave the agent or the upstream send it as it is (uncompressed: Accept-Encoding: identity), or add a redact: rule that covers it (docs/recording.md), then record again")
+	return b.String()
 }
 
 // ReadProvenance returns the provenance recorded in the cassette at path.
@@ -274,6 +324,18 @@ type Options struct {
 	// does the same to live requests before matching them. Values shorter
 	// than 8 bytes are ignored.
 	Secrets []string
+	// Detector, when set, is the detector recordings redact with and
+	// replay redacts live requests with (it should hold Secrets too);
+	// without it, one is built from Secrets and KeyVariables.
+	Detector *Detector
+}
+
+// detector returns the session's Detector.
+func (o Options) detector() (*Detector, error) {
+	if o.Detector != nil {
+		return o.Detector, nil
+	}
+	return NewDetector(o.literals(), KeyVariables(), nil)
 }
 
 // literals returns the secrets worth replacing.

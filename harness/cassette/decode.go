@@ -95,6 +95,15 @@ func hexRune(s string, n int) (rune, int) {
 // alphabet, with padding) at least minBase64 long.
 func base64Runs(line string) []string {
 	var out []string
+	for _, sp := range base64Spans(line) {
+		out = append(out, line[sp[0]:sp[1]])
+	}
+	return out
+}
+
+// base64Spans returns where each base64 run of base64Runs starts and ends.
+func base64Spans(line string) [][2]int {
+	var out [][2]int
 	start := -1
 	for i := 0; i <= len(line); i++ {
 		if i < len(line) && isBase64(line[i]) {
@@ -104,7 +113,7 @@ func base64Runs(line string) []string {
 			continue
 		}
 		if start >= 0 && i-start >= minBase64 {
-			out = append(out, line[start:i])
+			out = append(out, [2]int{start, i})
 		}
 		start = -1
 	}
@@ -156,4 +165,47 @@ func textual(data []byte) bool {
 		}
 	}
 	return printable*10 >= len(data)*9
+}
+
+// binaryBody is the decoded text of a YAML !!binary block (how yaml.v3
+// writes a body that is not UTF-8, such as a gzip-encoded one) and its
+// line.
+type binaryBody struct {
+	line int
+	text string
+}
+
+// binaryBodies decodes every !!binary block scalar of text: its lines of
+// base64 joined, inflated when gzip, kept when text.
+func binaryBodies(text string, starts []int) []binaryBody {
+	if !strings.Contains(text, "!!binary") {
+		return nil
+	}
+	line := func(n int) string {
+		end := len(text)
+		if n+1 < len(starts) {
+			end = starts[n+1]
+		}
+		return strings.TrimRight(text[starts[n]:end], "\r\n")
+	}
+	var out []binaryBody
+	for n := range starts {
+		l := line(n)
+		if !strings.HasSuffix(strings.TrimSpace(l), "!!binary |") && !strings.HasSuffix(strings.TrimSpace(l), "!!binary") {
+			continue
+		}
+		indent := len(l) - len(strings.TrimLeft(l, " "))
+		var b strings.Builder
+		for k := n + 1; k < len(starts); k++ {
+			c := line(k)
+			if len(c)-len(strings.TrimLeft(c, " ")) <= indent {
+				break
+			}
+			b.WriteString(strings.TrimSpace(c))
+		}
+		if v, ok := decodeBase64(b.String()); ok {
+			out = append(out, binaryBody{line: n + 1, text: v})
+		}
+	}
+	return out
 }

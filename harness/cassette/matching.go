@@ -20,11 +20,11 @@ func matchURL(raw string, rules *matcher.Rules) string {
 }
 
 // keepCompared adds to kept, the request headers a recording keeps, the
-// ones the match rules compare, as sent but for the literal secrets in
-// them; a header whose name says it carries credentials stays REDACTED.
-func keepCompared(kept, sent http.Header, rules *matcher.Rules, secrets []string) {
+// ones the match rules compare, as sent but for the secrets in them (d); a
+// header whose name says it carries credentials stays REDACTED.
+func keepCompared(kept, sent http.Header, rules *matcher.Rules, d *Detector) {
 	for _, name := range rules.HeaderNames() {
-		if _, ok := kept[name]; ok || isSecretHeader(name) {
+		if _, ok := kept[name]; ok || d.secretHeader(name) {
 			continue
 		}
 		for k, vs := range sent {
@@ -32,7 +32,7 @@ func keepCompared(kept, sent http.Header, rules *matcher.Rules, secrets []string
 				continue
 			}
 			for _, v := range vs {
-				kept[name] = append(kept[name], redactLiterals(v, secrets))
+				kept[name] = append(kept[name], d.Text(v))
 			}
 		}
 	}
@@ -40,15 +40,13 @@ func keepCompared(kept, sent http.Header, rules *matcher.Rules, secrets []string
 
 // matchHeader is what replay compares of a live request's headers: the
 // ones the match rules name, as a recording would keep them.
-func matchHeader(sent http.Header, opts Options) []string {
-	names := opts.Match.HeaderNames()
-	if len(names) == 0 {
+func matchHeader(sent http.Header, rules *matcher.Rules, d *Detector) []string {
+	if len(rules.HeaderNames()) == 0 {
 		return nil
 	}
-	secrets := opts.literals()
-	kept := recordedHeaders(sent, secrets)
-	keepCompared(kept, sent, opts.Match, secrets)
-	return opts.Match.Header(kept)
+	kept := d.RequestHeaders(sent)
+	keepCompared(kept, sent, rules, d)
+	return rules.Header(kept)
 }
 
 // headerDiff describes how the compared headers differ, one

@@ -65,6 +65,7 @@ func newPatcher(path string, opts Options) (*patcher, error) {
 	if err != nil {
 		return nil, err
 	}
+	replay.detector = rec.detector
 	return &patcher{path: path, replay: replay, rec: rec}, nil
 }
 
@@ -202,7 +203,7 @@ func (p *patcher) Close() error {
 			out.Interactions = append(out.Interactions, f.Interactions[-o-1])
 		}
 	}
-	return writeFile(p.path, out)
+	return writeChecked(p.path, out, p.rec.detector)
 }
 
 // Unanswered is the recording's Unanswered: the calls it recorded include

@@ -66,7 +66,7 @@ type recording struct {
 	// lastStream is the timing of the last captured answer, when streamed.
 	lastStream *trace.Stream
 	closed     bool
-	secrets    []string    // literal values to redact
+	detector   *Detector
 	policy     string      // the PolicyHeader of a captured response, if any
 	unanswered [][2]string // the requests a stand-in had no policy for, and its message
 }
@@ -95,7 +95,11 @@ func newRecorder(path string, opts Options) (*recording, error) {
 	// go-vcr sleeps for each interaction's duration unless told not to; the
 	// durations we store are modelled, so sleeping would only slow recording.
 	v.SkipRequestLatency = true
-	r := &recording{path: path, tmp: tmp, opts: opts, vcr: v, secrets: opts.literals()}
+	d, err := opts.detector()
+	if err != nil {
+		return nil, err
+	}
+	r := &recording{path: path, tmp: tmp, opts: opts, vcr: v, detector: d}
 	v.AddFilter(r.capture)
 	v.AddSaveFilter(r.save)
 	return r, nil
@@ -105,21 +109,13 @@ func newRecorder(path string, opts Options) (*recording, error) {
 // latency. It runs as each interaction is captured: what it changes is what
 // go-vcr hands back to the caller, so it leaves the response alone (see save).
 func (r *recording) capture(i *vcr.Interaction) error {
+	d := r.detector
 	sent := i.Request.Headers
-	i.Request.Headers = recordedHeaders(sent, r.secrets)
-	keepCompared(i.Request.Headers, sent, r.opts.Match, r.secrets)
-	i.Request.URL = redactLiterals(redactURL(i.Request.URL), r.secrets)
-	for _, p := range secretParams {
-		if i.Request.Form.Has(p) {
-			i.Request.Form.Set(p, Redacted)
-		}
-	}
-	for k, vs := range i.Request.Form {
-		for n, v := range vs {
-			i.Request.Form[k][n] = redactLiterals(v, r.secrets)
-		}
-	}
-	i.Request.Body = RedactBody(i.Request.Body, r.secrets)
+	i.Request.Body = d.Body(sent, i.Request.Body)
+	i.Request.Headers = d.RequestHeaders(sent)
+	keepCompared(i.Request.Headers, sent, r.opts.Match, d)
+	i.Request.URL = d.URL(i.Request.URL)
+	d.Form(i.Request.Form)
 	if v := i.Response.Headers.Get(LatencyHeader); v != "" {
 		if d, err := time.ParseDuration(v); err == nil {
 			i.Response.Duration = d
@@ -180,42 +176,24 @@ func (r *recording) Unanswered() error {
 }
 
 // save redacts the response's secrets just before the cassette is written,
-// so that the agent saw the real response while recording: credential fields
-// in a JSON body (an access_token from a token endpoint) and the literal
-// secrets anywhere in the body or headers.
+// so that the agent saw the real response while recording: its headers and
+// its body, a stream as its client reassembles it (see Detector.Body).
 func (r *recording) save(i *vcr.Interaction) error {
-	i.Response.Headers = redactHeaders(i.Response.Headers, r.secrets)
-	if body := RedactBody(i.Response.Body, r.secrets); body != i.Response.Body {
+	if body := r.detector.Body(i.Response.Headers, i.Response.Body); body != i.Response.Body {
 		i.Response.Body = body
 		if i.Response.Headers.Get("Content-Length") != "" {
 			i.Response.Headers.Set("Content-Length", strconv.Itoa(len(body)))
 		}
 	}
+	i.Response.Headers = r.detector.ResponseHeaders(i.Response.Headers)
 	return nil
-}
-
-// redactHeaders returns a copy of response headers h with credential-named
-// ones (Set-Cookie) replaced by REDACTED and the literal secrets replaced in
-// every other value.
-func redactHeaders(h http.Header, secrets []string) http.Header {
-	h = h.Clone()
-	for name, vs := range h {
-		if isSecretHeader(name) {
-			h.Set(name, Redacted)
-			continue
-		}
-		for n, v := range vs {
-			vs[n] = redactLiterals(v, secrets)
-		}
-	}
-	return h
 }
 
 // RoundTrip implements http.RoundTripper. The agents call one request at a
 // time per scenario; the recorded duration reported to Observe belongs to the
 // request that just returned.
 func (r *recording) RoundTrip(req *http.Request) (*http.Response, error) {
-	url := redactLiterals(redactURL(req.URL.String()), r.secrets)
+	url := r.detector.URL(req.URL.String())
 	start := time.Now()
 	resp, err := r.vcr.RoundTrip(req)
 	if err != nil {
@@ -258,7 +236,7 @@ func (r *recording) Close() error {
 	if err != nil {
 		return err
 	}
-	return writeFile(r.path, f)
+	return writeChecked(r.path, f, r.detector)
 }
 
 // collect stops go-vcr's recorder and returns what it captured, with the
@@ -304,20 +282,25 @@ func (r *recording) Abort() {
 
 // live sends requests on and records nothing.
 type live struct {
-	real    http.RoundTripper
-	observe func(Exchange)
+	real     http.RoundTripper
+	observe  func(Exchange)
+	detector *Detector
 }
 
-func newLive(opts Options) *live {
+func newLive(opts Options) (*live, error) {
 	real := opts.Real
 	if real == nil {
 		real = http.DefaultTransport
 	}
-	return &live{real: stream.Timed(real), observe: opts.Observe}
+	d, err := opts.detector()
+	if err != nil {
+		return nil, err
+	}
+	return &live{real: stream.Timed(real), observe: opts.Observe, detector: d}, nil
 }
 
 func (l *live) RoundTrip(req *http.Request) (*http.Response, error) {
-	url := redactURL(req.URL.String())
+	url := l.detector.URL(req.URL.String())
 	start := time.Now()
 	resp, err := l.real.RoundTrip(req)
 	e := Exchange{Method: req.Method, URL: url, Duration: time.Since(start), Err: err}

@@ -121,10 +121,12 @@ func (e *MissError) Is(target error) bool { return target == ErrStale }
 // one has the same canonical form, so the usual replay, where an agent sends
 // what it sent when recording, canonicalizes nothing.
 type replayer struct {
-	path  string
-	opts  Options
-	prov  Provenance
-	items []*vcr.Interaction
+	path string
+	opts Options
+	// detector redacts live requests as their recording was redacted.
+	detector *Detector
+	prov     Provenance
+	items    []*vcr.Interaction
 
 	mu       sync.Mutex
 	canon    [][]byte         // canonical request bodies, by interaction, once computed
@@ -140,7 +142,13 @@ func newReplayer(path string, opts Options) (*replayer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return replayerOf(path, f, opts), nil
+	d, err := opts.detector()
+	if err != nil {
+		return nil, err
+	}
+	r := replayerOf(path, f, opts)
+	r.detector = d
+	return r, nil
 }
 
 // replayerOf serves the interactions of f, read from path.
@@ -244,14 +252,13 @@ func (r *replayer) serve(req *http.Request) (int, *http.Response, error) {
 		}
 		body = buf.Bytes()
 	}
-	secrets := r.opts.literals()
-	if len(secrets) > 0 {
-		body = []byte(redactLiterals(string(body), secrets))
-	}
+	// A body byte for byte as recorded holds no secret (recording took them
+	// out); any other is redacted as its recording was before it is
+	// compared.
 	var canon []byte
 	canonical := func() []byte {
 		if canon == nil {
-			canon = matchBody(body, r.opts)
+			canon = matchBody([]byte(r.detector.Body(req.Header, string(body))), r.opts)
 			if canon == nil {
 				canon = []byte{}
 			}
@@ -259,12 +266,13 @@ func (r *replayer) serve(req *http.Request) (int, *http.Response, error) {
 		return canon
 	}
 	r.mu.Lock()
-	sent := matchHeader(req.Header, r.opts)
-	i := r.match(r.groupKey(req.Method, redactLiterals(req.URL.String(), secrets)), body, sent, canonical)
+	sent := matchHeader(req.Header, r.opts.Match, r.detector)
+	liveURL := r.detector.URL(req.URL.String())
+	i := r.match(r.groupKey(req.Method, liveURL), body, sent, canonical)
 	if i < 0 {
-		miss := r.miss(req, sent, canonical())
+		miss := r.miss(req, liveURL, sent, canonical())
 		r.mu.Unlock()
-		r.observe(Exchange{Method: req.Method, URL: redactLiterals(redactURL(req.URL.String()), secrets), Err: miss})
+		r.observe(Exchange{Method: req.Method, URL: liveURL, Err: miss})
 		return -1, nil, miss
 	}
 	r.mu.Unlock()
@@ -274,7 +282,7 @@ func (r *replayer) serve(req *http.Request) (int, *http.Response, error) {
 	// which they are slices: an agent or a report that keeps one (a fault's
 	// name, an error quoting the status) would keep the whole file alive.
 	header := ownHeader(in.Response.Headers)
-	e := Exchange{Method: req.Method, URL: redactLiterals(redactURL(req.URL.String()), r.opts.literals()), Status: in.Response.Code,
+	e := Exchange{Method: req.Method, URL: liveURL, Status: in.Response.Code,
 		Duration: in.Response.Duration, Fault: header.Get(FaultHeader), Rule: header.Get(RuleHeader), Stream: stream.Of(header, in.Response.Body)}
 	if late := overdue(req, e.URL, e.Duration); late != nil {
 		e.Duration, e.Timeout = late.Waited, late
@@ -304,10 +312,10 @@ func (r *replayer) observe(e Exchange) {
 // miss builds the error for a request with no match: the nearest recorded
 // interaction with the same method and URL, preferring unplayed ones, and
 // every difference from it; with none, the nearest with the same host or
-// path, and how its method and URL differ too. r.mu is held.
-func (r *replayer) miss(req *http.Request, header []string, canon []byte) *MissError {
-	secrets := r.opts.literals()
-	e := &MissError{Cassette: r.path, Method: req.Method, URL: redactLiterals(redactURL(req.URL.String()), secrets), Nearest: -1,
+// path, and how its method and URL differ too. liveURL is the request's
+// URL, redacted. r.mu is held.
+func (r *replayer) miss(req *http.Request, liveURL string, header []string, canon []byte) *MissError {
+	e := &MissError{Cassette: r.path, Method: req.Method, URL: liveURL, Nearest: -1,
 		Rules: r.opts.Match.Describe(), Rerecord: r.opts.Rerecord, live: canon}
 	played := r.replayed
 	against := differ(canon)
@@ -318,7 +326,7 @@ func (r *replayer) miss(req *http.Request, header []string, canon []byte) *MissE
 			best, bestDiff = i, d
 		}
 	}
-	for _, i := range r.groups[r.groupKey(req.Method, redactLiterals(req.URL.String(), secrets))] {
+	for _, i := range r.groups[r.groupKey(req.Method, liveURL)] {
 		consider(i, append(headerDiff(r.header(i), header), against(r.canonical(i))...))
 	}
 	if best < 0 {

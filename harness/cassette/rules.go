@@ -26,7 +26,11 @@ type secretRule struct {
 	// bodies, megabytes long, and a regular expression over all of them
 	// is slow).
 	anchors []string
-	fix     string
+	// near, when set, must match in the window too: what makes a value
+	// without a keyword of its own a secret (an AWS key id beside its
+	// secret access key).
+	near *regexp.Regexp
+	fix  string
 }
 
 // keyAnchors are where credential-like JSON fields and parameters end.
@@ -50,6 +54,10 @@ var secretRules = []secretRule{
 	{what: "OpenAI-style key", re: regexp.MustCompile(`\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{16,}`), anchors: []string{"sk-"}, fix: fixKey},
 	{what: "Google API key", re: regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{30,}`), anchors: []string{"aiza"}, fix: fixKey},
 	{what: "Google OAuth token", re: regexp.MustCompile(`\bya29\.[0-9A-Za-z_-]{20,}`), anchors: []string{"ya29."}, fix: fixKey},
+	// A secret access key is 40 base64 characters with nothing to name it;
+	// beside its access key id (64 bytes before it or 1 KiB after) it is one.
+	{what: "AWS secret access key", re: regexp.MustCompile(`(?:^|[^A-Za-z0-9/+=])([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`),
+		anchors: []string{"akia", "asia", "abia", "acca"}, near: regexp.MustCompile(`\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b`), fix: fixKey},
 	{what: "bearer token", label: "Bearer ", re: regexp.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9._~+/=-]{8,})`), min: 12, anchors: []string{"bearer"}, fix: fixRedacted},
 	{what: "credentials in a URL", re: regexp.MustCompile(`://([^/\s:@"'\\]+):([^/\s@"'\\]{6,})@`), anchors: []string{"://"}, fix: fixRedacted},
 	{what: "key query parameter", re: regexp.MustCompile(`(?i)(?:^|[?&\s"'(])((?:key|api[_-]?key|access[_-]?token|auth[_-]?token|token|client[_-]?secret|secret|password)=([^&\s"'#\\)]+))`), min: 8, anchors: suffixed(keyAnchors, "="), fix: fixRedacted},
@@ -77,6 +85,9 @@ func (r secretRule) match(line string, w0 int, loc []int) (match, bool) {
 		return match{}, false
 	}
 	if r.what == "key in JSON" && !secretValue(label, v) {
+		return match{}, false
+	}
+	if r.near != nil && !mixedCase(v) {
 		return match{}, false
 	}
 	if r.what == "key query parameter" && !plausibleParam(v) {
@@ -146,6 +157,13 @@ func asciiLower(s string) string {
 	return string(b)
 }
 
+// mixedCase reports whether s has an upper-case letter, a lower-case
+// letter and a digit, as a generated key does and a word or a hex digest
+// does not.
+func mixedCase(s string) bool {
+	return strings.ContainsAny(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") && strings.ContainsAny(s, "abcdefghijklmnopqrstuvwxyz") && strings.ContainsAny(s, "0123456789")
+}
+
 // plausibleParam reports whether a key= value could be a credential rather
 // than code that reads one (api_key=os.getenv("OPENAI_API_KEY")) or a
 // template ({api_key}).
@@ -178,6 +196,9 @@ func ourRules(text, lower string) []match {
 				// The window holds what a match can span around the anchor:
 				// a field or parameter name before it, the secret after.
 				w0, w1 := max(0, i-windowBefore), min(len(text), i+len(a)+windowAfter)
+				if r.near != nil && !r.near.MatchString(text[w0:w1]) {
+					continue
+				}
 				for _, loc := range r.re.FindAllStringSubmatchIndex(text[w0:w1], -1) {
 					if m, ok := r.match(text, w0, loc); ok && !overlaps(m.start, m.end) {
 						found = append(found, m)

@@ -69,10 +69,24 @@ func Scan(root string, secrets []string, names ...string) ([]Finding, error) {
 // ScanContext is Scan that stops when ctx ends: no file is started after
 // that, and it returns what it found with ctx's error.
 func ScanContext(ctx context.Context, root string, secrets []string, names ...string) ([]Finding, error) {
-	sc, err := newScanner(secrets, names)
+	d, err := NewDetector(secrets, names, nil)
 	if err != nil {
 		return nil, err
 	}
+	return d.ScanContext(ctx, root)
+}
+
+// Scan is the package's Scan with d's rules: its literal values, names and
+// the suite's own rules besides the maintained ones. Streamed bodies are
+// also scanned as their client reassembles them.
+func (d *Detector) Scan(root string) ([]Finding, error) {
+	return d.ScanContext(context.Background(), root)
+}
+
+// ScanContext is Scan that stops when ctx ends: no file is started after
+// that, and it returns what it found with ctx's error.
+func (d *Detector) ScanContext(ctx context.Context, root string) ([]Finding, error) {
+	sc := d.sc
 	var paths []string
 	walkErr := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -120,21 +134,26 @@ func ScanContext(ctx context.Context, root string, secrets []string, names ...st
 type scanner struct {
 	values []string         // literal secret values
 	names  []*regexp.Regexp // NAME=value, NAME: value, "NAME": "value"
-	leaks  *leaks
+	// lowerNames are the names, lower case: a text without one is not
+	// matched against its expression.
+	lowerNames []string
+	patterns   []*regexp.Regexp // a suite's own redact: patterns
+	leaks      *leaks
 }
 
-func newScanner(secrets, names []string) (*scanner, error) {
+func newScanner(secrets, names []string, patterns []*regexp.Regexp) (*scanner, error) {
 	l, err := loadLeaks()
 	if err != nil {
 		return nil, err
 	}
-	sc := &scanner{leaks: l}
+	sc := &scanner{leaks: l, patterns: patterns}
 	for _, s := range secrets {
 		if len(s) >= 8 && !notSecret(s) {
 			sc.values = append(sc.values, s)
 		}
 	}
 	for _, n := range names {
+		sc.lowerNames = append(sc.lowerNames, strings.ToLower(n))
 		sc.names = append(sc.names, regexp.MustCompile(`\b(`+regexp.QuoteMeta(n)+`)\\?["']?\s*[:=]\s*\\?["']?([^\s"'\\,&;]{4,})`))
 	}
 	return sc, nil
@@ -146,7 +165,11 @@ func (sc *scanner) file(path string) ([]Finding, error) {
 	if err != nil {
 		return nil, fmt.Errorf("scan: %w", err)
 	}
-	text := string(data)
+	return sc.fileText(path, string(data)), nil
+}
+
+// fileText scans text, the content of the file at path.
+func (sc *scanner) fileText(path, text string) []Finding {
 	lines := lineStarts(text)
 	var out []Finding
 	seen := map[[2]string]bool{} // line and secret, so a decoded view does not repeat the raw one
@@ -174,6 +197,16 @@ func (sc *scanner) file(path string) ([]Finding, error) {
 			}
 		}
 	}
+	for _, b := range binaryBodies(text, lines) {
+		for _, m := range sc.text(b.text) {
+			m.what += " (binary body, decoded)"
+			add(b.line, m)
+		}
+	}
+	for _, m := range sc.streams(text) {
+		m.m.what += " (streamed, reassembled)"
+		add(m.line, m.m)
+	}
 	// A header's value already found by a rule is not reported twice.
 	onLine := map[int]bool{}
 	for _, f := range out {
@@ -185,7 +218,7 @@ func (sc *scanner) file(path string) ([]Finding, error) {
 		}
 	}
 	slices.SortStableFunc(out, func(a, b Finding) int { return cmp.Compare(a.Line, b.Line) })
-	return out, nil
+	return out
 }
 
 // lineStarts returns the offset at which each line of text starts.
@@ -249,7 +282,21 @@ func (sc *scanner) text(text string) []match {
 	for _, m := range ourRules(text, lower) {
 		keep(m)
 	}
-	for _, re := range sc.names {
+	for _, re := range sc.patterns {
+		for _, loc := range re.FindAllStringSubmatchIndex(text, -1) {
+			s, e := loc[0], loc[1]
+			if len(loc) >= 4 && loc[2] >= 0 {
+				s, e = loc[2], loc[3]
+			}
+			if v := text[s:e]; v != "" && !notSecret(v) {
+				keep(match{what: "redact: rule " + re.String(), text: mask(v), fix: fixRedacted, secret: v, start: s, end: e})
+			}
+		}
+	}
+	for k, re := range sc.names {
+		if !strings.Contains(lower, sc.lowerNames[k]) {
+			continue
+		}
 		for _, loc := range re.FindAllStringSubmatchIndex(text, -1) {
 			v := text[loc[4]:loc[5]]
 			if notSecret(v) {

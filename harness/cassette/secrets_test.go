@@ -56,7 +56,7 @@ var _ = Describe("secrets", func() {
 		Expect(in.Headers).To(HaveKeyWithValue("Authorization", []string{cassette.Redacted}))
 		Expect(in.Headers).To(HaveKeyWithValue("X-Goog-Api-Key", []string{cassette.Redacted}))
 		Expect(in.Headers).To(HaveKeyWithValue("Content-Type", []string{"application/json"}))
-		Expect(in.URL).To(Equal(up.URL + "/v1beta/models/m:generateContent?alt=json&key=REDACTED"))
+		Expect(in.URL).To(Equal(up.URL + "/v1beta/models/m:generateContent?alt=json&key=" + cassette.Placeholder(urlKey)))
 	})
 
 	It("keep only allowlisted request headers; credential-named ones are REDACTED, the rest dropped", func() {
@@ -268,9 +268,9 @@ var _ = Describe("redaction of keys in bodies and of literal secrets", func() {
 			Expect(data).NotTo(ContainSubstring(k))
 		}
 		in := readOnDisk(path).Interactions[0]
-		Expect(in.Request.Body).To(MatchJSON(`{"api_key":"REDACTED","q":"sea surface temperature","auth":{"password":"REDACTED"},"note":"sent with REDACTED"}`))
-		Expect(in.Request.URL).To(HaveSuffix("/v1/search?alt=json&key=REDACTED"))
-		Expect(in.Response.Body).To(MatchJSON(`{"access_token":"REDACTED","answer":"warm"}`))
+		Expect(in.Request.Body).To(MatchJSON(body(cassette.Placeholder(bodyKey), cassette.Placeholder(nestedPw), cassette.Placeholder(literal))))
+		Expect(in.Request.URL).To(HaveSuffix("/v1/search?alt=json&key=" + cassette.Placeholder(paramKey)))
+		Expect(in.Response.Body).To(MatchJSON(`{"access_token":"` + cassette.Placeholder(tokenResp) + `","answer":"warm"}`))
 
 		findings, err := cassette.Scan(filepath.Dir(path), []string{headerKey, paramKey, bodyKey, nestedPw, literal, tokenResp})
 		Expect(err).NotTo(HaveOccurred())
@@ -283,7 +283,7 @@ var _ = Describe("redaction of keys in bodies and of literal secrets", func() {
 		Expect(err).NotTo(HaveOccurred())
 		got := mustPost(rp, up.URL+"/v1/search?key=OTHERKEY999888777&alt=json", body("OTHERBODYKEY98765432100", "other-password", "OTHERLITERAL-99999999"),
 			"Authorization", "Bearer sk-other")
-		Expect(got).To(MatchJSON(`{"access_token":"REDACTED","answer":"warm"}`))
+		Expect(got).To(MatchJSON(`{"access_token":"` + cassette.Placeholder(tokenResp) + `","answer":"warm"}`))
 	})
 
 	It("still tells requests apart by everything else", func() {
@@ -298,16 +298,21 @@ var _ = Describe("redaction of keys in bodies and of literal secrets", func() {
 	})
 })
 
-var _ = DescribeTable("RedactBody",
+var _ = DescribeTable("Detector.Body",
 	func(in, want string) {
-		Expect(cassette.RedactBody(in, []string{"LITERAL-SECRET-42"})).To(Equal(want))
+		d, err := cassette.NewDetector([]string{"LITERAL-SECRET-42"}, nil, nil)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(d.Body(nil, in)).To(Equal(want))
 	},
 	Entry("leaves a body without secrets byte for byte", `{ "b": 1,  "a": "x" }`, `{ "b": 1,  "a": "x" }`),
-	Entry("redacts credential fields at any depth", `{"x":[{"apiKey":"k1"}],"client_secret":"s"}`+"\n", `{"client_secret":"REDACTED","x":[{"apiKey":"REDACTED"}]}`+"\n"),
-	Entry("redacts generic fields only when they hold a key", `{"key":"country","token":"tk0123456789abcdefgh"}`, `{"key":"country","token":"REDACTED"}`),
+	Entry("redacts credential fields at any depth", `{"x":[{"apiKey":"k1"}],"client_secret":"s"}`+"\n",
+		`{"client_secret":"`+cassette.Placeholder("s")+`","x":[{"apiKey":"`+cassette.Placeholder("k1")+`"}]}`+"\n"),
+	Entry("redacts generic fields only when they hold a key", `{"key":"country","token":"tk0123456789abcdefgh"}`,
+		`{"key":"country","token":"`+cassette.Placeholder("tk0123456789abcdefgh")+`"}`),
 	Entry("keeps the marker and the placeholder", `{"api_key":"REDACTED","password":"testbed-placeholder-key"}`, `{"api_key":"REDACTED","password":"testbed-placeholder-key"}`),
-	Entry("redacts parameters of a form body", "alt=json&api_key=abc123&q=sst", "alt=json&api_key=REDACTED&q=sst"),
-	Entry("redacts literal secrets anywhere", "say LITERAL-SECRET-42 twice: LITERAL-SECRET-42", "say REDACTED twice: REDACTED"),
+	Entry("redacts parameters of a form body", "alt=json&api_key=abc123&q=sst", "alt=json&api_key="+cassette.Placeholder("abc123")+"&q=sst"),
+	Entry("gives a secret the same placeholder wherever it is", "say LITERAL-SECRET-42 twice: LITERAL-SECRET-42",
+		"say "+cassette.Placeholder("LITERAL-SECRET-42")+" twice: "+cassette.Placeholder("LITERAL-SECRET-42")),
 )
 
 func mustReadFile(path string) []byte {

@@ -26,7 +26,8 @@ func Open(mode Mode, path string, opts Options) (*Session, error) {
 	case ModeRecordMissing:
 		s.patch, err = newPatcher(path, opts)
 	default:
-		s.mode, s.live = ModeLive, newLive(opts)
+		s.mode = ModeLive
+		s.live, err = newLive(opts)
 	}
 	if err != nil {
 		return nil, err

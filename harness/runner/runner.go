@@ -112,6 +112,8 @@ type job struct {
 	data, prompts fs.FS
 	// caches are the run's, shared by every job of the run.
 	caches *caches
+	// detector redacts the suite's cassettes (see Detector).
+	detector *cassette.Detector
 }
 
 // caches hold what a run builds once and every scenario of it reuses: the
@@ -139,6 +141,19 @@ func Run(ctx context.Context, suites []*scenario.Suite, opts Options) (*report.R
 	rep := &report.Report{SchemaVersion: report.SchemaVersion, Mode: opts.Mode.String()}
 	var jobs []job
 	counters := newCounters(suites)
+	// What the run writes is redacted with the values of the key variables
+	// set here, whatever the mode: a report holds what the agent sent.
+	names, values := KeyVariables(opts.Agents), append(literals(opts), KeyValues(opts.Agents)...)
+	base, err := Detector(nil, values, names)
+	if err != nil {
+		return nil, err
+	}
+	detectors := map[*scenario.Suite]*cassette.Detector{}
+	for _, s := range suites {
+		if detectors[s], err = Detector([]*scenario.Suite{s}, values, names); err != nil {
+			return nil, err
+		}
+	}
 	for _, s := range suites {
 		if _, ok := opts.Agents[s.Agent]; !ok {
 			return nil, fmt.Errorf("%s: unknown agent %q", s.Path, s.Agent)
@@ -194,7 +209,7 @@ func Run(ctx context.Context, suites []*scenario.Suite, opts Options) (*report.R
 					n = opts.Repeat
 				}
 				jobs = append(jobs, job{suite: s, variant: v, scenario: sc, out: &rv.Scenarios[i], runs: make([]report.Scenario, n),
-					data: data[s.Agent], prompts: prompts, caches: shared})
+					data: data[s.Agent], prompts: prompts, caches: shared, detector: detectors[s]})
 			}
 		}
 	}
@@ -261,6 +276,9 @@ func Run(ctx context.Context, suites []*scenario.Suite, opts Options) (*report.R
 		foldSamples(&jobs[i], opts)
 	}
 	if err := ctx.Err(); err != nil {
+		if rerr := redactReport(rep, suites, detectors, base); rerr != nil {
+			return nil, rerr
+		}
 		return rep, err
 	}
 	provs := map[string]cassette.Provenance{}
@@ -270,6 +288,9 @@ func Run(ctx context.Context, suites []*scenario.Suite, opts Options) (*report.R
 		}
 	}
 	finalize(rep, suites, opts, provs)
+	if err := redactReport(rep, suites, detectors, base); err != nil {
+		return nil, err
+	}
 	return rep, nil
 }
 

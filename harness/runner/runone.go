@@ -113,6 +113,7 @@ func plan(j *job, sample int, opts Options) *sampleRun {
 		},
 		Rerecord: rerecord,
 		Secrets:  literals(opts),
+		Detector: j.detector,
 		Observe:  r.observe,
 		Match:    j.suite.Match,
 	}

@@ -20,6 +20,7 @@ func Keys() map[string][]string {
 		"match":                       matchKeys,
 		"match.ignore[]":              matchTargets,
 		"match.normalise[]":           normaliseKeys,
+		"redact[]":                    redactKeys,
 		"scenarios[]":                 scenarioKeys,
 		"scenarios[].attachments[]":   attachKeys,
 		"scenarios[].faults[]":        faultRuleKeys,

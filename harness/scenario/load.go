@@ -271,7 +271,7 @@ func (d *decoder) syntax(data []byte, err error) {
 }
 
 var (
-	suiteKeys    = []string{"suite", "agent", "clock", "tokenizer", "baseline", "variants", "thresholds", "gate", "gating", "goodput", "about", "judged", "reduction_without", "samples", "min_sample_pass_rate", "faults", "match", "scenarios"}
+	suiteKeys    = []string{"suite", "agent", "clock", "tokenizer", "baseline", "variants", "thresholds", "gate", "gating", "goodput", "about", "judged", "reduction_without", "samples", "min_sample_pass_rate", "faults", "match", "redact", "scenarios"}
 	variantKeys  = []string{"description", "config", "endpoint"}
 	endpointKeys = []string{"provider", "base_url", "model", "key_env", "api", "stream"}
 	scenarioKeys = []string{"id", "criterion", "tags", "attachments", "faults", "input", "expect", "variants", "turns"}
@@ -414,6 +414,9 @@ func (d *decoder) suite(root *yaml.Node) *Suite {
 	}
 	if f, ok := fs["match"]; ok {
 		s.Match = d.matchRules(f.val)
+	}
+	if f, ok := fs["redact"]; ok {
+		s.Redact = d.redact(f.val)
 	}
 	if f, ok := fs["scenarios"]; ok {
 		s.Scenarios = d.scenarios(f.val)

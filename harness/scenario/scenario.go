@@ -70,6 +70,9 @@ type Suite struct {
 	// varies between runs of a real agent, ignored or normalised; nil when
 	// the suite has none.
 	Match     *match.Rules
+	// Redact is the suite's own redaction rules (redact:), besides the
+	// maintained ones, the key variables and the values of External.Env.
+	Redact    []RedactRule
 	Scenarios []Scenario
 }
 

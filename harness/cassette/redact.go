@@ -1,0 +1,431 @@
+package cassette
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"maps"
+	"net/http"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/agentreplay/testbed/harness/stream"
+)
+
+// Rule is one of a suite's own redaction rules (redact: in a suite file):
+// exactly one field is set. A Pattern is found in any text, as the
+// maintained rules are, so the scan finds what it matches too; Pointer,
+// Header and Query name where a secret is, whatever its value.
+type Rule struct {
+	// Pattern matches a secret anywhere: its first capture group when it
+	// has one, else the whole match.
+	Pattern *regexp.Regexp
+	// Pointer is a JSON pointer (RFC 6901) into request and response
+	// bodies; a segment "*" stands for any key or index.
+	Pointer string
+	// Header names a request or response header.
+	Header string
+	// Query names a URL query or form parameter.
+	Query string
+}
+
+// placeholderSalt is hashed with each secret into its placeholder. It is
+// the same in every project and every file, so that a secret gets the same
+// placeholder in a cassette, in the report of its replay and in a later
+// recording: re-recording writes the same bytes.
+const placeholderSalt = "testbed/redact/v1\x00"
+
+// Placeholder is what a secret becomes wherever testbed writes it:
+// REDACTED- and the first 8 hex digits of a salted SHA-256 of the secret.
+// The same secret always gets the same placeholder, so two fields that held
+// one key still show it; 32 bits of a hash give away nothing usable of a
+// generated key, but could confirm a guess of a short, guessable value.
+// Placeholders, like REDACTED and PlaceholderKey, are never secrets.
+func Placeholder(secret string) string {
+	sum := sha256.Sum256([]byte(placeholderSalt + secret))
+	return Redacted + "-" + hex.EncodeToString(sum[:4])
+}
+
+// placeholderPattern matches the placeholders Placeholder makes.
+var placeholderPattern = regexp.MustCompile(`REDACTED-[0-9a-f]{8}`)
+
+// normalizePlaceholders replaces every placeholder in s by REDACTED, so
+// that a request matches its recording whichever secret (and so
+// placeholder) it carried, and cassettes recorded with plain REDACTED still
+// match.
+func normalizePlaceholders(s string) string {
+	if !strings.Contains(s, Redacted+"-") {
+		return s
+	}
+	return placeholderPattern.ReplaceAllString(s, Redacted)
+}
+
+// Detector finds secrets and replaces them with their placeholders. It is
+// the one detector of testbed: recording redacts every part of an
+// interaction with it, replay redacts live requests with it before
+// matching, reports are redacted with it, and Scan finds with it what a
+// file still holds. It is built from gitleaks' maintained default rules,
+// testbed's own rules (bearer tokens, credentials in URLs, key=
+// parameters, credential fields in JSON, an AWS secret access key beside
+// its key id), the literal values of key variables and suite env: values,
+// values given to named variables, and the suite's own Rules. It is safe
+// for concurrent use.
+type Detector struct {
+	sc      *scanner
+	headers []string // lower case
+	queries []string
+	ptrs    [][]string // pointer segments, unescaped
+	// secrets, names and rules are what it was built from.
+	secrets, names []string
+	rules          []Rule
+	learned        *learned
+}
+
+// learned holds the values a Detector's rules found by where they were
+// (a credential field, a pointer, a header, a query key), shared by the
+// Detectors Learned makes.
+type learned struct {
+	mu     sync.Mutex
+	values map[string]bool
+}
+
+// learn keeps v, a secret found by where it was.
+func (d *Detector) learn(v string) {
+	if len(v) < 8 || notSecret(v) {
+		return
+	}
+	d.learned.mu.Lock()
+	d.learned.values[v] = true
+	d.learned.mu.Unlock()
+}
+
+// Learned returns a Detector like d that also replaces, wherever they
+// appear, the values d's rules found by where they were: a credential
+// field's value, a pointer's, a credential header's, a query key's. An
+// agent that put such a value in a body also puts it in its tool calls and
+// answers, which reports hold; cassettes are redacted by d alone, so that
+// a recording never depends on what another ran before it.
+func (d *Detector) Learned() (*Detector, error) {
+	d.learned.mu.Lock()
+	values := slices.Sorted(maps.Keys(d.learned.values))
+	d.learned.mu.Unlock()
+	return NewDetector(append(slices.Clone(d.secrets), values...), d.names, d.rules)
+}
+
+// NewDetector returns a Detector for the given literal secrets (values
+// shorter than 8 bytes are ignored), variable names (NAME=value) and rules.
+func NewDetector(secrets, names []string, rules []Rule) (*Detector, error) {
+	var patterns []*regexp.Regexp
+	d := &Detector{secrets: secrets, names: slices.Clone(names), rules: rules, learned: &learned{values: map[string]bool{}}}
+	for _, r := range rules {
+		switch {
+		case r.Pattern != nil:
+			patterns = append(patterns, r.Pattern)
+		case r.Pointer != "":
+			d.ptrs = append(d.ptrs, pointerSegments(r.Pointer))
+		case r.Header != "":
+			d.headers = append(d.headers, strings.ToLower(r.Header))
+		case r.Query != "":
+			d.queries = append(d.queries, r.Query)
+			names = append(names, r.Query)
+		}
+	}
+	sc, err := newScanner(secrets, names, patterns)
+	if err != nil {
+		return nil, err
+	}
+	d.sc = sc
+	return d, nil
+}
+
+// pointerSegments splits a JSON pointer into its unescaped segments.
+func pointerSegments(p string) []string {
+	segs := strings.Split(strings.TrimPrefix(p, "/"), "/")
+	for i, s := range segs {
+		segs[i] = strings.ReplaceAll(strings.ReplaceAll(s, "~1", "/"), "~0", "~")
+	}
+	return segs
+}
+
+// Text returns s with every secret the detector finds replaced by its
+// placeholder: in s as it is, and in each base64 run of s that decodes to
+// text holding one (the whole run is replaced).
+func (d *Detector) Text(s string) string {
+	if d == nil || len(s) < 8 {
+		return s
+	}
+	found := d.sc.text(s)
+	for _, sp := range base64Spans(s) {
+		if v, ok := decodeBase64(s[sp[0]:sp[1]]); ok && len(d.sc.text(v)) > 0 {
+			found = append(found, match{secret: s[sp[0]:sp[1]], start: sp[0], end: sp[1]})
+		}
+	}
+	return replaceSpans(s, found)
+}
+
+// replaceSpans replaces the text of each match in s by the placeholder of
+// that text; overlapping matches are one.
+func replaceSpans(s string, found []match) string {
+	if len(found) == 0 {
+		return s
+	}
+	spans := mergedSpans(s, found)
+	var b strings.Builder
+	at := 0
+	for _, sp := range spans {
+		b.WriteString(s[at:sp.start])
+		b.WriteString(sp.placeholder)
+		at = sp.end
+	}
+	b.WriteString(s[at:])
+	return b.String()
+}
+
+// span is a stretch of a text to replace by placeholder.
+type span struct {
+	start, end  int
+	placeholder string
+}
+
+// mergedSpans sorts the matches in text and merges overlapping ones.
+func mergedSpans(text string, found []match) []span {
+	slices.SortFunc(found, func(a, b match) int { return a.start - b.start })
+	var spans []span
+	for _, m := range found {
+		if n := len(spans); n > 0 && m.start < spans[n-1].end {
+			spans[n-1].end = max(spans[n-1].end, m.end)
+			continue
+		}
+		spans = append(spans, span{start: m.start, end: m.end})
+	}
+	for i := range spans {
+		spans[i].placeholder = Placeholder(text[spans[i].start:spans[i].end])
+	}
+	return spans
+}
+
+// URL returns raw with its secrets replaced: the values of credential
+// query parameters and of the rules' query keys, a password in its user
+// information, and whatever the detector finds in any query value or in
+// the whole URL.
+func (d *Detector) URL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return d.Text(raw)
+	}
+	q := u.Query()
+	changed := false
+	for k, vs := range q {
+		named := slices.Contains(secretParams, k) || slices.Contains(d.queries, k)
+		for i, v := range vs {
+			nv := v
+			switch {
+			case named && v != "" && !notSecret(v):
+				nv = Placeholder(v)
+				d.learn(v)
+			default:
+				nv = d.Text(v)
+			}
+			if nv != v {
+				vs[i], changed = nv, true
+			}
+		}
+	}
+	if pw, ok := u.User.Password(); ok && !notSecret(pw) {
+		d.learn(pw)
+		u.User = url.UserPassword(u.User.Username(), Placeholder(pw))
+		changed = true
+	}
+	if changed {
+		u.RawQuery = q.Encode()
+		raw = u.String()
+	}
+	return d.Text(raw)
+}
+
+// Form redacts form values in place, as URL does query values.
+func (d *Detector) Form(form url.Values) {
+	for k, vs := range form {
+		named := slices.Contains(secretParams, k) || slices.Contains(d.queries, k)
+		for i, v := range vs {
+			if named && v != "" && !notSecret(v) {
+				d.learn(v)
+				vs[i] = Placeholder(v)
+			} else {
+				vs[i] = d.Text(v)
+			}
+		}
+	}
+}
+
+// secretHeader reports whether a header carries credentials: by its name,
+// or because a rule names it.
+func (d *Detector) secretHeader(name string) bool {
+	return isSecretHeader(name) || slices.Contains(d.headers, strings.ToLower(name))
+}
+
+// RequestHeaders returns what a recording keeps of request headers h: the
+// allowlisted ones with their secrets replaced, the credential ones (by
+// name or by rule) as REDACTED, nothing else. Headers are not matched, so
+// a credential header's value is dropped whole.
+func (d *Detector) RequestHeaders(h http.Header) http.Header {
+	out := http.Header{}
+	for name, vs := range h {
+		switch {
+		case d.secretHeader(name):
+			for _, v := range vs {
+				d.learnHeader(v)
+			}
+			out[name] = []string{Redacted}
+		case slices.ContainsFunc(recordedRequestHeaders, func(a string) bool { return strings.EqualFold(a, name) }):
+			for _, v := range vs {
+				out[name] = append(out[name], d.Text(v))
+			}
+		}
+	}
+	return out
+}
+
+// learnHeader learns a credential header's value, without its scheme
+// (Bearer, Basic).
+func (d *Detector) learnHeader(v string) {
+	f := strings.Fields(v)
+	if len(f) > 0 {
+		d.learn(f[len(f)-1])
+	}
+}
+
+// ResponseHeaders returns a copy of response headers h with the credential
+// ones (Set-Cookie, or by rule) as REDACTED and the secrets in every other
+// value replaced.
+func (d *Detector) ResponseHeaders(h http.Header) http.Header {
+	h = h.Clone()
+	for name, vs := range h {
+		for i, v := range vs {
+			if d.secretHeader(name) {
+				d.learnHeader(v)
+				vs[i] = Redacted
+			} else {
+				vs[i] = d.Text(v)
+			}
+		}
+	}
+	return h
+}
+
+// Body returns body, sent or received with headers h, with its secrets
+// replaced. An event stream is judged as the client reassembles it (see
+// redactStream). In a JSON body the values of credential fields (api_key,
+// password; key and token when the value looks like a key) and of the
+// rules' pointers are replaced whole, each string is judged decoded when
+// the body has unicode escapes, and then the text as a whole; a JSON body
+// is re-encoded compactly when anything changed. Any other body has its
+// credential key=value parameters replaced, then its text.
+func (d *Detector) Body(h http.Header, body string) string {
+	if d == nil || body == "" {
+		return body
+	}
+	if stream.Is(h) {
+		return d.Text(d.redactStream(body))
+	}
+	trimmed := strings.TrimSpace(body)
+	if len(trimmed) > 0 && (trimmed[0] == '{' || trimmed[0] == '[') {
+		if v, err := decodeJSON([]byte(trimmed)); err == nil {
+			// The text pass below sees what the strings hold as written;
+			// only escaped strings need to be judged decoded, one by one.
+			escaped := strings.Contains(trimmed, `\u`)
+			if d.walkJSON(v, nil, escaped) {
+				if out, err := marshalCompact(v); err == nil {
+					i := strings.Index(body, trimmed)
+					body = body[:i] + string(out) + body[i+len(trimmed):]
+				}
+			}
+			return d.Text(body)
+		}
+	}
+	return d.Text(d.params(body))
+}
+
+// params replaces the values of credential key=value parameters (and the
+// rules' query keys) in s.
+func (d *Detector) params(s string) string {
+	if !strings.Contains(s, "=") {
+		return s
+	}
+	return secretParam.ReplaceAllStringFunc(s, func(m string) string {
+		sub := secretParam.FindStringSubmatch(m)
+		if sub[3] == "" || notSecret(sub[3]) {
+			return m
+		}
+		return sub[1] + sub[2] + "=" + Placeholder(sub[3])
+	})
+}
+
+// walkJSON redacts the JSON value v in place, at pointer path, and reports
+// whether it changed anything: the values of credential fields and of the
+// rules' pointers, and, when texts is set, whatever the detector finds in
+// each string.
+func (d *Detector) walkJSON(v any, path []string, texts bool) bool {
+	changed := false
+	visit := func(key string, x any, set func(any)) {
+		at := append(path[:len(path):len(path)], key)
+		if s, ok := x.(string); ok {
+			switch {
+			case s != "" && !notSecret(s) && (secretValue(key, s) || d.pointed(at)):
+				d.learn(s)
+				set(Placeholder(s))
+				changed = true
+			case texts:
+				if r := d.Text(s); r != s {
+					set(r)
+					changed = true
+				}
+			}
+			return
+		}
+		if x != nil && d.pointed(at) {
+			if raw, err := marshalCompact(x); err == nil {
+				set(Placeholder(string(raw)))
+				changed = true
+			}
+			return
+		}
+		if d.walkJSON(x, at, texts) {
+			changed = true
+		}
+	}
+	switch v := v.(type) {
+	case map[string]any:
+		for k, x := range v {
+			visit(k, x, func(n any) { v[k] = n })
+		}
+	case []any:
+		for i, x := range v {
+			visit(fmt.Sprint(i), x, func(n any) { v[i] = n })
+		}
+	}
+	return changed
+}
+
+// pointed reports whether a rule's pointer names path.
+func (d *Detector) pointed(path []string) bool {
+	for _, p := range d.ptrs {
+		if len(p) != len(path) {
+			continue
+		}
+		same := true
+		for i := range p {
+			if p[i] != "*" && p[i] != path[i] {
+				same = false
+				break
+			}
+		}
+		if same {
+			return true
+		}
+	}
+	return false
+}

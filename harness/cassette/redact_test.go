@@ -1,0 +1,277 @@
+package cassette_test
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/agentreplay/testbed/harness/cassette"
+	"github.com/agentreplay/testbed/harness/stream"
+)
+
+// Keys shaped like real ones, found by the maintained rules.
+const (
+	streamedKey = "sk-ant-api03-Zr8Kq2LmN5pX7vB1cT4yW9hJ3dF6gS0aE2uI8oR5tY7wQ1eZ"
+	awsID       = "AKIAQYLPMN5HHHFPZAM2"
+	awsSecret   = "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"
+)
+
+// chunked is an event stream of one wire format whose text deltas carry
+// text in pieces of n bytes; deltaOf makes one event's payload.
+func chunked(text string, n int, deltaOf func(piece string) string) string {
+	var b strings.Builder
+	for len(text) > 0 {
+		k := min(n, len(text))
+		fmt.Fprintf(&b, "data: %s\n\n", deltaOf(text[:k]))
+		text = text[k:]
+	}
+	b.WriteString("data: [DONE]\n\n")
+	return b.String()
+}
+
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// wireFormats make a text delta in each of the four streamed shapes.
+var wireFormats = map[string]func(string) string{
+	"chat completions": func(p string) string {
+		return `{"id":"c1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":` + jsonString(p) + `}}]}`
+	},
+	"responses": func(p string) string {
+		return `{"type":"response.output_text.delta","item_id":"msg_1","output_index":0,"content_index":0,"delta":` + jsonString(p) + `}`
+	},
+	"anthropic": func(p string) string {
+		return `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":` + jsonString(p) + `}}`
+	},
+	"gemini": func(p string) string {
+		return `{"candidates":[{"index":0,"content":{"role":"model","parts":[{"text":` + jsonString(p) + `}]}}]}`
+	},
+}
+
+// reassembled is the text a client of the wire format reassembles from a
+// stream's events.
+func reassembled(body string) string {
+	var b strings.Builder
+	for _, e := range stream.Parse(body) {
+		var v struct {
+			Type    string          `json:"type"`
+			Delta   json.RawMessage `json:"delta"`
+			Choices []struct {
+				Delta struct{ Content string } `json:"delta"`
+			} `json:"choices"`
+			Candidates []struct {
+				Content struct{ Parts []struct{ Text string } } `json:"content"`
+			} `json:"candidates"`
+		}
+		if json.Unmarshal(e.Data, &v) != nil {
+			continue
+		}
+		for _, c := range v.Choices {
+			b.WriteString(c.Delta.Content)
+		}
+		for _, c := range v.Candidates {
+			for _, p := range c.Content.Parts {
+				b.WriteString(p.Text)
+			}
+		}
+		var s string
+		var d struct{ Text string }
+		if json.Unmarshal(v.Delta, &s) == nil {
+			b.WriteString(s)
+		} else if json.Unmarshal(v.Delta, &d) == nil {
+			b.WriteString(d.Text)
+		}
+	}
+	return b.String()
+}
+
+// recordOne records one POST to /v1/chat/completions answered with body
+// (as contentType) and returns the cassette's path and what the caller
+// got, and the URL it posted to.
+func recordOne(body, contentType string, opts cassette.Options, reqBody string) (path, got, url string) {
+	GinkgoHelper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", contentType)
+		io.WriteString(w, body)
+	}))
+	DeferCleanup(srv.Close)
+	path = filepath.Join(GinkgoT().TempDir(), "c.yaml")
+	opts.Real, opts.Provenance = http.DefaultTransport, prov
+	tr, err := cassette.Open(cassette.ModeRecord, path, opts)
+	Expect(err).NotTo(HaveOccurred())
+	url = srv.URL + "/v1/chat/completions"
+	got = mustPost(tr, url, reqBody)
+	Expect(tr.Close()).To(Succeed())
+	return path, got, url
+}
+
+var _ = Describe("the redaction funnel", func() {
+	DescribeTable("a key streamed in 6-byte chunks is found by the scan and redacted in the chunks, which stay a valid stream",
+		func(format string) {
+			text := "Your key is " + streamedKey + ", keep it safe."
+			body := chunked(text, 6, wireFormats[format])
+			Expect(body).NotTo(ContainSubstring(streamedKey[:12]))
+
+			// The scan reassembles the stream as its client does.
+			dir := GinkgoT().TempDir()
+			raw := "---\nversion: 1\ninteractions:\n    - request:\n        body: '{}'\n        url: https://api.example.com/v1/x\n        method: POST\n      response:\n        body: |+\n" +
+				indent(body, "            ") + "        headers:\n            Content-Type:\n                - text/event-stream\n        status: 200 OK\n        code: 200\n        duration: 1s\n"
+			Expect(os.WriteFile(filepath.Join(dir, "raw.yaml"), []byte(raw), 0o644)).To(Succeed())
+			found, err := cassette.Scan(dir, nil)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(found).To(HaveLen(1))
+			Expect(found[0].What).To(ContainSubstring("streamed, reassembled"))
+			Expect(found[0].Line).To(BeNumerically(">", 9), "the line of the event where the key starts")
+			Expect(strings.Split(raw, "\n")[found[0].Line-1]).To(ContainSubstring(jsonString(streamedKey[:6])[1:7]))
+
+			// Recording redacts it inside the chunks.
+			path, got, _ := recordOne(body, "text/event-stream", cassette.Options{}, greet)
+			Expect(got).To(Equal(body), "the agent got the stream as it was")
+			saved := readOnDisk(path).Interactions[0].Response.Body
+			Expect(reassembled(saved)).To(Equal("Your key is " + cassette.Placeholder(streamedKey) + ", keep it safe."))
+			Expect(stream.Parse(saved)).To(HaveLen(len(stream.Parse(body))), "no event added or dropped")
+			found, err = cassette.Scan(filepath.Dir(path), nil)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(found).To(BeEmpty())
+		},
+		Entry("OpenAI Chat Completions", "chat completions"),
+		Entry("OpenAI Responses", "responses"),
+		Entry("Anthropic Messages", "anthropic"),
+		Entry("Gemini", "gemini"),
+	)
+
+	It("finds an AWS secret access key with no keyword beside its key id, and leaves a lone 40-character word alone", func() {
+		dir := GinkgoT().TempDir()
+		write := func(name, text string) {
+			Expect(os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644)).To(Succeed())
+		}
+		write("aws.yaml", "body: 'credentials "+awsID+" "+awsSecret+"'\n")
+		write("plain.yaml", "body: 'a digest "+awsSecret+" and nothing else'\n")
+		found, err := cassette.Scan(dir, nil)
+		Expect(err).NotTo(HaveOccurred())
+		var whats []string
+		for _, f := range found {
+			Expect(f.Path).To(HaveSuffix("aws.yaml"))
+			whats = append(whats, f.What)
+		}
+		Expect(whats).To(ContainElement("AWS secret access key"))
+	})
+
+	It("replaces a base64-wrapped key's whole run", func() {
+		wrapped := base64.StdEncoding.EncodeToString([]byte("OPENAI_API_KEY=sk-proj-Q7vX2mB9kLp4RtY8wZ3nHc6JfD1sGe5AuK0iOqWx"))
+		d, err := cassette.NewDetector(nil, nil, nil)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(d.Text("config: " + wrapped + " end")).To(Equal("config: " + cassette.Placeholder(wrapped) + " end"))
+	})
+
+	It("gives one secret one placeholder in a cassette, and replays a request that sends it again", func() {
+		req := `{"messages":[{"role":"user","content":"use ` + streamedKey + ` then ` + awsID + ` ` + awsSecret + `"}],"metadata":{"key":"` + streamedKey + `"}}`
+		path, _, url := recordOne(`{"echo":"`+streamedKey+`"}`, "application/json", cassette.Options{}, req)
+		data := string(mustReadFile(path))
+		Expect(data).NotTo(ContainSubstring(streamedKey))
+		Expect(data).NotTo(ContainSubstring(awsSecret))
+		Expect(strings.Count(data, cassette.Placeholder(streamedKey))).To(Equal(3), "prompt, field and answer")
+
+		rp, err := cassette.Open(cassette.ModeReplay, path, cassette.Options{})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(mustPost(rp, url, req)).To(Equal(`{"echo":"` + cassette.Placeholder(streamedKey) + `"}`))
+	})
+
+	It("applies a suite's rules: a pattern, a JSON pointer, a header and a query key, in the scan too", func() {
+		d, err := cassette.NewDetector(nil, nil, []cassette.Rule{
+			{Pattern: regexp.MustCompile(`acct-([0-9]{8})`)}, {Pointer: "/meta/*/tenant"}, {Header: "X-Tenant"}, {Query: "sig"},
+		})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(d.Text("for acct-12345678 only")).To(Equal("for acct-" + cassette.Placeholder("12345678") + " only"))
+		Expect(d.Body(nil, `{"meta":[{"tenant":"northwind"}],"tenant":"kept"}`)).To(Equal(`{"meta":[{"tenant":"` + cassette.Placeholder("northwind") + `"}],"tenant":"kept"}`))
+		Expect(d.URL("https://x.example/a?sig=Zx81kq0PmRw2&q=1")).To(Equal("https://x.example/a?q=1&sig=" + cassette.Placeholder("Zx81kq0PmRw2")))
+		Expect(d.ResponseHeaders(http.Header{"X-Tenant": {"northwind"}, "X-Other": {"fine"}})).To(Equal(http.Header{"X-Tenant": {cassette.Redacted}, "X-Other": {"fine"}}))
+
+		learned, err := d.Learned()
+		Expect(err).NotTo(HaveOccurred())
+		Expect(learned.Text("tool args: northwind-west")).To(Equal("tool args: "+cassette.Placeholder("northwind")+"-west"), "a value found by its pointer is redacted anywhere in reports")
+
+		dir := GinkgoT().TempDir()
+		Expect(os.WriteFile(filepath.Join(dir, "c.yaml"), []byte("body: 'acct-12345678'\n"), 0o644)).To(Succeed())
+		found, err := d.Scan(dir)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(found).To(HaveLen(1))
+		Expect(found[0].What).To(Equal("redact: rule acct-([0-9]{8})"))
+	})
+
+	It("redacts every string of a report-like value in place", func() {
+		type call struct {
+			Sent string
+			Args json.RawMessage
+			Tags map[string]any
+		}
+		v := struct {
+			Calls []*call
+			Note  string
+		}{Calls: []*call{{Sent: "key " + streamedKey, Args: json.RawMessage(`{"k":"` + streamedKey + `"}`), Tags: map[string]any{"a": streamedKey, "b": []any{streamedKey}}}}, Note: "fine"}
+		d, err := cassette.NewDetector(nil, nil, nil)
+		Expect(err).NotTo(HaveOccurred())
+		d.Strings(&v)
+		out, err := json.Marshal(v)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(out)).NotTo(ContainSubstring(streamedKey))
+		Expect(strings.Count(string(out), cassette.Placeholder(streamedKey))).To(Equal(4))
+	})
+
+	It("does not write a recording whose cassette still scans dirty: a gzip body it cannot redact", func() {
+		var gz bytes.Buffer
+		zw := gzip.NewWriter(&gz)
+		io.WriteString(zw, `{"old_key":"`+streamedKey+`"}`)
+		zw.Close()
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("Content-Encoding", "gzip")
+			w.Write(gz.Bytes())
+		}))
+		DeferCleanup(srv.Close)
+		path := filepath.Join(GinkgoT().TempDir(), "c.yaml")
+		Expect(os.WriteFile(path, []byte("previous"), 0o644)).To(Succeed())
+		tr, err := cassette.Open(cassette.ModeRecord, path, cassette.Options{Real: http.DefaultTransport, Provenance: prov})
+		Expect(err).NotTo(HaveOccurred())
+		mustPost(tr, srv.URL+"/v1/archive", greet, "Accept-Encoding", "gzip")
+		err = tr.Close()
+		var leak *cassette.LeakError
+		Expect(errors.As(err, &leak)).To(BeTrue(), "%v", err)
+		Expect(err.Error()).To(HavePrefix(cassette.LeakCause))
+		Expect(leak.Findings).NotTo(BeEmpty())
+		Expect(leak.Findings[0].String()).To(MatchRegexp(`c\.yaml:\d+: Anthropic key \(binary body, decoded\) sk-ant-…Q1eZ`))
+		Expect(err.Error()).NotTo(ContainSubstring(streamedKey))
+		Expect(string(mustReadFile(path))).To(Equal("previous"), "the previous cassette is kept")
+	})
+})
+
+func indent(s, pad string) string {
+	lines := strings.SplitAfter(s, "\n")
+	var b strings.Builder
+	for _, l := range lines {
+		if l == "" {
+			continue
+		}
+		if l == "\n" {
+			b.WriteString("\n")
+			continue
+		}
+		b.WriteString(pad + l)
+	}
+	return b.String()
+}

@@ -1,0 +1,291 @@
+package cassette
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/agentreplay/testbed/harness/stream"
+)
+
+// A streamed answer reaches its client in pieces: a key streamed in
+// 6-character delta.content chunks is in no one event. The client sees
+// each channel of text (a choice's content, a tool call's arguments, a
+// content block) reassembled, so secrets are looked for in that text, and
+// replaced in the events that carry it: the placeholder goes where the
+// secret starts and the rest of it is cut from the events that follow,
+// which stay valid events of their wire format.
+
+// fragment is one piece of streamed text: the string at key of obj, in the
+// JSON payload of the data line at line of the body.
+type fragment struct {
+	line    int
+	obj     map[string]any
+	key     string
+	channel string
+	text    string
+}
+
+// sseEvent is a data line of a stream holding a JSON object.
+type sseEvent struct {
+	line    int
+	payload map[string]any
+}
+
+// sseLines splits a stream's body into lines (each with its ending) and
+// decodes the JSON object of each single-line data: field.
+func sseLines(body string) ([]string, []sseEvent) {
+	lines := strings.SplitAfter(body, "\n")
+	var events []sseEvent
+	for i, l := range lines {
+		data, ok := strings.CutPrefix(l, "data:")
+		if !ok {
+			continue
+		}
+		data = strings.TrimSpace(data)
+		if !strings.HasPrefix(data, "{") {
+			continue
+		}
+		v, err := decodeJSON([]byte(data))
+		if m, ok := v.(map[string]any); err == nil && ok {
+			events = append(events, sseEvent{line: i, payload: m})
+		}
+	}
+	return lines, events
+}
+
+// fragments lists the text pieces of the events in stream order, in the
+// four wire formats: OpenAI Chat Completions chunks (a choice's content,
+// refusal and tool-call arguments), OpenAI Responses events (*.delta),
+// Anthropic Messages content_block_delta events (text, partial_json,
+// thinking) and Gemini candidates' text parts.
+func fragments(events []sseEvent) []fragment {
+	var out []fragment
+	add := func(line int, obj map[string]any, key, channel string) {
+		if s, ok := obj[key].(string); ok && s != "" {
+			out = append(out, fragment{line: line, obj: obj, key: key, channel: channel, text: s})
+		}
+	}
+	for _, e := range events {
+		v := e.payload
+		typ, _ := v["type"].(string)
+		switch {
+		case typ == "content_block_delta":
+			if d, ok := v["delta"].(map[string]any); ok {
+				for _, k := range []string{"text", "partial_json", "thinking"} {
+					add(e.line, d, k, fmt.Sprint("block/", v["index"], "/", k))
+				}
+			}
+			continue
+		case strings.HasPrefix(typ, "response.") && strings.HasSuffix(typ, ".delta"):
+			add(e.line, v, "delta", fmt.Sprint(typ, "/", v["item_id"], "/", v["output_index"], "/", v["content_index"]))
+			continue
+		}
+		for _, c := range objects(v["choices"]) {
+			if d, ok := c["delta"].(map[string]any); ok {
+				add(e.line, d, "content", fmt.Sprint("choice/", c["index"], "/content"))
+				add(e.line, d, "refusal", fmt.Sprint("choice/", c["index"], "/refusal"))
+				for _, tc := range objects(d["tool_calls"]) {
+					if f, ok := tc["function"].(map[string]any); ok {
+						add(e.line, f, "arguments", fmt.Sprint("choice/", c["index"], "/tool/", tc["index"]))
+					}
+				}
+			}
+		}
+		for n, c := range objects(v["candidates"]) {
+			idx := c["index"]
+			if idx == nil {
+				idx = n
+			}
+			if content, ok := c["content"].(map[string]any); ok {
+				for _, p := range objects(content["parts"]) {
+					add(e.line, p, "text", fmt.Sprint("candidate/", idx, "/text"))
+				}
+			}
+		}
+	}
+	return out
+}
+
+// objects returns the JSON objects in v, a JSON array.
+func objects(v any) []map[string]any {
+	arr, _ := v.([]any)
+	var out []map[string]any
+	for _, x := range arr {
+		if m, ok := x.(map[string]any); ok {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// channel is the reassembled text of one channel and where each of its
+// fragments starts in it.
+type channel struct {
+	text    string
+	frags   []*fragment
+	offsets []int
+}
+
+// channels groups frags by channel, in order of first appearance.
+func channels(frags []fragment) []*channel {
+	var out []*channel
+	by := map[string]*channel{}
+	for i := range frags {
+		f := &frags[i]
+		c := by[f.channel]
+		if c == nil {
+			c = &channel{}
+			by[f.channel] = c
+			out = append(out, c)
+		}
+		c.offsets = append(c.offsets, len(c.text))
+		c.frags = append(c.frags, f)
+		c.text += f.text
+	}
+	return out
+}
+
+// redactStream replaces the secrets found in each reassembled channel of a
+// stream's text in the events that carry them, and returns the stream.
+// Events that change are re-encoded compactly; the others keep their
+// bytes, and the number and order of events never change.
+func (d *Detector) redactStream(body string) string {
+	lines, events := sseLines(body)
+	frags := fragments(events)
+	if len(frags) == 0 {
+		return body
+	}
+	changed := map[int]bool{}
+	for _, c := range channels(frags) {
+		found := d.sc.text(c.text)
+		for _, sp := range base64Spans(c.text) {
+			if v, ok := decodeBase64(c.text[sp[0]:sp[1]]); ok && len(d.sc.text(v)) > 0 {
+				found = append(found, match{start: sp[0], end: sp[1]})
+			}
+		}
+		if len(found) == 0 {
+			continue
+		}
+		spans := mergedSpans(c.text, found)
+		for k, f := range c.frags {
+			if s := rewrite(f.text, c.offsets[k], spans); s != f.text {
+				f.obj[f.key] = s
+				changed[f.line] = true
+			}
+		}
+	}
+	if len(changed) == 0 {
+		return body
+	}
+	for _, e := range events {
+		if !changed[e.line] {
+			continue
+		}
+		out, err := marshalCompact(e.payload)
+		if err != nil {
+			continue
+		}
+		ending := lines[e.line][len(strings.TrimRight(lines[e.line], "\r\n")):]
+		lines[e.line] = "data: " + string(out) + ending
+	}
+	return strings.Join(lines, "")
+}
+
+// rewrite is the fragment text, starting at off of its channel, with the
+// spans (sorted, disjoint, in channel offsets) replaced: a span's
+// placeholder goes into the fragment where the span starts, and the span's
+// text is cut from every fragment it covers.
+func rewrite(text string, off int, spans []span) string {
+	end := off + len(text)
+	var b strings.Builder
+	at := off
+	touched := false
+	for _, sp := range spans {
+		if sp.end <= at || sp.start >= end {
+			continue
+		}
+		touched = true
+		if sp.start > at {
+			b.WriteString(text[at-off : sp.start-off])
+		}
+		if sp.start >= off {
+			b.WriteString(sp.placeholder)
+		}
+		at = min(sp.end, end)
+	}
+	if !touched {
+		return text
+	}
+	b.WriteString(text[at-off:])
+	return b.String()
+}
+
+// streamMatches finds secrets in the reassembled channels of a stream's
+// body, and says on which line of the body each starts.
+func (sc *scanner) streamMatches(body string) []lineMatch {
+	_, events := sseLines(body)
+	var out []lineMatch
+	for _, c := range channels(fragments(events)) {
+		for _, m := range sc.text(c.text) {
+			k := 0
+			for k+1 < len(c.offsets) && c.offsets[k+1] <= m.start {
+				k++
+			}
+			out = append(out, lineMatch{line: c.frags[k].line, m: m})
+		}
+	}
+	return out
+}
+
+// lineMatch is a match on a line: 0-based in a body (streamMatches),
+// 1-based in a file (streams).
+type lineMatch struct {
+	line int
+	m    match
+}
+
+// streams finds secrets in the streamed response bodies of a cassette's
+// text, reassembled as their client sees them, at the (1-based) line of
+// the file where the event holding each one's start is (the body's line
+// when it is not a literal block).
+func (sc *scanner) streams(text string) []lineMatch {
+	if !strings.Contains(text, "text/event-stream") {
+		return nil
+	}
+	var root yaml.Node
+	if yaml.Unmarshal([]byte(text), &root) != nil || len(root.Content) == 0 {
+		return nil
+	}
+	var out []lineMatch
+	for _, in := range nodeAt(root.Content[0], "interactions").Content {
+		resp := nodeAt(in, "response")
+		body := nodeAt(resp, "body")
+		var h http.Header
+		if body.Kind != yaml.ScalarNode || nodeAt(resp, "headers").Decode(&h) != nil || !stream.Is(h) {
+			continue
+		}
+		for _, lm := range sc.streamMatches(body.Value) {
+			line := body.Line
+			if body.Style&yaml.LiteralStyle != 0 {
+				line += 1 + lm.line
+			}
+			out = append(out, lineMatch{line: line, m: lm.m})
+		}
+	}
+	return out
+}
+
+// nodeAt is the value of key in mapping n; an empty node when there is none.
+func nodeAt(n *yaml.Node, key string) *yaml.Node {
+	if n != nil && n.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == key {
+				return n.Content[i+1]
+			}
+		}
+	}
+	return &yaml.Node{}
+}
