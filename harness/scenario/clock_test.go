@@ -22,6 +22,7 @@ variants:
 scenarios:
   - id: a
     input: hi
+    expect: {answer: {contains: hi}}
 `
 	}
 

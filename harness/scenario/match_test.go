@@ -35,7 +35,7 @@ match:
 			"normalise iso8601 in body /messages/*/content → <iso8601>",
 			`normalise regex "nonce-[0-9a-f]+" in query state → NONCE`,
 		}))
-		Expect(s.Match.List[0].Line).To(Equal(14))
+		Expect(s.Match.List[0].Line).To(Equal(15))
 		Expect(s.Match.HeaderNames()).To(Equal([]string{"X-Request-Id", "X-Tenant-Id"}))
 	})
 
