@@ -7,8 +7,8 @@ import (
 	"io"
 	"maps"
 	"os"
-	"slices"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/agentreplay/testbed/agents/all"

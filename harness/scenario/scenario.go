@@ -69,7 +69,7 @@ type Suite struct {
 	// Match holds the rules replay matches requests under (match:): what
 	// varies between runs of a real agent, ignored or normalised; nil when
 	// the suite has none.
-	Match     *match.Rules
+	Match *match.Rules
 	// Redact is the suite's own redaction rules (redact:), besides the
 	// maintained ones, the key variables and the values of External.Env.
 	Redact    []RedactRule
