@@ -1,0 +1,122 @@
+package proxy
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+)
+
+// ErrEscaped is matched (errors.Is) by End's error when the session's agent
+// called a host directly rather than through its base URLs: a host it was
+// not given, or the real internet in a replay.
+var ErrEscaped = errors.New("the agent called a host it was not given")
+
+// escapeError is one such call.
+type escapeError struct{ target string }
+
+func (e *escapeError) Error() string {
+	return fmt.Sprintf("the agent called %s directly, not through the base URLs it was given (OPENAI_BASE_URL, <NAME>_BASE_URL …): name that host as an upstream in the suite, or stop calling it", e.target)
+}
+
+func (e *escapeError) Is(target error) bool { return target == ErrEscaped }
+
+// ErrTooLarge is matched (errors.Is) by End's error when the session's
+// agent sent a request whose body was over the session's MaxBody.
+var ErrTooLarge = errors.New("request body too large")
+
+// tooLargeError is one such request.
+type tooLargeError struct {
+	method, target string
+	limit          int64
+}
+
+func (e *tooLargeError) Error() string {
+	return fmt.Sprintf("%s %s: the request body is over the proxy's %s limit and was refused with 413; if the agent really sends that much, raise it with agent: max_request_body in the suite", e.method, e.target, Size(e.limit))
+}
+
+func (e *tooLargeError) Is(target error) bool { return target == ErrTooLarge }
+
+// Size formats a byte count as the suite's max_request_body writes it:
+// 32MiB, 512KiB, 1000B.
+func Size(n int64) string {
+	for _, u := range []struct {
+		name  string
+		shift uint
+	}{{"GiB", 30}, {"MiB", 20}, {"KiB", 10}} {
+		if n >= 1<<u.shift && n%(1<<u.shift) == 0 {
+			return fmt.Sprintf("%d%s", n>>u.shift, u.name)
+		}
+	}
+	return fmt.Sprintf("%dB", n)
+}
+
+// problem answers with a JSON error body in the shape of the provider
+// whose path the request was for (errorBody), so that the agent's own SDK
+// reads it and its error says why. A problem that asking again cannot
+// change (all but a bad gateway and a timeout) carries x-should-retry:
+// false, which the official OpenAI and Anthropic SDKs obey, so that a
+// deterministic answer such as a replay miss is not sent three times.
+func problem(w http.ResponseWriter, path string, status int, format string, args ...any) {
+	w.Header().Set("Content-Type", "application/json")
+	if status != http.StatusBadGateway && status != http.StatusGatewayTimeout {
+		w.Header().Set("X-Should-Retry", "false")
+	}
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(errorBody(path, status, "testbed proxy: "+fmt.Sprintf(format, args...)))
+}
+
+// errorBody is an error in the shape of the provider served at path (below
+// the session's prefix): OpenAI's {"error": {"message", "type", "param",
+// "code"}} under /v1/, Anthropic's {"type": "error", "error": {"type",
+// "message"}} under /v1/messages, Gemini's {"error": {"code", "message",
+// "status"}} under /v1beta/; elsewhere (an upstream, no session) one that
+// all three SDKs read: OpenAI's, with Anthropic's top-level type.
+func errorBody(path string, status int, msg string) any {
+	switch {
+	case strings.HasPrefix(path, "/v1beta/"):
+		return map[string]any{"error": map[string]any{"code": status, "message": msg, "status": named(status, geminiStatuses, "INTERNAL")}}
+	case path == "/v1/messages" || strings.HasPrefix(path, "/v1/messages/"):
+		return map[string]any{"type": "error", "error": map[string]any{"type": named(status, anthropicTypes, "api_error"), "message": msg}}
+	case strings.HasPrefix(path, "/v1/"):
+		kind := "server_error"
+		if status < 500 {
+			kind = "invalid_request_error"
+		}
+		return map[string]any{"error": map[string]any{"message": msg, "type": kind, "param": nil, "code": "testbed_" + named(status, openAICodes, "proxy_error")}}
+	}
+	return map[string]any{"type": "error", "error": map[string]string{"message": msg, "type": "testbed_proxy"}}
+}
+
+// The names each provider gives the statuses the proxy answers with.
+var (
+	geminiStatuses = map[int]string{
+		http.StatusBadRequest: "INVALID_ARGUMENT", http.StatusForbidden: "PERMISSION_DENIED", http.StatusNotFound: "NOT_FOUND",
+		http.StatusRequestEntityTooLarge: "INVALID_ARGUMENT", http.StatusNotImplemented: "UNIMPLEMENTED",
+		http.StatusBadGateway: "UNAVAILABLE", http.StatusGatewayTimeout: "DEADLINE_EXCEEDED",
+	}
+	anthropicTypes = map[int]string{
+		http.StatusBadRequest: "invalid_request_error", http.StatusForbidden: "permission_error", http.StatusNotFound: "not_found_error",
+		http.StatusRequestEntityTooLarge: "request_too_large", http.StatusGatewayTimeout: "timeout_error",
+	}
+	openAICodes = map[int]string{
+		http.StatusBadRequest: "bad_request", http.StatusForbidden: "escaped", http.StatusNotFound: "not_found",
+		http.StatusRequestEntityTooLarge: "request_too_large", http.StatusNotImplemented: "replay_miss",
+		http.StatusBadGateway: "bad_gateway", http.StatusGatewayTimeout: "timeout",
+	}
+)
+
+// named is names[status], else other.
+func named(status int, names map[int]string, other string) string {
+	if n, ok := names[status]; ok {
+		return n
+	}
+	return other
+}
+
+// isTimeout reports whether err is a timeout (a net.Error that says so).
+func isTimeout(err error) bool {
+	var ne interface{ Timeout() bool }
+	return errors.As(err, &ne) && ne.Timeout()
+}
