@@ -12,15 +12,15 @@ import (
 )
 
 var _ = Describe("a program kept alive for its variant", func() {
-	// testdata/leaky is a JSON-lines agent (sh and curl) that sends the
+	// testdata/keptstate is a JSON-lines agent (sh and curl) that sends the
 	// model every input it was ever given, across runs: each scenario is
 	// recorded alone, by a fresh program, and replayed by one program for
 	// all three, so every run after the first misses.
 	It("serves the variant's runs in scenario order every time, and a miss says which run it kept state from", func() {
 		root := GinkgoT().TempDir()
 		Expect(os.MkdirAll(filepath.Join(root, "scenarios"), 0o755)).To(Succeed())
-		Expect(os.WriteFile(filepath.Join(root, "agent.sh"), []byte(mustRead("testdata/leaky/agent.sh")), 0o644)).To(Succeed())
-		Expect(os.WriteFile(filepath.Join(root, "scenarios", "leaky.yaml"), []byte(mustRead("testdata/leaky/leaky.yaml")), 0o644)).To(Succeed())
+		Expect(os.WriteFile(filepath.Join(root, "agent.sh"), []byte(mustRead("testdata/keptstate/agent.sh")), 0o644)).To(Succeed())
+		Expect(os.WriteFile(filepath.Join(root, "scenarios", "leaky.yaml"), []byte(mustRead("testdata/keptstate/leaky.yaml")), 0o644)).To(Succeed())
 		for _, id := range []string{"s1", "s2", "s3"} {
 			r := testbed("record", "--root", root, "--suite", "leaky", "--scenario", id, "--quiet")
 			Expect(r.code).To(Equal(exitOK), r.String())
