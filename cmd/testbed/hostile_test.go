@@ -73,8 +73,16 @@ var _ = Describe("testbed on broken input", func() {
 			Expect(r.stderr).To(ContainSubstring("1 cassettes could not be read (see the errors above); restore them from git or re-record them"))
 		},
 		Entry("a named pipe, which would block", func(p string) { Expect(syscall.Mkfifo(p, 0o644)).To(Succeed()) }, "a named pipe"),
-		Entry("a symlink to /dev/zero, which never ends", func(p string) { Expect(os.Symlink("/dev/zero", p)).To(Succeed()) }, "a character device"),
 	)
+
+	It("exits 2 on a cassette that is a symlink out of the project (to /dev/zero, which never ends), naming it at its scenario's line", func() {
+		path := cassettePath(root, "single-pass", "ac1-taiwan-sst")
+		Expect(os.Remove(path)).To(Succeed())
+		Expect(os.Symlink("/dev/zero", path)).To(Succeed())
+		r := testbed("run", "--root", root, "--variant", "single-pass", "--out", "", "--baseline", "", "--quiet")
+		Expect(r.code).To(Equal(exitUsage), r.String())
+		Expect(r.stderr).To(MatchRegexp(`odbchat\.yaml:\d+: scenarios\.ac1-taiwan-sst: its cassette \S+ac1-taiwan-sst\.yaml leads outside \S+ \(to /dev/zero\)`))
+	})
 
 	It("exits 2 on variant configs the agent refuses, each at its variant's line, in run and lint", func() {
 		path := filepath.Join(root, "scenarios", "odbchat.yaml")

@@ -59,8 +59,9 @@ var _ = Describe("the example that stamps every request with a fresh UUID and th
 		r := testbed("run", "--root", root, "--out", "", "--quiet")
 		Expect(r.code).To(Equal(exitStale), r.String())
 		Expect(r.stdout).To(ContainSubstring("current-oslo stale: cassette"))
-		Expect(r.stdout).To(ContainSubstring("it differs at /messages/0/content"))
-		Expect(r.stdout).To(ContainSubstring("and at /metadata/request_id"))
+		Expect(r.stdout).To(ContainSubstring("it differs in 3 places"))
+		Expect(r.stdout).To(MatchRegexp(`\n\s+/messages/0/content: `))
+		Expect(r.stdout).To(MatchRegexp(`\n\s+/metadata/request_id: `))
 		Expect(r.stdout).NotTo(ContainSubstring("match rules"))
 	})
 
@@ -80,7 +81,7 @@ var _ = Describe("the example that stamps every request with a fresh UUID and th
 		replace(filepath.Join(root, "agent", "main.go"), `req.Header.Set("X-Tenant", "demo")`, `req.Header.Set("X-Tenant", "globex")`, 1)
 		r := testbed("run", "--root", root, "--out", "", "--quiet")
 		Expect(r.code).To(Equal(exitStale), r.String())
-		Expect(r.stdout).To(ContainSubstring("differs at header X-Tenant: demo → globex"))
+		Expect(r.stdout).To(ContainSubstring("differs: header X-Tenant: demo → globex"))
 	})
 
 	It("shows its match rules in testbed show", func() {
