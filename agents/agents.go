@@ -25,6 +25,27 @@ type Agent interface {
 	Run(ctx context.Context, in Input) (Answer, error)
 }
 
+// Timed is an optional capability of an Agent that runs outside testbed's
+// process: where the wall time of its last Run went. Wall time varies from
+// run to run; it is reported beside the replayed latency, never in it.
+type Timed interface {
+	Timing() Timing
+}
+
+// Timing is the wall time of one Run of an agent that runs outside testbed.
+type Timing struct {
+	// Total is the whole Run.
+	Total time.Duration
+	// Start is from starting the program to its first sign of life (its
+	// first call or its first reply): the process start, its runtime and
+	// imports, and a service's wait until it listens. Zero when a kept
+	// (keep_alive) program served the run.
+	Start time.Duration
+	// Calls is the time spent answering the program's calls through its
+	// proxy session: the traffic decoding and the cassette.
+	Calls time.Duration
+}
+
 // Input is what a user says over one conversation.
 type Input struct {
 	Turns []string

@@ -25,26 +25,56 @@ type Cache struct {
 // build error is returned and not kept.
 func LoadOnce[T any](cache *Cache, fsys fs.FS, kind string, files []string, build func(contents [][]byte) (T, error)) (T, error) {
 	var zero T
-	contents := make([][]byte, len(files))
+	read := func() ([][]byte, error) {
+		contents := make([][]byte, len(files))
+		for i, f := range files {
+			b, err := fs.ReadFile(fsys, f)
+			if err != nil {
+				return nil, err
+			}
+			contents[i] = b
+		}
+		return contents, nil
+	}
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00", kind)
-	for i, f := range files {
-		b, err := fs.ReadFile(fsys, f)
-		if err != nil {
+	var contents [][]byte // read already, when fsys has no digests
+	if summed, ok := fsys.(SumFS); ok && cache != nil {
+		for _, f := range files {
+			sum, n, err := summed.Sum(f)
+			if err != nil {
+				return zero, err
+			}
+			fmt.Fprintf(h, "%s\x00%d\x00", f, n)
+			h.Write(sum[:])
+		}
+	} else {
+		var err error
+		if contents, err = read(); err != nil {
 			return zero, err
 		}
-		contents[i] = b
-		fmt.Fprintf(h, "%s\x00%d\x00", f, len(b))
-		h.Write(b)
-	}
-	if cache == nil {
-		return build(contents)
+		if cache == nil {
+			return build(contents)
+		}
+		for i, f := range files {
+			sum := sha256.Sum256(contents[i])
+			fmt.Fprintf(h, "%s\x00%d\x00", f, len(contents[i]))
+			h.Write(sum[:])
+		}
 	}
 	key := string(h.Sum(nil))
 	// Scenarios start together: the first builds, the others wait for it.
+	// Given digests, only that first one reads the files.
 	c, _ := cache.built.LoadOrStore(key, &memo{})
 	m := c.(*memo)
-	m.once.Do(func() { m.v, m.err = build(contents) })
+	m.once.Do(func() {
+		if contents == nil {
+			if contents, m.err = read(); m.err != nil {
+				return
+			}
+		}
+		m.v, m.err = build(contents)
+	})
 	if m.err != nil {
 		cache.built.CompareAndDelete(key, m)
 		return zero, m.err
@@ -57,4 +87,14 @@ type memo struct {
 	once sync.Once
 	v    any
 	err  error
+}
+
+// SumFS is a folder that knows a digest of each of its files, computed once
+// (the runner's snapshot of a run's data folder is one). Given one, LoadOnce
+// finds what it built from the digests instead of reading and hashing every
+// file on every call. Sum returns the SHA-256 of name's contents and their
+// length, or the error reading name would return.
+type SumFS interface {
+	fs.FS
+	Sum(name string) (sum [sha256.Size]byte, size int, err error)
 }

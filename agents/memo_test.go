@@ -1,7 +1,9 @@
 package agents_test
 
 import (
+	"crypto/sha256"
 	"errors"
+	"io/fs"
 	"strings"
 	"sync"
 	"testing/fstest"
@@ -110,6 +112,31 @@ var _ = Describe("LoadOnce", func() {
 		Expect(other.text).To(Equal(first.text))
 	})
 
+	It("given a folder that knows its digests, reads the files only for the build", func() {
+		fsys := &summed{MapFS: fstest.MapFS{"kb/a.md": {Data: []byte("alpha")}, "kb/b.md": {Data: []byte("beta")}}}
+		first, err := agents.LoadOnce(cache, fsys, kind, []string{"kb/a.md", "kb/b.md"}, build)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(fsys.reads).To(Equal(2))
+		for range 3 {
+			again, err := agents.LoadOnce(cache, fsys, kind, []string{"kb/a.md", "kb/b.md"}, build)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(again).To(BeIdenticalTo(first))
+		}
+		Expect(fsys.reads).To(Equal(2))
+		Expect(builds).To(Equal(1))
+		// The same contents read from a folder without digests are the same build.
+		plain, err := agents.LoadOnce(cache, fsys.MapFS, kind, []string{"kb/a.md", "kb/b.md"}, build)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(plain).To(BeIdenticalTo(first))
+		// An edited file has another digest: built again, from the new contents.
+		fsys.MapFS["kb/a.md"] = &fstest.MapFile{Data: []byte("alpha, edited")}
+		edited, err := agents.LoadOnce(cache, fsys, kind, []string{"kb/a.md", "kb/b.md"}, build)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(edited.text).To(Equal("alpha, edited|beta"))
+		_, err = agents.LoadOnce(cache, fsys, kind, []string{"kb/missing.md"}, build)
+		Expect(err).To(MatchError(ContainSubstring("kb/missing.md")))
+	})
+
 	It("returns a missing file's error and keeps no failed build", func() {
 		_, err := agents.LoadOnce(cache, fstest.MapFS{}, kind, []string{"kb/missing.md"}, build)
 		Expect(err).To(MatchError(ContainSubstring("kb/missing.md")))
@@ -124,3 +151,23 @@ var _ = Describe("LoadOnce", func() {
 		Expect(builds).To(Equal(2))
 	})
 })
+
+// summed is a MapFS that knows its files' digests (agents.SumFS) and counts
+// the files read.
+type summed struct {
+	fstest.MapFS
+	reads int
+}
+
+func (s *summed) ReadFile(name string) ([]byte, error) {
+	s.reads++
+	return s.MapFS.ReadFile(name)
+}
+
+func (s *summed) Sum(name string) ([sha256.Size]byte, int, error) {
+	f, ok := s.MapFS[name]
+	if !ok {
+		return [sha256.Size]byte{}, 0, &fs.PathError{Op: "read", Path: name, Err: fs.ErrNotExist}
+	}
+	return sha256.Sum256(f.Data), len(f.Data), nil
+}

@@ -158,11 +158,15 @@ func New(spec Spec, root string) agents.Constructor {
 var sessions = sync.OnceValues(proxy.Start)
 
 type agent struct {
-	spec  Spec
-	root  string
-	cfg   agents.Config
-	reply *replyPath
+	spec   Spec
+	root   string
+	cfg    agents.Config
+	reply  *replyPath
+	timing agents.Timing // of the last Run
 }
+
+// Timing implements agents.Timed: where the wall time of the last Run went.
+func (a *agent) Timing() agents.Timing { return a.timing }
 
 // program is a started program: a command speaking JSON lines, or a
 // service listening on port.
@@ -196,6 +200,24 @@ func (a *agent) Run(ctx context.Context, in agents.Input) (ans agents.Answer, er
 		return ans, err
 	}
 	obs := newObserver(a.cfg)
+	// Where the wall time goes: starting the program (until its first
+	// call or reply), the proxy's session answering its calls, the rest.
+	began := time.Now()
+	var launched time.Time // zero when a kept program was reused
+	var replied time.Time
+	defer func() {
+		first, busy := obs.wall()
+		a.timing = agents.Timing{Total: time.Since(began), Calls: busy}
+		if !launched.IsZero() {
+			alive := replied
+			if !first.IsZero() && (alive.IsZero() || first.Before(alive)) {
+				alive = first
+			}
+			if !alive.IsZero() {
+				a.timing.Start = alive.Sub(launched)
+			}
+		}
+	}()
 	s := proxy.Session{Transport: obs, Upstreams: a.cfg.Upstreams, Clock: a.cfg.Clock, Embeddings: a.spec.Embeddings, Key: a.realKey(),
 		Turn: func(n int) { a.cfg.Tracer.Note(agents.NoteTurn, n) }, MaxBody: a.spec.MaxRequestBody}
 	s.SetModel(a.cfg.Endpoint)
@@ -219,12 +241,14 @@ func (a *agent) Run(ctx context.Context, in agents.Input) (ans agents.Answer, er
 		var release func(failed bool)
 		if prog, release, err = a.spec.Pool.acquire(ctx, p, id, a.key(), func(base string) (*program, error) {
 			// The program outlives this run: only the pool ends it.
+			launched = time.Now()
 			return a.launch(ctx, context.WithoutCancel(ctx), base)
 		}); err != nil {
 			return ans, err
 		}
 		defer func() { release(err != nil) }()
 	} else {
+		launched = time.Now()
 		if prog, err = a.launch(ctx, ctx, base); err != nil {
 			return ans, err
 		}
@@ -242,6 +266,9 @@ func (a *agent) Run(ctx context.Context, in agents.Input) (ans agents.Answer, er
 			a.cfg.Tracer.Note(agents.NoteTurn, i)
 		}
 		out, err := conv.ask(ctx, i)
+		if replied.IsZero() {
+			replied = time.Now()
+		}
 		if err != nil {
 			conv.end()
 			return ans, causedBy(end(), fmt.Errorf("turn %d: %w", i+1, err))

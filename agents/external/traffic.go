@@ -48,6 +48,11 @@ type observer struct {
 	last    []*askedCall // the calls of the last model response
 	fetched [][]byte     // upstream bodies since that response
 	asked   []*askedCall // every call the model asked for this turn, in order
+
+	// Wall clock, for the run's timing (agents.Timing): when the first
+	// request came, and the time spent answering requests.
+	first time.Time
+	busy  time.Duration
 }
 
 // askedCall is one tool call the model asked for and what the traffic
@@ -68,11 +73,28 @@ func newObserver(cfg agents.Config) *observer {
 	return &observer{cfg: cfg, next: next}
 }
 
+// wall is when the first request came (zero if none did) and the wall time
+// spent answering requests so far.
+func (o *observer) wall() (time.Time, time.Duration) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.first, o.busy
+}
+
 // Close implements cassette.Transport; the runner closes the cassette.
 func (o *observer) Close() error { return nil }
 
 // RoundTrip implements http.RoundTripper.
 func (o *observer) RoundTrip(req *http.Request) (*http.Response, error) {
+	began := time.Now()
+	defer func() {
+		o.mu.Lock()
+		if o.first.IsZero() {
+			o.first = began
+		}
+		o.busy += time.Since(began)
+		o.mu.Unlock()
+	}()
 	var body []byte
 	if req.Body != nil {
 		var err error

@@ -310,12 +310,39 @@ func writeProcessing(w io.Writer, rep *report.Report, suites []*scenario.Suite) 
 			if len(ds) == 0 {
 				continue
 			}
-			slices.Sort(ds)
-			rank := func(p float64) time.Duration { return ds[max(0, int(math.Ceil(p*float64(len(ds))))-1)] }
 			fmt.Fprintf(w, "%s/%s: the agent's own processing, wall clock, not in its latency: p50 %s, p95 %s over %d scenario runs\n",
-				s.Name, v.Name, rank(0.5).Round(time.Millisecond), rank(0.95).Round(time.Millisecond), len(ds))
+				s.Name, v.Name, rank(ds, 0.5).Round(time.Millisecond), rank(ds, 0.95).Round(time.Millisecond), len(ds))
+			var start, proxy, cassette, agent []time.Duration
+			for _, sc := range v.Scenarios {
+				if t := sc.Wall; t != nil {
+					start, proxy, cassette, agent = append(start, t.Start), append(proxy, t.Proxy), append(cassette, t.Cassette), append(agent, t.Agent)
+				}
+			}
+			if len(start) == 0 {
+				continue
+			}
+			p50 := func(ds []time.Duration) string { return rank(ds, 0.5).Round(100 * time.Microsecond).String() }
+			fmt.Fprintf(w, "%s/%s: where the wall time of a run went, p50 of each: start %s, proxy %s, cassette %s, agent %s (total p50 %s)\n",
+				s.Name, v.Name, p50(start), p50(proxy), p50(cassette), p50(agent), p50(totals(v.Scenarios)))
 		}
 	}
+}
+
+// rank is the nearest-rank percentile p of ds (sorted in place).
+func rank(ds []time.Duration, p float64) time.Duration {
+	slices.Sort(ds)
+	return ds[max(0, int(math.Ceil(p*float64(len(ds))))-1)]
+}
+
+// totals is each run's wall time, its parts summed, for the runs that have them.
+func totals(scs []report.Scenario) []time.Duration {
+	var out []time.Duration
+	for _, sc := range scs {
+		if t := sc.Wall; t != nil {
+			out = append(out, t.Start+t.Proxy+t.Cassette+t.Agent)
+		}
+	}
+	return out
 }
 
 // underRoot is path as given when absolute, else under root.

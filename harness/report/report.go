@@ -140,6 +140,10 @@ type Scenario struct {
 	// HTTP calls: beside the replayed latency, never in it. It varies from
 	// run to run, so no report file holds it.
 	Processing time.Duration `json:"-"`
+	// Wall is where the wall time of a run of an agent outside testbed
+	// went (nil for the built-in agents): it varies from run to run, like
+	// Processing, so no report file holds it.
+	Wall *WallTime `json:"-"`
 	// Crashed is true when the agent panicked; the run went on.
 	Crashed bool `json:"crashed,omitempty"`
 	// Known is true when the run failed as a known failure of the baseline

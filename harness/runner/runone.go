@@ -255,6 +255,9 @@ func (r *sampleRun) execute(ctx, parent context.Context, cfg agents.Config) {
 			began := time.Now()
 			r.ans, r.out.Crashed, err = runAgent(ctx, agent, in)
 			r.out.Processing = max(0, time.Since(began)-r.waited.total())
+			if t, ok := agent.(agents.Timed); ok {
+				r.out.Wall = wallOf(t.Timing(), r.waited.total())
+			}
 		}
 	}
 	r.timedOut = ctx.Err() != nil
@@ -399,4 +402,17 @@ func mimeOf(name string) string {
 		return strings.SplitN(t, ";", 2)[0]
 	}
 	return "application/octet-stream"
+}
+
+// wallOf splits the wall time of a run of an agent outside testbed: the
+// program's start, the proxy's own work on its calls (the session's time
+// less the cassette's), the cassette, and the agent's own rest.
+func wallOf(t agents.Timing, cassette time.Duration) *report.WallTime {
+	proxy := max(0, t.Calls-cassette)
+	return &report.WallTime{
+		Start:    t.Start,
+		Proxy:    proxy,
+		Cassette: cassette,
+		Agent:    max(0, t.Total-t.Start-t.Calls),
+	}
 }

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"io/fs"
 	"os"
 	"slices"
@@ -21,6 +22,13 @@ type snapshot struct {
 	mu    sync.Mutex
 	files map[string]*read[[]byte]
 	dirs  map[string]*read[[]fs.DirEntry]
+	sums  map[string]*read[digest]
+}
+
+// digest is a file's SHA-256 and length.
+type digest struct {
+	sum  [sha256.Size]byte
+	size int
 }
 
 // read is the result of one read, made once.
@@ -35,7 +43,7 @@ func snapshotOf(dir string) fs.FS {
 	if _, err := os.Stat(dir); err != nil {
 		return nil
 	}
-	return &snapshot{dir: dir, fsys: files.DirFS(dir), files: map[string]*read[[]byte]{}, dirs: map[string]*read[[]fs.DirEntry]{}}
+	return &snapshot{dir: dir, fsys: files.DirFS(dir), files: map[string]*read[[]byte]{}, dirs: map[string]*read[[]fs.DirEntry]{}, sums: map[string]*read[digest]{}}
 }
 
 // once returns m's entry for name, made by f the first time it is asked for.
@@ -62,16 +70,36 @@ func (s *snapshot) Stat(name string) (fs.FileInfo, error) { return fs.Stat(s.fsy
 // pipe or a device is an error naming it, not a hang; one that leads out of
 // the folder (a symlink to /etc/hostname) is files.ErrOutside.
 func (s *snapshot) ReadFile(name string) ([]byte, error) {
-	b, err := once(&s.mu, s.files, name, func(name string) ([]byte, error) {
+	b, err := s.contents(name)
+	if err != nil {
+		return nil, err
+	}
+	return bytes.Clone(b), nil
+}
+
+// contents is name's contents as first read in this run, not copied.
+func (s *snapshot) contents(name string) ([]byte, error) {
+	return once(&s.mu, s.files, name, func(name string) ([]byte, error) {
 		if !fs.ValidPath(name) {
 			return nil, &fs.PathError{Op: "read", Path: name, Err: fs.ErrInvalid}
 		}
 		return files.ReadIn(s.dir, name, files.MaxBytes)
 	})
-	if err != nil {
-		return nil, err
-	}
-	return bytes.Clone(b), nil
+}
+
+// Sum is the SHA-256 and length of name's contents as ReadFile returns them,
+// computed once per run (agents.SumFS): an agent that looks up what it built
+// from a large file (the family agent's Vega-Lite schema, 1.9 MB) neither
+// copies nor hashes the file again on each call.
+func (s *snapshot) Sum(name string) ([sha256.Size]byte, int, error) {
+	d, err := once(&s.mu, s.sums, name, func(name string) (digest, error) {
+		b, err := s.contents(name)
+		if err != nil {
+			return digest{}, err
+		}
+		return digest{sha256.Sum256(b), len(b)}, nil
+	})
+	return d.sum, d.size, err
 }
 
 // ReadDir returns a copy of name's entries as first listed in this run.
