@@ -211,16 +211,6 @@ func checkInteraction(in *vcr.Interaction) error {
 	return nil
 }
 
-// writeFile saves f atomically, mode 0644 (see files.WriteAtomic). On any
-// error the previous file is left untouched.
-func writeFile(path string, f *file) error {
-	data, err := encodeFile(path, f)
-	if err != nil {
-		return err
-	}
-	return writeData(path, data)
-}
-
 func encodeFile(path string, f *file) ([]byte, error) {
 	data, err := yaml.Marshal(f)
 	if err != nil {
@@ -236,7 +226,7 @@ func writeData(path string, data []byte) error {
 	})
 }
 
-// writeChecked saves a recording's cassette f as writeFile does, after
+// writeChecked saves a recording's cassette f atomically (files.WriteAtomic), after
 // scanning the bytes it would write with d, the detector that redacted
 // them: when the scan finds anything (a secret only visible decoded, such
 // as inside a compressed body, which redaction does not rewrite), nothing

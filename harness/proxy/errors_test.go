@@ -34,11 +34,11 @@ func counted(n *atomic.Int32) *http.Client {
 }
 
 // An official SDK, with its default retries, asking base with text; it
-// returns the SDK's error, its status and its raw body.
-type sdkCall func(base, text string, hc *http.Client) (err error, status int, raw string)
+// returns the status, the raw body and the SDK's error.
+type sdkCall func(base, text string, hc *http.Client) (status int, raw string, err error)
 
 var (
-	openAICall sdkCall = func(base, text string, hc *http.Client) (error, int, string) {
+	openAICall sdkCall = func(base, text string, hc *http.Client) (int, string, error) {
 		c := openai.NewClient(openaiopt.WithBaseURL(base+"/v1"), openaiopt.WithAPIKey(cassette.PlaceholderKey), openaiopt.WithHTTPClient(hc))
 		_, err := c.Chat.Completions.New(context.Background(), openai.ChatCompletionNewParams{Model: "gpt-4.1-mini",
 			Messages: []openai.ChatCompletionMessageParamUnion{openai.SystemMessage(greeterPrompt), openai.UserMessage(text)}})
@@ -46,21 +46,21 @@ var (
 		if errors.As(err, &e) {
 			// The SDK's Error() leaves the message out; its fields keep it.
 			_, body, _ := strings.Cut(string(e.DumpResponse(true)), "\r\n\r\n")
-			return fmt.Errorf("%w: %s", err, e.Message), e.StatusCode, body
+			return e.StatusCode, body, fmt.Errorf("%w: %s", err, e.Message)
 		}
-		return err, 0, ""
+		return 0, "", err
 	}
-	anthropicCall sdkCall = func(base, text string, hc *http.Client) (error, int, string) {
+	anthropicCall sdkCall = func(base, text string, hc *http.Client) (int, string, error) {
 		c := anthropic.NewClient(anthropicopt.WithoutEnvironmentDefaults(), anthropicopt.WithBaseURL(base), anthropicopt.WithAPIKey(cassette.PlaceholderKey), anthropicopt.WithHTTPClient(hc))
 		_, err := c.Messages.New(context.Background(), anthropic.MessageNewParams{Model: "claude-haiku-4-5", MaxTokens: 256,
 			System: []anthropic.TextBlockParam{{Text: greeterPrompt}}, Messages: []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock(text))}})
 		var e *anthropic.Error
 		if errors.As(err, &e) {
-			return err, e.StatusCode, e.RawJSON()
+			return e.StatusCode, e.RawJSON(), err
 		}
-		return err, 0, ""
+		return 0, "", err
 	}
-	geminiCall sdkCall = func(base, text string, hc *http.Client) (error, int, string) {
+	geminiCall sdkCall = func(base, text string, hc *http.Client) (int, string, error) {
 		c, err := genai.NewClient(context.Background(), &genai.ClientConfig{APIKey: cassette.PlaceholderKey, Backend: genai.BackendGeminiAPI,
 			HTTPClient: hc, HTTPOptions: genai.HTTPOptions{BaseURL: base}})
 		Expect(err).NotTo(HaveOccurred())
@@ -69,9 +69,9 @@ var (
 		var e genai.APIError
 		if errors.As(err, &e) {
 			raw, _ := json.Marshal(map[string]any{"error": e})
-			return err, e.Code, string(raw)
+			return e.Code, string(raw), err
 		}
-		return err, 0, ""
+		return 0, "", err
 	}
 )
 
@@ -132,13 +132,13 @@ var _ = Describe("the proxy's errors", func() {
 			_, session := greeterSessions(p, "m", with)
 			var n atomic.Int32
 			id, base := session(cassette.ModeRecord)
-			err, _, _ := call(base, "Ahoy", counted(&n))
+			_, _, err := call(base, "Ahoy", counted(&n))
 			Expect(err).NotTo(HaveOccurred())
 			Expect(p.End(id)).To(Succeed())
 
 			n.Store(0)
 			id, base = session(cassette.ModeReplay)
-			err, status, raw := call(base, "Something else", counted(&n))
+			status, raw, err := call(base, "Something else", counted(&n))
 			Expect(err).To(HaveOccurred())
 			Expect(n.Load()).To(BeEquivalentTo(1), "the SDK sent a deterministic miss again")
 			Expect(status).To(Equal(http.StatusNotImplemented))
@@ -160,7 +160,7 @@ var _ = Describe("the proxy's errors", func() {
 			with(&s)
 			id, base := p.Open(s)
 			var n atomic.Int32
-			err, status, raw := call(base, strings.Repeat("a long prompt ", 1000), counted(&n))
+			status, raw, err := call(base, strings.Repeat("a long prompt ", 1000), counted(&n))
 			Expect(err).To(HaveOccurred())
 			Expect(n.Load()).To(BeEquivalentTo(1))
 			Expect(status).To(Equal(http.StatusRequestEntityTooLarge))
