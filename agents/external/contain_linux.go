@@ -41,15 +41,15 @@ func contain(cmd *exec.Cmd) {
 	// /dev/null unless given its own.
 	cmd.Args = append([]string{"testbed-init", "-c", `exec 3<&0; "$@" <&3 3<&- & exec 3<&-; wait $!`, "testbed-init", cmd.Path}, cmd.Args[1:]...)
 	cmd.Path = initShell
-	cmd.SysProcAttr = namespaced()
+	cmd.SysProcAttr = pidNamespace()
 }
 
 // initShell is the program's init in its namespace.
 const initShell = "/bin/sh"
 
-// namespaced is the SysProcAttr of an init in a new user and PID
+// pidNamespace is the SysProcAttr of an init in a new user and PID
 // namespace, mapped to testbed's own user and group.
-func namespaced() *syscall.SysProcAttr {
+func pidNamespace() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{
 		Setpgid:     true,
 		Pdeathsig:   syscall.SIGKILL,
@@ -64,7 +64,7 @@ func namespaced() *syscall.SysProcAttr {
 // so on stderr.
 var namespaces = sync.OnceValue(func() bool {
 	probe := exec.Command(initShell, "-c", ":")
-	probe.SysProcAttr = namespaced()
+	probe.SysProcAttr = pidNamespace()
 	err := probe.Run()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "testbed: warning: outside agents run without a PID namespace (%v): each runs in a process group that ends with testbed, but a child of one can outlive testbed if testbed is killed with SIGKILL\n", err)

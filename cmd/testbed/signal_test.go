@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"syscall"
 	"time"
@@ -51,6 +52,9 @@ var _ = Describe("the testbed binary, signalled", Ordered, func() {
 
 	DescribeTable("leaves no agent process, nor a child of one, when it is killed with SIGKILL mid-turn",
 		func(how func(marker string) string) {
+			if runtime.GOOS != "linux" {
+				Skip("only Linux has the PID namespaces and the /proc this relies on")
+			}
 			root := project()
 			// The agent forks a child and never answers: testbed waits for
 			// its turn when it is killed.

@@ -33,14 +33,14 @@ type tooLargeError struct {
 }
 
 func (e *tooLargeError) Error() string {
-	return fmt.Sprintf("%s %s: the request body is over the proxy's %s limit and was refused with 413; if the agent really sends that much, raise it with agent: max_request_body in the suite", e.method, e.target, Size(e.limit))
+	return fmt.Sprintf("%s %s: the request body is over the proxy's %s limit and was refused with 413; if the agent really sends that much, raise it with agent: max_request_body in the suite", e.method, e.target, size(e.limit))
 }
 
 func (e *tooLargeError) Is(target error) bool { return target == ErrTooLarge }
 
-// Size formats a byte count as the suite's max_request_body writes it:
+// size formats a byte count as the suite's max_request_body writes it:
 // 32MiB, 512KiB, 1000B.
-func Size(n int64) string {
+func size(n int64) string {
 	for _, u := range []struct {
 		name  string
 		shift uint
