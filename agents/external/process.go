@@ -29,12 +29,13 @@ type process struct {
 	quit    chan struct{} // closed when the driver stops reading
 	err     error         // its exit, once done
 	once    sync.Once
+	jail    *jail // nil when the program runs on the machine's network
 }
 
-// start starts argv in dir with env; the program is killed when ctx ends.
-// A program that speaks JSON lines has its stdout read line by line; a
-// service's stdout is kept with its stderr.
-func start(ctx context.Context, argv []string, dir string, env []string, service bool) (*process, error) {
+// start starts argv in dir with env, in j when not nil; the program is
+// killed when ctx ends. A program that speaks JSON lines has its stdout
+// read line by line; a service's stdout is kept with its stderr.
+func start(ctx context.Context, argv []string, dir string, env []string, service bool, j *jail) (*process, error) {
 	name := argv[0]
 	if strings.Contains(name, "/") && !filepath.IsAbs(name) {
 		name = filepath.Join(dir, name)
@@ -42,12 +43,15 @@ func start(ctx context.Context, argv []string, dir string, env []string, service
 	cmd := exec.Command(name, argv[1:]...)
 	cmd.Dir, cmd.Env = dir, env
 	ownGroup(cmd)
+	if j != nil && cmd.Err == nil {
+		j.wrap(cmd)
+	}
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
 	}
 	p := &process{argv: argv, cmd: cmd, stdin: stdin, lines: make(chan string, 1), output: &capped{max: 64 << 10}, label: "stderr",
-		done: make(chan struct{}), quit: make(chan struct{})}
+		done: make(chan struct{}), quit: make(chan struct{}), jail: j}
 	cmd.Stderr = p.output
 	// Not cmd.StdoutPipe: Wait closes that as soon as the program exits,
 	// which loses what it wrote last and was not read yet (a long final
@@ -66,7 +70,13 @@ func start(ctx context.Context, argv []string, dir string, env []string, service
 	if out != nil {
 		out.Close() // the program holds its own copy
 	}
+	if j != nil {
+		j.started()
+	}
 	if err != nil {
+		if j != nil {
+			j.close()
+		}
 		if stdout != nil {
 			stdout.Close()
 		}
@@ -77,6 +87,9 @@ func start(ctx context.Context, argv []string, dir string, env []string, service
 	}
 	go func() {
 		p.err = cmd.Wait()
+		if j != nil {
+			j.close()
+		}
 		close(p.done)
 	}()
 	go func() {

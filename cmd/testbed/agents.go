@@ -2,6 +2,7 @@ package main
 
 import (
 	"maps"
+	"os"
 
 	"github.com/agentreplay/testbed/agents"
 	"github.com/agentreplay/testbed/agents/all"
@@ -21,7 +22,7 @@ func registry(root string, suites []*scenario.Suite, pool *external.Pool) map[st
 			continue
 		}
 		spec := external.Spec{Command: e.Command, Dir: e.Dir, Env: e.Env, UpstreamEnv: e.UpstreamEnv, Embeddings: e.Embeddings,
-			TurnTimeout: e.TurnTimeout, AllTurns: e.AllTurns, StartTimeout: e.StartTimeout, KeepAlive: e.KeepAlive, Pool: pool}
+			TurnTimeout: e.TurnTimeout, AllTurns: e.AllTurns, StartTimeout: e.StartTimeout, KeepAlive: e.KeepAlive, Pool: pool, Isolate: self()}
 		if h := e.HTTP; h != nil {
 			spec.HTTP = &external.HTTP{URL: h.URL, Body: h.Body, Headers: h.Headers, Reply: h.Reply}
 		}
@@ -34,6 +35,16 @@ func registry(root string, suites []*scenario.Suite, pool *external.Pool) map[st
 		}
 	}
 	return reg
+}
+
+// self is this program, which serves external.IsolateCommand; "" when it
+// cannot be found.
+func self() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	return exe
 }
 
 // running is registry for a run of the suites: it returns the agents and
