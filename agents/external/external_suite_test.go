@@ -16,8 +16,11 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == external.IsolateCommand {
 		os.Exit(external.IsolateMain(os.Args[2:]))
 	}
-	if os.Getenv("FAKE_AGENT") == "direct" {
+	switch os.Getenv("FAKE_AGENT") {
+	case "direct":
 		os.Exit(directAgent())
+	case "stream":
+		os.Exit(streamAgent())
 	}
 	if kind := os.Getenv("FAKE_AGENT"); kind != "" {
 		os.Exit(fakeAgent(kind))

@@ -77,14 +77,18 @@ func runNoted(spec external.Spec, turns ...string) (agents.Answer, *noted, *seen
 func newAgent(spec external.Spec, tr agents.Tracer) (agents.Agent, *seen) {
 	GinkgoHelper()
 	tape := &seen{}
-	cfg := agents.Config{
+	a, err := external.New(spec, GinkgoT().TempDir())(agentConfig(tape, tr))
+	Expect(err).NotTo(HaveOccurred())
+	return a, tape
+}
+
+// agentConfig is a scenario run's config with tape as its cassette.
+func agentConfig(tape http.RoundTripper, tr agents.Tracer) agents.Config {
+	return agents.Config{
 		HTTP: &http.Client{Transport: tape}, Tracer: tr, Clock: func() time.Time { return time.Unix(0, 0) },
 		Endpoint:  llm.Endpoint{Provider: llm.ProviderOpenAI, BaseURL: "https://api.openai.com/v1", Model: "m"},
 		Upstreams: map[string]string{"notes": "https://notes.example"},
 	}
-	a, err := external.New(spec, GinkgoT().TempDir())(cfg)
-	Expect(err).NotTo(HaveOccurred())
-	return a, tape
 }
 
 // testBinary is this test binary, which serves IsolateCommand (TestMain).

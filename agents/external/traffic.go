@@ -37,6 +37,9 @@ type observer struct {
 	asked   []llm.ToolCall // tool calls of the last model response without a result yet
 	fetched [][]byte       // upstream bodies since that response
 	tools   []toolReport   // tool calls whose results went back to the model, this turn
+	// streaming is closed when the stream being handed on has been read
+	// as traffic; nil when none is.
+	streaming chan struct{}
 }
 
 func newObserver(cfg agents.Config) *observer {
@@ -52,6 +55,7 @@ func (o *observer) Close() error { return nil }
 
 // RoundTrip implements http.RoundTripper.
 func (o *observer) RoundTrip(req *http.Request) (*http.Response, error) {
+	o.settled(req.Context())
 	var body []byte
 	if req.Body != nil {
 		var err error
@@ -64,6 +68,12 @@ func (o *observer) RoundTrip(req *http.Request) (*http.Response, error) {
 	start := o.cfg.Clock()
 	resp, err := o.next.RoundTrip(req)
 	took := o.cfg.Clock().Sub(start)
+	if err == nil && eventStream(resp.Header) {
+		// A stream goes on to the agent as it arrives, and is read as
+		// traffic once it has ended.
+		resp.Body = o.onEnd(resp.Body, func(got []byte, rerr error) { o.traffic(req, body, resp, got, rerr, took) })
+		return resp, nil
+	}
 	var got []byte
 	if resp != nil {
 		if got, err = io.ReadAll(resp.Body); err == nil {
@@ -71,6 +81,12 @@ func (o *observer) RoundTrip(req *http.Request) (*http.Response, error) {
 			resp.Body = io.NopCloser(bytes.NewReader(got))
 		}
 	}
+	o.traffic(req, body, resp, got, err, took)
+	return resp, err
+}
+
+// traffic reads one exchange, whole: a model call, or an upstream body.
+func (o *observer) traffic(req *http.Request, body []byte, resp *http.Response, got []byte, err error, took time.Duration) {
 	model := strings.HasSuffix(req.URL.Path, "/chat/completions") || gemini(req.URL.Path) ||
 		strings.HasSuffix(req.URL.Path, "/v1/messages") || strings.HasSuffix(req.URL.Path, responsesPath)
 	if !model {
@@ -79,10 +95,9 @@ func (o *observer) RoundTrip(req *http.Request) (*http.Response, error) {
 			o.fetched = append(o.fetched, got)
 			o.mu.Unlock()
 		}
-		return resp, err
+		return
 	}
 	o.model(req, body, resp, got, err, took)
-	return resp, err
 }
 
 // model reports one model call and the tool results its request carries.

@@ -151,45 +151,11 @@ func (b *buffer) Close() error {
 	return nil
 }
 
-// observedAtEnd is a live stream's body: end is called once, with what was
-// read, when it ends (its end, a read error, or Close before its end), and
-// an error end returns replaces the end of the body.
-type observedAtEnd struct {
-	io.ReadCloser
-	end  func(body []byte, err error) error
-	read []byte
-	done bool
-}
-
-func (b *observedAtEnd) Read(p []byte) (int, error) {
-	n, err := b.ReadCloser.Read(p)
-	b.read = append(b.read, p[:n]...)
-	if err != nil && !b.done {
-		b.done = true
-		var rerr error
-		if err != io.EOF {
-			rerr = err
-		}
-		if lerr := b.end(b.read, rerr); lerr != nil {
-			return n, lerr
-		}
-	}
-	return n, err
-}
-
-func (b *observedAtEnd) Close() error {
-	if !b.done {
-		b.done = true
-		b.end(b.read, io.ErrUnexpectedEOF)
-	}
-	return b.ReadCloser.Close()
-}
-
 // observeStream is the body of a live stream: its timing is known, and
 // the exchange e observed, once it has ended.
 func (l *live) observeStream(req *http.Request, url string, resp *http.Response, e Exchange) io.ReadCloser {
 	h := resp.Header
-	return &observedAtEnd{ReadCloser: resp.Body, end: func(body []byte, rerr error) error {
+	return stream.OnEnd(resp.Body, func(body []byte, rerr error) error {
 		e.Status = resp.StatusCode
 		if v := h.Get(LatencyHeader); v != "" {
 			if d, err := time.ParseDuration(v); err == nil {
@@ -212,5 +178,5 @@ func (l *live) observeStream(req *http.Request, url string, resp *http.Response,
 			return late
 		}
 		return nil
-	}}
+	})
 }
