@@ -23,7 +23,13 @@ type earlyKey struct{}
 
 // early carries a streamed response to the caller before the recorder
 // returns: its status and headers, and a body that fills as it arrives.
-type early struct{ ready chan *http.Response }
+type early struct{ ready chan handed }
+
+// handed is a stream handed on early, and the body it fills.
+type handed struct {
+	resp *http.Response
+	body *buffer
+}
 
 // teeStreams is the transport under go-vcr's recorder that hands streams
 // on early.
@@ -39,7 +45,7 @@ func (t teeStreams) RoundTrip(req *http.Request) (*http.Response, error) {
 	live := *resp
 	live.Header, live.Body = resp.Header.Clone(), buf
 	resp.Body = &teeBody{ReadCloser: resp.Body, buf: buf}
-	e.ready <- &live
+	e.ready <- handed{&live, buf}
 	return resp, nil
 }
 
@@ -60,7 +66,7 @@ func (b *teeBody) Read(p []byte) (int, error) {
 // its body filling as the stream arrives and ending, with the error
 // roundTrip returned if any, once roundTrip has.
 func passStreams(req *http.Request, roundTrip func(*http.Request) (*http.Response, error)) (*http.Response, error) {
-	e := &early{ready: make(chan *http.Response, 1)}
+	e := &early{ready: make(chan handed, 1)}
 	req = req.WithContext(context.WithValue(req.Context(), earlyKey{}, e))
 	type result struct {
 		resp *http.Response
@@ -74,15 +80,15 @@ func passStreams(req *http.Request, roundTrip func(*http.Request) (*http.Respons
 	select {
 	case res := <-done:
 		return res.resp, res.err
-	case live := <-e.ready:
+	case h := <-e.ready:
 		go func() {
 			res := <-done
 			if res.resp != nil {
 				res.resp.Body.Close()
 			}
-			live.Body.(*buffer).finish(res.err)
+			h.body.finish(res.err)
 		}()
-		return live, nil
+		return h.resp, nil
 	}
 }
 
