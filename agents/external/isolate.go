@@ -57,9 +57,6 @@ func (l *lookups) add(name string) {
 
 // mark is where the names a run looks up start.
 func (l *lookups) mark() int {
-	if l == nil {
-		return 0
-	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return len(l.names)
@@ -67,9 +64,6 @@ func (l *lookups) mark() int {
 
 // since is the error naming the distinct hosts looked up since mark, or nil.
 func (l *lookups) since(mark int) error {
-	if l == nil {
-		return nil
-	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var hosts []string

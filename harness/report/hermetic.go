@@ -10,8 +10,8 @@ import (
 // were not given; "" when no such agent ran and none did.
 func (s *ReplayStats) isolation() string {
 	var b strings.Builder
-	if len(s.Isolation) > 0 {
-		b.WriteString("; outside agents " + strings.Join(s.Isolation, ", "))
+	for _, iso := range s.Isolation {
+		b.WriteString("; outside agents " + iso)
 	}
 	if s.Escaped > 0 {
 		fmt.Fprintf(&b, "; %s with a call to a host not given (refused: see the errors)", count(s.Escaped, "scenario run"))
