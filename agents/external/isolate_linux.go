@@ -125,10 +125,13 @@ func (j *jail) close() {
 }
 
 // namespaced adds a new user namespace (the caller's user as its root) and
-// a new network namespace to attr.
+// a new network namespace to attr; the helper is killed if testbed dies.
 func namespaced(attr *syscall.SysProcAttr) *syscall.SysProcAttr {
 	if attr == nil {
 		attr = &syscall.SysProcAttr{}
+	}
+	if attr.Pdeathsig == 0 {
+		attr.Pdeathsig = syscall.SIGKILL
 	}
 	attr.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWNET
 	if attr.UidMappings == nil {
