@@ -353,6 +353,9 @@ func (a *agent) launch(ctx, life context.Context, base string) (*program, error)
 		}
 	}
 	if prog.proc, err = start(life, argv, dir, env, a.service(), j); err != nil {
+		if j != nil {
+			j.close()
+		}
 		return nil, err
 	}
 	if !a.service() {

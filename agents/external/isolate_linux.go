@@ -244,6 +244,9 @@ func IsolateMain(args []string) int {
 	var exit *exec.ExitError
 	if errors.As(err, &exit) {
 		if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			// End the same way, so that testbed reports the signal.
+			signal.Reset(ws.Signal())
+			syscall.Kill(os.Getpid(), ws.Signal())
 			return 128 + int(ws.Signal())
 		}
 		return exit.ExitCode()

@@ -32,8 +32,8 @@ type process struct {
 	jail    *jail // nil when the program runs on the machine's network
 }
 
-// start starts argv in dir with env, in j when not nil; the program is
-// killed when ctx ends. A program that speaks JSON lines has its stdout
+// start starts argv in dir with env, in j when not nil (closed when the
+// program has exited); the program is killed when ctx ends. A program that speaks JSON lines has its stdout
 // read line by line; a service's stdout is kept with its stderr.
 func start(ctx context.Context, argv []string, dir string, env []string, service bool, j *jail) (*process, error) {
 	name := argv[0]
@@ -74,9 +74,6 @@ func start(ctx context.Context, argv []string, dir string, env []string, service
 		j.started()
 	}
 	if err != nil {
-		if j != nil {
-			j.close()
-		}
 		if stdout != nil {
 			stdout.Close()
 		}
