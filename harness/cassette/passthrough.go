@@ -61,11 +61,39 @@ func (b *teeBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// passStreams runs roundTrip (the recorder's, which reads a response
-// whole) and returns as soon as the response is known to be a stream, with
-// its body filling as the stream arrives and ending, with the error
-// roundTrip returned if any, once roundTrip has.
-func passStreams(req *http.Request, roundTrip func(*http.Request) (*http.Response, error)) (*http.Response, error) {
+// streamGate keeps a recording's exchanges in call order while a stream
+// is handed on early: the next request waits until the stream has been
+// captured and observed (it arrives at the network's pace, whatever the
+// caller does), so the cassette and the trace keep the agent's order.
+type streamGate struct {
+	mu      sync.Mutex
+	pending chan struct{} // closed when the stream handed on has been captured; nil when none is
+}
+
+// wait waits until the stream handed on, if any, has been captured, or ctx ends.
+func (g *streamGate) wait(ctx context.Context) error {
+	g.mu.Lock()
+	ch := g.pending
+	g.mu.Unlock()
+	if ch == nil {
+		return nil
+	}
+	select {
+	case <-ch:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// pass runs roundTrip (the recorder's, which reads a response whole) once
+// the previous stream is captured, and returns as soon as the response is
+// known to be a stream, with its body filling as the stream arrives and
+// ending, with the error roundTrip returned if any, once roundTrip has.
+func (g *streamGate) pass(req *http.Request, roundTrip func(*http.Request) (*http.Response, error)) (*http.Response, error) {
+	if err := g.wait(req.Context()); err != nil {
+		return nil, err
+	}
 	e := &early{ready: make(chan handed, 1)}
 	req = req.WithContext(context.WithValue(req.Context(), earlyKey{}, e))
 	type result struct {
@@ -81,11 +109,21 @@ func passStreams(req *http.Request, roundTrip func(*http.Request) (*http.Respons
 	case res := <-done:
 		return res.resp, res.err
 	case h := <-e.ready:
+		captured := make(chan struct{})
+		g.mu.Lock()
+		g.pending = captured
+		g.mu.Unlock()
 		go func() {
 			res := <-done
 			if res.resp != nil {
 				res.resp.Body.Close()
 			}
+			g.mu.Lock()
+			if g.pending == captured {
+				g.pending = nil
+			}
+			g.mu.Unlock()
+			close(captured)
 			h.body.finish(res.err)
 		}()
 		return h.resp, nil
@@ -148,12 +186,16 @@ func (b *buffer) Read(p []byte) (int, error) {
 	return 0, b.err
 }
 
-// Close drops what the reader has not read; the recording goes on.
+// Close drops what the reader has not read and waits until the stream
+// has been captured and observed: a client that stops at the stream's last
+// event goes on only once the exchange is in the cassette and the trace.
 func (b *buffer) Close() error {
 	b.mu.Lock()
+	defer b.mu.Unlock()
 	b.closed, b.data = true, nil
-	b.cond.Broadcast()
-	b.mu.Unlock()
+	for b.err == nil {
+		b.cond.Wait()
+	}
 	return nil
 }
 

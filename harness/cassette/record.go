@@ -1,6 +1,7 @@
 package cassette
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -64,6 +65,7 @@ type recording struct {
 	// lastStream is the timing of the last captured answer, when streamed.
 	lastStream *trace.Stream
 	closed     bool
+	streams    streamGate  // streams handed on before they are captured
 	secrets    []string    // literal values to redact
 	policy     string      // the PolicyHeader of a captured response, if any
 	unanswered [][2]string // the requests a stand-in had no policy for, and its message
@@ -210,9 +212,9 @@ func redactHeaders(h http.Header, secrets []string) http.Header {
 // RoundTrip implements http.RoundTripper. The agents call one request at a
 // time per scenario; the recorded duration reported to Observe belongs to the
 // request that just returned. An event stream is handed on as it arrives
-// (passStreams), and observed when it has ended.
+// (streamGate), and observed when it has ended.
 func (r *recording) RoundTrip(req *http.Request) (*http.Response, error) {
-	return passStreams(req, r.record)
+	return r.streams.pass(req, r.record)
 }
 
 // record sends req through go-vcr's recorder, which returns once it has
@@ -250,6 +252,7 @@ func (r *recording) record(req *http.Request) (*http.Response, error) {
 // provenance. A scenario that made no HTTP call still gets a cassette, so that
 // replay knows it was recorded.
 func (r *recording) Close() error {
+	r.streams.wait(context.Background())
 	r.mu.Lock()
 	if r.closed {
 		r.mu.Unlock()

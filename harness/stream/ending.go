@@ -6,9 +6,9 @@ import (
 )
 
 // OnEnd returns body, handed on as it is read, that calls end once with
-// all that was read when it ends: at io.EOF (with a nil error), at another
-// read error, or when closed before its end (io.ErrUnexpectedEOF). An
-// error end returns is the body's last read error in place of io.EOF.
+// all that was read when it ends: at io.EOF (with a nil error) or at
+// another read error; closing it reads it to its end first. An error end
+// returns is the body's last read error in place of io.EOF.
 func OnEnd(body io.ReadCloser, end func(got []byte, err error) error) io.ReadCloser {
 	return &ending{ReadCloser: body, end: end}
 }
@@ -37,7 +37,14 @@ func (b *ending) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// Close reads the rest first: a client that stops at the stream's last
+// event still has the whole stream observed.
 func (b *ending) Close() error {
-	b.once.Do(func() { b.end(b.got, io.ErrUnexpectedEOF) })
+	var buf [4 << 10]byte
+	for {
+		if _, err := b.Read(buf[:]); err != nil {
+			break
+		}
+	}
 	return b.ReadCloser.Close()
 }
