@@ -134,6 +134,10 @@ const (
 	NoteTurn = "turn"
 	// NoteArtifact carries an Artifact.
 	NoteArtifact = "artifact"
+	// NoteIsolation carries how an agent's program was kept off the
+	// network, as a report's hermeticity line says it ("hermetic by network
+	// namespace", "not isolated: …"); only agents run as programs note it.
+	NoteIsolation = "isolation"
 )
 
 // Constructor builds an agent.

@@ -120,6 +120,13 @@ type Spec struct {
 	// the proxy (0: proxy.DefaultMaxBody); a larger one is refused with 413
 	// and fails the run.
 	MaxRequestBody int64
+	// Isolate is the program that serves IsolateCommand (IsolateMain):
+	// testbed itself. When set, on Linux, a command speaking JSON lines
+	// runs in a user and network namespace of its own where only the proxy
+	// is reachable; empty, or where the system does not allow it, the
+	// program shares the machine's network, kept to the proxy only by
+	// HTTP_PROXY. Either way the run notes which (agents.NoteIsolation).
+	Isolate string
 }
 
 // ErrEscaped is matched (errors.Is) by the error of a scenario whose agent
@@ -173,6 +180,7 @@ func (a *agent) Timing() agents.Timing { return a.timing }
 type program struct {
 	proc *process
 	port int // 0 for JSON lines
+	iso  Isolation
 }
 
 // conversation is one scenario run's exchange with the program.
@@ -223,16 +231,18 @@ func (a *agent) Run(ctx context.Context, in agents.Input) (ans agents.Answer, er
 	s.SetModel(a.cfg.Endpoint)
 	id, base := p.Open(s)
 	ended := false
+	lookedUp := func() error { return nil }
 	end := func() error {
 		if ended {
 			return nil
 		}
 		ended = true
-		if err := p.End(id); errors.Is(err, proxy.ErrEscaped) || errors.Is(err, proxy.ErrTooLarge) {
-			return err
+		err := p.End(id)
+		if !errors.Is(err, proxy.ErrEscaped) && !errors.Is(err, proxy.ErrTooLarge) {
+			// Misses and transport errors reached the run through the cassette.
+			err = nil
 		}
-		// Misses and transport errors reached the run through the cassette.
-		return nil
+		return errors.Join(lookedUp(), err)
 	}
 	defer end()
 
@@ -255,6 +265,12 @@ func (a *agent) Run(ctx context.Context, in agents.Input) (ans agents.Answer, er
 		defer prog.proc.stop()
 	}
 	a.cfg.Tracer.Note(agents.NoteTurn, 0)
+	a.cfg.Tracer.Note(agents.NoteIsolation, prog.iso.String())
+	if j := prog.proc.jail; j != nil {
+		// A name the program looks up during this run is this run's escape.
+		mark := j.names.mark()
+		lookedUp = func() error { return j.names.since(mark) }
+	}
 	conv, err := a.converse(ctx, prog, in)
 	if err != nil {
 		return ans, err
@@ -271,7 +287,11 @@ func (a *agent) Run(ctx context.Context, in agents.Input) (ans agents.Answer, er
 		}
 		if err != nil {
 			conv.end()
-			return ans, causedBy(end(), fmt.Errorf("turn %d: %w", i+1, err))
+			cause := end()
+			if cause == nil && prog.iso.Hermetic && errors.Is(err, errNoAnswer) {
+				err = fmt.Errorf("%w; it runs in a network namespace where only testbed's proxy is reachable, so a call it made to any other address failed at once (look for \"network is unreachable\" in what it wrote)", err)
+			}
+			return ans, causedBy(cause, fmt.Errorf("turn %d: %w", i+1, err))
 		}
 		// What the reply reports belongs to its turn, whenever it arrives.
 		a.cfg.Tracer.Note(agents.NoteTurn, i)
@@ -367,7 +387,21 @@ func (a *agent) launch(ctx, life context.Context, base string) (*program, error)
 			return nil, err
 		}
 	}
-	if prog.proc, err = start(life, argv, dir, EnvList(env), a.service()); err != nil {
+	prog.iso = a.isolation()
+	var j *jail
+	if prog.iso.Hermetic {
+		p, err := sessions()
+		if err != nil {
+			return nil, err
+		}
+		if j, err = newJail(a.spec.Isolate, p.URL()); err != nil {
+			return nil, err
+		}
+	}
+	if prog.proc, err = start(life, argv, dir, EnvList(env), a.service(), j); err != nil {
+		if j != nil {
+			j.close()
+		}
 		return nil, err
 	}
 	if !a.service() {
@@ -397,6 +431,17 @@ func (a *agent) launch(ctx, life context.Context, base string) (*program, error)
 		return nil, err
 	}
 	return prog, nil
+}
+
+// isolation is how the program will be kept off the network.
+func (a *agent) isolation() Isolation {
+	switch {
+	case a.service():
+		return Isolation{Reason: "the http: and mcp: drivers reach the agent's own port from outside, so it shares the machine's network; a call that ignores HTTP_PROXY is not seen"}
+	case a.spec.Isolate == "":
+		return Isolation{Reason: "no namespace helper was given (Spec.Isolate): a call that ignores HTTP_PROXY is not seen"}
+	}
+	return Probe(a.spec.Isolate)
 }
 
 // converse opens a conversation with the program for one scenario run.

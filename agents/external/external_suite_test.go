@@ -6,11 +6,22 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+
+	"github.com/agentreplay/testbed/agents/external"
 )
 
 // TestMain makes the test binary the agent some specs start: with
 // FAKE_AGENT set, it serves as that kind of agent instead of testing.
 func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == external.IsolateCommand {
+		os.Exit(external.IsolateMain(os.Args[2:]))
+	}
+	switch os.Getenv("FAKE_AGENT") {
+	case "direct":
+		os.Exit(directAgent())
+	case "stream":
+		os.Exit(streamAgent())
+	}
 	if kind := os.Getenv("FAKE_AGENT"); kind != "" {
 		os.Exit(fakeAgent(kind))
 	}

@@ -94,7 +94,7 @@ func (c *lines) ask(ctx context.Context, i int) (turnOut, error) {
 		}
 		return out, nil
 	case <-timer.C:
-		return out, fmt.Errorf("the agent did not answer within %s%s", c.timeout, c.proc.tail())
+		return out, fmt.Errorf("%w within %s%s", errNoAnswer, c.timeout, c.proc.tail())
 	case <-ctx.Done():
 		return out, ctx.Err()
 	}

@@ -29,25 +29,32 @@ type process struct {
 	quit    chan struct{} // closed when the driver stops reading
 	err     error         // its exit, once done
 	once    sync.Once
+	jail    *jail // nil when the program runs on the machine's network
 }
 
-// start starts argv in dir with env; the program is killed when ctx ends.
-// A program that speaks JSON lines has its stdout read line by line; a
-// service's stdout is kept with its stderr.
-func start(ctx context.Context, argv []string, dir string, env []string, service bool) (*process, error) {
+// start starts argv in dir with env, in j when not nil (closed when the
+// program has exited); the program is killed when ctx ends. A program that speaks JSON lines has its stdout
+// read line by line; a service's stdout is kept with its stderr.
+func start(ctx context.Context, argv []string, dir string, env []string, service bool, j *jail) (*process, error) {
 	name := argv[0]
 	if strings.Contains(name, "/") && !filepath.IsAbs(name) {
 		name = filepath.Join(dir, name)
 	}
 	cmd := exec.Command(name, argv[1:]...)
 	cmd.Dir, cmd.Env = dir, env
-	contain(cmd)
+	if j != nil && cmd.Err == nil {
+		// Its own user, network and PID namespaces (see isolate): nothing
+		// it starts outlives it, and only the proxy is reachable.
+		j.wrap(cmd)
+	} else {
+		contain(cmd)
+	}
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
 	}
 	p := &process{argv: argv, cmd: cmd, stdin: stdin, lines: make(chan string, 1), output: &capped{max: 64 << 10}, label: "stderr",
-		done: make(chan struct{}), quit: make(chan struct{})}
+		done: make(chan struct{}), quit: make(chan struct{}), jail: j}
 	cmd.Stderr = p.output
 	// Not cmd.StdoutPipe: Wait closes that as soon as the program exits,
 	// which loses what it wrote last and was not read yet (a long final
@@ -66,6 +73,9 @@ func start(ctx context.Context, argv []string, dir string, env []string, service
 	if out != nil {
 		out.Close() // the program holds its own copy
 	}
+	if j != nil {
+		j.started()
+	}
 	if err != nil {
 		if stdout != nil {
 			stdout.Close()
@@ -77,6 +87,9 @@ func start(ctx context.Context, argv []string, dir string, env []string, service
 	}
 	go func() {
 		p.err = cmd.Wait()
+		if j != nil {
+			j.close()
+		}
 		close(p.done)
 	}()
 	go func() {

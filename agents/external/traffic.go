@@ -53,6 +53,9 @@ type observer struct {
 	// request came, and the time spent answering requests.
 	first time.Time
 	busy  time.Duration
+	// streaming is closed when the stream being handed on has been read
+	// as traffic; nil when none is.
+	streaming chan struct{}
 }
 
 // askedCall is one tool call the model asked for and what the traffic
@@ -95,6 +98,7 @@ func (o *observer) RoundTrip(req *http.Request) (*http.Response, error) {
 		o.busy += time.Since(began)
 		o.mu.Unlock()
 	}()
+	o.settled(req.Context())
 	var body []byte
 	if req.Body != nil {
 		var err error
@@ -107,6 +111,12 @@ func (o *observer) RoundTrip(req *http.Request) (*http.Response, error) {
 	start := o.cfg.Clock()
 	resp, err := o.next.RoundTrip(req)
 	took := o.cfg.Clock().Sub(start)
+	if err == nil && eventStream(resp.Header) {
+		// A stream goes on to the agent as it arrives, and is read as
+		// traffic once it has ended.
+		resp.Body = o.onEnd(resp.Body, func(got []byte, rerr error) { o.traffic(req, body, resp, got, rerr, took) })
+		return resp, nil
+	}
 	var got []byte
 	if resp != nil {
 		if got, err = io.ReadAll(resp.Body); err == nil {
@@ -114,6 +124,12 @@ func (o *observer) RoundTrip(req *http.Request) (*http.Response, error) {
 			resp.Body = io.NopCloser(bytes.NewReader(got))
 		}
 	}
+	o.traffic(req, body, resp, got, err, took)
+	return resp, err
+}
+
+// traffic reads one exchange, whole: a model call, or an upstream body.
+func (o *observer) traffic(req *http.Request, body []byte, resp *http.Response, got []byte, err error, took time.Duration) {
 	model := strings.HasSuffix(req.URL.Path, "/chat/completions") || gemini(req.URL.Path) ||
 		strings.HasSuffix(req.URL.Path, "/v1/messages") || strings.HasSuffix(req.URL.Path, responsesPath)
 	if !model {
@@ -123,10 +139,9 @@ func (o *observer) RoundTrip(req *http.Request) (*http.Response, error) {
 			o.fetched = append(o.fetched, got)
 			o.mu.Unlock()
 		}
-		return resp, err
+		return
 	}
 	o.model(req, body, resp, got, err, took)
-	return resp, err
 }
 
 // model reports one model call and the tool results its request carries.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"maps"
+	"os"
 
 	"github.com/agentreplay/testbed/agents"
 	"github.com/agentreplay/testbed/agents/all"
@@ -21,7 +22,7 @@ func registry(root string, suites []*scenario.Suite, pool *external.Pool) map[st
 			continue
 		}
 		spec := specOf(e)
-		spec.Pool = pool
+		spec.Pool, spec.Isolate = pool, self()
 		reg[s.Agent] = agents.Entry{
 			Info: agents.Info{Name: s.Agent, Model: e.Model, Upstreams: e.Upstreams},
 			New:  external.New(spec, root),
@@ -43,6 +44,16 @@ func specOf(e *scenario.External) external.Spec {
 		spec.MCP = &external.MCP{URL: m.URL, Tool: m.Tool, Args: m.Args, Reply: m.Reply}
 	}
 	return spec
+}
+
+// self is this program, which serves external.IsolateCommand; "" when it
+// cannot be found.
+func self() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	return exe
 }
 
 // running is registry for a run of the suites: it returns the agents and

@@ -28,6 +28,8 @@ import (
 	"runtime/debug"
 	"strings"
 	"syscall"
+
+	"github.com/agentreplay/testbed/agents/external"
 )
 
 // Exit codes.
@@ -67,6 +69,10 @@ func withCode(code int, err error) error {
 }
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == external.IsolateCommand {
+		// testbed started itself in an outside agent's namespaces.
+		os.Exit(external.IsolateMain(os.Args[2:]))
+	}
 	// SIGINT or SIGTERM cancels ctx: a recording aborts the scenario in
 	// flight, starts no other, and says what it recorded. A second signal
 	// kills the process as usual.

@@ -172,6 +172,7 @@ Examples:
   testbed run
   testbed run --suite odbchat --variant single-pass
   testbed run --suite odbchat --scenario ac1-taiwan-sst --json
+  testbed run -j 1
   testbed run --junit reports/testbed-junit.xml
   testbed run --otlp-file reports/traces.jsonl --otlp http://localhost:4318`
 
@@ -189,10 +190,16 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.StringVar(&shard, "shard", "", "run only shard i of n (i/n), for parallel CI runners; join them with 'testbed report merge'")
 	var prompts bool
 	fs.BoolVar(&prompts, "prompts", false, "keep what each model call was sent (messages, system prompt, tool definitions) in latest.json, for the HTML report")
+	var parallel int
+	fs.IntVar(&parallel, "parallel", 0, "run at most this many scenario runs at a time, for built-in and outside agents alike (0: one per core, GOMAXPROCS); the reports are the same at any value")
+	fs.IntVar(&parallel, "j", 0, "the same as --parallel")
 	var traces otlpFlags
 	traces.register(fs)
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	if parallel < 0 {
+		return withCode(exitUsage, fmt.Errorf("--parallel %d: want a number of scenario runs at a time, 1 or more (0: one per core)", parallel))
 	}
 	stdout = coloured(sel, stdout)
 	suites, err := loadSuites(sel)
@@ -221,7 +228,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	rep, err := runner.Run(ctx, suites, runner.Options{
 		Mode: cassette.ModeReplay, Root: sel.root, Agents: agents,
 		Variant: sel.variant, Scenario: sel.scenario, Progress: progress(sel, stderr),
-		Shard: i, Shards: n, Timeout: sel.timeout, Sent: prompts,
+		Shard: i, Shards: n, Timeout: sel.timeout, Sent: prompts, Parallel: parallel,
 	})
 	if err != nil {
 		return withCode(exitInternal, err)

@@ -1,11 +1,10 @@
 package cassette
 
 import (
-	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -67,6 +66,7 @@ type recording struct {
 	lastStream *trace.Stream
 	closed     bool
 	detector   *Detector
+	streams    streamGate  // streams handed on before they are captured
 	policy     string      // the PolicyHeader of a captured response, if any
 	unanswered [][2]string // the requests a stand-in had no policy for, and its message
 }
@@ -88,7 +88,7 @@ func newRecorder(path string, opts Options) (*recording, error) {
 	if real == nil {
 		real = http.DefaultTransport
 	}
-	v, err := recorder.NewAsMode(tmp, recorder.ModeRecording, stream.Timed(real))
+	v, err := recorder.NewAsMode(tmp, recorder.ModeRecording, teeStreams{stream.Timed(real)})
 	if err != nil {
 		return nil, err
 	}
@@ -191,8 +191,15 @@ func (r *recording) save(i *vcr.Interaction) error {
 
 // RoundTrip implements http.RoundTripper. The agents call one request at a
 // time per scenario; the recorded duration reported to Observe belongs to the
-// request that just returned.
+// request that just returned. An event stream is handed on as it arrives
+// (streamGate), and observed when it has ended.
 func (r *recording) RoundTrip(req *http.Request) (*http.Response, error) {
+	return r.streams.pass(req, r.record)
+}
+
+// record sends req through go-vcr's recorder, which returns once it has
+// read and captured the whole response.
+func (r *recording) record(req *http.Request) (*http.Response, error) {
 	url := r.detector.URL(req.URL.String())
 	start := time.Now()
 	resp, err := r.vcr.RoundTrip(req)
@@ -225,6 +232,7 @@ func (r *recording) RoundTrip(req *http.Request) (*http.Response, error) {
 // provenance. A scenario that made no HTTP call still gets a cassette, so that
 // replay knows it was recorded.
 func (r *recording) Close() error {
+	r.streams.wait(context.Background())
 	r.mu.Lock()
 	if r.closed {
 		r.mu.Unlock()
@@ -305,14 +313,9 @@ func (l *live) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := l.real.RoundTrip(req)
 	e := Exchange{Method: req.Method, URL: url, Duration: time.Since(start), Err: err}
 	if resp != nil && stream.Is(resp.Header) {
-		// The stream's timing is known once it is read: read it now, as a
-		// recording does, and hand the agent the whole body.
-		body, rerr := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		resp.Body = io.NopCloser(bytes.NewReader(body))
-		if rerr == nil {
-			e.Stream = stream.Of(resp.Header, string(body))
-		}
+		// The stream goes to the agent as it arrives, observed once it has ended.
+		resp.Body = l.observeStream(req, url, resp, e)
+		return resp, nil
 	}
 	if resp != nil {
 		e.Status = resp.StatusCode
@@ -320,9 +323,6 @@ func (l *live) RoundTrip(req *http.Request) (*http.Response, error) {
 			if d, perr := time.ParseDuration(v); perr == nil {
 				e.Duration = d
 			}
-		}
-		if e.Stream != nil {
-			e.Duration = e.Stream.Duration
 		}
 		if late := overdue(req, url, e.Duration); late != nil {
 			resp.Body.Close()

@@ -24,8 +24,8 @@ func WriteHTML(w io.Writer, r *Report) error {
 	anchors := anchorSet{}
 	seen := newSeenIndex(anchors)
 	if r.Replay != nil {
-		page.Replay = fmt.Sprintf("replay: %s live calls, %s of %s recorded interactions replayed, %d unused cassettes",
-			Grouped(int64(r.Replay.LiveCalls)), Grouped(int64(r.Replay.Replayed)), Grouped(int64(r.Replay.Recorded)), len(r.Replay.UnusedCassettes))
+		page.Replay = fmt.Sprintf("replay: %s live calls, %s of %s recorded interactions replayed, %d unused cassettes%s",
+			Grouped(int64(r.Replay.LiveCalls)), Grouped(int64(r.Replay.Replayed)), Grouped(int64(r.Replay.Recorded)), len(r.Replay.UnusedCassettes), r.Replay.isolation())
 	}
 	if sec, ok := faultsByAgent(r); ok {
 		page.Overview = append(page.Overview, htmlSectionOf(sec))

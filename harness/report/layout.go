@@ -88,8 +88,8 @@ func layout(r *Report, verdict verdictStyle) document {
 	unused := 0
 	if rp := r.Replay; rp != nil {
 		unused = len(rp.UnusedCassettes)
-		sec := section{title: "replay", notes: []note{{text: fmt.Sprintf("%s live calls; %s of %s recorded interactions replayed; %s",
-			Grouped(int64(rp.LiveCalls)), Grouped(int64(rp.Replayed)), Grouped(int64(rp.Recorded)), count(unused, "unused cassette"))}}}
+		sec := section{title: "replay", notes: []note{{text: fmt.Sprintf("%s live calls; %s of %s recorded interactions replayed; %s%s",
+			Grouped(int64(rp.LiveCalls)), Grouped(int64(rp.Replayed)), Grouped(int64(rp.Recorded)), count(unused, "unused cassette"), rp.isolation())}}}
 		for _, c := range rp.UnusedCassettes {
 			sec.notes = append(sec.notes, note{mark: "✗", text: c + " belongs to no scenario of its suite: delete it or add the scenario back"})
 		}

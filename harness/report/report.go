@@ -56,6 +56,14 @@ type ReplayStats struct {
 	// UnusedCassettes are cassette files no scenario of the run's suites
 	// owns (checked only when nothing was filtered out).
 	UnusedCassettes []string `json:"unused_cassettes"`
+	// Isolation says, for the agents run as programs, how they were kept
+	// off the network: each distinct statement their runs noted
+	// ("hermetic by network namespace", "not isolated: <reason>"), sorted;
+	// empty when none ran.
+	Isolation []string `json:"isolation,omitempty"`
+	// Escaped counts the scenario runs whose agent called a host it was
+	// not given (refused, so still no live call).
+	Escaped int `json:"escaped,omitempty"`
 }
 
 // Suite is the result of one suite across its variants.
@@ -149,6 +157,9 @@ type Scenario struct {
 	// Known is true when the run failed as a known failure of the baseline
 	// says (see ApplyKnown): reported, not failing the run.
 	Known bool `json:"known_failure,omitempty"`
+	// Escaped is true when the agent called a host it was not given: the
+	// call was refused, and Error names the host.
+	Escaped bool `json:"escaped,omitempty"`
 	// Unreadable is true when the scenario's cassette exists but could not
 	// be read (not a regular file, too large, no permission): a problem
 	// with the checkout, not with the agent.

@@ -93,6 +93,8 @@ type Run struct {
 	Replayed int  `json:"replayed"`
 	Unplayed int  `json:"unplayed"`
 	Crashed  bool `json:"crashed,omitempty"`
+	// Escaped is the scenario's: its agent called a host it was not given.
+	Escaped bool `json:"escaped,omitempty"`
 	// Recorded and Dropped are the scenario's, for a record-missing run.
 	Recorded int      `json:"recorded,omitempty"`
 	Dropped  []string `json:"dropped,omitempty"`
@@ -143,7 +145,7 @@ func Sample(runs []Scenario, minPassRate float64) Scenario {
 	stale := -1
 	for i, r := range runs {
 		sp.Runs = append(sp.Runs, Run{Sample: i + 1, Verdict: r.Verdict, Route: r.Route, Error: r.Error, Metrics: r.Metrics,
-			Replayed: replayed(r.Events), Unplayed: r.Unplayed, Crashed: r.Crashed, Recorded: r.Recorded, Dropped: r.Dropped, Events: r.Events})
+			Replayed: replayed(r.Events), Unplayed: r.Unplayed, Crashed: r.Crashed, Escaped: r.Escaped, Recorded: r.Recorded, Dropped: r.Dropped, Events: r.Events})
 		if r.Verdict == VerdictPass {
 			sp.Passed++
 		}

@@ -31,7 +31,7 @@ func (s Scenario) Runs() []Run {
 		return s.Sampling.Runs
 	}
 	return []Run{{Sample: 1, Verdict: s.Verdict, Route: s.Route, Error: s.Error, Metrics: s.Metrics,
-		Replayed: replayed(s.Events), Unplayed: s.Unplayed, Crashed: s.Crashed, Recorded: s.Recorded, Dropped: s.Dropped, Events: s.Events}}
+		Replayed: replayed(s.Events), Unplayed: s.Unplayed, Crashed: s.Crashed, Escaped: s.Escaped, Recorded: s.Recorded, Dropped: s.Dropped, Events: s.Events}}
 }
 
 // Summarize aggregates scenario results. Latency percentiles use the

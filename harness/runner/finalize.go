@@ -7,11 +7,13 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentreplay/testbed/agents"
 	"github.com/agentreplay/testbed/harness/cassette"
 	"github.com/agentreplay/testbed/harness/check"
 	"github.com/agentreplay/testbed/harness/files"
 	"github.com/agentreplay/testbed/harness/report"
 	"github.com/agentreplay/testbed/harness/scenario"
+	"github.com/agentreplay/testbed/harness/trace"
 )
 
 // Finalize computes, from the scenario results of rep, each variant's
@@ -140,11 +142,20 @@ func replayStats(rep *report.Report, suites []*scenario.Suite, opts Options) *re
 				for _, r := range sc.Runs() {
 					st.Replayed += r.Replayed
 					st.Recorded += r.Unplayed
+					if r.Escaped {
+						st.Escaped++
+					}
+					for _, v := range trace.Notes(r.Events, agents.NoteIsolation) {
+						if s, ok := v.(string); ok && !slices.Contains(st.Isolation, s) {
+							st.Isolation = append(st.Isolation, s)
+						}
+					}
 				}
 			}
 		}
 	}
 	st.Recorded += st.Replayed
+	slices.Sort(st.Isolation)
 	if opts.Variant != "" || opts.Scenario != "" || opts.Shards > 1 {
 		return st
 	}

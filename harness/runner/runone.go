@@ -21,6 +21,7 @@ import (
 	"github.com/agentreplay/testbed/harness/cassette"
 	"github.com/agentreplay/testbed/harness/check"
 	"github.com/agentreplay/testbed/harness/files"
+	"github.com/agentreplay/testbed/harness/proxy"
 	"github.com/agentreplay/testbed/harness/report"
 	"github.com/agentreplay/testbed/harness/scenario"
 	"github.com/agentreplay/testbed/harness/trace"
@@ -340,6 +341,7 @@ func (r *sampleRun) finalize() {
 		out.Verdict, out.Error = report.VerdictStale, r.stale.Error()
 	case r.err != nil:
 		out.Verdict, out.Error = report.VerdictError, r.err.Error()
+		out.Escaped = errors.Is(r.err, proxy.ErrEscaped)
 	case r.closeErr != nil:
 		out.Verdict, out.Error = report.VerdictError, r.closeErr.Error()
 	case len(r.ans.Replies) != len(r.j.scenario.Turns):

@@ -1,0 +1,90 @@
+package external
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// IsolateCommand is the hidden subcommand of the program named by
+// Spec.Isolate that IsolateMain serves: testbed starts itself with it, in
+// a user and network namespace of the agent's own, to make the proxy
+// reachable there and start the agent.
+const IsolateCommand = "__isolate"
+
+// Isolation says how an agent's program was kept off the network.
+type Isolation struct {
+	// Hermetic is true when the program ran in a network namespace of its
+	// own, where only the proxy is reachable.
+	Hermetic bool
+	// Reason says, when not Hermetic, why it could not be.
+	Reason string
+}
+
+// String is the phrase the hermeticity line of a report uses:
+// "hermetic by network namespace" or "not isolated: <reason>".
+func (i Isolation) String() string {
+	if i.Hermetic {
+		return "hermetic by network namespace"
+	}
+	return "not isolated: " + i.Reason
+}
+
+// lookupError is an agent's lookup of host names it was not given, seen
+// by the name server of its network namespace.
+type lookupError struct{ hosts []string }
+
+func (e *lookupError) Error() string {
+	return fmt.Sprintf("the agent looked up %s, not through the base URLs it was given (OPENAI_BASE_URL, <NAME>_BASE_URL …): it runs in a network namespace where only testbed's proxy is reachable, so the call failed there and would have left the machine elsewhere; name that host as an upstream in the suite, or stop calling it",
+		strings.Join(e.hosts, ", "))
+}
+
+func (e *lookupError) Is(target error) bool { return target == ErrEscaped }
+
+// lookups are the host names a program looked up, in order.
+type lookups struct {
+	mu    sync.Mutex
+	names []string
+}
+
+func (l *lookups) add(name string) {
+	l.mu.Lock()
+	l.names = append(l.names, name)
+	l.mu.Unlock()
+}
+
+// mark is where the names a run looks up start.
+func (l *lookups) mark() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.names)
+}
+
+// since is the error naming the distinct hosts looked up since mark, or nil.
+func (l *lookups) since(mark int) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var hosts []string
+	for _, n := range l.names[mark:] {
+		if !slices.Contains(hosts, n) {
+			hosts = append(hosts, n)
+		}
+	}
+	if len(hosts) == 0 {
+		return nil
+	}
+	return &lookupError{hosts: hosts}
+}
+
+// ignoredLookup says whether a looked-up name is the machine's own, which
+// a resolver may ask for without the program calling anyone.
+func ignoredLookup(name, hostname string) bool {
+	name = strings.ToLower(strings.TrimSuffix(name, "."))
+	return name == "" || name == "localhost" || strings.HasSuffix(name, ".localhost") ||
+		hostname != "" && (name == strings.ToLower(hostname) || strings.HasPrefix(name, strings.ToLower(hostname)+"."))
+}
+
+// errNoAnswer is a turn the program did not answer in time.
+var errNoAnswer = errors.New("the agent did not answer")

@@ -1,0 +1,419 @@
+package external
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/net/dns/dnsmessage"
+	"golang.org/x/sys/unix"
+)
+
+// jail cuts one program off the network: it starts in a user namespace
+// and a network namespace of its own (no root needed), under IsolateMain,
+// which brings up the namespace's loopback, listens there on the proxy's
+// port and forwards each connection over a Unix socket (filesystem
+// sockets are shared between network namespaces) to the proxy, answers
+// every name lookup "no such host" and tells testbed the name, then starts
+// the program. Any other address is unreachable from inside.
+type jail struct {
+	exe   string
+	dir   string       // holds the Unix socket
+	ln    net.Listener // the Unix socket, bridged to the proxy
+	port  string       // the proxy's port
+	child *os.File     // the helper's end of the lookups socket pair
+	mine  *os.File
+	names *lookups
+}
+
+// newJail prepares the jail of a program whose proxy is at proxyURL
+// (http://127.0.0.1:port), with exe as the helper that serves IsolateCommand.
+func newJail(exe, proxyURL string) (*jail, error) {
+	addr := strings.TrimPrefix(proxyURL, "http://")
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, fmt.Errorf("isolate the agent: proxy address %q: %w", proxyURL, err)
+	}
+	dir, err := os.MkdirTemp("", "testbed-isolate-")
+	if err != nil {
+		return nil, fmt.Errorf("isolate the agent: %w", err)
+	}
+	ln, err := net.Listen("unix", filepath.Join(dir, "proxy.sock"))
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("isolate the agent: %w", err)
+	}
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		ln.Close()
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("isolate the agent: %w", err)
+	}
+	j := &jail{exe: exe, dir: dir, ln: ln, port: port, mine: os.NewFile(uintptr(fds[0]), "lookups"), child: os.NewFile(uintptr(fds[1]), "lookups"), names: &lookups{}}
+	go j.bridge(addr)
+	go j.listen()
+	return j, nil
+}
+
+// bridge passes each connection to the Unix socket on to the proxy.
+func (j *jail) bridge(addr string) {
+	for {
+		c, err := j.ln.Accept()
+		if err != nil {
+			return
+		}
+		go func() {
+			p, err := net.Dial("tcp", addr)
+			if err != nil {
+				c.Close()
+				return
+			}
+			splice(c, p)
+		}()
+	}
+}
+
+// listen records the names the helper reports, acknowledging each, so
+// that a name is recorded before the program learns it does not resolve.
+func (j *jail) listen() {
+	r := bufio.NewReader(j.mine)
+	for {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			return
+		}
+		j.names.add(strings.TrimSpace(line))
+		if _, err := j.mine.Write([]byte{'\n'}); err != nil {
+			return
+		}
+	}
+}
+
+// wrap makes cmd start the helper in the namespaces, which starts what cmd
+// would have; cmd's own SysProcAttr (its process group, other namespaces)
+// is kept.
+func (j *jail) wrap(cmd *exec.Cmd) {
+	args := append([]string{j.exe, IsolateCommand, "--port", j.port, "--socket", j.ln.Addr().String(), "--", cmd.Path}, cmd.Args...)
+	cmd.Path, cmd.Args = j.exe, args
+	cmd.ExtraFiles = append([]*os.File{j.child}, cmd.ExtraFiles...)
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	}
+	cmd.SysProcAttr = namespaced(cmd.SysProcAttr)
+}
+
+// started drops testbed's copy of the helper's end, once it has its own.
+func (j *jail) started() { j.child.Close() }
+
+// close removes the socket; the program has exited.
+func (j *jail) close() {
+	j.ln.Close()
+	j.child.Close()
+	j.mine.Close()
+	os.RemoveAll(j.dir)
+}
+
+// namespaced adds a new user namespace (the caller's user as its root), a
+// new network namespace and a new PID namespace, whose process 1 is the
+// helper, to attr: the helper is killed if testbed dies, and everything in
+// the namespace with it (contain's guarantee, for an isolated program).
+func namespaced(attr *syscall.SysProcAttr) *syscall.SysProcAttr {
+	if attr == nil {
+		attr = &syscall.SysProcAttr{}
+	}
+	if attr.Pdeathsig == 0 {
+		attr.Pdeathsig = syscall.SIGKILL
+	}
+	attr.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWNET | syscall.CLONE_NEWPID
+	if attr.UidMappings == nil {
+		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getuid(), Size: 1}}
+		attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getgid(), Size: 1}}
+	}
+	return attr
+}
+
+// probes holds, per helper, whether this system lets it isolate a program.
+var probes sync.Map // exe → func() Isolation
+
+// Probe reports whether programs can be isolated with exe as the helper:
+// it starts the helper once, in the namespaces, to bring up a loopback and
+// listen there, and says why not when that fails.
+func Probe(exe string) Isolation {
+	f, _ := probes.LoadOrStore(exe, sync.OnceValue(func() Isolation { return runProbe(exe) }))
+	return f.(func() Isolation)()
+}
+
+func runProbe(exe string) Isolation {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, exe, IsolateCommand, "--probe")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd.SysProcAttr = namespaced(nil)
+	err := cmd.Run()
+	if err == nil && strings.TrimSpace(out.String()) == "ok" {
+		return Isolation{Hermetic: true}
+	}
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		// The kernel refused the namespaces.
+		why := "this system does not let an unprivileged process create a user and network namespace (" + err.Error() + ")"
+		for _, k := range []string{"/proc/sys/kernel/unprivileged_userns_clone", "/proc/sys/user/max_user_namespaces"} {
+			if b, err := os.ReadFile(k); err == nil && strings.TrimSpace(string(b)) == "0" {
+				why += fmt.Sprintf("; %s is 0", strings.ReplaceAll(strings.TrimPrefix(k, "/proc/sys/"), "/", "."))
+			}
+		}
+		return Isolation{Reason: why + ": a call that ignores HTTP_PROXY is not seen"}
+	}
+	msg := strings.TrimSpace(out.String())
+	if err != nil {
+		msg = strings.TrimSpace(err.Error() + ": " + msg)
+	}
+	return Isolation{Reason: "the namespace helper failed (" + clip(msg) + "): a call that ignores HTTP_PROXY is not seen"}
+}
+
+// IsolateMain serves IsolateCommand, inside the namespaces: it brings up
+// the loopback, forwards 127.0.0.1:<port> to the proxy's Unix socket,
+// answers every name lookup "no such host" after telling testbed (fd 3),
+// then runs the program (the arguments after --: its path, then its argv)
+// with its own stdin, stdout and stderr, and exits as it did. With
+// --probe it only checks that it can do so, and prints ok.
+func IsolateMain(args []string) int {
+	fs := flag.NewFlagSet(IsolateCommand, flag.ContinueOnError)
+	port := fs.String("port", "", "the proxy's port")
+	sock := fs.String("socket", "", "the proxy's Unix socket")
+	check := fs.Bool("probe", false, "only check that isolation works")
+	if err := fs.Parse(args); err != nil {
+		return 125
+	}
+	fail := func(err error) int {
+		fmt.Fprintf(os.Stderr, "testbed: isolate the agent: %v\n", err)
+		return 125
+	}
+	if err := loopbackUp(); err != nil {
+		return fail(err)
+	}
+	var report *os.File
+	if !*check {
+		syscall.CloseOnExec(3)
+		report = os.NewFile(3, "lookups")
+	}
+	if err := serveDNS(report); err != nil {
+		return fail(err)
+	}
+	if *check {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return fail(err)
+		}
+		ln.Close()
+		fmt.Println("ok")
+		return 0
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", *port))
+	if err != nil {
+		return fail(err)
+	}
+	go forward(ln, *sock)
+	rest := fs.Args()
+	if len(rest) < 2 {
+		return fail(errors.New("no program to run"))
+	}
+	cmd := &exec.Cmd{Path: rest[0], Args: rest[1:], Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
+		SysProcAttr: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}} // the agent ends with its helper
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	if err := cmd.Start(); err != nil {
+		return fail(err)
+	}
+	go func() {
+		for s := range sigs {
+			cmd.Process.Signal(s)
+		}
+	}()
+	err = cmd.Wait()
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			// End the same way, so that testbed reports the signal.
+			signal.Reset(ws.Signal())
+			syscall.Kill(os.Getpid(), ws.Signal())
+			return 128 + int(ws.Signal())
+		}
+		return exit.ExitCode()
+	}
+	if err != nil {
+		return fail(err)
+	}
+	return 0
+}
+
+// loopbackUp brings up lo, the only interface of a new network namespace.
+func loopbackUp() error {
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("bring up lo: %w", err)
+	}
+	defer unix.Close(fd)
+	ifr, err := unix.NewIfreq("lo")
+	if err != nil {
+		return err
+	}
+	if err := unix.IoctlIfreq(fd, unix.SIOCGIFFLAGS, ifr); err != nil {
+		return fmt.Errorf("bring up lo: %w", err)
+	}
+	ifr.SetUint16(ifr.Uint16() | unix.IFF_UP | unix.IFF_RUNNING)
+	if err := unix.IoctlIfreq(fd, unix.SIOCSIFFLAGS, ifr); err != nil {
+		return fmt.Errorf("bring up lo: %w", err)
+	}
+	return nil
+}
+
+// addLoopback gives lo one more IPv4 address, alone in its /32, so that a
+// name server the system names elsewhere is answered inside.
+func addLoopback(n int, ip net.IP) error {
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	ifr, err := unix.NewIfreq("lo:" + strconv.Itoa(n))
+	if err != nil {
+		return err
+	}
+	if err := ifr.SetInet4Addr(ip.To4()); err != nil {
+		return err
+	}
+	if err := unix.IoctlIfreq(fd, unix.SIOCSIFADDR, ifr); err != nil {
+		return fmt.Errorf("add %s to lo: %w", ip, err)
+	}
+	if err := ifr.SetInet4Addr(net.IPv4bcast.To4()); err != nil {
+		return err
+	}
+	if err := unix.IoctlIfreq(fd, unix.SIOCSIFNETMASK, ifr); err != nil {
+		return fmt.Errorf("add %s/32 to lo: %w", ip, err)
+	}
+	return nil
+}
+
+// serveDNS answers, on every IPv4 name server of /etc/resolv.conf (UDP),
+// each query "no such host", telling report the name first. A name
+// server on IPv6 is left unreachable: the lookup fails at once.
+func serveDNS(report *os.File) error {
+	data, _ := os.ReadFile("/etc/resolv.conf")
+	hostname, _ := os.Hostname()
+	var mu sync.Mutex
+	tell := func(name string) {
+		if report == nil || ignoredLookup(name, hostname) {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if _, err := io.WriteString(report, strings.TrimSuffix(name, ".")+"\n"); err == nil {
+			var ack [1]byte
+			report.Read(ack[:])
+		}
+	}
+	n := 0
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 2 || f[0] != "nameserver" {
+			continue
+		}
+		ip := net.ParseIP(f[1])
+		if ip == nil || ip.To4() == nil {
+			continue
+		}
+		if !ip.IsLoopback() {
+			n++
+			if err := addLoopback(n, ip); err != nil {
+				return err
+			}
+		}
+		pc, err := net.ListenPacket("udp4", net.JoinHostPort(ip.String(), "53"))
+		if err != nil {
+			return fmt.Errorf("name server %s: %w", ip, err)
+		}
+		go answerNX(pc, tell)
+	}
+	return nil
+}
+
+// answerNX answers each query on pc "no such host" (NXDOMAIN).
+func answerNX(pc net.PacketConn, tell func(string)) {
+	buf := make([]byte, 1500)
+	for {
+		n, addr, err := pc.ReadFrom(buf)
+		if err != nil {
+			return
+		}
+		var p dnsmessage.Parser
+		h, err := p.Start(buf[:n])
+		if err != nil {
+			continue
+		}
+		q, err := p.Question()
+		if err != nil {
+			continue
+		}
+		tell(q.Name.String())
+		b := dnsmessage.NewBuilder(nil, dnsmessage.Header{ID: h.ID, Response: true, OpCode: h.OpCode, RecursionDesired: h.RecursionDesired, RecursionAvailable: true, RCode: dnsmessage.RCodeNameError})
+		b.StartQuestions()
+		b.Question(q)
+		if msg, err := b.Finish(); err == nil {
+			pc.WriteTo(msg, addr)
+		}
+	}
+}
+
+// forward passes each connection to ln on to the Unix socket at sock.
+func forward(ln net.Listener, sock string) {
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		go func() {
+			u, err := net.Dial("unix", sock)
+			if err != nil {
+				c.Close()
+				return
+			}
+			splice(c, u)
+		}()
+	}
+}
+
+// splice copies both ways between a and b until both sides are done.
+func splice(a, b net.Conn) {
+	done := make(chan struct{})
+	half := func(dst, src net.Conn) {
+		io.Copy(dst, src)
+		if cw, ok := dst.(interface{ CloseWrite() error }); ok {
+			cw.CloseWrite()
+		} else {
+			dst.Close()
+		}
+		done <- struct{}{}
+	}
+	go half(a, b)
+	go half(b, a)
+	<-done
+	<-done
+	a.Close()
+	b.Close()
+}

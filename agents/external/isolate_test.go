@@ -1,0 +1,156 @@
+package external_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"sync"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/agentreplay/testbed/agents"
+	"github.com/agentreplay/testbed/agents/external"
+	"github.com/agentreplay/testbed/agents/llm"
+)
+
+// directAgent is a JSON-lines agent (FAKE_AGENT=direct) that, for each
+// turn, calls its upstream through its base URL, then the turn's input as
+// a URL directly, as Node's fetch does whatever HTTP_PROXY says, and
+// answers with what each call gave.
+func directAgent() int {
+	direct := &http.Client{Transport: &http.Transport{Proxy: nil}, Timeout: 20 * time.Second}
+	var line string
+	for {
+		if _, err := fmt.Scanln(&line); err != nil {
+			return 0
+		}
+		var turn struct{ Input string }
+		json.Unmarshal([]byte(line), &turn)
+		via := "ok"
+		if resp, err := http.Get(os.Getenv("NOTES_BASE_URL") + "/turn/1"); err != nil {
+			via = err.Error()
+		} else {
+			resp.Body.Close()
+		}
+		got := "reached"
+		if resp, err := direct.Get(turn.Input); err != nil {
+			got = err.Error()
+		} else {
+			resp.Body.Close()
+		}
+		b, _ := json.Marshal(map[string]string{"text": via + " | " + got})
+		fmt.Println(string(b))
+	}
+}
+
+// noted keeps what an agent notes, by key.
+type noted struct {
+	mu sync.Mutex
+	by map[string][]any
+}
+
+func (n *noted) Tool(string, json.RawMessage, []byte, string, error) {}
+func (n *noted) Note(key string, value any) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.by == nil {
+		n.by = map[string][]any{}
+	}
+	n.by[key] = append(n.by[key], value)
+}
+
+// runNoted runs spec once with turns, and returns the answer, what was
+// noted, the run's cassette and the run's error.
+func runNoted(spec external.Spec, turns ...string) (agents.Answer, *noted, *seen, error) {
+	GinkgoHelper()
+	tr := &noted{}
+	a, tape := newAgent(spec, tr)
+	ans, err := a.Run(GinkgoT().Context(), agents.Input{Turns: turns})
+	return ans, tr, tape, err
+}
+
+// newAgent builds spec's agent for one scenario run traced by tr, and
+// returns it with the run's cassette.
+func newAgent(spec external.Spec, tr agents.Tracer) (agents.Agent, *seen) {
+	GinkgoHelper()
+	tape := &seen{}
+	a, err := external.New(spec, GinkgoT().TempDir())(agentConfig(tape, tr))
+	Expect(err).NotTo(HaveOccurred())
+	return a, tape
+}
+
+// agentConfig is a scenario run's config with tape as its cassette.
+func agentConfig(tape http.RoundTripper, tr agents.Tracer) agents.Config {
+	return agents.Config{
+		HTTP: &http.Client{Transport: tape}, Tracer: tr, Clock: func() time.Time { return time.Unix(0, 0) },
+		Endpoint:  llm.Endpoint{Provider: llm.ProviderOpenAI, BaseURL: "https://api.openai.com/v1", Model: "m"},
+		Upstreams: map[string]string{"notes": "https://notes.example"},
+	}
+}
+
+// testBinary is this test binary, which serves IsolateCommand (TestMain).
+func testBinary() string {
+	GinkgoHelper()
+	exe, err := os.Executable()
+	Expect(err).NotTo(HaveOccurred())
+	return exe
+}
+
+var _ = Describe("an outside agent kept off the network", func() {
+	var spec external.Spec
+	BeforeEach(func() {
+		spec = external.Spec{Command: []string{testBinary()}, Env: map[string]string{"FAKE_AGENT": "direct"}, Isolate: testBinary()}
+		if iso := external.Probe(spec.Isolate); !iso.Hermetic {
+			Skip("this system cannot isolate a program: " + iso.String())
+		}
+	})
+
+	It("runs in a network namespace where only the proxy is reachable, and says so", func() {
+		ans, tr, tape, err := runNoted(spec, "http://203.0.113.7/tokenizer.json")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(tr.by[agents.NoteIsolation]).To(Equal([]any{"hermetic by network namespace"}))
+		Expect(tape.all()).To(Equal([]string{"https://notes.example/turn/1"}), "its base URLs reach the proxy from inside")
+		Expect(ans.Replies[0].Text).To(HavePrefix("ok | "))
+		Expect(ans.Replies[0].Text).To(ContainSubstring("network is unreachable"), "an address other than the proxy's fails at once")
+	})
+
+	It("fails the scenario, naming the host, when the agent looks up a host it was not given", func() {
+		_, _, _, err := runNoted(spec, "https://huggingface.co/Xenova/gpt-4/resolve/main/tokenizer.json")
+		Expect(err).To(MatchError(external.ErrEscaped))
+		Expect(err.Error()).To(ContainSubstring("the agent looked up huggingface.co, not through the base URLs it was given"))
+		Expect(err.Error()).To(ContainSubstring("name that host as an upstream"))
+	})
+
+	It("says, when a turn times out, that a call to any other address failed at once", func() {
+		spec.Command, spec.Env = []string{"sh", "-c", "read l; sleep 5"}, nil
+		spec.TurnTimeout = 100 * time.Millisecond
+		_, _, _, err := runNoted(spec, "a")
+		Expect(err).To(MatchError(ContainSubstring("the agent did not answer within 100ms; it runs in a network namespace where only testbed's proxy is reachable")))
+	})
+})
+
+var _ = Describe("an outside agent that cannot be kept off the network", func() {
+	DescribeTable("runs as before and says why it is not isolated",
+		func(spec external.Spec, want string) {
+			_, tr, _, err := runNoted(spec, "a")
+			Expect(err).NotTo(HaveOccurred())
+			Expect(tr.by[agents.NoteIsolation]).To(HaveLen(1))
+			Expect(tr.by[agents.NoteIsolation][0]).To(HavePrefix("not isolated: " + want))
+		},
+		Entry("without a namespace helper", external.Spec{Command: []string{"sh", "-c", `read l; echo '{"text":"hi"}'`}},
+			"no namespace helper was given"),
+		Entry("when the helper fails in the namespace", external.Spec{Command: []string{"sh", "-c", `read l; echo '{"text":"hi"}'`}, Isolate: "/bin/false"},
+			"the namespace helper failed"),
+	)
+
+	It("says so for a service, which testbed reaches on its own port", func() {
+		spec := external.Spec{Command: []string{testBinary()}, Env: map[string]string{"FAKE_AGENT": "text"},
+			HTTP: &external.HTTP{URL: "http://127.0.0.1:{{port}}/chat"}, Isolate: testBinary()}
+		_, tr, _, err := runNoted(spec, "a")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(tr.by[agents.NoteIsolation][0]).To(HavePrefix("not isolated: the http: and mcp: drivers reach the agent's own port"))
+	})
+})
