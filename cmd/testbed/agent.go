@@ -18,10 +18,10 @@ import (
 
 	"github.com/agentreplay/testbed/agents"
 	"github.com/agentreplay/testbed/agents/all"
-	"github.com/agentreplay/testbed/agents/external"
 	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/agents/llm/provider"
 	"github.com/agentreplay/testbed/harness/cassette"
+	"github.com/agentreplay/testbed/harness/external"
 	"github.com/agentreplay/testbed/harness/files"
 	"github.com/agentreplay/testbed/harness/proxy"
 )
@@ -34,7 +34,7 @@ stdout, and reaches its model and upstreams by the base URLs in its
 environment (OPENAI_BASE_URL, GEMINI_BASE_URL or ANTHROPIC_BASE_URL, <NAME>_BASE_URL per
 upstream, TESTBED_PROVIDER, TESTBED_MODEL and TESTBED_API, TESTBED_NOW,
 TESTBED_CLOCK_URL, TESTBED_VARIANT, TESTBED_STREAM), as the contract in package
-agents/external says. It reports the notes and tool calls it traces with
+harness/external says. It reports the notes and tool calls it traces with
 each reply. Being built in, it knows its logical URLs: it keeps them, and
 its transport takes each request to the session (as the runner's
 through-proxy mode does), so that its errors name them as in-process. It reads every turn before it answers: a suite runs it with

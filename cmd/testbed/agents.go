@@ -6,7 +6,7 @@ import (
 
 	"github.com/agentreplay/testbed/agents"
 	"github.com/agentreplay/testbed/agents/all"
-	"github.com/agentreplay/testbed/agents/external"
+	"github.com/agentreplay/testbed/harness/external"
 	"github.com/agentreplay/testbed/harness/scenario"
 )
 

@@ -29,7 +29,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/agentreplay/testbed/agents/external"
+	"github.com/agentreplay/testbed/harness/external"
 )
 
 // Exit codes.
@@ -105,7 +105,7 @@ Commands:
   cassettes check  scan cassettes for secrets
   proxy            serve one scenario's cassette to an agent in any language, by base URL
   standin          start the stand-in model and the fixture upstreams on loopback
-  agent            run a built-in agent as an outside one, on JSON lines (see agents/external)
+  agent            run a built-in agent as an outside one, on JSON lines (see harness/external)
   serve odbchat    serve ODBchat's router.answer as an MCP server on loopback (replay, record or live)
 
 Run 'testbed <command> --help' for a command's flags and examples.

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/agentreplay/testbed/agents"
-	"github.com/agentreplay/testbed/agents/external"
 	"github.com/agentreplay/testbed/harness/cassette"
+	"github.com/agentreplay/testbed/harness/external"
 	"github.com/agentreplay/testbed/harness/proxy"
 	"github.com/agentreplay/testbed/harness/runner"
 	"github.com/agentreplay/testbed/harness/scenario"

@@ -16,7 +16,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/agentreplay/testbed/agents/external"
+	"github.com/agentreplay/testbed/harness/external"
 )
 
 // TestMain serves the namespace helper when a spec's outside agent starts

@@ -7,7 +7,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/agentreplay/testbed/agents/external"
+	"github.com/agentreplay/testbed/harness/external"
 )
 
 // TestMain makes the test binary the agent some specs start: with

@@ -12,7 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/agentreplay/testbed/agents/external"
+	"github.com/agentreplay/testbed/harness/external"
 )
 
 // fakeAgent is the agent of kind the specs start (the test binary, with

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/agentreplay/testbed/agents"
-	"github.com/agentreplay/testbed/agents/external"
+	"github.com/agentreplay/testbed/harness/external"
 )
 
 // BenchmarkRunIsolated is one scenario run of a one-turn JSON-lines agent,

@@ -10,8 +10,8 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/agentreplay/testbed/agents"
-	"github.com/agentreplay/testbed/agents/external"
 	"github.com/agentreplay/testbed/agents/llm"
+	"github.com/agentreplay/testbed/harness/external"
 )
 
 // slowCassette answers like seen, after a pause: the time a cassette takes.

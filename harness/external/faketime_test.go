@@ -9,8 +9,8 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/agentreplay/testbed/agents"
-	"github.com/agentreplay/testbed/agents/external"
 	"github.com/agentreplay/testbed/agents/llm"
+	"github.com/agentreplay/testbed/harness/external"
 )
 
 // runAt runs the command once, for one turn, with the scenario's clock at

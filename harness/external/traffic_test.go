@@ -14,8 +14,8 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/agentreplay/testbed/agents"
-	"github.com/agentreplay/testbed/agents/external"
 	"github.com/agentreplay/testbed/agents/llm"
+	"github.com/agentreplay/testbed/harness/external"
 )
 
 // traced keeps the model calls and tool calls read from an agent's traffic.
