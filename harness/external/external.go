@@ -293,6 +293,10 @@ func (a *agent) Run(ctx context.Context, in agents.Input) (ans agents.Answer, er
 			}
 			return ans, causedBy(cause, fmt.Errorf("turn %d: %w", i+1, err))
 		}
+		// A stream the program read last is traffic of this turn: it is read
+		// as such before the next turn starts (it ends in the proxy a little
+		// after the program has it all).
+		obs.settled(ctx)
 		// What the reply reports belongs to its turn, whenever it arrives.
 		a.cfg.Tracer.Note(agents.NoteTurn, i)
 		obs.flush(!selfReported && out.Tools == nil)
