@@ -71,8 +71,10 @@ type Suite struct {
 	ReductionWithout []string `json:"reduction_without,omitempty"`
 	// NotGating is the suite's gating: false: its failures and thresholds
 	// are reported apart and never fail the run.
-	NotGating bool      `json:"not_gating,omitempty"`
-	Variants  []Variant `json:"variants"`
+	NotGating bool `json:"not_gating,omitempty"`
+	// Prices names the price table the suite's calls were priced with.
+	Prices   string    `json:"prices,omitempty"`
+	Variants []Variant `json:"variants"`
 }
 
 // Variant is the result of one variant over the suite's scenarios.
@@ -214,6 +216,8 @@ type Summary struct {
 	Judged int `json:"judged_checks,omitempty"`
 	// Streaming summarizes the streamed model calls; nil when none streamed.
 	Streaming *Streaming `json:"streaming,omitempty"`
+	// Cost is what the model calls cost per run (mean, p95) and in all.
+	Cost Spend `json:"cost"`
 }
 
 // Threshold is one suite threshold's outcome for a variant.

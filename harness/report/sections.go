@@ -50,8 +50,8 @@ func outcomeSection(order []*Variant) section {
 // with the change against the baseline.
 func costSection(order []*Variant, base *Variant) section {
 	sec := section{title: "cost per scenario (mean)", table: table{
-		header: []string{"variant", "LLM calls", "in tok", "out tok", "latency mean", "p95"},
-		right:  []bool{false, true, true, true, true, true},
+		header: []string{"variant", "LLM calls", "in tok", "out tok", "latency mean", "p95", "cost mean", "cost p95", "cost total"},
+		right:  []bool{false, true, true, true, true, true, true, true, true},
 	}}
 	for _, v := range order {
 		s := v.Summary
@@ -68,12 +68,36 @@ func costSection(order []*Variant, base *Variant) section {
 				latency += " (" + signed((s.LatencyMean/b.LatencyMean-1)*100, 1, "%") + ")"
 			}
 		}
+		dollars := s.Cost.Short()
+		if base != nil && v != base && s.Cost.Evaluated() && base.Summary.Cost.Evaluated() {
+			dollars += " (" + costDelta(base.Summary.Cost.Mean, s.Cost.Mean) + ")"
+		}
 		sec.table.rows = append(sec.table.rows, []string{
 			v.Name, calls, in, strconv.FormatFloat(s.OutputTokensMean, 'f', 0, 64),
 			latency, strconv.FormatFloat(s.LatencyP95, 'f', 0, 64) + " ms",
+			dollars, s.Cost.Format(s.Cost.P95), s.Cost.Format(s.Cost.Total),
 		})
+		if src := s.Cost.Sources(); src != "" {
+			sec.notes = append(sec.notes, note{text: v.Name + ": " + src})
+		}
 	}
 	return sec
+}
+
+// costDelta is the change from base to head dollars: "-$0.0012, -37.5%".
+func costDelta(base, head float64) string {
+	d := head - base
+	out := USD(math.Abs(d))
+	switch {
+	case d > 0:
+		out = "+" + out
+	case d < 0:
+		out = "-" + out
+	}
+	if base != 0 {
+		out += ", " + signed((head/base-1)*100, 1, "%")
+	}
+	return out
 }
 
 func thresholdSection(order []*Variant) (section, bool) {

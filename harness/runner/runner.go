@@ -23,6 +23,7 @@ import (
 	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/harness/cassette"
 	"github.com/agentreplay/testbed/harness/check"
+	"github.com/agentreplay/testbed/harness/cost"
 	"github.com/agentreplay/testbed/harness/proxy"
 	"github.com/agentreplay/testbed/harness/report"
 	"github.com/agentreplay/testbed/harness/scenario"
@@ -85,6 +86,9 @@ type Options struct {
 	// A caller that runs agents testbed does not know (package replaytest)
 	// names its own.
 	Rerecord func(suite, variant, scenario string) string
+	// Prices prices every model call (testbed --prices FILE); nil uses
+	// each suite's prices: file, else testbed's own table (cost.Default).
+	Prices *cost.Table
 }
 
 // job is one scenario under one variant, run once per sample.
@@ -102,6 +106,8 @@ type job struct {
 	data, prompts fs.FS
 	// caches are the run's, shared by every job of the run.
 	caches *caches
+	// pricer prices the model calls of the job's runs.
+	pricer cost.Pricer
 }
 
 // caches hold what a run builds once and every scenario of it reuses: the
@@ -129,6 +135,7 @@ func Run(ctx context.Context, suites []*scenario.Suite, opts Options) (*report.R
 	rep := &report.Report{SchemaVersion: report.SchemaVersion, Mode: opts.Mode.String()}
 	var jobs []job
 	counters := newCounters(suites)
+	pricers := map[*scenario.Suite]cost.Pricer{}
 	for _, s := range suites {
 		if _, ok := opts.Agents[s.Agent]; !ok {
 			return nil, fmt.Errorf("%s: unknown agent %q", s.Path, s.Agent)
@@ -136,7 +143,13 @@ func Run(ctx context.Context, suites []*scenario.Suite, opts Options) (*report.R
 		if err := tokens.Check(s.Tokenizer); err != nil {
 			return nil, fmt.Errorf("%s: %w", s.Path, err)
 		}
-		rs := report.Suite{Name: s.Name, Agent: s.Agent, Tokenizer: tokenizerName(s), Baseline: s.Baseline, About: s.About, ReductionWithout: s.ReductionWithout, NotGating: s.NotGating}
+		p, err := pricer(s, opts)
+		if err != nil {
+			return nil, err
+		}
+		pricers[s] = p
+		rs := report.Suite{Name: s.Name, Agent: s.Agent, Tokenizer: tokenizerName(s), Baseline: s.Baseline, About: s.About, ReductionWithout: s.ReductionWithout, NotGating: s.NotGating,
+			Prices: p.Table.Origin}
 		for _, v := range s.Variants {
 			// A replay always runs the baseline, which thresholds and deltas
 			// compare to; a recording records only what was asked for.
@@ -184,7 +197,7 @@ func Run(ctx context.Context, suites []*scenario.Suite, opts Options) (*report.R
 					n = opts.Repeat
 				}
 				jobs = append(jobs, job{suite: s, variant: v, scenario: sc, out: &rv.Scenarios[i], runs: make([]report.Scenario, n),
-					data: data[s.Agent], prompts: prompts, caches: shared})
+					data: data[s.Agent], prompts: prompts, caches: shared, pricer: pricers[s]})
 			}
 		}
 	}

@@ -289,6 +289,7 @@ func (r *sampleRun) judge() {
 	out, j := &r.out, r.j
 	events := r.tr.Events()
 	out.Events = events
+	j.pricer.Trace(r.ep.Provider, events)
 	out.Metrics = trace.Measure(events)
 	for _, a := range r.ans.Replies {
 		out.Answer = append(out.Answer, a.Text)

@@ -17,6 +17,7 @@ func Keys() map[string][]string {
 		"gate":                        GateMetrics(),
 		"goodput":                     goodputKeys,
 		"faults":                      faultRateKeys,
+		"prices":                      pricesKeys,
 		"scenarios[]":                 scenarioKeys,
 		"scenarios[].attachments[]":   attachKeys,
 		"scenarios[].faults[]":        faultRuleKeys,

@@ -64,8 +64,21 @@ type Suite struct {
 	MinSamplePassRate float64
 	// Faults, when set, injects faults at a seeded rate into every
 	// recording of the suite.
-	Faults    *FaultRate
+	Faults *FaultRate
+	// Prices is the suite's prices: block; nil when it has none.
+	Prices    *Prices
 	Scenarios []Scenario
+}
+
+// Prices says how a suite's model calls are priced (prices:): a price
+// table in LiteLLM's schema, a path relative to the project root ("" for
+// testbed's own or the one --prices names), and the table's row each of
+// the suite's model names stands for (the stand-in's gemma3:4b served
+// through Ollama is ollama/gemma3:4b).
+type Prices struct {
+	File   string
+	Line   int
+	Models map[string]string
 }
 
 // Variant is one configuration of the agent.
