@@ -140,7 +140,7 @@ func headline(r *Report) (overview table, failures, thresholds []string) {
 			}
 			overview.rows = append(overview.rows, []string{name, passed, routing, reduction,
 				Grouped(int64(math.Round(sm.InputTokensMean))), Grouped(int64(math.Round(sm.LatencyP50))) + " ms",
-				Grouped(int64(math.Round(sm.LatencyP95))) + " ms", sm.Cost.Short(), ttft})
+				Grouped(int64(math.Round(sm.LatencyP95))) + " ms", v.Spend().Short(), ttft})
 			if s.NotGating {
 				found = append(found, notGatingFailures(s, name, v)...)
 			} else {

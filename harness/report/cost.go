@@ -30,7 +30,8 @@ func SpendOf(runs []Run) Spend {
 	for _, r := range runs {
 		m := r.Metrics
 		s.Priced += m.PricedCalls
-		s.Unpriced += m.UnpricedCalls
+		// a report written before calls were priced counts none of them
+		s.Unpriced += max(m.UnpricedCalls, m.LLMCalls-m.PricedCalls)
 		s.Counted += m.CountedCalls
 		s.Total += m.CostUSD
 		per = append(per, m.CostUSD)
@@ -42,6 +43,17 @@ func SpendOf(runs []Run) Spend {
 	slices.Sort(per)
 	s.P95 = rank(per, 0.95)
 	return s
+}
+
+// Spend is the variant's spend over its scenarios' runs, as
+// Summary.Cost holds it; measured again from the runs, so that a report
+// written before calls were priced shows them unpriced rather than $0.
+func (v *Variant) Spend() Spend {
+	var runs []Run
+	for _, sc := range v.Scenarios {
+		runs = append(runs, sc.Runs()...)
+	}
+	return SpendOf(runs)
 }
 
 // Cost is the scenario's spend over its samples (one run when unsampled).
@@ -76,18 +88,19 @@ func (s Spend) Short() string {
 	return USD(s.Mean)
 }
 
-// Sources says how the calls were priced: "12 calls priced from the
-// provider's usage, 3 from testbed's counts, 2 unpriced".
+// Sources says how the calls were priced: "12 calls priced from reported
+// usage (the provider's), 3 calls from testbed's counts (the provider
+// reported none), 2 calls unpriced".
 func (s Spend) Sources() string {
 	var parts []string
 	if n := s.Priced - s.Counted; n > 0 {
-		parts = append(parts, count(n, "call")+" priced from the provider-reported usage")
+		parts = append(parts, count(n, "call")+" priced from reported usage")
 	}
 	if s.Counted > 0 {
-		parts = append(parts, count(s.Counted, "call")+" from testbed's own token counts")
+		parts = append(parts, count(s.Counted, "call")+" from testbed's counts")
 	}
 	if s.Unpriced > 0 {
-		parts = append(parts, count(s.Unpriced, "call")+" unpriced (no row in the price table)")
+		parts = append(parts, count(s.Unpriced, "call")+" unpriced (not in the price table)")
 	}
 	return strings.Join(parts, ", ")
 }

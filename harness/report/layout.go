@@ -173,7 +173,7 @@ func layoutSuite(s *Suite, mode string, verdict verdictStyle) suiteBlock {
 	for _, v := range order {
 		b.sections = append(b.sections, variantSection(v, verdict))
 	}
-	b.sections = append(b.sections, outcomeSection(order), costSection(order, base))
+	b.sections = append(b.sections, outcomeSection(order), costSection(order, base), spendSection(order, base, s.Prices))
 	if t, ok := samplingSection(order); ok {
 		b.sections = append(b.sections, t)
 	}

@@ -50,8 +50,8 @@ func outcomeSection(order []*Variant) section {
 // with the change against the baseline.
 func costSection(order []*Variant, base *Variant) section {
 	sec := section{title: "cost per scenario (mean)", table: table{
-		header: []string{"variant", "LLM calls", "in tok", "out tok", "latency mean", "p95", "cost mean", "cost p95", "cost total"},
-		right:  []bool{false, true, true, true, true, true, true, true, true},
+		header: []string{"variant", "LLM calls", "in tok", "out tok", "latency mean", "p95"},
+		right:  []bool{false, true, true, true, true, true},
 	}}
 	for _, v := range order {
 		s := v.Summary
@@ -68,16 +68,40 @@ func costSection(order []*Variant, base *Variant) section {
 				latency += " (" + signed((s.LatencyMean/b.LatencyMean-1)*100, 1, "%") + ")"
 			}
 		}
-		dollars := s.Cost.Short()
-		if base != nil && v != base && s.Cost.Evaluated() && base.Summary.Cost.Evaluated() {
-			dollars += " (" + costDelta(base.Summary.Cost.Mean, s.Cost.Mean) + ")"
-		}
 		sec.table.rows = append(sec.table.rows, []string{
 			v.Name, calls, in, strconv.FormatFloat(s.OutputTokensMean, 'f', 0, 64),
 			latency, strconv.FormatFloat(s.LatencyP95, 'f', 0, 64) + " ms",
-			dollars, s.Cost.Format(s.Cost.P95), s.Cost.Format(s.Cost.Total),
 		})
-		if src := s.Cost.Sources(); src != "" {
+	}
+	return sec
+}
+
+// spendSection is what the variants' model calls cost in US dollars: per
+// scenario run (mean, with the change against the baseline, and p95) and
+// in all, and what each was priced from.
+func spendSection(order []*Variant, base *Variant, prices string) section {
+	title := "spend in US dollars (per scenario run)"
+	if prices != "" {
+		title += ", priced with " + prices
+	}
+	sec := section{title: title, table: table{
+		header: []string{"variant", "mean", "p95", "total", "priced calls"},
+		right:  []bool{false, true, true, true, true},
+	}}
+	for _, v := range order {
+		c := v.Spend()
+		mean := c.Short()
+		if base != nil && v != base {
+			if b := base.Spend(); c.Evaluated() && b.Evaluated() {
+				mean += " (" + costDelta(b.Mean, c.Mean) + ")"
+			}
+		}
+		p95, total := c.Short(), c.Short()
+		if c.Evaluated() {
+			p95, total = USD(c.P95), USD(c.Total)
+		}
+		sec.table.rows = append(sec.table.rows, []string{v.Name, mean, p95, total, fmt.Sprintf("%d/%d", c.Priced, c.Priced+c.Unpriced)})
+		if src := c.Sources(); src != "" {
 			sec.notes = append(sec.notes, note{text: v.Name + ": " + src})
 		}
 	}
@@ -92,7 +116,7 @@ func costDelta(base, head float64) string {
 	case d > 0:
 		out = "+" + out
 	case d < 0:
-		out = "-" + out
+		out = "−" + out
 	}
 	if base != 0 {
 		out += ", " + signed((head/base-1)*100, 1, "%")

@@ -94,7 +94,7 @@ func (t *Threshold) parseValue(value string) error {
 		t.Value, t.Unit = d.Seconds(), "s"
 		return nil
 	}
-	return fmt.Errorf("value %q is not baseline, variant:<name>, a number (0.95), a percentage (95%%) a duration (2s, 350ms) or dollars ($0.002)", value)
+	return fmt.Errorf("value %q is not baseline, variant:<name>, a number (0.95), a percentage (95%%) or a duration (2s, 350ms)", value)
 }
 
 // parsePercent parses "69%" as 0.69.
