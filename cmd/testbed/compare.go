@@ -86,7 +86,11 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		}
 		agents, stop := running(sel.root, suites)
 		defer stop()
-		rep, err := runner.Run(ctx, suites, runner.Options{Mode: cassette.ModeReplay, Root: sel.root, Agents: agents,
+		prices, err := sel.priceTable()
+		if err != nil {
+			return err
+		}
+		rep, err := runner.Run(ctx, suites, runner.Options{Prices: prices, Mode: cassette.ModeReplay, Root: sel.root, Agents: agents,
 			Scenario: sel.scenario, Progress: progress(sel, stderr)})
 		if err != nil {
 			return withCode(exitInternal, err)

@@ -82,7 +82,11 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	agents, stop := running(sel.root, suites)
 	defer stop()
-	opts := runner.Options{
+	prices, err := sel.priceTable()
+	if err != nil {
+		return err
+	}
+	opts := runner.Options{Prices: prices,
 		Mode: cassette.ModeRecord, Root: sel.root, Agents: agents,
 		Variant: sel.variant, Scenario: sel.scenario, Progress: progress(sel, stderr),
 		Parallel: 1, // one recording at a time keeps the stand-ins' order and faults reproducible

@@ -52,6 +52,13 @@ const (
 	KeyCountedOutput = attribute.Key("testbed.tokens.output")
 	KeyReasoning     = attribute.Key("testbed.usage.reasoning_tokens")
 	KeyTTFT          = attribute.Key("testbed.stream.time_to_first_token")
+	// KeyCost is a model call's price in US dollars, KeyCostFrom what it
+	// was priced from ("reported" usage or testbed's "counted" tokens), and
+	// KeyCostUnpriced is true on a call whose model has no price: it
+	// carries no testbed.cost.usd rather than 0.
+	KeyCost          = attribute.Key("testbed.cost.usd")
+	KeyCostFrom      = attribute.Key("testbed.cost.from")
+	KeyCostUnpriced  = attribute.Key("testbed.cost.unpriced")
 	KeyRawTokens     = attribute.Key("testbed.tool.raw_tokens")
 	KeyContextTokens = attribute.Key("testbed.tool.context_tokens")
 	KeyRawBytes      = attribute.Key("testbed.tool.raw_bytes")
