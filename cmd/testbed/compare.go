@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -60,6 +61,8 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	var cs []report.Comparison
 	switch {
+	case len(files) == 2 && sel.suite == "" && sel.prices != "":
+		return withCode(exitUsage, errors.New("--prices prices a replay: give it with --suite S --base A --head B (a report file keeps the prices it was run with)"))
 	case len(files) == 2 && sel.suite == "":
 		b, err := readReport(files[0])
 		if err != nil {
