@@ -195,7 +195,7 @@ func layoutSuite(s *Suite, mode string, verdict verdictStyle) suiteBlock {
 			b.sections = append(b.sections, confusionSection(v))
 		}
 	}
-	if t, ok := trimmingSection(order, s.ReductionWithout); ok {
+	if t, ok := trimmingSection(order, base, s.ReductionWithout); ok {
 		b.sections = append(b.sections, t)
 	}
 	return b

@@ -388,7 +388,7 @@ func roleSection(order []*Variant) (section, bool) {
 
 // trimmingSection compares the variants' payload trimming per tool, with a
 // total per variant.
-func trimmingSection(order []*Variant, without []string) (section, bool) {
+func trimmingSection(order []*Variant, base *Variant, without []string) (section, bool) {
 	sec := section{title: "payload trimming by tool", table: table{
 		header: []string{"variant", "tool", "calls", "raw tok", "context tok", "reduction"},
 		right:  []bool{false, false, true, true, true, true},
@@ -411,6 +411,12 @@ func trimmingSection(order []*Variant, without []string) (section, bool) {
 			calls, raw, context = calls+t.Calls, raw+t.RawTokens, context+t.ContextTokens
 		}
 		sec.table.rows = append(sec.table.rows, row(v.Name, "total", calls, raw, context, reduction(raw, context)))
+		if base != nil && v != base && raw != 0 {
+			if c, b := v.Spend(), base.Spend(); c.Evaluated() && b.Evaluated() {
+				sec.notes = append(sec.notes, note{text: fmt.Sprintf("%s: %s fewer payload tokens; %s per scenario run against %s for %s (%s)",
+					v.Name, percent(reduction(raw, context)), c.Short(), b.Short(), base.Name, costDelta(b.Mean, c.Mean))})
+			}
+		}
 		if w := ReductionWarning(v); w != "" {
 			sec.notes = append(sec.notes, note{mark: "⚠", text: v.Name + ": " + w})
 		}
