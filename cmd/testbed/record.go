@@ -54,6 +54,8 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	var prov, model, baseURL string
 	var liveUpstreams, live, missing bool
 	var repeat int
+	var maxCost float64
+	var dryRun bool
 	fs := newFlags("record", recordDoc, stderr)
 	sel.register(fs)
 	fs.StringVar(&prov, "provider", "", "record a real model: openai, gemini or anthropic (key from OPENAI_API_KEY, GEMINI_API_KEY or ANTHROPIC_API_KEY)")
@@ -63,8 +65,13 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.BoolVar(&live, "live", false, "run against the endpoints but write no cassette")
 	fs.BoolVar(&missing, "record-missing", false, "replay what matches and record only the calls the cassettes lack")
 	fs.IntVar(&repeat, "repeat", 0, "keep `N` samples per scenario instead of the suite's samples: (default: the suite's, 1 unless it says)")
+	fs.Float64Var(&maxCost, "max-cost", 0, "stop before a model call could take the recording's spend over this many US dollars (estimated from the request's tokens and its max_tokens; docs/cost.md); 0: no cap")
+	fs.BoolVar(&dryRun, "dry-run", false, "print what recording would cost at most, estimated from the model requests in the current cassettes, and call nothing")
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	if maxCost < 0 {
+		return withCode(exitUsage, fmt.Errorf("--max-cost %g: want a number of US dollars above 0", maxCost))
 	}
 	stdout = coloured(sel, stdout)
 	if repeat < 0 || repeat > scenario.MaxSamples {
@@ -102,11 +109,18 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	if prov != "" {
 		ep, key, err := realEndpoint(prov, model, baseURL)
-		if err != nil {
+		// a dry run calls nothing, so it needs no key
+		if err != nil && !(dryRun && ep.KeyEnv != "" && model != "") {
 			return withCode(exitUsage, err)
 		}
 		opts.Model = &ep
 		opts.Secrets = map[string]string{ep.KeyEnv: key}
+	}
+	if dryRun {
+		return writeEstimate(stdout, suites, opts, maxCost)
+	}
+	if maxCost > 0 {
+		opts.Budget = &runner.Budget{Max: maxCost}
 	}
 	if opts.Mode == cassette.ModeRecord || opts.Mode == cassette.ModeRecordMissing {
 		// Refused at once if another recording of one of these suites runs;
@@ -153,6 +167,9 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	if err := writeReport(rep, sel, stdout); err != nil {
 		return withCode(exitInternal, err)
+	}
+	if b := opts.Budget; b != nil && b.Stopped() {
+		writeStopped(stderr, rep, b)
 	}
 	switch opts.Mode {
 	case cassette.ModeRecord:

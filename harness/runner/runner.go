@@ -89,6 +89,9 @@ type Options struct {
 	// Prices prices every model call (testbed --prices FILE); nil uses
 	// each suite's prices: file, else testbed's own table (cost.Default).
 	Prices *cost.Table
+	// Budget, when set, caps what a recording spends on model calls
+	// (record --max-cost); replays ignore it.
+	Budget *Budget
 }
 
 // job is one scenario under one variant, run once per sample.

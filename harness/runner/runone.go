@@ -55,6 +55,9 @@ func runOne(ctx context.Context, j *job, sample int, opts Options, pending *coun
 	r.execute(ctx, parent, cfg)
 	r.judge()
 	r.finalize()
+	if g := r.guard; g != nil {
+		g.budget.settle(g.reserved, r.out.Metrics.CostUSD)
+	}
 	return r.out
 }
 
@@ -81,6 +84,8 @@ type sampleRun struct {
 	err      error // the agent's, or the run's
 	closeErr error // the cassette's, when closed
 	timedOut bool
+	// guard keeps a recording under its --max-cost; nil without one.
+	guard *guard
 }
 
 // plan works out the sample's endpoint, cassette options and the command
@@ -111,6 +116,11 @@ func plan(j *job, sample int, opts Options) *sampleRun {
 		Rerecord: rerecord,
 		Secrets:  literals(opts),
 		Observe:  r.observe,
+	}
+	if opts.Budget != nil && opts.Mode != cassette.ModeReplay {
+		r.guard = &guard{next: r.copts.Real, budget: opts.Budget, pricer: j.pricer, provider: r.ep.Provider, model: r.ep.Model,
+			onRefuse: func() { r.failed.Store(true) }}
+		r.copts.Real = r.guard
 	}
 	return r
 }
@@ -217,6 +227,9 @@ func (r *sampleRun) configure(ctx context.Context, pending *counter) (agents.Con
 	if err != nil {
 		return fail(err)
 	}
+	if r.guard != nil {
+		r.guard.counter = counter
+	}
 	tr, j := r.tr, r.j
 	return agents.Config{
 		Model:     &countingModel{next: model, trace: tr, counter: counter, model: ep.Model, sent: opts.Sent},
@@ -266,6 +279,10 @@ func (r *sampleRun) execute(ctx, parent context.Context, cfg agents.Config) {
 		if uerr := r.tp.Unanswered(); uerr != nil {
 			err = uerr
 		}
+	}
+	if refused := r.guard.refusal(); refused != nil {
+		// The agent may have gone on without the call: not a recording.
+		err = refused
 	}
 	if r.tp.Recording() && (err != nil || r.failed.Load()) {
 		// A recording that did not complete never replaces the cassette.
