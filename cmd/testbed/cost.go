@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/agentreplay/testbed/harness/report"
 	"github.com/agentreplay/testbed/harness/runner"
@@ -60,4 +61,24 @@ func writeStopped(w io.Writer, rep *report.Report, b *runner.Budget) {
 	}
 	fmt.Fprintf(w, "stopped at --max-cost $%g: %s spent; every cassette written before is kept; %d scenario runs left unrecorded (their cassettes as they were): %s\n",
 		b.Max, report.USD(b.Spent()), len(left), strings.Join(left, ", "))
+}
+
+// writeRetries says how many rate-limit and overload responses the
+// recording waited out before the agents saw them; nothing when none.
+func writeRetries(w io.Writer, rep *report.Report) {
+	n, runs := 0, 0
+	var waited time.Duration
+	for _, s := range rep.Suites {
+		for _, v := range s.Variants {
+			for _, sc := range v.Scenarios {
+				if sc.Retries > 0 {
+					n, runs, waited = n+sc.Retries, runs+1, waited+sc.RetryWait
+				}
+			}
+		}
+	}
+	if n > 0 {
+		fmt.Fprintf(w, "waited out %d rate-limit or overload responses (429, 503, 529 with Retry-After) in %d scenario runs, %s in all, and retried: the cassettes hold the answers\n",
+			n, runs, waited)
+	}
 }

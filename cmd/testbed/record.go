@@ -56,6 +56,7 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	var repeat int
 	var maxCost float64
 	var dryRun bool
+	var concurrency, rpm, tpm int
 	fs := newFlags("record", recordDoc, stderr)
 	sel.register(fs)
 	fs.StringVar(&prov, "provider", "", "record a real model: openai, gemini or anthropic (key from OPENAI_API_KEY, GEMINI_API_KEY or ANTHROPIC_API_KEY)")
@@ -67,8 +68,14 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.IntVar(&repeat, "repeat", 0, "keep `N` samples per scenario instead of the suite's samples: (default: the suite's, 1 unless it says)")
 	fs.Float64Var(&maxCost, "max-cost", 0, "stop before a model call could take the recording's spend over this many US dollars (estimated from the request's tokens and its max_tokens; docs/cost.md); 0: no cap")
 	fs.BoolVar(&dryRun, "dry-run", false, "print what recording would cost at most, estimated from the model requests in the current cassettes, and call nothing")
+	fs.IntVar(&concurrency, "concurrency", 0, "scenario runs recorded at once (default 1 against the stand-ins, which keeps their order and faults reproducible; 4 with --provider)")
+	fs.IntVar(&rpm, "rpm", 0, "at most this many model requests per minute, over all scenario runs (0: no limit)")
+	fs.IntVar(&tpm, "tpm", 0, "at most this many prompt tokens per minute, over all scenario runs (0: no limit)")
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	if concurrency < 0 || rpm < 0 || tpm < 0 {
+		return withCode(exitUsage, fmt.Errorf("--concurrency, --rpm and --tpm want a number of 0 or more"))
 	}
 	if maxCost < 0 {
 		return withCode(exitUsage, fmt.Errorf("--max-cost %g: want a number of US dollars above 0", maxCost))
@@ -122,6 +129,15 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if maxCost > 0 {
 		opts.Budget = &runner.Budget{Max: maxCost}
 	}
+	switch {
+	case concurrency > 0:
+		opts.Parallel = concurrency
+	case prov != "":
+		opts.Parallel = 4
+	}
+	if rpm > 0 || tpm > 0 {
+		opts.Limits = &runner.Limits{RPM: rpm, TPM: tpm}
+	}
 	if opts.Mode == cassette.ModeRecord || opts.Mode == cassette.ModeRecordMissing {
 		// Refused at once if another recording of one of these suites runs;
 		// released however this returns (and by the kernel if it crashes).
@@ -171,6 +187,7 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if b := opts.Budget; b != nil && b.Stopped() {
 		writeStopped(stderr, rep, b)
 	}
+	writeRetries(stderr, rep)
 	switch opts.Mode {
 	case cassette.ModeRecord:
 		fmt.Fprintf(stderr, "recorded %d cassettes under %s/cassettes\n", recorded(rep), sel.root)

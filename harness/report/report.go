@@ -142,6 +142,11 @@ type Scenario struct {
 	// HTTP calls: beside the replayed latency, never in it. It varies from
 	// run to run, so no report file holds it.
 	Processing time.Duration `json:"-"`
+	// Retries counts the rate-limit and overload responses (429, 503, 529
+	// with Retry-After) a recording waited out before the agent saw them,
+	// and RetryWait the time it waited.
+	Retries   int           `json:"retries,omitempty"`
+	RetryWait time.Duration `json:"retry_wait_ns,omitempty"`
 	// Crashed is true when the agent panicked; the run went on.
 	Crashed bool `json:"crashed,omitempty"`
 	// Known is true when the run failed as a known failure of the baseline

@@ -92,6 +92,12 @@ type Options struct {
 	// Budget, when set, caps what a recording spends on model calls
 	// (record --max-cost); replays ignore it.
 	Budget *Budget
+	// Limits pace a recording's model requests (record --rpm, --tpm); nil
+	// is no limit.
+	Limits *Limits
+	// Sleep waits out a provider's Retry-After while recording (default:
+	// the wall clock's); specs inject their own.
+	Sleep func(context.Context, time.Duration) error
 }
 
 // job is one scenario under one variant, run once per sample.

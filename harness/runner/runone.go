@@ -58,6 +58,7 @@ func runOne(ctx context.Context, j *job, sample int, opts Options, pending *coun
 	if g := r.guard; g != nil {
 		g.budget.settle(g.reserved, r.out.Metrics.CostUSD)
 	}
+	r.out.Retries, r.out.RetryWait = r.retry.counts()
 	return r.out
 }
 
@@ -86,6 +87,8 @@ type sampleRun struct {
 	timedOut bool
 	// guard keeps a recording under its --max-cost; nil without one.
 	guard *guard
+	// retry waits out a provider's rate limits in record and live modes.
+	retry *retrying
 }
 
 // plan works out the sample's endpoint, cassette options and the command
@@ -116,6 +119,14 @@ func plan(j *job, sample int, opts Options) *sampleRun {
 		Rerecord: rerecord,
 		Secrets:  literals(opts),
 		Observe:  r.observe,
+	}
+	if opts.Mode != cassette.ModeReplay {
+		sleep := opts.Sleep
+		if sleep == nil {
+			sleep = sleepFor
+		}
+		r.retry = &retrying{next: r.copts.Real, sleep: sleep, limits: opts.Limits}
+		r.copts.Real = r.retry
 	}
 	if opts.Budget != nil && opts.Mode != cassette.ModeReplay {
 		r.guard = &guard{next: r.copts.Real, budget: opts.Budget, pricer: j.pricer, provider: r.ep.Provider, model: r.ep.Model,
@@ -229,6 +240,9 @@ func (r *sampleRun) configure(ctx context.Context, pending *counter) (agents.Con
 	}
 	if r.guard != nil {
 		r.guard.counter = counter
+	}
+	if r.retry != nil {
+		r.retry.counter = counter
 	}
 	tr, j := r.tr, r.j
 	return agents.Config{
