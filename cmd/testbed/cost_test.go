@@ -1,13 +1,21 @@
 package main
 
 import (
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+
+	"github.com/agentreplay/testbed/harness/standin"
 )
 
 var _ = Describe("testbed record --max-cost", func() {
@@ -54,5 +62,49 @@ var _ = Describe("testbed record --max-cost", func() {
 		Expect(r.stdout).To(MatchRegexp(`climate/trimmed\s+openai/gpt-4\.1\s+27\s+71\s+\$[0-9.]+`))
 		Expect(r.stdout).To(ContainSubstring("--max-cost $0.1 would stop the recording before its end"))
 		Expect(yamlFiles(dir)).To(Equal(before))
+	})
+})
+
+var _ = Describe("testbed record --provider against a loaded provider", func() {
+	It("waits out its 429 and 529 with Retry-After, retries, and records what an unloaded provider answers", func() {
+		root := project()
+		srv, err := standin.New(standin.Options{Policies: standin.Policies()})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(srv.Start()).To(Succeed())
+		DeferCleanup(srv.Close)
+		target, err := url.Parse(srv.URL())
+		Expect(err).NotTo(HaveOccurred())
+		forward := httputil.NewSingleHostReverseProxy(target)
+		var limited atomic.Int32
+		loaded := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			switch n := limited.Add(1); {
+			case n == 1:
+				w.Header().Set("retry-after-ms", "5") // OpenAI's finer header
+				w.Header().Set("Retry-After", "1")
+				http.Error(w, `{"error": {"message": "Rate limit reached", "type": "requests"}}`, http.StatusTooManyRequests)
+			case n == 2:
+				w.Header().Set("Retry-After", "0")
+				http.Error(w, `{"error": {"message": "Overloaded"}}`, 529)
+			default:
+				forward.ServeHTTP(w, r)
+			}
+		}))
+		DeferCleanup(loaded.Close)
+		GinkgoT().Setenv("OPENAI_API_KEY", "sk-test-loaded-provider")
+		Expect(os.RemoveAll(filepath.Join(root, "cassettes"))).To(Succeed())
+
+		r := testbed("record", "--root", root, "--variant", "single-pass", "--scenario", "ac1-taiwan-sst",
+			"--provider", "openai", "--model", "gemma3:4b", "--base-url", loaded.URL+"/v1", "--concurrency", "2", "--rpm", "600")
+
+		Expect(r.code).To(Equal(exitOK), r.String())
+		Expect(r.stderr).To(ContainSubstring("waited out 2 rate-limit or overload responses (429, 503, 529 with Retry-After) in 1 scenario runs"))
+		files := yamlFiles(filepath.Join(root, "cassettes"))
+		Expect(files).To(HaveLen(1))
+		for name, data := range files {
+			Expect(string(data)).NotTo(ContainSubstring("Rate limit reached"), name)
+			Expect(string(data)).NotTo(ContainSubstring("Overloaded"), name)
+			Expect(string(data)).NotTo(MatchRegexp(`code: (429|529)\b`), "the cassette holds no rate limiter's noise")
+		}
+		Expect(limited.Load()).To(BeNumerically(">", 2), "the calls after the waits went through")
 	})
 })
