@@ -18,6 +18,7 @@ func Keys() map[string][]string {
 		"goodput":                     goodputKeys,
 		"faults":                      faultRateKeys,
 		"prices":                      pricesKeys,
+		"scenarios_from":              fromKeys,
 		"scenarios[]":                 scenarioKeys,
 		"scenarios[].attachments[]":   attachKeys,
 		"scenarios[].faults[]":        faultRuleKeys,

@@ -68,6 +68,9 @@ type Suite struct {
 	// Prices is the suite's prices: block; nil when it has none.
 	Prices    *Prices
 	Scenarios []Scenario
+	// ScenariosFrom are the data files (scenarios_from:) whose rows are
+	// scenarios too, after the hand-written ones in Scenarios.
+	ScenariosFrom []DataFile
 }
 
 // Prices says how a suite's model calls are priced (prices:): a price
