@@ -80,13 +80,11 @@ func (d *decoder) scenariosFrom(v *yaml.Node) ([]DataFile, []Scenario) {
 			continue
 		}
 		full := filepath.Join(filepath.Dir(d.path), filepath.FromSlash(file))
-		rows, columns, err := readRows(full)
+		rows, columns, bad, err := readRows(full)
+		d.errs = append(d.errs, bad...)
 		if err != nil {
 			var fe *Error
-			var fes Errors
 			switch {
-			case errors.As(err, &fes):
-				d.errs = append(d.errs, fes...)
 			case errors.As(err, &fe):
 				d.errs = append(d.errs, fe)
 			default:
@@ -105,14 +103,12 @@ func (d *decoder) scenariosFrom(v *yaml.Node) ([]DataFile, []Scenario) {
 			named = append(named, templateColumns(expect)...)
 		}
 		rd := &decoder{path: full, opts: d.opts, typos: map[typo]bool{}, variants: d.variants, known: d.known}
-		missing := false
 		for _, c := range named {
-			if c != "" && columns != nil && !slices.Contains(columns, c) {
+			if c != "" && !slices.Contains(columns, c) {
 				rd.errorf(1, "", "no column %q (named in %s at line %d; columns: %s)", c, d.path, m.Line, strings.Join(columns, ", "))
-				missing = true
 			}
 		}
-		if !missing {
+		{
 			seq := &yaml.Node{Kind: yaml.SequenceNode, Line: 1}
 			for _, r := range rows {
 				if r.text(id) == "" || r.text(input) == "" {
@@ -297,13 +293,13 @@ func (r row) list(col string) []string {
 }
 
 // readRows reads a data file by its extension: .csv, .tsv or .jsonl. It
-// returns the rows and, for CSV and TSV, the header's columns (nil for
-// JSONL, whose rows name their own). A row that cannot be read is an
-// *Error at its line; every such row is reported (as Errors).
-func readRows(name string) ([]row, []string, error) {
+// returns the rows and the columns: a CSV or TSV file's header, or every
+// key some JSONL row has. A row that cannot be read is an
+// *Error at its line, each one in the Errors beside the rows that could be.
+func readRows(name string) ([]row, []string, Errors, error) {
 	data, err := files.ReadRegular(name, files.MaxBytes)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	switch ext := strings.ToLower(filepath.Ext(name)); ext {
 	case ".csv", ".tsv":
@@ -311,11 +307,11 @@ func readRows(name string) ([]row, []string, error) {
 	case ".jsonl", ".ndjson":
 		return readJSONL(name, data)
 	default:
-		return nil, nil, fmt.Errorf("%s: want a .csv, .tsv or .jsonl file", name)
+		return nil, nil, nil, fmt.Errorf("%s: want a .csv, .tsv or .jsonl file", name)
 	}
 }
 
-func readTable(name string, data []byte, comma rune) ([]row, []string, error) {
+func readTable(name string, data []byte, comma rune) ([]row, []string, Errors, error) {
 	cr := csv.NewReader(bytes.NewReader(bytes.TrimPrefix(data, []byte("\uFEFF"))))
 	cr.Comma, cr.FieldsPerRecord, cr.ReuseRecord = comma, -1, false
 	if comma == '\t' {
@@ -323,7 +319,7 @@ func readTable(name string, data []byte, comma rune) ([]row, []string, error) {
 	}
 	header, err := cr.Read()
 	if err != nil {
-		return nil, nil, &Error{Path: name, Line: 1, Msg: "no header row of column names: " + err.Error()}
+		return nil, nil, nil, &Error{Path: name, Line: 1, Msg: "no header row of column names: " + err.Error()}
 	}
 	var rows []row
 	var errs Errors
@@ -351,13 +347,10 @@ func readTable(name string, data []byte, comma rune) ([]row, []string, error) {
 		}
 		rows = append(rows, r)
 	}
-	if len(errs) > 0 {
-		return nil, nil, errs
-	}
-	return rows, header, nil
+	return rows, header, errs, nil
 }
 
-func readJSONL(name string, data []byte) ([]row, []string, error) {
+func readJSONL(name string, data []byte) ([]row, []string, Errors, error) {
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 0, 64*1024), int(files.MaxBytes))
 	var rows []row
@@ -382,11 +375,11 @@ func readJSONL(name string, data []byte) ([]row, []string, error) {
 		}
 		rows = append(rows, row{line: line, values: v})
 	}
-	if len(errs) > 0 {
-		return nil, nil, errs
+	if err := sc.Err(); err != nil {
+		return nil, nil, errs, err
 	}
 	slices.Sort(columns)
-	return rows, columns, nil
+	return rows, columns, errs, nil
 }
 
 // joinScenarios appends the data files' scenarios to the hand-written
