@@ -399,3 +399,16 @@ func (d *decoder) joinScenarios(hand, rows []Scenario) []Scenario {
 	}
 	return out
 }
+
+// Columns reads the columns of a data file (.csv, .tsv or .jsonl): a
+// header's, or every key of a JSONL file's rows; and how many rows it has.
+func Columns(name string) (columns []string, rows int, err error) {
+	rs, cols, bad, err := readRows(name)
+	if err != nil {
+		return nil, 0, err
+	}
+	if len(bad) > 0 {
+		return nil, 0, bad
+	}
+	return cols, len(rs), nil
+}
