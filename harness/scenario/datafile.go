@@ -121,6 +121,9 @@ func (d *decoder) scenariosFrom(v *yaml.Node) ([]DataFile, []Scenario) {
 				rd.errorf(1, "", "no rows; add at least one case")
 			} else {
 				scs := rd.scenarios(seq)
+				for i := range scs {
+					scs[i].File = full
+				}
 				src.Rows = len(scs)
 				out = append(out, scs...)
 			}

@@ -120,6 +120,9 @@ type Scenario struct {
 	Faults []FaultRule
 	Turns  []Turn
 	Line   int
+	// File is the data file (scenarios_from) the scenario is a row of,
+	// its lines being that file's; "" for one written in the suite.
+	File string
 }
 
 // AttachmentRef is a file under fixtures/<agent>/ sent as an attachment.
