@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -15,6 +16,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/agentreplay/testbed/harness/report"
 	"github.com/agentreplay/testbed/harness/standin"
 )
 
@@ -106,5 +108,43 @@ var _ = Describe("testbed record --provider against a loaded provider", func() {
 			Expect(string(data)).NotTo(MatchRegexp(`code: (429|529)\b`), "the cassette holds no rate limiter's noise")
 		}
 		Expect(limited.Load()).To(BeNumerically(">", 2), "the calls after the waits went through")
+	})
+})
+
+var _ = Describe("pricing with --prices", func() {
+	It("prices a replay and a report file with the table given, and refuses a report that keeps no calls", func() {
+		root := projectOf("climate", "climate")
+		table := filepath.Join(root, "half.json")
+		// gpt-4.1 at half its input price
+		Expect(os.WriteFile(table, []byte(`{"gpt-4.1": {"litellm_provider": "openai", "mode": "chat", "input_cost_per_token": 1e-06, "output_cost_per_token": 8e-06}}`), 0o644)).To(Succeed())
+
+		full := testbed("run", "--root", root, "--suite", "climate", "--variant", "trimmed", "--no-baseline", "--json", "--out", "")
+		half := testbed("run", "--root", root, "--suite", "climate", "--variant", "trimmed", "--no-baseline", "--json", "--out", "", "--prices", table)
+		Expect(full.code).To(Equal(exitOK), full.String())
+		Expect(half.code).To(Equal(exitOK), half.String())
+		spend := func(out string) (mean float64, priced int) {
+			GinkgoHelper()
+			var rep report.Report
+			Expect(json.Unmarshal([]byte(out), &rep)).To(Succeed())
+			v := rep.Suites[0].Variants[1]
+			Expect(v.Name).To(Equal("trimmed"))
+			return v.Summary.Cost.Mean, v.Summary.Cost.Priced
+		}
+		fullMean, n := spend(full.stdout)
+		halfMean, m := spend(half.stdout)
+		Expect(n).To(Equal(m))
+		Expect(n).To(BeNumerically(">", 0))
+		Expect(halfMean).To(BeNumerically("<", fullMean))
+		Expect(halfMean).To(BeNumerically(">", fullMean/2), "output tokens kept their price")
+
+		latest := filepath.Join(root, "latest.json")
+		Expect(os.WriteFile(latest, []byte(full.stdout), 0o644)).To(Succeed())
+		page := filepath.Join(root, "page.html")
+		r := testbed("report", "--html", page, "--prices", table, "--root", root, latest)
+		Expect(r.code).To(Equal(exitOK), r.String())
+		Expect(mustRead(page)).To(ContainSubstring("priced with " + table))
+
+		bad := testbed("run", "--root", root, "--suite", "climate", "--prices", filepath.Join(root, "scenarios", "climate.yaml"))
+		Expect(bad.code).To(Equal(exitUsage), bad.String())
 	})
 })

@@ -5,7 +5,9 @@ import (
 	"path/filepath"
 
 	"github.com/agentreplay/testbed/harness/cost"
+	"github.com/agentreplay/testbed/harness/report"
 	"github.com/agentreplay/testbed/harness/scenario"
+	"github.com/agentreplay/testbed/harness/trace"
 )
 
 // pricer is the suite's: the table --prices named (Options.Prices), else
@@ -30,4 +32,41 @@ func pricer(s *scenario.Suite, opts Options) (cost.Pricer, error) {
 	}
 	p.Table = cost.Default()
 	return p, nil
+}
+
+// Reprice prices again, with table, every model call of a report read
+// from a file (testbed report --prices), and its scenarios' and variants'
+// spend; models maps each suite's model names to the table's rows, by
+// suite. A report without the calls' traces (a blessed baseline) or with
+// sampled scenarios (whose other samples keep no trace) cannot be priced
+// again: an error says so. Thresholds are not judged again.
+func Reprice(rep *report.Report, table *cost.Table, models map[string]map[string]string) error {
+	for si := range rep.Suites {
+		s := &rep.Suites[si]
+		p := cost.Pricer{Table: table, Models: models[s.Name]}
+		for vi := range s.Variants {
+			v := &s.Variants[vi]
+			for i := range v.Scenarios {
+				sc := &v.Scenarios[i]
+				llm := 0
+				for _, e := range sc.Events {
+					if e.Kind == trace.KindLLM {
+						llm++
+					}
+				}
+				switch {
+				case sc.Sampling != nil:
+					return fmt.Errorf("%s/%s/%s has %d samples and the report keeps the first one's calls only; replay with --prices instead: testbed run --prices FILE", s.Name, v.Name, sc.ID, sc.Sampling.N)
+				case llm != sc.Metrics.LLMCalls:
+					return fmt.Errorf("%s/%s/%s: the report keeps %d of its %d model calls (a blessed baseline keeps none); replay with --prices instead: testbed run --prices FILE", s.Name, v.Name, sc.ID, llm, sc.Metrics.LLMCalls)
+				}
+				p.Trace(v.Provider, sc.Events)
+				m := trace.Measure(sc.Events)
+				sc.Metrics.CostUSD, sc.Metrics.PricedCalls, sc.Metrics.UnpricedCalls, sc.Metrics.CountedCalls = m.CostUSD, m.PricedCalls, m.UnpricedCalls, m.CountedCalls
+			}
+			v.Summary.Cost = v.Spend()
+		}
+		s.Prices = table.Origin
+	}
+	return nil
 }
