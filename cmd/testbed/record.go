@@ -47,7 +47,9 @@ Examples:
   testbed record --suite odbchat-sampled --repeat 3
   testbed record --suite odbchat --variant single-pass --record-missing
   OPENAI_API_KEY=… testbed record --suite odbchat --provider openai --model gpt-4.1-mini
-  ANTHROPIC_API_KEY=… testbed record --suite cba --variant anthropic --provider anthropic --model claude-haiku-4-5`
+  ANTHROPIC_API_KEY=… testbed record --suite cba --variant anthropic --provider anthropic --model claude-haiku-4-5
+  testbed record --suite climate --dry-run
+  OPENAI_API_KEY=… testbed record --provider openai --model gpt-4.1-mini --max-cost 5 --concurrency 8 --rpm 500`
 
 func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var sel selection
