@@ -293,6 +293,8 @@ func metricValue(metric string, v float64) string {
 		return percent(v)
 	case strings.Contains(m, "latency"):
 		return strconv.FormatFloat(v, 'f', 0, 64) + " ms"
+	case strings.HasPrefix(m, "cost_"):
+		return USD(v)
 	default:
 		return strconv.FormatFloat(math.Round(v*100)/100, 'f', -1, 64)
 	}
