@@ -85,6 +85,9 @@ type Usage struct {
 	// them; the adapter adds them up.)
 	CacheReadTokens  int `json:"cache_read_tokens,omitempty"`
 	CacheWriteTokens int `json:"cache_write_tokens,omitempty"`
+	// CacheWrite1hTokens is the part of CacheWriteTokens written to
+	// Anthropic's 1-hour cache, billed at its own rate.
+	CacheWrite1hTokens int `json:"cache_write_1h_tokens,omitempty"`
 }
 
 // Finish reasons of a Response: every adapter maps its provider's reasons

@@ -77,7 +77,11 @@ func cmdBaseline(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	agents, stop := running(sel.root, suites)
 	defer stop()
-	rep, err := runner.Run(ctx, suites, runner.Options{Mode: cassette.ModeReplay, Root: sel.root, Agents: agents, Progress: progress(sel, stderr)})
+	prices, err := sel.priceTable()
+	if err != nil {
+		return err
+	}
+	rep, err := runner.Run(ctx, suites, runner.Options{Prices: prices, Mode: cassette.ModeReplay, Root: sel.root, Agents: agents, Progress: progress(sel, stderr)})
 	if err != nil {
 		return withCode(exitInternal, err)
 	}

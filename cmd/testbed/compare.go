@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -60,6 +61,8 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	var cs []report.Comparison
 	switch {
+	case len(files) == 2 && sel.suite == "" && sel.prices != "":
+		return withCode(exitUsage, errors.New("--prices prices a replay: give it with --suite S --base A --head B (a report file keeps the prices it was run with)"))
 	case len(files) == 2 && sel.suite == "":
 		b, err := readReport(files[0])
 		if err != nil {
@@ -86,7 +89,11 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		}
 		agents, stop := running(sel.root, suites)
 		defer stop()
-		rep, err := runner.Run(ctx, suites, runner.Options{Mode: cassette.ModeReplay, Root: sel.root, Agents: agents,
+		prices, err := sel.priceTable()
+		if err != nil {
+			return err
+		}
+		rep, err := runner.Run(ctx, suites, runner.Options{Prices: prices, Mode: cassette.ModeReplay, Root: sel.root, Agents: agents,
 			Scenario: sel.scenario, Progress: progress(sel, stderr)})
 		if err != nil {
 			return withCode(exitInternal, err)

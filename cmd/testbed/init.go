@@ -29,13 +29,20 @@ overwrite a file that exists. Fill it in, then record its cassettes and run:
 Every key is described in docs/suite-format.md, each agent's config: keys in
 docs/agents-config.md.
 
+With --from FILE (a .csv, .tsv or .jsonl file of cases under scenarios/),
+the starter reads its scenarios from the file's rows (scenarios_from:),
+its columns mapped by their names: an id column (id, case_id, …), an input
+column (input, question, prompt, …), tags; the other columns are listed for
+the expect template.
+
 Examples:
   testbed init weather-smoke --agent cba
   testbed init --agent odbchat --root ../myproject sst-questions`
 
 func cmdInit(args []string, stdout, stderr io.Writer) error {
-	var root, agent string
+	var root, agent, from string
 	fs := newFlags("init", initDoc, stderr)
+	fs.StringVar(&from, "from", "", "a .csv, .tsv or .jsonl file of cases under scenarios/ whose rows the suite's scenarios come from")
 	fs.StringVar(&root, "root", ".", "project folder holding scenarios/")
 	fs.StringVar(&agent, "agent", "", "the built-in agent the suite tests: "+strings.Join(all.Names(), ", "))
 	// The suite's name may come before the flags or after them.
@@ -64,6 +71,11 @@ func cmdInit(args []string, stdout, stderr io.Writer) error {
 	text, err := starter(root, name, entry)
 	if err != nil {
 		return withCode(exitUsage, err)
+	}
+	if from != "" {
+		if text, err = fromData(root, text, from); err != nil {
+			return err
+		}
 	}
 	path := filepath.Join(root, "scenarios", name+".yaml")
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -154,3 +166,64 @@ scenarios:
       llm_calls: 1
       budget: {latency: 10s}
 `))
+
+// fromData replaces the starter's scenarios by a scenarios_from block over
+// the data file from, its columns mapped by their names.
+func fromData(root, text, from string) (string, error) {
+	dir, err := filepath.Abs(filepath.Join(root, "scenarios"))
+	if err != nil {
+		return "", withCode(exitInternal, err)
+	}
+	abs, err := filepath.Abs(from)
+	if err != nil {
+		return "", withCode(exitInternal, err)
+	}
+	rel, err := filepath.Rel(dir, abs)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", withCode(exitUsage, fmt.Errorf("--from %s: move the file under %s (for example scenarios/cases/), where a suite reads its data files", from, filepath.Join(root, "scenarios")))
+	}
+	columns, rows, err := scenario.Columns(abs)
+	if err != nil {
+		var es scenario.Errors
+		if errors.As(err, &es) {
+			return "", withCode(exitUsage, err)
+		}
+		return "", withCode(exitInternal, fmt.Errorf("--from: %w", err))
+	}
+	pick := func(names ...string) string {
+		for _, n := range names {
+			for _, c := range columns {
+				if strings.EqualFold(c, n) {
+					return c
+				}
+			}
+		}
+		return ""
+	}
+	id, input := pick("id", "case_id", "caseid", "name", "key"), pick("input", "question", "prompt", "query", "user", "text")
+	if id == "" || input == "" {
+		return "", withCode(exitUsage, fmt.Errorf("--from %s: no id column (id, case_id, name) or no input column (input, question, prompt, query) among %s; rename them, or write scenarios_from: by hand (docs/suite-format.md)", from, strings.Join(columns, ", ")))
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %d cases from %s; each row is a scenario (docs/suite-format.md, scenarios_from).\n", rows, filepath.ToSlash(rel))
+	fmt.Fprintf(&b, "scenarios_from:\n  file: %s\n  id: %s\n  input: %s\n", filepath.ToSlash(rel), id, input)
+	if t := pick("tags"); t != "" {
+		fmt.Fprintf(&b, "  tags: %s\n", t)
+	}
+	if c := pick("criterion"); c != "" {
+		fmt.Fprintf(&b, "  criterion: %s\n", c)
+	}
+	var rest []string
+	for _, c := range columns {
+		if c != id && c != input && !strings.EqualFold(c, "tags") && !strings.EqualFold(c, "criterion") {
+			rest = append(rest, "{"+c+"}")
+		}
+	}
+	b.WriteString("  expect:\n    # \"{column}\" takes each row's value")
+	if len(rest) > 0 {
+		b.WriteString("; the file's other columns: " + strings.Join(rest, ", "))
+	}
+	b.WriteString("\n    answer: {not_contains: [\"error\"]}\n")
+	head, _, _ := strings.Cut(text, "\nscenarios:\n")
+	return head + "\n" + b.String(), nil
+}

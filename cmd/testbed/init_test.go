@@ -82,3 +82,34 @@ var _ = Describe("testbed init", func() {
 		Entry("a bad name", `suite name "My Suite"`, "My Suite", "--agent", "cba"),
 	)
 })
+
+var _ = Describe("testbed init --from", func() {
+	It("writes a starter suite whose scenarios are the data file's rows", func() {
+		root := project()
+		cases := filepath.Join(root, "scenarios", "cases", "sst.csv")
+		Expect(os.MkdirAll(filepath.Dir(cases), 0o755)).To(Succeed())
+		Expect(os.WriteFile(cases, []byte("case_id,question,tags,expected_tool\nsst-1,現在台灣周遭海溫多少？,zh;bbox,ghrsst.bbox_mean\nsst-2,GHRSST 是什麼？,zh,\n"), 0o644)).To(Succeed())
+
+		r := testbed("init", "sst-cases", "--agent", "odbchat", "--root", root, "--from", cases)
+
+		Expect(r.code).To(Equal(exitOK), r.String())
+		path := filepath.Join(root, "scenarios", "sst-cases.yaml")
+		Expect(mustRead(path)).To(ContainSubstring("scenarios_from:\n  file: cases/sst.csv\n  id: case_id\n  input: question\n  tags: tags\n"))
+		Expect(mustRead(path)).To(ContainSubstring("{expected_tool}"))
+		s, err := scenario.Load(path, scenario.LoadOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(s.Scenarios).To(HaveLen(2))
+		Expect(s.Scenarios[0].Tags).To(Equal([]string{"zh", "bbox"}))
+		lint := testbed("lint", "--root", root, "--suite", "sst-cases")
+		Expect(lint.code).To(Equal(exitOK), lint.String())
+	})
+
+	It("refuses a file outside scenarios/, saying where to put it", func() {
+		root := project()
+		cases := filepath.Join(root, "sst.csv")
+		Expect(os.WriteFile(cases, []byte("id,input\na,b\n"), 0o644)).To(Succeed())
+		r := testbed("init", "sst-cases", "--agent", "odbchat", "--root", root, "--from", cases)
+		Expect(r.code).To(Equal(exitUsage), r.String())
+		Expect(r.stderr).To(ContainSubstring("move the file under"))
+	})
+})

@@ -166,3 +166,36 @@ var _ = Describe("commands interrupted", func() {
 		Entry("baseline bless", "baseline", "bless", "--out", "reports/b.json"),
 	)
 })
+
+var _ = Describe("testbed record, interrupted and resumed", func() {
+	It("resumes with --record-missing, records what is left and loses nothing written", func() {
+		root := project()
+		dir := filepath.Join(root, "cassettes", "odbchat", "single-pass")
+		Expect(os.RemoveAll(dir)).To(Succeed())
+
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		done := background(ctx, "record", "--root", root, "--suite", "odbchat", "--variant", "single-pass", "--concurrency", "2")
+		Eventually(func() int {
+			names, _ := filepath.Glob(filepath.Join(dir, "*.yaml"))
+			return len(names)
+		}).WithTimeout(time.Minute).WithPolling(2 * time.Millisecond).Should(BeNumerically(">", 0))
+		cancel()
+		var r result
+		Eventually(done).WithTimeout(time.Minute).Should(Receive(&r))
+		Expect(r.code).To(Equal(exitSignal), r.String())
+		written := yamlFiles(dir)
+		Expect(len(written)).To(BeNumerically("<", 30), "interrupted before the end")
+
+		resumed := testbed("record", "--root", root, "--suite", "odbchat", "--variant", "single-pass", "--record-missing")
+
+		Expect(resumed.code).To(Equal(exitOK), resumed.String())
+		after := yamlFiles(dir)
+		Expect(after).To(HaveLen(30))
+		for name, data := range written {
+			Expect(string(after[name])).To(Equal(string(data)), "%s, written before the interruption, is kept as it was", name)
+		}
+		replay := testbed("run", "--root", root, "--suite", "odbchat", "--no-baseline")
+		Expect(replay.code).To(Equal(exitOK), replay.String())
+	})
+})

@@ -65,7 +65,7 @@ var _ = Describe("testbed lint", func() {
 		r := testbed("lint", "--root", root)
 
 		Expect(r.code).To(Equal(exitFailed), r.String())
-		Expect(r.stdout).To(MatchRegexp(`scenarios/odbchat.yaml:47: scenario ac1-taiwan-sst: expect.tools names tool "ghrsst.bbox_meen", which variant single-pass of agent odbchat does not have; did you mean "ghrsst.bbox_mean"\?`))
+		Expect(r.stdout).To(MatchRegexp(`scenarios/odbchat.yaml:51: scenario ac1-taiwan-sst: expect.tools names tool "ghrsst.bbox_meen", which variant single-pass of agent odbchat does not have; did you mean "ghrsst.bbox_mean"\?`))
 		Expect(r.stdout).NotTo(ContainSubstring("variant legacy"), "legacy overrides the tools it expects")
 	})
 })

@@ -49,13 +49,18 @@ Examples:
   testbed record --suite odbchat-sampled --repeat 3
   testbed record --suite odbchat --variant single-pass --record-missing
   OPENAI_API_KEY=… testbed record --suite odbchat --provider openai --model gpt-4.1-mini
-  ANTHROPIC_API_KEY=… testbed record --suite cba --variant anthropic --provider anthropic --model claude-haiku-4-5`
+  ANTHROPIC_API_KEY=… testbed record --suite cba --variant anthropic --provider anthropic --model claude-haiku-4-5
+  testbed record --suite climate --dry-run
+  OPENAI_API_KEY=… testbed record --provider openai --model gpt-4.1-mini --max-cost 5 --concurrency 8 --rpm 500`
 
 func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var sel selection
 	var prov, model, baseURL string
 	var liveUpstreams, live, missing bool
 	var repeat int
+	var maxCost float64
+	var dryRun bool
+	var concurrency, rpm, tpm int
 	fs := newFlags("record", recordDoc, stderr)
 	sel.register(fs)
 	fs.StringVar(&prov, "provider", "", "record a real model: openai, gemini or anthropic (key from OPENAI_API_KEY, GEMINI_API_KEY or ANTHROPIC_API_KEY)")
@@ -65,8 +70,19 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.BoolVar(&live, "live", false, "run against the endpoints but write no cassette")
 	fs.BoolVar(&missing, "record-missing", false, "replay what matches and record only the calls the cassettes lack")
 	fs.IntVar(&repeat, "repeat", 0, "keep `N` samples per scenario instead of the suite's samples: (default: the suite's, 1 unless it says)")
+	fs.Float64Var(&maxCost, "max-cost", 0, "stop before a model call could take the recording's spend over this many US dollars (estimated from the request's tokens and its max_tokens; docs/cost.md); 0: no cap")
+	fs.BoolVar(&dryRun, "dry-run", false, "print what recording would cost at most, estimated from the model requests in the current cassettes, and call nothing")
+	fs.IntVar(&concurrency, "concurrency", 0, "scenario runs recorded at once (default 1 against the stand-ins, which keeps their order and faults reproducible; 4 with --provider)")
+	fs.IntVar(&rpm, "rpm", 0, "at most this many model requests per minute, over all scenario runs (0: no limit)")
+	fs.IntVar(&tpm, "tpm", 0, "at most this many prompt tokens per minute, over all scenario runs (0: no limit)")
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	if concurrency < 0 || rpm < 0 || tpm < 0 {
+		return withCode(exitUsage, fmt.Errorf("--concurrency, --rpm and --tpm want a number of 0 or more"))
+	}
+	if maxCost < 0 {
+		return withCode(exitUsage, fmt.Errorf("--max-cost %g: want a number of US dollars above 0", maxCost))
 	}
 	stdout = coloured(sel, stdout)
 	if repeat < 0 || repeat > scenario.MaxSamples {
@@ -88,7 +104,11 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	agents, stop := running(sel.root, suites)
 	defer stop()
-	opts := runner.Options{
+	prices, err := sel.priceTable()
+	if err != nil {
+		return err
+	}
+	opts := runner.Options{Prices: prices,
 		Mode: cassette.ModeRecord, Root: sel.root, Agents: agents,
 		Variant: sel.variant, Scenario: sel.scenario, Progress: progress(sel, stderr),
 		Parallel: 1, // one recording at a time keeps the stand-ins' order and faults reproducible
@@ -107,11 +127,27 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	if prov != "" {
 		ep, key, err := realEndpoint(prov, model, baseURL)
-		if err != nil {
+		// a dry run calls nothing, so it needs no key
+		if err != nil && !(dryRun && ep.KeyEnv != "" && model != "") {
 			return withCode(exitUsage, err)
 		}
 		opts.Model = &ep
 		opts.Secrets = map[string]string{ep.KeyEnv: key}
+	}
+	if dryRun {
+		return writeEstimate(stdout, suites, opts, maxCost)
+	}
+	if maxCost > 0 {
+		opts.Budget = &runner.Budget{Max: maxCost}
+	}
+	switch {
+	case concurrency > 0:
+		opts.Parallel = concurrency
+	case prov != "":
+		opts.Parallel = 4
+	}
+	if rpm > 0 || tpm > 0 {
+		opts.Limits = &runner.Limits{RPM: rpm, TPM: tpm}
 	}
 	if opts.Mode == cassette.ModeRecord || opts.Mode == cassette.ModeRecordMissing {
 		// Refused at once if another recording of one of these suites runs;
@@ -162,6 +198,10 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := writeReport(rep, sel, stdout); err != nil {
 		return withCode(exitInternal, err)
 	}
+	if b := opts.Budget; b != nil && b.Stopped() {
+		writeStopped(stderr, rep, b)
+	}
+	writeRetries(stderr, rep)
 	switch opts.Mode {
 	case cassette.ModeRecord:
 		fmt.Fprintf(stderr, "recorded %d cassettes under %s/cassettes\n", recorded(rep), sel.root)

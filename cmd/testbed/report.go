@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"path/filepath"
 
 	"github.com/agentreplay/testbed/harness/report"
+	"github.com/agentreplay/testbed/harness/runner"
+	"github.com/agentreplay/testbed/harness/scenario"
 )
 
 const reportDoc = `Usage: testbed report --html FILE [REPORT.json]
@@ -29,9 +32,11 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 	if len(args) > 0 && args[0] == "merge" {
 		return cmdMerge(args[1:], stdout, stderr)
 	}
-	var out string
+	var out, prices, root string
 	flags := newFlags("report", reportDoc, stderr)
 	flags.StringVar(&out, "html", "", "write the HTML page here (required)")
+	flags.StringVar(&prices, "prices", "", "price the report's model calls again with this table in LiteLLM's schema (docs/cost.md); the suites' prices: models under --root apply")
+	flags.StringVar(&root, "root", ".", "project folder whose scenarios/ map the suites' model names to price rows (with --prices)")
 	files, err := parseWithFiles(flags, args)
 	if err != nil {
 		return err
@@ -49,6 +54,24 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 	}
 	if err != nil {
 		return err
+	}
+	if prices != "" {
+		sel := selection{prices: prices}
+		table, err := sel.priceTable()
+		if err != nil {
+			return err
+		}
+		models := map[string]map[string]string{}
+		if suites, err := scenario.LoadDir(filepath.Join(root, "scenarios"), scenario.LoadOptions{}); err == nil {
+			for _, s := range suites {
+				if s.Prices != nil {
+					models[s.Name] = s.Prices.Models
+				}
+			}
+		}
+		if err := runner.Reprice(rep, table, models); err != nil {
+			return withCode(exitUsage, err)
+		}
 	}
 	if err := saveFile(out, rep, report.WriteHTML); err != nil {
 		return withCode(exitInternal, err)

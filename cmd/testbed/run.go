@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"path/filepath"
 	"slices"
@@ -18,6 +19,7 @@ import (
 	"github.com/agentreplay/testbed/agents/all"
 	"github.com/agentreplay/testbed/harness/cassette"
 	"github.com/agentreplay/testbed/harness/check"
+	"github.com/agentreplay/testbed/harness/cost"
 	"github.com/agentreplay/testbed/harness/lint"
 	"github.com/agentreplay/testbed/harness/report"
 	"github.com/agentreplay/testbed/harness/runner"
@@ -29,6 +31,7 @@ import (
 // selection is the flags that pick what to run.
 type selection struct {
 	root, suite, variant, scenario string
+	prices                         string // --prices FILE
 	json, quiet, tables, noColor   bool
 	timeout                        time.Duration
 }
@@ -44,6 +47,22 @@ func (s *selection) register(fs *flags) {
 	fs.BoolVar(&s.quiet, "quiet", false, "no progress bar on stderr (there is none either when stderr is not a terminal or CI is set)")
 	fs.BoolVar(&s.noColor, "no-color", false, "no colour in the verdicts (there is none either when stdout is not a terminal or NO_COLOR is set)")
 	fs.DurationVar(&s.timeout, "timeout", 2*time.Minute, "stop a scenario that runs longer than this (wall time); it is reported as an error")
+	fs.StringVar(&s.prices, "prices", "", "price model calls with this table in LiteLLM's model_prices_and_context_window.json schema instead of the suite's prices: file or testbed's own (docs/cost.md)")
+}
+
+// priceTable reads --prices; nil when it is not given.
+func (s *selection) priceTable() (*cost.Table, error) {
+	if s.prices == "" {
+		return nil, nil
+	}
+	t, err := cost.Load(s.prices)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission):
+		return nil, withCode(exitInternal, fmt.Errorf("--prices: %w", err))
+	case err != nil:
+		return nil, withCode(exitUsage, fmt.Errorf("--prices: %w", err))
+	}
+	return t, nil
 }
 
 // flags is a command's flag set, with the doc its --help prints.
@@ -225,7 +244,11 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	start := time.Now()
 	agents, stop := running(sel.root, suites)
 	defer stop()
-	rep, err := runner.Run(ctx, suites, runner.Options{
+	prices, err := sel.priceTable()
+	if err != nil {
+		return err
+	}
+	rep, err := runner.Run(ctx, suites, runner.Options{Prices: prices,
 		Mode: cassette.ModeReplay, Root: sel.root, Agents: agents,
 		Variant: sel.variant, Scenario: sel.scenario, Progress: progress(sel, stderr),
 		Shard: i, Shards: n, Timeout: sel.timeout, Sent: prompts, Parallel: parallel,

@@ -71,7 +71,11 @@ func cmdShow(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	rep, err := runner.Run(ctx, suites, runner.Options{Mode: cassette.ModeReplay, Root: sel.root, Agents: registry(sel.root, suites, nil),
+	prices, err := sel.priceTable()
+	if err != nil {
+		return err
+	}
+	rep, err := runner.Run(ctx, suites, runner.Options{Prices: prices, Mode: cassette.ModeReplay, Root: sel.root, Agents: registry(sel.root, suites, nil),
 		Variant: sel.variant, Scenario: sel.scenario, Timeout: 2 * time.Minute, Sent: true})
 	if err != nil {
 		return withCode(exitInternal, err)

@@ -35,6 +35,9 @@ func metrics() []metric {
 		{"latency_p99", func(s report.Summary) float64 { return s.LatencyP99 }},
 		{"prompt_tokens_per_call", func(s report.Summary) float64 { return s.PromptTokensPerCall }},
 		{"artifacts", func(s report.Summary) float64 { return float64(s.Artifacts) }},
+		{"cost_mean", func(s report.Summary) float64 { return s.Cost.Mean }},
+		{"cost_p95", func(s report.Summary) float64 { return s.Cost.P95 }},
+		{"cost_total", func(s report.Summary) float64 { return s.Cost.Total }},
 		{"ttft_mean", streamed(func(st *report.Streaming) float64 { return st.TTFTMean })},
 		{"ttft_p50", streamed(func(st *report.Streaming) float64 { return st.TTFTP50 })},
 		{"ttft_p95", streamed(func(st *report.Streaming) float64 { return st.TTFTP95 })},
@@ -79,6 +82,18 @@ func streamMissing(metric string, s report.Summary) string {
 		return "no streamed call carried a token, so " + metric + " was not measured"
 	}
 	return ""
+}
+
+// costMissing says why a cost metric was not measured on s, or "": no
+// model call was priced.
+func costMissing(metric string, s report.Summary) string {
+	if !scenario.IsCost(metric) || s.Cost.Evaluated() {
+		return ""
+	}
+	if s.Cost.Unpriced > 0 {
+		return fmt.Sprintf("none of the %d model calls was priced (no row for their model in the price table), so %s was not measured; pass --prices FILE or map the model in the suite's prices: models", s.Cost.Unpriced, metric)
+	}
+	return "no model call was made, so " + metric + " was not measured"
 }
 
 // MetricNames returns the names of the suite-threshold metrics, sorted.
@@ -141,6 +156,9 @@ func threshold(th scenario.Threshold, s report.Summary, base *report.Summary) re
 	unit := ""
 	if isLatency(th.Metric) {
 		unit = " ms"
+	}
+	if scenario.IsCost(th.Metric) {
+		unit = " USD"
 	}
 	against := ""
 	switch {
@@ -207,6 +225,9 @@ func unmeasured(s report.Summary, base *report.Summary, th scenario.Threshold) s
 		// own gets the same answer.
 		return "it compares the baseline variant with itself"
 	}
+	if why := costMissing(th.Metric, s); why != "" {
+		return why
+	}
 	if th.Baseline {
 		whose := "the baseline: "
 		if th.Against != "" {
@@ -216,6 +237,9 @@ func unmeasured(s report.Summary, base *report.Summary, th scenario.Threshold) s
 			return why
 		}
 		if why := streamMissing(th.Metric, *base); why != "" {
+			return whose + why
+		}
+		if why := costMissing(th.Metric, *base); why != "" {
 			return whose + why
 		}
 	}

@@ -37,7 +37,7 @@ var _ = Describe("MetricNames and Value", func() {
 			"output_tokens_mean", "llm_calls_mean", "tool_calls_mean", "latency_mean", "latency_p50",
 			"latency_p95", "latency_p99", "prompt_tokens_per_call", "artifacts",
 			"ttft_mean", "ttft_p50", "ttft_p95", "ttft_p99", "gap_mean", "gap_p95", "tpot_mean", "output_tps_mean",
-			"stream_duration_mean", "goodput"))
+			"stream_duration_mean", "goodput", "cost_mean", "cost_p95", "cost_total"))
 	})
 
 	DescribeTable("reads each metric from a summary",
@@ -117,7 +117,7 @@ var _ = Describe("Thresholds", func() {
 		Entry("the baseline's latency, failing", scenario.Threshold{Metric: "latency_mean", Op: "<", Baseline: true},
 			slower, &summary, 1300.0, 1100.0, "latency_mean = 1300 ms, want < 1100 ms (baseline)"),
 		Entry("an unknown metric", scenario.Threshold{Metric: "latency_p90", Op: "<", Value: 2, Unit: "s"},
-			summary, nil, 0.0, 0.0, `unknown metric "latency_p90" (want one of artifacts, gap_mean, gap_p95, goodput, input_tokens_mean, latency_mean, `+
+			summary, nil, 0.0, 0.0, `unknown metric "latency_p90" (want one of artifacts, cost_mean, cost_p95, cost_total, gap_mean, gap_p95, goodput, input_tokens_mean, latency_mean, `+
 				`latency_p50, latency_p95, latency_p99, llm_calls_mean, output_tokens_mean, output_tps_mean, pass_rate, `+
 				`prompt_tokens_per_call, routing_accuracy, stream_duration_mean, token_reduction, tool_calls_mean, tpot_mean, `+
 				`ttft_mean, ttft_p50, ttft_p95, ttft_p99)`),

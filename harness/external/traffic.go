@@ -326,6 +326,9 @@ func decodeChatResponse(b []byte) llm.Response {
 			Details    struct {
 				Reasoning int `json:"reasoning_tokens"`
 			} `json:"completion_tokens_details"`
+			PromptDetails struct {
+				Cached int `json:"cached_tokens"`
+			} `json:"prompt_tokens_details"`
 		} `json:"usage"`
 	}
 	var out llm.Response
@@ -338,7 +341,8 @@ func decodeChatResponse(b []byte) llm.Response {
 	for _, tc := range c.Message.ToolCalls {
 		out.Message.ToolCalls = append(out.Message.ToolCalls, llm.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: json.RawMessage(tc.Function.Arguments)})
 	}
-	out.Usage = llm.Usage{InputTokens: w.Usage.Prompt, OutputTokens: w.Usage.Completion, ReasoningTokens: w.Usage.Details.Reasoning}
+	out.Usage = llm.Usage{InputTokens: w.Usage.Prompt, OutputTokens: w.Usage.Completion, ReasoningTokens: w.Usage.Details.Reasoning,
+		CacheReadTokens: w.Usage.PromptDetails.Cached}
 	return out
 }
 
@@ -387,6 +391,7 @@ func decodeGeminiResponse(b []byte) llm.Response {
 			Prompt     int `json:"promptTokenCount"`
 			Candidates int `json:"candidatesTokenCount"`
 			Thoughts   int `json:"thoughtsTokenCount"`
+			Cached     int `json:"cachedContentTokenCount"`
 		} `json:"usageMetadata"`
 		Model string `json:"modelVersion"`
 	}
@@ -406,7 +411,8 @@ func decodeGeminiResponse(b []byte) llm.Response {
 		}
 	}
 	// Gemini counts thinking beside the candidates' tokens.
-	out.Usage = llm.Usage{InputTokens: w.Usage.Prompt, OutputTokens: w.Usage.Candidates + w.Usage.Thoughts, ReasoningTokens: w.Usage.Thoughts}
+	out.Usage = llm.Usage{InputTokens: w.Usage.Prompt, OutputTokens: w.Usage.Candidates + w.Usage.Thoughts, ReasoningTokens: w.Usage.Thoughts,
+		CacheReadTokens: w.Usage.Cached}
 	out.FinishReason = geminiadapter.FinishReason(c.FinishReason, len(out.Message.ToolCalls) > 0)
 	return out
 }

@@ -53,8 +53,12 @@ func Expectations(s *scenario.Suite, variant string, tools []string) []Problem {
 					if n == "" || slices.Contains(tools, n) {
 						continue
 					}
+					path := s.Path
+					if sc.File != "" {
+						path = sc.File // a row of a data file
+					}
 					out = append(out, Problem{
-						Suite: s.Name, Variant: variant, Agent: s.Agent, Path: s.Path, Line: line,
+						Suite: s.Name, Variant: variant, Agent: s.Agent, Path: path, Line: line,
 						Tool: n, Field: expectField(sc, i, field), Known: tools,
 					})
 				}

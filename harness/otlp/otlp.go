@@ -55,13 +55,20 @@ const (
 	// KeyRawFinishReason is the finish reason as the provider sent it;
 	// gen_ai.response.finish_reasons holds the neutral one.
 	KeyRawFinishReason = attribute.Key("testbed.response.raw_finish_reason")
-	KeyRawTokens       = attribute.Key("testbed.tool.raw_tokens")
-	KeyContextTokens   = attribute.Key("testbed.tool.context_tokens")
-	KeyRawBytes        = attribute.Key("testbed.tool.raw_bytes")
-	KeyFault           = attribute.Key("testbed.fault")
-	KeyFailedChecks    = attribute.Key("testbed.failed_checks")
-	KeyNoteKey         = attribute.Key("testbed.note.key")
-	KeyNoteValue       = attribute.Key("testbed.note.value")
+	// KeyCost is a model call's price in US dollars, KeyCostFrom what it
+	// was priced from ("reported" usage or testbed's "counted" tokens), and
+	// KeyCostUnpriced is true on a call whose model has no price: it
+	// carries no testbed.cost.usd rather than 0.
+	KeyCost          = attribute.Key("testbed.cost.usd")
+	KeyCostFrom      = attribute.Key("testbed.cost.from")
+	KeyCostUnpriced  = attribute.Key("testbed.cost.unpriced")
+	KeyRawTokens     = attribute.Key("testbed.tool.raw_tokens")
+	KeyContextTokens = attribute.Key("testbed.tool.context_tokens")
+	KeyRawBytes      = attribute.Key("testbed.tool.raw_bytes")
+	KeyFault         = attribute.Key("testbed.fault")
+	KeyFailedChecks  = attribute.Key("testbed.failed_checks")
+	KeyNoteKey       = attribute.Key("testbed.note.key")
+	KeyNoteValue     = attribute.Key("testbed.note.value")
 )
 
 // Names of the span events and of the evaluation.

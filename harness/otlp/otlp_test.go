@@ -37,6 +37,7 @@ func fixture() *report.Report {
 			Input: trace.Parts{System: 100, User: 20}, Output: 12,
 			Reported:      &trace.Usage{Input: 130, Output: 15, CacheRead: 64, Reasoning: 5},
 			ResponseModel: "gemma3:4b-it-qat", FinishReason: "tool_calls", RawFinishReason: "tool_calls",
+			Cost:      &trace.Cost{USD: 0.00125, From: trace.CostFromReported, Model: "gpt-4.1"},
 			Stream:    &trace.Stream{FirstToken: 250 * time.Millisecond, Duration: 800 * time.Millisecond},
 			ToolCalls: []trace.Call{{Name: "sst.mean", Arguments: json.RawMessage(`{"region":"taiwan"}`)}}}},
 		{Kind: trace.KindHTTP, Turn: 1, At: 800 * time.Millisecond, HTTP: &trace.Exchange{Method: "GET", URL: "http://erddap.test/griddap/sst.json", Status: 200, Duration: 300 * time.Millisecond}},
@@ -215,11 +216,16 @@ var _ = Describe("WriteJSON", func() {
 		Expect(c.attrs).To(HaveKeyWithValue("gen_ai.usage.cache_read.input_tokens", `{"intValue":"64"}`))
 		Expect(c.attrs).To(HaveKeyWithValue("testbed.usage.reasoning_tokens", `{"intValue":"5"}`))
 		Expect(c.attrs).To(HaveKeyWithValue("testbed.stream.time_to_first_token", `{"doubleValue":0.25}`))
+		Expect(c.attrs).To(HaveKeyWithValue("testbed.cost.usd", `{"doubleValue":0.00125}`))
+		Expect(c.attrs).To(HaveKeyWithValue("testbed.cost.from", "reported"))
+		Expect(c.attrs).NotTo(HaveKey("testbed.cost.unpriced"))
 		Expect(c.StartTimeUnixNano).To(Equal(at(0)))
 		Expect(c.EndTimeUnixNano).To(Equal(at(800 * time.Millisecond)))
 		// Counted tokens stand in when the provider reported none.
 		Expect(chats[1].attrs).To(HaveKeyWithValue("gen_ai.usage.input_tokens", `{"intValue":"150"}`))
 		Expect(chats[1].attrs).NotTo(HaveKey("testbed.stream.time_to_first_token"))
+		Expect(chats[1].attrs).To(HaveKeyWithValue("testbed.cost.unpriced", `{"boolValue":true}`), "an unpriced call carries no $0")
+		Expect(chats[1].attrs).NotTo(HaveKey("testbed.cost.usd"))
 
 		post := named(spans, "POST")
 		Expect(post.ParentSpanId).To(Equal(c.SpanId), "the model call's exchange nests under its chat span")

@@ -161,6 +161,11 @@ func (b builder) chat(ctx, parent context.Context, e trace.Event) interval {
 			attrs = append(attrs, KeyReasoning.Int(u.Reasoning))
 		}
 	}
+	if p := c.Cost; p != nil {
+		attrs = append(attrs, KeyCost.Float64(p.USD), KeyCostFrom.String(p.From))
+	} else {
+		attrs = append(attrs, KeyCostUnpriced.Bool(true))
+	}
 	if st := c.Stream; st != nil && st.FirstToken >= 0 {
 		attrs = append(attrs, KeyTTFT.Float64(st.FirstToken.Seconds()))
 	}

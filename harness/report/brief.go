@@ -113,8 +113,8 @@ func notGatingFailures(s *Suite, name string, v *Variant) []failure {
 // WriteMarkdown open with), with every failure and failed threshold.
 func headline(r *Report) (overview table, failures, thresholds []string) {
 	overview = table{
-		header: []string{"suite/variant", "passed", "routing", "reduction", "in tok", "p50", "p95", "ttft p95"},
-		right:  []bool{false, true, true, true, true, true, true, true},
+		header: []string{"suite/variant", "passed", "routing", "reduction", "in tok", "p50", "p95", "cost/run", "ttft p95"},
+		right:  []bool{false, true, true, true, true, true, true, true, true},
 	}
 	var found []failure
 	for i := range r.Suites {
@@ -142,7 +142,7 @@ func headline(r *Report) (overview table, failures, thresholds []string) {
 			}
 			overview.rows = append(overview.rows, []string{name, passed, routing, reduction,
 				Grouped(int64(math.Round(sm.InputTokensMean))), Grouped(int64(math.Round(sm.LatencyP50))) + " ms",
-				Grouped(int64(math.Round(sm.LatencyP95))) + " ms", ttft})
+				Grouped(int64(math.Round(sm.LatencyP95))) + " ms", v.Spend().Short(), ttft})
 			if s.NotGating {
 				// A stale or missing cassette fails the run even here: it
 				// is listed in full, with the command that records it.
@@ -166,9 +166,9 @@ func headline(r *Report) (overview table, failures, thresholds []string) {
 		streamed = streamed || row[len(row)-1] != "—"
 	}
 	if !streamed {
-		overview.header, overview.right = overview.header[:7], overview.right[:7]
+		overview.header, overview.right = overview.header[:8], overview.right[:8]
 		for i := range overview.rows {
-			overview.rows[i] = overview.rows[i][:7]
+			overview.rows[i] = overview.rows[i][:8]
 		}
 	}
 	return overview, failures, thresholds

@@ -322,6 +322,22 @@ func comparisonSections(c Comparison, f CompareFilter) []section {
 	rowF("token reduction (%)", "", b.TokenReduction*100, h.TokenReduction*100, "%+.1f", false)
 	rowF("latency mean (ms)", MetricLatencyMS, b.LatencyMean, h.LatencyMean, "%+.0f", true)
 	rowF("latency p95 (ms)", "", b.LatencyP95, h.LatencyP95, "%+.0f", true)
+	costRow := func(name string, x, y float64) {
+		row := []string{name, b.Cost.Short(), h.Cost.Short(), "—"}
+		if b.Cost.Evaluated() && h.Cost.Evaluated() {
+			row = []string{name, b.Cost.Format(x), h.Cost.Format(y), "="}
+			if x != y {
+				row[3] = costDelta(x, y)
+			}
+		}
+		if len(c.Noise) > 0 {
+			row = append(row, "")
+		}
+		sum.table.rows = append(sum.table.rows, row)
+	}
+	costRow("cost per run mean (USD)", b.Cost.Mean, h.Cost.Mean)
+	costRow("cost per run p95 (USD)", b.Cost.P95, h.Cost.P95)
+	costRow("cost total (USD)", b.Cost.Total, h.Cost.Total)
 	if bs, hs := b.Streaming, h.Streaming; bs != nil || hs != nil {
 		if bs == nil {
 			bs = &Streaming{}

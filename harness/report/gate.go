@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strings"
 )
 
 // Regression is one figure that got worse than the blessed baseline allows.
@@ -41,6 +42,12 @@ func gateMetric(name string, s Summary) (v float64, higher bool) {
 		return s.LatencyMean, false
 	case "latency_p95":
 		return s.LatencyP95, false
+	case "cost_mean":
+		return s.Cost.Mean, false
+	case "cost_p95":
+		return s.Cost.P95, false
+	case "cost_total":
+		return s.Cost.Total, false
 	}
 	return 0, false
 }
@@ -128,6 +135,10 @@ func variantRegressions(suite string, bv, hv *Variant, gate map[string]float64) 
 	}
 	sort.Strings(names)
 	for _, m := range names {
+		if why := costUnjudged(m, bv.Summary, hv.Summary); why != "" {
+			out = append(out, Regression{Suite: suite, Variant: hv.Name, Metric: m, Allowed: gate[m], Detail: why})
+			continue
+		}
 		b, higher := gateMetric(m, bv.Summary)
 		h, _ := gateMetric(m, hv.Summary)
 		if worse(b, h, gate[m], higher) {
@@ -162,6 +173,22 @@ func variantRegressions(suite string, bv, hv *Variant, gate map[string]float64) 
 		}
 	}
 	return out
+}
+
+// costUnjudged says why a cost metric of the gate cannot be judged (no
+// call priced now, or in the baseline), or "": the gate never passes on
+// nothing.
+func costUnjudged(metric string, base, head Summary) string {
+	if !strings.HasPrefix(metric, "cost_") {
+		return ""
+	}
+	switch {
+	case !head.Cost.Evaluated():
+		return "not evaluated: no model call was priced now (pass --prices FILE, or map the model in the suite's prices: models)"
+	case !base.Cost.Evaluated():
+		return "not evaluated: the baseline prices no model call; re-bless it: testbed baseline bless"
+	}
+	return ""
 }
 
 // WriteRegressionsText renders regressions as a table a CI reader takes in

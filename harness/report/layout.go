@@ -225,7 +225,7 @@ func layoutSuite(s *Suite, mode string, verdict verdictStyle) suiteBlock {
 	for _, v := range order {
 		b.sections = append(b.sections, variantSection(v, verdict))
 	}
-	b.sections = append(b.sections, outcomeSection(order), costSection(order, base))
+	b.sections = append(b.sections, outcomeSection(order), costSection(order, base), spendSection(order, base, s.Prices))
 	if t, ok := samplingSection(order); ok {
 		b.sections = append(b.sections, t)
 	}
@@ -247,7 +247,7 @@ func layoutSuite(s *Suite, mode string, verdict verdictStyle) suiteBlock {
 			b.sections = append(b.sections, confusionSection(v))
 		}
 	}
-	if t, ok := trimmingSection(order, s.ReductionWithout); ok {
+	if t, ok := trimmingSection(order, base, s.ReductionWithout); ok {
 		b.sections = append(b.sections, t)
 	}
 	return b
@@ -282,16 +282,16 @@ func variantSection(v *Variant, verdict verdictStyle) section {
 		title += " (" + v.Provenance + ")"
 	}
 	sec := section{title: title, table: table{
-		header: []string{"scenario", "criterion", "verdict", "route", "LLM", "in tok", "out tok", "latency"},
-		right:  []bool{false, false, false, false, true, true, true, true},
-		wrap:   []bool{false, false, false, true, false, false, false, false},
+		header: []string{"scenario", "criterion", "verdict", "route", "LLM", "in tok", "out tok", "latency", "cost"},
+		right:  []bool{false, false, false, false, true, true, true, true, true},
+		wrap:   []bool{false, false, false, true, false, false, false, false, false},
 	}}
 	for _, sc := range v.Scenarios {
 		m := sc.Metrics
 		sec.table.rows = append(sec.table.rows, []string{
 			sc.ID, sc.Criterion, verdictCell(sc, verdict), route(sc),
 			strconv.Itoa(m.LLMCalls), strconv.Itoa(m.InputTokens), strconv.Itoa(m.OutputTokens),
-			ms(m.Latency),
+			ms(m.Latency), scenarioCost(sc),
 		})
 	}
 	for _, sc := range v.Scenarios {
@@ -320,6 +320,16 @@ func variantSection(v *Variant, verdict verdictStyle) section {
 			Grouped(int64(n)), Grouped(int64(v.Summary.Checks)))})
 	}
 	return sec
+}
+
+// scenarioCost is the cost cell: the run's, or over samples their mean
+// and p95.
+func scenarioCost(sc Scenario) string {
+	c := sc.Cost()
+	if sc.Sampling != nil && c.Evaluated() {
+		return c.Short() + " (p95 " + USD(c.P95) + ")"
+	}
+	return c.Short()
 }
 
 // route is the route cell: the observed route, checked against the

@@ -79,8 +79,10 @@ type Suite struct {
 	ReductionWithout []string `json:"reduction_without,omitempty"`
 	// NotGating is the suite's gating: false: its failures and thresholds
 	// are reported apart and never fail the run.
-	NotGating bool      `json:"not_gating,omitempty"`
-	Variants  []Variant `json:"variants"`
+	NotGating bool `json:"not_gating,omitempty"`
+	// Prices names the price table the suite's calls were priced with.
+	Prices   string    `json:"prices,omitempty"`
+	Variants []Variant `json:"variants"`
 }
 
 // Variant is the result of one variant over the suite's scenarios.
@@ -152,6 +154,11 @@ type Scenario struct {
 	// went (nil for the built-in agents): it varies from run to run, like
 	// Processing, so no report file holds it.
 	Wall *WallTime `json:"-"`
+	// Retries counts the rate-limit and overload responses (429, 503, 529
+	// with Retry-After) a recording waited out before the agent saw them,
+	// and RetryWait the time it waited.
+	Retries   int           `json:"retries,omitempty"`
+	RetryWait time.Duration `json:"retry_wait_ns,omitempty"`
 	// Crashed is true when the agent panicked; the run went on.
 	Crashed bool `json:"crashed,omitempty"`
 	// Known is true when the run failed as a known failure of the baseline
@@ -229,6 +236,8 @@ type Summary struct {
 	Judged int `json:"judged_checks,omitempty"`
 	// Streaming summarizes the streamed model calls; nil when none streamed.
 	Streaming *Streaming `json:"streaming,omitempty"`
+	// Cost is what the model calls cost per run (mean, p95) and in all.
+	Cost Spend `json:"cost"`
 }
 
 // Threshold is one suite threshold's outcome for a variant.

@@ -76,6 +76,54 @@ func costSection(order []*Variant, base *Variant) section {
 	return sec
 }
 
+// spendSection is what the variants' model calls cost in US dollars: per
+// scenario run (mean, with the change against the baseline, and p95) and
+// in all, and what each was priced from.
+func spendSection(order []*Variant, base *Variant, prices string) section {
+	title := "spend in US dollars (per scenario run)"
+	if prices != "" {
+		title += ", priced with " + prices
+	}
+	sec := section{title: title, table: table{
+		header: []string{"variant", "mean", "p95", "total", "priced calls"},
+		right:  []bool{false, true, true, true, true},
+	}}
+	for _, v := range order {
+		c := v.Spend()
+		mean := c.Short()
+		if base != nil && v != base {
+			if b := base.Spend(); c.Evaluated() && b.Evaluated() {
+				mean += " (" + costDelta(b.Mean, c.Mean) + ")"
+			}
+		}
+		p95, total := c.Short(), c.Short()
+		if c.Evaluated() {
+			p95, total = USD(c.P95), USD(c.Total)
+		}
+		sec.table.rows = append(sec.table.rows, []string{v.Name, mean, p95, total, fmt.Sprintf("%d/%d", c.Priced, c.Priced+c.Unpriced)})
+		if src := c.Sources(); src != "" {
+			sec.notes = append(sec.notes, note{text: v.Name + ": " + src})
+		}
+	}
+	return sec
+}
+
+// costDelta is the change from base to head dollars: "-$0.0012, -37.5%".
+func costDelta(base, head float64) string {
+	d := head - base
+	out := USD(math.Abs(d))
+	switch {
+	case d > 0:
+		out = "+" + out
+	case d < 0:
+		out = "−" + out
+	}
+	if base != 0 {
+		out += ", " + signed((head/base-1)*100, 1, "%")
+	}
+	return out
+}
+
 func thresholdSection(order []*Variant) (section, bool) {
 	sec := section{title: "thresholds", table: table{
 		header: []string{"variant", "threshold", "observed", "target", "result"},
@@ -245,6 +293,8 @@ func metricValue(metric string, v float64) string {
 		return percent(v)
 	case strings.Contains(m, "latency"):
 		return strconv.FormatFloat(v, 'f', 0, 64) + " ms"
+	case strings.HasPrefix(m, "cost_"):
+		return USD(v)
 	default:
 		return strconv.FormatFloat(math.Round(v*100)/100, 'f', -1, 64)
 	}
@@ -340,7 +390,7 @@ func roleSection(order []*Variant) (section, bool) {
 
 // trimmingSection compares the variants' payload trimming per tool, with a
 // total per variant.
-func trimmingSection(order []*Variant, without []string) (section, bool) {
+func trimmingSection(order []*Variant, base *Variant, without []string) (section, bool) {
 	sec := section{title: "payload trimming by tool", table: table{
 		header: []string{"variant", "tool", "calls", "raw tok", "context tok", "reduction"},
 		right:  []bool{false, false, true, true, true, true},
@@ -363,6 +413,12 @@ func trimmingSection(order []*Variant, without []string) (section, bool) {
 			calls, raw, context = calls+t.Calls, raw+t.RawTokens, context+t.ContextTokens
 		}
 		sec.table.rows = append(sec.table.rows, row(v.Name, "total", calls, raw, context, reduction(raw, context)))
+		if base != nil && v != base && raw != 0 {
+			if c, b := v.Spend(), base.Spend(); c.Evaluated() && b.Evaluated() {
+				sec.notes = append(sec.notes, note{text: fmt.Sprintf("%s: %s fewer payload tokens; %s per scenario run against %s for %s (%s)",
+					v.Name, percent(reduction(raw, context)), c.Short(), b.Short(), base.Name, costDelta(b.Mean, c.Mean))})
+			}
+		}
 		if w := ReductionWarning(v); w != "" {
 			sec.notes = append(sec.notes, note{mark: "⚠", text: v.Name + ": " + w})
 		}

@@ -46,6 +46,7 @@ func Summarize(scs []Scenario) Summary {
 	correct, runs, runsPassed := 0, 0, 0
 	sampled := false
 	var lat []float64
+	var all []Run
 	for _, sc := range scs {
 		if sc.Verdict == VerdictPass {
 			s.Passed++
@@ -53,6 +54,7 @@ func Summarize(scs []Scenario) Summary {
 		if sc.Sampling != nil {
 			sampled = true
 		}
+		all = append(all, sc.Runs()...)
 		for _, r := range sc.Runs() {
 			runs++
 			if r.Verdict == VerdictPass {
@@ -115,6 +117,7 @@ func Summarize(scs []Scenario) Summary {
 		s.K, s.PassHatK, s.CI = sampledSummary(scs)
 	}
 	s.Streaming = SummarizeStreams(scs, nil)
+	s.Cost = SpendOf(all)
 	return s
 }
 

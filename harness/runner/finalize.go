@@ -189,6 +189,13 @@ func Merge(parts []*report.Report, suites []*scenario.Suite, opts Options) (*rep
 	rep := &report.Report{SchemaVersion: report.SchemaVersion, Mode: parts[0].Mode}
 	for _, s := range suites {
 		rs := report.Suite{Name: s.Name, Agent: s.Agent, Tokenizer: tokenizerName(s), Baseline: s.Baseline, About: s.About, ReductionWithout: s.ReductionWithout, NotGating: s.NotGating}
+		for _, p := range parts {
+			for _, ps := range p.Suites {
+				if ps.Name == s.Name && ps.Prices != "" {
+					rs.Prices = ps.Prices // the table the shards priced with
+				}
+			}
+		}
 		for _, v := range s.Variants {
 			rv := report.Variant{Name: v.Name, Description: v.Description}
 			found := false

@@ -26,6 +26,7 @@ import (
 	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/harness/cassette"
 	"github.com/agentreplay/testbed/harness/check"
+	"github.com/agentreplay/testbed/harness/cost"
 	"github.com/agentreplay/testbed/harness/proxy"
 	"github.com/agentreplay/testbed/harness/report"
 	"github.com/agentreplay/testbed/harness/scenario"
@@ -95,6 +96,18 @@ type Options struct {
 	// A caller that runs agents testbed does not know (package replaytest)
 	// names its own.
 	Rerecord func(suite, variant, scenario string) string
+	// Prices prices every model call (testbed --prices FILE); nil uses
+	// each suite's prices: file, else testbed's own table (cost.Default).
+	Prices *cost.Table
+	// Budget, when set, caps what a recording spends on model calls
+	// (record --max-cost); replays ignore it.
+	Budget *Budget
+	// Limits pace a recording's model requests (record --rpm, --tpm); nil
+	// is no limit.
+	Limits *Limits
+	// Sleep waits out a provider's Retry-After while recording (default:
+	// the wall clock's); specs inject their own.
+	Sleep func(context.Context, time.Duration) error
 }
 
 // job is one scenario under one variant, run once per sample.
@@ -114,6 +127,8 @@ type job struct {
 	caches *caches
 	// detector redacts the suite's cassettes (see Detector).
 	detector *cassette.Detector
+	// pricer prices the model calls of the job's runs.
+	pricer cost.Pricer
 }
 
 // caches hold what a run builds once and every scenario of it reuses: the
@@ -154,6 +169,7 @@ func Run(ctx context.Context, suites []*scenario.Suite, opts Options) (*report.R
 			return nil, err
 		}
 	}
+	pricers := map[*scenario.Suite]cost.Pricer{}
 	for _, s := range suites {
 		if _, ok := opts.Agents[s.Agent]; !ok {
 			return nil, fmt.Errorf("%s: unknown agent %q", s.Path, s.Agent)
@@ -161,7 +177,13 @@ func Run(ctx context.Context, suites []*scenario.Suite, opts Options) (*report.R
 		if err := tokens.Check(s.Tokenizer); err != nil {
 			return nil, fmt.Errorf("%s: %w", s.Path, err)
 		}
-		rs := report.Suite{Name: s.Name, Agent: s.Agent, Tokenizer: tokenizerName(s), Baseline: s.Baseline, About: s.About, ReductionWithout: s.ReductionWithout, NotGating: s.NotGating}
+		p, err := pricer(s, opts)
+		if err != nil {
+			return nil, err
+		}
+		pricers[s] = p
+		rs := report.Suite{Name: s.Name, Agent: s.Agent, Tokenizer: tokenizerName(s), Baseline: s.Baseline, About: s.About, ReductionWithout: s.ReductionWithout, NotGating: s.NotGating,
+			Prices: p.Table.Origin}
 		for _, v := range s.Variants {
 			// A replay always runs the baseline, which thresholds and deltas
 			// compare to; a recording records only what was asked for.
@@ -209,7 +231,7 @@ func Run(ctx context.Context, suites []*scenario.Suite, opts Options) (*report.R
 					n = opts.Repeat
 				}
 				jobs = append(jobs, job{suite: s, variant: v, scenario: sc, out: &rv.Scenarios[i], runs: make([]report.Scenario, n),
-					data: data[s.Agent], prompts: prompts, caches: shared, detector: detectors[s]})
+					data: data[s.Agent], prompts: prompts, caches: shared, detector: detectors[s], pricer: pricers[s]})
 			}
 		}
 	}

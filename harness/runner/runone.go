@@ -58,6 +58,10 @@ func runOne(ctx context.Context, j *job, sample int, opts Options, pending *coun
 	r.execute(ctx, parent, cfg)
 	r.judge()
 	r.finalize()
+	if g := r.guard; g != nil {
+		g.budget.settle(g.reserved, r.out.Metrics.CostUSD)
+	}
+	r.out.Retries, r.out.RetryWait = r.retry.counts()
 	return r.out
 }
 
@@ -85,6 +89,10 @@ type sampleRun struct {
 	closeErr error // the cassette's, when closed
 	timedOut bool
 	earlier  []keptRun // runs of the same kept-alive program before this one
+	// guard keeps a recording under its --max-cost; nil without one.
+	guard *guard
+	// retry waits out a provider's rate limits in record and live modes.
+	retry *retrying
 }
 
 // plan works out the sample's endpoint, cassette options and the command
@@ -117,6 +125,19 @@ func plan(j *job, sample int, opts Options) *sampleRun {
 		Detector: j.detector,
 		Observe:  r.observe,
 		Match:    j.suite.Match,
+	}
+	if opts.Mode != cassette.ModeReplay {
+		sleep := opts.Sleep
+		if sleep == nil {
+			sleep = sleepFor
+		}
+		r.retry = &retrying{next: r.copts.Real, sleep: sleep, limits: opts.Limits}
+		r.copts.Real = r.retry
+	}
+	if opts.Budget != nil && opts.Mode != cassette.ModeReplay {
+		r.guard = &guard{next: r.copts.Real, budget: opts.Budget, pricer: j.pricer, provider: r.ep.Provider, model: r.ep.Model,
+			onRefuse: func() { r.failed.Store(true) }}
+		r.copts.Real = r.guard
 	}
 	return r
 }
@@ -223,6 +244,12 @@ func (r *sampleRun) configure(ctx context.Context, pending *counter) (agents.Con
 	if err != nil {
 		return fail(err)
 	}
+	if r.guard != nil {
+		r.guard.counter = counter
+	}
+	if r.retry != nil {
+		r.retry.counter = counter
+	}
 	tr, j := r.tr, r.j
 	return agents.Config{
 		Model:     &countingModel{next: model, trace: tr, counter: counter, model: ep.Model, sent: opts.Sent},
@@ -276,6 +303,10 @@ func (r *sampleRun) execute(ctx, parent context.Context, cfg agents.Config) {
 			err = uerr
 		}
 	}
+	if refused := r.guard.refusal(); refused != nil {
+		// The agent may have gone on without the call: not a recording.
+		err = refused
+	}
 	if r.tp.Recording() && (err != nil || r.failed.Load()) {
 		// A recording that did not complete never replaces the cassette.
 		r.tp.Abort()
@@ -298,6 +329,7 @@ func (r *sampleRun) judge() {
 	out, j := &r.out, r.j
 	events := r.tr.Events()
 	out.Events = events
+	j.pricer.Trace(r.ep.Provider, events)
 	out.Metrics = trace.Measure(events)
 	for _, a := range r.ans.Replies {
 		out.Answer = append(out.Answer, a.Text)

@@ -65,7 +65,7 @@ func addLLM(tr *trace.Trace, counter *tokens.Counter, start time.Duration, req l
 		}
 		if resp.Usage != (llm.Usage{}) {
 			u := resp.Usage
-			call.Reported = &trace.Usage{Input: u.InputTokens, Output: u.OutputTokens, Reasoning: u.ReasoningTokens, CacheRead: u.CacheReadTokens, CacheWrite: u.CacheWriteTokens}
+			call.Reported = &trace.Usage{Input: u.InputTokens, Output: u.OutputTokens, Reasoning: u.ReasoningTokens, CacheRead: u.CacheReadTokens, CacheWrite: u.CacheWriteTokens, CacheWrite1h: u.CacheWrite1hTokens}
 		}
 	}
 	tr.AddAt(trace.Event{Kind: trace.KindLLM, LLM: call}, start)

@@ -21,6 +21,8 @@ func Keys() map[string][]string {
 		"match.ignore[]":              matchTargets,
 		"match.normalise[]":           normaliseKeys,
 		"redact[]":                    redactKeys,
+		"prices":                      pricesKeys,
+		"scenarios_from":              fromKeys,
 		"scenarios[]":                 scenarioKeys,
 		"scenarios[].attachments[]":   attachKeys,
 		"scenarios[].faults[]":        faultRuleKeys,

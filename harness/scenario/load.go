@@ -128,7 +128,7 @@ func LoadDir(dir string, opts LoadOptions) ([]*Suite, error) {
 }
 
 var (
-	suiteKeys    = []string{"suite", "agent", "clock", "tokenizer", "baseline", "variants", "thresholds", "gate", "gating", "goodput", "about", "judged", "reduction_without", "samples", "min_sample_pass_rate", "faults", "match", "redact", "scenarios"}
+	suiteKeys    = []string{"suite", "agent", "clock", "tokenizer", "baseline", "variants", "thresholds", "gate", "gating", "goodput", "about", "judged", "reduction_without", "samples", "min_sample_pass_rate", "faults", "match", "redact", "prices", "scenarios", "scenarios_from"}
 	variantKeys  = []string{"description", "config", "endpoint"}
 	endpointKeys = []string{"provider", "base_url", "model", "key_env", "api", "stream"}
 	scenarioKeys = []string{"id", "criterion", "tags", "attachments", "faults", "input", "expect", "variants", "turns"}
@@ -168,7 +168,10 @@ func (d *decoder) suite(root *yaml.Node) *Suite {
 	if !ok {
 		return nil
 	}
-	d.require(m, fs, "", "suite", "agent", "clock", "baseline", "variants", "scenarios")
+	d.require(m, fs, "", "suite", "agent", "clock", "baseline", "variants")
+	if _, ok := fs["scenarios_from"]; !ok {
+		d.require(m, fs, "", "scenarios")
+	}
 	s := &Suite{Path: d.path, Tokenizer: tokenizers[0]}
 	// Problems in the agent or the variants leave nothing for Check to build.
 	head := len(d.errs)
@@ -275,8 +278,16 @@ func (d *decoder) suite(root *yaml.Node) *Suite {
 	if f, ok := fs["redact"]; ok {
 		s.Redact = d.redact(f.val)
 	}
+	if f, ok := fs["prices"]; ok {
+		s.Prices = d.prices(f.val)
+	}
 	if f, ok := fs["scenarios"]; ok {
 		s.Scenarios = d.scenarios(f.val)
+	}
+	if f, ok := fs["scenarios_from"]; ok {
+		var rows []Scenario
+		s.ScenariosFrom, rows = d.scenariosFrom(f.val)
+		s.Scenarios = d.joinScenarios(s.Scenarios, rows)
 	}
 	return s
 }

@@ -72,8 +72,24 @@ type Suite struct {
 	Match *match.Rules
 	// Redact is the suite's own redaction rules (redact:), besides the
 	// maintained ones, the key variables and the values of External.Env.
-	Redact    []RedactRule
+	Redact []RedactRule
+	// Prices is the suite's prices: block; nil when it has none.
+	Prices    *Prices
 	Scenarios []Scenario
+	// ScenariosFrom are the data files (scenarios_from:) whose rows are
+	// scenarios too, after the hand-written ones in Scenarios.
+	ScenariosFrom []DataFile
+}
+
+// Prices says how a suite's model calls are priced (prices:): a price
+// table in LiteLLM's schema, a path relative to the project root ("" for
+// testbed's own or the one --prices names), and the table's row each of
+// the suite's model names stands for (the stand-in's gemma3:4b served
+// through Ollama is ollama/gemma3:4b).
+type Prices struct {
+	File   string
+	Line   int
+	Models map[string]string
 }
 
 // Variant is one configuration of the agent.
@@ -112,6 +128,9 @@ type Scenario struct {
 	Faults []FaultRule
 	Turns  []Turn
 	Line   int
+	// File is the data file (scenarios_from) the scenario is a row of,
+	// its lines being that file's; "" for one written in the suite.
+	File string
 }
 
 // AttachmentRef is a file under fixtures/<agent>/ sent as an attachment.

@@ -79,6 +79,13 @@ func (t *Threshold) parseValue(value string) error {
 		t.Value, t.Unit = f, "%"
 		return nil
 	}
+	if dollars, ok := strings.CutPrefix(value, "$"); ok {
+		if f, err := strconv.ParseFloat(dollars, 64); err == nil && !math.IsNaN(f) && !math.IsInf(f, 0) {
+			t.Value, t.Unit = f, "$"
+			return nil
+		}
+		return fmt.Errorf("value %q is not an amount of US dollars; write it like $0.002", value)
+	}
 	if f, err := strconv.ParseFloat(value, 64); err == nil && !math.IsNaN(f) && !math.IsInf(f, 0) {
 		t.Value = f
 		return nil
@@ -101,6 +108,12 @@ func parsePercent(s string) (float64, bool) {
 		return 0, false
 	}
 	return f / 100, true
+}
+
+// IsCost reports whether a threshold metric is a cost in US dollars
+// (cost_mean, cost_p95, cost_total), written as $0.002 or 0.002.
+func IsCost(metric string) bool {
+	return strings.HasPrefix(metric, "cost_")
 }
 
 // rateMetrics are the metrics that are fractions, written as 0.95 or 95%.
@@ -128,7 +141,10 @@ func (t Threshold) unitProblem() string {
 	}
 	latency := IsDuration(t.Metric)
 	rate := slices.Contains(rateMetrics, t.Metric)
+	dollars := IsCost(t.Metric)
 	switch {
+	case !dollars && t.Unit == "$":
+		return fmt.Sprintf("%s is not a cost: write its target without a $", t.Metric)
 	case latency && t.Unit != "s":
 		return fmt.Sprintf("%s is a latency: write its target as a duration, such as 2s or 350ms", t.Metric)
 	case !latency && t.Unit == "s":

@@ -67,7 +67,9 @@ type LLMCall struct {
 	Input    Parts         `json:"input"`
 	Output   int           `json:"output"`
 	// Reported is the provider's own usage, when it sent one.
-	Reported  *Usage `json:"reported,omitempty"`
+	Reported *Usage `json:"reported,omitempty"`
+	// Cost is the call's price, nil when its model is unpriced.
+	Cost      *Cost  `json:"cost,omitempty"`
 	Text      string `json:"text"`
 	ToolCalls []Call `json:"tool_calls,omitempty"`
 	Error     string `json:"error,omitempty"`
@@ -109,6 +111,26 @@ type Usage struct {
 	Reasoning  int `json:"reasoning,omitempty"`
 	CacheRead  int `json:"cache_read,omitempty"`
 	CacheWrite int `json:"cache_write,omitempty"`
+	// CacheWrite1h is the part of CacheWrite written to Anthropic's
+	// 1-hour cache (its usage.cache_creation.ephemeral_1h_input_tokens).
+	CacheWrite1h int `json:"cache_write_1h,omitempty"`
+}
+
+// Sources of a Cost: the usage a call was priced from.
+const (
+	CostFromReported = "reported" // the provider's own usage (LLMCall.Reported)
+	CostFromCounted  = "counted"  // testbed's token counts (LLMCall.Input and Output)
+	CostFromFailed   = "failed"   // a call that failed with no usage: billed nothing
+)
+
+// Cost is the price of one model call in US dollars.
+type Cost struct {
+	USD float64 `json:"usd"`
+	// From says which usage it was priced from: CostFromReported or
+	// CostFromCounted.
+	From string `json:"from"`
+	// Model is the price table's row the call was priced at.
+	Model string `json:"model"`
 }
 
 // Call is a tool call the model asked for.
@@ -272,8 +294,16 @@ type Metrics struct {
 	// the model spent thinking (OpenAI's reasoning_tokens, Gemini's
 	// thoughtsTokenCount, Anthropic's thinking tokens).
 	ReportedReasoning int `json:"reported_reasoning,omitempty"`
-	RawTokens         int `json:"raw_tokens"`
-	ContextTokens     int `json:"context_tokens"`
+	// CostUSD sums the prices of the PricedCalls; UnpricedCalls counts
+	// the calls whose model the price table lacks (never counted as $0),
+	// and CountedCalls those of the priced ones priced from testbed's own
+	// counts because the provider reported no usage.
+	CostUSD       float64 `json:"cost_usd,omitempty"`
+	PricedCalls   int     `json:"priced_calls,omitempty"`
+	UnpricedCalls int     `json:"unpriced_calls,omitempty"`
+	CountedCalls  int     `json:"counted_calls,omitempty"`
+	RawTokens     int     `json:"raw_tokens"`
+	ContextTokens int     `json:"context_tokens"`
 	// Faults counts the exchanges into which a stand-in injected a fault.
 	Faults  int             `json:"faults,omitempty"`
 	Latency time.Duration   `json:"latency_ns"`
@@ -332,6 +362,16 @@ func Measure(events []Event) Metrics {
 				m.ReportedCacheRead += u.CacheRead
 				m.ReportedCacheWrite += u.CacheWrite
 				m.ReportedReasoning += u.Reasoning
+			}
+			switch c := e.LLM.Cost; {
+			case c == nil:
+				m.UnpricedCalls++
+			default:
+				m.PricedCalls++
+				m.CostUSD += c.USD
+				if c.From == CostFromCounted {
+					m.CountedCalls++
+				}
 			}
 			if m.Roles == nil {
 				m.Roles = map[string]Role{}

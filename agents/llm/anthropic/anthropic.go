@@ -156,6 +156,8 @@ func usage(u sdk.Usage) llm.Usage {
 		OutputTokens:     int(u.OutputTokens),
 		CacheReadTokens:  read,
 		CacheWriteTokens: write,
+		// the SDK's cache_creation breakdown by time to live
+		CacheWrite1hTokens: int(u.CacheCreation.Ephemeral1hInputTokens),
 	}
 }
 

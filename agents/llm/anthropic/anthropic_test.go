@@ -228,6 +228,17 @@ var _ = Describe("Client", func() {
 		Entry("both", 9, 1200, 600),
 	)
 
+	It("reports the part of the cache write that went to the 1-hour cache, billed at its own rate", func() {
+		body := `{"id": "msg_01", "type": "message", "role": "assistant", "model": "claude-haiku-4-5",
+  "content": [{"type": "text", "text": "ok"}], "stop_reason": "end_turn", "stop_sequence": null,
+  "usage": {"input_tokens": 10, "output_tokens": 3, "cache_read_input_tokens": 0, "cache_creation_input_tokens": 3000,
+    "cache_creation": {"ephemeral_5m_input_tokens": 2000, "ephemeral_1h_input_tokens": 1000}}}`
+		_, resp, err := chatWith(http.StatusOK, body, conversation)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(resp.Usage.CacheWriteTokens).To(Equal(3000))
+		Expect(resp.Usage.CacheWrite1hTokens).To(Equal(1000))
+	})
+
 	It("reports an answer without content blocks as ErrNoContent", func() {
 		_, _, err := chatWith(http.StatusOK, reply(`[]`, "end_turn", 5, 1, 0, 0), conversation)
 		Expect(err).To(MatchError(llm.ErrNoContent))

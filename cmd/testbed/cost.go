@@ -1,0 +1,84 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/agentreplay/testbed/harness/report"
+	"github.com/agentreplay/testbed/harness/runner"
+	"github.com/agentreplay/testbed/harness/scenario"
+)
+
+// writeEstimate prints what recording would cost at most (record
+// --dry-run), calling nothing.
+func writeEstimate(w io.Writer, suites []*scenario.Suite, opts runner.Options, maxCost float64) error {
+	es, err := runner.EstimateRecording(suites, opts)
+	if err != nil {
+		return withCode(exitInternal, err)
+	}
+	fmt.Fprintln(w, "dry run: nothing was called; each model request of the current cassettes is estimated at its prompt's tokens and its max_tokens (4,096 when it sets none)")
+	t := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(t, "suite/variant\tmodel\truns\tmodel calls\tat most\t")
+	var total float64
+	var unestimated []string
+	for _, e := range es {
+		most := report.USD(e.USD)
+		if e.Unpriced {
+			most = "unpriced"
+		}
+		total += e.USD
+		fmt.Fprintf(t, "%s\t%s\t%d\t%d\t%s\t\n", e.Suite+"/"+e.Variant, e.Model, e.Scenarios, e.Calls, most)
+		for _, id := range e.Unestimated {
+			unestimated = append(unestimated, e.Suite+"/"+e.Variant+"/"+id)
+		}
+	}
+	t.Flush()
+	fmt.Fprintf(w, "at most %s in all\n", report.USD(total))
+	if len(unestimated) > 0 {
+		fmt.Fprintf(w, "%d scenario runs have no cassette to estimate from: %s\n", len(unestimated), strings.Join(unestimated, ", "))
+	}
+	if maxCost > 0 && total > maxCost {
+		fmt.Fprintf(w, "--max-cost $%g would stop the recording before its end\n", maxCost)
+	}
+	return nil
+}
+
+// writeStopped says where --max-cost stopped a recording and what it left
+// unrecorded.
+func writeStopped(w io.Writer, rep *report.Report, b *runner.Budget) {
+	var left []string
+	for _, s := range rep.Suites {
+		for _, v := range s.Variants {
+			for _, sc := range v.Scenarios {
+				if strings.Contains(sc.Error, runner.ErrOverBudget.Error()) {
+					left = append(left, s.Name+"/"+v.Name+"/"+sc.ID)
+				}
+			}
+		}
+	}
+	fmt.Fprintf(w, "stopped at --max-cost $%g: %s spent; every cassette written before is kept; %d scenario runs left unrecorded (their cassettes as they were): %s\n",
+		b.Max, report.USD(b.Spent()), len(left), strings.Join(left, ", "))
+}
+
+// writeRetries says how many rate-limit and overload responses the
+// recording waited out before the agents saw them; nothing when none.
+func writeRetries(w io.Writer, rep *report.Report) {
+	n, runs := 0, 0
+	var waited time.Duration
+	for _, s := range rep.Suites {
+		for _, v := range s.Variants {
+			for _, sc := range v.Scenarios {
+				if sc.Retries > 0 {
+					n, runs, waited = n+sc.Retries, runs+1, waited+sc.RetryWait
+				}
+			}
+		}
+	}
+	if n > 0 {
+		fmt.Fprintf(w, "waited out %d rate-limit or overload responses (429, 503, 529 with Retry-After) in %d scenario runs, %s in all, and retried: the cassettes hold the answers\n",
+			n, runs, waited)
+	}
+}

@@ -1,0 +1,79 @@
+package check_test
+
+import (
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/agentreplay/testbed/harness/check"
+	"github.com/agentreplay/testbed/harness/report"
+	"github.com/agentreplay/testbed/harness/scenario"
+)
+
+var _ = Describe("cost thresholds", func() {
+	priced := report.Summary{Scenarios: 4, Passed: 4, PassRate: 1,
+		Cost: report.Spend{Mean: 0.0015, P95: 0.0031, Total: 0.006, Priced: 8}}
+	judge := func(expr string, s report.Summary, base *report.Summary) report.Threshold {
+		GinkgoHelper()
+		th, err := scenario.ParseThreshold(expr)
+		Expect(err).NotTo(HaveOccurred())
+		return check.Thresholds([]scenario.Threshold{th}, s, base)[0]
+	}
+
+	DescribeTable("compare the dollars per scenario run and in all",
+		func(expr string, pass bool, detail string) {
+			got := judge(expr, priced, nil)
+			Expect(got.Pass).To(Equal(pass))
+			Expect(got.NotEvaluated).To(BeFalse())
+			Expect(got.Detail).To(Equal(detail))
+		},
+		Entry(nil, "cost_mean < $0.002", true, ""),
+		Entry(nil, "cost_p95 < $0.002", false, "cost_p95 = 0.0031 USD, want < 0.002 USD"),
+		Entry(nil, "cost_total <= 0.006", true, ""),
+	)
+
+	It("is not evaluated, and fails, when no call was priced", func() {
+		unpriced := priced
+		unpriced.Cost = report.Spend{Unpriced: 8}
+		got := judge("cost_mean < $0.002", unpriced, nil)
+		Expect(got.Pass).To(BeFalse())
+		Expect(got.NotEvaluated).To(BeTrue())
+		Expect(got.Detail).To(ContainSubstring("none of the 8 model calls was priced"))
+		got = judge("cost_mean <= baseline", priced, &unpriced)
+		Expect(got.NotEvaluated).To(BeTrue(), "nor against a baseline with nothing priced")
+	})
+
+	It("takes dollars only for a cost", func() {
+		th, err := scenario.ParseThreshold("cost_mean < $0.002")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(th.Value).To(Equal(0.002))
+		_, err = scenario.ParseThreshold("cost_mean < $cheap")
+		Expect(err).To(MatchError(ContainSubstring("not an amount of US dollars")))
+	})
+})
+
+var _ = Describe("the gate on cost", func() {
+	variant := func(c report.Spend) report.Variant {
+		return report.Variant{Name: "v", Summary: report.Summary{Scenarios: 1, Cost: c}}
+	}
+	rep := func(c report.Spend) *report.Report {
+		return &report.Report{Suites: []report.Suite{{Name: "s", Variants: []report.Variant{variant(c)}}}}
+	}
+	gate := map[string]map[string]float64{"s": {"cost_mean": 0.02}}
+
+	It("holds cost_mean to its tolerance", func() {
+		base := rep(report.Spend{Mean: 0.001, Priced: 2})
+		Expect(report.Regressions(base, rep(report.Spend{Mean: 0.00101, Priced: 2}), gate)).To(BeEmpty())
+		regs := report.Regressions(base, rep(report.Spend{Mean: 0.0011, Priced: 2}), gate)
+		Expect(regs).To(HaveLen(1))
+		Expect(regs[0].Metric).To(Equal("cost_mean"))
+	})
+
+	It("never passes on nothing priced, now or in the baseline", func() {
+		regs := report.Regressions(rep(report.Spend{Mean: 0.001, Priced: 2}), rep(report.Spend{Unpriced: 2}), gate)
+		Expect(regs).To(HaveLen(1))
+		Expect(regs[0].Detail).To(ContainSubstring("not evaluated: no model call was priced now"))
+		regs = report.Regressions(rep(report.Spend{Unpriced: 2}), rep(report.Spend{Mean: 0.001, Priced: 2}), gate)
+		Expect(regs).To(HaveLen(1))
+		Expect(regs[0].Detail).To(ContainSubstring("the baseline prices no model call"))
+	})
+})

@@ -1,0 +1,74 @@
+package cost
+
+import (
+	"github.com/agentreplay/testbed/harness/trace"
+)
+
+// Pricer prices the model calls of a trace: a table, and the names a
+// suite's models stand for in it (the stand-in's gemma3:4b served through
+// Ollama is ollama/gemma3:4b; openai/gpt-4.1 through OpenRouter is
+// gpt-4.1). A nil Table prices nothing: every call is unpriced.
+type Pricer struct {
+	Table  *Table
+	Models map[string]string
+}
+
+// Call prices one model call of provider's (the endpoint's provider:
+// openai, gemini, anthropic): from the provider's reported usage when the
+// call has one, else from testbed's own counts. A call that failed with no
+// usage is billed nothing. nil when the model is unpriced.
+func (p Pricer) Call(provider string, c *trace.LLMCall) *trace.Cost {
+	name := c.Model
+	if to, ok := p.Models[name]; ok {
+		name = to
+	}
+	m, ok := p.Table.Lookup(provider, name)
+	if !ok {
+		return nil
+	}
+	u, from := Usage{Input: c.Input.Total(), Output: c.Output}, trace.CostFromCounted
+	if r := c.Reported; r != nil {
+		u = Usage{Input: r.Input, CacheRead: r.CacheRead, CacheWrite: r.CacheWrite - r.CacheWrite1h, CacheWrite1h: r.CacheWrite1h,
+			Output: r.Output, Reasoning: r.Reasoning}
+		from = trace.CostFromReported
+	} else if c.Error != "" {
+		return &trace.Cost{From: trace.CostFromFailed, Model: m.Name}
+	}
+	price, err := m.Price(u)
+	if err != nil {
+		// usage whose parts do not add up is the provider's; price it
+		// from testbed's counts rather than not at all
+		u, from = Usage{Input: c.Input.Total(), Output: c.Output}, trace.CostFromCounted
+		if price, err = m.Price(u); err != nil {
+			return nil
+		}
+	}
+	return &trace.Cost{USD: price.Total(), From: from, Model: m.Name}
+}
+
+// Trace prices every model call of events in place (their LLMCall.Cost).
+func (p Pricer) Trace(provider string, events []trace.Event) {
+	for _, e := range events {
+		if e.Kind == trace.KindLLM && e.LLM != nil {
+			e.LLM.Cost = p.Call(provider, e.LLM)
+		}
+	}
+}
+
+// Estimate is what a request may cost at most: its prompt's tokens at the
+// input rate and maxOutput tokens at the output rate (the request's
+// max_tokens; tiers apply). ok is false when the model is unpriced.
+func (p Pricer) Estimate(provider, model string, input, maxOutput int) (usd float64, ok bool) {
+	if to, found := p.Models[model]; found {
+		model = to
+	}
+	m, ok := p.Table.Lookup(provider, model)
+	if !ok {
+		return 0, false
+	}
+	c, err := m.Price(Usage{Input: input, Output: maxOutput})
+	if err != nil {
+		return 0, false
+	}
+	return c.Total(), true
+}

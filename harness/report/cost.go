@@ -1,0 +1,122 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Spend is what model calls cost in US dollars over some runs: per run,
+// its mean and 95th percentile (nearest rank), and in all. Only priced
+// calls count; Unpriced says how many were left out, never as $0.
+type Spend struct {
+	Mean  float64 `json:"mean_usd"`
+	P95   float64 `json:"p95_usd"`
+	Total float64 `json:"total_usd"`
+	// Priced and Unpriced count the model calls; Counted those of the
+	// priced that were priced from testbed's own token counts (the
+	// provider reported no usage), the rest from the provider's usage.
+	Priced   int `json:"priced_calls"`
+	Unpriced int `json:"unpriced_calls,omitempty"`
+	Counted  int `json:"counted_calls,omitempty"`
+}
+
+// SpendOf is the spend of runs.
+func SpendOf(runs []Run) Spend {
+	var s Spend
+	var per []float64
+	for _, r := range runs {
+		m := r.Metrics
+		s.Priced += m.PricedCalls
+		// a report written before calls were priced counts none of them
+		s.Unpriced += max(m.UnpricedCalls, m.LLMCalls-m.PricedCalls)
+		s.Counted += m.CountedCalls
+		s.Total += m.CostUSD
+		per = append(per, m.CostUSD)
+	}
+	if len(per) == 0 {
+		return s
+	}
+	s.Mean = s.Total / float64(len(per))
+	slices.Sort(per)
+	s.P95 = rank(per, 0.95)
+	return s
+}
+
+// Spend is the variant's spend over its scenarios' runs, as
+// Summary.Cost holds it; measured again from the runs, so that a report
+// written before calls were priced shows them unpriced rather than $0.
+func (v *Variant) Spend() Spend {
+	var runs []Run
+	for _, sc := range v.Scenarios {
+		runs = append(runs, sc.Runs()...)
+	}
+	return SpendOf(runs)
+}
+
+// Cost is the scenario's spend over its samples (one run when unsampled).
+func (s Scenario) Cost() Spend { return SpendOf(s.Runs()) }
+
+// Evaluated reports whether any call was priced: a cost over none is not
+// a figure.
+func (s Spend) Evaluated() bool { return s.Priced > 0 }
+
+// Format writes v (the mean, p95 or total of s) as dollars: "unpriced"
+// when no call was priced, and the count of unpriced calls when some were
+// left out.
+func (s Spend) Format(v float64) string {
+	switch {
+	case s.Priced == 0 && s.Unpriced > 0:
+		return "unpriced"
+	case s.Unpriced > 0:
+		return fmt.Sprintf("%s (+%d unpriced)", USD(v), s.Unpriced)
+	}
+	return USD(v)
+}
+
+// Short is the mean per run in few columns: "unpriced", "$0.0012", or
+// "≥$0.0012" when some calls were unpriced (the tables say how many).
+func (s Spend) Short() string {
+	switch {
+	case s.Priced == 0 && s.Unpriced > 0:
+		return "unpriced"
+	case s.Unpriced > 0:
+		return "≥" + USD(s.Mean)
+	}
+	return USD(s.Mean)
+}
+
+// Sources says how the calls were priced: "12 calls priced from reported
+// usage (the provider's), 3 calls from testbed's counts (the provider
+// reported none), 2 calls unpriced".
+func (s Spend) Sources() string {
+	var parts []string
+	if n := s.Priced - s.Counted; n > 0 {
+		parts = append(parts, count(n, "call")+" priced from reported usage")
+	}
+	if s.Counted > 0 {
+		parts = append(parts, count(s.Counted, "call")+" from testbed's counts")
+	}
+	if s.Unpriced > 0 {
+		parts = append(parts, count(s.Unpriced, "call")+" unpriced (not in the price table)")
+	}
+	return strings.Join(parts, ", ")
+}
+
+// String is the mean per run.
+func (s Spend) String() string { return s.Format(s.Mean) }
+
+// USD writes dollars with three significant digits below a cent, and
+// cents above: $0.000123, $0.0154, $1.52.
+func USD(v float64) string {
+	if v == 0 {
+		return "$0"
+	}
+	decimals := 2
+	if a := math.Abs(v); a < 0.1 {
+		decimals = int(-math.Floor(math.Log10(a))) + 2
+	}
+	return "$" + strconv.FormatFloat(v, 'f', decimals, 64)
+}

@@ -1,0 +1,181 @@
+package runner
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+
+	"github.com/agentreplay/testbed/harness/cost"
+	"github.com/agentreplay/testbed/harness/tokens"
+)
+
+// ErrOverBudget is the error of a model call a recording did not make
+// because it could take the recording's spend over its cap.
+var ErrOverBudget = errors.New("over the recording's --max-cost")
+
+// DefaultMaxOutput is the output a request that sets no max_tokens (nor
+// max_completion_tokens, max_output_tokens, maxOutputTokens) is assumed to
+// get at most, for the cap.
+const DefaultMaxOutput = 4096
+
+// Budget caps what a recording spends on model calls (testbed record
+// --max-cost): before each model request it estimates the most the call can
+// cost (its prompt's tokens at the input rate, its max_tokens at the output
+// rate) and refuses the call when that would take the spend over Max. The
+// spend is what the finished scenario runs' calls cost, as priced, plus the
+// estimates of those in flight. Once a call is refused, every later one is
+// too: the recording stops there. Safe for concurrent use.
+type Budget struct {
+	Max float64
+
+	mu      sync.Mutex
+	spent   float64 // settled: priced calls of finished runs
+	pending float64 // estimates of the calls of runs not yet finished
+	stopped bool
+}
+
+// Spent is what the recording has spent so far (finished runs, as priced,
+// and estimates of calls in flight).
+func (b *Budget) Spent() float64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.spent + b.pending
+}
+
+// Stopped reports whether the cap refused a call.
+func (b *Budget) Stopped() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.stopped
+}
+
+// reserve books est for a call, or says why not.
+func (b *Budget) reserve(est float64) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.stopped || b.spent+b.pending+est > b.Max {
+		if !b.stopped {
+			b.stopped = true
+			return fmt.Errorf("%w: the next model call may cost up to %s and $%g is the cap, %s spent; the cassette of this scenario run was not written (any earlier one is kept)",
+				ErrOverBudget, usd(est), b.Max, usd(b.spent+b.pending))
+		}
+		return fmt.Errorf("%w: the recording stopped at $%g; not recorded", ErrOverBudget, b.Max)
+	}
+	b.pending += est
+	return nil
+}
+
+// settle replaces a run's reserved estimates by what its calls cost.
+func (b *Budget) settle(reserved, actual float64) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.pending -= reserved
+	b.spent += actual
+}
+
+func usd(v float64) string { return fmt.Sprintf("$%.4f", v) }
+
+// guard is one scenario run's transport under a Budget: model requests
+// are estimated and reserved before they leave.
+type guard struct {
+	next     http.RoundTripper
+	budget   *Budget
+	pricer   cost.Pricer
+	provider string
+	model    string
+	counter  *tokens.Counter // set once the run has one
+	onRefuse func()
+
+	mu       sync.Mutex
+	reserved float64
+	err      error // the first refusal
+}
+
+func (g *guard) RoundTrip(req *http.Request) (*http.Response, error) {
+	p := req.URL.Path
+	if !(isModelPath(p) || strings.HasSuffix(p, "/responses")) || strings.HasSuffix(p, "/embeddings") {
+		return g.next.RoundTrip(req)
+	}
+	var body []byte
+	if req.Body != nil {
+		var err error
+		if body, err = io.ReadAll(req.Body); err != nil {
+			return nil, err
+		}
+		req.Body.Close()
+		req.Body = io.NopCloser(bytes.NewReader(body))
+	}
+	est, err := g.estimate(body)
+	if err == nil {
+		err = g.budget.reserve(est)
+	}
+	if err != nil {
+		g.mu.Lock()
+		if g.err == nil {
+			g.err = err
+		}
+		g.mu.Unlock()
+		if g.onRefuse != nil {
+			g.onRefuse()
+		}
+		return nil, err
+	}
+	g.mu.Lock()
+	g.reserved += est
+	g.mu.Unlock()
+	return g.next.RoundTrip(req)
+}
+
+// estimate is the most a request can cost: its body's tokens (a little
+// more than its prompt's) at the input rate and its output cap at the
+// output rate.
+func (g *guard) estimate(body []byte) (float64, error) {
+	in := len(body) / 2 // without a counter, a safe overestimate
+	if g.counter != nil {
+		in = g.counter.CountBytes(body)
+	}
+	usd, ok := g.pricer.Estimate(g.provider, g.model, in, MaxOutput(body))
+	if !ok {
+		return 0, fmt.Errorf("%w: model %s has no price, so the cap cannot be kept; pass --prices FILE or map it in the suite's prices: models", ErrOverBudget, g.model)
+	}
+	return usd, nil
+}
+
+// MaxOutput reads a model request's output cap: OpenAI's max_tokens or
+// max_completion_tokens, the Responses API's max_output_tokens,
+// Anthropic's max_tokens, Gemini's generationConfig.maxOutputTokens;
+// DefaultMaxOutput when it sets none.
+func MaxOutput(body []byte) int {
+	var r struct {
+		MaxTokens           int `json:"max_tokens"`
+		MaxCompletionTokens int `json:"max_completion_tokens"`
+		MaxOutputTokens     int `json:"max_output_tokens"`
+		GenerationConfig    struct {
+			MaxOutputTokens int `json:"maxOutputTokens"`
+		} `json:"generationConfig"`
+	}
+	if json.Unmarshal(body, &r) != nil {
+		return DefaultMaxOutput
+	}
+	for _, n := range []int{r.MaxCompletionTokens, r.MaxTokens, r.MaxOutputTokens, r.GenerationConfig.MaxOutputTokens} {
+		if n > 0 {
+			return n
+		}
+	}
+	return DefaultMaxOutput
+}
+
+// refusal is the guard's first refusal, or nil.
+func (g *guard) refusal() error {
+	if g == nil {
+		return nil
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.err
+}

@@ -1,0 +1,86 @@
+package runner
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/agentreplay/testbed/harness/cassette"
+	"github.com/agentreplay/testbed/harness/scenario"
+	"github.com/agentreplay/testbed/harness/tokens"
+)
+
+// Estimate is what recording a suite's variant again may cost at most,
+// from the model requests its current cassettes hold (the calls the agent
+// made last time), each estimated as Budget estimates a call.
+type Estimate struct {
+	Suite, Variant string
+	Model          string
+	Scenarios      int // scenario runs estimated
+	Calls          int // model requests in their cassettes
+	USD            float64
+	// Unestimated are the scenario runs with no cassette to estimate from;
+	// Unpriced is true when the model has no price.
+	Unestimated []string
+	Unpriced    bool
+}
+
+// EstimateRecording estimates what recording suites (as Run would with
+// opts, without calling anything) may cost at most.
+func EstimateRecording(suites []*scenario.Suite, opts Options) ([]Estimate, error) {
+	var out []Estimate
+	for _, s := range suites {
+		p, err := pricer(s, opts)
+		if err != nil {
+			return nil, err
+		}
+		counter, err := tokens.New(tokenizerName(s))
+		if err != nil {
+			return nil, err
+		}
+		for _, v := range s.Variants {
+			if opts.Variant != "" && v.Name != opts.Variant {
+				continue
+			}
+			ep := endpoint(opts, opts.Agents[s.Agent].Info, v)
+			e := Estimate{Suite: s.Name, Variant: v.Name, Model: ep.Model}
+			if _, ok := p.Estimate(ep.Provider, ep.Model, 0, 0); !ok {
+				e.Unpriced = true
+			}
+			for _, sc := range s.Scenarios {
+				if opts.Scenario != "" && sc.ID != opts.Scenario {
+					continue
+				}
+				n := max(1, s.Samples)
+				if opts.Repeat > 0 {
+					n = opts.Repeat
+				}
+				for k := 1; k <= n; k++ {
+					path := cassette.SamplePath(opts.Root, s.Name, v.Name, sc.ID, k)
+					reqs, err := cassette.Requests(path)
+					if errors.Is(err, cassette.ErrNotFound) {
+						e.Unestimated = append(e.Unestimated, fmt.Sprintf("%s#%d", sc.ID, k))
+						continue
+					}
+					if err != nil {
+						return nil, err
+					}
+					e.Scenarios++
+					for _, r := range reqs {
+						u, err := url.Parse(r.URL)
+						if err != nil || !(isModelPath(u.Path) || strings.HasSuffix(u.Path, "/responses")) || strings.HasSuffix(u.Path, "/embeddings") {
+							continue
+						}
+						e.Calls++
+						if usd, ok := p.Estimate(ep.Provider, ep.Model, counter.CountBytes(r.Body), MaxOutput(r.Body)); ok {
+							e.USD += usd
+						}
+					}
+				}
+			}
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}

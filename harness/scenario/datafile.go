@@ -1,0 +1,417 @@
+package scenario
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/agentreplay/testbed/harness/files"
+)
+
+// fromKeys are the keys of one scenarios_from entry.
+var fromKeys = []string{"file", "id", "input", "criterion", "tags", "expect", "variants"}
+
+// DataFile is one scenarios_from entry: a CSV, TSV or JSONL file whose
+// rows are scenarios.
+type DataFile struct {
+	File string // relative to the suite file's folder
+	Line int    // of the entry in the suite file
+	Rows int    // scenarios read from it
+}
+
+// columnRef is a column named in an expect template: "{column}".
+var columnRef = regexp.MustCompile(`\{([^{}]+)\}`)
+
+// row is one record of a data file: its values by column, and its line.
+type row struct {
+	line   int
+	values map[string]any // string, or a JSON value for JSONL
+}
+
+// scenariosFrom reads scenarios_from: one mapping or a list of them, each
+// {file, id, input, criterion, tags, expect, variants} naming the columns
+// a scenario's fields come from; expect is a template whose "{column}"
+// strings take each row's values. Every problem of a file (a missing
+// column, a bad row, a duplicate id) is reported as file:line, all at once.
+func (d *decoder) scenariosFrom(v *yaml.Node) ([]DataFile, []Scenario) {
+	const at = "scenarios_from"
+	v = resolve(v)
+	items := []*yaml.Node{v}
+	if v.Kind == yaml.SequenceNode {
+		items = v.Content
+	}
+	var srcs []DataFile
+	var out []Scenario
+	for i, item := range items {
+		at := at
+		if v.Kind == yaml.SequenceNode {
+			at = index(at, i)
+		}
+		m, fs, ok := d.mapping(item, at, "a mapping with file, id, input and expect", fromKeys...)
+		if !ok {
+			continue
+		}
+		d.require(m, fs, at, "file", "id", "input")
+		col := func(key string) string {
+			if f, ok := fs[key]; ok {
+				s, _ := d.str(f.val, join(at, key))
+				return s
+			}
+			return ""
+		}
+		file, id, input := col("file"), col("id"), col("input")
+		if file == "" || id == "" || input == "" {
+			continue
+		}
+		if clean := path.Clean(file); strings.HasPrefix(file, "/") || clean == ".." || strings.HasPrefix(clean, "../") {
+			d.errorf(resolve(fs["file"].val).Line, join(at, "file"), "%q must be a path inside the suite's folder, like cases/odbchat.jsonl", file)
+			continue
+		}
+		full := filepath.Join(filepath.Dir(d.path), filepath.FromSlash(file))
+		rows, columns, bad, err := readRows(full)
+		d.errs = append(d.errs, bad...)
+		if err != nil {
+			var fe *Error
+			switch {
+			case errors.As(err, &fe):
+				d.errs = append(d.errs, fe)
+			default:
+				d.errorf(resolve(fs["file"].val).Line, join(at, "file"), "%v", err)
+			}
+			continue
+		}
+		var expect *yaml.Node
+		if f, ok := fs["expect"]; ok {
+			expect = resolve(f.val)
+		}
+		src := DataFile{File: file, Line: m.Line}
+		// Every column the entry names must be in the file.
+		named := []string{id, input, col("criterion"), col("tags"), col("variants")}
+		if expect != nil {
+			named = append(named, templateColumns(expect)...)
+		}
+		rd := &decoder{path: full, opts: d.opts, typos: map[typo]bool{}, variants: d.variants, known: d.known}
+		for _, c := range named {
+			if c != "" && !slices.Contains(columns, c) {
+				rd.errorf(1, "", "no column %q (named in %s at line %d; columns: %s)", c, d.path, m.Line, strings.Join(columns, ", "))
+			}
+		}
+		{
+			seq := &yaml.Node{Kind: yaml.SequenceNode, Line: 1}
+			for _, r := range rows {
+				if r.text(id) == "" || r.text(input) == "" {
+					rd.errorf(r.line, "", "no value in column %q or %q: every row needs an id and an input", id, input)
+					continue
+				}
+				seq.Content = append(seq.Content, r.scenario(id, input, col("criterion"), col("tags"), col("variants"), expect, rd))
+			}
+			if len(seq.Content) == 0 {
+				rd.errorf(1, "", "no rows; add at least one case")
+			} else {
+				scs := rd.scenarios(seq)
+				for i := range scs {
+					scs[i].File = full
+				}
+				src.Rows = len(scs)
+				out = append(out, scs...)
+			}
+		}
+		d.errs = append(d.errs, rd.errs...)
+		srcs = append(srcs, src)
+	}
+	return srcs, out
+}
+
+// templateColumns are the columns an expect template names.
+func templateColumns(n *yaml.Node) []string {
+	var out []string
+	if n.Kind == yaml.ScalarNode {
+		for _, m := range columnRef.FindAllStringSubmatch(n.Value, -1) {
+			out = append(out, m[1])
+		}
+	}
+	for _, c := range n.Content {
+		out = append(out, templateColumns(c)...)
+	}
+	return out
+}
+
+// scenario builds the YAML of one row's scenario, every node at the row's
+// line, so that the decoder reports a bad value as file:line.
+func (r row) scenario(id, input, criterion, tags, variants string, expect *yaml.Node, d *decoder) *yaml.Node {
+	m := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: r.line}
+	add := func(key string, val *yaml.Node) {
+		m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: key, Line: r.line}, val)
+	}
+	str := func(v string) *yaml.Node {
+		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: v, Line: r.line}
+	}
+	add("id", str(r.text(id)))
+	add("input", str(r.text(input)))
+	if criterion != "" && r.text(criterion) != "" {
+		add("criterion", str(r.text(criterion)))
+	}
+	if tags != "" {
+		if ts := r.list(tags); len(ts) > 0 {
+			seq := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: r.line}
+			for _, t := range ts {
+				seq.Content = append(seq.Content, str(t))
+			}
+			add("tags", seq)
+		}
+	}
+	if expect != nil {
+		if e := r.fill(expect); e != nil {
+			add("expect", e)
+		}
+	}
+	if variants != "" {
+		if text := r.text(variants); text != "" {
+			var doc yaml.Node
+			if err := yaml.Unmarshal([]byte(text), &doc); err != nil || len(doc.Content) == 0 {
+				d.errorf(r.line, "variants", "column %q is not a mapping of variant names to expectations: %s", variants, text)
+			} else {
+				atLine(doc.Content[0], r.line)
+				add("variants", doc.Content[0])
+			}
+		}
+	}
+	return m
+}
+
+// fill copies an expect template with the row's values in its "{column}"
+// strings: a string that is one columnRef takes the value as YAML reads
+// it (a number stays a number); an empty value drops the key it is under.
+func (r row) fill(n *yaml.Node) *yaml.Node {
+	n = resolve(n)
+	c := *n
+	c.Line = r.line
+	c.Anchor = ""
+	switch n.Kind {
+	case yaml.ScalarNode:
+		if g := columnRef.FindStringSubmatch(n.Value); g != nil && g[0] == n.Value {
+			v := r.text(g[1])
+			if v == "" {
+				return nil
+			}
+			if list, ok := r.values[g[1]].([]any); ok {
+				seq := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: r.line}
+				for _, x := range list {
+					seq.Content = append(seq.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: fmt.Sprint(x), Line: r.line})
+				}
+				return seq
+			}
+			c.Value, c.Tag, c.Style = v, "", 0
+			if _, isString := r.values[g[1]].(string); isString && !looksNumeric(v) {
+				c.Tag = "!!str"
+			}
+			return &c
+		}
+		c.Value = columnRef.ReplaceAllStringFunc(n.Value, func(p string) string { return r.text(p[1 : len(p)-1]) })
+		return &c
+	case yaml.MappingNode:
+		c.Content = nil
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if v := r.fill(n.Content[i+1]); v != nil {
+				k := *n.Content[i]
+				k.Line = r.line
+				c.Content = append(c.Content, &k, v)
+			}
+		}
+		if len(c.Content) == 0 {
+			return nil
+		}
+		return &c
+	case yaml.SequenceNode:
+		c.Content = nil
+		for _, item := range n.Content {
+			if v := r.fill(item); v != nil {
+				c.Content = append(c.Content, v)
+			}
+		}
+		return &c
+	}
+	return &c
+}
+
+func looksNumeric(s string) bool {
+	_, err := strconv.ParseFloat(s, 64)
+	return err == nil
+}
+
+// atLine puts every node under n at line.
+func atLine(n *yaml.Node, line int) {
+	n.Line = line
+	for _, c := range n.Content {
+		atLine(c, line)
+	}
+}
+
+// text is a column's value as text ("" when absent).
+func (r row) text(col string) string {
+	switch v := r.values[col].(type) {
+	case nil:
+		return ""
+	case string:
+		return v
+	case float64:
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	case bool:
+		return strconv.FormatBool(v)
+	default:
+		b, _ := json.Marshal(v)
+		return string(b)
+	}
+}
+
+// list is a column's values: a JSON list, or text split at commas or
+// semicolons.
+func (r row) list(col string) []string {
+	if l, ok := r.values[col].([]any); ok {
+		var out []string
+		for _, x := range l {
+			out = append(out, fmt.Sprint(x))
+		}
+		return out
+	}
+	var out []string
+	for _, t := range strings.FieldsFunc(r.text(col), func(c rune) bool { return c == ',' || c == ';' }) {
+		if t = strings.TrimSpace(t); t != "" {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// readRows reads a data file by its extension: .csv, .tsv or .jsonl. It
+// returns the rows and the columns: a CSV or TSV file's header, or every
+// key some JSONL row has. A row that cannot be read is an
+// *Error at its line, each one in the Errors beside the rows that could be.
+func readRows(name string) ([]row, []string, Errors, error) {
+	data, err := files.ReadRegular(name, files.MaxBytes)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	switch ext := strings.ToLower(filepath.Ext(name)); ext {
+	case ".csv", ".tsv":
+		return readTable(name, data, map[string]rune{".csv": ',', ".tsv": '\t'}[ext])
+	case ".jsonl", ".ndjson":
+		return readJSONL(name, data)
+	default:
+		return nil, nil, nil, fmt.Errorf("%s: want a .csv, .tsv or .jsonl file", name)
+	}
+}
+
+func readTable(name string, data []byte, comma rune) ([]row, []string, Errors, error) {
+	cr := csv.NewReader(bytes.NewReader(bytes.TrimPrefix(data, []byte("\uFEFF"))))
+	cr.Comma, cr.FieldsPerRecord, cr.ReuseRecord = comma, -1, false
+	if comma == '\t' {
+		cr.LazyQuotes = true
+	}
+	header, err := cr.Read()
+	if err != nil {
+		return nil, nil, nil, &Error{Path: name, Line: 1, Msg: "no header row of column names: " + err.Error()}
+	}
+	var rows []row
+	var errs Errors
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		line, _ := cr.FieldPos(0)
+		if err != nil {
+			var pe *csv.ParseError
+			if errors.As(err, &pe) {
+				line = pe.Line
+			}
+			errs = append(errs, &Error{Path: name, Line: line, Msg: "unreadable row: " + err.Error()})
+			continue
+		}
+		if len(rec) != len(header) {
+			errs = append(errs, &Error{Path: name, Line: line, Msg: fmt.Sprintf("%d fields, the header has %d", len(rec), len(header))})
+			continue
+		}
+		r := row{line: line, values: make(map[string]any, len(header))}
+		for i, h := range header {
+			r.values[h] = rec[i]
+		}
+		rows = append(rows, r)
+	}
+	return rows, header, errs, nil
+}
+
+func readJSONL(name string, data []byte) ([]row, []string, Errors, error) {
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 0, 64*1024), int(files.MaxBytes))
+	var rows []row
+	var errs Errors
+	var columns []string
+	seen := map[string]bool{}
+	for line := 1; sc.Scan(); line++ {
+		text := bytes.TrimSpace(sc.Bytes())
+		if len(text) == 0 {
+			continue
+		}
+		var v map[string]any
+		if err := json.Unmarshal(text, &v); err != nil {
+			errs = append(errs, &Error{Path: name, Line: line, Msg: "not a JSON object: " + err.Error()})
+			continue
+		}
+		for k := range v {
+			if !seen[k] {
+				seen[k] = true
+				columns = append(columns, k)
+			}
+		}
+		rows = append(rows, row{line: line, values: v})
+	}
+	if err := sc.Err(); err != nil {
+		return nil, nil, errs, err
+	}
+	slices.Sort(columns)
+	return rows, columns, errs, nil
+}
+
+// joinScenarios appends the data files' scenarios to the hand-written
+// ones; an id both use is reported at the row, with the line of the other.
+func (d *decoder) joinScenarios(hand, rows []Scenario) []Scenario {
+	lines := map[string]int{}
+	for _, sc := range hand {
+		lines[strings.ToLower(sc.ID)] = sc.Line
+	}
+	out := hand
+	for _, sc := range rows {
+		if first, dup := lines[strings.ToLower(sc.ID)]; dup {
+			d.errorf(first, "scenarios", "id %q is also a row of a scenarios_from file; rename one", sc.ID)
+			continue
+		}
+		out = append(out, sc)
+	}
+	return out
+}
+
+// Columns reads the columns of a data file (.csv, .tsv or .jsonl): a
+// header's, or every key of a JSONL file's rows; and how many rows it has.
+func Columns(name string) (columns []string, rows int, err error) {
+	rs, cols, bad, err := readRows(name)
+	if err != nil {
+		return nil, 0, err
+	}
+	if len(bad) > 0 {
+		return nil, 0, bad
+	}
+	return cols, len(rs), nil
+}

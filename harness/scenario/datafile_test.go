@@ -1,0 +1,121 @@
+package scenario_test
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/agentreplay/testbed/harness/scenario"
+)
+
+// dataSuite is a suite reading its scenarios from cases.<ext>.
+func dataSuite(ext, from string) string {
+	return `suite: cases
+agent: odbchat
+clock: 2025-11-06T10:00:00+08:00
+baseline: legacy
+variants:
+  legacy: {config: {router: legacy}}
+  single-pass: {config: {router: single-pass}}
+scenarios:
+  - id: hand-written
+    input: "GHRSST 是什麼？"
+scenarios_from:
+` + from
+}
+
+const mapping = `  file: cases.DATA
+  id: case_id
+  input: question
+  tags: tags
+  variants: overrides
+  expect:
+    route: {mode: "{mode}", tool: "{tool}"}
+    llm_calls: "{calls}"
+    answer: {contains: "{must_say}"}
+`
+
+// loadData writes the suite and its data file and loads the suite.
+func loadData(ext, from, data string) (*scenario.Suite, error) {
+	GinkgoHelper()
+	dir := GinkgoT().TempDir()
+	Expect(os.WriteFile(filepath.Join(dir, "cases."+ext), []byte(data), 0o644)).To(Succeed())
+	path := filepath.Join(dir, "cases.yaml")
+	Expect(os.WriteFile(path, []byte(strings.ReplaceAll(dataSuite(ext, from), "DATA", ext)), 0o644)).To(Succeed())
+	return scenario.Load(path, scenario.LoadOptions{})
+}
+
+var _ = Describe("scenarios_from", func() {
+	DescribeTable("maps the columns of every format to scenarios, beside the hand-written ones",
+		func(ext, data string) {
+			s, err := loadData(ext, mapping, data)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(s.Scenarios).To(HaveLen(3))
+			Expect(s.Scenarios[0].ID).To(Equal("hand-written"))
+			tool, code := s.Scenarios[1], s.Scenarios[2]
+			Expect(tool.ID).To(Equal("sst-taiwan"))
+			Expect(tool.Turns[0].Input).To(Equal("台灣海溫, 今天?"))
+			Expect(tool.Tags).To(Equal([]string{"zh", "bbox"}))
+			e := tool.Turns[0].Expect
+			Expect(e.Route).NotTo(BeNil())
+			Expect(e.Route.Mode).To(Equal("tool"))
+			Expect(e.Route.Tool).To(Equal("ghrsst.bbox_mean"))
+			Expect(e.LLMCalls).To(HaveValue(Equal(1)), "a number stays a number")
+			Expect(tool.Turns[0].Overrides).To(HaveKey("legacy"))
+			Expect(tool.Turns[0].Overrides["legacy"].Route.Mode).To(Equal("code"))
+			Expect(code.Turns[0].Expect.Route.Tool).To(BeEmpty(), "an empty cell drops its key")
+			Expect(code.Turns[0].Expect.LLMCalls).To(BeNil())
+			Expect(s.ScenariosFrom).To(ConsistOf(HaveField("Rows", 2)))
+		},
+		Entry("CSV", "csv", "case_id,question,tags,mode,tool,calls,must_say,overrides\n"+
+			`sst-taiwan,"台灣海溫, 今天?",zh;bbox,tool,ghrsst.bbox_mean,1,°C,"{legacy: {route: {mode: code}}}"`+"\n"+
+			"to-csv,convert JSON to CSV,en,code,,,,\n"),
+		Entry("TSV", "tsv", "case_id\tquestion\ttags\tmode\ttool\tcalls\tmust_say\toverrides\n"+
+			"sst-taiwan\t台灣海溫, 今天?\tzh,bbox\ttool\tghrsst.bbox_mean\t1\t°C\t{legacy: {route: {mode: code}}}\n"+
+			"to-csv\tconvert JSON to CSV\ten\tcode\t\t\t\t\n"),
+		Entry("JSONL", "jsonl", `{"case_id": "sst-taiwan", "question": "台灣海溫, 今天?", "tags": ["zh", "bbox"], "mode": "tool", "tool": "ghrsst.bbox_mean", "calls": 1, "must_say": "°C", "overrides": {"legacy": {"route": {"mode": "code"}}}}`+"\n"+
+			`{"case_id": "to-csv", "question": "convert JSON to CSV", "tags": "en", "mode": "code"}`+"\n"),
+	)
+
+	It("reports every bad row, missing value and duplicate id as file:line, all at once", func() {
+		_, err := loadData("jsonl", mapping, strings.Join([]string{
+			`{"case_id": "a", "question": "q", "mode": "tool", "calls": "many"}`,
+			`not json`,
+			`{"case_id": "a", "question": "q2", "mode": "code"}`,
+		}, "\n")+"\n")
+		Expect(err).To(HaveOccurred())
+		Expect(err.Error()).To(ContainSubstring("cases.jsonl:2: not a JSON object"))
+
+		_, err = loadData("jsonl", mapping, strings.Join([]string{
+			`{"case_id": "a", "question": "q", "mode": "tool", "calls": "many", "tags": "x", "tool": "t", "must_say": "m", "overrides": {}}`,
+			`{"case_id": "b", "mode": "code"}`,
+			`{"case_id": "a", "question": "q2", "mode": "code"}`,
+			`{"case_id": "hand-written", "question": "q3", "mode": "code"}`,
+		}, "\n")+"\n")
+		Expect(errors.Is(err, scenario.ErrInvalidSuite)).To(BeTrue())
+		msg := err.Error()
+		Expect(msg).To(MatchRegexp(`cases\.jsonl:1: .*llm_calls: want an integer`))
+		Expect(msg).To(MatchRegexp(`cases\.jsonl:2: no value in column "case_id" or "question"`))
+		Expect(msg).To(MatchRegexp(`cases\.jsonl:3: .*duplicate id "a" \(first at line 1\)`))
+		Expect(msg).To(MatchRegexp(`cases\.yaml:\d+: scenarios: id "hand-written" is also a row`))
+	})
+
+	It("names a column the file lacks, at its header, with the rows' problems", func() {
+		_, err := loadData("csv", mapping, "case_id,question,mode\nx,q,code\ny,q,code,extra\n")
+		Expect(err).To(HaveOccurred())
+		Expect(err.Error()).To(ContainSubstring("cases.csv:3: 4 fields, the header has 3"))
+		for _, col := range []string{"tags", "overrides", "tool", "calls", "must_say"} {
+			Expect(err.Error()).To(ContainSubstring(fmt.Sprintf(`cases.csv:1: no column %q`, col)))
+		}
+	})
+
+	It("refuses a file outside the suite's folder", func() {
+		_, err := loadData("csv", "  file: ../cases.csv\n  id: a\n  input: b\n", "a,b\nc,d\n")
+		Expect(err).To(MatchError(ContainSubstring("must be a path inside the suite's folder")))
+	})
+})
