@@ -10,7 +10,7 @@ import (
 )
 
 var _ = Describe("cost thresholds", func() {
-	priced := report.Summary{Scenarios: 4, Passed: 4, PassRate: 1,
+	priced := report.Summary{Scenarios: 4, Passed: 4, PassRate: 1, LLMCallsMean: 2,
 		Cost: report.Spend{Mean: 0.0015, P95: 0.0031, Total: 0.006, Priced: 8}}
 	judge := func(expr string, s report.Summary, base *report.Summary) report.Threshold {
 		GinkgoHelper()

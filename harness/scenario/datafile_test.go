@@ -23,8 +23,8 @@ variants:
   legacy: {config: {router: legacy}}
   single-pass: {config: {router: single-pass}}
 scenarios:
-  - id: hand-written
-    input: "GHRSST 是什麼？"
+  - {id: hand-written, expect: {llm_calls: 1},
+     input: "GHRSST 是什麼？"}
 scenarios_from:
 ` + from
 }
