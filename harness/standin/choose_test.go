@@ -1,0 +1,83 @@
+package standin_test
+
+import (
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/agentreplay/testbed/agents/llm"
+	"github.com/agentreplay/testbed/harness/standin"
+)
+
+// swapDescriptions returns tools with the descriptions of the tools named
+// a and b exchanged, names and parameters left as they were.
+func swapDescriptions(tools []llm.Tool, a, b string) []llm.Tool {
+	out := append([]llm.Tool(nil), tools...)
+	ia, ib := -1, -1
+	for i, t := range out {
+		switch t.Name {
+		case a:
+			ia = i
+		case b:
+			ib = i
+		}
+	}
+	Expect(ia).NotTo(Equal(-1), a)
+	Expect(ib).NotTo(Equal(-1), b)
+	out[ia].Description, out[ib].Description = out[ib].Description, out[ia].Description
+	return out
+}
+
+var _ = Describe("choosing a tool by its description", func() {
+	var c llm.Client
+
+	BeforeEach(func() { c = client(startStandin(standin.Options{})) })
+
+	// called is the name of the one tool the model calls for req.
+	called := func(req llm.Request) string {
+		m := chat(c, req).Message
+		Expect(m.ToolCalls).To(HaveLen(1), "answered %q", m.Content)
+		return m.ToolCalls[0].Name
+	}
+
+	DescribeTable("the Climate Advisor calls the tool whose description fits, whatever its name",
+		func(msgs []llm.Message, want, other string) {
+			req := advisorRequest(msgs...)
+			Expect(called(req)).To(Equal(want), "with the descriptions as the agent gives them")
+
+			req.Tools = swapDescriptions(req.Tools, want, other)
+			Expect(called(req)).To(Equal(other), "with the two descriptions swapped")
+		},
+		Entry("a city named: finding by city, not listing",
+			[]llm.Message{userSays("Inventarios de emisiones para Quito")}, "city_inventory_search", "get_user_inventories"),
+		Entry("browsing: listing, not finding by city",
+			[]llm.Message{userSays("我的排放清冊有哪些？")}, "get_user_inventories", "city_inventory_search"),
+		Entry("a science question: the knowledge base, not a city search",
+			[]llm.Message{userSays("¿Qué es un factor de emisión de la red eléctrica?")}, "climate_vector_search", "city_inventory_search"),
+		Entry("one inventory found: its details, not its data sources",
+			ccAfter("Inventaires pour Oslo", "city_inventory_search", `{"city_name":"Oslo"}`, cityListing("Oslo", 0)), "get_inventory", "get_all_datasources"),
+	)
+
+	It("fills the chosen tool's arguments from its own schema", func() {
+		req := advisorRequest(userSays("Inventarios de emisiones para Quito"))
+		req.Tools = swapDescriptions(req.Tools, "city_inventory_search", "climate_vector_search")
+		m := chat(c, req).Message
+		Expect(m.ToolCalls).To(HaveLen(1), "answered %q", m.Content)
+		Expect(m.ToolCalls[0].Name).To(Equal("climate_vector_search"))
+		Expect(m.ToolCalls[0].Arguments).To(MatchJSON(`{"question":"Inventarios de emisiones para Quito"}`),
+			"the knowledge tool's parameter is a question, so it gets the user's words, not a city")
+	})
+
+	It("does not call a kind of tool the request does not offer", func() {
+		req := advisorRequest(userSays("我的排放清冊有哪些？"))
+		var kept []llm.Tool
+		for _, t := range req.Tools {
+			if t.Name != "get_user_inventories" {
+				kept = append(kept, t)
+			}
+		}
+		req.Tools = kept
+		m := chat(c, req).Message
+		Expect(m.ToolCalls).To(BeEmpty(), "no offered tool says it lists inventories")
+		Expect(m.Content).NotTo(BeEmpty())
+	})
+})
