@@ -48,7 +48,7 @@ func describedScore(t llm.Tool, want map[string]bool) (said, named int) {
 }
 
 // negation starts the part of a clause that says what a tool is not for
-// ("without naming a city", "do not use for …"): saidTerms does not count it.
+// ("without a name", "do not use it for …"): saidTerms does not count it.
 var negation = regexp.MustCompile(`(?i)\b(?:without|not|never|no|don't|doesn't|sans|sin|ne|pas)\b[^.;:!?\n]*`)
 
 // clause ends a clause of a description.

@@ -20,7 +20,7 @@ import (
 // before "'s". With no tool called yet in the turn it answers a product
 // question directly, opens an inventory the user picks from an earlier
 // listing, searches the climate knowledge base for a science question,
-// searches a named city's inventories, lists the user's inventories, or
+// searches a named city's inventories, lists the inventories the user has, or
 // says what it can do. After a tool result it follows the inventory flow of
 // the prompt (climate_results.go).
 
