@@ -22,6 +22,9 @@ import (
 type purpose struct {
 	name  string // "browse", "open-record"
 	words string // what a tool for it says it does
+	// every takes only a tool whose description says every one of words:
+	// for a tool the policy must not mistake another for.
+	every bool
 }
 
 // describedScore is how well tool t's words meet purpose words want: how
@@ -30,11 +33,25 @@ type purpose struct {
 // descriptions say. So a tool is chosen by what it says it does, and its
 // name only decides between two descriptions that say as much.
 func describedScore(t llm.Tool, want map[string]bool) (said, named int) {
+	said, _ = saidScore(t, want)
+	return said, namedScore(t, want)
+}
+
+// saidScore is how many times t's description says a term of want, and
+// how many distinct terms of want it says.
+func saidScore(t llm.Tool, want map[string]bool) (times, distinct int) {
 	for w, n := range saidTerms(t.Description) {
 		if want[w] {
-			said += n
+			times += n
+			distinct++
 		}
 	}
+	return times, distinct
+}
+
+// namedScore is how many terms of want t's name, parameters' names and
+// parameters' descriptions say.
+func namedScore(t llm.Tool, want map[string]bool) int {
 	rest := terms(t.Name)
 	props, _ := schemaOf(t.Parameters)["properties"].(map[string]any)
 	for name, p := range props {
@@ -44,7 +61,7 @@ func describedScore(t llm.Tool, want map[string]bool) (said, named int) {
 			maps.Copy(rest, terms(d))
 		}
 	}
-	return said, overlap(want, rest)
+	return overlap(want, rest)
 }
 
 // negation starts the part of a clause that says what a tool is not for
@@ -72,11 +89,14 @@ func saidTerms(desc string) map[string]int {
 
 // chooseTool is the offered tool that scores best for p (the first in the
 // request's order on a tie), if one's description says at least one of
-// its words.
+// its words (every one, for a purpose that says so).
 func chooseTool(tools []llm.Tool, p purpose) (llm.Tool, bool) {
 	want := terms(p.words)
 	best, bs, bn := -1, 0, 0
 	for i, t := range tools {
+		if _, d := saidScore(t, want); p.every && d < len(want) {
+			continue
+		}
 		if s, n := describedScore(t, want); s > bs || s == bs && s > 0 && n > bn {
 			best, bs, bn = i, s, n
 		}
@@ -109,7 +129,7 @@ func argsFor(tool llm.Tool, slots []slot) map[string]any {
 	args := map[string]any{}
 	props, _ := schemaOf(tool.Parameters)["properties"].(map[string]any)
 	for name, p := range props {
-		if i := slotFor(name, p, slots); i >= 0 && !isZero(slots[i].value) {
+		if i := slotFor(name, p, slots); i >= 0 && slots[i].value != nil {
 			args[name] = slots[i].value
 		}
 	}
@@ -130,19 +150,6 @@ func slotFor(name string, p any, slots []slot) int {
 		}
 	}
 	return -1
-}
-
-// isZero reports whether v is "", 0 or nil: a value the policy does not have.
-func isZero(v any) bool {
-	switch v := v.(type) {
-	case nil:
-		return true
-	case string:
-		return v == ""
-	case int:
-		return v == 0
-	}
-	return false
 }
 
 // callPurpose is a call of the tool chosen for p with args from slots.

@@ -80,4 +80,19 @@ var _ = Describe("choosing a tool by its description", func() {
 		Expect(m.ToolCalls).To(BeEmpty(), "no offered tool says it lists inventories")
 		Expect(m.Content).NotTo(BeEmpty())
 	})
+
+	DescribeTable("the CBA assistant calls the tool whose description fits, with the agent's own tool definitions",
+		func(q, want, other string) {
+			setup := cbaFull()
+			req := setup.request(userSays(q))
+			Expect(called(req)).To(Equal(want), "with the descriptions as the agent gives them")
+
+			req.Tools = swapDescriptions(req.Tools, want, other)
+			Expect(called(req)).To(Equal(other), "with the two descriptions swapped")
+		},
+		Entry("an export, not a comparison", "Please export indicators 3 and 12 into a report", "export_indicator_selection", "compare_indicators"),
+		Entry("climate normals, not the weather now", "What is the usual climate of Cusco?", "get_climate_data", "get_current_weather"),
+		Entry("indicators of a principle, not an indicator search", "Which indicators cover principle 4?", "find_indicators_by_principle", "search_indicators"),
+		Entry("a forecast, not the weather now", "Forecast for Quito over the next 3 days", "get_weather_forecast", "get_current_weather"),
+	)
 })

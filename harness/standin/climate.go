@@ -195,7 +195,11 @@ func climateRules() []rule[*ccTurn] {
 		{name: "city-search", doc: "a city named about an inventory: the tool described as finding by city, with the year when one is written",
 			match: func(t *ccTurn) bool { return t.first() && t.city != "" && t.offers(ccCity) },
 			act: func(t *ccTurn) (llm.Message, error) {
-				return t.call(ccCity, slot{"city", t.city}, slot{"year", t.year})
+				var year any
+				if t.year > 0 {
+					year = t.year
+				}
+				return t.call(ccCity, slot{"city", t.city}, slot{"year", year})
 			}},
 		{name: "my-inventories", doc: "an inventory word without a city: the tool described as listing",
 			match: func(t *ccTurn) bool { return t.first() && t.text.has("inventory") && t.offers(ccBrowse) },

@@ -42,19 +42,10 @@ const (
 // list only shrinks: a new stretch fails the guard, and so does an entry
 // the code no longer holds (delete it).
 var knownLiterals = []struct{ stretch, reason string }{
-	{" find_feasible_methods", literalTool},
-	{" indicators with their methods", literalPrescribed},
 	{" minimum and maximum", literalCommon},
 	{" question about the ", literalCommon},
 	{" the cba monitoring indicators", literalPrescribed},
 	{"\"i consulted internal tool docs", literalPrescribed},
-	{"export_indicator_selection", literalTool},
-	{"find_feasible_methods", literalTool},
-	{"find_indicators_by_principle", literalTool},
-	{"get_indicator_details", literalTool},
-	{"get_weather_forecast", literalTool},
-	{"list_available_classes", literalTool},
-	{"list_knowledge_base_stats", literalTool},
 	{" weather and climate", literalPrescribed},
 	{" the internal climate knowledge base.", literalPrescribed},
 	{"the user asks about ", literalCommon},
@@ -83,8 +74,6 @@ var knownLiterals = []struct{ stretch, reason string }{
 	{"\"sst\", \"sst_anomaly\"", literalField},
 	{"e words relative to ", literalCommon},
 	{" cba monitoring indicators", literalPrescribed},
-	{" the current weather for a ", literalPrescribed},
-	{" the indicator classes", literalPrescribed},
 	{" the internal climate knowledge base (", literalPrescribed},
 	{"data sources available for ", literalPrescribed},
 	{" sensor.pool_temperature", literalField},
