@@ -172,7 +172,7 @@ func cbaRules() []rule[*cbaTurn] {
 			match: func(t *cbaTurn) bool {
 				return t.last != nil && serves(t.r.Tools, t.last.Name, cbaDescribeHelp) && t.want != ""
 			},
-			act:   func(t *cbaTurn) (llm.Message, error) { return t.call(t.want, t.args) }},
+			act: func(t *cbaTurn) (llm.Message, error) { return t.call(t.want, t.args) }},
 		{name: "tool-error", doc: "a tool answered an error: pass it on without inventing data",
 			match: func(t *cbaTurn) bool { return t.last != nil && strings.HasPrefix(t.result, "Error:") },
 			act: func(t *cbaTurn) (llm.Message, error) {
