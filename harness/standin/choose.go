@@ -89,7 +89,9 @@ func saidTerms(desc string) map[string]int {
 
 // chooseTool is the offered tool that scores best for p (the first in the
 // request's order on a tie), if one's description says at least one of
-// its words (every one, for a purpose that says so).
+// its words (every one, for a purpose that says so). When no offered tool
+// has a description that says one, a tool is chosen by its name and
+// parameters alone, as a model reads a tool given without a description.
 func chooseTool(tools []llm.Tool, p purpose) (llm.Tool, bool) {
 	want := terms(p.words)
 	best, bs, bn := -1, 0, 0
@@ -97,11 +99,11 @@ func chooseTool(tools []llm.Tool, p purpose) (llm.Tool, bool) {
 		if _, d := saidScore(t, want); p.every && d < len(want) {
 			continue
 		}
-		if s, n := describedScore(t, want); s > bs || s == bs && s > 0 && n > bn {
+		if s, n := describedScore(t, want); s > bs || s == bs && n > bn {
 			best, bs, bn = i, s, n
 		}
 	}
-	if best < 0 {
+	if best < 0 || bs == 0 && p.every {
 		return llm.Tool{}, false
 	}
 	return tools[best], true

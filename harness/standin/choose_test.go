@@ -95,4 +95,24 @@ var _ = Describe("choosing a tool by its description", func() {
 		Entry("indicators of a principle, not an indicator search", "Which indicators cover principle 4?", "find_indicators_by_principle", "search_indicators"),
 		Entry("a forecast, not the weather now", "Forecast for Quito over the next 3 days", "get_weather_forecast", "get_current_weather"),
 	)
+
+	It("the family assistant calls the tool whose description fits, and a tool given without one by its name", func() {
+		described := map[string]string{
+			"download_state_history": "Fetches the recorded states of home sensors (entities) over a time period and keeps them as a JSON attachment.",
+			"delegate_to_service":    "Passes the request on to another service, with the attachments it needs.",
+			"jq_query":               "Runs a jq program over the JSON of an attachment and returns what it selects.",
+			"create_vega_chart":      "Draws a Vega chart from a spec.",
+		}
+		req := familyRequest("default.md", withAttachment("Apply jq 'length' to it", "[1,2,3]"))
+		Expect(called(req)).To(Equal("jq_query"), "no description: the name decides")
+		for i, t := range req.Tools {
+			req.Tools[i].Description = described[t.Name]
+		}
+		Expect(called(req)).To(Equal("jq_query"), "with descriptions")
+
+		req.Tools = swapDescriptions(req.Tools, "jq_query", "download_state_history")
+		m := chat(c, req).Message
+		Expect(m.ToolCalls).To(HaveLen(1), "answered %q", m.Content)
+		Expect(m.ToolCalls[0].Name).To(Equal("download_state_history"), "with the two descriptions swapped")
+	})
 })

@@ -31,7 +31,7 @@ var promptMarks = map[string]string{
 
 // Why an agent-specific literal is still in the stand-in's code.
 const (
-	literalTool       = "a tool name a policy (CBA, family) calls or recognises by name: not yet chosen by its description"
+	literalTool       = "a tool name a policy calls or recognises by name: not yet chosen by its description"
 	literalPrescribed = "a reply or flow the agent's prompt prescribes, written in the policy: not yet read from the prompt"
 	literalField      = "a key, path or value of the agent's wire format (JSON keys, world-state paths, dataset fields, an example id) the policy reads or writes: domain data"
 	literalCommon     = "a common English phrase that states no instruction"
@@ -55,7 +55,6 @@ var knownLiterals = []struct{ stretch, reason string }{
 	{"\"unavailable\", \"unknown\"", literalField},
 	{" answer a question about ", literalCommon},
 	{" with the attachment", literalCommon},
-	{"download_state_history", literalTool},
 	{" and context.lastweather ", literalField},
 	{" context.places_found", literalField},
 	{" context.reverse_geocode_result", literalField},
