@@ -121,11 +121,10 @@ func (t *cbaTurn) isHelp(name string) bool {
 
 // callFor calls the tool chosen for p, its arguments filled from slots.
 func (t *cbaTurn) callFor(p purpose, slots ...slot) (llm.Message, error) {
-	tool, ok := chooseTool(t.r.Tools, p)
-	if !ok {
+	if !offers(t.r, p) {
 		return t.say("I cannot look that up with the tools I have.")
 	}
-	return t.call(tool.Name, argsFor(tool, slots))
+	return callFor(t.r, p, slots...)
 }
 
 // fallback calls the tool a weak model reaches for instead of want: the

@@ -1,7 +1,7 @@
 package standin
 
 import (
-	"encoding/json"
+	"fmt"
 	"maps"
 	"regexp"
 	"slices"
@@ -154,14 +154,20 @@ func slotFor(name string, p any, slots []slot) int {
 	return -1
 }
 
-// callPurpose is a call of the tool chosen for p with args from slots.
-func callPurpose(tools []llm.Tool, p purpose, id string, slots []slot) (llm.Message, bool) {
-	t, ok := chooseTool(tools, p)
+// callFor calls the tool chosen for p among r's tools, its arguments
+// filled from slots, with the next free call id.
+func callFor(r Request, p purpose, slots ...slot) (llm.Message, error) {
+	tool, ok := chooseTool(r.Tools, p)
 	if !ok {
-		return llm.Message{}, false
+		return llm.Message{}, fmt.Errorf("no tool offered for %s", p.name)
 	}
-	b, _ := json.Marshal(argsFor(t, slots))
-	return llm.Message{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: id, Name: t.Name, Arguments: b}}}, true
+	return toolCaller(r)(tool.Name, argsFor(tool, slots))
+}
+
+// offers reports whether r offers a tool for p.
+func offers(r Request, p purpose) bool {
+	_, ok := chooseTool(r.Tools, p)
+	return ok
 }
 
 // paramFor is the parameter of the tool called name that takes a slot of

@@ -69,7 +69,6 @@ type ccTurn struct {
 	text    lexText
 	before  []llm.Message // the conversation before the last user message
 	turn    []llm.Message // the messages after it
-	calls   int           // tool calls in the whole conversation
 	city    string        // a city the question names about an inventory
 	year    int
 	science bool
@@ -105,7 +104,6 @@ func (climatePolicy) Decide(r Request) (llm.Message, string, error) {
 	}
 	t := &ccTurn{r: r, user: r.Messages[last].Content, before: r.Messages[:last], turn: r.Messages[last+1:]}
 	t.text = readText(t.user)
-	t.calls = priorCalls(r.Messages)
 	t.science = t.text.has("climate_science")
 	t.city, t.year = cityOf(t.user)
 	if t.city != "" && !t.text.has("inventory") && !t.text.has("sources") && !t.text.has("detail") {
@@ -134,20 +132,12 @@ var (
 )
 
 // offers reports whether the request offers a tool for p.
-func (t *ccTurn) offers(p purpose) bool {
-	_, ok := chooseTool(t.r.Tools, p)
-	return ok
-}
+func (t *ccTurn) offers(p purpose) bool { return offers(t.r, p) }
 
 // call calls the tool chosen for p, its arguments filled from slots, and a
 // parameter that asks for a question or query from the user's words.
 func (t *ccTurn) call(p purpose, slots ...slot) (llm.Message, error) {
-	slots = append(slots, slot{"question query", t.user})
-	msg, ok := callPurpose(t.r.Tools, p, "call_"+strconv.Itoa(t.calls+1), slots)
-	if !ok {
-		return llm.Message{}, fmt.Errorf("no tool offered for %s", p.name)
-	}
-	return msg, nil
+	return callFor(t.r, p, append(slots, slot{"question query", t.user})...)
 }
 
 // lastIs reports whether the turn's last call was of the tool chosen for p.

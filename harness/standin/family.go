@@ -190,24 +190,9 @@ var (
 	faChart    = purpose{name: "chart", words: "create vega chart"}
 )
 
-// callFor calls the tool chosen for p among the request's tools, its
-// arguments filled from slots.
-func callFor(r Request, p purpose, slots ...slot) (llm.Message, error) {
-	tool, ok := chooseTool(r.Tools, p)
-	if !ok {
-		return llm.Message{}, fmt.Errorf("no tool offered for %s", p.name)
-	}
-	return toolCaller(r)(tool.Name, argsFor(tool, slots))
-}
-
+// callFor calls the tool chosen for p, its arguments filled from slots.
 func (t *faTurn) callFor(p purpose, slots ...slot) (llm.Message, error) {
 	return callFor(t.r, p, slots...)
-}
-
-// offers reports whether the request offers a tool for p.
-func offers(r Request, p purpose) bool {
-	_, ok := chooseTool(r.Tools, p)
-	return ok
 }
 
 // now is the system prompt's current time, else the wall clock's.
