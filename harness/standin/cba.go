@@ -92,8 +92,8 @@ func readCBATurn(r Request) (*cbaTurn, error) {
 	for _, tool := range r.Tools {
 		t.offered[tool.Name] = tool
 	}
-	_, list := t.offered["list_tools"]
-	_, describe := t.offered["describe_tool"]
+	_, list := chooseTool(r.Tools, cbaListHelp)
+	_, describe := chooseTool(r.Tools, cbaDescribeHelp)
 	t.help = list && describe
 	t.want, t.args, t.intent = cbaIntent(t)
 	return t, nil
@@ -113,14 +113,28 @@ func (t *cbaTurn) call(tool string, args map[string]any) (llm.Message, error) {
 	return toolCaller(t.r)(tool, args)
 }
 
-// fallback calls the named tool a weak model reaches for instead of want:
-// the current weather for a forecast with a place, else the indicator
-// search with the question.
-func (t *cbaTurn) fallback() (llm.Message, error) {
-	if city, _ := t.args["city"].(string); t.want == "get_weather_forecast" && city != "" {
-		return t.call("get_current_weather", map[string]any{"city": city})
+// isHelp reports whether the tool called name is one of the help tools
+// (the one that lists the tools, the one that describes one).
+func (t *cbaTurn) isHelp(name string) bool {
+	return serves(t.r.Tools, name, cbaListHelp) || serves(t.r.Tools, name, cbaDescribeHelp)
+}
+
+// callFor calls the tool chosen for p, its arguments filled from slots.
+func (t *cbaTurn) callFor(p purpose, slots ...slot) (llm.Message, error) {
+	if !offers(t.r, p) {
+		return t.say("I cannot look that up with the tools I have.")
 	}
-	return t.call("search_indicators", map[string]any{"query": t.user})
+	return callFor(t.r, p, slots...)
+}
+
+// fallback calls the tool a weak model reaches for instead of want: the
+// weather now, for a forecast with a place; else the indicator search, with
+// the question.
+func (t *cbaTurn) fallback() (llm.Message, error) {
+	if city := cbaPlace(t.user); t.intent == "forecast" && city != "" {
+		return t.callFor(cbaWeatherNow, slot{"city", city})
+	}
+	return t.callFor(cbaIndicatorSearch, slot{"query question", t.user})
 }
 
 // cbaRules is the CBA policy's turn table, tried in order.
@@ -131,7 +145,7 @@ func cbaRules() []rule[*cbaTurn] {
 			act: func(t *cbaTurn) (llm.Message, error) {
 				n := 0
 				for name := range t.offered {
-					if !t.internal[name] && name != "list_tools" && name != "describe_tool" {
+					if !t.internal[name] && !t.isHelp(name) {
 						n++
 					}
 				}
@@ -145,17 +159,19 @@ func cbaRules() []rule[*cbaTurn] {
 				}
 				return t.say("I chose the data source that fits your question and called it.")
 			}},
-		{name: "after-list-tools", doc: "after list_tools: describe the needed tool when the list holds it, else fall back",
-			match: func(t *cbaTurn) bool { return t.last != nil && t.last.Name == "list_tools" },
+		{name: "after-list-tools", doc: "after the tool that lists the tools: describe the needed tool (with the tool that describes one) when the list holds it, else fall back",
+			match: func(t *cbaTurn) bool { return t.last != nil && serves(t.r.Tools, t.last.Name, cbaListHelp) },
 			act: func(t *cbaTurn) (llm.Message, error) {
 				if t.want != "" && strings.Contains(t.result, t.want+":") {
-					return t.call("describe_tool", map[string]any{"name": t.want})
+					return t.callFor(cbaDescribeHelp, slot{"name", t.want})
 				}
 				return t.fallback()
 			}},
-		{name: "after-describe-tool", doc: "after describe_tool: call the tool it described",
-			match: func(t *cbaTurn) bool { return t.last != nil && t.last.Name == "describe_tool" && t.want != "" },
-			act:   func(t *cbaTurn) (llm.Message, error) { return t.call(t.want, t.args) }},
+		{name: "after-describe-tool", doc: "after the tool that describes one: call the tool it described",
+			match: func(t *cbaTurn) bool {
+				return t.last != nil && serves(t.r.Tools, t.last.Name, cbaDescribeHelp) && t.want != ""
+			},
+			act: func(t *cbaTurn) (llm.Message, error) { return t.call(t.want, t.args) }},
 		{name: "tool-error", doc: "a tool answered an error: pass it on without inventing data",
 			match: func(t *cbaTurn) bool { return t.last != nil && strings.HasPrefix(t.result, "Error:") },
 			act: func(t *cbaTurn) (llm.Message, error) {
@@ -175,9 +191,9 @@ func cbaRules() []rule[*cbaTurn] {
 		{name: "call-named", doc: "the needed tool is offered and the system prompt names it: call it",
 			match: func(t *cbaTurn) bool { return t.named(t.want) },
 			act:   func(t *cbaTurn) (llm.Message, error) { return t.call(t.want, t.args) }},
-		{name: "look-up", doc: "the prompt does not name the needed tool and the help tools are offered: list the tools",
+		{name: "look-up", doc: "the prompt does not name the needed tool and the help tools are offered: call the one that lists the tools",
 			match: func(t *cbaTurn) bool { return t.help },
-			act:   func(t *cbaTurn) (llm.Message, error) { return t.call("list_tools", map[string]any{}) }},
+			act:   func(t *cbaTurn) (llm.Message, error) { return t.callFor(cbaListHelp) }},
 		{name: "fallback", doc: "the prompt does not name the needed tool and there is no help: call a tool it names instead, as a weak model would",
 			match: func(*cbaTurn) bool { return true },
 			act:   func(t *cbaTurn) (llm.Message, error) { return t.fallback() }},

@@ -6,16 +6,19 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/agentreplay/testbed/agents/llm"
 )
 
-// cbaIntentRule chooses the tool a question needs: when match holds, tool
-// with the arguments args builds.
+// cbaIntentRule chooses the kind of tool a question needs: when match
+// holds, the offered tool whose description says need (chooseTool), with
+// the values slots gives, filled into its schema (argsFor).
 type cbaIntentRule struct {
 	name  string
 	doc   string
 	match func(*cbaTurn) bool
-	tool  string
-	args  func(*cbaTurn) map[string]any
+	need  purpose
+	slots func(*cbaTurn, llm.Tool) []slot
 }
 
 var (
@@ -30,62 +33,85 @@ var (
 
 // cbaIntents is the CBA policy's intent table, tried in order.
 func cbaIntents() []cbaIntentRule {
-	query := func(t *cbaTurn) map[string]any { return map[string]any{"query": t.user} }
-	none := func(*cbaTurn) map[string]any { return map[string]any{} }
-	city := func(t *cbaTurn) map[string]any { return map[string]any{"city": cbaPlace(t.user)} }
-	location := func(t *cbaTurn) map[string]any { return map[string]any{"location": cbaPlace(t.user)} }
+	query := func(t *cbaTurn, _ llm.Tool) []slot { return []slot{{"query question", t.user}} }
+	none := func(*cbaTurn, llm.Tool) []slot { return nil }
+	place := func(t *cbaTurn, _ llm.Tool) []slot { return []slot{{"city", cbaPlace(t.user)}} }
 	ids := func(t *cbaTurn) []string { return cbaIDsRe.FindAllString(t.user, -1) }
+	need := func(name, words string) purpose { return purpose{name: name, words: words} }
 	return []cbaIntentRule{
-		{name: "principle", doc: "a principle word: indicators by principle, its number or the capitalised name beside it",
-			match: func(t *cbaTurn) bool { return t.text.has("principle") }, tool: "find_indicators_by_principle",
-			args: func(t *cbaTurn) map[string]any { return map[string]any{"principle": cbaPrinciple(t)} }},
-		{name: "classes", doc: "a category word with an indicator word: the indicator classes",
-			match: func(t *cbaTurn) bool { return t.text.has("category") && t.text.has("indicator") }, tool: "list_available_classes", args: none},
-		{name: "knowledge-base", doc: "a knowledge-base word: the knowledge-base statistics",
-			match: func(t *cbaTurn) bool { return t.text.has("knowledge_base") }, tool: "list_knowledge_base_stats", args: none},
-		{name: "compare", doc: "a compare word and two or more numbers: compare those indicators",
-			match: func(t *cbaTurn) bool { return t.text.has("compare") && len(ids(t)) >= 2 }, tool: "compare_indicators",
-			args: func(t *cbaTurn) map[string]any { return map[string]any{"indicator_ids": ids(t)} }},
-		{name: "export", doc: "an export or report word and a number: export those indicators with their methods",
-			match: func(t *cbaTurn) bool { return t.text.has("export") && len(ids(t)) >= 1 }, tool: "export_indicator_selection",
-			args: func(t *cbaTurn) map[string]any {
-				return map[string]any{"indicator_ids": ids(t), "include_methods": true}
+		{name: "principle", doc: "a principle word: the tool that lists indicators by principle, with its number or the capitalised name beside it",
+			match: func(t *cbaTurn) bool { return t.text.has("principle") }, need: need("principle", "indicators principle"),
+			slots: func(t *cbaTurn, _ llm.Tool) []slot { return []slot{{"principle", cbaPrinciple(t)}} }},
+		{name: "classes", doc: "a category word with an indicator word: the tool that lists classes (of indicators)",
+			match: func(t *cbaTurn) bool { return t.text.has("category") && t.text.has("indicator") },
+			need:  need("classes", "classes knowledge base"), slots: none},
+		{name: "knowledge-base", doc: "a knowledge-base word: the tool giving a summary of its contents",
+			match: func(t *cbaTurn) bool { return t.text.has("knowledge_base") }, need: need("knowledge-base", "summarize knowledge base"), slots: none},
+		{name: "compare", doc: "a compare word and two or more numbers: the tool that compares indicators, with those",
+			match: func(t *cbaTurn) bool { return t.text.has("compare") && len(ids(t)) >= 2 }, need: need("compare", "compare indicators"),
+			slots: func(t *cbaTurn, _ llm.Tool) []slot { return []slot{{"indicator", ids(t)}} }},
+		{name: "export", doc: "an export or report word and a number: the tool that exports indicators as a report, with their methods",
+			match: func(t *cbaTurn) bool { return t.text.has("export") && len(ids(t)) >= 1 }, need: need("export", "export report indicators"),
+			slots: func(t *cbaTurn, _ llm.Tool) []slot {
+				return []slot{{"indicator", ids(t)}, {"include methods", true}}
 			}},
-		{name: "feasible-methods", doc: "a method word, a number and a cost, accuracy or ease word: methods within those limits, as the schema's enums name them",
+		{name: "feasible-methods", doc: "a method word, a number and a cost, accuracy or ease word: the tool that finds methods within limits, as its schema's enums name them",
 			match: func(t *cbaTurn) bool {
 				return t.text.has("method") && len(ids(t)) >= 1 && (t.text.has("cheap") || t.text.has("accuracy") || t.text.has("ease"))
 			},
-			tool: "find_feasible_methods", args: cbaLimits},
-		{name: "indicator-details", doc: "an indicator word and one number: that indicator's details",
-			match: func(t *cbaTurn) bool { return t.text.has("indicator") && len(ids(t)) == 1 }, tool: "get_indicator_details",
-			args: func(t *cbaTurn) map[string]any { return map[string]any{"indicator": ids(t)[0]} }},
-		{name: "method-search", doc: "a method word without an indicator word: search the methods with the question",
-			match: func(t *cbaTurn) bool { return t.text.has("method") && !t.text.has("indicator") }, tool: "search_methods", args: query},
-		{name: "forecast", doc: "a forecast word: the forecast for the place, for the days written before a day word (else 7)",
-			match: func(t *cbaTurn) bool { return t.text.has("forecast") }, tool: "get_weather_forecast",
-			args: func(t *cbaTurn) map[string]any {
-				return map[string]any{"city": cbaPlace(t.user), "days": cbaDays(t.user)}
+			need: need("feasible-methods", "methods cost ease accuracy limits"), slots: cbaLimits},
+		{name: "indicator-details", doc: "an indicator word and one number: the tool that details one indicator",
+			match: func(t *cbaTurn) bool { return t.text.has("indicator") && len(ids(t)) == 1 }, need: need("indicator-details", "details one indicator"),
+			slots: func(t *cbaTurn, _ llm.Tool) []slot { return []slot{{"indicator", ids(t)[0]}} }},
+		{name: "method-search", doc: "a method word without an indicator word: the tool that searches methods, with the question",
+			match: func(t *cbaTurn) bool { return t.text.has("method") && !t.text.has("indicator") },
+			need:  need("method-search", "search methods"), slots: query},
+		{name: "forecast", doc: "a forecast word: the forecast tool for the place, for the days written before a day word (else 7)",
+			match: func(t *cbaTurn) bool { return t.text.has("forecast") }, need: need("forecast", "weather forecast days"),
+			slots: func(t *cbaTurn, _ llm.Tool) []slot {
+				return []slot{{"city", cbaPlace(t.user)}, {"days", cbaDays(t.user)}}
 			}},
-		{name: "climate", doc: "a climate word: the place's climate normals",
-			match: func(t *cbaTurn) bool { return t.text.has("climate") }, tool: "get_climate_data", args: city},
-		{name: "soil-carbon", doc: "a soil word and a carbon word: the place's soil carbon",
-			match: func(t *cbaTurn) bool { return t.text.has("soil") && t.text.has("carbon") }, tool: "get_soil_carbon", args: location},
-		{name: "soil-properties", doc: "a soil word: the place's soil properties, those of the schema's list the question names",
-			match: func(t *cbaTurn) bool { return t.text.has("soil") }, tool: "get_soil_properties", args: cbaSoilProperties},
-		{name: "weather-now", doc: "a weather or temperature word: the place's current weather",
+		{name: "climate", doc: "a climate word: the tool that gives the place's climate normals",
+			match: func(t *cbaTurn) bool { return t.text.has("climate") }, need: need("climate", "climate normals"), slots: place},
+		{name: "soil-carbon", doc: "a soil word and a carbon word: the tool that gives the place's soil carbon",
+			match: func(t *cbaTurn) bool { return t.text.has("soil") && t.text.has("carbon") }, need: need("soil-carbon", "soil carbon"), slots: place},
+		{name: "soil-properties", doc: "a soil word: the tool that gives the place's soil properties, those of its schema's list the question names",
+			match: func(t *cbaTurn) bool { return t.text.has("soil") }, need: need("soil-properties", "soil properties"), slots: cbaSoilProperties},
+		{name: "weather-now", doc: "a weather or temperature word: the tool that gives the place's current weather",
 			match: func(t *cbaTurn) bool { return t.text.has("weather") || t.text.has("temperature") || t.text.has("rain") },
-			tool:  "get_current_weather", args: city},
-		{name: "indicator-search", doc: "an indicator word: search the indicators with the question",
-			match: func(t *cbaTurn) bool { return t.text.has("indicator") }, tool: "search_indicators", args: query},
+			need:  cbaWeatherNow, slots: place},
+		{name: "indicator-search", doc: "an indicator word: the tool that searches indicators, with the question",
+			match: func(t *cbaTurn) bool { return t.text.has("indicator") }, need: cbaIndicatorSearch, slots: query},
 	}
 }
 
-// cbaIntent returns the tool t's question needs, its arguments and the
-// intent rule that chose it; "" when none matches.
+// The kinds of tool the CBA policy reaches for besides its intents: the
+// fallbacks of a weak model, and the help tools that list and describe the
+// others.
+var (
+	cbaWeatherNow      = purpose{name: "weather-now", words: "current weather"}
+	cbaIndicatorSearch = purpose{name: "indicator-search", words: "search indicators topic"}
+	cbaListHelp        = purpose{name: "list-tools", words: "list all tools summaries", every: true}
+	cbaDescribeHelp    = purpose{name: "describe-tool", words: "detail documentation tool", every: true}
+)
+
+// cbaIntent returns the tool t's question needs among the request's tools
+// other than the help tools, its arguments and the intent rule that chose
+// it; "" when no rule matches or no tool fits.
 func cbaIntent(t *cbaTurn) (string, map[string]any, string) {
+	var tools []llm.Tool
+	for _, tool := range t.r.Tools {
+		if !t.isHelp(tool.Name) {
+			tools = append(tools, tool)
+		}
+	}
 	for _, in := range cbaIntents() {
 		if in.match(t) {
-			return in.tool, in.args(t), in.name
+			tool, ok := chooseTool(tools, in.need)
+			if !ok {
+				return "", nil, in.name
+			}
+			return tool.Name, argsFor(tool, in.slots(t, tool)), in.name
 		}
 	}
 	return "", nil, ""
@@ -132,20 +158,20 @@ func cbaPrinciple(t *cbaTurn) string {
 	return t.user
 }
 
-// cbaLimits fills find_feasible_methods' limits from the words the
-// question uses, as values of the schema's enums: a cheap word is the
+// cbaLimits gives the methods tool's limits from the words the question
+// uses, as values of the enums of its cost, accuracy and ease parameters: a cheap word is the
 // lowest cost; an accuracy or ease word takes the level word within two
 // words of it (an ease word alone is the highest ease).
-func cbaLimits(t *cbaTurn) map[string]any {
+func cbaLimits(t *cbaTurn, tool llm.Tool) []slot {
 	ids := cbaIDsRe.FindAllString(t.user, -1)
-	args := map[string]any{"indicator": ids[0]}
-	enum := func(prop string) []string { return schemaEnum(t.offered["find_feasible_methods"].Parameters, prop) }
+	slots := []slot{{"indicator", ids[0]}}
+	enum := func(w string) []string { return schemaEnum(tool.Parameters, paramFor([]llm.Tool{tool}, tool.Name, w)) }
 	if t.text.has("cheap") {
-		args["max_cost"] = enumLevel(enum("max_cost"), "low")
+		slots = append(slots, slot{"cost", enumLevel(enum("cost"), "low")})
 	}
 	if t.text.has("accuracy") {
 		if l := nearLevel(t.text, "accuracy"); l != "" {
-			args["min_accuracy"] = enumLevel(enum("min_accuracy"), l)
+			slots = append(slots, slot{"accuracy", enumLevel(enum("accuracy"), l)})
 		}
 	}
 	if t.text.has("ease") {
@@ -153,9 +179,9 @@ func cbaLimits(t *cbaTurn) map[string]any {
 		if l == "" {
 			l = "high"
 		}
-		args["min_ease"] = enumLevel(enum("min_ease"), l)
+		slots = append(slots, slot{"ease", enumLevel(enum("ease"), l)})
 	}
-	return args
+	return slots
 }
 
 // nearLevel is the level ("high", "medium", "low") written within two
@@ -193,20 +219,20 @@ func schemaEnum(schema json.RawMessage, prop string) []string {
 // cbaSoilProperties names the soil properties of the schema's list (the
 // words of the "properties" description) that the question names through a
 // lexicon concept the property's name starts with ("ph" for "phh2o").
-func cbaSoilProperties(t *cbaTurn) map[string]any {
-	args := map[string]any{"location": cbaPlace(t.user)}
+func cbaSoilProperties(t *cbaTurn, tool llm.Tool) []slot {
+	slots := []slot{{"city", cbaPlace(t.user)}}
 	var s struct {
 		Properties map[string]struct {
 			Description string `json:"description"`
 		} `json:"properties"`
 	}
-	json.Unmarshal(t.offered["get_soil_properties"].Parameters, &s)
+	json.Unmarshal(tool.Parameters, &s)
 	type named struct {
 		prop string
 		at   int
 	}
 	var found []named
-	for _, p := range cbaListRe.FindAllString(s.Properties["properties"].Description, -1) {
+	for _, p := range cbaListRe.FindAllString(s.Properties[paramFor([]llm.Tool{tool}, tool.Name, "properties")].Description, -1) {
 		for _, c := range []string{"clay", "sand", "ph", "nitrogen"} {
 			if at := t.text.at(c); strings.HasPrefix(p, c) && len(at) > 0 {
 				found = append(found, named{p, slices.Min(at)})
@@ -220,7 +246,7 @@ func cbaSoilProperties(t *cbaTurn) map[string]any {
 		props = append(props, f.prop)
 	}
 	if len(props) > 0 {
-		args["properties"] = strings.Join(props, ",")
+		slots = append(slots, slot{"properties", strings.Join(props, ",")})
 	}
-	return args
+	return slots
 }

@@ -3,7 +3,9 @@ package standin
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -18,7 +20,7 @@ import (
 // before "'s". With no tool called yet in the turn it answers a product
 // question directly, opens an inventory the user picks from an earlier
 // listing, searches the climate knowledge base for a science question,
-// searches a named city's inventories, lists the user's inventories, or
+// searches a named city's inventories, lists the inventories the user has, or
 // says what it can do. After a tool result it follows the inventory flow of
 // the prompt (climate_results.go).
 
@@ -67,7 +69,6 @@ type ccTurn struct {
 	text    lexText
 	before  []llm.Message // the conversation before the last user message
 	turn    []llm.Message // the messages after it
-	calls   int           // tool calls in the whole conversation
 	city    string        // a city the question names about an inventory
 	year    int
 	science bool
@@ -103,7 +104,6 @@ func (climatePolicy) Decide(r Request) (llm.Message, string, error) {
 	}
 	t := &ccTurn{r: r, user: r.Messages[last].Content, before: r.Messages[:last], turn: r.Messages[last+1:]}
 	t.text = readText(t.user)
-	t.calls = priorCalls(r.Messages)
 	t.science = t.text.has("climate_science")
 	t.city, t.year = cityOf(t.user)
 	if t.city != "" && !t.text.has("inventory") && !t.text.has("sources") && !t.text.has("detail") {
@@ -121,10 +121,27 @@ func (climatePolicy) Decide(r Request) (llm.Message, string, error) {
 	return decide(climateRules(), t)
 }
 
-func (t *ccTurn) call(name string, args map[string]any) (llm.Message, error) {
-	b, _ := json.Marshal(args)
-	return llm.Message{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "call_" + strconv.Itoa(t.calls+1), Name: name, Arguments: b}}}, nil
+// The kinds of tool the Climate Advisor rules call, in the words a tool's
+// description would say them; chooseTool takes the offered tool for each.
+var (
+	ccBrowse    = purpose{name: "browse", words: "list browse"}
+	ccCity      = purpose{name: "city", words: "find city search"}
+	ccOpen      = purpose{name: "open", words: "detail one total"}
+	ccSources   = purpose{name: "sources", words: "data source available"}
+	ccKnowledge = purpose{name: "knowledge", words: "knowledge search question"}
+)
+
+// offers reports whether the request offers a tool for p.
+func (t *ccTurn) offers(p purpose) bool { return offers(t.r, p) }
+
+// call calls the tool chosen for p, its arguments filled from slots, and a
+// parameter that asks for a question or query from the user's words.
+func (t *ccTurn) call(p purpose, slots ...slot) (llm.Message, error) {
+	return callFor(t.r, p, append(slots, slot{"question query", t.user})...)
 }
+
+// lastIs reports whether the turn's last call was of the tool chosen for p.
+func (t *ccTurn) lastIs(p purpose) bool { return !t.first() && serves(t.r.Tools, t.last.Name, p) }
 
 func (t *ccTurn) say(format string, a ...any) (llm.Message, error) {
 	return llm.Message{Role: llm.RoleAssistant, Content: fmt.Sprintf(format, a...)}, nil
@@ -135,7 +152,7 @@ func (t *ccTurn) first() bool { return len(t.turn) == 0 }
 
 // picked is the inventory of an earlier listing the user picks, or nil.
 func (t *ccTurn) picked() *listed {
-	if invs := listedBefore(t.before); len(invs) > 0 {
+	if invs := listedBefore(t.before, t.r.Tools); len(invs) > 0 {
 		return choice(t.user, t.text, invs)
 	}
 	return nil
@@ -152,35 +169,31 @@ func climateRules() []rule[*ccTurn] {
 			act: func(t *ccTurn) (llm.Message, error) {
 				return t.say("In CityCatalyst you do this from the inventory's page: open the inventory, then use the menu for the step you need. This is a product question, so I have not searched the climate knowledge base.")
 			}},
-		{name: "pick-listed", doc: "a year, ordinal, latest/oldest word, id or city that picks one inventory of an earlier listing: get_inventory",
-			match: func(t *ccTurn) bool { return t.first() && t.picked() != nil },
-			act: func(t *ccTurn) (llm.Message, error) {
-				return t.call("get_inventory", map[string]any{"inventory_id": t.picked().ID})
-			}},
-		{name: "science-search", doc: "a climate-science word and no city: climate_vector_search with the question",
-			match: func(t *ccTurn) bool { return t.first() && t.science && t.city == "" },
-			act: func(t *ccTurn) (llm.Message, error) {
-				return t.call("climate_vector_search", map[string]any{"question": t.user})
-			}},
-		{name: "sources-of-opened", doc: "a data-source word, no city, and an inventory opened earlier: get_all_datasources for it",
+		{name: "pick-listed", doc: "a year, ordinal, latest/oldest word, id or city that picks one inventory of an earlier listing: the tool described as giving one's details",
+			match: func(t *ccTurn) bool { return t.first() && t.offers(ccOpen) && t.picked() != nil },
+			act:   func(t *ccTurn) (llm.Message, error) { return t.call(ccOpen, slot{"id", t.picked().ID}) }},
+		{name: "science-search", doc: "a climate-science word and no city: the tool described as searching a knowledge base, with the question",
+			match: func(t *ccTurn) bool { return t.first() && t.science && t.city == "" && t.offers(ccKnowledge) },
+			act:   func(t *ccTurn) (llm.Message, error) { return t.call(ccKnowledge) }},
+		{name: "sources-of-opened", doc: "a data-source word, no city, and an inventory opened earlier: the tool described as giving data sources, for it",
 			match: func(t *ccTurn) bool {
-				return t.first() && t.text.has("sources") && t.city == "" && openedBefore(t.before) != ""
+				return t.first() && t.text.has("sources") && t.city == "" && t.offers(ccSources) && openedBefore(t.before, t.r.Tools) != ""
 			},
 			act: func(t *ccTurn) (llm.Message, error) {
-				return t.call("get_all_datasources", map[string]any{"inventory_id": openedBefore(t.before)})
+				return t.call(ccSources, slot{"id", openedBefore(t.before, t.r.Tools)})
 			}},
-		{name: "city-search", doc: "a city named about an inventory: city_inventory_search, with the year when one is written",
-			match: func(t *ccTurn) bool { return t.first() && t.city != "" },
+		{name: "city-search", doc: "a city named about an inventory: the tool described as finding by city, with the year when one is written",
+			match: func(t *ccTurn) bool { return t.first() && t.city != "" && t.offers(ccCity) },
 			act: func(t *ccTurn) (llm.Message, error) {
-				args := map[string]any{"city_name": t.city}
+				var year any
 				if t.year > 0 {
-					args["year"] = t.year
+					year = t.year
 				}
-				return t.call("city_inventory_search", args)
+				return t.call(ccCity, slot{"city", t.city}, slot{"year", year})
 			}},
-		{name: "my-inventories", doc: "an inventory word without a city: get_user_inventories",
-			match: func(t *ccTurn) bool { return t.first() && t.text.has("inventory") },
-			act:   func(t *ccTurn) (llm.Message, error) { return t.call("get_user_inventories", map[string]any{}) }},
+		{name: "my-inventories", doc: "an inventory word without a city: the tool described as listing",
+			match: func(t *ccTurn) bool { return t.first() && t.text.has("inventory") && t.offers(ccBrowse) },
+			act:   func(t *ccTurn) (llm.Message, error) { return t.call(ccBrowse) }},
 		{name: "capabilities", doc: "anything else in a first step: say what the assistant can help with",
 			match: func(t *ccTurn) bool { return t.first() },
 			act: func(t *ccTurn) (llm.Message, error) {
@@ -221,8 +234,9 @@ func cityOf(q string) (string, int) {
 	return "", year
 }
 
-// listedBefore returns the inventories of the latest listing tool result.
-func listedBefore(msgs []llm.Message) []listed {
+// listedBefore returns the inventories of the latest result of a tool
+// that lists or searches them.
+func listedBefore(msgs []llm.Message, tools []llm.Tool) []listed {
 	names := map[string]string{}
 	for _, m := range msgs {
 		for _, tc := range m.ToolCalls {
@@ -234,7 +248,7 @@ func listedBefore(msgs []llm.Message) []listed {
 		if m.Role != llm.RoleTool {
 			continue
 		}
-		if n := names[m.ToolCallID]; n == "get_user_inventories" || n == "city_inventory_search" {
+		if n := names[m.ToolCallID]; serves(tools, n, ccBrowse) || serves(tools, n, ccCity) {
 			var env struct {
 				Data json.RawMessage `json:"data"`
 			}
@@ -246,17 +260,19 @@ func listedBefore(msgs []llm.Message) []listed {
 	return nil
 }
 
-// openedBefore returns the id of the last inventory opened with
-// get_inventory, or "".
-func openedBefore(msgs []llm.Message) string {
+// openedBefore returns the id the last call of the tool that opens one
+// inventory was given (its first string argument), or "".
+func openedBefore(msgs []llm.Message, tools []llm.Tool) string {
 	for i := len(msgs) - 1; i >= 0; i-- {
 		for _, tc := range msgs[i].ToolCalls {
-			if tc.Name == "get_inventory" {
-				var a struct {
-					ID string `json:"inventory_id"`
-				}
-				if json.Unmarshal(tc.Arguments, &a) == nil && a.ID != "" {
-					return a.ID
+			if !serves(tools, tc.Name, ccOpen) {
+				continue
+			}
+			var a map[string]any
+			json.Unmarshal(tc.Arguments, &a)
+			for _, k := range slices.Sorted(maps.Keys(a)) {
+				if id, ok := a[k].(string); ok && id != "" {
+					return id
 				}
 			}
 		}
@@ -306,6 +322,7 @@ func sourceName(s map[string]any) string {
 	return str(s["datasetName"])
 }
 
+// calledIn reports whether a message of msgs calls the tool named name.
 func calledIn(msgs []llm.Message, name string) bool {
 	for _, m := range msgs {
 		for _, tc := range m.ToolCalls {

@@ -3,6 +3,7 @@ package standin
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -12,51 +13,44 @@ import (
 // climateResultRules are the Climate Advisor rules after a tool result in
 // the turn: they react to the turn's last result.
 func climateResultRules() []rule[*ccTurn] {
-	after := func(names ...string) func(t *ccTurn) bool {
-		return func(t *ccTurn) bool {
-			for _, n := range names {
-				if !t.first() && t.last.Name == n {
-					return true
-				}
-			}
-			return false
-		}
+	after := func(ps ...purpose) func(t *ccTurn) bool {
+		return func(t *ccTurn) bool { return slices.ContainsFunc(ps, t.lastIs) }
 	}
-	listing := after("get_user_inventories", "city_inventory_search")
+	listing := after(ccBrowse, ccCity)
+	// searched is the city the last call searched for: the argument its
+	// tool's city parameter took.
 	searched := func(t *ccTurn) string {
-		var a struct {
-			City string `json:"city_name"`
-		}
+		var a map[string]any
 		json.Unmarshal(t.last.Arguments, &a)
-		return a.City
+		city, _ := a[paramFor(t.r.Tools, t.last.Name, "city")].(string)
+		return city
 	}
 	return []rule[*ccTurn]{
 		{name: "unreadable-result", doc: "a CityCatalyst tool's result that is not JSON: say it could not be read",
-			match: func(t *ccTurn) bool { return !t.first() && t.last.Name != "climate_vector_search" && !t.parsed },
+			match: func(t *ccTurn) bool { return !t.first() && !t.lastIs(ccKnowledge) && !t.parsed },
 			act: func(t *ccTurn) (llm.Message, error) {
 				return t.say("The %s tool returned something I could not read, so I cannot answer from it.", t.last.Name)
 			}},
 		{name: "tool-failed", doc: "a CityCatalyst tool reports failure: pass its error on without guessing data",
-			match: func(t *ccTurn) bool { return !t.first() && t.last.Name != "climate_vector_search" && !t.env.Success },
+			match: func(t *ccTurn) bool { return !t.first() && !t.lastIs(ccKnowledge) && !t.env.Success },
 			act: func(t *ccTurn) (llm.Message, error) {
 				return t.say("I could not get that from CityCatalyst: %s. I will not guess the data; please try again later.", t.env.Error)
 			}},
 		{name: "none-for-city", doc: "a city search found no inventory: say so, with the city and year",
 			match: func(t *ccTurn) bool { return listing(t) && len(inventoriesIn(t.env.Data)) == 0 && searched(t) != "" },
 			act: func(t *ccTurn) (llm.Message, error) {
-				var a struct {
-					Year int `json:"year"`
-				}
+				var a map[string]any
 				json.Unmarshal(t.last.Arguments, &a)
-				return t.say("I found no inventories for %q%s in your account.", searched(t), inYear(a.Year))
+				year, _ := a[paramFor(t.r.Tools, t.last.Name, "year")].(float64)
+				return t.say("I found no inventories for %q%s in your account.", searched(t), inYear(int(year)))
 			}},
 		{name: "none-at-all", doc: "browsing found no inventory: say the user has none yet",
 			match: func(t *ccTurn) bool { return listing(t) && len(inventoriesIn(t.env.Data)) == 0 },
 			act:   func(t *ccTurn) (llm.Message, error) { return t.say("You have no inventories yet.") }},
-		{name: "open-the-one", doc: "a listing found one inventory: get_inventory for it",
-			match: func(t *ccTurn) bool { return listing(t) && len(inventoriesIn(t.env.Data)) == 1 },
+		{name: "open-the-one", doc: "a listing found one inventory: open it with the tool whose description says it gives one's details",
+			match: func(t *ccTurn) bool { return listing(t) && len(inventoriesIn(t.env.Data)) == 1 && t.offers(ccOpen) },
 			act: func(t *ccTurn) (llm.Message, error) {
-				return t.call("get_inventory", map[string]any{"inventory_id": inventoriesIn(t.env.Data)[0].ID})
+				return t.call(ccOpen, slot{"id", inventoriesIn(t.env.Data)[0].ID})
 			}},
 		{name: "list-and-ask", doc: "a listing found several inventories: list them and ask which to open",
 			match: listing,
@@ -70,15 +64,16 @@ func climateResultRules() []rule[*ccTurn] {
 				b.WriteString("Which one should I open?")
 				return t.say("%s", b.String())
 			}},
-		{name: "sources-next", doc: "an inventory opened and the user asked about data sources: get_all_datasources for it",
+		{name: "sources-next", doc: "an inventory opened and the user asked about data sources: call the tool whose description offers them",
 			match: func(t *ccTurn) bool {
-				return after("get_inventory")(t) && t.text.has("sources") && !calledIn(t.turn, "get_all_datasources")
+				s, ok := chooseTool(t.r.Tools, ccSources)
+				return t.lastIs(ccOpen) && t.text.has("sources") && ok && !calledIn(t.turn, s.Name)
 			},
 			act: func(t *ccTurn) (llm.Message, error) {
-				return t.call("get_all_datasources", map[string]any{"inventory_id": openedInventory(t.env.Data).ID})
+				return t.call(ccSources, slot{"id", openedInventory(t.env.Data).ID})
 			}},
 		{name: "summarize-inventory", doc: "an inventory opened: its name, city, year, type, total and GWP values",
-			match: after("get_inventory"),
+			match: after(ccOpen),
 			act: func(t *ccTurn) (llm.Message, error) {
 				var d struct {
 					Data map[string]any `json:"data"`
@@ -89,7 +84,7 @@ func climateResultRules() []rule[*ccTurn] {
 					inv.Name, inv.City, inv.Year, typeName(inv.Type), tonnes(inv.Total), strings.ToUpper(str(d.Data["globalWarmingPotentialType"])))
 			}},
 		{name: "count-sources", doc: "data sources listed: how many, and the first three by name",
-			match: after("get_all_datasources"),
+			match: after(ccSources),
 			act: func(t *ccTurn) (llm.Message, error) {
 				var d struct {
 					Data []map[string]any `json:"data"`
@@ -106,13 +101,13 @@ func climateResultRules() []rule[*ccTurn] {
 			}},
 		{name: "knowledge-unused", doc: "the knowledge-base search was not used: refuse to answer from memory",
 			match: func(t *ccTurn) bool {
-				return after("climate_vector_search")(t) && strings.HasPrefix(t.result, "Climate search was not used")
+				return after(ccKnowledge)(t) && strings.HasPrefix(t.result, "Climate search was not used")
 			},
 			act: func(t *ccTurn) (llm.Message, error) {
 				return t.say("I could not find this in the internal climate knowledge base, so I will not answer from memory.")
 			}},
 		{name: "quote-knowledge", doc: "a knowledge-base search answered: quote its first excerpt with its source",
-			match: after("climate_vector_search"),
+			match: after(ccKnowledge),
 			act: func(t *ccTurn) (llm.Message, error) {
 				src, text := firstExcerpt(t.result)
 				return t.say("According to the internal climate knowledge base (%s): %s", src, text)

@@ -17,7 +17,7 @@ import (
 // time, the tools' schemas — and the user's words through the shared
 // lexicon. The default assistant's table is familyRules (this file), the
 // data visualization service's vizRules (family_viz.go). Sensor entity ids
-// are formed after the example in download_state_history's schema
+// are formed after the example in the history tool's schema
 // ("sensor.pool_temperature": domain, then area and measure): the area is a
 // home-area concept of the lexicon, the measure a pH or humidity word, else
 // the example's; a request for "all sensors" names no entity the request
@@ -169,10 +169,6 @@ func (t *faTurn) say(format string, a ...any) (llm.Message, error) {
 	return llm.Message{Role: llm.RoleAssistant, Content: fmt.Sprintf(format, a...)}, nil
 }
 
-func (t *faTurn) call(name string, args map[string]any) (llm.Message, error) {
-	return toolCaller(t.r)(name, args)
-}
-
 // delegate hands the request and attachments ids to the service the
 // delegate tool's schema names first.
 func (t *faTurn) delegate(ids []string) (llm.Message, error) {
@@ -182,7 +178,21 @@ func (t *faTurn) delegate(ids []string) (llm.Message, error) {
 			service = e[0]
 		}
 	}
-	return t.call("delegate_to_service", map[string]any{"service": service, "request": t.ask, "attachment_ids": ids})
+	return t.callFor(faDelegate, slot{"service", service}, slot{"request", t.ask}, slot{"attachment", ids})
+}
+
+// The kinds of tool the family policies call, in the words a tool's
+// description would say them; chooseTool takes the offered tool for each.
+var (
+	faHistory  = purpose{name: "history", words: "download history entities period"}
+	faDelegate = purpose{name: "delegate", words: "hand request another service"}
+	faJQ       = purpose{name: "jq", words: "query json attachment jq program"}
+	faChart    = purpose{name: "chart", words: "create vega chart"}
+)
+
+// callFor calls the tool chosen for p, its arguments filled from slots.
+func (t *faTurn) callFor(p purpose, slots ...slot) (llm.Message, error) {
+	return callFor(t.r, p, slots...)
 }
 
 // now is the system prompt's current time, else the wall clock's.

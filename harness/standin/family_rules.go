@@ -16,22 +16,22 @@ func familyRules() []rule[*faTurn] {
 	attached := func(concept string) func(*faTurn) bool {
 		return first(func(t *faTurn) bool { return len(t.ids) > 0 && t.text.has(concept) })
 	}
-	after := func(tool string, f func(*faTurn) bool) func(*faTurn) bool {
-		return func(t *faTurn) bool { return t.last != nil && t.last.Name == tool && (f == nil || f(t)) }
+	after := func(p purpose, f func(*faTurn) bool) func(*faTurn) bool {
+		return func(t *faTurn) bool { return t.last != nil && serves(t.r.Tools, t.last.Name, p) && (f == nil || f(t)) }
 	}
 	failed := func(t *faTurn) bool { return strings.HasPrefix(t.result, "Error:") }
 	jq := func(program string) func(*faTurn) (llm.Message, error) {
 		return func(t *faTurn) (llm.Message, error) {
-			return t.call("jq_query", map[string]any{"attachment_id": t.savedID(), "jq_program": program})
+			return t.callFor(faJQ, slot{"attachment id", t.savedID()}, slot{"jq program", program})
 		}
 	}
 	return []rule[*faTurn]{
 		{name: "chart-attachments", doc: "attachments and a chart word: delegate them to the visualization service",
 			match: attached("plot"), act: func(t *faTurn) (llm.Message, error) { return t.delegate(t.ids) }},
-		{name: "quoted-jq", doc: "attachments and a jq program quoted after the tool's name: jq_query on the first attachment",
+		{name: "quoted-jq", doc: "attachments and a jq program quoted after the tool's name: the jq tool on the first attachment",
 			match: first(func(t *faTurn) bool { return len(t.ids) > 0 && faQuotedJQ.MatchString(t.ask) }),
 			act: func(t *faTurn) (llm.Message, error) {
-				return t.call("jq_query", map[string]any{"attachment_id": t.ids[0], "jq_program": faQuotedJQ.FindStringSubmatch(t.ask)[1]})
+				return t.callFor(faJQ, slot{"attachment id", t.ids[0]}, slot{"jq program", faQuotedJQ.FindStringSubmatch(t.ask)[1]})
 			}},
 		{name: "count-rows", doc: "attachments and a rows word: count them from what is visible (the CSV summary or the inline rows)",
 			match: attached("rows"), act: func(t *faTurn) (llm.Message, error) { return t.say("%s", rowAnswer(t.req)) }},
@@ -46,25 +46,25 @@ func familyRules() []rule[*faTurn] {
 				}
 				return t.say("The attached file is shown above in full.")
 			}},
-		{name: "attachment-length", doc: "an attachment id written in the request and a count word: jq_query length on it",
+		{name: "attachment-length", doc: "an attachment id written in the request and a count word: the jq tool's length on it",
 			match: first(func(t *faTurn) bool { return faMentionedID.MatchString(t.ask) && t.text.has("count") }),
 			act: func(t *faTurn) (llm.Message, error) {
-				return t.call("jq_query", map[string]any{"attachment_id": faMentionedID.FindStringSubmatch(t.ask)[1], "jq_program": "length"})
+				return t.callFor(faJQ, slot{"attachment id", faMentionedID.FindStringSubmatch(t.ask)[1]}, slot{"jq program", "length"})
 			}},
 		{name: "all-sensors", doc: "all the sensors: the request lists no entity ids, so ask which sensors",
 			match: first(func(t *faTurn) bool { return t.text.has("all") && t.text.has("sensors") }),
 			act: func(t *faTurn) (llm.Message, error) {
 				return t.say("I do not know the entity ids of all your sensors. Which sensors do you mean (for example sensor.pool_temperature)?")
 			}},
-		{name: "sensor-history", doc: "a home area (entity ids formed after the schema's example) and a period: download_state_history",
+		{name: "sensor-history", doc: "a home area (entity ids formed after the schema's example) and a period: the tool described as downloading history",
 			match: first(func(t *faTurn) bool {
 				_, _, ok := faPeriod(t.ask, t.text, t.now())
 				return ok && len(faEntities(t.text, t.r.Tools)) > 0
 			}),
 			act: func(t *faTurn) (llm.Message, error) {
 				start, end, _ := faPeriod(t.ask, t.text, t.now())
-				return t.call("download_state_history", map[string]any{"entity_ids": faEntities(t.text, t.r.Tools),
-					"start": start.UTC().Format(time.RFC3339), "end": end.UTC().Format(time.RFC3339)})
+				return t.callFor(faHistory, slot{"entity", faEntities(t.text, t.r.Tools)},
+					slot{"start", start.UTC().Format(time.RFC3339)}, slot{"end", end.UTC().Format(time.RFC3339)})
 			}},
 		{name: "capabilities", doc: "anything else in a first step: say what it can do and ask for a sensor and a period",
 			match: first(func(*faTurn) bool { return true }),
@@ -72,48 +72,48 @@ func familyRules() []rule[*faTurn] {
 				return t.say("I can chart and query your Home Assistant sensors and your attachments. Which sensor and period do you mean?")
 			}},
 		{name: "history-failed", doc: "the download failed: say so with its error",
-			match: after("download_state_history", failed),
+			match: after(faHistory, failed),
 			act: func(t *faTurn) (llm.Message, error) {
 				return t.say("I could not download the history: %s", strings.TrimPrefix(t.result, "Error: "))
 			}},
 		{name: "history-empty", doc: "the download found no states: say so",
-			match: after("download_state_history", func(t *faTurn) bool { return strings.HasPrefix(t.result, "No states") }),
+			match: after(faHistory, func(t *faTurn) bool { return strings.HasPrefix(t.result, "No states") }),
 			act: func(t *faTurn) (llm.Message, error) {
 				return t.say("There is no recorded history for that sensor in that period: %s", t.result)
 			}},
 		{name: "history-chart", doc: "history saved and a chart word: delegate the saved attachment to the visualization service",
-			match: after("download_state_history", func(t *faTurn) bool { return t.text.has("plot") }),
+			match: after(faHistory, func(t *faTurn) bool { return t.text.has("plot") }),
 			act:   func(t *faTurn) (llm.Message, error) { return t.delegate([]string{t.savedID()}) }},
 		{name: "history-unavailable", doc: "history saved and an unavailable word: count the states marked unavailable, or unknown",
-			match: after("download_state_history", func(t *faTurn) bool { return t.text.has("unavailable") }),
+			match: after(faHistory, func(t *faTurn) bool { return t.text.has("unavailable") }),
 			act:   jq(`[.entities[0].states[] | select(.state == "unavailable" or .state == "unknown")] | length`)},
 		{name: "history-raw", doc: "history saved and a raw word: the whole history",
-			match: after("download_state_history", func(t *faTurn) bool { return t.text.has("raw") }), act: jq(".")},
+			match: after(faHistory, func(t *faTurn) bool { return t.text.has("raw") }), act: jq(".")},
 		{name: "history-period", doc: "history saved and a period word: the first and last state's times",
-			match: after("download_state_history", func(t *faTurn) bool { return t.text.has("period") }),
+			match: after(faHistory, func(t *faTurn) bool { return t.text.has("period") }),
 			act:   jq("[.entities[0].states[0].last_changed, .entities[0].states[-1].last_changed]")},
 		{name: "history-count", doc: "history saved otherwise: count the states",
-			match: after("download_state_history", nil), act: jq(".entities[0].states | length")},
-		{name: "jq-failed", doc: "jq_query failed: say so with its error",
-			match: after("jq_query", failed),
+			match: after(faHistory, nil), act: jq(".entities[0].states | length")},
+		{name: "jq-failed", doc: "the jq tool failed: say so with its error",
+			match: after(faJQ, failed),
 			act: func(t *faTurn) (llm.Message, error) {
 				return t.say("I could not query the attachment: %s", strings.TrimPrefix(t.result, "Error: "))
 			}},
-		{name: "jq-saved", doc: "jq_query's result was saved as an attachment: say which",
-			match: after("jq_query", func(t *faTurn) bool { return faSavedAs.MatchString(t.result) }),
+		{name: "jq-saved", doc: "the jq tool's result was saved as an attachment: say which",
+			match: after(faJQ, func(t *faTurn) bool { return faSavedAs.MatchString(t.result) }),
 			act: func(t *faTurn) (llm.Message, error) {
 				return t.say("The result is too large to show here, so I saved it as attachment %s.", t.savedID())
 			}},
-		{name: "jq-answer", doc: "jq_query answered: quote its result",
-			match: after("jq_query", nil),
+		{name: "jq-answer", doc: "the jq tool answered: quote its result",
+			match: after(faJQ, nil),
 			act:   func(t *faTurn) (llm.Message, error) { return t.say("The answer is %s.", clipText(t.result, 300)) }},
 		{name: "chart-failed", doc: "the visualization service failed: say so with its answer",
-			match: after("delegate_to_service", func(t *faTurn) bool {
+			match: after(faDelegate, func(t *faTurn) bool {
 				return strings.HasPrefix(t.result, "[data_visualization failed") || failed(t)
 			}),
 			act: func(t *faTurn) (llm.Message, error) { return t.say("I could not make the chart. %s", t.result) }},
 		{name: "chart-made", doc: "the visualization service answered: pass its answer on",
-			match: after("delegate_to_service", nil),
+			match: after(faDelegate, nil),
 			act: func(t *faTurn) (llm.Message, error) {
 				return t.say("%s", strings.TrimPrefix(t.result, "[data_visualization] "))
 			}},

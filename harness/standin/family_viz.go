@@ -11,11 +11,11 @@ import (
 )
 
 // The data visualization service's policy: a Home Assistant history (seen
-// as a JSON Schema or inline) → one jq_query to check the time range when
-// only the schema is visible, then create_vega_chart with a jq program that
+// as a JSON Schema or inline) → one call of the jq tool to check the time
+// range when only the schema is visible, then the chart tool with a jq program that
 // keeps numeric states (one line per entity when several are visible or the
 // request asks for all); an inline list of records or a CSV (inline or
-// summarized) → create_vega_chart on its time and first numeric column;
+// summarized) → the chart tool on its time and first numeric column;
 // content it cannot see (the placeholder, a text summary) → it says it
 // cannot chart it.
 type vizPolicy struct{}
@@ -68,7 +68,7 @@ func (t *vizTurn) say(format string, a ...any) (llm.Message, error) {
 }
 
 func (t *vizTurn) chart(spec string, data any, title string) (llm.Message, error) {
-	return toolCaller(t.r)("create_vega_chart", map[string]any{"spec": spec, "data_attachments": []any{data}, "title": title})
+	return callFor(t.r, faChart, slot{"spec", spec}, slot{"attachments", []any{data}}, slot{"title", title})
 }
 
 // vegaSpec is a Vega-Lite spec of mark over x and a quantitative y,
@@ -93,8 +93,8 @@ func (t *vizTurn) schemaOnly() bool { return strings.Contains(t.first, "Data str
 // vizRules is the visualization service's table, tried in order.
 func vizRules() []rule[*vizTurn] {
 	return []rule[*vizTurn]{
-		{name: "chart-result", doc: "create_vega_chart answered: pass its answer or error on",
-			match: func(t *vizTurn) bool { return t.last != nil && t.last.Name == "create_vega_chart" },
+		{name: "chart-result", doc: "the chart tool answered: pass its answer or error on",
+			match: func(t *vizTurn) bool { return t.last != nil && serves(t.r.Tools, t.last.Name, faChart) },
 			act: func(t *vizTurn) (llm.Message, error) {
 				result := resultOf(t.r.Messages, t.last.ID)
 				if strings.HasPrefix(result, "Error:") {
@@ -117,10 +117,10 @@ func vizRules() []rule[*vizTurn] {
 			act: func(t *vizTurn) (llm.Message, error) {
 				return t.say("The attachment is not data I can read as records, so I cannot chart it.")
 			}},
-		{name: "history-range", doc: "a history seen as a schema, no call yet: jq_query its first and last times",
+		{name: "history-range", doc: "a history seen as a schema, no call yet: the jq tool on its first and last times",
 			match: func(t *vizTurn) bool { return t.haHistory() && t.schemaOnly() && lastCall(t.turn) == nil },
 			act: func(t *vizTurn) (llm.Message, error) {
-				return toolCaller(t.r)("jq_query", map[string]any{"attachment_id": t.id, "jq_program": "[.entities[0].states[0].last_changed, .entities[0].states[-1].last_changed]"})
+				return callFor(t.r, faJQ, slot{"attachment id", t.id}, slot{"jq program", "[.entities[0].states[0].last_changed, .entities[0].states[-1].last_changed]"})
 			}},
 		{name: "history-many", doc: "a history of several entities (seen, or asked for with an all word): one line per entity",
 			match: func(t *vizTurn) bool {

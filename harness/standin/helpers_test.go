@@ -160,6 +160,14 @@ func wireBody(req llm.Request) []byte {
 	if req.JSON {
 		body["response_format"] = map[string]string{"type": "json_object"}
 	}
+	var tools []map[string]any
+	for _, t := range req.Tools {
+		tools = append(tools, map[string]any{"type": "function", "function": map[string]any{
+			"name": t.Name, "description": t.Description, "parameters": t.Parameters}})
+	}
+	if len(tools) > 0 {
+		body["tools"] = tools
+	}
 	b, err := json.Marshal(body)
 	Expect(err).NotTo(HaveOccurred())
 	return b
