@@ -71,7 +71,13 @@ type Provenance struct {
 	// written for the agent: "generic", the plumbing stand-in (see
 	// PolicyHeader). Empty for agent-specific policies and real models.
 	Policy string `yaml:"policy,omitempty" json:"policy,omitempty"`
+	// Role is RoleJudge for a grader's cassette (cassette.JudgePath): its
+	// calls are judge calls, never the agent's.
+	Role string `yaml:"role,omitempty" json:"role,omitempty"`
 }
+
+// RoleJudge is the Role of a cassette that holds a grader's calls.
+const RoleJudge = "judge"
 
 // GenericPolicy is the Policy of cassettes answered by the stand-in's
 // generic plumbing policy.

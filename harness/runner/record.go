@@ -59,6 +59,20 @@ func (s *StandIns) RouteVariants(suites []*scenario.Suite) error {
 	return nil
 }
 
+// RouteJudges sends the grader endpoint of every suite with a judge: block
+// to the stand-in model, whose judge policy answers grading requests.
+func (s *StandIns) RouteJudges(suites []*scenario.Suite) error {
+	for _, su := range suites {
+		if su.Judge == nil {
+			continue
+		}
+		if err := s.RouteModel(su.Judge.Endpoint.BaseURL); err != nil {
+			return fmt.Errorf("%s: judge: %w", su.Path, err)
+		}
+	}
+	return nil
+}
+
 // KeyVariables returns the provider key variables and every agent's own
 // (agents.Info.Keys and Secrets), sorted.
 func KeyVariables(entries map[string]agents.Entry) []string {

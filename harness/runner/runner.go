@@ -95,6 +95,11 @@ type Options struct {
 	// A caller that runs agents testbed does not know (package replaytest)
 	// names its own.
 	Rerecord func(suite, variant, scenario string) string
+	// Judge replaces the suites' graders with a real model (record
+	// --judge-provider), reached over the network; its key is in Secrets
+	// under its KeyEnv. Without it a recording grades against the stand-in
+	// judge, through Routes.
+	Judge *llm.Endpoint
 }
 
 // job is one scenario under one variant, run once per sample.

@@ -55,6 +55,7 @@ func runOne(ctx context.Context, j *job, sample int, opts Options, pending *coun
 		return r.out
 	}
 	r.execute(ctx, parent, cfg)
+	r.grade(ctx)
 	r.judge()
 	r.finalize()
 	return r.out
@@ -84,6 +85,11 @@ type sampleRun struct {
 	closeErr error // the cassette's, when closed
 	timedOut bool
 	earlier  []keptRun // runs of the same kept-alive program before this one
+
+	results toolResults // the tool calls and their results, for graders
+	graded  []report.Check
+	// gradesRecorded counts the grader calls a record-missing run recorded.
+	gradesRecorded int
 }
 
 // plan works out the sample's endpoint, cassette options and the command
@@ -228,7 +234,7 @@ func (r *sampleRun) configure(ctx context.Context, pending *counter) (agents.Con
 		Embedder:  embedder,
 		HTTP:      r.hc,
 		Clock:     func() time.Time { return j.suite.Clock.Add(tr.Elapsed()) },
-		Tracer:    &tracer{trace: tr, counter: counter, sent: opts.Sent},
+		Tracer:    &tracer{trace: tr, counter: counter, sent: opts.Sent, results: &r.results},
 		Upstreams: r.entry.Info.Upstreams,
 		Variant:   j.variant.Config,
 		Secrets:   secrets,
@@ -309,8 +315,9 @@ func (r *sampleRun) judge() {
 	if out.Route == "" {
 		out.Route = check.ObservedRoute(events)
 	}
+	out.Checks = append(out.Checks, r.graded...)
 	if r.closeErr == nil {
-		out.Recorded, out.Dropped = r.tp.Recorded(), r.tp.Dropped()
+		out.Recorded, out.Dropped = r.tp.Recorded()+r.gradesRecorded, r.tp.Dropped()
 	}
 	unplayed := r.tp.Unplayed()
 	out.Unplayed = len(unplayed)
@@ -320,7 +327,7 @@ func (r *sampleRun) judge() {
 			len(unplayed), unplayed[0], r.copts.Rerecord)})
 	}
 	for i := range out.Checks {
-		out.Checks[i].Judged = j.suite.Judges(out.Checks[i].Name)
+		out.Checks[i].Judged = out.Checks[i].Judged || j.suite.Judges(out.Checks[i].Name)
 	}
 }
 

@@ -271,7 +271,7 @@ func (d *decoder) syntax(data []byte, err error) {
 }
 
 var (
-	suiteKeys    = []string{"suite", "agent", "clock", "tokenizer", "baseline", "variants", "thresholds", "gate", "gating", "goodput", "about", "judged", "reduction_without", "samples", "min_sample_pass_rate", "faults", "match", "scenarios"}
+	suiteKeys    = []string{"suite", "agent", "clock", "tokenizer", "baseline", "variants", "thresholds", "gate", "gating", "goodput", "about", "judged", "reduction_without", "samples", "min_sample_pass_rate", "faults", "match", "judge", "scenarios"}
 	variantKeys  = []string{"description", "config", "endpoint"}
 	endpointKeys = []string{"provider", "base_url", "model", "key_env", "api", "stream"}
 	scenarioKeys = []string{"id", "criterion", "tags", "attachments", "faults", "input", "expect", "variants", "turns"}
@@ -286,6 +286,8 @@ var (
 	// sampleName is how the cassettes of a scenario's samples end
 	// (<id>.sample2.yaml): an id ending so would share their files.
 	sampleName = regexp.MustCompile(`(?i)\.sample[0-9]+$`)
+	// judgeName is how a scenario's grader cassettes end (<id>.judge.yaml).
+	judgeName = regexp.MustCompile(`(?i)\.judge$`)
 )
 
 // MaxNameBytes is the longest variant name or scenario id: with the suffixes
@@ -300,6 +302,8 @@ func nameProblem(name string) string {
 		return "use letters, digits, ., _ and -, not starting with ."
 	case len(name) > MaxNameBytes:
 		return fmt.Sprintf("%d bytes is longer than the %d a cassette file name allows; shorten it", len(name), MaxNameBytes)
+	case judgeName.MatchString(name):
+		return "it ends like the grader cassette of a scenario (<id>.judge.yaml) and would share its file; rename it"
 	case sampleName.MatchString(name):
 		return "it ends like the cassette of a scenario's sample (<id>.sample2.yaml) and would share its file; rename it"
 	}
@@ -415,9 +419,13 @@ func (d *decoder) suite(root *yaml.Node) *Suite {
 	if f, ok := fs["match"]; ok {
 		s.Match = d.matchRules(f.val)
 	}
+	if f, ok := fs["judge"]; ok {
+		s.Judge = d.judge(f.val)
+	}
 	if f, ok := fs["scenarios"]; ok {
 		s.Scenarios = d.scenarios(f.val)
 	}
+	d.needsJudge(s)
 	return s
 }
 
