@@ -77,7 +77,7 @@ func (judgePolicy) Decide(r Request) (llm.Message, string, error) {
 
 var (
 	// clauseSplit splits a rubric into requirements.
-	clauseSplit = regexp.MustCompile(`[.;:!?\n]+\s*|,\s+(?:and|but)\s+|\s+and\s+(?:it\s+|the answer\s+)?(?:does|doesn't|must|should|never|gives|names|says|mentions|explains|states|is|has)\b`)
+	clauseSplit = regexp.MustCompile(`[;!?\n]+\s*|[.:]+(?:\s+|$)|,\s+(?:and|but)\s+|\s+and\s+(?:it\s+|the answer\s+)?(?:does|doesn't|must|should|never|gives|names|says|mentions|explains|states|is|has)\b`)
 	quoted      = regexp.MustCompile(`"([^"]+)"|“([^”]+)”|'([^']{2,})'|「([^」]+)」|` + "`([^`]+)`")
 	number      = regexp.MustCompile(`\d+(?:[.,]\d+)?`)
 	negation    = regexp.MustCompile(`(?i)\b(?:not|never|no|without|avoids?|nor|none of|neither)\b|n't\b`)
@@ -88,7 +88,7 @@ var (
 type requirement struct {
 	text    string
 	terms   []string // quoted terms and numbers: each must (or, negated, must not) appear
-	words   []string // key words: at least half must appear (negated: none)
+	words   []string // key words, when there are no terms: at least half must appear (negated: none)
 	negated bool
 }
 
@@ -195,16 +195,18 @@ func (q requirement) met(lower string, words map[string]bool) bool {
 			hits++
 		}
 	}
-	if q.negated {
-		if len(q.terms) > 0 {
+	if len(q.terms) > 0 {
+		// Quoted terms and numbers are the requirement when a clause has
+		// them; its other words only say where they belong.
+		if q.negated {
 			return found == 0
 		}
+		return found == len(q.terms)
+	}
+	if q.negated {
 		return hits == 0
 	}
-	if found < len(q.terms) {
-		return false
-	}
-	return len(q.words) == 0 || 2*hits >= len(q.words)
+	return 2*hits >= len(q.words)
 }
 
 // hasWord reports whether the answer holds w, or a word sharing its first
