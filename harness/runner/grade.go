@@ -172,7 +172,29 @@ func (r *sampleRun) grade(ctx context.Context) {
 	var score, weights float64
 	events := r.tr.Events()
 	input := strings.Join(turnInputs(j.scenario), "\n")
-	for n, it := range items {
+	n := 0 // the grader calls made, in order
+	// ask grades s, counting its cost; false when grading cannot go on
+	// (the verdict is then set).
+	ask := func(s judge.Subject, name string, turn int, what string) (judge.Grade, error, bool) {
+		gr, u, err := g.Grade(ctx, s)
+		cost.Calls++
+		cost.InputTokens += u.InputTokens
+		cost.OutputTokens += u.OutputTokens
+		n++
+		var miss *cassette.MissError
+		switch {
+		case errors.As(err, &miss):
+			tp.Abort()
+			r.stale = &graderStale{msg: staleGrade(path, n-1, name, turn, s, what, miss, r.opts.Root, regrade), miss: miss}
+			return gr, err, false
+		case err != nil && !errors.Is(err, judge.ErrUnparsable):
+			tp.Abort()
+			fail(err)
+			return gr, err, false
+		}
+		return gr, err, true
+	}
+	for _, it := range items {
 		s := judge.Subject{Rubric: it.rubric.Text, Input: input, Answer: r.ans.Replies[it.turn].Text}
 		calls, results := r.results.of(it.turn, events)
 		if it.rubric.Sees(scenario.WithTools) {
@@ -181,24 +203,17 @@ func (r *sampleRun) grade(ctx context.Context) {
 		if it.rubric.Sees(scenario.WithToolResults) {
 			s.ToolResults = results
 		}
-		gr, u, err := g.Grade(ctx, s)
-		cost.Calls++
-		cost.InputTokens += u.InputTokens
-		cost.OutputTokens += u.OutputTokens
 		name := fmt.Sprintf("rubric[%d]", it.index)
-		var miss *cassette.MissError
-		switch {
-		case errors.As(err, &miss):
-			tp.Abort()
-			r.stale = &graderStale{msg: staleGrade(path, n, name, it.turn, s, miss, r.opts.Root, regrade), miss: miss}
+		gr, err, ok := ask(s, name, it.turn, "answer")
+		if !ok {
 			return
-		case errors.Is(err, judge.ErrUnparsable):
+		}
+		if !r.calibrate(ask, it.rubric, input, name, it.turn, cost) {
+			return
+		}
+		if err != nil {
 			checks = append(checks, report.Check{Turn: it.turn, Name: name, Judged: true, Detail: fmt.Sprintf("refused: %v", err)})
 			continue
-		case err != nil:
-			tp.Abort()
-			fail(err)
-			return
 		}
 		reason := gr.Reason
 		if !standIn {
@@ -232,9 +247,10 @@ func (r *sampleRun) grade(ctx context.Context) {
 }
 
 // staleGrade says why grading call n (0-based) has no recorded match: the
-// answer changed (the rubric was graded before), the rubric changed (with
-// what it was), or the judge's request itself changed.
-func staleGrade(path string, n int, name string, turn int, s judge.Subject, miss *cassette.MissError, root, regrade string) string {
+// answer changed (what says which: the agent's answer, or a labelled
+// example of the rubric; the rubric was graded before), the rubric changed
+// (with what it was), or the judge's request itself changed.
+func staleGrade(path string, n int, name string, turn int, s judge.Subject, what string, miss *cassette.MissError, root, regrade string) string {
 	at := fmt.Sprintf("grader call %d (turn %d %s) in %s", n+1, turn, name, rel(root, path))
 	bodies, _ := cassette.RequestBodies(path)
 	var sameRubric, same bool
@@ -256,7 +272,7 @@ func staleGrade(path string, n int, name string, turn int, s judge.Subject, miss
 	case same:
 		return fmt.Sprintf("stale grading: the judge's request changed (its prompt, model or what it is shown), not the rubric or the answer: %s has no match:\n%s\nre-grade with: %s", at, miss.Error(), regrade)
 	case sameRubric:
-		return fmt.Sprintf("stale grading: the answer changed: %s has no recorded grade for the new answer %s; re-grade with: %s", at, strconv.Quote(cut(s.Answer, 120)), regrade)
+		return fmt.Sprintf("stale grading: the %s changed: %s has no recorded grade for the new %s %s; re-grade with: %s", what, at, what, strconv.Quote(cut(s.Answer, 120)), regrade)
 	case old != "":
 		return fmt.Sprintf("stale grading: the rubric changed: %s:\n  - %s\n  + %s\nre-grade with: %s", at, old, s.Rubric, regrade)
 	}
@@ -303,4 +319,26 @@ func cut(s string, n int) string {
 		return s
 	}
 	return string(r[:n]) + "…"
+}
+
+// calibrate grades the rubric's labelled examples (pass:, fail:) with the
+// same grader, after the answer, and counts the grader's agreement with
+// the labels in cost; false when grading cannot go on.
+func (r *sampleRun) calibrate(ask func(judge.Subject, string, int, string) (judge.Grade, error, bool), rb scenario.Rubric, input, name string, turn int, cost *report.Grading) bool {
+	for _, ex := range []struct {
+		answers []string
+		pass    bool
+	}{{rb.Pass, true}, {rb.Fail, false}} {
+		for _, a := range ex.answers {
+			gr, err, ok := ask(judge.Subject{Rubric: rb.Text, Input: input, Answer: a}, name, turn, "labelled example")
+			if !ok {
+				return false
+			}
+			if cost.Calibration == nil {
+				cost.Calibration = &report.Calibration{}
+			}
+			cost.Calibration.Add(ex.pass, err == nil && gr.Score >= rb.MinScore)
+		}
+	}
+	return true
 }

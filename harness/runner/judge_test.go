@@ -2,6 +2,7 @@ package runner_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -24,12 +25,24 @@ func withRubric(root, rubric string) *scenario.Suite {
 	path := filepath.Join(root, "scenarios", "odbchat.yaml")
 	data, err := os.ReadFile(path)
 	Expect(err).NotTo(HaveOccurred())
-	s := strings.Replace(string(data), "\nvariants:\n", "\njudge: {provider: openai, model: gpt-4.1-mini}\nvariants:\n", 1)
+	s := strings.Replace(unjudged(string(data)), "\nvariants:\n", "\njudge: {provider: openai, model: gpt-4.1-mini}\nvariants:\n", 1)
 	s = strings.Replace(s, "    input: \"What is a marine heatwave?\"\n    expect:\n",
 		"    input: \"What is a marine heatwave?\"\n    expect:\n      rubric: '"+rubric+"'\n", 1)
 	Expect(s).To(ContainSubstring("rubric:"))
 	Expect(os.WriteFile(path, []byte(s), 0o644)).To(Succeed())
 	return loadSuite(root)
+}
+
+// unjudged is a suite file without its judge: block and rubric checks of
+// one line, for specs that write their own.
+func unjudged(suite string) string {
+	var out []string
+	for _, l := range strings.Split(suite, "\n") {
+		if !strings.HasPrefix(l, "judge: ") && !strings.HasPrefix(strings.TrimSpace(l), "rubric: ") {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
 }
 
 var _ = Describe("rubric checks graded by the stand-in judge", Ordered, func() {
@@ -141,3 +154,39 @@ func (r *recording) recordMissing(s *scenario.Suite, opts runner.Options) *repor
 	Expect(err).NotTo(HaveOccurred())
 	return rep
 }
+
+var _ = Describe("a rubric's labelled examples", func() {
+	It("are graded beside the answer, and the grader's agreement with them is reported", func() {
+		rec := startRecording()
+		path := filepath.Join(rec.root, "scenarios", "odbchat.yaml")
+		data, err := os.ReadFile(path)
+		Expect(err).NotTo(HaveOccurred())
+		s := strings.Replace(unjudged(string(data)), "\nvariants:\n", "\njudge: {provider: openai, model: gpt-4.1-mini}\nvariants:\n", 1)
+		s = strings.Replace(s, "    input: \"What is a marine heatwave?\"\n    expect:\n", `    input: "What is a marine heatwave?"
+    expect:
+      rubric:
+        - rubric: 'It names "heatwave"'
+          pass: ["A marine heatwave is a long spell of warm sea.", "It is a period of unusually warm ocean water."]
+          fail: ["I do not know."]
+`, 1)
+		Expect(os.WriteFile(path, []byte(s), 0o644)).To(Succeed())
+		suite := loadSuite(rec.root)
+		Expect(rec.sis.RouteJudges([]*scenario.Suite{suite})).To(Succeed())
+		opts := runner.Options{Scenario: "explain-marine-heatwave", Variant: "single-pass"}
+		got := scenarios(rec.record(suite, opts))["single-pass/explain-marine-heatwave"]
+		Expect(got.Verdict).To(Equal(report.VerdictPass), got.Error)
+		Expect(got.Grading.Calls).To(Equal(4), "the answer and three examples")
+		// The stand-in judge reads words: the paraphrase without "heatwave"
+		// fails although labelled pass.
+		Expect(*got.Grading.Calibration).To(Equal(report.Calibration{TP: 1, FN: 1, TN: 1}))
+		// po = 2/3, pe = (2·1 + 1·2)/9 = 4/9: kappa = (2/9)/(5/9) = 0.4.
+		Expect(got.Grading.Calibration.Kappa()).To(BeNumerically("~", 0.4, 1e-12))
+
+		again := scenarios(replayAt(rec.root, suite, opts))["single-pass/explain-marine-heatwave"]
+		Expect(again.Grading).To(Equal(got.Grading))
+		var text strings.Builder
+		Expect(report.WriteBrief(&text, &report.Report{Suites: []report.Suite{{Name: "odbchat", Variants: []report.Variant{{Name: "single-pass", Summary: report.Summarize([]report.Scenario{again})}}}}})).To(Succeed())
+		Expect(text.String()).To(ContainSubstring(fmt.Sprintf("odbchat: 4 grader calls over 1 variants, %d input and %d output tokens", got.Grading.InputTokens, got.Grading.OutputTokens)))
+		Expect(text.String()).To(ContainSubstring("by rule-based stand-in judge; it judged 2 of 3 labelled examples as labelled (Cohen's kappa 0.40)"))
+	})
+})
