@@ -346,6 +346,8 @@ func foldSamples(j *job, opts Options) {
 	}
 	for k := max(len(runs), declared) + 1; os.Remove(path(k)) == nil; k++ {
 		removed = append(removed, k)
+		// The sample's grades go with it.
+		os.Remove(cassette.JudgePath(opts.Root, j.suite.Name, j.variant.Name, j.scenario.ID, k))
 	}
 	if opts.Pruned != nil && len(kept)+len(removed) > 0 {
 		opts.Pruned(j.suite.Name, j.variant.Name, j.scenario.ID, len(runs), kept, removed)
