@@ -1,6 +1,9 @@
 package report
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Grading is what grading a scenario's answers cost: the grader's calls
 // and tokens, kept apart from the agent's (never in Metrics, latency or
@@ -141,4 +144,21 @@ func (c *Calibration) plus(o *Calibration) *Calibration {
 	}
 	out.TP, out.FN, out.FP, out.TN = out.TP+o.TP, out.FN+o.FN, out.FP+o.FP, out.TN+o.TN
 	return &out
+}
+
+// grades are a scenario's rubric checks, one a line: mark, turn, name and
+// the grader's score and reason.
+func grades(sc Scenario) []string {
+	var out []string
+	for _, c := range sc.Checks {
+		if !strings.HasPrefix(c.Name, "rubric[") {
+			continue
+		}
+		mark := "✓"
+		if !c.Pass {
+			mark = "✗"
+		}
+		out = append(out, fmt.Sprintf("%s turn %d %s: %s", mark, c.Turn, c.Name, c.Detail))
+	}
+	return out
 }

@@ -1,6 +1,8 @@
 package report_test
 
 import (
+	"strings"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
@@ -25,4 +27,30 @@ var _ = Describe("Kappa", func() {
 		Entry("always wrong", 0, 4, 4, 0, -1.0),
 		Entry("nothing", 0, 0, 0, 0, 0.0),
 	)
+})
+
+var _ = Describe("grading in the reports", func() {
+	graded := func() *report.Report {
+		sc := report.Scenario{ID: "ask", Verdict: report.VerdictFail, Answer: []string{"It is warm."}, Checks: []report.Check{
+			{Name: "rubric[0]", Judged: true, Detail: "score 0.00 (min 0.70), rule-based stand-in judge: 0 of 1 requirements met; missed \"It names GHRSST\""},
+		}, Grading: &report.Grading{Grader: "rule-based stand-in judge", StandIn: true, Calls: 1, InputTokens: 100, OutputTokens: 20}}
+		return &report.Report{SchemaVersion: report.SchemaVersion, Suites: []report.Suite{{Name: "s", Baseline: "v", Variants: []report.Variant{
+			{Name: "v", Scenarios: []report.Scenario{sc}, Summary: report.Summarize([]report.Scenario{sc})}}}}}
+	}
+
+	It("shows the grader's reason in the HTML run viewer, and its cost apart", func() {
+		var page strings.Builder
+		Expect(report.WriteHTML(&page, graded())).To(Succeed())
+		Expect(page.String()).To(ContainSubstring(`<b>graded:</b> ✗ turn 0 rubric[0]: score 0.00 (min 0.70), rule-based stand-in judge: 0 of 1 requirements met`))
+		var brief strings.Builder
+		Expect(report.WriteBrief(&brief, graded())).To(Succeed())
+		Expect(brief.String()).To(ContainSubstring("s/v ask turn 0 rubric[0]: score 0.00 (min 0.70), rule-based stand-in judge"))
+		Expect(brief.String()).To(ContainSubstring("· s: 1 grader calls over 1 variants, 100 input and 20 output tokens, by rule-based stand-in judge"))
+	})
+
+	It("names the failing rubric and its reason in JUnit", func() {
+		var x strings.Builder
+		Expect(report.WriteJUnit(&x, graded())).To(Succeed())
+		Expect(x.String()).To(ContainSubstring("turn 0 rubric[0]: score 0.00 (min 0.70), rule-based stand-in judge"))
+	})
 })
