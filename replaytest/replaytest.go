@@ -219,7 +219,7 @@ func recording(opts *runner.Options, suites []*scenario.Suite) (stop func(), err
 		stop()
 		return nil, err
 	}
-	opts.Mode, opts.Parallel, opts.Routes = cassette.ModeRecord, 1, sis.Routes
+	opts.Mode, opts.Parallel, opts.Routes, opts.JudgeRoutes = cassette.ModeRecord, 1, sis.Routes, sis.Judges
 	opts.Redact = runner.KeyValues(opts.Agents)
 	return stop, nil
 }

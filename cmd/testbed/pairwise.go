@@ -34,7 +34,7 @@ func comparePairwise(ctx context.Context, root string, s *scenario.Suite, base, 
 		if err := sis.RouteJudges([]*scenario.Suite{s}); err != nil {
 			return nil, withCode(exitUsage, err)
 		}
-		opts.Mode, opts.Routes = cassette.ModeRecordMissing, sis.Routes
+		opts.Mode, opts.JudgeRoutes = cassette.ModeRecordMissing, sis.Judges
 		opts.Redact = runner.KeyValues(entries)
 	}
 	pw, err := runner.Pairwise(ctx, s, base, head, opts)

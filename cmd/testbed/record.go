@@ -128,8 +128,6 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			opts.Secrets = map[string]string{}
 		}
 		opts.Secrets[ep.KeyEnv] = key
-	} else if prov != "" && slices.ContainsFunc(suites, func(s *scenario.Suite) bool { return s.Judge != nil }) {
-		return withCode(exitUsage, errors.New("these suites grade rubric checks, and with --provider no stand-in judge runs: give --judge-provider and --judge-model too, or grade against the stand-in judge afterwards with: testbed record --suite NAME --record-missing"))
 	}
 	if opts.Mode == cassette.ModeRecord || opts.Mode == cassette.ModeRecordMissing {
 		// Refused at once if another recording of one of these suites runs;
@@ -153,11 +151,14 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		if err := sis.RouteVariants(suites); err != nil {
 			return withCode(exitUsage, err)
 		}
-		if judgeProv == "" {
-			if err := sis.RouteJudges(suites); err != nil {
-				return withCode(exitUsage, err)
-			}
+	}
+	if judgeProv == "" {
+		// Rubric checks are graded by the stand-in judge, even beside a
+		// real agent model.
+		if err := sis.RouteJudges(suites); err != nil {
+			return withCode(exitUsage, err)
 		}
+		opts.JudgeRoutes = sis.Judges
 	}
 	opts.Routes = sis.Routes
 	opts.AllowNetwork = prov != "" || liveUpstreams

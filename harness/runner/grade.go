@@ -131,6 +131,9 @@ func (r *sampleRun) grade(ctx context.Context) {
 	path := cassette.JudgePath(r.opts.Root, j.suite.Name, j.variant.Name, j.scenario.ID, r.sample)
 	standIn := r.opts.Judge == nil && r.opts.Mode != cassette.ModeReplay
 	routes := r.opts.Routes
+	if r.opts.JudgeRoutes != nil {
+		routes = r.opts.JudgeRoutes
+	}
 	if r.opts.Judge != nil {
 		routes = map[string]string{} // a real grader: nothing routed to a stand-in
 	}

@@ -51,13 +51,14 @@ var _ = Describe("rubric checks graded by the stand-in judge", Ordered, func() {
 	var suite *scenario.Suite
 	var recorded report.Scenario
 	var judgePath string
-	opts := runner.Options{Scenario: id, Variant: variant}
+	var opts runner.Options
 
 	BeforeAll(func() {
 		rec = startRecording()
 		suite = withRubric(rec.root, "The answer explains that a marine heatwave is a spell of unusually warm sea water")
 		Expect(rec.sis.RouteJudges([]*scenario.Suite{suite})).To(Succeed())
 		rec.suite = suite
+		opts = runner.Options{Scenario: id, Variant: variant, JudgeRoutes: rec.sis.Judges}
 		judgePath = cassette.JudgePath(rec.root, "odbchat", variant, id, 1)
 		recorded = scenarios(rec.record(nil, opts))[variant+"/"+id]
 	})
@@ -149,7 +150,7 @@ var _ = Describe("rubric checks graded by the stand-in judge", Ordered, func() {
 // recordMissing records only what s's cassettes lack.
 func (r *recording) recordMissing(s *scenario.Suite, opts runner.Options) *report.Report {
 	GinkgoHelper()
-	opts.Mode, opts.Root, opts.Agents, opts.Routes, opts.Parallel = cassette.ModeRecordMissing, r.root, all.Registry(), r.sis.Routes, 1
+	opts.Mode, opts.Root, opts.Agents, opts.Routes, opts.JudgeRoutes, opts.Parallel = cassette.ModeRecordMissing, r.root, all.Registry(), r.sis.Routes, r.sis.Judges, 1
 	rep, err := runner.Run(context.Background(), []*scenario.Suite{s}, opts)
 	Expect(err).NotTo(HaveOccurred())
 	return rep
@@ -172,7 +173,7 @@ var _ = Describe("a rubric's labelled examples", func() {
 		Expect(os.WriteFile(path, []byte(s), 0o644)).To(Succeed())
 		suite := loadSuite(rec.root)
 		Expect(rec.sis.RouteJudges([]*scenario.Suite{suite})).To(Succeed())
-		opts := runner.Options{Scenario: "explain-marine-heatwave", Variant: "single-pass"}
+		opts := runner.Options{Scenario: "explain-marine-heatwave", Variant: "single-pass", JudgeRoutes: rec.sis.Judges}
 		got := scenarios(rec.record(suite, opts))["single-pass/explain-marine-heatwave"]
 		Expect(got.Verdict).To(Equal(report.VerdictPass), got.Error)
 		Expect(got.Grading.Calls).To(Equal(4), "the answer and three examples")

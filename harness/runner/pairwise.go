@@ -41,6 +41,9 @@ func Pairwise(ctx context.Context, s *scenario.Suite, base, head *report.Variant
 	jd := *s.Judge
 	standIn := opts.Judge == nil
 	routes := opts.Routes
+	if opts.JudgeRoutes != nil {
+		routes = opts.JudgeRoutes
+	}
 	if opts.Judge != nil {
 		jd.Endpoint, routes = *opts.Judge, map[string]string{}
 	}

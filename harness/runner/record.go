@@ -60,13 +60,18 @@ func (s *StandIns) RouteVariants(suites []*scenario.Suite) error {
 }
 
 // RouteJudges sends the grader endpoint of every suite with a judge: block
-// to the stand-in model, whose judge policy answers grading requests.
+// to the stand-in model, whose judge policy answers grading requests, in
+// Judges (Options.JudgeRoutes); it starts the stand-in model when only a
+// real agent model was to run.
 func (s *StandIns) RouteJudges(suites []*scenario.Suite) error {
 	for _, su := range suites {
 		if su.Judge == nil {
 			continue
 		}
-		if err := s.RouteModel(su.Judge.Endpoint.BaseURL); err != nil {
+		if err := s.startModel(); err != nil {
+			return err
+		}
+		if err := routeTo(s.Judges, su.Judge.Endpoint.BaseURL, s.model); err != nil {
 			return fmt.Errorf("%s: judge: %w", su.Path, err)
 		}
 	}

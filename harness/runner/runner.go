@@ -98,8 +98,9 @@ type Options struct {
 	// Judge replaces the suites' graders with a real model (record
 	// --judge-provider), reached over the network; its key is in Secrets
 	// under its KeyEnv. Without it a recording grades against the stand-in
-	// judge, through Routes.
-	Judge *llm.Endpoint
+	// judge, through JudgeRoutes (StandIns.Judges), or Routes when nil.
+	Judge       *llm.Endpoint
+	JudgeRoutes map[string]string
 }
 
 // job is one scenario under one variant, run once per sample.
