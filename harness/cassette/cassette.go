@@ -244,7 +244,7 @@ func ReadProvenance(path string) (Provenance, error) {
 // slices of the whole file, which a kept Provenance would keep alive.
 func (p *Provenance) clone() Provenance {
 	c := *p
-	for _, s := range []*string{&c.Recorder, &c.Provider, &c.Endpoint, &c.Model, &c.Upstream, &c.Policy} {
+	for _, s := range []*string{&c.Recorder, &c.Provider, &c.Endpoint, &c.Model, &c.Upstream, &c.Policy, &c.Role} {
 		*s = strings.Clone(*s)
 	}
 	return c
