@@ -214,7 +214,12 @@ func recording(opts *runner.Options, suites []*scenario.Suite) (stop func(), err
 		stop()
 		return nil, err
 	}
-	opts.Mode, opts.Parallel, opts.Routes = cassette.ModeRecord, 1, sis.Routes
+	// Rubric checks are graded by the stand-in judge, recorded beside.
+	if err := sis.RouteJudges(suites); err != nil {
+		stop()
+		return nil, err
+	}
+	opts.Mode, opts.Parallel, opts.Routes, opts.JudgeRoutes = cassette.ModeRecord, 1, sis.Routes, sis.Judges
 	opts.Redact = runner.KeyValues(opts.Agents)
 	return stop, nil
 }

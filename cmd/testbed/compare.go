@@ -32,12 +32,21 @@ side by side, step by step (tool sequence, argument JSON diff, a cassette
 miss where it happened), the answers line by line, and the metric deltas
 with their noise.
 
+--judge (with --suite) asks the suite's judge, per scenario, which answer
+better meets the scenario's rubric (or the judge's compare: rubric), once
+with each answer first, and reports head's wins, losses, ties and
+inconsistent verdicts, its win rate with a 95% Wilson interval, and the
+scenarios head did not win with both answers side by side. The grades are
+recorded in cassettes/<suite>.pairwise/ and replayed; --record-missing
+grades the pairs they lack against the stand-in judge (docs/judges.md).
+
 Examples:
   testbed compare --suite climate --base untrimmed --head trimmed
   testbed compare --suite odbchat --base legacy --head single-pass --changed
   testbed compare reports/baseline.json reports/latest.json --regressions
   testbed compare reports/baseline.json reports/latest.json --markdown --details "$RUN_URL"
-  testbed compare --suite climate --base untrimmed --head trimmed --html compare.html`
+  testbed compare --suite climate --base untrimmed --head trimmed --html compare.html
+  testbed compare --suite kura --base full-state --head compact-state --judge`
 
 func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var sel selection
@@ -53,6 +62,9 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	var details string
 	fs.BoolVar(&markdown, "markdown", false, "print markdown sized for a pull-request comment: a line per comparison, the regressed scenarios, a link to --details")
 	fs.StringVar(&details, "details", "", "with --markdown, the `URL` of the full report (a CI run's artifacts, say)")
+	var judged, regrade bool
+	fs.BoolVar(&judged, "judge", false, "with --suite: ask the suite's judge which answer is better, per scenario, in both orders")
+	fs.BoolVar(&regrade, "record-missing", false, "with --judge: grade the pairs the pairwise cassettes lack, against the stand-in judge")
 	var page string
 	fs.StringVar(&page, "html", "", "also write the comparison as one self-contained HTML page to this file: base and head side by side, step by step")
 	files, err := parseWithFiles(fs, args)
@@ -101,6 +113,15 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		rs := rep.Suites[0]
 		bi, hi := variantIndex(rs.Variants, base), variantIndex(rs.Variants, head)
 		cs = []report.Comparison{report.CompareVariants(rs.Name, &rs.Variants[bi], &rs.Variants[hi], base, head)}
+		if judged {
+			pw, err := comparePairwise(ctx, sel.root, s, &rs.Variants[bi], &rs.Variants[hi], regrade, agents)
+			if err != nil {
+				return err
+			}
+			cs[0].Pairwise = pw
+		}
+	case judged:
+		return withCode(exitUsage, fmt.Errorf("--judge compares the variants of one suite: give --suite with --base and --head"))
 	default:
 		return withCode(exitUsage, fmt.Errorf("give either --suite with --base and --head, or two report files; see 'testbed compare --help'"))
 	}

@@ -80,6 +80,9 @@ var _ = Describe("testbed record, interrupted", func() {
 		Expect(after).To(HaveLen(len(before)))
 		var changed, kept []string
 		for name, data := range before {
+			if strings.HasSuffix(name, ".judge.yaml") {
+				continue // a scenario's grades, recorded with it
+			}
 			scenario := "odbchat/" + strings.TrimSuffix(name, ".yaml")
 			if bytes.Equal(after[name], data) {
 				kept = append(kept, scenario)

@@ -51,11 +51,13 @@ Examples:
   OPENAI_API_KEY=… testbed record --suite odbchat --provider openai --model gpt-4.1-mini
   ANTHROPIC_API_KEY=… testbed record --suite cba --variant anthropic --provider anthropic --model claude-haiku-4-5
   testbed record --suite climate --dry-run
-  OPENAI_API_KEY=… testbed record --provider openai --model gpt-4.1-mini --max-cost 5 --concurrency 8 --rpm 500`
+  OPENAI_API_KEY=… testbed record --provider openai --model gpt-4.1-mini --max-cost 5 --concurrency 8 --rpm 500
+  OPENAI_API_KEY=… testbed record --suite kura --record-missing --judge-provider openai --judge-model gpt-4.1-mini`
 
 func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var sel selection
 	var prov, model, baseURL string
+	var judgeProv, judgeModel, judgeBaseURL string
 	var liveUpstreams, live, missing bool
 	var repeat int
 	var maxCost float64
@@ -66,6 +68,9 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.StringVar(&prov, "provider", "", "record a real model: openai, gemini or anthropic (key from OPENAI_API_KEY, GEMINI_API_KEY or ANTHROPIC_API_KEY)")
 	fs.StringVar(&model, "model", "", "the real model's name (with --provider)")
 	fs.StringVar(&baseURL, "base-url", "", "the real provider's base URL (with --provider; default the provider's own)")
+	fs.StringVar(&judgeProv, "judge-provider", "", "grade rubric checks with a real model instead of the stand-in judge: openai, gemini or anthropic (key as for --provider)")
+	fs.StringVar(&judgeModel, "judge-model", "", "the real grader's model (with --judge-provider)")
+	fs.StringVar(&judgeBaseURL, "judge-base-url", "", "the real grader's base URL (with --judge-provider; default the provider's own)")
 	fs.BoolVar(&liveUpstreams, "live-upstreams", false, "call the real upstream APIs instead of the fixture stubs")
 	fs.BoolVar(&live, "live", false, "run against the endpoints but write no cassette")
 	fs.BoolVar(&missing, "record-missing", false, "replay what matches and record only the calls the cassettes lack")
@@ -149,6 +154,17 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if rpm > 0 || tpm > 0 {
 		opts.Limits = &runner.Limits{RPM: rpm, TPM: tpm}
 	}
+	if judgeProv != "" {
+		ep, key, err := realEndpoint(judgeProv, judgeModel, judgeBaseURL)
+		if err != nil {
+			return withCode(exitUsage, errors.New(strings.NewReplacer("--provider", "--judge-provider", "--model", "--judge-model").Replace(err.Error())))
+		}
+		opts.Judge = &ep
+		if opts.Secrets == nil {
+			opts.Secrets = map[string]string{}
+		}
+		opts.Secrets[ep.KeyEnv] = key
+	}
 	if opts.Mode == cassette.ModeRecord || opts.Mode == cassette.ModeRecordMissing {
 		// Refused at once if another recording of one of these suites runs;
 		// released however this returns (and by the kernel if it crashes).
@@ -171,6 +187,14 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		if err := sis.RouteVariants(suites); err != nil {
 			return withCode(exitUsage, err)
 		}
+	}
+	if judgeProv == "" {
+		// Rubric checks are graded by the stand-in judge, even beside a
+		// real agent model.
+		if err := sis.RouteJudges(suites); err != nil {
+			return withCode(exitUsage, err)
+		}
+		opts.JudgeRoutes = sis.Judges
 	}
 	opts.Routes = sis.Routes
 	opts.AllowNetwork = prov != "" || liveUpstreams

@@ -68,7 +68,7 @@ var _ = Describe("testbed record", func() {
 
 	It("re-records against the stand-ins, byte for byte, what replays", func() {
 		committed := yamlFiles(filepath.Join(root, "cassettes", "odbchat", "single-pass"))
-		Expect(committed).To(HaveLen(30))
+		Expect(committed).To(HaveLen(31), "30 scenarios and one grader cassette (docs/judges.md)")
 		baseline := yamlFiles(filepath.Join(root, "cassettes", "odbchat", "legacy"))
 		Expect(os.RemoveAll(filepath.Join(root, "cassettes", "odbchat", "single-pass"))).To(Succeed())
 
@@ -79,7 +79,7 @@ var _ = Describe("testbed record", func() {
 		Expect(r.stderr).To(ContainSubstring("recorded 30 cassettes under " + root + "/cassettes"))
 		Expect(yamlFiles(filepath.Join(root, "cassettes", "odbchat", "legacy"))).To(Equal(baseline), "a filtered recording leaves other variants alone")
 		rerecorded := yamlFiles(filepath.Join(root, "cassettes", "odbchat", "single-pass"))
-		Expect(rerecorded).To(HaveLen(30))
+		Expect(rerecorded).To(HaveLen(31))
 		for name, data := range committed {
 			Expect(rerecorded).To(HaveKey(name))
 			Expect(string(rerecorded[name])).To(Equal(string(data)), name)
@@ -147,7 +147,7 @@ var _ = Describe("testbed record", func() {
 
 			Expect(r.code).To(Equal(exitOK), r.String())
 			files := yamlFiles(filepath.Join(root, "cassettes"))
-			Expect(files).To(HaveLen(60))
+			Expect(files).To(HaveLen(62), "60 scenario runs and the two variants' grader cassettes")
 			for name, data := range files {
 				Expect(string(data)).NotTo(ContainSubstring(key), name)
 			}

@@ -73,7 +73,13 @@ type Provenance struct {
 	// written for the agent: "generic", the plumbing stand-in (see
 	// PolicyHeader). Empty for agent-specific policies and real models.
 	Policy string `yaml:"policy,omitempty" json:"policy,omitempty"`
+	// Role is RoleJudge for a grader's cassette (cassette.JudgePath): its
+	// calls are judge calls, never the agent's.
+	Role string `yaml:"role,omitempty" json:"role,omitempty"`
 }
+
+// RoleJudge is the Role of a cassette that holds a grader's calls.
+const RoleJudge = "judge"
 
 // GenericPolicy is the Policy of cassettes answered by the stand-in's
 // generic plumbing policy.
@@ -280,7 +286,7 @@ func ReadProvenance(path string) (Provenance, error) {
 // slices of the whole file, which a kept Provenance would keep alive.
 func (p *Provenance) clone() Provenance {
 	c := *p
-	for _, s := range []*string{&c.Recorder, &c.Provider, &c.Endpoint, &c.Model, &c.Upstream, &c.Policy} {
+	for _, s := range []*string{&c.Recorder, &c.Provider, &c.Endpoint, &c.Model, &c.Upstream, &c.Policy, &c.Role} {
 		*s = strings.Clone(*s)
 	}
 	return c

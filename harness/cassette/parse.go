@@ -566,6 +566,8 @@ func provenanceOf(n *yamlNode) (*Provenance, bool) {
 			p.Upstream, ok = stringOf(v)
 		case "policy":
 			p.Policy, ok = stringOf(v)
+		case "role":
+			p.Role, ok = stringOf(v)
 		case "standin":
 			ok = v.kind == 'v' && v.plain && (v.val == "true" || v.val == "false")
 			p.StandIn = v.val == "true"
@@ -578,5 +580,6 @@ func provenanceOf(n *yamlNode) (*Provenance, bool) {
 	// after the replay (reports quote it) must not keep that text alive.
 	p.Recorder, p.Provider, p.Endpoint = strings.Clone(p.Recorder), strings.Clone(p.Provider), strings.Clone(p.Endpoint)
 	p.Model, p.Upstream, p.Policy = strings.Clone(p.Model), strings.Clone(p.Upstream), strings.Clone(p.Policy)
+	p.Role = strings.Clone(p.Role)
 	return p, true
 }

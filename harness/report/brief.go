@@ -39,6 +39,7 @@ func WriteBrief(w io.Writer, r *Report) error {
 	list("failures", "✗", failures)
 	list("thresholds that failed", "✗", thresholds)
 	list("warnings", "⚠", reductionWarnings(r))
+	list("grading, apart from the agents' calls, tokens and latency", "·", gradingLines(r))
 	var known []string
 	for _, k := range r.KnownFailures {
 		known = append(known, k.String())

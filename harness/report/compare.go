@@ -28,6 +28,9 @@ type Comparison struct {
 	// is larger than the samples' noise; empty when neither side was
 	// sampled.
 	Noise []Noise `json:"noise,omitempty"`
+	// Pairwise is the grader's verdict on the two variants' answers
+	// (compare --judge); nil when not asked.
+	Pairwise *Pairwise `json:"pairwise,omitempty"`
 }
 
 // Side is one scenario's figures under one variant.
@@ -399,6 +402,9 @@ func comparisonSections(c Comparison, f CompareFilter) []section {
 		rows.notes = []note{{text: "no scenario matches the filter"}}
 	}
 	rows.notes = append([]note{{text: "▲ marks a regression: a verdict no longer passing, a route gone wrong, or more LLM calls, input tokens or latency"}}, rows.notes...)
+	if c.Pairwise != nil {
+		return []section{sum, rows, pairwiseSection(c.Base, c.Head, c.Pairwise)}
+	}
 	return []section{sum, rows}
 }
 

@@ -28,6 +28,10 @@ func WriteComparisonHTML(w io.Writer, cs []Comparison, f CompareFilter) error {
 		secs := comparisonSections(c, f)
 		cp := cmpSuite{Anchor: anchors.add(c.Suite, c.Base, c.Head), Title: secs[0].title,
 			Summary: htmlSectionOf(section{title: "summary", table: secs[0].table, notes: secs[0].notes}), Rows: htmlSectionOf(secs[1])}
+		if len(secs) > 2 {
+			pw := htmlSectionOf(secs[2])
+			cp.Pairwise = &pw
+		}
 		for _, r := range c.Rows {
 			if f.keep(r) {
 				cp.Scenarios = append(cp.Scenarios, cmpScenarioOf(r, anchors.add(c.Suite, c.Base, c.Head, r.ID)))
@@ -48,7 +52,10 @@ type cmpPage struct {
 type cmpSuite struct {
 	Anchor, Title string
 	Summary, Rows htmlSection
-	Scenarios     []cmpScenario
+	// Pairwise is compare --judge's verdict: the scenarios head did not
+	// win, both answers side by side; nil when not asked.
+	Pairwise  *htmlSection
+	Scenarios []cmpScenario
 }
 
 // cmpScenario is one scenario under base and head.

@@ -116,7 +116,9 @@ type htmlTrace struct {
 	SeenIDs                  string        // the anchors in it
 	Timeline                 template.HTML // the run on its replayed clock
 	Answer                   []string
-	Events                   [][]string // at, turn, kind, what, tokens, duration, detail
+	// Grades are the rubric checks with the grader's score and reason.
+	Grades []string
+	Events [][]string // at, turn, kind, what, tokens, duration, detail
 }
 
 func htmlTraceOf(sc Scenario) htmlTrace {
@@ -124,7 +126,7 @@ func htmlTraceOf(sc Scenario) htmlTrace {
 	t := htmlTrace{ID: sc.ID, Verdict: sc.Verdict, Answer: sc.Answer,
 		Summary: fmt.Sprintf("%s · %d LLM, %d tool calls · %d in / %d out tokens · %s",
 			strings.ToUpper(sc.Verdict), m.LLMCalls, m.ToolCalls, m.InputTokens, m.OutputTokens, ms(m.Latency)),
-		Timeline: timeline(sc.Events)}
+		Timeline: timeline(sc.Events), Grades: grades(sc)}
 	for _, e := range sc.Events {
 		row := []string{ms(e.At), strconv.Itoa(e.Turn), string(e.Kind), "", "", "", ""}
 		switch e.Kind {

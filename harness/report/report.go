@@ -175,6 +175,9 @@ type Scenario struct {
 	// Sampling holds every sample's outcome when the scenario was recorded
 	// with several samples; nil for a single cassette.
 	Sampling *Sampling `json:"sampling,omitempty"`
+	// Grading is what grading the scenario's rubric checks cost; nil when
+	// it has none.
+	Grading *Grading `json:"grading,omitempty"`
 }
 
 // Check is one expectation's outcome.
@@ -238,6 +241,9 @@ type Summary struct {
 	Streaming *Streaming `json:"streaming,omitempty"`
 	// Cost is what the model calls cost per run (mean, p95) and in all.
 	Cost Spend `json:"cost"`
+	// Grading adds up the grader's calls and tokens over the variant's
+	// scenarios, apart from the agent's; nil when nothing was graded.
+	Grading *Grading `json:"grading,omitempty"`
 }
 
 // Threshold is one suite threshold's outcome for a variant.

@@ -96,6 +96,7 @@ func Summarize(scs []Scenario) Summary {
 			}
 		}
 	}
+	s.Grading = SummarizeGrading(scs)
 	n := float64(runs)
 	s.PassRate = float64(s.Passed) / float64(len(scs))
 	if s.Routed > 0 {

@@ -163,8 +163,12 @@ func replayStats(rep *report.Report, suites []*scenario.Suite, opts Options) *re
 		owned := map[string]bool{}
 		for _, v := range s.Variants {
 			for _, sc := range s.Scenarios {
+				graded := sc.Graded(v.Name)
 				for k := range max(1, s.Samples) {
 					owned[cassette.SamplePath(opts.Root, s.Name, v.Name, sc.ID, k+1)] = true
+					if graded {
+						owned[cassette.JudgePath(opts.Root, s.Name, v.Name, sc.ID, k+1)] = true
+					}
 				}
 			}
 		}

@@ -59,6 +59,25 @@ func (s *StandIns) RouteVariants(suites []*scenario.Suite) error {
 	return nil
 }
 
+// RouteJudges sends the grader endpoint of every suite with a judge: block
+// to the stand-in model, whose judge policy answers grading requests, in
+// Judges (Options.JudgeRoutes); it starts the stand-in model when only a
+// real agent model was to run.
+func (s *StandIns) RouteJudges(suites []*scenario.Suite) error {
+	for _, su := range suites {
+		if su.Judge == nil {
+			continue
+		}
+		if err := s.startModel(); err != nil {
+			return err
+		}
+		if err := routeTo(s.Judges, su.Judge.Endpoint.BaseURL, s.model); err != nil {
+			return fmt.Errorf("%s: judge: %w", su.Path, err)
+		}
+	}
+	return nil
+}
+
 // KeyVariables returns the provider key variables and every agent's own
 // (agents.Info.Keys and Secrets), sorted.
 func KeyVariables(entries map[string]agents.Entry) []string {

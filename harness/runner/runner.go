@@ -108,6 +108,12 @@ type Options struct {
 	// Sleep waits out a provider's Retry-After while recording (default:
 	// the wall clock's); specs inject their own.
 	Sleep func(context.Context, time.Duration) error
+	// Judge replaces the suites' graders with a real model (record
+	// --judge-provider), reached over the network; its key is in Secrets
+	// under its KeyEnv. Without it a recording grades against the stand-in
+	// judge, through JudgeRoutes (StandIns.Judges), or Routes when nil.
+	Judge       *llm.Endpoint
+	JudgeRoutes map[string]string
 }
 
 // job is one scenario under one variant, run once per sample.
@@ -384,6 +390,8 @@ func foldSamples(j *job, opts Options) {
 	}
 	for k := max(len(runs), declared) + 1; os.Remove(path(k)) == nil; k++ {
 		removed = append(removed, k)
+		// The sample's grades go with it.
+		os.Remove(cassette.JudgePath(opts.Root, j.suite.Name, j.variant.Name, j.scenario.ID, k))
 	}
 	if opts.Pruned != nil && len(kept)+len(removed) > 0 {
 		opts.Pruned(j.suite.Name, j.variant.Name, j.scenario.ID, len(runs), kept, removed)

@@ -56,6 +56,7 @@ func runOne(ctx context.Context, j *job, sample int, opts Options, pending *coun
 		return r.out
 	}
 	r.execute(ctx, parent, cfg)
+	r.grade(ctx)
 	r.judge()
 	r.finalize()
 	if g := r.guard; g != nil {
@@ -93,6 +94,11 @@ type sampleRun struct {
 	guard *guard
 	// retry waits out a provider's rate limits in record and live modes.
 	retry *retrying
+
+	results toolResults // the tool calls and their results, for graders
+	graded  []report.Check
+	// gradesRecorded counts the grader calls a record-missing run recorded.
+	gradesRecorded int
 }
 
 // plan works out the sample's endpoint, cassette options and the command
@@ -257,7 +263,7 @@ func (r *sampleRun) configure(ctx context.Context, pending *counter) (agents.Con
 		Embedder:  embedder,
 		HTTP:      r.hc,
 		Clock:     func() time.Time { return j.suite.Clock.Add(tr.Elapsed()) },
-		Tracer:    &tracer{trace: tr, counter: counter, sent: opts.Sent},
+		Tracer:    &tracer{trace: tr, counter: counter, sent: opts.Sent, results: &r.results},
 		Upstreams: r.entry.Info.Upstreams,
 		Variant:   j.variant.Config,
 		Secrets:   secrets,
@@ -346,8 +352,9 @@ func (r *sampleRun) judge() {
 	if out.Route == "" {
 		out.Route = check.ObservedRoute(events)
 	}
+	out.Checks = append(out.Checks, r.graded...)
 	if r.closeErr == nil {
-		out.Recorded, out.Dropped = r.tp.Recorded(), r.tp.Dropped()
+		out.Recorded, out.Dropped = r.tp.Recorded()+r.gradesRecorded, r.tp.Dropped()
 	}
 	unplayed := r.tp.Unplayed()
 	out.Unplayed = len(unplayed)
@@ -357,7 +364,7 @@ func (r *sampleRun) judge() {
 			len(unplayed), unplayed[0], r.copts.Rerecord)})
 	}
 	for i := range out.Checks {
-		out.Checks[i].Judged = j.suite.Judges(out.Checks[i].Name)
+		out.Checks[i].Judged = out.Checks[i].Judged || j.suite.Judges(out.Checks[i].Name)
 	}
 }
 

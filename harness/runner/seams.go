@@ -81,6 +81,9 @@ type tracer struct {
 	trace   *trace.Trace
 	counter *tokens.Counter
 	sent    bool // keep what each model call was sent (Options.Sent)
+	// results, when set, keeps each tool call's arguments and the text put
+	// into the model's context, for a grader shown them (rubric with:).
+	results *toolResults
 }
 
 func (t *tracer) Tool(name string, args json.RawMessage, raw []byte, context string, err error) {
@@ -92,12 +95,14 @@ func (t *tracer) Tool(name string, args json.RawMessage, raw []byte, context str
 		tc.Error = err.Error()
 	}
 	t.trace.Add(trace.Event{Kind: trace.KindTool, Tool: tc})
+	t.results.add(name, args, context, err)
 }
 
 func (t *tracer) Note(key string, value any) {
 	if key == agents.NoteTurn {
 		if n, ok := value.(int); ok {
 			t.trace.SetTurn(n)
+			t.results.setTurn(n)
 		}
 		return
 	}

@@ -17,8 +17,13 @@ import (
 // StandIns are the loopback servers that record mode runs against.
 type StandIns struct {
 	// Routes maps every logical host the agents call to a loopback base URL.
-	Routes  map[string]string
-	model   string // the stand-in model's URL, when it runs
+	Routes map[string]string
+	// Judges maps the logical hosts of the suites' graders to the stand-in
+	// model, whose judge policy answers them (RouteJudges); apart from
+	// Routes, so that a real agent model on the same host stays real.
+	Judges  map[string]string
+	model   string          // the stand-in model's URL, when it runs
+	opts    standin.Options // what the stand-in model is started with
 	closers []func()
 }
 
@@ -36,27 +41,19 @@ func (s *StandIns) RouteModel(baseURL string) error {
 // the model host is not routed (a real provider is used); with upstreams
 // false the upstream hosts are not routed (real APIs are used).
 func StartStandIns(root string, entries map[string]agents.Entry, model, upstreams bool, opts standin.Options) (*StandIns, error) {
-	s := &StandIns{Routes: map[string]string{}}
+	s := &StandIns{Routes: map[string]string{}, Judges: map[string]string{}, opts: opts}
 	if model {
-		if opts.Policies == nil {
-			opts.Policies = standin.Policies()
-		}
-		srv, err := standin.New(opts)
-		if err != nil {
+		if err := s.startModel(); err != nil {
 			return nil, err
 		}
-		if err := srv.Start(); err != nil {
-			return nil, err
-		}
-		s.closers = append(s.closers, func() { srv.Close() })
-		s.model = srv.URL()
+		srv := s.model
 		for _, e := range entries {
 			bases := []string{e.Info.Model.BaseURL}
 			if e.Info.Embeddings != nil {
 				bases = append(bases, e.Info.Embeddings.BaseURL)
 			}
 			for _, base := range bases {
-				if err := s.route(base, srv.URL()); err != nil {
+				if err := s.route(base, srv); err != nil {
 					s.Close()
 					return nil, err
 				}
@@ -92,11 +89,37 @@ func StartStandIns(root string, entries map[string]agents.Entry, model, upstream
 }
 
 func (s *StandIns) route(logical, target string) error {
+	return routeTo(s.Routes, logical, target)
+}
+
+// routeTo sends logical's host to target in routes.
+func routeTo(routes map[string]string, logical, target string) error {
 	u, err := url.Parse(logical)
 	if err != nil || u.Host == "" {
 		return fmt.Errorf("endpoint %q is not an absolute URL", logical)
 	}
-	s.Routes[u.Host] = target
+	routes[u.Host] = target
+	return nil
+}
+
+// startModel starts the stand-in model, once.
+func (s *StandIns) startModel() error {
+	if s.model != "" {
+		return nil
+	}
+	opts := s.opts
+	if opts.Policies == nil {
+		opts.Policies = standin.Policies()
+	}
+	srv, err := standin.New(opts)
+	if err != nil {
+		return err
+	}
+	if err := srv.Start(); err != nil {
+		return err
+	}
+	s.closers = append(s.closers, func() { srv.Close() })
+	s.model = srv.URL()
 	return nil
 }
 

@@ -12,7 +12,7 @@ import (
 )
 
 var (
-	expectKeys = []string{"route", "tools", "args", "tolerance", "answer", "jq", "llm_calls", "tool_calls", "budget", "must_call", "chart", "forbid"}
+	expectKeys = []string{"route", "tools", "args", "tolerance", "answer", "jq", "llm_calls", "tool_calls", "budget", "must_call", "chart", "forbid", "rubric"}
 	chartKeys  = []string{"mark", "fields", "values", "none"}
 	routeKeys  = []string{"mode", "tool"}
 	toolsKeys  = []string{"match", "names", "not_call"}
@@ -91,6 +91,9 @@ func (d *decoder) expect(v *yaml.Node, at string) Expect {
 	}
 	if f, ok := fs["forbid"]; ok {
 		e.Forbid, _ = d.strs(f.val, join(at, "forbid"), true)
+	}
+	if f, ok := fs["rubric"]; ok {
+		e.Rubrics = d.rubrics(f.val, join(at, "rubric"))
 	}
 	return e
 }

@@ -33,6 +33,8 @@ func Keys() map[string][]string {
 		"expect.answer":               answerKeys,
 		"expect.budget":               budgetKeys,
 		"expect.chart":                chartKeys,
+		"expect.rubric[]":             rubricKeys,
+		"judge":                       judgeKeys,
 		"agent":                       externalKeys,
 		"agent.model":                 endpointKeys,
 		"agent.upstreams.<name>":      upstreamKeys,

@@ -128,7 +128,7 @@ func LoadDir(dir string, opts LoadOptions) ([]*Suite, error) {
 }
 
 var (
-	suiteKeys    = []string{"suite", "agent", "clock", "tokenizer", "baseline", "variants", "thresholds", "gate", "gating", "goodput", "about", "judged", "reduction_without", "samples", "min_sample_pass_rate", "faults", "match", "redact", "prices", "scenarios", "scenarios_from"}
+	suiteKeys    = []string{"suite", "agent", "clock", "tokenizer", "baseline", "variants", "thresholds", "gate", "gating", "goodput", "about", "judged", "reduction_without", "samples", "min_sample_pass_rate", "faults", "match", "redact", "prices", "judge", "scenarios", "scenarios_from"}
 	variantKeys  = []string{"description", "config", "endpoint"}
 	endpointKeys = []string{"provider", "base_url", "model", "key_env", "api", "stream"}
 	scenarioKeys = []string{"id", "criterion", "tags", "attachments", "faults", "input", "expect", "variants", "turns"}
@@ -143,6 +143,8 @@ var (
 	// sampleName is how the cassettes of a scenario's samples end
 	// (<id>.sample2.yaml): an id ending so would share their files.
 	sampleName = regexp.MustCompile(`(?i)\.sample[0-9]+$`)
+	// judgeName is how a scenario's grader cassettes end (<id>.judge.yaml).
+	judgeName = regexp.MustCompile(`(?i)\.judge$`)
 )
 
 // MaxNameBytes is the longest variant name or scenario id: with the suffixes
@@ -157,6 +159,8 @@ func nameProblem(name string) string {
 		return "use letters, digits, ., _ and -, not starting with ."
 	case len(name) > MaxNameBytes:
 		return fmt.Sprintf("%d bytes is longer than the %d a cassette file name allows; shorten it", len(name), MaxNameBytes)
+	case judgeName.MatchString(name):
+		return "it ends like the grader cassette of a scenario (<id>.judge.yaml) and would share its file; rename it"
 	case sampleName.MatchString(name):
 		return "it ends like the cassette of a scenario's sample (<id>.sample2.yaml) and would share its file; rename it"
 	}
@@ -281,6 +285,9 @@ func (d *decoder) suite(root *yaml.Node) *Suite {
 	if f, ok := fs["prices"]; ok {
 		s.Prices = d.prices(f.val)
 	}
+	if f, ok := fs["judge"]; ok {
+		s.Judge = d.judge(f.val)
+	}
 	if f, ok := fs["scenarios"]; ok {
 		s.Scenarios = d.scenarios(f.val)
 	}
@@ -289,6 +296,7 @@ func (d *decoder) suite(root *yaml.Node) *Suite {
 		s.ScenariosFrom, rows = d.scenariosFrom(f.val)
 		s.Scenarios = d.joinScenarios(s.Scenarios, rows)
 	}
+	d.needsJudge(s)
 	return s
 }
 

@@ -388,7 +388,7 @@ var _ = Describe("LoadDir", func() {
 			a + `:1: missing required key "baseline"`,
 			a + `:1: missing required key "variants"`,
 			a + `:1: missing required key "scenarios"`,
-			a + `:2: unknown key "agnet" (allowed: suite, agent, clock, tokenizer, baseline, variants, thresholds, gate, gating, goodput, about, judged, reduction_without, samples, min_sample_pass_rate, faults, match, redact, prices, scenarios, scenarios_from); did you mean "agent"?`,
+			a + `:2: unknown key "agnet" (allowed: suite, agent, clock, tokenizer, baseline, variants, thresholds, gate, gating, goodput, about, judged, reduction_without, samples, min_sample_pass_rate, faults, match, redact, prices, judge, scenarios, scenarios_from); did you mean "agent"?`,
 			c + `:1: missing required key "agent"`,
 			c + `:1: missing required key "clock"`,
 			c + `:1: missing required key "baseline"`,

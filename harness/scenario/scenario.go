@@ -75,6 +75,9 @@ type Suite struct {
 	Redact []RedactRule
 	// Prices is the suite's prices: block; nil when it has none.
 	Prices    *Prices
+	// Judge is the grader of the suite's rubric checks and of pairwise
+	// judging (judge:); nil when the suite has none.
+	Judge     *Judge
 	Scenarios []Scenario
 	// ScenariosFrom are the data files (scenarios_from:) whose rows are
 	// scenarios too, after the hand-written ones in Scenarios.
@@ -197,6 +200,9 @@ func (t Turn) ExpectFor(variant string) Expect {
 	if o.Forbid != nil {
 		e.Forbid = o.Forbid
 	}
+	if o.Rubrics != nil {
+		e.Rubrics = o.Rubrics
+	}
 	return e
 }
 
@@ -220,12 +226,15 @@ type Expect struct {
 	// Forbid lists terms the answer must not contain (case-insensitive,
 	// whole words).
 	Forbid []string
+	// Rubrics are graded by the suite's judge (rubric:), each its own
+	// check.
+	Rubrics []Rubric
 }
 
 // Empty reports whether e checks nothing (a tolerance alone is no check).
 func (e Expect) Empty() bool {
 	return e.Route == nil && e.Tools == nil && len(e.Args) == 0 && e.Answer == nil && len(e.JQ) == 0 &&
-		e.LLMCalls == nil && e.ToolCalls == nil && e.Budget == nil && len(e.MustCall) == 0 && e.Chart == nil && len(e.Forbid) == 0
+		e.LLMCalls == nil && e.ToolCalls == nil && e.Budget == nil && len(e.MustCall) == 0 && e.Chart == nil && len(e.Forbid) == 0 && len(e.Rubrics) == 0
 }
 
 // ChartExpect checks the Vega-Lite spec of the turn's last chart artifact.
@@ -283,11 +292,14 @@ type Goodput struct {
 
 // JudgedKinds are the check kinds a suite's judged: list may name; a name
 // with a dot (answer.not_contains) names one check of its kind.
-var JudgedKinds = []string{"route", "tools", "args", "must_call", "answer", "forbid", "chart", "jq", "llm_calls", "tool_calls"}
+var JudgedKinds = []string{"route", "tools", "args", "must_call", "answer", "forbid", "chart", "jq", "llm_calls", "tool_calls", "rubric"}
 
 // Judges reports whether the check named name depends on the model's
-// judgement, as the suite's judged: list says.
+// judgement, as the suite's judged: list says; a rubric check always does.
 func (s *Suite) Judges(name string) bool {
+	if strings.HasPrefix(name, "rubric[") {
+		return true
+	}
 	for _, k := range s.Judged {
 		if name == k || strings.HasPrefix(name, k+".") {
 			return true

@@ -54,6 +54,10 @@ type anthropicRequest struct {
 		Description string          `json:"description"`
 		InputSchema json.RawMessage `json:"input_schema"`
 	} `json:"tools"`
+	ToolChoice *struct {
+		Type string `json:"type"`
+		Name string `json:"name"`
+	} `json:"tool_choice"`
 }
 
 // anthropicBlock is one content block of a request message.
@@ -106,6 +110,9 @@ func decodeAnthropic(body []byte) (Request, bool, error) {
 		return Request{}, ar.Stream, errors.New("max_tokens: Field required")
 	}
 	r := Request{Model: ar.Model, MaxTokens: *ar.MaxTokens}
+	if tc := ar.ToolChoice; tc != nil && tc.Type == "tool" {
+		r.Shape = tc.Name
+	}
 	if sys := contentText(ar.System); sys != "" {
 		r.Messages = append(r.Messages, llm.Message{Role: llm.RoleSystem, Content: sys})
 	}

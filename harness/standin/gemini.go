@@ -47,8 +47,9 @@ type geminiRequest struct {
 		} `json:"functionDeclarations"`
 	} `json:"tools"`
 	GenerationConfig struct {
-		MaxOutputTokens  int    `json:"maxOutputTokens"`
-		ResponseMIMEType string `json:"responseMimeType"`
+		MaxOutputTokens  int             `json:"maxOutputTokens"`
+		ResponseMIMEType string          `json:"responseMimeType"`
+		ResponseSchema   json.RawMessage `json:"responseSchema"`
 	} `json:"generationConfig"`
 }
 
@@ -192,6 +193,14 @@ type pendingCall struct{ id, name string }
 func convertGemini(model string, gr geminiRequest) (Request, error) {
 	r := Request{Model: model, MaxTokens: gr.GenerationConfig.MaxOutputTokens}
 	r.JSON = gr.GenerationConfig.ResponseMIMEType == "application/json"
+	if rs := gr.GenerationConfig.ResponseSchema; len(rs) > 0 {
+		var titled struct {
+			Title string `json:"title"`
+		}
+		if json.Unmarshal(rs, &titled) == nil {
+			r.Shape = titled.Title
+		}
+	}
 	if gr.SystemInstruction != nil {
 		if t := gr.SystemInstruction.text(); t != "" {
 			r.Messages = append(r.Messages, llm.Message{Role: llm.RoleSystem, Content: t})

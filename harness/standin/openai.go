@@ -53,6 +53,7 @@ type wireRequest struct {
 	ResponseFormat *struct {
 		Type       string `json:"type"`
 		JSONSchema *struct {
+			Name   string          `json:"name"`
 			Schema json.RawMessage `json:"schema"`
 		} `json:"json_schema"`
 	} `json:"response_format"`
@@ -110,7 +111,7 @@ func convert(wr wireRequest) Request {
 	if rf := wr.ResponseFormat; rf != nil {
 		r.JSON = rf.Type == "json_object" || rf.Type == "json_schema"
 		if rf.JSONSchema != nil {
-			r.Schema = rf.JSONSchema.Schema
+			r.Schema, r.Shape = rf.JSONSchema.Schema, rf.JSONSchema.Name
 		}
 	}
 	for _, m := range wr.Messages {

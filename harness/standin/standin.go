@@ -52,6 +52,10 @@ type Request struct {
 	// json_schema); Schema is the json_schema's schema, if one was given.
 	JSON   bool
 	Schema json.RawMessage
+	// Shape names the output shape the request asks for: the json_schema's
+	// name (OpenAI), the tool forced by tool_choice (Anthropic) or the
+	// responseSchema's title (Gemini); "" when it names none.
+	Shape string
 }
 
 // System returns the concatenated system messages.
@@ -88,7 +92,7 @@ type Policy interface {
 // Policies returns every policy the stand-in knows: the agent-specific
 // ones, then Generic, which accepts any request the others do not.
 func Policies() []Policy {
-	return []Policy{odbchatRouter{}, odbchatClassifier{}, odbchatOnePass{}, climatePolicy{}, familyPolicy{}, vizPolicy{}, cbaPolicy{}, kuraPlanner{}, kuraExecutor{}, kuraSynthesizer{}, Generic()}
+	return []Policy{judgePolicy{}, odbchatRouter{}, odbchatClassifier{}, odbchatOnePass{}, climatePolicy{}, familyPolicy{}, vizPolicy{}, cbaPolicy{}, kuraPlanner{}, kuraExecutor{}, kuraSynthesizer{}, Generic()}
 }
 
 // Latency is the model of how long a call takes, in two parts: the time to

@@ -1,0 +1,214 @@
+package judge
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+
+	anthropic "github.com/anthropics/anthropic-sdk-go"
+	aoption "github.com/anthropics/anthropic-sdk-go/option"
+	openai "github.com/openai/openai-go/v3"
+	ooption "github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/shared"
+	"google.golang.org/genai"
+
+	"github.com/agentreplay/testbed/agents/llm"
+)
+
+// maxTokens bounds a grader's answer: a score and a sentence or two.
+const maxTokens = 512
+
+// Grader is one grader model behind one endpoint.
+type Grader struct {
+	ep     llm.Endpoint
+	prompt string
+	ask    func(ctx context.Context, msgs []llm.Message, name string, schema map[string]any) (string, llm.Usage, error)
+}
+
+// New returns a grader for ep that sends every request through hc with key;
+// prompt, when not empty, is the text/template that replaces the built-in
+// grading instructions (see Subject for what it sees).
+func New(ctx context.Context, ep llm.Endpoint, key string, hc *http.Client, prompt string) (*Grader, error) {
+	g := &Grader{ep: ep, prompt: prompt}
+	switch ep.Provider {
+	case llm.ProviderOpenAI:
+		c := openai.NewClient(ooption.WithBaseURL(ep.BaseURL), ooption.WithAPIKey(key), ooption.WithHTTPClient(hc), ooption.WithMaxRetries(0))
+		g.ask = func(ctx context.Context, msgs []llm.Message, name string, schema map[string]any) (string, llm.Usage, error) {
+			out, err := c.Chat.Completions.New(ctx, OpenAIParams(ep.Model, msgs, name, schema))
+			if err != nil {
+				return "", llm.Usage{}, err
+			}
+			if len(out.Choices) == 0 {
+				return "", llm.Usage{}, fmt.Errorf("%w: no choices", ErrUnparsable)
+			}
+			return out.Choices[0].Message.Content, llm.Usage{InputTokens: int(out.Usage.PromptTokens), OutputTokens: int(out.Usage.CompletionTokens)}, nil
+		}
+	case llm.ProviderAnthropic:
+		c := anthropic.NewClient(aoption.WithoutEnvironmentDefaults(), aoption.WithBaseURL(ep.BaseURL), aoption.WithAPIKey(key), aoption.WithHTTPClient(hc), aoption.WithMaxRetries(0))
+		g.ask = func(ctx context.Context, msgs []llm.Message, name string, schema map[string]any) (string, llm.Usage, error) {
+			out, err := c.Messages.New(ctx, AnthropicParams(ep.Model, msgs, name, schema))
+			if err != nil {
+				return "", llm.Usage{}, err
+			}
+			u := llm.Usage{InputTokens: int(out.Usage.InputTokens), OutputTokens: int(out.Usage.OutputTokens)}
+			for _, b := range out.Content {
+				if b.Type == "tool_use" && b.Name == name {
+					return string(b.Input), u, nil
+				}
+			}
+			return "", u, fmt.Errorf("%w: no call to the forced tool %s", ErrUnparsable, name)
+		}
+	case llm.ProviderGemini:
+		c, err := genai.NewClient(ctx, &genai.ClientConfig{APIKey: key, Backend: genai.BackendGeminiAPI, HTTPClient: hc, HTTPOptions: genai.HTTPOptions{BaseURL: ep.BaseURL}})
+		if err != nil {
+			return nil, fmt.Errorf("judge: gemini: %w", err)
+		}
+		g.ask = func(ctx context.Context, msgs []llm.Message, name string, schema map[string]any) (string, llm.Usage, error) {
+			contents, cfg := GeminiParams(msgs, schema)
+			out, err := c.Models.GenerateContent(ctx, ep.Model, contents, cfg)
+			if err != nil {
+				return "", llm.Usage{}, err
+			}
+			var u llm.Usage
+			if m := out.UsageMetadata; m != nil {
+				u = llm.Usage{InputTokens: int(m.PromptTokenCount), OutputTokens: int(m.CandidatesTokenCount)}
+			}
+			return out.Text(), u, nil
+		}
+	default:
+		return nil, fmt.Errorf("judge: unknown provider %q (want %v)", ep.Provider, llm.Providers())
+	}
+	return g, nil
+}
+
+// Endpoint is the grader's endpoint.
+func (g *Grader) Endpoint() llm.Endpoint { return g.ep }
+
+// Grade asks the grader to score s.
+func (g *Grader) Grade(ctx context.Context, s Subject) (Grade, llm.Usage, error) {
+	msgs, err := gradeMessages(g.prompt, s)
+	if err != nil {
+		return Grade{}, llm.Usage{}, err
+	}
+	text, u, err := g.ask(ctx, msgs, GradeSchema, gradeSchema())
+	if err != nil {
+		return Grade{}, u, err
+	}
+	gr, err := parseGrade(text)
+	return gr, u, err
+}
+
+// Prefer asks the grader which answer of p better meets its rubric.
+func (g *Grader) Prefer(ctx context.Context, p Pair) (Preference, llm.Usage, error) {
+	text, u, err := g.ask(ctx, preferMessages(p), PreferSchema, preferSchema())
+	if err != nil {
+		return Preference{}, u, err
+	}
+	pr, err := parsePreference(text)
+	return pr, u, err
+}
+
+// OpenAIParams is the Chat Completions request of a grading call: the
+// messages and response_format {type: json_schema, json_schema: {name,
+// strict: true, schema}}, at temperature 0.
+func OpenAIParams(model string, msgs []llm.Message, name string, schema map[string]any) openai.ChatCompletionNewParams {
+	p := openai.ChatCompletionNewParams{
+		Model:       shared.ChatModel(model),
+		Temperature: openai.Float(0),
+		ResponseFormat: openai.ChatCompletionNewParamsResponseFormatUnion{
+			OfJSONSchema: &shared.ResponseFormatJSONSchemaParam{JSONSchema: shared.ResponseFormatJSONSchemaJSONSchemaParam{
+				Name: name, Strict: openai.Bool(true), Schema: withoutTitle(schema),
+			}},
+		},
+	}
+	for _, m := range msgs {
+		switch m.Role {
+		case llm.RoleSystem:
+			p.Messages = append(p.Messages, openai.SystemMessage(m.Content))
+		default:
+			p.Messages = append(p.Messages, openai.UserMessage(m.Content))
+		}
+	}
+	return p
+}
+
+// AnthropicParams is the Messages request of a grading call: one tool whose
+// input schema is the output shape, forced with tool_choice {type: tool,
+// name}, at temperature 0.
+func AnthropicParams(model string, msgs []llm.Message, name string, schema map[string]any) anthropic.MessageNewParams {
+	p := anthropic.MessageNewParams{
+		Model:       anthropic.Model(model),
+		MaxTokens:   maxTokens,
+		Temperature: anthropic.Float(0),
+		Tools: []anthropic.ToolUnionParam{{OfTool: &anthropic.ToolParam{
+			Name:        name,
+			Description: anthropic.String("Report the grade in this shape."),
+			InputSchema: anthropic.ToolInputSchemaParam{Properties: schema["properties"], Required: schema["required"].([]string)},
+		}}},
+		ToolChoice: anthropic.ToolChoiceParamOfTool(name),
+	}
+	for _, m := range msgs {
+		if m.Role == llm.RoleSystem {
+			p.System = append(p.System, anthropic.TextBlockParam{Text: m.Content})
+			continue
+		}
+		p.Messages = append(p.Messages, anthropic.NewUserMessage(anthropic.NewTextBlock(m.Content)))
+	}
+	return p
+}
+
+// GeminiParams is the generateContent request of a grading call:
+// generationConfig.responseMimeType application/json with responseSchema,
+// at temperature 0; the schema's title names the shape.
+func GeminiParams(msgs []llm.Message, schema map[string]any) ([]*genai.Content, *genai.GenerateContentConfig) {
+	cfg := &genai.GenerateContentConfig{
+		Temperature:      genai.Ptr[float32](0),
+		MaxOutputTokens:  maxTokens,
+		ResponseMIMEType: "application/json",
+		ResponseSchema:   geminiSchema(schema),
+	}
+	var contents []*genai.Content
+	for _, m := range msgs {
+		if m.Role == llm.RoleSystem {
+			cfg.SystemInstruction = genai.NewContentFromText(m.Content, genai.RoleUser)
+			continue
+		}
+		contents = append(contents, genai.NewContentFromText(m.Content, genai.RoleUser))
+	}
+	return contents, cfg
+}
+
+// geminiSchema turns a JSON Schema of the grader's shapes into Gemini's
+// OpenAPI subset (type, title, description, enum, properties, required).
+func geminiSchema(schema map[string]any) *genai.Schema {
+	s := &genai.Schema{}
+	if t, ok := schema["type"].(string); ok {
+		s.Type = genai.Type(map[string]string{"object": "OBJECT", "string": "STRING", "number": "NUMBER"}[t])
+	}
+	s.Title, _ = schema["title"].(string)
+	s.Description, _ = schema["description"].(string)
+	s.Enum, _ = schema["enum"].([]string)
+	s.Required, _ = schema["required"].([]string)
+	if props, ok := schema["properties"].(map[string]any); ok {
+		s.Properties = map[string]*genai.Schema{}
+		for k, v := range props {
+			if m, ok := v.(map[string]any); ok {
+				s.Properties[k] = geminiSchema(m)
+			}
+		}
+		s.PropertyOrdering = append([]string(nil), s.Required...)
+	}
+	return s
+}
+
+// withoutTitle is schema without its title: OpenAI names the shape by
+// json_schema.name.
+func withoutTitle(schema map[string]any) map[string]any {
+	out := map[string]any{}
+	for k, v := range schema {
+		if k != "title" {
+			out[k] = v
+		}
+	}
+	return out
+}

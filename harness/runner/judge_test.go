@@ -1,0 +1,193 @@
+package runner_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/agentreplay/testbed/agents/all"
+	"github.com/agentreplay/testbed/harness/cassette"
+	"github.com/agentreplay/testbed/harness/report"
+	"github.com/agentreplay/testbed/harness/runner"
+	"github.com/agentreplay/testbed/harness/scenario"
+)
+
+// withRubric writes the project's odbchat suite under root with a judge:
+// block and rubric on one scenario, and loads it.
+func withRubric(root, rubric string) *scenario.Suite {
+	GinkgoHelper()
+	path := filepath.Join(root, "scenarios", "odbchat.yaml")
+	data, err := os.ReadFile(path)
+	Expect(err).NotTo(HaveOccurred())
+	s := strings.Replace(unjudged(string(data)), "\nvariants:\n", "\njudge: {provider: openai, model: gpt-4.1-mini}\nvariants:\n", 1)
+	s = strings.Replace(s, "    input: \"What is a marine heatwave?\"\n    expect:\n",
+		"    input: \"What is a marine heatwave?\"\n    expect:\n      rubric: '"+rubric+"'\n", 1)
+	Expect(s).To(ContainSubstring("rubric:"))
+	Expect(os.WriteFile(path, []byte(s), 0o644)).To(Succeed())
+	return loadSuite(root)
+}
+
+// unjudged is a suite file without its judge: block and rubric checks of
+// one line, for specs that write their own.
+func unjudged(suite string) string {
+	var out []string
+	for _, l := range strings.Split(suite, "\n") {
+		if !strings.HasPrefix(l, "judge: ") && !strings.HasPrefix(strings.TrimSpace(l), "rubric: ") {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+var _ = Describe("rubric checks graded by the stand-in judge", Ordered, func() {
+	const id, variant = "explain-marine-heatwave", "single-pass"
+	var rec *recording
+	var suite *scenario.Suite
+	var recorded report.Scenario
+	var judgePath string
+	var opts runner.Options
+
+	BeforeAll(func() {
+		rec = startRecording()
+		suite = withRubric(rec.root, "The answer explains that a marine heatwave is a spell of unusually warm sea water")
+		Expect(rec.sis.RouteJudges([]*scenario.Suite{suite})).To(Succeed())
+		rec.suite = suite
+		opts = runner.Options{Scenario: id, Variant: variant, JudgeRoutes: rec.sis.Judges}
+		judgePath = cassette.JudgePath(rec.root, "odbchat", variant, id, 1)
+		recorded = scenarios(rec.record(nil, opts))[variant+"/"+id]
+	})
+
+	It("records the grading in the scenario's grader cassette, labelled and apart from the agent's calls", func() {
+		Expect(recorded.Verdict).To(Equal(report.VerdictPass), recorded.Error)
+		var rubric *report.Check
+		for i, c := range recorded.Checks {
+			if c.Name == "rubric[0]" {
+				rubric = &recorded.Checks[i]
+			}
+		}
+		Expect(rubric).NotTo(BeNil())
+		Expect(rubric.Pass).To(BeTrue())
+		Expect(rubric.Judged).To(BeTrue())
+		Expect(rubric.Detail).To(MatchRegexp(`^score 1\.00 \(min 0\.70\), rule-based stand-in judge: `))
+		Expect(recorded.Grading).NotTo(BeNil())
+		Expect(recorded.Grading.Calls).To(Equal(1))
+		Expect(recorded.Grading.StandIn).To(BeTrue())
+		Expect(recorded.Grading.InputTokens).To(BeNumerically(">", 0))
+		// The agent's figures hold its own calls only: the explain route's two.
+		Expect(recorded.Metrics.LLMCalls).To(Equal(2))
+		prov, err := cassette.ReadProvenance(judgePath)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(prov.Role).To(Equal(cassette.RoleJudge))
+		Expect(prov.StandIn).To(BeTrue())
+		body, err := os.ReadFile(judgePath)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(body)).To(ContainSubstring(`"name":"testbed_grade","strict":true`))
+		Expect(string(body)).To(ContainSubstring("X-Testbed-Rule:\n                - judge:grade"))
+		Expect(string(body)).NotTo(ContainSubstring(cassette.PlaceholderKey))
+	})
+
+	It("replays the grading byte-identically, offline", func() {
+		before, err := os.ReadFile(judgePath)
+		Expect(err).NotTo(HaveOccurred())
+		got := scenarios(replayAt(rec.root, suite, opts))[variant+"/"+id]
+		Expect(got.Verdict).To(Equal(report.VerdictPass), got.Error)
+		Expect(got.Checks).To(Equal(recorded.Checks))
+		Expect(got.Grading).To(Equal(recorded.Grading))
+		after, err := os.ReadFile(judgePath)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(after).To(Equal(before))
+	})
+
+	It("calls a changed answer stale, naming the grader call and the re-grade command", func() {
+		agentPath := cassette.Path(rec.root, "odbchat", variant, id)
+		data, err := os.ReadFile(agentPath)
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(os.WriteFile, agentPath, data, os.FileMode(0o644))
+		// The last word of the answer, where the cassette holds it last (the
+		// model's final answer), replaced by one of the same length: the
+		// agent's calls still match, and its answer differs.
+		words := regexp.MustCompile(`[A-Za-z]{5,}`).FindAllString(recorded.Answer[0], -1)
+		Expect(words).NotTo(BeEmpty())
+		word := words[len(words)-1]
+		at := strings.LastIndex(string(data), word)
+		changed := string(data[:at]) + strings.Repeat("x", len(word)) + string(data[at+len(word):])
+		Expect(os.WriteFile(agentPath, []byte(changed), 0o644)).To(Succeed())
+		got := scenarios(replayAt(rec.root, suite, opts))[variant+"/"+id]
+		Expect(got.Verdict).To(Equal(report.VerdictStale))
+		Expect(got.Error).To(HavePrefix("stale grading: the answer changed: grader call 1 (turn 0 rubric[0]) in cassettes/odbchat/single-pass/explain-marine-heatwave.judge.yaml"))
+		Expect(got.Error).To(HaveSuffix("re-grade with: testbed record --suite odbchat --variant single-pass --scenario explain-marine-heatwave --root " + rec.root + " --record-missing"))
+	})
+
+	It("calls a changed rubric stale with the rubric's diff, and --record-missing re-grades only it", func() {
+		path := filepath.Join(rec.root, "scenarios", "odbchat.yaml")
+		data, err := os.ReadFile(path)
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(os.WriteFile, path, data, os.FileMode(0o644))
+		Expect(os.WriteFile(path, []byte(strings.Replace(string(data), "spell of unusually warm sea water", "spell of unusually warm sea water; it names \"Hobday\"", 1)), 0o644)).To(Succeed())
+		edited := loadSuite(rec.root)
+		got := scenarios(replayAt(rec.root, edited, opts))[variant+"/"+id]
+		Expect(got.Verdict).To(Equal(report.VerdictStale))
+		Expect(got.Error).To(ContainSubstring("stale grading: the rubric changed: grader call 1 (turn 0 rubric[0])"))
+		Expect(got.Error).To(ContainSubstring("\n  - The answer explains that a marine heatwave is a spell of unusually warm sea water\n  + The answer explains that a marine heatwave is a spell of unusually warm sea water; it names \"Hobday\"\n"))
+
+		agent, err := os.ReadFile(cassette.Path(rec.root, "odbchat", variant, id))
+		Expect(err).NotTo(HaveOccurred())
+		regraded := scenarios(rec.recordMissing(edited, opts))[variant+"/"+id]
+		Expect(regraded.Recorded).To(Equal(1))
+		Expect(regraded.Verdict).To(Equal(report.VerdictFail)) // the answer does not name Hobday
+		after, err := os.ReadFile(cassette.Path(rec.root, "odbchat", variant, id))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(after).To(Equal(agent), "re-grading leaves the agent's cassette as it was")
+	})
+})
+
+// recordMissing records only what s's cassettes lack.
+func (r *recording) recordMissing(s *scenario.Suite, opts runner.Options) *report.Report {
+	GinkgoHelper()
+	opts.Mode, opts.Root, opts.Agents, opts.Routes, opts.JudgeRoutes, opts.Parallel = cassette.ModeRecordMissing, r.root, all.Registry(), r.sis.Routes, r.sis.Judges, 1
+	rep, err := runner.Run(context.Background(), []*scenario.Suite{s}, opts)
+	Expect(err).NotTo(HaveOccurred())
+	return rep
+}
+
+var _ = Describe("a rubric's labelled examples", func() {
+	It("are graded beside the answer, and the grader's agreement with them is reported", func() {
+		rec := startRecording()
+		path := filepath.Join(rec.root, "scenarios", "odbchat.yaml")
+		data, err := os.ReadFile(path)
+		Expect(err).NotTo(HaveOccurred())
+		s := strings.Replace(unjudged(string(data)), "\nvariants:\n", "\njudge: {provider: openai, model: gpt-4.1-mini}\nvariants:\n", 1)
+		s = strings.Replace(s, "    input: \"What is a marine heatwave?\"\n    expect:\n", `    input: "What is a marine heatwave?"
+    expect:
+      rubric:
+        - rubric: 'It names "heatwave"'
+          pass: ["A marine heatwave is a long spell of warm sea.", "It is a period of unusually warm ocean water."]
+          fail: ["I do not know."]
+`, 1)
+		Expect(os.WriteFile(path, []byte(s), 0o644)).To(Succeed())
+		suite := loadSuite(rec.root)
+		Expect(rec.sis.RouteJudges([]*scenario.Suite{suite})).To(Succeed())
+		opts := runner.Options{Scenario: "explain-marine-heatwave", Variant: "single-pass", JudgeRoutes: rec.sis.Judges}
+		got := scenarios(rec.record(suite, opts))["single-pass/explain-marine-heatwave"]
+		Expect(got.Verdict).To(Equal(report.VerdictPass), got.Error)
+		Expect(got.Grading.Calls).To(Equal(4), "the answer and three examples")
+		// The stand-in judge reads words: the paraphrase without "heatwave"
+		// fails although labelled pass.
+		Expect(*got.Grading.Calibration).To(Equal(report.Calibration{TP: 1, FN: 1, TN: 1}))
+		// po = 2/3, pe = (2·1 + 1·2)/9 = 4/9: kappa = (2/9)/(5/9) = 0.4.
+		Expect(got.Grading.Calibration.Kappa()).To(BeNumerically("~", 0.4, 1e-12))
+
+		again := scenarios(replayAt(rec.root, suite, opts))["single-pass/explain-marine-heatwave"]
+		Expect(again.Grading).To(Equal(got.Grading))
+		var text strings.Builder
+		Expect(report.WriteBrief(&text, &report.Report{Suites: []report.Suite{{Name: "odbchat", Variants: []report.Variant{{Name: "single-pass", Summary: report.Summarize([]report.Scenario{again})}}}}})).To(Succeed())
+		Expect(text.String()).To(ContainSubstring(fmt.Sprintf("odbchat: 4 grader calls over 1 variants, %d input and %d output tokens", got.Grading.InputTokens, got.Grading.OutputTokens)))
+		Expect(text.String()).To(ContainSubstring("by rule-based stand-in judge; it judged 2 of 3 labelled examples as labelled (Cohen's kappa 0.40)"))
+	})
+})

@@ -1,0 +1,221 @@
+package scenario
+
+import (
+	"slices"
+	"strings"
+	"text/template"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/agentreplay/testbed/agents/llm"
+)
+
+// DefaultMinScore is the score (0 to 1) a rubric must reach when it names
+// no min_score.
+const DefaultMinScore = 0.7
+
+// Judge is a suite's grader (judge:): the model that grades rubric checks
+// and compares variants' answers, and how it is asked.
+type Judge struct {
+	Endpoint llm.Endpoint
+	// Prompt is a text/template that replaces the built-in grading
+	// instructions; it sees .Rubric, .Input, .Answer, .Tools and
+	// .ToolResults. Empty keeps the built-in one.
+	Prompt string
+	// Compare is the suite-level comparison rubric of pairwise judging
+	// (testbed compare --judge) for scenarios without rubrics of their own.
+	Compare string
+	Line    int
+}
+
+// Rubric is one rubric check: a statement about the answer that the
+// suite's judge scores from 0 to 1.
+type Rubric struct {
+	Text     string
+	MinScore float64 // pass at this score or above; DefaultMinScore when unset
+	Weight   float64 // weight in the turn's rubric score; 1 when unset
+	// With names what else the grader sees: "tools" (the calls the agent
+	// made, with their arguments) and "tool_results" (what they returned
+	// into the agent's context).
+	With []string
+	// Pass and Fail are labelled example answers: a grader that can be
+	// trusted passes the first and fails the second (calibration).
+	Pass []string
+	Fail []string
+	Line int
+}
+
+// Sees reports whether the grader is shown what (WithTools, WithToolResults).
+func (r Rubric) Sees(what string) bool { return slices.Contains(r.With, what) }
+
+// What a rubric's with: may name.
+const (
+	WithTools       = "tools"
+	WithToolResults = "tool_results"
+)
+
+var (
+	judgeKeys  = []string{"provider", "base_url", "model", "key_env", "prompt", "compare"}
+	rubricKeys = []string{"rubric", "min_score", "weight", "with", "pass", "fail"}
+	withKinds  = []string{WithTools, WithToolResults}
+)
+
+// judge reads the suite's judge: block.
+func (d *decoder) judge(v *yaml.Node) *Judge {
+	const at = "judge"
+	m, fs, ok := d.mapping(v, at, "a mapping with provider, model, base_url, key_env, prompt and compare", judgeKeys...)
+	if !ok {
+		return nil
+	}
+	d.require(m, fs, at, "provider", "model")
+	j := &Judge{Line: m.Line}
+	if f, ok := fs["provider"]; ok {
+		j.Endpoint.Provider, _ = d.enum(f.val, join(at, "provider"), llm.Providers()...)
+	}
+	if f, ok := fs["model"]; ok {
+		j.Endpoint.Model, _ = d.str(f.val, join(at, "model"))
+	}
+	if f, ok := fs["base_url"]; ok {
+		j.Endpoint.BaseURL, _ = d.str(f.val, join(at, "base_url"))
+	}
+	if f, ok := fs["key_env"]; ok {
+		j.Endpoint.KeyEnv, _ = d.str(f.val, join(at, "key_env"))
+	}
+	if j.Endpoint.BaseURL == "" {
+		j.Endpoint.BaseURL = DefaultBaseURL(j.Endpoint.Provider)
+	}
+	if j.Endpoint.BaseURL == "" && j.Endpoint.Provider == llm.ProviderOpenAI {
+		j.Endpoint.BaseURL = OpenAIBaseURL
+	}
+	if f, ok := fs["prompt"]; ok {
+		if text, ok := d.str(f.val, join(at, "prompt")); ok {
+			if _, err := template.New("judge").Option("missingkey=error").Parse(text); err != nil {
+				d.errorf(resolve(f.val).Line, join(at, "prompt"), "not a Go template: %v; fix it (it sees .Rubric, .Input, .Answer, .Tools and .ToolResults)", err)
+			}
+			j.Prompt = text
+		}
+	}
+	if f, ok := fs["compare"]; ok {
+		if text, ok := d.str(f.val, join(at, "compare")); ok {
+			j.Compare = strings.TrimSpace(text)
+		}
+	}
+	return j
+}
+
+// OpenAIBaseURL is OpenAI's own API, the base URL of an openai judge that
+// names none.
+const OpenAIBaseURL = "https://api.openai.com/v1"
+
+// rubrics reads expect.rubric: one statement, one mapping, or a list of
+// either.
+func (d *decoder) rubrics(v *yaml.Node, at string) []Rubric {
+	r := resolve(v)
+	if r == nil || !d.present(r, at) {
+		return nil
+	}
+	if r.Kind != yaml.SequenceNode {
+		if rb, ok := d.rubric(r, at); ok {
+			return []Rubric{rb}
+		}
+		return nil
+	}
+	if len(r.Content) == 0 {
+		d.errorf(r.Line, at, "empty list; write at least one rubric")
+		return nil
+	}
+	var out []Rubric
+	for i, item := range r.Content {
+		if rb, ok := d.rubric(item, index(at, i)); ok {
+			out = append(out, rb)
+		}
+	}
+	return out
+}
+
+// rubric reads one rubric: a string, or a mapping with rubric and its
+// options.
+func (d *decoder) rubric(v *yaml.Node, at string) (Rubric, bool) {
+	r := resolve(v)
+	rb := Rubric{Line: r.Line, MinScore: DefaultMinScore, Weight: 1}
+	if r.Kind == yaml.ScalarNode {
+		text, ok := d.str(r, at)
+		rb.Text = strings.TrimSpace(text)
+		if ok && rb.Text == "" {
+			d.errorf(r.Line, at, "empty rubric; say what the answer must do")
+			return rb, false
+		}
+		return rb, ok
+	}
+	m, fs, ok := d.mapping(r, at, "a rubric: a string, or a mapping with rubric, min_score, weight, with, pass and fail", rubricKeys...)
+	if !ok {
+		return rb, false
+	}
+	d.require(m, fs, at, "rubric")
+	if f, ok := fs["rubric"]; ok {
+		text, _ := d.str(f.val, join(at, "rubric"))
+		rb.Text = strings.TrimSpace(text)
+		if rb.Text == "" {
+			d.errorf(resolve(f.val).Line, join(at, "rubric"), "empty rubric; say what the answer must do")
+		}
+	}
+	if f, ok := fs["min_score"]; ok {
+		rb.MinScore, _ = d.fraction(f.val, join(at, "min_score"))
+	}
+	if f, ok := fs["weight"]; ok {
+		if w, ok := d.number(f.val, join(at, "weight")); ok {
+			if w <= 0 {
+				d.errorf(resolve(f.val).Line, join(at, "weight"), "want a weight above 0, got %v", w)
+			}
+			rb.Weight = w
+		}
+	}
+	if f, ok := fs["with"]; ok {
+		names, _ := d.strs(f.val, join(at, "with"), true)
+		for _, n := range names {
+			if !slices.Contains(withKinds, n) {
+				d.errorf(resolve(f.val).Line, join(at, "with"), "%q is not something the grader can see (want %s)", n, strings.Join(withKinds, " or "))
+			}
+		}
+		rb.With = names
+	}
+	if f, ok := fs["pass"]; ok {
+		rb.Pass, _ = d.strs(f.val, join(at, "pass"), true)
+	}
+	if f, ok := fs["fail"]; ok {
+		rb.Fail, _ = d.strs(f.val, join(at, "fail"), true)
+	}
+	return rb, rb.Text != ""
+}
+
+// needsJudge reports the rubric checks of a suite without a judge: block,
+// each at its line.
+func (d *decoder) needsJudge(s *Suite) {
+	if s.Judge != nil {
+		return
+	}
+	for _, sc := range s.Scenarios {
+		for _, t := range sc.Turns {
+			exps := []Expect{t.Expect}
+			for _, o := range t.Overrides {
+				exps = append(exps, o)
+			}
+			for _, e := range exps {
+				for _, rb := range e.Rubrics {
+					d.errorf(rb.Line, "judge", "a rubric check needs the suite's judge: block; add judge: {provider: openai, model: gpt-4o-mini} (docs/judges.md)")
+				}
+			}
+		}
+	}
+}
+
+// Graded reports whether any turn of sc has rubric checks under variant:
+// then its grader calls have a cassette of their own.
+func (sc Scenario) Graded(variant string) bool {
+	for _, t := range sc.Turns {
+		if len(t.ExpectFor(variant).Rubrics) > 0 {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,126 @@
+package scenario_test
+
+import (
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/agentreplay/testbed/agents/llm"
+	"github.com/agentreplay/testbed/harness/scenario"
+)
+
+const judged = `suite: odbchat
+agent: odbchat
+clock: 2025-11-06T10:00:00Z
+baseline: legacy
+judge:
+  provider: anthropic
+  model: claude-haiku-4-5
+  compare: "The better answer is the one a forecaster can act on"
+variants:
+  legacy: {}
+scenarios:
+  - id: one
+    input: "What is GHRSST?"
+    expect:
+      rubric: "The answer explains what GHRSST is"
+  - id: many
+    input: "What is GHRSST?"
+    expect:
+      rubric:
+        - "It names the data set"
+        - rubric: "It does not mention internal tool names"
+          min_score: 90%
+          weight: 2
+          with: [tools, tool_results]
+          pass: ["GHRSST is a sea surface temperature data set."]
+          fail: ["I called ghrsst.bbox_mean."]
+`
+
+var _ = Describe("rubric checks and the judge: block", func() {
+	It("reads a judge and rubrics as a string, a list and mappings, with their defaults", func() {
+		s, err := scenario.Parse("odbchat.yaml", []byte(judged), opts)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(s.Judge).To(Equal(&scenario.Judge{
+			Endpoint: llm.Endpoint{Provider: "anthropic", Model: "claude-haiku-4-5", BaseURL: scenario.DefaultBaseURL("anthropic")},
+			Compare:  "The better answer is the one a forecaster can act on",
+			Line:     6,
+		}))
+		Expect(s.Scenarios[0].Turns[0].Expect.Rubrics).To(Equal([]scenario.Rubric{
+			{Text: "The answer explains what GHRSST is", MinScore: scenario.DefaultMinScore, Weight: 1, Line: 15},
+		}))
+		Expect(s.Scenarios[1].Turns[0].Expect.Rubrics).To(Equal([]scenario.Rubric{
+			{Text: "It names the data set", MinScore: scenario.DefaultMinScore, Weight: 1, Line: 20},
+			{Text: "It does not mention internal tool names", MinScore: 0.9, Weight: 2, With: []string{"tools", "tool_results"},
+				Pass: []string{"GHRSST is a sea surface temperature data set."}, Fail: []string{"I called ghrsst.bbox_mean."}, Line: 21},
+		}))
+		Expect(s.Scenarios[1].Graded("legacy")).To(BeTrue())
+		Expect(s.Judges("rubric[1]")).To(BeTrue())
+	})
+
+	It("gives an openai judge OpenAI's own API when it names no base_url", func() {
+		s, err := scenario.Parse("odbchat.yaml", []byte(`suite: odbchat
+agent: odbchat
+clock: 2025-11-06T10:00:00Z
+baseline: legacy
+judge: {provider: openai, model: gpt-4.1-mini}
+variants:
+  legacy: {}
+scenarios:
+  - id: one
+    input: "What is GHRSST?"
+    expect: {rubric: "It explains GHRSST"}
+`), opts)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(s.Judge.Endpoint.BaseURL).To(Equal(scenario.OpenAIBaseURL))
+	})
+
+	It("reports every problem of rubrics and the judge at its line, all at once", func() {
+		_, err := scenario.Parse("odbchat.yaml", []byte(`suite: odbchat
+agent: odbchat
+clock: 2025-11-06T10:00:00Z
+baseline: legacy
+judge: {provider: mistral, prompt: "{{.Rubric"}
+variants:
+  legacy: {}
+scenarios:
+  - id: one
+    input: "What is GHRSST?"
+    expect:
+      rubric:
+        - ""
+        - {rubric: "x", min_score: 2, weight: 0, with: [logs], grade: 1}
+  - id: two.judge
+    input: "What is GHRSST?"
+    expect: {llm_calls: 1}
+`), opts)
+		Expect(err).To(HaveOccurred())
+		for _, want := range []string{
+			`odbchat.yaml:5: judge: missing required key "model"`,
+			`odbchat.yaml:5: judge.provider: `,
+			`odbchat.yaml:5: judge.prompt: not a Go template`,
+			`odbchat.yaml:13: scenarios[0].expect.rubric[0]: empty value; fill it in or remove it`,
+			`odbchat.yaml:14: scenarios[0].expect.rubric[1]: unknown key "grade"`,
+			`odbchat.yaml:14: scenarios[0].expect.rubric[1].min_score: want a fraction from 0 to 1`,
+			`odbchat.yaml:14: scenarios[0].expect.rubric[1].weight: want a weight above 0, got 0`,
+			`odbchat.yaml:14: scenarios[0].expect.rubric[1].with: "logs" is not something the grader can see`,
+			`ends like the grader cassette of a scenario (<id>.judge.yaml)`,
+		} {
+			Expect(err.Error()).To(ContainSubstring(want))
+		}
+	})
+
+	It("refuses rubric checks in a suite without a judge, naming the fix", func() {
+		_, err := scenario.Parse("odbchat.yaml", []byte(`suite: odbchat
+agent: odbchat
+clock: 2025-11-06T10:00:00Z
+baseline: legacy
+variants:
+  legacy: {}
+scenarios:
+  - id: one
+    input: "What is GHRSST?"
+    expect: {rubric: "It explains GHRSST"}
+`), opts)
+		Expect(err).To(MatchError(ContainSubstring(`odbchat.yaml:10: judge: a rubric check needs the suite's judge: block; add judge: {provider: openai, model: gpt-4o-mini} (docs/judges.md)`)))
+	})
+})
