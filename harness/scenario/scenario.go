@@ -74,7 +74,7 @@ type Suite struct {
 	// maintained ones, the key variables and the values of External.Env.
 	Redact []RedactRule
 	// Prices is the suite's prices: block; nil when it has none.
-	Prices    *Prices
+	Prices *Prices
 	// Judge is the grader of the suite's rubric checks and of pairwise
 	// judging (judge:); nil when the suite has none.
 	Judge     *Judge
