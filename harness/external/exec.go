@@ -10,8 +10,9 @@ import (
 )
 
 // Exec runs argv with exactly env (see Inherited and Environment), its
-// standard streams passed through, until it exits or ctx ends. It runs in
-// a process group of its own, ended with it: when ctx ends the group is
+// standard streams passed through, until it exits or ctx ends. It is
+// contained as a run's program is (contain: a PID namespace where the
+// system allows, else a process group of its own), and ended with it: when ctx ends the group is
 // asked to stop (SIGTERM) and killed a second later, and whatever the
 // program left running when it exited is killed too. stdin reaches it
 // through a pipe, so a program in its own group never reads the terminal

@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"gopkg.in/yaml.v2"
 
 	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/agents/llm/openai"
@@ -185,4 +187,38 @@ type completion struct {
 		PromptTokens     int `json:"prompt_tokens"`
 		CompletionTokens int `json:"completion_tokens"`
 	} `json:"usage"`
+}
+
+// recordedRequest is one request of a committed cassette.
+type recordedRequest struct {
+	at        string // path and interaction, for failure messages
+	url, body string
+}
+
+// recordedRequests reads the requests of every cassette the globs match,
+// in order; it fails the spec on a file it cannot read.
+func recordedRequests(globs ...string) []recordedRequest {
+	GinkgoHelper()
+	var out []recordedRequest
+	for _, g := range globs {
+		paths, err := filepath.Glob(g)
+		Expect(err).NotTo(HaveOccurred())
+		for _, p := range paths {
+			data, err := os.ReadFile(p)
+			Expect(err).NotTo(HaveOccurred())
+			var f struct {
+				Interactions []struct {
+					Request struct {
+						URL  string `yaml:"url"`
+						Body string `yaml:"body"`
+					} `yaml:"request"`
+				} `yaml:"interactions"`
+			}
+			Expect(yaml.Unmarshal(data, &f)).To(Succeed(), p)
+			for i, in := range f.Interactions {
+				out = append(out, recordedRequest{at: fmt.Sprintf("%s interaction %d", p, i), url: in.Request.URL, body: in.Request.Body})
+			}
+		}
+	}
+	return out
 }

@@ -6,8 +6,6 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -15,7 +13,6 @@ import (
 	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 	"google.golang.org/genai"
-	"gopkg.in/yaml.v3"
 
 	"github.com/agentreplay/testbed/harness/standin"
 )
@@ -150,41 +147,24 @@ var _ = Describe("the stand-in refuses what the real APIs refuse", func() {
 	)
 
 	It("takes every model request of every committed cassette", Label("cassettes"), func() {
-		paths, err := filepath.Glob("../../cassettes/*/*/*.yaml")
-		Expect(err).NotTo(HaveOccurred())
-		more, err := filepath.Glob("../../examples/*/cassettes/*/*/*.yaml")
-		Expect(err).NotTo(HaveOccurred())
-		paths = append(paths, more...)
-		Expect(len(paths)).To(BeNumerically(">", 100))
+		reqs := recordedRequests("../../cassettes/*/*/*.yaml", "../../examples/*/cassettes/*/*/*.yaml")
+		Expect(len(reqs)).To(BeNumerically(">", 1000))
 		checked := map[string]int{}
-		for _, p := range paths {
-			data, err := os.ReadFile(p)
-			Expect(err).NotTo(HaveOccurred())
-			var f struct {
-				Interactions []struct {
-					Request struct {
-						URL  string `yaml:"url"`
-						Body string `yaml:"body"`
-					} `yaml:"request"`
-				} `yaml:"interactions"`
+		for _, in := range reqs {
+			u, _, _ := strings.Cut(in.url, "?")
+			kind := ""
+			switch {
+			case strings.HasSuffix(u, "/chat/completions"):
+				kind = "chat"
+			case strings.HasSuffix(u, ":generateContent"), strings.HasSuffix(u, ":streamGenerateContent"):
+				kind = "gemini"
+			case strings.HasSuffix(u, "/v1/messages"):
+				kind = "anthropic"
+			default:
+				continue
 			}
-			Expect(yaml.Unmarshal(data, &f)).To(Succeed(), p)
-			for i, in := range f.Interactions {
-				u, _, _ := strings.Cut(in.Request.URL, "?")
-				kind := ""
-				switch {
-				case strings.HasSuffix(u, "/chat/completions"):
-					kind = "chat"
-				case strings.HasSuffix(u, ":generateContent"), strings.HasSuffix(u, ":streamGenerateContent"):
-					kind = "gemini"
-				case strings.HasSuffix(u, "/v1/messages"):
-					kind = "anthropic"
-				default:
-					continue
-				}
-				Expect(standin.Validate(u, []byte(in.Request.Body))).To(Succeed(), "%s interaction %d", p, i)
-				checked[kind]++
-			}
+			Expect(standin.Validate(u, []byte(in.body))).To(Succeed(), in.at)
+			checked[kind]++
 		}
 		Expect(checked["chat"]).To(BeNumerically(">", 300))
 		Expect(checked["gemini"]).To(BeNumerically(">", 50))
