@@ -15,7 +15,6 @@ import (
 	"github.com/agentreplay/testbed/harness/report"
 	"github.com/agentreplay/testbed/harness/runner"
 	"github.com/agentreplay/testbed/harness/scenario"
-	"github.com/agentreplay/testbed/harness/standin"
 	"github.com/agentreplay/testbed/harness/upstream"
 )
 
@@ -175,7 +174,7 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		defer release()
 		opts.Redact = runner.KeyValues(opts.Agents)
 	}
-	sis, err := runner.StartStandIns(sel.root, opts.Agents, prov == "", !liveUpstreams, standin.Options{})
+	sis, err := runner.StartStandIns(sel.root, opts.Agents, prov == "", !liveUpstreams)
 	if errors.Is(err, upstream.ErrInvalid) {
 		return withCode(exitUsage, err) // a routes file's problems, path:line
 	}
@@ -515,7 +514,7 @@ func realEndpoint(prov, model, baseURL string) (llm.Endpoint, string, error) {
 	case llm.ProviderAnthropic:
 		ep.KeyEnv = "ANTHROPIC_API_KEY"
 		if ep.BaseURL == "" {
-			ep.BaseURL = scenario.DefaultBaseURL(prov)
+			ep.BaseURL = llm.DefaultBaseURL(prov)
 		}
 	default:
 		return ep, "", fmt.Errorf("--provider %q: want %s", prov, strings.Join(llm.Providers(), ", "))

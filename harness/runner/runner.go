@@ -212,6 +212,8 @@ func Run(ctx context.Context, suites []*scenario.Suite, opts Options) (*report.R
 	}
 	prompts := snapshotOf(filepath.Join(opts.Root, "scenarios"))
 	shared := &caches{}
+	// What the agents hold open for the run (agents.Hold) ends with it.
+	defer shared.agents.Close()
 	data := map[string]fs.FS{}
 	for si, s := range suites {
 		if _, ok := data[s.Agent]; !ok {
