@@ -67,15 +67,6 @@ type anthropicBlock struct {
 	IsError   bool            `json:"is_error"`
 }
 
-// parseAnthropic reads a Messages request body.
-func parseAnthropic(body []byte) (anthropicRequest, error) {
-	var ar anthropicRequest
-	if err := json.Unmarshal(body, &ar); err != nil {
-		return anthropicRequest{}, fmt.Errorf("request is not JSON: %w", err)
-	}
-	return ar, nil
-}
-
 // decode reads ar as a Request; its error is why it cannot be read.
 func (ar anthropicRequest) decode() (Request, error) {
 	if ar.MaxTokens == nil {
@@ -198,12 +189,9 @@ func anthropicMessage(id, model string, msg llm.Message, stop string, in, out in
 		content = append(content, map[string]any{"type": "text", "text": msg.Content, "citations": nil})
 	}
 	for i, tc := range msg.ToolCalls {
-		var input map[string]any
-		if err := json.Unmarshal(tc.Arguments, &input); err != nil {
-			return nil, fmt.Errorf("tool call %s: arguments are not a JSON object: %w", tc.Name, err)
-		}
-		if input == nil {
-			input = map[string]any{}
+		input, err := argsObject(tc)
+		if err != nil {
+			return nil, err
 		}
 		content = append(content, map[string]any{
 			"type": "tool_use", "id": fmt.Sprintf("toolu_01%s%d", id, i+1), "name": tc.Name, "input": input,

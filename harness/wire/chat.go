@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"slices"
 	"strconv"
@@ -26,16 +25,10 @@ import (
 type chatRequest struct {
 	Model    string `json:"model"`
 	Messages []struct {
-		Role       string `json:"role"`
-		Content    any    `json:"content"`
-		ToolCallID string `json:"tool_call_id"`
-		ToolCalls  []struct {
-			ID       string `json:"id"`
-			Function struct {
-				Name      string `json:"name"`
-				Arguments string `json:"arguments"`
-			} `json:"function"`
-		} `json:"tool_calls"`
+		Role       string         `json:"role"`
+		Content    any            `json:"content"`
+		ToolCallID string         `json:"tool_call_id"`
+		ToolCalls  []ChatToolCall `json:"tool_calls"`
 	} `json:"messages"`
 	Tools []struct {
 		Function struct {
@@ -58,18 +51,19 @@ type chatRequest struct {
 	} `json:"response_format"`
 }
 
+// ChatToolCall is a tool call as Chat Completions carries it, in a
+// request's assistant message or in an answer.
+type ChatToolCall struct {
+	ID       string `json:"id"`
+	Function struct {
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	} `json:"function"`
+}
+
 // SystemFingerprint is the system_fingerprint of every Chat Completions
 // answer: the one backend configuration the stand-in has.
 const SystemFingerprint = "fp_standin"
-
-// parseChat reads a Chat Completions request body.
-func parseChat(body []byte) (chatRequest, error) {
-	var wr chatRequest
-	if err := json.Unmarshal(body, &wr); err != nil {
-		return chatRequest{}, fmt.Errorf("request is not JSON: %w", err)
-	}
-	return wr, nil
-}
 
 // chatEncoder answers a Chat Completions request, whose body and sample
 // are given, with ids derived from them: the completion's chatcmpl- id and

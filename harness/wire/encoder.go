@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strconv"
 
@@ -38,6 +39,19 @@ func finishOf(msg llm.Message, truncated bool, stop, length, toolCalls string) s
 		return toolCalls
 	}
 	return stop
+}
+
+// argsObject is tc's arguments as the JSON object Gemini's args and
+// Anthropic's tool_use input are ({} for none).
+func argsObject(tc llm.ToolCall) (map[string]any, error) {
+	var args map[string]any
+	if err := json.Unmarshal(tc.Arguments, &args); err != nil {
+		return nil, fmt.Errorf("tool call %s: arguments are not a JSON object: %w", tc.Name, err)
+	}
+	if args == nil {
+		args = map[string]any{}
+	}
+	return args, nil
 }
 
 // statusName names status as names says, else other.

@@ -104,15 +104,6 @@ func GeminiModel(path string) (model string, stream, ok bool) {
 	return model, stream, model != "" && !strings.Contains(model, "/")
 }
 
-// parseGemini reads a generateContent request body.
-func parseGemini(body []byte) (geminiRequest, error) {
-	var gr geminiRequest
-	if err := json.Unmarshal(body, &gr); err != nil {
-		return geminiRequest{}, fmt.Errorf("request is not JSON: %w", err)
-	}
-	return gr, nil
-}
-
 // geminiEncoder answers a generateContent request, whose body and sample
 // are given, streamed when stream. Its responseId, 22 URL-safe base64
 // characters as Gemini's are, derives from them: the same request and
@@ -248,12 +239,9 @@ func geminiCompletion(id, model string, msg llm.Message, finish string, in, out 
 		parts = append(parts, map[string]any{"text": msg.Content})
 	}
 	for _, tc := range msg.ToolCalls {
-		var args map[string]any
-		if err := json.Unmarshal(tc.Arguments, &args); err != nil {
-			return nil, fmt.Errorf("tool call %s: arguments are not a JSON object: %w", tc.Name, err)
-		}
-		if args == nil {
-			args = map[string]any{}
+		args, err := argsObject(tc)
+		if err != nil {
+			return nil, err
 		}
 		parts = append(parts, map[string]any{"functionCall": map[string]any{"name": tc.Name, "args": args}})
 	}

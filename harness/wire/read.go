@@ -1,6 +1,10 @@
 package wire
 
-import "errors"
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+)
 
 // Call is a model request read for answering: what it asks, and how to
 // answer it in its dialect.
@@ -16,7 +20,7 @@ type Call struct {
 func Read(d Dialect, path string, body []byte, sample int) (Call, error) {
 	switch d {
 	case Chat:
-		wr, err := parseChat(body)
+		wr, err := parse[chatRequest](body)
 		if err != nil {
 			return Call{}, err
 		}
@@ -26,7 +30,7 @@ func Read(d Dialect, path string, body []byte, sample int) (Call, error) {
 		stream := wr.Stream
 		return Call{wr.decode(), chatEncoder(body, sample, stream, wr.StreamOptions != nil && wr.StreamOptions.IncludeUsage)}, nil
 	case Responses:
-		rr, err := parseResponses(body)
+		rr, err := parse[responsesRequest](body)
 		if err != nil {
 			return Call{}, err
 		}
@@ -40,7 +44,7 @@ func Read(d Dialect, path string, body []byte, sample int) (Call, error) {
 		if !ok {
 			return Call{}, errors.New(path + " is not a …/models/<model>:generateContent path")
 		}
-		gr, err := parseGemini(body)
+		gr, err := parse[geminiRequest](body)
 		if err != nil {
 			return Call{}, err
 		}
@@ -53,7 +57,7 @@ func Read(d Dialect, path string, body []byte, sample int) (Call, error) {
 		}
 		return Call{req, geminiEncoder(body, sample, stream)}, nil
 	case Anthropic:
-		ar, err := parseAnthropic(body)
+		ar, err := parse[anthropicRequest](body)
 		if err != nil {
 			return Call{}, err
 		}
@@ -74,4 +78,13 @@ func Read(d Dialect, path string, body []byte, sample int) (Call, error) {
 func Validate(d Dialect, path string, body []byte) error {
 	_, err := Read(d, path, body, 1)
 	return err
+}
+
+// parse reads a request body of type T.
+func parse[T any](body []byte) (T, error) {
+	var r T
+	if err := json.Unmarshal(body, &r); err != nil {
+		return r, fmt.Errorf("request is not JSON: %w", err)
+	}
+	return r, nil
 }

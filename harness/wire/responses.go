@@ -84,15 +84,6 @@ type responsesItem struct {
 	Output    json.RawMessage `json:"output"` // a string or parts
 }
 
-// parseResponses reads a Responses request body.
-func parseResponses(body []byte) (responsesRequest, error) {
-	var rr responsesRequest
-	if err := json.Unmarshal(body, &rr); err != nil {
-		return responsesRequest{}, fmt.Errorf("request is not JSON: %w", err)
-	}
-	return rr, nil
-}
-
 // decode reads rr as a Request; its error is why the stand-in cannot
 // serve it.
 func (rr responsesRequest) decode() (Request, error) {

@@ -107,13 +107,13 @@ func Of(path string) (Dialect, bool) {
 func Decode(d Dialect, path string, body []byte) (Request, error) {
 	switch d {
 	case Chat:
-		wr, err := parseChat(body)
+		wr, err := parse[chatRequest](body)
 		if err != nil {
 			return Request{}, err
 		}
 		return wr.decode(), nil
 	case Responses:
-		rr, err := parseResponses(body)
+		rr, err := parse[responsesRequest](body)
 		if err != nil {
 			return Request{}, err
 		}
@@ -123,13 +123,13 @@ func Decode(d Dialect, path string, body []byte) (Request, error) {
 		if !ok {
 			return Request{}, fmt.Errorf("%s is not a …/models/<model>:generateContent path", path)
 		}
-		gr, err := parseGemini(body)
+		gr, err := parse[geminiRequest](body)
 		if err != nil {
 			return Request{}, err
 		}
 		return gr.decode(model)
 	case Anthropic:
-		ar, err := parseAnthropic(body)
+		ar, err := parse[anthropicRequest](body)
 		if err != nil {
 			return Request{}, err
 		}
