@@ -11,15 +11,15 @@ import (
 
 // Pool keeps the programs of agents whose suite says keep_alive: variant:
 // one program per variant, started at its first scenario run and kept for
-// the others, which it serves one at a time. Each program is given an
-// alias of the proxy (proxy.Proxy.Alias) for its base URLs, bound to the
-// session of the run it serves, so that no run's calls reach another's
-// cassette. Close ends them all; a run that fails ends its program, and
-// the next run starts a fresh one. The pool's programs and the runs they
-// serve go through the pool's own proxy, started with its first run and
-// closed with the pool, as long as the programs live. The order of the runs is the caller's:
-// testbed's runner hands a program its runs one after the other, in report
-// order.
+// the others, which it serves one at a time. The programs and the runs
+// they serve go through the pool's own proxy, started with its first run
+// and closed with the pool, so that it lives as long as they do. Each
+// program is given an alias of the proxy (proxy.Proxy.Alias) for its base
+// URLs, bound to the session of the run it serves, so that no run's calls
+// reach another's cassette. Close ends them all; a run that fails ends its
+// program, and the next run starts a fresh one. The order of the runs is
+// the caller's: testbed's runner hands a program its runs one after the
+// other, in report order.
 type Pool struct {
 	mu     sync.Mutex
 	kept   map[string]*kept
@@ -31,8 +31,13 @@ type Pool struct {
 func NewPool() *Pool { return &Pool{kept: map[string]*kept{}} }
 
 // proxy is the pool's proxy, started at the first call and closed with
-// the pool.
+// the pool; none once the pool is closed.
 func (p *Pool) proxy() (*proxy.Proxy, func(), error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return nil, func() {}, errClosed
+	}
 	return agents.Hold(&p.held, proxyKind, proxy.Start)
 }
 

@@ -94,7 +94,8 @@ func chatEncoder(body []byte, sample int, stream, includeUsage bool) Encoder {
 // callIDs gives msg's tool calls ids of OpenAI's shape, call_ and 24
 // characters, derived from the answer's hash h and each call's place: the
 // same request and sample give the same ids, and distinct answers their
-// own. The policies' ids (call_1, …) are only ever matched, never read.
+// own. The answer's own ids (a stand-in policy's call_1, …) are only ever
+// matched, never read.
 func callIDs(msg llm.Message, h string) llm.Message {
 	if len(msg.ToolCalls) == 0 {
 		return msg
