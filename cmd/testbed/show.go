@@ -237,6 +237,16 @@ func writeShow(w io.Writer, r showRun, cut func(string) string, prompt, schemas 
 		case trace.KindNote:
 			b, _ := json.Marshal(e.Note.Value)
 			fmt.Fprintf(w, "%snote %s %s\n", at, e.Note.Key, cut(string(b)))
+		case trace.KindEmbed:
+			c := e.Embed
+			price := "unpriced"
+			if c.Cost != nil {
+				price = report.USD(c.Cost.USD) + " from " + c.Cost.From + " tokens"
+			}
+			fmt.Fprintf(w, "%sembeddings %s, %s: %d texts, %s tokens, %s\n", at, c.Model, msText(c.Duration), c.Texts, grouped(c.Tokens()), price)
+			if c.Error != "" {
+				fmt.Fprintf(w, "%serror: %s\n", pad, cut(c.Error))
+			}
 		}
 	}
 	for i, a := range r.Answer {

@@ -18,11 +18,7 @@ type Pricer struct {
 // call has one, else from testbed's own counts. A call that failed with no
 // usage is billed nothing. nil when the model is unpriced.
 func (p Pricer) Call(provider string, c *trace.LLMCall) *trace.Cost {
-	name := c.Model
-	if to, ok := p.Models[name]; ok {
-		name = to
-	}
-	m, ok := p.Table.Lookup(provider, name)
+	m, ok := p.lookup(provider, c.Model)
 	if !ok {
 		return nil
 	}
@@ -46,23 +42,56 @@ func (p Pricer) Call(provider string, c *trace.LLMCall) *trace.Cost {
 	return &trace.Cost{USD: price.Total(), From: from, Model: m.Name}
 }
 
-// Trace prices every model call of events in place (their LLMCall.Cost).
+// Embed prices one embeddings call at its model's input rate: from the
+// provider's reported tokens when the call has them, else from testbed's
+// count of its input. A call that failed with no usage is billed nothing.
+// nil when the model is unpriced.
+func (p Pricer) Embed(provider string, c *trace.EmbedCall) *trace.Cost {
+	m, ok := p.lookup(provider, c.Model)
+	if !ok {
+		return nil
+	}
+	n, from := c.Input, trace.CostFromCounted
+	switch {
+	case c.Reported != nil:
+		n, from = *c.Reported, trace.CostFromReported
+	case c.Error != "":
+		return &trace.Cost{From: trace.CostFromFailed, Model: m.Name}
+	}
+	price, err := m.Price(Usage{Input: n})
+	if err != nil {
+		return nil
+	}
+	return &trace.Cost{USD: price.Total(), From: from, Model: m.Name}
+}
+
+// Trace prices every model and embeddings call of events in place (their
+// LLMCall.Cost and EmbedCall.Cost).
 func (p Pricer) Trace(provider string, events []trace.Event) {
 	for _, e := range events {
-		if e.Kind == trace.KindLLM && e.LLM != nil {
+		switch {
+		case e.Kind == trace.KindLLM && e.LLM != nil:
 			e.LLM.Cost = p.Call(provider, e.LLM)
+		case e.Kind == trace.KindEmbed && e.Embed != nil:
+			e.Embed.Cost = p.Embed(provider, e.Embed)
 		}
 	}
 }
 
-// Estimate is what a request may cost at most: its prompt's tokens at the
-// input rate and maxOutput tokens at the output rate (the request's
-// max_tokens; tiers apply). ok is false when the model is unpriced.
-func (p Pricer) Estimate(provider, model string, input, maxOutput int) (usd float64, ok bool) {
-	if to, found := p.Models[model]; found {
+// lookup finds model's row, mapped through Models.
+func (p Pricer) lookup(provider, model string) (*Model, bool) {
+	if to, ok := p.Models[model]; ok {
 		model = to
 	}
-	m, ok := p.Table.Lookup(provider, model)
+	return p.Table.Lookup(provider, model)
+}
+
+// Estimate is what a request may cost at most: its prompt's tokens at the
+// input rate and maxOutput tokens at the output rate (the request's
+// max_tokens; tiers apply; 0 for an embeddings request). ok is false when
+// the model is unpriced.
+func (p Pricer) Estimate(provider, model string, input, maxOutput int) (usd float64, ok bool) {
+	m, ok := p.lookup(provider, model)
 	if !ok {
 		return 0, false
 	}

@@ -341,6 +341,9 @@ func comparisonSections(c Comparison, f CompareFilter) []section {
 	costRow("cost per run mean (USD)", b.Cost.Mean, h.Cost.Mean)
 	costRow("cost per run p95 (USD)", b.Cost.P95, h.Cost.P95)
 	costRow("cost total (USD)", b.Cost.Total, h.Cost.Total)
+	if b.Cost.EmbedCalls > 0 || h.Cost.EmbedCalls > 0 {
+		costRow("of it, embeddings (USD)", b.Cost.Embed, h.Cost.Embed)
+	}
 	if bs, hs := b.Streaming, h.Streaming; bs != nil || hs != nil {
 		if bs == nil {
 			bs = &Streaming{}

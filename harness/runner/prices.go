@@ -34,9 +34,9 @@ func pricer(s *scenario.Suite, opts Options) (cost.Pricer, error) {
 	return p, nil
 }
 
-// Reprice prices again, with table, every model call of a report read
-// from a file (testbed report --prices), and its scenarios' and variants'
-// spend; models maps each suite's model names to the table's rows, by
+// Reprice prices again, with table, every model and embeddings call of a
+// report read from a file (testbed report --prices, compare --prices), and
+// its scenarios' and variants' spend; models maps each suite's model names to the table's rows, by
 // suite. A report without the calls' traces (a blessed baseline) or with
 // sampled scenarios (whose other samples keep no trace) cannot be priced
 // again: an error says so. Thresholds are not judged again.
@@ -63,6 +63,7 @@ func Reprice(rep *report.Report, table *cost.Table, models map[string]map[string
 				p.Trace(v.Provider, sc.Events)
 				m := trace.Measure(sc.Events)
 				sc.Metrics.CostUSD, sc.Metrics.PricedCalls, sc.Metrics.UnpricedCalls, sc.Metrics.CountedCalls = m.CostUSD, m.PricedCalls, m.UnpricedCalls, m.CountedCalls
+				sc.Metrics.EmbedCostUSD = m.EmbedCostUSD
 			}
 			v.Summary.Cost = v.Spend()
 		}

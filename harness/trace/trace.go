@@ -24,6 +24,9 @@ const (
 	KindTool Kind = "tool"
 	KindHTTP Kind = "http"
 	KindNote Kind = "note"
+	// KindEmbed is an embeddings call: texts turned into vectors, billed
+	// by their tokens, and kept apart from the chat calls' figures.
+	KindEmbed Kind = "embed"
 )
 
 // Event is one thing that happened during a run.
@@ -31,11 +34,12 @@ type Event struct {
 	Kind Kind `json:"kind"`
 	Turn int  `json:"turn"`
 	// At is the virtual time since the start of the scenario.
-	At   time.Duration `json:"at_ns"`
-	LLM  *LLMCall      `json:"llm,omitempty"`
-	Tool *ToolCall     `json:"tool,omitempty"`
-	HTTP *Exchange     `json:"http,omitempty"`
-	Note *Note         `json:"note,omitempty"`
+	At    time.Duration `json:"at_ns"`
+	LLM   *LLMCall      `json:"llm,omitempty"`
+	Tool  *ToolCall     `json:"tool,omitempty"`
+	HTTP  *Exchange     `json:"http,omitempty"`
+	Note  *Note         `json:"note,omitempty"`
+	Embed *EmbedCall    `json:"embed,omitempty"`
 }
 
 // Parts is a token count broken down by where the tokens sit in a prompt.
@@ -92,6 +96,31 @@ type LLMCall struct {
 	// them, and the tool definitions. A run keeps it only when asked, for
 	// testbed show and the HTML report's "what the model saw"; nil else.
 	Prompt *Prompt `json:"prompt,omitempty"`
+}
+
+// EmbedCall is one embeddings call: Texts inputs turned into vectors.
+// Input is their tokens as testbed counts them (the suite's tokenizer);
+// Reported is the provider's own count (OpenAI's usage.prompt_tokens),
+// when it sent one. It prices the call (Cost) and is not part of the chat
+// calls' prompt tokens.
+type EmbedCall struct {
+	Model    string        `json:"model"`
+	Duration time.Duration `json:"duration_ns"`
+	Texts    int           `json:"texts"`
+	Input    int           `json:"input"`
+	Reported *int          `json:"reported,omitempty"`
+	// Cost is the call's price, nil when its model is unpriced.
+	Cost  *Cost  `json:"cost,omitempty"`
+	Error string `json:"error,omitempty"`
+}
+
+// Tokens is the call's input tokens as billed: the provider's count when
+// it reported one, else testbed's.
+func (c *EmbedCall) Tokens() int {
+	if c.Reported != nil {
+		return *c.Reported
+	}
+	return c.Input
 }
 
 // Prompt is what a model call was sent.
@@ -302,6 +331,13 @@ type Metrics struct {
 	PricedCalls   int     `json:"priced_calls,omitempty"`
 	UnpricedCalls int     `json:"unpriced_calls,omitempty"`
 	CountedCalls  int     `json:"counted_calls,omitempty"`
+	// EmbedCalls counts the embeddings calls and EmbedTokens their input
+	// tokens as billed (Tokens); they are not model calls nor input tokens
+	// above. EmbedCostUSD is their part of CostUSD, and PricedCalls,
+	// UnpricedCalls and CountedCalls count them too.
+	EmbedCalls    int     `json:"embed_calls,omitempty"`
+	EmbedTokens   int     `json:"embed_tokens,omitempty"`
+	EmbedCostUSD  float64 `json:"embed_cost_usd,omitempty"`
 	RawTokens     int     `json:"raw_tokens"`
 	ContextTokens int     `json:"context_tokens"`
 	// Faults counts the exchanges into which a stand-in injected a fault.
@@ -363,16 +399,7 @@ func Measure(events []Event) Metrics {
 				m.ReportedCacheWrite += u.CacheWrite
 				m.ReportedReasoning += u.Reasoning
 			}
-			switch c := e.LLM.Cost; {
-			case c == nil:
-				m.UnpricedCalls++
-			default:
-				m.PricedCalls++
-				m.CostUSD += c.USD
-				if c.From == CostFromCounted {
-					m.CountedCalls++
-				}
-			}
+			m.price(e.LLM.Cost)
 			if m.Roles == nil {
 				m.Roles = map[string]Role{}
 			}
@@ -384,6 +411,13 @@ func Measure(events []Event) Metrics {
 			m.Roles[e.LLM.Role] = r
 			if st := e.LLM.Stream; st != nil {
 				m.Streams = append(m.Streams, StreamCall{Role: e.LLM.Role, Stream: *st, Output: e.LLM.Output})
+			}
+		case KindEmbed:
+			m.EmbedCalls++
+			m.EmbedTokens += e.Embed.Tokens()
+			m.price(e.Embed.Cost)
+			if c := e.Embed.Cost; c != nil {
+				m.EmbedCostUSD += c.USD
 			}
 		case KindTool:
 			m.ToolCalls++
@@ -399,6 +433,19 @@ func Measure(events []Event) Metrics {
 	}
 	m.InputTokens = m.Input.Total()
 	return m
+}
+
+// price counts one call's price c (nil: unpriced).
+func (m *Metrics) price(c *Cost) {
+	if c == nil {
+		m.UnpricedCalls++
+		return
+	}
+	m.PricedCalls++
+	m.CostUSD += c.USD
+	if c.From == CostFromCounted {
+		m.CountedCalls++
+	}
 }
 
 // TokenReduction is 1 − context/raw over the tool calls, or 0 when no raw
