@@ -1,6 +1,8 @@
 package cost
 
 import (
+	"fmt"
+
 	"github.com/agentreplay/testbed/harness/trace"
 )
 
@@ -100,4 +102,44 @@ func (p Pricer) Estimate(provider, model string, input, maxOutput int) (usd floa
 		return 0, false
 	}
 	return c.Total(), true
+}
+
+// Usage prices one call from what a report keeps of it (trace.CallUsage),
+// as Call and Embed price it from the trace.
+func (p Pricer) Usage(provider string, u trace.CallUsage) *trace.Cost {
+	var failed string
+	if u.Failed {
+		failed = "failed"
+	}
+	if u.Embed {
+		c := &trace.EmbedCall{Model: u.Model, Input: u.Input, Error: failed}
+		if u.Reported != nil {
+			n := u.Reported.Input
+			c.Reported = &n
+		}
+		return p.Embed(provider, c)
+	}
+	return p.Call(provider, &trace.LLMCall{Model: u.Model, Input: trace.Parts{User: u.Input}, Output: u.Output, Reported: u.Reported, Error: failed})
+}
+
+// Metrics prices again the calls m keeps (its Calls) and sets its spend:
+// CostUSD, EmbedCostUSD and the priced, unpriced and counted calls. An
+// error says when m does not keep every call it counts (a report written
+// before reports kept them).
+func (p Pricer) Metrics(provider string, m *trace.Metrics) error {
+	if len(m.Calls) != m.LLMCalls+m.EmbedCalls {
+		return fmt.Errorf("the report keeps the usage of %d of its %d model and embeddings calls", len(m.Calls), m.LLMCalls+m.EmbedCalls)
+	}
+	var events []trace.Event
+	for _, u := range m.Calls {
+		c := p.Usage(provider, u)
+		if u.Embed {
+			events = append(events, trace.Event{Kind: trace.KindEmbed, Embed: &trace.EmbedCall{Cost: c}})
+		} else {
+			events = append(events, trace.Event{Kind: trace.KindLLM, LLM: &trace.LLMCall{Cost: c}})
+		}
+	}
+	s := trace.Measure(events)
+	m.CostUSD, m.EmbedCostUSD, m.PricedCalls, m.UnpricedCalls, m.CountedCalls = s.CostUSD, s.EmbedCostUSD, s.PricedCalls, s.UnpricedCalls, s.CountedCalls
+	return nil
 }

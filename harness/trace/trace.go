@@ -145,6 +145,20 @@ type Usage struct {
 	CacheWrite1h int `json:"cache_write_1h,omitempty"`
 }
 
+// CallUsage is what one model or embeddings call used, as priced: the
+// model, testbed's counts, the provider's usage when it reported one, and
+// whether the call failed.
+type CallUsage struct {
+	Model string `json:"model"`
+	// Embed marks an embeddings call: Input is its texts' tokens and
+	// Reported.Input the provider's count of them.
+	Embed    bool   `json:"embed,omitempty"`
+	Input    int    `json:"input"`
+	Output   int    `json:"output,omitempty"`
+	Reported *Usage `json:"reported,omitempty"`
+	Failed   bool   `json:"failed,omitempty"`
+}
+
 // Sources of a Cost: the usage a call was priced from.
 const (
 	CostFromReported = "reported" // the provider's own usage (LLMCall.Reported)
@@ -335,11 +349,16 @@ type Metrics struct {
 	// tokens as billed (Tokens); they are not model calls nor input tokens
 	// above. EmbedCostUSD is their part of CostUSD, and PricedCalls,
 	// UnpricedCalls and CountedCalls count them too.
-	EmbedCalls    int     `json:"embed_calls,omitempty"`
-	EmbedTokens   int     `json:"embed_tokens,omitempty"`
-	EmbedCostUSD  float64 `json:"embed_cost_usd,omitempty"`
-	RawTokens     int     `json:"raw_tokens"`
-	ContextTokens int     `json:"context_tokens"`
+	EmbedCalls   int     `json:"embed_calls,omitempty"`
+	EmbedTokens  int     `json:"embed_tokens,omitempty"`
+	EmbedCostUSD float64 `json:"embed_cost_usd,omitempty"`
+	// Calls is every model and embeddings call's usage, in call order:
+	// what a report keeps so that it can be priced again without its
+	// trace (a blessed baseline keeps no trace, a sampled scenario's report
+	// only its first sample's).
+	Calls         []CallUsage `json:"calls,omitempty"`
+	RawTokens     int         `json:"raw_tokens"`
+	ContextTokens int         `json:"context_tokens"`
 	// Faults counts the exchanges into which a stand-in injected a fault.
 	Faults  int             `json:"faults,omitempty"`
 	Latency time.Duration   `json:"latency_ns"`
@@ -400,6 +419,8 @@ func Measure(events []Event) Metrics {
 				m.ReportedReasoning += u.Reasoning
 			}
 			m.price(e.LLM.Cost)
+			m.Calls = append(m.Calls, CallUsage{Model: e.LLM.Model, Input: e.LLM.Input.Total(), Output: e.LLM.Output,
+				Reported: e.LLM.Reported, Failed: e.LLM.Error != ""})
 			if m.Roles == nil {
 				m.Roles = map[string]Role{}
 			}
@@ -413,6 +434,11 @@ func Measure(events []Event) Metrics {
 				m.Streams = append(m.Streams, StreamCall{Role: e.LLM.Role, Stream: *st, Output: e.LLM.Output})
 			}
 		case KindEmbed:
+			u := CallUsage{Model: e.Embed.Model, Embed: true, Input: e.Embed.Input, Failed: e.Embed.Error != ""}
+			if r := e.Embed.Reported; r != nil {
+				u.Reported = &Usage{Input: *r}
+			}
+			m.Calls = append(m.Calls, u)
 			m.EmbedCalls++
 			m.EmbedTokens += e.Embed.Tokens()
 			m.price(e.Embed.Cost)
