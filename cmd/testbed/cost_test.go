@@ -195,7 +195,7 @@ var _ = Describe("embeddings calls in the cost", func() {
 		}
 		Expect(embeds).To(Equal(12))
 		Expect(embedUSD).To(BeNumerically("~", c.Embed, 1e-12))
-		Expect(float64(chatTokens) / float64(len(v.Scenarios))).To(Equal(v.Summary.InputTokensMean), "the chat figures hold no embedding tokens")
+		Expect(float64(chatTokens)/float64(len(v.Scenarios))).To(Equal(v.Summary.InputTokensMean), "the chat figures hold no embedding tokens")
 
 		text := testbed("run", "--root", root, "--suite", "climate", "--variant", "trimmed", "--no-baseline", "--tables", "--out", "")
 		Expect(text.stdout).To(ContainSubstring("of the total, embeddings"))
