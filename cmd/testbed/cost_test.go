@@ -112,7 +112,7 @@ var _ = Describe("testbed record --provider against a loaded provider", func() {
 })
 
 var _ = Describe("pricing with --prices", func() {
-	It("prices a replay and a report file with the table given, and refuses a report that keeps no calls", func() {
+	It("prices a replay and a report file with the table given, and refuses a table that does not parse", func() {
 		root := projectOf("climate", "climate")
 		table := filepath.Join(root, "half.json")
 		// gpt-4.1 at half its input price, the embeddings at theirs
@@ -241,5 +241,22 @@ var _ = Describe("embeddings calls in the cost", func() {
 		Expect(text.code).To(Equal(exitOK), text.String())
 		Expect(text.stdout).To(ContainSubstring("both priced with " + table))
 		Expect(text.stdout).To(MatchRegexp(`of it, embeddings \(USD\)\s+\$[0-9.]+\s+\$[0-9.]+\s+=`))
+
+		By("refusing a report that keeps neither its calls' usage nor its trace, as baselines blessed before did")
+		var old map[string]any
+		Expect(json.Unmarshal([]byte(mustRead(base)), &old)).To(Succeed())
+		for _, s := range old["suites"].([]any) {
+			for _, v := range s.(map[string]any)["variants"].([]any) {
+				for _, sc := range v.(map[string]any)["scenarios"].([]any) {
+					delete(sc.(map[string]any)["metrics"].(map[string]any), "calls")
+				}
+			}
+		}
+		data, err := json.Marshal(old)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(os.WriteFile(base, data, 0o644)).To(Succeed())
+		refused := testbed("compare", "--root", root, base, head, "--prices", table)
+		Expect(refused.code).To(Equal(exitUsage), refused.String())
+		Expect(refused.stderr).To(ContainSubstring("replay with --prices instead: testbed run --prices FILE"))
 	})
 })
