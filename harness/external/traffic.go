@@ -19,6 +19,7 @@ import (
 	"github.com/agentreplay/testbed/agents/llm/anthropic"
 	geminiadapter "github.com/agentreplay/testbed/agents/llm/gemini"
 	"github.com/agentreplay/testbed/agents/llm/openai"
+	"github.com/agentreplay/testbed/harness/embedding"
 	"github.com/agentreplay/testbed/harness/wire"
 )
 
@@ -129,6 +130,9 @@ func (o *observer) RoundTrip(req *http.Request) (*http.Response, error) {
 
 // traffic reads one exchange, whole: a model call, or an upstream body.
 func (o *observer) traffic(req *http.Request, body []byte, resp *http.Response, got []byte, err error, took time.Duration) {
+	if embedding.Is(req.URL.Path) {
+		o.embed(req, body, resp, got, err, took)
+	}
 	d, model := wire.Of(req.URL.Path)
 	if !model {
 		// An error body is what the upstream answered: raw like any other.
@@ -140,6 +144,24 @@ func (o *observer) traffic(req *http.Request, body []byte, resp *http.Response, 
 		return
 	}
 	o.model(d, req, body, resp, got, err, took)
+}
+
+// embed reports one embeddings call; a request it cannot read stays an
+// HTTP exchange.
+func (o *observer) embed(req *http.Request, body []byte, resp *http.Response, got []byte, err error, took time.Duration) {
+	et, ok := o.cfg.Tracer.(agents.EmbedTracer)
+	in, perr := embedding.Parse(req.URL.Path, body)
+	if !ok || perr != nil {
+		return
+	}
+	reported := -1
+	if err == nil && resp.StatusCode >= 400 {
+		err = &statusError{code: resp.StatusCode, body: string(got)}
+	}
+	if n, ok := embedding.Reported(req.URL.Path, got); ok && err == nil {
+		reported = n
+	}
+	et.EmbedCall(in.Model, in.Texts, in.Tokens, reported, err, took)
 }
 
 // model reports one model call, of dialect d, and the tool results its
