@@ -19,7 +19,6 @@ import (
 	"github.com/agentreplay/testbed/agents/llm/anthropic"
 	geminiadapter "github.com/agentreplay/testbed/agents/llm/gemini"
 	"github.com/agentreplay/testbed/agents/llm/openai"
-	"github.com/agentreplay/testbed/harness/embedding"
 	"github.com/agentreplay/testbed/harness/wire"
 )
 
@@ -130,7 +129,7 @@ func (o *observer) RoundTrip(req *http.Request) (*http.Response, error) {
 
 // traffic reads one exchange, whole: a model call, or an upstream body.
 func (o *observer) traffic(req *http.Request, body []byte, resp *http.Response, got []byte, err error, took time.Duration) {
-	if embedding.Is(req.URL.Path) {
+	if wire.IsEmbeddings(req.URL.Path) {
 		o.embed(req, body, resp, got, err, took)
 	}
 	d, model := wire.Of(req.URL.Path)
@@ -150,7 +149,7 @@ func (o *observer) traffic(req *http.Request, body []byte, resp *http.Response, 
 // HTTP exchange.
 func (o *observer) embed(req *http.Request, body []byte, resp *http.Response, got []byte, err error, took time.Duration) {
 	et, ok := o.cfg.Tracer.(agents.EmbedTracer)
-	in, perr := embedding.Parse(req.URL.Path, body)
+	in, perr := wire.ReadEmbedCall(req.URL.Path, body)
 	if !ok || perr != nil {
 		return
 	}
@@ -158,7 +157,7 @@ func (o *observer) embed(req *http.Request, body []byte, resp *http.Response, go
 	if err == nil && resp.StatusCode >= 400 {
 		err = &statusError{code: resp.StatusCode, body: string(got)}
 	}
-	if n, ok := embedding.Reported(req.URL.Path, got); ok && err == nil {
+	if n, ok := wire.ReportedEmbedTokens(req.URL.Path, got); ok && err == nil {
 		reported = n
 	}
 	et.EmbedCall(in.Model, in.Texts, in.Tokens, reported, err, took)

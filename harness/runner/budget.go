@@ -11,8 +11,8 @@ import (
 	"sync"
 
 	"github.com/agentreplay/testbed/harness/cost"
-	"github.com/agentreplay/testbed/harness/embedding"
 	"github.com/agentreplay/testbed/harness/tokens"
+	"github.com/agentreplay/testbed/harness/wire"
 )
 
 // ErrOverBudget is the error of a model call a recording did not make
@@ -137,8 +137,8 @@ func (g *guard) RoundTrip(req *http.Request) (*http.Response, error) {
 // cap at the output rate; an embeddings request's input tokens at its
 // model's input rate.
 func (g *guard) estimate(path string, body []byte) (float64, error) {
-	if embedding.Is(path) {
-		in, err := embedding.Parse(path, body)
+	if wire.IsEmbeddings(path) {
+		in, err := wire.ReadEmbedCall(path, body)
 		if err != nil {
 			return 0, fmt.Errorf("%w: %v, so the cap cannot be kept", ErrOverBudget, err)
 		}
@@ -162,7 +162,7 @@ func (g *guard) estimate(path string, body []byte) (float64, error) {
 // embedTokens is an embeddings request's input tokens: its texts counted
 // (without a counter, half their bytes, a safe overestimate) and the
 // inputs it sent as token ids.
-func embedTokens(in embedding.Request, counter *tokens.Counter) int {
+func embedTokens(in wire.EmbedCall, counter *tokens.Counter) int {
 	n := in.Tokens
 	for _, t := range in.Texts {
 		if counter != nil {

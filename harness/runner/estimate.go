@@ -7,9 +7,9 @@ import (
 	"strings"
 
 	"github.com/agentreplay/testbed/harness/cassette"
-	"github.com/agentreplay/testbed/harness/embedding"
 	"github.com/agentreplay/testbed/harness/scenario"
 	"github.com/agentreplay/testbed/harness/tokens"
+	"github.com/agentreplay/testbed/harness/wire"
 )
 
 // Estimate is what recording a suite's variant again may cost at most,
@@ -78,9 +78,9 @@ func EstimateRecording(suites []*scenario.Suite, opts Options) ([]Estimate, erro
 						u, err := url.Parse(r.URL)
 						switch {
 						case err != nil || !(isModelPath(u.Path) || strings.HasSuffix(u.Path, "/responses")):
-						case embedding.Is(u.Path):
+						case wire.IsEmbeddings(u.Path):
 							e.EmbedCalls++
-							in, err := embedding.Parse(u.Path, r.Body)
+							in, err := wire.ReadEmbedCall(u.Path, r.Body)
 							if err != nil {
 								e.UnpricedEmbeds++
 								continue

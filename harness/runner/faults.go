@@ -8,9 +8,9 @@ import (
 	"sync"
 
 	"github.com/agentreplay/testbed/harness/cassette"
-	"github.com/agentreplay/testbed/harness/embedding"
 	"github.com/agentreplay/testbed/harness/scenario"
 	"github.com/agentreplay/testbed/harness/standin"
+	"github.com/agentreplay/testbed/harness/wire"
 )
 
 // faultPlan decides, while recording one sample of one scenario, which
@@ -87,7 +87,7 @@ func mix(z uint64) uint64 {
 // generateContent streamed or not and its embedding methods, Anthropic
 // messages) from an upstream API.
 func isModelPath(path string) bool {
-	return strings.HasSuffix(path, "/chat/completions") || embedding.Is(path) ||
+	return strings.HasSuffix(path, "/chat/completions") || wire.IsEmbeddings(path) ||
 		strings.Contains(path, ":generateContent") || strings.Contains(path, ":streamGenerateContent") ||
 		strings.HasSuffix(path, "/v1/messages")
 }

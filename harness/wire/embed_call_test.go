@@ -1,15 +1,15 @@
-package embedding_test
+package wire_test
 
 import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/agentreplay/testbed/harness/embedding"
+	"github.com/agentreplay/testbed/harness/wire"
 )
 
 var _ = Describe("reading embeddings calls off the wire", func() {
 	DescribeTable("tells an embeddings endpoint from the rest",
-		func(path string, want bool) { Expect(embedding.Is(path)).To(Equal(want)) },
+		func(path string, want bool) { Expect(wire.IsEmbeddings(path)).To(Equal(want)) },
 		Entry("OpenAI", "/v1/embeddings", true),
 		Entry("Ollama's OpenAI-compatible", "/v1/embeddings", true),
 		Entry("Gemini, one", "/v1beta/models/gemini-embedding-001:embedContent", true),
@@ -20,37 +20,37 @@ var _ = Describe("reading embeddings calls off the wire", func() {
 	)
 
 	DescribeTable("reads what a request asks to embed",
-		func(path, body string, want embedding.Request) {
-			got, err := embedding.Parse(path, []byte(body))
+		func(path, body string, want wire.EmbedCall) {
+			got, err := wire.ReadEmbedCall(path, []byte(body))
 			Expect(err).NotTo(HaveOccurred())
 			Expect(got).To(Equal(want))
 		},
 		Entry("OpenAI, a string", "/v1/embeddings", `{"model":"text-embedding-3-small","input":"scope 1"}`,
-			embedding.Request{Model: "text-embedding-3-small", Texts: []string{"scope 1"}}),
+			wire.EmbedCall{Model: "text-embedding-3-small", Texts: []string{"scope 1"}}),
 		Entry("OpenAI, strings", "/v1/embeddings", `{"input":["a","b"],"model":"text-embedding-3-small","dimensions":64}`,
-			embedding.Request{Model: "text-embedding-3-small", Texts: []string{"a", "b"}}),
+			wire.EmbedCall{Model: "text-embedding-3-small", Texts: []string{"a", "b"}}),
 		Entry("OpenAI, token ids", "/v1/embeddings", `{"model":"m","input":[1,2,3]}`,
-			embedding.Request{Model: "m", Tokens: 3}),
+			wire.EmbedCall{Model: "m", Tokens: 3}),
 		Entry("OpenAI, arrays of token ids", "/v1/embeddings", `{"model":"m","input":[[1,2],[3,4,5]]}`,
-			embedding.Request{Model: "m", Tokens: 5}),
+			wire.EmbedCall{Model: "m", Tokens: 5}),
 		Entry("Gemini embedContent: the model is the path's, parts joined", "/v1beta/models/gemini-embedding-001:embedContent",
 			`{"content":{"parts":[{"text":"one"},{"text":"two"}]},"taskType":"RETRIEVAL_QUERY"}`,
-			embedding.Request{Model: "gemini-embedding-001", Texts: []string{"one\ntwo"}}),
+			wire.EmbedCall{Model: "gemini-embedding-001", Texts: []string{"one\ntwo"}}),
 		Entry("Gemini batchEmbedContents", "/v1beta/models/gemini-embedding-001:batchEmbedContents",
 			`{"requests":[{"model":"models/gemini-embedding-001","content":{"parts":[{"text":"a"}]}},{"content":{"parts":[{"text":"b"}]}}]}`,
-			embedding.Request{Model: "gemini-embedding-001", Texts: []string{"a", "b"}}),
+			wire.EmbedCall{Model: "gemini-embedding-001", Texts: []string{"a", "b"}}),
 	)
 
 	It("says what it cannot read", func() {
-		_, err := embedding.Parse("/v1/embeddings", []byte(`{"model":"m","input":{"x":1}}`))
+		_, err := wire.ReadEmbedCall("/v1/embeddings", []byte(`{"model":"m","input":{"x":1}}`))
 		Expect(err).To(MatchError(ContainSubstring("input is not a string, strings or token ids")))
-		_, err = embedding.Parse("/v1/chat/completions", []byte(`{}`))
+		_, err = wire.ReadEmbedCall("/v1/chat/completions", []byte(`{}`))
 		Expect(err).To(MatchError(ContainSubstring("not an embeddings endpoint")))
 	})
 
 	DescribeTable("reads the tokens a response says it used",
 		func(path, body string, want int, ok bool) {
-			n, found := embedding.Reported(path, []byte(body))
+			n, found := wire.ReportedEmbedTokens(path, []byte(body))
 			Expect(found).To(Equal(ok))
 			Expect(n).To(Equal(want))
 		},

@@ -1,12 +1,4 @@
-// Package embedding reads embeddings calls off the wire, for pricing and
-// for a recording's spending cap: OpenAI's POST …/embeddings (and the
-// servers that speak it: Ollama, vLLM, OpenRouter) and Gemini's
-// …/models/<model>:embedContent and :batchEmbedContents. It tells what a
-// request asks to embed (its model and input) and what a response says it
-// used (OpenAI's usage.prompt_tokens; the Gemini API reports none, Vertex
-// AI a token count per vector). It does not count tokens: callers count
-// Request.Texts with package tokens.
-package embedding
+package wire
 
 import (
 	"encoding/json"
@@ -14,8 +6,10 @@ import (
 	"strings"
 )
 
-// Request is what an embeddings request asks for.
-type Request struct {
+// EmbedCall is what an embeddings request asks for, read leniently for
+// pricing and a recording's spending cap (ReadEmbeddings and ReadGeminiEmbed
+// read it strictly, as the APIs do, for the stand-in to answer).
+type EmbedCall struct {
 	Model string
 	// Texts are the inputs given as text; Tokens counts the inputs given
 	// already tokenized (OpenAI accepts arrays of token ids), which need no
@@ -24,42 +18,31 @@ type Request struct {
 	Tokens int
 }
 
-// Is reports whether path is an embeddings endpoint.
-func Is(path string) bool {
-	_, ok := geminiModel(path)
+// IsEmbeddings reports whether path is an embeddings endpoint: OpenAI's
+// …/embeddings (and the servers that speak it: Ollama, vLLM, OpenRouter) or
+// Gemini's …/models/<model>:embedContent and :batchEmbedContents.
+func IsEmbeddings(path string) bool {
+	_, _, ok := GeminiEmbedMethod(path)
 	return ok || strings.HasSuffix(path, "/embeddings")
 }
 
-// geminiModel is the model of a Gemini embedding path.
-func geminiModel(path string) (string, bool) {
-	i := strings.LastIndex(path, "/models/")
-	if i < 0 {
-		return "", false
-	}
-	for _, m := range []string{":embedContent", ":batchEmbedContents"} {
-		if rest, ok := strings.CutSuffix(path[i+len("/models/"):], m); ok && rest != "" && !strings.Contains(rest, "/") {
-			return rest, true
-		}
-	}
-	return "", false
-}
-
-// Parse reads an embeddings request sent to path.
-func Parse(path string, body []byte) (Request, error) {
-	if model, ok := geminiModel(path); ok {
-		return parseGemini(model, path, body)
+// ReadEmbedCall reads an embeddings request sent to path. It does not
+// count tokens: callers count EmbedCall.Texts with package tokens.
+func ReadEmbedCall(path string, body []byte) (EmbedCall, error) {
+	if model, method, ok := GeminiEmbedMethod(path); ok {
+		return readGeminiEmbedCall(model, method, body)
 	}
 	if !strings.HasSuffix(path, "/embeddings") {
-		return Request{}, fmt.Errorf("%s is not an embeddings endpoint", path)
+		return EmbedCall{}, fmt.Errorf("%s is not an embeddings endpoint", path)
 	}
 	var r struct {
 		Model string          `json:"model"`
 		Input json.RawMessage `json:"input"`
 	}
 	if err := json.Unmarshal(body, &r); err != nil {
-		return Request{}, fmt.Errorf("embeddings request: %w", err)
+		return EmbedCall{}, fmt.Errorf("embeddings request: %w", err)
 	}
-	out := Request{Model: r.Model}
+	out := EmbedCall{Model: r.Model}
 	// input is a string, an array of strings, an array of token ids or an
 	// array of arrays of token ids.
 	var one string
@@ -78,41 +61,41 @@ func Parse(path string, body []byte) (Request, error) {
 			out.Tokens += len(t)
 		}
 	default:
-		return Request{}, fmt.Errorf("embeddings request: input is not a string, strings or token ids: %.60s", r.Input)
+		return EmbedCall{}, fmt.Errorf("embeddings request: input is not a string, strings or token ids: %.60s", r.Input)
 	}
 	return out, nil
 }
 
-// geminiContent is a Content whose text parts are embedded.
-type geminiContent struct {
+// embedText is a Content whose text parts are embedded.
+type embedText struct {
 	Parts []struct {
 		Text string `json:"text"`
 	} `json:"parts"`
 }
 
-func parseGemini(model, path string, body []byte) (Request, error) {
+func readGeminiEmbedCall(model, method string, body []byte) (EmbedCall, error) {
 	var reqs []struct {
-		Content geminiContent `json:"content"`
+		Content embedText `json:"content"`
 	}
-	if strings.HasSuffix(path, ":embedContent") {
+	if method == EmbedContent {
 		reqs = append(reqs, struct {
-			Content geminiContent `json:"content"`
+			Content embedText `json:"content"`
 		}{})
 		if err := json.Unmarshal(body, &reqs[0]); err != nil {
-			return Request{}, fmt.Errorf("embedContent request: %w", err)
+			return EmbedCall{}, fmt.Errorf("embedContent request: %w", err)
 		}
 	} else {
 		var batch struct {
 			Requests []struct {
-				Content geminiContent `json:"content"`
+				Content embedText `json:"content"`
 			} `json:"requests"`
 		}
 		if err := json.Unmarshal(body, &batch); err != nil {
-			return Request{}, fmt.Errorf("batchEmbedContents request: %w", err)
+			return EmbedCall{}, fmt.Errorf("batchEmbedContents request: %w", err)
 		}
 		reqs = batch.Requests
 	}
-	out := Request{Model: model}
+	out := EmbedCall{Model: model}
 	for _, r := range reqs {
 		var parts []string
 		for _, p := range r.Content.Parts {
@@ -123,12 +106,12 @@ func parseGemini(model, path string, body []byte) (Request, error) {
 	return out, nil
 }
 
-// Reported reads the input tokens an embeddings response to path says it
-// used: OpenAI's usage.prompt_tokens, or the sum of Vertex AI's
+// ReportedEmbedTokens reads the input tokens an embeddings response to path
+// says it used: OpenAI's usage.prompt_tokens, or the sum of Vertex AI's
 // statistics.tokenCount over the vectors. ok is false when it says none
 // (the Gemini API's responses, a server that sends no usage, an error).
-func Reported(path string, body []byte) (n int, ok bool) {
-	if _, gemini := geminiModel(path); gemini {
+func ReportedEmbedTokens(path string, body []byte) (n int, ok bool) {
+	if _, _, gemini := GeminiEmbedMethod(path); gemini {
 		var r struct {
 			Embedding  *geminiStats  `json:"embedding"`
 			Embeddings []geminiStats `json:"embeddings"`
@@ -158,6 +141,7 @@ func Reported(path string, body []byte) (n int, ok bool) {
 	return *r.Usage.PromptTokens, true
 }
 
+// geminiStats is a Vertex AI embedding's token count.
 type geminiStats struct {
 	Statistics *struct {
 		TokenCount float64 `json:"tokenCount"`
