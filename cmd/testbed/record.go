@@ -51,7 +51,7 @@ Examples:
   ANTHROPIC_API_KEY=… testbed record --suite cba --variant anthropic --provider anthropic --model claude-haiku-4-5
   testbed record --suite climate --dry-run
   OPENAI_API_KEY=… testbed record --provider openai --model gpt-4.1-mini --max-cost 5 --concurrency 8 --rpm 500
-  OPENAI_API_KEY=… testbed record --suite kura --record-missing --judge-provider openai --judge-model gpt-4.1-mini`
+  GEMINI_API_KEY=… testbed record --suite kura --record-missing --judge-provider gemini --judge-model gemini-2.5-flash`
 
 func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var sel selection
