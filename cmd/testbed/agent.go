@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -24,6 +25,7 @@ import (
 	"github.com/agentreplay/testbed/harness/external"
 	"github.com/agentreplay/testbed/harness/files"
 	"github.com/agentreplay/testbed/harness/proxy"
+	"github.com/agentreplay/testbed/harness/runner"
 )
 
 const agentDoc = `Usage: testbed agent NAME [--root .]
@@ -63,9 +65,12 @@ func cmdAgent(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	// A program kept alive for its variant (keep_alive: variant) gets its
 	// runs one after the other on the same stdin: each is served by a new
-	// agent and tracer, sharing only what LoadOnce builds from the data
-	// folder's contents (the Vega-Lite schema, the knowledge bases).
+	// agent and tracer, sharing only what the runner's scenarios share: one
+	// snapshot of the data and prompt folders, and what LoadOnce builds from
+	// their contents (the Vega-Lite schema, the knowledge bases).
 	cache := &agents.Cache{}
+	data := runner.Snapshot(filepath.Join(root, "fixtures", entry.Info.Name))
+	prompts := runner.Snapshot(filepath.Join(root, "scenarios"))
 	turns := newTurnReader(stdin)
 	for {
 		in, err := turns.next()
@@ -75,19 +80,25 @@ func cmdAgent(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		if err != nil {
 			return withCode(exitUsage, err)
 		}
-		if err := serveRun(ctx, entry, root, cache, in, stdout); err != nil {
+		if err := serveRun(ctx, entry, root, shared{cache, data, prompts}, in, stdout); err != nil {
 			return err
 		}
 	}
 }
 
+// shared is what the runs a program serves share.
+type shared struct {
+	cache         *agents.Cache
+	data, prompts fs.FS
+}
+
 // serveRun answers one scenario run's turns with a new agent.
-func serveRun(ctx context.Context, entry agents.Entry, root string, cache *agents.Cache, in agents.Input, stdout io.Writer) error {
+func serveRun(ctx context.Context, entry agents.Entry, root string, sh shared, in agents.Input, stdout io.Writer) error {
 	cfg, tr, err := agentConfig(ctx, entry.Info, root, os.Getenv)
 	if err != nil {
 		return withCode(exitUsage, err)
 	}
-	cfg.Cache = cache
+	cfg.Cache, cfg.Data, cfg.Prompts = sh.cache, sh.data, sh.prompts
 	a, err := entry.New(cfg)
 	if err != nil {
 		return withCode(exitUsage, err)

@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 import (
@@ -10,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -20,8 +23,9 @@ import (
 // per iteration, side by side: in-process (testbed run), and through the
 // proxy with the agent running as an outside program kept alive for each
 // variant (testbed agent NAME, keep_alive: variant, all turns at once). It
-// reports both wall times and their ratio ("through/in"); the programs'
-// CPU is not in this process's, so only wall time compares them.
+// reports both wall times and their ratio ("through/in"), and where the
+// CPU went: testbed's own in each mode, and the programs' (they are
+// testbed's children: their CPU is counted when they end, with the run).
 //
 //	go test ./cmd/testbed -run '^$' -bench KeptAlive -benchtime 3x
 func BenchmarkKeptAlive(b *testing.B) {
@@ -36,20 +40,47 @@ func BenchmarkKeptAlive(b *testing.B) {
 	for _, name := range all.Names() {
 		in, out := keptAliveRoots(b, repo, bin, name)
 		b.Run(name, func(b *testing.B) {
-			var inside, through time.Duration
+			var inside, through, insideCPU, throughCPU, programsCPU time.Duration
 			for b.Loop() {
+				self0, children0 := cpuTimes(b)
 				t0 := time.Now()
 				replayRoot(b, in)
 				t1 := time.Now()
+				self1, _ := cpuTimes(b)
 				replayRoot(b, out)
-				inside, through = inside+t1.Sub(t0), through+time.Since(t1)
+				through += time.Since(t1)
+				self2, children2 := cpuTimes(b)
+				inside += t1.Sub(t0)
+				insideCPU += self1 - self0
+				throughCPU += self2 - self1
+				programsCPU += children2 - children0
 			}
 			n := float64(b.N)
-			b.ReportMetric(float64(inside.Milliseconds())/n, "in-ms/op")
-			b.ReportMetric(float64(through.Milliseconds())/n, "through-ms/op")
+			ms := func(d time.Duration) float64 { return float64(d.Milliseconds()) / n }
+			b.ReportMetric(ms(inside), "in-ms/op")
+			b.ReportMetric(ms(through), "through-ms/op")
 			b.ReportMetric(through.Seconds()/inside.Seconds(), "through/in")
+			b.ReportMetric(ms(insideCPU), "in-cpu-ms/op")
+			b.ReportMetric(ms(throughCPU), "through-testbed-cpu-ms/op")
+			b.ReportMetric(ms(programsCPU), "through-programs-cpu-ms/op")
 		})
 	}
+}
+
+// cpuTimes returns the CPU time (user and system) of this process and of
+// its children that ended.
+func cpuTimes(b *testing.B) (self, children time.Duration) {
+	var s, c syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &s); err != nil {
+		b.Fatal(err)
+	}
+	if err := syscall.Getrusage(syscall.RUSAGE_CHILDREN, &c); err != nil {
+		b.Fatal(err)
+	}
+	cpu := func(r syscall.Rusage) time.Duration {
+		return time.Duration(r.Utime.Nano() + r.Stime.Nano())
+	}
+	return cpu(s), cpu(c)
 }
 
 // keptAliveRoots makes two projects of agent name's committed suites, which

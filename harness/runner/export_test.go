@@ -1,4 +1,0 @@
-package runner
-
-// SnapshotOf is snapshotOf, for its specs.
-var SnapshotOf = snapshotOf
