@@ -91,15 +91,16 @@ type Detector struct {
 // maxMemoText bytes, at most maxMemoTexts of them: URLs, header values and
 // a report's short strings repeat across a run's calls (every model call of
 // a suite goes to one URL), and Text is a function of the text alone. It
-// keeps copies: a text may be a slice of a whole cassette file.
+// keeps copies (a text may be a slice of a whole cassette file), 4 MB at
+// most.
 type judged struct {
 	texts sync.Map // string → string
 	n     atomic.Int64
 }
 
 const (
-	maxMemoText  = 1 << 10
-	maxMemoTexts = 1 << 16
+	maxMemoText  = 512
+	maxMemoTexts = 4096
 )
 
 // learned holds the values a Detector's rules found by where they were
