@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -24,6 +25,7 @@ import (
 	"github.com/agentreplay/testbed/harness/external"
 	"github.com/agentreplay/testbed/harness/files"
 	"github.com/agentreplay/testbed/harness/proxy"
+	"github.com/agentreplay/testbed/harness/runner"
 )
 
 const agentDoc = `Usage: testbed agent NAME [--root .]
@@ -39,7 +41,8 @@ each reply. Being built in, it knows its logical URLs: it keeps them, and
 its transport takes each request to the session (as the runner's
 through-proxy mode does), so that its errors name them as in-process. It reads every turn before it answers: a suite runs it with
 agent: {name: …, command: [testbed, agent, NAME], all_turns: true}; a spec
-checks that the results equal the in-process run's.
+checks that the results equal the in-process run's. It serves run after run
+until stdin ends, each with a new agent, so keep_alive: variant works too.
 
 Examples:
   testbed agent odbchat`
@@ -60,15 +63,43 @@ func cmdAgent(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if !ok {
 		return withCode(exitUsage, fmt.Errorf("no built-in agent %q (agents: %s)", names[0], strings.Join(all.Names(), ", ")))
 	}
+	// A program kept alive for its variant (keep_alive: variant) gets its
+	// runs one after the other on the same stdin: each is served by a new
+	// agent and tracer, sharing only what the runner's scenarios share: one
+	// snapshot of the data and prompt folders, and what LoadOnce builds from
+	// their contents (the Vega-Lite schema, the knowledge bases).
+	cache := &agents.Cache{}
+	data := runner.Snapshot(filepath.Join(root, "fixtures", entry.Info.Name))
+	prompts := runner.Snapshot(filepath.Join(root, "scenarios"))
+	turns := newTurnReader(stdin)
+	for {
+		in, err := turns.next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return withCode(exitUsage, err)
+		}
+		if err := serveRun(ctx, entry, root, shared{cache, data, prompts}, in, stdout); err != nil {
+			return err
+		}
+	}
+}
+
+// shared is what the runs a program serves share.
+type shared struct {
+	cache         *agents.Cache
+	data, prompts fs.FS
+}
+
+// serveRun answers one scenario run's turns with a new agent.
+func serveRun(ctx context.Context, entry agents.Entry, root string, sh shared, in agents.Input, stdout io.Writer) error {
 	cfg, tr, err := agentConfig(ctx, entry.Info, root, os.Getenv)
 	if err != nil {
 		return withCode(exitUsage, err)
 	}
+	cfg.Cache, cfg.Data, cfg.Prompts = sh.cache, sh.data, sh.prompts
 	a, err := entry.New(cfg)
-	if err != nil {
-		return withCode(exitUsage, err)
-	}
-	in, err := readTurns(stdin)
 	if err != nil {
 		return withCode(exitUsage, err)
 	}
@@ -151,13 +182,20 @@ func agentConfig(ctx context.Context, info agents.Info, root string, getenv func
 	}, tr, nil
 }
 
-// readTurns reads the scenario's turns: lines until the count the first
-// one gives.
-func readTurns(r io.Reader) (agents.Input, error) {
-	var in agents.Input
+// turnReader reads scenario runs' turns from a program's stdin.
+type turnReader struct{ sc *bufio.Scanner }
+
+func newTurnReader(r io.Reader) *turnReader {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), 64<<20)
-	for sc.Scan() {
+	return &turnReader{sc: sc}
+}
+
+// next reads the next run's turns: lines until the count the first one
+// gives. It returns io.EOF when stdin ends before a run starts.
+func (t *turnReader) next() (agents.Input, error) {
+	var in agents.Input
+	for t.sc.Scan() {
 		var line struct {
 			Turns       int    `json:"turns"`
 			Input       string `json:"input"`
@@ -165,7 +203,7 @@ func readTurns(r io.Reader) (agents.Input, error) {
 				Name, MIME, Description, Data string
 			} `json:"attachments"`
 		}
-		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
+		if err := json.Unmarshal(t.sc.Bytes(), &line); err != nil {
 			return in, fmt.Errorf("a turn that is not JSON: %w", err)
 		}
 		in.Turns = append(in.Turns, line.Input)
@@ -179,6 +217,12 @@ func readTurns(r io.Reader) (agents.Input, error) {
 		if len(in.Turns) >= line.Turns {
 			return in, nil
 		}
+	}
+	if err := t.sc.Err(); err != nil {
+		return in, err
+	}
+	if len(in.Turns) == 0 {
+		return in, io.EOF
 	}
 	return in, errors.New("stdin ended before every turn of the scenario arrived")
 }

@@ -222,6 +222,30 @@ var _ = Describe("ODBchat served over MCP", func() {
 	)
 })
 
+var _ = Describe("a built-in agent run as an outside program by testbed agent", func() {
+	DescribeTable("replays the committed odbchat suite over JSON lines with the in-process results",
+		func(keep string) {
+			root := project()
+			bin := buildTestbed()
+			odbchatAs(root, "odbchat-lines", fmt.Sprintf("  command: [%s, agent, odbchat, --root, %s]\n  all_turns: true\n", bin, root)+keep)
+
+			in, outside := replayOutcomes(root, "odbchat"), replayOutcomes(root, "odbchat-lines")
+			Expect(len(in)).To(BeNumerically(">=", 50))
+			Expect(outside).To(HaveLen(len(in)))
+			var diff []string
+			for k, want := range in {
+				if got := outside[k]; !reflect.DeepEqual(got, want) {
+					diff = append(diff, fmt.Sprintf("%s:\n  in-process %+v\n  outside    %+v", k, want, got))
+				}
+			}
+			sort.Strings(diff)
+			Expect(diff).To(BeEmpty())
+		},
+		Entry("a program per scenario run", ""),
+		Entry("a program per variant, serving its runs one after the other until stdin ends", "  keep_alive: variant\n"),
+	)
+})
+
 // committedSuitesAt loads the built-in agents' suites under root.
 func committedSuitesAt(root string) []*scenario.Suite {
 	GinkgoHelper()

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/agentreplay/testbed/harness/stream"
 )
@@ -82,7 +83,25 @@ type Detector struct {
 	secrets, names []string
 	rules          []Rule
 	learned        *learned
+	// judged memoizes Text for short texts.
+	judged judged
 }
+
+// judged is what a Detector's Text returned for texts of up to
+// maxMemoText bytes, at most maxMemoTexts of them: URLs, header values and
+// a report's short strings repeat across a run's calls (every model call of
+// a suite goes to one URL), and Text is a function of the text alone. It
+// keeps copies (a text may be a slice of a whole cassette file), 4 MB at
+// most.
+type judged struct {
+	texts sync.Map // string → string
+	n     atomic.Int64
+}
+
+const (
+	maxMemoText  = 512
+	maxMemoTexts = 4096
+)
 
 // learned holds the values a Detector's rules found by where they were
 // (a credential field, a pointer, a header, a query key), shared by the
@@ -157,6 +176,25 @@ func (d *Detector) Text(s string) string {
 	if d == nil || len(s) < 8 {
 		return s
 	}
+	if len(s) > maxMemoText {
+		return d.text(s)
+	}
+	if r, ok := d.judged.texts.Load(s); ok {
+		return r.(string)
+	}
+	r := d.text(s)
+	if d.judged.n.Add(1) <= maxMemoTexts {
+		k := strings.Clone(s)
+		if r == s {
+			r = k
+		}
+		d.judged.texts.Store(k, r)
+	}
+	return r
+}
+
+// text is Text without the memo.
+func (d *Detector) text(s string) string {
 	found := d.sc.text(s)
 	for _, sp := range base64Spans(s) {
 		if v, ok := decodeBase64(s[sp[0]:sp[1]]); ok && len(d.sc.text(v)) > 0 {

@@ -179,6 +179,20 @@ var _ = Describe("the redaction funnel", func() {
 		Expect(d.Text("config: " + wrapped + " end")).To(Equal("config: " + cassette.Placeholder(wrapped) + " end"))
 	})
 
+	It("judges a short text it saw before as it did the first time, past the texts it remembers too", func() {
+		d, err := cassette.NewDetector(nil, nil, []cassette.Rule{{Pattern: regexp.MustCompile(`acct-([0-9]{8})`)}})
+		Expect(err).NotTo(HaveOccurred())
+		for round := range 2 {
+			for i := range 5000 {
+				secret := fmt.Sprintf("%08d", i)
+				text := fmt.Sprintf("https://api.example.com/v1/accounts/acct-%s/usage", secret)
+				Expect(d.Text(text)).To(Equal("https://api.example.com/v1/accounts/acct-"+cassette.Placeholder(secret)+"/usage"), "round %d", round)
+				plain := fmt.Sprintf("https://api.example.com/v1/usage?page=%d", i)
+				Expect(d.Text(plain)).To(Equal(plain), "round %d", round)
+			}
+		}
+	})
+
 	It("gives one secret one placeholder in a cassette, and replays a request that sends it again", func() {
 		req := `{"messages":[{"role":"user","content":"use ` + streamedKey + ` then ` + awsID + ` ` + awsSecret + `"}],"metadata":{"key":"` + streamedKey + `"}}`
 		path, _, url := recordOne(`{"echo":"`+streamedKey+`"}`, "application/json", cassette.Options{}, req)

@@ -9,9 +9,6 @@ import (
 	"github.com/agentreplay/testbed/harness/tokens"
 )
 
-// SnapshotOf is snapshotOf, for its specs.
-var SnapshotOf = snapshotOf
-
 // NewRetrying is a recording's pacing and retrying transport over next,
 // for its specs, with what it waited out so far.
 func NewRetrying(next http.RoundTripper, l *Limits, now func() time.Time, sleep func(context.Context, time.Duration) error) (http.RoundTripper, func() (int, time.Duration)) {

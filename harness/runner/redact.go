@@ -2,7 +2,10 @@ package runner
 
 import (
 	"maps"
+	"runtime"
 	"slices"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/agentreplay/testbed/harness/cassette"
 	"github.com/agentreplay/testbed/harness/report"
@@ -39,6 +42,9 @@ func redactReport(rep *report.Report, suites []*scenario.Suite, detectors map[*s
 	rep.Suites = nil
 	base.Strings(rep)
 	rep.Suites = all
+	// The suites' parts are apart: they are redacted at the same time.
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
 	for i := range rep.Suites {
 		d := base
 		for _, s := range suites {
@@ -46,11 +52,14 @@ func redactReport(rep *report.Report, suites []*scenario.Suite, detectors map[*s
 				d = detectors[s]
 			}
 		}
-		d, err := d.Learned()
-		if err != nil {
-			return err
-		}
-		d.Strings(&rep.Suites[i])
+		g.Go(func() error {
+			d, err := d.Learned()
+			if err != nil {
+				return err
+			}
+			d.Strings(&rep.Suites[i])
+			return nil
+		})
 	}
-	return nil
+	return g.Wait()
 }

@@ -212,14 +212,14 @@ func Run(ctx context.Context, suites []*scenario.Suite, opts Options) (*report.R
 		k++
 		return opts.Shards <= 1 || (k-1)%opts.Shards == opts.Shard-1
 	}
-	prompts := snapshotOf(filepath.Join(opts.Root, "scenarios"))
+	prompts := Snapshot(filepath.Join(opts.Root, "scenarios"))
 	shared := &caches{}
 	// What the agents hold open for the run (agents.Hold) ends with it.
 	defer shared.agents.Close()
 	data := map[string]fs.FS{}
 	for si, s := range suites {
 		if _, ok := data[s.Agent]; !ok {
-			data[s.Agent] = snapshotOf(filepath.Join(opts.Root, "fixtures", s.Agent))
+			data[s.Agent] = Snapshot(filepath.Join(opts.Root, "fixtures", s.Agent))
 		}
 		for vi := range rep.Suites[si].Variants {
 			rv := &rep.Suites[si].Variants[vi]

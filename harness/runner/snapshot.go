@@ -38,8 +38,11 @@ type read[T any] struct {
 	err  error
 }
 
-// snapshotOf returns a snapshot of dir, or nil when dir does not exist.
-func snapshotOf(dir string) fs.FS {
+// Snapshot returns a snapshot of dir, or nil when dir does not exist: a
+// folder as the scenarios of one run see it (see snapshot). A program that
+// serves several runs of one testbed run (testbed agent, kept alive for
+// its variant) gives them one snapshot too.
+func Snapshot(dir string) fs.FS {
 	if _, err := os.Stat(dir); err != nil {
 		return nil
 	}

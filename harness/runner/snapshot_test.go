@@ -29,13 +29,13 @@ var _ = Describe("a run's snapshot of a folder", func() {
 	})
 
 	It("is a correct fs.FS", func() {
-		Expect(fstest.TestFS(runner.SnapshotOf(dir), "kb/a.md", "kb/b.md", "notes.txt")).To(Succeed())
+		Expect(fstest.TestFS(runner.Snapshot(dir), "kb/a.md", "kb/b.md", "notes.txt")).To(Succeed())
 	})
 
 	It("refuses a fixture that is a named pipe or a device, naming it, rather than hang or fill memory", func() {
 		Expect(syscall.Mkfifo(filepath.Join(dir, "pipe.json"), 0o644)).To(Succeed())
 		Expect(os.Symlink("/dev/zero", filepath.Join(dir, "zero.json"))).To(Succeed())
-		snap := runner.SnapshotOf(dir)
+		snap := runner.Snapshot(dir)
 		// A symlink out of the folder is refused before what it leads to is looked at.
 		for name, want := range map[string]error{"pipe.json": files.ErrNotRegular, "zero.json": files.ErrOutside} {
 			_, err := fs.ReadFile(snap, name)
@@ -45,11 +45,11 @@ var _ = Describe("a run's snapshot of a folder", func() {
 	})
 
 	It("is nil for a folder that does not exist", func() {
-		Expect(runner.SnapshotOf(filepath.Join(dir, "missing"))).To(BeNil())
+		Expect(runner.Snapshot(filepath.Join(dir, "missing"))).To(BeNil())
 	})
 
 	It("keeps each file and listing as first read, and hands out copies", func() {
-		snap := runner.SnapshotOf(dir)
+		snap := runner.Snapshot(dir)
 		b, err := fs.ReadFile(snap, "kb/a.md")
 		Expect(err).NotTo(HaveOccurred())
 		Expect(string(b)).To(Equal("alpha"))
@@ -63,7 +63,7 @@ var _ = Describe("a run's snapshot of a folder", func() {
 		Expect(string(b)).To(Equal("alpha"))
 		Expect(fs.Glob(snap, "kb/*.md")).To(Equal([]string{"kb/a.md", "kb/b.md"}))
 
-		fresh := runner.SnapshotOf(dir)
+		fresh := runner.Snapshot(dir)
 		b, err = fs.ReadFile(fresh, "kb/a.md")
 		Expect(err).NotTo(HaveOccurred())
 		Expect(string(b)).To(Equal("changed during the run"))
@@ -71,7 +71,7 @@ var _ = Describe("a run's snapshot of a folder", func() {
 	})
 
 	It("keeps a failed read failed for the rest of the run", func() {
-		snap := runner.SnapshotOf(dir)
+		snap := runner.Snapshot(dir)
 		_, err := fs.ReadFile(snap, "kb/late.md")
 		Expect(err).To(MatchError(fs.ErrNotExist))
 		write("kb/late.md", "too late")

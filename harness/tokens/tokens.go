@@ -18,6 +18,7 @@ package tokens
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"hash/maphash"
@@ -76,6 +77,7 @@ type Counter struct {
 
 	mu    sync.RWMutex
 	cache map[key]int
+	tools map[key]int // tool's counts (see tool), apart from the texts'
 }
 
 // key identifies a text in the cache: a 64-bit hash and the length.
@@ -104,7 +106,7 @@ func New(encoding string) (*Counter, error) {
 	if s.err != nil {
 		return nil, s.err
 	}
-	return &Counter{name: encoding, bpe: s.bpe, seed: maphash.MakeSeed(), minChunk: minChunk, cache: map[key]int{}}, nil
+	return &Counter{name: encoding, bpe: s.bpe, seed: maphash.MakeSeed(), minChunk: minChunk, cache: map[key]int{}, tools: map[key]int{}}, nil
 }
 
 // Check returns New's error for an unknown encoding name, without building
@@ -282,12 +284,39 @@ type wireTool struct {
 	Function llm.Tool `json:"function"`
 }
 
-// tool counts t as compact JSON in the wire format, its parameters' keys in
-// the sorted order the OpenAI SDK sends them in (it sends a decoded map), so
-// that a tool counts the same read from the agent or from the wire.
+// tool counts t as compact JSON in the wire format (see countTool), once
+// per Counter for each name, description and parameters: an agent sends
+// the same tools with every call.
+func (c *Counter) tool(t llm.Tool) int {
+	var h maphash.Hash
+	h.SetSeed(c.seed)
+	var n [8]byte
+	for _, part := range []string{t.Name, t.Description} {
+		binary.LittleEndian.PutUint64(n[:], uint64(len(part)))
+		h.Write(n[:])
+		h.WriteString(part)
+	}
+	h.Write(t.Parameters)
+	k := key{h.Sum64(), len(t.Name) + len(t.Description) + len(t.Parameters)}
+	c.mu.RLock()
+	count, ok := c.tools[k]
+	c.mu.RUnlock()
+	if ok {
+		return count
+	}
+	count = c.countTool(t)
+	c.mu.Lock()
+	c.tools[k] = count
+	c.mu.Unlock()
+	return count
+}
+
+// countTool counts t as compact JSON in the wire format, its parameters'
+// keys in the sorted order the OpenAI SDK sends them in (it sends a decoded
+// map), so that a tool counts the same read from the agent or from the wire.
 // Parameters that are not valid JSON cannot be marshalled; they are counted
 // as they are, beside the name and description.
-func (c *Counter) tool(t llm.Tool) int {
+func (c *Counter) countTool(t llm.Tool) int {
 	dec := json.NewDecoder(bytes.NewReader(t.Parameters))
 	dec.UseNumber()
 	var schema any

@@ -211,6 +211,25 @@ var _ = Describe("Request", func() {
 		Expect(p.ToolResults).To(Equal(c.Count("tool") + c.Count("call_7") + c.Count("21.4")))
 	})
 
+	It("counts each tool once per Counter, telling apart tools whose parts only split the same text differently", func() {
+		tools := []llm.Tool{
+			tool,
+			{Name: "ghrsst", Description: "_bbox_mean Mean SST in a box <lon,lat>.", Parameters: params},
+			{Name: "ghrsst_bbox_mean Mean SST", Description: " in a box <lon,lat>.", Parameters: params},
+			{Name: "ghrsst_bbox_mean", Description: "Mean SST in a box <lon,lat>.", Parameters: json.RawMessage(`{"type":"object"}`)},
+		}
+		alone := make([]int, len(tools))
+		for i, t := range tools {
+			alone[i] = mustNew("").Request(llm.Request{Tools: []llm.Tool{t}}).Tools
+		}
+		Expect(alone).To(ContainElement(Not(Equal(alone[0]))), "tools that count differently, or the spec proves nothing")
+		for range 2 {
+			for i, t := range tools {
+				Expect(c.Request(llm.Request{Tools: []llm.Tool{t}}).Tools).To(Equal(alone[i]), t.Name)
+			}
+		}
+	})
+
 	It("counts in the Counter's own encoding", func() {
 		cl := mustNew(tokens.EncodingCL100K)
 		p, q := c.Request(full), cl.Request(full)
