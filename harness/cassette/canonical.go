@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	matcher "github.com/agentreplay/testbed/harness/match"
+	"github.com/agentreplay/testbed/harness/wire"
 )
 
 // secretParams are query parameters that carry credentials; they are
@@ -85,7 +86,7 @@ func canonicalBody(body []byte, volatile []string, rules *matcher.Rules) []byte 
 	// A key in a body is recorded as REDACTED; whatever key the live
 	// request carries, it matches.
 	redactJSON(v)
-	out, err := marshalCompact(rules.JSON(v))
+	out, err := wire.MarshalPlain(rules.JSON(v))
 	if err != nil {
 		return body
 	}
@@ -108,18 +109,6 @@ func decodeJSON(b []byte) (any, error) {
 		return nil, &json.SyntaxError{Offset: off}
 	}
 	return v, nil
-}
-
-// marshalCompact marshals with sorted keys and without HTML escaping, so that
-// prompts with "<" or "&" stay readable in diffs.
-func marshalCompact(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(buf.Bytes(), "\n"), nil
 }
 
 // isSecretHeader reports whether a header name says it carries credentials.

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/wI2L/jsondiff"
+
+	"github.com/agentreplay/testbed/harness/wire"
 )
 
 // differ returns the function that describes how live differs from a
@@ -89,8 +91,8 @@ func pointerDiff(prefix string, recorded, live any) ([]string, bool) {
 	if equalJSON(recorded, live) {
 		return nil, true
 	}
-	rb, err1 := marshalCompact(recorded)
-	lb, err2 := marshalCompact(live)
+	rb, err1 := wire.MarshalPlain(recorded)
+	lb, err2 := wire.MarshalPlain(live)
 	if err1 != nil || err2 != nil {
 		return nil, false
 	}
@@ -250,7 +252,7 @@ func urlDiff(recMethod, recURL, method, rawURL string) []string {
 
 // compactJSON is v as compact JSON.
 func compactJSON(v any) string {
-	b, err := marshalCompact(v)
+	b, err := wire.MarshalPlain(v)
 	if err != nil {
 		return fmt.Sprint(v)
 	}

@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 
 	"github.com/agentreplay/testbed/harness/stream"
+	"github.com/agentreplay/testbed/harness/wire"
 )
 
 // Rule is one of a suite's own redaction rules (redact: in a suite file):
@@ -376,7 +377,7 @@ func (d *Detector) Body(h http.Header, body string) string {
 			// only escaped strings need to be judged decoded, one by one.
 			escaped := strings.Contains(trimmed, `\u`)
 			if d.walkJSON(v, nil, escaped) {
-				if out, err := marshalCompact(v); err == nil {
+				if out, err := wire.MarshalPlain(v); err == nil {
 					i := strings.Index(body, trimmed)
 					body = body[:i] + string(out) + body[i+len(trimmed):]
 				}
@@ -425,7 +426,7 @@ func (d *Detector) walkJSON(v any, path []string, texts bool) bool {
 			return
 		}
 		if x != nil && d.pointed(at) {
-			if raw, err := marshalCompact(x); err == nil {
+			if raw, err := wire.MarshalPlain(x); err == nil {
 				set(Placeholder(string(raw)))
 				changed = true
 			}

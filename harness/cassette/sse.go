@@ -8,6 +8,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/agentreplay/testbed/harness/stream"
+	"github.com/agentreplay/testbed/harness/wire"
 )
 
 // A streamed answer reaches its client in pieces: a key streamed in
@@ -184,7 +185,7 @@ func (d *Detector) redactStream(body string) string {
 		if !changed[e.line] {
 			continue
 		}
-		out, err := marshalCompact(e.payload)
+		out, err := wire.MarshalPlain(e.payload)
 		if err != nil {
 			continue
 		}
