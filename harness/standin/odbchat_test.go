@@ -136,7 +136,7 @@ var _ = Describe("the ODBchat router policy", func() {
 
 	It("resolves only regions the request's geo_registry lists", func() {
 		req := routerRequest("台灣海峽昨天的海溫", false)
-		in, err := json.Marshal(routerInput{Query: "台灣海峽昨天的海溫", Now: now,
+		in, err := json.Marshal(routerInput{Query: "台灣海峽昨天的海溫", Now: now, ToolCatalog: toolCatalog(),
 			GeoRegistry: map[string][]float64{"taiwan_nearby": {118, 20, 123.5, 26.5}}})
 		Expect(err).NotTo(HaveOccurred())
 		req.Messages[len(req.Messages)-1].Content = string(in)
@@ -148,7 +148,7 @@ var _ = Describe("the ODBchat router policy", func() {
 
 	It("reads dates relative to the request's now, not a clock", func() {
 		req := routerRequest("台灣海峽昨天的海溫", false)
-		in, err := json.Marshal(routerInput{Query: "台灣海峽昨天的海溫", Now: "2024-03-01", GeoRegistry: geoRegistry()})
+		in, err := json.Marshal(routerInput{Query: "台灣海峽昨天的海溫", Now: "2024-03-01", ToolCatalog: toolCatalog(), GeoRegistry: geoRegistry()})
 		Expect(err).NotTo(HaveOccurred())
 		req.Messages[len(req.Messages)-1].Content = string(in)
 		var p plan
