@@ -1,6 +1,8 @@
 package instruct_test
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -86,6 +88,14 @@ var formCases = map[string]struct {
 }
 
 var _ = Describe("reading instructions", func() {
+	It("has every form listed in docs/standin.md", func() {
+		doc, err := os.ReadFile(filepath.Join("..", "..", "..", "docs", "standin.md"))
+		Expect(err).NotTo(HaveOccurred())
+		for _, f := range instruct.Forms() {
+			Expect(string(doc)).To(ContainSubstring("| `"+f.Name+"` |"), f.Name)
+		}
+	})
+
 	It("has a case for every form", func() {
 		for _, f := range instruct.Forms() {
 			Expect(formCases).To(HaveKey(f.Name))
