@@ -243,6 +243,15 @@ var _ = Describe("the ODBchat one-pass policy", func() {
 		Expect(answer(en)).To(HavePrefix("GHRSST is the Group"))
 	})
 
+	It("answers in the language its prompt's rule says, and in English when the prompt states none", func() {
+		user := mutated(onepassRequest("explain", "zh", "GHRSST 是什麼？", ghrsst), swapWords("the user's language", "Spanish"))
+		Expect(answer(chat(model, user).Message.Content)).NotTo(ContainSubstring("根據"), "a named language the policy has no words for: its own")
+		none := mutated(onepassRequest("explain", "zh", "GHRSST 是什麼？", ghrsst), func(p string) string {
+			return strings.Replace(p, " in the user's language", "", 1)
+		})
+		Expect(answer(chat(model, none).Message.Content)).To(HavePrefix("GHRSST is the Group"), "no language rule: English")
+	})
+
 	It("says so when no passage was found", func() {
 		content := chat(model, onepassRequest("explain", "en", "Who won the 1998 World Cup?")).Message.Content
 		Expect(answer(content)).To(Equal("I found nothing about this in the ODB knowledge base."))
