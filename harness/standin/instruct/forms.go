@@ -12,7 +12,10 @@ import (
 // policy applies when a text does not state it.
 type Form struct {
 	Name, Doc, Default string
-	read               func(rd *reader, st statement) bool
+	// cues are words one of which a statement must hold (lowercased) for
+	// read to look at it: a cheap test before the form's patterns.
+	cues []string
+	read func(rd *reader, st statement) bool
 }
 
 // Forms lists the forms Read recognises, in the order it applies them.
@@ -58,7 +61,7 @@ func count(w string) int {
 }
 
 var forms = []Form{
-	{Name: "call-first", Doc: `"call X first", "first, call X": X before every other tool`,
+	{Name: "call-first", cues: []string{"first"}, Doc: `"call X first", "first, call X": X before every other tool`,
 		Default: "tools in the order the request lists them",
 		read: func(rd *reader, st statement) bool {
 			m := firstRe.FindStringSubmatch(st.text)
@@ -69,7 +72,7 @@ var forms = []Form{
 			rd.set.First = append(rd.set.First, ts...)
 			return len(ts) > 0
 		}},
-	{Name: "only-after", Doc: `"only after X, call Y", "call Y only after X": Y after X; an X that names no tool means after the earlier numbered steps`,
+	{Name: "only-after", cues: []string{"only after"}, Doc: `"only after X, call Y", "call Y only after X": Y after X; an X that names no tool means after the earlier numbered steps`,
 		Default: "tools in the order the request lists them",
 		read: func(rd *reader, st statement) bool {
 			var before, after []string
@@ -85,13 +88,13 @@ var forms = []Form{
 			}
 			return rd.order(before, after)
 		}},
-	{Name: "before", Doc: `"call X before Y": X before Y`,
+	{Name: "before", cues: []string{"before"}, Doc: `"call X before Y": X before Y`,
 		Default: "tools in the order the request lists them",
 		read: func(rd *reader, st statement) bool {
 			m := beforeRe.FindStringSubmatch(st.text)
 			return m != nil && rd.order(rd.toolsIn(m[1]), rd.toolsIn(m[2]))
 		}},
-	{Name: "then", Doc: `"X, then Y" naming a tool on each side: X before Y`,
+	{Name: "then", cues: []string{"then"}, Doc: `"X, then Y" naming a tool on each side: X before Y`,
 		Default: "tools in the order the request lists them",
 		read: func(rd *reader, st statement) bool {
 			m := thenRe.FindStringSubmatch(st.text)
@@ -105,7 +108,7 @@ var forms = []Form{
 			}
 			return rd.order(rd.stepTools(func(n int) bool { return n < st.step }), rd.toolsIn(st.text))
 		}},
-	{Name: "prohibition", Doc: `"never / do not name, mention, reveal, list, include, count, describe X" (verb "name") or "show, display, paste, print X" (verb "show"); X a text, the tools it names, or the tools listed under the heading it points to ("them", "these tools", a word of the heading)`,
+	{Name: "prohibition", cues: []string{"never", "not", "n't"}, Doc: `"never / do not name, mention, reveal, list, include, count, describe X" (verb "name") or "show, display, paste, print X" (verb "show"); X a text, the tools it names, or the tools listed under the heading it points to ("them", "these tools", a word of the heading)`,
 		Default: "nothing forbidden: internal tools named when asked, raw values shown",
 		read: func(rd *reader, st statement) bool {
 			ms := forbidRe.FindAllStringSubmatch(st.text, -1)
@@ -123,7 +126,7 @@ var forms = []Form{
 			}
 			return len(ms) > 0
 		}},
-	{Name: "call-only-when", Doc: `"do not call X unless C", "call X only when C": a route to X for C only`,
+	{Name: "call-only-when", cues: []string{"unless", "only"}, Doc: `"do not call X unless C", "call X only when C": a route to X for C only`,
 		Default: "a tool is called whenever its description fits",
 		read: func(rd *reader, st statement) bool {
 			var tools []string
@@ -138,7 +141,7 @@ var forms = []Form{
 			}
 			return len(tools) > 0
 		}},
-	{Name: "route", Doc: `"use X when / for C", "\"X\" when / for C", "for C, call X", "to C, use X", "use the 'X' tool to C"; a C of "anything else", "all else", "the rest", "otherwise" makes the rule for the rest; "for C, reply …" prescribes a reply`,
+	{Name: "route", cues: []string{"when", "for", "to ", "if"}, Doc: `"use X when / for C", "\"X\" when / for C", "for C, call X", "to C, use X", "use the 'X' tool to C"; a C of "anything else", "all else", "the rest", "otherwise" makes the rule for the rest; "for C, reply …" prescribes a reply`,
 		Default: "no route: a tool chosen by its description, a value by its order",
 		read: func(rd *reader, st statement) bool {
 			if onlyWhenRe.MatchString(st.text) || st.isHead {
@@ -172,7 +175,7 @@ var forms = []Form{
 			}
 			return false
 		}},
-	{Name: "format-example", Doc: `"format X like "EX" (or "EX2" in …)": X written as the literal examples are, each with the words after it`,
+	{Name: "format-example", cues: []string{"format"}, Doc: `"format X like "EX" (or "EX2" in …)": X written as the literal examples are, each with the words after it`,
 		Default: "values as the data gives them, with the data's own unit word",
 		read: func(rd *reader, st statement) bool {
 			m := formatRe.FindStringSubmatch(st.text)
@@ -191,7 +194,7 @@ var forms = []Form{
 			rd.set.Formats = append(rd.set.Formats, f)
 			return true
 		}},
-	{Name: "sentences", Doc: `an answering verb, then "in N to M sentences" or "in N sentences" ("respond in two to four short sentences", "write in a single sentence"): the answer's length; a statement under a heading that names a tool, or in a routing rule, is about that case only`,
+	{Name: "sentences", cues: []string{"sentence"}, Doc: `an answering verb, then "in N to M sentences" or "in N sentences" ("respond in two to four short sentences", "write in a single sentence"): the answer's length; a statement under a heading that names a tool, or in a routing rule, is about that case only`,
 		Default: "no limit: every item the data holds, and a closing offer of more help",
 		read: func(rd *reader, st statement) bool {
 			if rd.scoped(st) {
@@ -211,7 +214,7 @@ var forms = []Form{
 			}
 			return false
 		}},
-	{Name: "mention-only-when", Doc: `"mention "X" only when C": X said only when C holds`,
+	{Name: "mention-only-when", cues: []string{"only"}, Doc: `"mention "X" only when C": X said only when C holds`,
 		Default: "X said whenever the data has it",
 		read: func(rd *reader, st statement) bool {
 			m := mentionRe.FindStringSubmatch(st.text)
@@ -220,7 +223,7 @@ var forms = []Form{
 			}
 			return m != nil
 		}},
-	{Name: "language", Doc: `an answering verb, then "in the user's" and "language", or "in" and a language's English name ("respond in Spanish"): the answer's language`,
+	{Name: "language", cues: []string{"language", "english", "spanish", "french", "chinese", "german", "japanese", "portuguese"}, Doc: `an answering verb, then "in the user's" and "language", or "in" and a language's English name ("respond in Spanish"): the answer's language`,
 		Default: "English",
 		read: func(rd *reader, st statement) bool {
 			if userLangRe.MatchString(st.text) {
@@ -233,7 +236,7 @@ var forms = []Form{
 			}
 			return false
 		}},
-	{Name: "json-shape", Doc: `an answering verb, "with", one or a, and "JSON object" ("return with a JSON object"): its fields, from the object written after it ({"a": …, "b": …}, top-level keys) or the bulleted "\"key\": …" lines that follow, with the quoted values listed for each ("x" | "y")`,
+	{Name: "json-shape", cues: []string{"json"}, Doc: `an answering verb, "with", one or a, and "JSON object" ("return with a JSON object"): its fields, from the object written after it ({"a": …, "b": …}, top-level keys) or the bulleted "\"key\": …" lines that follow, with the quoted values listed for each ("x" | "y")`,
 		Default: "prose, no JSON object",
 		read: func(rd *reader, st statement) bool {
 			if !jsonRe.MatchString(st.text) {
@@ -243,7 +246,7 @@ var forms = []Form{
 			rd.shapeFrom(st)
 			return true
 		}},
-	{Name: "default-value", Doc: `"X defaults to V", "X V by default": the value of argument or field X when the request gives none (V read as JSON, else as a word)`,
+	{Name: "default-value", cues: []string{"default"}, Doc: `"X defaults to V", "X V by default": the value of argument or field X when the request gives none (V read as JSON, else as a word)`,
 		Default: "the argument left out",
 		read: func(rd *reader, st statement) bool {
 			ms := defaultRe.FindAllStringSubmatch(st.text, -1)
@@ -257,7 +260,7 @@ var forms = []Form{
 			}
 			return len(ms) > 0
 		}},
-	{Name: "may-say", Doc: `"you may say "S"": a literal sentence allowed where the text restricts what is said`,
+	{Name: "may-say", cues: []string{"may "}, Doc: `"you may say "S"": a literal sentence allowed where the text restricts what is said`,
 		Default: "the policy's own words",
 		read: func(rd *reader, st statement) bool {
 			m := mayRe.FindStringSubmatch(st.text)

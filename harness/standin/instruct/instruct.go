@@ -108,6 +108,9 @@ func Read(text string, tools []string) Set {
 	rd.statements(text)
 	for _, f := range forms {
 		for _, st := range rd.sts {
+			if f.cues != nil && !slices.ContainsFunc(f.cues, func(c string) bool { return strings.Contains(st.lower, c) }) {
+				continue
+			}
 			if f.read(rd, st) && !slices.Contains(rd.set.Fired, f.Name) {
 				rd.set.Fired = append(rd.set.Fired, f.Name)
 			}
@@ -121,6 +124,7 @@ func Read(text string, tools []string) Set {
 // section and whether it is one.
 type statement struct {
 	text    string
+	lower   string // text, lowercased
 	step    int
 	heading string
 	isHead  bool
@@ -159,7 +163,7 @@ func (rd *reader) statements(text string) {
 		}
 		if h, ok := strings.CutPrefix(line, "#"); ok {
 			heading = strings.TrimSpace(strings.TrimLeft(h, "#"))
-			rd.sts = append(rd.sts, statement{text: heading, heading: heading, isHead: true, line: n})
+			rd.sts = append(rd.sts, statement{text: heading, lower: strings.ToLower(heading), heading: heading, isHead: true, line: n})
 			continue
 		}
 		if m := stepRe.FindStringSubmatch(line); m != nil {
@@ -175,11 +179,11 @@ func (rd *reader) statements(text string) {
 		}
 		if strings.HasSuffix(line, ":") && step == 0 {
 			heading = strings.TrimSuffix(line, ":")
-			rd.sts = append(rd.sts, statement{text: heading, heading: heading, isHead: true, line: n})
+			rd.sts = append(rd.sts, statement{text: heading, lower: strings.ToLower(heading), heading: heading, isHead: true, line: n})
 			continue
 		}
 		for _, s := range splitSentences(line) {
-			rd.sts = append(rd.sts, statement{text: s, step: step, heading: heading, line: n})
+			rd.sts = append(rd.sts, statement{text: s, lower: strings.ToLower(s), step: step, heading: heading, line: n})
 		}
 	}
 }

@@ -49,6 +49,7 @@ var formCases = map[string]struct {
 		Expect(s.Forbids("name", "audit_log")).To(BeTrue())
 		Expect(s.Forbids("name", "open_order")).To(BeFalse())
 		Expect(s.Forbids("show", "", "card")).To(BeTrue())
+		Expect(instruct.Read("Don't reveal audit_log.", tools).Forbids("name", "audit_log")).To(BeTrue())
 	}},
 	"call-only-when": {"Do not call refund_order unless the customer asks for money back.", func(s instruct.Set) {
 		Expect(s.Routes).To(Equal([]instruct.Route{{Target: "refund_order", When: "the customer asks for money back", Only: true}}))
