@@ -654,6 +654,39 @@ var _ = Describe("the Kura policies", func() {
 		)
 	})
 
+	Describe("the synthesizer without one of its prompt's instructions", func() {
+		// Each entry deletes the lines of the synthesizer's prompt that hold
+		// one instruction; the stand-in then does the form's default.
+		DescribeTable("does what a weak model does without it",
+			func(drop, query string, context map[string]any, with, without string) {
+				ctx := kuraGeocoded()
+				maps.Copy(ctx, context)
+				req := kuraSynthesizerRequest(query, kuraWorld(query, ctx), []string{"A snippet."})
+				Expect(chat(c, req).Message.Content).To(Equal(with), "with the prompt as given")
+				Expect(chat(c, mutated(req, dropLines(drop))).Message.Content).To(Equal(without), "without %q", drop)
+			},
+			Entry("the coordinates rule: coordinates shown", "raw coordinates", "where am i",
+				map[string]any{"reverse_geocode_result": map[string]any{"formatted_address": "40.7484405,-73.9856644"}},
+				"I couldn't find a street address for where you are.",
+				"You're at 40.7484405,-73.9856644."),
+			Entry("the greeting rule: a plain greeting", "For a greeting", "hi", nil,
+				"Hi there, happy to help with transit, places or weather!",
+				"Hello! How can I help you today?"),
+			Entry("the length rule: a closing offer", "sentences", "What's the weather in Paris?",
+				map[string]any{"weather": map[string]any{"Paris": kuraWeather("Paris", 54.3, 51.8, "Partly cloudy", "imperial")}},
+				"In Paris it's 54.3°F and partly cloudy, feels like 51.8°F.",
+				"In Paris it's 54.3°F and partly cloudy, feels like 51.8°F. Let me know if there is anything else I can help you with."),
+			Entry("the format rule: the raw value and the data's unit word", "Format temperatures", "What's the weather in Paris?",
+				map[string]any{"weather": map[string]any{"Paris": kuraWeather("Paris", 54.3, 51.8, "Partly cloudy", "imperial")}},
+				"In Paris it's 54.3°F and partly cloudy, feels like 51.8°F.",
+				"In Paris it's 54.3 imperial and partly cloudy, feels like 51.8 imperial."),
+			Entry("the feels-like rule: said though equal", "feels like", "How hot is it in Tokyo?",
+				map[string]any{"weather": map[string]any{"Tokyo": kuraWeather("Tokyo", 68.2, 68.2, "Clear", "imperial")}},
+				"In Tokyo it's 68.2°F and clear.",
+				"In Tokyo it's 68.2°F and clear, feels like 68.2°F."),
+		)
+	})
+
 	Describe("a whole Vaya turn", func() {
 		DescribeTable("plans, executes and answers over either wire format",
 			func(gemini bool, query, answer string, tools ...string) {

@@ -156,6 +156,22 @@ var _ = Describe("the ODBchat router policy", func() {
 		Expect(p.Tool.Arguments).To(HaveKeyWithValue("date", "2024-02-29"))
 	})
 
+	It("routes by the rules its prompt states: without the data rule an SST question goes to the rule for the rest", func() {
+		req := mutated(routerRequest("台灣海峽昨天的海溫", false), dropLines(`"mcp" when`))
+		var p plan
+		Expect(json.Unmarshal([]byte(chat(model, req).Message.Content), &p)).To(Succeed())
+		Expect(p.Decision).To(Equal("explain"))
+		Expect(p.Tool).To(BeNil())
+	})
+
+	It("answers in prose when its prompt requires no JSON object", func() {
+		req := mutated(routerRequest("台灣海峽昨天的海溫", false), dropLines("Reply with ONE JSON object"))
+		content := chat(model, req).Message.Content
+		Expect(json.Valid([]byte(content))).To(BeFalse(), "prose: %s", content)
+		Expect(content).To(HavePrefix("mcp (confidence 0.83)."))
+		Expect(content).To(ContainSubstring(`"taiwan_strait"`))
+	})
+
 	It("refuses a router request whose user message is not the protocol's JSON", func() {
 		req := routerRequest("x", false)
 		req.Messages[len(req.Messages)-1].Content = "現在台灣周遭海溫多少？"
