@@ -202,6 +202,10 @@ var lexicon = map[string]map[string][]string{
 		"en": {"greeting*", "greet*", "hello", "hi", "thanks", "thank*"}, "fr": {"salut*", "bonjour", "merci", "remerciement*"},
 		"es": {"saludo*", "hola", "gracias", "agradecimiento*"}, "zh": {"問候", "问候", "你好", "謝謝", "谢谢"},
 	},
+	"data": {
+		"en": {"data", "numbers", "values", "readings"}, "fr": {"données", "valeurs", "chiffres"},
+		"es": {"datos", "valores", "cifras"}, "zh": {"數據", "数据", "資料", "数值", "數值"},
+	},
 	"differ": {
 		"en": {"differ*", "different"}, "fr": {"diffère*", "différent*"}, "es": {"difiere*", "diferente*", "distint*"},
 		"zh": {"不同", "差異", "差异"},

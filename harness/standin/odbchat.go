@@ -411,26 +411,57 @@ func (p odbchatClassifier) Answer(r Request) (llm.Message, error) {
 
 // Decide answers by classifierRules and names the rule.
 func (odbchatClassifier) Decide(r Request) (llm.Message, string, error) {
-	return decide(classifierRules(), readODBQuestion(r.LastUser(), time.Time{}, nil))
+	o := readODBQuestion(r.LastUser(), time.Time{}, nil)
+	o.ins = instructionsOf(r)
+	return decide(classifierRules(), o)
 }
 
 // odbPlaceConcepts are the lexicon's place concepts the classifier knows.
 var odbPlaceConcepts = []string{"taiwan", "hawaii", "strait", "islands", "nearby"}
 
-// classifierRules is the legacy classifier's table, tried in order.
-func classifierRules() []rule[*odbQuestion] {
-	mode := func(m string, conf float64) func(*odbQuestion) (llm.Message, error) {
-		return func(*odbQuestion) (llm.Message, error) {
-			return llm.Message{Role: llm.RoleAssistant, Content: fmt.Sprintf(`{"mode": %q, "confidence": %g}`, m, conf)}, nil
+// classified writes the classifier's answer in the shape its prompt
+// requires: the mode in the first field whose values the prompt lists, the
+// confidence in a field named for it, in the prompt's order; without a
+// shape (the default), prose.
+func (o *odbQuestion) classified(mode string, conf float64) (llm.Message, error) {
+	if o.ins.Shape == nil {
+		return llm.Message{Role: llm.RoleAssistant, Content: fmt.Sprintf("%s (confidence %g)", mode, conf)}, nil
+	}
+	var parts []string
+	said := false
+	for _, f := range o.ins.Shape {
+		switch {
+		case !said && len(o.ins.Values[f]) > 0:
+			parts = append(parts, fmt.Sprintf("%q: %q", f, mode))
+			said = true
+		case strings.Contains(f, "confidence"):
+			parts = append(parts, fmt.Sprintf("%q: %g", f, conf))
 		}
 	}
+	return llm.Message{Role: llm.RoleAssistant, Content: "{" + strings.Join(parts, ", ") + "}"}, nil
+}
+
+// classifierRules is the legacy classifier's table, tried in order: a code
+// word, a definition word, or data (coordinates, an SST word with a place
+// word) goes to the prompt's routing rule whose condition names that kind
+// (a program, definitions, data); anything else, or a kind with no rule, to
+// the rule for the rest, else the shape's first listed value.
+func classifierRules() []rule[*odbQuestion] {
+	routed := func(c string, conf float64) func(*odbQuestion) (llm.Message, error) {
+		return func(o *odbQuestion) (llm.Message, error) { return o.classified(o.routeOf(c).Target, conf) }
+	}
+	has := func(c string, f func(*odbQuestion) bool) func(*odbQuestion) bool {
+		return func(o *odbQuestion) bool { return o.routeOf(c) != nil && f(o) }
+	}
 	return []rule[*odbQuestion]{
-		{name: "code", doc: "a code word: code", match: func(o *odbQuestion) bool { return o.text.has("code") }, act: mode("code", 0.74)},
-		{name: "definition", doc: "a definition word: explain", match: func(o *odbQuestion) bool { return o.text.has("definition") }, act: mode("explain", 0.7)},
-		{name: "coordinates", doc: "a point or a bbox list: code, the only branch that fetches numbers",
-			match: func(o *odbQuestion) bool { return o.point || o.bbox != nil }, act: mode("code", 0.74)},
-		{name: "sst-and-place", doc: "an SST word and a place word: code, the seed's failure mode",
-			match: func(o *odbQuestion) bool {
+		{name: "code", doc: "a code word and a routing rule for programs: its mode",
+			match: has("code", func(o *odbQuestion) bool { return o.text.has("code") }), act: routed("code", 0.74)},
+		{name: "definition", doc: "a definition word and a routing rule for definitions: its mode",
+			match: has("definition", func(o *odbQuestion) bool { return o.text.has("definition") }), act: routed("definition", 0.7)},
+		{name: "coordinates", doc: "a point or a bbox list and a routing rule for data: its mode (code in the seed's prompt, the only branch that fetches numbers)",
+			match: has("data", func(o *odbQuestion) bool { return o.point || o.bbox != nil }), act: routed("data", 0.74)},
+		{name: "sst-and-place", doc: "an SST word, a place word and a routing rule for data: its mode (code in the seed's prompt: the seed's failure mode)",
+			match: has("data", func(o *odbQuestion) bool {
 				if !o.hasSST() {
 					return false
 				}
@@ -440,7 +471,9 @@ func classifierRules() []rule[*odbQuestion] {
 					}
 				}
 				return false
-			}, act: mode("code", 0.74)},
-		{name: "otherwise-explain", doc: "anything else: explain", match: func(*odbQuestion) bool { return true }, act: mode("explain", 0.7)},
+			}), act: routed("data", 0.74)},
+		{name: "otherwise-explain", doc: "anything else: the rule for the rest, else the first mode the shape lists",
+			match: func(*odbQuestion) bool { return true },
+			act:   func(o *odbQuestion) (llm.Message, error) { return o.classified(o.otherwise(), 0.7) }},
 	}
 }

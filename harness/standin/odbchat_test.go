@@ -190,6 +190,15 @@ var _ = Describe("the ODBchat legacy classifier policy", func() {
 		model = client(startStandin(standin.Options{}))
 	})
 
+	It("sends data to code only because its prompt's rule for programs says data", func() {
+		q := "台灣周遭海溫多少？"
+		Expect(chat(model, classifierRequest(q)).Message.Content).To(Equal(`{"mode": "code", "confidence": 0.74}`), "the seed's failure mode, as its prompt states it")
+		narrowed := mutated(classifierRequest(q), func(p string) string {
+			return strings.Replace(p, ", or needs data that a program must fetch and compute", "", 1)
+		})
+		Expect(chat(model, narrowed).Message.Content).To(Equal(`{"mode": "explain", "confidence": 0.7}`), "no rule for data: the first mode the shape lists")
+	})
+
 	DescribeTable("classifies into explain or code",
 		func(query, mode string) {
 			resp := chat(model, classifierRequest(query))
