@@ -88,6 +88,12 @@ var promptMutations = map[string]promptMutation{
 	"family: the jq_query instruction deleted": {
 		suite: "family", variant: "inline", scenario: "pool-readings-count", key: "prompt", prompt: "agents/family/prompts/default.md",
 		mutate: withoutLines("call `jq_query`"), changes: true, fails: true},
+	"family: the delegation rule deleted (the chart rule reads the lexicon and the tools' descriptions, not this rule)": {
+		suite: "family", variant: "inline", scenario: "pool-chart-5-days", key: "prompt", prompt: "agents/family/prompts/default.md",
+		mutate: withoutLines("call `delegate_to_service`"), changes: false, fails: false},
+	"cba: the prohibition on naming internal tools deleted, asked for its tools": {
+		suite: "cba", variant: "minimal-help", scenario: "what-tools-do-you-have", key: "prompt", prompt: "agents/cba/prompts/minimal-help.md",
+		mutate: withoutLines("never mention them", "never name the internal tools"), changes: true, fails: true},
 	"cba: the prohibition on naming internal tools deleted": {
 		suite: "cba", variant: "minimal-help", scenario: "how-did-you-work", key: "prompt", prompt: "agents/cba/prompts/minimal-help.md",
 		mutate: withoutLines("never mention them", "never name the internal tools"), changes: true, fails: true},
