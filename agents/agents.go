@@ -118,6 +118,15 @@ type ModelTracer interface {
 	ModelCall(req llm.Request, model string, resp llm.Response, err error, took time.Duration)
 }
 
+// EmbedTracer is implemented by the harness's Tracer. An agent that calls
+// an embeddings endpoint over raw HTTP rather than through Config.Embedder
+// reports each call to it: the model, the texts embedded (tokens counts
+// inputs sent as token ids), the input tokens the provider reported (-1
+// for none), and how long the call took on the scenario's clock.
+type EmbedTracer interface {
+	EmbedCall(model string, texts []string, tokens, reported int, err error, took time.Duration)
+}
+
 // Route is the routing decision an agent notes under the key "route".
 type Route struct {
 	Mode string `json:"mode"`           // e.g. "tool", "explain", "code"

@@ -2,18 +2,22 @@ package agents
 
 import (
 	"crypto/sha256"
+	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"sync"
 )
 
 // Cache keeps what LoadOnce built, by a hash of kind, file names and
-// contents, for as long as its owner keeps it: the harness gives one to every
-// agent of a run, so a run builds each knowledge base once and the next run
-// starts afresh. It is safe for concurrent use; the zero value is empty and
+// contents, and what Hold opened, by kind, for as long as its owner keeps
+// it: the harness gives one to every agent of a run, so a run builds each
+// knowledge base once and the next run starts afresh, and closes it when
+// the run ends. It is safe for concurrent use; the zero value is empty and
 // ready.
 type Cache struct {
 	built sync.Map // key → *memo
+	held  sync.Map // kind → *memo, of Hold
 }
 
 // LoadOnce reads files from fsys and returns build(contents), building it at
@@ -97,4 +101,48 @@ type memo struct {
 type SumFS interface {
 	fs.FS
 	Sum(name string) (sum [sha256.Size]byte, size int, err error)
+}
+
+// Hold returns what open returns for kind, opening it at most once per
+// cache, and keeps it open until the cache is closed (Close). It is for
+// what every agent of a run shares and the run closes when it ends, such
+// as the loopback proxy the agents outside testbed are reached through.
+// A nil cache keeps nothing: every call opens afresh, and release closes
+// what it opened; with a cache, release does nothing. An open error is
+// returned and not kept.
+func Hold[T io.Closer](cache *Cache, kind string, open func() (T, error)) (v T, release func(), err error) {
+	if cache == nil {
+		if v, err = open(); err != nil {
+			return v, func() {}, err
+		}
+		return v, func() { v.Close() }, nil
+	}
+	c, _ := cache.held.LoadOrStore(kind, &memo{})
+	m := c.(*memo)
+	m.once.Do(func() { m.v, m.err = open() })
+	if m.err != nil {
+		cache.held.CompareAndDelete(kind, m)
+		var zero T
+		return zero, func() {}, m.err
+	}
+	return m.v.(T), func() {}, nil
+}
+
+// Close closes everything Hold opened in c and forgets it; a later Hold
+// opens afresh. A nil cache has nothing to close.
+func (c *Cache) Close() error {
+	if c == nil {
+		return nil
+	}
+	var errs []error
+	c.held.Range(func(kind, v any) bool {
+		m := v.(*memo)
+		m.once.Do(func() {}) // wait for an open under way
+		if closer, ok := m.v.(io.Closer); ok && m.err == nil {
+			errs = append(errs, closer.Close())
+		}
+		c.held.Delete(kind)
+		return true
+	})
+	return errors.Join(errs...)
 }

@@ -171,3 +171,50 @@ func (s *summed) Sum(name string) ([sha256.Size]byte, int, error) {
 	}
 	return sha256.Sum256(f.Data), len(f.Data), nil
 }
+
+// resource counts how often it was closed.
+type resource struct{ closed int }
+
+func (r *resource) Close() error { r.closed++; return nil }
+
+var _ = Describe("Hold", func() {
+	var opened int
+	open := func() (*resource, error) { opened++; return &resource{}, nil }
+	BeforeEach(func() { opened = 0 })
+
+	It("opens once per cache, shares it, and closes it when the cache closes", func() {
+		cache := &agents.Cache{}
+		a, release, err := agents.Hold(cache, "proxy", open)
+		Expect(err).NotTo(HaveOccurred())
+		release()
+		b, _, err := agents.Hold(cache, "proxy", open)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(b).To(BeIdenticalTo(a))
+		Expect(opened).To(Equal(1))
+		Expect(a.closed).To(Equal(0), "release leaves a cache's value open")
+		Expect(cache.Close()).To(Succeed())
+		Expect(a.closed).To(Equal(1))
+		c, _, err := agents.Hold(cache, "proxy", open)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(c).NotTo(BeIdenticalTo(a), "a closed cache opens afresh")
+	})
+
+	It("with no cache, opens on every call and release closes it", func() {
+		a, release, err := agents.Hold(nil, "proxy", open)
+		Expect(err).NotTo(HaveOccurred())
+		release()
+		Expect(a.closed).To(Equal(1))
+		_, release, _ = agents.Hold(nil, "proxy", open)
+		release()
+		Expect(opened).To(Equal(2))
+	})
+
+	It("keeps no error", func() {
+		cache := &agents.Cache{}
+		_, _, err := agents.Hold(cache, "proxy", func() (*resource, error) { return nil, errors.New("no port") })
+		Expect(err).To(MatchError("no port"))
+		_, _, err = agents.Hold(cache, "proxy", open)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(cache.Close()).To(Succeed())
+	})
+})

@@ -45,7 +45,6 @@ import (
 	"github.com/agentreplay/testbed/harness/report"
 	"github.com/agentreplay/testbed/harness/runner"
 	"github.com/agentreplay/testbed/harness/scenario"
-	"github.com/agentreplay/testbed/harness/standin"
 )
 
 // Environment variables Run reads when no Option says otherwise.
@@ -204,7 +203,7 @@ func recording(opts *runner.Options, suites []*scenario.Suite) (stop func(), err
 	if err != nil {
 		return nil, err
 	}
-	sis, err := runner.StartStandIns(opts.Root, opts.Agents, true, true, standin.Options{})
+	sis, err := runner.StartStandIns(opts.Root, opts.Agents, true, true)
 	if err != nil {
 		release()
 		return nil, err

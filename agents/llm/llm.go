@@ -140,6 +140,26 @@ func Providers() []string {
 	return []string{ProviderOpenAI, ProviderGemini, ProviderAnthropic}
 }
 
+// The base URLs of the providers' own APIs.
+const (
+	OpenAIBaseURL    = "https://api.openai.com/v1"
+	GeminiBaseURL    = "https://generativelanguage.googleapis.com"
+	AnthropicBaseURL = "https://api.anthropic.com" // the SDK appends /v1/messages
+)
+
+// DefaultBaseURL is the base URL an endpoint of provider gets when it names
+// none: the provider's own API for gemini and anthropic; "" for openai,
+// whose wire format many servers speak.
+func DefaultBaseURL(provider string) string {
+	switch provider {
+	case ProviderGemini:
+		return GeminiBaseURL
+	case ProviderAnthropic:
+		return AnthropicBaseURL
+	}
+	return ""
+}
+
 // Endpoint says where a model is served.
 type Endpoint struct {
 	Provider string `json:"provider"`

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -30,7 +29,10 @@ comparison and the regressed scenarios, with a link to --details. --html also wr
 the comparison as one self-contained page: per scenario, base and head
 side by side, step by step (tool sequence, argument JSON diff, a cassette
 miss where it happened), the answers line by line, and the metric deltas
-with their noise.
+with their noise. --prices FILE prices every model and embeddings call
+again with that table (LiteLLM's schema, docs/cost.md): the replay's, or
+both report files' from the calls' usage they keep, so the cost rows and
+their deltas are at the same prices.
 
 --judge (with --suite) asks the suite's judge, per scenario, which answer
 better meets the scenario's rubric (or the judge's compare: rubric), once
@@ -45,6 +47,7 @@ Examples:
   testbed compare --suite odbchat --base legacy --head single-pass --changed
   testbed compare reports/baseline.json reports/latest.json --regressions
   testbed compare reports/baseline.json reports/latest.json --markdown --details "$RUN_URL"
+  testbed compare reports/baseline.json reports/latest.json --prices prices/litellm.json
   testbed compare --suite climate --base untrimmed --head trimmed --html compare.html
   testbed compare --suite kura --base full-state --head compact-state --judge`
 
@@ -73,8 +76,6 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	var cs []report.Comparison
 	switch {
-	case len(files) == 2 && sel.suite == "" && sel.prices != "":
-		return withCode(exitUsage, errors.New("--prices prices a replay: give it with --suite S --base A --head B (a report file keeps the prices it was run with)"))
 	case len(files) == 2 && sel.suite == "":
 		b, err := readReport(files[0])
 		if err != nil {
@@ -83,6 +84,12 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		h, err := readReport(files[1])
 		if err != nil {
 			return err
+		}
+		if sel.prices != "" {
+			// both priced again, from the calls' usage the files keep
+			if err := repriceFiles(sel.prices, sel.root, b, h); err != nil {
+				return err
+			}
 		}
 		cs = report.Compare(b, h, files[0], files[1])
 		if len(cs) == 0 {
@@ -124,6 +131,9 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return withCode(exitUsage, fmt.Errorf("--judge compares the variants of one suite: give --suite with --base and --head"))
 	default:
 		return withCode(exitUsage, fmt.Errorf("give either --suite with --base and --head, or two report files; see 'testbed compare --help'"))
+	}
+	for i := range cs {
+		cs[i].Prices = sel.prices
 	}
 	if err := writeComparisonPage(page, cs, filter, stderr); err != nil {
 		return err

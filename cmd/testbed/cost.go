@@ -19,18 +19,21 @@ func writeEstimate(w io.Writer, suites []*scenario.Suite, opts runner.Options, m
 	if err != nil {
 		return withCode(exitInternal, err)
 	}
-	fmt.Fprintln(w, "dry run: nothing was called; each model request of the current cassettes is estimated at its prompt's tokens and its max_tokens (4,096 when it sets none)")
+	fmt.Fprintln(w, "dry run: nothing was called; each model request of the current cassettes is estimated at its prompt's tokens and its max_tokens (4,096 when it sets none), each embeddings request at its input's tokens")
 	t := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(t, "suite/variant\tmodel\truns\tmodel calls\tat most\t")
+	fmt.Fprintln(t, "suite/variant\tmodel\truns\tmodel calls\tembeddings calls\tat most\t")
 	var total float64
 	var unestimated []string
 	for _, e := range es {
 		most := report.USD(e.USD)
-		if e.Unpriced {
+		switch {
+		case e.Unpriced:
 			most = "unpriced"
+		case e.UnpricedEmbeds > 0:
+			most = fmt.Sprintf("%s (+%d embeddings unpriced)", most, e.UnpricedEmbeds)
 		}
 		total += e.USD
-		fmt.Fprintf(t, "%s\t%s\t%d\t%d\t%s\t\n", e.Suite+"/"+e.Variant, e.Model, e.Scenarios, e.Calls, most)
+		fmt.Fprintf(t, "%s\t%s\t%d\t%d\t%d\t%s\t\n", e.Suite+"/"+e.Variant, e.Model, e.Scenarios, e.Calls, e.EmbedCalls, most)
 		for _, id := range e.Unestimated {
 			unestimated = append(unestimated, e.Suite+"/"+e.Variant+"/"+id)
 		}

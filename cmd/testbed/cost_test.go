@@ -61,7 +61,7 @@ var _ = Describe("testbed record --max-cost", func() {
 		before := yamlFiles(dir)
 		r := testbed("record", "--root", root, "--suite", "climate", "--variant", "trimmed", "--dry-run", "--max-cost", "0.1")
 		Expect(r.code).To(Equal(exitOK), r.String())
-		Expect(r.stdout).To(MatchRegexp(`climate/trimmed\s+openai/gpt-4\.1\s+27\s+71\s+\$[0-9.]+`))
+		Expect(r.stdout).To(MatchRegexp(`climate/trimmed\s+openai/gpt-4\.1\s+27\s+71\s+12\s+\$[0-9.]+`), "71 chat and 12 embeddings requests")
 		Expect(r.stdout).To(ContainSubstring("--max-cost $0.1 would stop the recording before its end"))
 		Expect(yamlFiles(dir)).To(Equal(before))
 	})
@@ -112,11 +112,12 @@ var _ = Describe("testbed record --provider against a loaded provider", func() {
 })
 
 var _ = Describe("pricing with --prices", func() {
-	It("prices a replay and a report file with the table given, and refuses a report that keeps no calls", func() {
+	It("prices a replay and a report file with the table given, and refuses a table that does not parse", func() {
 		root := projectOf("climate", "climate")
 		table := filepath.Join(root, "half.json")
-		// gpt-4.1 at half its input price
-		Expect(os.WriteFile(table, []byte(`{"gpt-4.1": {"litellm_provider": "openai", "mode": "chat", "input_cost_per_token": 1e-06, "output_cost_per_token": 8e-06}}`), 0o644)).To(Succeed())
+		// gpt-4.1 at half its input price, the embeddings at theirs
+		Expect(os.WriteFile(table, []byte(`{"gpt-4.1": {"litellm_provider": "openai", "mode": "chat", "input_cost_per_token": 1e-06, "output_cost_per_token": 8e-06},
+			"text-embedding-3-small": {"litellm_provider": "openai", "mode": "embedding", "input_cost_per_token": 2e-08, "output_cost_per_token": 0}}`), 0o644)).To(Succeed())
 
 		full := testbed("run", "--root", root, "--suite", "climate", "--variant", "trimmed", "--no-baseline", "--json", "--out", "")
 		half := testbed("run", "--root", root, "--suite", "climate", "--variant", "trimmed", "--no-baseline", "--json", "--out", "", "--prices", table)
@@ -146,5 +147,116 @@ var _ = Describe("pricing with --prices", func() {
 
 		bad := testbed("run", "--root", root, "--suite", "climate", "--prices", filepath.Join(root, "scenarios", "climate.yaml"))
 		Expect(bad.code).To(Equal(exitUsage), bad.String())
+	})
+})
+
+var _ = Describe("embeddings calls in the cost", func() {
+	// embedTokens sums the provider-reported tokens of the embeddings
+	// responses in a variant's cassettes: the figures to price by hand.
+	embedTokens := func(dir string) (tokens, calls int) {
+		GinkgoHelper()
+		usage := regexp.MustCompile(`"model":"text-embedding-3-small","object":"list","usage":\{"prompt_tokens":(\d+)`)
+		for name, data := range yamlFiles(dir) {
+			for _, m := range usage.FindAllStringSubmatch(string(data), -1) {
+				n, err := strconv.Atoi(m[1])
+				Expect(err).NotTo(HaveOccurred(), name)
+				tokens, calls = tokens+n, calls+1
+			}
+		}
+		return tokens, calls
+	}
+
+	It("prices the climate advisor's embeddings from their reported usage, beside its chat calls", func() {
+		root := projectOf("climate", "climate")
+		tokens, calls := embedTokens(filepath.Join(root, "cassettes", "climate", "trimmed"))
+		Expect(calls).To(Equal(12))
+		r := testbed("run", "--root", root, "--suite", "climate", "--variant", "trimmed", "--no-baseline", "--json", "--out", "")
+		Expect(r.code).To(Equal(exitOK), r.String())
+		var rep report.Report
+		Expect(json.Unmarshal([]byte(r.stdout), &rep)).To(Succeed())
+		v := rep.Suites[0].Variants[variantIndex(rep.Suites[0].Variants, "trimmed")]
+		c := v.Summary.Cost
+		Expect(c.EmbedCalls).To(Equal(12))
+		// text-embedding-3-small at $0.02 per million tokens
+		Expect(c.Embed).To(BeNumerically("~", float64(tokens)*0.02e-6, 1e-12))
+		Expect(c.Counted).To(BeZero(), "every call priced from the provider's usage")
+		embeds, embedUSD := 0, 0.0
+		for _, sc := range v.Scenarios {
+			embeds += sc.Metrics.EmbedCalls
+			embedUSD += sc.Metrics.EmbedCostUSD
+			for _, e := range sc.Events {
+				if e.Embed != nil {
+					Expect(e.Embed.Cost).NotTo(BeNil())
+					Expect(e.Embed.Cost.From).To(Equal("reported"))
+					Expect(e.Embed.Reported).NotTo(BeNil())
+				}
+			}
+		}
+		Expect(embeds).To(Equal(12))
+		Expect(embedUSD).To(BeNumerically("~", c.Embed, 1e-12))
+
+		text := testbed("run", "--root", root, "--suite", "climate", "--variant", "trimmed", "--no-baseline", "--tables", "--out", "")
+		Expect(text.stdout).To(ContainSubstring("of the total, embeddings"))
+		Expect(text.stdout).To(ContainSubstring(report.USD(c.Embed) + " in 12 calls"))
+	})
+
+	It("re-prices two report files with compare --prices, a blessed baseline among them, and shows the deltas", func() {
+		root := projectOf("climate", "climate")
+		tokens, _ := embedTokens(filepath.Join(root, "cassettes", "climate", "trimmed"))
+		head := filepath.Join(root, "head.json")
+		base := filepath.Join(root, "base.json")
+		r := testbed("run", "--root", root, "--suite", "climate", "--no-baseline", "--json", "--out", "")
+		Expect(r.code).To(Equal(exitOK), r.String())
+		Expect(os.WriteFile(head, []byte(r.stdout), 0o644)).To(Succeed())
+		bless := testbed("baseline", "bless", "--root", root, "--out", base)
+		Expect(bless.code).To(Equal(exitOK), bless.String())
+		table := filepath.Join(root, "dear.json")
+		// embeddings at $1 per million tokens, fifty times their price
+		Expect(os.WriteFile(table, []byte(`{"gpt-4.1": {"litellm_provider": "openai", "mode": "chat", "input_cost_per_token": 2e-06, "output_cost_per_token": 8e-06},
+			"text-embedding-3-small": {"litellm_provider": "openai", "mode": "embedding", "input_cost_per_token": 1e-06, "output_cost_per_token": 0}}`), 0o644)).To(Succeed())
+
+		spend := func(args ...string) map[string][2]report.Spend {
+			GinkgoHelper()
+			r := testbed(append([]string{"compare", "--root", root, "--json"}, args...)...)
+			Expect(r.code).To(Equal(exitOK), r.String())
+			var out struct{ Comparisons []report.Comparison }
+			Expect(json.Unmarshal([]byte(r.stdout), &out)).To(Succeed())
+			got := map[string][2]report.Spend{}
+			for _, c := range out.Comparisons {
+				got[strings.TrimPrefix(c.Head, head+":")] = [2]report.Spend{c.BaseSummary.Cost, c.HeadSummary.Cost}
+			}
+			return got
+		}
+		before := spend(base, head)
+		after := spend(base, head, "--prices", table)
+		for _, side := range after["trimmed"] {
+			Expect(side.EmbedCalls).To(Equal(12))
+			Expect(side.Embed).To(BeNumerically("~", float64(tokens)*1e-6, 1e-12))
+			Expect(side.Priced).To(Equal(before["trimmed"][0].Priced))
+		}
+		Expect(before["trimmed"][0].Embed).To(BeNumerically("~", float64(tokens)*0.02e-6, 1e-12))
+		Expect(after["trimmed"][1].Total-before["trimmed"][1].Total).To(BeNumerically("~", float64(tokens)*(1e-6-0.02e-6), 1e-9), "only the embeddings' price changed")
+
+		text := testbed("compare", "--root", root, base, head, "--prices", table)
+		Expect(text.code).To(Equal(exitOK), text.String())
+		Expect(text.stdout).To(ContainSubstring("both priced with " + table))
+		Expect(text.stdout).To(MatchRegexp(`of it, embeddings \(USD\)\s+\$[0-9.]+\s+\$[0-9.]+\s+=`))
+
+		By("refusing a report that keeps neither its calls' usage nor its trace, as baselines blessed before did")
+		var old map[string]any
+		Expect(json.Unmarshal([]byte(mustRead(base)), &old)).To(Succeed())
+		for _, s := range old["suites"].([]any) {
+			for _, v := range s.(map[string]any)["variants"].([]any) {
+				for _, sc := range v.(map[string]any)["scenarios"].([]any) {
+					delete(sc.(map[string]any)["metrics"].(map[string]any), "calls")
+				}
+			}
+		}
+		data, err := json.Marshal(old)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(os.WriteFile(base, data, 0o644)).To(Succeed())
+		refused := testbed("compare", "--root", root, base, head, "--prices", table)
+		Expect(refused.code).To(Equal(exitUsage), refused.String())
+		Expect(refused.stderr).To(ContainSubstring("replay with --prices instead: testbed run --prices FILE"))
 	})
 })

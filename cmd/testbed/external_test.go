@@ -33,6 +33,7 @@ type outcome struct {
 	Input                 trace.Parts
 	InputTokens, Output   int
 	Raw, Context          int
+	Embeds, EmbedTokens   int
 	Latency               int64
 	// Streams is the timing of each streamed model call: an outside agent
 	// on a streaming SDK replays its streams with their timing.
@@ -46,7 +47,8 @@ func outcomes(rep *report.Report) map[string]outcome {
 			for _, sc := range v.Scenarios {
 				o := outcome{Verdict: sc.Verdict, Route: sc.Route, Error: sc.Error, LLM: sc.Metrics.LLMCalls, HTTP: sc.Metrics.HTTPCalls,
 					Input: sc.Metrics.Input, InputTokens: sc.Metrics.InputTokens, Output: sc.Metrics.OutputTokens,
-					Raw: sc.Metrics.RawTokens, Context: sc.Metrics.ContextTokens, Latency: int64(sc.Metrics.Latency), Streams: sc.Metrics.Streams}
+					Raw: sc.Metrics.RawTokens, Context: sc.Metrics.ContextTokens, Latency: int64(sc.Metrics.Latency), Streams: sc.Metrics.Streams,
+					Embeds: sc.Metrics.EmbedCalls, EmbedTokens: sc.Metrics.EmbedTokens}
 				for _, c := range sc.Checks {
 					if !c.Pass {
 						o.Failed = append(o.Failed, c.Name+": "+c.Detail)

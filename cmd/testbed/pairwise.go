@@ -9,7 +9,6 @@ import (
 	"github.com/agentreplay/testbed/harness/report"
 	"github.com/agentreplay/testbed/harness/runner"
 	"github.com/agentreplay/testbed/harness/scenario"
-	"github.com/agentreplay/testbed/harness/standin"
 )
 
 // comparePairwise judges base's and head's answers pair by pair with the
@@ -26,7 +25,7 @@ func comparePairwise(ctx context.Context, root string, s *scenario.Suite, base, 
 			return nil, err
 		}
 		defer release()
-		sis, err := runner.StartStandIns(root, map[string]agents.Entry{}, true, false, standin.Options{})
+		sis, err := runner.StartStandIns(root, map[string]agents.Entry{}, true, false)
 		if err != nil {
 			return nil, withCode(exitInternal, err)
 		}

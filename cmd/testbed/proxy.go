@@ -12,12 +12,12 @@ import (
 	"time"
 
 	"github.com/agentreplay/testbed/agents"
+	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/harness/cassette"
 	"github.com/agentreplay/testbed/harness/external"
 	"github.com/agentreplay/testbed/harness/proxy"
 	"github.com/agentreplay/testbed/harness/runner"
 	"github.com/agentreplay/testbed/harness/scenario"
-	"github.com/agentreplay/testbed/harness/standin"
 )
 
 const proxyDoc = `Usage: testbed proxy --suite S --variant V --scenario ID [flags] [--exec -- COMMAND ARGS...]
@@ -129,14 +129,14 @@ func cmdProxy(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 				return withCode(exitUsage, err)
 			}
 			if ep.BaseURL == "" {
-				ep.BaseURL = scenario.DefaultBaseURL(ep.Provider)
+				ep.BaseURL = llm.DefaultBaseURL(ep.Provider)
 			}
 			info.Model, key = ep, k
 			copts.Secrets = []string{k}
 		}
 		// The fixture upstreams of every agent the suites describe, the
 		// outside ones' included.
-		sis, err := runner.StartStandIns(sel.root, registry(sel.root, suites, nil), prov == "", !liveUpstreams, standin.Options{})
+		sis, err := runner.StartStandIns(sel.root, registry(sel.root, suites, nil), prov == "", !liveUpstreams)
 		if err != nil {
 			return withCode(exitInternal, err)
 		}
@@ -286,7 +286,7 @@ func cmdStandin(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	sis, err := runner.StartStandIns(sel.root, registry(sel.root, suites, nil), true, true, standin.Options{})
+	sis, err := runner.StartStandIns(sel.root, registry(sel.root, suites, nil), true, true)
 	if err != nil {
 		return withCode(exitInternal, err)
 	}

@@ -15,7 +15,6 @@ import (
 	"github.com/agentreplay/testbed/harness/report"
 	"github.com/agentreplay/testbed/harness/runner"
 	"github.com/agentreplay/testbed/harness/scenario"
-	"github.com/agentreplay/testbed/harness/standin"
 	"github.com/agentreplay/testbed/harness/upstream"
 )
 
@@ -52,7 +51,7 @@ Examples:
   ANTHROPIC_API_KEY=… testbed record --suite cba --variant anthropic --provider anthropic --model claude-haiku-4-5
   testbed record --suite climate --dry-run
   OPENAI_API_KEY=… testbed record --provider openai --model gpt-4.1-mini --max-cost 5 --concurrency 8 --rpm 500
-  OPENAI_API_KEY=… testbed record --suite kura --record-missing --judge-provider openai --judge-model gpt-4.1-mini`
+  GEMINI_API_KEY=… testbed record --suite kura --record-missing --judge-provider gemini --judge-model gemini-2.5-flash`
 
 func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var sel selection
@@ -75,8 +74,8 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.BoolVar(&live, "live", false, "run against the endpoints but write no cassette")
 	fs.BoolVar(&missing, "record-missing", false, "replay what matches and record only the calls the cassettes lack")
 	fs.IntVar(&repeat, "repeat", 0, "keep `N` samples per scenario instead of the suite's samples: (default: the suite's, 1 unless it says)")
-	fs.Float64Var(&maxCost, "max-cost", 0, "stop before a model call could take the recording's spend over this many US dollars (estimated from the request's tokens and its max_tokens; docs/cost.md); 0: no cap")
-	fs.BoolVar(&dryRun, "dry-run", false, "print what recording would cost at most, estimated from the model requests in the current cassettes, and call nothing")
+	fs.Float64Var(&maxCost, "max-cost", 0, "stop before a model or embeddings call could take the recording's spend over this many US dollars (estimated from the request's tokens and its max_tokens; docs/cost.md); 0: no cap")
+	fs.BoolVar(&dryRun, "dry-run", false, "print what recording would cost at most, estimated from the model and embeddings requests in the current cassettes, and call nothing")
 	fs.IntVar(&concurrency, "concurrency", 0, "scenario runs recorded at once (default 1 against the stand-ins, which keeps their order and faults reproducible; 4 with --provider)")
 	fs.IntVar(&rpm, "rpm", 0, "at most this many model requests per minute, over all scenario runs (0: no limit)")
 	fs.IntVar(&tpm, "tpm", 0, "at most this many prompt tokens per minute, over all scenario runs (0: no limit)")
@@ -175,7 +174,7 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		defer release()
 		opts.Redact = runner.KeyValues(opts.Agents)
 	}
-	sis, err := runner.StartStandIns(sel.root, opts.Agents, prov == "", !liveUpstreams, standin.Options{})
+	sis, err := runner.StartStandIns(sel.root, opts.Agents, prov == "", !liveUpstreams)
 	if errors.Is(err, upstream.ErrInvalid) {
 		return withCode(exitUsage, err) // a routes file's problems, path:line
 	}
@@ -515,7 +514,7 @@ func realEndpoint(prov, model, baseURL string) (llm.Endpoint, string, error) {
 	case llm.ProviderAnthropic:
 		ep.KeyEnv = "ANTHROPIC_API_KEY"
 		if ep.BaseURL == "" {
-			ep.BaseURL = scenario.DefaultBaseURL(prov)
+			ep.BaseURL = llm.DefaultBaseURL(prov)
 		}
 	default:
 		return ep, "", fmt.Errorf("--provider %q: want %s", prov, strings.Join(llm.Providers(), ", "))

@@ -56,26 +56,38 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if prices != "" {
-		sel := selection{prices: prices}
-		table, err := sel.priceTable()
-		if err != nil {
+		if err := repriceFiles(prices, root, rep); err != nil {
 			return err
-		}
-		models := map[string]map[string]string{}
-		if suites, err := scenario.LoadDir(filepath.Join(root, "scenarios"), scenario.LoadOptions{}); err == nil {
-			for _, s := range suites {
-				if s.Prices != nil {
-					models[s.Name] = s.Prices.Models
-				}
-			}
-		}
-		if err := runner.Reprice(rep, table, models); err != nil {
-			return withCode(exitUsage, err)
 		}
 	}
 	if err := saveFile(out, rep, report.WriteHTML); err != nil {
 		return withCode(exitInternal, err)
 	}
 	fmt.Fprintf(stdout, "wrote %s\n", out)
+	return nil
+}
+
+// repriceFiles prices the calls of report files again with the table at
+// prices (report --prices, compare --prices), the suites' prices: models
+// under root mapping their model names to its rows.
+func repriceFiles(prices, root string, reps ...*report.Report) error {
+	sel := selection{prices: prices}
+	table, err := sel.priceTable()
+	if err != nil {
+		return err
+	}
+	models := map[string]map[string]string{}
+	if suites, err := scenario.LoadDir(filepath.Join(root, "scenarios"), scenario.LoadOptions{}); err == nil {
+		for _, s := range suites {
+			if s.Prices != nil {
+				models[s.Name] = s.Prices.Models
+			}
+		}
+	}
+	for _, rep := range reps {
+		if err := runner.Reprice(rep, table, models); err != nil {
+			return withCode(exitUsage, err)
+		}
+	}
 	return nil
 }

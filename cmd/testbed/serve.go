@@ -24,7 +24,6 @@ import (
 	"github.com/agentreplay/testbed/harness/proxy"
 	"github.com/agentreplay/testbed/harness/runner"
 	"github.com/agentreplay/testbed/harness/scenario"
-	"github.com/agentreplay/testbed/harness/standin"
 )
 
 const serveDoc = `Usage: testbed serve odbchat [flags]
@@ -106,7 +105,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		if record {
 			s.mode = cassette.ModeRecord
-			sis, err := runner.StartStandIns(sel.root, registry(sel.root, suites, nil), true, true, standin.Options{})
+			sis, err := runner.StartStandIns(sel.root, registry(sel.root, suites, nil), true, true)
 			if err != nil {
 				return withCode(exitInternal, err)
 			}

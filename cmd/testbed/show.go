@@ -237,6 +237,20 @@ func writeShow(w io.Writer, r showRun, cut func(string) string, prompt, schemas 
 		case trace.KindNote:
 			b, _ := json.Marshal(e.Note.Value)
 			fmt.Fprintf(w, "%snote %s %s\n", at, e.Note.Key, cut(string(b)))
+		case trace.KindEmbed:
+			c := e.Embed
+			price := "unpriced"
+			if c.Cost != nil {
+				price = report.USD(c.Cost.USD) + " from " + c.Cost.From + " tokens"
+			}
+			texts := "texts"
+			if c.Texts == 1 {
+				texts = "text"
+			}
+			fmt.Fprintf(w, "%sembeddings %s, %s: %d %s, %s tokens, %s\n", at, c.Model, msText(c.Duration), c.Texts, texts, grouped(c.Tokens()), price)
+			if c.Error != "" {
+				fmt.Fprintf(w, "%serror: %s\n", pad, cut(c.Error))
+			}
 		}
 	}
 	for i, a := range r.Answer {
@@ -288,10 +302,10 @@ func writePrompt(w io.Writer, pad string, p *trace.Prompt, cut func(string) stri
 	}
 }
 
-// kindOrder orders events of the same instant: a model call, then the
-// exchanges, tools and notes it led to.
+// kindOrder orders events of the same instant: a model or embeddings
+// call, then the exchanges, tools and notes it led to.
 func kindOrder(k trace.Kind) int {
-	if k == trace.KindLLM {
+	if k == trace.KindLLM || k == trace.KindEmbed {
 		return 0
 	}
 	return 1

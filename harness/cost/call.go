@@ -1,6 +1,8 @@
 package cost
 
 import (
+	"fmt"
+
 	"github.com/agentreplay/testbed/harness/trace"
 )
 
@@ -18,11 +20,7 @@ type Pricer struct {
 // call has one, else from testbed's own counts. A call that failed with no
 // usage is billed nothing. nil when the model is unpriced.
 func (p Pricer) Call(provider string, c *trace.LLMCall) *trace.Cost {
-	name := c.Model
-	if to, ok := p.Models[name]; ok {
-		name = to
-	}
-	m, ok := p.Table.Lookup(provider, name)
+	m, ok := p.lookup(provider, c.Model)
 	if !ok {
 		return nil
 	}
@@ -46,23 +44,56 @@ func (p Pricer) Call(provider string, c *trace.LLMCall) *trace.Cost {
 	return &trace.Cost{USD: price.Total(), From: from, Model: m.Name}
 }
 
-// Trace prices every model call of events in place (their LLMCall.Cost).
+// Embed prices one embeddings call at its model's input rate: from the
+// provider's reported tokens when the call has them, else from testbed's
+// count of its input. A call that failed with no usage is billed nothing.
+// nil when the model is unpriced.
+func (p Pricer) Embed(provider string, c *trace.EmbedCall) *trace.Cost {
+	m, ok := p.lookup(provider, c.Model)
+	if !ok {
+		return nil
+	}
+	n, from := c.Input, trace.CostFromCounted
+	switch {
+	case c.Reported != nil:
+		n, from = *c.Reported, trace.CostFromReported
+	case c.Error != "":
+		return &trace.Cost{From: trace.CostFromFailed, Model: m.Name}
+	}
+	price, err := m.Price(Usage{Input: n})
+	if err != nil {
+		return nil
+	}
+	return &trace.Cost{USD: price.Total(), From: from, Model: m.Name}
+}
+
+// Trace prices every model and embeddings call of events in place (their
+// LLMCall.Cost and EmbedCall.Cost).
 func (p Pricer) Trace(provider string, events []trace.Event) {
 	for _, e := range events {
-		if e.Kind == trace.KindLLM && e.LLM != nil {
+		switch {
+		case e.Kind == trace.KindLLM && e.LLM != nil:
 			e.LLM.Cost = p.Call(provider, e.LLM)
+		case e.Kind == trace.KindEmbed && e.Embed != nil:
+			e.Embed.Cost = p.Embed(provider, e.Embed)
 		}
 	}
 }
 
-// Estimate is what a request may cost at most: its prompt's tokens at the
-// input rate and maxOutput tokens at the output rate (the request's
-// max_tokens; tiers apply). ok is false when the model is unpriced.
-func (p Pricer) Estimate(provider, model string, input, maxOutput int) (usd float64, ok bool) {
-	if to, found := p.Models[model]; found {
+// lookup finds model's row, mapped through Models.
+func (p Pricer) lookup(provider, model string) (*Model, bool) {
+	if to, ok := p.Models[model]; ok {
 		model = to
 	}
-	m, ok := p.Table.Lookup(provider, model)
+	return p.Table.Lookup(provider, model)
+}
+
+// Estimate is what a request may cost at most: its prompt's tokens at the
+// input rate and maxOutput tokens at the output rate (the request's
+// max_tokens; tiers apply; 0 for an embeddings request). ok is false when
+// the model is unpriced.
+func (p Pricer) Estimate(provider, model string, input, maxOutput int) (usd float64, ok bool) {
+	m, ok := p.lookup(provider, model)
 	if !ok {
 		return 0, false
 	}
@@ -71,4 +102,44 @@ func (p Pricer) Estimate(provider, model string, input, maxOutput int) (usd floa
 		return 0, false
 	}
 	return c.Total(), true
+}
+
+// Usage prices one call from what a report keeps of it (trace.CallUsage),
+// as Call and Embed price it from the trace.
+func (p Pricer) Usage(provider string, u trace.CallUsage) *trace.Cost {
+	var failed string
+	if u.Failed {
+		failed = "failed"
+	}
+	if u.Embed {
+		c := &trace.EmbedCall{Model: u.Model, Input: u.Input, Error: failed}
+		if u.Reported != nil {
+			n := u.Reported.Input
+			c.Reported = &n
+		}
+		return p.Embed(provider, c)
+	}
+	return p.Call(provider, &trace.LLMCall{Model: u.Model, Input: trace.Parts{User: u.Input}, Output: u.Output, Reported: u.Reported, Error: failed})
+}
+
+// Metrics prices again the calls m keeps (its Calls) and sets its spend:
+// CostUSD, EmbedCostUSD and the priced, unpriced and counted calls. An
+// error says when m does not keep every call it counts (a report written
+// before reports kept them).
+func (p Pricer) Metrics(provider string, m *trace.Metrics) error {
+	if len(m.Calls) != m.LLMCalls+m.EmbedCalls {
+		return fmt.Errorf("the report keeps the usage of %d of its %d model and embeddings calls", len(m.Calls), m.LLMCalls+m.EmbedCalls)
+	}
+	var events []trace.Event
+	for _, u := range m.Calls {
+		c := p.Usage(provider, u)
+		if u.Embed {
+			events = append(events, trace.Event{Kind: trace.KindEmbed, Embed: &trace.EmbedCall{Cost: c}})
+		} else {
+			events = append(events, trace.Event{Kind: trace.KindLLM, LLM: &trace.LLMCall{Cost: c}})
+		}
+	}
+	s := trace.Measure(events)
+	m.CostUSD, m.EmbedCostUSD, m.PricedCalls, m.UnpricedCalls, m.CountedCalls = s.CostUSD, s.EmbedCostUSD, s.PricedCalls, s.UnpricedCalls, s.CountedCalls
+	return nil
 }

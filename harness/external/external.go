@@ -70,7 +70,6 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/agentreplay/testbed/agents"
@@ -160,9 +159,20 @@ func New(spec Spec, root string) agents.Constructor {
 	}
 }
 
-// sessions is the proxy every external agent of a process reaches its
-// cassette through.
-var sessions = sync.OnceValues(proxy.Start)
+// proxyKind is what the proxy the agents outside testbed reach their
+// cassettes through is held as (agents.Hold).
+const proxyKind = "external/proxy"
+
+// proxy is the proxy a run goes through: a kept program's pool's, which
+// lives as long as its programs; else the run's, held in its agents.Cache,
+// started by the first scenario run that needs it and closed by the runner
+// when the run ends (without a cache, the scenario run's own).
+func (a *agent) proxy() (*proxy.Proxy, func(), error) {
+	if a.spec.KeepAlive {
+		return a.spec.Pool.proxy()
+	}
+	return agents.Hold(a.cfg.Cache, proxyKind, proxy.Start)
+}
 
 type agent struct {
 	spec   Spec
@@ -203,10 +213,11 @@ func (a *agent) Run(ctx context.Context, in agents.Input) (ans agents.Answer, er
 	if a.service() && len(in.Attachments) > 0 {
 		return ans, errors.New("the http: and mcp: drivers do not send attachments; describe the agent as a command speaking JSON lines")
 	}
-	p, err := sessions()
+	p, release, err := a.proxy()
 	if err != nil {
 		return ans, err
 	}
+	defer release()
 	obs := newObserver(a.cfg)
 	// Where the wall time goes: starting the program (until its first
 	// call or reply), the proxy's session answering its calls, the rest.
@@ -252,14 +263,14 @@ func (a *agent) Run(ctx context.Context, in agents.Input) (ans agents.Answer, er
 		if prog, release, err = a.spec.Pool.acquire(ctx, p, id, a.key(), func(base string) (*program, error) {
 			// The program outlives this run: only the pool ends it.
 			launched = time.Now()
-			return a.launch(ctx, context.WithoutCancel(ctx), base)
+			return a.launch(ctx, context.WithoutCancel(ctx), p, base)
 		}); err != nil {
 			return ans, err
 		}
 		defer func() { release(err != nil) }()
 	} else {
 		launched = time.Now()
-		if prog, err = a.launch(ctx, ctx, base); err != nil {
+		if prog, err = a.launch(ctx, ctx, p, base); err != nil {
 			return ans, err
 		}
 		defer prog.proc.stop()
@@ -360,10 +371,10 @@ func UpstreamVar(name string, overrides map[string]string) string {
 	return strings.ToUpper(strings.ReplaceAll(name, "-", "_")) + "_BASE_URL"
 }
 
-// launch starts the program with the base URLs at base, to be killed when
-// life ends; a service is given a free PORT and waited for (while ctx
-// lasts) until it listens.
-func (a *agent) launch(ctx, life context.Context, base string) (*program, error) {
+// launch starts the program with the base URLs at base, of proxy p, to be
+// killed when life ends; a service is given a free PORT and waited for
+// (while ctx lasts) until it listens.
+func (a *agent) launch(ctx, life context.Context, p *proxy.Proxy, base string) (*program, error) {
 	prog := &program{}
 	if a.service() {
 		var err error
@@ -394,10 +405,6 @@ func (a *agent) launch(ctx, life context.Context, base string) (*program, error)
 	prog.iso = a.isolation()
 	var j *jail
 	if prog.iso.Hermetic {
-		p, err := sessions()
-		if err != nil {
-			return nil, err
-		}
 		if j, err = newJail(a.spec.Isolate, p.URL()); err != nil {
 			return nil, err
 		}

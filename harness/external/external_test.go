@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/url"
 	"os/exec"
 	"strings"
 	"sync"
@@ -122,5 +123,43 @@ var _ = Describe("an outside agent", func() {
 	It("needs a command", func() {
 		_, err := external.New(external.Spec{}, ".")(agents.Config{})
 		Expect(err).To(MatchError(ContainSubstring("no command")))
+	})
+})
+
+var _ = Describe("the proxy an outside agent is reached through", func() {
+	// baseOf runs a program that answers with its OPENAI_BASE_URL, with
+	// cache as the run's.
+	baseOf := func(cache *agents.Cache) string {
+		GinkgoHelper()
+		cfg := agentConfig(&seen{}, &notes{})
+		cfg.Cache = cache
+		a, err := external.New(external.Spec{Command: []string{"sh", "-c", `read l; printf '{"text":"%s"}\n' "$OPENAI_BASE_URL"`}}, GinkgoT().TempDir())(cfg)
+		Expect(err).NotTo(HaveOccurred())
+		ans, err := a.Run(context.Background(), agents.Input{Turns: []string{"a"}})
+		Expect(err).NotTo(HaveOccurred())
+		u, err := url.Parse(ans.Replies[0].Text)
+		Expect(err).NotTo(HaveOccurred())
+		return "http://" + u.Host + "/"
+	}
+	listening := func(base string) bool {
+		resp, err := http.Get(base)
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return true
+	}
+
+	It("is the run's: one for every agent of the run, closed when the run closes its cache", func() {
+		cache := &agents.Cache{}
+		first := baseOf(cache)
+		Expect(baseOf(cache)).To(Equal(first))
+		Expect(listening(first)).To(BeTrue())
+		Expect(cache.Close()).To(Succeed())
+		Expect(listening(first)).To(BeFalse(), "the run's proxy outlived it")
+	})
+
+	It("is the scenario run's own, closed when it ends, without a run's cache", func() {
+		Expect(listening(baseOf(nil))).To(BeFalse())
 	})
 })

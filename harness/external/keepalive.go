@@ -5,26 +5,41 @@ import (
 	"errors"
 	"sync"
 
+	"github.com/agentreplay/testbed/agents"
 	"github.com/agentreplay/testbed/harness/proxy"
 )
 
 // Pool keeps the programs of agents whose suite says keep_alive: variant:
 // one program per variant, started at its first scenario run and kept for
-// the others, which it serves one at a time. Each program is given an
-// alias of the proxy (proxy.Proxy.Alias) for its base URLs, bound to the
-// session of the run it serves, so that no run's calls reach another's
-// cassette. Close ends them all; a run that fails ends its program, and
-// the next run starts a fresh one. The order of the runs is the caller's:
-// testbed's runner hands a program its runs one after the other, in report
-// order.
+// the others, which it serves one at a time. The programs and the runs
+// they serve go through the pool's own proxy, started with its first run
+// and closed with the pool, so that it lives as long as they do. Each
+// program is given an alias of the proxy (proxy.Proxy.Alias) for its base
+// URLs, bound to the session of the run it serves, so that no run's calls
+// reach another's cassette. Close ends them all; a run that fails ends its
+// program, and the next run starts a fresh one. The order of the runs is
+// the caller's: testbed's runner hands a program its runs one after the
+// other, in report order.
 type Pool struct {
 	mu     sync.Mutex
 	kept   map[string]*kept
 	closed bool
+	held   agents.Cache // the pool's proxy
 }
 
 // NewPool returns an empty pool. Close it when the run ends.
 func NewPool() *Pool { return &Pool{kept: map[string]*kept{}} }
+
+// proxy is the pool's proxy, started at the first call and closed with
+// the pool; none once the pool is closed.
+func (p *Pool) proxy() (*proxy.Proxy, func(), error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return nil, func() {}, errClosed
+	}
+	return agents.Hold(&p.held, proxyKind, proxy.Start)
+}
 
 // kept is one variant's program.
 type kept struct {
@@ -113,5 +128,5 @@ func (p *Pool) Close() error {
 		}()
 	}
 	wg.Wait()
-	return nil
+	return p.held.Close()
 }

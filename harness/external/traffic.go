@@ -8,7 +8,6 @@ import (
 	"io"
 	"mime"
 	"net/http"
-	"strings"
 	"sync"
 	"time"
 
@@ -20,7 +19,7 @@ import (
 	"github.com/agentreplay/testbed/agents/llm/anthropic"
 	geminiadapter "github.com/agentreplay/testbed/agents/llm/gemini"
 	"github.com/agentreplay/testbed/agents/llm/openai"
-	"github.com/agentreplay/testbed/harness/standin"
+	"github.com/agentreplay/testbed/harness/wire"
 )
 
 // RoleHeader, on a model request, names the agent's role making the call
@@ -130,8 +129,10 @@ func (o *observer) RoundTrip(req *http.Request) (*http.Response, error) {
 
 // traffic reads one exchange, whole: a model call, or an upstream body.
 func (o *observer) traffic(req *http.Request, body []byte, resp *http.Response, got []byte, err error, took time.Duration) {
-	model := strings.HasSuffix(req.URL.Path, "/chat/completions") || gemini(req.URL.Path) ||
-		strings.HasSuffix(req.URL.Path, "/v1/messages") || strings.HasSuffix(req.URL.Path, responsesPath)
+	if wire.IsEmbeddings(req.URL.Path) {
+		o.embed(req, body, resp, got, err, took)
+	}
+	d, model := wire.Of(req.URL.Path)
 	if !model {
 		// An error body is what the upstream answered: raw like any other.
 		if err == nil {
@@ -141,23 +142,31 @@ func (o *observer) traffic(req *http.Request, body []byte, resp *http.Response, 
 		}
 		return
 	}
-	o.model(req, body, resp, got, err, took)
+	o.model(d, req, body, resp, got, err, took)
 }
 
-// model reports one model call and the tool results its request carries.
-func (o *observer) model(req *http.Request, body []byte, resp *http.Response, got []byte, err error, took time.Duration) {
-	var in standin.Request
-	var derr error
-	switch {
-	case gemini(req.URL.Path):
-		in, derr = standin.DecodeGemini(req.URL.Path, body)
-	case strings.HasSuffix(req.URL.Path, "/v1/messages"):
-		in, derr = standin.DecodeAnthropic(body)
-	case strings.HasSuffix(req.URL.Path, responsesPath):
-		in, derr = standin.DecodeResponses(body)
-	default:
-		in, derr = standin.DecodeChat(body)
+// embed reports one embeddings call; a request it cannot read stays an
+// HTTP exchange.
+func (o *observer) embed(req *http.Request, body []byte, resp *http.Response, got []byte, err error, took time.Duration) {
+	et, ok := o.cfg.Tracer.(agents.EmbedTracer)
+	in, perr := wire.ReadEmbedCall(req.URL.Path, body)
+	if !ok || perr != nil {
+		return
 	}
+	reported := -1
+	if err == nil && resp.StatusCode >= 400 {
+		err = &statusError{code: resp.StatusCode, body: string(got)}
+	}
+	if n, ok := wire.ReportedEmbedTokens(req.URL.Path, got); ok && err == nil {
+		reported = n
+	}
+	et.EmbedCall(in.Model, in.Texts, in.Tokens, reported, err, took)
+}
+
+// model reports one model call, of dialect d, and the tool results its
+// request carries.
+func (o *observer) model(d wire.Dialect, req *http.Request, body []byte, resp *http.Response, got []byte, err error, took time.Duration) {
+	in, derr := wire.Decode(d, req.URL.Path, body)
 	if derr != nil {
 		return // not a request the harness reads: the call stays an HTTP exchange
 	}
@@ -170,15 +179,9 @@ func (o *observer) model(req *http.Request, body []byte, resp *http.Response, go
 		} else if eventStream(resp.Header) {
 			// A streamed answer, read as the adapters read it: a stream
 			// cut short or malformed is the error the agent saw.
-			out, err = decodeStream(req.URL.Path, got)
-		} else if gemini(req.URL.Path) {
-			out = decodeGeminiResponse(got)
-		} else if strings.HasSuffix(req.URL.Path, "/v1/messages") {
-			out = decodeAnthropicResponse(got)
-		} else if strings.HasSuffix(req.URL.Path, responsesPath) {
-			out = decodeResponsesResponse(got)
+			out, err = decodeStream(d, got)
 		} else {
-			out = decodeChatResponse(got)
+			out = decodeResponse(d, got)
 		}
 	}
 	if mt, ok := o.cfg.Tracer.(agents.ModelTracer); ok {
@@ -276,12 +279,6 @@ type statusError struct {
 
 func (e *statusError) Error() string { return http.StatusText(e.code) + ": " + clip(e.body) }
 
-// gemini reports whether path is a Gemini generateContent call, streamed
-// or not.
-func gemini(path string) bool {
-	return strings.HasSuffix(path, ":generateContent") || strings.HasSuffix(path, ":streamGenerateContent")
-}
-
 // eventStream reports whether a response with header h is a server-sent
 // event stream.
 func eventStream(h http.Header) bool {
@@ -289,18 +286,31 @@ func eventStream(h http.Header) bool {
 	return err == nil && t == "text/event-stream"
 }
 
-// decodeStream reads a streamed model response to path with its wire
-// format's adapter.
-func decodeStream(path string, b []byte) (llm.Response, error) {
-	switch {
-	case gemini(path):
+// decodeStream reads a streamed model response of dialect d with its
+// wire format's adapter.
+func decodeStream(d wire.Dialect, b []byte) (llm.Response, error) {
+	switch d {
+	case wire.Gemini:
 		return geminiadapter.StreamResponse(b)
-	case strings.HasSuffix(path, "/v1/messages"):
+	case wire.Anthropic:
 		return anthropic.StreamResponse(b)
-	case strings.HasSuffix(path, responsesPath):
+	case wire.Responses:
 		return openai.ResponsesStreamResponse(b)
 	}
 	return openai.StreamResponse(b)
+}
+
+// decodeResponse reads a model response of dialect d as its adapter does.
+func decodeResponse(d wire.Dialect, b []byte) llm.Response {
+	switch d {
+	case wire.Gemini:
+		return decodeGeminiResponse(b)
+	case wire.Anthropic:
+		return decodeAnthropicResponse(b)
+	case wire.Responses:
+		return decodeResponsesResponse(b)
+	}
+	return decodeChatResponse(b)
 }
 
 // decodeChatResponse reads a Chat Completions response.
@@ -310,14 +320,8 @@ func decodeChatResponse(b []byte) llm.Response {
 		Choices []struct {
 			FinishReason string `json:"finish_reason"`
 			Message      struct {
-				Content   string `json:"content"`
-				ToolCalls []struct {
-					ID       string `json:"id"`
-					Function struct {
-						Name      string `json:"name"`
-						Arguments string `json:"arguments"`
-					} `json:"function"`
-				} `json:"tool_calls"`
+				Content   string              `json:"content"`
+				ToolCalls []wire.ChatToolCall `json:"tool_calls"`
 			} `json:"message"`
 		} `json:"choices"`
 		Usage struct {
@@ -355,10 +359,6 @@ func decodeAnthropicResponse(b []byte) llm.Response {
 	out, _ := anthropic.Response(&m)
 	return out
 }
-
-// responsesPath ends the path of an OpenAI Responses call (…/v1/responses:
-// the base URLs of the servers that speak it end in /v1).
-const responsesPath = "/v1/responses"
 
 // decodeResponsesResponse reads a Responses API answer as the adapter does.
 func decodeResponsesResponse(b []byte) llm.Response {

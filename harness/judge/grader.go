@@ -133,8 +133,10 @@ func OpenAIParams(model string, msgs []llm.Message, name string, schema map[stri
 }
 
 // AnthropicParams is the Messages request of a grading call: one tool whose
-// input schema is the output shape, forced with tool_choice {type: tool,
-// name}, at temperature 0.
+// input schema is the output shape, with strict: true (Anthropic's
+// structured outputs for tool inputs: the call's input is validated against
+// the schema, additionalProperties false), forced with tool_choice {type:
+// tool, name}, at temperature 0.
 func AnthropicParams(model string, msgs []llm.Message, name string, schema map[string]any) anthropic.MessageNewParams {
 	p := anthropic.MessageNewParams{
 		Model:       anthropic.Model(model),
@@ -143,7 +145,9 @@ func AnthropicParams(model string, msgs []llm.Message, name string, schema map[s
 		Tools: []anthropic.ToolUnionParam{{OfTool: &anthropic.ToolParam{
 			Name:        name,
 			Description: anthropic.String("Report the grade in this shape."),
-			InputSchema: anthropic.ToolInputSchemaParam{Properties: schema["properties"], Required: schema["required"].([]string)},
+			InputSchema: anthropic.ToolInputSchemaParam{Properties: schema["properties"], Required: schema["required"].([]string),
+				ExtraFields: map[string]any{"additionalProperties": false}},
+			Strict: anthropic.Bool(true),
 		}}},
 		ToolChoice: anthropic.ToolChoiceParamOfTool(name),
 	}

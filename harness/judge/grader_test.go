@@ -85,7 +85,12 @@ var _ = Describe("Grader", func() {
 		Expect(tools).To(HaveLen(1))
 		tool := tools[0].(map[string]any)
 		Expect(tool["name"]).To(Equal("testbed_grade"))
-		Expect(tool["input_schema"].(map[string]any)["required"]).To(ConsistOf("score", "reason"))
+		Expect(tool["strict"]).To(BeTrue(), "strict tool use: Anthropic's structured outputs for a tool's input")
+		schema := tool["input_schema"].(map[string]any)
+		Expect(schema["type"]).To(Equal("object"))
+		Expect(schema["required"]).To(ConsistOf("score", "reason"))
+		Expect(schema["additionalProperties"]).To(BeFalse())
+		Expect(schema["properties"]).To(HaveKey("score"))
 		Expect((*got)["system"]).NotTo(BeEmpty())
 	})
 

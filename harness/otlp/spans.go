@@ -51,11 +51,15 @@ func (b builder) build(ctx context.Context) {
 			KeyScenario.String(b.run.scenario.ID), KeySample.Int(b.run.sample),
 			KeyVerdict.String(b.run.verdict),
 		))
-	// Chat spans first, so that the exchanges a call made nest under it.
+	// Chat and embeddings spans first, so that the exchanges a call made
+	// nest under it.
 	var chats []interval
 	for i, e := range b.run.events {
-		if e.Kind == trace.KindLLM {
+		switch e.Kind {
+		case trace.KindLLM:
 			chats = append(chats, b.chat(id(fmt.Sprint(i)), root, e))
+		case trace.KindEmbed:
+			chats = append(chats, b.embed(id(fmt.Sprint(i)), root, e))
 		}
 	}
 	for i, e := range b.run.events {
@@ -121,6 +125,8 @@ func duration(e trace.Event) time.Duration {
 		return e.LLM.Duration
 	case trace.KindHTTP:
 		return e.HTTP.Duration
+	case trace.KindEmbed:
+		return e.Embed.Duration
 	}
 	return 0
 }
@@ -174,6 +180,30 @@ func (b builder) chat(ctx, parent context.Context, e trace.Event) interval {
 	}
 	ctx = oteltrace.ContextWithSpan(ctx, oteltrace.SpanFromContext(parent))
 	sctx, span := b.tracer.Start(ctx, "chat "+c.Model, oteltrace.WithSpanKind(oteltrace.SpanKindClient),
+		oteltrace.WithTimestamp(b.at(e.At)), oteltrace.WithAttributes(attrs...))
+	status(span, c.Error)
+	span.End(oteltrace.WithTimestamp(b.at(e.At + c.Duration)))
+	return interval{from: e.At, to: e.At + c.Duration, ctx: sctx}
+}
+
+// embed makes the span of an embeddings call: its input tokens as billed
+// (the provider's count, else testbed's) and its price.
+func (b builder) embed(ctx, parent context.Context, e trace.Event) interval {
+	c := e.Embed
+	attrs := []attribute.KeyValue{
+		semconv.GenAIOperationNameEmbeddings,
+		semconv.GenAIProviderNameKey.String(b.provider()),
+		semconv.GenAIRequestModel(c.Model),
+		semconv.GenAIUsageInputTokens(c.Tokens()),
+		KeyTurn.Int(e.Turn), KeyCountedInput.Int(c.Input),
+	}
+	if p := c.Cost; p != nil {
+		attrs = append(attrs, KeyCost.Float64(p.USD), KeyCostFrom.String(p.From))
+	} else {
+		attrs = append(attrs, KeyCostUnpriced.Bool(true))
+	}
+	ctx = oteltrace.ContextWithSpan(ctx, oteltrace.SpanFromContext(parent))
+	sctx, span := b.tracer.Start(ctx, "embeddings "+c.Model, oteltrace.WithSpanKind(oteltrace.SpanKindClient),
 		oteltrace.WithTimestamp(b.at(e.At)), oteltrace.WithAttributes(attrs...))
 	status(span, c.Error)
 	span.End(oteltrace.WithTimestamp(b.at(e.At + c.Duration)))

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+
+	"github.com/agentreplay/testbed/harness/wire"
 )
 
 // ErrEscaped is matched (errors.Is) by End's error when the session's agent
@@ -68,51 +70,36 @@ func problem(w http.ResponseWriter, path string, status int, format string, args
 }
 
 // errorBody is an error in the shape of the provider served at path (below
-// the session's prefix): OpenAI's {"error": {"message", "type", "param",
-// "code"}} under /v1/, Anthropic's {"type": "error", "error": {"type",
-// "message"}} under /v1/messages, Gemini's {"error": {"code", "message",
-// "status"}} under /v1beta/; elsewhere (an upstream, no session) one that
-// all three SDKs read: OpenAI's, with Anthropic's top-level type.
+// the session's prefix): Gemini's under /v1beta/, Anthropic's under
+// /v1/messages (wire.ErrorBody), OpenAI's under /v1/ with a testbed_ code
+// saying what went wrong (testbed_replay_miss, testbed_escaped …);
+// elsewhere (an upstream, no session) one that all three SDKs read:
+// OpenAI's, with Anthropic's top-level type.
 func errorBody(path string, status int, msg string) any {
 	switch {
 	case strings.HasPrefix(path, "/v1beta/"):
-		return map[string]any{"error": map[string]any{"code": status, "message": msg, "status": named(status, geminiStatuses, "INTERNAL")}}
+		return wire.ErrorBody(wire.Gemini, status, msg)
 	case path == "/v1/messages" || strings.HasPrefix(path, "/v1/messages/"):
-		return map[string]any{"type": "error", "error": map[string]any{"type": named(status, anthropicTypes, "api_error"), "message": msg}}
+		return wire.ErrorBody(wire.Anthropic, status, msg)
 	case strings.HasPrefix(path, "/v1/"):
 		kind := "server_error"
 		if status < 500 {
 			kind = "invalid_request_error"
 		}
-		return map[string]any{"error": map[string]any{"message": msg, "type": kind, "param": nil, "code": "testbed_" + named(status, openAICodes, "proxy_error")}}
+		code, ok := openAICodes[status]
+		if !ok {
+			code = "proxy_error"
+		}
+		return wire.OpenAIError(msg, kind, "", "testbed_"+code)
 	}
 	return map[string]any{"type": "error", "error": map[string]string{"message": msg, "type": "testbed_proxy"}}
 }
 
-// The names each provider gives the statuses the proxy answers with.
-var (
-	geminiStatuses = map[int]string{
-		http.StatusBadRequest: "INVALID_ARGUMENT", http.StatusForbidden: "PERMISSION_DENIED", http.StatusNotFound: "NOT_FOUND",
-		http.StatusRequestEntityTooLarge: "INVALID_ARGUMENT", http.StatusNotImplemented: "UNIMPLEMENTED",
-		http.StatusBadGateway: "UNAVAILABLE", http.StatusGatewayTimeout: "DEADLINE_EXCEEDED",
-	}
-	anthropicTypes = map[int]string{
-		http.StatusBadRequest: "invalid_request_error", http.StatusForbidden: "permission_error", http.StatusNotFound: "not_found_error",
-		http.StatusRequestEntityTooLarge: "request_too_large", http.StatusGatewayTimeout: "timeout_error",
-	}
-	openAICodes = map[int]string{
-		http.StatusBadRequest: "bad_request", http.StatusForbidden: "escaped", http.StatusNotFound: "not_found",
-		http.StatusRequestEntityTooLarge: "request_too_large", http.StatusNotImplemented: "replay_miss",
-		http.StatusBadGateway: "bad_gateway", http.StatusGatewayTimeout: "timeout",
-	}
-)
-
-// named is names[status], else other.
-func named(status int, names map[int]string, other string) string {
-	if n, ok := names[status]; ok {
-		return n
-	}
-	return other
+// openAICodes say what went wrong, by the status the proxy answers with.
+var openAICodes = map[int]string{
+	http.StatusBadRequest: "bad_request", http.StatusForbidden: "escaped", http.StatusNotFound: "not_found",
+	http.StatusRequestEntityTooLarge: "request_too_large", http.StatusNotImplemented: "replay_miss",
+	http.StatusBadGateway: "bad_gateway", http.StatusGatewayTimeout: "timeout",
 }
 
 // isTimeout reports whether err is a timeout (a net.Error that says so).

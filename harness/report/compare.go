@@ -31,6 +31,9 @@ type Comparison struct {
 	// Pairwise is the grader's verdict on the two variants' answers
 	// (compare --judge); nil when not asked.
 	Pairwise *Pairwise `json:"pairwise,omitempty"`
+	// Prices names the price table both sides' calls were priced with
+	// again (compare --prices); empty when each kept its own prices.
+	Prices string `json:"prices,omitempty"`
 }
 
 // Side is one scenario's figures under one variant.
@@ -286,7 +289,11 @@ func deltaMS(a, b float64) string {
 // comparisonSections lays out one comparison.
 func comparisonSections(c Comparison, f CompareFilter) []section {
 	b, h := c.BaseSummary, c.HeadSummary
-	sum := section{title: fmt.Sprintf("%s: %s → %s (%d scenarios both ran)", c.Suite, c.Base, c.Head, len(c.Rows)), table: table{
+	title := fmt.Sprintf("%s: %s → %s (%d scenarios both ran)", c.Suite, c.Base, c.Head, len(c.Rows))
+	if c.Prices != "" {
+		title += ", both priced with " + c.Prices
+	}
+	sum := section{title: title, table: table{
 		header: []string{"metric", "base", "head", "change"},
 		right:  []bool{false, true, true, true},
 	}}
@@ -341,6 +348,9 @@ func comparisonSections(c Comparison, f CompareFilter) []section {
 	costRow("cost per run mean (USD)", b.Cost.Mean, h.Cost.Mean)
 	costRow("cost per run p95 (USD)", b.Cost.P95, h.Cost.P95)
 	costRow("cost total (USD)", b.Cost.Total, h.Cost.Total)
+	if b.Cost.EmbedCalls > 0 || h.Cost.EmbedCalls > 0 {
+		costRow("of it, embeddings (USD)", b.Cost.Embed, h.Cost.Embed)
+	}
 	if bs, hs := b.Streaming, h.Streaming; bs != nil || hs != nil {
 		if bs == nil {
 			bs = &Streaming{}

@@ -21,6 +21,10 @@ type Spend struct {
 	Priced   int `json:"priced_calls"`
 	Unpriced int `json:"unpriced_calls,omitempty"`
 	Counted  int `json:"counted_calls,omitempty"`
+	// Embed is the embeddings calls' part of Total, EmbedCalls how many
+	// there were (counted in Priced, Unpriced and Counted too).
+	Embed      float64 `json:"embed_usd,omitempty"`
+	EmbedCalls int     `json:"embed_calls,omitempty"`
 }
 
 // SpendOf is the spend of runs.
@@ -31,9 +35,11 @@ func SpendOf(runs []Run) Spend {
 		m := r.Metrics
 		s.Priced += m.PricedCalls
 		// a report written before calls were priced counts none of them
-		s.Unpriced += max(m.UnpricedCalls, m.LLMCalls-m.PricedCalls)
+		s.Unpriced += max(m.UnpricedCalls, m.LLMCalls+m.EmbedCalls-m.PricedCalls)
 		s.Counted += m.CountedCalls
 		s.Total += m.CostUSD
+		s.Embed += m.EmbedCostUSD
+		s.EmbedCalls += m.EmbedCalls
 		per = append(per, m.CostUSD)
 	}
 	if len(per) == 0 {
@@ -90,7 +96,8 @@ func (s Spend) Short() string {
 
 // Sources says how the calls were priced: "12 calls priced from reported
 // usage (the provider's), 3 calls from testbed's counts (the provider
-// reported none), 2 calls unpriced".
+// reported none), 2 calls unpriced", and what the embeddings calls among
+// them cost.
 func (s Spend) Sources() string {
 	var parts []string
 	if n := s.Priced - s.Counted; n > 0 {
@@ -101,6 +108,9 @@ func (s Spend) Sources() string {
 	}
 	if s.Unpriced > 0 {
 		parts = append(parts, count(s.Unpriced, "call")+" unpriced (not in the price table)")
+	}
+	if s.EmbedCalls > 0 {
+		parts = append(parts, fmt.Sprintf("%s among them, %s of the total", count(s.EmbedCalls, "embeddings call"), USD(s.Embed)))
 	}
 	return strings.Join(parts, ", ")
 }

@@ -1,7 +1,9 @@
 package report
 
 import (
+	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -53,8 +55,9 @@ func (c Calibration) Examples() int { return c.TP + c.FN + c.FP + c.TN }
 // Agreed is the number of examples the grader judged as labelled.
 func (c Calibration) Agreed() int { return c.TP + c.TN }
 
-// SummarizeGrading adds up the grading of a variant's scenarios; nil when
-// none was graded.
+// SummarizeGrading adds up the grading of scenarios (a variant's, or the
+// samples of one): grader calls, tokens and calibration summed, the mean
+// score of those graded; nil when none was graded.
 func SummarizeGrading(scs []Scenario) *Grading {
 	var out *Grading
 	var score float64
@@ -108,7 +111,7 @@ func gradingLines(r *Report) []string {
 			line := fmt.Sprintf("%s: %d grader calls over %d variants, %d input and %d output tokens, by %s",
 				s.Name, sum.Calls, variants, sum.InputTokens, sum.OutputTokens, sum.Grader)
 			if c := sum.Calibration; c != nil {
-				line += fmt.Sprintf("; it judged %d of %d labelled examples as labelled (Cohen's kappa %.2f)", c.Agreed(), c.Examples(), c.Kappa())
+				line += fmt.Sprintf("; it judged %d of %d labelled examples as labelled (%s)", c.Agreed(), c.Examples(), c.kappaText())
 			}
 			out = append(out, line)
 		}
@@ -118,19 +121,57 @@ func gradingLines(r *Report) []string {
 
 // Kappa is Cohen's kappa of the grader's verdicts against the labels:
 // (po − pe) / (1 − pe), po the observed agreement and pe the agreement
-// expected by chance from the margins; 1 when both sides always say the
-// same one thing (pe = po = 1), 0 with no examples.
-func (c Calibration) Kappa() float64 {
-	n := float64(c.Examples())
-	if n == 0 {
-		return 0
+// expected by chance from the margins. ok is false when it is undefined
+// (KappaUndefined says why): with no examples, or with every example
+// labelled alike, where pe equals po whatever the grader does.
+func (c Calibration) Kappa() (kappa float64, ok bool) {
+	if c.KappaUndefined() != "" {
+		return 0, false
 	}
+	n := float64(c.Examples())
 	po := float64(c.Agreed()) / n
 	pe := (float64(c.TP+c.FN)*float64(c.TP+c.FP) + float64(c.FP+c.TN)*float64(c.FN+c.TN)) / (n * n)
-	if pe == 1 {
-		return 1
+	return (po - pe) / (1 - pe), true
+}
+
+// KappaUndefined says why Kappa is undefined, or "" when it is defined.
+func (c Calibration) KappaUndefined() string {
+	switch {
+	case c.Examples() == 0:
+		return "no labelled example was graded"
+	case c.FP+c.TN == 0:
+		return "every example is labelled pass, so agreement cannot be told from chance; add a fail: example"
+	case c.TP+c.FN == 0:
+		return "every example is labelled fail, so agreement cannot be told from chance; add a pass: example"
 	}
-	return (po - pe) / (1 - pe)
+	return ""
+}
+
+// kappaText is Kappa for a reader: "Cohen's kappa 0.40", or "Cohen's kappa
+// undefined: " and why.
+func (c Calibration) kappaText() string {
+	if k, ok := c.Kappa(); ok {
+		return fmt.Sprintf("Cohen's kappa %.2f", k)
+	}
+	return "Cohen's kappa undefined: " + c.KappaUndefined()
+}
+
+// MarshalJSON writes the counts with what they give: the examples, those
+// the grader judged as labelled, and the kappa (null, with
+// kappa_undefined saying why, when it is undefined).
+func (c Calibration) MarshalJSON() ([]byte, error) {
+	type counts Calibration
+	out := struct {
+		counts
+		Examples  int      `json:"examples"`
+		Agreed    int      `json:"agreed"`
+		Kappa     *float64 `json:"kappa"`
+		Undefined string   `json:"kappa_undefined,omitempty"`
+	}{counts: counts(c), Examples: c.Examples(), Agreed: c.Agreed(), Undefined: c.KappaUndefined()}
+	if k, ok := c.Kappa(); ok {
+		out.Kappa = &k
+	}
+	return json.Marshal(out)
 }
 
 // plus is c with o's counts added; nil when both are.
@@ -161,4 +202,34 @@ func grades(sc Scenario) []string {
 		out = append(out, fmt.Sprintf("%s turn %d %s: %s", mark, c.Turn, c.Name, c.Detail))
 	}
 	return out
+}
+
+// gradingSection is what grading each variant's rubric checks cost, apart
+// from the agent's figures, with the grader's mean score and its agreement
+// with the rubrics' labelled examples (pooled over every sample).
+func gradingSection(order []*Variant) (section, bool) {
+	sec := section{title: "grading, apart from the agents' calls, tokens and latency", table: table{
+		header: []string{"variant", "grader", "calls", "in tok", "out tok", "score", "labelled examples", "Cohen's kappa"},
+		right:  []bool{false, false, true, true, true, true, true, true},
+		wrap:   []bool{false, true, false, false, false, false, false, false},
+	}}
+	for _, v := range order {
+		g := v.Summary.Grading
+		if g == nil {
+			continue
+		}
+		examples, kappa := "—", "—"
+		if c := g.Calibration; c != nil {
+			examples = fmt.Sprintf("%d of %d as labelled", c.Agreed(), c.Examples())
+			if k, ok := c.Kappa(); ok {
+				kappa = fmt.Sprintf("%.2f", k)
+			} else {
+				kappa = "undefined"
+				sec.notes = append(sec.notes, note{text: v.Name + ": " + c.kappaText()})
+			}
+		}
+		sec.table.rows = append(sec.table.rows, []string{v.Name, g.Grader, strconv.Itoa(g.Calls), strconv.Itoa(g.InputTokens),
+			strconv.Itoa(g.OutputTokens), fmt.Sprintf("%.2f", g.Score), examples, kappa})
+	}
+	return sec, len(sec.table.rows) > 0
 }

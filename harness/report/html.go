@@ -157,11 +157,25 @@ func htmlTraceOf(sc Scenario) htmlTrace {
 		case trace.KindNote:
 			row[3] = e.Note.Key
 			row[6] = fmt.Sprint(e.Note.Decoded())
+		case trace.KindEmbed:
+			c := e.Embed
+			row[3] = "embeddings " + c.Model
+			row[4] = fmt.Sprintf("%d in (%s)", c.Tokens(), count(c.Texts, "text"))
+			row[5] = ms(c.Duration)
+			row[6] = firstOf(c.Error, embedCost(c.Cost))
 		}
 		row[6] = clip(row[6], 240)
 		t.Events = append(t.Events, row)
 	}
 	return t
+}
+
+// embedCost is an embeddings call's price and what it was priced from.
+func embedCost(c *trace.Cost) string {
+	if c == nil {
+		return "unpriced"
+	}
+	return USD(c.USD) + " (" + c.From + ")"
 }
 
 // firstOf returns the first non-empty string.

@@ -235,6 +235,9 @@ func layoutSuite(s *Suite, mode string, verdict verdictStyle) suiteBlock {
 	if t, ok := thresholdSection(order); ok {
 		b.sections = append(b.sections, t)
 	}
+	if t, ok := gradingSection(order); ok {
+		b.sections = append(b.sections, t)
+	}
 	b.sections = append(b.sections, tokenSection(order, s.Tokenizer))
 	if t, ok := roleSection(order); ok {
 		b.sections = append(b.sections, t)

@@ -105,7 +105,8 @@ type Run struct {
 
 // Sampling is what the samples of one scenario say. A scenario recorded
 // with `testbed record --repeat N` has N cassettes, each replayed as a Run;
-// the Scenario's other fields are those of sample 1.
+// the Scenario's other fields are those of sample 1, but for its Grading,
+// which is every sample's.
 type Sampling struct {
 	N      int `json:"n"`
 	Passed int `json:"passed"`
@@ -130,7 +131,9 @@ func (s *Sampling) PassHatK(k int) float64 {
 }
 
 // Sample folds the runs of one scenario (sample 1 first) into one Scenario:
-// sample 1's details, a verdict over all samples, and Sampling. A single
+// sample 1's details, a verdict over all samples, Sampling, and the grading
+// of every sample together (SummarizeGrading: their grader calls and
+// tokens, mean score and pooled calibration). A single
 // run is returned as it is. The verdict is stale if any sample's cassette
 // is; otherwise pass when at least minPassRate of the samples pass.
 func Sample(runs []Scenario, minPassRate float64) Scenario {
@@ -165,6 +168,9 @@ func Sample(runs []Scenario, minPassRate float64) Scenario {
 		sp.Metrics[name] = meanInterval(xs)
 	}
 	out.Sampling = sp
+	// Every sample was graded apart: its grader calls count, and its
+	// labelled examples are pooled into one calibration.
+	out.Grading = SummarizeGrading(runs)
 	share := float64(sp.Passed) / float64(sp.N)
 	c := Check{Name: "samples.pass_rate", Pass: share >= minPassRate,
 		Detail: fmt.Sprintf("%d of %d samples passed (%.0f%%, need %.0f%%)", sp.Passed, sp.N, share*100, minPassRate*100)}

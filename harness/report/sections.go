@@ -88,6 +88,12 @@ func spendSection(order []*Variant, base *Variant, prices string) section {
 		header: []string{"variant", "mean", "p95", "total", "priced calls"},
 		right:  []bool{false, true, true, true, true},
 	}}
+	// the embeddings' share, beside the chat calls', when a variant made any
+	embeds := slices.ContainsFunc(order, func(v *Variant) bool { return v.Spend().EmbedCalls > 0 })
+	if embeds {
+		sec.table.header = append(sec.table.header, "of the total, embeddings")
+		sec.table.right = append(sec.table.right, true)
+	}
 	for _, v := range order {
 		c := v.Spend()
 		mean := c.Short()
@@ -100,7 +106,11 @@ func spendSection(order []*Variant, base *Variant, prices string) section {
 		if c.Evaluated() {
 			p95, total = USD(c.P95), USD(c.Total)
 		}
-		sec.table.rows = append(sec.table.rows, []string{v.Name, mean, p95, total, fmt.Sprintf("%d/%d", c.Priced, c.Priced+c.Unpriced)})
+		row := []string{v.Name, mean, p95, total, fmt.Sprintf("%d/%d", c.Priced, c.Priced+c.Unpriced)}
+		if embeds {
+			row = append(row, fmt.Sprintf("%s in %s", USD(c.Embed), count(c.EmbedCalls, "call")))
+		}
+		sec.table.rows = append(sec.table.rows, row)
 		if src := c.Sources(); src != "" {
 			sec.notes = append(sec.notes, note{text: v.Name + ": " + src})
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentreplay/testbed/harness/cost"
 	"github.com/agentreplay/testbed/harness/tokens"
+	"github.com/agentreplay/testbed/harness/wire"
 )
 
 // ErrOverBudget is the error of a model call a recording did not make
@@ -98,7 +99,7 @@ type guard struct {
 
 func (g *guard) RoundTrip(req *http.Request) (*http.Response, error) {
 	p := req.URL.Path
-	if !(isModelPath(p) || strings.HasSuffix(p, "/responses")) || strings.HasSuffix(p, "/embeddings") {
+	if !(isModelPath(p) || strings.HasSuffix(p, "/responses")) {
 		return g.next.RoundTrip(req)
 	}
 	var body []byte
@@ -110,7 +111,7 @@ func (g *guard) RoundTrip(req *http.Request) (*http.Response, error) {
 		req.Body.Close()
 		req.Body = io.NopCloser(bytes.NewReader(body))
 	}
-	est, err := g.estimate(body)
+	est, err := g.estimate(p, body)
 	if err == nil {
 		err = g.budget.reserve(est)
 	}
@@ -131,10 +132,22 @@ func (g *guard) RoundTrip(req *http.Request) (*http.Response, error) {
 	return g.next.RoundTrip(req)
 }
 
-// estimate is the most a request can cost: its body's tokens (a little
-// more than its prompt's) at the input rate and its output cap at the
-// output rate.
-func (g *guard) estimate(body []byte) (float64, error) {
+// estimate is the most a request to path can cost: a chat request's body
+// tokens (a little more than its prompt's) at the input rate and its output
+// cap at the output rate; an embeddings request's input tokens at its
+// model's input rate.
+func (g *guard) estimate(path string, body []byte) (float64, error) {
+	if wire.IsEmbeddings(path) {
+		in, err := wire.ReadEmbedCall(path, body)
+		if err != nil {
+			return 0, fmt.Errorf("%w: %v, so the cap cannot be kept", ErrOverBudget, err)
+		}
+		usd, ok := g.pricer.Estimate(g.provider, in.Model, embedTokens(in, g.counter), 0)
+		if !ok {
+			return 0, fmt.Errorf("%w: embeddings model %s has no price, so the cap cannot be kept; pass --prices FILE or map it in the suite's prices: models", ErrOverBudget, in.Model)
+		}
+		return usd, nil
+	}
 	in := len(body) / 2 // without a counter, a safe overestimate
 	if g.counter != nil {
 		in = g.counter.CountBytes(body)
@@ -144,6 +157,21 @@ func (g *guard) estimate(body []byte) (float64, error) {
 		return 0, fmt.Errorf("%w: model %s has no price, so the cap cannot be kept; pass --prices FILE or map it in the suite's prices: models", ErrOverBudget, g.model)
 	}
 	return usd, nil
+}
+
+// embedTokens is an embeddings request's input tokens: its texts counted
+// (without a counter, half their bytes, a safe overestimate) and the
+// inputs it sent as token ids.
+func embedTokens(in wire.EmbedCall, counter *tokens.Counter) int {
+	n := in.Tokens
+	for _, t := range in.Texts {
+		if counter != nil {
+			n += counter.Count(t)
+		} else {
+			n += len(t) / 2
+		}
+	}
+	return n
 }
 
 // MaxOutput reads a model request's output cap: OpenAI's max_tokens or

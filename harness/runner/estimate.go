@@ -9,16 +9,23 @@ import (
 	"github.com/agentreplay/testbed/harness/cassette"
 	"github.com/agentreplay/testbed/harness/scenario"
 	"github.com/agentreplay/testbed/harness/tokens"
+	"github.com/agentreplay/testbed/harness/wire"
 )
 
 // Estimate is what recording a suite's variant again may cost at most,
-// from the model requests its current cassettes hold (the calls the agent
-// made last time), each estimated as Budget estimates a call.
+// from the model and embeddings requests its current cassettes hold (the
+// calls the agent made last time), each estimated as Budget estimates a
+// call.
 type Estimate struct {
 	Suite, Variant string
 	Model          string
 	Scenarios      int // scenario runs estimated
 	Calls          int // model requests in their cassettes
+	// EmbedCalls are the embeddings requests in them, each estimated at
+	// its input's tokens; UnpricedEmbeds those whose model has no price
+	// (or that could not be read), left out of USD.
+	EmbedCalls     int
+	UnpricedEmbeds int
 	USD            float64
 	// Unestimated are the scenario runs with no cassette to estimate from;
 	// Unpriced is true when the model has no price.
@@ -69,12 +76,25 @@ func EstimateRecording(suites []*scenario.Suite, opts Options) ([]Estimate, erro
 					e.Scenarios++
 					for _, r := range reqs {
 						u, err := url.Parse(r.URL)
-						if err != nil || !(isModelPath(u.Path) || strings.HasSuffix(u.Path, "/responses")) || strings.HasSuffix(u.Path, "/embeddings") {
-							continue
-						}
-						e.Calls++
-						if usd, ok := p.Estimate(ep.Provider, ep.Model, counter.CountBytes(r.Body), MaxOutput(r.Body)); ok {
-							e.USD += usd
+						switch {
+						case err != nil || !(isModelPath(u.Path) || strings.HasSuffix(u.Path, "/responses")):
+						case wire.IsEmbeddings(u.Path):
+							e.EmbedCalls++
+							in, err := wire.ReadEmbedCall(u.Path, r.Body)
+							if err != nil {
+								e.UnpricedEmbeds++
+								continue
+							}
+							if usd, ok := p.Estimate(ep.Provider, in.Model, embedTokens(in, counter), 0); ok {
+								e.USD += usd
+							} else {
+								e.UnpricedEmbeds++
+							}
+						default:
+							e.Calls++
+							if usd, ok := p.Estimate(ep.Provider, ep.Model, counter.CountBytes(r.Body), MaxOutput(r.Body)); ok {
+								e.USD += usd
+							}
 						}
 					}
 				}

@@ -10,6 +10,7 @@ import (
 	"github.com/agentreplay/testbed/harness/cassette"
 	"github.com/agentreplay/testbed/harness/scenario"
 	"github.com/agentreplay/testbed/harness/standin"
+	"github.com/agentreplay/testbed/harness/wire"
 )
 
 // faultPlan decides, while recording one sample of one scenario, which
@@ -83,9 +84,10 @@ func mix(z uint64) uint64 {
 }
 
 // isModelPath tells a model endpoint (chat, embeddings, Gemini
-// generateContent streamed or not, Anthropic messages) from an upstream API.
+// generateContent streamed or not and its embedding methods, Anthropic
+// messages) from an upstream API.
 func isModelPath(path string) bool {
-	return strings.HasSuffix(path, "/chat/completions") || strings.HasSuffix(path, "/embeddings") ||
+	return strings.HasSuffix(path, "/chat/completions") || wire.IsEmbeddings(path) ||
 		strings.Contains(path, ":generateContent") || strings.Contains(path, ":streamGenerateContent") ||
 		strings.HasSuffix(path, "/v1/messages")
 }

@@ -156,23 +156,32 @@ func (r *recording) recordMissing(s *scenario.Suite, opts runner.Options) *repor
 	return rep
 }
 
-var _ = Describe("a rubric's labelled examples", func() {
-	It("are graded beside the answer, and the grader's agreement with them is reported", func() {
-		rec := startRecording()
-		path := filepath.Join(rec.root, "scenarios", "odbchat.yaml")
-		data, err := os.ReadFile(path)
-		Expect(err).NotTo(HaveOccurred())
-		s := strings.Replace(unjudged(string(data)), "\nvariants:\n", "\njudge: {provider: openai, model: gpt-4.1-mini}\nvariants:\n", 1)
-		s = strings.Replace(s, "    input: \"What is a marine heatwave?\"\n    expect:\n", `    input: "What is a marine heatwave?"
+// withExamples writes the project's odbchat suite under rec's root with a
+// rubric carrying labelled examples on one scenario, and loads it with its
+// grader routed to the stand-in judge.
+func withExamples(rec *recording) *scenario.Suite {
+	GinkgoHelper()
+	path := filepath.Join(rec.root, "scenarios", "odbchat.yaml")
+	data, err := os.ReadFile(path)
+	Expect(err).NotTo(HaveOccurred())
+	s := strings.Replace(unjudged(string(data)), "\nvariants:\n", "\njudge: {provider: openai, model: gpt-4.1-mini}\nvariants:\n", 1)
+	s = strings.Replace(s, "    input: \"What is a marine heatwave?\"\n    expect:\n", `    input: "What is a marine heatwave?"
     expect:
       rubric:
         - rubric: 'It names "heatwave"'
           pass: ["A marine heatwave is a long spell of warm sea.", "It is a period of unusually warm ocean water."]
           fail: ["I do not know."]
 `, 1)
-		Expect(os.WriteFile(path, []byte(s), 0o644)).To(Succeed())
-		suite := loadSuite(rec.root)
-		Expect(rec.sis.RouteJudges([]*scenario.Suite{suite})).To(Succeed())
+	Expect(os.WriteFile(path, []byte(s), 0o644)).To(Succeed())
+	suite := loadSuite(rec.root)
+	Expect(rec.sis.RouteJudges([]*scenario.Suite{suite})).To(Succeed())
+	return suite
+}
+
+var _ = Describe("a rubric's labelled examples", func() {
+	It("are graded beside the answer, and the grader's agreement with them is reported", func() {
+		rec := startRecording()
+		suite := withExamples(rec)
 		opts := runner.Options{Scenario: "explain-marine-heatwave", Variant: "single-pass", JudgeRoutes: rec.sis.Judges}
 		got := scenarios(rec.record(suite, opts))["single-pass/explain-marine-heatwave"]
 		Expect(got.Verdict).To(Equal(report.VerdictPass), got.Error)
@@ -181,7 +190,9 @@ var _ = Describe("a rubric's labelled examples", func() {
 		// fails although labelled pass.
 		Expect(*got.Grading.Calibration).To(Equal(report.Calibration{TP: 1, FN: 1, TN: 1}))
 		// po = 2/3, pe = (2·1 + 1·2)/9 = 4/9: kappa = (2/9)/(5/9) = 0.4.
-		Expect(got.Grading.Calibration.Kappa()).To(BeNumerically("~", 0.4, 1e-12))
+		kappa, ok := got.Grading.Calibration.Kappa()
+		Expect(ok).To(BeTrue())
+		Expect(kappa).To(BeNumerically("~", 0.4, 1e-12))
 
 		again := scenarios(replayAt(rec.root, suite, opts))["single-pass/explain-marine-heatwave"]
 		Expect(again.Grading).To(Equal(got.Grading))
@@ -189,5 +200,32 @@ var _ = Describe("a rubric's labelled examples", func() {
 		Expect(report.WriteBrief(&text, &report.Report{Suites: []report.Suite{{Name: "odbchat", Variants: []report.Variant{{Name: "single-pass", Summary: report.Summarize([]report.Scenario{again})}}}}})).To(Succeed())
 		Expect(text.String()).To(ContainSubstring(fmt.Sprintf("odbchat: 4 grader calls over 1 variants, %d input and %d output tokens", got.Grading.InputTokens, got.Grading.OutputTokens)))
 		Expect(text.String()).To(ContainSubstring("by rule-based stand-in judge; it judged 2 of 3 labelled examples as labelled (Cohen's kappa 0.40)"))
+	})
+
+	It("are graded again in every sample, recorded in each sample's grader cassette and pooled", func() {
+		rec := startRecording()
+		suite := withExamples(rec)
+		opts := runner.Options{Scenario: "explain-marine-heatwave", Variant: "single-pass", JudgeRoutes: rec.sis.Judges, Repeat: 3}
+		got := scenarios(rec.record(suite, opts))["single-pass/explain-marine-heatwave"]
+		Expect(got.Sampling).NotTo(BeNil())
+		for k := 1; k <= 3; k++ {
+			Expect(cassette.JudgePath(rec.root, "odbchat", "single-pass", "explain-marine-heatwave", k)).To(BeARegularFile())
+		}
+		// The stand-in judge is rule-based: each sample grades the three
+		// examples alike, so the pooled counts are three times one
+		// sample's, and so is the kappa's n (the kappa itself is 0.4 again).
+		Expect(got.Grading.Calls).To(Equal(12), "four grader calls in each of three samples")
+		Expect(*got.Grading.Calibration).To(Equal(report.Calibration{TP: 3, FN: 3, TN: 3}))
+
+		sampled := *suite
+		sampled.Samples = 3
+		opts.Repeat = 0
+		again := scenarios(replayAt(rec.root, &sampled, opts))["single-pass/explain-marine-heatwave"]
+		Expect(again.Verdict).NotTo(Equal(report.VerdictStale), again.Error)
+		Expect(again.Checks).To(Equal(got.Checks), "%v", again.Checks)
+		Expect(again.Grading).To(Equal(got.Grading))
+		kappa, ok := again.Grading.Calibration.Kappa()
+		Expect(ok).To(BeTrue())
+		Expect(kappa).To(BeNumerically("~", 0.4, 1e-12))
 	})
 })

@@ -28,7 +28,7 @@ var _ = Describe("recording when the stand-in has no policy for a prompt", func(
 		r := &recording{root: project()}
 		r.suite = loadSuite(r.root)
 		var err error
-		r.sis, err = runner.StartStandIns(r.root, all.Registry(), true, true, standin.Options{Policies: policies})
+		r.sis, err = runner.StartStandIns(r.root, all.Registry(), true, true, runner.ModelOptions(standin.Options{Policies: policies}))
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(r.sis.Close)
 		// Every cassette as it was before: single-pass's removed, so that

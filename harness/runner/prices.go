@@ -34,12 +34,14 @@ func pricer(s *scenario.Suite, opts Options) (cost.Pricer, error) {
 	return p, nil
 }
 
-// Reprice prices again, with table, every model call of a report read
-// from a file (testbed report --prices), and its scenarios' and variants'
-// spend; models maps each suite's model names to the table's rows, by
-// suite. A report without the calls' traces (a blessed baseline) or with
-// sampled scenarios (whose other samples keep no trace) cannot be priced
-// again: an error says so. Thresholds are not judged again.
+// Reprice prices again, with table, every model and embeddings call of a
+// report read from a file (testbed report --prices, compare --prices), and
+// its scenarios' and variants' spend; models maps each suite's model names
+// to the table's rows, by suite. Each run's metrics keep every call's usage
+// (trace.Metrics.Calls), so a blessed baseline, which keeps no trace, and
+// every sample of a sampled scenario are priced again too; a report written
+// before they did is priced from its trace, and one without it cannot be:
+// an error says so. Thresholds are not judged again.
 func Reprice(rep *report.Report, table *cost.Table, models map[string]map[string]string) error {
 	for si := range rep.Suites {
 		s := &rep.Suites[si]
@@ -48,25 +50,47 @@ func Reprice(rep *report.Report, table *cost.Table, models map[string]map[string
 			v := &s.Variants[vi]
 			for i := range v.Scenarios {
 				sc := &v.Scenarios[i]
-				llm := 0
-				for _, e := range sc.Events {
-					if e.Kind == trace.KindLLM {
-						llm++
+				p.Trace(v.Provider, sc.Events)
+				if err := p.Metrics(v.Provider, &sc.Metrics); err != nil {
+					if err := repriceFromTrace(sc); err != nil {
+						return fmt.Errorf("%s/%s/%s: %w; replay with --prices instead: testbed run --prices FILE", s.Name, v.Name, sc.ID, err)
 					}
 				}
-				switch {
-				case sc.Sampling != nil:
-					return fmt.Errorf("%s/%s/%s has %d samples and the report keeps the first one's calls only; replay with --prices instead: testbed run --prices FILE", s.Name, v.Name, sc.ID, sc.Sampling.N)
-				case llm != sc.Metrics.LLMCalls:
-					return fmt.Errorf("%s/%s/%s: the report keeps %d of its %d model calls (a blessed baseline keeps none); replay with --prices instead: testbed run --prices FILE", s.Name, v.Name, sc.ID, llm, sc.Metrics.LLMCalls)
+				if sc.Sampling == nil {
+					continue
 				}
-				p.Trace(v.Provider, sc.Events)
-				m := trace.Measure(sc.Events)
-				sc.Metrics.CostUSD, sc.Metrics.PricedCalls, sc.Metrics.UnpricedCalls, sc.Metrics.CountedCalls = m.CostUSD, m.PricedCalls, m.UnpricedCalls, m.CountedCalls
+				for k := range sc.Sampling.Runs {
+					if err := p.Metrics(v.Provider, &sc.Sampling.Runs[k].Metrics); err != nil {
+						return fmt.Errorf("%s/%s/%s sample %d: %w; replay with --prices instead: testbed run --prices FILE", s.Name, v.Name, sc.ID, k+1, err)
+					}
+				}
 			}
 			v.Summary.Cost = v.Spend()
 		}
 		s.Prices = table.Origin
 	}
+	return nil
+}
+
+// repriceFromTrace sets the spend of a scenario of a report that keeps no
+// calls' usage from its trace, priced already, when it keeps every call.
+func repriceFromTrace(sc *report.Scenario) error {
+	llm, embeds := 0, 0
+	for _, e := range sc.Events {
+		switch e.Kind {
+		case trace.KindLLM:
+			llm++
+		case trace.KindEmbed:
+			embeds++
+		}
+	}
+	switch {
+	case sc.Sampling != nil:
+		return fmt.Errorf("the report keeps the calls of the first of its %d samples only", sc.Sampling.N)
+	case llm != sc.Metrics.LLMCalls || embeds != sc.Metrics.EmbedCalls:
+		return fmt.Errorf("the report keeps %d of its %d model calls", llm, sc.Metrics.LLMCalls)
+	}
+	m := trace.Measure(sc.Events)
+	sc.Metrics.CostUSD, sc.Metrics.EmbedCostUSD, sc.Metrics.PricedCalls, sc.Metrics.UnpricedCalls, sc.Metrics.CountedCalls = m.CostUSD, m.EmbedCostUSD, m.PricedCalls, m.UnpricedCalls, m.CountedCalls
 	return nil
 }

@@ -26,9 +26,16 @@ const (
 
 // Limits pace a recording's model requests (testbed record --rpm, --tpm):
 // requests per minute and prompt tokens per minute, over every scenario run
-// at once; 0 is no limit. They use the wall clock: they pace real traffic.
+// at once; 0 is no limit. Requests go out no closer than a minute over RPM
+// apart (no burst); prompt tokens flow at TPM a minute, with a minute's
+// worth at most at once, and a request larger than TPM waits for a whole
+// minute's worth. Safe for concurrent use.
 type Limits struct {
 	RPM, TPM int
+	// Now and Sleep are the clock the pacing reads and waits on: nil is
+	// the wall clock's (it paces real traffic); specs inject a fake one.
+	Now   func() time.Time
+	Sleep func(context.Context, time.Duration) error
 
 	once     sync.Once
 	requests *rate.Limiter
@@ -46,16 +53,37 @@ func (l *Limits) init() {
 	})
 }
 
-// wait holds a request of n prompt tokens until the limits allow it.
-func (l *Limits) wait(ctx context.Context, n int) error {
+// Wait holds a request of n prompt tokens until the limits allow it: it
+// books the request's turn under RPM, then its tokens under TPM from that
+// turn on, and sleeps until both allow it. When ctx ends first, its
+// bookings are given back and ctx's error returned.
+func (l *Limits) Wait(ctx context.Context, n int) error {
 	l.init()
+	now, sleep := time.Now, sleepFor
+	if l.Now != nil {
+		now = l.Now
+	}
+	if l.Sleep != nil {
+		sleep = l.Sleep
+	}
+	start := now()
+	at := start // when the request may go
+	var booked []*rate.Reservation
 	if l.requests != nil {
-		if err := l.requests.Wait(ctx); err != nil {
-			return err
-		}
+		r := l.requests.ReserveN(at, 1)
+		booked = append(booked, r)
+		at = at.Add(r.DelayFrom(at))
 	}
 	if l.tokens != nil {
-		if err := l.tokens.WaitN(ctx, min(max(n, 1), l.TPM)); err != nil {
+		r := l.tokens.ReserveN(at, min(max(n, 1), l.TPM))
+		booked = append(booked, r)
+		at = at.Add(r.DelayFrom(at))
+	}
+	if d := at.Sub(start); d > 0 {
+		if err := sleep(ctx, d); err != nil {
+			for _, r := range booked {
+				r.CancelAt(now())
+			}
 			return err
 		}
 	}
@@ -83,6 +111,7 @@ func sleepFor(ctx context.Context, d time.Duration) error {
 // as it is.
 type retrying struct {
 	next    http.RoundTripper
+	now     func() time.Time // for a Retry-After given as a date
 	sleep   func(context.Context, time.Duration) error
 	limits  *Limits
 	counter *tokens.Counter // set once the run has one
@@ -110,7 +139,7 @@ func (t *retrying) RoundTrip(req *http.Request) (*http.Response, error) {
 			if t.counter != nil {
 				n = t.counter.CountBytes(body)
 			}
-			if err := t.limits.wait(req.Context(), n); err != nil {
+			if err := t.limits.Wait(req.Context(), n); err != nil {
 				return nil, err
 			}
 		}
@@ -120,7 +149,7 @@ func (t *retrying) RoundTrip(req *http.Request) (*http.Response, error) {
 		if err != nil || attempt == MaxRetries {
 			return resp, err
 		}
-		d, ok := retryAfter(resp)
+		d, ok := retryAfter(resp, t.now())
 		if !ok || d > MaxRetryWait {
 			return resp, nil
 		}
@@ -136,9 +165,10 @@ func (t *retrying) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 }
 
-// retryAfter says how long a rate-limit or overload response asks to wait;
-// false when it is not one, or does not say, or a stand-in injected it.
-func retryAfter(resp *http.Response) (time.Duration, bool) {
+// retryAfter says how long a rate-limit or overload response asks to wait,
+// at now; false when it is not one, or does not say, or a stand-in
+// injected it.
+func retryAfter(resp *http.Response, now time.Time) (time.Duration, bool) {
 	switch resp.StatusCode {
 	case http.StatusTooManyRequests, http.StatusServiceUnavailable, 529:
 	default:
@@ -155,7 +185,7 @@ func retryAfter(resp *http.Response) (time.Duration, bool) {
 		return time.Duration(s) * time.Second, true
 	}
 	if at, err := http.ParseTime(v); err == nil {
-		return max(0, time.Until(at)), true
+		return max(0, at.Sub(now)), true
 	}
 	return 0, false
 }

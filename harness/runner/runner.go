@@ -105,9 +105,11 @@ type Options struct {
 	// Limits pace a recording's model requests (record --rpm, --tpm); nil
 	// is no limit.
 	Limits *Limits
-	// Sleep waits out a provider's Retry-After while recording (default:
-	// the wall clock's); specs inject their own.
+	// Sleep waits out a provider's Retry-After while recording, and Now
+	// reads the time a Retry-After given as a date is counted from
+	// (default: the wall clock's); specs inject their own.
 	Sleep func(context.Context, time.Duration) error
+	Now   func() time.Time
 	// Judge replaces the suites' graders with a real model (record
 	// --judge-provider), reached over the network; its key is in Secrets
 	// under its KeyEnv. Without it a recording grades against the stand-in
@@ -212,6 +214,8 @@ func Run(ctx context.Context, suites []*scenario.Suite, opts Options) (*report.R
 	}
 	prompts := snapshotOf(filepath.Join(opts.Root, "scenarios"))
 	shared := &caches{}
+	// What the agents hold open for the run (agents.Hold) ends with it.
+	defer shared.agents.Close()
 	data := map[string]fs.FS{}
 	for si, s := range suites {
 		if _, ok := data[s.Agent]; !ok {

@@ -15,7 +15,6 @@ import (
 	"github.com/agentreplay/testbed/harness/report"
 	"github.com/agentreplay/testbed/harness/runner"
 	"github.com/agentreplay/testbed/harness/scenario"
-	"github.com/agentreplay/testbed/harness/standin"
 )
 
 func TestRunner(t *testing.T) {
@@ -80,7 +79,7 @@ func startRecording() *recording {
 	r := &recording{root: project()}
 	r.suite = loadSuite(r.root)
 	var err error
-	r.sis, err = runner.StartStandIns(r.root, all.Registry(), true, true, standin.Options{})
+	r.sis, err = runner.StartStandIns(r.root, all.Registry(), true, true)
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(r.sis.Close)
 	return r

@@ -18,7 +18,6 @@ import (
 	"github.com/agentreplay/testbed/harness/report"
 	"github.com/agentreplay/testbed/harness/runner"
 	"github.com/agentreplay/testbed/harness/scenario"
-	"github.com/agentreplay/testbed/harness/standin"
 	"github.com/agentreplay/testbed/harness/trace"
 )
 
@@ -334,7 +333,7 @@ var _ = Describe("Run", func() {
 			for _, sc := range suite.Scenarios {
 				before[sc.ID] = readFile(cassette.Path(root, "odbchat", "single-pass", sc.ID))
 			}
-			sis, err := runner.StartStandIns(root, all.Registry(), false, true, standin.Options{})
+			sis, err := runner.StartStandIns(root, all.Registry(), false, true)
 			Expect(err).NotTo(HaveOccurred())
 			DeferCleanup(sis.Close)
 			Expect(sis.Routes).NotTo(HaveKey("localhost:11434"))

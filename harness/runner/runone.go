@@ -133,11 +133,14 @@ func plan(j *job, sample int, opts Options) *sampleRun {
 		Match:    j.suite.Match,
 	}
 	if opts.Mode != cassette.ModeReplay {
-		sleep := opts.Sleep
+		sleep, now := opts.Sleep, opts.Now
 		if sleep == nil {
 			sleep = sleepFor
 		}
-		r.retry = &retrying{next: r.copts.Real, sleep: sleep, limits: opts.Limits}
+		if now == nil {
+			now = time.Now
+		}
+		r.retry = &retrying{next: r.copts.Real, now: now, sleep: sleep, limits: opts.Limits}
 		r.copts.Real = r.retry
 	}
 	if opts.Budget != nil && opts.Mode != cassette.ModeReplay {
@@ -257,6 +260,9 @@ func (r *sampleRun) configure(ctx context.Context, pending *counter) (agents.Con
 		r.retry.counter = counter
 	}
 	tr, j := r.tr, r.j
+	if embedder != nil {
+		embedder = &countingEmbedder{next: embedder, trace: tr, counter: counter, model: r.entry.Info.Embeddings.Model}
+	}
 	return agents.Config{
 		Model:     &countingModel{next: model, trace: tr, counter: counter, model: ep.Model, sent: opts.Sent},
 		Endpoint:  ep,

@@ -76,6 +76,49 @@ func (t *tracer) ModelCall(req llm.Request, model string, resp llm.Response, err
 	addLLM(t.trace, t.counter, t.trace.Elapsed()-took, req, model, resp, err, t.sent)
 }
 
+// countingEmbedder wraps the agent's embedder: every call becomes an
+// embeddings event with its texts' tokens, the provider's reported usage
+// and its duration on the virtual clock.
+type countingEmbedder struct {
+	next    llm.Embedder
+	trace   *trace.Trace
+	counter *tokens.Counter
+	model   string
+}
+
+func (e *countingEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, llm.Usage, error) {
+	start := e.trace.Elapsed()
+	vecs, u, err := e.next.Embed(ctx, texts)
+	reported := -1
+	if err == nil && u.InputTokens > 0 {
+		reported = u.InputTokens
+	}
+	addEmbed(e.trace, e.counter, start, e.model, texts, 0, reported, err)
+	return vecs, u, err
+}
+
+// addEmbed adds the event of one embeddings call that started at start:
+// texts (and tokens given as token ids) counted, reported < 0 when the
+// provider said nothing.
+func addEmbed(tr *trace.Trace, counter *tokens.Counter, start time.Duration, model string, texts []string, tokens, reported int, err error) {
+	call := &trace.EmbedCall{Model: model, Duration: tr.Elapsed() - start, Texts: len(texts), Input: tokens}
+	for _, t := range texts {
+		call.Input += counter.Count(t)
+	}
+	if reported >= 0 {
+		call.Reported = &reported
+	}
+	if err != nil {
+		call.Error = err.Error()
+	}
+	tr.AddAt(trace.Event{Kind: trace.KindEmbed, Embed: call}, start)
+}
+
+// EmbedCall implements agents.EmbedTracer.
+func (t *tracer) EmbedCall(model string, texts []string, tokens, reported int, err error, took time.Duration) {
+	addEmbed(t.trace, t.counter, t.trace.Elapsed()-took, model, texts, tokens, reported, err)
+}
+
 // tracer implements agents.Tracer over a trace.
 type tracer struct {
 	trace   *trace.Trace

@@ -36,12 +36,24 @@ func (s *StandIns) RouteModel(baseURL string) error {
 	return s.route(baseURL, s.model)
 }
 
+// StandInOption configures StartStandIns.
+type StandInOption func(*StandIns)
+
+// ModelOptions starts the stand-in model with opts (its policies, latency
+// model and faults) instead of the zero standin.Options.
+func ModelOptions(opts standin.Options) StandInOption {
+	return func(s *StandIns) { s.opts = opts }
+}
+
 // StartStandIns starts the stand-in model and, for each agent with
 // fixtures/<agent>/routes.yaml, a stub of its upstreams. With model false
 // the model host is not routed (a real provider is used); with upstreams
 // false the upstream hosts are not routed (real APIs are used).
-func StartStandIns(root string, entries map[string]agents.Entry, model, upstreams bool, opts standin.Options) (*StandIns, error) {
-	s := &StandIns{Routes: map[string]string{}, Judges: map[string]string{}, opts: opts}
+func StartStandIns(root string, entries map[string]agents.Entry, model, upstreams bool, opts ...StandInOption) (*StandIns, error) {
+	s := &StandIns{Routes: map[string]string{}, Judges: map[string]string{}}
+	for _, o := range opts {
+		o(s)
+	}
 	if model {
 		if err := s.startModel(); err != nil {
 			return nil, err

@@ -87,7 +87,7 @@ scenarios:
 `), scenario.LoadOptions{})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(s.Variants[0].Endpoint).To(BeNil())
-		Expect(*s.Variants[1].Endpoint).To(Equal(llm.Endpoint{Provider: "gemini", BaseURL: scenario.GeminiBaseURL, Model: "gemini-2.5-flash"}))
+		Expect(*s.Variants[1].Endpoint).To(Equal(llm.Endpoint{Provider: "gemini", BaseURL: llm.GeminiBaseURL, Model: "gemini-2.5-flash"}))
 		Expect(s.Variants[2].Endpoint.BaseURL).To(Equal("http://localhost:11434/v1"))
 		Expect(s.Scenarios[0].Turns[0].Expect.Forbid).To(Equal([]string{"list_tools", "describe_tool"}))
 	})

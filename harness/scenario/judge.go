@@ -82,10 +82,10 @@ func (d *decoder) judge(v *yaml.Node) *Judge {
 		j.Endpoint.KeyEnv, _ = d.str(f.val, join(at, "key_env"))
 	}
 	if j.Endpoint.BaseURL == "" {
-		j.Endpoint.BaseURL = DefaultBaseURL(j.Endpoint.Provider)
+		j.Endpoint.BaseURL = llm.DefaultBaseURL(j.Endpoint.Provider)
 	}
 	if j.Endpoint.BaseURL == "" && j.Endpoint.Provider == llm.ProviderOpenAI {
-		j.Endpoint.BaseURL = OpenAIBaseURL
+		j.Endpoint.BaseURL = llm.OpenAIBaseURL
 	}
 	if f, ok := fs["prompt"]; ok {
 		if text, ok := d.str(f.val, join(at, "prompt")); ok {
@@ -102,10 +102,6 @@ func (d *decoder) judge(v *yaml.Node) *Judge {
 	}
 	return j
 }
-
-// OpenAIBaseURL is OpenAI's own API, the base URL of an openai judge that
-// names none.
-const OpenAIBaseURL = "https://api.openai.com/v1"
 
 // rubrics reads expect.rubric: one statement, one mapping, or a list of
 // either.

@@ -41,7 +41,7 @@ var _ = Describe("rubric checks and the judge: block", func() {
 		s, err := scenario.Parse("odbchat.yaml", []byte(judged), opts)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(s.Judge).To(Equal(&scenario.Judge{
-			Endpoint: llm.Endpoint{Provider: "anthropic", Model: "claude-haiku-4-5", BaseURL: scenario.DefaultBaseURL("anthropic")},
+			Endpoint: llm.Endpoint{Provider: "anthropic", Model: "claude-haiku-4-5", BaseURL: llm.AnthropicBaseURL},
 			Compare:  "The better answer is the one a forecaster can act on",
 			Line:     6,
 		}))
@@ -71,7 +71,7 @@ scenarios:
     expect: {rubric: "It explains GHRSST"}
 `), opts)
 		Expect(err).NotTo(HaveOccurred())
-		Expect(s.Judge.Endpoint.BaseURL).To(Equal(scenario.OpenAIBaseURL))
+		Expect(s.Judge.Endpoint.BaseURL).To(Equal(llm.OpenAIBaseURL))
 	})
 
 	It("reports every problem of rubrics and the judge at its line, all at once", func() {

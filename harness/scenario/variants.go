@@ -8,7 +8,6 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/agentreplay/testbed/agents/llm"
-	"github.com/agentreplay/testbed/agents/llm/anthropic"
 )
 
 // checkVariant reports name, written at node n, if it is not a variant.
@@ -104,28 +103,12 @@ func (d *decoder) endpoint(v *yaml.Node, at string) *llm.Endpoint {
 		ep.Stream, _ = d.boolean(f.val, join(at, "stream"))
 	}
 	if ep.BaseURL == "" {
-		ep.BaseURL = DefaultBaseURL(ep.Provider)
+		ep.BaseURL = llm.DefaultBaseURL(ep.Provider)
 	}
 	if ep.BaseURL == "" {
 		d.errorf(m.Line, at, "missing key \"base_url\" (needed for provider %s)", ep.Provider)
 	}
 	return ep
-}
-
-// GeminiBaseURL is the Gemini API's base URL, the default for a gemini endpoint.
-const GeminiBaseURL = "https://generativelanguage.googleapis.com"
-
-// DefaultBaseURL is the base URL an endpoint of provider gets when it names
-// none: the provider's own API for gemini and anthropic; "" for openai,
-// whose wire format many servers speak.
-func DefaultBaseURL(provider string) string {
-	switch provider {
-	case llm.ProviderGemini:
-		return GeminiBaseURL
-	case llm.ProviderAnthropic:
-		return anthropic.BaseURL
-	}
-	return ""
 }
 
 // thresholds reads the thresholds by variant; baseline is the suite's

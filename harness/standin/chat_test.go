@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentreplay/testbed/harness/standin"
 	"github.com/agentreplay/testbed/harness/stream"
+	"github.com/agentreplay/testbed/harness/wire"
 )
 
 // sdkChat asks srv for a chat completion of user through the official
@@ -44,7 +45,7 @@ var _ = Describe("the OpenAI Chat Completions wire format", func() {
 		It("answers text with every field the reference shows: refusal, logprobs, service tier, fingerprint, token details", func() {
 			resp, _ := sdkChat(srv, "hello there")
 			Expect(resp.JSON.ServiceTier.Raw()).To(Equal(`"default"`))
-			Expect(resp.SystemFingerprint).To(Equal(standin.SystemFingerprint)) //lint:ignore SA1019 deprecated in the SDK, still sent by the API
+			Expect(resp.SystemFingerprint).To(Equal(wire.SystemFingerprint)) //lint:ignore SA1019 deprecated in the SDK, still sent by the API
 			Expect(resp.Choices[0].Message.JSON.Refusal.Raw()).To(Equal("null"))
 			Expect(resp.Choices[0].JSON.Logprobs.Raw()).To(Equal("null"))
 			Expect(resp.Choices[0].Message.Content).NotTo(BeEmpty())
@@ -102,7 +103,7 @@ var _ = Describe("the OpenAI Chat Completions wire format", func() {
 			Expect(chunk.ID).To(Equal(id))
 			Expect(chunk.ID).To(MatchRegexp(`^chatcmpl-[0-9a-f]{29}$`))
 			Expect(chunk.JSON.ServiceTier.Raw()).To(Equal(`"default"`))
-			Expect(chunk.SystemFingerprint).To(Equal(standin.SystemFingerprint)) //lint:ignore SA1019 deprecated in the SDK, still sent by the API
+			Expect(chunk.SystemFingerprint).To(Equal(wire.SystemFingerprint)) //lint:ignore SA1019 deprecated in the SDK, still sent by the API
 		}
 		usage := events[len(events)-2].Data
 		Expect(string(usage)).To(ContainSubstring(`"completion_tokens_details":{`))

@@ -1,9 +1,6 @@
 package standin
 
 import (
-	"encoding/base64"
-	"encoding/binary"
-	"encoding/json"
 	"hash/fnv"
 	"io"
 	"math"
@@ -13,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentreplay/testbed/harness/cassette"
+	"github.com/agentreplay/testbed/harness/wire"
 )
 
 // Embeddings. A vector has one dimension per climate concept (the count of
@@ -73,62 +71,35 @@ func embed(text string, dims int) []float64 {
 func (s *Server) serveEmbeddings(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
-		writeError(w, http.StatusBadRequest, err.Error(), 0)
+		writeError(w, wire.Chat, http.StatusBadRequest, err.Error(), 0)
 		return
 	}
-	var req struct {
-		Model          string          `json:"model"`
-		Input          json.RawMessage `json:"input"`
-		Dimensions     int             `json:"dimensions"`
-		EncodingFormat string          `json:"encoding_format"`
-	}
-	if err := json.Unmarshal(body, &req); err != nil {
-		writeError(w, http.StatusBadRequest, "request is not JSON: "+err.Error(), 0)
+	req, err := wire.ReadEmbeddings(body)
+	if err != nil {
+		writeError(w, wire.Chat, http.StatusBadRequest, err.Error(), 0)
 		return
 	}
-	var texts []string
-	if err := json.Unmarshal(req.Input, &texts); err != nil {
-		var one string
-		if err := json.Unmarshal(req.Input, &one); err != nil {
-			writeError(w, http.StatusBadRequest, "input must be a string or a list of strings", 0)
-			return
-		}
-		texts = []string{one}
-	}
-	if req.EncodingFormat != "" && req.EncodingFormat != "float" && req.EncodingFormat != "base64" {
-		writeError(w, http.StatusBadRequest, `encoding_format must be "float" or "base64"`, 0)
-		return
-	}
-	dims := req.Dimensions
-	if dims <= 0 {
-		dims = 64
-	}
-	var data []map[string]any
-	tokens := 0
-	for i, t := range texts {
-		tokens += s.counter.Count(t)
-		var v any = embed(t, dims)
-		if req.EncodingFormat == "base64" {
-			v = base64Vector(v.([]float64))
-		}
-		data = append(data, map[string]any{"object": "embedding", "index": i, "embedding": v})
-	}
-	// Embedding is cheaper than generation: a quarter of the fixed and
-	// per-input-token costs, no output tokens.
-	lat := s.opts.Latency.Fixed/4 + s.opts.Latency.PerInputToken*time.Duration(tokens)/4
-	w.Header().Set(cassette.LatencyHeader, lat.String())
-	writeJSON(w, http.StatusOK, map[string]any{
-		"object": "list", "model": req.Model, "data": data,
-		"usage": map[string]any{"prompt_tokens": tokens, "total_tokens": tokens},
-	})
+	vectors, tokens := s.embedAll(w, req, 64)
+	writeJSON(w, http.StatusOK, wire.EmbeddingsBody(req, vectors, tokens))
 }
 
-// base64Vector is a vector as OpenAI sends it for encoding_format "base64":
-// its float32 values, little-endian, base64-encoded.
-func base64Vector(v []float64) string {
-	b := make([]byte, 0, 4*len(v))
-	for _, x := range v {
-		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(float32(x)))
+// embedAll returns the stand-in vectors of req's texts, each in its
+// dimensions (dims when it names none), with the tokens counted in them,
+// and sets the modelled latency of the call: embedding is cheaper than
+// generation, a quarter of the fixed and per-input-token costs, no output
+// tokens.
+func (s *Server) embedAll(w http.ResponseWriter, req wire.Embeddings, dims int) ([][]float64, int) {
+	var vectors [][]float64
+	tokens := 0
+	for i, t := range req.Texts {
+		tokens += s.counter.Count(t)
+		n := req.Dims[i]
+		if n <= 0 {
+			n = dims
+		}
+		vectors = append(vectors, embed(t, n))
 	}
-	return base64.StdEncoding.EncodeToString(b)
+	lat := s.opts.Latency.Fixed/4 + s.opts.Latency.PerInputToken*time.Duration(tokens)/4
+	w.Header().Set(cassette.LatencyHeader, lat.String())
+	return vectors, tokens
 }

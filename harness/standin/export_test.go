@@ -1,10 +1,5 @@
 package standin
 
-import (
-	"encoding/json"
-	"strings"
-)
-
 // ruleNames returns the names of a table's rules, in order.
 func ruleNames[C any](table []rule[C]) []string {
 	var out []string
@@ -56,27 +51,3 @@ func Mentions(text, c string) bool { return readText(text).has(c) }
 
 // Near reports whether text names concepts a and b within window words.
 func Near(text, a, b string, window int) bool { return readText(text).near(a, b, window) }
-
-// Validate returns what the real API refuses in a model request body sent
-// to path (…/chat/completions, …/v1/messages or …:generateContent), or nil.
-func Validate(path string, body []byte) error {
-	if strings.HasSuffix(path, "/v1/messages") {
-		var ar anthropicRequest
-		if err := json.Unmarshal(body, &ar); err != nil {
-			return err
-		}
-		return validateAnthropic(ar)
-	}
-	if strings.HasSuffix(path, "/chat/completions") {
-		var wr wireRequest
-		if err := json.Unmarshal(body, &wr); err != nil {
-			return err
-		}
-		return validateChat(wr)
-	}
-	var gr geminiRequest
-	if err := json.Unmarshal(body, &gr); err != nil {
-		return err
-	}
-	return validateGemini(gr)
-}

@@ -1,94 +1,11 @@
 package standin
 
 import (
-	"encoding/base64"
-	"encoding/json"
-	"fmt"
-	"io"
 	"net/http"
-	"strconv"
 	"strings"
-	"time"
 
-	"github.com/agentreplay/testbed/agents/llm"
-	"github.com/agentreplay/testbed/harness/cassette"
+	"github.com/agentreplay/testbed/harness/wire"
 )
-
-// The Gemini wire format. POST …/models/<model>:generateContent (and
-// :streamGenerateContent?alt=sse, answered as events: stream_gemini.go) is decoded
-// into the same Request the OpenAI path builds, so a policy cannot tell the
-// two apart:
-//
-//   - systemInstruction becomes a system message; user and model contents
-//     become user and assistant messages (thought parts are dropped);
-//   - Gemini function calls carry no ids, so the stand-in numbers them
-//     call_1, call_2 … in the order they appear in the conversation, and
-//     pairs each functionResponse with the earliest unanswered call of the
-//     same name. The tool message's content is response.result (a string as
-//     it is, anything else as JSON), or the whole response object when it has
-//     no result;
-//   - tools take their schema from parametersJsonSchema, else parameters;
-//   - generationConfig.responseMimeType application/json is JSON mode.
-//
-// Usage, latency and faults are those of the OpenAI path; errors use
-// Gemini's body {"error": {"code", "message", "status"}}. The API key is
-// ignored. Only the camelCase field names the SDKs send are read.
-
-// geminiRequest is the part of a generateContent request the stand-in reads.
-type geminiRequest struct {
-	SystemInstruction *geminiContent  `json:"systemInstruction"`
-	Contents          []geminiContent `json:"contents"`
-	Tools             []struct {
-		FunctionDeclarations []struct {
-			Name                 string          `json:"name"`
-			Description          string          `json:"description"`
-			ParametersJSONSchema json.RawMessage `json:"parametersJsonSchema"`
-			Parameters           json.RawMessage `json:"parameters"`
-		} `json:"functionDeclarations"`
-	} `json:"tools"`
-	GenerationConfig struct {
-		MaxOutputTokens  int             `json:"maxOutputTokens"`
-		ResponseMIMEType string          `json:"responseMimeType"`
-		ResponseSchema   json.RawMessage `json:"responseSchema"`
-	} `json:"generationConfig"`
-}
-
-type geminiContent struct {
-	Role  string `json:"role"`
-	Parts []struct {
-		Text         string `json:"text"`
-		Thought      bool   `json:"thought"`
-		FunctionCall *struct {
-			Name string          `json:"name"`
-			Args json.RawMessage `json:"args"`
-		} `json:"functionCall"`
-		FunctionResponse *struct {
-			Name     string          `json:"name"`
-			Response json.RawMessage `json:"response"`
-		} `json:"functionResponse"`
-	} `json:"parts"`
-}
-
-// text returns the concatenated text parts of c, without thoughts.
-func (c geminiContent) text() string {
-	var b strings.Builder
-	for _, p := range c.Parts {
-		if !p.Thought {
-			b.WriteString(p.Text)
-		}
-	}
-	return b.String()
-}
-
-// geminiPath reports whether path is one of the Gemini API's: under
-// /v1beta/ or /v1alpha/, or a method of a model (…/models/<model>:<method>).
-func geminiPath(path string) bool {
-	if strings.Contains(path, "/v1beta/") || strings.Contains(path, "/v1alpha/") {
-		return true
-	}
-	i := strings.LastIndex(path, "/models/")
-	return i >= 0 && strings.Contains(path[i:], ":")
-}
 
 // geminiUnserved are the Gemini API's model methods the stand-in does not
 // serve: it answers them 501 UNIMPLEMENTED, and any other path it does not
@@ -97,250 +14,31 @@ var geminiUnserved = []string{":countTokens", ":batchGenerateContent", ":predict
 
 // serveGemini answers POST …/models/<model>:generateContent in the Gemini
 // wire format, :embedContent and :batchEmbedContents (embed_gemini.go), and
-// any other Gemini path (geminiPath) with Gemini's error.
+// any other Gemini path (wire.GeminiPath) with Gemini's error.
 func (s *Server) serveGemini(w http.ResponseWriter, r *http.Request) {
 	const serves = "the stand-in serves POST …/models/<model>:generateContent, :streamGenerateContent?alt=sse, :embedContent and :batchEmbedContents only"
-	if model, method, ok := embedMethod(r.URL.Path); ok && r.Method == http.MethodPost {
+	if model, method, ok := wire.GeminiEmbedMethod(r.URL.Path); ok && r.Method == http.MethodPost {
 		s.serveGeminiEmbed(w, r, model, method)
 		return
 	}
-	model, ok := geminiModel(r.URL.Path)
+	_, stream, ok := wire.GeminiModel(r.URL.Path)
 	switch {
 	case ok && r.Method != http.MethodPost:
-		writeGeminiError(w, http.StatusNotFound, r.Method+" "+r.URL.Path+": "+serves, 0)
+		writeError(w, wire.Gemini, http.StatusNotFound, r.Method+" "+r.URL.Path+": "+serves, 0)
 		return
 	case !ok:
 		for _, m := range geminiUnserved {
 			if strings.HasSuffix(r.URL.Path, m) {
-				writeGeminiError(w, http.StatusNotImplemented, m+": "+serves, 0)
+				writeError(w, wire.Gemini, http.StatusNotImplemented, m+": "+serves, 0)
 				return
 			}
 		}
-		writeGeminiError(w, http.StatusNotFound, r.URL.Path+": "+serves, 0)
+		writeError(w, wire.Gemini, http.StatusNotFound, r.URL.Path+": "+serves, 0)
 		return
 	}
-	stream := strings.HasSuffix(r.URL.Path, streamSuffix)
 	if stream && r.URL.Query().Get("alt") != "sse" {
-		writeGeminiError(w, http.StatusBadRequest, "the stand-in streams server-sent events only: add ?alt=sse", 0)
+		writeError(w, wire.Gemini, http.StatusBadRequest, "the stand-in streams server-sent events only: add ?alt=sse", 0)
 		return
 	}
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
-		writeGeminiError(w, http.StatusBadRequest, err.Error(), 0)
-		return
-	}
-	var gr geminiRequest
-	if err := json.Unmarshal(body, &gr); err != nil {
-		writeGeminiError(w, http.StatusBadRequest, "request is not JSON: "+err.Error(), 0)
-		return
-	}
-	if err := validateGemini(gr); err != nil {
-		writeGeminiError(w, http.StatusBadRequest, err.Error(), 0)
-		return
-	}
-	req, err := convertGemini(model, gr)
-	if err != nil {
-		writeGeminiError(w, http.StatusBadRequest, err.Error(), 0)
-		return
-	}
-	sample := sampleOf(r)
-	s.respond(w, geminiDialect(body, sample, stream), req, sample, r.Header.Get(cassette.FaultHeader))
-}
-
-// streamSuffix ends the path of a streamed Gemini call.
-const streamSuffix = ":streamGenerateContent"
-
-// geminiModel returns the model of a …/models/<model>:generateContent or
-// :streamGenerateContent path.
-func geminiModel(path string) (string, bool) {
-	suffix := ":generateContent"
-	if strings.HasSuffix(path, streamSuffix) {
-		suffix = streamSuffix
-	}
-	i := strings.LastIndex(path, "/models/")
-	if i < 0 || !strings.HasSuffix(path, suffix) {
-		return "", false
-	}
-	model := path[i+len("/models/") : len(path)-len(suffix)]
-	return model, model != "" && !strings.Contains(model, "/")
-}
-
-// geminiDialect answers a generateContent request, whose body and sample
-// are given, streamed when stream. Its responseId, 22 URL-safe base64
-// characters as Gemini's are, derives from them: the same request and
-// sample get the same id, and every distinct one its own.
-func geminiDialect(body []byte, sample int, stream bool) dialect {
-	sum := requestHash(body, sample)
-	id := base64.RawURLEncoding.EncodeToString(sum[:16])
-	d := dialect{
-		writeError: writeGeminiError,
-		malformed:  `{"candidates": [{"content": {"role": "model", "parts": [{"text": "unterminated`,
-		completion: func(model string, msg llm.Message, truncated bool, in, out int) (any, error) {
-			return geminiCompletion(id, model, msg, finishOf(msg, truncated, "STOP", "MAX_TOKENS", "STOP"), in, out)
-		},
-	}
-	if stream {
-		d.events = func(model string, msg llm.Message, truncated bool, in, out int) ([]sseEvent, error) {
-			return geminiEvents(id, model, msg, truncated, in, out)
-		}
-	}
-	return d
-}
-
-// pendingCall is a function call that no functionResponse has answered yet.
-type pendingCall struct{ id, name string }
-
-func convertGemini(model string, gr geminiRequest) (Request, error) {
-	r := Request{Model: model, MaxTokens: gr.GenerationConfig.MaxOutputTokens}
-	r.JSON = gr.GenerationConfig.ResponseMIMEType == "application/json"
-	if rs := gr.GenerationConfig.ResponseSchema; len(rs) > 0 {
-		var titled struct {
-			Title string `json:"title"`
-		}
-		if json.Unmarshal(rs, &titled) == nil {
-			r.Shape = titled.Title
-		}
-	}
-	if gr.SystemInstruction != nil {
-		if t := gr.SystemInstruction.text(); t != "" {
-			r.Messages = append(r.Messages, llm.Message{Role: llm.RoleSystem, Content: t})
-		}
-	}
-	var pending []pendingCall
-	calls := 0
-	for i, c := range gr.Contents {
-		if c.Role == "model" {
-			msg := llm.Message{Role: llm.RoleAssistant, Content: c.text()}
-			for _, p := range c.Parts {
-				if p.FunctionCall == nil {
-					continue
-				}
-				calls++
-				id := "call_" + strconv.Itoa(calls)
-				args := p.FunctionCall.Args
-				if len(args) == 0 || string(args) == "null" {
-					args = json.RawMessage(`{}`)
-				}
-				msg.ToolCalls = append(msg.ToolCalls, llm.ToolCall{ID: id, Name: p.FunctionCall.Name, Arguments: args})
-				pending = append(pending, pendingCall{id, p.FunctionCall.Name})
-			}
-			r.Messages = append(r.Messages, msg)
-			continue
-		}
-		// A user turn: text parts make a user message, each functionResponse
-		// a tool message, in the order of the parts.
-		var text strings.Builder
-		flush := func() {
-			if text.Len() > 0 {
-				r.Messages = append(r.Messages, llm.Message{Role: llm.RoleUser, Content: text.String()})
-				text.Reset()
-			}
-		}
-		for _, p := range c.Parts {
-			fr := p.FunctionResponse
-			if fr == nil {
-				if !p.Thought {
-					text.WriteString(p.Text)
-				}
-				continue
-			}
-			flush()
-			j := 0
-			for j < len(pending) && pending[j].name != fr.Name {
-				j++
-			}
-			if j == len(pending) {
-				return Request{}, fmt.Errorf("contents[%d]: functionResponse %q answers no earlier functionCall of that name", i, fr.Name)
-			}
-			id := pending[j].id
-			pending = append(pending[:j], pending[j+1:]...)
-			r.Messages = append(r.Messages, llm.Message{Role: llm.RoleTool, Content: toolResult(fr.Response), ToolCallID: id, Name: fr.Name})
-		}
-		flush()
-	}
-	for _, t := range gr.Tools {
-		for _, d := range t.FunctionDeclarations {
-			params := d.ParametersJSONSchema
-			if len(params) == 0 {
-				params = d.Parameters
-			}
-			r.Tools = append(r.Tools, llm.Tool{Name: d.Name, Description: d.Description, Parameters: params})
-		}
-	}
-	return r, nil
-}
-
-// toolResult is the tool message content a functionResponse's response
-// carries: its result (a string as it is, anything else as JSON), or the
-// whole response when it has no result.
-func toolResult(resp json.RawMessage) string {
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(resp, &fields); err != nil {
-		return string(resp)
-	}
-	result, ok := fields["result"]
-	if !ok {
-		return string(resp)
-	}
-	var s string
-	if err := json.Unmarshal(result, &s); err == nil {
-		return s
-	}
-	return string(result)
-}
-
-// geminiCompletion is the generateContent response id for msg, with the
-// usage Gemini's reference gives (the prompt's tokens by modality: the
-// stand-in reads text only; no thinking, so no thoughtsTokenCount). Tool
-// call arguments must be JSON objects: Gemini's args are.
-func geminiCompletion(id, model string, msg llm.Message, finish string, in, out int) (map[string]any, error) {
-	var parts []map[string]any
-	if msg.Content != "" || len(msg.ToolCalls) == 0 {
-		parts = append(parts, map[string]any{"text": msg.Content})
-	}
-	for _, tc := range msg.ToolCalls {
-		var args map[string]any
-		if err := json.Unmarshal(tc.Arguments, &args); err != nil {
-			return nil, fmt.Errorf("tool call %s: arguments are not a JSON object: %w", tc.Name, err)
-		}
-		if args == nil {
-			args = map[string]any{}
-		}
-		parts = append(parts, map[string]any{"functionCall": map[string]any{"name": tc.Name, "args": args}})
-	}
-	return map[string]any{
-		"candidates": []any{map[string]any{
-			"content":      map[string]any{"role": "model", "parts": parts},
-			"finishReason": finish,
-			"index":        0,
-		}},
-		"usageMetadata": map[string]any{"promptTokenCount": in, "candidatesTokenCount": out, "totalTokenCount": in + out,
-			"promptTokensDetails": []any{map[string]any{"modality": "TEXT", "tokenCount": in}}},
-		"modelVersion": model,
-		"responseId":   id,
-	}, nil
-}
-
-// geminiStatuses name HTTP statuses as Google's APIs do; others are INTERNAL.
-var geminiStatuses = map[int]string{
-	http.StatusBadRequest: "INVALID_ARGUMENT", http.StatusNotFound: "NOT_FOUND", http.StatusTooManyRequests: "RESOURCE_EXHAUSTED",
-	http.StatusNotImplemented: "UNIMPLEMENTED", http.StatusServiceUnavailable: "UNAVAILABLE", http.StatusGatewayTimeout: "DEADLINE_EXCEEDED",
-}
-
-func writeGeminiError(w http.ResponseWriter, status int, msg string, lat time.Duration) {
-	writeErrorBody(w, status, lat, map[string]any{"error": map[string]any{
-		"code": status, "message": msg, "status": statusName(status, geminiStatuses, "INTERNAL")}})
-}
-
-// DecodeGemini reads a generateContent request body to the given path.
-func DecodeGemini(path string, body []byte) (Request, error) {
-	model, ok := geminiModel(path)
-	if !ok {
-		return Request{}, fmt.Errorf("%s is not a …/models/<model>:generateContent path", path)
-	}
-	var gr geminiRequest
-	if err := json.Unmarshal(body, &gr); err != nil {
-		return Request{}, err
-	}
-	return convertGemini(model, gr)
+	s.serve(w, r, wire.Gemini)
 }

@@ -7,6 +7,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/agentreplay/testbed/harness/standin"
+	"github.com/agentreplay/testbed/harness/wire"
 )
 
 // The generic policy is asked last, so it must never take a request an
@@ -22,9 +23,9 @@ var _ = Describe("the committed cassettes", Label("cassettes"), func() {
 			var err error
 			switch u := in.url; {
 			case strings.HasSuffix(u, "/chat/completions"):
-				req, err = standin.DecodeChat([]byte(in.body))
+				req, err = wire.Decode(wire.Chat, u, []byte(in.body))
 			case strings.HasSuffix(u, ":generateContent"):
-				req, err = standin.DecodeGemini(u[strings.Index(u, "/v1"):], []byte(in.body))
+				req, err = wire.Decode(wire.Gemini, u, []byte(in.body))
 			default:
 				continue
 			}

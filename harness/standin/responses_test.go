@@ -15,11 +15,8 @@ import (
 	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/agentreplay/testbed/agents/llm"
-	"github.com/agentreplay/testbed/agents/llm/llmtest"
 	"github.com/agentreplay/testbed/agents/llm/openai"
 	"github.com/agentreplay/testbed/harness/standin"
-	"github.com/agentreplay/testbed/harness/tokens"
-	"github.com/agentreplay/testbed/harness/trace"
 )
 
 const gpt = "gpt-4.1-mini"
@@ -214,46 +211,5 @@ var _ = Describe("the OpenAI Responses wire format", func() {
 			Entry("retrieve", http.MethodGet, "/v1/responses/resp_1"),
 			Entry("cancel", http.MethodPost, "/v1/responses/resp_1/cancel"),
 		)
-	})
-})
-
-var _ = Describe("a conversation read from the wire", func() {
-	// sent is the body the adapter c sends for req.
-	sent := func(c func(base string, hc *http.Client) llm.Client, req llm.Request) []byte {
-		GinkgoHelper()
-		srv := llmtest.NewServer(http.StatusInternalServerError, `{"error": {"message": "unused", "type": "server_error", "param": null, "code": null}}`)
-		DeferCleanup(srv.Close)
-		c(srv.URL+"/v1", srv.Client()).Chat(context.Background(), req)
-		reqs := srv.Requests()
-		Expect(reqs).To(HaveLen(1))
-		return reqs[0].Body
-	}
-
-	It("counts the same tokens, part by part, over Chat Completions and the Responses API", func() {
-		req := echoRequest(
-			llm.Message{Role: llm.RoleUser, Content: "Sea temperature off Taiwan, and today's date?"},
-			llm.Message{Role: llm.RoleAssistant, Content: "Let me look.", ToolCalls: []llm.ToolCall{
-				{ID: "call_a", Name: "get_sst", Arguments: json.RawMessage(`{"lon":121,"lat":23}`)},
-				{ID: "call_b", Name: "get_date", Arguments: json.RawMessage(`{}`)}}},
-			llm.Message{Role: llm.RoleTool, ToolCallID: "call_a", Name: "get_sst", Content: `{"sst":26.4}`},
-			llm.Message{Role: llm.RoleTool, ToolCallID: "call_b", Name: "get_date", Content: "2025-11-06"},
-			llm.Message{Role: llm.RoleAssistant, Content: "26.4 °C on 2025-11-06."},
-			llm.Message{Role: llm.RoleUser, Content: "And tomorrow?"})
-		req.Tools = sstTools()
-		viaChat, err := standin.DecodeChat(sent(func(base string, hc *http.Client) llm.Client { return openai.New(base, gpt, "k", hc) }, req))
-		Expect(err).NotTo(HaveOccurred())
-		viaResponses, err := standin.DecodeResponses(sent(func(base string, hc *http.Client) llm.Client { return openai.NewResponses(base, gpt, "k", hc) }, req))
-		Expect(err).NotTo(HaveOccurred())
-
-		counter, err := tokens.New(tokens.EncodingO200K)
-		Expect(err).NotTo(HaveOccurred())
-		count := func(r standin.Request) trace.Parts {
-			return counter.Request(llm.Request{Messages: r.Messages, Tools: r.Tools})
-		}
-		want := counter.Request(req)
-		Expect(want.History).To(BeNumerically(">", 0))
-		Expect(want.ToolResults).To(BeNumerically(">", 0))
-		Expect(count(viaChat)).To(Equal(want), "read from Chat Completions")
-		Expect(count(viaResponses)).To(Equal(want), "read from the Responses API")
 	})
 })

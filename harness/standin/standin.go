@@ -1,9 +1,10 @@
 // Package standin is a deterministic stand-in model: a loopback server that
 // speaks the OpenAI Chat Completions, Responses and embeddings, Gemini
-// generateContent and Anthropic Messages wire formats, streamed
-// (server-sent events, see stream.go) or not, answers from the request
-// alone through per-agent policies, models latency, reports usage, and can
-// inject faults at a seeded rate.
+// generateContent and Anthropic Messages wire formats (through package
+// wire, which reads and writes them), streamed (server-sent events, see
+// stream.go) or not, answers from the request alone through per-agent
+// policies, models latency, reports usage, and can inject faults at a
+// seeded rate.
 //
 // Policies follow each agent's prompt protocol as tables of named rules
 // (rules.go) that read the request alone — tool names, descriptions and
@@ -24,7 +25,6 @@
 package standin
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -40,44 +40,12 @@ import (
 	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/harness/cassette"
 	"github.com/agentreplay/testbed/harness/tokens"
+	"github.com/agentreplay/testbed/harness/wire"
 )
 
-// Request is a chat request as a policy sees it.
-type Request struct {
-	Model     string
-	Messages  []llm.Message
-	Tools     []llm.Tool
-	MaxTokens int
-	// JSON asks for a JSON object (response_format json_object or
-	// json_schema); Schema is the json_schema's schema, if one was given.
-	JSON   bool
-	Schema json.RawMessage
-	// Shape names the output shape the request asks for: the json_schema's
-	// name (OpenAI), the tool forced by tool_choice (Anthropic) or the
-	// responseSchema's title (Gemini); "" when it names none.
-	Shape string
-}
-
-// System returns the concatenated system messages.
-func (r Request) System() string {
-	var parts []string
-	for _, m := range r.Messages {
-		if m.Role == llm.RoleSystem {
-			parts = append(parts, m.Content)
-		}
-	}
-	return strings.Join(parts, "\n")
-}
-
-// LastUser returns the content of the last user message.
-func (r Request) LastUser() string {
-	for i := len(r.Messages) - 1; i >= 0; i-- {
-		if r.Messages[i].Role == llm.RoleUser {
-			return r.Messages[i].Content
-		}
-	}
-	return ""
-}
+// Request is a chat request as a policy sees it: as read from the wire,
+// whatever its dialect.
+type Request = wire.Request
 
 // Policy answers the requests of one agent protocol.
 type Policy interface {
@@ -230,7 +198,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.serveEmbeddings(w, r)
 		return
 	}
-	if geminiPath(r.URL.Path) {
+	if wire.GeminiPath(r.URL.Path) {
 		s.serveGemini(w, r)
 		return
 	}
@@ -238,51 +206,54 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// below it (count_tokens, batches, a stored response) are a 404 in
 	// the dialect's own shape.
 	for _, res := range []struct {
-		path     string
-		serve    func(http.ResponseWriter, *http.Request)
-		notFound func(w http.ResponseWriter, status int, msg string, lat time.Duration)
-		why      string
+		path    string
+		dialect wire.Dialect
+		why     string
 	}{
-		{"/v1/messages", s.serveAnthropic, writeAnthropicError, ""},
-		{"/v1/responses", s.serveResponses, writeError, ": it stores no responses to get, cancel or list"},
+		{"/v1/messages", wire.Anthropic, ""},
+		{"/v1/responses", wire.Responses, ": it stores no responses to get, cancel or list"},
 	} {
 		if !strings.HasSuffix(r.URL.Path, res.path) && !strings.Contains(r.URL.Path, res.path+"/") {
 			continue
 		}
 		if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, res.path) {
-			res.notFound(w, http.StatusNotFound, "the stand-in serves POST …"+res.path+" only"+res.why, 0)
+			writeError(w, res.dialect, http.StatusNotFound, "the stand-in serves POST …"+res.path+" only"+res.why, 0)
 			return
 		}
-		res.serve(w, r)
+		s.serve(w, r, res.dialect)
 		return
 	}
 	if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/chat/completions") {
-		writeError(w, http.StatusNotFound, "the stand-in serves POST …/chat/completions, …/responses and …/embeddings only (and Gemini's and Anthropic's own paths)", 0)
+		writeError(w, wire.Chat, http.StatusNotFound, "the stand-in serves POST …/chat/completions, …/responses and …/embeddings only (and Gemini's and Anthropic's own paths)", 0)
 		return
 	}
+	s.serve(w, r, wire.Chat)
+}
+
+// serve answers a model call in dialect d: a request the real API
+// refuses with its refusal, else the policies' answer.
+func (s *Server) serve(w http.ResponseWriter, r *http.Request, d wire.Dialect) {
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
-		writeError(w, http.StatusBadRequest, err.Error(), 0)
-		return
-	}
-	var wr wireRequest
-	if err := json.Unmarshal(body, &wr); err != nil {
-		writeError(w, http.StatusBadRequest, "request is not JSON: "+err.Error(), 0)
-		return
-	}
-	if err := validateChat(wr); err != nil {
-		writeInvalid(w, err, 0)
+		writeError(w, d, http.StatusBadRequest, err.Error(), 0)
 		return
 	}
 	sample := sampleOf(r)
-	d := chatDialect(w, body, sample, wr.Stream, wr.StreamOptions != nil && wr.StreamOptions.IncludeUsage)
-	s.respond(w, d, convert(wr), sample, r.Header.Get(cassette.FaultHeader))
+	call, err := wire.Read(d, r.URL.Path, body, sample)
+	if err != nil {
+		writeErrorBody(w, http.StatusBadRequest, 0, wire.RefusalBody(d, err))
+		return
+	}
+	for k, vs := range call.Encoder.Header {
+		w.Header()[k] = vs
+	}
+	s.respond(w, call.Encoder, call.Request, sample, r.Header.Get(cassette.FaultHeader))
 }
 
 // respond answers req in dialect d: the fault it asks for (in FaultHeader
 // or by marker) or draws, else the answer of the first policy that accepts
 // it, sampled as sample (see SampleHeader).
-func (s *Server) respond(w http.ResponseWriter, d dialect, req Request, sample int, asked string) {
+func (s *Server) respond(w http.ResponseWriter, d wire.Encoder, req Request, sample int, asked string) {
 	in := s.counter.Request(llm.Request{Messages: req.Messages, Tools: req.Tools}).Total()
 	fault := s.fault(asked, req)
 	if fault != "" && !answers(fault) {
@@ -292,7 +263,7 @@ func (s *Server) respond(w http.ResponseWriter, d dialect, req Request, sample i
 	policy := s.policy(req)
 	if policy == nil {
 		w.Header().Set(cassette.PolicyHeader, cassette.NoPolicy)
-		d.writeError(w, http.StatusBadRequest, noPolicy(req), s.opts.Latency.Of(in, 0))
+		writeFailure(w, d, http.StatusBadRequest, noPolicy(req), s.opts.Latency.Of(in, 0))
 		return
 	}
 	smp := newSampler(sample, req)
@@ -302,7 +273,7 @@ func (s *Server) respond(w http.ResponseWriter, d dialect, req Request, sample i
 		msg, rule, err = answerOf(policy, req)
 	}
 	if err != nil {
-		d.writeError(w, http.StatusInternalServerError, policy.Name()+": "+err.Error(), s.opts.Latency.Of(in, 0))
+		writeFailure(w, d, http.StatusInternalServerError, policy.Name()+": "+err.Error(), s.opts.Latency.Of(in, 0))
 		return
 	}
 	msg = smp.reword(msg)
@@ -320,13 +291,13 @@ func (s *Server) respond(w http.ResponseWriter, d dialect, req Request, sample i
 		}
 	}
 	out := s.counter.Output(msg)
-	if d.events != nil {
+	if d.Events != nil {
 		s.stream(w, d, req.Model, msg, false, in, out, smp, fault)
 		return
 	}
-	resp, err := d.completion(req.Model, msg, false, in, out)
+	resp, err := d.Completion(req.Model, msg, false, in, out)
 	if err != nil {
-		d.writeError(w, http.StatusInternalServerError, policy.Name()+": "+err.Error(), s.opts.Latency.Of(in, 0))
+		writeFailure(w, d, http.StatusInternalServerError, policy.Name()+": "+err.Error(), s.opts.Latency.Of(in, 0))
 		return
 	}
 	lat := smp.jitter(s.opts.Latency.Of(in, out))
@@ -339,10 +310,10 @@ func (s *Server) respond(w http.ResponseWriter, d dialect, req Request, sample i
 }
 
 // stream answers msg as dialect d's event stream, shaped by fault.
-func (s *Server) stream(w http.ResponseWriter, d dialect, model string, msg llm.Message, truncated bool, in, out int, smp *sampler, fault string) {
-	events, err := d.events(model, msg, truncated, in, out)
+func (s *Server) stream(w http.ResponseWriter, d wire.Encoder, model string, msg llm.Message, truncated bool, in, out int, smp *sampler, fault string) {
+	events, err := d.Events(model, msg, truncated, in, out)
 	if err != nil {
-		d.writeError(w, http.StatusInternalServerError, err.Error(), s.opts.Latency.Of(in, 0))
+		writeFailure(w, d, http.StatusInternalServerError, err.Error(), s.opts.Latency.Of(in, 0))
 		return
 	}
 	s.writeStream(w, events, in, out, smp, fault)
@@ -389,34 +360,34 @@ func (s *Server) drawFault() string {
 }
 
 // writeFault answers with the named fault in dialect d.
-func (s *Server) writeFault(w http.ResponseWriter, d dialect, fault string, r Request, in int) {
+func (s *Server) writeFault(w http.ResponseWriter, d wire.Encoder, fault string, r Request, in int) {
 	lat := s.opts.Latency.Of(in, 0)
 	w.Header().Set(cassette.FaultHeader, fault)
 	switch fault {
 	case FaultRateLimit:
 		w.Header().Set("Retry-After", "2")
-		d.writeError(w, http.StatusTooManyRequests, "rate limit reached (injected fault)", lat)
+		writeFailure(w, d, http.StatusTooManyRequests, "rate limit reached (injected fault)", lat)
 	case FaultServer:
-		d.writeError(w, http.StatusInternalServerError, "internal error (injected fault)", lat)
+		writeFailure(w, d, http.StatusInternalServerError, "internal error (injected fault)", lat)
 	case FaultUnavailable:
 		w.Header().Set("Retry-After", "1")
-		d.writeError(w, http.StatusServiceUnavailable, "the model is overloaded (injected fault)", lat)
+		writeFailure(w, d, http.StatusServiceUnavailable, "the model is overloaded (injected fault)", lat)
 	case FaultTimeout:
-		d.writeError(w, http.StatusGatewayTimeout, "no answer within "+TimeoutAfter.String()+" (injected fault)", TimeoutAfter)
+		writeFailure(w, d, http.StatusGatewayTimeout, "no answer within "+TimeoutAfter.String()+" (injected fault)", TimeoutAfter)
 	case FaultMalformed:
 		w.Header().Set(cassette.LatencyHeader, lat.String())
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusOK)
-		io.WriteString(w, d.malformed)
+		io.WriteString(w, d.Malformed)
 	case FaultTruncated:
 		msg := llm.Message{Role: llm.RoleAssistant, Content: `{"decision": "mc`}
-		if d.events != nil {
+		if d.Events != nil {
 			s.stream(w, d, r.Model, msg, true, in, 4, nil, "")
 			return
 		}
-		resp, err := d.completion(r.Model, msg, true, in, 4)
+		resp, err := d.Completion(r.Model, msg, true, in, 4)
 		if err != nil {
-			d.writeError(w, http.StatusInternalServerError, err.Error(), lat)
+			writeFailure(w, d, http.StatusInternalServerError, err.Error(), lat)
 			return
 		}
 		w.Header().Set(cassette.LatencyHeader, s.opts.Latency.Of(in, 4).String())
@@ -425,15 +396,7 @@ func (s *Server) writeFault(w http.ResponseWriter, d dialect, fault string, r Re
 }
 
 // marshalPlain encodes v as JSON without escaping <, > and &.
-func marshalPlain(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(b.Bytes(), "\n"), nil
-}
+func marshalPlain(v any) ([]byte, error) { return wire.MarshalPlain(v) }
 
 // noPolicy is the message of the answer to a request no policy accepts:
 // what the request was (the start of its system prompt, its tools), so that
@@ -449,4 +412,31 @@ func noPolicy(req Request) string {
 	}
 	return fmt.Sprintf("%s this prompt (system prompt %q, tools: [%s]); add one in harness/standin, or undo the prompt edit that lost it",
 		cassette.NoPolicyCause, string(system), strings.Join(tools, ", "))
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.Encode(v)
+}
+
+// writeErrorBody answers status with an error body, carrying the modelled
+// latency lat.
+func writeErrorBody(w http.ResponseWriter, status int, lat time.Duration, body any) {
+	w.Header().Set(cassette.LatencyHeader, lat.String())
+	writeJSON(w, status, body)
+}
+
+// writeFailure answers status in e's error shape, carrying msg and the
+// modelled latency lat.
+func writeFailure(w http.ResponseWriter, e wire.Encoder, status int, msg string, lat time.Duration) {
+	writeErrorBody(w, status, lat, e.Error(status, msg))
+}
+
+// writeError answers status in dialect d's error shape, carrying msg and
+// the modelled latency lat.
+func writeError(w http.ResponseWriter, d wire.Dialect, status int, msg string, lat time.Duration) {
+	writeErrorBody(w, status, lat, wire.ErrorBody(d, status, msg))
 }

@@ -24,6 +24,9 @@ const (
 	KindTool Kind = "tool"
 	KindHTTP Kind = "http"
 	KindNote Kind = "note"
+	// KindEmbed is an embeddings call: texts turned into vectors, billed
+	// by their tokens, and kept apart from the chat calls' figures.
+	KindEmbed Kind = "embed"
 )
 
 // Event is one thing that happened during a run.
@@ -31,11 +34,12 @@ type Event struct {
 	Kind Kind `json:"kind"`
 	Turn int  `json:"turn"`
 	// At is the virtual time since the start of the scenario.
-	At   time.Duration `json:"at_ns"`
-	LLM  *LLMCall      `json:"llm,omitempty"`
-	Tool *ToolCall     `json:"tool,omitempty"`
-	HTTP *Exchange     `json:"http,omitempty"`
-	Note *Note         `json:"note,omitempty"`
+	At    time.Duration `json:"at_ns"`
+	LLM   *LLMCall      `json:"llm,omitempty"`
+	Tool  *ToolCall     `json:"tool,omitempty"`
+	HTTP  *Exchange     `json:"http,omitempty"`
+	Note  *Note         `json:"note,omitempty"`
+	Embed *EmbedCall    `json:"embed,omitempty"`
 }
 
 // Parts is a token count broken down by where the tokens sit in a prompt.
@@ -94,6 +98,31 @@ type LLMCall struct {
 	Prompt *Prompt `json:"prompt,omitempty"`
 }
 
+// EmbedCall is one embeddings call: Texts inputs turned into vectors.
+// Input is their tokens as testbed counts them (the suite's tokenizer);
+// Reported is the provider's own count (OpenAI's usage.prompt_tokens),
+// when it sent one. It prices the call (Cost) and is not part of the chat
+// calls' prompt tokens.
+type EmbedCall struct {
+	Model    string        `json:"model"`
+	Duration time.Duration `json:"duration_ns"`
+	Texts    int           `json:"texts"`
+	Input    int           `json:"input"`
+	Reported *int          `json:"reported,omitempty"`
+	// Cost is the call's price, nil when its model is unpriced.
+	Cost  *Cost  `json:"cost,omitempty"`
+	Error string `json:"error,omitempty"`
+}
+
+// Tokens is the call's input tokens as billed: the provider's count when
+// it reported one, else testbed's.
+func (c *EmbedCall) Tokens() int {
+	if c.Reported != nil {
+		return *c.Reported
+	}
+	return c.Input
+}
+
 // Prompt is what a model call was sent.
 type Prompt struct {
 	Messages []llm.Message `json:"messages"`
@@ -114,6 +143,20 @@ type Usage struct {
 	// CacheWrite1h is the part of CacheWrite written to Anthropic's
 	// 1-hour cache (its usage.cache_creation.ephemeral_1h_input_tokens).
 	CacheWrite1h int `json:"cache_write_1h,omitempty"`
+}
+
+// CallUsage is what one model or embeddings call used, as priced: the
+// model, testbed's counts, the provider's usage when it reported one, and
+// whether the call failed.
+type CallUsage struct {
+	Model string `json:"model"`
+	// Embed marks an embeddings call: Input is its texts' tokens and
+	// Reported.Input the provider's count of them.
+	Embed    bool   `json:"embed,omitempty"`
+	Input    int    `json:"input"`
+	Output   int    `json:"output,omitempty"`
+	Reported *Usage `json:"reported,omitempty"`
+	Failed   bool   `json:"failed,omitempty"`
 }
 
 // Sources of a Cost: the usage a call was priced from.
@@ -302,8 +345,20 @@ type Metrics struct {
 	PricedCalls   int     `json:"priced_calls,omitempty"`
 	UnpricedCalls int     `json:"unpriced_calls,omitempty"`
 	CountedCalls  int     `json:"counted_calls,omitempty"`
-	RawTokens     int     `json:"raw_tokens"`
-	ContextTokens int     `json:"context_tokens"`
+	// EmbedCalls counts the embeddings calls and EmbedTokens their input
+	// tokens as billed (Tokens); they are not model calls nor input tokens
+	// above. EmbedCostUSD is their part of CostUSD, and PricedCalls,
+	// UnpricedCalls and CountedCalls count them too.
+	EmbedCalls   int     `json:"embed_calls,omitempty"`
+	EmbedTokens  int     `json:"embed_tokens,omitempty"`
+	EmbedCostUSD float64 `json:"embed_cost_usd,omitempty"`
+	// Calls is every model and embeddings call's usage, in call order:
+	// what a report keeps so that it can be priced again without its
+	// trace (a blessed baseline keeps no trace, a sampled scenario's report
+	// only its first sample's).
+	Calls         []CallUsage `json:"calls,omitempty"`
+	RawTokens     int         `json:"raw_tokens"`
+	ContextTokens int         `json:"context_tokens"`
 	// Faults counts the exchanges into which a stand-in injected a fault.
 	Faults  int             `json:"faults,omitempty"`
 	Latency time.Duration   `json:"latency_ns"`
@@ -363,16 +418,9 @@ func Measure(events []Event) Metrics {
 				m.ReportedCacheWrite += u.CacheWrite
 				m.ReportedReasoning += u.Reasoning
 			}
-			switch c := e.LLM.Cost; {
-			case c == nil:
-				m.UnpricedCalls++
-			default:
-				m.PricedCalls++
-				m.CostUSD += c.USD
-				if c.From == CostFromCounted {
-					m.CountedCalls++
-				}
-			}
+			m.price(e.LLM.Cost)
+			m.Calls = append(m.Calls, CallUsage{Model: e.LLM.Model, Input: e.LLM.Input.Total(), Output: e.LLM.Output,
+				Reported: e.LLM.Reported, Failed: e.LLM.Error != ""})
 			if m.Roles == nil {
 				m.Roles = map[string]Role{}
 			}
@@ -384,6 +432,18 @@ func Measure(events []Event) Metrics {
 			m.Roles[e.LLM.Role] = r
 			if st := e.LLM.Stream; st != nil {
 				m.Streams = append(m.Streams, StreamCall{Role: e.LLM.Role, Stream: *st, Output: e.LLM.Output})
+			}
+		case KindEmbed:
+			u := CallUsage{Model: e.Embed.Model, Embed: true, Input: e.Embed.Input, Failed: e.Embed.Error != ""}
+			if r := e.Embed.Reported; r != nil {
+				u.Reported = &Usage{Input: *r}
+			}
+			m.Calls = append(m.Calls, u)
+			m.EmbedCalls++
+			m.EmbedTokens += e.Embed.Tokens()
+			m.price(e.Embed.Cost)
+			if c := e.Embed.Cost; c != nil {
+				m.EmbedCostUSD += c.USD
 			}
 		case KindTool:
 			m.ToolCalls++
@@ -399,6 +459,19 @@ func Measure(events []Event) Metrics {
 	}
 	m.InputTokens = m.Input.Total()
 	return m
+}
+
+// price counts one call's price c (nil: unpriced).
+func (m *Metrics) price(c *Cost) {
+	if c == nil {
+		m.UnpricedCalls++
+		return
+	}
+	m.PricedCalls++
+	m.CostUSD += c.USD
+	if c.From == CostFromCounted {
+		m.CountedCalls++
+	}
 }
 
 // TokenReduction is 1 − context/raw over the tool calls, or 0 when no raw

@@ -40,10 +40,6 @@ import (
 	"github.com/agentreplay/testbed/agents/llm"
 )
 
-// BaseURL is the Anthropic API's base URL, the default of an anthropic
-// endpoint. The SDK appends /v1/messages.
-const BaseURL = "https://api.anthropic.com"
-
 // DefaultMaxTokens is the max_tokens sent when a request sets no limit:
 // the API requires one, and every current Claude model allows this many.
 const DefaultMaxTokens = 4096
@@ -55,14 +51,14 @@ type Client struct {
 	stream bool
 }
 
-// New returns a client for model at baseURL (empty for BaseURL), sending
+// New returns a client for model at baseURL (empty for llm.AnthropicBaseURL), sending
 // every request through hc with key in x-api-key.
 func New(baseURL, model, key string, hc *http.Client) (*Client, error) {
 	if key == "" {
 		return nil, errors.New("anthropic: an API key is required (set it in the agent's key variable)")
 	}
 	if baseURL == "" {
-		baseURL = BaseURL
+		baseURL = llm.AnthropicBaseURL
 	}
 	return &Client{
 		model: model,

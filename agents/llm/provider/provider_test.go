@@ -25,7 +25,7 @@ var _ = Describe("New", func() {
 		},
 		Entry("openai", llm.Endpoint{Provider: llm.ProviderOpenAI, BaseURL: "http://localhost:11434/v1", Model: "m"}, &openai.Client{}),
 		Entry("gemini", llm.Endpoint{Provider: llm.ProviderGemini, Model: "gemini-2.5-flash"}, &gemini.Client{}),
-		Entry("anthropic", llm.Endpoint{Provider: llm.ProviderAnthropic, BaseURL: anthropic.BaseURL, Model: "claude-haiku-4-5"}, &anthropic.Client{}),
+		Entry("anthropic", llm.Endpoint{Provider: llm.ProviderAnthropic, BaseURL: llm.AnthropicBaseURL, Model: "claude-haiku-4-5"}, &anthropic.Client{}),
 		Entry("openai, api chat", llm.Endpoint{Provider: llm.ProviderOpenAI, BaseURL: "https://api.openai.com/v1", Model: "m", API: llm.APIChat}, &openai.Client{}),
 		Entry("openai, api responses", llm.Endpoint{Provider: llm.ProviderOpenAI, BaseURL: "https://api.openai.com/v1", Model: "m", API: llm.APIResponses}, &openai.Responses{}),
 	)

@@ -1,4 +1,4 @@
-package standin
+package wire
 
 import (
 	"maps"
@@ -26,14 +26,14 @@ import (
 
 // responsesEvents returns the stream of whole, the response the
 // unstreamed call answers msg with in out output tokens.
-func responsesEvents(whole map[string]any, msg llm.Message, out int) []sseEvent {
-	ev := func(kind int, data map[string]any, before int) sseEvent {
-		return sseEvent{kind: kind, name: data["type"].(string), data: data, before: before}
+func responsesEvents(whole map[string]any, msg llm.Message, out int) []Event {
+	ev := func(kind int, data map[string]any, before int) Event {
+		return Event{Kind: kind, Name: data["type"].(string), Data: data, Before: before}
 	}
 	start := with(whole, "status", "in_progress", "output", []any{}, "usage", nil, "completed_at", nil, "incomplete_details", nil)
-	events := []sseEvent{
-		ev(eventHead, map[string]any{"type": "response.created", "response": start}, 0),
-		ev(eventHead, map[string]any{"type": "response.in_progress", "response": start}, 0),
+	events := []Event{
+		ev(EventHead, map[string]any{"type": "response.created", "response": start}, 0),
+		ev(EventHead, map[string]any{"type": "response.in_progress", "response": start}, 0),
 	}
 	ps := pieces(msg, out)
 	items := whole["output"].([]any)
@@ -54,10 +54,10 @@ func responsesEvents(whole map[string]any, msg llm.Message, out int) []sseEvent 
 	next := func(i int) (kind, before int) {
 		for j := i + 1; j < len(items); j++ {
 			if mine := of(j); len(mine) > 0 {
-				return eventContent, mine[0].before
+				return EventContent, mine[0].before
 			}
 		}
-		return eventTail, out
+		return EventTail, out
 	}
 	for i, it := range items {
 		item := it.(map[string]any)
@@ -72,18 +72,18 @@ func responsesEvents(whole map[string]any, msg llm.Message, out int) []sseEvent 
 		case "message":
 			part := item["content"].([]any)[0].(map[string]any)
 			events = append(events,
-				ev(eventContent, map[string]any{"type": "response.output_item.added", "output_index": i, "item": with(item, "status", "in_progress", "content", []any{})}, first),
-				ev(eventContent, with(at, "type", "response.content_part.added", "item_id", id, "content_index", 0, "part", with(part, "text", "")), first))
+				ev(EventContent, map[string]any{"type": "response.output_item.added", "output_index": i, "item": with(item, "status", "in_progress", "content", []any{})}, first),
+				ev(EventContent, with(at, "type", "response.content_part.added", "item_id", id, "content_index", 0, "part", with(part, "text", "")), first))
 			for _, p := range mine {
-				events = append(events, ev(eventContent, with(at, "type", "response.output_text.delta", "item_id", id, "content_index", 0, "delta", p.text, "logprobs", []any{}), p.before))
+				events = append(events, ev(EventContent, with(at, "type", "response.output_text.delta", "item_id", id, "content_index", 0, "delta", p.text, "logprobs", []any{}), p.before))
 			}
 			events = append(events,
 				ev(endKind, with(at, "type", "response.output_text.done", "item_id", id, "content_index", 0, "text", part["text"], "logprobs", []any{}), end),
 				ev(endKind, with(at, "type", "response.content_part.done", "item_id", id, "content_index", 0, "part", part), end))
 		case "function_call":
-			events = append(events, ev(eventContent, map[string]any{"type": "response.output_item.added", "output_index": i, "item": with(item, "status", "in_progress", "arguments", "")}, first))
+			events = append(events, ev(EventContent, map[string]any{"type": "response.output_item.added", "output_index": i, "item": with(item, "status", "in_progress", "arguments", "")}, first))
 			for _, p := range mine[min(1, len(mine)):] {
-				events = append(events, ev(eventContent, with(at, "type", "response.function_call_arguments.delta", "item_id", id, "delta", p.text), p.before))
+				events = append(events, ev(EventContent, with(at, "type", "response.function_call_arguments.delta", "item_id", id, "delta", p.text), p.before))
 			}
 			events = append(events, ev(endKind, with(at, "type", "response.function_call_arguments.done", "item_id", id, "arguments", item["arguments"]), end))
 		}
@@ -93,9 +93,9 @@ func responsesEvents(whole map[string]any, msg llm.Message, out int) []sseEvent 
 	if whole["status"] == "incomplete" {
 		terminal = "response.incomplete"
 	}
-	events = append(events, ev(eventDone, map[string]any{"type": terminal, "response": whole}, out))
+	events = append(events, ev(EventDone, map[string]any{"type": terminal, "response": whole}, out))
 	for i := range events {
-		events[i].data.(map[string]any)["sequence_number"] = i
+		events[i].Data.(map[string]any)["sequence_number"] = i
 	}
 	return events
 }

@@ -1,4 +1,4 @@
-package standin
+package wire
 
 import (
 	"crypto/sha256"
@@ -12,31 +12,23 @@ import (
 	"github.com/agentreplay/testbed/agents/llm"
 )
 
-// The OpenAI Chat Completions wire format, the stand-in's first: POST
-// …/chat/completions is decoded into the Request every policy reads, and
-// answered as a chat.completion with usage, or with stream: true as
-// chat.completion.chunk events (stream_openai.go), with the fields OpenAI's
-// reference gives them (see completion). Its chatcmpl- id and x-request-id
-// derive from a hash of the request and its sample, so recordings are
-// reproducible and every distinct request gets its own; so do its tool
-// calls' ids, call_ and 24 characters as OpenAI's are (callIDs). A path the
-// stand-in does not serve, and a Chat Completions call that fails, are
-// answered in OpenAI's error shape (writeError).
+// The OpenAI Chat Completions wire format: POST …/chat/completions is
+// decoded into a Request, and answered as a chat.completion with usage, or
+// with stream: true as chat.completion.chunk events (stream_openai.go),
+// with the fields OpenAI's reference gives them (see completion). Its
+// chatcmpl- id and x-request-id derive from a hash of the request and its
+// sample, so recordings are reproducible and every distinct request gets
+// its own; so do its tool calls' ids, call_ and 24 characters as OpenAI's
+// are (callIDs). Errors are in OpenAI's shape (errors.go).
 
-// wireRequest is the part of a Chat Completions request the stand-in reads.
-type wireRequest struct {
+// chatRequest is the part of a Chat Completions request the package reads.
+type chatRequest struct {
 	Model    string `json:"model"`
 	Messages []struct {
-		Role       string `json:"role"`
-		Content    any    `json:"content"`
-		ToolCallID string `json:"tool_call_id"`
-		ToolCalls  []struct {
-			ID       string `json:"id"`
-			Function struct {
-				Name      string `json:"name"`
-				Arguments string `json:"arguments"`
-			} `json:"function"`
-		} `json:"tool_calls"`
+		Role       string         `json:"role"`
+		Content    any            `json:"content"`
+		ToolCallID string         `json:"tool_call_id"`
+		ToolCalls  []ChatToolCall `json:"tool_calls"`
 	} `json:"messages"`
 	Tools []struct {
 		Function struct {
@@ -59,40 +51,51 @@ type wireRequest struct {
 	} `json:"response_format"`
 }
 
+// ChatToolCall is a tool call as Chat Completions carries it, in a
+// request's assistant message or in an answer.
+type ChatToolCall struct {
+	ID       string `json:"id"`
+	Function struct {
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	} `json:"function"`
+}
+
 // SystemFingerprint is the system_fingerprint of every Chat Completions
 // answer: the one backend configuration the stand-in has.
 const SystemFingerprint = "fp_standin"
 
-// chatDialect answers a Chat Completions request, whose body and sample
+// chatEncoder answers a Chat Completions request, whose body and sample
 // are given, with ids derived from them: the completion's chatcmpl- id and
 // the x-request-id header's req_ id. stream and includeUsage say how the
 // request asked to be answered.
-func chatDialect(w http.ResponseWriter, body []byte, sample int, stream, includeUsage bool) dialect {
+func chatEncoder(body []byte, sample int, stream, includeUsage bool) Encoder {
 	sum := requestHash(body, sample)
 	h := hex.EncodeToString(sum[:])
 	id := "chatcmpl-" + h[:29]
-	w.Header().Set("X-Request-Id", "req_"+h[32:64])
-	d := dialect{
-		writeError: writeError,
-		malformed:  `{"id": "` + id + `", "choices": [{"message": {"role": "assistant", "content": "unterminated`,
-		completion: func(model string, msg llm.Message, truncated bool, in, out int) (any, error) {
+	e := Encoder{
+		Header:    http.Header{"X-Request-Id": {"req_" + h[32:64]}},
+		Error:     openAIStatusError,
+		Malformed: `{"id": "` + id + `", "choices": [{"message": {"role": "assistant", "content": "unterminated`,
+		Completion: func(model string, msg llm.Message, truncated bool, in, out int) (any, error) {
 			msg = callIDs(msg, h)
 			return completion(id, model, msg, finishOf(msg, truncated, "stop", "length", "tool_calls"), in, out), nil
 		},
 	}
 	if stream {
 		events := openAIEvents(id, includeUsage)
-		d.events = func(model string, msg llm.Message, truncated bool, in, out int) ([]sseEvent, error) {
+		e.Events = func(model string, msg llm.Message, truncated bool, in, out int) ([]Event, error) {
 			return events(model, callIDs(msg, h), truncated, in, out)
 		}
 	}
-	return d
+	return e
 }
 
 // callIDs gives msg's tool calls ids of OpenAI's shape, call_ and 24
 // characters, derived from the answer's hash h and each call's place: the
 // same request and sample give the same ids, and distinct answers their
-// own. The policies' ids (call_1, …) are only ever matched, never read.
+// own. The answer's own ids (a stand-in policy's call_1, …) are only ever
+// matched, never read.
 func callIDs(msg llm.Message, h string) llm.Message {
 	if len(msg.ToolCalls) == 0 {
 		return msg
@@ -106,7 +109,8 @@ func callIDs(msg llm.Message, h string) llm.Message {
 	return msg
 }
 
-func convert(wr wireRequest) Request {
+// decode reads wr as a Request.
+func (wr chatRequest) decode() Request {
 	r := Request{Model: wr.Model, MaxTokens: wr.MaxTokens}
 	if rf := wr.ResponseFormat; rf != nil {
 		r.JSON = rf.Type == "json_object" || rf.Type == "json_schema"
@@ -183,14 +187,4 @@ func chatUsage(in, out int) map[string]any {
 		"completion_tokens_details": map[string]any{"reasoning_tokens": 0, "audio_tokens": 0,
 			"accepted_prediction_tokens": 0, "rejected_prediction_tokens": 0},
 	}
-}
-
-// DecodeChat reads a Chat Completions request body as the stand-in does:
-// the same reading harness scores an outside agent's model calls with.
-func DecodeChat(body []byte) (Request, error) {
-	var wr wireRequest
-	if err := json.Unmarshal(body, &wr); err != nil {
-		return Request{}, err
-	}
-	return convert(wr), nil
 }

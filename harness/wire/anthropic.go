@@ -1,22 +1,18 @@
-package standin
+package wire
 
 import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math/big"
-	"net/http"
 	"strings"
-	"time"
 
 	"github.com/agentreplay/testbed/agents/llm"
-	"github.com/agentreplay/testbed/harness/cassette"
 )
 
 // The Anthropic Messages wire format, from Anthropic's API reference. POST
-// …/v1/messages is decoded into the same Request the other paths build, so
-// a policy cannot tell them apart:
+// …/v1/messages is decoded into the same Request the other dialects give,
+// so a reader cannot tell them apart:
 //
 //   - system (a string or text blocks) becomes a system message;
 //   - a user message's text blocks become a user message and each
@@ -31,15 +27,14 @@ import (
 // Message type has (null where the stand-in has nothing to say, as the API
 // sends). Its ids, msg_… and toolu_…, derive from a hash of the request and
 // its sample, so recordings are reproducible and every distinct request
-// gets its own. Usage, latency and faults are those of the other paths; the
-// stand-in has no prompt cache, so its cache counts are 0. Errors use
+// gets its own. The stand-in has no prompt cache, so its cache counts are 0. Errors use
 // Anthropic's body {"type": "error", "error": {"type", "message"},
 // "request_id"} with the type its status documents. A request the stand-in
 // cannot serve gets a 400 invalid_request_error saying why, never an empty
 // success: a missing max_tokens (the API requires it), an unknown block type, a tool_result
 // that answers no tool_use. The API key and anthropic-version are ignored.
 
-// anthropicRequest is the part of a Messages request the stand-in reads.
+// anthropicRequest is the part of a Messages request the package reads.
 type anthropicRequest struct {
 	Model     string `json:"model"`
 	MaxTokens *int   `json:"max_tokens"`
@@ -72,42 +67,10 @@ type anthropicBlock struct {
 	IsError   bool            `json:"is_error"`
 }
 
-// serveAnthropic answers POST …/v1/messages in the Anthropic wire format.
-func (s *Server) serveAnthropic(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
-		writeAnthropicError(w, http.StatusBadRequest, err.Error(), 0)
-		return
-	}
-	req, stream, err := decodeAnthropic(body)
-	if err == nil {
-		var ar anthropicRequest
-		_ = json.Unmarshal(body, &ar) // decodeAnthropic read it
-		err = validateAnthropic(ar)
-	}
-	if err != nil {
-		writeAnthropicError(w, http.StatusBadRequest, err.Error(), 0)
-		return
-	}
-	sample := sampleOf(r)
-	d := anthropicDialect(body, sample, stream)
-	s.respond(w, d, req, sample, r.Header.Get(cassette.FaultHeader))
-}
-
-// DecodeAnthropic reads a Messages request body as the stand-in does: the
-// same reading the harness scores an outside agent's model calls with.
-func DecodeAnthropic(body []byte) (Request, error) {
-	req, _, err := decodeAnthropic(body)
-	return req, err
-}
-
-func decodeAnthropic(body []byte) (Request, bool, error) {
-	var ar anthropicRequest
-	if err := json.Unmarshal(body, &ar); err != nil {
-		return Request{}, false, fmt.Errorf("request is not JSON: %w", err)
-	}
+// decode reads ar as a Request; its error is why it cannot be read.
+func (ar anthropicRequest) decode() (Request, error) {
 	if ar.MaxTokens == nil {
-		return Request{}, ar.Stream, errors.New("max_tokens: Field required")
+		return Request{}, errors.New("max_tokens: Field required")
 	}
 	r := Request{Model: ar.Model, MaxTokens: *ar.MaxTokens}
 	if tc := ar.ToolChoice; tc != nil && tc.Type == "tool" {
@@ -120,18 +83,18 @@ func decodeAnthropic(body []byte) (Request, bool, error) {
 	for i, m := range ar.Messages {
 		blocks, err := anthropicBlocks(m.Content)
 		if err != nil {
-			return Request{}, ar.Stream, fmt.Errorf("messages.%d.content: %w", i, err)
+			return Request{}, fmt.Errorf("messages.%d.content: %w", i, err)
 		}
 		msgs, err := anthropicMessages(m.Role, blocks, names)
 		if err != nil {
-			return Request{}, ar.Stream, fmt.Errorf("messages.%d: %w", i, err)
+			return Request{}, fmt.Errorf("messages.%d: %w", i, err)
 		}
 		r.Messages = append(r.Messages, msgs...)
 	}
 	for _, t := range ar.Tools {
 		r.Tools = append(r.Tools, llm.Tool{Name: t.Name, Description: t.Description, Parameters: t.InputSchema})
 	}
-	return r, ar.Stream, nil
+	return r, nil
 }
 
 // anthropicBlocks reads content that is a string or a list of blocks.
@@ -200,20 +163,20 @@ func anthropicMessages(role string, blocks []anthropicBlock, names map[string]st
 	return nil, fmt.Errorf("role %q: want user or assistant", role)
 }
 
-// anthropicDialect answers a request whose body and sample are given, with
+// anthropicEncoder answers a request whose body and sample are given, with
 // ids derived from them, as a stream when stream (stream_anthropic.go).
-func anthropicDialect(body []byte, sample int, stream bool) dialect {
+func anthropicEncoder(body []byte, sample int, stream bool) Encoder {
 	sum := requestHash(body, sample)
 	id := new(big.Int).SetBytes(sum[:15]).Text(62)
-	d := dialect{
-		writeError: writeAnthropicError,
-		malformed:  `{"id": "msg_01` + id + `", "type": "message", "role": "assistant", "content": [{"type": "text", "text": "unterminated`,
-		completion: func(model string, msg llm.Message, truncated bool, in, out int) (any, error) {
+	d := Encoder{
+		Error:     anthropicError,
+		Malformed: `{"id": "msg_01` + id + `", "type": "message", "role": "assistant", "content": [{"type": "text", "text": "unterminated`,
+		Completion: func(model string, msg llm.Message, truncated bool, in, out int) (any, error) {
 			return anthropicMessage(id, model, msg, finishOf(msg, truncated, "end_turn", "max_tokens", "tool_use"), in, out)
 		},
 	}
 	if stream {
-		d.events = anthropicEvents(id)
+		d.Events = anthropicEvents(id)
 	}
 	return d
 }
@@ -226,12 +189,9 @@ func anthropicMessage(id, model string, msg llm.Message, stop string, in, out in
 		content = append(content, map[string]any{"type": "text", "text": msg.Content, "citations": nil})
 	}
 	for i, tc := range msg.ToolCalls {
-		var input map[string]any
-		if err := json.Unmarshal(tc.Arguments, &input); err != nil {
-			return nil, fmt.Errorf("tool call %s: arguments are not a JSON object: %w", tc.Name, err)
-		}
-		if input == nil {
-			input = map[string]any{}
+		input, err := argsObject(tc)
+		if err != nil {
+			return nil, err
 		}
 		content = append(content, map[string]any{
 			"type": "tool_use", "id": fmt.Sprintf("toolu_01%s%d", id, i+1), "name": tc.Name, "input": input,
@@ -250,21 +210,4 @@ func anthropicMessage(id, model string, msg llm.Message, stop string, in, out in
 			"server_tool_use":       nil, "inference_geo": nil, "service_tier": "standard", "speed": "standard",
 		},
 	}, nil
-}
-
-// anthropicErrorTypes are the error types Anthropic's reference gives
-// HTTP statuses (503, the stand-in's "unavailable" fault, as its 529
-// overloaded); others are api_error.
-var anthropicErrorTypes = map[int]string{
-	http.StatusBadRequest: "invalid_request_error", http.StatusNotFound: "not_found_error",
-	http.StatusTooManyRequests: "rate_limit_error", http.StatusServiceUnavailable: "overloaded_error", 529: "overloaded_error",
-	http.StatusGatewayTimeout: "timeout_error",
-}
-
-func writeAnthropicError(w http.ResponseWriter, status int, msg string, lat time.Duration) {
-	writeErrorBody(w, status, lat, map[string]any{
-		"type":       "error",
-		"error":      map[string]any{"type": statusName(status, anthropicErrorTypes, "api_error"), "message": msg},
-		"request_id": nil,
-	})
 }

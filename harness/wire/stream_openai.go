@@ -1,4 +1,4 @@
-package standin
+package wire
 
 import (
 	"github.com/agentreplay/testbed/agents/llm"
@@ -16,8 +16,8 @@ import (
 
 // openAIEvents returns the dialect's stream encoder, with the usage chunk
 // when includeUsage.
-func openAIEvents(id string, includeUsage bool) func(model string, msg llm.Message, truncated bool, in, out int) ([]sseEvent, error) {
-	return func(model string, msg llm.Message, truncated bool, in, out int) ([]sseEvent, error) {
+func openAIEvents(id string, includeUsage bool) func(model string, msg llm.Message, truncated bool, in, out int) ([]Event, error) {
+	return func(model string, msg llm.Message, truncated bool, in, out int) ([]Event, error) {
 		chunk := func(delta map[string]any, finish any) map[string]any {
 			c := map[string]any{
 				"id": id, "object": "chat.completion.chunk", "created": 0, "model": model,
@@ -29,7 +29,7 @@ func openAIEvents(id string, includeUsage bool) func(model string, msg llm.Messa
 			}
 			return c
 		}
-		events := []sseEvent{{kind: eventHead, data: chunk(map[string]any{"role": "assistant", "content": "", "refusal": nil}, nil)}}
+		events := []Event{{Kind: EventHead, Data: chunk(map[string]any{"role": "assistant", "content": "", "refusal": nil}, nil)}}
 		for _, p := range pieces(msg, out) {
 			var delta map[string]any
 			switch {
@@ -42,15 +42,15 @@ func openAIEvents(id string, includeUsage bool) func(model string, msg llm.Messa
 			default:
 				delta = map[string]any{"tool_calls": []any{map[string]any{"index": p.call, "function": map[string]any{"arguments": p.text}}}}
 			}
-			events = append(events, sseEvent{kind: eventContent, data: chunk(delta, nil), before: p.before})
+			events = append(events, Event{Kind: EventContent, Data: chunk(delta, nil), Before: p.before})
 		}
-		events = append(events, sseEvent{kind: eventTail, data: chunk(map[string]any{}, finishOf(msg, truncated, "stop", "length", "tool_calls"))})
+		events = append(events, Event{Kind: EventTail, Data: chunk(map[string]any{}, finishOf(msg, truncated, "stop", "length", "tool_calls"))})
 		if includeUsage {
-			events = append(events, sseEvent{kind: eventTail, data: map[string]any{
+			events = append(events, Event{Kind: EventTail, Data: map[string]any{
 				"id": id, "object": "chat.completion.chunk", "created": 0, "model": model, "choices": []any{},
 				"service_tier": "default", "system_fingerprint": SystemFingerprint, "usage": chatUsage(in, out),
 			}})
 		}
-		return append(events, sseEvent{kind: eventDone, data: "[DONE]"}), nil
+		return append(events, Event{Kind: EventDone, Data: "[DONE]"}), nil
 	}
 }

@@ -1,22 +1,19 @@
-package standin
+package wire
 
 import (
-	"errors"
 	"fmt"
-	"net/http"
 	"regexp"
 	"slices"
 	"strings"
-	"time"
 )
 
-// Validation. The stand-in refuses, with 400 in the provider's own error
-// shape, the requests the real API refuses, with the API's own words: a
-// recording against it then fails where a recording against the provider
-// would, instead of writing an answer no provider gives. It checks what the
-// APIs document and enforce (roles, required fields, the order of tool
-// calls and their results); it does not second-guess a valid request, and
-// how it answers one is unchanged.
+// Validation: the requests the real API refuses, with the API's own words,
+// so that the stand-in refuses them (Read, RefusalBody) with 400 in the
+// provider's own error shape: a recording against it then fails where a
+// recording against the provider would, instead of writing an answer no
+// provider gives. It checks what the APIs document and enforce (roles,
+// required fields, the order of tool calls and their results); it does
+// not second-guess a valid request.
 
 // invalid is a request the real API refuses: its message, and OpenAI's
 // param and code for it (empty when the API sends null).
@@ -41,7 +38,7 @@ var chatToolName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 // message whose tool calls are not all answered by the tool messages right
 // after it; stream_options without stream; a tool name outside
 // ^[a-zA-Z0-9_-]{1,64}$.
-func validateChat(wr wireRequest) error {
+func validateChat(wr chatRequest) error {
 	if wr.Model == "" {
 		return &invalid{msg: "you must provide a model parameter"}
 	}
@@ -112,32 +109,13 @@ func validateChat(wr wireRequest) error {
 
 // calledBy reports whether id is the id of one of the tool calls of
 // message calling.
-func calledBy(wr wireRequest, calling int, id string) bool {
+func calledBy(wr chatRequest, calling int, id string) bool {
 	for _, tc := range wr.Messages[calling].ToolCalls {
 		if tc.ID == id {
 			return true
 		}
 	}
 	return false
-}
-
-// writeInvalid answers a request Chat Completions refuses in OpenAI's
-// error shape, with its param and code.
-func writeInvalid(w http.ResponseWriter, err error, lat time.Duration) {
-	var e *invalid
-	if !errors.As(err, &e) {
-		writeError(w, http.StatusBadRequest, err.Error(), lat)
-		return
-	}
-	var param, code any
-	if e.param != "" {
-		param = e.param
-	}
-	if e.code != "" {
-		code = e.code
-	}
-	writeErrorBody(w, http.StatusBadRequest, lat, map[string]any{"error": map[string]any{
-		"message": e.msg, "type": "invalid_request_error", "param": param, "code": code}})
 }
 
 // validateGemini returns what generateContent refuses in gr, or nil: no

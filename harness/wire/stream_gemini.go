@@ -1,4 +1,4 @@
-package standin
+package wire
 
 import (
 	"github.com/agentreplay/testbed/agents/llm"
@@ -14,7 +14,7 @@ import (
 
 // geminiEvents is the dialect's stream encoder: every chunk carries the
 // response's id.
-func geminiEvents(id, model string, msg llm.Message, truncated bool, in, out int) ([]sseEvent, error) {
+func geminiEvents(id, model string, msg llm.Message, truncated bool, in, out int) ([]Event, error) {
 	whole, err := geminiCompletion(id, model, msg, finishOf(msg, truncated, "STOP", "MAX_TOKENS", "STOP"), in, out)
 	if err != nil {
 		return nil, err
@@ -32,14 +32,14 @@ func geminiEvents(id, model string, msg llm.Message, truncated bool, in, out int
 		}
 		return c
 	}
-	var events []sseEvent
+	var events []Event
 	for _, p := range pieces(msg, out) {
 		switch {
 		case p.call < 0:
-			events = append(events, sseEvent{kind: eventContent, data: chunk(map[string]any{"text": p.text}, false), before: p.before})
+			events = append(events, Event{Kind: EventContent, Data: chunk(map[string]any{"text": p.text}, false), Before: p.before})
 		case p.start:
-			events = append(events, sseEvent{kind: eventContent, data: chunk(calls[p.call], false), before: p.before})
+			events = append(events, Event{Kind: EventContent, Data: chunk(calls[p.call], false), Before: p.before})
 		}
 	}
-	return append(events, sseEvent{kind: eventTail, data: chunk(map[string]any{"text": ""}, true)}), nil
+	return append(events, Event{Kind: EventTail, Data: chunk(map[string]any{"text": ""}, true)}), nil
 }

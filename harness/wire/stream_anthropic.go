@@ -1,4 +1,4 @@
-package standin
+package wire
 
 import (
 	"github.com/agentreplay/testbed/agents/llm"
@@ -15,8 +15,8 @@ import (
 // message_stop. Each is sent with its type as the event name.
 
 // anthropicEvents returns the dialect's stream encoder for message id.
-func anthropicEvents(id string) func(model string, msg llm.Message, truncated bool, in, out int) ([]sseEvent, error) {
-	return func(model string, msg llm.Message, truncated bool, in, out int) ([]sseEvent, error) {
+func anthropicEvents(id string) func(model string, msg llm.Message, truncated bool, in, out int) ([]Event, error) {
+	return func(model string, msg llm.Message, truncated bool, in, out int) ([]Event, error) {
 		stop := finishOf(msg, truncated, "end_turn", "max_tokens", "tool_use")
 		whole, err := anthropicMessage(id, model, msg, stop, in, out)
 		if err != nil {
@@ -32,15 +32,15 @@ func anthropicEvents(id string) func(model string, msg llm.Message, truncated bo
 		}
 		usage["output_tokens"] = 1 // as the API's message_start reports it
 		start["content"], start["stop_reason"], start["usage"] = []any{}, nil, usage
-		ev := func(kind int, data map[string]any, before int) sseEvent {
-			return sseEvent{kind: kind, name: data["type"].(string), data: data, before: before}
+		ev := func(kind int, data map[string]any, before int) Event {
+			return Event{Kind: kind, Name: data["type"].(string), Data: data, Before: before}
 		}
-		events := []sseEvent{ev(eventHead, map[string]any{"type": "message_start", "message": start}, 0)}
+		events := []Event{ev(EventHead, map[string]any{"type": "message_start", "message": start}, 0)}
 		blocks := whole["content"].([]any)
 		// Tool input streams as the JSON the whole message carries.
 		msg.ToolCalls = append([]llm.ToolCall(nil), msg.ToolCalls...)
 		for i, b := range blocks[len(blocks)-len(msg.ToolCalls):] {
-			input, err := marshalPlain(b.(map[string]any)["input"])
+			input, err := MarshalPlain(b.(map[string]any)["input"])
 			if err != nil {
 				return nil, err
 			}
@@ -53,11 +53,11 @@ func anthropicEvents(id string) func(model string, msg llm.Message, truncated bo
 			}
 		}
 		openBlock := func(content map[string]any, before int) {
-			closeBlock(eventContent, before)
+			closeBlock(EventContent, before)
 			block, open = block+1, true
-			events = append(events, ev(eventContent, map[string]any{"type": "content_block_start", "index": block, "content_block": content}, before))
+			events = append(events, ev(EventContent, map[string]any{"type": "content_block_start", "index": block, "content_block": content}, before))
 			if block == 0 {
-				events = append(events, ev(eventContent, map[string]any{"type": "ping"}, before))
+				events = append(events, ev(EventContent, map[string]any{"type": "ping"}, before))
 			}
 		}
 		ps := pieces(msg, out)
@@ -70,7 +70,7 @@ func anthropicEvents(id string) func(model string, msg llm.Message, truncated bo
 				if i == 0 {
 					openBlock(map[string]any{"type": "text", "text": "", "citations": nil}, p.before)
 				}
-				events = append(events, ev(eventContent, map[string]any{"type": "content_block_delta", "index": block,
+				events = append(events, ev(EventContent, map[string]any{"type": "content_block_delta", "index": block,
 					"delta": map[string]any{"type": "text_delta", "text": p.text}}, p.before))
 			case p.start:
 				b := map[string]any{}
@@ -80,17 +80,17 @@ func anthropicEvents(id string) func(model string, msg llm.Message, truncated bo
 				b["input"] = map[string]any{}
 				openBlock(b, p.before)
 			default:
-				events = append(events, ev(eventContent, map[string]any{"type": "content_block_delta", "index": block,
+				events = append(events, ev(EventContent, map[string]any{"type": "content_block_delta", "index": block,
 					"delta": map[string]any{"type": "input_json_delta", "partial_json": p.text}}, p.before))
 			}
 		}
-		closeBlock(eventTail, out) // the last block ends with the answer
+		closeBlock(EventTail, out) // the last block ends with the answer
 		events = append(events,
-			ev(eventTail, map[string]any{"type": "message_delta",
+			ev(EventTail, map[string]any{"type": "message_delta",
 				"delta": map[string]any{"stop_reason": stop, "stop_sequence": nil, "stop_details": nil, "container": nil},
 				"usage": map[string]any{"input_tokens": in, "output_tokens": out, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0,
 					"output_tokens_details": map[string]any{"thinking_tokens": 0}, "server_tool_use": nil}}, 0),
-			ev(eventDone, map[string]any{"type": "message_stop"}, 0))
+			ev(EventDone, map[string]any{"type": "message_stop"}, 0))
 		return events, nil
 	}
 }

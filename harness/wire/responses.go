@@ -1,21 +1,17 @@
-package standin
+package wire
 
 import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net/http"
-	"time"
 
 	"github.com/agentreplay/testbed/agents/llm"
-	"github.com/agentreplay/testbed/harness/cassette"
 )
 
 // The OpenAI Responses API wire format, from OpenAI's API reference. POST
-// …/v1/responses is decoded into the same Request the other paths build,
-// so a policy cannot tell them apart:
+// …/v1/responses is decoded into the same Request the other dialects
+// give, so a reader cannot tell them apart:
 //
 //   - instructions become a first system message; input as a string is
 //     one user message; input items are read in order: a message item
@@ -88,37 +84,8 @@ type responsesItem struct {
 	Output    json.RawMessage `json:"output"` // a string or parts
 }
 
-// serveResponses answers POST …/v1/responses in the Responses wire format.
-func (s *Server) serveResponses(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
-		writeError(w, http.StatusBadRequest, err.Error(), 0)
-		return
-	}
-	var rr responsesRequest
-	if err := json.Unmarshal(body, &rr); err != nil {
-		writeError(w, http.StatusBadRequest, "request is not JSON: "+err.Error(), 0)
-		return
-	}
-	req, err := rr.decode()
-	if err != nil {
-		writeError(w, http.StatusBadRequest, err.Error(), 0)
-		return
-	}
-	sample := sampleOf(r)
-	s.respond(w, responsesDialect(rr, body, sample), req, sample, r.Header.Get(cassette.FaultHeader))
-}
-
-// DecodeResponses reads a Responses request body as the stand-in does: the
-// same reading the harness scores an outside agent's model calls with.
-func DecodeResponses(body []byte) (Request, error) {
-	var rr responsesRequest
-	if err := json.Unmarshal(body, &rr); err != nil {
-		return Request{}, fmt.Errorf("request is not JSON: %w", err)
-	}
-	return rr.decode()
-}
-
+// decode reads rr as a Request; its error is why the stand-in cannot
+// serve it.
 func (rr responsesRequest) decode() (Request, error) {
 	switch {
 	case rr.PreviousResponseID != "":
@@ -242,16 +209,16 @@ func responsesText(raw json.RawMessage) (string, error) {
 	return text, nil
 }
 
-// responsesDialect answers rr, whose body and sample are given, with ids
+// responsesEncoder answers rr, whose body and sample are given, with ids
 // derived from them.
-func responsesDialect(rr responsesRequest, body []byte, sample int) dialect {
+func responsesEncoder(rr responsesRequest, body []byte, sample int) Encoder {
 	sum := requestHash(body, sample)
 	h := hex.EncodeToString(sum[:])
 	id := "resp_" + h[:48]
-	d := dialect{
-		writeError: writeError,
-		malformed:  `{"id": "` + id + `", "object": "response", "status": "completed", "output": [{"type": "message", "content": [{"type": "output_text", "text": "unterminated`,
-		completion: func(model string, msg llm.Message, truncated bool, in, out int) (any, error) {
+	d := Encoder{
+		Error:     openAIStatusError,
+		Malformed: `{"id": "` + id + `", "object": "response", "status": "completed", "output": [{"type": "message", "content": [{"type": "output_text", "text": "unterminated`,
+		Completion: func(model string, msg llm.Message, truncated bool, in, out int) (any, error) {
 			resp := rr.echo(id, model, in, out)
 			var items []any
 			status := "completed"
@@ -276,8 +243,8 @@ func responsesDialect(rr responsesRequest, body []byte, sample int) dialect {
 		},
 	}
 	if rr.Stream {
-		d.events = func(model string, msg llm.Message, truncated bool, in, out int) ([]sseEvent, error) {
-			whole, err := d.completion(model, msg, truncated, in, out)
+		d.Events = func(model string, msg llm.Message, truncated bool, in, out int) ([]Event, error) {
+			whole, err := d.Completion(model, msg, truncated, in, out)
 			if err != nil {
 				return nil, err
 			}
@@ -326,30 +293,4 @@ func (rr responsesRequest) echo(id, model string, in, out int) map[string]any {
 			"total_tokens": in + out,
 		},
 	}
-}
-
-// responsesErrors are the error types and codes OpenAI's reference gives
-// HTTP statuses; others are server_error.
-var responsesErrors = map[int][2]string{
-	http.StatusBadRequest:         {"invalid_request_error", ""},
-	http.StatusNotFound:           {"invalid_request_error", ""},
-	http.StatusTooManyRequests:    {"requests", "rate_limit_exceeded"},
-	http.StatusServiceUnavailable: {"server_error", "service_unavailable"},
-	http.StatusGatewayTimeout:     {"server_error", "timeout"},
-}
-
-// writeError answers status in OpenAI's error shape, the same for Chat
-// Completions, the Responses API and embeddings: {"error": {"message",
-// "type", "param", "code"}}, with the type and code OpenAI's reference
-// gives the status.
-func writeError(w http.ResponseWriter, status int, msg string, lat time.Duration) {
-	kind, ok := responsesErrors[status]
-	if !ok {
-		kind = [2]string{"server_error", ""}
-	}
-	var code any
-	if kind[1] != "" {
-		code = kind[1]
-	}
-	writeErrorBody(w, status, lat, map[string]any{"error": map[string]any{"message": msg, "type": kind[0], "param": nil, "code": code}})
 }

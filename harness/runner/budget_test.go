@@ -1,0 +1,57 @@
+package runner_test
+
+import (
+	"fmt"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/agentreplay/testbed/harness/cost"
+	"github.com/agentreplay/testbed/harness/runner"
+	"github.com/agentreplay/testbed/harness/tokens"
+)
+
+var _ = Describe("what --max-cost books before a request leaves", func() {
+	p := cost.Pricer{Table: cost.Default()}
+	counter, err := tokens.New("o200k_base")
+	Expect(err).NotTo(HaveOccurred())
+
+	ids := func(n int) string {
+		s := make([]string, n)
+		for i := range s {
+			s[i] = "1"
+		}
+		return "[" + strings.Join(s, ",") + "]"
+	}
+
+	DescribeTable("prices an embeddings request at its own model's input rate, whatever the chat model",
+		func(path, body string, usd float64) {
+			got, err := runner.EstimateRequest(p, "openai", "openai/gpt-4.1", path, []byte(body), counter)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(got).To(BeNumerically("~", usd, 1e-15))
+		},
+		// 50,000 token ids at $0.02/M
+		Entry("OpenAI, token ids", "/v1/embeddings", fmt.Sprintf(`{"model":"text-embedding-3-small","input":%s}`, ids(50000)), 0.001),
+		// "hello world" twice, 2 tokens each, at $0.02/M
+		Entry("OpenAI, texts", "/v1/embeddings", `{"model":"text-embedding-3-small","input":["hello world","hello world"]}`, 4*0.02e-6),
+		// 2 tokens at $0.15/M
+		Entry("Gemini", "/v1beta/models/gemini-embedding-001:embedContent", `{"content":{"parts":[{"text":"hello world"}]}}`, 2*0.15e-6),
+	)
+
+	It("books a chat request at its tokens and its max_tokens", func() {
+		body := `{"model":"openai/gpt-4.1","max_tokens":1000,"messages":[{"role":"user","content":"hi"}]}`
+		got, err := runner.EstimateRequest(p, "openai", "openai/gpt-4.1", "/v1/chat/completions", []byte(body), counter)
+		Expect(err).NotTo(HaveOccurred())
+		// the body's tokens at $2/M and 1,000 out at $8/M
+		Expect(got).To(BeNumerically("~", float64(counter.CountBytes([]byte(body)))*2e-6+1000*8e-6, 1e-15))
+	})
+
+	It("refuses an embeddings request it cannot price or read: the cap cannot be kept", func() {
+		_, err := runner.EstimateRequest(p, "openai", "openai/gpt-4.1", "/v1/embeddings", []byte(`{"model":"mystery-embedder","input":"x"}`), counter)
+		Expect(err).To(MatchError(runner.ErrOverBudget))
+		Expect(err).To(MatchError(ContainSubstring("embeddings model mystery-embedder has no price")))
+		_, err = runner.EstimateRequest(p, "openai", "openai/gpt-4.1", "/v1/embeddings", []byte(`{"model":"text-embedding-3-small","input":{}}`), counter)
+		Expect(err).To(MatchError(runner.ErrOverBudget))
+	})
+})

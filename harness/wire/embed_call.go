@@ -1,0 +1,149 @@
+package wire
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// EmbedCall is what an embeddings request asks for, read leniently for
+// pricing and a recording's spending cap (ReadEmbeddings and ReadGeminiEmbed
+// read it strictly, as the APIs do, for the stand-in to answer).
+type EmbedCall struct {
+	Model string
+	// Texts are the inputs given as text; Tokens counts the inputs given
+	// already tokenized (OpenAI accepts arrays of token ids), which need no
+	// counting.
+	Texts  []string
+	Tokens int
+}
+
+// IsEmbeddings reports whether path is an embeddings endpoint: OpenAI's
+// …/embeddings (and the servers that speak it: Ollama, vLLM, OpenRouter) or
+// Gemini's …/models/<model>:embedContent and :batchEmbedContents.
+func IsEmbeddings(path string) bool {
+	_, _, ok := GeminiEmbedMethod(path)
+	return ok || strings.HasSuffix(path, "/embeddings")
+}
+
+// ReadEmbedCall reads an embeddings request sent to path. It does not
+// count tokens: callers count EmbedCall.Texts with package tokens.
+func ReadEmbedCall(path string, body []byte) (EmbedCall, error) {
+	if model, method, ok := GeminiEmbedMethod(path); ok {
+		return readGeminiEmbedCall(model, method, body)
+	}
+	if !strings.HasSuffix(path, "/embeddings") {
+		return EmbedCall{}, fmt.Errorf("%s is not an embeddings endpoint", path)
+	}
+	var r struct {
+		Model string          `json:"model"`
+		Input json.RawMessage `json:"input"`
+	}
+	if err := json.Unmarshal(body, &r); err != nil {
+		return EmbedCall{}, fmt.Errorf("embeddings request: %w", err)
+	}
+	out := EmbedCall{Model: r.Model}
+	// input is a string, an array of strings, an array of token ids or an
+	// array of arrays of token ids.
+	var one string
+	var many []string
+	var ids []int
+	var idss [][]int
+	switch {
+	case json.Unmarshal(r.Input, &one) == nil:
+		out.Texts = []string{one}
+	case json.Unmarshal(r.Input, &many) == nil:
+		out.Texts = many
+	case json.Unmarshal(r.Input, &ids) == nil:
+		out.Tokens = len(ids)
+	case json.Unmarshal(r.Input, &idss) == nil:
+		for _, t := range idss {
+			out.Tokens += len(t)
+		}
+	default:
+		return EmbedCall{}, fmt.Errorf("embeddings request: input is not a string, strings or token ids: %.60s", r.Input)
+	}
+	return out, nil
+}
+
+// embedText is a Content whose text parts are embedded.
+type embedText struct {
+	Parts []struct {
+		Text string `json:"text"`
+	} `json:"parts"`
+}
+
+func readGeminiEmbedCall(model, method string, body []byte) (EmbedCall, error) {
+	var reqs []struct {
+		Content embedText `json:"content"`
+	}
+	if method == EmbedContent {
+		reqs = append(reqs, struct {
+			Content embedText `json:"content"`
+		}{})
+		if err := json.Unmarshal(body, &reqs[0]); err != nil {
+			return EmbedCall{}, fmt.Errorf("embedContent request: %w", err)
+		}
+	} else {
+		var batch struct {
+			Requests []struct {
+				Content embedText `json:"content"`
+			} `json:"requests"`
+		}
+		if err := json.Unmarshal(body, &batch); err != nil {
+			return EmbedCall{}, fmt.Errorf("batchEmbedContents request: %w", err)
+		}
+		reqs = batch.Requests
+	}
+	out := EmbedCall{Model: model}
+	for _, r := range reqs {
+		var parts []string
+		for _, p := range r.Content.Parts {
+			parts = append(parts, p.Text)
+		}
+		out.Texts = append(out.Texts, strings.Join(parts, "\n"))
+	}
+	return out, nil
+}
+
+// ReportedEmbedTokens reads the input tokens an embeddings response to path
+// says it used: OpenAI's usage.prompt_tokens, or the sum of Vertex AI's
+// statistics.tokenCount over the vectors. ok is false when it says none
+// (the Gemini API's responses, a server that sends no usage, an error).
+func ReportedEmbedTokens(path string, body []byte) (n int, ok bool) {
+	if _, _, gemini := GeminiEmbedMethod(path); gemini {
+		var r struct {
+			Embedding  *geminiStats  `json:"embedding"`
+			Embeddings []geminiStats `json:"embeddings"`
+		}
+		if json.Unmarshal(body, &r) != nil {
+			return 0, false
+		}
+		if r.Embedding != nil {
+			r.Embeddings = append(r.Embeddings, *r.Embedding)
+		}
+		for _, e := range r.Embeddings {
+			if e.Statistics == nil {
+				return 0, false
+			}
+			n += int(e.Statistics.TokenCount)
+		}
+		return n, len(r.Embeddings) > 0
+	}
+	var r struct {
+		Usage *struct {
+			PromptTokens *int `json:"prompt_tokens"`
+		} `json:"usage"`
+	}
+	if json.Unmarshal(body, &r) != nil || r.Usage == nil || r.Usage.PromptTokens == nil {
+		return 0, false
+	}
+	return *r.Usage.PromptTokens, true
+}
+
+// geminiStats is a Vertex AI embedding's token count.
+type geminiStats struct {
+	Statistics *struct {
+		TokenCount float64 `json:"tokenCount"`
+	} `json:"statistics"`
+}

@@ -1,0 +1,66 @@
+package wire_test
+
+import (
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/agentreplay/testbed/harness/wire"
+)
+
+var _ = Describe("reading embeddings calls off the wire", func() {
+	DescribeTable("tells an embeddings endpoint from the rest",
+		func(path string, want bool) { Expect(wire.IsEmbeddings(path)).To(Equal(want)) },
+		Entry("OpenAI", "/v1/embeddings", true),
+		Entry("Ollama's OpenAI-compatible", "/v1/embeddings", true),
+		Entry("Gemini, one", "/v1beta/models/gemini-embedding-001:embedContent", true),
+		Entry("Gemini, a batch", "/v1beta/models/text-embedding-004:batchEmbedContents", true),
+		Entry("chat", "/v1/chat/completions", false),
+		Entry("Gemini chat", "/v1beta/models/gemini-2.5-flash:generateContent", false),
+		Entry("an upstream that says embed", "/api/embed", false),
+	)
+
+	DescribeTable("reads what a request asks to embed",
+		func(path, body string, want wire.EmbedCall) {
+			got, err := wire.ReadEmbedCall(path, []byte(body))
+			Expect(err).NotTo(HaveOccurred())
+			Expect(got).To(Equal(want))
+		},
+		Entry("OpenAI, a string", "/v1/embeddings", `{"model":"text-embedding-3-small","input":"scope 1"}`,
+			wire.EmbedCall{Model: "text-embedding-3-small", Texts: []string{"scope 1"}}),
+		Entry("OpenAI, strings", "/v1/embeddings", `{"input":["a","b"],"model":"text-embedding-3-small","dimensions":64}`,
+			wire.EmbedCall{Model: "text-embedding-3-small", Texts: []string{"a", "b"}}),
+		Entry("OpenAI, token ids", "/v1/embeddings", `{"model":"m","input":[1,2,3]}`,
+			wire.EmbedCall{Model: "m", Tokens: 3}),
+		Entry("OpenAI, arrays of token ids", "/v1/embeddings", `{"model":"m","input":[[1,2],[3,4,5]]}`,
+			wire.EmbedCall{Model: "m", Tokens: 5}),
+		Entry("Gemini embedContent: the model is the path's, parts joined", "/v1beta/models/gemini-embedding-001:embedContent",
+			`{"content":{"parts":[{"text":"one"},{"text":"two"}]},"taskType":"RETRIEVAL_QUERY"}`,
+			wire.EmbedCall{Model: "gemini-embedding-001", Texts: []string{"one\ntwo"}}),
+		Entry("Gemini batchEmbedContents", "/v1beta/models/gemini-embedding-001:batchEmbedContents",
+			`{"requests":[{"model":"models/gemini-embedding-001","content":{"parts":[{"text":"a"}]}},{"content":{"parts":[{"text":"b"}]}}]}`,
+			wire.EmbedCall{Model: "gemini-embedding-001", Texts: []string{"a", "b"}}),
+	)
+
+	It("says what it cannot read", func() {
+		_, err := wire.ReadEmbedCall("/v1/embeddings", []byte(`{"model":"m","input":{"x":1}}`))
+		Expect(err).To(MatchError(ContainSubstring("input is not a string, strings or token ids")))
+		_, err = wire.ReadEmbedCall("/v1/chat/completions", []byte(`{}`))
+		Expect(err).To(MatchError(ContainSubstring("not an embeddings endpoint")))
+	})
+
+	DescribeTable("reads the tokens a response says it used",
+		func(path, body string, want int, ok bool) {
+			n, found := wire.ReportedEmbedTokens(path, []byte(body))
+			Expect(found).To(Equal(ok))
+			Expect(n).To(Equal(want))
+		},
+		Entry("OpenAI's usage.prompt_tokens", "/v1/embeddings",
+			`{"data":[{"embedding":"AAAA","index":0}],"model":"text-embedding-3-small","usage":{"prompt_tokens":15,"total_tokens":15}}`, 15, true),
+		Entry("a server that sends no usage", "/v1/embeddings", `{"data":[{"embedding":[0.1],"index":0}]}`, 0, false),
+		Entry("Vertex AI's statistics per vector, summed", "/v1/models/text-embedding-004:batchEmbedContents",
+			`{"embeddings":[{"values":[0.1],"statistics":{"tokenCount":4}},{"values":[0.2],"statistics":{"tokenCount":6}}]}`, 10, true),
+		Entry("the Gemini API, which reports none", "/v1beta/models/gemini-embedding-001:embedContent",
+			`{"embedding":{"values":[0.1,0.2]}}`, 0, false),
+		Entry("an error body", "/v1/embeddings", `{"error":{"message":"Rate limit reached"}}`, 0, false),
+	)
+})

@@ -1,0 +1,82 @@
+package wire
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+
+	"github.com/agentreplay/testbed/agents/llm"
+)
+
+// Encoder answers one request in its dialect: made by Read, for the
+// request's body and sample.
+type Encoder struct {
+	// Header holds the headers every answer carries (Chat Completions'
+	// x-request-id); nil when there are none.
+	Header http.Header
+	// Error is the dialect's error body for status, carrying msg.
+	Error func(status int, msg string) any
+	// Malformed is a 200 body cut off in the middle of its JSON.
+	Malformed string
+	// Completion is the response body carrying msg, an answer of in input
+	// and out output tokens; truncated when it was cut at the token limit.
+	Completion func(model string, msg llm.Message, truncated bool, in, out int) (any, error)
+	// Events, set when the request asks for a stream, are the stream
+	// events carrying msg (see Event).
+	Events func(model string, msg llm.Message, truncated bool, in, out int) ([]Event, error)
+}
+
+// finishOf names why an answer ended, in a dialect's words for a whole
+// answer, one cut at the token limit and one that calls tools.
+func finishOf(msg llm.Message, truncated bool, stop, length, toolCalls string) string {
+	switch {
+	case truncated:
+		return length
+	case len(msg.ToolCalls) > 0:
+		return toolCalls
+	}
+	return stop
+}
+
+// argsObject is tc's arguments as the JSON object Gemini's args and
+// Anthropic's tool_use input are ({} for none).
+func argsObject(tc llm.ToolCall) (map[string]any, error) {
+	var args map[string]any
+	if err := json.Unmarshal(tc.Arguments, &args); err != nil {
+		return nil, fmt.Errorf("tool call %s: arguments are not a JSON object: %w", tc.Name, err)
+	}
+	if args == nil {
+		args = map[string]any{}
+	}
+	return args, nil
+}
+
+// statusName names status as names says, else other.
+func statusName(status int, names map[int]string, other string) string {
+	if n, ok := names[status]; ok {
+		return n
+	}
+	return other
+}
+
+// requestHash is a hash of a request's body and sample, from which a
+// dialect derives the ids of its answer: reproducible recordings, and ids
+// of their own for distinct requests.
+func requestHash(body []byte, sample int) [sha256.Size]byte {
+	return sha256.Sum256(append(strconv.AppendInt(nil, int64(sample), 10), body...))
+}
+
+// MarshalPlain encodes v as JSON without escaping <, > and &, as every
+// body and event the package encodes is.
+func MarshalPlain(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(b.Bytes(), "\n"), nil
+}

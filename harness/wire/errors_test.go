@@ -1,0 +1,55 @@
+package wire_test
+
+import (
+	"encoding/json"
+	"net/http"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/agentreplay/testbed/harness/wire"
+)
+
+// body is v as the JSON a client reads.
+func body(v any) map[string]any {
+	GinkgoHelper()
+	b, err := json.Marshal(v)
+	Expect(err).NotTo(HaveOccurred())
+	var out map[string]any
+	Expect(json.Unmarshal(b, &out)).To(Succeed())
+	return out
+}
+
+var _ = Describe("error bodies", func() {
+	DescribeTable("are in each provider's shape, with the name its reference gives the status",
+		func(d wire.Dialect, status int, want map[string]any) {
+			Expect(body(wire.ErrorBody(d, status, "why"))).To(Equal(want))
+		},
+		Entry("OpenAI, a rate limit", wire.Chat, http.StatusTooManyRequests,
+			map[string]any{"error": map[string]any{"message": "why", "type": "requests", "param": nil, "code": "rate_limit_exceeded"}}),
+		Entry("OpenAI Responses, a server error", wire.Responses, http.StatusInternalServerError,
+			map[string]any{"error": map[string]any{"message": "why", "type": "server_error", "param": nil, "code": nil}}),
+		Entry("Gemini, a timeout", wire.Gemini, http.StatusGatewayTimeout,
+			map[string]any{"error": map[string]any{"code": 504.0, "message": "why", "status": "DEADLINE_EXCEEDED"}}),
+		Entry("Gemini, a status it has no name for", wire.Gemini, http.StatusTeapot,
+			map[string]any{"error": map[string]any{"code": 418.0, "message": "why", "status": "INTERNAL"}}),
+		Entry("Anthropic, overloaded", wire.Anthropic, http.StatusServiceUnavailable,
+			map[string]any{"type": "error", "error": map[string]any{"type": "overloaded_error", "message": "why"}, "request_id": nil}),
+		Entry("Anthropic, too large", wire.Anthropic, http.StatusRequestEntityTooLarge,
+			map[string]any{"type": "error", "error": map[string]any{"type": "request_too_large", "message": "why"}, "request_id": nil}),
+	)
+
+	It("refuse a Chat Completions request with the param and code the API gives", func() {
+		err := wire.Validate(wire.Chat, "/v1/chat/completions", []byte(`{"model": "m", "messages": [{"role": "bot", "content": "hi"}]}`))
+		Expect(err).To(HaveOccurred())
+		Expect(body(wire.RefusalBody(wire.Chat, err))).To(Equal(map[string]any{"error": map[string]any{
+			"message": "Invalid value: 'bot'. Supported values are: 'system', 'assistant', 'user', 'function', 'tool', and 'developer'.",
+			"type":    "invalid_request_error", "param": "messages[0].role", "code": "invalid_value"}}))
+	})
+
+	It("refuse a request of another dialect in its own shape", func() {
+		err := wire.Validate(wire.Anthropic, "/v1/messages", []byte(`{"model": "m", "messages": [{"role": "user", "content": "hi"}]}`))
+		Expect(err).To(MatchError("max_tokens: Field required"))
+		Expect(body(wire.RefusalBody(wire.Anthropic, err))).To(HaveKeyWithValue("type", "error"))
+	})
+})

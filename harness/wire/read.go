@@ -1,0 +1,90 @@
+package wire
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// Call is a model request read for answering: what it asks, and how to
+// answer it in its dialect.
+type Call struct {
+	Request Request
+	Encoder Encoder
+}
+
+// Read reads a request body of dialect d sent to path and checks it as the
+// real API does (Validate). The answer's ids derive from the body and
+// sample (sample 1, and each other sample, its own). Its error is the
+// request's refusal: answer it with 400 and RefusalBody(d, err).
+func Read(d Dialect, path string, body []byte, sample int) (Call, error) {
+	switch d {
+	case Chat:
+		wr, err := parse[chatRequest](body)
+		if err != nil {
+			return Call{}, err
+		}
+		if err := validateChat(wr); err != nil {
+			return Call{}, err
+		}
+		stream := wr.Stream
+		return Call{wr.decode(), chatEncoder(body, sample, stream, wr.StreamOptions != nil && wr.StreamOptions.IncludeUsage)}, nil
+	case Responses:
+		rr, err := parse[responsesRequest](body)
+		if err != nil {
+			return Call{}, err
+		}
+		req, err := rr.decode()
+		if err != nil {
+			return Call{}, err
+		}
+		return Call{req, responsesEncoder(rr, body, sample)}, nil
+	case Gemini:
+		model, stream, ok := GeminiModel(path)
+		if !ok {
+			return Call{}, errors.New(path + " is not a …/models/<model>:generateContent path")
+		}
+		gr, err := parse[geminiRequest](body)
+		if err != nil {
+			return Call{}, err
+		}
+		if err := validateGemini(gr); err != nil {
+			return Call{}, err
+		}
+		req, err := gr.decode(model)
+		if err != nil {
+			return Call{}, err
+		}
+		return Call{req, geminiEncoder(body, sample, stream)}, nil
+	case Anthropic:
+		ar, err := parse[anthropicRequest](body)
+		if err != nil {
+			return Call{}, err
+		}
+		req, err := ar.decode()
+		if err == nil {
+			err = validateAnthropic(ar)
+		}
+		if err != nil {
+			return Call{}, err
+		}
+		return Call{req, anthropicEncoder(body, sample, ar.Stream)}, nil
+	}
+	return Call{}, errors.New("unknown dialect " + d.String())
+}
+
+// Validate returns what the real API refuses in a request body of dialect
+// d sent to path, or nil: Read's checks, without the answer.
+func Validate(d Dialect, path string, body []byte) error {
+	_, err := Read(d, path, body, 1)
+	return err
+}
+
+// parse reads a request body of type T.
+func parse[T any](body []byte) (T, error) {
+	var r T
+	if err := json.Unmarshal(body, &r); err != nil {
+		return r, fmt.Errorf("request is not JSON: %w", err)
+	}
+	return r, nil
+}

@@ -1,0 +1,139 @@
+// Package wire is the codec of the model wire formats testbed reads and
+// speaks: OpenAI Chat Completions and Responses, Gemini generateContent and
+// Anthropic Messages (and the OpenAI and Gemini embeddings). It decodes a
+// provider's request into the provider-neutral Request, checks it as the
+// real API does (Validate), and encodes an answer (an llm.Message) as the
+// provider's response body, its server-sent event stream, or its error
+// body, with ids derived from the request. The stand-in model
+// (harness/standin) answers through it, the proxy (harness/proxy) shapes
+// its own errors with it, and the traffic scorer (harness/external) reads
+// an outside agent's model requests with it.
+//
+// It holds no policy: what to answer is the caller's, as are latency,
+// faults and sampling.
+package wire
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/agentreplay/testbed/agents/llm"
+)
+
+// Request is a chat request as read from the wire, whatever its dialect.
+type Request struct {
+	Model     string
+	Messages  []llm.Message
+	Tools     []llm.Tool
+	MaxTokens int
+	// JSON asks for a JSON object (response_format json_object or
+	// json_schema); Schema is the json_schema's schema, if one was given.
+	JSON   bool
+	Schema json.RawMessage
+	// Shape names the output shape the request asks for: the json_schema's
+	// name (OpenAI), the tool forced by tool_choice (Anthropic) or the
+	// responseSchema's title (Gemini); "" when it names none.
+	Shape string
+}
+
+// System returns the concatenated system messages.
+func (r Request) System() string {
+	var parts []string
+	for _, m := range r.Messages {
+		if m.Role == llm.RoleSystem {
+			parts = append(parts, m.Content)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// LastUser returns the content of the last user message.
+func (r Request) LastUser() string {
+	for i := len(r.Messages) - 1; i >= 0; i-- {
+		if r.Messages[i].Role == llm.RoleUser {
+			return r.Messages[i].Content
+		}
+	}
+	return ""
+}
+
+// Dialect is one of the chat wire formats.
+type Dialect int
+
+// The dialects, by the path of their calls.
+const (
+	Chat      Dialect = iota + 1 // OpenAI Chat Completions: …/chat/completions
+	Responses                    // OpenAI Responses: …/v1/responses
+	Gemini                       // Gemini: …/models/<model>:generateContent or :streamGenerateContent
+	Anthropic                    // Anthropic Messages: …/v1/messages
+)
+
+func (d Dialect) String() string {
+	switch d {
+	case Chat:
+		return "chat completions"
+	case Responses:
+		return "responses"
+	case Gemini:
+		return "gemini"
+	case Anthropic:
+		return "anthropic"
+	}
+	return fmt.Sprintf("dialect(%d)", int(d))
+}
+
+// Of returns the dialect of a model call to path, and false when path is
+// no chat call of any (an upstream, embeddings).
+func Of(path string) (Dialect, bool) {
+	switch {
+	case strings.HasSuffix(path, ":generateContent") || strings.HasSuffix(path, StreamSuffix):
+		return Gemini, true
+	case strings.HasSuffix(path, "/v1/messages"):
+		return Anthropic, true
+	case strings.HasSuffix(path, "/v1/responses"):
+		return Responses, true
+	case strings.HasSuffix(path, "/chat/completions"):
+		return Chat, true
+	}
+	return 0, false
+}
+
+// Decode reads a request body of dialect d, sent to path (Gemini names the
+// model in it), as Request, without Validate's checks: the reading the
+// stand-in answers and the harness scores an outside agent's model calls
+// with.
+func Decode(d Dialect, path string, body []byte) (Request, error) {
+	switch d {
+	case Chat:
+		wr, err := parse[chatRequest](body)
+		if err != nil {
+			return Request{}, err
+		}
+		return wr.decode(), nil
+	case Responses:
+		rr, err := parse[responsesRequest](body)
+		if err != nil {
+			return Request{}, err
+		}
+		return rr.decode()
+	case Gemini:
+		model, _, ok := GeminiModel(path)
+		if !ok {
+			return Request{}, fmt.Errorf("%s is not a …/models/<model>:generateContent path", path)
+		}
+		gr, err := parse[geminiRequest](body)
+		if err != nil {
+			return Request{}, err
+		}
+		return gr.decode(model)
+	case Anthropic:
+		ar, err := parse[anthropicRequest](body)
+		if err != nil {
+			return Request{}, err
+		}
+		return ar.decode()
+	}
+	return Request{}, errors.New("unknown dialect " + d.String())
+}
