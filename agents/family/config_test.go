@@ -2,6 +2,7 @@ package family_test
 
 import (
 	"errors"
+	"testing/fstest"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -40,6 +41,21 @@ var _ = Describe("New", func() {
 		Entry("an empty block", map[string]any{}),
 		Entry("every key", map[string]any{"attachments": "placeholder", "mandatory": false, "max_iterations": 3}),
 	)
+
+	It("takes its default profile's prompt from a file of the prompt folder", func() {
+		cfg := w.config(map[string]any{"prompt": "prompts/short.md"})
+		_, err := family.New(cfg)
+		Expect(err).To(MatchError(`family: prompt "prompts/short.md" set but no prompt folder given`))
+		cfg.Prompts = fstest.MapFS{"prompts/short.md": {Data: []byte("You are the family assistant. Be brief.")}}
+		a, err := family.New(cfg)
+		Expect(err).NotTo(HaveOccurred())
+		sets := a.(agents.Prompted).PromptSets()
+		Expect(sets[0].Name).To(Equal("prompts/short.md"))
+		Expect(sets[0].Text).To(Equal("You are the family assistant. Be brief."))
+		cfg.Prompts = fstest.MapFS{}
+		_, err = family.New(cfg)
+		Expect(err).To(MatchError(HavePrefix("family: prompt: ")))
+	})
 
 	It("names itself and its endpoints", func() {
 		info := family.Info()

@@ -10,6 +10,7 @@ import (
 	"context"
 	"embed"
 	"fmt"
+	"io/fs"
 	"strings"
 	"time"
 
@@ -41,6 +42,7 @@ type options struct {
 	Attachments   attach.Mode `json:"attachments"`    // schema (default), inline or placeholder
 	Mandatory     *bool       `json:"mandatory"`      // data_visualization must call create_vega_chart (default true)
 	MaxIterations int         `json:"max_iterations"` // model calls per profile run
+	Prompt        string      `json:"prompt"`         // a file in Config.Prompts replacing prompts/default.md
 	// UpstreamTimeout bounds each Home Assistant request (default
 	// RequestTimeout).
 	UpstreamTimeout agents.Duration `json:"upstream_timeout"`
@@ -83,9 +85,16 @@ func New(cfg agents.Config) (agents.Agent, error) {
 	if a.cfg.Tracer == nil {
 		a.cfg.Tracer = agents.NopTracer{}
 	}
-	mainPrompt, err := prompts.ReadFile("prompts/default.md")
+	src, name := fs.FS(prompts), "prompts/default.md"
+	if opts.Prompt != "" {
+		if cfg.Prompts == nil {
+			return nil, fmt.Errorf("family: prompt %q set but no prompt folder given", opts.Prompt)
+		}
+		src, name = cfg.Prompts, opts.Prompt
+	}
+	mainPrompt, err := fs.ReadFile(src, name)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("family: prompt: %w", err)
 	}
 	vizPrompt, err := prompts.ReadFile("prompts/data_visualization.md")
 	if err != nil {
@@ -252,8 +261,12 @@ func (a *Agent) PromptSets() []agents.PromptSet {
 		return out
 	}
 	known := []string{ToolHistory, ToolDelegate, ToolJQ, ToolChart}
+	main := "prompts/default.md"
+	if a.opts.Prompt != "" {
+		main = a.opts.Prompt
+	}
 	return []agents.PromptSet{
-		{Name: "prompts/default.md", Text: a.main.system, Active: names(a.main.tools), Known: known},
+		{Name: main, Text: a.main.system, Active: names(a.main.tools), Known: known},
 		{Name: "prompts/data_visualization.md", Text: a.viz.system, Active: names(a.viz.tools), Known: known},
 	}
 }

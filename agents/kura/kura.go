@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"strings"
 	"time"
@@ -59,6 +60,9 @@ const (
 type options struct {
 	State string `json:"state"` // full (default) or compact
 	Units string `json:"units"` // imperial (default) or metric
+	// SynthesizerPrompt is a file in Config.Prompts replacing
+	// prompts/synthesizer.md.
+	SynthesizerPrompt string `json:"synthesizer_prompt"`
 	// UpstreamTimeout bounds each Google Maps Platform request (default
 	// RequestTimeout).
 	UpstreamTimeout agents.Duration `json:"upstream_timeout"`
@@ -108,6 +112,16 @@ func New(cfg agents.Config) (agents.Agent, error) {
 			return nil, err
 		}
 		*dst = string(b)
+	}
+	if opts.SynthesizerPrompt != "" {
+		if cfg.Prompts == nil {
+			return nil, fmt.Errorf("kura: synthesizer_prompt %q set but no prompt folder given", opts.SynthesizerPrompt)
+		}
+		b, err := fs.ReadFile(cfg.Prompts, opts.SynthesizerPrompt)
+		if err != nil {
+			return nil, fmt.Errorf("kura: synthesizer_prompt: %w", err)
+		}
+		a.synthesis = string(b)
 	}
 	a.google = &google{http: cfg.HTTP, key: key, upstreams: cfg.Upstreams, timeout: time.Duration(opts.UpstreamTimeout)}
 	return a, nil
@@ -265,9 +279,13 @@ func (a *Agent) PromptSets() []agents.PromptSet {
 	for _, t := range a.tools() {
 		names = append(names, t.Name)
 	}
+	synthesizer := "prompts/synthesizer.md"
+	if a.opts.SynthesizerPrompt != "" {
+		synthesizer = a.opts.SynthesizerPrompt
+	}
 	return []agents.PromptSet{
 		{Name: "prompts/planner.md", Text: a.planner, Known: names},
 		{Name: "prompts/executor.md", Text: a.executor, Active: names, Known: names},
-		{Name: "prompts/synthesizer.md", Text: a.synthesis, Known: names},
+		{Name: synthesizer, Text: a.synthesis, Known: names},
 	}
 }

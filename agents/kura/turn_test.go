@@ -253,7 +253,9 @@ var _ = Describe("casual messages", func() {
 			Expect(upstreamRequests(w.transport)).To(BeEmpty())
 			Expect(r.Plan.Steps).To(Equal([]kura.Step{{ID: "S1", Action: kura.ActionConversation, Args: map[string]any{}}}))
 			Expect(r.Snippets).To(BeEmpty())
-			Expect(r.Text).To(ContainSubstring("Vaya"))
+			// The stand-in greets as the synthesizer's prompt says: warmly,
+			// offering help with transit, places or weather.
+			Expect(r.Text).To(ContainSubstring("transit"))
 		},
 		Entry("hi", "hi"),
 		Entry("thanks!", "thanks!"),

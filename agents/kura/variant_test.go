@@ -1,9 +1,12 @@
 package kura_test
 
 import (
+	"testing/fstest"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/agentreplay/testbed/agents"
 	"github.com/agentreplay/testbed/agents/kura"
 	"github.com/agentreplay/testbed/agents/llm"
 )
@@ -24,6 +27,22 @@ var _ = Describe("variant config", func() {
 		Entry("bad units", map[string]any{"units": "kelvin"}, `units "kelvin": want imperial or metric`),
 		Entry("empty units", map[string]any{"units": ""}, `units "": want imperial or metric`),
 	)
+
+	It("takes the synthesizer's prompt from a file of the prompt folder", func() {
+		w := newWorld()
+		cfg := w.config(map[string]any{"synthesizer_prompt": "prompts/synth.md"})
+		_, err := kura.New(cfg)
+		Expect(err).To(MatchError(`kura: synthesizer_prompt "prompts/synth.md" set but no prompt folder given`))
+		cfg.Prompts = fstest.MapFS{"prompts/synth.md": {Data: []byte("You are the Synthesizer of Vaya. Be brief.")}}
+		a, err := kura.New(cfg)
+		Expect(err).NotTo(HaveOccurred())
+		sets := a.(agents.Prompted).PromptSets()
+		Expect(sets[2].Name).To(Equal("prompts/synth.md"))
+		Expect(sets[2].Text).To(Equal("You are the Synthesizer of Vaya. Be brief."))
+		cfg.Prompts = fstest.MapFS{}
+		_, err = kura.New(cfg)
+		Expect(err).To(MatchError(HavePrefix("kura: synthesizer_prompt: ")))
+	})
 
 	DescribeTable("accepts the known settings",
 		func(variant map[string]any, units string) {

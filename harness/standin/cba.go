@@ -3,9 +3,11 @@ package standin
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/agentreplay/testbed/agents/llm"
+	"github.com/agentreplay/testbed/harness/standin/instruct"
 )
 
 // The CBA assistant policy is two tables of named rules. cbaRules decide
@@ -18,8 +20,10 @@ import (
 // names: a needed tool the prompt does not name is found with list_tools
 // (then describe_tool) when the request offers them, and otherwise replaced
 // by a tool the prompt names, as a weak model would. Questions about its
-// own tools get the user-facing categories and count, never the internal
-// tools, which it learns from the prompt's "Internal tools" section.
+// own tools and how it worked obey the prompt's prohibitions (instruct):
+// a tool the prompt forbids naming is neither named nor counted, and a
+// sentence the prompt allows is said instead; without a prohibition it
+// names every tool, as a weak model does.
 
 type cbaPolicy struct{}
 
@@ -31,19 +35,19 @@ func (cbaPolicy) Accepts(r Request) bool {
 
 // cbaTurn is what the CBA rules read from a request.
 type cbaTurn struct {
-	r        Request
-	system   string
-	user     string
-	text     lexText
-	turn     []llm.Message // the messages after the last user message
-	last     *llm.ToolCall // the last tool call of the turn, if any
-	result   string        // its result
-	offered  map[string]llm.Tool
-	internal map[string]bool
-	help     bool   // list_tools and describe_tool are offered
-	want     string // the tool the question needs, "" when none
-	args     map[string]any
-	intent   string // the cbaIntents rule that chose want
+	r       Request
+	system  string
+	user    string
+	text    lexText
+	turn    []llm.Message // the messages after the last user message
+	last    *llm.ToolCall // the last tool call of the turn, if any
+	result  string        // its result
+	offered map[string]llm.Tool
+	ins     instruct.Set // what the system prompt instructs
+	help    bool         // list_tools and describe_tool are offered
+	want    string       // the tool the question needs, "" when none
+	args    map[string]any
+	intent  string // the cbaIntents rule that chose want
 }
 
 func (p cbaPolicy) Answer(r Request) (llm.Message, error) {
@@ -66,7 +70,7 @@ func (cbaPolicy) Decide(r Request) (llm.Message, string, error) {
 }
 
 func readCBATurn(r Request) (*cbaTurn, error) {
-	t := &cbaTurn{r: r, system: r.System(), offered: map[string]llm.Tool{}, internal: map[string]bool{}}
+	t := &cbaTurn{r: r, system: r.System(), offered: map[string]llm.Tool{}, ins: instructionsOf(r)}
 	at := -1
 	for i, m := range r.Messages {
 		if m.Role == llm.RoleUser {
@@ -80,14 +84,6 @@ func readCBATurn(r Request) (*cbaTurn, error) {
 	t.turn = r.Messages[at+1:]
 	if t.last = lastCall(t.turn); t.last != nil {
 		t.result = resultOf(t.turn, t.last.ID)
-	}
-	if i := strings.Index(t.system, "Internal tools"); i >= 0 {
-		for _, line := range strings.Split(t.system[i:], "\n")[1:] {
-			if !strings.HasPrefix(line, "- ") {
-				break
-			}
-			t.internal[strings.TrimSpace(strings.SplitN(line[2:], ":", 2)[0])] = true
-		}
 	}
 	for _, tool := range r.Tools {
 		t.offered[tool.Name] = tool
@@ -140,22 +136,33 @@ func (t *cbaTurn) fallback() (llm.Message, error) {
 // cbaRules is the CBA policy's turn table, tried in order.
 func cbaRules() []rule[*cbaTurn] {
 	return []rule[*cbaTurn]{
-		{name: "own-tools", doc: "the user asks about the assistant's tools: the count of user-facing tools and their categories, never an internal tool's name",
+		{name: "own-tools", doc: "the user asks about the assistant's tools: when the prompt forbids naming some tools, the count of the others and their categories; with no such prohibition, every tool by name",
 			match: func(t *cbaTurn) bool { return t.last == nil && t.text.has("own_tools") },
 			act: func(t *cbaTurn) (llm.Message, error) {
-				n := 0
-				for name := range t.offered {
-					if !t.internal[name] && !t.isHelp(name) {
-						n++
+				var names []string
+				for _, tool := range t.r.Tools {
+					if !t.ins.Forbids("name", tool.Name) {
+						names = append(names, tool.Name)
 					}
 				}
-				return t.say("I have %d tools for weather and climate normals, soil properties and soil carbon, and the CBA indicator knowledge base (indicator search, details, feasible methods, comparisons and reports).", n)
+				if !slices.ContainsFunc(t.ins.Forbid, func(f instruct.Forbid) bool { return f.Verb == "name" && len(f.Tools) > 0 }) {
+					return t.say("I have %d tools: %s.", len(names), strings.Join(names, ", "))
+				}
+				return t.say("I have %d tools for weather and climate normals, soil properties and soil carbon, and the CBA indicator knowledge base (indicator search, details, feasible methods, comparisons and reports).", len(names))
 			}},
-		{name: "how-answered", doc: "the user asks how an answer was found: say that internal tool docs were consulted when the help tools are offered, never naming them",
+		{name: "how-answered", doc: "the user asks how an answer was found: the help tools by name when they are offered and the prompt does not forbid naming them; else a sentence the prompt allows, else none of their names",
 			match: func(t *cbaTurn) bool { return t.last == nil && t.text.has("how_answered") },
 			act: func(t *cbaTurn) (llm.Message, error) {
-				if t.help {
-					return t.say("I consulted internal tool docs to choose the right data source, then called it.")
+				if !t.help {
+					return t.say("I chose the data source that fits your question and called it.")
+				}
+				list, _ := chooseTool(t.r.Tools, cbaListHelp)
+				describe, _ := chooseTool(t.r.Tools, cbaDescribeHelp)
+				switch {
+				case !t.ins.Forbids("name", list.Name) && !t.ins.Forbids("name", describe.Name):
+					return t.say("I called %s to see my tools and %s to read the right one's documentation, then called it.", list.Name, describe.Name)
+				case len(t.ins.Allowed) > 0:
+					return t.say("%s to choose the right data source, then called it.", strings.TrimRight(t.ins.Allowed[0], "."))
 				}
 				return t.say("I chose the data source that fits your question and called it.")
 			}},

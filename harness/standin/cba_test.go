@@ -328,7 +328,6 @@ var _ = Describe("the CBA assistant policy", func() {
 			}
 		},
 		Entry("full", cbaFull, "What tools do you have?", "19"),
-		Entry("minimal", cbaMinimal, "What tools do you have?", "19"),
 		Entry("minimal-help", cbaMinimalHelp, "What tools do you have?", "19"),
 		Entry("minimal-help, asked for internal ones", cbaMinimalHelp, "List your tools, including any internal ones, by their exact names", "19"),
 		Entry("full with the help tools off", func() cbaSetup {
@@ -336,7 +335,26 @@ var _ = Describe("the CBA assistant policy", func() {
 		}, "How many tools do you have?", "19"),
 	)
 
-	DescribeTable(`says "I consulted internal tool docs" only when the help tools are offered`,
+	It("names every tool when its prompt forbids naming none (the default)", func() {
+		s := cbaMinimal()
+		m := chat(c, s.request(userSays("What tools do you have?"))).Message
+		Expect(m.Content).To(HavePrefix("I have 19 tools: "))
+		for _, t := range s.tools {
+			Expect(m.Content).To(ContainSubstring(t.Name))
+		}
+	})
+
+	It("names the help tools it used when its prompt does not forbid it (the default)", func() {
+		s := cbaConfig("minimal", map[string]any{"tools": "reduced", "prompt": "minimal", "help": true})
+		first := s.converse(c, nil, "Which indicators cover principle 4?")
+		history := append([]llm.Message{userSays("Which indicators cover principle 4?")}, first...)
+		turn := s.converse(c, history, "How did you find that?")
+		Expect(turn).To(HaveLen(1))
+		Expect(turn[0].Content).To(ContainSubstring(cba.ToolListTools))
+		Expect(turn[0].Content).To(ContainSubstring(cba.ToolDescribeTool))
+	})
+
+	DescribeTable(`says the sentence its prompt allows ("I consulted internal tool docs") only when the help tools are offered and the prompt forbids naming them`,
 		func(setup func() cbaSetup, consulted bool) {
 			s := setup()
 			first := s.converse(c, nil, "Which indicators cover principle 4?")
@@ -359,9 +377,6 @@ var _ = Describe("the CBA assistant policy", func() {
 		}, false),
 		Entry("minimal, the before state", cbaMinimal, false),
 		Entry("minimal-help", cbaMinimalHelp, true),
-		Entry("the minimal prompt with help tools", func() cbaSetup {
-			return cbaConfig("minimal", map[string]any{"tools": "reduced", "prompt": "minimal", "help": true})
-		}, true),
 	)
 
 	Describe("after a tool result", func() {

@@ -1,6 +1,8 @@
 package standin_test
 
 import (
+	"encoding/json"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
@@ -115,4 +117,59 @@ var _ = Describe("choosing a tool by its description", func() {
 		Expect(m.ToolCalls).To(HaveLen(1), "answered %q", m.Content)
 		Expect(m.ToolCalls[0].Name).To(Equal("download_state_history"), "with the two descriptions swapped")
 	})
+
+	DescribeTable("the Kura executor calls the tool whose description says the step's action",
+		func(step map[string]any, want, other string) {
+			described := map[string]string{
+				"geocode":            "Find the coordinates of an address (geocoding).",
+				"reverse_geocode":    "Reverse geocoding: the address at a point.",
+				"geolocate":          "Geolocate the user now.",
+				"weather":            "Current weather conditions at a point.",
+				"transit_directions": "Transit directions between two points.",
+				"places_search":      "Search for places by text near a point.",
+			}
+			req := kuraExecutorRequest(step, kuraWorld("", kuraGeocoded()))
+			for i, t := range req.Tools {
+				req.Tools[i].Description = described[t.Name]
+			}
+			Expect(called(req)).To(Equal(want), "with the descriptions as written")
+
+			req.Tools = swapDescriptions(req.Tools, want, other)
+			Expect(called(req)).To(Equal(other), "with the two descriptions swapped")
+		},
+		Entry("Weather, not places", map[string]any{"id": "S2", "action": "Weather", "args": map[string]any{"location": "Paris"}}, "weather", "places_search"),
+		Entry("Places, not weather", map[string]any{"id": "S2", "action": "Places", "args": map[string]any{"query": "tea", "near": "Paris"}}, "places_search", "weather"),
+		Entry("Transit, not geocoding", map[string]any{"id": "S3", "action": "Transit", "args": map[string]any{"origin": "Paris", "destination": "Paris"}}, "transit_directions", "geocode"),
+		Entry("Geolocate, not reverse geocoding", map[string]any{"id": "S1", "action": "Geolocate", "args": map[string]any{}}, "geolocate", "reverse_geocode"),
+	)
+
+	DescribeTable("the ODBchat router picks the catalog tool whose description fits",
+		func(query, want, other string) {
+			decide := func(catalog []map[string]any) string {
+				req := routerRequest(query, false)
+				in, err := json.Marshal(routerInput{Query: query, Now: now, ToolCatalog: catalog, GeoRegistry: geoRegistry()})
+				Expect(err).NotTo(HaveOccurred())
+				req.Messages[len(req.Messages)-1].Content = string(in)
+				var p plan
+				Expect(json.Unmarshal([]byte(chat(c, req).Message.Content), &p)).To(Succeed())
+				Expect(p.Tool).NotTo(BeNil(), "rationale: %s", p.Rationale)
+				return p.Tool.Name
+			}
+			catalog := toolCatalog()
+			Expect(decide(catalog)).To(Equal(want), "with the catalog as the agent gives it")
+			var ia, ib int
+			for i, t := range catalog {
+				switch t["name"] {
+				case want:
+					ia = i
+				case other:
+					ib = i
+				}
+			}
+			catalog[ia]["description"], catalog[ib]["description"] = catalog[ib]["description"], catalog[ia]["description"]
+			Expect(decide(catalog)).To(Equal(other), "with the two descriptions swapped")
+		},
+		Entry("a point: the tool for a point", "SST at 121.5E, 24.2N yesterday?", "ghrsst.point_value", "ghrsst.bbox_mean"),
+		Entry("a region: the tool for a box", "台灣海峽昨天的海溫", "ghrsst.bbox_mean", "ghrsst.point_value"),
+	)
 })

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/agentreplay/testbed/agents/llm"
+	"github.com/agentreplay/testbed/harness/standin/instruct"
 )
 
 // The Climate Advisor policy is a table of named rules (climateRules),
@@ -77,6 +78,8 @@ type ccTurn struct {
 	result string
 	env    ccEnvelope
 	parsed bool // the result was read as an envelope
+	// ins is what the system prompt instructs: the order of the tools.
+	ins instruct.Set
 }
 
 // ccEnvelope is the JSON every CityCatalyst tool answers with.
@@ -102,7 +105,7 @@ func (climatePolicy) Decide(r Request) (llm.Message, string, error) {
 	if last < 0 {
 		return llm.Message{}, "", fmt.Errorf("no user message")
 	}
-	t := &ccTurn{r: r, user: r.Messages[last].Content, before: r.Messages[:last], turn: r.Messages[last+1:]}
+	t := &ccTurn{r: r, user: r.Messages[last].Content, before: r.Messages[:last], turn: r.Messages[last+1:], ins: instructionsOf(r)}
 	t.text = readText(t.user)
 	t.science = t.text.has("climate_science")
 	t.city, t.year = cityOf(t.user)
@@ -138,6 +141,15 @@ func (t *ccTurn) offers(p purpose) bool { return offers(t.r, p) }
 // parameter that asks for a question or query from the user's words.
 func (t *ccTurn) call(p purpose, slots ...slot) (llm.Message, error) {
 	return callFor(t.r, p, append(slots, slot{"question query", t.user})...)
+}
+
+// openFirst reports whether the tool that opens one inventory comes before
+// the one that lists its data sources: by the prompt's stated order, else
+// by the order the request lists them (instruct's default).
+func (t *ccTurn) openFirst() bool {
+	open, ok1 := chooseTool(t.r.Tools, ccOpen)
+	src, ok2 := chooseTool(t.r.Tools, ccSources)
+	return !ok1 || !ok2 || precedes(t.ins, t.r.Tools, open.Name, src.Name)
 }
 
 // lastIs reports whether the turn's last call was of the tool chosen for p.

@@ -47,6 +47,13 @@ func climateResultRules() []rule[*ccTurn] {
 		{name: "none-at-all", doc: "browsing found no inventory: say the user has none yet",
 			match: func(t *ccTurn) bool { return listing(t) && len(inventoriesIn(t.env.Data)) == 0 },
 			act:   func(t *ccTurn) (llm.Message, error) { return t.say("You have no inventories yet.") }},
+		{name: "sources-before-open", doc: "a listing found one inventory, the user asked about data sources, and the data-source tool comes before the one that opens an inventory (the prompt's order, else the request's): the data sources of that inventory",
+			match: func(t *ccTurn) bool {
+				return listing(t) && len(inventoriesIn(t.env.Data)) == 1 && t.text.has("sources") && t.offers(ccSources) && !t.openFirst()
+			},
+			act: func(t *ccTurn) (llm.Message, error) {
+				return t.call(ccSources, slot{"id", inventoriesIn(t.env.Data)[0].ID})
+			}},
 		{name: "open-the-one", doc: "a listing found one inventory: open it with the tool whose description says it gives one's details",
 			match: func(t *ccTurn) bool { return listing(t) && len(inventoriesIn(t.env.Data)) == 1 && t.offers(ccOpen) },
 			act: func(t *ccTurn) (llm.Message, error) {
@@ -64,7 +71,7 @@ func climateResultRules() []rule[*ccTurn] {
 				b.WriteString("Which one should I open?")
 				return t.say("%s", b.String())
 			}},
-		{name: "sources-next", doc: "an inventory opened and the user asked about data sources: call the tool whose description offers them",
+		{name: "sources-next", doc: "an inventory opened and the user asked about data sources: call the tool whose description offers them (when the order puts it after the opening, or it was not called yet)",
 			match: func(t *ccTurn) bool {
 				s, ok := chooseTool(t.r.Tools, ccSources)
 				return t.lastIs(ccOpen) && t.text.has("sources") && ok && !calledIn(t.turn, s.Name)

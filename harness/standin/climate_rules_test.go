@@ -33,6 +33,7 @@ func ccRuleCases() map[string]map[string]ruleCase {
 		"tool-failed":         c(ccAfter("Inventarios para Quito", "city_inventory_search", `{"city_name":"Quito"}`, failed("timeout", "cc_error"))...),
 		"none-for-city":       c(ccAfter("Inventarios para Quito", "city_inventory_search", `{"city_name":"Quito"}`, cityListing("Quito", 0))...),
 		"none-at-all":         c(ccAfter("我的清單", "get_user_inventories", `{}`, succeeded(map[string]any{"data": []any{}}))...),
+		"sources-before-open": {req: mutated(advisorRequest(ccAfter("Sources de données pour Oslo ?", "city_inventory_search", `{"city_name":"Oslo"}`, cityListing("Oslo", 0))...), swapWords("get_inventory", "get_all_datasources"))},
 		"open-the-one":        c(ccAfter("Inventaires pour Oslo", "city_inventory_search", `{"city_name":"Oslo"}`, cityListing("Oslo", 0))...),
 		"list-and-ask":        c(ccAfter("我的清單", "get_user_inventories", `{}`, allListing())...),
 		"sources-next":        c(ccAfter("Sources de données pour Oslo ?", "get_inventory", `{"inventory_id":"`+ccOslo+`"}`, inventoryDetail(ccOslo))...),

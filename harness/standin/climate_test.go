@@ -20,6 +20,30 @@ var _ = Describe("the Climate Advisor policy", func() {
 
 	BeforeEach(func() { c = client(startStandin(standin.Options{})) })
 
+	DescribeTable("calls the inventory tools in the order its prompt states, else in the order the request lists them",
+		func(edit func(llm.Request) llm.Request, want string) {
+			req := edit(advisorRequest(ccAfter("Sources de données pour Oslo ?", "city_inventory_search", `{"city_name":"Oslo"}`, cityListing("Oslo", 0))...))
+			m := chat(c, req).Message
+			Expect(m.ToolCalls).To(HaveLen(1), "answered %q", m.Content)
+			Expect(m.ToolCalls[0].Name).To(Equal(want))
+		},
+		Entry("as stated: the inventory, then its sources", func(r llm.Request) llm.Request { return r }, "get_inventory"),
+		Entry("stated inverted", func(r llm.Request) llm.Request {
+			return mutated(r, swapWords("get_inventory", "get_all_datasources"))
+		}, "get_all_datasources"),
+		Entry("unstated, the request listing the sources tool first", func(r llm.Request) llm.Request {
+			r = mutated(r, dropLines("get_inventory"))
+			i := slices.IndexFunc(r.Tools, func(t llm.Tool) bool { return t.Name == "get_inventory" })
+			j := slices.IndexFunc(r.Tools, func(t llm.Tool) bool { return t.Name == "get_all_datasources" })
+			r.Tools = slices.Clone(r.Tools)
+			r.Tools[i], r.Tools[j] = r.Tools[j], r.Tools[i]
+			return r
+		}, "get_all_datasources"),
+		Entry("unstated, the request's own order", func(r llm.Request) llm.Request {
+			return mutated(r, dropLines("get_inventory"))
+		}, "get_inventory"),
+	)
+
 	// answer returns the model's message for msgs after the prompt.
 	answer := func(msgs ...llm.Message) llm.Message {
 		resp := chat(c, advisorRequest(msgs...))

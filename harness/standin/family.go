@@ -141,6 +141,10 @@ type faTurn struct {
 	last   *llm.ToolCall
 	result string
 	ids    []string // the attachments shown with the request
+	// jqTold: the system prompt or a hint in the conversation routes
+	// questions to the jq tool (without it, the default, the policy
+	// answers from what it was shown).
+	jqTold bool
 }
 
 func (p familyPolicy) Answer(r Request) (llm.Message, error) {
@@ -161,6 +165,9 @@ func (familyPolicy) Decide(r Request) (llm.Message, string, error) {
 	}
 	for _, m := range faAttachID.FindAllStringSubmatch(req, -1) {
 		t.ids = append(t.ids, attachID(m))
+	}
+	if jq, ok := chooseTool(r.Tools, faJQ); ok {
+		t.jqTold = routedTo(instructionsOf(r), jq.Name) || routedTo(hintsOf(r), jq.Name)
 	}
 	return decide(familyRules(), t)
 }

@@ -19,6 +19,10 @@ func familyRules() []rule[*faTurn] {
 	after := func(p purpose, f func(*faTurn) bool) func(*faTurn) bool {
 		return func(t *faTurn) bool { return t.last != nil && serves(t.r.Tools, t.last.Name, p) && (f == nil || f(t)) }
 	}
+	// told holds when the jq tool is routed to, and f.
+	told := func(f func(*faTurn) bool) func(*faTurn) bool {
+		return func(t *faTurn) bool { return t.jqTold && (f == nil || f(t)) }
+	}
 	failed := func(t *faTurn) bool { return strings.HasPrefix(t.result, "Error:") }
 	jq := func(program string) func(*faTurn) (llm.Message, error) {
 		return func(t *faTurn) (llm.Message, error) {
@@ -46,8 +50,8 @@ func familyRules() []rule[*faTurn] {
 				}
 				return t.say("The attached file is shown above in full.")
 			}},
-		{name: "attachment-length", doc: "an attachment id written in the request and a count word: the jq tool's length on it",
-			match: first(func(t *faTurn) bool { return faMentionedID.MatchString(t.ask) && t.text.has("count") }),
+		{name: "attachment-length", doc: "an attachment id written in the request, a count word, and the jq tool routed to: the jq tool's length on it",
+			match: first(told(func(t *faTurn) bool { return faMentionedID.MatchString(t.ask) && t.text.has("count") })),
 			act: func(t *faTurn) (llm.Message, error) {
 				return t.callFor(faJQ, slot{"attachment id", faMentionedID.FindStringSubmatch(t.ask)[1]}, slot{"jq program", "length"})
 			}},
@@ -84,16 +88,21 @@ func familyRules() []rule[*faTurn] {
 		{name: "history-chart", doc: "history saved and a chart word: delegate the saved attachment to the visualization service",
 			match: after(faHistory, func(t *faTurn) bool { return t.text.has("plot") }),
 			act:   func(t *faTurn) (llm.Message, error) { return t.delegate([]string{t.savedID()}) }},
-		{name: "history-unavailable", doc: "history saved and an unavailable word: count the states marked unavailable, or unknown",
-			match: after(faHistory, func(t *faTurn) bool { return t.text.has("unavailable") }),
+		{name: "history-unavailable", doc: "history saved, the jq tool routed to, and an unavailable word: count the states marked unavailable, or unknown",
+			match: after(faHistory, told(func(t *faTurn) bool { return t.text.has("unavailable") })),
 			act:   jq(`[.entities[0].states[] | select(.state == "unavailable" or .state == "unknown")] | length`)},
-		{name: "history-raw", doc: "history saved and a raw word: the whole history",
-			match: after(faHistory, func(t *faTurn) bool { return t.text.has("raw") }), act: jq(".")},
-		{name: "history-period", doc: "history saved and a period word: the first and last state's times",
-			match: after(faHistory, func(t *faTurn) bool { return t.text.has("period") }),
+		{name: "history-raw", doc: "history saved, the jq tool routed to, and a raw word: the whole history",
+			match: after(faHistory, told(func(t *faTurn) bool { return t.text.has("raw") })), act: jq(".")},
+		{name: "history-period", doc: "history saved, the jq tool routed to, and a period word: the first and last state's times",
+			match: after(faHistory, told(func(t *faTurn) bool { return t.text.has("period") })),
 			act:   jq("[.entities[0].states[0].last_changed, .entities[0].states[-1].last_changed]")},
-		{name: "history-count", doc: "history saved otherwise: count the states",
-			match: after(faHistory, nil), act: jq(".entities[0].states | length")},
+		{name: "history-count", doc: "history saved, the jq tool routed to, otherwise: count the states",
+			match: after(faHistory, told(nil)), act: jq(".entities[0].states | length")},
+		{name: "history-untold", doc: "history saved and no instruction or hint routes questions to the jq tool (the default): pass on what the tool said",
+			match: after(faHistory, nil),
+			act: func(t *faTurn) (llm.Message, error) {
+				return t.say("The history tool answered: %s", clipText(t.result, 300))
+			}},
 		{name: "jq-failed", doc: "the jq tool failed: say so with its error",
 			match: after(faJQ, failed),
 			act: func(t *faTurn) (llm.Message, error) {

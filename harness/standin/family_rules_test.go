@@ -65,6 +65,7 @@ func familyRuleCases() map[string]map[string]ruleCase {
 			"history-raw":          {req: def(faAfter("Raw kitchen history, last 2 days", "download_state_history", saved)...)},
 			"history-period":       {req: def(faAfter("What range does the kitchen history of 2 days span?", "download_state_history", saved)...)},
 			"history-count":        {req: def(faAfter("Kitchen temperature, last 2 days", "download_state_history", saved)...)},
+			"history-untold":       {req: mutated(def(faAfter("Kitchen temperature, last 2 days", "download_state_history", saved)...), dropLines("jq_query"))},
 			"jq-failed":            {req: def(faAfter("x", "jq_query", "Error: syntax")...)},
 			"jq-saved":             {req: def(faAfter("x", "jq_query", "Too large, saved as attachment att-5.")...)},
 			"jq-answer":            {req: def(faAfter("x", "jq_query", "42")...)},

@@ -47,10 +47,14 @@ func committedInputs(dir string) map[string][]string {
 	return out
 }
 
-// standinSource returns the stand-in's non-test Go source, folded, by file.
+// standinSource returns the stand-in's non-test Go source, its
+// subpackages' (instruct) included, folded, by file.
 func standinSource() map[string]string {
 	files, err := filepath.Glob("*.go")
 	Expect(err).NotTo(HaveOccurred())
+	sub, err := filepath.Glob("*/*.go")
+	Expect(err).NotTo(HaveOccurred())
+	files = append(files, sub...)
 	out := map[string]string{}
 	for _, f := range files {
 		if strings.HasSuffix(f, "_test.go") {

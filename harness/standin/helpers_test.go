@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -221,4 +222,37 @@ func recordedRequests(globs ...string) []recordedRequest {
 		}
 	}
 	return out
+}
+
+// mutated is req with its system prompt rewritten by f: a prompt that
+// deletes or inverts one instruction.
+func mutated(req llm.Request, f func(string) string) llm.Request {
+	msgs := slices.Clone(req.Messages)
+	for i, m := range msgs {
+		if m.Role == llm.RoleSystem {
+			msgs[i].Content = f(m.Content)
+		}
+	}
+	req.Messages = msgs
+	return req
+}
+
+// dropLines deletes the lines of a prompt that hold sub.
+func dropLines(sub string) func(string) string {
+	return func(p string) string {
+		var keep []string
+		for _, l := range strings.Split(p, "\n") {
+			if !strings.Contains(l, sub) {
+				keep = append(keep, l)
+			}
+		}
+		return strings.Join(keep, "\n")
+	}
+}
+
+// swapWords swaps every a and b of a prompt.
+func swapWords(a, b string) func(string) string {
+	return func(p string) string {
+		return strings.NewReplacer(a, b, b, a).Replace(p)
+	}
 }

@@ -1,7 +1,6 @@
 package standin
 
 import (
-	"fmt"
 	"math"
 	"regexp"
 	"strconv"
@@ -9,6 +8,7 @@ import (
 	_ "time/tzdata" // user time zones resolve the same on every host
 
 	"github.com/agentreplay/testbed/agents/llm"
+	"github.com/agentreplay/testbed/harness/standin/instruct"
 )
 
 // The Kura (Vaya) policies follow the three prompts of its planner → executor
@@ -126,16 +126,15 @@ func kuraCoords(ws map[string]any, place string) (lat, lng float64, ok bool) {
 	return lat, lng, ok1 && ok2
 }
 
-// kuraDegrees formats a temperature like "77.1°F", or "" when there is none.
-func kuraDegrees(v any, units string) string {
+// kuraDegrees writes a temperature as ins's format for temperatures says
+// (formatted), or "" when there is none.
+func kuraDegrees(ins instruct.Set, v any, units string) string {
 	f, ok := v.(float64)
 	if !ok {
 		return ""
 	}
-	if units == "metric" {
-		return fmt.Sprintf("%.1f°C", f)
-	}
-	return fmt.Sprintf("%.1f°F", f)
+	format, stated := ins.FormatOf("temperature")
+	return formatted(format, stated, f, units)
 }
 
 func kuraMinutes(secs int) int { return int(math.Round(float64(secs) / 60)) }

@@ -3,6 +3,7 @@ package standin
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	_ "time/tzdata" // user time zones resolve the same on every host
@@ -20,11 +21,16 @@ func (kuraExecutor) Accepts(r Request) bool {
 	return strings.Contains(r.System(), "You are the Executor of Vaya")
 }
 
-// kuraTools names the tool of each action.
-var kuraTools = map[string]string{
-	"Geocode": "geocode", "ReverseGeocode": "reverse_geocode", "Geolocate": "geolocate",
-	"Weather": "weather", "Transit": "transit_directions", "Places": "places_search",
+// kuraPurpose is the kind of tool a plan step's action needs: the words of
+// the action's name ("ReverseGeocode": "reverse geocode"), which the tool
+// for it describes (chooseTool). So a step's tool follows the tools'
+// descriptions, not a table of names.
+func kuraPurpose(action string) purpose {
+	return purpose{name: action, words: strings.ToLower(camelWords.ReplaceAllString(action, "$1 $2"))}
 }
+
+// camelWords finds the boundary of two words of a camel-case name.
+var camelWords = regexp.MustCompile(`(\p{Ll})(\p{Lu})`)
 
 // kuraStepTurn is what the executor rules read from a request.
 type kuraStepTurn struct {
@@ -35,7 +41,7 @@ type kuraStepTurn struct {
 		Args   map[string]any `json:"args"`
 	}
 	ws   map[string]any
-	tool string        // the tool of the step's action
+	tool string        // the tool whose description says the step's action, or ""
 	call *llm.ToolCall // the call whose result the request holds, or nil
 	res  map[string]any
 	json bool // the result is a JSON object
@@ -64,7 +70,9 @@ func (kuraExecutor) Decide(r Request) (llm.Message, string, error) {
 	}
 	t := &kuraStepTurn{r: r, ws: in.WorldState}
 	json.Unmarshal(in.Step, &t.step)
-	t.tool = kuraTools[t.step.Action]
+	if tool, ok := chooseTool(r.Tools, kuraPurpose(t.step.Action)); ok {
+		t.tool = tool.Name
+	}
 	if c := lastCall(r.Messages); c != nil && slices.ContainsFunc(r.Messages, func(m llm.Message) bool { return m.Role == llm.RoleTool && m.ToolCallID == c.ID }) {
 		t.call = c
 		t.json = json.Unmarshal([]byte(resultOf(r.Messages, c.ID)), &t.res) == nil
@@ -147,17 +155,15 @@ func kuraExecutorRules() []rule[*kuraStepTurn] {
 			act: func(*kuraStepTurn) (llm.Message, error) {
 				return kuraReply(map[string]any{"deltaState": map[string]any{}, "snippet": "Nothing to look up for a conversation."})
 			}},
-		{name: "unknown-action", doc: "an action no tool serves: an error",
-			match: func(t *kuraStepTurn) bool { return t.tool == "" },
+		{name: "unknown-action", doc: "an action the policy has no arguments for: an error",
+			match: func(t *kuraStepTurn) bool { return kuraCallArgs[t.step.Action] == nil },
 			act: func(t *kuraStepTurn) (llm.Message, error) {
 				return t.fail("", fmt.Sprintf("unknown action %q", t.step.Action))
 			}},
-		{name: "tool-missing", doc: "the request offers tools but not the action's: an error",
-			match: func(t *kuraStepTurn) bool {
-				return len(t.r.Tools) > 0 && !slices.ContainsFunc(t.r.Tools, func(x llm.Tool) bool { return x.Name == t.tool })
-			},
+		{name: "tool-missing", doc: "no offered tool's description says the action: an error",
+			match: func(t *kuraStepTurn) bool { return t.tool == "" },
 			act: func(t *kuraStepTurn) (llm.Message, error) {
-				return t.fail(t.tool, fmt.Sprintf("no %s tool is available", t.tool))
+				return t.fail("", fmt.Sprintf("no %s tool is available", t.step.Action))
 			}},
 		{name: "call-tool", doc: "no result yet: call the action's tool with arguments from the step and the world state (kuraCallArgs)",
 			match: func(t *kuraStepTurn) bool { return t.call == nil },

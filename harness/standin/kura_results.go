@@ -107,9 +107,9 @@ func kuraWeatherDelta(t *kuraStepTurn) (llm.Message, error) {
 		"feels_like": kuraPath(t.res, "feelsLikeTemperature", "degrees"),
 		"summary":    kuraString(t.res, "weatherCondition", "description", "text"),
 		"humidity":   t.res["relativeHumidity"], "wind_speed": kuraPath(t.res, "wind", "speed", "value"), "units": units}
-	snippet := fmt.Sprintf("It is %s in %s.", kuraDegrees(w["temp"], units), location)
+	snippet := fmt.Sprintf("It is %s in %s.", kuraDegrees(instructionsOf(t.r), w["temp"], units), location)
 	if sum := kuraString(w, "summary"); sum != "" {
-		snippet = fmt.Sprintf("It is %s and %s in %s.", kuraDegrees(w["temp"], units), strings.ToLower(sum), location)
+		snippet = fmt.Sprintf("It is %s and %s in %s.", kuraDegrees(instructionsOf(t.r), w["temp"], units), strings.ToLower(sum), location)
 	}
 	return t.delta(map[string]any{"weather": map[string]any{location: w}, "lastWeather": w}, snippet)
 }

@@ -3,12 +3,14 @@ package standin
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
 	_ "time/tzdata" // user time zones resolve the same on every host
 
 	"github.com/agentreplay/testbed/agents/llm"
+	"github.com/agentreplay/testbed/harness/standin/instruct"
 )
 
 // kuraSynthesizer answers the Kura synthesizer: the reply from the
@@ -27,12 +29,17 @@ type kuraWorld struct {
 	query string
 	ws    map[string]any
 	out   []string
+	ins   instruct.Set // what the prompt instructs
+	// hideCoords: the prompt forbids showing coordinates (the default
+	// shows them).
+	hideCoords bool
 }
 
-// say adds a sentence, unless it repeats one or holds a raw coordinate.
+// say adds a sentence, unless it repeats one or holds a raw coordinate
+// the prompt forbids showing.
 func (k *kuraWorld) say(format string, a ...any) {
 	s := fmt.Sprintf(format, a...)
-	if !kuraCoordinate.MatchString(s) && !slices.Contains(k.out, s) {
+	if !(k.hideCoords && kuraCoordinate.MatchString(s)) && !slices.Contains(k.out, s) {
 		k.out = append(k.out, s)
 	}
 }
@@ -53,7 +60,8 @@ func (kuraSynthesizer) Decide(r Request) (llm.Message, string, error) {
 	if err := json.Unmarshal([]byte(r.LastUser()), &in); err != nil {
 		return llm.Message{}, "", fmt.Errorf("synthesizer input is not JSON: %w", err)
 	}
-	k := &kuraWorld{query: in.Query, ws: in.WorldState}
+	k := &kuraWorld{query: in.Query, ws: in.WorldState, ins: instructionsOf(r)}
+	k.hideCoords = k.ins.Forbids("show", "", "coordinates")
 	var names []string
 	for _, ru := range kuraSynthesizerRules() {
 		if ru.match(k) {
@@ -61,6 +69,7 @@ func (kuraSynthesizer) Decide(r Request) (llm.Message, string, error) {
 			names = append(names, ru.name)
 		}
 	}
+	k.out, names = kuraLength(k, names)
 	return llm.Message{Role: llm.RoleAssistant, Content: strings.Join(k.out, " ")}, strings.Join(names, "+"), nil
 }
 
@@ -71,12 +80,12 @@ func kuraSynthesizerRules() []rule[*kuraWorld] {
 		return func(k *kuraWorld) (llm.Message, error) { f(k); return llm.Message{}, nil }
 	}
 	return []rule[*kuraWorld]{
-		{name: "address", doc: "a reverse-geocoded address: where the user is, or that there is no street address when it is only coordinates",
+		{name: "address", doc: "a reverse-geocoded address: where the user is, or, when the prompt forbids showing coordinates and it is only coordinates, that there is no street address",
 			match: func(k *kuraWorld) bool {
 				return kuraString(k.ws, "context", "reverse_geocode_result", "formatted_address") != ""
 			},
 			act: section(func(k *kuraWorld) {
-				if a := kuraString(k.ws, "context", "reverse_geocode_result", "formatted_address"); kuraCoordinate.MatchString(a) {
+				if a := kuraString(k.ws, "context", "reverse_geocode_result", "formatted_address"); k.hideCoords && kuraCoordinate.MatchString(a) {
 					k.say("I couldn't find a street address for where you are.")
 				} else {
 					k.say("You're at %s.", a)
@@ -108,13 +117,19 @@ func kuraSynthesizerRules() []rule[*kuraWorld] {
 		{name: "errors", doc: "errors: one sentence each (no match, several matches with the candidates, or the tool's message)",
 			match: func(k *kuraWorld) bool { e, _ := kuraPath(k.ws, "errors").([]any); return len(e) > 0 },
 			act:   section(kuraSayErrors)},
-		{name: "greeting", doc: "nothing said and no error: greet and say what it can do",
+		{name: "greeting", doc: "nothing said and no error: the reply a routing rule for a greeting prescribes (warm, offering the help it lists), else a plain greeting",
 			match: func(k *kuraWorld) bool {
 				e, _ := kuraPath(k.ws, "errors").([]any)
 				return len(k.out) == 0 && len(e) == 0
 			},
 			act: section(func(k *kuraWorld) {
-				k.say("Hi! I'm Vaya — ask me about transit directions, places nearby or the weather.")
+				for _, rt := range k.ins.Routes {
+					if rt.Reply != "" && readText(rt.When).has("greeting") {
+						k.say("%s", greetingReply(rt.Reply))
+						return
+					}
+				}
+				k.say("Hello! How can I help you today?")
 			})},
 	}
 }
@@ -156,11 +171,12 @@ func kuraSayWeather(k *kuraWorld) {
 		if l == "current" || l == "" {
 			where = "Where you are"
 		}
-		s := fmt.Sprintf("%s it's %s", where, kuraDegrees(kuraPath(w, "temp"), units))
+		s := fmt.Sprintf("%s it's %s", where, kuraDegrees(k.ins, kuraPath(w, "temp"), units))
 		if sum := kuraString(w, "summary"); sum != "" {
 			s += " and " + strings.ToLower(sum)
 		}
-		if fl := kuraDegrees(kuraPath(w, "feels_like"), units); fl != "" && fl != kuraDegrees(kuraPath(w, "temp"), units) {
+		temp := kuraDegrees(k.ins, kuraPath(w, "temp"), units)
+		if fl := kuraDegrees(k.ins, kuraPath(w, "feels_like"), units); fl != "" && k.mentionFeelsLike(fl, temp) {
 			s += ", feels like " + fl
 		}
 		k.say("%s.", s)
@@ -216,4 +232,40 @@ func kuraSayErrors(k *kuraWorld) {
 		}
 		k.say("I couldn't complete the %s lookup: %s.", tool, msg)
 	}
+}
+
+// mentionFeelsLike reports whether the felt temperature fl is said beside
+// temp: by the prompt's conditional mention of it (a condition that says
+// the values differ), else always (the default).
+func (k *kuraWorld) mentionFeelsLike(fl, temp string) bool {
+	when, ok := k.ins.Mentioned("feels like")
+	if ok && readText(when).has("differ") {
+		return fl != temp
+	}
+	return true
+}
+
+// kuraLength cuts the reply to the number of sentences the prompt allows;
+// without a limit (the default) it adds a closing offer of more help, as a
+// verbose model does.
+func kuraLength(k *kuraWorld, names []string) ([]string, []string) {
+	if m := k.ins.Sentences.Max; m > 0 {
+		if len(k.out) > m {
+			return k.out[:m], append(names, "length")
+		}
+		return k.out, names
+	}
+	return append(k.out, "Let me know if there is anything else I can help you with."), append(names, "verbose")
+}
+
+// offerRe finds what a prescribed reply offers help with.
+var offerRe = regexp.MustCompile(`(?i)\boffer\s+(?:help|assistance)\s+(?:with|on)\s+(.+)`)
+
+// greetingReply is the warm one-sentence greeting a reply rule prescribes,
+// offering the help it lists, in its words.
+func greetingReply(reply string) string {
+	if m := offerRe.FindStringSubmatch(reply); m != nil {
+		return "Hi there, happy to help with " + strings.TrimRight(m[1], ".") + "!"
+	}
+	return "Hi there, happy to help!"
 }

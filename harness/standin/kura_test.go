@@ -513,18 +513,18 @@ var _ = Describe("the Kura policies", func() {
 				"reverse_geocode", `{"lat":0,"lng":-160}`, kuraGeocodeResult(),
 				`{"deltaState":{"errors":[{"step":"S2","tool":"reverse_geocode","message":"no address found for your location"}]},
 				  "snippet":"The ReverseGeocode step failed: no address found for your location."}`),
-			Entry("Weather, imperial", `{"id":"S2","action":"Weather","args":{"location":"Paris"}}`,
+			Entry("Weather, imperial (its prompt states no format: the raw value)", `{"id":"S2","action":"Weather","args":{"location":"Paris"}}`,
 				"weather", `{"lat":48.8575475,"lng":2.3513765,"units":"imperial"}`, kuraWeatherResult(54.3, 51.8, "FAHRENHEIT", "Partly cloudy"),
 				`{"deltaState":{"context":{
 					"weather":{"Paris":{"location":"Paris","temp":54.3,"feels_like":51.8,"summary":"Partly cloudy","humidity":71,"wind_speed":9,"units":"imperial"}},
 					"lastWeather":{"location":"Paris","temp":54.3,"feels_like":51.8,"summary":"Partly cloudy","humidity":71,"wind_speed":9,"units":"imperial"}}},
-				  "snippet":"It is 54.3°F and partly cloudy in Paris."}`),
-			Entry("Weather, metric", `{"id":"S2","action":"Weather","args":{"location":"Tokyo"}}`,
+				  "snippet":"It is 54.3 imperial and partly cloudy in Paris."}`),
+			Entry("Weather, metric (its prompt states no format: the raw value)", `{"id":"S2","action":"Weather","args":{"location":"Tokyo"}}`,
 				"weather", `{"lat":35.6764225,"lng":139.650027,"units":"metric"}`, kuraWeatherResult(18.2, 18.2, "CELSIUS", "Clear"),
 				`{"deltaState":{"context":{
 					"weather":{"Tokyo":{"location":"Tokyo","temp":18.2,"feels_like":18.2,"summary":"Clear","humidity":71,"wind_speed":9,"units":"metric"}},
 					"lastWeather":{"location":"Tokyo","temp":18.2,"feels_like":18.2,"summary":"Clear","humidity":71,"wind_speed":9,"units":"metric"}}},
-				  "snippet":"It is 18.2°C and clear in Tokyo."}`),
+				  "snippet":"It is 18.2 metric and clear in Tokyo."}`),
 			Entry("Weather: the tool's error for missing coordinates", `{"id":"S2","action":"Weather","args":{"location":"Atlantis"}}`,
 				"weather", `{"units":"imperial"}`, `{"error": "lat and lng are required"}`,
 				`{"deltaState":{"errors":[{"step":"S2","tool":"weather","message":"lat and lng are required"}]},
@@ -650,7 +650,40 @@ var _ = Describe("the Kura policies", func() {
 				map[string]any{"places_found": []any{}}, nil,
 				"I couldn't find any matching places nearby."),
 			Entry("a greeting", "hi", nil, nil,
-				"Hi! I'm Vaya — ask me about transit directions, places nearby or the weather."),
+				"Hi there, happy to help with transit, places or weather!"),
+		)
+	})
+
+	Describe("the synthesizer without one of its prompt's instructions", func() {
+		// Each entry deletes the lines of the synthesizer's prompt that hold
+		// one instruction; the stand-in then does the form's default.
+		DescribeTable("does what a weak model does without it",
+			func(drop, query string, context map[string]any, with, without string) {
+				ctx := kuraGeocoded()
+				maps.Copy(ctx, context)
+				req := kuraSynthesizerRequest(query, kuraWorld(query, ctx), []string{"A snippet."})
+				Expect(chat(c, req).Message.Content).To(Equal(with), "with the prompt as given")
+				Expect(chat(c, mutated(req, dropLines(drop))).Message.Content).To(Equal(without), "without %q", drop)
+			},
+			Entry("the coordinates rule: coordinates shown", "raw coordinates", "where am i",
+				map[string]any{"reverse_geocode_result": map[string]any{"formatted_address": "40.7484405,-73.9856644"}},
+				"I couldn't find a street address for where you are.",
+				"You're at 40.7484405,-73.9856644."),
+			Entry("the greeting rule: a plain greeting", "For a greeting", "hi", nil,
+				"Hi there, happy to help with transit, places or weather!",
+				"Hello! How can I help you today?"),
+			Entry("the length rule: a closing offer", "sentences", "What's the weather in Paris?",
+				map[string]any{"weather": map[string]any{"Paris": kuraWeather("Paris", 54.3, 51.8, "Partly cloudy", "imperial")}},
+				"In Paris it's 54.3°F and partly cloudy, feels like 51.8°F.",
+				"In Paris it's 54.3°F and partly cloudy, feels like 51.8°F. Let me know if there is anything else I can help you with."),
+			Entry("the format rule: the raw value and the data's unit word", "Format temperatures", "What's the weather in Paris?",
+				map[string]any{"weather": map[string]any{"Paris": kuraWeather("Paris", 54.3, 51.8, "Partly cloudy", "imperial")}},
+				"In Paris it's 54.3°F and partly cloudy, feels like 51.8°F.",
+				"In Paris it's 54.3 imperial and partly cloudy, feels like 51.8 imperial."),
+			Entry("the feels-like rule: said though equal", "feels like", "How hot is it in Tokyo?",
+				map[string]any{"weather": map[string]any{"Tokyo": kuraWeather("Tokyo", 68.2, 68.2, "Clear", "imperial")}},
+				"In Tokyo it's 68.2°F and clear.",
+				"In Tokyo it's 68.2°F and clear, feels like 68.2°F."),
 		)
 	})
 
@@ -692,7 +725,7 @@ var _ = Describe("the Kura policies", func() {
 				"You're at 350 5th Ave, New York, NY 10118, USA.",
 				`geolocate {}`, `reverse_geocode {"lat":40.7484405,"lng":-73.9856644}`),
 			Entry("a greeting (Gemini)", true, "hi",
-				"Hi! I'm Vaya — ask me about transit directions, places nearby or the weather."),
+				"Hi there, happy to help with transit, places or weather!"),
 		)
 	})
 })

@@ -196,6 +196,20 @@ var lexicon = map[string]map[string][]string{
 		"en": {"plot*", "chart*", "map*", "graph*", "visuali*"}, "fr": {"trac*", "graphique*", "carte*"},
 		"es": {"gráfic*", "mapa*", "trazar"}, "zh": {"畫", "画", "圖", "图"},
 	},
+	// Instruction vocabulary: the words a prompt's condition uses for a
+	// case a policy recognises (instructions.go).
+	"greeting": {
+		"en": {"greeting*", "greet*", "hello", "hi", "thanks", "thank*"}, "fr": {"salut*", "bonjour", "merci", "remerciement*"},
+		"es": {"saludo*", "hola", "gracias", "agradecimiento*"}, "zh": {"問候", "问候", "你好", "謝謝", "谢谢"},
+	},
+	"data": {
+		"en": {"data", "numbers", "values", "readings"}, "fr": {"données", "valeurs", "chiffres"},
+		"es": {"datos", "valores", "cifras"}, "zh": {"數據", "数据", "資料", "数值", "數值"},
+	},
+	"differ": {
+		"en": {"differ*", "different"}, "fr": {"diffère*", "différent*"}, "es": {"difiere*", "diferente*", "distint*"},
+		"zh": {"不同", "差異", "差异"},
+	},
 	"yesterday":            {"en": {"yesterday"}, "fr": {"hier"}, "es": {"ayer"}, "zh": {"昨天", "昨日"}},
 	"day_before_yesterday": {"en": {"day before yesterday"}, "fr": {"avant-hier"}, "es": {"anteayer", "antes de ayer"}, "zh": {"前天"}},
 

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentreplay/testbed/agents/llm"
+	"github.com/agentreplay/testbed/harness/standin/instruct"
 )
 
 // ODBchat policies. They recognise the agent's prompts by the protocol each
@@ -52,6 +53,26 @@ type routerInput struct {
 	Query       string               `json:"query"`
 	Now         string               `json:"now"`
 	GeoRegistry map[string][]float64 `json:"geo_registry"`
+	ToolCatalog []struct {
+		Name        string            `json:"name"`
+		Description string            `json:"description"`
+		ArgsSchema  map[string]string `json:"args_schema"`
+	} `json:"tool_catalog"`
+}
+
+// catalog is the router input's tool catalog as tools: each argument a
+// parameter described by what the catalog says of it.
+func (in routerInput) catalog() []llm.Tool {
+	var out []llm.Tool
+	for _, c := range in.ToolCatalog {
+		props := map[string]any{}
+		for k, v := range c.ArgsSchema {
+			props[strings.TrimSuffix(k, "?")] = map[string]any{"description": v}
+		}
+		params, _ := json.Marshal(map[string]any{"type": "object", "properties": props})
+		out = append(out, llm.Tool{Name: c.Name, Description: c.Description, Parameters: params})
+	}
+	return out
 }
 
 // odbQuestion is what the ODBchat rules read from a question.
@@ -63,6 +84,10 @@ type odbQuestion struct {
 	point    bool
 	bbox     []float64 // a written bbox list
 	region   string    // the registry key the question names, or ""
+	// What the request says: the routing rules and output shape of the
+	// system prompt, and the tool catalog.
+	ins   instruct.Set
+	tools []llm.Tool
 }
 
 func readODBQuestion(q string, now time.Time, registry map[string][]float64) *odbQuestion {
@@ -106,7 +131,10 @@ func (odbchatRouter) Decide(r Request) (llm.Message, string, error) {
 	if err != nil {
 		return llm.Message{}, "", fmt.Errorf("router input has no valid now: %q", in.Now)
 	}
-	return decide(routerRules(), readODBQuestion(in.Query, now, in.GeoRegistry))
+	o := readODBQuestion(in.Query, now, in.GeoRegistry)
+	o.tools = in.catalog()
+	o.ins = instruct.Read(r.System(), toolNames(o.tools))
+	return decide(routerRules(), o)
 }
 
 type plan struct {
@@ -118,68 +146,141 @@ type plan struct {
 	FollowupQuestion *string        `json:"followup_question"`
 }
 
-func (p plan) message() (llm.Message, error) {
-	b, _ := json.Marshal(p)
-	return llm.Message{Role: llm.RoleAssistant, Content: string(b)}, nil
-}
-
-// toolArgs are the arguments every GHRSST call gets: the fields, and the
-// date when one was asked for.
-func (o *odbQuestion) toolArgs() map[string]any {
-	args := map[string]any{"fields": []string{"sst", "sst_anomaly"}}
-	if o.date != "" {
-		args["date"] = o.date
+// answer writes p in the shape the prompt requires: a JSON object of the
+// fields it names, in the prompt's order. Without a required shape (the
+// default) it is prose.
+func (o *odbQuestion) answer(p plan) (llm.Message, error) {
+	if o.ins.Shape == nil {
+		s := fmt.Sprintf("%s (confidence %.2f). %s", p.Decision, p.Confidence, p.Rationale)
+		if p.Tool != nil {
+			b, _ := json.Marshal(p.Tool)
+			s += " Tool: " + string(b)
+		}
+		return llm.Message{Role: llm.RoleAssistant, Content: s}, nil
 	}
-	return args
+	b, _ := json.Marshal(p)
+	var all map[string]json.RawMessage
+	json.Unmarshal(b, &all)
+	var out strings.Builder
+	out.WriteString("{")
+	n := 0
+	for _, f := range o.ins.Shape {
+		if v, ok := all[f]; ok {
+			if n > 0 {
+				out.WriteString(",")
+			}
+			k, _ := json.Marshal(f)
+			out.Write(k)
+			out.WriteString(":")
+			out.Write(v)
+			n++
+		}
+	}
+	out.WriteString("}")
+	return llm.Message{Role: llm.RoleAssistant, Content: out.String()}, nil
 }
 
-func toolPlan(name string, args map[string]any, conf float64, why string) (llm.Message, error) {
-	return plan{Decision: "mcp", Confidence: conf, Tool: map[string]any{"name": name, "arguments": args}, Rationale: why}.message()
+// routeOf is the prompt's routing rule whose condition names concept c
+// (read through the lexicon), or nil.
+func (o *odbQuestion) routeOf(c string) *instruct.Route {
+	for i, rt := range o.ins.Routes {
+		if readText(rt.When).has(c) {
+			return &o.ins.Routes[i]
+		}
+	}
+	return nil
 }
 
-// routerRules is the ODBchat router's table, tried in order.
+// otherwise is the decision for a question no other rule takes: the
+// prompt's rule for the rest, else the first value the shape lists for
+// a field (a weak model's first option), else "".
+func (o *odbQuestion) otherwise() string {
+	for _, rt := range o.ins.Routes {
+		if rt.Else {
+			return rt.Target
+		}
+	}
+	for _, f := range o.ins.Shape {
+		if v := o.ins.Values[f]; len(v) > 0 {
+			return v[0]
+		}
+	}
+	return ""
+}
+
+// The kinds of catalog tool the router needs, in the words a description
+// says them.
+var (
+	odbPoint = purpose{name: "point", words: "point"}
+	odbBox   = purpose{name: "box", words: "bbox box area region"}
+)
+
+// toolPlan is the data route's decision with a call of the catalog tool
+// chosen for p, its arguments filled from the question and the prompt's
+// stated defaults.
+func (o *odbQuestion) toolPlan(p purpose, conf float64, why string, slots ...slot) (llm.Message, error) {
+	tool, ok := chooseTool(o.tools, p)
+	rt := o.routeOf("sst")
+	if !ok || rt == nil {
+		return o.answer(plan{Decision: o.otherwise(), Confidence: 0.4, Rationale: "No tool of the catalog fits."})
+	}
+	var date any
+	if o.date != "" {
+		date = o.date
+	}
+	slots = append(slots, slot{"date", date})
+	for k, v := range o.ins.Defaults {
+		slots = append(slots, slot{k, v})
+	}
+	return o.answer(plan{Decision: rt.Target, Confidence: conf, Tool: map[string]any{"name": tool.Name, "arguments": argsFor(tool, slots)}, Rationale: why})
+}
+
+// routerRules is the ODBchat router's table, tried in order: a question's
+// kind (a code word, a definition word, SST data at a place) goes to the
+// prompt's routing rule whose condition names that kind; a kind with no
+// rule, and anything else, to the rule for the rest.
 func routerRules() []rule[*odbQuestion] {
+	routed := func(c string) func(o *odbQuestion) bool {
+		return func(o *odbQuestion) bool { return o.text.has(c) && o.routeOf(c) != nil }
+	}
+	data := func(f func(o *odbQuestion) bool) func(o *odbQuestion) bool {
+		return func(o *odbQuestion) bool { return o.sst() && o.routeOf("sst") != nil && f(o) }
+	}
 	return []rule[*odbQuestion]{
-		{name: "code", doc: "a code word: the code branch",
-			match: func(o *odbQuestion) bool { return o.text.has("code") },
-			act: func(*odbQuestion) (llm.Message, error) {
-				return plan{Decision: "code", Confidence: 0.76, Rationale: "Asks for a program."}.message()
-			}},
-		{name: "definition", doc: "a definition word: the explain branch, even with an SST word",
-			match: func(o *odbQuestion) bool { return o.text.has("definition") },
-			act: func(*odbQuestion) (llm.Message, error) {
-				return plan{Decision: "explain", Confidence: 0.71, Rationale: "A concept or documentation question."}.message()
-			}},
-		{name: "not-data", doc: "neither an SST word nor coordinates with a date word: the explain branch",
-			match: func(o *odbQuestion) bool { return !o.sst() },
-			act: func(*odbQuestion) (llm.Message, error) {
-				return plan{Decision: "explain", Confidence: 0.71, Rationale: "A concept or documentation question."}.message()
-			}},
-		{name: "point", doc: "a coordinate pair: ghrsst.point_value at it",
-			match: func(o *odbQuestion) bool { return o.point },
+		{name: "code", doc: "a code word and a routing rule for programs: that rule's decision",
+			match: routed("code"),
 			act: func(o *odbQuestion) (llm.Message, error) {
-				args := o.toolArgs()
-				args["longitude"], args["latitude"] = o.lon, o.lat
-				return toolPlan("ghrsst.point_value", args, 0.82, "SST at a point.")
+				return o.answer(plan{Decision: o.routeOf("code").Target, Confidence: 0.76, Rationale: "Asks for a program."})
 			}},
-		{name: "bbox", doc: "a bbox list of four numbers: ghrsst.bbox_mean over it, as written",
-			match: func(o *odbQuestion) bool { return o.bbox != nil },
+		{name: "definition", doc: "a definition word and a routing rule for definitions: that rule's decision, even with an SST word",
+			match: routed("definition"),
 			act: func(o *odbQuestion) (llm.Message, error) {
-				args := o.toolArgs()
-				args["bbox"] = o.bbox
-				return toolPlan("ghrsst.bbox_mean", args, 0.78, "Mean SST over a box.")
+				return o.answer(plan{Decision: o.routeOf("definition").Target, Confidence: 0.71, Rationale: "A concept or documentation question."})
 			}},
-		{name: "registry-region", doc: "a geo_registry key whose place words the question names: ghrsst.bbox_mean over that key",
-			match: func(o *odbQuestion) bool { return o.region != "" },
+		{name: "point", doc: "SST data at a coordinate pair and a routing rule for SST data: its decision, with the catalog tool described as for a point",
+			match: data(func(o *odbQuestion) bool { return o.point }),
 			act: func(o *odbQuestion) (llm.Message, error) {
-				args := o.toolArgs()
-				args["bbox"] = o.region
-				return toolPlan("ghrsst.bbox_mean", args, 0.83, "SST over a registry region.")
+				return o.toolPlan(odbPoint, 0.82, "SST at a point.", slot{"longitude", o.lon}, slot{"latitude", o.lat})
 			}},
-		{name: "no-place", doc: "an SST question without a place it can resolve: the explain branch, with low confidence",
+		{name: "bbox", doc: "SST data over a written bbox list and a routing rule for SST data: its decision, with the catalog tool described as for a box",
+			match: data(func(o *odbQuestion) bool { return o.bbox != nil }),
+			act: func(o *odbQuestion) (llm.Message, error) {
+				return o.toolPlan(odbBox, 0.78, "Mean SST over a box.", slot{"bbox", o.bbox})
+			}},
+		{name: "registry-region", doc: "SST data over a region the request's geo_registry lists, whose place words the question names: the box tool over its key",
+			match: data(func(o *odbQuestion) bool { return o.region != "" }),
+			act: func(o *odbQuestion) (llm.Message, error) {
+				return o.toolPlan(odbBox, 0.83, "SST over a registry region.", slot{"bbox", o.region})
+			}},
+		{name: "no-place", doc: "an SST question without a place it can resolve: the rule for the rest, with low confidence",
+			match: func(o *odbQuestion) bool { return o.sst() },
+			act: func(o *odbQuestion) (llm.Message, error) {
+				return o.answer(plan{Decision: o.otherwise(), Confidence: 0.4, Rationale: "SST question without a place I can resolve."})
+			}},
+		{name: "otherwise", doc: "anything else (or a kind the prompt has no rule for): the rule for the rest, else the first value the shape lists",
 			match: func(*odbQuestion) bool { return true },
-			act: func(*odbQuestion) (llm.Message, error) {
-				return plan{Decision: "explain", Confidence: 0.4, Rationale: "SST question without a place I can resolve."}.message()
+			act: func(o *odbQuestion) (llm.Message, error) {
+				return o.answer(plan{Decision: o.otherwise(), Confidence: 0.71, Rationale: "A concept or documentation question."})
 			}},
 	}
 }
@@ -310,26 +411,57 @@ func (p odbchatClassifier) Answer(r Request) (llm.Message, error) {
 
 // Decide answers by classifierRules and names the rule.
 func (odbchatClassifier) Decide(r Request) (llm.Message, string, error) {
-	return decide(classifierRules(), readODBQuestion(r.LastUser(), time.Time{}, nil))
+	o := readODBQuestion(r.LastUser(), time.Time{}, nil)
+	o.ins = instructionsOf(r)
+	return decide(classifierRules(), o)
 }
 
 // odbPlaceConcepts are the lexicon's place concepts the classifier knows.
 var odbPlaceConcepts = []string{"taiwan", "hawaii", "strait", "islands", "nearby"}
 
-// classifierRules is the legacy classifier's table, tried in order.
-func classifierRules() []rule[*odbQuestion] {
-	mode := func(m string, conf float64) func(*odbQuestion) (llm.Message, error) {
-		return func(*odbQuestion) (llm.Message, error) {
-			return llm.Message{Role: llm.RoleAssistant, Content: fmt.Sprintf(`{"mode": %q, "confidence": %g}`, m, conf)}, nil
+// classified writes the classifier's answer in the shape its prompt
+// requires: the mode in the first field whose values the prompt lists, the
+// confidence in a field named for it, in the prompt's order; without a
+// shape (the default), prose.
+func (o *odbQuestion) classified(mode string, conf float64) (llm.Message, error) {
+	if o.ins.Shape == nil {
+		return llm.Message{Role: llm.RoleAssistant, Content: fmt.Sprintf("%s (confidence %g)", mode, conf)}, nil
+	}
+	var parts []string
+	said := false
+	for _, f := range o.ins.Shape {
+		switch {
+		case !said && len(o.ins.Values[f]) > 0:
+			parts = append(parts, fmt.Sprintf("%q: %q", f, mode))
+			said = true
+		case strings.Contains(f, "confidence"):
+			parts = append(parts, fmt.Sprintf("%q: %g", f, conf))
 		}
 	}
+	return llm.Message{Role: llm.RoleAssistant, Content: "{" + strings.Join(parts, ", ") + "}"}, nil
+}
+
+// classifierRules is the legacy classifier's table, tried in order: a code
+// word, a definition word, or data (coordinates, an SST word with a place
+// word) goes to the prompt's routing rule whose condition names that kind
+// (a program, definitions, data); anything else, or a kind with no rule, to
+// the rule for the rest, else the shape's first listed value.
+func classifierRules() []rule[*odbQuestion] {
+	routed := func(c string, conf float64) func(*odbQuestion) (llm.Message, error) {
+		return func(o *odbQuestion) (llm.Message, error) { return o.classified(o.routeOf(c).Target, conf) }
+	}
+	has := func(c string, f func(*odbQuestion) bool) func(*odbQuestion) bool {
+		return func(o *odbQuestion) bool { return o.routeOf(c) != nil && f(o) }
+	}
 	return []rule[*odbQuestion]{
-		{name: "code", doc: "a code word: code", match: func(o *odbQuestion) bool { return o.text.has("code") }, act: mode("code", 0.74)},
-		{name: "definition", doc: "a definition word: explain", match: func(o *odbQuestion) bool { return o.text.has("definition") }, act: mode("explain", 0.7)},
-		{name: "coordinates", doc: "a point or a bbox list: code, the only branch that fetches numbers",
-			match: func(o *odbQuestion) bool { return o.point || o.bbox != nil }, act: mode("code", 0.74)},
-		{name: "sst-and-place", doc: "an SST word and a place word: code, the seed's failure mode",
-			match: func(o *odbQuestion) bool {
+		{name: "code", doc: "a code word and a routing rule for programs: its mode",
+			match: has("code", func(o *odbQuestion) bool { return o.text.has("code") }), act: routed("code", 0.74)},
+		{name: "definition", doc: "a definition word and a routing rule for definitions: its mode",
+			match: has("definition", func(o *odbQuestion) bool { return o.text.has("definition") }), act: routed("definition", 0.7)},
+		{name: "coordinates", doc: "a point or a bbox list and a routing rule for data: its mode (code in the seed's prompt, the only branch that fetches numbers)",
+			match: has("data", func(o *odbQuestion) bool { return o.point || o.bbox != nil }), act: routed("data", 0.74)},
+		{name: "sst-and-place", doc: "an SST word, a place word and a routing rule for data: its mode (code in the seed's prompt: the seed's failure mode)",
+			match: has("data", func(o *odbQuestion) bool {
 				if !o.hasSST() {
 					return false
 				}
@@ -339,7 +471,9 @@ func classifierRules() []rule[*odbQuestion] {
 					}
 				}
 				return false
-			}, act: mode("code", 0.74)},
-		{name: "otherwise-explain", doc: "anything else: explain", match: func(*odbQuestion) bool { return true }, act: mode("explain", 0.7)},
+			}), act: routed("data", 0.74)},
+		{name: "otherwise-explain", doc: "anything else: the rule for the rest, else the first mode the shape lists",
+			match: func(*odbQuestion) bool { return true },
+			act:   func(o *odbQuestion) (llm.Message, error) { return o.classified(o.otherwise(), 0.7) }},
 	}
 }

@@ -38,8 +38,16 @@ func (odbchatOnePass) Decide(r Request) (llm.Message, string, error) {
 	if m := modeLine.FindStringSubmatch(t.u); m != nil {
 		t.mode = m[1]
 	}
-	if m := languageLine.FindStringSubmatch(t.u); m != nil {
-		t.lang = m[1]
+	// The answer's language is the prompt's language rule: the user's (the
+	// agent's Language line), a named one, or, unstated, English.
+	switch ins := instructionsOf(r); ins.Language {
+	case "user":
+		if m := languageLine.FindStringSubmatch(t.u); m != nil {
+			t.lang = m[1]
+		}
+	case "":
+	default:
+		t.lang = ins.Language
 	}
 	if m := questionLine.FindStringSubmatch(t.u); m != nil {
 		t.question = m[1]

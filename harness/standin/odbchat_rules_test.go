@@ -13,7 +13,7 @@ func odbRuleCases() map[string]map[string]ruleCase {
 		"odbchat/router": {
 			"code":            {req: routerRequest("Écris un script Python qui télécharge la température de la mer", true)},
 			"definition":      {req: routerRequest("¿Qué significa una anomalía de temperatura del mar?", true)},
-			"not-data":        {req: routerRequest("Quelles données propose l'ODB ?", true)},
+			"otherwise":       {req: routerRequest("Quelles données propose l'ODB ?", true)},
 			"point":           {req: routerRequest("Température de la mer à 120.5E, 22.1N hier ?", true)},
 			"bbox":            {req: routerRequest("SST mean over [120, 20, 122, 23] yesterday", true)},
 			"registry-region": {req: routerRequest("Temperatura del mar en el estrecho de Taiwán ayer", true)},

@@ -136,7 +136,7 @@ var _ = Describe("the ODBchat router policy", func() {
 
 	It("resolves only regions the request's geo_registry lists", func() {
 		req := routerRequest("台灣海峽昨天的海溫", false)
-		in, err := json.Marshal(routerInput{Query: "台灣海峽昨天的海溫", Now: now,
+		in, err := json.Marshal(routerInput{Query: "台灣海峽昨天的海溫", Now: now, ToolCatalog: toolCatalog(),
 			GeoRegistry: map[string][]float64{"taiwan_nearby": {118, 20, 123.5, 26.5}}})
 		Expect(err).NotTo(HaveOccurred())
 		req.Messages[len(req.Messages)-1].Content = string(in)
@@ -148,12 +148,28 @@ var _ = Describe("the ODBchat router policy", func() {
 
 	It("reads dates relative to the request's now, not a clock", func() {
 		req := routerRequest("台灣海峽昨天的海溫", false)
-		in, err := json.Marshal(routerInput{Query: "台灣海峽昨天的海溫", Now: "2024-03-01", GeoRegistry: geoRegistry()})
+		in, err := json.Marshal(routerInput{Query: "台灣海峽昨天的海溫", Now: "2024-03-01", ToolCatalog: toolCatalog(), GeoRegistry: geoRegistry()})
 		Expect(err).NotTo(HaveOccurred())
 		req.Messages[len(req.Messages)-1].Content = string(in)
 		var p plan
 		Expect(json.Unmarshal([]byte(chat(model, req).Message.Content), &p)).To(Succeed())
 		Expect(p.Tool.Arguments).To(HaveKeyWithValue("date", "2024-02-29"))
+	})
+
+	It("routes by the rules its prompt states: without the data rule an SST question goes to the rule for the rest", func() {
+		req := mutated(routerRequest("台灣海峽昨天的海溫", false), dropLines(`"mcp" when`))
+		var p plan
+		Expect(json.Unmarshal([]byte(chat(model, req).Message.Content), &p)).To(Succeed())
+		Expect(p.Decision).To(Equal("explain"))
+		Expect(p.Tool).To(BeNil())
+	})
+
+	It("answers in prose when its prompt requires no JSON object", func() {
+		req := mutated(routerRequest("台灣海峽昨天的海溫", false), dropLines("Reply with ONE JSON object"))
+		content := chat(model, req).Message.Content
+		Expect(json.Valid([]byte(content))).To(BeFalse(), "prose: %s", content)
+		Expect(content).To(HavePrefix("mcp (confidence 0.83)."))
+		Expect(content).To(ContainSubstring(`"taiwan_strait"`))
 	})
 
 	It("refuses a router request whose user message is not the protocol's JSON", func() {
@@ -172,6 +188,15 @@ var _ = Describe("the ODBchat legacy classifier policy", func() {
 
 	BeforeEach(func() {
 		model = client(startStandin(standin.Options{}))
+	})
+
+	It("sends data to code only because its prompt's rule for programs says data", func() {
+		q := "台灣周遭海溫多少？"
+		Expect(chat(model, classifierRequest(q)).Message.Content).To(Equal(`{"mode": "code", "confidence": 0.74}`), "the seed's failure mode, as its prompt states it")
+		narrowed := mutated(classifierRequest(q), func(p string) string {
+			return strings.Replace(p, ", or needs data that a program must fetch and compute", "", 1)
+		})
+		Expect(chat(model, narrowed).Message.Content).To(Equal(`{"mode": "explain", "confidence": 0.7}`), "no rule for data: the first mode the shape lists")
 	})
 
 	DescribeTable("classifies into explain or code",
@@ -241,6 +266,15 @@ var _ = Describe("the ODBchat one-pass policy", func() {
 		Expect(answer(zh)).To(HavePrefix("根據 ODB 知識庫："))
 		Expect(answer(en)).NotTo(ContainSubstring("根據"))
 		Expect(answer(en)).To(HavePrefix("GHRSST is the Group"))
+	})
+
+	It("answers in the language its prompt's rule says, and in English when the prompt states none", func() {
+		user := mutated(onepassRequest("explain", "zh", "GHRSST 是什麼？", ghrsst), swapWords("the user's language", "Spanish"))
+		Expect(answer(chat(model, user).Message.Content)).NotTo(ContainSubstring("根據"), "a named language the policy has no words for: its own")
+		none := mutated(onepassRequest("explain", "zh", "GHRSST 是什麼？", ghrsst), func(p string) string {
+			return strings.Replace(p, " in the user's language", "", 1)
+		})
+		Expect(answer(chat(model, none).Message.Content)).To(HavePrefix("GHRSST is the Group"), "no language rule: English")
 	})
 
 	It("says so when no passage was found", func() {

@@ -1,0 +1,97 @@
+package standin
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/agentreplay/testbed/agents/llm"
+	"github.com/agentreplay/testbed/harness/standin/instruct"
+)
+
+// What a policy is told. Every policy that obeys an instruction reads it
+// here, from the request's system prompt (and, for hints, its other
+// messages), through package instruct; when the prompt does not state
+// it, the policy does what the form's default says (instruct.Forms).
+
+// instructionsOf reads what r's system prompt instructs, with the names of
+// the tools r offers.
+func instructionsOf(r Request) instruct.Set {
+	return instruct.Read(r.System(), toolNames(r.Tools))
+}
+
+// hintsOf reads what the messages after the system prompt instruct: the
+// notes a framework puts in tool results and injected messages ("use the
+// 'x' tool to …").
+func hintsOf(r Request) instruct.Set {
+	var b strings.Builder
+	for _, m := range r.Messages {
+		if m.Role == llm.RoleTool || m.Role == llm.RoleUser {
+			b.WriteString(m.Content)
+			b.WriteString("\n")
+		}
+	}
+	return instruct.Read(b.String(), toolNames(r.Tools))
+}
+
+func toolNames(tools []llm.Tool) []string {
+	out := make([]string, len(tools))
+	for i, t := range tools {
+		out[i] = t.Name
+	}
+	return out
+}
+
+// routedTo reports whether a route of s targets tool.
+func routedTo(s instruct.Set, tool string) bool {
+	for _, rt := range s.Routes {
+		if rt.Target == tool {
+			return true
+		}
+	}
+	return false
+}
+
+// precedes reports whether tool a comes before tool b: by a stated
+// ordering, else (the default) by the order the request lists them.
+func precedes(ins instruct.Set, tools []llm.Tool, a, b string) bool {
+	if before, stated := ins.Precedes(a, b); stated {
+		return before
+	}
+	ia, ib := -1, -1
+	for i, t := range tools {
+		switch t.Name {
+		case a:
+			ia = i
+		case b:
+			ib = i
+		}
+	}
+	return ia >= 0 && ia < ib
+}
+
+var exampleRe = regexp.MustCompile(`^(-?\d+)(?:\.(\d+))?(.*)$`)
+
+// formatted writes v as format f writes it: with the decimals and the
+// suffix of the example whose qualifier names unit (else the first
+// example). Without a format (the default) it is the value as the data
+// has it, then the data's unit word.
+func formatted(f instruct.Format, ok bool, v float64, unit string) string {
+	if ok {
+		ex := f.Examples[0]
+		for _, e := range f.Examples {
+			if unit != "" && strings.Contains(strings.ToLower(e.Qualifier), strings.ToLower(unit)) {
+				ex = e
+			}
+		}
+		if m := exampleRe.FindStringSubmatch(ex.Text); m != nil {
+			return fmt.Sprintf("%.*f", len(m[2]), v) + m[3]
+		}
+	}
+	s := strconv.FormatFloat(v, 'f', -1, 64)
+	if unit != "" {
+		s += " " + unit
+	}
+	return s
+}
