@@ -44,6 +44,7 @@ type cbaTurn struct {
 	result  string        // its result
 	offered map[string]llm.Tool
 	ins     instruct.Set // what the system prompt instructs
+	prose   prose        // how it writes: the prompt's language and length
 	help    bool         // list_tools and describe_tool are offered
 	want    string       // the tool the question needs, "" when none
 	args    map[string]any
@@ -81,6 +82,7 @@ func readCBATurn(r Request) (*cbaTurn, error) {
 		return nil, fmt.Errorf("no user message")
 	}
 	t.text = readText(t.user)
+	t.prose = proseOf(t.ins, t.user)
 	t.turn = r.Messages[at+1:]
 	if t.last = lastCall(t.turn); t.last != nil {
 		t.result = resultOf(t.turn, t.last.ID)
@@ -101,8 +103,9 @@ func (t *cbaTurn) named(tool string) bool {
 	return ok && regexp.MustCompile(`\b`+regexp.QuoteMeta(tool)+`\b`).MatchString(t.system)
 }
 
+// say answers in the prompt's language and length (prose).
 func (t *cbaTurn) say(format string, a ...any) (llm.Message, error) {
-	return llm.Message{Role: llm.RoleAssistant, Content: fmt.Sprintf(format, a...)}, nil
+	return llm.Message{Role: llm.RoleAssistant, Content: t.prose.finish(t.prose.say(format, a...))}, nil
 }
 
 func (t *cbaTurn) call(tool string, args map[string]any) (llm.Message, error) {

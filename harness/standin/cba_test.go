@@ -274,7 +274,7 @@ var _ = Describe("the CBA assistant policy", func() {
 					Expect(slices.Compact(slices.Sorted(slices.Values(idsOf(calls))))).To(HaveLen(3), "an id of its own each")
 				}
 				final := turn[len(turn)-1]
-				Expect(final.Content).To(Equal("Here is what I found:\nResult of " + name + "."))
+				Expect(final.Content).To(Equal(verbose("Here is what I found:\nResult of " + name + ".")))
 				Expect(final.Content).NotTo(ContainSubstring(cba.ToolListTools))
 				Expect(final.Content).NotTo(ContainSubstring(cba.ToolDescribeTool))
 			},
@@ -392,14 +392,14 @@ var _ = Describe("the CBA assistant policy", func() {
 				toolSays("call_1", "find_indicators_by_principle", strings.Join(long, "\n")),
 			)).Message
 			Expect(m.ToolCalls).To(BeEmpty())
-			Expect(m.Content).To(Equal("Here is what I found:\n" + strings.Join(long[:14], "\n")))
+			Expect(m.Content).To(Equal(verbose("Here is what I found:\n" + strings.Join(long[:14], "\n"))))
 		})
 
 		It("passes an error on without inventing data", func() {
 			turn := cbaFull().converse(c, nil, "What is the soil carbon stock in Kisumu?")
 			Expect(namesOf(turn)).To(Equal([]string{"get_soil_carbon"}))
 			final := turn[len(turn)-1].Content
-			Expect(final).To(Equal(`I could not get that: soilgrids returned HTTP 503: {"detail":"Service temporarily unavailable"}`))
+			Expect(final).To(Equal(verbose(`I could not get that: soilgrids returned HTTP 503: {"detail":"Service temporarily unavailable"}`)))
 		})
 	})
 })

@@ -80,6 +80,8 @@ type ccTurn struct {
 	parsed bool // the result was read as an envelope
 	// ins is what the system prompt instructs: the order of the tools.
 	ins instruct.Set
+	// prose is how it writes: the prompt's language and length.
+	prose prose
 }
 
 // ccEnvelope is the JSON every CityCatalyst tool answers with.
@@ -107,6 +109,7 @@ func (climatePolicy) Decide(r Request) (llm.Message, string, error) {
 	}
 	t := &ccTurn{r: r, user: r.Messages[last].Content, before: r.Messages[:last], turn: r.Messages[last+1:], ins: instructionsOf(r)}
 	t.text = readText(t.user)
+	t.prose = proseOf(t.ins, t.user)
 	t.science = t.text.has("climate_science")
 	t.city, t.year = cityOf(t.user)
 	if t.city != "" && !t.text.has("inventory") && !t.text.has("sources") && !t.text.has("detail") {
@@ -137,6 +140,14 @@ var (
 // offers reports whether the request offers a tool for p.
 func (t *ccTurn) offers(p purpose) bool { return offers(t.r, p) }
 
+// mayCall reports whether the tool chosen for p is offered and may be
+// called for the question: by the prompt's condition on it, else when
+// fits (the lexicon says its purpose).
+func (t *ccTurn) mayCall(p purpose, fits bool) bool {
+	tool, ok := chooseTool(t.r.Tools, p)
+	return ok && mayCall(t.ins, tool.Name, t.text, fits)
+}
+
 // call calls the tool chosen for p, its arguments filled from slots, and a
 // parameter that asks for a question or query from the user's words.
 func (t *ccTurn) call(p purpose, slots ...slot) (llm.Message, error) {
@@ -155,8 +166,9 @@ func (t *ccTurn) openFirst() bool {
 // lastIs reports whether the turn's last call was of the tool chosen for p.
 func (t *ccTurn) lastIs(p purpose) bool { return !t.first() && serves(t.r.Tools, t.last.Name, p) }
 
+// say answers in the prompt's language and length (prose).
 func (t *ccTurn) say(format string, a ...any) (llm.Message, error) {
-	return llm.Message{Role: llm.RoleAssistant, Content: fmt.Sprintf(format, a...)}, nil
+	return llm.Message{Role: llm.RoleAssistant, Content: t.prose.finish(t.prose.say(format, a...))}, nil
 }
 
 // first reports whether no tool was called yet in the turn.
@@ -184,8 +196,8 @@ func climateRules() []rule[*ccTurn] {
 		{name: "pick-listed", doc: "a year, ordinal, latest/oldest word, id or city that picks one inventory of an earlier listing: the tool described as giving one's details",
 			match: func(t *ccTurn) bool { return t.first() && t.offers(ccOpen) && t.picked() != nil },
 			act:   func(t *ccTurn) (llm.Message, error) { return t.call(ccOpen, slot{"id", t.picked().ID}) }},
-		{name: "science-search", doc: "a climate-science word and no city: the tool described as searching a knowledge base, with the question",
-			match: func(t *ccTurn) bool { return t.first() && t.science && t.city == "" && t.offers(ccKnowledge) },
+		{name: "science-search", doc: "no city, and a climate-science word, or, when the prompt sets a condition on calling the tool described as searching a knowledge base, a question that meets it: that tool, with the question",
+			match: func(t *ccTurn) bool { return t.first() && t.city == "" && t.mayCall(ccKnowledge, t.science) },
 			act:   func(t *ccTurn) (llm.Message, error) { return t.call(ccKnowledge) }},
 		{name: "sources-of-opened", doc: "a data-source word, no city, and an inventory opened earlier: the tool described as giving data sources, for it",
 			match: func(t *ccTurn) bool {

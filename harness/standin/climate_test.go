@@ -139,25 +139,25 @@ var _ = Describe("the Climate Advisor policy", func() {
 		It("lists several inventories, newest first, and asks which one to open", func() {
 			m := after("Show me the inventories for New York", "city_inventory_search", `{"city_name":"New York"}`, cityListing("New York", 0))
 			Expect(m.ToolCalls).To(BeEmpty())
-			Expect(m.Content).To(Equal("I found 3 inventories:\n" +
+			Expect(m.Content).To(Equal(verbose("I found 3 inventories:\n" +
 				"- New York 2023: GPC BASIC+, 49.8 million tCO2e (ID " + ccNewYork2023 + ")\n" +
 				"- New York 2022: GPC BASIC+, 51.1 million tCO2e (ID " + ccNewYork2022 + ")\n" +
 				"- New York 2021: GPC BASIC+, 52.4 million tCO2e (ID " + ccNewYork2021 + ")\n" +
-				"Which one should I open?"))
+				"Which one should I open?")))
 		})
 
 		It("lists every inventory after browsing", func() {
 			m := after("Which inventories do I have?", "get_user_inventories", `{}`, allListing())
 			Expect(m.Content).To(HavePrefix("I found 13 inventories:\n"))
 			Expect(m.Content).To(ContainSubstring("- Tokyo 2020: GPC BASIC, no total emissions recorded (ID " + ccTokyo + ")"))
-			Expect(m.Content).To(HaveSuffix("Which one should I open?"))
+			Expect(m.Content).To(HaveSuffix(verbose("Which one should I open?")))
 		})
 
 		DescribeTable("says when nothing was found",
 			func(q, name, arguments, result, says string) {
 				m := after(q, name, arguments, result)
 				Expect(m.ToolCalls).To(BeEmpty())
-				Expect(m.Content).To(Equal(says))
+				Expect(m.Content).To(Equal(verbose(says)))
 			},
 			Entry("a city", "Do I have an inventory for Nairobi?", "city_inventory_search", `{"city_name":"Nairobi"}`,
 				cityListing("Nairobi", 0), `I found no inventories for "Nairobi" in your account.`),
@@ -172,7 +172,7 @@ var _ = Describe("the Climate Advisor policy", func() {
 		It("summarizes an inventory the user asked about", func() {
 			m := after("Tell me about the Cape Town inventory", "get_inventory", `{"inventory_id":"`+ccCapeTown+`"}`, inventoryDetail(ccCapeTown))
 			Expect(m.ToolCalls).To(BeEmpty())
-			Expect(m.Content).To(Equal("Cape Town 2023 (Cape Town, 2023) is a GPC BASIC+ inventory; its emissions total 21.5 million tCO2e, using AR6 GWP values."))
+			Expect(m.Content).To(Equal(verbose("Cape Town 2023 (Cape Town, 2023) is a GPC BASIC+ inventory; its emissions total 21.5 million tCO2e, using AR6 GWP values.")))
 		})
 
 		It("goes on to the data sources when the user asked for them", func() {
@@ -185,7 +185,7 @@ var _ = Describe("the Climate Advisor policy", func() {
 				m := after("What data sources are available for the Rio de Janeiro 2023 inventory?",
 					"get_all_datasources", `{"inventory_id":"`+ccRio+`"}`, succeeded(body()))
 				Expect(m.ToolCalls).To(BeEmpty())
-				Expect(m.Content).To(Equal(says))
+				Expect(m.Content).To(Equal(verbose(says)))
 			},
 			Entry("the real raw shape", func() any { return readJSON("datasource/rio-de-janeiro-2023.json") },
 				"There are 26 data sources available for this inventory, including GEA-res-fuel-v2024; UCO-district-heat-v2024; OGF-res-grid-v2024."),
@@ -221,7 +221,7 @@ var _ = Describe("the Climate Advisor policy", func() {
 		It("says it cannot read a result that is not JSON", func() {
 			m := after("Which inventories do I have?", "get_user_inventories", `{}`, "<html>maintenance</html>")
 			Expect(m.ToolCalls).To(BeEmpty())
-			Expect(m.Content).To(Equal("The get_user_inventories tool returned something I could not read, so I cannot answer from it."))
+			Expect(m.Content).To(Equal(verbose("The get_user_inventories tool returned something I could not read, so I cannot answer from it.")))
 		})
 
 		It("quotes the first excerpt of a knowledge-base search", func() {
@@ -240,7 +240,7 @@ var _ = Describe("the Climate Advisor policy", func() {
 		It("does not answer from memory when the search was not used", func() {
 			m := after("Explain scope 1", "climate_vector_search", `{"question":"Explain scope 1"}`,
 				"Climate search was not used. Reason: no_relevant_matches")
-			Expect(m.Content).To(Equal("I could not find this in the internal climate knowledge base, so I will not answer from memory."))
+			Expect(m.Content).To(Equal(verbose("I could not find this in the internal climate knowledge base, so I will not answer from memory.")))
 		})
 	})
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentreplay/testbed/agents/llm"
+	"github.com/agentreplay/testbed/harness/standin/instruct"
 )
 
 // The family assistant policies read what the framework put in context —
@@ -145,6 +146,7 @@ type faTurn struct {
 	// questions to the jq tool (without it, the default, the policy
 	// answers from what it was shown).
 	jqTold bool
+	prose  prose // how it writes: the prompt's language and length
 }
 
 func (p familyPolicy) Answer(r Request) (llm.Message, error) {
@@ -166,14 +168,23 @@ func (familyPolicy) Decide(r Request) (llm.Message, string, error) {
 	for _, m := range faAttachID.FindAllStringSubmatch(req, -1) {
 		t.ids = append(t.ids, attachID(m))
 	}
-	if jq, ok := chooseTool(r.Tools, faJQ); ok {
-		t.jqTold = routedTo(instructionsOf(r), jq.Name) || routedTo(hintsOf(r), jq.Name)
-	}
+	ins := instructionsOf(r)
+	t.jqTold = jqTold(r, ins)
+	t.prose = proseOf(ins, t.ask)
 	return decide(familyRules(), t)
 }
 
+// say answers in the prompt's language and length (prose).
 func (t *faTurn) say(format string, a ...any) (llm.Message, error) {
-	return llm.Message{Role: llm.RoleAssistant, Content: fmt.Sprintf(format, a...)}, nil
+	return llm.Message{Role: llm.RoleAssistant, Content: t.prose.finish(t.prose.say(format, a...))}, nil
+}
+
+// jqTold reports whether the system prompt (ins) or a hint in the
+// conversation routes work to the jq tool r offers; without it (the
+// default) a policy works from what it was shown.
+func jqTold(r Request, ins instruct.Set) bool {
+	jq, ok := chooseTool(r.Tools, faJQ)
+	return ok && (routedTo(ins, jq.Name) || routedTo(hintsOf(r), jq.Name))
 }
 
 // delegate hands the request and attachments ids to the service the

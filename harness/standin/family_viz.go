@@ -37,6 +37,10 @@ type vizTurn struct {
 	turn  []llm.Message
 	last  *llm.ToolCall // the run's last tool call
 	id    string        // the first attachment, or ""
+	// jqTold: the prompt or a hint routes exploring the data to the jq
+	// tool (without it, the default, the chart is made from what is shown).
+	jqTold bool
+	prose  prose // how it writes: the prompt's language and length
 }
 
 func (p vizPolicy) Answer(r Request) (llm.Message, error) {
@@ -60,11 +64,15 @@ func (vizPolicy) Decide(r Request) (llm.Message, string, error) {
 	if ids := faAttachID.FindAllStringSubmatch(t.first, -1); len(ids) > 0 {
 		t.id = attachID(ids[0])
 	}
+	ins := instructionsOf(r)
+	t.jqTold = jqTold(r, ins)
+	t.prose = proseOf(ins, strings.SplitN(t.first, "\n\n", 2)[0])
 	return decide(vizRules(), t)
 }
 
+// say answers in the prompt's language and length (prose).
 func (t *vizTurn) say(format string, a ...any) (llm.Message, error) {
-	return llm.Message{Role: llm.RoleAssistant, Content: fmt.Sprintf(format, a...)}, nil
+	return llm.Message{Role: llm.RoleAssistant, Content: t.prose.finish(t.prose.say(format, a...))}, nil
 }
 
 func (t *vizTurn) chart(spec string, data any, title string) (llm.Message, error) {
@@ -117,8 +125,8 @@ func vizRules() []rule[*vizTurn] {
 			act: func(t *vizTurn) (llm.Message, error) {
 				return t.say("The attachment is not data I can read as records, so I cannot chart it.")
 			}},
-		{name: "history-range", doc: "a history seen as a schema, no call yet: the jq tool on its first and last times",
-			match: func(t *vizTurn) bool { return t.haHistory() && t.schemaOnly() && lastCall(t.turn) == nil },
+		{name: "history-range", doc: "a history seen as a schema, no call yet, and the prompt or a hint routes exploring data to the jq tool: the jq tool on its first and last times",
+			match: func(t *vizTurn) bool { return t.jqTold && t.haHistory() && t.schemaOnly() && lastCall(t.turn) == nil },
 			act: func(t *vizTurn) (llm.Message, error) {
 				return callFor(t.r, faJQ, slot{"attachment id", t.id}, slot{"jq program", "[.entities[0].states[0].last_changed, .entities[0].states[-1].last_changed]"})
 			}},

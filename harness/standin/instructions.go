@@ -95,3 +95,41 @@ func formatted(f instruct.Format, ok bool, v float64, unit string) string {
 	}
 	return s
 }
+
+// onlyWhen is the condition a call-only-when rule of s sets on calling
+// tool ("call X only when C", "do not call X unless C"), and whether one
+// does.
+func onlyWhen(s instruct.Set, tool string) (string, bool) {
+	for _, rt := range s.Routes {
+		if rt.Only && rt.Target == tool {
+			return rt.When, true
+		}
+	}
+	return "", false
+}
+
+// holds reports whether the question q says what condition when speaks
+// of: a concept of the lexicon both name, the condition read in its own
+// language (so "sourced" is not the French "source*") and its negated
+// parts ("not for …") left out, the question in any.
+func holds(when string, q lexText) bool {
+	when = negation.ReplaceAllString(when, "")
+	c, lang := readText(when), userLanguage(when)
+	for concept := range lexicon {
+		if c.hasIn(concept, lang) && q.has(concept) {
+			return true
+		}
+	}
+	return false
+}
+
+// mayCall reports whether a tool whose purpose the question says (by the
+// lexicon: fits) may be called for q: when the prompt sets a condition on
+// calling it, by that condition alone, else (the default) whenever its
+// purpose fits.
+func mayCall(ins instruct.Set, tool string, q lexText, fits bool) bool {
+	if when, ok := onlyWhen(ins, tool); ok {
+		return holds(when, q)
+	}
+	return fits
+}

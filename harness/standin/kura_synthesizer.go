@@ -30,6 +30,7 @@ type kuraWorld struct {
 	ws    map[string]any
 	out   []string
 	ins   instruct.Set // what the prompt instructs
+	prose prose        // how it writes: the prompt's language and length
 	// hideCoords: the prompt forbids showing coordinates (the default
 	// shows them).
 	hideCoords bool
@@ -38,7 +39,7 @@ type kuraWorld struct {
 // say adds a sentence, unless it repeats one or holds a raw coordinate
 // the prompt forbids showing.
 func (k *kuraWorld) say(format string, a ...any) {
-	s := fmt.Sprintf(format, a...)
+	s := k.prose.say(format, a...)
 	if !(k.hideCoords && kuraCoordinate.MatchString(s)) && !slices.Contains(k.out, s) {
 		k.out = append(k.out, s)
 	}
@@ -61,6 +62,7 @@ func (kuraSynthesizer) Decide(r Request) (llm.Message, string, error) {
 		return llm.Message{}, "", fmt.Errorf("synthesizer input is not JSON: %w", err)
 	}
 	k := &kuraWorld{query: in.Query, ws: in.WorldState, ins: instructionsOf(r)}
+	k.prose = proseOf(k.ins, in.Query)
 	k.hideCoords = k.ins.Forbids("show", "", "coordinates")
 	var names []string
 	for _, ru := range kuraSynthesizerRules() {
@@ -247,15 +249,16 @@ func (k *kuraWorld) mentionFeelsLike(fl, temp string) bool {
 
 // kuraLength cuts the reply to the number of sentences the prompt allows;
 // without a limit (the default) it adds a closing offer of more help, as a
-// verbose model does.
+// verbose model does (prose.limit).
 func kuraLength(k *kuraWorld, names []string) ([]string, []string) {
-	if m := k.ins.Sentences.Max; m > 0 {
-		if len(k.out) > m {
-			return k.out[:m], append(names, "length")
-		}
-		return k.out, names
+	out, cut, verbose := k.prose.limit(k.out)
+	switch {
+	case cut:
+		names = append(names, "length")
+	case verbose:
+		names = append(names, "verbose")
 	}
-	return append(k.out, "Let me know if there is anything else I can help you with."), append(names, "verbose")
+	return out, names
 }
 
 // offerRe finds what a prescribed reply offers help with.

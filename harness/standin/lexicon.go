@@ -295,10 +295,13 @@ var lexicon = map[string]map[string][]string{
 var genericConcepts = []string{"weather", "temperature", "rain", "wind", "search", "place", "time", "date",
 	"price", "convert", "send", "create", "delete", "list", "translate", "calculate", "news", "stock"}
 
+// lexiconLanguages are the language tags of the lexicon, English first.
+var lexiconLanguages = []string{"en", "de", "fr", "es", "zh", "ja"}
+
 // lexiconWords returns every word of concept c, in every language.
 func lexiconWords(c string) []string {
 	var out []string
-	for _, lang := range []string{"en", "de", "fr", "es", "zh", "ja"} {
+	for _, lang := range lexiconLanguages {
 		out = append(out, lexicon[c][lang]...)
 	}
 	return out

@@ -31,11 +31,19 @@ func (t lexText) has(c string) bool {
 	return len(t.at(c)) > 0
 }
 
+// hasIn reports whether t names concept c in language lang.
+func (t lexText) hasIn(c, lang string) bool {
+	return len(t.atWords(lexicon[c][lang])) > 0
+}
+
 // at returns the index of each word of t where a word of concept c starts;
 // a Han or kana match, which has no word index, counts as -1.
-func (t lexText) at(c string) []int {
+func (t lexText) at(c string) []int { return t.atWords(lexiconWords(c)) }
+
+// atWords is at for the lexicon words entries.
+func (t lexText) atWords(entries []string) []int {
 	var out []int
-	for _, entry := range lexiconWords(c) {
+	for _, entry := range entries {
 		if isCJK(entry) {
 			if strings.Contains(t.raw, entry) {
 				out = append(out, -1)

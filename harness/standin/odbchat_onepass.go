@@ -17,7 +17,6 @@ func (odbchatOnePass) Accepts(r Request) bool { return strings.Contains(r.System
 
 var (
 	modeLine     = regexp.MustCompile(`(?m)^Mode: (\w+)$`)
-	languageLine = regexp.MustCompile(`(?m)^Language: (\w+)$`)
 	questionLine = regexp.MustCompile(`(?m)^Question: (.*)$`)
 	passageHead  = regexp.MustCompile(`(?m)^\[(\d+)\] (.*)$`)
 )
@@ -34,24 +33,16 @@ func (p odbchatOnePass) Answer(r Request) (llm.Message, error) {
 
 // Decide answers by onePassRules and names the rule.
 func (odbchatOnePass) Decide(r Request) (llm.Message, string, error) {
-	t := &onePassTurn{u: r.LastUser(), mode: "explain", lang: "en"}
+	t := &onePassTurn{u: r.LastUser(), mode: "explain"}
 	if m := modeLine.FindStringSubmatch(t.u); m != nil {
 		t.mode = m[1]
-	}
-	// The answer's language is the prompt's language rule: the user's (the
-	// agent's Language line), a named one, or, unstated, English.
-	switch ins := instructionsOf(r); ins.Language {
-	case "user":
-		if m := languageLine.FindStringSubmatch(t.u); m != nil {
-			t.lang = m[1]
-		}
-	case "":
-	default:
-		t.lang = ins.Language
 	}
 	if m := questionLine.FindStringSubmatch(t.u); m != nil {
 		t.question = m[1]
 	}
+	// The answer's language is the prompt's language rule (answerLanguage):
+	// the user's, told from the question, a named one, or, unstated, English.
+	t.lang = answerLanguage(instructionsOf(r), t.question)
 	return decide(onePassRules(), t)
 }
 

@@ -33,6 +33,8 @@ var (
 	onlyWhenRe = regexp.MustCompile(`(?i)^` + callVerb + `\s+(.+?)\s+only\s+(?:when|if|for)\s+(.+)`)
 	routeRe    = regexp.MustCompile(`(?i)^(?:` + callVerb + `\s+(.+?)|"([^"]+)"|'([^']+)'|` + "`([^`]+)`" + `)\s+(?:when(?:ever)?|if|for)\s+(.+)`)
 	forToRe    = regexp.MustCompile(`(?i)^(?:for|to)\s+(.+?),\s*((?:` + callVerb + `|reply|answer|respond|say)\b.+)`)
+	instrRe    = regexp.MustCompile(`(?i)^(\pL+\b.*?)\s+(?:with|using)\s+(?:the\s+)?([` + "`" + `'"]?[\w.-]+[` + "`" + `'"]?)`)
+	callStart  = regexp.MustCompile(`(?i)^` + callVerb + `\b`)
 	hintRe     = regexp.MustCompile(`(?i)\buse the\s+['"` + "`" + `]?([\w.-]+)['"` + "`" + `]?\s+tool\s+to\s+(.+)`)
 	elseRe     = regexp.MustCompile(`(?i)^(?:everything else|anything else|all else|the rest|other(?:s| questions)?|otherwise)\b`)
 	formatRe   = regexp.MustCompile(`(?i)\bformat\s+(.+?)\s+(?:like|as)\s+(.+)`)
@@ -141,7 +143,7 @@ var forms = []Form{
 			}
 			return len(tools) > 0
 		}},
-	{Name: "route", cues: []string{"when", "for", "to ", "if"}, Doc: `"use X when / for C", "\"X\" when / for C", "for C, call X", "to C, use X", "use the 'X' tool to C"; a C of "anything else", "all else", "the rest", "otherwise" makes the rule for the rest; "for C, reply …" prescribes a reply`,
+	{Name: "route", cues: []string{"when", "for", "to ", "if", "with", "using"}, Doc: `"use X when / for C", "\"X\" when / for C", "for C, call X", "to C, use X", "use the 'X' tool to C", "C with X" or "C using X" (C an imperative other than calling, X a tool); a C of "anything else", "all else", "the rest", "otherwise" makes the rule for the rest; "for C, reply …" prescribes a reply`,
 		Default: "no route: a tool chosen by its description, a value by its order",
 		read: func(rd *reader, st statement) bool {
 			if onlyWhenRe.MatchString(st.text) || st.isHead {
@@ -162,6 +164,12 @@ var forms = []Form{
 			if m := hintRe.FindStringSubmatch(st.text); m != nil {
 				rd.route(m[1], m[2], "")
 				return true
+			}
+			if m := instrRe.FindStringSubmatch(st.text); m != nil && !callStart.MatchString(m[1]) {
+				if ts := rd.toolsIn(m[2]); len(ts) > 0 {
+					rd.route(ts[0], m[1], "")
+					return true
+				}
 			}
 			if m := forToRe.FindStringSubmatch(st.text); m != nil {
 				if ts := rd.toolsIn(m[2]); len(ts) > 0 && regexp.MustCompile(`(?i)^`+callVerb+`\b`).MatchString(m[2]) {

@@ -144,6 +144,11 @@ var _ = Describe("reading instructions", func() {
 		Expect(slices.ContainsFunc(tools, func(t string) bool { return s.Forbids("name", t) })).To(BeFalse())
 	})
 
+	It("reads a tool named as the means of a task as a route to it, but not a call's arguments", func() {
+		s := instruct.Read("Inspect big files with `lookup_help` rather than opening them.\nCall `open_order` with the id.", tools)
+		Expect(s.Routes).To(Equal([]instruct.Route{{Target: "lookup_help", When: "Inspect big files"}}))
+	})
+
 	It("reads a hint left in a tool result", func() {
 		s := instruct.Read("Saved as file f-2. Use the 'lookup_help' tool to read it.", tools)
 		Expect(s.Routes).To(Equal([]instruct.Route{{Target: "lookup_help", When: "read it"}}))
