@@ -57,6 +57,21 @@ var _ = Describe("New", func() {
 		Expect(err).To(MatchError(HavePrefix("family: prompt: ")))
 	})
 
+	It("takes its visualization service's prompt from a file of the prompt folder", func() {
+		cfg := w.config(map[string]any{"viz_prompt": "prompts/viz.md"})
+		_, err := family.New(cfg)
+		Expect(err).To(MatchError(`family: viz_prompt "prompts/viz.md" set but no prompt folder given`))
+		cfg.Prompts = fstest.MapFS{"prompts/viz.md": {Data: []byte("You are the data visualization service. Chart it.")}}
+		a, err := family.New(cfg)
+		Expect(err).NotTo(HaveOccurred())
+		sets := a.(agents.Prompted).PromptSets()
+		Expect(sets[1].Name).To(Equal("prompts/viz.md"))
+		Expect(sets[1].Text).To(Equal("You are the data visualization service. Chart it."))
+		cfg.Prompts = fstest.MapFS{}
+		_, err = family.New(cfg)
+		Expect(err).To(MatchError(HavePrefix("family: viz_prompt: ")))
+	})
+
 	It("names itself and its endpoints", func() {
 		info := family.Info()
 		Expect(info.Name).To(Equal(family.Name))

@@ -43,6 +43,7 @@ type options struct {
 	Mandatory     *bool       `json:"mandatory"`      // data_visualization must call create_vega_chart (default true)
 	MaxIterations int         `json:"max_iterations"` // model calls per profile run
 	Prompt        string      `json:"prompt"`         // a file in Config.Prompts replacing prompts/default.md
+	VizPrompt     string      `json:"viz_prompt"`     // a file in Config.Prompts replacing prompts/data_visualization.md
 	// UpstreamTimeout bounds each Home Assistant request (default
 	// RequestTimeout).
 	UpstreamTimeout agents.Duration `json:"upstream_timeout"`
@@ -85,18 +86,11 @@ func New(cfg agents.Config) (agents.Agent, error) {
 	if a.cfg.Tracer == nil {
 		a.cfg.Tracer = agents.NopTracer{}
 	}
-	src, name := fs.FS(prompts), "prompts/default.md"
-	if opts.Prompt != "" {
-		if cfg.Prompts == nil {
-			return nil, fmt.Errorf("family: prompt %q set but no prompt folder given", opts.Prompt)
-		}
-		src, name = cfg.Prompts, opts.Prompt
-	}
-	mainPrompt, err := fs.ReadFile(src, name)
+	mainPrompt, err := readPrompt(cfg, "prompt", opts.Prompt, "prompts/default.md")
 	if err != nil {
-		return nil, fmt.Errorf("family: prompt: %w", err)
+		return nil, err
 	}
-	vizPrompt, err := prompts.ReadFile("prompts/data_visualization.md")
+	vizPrompt, err := readPrompt(cfg, "viz_prompt", opts.VizPrompt, "prompts/data_visualization.md")
 	if err != nil {
 		return nil, err
 	}
@@ -113,6 +107,23 @@ func New(cfg agents.Config) (agents.Agent, error) {
 	}
 	a.ha = &homeAssistant{base: base, http: cfg.HTTP, token: cfg.Secrets[secretHAToken], timeout: time.Duration(opts.UpstreamTimeout)}
 	return a, nil
+}
+
+// readPrompt reads the prompt file the variant's key names from the
+// prompt folder, else the embedded one (def).
+func readPrompt(cfg agents.Config, key, file, def string) ([]byte, error) {
+	src, name := fs.FS(prompts), def
+	if file != "" {
+		if cfg.Prompts == nil {
+			return nil, fmt.Errorf("family: %s %q set but no prompt folder given", key, file)
+		}
+		src, name = cfg.Prompts, file
+	}
+	b, err := fs.ReadFile(src, name)
+	if err != nil {
+		return nil, fmt.Errorf("family: %s: %w", key, err)
+	}
+	return b, nil
 }
 
 // Reply is the structured answer to one turn.
@@ -261,12 +272,15 @@ func (a *Agent) PromptSets() []agents.PromptSet {
 		return out
 	}
 	known := []string{ToolHistory, ToolDelegate, ToolJQ, ToolChart}
-	main := "prompts/default.md"
+	main, viz := "prompts/default.md", "prompts/data_visualization.md"
 	if a.opts.Prompt != "" {
 		main = a.opts.Prompt
 	}
+	if a.opts.VizPrompt != "" {
+		viz = a.opts.VizPrompt
+	}
 	return []agents.PromptSet{
 		{Name: main, Text: a.main.system, Active: names(a.main.tools), Known: known},
-		{Name: "prompts/data_visualization.md", Text: a.viz.system, Active: names(a.viz.tools), Known: known},
+		{Name: viz, Text: a.viz.system, Active: names(a.viz.tools), Known: known},
 	}
 }
