@@ -60,6 +60,27 @@ func swapping(a, b string) func(string) string {
 	}
 }
 
+// replacingText replaces old, which the prompt must hold, by new.
+func replacingText(old, new string) func(string) string {
+	return func(p string) string {
+		Expect(p).To(ContainSubstring(old))
+		return strings.Replace(p, old, new, 1)
+	}
+}
+
+// withLine adds a line at the end of a prompt.
+func withLine(line string) func(string) string {
+	return func(p string) string { return strings.TrimRight(p, "\n") + "\n" + line + "\n" }
+}
+
+// climateKnowledge is the Climate Advisor prompt's condition on calling
+// its knowledge search and what follows it, and climateKnowledgeInverted
+// the same sentences with the two kinds of question exchanged.
+const (
+	climateKnowledge         = "only when the user needs sourced climate facts: science, methodology, standards or policy (GPC, scopes, global warming potentials, emission factors, sector methods). Do not call it for CityCatalyst product questions or inventory operations."
+	climateKnowledgeInverted = "only when the user asks CityCatalyst product questions or about inventory operations. Do not call it for sourced climate facts: science, methodology, standards or policy (GPC, scopes, global warming potentials, emission factors, sector methods)."
+)
+
 // promptMutations are the instruction mutations whose count is the
 // stand-in's prompt sensitivity (docs/standin.md): of these, the ones with
 // changes set change behaviour.
@@ -70,6 +91,12 @@ var promptMutations = map[string]promptMutation{
 	"climate: the ordering step deleted (the default order is the request's, the same)": {
 		suite: "climate", variant: "untrimmed", scenario: "datasources-rio", key: "prompt", prompt: "agents/climate/prompts/default.md",
 		mutate: withoutLines("Only after an inventory is identified"), changes: false, fails: false},
+	"climate: the condition on calling the knowledge search inverted (product and inventory questions only)": {
+		suite: "climate", variant: "untrimmed", scenario: "knowledge-gpc-levels", key: "prompt", prompt: "agents/climate/prompts/default.md",
+		mutate: replacingText(climateKnowledge, climateKnowledgeInverted), changes: true, fails: true},
+	"climate: the condition on calling the knowledge search deleted (the default, the lexicon, calls it for the same question)": {
+		suite: "climate", variant: "untrimmed", scenario: "knowledge-gpc-levels", key: "prompt", prompt: "agents/climate/prompts/default.md",
+		mutate: withoutLines("Call `climate_vector_search` only when"), changes: false, fails: false},
 	"kura: the temperature format deleted": {
 		suite: "kura", variant: "full-state", scenario: "weather-one-city", key: "synthesizer_prompt", prompt: "agents/kura/prompts/synthesizer.md",
 		mutate: withoutLines("Format temperatures"), changes: true, fails: true},
@@ -91,6 +118,15 @@ var promptMutations = map[string]promptMutation{
 	"family: the delegation rule deleted (the chart rule reads the lexicon and the tools' descriptions, not this rule)": {
 		suite: "family", variant: "inline", scenario: "pool-chart-5-days", key: "prompt", prompt: "agents/family/prompts/default.md",
 		mutate: withoutLines("call `delegate_to_service`"), changes: false, fails: false},
+	"family: the visualization service's jq guidance deleted (no change: the note the framework injects with a schema says to use the jq tool too)": {
+		suite: "family", variant: "schema", scenario: "pool-chart-5-days", key: "viz_prompt", prompt: "agents/family/prompts/data_visualization.md",
+		mutate: withoutLines("with `jq_query`"), changes: false, fails: false},
+	"cba: the answer language inverted (French instead of the user's)": {
+		suite: "cba", variant: "full", scenario: "upstream-error", key: "prompt", prompt: "agents/cba/prompts/full.md",
+		mutate: replacingText("Answer in the user's language.", "Answer in French."), changes: true, fails: true},
+	"cba: a one-sentence limit stated (its prompt states none)": {
+		suite: "cba", variant: "full", scenario: "feasible-methods-low-cost", key: "prompt", prompt: "agents/cba/prompts/full.md",
+		mutate: withLine("Answer in one sentence."), changes: true, fails: true},
 	"cba: the prohibition on naming internal tools deleted, asked for its tools": {
 		suite: "cba", variant: "minimal-help", scenario: "what-tools-do-you-have", key: "prompt", prompt: "agents/cba/prompts/minimal-help.md",
 		mutate: withoutLines("never mention them", "never name the internal tools"), changes: true, fails: true},
