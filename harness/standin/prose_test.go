@@ -103,4 +103,3 @@ var _ = Describe("instructions every prose-writing policy obeys", func() {
 		Entry("the jq guidance deleted", dropLines("with `jq_query`"), "create_vega_chart"),
 	)
 })
-
