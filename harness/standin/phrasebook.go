@@ -57,4 +57,192 @@ var phrasebook = map[string]map[string]string{
 		"fr": "Je ne peux pas le rechercher avec les outils dont je dispose.",
 		"zh": "我現有的工具無法查詢這項資料。",
 	},
+	// The Climate Advisor's, the family policies' and the Kura synthesizer's
+	// whole frames (a frame built from parts, as a listing or a weather line,
+	// stays English).
+	"%s (%s, %d) is a %s inventory; its emissions total %s, using %s GWP values.": {
+		"es": "%s (%s, %d) es un inventario %s; sus emisiones suman %s, con valores de PCG %s.",
+		"fr": "%s (%s, %d) est un inventaire %s ; ses émissions totalisent %s, avec les valeurs de PRG %s.",
+		"zh": "%s（%s，%d）是 %s 清冊；排放總量為 %s，採用 %s 的暖化潛勢值。",
+	},
+	"According to the internal climate knowledge base (%s): %s": {
+		"es": "Según la base de conocimiento climático interna (%s): %s",
+		"fr": "Selon la base de connaissances climatiques interne (%s) : %s",
+		"zh": "根據內部氣候知識庫（%s）：%s",
+	},
+	"I can help you find and understand your CityCatalyst inventories, their data sources, and climate questions such as GPC scopes or emission factors.": {
+		"es": "Puedo ayudarte a encontrar y entender tus inventarios de CityCatalyst, sus fuentes de datos y preguntas climáticas como los alcances del GPC o los factores de emisión.",
+		"fr": "Je peux vous aider à trouver et comprendre vos inventaires CityCatalyst, leurs sources de données et les questions climatiques comme les périmètres GPC ou les facteurs d'émission.",
+		"zh": "我可以協助您查找並理解您的 CityCatalyst 清冊、其資料來源，以及 GPC 範疇或排放係數等氣候問題。",
+	},
+	"I could not find this in the internal climate knowledge base, so I will not answer from memory.": {
+		"es": "No encontré esto en la base de conocimiento climático interna, así que no responderé de memoria.",
+		"fr": "Je ne l'ai pas trouvé dans la base de connaissances climatiques interne, je ne répondrai donc pas de mémoire.",
+		"zh": "我在內部氣候知識庫中找不到這項資料，因此不會憑記憶回答。",
+	},
+	"I could not get that from CityCatalyst: %s. I will not guess the data; please try again later.": {
+		"es": "No pude obtener eso de CityCatalyst: %s. No adivinaré los datos; inténtalo de nuevo más tarde.",
+		"fr": "Je n'ai pas pu l'obtenir de CityCatalyst : %s. Je ne devinerai pas les données ; réessayez plus tard.",
+		"zh": "我無法從 CityCatalyst 取得這項資料：%s。我不會猜測資料，請稍後再試。",
+	},
+	"In CityCatalyst you do this from the inventory's page: open the inventory, then use the menu for the step you need. This is a product question, so I have not searched the climate knowledge base.": {
+		"es": "En CityCatalyst esto se hace desde la página del inventario: abre el inventario y usa el menú del paso que necesitas. Es una pregunta sobre el producto, así que no busqué en la base de conocimiento climático.",
+		"fr": "Dans CityCatalyst, cela se fait depuis la page de l'inventaire : ouvrez l'inventaire, puis utilisez le menu de l'étape voulue. C'est une question sur le produit, je n'ai donc pas cherché dans la base de connaissances climatiques.",
+		"zh": "在 CityCatalyst 中，請在清冊頁面操作：開啟清冊，再使用所需步驟的選單。這是產品問題，因此我沒有搜尋氣候知識庫。",
+	},
+	"The %s tool returned something I could not read, so I cannot answer from it.": {
+		"es": "La herramienta %s devolvió algo que no pude leer, así que no puedo responder con ello.",
+		"fr": "L'outil %s a renvoyé quelque chose que je n'ai pas pu lire, je ne peux donc pas répondre à partir de cela.",
+		"zh": "工具 %s 回傳了我無法讀取的內容，因此無法據此回答。",
+	},
+	"There are %d data sources available for this inventory, including %s.": {
+		"es": "Hay %d fuentes de datos disponibles para este inventario, entre ellas %s.",
+		"fr": "Il y a %d sources de données disponibles pour cet inventaire, dont %s.",
+		"zh": "此清冊有 %d 個可用的資料來源，包括 %s。",
+	},
+	"There are no data sources available for this inventory.": {
+		"es": "No hay fuentes de datos disponibles para este inventario.",
+		"fr": "Aucune source de données n'est disponible pour cet inventaire.",
+		"zh": "此清冊沒有可用的資料來源。",
+	},
+	"You have no inventories yet.": {
+		"es": "Todavía no tienes inventarios.",
+		"fr": "Vous n'avez encore aucun inventaire.",
+		"zh": "您目前還沒有任何清冊。",
+	},
+	"I can chart and query your Home Assistant sensors and your attachments. Which sensor and period do you mean?": {
+		"es": "Puedo graficar y consultar tus sensores de Home Assistant y tus adjuntos. ¿Qué sensor y qué período quieres?",
+		"fr": "Je peux tracer et interroger vos capteurs Home Assistant et vos pièces jointes. Quel capteur et quelle période voulez-vous ?",
+		"zh": "我可以為您的 Home Assistant 感測器和附件繪圖與查詢。您指的是哪個感測器和時段？",
+	},
+	"I cannot access the attachment's content, so I cannot build a chart from it.": {
+		"es": "No puedo acceder al contenido del adjunto, así que no puedo hacer un gráfico con él.",
+		"fr": "Je ne peux pas accéder au contenu de la pièce jointe, je ne peux donc pas en faire un graphique.",
+		"zh": "我無法存取附件的內容，因此無法據此繪圖。",
+	},
+	"I cannot read the attachment's content, so I cannot summarize it.": {
+		"es": "No puedo leer el contenido del adjunto, así que no puedo resumirlo.",
+		"fr": "Je ne peux pas lire le contenu de la pièce jointe, je ne peux donc pas le résumer.",
+		"zh": "我無法讀取附件的內容，因此無法摘要。",
+	},
+	"I could not download the history: %s": {
+		"es": "No pude descargar el historial: %s",
+		"fr": "Je n'ai pas pu télécharger l'historique : %s",
+		"zh": "我無法下載歷史紀錄：%s",
+	},
+	"I could not find records with a time and a number in the attachment, so I cannot chart it.": {
+		"es": "No encontré registros con una hora y un número en el adjunto, así que no puedo graficarlo.",
+		"fr": "Je n'ai pas trouvé d'enregistrements avec une heure et un nombre dans la pièce jointe, je ne peux donc pas la tracer.",
+		"zh": "我在附件中找不到含時間與數值的紀錄，因此無法繪圖。",
+	},
+	"I could not make the chart. %s": {
+		"es": "No pude hacer el gráfico. %s",
+		"fr": "Je n'ai pas pu faire le graphique. %s",
+		"zh": "我無法製作圖表。%s",
+	},
+	"I could not query the attachment: %s": {
+		"es": "No pude consultar el adjunto: %s",
+		"fr": "Je n'ai pas pu interroger la pièce jointe : %s",
+		"zh": "我無法查詢附件：%s",
+	},
+	"I do not know the entity ids of all your sensors. Which sensors do you mean (for example sensor.pool_temperature)?": {
+		"es": "No conozco los identificadores de todos tus sensores. ¿Qué sensores quieres (por ejemplo sensor.pool_temperature)?",
+		"fr": "Je ne connais pas les identifiants de tous vos capteurs. Quels capteurs voulez-vous (par exemple sensor.pool_temperature) ?",
+		"zh": "我不知道您所有感測器的實體 ID。您指的是哪些感測器（例如 sensor.pool_temperature）？",
+	},
+	"No attachment was given, so there is nothing to chart.": {
+		"es": "No se dio ningún adjunto, así que no hay nada que graficar.",
+		"fr": "Aucune pièce jointe n'a été donnée, il n'y a donc rien à tracer.",
+		"zh": "沒有提供附件，因此沒有可繪製的內容。",
+	},
+	"The answer is %s.": {
+		"es": "La respuesta es %s.",
+		"fr": "La réponse est %s.",
+		"zh": "答案是 %s。",
+	},
+	"The attached file is shown above in full.": {
+		"es": "El archivo adjunto se muestra completo arriba.",
+		"fr": "Le fichier joint est affiché en entier ci-dessus.",
+		"zh": "附件已完整顯示於上方。",
+	},
+	"The attachment is not data I can read as records, so I cannot chart it.": {
+		"es": "El adjunto no son datos que pueda leer como registros, así que no puedo graficarlo.",
+		"fr": "La pièce jointe n'est pas une donnée que je peux lire comme des enregistrements, je ne peux donc pas la tracer.",
+		"zh": "附件不是我能讀成紀錄的資料，因此無法繪圖。",
+	},
+	"The chart failed: %s": {
+		"es": "El gráfico falló: %s",
+		"fr": "Le graphique a échoué : %s",
+		"zh": "圖表失敗：%s",
+	},
+	"The history tool answered: %s": {
+		"es": "La herramienta de historial respondió: %s",
+		"fr": "L'outil d'historique a répondu : %s",
+		"zh": "歷史工具回覆：%s",
+	},
+	"The result is too large to show here, so I saved it as attachment %s.": {
+		"es": "El resultado es demasiado grande para mostrarlo aquí, así que lo guardé como el adjunto %s.",
+		"fr": "Le résultat est trop volumineux pour être affiché ici, je l'ai donc enregistré comme pièce jointe %s.",
+		"zh": "結果太大無法在此顯示，因此我將它存為附件 %s。",
+	},
+	"There is no recorded history for that sensor in that period: %s": {
+		"es": "No hay historial registrado de ese sensor en ese período: %s",
+		"fr": "Il n'y a pas d'historique enregistré pour ce capteur sur cette période : %s",
+		"zh": "該感測器在該時段沒有紀錄：%s",
+	},
+	"%s matches several places; which one do you mean?": {
+		"es": "%s coincide con varios lugares; ¿cuál quieres decir?",
+		"fr": "%s correspond à plusieurs lieux ; lequel voulez-vous dire ?",
+		"zh": "%s 符合多個地點；您指的是哪一個？",
+	},
+	"Hello! How can I help you today?": {
+		"es": "¡Hola! ¿En qué puedo ayudarte hoy?",
+		"fr": "Bonjour ! Comment puis-je vous aider aujourd'hui ?",
+		"zh": "您好！今天需要什麼協助嗎？",
+	},
+	"I couldn't complete that: %s.": {
+		"es": "No pude completar eso: %s.",
+		"fr": "Je n'ai pas pu le faire : %s.",
+		"zh": "我無法完成：%s。",
+	},
+	"I couldn't complete the %s lookup: %s.": {
+		"es": "No pude completar la consulta %s: %s.",
+		"fr": "Je n'ai pas pu terminer la recherche %s : %s.",
+		"zh": "我無法完成 %s 查詢：%s。",
+	},
+	"I couldn't find %s.": {
+		"es": "No encontré %s.",
+		"fr": "Je n'ai pas trouvé %s.",
+		"zh": "我找不到 %s。",
+	},
+	"I couldn't find a street address for where you are.": {
+		"es": "No encontré una dirección para donde estás.",
+		"fr": "Je n'ai pas trouvé d'adresse pour l'endroit où vous êtes.",
+		"zh": "我找不到您所在位置的街道地址。",
+	},
+	"I couldn't find any matching places nearby.": {
+		"es": "No encontré lugares que coincidan cerca.",
+		"fr": "Je n'ai trouvé aucun lieu correspondant à proximité.",
+		"zh": "附近找不到符合的地點。",
+	},
+	"Nearby: %s.": {
+		"es": "Cerca: %s.",
+		"fr": "À proximité : %s.",
+		"zh": "附近：%s。",
+	},
+	"The trip takes about %d minutes.": {
+		"es": "El viaje dura unos %d minutos.",
+		"fr": "Le trajet dure environ %d minutes.",
+		"zh": "行程約需 %d 分鐘。",
+	},
+	"Which %s do you mean: %s or %s?": {
+		"es": "¿Qué %s quieres decir: %s o %s?",
+		"fr": "Quel %s voulez-vous dire : %s ou %s ?",
+		"zh": "您指的是哪個 %s：%s 還是 %s？",
+	},
+	"You're at %s.": {
+		"es": "Estás en %s.",
+		"fr": "Vous êtes à %s.",
+		"zh": "您在 %s。",
+	},
 }

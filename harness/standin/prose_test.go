@@ -52,6 +52,18 @@ var _ = Describe("instructions every prose-writing policy obeys", func() {
 		Entry("a named one", "Soil carbon at Kisumu?", replacing("Answer in the user's language.", "Always reply in French."), "Je n'ai pas pu"),
 	)
 
+	DescribeTable("the answer's language in the other prose-writing policies, told by a rule added to their prompts",
+		func(req llm.Request, want string) {
+			m := chat(c, req).Message
+			Expect(m.ToolCalls).To(BeEmpty())
+			Expect(m.Content).To(HavePrefix(want))
+		},
+		Entry("Climate Advisor, stated", mutated(advisorRequest(userSays("¿Qué puedes hacer hoy?")), appending("Reply in the user's language.")), "Puedo ayudarte a encontrar"),
+		Entry("Climate Advisor, unstated", advisorRequest(userSays("¿Qué puedes hacer hoy?")), "I can help you find"),
+		Entry("the visualization service, stated", mutated(familyRequest("data_visualization.md", userSays("Haz un gráfico de la temperatura")), appending("Reply in the user's language.")), "No se dio ningún adjunto"),
+		Entry("the visualization service, unstated", familyRequest("data_visualization.md", userSays("Haz un gráfico de la temperatura")), "No attachment was given"),
+	)
+
 	DescribeTable("the answer's length: the sentences a prompt allows, else every sentence and a closing offer",
 		func(req llm.Request, edit func(string) string, sentences int, offer bool) {
 			if edit != nil {
