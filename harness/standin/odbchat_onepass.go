@@ -24,6 +24,7 @@ var (
 // onePassTurn is what the one-pass rules read from the user message.
 type onePassTurn struct {
 	u, mode, lang, question string
+	prose                   prose // the prompt's language and length
 }
 
 func (p odbchatOnePass) Answer(r Request) (llm.Message, error) {
@@ -42,7 +43,9 @@ func (odbchatOnePass) Decide(r Request) (llm.Message, string, error) {
 	}
 	// The answer's language is the prompt's language rule (answerLanguage):
 	// the user's, told from the question, a named one, or, unstated, English.
-	t.lang = answerLanguage(instructionsOf(r), t.question)
+	ins := instructionsOf(r)
+	t.prose = proseOf(ins, t.question)
+	t.lang = t.prose.lang
 	return decide(onePassRules(), t)
 }
 
@@ -85,8 +88,9 @@ func onePassAnswer(t *onePassTurn) (llm.Message, error) {
 		b.WriteString("根據 ODB 知識庫：")
 	}
 	if len(said) == 0 {
-		b.WriteString("I found nothing about this in the ODB knowledge base.")
+		said = []string{"I found nothing about this in the ODB knowledge base."}
 	}
+	said, _, _ = t.prose.limit(said)
 	b.WriteString(strings.Join(said, " "))
 	return llm.Message{Role: llm.RoleAssistant, Content: b.String()}, nil
 }

@@ -279,7 +279,14 @@ var _ = Describe("the ODBchat one-pass policy", func() {
 
 	It("says so when no passage was found", func() {
 		content := chat(model, onepassRequest("explain", "en", "Who won the 1998 World Cup?")).Message.Content
-		Expect(answer(content)).To(Equal("I found nothing about this in the ODB knowledge base."))
+		Expect(answer(content)).To(Equal(verbose("I found nothing about this in the ODB knowledge base.")))
 		Expect(regexp.MustCompile(`\[\d+\]`).MatchString(answer(content))).To(BeFalse())
+	})
+
+	It("keeps the passages' sentences a stated limit allows, else every one and the closing offer", func() {
+		req := onepassRequest("explain", "en", "What is GHRSST?", ghrsst, anomaly)
+		Expect(answer(chat(model, req).Message.Content)).To(HaveSuffix("[2] Let me know if there is anything else I can help you with."))
+		limited := answer(chat(model, mutated(req, appending("Answer in one sentence."))).Message.Content)
+		Expect(limited).To(HaveSuffix("[1]"))
 	})
 })
