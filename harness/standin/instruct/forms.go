@@ -128,8 +128,8 @@ var forms = []Form{
 			}
 			return len(ms) > 0
 		}},
-	{Name: "call-only-when", cues: []string{"unless", "only"}, Doc: `"do not call X unless C", "call X only when C": a route to X for C only`,
-		Default: "a tool is called whenever its description fits",
+	{Name: "call-only-when", cues: []string{"unless", "only"}, Doc: `"do not call X unless C", "call X only when C": a route to X for C only (a policy calls X only for a question that meets C)`,
+		Default: "a tool is called whenever the lexicon says its purpose",
 		read: func(rd *reader, st statement) bool {
 			var tools []string
 			var when string
