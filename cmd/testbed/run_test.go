@@ -42,7 +42,7 @@ var _ = Describe("testbed run", func() {
 		r := testbed("run", "--root", root, "--out", "")
 		Expect(r.code).To(Equal(exitOK), r.String())
 		Expect(r.stdout).To(MatchRegexp(`(?m)^suite/variant\s+passed\s+routing\s+reduction\s+in tok\s+p50\s+p95\s+cost/run$`))
-		Expect(r.stdout).To(MatchRegexp(`(?m)^odbchat/legacy\s+30/30\s+26\.7%\s+\d+\.\d%\s+582\s+7,191 ms\s+8,497 ms\s+\$0$`))
+		Expect(r.stdout).To(MatchRegexp(`(?m)^odbchat/legacy\s+30/30\s+26\.7%\s+\d+\.\d%\s+582\s+7,541 ms\s+8,847 ms\s+\$0$`))
 		Expect(r.stdout).To(MatchRegexp(`(?m)^odbchat/single-pass\s+30/30\s+100\.0%`))
 		Expect(r.stdout).To(ContainSubstring("replay: 0 live calls; "))
 		Expect(r.stdout).To(MatchRegexp(`PASS: all 60 scenarios and 6 thresholds passed, judging 1 suite, 2 variants, 60 runs and \S+ model calls \(\d+ of \d+ checks judged model behaviour against a stand-in\)`))
