@@ -47,15 +47,40 @@ func (e *DeadlineError) Unwrap() error { return context.DeadlineExceeded }
 // overdue returns the error for an exchange of duration took on req when it
 // outlasts req's deadline, else nil. The caller closes the response body.
 func overdue(req *http.Request, url string, took time.Duration) *DeadlineError {
-	dl, ok := req.Context().Deadline()
+	left, ok := timeLeft(req.Context())
 	if !ok {
 		return nil
 	}
-	left := roundUp(max(time.Until(dl), 0), deadlineGrain)
+	left = roundUp(max(left, 0), deadlineGrain)
 	if took < left {
 		return nil
 	}
 	return &DeadlineError{Method: req.Method, URL: url, Waited: left, Took: took}
+}
+
+// WithTimeLeft returns ctx, the context of a request that another process
+// sent with its own deadline, with the time that was left before that
+// deadline when the request was sent. The transports judge the deadline on
+// it, not on the wall time left when the request reaches them, which the
+// hop between the processes would shorten by however long it took on a
+// loaded machine.
+func WithTimeLeft(ctx context.Context, left time.Duration) context.Context {
+	return context.WithValue(ctx, timeLeftKey{}, left)
+}
+
+type timeLeftKey struct{}
+
+// timeLeft is the time left before ctx's deadline when its request was
+// sent; false when it has none.
+func timeLeft(ctx context.Context) (time.Duration, bool) {
+	if left, ok := ctx.Value(timeLeftKey{}).(time.Duration); ok {
+		return left, true
+	}
+	dl, ok := ctx.Deadline()
+	if !ok {
+		return 0, false
+	}
+	return time.Until(dl), true
 }
 
 // deadlineGrain is the precision of a deadline's time left.
