@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"sync"
 	"time"
 )
 
@@ -15,11 +16,13 @@ import (
 // request's deadline, or longer, ends as the client's timeout after that
 // time, the same in recording and in replay.
 //
-// The time left is read when the request is sent and rounded up to a
-// multiple of deadlineGrain, so that the microseconds spent between setting
-// a timeout and sending the request do not make replayed latencies differ
-// from run to run. It is judged per request: a deadline shared by several
-// requests is not charged for the recorded durations of the earlier ones.
+// The time left is read when the first request on the deadline is sent
+// (Deadlines) and rounded up to a multiple of deadlineGrain, so that the
+// microseconds spent between setting a timeout and sending the request do
+// not make replayed latencies differ from run to run. It is judged per
+// request: a deadline shared by several requests is not charged for the
+// recorded durations of the earlier ones, nor for the wall time between
+// them.
 
 // DeadlineError is the error a request gets when its exchange outlasts the
 // deadline on its context. It is a net.Error whose Timeout is true, and it
@@ -46,8 +49,8 @@ func (e *DeadlineError) Unwrap() error { return context.DeadlineExceeded }
 
 // overdue returns the error for an exchange of duration took on req when it
 // outlasts req's deadline, else nil. The caller closes the response body.
-func overdue(req *http.Request, url string, took time.Duration) *DeadlineError {
-	left, ok := timeLeft(req.Context())
+func (d *Deadlines) overdue(req *http.Request, url string, took time.Duration) *DeadlineError {
+	left, ok := d.TimeLeft(req.Context())
 	if !ok {
 		return nil
 	}
@@ -65,22 +68,45 @@ func overdue(req *http.Request, url string, took time.Duration) *DeadlineError {
 // hop between the processes would shorten by however long it took on a
 // loaded machine.
 func WithTimeLeft(ctx context.Context, left time.Duration) context.Context {
-	return context.WithValue(ctx, timeLeftKey{}, left)
+	return context.WithValue(ctx, timeLeft{}, left)
 }
 
-type timeLeftKey struct{}
+type timeLeft struct{}
 
-// timeLeft is the time left before ctx's deadline when its request was
-// sent; false when it has none.
-func timeLeft(ctx context.Context) (time.Duration, bool) {
-	if left, ok := ctx.Value(timeLeftKey{}).(time.Duration); ok {
+// Deadlines keeps, for each deadline its requests have, the time that was
+// left before it when the first of them was sent. A later request on the
+// same deadline (an MCP session's tool call after its initialize, under
+// one timeout) is judged on that time too: the wall time the agent took
+// between them, longer on a busy machine, does not count, as the virtual
+// clock counts none of it. The zero value is ready to use.
+type Deadlines struct {
+	mu   sync.Mutex
+	left map[time.Time]time.Duration
+}
+
+// TimeLeft is the time left before the deadline of ctx, a request's
+// context: the one WithTimeLeft gave it, else the one when the first
+// request on its deadline was sent (now, for the first); false when ctx
+// has no deadline.
+func (d *Deadlines) TimeLeft(ctx context.Context) (time.Duration, bool) {
+	if left, ok := ctx.Value(timeLeft{}).(time.Duration); ok {
 		return left, true
 	}
 	dl, ok := ctx.Deadline()
 	if !ok {
 		return 0, false
 	}
-	return time.Until(dl), true
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	left, seen := d.left[dl]
+	if !seen {
+		left = time.Until(dl)
+		if d.left == nil {
+			d.left = map[time.Time]time.Duration{}
+		}
+		d.left[dl] = left
+	}
+	return left, true
 }
 
 // deadlineGrain is the precision of a deadline's time left.
