@@ -172,7 +172,7 @@ var _ = Describe("the built-in agents run as outside ones", func() {
 				got := ext[k]
 				if gemini[name+" "+strings.Split(k, "/")[0]] {
 					geminiRuns++
-					Expect(got.Input.ToolResults == 0).To(Equal(want.Input.ToolResults == 0), k)
+					Expect(got.Input.ToolResults == 0).To(Equal(want.Input.ToolResults == 0), "%s %s:\n  in-process %+v\n  outside    %+v", name, k, want, got)
 					got.Input.ToolResults, want.Input.ToolResults = 0, 0
 					got.InputTokens, want.InputTokens = 0, 0
 				}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"sync"
 	"time"
 )
 
@@ -15,11 +16,13 @@ import (
 // request's deadline, or longer, ends as the client's timeout after that
 // time, the same in recording and in replay.
 //
-// The time left is read when the request is sent and rounded up to a
-// multiple of deadlineGrain, so that the microseconds spent between setting
-// a timeout and sending the request do not make replayed latencies differ
-// from run to run. It is judged per request: a deadline shared by several
-// requests is not charged for the recorded durations of the earlier ones.
+// The time left is read when the first request on the deadline is sent
+// (Deadlines) and rounded up to a multiple of deadlineGrain, so that the
+// microseconds spent between setting a timeout and sending the request do
+// not make replayed latencies differ from run to run. It is judged per
+// request: a deadline shared by several requests is not charged for the
+// recorded durations of the earlier ones, nor for the wall time between
+// them.
 
 // DeadlineError is the error a request gets when its exchange outlasts the
 // deadline on its context. It is a net.Error whose Timeout is true, and it
@@ -46,16 +49,64 @@ func (e *DeadlineError) Unwrap() error { return context.DeadlineExceeded }
 
 // overdue returns the error for an exchange of duration took on req when it
 // outlasts req's deadline, else nil. The caller closes the response body.
-func overdue(req *http.Request, url string, took time.Duration) *DeadlineError {
-	dl, ok := req.Context().Deadline()
+func (d *Deadlines) overdue(req *http.Request, url string, took time.Duration) *DeadlineError {
+	left, ok := d.TimeLeft(req.Context())
 	if !ok {
 		return nil
 	}
-	left := roundUp(max(time.Until(dl), 0), deadlineGrain)
+	left = roundUp(max(left, 0), deadlineGrain)
 	if took < left {
 		return nil
 	}
 	return &DeadlineError{Method: req.Method, URL: url, Waited: left, Took: took}
+}
+
+// WithTimeLeft returns ctx, the context of a request that another process
+// sent with its own deadline, with the time that was left before that
+// deadline when the request was sent. The transports judge the deadline on
+// it, not on the wall time left when the request reaches them, which the
+// hop between the processes would shorten by however long it took on a
+// loaded machine.
+func WithTimeLeft(ctx context.Context, left time.Duration) context.Context {
+	return context.WithValue(ctx, timeLeft{}, left)
+}
+
+type timeLeft struct{}
+
+// Deadlines keeps, for each deadline its requests have, the time that was
+// left before it when the first of them was sent. A later request on the
+// same deadline (an MCP session's tool call after its initialize, under
+// one timeout) is judged on that time too: the wall time the agent took
+// between them, longer on a busy machine, does not count, as the virtual
+// clock counts none of it. The zero value is ready to use.
+type Deadlines struct {
+	mu   sync.Mutex
+	left map[time.Time]time.Duration
+}
+
+// TimeLeft is the time left before the deadline of ctx, a request's
+// context: the one WithTimeLeft gave it, else the one when the first
+// request on its deadline was sent (now, for the first); false when ctx
+// has no deadline.
+func (d *Deadlines) TimeLeft(ctx context.Context) (time.Duration, bool) {
+	if left, ok := ctx.Value(timeLeft{}).(time.Duration); ok {
+		return left, true
+	}
+	dl, ok := ctx.Deadline()
+	if !ok {
+		return 0, false
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	left, seen := d.left[dl]
+	if !seen {
+		left = time.Until(dl)
+		if d.left == nil {
+			d.left = map[time.Time]time.Duration{}
+		}
+		d.left[dl] = left
+	}
+	return left, true
 }
 
 // deadlineGrain is the precision of a deadline's time left.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -14,6 +15,19 @@ import (
 
 	"github.com/agentreplay/testbed/harness/cassette"
 )
+
+// sharedDeadline is a cassette of three exchanges an agent makes under one
+// timeout, recorded at 950 ms, 950 ms and 1.5 s.
+const sharedDeadline = `---
+version: 1
+interactions:
+    - request: {url: "https://mcp.example/initialize", method: GET}
+      response: {body: ok, status: 200 OK, code: 200, duration: 950ms}
+    - request: {url: "https://mcp.example/call", method: GET}
+      response: {body: ok, status: 200 OK, code: 200, duration: 950ms}
+    - request: {url: "https://mcp.example/late", method: GET}
+      response: {body: ok, status: 200 OK, code: 200, duration: 1.5s}
+`
 
 // postWithin posts body to url through rt with a deadline timeout away, as an
 // agent with a per-request timeout does.
@@ -64,6 +78,37 @@ var _ = Describe("a request's own deadline", func() {
 			Expect(seen[1].Timeout).To(BeNil())
 			Expect(seen[1].Duration).To(Equal(2 * time.Second))
 		}
+	})
+
+	It("judges each request on a shared deadline on the time left when the first was sent, however long the agent took between them", func() {
+		path := filepath.Join(GinkgoT().TempDir(), "shared.yaml")
+		Expect(os.WriteFile(path, []byte(sharedDeadline), 0o644)).To(Succeed())
+		var play observed
+		rp, err := cassette.Open(cassette.ModeReplay, path, cassette.Options{Observe: play.add})
+		Expect(err).NotTo(HaveOccurred())
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		get := func(url string) (*http.Response, error) {
+			req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+			Expect(err).NotTo(HaveOccurred())
+			return rp.RoundTrip(req)
+		}
+		for i, url := range []string{"https://mcp.example/initialize", "https://mcp.example/call", "https://mcp.example/late"} {
+			if i > 0 {
+				// The agent is slow between its requests, as on a busy machine.
+				time.Sleep(300 * time.Millisecond)
+			}
+			resp, err := get(url)
+			if url != "https://mcp.example/late" {
+				Expect(err).NotTo(HaveOccurred(), "%s: 950 ms is within the 1 s left when the first request was sent", url)
+				resp.Body.Close()
+				continue
+			}
+			var late *cassette.DeadlineError
+			Expect(errors.As(err, &late)).To(BeTrue(), "got %v", err)
+			Expect(late.Waited).To(Equal(time.Second))
+		}
+		Expect(play.durations()).To(Equal([]time.Duration{950 * time.Millisecond, 950 * time.Millisecond, time.Second}))
 	})
 
 	It("lets a request without a deadline wait the whole recorded time", func() {

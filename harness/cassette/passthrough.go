@@ -215,7 +215,7 @@ func (l *live) observeStream(req *http.Request, url string, resp *http.Response,
 				e.Duration = e.Stream.Duration
 			}
 		}
-		late := overdue(req, url, e.Duration)
+		late := l.deadlines.overdue(req, url, e.Duration)
 		if late != nil {
 			e.Duration, e.Timeout = late.Waited, late
 		}

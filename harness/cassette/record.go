@@ -69,6 +69,7 @@ type recording struct {
 	streams    streamGate  // streams handed on before they are captured
 	policy     string      // the PolicyHeader of a captured response, if any
 	unanswered [][2]string // the requests a stand-in had no policy for, and its message
+	deadlines  Deadlines
 }
 
 func newRecorder(path string, opts Options) (*recording, error) {
@@ -213,7 +214,7 @@ func (r *recording) record(req *http.Request) (*http.Response, error) {
 	d, st := r.last, r.lastStream
 	r.mu.Unlock()
 	e := Exchange{Method: req.Method, URL: url, Status: resp.StatusCode, Duration: d, Fault: resp.Header.Get(FaultHeader), Rule: resp.Header.Get(RuleHeader), Stream: st}
-	late := overdue(req, url, d)
+	late := r.deadlines.overdue(req, url, d)
 	if late != nil {
 		// The interaction is recorded as it was: a replay judges it the same way.
 		resp.Body.Close()
@@ -290,9 +291,10 @@ func (r *recording) Abort() {
 
 // live sends requests on and records nothing.
 type live struct {
-	real     http.RoundTripper
-	observe  func(Exchange)
-	detector *Detector
+	real      http.RoundTripper
+	observe   func(Exchange)
+	detector  *Detector
+	deadlines Deadlines
 }
 
 func newLive(opts Options) (*live, error) {
@@ -324,7 +326,7 @@ func (l *live) RoundTrip(req *http.Request) (*http.Response, error) {
 				e.Duration = d
 			}
 		}
-		if late := overdue(req, url, e.Duration); late != nil {
+		if late := l.deadlines.overdue(req, url, e.Duration); late != nil {
 			resp.Body.Close()
 			resp, err = nil, late
 			e.Duration, e.Timeout = late.Waited, late

@@ -127,6 +127,8 @@ type replayer struct {
 	detector *Detector
 	prov     Provenance
 	items    []*vcr.Interaction
+	// deadlines judges the requests' own deadlines.
+	deadlines Deadlines
 
 	mu       sync.Mutex
 	canon    [][]byte         // canonical request bodies, by interaction, once computed
@@ -284,7 +286,7 @@ func (r *replayer) serve(req *http.Request) (int, *http.Response, error) {
 	header := ownHeader(in.Response.Headers)
 	e := Exchange{Method: req.Method, URL: liveURL, Status: in.Response.Code,
 		Duration: in.Response.Duration, Fault: header.Get(FaultHeader), Rule: header.Get(RuleHeader), Stream: stream.Of(header, in.Response.Body)}
-	if late := overdue(req, e.URL, e.Duration); late != nil {
+	if late := r.deadlines.overdue(req, e.URL, e.Duration); late != nil {
 		e.Duration, e.Timeout = late.Waited, late
 		r.observe(e)
 		return i, nil, late

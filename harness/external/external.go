@@ -238,7 +238,7 @@ func (a *agent) Run(ctx context.Context, in agents.Input) (ans agents.Answer, er
 		}
 	}()
 	s := proxy.Session{Transport: obs, Upstreams: a.cfg.Upstreams, Clock: a.cfg.Clock, Embeddings: a.spec.Embeddings, Key: a.realKey(),
-		Turn: func(n int) { a.cfg.Tracer.Note(agents.NoteTurn, n) }, MaxBody: a.spec.MaxRequestBody}
+		Turn: obs.turn, MaxBody: a.spec.MaxRequestBody}
 	s.SetModel(a.cfg.Endpoint)
 	id, base := p.Open(s)
 	ended := false

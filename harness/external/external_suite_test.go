@@ -21,6 +21,8 @@ func TestMain(m *testing.M) {
 		os.Exit(directAgent())
 	case "stream":
 		os.Exit(streamAgent())
+	case "stream-turns":
+		os.Exit(turnsAgent())
 	}
 	if kind := os.Getenv("FAKE_AGENT"); kind != "" {
 		os.Exit(fakeAgent(kind))

@@ -4,13 +4,14 @@ import (
 	"context"
 	"io"
 
+	"github.com/agentreplay/testbed/agents"
 	"github.com/agentreplay/testbed/harness/stream"
 )
 
 // onEnd hands body on as it is read and calls end once, with all of it,
 // when it ends (or is closed first, with io.ErrUnexpectedEOF). Until then
-// the next request waits (settled), so the traffic is read in the order
-// the agent made it.
+// the next request waits (settled), and a turn the program starts waits
+// (turn), so the traffic is read in the order the agent made it.
 func (o *observer) onEnd(body io.ReadCloser, end func([]byte, error)) io.ReadCloser {
 	ch := make(chan struct{})
 	o.mu.Lock()
@@ -21,11 +22,31 @@ func (o *observer) onEnd(body io.ReadCloser, end func([]byte, error)) io.ReadClo
 		o.mu.Lock()
 		if o.streaming == ch {
 			o.streaming = nil
+			for _, n := range o.turns {
+				o.cfg.Tracer.Note(agents.NoteTurn, n)
+			}
+			o.turns = nil
 		}
 		o.mu.Unlock()
 		close(ch)
 		return nil
 	})
+}
+
+// turn notes that the program starts turn n (it posted to
+// TESTBED_TURN_URL). A program has a stream whole once it has read its last
+// event, a little before the stream ends in the proxy: while one is being
+// handed on, the turn starts once the stream has been read as traffic of
+// the turn it belongs to. It does not wait for that, as the program may
+// read the rest of the stream only after posting.
+func (o *observer) turn(n int) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.streaming != nil {
+		o.turns = append(o.turns, n)
+		return
+	}
+	o.cfg.Tracer.Note(agents.NoteTurn, n)
 }
 
 // settled waits until the stream being handed on, if any, has been read

@@ -55,6 +55,9 @@ type observer struct {
 	// streaming is closed when the stream being handed on has been read
 	// as traffic; nil when none is.
 	streaming chan struct{}
+	// turns are the turns the program started while that stream was
+	// handed on, to note once it has been read (turn).
+	turns []int
 }
 
 // askedCall is one tool call the model asked for and what the traffic

@@ -35,7 +35,8 @@ const (
 // language is given the session's base URLs instead, sets its timeouts its
 // own way and gets the 504.)
 type Client struct {
-	prefixes []prefix // logical base URL → session URL, longest first
+	prefixes  []prefix // logical base URL → session URL, longest first
+	deadlines cassette.Deadlines
 }
 
 type prefix struct{ logical, session string }
@@ -82,8 +83,8 @@ func (c *Client) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	req = req.Clone(req.Context())
 	req.URL, req.Host = target, target.Host
-	if dl, ok := req.Context().Deadline(); ok {
-		req.Header.Set(TimeoutHeader, strconv.FormatInt(int64(max(time.Until(dl), 0)), 10))
+	if left, ok := c.deadlines.TimeLeft(req.Context()); ok {
+		req.Header.Set(TimeoutHeader, strconv.FormatInt(int64(max(left, 0)), 10))
 		// The proxy judges the deadline on the recorded duration; the
 		// request itself must not be cut short by it.
 		req = req.WithContext(context.WithoutCancel(req.Context()))

@@ -316,6 +316,9 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, time.Duration(ns))
 		defer cancel()
+		// Judged on the time left when the client sent the request, as
+		// without the proxy: the hop here must not count against it.
+		ctx = cassette.WithTimeLeft(ctx, time.Duration(ns))
 	}
 	out, err := http.NewRequestWithContext(ctx, r.Method, target, bytes.NewReader(body))
 	if err != nil {
