@@ -99,7 +99,7 @@ func Run(t TB, suitePath string, newAgent agents.Constructor, opts ...Option) *r
 	}
 	entries := map[string]agents.Entry{s.Agent: {Info: info, New: newAgent}}
 	suites := []*scenario.Suite{s}
-	if err := lint.Configs(root, suites, entries); err != nil {
+	if err := lint.Configs(root, suites, entries, nil); err != nil {
 		t.Fatalf("replaytest: %v", err)
 		return nil
 	}

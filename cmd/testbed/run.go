@@ -16,6 +16,7 @@ import (
 
 	"github.com/agnivade/levenshtein"
 
+	"github.com/agentreplay/testbed/agents"
 	"github.com/agentreplay/testbed/agents/all"
 	"github.com/agentreplay/testbed/harness/cassette"
 	"github.com/agentreplay/testbed/harness/check"
@@ -139,9 +140,13 @@ func loadSuites(sel selection) ([]*scenario.Suite, error) {
 	dir := filepath.Join(sel.root, "scenarios")
 	// A variant config the agent refuses is a problem in the suite file too,
 	// reported with the file's others.
+	// The agents built share one cache, so that a knowledge base is built
+	// once for every suite and variant of its agent.
+	cache := &agents.Cache{}
+	defer cache.Close()
 	configs := func(s *scenario.Suite) error {
 		one := []*scenario.Suite{s}
-		return lint.Configs(sel.root, one, registry(sel.root, one, nil))
+		return lint.Configs(sel.root, one, registry(sel.root, one, nil), cache)
 	}
 	suites, err := scenario.LoadDir(dir, scenario.LoadOptions{Agents: all.Names(), Metrics: check.MetricNames(), Faults: runner.FaultKinds(), JQ: check.CompileJQ, Check: configs, Root: sel.root})
 	if err != nil {

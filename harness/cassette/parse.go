@@ -303,8 +303,8 @@ func singleQuoted(s string) (string, bool) {
 			rest = rest[q+2:]
 			continue
 		}
-		if b.Len() == 0 {
-			return strings.Clone(rest[:q]), q == len(rest)-1
+		if b.Len() == 0 { // no quote inside: a slice of the text, as a plain scalar is
+			return rest[:q], q == len(rest)-1
 		}
 		b.WriteString(rest[:q])
 		return b.String(), q == len(rest)-1

@@ -127,11 +127,16 @@ func (d *Detector) learn(v string) {
 // field's value, a pointer's, a credential header's, a query key's. An
 // agent that put such a value in a body also puts it in its tool calls and
 // answers, which reports hold; cassettes are redacted by d alone, so that
-// a recording never depends on what another ran before it.
+// a recording never depends on what another ran before it. When d found
+// none (every replay of committed cassettes), it is d itself, with what
+// it already judged.
 func (d *Detector) Learned() (*Detector, error) {
 	d.learned.mu.Lock()
 	values := slices.Sorted(maps.Keys(d.learned.values))
 	d.learned.mu.Unlock()
+	if len(values) == 0 {
+		return d, nil
+	}
 	return NewDetector(append(slices.Clone(d.secrets), values...), d.names, d.rules)
 }
 

@@ -219,6 +219,14 @@ var _ = Describe("the redaction funnel", func() {
 		learned, err := d.Learned()
 		Expect(err).NotTo(HaveOccurred())
 		Expect(learned.Text("tool args: northwind-west")).To(Equal("tool args: "+cassette.Placeholder("northwind")+"-west"), "a value found by its pointer is redacted anywhere in reports")
+		Expect(learned).NotTo(BeIdenticalTo(d))
+
+		fresh, err := cassette.NewDetector(nil, nil, []cassette.Rule{{Pointer: "/meta/*/tenant"}})
+		Expect(err).NotTo(HaveOccurred())
+		same, err := fresh.Learned()
+		Expect(err).NotTo(HaveOccurred())
+		Expect(same).To(BeIdenticalTo(fresh), "a detector that learnt nothing is its own Learned, with what it judged")
+		Expect(same.Text("tool args: northwind-west")).To(Equal("tool args: northwind-west"))
 
 		dir := GinkgoT().TempDir()
 		Expect(os.WriteFile(filepath.Join(dir, "c.yaml"), []byte("body: 'acct-12345678'\n"), 0o644)).To(Succeed())

@@ -121,11 +121,18 @@ func Suites(root string, suites []*scenario.Suite, registry map[string]agents.En
 // a value out of range, a prompt file that is not there) as a
 // scenario.Error at the variant's line, all of them at once in a
 // scenario.Errors, which matches scenario.ErrInvalidSuite. It sends nothing.
-func Configs(root string, suites []*scenario.Suite, registry map[string]agents.Entry) error {
+// The builds share cache, so that what agents build from their data folder
+// (knowledge bases, through agents.LoadOnce) is built once, not once per
+// variant; nil shares a cache of Configs' own, closed when it returns.
+func Configs(root string, suites []*scenario.Suite, registry map[string]agents.Entry, cache *agents.Cache) error {
+	if cache == nil {
+		cache = &agents.Cache{}
+		defer cache.Close()
+	}
 	var errs scenario.Errors
 	for _, s := range suites {
 		for _, v := range s.Variants {
-			if _, err := Build(root, s, v, registry); err != nil {
+			if _, err := build(root, s, v, registry, cache); err != nil {
 				msg := strings.TrimPrefix(err.Error(), s.Agent+": variant config: ")
 				errs = append(errs, &scenario.Error{Path: s.Path, Line: v.Line, Msg: fmt.Sprintf("variants.%s.config: %s", v.Name, msg)})
 			}
@@ -140,6 +147,12 @@ func Configs(root string, suites []*scenario.Suite, registry map[string]agents.E
 // Build constructs suite s's agent under variant v as a run would, with
 // no network: its requests are refused.
 func Build(root string, s *scenario.Suite, v scenario.Variant, registry map[string]agents.Entry) (agents.Agent, error) {
+	return build(root, s, v, registry, nil)
+}
+
+// build is Build with the agents.Cache the agent builds its indexes in
+// (nil: none).
+func build(root string, s *scenario.Suite, v scenario.Variant, registry map[string]agents.Entry, cache *agents.Cache) (agents.Agent, error) {
 	entry, ok := registry[s.Agent]
 	if !ok {
 		return nil, fmt.Errorf("unknown agent %q", s.Agent)
@@ -157,6 +170,7 @@ func Build(root string, s *scenario.Suite, v scenario.Variant, registry map[stri
 		Tracer:  agents.NopTracer{},
 		Data:    files.DirFS(filepath.Join(root, "fixtures", s.Agent)),
 		Prompts: files.DirFS(filepath.Join(root, "scenarios")),
+		Cache:   cache,
 	})
 }
 

@@ -38,29 +38,40 @@ func ReadJSON(rd io.Reader) (*Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read json report: %w", err)
 	}
-	var probe struct {
-		SchemaVersion *int `json:"schemaVersion"`
-	}
-	if err := json.Unmarshal(data, &probe); err != nil {
-		return nil, fmt.Errorf("read json report: %w", err)
-	}
-	switch {
-	case probe.SchemaVersion == nil:
-		return nil, fmt.Errorf("read json report: no schemaVersion (want %d); is this a testbed report? %w",
-			SchemaVersion, ErrSchemaVersion)
-	case *probe.SchemaVersion != SchemaVersion:
-		return nil, fmt.Errorf("read json report: schemaVersion %d, but this testbed reads schemaVersion %d; "+
-			"regenerate the report with this testbed or read it with the one that wrote it: %w",
-			*probe.SchemaVersion, SchemaVersion, ErrSchemaVersion)
-	}
+	// The report is decoded once; only when that fails or finds another
+	// version is the version read alone, whose error comes first.
 	var r Report
-	if err := json.Unmarshal(data, &r); err != nil {
+	if err := json.Unmarshal(data, &r); err != nil || r.SchemaVersion != SchemaVersion {
+		if verr := checkVersion(data); verr != nil {
+			return nil, verr
+		}
 		return nil, fmt.Errorf("read json report: %w", err)
 	}
 	if err := compactRaw(&r); err != nil {
 		return nil, fmt.Errorf("read json report: %w", err)
 	}
 	return &r, nil
+}
+
+// checkVersion reads data's schemaVersion alone and says why a report that
+// lacks it, or has another, is refused (nil when it is SchemaVersion).
+func checkVersion(data []byte) error {
+	var probe struct {
+		SchemaVersion *int `json:"schemaVersion"`
+	}
+	if err := json.Unmarshal(data, &probe); err != nil {
+		return fmt.Errorf("read json report: %w", err)
+	}
+	switch {
+	case probe.SchemaVersion == nil:
+		return fmt.Errorf("read json report: no schemaVersion (want %d); is this a testbed report? %w",
+			SchemaVersion, ErrSchemaVersion)
+	case *probe.SchemaVersion != SchemaVersion:
+		return fmt.Errorf("read json report: schemaVersion %d, but this testbed reads schemaVersion %d; "+
+			"regenerate the report with this testbed or read it with the one that wrote it: %w",
+			*probe.SchemaVersion, SchemaVersion, ErrSchemaVersion)
+	}
+	return nil
 }
 
 // compactRaw removes from r's raw JSON fields the indentation WriteJSON

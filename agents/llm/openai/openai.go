@@ -25,13 +25,14 @@ type Client struct {
 	sdk    sdk.Client
 	model  string
 	stream bool
+	tools  *schemas
 }
 
 // New returns a client for model at baseURL (for example
 // "http://localhost:11434/v1"), sending every request through hc. An empty
 // key sends a placeholder, as local servers need none.
 func New(baseURL, model, key string, hc *http.Client) *Client {
-	return &Client{model: model, sdk: newSDK(baseURL, key, hc)}
+	return &Client{model: model, sdk: newSDK(baseURL, key, hc), tools: &schemas{}}
 }
 
 // newSDK is the SDK's client at baseURL over hc, retries off; an empty key
@@ -129,8 +130,8 @@ func (c *Client) params(req llm.Request) (sdk.ChatCompletionNewParams, error) {
 		p.Messages = append(p.Messages, mp)
 	}
 	for _, t := range req.Tools {
-		var schema map[string]any
-		if err := json.Unmarshal(t.Parameters, &schema); err != nil {
+		schema, err := c.tools.decode(t.Parameters)
+		if err != nil {
 			return p, fmt.Errorf("tool %s: parameters are not a JSON object: %w", t.Name, err)
 		}
 		p.Tools = append(p.Tools, sdk.ChatCompletionFunctionTool(shared.FunctionDefinitionParam{

@@ -43,13 +43,14 @@ type Responses struct {
 	sdk    sdk.Client
 	model  string
 	stream bool
+	tools  *schemas
 }
 
 // NewResponses returns a Responses client for model at baseURL (for
 // example "https://api.openai.com/v1"), sending every request through hc.
 // An empty key sends a placeholder, as New does.
 func NewResponses(baseURL, model, key string, hc *http.Client) *Responses {
-	return &Responses{model: model, sdk: newSDK(baseURL, key, hc)}
+	return &Responses{model: model, sdk: newSDK(baseURL, key, hc), tools: &schemas{}}
 }
 
 // Chat implements llm.Client.
@@ -152,8 +153,8 @@ func (c *Responses) params(req llm.Request) (responses.ResponseNewParams, error)
 	}
 	p.Input = responses.ResponseNewParamsInputUnion{OfInputItemList: input}
 	for _, t := range req.Tools {
-		var schema map[string]any
-		if err := json.Unmarshal(t.Parameters, &schema); err != nil {
+		schema, err := c.tools.decode(t.Parameters)
+		if err != nil {
 			return p, fmt.Errorf("tool %s: parameters are not a JSON object: %w", t.Name, err)
 		}
 		fn := responses.FunctionToolParam{Name: t.Name, Parameters: schema, Strict: sdk.Bool(false)}
