@@ -205,17 +205,6 @@ func enumLevel(enum []string, level string) string {
 	return strings.ToUpper(level[:1]) + level[1:]
 }
 
-// schemaEnum returns the enum of property prop of a JSON schema.
-func schemaEnum(schema json.RawMessage, prop string) []string {
-	var s struct {
-		Properties map[string]struct {
-			Enum []string `json:"enum"`
-		} `json:"properties"`
-	}
-	json.Unmarshal(schema, &s)
-	return s.Properties[prop].Enum
-}
-
 // cbaSoilProperties names the soil properties of the schema's list (the
 // words of the "properties" description) that the question names through a
 // lexicon concept the property's name starts with ("ph" for "phh2o").

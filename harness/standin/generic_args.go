@@ -1,7 +1,6 @@
 package standin
 
 import (
-	"encoding/json"
 	"maps"
 	"math"
 	"regexp"
@@ -101,15 +100,6 @@ func newArgText(text string, r Request) *argText {
 		}
 	}
 	return t
-}
-
-// schemaOf reads raw as a JSON object schema; anything else is empty.
-func schemaOf(raw json.RawMessage) map[string]any {
-	var s map[string]any
-	if json.Unmarshal(raw, &s) != nil || s == nil {
-		return map[string]any{}
-	}
-	return s
 }
 
 // fillObject fills the required properties of object schema s (every

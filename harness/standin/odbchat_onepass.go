@@ -113,19 +113,6 @@ func sentence(s, lang string) string {
 
 var hanRe = regexp.MustCompile(`\p{Han}`)
 
-func firstSentence(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	for i, r := range s {
-		if (r == '.' || r == '。') && i > 20 {
-			return s[:i+len(string(r))]
-		}
-	}
-	if len(s) > 200 {
-		return s[:200]
-	}
-	return s
-}
-
 // program picks a code template by what the question names: CSV, or a
 // plot word of the lexicon.
 func program(q string) string {

@@ -43,20 +43,6 @@ import (
 	"github.com/agentreplay/testbed/harness/wire"
 )
 
-// Request is a chat request as a policy sees it: as read from the wire,
-// whatever its dialect.
-type Request = wire.Request
-
-// Policy answers the requests of one agent protocol.
-type Policy interface {
-	// Name identifies the policy in errors and logs.
-	Name() string
-	// Accepts reports whether the request follows this policy's protocol.
-	Accepts(r Request) bool
-	// Answer returns the assistant message.
-	Answer(r Request) (llm.Message, error)
-}
-
 // Policies returns every policy the stand-in knows: the agent-specific
 // ones, then Generic, which accepts any request the others do not.
 func Policies() []Policy {
