@@ -8,6 +8,8 @@ import (
 
 	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/harness/standin/instruct"
+	"github.com/agentreplay/testbed/harness/standin/lexicon"
+	"github.com/agentreplay/testbed/harness/standin/policy"
 )
 
 // The CBA assistant policy is two tables of named rules. cbaRules decide
@@ -29,49 +31,49 @@ type cbaPolicy struct{}
 
 func (cbaPolicy) Name() string { return "cba/assistant" }
 
-func (cbaPolicy) Accepts(r Request) bool {
+func (cbaPolicy) Accepts(r policy.Request) bool {
 	return strings.Contains(r.System(), "data assistant for sustainable agriculture")
 }
 
 // cbaTurn is what the CBA rules read from a request.
 type cbaTurn struct {
-	r       Request
+	r       policy.Request
 	system  string
 	user    string
-	text    lexText
+	text    lexicon.Text
 	turn    []llm.Message // the messages after the last user message
 	last    *llm.ToolCall // the last tool call of the turn, if any
 	result  string        // its result
 	offered map[string]llm.Tool
-	ins     instruct.Set // what the system prompt instructs
-	prose   prose        // how it writes: the prompt's language and length
-	help    bool         // list_tools and describe_tool are offered
-	want    string       // the tool the question needs, "" when none
+	ins     instruct.Set  // what the system prompt instructs
+	prose   lexicon.Prose // how it writes: the prompt's language and length
+	help    bool          // list_tools and describe_tool are offered
+	want    string        // the tool the question needs, "" when none
 	args    map[string]any
 	intent  string // the cbaIntents rule that chose want
 }
 
-func (p cbaPolicy) Answer(r Request) (llm.Message, error) {
+func (p cbaPolicy) Answer(r policy.Request) (llm.Message, error) {
 	m, _, err := p.Decide(r)
 	return m, err
 }
 
 // Decide answers by cbaRules and names the rule, and the intent when one
 // chose the tool ("call-named+forecast").
-func (cbaPolicy) Decide(r Request) (llm.Message, string, error) {
+func (cbaPolicy) Decide(r policy.Request) (llm.Message, string, error) {
 	t, err := readCBATurn(r)
 	if err != nil {
 		return llm.Message{}, "", err
 	}
-	m, name, err := decide(cbaRules(), t)
+	m, name, err := policy.Decide(cbaRules(), t)
 	if t.intent != "" && t.want != "" {
 		name += "+" + t.intent
 	}
 	return m, name, err
 }
 
-func readCBATurn(r Request) (*cbaTurn, error) {
-	t := &cbaTurn{r: r, system: r.System(), offered: map[string]llm.Tool{}, ins: instructionsOf(r)}
+func readCBATurn(r policy.Request) (*cbaTurn, error) {
+	t := &cbaTurn{r: r, system: r.System(), offered: map[string]llm.Tool{}, ins: policy.InstructionsOf(r)}
 	at := -1
 	for i, m := range r.Messages {
 		if m.Role == llm.RoleUser {
@@ -81,17 +83,17 @@ func readCBATurn(r Request) (*cbaTurn, error) {
 	if at < 0 {
 		return nil, fmt.Errorf("no user message")
 	}
-	t.text = readText(t.user)
-	t.prose = proseOf(t.ins, t.user)
+	t.text = lexicon.Read(t.user)
+	t.prose = lexicon.ProseOf(t.ins, t.user)
 	t.turn = r.Messages[at+1:]
-	if t.last = lastCall(t.turn); t.last != nil {
-		t.result = resultOf(t.turn, t.last.ID)
+	if t.last = policy.LastCall(t.turn); t.last != nil {
+		t.result = policy.ResultOf(t.turn, t.last.ID)
 	}
 	for _, tool := range r.Tools {
 		t.offered[tool.Name] = tool
 	}
-	_, list := chooseTool(r.Tools, cbaListHelp)
-	_, describe := chooseTool(r.Tools, cbaDescribeHelp)
+	_, list := policy.ChooseTool(r.Tools, cbaListHelp)
+	_, describe := policy.ChooseTool(r.Tools, cbaDescribeHelp)
 	t.help = list && describe
 	t.want, t.args, t.intent = cbaIntent(t)
 	return t, nil
@@ -105,25 +107,25 @@ func (t *cbaTurn) named(tool string) bool {
 
 // say answers in the prompt's language and length (prose).
 func (t *cbaTurn) say(format string, a ...any) (llm.Message, error) {
-	return llm.Message{Role: llm.RoleAssistant, Content: t.prose.finish(t.prose.say(format, a...))}, nil
+	return llm.Message{Role: llm.RoleAssistant, Content: t.prose.Finish(t.prose.Say(format, a...))}, nil
 }
 
 func (t *cbaTurn) call(tool string, args map[string]any) (llm.Message, error) {
-	return toolCaller(t.r)(tool, args)
+	return policy.ToolCaller(t.r)(tool, args)
 }
 
 // isHelp reports whether the tool called name is one of the help tools
 // (the one that lists the tools, the one that describes one).
 func (t *cbaTurn) isHelp(name string) bool {
-	return serves(t.r.Tools, name, cbaListHelp) || serves(t.r.Tools, name, cbaDescribeHelp)
+	return policy.Serves(t.r.Tools, name, cbaListHelp) || policy.Serves(t.r.Tools, name, cbaDescribeHelp)
 }
 
 // callFor calls the tool chosen for p, its arguments filled from slots.
-func (t *cbaTurn) callFor(p purpose, slots ...slot) (llm.Message, error) {
-	if !offers(t.r, p) {
+func (t *cbaTurn) callFor(p policy.Purpose, slots ...policy.Slot) (llm.Message, error) {
+	if !policy.Offers(t.r, p) {
 		return t.say("I cannot look that up with the tools I have.")
 	}
-	return callFor(t.r, p, slots...)
+	return policy.CallFor(t.r, p, slots...)
 }
 
 // fallback calls the tool a weak model reaches for instead of want: the
@@ -131,17 +133,17 @@ func (t *cbaTurn) callFor(p purpose, slots ...slot) (llm.Message, error) {
 // the question.
 func (t *cbaTurn) fallback() (llm.Message, error) {
 	if city := cbaPlace(t.user); t.intent == "forecast" && city != "" {
-		return t.callFor(cbaWeatherNow, slot{"city", city})
+		return t.callFor(cbaWeatherNow, policy.Slot{Word: "city", Value: city})
 	}
-	return t.callFor(cbaIndicatorSearch, slot{"query question", t.user})
+	return t.callFor(cbaIndicatorSearch, policy.Slot{Word: "query question", Value: t.user})
 }
 
 // cbaRules is the CBA policy's turn table, tried in order.
-func cbaRules() []rule[*cbaTurn] {
-	return []rule[*cbaTurn]{
-		{name: "own-tools", doc: "the user asks about the assistant's tools: when the prompt forbids naming some tools, the count of the others and their categories; with no such prohibition, every tool by name",
-			match: func(t *cbaTurn) bool { return t.last == nil && t.text.has("own_tools") },
-			act: func(t *cbaTurn) (llm.Message, error) {
+func cbaRules() []policy.Rule[*cbaTurn] {
+	return []policy.Rule[*cbaTurn]{
+		{Name: "own-tools", Doc: "the user asks about the assistant's tools: when the prompt forbids naming some tools, the count of the others and their categories; with no such prohibition, every tool by name",
+			Match: func(t *cbaTurn) bool { return t.last == nil && t.text.Has("own_tools") },
+			Act: func(t *cbaTurn) (llm.Message, error) {
 				var names []string
 				for _, tool := range t.r.Tools {
 					if !t.ins.Forbids("name", tool.Name) {
@@ -153,14 +155,14 @@ func cbaRules() []rule[*cbaTurn] {
 				}
 				return t.say("I have %d tools for weather and climate normals, soil properties and soil carbon, and the CBA indicator knowledge base (indicator search, details, feasible methods, comparisons and reports).", len(names))
 			}},
-		{name: "how-answered", doc: "the user asks how an answer was found: the help tools by name when they are offered and the prompt does not forbid naming them; else a sentence the prompt allows, else none of their names",
-			match: func(t *cbaTurn) bool { return t.last == nil && t.text.has("how_answered") },
-			act: func(t *cbaTurn) (llm.Message, error) {
+		{Name: "how-answered", Doc: "the user asks how an answer was found: the help tools by name when they are offered and the prompt does not forbid naming them; else a sentence the prompt allows, else none of their names",
+			Match: func(t *cbaTurn) bool { return t.last == nil && t.text.Has("how_answered") },
+			Act: func(t *cbaTurn) (llm.Message, error) {
 				if !t.help {
 					return t.say("I chose the data source that fits your question and called it.")
 				}
-				list, _ := chooseTool(t.r.Tools, cbaListHelp)
-				describe, _ := chooseTool(t.r.Tools, cbaDescribeHelp)
+				list, _ := policy.ChooseTool(t.r.Tools, cbaListHelp)
+				describe, _ := policy.ChooseTool(t.r.Tools, cbaDescribeHelp)
 				switch {
 				case !t.ins.Forbids("name", list.Name) && !t.ins.Forbids("name", describe.Name):
 					return t.say("I called %s to see my tools and %s to read the right one's documentation, then called it.", list.Name, describe.Name)
@@ -169,43 +171,43 @@ func cbaRules() []rule[*cbaTurn] {
 				}
 				return t.say("I chose the data source that fits your question and called it.")
 			}},
-		{name: "after-list-tools", doc: "after the tool that lists the tools: describe the needed tool (with the tool that describes one) when the list holds it, else fall back",
-			match: func(t *cbaTurn) bool { return t.last != nil && serves(t.r.Tools, t.last.Name, cbaListHelp) },
-			act: func(t *cbaTurn) (llm.Message, error) {
+		{Name: "after-list-tools", Doc: "after the tool that lists the tools: describe the needed tool (with the tool that describes one) when the list holds it, else fall back",
+			Match: func(t *cbaTurn) bool { return t.last != nil && policy.Serves(t.r.Tools, t.last.Name, cbaListHelp) },
+			Act: func(t *cbaTurn) (llm.Message, error) {
 				if t.want != "" && strings.Contains(t.result, t.want+":") {
-					return t.callFor(cbaDescribeHelp, slot{"name", t.want})
+					return t.callFor(cbaDescribeHelp, policy.Slot{Word: "name", Value: t.want})
 				}
 				return t.fallback()
 			}},
-		{name: "after-describe-tool", doc: "after the tool that describes one: call the tool it described",
-			match: func(t *cbaTurn) bool {
-				return t.last != nil && serves(t.r.Tools, t.last.Name, cbaDescribeHelp) && t.want != ""
+		{Name: "after-describe-tool", Doc: "after the tool that describes one: call the tool it described",
+			Match: func(t *cbaTurn) bool {
+				return t.last != nil && policy.Serves(t.r.Tools, t.last.Name, cbaDescribeHelp) && t.want != ""
 			},
-			act: func(t *cbaTurn) (llm.Message, error) { return t.call(t.want, t.args) }},
-		{name: "tool-error", doc: "a tool answered an error: pass it on without inventing data",
-			match: func(t *cbaTurn) bool { return t.last != nil && strings.HasPrefix(t.result, "Error:") },
-			act: func(t *cbaTurn) (llm.Message, error) {
+			Act: func(t *cbaTurn) (llm.Message, error) { return t.call(t.want, t.args) }},
+		{Name: "tool-error", Doc: "a tool answered an error: pass it on without inventing data",
+			Match: func(t *cbaTurn) bool { return t.last != nil && strings.HasPrefix(t.result, "Error:") },
+			Act: func(t *cbaTurn) (llm.Message, error) {
 				return t.say("I could not get that: %s", strings.TrimPrefix(t.result, "Error: "))
 			}},
-		{name: "answer-from-result", doc: "a tool answered: present the first fourteen lines of its result",
-			match: func(t *cbaTurn) bool { return t.last != nil },
-			act: func(t *cbaTurn) (llm.Message, error) {
+		{Name: "answer-from-result", Doc: "a tool answered: present the first fourteen lines of its result",
+			Match: func(t *cbaTurn) bool { return t.last != nil },
+			Act: func(t *cbaTurn) (llm.Message, error) {
 				lines := strings.Split(t.result, "\n")
 				return t.say("Here is what I found:\n%s", strings.Join(lines[:min(14, len(lines))], "\n"))
 			}},
-		{name: "no-intent", doc: "no intent rule matched: ask what place or indicator the user means",
-			match: func(t *cbaTurn) bool { return t.want == "" },
-			act: func(t *cbaTurn) (llm.Message, error) {
+		{Name: "no-intent", Doc: "no intent rule matched: ask what place or indicator the user means",
+			Match: func(t *cbaTurn) bool { return t.want == "" },
+			Act: func(t *cbaTurn) (llm.Message, error) {
 				return t.say("I can help with weather, climate normals, soil and the CBA monitoring indicators. What place or indicator do you have in mind?")
 			}},
-		{name: "call-named", doc: "the needed tool is offered and the system prompt names it: call it",
-			match: func(t *cbaTurn) bool { return t.named(t.want) },
-			act:   func(t *cbaTurn) (llm.Message, error) { return t.call(t.want, t.args) }},
-		{name: "look-up", doc: "the prompt does not name the needed tool and the help tools are offered: call the one that lists the tools",
-			match: func(t *cbaTurn) bool { return t.help },
-			act:   func(t *cbaTurn) (llm.Message, error) { return t.callFor(cbaListHelp) }},
-		{name: "fallback", doc: "the prompt does not name the needed tool and there is no help: call a tool it names instead, as a weak model would",
-			match: func(*cbaTurn) bool { return true },
-			act:   func(t *cbaTurn) (llm.Message, error) { return t.fallback() }},
+		{Name: "call-named", Doc: "the needed tool is offered and the system prompt names it: call it",
+			Match: func(t *cbaTurn) bool { return t.named(t.want) },
+			Act:   func(t *cbaTurn) (llm.Message, error) { return t.call(t.want, t.args) }},
+		{Name: "look-up", Doc: "the prompt does not name the needed tool and the help tools are offered: call the one that lists the tools",
+			Match: func(t *cbaTurn) bool { return t.help },
+			Act:   func(t *cbaTurn) (llm.Message, error) { return t.callFor(cbaListHelp) }},
+		{Name: "fallback", Doc: "the prompt does not name the needed tool and there is no help: call a tool it names instead, as a weak model would",
+			Match: func(*cbaTurn) bool { return true },
+			Act:   func(t *cbaTurn) (llm.Message, error) { return t.fallback() }},
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/agentreplay/testbed/agents/llm"
+	"github.com/agentreplay/testbed/harness/standin/lexicon"
+	"github.com/agentreplay/testbed/harness/standin/policy"
 )
 
 // cbaIntentRule chooses the kind of tool a question needs: when match
@@ -17,8 +19,8 @@ type cbaIntentRule struct {
 	name  string
 	doc   string
 	match func(*cbaTurn) bool
-	need  purpose
-	slots func(*cbaTurn, llm.Tool) []slot
+	need  policy.Purpose
+	slots func(*cbaTurn, llm.Tool) []policy.Slot
 }
 
 var (
@@ -33,55 +35,63 @@ var (
 
 // cbaIntents is the CBA policy's intent table, tried in order.
 func cbaIntents() []cbaIntentRule {
-	query := func(t *cbaTurn, _ llm.Tool) []slot { return []slot{{"query question", t.user}} }
-	none := func(*cbaTurn, llm.Tool) []slot { return nil }
-	place := func(t *cbaTurn, _ llm.Tool) []slot { return []slot{{"city", cbaPlace(t.user)}} }
+	query := func(t *cbaTurn, _ llm.Tool) []policy.Slot {
+		return []policy.Slot{{Word: "query question", Value: t.user}}
+	}
+	none := func(*cbaTurn, llm.Tool) []policy.Slot { return nil }
+	place := func(t *cbaTurn, _ llm.Tool) []policy.Slot {
+		return []policy.Slot{{Word: "city", Value: cbaPlace(t.user)}}
+	}
 	ids := func(t *cbaTurn) []string { return cbaIDsRe.FindAllString(t.user, -1) }
-	need := func(name, words string) purpose { return purpose{name: name, words: words} }
+	need := func(name, words string) policy.Purpose { return policy.Purpose{Name: name, Words: words} }
 	return []cbaIntentRule{
 		{name: "principle", doc: "a principle word: the tool that lists indicators by principle, with its number or the capitalised name beside it",
-			match: func(t *cbaTurn) bool { return t.text.has("principle") }, need: need("principle", "indicators principle"),
-			slots: func(t *cbaTurn, _ llm.Tool) []slot { return []slot{{"principle", cbaPrinciple(t)}} }},
+			match: func(t *cbaTurn) bool { return t.text.Has("principle") }, need: need("principle", "indicators principle"),
+			slots: func(t *cbaTurn, _ llm.Tool) []policy.Slot {
+				return []policy.Slot{{Word: "principle", Value: cbaPrinciple(t)}}
+			}},
 		{name: "classes", doc: "a category word with an indicator word: the tool that lists classes (of indicators)",
-			match: func(t *cbaTurn) bool { return t.text.has("category") && t.text.has("indicator") },
+			match: func(t *cbaTurn) bool { return t.text.Has("category") && t.text.Has("indicator") },
 			need:  need("classes", "classes knowledge base"), slots: none},
 		{name: "knowledge-base", doc: "a knowledge-base word: the tool giving a summary of its contents",
-			match: func(t *cbaTurn) bool { return t.text.has("knowledge_base") }, need: need("knowledge-base", "summarize knowledge base"), slots: none},
+			match: func(t *cbaTurn) bool { return t.text.Has("knowledge_base") }, need: need("knowledge-base", "summarize knowledge base"), slots: none},
 		{name: "compare", doc: "a compare word and two or more numbers: the tool that compares indicators, with those",
-			match: func(t *cbaTurn) bool { return t.text.has("compare") && len(ids(t)) >= 2 }, need: need("compare", "compare indicators"),
-			slots: func(t *cbaTurn, _ llm.Tool) []slot { return []slot{{"indicator", ids(t)}} }},
+			match: func(t *cbaTurn) bool { return t.text.Has("compare") && len(ids(t)) >= 2 }, need: need("compare", "compare indicators"),
+			slots: func(t *cbaTurn, _ llm.Tool) []policy.Slot { return []policy.Slot{{Word: "indicator", Value: ids(t)}} }},
 		{name: "export", doc: "an export or report word and a number: the tool that exports indicators as a report, with their methods",
-			match: func(t *cbaTurn) bool { return t.text.has("export") && len(ids(t)) >= 1 }, need: need("export", "export report indicators"),
-			slots: func(t *cbaTurn, _ llm.Tool) []slot {
-				return []slot{{"indicator", ids(t)}, {"include methods", true}}
+			match: func(t *cbaTurn) bool { return t.text.Has("export") && len(ids(t)) >= 1 }, need: need("export", "export report indicators"),
+			slots: func(t *cbaTurn, _ llm.Tool) []policy.Slot {
+				return []policy.Slot{{Word: "indicator", Value: ids(t)}, {Word: "include methods", Value: true}}
 			}},
 		{name: "feasible-methods", doc: "a method word, a number and a cost, accuracy or ease word: the tool that finds methods within limits, as its schema's enums name them",
 			match: func(t *cbaTurn) bool {
-				return t.text.has("method") && len(ids(t)) >= 1 && (t.text.has("cheap") || t.text.has("accuracy") || t.text.has("ease"))
+				return t.text.Has("method") && len(ids(t)) >= 1 && (t.text.Has("cheap") || t.text.Has("accuracy") || t.text.Has("ease"))
 			},
 			need: need("feasible-methods", "methods cost ease accuracy limits"), slots: cbaLimits},
 		{name: "indicator-details", doc: "an indicator word and one number: the tool that details one indicator",
-			match: func(t *cbaTurn) bool { return t.text.has("indicator") && len(ids(t)) == 1 }, need: need("indicator-details", "details one indicator"),
-			slots: func(t *cbaTurn, _ llm.Tool) []slot { return []slot{{"indicator", ids(t)[0]}} }},
+			match: func(t *cbaTurn) bool { return t.text.Has("indicator") && len(ids(t)) == 1 }, need: need("indicator-details", "details one indicator"),
+			slots: func(t *cbaTurn, _ llm.Tool) []policy.Slot {
+				return []policy.Slot{{Word: "indicator", Value: ids(t)[0]}}
+			}},
 		{name: "method-search", doc: "a method word without an indicator word: the tool that searches methods, with the question",
-			match: func(t *cbaTurn) bool { return t.text.has("method") && !t.text.has("indicator") },
+			match: func(t *cbaTurn) bool { return t.text.Has("method") && !t.text.Has("indicator") },
 			need:  need("method-search", "search methods"), slots: query},
 		{name: "forecast", doc: "a forecast word: the forecast tool for the place, for the days written before a day word (else 7)",
-			match: func(t *cbaTurn) bool { return t.text.has("forecast") }, need: need("forecast", "weather forecast days"),
-			slots: func(t *cbaTurn, _ llm.Tool) []slot {
-				return []slot{{"city", cbaPlace(t.user)}, {"days", cbaDays(t.user)}}
+			match: func(t *cbaTurn) bool { return t.text.Has("forecast") }, need: need("forecast", "weather forecast days"),
+			slots: func(t *cbaTurn, _ llm.Tool) []policy.Slot {
+				return []policy.Slot{{Word: "city", Value: cbaPlace(t.user)}, {Word: "days", Value: cbaDays(t.user)}}
 			}},
 		{name: "climate", doc: "a climate word: the tool that gives the place's climate normals",
-			match: func(t *cbaTurn) bool { return t.text.has("climate") }, need: need("climate", "climate normals"), slots: place},
+			match: func(t *cbaTurn) bool { return t.text.Has("climate") }, need: need("climate", "climate normals"), slots: place},
 		{name: "soil-carbon", doc: "a soil word and a carbon word: the tool that gives the place's soil carbon",
-			match: func(t *cbaTurn) bool { return t.text.has("soil") && t.text.has("carbon") }, need: need("soil-carbon", "soil carbon"), slots: place},
+			match: func(t *cbaTurn) bool { return t.text.Has("soil") && t.text.Has("carbon") }, need: need("soil-carbon", "soil carbon"), slots: place},
 		{name: "soil-properties", doc: "a soil word: the tool that gives the place's soil properties, those of its schema's list the question names",
-			match: func(t *cbaTurn) bool { return t.text.has("soil") }, need: need("soil-properties", "soil properties"), slots: cbaSoilProperties},
+			match: func(t *cbaTurn) bool { return t.text.Has("soil") }, need: need("soil-properties", "soil properties"), slots: cbaSoilProperties},
 		{name: "weather-now", doc: "a weather or temperature word: the tool that gives the place's current weather",
-			match: func(t *cbaTurn) bool { return t.text.has("weather") || t.text.has("temperature") || t.text.has("rain") },
+			match: func(t *cbaTurn) bool { return t.text.Has("weather") || t.text.Has("temperature") || t.text.Has("rain") },
 			need:  cbaWeatherNow, slots: place},
 		{name: "indicator-search", doc: "an indicator word: the tool that searches indicators, with the question",
-			match: func(t *cbaTurn) bool { return t.text.has("indicator") }, need: cbaIndicatorSearch, slots: query},
+			match: func(t *cbaTurn) bool { return t.text.Has("indicator") }, need: cbaIndicatorSearch, slots: query},
 	}
 }
 
@@ -89,10 +99,10 @@ func cbaIntents() []cbaIntentRule {
 // fallbacks of a weak model, and the help tools that list and describe the
 // others.
 var (
-	cbaWeatherNow      = purpose{name: "weather-now", words: "current weather"}
-	cbaIndicatorSearch = purpose{name: "indicator-search", words: "search indicators topic"}
-	cbaListHelp        = purpose{name: "list-tools", words: "list all tools summaries", every: true}
-	cbaDescribeHelp    = purpose{name: "describe-tool", words: "detail documentation tool", every: true}
+	cbaWeatherNow      = policy.Purpose{Name: "weather-now", Words: "current weather"}
+	cbaIndicatorSearch = policy.Purpose{Name: "indicator-search", Words: "search indicators topic"}
+	cbaListHelp        = policy.Purpose{Name: "list-tools", Words: "list all tools summaries", Every: true}
+	cbaDescribeHelp    = policy.Purpose{Name: "describe-tool", Words: "detail documentation tool", Every: true}
 )
 
 // cbaIntent returns the tool t's question needs among the request's tools
@@ -107,11 +117,11 @@ func cbaIntent(t *cbaTurn) (string, map[string]any, string) {
 	}
 	for _, in := range cbaIntents() {
 		if in.match(t) {
-			tool, ok := chooseTool(tools, in.need)
+			tool, ok := policy.ChooseTool(tools, in.need)
 			if !ok {
 				return "", nil, in.name
 			}
-			return tool.Name, argsFor(tool, in.slots(t, tool)), in.name
+			return tool.Name, policy.ArgsFor(tool, in.slots(t, tool)), in.name
 		}
 	}
 	return "", nil, ""
@@ -129,7 +139,7 @@ func cbaPlace(q string) string {
 // concept, or 7.
 func cbaDays(q string) int {
 	for _, m := range cbaDaysRe.FindAllStringSubmatch(q, -1) {
-		if readText(m[2]).has("days") || strings.HasPrefix(m[2], "天") || strings.HasPrefix(m[2], "日") {
+		if lexicon.Read(m[2]).Has("days") || strings.HasPrefix(m[2], "天") || strings.HasPrefix(m[2], "日") {
 			if n, err := strconv.Atoi(m[1]); err == nil {
 				return n
 			}
@@ -144,11 +154,11 @@ func cbaPrinciple(t *cbaTurn) string {
 	if m := cbaIDsRe.FindString(t.user); m != "" {
 		return m
 	}
-	for _, i := range t.text.at("principle") {
+	for _, i := range t.text.At("principle") {
 		for _, j := range []int{i - 1, i + 1} {
-			if i >= 0 && j >= 0 && j < len(t.text.words) {
+			if i >= 0 && j >= 0 && j < len(t.text.Words) {
 				for _, c := range cbaCapRe.FindAllString(t.user, -1) {
-					if strings.EqualFold(c, t.text.words[j]) {
+					if strings.EqualFold(c, t.text.Words[j]) {
 						return c
 					}
 				}
@@ -162,33 +172,35 @@ func cbaPrinciple(t *cbaTurn) string {
 // uses, as values of the enums of its cost, accuracy and ease parameters: a cheap word is the
 // lowest cost; an accuracy or ease word takes the level word within two
 // words of it (an ease word alone is the highest ease).
-func cbaLimits(t *cbaTurn, tool llm.Tool) []slot {
+func cbaLimits(t *cbaTurn, tool llm.Tool) []policy.Slot {
 	ids := cbaIDsRe.FindAllString(t.user, -1)
-	slots := []slot{{"indicator", ids[0]}}
-	enum := func(w string) []string { return schemaEnum(tool.Parameters, paramFor([]llm.Tool{tool}, tool.Name, w)) }
-	if t.text.has("cheap") {
-		slots = append(slots, slot{"cost", enumLevel(enum("cost"), "low")})
+	slots := []policy.Slot{{Word: "indicator", Value: ids[0]}}
+	enum := func(w string) []string {
+		return policy.SchemaEnum(tool.Parameters, policy.ParamFor([]llm.Tool{tool}, tool.Name, w))
 	}
-	if t.text.has("accuracy") {
+	if t.text.Has("cheap") {
+		slots = append(slots, policy.Slot{Word: "cost", Value: enumLevel(enum("cost"), "low")})
+	}
+	if t.text.Has("accuracy") {
 		if l := nearLevel(t.text, "accuracy"); l != "" {
-			slots = append(slots, slot{"accuracy", enumLevel(enum("accuracy"), l)})
+			slots = append(slots, policy.Slot{Word: "accuracy", Value: enumLevel(enum("accuracy"), l)})
 		}
 	}
-	if t.text.has("ease") {
+	if t.text.Has("ease") {
 		l := nearLevel(t.text, "ease")
 		if l == "" {
 			l = "high"
 		}
-		slots = append(slots, slot{"ease", enumLevel(enum("ease"), l)})
+		slots = append(slots, policy.Slot{Word: "ease", Value: enumLevel(enum("ease"), l)})
 	}
 	return slots
 }
 
 // nearLevel is the level ("high", "medium", "low") written within two
 // words of concept c, or "".
-func nearLevel(t lexText, c string) string {
+func nearLevel(t lexicon.Text, c string) string {
 	for _, l := range []string{"high", "medium", "low"} {
-		if t.near(c, "level_"+l, 2) {
+		if t.Near(c, "level_"+l, 2) {
 			return l
 		}
 	}
@@ -208,8 +220,8 @@ func enumLevel(enum []string, level string) string {
 // cbaSoilProperties names the soil properties of the schema's list (the
 // words of the "properties" description) that the question names through a
 // lexicon concept the property's name starts with ("ph" for "phh2o").
-func cbaSoilProperties(t *cbaTurn, tool llm.Tool) []slot {
-	slots := []slot{{"city", cbaPlace(t.user)}}
+func cbaSoilProperties(t *cbaTurn, tool llm.Tool) []policy.Slot {
+	slots := []policy.Slot{{Word: "city", Value: cbaPlace(t.user)}}
 	var s struct {
 		Properties map[string]struct {
 			Description string `json:"description"`
@@ -221,9 +233,9 @@ func cbaSoilProperties(t *cbaTurn, tool llm.Tool) []slot {
 		at   int
 	}
 	var found []named
-	for _, p := range cbaListRe.FindAllString(s.Properties[paramFor([]llm.Tool{tool}, tool.Name, "properties")].Description, -1) {
+	for _, p := range cbaListRe.FindAllString(s.Properties[policy.ParamFor([]llm.Tool{tool}, tool.Name, "properties")].Description, -1) {
 		for _, c := range []string{"clay", "sand", "ph", "nitrogen"} {
-			if at := t.text.at(c); strings.HasPrefix(p, c) && len(at) > 0 {
+			if at := t.text.At(c); strings.HasPrefix(p, c) && len(at) > 0 {
 				found = append(found, named{p, slices.Min(at)})
 			}
 		}
@@ -235,7 +247,7 @@ func cbaSoilProperties(t *cbaTurn, tool llm.Tool) []slot {
 		props = append(props, f.prop)
 	}
 	if len(props) > 0 {
-		slots = append(slots, slot{"properties", strings.Join(props, ",")})
+		slots = append(slots, policy.Slot{Word: "properties", Value: strings.Join(props, ",")})
 	}
 	return slots
 }

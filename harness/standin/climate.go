@@ -11,6 +11,8 @@ import (
 
 	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/harness/standin/instruct"
+	"github.com/agentreplay/testbed/harness/standin/lexicon"
+	"github.com/agentreplay/testbed/harness/standin/policy"
 )
 
 // The Climate Advisor policy is a table of named rules (climateRules),
@@ -36,23 +38,23 @@ var (
 // first word is a stop word or a lexicon word, or it speaks of inventories.
 func notCity(s string) bool {
 	first := strings.ToLower(strings.Fields(s + " x")[0])
-	if genericStop[first] {
+	if lexicon.Stop[first] {
 		return true
 	}
-	t := readText(first)
+	t := lexicon.Read(first)
 	for _, c := range []string{"climate_science", "inventory", "sources", "detail", "place", "climate"} {
-		if t.has(c) {
+		if t.Has(c) {
 			return true
 		}
 	}
-	return readText(s).has("inventory")
+	return lexicon.Read(s).Has("inventory")
 }
 
 type climatePolicy struct{}
 
 func (climatePolicy) Name() string { return "climate/advisor" }
 
-func (climatePolicy) Accepts(r Request) bool {
+func (climatePolicy) Accepts(r policy.Request) bool {
 	return strings.Contains(r.System(), "You are Climate Advisor")
 }
 
@@ -65,9 +67,9 @@ type listed struct {
 
 // ccTurn is what the Climate Advisor rules read from a request.
 type ccTurn struct {
-	r       Request
+	r       policy.Request
 	user    string
-	text    lexText
+	text    lexicon.Text
 	before  []llm.Message // the conversation before the last user message
 	turn    []llm.Message // the messages after it
 	city    string        // a city the question names about an inventory
@@ -81,7 +83,7 @@ type ccTurn struct {
 	// ins is what the system prompt instructs: the order of the tools.
 	ins instruct.Set
 	// prose is how it writes: the prompt's language and length.
-	prose prose
+	prose lexicon.Prose
 }
 
 // ccEnvelope is the JSON every CityCatalyst tool answers with.
@@ -91,13 +93,13 @@ type ccEnvelope struct {
 	Error   string          `json:"error"`
 }
 
-func (p climatePolicy) Answer(r Request) (llm.Message, error) {
+func (p climatePolicy) Answer(r policy.Request) (llm.Message, error) {
 	m, _, err := p.Decide(r)
 	return m, err
 }
 
 // Decide answers by climateRules and names the rule.
-func (climatePolicy) Decide(r Request) (llm.Message, string, error) {
+func (climatePolicy) Decide(r policy.Request) (llm.Message, string, error) {
 	last := -1
 	for i, m := range r.Messages {
 		if m.Role == llm.RoleUser {
@@ -107,12 +109,12 @@ func (climatePolicy) Decide(r Request) (llm.Message, string, error) {
 	if last < 0 {
 		return llm.Message{}, "", fmt.Errorf("no user message")
 	}
-	t := &ccTurn{r: r, user: r.Messages[last].Content, before: r.Messages[:last], turn: r.Messages[last+1:], ins: instructionsOf(r)}
-	t.text = readText(t.user)
-	t.prose = proseOf(t.ins, t.user)
-	t.science = t.text.has("climate_science")
+	t := &ccTurn{r: r, user: r.Messages[last].Content, before: r.Messages[:last], turn: r.Messages[last+1:], ins: policy.InstructionsOf(r)}
+	t.text = lexicon.Read(t.user)
+	t.prose = lexicon.ProseOf(t.ins, t.user)
+	t.science = t.text.Has("climate_science")
 	t.city, t.year = cityOf(t.user)
-	if t.city != "" && !t.text.has("inventory") && !t.text.has("sources") && !t.text.has("detail") {
+	if t.city != "" && !t.text.Has("inventory") && !t.text.Has("sources") && !t.text.Has("detail") {
 		t.city = "" // a phrase after "for" names no city when nothing asks about an inventory
 	}
 	for _, m := range t.turn {
@@ -124,51 +126,53 @@ func (climatePolicy) Decide(r Request) (llm.Message, string, error) {
 		t.result = t.turn[len(t.turn)-1].Content
 		t.parsed = json.Unmarshal([]byte(t.result), &t.env) == nil
 	}
-	return decide(climateRules(), t)
+	return policy.Decide(climateRules(), t)
 }
 
 // The kinds of tool the Climate Advisor rules call, in the words a tool's
 // description would say them; chooseTool takes the offered tool for each.
 var (
-	ccBrowse    = purpose{name: "browse", words: "list browse"}
-	ccCity      = purpose{name: "city", words: "find city search"}
-	ccOpen      = purpose{name: "open", words: "detail one total"}
-	ccSources   = purpose{name: "sources", words: "data source available"}
-	ccKnowledge = purpose{name: "knowledge", words: "knowledge search question"}
+	ccBrowse    = policy.Purpose{Name: "browse", Words: "list browse"}
+	ccCity      = policy.Purpose{Name: "city", Words: "find city search"}
+	ccOpen      = policy.Purpose{Name: "open", Words: "detail one total"}
+	ccSources   = policy.Purpose{Name: "sources", Words: "data source available"}
+	ccKnowledge = policy.Purpose{Name: "knowledge", Words: "knowledge search question"}
 )
 
 // offers reports whether the request offers a tool for p.
-func (t *ccTurn) offers(p purpose) bool { return offers(t.r, p) }
+func (t *ccTurn) offers(p policy.Purpose) bool { return policy.Offers(t.r, p) }
 
 // mayCall reports whether the tool chosen for p is offered and may be
 // called for the question: by the prompt's condition on it, else when
 // fits (the lexicon says its purpose).
-func (t *ccTurn) mayCall(p purpose, fits bool) bool {
-	tool, ok := chooseTool(t.r.Tools, p)
-	return ok && mayCall(t.ins, tool.Name, t.text, fits)
+func (t *ccTurn) mayCall(p policy.Purpose, fits bool) bool {
+	tool, ok := policy.ChooseTool(t.r.Tools, p)
+	return ok && policy.MayCall(t.ins, tool.Name, t.text, fits)
 }
 
 // call calls the tool chosen for p, its arguments filled from slots, and a
 // parameter that asks for a question or query from the user's words.
-func (t *ccTurn) call(p purpose, slots ...slot) (llm.Message, error) {
-	return callFor(t.r, p, append(slots, slot{"question query", t.user})...)
+func (t *ccTurn) call(p policy.Purpose, slots ...policy.Slot) (llm.Message, error) {
+	return policy.CallFor(t.r, p, append(slots, policy.Slot{Word: "question query", Value: t.user})...)
 }
 
 // openFirst reports whether the tool that opens one inventory comes before
 // the one that lists its data sources: by the prompt's stated order, else
 // by the order the request lists them (instruct's default).
 func (t *ccTurn) openFirst() bool {
-	open, ok1 := chooseTool(t.r.Tools, ccOpen)
-	src, ok2 := chooseTool(t.r.Tools, ccSources)
-	return !ok1 || !ok2 || precedes(t.ins, t.r.Tools, open.Name, src.Name)
+	open, ok1 := policy.ChooseTool(t.r.Tools, ccOpen)
+	src, ok2 := policy.ChooseTool(t.r.Tools, ccSources)
+	return !ok1 || !ok2 || policy.Precedes(t.ins, t.r.Tools, open.Name, src.Name)
 }
 
 // lastIs reports whether the turn's last call was of the tool chosen for p.
-func (t *ccTurn) lastIs(p purpose) bool { return !t.first() && serves(t.r.Tools, t.last.Name, p) }
+func (t *ccTurn) lastIs(p policy.Purpose) bool {
+	return !t.first() && policy.Serves(t.r.Tools, t.last.Name, p)
+}
 
 // say answers in the prompt's language and length (prose).
 func (t *ccTurn) say(format string, a ...any) (llm.Message, error) {
-	return llm.Message{Role: llm.RoleAssistant, Content: t.prose.finish(t.prose.say(format, a...))}, nil
+	return llm.Message{Role: llm.RoleAssistant, Content: t.prose.Finish(t.prose.Say(format, a...))}, nil
 }
 
 // first reports whether no tool was called yet in the turn.
@@ -184,43 +188,45 @@ func (t *ccTurn) picked() *listed {
 
 // climateRules is the Climate Advisor policy's table, tried in order: the
 // first step of a turn, then the steps after a tool result.
-func climateRules() []rule[*ccTurn] {
-	return append([]rule[*ccTurn]{
-		{name: "product-question", doc: "a product or how-to word without a climate-science word: answer directly, with no tool",
-			match: func(t *ccTurn) bool {
-				return t.first() && (t.text.has("product") || t.text.has("how_to")) && !t.science
+func climateRules() []policy.Rule[*ccTurn] {
+	return append([]policy.Rule[*ccTurn]{
+		{Name: "product-question", Doc: "a product or how-to word without a climate-science word: answer directly, with no tool",
+			Match: func(t *ccTurn) bool {
+				return t.first() && (t.text.Has("product") || t.text.Has("how_to")) && !t.science
 			},
-			act: func(t *ccTurn) (llm.Message, error) {
+			Act: func(t *ccTurn) (llm.Message, error) {
 				return t.say("In CityCatalyst you do this from the inventory's page: open the inventory, then use the menu for the step you need. This is a product question, so I have not searched the climate knowledge base.")
 			}},
-		{name: "pick-listed", doc: "a year, ordinal, latest/oldest word, id or city that picks one inventory of an earlier listing: the tool described as giving one's details",
-			match: func(t *ccTurn) bool { return t.first() && t.offers(ccOpen) && t.picked() != nil },
-			act:   func(t *ccTurn) (llm.Message, error) { return t.call(ccOpen, slot{"id", t.picked().ID}) }},
-		{name: "science-search", doc: "no city, and a climate-science word, or, when the prompt sets a condition on calling the tool described as searching a knowledge base, a question that meets it: that tool, with the question",
-			match: func(t *ccTurn) bool { return t.first() && t.city == "" && t.mayCall(ccKnowledge, t.science) },
-			act:   func(t *ccTurn) (llm.Message, error) { return t.call(ccKnowledge) }},
-		{name: "sources-of-opened", doc: "a data-source word, no city, and an inventory opened earlier: the tool described as giving data sources, for it",
-			match: func(t *ccTurn) bool {
-				return t.first() && t.text.has("sources") && t.city == "" && t.offers(ccSources) && openedBefore(t.before, t.r.Tools) != ""
-			},
-			act: func(t *ccTurn) (llm.Message, error) {
-				return t.call(ccSources, slot{"id", openedBefore(t.before, t.r.Tools)})
+		{Name: "pick-listed", Doc: "a year, ordinal, latest/oldest word, id or city that picks one inventory of an earlier listing: the tool described as giving one's details",
+			Match: func(t *ccTurn) bool { return t.first() && t.offers(ccOpen) && t.picked() != nil },
+			Act: func(t *ccTurn) (llm.Message, error) {
+				return t.call(ccOpen, policy.Slot{Word: "id", Value: t.picked().ID})
 			}},
-		{name: "city-search", doc: "a city named about an inventory: the tool described as finding by city, with the year when one is written",
-			match: func(t *ccTurn) bool { return t.first() && t.city != "" && t.offers(ccCity) },
-			act: func(t *ccTurn) (llm.Message, error) {
+		{Name: "science-search", Doc: "no city, and a climate-science word, or, when the prompt sets a condition on calling the tool described as searching a knowledge base, a question that meets it: that tool, with the question",
+			Match: func(t *ccTurn) bool { return t.first() && t.city == "" && t.mayCall(ccKnowledge, t.science) },
+			Act:   func(t *ccTurn) (llm.Message, error) { return t.call(ccKnowledge) }},
+		{Name: "sources-of-opened", Doc: "a data-source word, no city, and an inventory opened earlier: the tool described as giving data sources, for it",
+			Match: func(t *ccTurn) bool {
+				return t.first() && t.text.Has("sources") && t.city == "" && t.offers(ccSources) && openedBefore(t.before, t.r.Tools) != ""
+			},
+			Act: func(t *ccTurn) (llm.Message, error) {
+				return t.call(ccSources, policy.Slot{Word: "id", Value: openedBefore(t.before, t.r.Tools)})
+			}},
+		{Name: "city-search", Doc: "a city named about an inventory: the tool described as finding by city, with the year when one is written",
+			Match: func(t *ccTurn) bool { return t.first() && t.city != "" && t.offers(ccCity) },
+			Act: func(t *ccTurn) (llm.Message, error) {
 				var year any
 				if t.year > 0 {
 					year = t.year
 				}
-				return t.call(ccCity, slot{"city", t.city}, slot{"year", year})
+				return t.call(ccCity, policy.Slot{Word: "city", Value: t.city}, policy.Slot{Word: "year", Value: year})
 			}},
-		{name: "my-inventories", doc: "an inventory word without a city: the tool described as listing",
-			match: func(t *ccTurn) bool { return t.first() && t.text.has("inventory") && t.offers(ccBrowse) },
-			act:   func(t *ccTurn) (llm.Message, error) { return t.call(ccBrowse) }},
-		{name: "capabilities", doc: "anything else in a first step: say what the assistant can help with",
-			match: func(t *ccTurn) bool { return t.first() },
-			act: func(t *ccTurn) (llm.Message, error) {
+		{Name: "my-inventories", Doc: "an inventory word without a city: the tool described as listing",
+			Match: func(t *ccTurn) bool { return t.first() && t.text.Has("inventory") && t.offers(ccBrowse) },
+			Act:   func(t *ccTurn) (llm.Message, error) { return t.call(ccBrowse) }},
+		{Name: "capabilities", Doc: "anything else in a first step: say what the assistant can help with",
+			Match: func(t *ccTurn) bool { return t.first() },
+			Act: func(t *ccTurn) (llm.Message, error) {
 				return t.say("I can help you find and understand your CityCatalyst inventories, their data sources, and climate questions such as GPC scopes or emission factors.")
 			}},
 	}, climateResultRules()...)
@@ -272,7 +278,7 @@ func listedBefore(msgs []llm.Message, tools []llm.Tool) []listed {
 		if m.Role != llm.RoleTool {
 			continue
 		}
-		if n := names[m.ToolCallID]; serves(tools, n, ccBrowse) || serves(tools, n, ccCity) {
+		if n := names[m.ToolCallID]; policy.Serves(tools, n, ccBrowse) || policy.Serves(tools, n, ccCity) {
 			var env struct {
 				Data json.RawMessage `json:"data"`
 			}
@@ -289,7 +295,7 @@ func listedBefore(msgs []llm.Message, tools []llm.Tool) []listed {
 func openedBefore(msgs []llm.Message, tools []llm.Tool) string {
 	for i := len(msgs) - 1; i >= 0; i-- {
 		for _, tc := range msgs[i].ToolCalls {
-			if !serves(tools, tc.Name, ccOpen) {
+			if !policy.Serves(tools, tc.Name, ccOpen) {
 				continue
 			}
 			var a map[string]any
@@ -365,7 +371,7 @@ func firstExcerpt(s string) (source, text string) {
 			source = strings.SplitN(strings.TrimPrefix(line, "1. Source: "), " (", 2)[0]
 		}
 		if strings.HasPrefix(line, "Full Content: ") && text == "" {
-			text = firstSentence(strings.TrimPrefix(line, "Full Content: "))
+			text = policy.FirstSentence(strings.TrimPrefix(line, "Full Content: "))
 		}
 	}
 	return source, text

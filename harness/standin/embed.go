@@ -10,12 +10,13 @@ import (
 	"time"
 
 	"github.com/agentreplay/testbed/harness/cassette"
+	"github.com/agentreplay/testbed/harness/standin/lexicon"
 	"github.com/agentreplay/testbed/harness/wire"
 )
 
 // Embeddings. A vector has one dimension per climate concept (the count of
 // the concept's keywords in the text, weight 1; the groups are the
-// lexicon's embedConcepts, lexicon.go) and, in the remaining
+// package lexicon, its EmbedConcepts) and, in the remaining
 // dimensions, the text's other words hashed (weight 0.2), normalized to unit
 // length. Texts about the same concepts score high cosine similarity; texts
 // that share only common words score low. It is a bag-of-concepts stand-in
@@ -34,7 +35,7 @@ func stopword(w string) bool {
 
 // embed returns the stand-in vector of text in dims dimensions.
 func embed(text string, dims int) []float64 {
-	cs := embedConcepts()
+	cs := lexicon.EmbedConcepts()
 	if dims < len(cs)+8 {
 		dims = len(cs) + 8
 	}

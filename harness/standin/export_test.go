@@ -1,10 +1,15 @@
 package standin
 
+import (
+	"github.com/agentreplay/testbed/harness/standin/lexicon"
+	"github.com/agentreplay/testbed/harness/standin/policy"
+)
+
 // ruleNames returns the names of a table's rules, in order.
-func ruleNames[C any](table []rule[C]) []string {
+func ruleNames[C any](table []policy.Rule[C]) []string {
 	var out []string
 	for _, r := range table {
-		out = append(out, r.name)
+		out = append(out, r.Name)
 	}
 	return out
 }
@@ -36,7 +41,7 @@ func RuleNames(policy string) []string {
 // that have words for it.
 func LexiconLanguages() map[string][]string {
 	out := map[string][]string{}
-	for c, langs := range lexicon {
+	for c, langs := range lexicon.Concepts {
 		for l, words := range langs {
 			if len(words) > 0 {
 				out[c] = append(out[c], l)
@@ -47,7 +52,7 @@ func LexiconLanguages() map[string][]string {
 }
 
 // Mentions reports whether text names concept c, as the policies read it.
-func Mentions(text, c string) bool { return readText(text).has(c) }
+func Mentions(text, c string) bool { return lexicon.Read(text).Has(c) }
 
 // Near reports whether text names concepts a and b within window words.
-func Near(text, a, b string, window int) bool { return readText(text).near(a, b, window) }
+func Near(text, a, b string, window int) bool { return lexicon.Read(text).Near(a, b, window) }

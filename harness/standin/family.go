@@ -11,6 +11,8 @@ import (
 
 	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/harness/standin/instruct"
+	"github.com/agentreplay/testbed/harness/standin/lexicon"
+	"github.com/agentreplay/testbed/harness/standin/policy"
 )
 
 // The family assistant policies read what the framework put in context —
@@ -45,7 +47,7 @@ var faAreas = []string{"pool", "living_room", "garage", "outdoor", "kitchen", "b
 
 // faEntities forms the entity ids the words name, after the example in the
 // tool's schema, in the order the words name the areas.
-func faEntities(t lexText, tools []llm.Tool) []string {
+func faEntities(t lexicon.Text, tools []llm.Tool) []string {
 	domain, measure := "sensor", "temperature"
 	for _, tool := range tools {
 		var s struct {
@@ -62,9 +64,9 @@ func faEntities(t lexText, tools []llm.Tool) []string {
 		}
 	}
 	switch {
-	case t.has("ph"):
+	case t.Has("ph"):
 		measure = "ph"
-	case t.has("humidity"):
+	case t.Has("humidity"):
 		measure = "humidity"
 	}
 	type named struct {
@@ -73,7 +75,7 @@ func faEntities(t lexText, tools []llm.Tool) []string {
 	}
 	var found []named
 	for _, a := range faAreas {
-		if at := t.at(a); len(at) > 0 {
+		if at := t.At(a); len(at) > 0 {
 			found = append(found, named{domain + "." + a + "_" + measure, slices.Min(at)})
 		}
 	}
@@ -87,7 +89,7 @@ func faEntities(t lexText, tools []llm.Tool) []string {
 
 // faPeriod resolves the period of a request against now: two dates as
 // written, N and a day or hour word, a week word, or a today word.
-func faPeriod(q string, t lexText, now time.Time) (start, end time.Time, ok bool) {
+func faPeriod(q string, t lexicon.Text, now time.Time) (start, end time.Time, ok bool) {
 	if ds := faISODate.FindAllString(q, 2); len(ds) == 2 {
 		s, err1 := time.Parse(time.DateOnly, ds[0])
 		e, err2 := time.Parse(time.DateOnly, ds[1])
@@ -95,18 +97,18 @@ func faPeriod(q string, t lexText, now time.Time) (start, end time.Time, ok bool
 	}
 	for _, m := range faNumberUnit.FindAllStringSubmatch(q, -1) {
 		n, _ := strconv.Atoi(m[1])
-		unit := readText(m[2])
+		unit := lexicon.Read(m[2])
 		switch {
-		case unit.has("days"):
+		case unit.Has("days"):
 			return now.AddDate(0, 0, -n), now, true
-		case unit.has("hours"):
+		case unit.Has("hours"):
 			return now.Add(-time.Duration(n) * time.Hour), now, true
 		}
 	}
 	switch {
-	case t.has("week"):
+	case t.Has("week"):
 		return now.AddDate(0, 0, -7), now, true
-	case t.has("today"):
+	case t.Has("today"):
 		return now.Add(-24 * time.Hour), now, true
 	}
 	return time.Time{}, time.Time{}, false
@@ -114,7 +116,7 @@ func faPeriod(q string, t lexText, now time.Time) (start, end time.Time, ok bool
 
 // faRequest splits the messages at the user's own last request: injected
 // attachment messages ("[System: …") are not requests.
-func faRequest(r Request) (req string, at int) {
+func faRequest(r policy.Request) (req string, at int) {
 	for i := len(r.Messages) - 1; i >= 0; i-- {
 		m := r.Messages[i]
 		if m.Role == llm.RoleUser && !strings.HasPrefix(m.Content, "[System:") {
@@ -128,16 +130,16 @@ type familyPolicy struct{}
 
 func (familyPolicy) Name() string { return "family/default" }
 
-func (familyPolicy) Accepts(r Request) bool {
+func (familyPolicy) Accepts(r policy.Request) bool {
 	return strings.Contains(r.System(), "You are the family assistant")
 }
 
 // faTurn is what the family assistant's rules read from a request.
 type faTurn struct {
-	r      Request
-	req    string  // the request, with the attachments the framework injected
-	ask    string  // the words before any injected attachment
-	text   lexText // of ask
+	r      policy.Request
+	req    string       // the request, with the attachments the framework injected
+	ask    string       // the words before any injected attachment
+	text   lexicon.Text // of ask
 	turn   []llm.Message
 	last   *llm.ToolCall
 	result string
@@ -146,45 +148,45 @@ type faTurn struct {
 	// questions to the jq tool (without it, the default, the policy
 	// answers from what it was shown).
 	jqTold bool
-	prose  prose // how it writes: the prompt's language and length
+	prose  lexicon.Prose // how it writes: the prompt's language and length
 }
 
-func (p familyPolicy) Answer(r Request) (llm.Message, error) {
+func (p familyPolicy) Answer(r policy.Request) (llm.Message, error) {
 	m, _, err := p.Decide(r)
 	return m, err
 }
 
 // Decide answers by familyRules and names the rule.
-func (familyPolicy) Decide(r Request) (llm.Message, string, error) {
+func (familyPolicy) Decide(r policy.Request) (llm.Message, string, error) {
 	req, at := faRequest(r)
 	if at < 0 {
 		return llm.Message{}, "", fmt.Errorf("no user request")
 	}
 	t := &faTurn{r: r, req: req, ask: strings.SplitN(req, "\n\n", 2)[0], turn: r.Messages[at+1:]}
-	t.text = readText(t.ask)
-	if t.last = lastCall(t.turn); t.last != nil {
-		t.result = resultOf(t.turn, t.last.ID)
+	t.text = lexicon.Read(t.ask)
+	if t.last = policy.LastCall(t.turn); t.last != nil {
+		t.result = policy.ResultOf(t.turn, t.last.ID)
 	}
 	for _, m := range faAttachID.FindAllStringSubmatch(req, -1) {
 		t.ids = append(t.ids, attachID(m))
 	}
-	ins := instructionsOf(r)
+	ins := policy.InstructionsOf(r)
 	t.jqTold = jqTold(r, ins)
-	t.prose = proseOf(ins, t.ask)
-	return decide(familyRules(), t)
+	t.prose = lexicon.ProseOf(ins, t.ask)
+	return policy.Decide(familyRules(), t)
 }
 
 // say answers in the prompt's language and length (prose).
 func (t *faTurn) say(format string, a ...any) (llm.Message, error) {
-	return llm.Message{Role: llm.RoleAssistant, Content: t.prose.finish(t.prose.say(format, a...))}, nil
+	return llm.Message{Role: llm.RoleAssistant, Content: t.prose.Finish(t.prose.Say(format, a...))}, nil
 }
 
 // jqTold reports whether the system prompt (ins) or a hint in the
 // conversation routes work to the jq tool r offers; without it (the
 // default) a policy works from what it was shown.
-func jqTold(r Request, ins instruct.Set) bool {
-	jq, ok := chooseTool(r.Tools, faJQ)
-	return ok && (routedTo(ins, jq.Name) || routedTo(hintsOf(r), jq.Name))
+func jqTold(r policy.Request, ins instruct.Set) bool {
+	jq, ok := policy.ChooseTool(r.Tools, faJQ)
+	return ok && (policy.RoutedTo(ins, jq.Name) || policy.RoutedTo(policy.HintsOf(r), jq.Name))
 }
 
 // delegate hands the request and attachments ids to the service the
@@ -192,25 +194,25 @@ func jqTold(r Request, ins instruct.Set) bool {
 func (t *faTurn) delegate(ids []string) (llm.Message, error) {
 	service := "data_visualization"
 	for _, tool := range t.r.Tools {
-		if e := schemaEnum(tool.Parameters, "service"); len(e) > 0 {
+		if e := policy.SchemaEnum(tool.Parameters, "service"); len(e) > 0 {
 			service = e[0]
 		}
 	}
-	return t.callFor(faDelegate, slot{"service", service}, slot{"request", t.ask}, slot{"attachment", ids})
+	return t.callFor(faDelegate, policy.Slot{Word: "service", Value: service}, policy.Slot{Word: "request", Value: t.ask}, policy.Slot{Word: "attachment", Value: ids})
 }
 
 // The kinds of tool the family policies call, in the words a tool's
 // description would say them; chooseTool takes the offered tool for each.
 var (
-	faHistory  = purpose{name: "history", words: "download history entities period"}
-	faDelegate = purpose{name: "delegate", words: "hand request another service"}
-	faJQ       = purpose{name: "jq", words: "query json attachment jq program"}
-	faChart    = purpose{name: "chart", words: "create vega chart"}
+	faHistory  = policy.Purpose{Name: "history", Words: "download history entities period"}
+	faDelegate = policy.Purpose{Name: "delegate", Words: "hand request another service"}
+	faJQ       = policy.Purpose{Name: "jq", Words: "query json attachment jq program"}
+	faChart    = policy.Purpose{Name: "chart", Words: "create vega chart"}
 )
 
 // callFor calls the tool chosen for p, its arguments filled from slots.
-func (t *faTurn) callFor(p purpose, slots ...slot) (llm.Message, error) {
-	return callFor(t.r, p, slots...)
+func (t *faTurn) callFor(p policy.Purpose, slots ...policy.Slot) (llm.Message, error) {
+	return policy.CallFor(t.r, p, slots...)
 }
 
 // now is the system prompt's current time, else the wall clock's.

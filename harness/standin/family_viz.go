@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/agentreplay/testbed/agents/llm"
+	"github.com/agentreplay/testbed/harness/standin/lexicon"
+	"github.com/agentreplay/testbed/harness/standin/policy"
 )
 
 // The data visualization service's policy: a Home Assistant history (seen
@@ -22,7 +24,7 @@ type vizPolicy struct{}
 
 func (vizPolicy) Name() string { return "family/data_visualization" }
 
-func (vizPolicy) Accepts(r Request) bool {
+func (vizPolicy) Accepts(r policy.Request) bool {
 	return strings.Contains(r.System(), "You are the data visualization service")
 }
 
@@ -32,7 +34,7 @@ const haAllProgram = `[.entities[] | .entity_id as $e | .states[] | {time: .last
 
 // vizTurn is what the visualization rules read from a request.
 type vizTurn struct {
-	r     Request
+	r     policy.Request
 	first string // the run's first request, which holds the attachments
 	turn  []llm.Message
 	last  *llm.ToolCall // the run's last tool call
@@ -40,21 +42,21 @@ type vizTurn struct {
 	// jqTold: the prompt or a hint routes exploring the data to the jq
 	// tool (without it, the default, the chart is made from what is shown).
 	jqTold bool
-	prose  prose // how it writes: the prompt's language and length
+	prose  lexicon.Prose // how it writes: the prompt's language and length
 }
 
-func (p vizPolicy) Answer(r Request) (llm.Message, error) {
+func (p vizPolicy) Answer(r policy.Request) (llm.Message, error) {
 	m, _, err := p.Decide(r)
 	return m, err
 }
 
 // Decide answers by vizRules and names the rule.
-func (vizPolicy) Decide(r Request) (llm.Message, string, error) {
+func (vizPolicy) Decide(r policy.Request) (llm.Message, string, error) {
 	_, at := faRequest(r)
 	if at < 0 {
 		return llm.Message{}, "", fmt.Errorf("no request")
 	}
-	t := &vizTurn{r: r, turn: r.Messages[at+1:], last: lastCall(r.Messages)}
+	t := &vizTurn{r: r, turn: r.Messages[at+1:], last: policy.LastCall(r.Messages)}
 	for _, m := range r.Messages {
 		if m.Role == llm.RoleUser {
 			t.first = m.Content
@@ -64,19 +66,19 @@ func (vizPolicy) Decide(r Request) (llm.Message, string, error) {
 	if ids := faAttachID.FindAllStringSubmatch(t.first, -1); len(ids) > 0 {
 		t.id = attachID(ids[0])
 	}
-	ins := instructionsOf(r)
+	ins := policy.InstructionsOf(r)
 	t.jqTold = jqTold(r, ins)
-	t.prose = proseOf(ins, strings.SplitN(t.first, "\n\n", 2)[0])
-	return decide(vizRules(), t)
+	t.prose = lexicon.ProseOf(ins, strings.SplitN(t.first, "\n\n", 2)[0])
+	return policy.Decide(vizRules(), t)
 }
 
 // say answers in the prompt's language and length (prose).
 func (t *vizTurn) say(format string, a ...any) (llm.Message, error) {
-	return llm.Message{Role: llm.RoleAssistant, Content: t.prose.finish(t.prose.say(format, a...))}, nil
+	return llm.Message{Role: llm.RoleAssistant, Content: t.prose.Finish(t.prose.Say(format, a...))}, nil
 }
 
 func (t *vizTurn) chart(spec string, data any, title string) (llm.Message, error) {
-	return callFor(t.r, faChart, slot{"spec", spec}, slot{"attachments", []any{data}}, slot{"title", title})
+	return policy.CallFor(t.r, faChart, policy.Slot{Word: "spec", Value: spec}, policy.Slot{Word: "attachments", Value: []any{data}}, policy.Slot{Word: "title", Value: title})
 }
 
 // vegaSpec is a Vega-Lite spec of mark over x and a quantitative y,
@@ -99,65 +101,67 @@ func (t *vizTurn) haHistory() bool {
 func (t *vizTurn) schemaOnly() bool { return strings.Contains(t.first, "Data structure (JSON Schema)") }
 
 // vizRules is the visualization service's table, tried in order.
-func vizRules() []rule[*vizTurn] {
-	return []rule[*vizTurn]{
-		{name: "chart-result", doc: "the chart tool answered: pass its answer or error on",
-			match: func(t *vizTurn) bool { return t.last != nil && serves(t.r.Tools, t.last.Name, faChart) },
-			act: func(t *vizTurn) (llm.Message, error) {
-				result := resultOf(t.r.Messages, t.last.ID)
+func vizRules() []policy.Rule[*vizTurn] {
+	return []policy.Rule[*vizTurn]{
+		{Name: "chart-result", Doc: "the chart tool answered: pass its answer or error on",
+			Match: func(t *vizTurn) bool { return t.last != nil && policy.Serves(t.r.Tools, t.last.Name, faChart) },
+			Act: func(t *vizTurn) (llm.Message, error) {
+				result := policy.ResultOf(t.r.Messages, t.last.ID)
 				if strings.HasPrefix(result, "Error:") {
 					return t.say("The chart failed: %s", strings.TrimPrefix(result, "Error: "))
 				}
 				return t.say("%s", result)
 			}},
-		{name: "no-attachment", doc: "no attachment: nothing to chart",
-			match: func(t *vizTurn) bool { return t.id == "" },
-			act: func(t *vizTurn) (llm.Message, error) {
+		{Name: "no-attachment", Doc: "no attachment: nothing to chart",
+			Match: func(t *vizTurn) bool { return t.id == "" },
+			Act: func(t *vizTurn) (llm.Message, error) {
 				return t.say("No attachment was given, so there is nothing to chart.")
 			}},
-		{name: "unreadable", doc: "the attachment's content is not accessible: say it cannot chart it",
-			match: func(t *vizTurn) bool { return strings.Contains(t.first, "Binary content not accessible") },
-			act: func(t *vizTurn) (llm.Message, error) {
+		{Name: "unreadable", Doc: "the attachment's content is not accessible: say it cannot chart it",
+			Match: func(t *vizTurn) bool { return strings.Contains(t.first, "Binary content not accessible") },
+			Act: func(t *vizTurn) (llm.Message, error) {
 				return t.say("I cannot access the attachment's content, so I cannot build a chart from it.")
 			}},
-		{name: "text-file", doc: "a large text file's summary: not records, so no chart",
-			match: func(t *vizTurn) bool { return strings.Contains(t.first, "[System: Large text file") },
-			act: func(t *vizTurn) (llm.Message, error) {
+		{Name: "text-file", Doc: "a large text file's summary: not records, so no chart",
+			Match: func(t *vizTurn) bool { return strings.Contains(t.first, "[System: Large text file") },
+			Act: func(t *vizTurn) (llm.Message, error) {
 				return t.say("The attachment is not data I can read as records, so I cannot chart it.")
 			}},
-		{name: "history-range", doc: "a history seen as a schema, no call yet, and the prompt or a hint routes exploring data to the jq tool: the jq tool on its first and last times",
-			match: func(t *vizTurn) bool { return t.jqTold && t.haHistory() && t.schemaOnly() && lastCall(t.turn) == nil },
-			act: func(t *vizTurn) (llm.Message, error) {
-				return callFor(t.r, faJQ, slot{"attachment id", t.id}, slot{"jq program", "[.entities[0].states[0].last_changed, .entities[0].states[-1].last_changed]"})
-			}},
-		{name: "history-many", doc: "a history of several entities (seen, or asked for with an all word): one line per entity",
-			match: func(t *vizTurn) bool {
-				ask := readText(strings.SplitN(t.first, "\n\n", 2)[0])
-				return t.haHistory() && (strings.Count(t.first, `"entity_id": "sensor.`) > 1 || ask.has("all") || len(faEntities(ask, nil)) > 1)
+		{Name: "history-range", Doc: "a history seen as a schema, no call yet, and the prompt or a hint routes exploring data to the jq tool: the jq tool on its first and last times",
+			Match: func(t *vizTurn) bool {
+				return t.jqTold && t.haHistory() && t.schemaOnly() && policy.LastCall(t.turn) == nil
 			},
-			act: func(t *vizTurn) (llm.Message, error) {
+			Act: func(t *vizTurn) (llm.Message, error) {
+				return policy.CallFor(t.r, faJQ, policy.Slot{Word: "attachment id", Value: t.id}, policy.Slot{Word: "jq program", Value: "[.entities[0].states[0].last_changed, .entities[0].states[-1].last_changed]"})
+			}},
+		{Name: "history-many", Doc: "a history of several entities (seen, or asked for with an all word): one line per entity",
+			Match: func(t *vizTurn) bool {
+				ask := lexicon.Read(strings.SplitN(t.first, "\n\n", 2)[0])
+				return t.haHistory() && (strings.Count(t.first, `"entity_id": "sensor.`) > 1 || ask.Has("all") || len(faEntities(ask, nil)) > 1)
+			},
+			Act: func(t *vizTurn) (llm.Message, error) {
 				return t.chart(vegaSpec("line", "time", "temporal", "value", "entity"), map[string]any{"id": t.id, "jq": haAllProgram}, "Sensor history")
 			}},
-		{name: "history-one", doc: "a history of one entity: its numeric states over time",
-			match: func(t *vizTurn) bool { return t.haHistory() },
-			act: func(t *vizTurn) (llm.Message, error) {
+		{Name: "history-one", Doc: "a history of one entity: its numeric states over time",
+			Match: func(t *vizTurn) bool { return t.haHistory() },
+			Act: func(t *vizTurn) (llm.Message, error) {
 				return t.chart(vegaSpec("line", "time", "temporal", "temperature", ""), map[string]any{"id": t.id, "jq": haProgram}, "Temperature history")
 			}},
-		{name: "csv", doc: "a CSV header: a bar chart of its second column over its first",
-			match: func(t *vizTurn) bool { return faCSVHeaderRe.MatchString(t.first) },
-			act: func(t *vizTurn) (llm.Message, error) {
+		{Name: "csv", Doc: "a CSV header: a bar chart of its second column over its first",
+			Match: func(t *vizTurn) bool { return faCSVHeaderRe.MatchString(t.first) },
+			Act: func(t *vizTurn) (llm.Message, error) {
 				cols := strings.Split(faCSVHeaderRe.FindStringSubmatch(t.first)[1], ",")
 				return t.chart(vegaSpec("bar", cols[0], "temporal", cols[1], ""), t.id, fmt.Sprintf("%s by %s", cols[1], cols[0]))
 			}},
-		{name: "inline-records", doc: "inline JSON records with a time and a number: a line chart of the number the request names, else the first",
-			match: func(t *vizTurn) bool { x, y := inlineAxes(t.first); return x != "" && y != "" },
-			act: func(t *vizTurn) (llm.Message, error) {
+		{Name: "inline-records", Doc: "inline JSON records with a time and a number: a line chart of the number the request names, else the first",
+			Match: func(t *vizTurn) bool { x, y := inlineAxes(t.first); return x != "" && y != "" },
+			Act: func(t *vizTurn) (llm.Message, error) {
 				x, y := inlineAxes(t.first)
 				return t.chart(vegaSpec("line", x, "temporal", y, ""), t.id, y+" over time")
 			}},
-		{name: "cannot-chart", doc: "anything else: no records with a time and a number",
-			match: func(*vizTurn) bool { return true },
-			act: func(t *vizTurn) (llm.Message, error) {
+		{Name: "cannot-chart", Doc: "anything else: no records with a time and a number",
+			Match: func(*vizTurn) bool { return true },
+			Act: func(t *vizTurn) (llm.Message, error) {
 				return t.say("I could not find records with a time and a number in the attachment, so I cannot chart it.")
 			}},
 	}

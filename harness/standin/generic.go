@@ -12,6 +12,9 @@ import (
 
 	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/harness/cassette"
+	"github.com/agentreplay/testbed/harness/standin/lexicon"
+	"github.com/agentreplay/testbed/harness/standin/policy"
+	"github.com/agentreplay/testbed/harness/wire"
 )
 
 // GenericName is the name of the generic policy, the value of
@@ -58,7 +61,7 @@ const GenericName = cassette.GenericPolicy
 // is a JSON object instead: the response schema's properties filled as
 // tool arguments are, with the text for strings that want nothing else, or
 // {"answer": text} without a schema.
-func Generic() Policy { return genericPolicy{} }
+func Generic() policy.Policy { return genericPolicy{} }
 
 // Limits of the generic policy.
 const (
@@ -76,16 +79,16 @@ type genericPolicy struct{}
 func (genericPolicy) Name() string { return GenericName }
 
 // Accepts takes every request: the server asks it last.
-func (genericPolicy) Accepts(Request) bool { return true }
+func (genericPolicy) Accepts(policy.Request) bool { return true }
 
-func (p genericPolicy) Answer(r Request) (llm.Message, error) {
+func (p genericPolicy) Answer(r policy.Request) (llm.Message, error) {
 	msg, _, err := p.Decide(r)
 	return msg, err
 }
 
 // Decide answers by genericRules and names the rule.
-func (genericPolicy) Decide(r Request) (llm.Message, string, error) {
-	msg, name, err := decide(genericRules, newGenericTurn(r))
+func (genericPolicy) Decide(r policy.Request) (llm.Message, string, error) {
+	msg, name, err := policy.Decide(genericRules, newGenericTurn(r))
 	if err != nil || !r.JSON || len(msg.ToolCalls) > 0 {
 		return msg, name, err
 	}
@@ -95,14 +98,14 @@ func (genericPolicy) Decide(r Request) (llm.Message, string, error) {
 
 // genericTurn is what the generic policy reads from a request.
 type genericTurn struct {
-	r       Request
+	r       policy.Request
 	user    string
 	results []calledResult // the tool results since the last user message
 	tool    llm.Tool       // the tool the message asks for, if any scores enough
 	asks    bool
 }
 
-func newGenericTurn(r Request) genericTurn {
+func newGenericTurn(r policy.Request) genericTurn {
 	g := genericTurn{r: r, user: r.LastUser(), results: resultsSinceUser(r.Messages)}
 	g.tool, g.asks = bestTool(r.Tools, g.user)
 	return g
@@ -110,10 +113,10 @@ func newGenericTurn(r Request) genericTurn {
 
 // genericRules are the generic policy's rules, in order; the server names
 // the one that answered in cassette.RuleHeader ("generic:call-tool").
-var genericRules = []rule[genericTurn]{
+var genericRules = []policy.Rule[genericTurn]{
 	{
-		name: "chain-then", doc: "after a supplier's result, call the tool the message asks for with the value it supplied",
-		match: func(g genericTurn) bool {
+		Name: "chain-then", Doc: "after a supplier's result, call the tool the message asks for with the value it supplied",
+		Match: func(g genericTurn) bool {
 			if len(g.results) == 0 || !g.asks {
 				return false
 			}
@@ -125,39 +128,39 @@ var genericRules = []rule[genericTurn]{
 			}
 			return len(missing(g.tool, newArgText(g.user, g.r))) == 0
 		},
-		act: func(g genericTurn) (llm.Message, error) { return callTool(g.r, g.tool, g.user), nil },
+		Act: func(g genericTurn) (llm.Message, error) { return callTool(g.r, g.tool, g.user), nil },
 	},
 	{
-		name: "answer-from-results", doc: "tool results follow the last user message: quote them",
-		match: func(g genericTurn) bool { return len(g.results) > 0 },
-		act: func(g genericTurn) (llm.Message, error) {
+		Name: "answer-from-results", Doc: "tool results follow the last user message: quote them",
+		Match: func(g genericTurn) bool { return len(g.results) > 0 },
+		Act: func(g genericTurn) (llm.Message, error) {
 			return llm.Message{Role: llm.RoleAssistant, Content: answerFromResults(g.results, g.r.Tools, g.user)}, nil
 		},
 	},
 	{
-		name: "chain-first", doc: "the tool the message asks for needs a value the conversation lacks: call a tool that supplies it first",
-		match: func(g genericTurn) bool { _, ok := g.supplier(); return ok },
-		act: func(g genericTurn) (llm.Message, error) {
+		Name: "chain-first", Doc: "the tool the message asks for needs a value the conversation lacks: call a tool that supplies it first",
+		Match: func(g genericTurn) bool { _, ok := g.supplier(); return ok },
+		Act: func(g genericTurn) (llm.Message, error) {
 			s, _ := g.supplier()
 			return callTool(g.r, s, g.user), nil
 		},
 	},
 	{
-		name: "call-per-place", doc: "the message lists places and the tool wants one: call it once per place",
-		match: func(g genericTurn) bool {
-			return g.asks && len(listedPlaces(g.user)) > 1 && wantsPlace(schemaOf(g.tool.Parameters))
+		Name: "call-per-place", Doc: "the message lists places and the tool wants one: call it once per place",
+		Match: func(g genericTurn) bool {
+			return g.asks && len(listedPlaces(g.user)) > 1 && wantsPlace(policy.SchemaOf(g.tool.Parameters))
 		},
-		act: func(g genericTurn) (llm.Message, error) { return callTool(g.r, g.tool, g.user), nil },
+		Act: func(g genericTurn) (llm.Message, error) { return callTool(g.r, g.tool, g.user), nil },
 	},
 	{
-		name: "call-tool", doc: "a tool scores at least genericMinScore against the message: call the best",
-		match: func(g genericTurn) bool { return g.asks },
-		act:   func(g genericTurn) (llm.Message, error) { return callTool(g.r, g.tool, g.user), nil },
+		Name: "call-tool", Doc: "a tool scores at least genericMinScore against the message: call the best",
+		Match: func(g genericTurn) bool { return g.asks },
+		Act:   func(g genericTurn) (llm.Message, error) { return callTool(g.r, g.tool, g.user), nil },
 	},
 	{
-		name: "answer-plainly", doc: "no tool fits: say which tools it has, or echo the message",
-		match: func(genericTurn) bool { return true },
-		act: func(g genericTurn) (llm.Message, error) {
+		Name: "answer-plainly", Doc: "no tool fits: say which tools it has, or echo the message",
+		Match: func(genericTurn) bool { return true },
+		Act: func(g genericTurn) (llm.Message, error) {
 			return llm.Message{Role: llm.RoleAssistant, Content: plainAnswer(g.r.Tools, g.user)}, nil
 		},
 	},
@@ -165,7 +168,7 @@ var genericRules = []rule[genericTurn]{
 
 // beforeTurn is r as it was when the last user message was new: without
 // the calls and results that followed it.
-func beforeTurn(r Request) Request {
+func beforeTurn(r policy.Request) policy.Request {
 	for i := len(r.Messages) - 1; i >= 0; i-- {
 		if r.Messages[i].Role == llm.RoleUser {
 			r.Messages = r.Messages[:i+1]
@@ -192,9 +195,9 @@ func (g genericTurn) supplier() (llm.Tool, bool) {
 // jsonAnswer is a text answer in JSON mode: the response schema's
 // properties filled as tool arguments are, with text for strings that want
 // nothing else, or {"answer": text} without a schema.
-func jsonAnswer(r Request, text string) (llm.Message, error) {
+func jsonAnswer(r policy.Request, text string) (llm.Message, error) {
 	obj := map[string]any{"answer": text}
-	if s := schemaOf(r.Schema); len(s) > 0 {
+	if s := policy.SchemaOf(r.Schema); len(s) > 0 {
 		t := newArgText(r.LastUser(), r)
 		t.fallback = text
 		if v, ok := fillValue("answer", s, t, true, 0); ok {
@@ -203,7 +206,7 @@ func jsonAnswer(r Request, text string) (llm.Message, error) {
 			}
 		}
 	}
-	b, err := marshalPlain(obj)
+	b, err := wire.MarshalPlain(obj)
 	if err != nil {
 		return llm.Message{}, fmt.Errorf("encode the JSON answer: %w", err)
 	}
@@ -212,31 +215,31 @@ func jsonAnswer(r Request, text string) (llm.Message, error) {
 
 // toolScore is how well a tool matches the user's terms: 3 for each term
 // of its name, 2 for each further term of its parameters' names, 1 for each
-// further term of its description (terms as generic_words.go cuts them).
+// further term of its description (terms as package lexicon cuts them).
 func toolScore(t llm.Tool, user map[string]bool) int {
-	name := terms(t.Name)
+	name := lexicon.Terms(t.Name)
 	params := map[string]bool{}
-	props, _ := schemaOf(t.Parameters)["properties"].(map[string]any)
+	props, _ := policy.SchemaOf(t.Parameters)["properties"].(map[string]any)
 	for p := range props {
-		for w := range terms(p) {
+		for w := range lexicon.Terms(p) {
 			if !name[w] {
 				params[w] = true
 			}
 		}
 	}
 	desc := map[string]bool{}
-	for w := range terms(t.Description) {
+	for w := range lexicon.Terms(t.Description) {
 		if !name[w] && !params[w] {
 			desc[w] = true
 		}
 	}
-	return 3*overlap(user, name) + 2*overlap(user, params) + overlap(user, desc)
+	return 3*lexicon.Overlap(user, name) + 2*lexicon.Overlap(user, params) + lexicon.Overlap(user, desc)
 }
 
 // bestTool is the tool that scores best against text, if any scores
 // genericMinScore.
 func bestTool(tools []llm.Tool, text string) (llm.Tool, bool) {
-	user := terms(text)
+	user := lexicon.Terms(text)
 	best, score := -1, genericMinScore-1
 	for i, t := range tools {
 		if s := toolScore(t, user); s > score {
@@ -250,8 +253,8 @@ func bestTool(tools []llm.Tool, text string) (llm.Tool, bool) {
 }
 
 // callTool calls tool once, or once per listed place when it wants one.
-func callTool(r Request, tool llm.Tool, user string) llm.Message {
-	schema := schemaOf(tool.Parameters)
+func callTool(r policy.Request, tool llm.Tool, user string) llm.Message {
+	schema := policy.SchemaOf(tool.Parameters)
 	targets := []string{""}
 	if listed := listedPlaces(user); len(listed) > 1 && wantsPlace(schema) {
 		targets = listed[:min(len(listed), genericMaxCalls)]
@@ -261,7 +264,7 @@ func callTool(r Request, tool llm.Tool, user string) llm.Message {
 	for i, place := range targets {
 		t := newArgText(user, r)
 		t.place = place
-		args, _ := marshalPlain(fillObject(schema, t, false, 0))
+		args, _ := wire.MarshalPlain(fillObject(schema, t, false, 0))
 		msg.ToolCalls = append(msg.ToolCalls, llm.ToolCall{ID: "call_" + strconv.Itoa(n+i+1), Name: tool.Name, Arguments: args})
 	}
 	return msg
@@ -328,10 +331,10 @@ func resultsSinceUser(msgs []llm.Message) []calledResult {
 func answerFromResults(results []calledResult, tools []llm.Tool, user string) string {
 	var parts []string
 	for _, res := range results {
-		want := terms(user)
+		want := lexicon.Terms(user)
 		for _, t := range tools {
 			if t.Name == res.name {
-				maps.Copy(want, terms(t.Name+" "+t.Description))
+				maps.Copy(want, lexicon.Terms(t.Name+" "+t.Description))
 			}
 		}
 		parts = append(parts, resultSentence(res, want))
@@ -347,19 +350,19 @@ func resultSentence(res calledResult, want map[string]bool) string {
 	var v any
 	if json.Unmarshal([]byte(content), &v) != nil {
 		if strings.HasPrefix(strings.ToLower(content), "error") {
-			return res.name + " failed: " + clipText(content, 200)
+			return res.name + " failed: " + policy.ClipText(content, 200)
 		}
-		return "From " + res.name + ": " + clipText(content, 200)
+		return "From " + res.name + ": " + policy.ClipText(content, 200)
 	}
 	if reason, failed := errorOf(v); failed {
-		return res.name + " failed: " + clipText(reason, 200)
+		return res.name + " failed: " + policy.ClipText(reason, 200)
 	}
 	leaves := withUnits(flatten(content))
 	if len(leaves) == 0 {
 		return res.name + " returned no values."
 	}
 	sort.SliceStable(leaves, func(i, j int) bool {
-		return overlap(terms(leaves[i].path), want) > overlap(terms(leaves[j].path), want)
+		return lexicon.Overlap(lexicon.Terms(leaves[i].path), want) > lexicon.Overlap(lexicon.Terms(leaves[j].path), want)
 	})
 	var vals []string
 	for _, l := range leaves[:min(len(leaves), genericSalient)] {
@@ -465,7 +468,7 @@ func flatten(doc string) []leaf {
 // plainAnswer is rule 3's text.
 func plainAnswer(tools []llm.Tool, user string) string {
 	if len(tools) == 0 {
-		return fmt.Sprintf("You said: %q. I have no tools, so this is all I can answer.", clipText(strings.TrimSpace(user), 120))
+		return fmt.Sprintf("You said: %q. I have no tools, so this is all I can answer.", policy.ClipText(strings.TrimSpace(user), 120))
 	}
 	var names []string
 	for _, t := range tools {

@@ -1,6 +1,8 @@
 package standin
 
 import (
+	"github.com/agentreplay/testbed/harness/standin/lexicon"
+	"github.com/agentreplay/testbed/harness/standin/policy"
 	"maps"
 	"math"
 	"regexp"
@@ -67,8 +69,8 @@ var genericRelative = []struct {
 // genericPlaceWords and genericDateWords name properties that want a place
 // or a date.
 var (
-	genericPlaceWords = setOf([]string{"place", "city", "country", "region", "location", "address", "destination", "origin", "area", "station", "airport"})
-	genericDateWords  = setOf([]string{"date", "day"})
+	genericPlaceWords = lexicon.SetOf([]string{"place", "city", "country", "region", "location", "address", "destination", "origin", "area", "station", "airport"})
+	genericDateWords  = lexicon.SetOf([]string{"date", "day"})
 )
 
 // argText is what arguments are filled from: the user's text, the
@@ -86,7 +88,7 @@ type argText struct {
 	missing []string
 }
 
-func newArgText(text string, r Request) *argText {
+func newArgText(text string, r policy.Request) *argText {
 	t := &argText{text: text, fallback: strings.TrimSpace(text), leaves: resultLeaves(r.Messages)}
 	bare := genericClock.ReplaceAllString(genericISODate.ReplaceAllString(text, " "), " ")
 	for _, n := range genericNumber.FindAllString(bare, -1) {
@@ -229,7 +231,7 @@ func enumValue(enum []any, def any, text string) any {
 	have := stems(text)
 	for _, v := range enum {
 		ws := stems(strings.ReplaceAll(strings.ReplaceAll(toString(v), "_", " "), "-", " "))
-		if len(ws) > 0 && overlap(ws, have) == len(ws) {
+		if len(ws) > 0 && lexicon.Overlap(ws, have) == len(ws) {
 			return v
 		}
 	}
@@ -255,7 +257,7 @@ func stringValue(name string, s map[string]any, t *argText) (any, bool) {
 	format, _ := s["format"].(string)
 	nameTerms := stems(strings.ReplaceAll(name, "_", " "))
 	switch {
-	case format == "date" || format == "date-time" || overlap(nameTerms, genericDateWords) > 0:
+	case format == "date" || format == "date-time" || lexicon.Overlap(nameTerms, genericDateWords) > 0:
 		d, ok := genericDate(t)
 		if !ok {
 			return nil, false
@@ -339,8 +341,8 @@ func genericDate(t *argText) (string, bool) {
 // stems returns the distinct stemmed words of text, without the lexicon.
 func stems(text string) map[string]bool {
 	out := map[string]bool{}
-	for _, w := range words(text) {
-		out[stem(strings.ToLower(w))] = true
+	for _, w := range lexicon.Words(text) {
+		out[lexicon.Stem(strings.ToLower(w))] = true
 	}
 	return out
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/agentreplay/testbed/agents/llm"
+	"github.com/agentreplay/testbed/harness/standin/lexicon"
+	"github.com/agentreplay/testbed/harness/standin/policy"
 )
 
 // How the generic policy chains two tools, as a weak model does when a
@@ -33,7 +35,7 @@ import (
 
 // genericIDWords name string properties that want an identifier, which
 // the message's whole text never is.
-var genericIDWords = setOf([]string{"id", "ids", "identifier", "code", "key", "ref", "reference", "symbol", "slug", "uuid", "handle"})
+var genericIDWords = lexicon.SetOf([]string{"id", "ids", "identifier", "code", "key", "ref", "reference", "symbol", "slug", "uuid", "handle"})
 
 // missing returns the required properties of tool that the conversation
 // in t cannot fill.
@@ -41,7 +43,7 @@ func missing(tool llm.Tool, t *argText) []string {
 	probe := *t
 	probe.numbers = slices.Clone(t.numbers)
 	probe.missing = nil
-	fillObject(schemaOf(tool.Parameters), &probe, false, 0)
+	fillObject(policy.SchemaOf(tool.Parameters), &probe, false, 0)
 	return probe.missing
 }
 
@@ -54,7 +56,7 @@ func wantsID(name string, s map[string]any) bool {
 	if f, _ := s["format"].(string); f == "uuid" {
 		return true
 	}
-	for _, w := range words(name) {
+	for _, w := range lexicon.Words(name) {
 		if genericIDWords[strings.ToLower(w)] {
 			return true
 		}
@@ -65,21 +67,21 @@ func wantsID(name string, s map[string]any) bool {
 // supplier is the tool of tools, other than target, that can best supply
 // the property name of target (see the top of this file).
 func supplier(tools []llm.Tool, target llm.Tool, name string) (llm.Tool, bool) {
-	props, _ := schemaOf(target.Parameters)["properties"].(map[string]any)
+	props, _ := policy.SchemaOf(target.Parameters)["properties"].(map[string]any)
 	ps, _ := props[name].(map[string]any)
 	desc, _ := ps["description"].(string)
-	want := terms(strings.ReplaceAll(name, "_", " ") + " " + desc)
+	want := lexicon.Terms(strings.ReplaceAll(name, "_", " ") + " " + desc)
 	best, score := -1, genericMinScore-1
 	for i, s := range tools {
 		if s.Name == target.Name || requires(s, name) {
 			continue
 		}
-		nameTerms := terms(s.Name)
-		descTerms := terms(s.Description)
+		nameTerms := lexicon.Terms(s.Name)
+		descTerms := lexicon.Terms(s.Description)
 		for w := range nameTerms {
 			delete(descTerms, w)
 		}
-		n := 2*overlap(want, nameTerms) + overlap(want, descTerms)
+		n := 2*lexicon.Overlap(want, nameTerms) + lexicon.Overlap(want, descTerms)
 		if desc != "" && strings.Contains(desc, s.Name) {
 			n += 3
 		}
@@ -95,7 +97,7 @@ func supplier(tools []llm.Tool, target llm.Tool, name string) (llm.Tool, bool) {
 
 // requires reports whether tool requires a property called name.
 func requires(tool llm.Tool, name string) bool {
-	req, _ := schemaOf(tool.Parameters)["required"].([]any)
+	req, _ := policy.SchemaOf(tool.Parameters)["required"].([]any)
 	return slices.Contains(req, any(name))
 }
 
@@ -144,5 +146,5 @@ func (t *argText) fromResults(name string) (string, bool) {
 
 // squash lowercases s and drops what is not a letter or digit.
 func squash(s string) string {
-	return strings.ToLower(strings.Join(words(s), ""))
+	return strings.ToLower(strings.Join(lexicon.Words(s), ""))
 }

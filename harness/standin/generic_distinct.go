@@ -1,6 +1,7 @@
 package standin
 
 import (
+	"github.com/agentreplay/testbed/harness/standin/lexicon"
 	"regexp"
 	"slices"
 	"sort"
@@ -27,8 +28,8 @@ import (
 
 // Role words of properties that take a pair of values.
 var (
-	genericSourceWords = setOf([]string{"from", "source", "src", "origin", "base", "input", "start", "sell"})
-	genericTargetWords = setOf([]string{"to", "target", "dest", "destination", "quote", "output", "end", "into", "buy"})
+	genericSourceWords = lexicon.SetOf([]string{"from", "source", "src", "origin", "base", "input", "start", "sell"})
+	genericTargetWords = lexicon.SetOf([]string{"to", "target", "dest", "destination", "quote", "output", "end", "into", "buy"})
 )
 
 // genericBefore is the word right before a position of a text.
@@ -48,11 +49,11 @@ func pairRole(name string, s map[string]any) int {
 		}
 		return 0, false
 	}
-	if r, ok := role(words(name)); ok {
+	if r, ok := role(lexicon.Words(name)); ok {
 		return r
 	}
 	desc, _ := s["description"].(string)
-	r, _ := role(words(desc))
+	r, _ := role(lexicon.Words(desc))
 	return r
 }
 
@@ -129,11 +130,11 @@ func mentioned(enum []any, text string) []candidate {
 	var out []candidate
 	for _, v := range enum {
 		ws := stems(strings.ReplaceAll(strings.ReplaceAll(toString(v), "_", " "), "-", " "))
-		if len(ws) == 0 || overlap(ws, have) != len(ws) {
+		if len(ws) == 0 || lexicon.Overlap(ws, have) != len(ws) {
 			continue
 		}
 		at := len(text)
-		for _, w := range words(toString(v)) {
+		for _, w := range lexicon.Words(toString(v)) {
 			if i := strings.Index(lower, strings.ToLower(w)); i >= 0 && i < at {
 				at = i
 			}
@@ -213,5 +214,5 @@ func untaken(s map[string]any, members []string, out map[string]any) any {
 
 // wantsPlaceName reports whether a property called name wants a place.
 func wantsPlaceName(name string) bool {
-	return overlap(stems(strings.ReplaceAll(name, "_", " ")), genericPlaceWords) > 0 || terms(name)["place"]
+	return lexicon.Overlap(stems(strings.ReplaceAll(name, "_", " ")), genericPlaceWords) > 0 || lexicon.Terms(name)["place"]
 }

@@ -1,6 +1,7 @@
 package standin
 
 import (
+	"github.com/agentreplay/testbed/harness/standin/lexicon"
 	"regexp"
 	"slices"
 	"strings"
@@ -64,7 +65,7 @@ func places(text string) []string {
 	}
 	for _, run := range genericHan.FindAllString(text, -1) {
 		cut := len(run)
-		for _, w := range genericCJK {
+		for _, w := range lexicon.CJKWords {
 			if i := strings.Index(run, w); i >= 0 && i < cut {
 				cut = i
 			}
@@ -88,7 +89,7 @@ func trimSpan(span string) string {
 	ws := strings.Fields(span)
 	plain := func(w string) bool {
 		lw := strings.ToLower(strings.Trim(w, "'’.-"))
-		if lw == "" || genericStop[lw] {
+		if lw == "" || lexicon.Stop[lw] {
 			return true
 		}
 		for _, rel := range genericRelative {
@@ -96,8 +97,8 @@ func trimSpan(span string) string {
 				return true
 			}
 		}
-		parts := words(lw)
-		return len(parts) > 1 && genericStop[parts[0]] // "What's"
+		parts := lexicon.Words(lw)
+		return len(parts) > 1 && lexicon.Stop[parts[0]] // "What's"
 	}
 	for len(ws) > 0 && plain(ws[0]) {
 		ws = ws[1:]
@@ -107,7 +108,7 @@ func trimSpan(span string) string {
 	}
 	lexical := true
 	for _, w := range ws {
-		if _, ok := genericConcept[stem(strings.ToLower(strings.Trim(w, "'’.-")))]; !ok {
+		if _, ok := lexicon.ConceptOf[lexicon.Stem(strings.ToLower(strings.Trim(w, "'’.-")))]; !ok {
 			lexical = false
 		}
 	}

@@ -2,6 +2,7 @@ package standin_test
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -47,23 +48,20 @@ func committedInputs(dir string) map[string][]string {
 	return out
 }
 
-// standinSource returns the stand-in's non-test Go source, its
-// subpackages' (instruct) included, folded, by file.
+// standinSource returns the stand-in's non-test Go source, every
+// subpackage's at any depth (policy, lexicon, seeds/..., generic, judge,
+// instruct) included, folded, by file.
 func standinSource() map[string]string {
-	files, err := filepath.Glob("*.go")
-	Expect(err).NotTo(HaveOccurred())
-	sub, err := filepath.Glob("*/*.go")
-	Expect(err).NotTo(HaveOccurred())
-	files = append(files, sub...)
 	out := map[string]string{}
-	for _, f := range files {
-		if strings.HasSuffix(f, "_test.go") {
-			continue
+	err := filepath.WalkDir(".", func(f string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(f, ".go") || strings.HasSuffix(f, "_test.go") {
+			return err
 		}
 		b, err := os.ReadFile(f)
-		Expect(err).NotTo(HaveOccurred())
 		out[f] = guardFold(string(b))
-	}
+		return err
+	})
+	Expect(err).NotTo(HaveOccurred())
 	Expect(out).NotTo(BeEmpty())
 	return out
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/harness/judge"
+	"github.com/agentreplay/testbed/harness/standin/policy"
 )
 
 // JudgeLabel is how the stand-in judge's scores are labelled wherever they
@@ -30,17 +31,17 @@ type judgePolicy struct{}
 
 func (judgePolicy) Name() string { return "judge" }
 
-func (judgePolicy) Accepts(r Request) bool {
+func (judgePolicy) Accepts(r policy.Request) bool {
 	return r.Shape == judge.GradeSchema || r.Shape == judge.PreferSchema
 }
 
-func (p judgePolicy) Answer(r Request) (llm.Message, error) {
+func (p judgePolicy) Answer(r policy.Request) (llm.Message, error) {
 	msg, _, err := p.Decide(r)
 	return msg, err
 }
 
 // Decide implements ruled.
-func (judgePolicy) Decide(r Request) (llm.Message, string, error) {
+func (judgePolicy) Decide(r policy.Request) (llm.Message, string, error) {
 	secs := judge.Sections(r.LastUser())
 	rubric := secs["Rubric"]
 	if rubric == "" {

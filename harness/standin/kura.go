@@ -9,6 +9,8 @@ import (
 
 	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/harness/standin/instruct"
+	"github.com/agentreplay/testbed/harness/standin/policy"
+	"github.com/agentreplay/testbed/harness/wire"
 )
 
 // The Kura (Vaya) policies follow the three prompts of its planner → executor
@@ -78,7 +80,7 @@ type kuraStep struct {
 
 // kuraReply is an assistant message holding v as JSON.
 func kuraReply(v any) (llm.Message, error) {
-	b, err := marshalPlain(v)
+	b, err := wire.MarshalPlain(v)
 	if err != nil {
 		return llm.Message{}, err
 	}
@@ -134,7 +136,7 @@ func kuraDegrees(ins instruct.Set, v any, units string) string {
 		return ""
 	}
 	format, stated := ins.FormatOf("temperature")
-	return formatted(format, stated, f, units)
+	return policy.Formatted(format, stated, f, units)
 }
 
 func kuraMinutes(secs int) int { return int(math.Round(float64(secs) / 60)) }

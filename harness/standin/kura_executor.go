@@ -9,6 +9,7 @@ import (
 	_ "time/tzdata" // user time zones resolve the same on every host
 
 	"github.com/agentreplay/testbed/agents/llm"
+	"github.com/agentreplay/testbed/harness/standin/policy"
 )
 
 // kuraExecutor answers the Kura executor: one tool call per plan step, then
@@ -17,7 +18,7 @@ type kuraExecutor struct{}
 
 func (kuraExecutor) Name() string { return "kura/executor" }
 
-func (kuraExecutor) Accepts(r Request) bool {
+func (kuraExecutor) Accepts(r policy.Request) bool {
 	return strings.Contains(r.System(), "You are the Executor of Vaya")
 }
 
@@ -25,8 +26,8 @@ func (kuraExecutor) Accepts(r Request) bool {
 // the action's name ("ReverseGeocode": "reverse geocode"), which the tool
 // for it describes (chooseTool). So a step's tool follows the tools'
 // descriptions, not a table of names.
-func kuraPurpose(action string) purpose {
-	return purpose{name: action, words: strings.ToLower(camelWords.ReplaceAllString(action, "$1 $2"))}
+func kuraPurpose(action string) policy.Purpose {
+	return policy.Purpose{Name: action, Words: strings.ToLower(camelWords.ReplaceAllString(action, "$1 $2"))}
 }
 
 // camelWords finds the boundary of two words of a camel-case name.
@@ -34,7 +35,7 @@ var camelWords = regexp.MustCompile(`(\p{Ll})(\p{Lu})`)
 
 // kuraStepTurn is what the executor rules read from a request.
 type kuraStepTurn struct {
-	r    Request
+	r    policy.Request
 	step struct {
 		ID     string         `json:"id"`
 		Action string         `json:"action"`
@@ -47,13 +48,13 @@ type kuraStepTurn struct {
 	json bool // the result is a JSON object
 }
 
-func (p kuraExecutor) Answer(r Request) (llm.Message, error) {
+func (p kuraExecutor) Answer(r policy.Request) (llm.Message, error) {
 	m, _, err := p.Decide(r)
 	return m, err
 }
 
 // Decide answers by kuraExecutorRules and names the rule.
-func (kuraExecutor) Decide(r Request) (llm.Message, string, error) {
+func (kuraExecutor) Decide(r policy.Request) (llm.Message, string, error) {
 	first := ""
 	for _, m := range r.Messages {
 		if m.Role == llm.RoleUser {
@@ -70,14 +71,14 @@ func (kuraExecutor) Decide(r Request) (llm.Message, string, error) {
 	}
 	t := &kuraStepTurn{r: r, ws: in.WorldState}
 	json.Unmarshal(in.Step, &t.step)
-	if tool, ok := chooseTool(r.Tools, kuraPurpose(t.step.Action)); ok {
+	if tool, ok := policy.ChooseTool(r.Tools, kuraPurpose(t.step.Action)); ok {
 		t.tool = tool.Name
 	}
-	if c := lastCall(r.Messages); c != nil && slices.ContainsFunc(r.Messages, func(m llm.Message) bool { return m.Role == llm.RoleTool && m.ToolCallID == c.ID }) {
+	if c := policy.LastCall(r.Messages); c != nil && slices.ContainsFunc(r.Messages, func(m llm.Message) bool { return m.Role == llm.RoleTool && m.ToolCallID == c.ID }) {
 		t.call = c
-		t.json = json.Unmarshal([]byte(resultOf(r.Messages, c.ID)), &t.res) == nil
+		t.json = json.Unmarshal([]byte(policy.ResultOf(r.Messages, c.ID)), &t.res) == nil
 	}
-	return decide(kuraExecutorRules(), t)
+	return policy.Decide(kuraExecutorRules(), t)
 }
 
 func (t *kuraStepTurn) arg(k string) string { s, _ := t.step.Args[k].(string); return s }
@@ -143,41 +144,41 @@ var kuraCallArgs = map[string]func(t *kuraStepTurn) map[string]any{
 
 // kuraExecutorRules is the Kura executor's table, tried in order: the step
 // checks, the call, then one rule per kind of result.
-func kuraExecutorRules() []rule[*kuraStepTurn] {
+func kuraExecutorRules() []policy.Rule[*kuraStepTurn] {
 	result := func(action string, more func(*kuraStepTurn) bool) func(*kuraStepTurn) bool {
 		return func(t *kuraStepTurn) bool {
 			return t.call != nil && t.step.Action == action && (more == nil || more(t))
 		}
 	}
-	return append([]rule[*kuraStepTurn]{
-		{name: "conversation", doc: "a Conversation step: no tool, an empty delta",
-			match: func(t *kuraStepTurn) bool { return t.step.Action == "Conversation" },
-			act: func(*kuraStepTurn) (llm.Message, error) {
+	return append([]policy.Rule[*kuraStepTurn]{
+		{Name: "conversation", Doc: "a Conversation step: no tool, an empty delta",
+			Match: func(t *kuraStepTurn) bool { return t.step.Action == "Conversation" },
+			Act: func(*kuraStepTurn) (llm.Message, error) {
 				return kuraReply(map[string]any{"deltaState": map[string]any{}, "snippet": "Nothing to look up for a conversation."})
 			}},
-		{name: "unknown-action", doc: "an action the policy has no arguments for: an error",
-			match: func(t *kuraStepTurn) bool { return kuraCallArgs[t.step.Action] == nil },
-			act: func(t *kuraStepTurn) (llm.Message, error) {
+		{Name: "unknown-action", Doc: "an action the policy has no arguments for: an error",
+			Match: func(t *kuraStepTurn) bool { return kuraCallArgs[t.step.Action] == nil },
+			Act: func(t *kuraStepTurn) (llm.Message, error) {
 				return t.fail("", fmt.Sprintf("unknown action %q", t.step.Action))
 			}},
-		{name: "tool-missing", doc: "no offered tool's description says the action: an error",
-			match: func(t *kuraStepTurn) bool { return t.tool == "" },
-			act: func(t *kuraStepTurn) (llm.Message, error) {
+		{Name: "tool-missing", Doc: "no offered tool's description says the action: an error",
+			Match: func(t *kuraStepTurn) bool { return t.tool == "" },
+			Act: func(t *kuraStepTurn) (llm.Message, error) {
 				return t.fail("", fmt.Sprintf("no %s tool is available", t.step.Action))
 			}},
-		{name: "call-tool", doc: "no result yet: call the action's tool with arguments from the step and the world state (kuraCallArgs)",
-			match: func(t *kuraStepTurn) bool { return t.call == nil },
-			act: func(t *kuraStepTurn) (llm.Message, error) {
-				return toolCaller(t.r)(t.tool, kuraCallArgs[t.step.Action](t))
+		{Name: "call-tool", Doc: "no result yet: call the action's tool with arguments from the step and the world state (kuraCallArgs)",
+			Match: func(t *kuraStepTurn) bool { return t.call == nil },
+			Act: func(t *kuraStepTurn) (llm.Message, error) {
+				return policy.ToolCaller(t.r)(t.tool, kuraCallArgs[t.step.Action](t))
 			}},
-		{name: "unreadable-result", doc: "a result that is not a JSON object: an error",
-			match: func(t *kuraStepTurn) bool { return !t.json },
-			act: func(t *kuraStepTurn) (llm.Message, error) {
+		{Name: "unreadable-result", Doc: "a result that is not a JSON object: an error",
+			Match: func(t *kuraStepTurn) bool { return !t.json },
+			Act: func(t *kuraStepTurn) (llm.Message, error) {
 				return t.fail(t.call.Name, "the tool returned something that is not JSON")
 			}},
-		{name: "tool-error", doc: `an {"error"} result (a string, or Google's {"message"}): an error with its message`,
-			match: func(t *kuraStepTurn) bool { _, ok := t.res["error"]; return ok },
-			act: func(t *kuraStepTurn) (llm.Message, error) {
+		{Name: "tool-error", Doc: `an {"error"} result (a string, or Google's {"message"}): an error with its message`,
+			Match: func(t *kuraStepTurn) bool { _, ok := t.res["error"]; return ok },
+			Act: func(t *kuraStepTurn) (llm.Message, error) {
 				e := t.res["error"]
 				msg, _ := e.(string)
 				if m, ok := e.(map[string]any); ok {

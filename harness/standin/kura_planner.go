@@ -12,12 +12,14 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentreplay/testbed/agents/llm"
+	"github.com/agentreplay/testbed/harness/standin/lexicon"
+	"github.com/agentreplay/testbed/harness/standin/policy"
 )
 
 // kuraQuery is what the Kura planner rules read from a request.
 type kuraQuery struct {
 	q       string
-	text    lexText
+	text    lexicon.Text
 	ws      map[string]any
 	reasons bool // the plan format shows a "reasoning" field
 	steps   []kuraStep
@@ -27,17 +29,17 @@ type kuraPlanner struct{}
 
 func (kuraPlanner) Name() string { return "kura/planner" }
 
-func (kuraPlanner) Accepts(r Request) bool {
+func (kuraPlanner) Accepts(r policy.Request) bool {
 	return strings.Contains(r.System(), "You are the Planner of Vaya")
 }
 
-func (p kuraPlanner) Answer(r Request) (llm.Message, error) {
+func (p kuraPlanner) Answer(r policy.Request) (llm.Message, error) {
 	m, _, err := p.Decide(r)
 	return m, err
 }
 
 // Decide answers by kuraPlannerRules and names the rule.
-func (kuraPlanner) Decide(r Request) (llm.Message, string, error) {
+func (kuraPlanner) Decide(r policy.Request) (llm.Message, string, error) {
 	var in struct {
 		Query      string         `json:"query"`
 		WorldState map[string]any `json:"world_state"`
@@ -47,8 +49,8 @@ func (kuraPlanner) Decide(r Request) (llm.Message, string, error) {
 	}
 	// A plan format that shows a "reasoning" field on its steps (as the
 	// real planner's does) gets one: which action the step takes.
-	k := &kuraQuery{q: in.Query, text: readText(in.Query), ws: in.WorldState, reasons: strings.Contains(r.System(), `"reasoning"`)}
-	return decide(kuraPlannerRules(), k)
+	k := &kuraQuery{q: in.Query, text: lexicon.Read(in.Query), ws: in.WorldState, reasons: strings.Contains(r.System(), `"reasoning"`)}
+	return policy.Decide(kuraPlannerRules(), k)
 }
 
 func (k *kuraQuery) add(action string, args map[string]any, forEach ...string) {
@@ -87,22 +89,22 @@ func (k *kuraQuery) transit(from, to string) (llm.Message, error) {
 }
 
 // kuraPlannerRules is the Kura planner's table, tried in order.
-func kuraPlannerRules() []rule[*kuraQuery] {
-	return []rule[*kuraQuery]{
-		{name: "no-letters", doc: "a query without a letter in any script (emoji, punctuation, digits): prose, not JSON, as a confused model answers",
-			match: func(k *kuraQuery) bool { return !kuraLetter.MatchString(k.q) },
-			act: func(*kuraQuery) (llm.Message, error) {
+func kuraPlannerRules() []policy.Rule[*kuraQuery] {
+	return []policy.Rule[*kuraQuery]{
+		{Name: "no-letters", Doc: "a query without a letter in any script (emoji, punctuation, digits): prose, not JSON, as a confused model answers",
+			Match: func(k *kuraQuery) bool { return !kuraLetter.MatchString(k.q) },
+			Act: func(*kuraQuery) (llm.Message, error) {
 				return llm.Message{Role: llm.RoleAssistant, Content: "I'm not sure what you need."}, nil
 			}},
-		{name: "transit-from-to", doc: "a from word, a place (or a here word), a to word and a place: locate both ends, then Transit",
-			match: func(k *kuraQuery) bool { _, _, ok := kuraFromTo(k.q); return ok },
-			act: func(k *kuraQuery) (llm.Message, error) {
+		{Name: "transit-from-to", Doc: "a from word, a place (or a here word), a to word and a place: locate both ends, then Transit",
+			Match: func(k *kuraQuery) bool { _, _, ok := kuraFromTo(k.q); return ok },
+			Act: func(k *kuraQuery) (llm.Message, error) {
 				from, to, _ := kuraFromTo(k.q)
 				return k.transit(from, to)
 			}},
-		{name: "transit-go-to", doc: "a go-to word and a place: from the place after a from word, else from where the user is, then Transit",
-			match: func(k *kuraQuery) bool { return kuraGoTo(k.q) != "" },
-			act: func(k *kuraQuery) (llm.Message, error) {
+		{Name: "transit-go-to", Doc: "a go-to word and a place: from the place after a from word, else from where the user is, then Transit",
+			Match: func(k *kuraQuery) bool { return kuraGoTo(k.q) != "" },
+			Act: func(k *kuraQuery) (llm.Message, error) {
 				from := ""
 				for _, tail := range kuraAfter(k.q, "from_place") {
 					if p := kuraPlaceIn(tail); p != "" && !strings.EqualFold(p, kuraGoTo(k.q)) {
@@ -112,9 +114,9 @@ func kuraPlannerRules() []rule[*kuraQuery] {
 				}
 				return k.transit(from, kuraGoTo(k.q))
 			}},
-		{name: "places-near", doc: "a find word, a thing, a near word and a place or a here word: locate it, then Places {query, near}",
-			match: func(k *kuraQuery) bool { _, _, ok := kuraNearby(k.q); return ok },
-			act: func(k *kuraQuery) (llm.Message, error) {
+		{Name: "places-near", Doc: "a find word, a thing, a near word and a place or a here word: locate it, then Places {query, near}",
+			Match: func(k *kuraQuery) bool { _, _, ok := kuraNearby(k.q); return ok },
+			Act: func(k *kuraQuery) (llm.Message, error) {
 				thing, place, _ := kuraNearby(k.q)
 				args := map[string]any{"query": thing}
 				if p := k.locate(place); p != "current" {
@@ -123,11 +125,11 @@ func kuraPlannerRules() []rule[*kuraQuery] {
 				k.add("Places", args)
 				return k.plan()
 			}},
-		{name: "weather", doc: "a weather, temperature, rain or hot/cold word: Geocode and Weather each place after an in word (forEach for a list), else Geolocate and Weather current",
-			match: func(k *kuraQuery) bool {
-				return k.text.has("weather") || k.text.has("temperature") || k.text.has("rain") || k.text.has("hot_cold")
+		{Name: "weather", Doc: "a weather, temperature, rain or hot/cold word: Geocode and Weather each place after an in word (forEach for a list), else Geolocate and Weather current",
+			Match: func(k *kuraQuery) bool {
+				return k.text.Has("weather") || k.text.Has("temperature") || k.text.Has("rain") || k.text.Has("hot_cold")
 			},
-			act: func(k *kuraQuery) (llm.Message, error) {
+			Act: func(k *kuraQuery) (llm.Message, error) {
 				switch places := kuraWeatherPlaces(k.q); len(places) {
 				case 0:
 					k.add("Geolocate", nil)
@@ -141,16 +143,16 @@ func kuraPlannerRules() []rule[*kuraQuery] {
 				}
 				return k.plan()
 			}},
-		{name: "where-am-i", doc: "a where-am-I word: Geolocate, then ReverseGeocode",
-			match: func(k *kuraQuery) bool { return k.text.has("where_am_i") },
-			act: func(k *kuraQuery) (llm.Message, error) {
+		{Name: "where-am-i", Doc: "a where-am-I word: Geolocate, then ReverseGeocode",
+			Match: func(k *kuraQuery) bool { return k.text.Has("where_am_i") },
+			Act: func(k *kuraQuery) (llm.Message, error) {
 				k.add("Geolocate", nil)
 				k.add("ReverseGeocode", nil)
 				return k.plan()
 			}},
-		{name: "conversation", doc: "anything else: one Conversation step",
-			match: func(*kuraQuery) bool { return true },
-			act: func(k *kuraQuery) (llm.Message, error) {
+		{Name: "conversation", Doc: "anything else: one Conversation step",
+			Match: func(*kuraQuery) bool { return true },
+			Act: func(k *kuraQuery) (llm.Message, error) {
 				k.add("Conversation", nil)
 				return k.plan()
 			}},
@@ -177,8 +179,8 @@ func kuraAfter(q, c string) []string {
 		tail string
 	}
 	var found []at
-	for _, e := range lexiconWords(c) {
-		if isCJK(e) {
+	for _, e := range lexicon.ConceptWords(c) {
+		if lexicon.IsCJK(e) {
 			for i := 0; ; {
 				j := strings.Index(q[i:], e)
 				if j < 0 {
@@ -232,11 +234,11 @@ func kuraPlaceIn(tail string) string {
 func kuraHereWord(tail string) string {
 	tail = strings.TrimSpace(tail)
 	lower := strings.ToLower(tail)
-	for _, w := range lexiconWords("here") {
+	for _, w := range lexicon.ConceptWords("here") {
 		if !strings.HasPrefix(lower, w) {
 			continue
 		}
-		if r, _ := utf8.DecodeRuneInString(lower[len(w):]); isCJK(w) || len(lower) == len(w) || !unicode.IsLetter(r) {
+		if r, _ := utf8.DecodeRuneInString(lower[len(w):]); lexicon.IsCJK(w) || len(lower) == len(w) || !unicode.IsLetter(r) {
 			return tail[:len(w)]
 		}
 	}
@@ -259,7 +261,7 @@ func kuraFromTo(q string) (from, to string, ok bool) {
 			continue
 		}
 		tos := kuraAfter(rest, "to_place")
-		if len(tos) == 0 || len(readText(rest[:len(rest)-len(tos[0])]).words) > 1 {
+		if len(tos) == 0 || len(lexicon.Read(rest[:len(rest)-len(tos[0])]).Words) > 1 {
 			continue
 		}
 		if y := kuraPlaceIn(tos[0]); y != "" {
@@ -289,7 +291,7 @@ func kuraNearby(q string) (thing, place string, ok bool) {
 		after := ends[0]
 		head := strings.TrimSpace(tail[:len(tail)-len(after)])
 		// The near word itself ends the head.
-		for _, w := range lexiconWords("near") {
+		for _, w := range lexicon.ConceptWords("near") {
 			if h, cut := strings.CutSuffix(strings.ToLower(head), w); cut {
 				head = strings.TrimSpace(head[:len(h)])
 				break
@@ -382,7 +384,7 @@ var kuraClocks = []*regexp.Regexp{
 
 // kuraDeparture resolves a clock time in q against now in the user's time
 // zone; "" when q names none.
-func kuraDeparture(q string, t lexText, ws map[string]any) string {
+func kuraDeparture(q string, t lexicon.Text, ws map[string]any) string {
 	var m []string
 	for _, re := range kuraClocks {
 		if m = re.FindStringSubmatch(q); m != nil {
@@ -394,7 +396,7 @@ func kuraDeparture(q string, t lexText, ws map[string]any) string {
 	}
 	hour, _ := strconv.Atoi(m[1])
 	minute, _ := strconv.Atoi(m[2])
-	tonight, tomorrow := t.has("tonight"), t.has("tomorrow")
+	tonight, tomorrow := t.Has("tonight"), t.Has("tomorrow")
 	switch ampm := strings.ToLower(strings.ReplaceAll(m[3], ".", "")); {
 	case ampm == "pm" && hour < 12, ampm == "" && tonight && hour < 12:
 		hour += 12
@@ -415,7 +417,7 @@ func kuraDeparture(q string, t lexText, ws map[string]any) string {
 	switch {
 	case tomorrow:
 		at = at.AddDate(0, 0, 1)
-	case !tonight && !t.has("today") && at.Before(now):
+	case !tonight && !t.Has("today") && at.Before(now):
 		at = at.AddDate(0, 0, 1)
 	}
 	return at.Format(time.RFC3339)

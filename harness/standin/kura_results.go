@@ -7,21 +7,22 @@ import (
 	"strings"
 
 	"github.com/agentreplay/testbed/agents/llm"
+	"github.com/agentreplay/testbed/harness/standin/policy"
 )
 
 // kuraResultRules are the executor's rules for a tool result of each
 // action; result(action, more) matches a result of that action for which
 // more (if any) holds.
-func kuraResultRules(result func(string, func(*kuraStepTurn) bool) func(*kuraStepTurn) bool) []rule[*kuraStepTurn] {
-	return []rule[*kuraStepTurn]{
-		{name: "geocode-none", doc: "Geocode found nothing (ZERO_RESULTS or no result): an error",
-			match: result("Geocode", func(t *kuraStepTurn) bool { return t.res["status"] == "ZERO_RESULTS" || len(t.results()) == 0 }),
-			act: func(t *kuraStepTurn) (llm.Message, error) {
+func kuraResultRules(result func(string, func(*kuraStepTurn) bool) func(*kuraStepTurn) bool) []policy.Rule[*kuraStepTurn] {
+	return []policy.Rule[*kuraStepTurn]{
+		{Name: "geocode-none", Doc: "Geocode found nothing (ZERO_RESULTS or no result): an error",
+			Match: result("Geocode", func(t *kuraStepTurn) bool { return t.res["status"] == "ZERO_RESULTS" || len(t.results()) == 0 }),
+			Act: func(t *kuraStepTurn) (llm.Message, error) {
 				return t.fail(t.call.Name, fmt.Sprintf("no place found for '%s'", t.arg("address")))
 			}},
-		{name: "geocode-ambiguous", doc: "Geocode found several places: context.candidates and an error",
-			match: result("Geocode", func(t *kuraStepTurn) bool { return len(t.results()) > 1 }),
-			act: func(t *kuraStepTurn) (llm.Message, error) {
+		{Name: "geocode-ambiguous", Doc: "Geocode found several places: context.candidates and an error",
+			Match: result("Geocode", func(t *kuraStepTurn) bool { return len(t.results()) > 1 }),
+			Act: func(t *kuraStepTurn) (llm.Message, error) {
 				address := t.arg("address")
 				var cands []string
 				for _, r := range t.results() {
@@ -36,9 +37,9 @@ func kuraResultRules(result func(string, func(*kuraStepTurn) bool) func(*kuraSte
 					"snippet": fmt.Sprintf("'%s' matches %d places.", address, len(t.results())),
 				})
 			}},
-		{name: "geocode-found", doc: "Geocode found one place: context.places[address]",
-			match: result("Geocode", nil),
-			act: func(t *kuraStepTurn) (llm.Message, error) {
+		{Name: "geocode-found", Doc: "Geocode found one place: context.places[address]",
+			Match: result("Geocode", nil),
+			Act: func(t *kuraStepTurn) (llm.Message, error) {
 				first := t.results()[0]
 				formatted := kuraString(first, "formatted_address")
 				loc := kuraPath(first, "geometry", "location")
@@ -46,35 +47,35 @@ func kuraResultRules(result func(string, func(*kuraStepTurn) bool) func(*kuraSte
 					"lat": kuraPath(loc, "lat"), "lng": kuraPath(loc, "lng")}
 				return t.delta(map[string]any{"places": map[string]any{t.arg("address"): place}}, fmt.Sprintf("Found %s.", formatted))
 			}},
-		{name: "geolocated", doc: "Geolocate answered: context.location with its accuracy",
-			match: result("Geolocate", nil),
-			act: func(t *kuraStepTurn) (llm.Message, error) {
+		{Name: "geolocated", Doc: "Geolocate answered: context.location with its accuracy",
+			Match: result("Geolocate", nil),
+			Act: func(t *kuraStepTurn) (llm.Message, error) {
 				loc := kuraPath(t.res, "location")
 				return t.delta(map[string]any{"location": map[string]any{"lat": kuraPath(loc, "lat"), "lng": kuraPath(loc, "lng"), "accuracy": t.res["accuracy"]}},
 					fmt.Sprintf("Located you to within %s meters.", kuraNumber(t.res["accuracy"])))
 			}},
-		{name: "reverse-none", doc: "ReverseGeocode found no address: an error",
-			match: result("ReverseGeocode", func(t *kuraStepTurn) bool { return len(t.results()) == 0 }),
-			act: func(t *kuraStepTurn) (llm.Message, error) {
+		{Name: "reverse-none", Doc: "ReverseGeocode found no address: an error",
+			Match: result("ReverseGeocode", func(t *kuraStepTurn) bool { return len(t.results()) == 0 }),
+			Act: func(t *kuraStepTurn) (llm.Message, error) {
 				return t.fail(t.call.Name, "no address found for your location")
 			}},
-		{name: "reverse-found", doc: "ReverseGeocode found an address: context.reverse_geocode_result",
-			match: result("ReverseGeocode", nil),
-			act: func(t *kuraStepTurn) (llm.Message, error) {
+		{Name: "reverse-found", Doc: "ReverseGeocode found an address: context.reverse_geocode_result",
+			Match: result("ReverseGeocode", nil),
+			Act: func(t *kuraStepTurn) (llm.Message, error) {
 				formatted := kuraString(t.results()[0], "formatted_address")
 				return t.delta(map[string]any{"reverse_geocode_result": map[string]any{"formatted_address": formatted}},
 					fmt.Sprintf("You are at %s.", formatted))
 			}},
-		{name: "weather-now", doc: "Weather answered: context.weather[location] and context.lastWeather, in the result's units",
-			match: result("Weather", nil), act: kuraWeatherDelta},
-		{name: "transit-none", doc: "Transit found no route: an error",
-			match: result("Transit", func(t *kuraStepTurn) bool { r, _ := t.res["routes"].([]any); return len(r) == 0 }),
-			act:   func(t *kuraStepTurn) (llm.Message, error) { return t.fail(t.call.Name, "no transit route found") }},
-		{name: "transit-route", doc: "Transit found routes: context.transit from the first (line, stops and departure of its first ride, arrival of its last)",
-			match: result("Transit", nil), act: kuraTransitDelta},
-		{name: "places-found", doc: "Places answered: the first five as context.places_found",
-			match: result("Places", nil),
-			act: func(t *kuraStepTurn) (llm.Message, error) {
+		{Name: "weather-now", Doc: "Weather answered: context.weather[location] and context.lastWeather, in the result's units",
+			Match: result("Weather", nil), Act: kuraWeatherDelta},
+		{Name: "transit-none", Doc: "Transit found no route: an error",
+			Match: result("Transit", func(t *kuraStepTurn) bool { r, _ := t.res["routes"].([]any); return len(r) == 0 }),
+			Act:   func(t *kuraStepTurn) (llm.Message, error) { return t.fail(t.call.Name, "no transit route found") }},
+		{Name: "transit-route", Doc: "Transit found routes: context.transit from the first (line, stops and departure of its first ride, arrival of its last)",
+			Match: result("Transit", nil), Act: kuraTransitDelta},
+		{Name: "places-found", Doc: "Places answered: the first five as context.places_found",
+			Match: result("Places", nil),
+			Act: func(t *kuraStepTurn) (llm.Message, error) {
 				found := []any{}
 				places, _ := t.res["places"].([]any)
 				for _, p := range places[:min(5, len(places))] {
@@ -107,9 +108,9 @@ func kuraWeatherDelta(t *kuraStepTurn) (llm.Message, error) {
 		"feels_like": kuraPath(t.res, "feelsLikeTemperature", "degrees"),
 		"summary":    kuraString(t.res, "weatherCondition", "description", "text"),
 		"humidity":   t.res["relativeHumidity"], "wind_speed": kuraPath(t.res, "wind", "speed", "value"), "units": units}
-	snippet := fmt.Sprintf("It is %s in %s.", kuraDegrees(instructionsOf(t.r), w["temp"], units), location)
+	snippet := fmt.Sprintf("It is %s in %s.", kuraDegrees(policy.InstructionsOf(t.r), w["temp"], units), location)
 	if sum := kuraString(w, "summary"); sum != "" {
-		snippet = fmt.Sprintf("It is %s and %s in %s.", kuraDegrees(instructionsOf(t.r), w["temp"], units), strings.ToLower(sum), location)
+		snippet = fmt.Sprintf("It is %s and %s in %s.", kuraDegrees(policy.InstructionsOf(t.r), w["temp"], units), strings.ToLower(sum), location)
 	}
 	return t.delta(map[string]any{"weather": map[string]any{location: w}, "lastWeather": w}, snippet)
 }

@@ -11,6 +11,8 @@ import (
 
 	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/harness/standin/instruct"
+	"github.com/agentreplay/testbed/harness/standin/lexicon"
+	"github.com/agentreplay/testbed/harness/standin/policy"
 )
 
 // kuraSynthesizer answers the Kura synthesizer: the reply from the
@@ -19,7 +21,7 @@ type kuraSynthesizer struct{}
 
 func (kuraSynthesizer) Name() string { return "kura/synthesizer" }
 
-func (kuraSynthesizer) Accepts(r Request) bool {
+func (kuraSynthesizer) Accepts(r policy.Request) bool {
 	return strings.Contains(r.System(), "You are the Synthesizer of Vaya")
 }
 
@@ -29,8 +31,8 @@ type kuraWorld struct {
 	query string
 	ws    map[string]any
 	out   []string
-	ins   instruct.Set // what the prompt instructs
-	prose prose        // how it writes: the prompt's language and length
+	ins   instruct.Set  // what the prompt instructs
+	prose lexicon.Prose // how it writes: the prompt's language and length
 	// hideCoords: the prompt forbids showing coordinates (the default
 	// shows them).
 	hideCoords bool
@@ -39,13 +41,13 @@ type kuraWorld struct {
 // say adds a sentence, unless it repeats one or holds a raw coordinate
 // the prompt forbids showing.
 func (k *kuraWorld) say(format string, a ...any) {
-	s := k.prose.say(format, a...)
+	s := k.prose.Say(format, a...)
 	if !(k.hideCoords && kuraCoordinate.MatchString(s)) && !slices.Contains(k.out, s) {
 		k.out = append(k.out, s)
 	}
 }
 
-func (p kuraSynthesizer) Answer(r Request) (llm.Message, error) {
+func (p kuraSynthesizer) Answer(r policy.Request) (llm.Message, error) {
 	m, _, err := p.Decide(r)
 	return m, err
 }
@@ -53,7 +55,7 @@ func (p kuraSynthesizer) Answer(r Request) (llm.Message, error) {
 // Decide answers by kuraSynthesizerRules. Unlike the other tables every
 // rule that matches adds its sentences, in table order; the name lists
 // them joined by "+".
-func (kuraSynthesizer) Decide(r Request) (llm.Message, string, error) {
+func (kuraSynthesizer) Decide(r policy.Request) (llm.Message, string, error) {
 	var in struct {
 		Query      string         `json:"query"`
 		WorldState map[string]any `json:"world_state"`
@@ -61,14 +63,14 @@ func (kuraSynthesizer) Decide(r Request) (llm.Message, string, error) {
 	if err := json.Unmarshal([]byte(r.LastUser()), &in); err != nil {
 		return llm.Message{}, "", fmt.Errorf("synthesizer input is not JSON: %w", err)
 	}
-	k := &kuraWorld{query: in.Query, ws: in.WorldState, ins: instructionsOf(r)}
-	k.prose = proseOf(k.ins, in.Query)
+	k := &kuraWorld{query: in.Query, ws: in.WorldState, ins: policy.InstructionsOf(r)}
+	k.prose = lexicon.ProseOf(k.ins, in.Query)
 	k.hideCoords = k.ins.Forbids("show", "", "coordinates")
 	var names []string
 	for _, ru := range kuraSynthesizerRules() {
-		if ru.match(k) {
-			ru.act(k)
-			names = append(names, ru.name)
+		if ru.Match(k) {
+			ru.Act(k)
+			names = append(names, ru.Name)
 		}
 	}
 	k.out, names = kuraLength(k, names)
@@ -76,31 +78,31 @@ func (kuraSynthesizer) Decide(r Request) (llm.Message, string, error) {
 }
 
 // kuraSynthesizerRules are the synthesizer's sections, in reply order.
-func kuraSynthesizerRules() []rule[*kuraWorld] {
+func kuraSynthesizerRules() []policy.Rule[*kuraWorld] {
 	// A section says its sentences into the world; its message is unused.
 	section := func(f func(*kuraWorld)) func(*kuraWorld) (llm.Message, error) {
 		return func(k *kuraWorld) (llm.Message, error) { f(k); return llm.Message{}, nil }
 	}
-	return []rule[*kuraWorld]{
-		{name: "address", doc: "a reverse-geocoded address: where the user is, or, when the prompt forbids showing coordinates and it is only coordinates, that there is no street address",
-			match: func(k *kuraWorld) bool {
+	return []policy.Rule[*kuraWorld]{
+		{Name: "address", Doc: "a reverse-geocoded address: where the user is, or, when the prompt forbids showing coordinates and it is only coordinates, that there is no street address",
+			Match: func(k *kuraWorld) bool {
 				return kuraString(k.ws, "context", "reverse_geocode_result", "formatted_address") != ""
 			},
-			act: section(func(k *kuraWorld) {
+			Act: section(func(k *kuraWorld) {
 				if a := kuraString(k.ws, "context", "reverse_geocode_result", "formatted_address"); k.hideCoords && kuraCoordinate.MatchString(a) {
 					k.say("I couldn't find a street address for where you are.")
 				} else {
 					k.say("You're at %s.", a)
 				}
 			})},
-		{name: "weather", doc: "weather in context: each location's, in the order the query names them",
-			match: func(k *kuraWorld) bool { return len(kuraWeathers(k.ws)) > 0 }, act: section(kuraSayWeather)},
-		{name: "transit", doc: "a transit route: the line, stops and departure in the user's time zone, and the duration in whole minutes",
-			match: func(k *kuraWorld) bool { _, ok := kuraPath(k.ws, "context", "transit").(map[string]any); return ok },
-			act:   section(kuraSayTransit)},
-		{name: "places", doc: "places found: up to three with ratings, or that none was found",
-			match: func(k *kuraWorld) bool { _, ok := kuraPath(k.ws, "context", "places_found").([]any); return ok },
-			act: section(func(k *kuraWorld) {
+		{Name: "weather", Doc: "weather in context: each location's, in the order the query names them",
+			Match: func(k *kuraWorld) bool { return len(kuraWeathers(k.ws)) > 0 }, Act: section(kuraSayWeather)},
+		{Name: "transit", Doc: "a transit route: the line, stops and departure in the user's time zone, and the duration in whole minutes",
+			Match: func(k *kuraWorld) bool { _, ok := kuraPath(k.ws, "context", "transit").(map[string]any); return ok },
+			Act:   section(kuraSayTransit)},
+		{Name: "places", Doc: "places found: up to three with ratings, or that none was found",
+			Match: func(k *kuraWorld) bool { _, ok := kuraPath(k.ws, "context", "places_found").([]any); return ok },
+			Act: section(func(k *kuraWorld) {
 				found, _ := kuraPath(k.ws, "context", "places_found").([]any)
 				var names []string
 				for _, p := range found[:min(3, len(found))] {
@@ -116,17 +118,17 @@ func kuraSynthesizerRules() []rule[*kuraWorld] {
 					k.say("Nearby: %s.", strings.Join(names, ", "))
 				}
 			})},
-		{name: "errors", doc: "errors: one sentence each (no match, several matches with the candidates, or the tool's message)",
-			match: func(k *kuraWorld) bool { e, _ := kuraPath(k.ws, "errors").([]any); return len(e) > 0 },
-			act:   section(kuraSayErrors)},
-		{name: "greeting", doc: "nothing said and no error: the reply a routing rule for a greeting prescribes (warm, offering the help it lists), else a plain greeting",
-			match: func(k *kuraWorld) bool {
+		{Name: "errors", Doc: "errors: one sentence each (no match, several matches with the candidates, or the tool's message)",
+			Match: func(k *kuraWorld) bool { e, _ := kuraPath(k.ws, "errors").([]any); return len(e) > 0 },
+			Act:   section(kuraSayErrors)},
+		{Name: "greeting", Doc: "nothing said and no error: the reply a routing rule for a greeting prescribes (warm, offering the help it lists), else a plain greeting",
+			Match: func(k *kuraWorld) bool {
 				e, _ := kuraPath(k.ws, "errors").([]any)
 				return len(k.out) == 0 && len(e) == 0
 			},
-			act: section(func(k *kuraWorld) {
+			Act: section(func(k *kuraWorld) {
 				for _, rt := range k.ins.Routes {
-					if rt.Reply != "" && readText(rt.When).has("greeting") {
+					if rt.Reply != "" && lexicon.Read(rt.When).Has("greeting") {
 						k.say("%s", greetingReply(rt.Reply))
 						return
 					}
@@ -241,7 +243,7 @@ func kuraSayErrors(k *kuraWorld) {
 // the values differ), else always (the default).
 func (k *kuraWorld) mentionFeelsLike(fl, temp string) bool {
 	when, ok := k.ins.Mentioned("feels like")
-	if ok && readText(when).has("differ") {
+	if ok && lexicon.Read(when).Has("differ") {
 		return fl != temp
 	}
 	return true
@@ -251,7 +253,7 @@ func (k *kuraWorld) mentionFeelsLike(fl, temp string) bool {
 // without a limit (the default) it adds a closing offer of more help, as a
 // verbose model does (prose.limit).
 func kuraLength(k *kuraWorld, names []string) ([]string, []string) {
-	out, cut, verbose := k.prose.limit(k.out)
+	out, cut, verbose := k.prose.Limit(k.out)
 	switch {
 	case cut:
 		names = append(names, "length")

@@ -12,6 +12,8 @@ import (
 
 	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/harness/standin/instruct"
+	"github.com/agentreplay/testbed/harness/standin/lexicon"
+	"github.com/agentreplay/testbed/harness/standin/policy"
 )
 
 // ODBchat policies. They recognise the agent's prompts by the protocol each
@@ -44,7 +46,7 @@ type odbchatRouter struct{}
 
 func (odbchatRouter) Name() string { return "odbchat/router" }
 
-func (odbchatRouter) Accepts(r Request) bool {
+func (odbchatRouter) Accepts(r policy.Request) bool {
 	return strings.Contains(r.System(), "single-pass classifier+router")
 }
 
@@ -78,7 +80,7 @@ func (in routerInput) catalog() []llm.Tool {
 // odbQuestion is what the ODBchat rules read from a question.
 type odbQuestion struct {
 	q        string
-	text     lexText
+	text     lexicon.Text
 	date     string // the date asked for, or ""
 	lon, lat float64
 	point    bool
@@ -91,7 +93,7 @@ type odbQuestion struct {
 }
 
 func readODBQuestion(q string, now time.Time, registry map[string][]float64) *odbQuestion {
-	o := &odbQuestion{q: q, text: readText(q)}
+	o := &odbQuestion{q: q, text: lexicon.Read(q)}
 	o.date = dateOf(o.text, q, now)
 	o.lon, o.lat, o.point = pointOf(q)
 	if m := bboxRe.FindStringSubmatch(q); m != nil {
@@ -113,16 +115,16 @@ func (o *odbQuestion) sst() bool {
 // hasSST reports an SST word, or a temperature word within three words of
 // a sea word ("temperatura del océano").
 func (o *odbQuestion) hasSST() bool {
-	return o.text.has("sst") || o.text.near("temperature", "sea", 3)
+	return o.text.Has("sst") || o.text.Near("temperature", "sea", 3)
 }
 
-func (p odbchatRouter) Answer(r Request) (llm.Message, error) {
+func (p odbchatRouter) Answer(r policy.Request) (llm.Message, error) {
 	m, _, err := p.Decide(r)
 	return m, err
 }
 
 // Decide answers by routerRules and names the rule.
-func (odbchatRouter) Decide(r Request) (llm.Message, string, error) {
+func (odbchatRouter) Decide(r policy.Request) (llm.Message, string, error) {
 	var in routerInput
 	if err := json.Unmarshal([]byte(r.LastUser()), &in); err != nil || in.Query == "" {
 		return llm.Message{}, "", fmt.Errorf("router user message is not the JSON {query, now, …} the protocol asks for")
@@ -133,8 +135,8 @@ func (odbchatRouter) Decide(r Request) (llm.Message, string, error) {
 	}
 	o := readODBQuestion(in.Query, now, in.GeoRegistry)
 	o.tools = in.catalog()
-	o.ins = instruct.Read(r.System(), toolNames(o.tools))
-	return decide(routerRules(), o)
+	o.ins = instruct.Read(r.System(), policy.ToolNames(o.tools))
+	return policy.Decide(routerRules(), o)
 }
 
 type plan struct {
@@ -184,7 +186,7 @@ func (o *odbQuestion) answer(p plan) (llm.Message, error) {
 // (read through the lexicon), or nil.
 func (o *odbQuestion) routeOf(c string) *instruct.Route {
 	for i, rt := range o.ins.Routes {
-		if readText(rt.When).has(c) {
+		if lexicon.Read(rt.When).Has(c) {
 			return &o.ins.Routes[i]
 		}
 	}
@@ -211,15 +213,15 @@ func (o *odbQuestion) otherwise() string {
 // The kinds of catalog tool the router needs, in the words a description
 // says them.
 var (
-	odbPoint = purpose{name: "point", words: "point"}
-	odbBox   = purpose{name: "box", words: "bbox box area region"}
+	odbPoint = policy.Purpose{Name: "point", Words: "point"}
+	odbBox   = policy.Purpose{Name: "box", Words: "bbox box area region"}
 )
 
 // toolPlan is the data route's decision with a call of the catalog tool
 // chosen for p, its arguments filled from the question and the prompt's
 // stated defaults.
-func (o *odbQuestion) toolPlan(p purpose, conf float64, why string, slots ...slot) (llm.Message, error) {
-	tool, ok := chooseTool(o.tools, p)
+func (o *odbQuestion) toolPlan(p policy.Purpose, conf float64, why string, slots ...policy.Slot) (llm.Message, error) {
+	tool, ok := policy.ChooseTool(o.tools, p)
 	rt := o.routeOf("sst")
 	if !ok || rt == nil {
 		return o.answer(plan{Decision: o.otherwise(), Confidence: 0.4, Rationale: "No tool of the catalog fits."})
@@ -228,58 +230,58 @@ func (o *odbQuestion) toolPlan(p purpose, conf float64, why string, slots ...slo
 	if o.date != "" {
 		date = o.date
 	}
-	slots = append(slots, slot{"date", date})
+	slots = append(slots, policy.Slot{Word: "date", Value: date})
 	for k, v := range o.ins.Defaults {
-		slots = append(slots, slot{k, v})
+		slots = append(slots, policy.Slot{Word: k, Value: v})
 	}
-	return o.answer(plan{Decision: rt.Target, Confidence: conf, Tool: map[string]any{"name": tool.Name, "arguments": argsFor(tool, slots)}, Rationale: why})
+	return o.answer(plan{Decision: rt.Target, Confidence: conf, Tool: map[string]any{"name": tool.Name, "arguments": policy.ArgsFor(tool, slots)}, Rationale: why})
 }
 
 // routerRules is the ODBchat router's table, tried in order: a question's
 // kind (a code word, a definition word, SST data at a place) goes to the
 // prompt's routing rule whose condition names that kind; a kind with no
 // rule, and anything else, to the rule for the rest.
-func routerRules() []rule[*odbQuestion] {
+func routerRules() []policy.Rule[*odbQuestion] {
 	routed := func(c string) func(o *odbQuestion) bool {
-		return func(o *odbQuestion) bool { return o.text.has(c) && o.routeOf(c) != nil }
+		return func(o *odbQuestion) bool { return o.text.Has(c) && o.routeOf(c) != nil }
 	}
 	data := func(f func(o *odbQuestion) bool) func(o *odbQuestion) bool {
 		return func(o *odbQuestion) bool { return o.sst() && o.routeOf("sst") != nil && f(o) }
 	}
-	return []rule[*odbQuestion]{
-		{name: "code", doc: "a code word and a routing rule for programs: that rule's decision",
-			match: routed("code"),
-			act: func(o *odbQuestion) (llm.Message, error) {
+	return []policy.Rule[*odbQuestion]{
+		{Name: "code", Doc: "a code word and a routing rule for programs: that rule's decision",
+			Match: routed("code"),
+			Act: func(o *odbQuestion) (llm.Message, error) {
 				return o.answer(plan{Decision: o.routeOf("code").Target, Confidence: 0.76, Rationale: "Asks for a program."})
 			}},
-		{name: "definition", doc: "a definition word and a routing rule for definitions: that rule's decision, even with an SST word",
-			match: routed("definition"),
-			act: func(o *odbQuestion) (llm.Message, error) {
+		{Name: "definition", Doc: "a definition word and a routing rule for definitions: that rule's decision, even with an SST word",
+			Match: routed("definition"),
+			Act: func(o *odbQuestion) (llm.Message, error) {
 				return o.answer(plan{Decision: o.routeOf("definition").Target, Confidence: 0.71, Rationale: "A concept or documentation question."})
 			}},
-		{name: "point", doc: "SST data at a coordinate pair and a routing rule for SST data: its decision, with the catalog tool described as for a point",
-			match: data(func(o *odbQuestion) bool { return o.point }),
-			act: func(o *odbQuestion) (llm.Message, error) {
-				return o.toolPlan(odbPoint, 0.82, "SST at a point.", slot{"longitude", o.lon}, slot{"latitude", o.lat})
+		{Name: "point", Doc: "SST data at a coordinate pair and a routing rule for SST data: its decision, with the catalog tool described as for a point",
+			Match: data(func(o *odbQuestion) bool { return o.point }),
+			Act: func(o *odbQuestion) (llm.Message, error) {
+				return o.toolPlan(odbPoint, 0.82, "SST at a point.", policy.Slot{Word: "longitude", Value: o.lon}, policy.Slot{Word: "latitude", Value: o.lat})
 			}},
-		{name: "bbox", doc: "SST data over a written bbox list and a routing rule for SST data: its decision, with the catalog tool described as for a box",
-			match: data(func(o *odbQuestion) bool { return o.bbox != nil }),
-			act: func(o *odbQuestion) (llm.Message, error) {
-				return o.toolPlan(odbBox, 0.78, "Mean SST over a box.", slot{"bbox", o.bbox})
+		{Name: "bbox", Doc: "SST data over a written bbox list and a routing rule for SST data: its decision, with the catalog tool described as for a box",
+			Match: data(func(o *odbQuestion) bool { return o.bbox != nil }),
+			Act: func(o *odbQuestion) (llm.Message, error) {
+				return o.toolPlan(odbBox, 0.78, "Mean SST over a box.", policy.Slot{Word: "bbox", Value: o.bbox})
 			}},
-		{name: "registry-region", doc: "SST data over a region the request's geo_registry lists, whose place words the question names: the box tool over its key",
-			match: data(func(o *odbQuestion) bool { return o.region != "" }),
-			act: func(o *odbQuestion) (llm.Message, error) {
-				return o.toolPlan(odbBox, 0.83, "SST over a registry region.", slot{"bbox", o.region})
+		{Name: "registry-region", Doc: "SST data over a region the request's geo_registry lists, whose place words the question names: the box tool over its key",
+			Match: data(func(o *odbQuestion) bool { return o.region != "" }),
+			Act: func(o *odbQuestion) (llm.Message, error) {
+				return o.toolPlan(odbBox, 0.83, "SST over a registry region.", policy.Slot{Word: "bbox", Value: o.region})
 			}},
-		{name: "no-place", doc: "an SST question without a place it can resolve: the rule for the rest, with low confidence",
-			match: func(o *odbQuestion) bool { return o.sst() },
-			act: func(o *odbQuestion) (llm.Message, error) {
+		{Name: "no-place", Doc: "an SST question without a place it can resolve: the rule for the rest, with low confidence",
+			Match: func(o *odbQuestion) bool { return o.sst() },
+			Act: func(o *odbQuestion) (llm.Message, error) {
 				return o.answer(plan{Decision: o.otherwise(), Confidence: 0.4, Rationale: "SST question without a place I can resolve."})
 			}},
-		{name: "otherwise", doc: "anything else (or a kind the prompt has no rule for): the rule for the rest, else the first value the shape lists",
-			match: func(*odbQuestion) bool { return true },
-			act: func(o *odbQuestion) (llm.Message, error) {
+		{Name: "otherwise", Doc: "anything else (or a kind the prompt has no rule for): the rule for the rest, else the first value the shape lists",
+			Match: func(*odbQuestion) bool { return true },
+			Act: func(o *odbQuestion) (llm.Message, error) {
 				return o.answer(plan{Decision: o.otherwise(), Confidence: 0.71, Rationale: "A concept or documentation question."})
 			}},
 	}
@@ -291,7 +293,7 @@ func routerRules() []rule[*odbQuestion] {
 // its first word is named; it scores one for each word named, and half
 // for leaving out only words of the "nearby" concept (a bare place name
 // means around it). The first key in sorted order wins a tie.
-func registryRegion(t lexText, registry map[string][]float64) string {
+func registryRegion(t lexicon.Text, registry map[string][]float64) string {
 	best, score := "", 0.0
 	for _, key := range slices.Sorted(maps.Keys(registry)) {
 		words := strings.FieldsFunc(strings.ToLower(key), func(r rune) bool { return r == '_' || r == '-' || r == ' ' })
@@ -319,11 +321,11 @@ func registryRegion(t lexText, registry map[string][]float64) string {
 
 // namesWord reports whether t names w: a word of the lexicon concept w
 // belongs to, or w itself.
-func namesWord(t lexText, w string) bool {
+func namesWord(t lexicon.Text, w string) bool {
 	if c := conceptOf(w); c != "" {
-		return t.has(c)
+		return t.Has(c)
 	}
-	for _, x := range t.words {
+	for _, x := range t.Words {
 		if x == w {
 			return true
 		}
@@ -333,9 +335,9 @@ func namesWord(t lexText, w string) bool {
 
 // conceptOf is the lexicon concept whose English words include w, or "".
 func conceptOf(w string) string {
-	for _, c := range slices.Sorted(maps.Keys(lexicon)) {
-		for _, e := range lexicon[c]["en"] {
-			if !strings.Contains(e, " ") && lexWordMatch(w, e) {
+	for _, c := range slices.Sorted(maps.Keys(lexicon.Concepts)) {
+		for _, e := range lexicon.Concepts[c]["en"] {
+			if !strings.Contains(e, " ") && lexicon.WordMatch(w, e) {
 				return c
 			}
 		}
@@ -373,7 +375,7 @@ func pointOf(q string) (lon, lat float64, ok bool) {
 
 // dateOf is the date a question asks for: one written, else by its date
 // words relative to now, else "".
-func dateOf(t lexText, q string, now time.Time) string {
+func dateOf(t lexicon.Text, q string, now time.Time) string {
 	if m := dateRe.FindStringSubmatch(q); m != nil {
 		y, _ := strconv.Atoi(m[1])
 		mo, _ := strconv.Atoi(m[2])
@@ -381,11 +383,11 @@ func dateOf(t lexText, q string, now time.Time) string {
 		return time.Date(y, time.Month(mo), d, 0, 0, 0, 0, time.UTC).Format(time.DateOnly)
 	}
 	switch {
-	case t.has("day_before_yesterday"):
+	case t.Has("day_before_yesterday"):
 		return now.AddDate(0, 0, -2).Format(time.DateOnly)
-	case t.has("yesterday"):
+	case t.Has("yesterday"):
 		return now.AddDate(0, 0, -1).Format(time.DateOnly)
-	case t.has("now"):
+	case t.Has("now"):
 		return now.Format(time.DateOnly)
 	}
 	return ""
@@ -400,20 +402,20 @@ type odbchatClassifier struct{}
 
 func (odbchatClassifier) Name() string { return "odbchat/classifier" }
 
-func (odbchatClassifier) Accepts(r Request) bool {
+func (odbchatClassifier) Accepts(r policy.Request) bool {
 	return strings.Contains(r.System(), "question classifier")
 }
 
-func (p odbchatClassifier) Answer(r Request) (llm.Message, error) {
+func (p odbchatClassifier) Answer(r policy.Request) (llm.Message, error) {
 	m, _, err := p.Decide(r)
 	return m, err
 }
 
 // Decide answers by classifierRules and names the rule.
-func (odbchatClassifier) Decide(r Request) (llm.Message, string, error) {
+func (odbchatClassifier) Decide(r policy.Request) (llm.Message, string, error) {
 	o := readODBQuestion(r.LastUser(), time.Time{}, nil)
-	o.ins = instructionsOf(r)
-	return decide(classifierRules(), o)
+	o.ins = policy.InstructionsOf(r)
+	return policy.Decide(classifierRules(), o)
 }
 
 // odbPlaceConcepts are the lexicon's place concepts the classifier knows.
@@ -446,34 +448,34 @@ func (o *odbQuestion) classified(mode string, conf float64) (llm.Message, error)
 // word) goes to the prompt's routing rule whose condition names that kind
 // (a program, definitions, data); anything else, or a kind with no rule, to
 // the rule for the rest, else the shape's first listed value.
-func classifierRules() []rule[*odbQuestion] {
+func classifierRules() []policy.Rule[*odbQuestion] {
 	routed := func(c string, conf float64) func(*odbQuestion) (llm.Message, error) {
 		return func(o *odbQuestion) (llm.Message, error) { return o.classified(o.routeOf(c).Target, conf) }
 	}
 	has := func(c string, f func(*odbQuestion) bool) func(*odbQuestion) bool {
 		return func(o *odbQuestion) bool { return o.routeOf(c) != nil && f(o) }
 	}
-	return []rule[*odbQuestion]{
-		{name: "code", doc: "a code word and a routing rule for programs: its mode",
-			match: has("code", func(o *odbQuestion) bool { return o.text.has("code") }), act: routed("code", 0.74)},
-		{name: "definition", doc: "a definition word and a routing rule for definitions: its mode",
-			match: has("definition", func(o *odbQuestion) bool { return o.text.has("definition") }), act: routed("definition", 0.7)},
-		{name: "coordinates", doc: "a point or a bbox list and a routing rule for data: its mode (code in the seed's prompt, the only branch that fetches numbers)",
-			match: has("data", func(o *odbQuestion) bool { return o.point || o.bbox != nil }), act: routed("data", 0.74)},
-		{name: "sst-and-place", doc: "an SST word, a place word and a routing rule for data: its mode (code in the seed's prompt: the seed's failure mode)",
-			match: has("data", func(o *odbQuestion) bool {
+	return []policy.Rule[*odbQuestion]{
+		{Name: "code", Doc: "a code word and a routing rule for programs: its mode",
+			Match: has("code", func(o *odbQuestion) bool { return o.text.Has("code") }), Act: routed("code", 0.74)},
+		{Name: "definition", Doc: "a definition word and a routing rule for definitions: its mode",
+			Match: has("definition", func(o *odbQuestion) bool { return o.text.Has("definition") }), Act: routed("definition", 0.7)},
+		{Name: "coordinates", Doc: "a point or a bbox list and a routing rule for data: its mode (code in the seed's prompt, the only branch that fetches numbers)",
+			Match: has("data", func(o *odbQuestion) bool { return o.point || o.bbox != nil }), Act: routed("data", 0.74)},
+		{Name: "sst-and-place", Doc: "an SST word, a place word and a routing rule for data: its mode (code in the seed's prompt: the seed's failure mode)",
+			Match: has("data", func(o *odbQuestion) bool {
 				if !o.hasSST() {
 					return false
 				}
 				for _, c := range odbPlaceConcepts {
-					if o.text.has(c) {
+					if o.text.Has(c) {
 						return true
 					}
 				}
 				return false
-			}), act: routed("data", 0.74)},
-		{name: "otherwise-explain", doc: "anything else: the rule for the rest, else the first mode the shape lists",
-			match: func(*odbQuestion) bool { return true },
-			act:   func(o *odbQuestion) (llm.Message, error) { return o.classified(o.otherwise(), 0.7) }},
+			}), Act: routed("data", 0.74)},
+		{Name: "otherwise-explain", Doc: "anything else: the rule for the rest, else the first mode the shape lists",
+			Match: func(*odbQuestion) bool { return true },
+			Act:   func(o *odbQuestion) (llm.Message, error) { return o.classified(o.otherwise(), 0.7) }},
 	}
 }

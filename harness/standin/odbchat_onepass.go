@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/agentreplay/testbed/agents/llm"
+	"github.com/agentreplay/testbed/harness/standin/lexicon"
+	"github.com/agentreplay/testbed/harness/standin/policy"
 )
 
 // odbchatOnePass writes tagged one-pass answers from the context passages.
@@ -13,7 +15,9 @@ type odbchatOnePass struct{}
 
 func (odbchatOnePass) Name() string { return "odbchat/onepass" }
 
-func (odbchatOnePass) Accepts(r Request) bool { return strings.Contains(r.System(), "<<<MODE>>>") }
+func (odbchatOnePass) Accepts(r policy.Request) bool {
+	return strings.Contains(r.System(), "<<<MODE>>>")
+}
 
 var (
 	modeLine     = regexp.MustCompile(`(?m)^Mode: (\w+)$`)
@@ -24,16 +28,16 @@ var (
 // onePassTurn is what the one-pass rules read from the user message.
 type onePassTurn struct {
 	u, mode, lang, question string
-	prose                   prose // the prompt's language and length
+	prose                   lexicon.Prose // the prompt's language and length
 }
 
-func (p odbchatOnePass) Answer(r Request) (llm.Message, error) {
+func (p odbchatOnePass) Answer(r policy.Request) (llm.Message, error) {
 	m, _, err := p.Decide(r)
 	return m, err
 }
 
 // Decide answers by onePassRules and names the rule.
-func (odbchatOnePass) Decide(r Request) (llm.Message, string, error) {
+func (odbchatOnePass) Decide(r policy.Request) (llm.Message, string, error) {
 	t := &onePassTurn{u: r.LastUser(), mode: "explain"}
 	if m := modeLine.FindStringSubmatch(t.u); m != nil {
 		t.mode = m[1]
@@ -43,20 +47,20 @@ func (odbchatOnePass) Decide(r Request) (llm.Message, string, error) {
 	}
 	// The answer's language is the prompt's language rule (answerLanguage):
 	// the user's, told from the question, a named one, or, unstated, English.
-	ins := instructionsOf(r)
-	t.prose = proseOf(ins, t.question)
-	t.lang = t.prose.lang
-	return decide(onePassRules(), t)
+	ins := policy.InstructionsOf(r)
+	t.prose = lexicon.ProseOf(ins, t.question)
+	t.lang = t.prose.Lang
+	return policy.Decide(onePassRules(), t)
 }
 
 // onePassRules is the one-pass table: the mode comes from the agent's
 // message, so the rules only shape the tagged answer.
-func onePassRules() []rule[*onePassTurn] {
-	return []rule[*onePassTurn]{
-		{name: "code-answer", doc: "code mode: a plan, a Python program picked by what the question names, and the cited passages",
-			match: func(t *onePassTurn) bool { return t.mode == "code" }, act: onePassAnswer},
-		{name: "explain-answer", doc: "any other mode: the first sentences of the first two passages, cited",
-			match: func(*onePassTurn) bool { return true }, act: onePassAnswer},
+func onePassRules() []policy.Rule[*onePassTurn] {
+	return []policy.Rule[*onePassTurn]{
+		{Name: "code-answer", Doc: "code mode: a plan, a Python program picked by what the question names, and the cited passages",
+			Match: func(t *onePassTurn) bool { return t.mode == "code" }, Act: onePassAnswer},
+		{Name: "explain-answer", Doc: "any other mode: the first sentences of the first two passages, cited",
+			Match: func(*onePassTurn) bool { return true }, Act: onePassAnswer},
 	}
 }
 
@@ -90,7 +94,7 @@ func onePassAnswer(t *onePassTurn) (llm.Message, error) {
 	if len(said) == 0 {
 		said = []string{"I found nothing about this in the ODB knowledge base."}
 	}
-	said, _, _ = t.prose.limit(said)
+	said, _, _ = t.prose.Limit(said)
 	b.WriteString(strings.Join(said, " "))
 	return llm.Message{Role: llm.RoleAssistant, Content: b.String()}, nil
 }
@@ -108,7 +112,7 @@ func sentence(s, lang string) string {
 			}
 		}
 	}
-	return firstSentence(s)
+	return policy.FirstSentence(s)
 }
 
 var hanRe = regexp.MustCompile(`\p{Han}`)
@@ -120,7 +124,7 @@ func program(q string) string {
 		return "import csv, json, sys\n\nrows = json.load(sys.stdin)\nwriter = csv.DictWriter(sys.stdout, fieldnames=sorted({k for r in rows for k in r}))\nwriter.writeheader()\nwriter.writerows(rows)\n"
 	}
 	plot := ""
-	if readText(q).has("plot") {
+	if lexicon.Read(q).Has("plot") {
 		plot = "import matplotlib.pyplot as plt\nplt.scatter(df.lon, df.lat, c=df.sst, s=4)\nplt.colorbar(label='SST (°C)')\nplt.savefig('sst.png')\n"
 	}
 	return "import pandas as pd\nimport requests\n\nparams = {'lon0': 118, 'lat0': 20, 'lon1': 123.5, 'lat1': 26.5, 'start': '2025-11-05', 'end': '2025-11-05', 'append': 'sst,sst_anomaly', 'sample': 30}\n" +

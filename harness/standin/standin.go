@@ -39,14 +39,21 @@ import (
 
 	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/harness/cassette"
+	"github.com/agentreplay/testbed/harness/standin/policy"
 	"github.com/agentreplay/testbed/harness/tokens"
 	"github.com/agentreplay/testbed/harness/wire"
 )
 
+// Policy answers the requests of one agent protocol (see package policy).
+type Policy = policy.Policy
+
+// Request is a chat request as a policy sees it (see package policy).
+type Request = policy.Request
+
 // Policies returns every policy the stand-in knows: the agent-specific
 // ones, then Generic, which accepts any request the others do not.
-func Policies() []Policy {
-	return []Policy{judgePolicy{}, odbchatRouter{}, odbchatClassifier{}, odbchatOnePass{}, climatePolicy{}, familyPolicy{}, vizPolicy{}, cbaPolicy{}, kuraPlanner{}, kuraExecutor{}, kuraSynthesizer{}, Generic()}
+func Policies() []policy.Policy {
+	return []policy.Policy{judgePolicy{}, odbchatRouter{}, odbchatClassifier{}, odbchatOnePass{}, climatePolicy{}, familyPolicy{}, vizPolicy{}, cbaPolicy{}, kuraPlanner{}, kuraExecutor{}, kuraSynthesizer{}, Generic()}
 }
 
 // Latency is the model of how long a call takes, in two parts: the time to
@@ -117,7 +124,7 @@ func Faults() []string {
 // Options configure a Server. The zero value serves with DefaultLatency and
 // no faults.
 type Options struct {
-	Policies []Policy
+	Policies []policy.Policy
 	Latency  Latency
 	// FaultRate is the share of calls that fail, drawn from a generator seeded
 	// with Seed, so the same run injects the same faults.
@@ -239,31 +246,31 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, d wire.Dialect) {
 // respond answers req in dialect d: the fault it asks for (in FaultHeader
 // or by marker) or draws, else the answer of the first policy that accepts
 // it, sampled as sample (see SampleHeader).
-func (s *Server) respond(w http.ResponseWriter, d wire.Encoder, req Request, sample int, asked string) {
+func (s *Server) respond(w http.ResponseWriter, d wire.Encoder, req policy.Request, sample int, asked string) {
 	in := s.counter.Request(llm.Request{Messages: req.Messages, Tools: req.Tools}).Total()
 	fault := s.fault(asked, req)
 	if fault != "" && !answers(fault) {
 		s.writeFault(w, d, fault, req, in)
 		return
 	}
-	policy := s.policy(req)
-	if policy == nil {
+	p := s.policy(req)
+	if p == nil {
 		w.Header().Set(cassette.PolicyHeader, cassette.NoPolicy)
 		writeFailure(w, d, http.StatusBadRequest, noPolicy(req), s.opts.Latency.Of(in, 0))
 		return
 	}
 	smp := newSampler(sample, req)
-	msg, rule, err := answerOf(policy, smp.view(req))
+	msg, rule, err := policy.AnswerOf(p, smp.view(req))
 	if err != nil && smp != nil {
 		// A misread the policy cannot follow: a model still answers.
-		msg, rule, err = answerOf(policy, req)
+		msg, rule, err = policy.AnswerOf(p, req)
 	}
 	if err != nil {
-		writeFailure(w, d, http.StatusInternalServerError, policy.Name()+": "+err.Error(), s.opts.Latency.Of(in, 0))
+		writeFailure(w, d, http.StatusInternalServerError, p.Name()+": "+err.Error(), s.opts.Latency.Of(in, 0))
 		return
 	}
 	msg = smp.reword(msg)
-	if policy.Name() == GenericName {
+	if p.Name() == GenericName {
 		// Recordings say that their answers came from the plumbing stand-in.
 		w.Header().Set(cassette.PolicyHeader, GenericName)
 	}
@@ -283,7 +290,7 @@ func (s *Server) respond(w http.ResponseWriter, d wire.Encoder, req Request, sam
 	}
 	resp, err := d.Completion(req.Model, msg, false, in, out)
 	if err != nil {
-		writeFailure(w, d, http.StatusInternalServerError, policy.Name()+": "+err.Error(), s.opts.Latency.Of(in, 0))
+		writeFailure(w, d, http.StatusInternalServerError, p.Name()+": "+err.Error(), s.opts.Latency.Of(in, 0))
 		return
 	}
 	lat := smp.jitter(s.opts.Latency.Of(in, out))
@@ -305,7 +312,7 @@ func (s *Server) stream(w http.ResponseWriter, d wire.Encoder, model string, msg
 	s.writeStream(w, events, in, out, smp, fault)
 }
 
-func (s *Server) policy(r Request) Policy {
+func (s *Server) policy(r policy.Request) policy.Policy {
 	for _, p := range s.opts.Policies {
 		if p.Accepts(r) {
 			return p
@@ -323,7 +330,7 @@ var markerRe = regexp.MustCompile(regexp.QuoteMeta(FaultMarker) + `([a-z0-9_]+)`
 
 // fault returns the fault a request asks for in FaultHeader or by marker,
 // else a drawn one.
-func (s *Server) fault(asked string, r Request) string {
+func (s *Server) fault(asked string, r policy.Request) string {
 	if slices.Contains(Faults(), asked) {
 		return asked
 	}
@@ -346,7 +353,7 @@ func (s *Server) drawFault() string {
 }
 
 // writeFault answers with the named fault in dialect d.
-func (s *Server) writeFault(w http.ResponseWriter, d wire.Encoder, fault string, r Request, in int) {
+func (s *Server) writeFault(w http.ResponseWriter, d wire.Encoder, fault string, r policy.Request, in int) {
 	lat := s.opts.Latency.Of(in, 0)
 	w.Header().Set(cassette.FaultHeader, fault)
 	switch fault {
@@ -381,13 +388,10 @@ func (s *Server) writeFault(w http.ResponseWriter, d wire.Encoder, fault string,
 	}
 }
 
-// marshalPlain encodes v as JSON without escaping <, > and &.
-func marshalPlain(v any) ([]byte, error) { return wire.MarshalPlain(v) }
-
 // noPolicy is the message of the answer to a request no policy accepts:
 // what the request was (the start of its system prompt, its tools), so that
 // the prompt edit that lost the policy is found.
-func noPolicy(req Request) string {
+func noPolicy(req policy.Request) string {
 	var tools []string
 	for _, t := range req.Tools {
 		tools = append(tools, t.Name)

@@ -1,4 +1,10 @@
-package standin
+// Package lexicon is how the stand-in reads and writes text: the one
+// multilingual lexicon of concepts (lexicon.go) and a message read through
+// it (lextext.go), text cut into comparable terms (terms.go), and prose, the
+// answer's language, length and closing as the prompt asks, with the
+// phrasebook of sentence frames in other languages (prose.go,
+// phrasebook.go). It knows no agent and no request.
+package lexicon
 
 // The stand-in's one multilingual lexicon: each concept with the words
 // that name it, by language (en, zh, es, fr at least; de and ja where a
@@ -11,7 +17,7 @@ package standin
 // Latin words match whole words, with a plural "s" or "es"; a word ending
 // in "*" matches any word it starts; several words match in sequence. Han
 // and kana words match anywhere in the text.
-var lexicon = map[string]map[string][]string{
+var Concepts = map[string]map[string][]string{
 	// General vocabulary of tools (the generic policy's concepts).
 	"weather": {
 		"en": {"weather", "forecast"}, "de": {"wetter", "vorhersage"}, "fr": {"météo", "meteo", "prévision"},
@@ -197,7 +203,7 @@ var lexicon = map[string]map[string][]string{
 		"es": {"gráfic*", "mapa*", "trazar"}, "zh": {"畫", "画", "圖", "图"},
 	},
 	// Instruction vocabulary: the words a prompt's condition uses for a
-	// case a policy recognises (instructions.go).
+	// case a policy recognises (package policy, instructions.go).
 	"greeting": {
 		"en": {"greeting*", "greet*", "hello", "hi", "thanks", "thank*"}, "fr": {"salut*", "bonjour", "merci", "remerciement*"},
 		"es": {"saludo*", "hola", "gracias", "agradecimiento*"}, "zh": {"問候", "问候", "你好", "謝謝", "谢谢"},
@@ -291,27 +297,27 @@ var lexicon = map[string]map[string][]string{
 }
 
 // genericConcepts are the lexicon's concepts the generic policy maps words
-// to (generic_words.go): general vocabulary of tools.
+// to (terms.go): general vocabulary of tools.
 var genericConcepts = []string{"weather", "temperature", "rain", "wind", "search", "place", "time", "date",
 	"price", "convert", "send", "create", "delete", "list", "translate", "calculate", "news", "stock"}
 
 // lexiconLanguages are the language tags of the lexicon, English first.
-var lexiconLanguages = []string{"en", "de", "fr", "es", "zh", "ja"}
+var Languages = []string{"en", "de", "fr", "es", "zh", "ja"}
 
-// lexiconWords returns every word of concept c, in every language.
-func lexiconWords(c string) []string {
+// ConceptWords returns every word of concept c, in every language.
+func ConceptWords(c string) []string {
 	var out []string
-	for _, lang := range lexiconLanguages {
-		out = append(out, lexicon[c][lang]...)
+	for _, lang := range Languages {
+		out = append(out, Concepts[c][lang]...)
 	}
 	return out
 }
 
-// embedConcepts are the keyword groups of the embedding vectors' first
+// EmbedConcepts are the keyword groups of the embedding vectors' first
 // dimensions (embed.go), one per climate concept, counted as substrings of
 // the lowercased text; English only, like the documents searched. Changing a
 // group changes every recorded vector search.
-func embedConcepts() [][]string {
+func EmbedConcepts() [][]string {
 	return [][]string{
 		{"gpc", "basic+", "basic plus", "basic ", "global protocol for community"},
 		{"scope 1", "scope 2", "scope 3", "scopes", "scope"},

@@ -1,4 +1,4 @@
-package standin
+package policy
 
 import (
 	"errors"
@@ -6,27 +6,27 @@ import (
 	"github.com/agentreplay/testbed/agents/llm"
 )
 
-// rule is one named decision of a policy written as a table: when match
+// Rule is one named decision of a policy written as a table: when match
 // holds for a request, act answers it. A table is tried in order and the
 // first rule that matches answers; the server sends its name in
 // cassette.RuleHeader, so that a trace says why the stand-in answered as it
 // did. C is what the policy reads from a request.
-type rule[C any] struct {
-	name  string
-	doc   string
-	match func(C) bool
-	act   func(C) (llm.Message, error)
+type Rule[C any] struct {
+	Name  string
+	Doc   string
+	Match func(C) bool
+	Act   func(C) (llm.Message, error)
 }
 
 // errNoRule is the error of a table none of whose rules matched.
 var errNoRule = errors.New("no rule matched")
 
-// decide answers c by the first rule of table that matches, and names it.
-func decide[C any](table []rule[C], c C) (llm.Message, string, error) {
+// Decide answers c by the first rule of table that matches, and names it.
+func Decide[C any](table []Rule[C], c C) (llm.Message, string, error) {
 	for _, r := range table {
-		if r.match(c) {
-			msg, err := r.act(c)
-			return msg, r.name, err
+		if r.Match(c) {
+			msg, err := r.Act(c)
+			return msg, r.Name, err
 		}
 	}
 	return llm.Message{}, "", errNoRule
@@ -38,9 +38,9 @@ type ruled interface {
 	Decide(r Request) (llm.Message, string, error)
 }
 
-// answerOf asks p for the answer to r and, when p is ruled, the name of the
+// AnswerOf asks p for the answer to r and, when p is ruled, the name of the
 // rule that gave it ("cba/assistant:forecast"), else "".
-func answerOf(p Policy, r Request) (llm.Message, string, error) {
+func AnswerOf(p Policy, r Request) (llm.Message, string, error) {
 	d, ok := p.(ruled)
 	if !ok {
 		msg, err := p.Answer(r)

@@ -1,4 +1,4 @@
-package standin
+package lexicon
 
 import (
 	"fmt"
@@ -9,20 +9,20 @@ import (
 	"github.com/agentreplay/testbed/harness/standin/instruct"
 )
 
-// prose is how a policy writes what the user reads, by what the prompt
+// Prose is how a policy writes what the user reads, by what the prompt
 // instructs: the answer's language (the language form) and its length
 // (the sentences form). Every policy that writes prose writes it through
 // one, so a stated rule is obeyed the same way by all of them and an
 // unstated one gets the form's default: English, no limit, and a
 // closing offer of more help, as a verbose model writes.
-type prose struct {
-	lang string // the answer's language: en, zh, es, fr…
+type Prose struct {
+	Lang string // the answer's language: en, zh, es, fr…
 	max  int    // the most sentences; 0 when no limit is stated
 }
 
-// proseOf is the prose ins asks for, for a user who wrote user.
-func proseOf(ins instruct.Set, user string) prose {
-	return prose{lang: answerLanguage(ins, user), max: ins.Sentences.Max}
+// ProseOf is the prose ins asks for, for a user who wrote user.
+func ProseOf(ins instruct.Set, user string) Prose {
+	return Prose{Lang: answerLanguage(ins, user), max: ins.Sentences.Max}
 }
 
 // answerLanguage is the language the prompt's language rule names: the
@@ -31,24 +31,24 @@ func proseOf(ins instruct.Set, user string) prose {
 func answerLanguage(ins instruct.Set, user string) string {
 	switch ins.Language {
 	case "user":
-		return userLanguage(user)
+		return UserLanguage(user)
 	case "":
 		return "en"
 	}
 	return ins.Language
 }
 
-// userLanguage tells the language of s by the lexicon's language tags:
+// UserLanguage tells the language of s by the lexicon's language tags:
 // Chinese when it is written in Han characters (Japanese when it has
 // kana too), else the language whose lexicon words it says most; English
 // when none says more than English does.
-func userLanguage(s string) string {
+func UserLanguage(s string) string {
 	han, kana := false, false
 	for _, r := range s {
 		switch {
 		case r >= 0x3040 && r <= 0x30ff:
 			kana = true
-		case isCJK(string(r)):
+		case IsCJK(string(r)):
 			han = true
 		}
 	}
@@ -58,20 +58,20 @@ func userLanguage(s string) string {
 	case han:
 		return "zh"
 	}
-	t := readText(s)
+	t := Read(s)
 	best, score := "en", 0
 	counts := map[string]int{}
-	for _, byLang := range lexicon {
+	for _, byLang := range Concepts {
 		for lang, words := range byLang {
 			for _, w := range words {
-				if !isCJK(w) && t.matchesAny(strings.Fields(w)) {
+				if !IsCJK(w) && t.matchesAny(strings.Fields(w)) {
 					counts[lang]++
 				}
 			}
 		}
 	}
 	score = counts["en"]
-	for _, lang := range lexiconLanguages {
+	for _, lang := range Languages {
 		if counts[lang] > score {
 			best, score = lang, counts[lang]
 		}
@@ -80,8 +80,8 @@ func userLanguage(s string) string {
 }
 
 // matchesAny reports whether the words parts appear in sequence in t.
-func (t lexText) matchesAny(parts []string) bool {
-	for i := range t.words {
+func (t Text) matchesAny(parts []string) bool {
+	for i := range t.Words {
 		if t.matchAt(i, parts) {
 			return true
 		}
@@ -89,11 +89,11 @@ func (t lexText) matchesAny(parts []string) bool {
 	return false
 }
 
-// say writes format with a, in p's language: the phrasebook's wording of
+// Say writes format with a, in p's language: the phrasebook's wording of
 // format when it has one for the language, else format as given (a weak
 // model's partial translation).
-func (p prose) say(format string, a ...any) string {
-	if tr, ok := phrasebook[format][p.lang]; ok {
+func (p Prose) Say(format string, a ...any) string {
+	if tr, ok := phrasebook[format][p.Lang]; ok {
 		format = tr
 	}
 	return fmt.Sprintf(format, a...)
@@ -102,27 +102,27 @@ func (p prose) say(format string, a ...any) string {
 // closing is the offer of more help a verbose answer ends with.
 const closing = "Let me know if there is anything else I can help you with."
 
-// limit keeps the first sentences of sents the prompt allows; without a
+// Limit keeps the first sentences of sents the prompt allows; without a
 // stated limit it adds the closing offer, in p's language. cut reports
 // whether sentences were dropped, verbose whether the offer was added.
-func (p prose) limit(sents []string) (out []string, cut, verbose bool) {
+func (p Prose) Limit(sents []string) (out []string, cut, verbose bool) {
 	if p.max > 0 {
 		if len(sents) > p.max {
 			return sents[:p.max], true, false
 		}
 		return sents, false, false
 	}
-	offer := p.say(closing)
+	offer := p.Say(closing)
 	if slices.Contains(sents, offer) {
 		return sents, false, false
 	}
 	return append(slices.Clip(sents), offer), false, true
 }
 
-// finish is text as p writes it: cut to the sentences the prompt allows,
+// Finish is text as p writes it: cut to the sentences the prompt allows,
 // or, without a limit, with the closing offer after it.
-func (p prose) finish(text string) string {
-	out, _, _ := p.limit(sentencesOf(text))
+func (p Prose) Finish(text string) string {
+	out, _, _ := p.Limit(sentencesOf(text))
 	return joinSentences(out)
 }
 

@@ -1,4 +1,4 @@
-package standin
+package lexicon
 
 import (
 	"strings"
@@ -15,31 +15,31 @@ import (
 // count. Han and kana text has no spaces, so the lexicon's CJK words are
 // found by substring instead.
 
-// genericStop are words that carry no meaning for matching a tool.
-var genericStop = setOf(strings.Fields(`a an the and or of to in on at for by with from is are was be
+// Stop are words that carry no meaning for matching a tool.
+var Stop = SetOf(strings.Fields(`a an the and or of to in on at for by with from is are was be
 	it its this that these those what which who how when why do does can could would should will
 	me my you your we our i get set please tell give about into as than then there here
 	der die das und oder ist ein eine le la les et ou est un une el los las y o es un una`))
 
-// genericConcept is the concept each lexicon word stands for, and
-// genericCJK lists the lexicon's words written without spaces.
-var genericConcept, genericCJK = lexiconIndex()
+// ConceptOf is the concept each lexicon word stands for, and
+// CJKWords lists the lexicon's words written without spaces.
+var ConceptOf, CJKWords = lexiconIndex()
 
 func lexiconIndex() (map[string]string, []string) {
 	concept := map[string]string{}
 	var cjk []string
 	for _, c := range genericConcepts {
-		for _, w := range lexiconWords(c) {
-			if isCJK(w) {
+		for _, w := range ConceptWords(c) {
+			if IsCJK(w) {
 				cjk = append(cjk, w)
 			}
-			concept[stem(w)] = c
+			concept[Stem(w)] = c
 		}
 	}
 	return concept, cjk
 }
 
-func setOf(words []string) map[string]bool {
+func SetOf(words []string) map[string]bool {
 	m := make(map[string]bool, len(words))
 	for _, w := range words {
 		m[w] = true
@@ -47,8 +47,8 @@ func setOf(words []string) map[string]bool {
 	return m
 }
 
-// isCJK reports whether s has a Han, Hiragana or Katakana letter.
-func isCJK(s string) bool {
+// IsCJK reports whether s has a Han, Hiragana or Katakana letter.
+func IsCJK(s string) bool {
 	for _, r := range s {
 		if unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana) {
 			return true
@@ -57,10 +57,10 @@ func isCJK(s string) bool {
 	return false
 }
 
-// stem takes one common English suffix off a lowercased word of five
+// Stem takes one common English suffix off a lowercased word of five
 // letters or more: "ies" becomes "y", then "ing", "ed", "es" and "s" go.
-func stem(w string) string {
-	if len([]rune(w)) < 5 || isCJK(w) {
+func Stem(w string) string {
+	if len([]rune(w)) < 5 || IsCJK(w) {
 		return w
 	}
 	switch {
@@ -78,31 +78,31 @@ func stem(w string) string {
 	return w
 }
 
-// terms returns the distinct terms of text (see the top of this file).
-func terms(text string) map[string]bool {
+// Terms returns the distinct terms of text (see the top of this file).
+func Terms(text string) map[string]bool {
 	out := map[string]bool{}
-	for _, w := range words(text) {
+	for _, w := range Words(text) {
 		w = strings.ToLower(w)
-		if genericStop[w] {
+		if Stop[w] {
 			continue
 		}
-		s := stem(w)
-		if c, ok := genericConcept[s]; ok {
+		s := Stem(w)
+		if c, ok := ConceptOf[s]; ok {
 			s = c
 		}
 		out[s] = true
 	}
-	for _, w := range genericCJK {
+	for _, w := range CJKWords {
 		if strings.Contains(text, w) {
-			out[genericConcept[w]] = true
+			out[ConceptOf[w]] = true
 		}
 	}
 	return out
 }
 
-// words splits text into words at anything that is not a letter or digit,
+// Words splits text into words at anything that is not a letter or digit,
 // and identifiers at camelCase humps.
-func words(text string) []string {
+func Words(text string) []string {
 	var out []string
 	var cur []rune
 	flush := func() {
@@ -128,8 +128,8 @@ func words(text string) []string {
 	return out
 }
 
-// overlap counts the terms a and b share.
-func overlap(a, b map[string]bool) int {
+// Overlap counts the terms a and b share.
+func Overlap(a, b map[string]bool) int {
 	n := 0
 	for t := range a {
 		if b[t] {

@@ -1,4 +1,4 @@
-package standin
+package policy
 
 import (
 	"fmt"
@@ -7,24 +7,25 @@ import (
 	"slices"
 
 	"github.com/agentreplay/testbed/agents/llm"
+	"github.com/agentreplay/testbed/harness/standin/lexicon"
 )
 
 // Choosing a tool by what it says it does. A policy that needs a kind of
 // tool (one that lists, one that opens a record, one that searches a
 // knowledge base) states the need as a purpose, a few plain words, and
-// chooseTool takes the offered tool whose description, parameter names
-// and parameter descriptions say most of them, read through the words of
-// generic_words.go (stems and the lexicon's general concepts). So a
+// ChooseTool takes the offered tool whose description, parameter names
+// and parameter descriptions say most of them, read through the terms of
+// package lexicon (stems and the lexicon's general concepts). So a
 // policy never names a tool: swap two tools' descriptions and its choice
 // follows the descriptions, not the names.
 
-// purpose is a kind of tool a policy needs, in plain words.
-type purpose struct {
-	name  string // "browse", "open-record"
-	words string // what a tool for it says it does
-	// every takes only a tool whose description says every one of words:
+// Purpose is a kind of tool a policy needs, in plain words.
+type Purpose struct {
+	Name  string // "browse", "open-record"
+	Words string // what a tool for it says it does
+	// Every takes only a tool whose description says every one of words:
 	// for a tool the policy must not mistake another for.
-	every bool
+	Every bool
 }
 
 // describedScore is how well tool t's words meet purpose words want: how
@@ -52,16 +53,16 @@ func saidScore(t llm.Tool, want map[string]bool) (times, distinct int) {
 // namedScore is how many terms of want t's name, parameters' names and
 // parameters' descriptions say.
 func namedScore(t llm.Tool, want map[string]bool) int {
-	rest := terms(t.Name)
-	props, _ := schemaOf(t.Parameters)["properties"].(map[string]any)
+	rest := lexicon.Terms(t.Name)
+	props, _ := SchemaOf(t.Parameters)["properties"].(map[string]any)
 	for name, p := range props {
-		maps.Copy(rest, terms(name))
+		maps.Copy(rest, lexicon.Terms(name))
 		if p, ok := p.(map[string]any); ok {
 			d, _ := p["description"].(string)
-			maps.Copy(rest, terms(d))
+			maps.Copy(rest, lexicon.Terms(d))
 		}
 	}
-	return overlap(want, rest)
+	return lexicon.Overlap(want, rest)
 }
 
 // negation starts the part of a clause that says what a tool is not for
@@ -78,8 +79,8 @@ func saidTerms(desc string) map[string]int {
 	out := map[string]int{}
 	for _, c := range clause.Split(desc, -1) {
 		c = negation.ReplaceAllString(c, "")
-		for _, w := range words(c) {
-			for t := range terms(w) {
+		for _, w := range lexicon.Words(c) {
+			for t := range lexicon.Terms(w) {
 				out[t]++
 			}
 		}
@@ -87,52 +88,52 @@ func saidTerms(desc string) map[string]int {
 	return out
 }
 
-// chooseTool is the offered tool that scores best for p (the first in the
+// ChooseTool is the offered tool that scores best for p (the first in the
 // request's order on a tie), if one's description says at least one of
 // its words (every one, for a purpose that says so). When no offered tool
 // has a description that says one, a tool is chosen by its name and
 // parameters alone, as a model reads a tool given without a description.
-func chooseTool(tools []llm.Tool, p purpose) (llm.Tool, bool) {
-	want := terms(p.words)
+func ChooseTool(tools []llm.Tool, p Purpose) (llm.Tool, bool) {
+	want := lexicon.Terms(p.Words)
 	best, bs, bn := -1, 0, 0
 	for i, t := range tools {
-		if _, d := saidScore(t, want); p.every && d < len(want) {
+		if _, d := saidScore(t, want); p.Every && d < len(want) {
 			continue
 		}
 		if s, n := describedScore(t, want); s > bs || s == bs && n > bn {
 			best, bs, bn = i, s, n
 		}
 	}
-	if best < 0 || bs == 0 && p.every {
+	if best < 0 || bs == 0 && p.Every {
 		return llm.Tool{}, false
 	}
 	return tools[best], true
 }
 
-// serves reports whether the tool called name is the one chooseTool takes
+// Serves reports whether the tool called name is the one ChooseTool takes
 // for p among tools: what the policy believes a tool does is what its
 // description says.
-func serves(tools []llm.Tool, name string, p purpose) bool {
-	t, ok := chooseTool(tools, p)
+func Serves(tools []llm.Tool, name string, p Purpose) bool {
+	t, ok := ChooseTool(tools, p)
 	return ok && name != "" && t.Name == name
 }
 
-// slot is one value a policy has for a tool's arguments, and the words of
+// Slot is one value a policy has for a tool's arguments, and the words of
 // which a parameter that takes it names one ("city", "year", "id").
-type slot struct {
-	word  string
-	value any
+type Slot struct {
+	Word  string
+	Value any
 }
 
-// argsFor fills tool's parameters from slots: each parameter takes the
+// ArgsFor fills tool's parameters from slots: each parameter takes the
 // slot slotFor gives it; a parameter no slot fits is left out, and so is a
 // slot with a zero value.
-func argsFor(tool llm.Tool, slots []slot) map[string]any {
+func ArgsFor(tool llm.Tool, slots []Slot) map[string]any {
 	args := map[string]any{}
-	props, _ := schemaOf(tool.Parameters)["properties"].(map[string]any)
+	props, _ := SchemaOf(tool.Parameters)["properties"].(map[string]any)
 	for name, p := range props {
-		if i := slotFor(name, p, slots); i >= 0 && slots[i].value != nil {
-			args[name] = slots[i].value
+		if i := slotFor(name, p, slots); i >= 0 && slots[i].Value != nil {
+			args[name] = slots[i].Value
 		}
 	}
 	return args
@@ -141,45 +142,45 @@ func argsFor(tool llm.Tool, slots []slot) map[string]any {
 // slotFor is the index of the slot parameter name (schema p) takes: the
 // first whose word is a term of its name, else of its description; -1 when
 // none is.
-func slotFor(name string, p any, slots []slot) int {
+func slotFor(name string, p any, slots []Slot) int {
 	desc := ""
 	if p, ok := p.(map[string]any); ok {
 		desc, _ = p["description"].(string)
 	}
-	for _, in := range []map[string]bool{terms(name), terms(desc)} {
-		if i := slices.IndexFunc(slots, func(s slot) bool { return overlap(terms(s.word), in) > 0 }); i >= 0 {
+	for _, in := range []map[string]bool{lexicon.Terms(name), lexicon.Terms(desc)} {
+		if i := slices.IndexFunc(slots, func(s Slot) bool { return lexicon.Overlap(lexicon.Terms(s.Word), in) > 0 }); i >= 0 {
 			return i
 		}
 	}
 	return -1
 }
 
-// callFor calls the tool chosen for p among r's tools, its arguments
+// CallFor calls the tool chosen for p among r's tools, its arguments
 // filled from slots, with the next free call id.
-func callFor(r Request, p purpose, slots ...slot) (llm.Message, error) {
-	tool, ok := chooseTool(r.Tools, p)
+func CallFor(r Request, p Purpose, slots ...Slot) (llm.Message, error) {
+	tool, ok := ChooseTool(r.Tools, p)
 	if !ok {
-		return llm.Message{}, fmt.Errorf("no tool offered for %s", p.name)
+		return llm.Message{}, fmt.Errorf("no tool offered for %s", p.Name)
 	}
-	return toolCaller(r)(tool.Name, argsFor(tool, slots))
+	return ToolCaller(r)(tool.Name, ArgsFor(tool, slots))
 }
 
-// offers reports whether r offers a tool for p.
-func offers(r Request, p purpose) bool {
-	_, ok := chooseTool(r.Tools, p)
+// Offers reports whether r offers a tool for p.
+func Offers(r Request, p Purpose) bool {
+	_, ok := ChooseTool(r.Tools, p)
 	return ok
 }
 
-// paramFor is the parameter of the tool called name that takes a slot of
+// ParamFor is the parameter of the tool called name that takes a slot of
 // word w (the first in name order), or "".
-func paramFor(tools []llm.Tool, name, w string) string {
+func ParamFor(tools []llm.Tool, name, w string) string {
 	i := slices.IndexFunc(tools, func(t llm.Tool) bool { return t.Name == name })
 	if i < 0 {
 		return ""
 	}
-	props, _ := schemaOf(tools[i].Parameters)["properties"].(map[string]any)
+	props, _ := SchemaOf(tools[i].Parameters)["properties"].(map[string]any)
 	for _, k := range slices.Sorted(maps.Keys(props)) {
-		if slotFor(k, props[k], []slot{{word: w}}) == 0 {
+		if slotFor(k, props[k], []Slot{{Word: w}}) == 0 {
 			return k
 		}
 	}

@@ -6,7 +6,7 @@
 // emits and what it reads back (tools.go). It holds no policy of its own:
 // the agents' policies (harness/standin/seeds/...), the generic policy and
 // the judge build on it, and the server (harness/standin) asks them.
-package standin
+package policy
 
 import (
 	"github.com/agentreplay/testbed/agents/llm"

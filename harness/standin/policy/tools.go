@@ -1,4 +1,4 @@
-package standin
+package policy
 
 import (
 	"encoding/json"
@@ -13,7 +13,7 @@ import (
 
 // ToolCaller returns a function that emits one tool call with a
 // deterministic id.
-func toolCaller(r Request) func(string, map[string]any) (llm.Message, error) {
+func ToolCaller(r Request) func(string, map[string]any) (llm.Message, error) {
 	n := 0
 	for _, m := range r.Messages {
 		n += len(m.ToolCalls)
@@ -25,7 +25,7 @@ func toolCaller(r Request) func(string, map[string]any) (llm.Message, error) {
 }
 
 // LastCall is the last tool call of msgs, or nil when they have none.
-func lastCall(msgs []llm.Message) *llm.ToolCall {
+func LastCall(msgs []llm.Message) *llm.ToolCall {
 	var out *llm.ToolCall
 	for i := range msgs {
 		for j := range msgs[i].ToolCalls {
@@ -37,7 +37,7 @@ func lastCall(msgs []llm.Message) *llm.ToolCall {
 
 // ResultOf is the content of the tool result that answers call id in msgs,
 // or "".
-func resultOf(msgs []llm.Message, id string) string {
+func ResultOf(msgs []llm.Message, id string) string {
 	for _, m := range msgs {
 		if m.Role == llm.RoleTool && m.ToolCallID == id {
 			return m.Content
@@ -47,7 +47,7 @@ func resultOf(msgs []llm.Message, id string) string {
 }
 
 // ClipText cuts s to its first n runes, marking a cut with "…".
-func clipText(s string, n int) string {
+func ClipText(s string, n int) string {
 	if r := []rune(s); len(r) > n {
 		return string(r[:n]) + "…"
 	}
@@ -55,7 +55,7 @@ func clipText(s string, n int) string {
 }
 
 // SchemaEnum returns the enum of property prop of a JSON schema.
-func schemaEnum(schema json.RawMessage, prop string) []string {
+func SchemaEnum(schema json.RawMessage, prop string) []string {
 	var s struct {
 		Properties map[string]struct {
 			Enum []string `json:"enum"`
@@ -66,7 +66,7 @@ func schemaEnum(schema json.RawMessage, prop string) []string {
 }
 
 // SchemaOf reads raw as a JSON object schema; anything else is empty.
-func schemaOf(raw json.RawMessage) map[string]any {
+func SchemaOf(raw json.RawMessage) map[string]any {
 	var s map[string]any
 	if json.Unmarshal(raw, &s) != nil || s == nil {
 		return map[string]any{}
@@ -76,7 +76,7 @@ func schemaOf(raw json.RawMessage) map[string]any {
 
 // FirstSentence is the first sentence of s, its spaces folded, that ends
 // after its first 20 bytes; else s cut to 200 bytes.
-func firstSentence(s string) string {
+func FirstSentence(s string) string {
 	s = strings.Join(strings.Fields(s), " ")
 	for i, r := range s {
 		if (r == '.' || r == '。') && i > 20 {

@@ -1,4 +1,4 @@
-package standin
+package policy
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/harness/standin/instruct"
+	"github.com/agentreplay/testbed/harness/standin/lexicon"
 )
 
 // What a policy is told. Every policy that obeys an instruction reads it
@@ -15,16 +16,16 @@ import (
 // messages), through package instruct; when the prompt does not state
 // it, the policy does what the form's default says (instruct.Forms).
 
-// instructionsOf reads what r's system prompt instructs, with the names of
+// InstructionsOf reads what r's system prompt instructs, with the names of
 // the tools r offers.
-func instructionsOf(r Request) instruct.Set {
-	return instruct.Read(r.System(), toolNames(r.Tools))
+func InstructionsOf(r Request) instruct.Set {
+	return instruct.Read(r.System(), ToolNames(r.Tools))
 }
 
-// hintsOf reads what the messages after the system prompt instruct: the
+// HintsOf reads what the messages after the system prompt instruct: the
 // notes a framework puts in tool results and injected messages ("use the
 // 'x' tool to …").
-func hintsOf(r Request) instruct.Set {
+func HintsOf(r Request) instruct.Set {
 	var b strings.Builder
 	for _, m := range r.Messages {
 		if m.Role == llm.RoleTool || m.Role == llm.RoleUser {
@@ -32,10 +33,10 @@ func hintsOf(r Request) instruct.Set {
 			b.WriteString("\n")
 		}
 	}
-	return instruct.Read(b.String(), toolNames(r.Tools))
+	return instruct.Read(b.String(), ToolNames(r.Tools))
 }
 
-func toolNames(tools []llm.Tool) []string {
+func ToolNames(tools []llm.Tool) []string {
 	out := make([]string, len(tools))
 	for i, t := range tools {
 		out[i] = t.Name
@@ -43,8 +44,8 @@ func toolNames(tools []llm.Tool) []string {
 	return out
 }
 
-// routedTo reports whether a route of s targets tool.
-func routedTo(s instruct.Set, tool string) bool {
+// RoutedTo reports whether a route of s targets tool.
+func RoutedTo(s instruct.Set, tool string) bool {
 	for _, rt := range s.Routes {
 		if rt.Target == tool {
 			return true
@@ -53,9 +54,9 @@ func routedTo(s instruct.Set, tool string) bool {
 	return false
 }
 
-// precedes reports whether tool a comes before tool b: by a stated
+// Precedes reports whether tool a comes before tool b: by a stated
 // ordering, else (the default) by the order the request lists them.
-func precedes(ins instruct.Set, tools []llm.Tool, a, b string) bool {
+func Precedes(ins instruct.Set, tools []llm.Tool, a, b string) bool {
 	if before, stated := ins.Precedes(a, b); stated {
 		return before
 	}
@@ -73,11 +74,11 @@ func precedes(ins instruct.Set, tools []llm.Tool, a, b string) bool {
 
 var exampleRe = regexp.MustCompile(`^(-?\d+)(?:\.(\d+))?(.*)$`)
 
-// formatted writes v as format f writes it: with the decimals and the
+// Formatted writes v as format f writes it: with the decimals and the
 // suffix of the example whose qualifier names unit (else the first
 // example). Without a format (the default) it is the value as the data
 // has it, then the data's unit word.
-func formatted(f instruct.Format, ok bool, v float64, unit string) string {
+func Formatted(f instruct.Format, ok bool, v float64, unit string) string {
 	if ok {
 		ex := f.Examples[0]
 		for _, e := range f.Examples {
@@ -112,22 +113,22 @@ func onlyWhen(s instruct.Set, tool string) (string, bool) {
 // of: a concept of the lexicon both name, the condition read in its own
 // language (so "sourced" is not the French "source*") and its negated
 // parts ("not for …") left out, the question in any.
-func holds(when string, q lexText) bool {
+func holds(when string, q lexicon.Text) bool {
 	when = negation.ReplaceAllString(when, "")
-	c, lang := readText(when), userLanguage(when)
-	for concept := range lexicon {
-		if c.hasIn(concept, lang) && q.has(concept) {
+	c, lang := lexicon.Read(when), lexicon.UserLanguage(when)
+	for concept := range lexicon.Concepts {
+		if c.HasIn(concept, lang) && q.Has(concept) {
 			return true
 		}
 	}
 	return false
 }
 
-// mayCall reports whether a tool whose purpose the question says (by the
+// MayCall reports whether a tool whose purpose the question says (by the
 // lexicon: fits) may be called for q: when the prompt sets a condition on
 // calling it, by that condition alone, else (the default) whenever its
 // purpose fits.
-func mayCall(ins instruct.Set, tool string, q lexText, fits bool) bool {
+func MayCall(ins instruct.Set, tool string, q lexicon.Text, fits bool) bool {
 	if when, ok := onlyWhen(ins, tool); ok {
 		return holds(when, q)
 	}

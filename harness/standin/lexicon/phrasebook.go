@@ -1,4 +1,4 @@
-package standin
+package lexicon
 
 // phrasebook holds the stand-in's own sentence frames in the lexicon's
 // other languages, by the English frame a policy writes (prose.say). A
