@@ -72,6 +72,16 @@ func (cbaPolicy) Decide(r policy.Request) (llm.Message, string, error) {
 	return m, name, err
 }
 
+// RuleNames lists the names of its rules, in table order: its turn rules,
+// then its intent rules.
+func (cbaPolicy) RuleNames() []string {
+	names := policy.Names(cbaRules())
+	for _, r := range cbaIntents() {
+		names = append(names, r.name)
+	}
+	return names
+}
+
 func readCBATurn(r policy.Request) (*cbaTurn, error) {
 	t := &cbaTurn{r: r, system: r.System(), offered: map[string]llm.Tool{}, ins: policy.InstructionsOf(r)}
 	at := -1

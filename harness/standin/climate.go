@@ -129,6 +129,9 @@ func (climatePolicy) Decide(r policy.Request) (llm.Message, string, error) {
 	return policy.Decide(climateRules(), t)
 }
 
+// RuleNames lists the names of its rules, in table order.
+func (climatePolicy) RuleNames() []string { return policy.Names(climateRules()) }
+
 // The kinds of tool the Climate Advisor rules call, in the words a tool's
 // description would say them; chooseTool takes the offered tool for each.
 var (

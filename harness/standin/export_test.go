@@ -2,39 +2,18 @@ package standin
 
 import (
 	"github.com/agentreplay/testbed/harness/standin/lexicon"
-	"github.com/agentreplay/testbed/harness/standin/policy"
 )
-
-// ruleNames returns the names of a table's rules, in order.
-func ruleNames[C any](table []policy.Rule[C]) []string {
-	var out []string
-	for _, r := range table {
-		out = append(out, r.Name)
-	}
-	return out
-}
 
 // RuleNames returns the names of the rules of the policy named, in table
 // order (for the CBA policy, its turn rules then its intent rules), so that
 // specs can see that every rule has one.
-func RuleNames(policy string) []string {
-	var intents []string
-	for _, r := range cbaIntents() {
-		intents = append(intents, r.name)
+func RuleNames(name string) []string {
+	for _, p := range Policies() {
+		if r, ok := p.(interface{ RuleNames() []string }); ok && p.Name() == name {
+			return r.RuleNames()
+		}
 	}
-	return map[string][]string{
-		"cba/assistant":             append(ruleNames(cbaRules()), intents...),
-		"climate/advisor":           ruleNames(climateRules()),
-		"odbchat/router":            ruleNames(routerRules()),
-		"odbchat/classifier":        ruleNames(classifierRules()),
-		"odbchat/onepass":           ruleNames(onePassRules()),
-		"kura/planner":              ruleNames(kuraPlannerRules()),
-		"kura/executor":             ruleNames(kuraExecutorRules()),
-		"kura/synthesizer":          ruleNames(kuraSynthesizerRules()),
-		"family/default":            ruleNames(familyRules()),
-		"family/data_visualization": ruleNames(vizRules()),
-		GenericName:                 ruleNames(genericRules),
-	}[policy]
+	return nil
 }
 
 // LexiconLanguages returns, for each concept of the lexicon, the languages

@@ -176,6 +176,9 @@ func (familyPolicy) Decide(r policy.Request) (llm.Message, string, error) {
 	return policy.Decide(familyRules(), t)
 }
 
+// RuleNames lists the names of its rules, in table order.
+func (familyPolicy) RuleNames() []string { return policy.Names(familyRules()) }
+
 // say answers in the prompt's language and length (prose).
 func (t *faTurn) say(format string, a ...any) (llm.Message, error) {
 	return llm.Message{Role: llm.RoleAssistant, Content: t.prose.Finish(t.prose.Say(format, a...))}, nil

@@ -72,6 +72,9 @@ func (vizPolicy) Decide(r policy.Request) (llm.Message, string, error) {
 	return policy.Decide(vizRules(), t)
 }
 
+// RuleNames lists the names of its rules, in table order.
+func (vizPolicy) RuleNames() []string { return policy.Names(vizRules()) }
+
 // say answers in the prompt's language and length (prose).
 func (t *vizTurn) say(format string, a ...any) (llm.Message, error) {
 	return llm.Message{Role: llm.RoleAssistant, Content: t.prose.Finish(t.prose.Say(format, a...))}, nil

@@ -96,6 +96,9 @@ func (genericPolicy) Decide(r policy.Request) (llm.Message, string, error) {
 	return msg, name, err
 }
 
+// RuleNames lists the names of its rules, in table order.
+func (genericPolicy) RuleNames() []string { return policy.Names(genericRules) }
+
 // genericTurn is what the generic policy reads from a request.
 type genericTurn struct {
 	r       policy.Request

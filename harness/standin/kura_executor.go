@@ -81,6 +81,9 @@ func (kuraExecutor) Decide(r policy.Request) (llm.Message, string, error) {
 	return policy.Decide(kuraExecutorRules(), t)
 }
 
+// RuleNames lists the names of its rules, in table order.
+func (kuraExecutor) RuleNames() []string { return policy.Names(kuraExecutorRules()) }
+
 func (t *kuraStepTurn) arg(k string) string { s, _ := t.step.Args[k].(string); return s }
 
 func (t *kuraStepTurn) fail(tool, message string) (llm.Message, error) {

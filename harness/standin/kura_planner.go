@@ -53,6 +53,9 @@ func (kuraPlanner) Decide(r policy.Request) (llm.Message, string, error) {
 	return policy.Decide(kuraPlannerRules(), k)
 }
 
+// RuleNames lists the names of its rules, in table order.
+func (kuraPlanner) RuleNames() []string { return policy.Names(kuraPlannerRules()) }
+
 func (k *kuraQuery) add(action string, args map[string]any, forEach ...string) {
 	if args == nil {
 		args = map[string]any{}

@@ -77,6 +77,9 @@ func (kuraSynthesizer) Decide(r policy.Request) (llm.Message, string, error) {
 	return llm.Message{Role: llm.RoleAssistant, Content: strings.Join(k.out, " ")}, strings.Join(names, "+"), nil
 }
 
+// RuleNames lists the names of its rules, in table order.
+func (kuraSynthesizer) RuleNames() []string { return policy.Names(kuraSynthesizerRules()) }
+
 // kuraSynthesizerRules are the synthesizer's sections, in reply order.
 func kuraSynthesizerRules() []policy.Rule[*kuraWorld] {
 	// A section says its sentences into the world; its message is unused.

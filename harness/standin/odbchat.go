@@ -139,6 +139,9 @@ func (odbchatRouter) Decide(r policy.Request) (llm.Message, string, error) {
 	return policy.Decide(routerRules(), o)
 }
 
+// RuleNames lists the names of its rules, in table order.
+func (odbchatRouter) RuleNames() []string { return policy.Names(routerRules()) }
+
 type plan struct {
 	Decision         string         `json:"decision"`
 	Confidence       float64        `json:"confidence"`
@@ -417,6 +420,9 @@ func (odbchatClassifier) Decide(r policy.Request) (llm.Message, string, error) {
 	o.ins = policy.InstructionsOf(r)
 	return policy.Decide(classifierRules(), o)
 }
+
+// RuleNames lists the names of its rules, in table order.
+func (odbchatClassifier) RuleNames() []string { return policy.Names(classifierRules()) }
 
 // odbPlaceConcepts are the lexicon's place concepts the classifier knows.
 var odbPlaceConcepts = []string{"taiwan", "hawaii", "strait", "islands", "nearby"}

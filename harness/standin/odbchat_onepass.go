@@ -53,6 +53,9 @@ func (odbchatOnePass) Decide(r policy.Request) (llm.Message, string, error) {
 	return policy.Decide(onePassRules(), t)
 }
 
+// RuleNames lists the names of its rules, in table order.
+func (odbchatOnePass) RuleNames() []string { return policy.Names(onePassRules()) }
+
 // onePassRules is the one-pass table: the mode comes from the agent's
 // message, so the rules only shape the tagged answer.
 func onePassRules() []policy.Rule[*onePassTurn] {

@@ -18,6 +18,15 @@ type Rule[C any] struct {
 	Act   func(C) (llm.Message, error)
 }
 
+// Names returns the names of table's rules, in order.
+func Names[C any](table []Rule[C]) []string {
+	var out []string
+	for _, r := range table {
+		out = append(out, r.Name)
+	}
+	return out
+}
+
 // errNoRule is the error of a table none of whose rules matched.
 var errNoRule = errors.New("no rule matched")
 
