@@ -39,6 +39,7 @@ import (
 
 	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/harness/cassette"
+	"github.com/agentreplay/testbed/harness/standin/grader"
 	"github.com/agentreplay/testbed/harness/standin/policy"
 	"github.com/agentreplay/testbed/harness/tokens"
 	"github.com/agentreplay/testbed/harness/wire"
@@ -50,10 +51,14 @@ type Policy = policy.Policy
 // Request is a chat request as a policy sees it (see package policy).
 type Request = policy.Request
 
+// JudgeLabel is how the stand-in judge's scores are labelled wherever they
+// appear: its reasons start with it.
+const JudgeLabel = grader.Label
+
 // Policies returns every policy the stand-in knows: the agent-specific
 // ones, then Generic, which accepts any request the others do not.
 func Policies() []policy.Policy {
-	return []policy.Policy{judgePolicy{}, odbchatRouter{}, odbchatClassifier{}, odbchatOnePass{}, climatePolicy{}, familyPolicy{}, vizPolicy{}, cbaPolicy{}, kuraPlanner{}, kuraExecutor{}, kuraSynthesizer{}, Generic()}
+	return []policy.Policy{grader.Policy{}, odbchatRouter{}, odbchatClassifier{}, odbchatOnePass{}, climatePolicy{}, familyPolicy{}, vizPolicy{}, cbaPolicy{}, kuraPlanner{}, kuraExecutor{}, kuraSynthesizer{}, Generic()}
 }
 
 // Latency is the model of how long a call takes, in two parts: the time to

@@ -1,4 +1,6 @@
-package standin
+// Package grader is the stand-in judge (Policy): the rule-based grader that
+// answers the grading requests of harness/judge for the stand-in model.
+package grader
 
 import (
 	"encoding/json"
@@ -14,11 +16,11 @@ import (
 	"github.com/agentreplay/testbed/harness/standin/policy"
 )
 
-// JudgeLabel is how the stand-in judge's scores are labelled wherever they
+// Label is how the stand-in judge's scores are labelled wherever they
 // appear: its reasons start with it.
-const JudgeLabel = "rule-based stand-in judge"
+const Label = "rule-based stand-in judge"
 
-// judgePolicy is the stand-in judge: a generic, rule-based grader reached by
+// Policy is the stand-in judge: a generic, rule-based grader reached by
 // the shape a grading request asks for (judge.GradeSchema or
 // judge.PreferSchema), never by an agent's wording. It reads the rubric and
 // the answer from the built-in grading layout ("## Rubric", "## Answer"),
@@ -27,21 +29,25 @@ const JudgeLabel = "rule-based stand-in judge"
 // words. It cannot tell meaning: a paraphrase without the rubric's words
 // fails, and an answer that names the words in the wrong sense passes. See
 // docs/standin.md.
-type judgePolicy struct{}
+type Policy struct{}
 
-func (judgePolicy) Name() string { return "judge" }
+// Name is "judge".
+func (Policy) Name() string { return "judge" }
 
-func (judgePolicy) Accepts(r policy.Request) bool {
+// Accepts takes a request that asks for a grade or a preference by its
+// response schema.
+func (Policy) Accepts(r policy.Request) bool {
 	return r.Shape == judge.GradeSchema || r.Shape == judge.PreferSchema
 }
 
-func (p judgePolicy) Answer(r policy.Request) (llm.Message, error) {
+// Answer is the grade or the preference, as Decide gives it.
+func (p Policy) Answer(r policy.Request) (llm.Message, error) {
 	msg, _, err := p.Decide(r)
 	return msg, err
 }
 
-// Decide implements ruled.
-func (judgePolicy) Decide(r policy.Request) (llm.Message, string, error) {
+// Decide grades r and names the rule that did ("grade" or "prefer").
+func (Policy) Decide(r policy.Request) (llm.Message, string, error) {
 	secs := judge.Sections(r.LastUser())
 	rubric := secs["Rubric"]
 	if rubric == "" {
@@ -51,11 +57,11 @@ func (judgePolicy) Decide(r policy.Request) (llm.Message, string, error) {
 	var rule string
 	if r.Shape == judge.GradeSchema {
 		score, reason := grade(rubric, secs["Answer"])
-		out, rule = judge.Grade{Score: score, Reason: JudgeLabel + ": " + reason}, "grade"
+		out, rule = judge.Grade{Score: score, Reason: Label + ": " + reason}, "grade"
 	} else {
 		a, _ := grade(rubric, secs["Answer A"])
 		b, _ := grade(rubric, secs["Answer B"])
-		p := judge.Preference{Winner: "tie", Reason: fmt.Sprintf("%s: A meets %.2f of the rubric, B %.2f", JudgeLabel, a, b)}
+		p := judge.Preference{Winner: "tie", Reason: fmt.Sprintf("%s: A meets %.2f of the rubric, B %.2f", Label, a, b)}
 		switch {
 		case a > b:
 			p.Winner = "A"
