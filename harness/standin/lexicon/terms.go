@@ -39,6 +39,7 @@ func lexiconIndex() (map[string]string, []string) {
 	return concept, cjk
 }
 
+// SetOf is the set of words.
 func SetOf(words []string) map[string]bool {
 	m := make(map[string]bool, len(words))
 	for _, w := range words {

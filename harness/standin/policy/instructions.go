@@ -36,6 +36,7 @@ func HintsOf(r Request) instruct.Set {
 	return instruct.Read(b.String(), ToolNames(r.Tools))
 }
 
+// ToolNames are the names of tools, in order.
 func ToolNames(tools []llm.Tool) []string {
 	out := make([]string, len(tools))
 	for i, t := range tools {

@@ -1,4 +1,4 @@
-package standin
+package odbchat
 
 import (
 	"fmt"
@@ -10,12 +10,14 @@ import (
 	"github.com/agentreplay/testbed/harness/standin/policy"
 )
 
-// odbchatOnePass writes tagged one-pass answers from the context passages.
-type odbchatOnePass struct{}
+// OnePass writes tagged one-pass answers from the context passages.
+type OnePass struct{}
 
-func (odbchatOnePass) Name() string { return "odbchat/onepass" }
+// Name is "odbchat/onepass".
+func (OnePass) Name() string { return "odbchat/onepass" }
 
-func (odbchatOnePass) Accepts(r policy.Request) bool {
+// Accepts reports whether r follows its protocol.
+func (OnePass) Accepts(r policy.Request) bool {
 	return strings.Contains(r.System(), "<<<MODE>>>")
 }
 
@@ -31,13 +33,14 @@ type onePassTurn struct {
 	prose                   lexicon.Prose // the prompt's language and length
 }
 
-func (p odbchatOnePass) Answer(r policy.Request) (llm.Message, error) {
+// Answer is the answer Decide gives.
+func (p OnePass) Answer(r policy.Request) (llm.Message, error) {
 	m, _, err := p.Decide(r)
 	return m, err
 }
 
 // Decide answers by onePassRules and names the rule.
-func (odbchatOnePass) Decide(r policy.Request) (llm.Message, string, error) {
+func (OnePass) Decide(r policy.Request) (llm.Message, string, error) {
 	t := &onePassTurn{u: r.LastUser(), mode: "explain"}
 	if m := modeLine.FindStringSubmatch(t.u); m != nil {
 		t.mode = m[1]
@@ -54,7 +57,7 @@ func (odbchatOnePass) Decide(r policy.Request) (llm.Message, string, error) {
 }
 
 // RuleNames lists the names of its rules, in table order.
-func (odbchatOnePass) RuleNames() []string { return policy.Names(onePassRules()) }
+func (OnePass) RuleNames() []string { return policy.Names(onePassRules()) }
 
 // onePassRules is the one-pass table: the mode comes from the agent's
 // message, so the rules only shape the tagged answer.

@@ -1,4 +1,8 @@
-package standin
+// Package odbchat is the stand-in's policies for the ODBchat agent: its
+// single-pass classifier+router (Router), its legacy question classifier
+// (Classifier) and its one-pass answerer (OnePass), each a table of named
+// rules over the shared lexicon.
+package odbchat
 
 import (
 	"encoding/json"
@@ -42,11 +46,15 @@ var (
 	dateRe  = regexp.MustCompile(`\b(\d{4})[-/](\d{1,2})[-/](\d{1,2})\b`)
 )
 
-type odbchatRouter struct{}
+// Router answers the single-pass classifier+router with a route (mode,
+// tool, arguments) by its rules (routerRules).
+type Router struct{}
 
-func (odbchatRouter) Name() string { return "odbchat/router" }
+// Name is "odbchat/router".
+func (Router) Name() string { return "odbchat/router" }
 
-func (odbchatRouter) Accepts(r policy.Request) bool {
+// Accepts reports whether r follows its protocol.
+func (Router) Accepts(r policy.Request) bool {
 	return strings.Contains(r.System(), "single-pass classifier+router")
 }
 
@@ -118,13 +126,14 @@ func (o *odbQuestion) hasSST() bool {
 	return o.text.Has("sst") || o.text.Near("temperature", "sea", 3)
 }
 
-func (p odbchatRouter) Answer(r policy.Request) (llm.Message, error) {
+// Answer is the answer Decide gives.
+func (p Router) Answer(r policy.Request) (llm.Message, error) {
 	m, _, err := p.Decide(r)
 	return m, err
 }
 
 // Decide answers by routerRules and names the rule.
-func (odbchatRouter) Decide(r policy.Request) (llm.Message, string, error) {
+func (Router) Decide(r policy.Request) (llm.Message, string, error) {
 	var in routerInput
 	if err := json.Unmarshal([]byte(r.LastUser()), &in); err != nil || in.Query == "" {
 		return llm.Message{}, "", fmt.Errorf("router user message is not the JSON {query, now, …} the protocol asks for")
@@ -140,7 +149,7 @@ func (odbchatRouter) Decide(r policy.Request) (llm.Message, string, error) {
 }
 
 // RuleNames lists the names of its rules, in table order.
-func (odbchatRouter) RuleNames() []string { return policy.Names(routerRules()) }
+func (Router) RuleNames() []string { return policy.Names(routerRules()) }
 
 type plan struct {
 	Decision         string         `json:"decision"`
@@ -396,33 +405,36 @@ func dateOf(t lexicon.Text, q string, now time.Time) string {
 	return ""
 }
 
-// odbchatClassifier is the legacy two-way classifier. Like the weak
+// Classifier is the legacy two-way classifier. Like the weak
 // classifier the seed describes, it sends questions that want data (an SST
 // word with a place) to code, since explain cannot fetch numbers. Its
 // request carries no registry, so a place is coordinates, a bbox list, or
 // a word of the lexicon's place concepts.
-type odbchatClassifier struct{}
+type Classifier struct{}
 
-func (odbchatClassifier) Name() string { return "odbchat/classifier" }
+// Name is "odbchat/classifier".
+func (Classifier) Name() string { return "odbchat/classifier" }
 
-func (odbchatClassifier) Accepts(r policy.Request) bool {
+// Accepts reports whether r follows its protocol.
+func (Classifier) Accepts(r policy.Request) bool {
 	return strings.Contains(r.System(), "question classifier")
 }
 
-func (p odbchatClassifier) Answer(r policy.Request) (llm.Message, error) {
+// Answer is the answer Decide gives.
+func (p Classifier) Answer(r policy.Request) (llm.Message, error) {
 	m, _, err := p.Decide(r)
 	return m, err
 }
 
 // Decide answers by classifierRules and names the rule.
-func (odbchatClassifier) Decide(r policy.Request) (llm.Message, string, error) {
+func (Classifier) Decide(r policy.Request) (llm.Message, string, error) {
 	o := readODBQuestion(r.LastUser(), time.Time{}, nil)
 	o.ins = policy.InstructionsOf(r)
 	return policy.Decide(classifierRules(), o)
 }
 
 // RuleNames lists the names of its rules, in table order.
-func (odbchatClassifier) RuleNames() []string { return policy.Names(classifierRules()) }
+func (Classifier) RuleNames() []string { return policy.Names(classifierRules()) }
 
 // odbPlaceConcepts are the lexicon's place concepts the classifier knows.
 var odbPlaceConcepts = []string{"taiwan", "hawaii", "strait", "islands", "nearby"}
