@@ -1,4 +1,4 @@
-package standin
+package family
 
 import (
 	"encoding/json"
@@ -12,7 +12,7 @@ import (
 	"github.com/agentreplay/testbed/harness/standin/policy"
 )
 
-// The data visualization service's policy: a Home Assistant history (seen
+// Visualization is the data visualization service's policy: a Home Assistant history (seen
 // as a JSON Schema or inline) → one call of the jq tool to check the time
 // range when only the schema is visible, then the chart tool with a jq program that
 // keeps numeric states (one line per entity when several are visible or the
@@ -20,11 +20,13 @@ import (
 // summarized) → the chart tool on its time and first numeric column;
 // content it cannot see (the placeholder, a text summary) → it says it
 // cannot chart it.
-type vizPolicy struct{}
+type Visualization struct{}
 
-func (vizPolicy) Name() string { return "family/data_visualization" }
+// Name is "family/data_visualization".
+func (Visualization) Name() string { return "family/data_visualization" }
 
-func (vizPolicy) Accepts(r policy.Request) bool {
+// Accepts reports whether r follows its protocol.
+func (Visualization) Accepts(r policy.Request) bool {
 	return strings.Contains(r.System(), "You are the data visualization service")
 }
 
@@ -45,13 +47,14 @@ type vizTurn struct {
 	prose  lexicon.Prose // how it writes: the prompt's language and length
 }
 
-func (p vizPolicy) Answer(r policy.Request) (llm.Message, error) {
+// Answer is the answer Decide gives.
+func (p Visualization) Answer(r policy.Request) (llm.Message, error) {
 	m, _, err := p.Decide(r)
 	return m, err
 }
 
 // Decide answers by vizRules and names the rule.
-func (vizPolicy) Decide(r policy.Request) (llm.Message, string, error) {
+func (Visualization) Decide(r policy.Request) (llm.Message, string, error) {
 	_, at := faRequest(r)
 	if at < 0 {
 		return llm.Message{}, "", fmt.Errorf("no request")
@@ -73,7 +76,7 @@ func (vizPolicy) Decide(r policy.Request) (llm.Message, string, error) {
 }
 
 // RuleNames lists the names of its rules, in table order.
-func (vizPolicy) RuleNames() []string { return policy.Names(vizRules()) }
+func (Visualization) RuleNames() []string { return policy.Names(vizRules()) }
 
 // say answers in the prompt's language and length (prose).
 func (t *vizTurn) say(format string, a ...any) (llm.Message, error) {

@@ -1,4 +1,8 @@
-package standin
+// Package family is the stand-in's policies for the family assistant: its
+// default assistant (Assistant) and its data visualization service
+// (Visualization), each a table of named rules over what the framework put
+// in context and the shared lexicon.
+package family
 
 import (
 	"encoding/json"
@@ -126,11 +130,14 @@ func faRequest(r policy.Request) (req string, at int) {
 	return "", -1
 }
 
-type familyPolicy struct{}
+// Assistant is the default assistant's policy, by its rules (familyRules).
+type Assistant struct{}
 
-func (familyPolicy) Name() string { return "family/default" }
+// Name is "family/default".
+func (Assistant) Name() string { return "family/default" }
 
-func (familyPolicy) Accepts(r policy.Request) bool {
+// Accepts reports whether r follows its protocol.
+func (Assistant) Accepts(r policy.Request) bool {
 	return strings.Contains(r.System(), "You are the family assistant")
 }
 
@@ -151,13 +158,14 @@ type faTurn struct {
 	prose  lexicon.Prose // how it writes: the prompt's language and length
 }
 
-func (p familyPolicy) Answer(r policy.Request) (llm.Message, error) {
+// Answer is the answer Decide gives.
+func (p Assistant) Answer(r policy.Request) (llm.Message, error) {
 	m, _, err := p.Decide(r)
 	return m, err
 }
 
 // Decide answers by familyRules and names the rule.
-func (familyPolicy) Decide(r policy.Request) (llm.Message, string, error) {
+func (Assistant) Decide(r policy.Request) (llm.Message, string, error) {
 	req, at := faRequest(r)
 	if at < 0 {
 		return llm.Message{}, "", fmt.Errorf("no user request")
@@ -177,7 +185,7 @@ func (familyPolicy) Decide(r policy.Request) (llm.Message, string, error) {
 }
 
 // RuleNames lists the names of its rules, in table order.
-func (familyPolicy) RuleNames() []string { return policy.Names(familyRules()) }
+func (Assistant) RuleNames() []string { return policy.Names(familyRules()) }
 
 // say answers in the prompt's language and length (prose).
 func (t *faTurn) say(format string, a ...any) (llm.Message, error) {
