@@ -1,4 +1,7 @@
-package standin
+// Package cba is the stand-in's policy for the CBA indicators assistant
+// (agents/cba): Assistant, two tables of named rules over the shared
+// lexicon.
+package cba
 
 import (
 	"fmt"
@@ -27,11 +30,14 @@ import (
 // sentence the prompt allows is said instead; without a prohibition it
 // names every tool, as a weak model does.
 
-type cbaPolicy struct{}
+// Assistant is the CBA assistant's policy (see above).
+type Assistant struct{}
 
-func (cbaPolicy) Name() string { return "cba/assistant" }
+// Name is "cba/assistant".
+func (Assistant) Name() string { return "cba/assistant" }
 
-func (cbaPolicy) Accepts(r policy.Request) bool {
+// Accepts reports whether r follows its protocol.
+func (Assistant) Accepts(r policy.Request) bool {
 	return strings.Contains(r.System(), "data assistant for sustainable agriculture")
 }
 
@@ -53,14 +59,15 @@ type cbaTurn struct {
 	intent  string // the cbaIntents rule that chose want
 }
 
-func (p cbaPolicy) Answer(r policy.Request) (llm.Message, error) {
+// Answer is the answer Decide gives.
+func (p Assistant) Answer(r policy.Request) (llm.Message, error) {
 	m, _, err := p.Decide(r)
 	return m, err
 }
 
 // Decide answers by cbaRules and names the rule, and the intent when one
 // chose the tool ("call-named+forecast").
-func (cbaPolicy) Decide(r policy.Request) (llm.Message, string, error) {
+func (Assistant) Decide(r policy.Request) (llm.Message, string, error) {
 	t, err := readCBATurn(r)
 	if err != nil {
 		return llm.Message{}, "", err
@@ -74,7 +81,7 @@ func (cbaPolicy) Decide(r policy.Request) (llm.Message, string, error) {
 
 // RuleNames lists the names of its rules, in table order: its turn rules,
 // then its intent rules.
-func (cbaPolicy) RuleNames() []string {
+func (Assistant) RuleNames() []string {
 	names := policy.Names(cbaRules())
 	for _, r := range cbaIntents() {
 		names = append(names, r.name)

@@ -1,4 +1,4 @@
-package standin
+package cba
 
 import (
 	"encoding/json"
