@@ -42,6 +42,7 @@ import (
 	"github.com/agentreplay/testbed/harness/standin/grader"
 	"github.com/agentreplay/testbed/harness/standin/policy"
 	"github.com/agentreplay/testbed/harness/standin/seeds/cba"
+	"github.com/agentreplay/testbed/harness/standin/seeds/climate"
 	"github.com/agentreplay/testbed/harness/standin/seeds/family"
 	"github.com/agentreplay/testbed/harness/standin/seeds/odbchat"
 	"github.com/agentreplay/testbed/harness/tokens"
@@ -61,7 +62,7 @@ const JudgeLabel = grader.Label
 // Policies returns every policy the stand-in knows: the agent-specific
 // ones, then Generic, which accepts any request the others do not.
 func Policies() []policy.Policy {
-	return []policy.Policy{grader.Policy{}, odbchat.Router{}, odbchat.Classifier{}, odbchat.OnePass{}, climatePolicy{}, family.Assistant{}, family.Visualization{}, cba.Assistant{}, kuraPlanner{}, kuraExecutor{}, kuraSynthesizer{}, Generic()}
+	return []policy.Policy{grader.Policy{}, odbchat.Router{}, odbchat.Classifier{}, odbchat.OnePass{}, climate.Advisor{}, family.Assistant{}, family.Visualization{}, cba.Assistant{}, kuraPlanner{}, kuraExecutor{}, kuraSynthesizer{}, Generic()}
 }
 
 // Latency is the model of how long a call takes, in two parts: the time to

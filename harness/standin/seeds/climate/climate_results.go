@@ -1,4 +1,4 @@
-package standin
+package climate
 
 import (
 	"encoding/json"

@@ -1,4 +1,7 @@
-package standin
+// Package climate is the stand-in's policy for the Climate Advisor
+// (agents/climate): Advisor, a table of named rules over the shared
+// lexicon.
+package climate
 
 import (
 	"encoding/json"
@@ -50,11 +53,14 @@ func notCity(s string) bool {
 	return lexicon.Read(s).Has("inventory")
 }
 
-type climatePolicy struct{}
+// Advisor is the Climate Advisor's policy (see above).
+type Advisor struct{}
 
-func (climatePolicy) Name() string { return "climate/advisor" }
+// Name is "climate/advisor".
+func (Advisor) Name() string { return "climate/advisor" }
 
-func (climatePolicy) Accepts(r policy.Request) bool {
+// Accepts reports whether r follows its protocol.
+func (Advisor) Accepts(r policy.Request) bool {
 	return strings.Contains(r.System(), "You are Climate Advisor")
 }
 
@@ -93,13 +99,14 @@ type ccEnvelope struct {
 	Error   string          `json:"error"`
 }
 
-func (p climatePolicy) Answer(r policy.Request) (llm.Message, error) {
+// Answer is the answer Decide gives.
+func (p Advisor) Answer(r policy.Request) (llm.Message, error) {
 	m, _, err := p.Decide(r)
 	return m, err
 }
 
 // Decide answers by climateRules and names the rule.
-func (climatePolicy) Decide(r policy.Request) (llm.Message, string, error) {
+func (Advisor) Decide(r policy.Request) (llm.Message, string, error) {
 	last := -1
 	for i, m := range r.Messages {
 		if m.Role == llm.RoleUser {
@@ -130,10 +137,10 @@ func (climatePolicy) Decide(r policy.Request) (llm.Message, string, error) {
 }
 
 // RuleNames lists the names of its rules, in table order.
-func (climatePolicy) RuleNames() []string { return policy.Names(climateRules()) }
+func (Advisor) RuleNames() []string { return policy.Names(climateRules()) }
 
 // The kinds of tool the Climate Advisor rules call, in the words a tool's
-// description would say them; chooseTool takes the offered tool for each.
+// description would say them; policy.ChooseTool takes the offered tool for each.
 var (
 	ccBrowse    = policy.Purpose{Name: "browse", Words: "list browse"}
 	ccCity      = policy.Purpose{Name: "city", Words: "find city search"}
