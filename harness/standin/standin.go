@@ -44,6 +44,7 @@ import (
 	"github.com/agentreplay/testbed/harness/standin/seeds/cba"
 	"github.com/agentreplay/testbed/harness/standin/seeds/climate"
 	"github.com/agentreplay/testbed/harness/standin/seeds/family"
+	"github.com/agentreplay/testbed/harness/standin/seeds/kura"
 	"github.com/agentreplay/testbed/harness/standin/seeds/odbchat"
 	"github.com/agentreplay/testbed/harness/tokens"
 	"github.com/agentreplay/testbed/harness/wire"
@@ -62,7 +63,7 @@ const JudgeLabel = grader.Label
 // Policies returns every policy the stand-in knows: the agent-specific
 // ones, then Generic, which accepts any request the others do not.
 func Policies() []policy.Policy {
-	return []policy.Policy{grader.Policy{}, odbchat.Router{}, odbchat.Classifier{}, odbchat.OnePass{}, climate.Advisor{}, family.Assistant{}, family.Visualization{}, cba.Assistant{}, kuraPlanner{}, kuraExecutor{}, kuraSynthesizer{}, Generic()}
+	return []policy.Policy{grader.Policy{}, odbchat.Router{}, odbchat.Classifier{}, odbchat.OnePass{}, climate.Advisor{}, family.Assistant{}, family.Visualization{}, cba.Assistant{}, kura.Planner{}, kura.Executor{}, kura.Synthesizer{}, Generic()}
 }
 
 // Latency is the model of how long a call takes, in two parts: the time to

@@ -1,4 +1,4 @@
-package standin
+package kura
 
 import (
 	"encoding/json"
@@ -12,13 +12,15 @@ import (
 	"github.com/agentreplay/testbed/harness/standin/policy"
 )
 
-// kuraExecutor answers the Kura executor: one tool call per plan step, then
+// Executor answers the Kura executor: one tool call per plan step, then
 // the step's delta from the tool result, by the table kuraExecutorRules.
-type kuraExecutor struct{}
+type Executor struct{}
 
-func (kuraExecutor) Name() string { return "kura/executor" }
+// Name is "kura/executor".
+func (Executor) Name() string { return "kura/executor" }
 
-func (kuraExecutor) Accepts(r policy.Request) bool {
+// Accepts reports whether r follows its protocol.
+func (Executor) Accepts(r policy.Request) bool {
 	return strings.Contains(r.System(), "You are the Executor of Vaya")
 }
 
@@ -48,13 +50,14 @@ type kuraStepTurn struct {
 	json bool // the result is a JSON object
 }
 
-func (p kuraExecutor) Answer(r policy.Request) (llm.Message, error) {
+// Answer is the answer Decide gives.
+func (p Executor) Answer(r policy.Request) (llm.Message, error) {
 	m, _, err := p.Decide(r)
 	return m, err
 }
 
 // Decide answers by kuraExecutorRules and names the rule.
-func (kuraExecutor) Decide(r policy.Request) (llm.Message, string, error) {
+func (Executor) Decide(r policy.Request) (llm.Message, string, error) {
 	first := ""
 	for _, m := range r.Messages {
 		if m.Role == llm.RoleUser {
@@ -82,7 +85,7 @@ func (kuraExecutor) Decide(r policy.Request) (llm.Message, string, error) {
 }
 
 // RuleNames lists the names of its rules, in table order.
-func (kuraExecutor) RuleNames() []string { return policy.Names(kuraExecutorRules()) }
+func (Executor) RuleNames() []string { return policy.Names(kuraExecutorRules()) }
 
 func (t *kuraStepTurn) arg(k string) string { s, _ := t.step.Args[k].(string); return s }
 

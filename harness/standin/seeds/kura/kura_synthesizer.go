@@ -1,4 +1,4 @@
-package standin
+package kura
 
 import (
 	"encoding/json"
@@ -15,13 +15,15 @@ import (
 	"github.com/agentreplay/testbed/harness/standin/policy"
 )
 
-// kuraSynthesizer answers the Kura synthesizer: the reply from the
+// Synthesizer answers the Kura synthesizer: the reply from the
 // world state the executor built.
-type kuraSynthesizer struct{}
+type Synthesizer struct{}
 
-func (kuraSynthesizer) Name() string { return "kura/synthesizer" }
+// Name is "kura/synthesizer".
+func (Synthesizer) Name() string { return "kura/synthesizer" }
 
-func (kuraSynthesizer) Accepts(r policy.Request) bool {
+// Accepts reports whether r follows its protocol.
+func (Synthesizer) Accepts(r policy.Request) bool {
 	return strings.Contains(r.System(), "You are the Synthesizer of Vaya")
 }
 
@@ -47,7 +49,8 @@ func (k *kuraWorld) say(format string, a ...any) {
 	}
 }
 
-func (p kuraSynthesizer) Answer(r policy.Request) (llm.Message, error) {
+// Answer is the answer Decide gives.
+func (p Synthesizer) Answer(r policy.Request) (llm.Message, error) {
 	m, _, err := p.Decide(r)
 	return m, err
 }
@@ -55,7 +58,7 @@ func (p kuraSynthesizer) Answer(r policy.Request) (llm.Message, error) {
 // Decide answers by kuraSynthesizerRules. Unlike the other tables every
 // rule that matches adds its sentences, in table order; the name lists
 // them joined by "+".
-func (kuraSynthesizer) Decide(r policy.Request) (llm.Message, string, error) {
+func (Synthesizer) Decide(r policy.Request) (llm.Message, string, error) {
 	var in struct {
 		Query      string         `json:"query"`
 		WorldState map[string]any `json:"world_state"`
@@ -78,7 +81,7 @@ func (kuraSynthesizer) Decide(r policy.Request) (llm.Message, string, error) {
 }
 
 // RuleNames lists the names of its rules, in table order.
-func (kuraSynthesizer) RuleNames() []string { return policy.Names(kuraSynthesizerRules()) }
+func (Synthesizer) RuleNames() []string { return policy.Names(kuraSynthesizerRules()) }
 
 // kuraSynthesizerRules are the synthesizer's sections, in reply order.
 func kuraSynthesizerRules() []policy.Rule[*kuraWorld] {

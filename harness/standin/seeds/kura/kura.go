@@ -1,4 +1,7 @@
-package standin
+// Package kura is the stand-in's policies for Kura (Vaya, agents/kura): its
+// planner (Planner), executor (Executor) and synthesizer (Synthesizer),
+// each reading the JSON user message the agent builds.
+package kura
 
 import (
 	"math"

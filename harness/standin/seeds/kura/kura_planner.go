@@ -1,4 +1,4 @@
-package standin
+package kura
 
 import (
 	"encoding/json"
@@ -25,21 +25,26 @@ type kuraQuery struct {
 	steps   []kuraStep
 }
 
-type kuraPlanner struct{}
+// Planner answers the Kura planner: a plan of steps, by the table
+// kuraPlannerRules.
+type Planner struct{}
 
-func (kuraPlanner) Name() string { return "kura/planner" }
+// Name is "kura/planner".
+func (Planner) Name() string { return "kura/planner" }
 
-func (kuraPlanner) Accepts(r policy.Request) bool {
+// Accepts reports whether r follows its protocol.
+func (Planner) Accepts(r policy.Request) bool {
 	return strings.Contains(r.System(), "You are the Planner of Vaya")
 }
 
-func (p kuraPlanner) Answer(r policy.Request) (llm.Message, error) {
+// Answer is the answer Decide gives.
+func (p Planner) Answer(r policy.Request) (llm.Message, error) {
 	m, _, err := p.Decide(r)
 	return m, err
 }
 
 // Decide answers by kuraPlannerRules and names the rule.
-func (kuraPlanner) Decide(r policy.Request) (llm.Message, string, error) {
+func (Planner) Decide(r policy.Request) (llm.Message, string, error) {
 	var in struct {
 		Query      string         `json:"query"`
 		WorldState map[string]any `json:"world_state"`
@@ -54,7 +59,7 @@ func (kuraPlanner) Decide(r policy.Request) (llm.Message, string, error) {
 }
 
 // RuleNames lists the names of its rules, in table order.
-func (kuraPlanner) RuleNames() []string { return policy.Names(kuraPlannerRules()) }
+func (Planner) RuleNames() []string { return policy.Names(kuraPlannerRules()) }
 
 func (k *kuraQuery) add(action string, args map[string]any, forEach ...string) {
 	if args == nil {

@@ -1,4 +1,4 @@
-package standin
+package kura
 
 import (
 	"encoding/json"
