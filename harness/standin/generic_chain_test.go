@@ -6,6 +6,7 @@ import (
 
 	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/harness/standin"
+	"github.com/agentreplay/testbed/harness/standin/generic"
 )
 
 // Tools of an agent the stand-in has never seen: seatMap needs an id that
@@ -25,7 +26,7 @@ var (
 // decision is the generic policy's answer to r and the rule it names.
 func decision(r standin.Request) (llm.Message, string) {
 	GinkgoHelper()
-	d, ok := standin.Generic().(interface {
+	d, ok := generic.New().(interface {
 		Decide(standin.Request) (llm.Message, string, error)
 	})
 	Expect(ok).To(BeTrue(), "the generic policy names its rules")

@@ -6,6 +6,7 @@ import (
 
 	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/harness/standin"
+	"github.com/agentreplay/testbed/harness/standin/generic"
 )
 
 // FuzzGeneric checks that the generic policy answers any tool schema, user
@@ -29,7 +30,7 @@ func FuzzGeneric(f *testing.F) {
 			r.Messages = append(r.Messages, llm.Message{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "call_1", Name: "weather", Arguments: json.RawMessage(`{}`)}}},
 				llm.Message{Role: llm.RoleTool, ToolCallID: "call_1", Content: result})
 		}
-		msg, err := standin.Generic().Answer(r)
+		msg, err := generic.New().Answer(r)
 		if err != nil {
 			t.Fatalf("Answer: %v", err)
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/harness/standin"
+	"github.com/agentreplay/testbed/harness/standin/generic"
 )
 
 // weatherTool is a tool of an agent the stand-in has never seen.
@@ -30,7 +31,7 @@ func ask(text string, tools ...llm.Tool) standin.Request {
 // answer is the generic policy's answer to r.
 func answer(r standin.Request) llm.Message {
 	GinkgoHelper()
-	msg, err := standin.Generic().Answer(r)
+	msg, err := generic.New().Answer(r)
 	Expect(err).NotTo(HaveOccurred())
 	Expect(msg.Role).To(Equal(llm.RoleAssistant))
 	return msg
@@ -64,7 +65,7 @@ func tool(name, desc, params string) llm.Tool {
 
 var _ = Describe("the generic policy", func() {
 	It("accepts any request and is the last policy the server asks", func() {
-		Expect(standin.Generic().Accepts(standin.Request{})).To(BeTrue())
+		Expect(generic.New().Accepts(standin.Request{})).To(BeTrue())
 		ps := standin.Policies()
 		Expect(ps[len(ps)-1].Name()).To(Equal(standin.GenericName))
 		for _, p := range ps[:len(ps)-1] {

@@ -39,6 +39,7 @@ import (
 
 	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/harness/cassette"
+	"github.com/agentreplay/testbed/harness/standin/generic"
 	"github.com/agentreplay/testbed/harness/standin/grader"
 	"github.com/agentreplay/testbed/harness/standin/policy"
 	"github.com/agentreplay/testbed/harness/standin/seeds/cba"
@@ -56,6 +57,10 @@ type Policy = policy.Policy
 // Request is a chat request as a policy sees it (see package policy).
 type Request = policy.Request
 
+// GenericName is the name of the generic policy (generic.Name), the value
+// of cassette.PolicyHeader on the responses it gives.
+const GenericName = generic.Name
+
 // JudgeLabel is how the stand-in judge's scores are labelled wherever they
 // appear: its reasons start with it.
 const JudgeLabel = grader.Label
@@ -63,7 +68,7 @@ const JudgeLabel = grader.Label
 // Policies returns every policy the stand-in knows: the agent-specific
 // ones, then Generic, which accepts any request the others do not.
 func Policies() []policy.Policy {
-	return []policy.Policy{grader.Policy{}, odbchat.Router{}, odbchat.Classifier{}, odbchat.OnePass{}, climate.Advisor{}, family.Assistant{}, family.Visualization{}, cba.Assistant{}, kura.Planner{}, kura.Executor{}, kura.Synthesizer{}, Generic()}
+	return []policy.Policy{grader.Policy{}, odbchat.Router{}, odbchat.Classifier{}, odbchat.OnePass{}, climate.Advisor{}, family.Assistant{}, family.Visualization{}, cba.Assistant{}, kura.Planner{}, kura.Executor{}, kura.Synthesizer{}, generic.New()}
 }
 
 // Latency is the model of how long a call takes, in two parts: the time to
@@ -280,9 +285,9 @@ func (s *Server) respond(w http.ResponseWriter, d wire.Encoder, req policy.Reque
 		return
 	}
 	msg = smp.reword(msg)
-	if p.Name() == GenericName {
+	if p.Name() == generic.Name {
 		// Recordings say that their answers came from the plumbing stand-in.
-		w.Header().Set(cassette.PolicyHeader, GenericName)
+		w.Header().Set(cassette.PolicyHeader, generic.Name)
 	}
 	if rule != "" {
 		w.Header().Set(cassette.RuleHeader, rule)

@@ -1,4 +1,4 @@
-package standin
+package generic
 
 import (
 	"github.com/agentreplay/testbed/harness/standin/lexicon"

@@ -1,4 +1,9 @@
-package standin
+// Package generic is the stand-in's plumbing policy for an agent it has
+// never seen (New): it picks a tool by word overlap, fills its arguments
+// from the schema (generic_args.go, generic_distinct.go,
+// generic_places.go), chains two tools when one supplies another's input
+// (generic_chain.go) and answers from the tool results.
+package generic
 
 import (
 	"cmp"
@@ -17,11 +22,11 @@ import (
 	"github.com/agentreplay/testbed/harness/wire"
 )
 
-// GenericName is the name of the generic policy, the value of
+// Name is the name of the generic policy, the value of
 // cassette.PolicyHeader on the responses it gives.
-const GenericName = cassette.GenericPolicy
+const Name = cassette.GenericPolicy
 
-// Generic returns the generic plumbing policy: the stand-in for an agent it
+// New returns the generic plumbing policy: the stand-in for an agent it
 // has never seen, which the server asks when no agent-specific policy
 // accepts a request. It is not a model. It proves the plumbing of an
 // agent — its requests reach the model, its tool calls reach its upstreams,
@@ -61,7 +66,7 @@ const GenericName = cassette.GenericPolicy
 // is a JSON object instead: the response schema's properties filled as
 // tool arguments are, with the text for strings that want nothing else, or
 // {"answer": text} without a schema.
-func Generic() policy.Policy { return genericPolicy{} }
+func New() policy.Policy { return genericPolicy{} }
 
 // Limits of the generic policy.
 const (
@@ -76,7 +81,7 @@ const (
 
 type genericPolicy struct{}
 
-func (genericPolicy) Name() string { return GenericName }
+func (genericPolicy) Name() string { return Name }
 
 // Accepts takes every request: the server asks it last.
 func (genericPolicy) Accepts(policy.Request) bool { return true }

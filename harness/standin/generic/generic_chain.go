@@ -1,4 +1,4 @@
-package standin
+package generic
 
 import (
 	"encoding/json"
