@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/agentreplay/testbed/agents/llm"
-	"github.com/agentreplay/testbed/harness/standin/policy"
 )
 
 // SampleHeader carries the sample number of a recording that keeps several
@@ -60,7 +59,7 @@ func sampleOf(r *http.Request) int {
 	return k
 }
 
-func newSampler(sample int, req policy.Request) *sampler {
+func newSampler(sample int, req Request) *sampler {
 	if sample <= 1 {
 		return nil
 	}
@@ -82,7 +81,7 @@ func newSampler(sample int, req policy.Request) *sampler {
 // the last user message dropped. A message that is a JSON object keeps its
 // shape: the word is dropped from one of its top-level strings of several
 // words (the router's "query", for instance).
-func (s *sampler) view(req policy.Request) policy.Request {
+func (s *sampler) view(req Request) Request {
 	if s == nil || s.rng.Float64() >= MisreadRate {
 		return req
 	}

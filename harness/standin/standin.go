@@ -6,22 +6,25 @@
 // policies, models latency, reports usage, and can inject faults at a
 // seeded rate.
 //
-// Policies follow each agent's prompt protocol as tables of named rules
-// (rules.go) that read the request alone — tool names, descriptions and
-// schemas, the system prompt, the messages — through one shared
-// multilingual lexicon (lexicon.go), number and coordinate patterns, and
-// date words relative to the request's "now"; the rule that decided is sent
-// in cassette.RuleHeader. Paraphrases a policy has no rule for are answered
-// wrongly, as a weak model would. It never sees scenario expectations, and
-// a spec fails if its code holds a committed scenario's input (see
-// docs/standin.md). An agent the stand-in has never seen is answered by the
-// generic policy (Generic), asked only when no agent's own policy accepts a
-// request: a plumbing stand-in that picks a tool by word overlap, fills its
-// arguments from the schema and answers from the tool results, so that an
-// outside agent can be recorded and replayed; its numbers measure plumbing,
-// not a prompt, and cassettes and reports say so. It does not sleep: the latency it models travels in the
-// cassette.LatencyHeader response header, which the recorder stores as the
-// interaction's duration.
+// This package is the server and the registry of policies (Policies); the
+// policies live in packages of their own, which never import it (see
+// docs/standin.md, "Parts"). They follow each agent's prompt protocol as
+// tables of named rules (package policy) that read the request alone —
+// tool names, descriptions and schemas, the system prompt, the messages —
+// through one shared multilingual lexicon (package lexicon), number and
+// coordinate patterns, and date words relative to the request's "now"; the
+// rule that decided is sent in cassette.RuleHeader. Paraphrases a policy
+// has no rule for are answered wrongly, as a weak model would. It never
+// sees scenario expectations, and a spec fails if its code holds a
+// committed scenario's input (see docs/standin.md). An agent the stand-in
+// has never seen is answered by the generic policy (package generic),
+// asked only when no agent's own policy accepts a request: a plumbing
+// stand-in that picks a tool by word overlap, fills its arguments from the
+// schema and answers from the tool results, so that an outside agent can be
+// recorded and replayed; its numbers measure plumbing, not a prompt, and
+// cassettes and reports say so. It does not sleep: the latency it models
+// travels in the cassette.LatencyHeader response header, which the
+// recorder stores as the interaction's duration.
 package standin
 
 import (
@@ -65,10 +68,10 @@ const GenericName = generic.Name
 // appear: its reasons start with it.
 const JudgeLabel = grader.Label
 
-// Policies returns every policy the stand-in knows: the agent-specific
-// ones, then Generic, which accepts any request the others do not.
-func Policies() []policy.Policy {
-	return []policy.Policy{grader.Policy{}, odbchat.Router{}, odbchat.Classifier{}, odbchat.OnePass{}, climate.Advisor{}, family.Assistant{}, family.Visualization{}, cba.Assistant{}, kura.Planner{}, kura.Executor{}, kura.Synthesizer{}, generic.New()}
+// Policies returns every policy the stand-in knows: the judge, the
+// agent-specific ones, then the generic one, which accepts any request the others do not.
+func Policies() []Policy {
+	return []Policy{grader.Policy{}, odbchat.Router{}, odbchat.Classifier{}, odbchat.OnePass{}, climate.Advisor{}, family.Assistant{}, family.Visualization{}, cba.Assistant{}, kura.Planner{}, kura.Executor{}, kura.Synthesizer{}, generic.New()}
 }
 
 // Latency is the model of how long a call takes, in two parts: the time to
@@ -139,7 +142,7 @@ func Faults() []string {
 // Options configure a Server. The zero value serves with DefaultLatency and
 // no faults.
 type Options struct {
-	Policies []policy.Policy
+	Policies []Policy
 	Latency  Latency
 	// FaultRate is the share of calls that fail, drawn from a generator seeded
 	// with Seed, so the same run injects the same faults.
@@ -261,7 +264,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, d wire.Dialect) {
 // respond answers req in dialect d: the fault it asks for (in FaultHeader
 // or by marker) or draws, else the answer of the first policy that accepts
 // it, sampled as sample (see SampleHeader).
-func (s *Server) respond(w http.ResponseWriter, d wire.Encoder, req policy.Request, sample int, asked string) {
+func (s *Server) respond(w http.ResponseWriter, d wire.Encoder, req Request, sample int, asked string) {
 	in := s.counter.Request(llm.Request{Messages: req.Messages, Tools: req.Tools}).Total()
 	fault := s.fault(asked, req)
 	if fault != "" && !answers(fault) {
@@ -327,7 +330,7 @@ func (s *Server) stream(w http.ResponseWriter, d wire.Encoder, model string, msg
 	s.writeStream(w, events, in, out, smp, fault)
 }
 
-func (s *Server) policy(r policy.Request) policy.Policy {
+func (s *Server) policy(r Request) Policy {
 	for _, p := range s.opts.Policies {
 		if p.Accepts(r) {
 			return p
@@ -345,7 +348,7 @@ var markerRe = regexp.MustCompile(regexp.QuoteMeta(FaultMarker) + `([a-z0-9_]+)`
 
 // fault returns the fault a request asks for in FaultHeader or by marker,
 // else a drawn one.
-func (s *Server) fault(asked string, r policy.Request) string {
+func (s *Server) fault(asked string, r Request) string {
 	if slices.Contains(Faults(), asked) {
 		return asked
 	}
@@ -368,7 +371,7 @@ func (s *Server) drawFault() string {
 }
 
 // writeFault answers with the named fault in dialect d.
-func (s *Server) writeFault(w http.ResponseWriter, d wire.Encoder, fault string, r policy.Request, in int) {
+func (s *Server) writeFault(w http.ResponseWriter, d wire.Encoder, fault string, r Request, in int) {
 	lat := s.opts.Latency.Of(in, 0)
 	w.Header().Set(cassette.FaultHeader, fault)
 	switch fault {
@@ -406,7 +409,7 @@ func (s *Server) writeFault(w http.ResponseWriter, d wire.Encoder, fault string,
 // noPolicy is the message of the answer to a request no policy accepts:
 // what the request was (the start of its system prompt, its tools), so that
 // the prompt edit that lost the policy is found.
-func noPolicy(req policy.Request) string {
+func noPolicy(req Request) string {
 	var tools []string
 	for _, t := range req.Tools {
 		tools = append(tools, t.Name)
