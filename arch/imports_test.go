@@ -79,17 +79,79 @@ var _ = Describe("the module's imports", Ordered, ContinueOnFailure, func() {
 		Expect(broken).To(BeEmpty())
 	})
 
-	It("keep the stand-in to itself, the runner and the CLI", func() {
+	It("keep the stand-in and its parts to itself, the runner and the CLI", func() {
 		allowed := func(path string) bool {
 			return under(path, "harness/standin") || path == "harness/runner" || path == "cmd/testbed"
 		}
 		var broken []string
 		for _, p := range pkgs {
-			if !allowed(p.path) && slices.Contains(p.imports, "harness/standin") {
+			for _, imp := range p.imports {
+				if !allowed(p.path) && under(imp, "harness/standin") {
+					broken = append(broken, p.path+" → "+imp)
+				}
+			}
+		}
+		Expect(broken).To(BeEmpty())
+	})
+
+	// standinParts are the stand-in's packages below harness/standin,
+	// without the server's own test double (standintest), which starts it.
+	standinParts := func() []pkg {
+		var parts []pkg
+		for _, p := range pkgs {
+			if under(p.path, "harness/standin") && p.path != "harness/standin" && p.path != "harness/standin/standintest" {
+				parts = append(parts, p)
+			}
+		}
+		Expect(len(parts)).To(BeNumerically(">=", 9), "too few stand-in parts to judge")
+		return parts
+	}
+
+	// reaches lists the dependencies of the packages whose path holds
+	// that fall under one of dirs (other than the package itself).
+	reaches := func(holds func(string) bool, dirs ...string) []string {
+		var broken []string
+		for _, p := range standinParts() {
+			if !holds(p.path) {
+				continue
+			}
+			for _, d := range p.deps {
+				for _, dir := range dirs {
+					if d != p.path && (d == dir || strings.HasPrefix(d, dir+"/")) {
+						broken = append(broken, p.path+" → "+d)
+					}
+				}
+			}
+		}
+		return broken
+	}
+
+	It("keep the stand-in's parts off the server: no part builds on harness/standin itself", func() {
+		var broken []string
+		for _, p := range standinParts() {
+			if slices.Contains(p.deps, "harness/standin") {
 				broken = append(broken, p.path)
 			}
 		}
-		Expect(broken).To(BeEmpty(), "these import harness/standin")
+		Expect(broken).To(BeEmpty())
+	})
+
+	It("keep each seed agent's policy to itself: it builds on no other seed's policy and not on the generic one", func() {
+		seed := func(path string) bool { return strings.HasPrefix(path, "harness/standin/seeds/") }
+		Expect(reaches(seed, "harness/standin/seeds", "harness/standin/generic", "harness/standin/grader")).To(BeEmpty())
+	})
+
+	It("keep the generic policy and the judge off the seeds' policies and off each other", func() {
+		Expect(reaches(func(p string) bool { return p == "harness/standin/generic" }, "harness/standin/seeds", "harness/standin/grader")).To(BeEmpty())
+		Expect(reaches(func(p string) bool { return p == "harness/standin/grader" }, "harness/standin/seeds", "harness/standin/generic")).To(BeEmpty())
+	})
+
+	It("keep the policy toolkit and the lexicon free of every policy", func() {
+		toolkit := func(p string) bool {
+			return p == "harness/standin/policy" || p == "harness/standin/lexicon" || p == "harness/standin/instruct"
+		}
+		Expect(reaches(toolkit, "harness/standin/seeds", "harness/standin/generic", "harness/standin/grader")).To(BeEmpty())
+		Expect(reaches(func(p string) bool { return p == "harness/standin/lexicon" }, "harness/standin/policy")).To(BeEmpty())
 	})
 
 	It("give the suite loader no provider adapter: of agents/llm it builds on the neutral package only", func() {
@@ -109,7 +171,7 @@ var _ = Describe("the module's imports", Ordered, ContinueOnFailure, func() {
 		Expect(adapters).To(BeEmpty())
 	})
 
-	It("keep the wire codecs free of the stand-in's policies", func() {
+	It("keep the wire codecs free of the stand-in and its policies", func() {
 		var wire *pkg
 		for i := range pkgs {
 			if pkgs[i].path == "harness/wire" {
