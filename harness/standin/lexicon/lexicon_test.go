@@ -1,24 +1,29 @@
-package standin_test
+package lexicon_test
 
 import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/agentreplay/testbed/harness/standin"
+	"github.com/agentreplay/testbed/harness/standin/lexicon"
 )
 
 var _ = Describe("the lexicon", func() {
 	It("has English, Chinese, Spanish and French words for every concept", func() {
-		langs := standin.LexiconLanguages()
-		Expect(langs).NotTo(BeEmpty())
-		for c, ls := range langs {
-			Expect(ls).To(ContainElements("en", "zh", "es", "fr"), c)
+		Expect(lexicon.Concepts).NotTo(BeEmpty())
+		for c, langs := range lexicon.Concepts {
+			var have []string
+			for l, words := range langs {
+				if len(words) > 0 {
+					have = append(have, l)
+				}
+			}
+			Expect(have).To(ContainElements("en", "zh", "es", "fr"), c)
 		}
 	})
 
 	DescribeTable("matches words as the docs say",
 		func(text, concept string, want bool) {
-			Expect(standin.Mentions(text, concept)).To(Equal(want))
+			Expect(lexicon.Read(text).Has(concept)).To(Equal(want))
 		},
 		Entry("a whole word", "the forecast for Lima", "forecast", true),
 		Entry("not inside another word", "the forecaster said", "weather", false),
@@ -33,7 +38,7 @@ var _ = Describe("the lexicon", func() {
 
 	DescribeTable("finds two concepts near each other",
 		func(text string, window int, want bool) {
-			Expect(standin.Near(text, "temperature", "sea", window)).To(Equal(want))
+			Expect(lexicon.Read(text).Near("temperature", "sea", window)).To(Equal(want))
 		},
 		Entry("within the window", "la température de la mer", 3, true),
 		Entry("beyond it", "température hier soir au bord de la mer", 3, false),
