@@ -1,5 +1,5 @@
 // Package odbchat is the stand-in's policies for the ODBchat agent: its
-// single-pass classifier+router (Router), its legacy question classifier
+// single-pass classifier+router (Router), its legacy classifier
 // (Classifier) and its one-pass answerer (OnePass), each a table of named
 // rules over the shared lexicon.
 package odbchat
