@@ -6,7 +6,7 @@
 // phrasebook.go). It knows no agent and no request.
 package lexicon
 
-// The stand-in's one multilingual lexicon: each concept with the words
+// Concepts is the stand-in's one multilingual lexicon: each concept with the words
 // that name it, by language (en, zh, es, fr at least; de and ja where a
 // policy reads them). Policies recognise what a user asks only through
 // these concepts, through the request's own tool names, descriptions and
@@ -301,20 +301,20 @@ var Concepts = map[string]map[string][]string{
 var genericConcepts = []string{"weather", "temperature", "rain", "wind", "search", "place", "time", "date",
 	"price", "convert", "send", "create", "delete", "list", "translate", "calculate", "news", "stock"}
 
-// lexiconLanguages are the language tags of the lexicon, English first.
-var Languages = []string{"en", "de", "fr", "es", "zh", "ja"}
+// languages are the language tags of the lexicon, English first.
+var languages = []string{"en", "de", "fr", "es", "zh", "ja"}
 
 // ConceptWords returns every word of concept c, in every language.
 func ConceptWords(c string) []string {
 	var out []string
-	for _, lang := range Languages {
+	for _, lang := range languages {
 		out = append(out, Concepts[c][lang]...)
 	}
 	return out
 }
 
 // EmbedConcepts are the keyword groups of the embedding vectors' first
-// dimensions (embed.go), one per climate concept, counted as substrings of
+// dimensions (harness/standin/embed.go), one per climate concept, counted as substrings of
 // the lowercased text; English only, like the documents searched. Changing a
 // group changes every recorded vector search.
 func EmbedConcepts() [][]string {

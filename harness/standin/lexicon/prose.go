@@ -71,7 +71,7 @@ func UserLanguage(s string) string {
 		}
 	}
 	score = counts["en"]
-	for _, lang := range Languages {
+	for _, lang := range languages {
 		if counts[lang] > score {
 			best, score = lang, counts[lang]
 		}
