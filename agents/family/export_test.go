@@ -26,3 +26,10 @@ type HistoryFile = historyFile
 
 // EntityHistory is one entity's states in a HistoryFile.
 type EntityHistory = entityHistory
+
+// CompileSchema compiles a JSON schema document as the chart tool compiles
+// Vega-Lite's.
+var CompileSchema = compileSchema
+
+// SchemaProblems is what the chart tool's error says the schema rejects.
+var SchemaProblems = schemaProblems

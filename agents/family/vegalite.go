@@ -32,11 +32,7 @@ func vegaLite(cache *agents.Cache, data fs.FS) (*jsonschema.Schema, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", VegaLiteSchema, err)
 		}
-		c := jsonschema.NewCompiler()
-		if err := c.AddResource(VegaLiteSchema, doc); err != nil {
-			return nil, fmt.Errorf("%s: %w", VegaLiteSchema, err)
-		}
-		return c.Compile(VegaLiteSchema)
+		return compileSchema(VegaLiteSchema, doc)
 	})
 }
 
