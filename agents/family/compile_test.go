@@ -34,9 +34,9 @@ func compileOnce(loc string, doc any) (*jsonschema.Schema, error) {
 }
 
 // leaves lists a validation error's deepest errors, each as "instance
-// location: message", in the validator's order. The properties an
-// additionalProperties error names are sorted: the validator lists them in
-// the instance map's order, which varies from run to run.
+// location: message", sorted: the validator meets an object's properties,
+// and lists those an additionalProperties error names, in the order of Go
+// maps, which varies from run to run (so these are sorted too).
 func leaves(err error) []string {
 	var out []string
 	var walk func(e *jsonschema.ValidationError)
@@ -53,6 +53,7 @@ func leaves(err error) []string {
 		}
 	}
 	walk(err.(*jsonschema.ValidationError))
+	slices.Sort(out)
 	return out
 }
 
