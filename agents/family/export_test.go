@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/agentreplay/testbed/agents"
 	"github.com/agentreplay/testbed/agents/family/attach"
 )
 
@@ -33,3 +34,6 @@ var CompileSchema = compileSchema
 
 // SchemaProblems is what the chart tool's error says the schema rejects.
 var SchemaProblems = schemaProblems
+
+// Attachments returns what the agent a, made by New, has stored.
+func Attachments(a agents.Agent) []attach.Attachment { return a.(*Agent).store.All() }

@@ -238,4 +238,28 @@ var _ = Describe("download_state_history", func() {
 		Expect(after).To(HaveLen(1))
 		Expect(strings.HasSuffix(after[0], "\n"+string(poolHistory()))).To(BeTrue(), "the attachment is the pool's history alone")
 	})
+
+	DescribeTable("keeps as the attachment's value what its bytes decode to",
+		func(body string) {
+			w.serveHomeAssistant(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+				io.WriteString(rw, body)
+			}))
+			w.script(roleDefault, call(family.ToolHistory, poolArgs), say("done"))
+			a := w.agent(nil)
+			ask(a, "history please")
+			atts := family.Attachments(a)
+			Expect(atts).To(HaveLen(1))
+			var want any
+			Expect(json.Unmarshal(atts[0].Data, &want)).To(Succeed())
+			got, err := atts[0].Value()
+			Expect(err).NotTo(HaveOccurred())
+			Expect(got).To(Equal(want))
+		},
+		Entry("the pool's 5 days", string(fixture("history/pool-temperature-5d.json"))),
+		Entry("two entities, null states, an empty list and every kind of JSON value",
+			`[[null, {"entity_id": "sensor.a", "state": "<b>&amp;</b>", "attributes": {"n": -0, "big": 1e300, "tiny": 5e-324,
+			"long": 12345678901234567890, "f": 0.1, "ok": true, "none": null, "list": [1, "two", [3], {"four": 4}], "empty": {}, "no": []}}],
+			[], [{"entity_id": "sensor.b", "state": "caf\u00e9 \u2028 \ud83d\ude00 ÿ", "x": "a", "x": "b"}, null]]`),
+		Entry("a first state without an entity id", `[[{"state": "1"}, {"entity_id": 7}]]`),
+	)
 })

@@ -97,6 +97,38 @@ type entityHistory struct {
 	States   []state `json:"states"`
 }
 
+// value is the file as json.Unmarshal into an any reads its encoding back,
+// built from the states as Home Assistant's answer decoded: the attachment
+// is shown and queried from it, without decoding what was just encoded.
+// Decoded values encode and decode to themselves (numbers are float64 and
+// strings valid UTF-8 both ways); a nil slice or map encodes as null,
+// which reads back as nil.
+func (f historyFile) value() map[string]any {
+	return map[string]any{"start_time": f.StartTime, "end_time": f.EndTime,
+		"significant_changes_only": f.SignificantChangesOnly,
+		"entities": listValue(f.Entities, func(e entityHistory) any {
+			return map[string]any{"entity_id": e.EntityID, "states": listValue(e.States, func(s state) any {
+				if s == nil {
+					return nil
+				}
+				return s
+			})}
+		})}
+}
+
+// listValue is list as json.Unmarshal into an any reads its encoding
+// back, each element through value.
+func listValue[T any](list []T, value func(T) any) any {
+	if list == nil {
+		return nil
+	}
+	out := make([]any, len(list))
+	for i, e := range list {
+		out[i] = value(e)
+	}
+	return out
+}
+
 // history is download_state_history: it saves the states as a JSON
 // attachment and injects it after the tool message.
 func (a *Agent) history(ctx context.Context, argJSON json.RawMessage) (toolResult, []byte) {
@@ -144,8 +176,8 @@ func (a *Agent) history(ctx context.Context, argJSON json.RawMessage) (toolResul
 	if err != nil {
 		return fail("could not encode the history: %v", err), raw
 	}
-	att := a.store.Put("state-history.json", "application/json",
-		fmt.Sprintf("Home Assistant history of %s", strings.Join(args.EntityIDs, ", ")), data)
+	att := a.store.PutValue("state-history.json", "application/json",
+		fmt.Sprintf("Home Assistant history of %s", strings.Join(args.EntityIDs, ", ")), data, file.value())
 	text := fmt.Sprintf("State history for %d entities (%d states) from %s to %s, saved as attachment %s.\n[File content in following message]",
 		len(file.Entities), total, file.StartTime, file.EndTime, att.ID)
 	return toolResult{ok: true, text: text, inject: a.inject(att)}, raw
