@@ -86,7 +86,36 @@ func LoadOnce[T any](cache *Cache, fsys fs.FS, kind string, files []string, buil
 	return m.v.(T), nil
 }
 
-// memo is one build of LoadOnce.
+// BuildOnce returns build(), building it at most once per cache for each
+// kind and distinct key (the parts are hashed, each with its length). It is
+// for what an agent makes from what every scenario of a run may be given
+// alike, such as an upstream's answer replayed from the same recording in
+// scenario after scenario: key holds everything build reads. The result is
+// shared, so build must return something no caller changes. A nil cache
+// keeps nothing: every call builds. A build error is returned and not kept.
+func BuildOnce[T any](cache *Cache, kind string, build func() (T, error), key ...[]byte) (T, error) {
+	if cache == nil {
+		return build()
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00", kind)
+	for _, k := range key {
+		fmt.Fprintf(h, "%d\x00", len(k))
+		h.Write(k)
+	}
+	id := "once\x00" + string(h.Sum(nil))
+	c, _ := cache.built.LoadOrStore(id, &memo{})
+	m := c.(*memo)
+	m.once.Do(func() { m.v, m.err = build() })
+	if m.err != nil {
+		cache.built.CompareAndDelete(id, m)
+		var zero T
+		return zero, m.err
+	}
+	return m.v.(T), nil
+}
+
+// memo is one build of LoadOnce or BuildOnce.
 type memo struct {
 	once sync.Once
 	v    any

@@ -6,12 +6,15 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"reflect"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/agentreplay/testbed/agents"
 	"github.com/agentreplay/testbed/agents/family"
+	"github.com/agentreplay/testbed/agents/family/attach"
 )
 
 var _ = Describe("download_state_history", func() {
@@ -262,4 +265,30 @@ var _ = Describe("download_state_history", func() {
 			[], [{"entity_id": "sensor.b", "state": "caf\u00e9 \u2028 \ud83d\ude00 ÿ", "x": "a", "x": "b"}, null]]`),
 		Entry("a first state without an entity id", `[[{"state": "1"}, {"entity_id": 7}]]`),
 	)
+
+	It("makes the attachment of an answer and window once per run, and again for another window", func() {
+		cache := &agents.Cache{}
+		download := func(args string) (family.Reply, attach.Attachment) {
+			w.script(roleDefault, call(family.ToolHistory, args), say("done"))
+			cfg := w.config(nil)
+			cfg.Cache = cache
+			a, err := family.New(cfg)
+			Expect(err).NotTo(HaveOccurred())
+			reply := ask(a, "history please")
+			atts := family.Attachments(a)
+			Expect(atts).To(HaveLen(1))
+			return reply, atts[0]
+		}
+		_, first := download(poolArgs)
+		_, again := download(poolArgs)
+		Expect(again.Data).To(Equal(poolHistory()))
+		v1, _ := first.Value()
+		v2, _ := again.Value()
+		Expect(reflect.ValueOf(v2).Pointer()).To(Equal(reflect.ValueOf(v1).Pointer()), "one value for the run")
+
+		_, significant := download(`{"entity_ids":["sensor.pool_temperature"],"start":"2026-02-24T00:00:00Z","end":"2026-03-01T00:00:00Z","significant_changes_only":true}`)
+		Expect(string(significant.Data)).To(ContainSubstring(`"significant_changes_only":true`))
+		v3, _ := significant.Value()
+		Expect(reflect.ValueOf(v3).Pointer()).NotTo(Equal(reflect.ValueOf(v1).Pointer()))
+	})
 })
