@@ -268,19 +268,29 @@ var _ = Describe("download_state_history", func() {
 
 	It("makes the attachment of an answer and window once per run, and again for another window", func() {
 		cache := &agents.Cache{}
-		download := func(args string) (family.Reply, attach.Attachment) {
-			w.script(roleDefault, call(family.ToolHistory, args), say("done"))
-			cfg := w.config(nil)
+		var shown []string // what the model read after each download
+		downloadAs := func(variant map[string]any, args string) (family.Reply, attach.Attachment) {
+			f := w.script(roleDefault, call(family.ToolHistory, args), say("done"))
+			cfg := w.config(variant)
 			cfg.Cache = cache
 			a, err := family.New(cfg)
 			Expect(err).NotTo(HaveOccurred())
 			reply := ask(a, "history please")
+			reqs := f.requests(roleDefault)
+			after := afterLastTool(reqs[len(reqs)-1])
+			Expect(after).To(HaveLen(1))
+			shown = append(shown, after[0].Content)
 			atts := family.Attachments(a)
 			Expect(atts).To(HaveLen(1))
 			return reply, atts[0]
 		}
+		download := func(args string) (family.Reply, attach.Attachment) { return downloadAs(nil, args) }
 		_, first := download(poolArgs)
 		_, again := download(poolArgs)
+		Expect(shown[1]).To(Equal(shown[0]))
+		Expect(shown[0]).To(ContainSubstring("Data structure (JSON Schema):"))
+		downloadAs(map[string]any{"attachments": "inline"}, poolArgs)
+		Expect(shown[2]).To(HaveSuffix("\n"+string(poolHistory())), "the same file shown the inline variant's way")
 		Expect(again.Data).To(Equal(poolHistory()))
 		v1, _ := first.Value()
 		v2, _ := again.Value()
