@@ -242,6 +242,16 @@ var _ = Describe("BuildOnce", func() {
 		Expect(builds).To(Equal(3))
 	})
 
+	It("keeps its own copy of a key: bytes the caller changes afterwards match nothing built", func() {
+		key := []byte("answer")
+		first, _ := agents.BuildOnce(cache, "history", build("first"), key)
+		copy(key, "ANSWER")
+		changed, _ := agents.BuildOnce(cache, "history", build("changed"), key)
+		Expect(changed.text).To(Equal("changed"))
+		again, _ := agents.BuildOnce(cache, "history", build("again"), []byte("answer"))
+		Expect(again).To(BeIdenticalTo(first))
+	})
+
 	It("builds on every call without a cache", func() {
 		a, _ := agents.BuildOnce(nil, "history", build("x"), []byte("k"))
 		b, _ := agents.BuildOnce(nil, "history", build("x"), []byte("k"))
