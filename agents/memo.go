@@ -1,23 +1,30 @@
 package agents
 
 import (
+	"bytes"
 	"crypto/sha256"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"io/fs"
+	"slices"
 	"sync"
 )
 
 // Cache keeps what LoadOnce built, by a hash of kind, file names and
-// contents, and what Hold opened, by kind, for as long as its owner keeps
-// it: the harness gives one to every agent of a run, so a run builds each
-// knowledge base once and the next run starts afresh, and closes it when
-// the run ends. It is safe for concurrent use; the zero value is empty and
+// contents, what BuildOnce built, by kind and key, and what Hold opened, by
+// kind, for as long as its owner keeps it: the harness gives one to every
+// agent of a run, so a run builds each knowledge base once and the next run
+// starts afresh, and closes it when the run ends. It is safe for concurrent use; the zero value is empty and
 // ready.
 type Cache struct {
 	built sync.Map // key → *memo
 	held  sync.Map // kind → *memo, of Hold
+
+	onceMu sync.Mutex
+	once   map[uint64][]*onceEntry // of BuildOnce, by a hash of kind and key
 }
 
 // LoadOnce reads files from fsys and returns build(contents), building it at
@@ -86,7 +93,81 @@ func LoadOnce[T any](cache *Cache, fsys fs.FS, kind string, files []string, buil
 	return m.v.(T), nil
 }
 
-// memo is one build of LoadOnce.
+// BuildOnce returns build(), building it at most once per cache for each
+// kind and distinct key (the parts told apart, not just joined). It is for
+// what an agent makes from what every scenario of a run may be given alike,
+// such as an upstream's answer replayed from the same recording in scenario
+// after scenario: key holds everything build reads. The result is shared,
+// so build must return something no caller changes. A nil cache keeps
+// nothing: every call builds. A build error is returned and not kept.
+//
+// Keys are found by a hash and then compared byte for byte (the cache keeps
+// a copy of each), which costs less than a cryptographic digest of answers
+// of up to a megabyte.
+func BuildOnce[T any](cache *Cache, kind string, build func() (T, error), key ...[]byte) (T, error) {
+	if cache == nil {
+		return build()
+	}
+	e := cache.onceEntry(kind, key)
+	e.once.Do(func() { e.v, e.err = build() })
+	if e.err != nil {
+		cache.forget(e)
+		var zero T
+		return zero, e.err
+	}
+	return e.v.(T), nil
+}
+
+// onceEntry is one build of BuildOnce, with the kind and key it is for.
+type onceEntry struct {
+	memo
+	hash uint64
+	kind string
+	key  [][]byte
+}
+
+// onceSeed seeds the hash of BuildOnce's keys; the hash only finds
+// candidates, so its value never changes a result.
+var onceSeed = maphash.MakeSeed()
+
+// onceEntry returns c's entry for kind and key, adding one if there is none.
+func (c *Cache) onceEntry(kind string, key [][]byte) *onceEntry {
+	var h maphash.Hash
+	h.SetSeed(onceSeed)
+	h.WriteString(kind)
+	for _, k := range key {
+		var n [8]byte
+		binary.LittleEndian.PutUint64(n[:], uint64(len(k)))
+		h.Write(n[:])
+		h.Write(k)
+	}
+	sum := h.Sum64()
+	c.onceMu.Lock()
+	defer c.onceMu.Unlock()
+	for _, e := range c.once[sum] {
+		if e.kind == kind && slices.EqualFunc(e.key, key, bytes.Equal) {
+			return e
+		}
+	}
+	e := &onceEntry{hash: sum, kind: kind, key: make([][]byte, len(key))}
+	for i, k := range key {
+		e.key[i] = bytes.Clone(k)
+	}
+	if c.once == nil {
+		c.once = map[uint64][]*onceEntry{}
+	}
+	c.once[sum] = append(c.once[sum], e)
+	return e
+}
+
+// forget drops e, whose build failed, so that the next call builds again.
+func (c *Cache) forget(e *onceEntry) {
+	c.onceMu.Lock()
+	defer c.onceMu.Unlock()
+	c.once[e.hash] = slices.DeleteFunc(c.once[e.hash], func(x *onceEntry) bool { return x == e })
+}
+
+// memo is one build of LoadOnce or BuildOnce.
 type memo struct {
 	once sync.Once
 	v    any

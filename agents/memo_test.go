@@ -218,3 +218,53 @@ var _ = Describe("Hold", func() {
 		Expect(cache.Close()).To(Succeed())
 	})
 })
+
+var _ = Describe("BuildOnce", func() {
+	var builds int
+	var cache *agents.Cache
+	BeforeEach(func() { builds, cache = 0, &agents.Cache{} })
+	build := func(text string) func() (*index, error) {
+		return func() (*index, error) { builds++; return &index{text}, nil }
+	}
+
+	It("builds once per kind and key and shares the result", func() {
+		first, err := agents.BuildOnce(cache, "history", build("one"), []byte("ab"), []byte("c"))
+		Expect(err).NotTo(HaveOccurred())
+		again, err := agents.BuildOnce(cache, "history", build("two"), []byte("ab"), []byte("c"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(again).To(BeIdenticalTo(first))
+		Expect(builds).To(Equal(1))
+
+		other, _ := agents.BuildOnce(cache, "history", build("split"), []byte("a"), []byte("bc"))
+		Expect(other.text).To(Equal("split"), "the parts are told apart, not just joined")
+		kind, _ := agents.BuildOnce(cache, "chart", build("kind"), []byte("ab"), []byte("c"))
+		Expect(kind.text).To(Equal("kind"))
+		Expect(builds).To(Equal(3))
+	})
+
+	It("keeps its own copy of a key: bytes the caller changes afterwards match nothing built", func() {
+		key := []byte("answer")
+		first, _ := agents.BuildOnce(cache, "history", build("first"), key)
+		copy(key, "ANSWER")
+		changed, _ := agents.BuildOnce(cache, "history", build("changed"), key)
+		Expect(changed.text).To(Equal("changed"))
+		again, _ := agents.BuildOnce(cache, "history", build("again"), []byte("answer"))
+		Expect(again).To(BeIdenticalTo(first))
+	})
+
+	It("builds on every call without a cache", func() {
+		a, _ := agents.BuildOnce(nil, "history", build("x"), []byte("k"))
+		b, _ := agents.BuildOnce(nil, "history", build("x"), []byte("k"))
+		Expect(a).NotTo(BeIdenticalTo(b))
+		Expect(builds).To(Equal(2))
+	})
+
+	It("does not keep an error", func() {
+		_, err := agents.BuildOnce(cache, "history", func() (*index, error) { builds++; return nil, errors.New("no") }, []byte("k"))
+		Expect(err).To(MatchError("no"))
+		got, err := agents.BuildOnce(cache, "history", build("yes"), []byte("k"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(got.text).To(Equal("yes"))
+		Expect(builds).To(Equal(2))
+	})
+})

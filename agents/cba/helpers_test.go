@@ -117,6 +117,7 @@ type world struct {
 	tracer    *tracer
 	model     *recording
 	http      *http.Client
+	cache     *agents.Cache // shared by the agents w makes, as by a run's; nil: none
 }
 
 // newWorld starts the stand-in and the upstream stub for one spec; the
@@ -166,6 +167,7 @@ func (w *world) config(variant map[string]any) agents.Config {
 		Tracer:  w.tracer,
 		Variant: variant,
 		Data:    os.DirFS("../../fixtures/cba"),
+		Cache:   w.cache,
 	}
 }
 

@@ -184,11 +184,22 @@ func (a *Agent) climateNormals(ctx context.Context, args map[string]any) (string
 	if err != nil {
 		return "", body, err
 	}
+	// A run's scenarios are often given the same 30 years of daily data
+	// (about 1 MB): a run makes each table once.
+	table, err := agents.BuildOnce(a.cfg.Cache, "climate normals", func() (string, error) {
+		return normalsTable(body, p.Name, p.Country)
+	}, body, []byte(p.Name), []byte(p.Country))
+	return table, body, err
+}
+
+// normalsTable averages a climate answer's daily data by month into the
+// table climate_normals answers with, for the place name, country.
+func normalsTable(body []byte, name, country string) (string, error) {
 	var c struct {
 		Daily normals `json:"daily"`
 	}
 	if err := json.Unmarshal(body, &c); err != nil {
-		return "", body, fmt.Errorf("unexpected climate answer: %v", err)
+		return "", fmt.Errorf("unexpected climate answer: %v", err)
 	}
 	d := c.Daily
 	type acc struct{ mean, max, min, precip, n, nPrecip float64 }
@@ -210,7 +221,7 @@ func (a *Agent) climateNormals(ctx context.Context, args map[string]any) (string
 		}
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Climate Normals for %s, %s (1991-2020):\nMonth | Avg Temp | Avg Max | Avg Min | Precip (mm/month)\n", p.Name, p.Country)
+	fmt.Fprintf(&b, "Climate Normals for %s, %s (1991-2020):\nMonth | Avg Temp | Avg Max | Avg Min | Precip (mm/month)\n", name, country)
 	names := []string{"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"}
 	nYears := float64(max(1, len(years)))
 	for i, s := range months {
@@ -219,7 +230,7 @@ func (a *Agent) climateNormals(ctx context.Context, args map[string]any) (string
 		}
 		fmt.Fprintf(&b, "%s | %.1f°C | %.1f°C | %.1f°C | %.0f\n", names[i], s.mean/s.n, s.max/s.n, s.min/s.n, s.precip/nYears)
 	}
-	return strings.TrimRight(b.String(), "\n"), body, nil
+	return strings.TrimRight(b.String(), "\n"), nil
 }
 
 // normals is the daily data of a climate answer; a null value is nil.

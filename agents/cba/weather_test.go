@@ -12,6 +12,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/agentreplay/testbed/agents"
 	"github.com/agentreplay/testbed/agents/agenttest"
 )
 
@@ -181,6 +182,23 @@ var _ = Describe("weather and climate through the fixtures", func() {
 		Entry("N'Djamena", "N'Djamena", "climate/ndjamena.json", "Climate Normals for N'Djamena, Chad (1991-2020):", ndjamena),
 		Entry("Nairobi", "Nairobi", "climate/nairobi.json", "Climate Normals for Nairobi, Kenya (1991-2020):", nairobi),
 	)
+
+	It("gives the same normals to the scenarios of a run that share one table per answer and place", func() {
+		alone := map[string]string{}
+		for _, city := range []string{"Nairobi", "N'Djamena"} {
+			w = newWorld()
+			alone[city] = w.tool(cfgMinimal, "get_climate_data", fmt.Sprintf(`{"city":%q}`, city)).Context
+		}
+		Expect(alone["Nairobi"]).NotTo(Equal(alone["N'Djamena"]))
+		cache := &agents.Cache{}
+		for range 2 {
+			for _, city := range []string{"Nairobi", "N'Djamena"} {
+				w = newWorld()
+				w.cache = cache
+				Expect(w.tool(cfgMinimal, "get_climate_data", fmt.Sprintf(`{"city":%q}`, city)).Context).To(Equal(alone[city]))
+			}
+		}
+	})
 
 	It("sums N'Djamena's months to the README's yearly precipitation", func() {
 		r := w.tool(cfgMinimal, "get_climate_data", `{"city":"N'Djamena"}`)

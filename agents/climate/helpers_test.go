@@ -97,6 +97,7 @@ type world struct {
 	model     *recording
 	http      *http.Client
 	secrets   map[string]string
+	cache     *agents.Cache // shared by the agents w makes, as by a run's; nil: none
 }
 
 // newWorld starts the stand-in and the CityCatalyst stub for one spec.
@@ -142,6 +143,7 @@ func (w *world) config(variant map[string]any) agents.Config {
 		Variant:  variant,
 		Secrets:  w.secrets,
 		Data:     os.DirFS("../../fixtures/climate"),
+		Cache:    w.cache,
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/agentreplay/testbed/agents"
 	"github.com/agentreplay/testbed/agents/climate/trim"
 	"github.com/agentreplay/testbed/agents/llm"
 )
@@ -117,14 +118,21 @@ func marshal(e envelope) string {
 	return string(b)
 }
 
-// fetch gets path and decodes a JSON object body.
+// fetch gets path and decodes a JSON object body. A run's scenarios are
+// often given the same answer (up to 450 KB), so a run decodes each
+// distinct answer once (agents.BuildOnce) and the body is shared: callers
+// must not change it.
 func (a *Agent) fetch(ctx context.Context, path string) ([]byte, map[string]any, error) {
 	raw, err := a.cc.get(ctx, path)
 	if err != nil {
 		return nil, nil, err
 	}
-	var body map[string]any
-	if err := json.Unmarshal(raw, &body); err != nil {
+	body, err := agents.BuildOnce(a.cfg.Cache, "citycatalyst answer", func() (map[string]any, error) {
+		var body map[string]any
+		err := json.Unmarshal(raw, &body)
+		return body, err
+	}, raw)
+	if err != nil {
 		return raw, nil, &toolError{code: codeFormat, msg: "CityCatalyst answered with something that is not a JSON object"}
 	}
 	return raw, body, nil

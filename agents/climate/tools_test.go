@@ -2,6 +2,7 @@ package climate_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 
@@ -233,6 +234,34 @@ var _ = Describe("the other tools", func() {
 				Expect(s.Data).To(BeEmpty())
 			}),
 	)
+
+	It("gives every variant the same results when a run's agents share one decoding of each answer", func() {
+		calls := []struct{ name, args string }{
+			{climate.ToolUserInventories, `{}`},
+			{climate.ToolCitySearch, `{"city_name":"new york"}`},
+			{climate.ToolInventory, `{"inventory_id":"` + idNewYork2023 + `"}`},
+			{climate.ToolDatasources, `{"inventory_id":"` + idRio + `"}`},
+		}
+		alone := map[string]string{}
+		for _, v := range []map[string]any{none, ours, seed} {
+			for _, c := range calls {
+				w = newWorld()
+				_, rep := callTool(w, v, c.name, c.args)
+				alone[fmt.Sprint(v["trim"], c.name)] = rep.Context
+			}
+		}
+		cache := &agents.Cache{}
+		for range 2 {
+			for _, v := range []map[string]any{none, ours, seed} {
+				for _, c := range calls {
+					w = newWorld()
+					w.cache = cache
+					_, rep := callTool(w, v, c.name, c.args)
+					Expect(rep.Context).To(Equal(alone[fmt.Sprint(v["trim"], c.name)]), "%v %s", v["trim"], c.name)
+				}
+			}
+		}
+	})
 
 	It("makes the trimmed Rio data sources much smaller than the raw ones", func() {
 		_, trimmed := callTool(w, ours, climate.ToolDatasources, `{"inventory_id":"`+idRio+`"}`)

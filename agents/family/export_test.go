@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/agentreplay/testbed/agents"
 	"github.com/agentreplay/testbed/agents/family/attach"
 )
 
@@ -26,3 +27,13 @@ type HistoryFile = historyFile
 
 // EntityHistory is one entity's states in a HistoryFile.
 type EntityHistory = entityHistory
+
+// CompileSchema compiles a JSON schema document as the chart tool compiles
+// Vega-Lite's.
+var CompileSchema = compileSchema
+
+// SchemaProblems is what the chart tool's error says the schema rejects.
+var SchemaProblems = schemaProblems
+
+// Attachments returns what the agent a, made by New, has stored.
+func Attachments(a agents.Agent) []attach.Attachment { return a.(*Agent).store.All() }

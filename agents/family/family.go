@@ -163,9 +163,15 @@ func (a *Agent) Run(ctx context.Context, in agents.Input) (agents.Answer, error)
 }
 
 // inject renders an attachment for the model's context, as the variant's
-// framework would.
+// framework would. The rendering is a function of the attachment's fields
+// and the mode, and a run's scenarios are often given the same file under
+// the same id (a history answer, a user's file): a run renders each once
+// (agents.BuildOnce).
 func (a *Agent) inject(att attach.Attachment) string {
-	return attach.Inject(att, a.opts.Attachments)
+	out, _ := agents.BuildOnce(a.cfg.Cache, "attachment injection", func() (string, error) {
+		return attach.Inject(att, a.opts.Attachments), nil
+	}, []byte(att.ID), []byte(att.Name), []byte(att.MIME), []byte(att.Description), att.Data, []byte(a.opts.Attachments))
+	return out
 }
 
 // run is the outcome of one profile run.

@@ -6,12 +6,15 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"reflect"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/agentreplay/testbed/agents"
 	"github.com/agentreplay/testbed/agents/family"
+	"github.com/agentreplay/testbed/agents/family/attach"
 )
 
 var _ = Describe("download_state_history", func() {
@@ -237,5 +240,65 @@ var _ = Describe("download_state_history", func() {
 		Expect(tool).To(HavePrefix("State history for 1 entities (367 states)"))
 		Expect(after).To(HaveLen(1))
 		Expect(strings.HasSuffix(after[0], "\n"+string(poolHistory()))).To(BeTrue(), "the attachment is the pool's history alone")
+	})
+
+	DescribeTable("keeps as the attachment's value what its bytes decode to",
+		func(body string) {
+			w.serveHomeAssistant(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+				io.WriteString(rw, body)
+			}))
+			w.script(roleDefault, call(family.ToolHistory, poolArgs), say("done"))
+			a := w.agent(nil)
+			ask(a, "history please")
+			atts := family.Attachments(a)
+			Expect(atts).To(HaveLen(1))
+			var want any
+			Expect(json.Unmarshal(atts[0].Data, &want)).To(Succeed())
+			got, err := atts[0].Value()
+			Expect(err).NotTo(HaveOccurred())
+			Expect(got).To(Equal(want))
+		},
+		Entry("the pool's 5 days", string(fixture("history/pool-temperature-5d.json"))),
+		Entry("two entities, null states, an empty list and every kind of JSON value",
+			`[[null, {"entity_id": "sensor.a", "state": "<b>&amp;</b>", "attributes": {"n": -0, "big": 1e300, "tiny": 5e-324,
+			"long": 12345678901234567890, "f": 0.1, "ok": true, "none": null, "list": [1, "two", [3], {"four": 4}], "empty": {}, "no": []}}],
+			[], [{"entity_id": "sensor.b", "state": "caf\u00e9 \u2028 \ud83d\ude00 ÿ", "x": "a", "x": "b"}, null]]`),
+		Entry("a first state without an entity id", `[[{"state": "1"}, {"entity_id": 7}]]`),
+	)
+
+	It("makes the attachment of an answer and window once per run, and again for another window", func() {
+		cache := &agents.Cache{}
+		var shown []string // what the model read after each download
+		downloadAs := func(variant map[string]any, args string) (family.Reply, attach.Attachment) {
+			f := w.script(roleDefault, call(family.ToolHistory, args), say("done"))
+			cfg := w.config(variant)
+			cfg.Cache = cache
+			a, err := family.New(cfg)
+			Expect(err).NotTo(HaveOccurred())
+			reply := ask(a, "history please")
+			reqs := f.requests(roleDefault)
+			after := afterLastTool(reqs[len(reqs)-1])
+			Expect(after).To(HaveLen(1))
+			shown = append(shown, after[0].Content)
+			atts := family.Attachments(a)
+			Expect(atts).To(HaveLen(1))
+			return reply, atts[0]
+		}
+		download := func(args string) (family.Reply, attach.Attachment) { return downloadAs(nil, args) }
+		_, first := download(poolArgs)
+		_, again := download(poolArgs)
+		Expect(shown[1]).To(Equal(shown[0]))
+		Expect(shown[0]).To(ContainSubstring("Data structure (JSON Schema):"))
+		downloadAs(map[string]any{"attachments": "inline"}, poolArgs)
+		Expect(shown[2]).To(HaveSuffix("\n"+string(poolHistory())), "the same file shown the inline variant's way")
+		Expect(again.Data).To(Equal(poolHistory()))
+		v1, _ := first.Value()
+		v2, _ := again.Value()
+		Expect(reflect.ValueOf(v2).Pointer()).To(Equal(reflect.ValueOf(v1).Pointer()), "one value for the run")
+
+		_, significant := download(`{"entity_ids":["sensor.pool_temperature"],"start":"2026-02-24T00:00:00Z","end":"2026-03-01T00:00:00Z","significant_changes_only":true}`)
+		Expect(string(significant.Data)).To(ContainSubstring(`"significant_changes_only":true`))
+		v3, _ := significant.Value()
+		Expect(reflect.ValueOf(v3).Pointer()).NotTo(Equal(reflect.ValueOf(v1).Pointer()))
 	})
 })

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -40,10 +41,10 @@ const RequestTimeout = 30 * time.Second
 type state = map[string]any
 
 // history calls GET /api/history/period/{start}?end_time=…&filter_entity_id=…&significant_changes_only=0|1
-// and returns the list of lists (one list of states per entity). Home
-// Assistant keeps only significant changes unless told "0", so the choice
-// is always sent.
-func (h *homeAssistant) history(ctx context.Context, ids []string, start, end time.Time, significant bool) ([][]state, []byte, error) {
+// and returns the body of a 200 answer (a list of lists, one list of states
+// per entity, which savedHistory decodes). Home Assistant keeps only
+// significant changes unless told "0", so the choice is always sent.
+func (h *homeAssistant) history(ctx context.Context, ids []string, start, end time.Time, significant bool) ([]byte, error) {
 	only := "0"
 	if significant {
 		only = "1"
@@ -54,7 +55,7 @@ func (h *homeAssistant) history(ctx context.Context, ids []string, start, end ti
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	token := h.token
 	if token == "" {
@@ -63,24 +64,59 @@ func (h *homeAssistant) history(ctx context.Context, ids []string, start, end ti
 	req.Header.Set("Authorization", "Bearer "+token)
 	resp, err := h.http.Do(req)
 	if errors.Is(err, context.DeadlineExceeded) {
-		return nil, nil, fmt.Errorf("Home Assistant did not answer within %s", h.timeout)
+		return nil, fmt.Errorf("Home Assistant did not answer within %s", h.timeout)
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("Home Assistant did not answer: %w", err)
+		return nil, fmt.Errorf("Home Assistant did not answer: %w", err)
 	}
 	defer resp.Body.Close()
 	body, err := agents.ReadBody(resp)
 	if err != nil {
-		return nil, nil, fmt.Errorf("Home Assistant's answer %s: %w", agents.Unreadable(err), err)
+		return nil, fmt.Errorf("Home Assistant's answer %s: %w", agents.Unreadable(err), err)
 	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, body, fmt.Errorf("Home Assistant returned HTTP %d: %s", resp.StatusCode, clip(string(body), 200))
+		return body, fmt.Errorf("Home Assistant returned HTTP %d: %s", resp.StatusCode, clip(string(body), 200))
 	}
-	var out [][]state
-	if err := json.Unmarshal(body, &out); err != nil {
-		return nil, body, fmt.Errorf("Home Assistant's history is not a list of lists: %w", err)
+	return body, nil
+}
+
+// savedHistory is what download_state_history makes of one answer for one
+// window: the file, its encoding and its value (historyFile.value). It
+// depends on nothing else, and a run's scenarios are often given the same
+// answer for the same window, so a run makes it once (agents.BuildOnce);
+// it is shared, so nothing changes it.
+type savedHistory struct {
+	file  historyFile
+	total int    // states in all
+	data  []byte // the file encoded; nil when total is 0
+	value map[string]any
+}
+
+// saveHistory decodes body, Home Assistant's list of lists, into the file
+// for the window, leaving out the lists it leaves empty.
+func saveHistory(body []byte, start, end string, significant bool) (*savedHistory, error) {
+	var lists [][]state
+	if err := json.Unmarshal(body, &lists); err != nil {
+		return nil, fmt.Errorf("Home Assistant's history is not a list of lists: %w", err)
 	}
-	return out, body, nil
+	h := &savedHistory{file: historyFile{StartTime: start, EndTime: end, SignificantChangesOnly: significant}}
+	for _, list := range lists {
+		if len(list) == 0 {
+			continue
+		}
+		id, _ := list[0]["entity_id"].(string)
+		h.file.Entities = append(h.file.Entities, entityHistory{EntityID: id, States: list})
+		h.total += len(list)
+	}
+	if h.total == 0 {
+		return h, nil
+	}
+	data, err := json.Marshal(h.file)
+	if err != nil {
+		return nil, fmt.Errorf("could not encode the history: %v", err)
+	}
+	h.data, h.value = data, h.file.value()
+	return h, nil
 }
 
 // historyFile is the attachment download_state_history saves, as the real
@@ -95,6 +131,38 @@ type historyFile struct {
 type entityHistory struct {
 	EntityID string  `json:"entity_id"`
 	States   []state `json:"states"`
+}
+
+// value is the file as json.Unmarshal into an any reads its encoding back,
+// built from the states as Home Assistant's answer decoded: the attachment
+// is shown and queried from it, without decoding what was just encoded.
+// Decoded values encode and decode to themselves (numbers are float64 and
+// strings valid UTF-8 both ways); a nil slice or map encodes as null,
+// which reads back as nil.
+func (f historyFile) value() map[string]any {
+	return map[string]any{"start_time": f.StartTime, "end_time": f.EndTime,
+		"significant_changes_only": f.SignificantChangesOnly,
+		"entities": listValue(f.Entities, func(e entityHistory) any {
+			return map[string]any{"entity_id": e.EntityID, "states": listValue(e.States, func(s state) any {
+				if s == nil {
+					return nil
+				}
+				return s
+			})}
+		})}
+}
+
+// listValue is list as json.Unmarshal into an any reads its encoding
+// back, each element through value.
+func listValue[T any](list []T, value func(T) any) any {
+	if list == nil {
+		return nil
+	}
+	out := make([]any, len(list))
+	for i, e := range list {
+		out[i] = value(e)
+	}
+	return out
 }
 
 // history is download_state_history: it saves the states as a JSON
@@ -122,31 +190,25 @@ func (a *Agent) history(ctx context.Context, argJSON json.RawMessage) (toolResul
 			return fail("start %q is not an RFC 3339 time", args.Start), nil
 		}
 	}
-	lists, raw, err := a.ha.history(ctx, args.EntityIDs, start.UTC(), end.UTC(), args.SignificantChangesOnly)
+	raw, err := a.ha.history(ctx, args.EntityIDs, start.UTC(), end.UTC(), args.SignificantChangesOnly)
 	if err != nil {
 		return fail("%v", err), raw
 	}
-	file := historyFile{StartTime: start.UTC().Format(haTime), EndTime: end.UTC().Format(haTime), SignificantChangesOnly: args.SignificantChangesOnly}
-	total := 0
-	for _, list := range lists {
-		if len(list) == 0 {
-			continue
-		}
-		id, _ := list[0]["entity_id"].(string)
-		file.Entities = append(file.Entities, entityHistory{EntityID: id, States: list})
-		total += len(list)
-	}
-	if total == 0 {
-		return toolResult{ok: true, text: fmt.Sprintf("No states were recorded for %s between %s and %s.",
-			strings.Join(args.EntityIDs, ", "), file.StartTime, file.EndTime)}, raw
-	}
-	data, err := json.Marshal(file)
+	from, to := start.UTC().Format(haTime), end.UTC().Format(haTime)
+	only := strconv.FormatBool(args.SignificantChangesOnly)
+	h, err := agents.BuildOnce(a.cfg.Cache, "home assistant history", func() (*savedHistory, error) {
+		return saveHistory(raw, from, to, args.SignificantChangesOnly)
+	}, raw, []byte(from), []byte(to), []byte(only))
 	if err != nil {
-		return fail("could not encode the history: %v", err), raw
+		return fail("%v", err), raw
 	}
-	att := a.store.Put("state-history.json", "application/json",
-		fmt.Sprintf("Home Assistant history of %s", strings.Join(args.EntityIDs, ", ")), data)
+	if h.total == 0 {
+		return toolResult{ok: true, text: fmt.Sprintf("No states were recorded for %s between %s and %s.",
+			strings.Join(args.EntityIDs, ", "), from, to)}, raw
+	}
+	att := a.store.PutValue("state-history.json", "application/json",
+		fmt.Sprintf("Home Assistant history of %s", strings.Join(args.EntityIDs, ", ")), h.data, h.value)
 	text := fmt.Sprintf("State history for %d entities (%d states) from %s to %s, saved as attachment %s.\n[File content in following message]",
-		len(file.Entities), total, file.StartTime, file.EndTime, att.ID)
+		len(h.file.Entities), h.total, from, to, att.ID)
 	return toolResult{ok: true, text: text, inject: a.inject(att)}, raw
 }

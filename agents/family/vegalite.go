@@ -32,11 +32,7 @@ func vegaLite(cache *agents.Cache, data fs.FS) (*jsonschema.Schema, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", VegaLiteSchema, err)
 		}
-		c := jsonschema.NewCompiler()
-		if err := c.AddResource(VegaLiteSchema, doc); err != nil {
-			return nil, fmt.Errorf("%s: %w", VegaLiteSchema, err)
-		}
-		return c.Compile(VegaLiteSchema)
+		return compileSchema(VegaLiteSchema, doc)
 	})
 }
 
@@ -49,7 +45,7 @@ const maxSchemaProblems = 3
 // schemaProblems turns a validation error into what a model can act on:
 // one problem for each of the deepest places in the spec the schema
 // rejects (a schema of alternatives, such as Vega-Lite's, tells its branches
-// apart there), "at /path: message". Where the alternatives each want one
+// apart there), "at /path: message", in the order of the paths. Where the alternatives each want one
 // value, their values are listed as one "value must be one of …".
 func schemaProblems(err error) string {
 	ve, ok := err.(*jsonschema.ValidationError)
@@ -102,6 +98,10 @@ func schemaProblems(err error) string {
 			}
 		}
 	}
+	// The validator meets the places in the order of Go maps (an object's
+	// properties), which varies from run to run: the message names them
+	// in the order of their paths.
+	slices.SortStableFunc(places, func(x, y *place) int { return strings.Compare(x.path, y.path) })
 	var out []string
 	for _, p := range places {
 		msg := p.other

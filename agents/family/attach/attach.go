@@ -113,6 +113,16 @@ func (s *Store) Put(name, mime, description string, data []byte) Attachment {
 	return s.put(Attachment{Name: name, MIME: mime, Description: description, Data: append([]byte(nil), data...), memo: &memo{}})
 }
 
+// PutValue is Put for data its caller has the JSON value of: value must
+// be what Value would parse data to (json.Unmarshal into an any), and is
+// kept as that, so data is not parsed again. The value is shared: the
+// caller must not modify it afterwards.
+func (s *Store) PutValue(name, mime, description string, data []byte, value any) Attachment {
+	m := &memo{}
+	m.parse.Do(func() { m.value = value })
+	return s.put(Attachment{Name: name, MIME: mime, Description: description, Data: append([]byte(nil), data...), memo: m})
+}
+
 // PutResult stores a tool's text result: as application/json when it is
 // valid JSON, else as text/plain.
 func (s *Store) PutResult(name, description, text string) Attachment {

@@ -36,6 +36,20 @@ var _ = Describe("Store", func() {
 		}
 	})
 
+	It("keeps the value PutValue is given as the attachment's value, with a copy of the data", func() {
+		data := []byte(`{"n": 1}`)
+		value := map[string]any{"n": 1.0}
+		a := s.PutValue("v.json", "application/json", "given", data, value)
+		data[1] = 'X'
+		Expect(a.ID).To(Equal("att-1"))
+		Expect(string(a.Data)).To(Equal(`{"n": 1}`))
+		got, err := a.Value()
+		Expect(err).NotTo(HaveOccurred())
+		Expect(reflect.ValueOf(got).Pointer()).To(Equal(reflect.ValueOf(value).Pointer()), "the value given, not a parse of the data")
+		stored, _ := s.Get("att-1")
+		Expect(attach.Inject(stored, attach.ModeInline)).To(ContainSubstring(`{"n": 1}`))
+	})
+
 	It("parses a stored attachment's JSON once and shares the value between copies", func() {
 		a := s.Put("h.json", "application/json", "", []byte(`{"states": [{"state": "21.5", "n": 2}]}`))
 		v, err := a.Value()
