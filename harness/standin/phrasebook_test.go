@@ -73,6 +73,10 @@ var _ = Describe("sentences a policy builds from parts, in the answer's language
 			"¡Hola, con gusto te ayudo con transit, places or weather!"),
 		Entry("Kura, the greeting, in English: unchanged", kuraSays("hi", nil),
 			"Hi there, happy to help with transit, places or weather!"),
+		Entry("family, a row count, in Spanish", mutated(familyRequest("default.md", withAttachment("¿Cuántas filas tiene el archivo?", "a,b\n1,2\n3,4")), inUserLanguage),
+			"El archivo adjunto tiene 2 filas. Dime si puedo ayudarte en algo más."),
+		Entry("family, a row count, in English: unchanged", mutated(familyRequest("default.md", withAttachment("How many rows does it have?", "a,b\n1,2\n3,4")), inUserLanguage),
+			"The attached file has 2 rows. Let me know if there is anything else I can help you with."),
 	)
 
 	DescribeTable("Climate's listing of inventories: every line's words, the totals' and the question",
