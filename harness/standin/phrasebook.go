@@ -351,4 +351,57 @@ var phrasebook = map[string]map[string]string{
 		"fr": "Bonjour, je vous aide volontiers !",
 		"zh": "您好，很樂意協助您！",
 	},
+	// The Kura executor's snippets (kura_executor.go, kura_results.go); the
+	// error messages it records for the synthesizer stay English: the
+	// synthesizer reads them as data.
+	"The %s step failed: %s.": {
+		"es": "El paso %s falló: %s.",
+		"fr": "L'étape %s a échoué : %s.",
+		"zh": "步驟 %s 失敗：%s。",
+	},
+	"'%s' matches %d places.": {
+		"es": "'%s' coincide con %d lugares.",
+		"fr": "'%s' correspond à %d lieux.",
+		"zh": "「%s」符合 %d 個地點。",
+	},
+	"Found %s.": {
+		"es": "Encontré %s.",
+		"fr": "Trouvé : %s.",
+		"zh": "找到 %s。",
+	},
+	"Located you to within %s meters.": {
+		"es": "Te ubiqué con un margen de %s metros.",
+		"fr": "Vous êtes localisé à %s mètres près.",
+		"zh": "已定位您的位置，誤差 %s 公尺內。",
+	},
+	"You are at %s.": {
+		"es": "Estás en %s.",
+		"fr": "Vous êtes à %s.",
+		"zh": "您在 %s。",
+	},
+	"Found %d places for %s.": {
+		"es": "Encontré %d lugares para %s.",
+		"fr": "%d lieux trouvés pour %s.",
+		"zh": "找到 %d 個符合 %s 的地點。",
+	},
+	"It is %s in %s.": {
+		"es": "Hace %s en %s.",
+		"fr": "Il fait %s à %s.",
+		"zh": "%[2]s現在 %[1]s。",
+	},
+	"It is %s and %s in %s.": {
+		"es": "Hace %s y %s en %s.",
+		"fr": "Il fait %s et %s à %s.",
+		"zh": "%[3]s現在 %[1]s，%[2]s。",
+	},
+	"The only route found takes %d minutes without transit.": {
+		"es": "La única ruta encontrada dura %d minutos sin transporte público.",
+		"fr": "Le seul itinéraire trouvé dure %d minutes sans transports en commun.",
+		"zh": "唯一找到的路線不搭大眾運輸，需 %d 分鐘。",
+	},
+	"The %s goes from %s to %s in about %d minutes.": {
+		"es": "El %s va de %s a %s en unos %d minutos.",
+		"fr": "Le %s va de %s à %s en environ %d minutes.",
+		"zh": "%[1]s 從 %[2]s 到 %[3]s 約需 %[4]d 分鐘。",
+	},
 }

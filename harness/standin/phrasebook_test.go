@@ -1,6 +1,7 @@
 package standin_test
 
 import (
+	"encoding/json"
 	"maps"
 	"strconv"
 
@@ -98,6 +99,36 @@ var _ = Describe("sentences a policy builds from parts, in the answer's language
 		Entry("in English: unchanged", "Which inventories do I have?", []string{"I found 13 inventories:\n",
 			"- Oslo 2021: GPC BASIC, 1.1 million tCO2e (ID " + ccOslo + ")\n",
 			"- Tokyo 2020: GPC BASIC, no total emissions recorded (ID " + ccTokyo + ")\n", "Which one should I open?"}),
+	)
+
+	DescribeTable("the Kura executor's snippet; the error it records for the synthesizer stays as data",
+		func(query, step, tool, arguments, result, want string) {
+			var st map[string]any
+			Expect(json.Unmarshal([]byte(step), &st)).To(Succeed())
+			req := mutated(kuraExecutorRequest(st, kuraWorld(query, kuraGeocoded()),
+				modelCalls("call_1", tool, arguments), toolSays("call_1", tool, result)), inUserLanguage)
+			var out struct {
+				Snippet string `json:"snippet"`
+			}
+			Expect(json.Unmarshal([]byte(chat(c, req).Message.Content), &out)).To(Succeed())
+			Expect(out.Snippet).To(Equal(want))
+		},
+		Entry("the weather, in Spanish", "¿Qué tiempo hace en París?", `{"id":"S2","action":"Weather","args":{"location":"Paris"}}`,
+			"weather", `{"lat":48.8575475,"lng":2.3513765,"units":"imperial"}`, kuraWeatherResult(54.3, 51.8, "FAHRENHEIT", "Partly cloudy"),
+			"Hace 54.3 imperial y partly cloudy en Paris."),
+		Entry("the weather, in Chinese", "巴黎天氣如何？", `{"id":"S2","action":"Weather","args":{"location":"Paris"}}`,
+			"weather", `{"lat":48.8575475,"lng":2.3513765,"units":"imperial"}`, kuraWeatherResult(54.3, 51.8, "FAHRENHEIT", "Partly cloudy"),
+			"Paris現在 54.3 imperial，partly cloudy。"),
+		Entry("the weather, in English: unchanged", "What's the weather in Paris?", `{"id":"S2","action":"Weather","args":{"location":"Paris"}}`,
+			"weather", `{"lat":48.8575475,"lng":2.3513765,"units":"imperial"}`, kuraWeatherResult(54.3, 51.8, "FAHRENHEIT", "Partly cloudy"),
+			"It is 54.3 imperial and partly cloudy in Paris."),
+		Entry("a ride, in French", "Comment aller de Penn Station à Times Square en métro ?", `{"id":"S3","action":"Transit","args":{"origin":"Penn Station","destination":"Times Square"}}`,
+			"transit_directions", `{"origin_lat":40.7505045,"origin_lng":-73.9934387,"destination_lat":40.7579747,"destination_lng":-73.9855426}`,
+			kuraRoutesResult("840s", kuraRide("A", "8 Avenue Express", "34 St-Penn Station", "2025-11-07T13:05:00Z", "Times Sq-42 St", "2025-11-07T13:09:00Z", 1)),
+			"Le A va de 34 St-Penn Station à Times Sq-42 St en environ 14 minutes."),
+		Entry("a failed step, in Spanish: the tool's message as it came", "¿Qué tiempo hace en Atlántida?", `{"id":"S2","action":"Weather","args":{"location":"Atlantis"}}`,
+			"weather", `{"units":"imperial"}`, `{"error": "lat and lng are required"}`,
+			"El paso Weather falló: lat and lng are required."),
 	)
 
 	It("says \"Done.\" in the answer's language after a result no rule reads", func() {
