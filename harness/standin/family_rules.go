@@ -38,7 +38,7 @@ func familyRules() []rule[*faTurn] {
 				return t.callFor(faJQ, slot{"attachment id", t.ids[0]}, slot{"jq program", faQuotedJQ.FindStringSubmatch(t.ask)[1]})
 			}},
 		{name: "count-rows", doc: "attachments and a rows word: count them from what is visible (the CSV summary or the inline rows)",
-			match: attached("rows"), act: func(t *faTurn) (llm.Message, error) { return t.say("%s", rowAnswer(t.req)) }},
+			match: attached("rows"), act: func(t *faTurn) (llm.Message, error) { return t.say("%s", rowAnswer(t.prose, t.req)) }},
 		{name: "summarize-attachment", doc: "attachments and a summary word: answer from the summary or the content shown",
 			match: attached("summary"),
 			act: func(t *faTurn) (llm.Message, error) {

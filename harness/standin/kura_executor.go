@@ -45,6 +45,9 @@ type kuraStepTurn struct {
 	call *llm.ToolCall // the call whose result the request holds, or nil
 	res  map[string]any
 	json bool // the result is a JSON object
+	// prose is how its snippet is written: the prompt's language (the
+	// query's when it asks for the user's).
+	prose prose
 }
 
 func (p kuraExecutor) Answer(r Request) (llm.Message, error) {
@@ -69,6 +72,7 @@ func (kuraExecutor) Decide(r Request) (llm.Message, string, error) {
 		return llm.Message{}, "", fmt.Errorf("executor input is not JSON: %w", err)
 	}
 	t := &kuraStepTurn{r: r, ws: in.WorldState}
+	t.prose = proseOf(instructionsOf(r), kuraString(in.WorldState, "query", "raw"))
 	json.Unmarshal(in.Step, &t.step)
 	if tool, ok := chooseTool(r.Tools, kuraPurpose(t.step.Action)); ok {
 		t.tool = tool.Name
@@ -85,7 +89,7 @@ func (t *kuraStepTurn) arg(k string) string { s, _ := t.step.Args[k].(string); r
 func (t *kuraStepTurn) fail(tool, message string) (llm.Message, error) {
 	return kuraReply(map[string]any{
 		"deltaState": map[string]any{"errors": []any{map[string]any{"step": t.step.ID, "tool": tool, "message": message}}},
-		"snippet":    fmt.Sprintf("The %s step failed: %s.", t.step.Action, strings.TrimSuffix(message, ".")),
+		"snippet":    t.prose.say("The %s step failed: %s.", t.step.Action, strings.TrimSuffix(message, ".")),
 	})
 }
 

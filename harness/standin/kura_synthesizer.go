@@ -127,7 +127,7 @@ func kuraSynthesizerRules() []rule[*kuraWorld] {
 			act: section(func(k *kuraWorld) {
 				for _, rt := range k.ins.Routes {
 					if rt.Reply != "" && readText(rt.When).has("greeting") {
-						k.say("%s", greetingReply(rt.Reply))
+						k.say("%s", greetingReply(k.prose, rt.Reply))
 						return
 					}
 				}
@@ -169,19 +169,19 @@ func kuraSayWeather(k *kuraWorld) {
 	for _, l := range locations {
 		w := weather[l]
 		units := kuraString(w, "units")
-		where := "In " + l
-		if l == "current" || l == "" {
-			where = "Where you are"
-		}
-		s := fmt.Sprintf("%s it's %s", where, kuraDegrees(k.ins, kuraPath(w, "temp"), units))
-		if sum := kuraString(w, "summary"); sum != "" {
-			s += " and " + strings.ToLower(sum)
-		}
 		temp := kuraDegrees(k.ins, kuraPath(w, "temp"), units)
-		if fl := kuraDegrees(k.ins, kuraPath(w, "feels_like"), units); fl != "" && k.mentionFeelsLike(fl, temp) {
-			s += ", feels like " + fl
+		rest := ""
+		if sum := kuraString(w, "summary"); sum != "" {
+			rest += k.prose.say(" and %s", strings.ToLower(sum))
 		}
-		k.say("%s.", s)
+		if fl := kuraDegrees(k.ins, kuraPath(w, "feels_like"), units); fl != "" && k.mentionFeelsLike(fl, temp) {
+			rest += k.prose.say(", feels like %s", fl)
+		}
+		if l == "current" || l == "" {
+			k.say("Where you are it's %s%s.", temp, rest)
+		} else {
+			k.say("In %s it's %s%s.", l, temp, rest)
+		}
 	}
 }
 
@@ -198,7 +198,7 @@ func kuraSayTransit(k *kuraWorld) {
 		if loc, err := time.LoadLocation(kuraString(k.ws, "user", "timezone")); err == nil {
 			dep = dep.In(loc)
 		}
-		at = " at " + dep.Format("3:04 PM")
+		at = k.prose.say(" at %s", dep.Format("3:04 PM"))
 	}
 	k.say("Take the %s from %s%s and arrive at %s about %d minutes later.", line, kuraString(t, "from"), at, kuraString(t, "to"), mins)
 }
@@ -265,10 +265,10 @@ func kuraLength(k *kuraWorld, names []string) ([]string, []string) {
 var offerRe = regexp.MustCompile(`(?i)\boffer\s+(?:help|assistance)\s+(?:with|on)\s+(.+)`)
 
 // greetingReply is the warm one-sentence greeting a reply rule prescribes,
-// offering the help it lists, in its words.
-func greetingReply(reply string) string {
+// offering the help it lists, in its words, written in p's language.
+func greetingReply(p prose, reply string) string {
 	if m := offerRe.FindStringSubmatch(reply); m != nil {
-		return "Hi there, happy to help with " + strings.TrimRight(m[1], ".") + "!"
+		return p.say("Hi there, happy to help with %s!", strings.TrimRight(m[1], "."))
 	}
-	return "Hi there, happy to help!"
+	return p.say("Hi there, happy to help!")
 }
