@@ -101,6 +101,7 @@ var _ = Describe("the generic policy reads what it is told", func() {
 		Entry("do not use X", "Do not use `get_weather`.", "Weather in Oslo", "", "get_weather"),
 		Entry("do not call X unless C, C unmet", "Do not call get_weather unless the user asks about rain.", "Weather in Oslo", "", "get_weather"),
 		Entry("do not call X unless C, C met", "Do not call get_weather unless the user asks about rain.", "Weather in Oslo, will it rain?", "get_weather", "get_weather"),
+		Entry("do not call X unless C, C sharing only a preposition with the question", "Do not call get_weather unless the user wants to ski.", "Weather to expect in Oslo", "", "get_weather"),
 		Entry("call X only when C, C unmet", "Call get_weather only when the user asks about wind.", "Weather in Oslo", "", "get_weather"),
 	)
 
