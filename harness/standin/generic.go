@@ -33,7 +33,11 @@ const GenericName = cassette.GenericPolicy
 //  1. chain-then: tool results follow the last user message, they answer
 //     the calls chain-first made, and the tool the message asks for can now
 //     be filled from them: call it (see generic_chain.go).
-//  2. answer-from-results: when tool results follow the last user message,
+//  2. prerequisite-then: tool results follow the last user message, they
+//     answer calls of tools a stated ordering puts before the tool the
+//     message asks for: call the next such tool not yet called, else that
+//     tool (see generic_instruct.go).
+//  3. answer-from-results: when tool results follow the last user message,
 //     answer in text from them: for each result, the tool's error if it
 //     reports one ({"error": …}, {"error": true, "reason": …} or text
 //     starting with "error"), else up to genericSalient values of its
@@ -41,19 +45,30 @@ const GenericName = cassette.GenericPolicy
 //     with the user's words and the tool's name and description first, the
 //     first item of each array, units from a "units" or "X_units" object
 //     appended), else the start of its text. So it calls at most two
-//     rounds of tools per user turn, and two only when chaining.
-//  3. chain-first: the tool the message asks for (see toolScore) has a
+//     rounds of tools per user turn, and two only when chaining, plus one
+//     per prerequisite.
+//  4. call-prerequisite: a stated ordering puts a tool the conversation
+//     has not called before the tool the message asks for: call it first.
+//  5. chain-first: the tool the message asks for (see toolScore) has a
 //     required property the conversation cannot fill, and another tool can
 //     supply it: call that one first (see generic_chain.go).
-//  4. call-per-place: when the text lists several places ("Paris and
+//  6. call-per-place: when the text lists several places ("Paris and
 //     Berlin") and the tool wants one place, call it once per place, in
 //     parallel (at most genericMaxCalls).
-//  5. call-tool: score each tool against the last user message (see
+//  7. call-tool: score each tool against the last user message (see
 //     toolScore) and call the best one when it scores at least
 //     genericMinScore (the first in the request's order on a tie), with
 //     arguments filled from its schema (see generic_args.go).
-//  6. answer-plainly: with no tools, or none that scores enough, a short
+//  8. answer-plainly: with no tools, or none that scores enough, a short
 //     text naming the tools it has, or echoing the message.
+//
+// "The tool the message asks for" is the one the prompt's instructions
+// choose, when they do (generic_instruct.go: what it may call, routes),
+// else the one that scores best. Text answers follow the prompt's prose
+// rules (language, sentences: prose.go), what it may name and quote, and
+// its format examples; a prompt that states none gets each form's default
+// (instruct.Forms): verbose, with a closing offer, every value as the
+// data has it, every tool named.
 //
 // In JSON mode (response_format json_object or json_schema) a text answer
 // is a JSON object instead: the response schema's properties filled as
@@ -370,7 +385,7 @@ func resultsSinceUser(msgs []llm.Message) []calledResult {
 	return out
 }
 
-// answerFromResults is rule 2's text. A value is salient when its path
+// answerFromResults is rule 3's text. A value is salient when its path
 // shares terms with the user's words or with the called tool's name and
 // description. A tool the prompt forbids naming is "a tool", a value it
 // forbids showing or mentioning is left out, and a value a format
@@ -514,7 +529,7 @@ func flatten(doc string) []leaf {
 	return out
 }
 
-// plainAnswer is rule 6's text: the tools it has, but those the prompt
+// plainAnswer is rule 8's text: the tools it has, but those the prompt
 // forbids naming.
 func plainAnswer(g genericTurn) string {
 	if len(g.r.Tools) == 0 {
