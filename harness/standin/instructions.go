@@ -111,17 +111,26 @@ func onlyWhen(s instruct.Set, tool string) (string, bool) {
 // holds reports whether the question q says what condition when speaks
 // of: a concept of the lexicon both name, the condition read in its own
 // language (so "sourced" is not the French "source*") and its negated
-// parts ("not for …") left out, the question in any.
+// parts ("not for …") left out, the question in any. The prepositions a
+// place follows (markers) are no topic: a condition and a question that
+// both say "to" share nothing.
 func holds(when string, q lexText) bool {
 	when = negation.ReplaceAllString(when, "")
 	c, lang := readText(when), userLanguage(when)
 	for concept := range lexicon {
+		if markers[concept] {
+			continue
+		}
 		if c.hasIn(concept, lang) && q.has(concept) {
 			return true
 		}
 	}
 	return false
 }
+
+// markers are the lexicon's concepts of prepositions that come before a
+// place.
+var markers = map[string]bool{"from_place": true, "to_place": true, "in_place": true}
 
 // mayCall reports whether a tool whose purpose the question says (by the
 // lexicon: fits) may be called for q: when the prompt sets a condition on
