@@ -373,15 +373,42 @@ func UpstreamVar(name string, overrides map[string]string) string {
 
 // launch starts the program with the base URLs at base, of proxy p, to be
 // killed when life ends; a service is given a free PORT and waited for
-// (while ctx lasts) until it listens.
+// (while ctx lasts) until it listens, and started again on a fresh port
+// when another process took its port first.
 func (a *agent) launch(ctx, life context.Context, p *proxy.Proxy, base string) (*program, error) {
-	prog := &program{}
-	if a.service() {
-		var err error
-		if prog.port, err = FreePort(); err != nil {
+	if !a.service() {
+		return a.launchOn(ctx, life, p, base, 0)
+	}
+	var taken []string
+	for {
+		port, release, err := holdPort()
+		if err != nil {
 			return nil, err
 		}
+		prog, err := a.launchOn(ctx, life, p, base, port)
+		if err == nil {
+			go func() {
+				<-prog.proc.done
+				release()
+			}()
+			return prog, nil
+		}
+		release()
+		var t *portTaken
+		if !errors.As(err, &t) || t.port != port {
+			return nil, err
+		}
+		if taken = append(taken, t.Error()); len(taken) == portTries {
+			return nil, fmt.Errorf("the agent's service found no port of its own in %d tries, each taken by another process before it listened: %s (command %q)",
+				portTries, strings.Join(taken, "; "), a.spec.Command)
+		}
 	}
+}
+
+// launchOn is launch with the service's port (0 for a command speaking
+// JSON lines).
+func (a *agent) launchOn(ctx, life context.Context, p *proxy.Proxy, base string, port int) (*program, error) {
+	prog := &program{port: port}
 	set, err := Environment(a.spec, a.cfg.Endpoint, a.cfg.Upstreams, a.cfg.Variant, a.cfg.Clock(), base, prog.port)
 	if err != nil {
 		return nil, err

@@ -3,6 +3,7 @@ package external
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -183,20 +185,13 @@ func (p *process) tail() string {
 	return ""
 }
 
-// FreePort is a port of 127.0.0.1 that nothing listens on now: a
-// service's PORT.
-func FreePort() (int, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("find a free port: %w", err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port, nil
-}
-
 // waitPort waits until addr accepts connections, the program exits, or
-// timeout passes.
+// timeout passes. A port that another process took before the program
+// listened on it (it accepts connections, but not the program's, or the
+// program could not bind it) is a *portTaken.
 func (p *process) waitPort(ctx context.Context, addr string, timeout time.Duration) error {
+	_, ps, _ := net.SplitHostPort(addr)
+	port, _ := strconv.Atoi(ps)
 	deadline := time.NewTimer(timeout)
 	defer deadline.Stop()
 	tick := time.NewTicker(20 * time.Millisecond)
@@ -204,10 +199,16 @@ func (p *process) waitPort(ctx context.Context, addr string, timeout time.Durati
 	for {
 		if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
 			c.Close()
+			if ours, who := p.listener(port); !ours {
+				return &portTaken{port: port, by: who}
+			}
 			return nil
 		}
 		select {
 		case <-p.done:
+			if _, who := p.listener(port); who != "" || inUse(port) || addrInUse(p.output.String()) {
+				return &portTaken{port: port, by: cmp.Or(who, "another process")}
+			}
 			status := "exit status 0"
 			if p.err != nil {
 				status = p.err.Error()

@@ -123,6 +123,8 @@ func genericRuleCases() map[string]map[string]ruleCase {
 	tools := []llm.Tool{seatMap, findFlight}
 	lookup := []llm.Message{{Role: llm.RoleSystem, Content: "You help travellers. Today is 2026-11-25."}, userSays(question),
 		modelCalls("call_1", "lookup_flight", `{"flight_number": "KX 802", "day": "2026-11-26"}`)}
+	located := []llm.Tool{weatherTool, geocodeTool}
+	locateFirst := llm.Message{Role: llm.RoleSystem, Content: "Always call geocode first."}
 	return map[string]map[string]ruleCase{standin.GenericName: {
 		"chain-then":          {req: llm.Request{Tools: tools, Messages: append(lookup[:3:3], toolSays("call_1", "lookup_flight", `{"flight_id": "KX802-1126"}`))}},
 		"answer-from-results": {req: llm.Request{Tools: tools, Messages: append(lookup[:3:3], toolSays("call_1", "lookup_flight", `{"error": "no such flight"}`))}},
@@ -130,6 +132,9 @@ func genericRuleCases() map[string]map[string]ruleCase {
 		"call-per-place":      {req: llm.Request{Tools: []llm.Tool{weatherTool}, Messages: []llm.Message{userSays("Weather in Oslo and Lima")}}},
 		"call-tool":           {req: llm.Request{Tools: []llm.Tool{weatherTool}, Messages: []llm.Message{userSays("Weather in Oslo")}}},
 		"answer-plainly":      {req: llm.Request{Tools: tools, Messages: []llm.Message{userSays("Tell me a joke")}}},
+		"call-prerequisite":   {req: llm.Request{Tools: located, Messages: []llm.Message{locateFirst, userSays("Weather in Oslo")}}},
+		"prerequisite-then": {req: llm.Request{Tools: located, Messages: []llm.Message{locateFirst, userSays("Weather in Oslo"),
+			modelCalls("call_1", "geocode", `{"query": "Oslo"}`), toolSays("call_1", "geocode", `{"latitude": 59.9, "longitude": 10.7}`)}}},
 	}}
 }
 

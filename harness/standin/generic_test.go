@@ -198,7 +198,7 @@ var _ = Describe("the generic policy", func() {
 		It("quotes every result of a parallel round", func() {
 			r := ask("weather in Oslo and Lima", weatherTool)
 			msg := answer(after(r, answer(r), `{"t": 1}`, `{"t": 2}`))
-			Expect(msg.Content).To(Equal("From get_weather: t: 1. From get_weather: t: 2."))
+			Expect(msg.Content).To(Equal("From get_weather: t: 1. From get_weather: t: 2. Let me know if there is anything else I can help you with."))
 		})
 
 		It("calls again for a new user message after a round", func() {
@@ -211,12 +211,14 @@ var _ = Describe("the generic policy", func() {
 		})
 	})
 
+	// Without a limit in sentences, a text answer ends with the closing
+	// offer of more help (the sentences form's default).
 	DescribeTable("answering plainly",
 		func(r standin.Request, want string) {
 			Expect(answer(r)).To(Equal(llm.Message{Role: llm.RoleAssistant, Content: want}))
 		},
-		Entry("no tools: echoes the message", ask("Hello there"), `You said: "Hello there". I have no tools, so this is all I can answer.`),
-		Entry("no tool that fits: names its tools", ask("Tell me a joke", weatherTool, stockTool), "I did not need a tool for that. I can use: get_weather, stock_price."),
+		Entry("no tools: echoes the message", ask("Hello there"), `You said: "Hello there". I have no tools, so this is all I can answer. Let me know if there is anything else I can help you with.`),
+		Entry("no tool that fits: names its tools", ask("Tell me a joke", weatherTool, stockTool), "I did not need a tool for that. I can use: get_weather, stock_price. Let me know if there is anything else I can help you with."),
 	)
 
 	Describe("JSON mode", func() {

@@ -173,7 +173,7 @@ var _ = Describe("Server", func() {
 		rec := serve(newStandin(standin.Options{}), wireBody(req))
 		Expect(rec.Code).To(Equal(http.StatusOK))
 		Expect(rec.Header().Get(cassette.PolicyHeader)).To(Equal(standin.GenericName))
-		Expect(decode(rec).Choices[0].Message.Content).To(Equal(`You said: "Ahoy". I have no tools, so this is all I can answer.`))
+		Expect(decode(rec).Choices[0].Message.Content).To(Equal(`You said: "Ahoy". I have no tools, so this is all I can answer. Let me know if there is anything else I can help you with.`))
 	})
 
 	It("leaves PolicyHeader off the answers of an agent's own policy", func() {

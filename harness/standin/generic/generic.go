@@ -17,6 +17,7 @@ import (
 
 	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/harness/cassette"
+	"github.com/agentreplay/testbed/harness/standin/instruct"
 	"github.com/agentreplay/testbed/harness/standin/lexicon"
 	"github.com/agentreplay/testbed/harness/standin/policy"
 	"github.com/agentreplay/testbed/harness/wire"
@@ -40,7 +41,11 @@ const Name = cassette.GenericPolicy
 //  1. chain-then: tool results follow the last user message, they answer
 //     the calls chain-first made, and the tool the message asks for can now
 //     be filled from them: call it (see generic_chain.go).
-//  2. answer-from-results: when tool results follow the last user message,
+//  2. prerequisite-then: tool results follow the last user message, they
+//     answer calls of tools a stated ordering puts before the tool the
+//     message asks for: call the next such tool not yet called, else that
+//     tool (see generic_instruct.go).
+//  3. answer-from-results: when tool results follow the last user message,
 //     answer in text from them: for each result, the tool's error if it
 //     reports one ({"error": …}, {"error": true, "reason": …} or text
 //     starting with "error"), else up to genericSalient values of its
@@ -48,19 +53,30 @@ const Name = cassette.GenericPolicy
 //     with the user's words and the tool's name and description first, the
 //     first item of each array, units from a "units" or "X_units" object
 //     appended), else the start of its text. So it calls at most two
-//     rounds of tools per user turn, and two only when chaining.
-//  3. chain-first: the tool the message asks for (see toolScore) has a
+//     rounds of tools per user turn, and two only when chaining, plus one
+//     per prerequisite.
+//  4. call-prerequisite: a stated ordering puts a tool the conversation
+//     has not called before the tool the message asks for: call it first.
+//  5. chain-first: the tool the message asks for (see toolScore) has a
 //     required property the conversation cannot fill, and another tool can
 //     supply it: call that one first (see generic_chain.go).
-//  4. call-per-place: when the text lists several places ("Paris and
+//  6. call-per-place: when the text lists several places ("Paris and
 //     Berlin") and the tool wants one place, call it once per place, in
 //     parallel (at most genericMaxCalls).
-//  5. call-tool: score each tool against the last user message (see
+//  7. call-tool: score each tool against the last user message (see
 //     toolScore) and call the best one when it scores at least
 //     genericMinScore (the first in the request's order on a tie), with
 //     arguments filled from its schema (see generic_args.go).
-//  6. answer-plainly: with no tools, or none that scores enough, a short
+//  8. answer-plainly: with no tools, or none that scores enough, a short
 //     text naming the tools it has, or echoing the message.
+//
+// "The tool the message asks for" is the one the prompt's instructions
+// choose, when they do (generic_instruct.go: what it may call, routes),
+// else the one that scores best. Text answers follow the prompt's prose
+// rules (language, sentences: prose.go), what it may name and quote, and
+// its format examples; a prompt that states none gets each form's default
+// (instruct.Forms): verbose, with a closing offer, every value as the
+// data has it, every tool named.
 //
 // In JSON mode (response_format json_object or json_schema) a text answer
 // is a JSON object instead: the response schema's properties filled as
@@ -93,11 +109,16 @@ func (p genericPolicy) Answer(r policy.Request) (llm.Message, error) {
 
 // Decide answers by genericRules and names the rule.
 func (genericPolicy) Decide(r policy.Request) (llm.Message, string, error) {
-	msg, name, err := policy.Decide(genericRules, newGenericTurn(r))
-	if err != nil || !r.JSON || len(msg.ToolCalls) > 0 {
+	g := newGenericTurn(r)
+	msg, name, err := policy.Decide(genericRules, g)
+	if err != nil || len(msg.ToolCalls) > 0 {
 		return msg, name, err
 	}
-	msg, err = jsonAnswer(r, msg.Content)
+	if r.JSON {
+		msg, err = jsonAnswer(r, msg.Content)
+	} else if g.ins.Shape != nil {
+		msg.Content = shapedAnswer(g.ins, msg.Content)
+	}
 	return msg, name, err
 }
 
@@ -111,12 +132,34 @@ type genericTurn struct {
 	results []calledResult // the tool results since the last user message
 	tool    llm.Tool       // the tool the message asks for, if any scores enough
 	asks    bool
+	ins     instruct.Set // what the system prompt and the tools' descriptions instruct
+	prose   lexicon.Prose
 }
 
 func newGenericTurn(r policy.Request) genericTurn {
-	g := genericTurn{r: r, user: r.LastUser(), results: resultsSinceUser(r.Messages)}
-	g.tool, g.asks = bestTool(r.Tools, g.user)
+	g := genericTurn{r: r, user: r.LastUser(), results: resultsSinceUser(r.Messages), ins: genericInstructions(r)}
+	g.prose = lexicon.ProseOf(g.ins, g.user)
+	g.tool, g.asks = chooseGeneric(g.ins, r.Tools, g.user)
 	return g
+}
+
+// write is text as the prompt's prose rules write it (prose.finish): cut
+// to its limit in sentences, or, without one, with the closing offer; a
+// text that becomes a JSON value in JSON mode gets no offer.
+func (g genericTurn) write(text string) string {
+	if g.r.JSON && g.prose.Max == 0 {
+		return text
+	}
+	return g.prose.Finish(text)
+}
+
+// prerequisite is the tool a stated ordering says to call before the one
+// the message asks for, if the conversation has not called it.
+func (g genericTurn) prerequisite() (llm.Tool, bool) {
+	if !g.asks {
+		return llm.Tool{}, false
+	}
+	return prerequisite(g.ins, g.r, g.tool, lexicon.Read(g.user))
 }
 
 // genericRules are the generic policy's rules, in order; the server names
@@ -139,10 +182,30 @@ var genericRules = []policy.Rule[genericTurn]{
 		Act: func(g genericTurn) (llm.Message, error) { return callTool(g.r, g.tool, g.user), nil },
 	},
 	{
+		Name: "prerequisite-then", Doc: "the calls since the message were the prerequisites a stated ordering puts before the tool it asks for: call the next one, else that tool",
+		Match: func(g genericTurn) bool {
+			return len(g.results) > 0 && g.asks && onlyPrerequisites(g.ins, g.r.Messages, g.tool.Name)
+		},
+		Act: func(g genericTurn) (llm.Message, error) {
+			if p, ok := g.prerequisite(); ok {
+				return callTool(g.r, p, g.user), nil
+			}
+			return callTool(g.r, g.tool, g.user), nil
+		},
+	},
+	{
 		Name: "answer-from-results", Doc: "tool results follow the last user message: quote them",
 		Match: func(g genericTurn) bool { return len(g.results) > 0 },
 		Act: func(g genericTurn) (llm.Message, error) {
-			return llm.Message{Role: llm.RoleAssistant, Content: answerFromResults(g.results, g.r.Tools, g.user)}, nil
+			return llm.Message{Role: llm.RoleAssistant, Content: g.write(answerFromResults(g, g.results))}, nil
+		},
+	},
+	{
+		Name: "call-prerequisite", Doc: "a stated ordering puts a tool the conversation has not called before the one the message asks for: call it first",
+		Match: func(g genericTurn) bool { _, ok := g.prerequisite(); return ok },
+		Act: func(g genericTurn) (llm.Message, error) {
+			p, _ := g.prerequisite()
+			return callTool(g.r, p, g.user), nil
 		},
 	},
 	{
@@ -169,7 +232,7 @@ var genericRules = []policy.Rule[genericTurn]{
 		Name: "answer-plainly", Doc: "no tool fits: say which tools it has, or echo the message",
 		Match: func(genericTurn) bool { return true },
 		Act: func(g genericTurn) (llm.Message, error) {
-			return llm.Message{Role: llm.RoleAssistant, Content: plainAnswer(g.r.Tools, g.user)}, nil
+			return llm.Message{Role: llm.RoleAssistant, Content: g.write(plainAnswer(g))}, nil
 		},
 	},
 }
@@ -333,50 +396,54 @@ func resultsSinceUser(msgs []llm.Message) []calledResult {
 	return out
 }
 
-// answerFromResults is rule 1's text. A value is salient when its path
+// answerFromResults is rule 3's text. A value is salient when its path
 // shares terms with the user's words or with the called tool's name and
-// description.
-func answerFromResults(results []calledResult, tools []llm.Tool, user string) string {
+// description. A tool the prompt forbids naming is "a tool", a value it
+// forbids showing or mentioning is left out, and a value a format
+// example covers is written as the example is.
+func answerFromResults(g genericTurn, results []calledResult) string {
 	var parts []string
 	for _, res := range results {
-		want := lexicon.Terms(user)
-		for _, t := range tools {
+		want := lexicon.Terms(g.user)
+		for _, t := range g.r.Tools {
 			if t.Name == res.name {
 				maps.Copy(want, lexicon.Terms(t.Name+" "+t.Description))
 			}
 		}
-		parts = append(parts, resultSentence(res, want))
+		parts = append(parts, resultSentence(g, res, want))
 	}
 	return strings.Join(parts, " ")
 }
 
-func resultSentence(res calledResult, want map[string]bool) string {
+func resultSentence(g genericTurn, res calledResult, want map[string]bool) string {
+	name, p := nameOf(g.ins, res.name), g.prose
 	content := strings.TrimSpace(res.content)
 	if content == "" {
-		return res.name + " returned nothing."
+		return p.Say("%s returned nothing.", name)
 	}
 	var v any
 	if json.Unmarshal([]byte(content), &v) != nil {
 		if strings.HasPrefix(strings.ToLower(content), "error") {
-			return res.name + " failed: " + policy.ClipText(content, 200)
+			return p.Say("%s failed: %s", name, policy.ClipText(content, 200))
 		}
-		return "From " + res.name + ": " + policy.ClipText(content, 200)
+		return p.Say("From %s: %s", name, policy.ClipText(content, 200))
 	}
 	if reason, failed := errorOf(v); failed {
-		return res.name + " failed: " + policy.ClipText(reason, 200)
+		return p.Say("%s failed: %s", name, policy.ClipText(reason, 200))
 	}
-	leaves := withUnits(flatten(content))
+	q := lexicon.Read(g.user)
+	leaves := slices.DeleteFunc(withUnits(flatten(content)), func(l leaf) bool { return !quotable(g.ins, l.path, q) })
 	if len(leaves) == 0 {
-		return res.name + " returned no values."
+		return p.Say("%s returned no values.", name)
 	}
 	sort.SliceStable(leaves, func(i, j int) bool {
 		return lexicon.Overlap(lexicon.Terms(leaves[i].path), want) > lexicon.Overlap(lexicon.Terms(leaves[j].path), want)
 	})
 	var vals []string
 	for _, l := range leaves[:min(len(leaves), genericSalient)] {
-		vals = append(vals, l.path+": "+l.value)
+		vals = append(vals, l.path+": "+formattedValue(g.ins, l.path, l.value))
 	}
-	return "From " + res.name + ": " + strings.Join(vals, "; ") + "."
+	return p.Say("From %s: %s.", name, strings.Join(vals, "; "))
 }
 
 // withUnits folds unit objects into the values they describe: a leaf
@@ -473,14 +540,20 @@ func flatten(doc string) []leaf {
 	return out
 }
 
-// plainAnswer is rule 3's text.
-func plainAnswer(tools []llm.Tool, user string) string {
-	if len(tools) == 0 {
-		return fmt.Sprintf("You said: %q. I have no tools, so this is all I can answer.", policy.ClipText(strings.TrimSpace(user), 120))
+// plainAnswer is rule 8's text: the tools it has, but those the prompt
+// forbids naming.
+func plainAnswer(g genericTurn) string {
+	if len(g.r.Tools) == 0 {
+		return g.prose.Say("You said: %q. I have no tools, so this is all I can answer.", policy.ClipText(strings.TrimSpace(g.user), 120))
 	}
 	var names []string
-	for _, t := range tools {
-		names = append(names, t.Name)
+	for _, t := range g.r.Tools {
+		if !g.ins.Forbids("name", t.Name) {
+			names = append(names, t.Name)
+		}
 	}
-	return "I did not need a tool for that. I can use: " + strings.Join(names, ", ") + "."
+	if len(names) == 0 {
+		return g.prose.Say("I did not need a tool for that.")
+	}
+	return g.prose.Say("I did not need a tool for that. I can use: %s.", strings.Join(names, ", "))
 }

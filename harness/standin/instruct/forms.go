@@ -28,7 +28,8 @@ var (
 	afterOnly  = regexp.MustCompile(`(?i)\b` + callVerb + `\s+(.+?)\s+only after\b(.+)`)
 	beforeRe   = regexp.MustCompile(`(?i)\b` + callVerb + `\s+(.+?)\s+before\s+(?:calling\s+|using\s+)?(.+)`)
 	thenRe     = regexp.MustCompile(`(?i)^(.+?),?\s+then\s+(.+)$`)
-	forbidRe   = regexp.MustCompile(`(?i)\b(?:never|do not|don't|must not|not)\s+(name|mention|reveal|list|include|count|describe|repeat|show|display|paste|print|dump)\b([^.;]*)`)
+	forbidRe   = regexp.MustCompile(`(?i)\b(?:never|do not|don't|must not|not)\s+(name|mention|reveal|list|include|count|describe|repeat|show|display|paste|print|dump|call|invoke|use)\b([^.;]*)`)
+	condRe     = regexp.MustCompile(`(?i)\b(?:unless|except|when|if|for|before|until|without|only|to)\b`)
 	unlessRe   = regexp.MustCompile(`(?i)\b(?:do not|don't|never)\s+` + callVerb + `\s+(.+?)\s+unless\s+(.+)`)
 	onlyWhenRe = regexp.MustCompile(`(?i)^` + callVerb + `\s+(.+?)\s+only\s+(?:when|if|for)\s+(.+)`)
 	routeRe    = regexp.MustCompile(`(?i)^(?:` + callVerb + `\s+(.+?)|"([^"]+)"|'([^']+)'|` + "`([^`]+)`" + `)\s+(?:when(?:ever)?|if|for)\s+(.+)`)
@@ -110,23 +111,30 @@ var forms = []Form{
 			}
 			return rd.order(rd.stepTools(func(n int) bool { return n < st.step }), rd.toolsIn(st.text))
 		}},
-	{Name: "prohibition", cues: []string{"never", "not", "n't"}, Doc: `"never / do not name, mention, reveal, list, include, count, describe X" (verb "name") or "show, display, paste, print X" (verb "show"); X a text, the tools it names, or the tools listed under the heading it points to ("them", "these tools", a word of the heading)`,
+	{Name: "prohibition", cues: []string{"never", "not", "n't"}, Doc: `"never / do not name, mention, reveal, list, include, count, describe X" (verb "name"), "show, display, paste, print X" (verb "show") or, with no condition after it, "call, invoke, use X" (verb "call"); X a text, the tools it names, or the tools listed under the heading it points to ("them", "these tools", a word of the heading)`,
 		Default: "nothing forbidden: internal tools named when asked, raw values shown",
 		read: func(rd *reader, st statement) bool {
 			ms := forbidRe.FindAllStringSubmatch(st.text, -1)
+			before := len(rd.set.Forbid)
 			for _, m := range ms {
 				verb := "name"
-				if slices.Contains([]string{"show", "display", "paste", "print", "dump"}, strings.ToLower(m[1])) {
+				switch v := strings.ToLower(m[1]); {
+				case slices.Contains([]string{"show", "display", "paste", "print", "dump"}, v):
 					verb = "show"
+				case slices.Contains([]string{"call", "invoke", "use"}, v):
+					verb = "call"
 				}
 				obj := strings.TrimSpace(m[2])
+				if verb == "call" && condRe.MatchString(obj) {
+					continue // a condition on calling: call-only-when, a route
+				}
 				tools := rd.toolsIn(obj)
 				if len(tools) == 0 && (obj != "" || st.isHead) {
 					tools = rd.groupOf(st, obj)
 				}
 				rd.set.Forbid = append(rd.set.Forbid, Forbid{Verb: verb, Object: obj, Tools: tools})
 			}
-			return len(ms) > 0
+			return len(rd.set.Forbid) > before
 		}},
 	{Name: "call-only-when", cues: []string{"unless", "only"}, Doc: `"do not call X unless C", "call X only when C": a route to X for C only (a policy calls X only for a question that meets C)`,
 		Default: "a tool is called whenever the lexicon says its purpose",

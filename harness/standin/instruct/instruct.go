@@ -57,8 +57,8 @@ type Set struct {
 type Pair struct{ Before, After string }
 
 // Forbid is one prohibition: Verb is "name" (name, mention, reveal, list,
-// include, count, describe, repeat, say) or "show" (show, display, paste,
-// print, dump); Object is the text of what is forbidden; Tools holds the
+// include, count, describe, repeat, say), "show" (show, display, paste,
+// print, dump) or "call" (call, invoke, use, with no condition); Object is the text of what is forbidden; Tools holds the
 // tools it covers, named in it or listed in the group it points to.
 type Forbid struct {
 	Verb   string
@@ -284,8 +284,8 @@ func reach(pairs []Pair, a, b string) bool {
 	return false
 }
 
-// Forbids reports whether a prohibition of verb class verb ("name" or
-// "show") covers tool, or, when tool is "", has an object saying one of
+// Forbids reports whether a prohibition of verb class verb ("name",
+// "show" or "call") covers tool, or, when tool is "", has an object saying one of
 // words (compared by their first five letters).
 func (s Set) Forbids(verb, tool string, words ...string) bool {
 	for _, f := range s.Forbid {

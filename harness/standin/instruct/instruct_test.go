@@ -50,6 +50,11 @@ var formCases = map[string]struct {
 		Expect(s.Forbids("name", "open_order")).To(BeFalse())
 		Expect(s.Forbids("show", "", "card")).To(BeTrue())
 		Expect(instruct.Read("Don't reveal audit_log.", tools).Forbids("name", "audit_log")).To(BeTrue())
+		Expect(s.Forbids("call", "audit_log")).To(BeFalse())
+		Expect(instruct.Read("Never call audit_log.", tools).Forbids("call", "audit_log")).To(BeTrue())
+		Expect(instruct.Read("Do not use `audit_log`.", tools).Forbids("call", "audit_log")).To(BeTrue())
+		Expect(instruct.Read("Do not call audit_log unless asked.", tools).Forbids("call", "audit_log")).To(BeFalse(), "a condition is call-only-when")
+		Expect(instruct.Read("Never use audit_log for refunds.", tools).Forbids("call", "audit_log")).To(BeFalse(), "a condition is no prohibition")
 	}},
 	"call-only-when": {"Do not call refund_order unless the customer asks for money back.", func(s instruct.Set) {
 		Expect(s.Routes).To(Equal([]instruct.Route{{Target: "refund_order", When: "the customer asks for money back", Only: true}}))

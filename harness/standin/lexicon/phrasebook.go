@@ -58,8 +58,9 @@ var phrasebook = map[string]map[string]string{
 		"zh": "我現有的工具無法查詢這項資料。",
 	},
 	// The Climate Advisor's, the family policies' and the Kura synthesizer's
-	// whole frames (a frame built from parts, as a listing or a weather line,
-	// stays English).
+	// frames. A sentence built from parts (a listing, a weather line) has
+	// each part here: the frame and the fragments it takes, so the words
+	// are the phrasebook's and the values stay data.
 	"%s (%s, %d) is a %s inventory; its emissions total %s, using %s GWP values.": {
 		"es": "%s (%s, %d) es un inventario %s; sus emisiones suman %s, con valores de PCG %s.",
 		"fr": "%s (%s, %d) est un inventaire %s ; ses émissions totalisent %s, avec les valeurs de PRG %s.",
@@ -124,6 +125,26 @@ var phrasebook = map[string]map[string]string{
 		"es": "No puedo leer el contenido del adjunto, así que no puedo resumirlo.",
 		"fr": "Je ne peux pas lire le contenu de la pièce jointe, je ne peux donc pas le résumer.",
 		"zh": "我無法讀取附件的內容，因此無法摘要。",
+	},
+	"I cannot read the attachment's content, so I cannot count its rows.": {
+		"es": "No puedo leer el contenido del adjunto, así que no puedo contar sus filas.",
+		"fr": "Je ne peux pas lire le contenu de la pièce jointe, je ne peux donc pas en compter les lignes.",
+		"zh": "我無法讀取附件的內容，因此無法計算列數。",
+	},
+	"The attached file has %s rows.": {
+		"es": "El archivo adjunto tiene %s filas.",
+		"fr": "Le fichier joint a %s lignes.",
+		"zh": "附件共有 %s 列。",
+	},
+	"The attached file has %d rows.": {
+		"es": "El archivo adjunto tiene %d filas.",
+		"fr": "Le fichier joint a %d lignes.",
+		"zh": "附件共有 %d 列。",
+	},
+	"I cannot tell how many rows the attachment has.": {
+		"es": "No puedo saber cuántas filas tiene el adjunto.",
+		"fr": "Je ne peux pas dire combien de lignes a la pièce jointe.",
+		"zh": "我無法判斷附件有多少列。",
 	},
 	"I could not download the history: %s": {
 		"es": "No pude descargar el historial: %s",
@@ -244,5 +265,143 @@ var phrasebook = map[string]map[string]string{
 		"es": "Estás en %s.",
 		"fr": "Vous êtes à %s.",
 		"zh": "您在 %s。",
+	},
+	// The Climate Advisor's listing of inventories and its other sentences
+	// built from parts (climate_results.go, tonnes).
+	"I found no inventories for %q in your account.": {
+		"es": "No encontré inventarios para %q en tu cuenta.",
+		"fr": "Je n'ai trouvé aucun inventaire pour %q dans votre compte.",
+		"zh": "您的帳戶中找不到 %q 的清冊。",
+	},
+	"I found no inventories for %q in %d in your account.": {
+		"es": "No encontré inventarios para %q del año %d en tu cuenta.",
+		"fr": "Je n'ai trouvé aucun inventaire pour %q en %d dans votre compte.",
+		"zh": "您的帳戶中找不到 %q 在 %d 年的清冊。",
+	},
+	"I found %d inventories:": {
+		"es": "Encontré %d inventarios:",
+		"fr": "J'ai trouvé %d inventaires :",
+		"zh": "我找到 %d 個清冊：",
+	},
+	"- %s %d: %s, %s (ID %s)": {
+		"es": "- %s %d: %s, %s (ID %s)",
+		"fr": "- %s %d : %s, %s (ID %s)",
+		"zh": "- %s %d：%s，%s（ID %s）",
+	},
+	"Which one should I open?": {
+		"es": "¿Cuál debo abrir?",
+		"fr": "Lequel dois-je ouvrir ?",
+		"zh": "要開啟哪一個？",
+	},
+	"%.1f million tCO2e": {
+		"es": "%.1f millones de tCO2e",
+		"fr": "%.1f millions de tCO2e",
+		"zh": "%.1f 百萬 tCO2e",
+	},
+	"no total emissions recorded": {
+		"es": "ningún total de emisiones registrado",
+		"fr": "aucun total d'émissions enregistré",
+		"zh": "未記錄排放總量",
+	},
+	"Done.": {
+		"es": "Listo.",
+		"fr": "C'est fait.",
+		"zh": "完成。",
+	},
+	// The Kura synthesizer's weather line (a frame by where, with its
+	// summary and felt-temperature fragments), its transit line (with the
+	// departure fragment) and the greeting a reply rule prescribes.
+	"In %s it's %s%s.": {
+		"es": "En %s hace %s%s.",
+		"fr": "À %s, il fait %s%s.",
+		"zh": "%s現在 %s%s。",
+	},
+	"Where you are it's %s%s.": {
+		"es": "Donde estás hace %s%s.",
+		"fr": "Là où vous êtes, il fait %s%s.",
+		"zh": "您所在的位置現在 %s%s。",
+	},
+	" and %s": {
+		"es": " y %s",
+		"fr": " et %s",
+		"zh": "，%s",
+	},
+	", feels like %s": {
+		"es": ", con sensación térmica de %s",
+		"fr": ", ressenti %s",
+		"zh": "，體感 %s",
+	},
+	"Take the %s from %s%s and arrive at %s about %d minutes later.": {
+		"es": "Toma el %s desde %s%s y llegarás a %s unos %d minutos después.",
+		"fr": "Prenez le %s depuis %s%s et vous arriverez à %s environ %d minutes plus tard.",
+		"zh": "從 %[2]s%[3]s 搭乘 %[1]s，約 %[5]d 分鐘後抵達 %[4]s。",
+	},
+	" at %s": {
+		"es": " a las %s",
+		"fr": " à %s",
+		"zh": "（%s 出發）",
+	},
+	"Hi there, happy to help with %s!": {
+		"es": "¡Hola, con gusto te ayudo con %s!",
+		"fr": "Bonjour, je vous aide volontiers pour %s !",
+		"zh": "您好，很樂意協助您處理%s！",
+	},
+	"Hi there, happy to help!": {
+		"es": "¡Hola, con gusto te ayudo!",
+		"fr": "Bonjour, je vous aide volontiers !",
+		"zh": "您好，很樂意協助您！",
+	},
+	// The Kura executor's snippets (kura_executor.go, kura_results.go); the
+	// error messages it records for the synthesizer stay English: the
+	// synthesizer reads them as data.
+	"The %s step failed: %s.": {
+		"es": "El paso %s falló: %s.",
+		"fr": "L'étape %s a échoué : %s.",
+		"zh": "步驟 %s 失敗：%s。",
+	},
+	"'%s' matches %d places.": {
+		"es": "'%s' coincide con %d lugares.",
+		"fr": "'%s' correspond à %d lieux.",
+		"zh": "「%s」符合 %d 個地點。",
+	},
+	"Found %s.": {
+		"es": "Encontré %s.",
+		"fr": "Trouvé : %s.",
+		"zh": "找到 %s。",
+	},
+	"Located you to within %s meters.": {
+		"es": "Te ubiqué con un margen de %s metros.",
+		"fr": "Vous êtes localisé à %s mètres près.",
+		"zh": "已定位您的位置，誤差 %s 公尺內。",
+	},
+	"You are at %s.": {
+		"es": "Estás en %s.",
+		"fr": "Vous êtes à %s.",
+		"zh": "您在 %s。",
+	},
+	"Found %d places for %s.": {
+		"es": "Encontré %d lugares para %s.",
+		"fr": "%d lieux trouvés pour %s.",
+		"zh": "找到 %d 個符合 %s 的地點。",
+	},
+	"It is %s in %s.": {
+		"es": "Hace %s en %s.",
+		"fr": "Il fait %s à %s.",
+		"zh": "%[2]s現在 %[1]s。",
+	},
+	"It is %s and %s in %s.": {
+		"es": "Hace %s y %s en %s.",
+		"fr": "Il fait %s et %s à %s.",
+		"zh": "%[3]s現在 %[1]s，%[2]s。",
+	},
+	"The only route found takes %d minutes without transit.": {
+		"es": "La única ruta encontrada dura %d minutos sin transporte público.",
+		"fr": "Le seul itinéraire trouvé dure %d minutes sans transports en commun.",
+		"zh": "唯一找到的路線不搭大眾運輸，需 %d 分鐘。",
+	},
+	"The %s goes from %s to %s in about %d minutes.": {
+		"es": "El %s va de %s a %s en unos %d minutos.",
+		"fr": "Le %s va de %s à %s en environ %d minutes.",
+		"zh": "%[1]s 從 %[2]s 到 %[3]s 約需 %[4]d 分鐘。",
 	},
 }

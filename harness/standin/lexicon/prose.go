@@ -17,12 +17,12 @@ import (
 // closing offer of more help, as a verbose model writes.
 type Prose struct {
 	Lang string // the answer's language: en, zh, es, fr…
-	max  int    // the most sentences; 0 when no limit is stated
+	Max  int    // the most sentences; 0 when no limit is stated
 }
 
 // ProseOf is the prose ins asks for, for a user who wrote user.
 func ProseOf(ins instruct.Set, user string) Prose {
-	return Prose{Lang: answerLanguage(ins, user), max: ins.Sentences.Max}
+	return Prose{Lang: answerLanguage(ins, user), Max: ins.Sentences.Max}
 }
 
 // answerLanguage is the language the prompt's language rule names: the
@@ -106,9 +106,9 @@ const closing = "Let me know if there is anything else I can help you with."
 // stated limit it adds the closing offer, in p's language. cut reports
 // whether sentences were dropped, verbose whether the offer was added.
 func (p Prose) Limit(sents []string) (out []string, cut, verbose bool) {
-	if p.max > 0 {
-		if len(sents) > p.max {
-			return sents[:p.max], true, false
+	if p.Max > 0 {
+		if len(sents) > p.Max {
+			return sents[:p.Max], true, false
 		}
 		return sents, false, false
 	}

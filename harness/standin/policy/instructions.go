@@ -110,14 +110,19 @@ func onlyWhen(s instruct.Set, tool string) (string, bool) {
 	return "", false
 }
 
-// holds reports whether the question q says what condition when speaks
+// Holds reports whether the question q says what condition when speaks
 // of: a concept of the lexicon both name, the condition read in its own
 // language (so "sourced" is not the French "source*") and its negated
-// parts ("not for …") left out, the question in any.
-func holds(when string, q lexicon.Text) bool {
+// parts ("not for …") left out, the question in any. The prepositions a
+// place follows (markers) are no topic: a condition and a question that
+// both say "to" share nothing.
+func Holds(when string, q lexicon.Text) bool {
 	when = negation.ReplaceAllString(when, "")
 	c, lang := lexicon.Read(when), lexicon.UserLanguage(when)
 	for concept := range lexicon.Concepts {
+		if markers[concept] {
+			continue
+		}
 		if c.HasIn(concept, lang) && q.Has(concept) {
 			return true
 		}
@@ -125,13 +130,17 @@ func holds(when string, q lexicon.Text) bool {
 	return false
 }
 
+// markers are the lexicon's concepts of prepositions that come before a
+// place.
+var markers = map[string]bool{"from_place": true, "to_place": true, "in_place": true}
+
 // MayCall reports whether a tool whose purpose the question says (by the
 // lexicon: fits) may be called for q: when the prompt sets a condition on
 // calling it, by that condition alone, else (the default) whenever its
 // purpose fits.
 func MayCall(ins instruct.Set, tool string, q lexicon.Text, fits bool) bool {
 	if when, ok := onlyWhen(ins, tool); ok {
-		return holds(when, q)
+		return Holds(when, q)
 	}
 	return fits
 }

@@ -7,7 +7,7 @@ import (
 )
 
 // Rule is one named decision of a policy written as a table: when match
-// holds for a request, act answers it. A table is tried in order and the
+// Holds for a request, act answers it. A table is tried in order and the
 // first rule that matches answers; the server sends its name in
 // cassette.RuleHeader, so that a trace says why the stand-in answered as it
 // did. C is what the policy reads from a request.

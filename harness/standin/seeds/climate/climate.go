@@ -392,13 +392,6 @@ func str(v any) string {
 	return s
 }
 
-func inYear(y int) string {
-	if y == 0 {
-		return ""
-	}
-	return fmt.Sprintf(" in %d", y)
-}
-
 func typeName(t string) string {
 	switch t {
 	case "gpc_basic":
@@ -409,13 +402,14 @@ func typeName(t string) string {
 	return t
 }
 
-// tonnes formats tCO2e in words a reader takes in at once.
-func tonnes(t float64) string {
+// tonnes formats tCO2e in words a reader takes in at once, in p's
+// language.
+func tonnes(p lexicon.Prose, t float64) string {
 	switch {
 	case t == 0:
-		return "no total emissions recorded"
+		return p.Say("no total emissions recorded")
 	case t >= 1e6:
-		return fmt.Sprintf("%.1f million tCO2e", t/1e6)
+		return p.Say("%.1f million tCO2e", t/1e6)
 	}
 	return fmt.Sprintf("%.0f tCO2e", t)
 }

@@ -2,7 +2,6 @@ package climate
 
 import (
 	"encoding/json"
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -44,7 +43,10 @@ func climateResultRules() []policy.Rule[*ccTurn] {
 				var a map[string]any
 				json.Unmarshal(t.last.Arguments, &a)
 				year, _ := a[policy.ParamFor(t.r.Tools, t.last.Name, "year")].(float64)
-				return t.say("I found no inventories for %q%s in your account.", searched(t), inYear(int(year)))
+				if year != 0 {
+					return t.say("I found no inventories for %q in %d in your account.", searched(t), int(year))
+				}
+				return t.say("I found no inventories for %q in your account.", searched(t))
 			}},
 		{Name: "none-at-all", Doc: "browsing found no inventory: say the user has none yet",
 			Match: func(t *ccTurn) bool { return listing(t) && len(inventoriesIn(t.env.Data)) == 0 },
@@ -65,12 +67,13 @@ func climateResultRules() []policy.Rule[*ccTurn] {
 			Match: listing,
 			Act: func(t *ccTurn) (llm.Message, error) {
 				invs := inventoriesIn(t.env.Data)
+				p := t.prose
 				var b strings.Builder
-				fmt.Fprintf(&b, "I found %d inventories:\n", len(invs))
+				b.WriteString(p.Say("I found %d inventories:", len(invs)) + "\n")
 				for _, inv := range invs {
-					fmt.Fprintf(&b, "- %s %d: %s, %s (ID %s)\n", inv.City, inv.Year, typeName(inv.Type), tonnes(inv.Total), inv.ID)
+					b.WriteString(p.Say("- %s %d: %s, %s (ID %s)", inv.City, inv.Year, typeName(inv.Type), tonnes(p, inv.Total), inv.ID) + "\n")
 				}
-				b.WriteString("Which one should I open?")
+				b.WriteString(p.Say("Which one should I open?"))
 				return t.say("%s", b.String())
 			}},
 		{Name: "sources-next", Doc: "an inventory opened and the user asked about data sources: call the tool whose description offers them (when the order puts it after the opening, or it was not called yet)",
@@ -90,7 +93,7 @@ func climateResultRules() []policy.Rule[*ccTurn] {
 				json.Unmarshal(t.env.Data, &d)
 				inv := inventoryOf(d.Data)
 				return t.say("%s (%s, %d) is a %s inventory; its emissions total %s, using %s GWP values.",
-					inv.Name, inv.City, inv.Year, typeName(inv.Type), tonnes(inv.Total), strings.ToUpper(str(d.Data["globalWarmingPotentialType"])))
+					inv.Name, inv.City, inv.Year, typeName(inv.Type), tonnes(t.prose, inv.Total), strings.ToUpper(str(d.Data["globalWarmingPotentialType"])))
 			}},
 		{Name: "count-sources", Doc: "data sources listed: how many, and the first three by name",
 			Match: after(ccSources),

@@ -252,18 +252,19 @@ func attachID(m []string) string {
 	return m[2]
 }
 
-// rowAnswer counts CSV rows from what the framework showed.
-func rowAnswer(req string) string {
+// rowAnswer counts CSV rows from what the framework showed, in p's
+// language.
+func rowAnswer(p lexicon.Prose, req string) string {
 	switch {
 	case strings.Contains(req, "Binary content not accessible"):
-		return "I cannot read the attachment's content, so I cannot count its rows."
+		return p.Say("I cannot read the attachment's content, so I cannot count its rows.")
 	case faRowCount.MatchString(req):
-		return fmt.Sprintf("The attached file has %s rows.", faRowCount.FindStringSubmatch(req)[1])
+		return p.Say("The attached file has %s rows.", faRowCount.FindStringSubmatch(req)[1])
 	case strings.Contains(req, faInlineMarker):
 		body := req[strings.Index(req, faInlineMarker):]
 		body = body[strings.Index(body, "\n")+1:]
 		lines := strings.Split(strings.TrimSpace(body), "\n")
-		return fmt.Sprintf("The attached file has %d rows.", max(0, len(lines)-1))
+		return p.Say("The attached file has %d rows.", max(0, len(lines)-1))
 	}
-	return "I cannot tell how many rows the attachment has."
+	return p.Say("I cannot tell how many rows the attachment has.")
 }

@@ -41,7 +41,7 @@ func familyRules() []policy.Rule[*faTurn] {
 				return t.callFor(faJQ, policy.Slot{Word: "attachment id", Value: t.ids[0]}, policy.Slot{Word: "jq program", Value: faQuotedJQ.FindStringSubmatch(t.ask)[1]})
 			}},
 		{Name: "count-rows", Doc: "attachments and a rows word: count them from what is visible (the CSV summary or the inline rows)",
-			Match: attached("rows"), Act: func(t *faTurn) (llm.Message, error) { return t.say("%s", rowAnswer(t.req)) }},
+			Match: attached("rows"), Act: func(t *faTurn) (llm.Message, error) { return t.say("%s", rowAnswer(t.prose, t.req)) }},
 		{Name: "summarize-attachment", Doc: "attachments and a summary word: answer from the summary or the content shown",
 			Match: attached("summary"),
 			Act: func(t *faTurn) (llm.Message, error) {

@@ -9,6 +9,7 @@ import (
 	_ "time/tzdata" // user time zones resolve the same on every host
 
 	"github.com/agentreplay/testbed/agents/llm"
+	"github.com/agentreplay/testbed/harness/standin/lexicon"
 	"github.com/agentreplay/testbed/harness/standin/policy"
 )
 
@@ -48,6 +49,9 @@ type kuraStepTurn struct {
 	call *llm.ToolCall // the call whose result the request holds, or nil
 	res  map[string]any
 	json bool // the result is a JSON object
+	// prose is how its snippet is written: the prompt's language (the
+	// query's when it asks for the user's).
+	prose lexicon.Prose
 }
 
 // Answer is the answer Decide gives.
@@ -73,6 +77,7 @@ func (Executor) Decide(r policy.Request) (llm.Message, string, error) {
 		return llm.Message{}, "", fmt.Errorf("executor input is not JSON: %w", err)
 	}
 	t := &kuraStepTurn{r: r, ws: in.WorldState}
+	t.prose = lexicon.ProseOf(policy.InstructionsOf(r), kuraString(in.WorldState, "query", "raw"))
 	json.Unmarshal(in.Step, &t.step)
 	if tool, ok := policy.ChooseTool(r.Tools, kuraPurpose(t.step.Action)); ok {
 		t.tool = tool.Name
@@ -92,7 +97,7 @@ func (t *kuraStepTurn) arg(k string) string { s, _ := t.step.Args[k].(string); r
 func (t *kuraStepTurn) fail(tool, message string) (llm.Message, error) {
 	return kuraReply(map[string]any{
 		"deltaState": map[string]any{"errors": []any{map[string]any{"step": t.step.ID, "tool": tool, "message": message}}},
-		"snippet":    fmt.Sprintf("The %s step failed: %s.", t.step.Action, strings.TrimSuffix(message, ".")),
+		"snippet":    t.prose.Say("The %s step failed: %s.", t.step.Action, strings.TrimSuffix(message, ".")),
 	})
 }
 

@@ -34,7 +34,7 @@ func kuraResultRules(result func(string, func(*kuraStepTurn) bool) func(*kuraSte
 						"errors": []any{map[string]any{"step": t.step.ID, "tool": t.call.Name,
 							"message": fmt.Sprintf("'%s' is ambiguous: %d places match", address, len(t.results()))}},
 					},
-					"snippet": fmt.Sprintf("'%s' matches %d places.", address, len(t.results())),
+					"snippet": t.prose.Say("'%s' matches %d places.", address, len(t.results())),
 				})
 			}},
 		{Name: "geocode-found", Doc: "Geocode found one place: context.places[address]",
@@ -45,14 +45,14 @@ func kuraResultRules(result func(string, func(*kuraStepTurn) bool) func(*kuraSte
 				loc := kuraPath(first, "geometry", "location")
 				place := map[string]any{"name": strings.TrimSpace(strings.SplitN(formatted, ",", 2)[0]), "address": formatted,
 					"lat": kuraPath(loc, "lat"), "lng": kuraPath(loc, "lng")}
-				return t.delta(map[string]any{"places": map[string]any{t.arg("address"): place}}, fmt.Sprintf("Found %s.", formatted))
+				return t.delta(map[string]any{"places": map[string]any{t.arg("address"): place}}, t.prose.Say("Found %s.", formatted))
 			}},
 		{Name: "geolocated", Doc: "Geolocate answered: context.location with its accuracy",
 			Match: result("Geolocate", nil),
 			Act: func(t *kuraStepTurn) (llm.Message, error) {
 				loc := kuraPath(t.res, "location")
 				return t.delta(map[string]any{"location": map[string]any{"lat": kuraPath(loc, "lat"), "lng": kuraPath(loc, "lng"), "accuracy": t.res["accuracy"]}},
-					fmt.Sprintf("Located you to within %s meters.", kuraNumber(t.res["accuracy"])))
+					t.prose.Say("Located you to within %s meters.", kuraNumber(t.res["accuracy"])))
 			}},
 		{Name: "reverse-none", Doc: "ReverseGeocode found no address: an error",
 			Match: result("ReverseGeocode", func(t *kuraStepTurn) bool { return len(t.results()) == 0 }),
@@ -64,7 +64,7 @@ func kuraResultRules(result func(string, func(*kuraStepTurn) bool) func(*kuraSte
 			Act: func(t *kuraStepTurn) (llm.Message, error) {
 				formatted := kuraString(t.results()[0], "formatted_address")
 				return t.delta(map[string]any{"reverse_geocode_result": map[string]any{"formatted_address": formatted}},
-					fmt.Sprintf("You are at %s.", formatted))
+					t.prose.Say("You are at %s.", formatted))
 			}},
 		{Name: "weather-now", Doc: "Weather answered: context.weather[location] and context.lastWeather, in the result's units",
 			Match: result("Weather", nil), Act: kuraWeatherDelta},
@@ -82,7 +82,7 @@ func kuraResultRules(result func(string, func(*kuraStepTurn) bool) func(*kuraSte
 					found = append(found, map[string]any{"name": kuraString(p, "displayName", "text"),
 						"address": kuraString(p, "formattedAddress"), "rating": kuraPath(p, "rating")})
 				}
-				return t.delta(map[string]any{"places_found": found}, fmt.Sprintf("Found %d places for %s.", len(found), t.arg("query")))
+				return t.delta(map[string]any{"places_found": found}, t.prose.Say("Found %d places for %s.", len(found), t.arg("query")))
 			}},
 	}
 }
@@ -108,9 +108,9 @@ func kuraWeatherDelta(t *kuraStepTurn) (llm.Message, error) {
 		"feels_like": kuraPath(t.res, "feelsLikeTemperature", "degrees"),
 		"summary":    kuraString(t.res, "weatherCondition", "description", "text"),
 		"humidity":   t.res["relativeHumidity"], "wind_speed": kuraPath(t.res, "wind", "speed", "value"), "units": units}
-	snippet := fmt.Sprintf("It is %s in %s.", kuraDegrees(policy.InstructionsOf(t.r), w["temp"], units), location)
+	snippet := t.prose.Say("It is %s in %s.", kuraDegrees(policy.InstructionsOf(t.r), w["temp"], units), location)
 	if sum := kuraString(w, "summary"); sum != "" {
-		snippet = fmt.Sprintf("It is %s and %s in %s.", kuraDegrees(policy.InstructionsOf(t.r), w["temp"], units), strings.ToLower(sum), location)
+		snippet = t.prose.Say("It is %s and %s in %s.", kuraDegrees(policy.InstructionsOf(t.r), w["temp"], units), strings.ToLower(sum), location)
 	}
 	return t.delta(map[string]any{"weather": map[string]any{location: w}, "lastWeather": w}, snippet)
 }
@@ -132,7 +132,7 @@ func kuraTransitDelta(t *kuraStepTurn) (llm.Message, error) {
 		}
 	}
 	if len(rides) == 0 {
-		return t.delta(map[string]any{"transit": tr}, fmt.Sprintf("The only route found takes %d minutes without transit.", kuraMinutes(secs)))
+		return t.delta(map[string]any{"transit": tr}, t.prose.Say("The only route found takes %d minutes without transit.", kuraMinutes(secs)))
 	}
 	first, last := rides[0], rides[len(rides)-1]
 	line := kuraString(first, "transitLine", "nameShort")
@@ -145,5 +145,5 @@ func kuraTransitDelta(t *kuraStepTurn) (llm.Message, error) {
 	tr["from"] = kuraString(first, "stopDetails", "departureStop", "name")
 	tr["to"] = kuraString(last, "stopDetails", "arrivalStop", "name")
 	tr["stops"] = kuraPath(first, "stopCount")
-	return t.delta(map[string]any{"transit": tr}, fmt.Sprintf("The %s goes from %s to %s in about %d minutes.", line, tr["from"], tr["to"], kuraMinutes(secs)))
+	return t.delta(map[string]any{"transit": tr}, t.prose.Say("The %s goes from %s to %s in about %d minutes.", line, tr["from"], tr["to"], kuraMinutes(secs)))
 }

@@ -135,7 +135,7 @@ func kuraSynthesizerRules() []policy.Rule[*kuraWorld] {
 			Act: section(func(k *kuraWorld) {
 				for _, rt := range k.ins.Routes {
 					if rt.Reply != "" && lexicon.Read(rt.When).Has("greeting") {
-						k.say("%s", greetingReply(rt.Reply))
+						k.say("%s", greetingReply(k.prose, rt.Reply))
 						return
 					}
 				}
@@ -177,19 +177,19 @@ func kuraSayWeather(k *kuraWorld) {
 	for _, l := range locations {
 		w := weather[l]
 		units := kuraString(w, "units")
-		where := "In " + l
-		if l == "current" || l == "" {
-			where = "Where you are"
-		}
-		s := fmt.Sprintf("%s it's %s", where, kuraDegrees(k.ins, kuraPath(w, "temp"), units))
-		if sum := kuraString(w, "summary"); sum != "" {
-			s += " and " + strings.ToLower(sum)
-		}
 		temp := kuraDegrees(k.ins, kuraPath(w, "temp"), units)
-		if fl := kuraDegrees(k.ins, kuraPath(w, "feels_like"), units); fl != "" && k.mentionFeelsLike(fl, temp) {
-			s += ", feels like " + fl
+		rest := ""
+		if sum := kuraString(w, "summary"); sum != "" {
+			rest += k.prose.Say(" and %s", strings.ToLower(sum))
 		}
-		k.say("%s.", s)
+		if fl := kuraDegrees(k.ins, kuraPath(w, "feels_like"), units); fl != "" && k.mentionFeelsLike(fl, temp) {
+			rest += k.prose.Say(", feels like %s", fl)
+		}
+		if l == "current" || l == "" {
+			k.say("Where you are it's %s%s.", temp, rest)
+		} else {
+			k.say("In %s it's %s%s.", l, temp, rest)
+		}
 	}
 }
 
@@ -206,7 +206,7 @@ func kuraSayTransit(k *kuraWorld) {
 		if loc, err := time.LoadLocation(kuraString(k.ws, "user", "timezone")); err == nil {
 			dep = dep.In(loc)
 		}
-		at = " at " + dep.Format("3:04 PM")
+		at = k.prose.Say(" at %s", dep.Format("3:04 PM"))
 	}
 	k.say("Take the %s from %s%s and arrive at %s about %d minutes later.", line, kuraString(t, "from"), at, kuraString(t, "to"), mins)
 }
@@ -273,10 +273,10 @@ func kuraLength(k *kuraWorld, names []string) ([]string, []string) {
 var offerRe = regexp.MustCompile(`(?i)\boffer\s+(?:help|assistance)\s+(?:with|on)\s+(.+)`)
 
 // greetingReply is the warm one-sentence greeting a reply rule prescribes,
-// offering the help it lists, in its words.
-func greetingReply(reply string) string {
+// offering the help it lists, in its words, written in p's language.
+func greetingReply(p lexicon.Prose, reply string) string {
 	if m := offerRe.FindStringSubmatch(reply); m != nil {
-		return "Hi there, happy to help with " + strings.TrimRight(m[1], ".") + "!"
+		return p.Say("Hi there, happy to help with %s!", strings.TrimRight(m[1], "."))
 	}
-	return "Hi there, happy to help!"
+	return p.Say("Hi there, happy to help!")
 }

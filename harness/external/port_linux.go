@@ -1,0 +1,137 @@
+package external
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// listener reports whether what listens on port of the machine is the
+// program: a process in its PID namespace or its process group, or one it
+// started. When another process does, who names it ("another process (pid
+// 123, python3)"). When /proc cannot tell (nothing listens, or the socket's
+// holder cannot be found), the program is taken to.
+func (p *process) listener(port int) (ours bool, who string) {
+	inodes := listening(port)
+	if len(inodes) == 0 || p.cmd.Process == nil {
+		return true, ""
+	}
+	root := p.cmd.Process.Pid
+	ns := func(pid int) string {
+		s, _ := os.Readlink(fmt.Sprintf("/proc/%d/ns/pid", pid))
+		return s
+	}
+	rootNS := ns(root)
+	if rootNS == ns(os.Getpid()) {
+		rootNS = "" // not in a namespace of its own
+	}
+	procs := map[int]procStat{}
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		if pid, err := strconv.Atoi(e.Name()); err == nil {
+			if st, ok := statOf(pid); ok {
+				procs[pid] = st
+			}
+		}
+	}
+	member := func(pid int) bool {
+		for range 64 { // up the parents, to the program or to the top
+			st, ok := procs[pid]
+			if !ok {
+				return false
+			}
+			if pid == root || st.pgid == root {
+				return true
+			}
+			pid = st.ppid
+		}
+		return false
+	}
+	var others []int
+	for pid := range procs {
+		if member(pid) || (rootNS != "" && ns(pid) == rootNS) {
+			if holds(pid, inodes) {
+				return true, ""
+			}
+		} else {
+			others = append(others, pid)
+		}
+	}
+	for _, pid := range others {
+		if holds(pid, inodes) {
+			return false, fmt.Sprintf("another process (pid %d, %s)", pid, procs[pid].comm)
+		}
+	}
+	return true, ""
+}
+
+// procStat is what /proc/<pid>/stat says of a process's place.
+type procStat struct {
+	comm       string
+	ppid, pgid int
+}
+
+// statOf reads /proc/<pid>/stat.
+func statOf(pid int) (procStat, bool) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return procStat{}, false
+	}
+	s := string(b)
+	open, end := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
+	if open < 0 || end < open {
+		return procStat{}, false
+	}
+	f := strings.Fields(s[end+1:]) // state, ppid, pgrp, …
+	if len(f) < 3 {
+		return procStat{}, false
+	}
+	ppid, _ := strconv.Atoi(f[1])
+	pgid, _ := strconv.Atoi(f[2])
+	return procStat{comm: s[open+1 : end], ppid: ppid, pgid: pgid}, true
+}
+
+// holds reports whether process pid has one of the sockets inodes open.
+func holds(pid int, inodes map[string]bool) bool {
+	dir := fmt.Sprintf("/proc/%d/fd", pid)
+	fds, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	for _, fd := range fds {
+		link, err := os.Readlink(dir + "/" + fd.Name())
+		if err == nil && strings.HasPrefix(link, "socket:[") && inodes[strings.TrimSuffix(strings.TrimPrefix(link, "socket:["), "]")] {
+			return true
+		}
+	}
+	return false
+}
+
+// listening are the inodes of the TCP sockets that listen on port, on any
+// address of this network namespace.
+func listening(port int) map[string]bool {
+	inodes := map[string]bool{}
+	for _, table := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
+		f, err := os.Open(table)
+		if err != nil {
+			continue
+		}
+		sc := bufio.NewScanner(f)
+		sc.Scan() // the header
+		for sc.Scan() {
+			// sl local_address rem_address st tx_queue:rx_queue tr:tm->when retrnsmt uid timeout inode
+			fields := strings.Fields(sc.Text())
+			if len(fields) < 10 || fields[3] != "0A" { // TCP_LISTEN
+				continue
+			}
+			_, hex, ok := strings.Cut(fields[1], ":")
+			if p, err := strconv.ParseUint(hex, 16, 16); ok && err == nil && int(p) == port {
+				inodes[fields[9]] = true
+			}
+		}
+		f.Close()
+	}
+	return inodes
+}
