@@ -53,22 +53,7 @@ func outsideOutcome(root, scenario string) mutationOutcome {
 	r := testbed("record", "--root", root, "--scenario", scenario, "--quiet")
 	Expect(r.code).To(BeElementOf(exitOK, exitRecordedFailing), "%s", r)
 	r = testbed("run", "--root", root, "--scenario", scenario, "--no-baseline", "--out", "", "--json", "--quiet")
-	var rep struct {
-		Suites []struct {
-			Variants []struct {
-				Scenarios []struct {
-					Verdict string   `json:"verdict"`
-					Answer  []string `json:"answer"`
-					Events  []struct {
-						Kind string `json:"kind"`
-						Tool struct {
-							Name string `json:"name"`
-						} `json:"tool"`
-					} `json:"events"`
-				} `json:"scenarios"`
-			} `json:"variants"`
-		} `json:"suites"`
-	}
+	var rep mutationReport
 	Expect(json.Unmarshal([]byte(r.stdout), &rep)).To(Succeed(), "%s", r)
 	Expect(rep.Suites).To(HaveLen(1))
 	Expect(rep.Suites[0].Variants).To(HaveLen(1))

@@ -192,6 +192,26 @@ func mutationSuite(root, name string, m promptMutation) {
 }
 
 // mutationOutcome is what one variant's run of the scenario did.
+// mutationReport is the part of a `run --json` report the mutation specs
+// read: each scenario's verdict, answer and tool calls, by variant.
+type mutationReport struct {
+	Suites []struct {
+		Variants []struct {
+			Name      string `json:"name"`
+			Scenarios []struct {
+				Verdict string   `json:"verdict"`
+				Answer  []string `json:"answer"`
+				Events  []struct {
+					Kind string `json:"kind"`
+					Tool struct {
+						Name string `json:"name"`
+					} `json:"tool"`
+				} `json:"events"`
+			} `json:"scenarios"`
+		} `json:"variants"`
+	} `json:"suites"`
+}
+
 type mutationOutcome struct {
 	verdict string
 	answer  string
@@ -203,23 +223,7 @@ type mutationOutcome struct {
 func mutationOutcomes(root, name string) map[string]mutationOutcome {
 	GinkgoHelper()
 	r := testbed("run", "--root", root, "--suite", name, "--json", "--quiet")
-	var rep struct {
-		Suites []struct {
-			Variants []struct {
-				Name      string `json:"name"`
-				Scenarios []struct {
-					Verdict string   `json:"verdict"`
-					Answer  []string `json:"answer"`
-					Events  []struct {
-						Kind string `json:"kind"`
-						Tool struct {
-							Name string `json:"name"`
-						} `json:"tool"`
-					} `json:"events"`
-				} `json:"scenarios"`
-			} `json:"variants"`
-		} `json:"suites"`
-	}
+	var rep mutationReport
 	Expect(json.Unmarshal([]byte(r.stdout), &rep)).To(Succeed(), "%s", r)
 	out := map[string]mutationOutcome{}
 	for _, v := range rep.Suites[0].Variants {
