@@ -170,16 +170,21 @@ var _ = Describe("the generic policy reads what it is told", func() {
 			Entry("in one to two sentences", "Reply in one to two sentences.", "From get_weather: t: 1. From get_weather: t: 2."),
 		)
 
-		DescribeTable("language: the phrasebook's sentences in the language it is told, the others as they are (English)",
+		DescribeTable("language: its sentences in the language it is told, the values as they are; without it, English",
 			func(instruction, text, want string) {
-				got := answer(told(instruction, text, weatherTool)).Content
-				Expect(got).To(HavePrefix("I did not need a tool for that."))
-				Expect(got).To(HaveSuffix(want))
-				Expect(answer(told("", text, weatherTool)).Content).To(HaveSuffix(offer))
+				Expect(answer(told(instruction, text, weatherTool)).Content).To(Equal(want))
+				Expect(answer(told("", text, weatherTool)).Content).To(Equal("I did not need a tool for that. I can use: get_weather. " + offer))
 			},
-			Entry("a named language", "Answer in Spanish.", "Tell me a joke", "Dime si puedo ayudarte en algo más."),
-			Entry("the user's language", "Reply in the user's language.", "給我講個笑話", "如果還有其他需要幫忙的地方，請告訴我。"),
+			Entry("a named language", "Answer in Spanish.", "Tell me a joke",
+				"No necesité ninguna herramienta para eso. Puedo usar: get_weather. Dime si puedo ayudarte en algo más."),
+			Entry("the user's language", "Reply in the user's language.", "給我講個笑話",
+				"這個問題不需要使用工具。我可以使用：get_weather。如果還有其他需要幫忙的地方，請告訴我。"),
 		)
+
+		It("quotes a tool's result in the language it is told, the values as the tool gave them", func() {
+			r := told("Answer in French.", "weather in Oslo", weatherTool)
+			Expect(answer(after(r, answer(r), `{"t": 1}`)).Content).To(HavePrefix("D'après get_weather : t: 1."))
+		})
 	})
 
 	DescribeTable("JSON shape: a text answer is the object the prompt requires, in its order; without it, prose",

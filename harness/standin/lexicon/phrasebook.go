@@ -404,4 +404,46 @@ var phrasebook = map[string]map[string]string{
 		"fr": "Le %s va de %s à %s en environ %d minutes.",
 		"zh": "%[1]s 從 %[2]s 到 %[3]s 約需 %[4]d 分鐘。",
 	},
+	// The generic policy's frames (harness/standin/generic): a tool's result
+	// quoted, a failure, and the plain answers.
+	"%s returned nothing.": {
+		"es": "%s no devolvió nada.",
+		"fr": "%s n'a rien renvoyé.",
+		"zh": "%s 沒有回傳任何內容。",
+	},
+	"%s failed: %s": {
+		"es": "%s falló: %s",
+		"fr": "%s a échoué : %s",
+		"zh": "%s 失敗：%s",
+	},
+	"From %s: %s": {
+		"es": "Según %s: %s",
+		"fr": "D'après %s : %s",
+		"zh": "來自 %s：%s",
+	},
+	"%s returned no values.": {
+		"es": "%s no devolvió ningún valor.",
+		"fr": "%s n'a renvoyé aucune valeur.",
+		"zh": "%s 沒有回傳任何值。",
+	},
+	"From %s: %s.": {
+		"es": "Según %s: %s.",
+		"fr": "D'après %s : %s.",
+		"zh": "來自 %s：%s。",
+	},
+	"You said: %q. I have no tools, so this is all I can answer.": {
+		"es": "Dijiste: %q. No tengo herramientas, así que esto es todo lo que puedo responder.",
+		"fr": "Vous avez dit : %q. Je n'ai aucun outil, c'est donc tout ce que je peux répondre.",
+		"zh": "您說：%q。我沒有任何工具，所以只能回答這些。",
+	},
+	"I did not need a tool for that.": {
+		"es": "No necesité ninguna herramienta para eso.",
+		"fr": "Je n'ai eu besoin d'aucun outil pour cela.",
+		"zh": "這個問題不需要使用工具。",
+	},
+	"I did not need a tool for that. I can use: %s.": {
+		"es": "No necesité ninguna herramienta para eso. Puedo usar: %s.",
+		"fr": "Je n'ai eu besoin d'aucun outil pour cela. Je peux utiliser : %s.",
+		"zh": "這個問題不需要使用工具。我可以使用：%s。",
+	},
 }
