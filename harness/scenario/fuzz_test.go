@@ -83,7 +83,7 @@ func checkSuite(t *testing.T, s *scenario.Suite) {
 // FuzzParseThreshold checks that ParseThreshold never panics and that what it
 // accepts is well formed.
 func FuzzParseThreshold(f *testing.F) {
-	for _, seed := range []string{"latency_p95 < 2s", "pass_rate == 100%", "llm_calls_mean <= baseline", "x!=1e3", "", "a => b"} {
+	for _, seed := range []string{"latency_p95 < 2s", "pass_rate == 100%", "llm_calls_mean <= baseline", "x!=1e3", "", "a => b", "cost_mean < $0.002"} {
 		f.Add(seed)
 	}
 	ops := []string{"<", "<=", ">", ">=", "==", "!="}
@@ -97,7 +97,7 @@ func FuzzParseThreshold(f *testing.F) {
 		}
 		if th.Source != expr || th.Metric == "" || !slices.Contains(ops, th.Op) ||
 			math.IsNaN(th.Value) || math.IsInf(th.Value, 0) || th.Baseline && th.Value != 0 ||
-			!slices.Contains([]string{"", "s", "%"}, th.Unit) {
+			!slices.Contains([]string{"", "s", "%", "$"}, th.Unit) {
 			t.Errorf("ParseThreshold(%q) = %+v", expr, th)
 		}
 	})
