@@ -79,15 +79,7 @@ var _ = Describe("outside agents' prompt mutations re-recorded against the gener
 			Expect(changed).NotTo(Equal(text), "the mutation changes the prompt")
 			Expect(os.WriteFile(src, []byte(changed), 0o644)).To(Succeed())
 
-			g, mu := outsideOutcome(given, m.scenario), outsideOutcome(mutated, m.scenario)
-			Expect(g.verdict).To(Equal("pass"), "the committed scenario passes with the prompt as given: %+v", g)
-			behaves := g.answer != mu.answer || strings.Join(g.tools, ",") != strings.Join(mu.tools, ",")
-			Expect(behaves).To(Equal(m.changes), "behaviour: as given %+v, mutated %+v", g, mu)
-			want := "pass"
-			if m.fails {
-				want = "fail"
-			}
-			Expect(mu.verdict).To(Equal(want), "mutated: %+v", mu)
+			expectMutated(outsideOutcome(given, m.scenario), outsideOutcome(mutated, m.scenario), m.changes, m.fails)
 		})
 	}
 

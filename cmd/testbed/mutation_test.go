@@ -192,6 +192,22 @@ func mutationSuite(root, name string, m promptMutation) {
 }
 
 // mutationOutcome is what one variant's run of the scenario did.
+// expectMutated checks a mutation's outcome: the committed scenario passes
+// with the prompt as given, the behaviour (answer or tools called) changes
+// exactly when changes says so, and the mutated run fails exactly when fails
+// says so.
+func expectMutated(given, mutated mutationOutcome, changes, fails bool) {
+	GinkgoHelper()
+	Expect(given.verdict).To(Equal("pass"), "the committed scenario passes with the prompt as given: %+v", given)
+	changed := given.answer != mutated.answer || strings.Join(given.tools, ",") != strings.Join(mutated.tools, ",")
+	Expect(changed).To(Equal(changes), "behaviour: as given %+v, mutated %+v", given, mutated)
+	want := "pass"
+	if fails {
+		want = "fail"
+	}
+	Expect(mutated.verdict).To(Equal(want), "mutated: %+v", mutated)
+}
+
 // mutationReport is the part of a `run --json` report the mutation specs
 // read: each scenario's verdict, answer and tool calls, by variant.
 type mutationReport struct {
@@ -249,15 +265,7 @@ var _ = Describe("prompt mutations re-recorded against the stand-in", Label("slo
 			r := testbed("record", "--root", root, "--suite", name, "--quiet")
 			Expect(r.code).To(BeElementOf(exitOK, exitRecordedFailing), "%s", r)
 			got := mutationOutcomes(root, name)
-			given, mutated := got["given"], got["mutated"]
-			Expect(given.verdict).To(Equal("pass"), "the committed scenario passes with the prompt as given: %+v", given)
-			changed := given.answer != mutated.answer || strings.Join(given.tools, ",") != strings.Join(mutated.tools, ",")
-			Expect(changed).To(Equal(m.changes), "behaviour: as given %+v, mutated %+v", given, mutated)
-			want := "pass"
-			if m.fails {
-				want = "fail"
-			}
-			Expect(mutated.verdict).To(Equal(want), "mutated: %+v", mutated)
+			expectMutated(got["given"], got["mutated"], m.changes, m.fails)
 		})
 	}
 
