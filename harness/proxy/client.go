@@ -25,6 +25,13 @@ const (
 	DeadlineHeader = "X-Testbed-Deadline"
 )
 
+// ClockHeader, on an answer the proxy gave from a session's cassette, not
+// streamed, in a session with a clock, is the scenario's clock once that
+// exchange was counted (RFC 3339). Only the session's exchanges move the
+// clock, so a program that makes one call at a time may take it for the
+// clock until its next call, rather than GET the clock URL.
+const ClockHeader = "X-Testbed-Clock"
+
 // Client is the transport of an in-process agent that keeps its logical
 // base URLs and reaches its cassette through a proxy session: it sends each
 // request to the session's path for its logical URL, with the request's

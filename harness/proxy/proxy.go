@@ -366,11 +366,16 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			w.Header()[k] = vs
 		}
 	}
-	w.WriteHeader(resp.StatusCode)
 	if stream.Is(resp.Header) {
+		// A stream may be counted once it has been read: no clock yet.
+		w.WriteHeader(resp.StatusCode)
 		passStream(w, resp.Body)
 		return
 	}
+	if s.Clock != nil {
+		w.Header().Set(ClockHeader, s.Clock().Format(time.RFC3339Nano))
+	}
+	w.WriteHeader(resp.StatusCode)
 	io.Copy(w, resp.Body)
 }
 
