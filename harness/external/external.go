@@ -21,7 +21,8 @@
 //     as cassettes record it), TESTBED_NOW (the scenario's clock at the start, RFC
 //     3339: use it for "today"), TESTBED_CLOCK_URL (GET it for the
 //     scenario's clock now, which replayed calls advance by their recorded
-//     durations: use it to time steps), TESTBED_VARIANT (the variant's
+//     durations: use it to time steps; each answer given whole also says it,
+//     in proxy.ClockHeader), TESTBED_VARIANT (the variant's
 //     config block as JSON) and, when the variant's endpoint says
 //     stream: true, TESTBED_STREAM=true (stream the model calls). With
 //     Spec.FakeClock, libfaketime is preloaded so that its wall clock starts
