@@ -65,7 +65,7 @@ func places(text string) []string {
 	}
 	for _, run := range genericHan.FindAllString(text, -1) {
 		cut := len(run)
-		for _, w := range lexicon.CJKWords {
+		for w := range lexicon.CJKWords() {
 			if i := strings.Index(run, w); i >= 0 && i < cut {
 				cut = i
 			}
@@ -89,7 +89,7 @@ func trimSpan(span string) string {
 	ws := strings.Fields(span)
 	plain := func(w string) bool {
 		lw := strings.ToLower(strings.Trim(w, "'’.-"))
-		if lw == "" || lexicon.Stop[lw] {
+		if lw == "" || lexicon.IsStop(lw) {
 			return true
 		}
 		for _, rel := range genericRelative {
@@ -98,7 +98,7 @@ func trimSpan(span string) string {
 			}
 		}
 		parts := lexicon.Words(lw)
-		return len(parts) > 1 && lexicon.Stop[parts[0]] // "What's"
+		return len(parts) > 1 && lexicon.IsStop(parts[0]) // "What's"
 	}
 	for len(ws) > 0 && plain(ws[0]) {
 		ws = ws[1:]
@@ -108,7 +108,7 @@ func trimSpan(span string) string {
 	}
 	lexical := true
 	for _, w := range ws {
-		if _, ok := lexicon.ConceptOf[lexicon.Stem(strings.ToLower(strings.Trim(w, "'’.-")))]; !ok {
+		if _, ok := lexicon.ConceptOf(strings.ToLower(strings.Trim(w, "'’.-"))); !ok {
 			lexical = false
 		}
 	}

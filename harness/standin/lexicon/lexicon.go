@@ -6,7 +6,12 @@
 // phrasebook.go). It knows no agent and no request.
 package lexicon
 
-// Concepts is the stand-in's one multilingual lexicon: each concept with the words
+import (
+	"maps"
+	"slices"
+)
+
+// concepts is the stand-in's one multilingual lexicon: each concept with the words
 // that name it, by language (en, zh, es, fr at least; de and ja where a
 // policy reads them). Policies recognise what a user asks only through
 // these concepts, through the request's own tool names, descriptions and
@@ -17,7 +22,7 @@ package lexicon
 // Latin words match whole words, with a plural "s" or "es"; a word ending
 // in "*" matches any word it starts; several words match in sequence. Han
 // and kana words match anywhere in the text.
-var Concepts = map[string]map[string][]string{
+var concepts = map[string]map[string][]string{
 	// General vocabulary of tools (the generic policy's concepts).
 	"weather": {
 		"en": {"weather", "forecast"}, "de": {"wetter", "vorhersage"}, "fr": {"météo", "meteo", "prévision"},
@@ -308,10 +313,16 @@ var languages = []string{"en", "de", "fr", "es", "zh", "ja"}
 func ConceptWords(c string) []string {
 	var out []string
 	for _, lang := range languages {
-		out = append(out, Concepts[c][lang]...)
+		out = append(out, concepts[c][lang]...)
 	}
 	return out
 }
+
+// ConceptNames are the lexicon's concepts, sorted.
+func ConceptNames() []string { return slices.Sorted(maps.Keys(concepts)) }
+
+// WordsIn returns the words of concept c in language lang (a copy).
+func WordsIn(c, lang string) []string { return slices.Clone(concepts[c][lang]) }
 
 // EmbedConcepts are the keyword groups of the embedding vectors' first
 // dimensions (harness/standin/embed.go), one per climate concept, counted as substrings of

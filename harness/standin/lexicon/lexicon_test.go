@@ -9,16 +9,22 @@ import (
 
 var _ = Describe("the lexicon", func() {
 	It("has English, Chinese, Spanish and French words for every concept", func() {
-		Expect(lexicon.Concepts).NotTo(BeEmpty())
-		for c, langs := range lexicon.Concepts {
-			var have []string
-			for l, words := range langs {
-				if len(words) > 0 {
-					have = append(have, l)
-				}
+		Expect(lexicon.ConceptNames()).NotTo(BeEmpty())
+		for _, c := range lexicon.ConceptNames() {
+			for _, l := range []string{"en", "zh", "es", "fr"} {
+				Expect(lexicon.WordsIn(c, l)).NotTo(BeEmpty(), "%s in %s", c, l)
 			}
-			Expect(have).To(ContainElements("en", "zh", "es", "fr"), c)
 		}
+	})
+
+	It("gives its words out as copies: a part that changes them changes no other part's reading", func() {
+		words := lexicon.WordsIn("forecast", "en")
+		Expect(words).NotTo(BeEmpty())
+		for i := range words {
+			words[i] = "zzz"
+		}
+		Expect(lexicon.Read("the forecast for Lima").Has("forecast")).To(BeTrue())
+		Expect(lexicon.WordsIn("forecast", "en")).NotTo(ContainElement("zzz"))
 	})
 
 	DescribeTable("matches words as the docs say",

@@ -33,7 +33,7 @@ func (t Text) Has(c string) bool {
 
 // HasIn reports whether t names concept c in language lang.
 func (t Text) HasIn(c, lang string) bool {
-	return len(t.atWords(Concepts[c][lang])) > 0
+	return len(t.atWords(concepts[c][lang])) > 0
 }
 
 // At returns the index of each word of t where a word of concept c starts;

@@ -61,7 +61,7 @@ func UserLanguage(s string) string {
 	t := Read(s)
 	best, score := "en", 0
 	counts := map[string]int{}
-	for _, byLang := range Concepts {
+	for _, byLang := range concepts {
 		for lang, words := range byLang {
 			for _, w := range words {
 				if !IsCJK(w) && t.matchesAny(strings.Fields(w)) {

@@ -1,6 +1,8 @@
 package lexicon
 
 import (
+	"iter"
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -15,15 +17,29 @@ import (
 // count. Han and kana text has no spaces, so the lexicon's CJK words are
 // found by substring instead.
 
-// Stop are words that carry no meaning for matching a tool.
-var Stop = SetOf(strings.Fields(`a an the and or of to in on at for by with from is are was be
+// stop are words that carry no meaning for matching a tool.
+var stop = SetOf(strings.Fields(`a an the and or of to in on at for by with from is are was be
 	it its this that these those what which who how when why do does can could would should will
 	me my you your we our i get set please tell give about into as than then there here
 	der die das und oder ist ein eine le la les et ou est un une el los las y o es un una`))
 
-// ConceptOf is the concept each lexicon word stands for, and
-// CJKWords lists the lexicon's words written without spaces.
-var ConceptOf, CJKWords = lexiconIndex()
+// conceptOf is the concept each lexicon word's stem stands for, and
+// cjkWords lists the lexicon's words written without spaces.
+var conceptOf, cjkWords = lexiconIndex()
+
+// IsStop reports whether w (lowercase) is a stop word: one that carries no
+// meaning for matching a tool.
+func IsStop(w string) bool { return stop[w] }
+
+// ConceptOf returns the concept the lexicon word w (lowercase) stands for,
+// by its stem.
+func ConceptOf(w string) (string, bool) {
+	c, ok := conceptOf[Stem(w)]
+	return c, ok
+}
+
+// CJKWords are the lexicon's words written without spaces, in a fixed order.
+func CJKWords() iter.Seq[string] { return slices.Values(cjkWords) }
 
 func lexiconIndex() (map[string]string, []string) {
 	concept := map[string]string{}
@@ -84,18 +100,18 @@ func Terms(text string) map[string]bool {
 	out := map[string]bool{}
 	for _, w := range Words(text) {
 		w = strings.ToLower(w)
-		if Stop[w] {
+		if stop[w] {
 			continue
 		}
 		s := Stem(w)
-		if c, ok := ConceptOf[s]; ok {
+		if c, ok := conceptOf[s]; ok {
 			s = c
 		}
 		out[s] = true
 	}
-	for _, w := range CJKWords {
+	for _, w := range cjkWords {
 		if strings.Contains(text, w) {
-			out[ConceptOf[w]] = true
+			out[conceptOf[w]] = true
 		}
 	}
 	return out

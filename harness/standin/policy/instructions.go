@@ -119,7 +119,7 @@ func onlyWhen(s instruct.Set, tool string) (string, bool) {
 func Holds(when string, q lexicon.Text) bool {
 	when = negation.ReplaceAllString(when, "")
 	c, lang := lexicon.Read(when), lexicon.UserLanguage(when)
-	for concept := range lexicon.Concepts {
+	for _, concept := range lexicon.ConceptNames() {
 		if markers[concept] {
 			continue
 		}

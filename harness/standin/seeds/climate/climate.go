@@ -41,7 +41,7 @@ var (
 // first word is a stop word or a lexicon word, or it speaks of inventories.
 func notCity(s string) bool {
 	first := strings.ToLower(strings.Fields(s + " x")[0])
-	if lexicon.Stop[first] {
+	if lexicon.IsStop(first) {
 		return true
 	}
 	t := lexicon.Read(first)

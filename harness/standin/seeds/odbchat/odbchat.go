@@ -347,8 +347,8 @@ func namesWord(t lexicon.Text, w string) bool {
 
 // conceptOf is the lexicon concept whose English words include w, or "".
 func conceptOf(w string) string {
-	for _, c := range slices.Sorted(maps.Keys(lexicon.Concepts)) {
-		for _, e := range lexicon.Concepts[c]["en"] {
+	for _, c := range lexicon.ConceptNames() {
+		for _, e := range lexicon.WordsIn(c, "en") {
 			if !strings.Contains(e, " ") && lexicon.WordMatch(w, e) {
 				return c
 			}
