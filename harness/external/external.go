@@ -433,7 +433,7 @@ func (a *agent) launchOn(ctx, life context.Context, p *proxy.Proxy, base string,
 	prog.iso = a.isolation()
 	var j *jail
 	if prog.iso.Hermetic {
-		if j, err = newJail(a.spec.Isolate, p.URL()); err != nil {
+		if j, err = newJail(a.spec.Isolate, p); err != nil {
 			return nil, err
 		}
 	}

@@ -21,32 +21,38 @@ import (
 
 	"golang.org/x/net/dns/dnsmessage"
 	"golang.org/x/sys/unix"
+
+	"github.com/agentreplay/testbed/harness/proxy"
 )
 
 // jail cuts one program off the network: it starts in a user namespace
 // and a network namespace of its own (no root needed), under IsolateMain,
 // which brings up the namespace's loopback, listens there on the proxy's
-// port and forwards each connection over a Unix socket (filesystem
-// sockets are shared between network namespaces) to the proxy, answers
-// every name lookup "no such host" and tells testbed the name, then starts
-// the program. Any other address is unreachable from inside.
+// port and hands that listener to testbed over a Unix socket (filesystem
+// sockets are shared between network namespaces), so that the proxy
+// serves the program's connections itself, with nothing copied between;
+// it answers every name lookup "no such host" and tells testbed the name,
+// then starts the program. Any other address is unreachable from inside.
 type jail struct {
 	exe   string
 	dir   string       // holds the Unix socket
-	ln    net.Listener // the Unix socket, bridged to the proxy
+	ln    net.Listener // the Unix socket the helper hands its listener over
 	port  string       // the proxy's port
 	child *os.File     // the helper's end of the lookups socket pair
 	mine  *os.File
 	names *lookups
+
+	mu     sync.Mutex
+	served net.Listener // the helper's listener, served by the proxy
+	closed bool
 }
 
-// newJail prepares the jail of a program whose proxy is at proxyURL
-// (http://127.0.0.1:port), with exe as the helper that serves IsolateCommand.
-func newJail(exe, proxyURL string) (*jail, error) {
-	addr := strings.TrimPrefix(proxyURL, "http://")
-	_, port, err := net.SplitHostPort(addr)
+// newJail prepares the jail of a program whose proxy is p, with exe as the
+// helper that serves IsolateCommand.
+func newJail(exe string, p *proxy.Proxy) (*jail, error) {
+	_, port, err := net.SplitHostPort(strings.TrimPrefix(p.URL(), "http://"))
 	if err != nil {
-		return nil, fmt.Errorf("isolate the agent: proxy address %q: %w", proxyURL, err)
+		return nil, fmt.Errorf("isolate the agent: proxy address %q: %w", p.URL(), err)
 	}
 	dir, err := os.MkdirTemp("", "testbed-isolate-")
 	if err != nil {
@@ -64,27 +70,71 @@ func newJail(exe, proxyURL string) (*jail, error) {
 		return nil, fmt.Errorf("isolate the agent: %w", err)
 	}
 	j := &jail{exe: exe, dir: dir, ln: ln, port: port, mine: os.NewFile(uintptr(fds[0]), "lookups"), child: os.NewFile(uintptr(fds[1]), "lookups"), names: &lookups{}}
-	go j.bridge(addr)
+	go j.take(p)
 	go j.listen()
 	return j, nil
 }
 
-// bridge passes each connection to the Unix socket on to the proxy.
-func (j *jail) bridge(addr string) {
-	for {
-		c, err := j.ln.Accept()
-		if err != nil {
-			return
-		}
-		go func() {
-			p, err := net.Dial("tcp", addr)
-			if err != nil {
-				c.Close()
-				return
-			}
-			splice(c, p)
-		}()
+// take receives the listener the helper opened on the proxy's port inside
+// the namespace and serves the proxy on it until the jail closes.
+func (j *jail) take(p *proxy.Proxy) {
+	c, err := j.ln.Accept()
+	if err != nil {
+		return
 	}
+	ln, err := receiveListener(c.(*net.UnixConn))
+	c.Close()
+	if err != nil {
+		return // the helper fails too, and says why
+	}
+	j.mu.Lock()
+	if j.closed {
+		j.mu.Unlock()
+		ln.Close()
+		return
+	}
+	j.served = ln
+	j.mu.Unlock()
+	p.Serve(ln)
+}
+
+// receiveListener reads the listener the helper sends on c (handOver).
+func receiveListener(c *net.UnixConn) (net.Listener, error) {
+	oob := make([]byte, syscall.CmsgSpace(4))
+	_, oobn, _, _, err := c.ReadMsgUnix(make([]byte, 1), oob)
+	if err != nil {
+		return nil, err
+	}
+	msgs, err := syscall.ParseSocketControlMessage(oob[:oobn])
+	if err != nil || len(msgs) != 1 {
+		return nil, fmt.Errorf("the helper sent no listener (%v)", err)
+	}
+	fds, err := syscall.ParseUnixRights(&msgs[0])
+	if err != nil || len(fds) != 1 {
+		return nil, fmt.Errorf("the helper sent no listener (%v)", err)
+	}
+	f := os.NewFile(uintptr(fds[0]), "the namespace's listener")
+	defer f.Close()
+	return net.FileListener(f)
+}
+
+// handOver sends ln to testbed over the Unix socket at sock (the helper's
+// side of take) and closes the helper's own copy: testbed's proxy serves
+// it from then on.
+func handOver(ln *net.TCPListener, sock string) error {
+	defer ln.Close()
+	f, err := ln.File()
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	c, err := net.Dial("unix", sock)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	_, _, err = c.(*net.UnixConn).WriteMsgUnix([]byte{0}, syscall.UnixRights(int(f.Fd())), nil)
+	return err
 }
 
 // listen records the names the helper reports, acknowledging each, so
@@ -119,8 +169,15 @@ func (j *jail) wrap(cmd *exec.Cmd) {
 // started drops testbed's copy of the helper's end, once it has its own.
 func (j *jail) started() { j.child.Close() }
 
-// close removes the socket; the program has exited.
+// close stops serving the namespace's listener and removes the socket;
+// the program has exited.
 func (j *jail) close() {
+	j.mu.Lock()
+	j.closed = true
+	if j.served != nil {
+		j.served.Close()
+	}
+	j.mu.Unlock()
 	j.ln.Close()
 	j.child.Close()
 	j.mine.Close()
@@ -187,7 +244,8 @@ func runProbe(exe string) Isolation {
 }
 
 // IsolateMain serves IsolateCommand, inside the namespaces: it brings up
-// the loopback, forwards 127.0.0.1:<port> to the proxy's Unix socket,
+// the loopback, listens on 127.0.0.1:<port> and hands the listener to
+// testbed over the Unix socket (whose proxy serves it),
 // answers every name lookup "no such host" after telling testbed (fd 3),
 // then runs the program (the arguments after --: its path, then its argv)
 // with its own stdin, stdout and stderr, and exits as it did. With
@@ -228,7 +286,9 @@ func IsolateMain(args []string) int {
 	if err != nil {
 		return fail(err)
 	}
-	go forward(ln, *sock)
+	if err := handOver(ln.(*net.TCPListener), *sock); err != nil {
+		return fail(fmt.Errorf("hand the proxy's port to testbed: %w", err))
+	}
 	rest := fs.Args()
 	if len(rest) < 2 {
 		return fail(errors.New("no program to run"))
@@ -378,42 +438,4 @@ func answerNX(pc net.PacketConn, tell func(string)) {
 			pc.WriteTo(msg, addr)
 		}
 	}
-}
-
-// forward passes each connection to ln on to the Unix socket at sock.
-func forward(ln net.Listener, sock string) {
-	for {
-		c, err := ln.Accept()
-		if err != nil {
-			return
-		}
-		go func() {
-			u, err := net.Dial("unix", sock)
-			if err != nil {
-				c.Close()
-				return
-			}
-			splice(c, u)
-		}()
-	}
-}
-
-// splice copies both ways between a and b until both sides are done.
-func splice(a, b net.Conn) {
-	done := make(chan struct{})
-	half := func(dst, src net.Conn) {
-		io.Copy(dst, src)
-		if cw, ok := dst.(interface{ CloseWrite() error }); ok {
-			cw.CloseWrite()
-		} else {
-			dst.Close()
-		}
-		done <- struct{}{}
-	}
-	go half(a, b)
-	go half(b, a)
-	<-done
-	<-done
-	a.Close()
-	b.Close()
 }

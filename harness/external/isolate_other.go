@@ -7,12 +7,14 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+
+	"github.com/agentreplay/testbed/harness/proxy"
 )
 
 // jail is Linux-only: elsewhere no program is isolated (probe says why).
 type jail struct{ names *lookups }
 
-func newJail(string, string) (*jail, error) {
+func newJail(string, *proxy.Proxy) (*jail, error) {
 	return nil, fmt.Errorf("network namespaces are Linux-only")
 }
 

@@ -168,6 +168,11 @@ func Start() (*Proxy, error) {
 	return p, nil
 }
 
+// Serve serves the proxy on ln too (a listener another process opened,
+// such as an isolated program's own loopback port), until ln or the proxy
+// is closed.
+func (p *Proxy) Serve(ln net.Listener) { p.srv.Serve(ln) }
+
 // URL is the proxy's address, without a trailing slash.
 func (p *Proxy) URL() string { return p.url }
 
