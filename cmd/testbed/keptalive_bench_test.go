@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -139,33 +138,6 @@ func keptAliveRoots(b *testing.B, repo, bin, name string) (in, out string) {
 		b.Fatalf("no committed suite of agent %s", name)
 	}
 	return in, out
-}
-
-// linkTree makes dst a tree of hard links to the files under src (testbed
-// refuses a symlink out of a project), or of copies where a link fails.
-func linkTree(b *testing.B, src, dst string) {
-	b.Helper()
-	err := filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, path)
-		to := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.MkdirAll(to, 0o755)
-		}
-		if os.Link(path, to) == nil {
-			return nil
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(to, data, 0o644)
-	})
-	if err != nil {
-		b.Fatal(err)
-	}
 }
 
 // replayRoot replays every suite under root, which must pass.
