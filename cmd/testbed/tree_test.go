@@ -38,4 +38,3 @@ func linkTree(t fataler, src, dst string) {
 		t.Fatal(err)
 	}
 }
-
