@@ -8,9 +8,11 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -20,12 +22,67 @@ import (
 )
 
 // TestMain serves the namespace helper when a spec's outside agent starts
-// this test binary as testbed would start itself.
+// this test binary as testbed would start itself, and otherwise runs the
+// specs from a copy of the binary of their own: the specs start the binary
+// (os.Executable) as that helper, and ginkgo builds it in this package's
+// folder and deletes it when its run ends, so two runs of these specs at
+// once would each pull the other's helper away.
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == external.IsolateCommand {
 		os.Exit(external.IsolateMain(os.Args[2:]))
 	}
-	os.Exit(m.Run())
+	dir, copied := os.LookupEnv(ownCopyEnv)
+	if !copied {
+		err := runOwnCopy()
+		fmt.Fprintf(os.Stderr, "run the specs from a copy of the test binary: %v\n", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// ownCopyEnv names the folder of the copy of the test binary the specs run
+// from (runOwnCopy).
+const ownCopyEnv = "TESTBED_SPECS_OWN_COPY"
+
+// runOwnCopy copies this test binary to a temporary folder of its own and
+// executes the copy in place of this process; it returns only on failure.
+func runOwnCopy() error {
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	dir, err := os.MkdirTemp("", "testbed-specs-")
+	if err != nil {
+		return err
+	}
+	own := filepath.Join(dir, filepath.Base(exe))
+	if err := copyFile(exe, own); err != nil {
+		os.RemoveAll(dir)
+		return err
+	}
+	err = syscall.Exec(own, os.Args, append(os.Environ(), ownCopyEnv+"="+dir))
+	os.RemoveAll(dir)
+	return err
+}
+
+// copyFile copies the executable src to dst.
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o755)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
 }
 
 func TestTestbed(t *testing.T) {
