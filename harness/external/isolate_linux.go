@@ -85,7 +85,7 @@ func (j *jail) take(p *proxy.Proxy) {
 	ln, err := receiveListener(c.(*net.UnixConn))
 	c.Close()
 	if err != nil {
-		return // the helper fails too, and says why
+		return // the helper could not send it: it fails the program, saying why
 	}
 	j.mu.Lock()
 	if j.closed {
