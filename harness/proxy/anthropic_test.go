@@ -143,6 +143,6 @@ func (greeter) Name() string { return "greeter" }
 
 func (greeter) Accepts(r standin.Request) bool { return r.System() == greeterPrompt }
 
-func (greeter) Answer(r standin.Request) (llm.Message, error) {
-	return llm.Message{Role: llm.RoleAssistant, Content: "You said: " + r.LastUser()}, nil
+func (greeter) Decide(r standin.Request) (llm.Message, string, error) {
+	return llm.Message{Role: llm.RoleAssistant, Content: "You said: " + r.LastUser()}, "", nil
 }

@@ -33,7 +33,7 @@ func (echo) Name() string { return "echo" }
 
 func (echo) Accepts(r standin.Request) bool { return strings.Contains(r.System(), echoPrompt) }
 
-func (echo) Answer(r standin.Request) (llm.Message, error) {
+func (echo) Decide(r standin.Request) (llm.Message, string, error) {
 	last := r.Messages[len(r.Messages)-1]
 	if names, ok := strings.CutPrefix(last.Content, "call "); ok && last.Role == llm.RoleUser {
 		var calls []llm.ToolCall
@@ -41,10 +41,10 @@ func (echo) Answer(r standin.Request) (llm.Message, error) {
 			args := fmt.Sprintf(`{"lon":121.5,"lat":25,"n":%d}`, i+1)
 			calls = append(calls, llm.ToolCall{ID: fmt.Sprintf("call_%d", i+1), Name: name, Arguments: json.RawMessage(args)})
 		}
-		return llm.Message{Role: llm.RoleAssistant, ToolCalls: calls}, nil
+		return llm.Message{Role: llm.RoleAssistant, ToolCalls: calls}, "", nil
 	}
 	b, err := json.Marshal(r)
-	return llm.Message{Role: llm.RoleAssistant, Content: string(b)}, err
+	return llm.Message{Role: llm.RoleAssistant, Content: string(b)}, "", err
 }
 
 // geminiClient is our Gemini adapter pointed at srv.

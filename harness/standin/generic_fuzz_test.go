@@ -30,9 +30,9 @@ func FuzzGeneric(f *testing.F) {
 			r.Messages = append(r.Messages, llm.Message{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "call_1", Name: "weather", Arguments: json.RawMessage(`{}`)}}},
 				llm.Message{Role: llm.RoleTool, ToolCallID: "call_1", Content: result})
 		}
-		msg, err := generic.New().Answer(r)
+		msg, _, err := generic.New().Decide(r)
 		if err != nil {
-			t.Fatalf("Answer: %v", err)
+			t.Fatalf("Decide: %v", err)
 		}
 		if len(msg.ToolCalls) > 4 || (result != "" && len(msg.ToolCalls) > 0) {
 			t.Fatalf("%d tool calls (result %q)", len(msg.ToolCalls), result)

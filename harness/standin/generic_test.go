@@ -31,7 +31,7 @@ func ask(text string, tools ...llm.Tool) standin.Request {
 // answer is the generic policy's answer to r.
 func answer(r standin.Request) llm.Message {
 	GinkgoHelper()
-	msg, err := generic.New().Answer(r)
+	msg, _, err := generic.New().Decide(r)
 	Expect(err).NotTo(HaveOccurred())
 	Expect(msg.Role).To(Equal(llm.RoleAssistant))
 	return msg

@@ -102,11 +102,6 @@ func (genericPolicy) Name() string { return Name }
 // Accepts takes every request: the server asks it last.
 func (genericPolicy) Accepts(policy.Request) bool { return true }
 
-func (p genericPolicy) Answer(r policy.Request) (llm.Message, error) {
-	msg, _, err := p.Decide(r)
-	return msg, err
-}
-
 // Decide answers by genericRules and names the rule.
 func (genericPolicy) Decide(r policy.Request) (llm.Message, string, error) {
 	g := newGenericTurn(r)

@@ -40,12 +40,6 @@ func (Policy) Accepts(r policy.Request) bool {
 	return r.Shape == judge.GradeSchema || r.Shape == judge.PreferSchema
 }
 
-// Answer is the grade or the preference, as Decide gives it.
-func (p Policy) Answer(r policy.Request) (llm.Message, error) {
-	msg, _, err := p.Decide(r)
-	return msg, err
-}
-
 // Decide grades r and names the rule that did ("grade" or "prefer").
 func (Policy) Decide(r policy.Request) (llm.Message, string, error) {
 	secs := judge.Sections(r.LastUser())

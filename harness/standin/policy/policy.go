@@ -23,6 +23,7 @@ type Policy interface {
 	Name() string
 	// Accepts reports whether the request follows this policy's protocol.
 	Accepts(r Request) bool
-	// Answer returns the assistant message.
-	Answer(r Request) (llm.Message, error)
+	// Decide returns the assistant message and the name of the rule that
+	// gave it (a policy written as a table of rules, Rule), or "".
+	Decide(r Request) (msg llm.Message, rule string, err error)
 }

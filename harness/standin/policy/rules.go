@@ -41,21 +41,10 @@ func Decide[C any](table []Rule[C], c C) (llm.Message, string, error) {
 	return llm.Message{}, "", errNoRule
 }
 
-// ruled is a policy written as a table of rules: Decide answers as Answer
-// does and names the rule that decided.
-type ruled interface {
-	Decide(r Request) (llm.Message, string, error)
-}
-
-// AnswerOf asks p for the answer to r and, when p is ruled, the name of the
-// rule that gave it ("cba/assistant:forecast"), else "".
+// AnswerOf asks p for the answer to r and the name of the rule that gave
+// it, prefixed with the policy's ("cba/assistant:forecast"), or "".
 func AnswerOf(p Policy, r Request) (llm.Message, string, error) {
-	d, ok := p.(ruled)
-	if !ok {
-		msg, err := p.Answer(r)
-		return msg, "", err
-	}
-	msg, name, err := d.Decide(r)
+	msg, name, err := p.Decide(r)
 	if name != "" {
 		name = p.Name() + ":" + name
 	}

@@ -59,12 +59,6 @@ type cbaTurn struct {
 	intent  string // the cbaIntents rule that chose want
 }
 
-// Answer is the answer Decide gives.
-func (p Assistant) Answer(r policy.Request) (llm.Message, error) {
-	m, _, err := p.Decide(r)
-	return m, err
-}
-
 // Decide answers by cbaRules and names the rule, and the intent when one
 // chose the tool ("call-named+forecast").
 func (Assistant) Decide(r policy.Request) (llm.Message, string, error) {

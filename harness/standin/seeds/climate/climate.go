@@ -99,12 +99,6 @@ type ccEnvelope struct {
 	Error   string          `json:"error"`
 }
 
-// Answer is the answer Decide gives.
-func (p Advisor) Answer(r policy.Request) (llm.Message, error) {
-	m, _, err := p.Decide(r)
-	return m, err
-}
-
 // Decide answers by climateRules and names the rule.
 func (Advisor) Decide(r policy.Request) (llm.Message, string, error) {
 	last := -1

@@ -158,12 +158,6 @@ type faTurn struct {
 	prose  lexicon.Prose // how it writes: the prompt's language and length
 }
 
-// Answer is the answer Decide gives.
-func (p Assistant) Answer(r policy.Request) (llm.Message, error) {
-	m, _, err := p.Decide(r)
-	return m, err
-}
-
 // Decide answers by familyRules and names the rule.
 func (Assistant) Decide(r policy.Request) (llm.Message, string, error) {
 	req, at := faRequest(r)

@@ -47,12 +47,6 @@ type vizTurn struct {
 	prose  lexicon.Prose // how it writes: the prompt's language and length
 }
 
-// Answer is the answer Decide gives.
-func (p Visualization) Answer(r policy.Request) (llm.Message, error) {
-	m, _, err := p.Decide(r)
-	return m, err
-}
-
 // Decide answers by vizRules and names the rule.
 func (Visualization) Decide(r policy.Request) (llm.Message, string, error) {
 	_, at := faRequest(r)

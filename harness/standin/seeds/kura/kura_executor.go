@@ -54,12 +54,6 @@ type kuraStepTurn struct {
 	prose lexicon.Prose
 }
 
-// Answer is the answer Decide gives.
-func (p Executor) Answer(r policy.Request) (llm.Message, error) {
-	m, _, err := p.Decide(r)
-	return m, err
-}
-
 // Decide answers by kuraExecutorRules and names the rule.
 func (Executor) Decide(r policy.Request) (llm.Message, string, error) {
 	first := ""

@@ -37,12 +37,6 @@ func (Planner) Accepts(r policy.Request) bool {
 	return strings.Contains(r.System(), "You are the Planner of Vaya")
 }
 
-// Answer is the answer Decide gives.
-func (p Planner) Answer(r policy.Request) (llm.Message, error) {
-	m, _, err := p.Decide(r)
-	return m, err
-}
-
 // Decide answers by kuraPlannerRules and names the rule.
 func (Planner) Decide(r policy.Request) (llm.Message, string, error) {
 	var in struct {

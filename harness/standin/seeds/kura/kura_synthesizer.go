@@ -49,12 +49,6 @@ func (k *kuraWorld) say(format string, a ...any) {
 	}
 }
 
-// Answer is the answer Decide gives.
-func (p Synthesizer) Answer(r policy.Request) (llm.Message, error) {
-	m, _, err := p.Decide(r)
-	return m, err
-}
-
 // Decide answers by kuraSynthesizerRules. Unlike the other tables every
 // rule that matches adds its sentences, in table order; the name lists
 // them joined by "+".

@@ -126,12 +126,6 @@ func (o *odbQuestion) hasSST() bool {
 	return o.text.Has("sst") || o.text.Near("temperature", "sea", 3)
 }
 
-// Answer is the answer Decide gives.
-func (p Router) Answer(r policy.Request) (llm.Message, error) {
-	m, _, err := p.Decide(r)
-	return m, err
-}
-
 // Decide answers by routerRules and names the rule.
 func (Router) Decide(r policy.Request) (llm.Message, string, error) {
 	var in routerInput
@@ -418,12 +412,6 @@ func (Classifier) Name() string { return "odbchat/classifier" }
 // Accepts reports whether r follows its protocol.
 func (Classifier) Accepts(r policy.Request) bool {
 	return strings.Contains(r.System(), "question classifier")
-}
-
-// Answer is the answer Decide gives.
-func (p Classifier) Answer(r policy.Request) (llm.Message, error) {
-	m, _, err := p.Decide(r)
-	return m, err
 }
 
 // Decide answers by classifierRules and names the rule.

@@ -33,12 +33,6 @@ type onePassTurn struct {
 	prose                   lexicon.Prose // the prompt's language and length
 }
 
-// Answer is the answer Decide gives.
-func (p OnePass) Answer(r policy.Request) (llm.Message, error) {
-	m, _, err := p.Decide(r)
-	return m, err
-}
-
 // Decide answers by onePassRules and names the rule.
 func (OnePass) Decide(r policy.Request) (llm.Message, string, error) {
 	t := &onePassTurn{u: r.LastUser(), mode: "explain"}
