@@ -12,6 +12,11 @@ import (
 // targets: removing the element would shift the ones after it.
 const Ignored = "<ignored>"
 
+// ignored is the token walk leaves for an ignored element: a type of its
+// own, so that a normalise rule applied after the ignore rule leaves it as
+// it is (value changes strings only); it marshals as Ignored.
+type ignored string
+
 // JSON applies the rules to v, a JSON document decoded with
 // json.Decoder.UseNumber, and returns the result; v's maps and slices are
 // changed in place.
@@ -41,7 +46,7 @@ func walk(v any, segs []string, f func(any) (any, bool)) any {
 		if out, keep := f(v); keep {
 			return out
 		}
-		return Ignored
+		return ignored(Ignored)
 	}
 	seg, rest := segs[0], segs[1:]
 	switch v := v.(type) {
