@@ -98,6 +98,10 @@ type Config struct {
 	Logger    *slog.Logger      // where the agent logs; nil discards
 	Prompts   fs.FS             // where a variant's prompt files are looked up; may be nil
 	Cache     *Cache            // indexes built from Data, shared by a run's agents (LoadOnce); nil builds afresh
+	// KeptBy names the runs the harness runs one after the other, in the
+	// same order every time, for one kept-alive program to serve (an agent
+	// outside testbed, keep_alive); "" when the run has a program of its own.
+	KeptBy string
 }
 
 // Tracer receives what an agent knows and HTTP does not show.

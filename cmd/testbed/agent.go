@@ -43,7 +43,9 @@ its transport takes each request to the session (as the runner's
 through-proxy mode does), so that its errors name them as in-process. It reads every turn before it answers: a suite runs it with
 agent: {name: …, command: [testbed, agent, NAME], all_turns: true}; a spec
 checks that the results equal the in-process run's. It serves run after run
-until stdin ends, each with a new agent, so keep_alive: variant works too.
+until stdin ends, each with a new agent, so keep_alive: variant works too,
+and keep_alive: agent: a run's first line that carries "env" sets its
+variables (the variant's model and config) over those it started with.
 
 Examples:
   testbed agent odbchat`
@@ -82,14 +84,22 @@ func cmdAgent(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	prompts := runner.Snapshot(filepath.Join(root, "scenarios"))
 	turns := newTurnReader(stdin)
 	for {
-		in, err := turns.next()
+		in, env, err := turns.next()
 		if errors.Is(err, io.EOF) {
 			return nil
 		}
 		if err != nil {
 			return withCode(exitUsage, err)
 		}
-		if err := serveRun(ctx, entry, root, shared{cache, data, prompts}, in, stdout); err != nil {
+		// A program that serves any variant (keep_alive: agent) is told
+		// each run's variables in its first line, over those it started with.
+		getenv := func(k string) string {
+			if v, ok := env[k]; ok {
+				return v
+			}
+			return os.Getenv(k)
+		}
+		if err := serveRun(ctx, entry, root, shared{cache, data, prompts}, in, getenv, stdout); err != nil {
 			return err
 		}
 	}
@@ -101,9 +111,10 @@ type shared struct {
 	data, prompts fs.FS
 }
 
-// serveRun answers one scenario run's turns with a new agent.
-func serveRun(ctx context.Context, entry agents.Entry, root string, sh shared, in agents.Input, stdout io.Writer) error {
-	cfg, tr, err := agentConfig(ctx, entry.Info, root, os.Getenv)
+// serveRun answers one scenario run's turns with a new agent configured
+// from the environment getenv reads.
+func serveRun(ctx context.Context, entry agents.Entry, root string, sh shared, in agents.Input, getenv func(string) string, stdout io.Writer) error {
+	cfg, tr, err := agentConfig(ctx, entry.Info, root, getenv)
 	if err != nil {
 		return withCode(exitUsage, err)
 	}
@@ -205,9 +216,9 @@ func newTurnReader(r io.Reader) *turnReader {
 }
 
 // next reads the next run's turns: lines until the count the first one
-// gives. It returns io.EOF when stdin ends before a run starts.
-func (t *turnReader) next() (agents.Input, error) {
-	var in agents.Input
+// gives, and the variables the first one carries (keep_alive: agent). It
+// returns io.EOF when stdin ends before a run starts.
+func (t *turnReader) next() (in agents.Input, env map[string]string, err error) {
 	for t.sc.Scan() {
 		var line struct {
 			Turns       int    `json:"turns"`
@@ -215,29 +226,33 @@ func (t *turnReader) next() (agents.Input, error) {
 			Attachments []struct {
 				Name, MIME, Description, Data string
 			} `json:"attachments"`
+			Env map[string]string `json:"env"`
 		}
 		if err := json.Unmarshal(t.sc.Bytes(), &line); err != nil {
-			return in, fmt.Errorf("a turn that is not JSON: %w", err)
+			return in, env, fmt.Errorf("a turn that is not JSON: %w", err)
+		}
+		if len(in.Turns) == 0 {
+			env = line.Env
 		}
 		in.Turns = append(in.Turns, line.Input)
 		for _, a := range line.Attachments {
 			data, err := base64.StdEncoding.DecodeString(a.Data)
 			if err != nil {
-				return in, fmt.Errorf("attachment %s: %w", a.Name, err)
+				return in, env, fmt.Errorf("attachment %s: %w", a.Name, err)
 			}
 			in.Attachments = append(in.Attachments, agents.Attachment{Name: a.Name, MIME: a.MIME, Description: a.Description, Data: data})
 		}
 		if len(in.Turns) >= line.Turns {
-			return in, nil
+			return in, env, nil
 		}
 	}
 	if err := t.sc.Err(); err != nil {
-		return in, err
+		return in, env, err
 	}
 	if len(in.Turns) == 0 {
-		return in, io.EOF
+		return in, env, io.EOF
 	}
-	return in, errors.New("stdin ended before every turn of the scenario arrived")
+	return in, env, errors.New("stdin ended before every turn of the scenario arrived")
 }
 
 // turnTracer keeps what the agent traces, by turn, to report with replies.

@@ -243,6 +243,7 @@ var _ = Describe("a built-in agent run as an outside program by testbed agent", 
 		},
 		Entry("a program per scenario run", ""),
 		Entry("a program per variant, serving its runs one after the other until stdin ends", "  keep_alive: variant\n"),
+		Entry("programs for any of its runs, each told its run's variant in the run's first line", "  keep_alive: agent\n"),
 	)
 })
 

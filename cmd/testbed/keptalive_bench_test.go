@@ -20,11 +20,12 @@ import (
 
 // BenchmarkKeptAlive replays each built-in agent's committed suites twice
 // per iteration, side by side: in-process (testbed run), and through the
-// proxy with the agent running as an outside program kept alive for each
-// variant (testbed agent NAME, keep_alive: variant, all turns at once). It
-// reports both wall times and their ratio ("through/in"), and where the
-// CPU went: testbed's own in each mode, and the programs' (they are
-// testbed's children: their CPU is counted when they end, with the run).
+// proxy with the agent running as an outside program kept alive (testbed
+// agent NAME, all turns at once): per variant (keep_alive: variant), or as
+// many programs as run at once for any run (keep_alive: agent). It reports
+// both wall times and their ratio ("through/in"), and where the CPU went:
+// testbed's own in each mode, and the programs' (they are testbed's
+// children: their CPU is counted when they end, with the run).
 //
 //	go test ./cmd/testbed -run '^$' -bench KeptAlive -benchtime 3x
 func BenchmarkKeptAlive(b *testing.B) {
@@ -37,32 +38,34 @@ func BenchmarkKeptAlive(b *testing.B) {
 		b.Fatal(err)
 	}
 	for _, name := range all.Names() {
-		in, out := keptAliveRoots(b, repo, bin, name)
-		b.Run(name, func(b *testing.B) {
-			var inside, through, insideCPU, throughCPU, programsCPU time.Duration
-			for b.Loop() {
-				self0, children0 := cpuTimes(b)
-				t0 := time.Now()
-				replayRoot(b, in)
-				t1 := time.Now()
-				self1, _ := cpuTimes(b)
-				replayRoot(b, out)
-				through += time.Since(t1)
-				self2, children2 := cpuTimes(b)
-				inside += t1.Sub(t0)
-				insideCPU += self1 - self0
-				throughCPU += self2 - self1
-				programsCPU += children2 - children0
-			}
-			n := float64(b.N)
-			ms := func(d time.Duration) float64 { return float64(d.Milliseconds()) / n }
-			b.ReportMetric(ms(inside), "in-ms/op")
-			b.ReportMetric(ms(through), "through-ms/op")
-			b.ReportMetric(through.Seconds()/inside.Seconds(), "through/in")
-			b.ReportMetric(ms(insideCPU), "in-cpu-ms/op")
-			b.ReportMetric(ms(throughCPU), "through-testbed-cpu-ms/op")
-			b.ReportMetric(ms(programsCPU), "through-programs-cpu-ms/op")
-		})
+		for _, keep := range []string{"variant", "agent"} {
+			in, out := keptAliveRoots(b, repo, bin, name, keep)
+			b.Run(name+"/"+keep, func(b *testing.B) {
+				var inside, through, insideCPU, throughCPU, programsCPU time.Duration
+				for b.Loop() {
+					self0, children0 := cpuTimes(b)
+					t0 := time.Now()
+					replayRoot(b, in)
+					t1 := time.Now()
+					self1, _ := cpuTimes(b)
+					replayRoot(b, out)
+					through += time.Since(t1)
+					self2, children2 := cpuTimes(b)
+					inside += t1.Sub(t0)
+					insideCPU += self1 - self0
+					throughCPU += self2 - self1
+					programsCPU += children2 - children0
+				}
+				n := float64(b.N)
+				ms := func(d time.Duration) float64 { return float64(d.Milliseconds()) / n }
+				b.ReportMetric(ms(inside), "in-ms/op")
+				b.ReportMetric(ms(through), "through-ms/op")
+				b.ReportMetric(through.Seconds()/inside.Seconds(), "through/in")
+				b.ReportMetric(ms(insideCPU), "in-cpu-ms/op")
+				b.ReportMetric(ms(throughCPU), "through-testbed-cpu-ms/op")
+				b.ReportMetric(ms(programsCPU), "through-programs-cpu-ms/op")
+			})
+		}
 	}
 }
 
@@ -84,8 +87,8 @@ func cpuTimes(b *testing.B) (self, children time.Duration) {
 
 // keptAliveRoots makes two projects of agent name's committed suites, which
 // link the committed fixtures, prompts and cassettes: one runs the agent
-// in-process, the other as bin agent name, kept alive for each variant.
-func keptAliveRoots(b *testing.B, repo, bin, name string) (in, out string) {
+// in-process, the other as bin agent name, kept alive as keep says.
+func keptAliveRoots(b *testing.B, repo, bin, name, keep string) (in, out string) {
 	b.Helper()
 	in, out = b.TempDir(), b.TempDir()
 	for _, root := range []string{in, out} {
@@ -125,7 +128,7 @@ func keptAliveRoots(b *testing.B, repo, bin, name string) (in, out string) {
 			continue
 		}
 		suites++
-		how := fmt.Sprintf("  command: [%s, agent, %s, --root, %s]\n  all_turns: true\n  keep_alive: variant\n", bin, name, repo)
+		how := fmt.Sprintf("  command: [%s, agent, %s, --root, %s]\n  all_turns: true\n  keep_alive: %s\n", bin, name, repo, keep)
 		ext := bytes.Replace(text, m[0], []byte("\n"+agentBlock(name, how)), 1)
 		for root, body := range map[string][]byte{in: text, out: ext} {
 			if err := os.WriteFile(filepath.Join(root, "scenarios", e.Name()), body, 0o644); err != nil {

@@ -215,7 +215,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	var prompts bool
 	fs.BoolVar(&prompts, "prompts", false, "keep what each model call was sent (messages, system prompt, tool definitions) in latest.json, for the HTML report")
 	var parallel int
-	fs.IntVar(&parallel, "parallel", 0, "run at most this many scenario runs at a time, for built-in and outside agents alike (0: one per core, GOMAXPROCS); the reports are the same at any value")
+	fs.IntVar(&parallel, "parallel", 0, "run at most this many scenario runs at a time, for built-in and outside agents alike (0: one per core, GOMAXPROCS), and keep as many programs of an agent kept alive for all its runs (keep_alive: agent); the reports are the same at any value unless such a program keeps state from one run into the next")
 	fs.IntVar(&parallel, "j", 0, "the same as --parallel")
 	var traces otlpFlags
 	traces.register(fs)

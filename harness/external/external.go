@@ -11,7 +11,9 @@
 // The contract, for the program:
 //
 //   - It is started once per scenario run (or, with Spec.KeepAlive, once per
-//     variant, serving its runs one at a time), in the suite's dir, with the
+//     variant, serving its runs one at a time; with Spec.RunEnv too, for
+//     any runs the runner gives it, learning each run's variant from the
+//     "env" of the run's first line, as below), in the suite's dir, with the
 //     environment the suite gives plus OPENAI_BASE_URL (or GEMINI_BASE_URL
 //     and GOOGLE_GEMINI_BASE_URL), a placeholder OPENAI_API_KEY or
 //     GEMINI_API_KEY, one <NAME>_BASE_URL per upstream (or the variable the
@@ -32,7 +34,11 @@
 //   - A command gets the scenario's user turns on stdin, one JSON line each:
 //     {"turn": 0, "turns": 2, "input": "…", "session": "…", "attachments":
 //     [{"name", "mime", "description", "data" (base64)}]} (attachments on
-//     the first turn only), each once the previous one is answered; or all
+//     the first turn only; with Spec.RunEnv the first turn also has "env":
+//     the variables above as they would be for this run, but for the
+//     suite's env: and the fake clock's, which take the place of those the
+//     program started with for this run, TESTBED_API and TESTBED_STREAM
+//     given empty when the run has none), each once the previous one is answered; or all
 //     at once when the suite says all_turns: true, for a program that reads
 //     every turn first: it then POSTs to TESTBED_TURN_URL?n=<turn> as it
 //     starts each, so its calls are counted to the right turn.
@@ -110,7 +116,13 @@ type Spec struct {
 	// KeepAlive keeps one program per variant for all of its scenario runs
 	// (in Pool, which is then required), instead of one per run.
 	KeepAlive bool
-	Pool      *Pool
+	// RunEnv, with KeepAlive, makes one program serve the runs of any
+	// variant that the runner gives the same agents.Config.KeptBy
+	// (keep_alive: agent): each run's first line carries, in "env", the
+	// variables testbed would have started the program with for that run.
+	// Only for a command speaking JSON lines.
+	RunEnv bool
+	Pool   *Pool
 	// FakeClock preloads libfaketime into the program (Linux), so that a
 	// dynamically linked program reading the system clock (C, Python,
 	// Node, Ruby, the JVM; not Go) sees the scenario's clock at its start,
@@ -190,7 +202,8 @@ func (a *agent) Timing() agents.Timing { return a.timing }
 // service listening on port.
 type program struct {
 	proc *process
-	port int // 0 for JSON lines
+	port int    // 0 for JSON lines
+	base string // the base URL its model and upstreams are reached at
 	iso  Isolation
 }
 
@@ -210,6 +223,9 @@ func (a *agent) service() bool { return a.spec.HTTP != nil || a.spec.MCP != nil 
 func (a *agent) Run(ctx context.Context, in agents.Input) (ans agents.Answer, err error) {
 	if a.spec.KeepAlive && a.spec.Pool == nil {
 		return ans, errors.New("external agent: keep_alive needs a Pool")
+	}
+	if a.spec.RunEnv && (!a.spec.KeepAlive || a.service()) {
+		return ans, errors.New("external agent: a run's environment travels in its first line only to a kept-alive command speaking JSON lines")
 	}
 	if a.service() && len(in.Attachments) > 0 {
 		return ans, errors.New("the http: and mcp: drivers do not send attachments; describe the agent as a command speaking JSON lines")
@@ -409,7 +425,7 @@ func (a *agent) launch(ctx, life context.Context, p *proxy.Proxy, base string) (
 // launchOn is launch with the service's port (0 for a command speaking
 // JSON lines).
 func (a *agent) launchOn(ctx, life context.Context, p *proxy.Proxy, base string, port int) (*program, error) {
-	prog := &program{port: port}
+	prog := &program{port: port, base: base}
 	set, err := Environment(a.spec, a.cfg.Endpoint, a.cfg.Upstreams, a.cfg.Variant, a.cfg.Clock(), base, prog.port)
 	if err != nil {
 		return nil, err
@@ -499,13 +515,47 @@ func (a *agent) converse(ctx context.Context, prog *program, in agents.Input) (c
 		}
 		return &toolCall{spec: a.spec.MCP, reply: a.reply, vars: v, in: in.Turns, session: cs, timeout: timeout}, nil
 	}
-	return newLines(prog.proc, in, session, a.spec.AllTurns, a.spec.KeepAlive, timeout), nil
+	var env map[string]string
+	if a.spec.RunEnv {
+		var err error
+		if env, err = a.runEnv(prog); err != nil {
+			return nil, err
+		}
+	}
+	return newLines(prog.proc, in, session, env, a.spec.AllTurns, a.spec.KeepAlive, timeout), nil
 }
 
-// key names the variant a kept program serves: the run's configuration as
-// the program sees it.
+// runEnv is what a program serving several variants (Spec.RunEnv) is told
+// in a run's first line: the variables Environment sets for this run, but
+// for the suite's env: and a fake clock's, which are the same for every
+// run and were set when the program started.
+// The variables Environment sets only for some runs are given empty when
+// it does not, so that another run's value does not hold for this one.
+func (a *agent) runEnv(prog *program) (map[string]string, error) {
+	spec := a.spec
+	spec.Env, spec.FakeClock = nil, false
+	env, err := Environment(spec, a.cfg.Endpoint, a.cfg.Upstreams, a.cfg.Variant, a.cfg.Clock(), prog.base, prog.port)
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range []string{"TESTBED_API", "TESTBED_STREAM"} {
+		if _, ok := env[k]; !ok {
+			env[k] = ""
+		}
+	}
+	return env, nil
+}
+
+// key names the program a kept run is served by: the run's configuration
+// as the program sees it when it starts, and the runs it serves in order
+// (agents.Config.KeptBy). A program that learns each run's variant from
+// the run's first line (Spec.RunEnv) serves every variant.
 func (a *agent) key() string {
-	b, _ := json.Marshal([]any{a.spec.Command, a.spec.Dir, a.spec.HTTP, a.spec.MCP, a.cfg.Endpoint, a.cfg.Variant, a.cfg.Upstreams})
+	conf := []any{a.spec.Command, a.spec.Dir, a.spec.HTTP, a.spec.MCP, a.cfg.Upstreams, a.cfg.KeptBy}
+	if !a.spec.RunEnv {
+		conf = append(conf, a.cfg.Endpoint, a.cfg.Variant)
+	}
+	b, _ := json.Marshal(conf)
 	return string(b)
 }
 

@@ -17,6 +17,9 @@ type turnIn struct {
 	Input       string       `json:"input"`
 	Session     string       `json:"session"`
 	Attachments []attachment `json:"attachments,omitempty"`
+	// Env is, on a run's first line to a program serving several variants
+	// (Spec.RunEnv), the run's environment.
+	Env map[string]string `json:"env,omitempty"`
 }
 
 type attachment struct {
@@ -59,11 +62,12 @@ type lines struct {
 	timeout  time.Duration
 }
 
-func newLines(proc *process, in agents.Input, session string, allTurns, kept bool, timeout time.Duration) *lines {
+func newLines(proc *process, in agents.Input, session string, env map[string]string, allTurns, kept bool, timeout time.Duration) *lines {
 	c := &lines{proc: proc, allTurns: allTurns, kept: kept, timeout: timeout}
 	for i, input := range in.Turns {
 		line := turnIn{Turn: i, Turns: len(in.Turns), Input: input, Session: session}
 		if i == 0 {
+			line.Env = env
 			for _, at := range in.Attachments {
 				line.Attachments = append(line.Attachments, attachment{Name: at.Name, MIME: at.MIME, Description: at.Description, Data: base64.StdEncoding.EncodeToString(at.Data)})
 			}

@@ -202,6 +202,39 @@ var _ = Describe("a kept-alive outside agent", func() {
 		Eventually(func() bool { return ended(pid) }).Should(BeTrue())
 	})
 
+	It("keeps one command for the runs of every variant with RunEnv, telling it each run's variables in the run's first line", func() {
+		pool := external.NewPool()
+		DeferCleanup(pool.Close)
+		spec := external.Spec{Command: []string{"sh", "-c", `read -r me _ </proc/self/stat; while read -r l; do printf '{"text":"%s","data":%s}\n' $me "$l"; done`},
+			KeepAlive: true, RunEnv: true, Pool: pool, Env: map[string]string{"SUITE_SETTING": "x"}}
+		first, _, _, err := runOnce(spec, "a", "one", "two")
+		Expect(err).NotTo(HaveOccurred())
+		second, _, _, err := runOnce(spec, "b", "three")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(second.Replies[0].Text).To(Equal(first.Replies[0].Text), "one program for both variants")
+		env := func(r agents.Reply) map[string]any {
+			GinkgoHelper()
+			e, ok := r.Data.(map[string]any)["env"].(map[string]any)
+			Expect(ok).To(BeTrue(), "the first line of a run has env: %v", r.Data)
+			return e
+		}
+		Expect(env(first.Replies[0])).To(HaveKeyWithValue("TESTBED_VARIANT", `{"v":"a"}`))
+		Expect(env(second.Replies[0])).To(HaveKeyWithValue("TESTBED_VARIANT", `{"v":"b"}`))
+		Expect(env(second.Replies[0])).To(HaveKeyWithValue("TESTBED_MODEL", "m"))
+		Expect(env(second.Replies[0])).To(HaveKeyWithValue("NOTES_BASE_URL", HaveSuffix("/upstream/notes")))
+		Expect(env(second.Replies[0])).NotTo(HaveKey("SUITE_SETTING"), "the suite's env: is the program's own")
+		Expect(env(second.Replies[0])).To(HaveKeyWithValue("TESTBED_STREAM", ""), "not another run's")
+		Expect(first.Replies[1].Data).NotTo(HaveKey("env"), "only a run's first line carries it")
+	})
+
+	It("tells a run's variables in its first line only to a kept command", func() {
+		spec := service("json")
+		spec.KeepAlive, spec.RunEnv, spec.Pool = true, true, external.NewPool()
+		DeferCleanup(spec.Pool.Close)
+		_, _, _, err := runOnce(spec, "a", "hi")
+		Expect(err).To(MatchError(ContainSubstring("only to a kept-alive command speaking JSON lines")))
+	})
+
 	It("ends the program of a run that fails, and starts a fresh one for the next run", func() {
 		pool := external.NewPool()
 		DeferCleanup(pool.Close)

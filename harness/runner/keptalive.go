@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentreplay/testbed/harness/cassette"
 	"github.com/agentreplay/testbed/harness/report"
+	"github.com/agentreplay/testbed/harness/scenario"
 )
 
 // keptRun is a scenario run that a program kept alive for its variant
@@ -34,43 +35,64 @@ func keptRunOf(j *job, sample int, run report.Scenario) keptRun {
 	return k
 }
 
-// chainKey names the program that runs job j when its suite keeps one
-// alive per variant (keep_alive: variant), and "" otherwise. Runs with the
-// same key are run one after the other, in the order of the report, so
-// that the program sees them in the same order every time. It is the
-// model endpoint and the variant's config: two runs the pool
-// (external.Pool) gives the same program always share them.
+// chainKey names the programs that run job j when its suite keeps them
+// alive (keep_alive: variant or agent), and "" otherwise. Per variant it is
+// the model endpoint and the variant's config, per agent the agent's name
+// (chains deals such runs to Options.Parallel programs).
 func chainKey(j *job, opts Options) string {
-	if j.suite.External == nil || !j.suite.External.KeepAlive {
+	if j.suite.External == nil {
 		return ""
 	}
-	ep := endpoint(opts, opts.Agents[j.suite.Agent].Info, j.variant)
-	b, err := json.Marshal([]any{ep, j.variant.Config})
-	if err != nil {
-		return fmt.Sprintf("%s/%s", j.suite.Name, j.variant.Name)
+	switch j.suite.External.KeepAlive {
+	case scenario.KeepAliveAgent:
+		return "agent " + j.suite.Agent
+	case scenario.KeepAliveVariant:
+		ep := endpoint(opts, opts.Agents[j.suite.Agent].Info, j.variant)
+		b, err := json.Marshal([]any{ep, j.variant.Config})
+		if err != nil {
+			return fmt.Sprintf("%s/%s", j.suite.Name, j.variant.Name)
+		}
+		return string(b)
 	}
-	return string(b)
+	return ""
+}
+
+// chain is what runs one after the other: the runs one kept-alive program
+// serves (key, which the agent is told as agents.Config.KeptBy), or one
+// other run (key "").
+type chain struct {
+	key   string
+	tasks []task
 }
 
 // chains groups tasks (in report order) into what runs one after the
 // other: each kept-alive program's runs together, in order, and every
-// other task alone.
-func chains(tasks []task, opts Options) [][]task {
-	var out [][]task
+// other task alone. A program kept per variant serves all of the variant's
+// runs; the runs of an agent kept alive for all of them are dealt in turn
+// to as many programs as run at once, so that each program serves the same
+// runs in the same order every time.
+func chains(tasks []task, opts Options) []chain {
+	var out []chain
 	at := map[string]int{}
+	dealt := map[string]int{}
 	for _, t := range tasks {
 		key := chainKey(t.job, opts)
 		if key == "" {
-			out = append(out, []task{t})
+			out = append(out, chain{tasks: []task{t}})
 			continue
+		}
+		if t.job.suite.External.KeepAlive == scenario.KeepAliveAgent {
+			n := dealt[key]
+			dealt[key]++
+			key = fmt.Sprintf("%s #%d", key, n%max(opts.Parallel, 1)+1)
 		}
 		i, ok := at[key]
 		if !ok {
 			i = len(out)
 			at[key] = i
-			out = append(out, nil)
+			out = append(out, chain{key: key})
 		}
-		out[i] = append(out[i], t)
+		out[i].tasks = append(out[i].tasks, t)
 	}
 	return out
 }
@@ -92,7 +114,7 @@ func keptState(miss *cassette.MissError, earlier []keptRun) string {
 	if len(names) == 0 {
 		return ""
 	}
-	const hint = "; a program kept alive for its variant (keep_alive: variant) must start each run afresh (a run starts at turn 0 with a new session)"
+	const hint = "; a kept-alive program (keep_alive: variant or agent) must start each run afresh (a run starts at turn 0 with a new session)"
 	if len(names) == 1 {
 		return fmt.Sprintf("the program kept state from run %s: this request carries that run's %s%s", names[0], quoted[0], hint)
 	}

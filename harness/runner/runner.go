@@ -266,13 +266,13 @@ func Run(ctx context.Context, suites []*scenario.Suite, opts Options) (*report.R
 	// runs of a program kept alive for its variant go together, in report
 	// order, so that it serves them in the same order every time.
 	units := chains(tasks, opts)
-	weight := func(u []task) (n int64) {
-		for _, t := range u {
+	weight := func(u chain) (n int64) {
+		for _, t := range u.tasks {
 			n += size[t]
 		}
 		return n
 	}
-	slices.SortStableFunc(units, func(a, b []task) int { return cmp.Compare(weight(b), weight(a)) })
+	slices.SortStableFunc(units, func(a, b chain) int { return cmp.Compare(weight(b), weight(a)) })
 
 	var g errgroup.Group
 	g.SetLimit(opts.Parallel)
@@ -284,13 +284,13 @@ func Run(ctx context.Context, suites []*scenario.Suite, opts Options) (*report.R
 		}
 		g.Go(func() error {
 			var earlier []keptRun // what the runs before said, to the program that served them
-			for _, t := range u {
+			for _, t := range u.tasks {
 				if ctx.Err() != nil {
 					return nil // interrupted while waiting for a free slot
 				}
 				j := t.job
-				j.runs[t.sample-1] = runOne(ctx, j, t.sample, opts, counters[j.suite.Tokenizer], earlier)
-				if len(u) > 1 {
+				j.runs[t.sample-1] = runOne(ctx, j, t.sample, opts, counters[j.suite.Tokenizer], u.key, earlier)
+				if len(u.tasks) > 1 {
 					earlier = append(earlier, keptRunOf(j, t.sample, j.runs[t.sample-1]))
 				}
 				if opts.Progress != nil {

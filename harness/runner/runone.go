@@ -39,11 +39,12 @@ func literals(opts Options) []string {
 // runOne runs one sample of a scenario and checks it, step by step: plan
 // the run, open its cassette, configure the agent, execute it, judge what it
 // did and finalize the verdict. A step that cannot go on leaves the result
-// with its verdict and error. earlier are the runs the same kept-alive
-// program served before this one, in order (see keptState).
-func runOne(ctx context.Context, j *job, sample int, opts Options, pending *counter, earlier []keptRun) report.Scenario {
+// with its verdict and error. kept names the kept-alive program that serves
+// it ("" for none), earlier are the runs it served before this one, in
+// order (see keptState).
+func runOne(ctx context.Context, j *job, sample int, opts Options, pending *counter, kept string, earlier []keptRun) report.Scenario {
 	r := plan(j, sample, opts)
-	r.earlier = earlier
+	r.kept, r.earlier = kept, earlier
 	if !r.open() {
 		return r.out
 	}
@@ -89,6 +90,7 @@ type sampleRun struct {
 	err      error // the agent's, or the run's
 	closeErr error // the cassette's, when closed
 	timedOut bool
+	kept     string    // the kept-alive program that serves the run (chain.key)
 	earlier  []keptRun // runs of the same kept-alive program before this one
 	// guard keeps a recording under its --max-cost; nil without one.
 	guard *guard
@@ -277,6 +279,7 @@ func (r *sampleRun) configure(ctx context.Context, pending *counter) (agents.Con
 		Data:      j.data,
 		Prompts:   j.prompts,
 		Cache:     &j.caches.agents,
+		KeptBy:    r.kept,
 	}, true
 }
 

@@ -36,9 +36,13 @@ type MCPDriver struct {
 	Reply string
 }
 
-// KeepAliveVariant is keep_alive: variant, the one value besides the
-// default (a program per scenario run).
-const KeepAliveVariant = "variant"
+// The values of keep_alive: besides the default (scenario: a program per
+// scenario run): one program per variant, or programs that serve any run
+// of the agent, learning each run's variant from the run's first line.
+const (
+	KeepAliveVariant = "variant"
+	KeepAliveAgent   = "agent"
+)
 
 var (
 	httpKeys = []string{"url", "body", "headers", "reply"}
@@ -103,8 +107,11 @@ func (d *decoder) drivers(m *yaml.Node, fs fields, at string, e *External) {
 		}
 	}
 	if f, ok := fs["keep_alive"]; ok {
-		if v, ok := d.enum(f.val, join(at, "keep_alive"), KeepAliveVariant, "scenario"); ok && v == KeepAliveVariant {
-			e.KeepAlive = true
+		if v, ok := d.enum(f.val, join(at, "keep_alive"), "scenario", KeepAliveVariant, KeepAliveAgent); ok && v != "scenario" {
+			e.KeepAlive = v
+		}
+		if e.KeepAlive == KeepAliveAgent && (isHTTP || isMCP) {
+			d.errorf(f.key.Line, join(at, "keep_alive"), "agent is for a command that speaks JSON lines, which learns each run's variant from the run's first line; keep an http: or mcp: service per variant (keep_alive: variant)")
 		}
 	}
 	if f, ok := fs["start_timeout"]; ok {

@@ -36,7 +36,7 @@ var _ = Describe("an outside agent's driver", func() {
 			Reply:   ".answer.text",
 		}))
 		Expect(e.MCP).To(BeNil())
-		Expect(e.KeepAlive).To(BeTrue())
+		Expect(e.KeepAlive).To(Equal(scenario.KeepAliveVariant))
 		Expect(e.StartTimeout).To(Equal(5 * time.Second))
 	})
 
@@ -47,7 +47,19 @@ var _ = Describe("an outside agent's driver", func() {
 `)
 		Expect(e.MCP).To(Equal(&scenario.MCPDriver{URL: "http://localhost:{{port}}/mcp", Tool: "router.answer", Args: map[string]any{"query": "{{input}}", "debug": true}}))
 		Expect(e.HTTP).To(BeNil())
-		Expect(e.KeepAlive).To(BeFalse())
+		Expect(e.KeepAlive).To(BeEmpty())
+	})
+
+	It("keeps a command speaking JSON lines alive for any of the agent's runs", func() {
+		e := parse("  command: [node, agent.js]\n  keep_alive: agent\n")
+		Expect(e.KeepAlive).To(Equal(scenario.KeepAliveAgent))
+	})
+
+	It("refuses to keep a service alive for any of the agent's runs, naming the line", func() {
+		src := "suite: outside\nagent:\n  name: outside\n  model: {provider: openai, base_url: \"https://api.openai.com/v1\", model: m}\n  command: [node, app.js]\n  mcp: {url: \"http://127.0.0.1:{{port}}/mcp\", tool: ask}\n  keep_alive: agent\n" +
+			"clock: 2025-11-06T10:00:00+08:00\nbaseline: v1\nvariants:\n  v1: {}\nscenarios:\n  - id: a\n    input: hi\n    expect: {llm_calls: 1}\n"
+		_, err := scenario.Parse("s.yaml", []byte(src), opts)
+		Expect(err).To(MatchError(ContainSubstring("s.yaml:7: agent.keep_alive: agent is for a command that speaks JSON lines")))
 	})
 
 	It("needs the command that starts the service", func() {

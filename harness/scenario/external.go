@@ -35,9 +35,10 @@ type External struct {
 	// (http: or mcp:) rather than a command speaking JSON lines.
 	HTTP *HTTPDriver
 	MCP  *MCPDriver
-	// KeepAlive keeps one program per variant for all of its scenario runs
-	// (keep_alive: variant) instead of one per scenario run.
-	KeepAlive    bool
+	// KeepAlive keeps one program for all of a variant's scenario runs
+	// (KeepAliveVariant), or as many as run at once for all of the agent's
+	// (KeepAliveAgent), instead of one per scenario run (""): keep_alive:.
+	KeepAlive    string
 	StartTimeout time.Duration // start_timeout: how long a service may take to open its port
 	// FakeClock is clock: fake: the program's wall clock is made to read
 	// the scenario's clock with libfaketime (see package external).
