@@ -169,7 +169,7 @@ func agentConfig(ctx context.Context, info agents.Info, root string, getenv func
 		now = t
 	}
 	clock := func() time.Time { return now }
-	var transport http.RoundTripper = staleWatch{tr: tr, next: proxy.NewClient(base, session)}
+	var transport http.RoundTripper = answerWatch{seen: &tr.answers, next: staleWatch{tr: tr, next: proxy.NewClient(base, session)}}
 	if u := getenv("TESTBED_CLOCK_URL"); u != "" {
 		// Every call the agent makes goes through hc, so the clock
 		// knows of each one that moves it.
@@ -266,6 +266,8 @@ type turnTracer struct {
 	// (see staleWatch).
 	mu    sync.Mutex
 	stale []string
+	// answers are the upstream answers the proxy named, as read.
+	answers answers
 }
 
 // staleWatch keeps the diagnosis of every call the proxy could not answer
@@ -299,7 +301,12 @@ func (w staleWatch) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 func (t *turnTracer) Tool(name string, args json.RawMessage, raw []byte, context string, err error) {
-	tool := map[string]any{"name": name, "args": args, "raw": string(raw), "context": context}
+	tool := map[string]any{"name": name, "args": args, "context": context}
+	if from, ok := t.answers.nameOf(raw); ok {
+		tool["raw_from"] = from // testbed has these bytes: the line need not carry them
+	} else {
+		tool["raw"] = string(raw)
+	}
 	if err != nil {
 		tool["error"] = err.Error()
 	}

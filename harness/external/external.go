@@ -45,7 +45,10 @@
 //   - It answers each turn, in order, with one JSON line on stdout:
 //     {"text": "…", "data": {…}}, and may add "notes" ([{"key": "route",
 //     "value": {"mode", "tool"}}, …]) and "tools" ([{"name", "args", "raw",
-//     "context", "error"}]) to report what HTTP does not show. A service
+//     "context", "error"}]) to report what HTTP does not show; a tool whose
+//     raw payload is an upstream answer's body, byte for byte, may name
+//     that answer by its ExchangeHeader in "raw_from" instead of giving
+//     "raw" (a line a megabyte shorter for a big answer). A service
 //     may put the same notes and tools in its JSON reply, an MCP server in
 //     the tool result's _meta (MetaNotes, MetaTools). Anything a program
 //     writes to stderr is kept for the report.
@@ -339,7 +342,15 @@ func (a *agent) Run(ctx context.Context, in agents.Input) (ans agents.Answer, er
 			if t.Error != "" {
 				terr = errors.New(t.Error)
 			}
-			a.cfg.Tracer.Tool(t.Name, t.Args, []byte(t.Raw), t.Context, terr)
+			raw := []byte(t.Raw)
+			if t.RawFrom != "" {
+				var ok bool
+				if raw, ok = obs.answer(t.RawFrom); !ok {
+					conv.end()
+					return ans, causedBy(end(), fmt.Errorf("turn %d: tool %s: raw_from %q names no upstream answer of this run (%s)", i+1, t.Name, t.RawFrom, ExchangeHeader))
+				}
+			}
+			a.cfg.Tracer.Tool(t.Name, t.Args, raw, t.Context, terr)
 		}
 		reply := agents.Reply{Text: *out.Text}
 		if len(out.Data) > 0 && string(out.Data) != "null" {

@@ -46,11 +46,14 @@ type Note struct {
 }
 
 type toolReport struct {
-	Name    string          `json:"name"`
-	Args    json.RawMessage `json:"args"`
-	Raw     string          `json:"raw"`
-	Context string          `json:"context"`
-	Error   string          `json:"error"`
+	Name string          `json:"name"`
+	Args json.RawMessage `json:"args"`
+	Raw  string          `json:"raw"`
+	// RawFrom names the upstream answer (ExchangeHeader) whose body is
+	// the raw payload, in place of Raw.
+	RawFrom string `json:"raw_from"`
+	Context string `json:"context"`
+	Error   string `json:"error"`
 }
 
 // lines is a conversation with a program on JSON lines.

@@ -8,6 +8,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"strconv"
 	"sync"
 	"time"
 
@@ -26,6 +27,12 @@ import (
 // ("router", "planner"), which the wire does not carry; an agent that has
 // roles may send it. Recordings do not keep it.
 const RoleHeader = "X-Testbed-Role"
+
+// ExchangeHeader, on an upstream's answer given whole and not encoded
+// (no Content-Encoding), names it within the scenario run: a tool the
+// program reports may give that name as its "raw_from" instead of the
+// answer's bytes as its "raw".
+const ExchangeHeader = "X-Testbed-Exchange"
 
 // observer is the session's transport: it sends each request on to the
 // scenario's cassette (Config.HTTP) and reads, from the traffic, what the
@@ -47,6 +54,8 @@ type observer struct {
 	last    []*askedCall // the calls of the last model response
 	fetched [][]byte     // upstream bodies since that response
 	asked   []*askedCall // every call the model asked for this turn, in order
+	// answers are the upstream answers named in ExchangeHeader this run.
+	answers map[string][]byte
 
 	// Wall clock, for the run's timing (agents.Timing): when the first
 	// request came, and the time spent answering requests.
@@ -141,11 +150,29 @@ func (o *observer) traffic(req *http.Request, body []byte, resp *http.Response, 
 		if err == nil {
 			o.mu.Lock()
 			o.fetched = append(o.fetched, got)
+			if !eventStream(resp.Header) && resp.Header.Get("Content-Encoding") == "" {
+				// Still to be sent (a stream is read here once it was).
+				if o.answers == nil {
+					o.answers = map[string][]byte{}
+				}
+				id := strconv.Itoa(len(o.answers) + 1)
+				o.answers[id] = got
+				resp.Header = resp.Header.Clone()
+				resp.Header.Set(ExchangeHeader, id)
+			}
 			o.mu.Unlock()
 		}
 		return
 	}
 	o.model(d, req, body, resp, got, err, took)
+}
+
+// answer is the body of the upstream answer named id in ExchangeHeader.
+func (o *observer) answer(id string) ([]byte, bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	b, ok := o.answers[id]
+	return b, ok
 }
 
 // embed reports one embeddings call; a request it cannot read stays an
