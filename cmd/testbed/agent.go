@@ -38,7 +38,8 @@ environment (OPENAI_BASE_URL, GEMINI_BASE_URL or ANTHROPIC_BASE_URL, <NAME>_BASE
 upstream, TESTBED_PROVIDER, TESTBED_MODEL and TESTBED_API, TESTBED_NOW,
 TESTBED_CLOCK_URL, TESTBED_VARIANT, TESTBED_STREAM), as the contract in package
 harness/external says. It reports the notes and tool calls it traces with
-each reply. Being built in, it knows its logical URLs: it keeps them, and
+each reply; a tool whose raw payload is an upstream answer it read whole is
+reported by the name the proxy gave that answer (raw_from), not its bytes. Being built in, it knows its logical URLs: it keeps them, and
 its transport takes each request to the session (as the runner's
 through-proxy mode does), so that its errors name them as in-process. It reads every turn before it answers: a suite runs it with
 agent: {name: …, command: [testbed, agent, NAME], all_turns: true}; a spec
