@@ -84,7 +84,7 @@ func cmdAgent(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	data := runner.Snapshot(filepath.Join(root, "fixtures", entry.Info.Name))
 	prompts := runner.Snapshot(filepath.Join(root, "scenarios"))
 	turns := newTurnReader(stdin)
-	for {
+	for first := true; ; first = false {
 		in, env, err := turns.next()
 		if errors.Is(err, io.EOF) {
 			return nil
@@ -100,7 +100,10 @@ func cmdAgent(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 			}
 			return os.Getenv(k)
 		}
-		if err := serveRun(ctx, entry, root, shared{cache, data, prompts}, in, getenv, stdout); err != nil {
+		// TESTBED_NOW is this run's clock at its start when the run's
+		// line says it, or the program started for this run.
+		started := first || env["TESTBED_NOW"] != ""
+		if err := serveRun(ctx, entry, root, shared{cache, data, prompts}, in, getenv, started, stdout); err != nil {
 			return err
 		}
 	}
@@ -113,9 +116,10 @@ type shared struct {
 }
 
 // serveRun answers one scenario run's turns with a new agent configured
-// from the environment getenv reads.
-func serveRun(ctx context.Context, entry agents.Entry, root string, sh shared, in agents.Input, getenv func(string) string, stdout io.Writer) error {
-	cfg, tr, err := agentConfig(ctx, entry.Info, root, getenv)
+// from the environment getenv reads (whose TESTBED_NOW is the run's clock
+// at its start when started is true).
+func serveRun(ctx context.Context, entry agents.Entry, root string, sh shared, in agents.Input, getenv func(string) string, started bool, stdout io.Writer) error {
+	cfg, tr, err := agentConfig(ctx, entry.Info, root, getenv, started)
 	if err != nil {
 		return withCode(exitUsage, err)
 	}
@@ -139,8 +143,10 @@ func serveRun(ctx context.Context, entry agents.Entry, root string, sh shared, i
 }
 
 // agentConfig is a built-in agent's configuration from the environment an
-// outside agent gets (getenv reads it).
-func agentConfig(ctx context.Context, info agents.Info, root string, getenv func(string) string) (agents.Config, *turnTracer, error) {
+// outside agent gets (getenv reads it). With started, TESTBED_NOW is the
+// run's clock until its first call, which need not be read from the
+// session.
+func agentConfig(ctx context.Context, info agents.Info, root string, getenv func(string) string, started bool) (agents.Config, *turnTracer, error) {
 	ep := info.Model
 	if p, m := getenv("TESTBED_PROVIDER"), getenv("TESTBED_MODEL"); p != "" && m != "" {
 		ep.Provider, ep.Model, ep.API = p, m, getenv("TESTBED_API") // the variant's model
@@ -165,16 +171,16 @@ func agentConfig(ctx context.Context, info agents.Info, root string, getenv func
 	}
 	ep.BaseURL = logical
 	tr := &turnTracer{notes: map[int][]external.Note{}, tools: map[int][]map[string]any{}, http: http.DefaultClient, turnURL: getenv("TESTBED_TURN_URL")}
-	now := time.Now()
-	if t, err := time.Parse(time.RFC3339, getenv("TESTBED_NOW")); err == nil {
-		now = t
+	now, err := time.Parse(time.RFC3339Nano, getenv("TESTBED_NOW"))
+	if err != nil {
+		now, started = time.Now(), false
 	}
 	clock := func() time.Time { return now }
 	var transport http.RoundTripper = answerWatch{seen: &tr.answers, next: staleWatch{tr: tr, next: proxy.NewClient(base, session)}}
 	if u := getenv("TESTBED_CLOCK_URL"); u != "" {
 		// Every call the agent makes goes through hc, so the clock
 		// knows of each one that moves it.
-		rc := &runClock{hc: http.DefaultClient, url: u, def: now}
+		rc := &runClock{hc: http.DefaultClient, url: u, def: now, known: started, at: now}
 		clock, transport = rc.Now, clockWatch{clock: rc, next: transport}
 	}
 	hc := &http.Client{Transport: roleHeader{transport}}

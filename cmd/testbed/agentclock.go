@@ -14,10 +14,11 @@ import (
 // the session's exchanges move that clock, and the proxy says what it is
 // after each exchange it answers whole (proxy.ClockHeader). So after a call
 // that was the only one from its start to its end, and until the next one
-// starts, the clock is the one its answer said; any other time (before the
-// first call, after a stream or an error, while calls overlap) it is read
-// from the session. One per scenario run: a kept program's next run has a
-// clock of its own.
+// starts, the clock is the one its answer said; before the first call it
+// is TESTBED_NOW when that is the run's own (the run's first line said it,
+// or the program was started for the run); any other time (after a stream
+// or an error, while calls overlap) it is read from the session. One per
+// scenario run: a kept program's next run has a clock of its own.
 type runClock struct {
 	hc  *http.Client
 	url string

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -12,6 +13,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/agentreplay/testbed/agents/all"
 	"github.com/agentreplay/testbed/harness/proxy"
 )
 
@@ -118,4 +120,23 @@ var _ = Describe("a built-in agent's clock outside testbed", func() {
 		s.srv.Close()
 		Expect(clock.Now()).To(Equal(start))
 	})
+})
+
+var _ = Describe("a built-in agent's clock at the start of a run outside testbed", func() {
+	DescribeTable("is TESTBED_NOW until the first call only when that is the run's own",
+		func(started bool, want time.Duration, reads int) {
+			told := time.Date(2026, 3, 14, 9, 0, 0, 500_000_000, time.UTC)
+			s := newClockSession(told.Add(time.Hour))
+			env := map[string]string{
+				"TESTBED_PROVIDER": "openai", "TESTBED_MODEL": "m", "OPENAI_BASE_URL": s.srv.URL + "/v1",
+				"TESTBED_NOW": told.Format(time.RFC3339Nano), "TESTBED_CLOCK_URL": s.srv.URL + "/clock",
+			}
+			cfg, _, err := agentConfig(context.Background(), all.Registry()["odbchat"].Info, GinkgoT().TempDir(), func(k string) string { return env[k] }, started)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(cfg.Clock()).To(Equal(told.Add(want)))
+			Expect(s.reads.Load()).To(BeEquivalentTo(reads))
+		},
+		Entry("said by the run's first line, or the program was started for the run", true, time.Duration(0), 0),
+		Entry("an earlier run's, in the environment a kept program started with", false, time.Hour, 1),
+	)
 })

@@ -318,7 +318,7 @@ func (s *server) own(sc *scenario.Scenario) (*served, error) {
 
 // start builds the agent from an outside agent's environment (getenv).
 func (s *server) start(sc *scenario.Scenario, getenv func(string) string) (*served, error) {
-	cfg, tracer, err := agentConfig(s.ctx, s.info, s.root, getenv)
+	cfg, tracer, err := agentConfig(s.ctx, s.info, s.root, getenv, false)
 	if err != nil {
 		return nil, err
 	}

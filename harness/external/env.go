@@ -64,7 +64,7 @@ func Environment(spec Spec, ep llm.Endpoint, upstreams map[string]string, varian
 		env[k] = proxy.ForwardProxy(base)
 	}
 	env["NO_PROXY"], env["no_proxy"] = "127.0.0.1,localhost,::1", "127.0.0.1,localhost,::1"
-	env["TESTBED_NOW"] = now.Format(time.RFC3339)
+	env["TESTBED_NOW"] = now.Format(time.RFC3339Nano) // as TESTBED_CLOCK_URL says it: whole seconds as RFC 3339 has them
 	if spec.FakeClock {
 		fake, err := fakeClock(now, time.Now())
 		if err != nil {
