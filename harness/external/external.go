@@ -347,7 +347,7 @@ func (a *agent) Run(ctx context.Context, in agents.Input) (ans agents.Answer, er
 				var ok bool
 				if raw, ok = obs.answer(t.RawFrom); !ok {
 					conv.end()
-					return ans, causedBy(end(), fmt.Errorf("turn %d: tool %s: raw_from %q names no upstream answer of this run (%s)", i+1, t.Name, t.RawFrom, ExchangeHeader))
+					return ans, causedBy(end(), fmt.Errorf("turn %d: tool %s: raw_from %q names no upstream answer of this run: give the %s of an answer it read whole, or its bytes in raw", i+1, t.Name, t.RawFrom, ExchangeHeader))
 				}
 			}
 			a.cfg.Tracer.Tool(t.Name, t.Args, raw, t.Context, terr)

@@ -46,6 +46,6 @@ printf '{"text": "21 C", "tools": [{"name": "get_weather", "args": {"city": "Tai
 
 	It("fails the run when it names no answer of the run", func() {
 		_, err := run("7")
-		Expect(err).To(MatchError(ContainSubstring(`turn 1: tool get_weather: raw_from "7" names no upstream answer of this run (X-Testbed-Exchange)`)))
+		Expect(err).To(MatchError(ContainSubstring(`turn 1: tool get_weather: raw_from "7" names no upstream answer of this run: give the X-Testbed-Exchange of an answer it read whole, or its bytes in raw`)))
 	})
 })
