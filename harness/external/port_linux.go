@@ -11,12 +11,18 @@ import (
 // listener reports whether what listens on port of the machine is the
 // program: a process in its PID namespace or its process group, or one it
 // started. When another process does, who names it ("another process (pid
-// 123, python3)"). When /proc cannot tell (nothing listens, or the socket's
-// holder cannot be found), the program is taken to.
+// 123, python3)". When nothing listens on port now, it is neither (false,
+// ""): what accepted a connection a moment ago was gone (a port another
+// process listened on for a moment, or a connection to itself). When /proc
+// cannot tell (no table to read, or the socket's holder cannot be found),
+// the program is taken to.
 func (p *process) listener(port int) (ours bool, who string) {
-	inodes := listening(port)
-	if len(inodes) == 0 || p.cmd.Process == nil {
+	inodes, read := listening(port)
+	if !read || p.cmd.Process == nil {
 		return true, ""
+	}
+	if len(inodes) == 0 {
+		return false, ""
 	}
 	root := p.cmd.Process.Pid
 	ns := func(pid int) string {
@@ -110,14 +116,16 @@ func holds(pid int, inodes map[string]bool) bool {
 }
 
 // listening are the inodes of the TCP sockets that listen on port, on any
-// address of this network namespace.
-func listening(port int) map[string]bool {
-	inodes := map[string]bool{}
+// address of this network namespace, and whether a table of them could be
+// read.
+func listening(port int) (inodes map[string]bool, read bool) {
+	inodes = map[string]bool{}
 	for _, table := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
 		f, err := os.Open(table)
 		if err != nil {
 			continue
 		}
+		read = true
 		sc := bufio.NewScanner(f)
 		sc.Scan() // the header
 		for sc.Scan() {
@@ -133,5 +141,5 @@ func listening(port int) map[string]bool {
 		}
 		f.Close()
 	}
-	return inodes
+	return inodes, read
 }

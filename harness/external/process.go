@@ -185,6 +185,11 @@ func (p *process) tail() string {
 	return ""
 }
 
+// afterDial, when set, is called each time waitPort has connected to a
+// port, before it asks who listens there (specs close a listener in
+// between).
+var afterDial func(port int)
+
 // waitPort waits until addr accepts connections, the program exits, or
 // timeout passes. A port that another process took before the program
 // listened on it (it accepts connections, but not the program's, or the
@@ -199,10 +204,16 @@ func (p *process) waitPort(ctx context.Context, addr string, timeout time.Durati
 	for {
 		if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
 			c.Close()
-			if ours, who := p.listener(port); !ours {
+			if afterDial != nil {
+				afterDial(port)
+			}
+			switch ours, who := p.listener(port); {
+			case ours:
+				return nil
+			case who != "":
 				return &portTaken{port: port, by: who}
 			}
-			return nil
+			// Nothing listens any more: what accepted was not the program.
 		}
 		select {
 		case <-p.done:
