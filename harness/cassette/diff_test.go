@@ -79,6 +79,16 @@ var wires = map[string]wire{
 		}
 		return fmt.Sprintf(`{"contents":[%s],"tools":[{"functionDeclarations":[%s]}]}`, strings.Join(ms, ","), strings.Join(ts, ","))
 	}},
+	"Gemini generateContent, snake_case": {"/v1beta/models/g:generateContent", func(tools [][3]string, messages []string) string {
+		var ts, ms []string
+		for _, t := range tools {
+			ts = append(ts, fmt.Sprintf(`{"name":%q,"description":%q,"parameters":{"type":"object","properties":{"p":{"type":%q,"description":"the p"}},"required":["p"]}}`, t[0], t[1], t[2]))
+		}
+		for _, m := range messages {
+			ms = append(ms, fmt.Sprintf(`{"role":"user","parts":[{"text":%q}]}`, m))
+		}
+		return fmt.Sprintf(`{"contents":[%s],"tools":[{"function_declarations":[%s]}]}`, strings.Join(ms, ","), strings.Join(ts, ","))
+	}},
 }
 
 var (
@@ -89,7 +99,9 @@ var (
 
 var _ = Describe("a miss's diagnosis of a model request", func() {
 	for name, w := range wires {
-		messages := map[string]string{"OpenAI Chat Completions": "/messages", "OpenAI Responses": "/input", "Anthropic Messages": "/messages", "Gemini generateContent": "/contents"}[name]
+		messages := map[string]string{"OpenAI Chat Completions": "/messages", "OpenAI Responses": "/input", "Anthropic Messages": "/messages",
+			"Gemini generateContent": "/contents", "Gemini generateContent, snake_case": "/contents"}[name]
+		gemini := strings.HasPrefix(name, "Gemini")
 		DescribeTable("says what changed, by meaning, in "+name,
 			func(tools [][3]string, msgs []string, want ...string) {
 				before := w.build([][3]string{weather, forecast}, []string{"Oslo now?"})
@@ -110,9 +122,9 @@ var _ = Describe("a miss's diagnosis of a model request", func() {
 			Entry("a tool removed", [][3]string{forecast}, []string{"Oslo now?"},
 				"tool removed: get_weather"),
 			Entry("a message added", [][3]string{weather, forecast}, []string{"Oslo now?", "And Lima?"},
-				"message added: "+messages+"/1 (user) "+map[bool]string{true: `{"parts":[{"text":"And Lima?"}],"role":"user"}`, false: `"And Lima?"`}[name == "Gemini generateContent"]),
+				"message added: "+messages+"/1 (user) "+map[bool]string{true: `{"parts":[{"text":"And Lima?"}],"role":"user"}`, false: `"And Lima?"`}[gemini]),
 			Entry("a message removed", [][3]string{weather, forecast}, nil,
-				"message removed: "+messages+"/0 (user) "+map[bool]string{true: `{"parts":[{"text":"Oslo now?"}],"role":"user"}`, false: `"Oslo now?"`}[name == "Gemini generateContent"]),
+				"message removed: "+messages+"/0 (user) "+map[bool]string{true: `{"parts":[{"text":"Oslo now?"}],"role":"user"}`, false: `"Oslo now?"`}[gemini]),
 			Entry("several things at once, every one", [][3]string{alerts, {"get_forecast", "Daily forecast", "number"}}, []string{"Oslo now?"},
 				"tool removed: get_weather", `tool added: get_alerts ("Weather alerts")`, `tool get_forecast: parameter p: type changed: "integer" → "number"`),
 		)

@@ -17,7 +17,8 @@ type tool struct {
 // OpenAI Chat Completions ({type, function: {name, description,
 // parameters}}), OpenAI Responses ({type, name, description, parameters}),
 // Anthropic ({name, description, input_schema}), Gemini
-// ({functionDeclarations: [{name, description, parameters}]}); a built-in
+// ({functionDeclarations: [{name, description, parameters}]}, or
+// function_declarations); a built-in
 // tool without a name ({type: web_search}, {googleSearch: {}}) is named by
 // its type or key. False when there are no tools or two share a name.
 func toolsOf(v any) ([]tool, bool) {
@@ -34,7 +35,11 @@ func toolsOf(v any) ([]tool, bool) {
 		if !ok {
 			return nil, false
 		}
-		if fds, ok := m["functionDeclarations"].([]any); ok {
+		fds, ok := m["functionDeclarations"].([]any)
+		if !ok {
+			fds, ok = m["function_declarations"].([]any)
+		}
+		if ok {
 			for _, fd := range fds {
 				d, ok := fd.(map[string]any)
 				if !ok {

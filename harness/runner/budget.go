@@ -176,8 +176,8 @@ func embedTokens(in wire.EmbedCall, counter *tokens.Counter) int {
 
 // MaxOutput reads a model request's output cap: OpenAI's max_tokens or
 // max_completion_tokens, the Responses API's max_output_tokens,
-// Anthropic's max_tokens, Gemini's generationConfig.maxOutputTokens;
-// DefaultMaxOutput when it sets none.
+// Anthropic's max_tokens, Gemini's generationConfig.maxOutputTokens (or
+// generation_config.max_output_tokens); DefaultMaxOutput when it sets none.
 func MaxOutput(body []byte) int {
 	var r struct {
 		MaxTokens           int `json:"max_tokens"`
@@ -186,11 +186,16 @@ func MaxOutput(body []byte) int {
 		GenerationConfig    struct {
 			MaxOutputTokens int `json:"maxOutputTokens"`
 		} `json:"generationConfig"`
+		GenerationConfigSnake struct {
+			MaxOutputTokens      int `json:"maxOutputTokens"`
+			MaxOutputTokensSnake int `json:"max_output_tokens"`
+		} `json:"generation_config"`
 	}
 	if json.Unmarshal(body, &r) != nil {
 		return DefaultMaxOutput
 	}
-	for _, n := range []int{r.MaxCompletionTokens, r.MaxTokens, r.MaxOutputTokens, r.GenerationConfig.MaxOutputTokens} {
+	gs := r.GenerationConfigSnake
+	for _, n := range []int{r.MaxCompletionTokens, r.MaxTokens, r.MaxOutputTokens, r.GenerationConfig.MaxOutputTokens, gs.MaxOutputTokens, gs.MaxOutputTokensSnake} {
 		if n > 0 {
 			return n
 		}

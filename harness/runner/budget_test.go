@@ -55,3 +55,15 @@ var _ = Describe("what --max-cost books before a request leaves", func() {
 		Expect(err).To(MatchError(runner.ErrOverBudget))
 	})
 })
+
+var _ = DescribeTable("the output cap read from a model request, as each wire names it",
+	func(body string, want int) {
+		Expect(runner.MaxOutput([]byte(body))).To(Equal(want))
+	},
+	Entry("Chat Completions' max_tokens", `{"max_tokens": 300}`, 300),
+	Entry("Chat Completions' max_completion_tokens", `{"max_completion_tokens": 700}`, 700),
+	Entry("the Responses API's max_output_tokens", `{"max_output_tokens": 64}`, 64),
+	Entry("Gemini's generationConfig.maxOutputTokens", `{"generationConfig": {"maxOutputTokens": 128}}`, 128),
+	Entry("Gemini's generation_config.max_output_tokens", `{"generation_config": {"max_output_tokens": 256}}`, 256),
+	Entry("none", `{"contents": []}`, runner.DefaultMaxOutput),
+)

@@ -67,8 +67,11 @@ type anthropicBlock struct {
 	IsError   bool            `json:"is_error"`
 }
 
-// decode reads ar as a Request; its error is why it cannot be read.
-func (ar anthropicRequest) decode() (Request, error) {
+// decode reads ar as a Request; its error is why it cannot be read. When
+// strict (the stand-in answering it) a block the stand-in cannot read is an
+// error; else (reading recorded traffic) it is left out: images, documents,
+// server tools' calls and results.
+func (ar anthropicRequest) decode(strict bool) (Request, error) {
 	if ar.MaxTokens == nil {
 		return Request{}, errors.New("max_tokens: Field required")
 	}
@@ -85,7 +88,7 @@ func (ar anthropicRequest) decode() (Request, error) {
 		if err != nil {
 			return Request{}, fmt.Errorf("messages.%d.content: %w", i, err)
 		}
-		msgs, err := anthropicMessages(m.Role, blocks, names)
+		msgs, err := anthropicMessages(m.Role, blocks, names, strict)
 		if err != nil {
 			return Request{}, fmt.Errorf("messages.%d: %w", i, err)
 		}
@@ -111,8 +114,8 @@ func anthropicBlocks(raw json.RawMessage) ([]anthropicBlock, error) {
 }
 
 // anthropicMessages turns one wire message into llm messages, learning the
-// names of the tools it calls into names.
-func anthropicMessages(role string, blocks []anthropicBlock, names map[string]string) ([]llm.Message, error) {
+// names of the tools it calls into names (strict: as decode says).
+func anthropicMessages(role string, blocks []anthropicBlock, names map[string]string, strict bool) ([]llm.Message, error) {
 	switch role {
 	case "assistant":
 		msg := llm.Message{Role: llm.RoleAssistant}
@@ -129,7 +132,9 @@ func anthropicMessages(role string, blocks []anthropicBlock, names map[string]st
 				msg.ToolCalls = append(msg.ToolCalls, llm.ToolCall{ID: b.ID, Name: b.Name, Arguments: args})
 			case "thinking", "redacted_thinking":
 			default:
-				return nil, fmt.Errorf("the stand-in reads text, tool_use and thinking blocks from the assistant, not %q", b.Type)
+				if strict {
+					return nil, fmt.Errorf("the stand-in reads text, tool_use and thinking blocks from the assistant, not %q", b.Type)
+				}
 			}
 		}
 		return []llm.Message{msg}, nil
@@ -154,7 +159,9 @@ func anthropicMessages(role string, blocks []anthropicBlock, names map[string]st
 				flush()
 				out = append(out, llm.Message{Role: llm.RoleTool, ToolCallID: b.ToolUseID, Name: name, Content: contentText(b.Content), IsError: b.IsError})
 			default:
-				return nil, fmt.Errorf("the stand-in reads text and tool_result blocks from the user, not %q", b.Type)
+				if strict {
+					return nil, fmt.Errorf("the stand-in reads text and tool_result blocks from the user, not %q", b.Type)
+				}
 			}
 		}
 		flush()

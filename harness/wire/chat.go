@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -37,9 +38,10 @@ type chatRequest struct {
 			Parameters  json.RawMessage `json:"parameters"`
 		} `json:"function"`
 	} `json:"tools"`
-	MaxTokens     int  `json:"max_tokens"`
-	Stream        bool `json:"stream"`
-	StreamOptions *struct {
+	MaxTokens           int  `json:"max_tokens"`
+	MaxCompletionTokens int  `json:"max_completion_tokens"` // what max_tokens became; reasoning models take only this
+	Stream              bool `json:"stream"`
+	StreamOptions       *struct {
 		IncludeUsage bool `json:"include_usage"`
 	} `json:"stream_options"`
 	ResponseFormat *struct {
@@ -111,7 +113,7 @@ func callIDs(msg llm.Message, h string) llm.Message {
 
 // decode reads wr as a Request.
 func (wr chatRequest) decode() Request {
-	r := Request{Model: wr.Model, MaxTokens: wr.MaxTokens}
+	r := Request{Model: wr.Model, MaxTokens: cmp.Or(wr.MaxCompletionTokens, wr.MaxTokens)}
 	if rf := wr.ResponseFormat; rf != nil {
 		r.JSON = rf.Type == "json_object" || rf.Type == "json_schema"
 		if rf.JSONSchema != nil {

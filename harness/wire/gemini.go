@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"cmp"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -27,42 +28,106 @@ import (
 //   - generationConfig.responseMimeType application/json is JSON mode.
 //
 // Errors use Gemini's body {"error": {"code", "message", "status"}}. The
-// API key is ignored. Only the camelCase field names the SDKs send are
-// read.
+// API key is ignored. Fields are read by their camelCase names, as the SDKs
+// send them, or by their proto names in snake_case (system_instruction,
+// generation_config, function_declarations, function_call …), which the API
+// accepts too and its REST examples and several clients send.
 
 // geminiRequest is the part of a generateContent request the package reads.
 type geminiRequest struct {
-	SystemInstruction *geminiContent  `json:"systemInstruction"`
-	Contents          []geminiContent `json:"contents"`
-	Tools             []struct {
-		FunctionDeclarations []struct {
-			Name                 string          `json:"name"`
-			Description          string          `json:"description"`
-			ParametersJSONSchema json.RawMessage `json:"parametersJsonSchema"`
-			Parameters           json.RawMessage `json:"parameters"`
-		} `json:"functionDeclarations"`
-	} `json:"tools"`
-	GenerationConfig struct {
-		MaxOutputTokens  int             `json:"maxOutputTokens"`
-		ResponseMIMEType string          `json:"responseMimeType"`
-		ResponseSchema   json.RawMessage `json:"responseSchema"`
-	} `json:"generationConfig"`
+	SystemInstruction      *geminiContent  `json:"systemInstruction"`
+	SystemInstructionSnake *geminiContent  `json:"system_instruction"`
+	Contents               []geminiContent `json:"contents"`
+	Tools                  []geminiTool    `json:"tools"`
+	GenerationConfig       geminiConfig    `json:"generationConfig"`
+	GenerationConfigSnake  *geminiConfig   `json:"generation_config"`
+}
+
+type geminiTool struct {
+	FunctionDeclarations      []geminiFunction `json:"functionDeclarations"`
+	FunctionDeclarationsSnake []geminiFunction `json:"function_declarations"`
+}
+
+type geminiFunction struct {
+	Name                      string          `json:"name"`
+	Description               string          `json:"description"`
+	ParametersJSONSchema      json.RawMessage `json:"parametersJsonSchema"`
+	ParametersJSONSchemaSnake json.RawMessage `json:"parameters_json_schema"`
+	Parameters                json.RawMessage `json:"parameters"`
+}
+
+type geminiConfig struct {
+	MaxOutputTokens       int             `json:"maxOutputTokens"`
+	MaxOutputTokensSnake  int             `json:"max_output_tokens"`
+	ResponseMIMEType      string          `json:"responseMimeType"`
+	ResponseMIMETypeSnake string          `json:"response_mime_type"`
+	ResponseSchema        json.RawMessage `json:"responseSchema"`
+	ResponseSchemaSnake   json.RawMessage `json:"response_schema"`
 }
 
 type geminiContent struct {
-	Role  string `json:"role"`
-	Parts []struct {
-		Text         string `json:"text"`
-		Thought      bool   `json:"thought"`
-		FunctionCall *struct {
-			Name string          `json:"name"`
-			Args json.RawMessage `json:"args"`
-		} `json:"functionCall"`
-		FunctionResponse *struct {
-			Name     string          `json:"name"`
-			Response json.RawMessage `json:"response"`
-		} `json:"functionResponse"`
-	} `json:"parts"`
+	Role  string       `json:"role"`
+	Parts []geminiPart `json:"parts"`
+}
+
+type geminiPart struct {
+	Text                  string              `json:"text"`
+	Thought               bool                `json:"thought"`
+	FunctionCall          *geminiCall         `json:"functionCall"`
+	FunctionCallSnake     *geminiCall         `json:"function_call"`
+	FunctionResponse      *geminiCallResponse `json:"functionResponse"`
+	FunctionResponseSnake *geminiCallResponse `json:"function_response"`
+}
+
+type geminiCall struct {
+	Name string          `json:"name"`
+	Args json.RawMessage `json:"args"`
+}
+
+type geminiCallResponse struct {
+	Name     string          `json:"name"`
+	Response json.RawMessage `json:"response"`
+}
+
+// fold moves each field given by its snake_case name to its camelCase one,
+// where that one was not given.
+func (gr *geminiRequest) fold() {
+	gr.SystemInstruction = cmp.Or(gr.SystemInstruction, gr.SystemInstructionSnake)
+	if c := gr.GenerationConfigSnake; c != nil {
+		g := &gr.GenerationConfig
+		g.MaxOutputTokens = cmp.Or(g.MaxOutputTokens, c.MaxOutputTokens, c.MaxOutputTokensSnake)
+		g.ResponseMIMEType = cmp.Or(g.ResponseMIMEType, c.ResponseMIMEType, c.ResponseMIMETypeSnake)
+		g.ResponseSchema = orRaw(g.ResponseSchema, c.ResponseSchema, c.ResponseSchemaSnake)
+	}
+	g := &gr.GenerationConfig
+	g.MaxOutputTokens = cmp.Or(g.MaxOutputTokens, g.MaxOutputTokensSnake)
+	g.ResponseMIMEType = cmp.Or(g.ResponseMIMEType, g.ResponseMIMETypeSnake)
+	g.ResponseSchema = orRaw(g.ResponseSchema, g.ResponseSchemaSnake)
+	for i := range gr.Tools {
+		t := &gr.Tools[i]
+		t.FunctionDeclarations = append(t.FunctionDeclarations, t.FunctionDeclarationsSnake...)
+		for j := range t.FunctionDeclarations {
+			f := &t.FunctionDeclarations[j]
+			f.ParametersJSONSchema = orRaw(f.ParametersJSONSchema, f.ParametersJSONSchemaSnake)
+		}
+	}
+	for _, c := range gr.Contents {
+		for j := range c.Parts {
+			p := &c.Parts[j]
+			p.FunctionCall = cmp.Or(p.FunctionCall, p.FunctionCallSnake)
+			p.FunctionResponse = cmp.Or(p.FunctionResponse, p.FunctionResponseSnake)
+		}
+	}
+}
+
+// orRaw is the first of vs that was given.
+func orRaw(vs ...json.RawMessage) json.RawMessage {
+	for _, v := range vs {
+		if len(v) > 0 {
+			return v
+		}
+	}
+	return nil
 }
 
 // text returns the concatenated text parts of c, without thoughts.
@@ -129,8 +194,11 @@ func geminiEncoder(body []byte, sample int, stream bool) Encoder {
 // pendingCall is a function call that no functionResponse has answered yet.
 type pendingCall struct{ id, name string }
 
-// decode reads gr, a request to model, as a Request.
-func (gr geminiRequest) decode(model string) (Request, error) {
+// decode reads gr, a request to model, as a Request. When strict (the
+// stand-in answering it), a functionResponse that answers no earlier
+// functionCall of its name is an error; else (reading recorded traffic) it
+// is a tool message with an id of its own.
+func (gr geminiRequest) decode(model string, strict bool) (Request, error) {
 	r := Request{Model: model, MaxTokens: gr.GenerationConfig.MaxOutputTokens}
 	r.JSON = gr.GenerationConfig.ResponseMIMEType == "application/json"
 	if rs := gr.GenerationConfig.ResponseSchema; len(rs) > 0 {
@@ -189,11 +257,17 @@ func (gr geminiRequest) decode(model string) (Request, error) {
 			for j < len(pending) && pending[j].name != fr.Name {
 				j++
 			}
-			if j == len(pending) {
+			var id string
+			switch {
+			case j < len(pending):
+				id = pending[j].id
+				pending = append(pending[:j], pending[j+1:]...)
+			case strict:
 				return Request{}, fmt.Errorf("contents[%d]: functionResponse %q answers no earlier functionCall of that name", i, fr.Name)
+			default:
+				calls++
+				id = "call_" + strconv.Itoa(calls)
 			}
-			id := pending[j].id
-			pending = append(pending[:j], pending[j+1:]...)
 			r.Messages = append(r.Messages, llm.Message{Role: llm.RoleTool, Content: toolResult(fr.Response), ToolCallID: id, Name: fr.Name})
 		}
 		flush()

@@ -34,7 +34,7 @@ func Read(d Dialect, path string, body []byte, sample int) (Call, error) {
 		if err != nil {
 			return Call{}, err
 		}
-		req, err := rr.decode()
+		req, err := rr.decode(true)
 		if err != nil {
 			return Call{}, err
 		}
@@ -51,7 +51,7 @@ func Read(d Dialect, path string, body []byte, sample int) (Call, error) {
 		if err := validateGemini(gr); err != nil {
 			return Call{}, err
 		}
-		req, err := gr.decode(model)
+		req, err := gr.decode(model, true)
 		if err != nil {
 			return Call{}, err
 		}
@@ -61,7 +61,7 @@ func Read(d Dialect, path string, body []byte, sample int) (Call, error) {
 		if err != nil {
 			return Call{}, err
 		}
-		req, err := ar.decode()
+		req, err := ar.decode(true)
 		if err == nil {
 			err = validateAnthropic(ar)
 		}
@@ -85,6 +85,9 @@ func parse[T any](body []byte) (T, error) {
 	var r T
 	if err := json.Unmarshal(body, &r); err != nil {
 		return r, fmt.Errorf("request is not JSON: %w", err)
+	}
+	if f, ok := any(&r).(interface{ fold() }); ok {
+		f.fold()
 	}
 	return r, nil
 }

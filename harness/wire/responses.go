@@ -22,7 +22,8 @@ import (
 //     a tool message with its call_id and the name of the call it answers;
 //     reasoning items are dropped;
 //   - function tools take their schema from parameters; max_output_tokens
-//     is MaxTokens; text.format json_object or json_schema asks for JSON.
+//     is MaxTokens; text.format json_object or json_schema asks for JSON
+//     (json_schema's name is the Shape);
 //
 // The answer is a response object with status completed (incomplete, for
 // max_output_tokens, when the answer is cut off), a message item of
@@ -41,7 +42,10 @@ import (
 // never an empty success: previous_response_id or conversation (it stores nothing), a
 // max_output_tokens below the API's minimum of 16, tools other
 // than functions, input items or parts other than the ones above, a
-// function_call_output that answers no function_call.
+// function_call_output that answers no function_call. Decode, reading
+// recorded traffic rather than answering it, leaves those out instead: a
+// function_call_output whose call came in an earlier response (after
+// previous_response_id) is a tool message with its call_id and no name.
 
 // minOutputTokens is the least max_output_tokens the API accepts.
 const minOutputTokens = 16
@@ -84,10 +88,15 @@ type responsesItem struct {
 	Output    json.RawMessage `json:"output"` // a string or parts
 }
 
-// decode reads rr as a Request; its error is why the stand-in cannot
-// serve it.
-func (rr responsesRequest) decode() (Request, error) {
+// decode reads rr as a Request. When strict (the stand-in answering it),
+// its error is why the stand-in cannot serve it; else (reading recorded
+// traffic) what it cannot read is left out: stored state the request
+// points to (previous_response_id, conversation), items other than
+// messages and function calls and their outputs, parts other than text,
+// tools other than functions.
+func (rr responsesRequest) decode(strict bool) (Request, error) {
 	switch {
+	case !strict:
 	case rr.PreviousResponseID != "":
 		return Request{}, errors.New("previous_response_id: the stand-in stores no responses; send the whole conversation as input")
 	case len(rr.Conversation) > 0 && string(rr.Conversation) != "null":
@@ -95,7 +104,7 @@ func (rr responsesRequest) decode() (Request, error) {
 	}
 	r := Request{Model: rr.Model}
 	if rr.MaxOutputTokens != nil {
-		if *rr.MaxOutputTokens < minOutputTokens {
+		if *rr.MaxOutputTokens < minOutputTokens && strict {
 			return Request{}, fmt.Errorf("invalid 'max_output_tokens': integer below minimum value. Expected a value >= %d, but got %d instead", minOutputTokens, *rr.MaxOutputTokens)
 		}
 		r.MaxTokens = *rr.MaxOutputTokens
@@ -103,24 +112,30 @@ func (rr responsesRequest) decode() (Request, error) {
 	if rr.Text != nil && len(rr.Text.Format) > 0 {
 		var f struct {
 			Type   string          `json:"type"`
+			Name   string          `json:"name"`
 			Schema json.RawMessage `json:"schema"`
 		}
 		if err := json.Unmarshal(rr.Text.Format, &f); err != nil {
 			return Request{}, fmt.Errorf("text.format: %w", err)
 		}
 		r.JSON = f.Type == "json_object" || f.Type == "json_schema"
-		r.Schema = f.Schema
+		if f.Type == "json_schema" {
+			r.Schema, r.Shape = f.Schema, f.Name
+		}
 	}
 	if rr.Instructions != nil && *rr.Instructions != "" {
 		r.Messages = append(r.Messages, llm.Message{Role: llm.RoleSystem, Content: *rr.Instructions})
 	}
-	msgs, err := responsesInput(rr.Input)
+	msgs, err := responsesInput(rr.Input, strict)
 	if err != nil {
 		return Request{}, err
 	}
 	r.Messages = append(r.Messages, msgs...)
 	for i, t := range rr.Tools {
 		if t.Type != "function" {
+			if !strict {
+				continue
+			}
 			return Request{}, fmt.Errorf("tools.%d: the stand-in serves function tools, not %q", i, t.Type)
 		}
 		tool := llm.Tool{Name: t.Name, Parameters: t.Parameters}
@@ -132,8 +147,9 @@ func (rr responsesRequest) decode() (Request, error) {
 	return r, nil
 }
 
-// responsesInput reads input, a string or a list of items, as messages.
-func responsesInput(raw json.RawMessage) ([]llm.Message, error) {
+// responsesInput reads input, a string or a list of items, as messages
+// (strict: as decode says).
+func responsesInput(raw json.RawMessage, strict bool) ([]llm.Message, error) {
 	var text string
 	if err := json.Unmarshal(raw, &text); err == nil {
 		return []llm.Message{{Role: llm.RoleUser, Content: text}}, nil
@@ -157,10 +173,10 @@ func responsesInput(raw json.RawMessage) ([]llm.Message, error) {
 			last.ToolCalls = append(last.ToolCalls, llm.ToolCall{ID: it.CallID, Name: it.Name, Arguments: json.RawMessage(it.Arguments)})
 		case it.Type == "function_call_output":
 			name, ok := names[it.CallID]
-			if !ok {
+			if !ok && strict {
 				return nil, fmt.Errorf("input.%d: no function_call found for function_call_output with call_id %q", i, it.CallID)
 			}
-			content, err := responsesText(it.Output)
+			content, err := responsesText(it.Output, strict)
 			if err != nil {
 				return nil, fmt.Errorf("input.%d.output: %w", i, err)
 			}
@@ -172,12 +188,13 @@ func responsesInput(raw json.RawMessage) ([]llm.Message, error) {
 			if !ok {
 				return nil, fmt.Errorf("input.%d.role: want system, developer, user or assistant, not %q", i, it.Role)
 			}
-			content, err := responsesText(it.Content)
+			content, err := responsesText(it.Content, strict)
 			if err != nil {
 				return nil, fmt.Errorf("input.%d.content: %w", i, err)
 			}
 			out = append(out, llm.Message{Role: role, Content: content})
 			calling = role == llm.RoleAssistant
+		case !strict:
 		default:
 			return nil, fmt.Errorf("input.%d: the stand-in reads message, function_call, function_call_output and reasoning items, not %q", i, it.Type)
 		}
@@ -185,15 +202,17 @@ func responsesInput(raw json.RawMessage) ([]llm.Message, error) {
 	return out, nil
 }
 
-// responsesText reads content that is a string or a list of text parts.
-func responsesText(raw json.RawMessage) (string, error) {
+// responsesText reads content that is a string or a list of text parts
+// (strict: as decode says).
+func responsesText(raw json.RawMessage, strict bool) (string, error) {
 	var text string
 	if err := json.Unmarshal(raw, &text); err == nil {
 		return text, nil
 	}
 	var parts []struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
+		Type    string `json:"type"`
+		Text    string `json:"text"`
+		Refusal string `json:"refusal"`
 	}
 	if err := json.Unmarshal(raw, &parts); err != nil {
 		return "", errors.New("want a string or a list of content parts")
@@ -202,7 +221,12 @@ func responsesText(raw json.RawMessage) (string, error) {
 		switch p.Type {
 		case "input_text", "output_text", "text":
 			text += p.Text
+		case "refusal":
+			text += p.Refusal
 		default:
+			if !strict {
+				continue
+			}
 			return "", fmt.Errorf("the stand-in reads text parts, not %q", p.Type)
 		}
 	}

@@ -117,7 +117,7 @@ func Decode(d Dialect, path string, body []byte) (Request, error) {
 		if err != nil {
 			return Request{}, err
 		}
-		return rr.decode()
+		return rr.decode(false)
 	case Gemini:
 		model, _, ok := GeminiModel(path)
 		if !ok {
@@ -127,13 +127,13 @@ func Decode(d Dialect, path string, body []byte) (Request, error) {
 		if err != nil {
 			return Request{}, err
 		}
-		return gr.decode(model)
+		return gr.decode(model, false)
 	case Anthropic:
 		ar, err := parse[anthropicRequest](body)
 		if err != nil {
 			return Request{}, err
 		}
-		return ar.decode()
+		return ar.decode(false)
 	}
 	return Request{}, errors.New("unknown dialect " + d.String())
 }

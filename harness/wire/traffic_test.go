@@ -1,0 +1,139 @@
+package wire_test
+
+import (
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/agentreplay/testbed/agents/llm"
+	"github.com/agentreplay/testbed/harness/wire"
+)
+
+// said is a decoded message as role, content, tool call count and tool call
+// id, to compare conversations at a glance.
+type said struct {
+	Role, Content string
+	Calls         int
+	ID, Name      string
+}
+
+func saidOf(msgs []llm.Message) []said {
+	out := make([]said, len(msgs))
+	for i, m := range msgs {
+		out[i] = said{m.Role, m.Content, len(m.ToolCalls), m.ToolCallID, m.Name}
+	}
+	return out
+}
+
+var _ = Describe("recorded traffic read from the wire (Decode)", func() {
+	It("reads Gemini's fields by their snake_case proto names as by their camelCase ones", func() {
+		body := `{"system_instruction": {"parts": [{"text": "Answer briefly."}]},
+			"contents": [
+				{"role": "user", "parts": [{"text": "Weather in Lyon?"}]},
+				{"role": "model", "parts": [{"function_call": {"name": "get_weather", "args": {"city": "Lyon"}}}]},
+				{"role": "user", "parts": [{"function_response": {"name": "get_weather", "response": {"result": "light rain, 11 C"}}}]}],
+			"tools": [{"function_declarations": [{"name": "get_weather", "description": "Weather now.",
+				"parameters_json_schema": {"type": "object", "properties": {"city": {"type": "string"}}}}]}],
+			"generation_config": {"max_output_tokens": 200, "response_mime_type": "application/json", "response_schema": {"type": "OBJECT", "title": "Forecast"}}}`
+		r, err := wire.Decode(wire.Gemini, "/v1beta/models/gemini-2.5-flash:generateContent", []byte(body))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(saidOf(r.Messages)).To(Equal([]said{
+			{Role: llm.RoleSystem, Content: "Answer briefly."},
+			{Role: llm.RoleUser, Content: "Weather in Lyon?"},
+			{Role: llm.RoleAssistant, Calls: 1},
+			{Role: llm.RoleTool, Content: "light rain, 11 C", ID: "call_1", Name: "get_weather"},
+		}))
+		Expect(r.Messages[2].ToolCalls[0].Arguments).To(MatchJSON(`{"city": "Lyon"}`))
+		Expect(r.Tools).To(HaveLen(1))
+		Expect(r.Tools[0].Parameters).To(MatchJSON(`{"type": "object", "properties": {"city": {"type": "string"}}}`))
+		Expect(r.MaxTokens).To(Equal(200))
+		Expect(r.JSON).To(BeTrue())
+		Expect(r.Shape).To(Equal("Forecast"))
+
+		Expect(wire.Validate(wire.Gemini, "/v1beta/models/gemini-2.5-flash:generateContent", []byte(body))).To(Succeed(),
+			"the stand-in reads the function call turn too")
+	})
+
+	It("takes a field's camelCase name over its snake_case one when a request gives both", func() {
+		r, err := wire.Decode(wire.Gemini, "/v1beta/models/m:generateContent", []byte(`{"contents": [{"parts": [{"text": "hi"}]}],
+			"generationConfig": {"maxOutputTokens": 10}, "generation_config": {"max_output_tokens": 99}}`))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(r.MaxTokens).To(Equal(10))
+	})
+
+	It("reads Chat Completions' max_completion_tokens as the output cap", func() {
+		r, err := wire.Decode(wire.Chat, "/v1/chat/completions", []byte(`{"model": "o4-mini", "max_completion_tokens": 512,
+			"messages": [{"role": "developer", "content": "Be brief."}, {"role": "user", "content": "hi"}]}`))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(r.MaxTokens).To(Equal(512))
+	})
+
+	It("reads a Responses call that continues a stored response: the outputs of calls made in it are tool messages by call_id", func() {
+		body := `{"model": "gpt-5", "previous_response_id": "resp_0a1b2c",
+			"input": [{"type": "function_call_output", "call_id": "call_7", "output": "{\"rows\": 3}"},
+				{"type": "item_reference", "id": "msg_9"},
+				{"role": "user", "content": [{"type": "input_text", "text": "and this one?"}, {"type": "input_image", "image_url": "https://img.example/a.png"}]}],
+			"tools": [{"type": "web_search_preview"}, {"type": "function", "name": "count_rows", "parameters": {"type": "object"}}],
+			"text": {"format": {"type": "json_schema", "name": "row_count", "schema": {"type": "object"}}}}`
+		r, err := wire.Decode(wire.Responses, "/v1/responses", []byte(body))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(saidOf(r.Messages)).To(Equal([]said{
+			{Role: llm.RoleTool, Content: `{"rows": 3}`, ID: "call_7"},
+			{Role: llm.RoleUser, Content: "and this one?"},
+		}))
+		Expect(r.Tools).To(HaveLen(1))
+		Expect(r.Tools[0].Name).To(Equal("count_rows"))
+		Expect(r.Shape).To(Equal("row_count"))
+
+		Expect(wire.Validate(wire.Responses, "/v1/responses", []byte(body))).To(MatchError(ContainSubstring("previous_response_id: the stand-in stores no responses")),
+			"the stand-in, which keeps nothing, still refuses it")
+	})
+
+	It("reads a Responses history with hosted tool calls and reasoning, leaving those out", func() {
+		r, err := wire.Decode(wire.Responses, "/v1/responses", []byte(`{"model": "gpt-5", "input": [
+			{"role": "user", "content": "news on the port strike?"},
+			{"type": "reasoning", "id": "rs_1", "summary": []},
+			{"type": "web_search_call", "id": "ws_1", "status": "completed", "action": {"type": "search", "query": "port strike"}},
+			{"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "It ended Tuesday.", "annotations": []}]},
+			{"type": "message", "role": "assistant", "content": [{"type": "refusal", "refusal": "I cannot help with that."}]}]}`))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(saidOf(r.Messages)).To(Equal([]said{
+			{Role: llm.RoleUser, Content: "news on the port strike?"},
+			{Role: llm.RoleAssistant, Content: "It ended Tuesday."},
+			{Role: llm.RoleAssistant, Content: "I cannot help with that."},
+		}))
+	})
+
+	It("reads an Anthropic conversation with images, documents and server tools, leaving those blocks out", func() {
+		body := `{"model": "claude-sonnet-4-5", "max_tokens": 1024,
+			"system": [{"type": "text", "text": "You read invoices.", "cache_control": {"type": "ephemeral"}}],
+			"messages": [
+				{"role": "user", "content": [{"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}},
+					{"type": "document", "source": {"type": "text", "media_type": "text/plain", "data": "Invoice 12"}},
+					{"type": "text", "text": "Total of this invoice?"}]},
+				{"role": "assistant", "content": [{"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {"query": "vat rate"}},
+					{"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1", "content": []},
+					{"type": "text", "text": "Adding VAT."},
+					{"type": "tool_use", "id": "toolu_1", "name": "add", "input": {"a": 100, "b": 20}}]},
+				{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": [{"type": "text", "text": "120"}]}]}],
+			"tools": [{"type": "web_search_20250305", "name": "web_search", "max_uses": 2},
+				{"name": "add", "description": "Adds.", "input_schema": {"type": "object"}}]}`
+		r, err := wire.Decode(wire.Anthropic, "/v1/messages", []byte(body))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(saidOf(r.Messages)).To(Equal([]said{
+			{Role: llm.RoleSystem, Content: "You read invoices."},
+			{Role: llm.RoleUser, Content: "Total of this invoice?"},
+			{Role: llm.RoleAssistant, Content: "Adding VAT.", Calls: 1},
+			{Role: llm.RoleTool, Content: "120", ID: "toolu_1", Name: "add"},
+		}))
+
+		Expect(wire.Validate(wire.Anthropic, "/v1/messages", []byte(body))).To(MatchError(ContainSubstring(`the stand-in reads text and tool_result blocks from the user, not "image"`)),
+			"the stand-in, which sees no images, still refuses it")
+	})
+
+	It("gives a Gemini functionResponse that answers no call it was shown an id of its own", func() {
+		r, err := wire.Decode(wire.Gemini, "/v1beta/models/m:generateContent", []byte(`{"contents": [
+			{"role": "user", "parts": [{"functionResponse": {"name": "lookup", "response": {"result": "found"}}}]}]}`))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(saidOf(r.Messages)).To(Equal([]said{{Role: llm.RoleTool, Content: "found", ID: "call_1", Name: "lookup"}}))
+	})
+})
