@@ -214,6 +214,9 @@ func (o *observer) model(d wire.Dialect, req *http.Request, body []byte, resp *h
 			out = decodeResponse(d, got)
 		}
 	}
+	if d == wire.Gemini {
+		numberCalls(in.Messages, out.Message.ToolCalls)
+	}
 	if mt, ok := o.cfg.Tracer.(agents.ModelTracer); ok {
 		model := in.Model
 		if model == "" {
@@ -229,6 +232,22 @@ func (o *observer) model(d wire.Dialect, req *http.Request, body []byte, resp *h
 		o.asked = append(o.asked, a)
 	}
 	o.mu.Unlock()
+}
+
+// numberCalls gives each of a Gemini answer's calls that came without an
+// id the one the next request's reading gives it (wire.GeminiCallID: its
+// place among the calls of the conversation so far, sent), so that the
+// functionResponse answering it is paired with it.
+func numberCalls(sent []llm.Message, calls []llm.ToolCall) {
+	n := 0
+	for _, m := range sent {
+		n += len(m.ToolCalls)
+	}
+	for i := range calls {
+		if calls[i].ID == "" {
+			calls[i].ID = wire.GeminiCallID(n + i + 1)
+		}
+	}
 }
 
 // results hands the upstream bodies fetched since the last model response

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -18,10 +19,11 @@ import (
 //
 //   - systemInstruction becomes a system message; user and model contents
 //     become user and assistant messages (thought parts are dropped);
-//   - Gemini function calls carry no ids, so the stand-in numbers them
-//     call_1, call_2 … in the order they appear in the conversation, and
-//     pairs each functionResponse with the earliest unanswered call of the
-//     same name. The tool message's content is response.result (a string as
+//   - a function call keeps its id when it has one (newer models give
+//     them); one without is numbered call_1, call_2 … by its place among
+//     the conversation's calls (GeminiCallID). A functionResponse answers
+//     the unanswered call of its id when it gives one, else the earliest
+//     unanswered call of its name. The tool message's content is response.result (a string as
 //     it is, anything else as JSON), or the whole response object when it has
 //     no result;
 //   - tools take their schema from parametersJsonSchema, else parameters;
@@ -80,11 +82,13 @@ type geminiPart struct {
 }
 
 type geminiCall struct {
+	ID   string          `json:"id"`
 	Name string          `json:"name"`
 	Args json.RawMessage `json:"args"`
 }
 
 type geminiCallResponse struct {
+	ID       string          `json:"id"`
 	Name     string          `json:"name"`
 	Response json.RawMessage `json:"response"`
 }
@@ -191,13 +195,17 @@ func geminiEncoder(body []byte, sample int, stream bool) Encoder {
 	return e
 }
 
+// GeminiCallID is the id of the n-th function call of a conversation
+// (from 1) that came without one.
+func GeminiCallID(n int) string { return "call_" + strconv.Itoa(n) }
+
 // pendingCall is a function call that no functionResponse has answered yet.
 type pendingCall struct{ id, name string }
 
 // decode reads gr, a request to model, as a Request. When strict (the
 // stand-in answering it), a functionResponse that answers no earlier
-// functionCall of its name is an error; else (reading recorded traffic) it
-// is a tool message with an id of its own.
+// functionCall is an error; else (reading recorded traffic) it is a tool
+// message with its own id, if it has one.
 func (gr geminiRequest) decode(model string, strict bool) (Request, error) {
 	r := Request{Model: model, MaxTokens: gr.GenerationConfig.MaxOutputTokens}
 	r.JSON = gr.GenerationConfig.ResponseMIMEType == "application/json"
@@ -224,7 +232,7 @@ func (gr geminiRequest) decode(model string, strict bool) (Request, error) {
 					continue
 				}
 				calls++
-				id := "call_" + strconv.Itoa(calls)
+				id := cmp.Or(p.FunctionCall.ID, GeminiCallID(calls))
 				args := p.FunctionCall.Args
 				if len(args) == 0 || string(args) == "null" {
 					args = json.RawMessage(`{}`)
@@ -253,20 +261,17 @@ func (gr geminiRequest) decode(model string, strict bool) (Request, error) {
 				continue
 			}
 			flush()
-			j := 0
-			for j < len(pending) && pending[j].name != fr.Name {
-				j++
+			j := slices.IndexFunc(pending, func(c pendingCall) bool { return fr.ID != "" && c.id == fr.ID })
+			if j < 0 {
+				j = slices.IndexFunc(pending, func(c pendingCall) bool { return c.name == fr.Name })
 			}
-			var id string
+			id := fr.ID // an answer to no call shown: its own id, if any
 			switch {
-			case j < len(pending):
+			case j >= 0:
 				id = pending[j].id
-				pending = append(pending[:j], pending[j+1:]...)
+				pending = slices.Delete(pending, j, j+1)
 			case strict:
 				return Request{}, fmt.Errorf("contents[%d]: functionResponse %q answers no earlier functionCall of that name", i, fr.Name)
-			default:
-				calls++
-				id = "call_" + strconv.Itoa(calls)
 			}
 			r.Messages = append(r.Messages, llm.Message{Role: llm.RoleTool, Content: toolResult(fr.Response), ToolCallID: id, Name: fr.Name})
 		}

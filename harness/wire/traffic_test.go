@@ -130,10 +130,35 @@ var _ = Describe("recorded traffic read from the wire (Decode)", func() {
 			"the stand-in, which sees no images, still refuses it")
 	})
 
-	It("gives a Gemini functionResponse that answers no call it was shown an id of its own", func() {
+	It("reads a Gemini functionResponse that answers no call it was shown as a tool message with its own id, if any", func() {
 		r, err := wire.Decode(wire.Gemini, "/v1beta/models/m:generateContent", []byte(`{"contents": [
-			{"role": "user", "parts": [{"functionResponse": {"name": "lookup", "response": {"result": "found"}}}]}]}`))
+			{"role": "user", "parts": [{"functionResponse": {"name": "lookup", "response": {"result": "found"}}},
+				{"functionResponse": {"id": "fc-9", "name": "lookup", "response": {"result": "again"}}}]}]}`))
 		Expect(err).NotTo(HaveOccurred())
-		Expect(saidOf(r.Messages)).To(Equal([]said{{Role: llm.RoleTool, Content: "found", ID: "call_1", Name: "lookup"}}))
+		Expect(saidOf(r.Messages)).To(Equal([]said{
+			{Role: llm.RoleTool, Content: "found", Name: "lookup"},
+			{Role: llm.RoleTool, Content: "again", ID: "fc-9", Name: "lookup"},
+		}))
+	})
+
+	It("keeps the ids Gemini function calls come with, pairs answers by them, and numbers the calls without one by their place", func() {
+		r, err := wire.Decode(wire.Gemini, "/v1beta/models/m:generateContent", []byte(`{"contents": [
+			{"role": "user", "parts": [{"text": "Lyon and Nice?"}]},
+			{"role": "model", "parts": [{"functionCall": {"id": "fc-a", "name": "get_weather", "args": {"city": "Lyon"}}},
+				{"functionCall": {"id": "fc-b", "name": "get_weather", "args": {"city": "Nice"}}}]},
+			{"role": "user", "parts": [{"functionResponse": {"id": "fc-b", "name": "get_weather", "response": {"result": "15 C"}}},
+				{"functionResponse": {"id": "fc-a", "name": "get_weather", "response": {"result": "9 C"}}}]},
+			{"role": "model", "parts": [{"functionCall": {"name": "get_time", "args": {}}}]},
+			{"role": "user", "parts": [{"functionResponse": {"name": "get_time", "response": {"result": "noon"}}}]}]}`))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(saidOf(r.Messages)).To(Equal([]said{
+			{Role: llm.RoleUser, Content: "Lyon and Nice?"},
+			{Role: llm.RoleAssistant, Calls: 2},
+			{Role: llm.RoleTool, Content: "15 C", ID: "fc-b", Name: "get_weather"},
+			{Role: llm.RoleTool, Content: "9 C", ID: "fc-a", Name: "get_weather"},
+			{Role: llm.RoleAssistant, Calls: 1},
+			{Role: llm.RoleTool, Content: "noon", ID: wire.GeminiCallID(3), Name: "get_time"},
+		}))
+		Expect(r.Messages[1].ToolCalls[1].ID).To(Equal("fc-b"))
 	})
 })

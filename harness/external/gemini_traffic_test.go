@@ -1,0 +1,102 @@
+package external_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/agentreplay/testbed/agents"
+	"github.com/agentreplay/testbed/agents/llm"
+	"github.com/agentreplay/testbed/harness/external"
+)
+
+// geminiAPI answers the first two generateContent calls with a function
+// call each (get_weather for Lyon, then for Nice; with ids made from id,
+// none when it is ""), later ones with text, and an upstream with the
+// forecast of the city asked.
+type geminiAPI struct {
+	id string
+	mu sync.Mutex
+	n  int
+}
+
+func (a *geminiAPI) RoundTrip(r *http.Request) (*http.Response, error) {
+	body := `{"temp": 9, "station": "` + r.URL.Query().Get("city") + `"}`
+	if strings.HasSuffix(r.URL.Path, ":generateContent") {
+		a.mu.Lock()
+		a.n++
+		n := a.n
+		a.mu.Unlock()
+		part := `{"text": "9 °C and 15 °C"}`
+		if n <= 2 {
+			part = `{"functionCall": ` + geminiCall(a.id, n) + `}`
+		}
+		body = `{"candidates": [{"content": {"role": "model", "parts": [` + part + `]}, "finishReason": "STOP", "index": 0}],
+			"usageMetadata": {"promptTokenCount": 20, "candidatesTokenCount": 5, "totalTokenCount": 25}, "modelVersion": "gemini-2.5-flash"}`
+	}
+	return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/json"}}, Body: io.NopCloser(strings.NewReader(body)), Request: r}, nil
+}
+
+// geminiCall is the n-th get_weather call (Lyon, then Nice), with the id
+// made from id when it is not "".
+func geminiCall(id string, n int) string {
+	city := map[int]string{1: "Lyon", 2: "Nice"}[n]
+	if id != "" {
+		return fmt.Sprintf(`{"id": "%s-%d", "name": "get_weather", "args": {"city": "%s"}}`, id, n, city)
+	}
+	return fmt.Sprintf(`{"name": "get_weather", "args": {"city": "%s"}}`, city)
+}
+
+// geminiResult is the functionResponse to the n-th call.
+func geminiResult(id string, n int) string {
+	result := map[int]string{1: "9 C", 2: "15 C"}[n]
+	if id != "" {
+		return fmt.Sprintf(`{"id": "%s-%d", "name": "get_weather", "response": {"result": "%s"}}`, id, n, result)
+	}
+	return fmt.Sprintf(`{"name": "get_weather", "response": {"result": "%s"}}`, result)
+}
+
+var _ = DescribeTable("an outside agent on Gemini is scored from its traffic, each functionResponse paired with the call it answers",
+	func(id string) {
+		if _, err := exec.LookPath("curl"); err != nil {
+			Skip("curl is not installed")
+		}
+		const tools = `"tools": [{"functionDeclarations": [{"name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}]}]`
+		url := `"$GEMINI_BASE_URL/v1beta/models/gemini-2.5-flash:generateContent"`
+		user := `{"role": "user", "parts": [{"text": "Weather in Lyon and Nice?"}]}`
+		turn := func(n int) string {
+			return `{"role": "model", "parts": [{"functionCall": ` + geminiCall(id, n) + `}]}, {"role": "user", "parts": [{"functionResponse": ` + geminiResult(id, n) + `}]}`
+		}
+		post := func(contents string) string {
+			return `curl -s -X POST ` + url + ` -H 'Content-Type: application/json' -d '{"contents": [` + contents + `], ` + tools + `}' >/dev/null` + "\n"
+		}
+		script := "read l\n" + post(user) + "curl -s \"$WEATHER_BASE_URL/forecast?city=Lyon\" >/dev/null\n" +
+			post(user+", "+turn(1)) + "curl -s \"$WEATHER_BASE_URL/forecast?city=Nice\" >/dev/null\n" +
+			post(user+", "+turn(1)+", "+turn(2)) + `echo '{"text": "9 °C and 15 °C"}'`
+		tr := &traced{}
+		cfg := agents.Config{
+			HTTP: &http.Client{Transport: &geminiAPI{id: id}}, Tracer: tr, Clock: func() time.Time { return time.Unix(0, 0) },
+			Endpoint:  llm.Endpoint{Provider: llm.ProviderGemini, BaseURL: "https://generativelanguage.googleapis.com", Model: "gemini-2.5-flash"},
+			Upstreams: map[string]string{"weather": "https://weather.example"},
+		}
+		a, err := external.New(external.Spec{Command: []string{"sh", "-c", script}, TurnTimeout: time.Minute}, GinkgoT().TempDir())(cfg)
+		Expect(err).NotTo(HaveOccurred())
+		_, err = a.Run(context.Background(), agents.Input{Turns: []string{"Weather in Lyon?"}})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(tr.calls).To(HaveLen(3))
+		Expect(tr.tools).To(Equal([]string{
+			`get_weather {"city": "Lyon"} raw={"temp": 9, "station": "Lyon"} context=9 C`,
+			`get_weather {"city": "Nice"} raw={"temp": 9, "station": "Nice"} context=15 C`,
+		}))
+	},
+	Entry("calls without ids, as the Gemini API sends them", ""),
+	Entry("calls with ids, as newer models send them", "fc-7d2a"),
+)
