@@ -63,6 +63,12 @@ var _ = Describe("Gemini embeddings", func() {
 		Expect(apiErr.Status).To(Equal("INVALID_ARGUMENT"))
 	})
 
+	It("reads outputDimensionality by its snake_case proto name too", func() {
+		status, got := post(srv, "/v1beta/models/gemini-embedding-001:embedContent", `{"content": {"parts": [{"text": "tide tables"}]}, "output_dimensionality": 128}`)
+		Expect(status).To(Equal(http.StatusOK), "%v", got)
+		Expect(got["embedding"].(map[string]any)["values"]).To(HaveLen(128))
+	})
+
 	It("answers embedContent, the single-text method older SDKs call, with the batch's vector", func() {
 		status, got := post(srv, "/v1beta/models/text-embedding-004:embedContent", `{"model": "models/text-embedding-004", "content": {"parts": [{"text": "sea surface temperature near Taiwan"}]}}`)
 		Expect(status).To(Equal(http.StatusOK), "%v", got)

@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"cmp"
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
@@ -99,6 +100,8 @@ type geminiEmbedRequest struct {
 	TaskType             string         `json:"taskType"`
 	Title                string         `json:"title"`
 	OutputDimensionality int            `json:"outputDimensionality"`
+	// The proto's snake_case name, which the API takes too.
+	OutputDimensionalitySnake int `json:"output_dimensionality"`
 }
 
 // The embedding methods of a Gemini model path.
@@ -154,6 +157,7 @@ func ReadGeminiEmbed(model, method string, body []byte) (Embeddings, error) {
 	}
 	e := Embeddings{Model: model}
 	for i, q := range reqs {
+		q.OutputDimensionality = cmp.Or(q.OutputDimensionality, q.OutputDimensionalitySnake)
 		if err := checkEmbed(q, model, limit, i, single); err != nil {
 			return Embeddings{}, err
 		}
