@@ -119,6 +119,11 @@ var _ = Describe("the stand-in refuses what the real APIs refuse", func() {
 			"Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn."),
 	)
 
+	It("generateContent: takes the function role older clients give a turn of function responses, as the API does", func() {
+		status, got := post(srv, geminiPath, `{"contents": [`+gUser+`, `+gCall+`, `+strings.Replace(gAnswer, `"role": "user"`, `"role": "function"`, 1)+`]}`)
+		Expect(status).To(Equal(http.StatusOK), "%v", got)
+	})
+
 	It("generateContent: the official SDK gets a 400 APIError for an invalid role", func() {
 		c, err := genai.NewClient(context.Background(), &genai.ClientConfig{APIKey: "k", Backend: genai.BackendGeminiAPI, HTTPOptions: genai.HTTPOptions{BaseURL: srv.URL()}})
 		Expect(err).NotTo(HaveOccurred())

@@ -119,7 +119,9 @@ func calledBy(wr chatRequest, calling int, id string) bool {
 }
 
 // validateGemini returns what generateContent refuses in gr, or nil: no
-// contents; a role other than user or model (an empty role is a user's); a
+// contents; a role other than user or model (an empty role is a user's,
+// and function, which older clients give the turn of function responses,
+// is taken as one too, as the API takes it); a
 // content without parts; a function call turn that does not come right
 // after a user turn or a function response turn; a function response turn
 // that does not come right after a function call turn, or that answers a
@@ -130,7 +132,7 @@ func validateGemini(gr geminiRequest) error {
 	}
 	prevCalls, prevModel := 0, false
 	for i, c := range gr.Contents {
-		if c.Role != "" && c.Role != "user" && c.Role != "model" {
+		if c.Role != "" && c.Role != "user" && c.Role != "model" && c.Role != "function" {
 			return &invalid{msg: "Please use a valid role: user, model."}
 		}
 		if len(c.Parts) == 0 {
