@@ -139,8 +139,13 @@ func (o *observer) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, err
 }
 
-// traffic reads one exchange, whole: a model call, or an upstream body.
+// traffic reads one exchange, whole: a model call, or an upstream body,
+// decoded as its Content-Encoding says (the program's HTTP client reads it
+// so).
 func (o *observer) traffic(req *http.Request, body []byte, resp *http.Response, got []byte, err error, took time.Duration) {
+	if err == nil && resp != nil {
+		got = inflated(resp.Header, got)
+	}
 	if wire.IsEmbeddings(req.URL.Path) {
 		o.embed(req, body, resp, got, err, took)
 	}

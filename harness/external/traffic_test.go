@@ -109,7 +109,7 @@ echo '{"text": "21 °C"}'`
 
 // chatAPI answers Chat Completions calls with answers in order (each a
 // message object) and upstream calls with the body and status of their
-// path.
+// path, each encoded with coding when it is set (Content-Encoding).
 type chatAPI struct {
 	mu        sync.Mutex
 	answers   []string
@@ -117,6 +117,7 @@ type chatAPI struct {
 		status int
 		body   string
 	}
+	coding string
 }
 
 func (a *chatAPI) RoundTrip(r *http.Request) (*http.Response, error) {
@@ -131,7 +132,12 @@ func (a *chatAPI) RoundTrip(r *http.Request) (*http.Response, error) {
 		u := a.upstreams[r.URL.Path]
 		status, body = u.status, u.body
 	}
-	return &http.Response{StatusCode: status, Header: http.Header{"Content-Type": {"application/json"}}, Body: io.NopCloser(strings.NewReader(body)), Request: r}, nil
+	h := http.Header{"Content-Type": {"application/json"}}
+	if a.coding != "" {
+		body = encoded(a.coding, body)
+		h.Set("Content-Encoding", a.coding)
+	}
+	return &http.Response{StatusCode: status, Header: h, Body: io.NopCloser(strings.NewReader(body)), Request: r}, nil
 }
 
 // callAnswer is a Chat Completions message asking for one tool call.
