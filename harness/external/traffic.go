@@ -213,8 +213,11 @@ func (o *observer) model(d wire.Dialect, req *http.Request, body []byte, resp *h
 			err = &statusError{code: resp.StatusCode, body: string(got)}
 		} else if eventStream(resp.Header) {
 			// A streamed answer, read as the adapters read it: a stream
-			// cut short or malformed is the error the agent saw.
-			out, err = decodeStream(d, got)
+			// cut short or malformed is the error the agent saw; one
+			// whole with nothing in it is an empty answer.
+			if out, err = decodeStream(d, got); errors.Is(err, llm.ErrNoContent) {
+				err = nil
+			}
 		} else {
 			out = decodeResponse(d, got)
 		}
@@ -390,17 +393,21 @@ func decodeChatResponse(b []byte) llm.Response {
 		} `json:"usage"`
 	}
 	var out llm.Response
-	if json.Unmarshal(b, &w) != nil || len(w.Choices) == 0 {
+	if json.Unmarshal(b, &w) != nil {
+		return out
+	}
+	out.Model, out.Message.Role = w.Model, llm.RoleAssistant
+	out.Usage = llm.Usage{InputTokens: w.Usage.Prompt, OutputTokens: w.Usage.Completion, ReasoningTokens: w.Usage.Details.Reasoning,
+		CacheReadTokens: w.Usage.PromptDetails.Cached}
+	if len(w.Choices) == 0 {
 		return out
 	}
 	c := w.Choices[0]
-	out.Model, out.FinishReason, out.RawFinishReason = w.Model, openai.FinishReason(c.FinishReason), c.FinishReason
-	out.Message = llm.Message{Role: llm.RoleAssistant, Content: c.Message.Content}
+	out.FinishReason, out.RawFinishReason = openai.FinishReason(c.FinishReason), c.FinishReason
+	out.Message.Content = c.Message.Content
 	for _, tc := range c.Message.ToolCalls {
 		out.Message.ToolCalls = append(out.Message.ToolCalls, llm.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: json.RawMessage(tc.Function.Arguments)})
 	}
-	out.Usage = llm.Usage{InputTokens: w.Usage.Prompt, OutputTokens: w.Usage.Completion, ReasoningTokens: w.Usage.Details.Reasoning,
-		CacheReadTokens: w.Usage.PromptDetails.Cached}
 	return out
 }
 
@@ -450,12 +457,18 @@ func decodeGeminiResponse(b []byte) llm.Response {
 		Model string `json:"modelVersion"`
 	}
 	var out llm.Response
-	if json.Unmarshal(b, &w) != nil || len(w.Candidates) == 0 {
+	if json.Unmarshal(b, &w) != nil {
 		return out
 	}
+	out.Model, out.Message.Role = w.Model, llm.RoleAssistant
+	// Gemini counts thinking beside the candidates' tokens.
+	out.Usage = llm.Usage{InputTokens: w.Usage.Prompt, OutputTokens: w.Usage.Candidates + w.Usage.Thoughts, ReasoningTokens: w.Usage.Thoughts,
+		CacheReadTokens: w.Usage.Cached}
+	if len(w.Candidates) == 0 {
+		return out // a blocked prompt: no candidate, its tokens counted
+	}
 	c := w.Candidates[0]
-	out.Model, out.RawFinishReason = w.Model, c.FinishReason
-	out.Message.Role = llm.RoleAssistant
+	out.RawFinishReason = c.FinishReason
 	for _, p := range c.Content.Parts {
 		if !p.Thought {
 			out.Message.Content += p.Text
@@ -464,9 +477,6 @@ func decodeGeminiResponse(b []byte) llm.Response {
 			out.Message.ToolCalls = append(out.Message.ToolCalls, llm.ToolCall{ID: f.ID, Name: f.Name, Arguments: f.Args})
 		}
 	}
-	// Gemini counts thinking beside the candidates' tokens.
-	out.Usage = llm.Usage{InputTokens: w.Usage.Prompt, OutputTokens: w.Usage.Candidates + w.Usage.Thoughts, ReasoningTokens: w.Usage.Thoughts,
-		CacheReadTokens: w.Usage.Cached}
 	out.FinishReason = geminiadapter.FinishReason(c.FinishReason, len(out.Message.ToolCalls) > 0)
 	return out
 }

@@ -23,6 +23,7 @@ type traced struct {
 	mu    sync.Mutex
 	calls []llm.Request
 	resps []llm.Response
+	errs  []error
 	tools []string // name, raw and context of each tool call
 }
 
@@ -38,10 +39,10 @@ func (t *traced) Tool(name string, args json.RawMessage, raw []byte, context str
 
 func (t *traced) Note(string, any) {}
 
-func (t *traced) ModelCall(req llm.Request, _ string, resp llm.Response, _ error, _ time.Duration) {
+func (t *traced) ModelCall(req llm.Request, _ string, resp llm.Response, err error, _ time.Duration) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.calls, t.resps = append(t.calls, req), append(t.resps, resp)
+	t.calls, t.resps, t.errs = append(t.calls, req), append(t.resps, resp), append(t.errs, err)
 }
 
 // responsesAPI answers the first /v1/responses call with a function call,

@@ -99,13 +99,10 @@ func apiError(err error) error {
 }
 
 // Response maps a Messages response to llm.Response: text blocks joined,
-// tool_use blocks as tool calls, thinking left out; ErrNoContent when it
-// has no content blocks. The harness reads an outside agent's responses
-// with it too.
+// tool_use blocks as tool calls, thinking left out; ErrNoContent, with the
+// rest of the answer (usage, stop reason), when it has no content blocks.
+// The harness reads an outside agent's responses with it too.
 func Response(out *sdk.Message) (llm.Response, error) {
-	if len(out.Content) == 0 {
-		return llm.Response{}, llm.ErrNoContent
-	}
 	msg := llm.Message{Role: llm.RoleAssistant}
 	for _, b := range out.Content {
 		switch b.Type {
@@ -115,13 +112,17 @@ func Response(out *sdk.Message) (llm.Response, error) {
 			msg.ToolCalls = append(msg.ToolCalls, llm.ToolCall{ID: b.ID, Name: b.Name, Arguments: b.Input})
 		}
 	}
-	return llm.Response{
+	resp := llm.Response{
 		Message:         msg,
 		FinishReason:    FinishReason(string(out.StopReason)),
 		RawFinishReason: string(out.StopReason),
 		Model:           string(out.Model),
 		Usage:           usage(out.Usage),
-	}, nil
+	}
+	if len(out.Content) == 0 {
+		return resp, llm.ErrNoContent
+	}
+	return resp, nil
 }
 
 // FinishReason maps an Anthropic stop_reason to llm's finish reasons:

@@ -67,10 +67,22 @@ func apiError(err error) error {
 }
 
 // response maps a generateContent response (whole, or merged from a
-// stream's chunks) to llm.Response.
+// stream's chunks) to llm.Response; ErrNoContent, with its usage and
+// finish reason, when it has no candidate content (a blocked prompt).
 func response(out *genai.GenerateContentResponse) (llm.Response, error) {
+	resp := llm.Response{Message: llm.Message{Role: llm.RoleAssistant}, Model: out.ModelVersion}
+	if u := out.UsageMetadata; u != nil {
+		// promptTokenCount includes the cached content's tokens; Gemini
+		// counts thinking beside the candidates' tokens.
+		resp.Usage = llm.Usage{InputTokens: int(u.PromptTokenCount), OutputTokens: int(u.CandidatesTokenCount + u.ThoughtsTokenCount),
+			ReasoningTokens: int(u.ThoughtsTokenCount), CacheReadTokens: int(u.CachedContentTokenCount)}
+	}
+	if len(out.Candidates) > 0 {
+		raw := string(out.Candidates[0].FinishReason)
+		resp.FinishReason, resp.RawFinishReason = FinishReason(raw, false), raw
+	}
 	if len(out.Candidates) == 0 || out.Candidates[0].Content == nil {
-		return llm.Response{}, llm.ErrNoContent
+		return resp, llm.ErrNoContent
 	}
 	msg := llm.Message{Role: llm.RoleAssistant}
 	for _, p := range out.Candidates[0].Content.Parts {
@@ -90,19 +102,8 @@ func response(out *genai.GenerateContentResponse) (llm.Response, error) {
 			}
 		}
 	}
-	raw := string(out.Candidates[0].FinishReason)
-	resp := llm.Response{
-		Message:         msg,
-		FinishReason:    FinishReason(raw, len(msg.ToolCalls) > 0),
-		RawFinishReason: raw,
-		Model:           out.ModelVersion,
-	}
-	if u := out.UsageMetadata; u != nil {
-		// promptTokenCount includes the cached content's tokens; Gemini
-		// counts thinking beside the candidates' tokens.
-		resp.Usage = llm.Usage{InputTokens: int(u.PromptTokenCount), OutputTokens: int(u.CandidatesTokenCount + u.ThoughtsTokenCount),
-			ReasoningTokens: int(u.ThoughtsTokenCount), CacheReadTokens: int(u.CachedContentTokenCount)}
-	}
+	resp.Message = msg
+	resp.FinishReason = FinishReason(resp.RawFinishReason, len(msg.ToolCalls) > 0)
 	return resp, nil
 }
 

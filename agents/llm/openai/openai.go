@@ -94,30 +94,30 @@ func FinishReason(raw string) string {
 }
 
 // response maps a chat completion (whole, or accumulated from a stream) to
-// llm.Response.
+// llm.Response; ErrNoContent, with its usage, when it has no choice.
 func response(out *sdk.ChatCompletion) (llm.Response, error) {
-	if len(out.Choices) == 0 {
-		return llm.Response{}, llm.ErrNoContent
-	}
-	choice := out.Choices[0]
-	msg := llm.Message{Role: llm.RoleAssistant, Content: choice.Message.Content}
-	for _, tc := range choice.Message.ToolCalls {
-		msg.ToolCalls = append(msg.ToolCalls, llm.ToolCall{
-			ID: tc.ID, Name: tc.Function.Name, Arguments: json.RawMessage(tc.Function.Arguments),
-		})
-	}
-	return llm.Response{
-		Message:         msg,
-		FinishReason:    FinishReason(choice.FinishReason),
-		RawFinishReason: choice.FinishReason,
-		Model:           out.Model,
+	resp := llm.Response{
+		Message: llm.Message{Role: llm.RoleAssistant},
+		Model:   out.Model,
 		Usage: llm.Usage{
 			InputTokens:     int(out.Usage.PromptTokens), // cached tokens included
 			OutputTokens:    int(out.Usage.CompletionTokens),
 			ReasoningTokens: int(out.Usage.CompletionTokensDetails.ReasoningTokens),
 			CacheReadTokens: int(out.Usage.PromptTokensDetails.CachedTokens),
 		},
-	}, nil
+	}
+	if len(out.Choices) == 0 {
+		return resp, llm.ErrNoContent
+	}
+	choice := out.Choices[0]
+	resp.Message.Content = choice.Message.Content
+	for _, tc := range choice.Message.ToolCalls {
+		resp.Message.ToolCalls = append(resp.Message.ToolCalls, llm.ToolCall{
+			ID: tc.ID, Name: tc.Function.Name, Arguments: json.RawMessage(tc.Function.Arguments),
+		})
+	}
+	resp.FinishReason, resp.RawFinishReason = FinishReason(choice.FinishReason), choice.FinishReason
+	return resp, nil
 }
 
 func (c *Client) params(req llm.Request) (sdk.ChatCompletionNewParams, error) {

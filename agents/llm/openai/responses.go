@@ -70,8 +70,9 @@ func (c *Responses) Chat(ctx context.Context, req llm.Request) (llm.Response, er
 }
 
 // FromResponses maps a Responses API answer to llm.Response (see
-// Responses); ErrNoContent when it has neither a message nor a function
-// call. The harness reads an outside agent's responses with it too.
+// Responses); ErrNoContent, with the rest of the answer (usage, finish
+// reason), when it has neither a message nor a function call. The harness
+// reads an outside agent's responses with it too.
 func FromResponses(out *responses.Response) (llm.Response, error) {
 	msg := llm.Message{Role: llm.RoleAssistant}
 	answered := false
@@ -91,10 +92,7 @@ func FromResponses(out *responses.Response) (llm.Response, error) {
 			})
 		}
 	}
-	if !answered {
-		return llm.Response{}, llm.ErrNoContent
-	}
-	return llm.Response{
+	resp := llm.Response{
 		Message:         msg,
 		FinishReason:    responsesFinish(out, len(msg.ToolCalls) > 0),
 		RawFinishReason: responsesRawFinish(out),
@@ -105,7 +103,11 @@ func FromResponses(out *responses.Response) (llm.Response, error) {
 			ReasoningTokens: int(out.Usage.OutputTokensDetails.ReasoningTokens),
 			CacheReadTokens: int(out.Usage.InputTokensDetails.CachedTokens),
 		},
-	}, nil
+	}
+	if !answered {
+		return resp, llm.ErrNoContent
+	}
+	return resp, nil
 }
 
 // responsesFinish names why a response ended in llm's finish reasons.
