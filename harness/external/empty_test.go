@@ -1,19 +1,14 @@
 package external_test
 
 import (
-	"context"
 	"io"
 	"net/http"
-	"os/exec"
 	"strings"
-	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/agentreplay/testbed/agents"
 	"github.com/agentreplay/testbed/agents/llm"
-	"github.com/agentreplay/testbed/harness/external"
 )
 
 // answering answers every request with body, as an event stream when
@@ -33,21 +28,10 @@ func (a answering) RoundTrip(r *http.Request) (*http.Response, error) {
 
 var _ = DescribeTable("a model's answer with nothing in it is read as an empty answer that still counts its tokens",
 	func(provider, path, request string, api answering, want llm.Usage) {
-		if _, err := exec.LookPath("curl"); err != nil {
-			Skip("curl is not installed")
-		}
 		base := map[string]string{llm.ProviderOpenAI: "$OPENAI_BASE_URL", llm.ProviderAnthropic: "$ANTHROPIC_BASE_URL", llm.ProviderGemini: "$GEMINI_BASE_URL"}[provider]
-		script := "read l\ncurl -s -X POST \"" + base + path + "\" -H 'Content-Type: application/json' -d '" + request + "' >/dev/null\necho '{\"text\": \"nothing\"}'"
-		tr := &traced{}
-		cfg := agents.Config{
-			HTTP: &http.Client{Transport: api}, Tracer: tr, Clock: func() time.Time { return time.Unix(0, 0) },
-			Endpoint: llm.Endpoint{Provider: provider, BaseURL: map[string]string{llm.ProviderOpenAI: "https://api.openai.com/v1",
-				llm.ProviderAnthropic: "https://api.anthropic.com", llm.ProviderGemini: "https://generativelanguage.googleapis.com"}[provider], Model: "m"},
-		}
-		a, err := external.New(external.Spec{Command: []string{"sh", "-c", script}, TurnTimeout: time.Minute}, GinkgoT().TempDir())(cfg)
-		Expect(err).NotTo(HaveOccurred())
-		_, err = a.Run(context.Background(), agents.Input{Turns: []string{"go"}})
-		Expect(err).NotTo(HaveOccurred())
+		endpoint := llm.Endpoint{Provider: provider, Model: "m", BaseURL: map[string]string{llm.ProviderOpenAI: "https://api.openai.com/v1",
+			llm.ProviderAnthropic: "https://api.anthropic.com", llm.ProviderGemini: "https://generativelanguage.googleapis.com"}[provider]}
+		tr := runOver(api, endpoint, nil, "curl -s -X POST \""+base+path+"\" -H 'Content-Type: application/json' -d '"+request+"' >/dev/null")
 		Expect(tr.calls).To(HaveLen(1))
 		Expect(tr.errs[0]).NotTo(HaveOccurred(), "the program saw a whole answer")
 		Expect(tr.resps[0].Message.Content).To(BeEmpty())

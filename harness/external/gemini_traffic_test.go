@@ -1,21 +1,16 @@
 package external_test
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"net/http"
-	"os/exec"
 	"strings"
 	"sync"
-	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/agentreplay/testbed/agents"
 	"github.com/agentreplay/testbed/agents/llm"
-	"github.com/agentreplay/testbed/harness/external"
 )
 
 // geminiAPI answers the first two generateContent calls with a function
@@ -66,9 +61,6 @@ func geminiResult(id string, n int) string {
 
 var _ = DescribeTable("an outside agent on Gemini is scored from its traffic, each functionResponse paired with the call it answers",
 	func(id string) {
-		if _, err := exec.LookPath("curl"); err != nil {
-			Skip("curl is not installed")
-		}
 		const tools = `"tools": [{"functionDeclarations": [{"name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}]}]`
 		url := `"$GEMINI_BASE_URL/v1beta/models/gemini-2.5-flash:generateContent"`
 		user := `{"role": "user", "parts": [{"text": "Weather in Lyon and Nice?"}]}`
@@ -78,19 +70,11 @@ var _ = DescribeTable("an outside agent on Gemini is scored from its traffic, ea
 		post := func(contents string) string {
 			return `curl -s -X POST ` + url + ` -H 'Content-Type: application/json' -d '{"contents": [` + contents + `], ` + tools + `}' >/dev/null` + "\n"
 		}
-		script := "read l\n" + post(user) + "curl -s \"$WEATHER_BASE_URL/forecast?city=Lyon\" >/dev/null\n" +
+		script := post(user) + "curl -s \"$WEATHER_BASE_URL/forecast?city=Lyon\" >/dev/null\n" +
 			post(user+", "+turn(1)) + "curl -s \"$WEATHER_BASE_URL/forecast?city=Nice\" >/dev/null\n" +
-			post(user+", "+turn(1)+", "+turn(2)) + `echo '{"text": "9 °C and 15 °C"}'`
-		tr := &traced{}
-		cfg := agents.Config{
-			HTTP: &http.Client{Transport: &geminiAPI{id: id}}, Tracer: tr, Clock: func() time.Time { return time.Unix(0, 0) },
-			Endpoint:  llm.Endpoint{Provider: llm.ProviderGemini, BaseURL: "https://generativelanguage.googleapis.com", Model: "gemini-2.5-flash"},
-			Upstreams: map[string]string{"weather": "https://weather.example"},
-		}
-		a, err := external.New(external.Spec{Command: []string{"sh", "-c", script}, TurnTimeout: time.Minute}, GinkgoT().TempDir())(cfg)
-		Expect(err).NotTo(HaveOccurred())
-		_, err = a.Run(context.Background(), agents.Input{Turns: []string{"Weather in Lyon?"}})
-		Expect(err).NotTo(HaveOccurred())
+			post(user+", "+turn(1)+", "+turn(2))
+		tr := runOver(&geminiAPI{id: id}, llm.Endpoint{Provider: llm.ProviderGemini, BaseURL: "https://generativelanguage.googleapis.com", Model: "gemini-2.5-flash"},
+			map[string]string{"weather": "https://weather.example"}, script)
 		Expect(tr.calls).To(HaveLen(3))
 		Expect(tr.tools).To(Equal([]string{
 			`get_weather {"city": "Lyon"} raw={"temp": 9, "station": "Lyon"} context=9 C`,

@@ -161,20 +161,29 @@ func chatBody(messages string) string {
 // runChat runs a shell script as an outside agent over api for one turn
 // and returns the tool calls read from its traffic.
 func runChat(api *chatAPI, script string) []string {
+	return runOver(api, llm.Endpoint{Provider: llm.ProviderOpenAI, BaseURL: "https://api.openai.com/v1", Model: "m"},
+		map[string]string{"rates": "https://rates.example"}, script).tools
+}
+
+// runOver runs a shell script as an outside agent whose model is endpoint
+// and whose upstreams are upstreams, all answered by api, for one turn
+// (the script reads its line first and answers "ok" last), and returns
+// what was read from its traffic.
+func runOver(api http.RoundTripper, endpoint llm.Endpoint, upstreams map[string]string, script string) *traced {
+	GinkgoHelper()
 	if _, err := exec.LookPath("curl"); err != nil {
 		Skip("curl is not installed")
 	}
 	tr := &traced{}
 	cfg := agents.Config{
 		HTTP: &http.Client{Transport: api}, Tracer: tr, Clock: func() time.Time { return time.Unix(0, 0) },
-		Endpoint:  llm.Endpoint{Provider: llm.ProviderOpenAI, BaseURL: "https://api.openai.com/v1", Model: "m"},
-		Upstreams: map[string]string{"rates": "https://rates.example"},
+		Endpoint: endpoint, Upstreams: upstreams,
 	}
 	a, err := external.New(external.Spec{Command: []string{"sh", "-c", "read l\n" + script + "\necho '{\"text\": \"ok\"}'"}, TurnTimeout: time.Minute}, GinkgoT().TempDir())(cfg)
 	Expect(err).NotTo(HaveOccurred())
 	_, err = a.Run(context.Background(), agents.Input{Turns: []string{"go"}})
 	Expect(err).NotTo(HaveOccurred())
-	return tr.tools
+	return tr
 }
 
 // post is a curl line posting a Chat Completions request of messages.
