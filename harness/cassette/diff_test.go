@@ -69,7 +69,14 @@ var wires = map[string]wire{
 		}
 		return fmt.Sprintf(`{"model":"m","max_tokens":100,"messages":[%s],"tools":[%s]}`, strings.Join(ms, ","), strings.Join(ts, ","))
 	}},
-	"Gemini generateContent": {"/v1beta/models/g:generateContent", func(tools [][3]string, messages []string) string {
+	"Gemini generateContent":             {"/v1beta/models/g:generateContent", geminiBody("functionDeclarations")},
+	"Gemini generateContent, snake_case": {"/v1beta/models/g:generateContent", geminiBody("function_declarations")},
+}
+
+// geminiBody builds generateContent requests whose tools' list is under
+// key (the API's camelCase name or its snake_case proto name).
+func geminiBody(key string) func(tools [][3]string, messages []string) string {
+	return func(tools [][3]string, messages []string) string {
 		var ts, ms []string
 		for _, t := range tools {
 			ts = append(ts, fmt.Sprintf(`{"name":%q,"description":%q,"parameters":{"type":"object","properties":{"p":{"type":%q,"description":"the p"}},"required":["p"]}}`, t[0], t[1], t[2]))
@@ -77,18 +84,8 @@ var wires = map[string]wire{
 		for _, m := range messages {
 			ms = append(ms, fmt.Sprintf(`{"role":"user","parts":[{"text":%q}]}`, m))
 		}
-		return fmt.Sprintf(`{"contents":[%s],"tools":[{"functionDeclarations":[%s]}]}`, strings.Join(ms, ","), strings.Join(ts, ","))
-	}},
-	"Gemini generateContent, snake_case": {"/v1beta/models/g:generateContent", func(tools [][3]string, messages []string) string {
-		var ts, ms []string
-		for _, t := range tools {
-			ts = append(ts, fmt.Sprintf(`{"name":%q,"description":%q,"parameters":{"type":"object","properties":{"p":{"type":%q,"description":"the p"}},"required":["p"]}}`, t[0], t[1], t[2]))
-		}
-		for _, m := range messages {
-			ms = append(ms, fmt.Sprintf(`{"role":"user","parts":[{"text":%q}]}`, m))
-		}
-		return fmt.Sprintf(`{"contents":[%s],"tools":[{"function_declarations":[%s]}]}`, strings.Join(ms, ","), strings.Join(ts, ","))
-	}},
+		return fmt.Sprintf(`{"contents":[%s],"tools":[{%q:[%s]}]}`, strings.Join(ms, ","), key, strings.Join(ts, ","))
+	}
 }
 
 var (
