@@ -121,7 +121,11 @@ func (wr chatRequest) decode() Request {
 		}
 	}
 	for _, m := range wr.Messages {
-		msg := llm.Message{Role: m.Role, Content: contentText(m.Content), ToolCallID: m.ToolCallID}
+		role := m.Role
+		if role == "developer" {
+			role = llm.RoleSystem // what newer models call the system message
+		}
+		msg := llm.Message{Role: role, Content: contentText(m.Content), ToolCallID: m.ToolCallID}
 		for _, tc := range m.ToolCalls {
 			msg.ToolCalls = append(msg.ToolCalls, llm.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: json.RawMessage(tc.Function.Arguments)})
 		}

@@ -67,6 +67,17 @@ var _ = Describe("recorded traffic read from the wire (Decode)", func() {
 		Expect(r.MaxTokens).To(Equal(512))
 	})
 
+	It("reads a Chat Completions developer message as the system message, as the Responses API's is", func() {
+		body := []byte(`{"model": "gpt-5", "messages": [{"role": "developer", "content": "Answer in French."}, {"role": "user", "content": "hi"}]}`)
+		r, err := wire.Decode(wire.Chat, "/v1/chat/completions", body)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(saidOf(r.Messages)).To(Equal([]said{{Role: llm.RoleSystem, Content: "Answer in French."}, {Role: llm.RoleUser, Content: "hi"}}))
+		Expect(r.System()).To(Equal("Answer in French."))
+		call, err := wire.Read(wire.Chat, "/v1/chat/completions", body, 1)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(call.Request.System()).To(Equal("Answer in French."), "the stand-in reads it as its instructions")
+	})
+
 	It("reads a Responses call that continues a stored response: the outputs of calls made in it are tool messages by call_id", func() {
 		body := `{"model": "gpt-5", "previous_response_id": "resp_0a1b2c",
 			"input": [{"type": "function_call_output", "call_id": "call_7", "output": "{\"rows\": 3}"},
