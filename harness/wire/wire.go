@@ -102,8 +102,11 @@ func Of(path string) (Dialect, bool) {
 
 // Decode reads a request body of dialect d, sent to path (Gemini names the
 // model in it), as Request, without Validate's checks: the reading the
-// stand-in answers and the harness scores an outside agent's model calls
-// with.
+// harness scores an outside agent's model calls with. It reads recorded
+// traffic rather than answering it, so what Read refuses because the
+// stand-in cannot serve it (images, hosted and server tools, stored
+// responses) is left out instead; its error is a body it cannot read at
+// all.
 func Decode(d Dialect, path string, body []byte) (Request, error) {
 	switch d {
 	case Chat:
