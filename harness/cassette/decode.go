@@ -1,13 +1,12 @@
 package cassette
 
 import (
-	"bytes"
-	"compress/gzip"
 	"encoding/base64"
-	"io"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/agentreplay/testbed/harness/codings"
 )
 
 // Decoded views of a line: secrets hidden by an encoding a body can carry.
@@ -15,7 +14,7 @@ import (
 // 6.5 s over the committed cassettes, against well under a second here:
 // only lines that hold an escape or a long base64 run are decoded.
 
-// maxInflated bounds what one gzip member may inflate to.
+// maxInflated bounds what one compressed body may inflate to.
 const maxInflated = 16 << 20
 
 // minBase64 is the shortest base64 run worth decoding (a 16-byte key).
@@ -32,7 +31,7 @@ func decodedViews(line string) []string {
 		}
 	}
 	for _, run := range base64Runs(line) {
-		if v, ok := decodeBase64(run); ok {
+		if v, ok := decodeBase64(run, false); ok {
 			out = append(out, v)
 		}
 	}
@@ -124,9 +123,10 @@ func isBase64(c byte) bool {
 	return 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '+' || c == '/' || c == '-' || c == '_' || c == '='
 }
 
-// decodeBase64 decodes run and returns it as text when it is text, or gzip
-// of text.
-func decodeBase64(run string) (string, bool) {
+// decodeBase64 decodes run and returns it as text when it is text, or
+// gzip or zstd of text; when body (a cassette's binary body, which a
+// server may have sent brotli-encoded) also brotli of text.
+func decodeBase64(run string, body bool) (string, bool) {
 	trimmed := strings.TrimRight(run, "=")
 	var data []byte
 	for _, enc := range []*base64.Encoding{base64.RawStdEncoding, base64.RawURLEncoding} {
@@ -138,17 +138,10 @@ func decodeBase64(run string) (string, bool) {
 	if data == nil {
 		return "", false
 	}
-	if bytes.HasPrefix(data, []byte{0x1f, 0x8b}) {
-		zr, err := gzip.NewReader(bytes.NewReader(data))
-		if err != nil {
-			return "", false
-		}
-		inflated, err := io.ReadAll(io.LimitReader(zr, maxInflated))
-		if err != nil && len(inflated) == 0 {
-			return "", false
-		}
-		data = inflated
+	if textual(data) {
+		return string(data), true
 	}
+	data, _ = codings.Sniff(data, maxInflated, body)
 	return string(data), textual(data)
 }
 
@@ -203,7 +196,7 @@ func binaryBodies(text string, starts []int) []binaryBody {
 			}
 			b.WriteString(strings.TrimSpace(c))
 		}
-		if v, ok := decodeBase64(b.String()); ok {
+		if v, ok := decodeBase64(b.String(), true); ok {
 			out = append(out, binaryBody{line: n + 1, text: v})
 		}
 	}

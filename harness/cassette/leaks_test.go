@@ -9,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/andybalholm/brotli"
+	"github.com/klauspost/compress/zstd"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	. "github.com/onsi/gomega/gstruct"
@@ -26,6 +28,24 @@ func gzipBase64(s string) string {
 	zw := gzip.NewWriter(&b)
 	zw.Write([]byte(s))
 	zw.Close()
+	return base64.StdEncoding.EncodeToString(b.Bytes())
+}
+
+// brotliBase64 and zstdBase64 are s compressed as a server sends a body
+// with Content-Encoding br or zstd, in base64 as a cassette keeps it.
+func brotliBase64(s string) string {
+	var b bytes.Buffer
+	w := brotli.NewWriter(&b)
+	w.Write([]byte(s))
+	w.Close()
+	return base64.StdEncoding.EncodeToString(b.Bytes())
+}
+
+func zstdBase64(s string) string {
+	var b bytes.Buffer
+	w, _ := zstd.NewWriter(&b)
+	w.Write([]byte(s))
+	w.Close()
 	return base64.StdEncoding.EncodeToString(b.Bytes())
 }
 
@@ -91,6 +111,8 @@ var _ = Describe("Scan's rule set", func() {
 		Entry("a unicode-escaped key", `        body: '{"note":"`+unicodeEscaped(openAIKey)+`"}'`, "unicode-escaped"),
 		Entry("a base64-wrapped key", `        body: '{"blob":"`+base64.StdEncoding.EncodeToString([]byte("Authorization: Bearer "+openAIKey))+`"}'`, "base64"),
 		Entry("a gzipped key", `        body: !!binary `+gzipBase64(`{"api_key":"`+openAIKey+`"}`), "base64"),
+		Entry("a key in a brotli body, as a cassette writes it", "        body: !!binary |\n          "+brotliBase64(`{"api_key":"`+openAIKey+`"}`), "binary body"),
+		Entry("a zstd-compressed key", `        body: !!binary `+zstdBase64(`{"api_key":"`+openAIKey+`"}`), "base64"),
 		Entry("a declared variable's value", `        body: 'HA_TOKEN=Xy7Qp2Lm9Nv4Rs8T'`, "value of HA_TOKEN"),
 	)
 

@@ -203,7 +203,7 @@ func (d *Detector) Text(s string) string {
 func (d *Detector) text(s string) string {
 	found := d.sc.text(s)
 	for _, sp := range base64Spans(s) {
-		if v, ok := decodeBase64(s[sp[0]:sp[1]]); ok && len(d.sc.text(v)) > 0 {
+		if v, ok := decodeBase64(s[sp[0]:sp[1]], false); ok && len(d.sc.text(v)) > 0 {
 			found = append(found, match{secret: s[sp[0]:sp[1]], start: sp[0], end: sp[1]})
 		}
 	}

@@ -163,7 +163,7 @@ func (d *Detector) redactStream(body string) string {
 	for _, c := range channels(frags) {
 		found := d.sc.text(c.text)
 		for _, sp := range base64Spans(c.text) {
-			if v, ok := decodeBase64(c.text[sp[0]:sp[1]]); ok && len(d.sc.text(v)) > 0 {
+			if v, ok := decodeBase64(c.text[sp[0]:sp[1]], false); ok && len(d.sc.text(v)) > 0 {
 				found = append(found, match{start: sp[0], end: sp[1]})
 			}
 		}

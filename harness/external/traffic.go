@@ -20,6 +20,7 @@ import (
 	"github.com/agentreplay/testbed/agents/llm/anthropic"
 	geminiadapter "github.com/agentreplay/testbed/agents/llm/gemini"
 	"github.com/agentreplay/testbed/agents/llm/openai"
+	"github.com/agentreplay/testbed/harness/codings"
 	"github.com/agentreplay/testbed/harness/wire"
 )
 
@@ -139,12 +140,16 @@ func (o *observer) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, err
 }
 
+// maxInflated bounds what an encoded body may decode to before it is read
+// as traffic; a larger one is read as it came.
+const maxInflated = 256 << 20
+
 // traffic reads one exchange, whole: a model call, or an upstream body,
 // decoded as its Content-Encoding says (the program's HTTP client reads it
 // so).
 func (o *observer) traffic(req *http.Request, body []byte, resp *http.Response, got []byte, err error, took time.Duration) {
 	if err == nil && resp != nil {
-		got = inflated(resp.Header, got)
+		got, _ = codings.Body(resp.Header, got, maxInflated)
 	}
 	if wire.IsEmbeddings(req.URL.Path) {
 		o.embed(req, body, resp, got, err, took)
