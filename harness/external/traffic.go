@@ -227,9 +227,7 @@ func (o *observer) model(d wire.Dialect, req *http.Request, body []byte, resp *h
 			out = decodeResponse(d, got)
 		}
 	}
-	if d == wire.Gemini {
-		numberCalls(in.Messages, out.Message.ToolCalls)
-	}
+	numberCalls(in.Messages, out.Message.ToolCalls)
 	if mt, ok := o.cfg.Tracer.(agents.ModelTracer); ok {
 		model := in.Model
 		if model == "" {
@@ -247,10 +245,11 @@ func (o *observer) model(d wire.Dialect, req *http.Request, body []byte, resp *h
 	o.mu.Unlock()
 }
 
-// numberCalls gives each of a Gemini answer's calls that came without an
-// id the one the next request's reading gives it (wire.GeminiCallID: its
-// place among the calls of the conversation so far, sent), so that the
-// functionResponse answering it is paired with it.
+// numberCalls gives each of an answer's calls that came without an id (a
+// Gemini functionCall, a legacy function_call) the one the next request's
+// reading gives it (wire.CallID: its place among the calls of the
+// conversation so far, sent), so that the result answering it is paired
+// with it.
 func numberCalls(sent []llm.Message, calls []llm.ToolCall) {
 	n := 0
 	for _, m := range sent {
@@ -258,7 +257,7 @@ func numberCalls(sent []llm.Message, calls []llm.ToolCall) {
 	}
 	for i := range calls {
 		if calls[i].ID == "" {
-			calls[i].ID = wire.GeminiCallID(n + i + 1)
+			calls[i].ID = wire.CallID(n + i + 1)
 		}
 	}
 }
@@ -382,8 +381,9 @@ func decodeChatResponse(b []byte) llm.Response {
 		Choices []struct {
 			FinishReason string `json:"finish_reason"`
 			Message      struct {
-				Content   string              `json:"content"`
-				ToolCalls []wire.ChatToolCall `json:"tool_calls"`
+				Content      string                 `json:"content"`
+				ToolCalls    []wire.ChatToolCall    `json:"tool_calls"`
+				FunctionCall *wire.ChatFunctionCall `json:"function_call"` // the legacy functions API's
 			} `json:"message"`
 		} `json:"choices"`
 		Usage struct {
@@ -412,6 +412,9 @@ func decodeChatResponse(b []byte) llm.Response {
 	out.Message.Content = c.Message.Content
 	for _, tc := range c.Message.ToolCalls {
 		out.Message.ToolCalls = append(out.Message.ToolCalls, llm.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: json.RawMessage(tc.Function.Arguments)})
+	}
+	if fc := c.Message.FunctionCall; fc != nil && fc.Name != "" {
+		out.Message.ToolCalls = append(out.Message.ToolCalls, llm.ToolCall{Name: fc.Name, Arguments: json.RawMessage(fc.Arguments)})
 	}
 	return out
 }

@@ -271,22 +271,27 @@ func (s *Server) respond(w http.ResponseWriter, d wire.Encoder, req Request, sam
 		s.writeFault(w, d, fault, req, in)
 		return
 	}
-	p := s.policy(req)
+	// The policy decides among the tools the request lets it call (none
+	// under tool_choice none), and its answer keeps the calls the request
+	// allows (the first, when it allows one at a time).
+	offered := req.Offered()
+	p := s.policy(offered)
 	if p == nil {
 		w.Header().Set(cassette.PolicyHeader, cassette.NoPolicy)
-		writeFailure(w, d, http.StatusBadRequest, noPolicy(req), s.opts.Latency.Of(in, 0))
+		writeFailure(w, d, http.StatusBadRequest, noPolicy(offered), s.opts.Latency.Of(in, 0))
 		return
 	}
-	smp := newSampler(sample, req)
-	msg, rule, err := policy.AnswerOf(p, smp.view(req))
+	smp := newSampler(sample, offered)
+	msg, rule, err := policy.AnswerOf(p, smp.view(offered))
 	if err != nil && smp != nil {
 		// A misread the policy cannot follow: a model still answers.
-		msg, rule, err = policy.AnswerOf(p, req)
+		msg, rule, err = policy.AnswerOf(p, offered)
 	}
 	if err != nil {
 		writeFailure(w, d, http.StatusInternalServerError, p.Name()+": "+err.Error(), s.opts.Latency.Of(in, 0))
 		return
 	}
+	msg = req.Choice.Limit(msg)
 	msg = smp.reword(msg)
 	if p.Name() == generic.Name {
 		// Recordings say that their answers came from the plumbing stand-in.

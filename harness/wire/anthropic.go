@@ -50,8 +50,9 @@ type anthropicRequest struct {
 		InputSchema json.RawMessage `json:"input_schema"`
 	} `json:"tools"`
 	ToolChoice *struct {
-		Type string `json:"type"`
-		Name string `json:"name"`
+		Type            string `json:"type"`
+		Name            string `json:"name"`
+		DisableParallel bool   `json:"disable_parallel_tool_use"`
 	} `json:"tool_choice"`
 }
 
@@ -76,8 +77,11 @@ func (ar anthropicRequest) decode(strict bool) (Request, error) {
 		return Request{}, errors.New("max_tokens: Field required")
 	}
 	r := Request{Model: ar.Model, MaxTokens: *ar.MaxTokens}
-	if tc := ar.ToolChoice; tc != nil && tc.Type == "tool" {
-		r.Shape = tc.Name
+	if tc := ar.ToolChoice; tc != nil {
+		r.Choice = Choice{None: tc.Type == "none", One: tc.DisableParallel}
+		if tc.Type == "tool" {
+			r.Shape, r.Choice.Only = tc.Name, []string{tc.Name}
+		}
 	}
 	if sys := contentText(ar.System); sys != "" {
 		r.Messages = append(r.Messages, llm.Message{Role: llm.RoleSystem, Content: sys})

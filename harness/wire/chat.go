@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"slices"
 	"strconv"
@@ -20,27 +21,35 @@ import (
 // chatcmpl- id and x-request-id derive from a hash of the request and its
 // sample, so recordings are reproducible and every distinct request gets
 // its own; so do its tool calls' ids, call_ and 24 characters as OpenAI's
-// are (callIDs). Errors are in OpenAI's shape (errors.go).
+// are (callIDs). Errors are in OpenAI's shape (errors.go). A request that
+// offers functions the legacy way (functions, function_call) is read as
+// tools and answered with one function_call.
 
 // chatRequest is the part of a Chat Completions request the package reads.
 type chatRequest struct {
 	Model    string `json:"model"`
 	Messages []struct {
-		Role       string         `json:"role"`
-		Content    any            `json:"content"`
-		ToolCallID string         `json:"tool_call_id"`
-		ToolCalls  []ChatToolCall `json:"tool_calls"`
+		Role         string            `json:"role"`
+		Name         string            `json:"name"` // a function message's function
+		Content      any               `json:"content"`
+		ToolCallID   string            `json:"tool_call_id"`
+		ToolCalls    []ChatToolCall    `json:"tool_calls"`
+		FunctionCall *ChatFunctionCall `json:"function_call"` // the legacy functions API's call
 	} `json:"messages"`
 	Tools []struct {
-		Function struct {
-			Name        string          `json:"name"`
-			Description string          `json:"description"`
-			Parameters  json.RawMessage `json:"parameters"`
-		} `json:"function"`
+		Function chatFunction `json:"function"`
 	} `json:"tools"`
-	MaxTokens           int  `json:"max_tokens"`
-	MaxCompletionTokens int  `json:"max_completion_tokens"` // what max_tokens became; reasoning models take only this
-	Stream              bool `json:"stream"`
+	// Functions and FunctionCall are the legacy functions API, which
+	// tools and tool_choice replaced and the API still serves: its answer
+	// carries one function_call, and a function message (role function,
+	// with the function's name) gives its result.
+	Functions           []chatFunction  `json:"functions"`
+	FunctionCall        json.RawMessage `json:"function_call"`
+	ToolChoice          json.RawMessage `json:"tool_choice"`
+	ParallelToolCalls   *bool           `json:"parallel_tool_calls"`
+	MaxTokens           int             `json:"max_tokens"`
+	MaxCompletionTokens int             `json:"max_completion_tokens"` // what max_tokens became; reasoning models take only this
+	Stream              bool            `json:"stream"`
 	StreamOptions       *struct {
 		IncludeUsage bool `json:"include_usage"`
 	} `json:"stream_options"`
@@ -51,6 +60,24 @@ type chatRequest struct {
 			Schema json.RawMessage `json:"schema"`
 		} `json:"json_schema"`
 	} `json:"response_format"`
+}
+
+// chatFunction is a function a request offers, as a tool or in functions.
+type chatFunction struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Parameters  json.RawMessage `json:"parameters"`
+}
+
+// legacy reports whether wr offers functions in the legacy way only, to
+// be answered with a function_call.
+func (wr chatRequest) legacy() bool { return len(wr.Functions) > 0 && len(wr.Tools) == 0 }
+
+// ChatFunctionCall is a call of the legacy functions API, in a request's
+// assistant message or in an answer.
+type ChatFunctionCall struct {
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
 }
 
 // ChatToolCall is a tool call as Chat Completions carries it, in a
@@ -70,8 +97,10 @@ const SystemFingerprint = "fp_standin"
 // chatEncoder answers a Chat Completions request, whose body and sample
 // are given, with ids derived from them: the completion's chatcmpl- id and
 // the x-request-id header's req_ id. stream and includeUsage say how the
-// request asked to be answered.
-func chatEncoder(body []byte, sample int, stream, includeUsage bool) Encoder {
+// request asked to be answered, legacy that it offered functions (the
+// answer's call is then a function_call, its finish_reason
+// "function_call").
+func chatEncoder(body []byte, sample int, stream, includeUsage, legacy bool) Encoder {
 	sum := requestHash(body, sample)
 	h := hex.EncodeToString(sum[:])
 	id := "chatcmpl-" + h[:29]
@@ -80,17 +109,40 @@ func chatEncoder(body []byte, sample int, stream, includeUsage bool) Encoder {
 		Error:     openAIStatusError,
 		Malformed: `{"id": "` + id + `", "choices": [{"message": {"role": "assistant", "content": "unterminated`,
 		Completion: func(model string, msg llm.Message, truncated bool, in, out int) (any, error) {
+			if err := oneCall(msg, legacy); err != nil {
+				return nil, err
+			}
 			msg = callIDs(msg, h)
-			return completion(id, model, msg, finishOf(msg, truncated, "stop", "length", "tool_calls"), in, out), nil
+			return completion(id, model, msg, chatFinish(msg, truncated, legacy), legacy, in, out), nil
 		},
 	}
 	if stream {
-		events := openAIEvents(id, includeUsage)
+		events := openAIEvents(id, includeUsage, legacy)
 		e.Events = func(model string, msg llm.Message, truncated bool, in, out int) ([]Event, error) {
+			if err := oneCall(msg, legacy); err != nil {
+				return nil, err
+			}
 			return events(model, callIDs(msg, h), truncated, in, out)
 		}
 	}
 	return e
+}
+
+// chatFinish is the finish_reason of an answer carrying msg.
+func chatFinish(msg llm.Message, truncated, legacy bool) string {
+	if legacy {
+		return finishOf(msg, truncated, "stop", "length", "function_call")
+	}
+	return finishOf(msg, truncated, "stop", "length", "tool_calls")
+}
+
+// oneCall refuses an answer of more than one call to a legacy request,
+// which has no way to carry it (Choice.Limit keeps the first).
+func oneCall(msg llm.Message, legacy bool) error {
+	if legacy && len(msg.ToolCalls) > 1 {
+		return fmt.Errorf("the legacy functions API answers one function_call, not %d", len(msg.ToolCalls))
+	}
+	return nil
 }
 
 // callIDs gives msg's tool calls ids of OpenAI's shape, call_ and 24
@@ -111,15 +163,25 @@ func callIDs(msg llm.Message, h string) llm.Message {
 	return msg
 }
 
-// decode reads wr as a Request.
+// decode reads wr as a Request. A legacy function_call is a tool call
+// numbered by its place among the conversation's calls (CallID), and a
+// function message the result of the latest call of its function not
+// answered yet.
 func (wr chatRequest) decode() Request {
-	r := Request{Model: wr.Model, MaxTokens: cmp.Or(wr.MaxCompletionTokens, wr.MaxTokens)}
+	r := Request{Model: wr.Model, MaxTokens: cmp.Or(wr.MaxCompletionTokens, wr.MaxTokens), Choice: openAIChoice(wr.ToolChoice)}
+	if wr.legacy() {
+		r.Choice = openAIChoice(wr.FunctionCall)
+		r.Choice.One = true
+	}
+	r.Choice.One = r.Choice.One || notParallel(wr.ParallelToolCalls)
 	if rf := wr.ResponseFormat; rf != nil {
 		r.JSON = rf.Type == "json_object" || rf.Type == "json_schema"
 		if rf.JSONSchema != nil {
 			r.Schema, r.Shape = rf.JSONSchema.Schema, rf.JSONSchema.Name
 		}
 	}
+	calls := 0
+	var pending []pendingCall // legacy calls not answered yet
 	for _, m := range wr.Messages {
 		role := m.Role
 		if role == "developer" {
@@ -129,12 +191,36 @@ func (wr chatRequest) decode() Request {
 		for _, tc := range m.ToolCalls {
 			msg.ToolCalls = append(msg.ToolCalls, llm.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: json.RawMessage(tc.Function.Arguments)})
 		}
+		calls += len(m.ToolCalls)
+		if fc := m.FunctionCall; fc != nil {
+			calls++
+			msg.ToolCalls = append(msg.ToolCalls, llm.ToolCall{ID: CallID(calls), Name: fc.Name, Arguments: json.RawMessage(fc.Arguments)})
+			pending = append(pending, pendingCall{CallID(calls), fc.Name})
+		}
+		if role == "function" {
+			msg.Role, msg.Name = llm.RoleTool, m.Name
+			for i := len(pending) - 1; i >= 0; i-- {
+				if pending[i].name == m.Name {
+					msg.ToolCallID = pending[i].id
+					pending = slices.Delete(pending, i, i+1)
+					break
+				}
+			}
+		}
 		r.Messages = append(r.Messages, msg)
 	}
 	for _, t := range wr.Tools {
-		r.Tools = append(r.Tools, llm.Tool{Name: t.Function.Name, Description: t.Function.Description, Parameters: t.Function.Parameters})
+		r.Tools = append(r.Tools, t.Function.tool())
+	}
+	for _, f := range wr.Functions {
+		r.Tools = append(r.Tools, f.tool())
 	}
 	return r
+}
+
+// tool is f as an llm.Tool.
+func (f chatFunction) tool() llm.Tool {
+	return llm.Tool{Name: f.Name, Description: f.Description, Parameters: f.Parameters}
 }
 
 // contentText flattens string or [{type:text,text}] content.
@@ -160,14 +246,18 @@ func contentText(c any) string {
 // shows it: content null when the message only calls tools, refusal and
 // logprobs null, the service tier and system fingerprint, and usage with
 // its token details (the stand-in has no cache, audio, reasoning or
-// predictions, so those are 0).
-func completion(id, model string, msg llm.Message, finish string, in, out int) map[string]any {
+// predictions, so those are 0). When legacy its call is a function_call.
+func completion(id, model string, msg llm.Message, finish string, legacy bool, in, out int) map[string]any {
 	var content any = msg.Content
 	if msg.Content == "" && len(msg.ToolCalls) > 0 {
 		content = nil
 	}
 	m := map[string]any{"role": "assistant", "content": content, "refusal": nil, "annotations": []any{}}
-	if len(msg.ToolCalls) > 0 {
+	switch {
+	case legacy && len(msg.ToolCalls) > 0:
+		tc := msg.ToolCalls[0]
+		m["function_call"] = map[string]any{"name": tc.Name, "arguments": string(tc.Arguments)}
+	case len(msg.ToolCalls) > 0:
 		var calls []map[string]any
 		for _, tc := range msg.ToolCalls {
 			calls = append(calls, map[string]any{

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/agentreplay/testbed/agents/llm"
@@ -21,7 +20,7 @@ import (
 //     become user and assistant messages (thought parts are dropped);
 //   - a function call keeps its id when it has one (newer models give
 //     them); one without is numbered call_1, call_2 … by its place among
-//     the conversation's calls (GeminiCallID). A functionResponse answers
+//     the conversation's calls (CallID). A functionResponse answers
 //     the unanswered call of its id when it gives one, else the earliest
 //     unanswered call of its name. The tool message's content is response.result (a string as
 //     it is, anything else as JSON), or the whole response object when it has
@@ -37,12 +36,53 @@ import (
 
 // geminiRequest is the part of a generateContent request the package reads.
 type geminiRequest struct {
-	SystemInstruction      *geminiContent  `json:"systemInstruction"`
-	SystemInstructionSnake *geminiContent  `json:"system_instruction"`
-	Contents               []geminiContent `json:"contents"`
-	Tools                  []geminiTool    `json:"tools"`
-	GenerationConfig       geminiConfig    `json:"generationConfig"`
-	GenerationConfigSnake  *geminiConfig   `json:"generation_config"`
+	SystemInstruction      *geminiContent    `json:"systemInstruction"`
+	SystemInstructionSnake *geminiContent    `json:"system_instruction"`
+	Contents               []geminiContent   `json:"contents"`
+	Tools                  []geminiTool      `json:"tools"`
+	GenerationConfig       geminiConfig      `json:"generationConfig"`
+	GenerationConfigSnake  *geminiConfig     `json:"generation_config"`
+	ToolConfig             *geminiToolConfig `json:"toolConfig"`
+	ToolConfigSnake        *geminiToolConfig `json:"tool_config"`
+}
+
+// geminiToolConfig is a request's toolConfig: which functions the answer
+// may call.
+type geminiToolConfig struct {
+	Calling      *geminiCalling `json:"functionCallingConfig"`
+	CallingSnake *geminiCalling `json:"function_calling_config"`
+}
+
+type geminiCalling struct {
+	Mode              string   `json:"mode"`
+	AllowedNames      []string `json:"allowedFunctionNames"`
+	AllowedNamesSnake []string `json:"allowed_function_names"`
+}
+
+// choice reads the request's functionCallingConfig: mode NONE calls no
+// function; ANY (or VALIDATED) with allowedFunctionNames only those.
+func (gr geminiRequest) choice() Choice {
+	tc := cmp.Or(gr.ToolConfig, gr.ToolConfigSnake)
+	if tc == nil {
+		return Choice{}
+	}
+	fc := cmp.Or(tc.Calling, tc.CallingSnake)
+	if fc == nil {
+		return Choice{}
+	}
+	names := fc.AllowedNames
+	if names == nil {
+		names = fc.AllowedNamesSnake
+	}
+	switch strings.ToUpper(fc.Mode) {
+	case "NONE":
+		return Choice{None: true}
+	case "ANY", "VALIDATED":
+		if len(names) > 0 {
+			return Choice{Only: names}
+		}
+	}
+	return Choice{}
 }
 
 type geminiTool struct {
@@ -195,10 +235,6 @@ func geminiEncoder(body []byte, sample int, stream bool) Encoder {
 	return e
 }
 
-// GeminiCallID is the id of the n-th function call of a conversation
-// (from 1) that came without one.
-func GeminiCallID(n int) string { return "call_" + strconv.Itoa(n) }
-
 // pendingCall is a function call that no functionResponse has answered yet.
 type pendingCall struct{ id, name string }
 
@@ -207,7 +243,7 @@ type pendingCall struct{ id, name string }
 // functionCall is an error; else (reading recorded traffic) it is a tool
 // message with its own id, if it has one.
 func (gr geminiRequest) decode(model string, strict bool) (Request, error) {
-	r := Request{Model: model, MaxTokens: gr.GenerationConfig.MaxOutputTokens}
+	r := Request{Model: model, MaxTokens: gr.GenerationConfig.MaxOutputTokens, Choice: gr.choice()}
 	r.JSON = gr.GenerationConfig.ResponseMIMEType == "application/json"
 	if rs := gr.GenerationConfig.ResponseSchema; len(rs) > 0 {
 		var titled struct {
@@ -232,7 +268,7 @@ func (gr geminiRequest) decode(model string, strict bool) (Request, error) {
 					continue
 				}
 				calls++
-				id := cmp.Or(p.FunctionCall.ID, GeminiCallID(calls))
+				id := cmp.Or(p.FunctionCall.ID, CallID(calls))
 				args := p.FunctionCall.Args
 				if len(args) == 0 || string(args) == "null" {
 					args = json.RawMessage(`{}`)

@@ -28,7 +28,7 @@ func Read(d Dialect, path string, body []byte, sample int) (Call, error) {
 			return Call{}, err
 		}
 		stream := wr.Stream
-		return Call{wr.decode(), chatEncoder(body, sample, stream, wr.StreamOptions != nil && wr.StreamOptions.IncludeUsage)}, nil
+		return Call{wr.decode(), chatEncoder(body, sample, stream, wr.StreamOptions != nil && wr.StreamOptions.IncludeUsage, wr.legacy())}, nil
 	case Responses:
 		rr, err := parse[responsesRequest](body)
 		if err != nil {

@@ -60,6 +60,7 @@ type responsesRequest struct {
 	Temperature        *float64        `json:"temperature"`
 	TopP               *float64        `json:"top_p"`
 	ParallelToolCalls  *bool           `json:"parallel_tool_calls"`
+	ToolChoice         json.RawMessage `json:"tool_choice"`
 	Stream             bool            `json:"stream"`
 	PreviousResponseID string          `json:"previous_response_id"`
 	Conversation       json.RawMessage `json:"conversation"`
@@ -102,7 +103,8 @@ func (rr responsesRequest) decode(strict bool) (Request, error) {
 	case len(rr.Conversation) > 0 && string(rr.Conversation) != "null":
 		return Request{}, errors.New("conversation: the stand-in stores no conversations; send the whole conversation as input")
 	}
-	r := Request{Model: rr.Model}
+	r := Request{Model: rr.Model, Choice: openAIChoice(rr.ToolChoice)}
+	r.Choice.One = notParallel(rr.ParallelToolCalls)
 	if rr.MaxOutputTokens != nil {
 		if *rr.MaxOutputTokens < minOutputTokens && strict {
 			return Request{}, fmt.Errorf("invalid 'max_output_tokens': integer below minimum value. Expected a value >= %d, but got %d instead", minOutputTokens, *rr.MaxOutputTokens)
@@ -301,6 +303,10 @@ func (rr responsesRequest) echo(id, model string, in, out int) map[string]any {
 		return *v
 	}
 	parallel := rr.ParallelToolCalls == nil || *rr.ParallelToolCalls
+	var choice any = "auto"
+	if len(rr.ToolChoice) > 0 && string(rr.ToolChoice) != "null" {
+		choice = rr.ToolChoice // echoed as the API does
+	}
 	return map[string]any{
 		"id": id, "object": "response", "created_at": 0, "completed_at": 0, "status": "completed",
 		"background": false, "error": nil, "incomplete_details": nil,
@@ -308,7 +314,7 @@ func (rr responsesRequest) echo(id, model string, in, out int) map[string]any {
 		"model": model, "parallel_tool_calls": parallel, "previous_response_id": nil,
 		"reasoning": map[string]any{"effort": nil, "summary": nil}, "service_tier": "default",
 		"temperature": orOne(rr.Temperature), "top_p": orOne(rr.TopP), "top_logprobs": 0,
-		"text": map[string]any{"format": format, "verbosity": "medium"}, "tool_choice": "auto", "tools": tools,
+		"text": map[string]any{"format": format, "verbosity": "medium"}, "tool_choice": choice, "tools": tools,
 		"truncation": "disabled", "prompt_cache_key": nil, "safety_identifier": nil, "access_programs": nil,
 		"metadata": map[string]any{},
 		"usage": map[string]any{

@@ -12,11 +12,13 @@ import (
 // index and a piece of its arguments), then a chunk with an empty delta and
 // the finish_reason. With stream_options.include_usage, every chunk has
 // "usage": null and one more chunk, with no choices, carries the usage.
-// The stream closes with data: [DONE].
+// The stream closes with data: [DONE]. Answering the legacy functions API,
+// the call's deltas are function_call ones: the first has its name and
+// empty arguments, the next ones a piece of its arguments.
 
 // openAIEvents returns the dialect's stream encoder, with the usage chunk
-// when includeUsage.
-func openAIEvents(id string, includeUsage bool) func(model string, msg llm.Message, truncated bool, in, out int) ([]Event, error) {
+// when includeUsage, answering the legacy functions API when legacy.
+func openAIEvents(id string, includeUsage, legacy bool) func(model string, msg llm.Message, truncated bool, in, out int) ([]Event, error) {
 	return func(model string, msg llm.Message, truncated bool, in, out int) ([]Event, error) {
 		chunk := func(delta map[string]any, finish any) map[string]any {
 			c := map[string]any{
@@ -35,6 +37,10 @@ func openAIEvents(id string, includeUsage bool) func(model string, msg llm.Messa
 			switch {
 			case p.call < 0:
 				delta = map[string]any{"content": p.text}
+			case legacy && p.start:
+				delta = map[string]any{"function_call": map[string]any{"name": msg.ToolCalls[p.call].Name, "arguments": ""}}
+			case legacy:
+				delta = map[string]any{"function_call": map[string]any{"arguments": p.text}}
 			case p.start:
 				tc := msg.ToolCalls[p.call]
 				delta = map[string]any{"tool_calls": []any{map[string]any{
@@ -44,7 +50,7 @@ func openAIEvents(id string, includeUsage bool) func(model string, msg llm.Messa
 			}
 			events = append(events, Event{Kind: EventContent, Data: chunk(delta, nil), Before: p.before})
 		}
-		events = append(events, Event{Kind: EventTail, Data: chunk(map[string]any{}, finishOf(msg, truncated, "stop", "length", "tool_calls"))})
+		events = append(events, Event{Kind: EventTail, Data: chunk(map[string]any{}, chatFinish(msg, truncated, legacy))})
 		if includeUsage {
 			events = append(events, Event{Kind: EventTail, Data: map[string]any{
 				"id": id, "object": "chat.completion.chunk", "created": 0, "model": model, "choices": []any{},

@@ -168,7 +168,7 @@ var _ = Describe("recorded traffic read from the wire (Decode)", func() {
 			{Role: llm.RoleTool, Content: "15 C", ID: "fc-b", Name: "get_weather"},
 			{Role: llm.RoleTool, Content: "9 C", ID: "fc-a", Name: "get_weather"},
 			{Role: llm.RoleAssistant, Calls: 1},
-			{Role: llm.RoleTool, Content: "noon", ID: wire.GeminiCallID(3), Name: "get_time"},
+			{Role: llm.RoleTool, Content: "noon", ID: wire.CallID(3), Name: "get_time"},
 		}))
 		Expect(r.Messages[1].ToolCalls[1].ID).To(Equal("fc-b"))
 	})

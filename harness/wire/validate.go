@@ -33,7 +33,8 @@ var chatToolName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 // validateChat returns what Chat Completions refuses in wr, or nil: no
 // model; no messages; a role it does not have; a system, developer, user
 // or tool message without content, or an assistant message with neither
-// content nor tool calls; a tool message without tool_call_id, or one that
+// content nor tool calls (nor a legacy function_call); a function message
+// without the function's name; a tool message without tool_call_id, or one that
 // answers no tool call of the assistant message before it; an assistant
 // message whose tool calls are not all answered by the tool messages right
 // after it; stream_options without stream; a tool name outside
@@ -48,11 +49,18 @@ func validateChat(wr chatRequest) error {
 	if wr.StreamOptions != nil && !wr.Stream {
 		return &invalid{msg: "The 'stream_options' parameter is only allowed when 'stream' is enabled.", param: "stream_options"}
 	}
+	type function struct{ param, name string }
+	var functions []function
 	for i, t := range wr.Tools {
-		if !chatToolName.MatchString(t.Function.Name) {
-			p := fmt.Sprintf("tools[%d].function.name", i)
-			return &invalid{msg: fmt.Sprintf("Invalid '%s': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.", p),
-				param: p, code: "invalid_value"}
+		functions = append(functions, function{fmt.Sprintf("tools[%d].function.name", i), t.Function.Name})
+	}
+	for i, f := range wr.Functions {
+		functions = append(functions, function{fmt.Sprintf("functions[%d].name", i), f.Name})
+	}
+	for _, f := range functions {
+		if !chatToolName.MatchString(f.name) {
+			return &invalid{msg: fmt.Sprintf("Invalid '%s': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.", f.param),
+				param: f.param, code: "invalid_value"}
 		}
 	}
 	var open []string // tool_call_ids of the last assistant message not answered yet
@@ -69,7 +77,7 @@ func validateChat(wr chatRequest) error {
 		}
 		switch m.Role {
 		case "assistant":
-			if m.Content == nil && len(m.ToolCalls) == 0 {
+			if m.Content == nil && len(m.ToolCalls) == 0 && m.FunctionCall == nil {
 				return &invalid{msg: "Invalid value for 'content': expected a string, got null.", param: fmt.Sprintf("messages.[%d].content", i)}
 			}
 			open, calling = nil, -1
@@ -96,6 +104,12 @@ func validateChat(wr chatRequest) error {
 			if j := slices.Index(open, m.ToolCallID); j >= 0 {
 				open = append(open[:j], open[j+1:]...)
 			}
+		case "function":
+			if m.Name == "" {
+				return &invalid{msg: fmt.Sprintf("Missing required parameter: 'messages[%d].name'.", i),
+					param: fmt.Sprintf("messages[%d].name", i), code: "missing_required_parameter"}
+			}
+			calling = -1
 		default:
 			calling = -1
 		}

@@ -36,6 +36,8 @@ type Request struct {
 	// name (OpenAI), the tool forced by tool_choice (Anthropic) or the
 	// responseSchema's title (Gemini); "" when it names none.
 	Shape string
+	// Choice is what the request lets the answer call.
+	Choice Choice
 }
 
 // System returns the concatenated system messages.

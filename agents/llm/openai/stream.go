@@ -57,6 +57,7 @@ func StreamResponse(body []byte) (llm.Response, error) {
 func accumulate(s *ssestream.Stream[sdk.ChatCompletionChunk], seen *doneWatch) (llm.Response, error) {
 	defer s.Close()
 	var acc sdk.ChatCompletionAccumulator
+	var legacy sdk.ChatCompletionMessageFunctionCall // the SDK's accumulator leaves function_call deltas out
 	finished, chunks := false, 0
 	for s.Next() {
 		chunk := s.Current()
@@ -66,6 +67,10 @@ func accumulate(s *ssestream.Stream[sdk.ChatCompletionChunk], seen *doneWatch) (
 		}
 		for _, ch := range chunk.Choices {
 			finished = finished || ch.FinishReason != ""
+			if ch.Index == 0 {
+				legacy.Name += ch.Delta.FunctionCall.Name
+				legacy.Arguments += ch.Delta.FunctionCall.Arguments
+			}
 		}
 	}
 	if err := s.Err(); err != nil {
@@ -76,6 +81,9 @@ func accumulate(s *ssestream.Stream[sdk.ChatCompletionChunk], seen *doneWatch) (
 		return llm.Response{}, fmt.Errorf("%w: %d chunks and no finish_reason", ErrStreamEnded, chunks)
 	case !seen.done:
 		return llm.Response{}, fmt.Errorf("%w: no [DONE] after %d chunks", ErrStreamEnded, chunks)
+	}
+	if c := acc.ChatCompletion.Choices; len(c) > 0 && c[0].Message.FunctionCall.Name == "" {
+		c[0].Message.FunctionCall = legacy
 	}
 	return response(&acc.ChatCompletion)
 }
