@@ -133,12 +133,26 @@ const (
 	ProviderOpenAI    = "openai"    // Chat Completions: OpenAI, Ollama, llama.cpp, vLLM, OpenRouter
 	ProviderGemini    = "gemini"    // generateContent
 	ProviderAnthropic = "anthropic" // Messages
+	// ProviderAzure is Azure OpenAI: OpenAI's wire formats under the
+	// resource's /openai/ path, a chat call at
+	// /openai/deployments/<deployment>/chat/completions (the Endpoint's
+	// Model is the deployment), with the api-version query and the key in
+	// the api-key header.
+	ProviderAzure = "azure"
 )
 
 // Providers returns every provider an Endpoint may name.
 func Providers() []string {
-	return []string{ProviderOpenAI, ProviderGemini, ProviderAnthropic}
+	return []string{ProviderOpenAI, ProviderGemini, ProviderAnthropic, ProviderAzure}
 }
+
+// The api-versions an azure Endpoint sends unless its APIVersion says
+// another: the Azure OpenAI data plane's generally available version for
+// Chat Completions, and the first that serves the Responses API.
+const (
+	AzureAPIVersion       = "2024-10-21"
+	AzureResponsesVersion = "2025-03-01-preview"
+)
 
 // The base URLs of the providers' own APIs.
 const (
@@ -169,12 +183,28 @@ type Endpoint struct {
 	KeyEnv string `json:"key_env,omitempty"`
 	// Dimensions asks an embeddings endpoint for shortened vectors (0: the model's own).
 	Dimensions int `json:"dimensions,omitempty"`
-	// API picks an openai endpoint's API: APIChat (or "") or APIResponses.
+	// API picks an openai or azure endpoint's API: APIChat (or "") or
+	// APIResponses.
 	API string `json:"api,omitempty"`
+	// APIVersion is an azure endpoint's api-version (AzureVersion says
+	// which when it is empty).
+	APIVersion string `json:"api_version,omitempty"`
 	// Stream asks the chat adapter to stream its calls (server-sent
 	// events) and put the answer together from them; the Response is the
 	// one the same call would give unstreamed.
 	Stream bool `json:"stream,omitempty"`
+}
+
+// AzureVersion is the api-version an azure endpoint sends: its APIVersion,
+// else AzureAPIVersion, or AzureResponsesVersion for the Responses API.
+func (e Endpoint) AzureVersion() string {
+	switch {
+	case e.APIVersion != "":
+		return e.APIVersion
+	case e.API == APIResponses:
+		return AzureResponsesVersion
+	}
+	return AzureAPIVersion
 }
 
 // APIs an openai Endpoint may speak.

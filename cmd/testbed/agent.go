@@ -152,6 +152,9 @@ func agentConfig(ctx context.Context, info agents.Info, root string, getenv func
 		ep.Provider, ep.Model, ep.API = p, m, getenv("TESTBED_API") // the variant's model
 	}
 	ep.Stream = getenv("TESTBED_STREAM") == "true"
+	if ep.Provider == llm.ProviderAzure {
+		ep.APIVersion = getenv("OPENAI_API_VERSION")
+	}
 	ep.BaseURL = getenv(proxy.BaseURLEnv(ep.Provider))
 	if ep.BaseURL == "" {
 		return agents.Config{}, nil, fmt.Errorf("no model base URL in the environment (%s, for provider %s)", proxy.BaseURLEnv(ep.Provider), ep.Provider)

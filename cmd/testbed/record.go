@@ -64,10 +64,10 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	var concurrency, rpm, tpm int
 	fs := newFlags("record", recordDoc, stderr)
 	sel.register(fs)
-	fs.StringVar(&prov, "provider", "", "record a real model: openai, gemini or anthropic (key from OPENAI_API_KEY, GEMINI_API_KEY or ANTHROPIC_API_KEY)")
+	fs.StringVar(&prov, "provider", "", "record a real model: openai, gemini, anthropic or azure (key from OPENAI_API_KEY, GEMINI_API_KEY, ANTHROPIC_API_KEY or AZURE_OPENAI_API_KEY; azure's --model is the deployment)")
 	fs.StringVar(&model, "model", "", "the real model's name (with --provider)")
-	fs.StringVar(&baseURL, "base-url", "", "the real provider's base URL (with --provider; default the provider's own)")
-	fs.StringVar(&judgeProv, "judge-provider", "", "grade rubric checks with a real model instead of the stand-in judge: openai, gemini or anthropic (key as for --provider)")
+	fs.StringVar(&baseURL, "base-url", "", "the real provider's base URL (with --provider; default the provider's own, for azure AZURE_OPENAI_ENDPOINT)")
+	fs.StringVar(&judgeProv, "judge-provider", "", "grade rubric checks with a real model instead of the stand-in judge: openai, gemini, anthropic or azure (key as for --provider)")
 	fs.StringVar(&judgeModel, "judge-model", "", "the real grader's model (with --judge-provider)")
 	fs.StringVar(&judgeBaseURL, "judge-base-url", "", "the real grader's base URL (with --judge-provider; default the provider's own)")
 	fs.BoolVar(&liveUpstreams, "live-upstreams", false, "call the real upstream APIs instead of the fixture stubs")
@@ -515,6 +515,16 @@ func realEndpoint(prov, model, baseURL string) (llm.Endpoint, string, error) {
 		ep.KeyEnv = "ANTHROPIC_API_KEY"
 		if ep.BaseURL == "" {
 			ep.BaseURL = llm.DefaultBaseURL(prov)
+		}
+	case llm.ProviderAzure:
+		// What the Azure clients of OpenAI's SDKs read: the resource, its
+		// key and the api-version; the model is the deployment.
+		ep.KeyEnv, ep.APIVersion = "AZURE_OPENAI_API_KEY", os.Getenv("OPENAI_API_VERSION")
+		if ep.BaseURL == "" {
+			ep.BaseURL = os.Getenv("AZURE_OPENAI_ENDPOINT")
+		}
+		if ep.BaseURL == "" {
+			return ep, "", errors.New("--provider azure needs the resource's endpoint: --base-url https://<resource>.openai.azure.com, or AZURE_OPENAI_ENDPOINT")
 		}
 	default:
 		return ep, "", fmt.Errorf("--provider %q: want %s", prov, strings.Join(llm.Providers(), ", "))

@@ -37,7 +37,7 @@ func (f Finding) String() string {
 // appear in a cassette. The CLI adds the agents' own (agents.Info.Keys and
 // Secrets).
 func KeyVariables() []string {
-	return []string{"OPENAI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY", "ANTHROPIC_API_KEY", "OPENROUTER_API_KEY"}
+	return []string{"OPENAI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY", "ANTHROPIC_API_KEY", "OPENROUTER_API_KEY", "AZURE_OPENAI_API_KEY"}
 }
 
 // PlaceholderKey is the key the harness gives SDKs that insist on one when

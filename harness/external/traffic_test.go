@@ -20,11 +20,12 @@ import (
 
 // traced keeps the model calls and tool calls read from an agent's traffic.
 type traced struct {
-	mu    sync.Mutex
-	calls []llm.Request
-	resps []llm.Response
-	errs  []error
-	tools []string // name, raw and context of each tool call
+	mu     sync.Mutex
+	models []string // the model each call named
+	calls  []llm.Request
+	resps  []llm.Response
+	errs   []error
+	tools  []string // name, raw and context of each tool call
 }
 
 func (t *traced) Tool(name string, args json.RawMessage, raw []byte, context string, err error) {
@@ -39,9 +40,10 @@ func (t *traced) Tool(name string, args json.RawMessage, raw []byte, context str
 
 func (t *traced) Note(string, any) {}
 
-func (t *traced) ModelCall(req llm.Request, _ string, resp llm.Response, err error, _ time.Duration) {
+func (t *traced) ModelCall(req llm.Request, model string, resp llm.Response, err error, _ time.Duration) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.models = append(t.models, model)
 	t.calls, t.resps, t.errs = append(t.calls, req), append(t.resps, resp), append(t.errs, err)
 }
 

@@ -13,6 +13,7 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/agentreplay/testbed/agents/llm"
+	oadapter "github.com/agentreplay/testbed/agents/llm/openai"
 )
 
 // maxTokens bounds a grader's answer: a score and a sentence or two.
@@ -31,8 +32,12 @@ type Grader struct {
 func New(ctx context.Context, ep llm.Endpoint, key string, hc *http.Client, prompt string) (*Grader, error) {
 	g := &Grader{ep: ep, prompt: prompt}
 	switch ep.Provider {
-	case llm.ProviderOpenAI:
-		c := openai.NewClient(ooption.WithBaseURL(ep.BaseURL), ooption.WithAPIKey(key), ooption.WithHTTPClient(hc), ooption.WithMaxRetries(0))
+	case llm.ProviderOpenAI, llm.ProviderAzure:
+		opts := []ooption.RequestOption{ooption.WithBaseURL(ep.BaseURL), ooption.WithAPIKey(key), ooption.WithHTTPClient(hc), ooption.WithMaxRetries(0)}
+		if ep.Provider == llm.ProviderAzure {
+			opts = oadapter.AzureOptions(ep.BaseURL, ep.Model, ep.AzureVersion(), key, hc)
+		}
+		c := openai.NewClient(opts...)
 		g.ask = func(ctx context.Context, msgs []llm.Message, name string, schema map[string]any) (string, llm.Usage, error) {
 			out, err := c.Chat.Completions.New(ctx, OpenAIParams(ep.Model, msgs, name, schema))
 			if err != nil {

@@ -60,6 +60,7 @@ func NewClient(base string, s Session) *Client {
 	add(s.Model, base+"/v1")
 	add(s.Gemini, base)
 	add(s.Anthropic, base)
+	add(s.Azure, base)
 	for name, logical := range s.Upstreams {
 		add(logical, base+"/upstream/"+name)
 	}

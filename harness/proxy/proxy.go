@@ -10,6 +10,7 @@
 //	/s/<id>/v1/messages        Anthropic Messages (when the session has Anthropic)
 //	/s/<id>/v1/…               OpenAI Chat Completions, Responses and embeddings
 //	/s/<id>/v1beta/…           Gemini generateContent
+//	/s/<id>/openai/…           Azure OpenAI (deployments, responses, embeddings)
 //	/s/<id>/upstream/<name>/…  an upstream API the suite names
 //	/s/<id>/clock              the scenario's clock (replayed time), when the session has one
 //	/s/<id>/turn?n=N           POST: the agent starts user turn N (from 0)
@@ -64,6 +65,11 @@ type Session struct {
 	// https://api.anthropic.com); empty when the agent does not use that
 	// provider. SetModel sets the one of an endpoint's provider.
 	Model, Gemini, Anthropic string
+	// Azure is the logical base URL that /openai stands for: an Azure
+	// OpenAI resource's endpoint (https://<resource>.openai.azure.com),
+	// under which the SDKs call /openai/deployments/<deployment>/… and
+	// /openai/responses; empty when the agent does not use one.
+	Azure string
 	// Embeddings is the logical base URL of /v1/embeddings when it is not
 	// Model's (an agent that chats through one provider and embeds with
 	// another).
@@ -106,19 +112,24 @@ func (s *Session) SetModel(ep llm.Endpoint) {
 		s.Gemini = ep.BaseURL
 	case llm.ProviderAnthropic:
 		s.Anthropic = ep.BaseURL
+	case llm.ProviderAzure:
+		s.Azure = ep.BaseURL
 	default:
 		s.Model = ep.BaseURL
 	}
 }
 
 // BaseURLEnv names the variable that holds the base URL of provider's SDKs:
-// GEMINI_BASE_URL, ANTHROPIC_BASE_URL or OPENAI_BASE_URL.
+// GEMINI_BASE_URL, ANTHROPIC_BASE_URL, AZURE_OPENAI_ENDPOINT or
+// OPENAI_BASE_URL.
 func BaseURLEnv(provider string) string {
 	switch provider {
 	case llm.ProviderGemini:
 		return "GEMINI_BASE_URL"
 	case llm.ProviderAnthropic:
 		return "ANTHROPIC_BASE_URL"
+	case llm.ProviderAzure:
+		return "AZURE_OPENAI_ENDPOINT"
 	}
 	return "OPENAI_BASE_URL"
 }
@@ -126,10 +137,13 @@ func BaseURLEnv(provider string) string {
 // ModelEnv is the environment that points the SDKs of ep's provider at a
 // session opened at base (Proxy.Open), with a placeholder key:
 // ANTHROPIC_BASE_URL and ANTHROPIC_API_KEY, GEMINI_BASE_URL (and
-// GOOGLE_GEMINI_BASE_URL) and GEMINI_API_KEY, or OPENAI_BASE_URL (base/v1)
-// and OPENAI_API_KEY.
+// GOOGLE_GEMINI_BASE_URL) and GEMINI_API_KEY, AZURE_OPENAI_ENDPOINT,
+// AZURE_OPENAI_API_KEY and OPENAI_API_VERSION (what the Azure clients of
+// OpenAI's SDKs read), or OPENAI_BASE_URL (base/v1) and OPENAI_API_KEY.
 func ModelEnv(ep llm.Endpoint, base string) map[string]string {
 	switch ep.Provider {
+	case llm.ProviderAzure:
+		return map[string]string{BaseURLEnv(ep.Provider): base, "AZURE_OPENAI_API_KEY": cassette.PlaceholderKey, "OPENAI_API_VERSION": ep.AzureVersion()}
 	case llm.ProviderGemini:
 		return map[string]string{BaseURLEnv(ep.Provider): base, "GOOGLE_GEMINI_BASE_URL": base, "GEMINI_API_KEY": cassette.PlaceholderKey}
 	case llm.ProviderAnthropic:
@@ -496,6 +510,8 @@ func (s *session) logical(path, query string) (string, error) {
 		base, tail = b, "/"+t
 	case strings.HasPrefix(path, "/v1beta/") && s.Gemini != "":
 		base, tail = s.Gemini, path
+	case strings.HasPrefix(path, "/openai/") && s.Azure != "":
+		base, tail = s.Azure, path
 	case (path == "/v1/messages" || strings.HasPrefix(path, "/v1/messages/")) && s.Anthropic != "":
 		// The Anthropic base URL has no version; the SDKs add /v1/messages.
 		base, tail = s.Anthropic, path
@@ -505,7 +521,7 @@ func (s *session) logical(path, query string) (string, error) {
 		// The OpenAI base URL ends in its version (…/v1); the path repeats it.
 		base, tail = s.Model, strings.TrimPrefix(path, "/v1")
 	default:
-		return "", fmt.Errorf("no route for %s: the proxy serves /v1/messages (Anthropic), /v1/… (OpenAI), /v1beta/… (Gemini) and /upstream/<name>/…, each when the session has it", path)
+		return "", fmt.Errorf("no route for %s: the proxy serves /v1/messages (Anthropic), /v1/… (OpenAI), /v1beta/… (Gemini), /openai/… (Azure OpenAI) and /upstream/<name>/…, each when the session has it", path)
 	}
 	u, err := url.Parse(strings.TrimRight(base, "/") + tail)
 	if err != nil {
@@ -518,7 +534,7 @@ func (s *session) logical(path, query string) (string, error) {
 // authorize sets the session's key on a model request to path, in the
 // header its provider reads, and drops the agent's own credentials.
 func (s *session) authorize(h http.Header, path string) {
-	if !strings.HasPrefix(path, "/v1/") && !strings.HasPrefix(path, "/v1beta/") {
+	if !strings.HasPrefix(path, "/v1/") && !strings.HasPrefix(path, "/v1beta/") && !strings.HasPrefix(path, "/openai/") {
 		return // an upstream keeps what the agent sent
 	}
 	for _, k := range []string{"Authorization", "X-Goog-Api-Key", "X-Api-Key", "Api-Key"} {
@@ -527,6 +543,8 @@ func (s *session) authorize(h http.Header, path string) {
 	switch {
 	case strings.HasPrefix(path, "/v1beta/"):
 		h.Set("X-Goog-Api-Key", s.Key)
+	case strings.HasPrefix(path, "/openai/"):
+		h.Set("Api-Key", s.Key)
 	case strings.HasPrefix(path, "/v1/messages"):
 		h.Set("X-Api-Key", s.Key)
 	default:

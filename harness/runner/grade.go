@@ -295,7 +295,7 @@ func keyEnv(provider, named string) string {
 	if named != "" {
 		return named
 	}
-	return map[string]string{"openai": "OPENAI_API_KEY", "gemini": "GEMINI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}[provider]
+	return map[string]string{"openai": "OPENAI_API_KEY", "gemini": "GEMINI_API_KEY", "anthropic": "ANTHROPIC_API_KEY", "azure": "AZURE_OPENAI_API_KEY"}[provider]
 }
 
 // turnInputs are the scenario's user turns.

@@ -168,7 +168,16 @@ scenarios:
 		Entry("none: Chat Completions", `{provider: openai, base_url: "https://api.openai.com/v1", model: gpt-4.1-mini}`, ""),
 		Entry(nil, `{provider: openai, base_url: "https://api.openai.com/v1", model: gpt-4.1-mini, api: chat}`, llm.APIChat),
 		Entry(nil, `{provider: openai, base_url: "https://api.openai.com/v1", model: gpt-4.1-mini, api: responses}`, llm.APIResponses),
+		Entry("azure, responses", `{provider: azure, base_url: "https://contoso-ai.openai.azure.com", model: my-gpt, api: responses}`, llm.APIResponses),
 	)
+
+	It("reads an azure endpoint: the resource, the deployment as its model, its api_version", func() {
+		s, err := parse(`{provider: azure, base_url: "https://contoso-ai.openai.azure.com", model: my-gpt, api_version: 2025-04-01-preview}`)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(*s.Variants[0].Endpoint).To(Equal(llm.Endpoint{Provider: llm.ProviderAzure, BaseURL: "https://contoso-ai.openai.azure.com",
+			Model: "my-gpt", APIVersion: "2025-04-01-preview"}))
+		Expect(s.Variants[0].Endpoint.AzureVersion()).To(Equal("2025-04-01-preview"))
+	})
 
 	DescribeTable("refuses an unknown api, or one on another provider, at its line",
 		func(endpoint, want string) {
@@ -178,7 +187,11 @@ scenarios:
 		Entry(nil, `{provider: openai, base_url: "https://api.openai.com/v1", model: m, api: assistants}`,
 			`family.yaml:6: variants.a.endpoint.api: want one of chat, responses, got "assistants"`),
 		Entry(nil, `{provider: anthropic, model: m, api: responses}`,
-			`family.yaml:6: variants.a.endpoint.api: only an openai endpoint chooses its API (chat or responses), not anthropic`),
+			`family.yaml:6: variants.a.endpoint.api: only an openai or azure endpoint chooses its API (chat or responses), not anthropic`),
+		Entry("an api_version off azure", `{provider: openai, base_url: "https://api.openai.com/v1", model: m, api_version: 2024-10-21}`,
+			`family.yaml:6: variants.a.endpoint.api_version: only an azure endpoint has an api_version, not openai`),
+		Entry("azure without its resource", `{provider: azure, model: my-gpt}`,
+			`family.yaml:6: variants.a.endpoint: missing key "base_url" (needed for provider azure)`),
 	)
 })
 

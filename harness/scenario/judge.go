@@ -87,6 +87,9 @@ func (d *decoder) judge(v *yaml.Node) *Judge {
 	if j.Endpoint.BaseURL == "" && j.Endpoint.Provider == llm.ProviderOpenAI {
 		j.Endpoint.BaseURL = llm.OpenAIBaseURL
 	}
+	if j.Endpoint.BaseURL == "" && j.Endpoint.Provider == llm.ProviderAzure {
+		d.errorf(m.Line, at, "missing key \"base_url\" (needed for provider azure: the resource's endpoint, https://<resource>.openai.azure.com)")
+	}
 	if f, ok := fs["prompt"]; ok {
 		if text, ok := d.str(f.val, join(at, "prompt")); ok {
 			if _, err := template.New("judge").Option("missingkey=error").Parse(text); err != nil {

@@ -130,7 +130,7 @@ func LoadDir(dir string, opts LoadOptions) ([]*Suite, error) {
 var (
 	suiteKeys    = []string{"suite", "agent", "clock", "tokenizer", "baseline", "variants", "thresholds", "gate", "gating", "goodput", "about", "judged", "reduction_without", "samples", "min_sample_pass_rate", "faults", "match", "redact", "prices", "judge", "scenarios", "scenarios_from"}
 	variantKeys  = []string{"description", "config", "endpoint"}
-	endpointKeys = []string{"provider", "base_url", "model", "key_env", "api", "stream"}
+	endpointKeys = []string{"provider", "base_url", "model", "key_env", "api", "api_version", "stream"}
 	scenarioKeys = []string{"id", "criterion", "tags", "attachments", "faults", "input", "expect", "variants", "turns"}
 	attachKeys   = []string{"file", "mime", "description"}
 	turnKeys     = []string{"input", "expect", "variants"}

@@ -72,10 +72,11 @@ func (d *decoder) suiteVariants(v *yaml.Node) []Variant {
 }
 
 // endpoint reads a variant's model endpoint {provider, base_url, model,
-// key_env, api, stream}; api (chat or responses) only for provider openai;
-// stream: true streams the variant's model calls.
+// key_env, api, api_version, stream}; api (chat or responses) only for
+// provider openai or azure, api_version only for azure; stream: true
+// streams the variant's model calls.
 func (d *decoder) endpoint(v *yaml.Node, at string) *llm.Endpoint {
-	m, fs, ok := d.mapping(v, at, "a mapping with provider, base_url, model, key_env, api and stream", endpointKeys...)
+	m, fs, ok := d.mapping(v, at, "a mapping with provider, base_url, model, key_env, api, api_version and stream", endpointKeys...)
 	if !ok {
 		return nil
 	}
@@ -95,8 +96,14 @@ func (d *decoder) endpoint(v *yaml.Node, at string) *llm.Endpoint {
 	}
 	if f, ok := fs["api"]; ok {
 		ep.API, _ = d.enum(f.val, join(at, "api"), llm.APIChat, llm.APIResponses)
-		if ep.API != "" && ep.Provider != llm.ProviderOpenAI {
-			d.errorf(resolve(f.val).Line, join(at, "api"), "only an openai endpoint chooses its API (chat or responses), not %s", ep.Provider)
+		if ep.API != "" && ep.Provider != llm.ProviderOpenAI && ep.Provider != llm.ProviderAzure {
+			d.errorf(resolve(f.val).Line, join(at, "api"), "only an openai or azure endpoint chooses its API (chat or responses), not %s", ep.Provider)
+		}
+	}
+	if f, ok := fs["api_version"]; ok {
+		ep.APIVersion, _ = d.str(f.val, join(at, "api_version"))
+		if ep.Provider != llm.ProviderAzure {
+			d.errorf(resolve(f.val).Line, join(at, "api_version"), "only an azure endpoint has an api_version, not %s", ep.Provider)
 		}
 	}
 	if f, ok := fs["stream"]; ok {

@@ -276,3 +276,23 @@ var _ = Describe("the legacy Chat Completions functions API", func() {
 		Expect(body["error"]).To(HaveKeyWithValue("message", "Missing required parameter: 'messages[2].name'."))
 	})
 })
+
+var _ = Describe("Azure OpenAI's paths", func() {
+	var srv *standin.Server
+
+	BeforeEach(func() {
+		srv = startStandin(standin.Options{Policies: []standin.Policy{echo{}}})
+	})
+
+	DescribeTable("are answered as OpenAI's, the deployment the model when the body names none",
+		func(path, body, want string) {
+			status, raw := postBody(srv, path, body)
+			Expect(status).To(Equal(http.StatusOK), string(raw))
+			Expect(string(raw)).To(ContainSubstring(want))
+		},
+		Entry("a deployment's chat completions", "/openai/deployments/gpt-4o-mini/chat/completions?api-version=2024-10-21",
+			`{"messages": [{"role": "system", "content": "`+echoPrompt+`"}, {"role": "user", "content": "hi"}]}`, `"model":"gpt-4o-mini"`),
+		Entry("the Responses API", "/openai/responses?api-version=2025-03-01-preview",
+			`{"model": "gpt-4o-mini", "instructions": "`+echoPrompt+`", "input": "hi"}`, `"object":"response"`),
+	)
+})

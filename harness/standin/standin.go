@@ -200,8 +200,8 @@ func (s *Server) Close() error {
 }
 
 // ServeHTTP implements http.Handler for POST …/chat/completions,
-// …/v1/responses, …/embeddings, …/models/<model>:generateContent and
-// …/v1/messages.
+// …/v1/responses (Azure OpenAI's …/openai/responses), …/embeddings,
+// …/models/<model>:generateContent and …/v1/messages.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// No Date header: recordings must not change with the wall clock.
 	w.Header()["Date"] = nil
@@ -223,6 +223,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}{
 		{"/v1/messages", wire.Anthropic, ""},
 		{"/v1/responses", wire.Responses, ": it stores no responses to get, cancel or list"},
+		{"/openai/responses", wire.Responses, ": it stores no responses to get, cancel or list"}, // Azure OpenAI's
 	} {
 		if !strings.HasSuffix(r.URL.Path, res.path) && !strings.Contains(r.URL.Path, res.path+"/") {
 			continue

@@ -69,6 +69,14 @@ type chatFunction struct {
 	Parameters  json.RawMessage `json:"parameters"`
 }
 
+// deployed takes the model from an Azure OpenAI path when the body names
+// none: the deployment is the model there.
+func (wr *chatRequest) deployed(path string) {
+	if wr.Model == "" {
+		wr.Model, _ = AzureDeployment(path)
+	}
+}
+
 // legacy reports whether wr offers functions in the legacy way only, to
 // be answered with a function_call.
 func (wr chatRequest) legacy() bool { return len(wr.Functions) > 0 && len(wr.Tools) == 0 }

@@ -43,6 +43,9 @@ func ReadEmbedCall(path string, body []byte) (EmbedCall, error) {
 		return EmbedCall{}, fmt.Errorf("embeddings request: %w", err)
 	}
 	out := EmbedCall{Model: r.Model}
+	if out.Model == "" {
+		out.Model, _ = AzureDeployment(path)
+	}
 	// input is a string, an array of strings, an array of token ids or an
 	// array of arrays of token ids.
 	var one string

@@ -24,6 +24,7 @@ func Read(d Dialect, path string, body []byte, sample int) (Call, error) {
 		if err != nil {
 			return Call{}, err
 		}
+		wr.deployed(path)
 		if err := validateChat(wr); err != nil {
 			return Call{}, err
 		}

@@ -67,7 +67,7 @@ type Dialect int
 // The dialects, by the path of their calls.
 const (
 	Chat      Dialect = iota + 1 // OpenAI Chat Completions: …/chat/completions
-	Responses                    // OpenAI Responses: …/v1/responses
+	Responses                    // OpenAI Responses: …/v1/responses (Azure: …/openai/responses)
 	Gemini                       // Gemini: …/models/<model>:generateContent or :streamGenerateContent
 	Anthropic                    // Anthropic Messages: …/v1/messages
 )
@@ -94,12 +94,24 @@ func Of(path string) (Dialect, bool) {
 		return Gemini, true
 	case strings.HasSuffix(path, "/v1/messages"):
 		return Anthropic, true
-	case strings.HasSuffix(path, "/v1/responses"):
+	case strings.HasSuffix(path, "/v1/responses") || strings.HasSuffix(path, "/openai/responses"):
 		return Responses, true
 	case strings.HasSuffix(path, "/chat/completions"):
 		return Chat, true
 	}
 	return 0, false
+}
+
+// AzureDeployment returns the deployment an Azure OpenAI path names
+// (…/openai/deployments/<deployment>/…), and whether it names one: the
+// model of a call whose body names none.
+func AzureDeployment(path string) (string, bool) {
+	_, rest, ok := strings.Cut(path, "/openai/deployments/")
+	if !ok {
+		return "", false
+	}
+	d, _, _ := strings.Cut(rest, "/")
+	return d, d != ""
 }
 
 // Decode reads a request body of dialect d, sent to path (Gemini names the
@@ -116,6 +128,7 @@ func Decode(d Dialect, path string, body []byte) (Request, error) {
 		if err != nil {
 			return Request{}, err
 		}
+		wr.deployed(path)
 		return wr.decode(), nil
 	case Responses:
 		rr, err := parse[responsesRequest](body)

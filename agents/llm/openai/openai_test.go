@@ -246,6 +246,19 @@ var _ = Describe("Client", func() {
 		Expect(resp.FinishReason).To(Equal("tool_calls"))
 	})
 
+	It("maps a legacy function_call answer (the functions API's, no id) to its one tool call", func() {
+		srv := newServer(http.StatusOK, `{"id": "chatcmpl-11", "object": "chat.completion", "created": 1, "model": "gpt-3.5-turbo-0613",
+			"choices": [{"index": 0, "message": {"role": "assistant", "content": null, "function_call": {"name": "get_sst", "arguments": "{\"lon\":118}"}},
+			"finish_reason": "function_call"}], "usage": {"prompt_tokens": 80, "completion_tokens": 9, "total_tokens": 89}}`)
+		resp, err := openai.New(srv.URL+"/v1", "gpt-3.5-turbo", "k", srv.Client()).Chat(ctx, conversation)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(resp.Message.ToolCalls).To(HaveLen(1))
+		Expect(resp.Message.ToolCalls[0].ID).To(BeEmpty())
+		Expect(resp.Message.ToolCalls[0].Name).To(Equal("get_sst"))
+		Expect(resp.Message.ToolCalls[0].Arguments).To(MatchJSON(`{"lon":118}`))
+		Expect(resp.FinishReason).To(Equal(llm.FinishToolCalls))
+	})
+
 	It("reports cached prompt tokens as the cache-read part of the input, which includes them", func() {
 		srv := newServer(http.StatusOK, `{"id":"x","object":"chat.completion","created":1,"model":"m",
 			"choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":"ok"}}],

@@ -16,10 +16,18 @@ import (
 // New returns a client for ep that sends every request through hc, and
 // streams its calls when ep.Stream.
 func New(ctx context.Context, ep llm.Endpoint, key string, hc *http.Client) (llm.Client, error) {
-	if ep.API != "" && ep.Provider != llm.ProviderOpenAI {
-		return nil, fmt.Errorf("api %q: only an openai endpoint chooses its API", ep.API)
+	if ep.API != "" && ep.Provider != llm.ProviderOpenAI && ep.Provider != llm.ProviderAzure {
+		return nil, fmt.Errorf("api %q: only an openai or azure endpoint chooses its API", ep.API)
 	}
 	switch ep.Provider {
+	case llm.ProviderAzure:
+		switch ep.API {
+		case "", llm.APIChat:
+			return openai.NewAzure(ep.BaseURL, ep.Model, ep.AzureVersion(), key, hc).Streaming(ep.Stream), nil
+		case llm.APIResponses:
+			return openai.NewAzureResponses(ep.BaseURL, ep.Model, ep.AzureVersion(), key, hc).Streaming(ep.Stream), nil
+		}
+		return nil, fmt.Errorf("unknown azure API %q (want %s or %s)", ep.API, llm.APIChat, llm.APIResponses)
 	case llm.ProviderOpenAI:
 		switch ep.API {
 		case "", llm.APIChat:
@@ -46,8 +54,11 @@ func New(ctx context.Context, ep llm.Endpoint, key string, hc *http.Client) (llm
 
 // NewEmbedder returns an embedder for ep that sends every request through hc.
 func NewEmbedder(ep llm.Endpoint, key string, hc *http.Client) (llm.Embedder, error) {
-	if ep.Provider != llm.ProviderOpenAI {
-		return nil, fmt.Errorf("embeddings: provider %q is not supported (want %s)", ep.Provider, llm.ProviderOpenAI)
+	switch ep.Provider {
+	case llm.ProviderOpenAI:
+		return openai.NewEmbedder(ep.BaseURL, ep.Model, key, ep.Dimensions, hc), nil
+	case llm.ProviderAzure:
+		return openai.NewAzureEmbedder(ep.BaseURL, ep.Model, ep.AzureVersion(), key, ep.Dimensions, hc), nil
 	}
-	return openai.NewEmbedder(ep.BaseURL, ep.Model, key, ep.Dimensions, hc), nil
+	return nil, fmt.Errorf("embeddings: provider %q is not supported (want %s or %s)", ep.Provider, llm.ProviderOpenAI, llm.ProviderAzure)
 }
