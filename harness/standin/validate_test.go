@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
 	"strings"
 
@@ -21,14 +20,10 @@ import (
 // decoded body.
 func post(srv *standin.Server, path, body string) (int, map[string]any) {
 	GinkgoHelper()
-	resp, err := http.Post(srv.URL()+path, "application/json", strings.NewReader(body))
-	Expect(err).NotTo(HaveOccurred())
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	Expect(err).NotTo(HaveOccurred())
+	status, raw := postBody(srv, path, body)
 	var out map[string]any
 	Expect(json.Unmarshal(raw, &out)).To(Succeed(), string(raw))
-	return resp.StatusCode, out
+	return status, out
 }
 
 const (
