@@ -152,6 +152,27 @@ var _ = Describe("the tools a request lets the answer call", func() {
 			`"tool_config": {"function_calling_config": {"mode": "NONE"}}`, nil),
 	)
 
+	DescribeTable("get a call when the request requires one and the policy answered in prose, as the real APIs guarantee",
+		func(path, choice string, want []string) {
+			status, raw := postBody(srv, path, choiceBody(path, "what do you see", choice))
+			Expect(status).To(Equal(http.StatusOK), string(raw))
+			Expect(calledNames(path, raw)).To(Equal(want))
+		},
+		Entry("Chat Completions, auto: prose", chat, `"tool_choice": "auto"`, nil),
+		Entry("Chat Completions, required: the first tool", chat, `"tool_choice": "required"`, []string{"get_sst"}),
+		Entry("Chat Completions, a forced function", chat, `"tool_choice": {"type": "function", "function": {"name": "get_date"}}`, []string{"get_date"}),
+		Entry("Chat Completions, allowed_tools, required", chat,
+			`"tool_choice": {"type": "allowed_tools", "allowed_tools": {"mode": "required", "tools": [{"type": "function", "function": {"name": "get_date"}}]}}`, []string{"get_date"}),
+		Entry("Responses, required", responses, `"tool_choice": "required"`, []string{"get_sst"}),
+		Entry("Responses, a forced function", responses, `"tool_choice": {"type": "function", "name": "get_date"}`, []string{"get_date"}),
+		Entry("Messages, any", messages, `"tool_choice": {"type": "any"}`, []string{"get_sst"}),
+		Entry("Messages, a forced tool", messages, `"tool_choice": {"type": "tool", "name": "get_date"}`, []string{"get_date"}),
+		Entry("generateContent, mode ANY", gemini, `"toolConfig": {"functionCallingConfig": {"mode": "ANY"}}`, []string{"get_sst"}),
+		Entry("generateContent, mode ANY with allowedFunctionNames", gemini,
+			`"toolConfig": {"functionCallingConfig": {"mode": "ANY", "allowedFunctionNames": ["get_date"]}}`, []string{"get_date"}),
+		Entry("generateContent, mode VALIDATED: prose", gemini, `"toolConfig": {"functionCallingConfig": {"mode": "VALIDATED"}}`, nil),
+	)
+
 	DescribeTable("are the only ones the policy is shown, though all count as input",
 		func(choice string, want []string) {
 			promptTokens := func(raw []byte) int {
@@ -174,7 +195,7 @@ var _ = Describe("the tools a request lets the answer call", func() {
 			Expect(promptTokens(raw)).To(Equal(promptTokens(all)))
 		},
 		Entry("none", `"tool_choice": "none"`, nil),
-		Entry("a forced function", `"tool_choice": {"type": "function", "function": {"name": "get_date"}}`, []string{"get_date"}),
+		Entry("allowed_tools", `"tool_choice": {"type": "allowed_tools", "allowed_tools": {"mode": "auto", "tools": [{"type": "function", "function": {"name": "get_date"}}]}}`, []string{"get_date"}),
 		Entry("auto", `"tool_choice": "auto"`, []string{"get_sst", "get_date"}),
 	)
 })
@@ -266,6 +287,14 @@ var _ = Describe("the legacy Chat Completions functions API", func() {
 		Expect(r.Messages[2].ToolCalls).To(Equal([]llm.ToolCall{{ID: "call_1", Name: "get_sst", Arguments: json.RawMessage(`{"lon":121,"lat":23}`)}}))
 		Expect(r.Messages[3]).To(Equal(llm.Message{Role: llm.RoleTool, Name: "get_sst", ToolCallID: "call_1", Content: "26.4"}))
 		Expect(r.Tools).To(HaveLen(2))
+	})
+
+	It("calls the function function_call names, though the policy answered in prose", func() {
+		status, raw := postBody(srv, "/v1/chat/completions", `{"model": "gpt-3.5-turbo", "messages": [`+system+`, {"role": "user", "content": "what do you see"}], `+functions+`, "function_call": {"name": "get_date"}}`)
+		Expect(status).To(Equal(http.StatusOK), string(raw))
+		Expect(chatAnswer(raw).Message.ToolCalls).To(HaveLen(1))
+		Expect(chatAnswer(raw).Message.ToolCalls[0].Name).To(Equal("get_date"))
+		Expect(chatAnswer(raw).RawFinishReason).To(Equal("function_call"))
 	})
 
 	It("refuses a function message without the function's name, as the API does", func() {

@@ -274,7 +274,8 @@ func (s *Server) respond(w http.ResponseWriter, d wire.Encoder, req Request, sam
 	}
 	// The policy decides among the tools the request lets it call (none
 	// under tool_choice none), and its answer keeps the calls the request
-	// allows (the first, when it allows one at a time).
+	// allows (the first, when it allows one at a time); one that must call
+	// a tool and did not calls one the generic policy's way.
 	offered := req.Offered()
 	p := s.policy(offered)
 	if p == nil {
@@ -291,6 +292,11 @@ func (s *Server) respond(w http.ResponseWriter, d wire.Encoder, req Request, sam
 	if err != nil {
 		writeFailure(w, d, http.StatusInternalServerError, p.Name()+": "+err.Error(), s.opts.Latency.Of(in, 0))
 		return
+	}
+	if req.Choice.Required && len(req.Choice.Limit(msg).ToolCalls) == 0 {
+		if forced, ok := generic.Required(offered); ok {
+			msg, rule = forced, generic.RequiredRule
+		}
 	}
 	msg = req.Choice.Limit(msg)
 	msg = smp.reword(msg)

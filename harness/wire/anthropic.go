@@ -78,7 +78,7 @@ func (ar anthropicRequest) decode(strict bool) (Request, error) {
 	}
 	r := Request{Model: ar.Model, MaxTokens: *ar.MaxTokens}
 	if tc := ar.ToolChoice; tc != nil {
-		r.Choice = Choice{None: tc.Type == "none", One: tc.DisableParallel}
+		r.Choice = Choice{None: tc.Type == "none", Required: tc.Type == "any" || tc.Type == "tool", One: tc.DisableParallel}
 		if tc.Type == "tool" {
 			r.Shape, r.Choice.Only = tc.Name, []string{tc.Name}
 		}

@@ -19,6 +19,10 @@ type Choice struct {
 	// None: the answer calls no tool (tool_choice none, Anthropic's type
 	// none, Gemini's mode NONE, function_call none).
 	None bool
+	// Required: the answer calls a tool (tool_choice required, a forced
+	// function or tool, Anthropic's any, Gemini's mode ANY), as the real
+	// APIs guarantee.
+	Required bool
 	// One: the answer makes one call at most (parallel_tool_calls false,
 	// Anthropic's disable_parallel_tool_use, and the legacy functions API,
 	// whose answer carries a single function_call).
@@ -60,15 +64,15 @@ func (c Choice) Limit(msg llm.Message) llm.Message {
 }
 
 // openAIChoice reads an OpenAI tool_choice, of either API, or the legacy
-// function_call: "none", "auto" or "required"; a function, as Chat
+// function_call: "none", "auto" or "required"; a function, forced, as Chat
 // Completions ({"type": "function", "function": {"name"}}), the Responses
 // API ({"type": "function", "name"}) or function_call ({"name"}) name it;
-// allowed_tools, in either API's shape. A hosted tool or one it does not
-// know narrows nothing.
+// allowed_tools, in either API's shape, required when its mode says so. A
+// hosted tool or one it does not know narrows nothing.
 func openAIChoice(raw json.RawMessage) Choice {
 	var mode string
 	if json.Unmarshal(raw, &mode) == nil {
-		return Choice{None: mode == "none"}
+		return Choice{None: mode == "none", Required: mode == "required"}
 	}
 	type named struct {
 		Name     string `json:"name"`
@@ -79,8 +83,10 @@ func openAIChoice(raw json.RawMessage) Choice {
 	var c struct {
 		named
 		Type         string  `json:"type"`
+		Mode         string  `json:"mode"`  // Responses' allowed_tools
 		Tools        []named `json:"tools"` // Responses' allowed_tools
 		AllowedTools *struct {
+			Mode  string  `json:"mode"`
 			Tools []named `json:"tools"`
 		} `json:"allowed_tools"` // Chat Completions'
 	}
@@ -90,18 +96,18 @@ func openAIChoice(raw json.RawMessage) Choice {
 	switch c.Type {
 	case "function", "":
 		if name := cmp.Or(c.Name, c.Function.Name); name != "" {
-			return Choice{Only: []string{name}}
+			return Choice{Only: []string{name}, Required: true}
 		}
 	case "allowed_tools":
-		tools := c.Tools
+		tools, mode := c.Tools, c.Mode
 		if c.AllowedTools != nil {
-			tools = c.AllowedTools.Tools
+			tools, mode = c.AllowedTools.Tools, c.AllowedTools.Mode
 		}
 		only := []string{}
 		for _, t := range tools {
 			only = append(only, cmp.Or(t.Name, t.Function.Name))
 		}
-		return Choice{Only: only}
+		return Choice{Only: only, Required: mode == "required"}
 	}
 	return Choice{}
 }

@@ -60,7 +60,8 @@ type geminiCalling struct {
 }
 
 // choice reads the request's functionCallingConfig: mode NONE calls no
-// function; ANY (or VALIDATED) with allowedFunctionNames only those.
+// function, ANY calls one, and ANY or VALIDATED with allowedFunctionNames
+// only one of those.
 func (gr geminiRequest) choice() Choice {
 	tc := cmp.Or(gr.ToolConfig, gr.ToolConfigSnake)
 	if tc == nil {
@@ -77,10 +78,10 @@ func (gr geminiRequest) choice() Choice {
 	switch strings.ToUpper(fc.Mode) {
 	case "NONE":
 		return Choice{None: true}
-	case "ANY", "VALIDATED":
-		if len(names) > 0 {
-			return Choice{Only: names}
-		}
+	case "ANY":
+		return Choice{Only: names, Required: true}
+	case "VALIDATED":
+		return Choice{Only: names}
 	}
 	return Choice{}
 }
