@@ -49,11 +49,24 @@ type anthropicRequest struct {
 		Description string          `json:"description"`
 		InputSchema json.RawMessage `json:"input_schema"`
 	} `json:"tools"`
-	ToolChoice *struct {
+	// OutputConfig.Format (and the beta's OutputFormat) asks for a JSON
+	// answer of a schema: structured outputs.
+	OutputConfig *struct {
+		Format *anthropicFormat `json:"format"`
+	} `json:"output_config"`
+	OutputFormat *anthropicFormat `json:"output_format"`
+	ToolChoice   *struct {
 		Type            string `json:"type"`
 		Name            string `json:"name"`
 		DisableParallel bool   `json:"disable_parallel_tool_use"`
 	} `json:"tool_choice"`
+}
+
+// anthropicFormat is the format structured outputs ask for: type
+// json_schema and its schema.
+type anthropicFormat struct {
+	Type   string          `json:"type"`
+	Schema json.RawMessage `json:"schema"`
 }
 
 // anthropicBlock is one content block of a request message.
@@ -77,6 +90,13 @@ func (ar anthropicRequest) decode(strict bool) (Request, error) {
 		return Request{}, errors.New("max_tokens: Field required")
 	}
 	r := Request{Model: ar.Model, MaxTokens: *ar.MaxTokens}
+	format := ar.OutputFormat
+	if ar.OutputConfig != nil && ar.OutputConfig.Format != nil {
+		format = ar.OutputConfig.Format
+	}
+	if format != nil && format.Type == "json_schema" {
+		r.JSON, r.Schema = true, format.Schema
+	}
 	if tc := ar.ToolChoice; tc != nil {
 		r.Choice = Choice{None: tc.Type == "none", Required: tc.Type == "any" || tc.Type == "tool", One: tc.DisableParallel}
 		if tc.Type == "tool" {

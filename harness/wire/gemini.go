@@ -106,6 +106,10 @@ type geminiConfig struct {
 	ResponseMIMETypeSnake string          `json:"response_mime_type"`
 	ResponseSchema        json.RawMessage `json:"responseSchema"`
 	ResponseSchemaSnake   json.RawMessage `json:"response_schema"`
+	// ResponseJSONSchema is the answer's JSON Schema, which newer clients
+	// send instead of responseSchema's OpenAPI subset.
+	ResponseJSONSchema      json.RawMessage `json:"responseJsonSchema"`
+	ResponseJSONSchemaSnake json.RawMessage `json:"response_json_schema"`
 }
 
 type geminiContent struct {
@@ -143,11 +147,13 @@ func (gr *geminiRequest) fold() {
 		g.MaxOutputTokens = cmp.Or(g.MaxOutputTokens, c.MaxOutputTokens, c.MaxOutputTokensSnake)
 		g.ResponseMIMEType = cmp.Or(g.ResponseMIMEType, c.ResponseMIMEType, c.ResponseMIMETypeSnake)
 		g.ResponseSchema = orRaw(g.ResponseSchema, c.ResponseSchema, c.ResponseSchemaSnake)
+		g.ResponseJSONSchema = orRaw(g.ResponseJSONSchema, c.ResponseJSONSchema, c.ResponseJSONSchemaSnake)
 	}
 	g := &gr.GenerationConfig
 	g.MaxOutputTokens = cmp.Or(g.MaxOutputTokens, g.MaxOutputTokensSnake)
 	g.ResponseMIMEType = cmp.Or(g.ResponseMIMEType, g.ResponseMIMETypeSnake)
 	g.ResponseSchema = orRaw(g.ResponseSchema, g.ResponseSchemaSnake)
+	g.ResponseJSONSchema = orRaw(g.ResponseJSONSchema, g.ResponseJSONSchemaSnake)
 	for i := range gr.Tools {
 		t := &gr.Tools[i]
 		t.FunctionDeclarations = append(t.FunctionDeclarations, t.FunctionDeclarationsSnake...)
@@ -246,12 +252,15 @@ type pendingCall struct{ id, name string }
 func (gr geminiRequest) decode(model string, strict bool) (Request, error) {
 	r := Request{Model: model, MaxTokens: gr.GenerationConfig.MaxOutputTokens, Choice: gr.choice()}
 	r.JSON = gr.GenerationConfig.ResponseMIMEType == "application/json"
-	if rs := gr.GenerationConfig.ResponseSchema; len(rs) > 0 {
+	if rs := orRaw(gr.GenerationConfig.ResponseJSONSchema, gr.GenerationConfig.ResponseSchema); len(rs) > 0 {
 		var titled struct {
 			Title string `json:"title"`
 		}
 		if json.Unmarshal(rs, &titled) == nil {
 			r.Shape = titled.Title
+		}
+		if r.JSON {
+			r.Schema = rs
 		}
 	}
 	if gr.SystemInstruction != nil {
