@@ -8,7 +8,9 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -157,9 +159,13 @@ func (o *observer) traffic(req *http.Request, body []byte, resp *http.Response, 
 	d, model := wire.Of(req.URL.Path)
 	if !model {
 		// An error body is what the upstream answered: raw like any other.
+		// The model provider's other answers (embeddings, its model list,
+		// a token count) are no tool's payload.
 		if err == nil {
 			o.mu.Lock()
-			o.fetched = append(o.fetched, got)
+			if o.upstream(req.URL) {
+				o.fetched = append(o.fetched, got)
+			}
 			if !eventStream(resp.Header) && resp.Header.Get("Content-Encoding") == "" {
 				// Still to be sent (a stream is read here once it was).
 				if o.answers == nil {
@@ -175,6 +181,18 @@ func (o *observer) traffic(req *http.Request, body []byte, resp *http.Response, 
 		return
 	}
 	o.model(d, req, body, resp, got, err, took)
+}
+
+// upstream reports whether u is below the base URL of one of the run's
+// upstreams.
+func (o *observer) upstream(u *url.URL) bool {
+	s := u.String()
+	for _, base := range o.cfg.Upstreams {
+		if rest, ok := strings.CutPrefix(s, strings.TrimRight(base, "/")); ok && (rest == "" || rest[0] == '/' || rest[0] == '?') {
+			return true
+		}
+	}
+	return false
 }
 
 // answer is the body of the upstream answer named id in ExchangeHeader.

@@ -225,6 +225,27 @@ var _ = Describe("tool calls read from traffic", func() {
 		}))
 	})
 
+	It("takes only the upstreams' bodies for a tool's raw payload, not the model provider's other answers (embeddings, its model list)", func() {
+		api := &chatAPI{
+			answers: []string{callAnswer("c1", "fetch_rates", `{}`), textAnswer},
+			upstreams: map[string]struct {
+				status int
+				body   string
+			}{
+				"/latest":        {200, `{"EUR": 1, "USD": 1.08}`},
+				"/v1/embeddings": {200, `{"object": "list", "data": [{"object": "embedding", "index": 0, "embedding": [0.12, -0.5, 0.33]}], "model": "text-embedding-3-small", "usage": {"prompt_tokens": 3, "total_tokens": 3}}`},
+				"/v1/models":     {200, `{"object": "list", "data": [{"id": "m", "object": "model"}]}`},
+			},
+		}
+		call := `{"role": "assistant", "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "fetch_rates", "arguments": "{}"}}]}`
+		tools := runChat(api, post(`[`+user+`]`)+"\n"+
+			`curl -s -X POST "$OPENAI_BASE_URL/embeddings" -H 'Content-Type: application/json' -d '{"model": "text-embedding-3-small", "input": "EUR rates"}' >/dev/null`+"\n"+
+			`curl -s "$OPENAI_BASE_URL/models" >/dev/null`+"\n"+
+			`curl -s "$RATES_BASE_URL/latest" >/dev/null`+"\n"+
+			post(`[`+user+`, `+call+`, {"role": "tool", "tool_call_id": "c1", "content": "1.08"}]`))
+		Expect(tools).To(Equal([]string{`fetch_rates {} raw={"EUR": 1, "USD": 1.08} context=1.08`}))
+	})
+
 	It("counts a local tool's result as its raw payload and its context, and an upstream's error body as raw", func() {
 		api := &chatAPI{
 			answers: []string{callAnswer("c1", "add_up", `{}`), callAnswer("c2", "fetch_rates", `{}`), textAnswer},
