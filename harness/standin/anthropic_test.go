@@ -214,7 +214,7 @@ var _ = Describe("the Anthropic Messages wire format", func() {
 				Expect(anthropicErrorOf(b).Error.Type).To(Equal("not_found_error"))
 			},
 			Entry("GET", http.MethodGet, "/v1/messages"),
-			Entry("count_tokens", http.MethodPost, "/v1/messages/count_tokens"),
+			Entry("count_tokens by GET", http.MethodGet, "/v1/messages/count_tokens"),
 			Entry("batches", http.MethodPost, "/v1/messages/batches"),
 		)
 	})

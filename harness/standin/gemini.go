@@ -10,13 +10,13 @@ import (
 // geminiUnserved are the Gemini API's model methods the stand-in does not
 // serve: it answers them 501 UNIMPLEMENTED, and any other path it does not
 // serve 404 NOT_FOUND, in Gemini's error shape.
-var geminiUnserved = []string{":countTokens", ":batchGenerateContent", ":predict", ":predictLongRunning"}
+var geminiUnserved = []string{":batchGenerateContent", ":predict", ":predictLongRunning"}
 
 // serveGemini answers POST …/models/<model>:generateContent in the Gemini
 // wire format, :embedContent and :batchEmbedContents (embed_gemini.go), and
 // any other Gemini path (wire.GeminiPath) with Gemini's error.
 func (s *Server) serveGemini(w http.ResponseWriter, r *http.Request) {
-	const serves = "the stand-in serves POST …/models/<model>:generateContent, :streamGenerateContent?alt=sse, :embedContent and :batchEmbedContents only"
+	const serves = "the stand-in serves POST …/models/<model>:generateContent, :streamGenerateContent?alt=sse, :countTokens, :embedContent and :batchEmbedContents only"
 	if model, method, ok := wire.GeminiEmbedMethod(r.URL.Path); ok && r.Method == http.MethodPost {
 		s.serveGeminiEmbed(w, r, model, method)
 		return

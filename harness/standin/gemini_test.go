@@ -345,7 +345,7 @@ var _ = Describe("the Gemini wire format", func() {
 				Expect(e.Error.Message).To(ContainSubstring(":generateContent"))
 			},
 			Entry("embedContent by GET", http.MethodGet, "/v1beta/models/text-embedding-004:embedContent", http.StatusNotFound, "NOT_FOUND"),
-			Entry("countTokens", http.MethodPost, "/v1beta/models/gemini-2.5-flash:countTokens", http.StatusNotImplemented, "UNIMPLEMENTED"),
+			Entry("batchGenerateContent", http.MethodPost, "/v1beta/models/gemini-2.5-flash:batchGenerateContent", http.StatusNotImplemented, "UNIMPLEMENTED"),
 			Entry("a method the API does not have", http.MethodPost, "/v1beta/models/gemini-2.5-flash:dream", http.StatusNotFound, "NOT_FOUND"),
 			Entry("GET", http.MethodGet, generateContent, http.StatusNotFound, "NOT_FOUND"),
 			Entry("the model list", http.MethodGet, "/v1beta/models", http.StatusNotFound, "NOT_FOUND"),

@@ -209,13 +209,17 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.serveEmbeddings(w, r)
 		return
 	}
+	if d, ok := wire.CountDialect(r.URL.Path); ok && r.Method == http.MethodPost {
+		s.serveCount(w, r, d)
+		return
+	}
 	if wire.GeminiPath(r.URL.Path) {
 		s.serveGemini(w, r)
 		return
 	}
 	// A resource the stand-in serves only by POST to itself: the paths
-	// below it (count_tokens, batches, a stored response) are a 404 in
-	// the dialect's own shape.
+	// below it (batches, a stored response) are a 404 in the dialect's own
+	// shape.
 	for _, res := range []struct {
 		path    string
 		dialect wire.Dialect
@@ -240,6 +244,22 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.serve(w, r, wire.Chat)
+}
+
+// serveCount answers a token count of dialect d: the input tokens of the
+// request it carries, counted as a call's input is.
+func (s *Server) serveCount(w http.ResponseWriter, r *http.Request, d wire.Dialect) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		writeError(w, d, http.StatusBadRequest, err.Error(), 0)
+		return
+	}
+	req, err := wire.ReadCount(d, body)
+	if err != nil {
+		writeError(w, d, http.StatusBadRequest, err.Error(), 0)
+		return
+	}
+	writeJSON(w, http.StatusOK, wire.CountBody(d, s.counter.Request(llm.Request{Messages: req.Messages, Tools: req.Tools}).Total()))
 }
 
 // serve answers a model call in dialect d: a request the real API

@@ -1,0 +1,82 @@
+package wire
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+)
+
+// Token counting: each provider counts a request's input tokens without
+// answering it, at its own path, and the SDKs call it to fit a
+// conversation into the context window. Anthropic's POST
+// …/v1/messages/count_tokens takes a Messages body without max_tokens and
+// answers {"input_tokens"}; Gemini's …/models/<model>:countTokens takes
+// {"contents"} or {"generateContentRequest"} and answers {"totalTokens",
+// "promptTokensDetails"}; OpenAI's POST …/v1/responses/input_tokens takes a
+// Responses body and answers {"object": "response.input_tokens",
+// "input_tokens"}.
+
+// CountDialect returns the dialect whose token count path is path, and
+// whether it is one.
+func CountDialect(path string) (Dialect, bool) {
+	switch {
+	case strings.HasSuffix(path, "/v1/messages/count_tokens"):
+		return Anthropic, true
+	case strings.HasSuffix(path, ":countTokens") && strings.Contains(path, "/models/"):
+		return Gemini, true
+	case strings.HasSuffix(path, "/responses/input_tokens"):
+		return Responses, true
+	}
+	return 0, false
+}
+
+// ReadCount reads a token count request of dialect d as the request whose
+// input it counts. It reads as Decode does: what it cannot read as text is
+// left out, as it adds no text to count.
+func ReadCount(d Dialect, body []byte) (Request, error) {
+	switch d {
+	case Anthropic:
+		ar, err := parse[anthropicRequest](body)
+		if err != nil {
+			return Request{}, err
+		}
+		if ar.MaxTokens == nil {
+			ar.MaxTokens = new(int) // counting takes none
+		}
+		return ar.decode(false)
+	case Gemini:
+		var c struct {
+			Contents []json.RawMessage `json:"contents"`
+			Request  json.RawMessage   `json:"generateContentRequest"`
+		}
+		if err := json.Unmarshal(body, &c); err != nil {
+			return Request{}, err
+		}
+		if len(c.Request) > 0 && len(c.Contents) == 0 {
+			body = c.Request
+		}
+		gr, err := parse[geminiRequest](body)
+		if err != nil {
+			return Request{}, err
+		}
+		return gr.decode("", false)
+	case Responses:
+		rr, err := parse[responsesRequest](body)
+		if err != nil {
+			return Request{}, err
+		}
+		return rr.decode(false)
+	}
+	return Request{}, errors.New("no token count in the " + d.String() + " API")
+}
+
+// CountBody is dialect d's answer to a token count: n input tokens.
+func CountBody(d Dialect, n int) any {
+	switch d {
+	case Gemini:
+		return map[string]any{"totalTokens": n, "promptTokensDetails": []any{map[string]any{"modality": "TEXT", "tokenCount": n}}}
+	case Responses:
+		return map[string]any{"object": "response.input_tokens", "input_tokens": n}
+	}
+	return map[string]any{"input_tokens": n}
+}
