@@ -116,8 +116,9 @@ func response(out *sdk.ChatCompletion) (llm.Response, error) {
 			ID: tc.ID, Name: tc.Function.Name, Arguments: json.RawMessage(tc.Function.Arguments),
 		})
 	}
+	// The legacy functions API's one call, which has no id.
+	//lint:ignore SA1019 the legacy functions API: deprecated in the SDK, still served by the API
 	if fc := choice.Message.FunctionCall; fc.Name != "" {
-		// The legacy functions API's one call, which has no id.
 		resp.Message.ToolCalls = append(resp.Message.ToolCalls, llm.ToolCall{Name: fc.Name, Arguments: json.RawMessage(fc.Arguments)})
 	}
 	resp.FinishReason, resp.RawFinishReason = FinishReason(choice.FinishReason), choice.FinishReason

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 
 	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
@@ -57,7 +58,8 @@ func StreamResponse(body []byte) (llm.Response, error) {
 func accumulate(s *ssestream.Stream[sdk.ChatCompletionChunk], seen *doneWatch) (llm.Response, error) {
 	defer s.Close()
 	var acc sdk.ChatCompletionAccumulator
-	var legacy sdk.ChatCompletionMessageFunctionCall // the SDK's accumulator leaves function_call deltas out
+	// The SDK's accumulator leaves the legacy function_call deltas out.
+	var legacyName, legacyArgs strings.Builder
 	finished, chunks := false, 0
 	for s.Next() {
 		chunk := s.Current()
@@ -68,8 +70,10 @@ func accumulate(s *ssestream.Stream[sdk.ChatCompletionChunk], seen *doneWatch) (
 		for _, ch := range chunk.Choices {
 			finished = finished || ch.FinishReason != ""
 			if ch.Index == 0 {
-				legacy.Name += ch.Delta.FunctionCall.Name
-				legacy.Arguments += ch.Delta.FunctionCall.Arguments
+				//lint:ignore SA1019 the legacy functions API: deprecated in the SDK, still served by the API
+				fc := ch.Delta.FunctionCall
+				legacyName.WriteString(fc.Name)
+				legacyArgs.WriteString(fc.Arguments)
 			}
 		}
 	}
@@ -82,8 +86,12 @@ func accumulate(s *ssestream.Stream[sdk.ChatCompletionChunk], seen *doneWatch) (
 	case !seen.done:
 		return llm.Response{}, fmt.Errorf("%w: no [DONE] after %d chunks", ErrStreamEnded, chunks)
 	}
-	if c := acc.ChatCompletion.Choices; len(c) > 0 && c[0].Message.FunctionCall.Name == "" {
-		c[0].Message.FunctionCall = legacy
+	if c := acc.ChatCompletion.Choices; len(c) > 0 {
+		//lint:ignore SA1019 the legacy functions API: deprecated in the SDK, still served by the API
+		fc := &c[0].Message.FunctionCall
+		if fc.Name == "" {
+			fc.Name, fc.Arguments = legacyName.String(), legacyArgs.String()
+		}
 	}
 	return response(&acc.ChatCompletion)
 }
