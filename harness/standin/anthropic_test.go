@@ -185,8 +185,8 @@ var _ = Describe("the Anthropic Messages wire format", func() {
 			Entry("no max_tokens", `{"model": "m", "system": "`+echoPrompt+`", "messages": [{"role": "user", "content": "hi"}]}`, "max_tokens"),
 			Entry("a tool_result that answers no tool_use", `{"model": "m", "max_tokens": 9, "messages": [{"role": "user", "content": [
 				{"type": "tool_result", "tool_use_id": "toolu_x", "content": "1"}]}]}`, "toolu_x"),
-			Entry("an image", `{"model": "m", "max_tokens": 9, "messages": [{"role": "user", "content": [
-				{"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": ""}}]}]}`, `"image"`),
+			Entry("a file for a code execution container", `{"model": "m", "max_tokens": 9, "messages": [{"role": "user", "content": [
+				{"type": "container_upload", "file_id": "file_1"}]}]}`, `"container_upload"`),
 			Entry("an unknown system prompt", `{"model": "m", "max_tokens": 9, "system": "You are a pirate.", "messages": [{"role": "user", "content": "Ahoy"}]}`, "harness/standin"),
 		)
 

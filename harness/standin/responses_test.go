@@ -175,7 +175,7 @@ var _ = Describe("the OpenAI Responses wire format", func() {
 			Entry("a built-in tool", `{"model": "m", "instructions": "`+echoPrompt+`", "input": "hi", "tools": [{"type": "web_search"}]}`, `"web_search"`),
 			Entry("a function_call_output that answers no function_call", `{"model": "m", "input": [
 				{"type": "function_call_output", "call_id": "call_x", "output": "1"}]}`, "call_x"),
-			Entry("an image", `{"model": "m", "input": [{"role": "user", "content": [{"type": "input_image", "image_url": "data:,"}]}]}`, `"input_image"`),
+			Entry("a computer-use item", `{"model": "m", "input": [{"type": "computer_call_output", "call_id": "c1", "output": {"type": "computer_screenshot", "image_url": "data:,"}}]}`, `"computer_call_output"`),
 			Entry("an item reference", `{"model": "m", "input": [{"type": "item_reference", "id": "msg_1"}]}`, `"item_reference"`),
 			Entry("an unknown system prompt", `{"model": "m", "instructions": "You are a pirate.", "input": "Ahoy"}`, "harness/standin"),
 		)

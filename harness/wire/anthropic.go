@@ -83,8 +83,9 @@ type anthropicBlock struct {
 
 // decode reads ar as a Request; its error is why it cannot be read. When
 // strict (the stand-in answering it) a block the stand-in cannot read is an
-// error; else (reading recorded traffic) it is left out: images, documents,
-// server tools' calls and results.
+// error; else (reading recorded traffic) it is left out: server tools'
+// calls and results. Either way an image or document block is left out:
+// the stand-in cannot see it, and reads the text around it.
 func (ar anthropicRequest) decode(strict bool) (Request, error) {
 	if ar.MaxTokens == nil {
 		return Request{}, errors.New("max_tokens: Field required")
@@ -175,6 +176,9 @@ func anthropicMessages(role string, blocks []anthropicBlock, names map[string]st
 			switch b.Type {
 			case "text":
 				text.WriteString(b.Text)
+			case "image", "document":
+				// Media the stand-in cannot see, as with the other
+				// dialects': it reads the text around it.
 			case "tool_result":
 				name, ok := names[b.ToolUseID]
 				if !ok {
@@ -184,7 +188,7 @@ func anthropicMessages(role string, blocks []anthropicBlock, names map[string]st
 				out = append(out, llm.Message{Role: llm.RoleTool, ToolCallID: b.ToolUseID, Name: name, Content: contentText(b.Content), IsError: b.IsError})
 			default:
 				if strict {
-					return nil, fmt.Errorf("the stand-in reads text and tool_result blocks from the user, not %q", b.Type)
+					return nil, fmt.Errorf("the stand-in reads text, image, document and tool_result blocks from the user, not %q", b.Type)
 				}
 			}
 		}

@@ -41,7 +41,8 @@ import (
 // the stand-in cannot serve gets a 400 invalid_request_error saying why,
 // never an empty success: previous_response_id or conversation (it stores nothing), a
 // max_output_tokens below the API's minimum of 16, tools other
-// than functions, input items or parts other than the ones above, a
+// than functions, input items or parts other than the ones above (an
+// image, file or audio part is left out: the stand-in cannot see it), a
 // function_call_output that answers no function_call. Decode, reading
 // recorded traffic rather than answering it, leaves those out instead: a
 // function_call_output whose call came in an earlier response (after
@@ -94,7 +95,8 @@ type responsesItem struct {
 // traffic) what it cannot read is left out: stored state the request
 // points to (previous_response_id, conversation), items other than
 // messages and function calls and their outputs, parts other than text,
-// tools other than functions.
+// tools other than functions. Either way an image, file or audio part is
+// left out.
 func (rr responsesRequest) decode(strict bool) (Request, error) {
 	switch {
 	case !strict:
@@ -225,6 +227,9 @@ func responsesText(raw json.RawMessage, strict bool) (string, error) {
 			text += p.Text
 		case "refusal":
 			text += p.Refusal
+		case "input_image", "input_file", "input_audio":
+			// Media the stand-in cannot see, as with the other dialects':
+			// it reads the text around it.
 		default:
 			if !strict {
 				continue

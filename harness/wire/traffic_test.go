@@ -137,8 +137,8 @@ var _ = Describe("recorded traffic read from the wire (Decode)", func() {
 			{Role: llm.RoleTool, Content: "120", ID: "toolu_1", Name: "add"},
 		}))
 
-		Expect(wire.Validate(wire.Anthropic, "/v1/messages", []byte(body))).To(MatchError(ContainSubstring(`the stand-in reads text and tool_result blocks from the user, not "image"`)),
-			"the stand-in, which sees no images, still refuses it")
+		Expect(wire.Validate(wire.Anthropic, "/v1/messages", []byte(body))).To(MatchError(ContainSubstring(`the stand-in reads text, tool_use and thinking blocks from the assistant, not "server_tool_use"`)),
+			"the stand-in, which runs no server tools, still refuses it")
 	})
 
 	It("reads a Gemini functionResponse that answers no call it was shown as a tool message with its own id, if any", func() {
@@ -172,4 +172,24 @@ var _ = Describe("recorded traffic read from the wire (Decode)", func() {
 		}))
 		Expect(r.Messages[1].ToolCalls[1].ID).To(Equal("fc-b"))
 	})
+})
+
+var _ = Describe("a request with media, read to be answered (Read)", func() {
+	DescribeTable("answers a request with images, documents or audio from the text around them, as a model that cannot see them",
+		func(d wire.Dialect, path, body string) {
+			call, err := wire.Read(d, path, []byte(body), 1)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(call.Request.LastUser()).To(Equal("Total of this invoice?"))
+		},
+		Entry("Messages: image and document blocks", wire.Anthropic, "/v1/messages", `{"model": "claude-sonnet-4-5", "max_tokens": 1024, "messages": [{"role": "user", "content": [
+			{"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}},
+			{"type": "document", "source": {"type": "text", "media_type": "text/plain", "data": "Invoice 12"}}, {"type": "text", "text": "Total of this invoice?"}]}]}`),
+		Entry("Responses: image, file and audio parts", wire.Responses, "/v1/responses", `{"model": "gpt-4.1-mini", "input": [{"role": "user", "content": [
+			{"type": "input_image", "image_url": "data:image/png;base64,iVBORw0KGgo="}, {"type": "input_file", "file_id": "file-1"},
+			{"type": "input_audio", "input_audio": {"data": "UklGRg==", "format": "wav"}}, {"type": "input_text", "text": "Total of this invoice?"}]}]}`),
+		Entry("Chat Completions: an image_url part", wire.Chat, "/v1/chat/completions", `{"model": "gpt-4.1-mini", "messages": [{"role": "user", "content": [
+			{"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}}, {"type": "text", "text": "Total of this invoice?"}]}]}`),
+		Entry("generateContent: an inlineData part", wire.Gemini, "/v1beta/models/gemini-2.5-flash:generateContent", `{"contents": [{"role": "user", "parts": [
+			{"inlineData": {"mimeType": "image/png", "data": "iVBORw0KGgo="}}, {"text": "Total of this invoice?"}]}]}`),
+	)
 })

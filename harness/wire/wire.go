@@ -118,9 +118,9 @@ func AzureDeployment(path string) (string, bool) {
 // model in it), as Request, without Validate's checks: the reading the
 // harness scores an outside agent's model calls with. It reads recorded
 // traffic rather than answering it, so what Read refuses because the
-// stand-in cannot serve it (images, hosted and server tools, stored
-// responses) is left out instead; its error is a body it cannot read at
-// all.
+// stand-in cannot serve it (hosted and server tools, stored responses) is
+// left out instead; its error is a body it cannot read at all. Both leave
+// out images, documents, files and audio.
 func Decode(d Dialect, path string, body []byte) (Request, error) {
 	switch d {
 	case Chat:
