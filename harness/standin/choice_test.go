@@ -173,6 +173,20 @@ var _ = Describe("the tools a request lets the answer call", func() {
 		Entry("generateContent, mode VALIDATED: prose", gemini, `"toolConfig": {"functionCallingConfig": {"mode": "VALIDATED"}}`, nil),
 	)
 
+	It("are not called when the policy calls only others: the generic policy answers what the request offers instead of nothing", func() {
+		resp, err := http.Post(srv.URL()+chat, "application/json", strings.NewReader(choiceBody(chat, "call get_sst", `"tool_choice": "none"`)))
+		Expect(err).NotTo(HaveOccurred())
+		defer resp.Body.Close()
+		raw, err := io.ReadAll(resp.Body)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(resp.StatusCode).To(Equal(http.StatusOK), string(raw))
+		answer := chatAnswer(raw)
+		Expect(answer.Message.ToolCalls).To(BeEmpty())
+		Expect(answer.Message.Content).NotTo(BeEmpty())
+		Expect(resp.Header.Get("X-Testbed-Policy")).To(Equal("generic"))
+		Expect(resp.Header.Get("X-Testbed-Rule")).To(HavePrefix("generic:"))
+	})
+
 	DescribeTable("are the only ones the policy is shown, though all count as input",
 		func(choice string, want []string) {
 			promptTokens := func(raw []byte) int {

@@ -313,14 +313,22 @@ func (s *Server) respond(w http.ResponseWriter, d wire.Encoder, req Request, sam
 		writeFailure(w, d, http.StatusInternalServerError, p.Name()+": "+err.Error(), s.opts.Latency.Of(in, 0))
 		return
 	}
-	if req.Choice.Required && len(req.Choice.Limit(msg).ToolCalls) == 0 {
+	by := p.Name()
+	switch limited := req.Choice.Limit(msg); {
+	case req.Choice.Required && len(limited.ToolCalls) == 0:
 		if forced, ok := generic.Required(offered); ok {
-			msg, rule = forced, generic.RequiredRule
+			msg, rule, by = forced, generic.RequiredRule, generic.Name
+		}
+	case len(msg.ToolCalls) > 0 && len(limited.ToolCalls) == 0 && limited.Content == "":
+		// The policy only called tools the request does not let it call:
+		// the generic policy answers what the request offers instead.
+		if alt, name, err := policy.AnswerOf(generic.New(), offered); err == nil {
+			msg, rule, by = alt, name, generic.Name
 		}
 	}
 	msg = req.Choice.Limit(msg)
 	msg = smp.reword(msg)
-	if p.Name() == generic.Name {
+	if by == generic.Name {
 		// Recordings say that their answers came from the plumbing stand-in.
 		w.Header().Set(cassette.PolicyHeader, generic.Name)
 	}
