@@ -1,21 +1,18 @@
 package cassette_test
 
 import (
-	"bytes"
-	"compress/gzip"
 	"encoding/base64"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 
-	"github.com/andybalholm/brotli"
-	"github.com/klauspost/compress/zstd"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	. "github.com/onsi/gomega/gstruct"
 
 	"github.com/agentreplay/testbed/harness/cassette"
+	"github.com/agentreplay/testbed/harness/codings/codingstest"
 	"github.com/agentreplay/testbed/harness/files"
 )
 
@@ -23,30 +20,14 @@ import (
 // that the repository itself holds nothing a secret scanner flags.
 func j(parts ...string) string { return strings.Join(parts, "") }
 
-func gzipBase64(s string) string {
-	var b bytes.Buffer
-	zw := gzip.NewWriter(&b)
-	zw.Write([]byte(s))
-	zw.Close()
-	return base64.StdEncoding.EncodeToString(b.Bytes())
-}
-
-// brotliBase64 and zstdBase64 are s compressed as a server sends a body
-// with Content-Encoding br or zstd, in base64 as a cassette keeps it.
-func brotliBase64(s string) string {
-	var b bytes.Buffer
-	w := brotli.NewWriter(&b)
-	w.Write([]byte(s))
-	w.Close()
-	return base64.StdEncoding.EncodeToString(b.Bytes())
-}
-
-func zstdBase64(s string) string {
-	var b bytes.Buffer
-	w, _ := zstd.NewWriter(&b)
-	w.Write([]byte(s))
-	w.Close()
-	return base64.StdEncoding.EncodeToString(b.Bytes())
+// compressed is s encoded with coding as a server sends a body with that
+// Content-Encoding, in base64 as a cassette keeps it.
+func compressed(coding, s string) string {
+	b, err := codingstest.Encode(coding, []byte(s))
+	if err != nil {
+		panic(err)
+	}
+	return base64.StdEncoding.EncodeToString(b)
 }
 
 func unicodeEscaped(s string) string {
@@ -110,9 +91,9 @@ var _ = Describe("Scan's rule set", func() {
 		Entry("an unknown auth header", `        headers: {X-Portkey-Api-Key: [pk-0123456789abcdef]}`, "X-Portkey-Api-Key header"),
 		Entry("a unicode-escaped key", `        body: '{"note":"`+unicodeEscaped(openAIKey)+`"}'`, "unicode-escaped"),
 		Entry("a base64-wrapped key", `        body: '{"blob":"`+base64.StdEncoding.EncodeToString([]byte("Authorization: Bearer "+openAIKey))+`"}'`, "base64"),
-		Entry("a gzipped key", `        body: !!binary `+gzipBase64(`{"api_key":"`+openAIKey+`"}`), "base64"),
-		Entry("a key in a brotli body, as a cassette writes it", "        body: !!binary |\n          "+brotliBase64(`{"api_key":"`+openAIKey+`"}`), "binary body"),
-		Entry("a zstd-compressed key", `        body: !!binary `+zstdBase64(`{"api_key":"`+openAIKey+`"}`), "base64"),
+		Entry("a gzipped key", `        body: !!binary `+compressed("gzip", `{"api_key":"`+openAIKey+`"}`), "base64"),
+		Entry("a key in a brotli body, as a cassette writes it", "        body: !!binary |\n          "+compressed("br", `{"api_key":"`+openAIKey+`"}`), "binary body"),
+		Entry("a zstd-compressed key", `        body: !!binary `+compressed("zstd", `{"api_key":"`+openAIKey+`"}`), "base64"),
 		Entry("a declared variable's value", `        body: 'HA_TOKEN=Xy7Qp2Lm9Nv4Rs8T'`, "value of HA_TOKEN"),
 	)
 

@@ -1,51 +1,25 @@
 package codings_test
 
 import (
-	"bytes"
-	"compress/flate"
-	"compress/gzip"
-	"compress/zlib"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
 
-	"github.com/andybalholm/brotli"
-	"github.com/klauspost/compress/zstd"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
 	"github.com/agentreplay/testbed/harness/codings"
+	"github.com/agentreplay/testbed/harness/codings/codingstest"
 )
 
 const text = `{"answer": "the tide turns at 14:05"}`
 
-// encode is s encoded with coding ("raw deflate" is deflate without its
-// zlib wrapper, as some servers send it).
+// encode is s encoded with coding (codingstest.Encode).
 func encode(coding, s string) []byte {
 	GinkgoHelper()
-	var b bytes.Buffer
-	var w io.WriteCloser
-	switch coding {
-	case "gzip":
-		w = gzip.NewWriter(&b)
-	case "deflate":
-		w = zlib.NewWriter(&b)
-	case "raw deflate":
-		fw, err := flate.NewWriter(&b, flate.DefaultCompression)
-		Expect(err).NotTo(HaveOccurred())
-		w = fw
-	case "br":
-		w = brotli.NewWriter(&b)
-	case "zstd":
-		zw, err := zstd.NewWriter(&b)
-		Expect(err).NotTo(HaveOccurred())
-		w = zw
-	}
-	_, err := io.WriteString(w, s)
+	b, err := codingstest.Encode(coding, []byte(s))
 	Expect(err).NotTo(HaveOccurred())
-	Expect(w.Close()).To(Succeed())
-	return b.Bytes()
+	return b
 }
 
 var _ = Describe("content codings", func() {

@@ -1,40 +1,18 @@
 package external_test
 
 import (
-	"bytes"
-	"compress/gzip"
-	"compress/zlib"
-	"io"
-
-	"github.com/andybalholm/brotli"
-	"github.com/klauspost/compress/zstd"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+
+	"github.com/agentreplay/testbed/harness/codings/codingstest"
 )
 
 // encoded is body encoded with coding, as a server sends it.
 func encoded(coding, body string) string {
 	GinkgoHelper()
-	var b bytes.Buffer
-	var w io.WriteCloser
-	switch coding {
-	case "gzip":
-		w = gzip.NewWriter(&b)
-	case "deflate":
-		w = zlib.NewWriter(&b)
-	case "br":
-		w = brotli.NewWriter(&b)
-	case "zstd":
-		zw, err := zstd.NewWriter(&b)
-		Expect(err).NotTo(HaveOccurred())
-		w = zw
-	default:
-		Fail("no coding " + coding)
-	}
-	_, err := io.WriteString(w, body)
+	b, err := codingstest.Encode(coding, []byte(body))
 	Expect(err).NotTo(HaveOccurred())
-	Expect(w.Close()).To(Succeed())
-	return b.String()
+	return string(b)
 }
 
 var _ = DescribeTable("compressed traffic is read as the program's HTTP client reads it: the model's answer and the upstream's payload decoded",
