@@ -19,20 +19,22 @@ type respField interface {
 // OpenAI's, both generated the same way) decoded, and
 // lists every field the JSON had that the SDK's type does not know (its
 // JSON.ExtraFields), every field the type marks required that the JSON left
-// out (null counts as present: the API sends null for what it has nothing
-// to say about), and every value the SDK could not read as its type. A
-// union is checked as the variant it holds (AsAny).
-func sdkShapeProblems(v reflect.Value, path string) []string {
+// out (null counts as present: OpenAI's API sends null for what it has
+// nothing to say about), and every value the SDK could not read as its
+// type. A union is checked as the variant it holds (AsAny). Fields named
+// in omitted may be left out: Anthropic's API leaves out what it has
+// nothing to say about, though its SDK's types mark them required.
+func sdkShapeProblems(v reflect.Value, path string, omitted ...string) []string {
 	switch v.Kind() {
 	case reflect.Pointer, reflect.Interface:
 		if v.IsNil() {
 			return nil
 		}
-		return sdkShapeProblems(v.Elem(), path)
+		return sdkShapeProblems(v.Elem(), path, omitted...)
 	case reflect.Slice:
 		var out []string
 		for i := range v.Len() {
-			out = append(out, sdkShapeProblems(v.Index(i), fmt.Sprintf("%s[%d]", path, i))...)
+			out = append(out, sdkShapeProblems(v.Index(i), fmt.Sprintf("%s[%d]", path, i), omitted...)...)
 		}
 		return out
 	case reflect.Struct:
@@ -44,7 +46,7 @@ func sdkShapeProblems(v reflect.Value, path string) []string {
 		if variant.IsNil() {
 			return []string{path + ": a variant the SDK does not know"}
 		}
-		return sdkShapeProblems(variant, path)
+		return sdkShapeProblems(variant, path, omitted...)
 	}
 	meta := v.FieldByName("JSON")
 	if !meta.IsValid() || meta.Kind() != reflect.Struct {
@@ -74,12 +76,12 @@ func sdkShapeProblems(v reflect.Value, path string) []string {
 		}
 		required := strings.Contains(f.Tag.Get("api"), "required") || slices.Contains(tag[1:], "required")
 		switch raw := field.Raw(); {
-		case raw == "" && required:
+		case raw == "" && required && !slices.Contains(omitted, tag[0]):
 			out = append(out, at+": required by the SDK, missing")
 		case raw != "" && raw != "null" && !field.Valid():
 			out = append(out, at+": the SDK cannot read "+raw)
 		case field.Valid():
-			out = append(out, sdkShapeProblems(v.Field(i), at)...)
+			out = append(out, sdkShapeProblems(v.Field(i), at, omitted...)...)
 		}
 	}
 	slices.Sort(out)

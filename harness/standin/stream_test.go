@@ -193,8 +193,16 @@ var _ = Describe("streaming", func() {
 			var ev asdk.MessageStreamEventUnion
 			Expect(json.Unmarshal(e.Data, &ev)).To(Succeed())
 			Expect(e.Type).To(Equal(ev.Type), "the event: field names the type")
-			Expect(sdkShapeProblems(reflect.ValueOf(ev), "event")).To(BeEmpty(), "event %d: %s", i, e.Data)
+			Expect(sdkShapeProblems(reflect.ValueOf(ev), "event", anthropicOmits...)).To(BeEmpty(), "event %d: %s", i, e.Data)
 			Expect(msg.Accumulate(ev)).To(Succeed())
+			switch ev.Type { // the fields of a recorded stream's events, no more
+			case "content_block_start":
+				Expect(keyPaths(string(e.Data), "input")).To(Equal(keyPaths(`{"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": "toolu_01", "name": "get_tides", "input": {}, "caller": {"type": "direct"}}}`)))
+			case "message_delta":
+				Expect(keyPaths(string(e.Data))).To(ContainElements("delta.stop_reason", "delta.stop_sequence", "usage.output_tokens"))
+				Expect(keyPaths(string(e.Data))).NotTo(ContainElement("delta.container"))
+				Expect(keyPaths(string(e.Data))).NotTo(ContainElement("delta.stop_details"))
+			}
 			types = append(types, ev.Type)
 			if ev.Type == "content_block_delta" {
 				Expect(ev.Delta.Type).To(Equal("input_json_delta"))
@@ -208,10 +216,23 @@ var _ = Describe("streaming", func() {
 		Expect(msg.Usage.OutputTokens).To(BeNumerically(">", 1))
 	})
 
-	It("writes Gemini chunks that decode strictly into the SDK's GenerateContentResponse, a function call whole", func() {
+	It("opens an Anthropic text block with the fields a recorded stream's has, no citations: null", func() {
+		_, body := anthropicStreamer.post(srv, "hello", "")
+		var starts []string
+		for _, e := range stream.Parse(body) {
+			if e.Type == "content_block_start" {
+				starts = append(starts, string(e.Data))
+			}
+		}
+		Expect(starts).To(HaveLen(1))
+		Expect(starts[0]).To(MatchJSON(`{"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}`))
+	})
+
+	It("writes Gemini chunks that decode strictly into the SDK's GenerateContentResponse, a function call whole, each with the usage so far", func() {
 		_, body := geminiStreamer.post(srv, "call get_sst get_date", "")
 		events := stream.Parse(body)
 		Expect(events).To(HaveLen(3))
+		candidates := 0
 		for i, e := range events {
 			Expect(e.Type).To(BeEmpty())
 			Expect(strictGemini(e.Data)).To(Succeed(), "event %d: %s", i, e.Data)
@@ -221,8 +242,13 @@ var _ = Describe("streaming", func() {
 			Expect(json.Unmarshal(e.Data, &chunk)).To(Succeed())
 			Expect(chunk.ResponseID).To(Equal(gjson(events[0].Data, "responseId")), "one id for the stream's chunks")
 			Expect(chunk.Candidates[0].FinishReason != "").To(Equal(last))
-			Expect(chunk.UsageMetadata != nil).To(Equal(last))
+			Expect(chunk.UsageMetadata).NotTo(BeNil(), "every chunk has the usage so far, as recorded streams do")
+			Expect(chunk.UsageMetadata.PromptTokenCount).To(Equal(gjsonInt(events[len(events)-1].Data, "usageMetadata.promptTokenCount")))
+			Expect(int(chunk.UsageMetadata.CandidatesTokenCount)).To(BeNumerically(">=", candidates), "the candidates' count only grows")
+			candidates = int(chunk.UsageMetadata.CandidatesTokenCount)
+			Expect(chunk.UsageMetadata.TotalTokenCount).To(Equal(chunk.UsageMetadata.PromptTokenCount + chunk.UsageMetadata.CandidatesTokenCount))
 		}
+		Expect(candidates).To(BeNumerically(">", 0))
 	})
 
 	It("answers Gemini's stream without alt=sse with a 400 in Gemini's shape", func() {
@@ -380,12 +406,24 @@ func geminiMissing(data []byte, last bool) []string {
 		need(c.Index != nil, at+"index")
 		need(!last || c.FinishReason != nil, at+"finishReason")
 	}
-	if last {
-		u := v.UsageMetadata
-		need(u != nil && u.PromptTokenCount != nil && u.CandidatesTokenCount != nil && u.TotalTokenCount != nil, "usageMetadata token counts")
-		need(u != nil && len(u.PromptTokensDetails) > 0, "usageMetadata.promptTokensDetails")
-	}
+	u := v.UsageMetadata // on every chunk, as recorded streams have it
+	need(u != nil && u.PromptTokenCount != nil && (u.CandidatesTokenCount != nil || !last) && u.TotalTokenCount != nil, "usageMetadata token counts")
+	need(u != nil && len(u.PromptTokensDetails) > 0, "usageMetadata.promptTokensDetails")
 	return out
+}
+
+// gjsonInt is the number at the dotted path in the JSON object data.
+func gjsonInt(data []byte, path string) int32 {
+	var v any
+	Expect(json.Unmarshal(data, &v)).To(Succeed())
+	for _, k := range strings.Split(path, ".") {
+		m, ok := v.(map[string]any)
+		Expect(ok).To(BeTrue(), "%s in %s", path, data)
+		v = m[k]
+	}
+	n, ok := v.(float64)
+	Expect(ok).To(BeTrue(), "%s in %s", path, data)
+	return int32(n)
 }
 
 // gjson is the string at key in the JSON object data.

@@ -216,12 +216,17 @@ func anthropicEncoder(body []byte, sample int, stream bool) Encoder {
 	return d
 }
 
-// anthropicMessage is a Messages response for msg. Tool call arguments must
-// be JSON objects: tool_use inputs are.
+// anthropicMessage is a Messages response for msg, with the fields a
+// recorded response of the API has and no others: the SDKs' types name more
+// (a text block's citations, the message's container, stop_details and
+// diagnostics, usage's server_tool_use), which the API leaves out when it
+// has nothing to say, and clients that check the shape (the Vercel AI SDK
+// does, with a schema) refuse a null where they expect an array. Tool call
+// arguments must be JSON objects: tool_use inputs are.
 func anthropicMessage(id, model string, msg llm.Message, stop string, in, out int) (map[string]any, error) {
 	content := []any{}
 	if msg.Content != "" || len(msg.ToolCalls) == 0 {
-		content = append(content, map[string]any{"type": "text", "text": msg.Content, "citations": nil})
+		content = append(content, map[string]any{"type": "text", "text": msg.Content})
 	}
 	for i, tc := range msg.ToolCalls {
 		input, err := argsObject(tc)
@@ -235,14 +240,12 @@ func anthropicMessage(id, model string, msg llm.Message, stop string, in, out in
 	}
 	return map[string]any{
 		"id": "msg_01" + id, "type": "message", "role": "assistant", "model": model,
-		"content": content, "stop_reason": stop, "stop_sequence": nil, "stop_details": nil,
-		"container": nil, "diagnostics": nil,
+		"content": content, "stop_reason": stop, "stop_sequence": nil,
 		"usage": map[string]any{
 			"input_tokens": in, "output_tokens": out,
 			"cache_creation_input_tokens": 0, "cache_read_input_tokens": 0,
-			"cache_creation":        map[string]any{"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 0},
-			"output_tokens_details": map[string]any{"thinking_tokens": 0},
-			"server_tool_use":       nil, "inference_geo": nil, "service_tier": "standard", "speed": "standard",
+			"cache_creation": map[string]any{"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 0},
+			"service_tier":   "standard", "inference_geo": "not_available",
 		},
 	}, nil
 }

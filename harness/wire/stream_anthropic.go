@@ -62,13 +62,13 @@ func anthropicEvents(id string) func(model string, msg llm.Message, truncated bo
 		}
 		ps := pieces(msg, out)
 		if len(ps) == 0 {
-			openBlock(map[string]any{"type": "text", "text": "", "citations": nil}, 0) // an empty answer's one empty block
+			openBlock(map[string]any{"type": "text", "text": ""}, 0) // an empty answer's one empty block
 		}
 		for i, p := range ps {
 			switch {
 			case p.call < 0:
 				if i == 0 {
-					openBlock(map[string]any{"type": "text", "text": "", "citations": nil}, p.before)
+					openBlock(map[string]any{"type": "text", "text": ""}, p.before)
 				}
 				events = append(events, ev(EventContent, map[string]any{"type": "content_block_delta", "index": block,
 					"delta": map[string]any{"type": "text_delta", "text": p.text}}, p.before))
@@ -87,9 +87,8 @@ func anthropicEvents(id string) func(model string, msg llm.Message, truncated bo
 		closeBlock(EventTail, out) // the last block ends with the answer
 		events = append(events,
 			ev(EventTail, map[string]any{"type": "message_delta",
-				"delta": map[string]any{"stop_reason": stop, "stop_sequence": nil, "stop_details": nil, "container": nil},
-				"usage": map[string]any{"input_tokens": in, "output_tokens": out, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0,
-					"output_tokens_details": map[string]any{"thinking_tokens": 0}, "server_tool_use": nil}}, 0),
+				"delta": map[string]any{"stop_reason": stop, "stop_sequence": nil},
+				"usage": map[string]any{"input_tokens": in, "output_tokens": out, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}}, 0),
 			ev(EventDone, map[string]any{"type": "message_stop"}, 0))
 		return events, nil
 	}

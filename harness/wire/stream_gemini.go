@@ -8,9 +8,11 @@ import (
 // from Gemini's API reference: each event's data is a
 // GenerateContentResponse holding the next parts of the one candidate,
 // with the model version and response id. Text comes in pieces; a function
-// call comes whole in one chunk, as Gemini sends them. The last chunk has
-// an empty text part, the finishReason and the usage. There is no event
-// that closes the stream and no event: field.
+// call comes whole in one chunk, as Gemini sends them. Every chunk has the
+// usage so far, as recorded streams do: the prompt's tokens and the
+// candidates' tokens through that chunk (left out while none). The last
+// chunk has an empty text part, the finishReason and the whole usage.
+// There is no event that closes the stream and no event: field.
 
 // geminiEvents is the dialect's stream encoder: every chunk carries the
 // response's id.
@@ -23,23 +25,40 @@ func geminiEvents(id, model string, msg llm.Message, truncated bool, in, out int
 	if msg.Content != "" || len(msg.ToolCalls) == 0 {
 		calls = calls[1:] // the text part; the function calls follow it
 	}
-	chunk := func(part map[string]any, last bool) map[string]any {
+	chunk := func(part map[string]any, through int, last bool) map[string]any {
 		cand := map[string]any{"content": map[string]any{"role": "model", "parts": []any{part}}, "index": 0}
 		c := map[string]any{"candidates": []any{cand}, "modelVersion": model, "responseId": id}
 		if last {
 			cand["finishReason"] = whole["candidates"].([]any)[0].(map[string]any)["finishReason"]
 			c["usageMetadata"] = whole["usageMetadata"]
+			return c
 		}
+		usage := map[string]any{"promptTokenCount": in, "totalTokenCount": in + through,
+			"promptTokensDetails": []any{map[string]any{"modality": "TEXT", "tokenCount": in}}}
+		if through > 0 {
+			usage["candidatesTokenCount"] = through
+		}
+		c["usageMetadata"] = usage
 		return c
 	}
+	ps := pieces(msg, out)
+	// through is the output tokens through the pieces up to the next chunk's.
+	through := func(i int) int {
+		for _, p := range ps[i+1:] {
+			if p.call < 0 || p.start {
+				return p.before
+			}
+		}
+		return out
+	}
 	var events []Event
-	for _, p := range pieces(msg, out) {
+	for i, p := range ps {
 		switch {
 		case p.call < 0:
-			events = append(events, Event{Kind: EventContent, Data: chunk(map[string]any{"text": p.text}, false), Before: p.before})
+			events = append(events, Event{Kind: EventContent, Data: chunk(map[string]any{"text": p.text}, through(i), false), Before: p.before})
 		case p.start:
-			events = append(events, Event{Kind: EventContent, Data: chunk(calls[p.call], false), Before: p.before})
+			events = append(events, Event{Kind: EventContent, Data: chunk(calls[p.call], through(i), false), Before: p.before})
 		}
 	}
-	return append(events, Event{Kind: EventTail, Data: chunk(map[string]any{"text": ""}, true)}), nil
+	return append(events, Event{Kind: EventTail, Data: chunk(map[string]any{"text": ""}, out, true)}), nil
 }
