@@ -52,7 +52,7 @@ func sdkMessage(srv *standin.Server, user string, tools ...sdk.ToolUnionParam) *
 // anthropicOmits are the fields the SDK's types mark required that the
 // Messages API leaves out when it has nothing to say (none is in a
 // recorded response without citations, containers or server tools).
-var anthropicOmits = []string{"citations", "container", "stop_details", "diagnostics", "server_tool_use", "output_tokens_details", "speed"}
+var anthropicOmits = []string{"citations", "container", "diagnostics", "server_tool_use", "output_tokens_details", "speed"}
 
 var getSST = sdk.ToolUnionParam{OfTool: &sdk.ToolParam{Name: "get_sst", InputSchema: sdk.ToolInputSchemaParam{
 	Properties: map[string]any{"lon": map[string]any{"type": "number"}, "lat": map[string]any{"type": "number"}}}}}

@@ -136,8 +136,11 @@ var _ = Describe("the stand-in refuses what the real APIs refuse", func() {
 			Expect(got).To(HaveKeyWithValue("type", "error"))
 			Expect(got).To(HaveKeyWithValue("error", Equal(map[string]any{"type": "invalid_request_error", "message": message})))
 		},
-		Entry("an invalid role", `{"model": "claude-haiku-4-5", "max_tokens": 100, "messages": [{"role": "system", "content": "hi"}]}`,
-			`messages.0: role "system": want user or assistant`),
+		Entry("an invalid role", `{"model": "claude-haiku-4-5", "max_tokens": 100, "messages": [{"role": "developer", "content": "hi"}]}`,
+			`messages.0: role "developer": want user, assistant or system`),
+		Entry("a block a system message does not hold", `{"model": "claude-haiku-4-5", "max_tokens": 100, "messages": [{"role": "user", "content": "hi"},
+			{"role": "system", "content": [{"type": "image", "source": {"type": "url", "url": "https://example.test/a.png"}}]}]}`,
+			`messages.1: the stand-in reads text blocks from a system message, not "image"`),
 		Entry("no messages", `{"model": "claude-haiku-4-5", "max_tokens": 100, "messages": []}`, "messages: at least one message is required"),
 		Entry("a tool_use left without its tool_result", `{"model": "claude-haiku-4-5", "max_tokens": 100, "messages": [
 			{"role": "user", "content": "SST near Taiwan?"},

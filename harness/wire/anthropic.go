@@ -194,8 +194,24 @@ func anthropicMessages(role string, blocks []anthropicBlock, names map[string]st
 		}
 		flush()
 		return out, nil
+	case "system":
+		// A system message in the conversation (the API takes one from
+		// the models that support it, as pydantic-ai sends a changed
+		// instruction): its text, in its place.
+		var text strings.Builder
+		for _, b := range blocks {
+			switch b.Type {
+			case "text":
+				text.WriteString(b.Text)
+			default:
+				if strict {
+					return nil, fmt.Errorf("the stand-in reads text blocks from a system message, not %q", b.Type)
+				}
+			}
+		}
+		return []llm.Message{{Role: llm.RoleSystem, Content: text.String()}}, nil
 	}
-	return nil, fmt.Errorf("role %q: want user or assistant", role)
+	return nil, fmt.Errorf("role %q: want user, assistant or system", role)
 }
 
 // anthropicEncoder answers a request whose body and sample are given, with
@@ -217,8 +233,8 @@ func anthropicEncoder(body []byte, sample int, stream bool) Encoder {
 }
 
 // anthropicMessage is a Messages response for msg, with the fields a
-// recorded response of the API has and no others: the SDKs' types name more
-// (a text block's citations, the message's container, stop_details and
+// recent recorded response of the API has and no others: the SDKs' types
+// name more (a text block's citations, the message's container and
 // diagnostics, usage's server_tool_use), which the API leaves out when it
 // has nothing to say, and clients that check the shape (the Vercel AI SDK
 // does, with a schema) refuse a null where they expect an array. Tool call
@@ -240,7 +256,7 @@ func anthropicMessage(id, model string, msg llm.Message, stop string, in, out in
 	}
 	return map[string]any{
 		"id": "msg_01" + id, "type": "message", "role": "assistant", "model": model,
-		"content": content, "stop_reason": stop, "stop_sequence": nil,
+		"content": content, "stop_reason": stop, "stop_sequence": nil, "stop_details": nil,
 		"usage": map[string]any{
 			"input_tokens": in, "output_tokens": out,
 			"cache_creation_input_tokens": 0, "cache_read_input_tokens": 0,

@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/base64"
 	"encoding/json"
@@ -39,11 +40,27 @@ type geminiRequest struct {
 	SystemInstruction      *geminiContent    `json:"systemInstruction"`
 	SystemInstructionSnake *geminiContent    `json:"system_instruction"`
 	Contents               []geminiContent   `json:"contents"`
-	Tools                  []geminiTool      `json:"tools"`
+	Tools                  geminiTools       `json:"tools"`
 	GenerationConfig       geminiConfig      `json:"generationConfig"`
 	GenerationConfigSnake  *geminiConfig     `json:"generation_config"`
 	ToolConfig             *geminiToolConfig `json:"toolConfig"`
 	ToolConfigSnake        *geminiToolConfig `json:"tool_config"`
+}
+
+// geminiTools is a request's tools: an array, or one tool object, which
+// the API takes for a repeated field as it does an array of one.
+type geminiTools []geminiTool
+
+func (ts *geminiTools) UnmarshalJSON(b []byte) error {
+	if t := bytes.TrimLeft(b, " \t\r\n"); len(t) > 0 && t[0] == '{' {
+		var one geminiTool
+		if err := json.Unmarshal(b, &one); err != nil {
+			return err
+		}
+		*ts = geminiTools{one}
+		return nil
+	}
+	return json.Unmarshal(b, (*[]geminiTool)(ts))
 }
 
 // geminiToolConfig is a request's toolConfig: which functions the answer

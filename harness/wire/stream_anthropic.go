@@ -87,7 +87,7 @@ func anthropicEvents(id string) func(model string, msg llm.Message, truncated bo
 		closeBlock(EventTail, out) // the last block ends with the answer
 		events = append(events,
 			ev(EventTail, map[string]any{"type": "message_delta",
-				"delta": map[string]any{"stop_reason": stop, "stop_sequence": nil},
+				"delta": map[string]any{"stop_reason": stop, "stop_sequence": nil, "stop_details": nil},
 				"usage": map[string]any{"input_tokens": in, "output_tokens": out, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}}, 0),
 			ev(EventDone, map[string]any{"type": "message_stop"}, 0))
 		return events, nil

@@ -78,6 +78,31 @@ var _ = Describe("recorded traffic read from the wire (Decode)", func() {
 		Expect(call.Request.System()).To(Equal("Answer in French."), "the stand-in reads it as its instructions")
 	})
 
+	It("reads an Anthropic system message in the conversation in its place, as the API takes one from the models that support it", func() {
+		body := []byte(`{"model": "claude-opus-4-8", "max_tokens": 1024, "system": "You review code.", "messages": [
+			{"role": "user", "content": "Review fib()."}, {"role": "assistant", "content": [{"type": "text", "text": "It recurses twice."}]},
+			{"role": "user", "content": "And now?"}, {"role": "system", "content": [{"type": "text", "text": "From now on, name a test for each finding."}]}]}`)
+		r, err := wire.Decode(wire.Anthropic, "/v1/messages", body)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(saidOf(r.Messages)).To(Equal([]said{{Role: llm.RoleSystem, Content: "You review code."}, {Role: llm.RoleUser, Content: "Review fib()."},
+			{Role: llm.RoleAssistant, Content: "It recurses twice."}, {Role: llm.RoleUser, Content: "And now?"},
+			{Role: llm.RoleSystem, Content: "From now on, name a test for each finding."}}))
+		_, err = wire.Read(wire.Anthropic, "/v1/messages", body, 1)
+		Expect(err).NotTo(HaveOccurred(), "the stand-in answers it")
+	})
+
+	It("reads Gemini's tools given as one object, as the API takes a repeated field", func() {
+		body := []byte(`{"contents": [{"role": "user", "parts": [{"text": "Capital of Peru?"}]}],
+			"tools": {"function_declarations": [{"name": "get_capital", "description": "The capital of a country.",
+				"parameters": {"type": "object", "properties": {"country": {"type": "string"}}, "required": ["country"]}}]}}`)
+		r, err := wire.Decode(wire.Gemini, "/v1beta/models/gemini-2.5-flash:generateContent", body)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(r.Tools).To(HaveLen(1))
+		Expect(r.Tools[0].Name).To(Equal("get_capital"))
+		_, err = wire.Read(wire.Gemini, "/v1beta/models/gemini-2.5-flash:generateContent", body, 1)
+		Expect(err).NotTo(HaveOccurred(), "the stand-in answers it")
+	})
+
 	It("reads a Responses call that continues a stored response: the outputs of calls made in it are tool messages by call_id", func() {
 		body := `{"model": "gpt-5", "previous_response_id": "resp_0a1b2c",
 			"input": [{"type": "function_call_output", "call_id": "call_7", "output": "{\"rows\": 3}"},
