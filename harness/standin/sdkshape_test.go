@@ -22,19 +22,21 @@ type respField interface {
 // out (null counts as present: OpenAI's API sends null for what it has
 // nothing to say about), and every value the SDK could not read as its
 // type. A union is checked as the variant it holds (AsAny). Fields named
-// in omitted may be left out: Anthropic's API leaves out what it has
-// nothing to say about, though its SDK's types mark them required.
-func sdkShapeProblems(v reflect.Value, path string, omitted ...string) []string {
+// in differs are where recorded traffic and the SDK's types disagree: the
+// API leaves them out though the type marks them required (Anthropic's
+// does, for what it has nothing to say about), or sends them though the
+// type lacks them (the Responses API's store and billing).
+func sdkShapeProblems(v reflect.Value, path string, differs ...string) []string {
 	switch v.Kind() {
 	case reflect.Pointer, reflect.Interface:
 		if v.IsNil() {
 			return nil
 		}
-		return sdkShapeProblems(v.Elem(), path, omitted...)
+		return sdkShapeProblems(v.Elem(), path, differs...)
 	case reflect.Slice:
 		var out []string
 		for i := range v.Len() {
-			out = append(out, sdkShapeProblems(v.Index(i), fmt.Sprintf("%s[%d]", path, i), omitted...)...)
+			out = append(out, sdkShapeProblems(v.Index(i), fmt.Sprintf("%s[%d]", path, i), differs...)...)
 		}
 		return out
 	case reflect.Struct:
@@ -46,7 +48,7 @@ func sdkShapeProblems(v reflect.Value, path string, omitted ...string) []string 
 		if variant.IsNil() {
 			return []string{path + ": a variant the SDK does not know"}
 		}
-		return sdkShapeProblems(variant, path, omitted...)
+		return sdkShapeProblems(variant, path, differs...)
 	}
 	meta := v.FieldByName("JSON")
 	if !meta.IsValid() || meta.Kind() != reflect.Struct {
@@ -55,7 +57,9 @@ func sdkShapeProblems(v reflect.Value, path string, omitted ...string) []string 
 	var out []string
 	if extra := meta.FieldByName("ExtraFields"); extra.IsValid() {
 		for _, k := range extra.MapKeys() {
-			out = append(out, path+"."+k.String()+": unknown to the SDK")
+			if !slices.Contains(differs, k.String()) {
+				out = append(out, path+"."+k.String()+": unknown to the SDK")
+			}
 		}
 	}
 	t := v.Type()
@@ -76,12 +80,12 @@ func sdkShapeProblems(v reflect.Value, path string, omitted ...string) []string 
 		}
 		required := strings.Contains(f.Tag.Get("api"), "required") || slices.Contains(tag[1:], "required")
 		switch raw := field.Raw(); {
-		case raw == "" && required && !slices.Contains(omitted, tag[0]):
+		case raw == "" && required && !slices.Contains(differs, tag[0]):
 			out = append(out, at+": required by the SDK, missing")
 		case raw != "" && raw != "null" && !field.Valid():
 			out = append(out, at+": the SDK cannot read "+raw)
 		case field.Valid():
-			out = append(out, sdkShapeProblems(v.Field(i), at, omitted...)...)
+			out = append(out, sdkShapeProblems(v.Field(i), at, differs...)...)
 		}
 	}
 	slices.Sort(out)

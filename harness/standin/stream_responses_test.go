@@ -45,7 +45,7 @@ func sdkStream(srv *standin.Server, user string, maxTokens int64) []responses.Re
 	var events []responses.ResponseStreamEventUnion
 	for s.Next() {
 		e := s.Current()
-		Expect(sdkShapeProblems(reflect.ValueOf(e), "event")).To(BeEmpty(), "event %d: %s", len(events), e.RawJSON())
+		Expect(sdkShapeProblems(reflect.ValueOf(e), "event", responsesDiffers...)).To(BeEmpty(), "event %d: %s", len(events), e.RawJSON())
 		events = append(events, e)
 	}
 	Expect(s.Err()).NotTo(HaveOccurred())

@@ -60,6 +60,7 @@ type responsesRequest struct {
 	MaxOutputTokens    *int            `json:"max_output_tokens"`
 	Temperature        *float64        `json:"temperature"`
 	TopP               *float64        `json:"top_p"`
+	Store              *bool           `json:"store"`
 	ParallelToolCalls  *bool           `json:"parallel_tool_calls"`
 	ToolChoice         json.RawMessage `json:"tool_choice"`
 	Stream             bool            `json:"stream"`
@@ -321,7 +322,12 @@ func (rr responsesRequest) echo(id, model string, in, out int) map[string]any {
 		"temperature": orOne(rr.Temperature), "top_p": orOne(rr.TopP), "top_logprobs": 0,
 		"text": map[string]any{"format": format, "verbosity": "medium"}, "tool_choice": choice, "tools": tools,
 		"truncation": "disabled", "prompt_cache_key": nil, "safety_identifier": nil, "access_programs": nil,
-		"metadata": map[string]any{},
+		"metadata": map[string]any{}, "store": rr.Store == nil || *rr.Store, "user": nil,
+		"frequency_penalty": 0.0, "presence_penalty": 0.0, "billing": map[string]any{"payer": "developer"},
+		"moderation": nil, "prompt_cache_retention": nil,
+		"tool_usage": map[string]any{"image_gen": map[string]any{"input_tokens": 0, "input_tokens_details": map[string]any{"image_tokens": 0, "text_tokens": 0},
+			"output_tokens": 0, "output_tokens_details": map[string]any{"image_tokens": 0, "text_tokens": 0}, "total_tokens": 0},
+			"web_search": map[string]any{"num_requests": 0}},
 		"usage": map[string]any{
 			"input_tokens": in, "input_tokens_details": map[string]any{"cached_tokens": 0, "cache_write_tokens": 0},
 			"output_tokens": out, "output_tokens_details": map[string]any{"reasoning_tokens": 0},
