@@ -61,12 +61,13 @@ func CanonicalURL(raw string) string {
 // placeholder made REDACTED. A body that is not JSON is returned with the
 // values of secret key=value parameters replaced.
 func CanonicalBody(body []byte, volatile []string) []byte {
-	return canonicalBody(body, volatile, nil)
+	return canonicalBody(body, volatile, nil, nil)
 }
 
 // canonicalBody is CanonicalBody with the match rules applied to the
-// decoded JSON, or to the text of a body that is not JSON.
-func canonicalBody(body []byte, volatile []string, rules *matcher.Rules) []byte {
+// decoded JSON, or to the text of a body that is not JSON, and the decoded
+// JSON passed through also, if given.
+func canonicalBody(body []byte, volatile []string, rules *matcher.Rules, also func(any)) []byte {
 	trimmed := bytes.TrimSpace(body)
 	if len(trimmed) == 0 || (trimmed[0] != '{' && trimmed[0] != '[') {
 		return []byte(rules.Text(normalizePlaceholders(redactParams(string(body)))))
@@ -86,6 +87,9 @@ func canonicalBody(body []byte, volatile []string, rules *matcher.Rules) []byte 
 	// A key in a body is recorded as REDACTED; whatever key the live
 	// request carries, it matches.
 	redactJSON(v)
+	if also != nil {
+		also(v)
+	}
 	out, err := wire.MarshalPlain(rules.JSON(v))
 	if err != nil {
 		return body

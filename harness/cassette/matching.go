@@ -2,15 +2,25 @@ package cassette
 
 import (
 	"net/http"
+	neturl "net/url"
 	"strings"
 
 	matcher "github.com/agentreplay/testbed/harness/match"
+	"github.com/agentreplay/testbed/harness/wire"
 )
 
-// matchBody is what replay compares of a request body: its canonical form
-// (CanonicalBody) with the match rules applied.
-func matchBody(body []byte, opts Options) []byte {
-	return canonicalBody(body, opts.Volatile, opts.Match)
+// matchBody is what replay compares of a request body sent to url: its
+// canonical form (CanonicalBody) with the match rules applied, and the ids
+// of a Gemini call's function calls and responses numbered
+// (wire.NumberGeminiCallIDs), which clients make up.
+func matchBody(body []byte, url string, opts Options) []byte {
+	var numbered func(any)
+	if u, err := neturl.Parse(url); err == nil {
+		if _, _, ok := wire.GeminiModel(u.Path); ok {
+			numbered = wire.NumberGeminiCallIDs
+		}
+	}
+	return canonicalBody(body, opts.Volatile, opts.Match, numbered)
 }
 
 // matchURL is what replay compares of a URL: its canonical form

@@ -208,7 +208,7 @@ func (r *replayer) recordedURL(u string) bool {
 // canonical returns interaction i's canonical request body. r.mu is held.
 func (r *replayer) canonical(i int) []byte {
 	if !r.canoned[i] {
-		r.canon[i] = matchBody([]byte(r.items[i].Request.Body), r.opts)
+		r.canon[i] = matchBody([]byte(r.items[i].Request.Body), r.items[i].Request.URL, r.opts)
 		r.canoned[i] = true
 	}
 	return r.canon[i]
@@ -272,7 +272,7 @@ func (r *replayer) serve(req *http.Request) (int, *http.Response, error) {
 	var canon []byte
 	canonical := func() []byte {
 		if canon == nil {
-			canon = matchBody([]byte(r.detector.Body(req.Header, string(body))), r.opts)
+			canon = matchBody([]byte(r.detector.Body(req.Header, string(body))), req.URL.String(), r.opts)
 			if canon == nil {
 				canon = []byte{}
 			}
