@@ -195,13 +195,20 @@ var _ = Describe("the LangChain.js example (examples/langchain-ts)", Label("exam
 		root := exampleProjectOf(langchainRoot, "@langchain/openai")
 		r := testbed("record", "--root", root, "--json", "--quiet")
 		Expect(r.code).To(Equal(exitOK), r.String())
-		paths, err := filepath.Glob(filepath.Join(langchainRoot, "cassettes", "langchain-ts", "*", "*.yaml"))
-		Expect(err).NotTo(HaveOccurred())
-		Expect(paths).To(HaveLen(12))
-		for _, p := range paths {
-			rel, err := filepath.Rel(langchainRoot, p)
-			Expect(err).NotTo(HaveOccurred())
-			Expect(mustRead(filepath.Join(root, rel))).To(Equal(mustRead(p)), p)
-		}
+		expectSameCassettes(langchainRoot, root, "langchain-ts/*/*.yaml", 12)
 	})
 })
+
+// expectSameCassettes expects the n cassettes under example's cassettes/
+// that pattern names to be byte for byte the same under root's.
+func expectSameCassettes(example, root, pattern string, n int) {
+	GinkgoHelper()
+	paths, err := filepath.Glob(filepath.Join(example, "cassettes", pattern))
+	Expect(err).NotTo(HaveOccurred())
+	Expect(paths).To(HaveLen(n))
+	for _, p := range paths {
+		rel, err := filepath.Rel(example, p)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(mustRead(filepath.Join(root, rel))).To(Equal(mustRead(p)), p)
+	}
+}
