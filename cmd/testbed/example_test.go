@@ -169,21 +169,7 @@ var _ = Describe("the TypeScript example (examples/weather-ts)", Label("examples
 
 var _ = Describe("the LangChain.js example (examples/langchain-ts)", Label("examples"), func() {
 	It("replays both variants through LangChain's ChatOpenAI, the streaming one as server-sent chunks", func() {
-		root := exampleProjectOf(langchainRoot, "@langchain/openai")
-		r := testbed("run", "--root", root, "--json", "--out", "", "--quiet")
-		Expect(r.code).To(Equal(exitOK), r.String())
-		var rep report.Report
-		Expect(json.Unmarshal([]byte(r.stdout), &rep)).To(Succeed())
-		Expect(rep.Suites).To(HaveLen(1))
-		Expect(rep.Suites[0].Variants).To(HaveLen(2))
-		for _, v := range rep.Suites[0].Variants {
-			Expect(v.Provenance).To(HavePrefix("replayed from generic plumbing stand-in"), v.Name)
-			Expect(v.Scenarios).To(HaveLen(6), v.Name)
-			for _, sc := range v.Scenarios {
-				Expect(sc.Verdict).To(Equal(report.VerdictPass), v.Name+"/"+sc.ID)
-				Expect(sc.Unplayed).To(BeZero(), v.Name+"/"+sc.ID)
-			}
-		}
+		rep := exampleReplay(exampleProjectOf(langchainRoot, "@langchain/openai"), 2, 6)
 		streamed := rep.Suites[0].Variants[1]
 		Expect(streamed.Name).To(Equal("streaming"))
 		Expect(streamed.Summary.Streaming).NotTo(BeNil(), "the streaming variant's calls were streamed")
@@ -198,6 +184,28 @@ var _ = Describe("the LangChain.js example (examples/langchain-ts)", Label("exam
 		expectSameCassettes(langchainRoot, root, "langchain-ts/*/*.yaml", 12)
 	})
 })
+
+// exampleReplay replays the example project at root, whose one suite's
+// variants of scenarios each, recorded against the generic stand-in, must
+// all pass with every recorded call replayed, and returns its report.
+func exampleReplay(root string, variants, scenarios int) report.Report {
+	GinkgoHelper()
+	r := testbed("run", "--root", root, "--json", "--out", "", "--quiet")
+	Expect(r.code).To(Equal(exitOK), r.String())
+	var rep report.Report
+	Expect(json.Unmarshal([]byte(r.stdout), &rep)).To(Succeed())
+	Expect(rep.Suites).To(HaveLen(1))
+	Expect(rep.Suites[0].Variants).To(HaveLen(variants))
+	for _, v := range rep.Suites[0].Variants {
+		Expect(v.Provenance).To(HavePrefix("replayed from generic plumbing stand-in"), v.Name)
+		Expect(v.Scenarios).To(HaveLen(scenarios), v.Name)
+		for _, sc := range v.Scenarios {
+			Expect(sc.Verdict).To(Equal(report.VerdictPass), v.Name+"/"+sc.ID)
+			Expect(sc.Unplayed).To(BeZero(), v.Name+"/"+sc.ID)
+		}
+	}
+	return rep
+}
 
 // expectSameCassettes expects the n cassettes under example's cassettes/
 // that pattern names to be byte for byte the same under root's.
