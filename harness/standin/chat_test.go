@@ -89,6 +89,50 @@ var _ = Describe("the OpenAI Chat Completions wire format", func() {
 		})
 	})
 
+	Describe("a request for n choices", func() {
+		params := func(n int64) sdk.ChatCompletionNewParams {
+			return sdk.ChatCompletionNewParams{Model: gpt, N: sdk.Int(n),
+				Messages: []sdk.ChatCompletionMessageParamUnion{sdk.SystemMessage(echoPrompt), sdk.UserMessage("hello there")}}
+		}
+		client := func() *sdk.Client {
+			c := sdk.NewClient(option.WithBaseURL(srv.URL()+"/v1"), option.WithAPIKey("sk-test"), option.WithMaxRetries(0))
+			return &c
+		}
+
+		It("answers n choices, each the same answer, and counts every choice's tokens", func() {
+			one, err := client().Chat.Completions.New(context.Background(), params(1))
+			Expect(err).NotTo(HaveOccurred())
+			three, err := client().Chat.Completions.New(context.Background(), params(3))
+			Expect(err).NotTo(HaveOccurred())
+			Expect(sdkShapeProblems(reflect.ValueOf(three), "completion")).To(BeEmpty(), "raw %s", three.RawJSON())
+			Expect(three.Choices).To(HaveLen(3))
+			for i, c := range three.Choices {
+				Expect(c.Index).To(BeEquivalentTo(i))
+				Expect(c.Message.Content).To(Equal(three.Choices[0].Message.Content))
+				Expect(c.FinishReason).To(Equal("stop"))
+			}
+			Expect(three.Usage.PromptTokens).To(Equal(one.Usage.PromptTokens))
+			Expect(three.Usage.CompletionTokens).To(Equal(3 * one.Usage.CompletionTokens))
+		})
+
+		It("streams each chunk once per choice, which the SDK's accumulator gathers into n choices", func() {
+			p := params(2)
+			p.StreamOptions = sdk.ChatCompletionStreamOptionsParam{IncludeUsage: sdk.Bool(true)}
+			s := client().Chat.Completions.NewStreaming(context.Background(), p)
+			var acc sdk.ChatCompletionAccumulator
+			for s.Next() {
+				Expect(acc.AddChunk(s.Current())).To(BeTrue())
+			}
+			Expect(s.Err()).NotTo(HaveOccurred())
+			Expect(acc.Choices).To(HaveLen(2))
+			Expect(acc.Choices[1].Message.Content).To(Equal(acc.Choices[0].Message.Content))
+			Expect(acc.Choices[1].FinishReason).To(Equal("stop"))
+			whole, err := client().Chat.Completions.New(context.Background(), params(2))
+			Expect(err).NotTo(HaveOccurred())
+			Expect(acc.Usage.CompletionTokens).To(Equal(whole.Usage.CompletionTokens))
+		})
+	})
+
 	It("writes chunks with the completion's id, service tier and fingerprint, and usage with its token details", func() {
 		_, body := openAIStreamer.post(srv, "call get_sst get_date", "")
 		events := stream.Parse(body)

@@ -50,6 +50,7 @@ type chatRequest struct {
 	MaxTokens           int             `json:"max_tokens"`
 	MaxCompletionTokens int             `json:"max_completion_tokens"` // what max_tokens became; reasoning models take only this
 	Stream              bool            `json:"stream"`
+	N                   *int            `json:"n"` // how many choices to answer: 1 unless given
 	StreamOptions       *struct {
 		IncludeUsage bool `json:"include_usage"`
 	} `json:"stream_options"`
@@ -102,13 +103,21 @@ type ChatToolCall struct {
 // answer: the one backend configuration the stand-in has.
 const SystemFingerprint = "fp_standin"
 
-// chatEncoder answers a Chat Completions request, whose body and sample
+// chatEncoder answers wr, a Chat Completions request whose body and sample
 // are given, with ids derived from them: the completion's chatcmpl- id and
-// the x-request-id header's req_ id. stream and includeUsage say how the
-// request asked to be answered, legacy that it offered functions (the
+// the x-request-id header's req_ id. The request says how to answer: as a
+// stream (with the usage chunk if asked), in how many choices (n, each
+// the same answer: the stand-in decides alike every time, and the usage
+// counts every choice's tokens), and whether it offered functions (the
 // answer's call is then a function_call, its finish_reason
 // "function_call").
-func chatEncoder(body []byte, sample int, stream, includeUsage, legacy bool) Encoder {
+func chatEncoder(body []byte, sample int, wr chatRequest) Encoder {
+	stream, legacy := wr.Stream, wr.legacy()
+	includeUsage := wr.StreamOptions != nil && wr.StreamOptions.IncludeUsage
+	n := 1
+	if wr.N != nil {
+		n = *wr.N
+	}
 	sum := requestHash(body, sample)
 	h := hex.EncodeToString(sum[:])
 	id := "chatcmpl-" + h[:29]
@@ -121,11 +130,11 @@ func chatEncoder(body []byte, sample int, stream, includeUsage, legacy bool) Enc
 				return nil, err
 			}
 			msg = callIDs(msg, h)
-			return completion(id, model, msg, chatFinish(msg, truncated, legacy), legacy, in, out), nil
+			return completion(id, model, msg, chatFinish(msg, truncated, legacy), legacy, n, in, out), nil
 		},
 	}
 	if stream {
-		events := openAIEvents(id, includeUsage, legacy)
+		events := openAIEvents(id, includeUsage, legacy, n)
 		e.Events = func(model string, msg llm.Message, truncated bool, in, out int) ([]Event, error) {
 			if err := oneCall(msg, legacy); err != nil {
 				return nil, err
@@ -255,7 +264,7 @@ func contentText(c any) string {
 // logprobs null, the service tier and system fingerprint, and usage with
 // its token details (the stand-in has no cache, audio, reasoning or
 // predictions, so those are 0). When legacy its call is a function_call.
-func completion(id, model string, msg llm.Message, finish string, legacy bool, in, out int) map[string]any {
+func completion(id, model string, msg llm.Message, finish string, legacy bool, n, in, out int) map[string]any {
 	var content any = msg.Content
 	if msg.Content == "" && len(msg.ToolCalls) > 0 {
 		content = nil
@@ -275,10 +284,14 @@ func completion(id, model string, msg llm.Message, finish string, legacy bool, i
 		}
 		m["tool_calls"] = calls
 	}
+	choices := make([]any, n)
+	for i := range choices {
+		choices[i] = map[string]any{"index": i, "message": m, "logprobs": nil, "finish_reason": finish}
+	}
 	return map[string]any{
 		"id": id, "object": "chat.completion", "created": 0, "model": model,
-		"choices":      []any{map[string]any{"index": 0, "message": m, "logprobs": nil, "finish_reason": finish}},
-		"usage":        chatUsage(in, out),
+		"choices":      choices,
+		"usage":        chatUsage(in, out*n),
 		"service_tier": "default", "system_fingerprint": SystemFingerprint,
 	}
 }

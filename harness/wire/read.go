@@ -28,8 +28,7 @@ func Read(d Dialect, path string, body []byte, sample int) (Call, error) {
 		if err := validateChat(wr); err != nil {
 			return Call{}, err
 		}
-		stream := wr.Stream
-		return Call{wr.decode(), chatEncoder(body, sample, stream, wr.StreamOptions != nil && wr.StreamOptions.IncludeUsage, wr.legacy())}, nil
+		return Call{wr.decode(), chatEncoder(body, sample, wr)}, nil
 	case Responses:
 		rr, err := parse[responsesRequest](body)
 		if err != nil {

@@ -12,26 +12,33 @@ import (
 // index and a piece of its arguments), then a chunk with an empty delta and
 // the finish_reason. With stream_options.include_usage, every chunk has
 // "usage": null and one more chunk, with no choices, carries the usage.
-// The stream closes with data: [DONE]. Answering the legacy functions API,
+// The stream closes with data: [DONE]. A request for n choices gets each
+// chunk once per choice, by its index, and the usage of all of them.
+// Answering the legacy functions API,
 // the call's deltas are function_call ones: the first has its name and
 // empty arguments, the next ones a piece of its arguments.
 
-// openAIEvents returns the dialect's stream encoder, with the usage chunk
-// when includeUsage, answering the legacy functions API when legacy.
-func openAIEvents(id string, includeUsage, legacy bool) func(model string, msg llm.Message, truncated bool, in, out int) ([]Event, error) {
+// openAIEvents returns the dialect's stream encoder for n choices, with the
+// usage chunk when includeUsage, answering the legacy functions API when
+// legacy.
+func openAIEvents(id string, includeUsage, legacy bool, n int) func(model string, msg llm.Message, truncated bool, in, out int) ([]Event, error) {
 	return func(model string, msg llm.Message, truncated bool, in, out int) ([]Event, error) {
-		chunk := func(delta map[string]any, finish any) map[string]any {
-			c := map[string]any{
-				"id": id, "object": "chat.completion.chunk", "created": 0, "model": model,
-				"service_tier": "default", "system_fingerprint": SystemFingerprint,
-				"choices": []any{map[string]any{"index": 0, "delta": delta, "logprobs": nil, "finish_reason": finish}},
+		var events []Event
+		// add appends the chunk of delta (and finish) once per choice.
+		add := func(kind int, delta map[string]any, finish any, before int) {
+			for i := range n {
+				c := map[string]any{
+					"id": id, "object": "chat.completion.chunk", "created": 0, "model": model,
+					"service_tier": "default", "system_fingerprint": SystemFingerprint,
+					"choices": []any{map[string]any{"index": i, "delta": delta, "logprobs": nil, "finish_reason": finish}},
+				}
+				if includeUsage {
+					c["usage"] = nil
+				}
+				events = append(events, Event{Kind: kind, Data: c, Before: before})
 			}
-			if includeUsage {
-				c["usage"] = nil
-			}
-			return c
 		}
-		events := []Event{{Kind: EventHead, Data: chunk(map[string]any{"role": "assistant", "content": "", "refusal": nil}, nil)}}
+		add(EventHead, map[string]any{"role": "assistant", "content": "", "refusal": nil}, nil, 0)
 		for _, p := range pieces(msg, out) {
 			var delta map[string]any
 			switch {
@@ -48,13 +55,13 @@ func openAIEvents(id string, includeUsage, legacy bool) func(model string, msg l
 			default:
 				delta = map[string]any{"tool_calls": []any{map[string]any{"index": p.call, "function": map[string]any{"arguments": p.text}}}}
 			}
-			events = append(events, Event{Kind: EventContent, Data: chunk(delta, nil), Before: p.before})
+			add(EventContent, delta, nil, p.before)
 		}
-		events = append(events, Event{Kind: EventTail, Data: chunk(map[string]any{}, chatFinish(msg, truncated, legacy))})
+		add(EventTail, map[string]any{}, chatFinish(msg, truncated, legacy), 0)
 		if includeUsage {
 			events = append(events, Event{Kind: EventTail, Data: map[string]any{
 				"id": id, "object": "chat.completion.chunk", "created": 0, "model": model, "choices": []any{},
-				"service_tier": "default", "system_fingerprint": SystemFingerprint, "usage": chatUsage(in, out),
+				"service_tier": "default", "system_fingerprint": SystemFingerprint, "usage": chatUsage(in, out*n),
 			}})
 		}
 		return append(events, Event{Kind: EventDone, Data: "[DONE]"}), nil
