@@ -59,8 +59,9 @@ var getSST = sdk.ToolUnionParam{OfTool: &sdk.ToolParam{Name: "get_sst", InputSch
 
 // anthropicError is Anthropic's error body.
 type anthropicError struct {
-	Type  string `json:"type"`
-	Error struct {
+	Type      string `json:"type"`
+	RequestID string `json:"request_id"`
+	Error     struct {
 		Type    string `json:"type"`
 		Message string `json:"message"`
 	} `json:"error"`
@@ -131,6 +132,7 @@ var _ = Describe("the Anthropic Messages wire format", func() {
 				e := anthropicErrorOf([]byte(se.Body))
 				Expect(e.Error.Type).To(Equal(errType))
 				Expect(e.Error.Message).To(ContainSubstring("injected"))
+				Expect(e.RequestID).To(MatchRegexp(`^req_011[0-9A-Za-z]+$`), "the request-id the API's error bodies repeat")
 			},
 			Entry(nil, standin.FaultRateLimit, http.StatusTooManyRequests, "rate_limit_error"),
 			Entry(nil, standin.FaultServer, http.StatusInternalServerError, "api_error"),
@@ -160,6 +162,18 @@ var _ = Describe("the Anthropic Messages wire format", func() {
 		It("answers a max_tokens stop with the fields of a recorded response", func() {
 			faulty := startStandin(standin.Options{Policies: []standin.Policy{echo{}}, FaultRate: 1, Faults: []string{standin.FaultTruncated}})
 			Expect(sdkMessage(faulty, "hello").StopReason).To(Equal(sdk.StopReasonMaxTokens))
+		})
+
+		It("sends a request-id header, the same for the same request and another for another, as the API does", func() {
+			id := func(user string) string {
+				resp, body := wirePost(srv, http.MethodPost, "/v1/messages", `{"model": "claude-haiku-4-5", "max_tokens": 100, "system": "`+echoPrompt+`", "messages": [{"role": "user", "content": "`+user+`"}]}`)
+				Expect(resp.StatusCode).To(Equal(http.StatusOK), "body %s", body)
+				return resp.Header.Get("Request-Id")
+			}
+			a := id("hello")
+			Expect(a).To(MatchRegexp(`^req_011[0-9A-Za-z]+$`))
+			Expect(id("hello")).To(Equal(a))
+			Expect(id("hello again")).NotTo(Equal(a))
 		})
 
 		It("gives each distinct request its own ids, and the same request the same ones", func() {

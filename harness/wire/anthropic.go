@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"net/http"
 	"strings"
 
 	"github.com/agentreplay/testbed/agents/llm"
@@ -215,12 +216,20 @@ func anthropicMessages(role string, blocks []anthropicBlock, names map[string]st
 }
 
 // anthropicEncoder answers a request whose body and sample are given, with
-// ids derived from them, as a stream when stream (stream_anthropic.go).
+// ids derived from them (the message's, and the request-id header's that
+// an error body repeats, as the API's do), as a stream when stream
+// (stream_anthropic.go).
 func anthropicEncoder(body []byte, sample int, stream bool) Encoder {
 	sum := requestHash(body, sample)
 	id := new(big.Int).SetBytes(sum[:15]).Text(62)
+	requestID := "req_011" + new(big.Int).SetBytes(sum[15:30]).Text(62)
 	d := Encoder{
-		Error:     anthropicError,
+		Header: http.Header{"Request-Id": {requestID}},
+		Error: func(status int, msg string) any {
+			e := anthropicError(status, msg)
+			e["request_id"] = requestID
+			return e
+		},
 		Malformed: `{"id": "msg_01` + id + `", "type": "message", "role": "assistant", "content": [{"type": "text", "text": "unterminated`,
 		Completion: func(model string, msg llm.Message, truncated bool, in, out int) (any, error) {
 			return anthropicMessage(id, model, msg, finishOf(msg, truncated, "end_turn", "max_tokens", "tool_use"), in, out)

@@ -88,7 +88,9 @@ var anthropicErrorTypes = map[int]string{
 	http.StatusServiceUnavailable: "overloaded_error", 529: "overloaded_error", http.StatusGatewayTimeout: "timeout_error",
 }
 
-func anthropicError(status int, msg string) any {
+// anthropicError is Anthropic's error body for status, carrying msg. Its
+// request_id is null: an answer to a request sets it (anthropicEncoder).
+func anthropicError(status int, msg string) map[string]any {
 	return map[string]any{
 		"type":       "error",
 		"error":      map[string]any{"type": statusName(status, anthropicErrorTypes, "api_error"), "message": msg},
