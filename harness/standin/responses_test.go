@@ -162,6 +162,18 @@ var _ = Describe("the OpenAI Responses wire format", func() {
 			Expect(sdkResponse(srv, params("call get_sst")).RawJSON()).To(Equal(a.RawJSON()), "recordings are reproducible")
 		})
 
+		It("sends an x-request-id header, the same for the same request and another for another, as the API does", func() {
+			id := func(user string) string {
+				resp, body := wirePost(srv, http.MethodPost, "/v1/responses", `{"model": "gpt-4.1-mini", "instructions": "`+echoPrompt+`", "input": "`+user+`"}`)
+				Expect(resp.StatusCode).To(Equal(http.StatusOK), "body %s", body)
+				return resp.Header.Get("X-Request-Id")
+			}
+			a := id("hello")
+			Expect(a).To(MatchRegexp(`^req_[0-9a-f]{32}$`))
+			Expect(id("hello")).To(Equal(a))
+			Expect(id("hello again")).NotTo(Equal(a))
+		})
+
 		It("catches a field the SDK does not know and one it requires", func() {
 			var r responses.Response
 			Expect(json.Unmarshal([]byte(`{"id": "resp_1", "object": "response", "created_at": 0, "model": "m", "surprise": 1,

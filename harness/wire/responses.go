@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 
 	"github.com/agentreplay/testbed/agents/llm"
 )
@@ -242,12 +243,14 @@ func responsesText(raw json.RawMessage, strict bool) (string, error) {
 }
 
 // responsesEncoder answers rr, whose body and sample are given, with ids
-// derived from them.
+// derived from them: the response's resp_ id and the x-request-id header's
+// req_ id.
 func responsesEncoder(rr responsesRequest, body []byte, sample int) Encoder {
 	sum := requestHash(body, sample)
 	h := hex.EncodeToString(sum[:])
 	id := "resp_" + h[:48]
 	d := Encoder{
+		Header:    http.Header{"X-Request-Id": {"req_" + h[32:64]}},
 		Error:     openAIStatusError,
 		Malformed: `{"id": "` + id + `", "object": "response", "status": "completed", "output": [{"type": "message", "content": [{"type": "output_text", "text": "unterminated`,
 		Completion: func(model string, msg llm.Message, truncated bool, in, out int) (any, error) {
