@@ -22,7 +22,8 @@
 //     FinishToolCalls; others pass through);
 //   - usage: Anthropic's input_tokens leaves out cached tokens, so
 //     Usage.InputTokens is input_tokens + cache_read_input_tokens +
-//     cache_creation_input_tokens, with the two cache parts beside it.
+//     cache_creation_input_tokens, with the two cache parts beside it;
+//     the thinking tokens of output_tokens are Usage.ReasoningTokens.
 //
 // Client.Streaming makes it stream (see stream.go).
 package anthropic
@@ -145,12 +146,15 @@ func FinishReason(stop string) string {
 	return llm.FinishOther
 }
 
-// usage adds the cache parts to input_tokens, which leaves them out.
+// usage adds the cache parts to input_tokens, which leaves them out, and
+// reads the thinking part of output_tokens (output_tokens_details, which
+// recent models' answers carry) as the reasoning tokens.
 func usage(u sdk.Usage) llm.Usage {
 	read, write := int(u.CacheReadInputTokens), int(u.CacheCreationInputTokens)
 	return llm.Usage{
 		InputTokens:      int(u.InputTokens) + read + write,
 		OutputTokens:     int(u.OutputTokens),
+		ReasoningTokens:  int(u.OutputTokensDetails.ThinkingTokens),
 		CacheReadTokens:  read,
 		CacheWriteTokens: write,
 		// the SDK's cache_creation breakdown by time to live

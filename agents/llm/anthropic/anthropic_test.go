@@ -239,6 +239,18 @@ var _ = Describe("Client", func() {
 		Expect(resp.Usage.CacheWrite1hTokens).To(Equal(1000))
 	})
 
+	It("reports the thinking part of the output tokens, which recent models' answers give, as the reasoning tokens", func() {
+		body := `{"id": "msg_01", "type": "message", "role": "assistant", "model": "claude-opus-4-8",
+  "content": [{"type": "thinking", "thinking": "The tide table first.", "signature": "s"}, {"type": "text", "text": "High tide is at 14:05."}],
+  "stop_reason": "end_turn", "stop_sequence": null, "stop_details": null,
+  "usage": {"input_tokens": 40, "output_tokens": 44, "cache_read_input_tokens": 0, "cache_creation_input_tokens": 0,
+    "output_tokens_details": {"thinking_tokens": 33}, "service_tier": "standard", "inference_geo": "global"}}`
+		_, resp, err := chatWith(http.StatusOK, body, conversation)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(resp.Usage.OutputTokens).To(Equal(44), "thinking is billed as output")
+		Expect(resp.Usage.ReasoningTokens).To(Equal(33))
+	})
+
 	It("reports an answer without content blocks as ErrNoContent", func() {
 		_, _, err := chatWith(http.StatusOK, reply(`[]`, "end_turn", 5, 1, 0, 0), conversation)
 		Expect(err).To(MatchError(llm.ErrNoContent))
