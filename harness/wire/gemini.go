@@ -119,6 +119,8 @@ type geminiFunction struct {
 type geminiConfig struct {
 	MaxOutputTokens       int             `json:"maxOutputTokens"`
 	MaxOutputTokensSnake  int             `json:"max_output_tokens"`
+	CandidateCount        int             `json:"candidateCount"`
+	CandidateCountSnake   int             `json:"candidate_count"`
 	ResponseMIMEType      string          `json:"responseMimeType"`
 	ResponseMIMETypeSnake string          `json:"response_mime_type"`
 	ResponseSchema        json.RawMessage `json:"responseSchema"`
@@ -162,12 +164,14 @@ func (gr *geminiRequest) fold() {
 	if c := gr.GenerationConfigSnake; c != nil {
 		g := &gr.GenerationConfig
 		g.MaxOutputTokens = cmp.Or(g.MaxOutputTokens, c.MaxOutputTokens, c.MaxOutputTokensSnake)
+		g.CandidateCount = cmp.Or(g.CandidateCount, c.CandidateCount, c.CandidateCountSnake)
 		g.ResponseMIMEType = cmp.Or(g.ResponseMIMEType, c.ResponseMIMEType, c.ResponseMIMETypeSnake)
 		g.ResponseSchema = orRaw(g.ResponseSchema, c.ResponseSchema, c.ResponseSchemaSnake)
 		g.ResponseJSONSchema = orRaw(g.ResponseJSONSchema, c.ResponseJSONSchema, c.ResponseJSONSchemaSnake)
 	}
 	g := &gr.GenerationConfig
 	g.MaxOutputTokens = cmp.Or(g.MaxOutputTokens, g.MaxOutputTokensSnake)
+	g.CandidateCount = cmp.Or(g.CandidateCount, g.CandidateCountSnake)
 	g.ResponseMIMEType = cmp.Or(g.ResponseMIMEType, g.ResponseMIMETypeSnake)
 	g.ResponseSchema = orRaw(g.ResponseSchema, g.ResponseSchemaSnake)
 	g.ResponseJSONSchema = orRaw(g.ResponseJSONSchema, g.ResponseJSONSchemaSnake)
@@ -238,22 +242,24 @@ func GeminiModel(path string) (model string, stream, ok bool) {
 }
 
 // geminiEncoder answers a generateContent request, whose body and sample
-// are given, streamed when stream. Its responseId, 22 URL-safe base64
-// characters as Gemini's are, derives from them: the same request and
-// sample get the same id, and every distinct one its own.
-func geminiEncoder(body []byte, sample int, stream bool) Encoder {
+// are given, streamed when stream, in n candidates (each the same answer:
+// the stand-in decides alike every time; the usage counts every
+// candidate's tokens). Its responseId, 22 URL-safe base64 characters as
+// Gemini's are, derives from them: the same request and sample get the
+// same id, and every distinct one its own.
+func geminiEncoder(body []byte, sample int, stream bool, n int) Encoder {
 	sum := requestHash(body, sample)
 	id := base64.RawURLEncoding.EncodeToString(sum[:16])
 	e := Encoder{
 		Error:     geminiError,
 		Malformed: `{"candidates": [{"content": {"role": "model", "parts": [{"text": "unterminated`,
 		Completion: func(model string, msg llm.Message, truncated bool, in, out int) (any, error) {
-			return geminiCompletion(id, model, msg, finishOf(msg, truncated, "STOP", "MAX_TOKENS", "STOP"), in, out)
+			return geminiCompletion(id, model, msg, finishOf(msg, truncated, "STOP", "MAX_TOKENS", "STOP"), n, in, out)
 		},
 	}
 	if stream {
 		e.Events = func(model string, msg llm.Message, truncated bool, in, out int) ([]Event, error) {
-			return geminiEvents(id, model, msg, truncated, in, out)
+			return geminiEvents(id, model, msg, truncated, n, in, out)
 		}
 	}
 	return e
@@ -371,11 +377,12 @@ func toolResult(resp json.RawMessage) string {
 	return string(result)
 }
 
-// geminiCompletion is the generateContent response id for msg, with the
-// usage Gemini's reference gives (the prompt's tokens by modality: the
-// stand-in reads text only; no thinking, so no thoughtsTokenCount). Tool
-// call arguments must be JSON objects: Gemini's args are.
-func geminiCompletion(id, model string, msg llm.Message, finish string, in, out int) (map[string]any, error) {
+// geminiCompletion is the generateContent response id for msg, in n
+// candidates, with the usage Gemini's reference gives (the prompt's tokens
+// by modality: the stand-in reads text only; no thinking, so no
+// thoughtsTokenCount). Tool call arguments must be JSON objects: Gemini's
+// args are.
+func geminiCompletion(id, model string, msg llm.Message, finish string, n, in, out int) (map[string]any, error) {
 	var parts []map[string]any
 	if msg.Content != "" || len(msg.ToolCalls) == 0 {
 		parts = append(parts, map[string]any{"text": msg.Content})
@@ -387,13 +394,17 @@ func geminiCompletion(id, model string, msg llm.Message, finish string, in, out 
 		}
 		parts = append(parts, map[string]any{"functionCall": map[string]any{"name": tc.Name, "args": args}})
 	}
-	return map[string]any{
-		"candidates": []any{map[string]any{
+	candidates := make([]any, n)
+	for i := range candidates {
+		candidates[i] = map[string]any{
 			"content":      map[string]any{"role": "model", "parts": parts},
 			"finishReason": finish,
-			"index":        0,
-		}},
-		"usageMetadata": map[string]any{"promptTokenCount": in, "candidatesTokenCount": out, "totalTokenCount": in + out,
+			"index":        i,
+		}
+	}
+	return map[string]any{
+		"candidates": candidates,
+		"usageMetadata": map[string]any{"promptTokenCount": in, "candidatesTokenCount": out * n, "totalTokenCount": in + out*n,
 			"promptTokensDetails": []any{map[string]any{"modality": "TEXT", "tokenCount": in}}},
 		"modelVersion": model,
 		"responseId":   id,

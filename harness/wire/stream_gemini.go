@@ -12,12 +12,14 @@ import (
 // usage so far, as recorded streams do: the prompt's tokens and the
 // candidates' tokens through that chunk (left out while none). The last
 // chunk has an empty text part, the finishReason and the whole usage.
-// There is no event that closes the stream and no event: field.
+// A request for n candidates gets all n in every chunk, each by its index,
+// and the usage of all of them. There is no event that closes the stream
+// and no event: field.
 
 // geminiEvents is the dialect's stream encoder: every chunk carries the
 // response's id.
-func geminiEvents(id, model string, msg llm.Message, truncated bool, in, out int) ([]Event, error) {
-	whole, err := geminiCompletion(id, model, msg, finishOf(msg, truncated, "STOP", "MAX_TOKENS", "STOP"), in, out)
+func geminiEvents(id, model string, msg llm.Message, truncated bool, n, in, out int) ([]Event, error) {
+	whole, err := geminiCompletion(id, model, msg, finishOf(msg, truncated, "STOP", "MAX_TOKENS", "STOP"), n, in, out)
 	if err != nil {
 		return nil, err
 	}
@@ -26,17 +28,23 @@ func geminiEvents(id, model string, msg llm.Message, truncated bool, in, out int
 		calls = calls[1:] // the text part; the function calls follow it
 	}
 	chunk := func(part map[string]any, through int, last bool) map[string]any {
-		cand := map[string]any{"content": map[string]any{"role": "model", "parts": []any{part}}, "index": 0}
-		c := map[string]any{"candidates": []any{cand}, "modelVersion": model, "responseId": id}
+		cands := make([]any, n)
+		for i := range cands {
+			cand := map[string]any{"content": map[string]any{"role": "model", "parts": []any{part}}, "index": i}
+			if last {
+				cand["finishReason"] = whole["candidates"].([]any)[0].(map[string]any)["finishReason"]
+			}
+			cands[i] = cand
+		}
+		c := map[string]any{"candidates": cands, "modelVersion": model, "responseId": id}
 		if last {
-			cand["finishReason"] = whole["candidates"].([]any)[0].(map[string]any)["finishReason"]
 			c["usageMetadata"] = whole["usageMetadata"]
 			return c
 		}
-		usage := map[string]any{"promptTokenCount": in, "totalTokenCount": in + through,
+		usage := map[string]any{"promptTokenCount": in, "totalTokenCount": in + through*n,
 			"promptTokensDetails": []any{map[string]any{"modality": "TEXT", "tokenCount": in}}}
 		if through > 0 {
-			usage["candidatesTokenCount"] = through
+			usage["candidatesTokenCount"] = through * n
 		}
 		c["usageMetadata"] = usage
 		return c
