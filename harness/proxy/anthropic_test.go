@@ -45,27 +45,31 @@ func (u *urls) last() string {
 	return u.seen[len(u.seen)-1]
 }
 
+// routed posts an empty JSON body to path through a session s of p and
+// returns the URL the session's transport was asked for.
+func routed(p *proxy.Proxy, s proxy.Session, path string) string {
+	GinkgoHelper()
+	tr := &urls{}
+	s.Transport = tr
+	id, base := p.Open(s)
+	DeferCleanup(p.End, id)
+	resp, err := http.Post(base+path, "application/json", strings.NewReader(`{}`))
+	Expect(err).NotTo(HaveOccurred())
+	resp.Body.Close()
+	Expect(resp.StatusCode).To(Equal(http.StatusOK))
+	return tr.last()
+}
+
 var _ = Describe("the proxy's Anthropic route", func() {
 	var p *proxy.Proxy
 
 	BeforeEach(func() {
-		var err error
-		p, err = proxy.Start()
-		Expect(err).NotTo(HaveOccurred())
-		DeferCleanup(p.Close)
+		p = startProxy()
 	})
 
 	DescribeTable("routes each provider's paths to its logical base URL",
 		func(s proxy.Session, path, want string) {
-			tr := &urls{}
-			s.Transport = tr
-			id, base := p.Open(s)
-			DeferCleanup(p.End, id)
-			resp, err := http.Post(base+path, "application/json", strings.NewReader(`{}`))
-			Expect(err).NotTo(HaveOccurred())
-			resp.Body.Close()
-			Expect(resp.StatusCode).To(Equal(http.StatusOK))
-			Expect(tr.last()).To(Equal(want))
+			Expect(routed(p, s, path)).To(Equal(want))
 		},
 		Entry("Anthropic Messages", proxy.Session{Model: logicalModel, Anthropic: logicalAnthropic}, "/v1/messages", logicalAnthropic+"/v1/messages"),
 		Entry("Anthropic token counting", proxy.Session{Anthropic: logicalAnthropic}, "/v1/messages/count_tokens", logicalAnthropic+"/v1/messages/count_tokens"),

@@ -22,22 +22,12 @@ var _ = Describe("Azure OpenAI through the proxy", func() {
 	var p *proxy.Proxy
 
 	BeforeEach(func() {
-		var err error
-		p, err = proxy.Start()
-		Expect(err).NotTo(HaveOccurred())
-		DeferCleanup(p.Close)
+		p = startProxy()
 	})
 
 	DescribeTable("routes the resource's paths, api-version kept, to its logical base URL",
 		func(path, want string) {
-			tr := &urls{}
-			id, base := p.Open(proxy.Session{Transport: tr, Model: logicalModel, Azure: logicalAzure})
-			DeferCleanup(p.End, id)
-			resp, err := http.Post(base+path, "application/json", strings.NewReader(`{}`))
-			Expect(err).NotTo(HaveOccurred())
-			resp.Body.Close()
-			Expect(resp.StatusCode).To(Equal(http.StatusOK))
-			Expect(tr.last()).To(Equal(want))
+			Expect(routed(p, proxy.Session{Model: logicalModel, Azure: logicalAzure}, path)).To(Equal(want))
 		},
 		Entry("a deployment's chat completions", "/openai/deployments/gpt-4o-mini/chat/completions?api-version=2024-10-21",
 			logicalAzure+"/openai/deployments/gpt-4o-mini/chat/completions?api-version=2024-10-21"),

@@ -48,10 +48,7 @@ var _ = Describe("the scenario's clock on the proxy's answers", func() {
 		start = time.Date(2026, 3, 14, 9, 0, 0, 0, time.UTC)
 	)
 	BeforeEach(func() {
-		var err error
-		p, err = proxy.Start()
-		Expect(err).NotTo(HaveOccurred())
-		DeferCleanup(p.Close)
+		p = startProxy()
 	})
 	call := func(base string) *http.Response {
 		GinkgoHelper()

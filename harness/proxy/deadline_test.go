@@ -58,8 +58,7 @@ var _ = Describe("a request with a deadline, through the proxy", func() {
 		tr, err := cassette.Open(cassette.ModeReplay, path, cassette.Options{Observe: func(e cassette.Exchange) { seen = append(seen, e) }})
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(tr.Close)
-		p := must(proxy.Start())
-		DeferCleanup(p.Close)
+		p := startProxy()
 		s := proxy.Session{Transport: slowHop{300 * time.Millisecond, tr}, Upstreams: map[string]string{"notes": "https://notes.example"}}
 		_, base := p.Open(s)
 		client := proxy.NewClient(base, s)

@@ -121,10 +121,7 @@ var _ = Describe("the proxy's errors", func() {
 	var p *proxy.Proxy
 
 	BeforeEach(func() {
-		var err error
-		p, err = proxy.Start()
-		Expect(err).NotTo(HaveOccurred())
-		DeferCleanup(p.Close)
+		p = startProxy()
 	})
 
 	DescribeTable("answer a replay miss once, in the provider's own shape, and the official SDK does not retry it",

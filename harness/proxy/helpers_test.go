@@ -20,6 +20,14 @@ func must[T any](v T, err error) T {
 	return v
 }
 
+// startProxy starts a proxy that is closed when the spec ends.
+func startProxy() *proxy.Proxy {
+	GinkgoHelper()
+	p := must(proxy.Start())
+	DeferCleanup(p.Close)
+	return p
+}
+
 func mustURL(s string) *url.URL {
 	u, err := url.Parse(s)
 	if err != nil {

@@ -44,10 +44,7 @@ var _ = Describe("the proxy", func() {
 	)
 
 	BeforeEach(func() {
-		var err error
-		p, err = proxy.Start()
-		Expect(err).NotTo(HaveOccurred())
-		DeferCleanup(p.Close)
+		p = startProxy()
 		Expect(p.URL()).To(HavePrefix("http://127.0.0.1:"))
 		// A model that echoes the question: what it answers is beside the point.
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -17,9 +17,7 @@ import (
 
 var _ = Describe("the proxy's OpenAI Responses route", func() {
 	It("records the official SDK's Responses calls under the logical URL, key redacted, then replays them", func() {
-		p, err := proxy.Start()
-		Expect(err).NotTo(HaveOccurred())
-		DeferCleanup(p.Close)
+		p := startProxy()
 		path, session := greeterSessions(p, "gpt-4.1-mini", func(s *proxy.Session) { s.Model = logicalModel })
 		// An outside agent on the official SDK, with OPENAI_BASE_URL as
 		// testbed sets it (the session's base + /v1).

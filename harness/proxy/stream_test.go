@@ -38,10 +38,7 @@ var _ = Describe("the proxy and a streamed answer", func() {
 	var p *proxy.Proxy
 
 	BeforeEach(func() {
-		var err error
-		p, err = proxy.Start()
-		Expect(err).NotTo(HaveOccurred())
-		DeferCleanup(p.Close)
+		p = startProxy()
 	})
 
 	It("passes each event to the agent as its transport gives it", func() {
