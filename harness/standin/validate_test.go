@@ -107,6 +107,8 @@ var _ = Describe("the stand-in refuses what the real APIs refuse", func() {
 		Entry("an invalid role", `{"contents": [{"role": "assistant", "parts": [{"text": "hi"}]}]}`, "Please use a valid role: user, model."),
 		Entry("OpenAI's tool role", `{"contents": [`+gUser+`, `+gCall+`, {"role": "tool", "parts": [{"text": "26.4"}]}]}`, "Please use a valid role: user, model."),
 		Entry("no contents", `{"contents": []}`, "* GenerateContentRequest.contents: contents is not specified\n"),
+		Entry("more candidates than a model gives", `{"contents": [`+gUser+`], "generationConfig": {"candidateCount": 9}}`,
+			"* GenerateContentRequest.generation_config.candidate_count: must be between 1 and 8, got 9\n"),
 		Entry("a content without parts", `{"contents": [{"role": "user", "parts": []}]}`, "* GenerateContentRequest.contents[0].parts: contents.parts must not be empty.\n"),
 		Entry("a function call first", `{"contents": [`+gCall+`, `+gAnswer+`]}`,
 			"Please ensure that function call turn comes immediately after a user turn or after a function response turn."),

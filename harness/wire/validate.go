@@ -138,6 +138,10 @@ func calledBy(wr chatRequest, calling int, id string) bool {
 	return false
 }
 
+// maxCandidates is the most candidates a generateContent request may ask
+// for (candidateCount), as Gemini's models allow.
+const maxCandidates = 8
+
 // validateGemini returns what generateContent refuses in gr, or nil: no
 // contents; a role other than user or model (an empty role is a user's,
 // and function, which older clients give the turn of function responses,
@@ -145,10 +149,14 @@ func calledBy(wr chatRequest, calling int, id string) bool {
 // content without parts; a function call turn that does not come right
 // after a user turn or a function response turn; a function response turn
 // that does not come right after a function call turn, or that answers a
-// different number of calls than that turn made.
+// different number of calls than that turn made; a candidateCount below 0
+// or above 8, the most Gemini's models give.
 func validateGemini(gr geminiRequest) error {
 	if len(gr.Contents) == 0 {
 		return &invalid{msg: "* GenerateContentRequest.contents: contents is not specified\n"}
+	}
+	if n := gr.GenerationConfig.CandidateCount; n < 0 || n > maxCandidates {
+		return &invalid{msg: fmt.Sprintf("* GenerateContentRequest.generation_config.candidate_count: must be between 1 and %d, got %d\n", maxCandidates, n)}
 	}
 	prevCalls, prevModel := 0, false
 	for i, c := range gr.Contents {
