@@ -150,42 +150,24 @@ func splitLines(data []byte, n int) [][]byte {
 // count returns the number of tokens of text. Text that is not valid UTF-8
 // is read as tiktoken-go reads it: each invalid byte becomes U+FFFD.
 func (b *bpe) count(text string) int {
-	if !utf8.ValidString(text) {
-		text = string([]rune(text))
-	}
-	t := runesPool.Get().(*runes)
-	defer func() {
-		if cap(t.r) <= maxPooled {
-			runesPool.Put(t)
-		}
-	}()
-	newRunes(text, t)
-	if t.short.owner != b {
-		t.short = shortCache{owner: b}
-	}
+	w := b.walk(text)
+	defer w.done()
 	// In a long text the same pieces come back (JSON keys, common words):
 	// a map of this text's pieces stays in the processor's cache where the
 	// encoding's ranks do not, and looking a piece up there is faster.
 	var seen map[string]int
-	if len(text) >= seenMin {
+	if len(w.text) >= seenMin {
 		seen = make(map[string]int, 256)
 	}
-	n, at := 0, 0
-	w, extra := 0, 0 // t.wide[:w] are the wide characters before the piece's end; extra, their bytes beyond one each
-	for i := 0; i < len(t.r); {
-		j := b.split(t, i)
-		for ; w < len(t.wide) && int(t.wide[w]) < j; w++ {
-			extra += int(t.k[t.wide[w]] >> extraShift)
-		}
-		p := text[at : j+extra]
-		at = j + extra
-		switch pair := int(p[0])<<8 | int(p[len(p)-1]); { // split never makes an empty piece
+	n := 0
+	for p := w.next(); p != ""; p = w.next() {
+		switch pair := int(p[0])<<8 | int(p[len(p)-1]); {
 		case len(p) == 1:
 			n++
 		case len(p) == 2:
 			n += 2 - int(b.pairs[pair/64]>>(pair%64)&1)
 		case len(p) <= shortMax:
-			n += t.short.count(b, p)
+			n += w.t.short.count(b, p)
 		case seen == nil:
 			n += b.piece(p)
 		default:
@@ -196,9 +178,82 @@ func (b *bpe) count(text string) int {
 			}
 			n += k
 		}
-		i = j
 	}
 	return n
+}
+
+// tokens returns text's tokens in order, read as count reads it: joined,
+// they are text (with U+FFFD for each byte that is not valid UTF-8).
+func (b *bpe) tokens(text string) []string {
+	w := b.walk(text)
+	defer w.done()
+	var out []string
+	for p := w.next(); p != ""; p = w.next() {
+		for p != "" {
+			cut := min(len(p), maxPiece)
+			for cut < len(p) && !utf8.RuneStart(p[cut]) {
+				cut--
+			}
+			if _, ok := b.ranks[p[:cut]]; ok || cut <= 1 {
+				out = append(out, p[:cut])
+			} else {
+				parts := b.merge(p[:cut])
+				for i := range len(parts) - 1 {
+					out = append(out, p[parts[i].start:parts[i+1].start])
+				}
+			}
+			p = p[cut:]
+		}
+	}
+	return out
+}
+
+// walker hands out the pieces of a text as the encoding's pattern splits
+// it, one at a time.
+type walker struct {
+	b    *bpe
+	t    *runes
+	text string
+	// t.r[i:] are the characters not handed out, text[at:] their bytes;
+	// t.wide[:w] are the wide characters before i, extra their bytes
+	// beyond one each.
+	i, at, w, extra int
+}
+
+// walk starts walking text's pieces, with buffers from runesPool; done
+// gives them back.
+func (b *bpe) walk(text string) walker {
+	if !utf8.ValidString(text) {
+		text = string([]rune(text))
+	}
+	t := runesPool.Get().(*runes)
+	newRunes(text, t)
+	if t.short.owner != b {
+		t.short = shortCache{owner: b}
+	}
+	return walker{b: b, t: t, text: text}
+}
+
+// next is the next piece, "" after the last (split never makes an empty
+// piece).
+func (w *walker) next() string {
+	if w.i >= len(w.t.r) {
+		return ""
+	}
+	j := w.b.split(w.t, w.i)
+	for ; w.w < len(w.t.wide) && int(w.t.wide[w.w]) < j; w.w++ {
+		w.extra += int(w.t.k[w.t.wide[w.w]] >> extraShift)
+	}
+	p := w.text[w.at : j+w.extra]
+	w.at, w.i = j+w.extra, j
+	return p
+}
+
+// done gives the walker's buffers back to runesPool.
+func (w *walker) done() {
+	if cap(w.t.r) <= maxPooled {
+		runesPool.Put(w.t)
+	}
 }
 
 // shortMax is the length up to which a piece's count is kept in a
@@ -275,21 +330,20 @@ func (b *bpe) piece(p string) int {
 	if ok {
 		return n
 	}
-	n = b.merge(p)
+	n = len(b.merge(p)) - 1
 	b.mu.Lock()
 	b.merged[strings.Clone(p)] = n // not a slice of the text, which it would keep alive
 	b.mu.Unlock()
 	return n
 }
 
-// merge is tiktoken's byte-pair merge, counting the parts: repeatedly join
-// the adjacent pair with the lowest rank (the leftmost on ties) until no
-// pair has a rank.
-func (b *bpe) merge(p string) int {
-	type part struct{ start, rank int }
-	parts := make([]part, len(p)+1)
+// merge is tiktoken's byte-pair merge: repeatedly join the adjacent pair
+// with the lowest rank (the leftmost on ties) until no pair has a rank. It
+// returns where each token of p starts, and a last part at len(p).
+func (b *bpe) merge(p string) []bpeMerge {
+	parts := make([]bpeMerge, len(p)+1)
 	for i := range parts {
-		parts[i] = part{i, math.MaxInt}
+		parts[i] = bpeMerge{i, math.MaxInt}
 	}
 	rank := func(i, skip int) int {
 		if i+skip+2 < len(parts) {
@@ -318,8 +372,12 @@ func (b *bpe) merge(p string) int {
 		}
 		parts = append(parts[:at+1], parts[at+2:]...)
 	}
-	return len(parts) - 1
+	return parts
 }
+
+// bpeMerge is one part of a piece being merged: where it starts, and the
+// rank of it joined with the next.
+type bpeMerge struct{ start, rank int }
 
 // Character classes of the split patterns, as dlclark/regexp2 (the engine
 // tiktoken-go uses) defines them: \s is unicode.IsSpace, \p{X} is Go's

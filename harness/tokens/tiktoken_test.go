@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -40,6 +41,15 @@ var reference = func() func(encoding string) *tiktoken.Tiktoken {
 		return tk
 	}
 }()
+
+// referenceTokens is text cut into tokens by tiktoken-go.
+func referenceTokens(ref *tiktoken.Tiktoken, text string) []string {
+	var out []string
+	for _, id := range ref.EncodeOrdinary(text) {
+		out = append(out, ref.Decode([]int{id}))
+	}
+	return out
+}
 
 // uncached counts text with a fresh Counter, so that no cache answers.
 func uncached(encoding, text string) int {
@@ -159,6 +169,19 @@ var _ = Describe("counts identical to tiktoken-go", func() {
 			}
 		})
 
+		It("cuts text into tiktoken-go's tokens, byte for byte, in "+enc, func() {
+			ref := reference(enc)
+			c := mustNew(enc)
+			r := rand.New(rand.NewPCG(11, uint64(len(enc))))
+			texts := append(slices.Clone(tricky), "The capital of Minas Gerais is Belo Horizonte.", "naïve café 🌍🌍 — ok")
+			for range 2000 {
+				texts = append(texts, generated(r, r.IntN(60)))
+			}
+			for i, text := range texts {
+				Expect(c.Tokens(text)).To(Equal(referenceTokens(ref, text)), "text %d: %q", i, text)
+			}
+		})
+
 		It("on long texts that share a long line, each line counted once, in "+enc, func() {
 			ref := reference(enc)
 			line := strings.Repeat(`{"entity_id":"sensor.pool","state":"25.6"},`, 120) // 5 KB, over one chunk
@@ -191,7 +214,7 @@ var _ = Describe("counts identical to tiktoken-go", func() {
 	}
 })
 
-// FuzzCount checks the Counter against tiktoken-go on any text short
+// FuzzCount checks the Counter's counts and tokens against tiktoken-go on any text short
 // enough to hold no piece over tokens.MaxPiece bytes, beyond which counts
 // may differ by design (see bpe.go).
 func FuzzCount(f *testing.F) {
@@ -210,6 +233,13 @@ func FuzzCount(f *testing.F) {
 			}
 			if got := chunked(enc, text); got != want {
 				t.Fatalf("%s: %q cut into lines: %d tokens, tiktoken-go says %d", enc, text, got, want)
+			}
+			c, err := tokens.New(enc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := c.Tokens(text), referenceTokens(reference(enc), text); !slices.Equal(got, want) {
+				t.Fatalf("%s: %q: tokens %q, tiktoken-go says %q", enc, text, got, want)
 			}
 		}
 	})

@@ -132,6 +132,12 @@ func (c *Counter) Count(text string) int {
 	return c.cached(key{maphash.String(c.seed, text), len(text)}, func() string { return text }, c.count)
 }
 
+// Tokens returns text's tokens in order, as the encoding cuts it: joined,
+// they are text, and there are Count(text) of them. Text that is not
+// valid UTF-8 is read as Count reads it (each invalid byte becomes U+FFFD).
+// A token may end inside a character that takes several tokens.
+func (c *Counter) Tokens(text string) []string { return c.bpe.tokens(text) }
+
 // CountBytes is Count for text held in bytes, such as a raw upstream body:
 // the bytes are copied into a string only when they are not in the cache.
 func (c *Counter) CountBytes(text []byte) int {
