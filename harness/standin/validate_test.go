@@ -56,6 +56,8 @@ var _ = Describe("the stand-in refuses what the real APIs refuse", func() {
 		Entry("no model", `{"model": "", "messages": [`+user+`]}`, "you must provide a model parameter", nil, nil),
 		Entry("no choice asked for", `{"model": "gpt-4.1-mini", "n": 0, "messages": [`+user+`]}`,
 			"Invalid 'n': integer below minimum value. Expected a value >= 1, but got 0 instead.", "n", "integer_below_min_value"),
+		Entry("more alternatives a token than the API gives", `{"model": "gpt-4.1-mini", "logprobs": true, "top_logprobs": 21, "messages": [`+user+`]}`,
+			"Invalid 'top_logprobs': expected a value from 0 to 20, but got 21 instead.", "top_logprobs", nil),
 		Entry("more choices than the API gives", `{"model": "gpt-4.1-mini", "n": 129, "messages": [`+user+`]}`,
 			"Invalid 'n': integer above maximum value. Expected a value <= 128, but got 129 instead.", "n", "integer_above_max_value"),
 		Entry("no messages", `{"model": "gpt-4.1-mini", "messages": []}`, "[] is too short - 'messages'", "messages", nil),

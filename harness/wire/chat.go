@@ -51,7 +51,11 @@ type chatRequest struct {
 	MaxCompletionTokens int             `json:"max_completion_tokens"` // what max_tokens became; reasoning models take only this
 	Stream              bool            `json:"stream"`
 	N                   *int            `json:"n"` // how many choices to answer: 1 unless given
-	StreamOptions       *struct {
+	// Logprobs asks for the answer's token log probabilities, each with
+	// up to TopLogprobs alternatives (logprobs.go).
+	Logprobs      bool `json:"logprobs"`
+	TopLogprobs   *int `json:"top_logprobs"`
+	StreamOptions *struct {
 		IncludeUsage bool `json:"include_usage"`
 	} `json:"stream_options"`
 	ResponseFormat *struct {
@@ -118,6 +122,13 @@ func chatEncoder(body []byte, sample int, wr chatRequest) Encoder {
 	if wr.N != nil {
 		n = *wr.N
 	}
+	top := -1 // no logprobs
+	if wr.Logprobs {
+		top = 0
+		if wr.TopLogprobs != nil {
+			top = *wr.TopLogprobs
+		}
+	}
 	sum := requestHash(body, sample)
 	h := hex.EncodeToString(sum[:])
 	id := "chatcmpl-" + h[:29]
@@ -130,11 +141,21 @@ func chatEncoder(body []byte, sample int, wr chatRequest) Encoder {
 				return nil, err
 			}
 			msg = callIDs(msg, h)
-			return completion(id, model, msg, chatFinish(msg, truncated, legacy), legacy, n, in, out), nil
+			resp := completion(id, model, msg, chatFinish(msg, truncated, legacy), legacy, n, in, out)
+			if top >= 0 {
+				lp, err := chatLogprobs(msg.Content, top)
+				if err != nil {
+					return nil, err
+				}
+				for _, c := range resp["choices"].([]any) {
+					c.(map[string]any)["logprobs"] = lp
+				}
+			}
+			return resp, nil
 		},
 	}
 	if stream {
-		events := openAIEvents(id, includeUsage, legacy, n)
+		events := openAIEvents(id, includeUsage, legacy, n, top)
 		e.Events = func(model string, msg llm.Message, truncated bool, in, out int) ([]Event, error) {
 			if err := oneCall(msg, legacy); err != nil {
 				return nil, err
@@ -294,6 +315,20 @@ func completion(id, model string, msg llm.Message, finish string, legacy bool, n
 		"usage":        chatUsage(in, out*n),
 		"service_tier": "default", "system_fingerprint": SystemFingerprint,
 	}
+}
+
+// chatLogprobs is a choice's logprobs for its text, each token with top
+// alternatives asked: content null when it has no text (it only calls
+// tools), refusal null (the stand-in refuses nothing).
+func chatLogprobs(text string, top int) (map[string]any, error) {
+	if text == "" {
+		return map[string]any{"content": nil, "refusal": nil}, nil
+	}
+	toks, err := answerTokens(text)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"content": tokenLogprobs(toks, top), "refusal": nil}, nil
 }
 
 // chatUsage is the usage of a call with in input and out output tokens.

@@ -1,11 +1,13 @@
 package wire
 
 import (
+	"cmp"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 
 	"github.com/agentreplay/testbed/agents/llm"
 )
@@ -70,6 +72,23 @@ type responsesRequest struct {
 	Text               *struct {
 		Format json.RawMessage `json:"format"`
 	} `json:"text"`
+	// Include names what the answer adds; message.output_text.logprobs
+	// asks for its text's token log probabilities, each with up to
+	// TopLogprobs alternatives (logprobs.go).
+	Include     []string `json:"include"`
+	TopLogprobs *int     `json:"top_logprobs"`
+}
+
+// logprobsAsked is how many alternatives rr asks for each token of its
+// answer's text, or -1 when it asks for no log probabilities.
+func (rr responsesRequest) logprobsAsked() int {
+	if !slices.Contains(rr.Include, "message.output_text.logprobs") {
+		return -1
+	}
+	if rr.TopLogprobs != nil {
+		return *rr.TopLogprobs
+	}
+	return 0
 }
 
 // responsesTool is one tool of a request.
@@ -109,6 +128,9 @@ func (rr responsesRequest) decode(strict bool) (Request, error) {
 	}
 	r := Request{Model: rr.Model, Choice: openAIChoice(rr.ToolChoice)}
 	r.Choice.One = notParallel(rr.ParallelToolCalls)
+	if t := rr.TopLogprobs; t != nil && (*t < 0 || *t > maxTopLogprobs) && strict {
+		return Request{}, fmt.Errorf("invalid 'top_logprobs': expected a value from 0 to %d, but got %d instead", maxTopLogprobs, *t)
+	}
 	if rr.MaxOutputTokens != nil {
 		if *rr.MaxOutputTokens < minOutputTokens && strict {
 			return Request{}, fmt.Errorf("invalid 'max_output_tokens': integer below minimum value. Expected a value >= %d, but got %d instead", minOutputTokens, *rr.MaxOutputTokens)
@@ -255,6 +277,14 @@ func responsesEncoder(rr responsesRequest, body []byte, sample int) Encoder {
 		Malformed: `{"id": "` + id + `", "object": "response", "status": "completed", "output": [{"type": "message", "content": [{"type": "output_text", "text": "unterminated`,
 		Completion: func(model string, msg llm.Message, truncated bool, in, out int) (any, error) {
 			resp := rr.echo(id, model, in, out)
+			logprobs := []any{}
+			if top := rr.logprobsAsked(); top >= 0 && msg.Content != "" {
+				toks, err := answerTokens(msg.Content)
+				if err != nil {
+					return nil, err
+				}
+				logprobs = tokenLogprobs(toks, top)
+			}
 			var items []any
 			status := "completed"
 			if truncated {
@@ -264,7 +294,7 @@ func responsesEncoder(rr responsesRequest, body []byte, sample int) Encoder {
 			if msg.Content != "" || len(msg.ToolCalls) == 0 {
 				items = append(items, map[string]any{
 					"type": "message", "id": "msg_" + h[16:64], "status": status, "role": "assistant",
-					"content": []any{map[string]any{"type": "output_text", "text": msg.Content, "annotations": []any{}, "logprobs": []any{}}},
+					"content": []any{map[string]any{"type": "output_text", "text": msg.Content, "annotations": []any{}, "logprobs": logprobs}},
 				})
 			}
 			for i, tc := range msg.ToolCalls {
@@ -283,7 +313,7 @@ func responsesEncoder(rr responsesRequest, body []byte, sample int) Encoder {
 			if err != nil {
 				return nil, err
 			}
-			return responsesEvents(whole.(map[string]any), msg, out), nil
+			return responsesEvents(whole.(map[string]any), msg, out, rr.logprobsAsked())
 		}
 	}
 	return d
@@ -322,7 +352,7 @@ func (rr responsesRequest) echo(id, model string, in, out int) map[string]any {
 		"instructions": rr.Instructions, "max_output_tokens": rr.MaxOutputTokens, "max_tool_calls": nil,
 		"model": model, "parallel_tool_calls": parallel, "previous_response_id": nil,
 		"reasoning": map[string]any{"effort": nil, "summary": nil}, "service_tier": "default",
-		"temperature": orOne(rr.Temperature), "top_p": orOne(rr.TopP), "top_logprobs": 0,
+		"temperature": orOne(rr.Temperature), "top_p": orOne(rr.TopP), "top_logprobs": cmp.Or(rr.TopLogprobs, new(int)),
 		"text": map[string]any{"format": format, "verbosity": "medium"}, "tool_choice": choice, "tools": tools,
 		"truncation": "disabled", "prompt_cache_key": nil, "safety_identifier": nil, "access_programs": nil,
 		"metadata": map[string]any{}, "store": rr.Store == nil || *rr.Store, "user": nil,

@@ -44,11 +44,12 @@ type piece struct {
 	before int    // output tokens generated before it
 }
 
-// pieces cuts msg into pieces, sharing its out output tokens among them
-// by their bytes (a call's start weighs its name).
-func pieces(msg llm.Message, out int) []piece {
+// pieces cuts msg into pieces, its text as text says (cut(msg.Content,
+// true) unless each token is its own piece), sharing its out output tokens
+// among them by their bytes (a call's start weighs its name).
+func pieces(msg llm.Message, out int, text []string) []piece {
 	var ps []piece
-	for _, t := range cut(msg.Content, true) {
+	for _, t := range text {
 		ps = append(ps, piece{text: t, call: -1})
 	}
 	for i, tc := range msg.ToolCalls {

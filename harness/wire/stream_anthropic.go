@@ -60,7 +60,7 @@ func anthropicEvents(id string) func(model string, msg llm.Message, truncated bo
 				events = append(events, ev(EventContent, map[string]any{"type": "ping"}, before))
 			}
 		}
-		ps := pieces(msg, out)
+		ps := pieces(msg, out, cut(msg.Content, true))
 		if len(ps) == 0 {
 			openBlock(map[string]any{"type": "text", "text": ""}, 0) // an empty answer's one empty block
 		}

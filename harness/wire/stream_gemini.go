@@ -49,7 +49,7 @@ func geminiEvents(id, model string, msg llm.Message, truncated bool, n, in, out 
 		c["usageMetadata"] = usage
 		return c
 	}
-	ps := pieces(msg, out)
+	ps := pieces(msg, out, cut(msg.Content, true))
 	// through is the output tokens through the pieces up to the next chunk's.
 	through := func(i int) int {
 		for _, p := range ps[i+1:] {

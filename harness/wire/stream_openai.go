@@ -21,16 +21,17 @@ import (
 // openAIEvents returns the dialect's stream encoder for n choices, with the
 // usage chunk when includeUsage, answering the legacy functions API when
 // legacy.
-func openAIEvents(id string, includeUsage, legacy bool, n int) func(model string, msg llm.Message, truncated bool, in, out int) ([]Event, error) {
+func openAIEvents(id string, includeUsage, legacy bool, n, top int) func(model string, msg llm.Message, truncated bool, in, out int) ([]Event, error) {
 	return func(model string, msg llm.Message, truncated bool, in, out int) ([]Event, error) {
 		var events []Event
-		// add appends the chunk of delta (and finish) once per choice.
-		add := func(kind int, delta map[string]any, finish any, before int) {
+		// add appends the chunk of delta (and finish) once per choice,
+		// with logprobs (nil for none).
+		add := func(kind int, delta map[string]any, logprobs any, finish any, before int) {
 			for i := range n {
 				c := map[string]any{
 					"id": id, "object": "chat.completion.chunk", "created": 0, "model": model,
 					"service_tier": "default", "system_fingerprint": SystemFingerprint,
-					"choices": []any{map[string]any{"index": i, "delta": delta, "logprobs": nil, "finish_reason": finish}},
+					"choices": []any{map[string]any{"index": i, "delta": delta, "logprobs": logprobs, "finish_reason": finish}},
 				}
 				if includeUsage {
 					c["usage"] = nil
@@ -38,8 +39,19 @@ func openAIEvents(id string, includeUsage, legacy bool, n int) func(model string
 				events = append(events, Event{Kind: kind, Data: c, Before: before})
 			}
 		}
-		add(EventHead, map[string]any{"role": "assistant", "content": "", "refusal": nil}, nil, 0)
-		for _, p := range pieces(msg, out) {
+		add(EventHead, map[string]any{"role": "assistant", "content": "", "refusal": nil}, nil, nil, 0)
+		// With logprobs asked, each token of the text is a chunk of its
+		// own, as OpenAI streams them, carrying its log probability.
+		text, groups := cut(msg.Content, true), [][]string(nil)
+		if top >= 0 {
+			toks, err := answerTokens(msg.Content)
+			if err != nil {
+				return nil, err
+			}
+			text, groups = tokenDeltas(toks)
+		}
+		at := 0 // the text pieces come first, in order
+		for _, p := range pieces(msg, out, text) {
 			var delta map[string]any
 			switch {
 			case p.call < 0:
@@ -55,9 +67,14 @@ func openAIEvents(id string, includeUsage, legacy bool, n int) func(model string
 			default:
 				delta = map[string]any{"tool_calls": []any{map[string]any{"index": p.call, "function": map[string]any{"arguments": p.text}}}}
 			}
-			add(EventContent, delta, nil, p.before)
+			var logprobs any
+			if top >= 0 && p.call < 0 {
+				logprobs = map[string]any{"content": tokenLogprobs(groups[at], top), "refusal": nil}
+				at++
+			}
+			add(EventContent, delta, logprobs, nil, p.before)
 		}
-		add(EventTail, map[string]any{}, chatFinish(msg, truncated, legacy), 0)
+		add(EventTail, map[string]any{}, nil, chatFinish(msg, truncated, legacy), 0)
 		if includeUsage {
 			events = append(events, Event{Kind: EventTail, Data: map[string]any{
 				"id": id, "object": "chat.completion.chunk", "created": 0, "model": model, "choices": []any{},

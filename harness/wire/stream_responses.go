@@ -26,7 +26,7 @@ import (
 
 // responsesEvents returns the stream of whole, the response the
 // unstreamed call answers msg with in out output tokens.
-func responsesEvents(whole map[string]any, msg llm.Message, out int) []Event {
+func responsesEvents(whole map[string]any, msg llm.Message, out, top int) ([]Event, error) {
 	ev := func(kind int, data map[string]any, before int) Event {
 		return Event{Kind: kind, Name: data["type"].(string), Data: data, Before: before}
 	}
@@ -35,7 +35,17 @@ func responsesEvents(whole map[string]any, msg llm.Message, out int) []Event {
 		ev(EventHead, map[string]any{"type": "response.created", "response": start}, 0),
 		ev(EventHead, map[string]any{"type": "response.in_progress", "response": start}, 0),
 	}
-	ps := pieces(msg, out)
+	// With logprobs asked, each token of the text is a delta of its own,
+	// as OpenAI streams them, carrying its log probability.
+	text, groups := cut(msg.Content, true), [][]string(nil)
+	if top >= 0 {
+		toks, err := answerTokens(msg.Content)
+		if err != nil {
+			return nil, err
+		}
+		text, groups = tokenDeltas(toks)
+	}
+	ps := pieces(msg, out, text)
 	items := whole["output"].([]any)
 	// The pieces of item i: the message's text, or call i's (less the
 	// message) start and arguments.
@@ -70,16 +80,23 @@ func responsesEvents(whole map[string]any, msg llm.Message, out int) []Event {
 		endKind, end := next(i)
 		switch item["type"] {
 		case "message":
+			// The content part's events carry no logprobs: the deltas and
+			// output_text.done do, as recorded streams show.
 			part := item["content"].([]any)[0].(map[string]any)
+			bare := with(part, "logprobs", []any{})
 			events = append(events,
 				ev(EventContent, map[string]any{"type": "response.output_item.added", "output_index": i, "item": with(item, "status", "in_progress", "content", []any{})}, first),
-				ev(EventContent, with(at, "type", "response.content_part.added", "item_id", id, "content_index", 0, "part", with(part, "text", "")), first))
-			for _, p := range mine {
-				events = append(events, ev(EventContent, with(at, "type", "response.output_text.delta", "item_id", id, "content_index", 0, "delta", p.text, "logprobs", []any{}), p.before))
+				ev(EventContent, with(at, "type", "response.content_part.added", "item_id", id, "content_index", 0, "part", with(bare, "text", "")), first))
+			for k, p := range mine { // the message is the first item: its pieces are groups' order
+				logprobs := []any{}
+				if top >= 0 {
+					logprobs = tokenLogprobs(groups[k], top)
+				}
+				events = append(events, ev(EventContent, with(at, "type", "response.output_text.delta", "item_id", id, "content_index", 0, "delta", p.text, "logprobs", logprobs), p.before))
 			}
 			events = append(events,
-				ev(endKind, with(at, "type", "response.output_text.done", "item_id", id, "content_index", 0, "text", part["text"], "logprobs", []any{}), end),
-				ev(endKind, with(at, "type", "response.content_part.done", "item_id", id, "content_index", 0, "part", part), end))
+				ev(endKind, with(at, "type", "response.output_text.done", "item_id", id, "content_index", 0, "text", part["text"], "logprobs", part["logprobs"]), end),
+				ev(endKind, with(at, "type", "response.content_part.done", "item_id", id, "content_index", 0, "part", bare), end))
 		case "function_call":
 			events = append(events, ev(EventContent, map[string]any{"type": "response.output_item.added", "output_index": i, "item": with(item, "status", "in_progress", "arguments", "")}, first))
 			for _, p := range mine[min(1, len(mine)):] {
@@ -97,7 +114,7 @@ func responsesEvents(whole map[string]any, msg llm.Message, out int) []Event {
 	for i := range events {
 		events[i].Data.(map[string]any)["sequence_number"] = i
 	}
-	return events
+	return events, nil
 }
 
 // with is a copy of m with the given keys set to the values after them.

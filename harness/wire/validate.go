@@ -37,8 +37,8 @@ var chatToolName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 // without the function's name; a tool message without tool_call_id, or one that
 // answers no tool call of the assistant message before it; an assistant
 // message whose tool calls are not all answered by the tool messages right
-// after it; stream_options without stream; n outside 1 to 128; a tool name
-// outside ^[a-zA-Z0-9_-]{1,64}$.
+// after it; stream_options without stream; n outside 1 to 128;
+// top_logprobs outside 0 to 20; a tool name outside ^[a-zA-Z0-9_-]{1,64}$.
 func validateChat(wr chatRequest) error {
 	if wr.Model == "" {
 		return &invalid{msg: "you must provide a model parameter"}
@@ -51,6 +51,9 @@ func validateChat(wr chatRequest) error {
 	}
 	if n := wr.N; n != nil && *n > 128 {
 		return &invalid{msg: fmt.Sprintf("Invalid 'n': integer above maximum value. Expected a value <= 128, but got %d instead.", *n), param: "n", code: "integer_above_max_value"}
+	}
+	if t := wr.TopLogprobs; t != nil && (*t < 0 || *t > maxTopLogprobs) {
+		return &invalid{msg: fmt.Sprintf("Invalid 'top_logprobs': expected a value from 0 to %d, but got %d instead.", maxTopLogprobs, *t), param: "top_logprobs"}
 	}
 	if wr.StreamOptions != nil && !wr.Stream {
 		return &invalid{msg: "The 'stream_options' parameter is only allowed when 'stream' is enabled.", param: "stream_options"}
