@@ -31,6 +31,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand"
 	"net"
 	"net/http"
@@ -273,7 +274,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, d wire.Dialect) {
 	sample := sampleOf(r)
 	call, err := wire.Read(d, r.URL.Path, body, sample)
 	if err != nil {
-		writeErrorBody(w, http.StatusBadRequest, 0, wire.RefusalBody(d, err))
+		header, refused := wire.Refusal(d, body, sample, err)
+		maps.Copy(w.Header(), header)
+		writeErrorBody(w, http.StatusBadRequest, 0, refused)
 		return
 	}
 	for k, vs := range call.Encoder.Header {

@@ -156,4 +156,15 @@ var _ = Describe("the stand-in refuses what the real APIs refuse", func() {
 			{"role": "user", "content": "well?"}]}`,
 			"messages.2: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_a. Each `tool_use` block must have a corresponding `tool_result` block in the next message."),
 	)
+
+	It("Messages: a refusal carries a request-id header, which its body repeats, as the API's do", func() {
+		resp, err := http.Post(srv.URL()+"/v1/messages", "application/json", strings.NewReader(`{"model": "claude-haiku-4-5", "messages": [`+user+`]}`))
+		Expect(err).NotTo(HaveOccurred())
+		defer resp.Body.Close()
+		var got map[string]any
+		Expect(json.NewDecoder(resp.Body).Decode(&got)).To(Succeed())
+		Expect(resp.StatusCode).To(Equal(http.StatusBadRequest))
+		Expect(resp.Header.Get("Request-Id")).To(HavePrefix("req_011"))
+		Expect(got).To(HaveKeyWithValue("request_id", resp.Header.Get("Request-Id")))
+	})
 })

@@ -222,7 +222,7 @@ func anthropicMessages(role string, blocks []anthropicBlock, names map[string]st
 func anthropicEncoder(body []byte, sample int, stream bool) Encoder {
 	sum := requestHash(body, sample)
 	id := new(big.Int).SetBytes(sum[:15]).Text(62)
-	requestID := "req_011" + new(big.Int).SetBytes(sum[15:30]).Text(62)
+	requestID := anthropicRequestID(sum)
 	d := Encoder{
 		Header: http.Header{"Request-Id": {requestID}},
 		Error: func(status int, msg string) any {

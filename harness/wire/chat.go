@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"slices"
 	"strconv"
 	"strings"
@@ -133,7 +132,7 @@ func chatEncoder(body []byte, sample int, wr chatRequest) Encoder {
 	h := hex.EncodeToString(sum[:])
 	id := "chatcmpl-" + h[:29]
 	e := Encoder{
-		Header:    http.Header{"X-Request-Id": {"req_" + h[32:64]}},
+		Header:    openAIRequestHeader(sum),
 		Error:     openAIStatusError,
 		Malformed: `{"id": "` + id + `", "choices": [{"message": {"role": "assistant", "content": "unterminated`,
 		Completion: func(model string, msg llm.Message, truncated bool, in, out int) (any, error) {

@@ -1,7 +1,10 @@
 package wire
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
+	"math/big"
 	"net/http"
 )
 
@@ -24,15 +27,39 @@ func ErrorBody(d Dialect, status int, msg string) any {
 	return openAIStatusError(status, msg)
 }
 
-// RefusalBody is the 400 body refusing a request of dialect d that Read
-// refused with err: for Chat Completions with the param and code the API
-// gives, when validation found them.
-func RefusalBody(d Dialect, err error) any {
+// Refusal is the 400 refusing a request of dialect d, whose body and
+// sample are given, that Read refused with err: the headers and body the
+// dialect's answers carry. For Chat Completions it has the param and code
+// the API gives, when validation found them. As the API's refusals do, it
+// carries the request id the request's answer would have had (OpenAI's
+// x-request-id; Anthropic's request-id, which the body repeats).
+func Refusal(d Dialect, body []byte, sample int, err error) (http.Header, any) {
+	sum := requestHash(body, sample)
 	var e *invalid
-	if d != Chat || !errors.As(err, &e) {
-		return ErrorBody(d, http.StatusBadRequest, err.Error())
+	switch {
+	case d == Chat && errors.As(err, &e):
+		return openAIRequestHeader(sum), OpenAIError(e.msg, "invalid_request_error", e.param, e.code)
+	case d == Chat || d == Responses:
+		return openAIRequestHeader(sum), ErrorBody(d, http.StatusBadRequest, err.Error())
+	case d == Anthropic:
+		id := anthropicRequestID(sum)
+		refused := anthropicError(http.StatusBadRequest, err.Error())
+		refused["request_id"] = id
+		return http.Header{"Request-Id": {id}}, refused
 	}
-	return OpenAIError(e.msg, "invalid_request_error", e.param, e.code)
+	return nil, ErrorBody(d, http.StatusBadRequest, err.Error())
+}
+
+// openAIRequestHeader is the x-request-id header of the answer to a
+// request of hash sum (req_ and 32 hexadecimal digits).
+func openAIRequestHeader(sum [sha256.Size]byte) http.Header {
+	return http.Header{"X-Request-Id": {"req_" + hex.EncodeToString(sum[16:32])}}
+}
+
+// anthropicRequestID is the request id of the answer to a request of hash
+// sum, req_011 and base 62 digits as Anthropic's are.
+func anthropicRequestID(sum [sha256.Size]byte) string {
+	return "req_011" + new(big.Int).SetBytes(sum[15:30]).Text(62)
 }
 
 // OpenAIError is an error body in OpenAI's shape; an empty param or code is

@@ -39,17 +39,26 @@ var _ = Describe("error bodies", func() {
 			map[string]any{"type": "error", "error": map[string]any{"type": "request_too_large", "message": "why"}, "request_id": nil}),
 	)
 
-	It("refuse a Chat Completions request with the param and code the API gives", func() {
-		err := wire.Validate(wire.Chat, "/v1/chat/completions", []byte(`{"model": "m", "messages": [{"role": "bot", "content": "hi"}]}`))
+	It("refuse a Chat Completions request with the param and code the API gives, and a request id", func() {
+		req := []byte(`{"model": "m", "messages": [{"role": "bot", "content": "hi"}]}`)
+		err := wire.Validate(wire.Chat, "/v1/chat/completions", req)
 		Expect(err).To(HaveOccurred())
-		Expect(body(wire.RefusalBody(wire.Chat, err))).To(Equal(map[string]any{"error": map[string]any{
+		header, refused := wire.Refusal(wire.Chat, req, 0, err)
+		Expect(body(refused)).To(Equal(map[string]any{"error": map[string]any{
 			"message": "Invalid value: 'bot'. Supported values are: 'system', 'assistant', 'user', 'function', 'tool', and 'developer'.",
 			"type":    "invalid_request_error", "param": "messages[0].role", "code": "invalid_value"}}))
+		Expect(header.Get("X-Request-Id")).To(MatchRegexp(`^req_[0-9a-f]{32}$`))
 	})
 
-	It("refuse a request of another dialect in its own shape", func() {
-		err := wire.Validate(wire.Anthropic, "/v1/messages", []byte(`{"model": "m", "messages": [{"role": "user", "content": "hi"}]}`))
+	It("refuse a request of another dialect in its own shape; Anthropic's with the request id its header gives", func() {
+		req := []byte(`{"model": "m", "messages": [{"role": "user", "content": "hi"}]}`)
+		err := wire.Validate(wire.Anthropic, "/v1/messages", req)
 		Expect(err).To(MatchError("max_tokens: Field required"))
-		Expect(body(wire.RefusalBody(wire.Anthropic, err))).To(HaveKeyWithValue("type", "error"))
+		header, refused := wire.Refusal(wire.Anthropic, req, 0, err)
+		Expect(body(refused)).To(HaveKeyWithValue("type", "error"))
+		Expect(header.Get("Request-Id")).To(HavePrefix("req_011"))
+		Expect(body(refused)).To(HaveKeyWithValue("request_id", header.Get("Request-Id")))
+		other, _ := wire.Refusal(wire.Anthropic, append(req, ' '), 0, err)
+		Expect(other.Get("Request-Id")).NotTo(Equal(header.Get("Request-Id")), "each request its own")
 	})
 })

@@ -16,7 +16,7 @@ type Call struct {
 // Read reads a request body of dialect d sent to path and checks it as the
 // real API does (Validate). The answer's ids derive from the body and
 // sample (sample 1, and each other sample, its own). Its error is the
-// request's refusal: answer it with 400 and RefusalBody(d, err).
+// request's refusal: answer it with 400 and Refusal.
 func Read(d Dialect, path string, body []byte, sample int) (Call, error) {
 	switch d {
 	case Chat:

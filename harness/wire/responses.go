@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"slices"
 
 	"github.com/agentreplay/testbed/agents/llm"
@@ -272,7 +271,7 @@ func responsesEncoder(rr responsesRequest, body []byte, sample int) Encoder {
 	h := hex.EncodeToString(sum[:])
 	id := "resp_" + h[:48]
 	d := Encoder{
-		Header:    http.Header{"X-Request-Id": {"req_" + h[32:64]}},
+		Header:    openAIRequestHeader(sum),
 		Error:     openAIStatusError,
 		Malformed: `{"id": "` + id + `", "object": "response", "status": "completed", "output": [{"type": "message", "content": [{"type": "output_text", "text": "unterminated`,
 		Completion: func(model string, msg llm.Message, truncated bool, in, out int) (any, error) {

@@ -8,7 +8,7 @@ import (
 )
 
 // Validation: the requests the real API refuses, with the API's own words,
-// so that the stand-in refuses them (Read, RefusalBody) with 400 in the
+// so that the stand-in refuses them (Read, Refusal) with 400 in the
 // provider's own error shape: a recording against it then fails where a
 // recording against the provider would, instead of writing an answer no
 // provider gives. It checks what the APIs document and enforce (roles,
