@@ -34,6 +34,21 @@ func answerTokens(text string) ([]string, error) {
 	return c.Tokens(text), nil
 }
 
+// streamText cuts text as a stream sends it: in pieces of about
+// PieceBytes, or with log probabilities asked (top >= 0) a token a delta,
+// with each delta's tokens (tokenDeltas).
+func streamText(text string, top int) (texts []string, groups [][]string, err error) {
+	if top < 0 {
+		return cut(text, true), nil, nil
+	}
+	toks, err := answerTokens(text)
+	if err != nil {
+		return nil, nil, err
+	}
+	texts, groups = tokenDeltas(toks)
+	return texts, groups, nil
+}
+
 // tokenDeltas groups toks as a stream sends them: a token a delta, but a
 // token that ends inside a character waits for the tokens that end it, so
 // that every delta is whole text. It returns each delta's text and tokens.

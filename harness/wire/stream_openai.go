@@ -42,13 +42,9 @@ func openAIEvents(id string, includeUsage, legacy bool, n, top int) func(model s
 		add(EventHead, map[string]any{"role": "assistant", "content": "", "refusal": nil}, nil, nil, 0)
 		// With logprobs asked, each token of the text is a chunk of its
 		// own, as OpenAI streams them, carrying its log probability.
-		text, groups := cut(msg.Content, true), [][]string(nil)
-		if top >= 0 {
-			toks, err := answerTokens(msg.Content)
-			if err != nil {
-				return nil, err
-			}
-			text, groups = tokenDeltas(toks)
+		text, groups, err := streamText(msg.Content, top)
+		if err != nil {
+			return nil, err
 		}
 		at := 0 // the text pieces come first, in order
 		for _, p := range pieces(msg, out, text) {

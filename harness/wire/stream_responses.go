@@ -37,13 +37,9 @@ func responsesEvents(whole map[string]any, msg llm.Message, out, top int) ([]Eve
 	}
 	// With logprobs asked, each token of the text is a delta of its own,
 	// as OpenAI streams them, carrying its log probability.
-	text, groups := cut(msg.Content, true), [][]string(nil)
-	if top >= 0 {
-		toks, err := answerTokens(msg.Content)
-		if err != nil {
-			return nil, err
-		}
-		text, groups = tokenDeltas(toks)
+	text, groups, err := streamText(msg.Content, top)
+	if err != nil {
+		return nil, err
 	}
 	ps := pieces(msg, out, text)
 	items := whole["output"].([]any)
