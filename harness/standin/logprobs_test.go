@@ -13,6 +13,7 @@ import (
 	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/responses"
+	"google.golang.org/genai"
 
 	"github.com/agentreplay/testbed/harness/standin"
 	"github.com/agentreplay/testbed/harness/tokens"
@@ -219,5 +220,87 @@ var _ = Describe("token log probabilities, when the request asks for them", func
 			}
 			Expect(streamed).To(Equal(want))
 		})
+	})
+})
+
+var _ = Describe("token log probabilities in Gemini's answers (responseLogprobs)", func() {
+	var c *genai.Client
+	BeforeEach(func() {
+		srv := startStandin(standin.Options{Policies: []standin.Policy{echo{}}})
+		var err error
+		c, err = genai.NewClient(context.Background(), &genai.ClientConfig{APIKey: "k", Backend: genai.BackendGeminiAPI, HTTPOptions: genai.HTTPOptions{BaseURL: srv.URL()}})
+		Expect(err).NotTo(HaveOccurred())
+	})
+	contents := []*genai.Content{genai.NewContentFromText(logprobsText, genai.RoleUser)}
+	config := func(top *int32) *genai.GenerateContentConfig {
+		return &genai.GenerateContentConfig{SystemInstruction: genai.NewContentFromText(echoPrompt, genai.RoleUser), ResponseLogprobs: true, Logprobs: top}
+	}
+	// chosen is the text of a candidate's chosen tokens, a token of part of
+	// a character named by its bytes (<0xF0>).
+	chosen := func(cand *genai.Candidate) (tokens []string) {
+		for _, t := range cand.LogprobsResult.ChosenCandidates {
+			Expect(t.LogProbability).To(BeZero())
+			tokens = append(tokens, t.Token)
+		}
+		return tokens
+	}
+
+	It("gives each chosen token with its id and log probability 0, and itself as each step's one top candidate when logprobs asks", func() {
+		resp, err := c.Models.GenerateContent(context.Background(), "gemini-2.5-flash", contents, config(genai.Ptr[int32](3)))
+		Expect(err).NotTo(HaveOccurred())
+		cand := resp.Candidates[0]
+		want := answerTokens(cand.Content.Parts[0].Text)
+		Expect(cand.LogprobsResult.ChosenCandidates).To(HaveLen(len(want)))
+		Expect(cand.AvgLogprobs).To(BeZero())
+		var whole []string
+		for i, t := range chosen(cand) {
+			if strings.HasPrefix(t, "<0x") {
+				Expect(want[i]).NotTo(Equal(t), "a part of a character: %q", want[i])
+				continue
+			}
+			Expect(t).To(Equal(want[i]))
+			whole = append(whole, t)
+		}
+		Expect(len(whole)).To(BeNumerically("<", len(want)), "the globe takes several tokens")
+		Expect(cand.LogprobsResult.TopCandidates).To(HaveLen(len(want)))
+		for i, step := range cand.LogprobsResult.TopCandidates {
+			Expect(step.Candidates).To(HaveLen(1))
+			Expect(step.Candidates[0].Token).To(Equal(cand.LogprobsResult.ChosenCandidates[i].Token))
+			Expect(step.Candidates[0].TokenID).To(Equal(cand.LogprobsResult.ChosenCandidates[i].TokenID))
+		}
+	})
+
+	It("gives no top candidates when logprobs is not asked, and no log probabilities when responseLogprobs is not", func() {
+		resp, err := c.Models.GenerateContent(context.Background(), "gemini-2.5-flash", contents, config(nil))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(resp.Candidates[0].LogprobsResult.ChosenCandidates).NotTo(BeEmpty())
+		Expect(resp.Candidates[0].LogprobsResult.TopCandidates).To(BeEmpty())
+		resp, err = c.Models.GenerateContent(context.Background(), "gemini-2.5-flash", contents, &genai.GenerateContentConfig{SystemInstruction: genai.NewContentFromText(echoPrompt, genai.RoleUser)})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(resp.Candidates[0].LogprobsResult).To(BeNil())
+	})
+
+	It("streams a token a chunk, each with its log probabilities, the same tokens as the whole answer's", func() {
+		whole, err := c.Models.GenerateContent(context.Background(), "gemini-2.5-flash", contents, config(nil))
+		Expect(err).NotTo(HaveOccurred())
+		var streamed []string
+		for chunk, err := range c.Models.GenerateContentStream(context.Background(), "gemini-2.5-flash", contents, config(nil)) {
+			Expect(err).NotTo(HaveOccurred())
+			cand := chunk.Candidates[0]
+			if cand.Content.Parts[0].Text == "" {
+				Expect(cand.LogprobsResult).To(BeNil(), "the last chunk")
+				continue
+			}
+			streamed = append(streamed, chosen(cand)...)
+		}
+		Expect(streamed).To(Equal(chosen(whole.Candidates[0])))
+	})
+
+	It("refuses more than 20 top candidates a step", func() {
+		_, err := c.Models.GenerateContent(context.Background(), "gemini-2.5-flash", contents, config(genai.Ptr[int32](21)))
+		var apiErr genai.APIError
+		Expect(errors.As(err, &apiErr)).To(BeTrue(), "got %v", err)
+		Expect(apiErr.Code).To(Equal(http.StatusBadRequest))
+		Expect(apiErr.Message).To(ContainSubstring("logprobs"))
 	})
 })

@@ -138,6 +138,13 @@ func (c *Counter) Count(text string) int {
 // A token may end inside a character that takes several tokens.
 func (c *Counter) Tokens(text string) []string { return c.bpe.tokens(text) }
 
+// ID returns token's id in the encoding (its rank), and whether it is one
+// of the encoding's tokens; every token Tokens gives is.
+func (c *Counter) ID(token string) (int, bool) {
+	id, ok := c.bpe.ranks[token]
+	return id, ok
+}
+
 // CountBytes is Count for text held in bytes, such as a raw upstream body:
 // the bytes are copied into a string only when they are not in the cache.
 func (c *Counter) CountBytes(text []byte) int {

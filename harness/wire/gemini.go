@@ -129,6 +129,23 @@ type geminiConfig struct {
 	// send instead of responseSchema's OpenAPI subset.
 	ResponseJSONSchema      json.RawMessage `json:"responseJsonSchema"`
 	ResponseJSONSchemaSnake json.RawMessage `json:"response_json_schema"`
+	// ResponseLogprobs asks for the answer's token log probabilities,
+	// each with Logprobs alternatives (logprobs.go).
+	ResponseLogprobs      bool `json:"responseLogprobs"`
+	ResponseLogprobsSnake bool `json:"response_logprobs"`
+	Logprobs              *int `json:"logprobs"`
+}
+
+// logprobsAsked is how many alternatives g asks for each token of the
+// answer, or -1 when it asks for no log probabilities.
+func (g geminiConfig) logprobsAsked() int {
+	switch {
+	case !g.ResponseLogprobs:
+		return -1
+	case g.Logprobs != nil:
+		return *g.Logprobs
+	}
+	return 0
 }
 
 type geminiContent struct {
@@ -168,6 +185,8 @@ func (gr *geminiRequest) fold() {
 		g.ResponseMIMEType = cmp.Or(g.ResponseMIMEType, c.ResponseMIMEType, c.ResponseMIMETypeSnake)
 		g.ResponseSchema = orRaw(g.ResponseSchema, c.ResponseSchema, c.ResponseSchemaSnake)
 		g.ResponseJSONSchema = orRaw(g.ResponseJSONSchema, c.ResponseJSONSchema, c.ResponseJSONSchemaSnake)
+		g.ResponseLogprobs = g.ResponseLogprobs || c.ResponseLogprobs || c.ResponseLogprobsSnake
+		g.Logprobs = cmp.Or(g.Logprobs, c.Logprobs)
 	}
 	g := &gr.GenerationConfig
 	g.MaxOutputTokens = cmp.Or(g.MaxOutputTokens, g.MaxOutputTokensSnake)
@@ -175,6 +194,7 @@ func (gr *geminiRequest) fold() {
 	g.ResponseMIMEType = cmp.Or(g.ResponseMIMEType, g.ResponseMIMETypeSnake)
 	g.ResponseSchema = orRaw(g.ResponseSchema, g.ResponseSchemaSnake)
 	g.ResponseJSONSchema = orRaw(g.ResponseJSONSchema, g.ResponseJSONSchemaSnake)
+	g.ResponseLogprobs = g.ResponseLogprobs || g.ResponseLogprobsSnake
 	for i := range gr.Tools {
 		t := &gr.Tools[i]
 		t.FunctionDeclarations = append(t.FunctionDeclarations, t.FunctionDeclarationsSnake...)
@@ -244,22 +264,34 @@ func GeminiModel(path string) (model string, stream, ok bool) {
 // geminiEncoder answers a generateContent request, whose body and sample
 // are given, streamed when stream, in n candidates (each the same answer:
 // the stand-in decides alike every time; the usage counts every
-// candidate's tokens). Its responseId, 22 URL-safe base64 characters as
-// Gemini's are, derives from them: the same request and sample get the
+// candidate's tokens), with token log probabilities when top >= 0 (each
+// with top alternatives). Its responseId, 22 URL-safe base64 characters
+// as Gemini's are, derives from them: the same request and sample get the
 // same id, and every distinct one its own.
-func geminiEncoder(body []byte, sample int, stream bool, n int) Encoder {
+func geminiEncoder(body []byte, sample int, stream bool, n, top int) Encoder {
 	sum := requestHash(body, sample)
 	id := base64.RawURLEncoding.EncodeToString(sum[:16])
 	e := Encoder{
 		Error:     geminiError,
 		Malformed: `{"candidates": [{"content": {"role": "model", "parts": [{"text": "unterminated`,
 		Completion: func(model string, msg llm.Message, truncated bool, in, out int) (any, error) {
-			return geminiCompletion(id, model, msg, finishOf(msg, truncated, "STOP", "MAX_TOKENS", "STOP"), n, in, out)
+			whole, err := geminiCompletion(id, model, msg, finishOf(msg, truncated, "STOP", "MAX_TOKENS", "STOP"), n, in, out)
+			if err != nil || top < 0 || msg.Content == "" {
+				return whole, err
+			}
+			toks, err := answerTokens(msg.Content)
+			if err != nil {
+				return nil, err
+			}
+			for _, c := range whole["candidates"].([]any) {
+				geminiLogprobs(c.(map[string]any), toks, top)
+			}
+			return whole, nil
 		},
 	}
 	if stream {
 		e.Events = func(model string, msg llm.Message, truncated bool, in, out int) ([]Event, error) {
-			return geminiEvents(id, model, msg, truncated, n, in, out)
+			return geminiEvents(id, model, msg, truncated, n, top, in, out)
 		}
 	}
 	return e

@@ -9,9 +9,9 @@ import (
 	"github.com/agentreplay/testbed/harness/tokens"
 )
 
-// The token log probabilities an OpenAI answer carries when the request
-// asks for them (Chat Completions' logprobs, the Responses API's include
-// of message.output_text.logprobs). The stand-in decides with certainty:
+// The token log probabilities an answer carries when the request asks for
+// them (Chat Completions' logprobs, the Responses API's include of
+// message.output_text.logprobs, Gemini's responseLogprobs). The stand-in decides with certainty:
 // each token of its text has log probability 0 (probability 1), and when
 // alternatives are asked (top_logprobs) it is the only one it names, which
 // the reference allows ("there may be fewer than the number of requested
@@ -104,4 +104,34 @@ func tokenEntry(t string) map[string]any {
 		name = b.String()
 	}
 	return map[string]any{"token": name, "logprob": 0.0, "bytes": bs}
+}
+
+// geminiLogprobs gives cand, a Gemini candidate, the log probabilities of
+// toks as Gemini does: avgLogprobs, and logprobsResult with each chosen
+// token (its text, or a token of part of a character named by its bytes,
+// <0xF0>; its id in the stand-in's encoding; its log probability) and, when alternatives are asked (top > 0), the top
+// candidates of each step, the chosen token the only one named.
+func geminiLogprobs(cand map[string]any, toks []string, top int) {
+	c, _ := o200k()
+	chosen := make([]any, len(toks))
+	steps := make([]any, len(toks))
+	for i, t := range toks {
+		id, _ := c.ID(t)
+		name := t
+		if !utf8.ValidString(t) { // named as SentencePiece names its byte tokens
+			var b strings.Builder
+			for i := range len(t) {
+				fmt.Fprintf(&b, "<0x%02X>", t[i])
+			}
+			name = b.String()
+		}
+		entry := map[string]any{"token": name, "tokenId": id, "logProbability": 0.0}
+		chosen[i] = entry
+		steps[i] = map[string]any{"candidates": []any{entry}}
+	}
+	result := map[string]any{"chosenCandidates": chosen}
+	if top > 0 {
+		result["topCandidates"] = steps
+	}
+	cand["avgLogprobs"], cand["logprobsResult"] = 0.0, result
 }

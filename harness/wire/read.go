@@ -55,7 +55,7 @@ func Read(d Dialect, path string, body []byte, sample int) (Call, error) {
 		if err != nil {
 			return Call{}, err
 		}
-		return Call{req, geminiEncoder(body, sample, stream, max(1, gr.GenerationConfig.CandidateCount))}, nil
+		return Call{req, geminiEncoder(body, sample, stream, max(1, gr.GenerationConfig.CandidateCount), gr.GenerationConfig.logprobsAsked())}, nil
 	case Anthropic:
 		ar, err := parse[anthropicRequest](body)
 		if err != nil {

@@ -13,12 +13,14 @@ import (
 // candidates' tokens through that chunk (left out while none). The last
 // chunk has an empty text part, the finishReason and the whole usage.
 // A request for n candidates gets all n in every chunk, each by its index,
-// and the usage of all of them. There is no event that closes the stream
+// and the usage of all of them. With log probabilities asked, each token
+// of the text is a chunk of its own, whose candidates carry its
+// logprobsResult (logprobs.go). There is no event that closes the stream
 // and no event: field.
 
 // geminiEvents is the dialect's stream encoder: every chunk carries the
 // response's id.
-func geminiEvents(id, model string, msg llm.Message, truncated bool, n, in, out int) ([]Event, error) {
+func geminiEvents(id, model string, msg llm.Message, truncated bool, n, top, in, out int) ([]Event, error) {
 	whole, err := geminiCompletion(id, model, msg, finishOf(msg, truncated, "STOP", "MAX_TOKENS", "STOP"), n, in, out)
 	if err != nil {
 		return nil, err
@@ -27,12 +29,17 @@ func geminiEvents(id, model string, msg llm.Message, truncated bool, n, in, out 
 	if msg.Content != "" || len(msg.ToolCalls) == 0 {
 		calls = calls[1:] // the text part; the function calls follow it
 	}
-	chunk := func(part map[string]any, through int, last bool) map[string]any {
+	// chunk is the chunk of part, with the log probabilities of toks (none
+	// when nil).
+	chunk := func(part map[string]any, toks []string, through int, last bool) map[string]any {
 		cands := make([]any, n)
 		for i := range cands {
 			cand := map[string]any{"content": map[string]any{"role": "model", "parts": []any{part}}, "index": i}
 			if last {
 				cand["finishReason"] = whole["candidates"].([]any)[0].(map[string]any)["finishReason"]
+			}
+			if toks != nil {
+				geminiLogprobs(cand, toks, top)
 			}
 			cands[i] = cand
 		}
@@ -49,7 +56,13 @@ func geminiEvents(id, model string, msg llm.Message, truncated bool, n, in, out 
 		c["usageMetadata"] = usage
 		return c
 	}
-	ps := pieces(msg, out, cut(msg.Content, true))
+	// With log probabilities asked, each token of the text is a chunk of
+	// its own, with its log probability.
+	text, groups, err := streamText(msg.Content, top)
+	if err != nil {
+		return nil, err
+	}
+	ps := pieces(msg, out, text)
 	// through is the output tokens through the pieces up to the next chunk's.
 	through := func(i int) int {
 		for _, p := range ps[i+1:] {
@@ -63,10 +76,14 @@ func geminiEvents(id, model string, msg llm.Message, truncated bool, n, in, out 
 	for i, p := range ps {
 		switch {
 		case p.call < 0:
-			events = append(events, Event{Kind: EventContent, Data: chunk(map[string]any{"text": p.text}, through(i), false), Before: p.before})
+			var toks []string
+			if top >= 0 {
+				toks = groups[i] // the text pieces come first, in order
+			}
+			events = append(events, Event{Kind: EventContent, Data: chunk(map[string]any{"text": p.text}, toks, through(i), false), Before: p.before})
 		case p.start:
-			events = append(events, Event{Kind: EventContent, Data: chunk(calls[p.call], through(i), false), Before: p.before})
+			events = append(events, Event{Kind: EventContent, Data: chunk(calls[p.call], nil, through(i), false), Before: p.before})
 		}
 	}
-	return append(events, Event{Kind: EventTail, Data: chunk(map[string]any{"text": ""}, out, true)}), nil
+	return append(events, Event{Kind: EventTail, Data: chunk(map[string]any{"text": ""}, nil, out, true)}), nil
 }

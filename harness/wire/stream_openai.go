@@ -14,13 +14,16 @@ import (
 // "usage": null and one more chunk, with no choices, carries the usage.
 // The stream closes with data: [DONE]. A request for n choices gets each
 // chunk once per choice, by its index, and the usage of all of them.
-// Answering the legacy functions API,
+// With logprobs asked, each token of the text is a chunk of its own,
+// carrying its log probability (logprobs.go); other chunks have logprobs
+// null. Answering the legacy functions API,
 // the call's deltas are function_call ones: the first has its name and
 // empty arguments, the next ones a piece of its arguments.
 
 // openAIEvents returns the dialect's stream encoder for n choices, with the
 // usage chunk when includeUsage, answering the legacy functions API when
-// legacy.
+// legacy, with each token's log probability and top alternatives when top
+// >= 0.
 func openAIEvents(id string, includeUsage, legacy bool, n, top int) func(model string, msg llm.Message, truncated bool, in, out int) ([]Event, error) {
 	return func(model string, msg llm.Message, truncated bool, in, out int) ([]Event, error) {
 		var events []Event

@@ -16,7 +16,10 @@ import (
 // empty arguments); for a message, response.content_part.added (an empty
 // output_text part), its response.output_text.delta pieces,
 // response.output_text.done with the whole text and
-// response.content_part.done with the whole part; for a function call,
+// response.content_part.done with the whole part (with log probabilities
+// asked, each token is a delta of its own carrying its log probability,
+// output_text.done has them all and the content part none, as recorded
+// streams do); for a function call,
 // its response.function_call_arguments.delta pieces and
 // response.function_call_arguments.done with the whole arguments; then
 // response.output_item.done with the item as the whole response has it.
@@ -25,7 +28,8 @@ import (
 // usage, the unstreamed call's body. There is no data: [DONE].
 
 // responsesEvents returns the stream of whole, the response the
-// unstreamed call answers msg with in out output tokens.
+// unstreamed call answers msg with in out output tokens, with each
+// token's log probability and top alternatives when top >= 0.
 func responsesEvents(whole map[string]any, msg llm.Message, out, top int) ([]Event, error) {
 	ev := func(kind int, data map[string]any, before int) Event {
 		return Event{Kind: kind, Name: data["type"].(string), Data: data, Before: before}

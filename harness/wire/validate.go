@@ -153,13 +153,16 @@ const maxCandidates = 8
 // after a user turn or a function response turn; a function response turn
 // that does not come right after a function call turn, or that answers a
 // different number of calls than that turn made; a candidateCount below 0
-// or above 8, the most Gemini's models give.
+// or above 8, the most Gemini's models give; logprobs outside 0 to 20.
 func validateGemini(gr geminiRequest) error {
 	if len(gr.Contents) == 0 {
 		return &invalid{msg: "* GenerateContentRequest.contents: contents is not specified\n"}
 	}
 	if n := gr.GenerationConfig.CandidateCount; n < 0 || n > maxCandidates {
 		return &invalid{msg: fmt.Sprintf("* GenerateContentRequest.generation_config.candidate_count: must be between 1 and %d, got %d\n", maxCandidates, n)}
+	}
+	if n := gr.GenerationConfig.Logprobs; n != nil && (*n < 0 || *n > maxTopLogprobs) {
+		return &invalid{msg: fmt.Sprintf("* GenerateContentRequest.generation_config.logprobs: must be between 0 and %d, got %d\n", maxTopLogprobs, *n)}
 	}
 	prevCalls, prevModel := 0, false
 	for i, c := range gr.Contents {
