@@ -11,12 +11,13 @@ import (
 
 // The token log probabilities an answer carries when the request asks for
 // them (Chat Completions' logprobs, the Responses API's include of
-// message.output_text.logprobs, Gemini's responseLogprobs). The stand-in decides with certainty:
-// each token of its text has log probability 0 (probability 1), and when
-// alternatives are asked (top_logprobs) it is the only one it names, which
-// the reference allows ("there may be fewer than the number of requested
-// top_logprobs returned"). The text is cut into tokens with o200k_base,
-// the encoding the stand-in counts its output tokens with.
+// message.output_text.logprobs, Gemini's responseLogprobs). The stand-in
+// decides with certainty: each token of its text has log probability 0
+// (probability 1), and when alternatives are asked (top_logprobs) it is
+// the only one it names, which OpenAI's reference allows ("there may be
+// fewer than the number of requested top_logprobs returned"). The text is
+// cut into tokens with o200k_base, the encoding the stand-in counts its
+// output tokens with.
 
 // maxTopLogprobs is the most alternatives a request may ask for a token.
 const maxTopLogprobs = 20
@@ -96,21 +97,26 @@ func tokenEntry(t string) map[string]any {
 	}
 	name := t
 	if !utf8.ValidString(t) {
-		var b strings.Builder
-		b.WriteString("bytes:")
-		for i := range len(t) {
-			fmt.Fprintf(&b, `\x%02x`, t[i])
-		}
-		name = b.String()
+		name = "bytes:" + byteNames(t, `\x%02x`)
 	}
 	return map[string]any{"token": name, "logprob": 0.0, "bytes": bs}
 }
 
+// byteNames names each byte of t with format.
+func byteNames(t, format string) string {
+	var b strings.Builder
+	for i := range len(t) {
+		fmt.Fprintf(&b, format, t[i])
+	}
+	return b.String()
+}
+
 // geminiLogprobs gives cand, a Gemini candidate, the log probabilities of
 // toks as Gemini does: avgLogprobs, and logprobsResult with each chosen
-// token (its text, or a token of part of a character named by its bytes,
-// <0xF0>; its id in the stand-in's encoding; its log probability) and, when alternatives are asked (top > 0), the top
-// candidates of each step, the chosen token the only one named.
+// token (its text, or for a token that ends inside a character its bytes
+// as SentencePiece names its byte tokens, <0xF0>; its id in the stand-in's
+// encoding; its log probability) and, when alternatives are asked (top >
+// 0), the top candidates of each step, the chosen token the only one.
 func geminiLogprobs(cand map[string]any, toks []string, top int) {
 	c, _ := o200k()
 	chosen := make([]any, len(toks))
@@ -118,12 +124,8 @@ func geminiLogprobs(cand map[string]any, toks []string, top int) {
 	for i, t := range toks {
 		id, _ := c.ID(t)
 		name := t
-		if !utf8.ValidString(t) { // named as SentencePiece names its byte tokens
-			var b strings.Builder
-			for i := range len(t) {
-				fmt.Fprintf(&b, "<0x%02X>", t[i])
-			}
-			name = b.String()
+		if !utf8.ValidString(t) {
+			name = byteNames(t, "<0x%02X>")
 		}
 		entry := map[string]any{"token": name, "tokenId": id, "logProbability": 0.0}
 		chosen[i] = entry
