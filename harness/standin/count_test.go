@@ -3,6 +3,7 @@ package standin_test
 import (
 	"context"
 	"net/http"
+	"strings"
 
 	asdk "github.com/anthropics/anthropic-sdk-go"
 	aoption "github.com/anthropics/anthropic-sdk-go/option"
@@ -39,6 +40,19 @@ var _ = Describe("token counting", func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(count.InputTokens).To(BeNumerically(">", 10))
 		Expect(count.InputTokens).To(Equal(call.Usage.InputTokens))
+	})
+
+	It("gives its answers and refusals the request id header Anthropic's and OpenAI's carry", func() {
+		for _, c := range []struct{ path, header, prefix, body string }{
+			{"/v1/messages/count_tokens", "Request-Id", "req_011", `{"model": "claude-haiku-4-5", "messages": [{"role": "user", "content": "hi"}]}`},
+			{"/v1/messages/count_tokens", "Request-Id", "req_011", `{"model": "claude-haiku-4-5", "messages": [{"role": "bot", "content": "hi"}]}`}, // refused
+			{"/v1/responses/input_tokens", "X-Request-Id", "req_", `{"model": "gpt-4.1-mini", "input": "hi"}`},
+		} {
+			resp, err := http.Post(srv.URL()+c.path, "application/json", strings.NewReader(c.body))
+			Expect(err).NotTo(HaveOccurred())
+			resp.Body.Close()
+			Expect(resp.Header.Get(c.header)).To(HavePrefix(c.prefix), "%s %s: status %d", c.path, c.body, resp.StatusCode)
+		}
 	})
 
 	It("answers Gemini's countTokens with the prompt tokens the call is billed", func() {

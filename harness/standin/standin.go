@@ -248,7 +248,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // serveCount answers a token count of dialect d: the input tokens of the
-// request it carries, counted as a call's input is.
+// request it carries, counted as a call's input is, with the request id
+// header the dialect's answers carry.
 func (s *Server) serveCount(w http.ResponseWriter, r *http.Request, d wire.Dialect) {
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
@@ -257,9 +258,12 @@ func (s *Server) serveCount(w http.ResponseWriter, r *http.Request, d wire.Diale
 	}
 	req, err := wire.ReadCount(d, body)
 	if err != nil {
-		writeError(w, d, http.StatusBadRequest, err.Error(), 0)
+		header, refused := wire.Refusal(d, body, 0, err)
+		maps.Copy(w.Header(), header)
+		writeErrorBody(w, http.StatusBadRequest, 0, refused)
 		return
 	}
+	maps.Copy(w.Header(), wire.RequestHeader(d, body, 0))
 	writeJSON(w, http.StatusOK, wire.CountBody(d, s.counter.Request(llm.Request{Messages: req.Messages, Tools: req.Tools}).Total()))
 }
 

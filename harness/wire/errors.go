@@ -31,23 +31,34 @@ func ErrorBody(d Dialect, status int, msg string) any {
 // sample are given, that Read refused with err: the headers and body the
 // dialect's answers carry. For Chat Completions it has the param and code
 // the API gives, when validation found them. As the API's refusals do, it
-// carries the request id the request's answer would have had (OpenAI's
-// x-request-id; Anthropic's request-id, which the body repeats).
+// carries the request id the request's answer would have had
+// (RequestHeader), which Anthropic's body repeats.
 func Refusal(d Dialect, body []byte, sample int, err error) (http.Header, any) {
-	sum := requestHash(body, sample)
+	header := RequestHeader(d, body, sample)
 	var e *invalid
 	switch {
 	case d == Chat && errors.As(err, &e):
-		return openAIRequestHeader(sum), OpenAIError(e.msg, "invalid_request_error", e.param, e.code)
-	case d == Chat || d == Responses:
-		return openAIRequestHeader(sum), ErrorBody(d, http.StatusBadRequest, err.Error())
+		return header, OpenAIError(e.msg, "invalid_request_error", e.param, e.code)
 	case d == Anthropic:
-		id := anthropicRequestID(sum)
 		refused := anthropicError(http.StatusBadRequest, err.Error())
-		refused["request_id"] = id
-		return http.Header{"Request-Id": {id}}, refused
+		refused["request_id"] = header.Get("Request-Id")
+		return header, refused
 	}
-	return nil, ErrorBody(d, http.StatusBadRequest, err.Error())
+	return header, ErrorBody(d, http.StatusBadRequest, err.Error())
+}
+
+// RequestHeader is the request id header of the answer to a request of
+// dialect d whose body and sample are given: OpenAI's x-request-id,
+// Anthropic's request-id; nil for Gemini, whose answers carry none.
+func RequestHeader(d Dialect, body []byte, sample int) http.Header {
+	sum := requestHash(body, sample)
+	switch d {
+	case Chat, Responses:
+		return openAIRequestHeader(sum)
+	case Anthropic:
+		return http.Header{"Request-Id": {anthropicRequestID(sum)}}
+	}
+	return nil
 }
 
 // openAIRequestHeader is the x-request-id header of the answer to a
