@@ -348,12 +348,15 @@ func (s *Server) respond(w http.ResponseWriter, d wire.Encoder, req Request, sam
 			w.Header().Set(cassette.FaultHeader, fault)
 		}
 	}
+	// A model given stop sequences stops at the first it writes.
+	var end wire.End
+	msg, end.Stop = req.StopAt(msg)
 	out := s.counter.Output(msg)
 	if d.Events != nil {
-		s.stream(w, d, req.Model, msg, false, in, out, smp, fault)
+		s.stream(w, d, req.Model, msg, end, in, out, smp, fault)
 		return
 	}
-	resp, err := d.Completion(req.Model, msg, false, in, out)
+	resp, err := d.Completion(req.Model, msg, end, in, out)
 	if err != nil {
 		writeFailure(w, d, http.StatusInternalServerError, p.Name()+": "+err.Error(), s.opts.Latency.Of(in, 0))
 		return
@@ -368,8 +371,8 @@ func (s *Server) respond(w http.ResponseWriter, d wire.Encoder, req Request, sam
 }
 
 // stream answers msg as dialect d's event stream, shaped by fault.
-func (s *Server) stream(w http.ResponseWriter, d wire.Encoder, model string, msg llm.Message, truncated bool, in, out int, smp *sampler, fault string) {
-	events, err := d.Events(model, msg, truncated, in, out)
+func (s *Server) stream(w http.ResponseWriter, d wire.Encoder, model string, msg llm.Message, end wire.End, in, out int, smp *sampler, fault string) {
+	events, err := d.Events(model, msg, end, in, out)
 	if err != nil {
 		writeFailure(w, d, http.StatusInternalServerError, err.Error(), s.opts.Latency.Of(in, 0))
 		return
@@ -440,10 +443,10 @@ func (s *Server) writeFault(w http.ResponseWriter, d wire.Encoder, fault string,
 	case FaultTruncated:
 		msg := llm.Message{Role: llm.RoleAssistant, Content: `{"decision": "mc`}
 		if d.Events != nil {
-			s.stream(w, d, r.Model, msg, true, in, 4, nil, "")
+			s.stream(w, d, r.Model, msg, wire.End{Truncated: true}, in, 4, nil, "")
 			return
 		}
-		resp, err := d.Completion(r.Model, msg, true, in, 4)
+		resp, err := d.Completion(r.Model, msg, wire.End{Truncated: true}, in, 4)
 		if err != nil {
 			writeFailure(w, d, http.StatusInternalServerError, err.Error(), lat)
 			return

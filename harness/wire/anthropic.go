@@ -24,7 +24,8 @@ import (
 //   - tools take their schema from input_schema.
 //
 // The answer is a message of text and tool_use blocks with stop_reason
-// end_turn, tool_use or max_tokens, and every field the official SDK's
+// end_turn, tool_use, max_tokens or stop_sequence (with the stop_sequence
+// it met, Request.StopAt), and every field the official SDK's
 // Message type has (null where the stand-in has nothing to say, as the API
 // sends). Its ids, msg_… and toolu_…, derive from a hash of the request and
 // its sample, so recordings are reproducible and every distinct request
@@ -37,11 +38,12 @@ import (
 
 // anthropicRequest is the part of a Messages request the package reads.
 type anthropicRequest struct {
-	Model     string `json:"model"`
-	MaxTokens *int   `json:"max_tokens"`
-	Stream    bool   `json:"stream"`
-	System    any    `json:"system"` // a string or text blocks
-	Messages  []struct {
+	Model         string   `json:"model"`
+	MaxTokens     *int     `json:"max_tokens"`
+	Stream        bool     `json:"stream"`
+	StopSequences []string `json:"stop_sequences"`
+	System        any      `json:"system"` // a string or text blocks
+	Messages      []struct {
 		Role    string          `json:"role"`
 		Content json.RawMessage `json:"content"` // a string or blocks
 	} `json:"messages"`
@@ -91,7 +93,7 @@ func (ar anthropicRequest) decode(strict bool) (Request, error) {
 	if ar.MaxTokens == nil {
 		return Request{}, errors.New("max_tokens: Field required")
 	}
-	r := Request{Model: ar.Model, MaxTokens: *ar.MaxTokens}
+	r := Request{Model: ar.Model, MaxTokens: *ar.MaxTokens, Stop: ar.StopSequences}
 	format := ar.OutputFormat
 	if ar.OutputConfig != nil && ar.OutputConfig.Format != nil {
 		format = ar.OutputConfig.Format
@@ -231,14 +233,23 @@ func anthropicEncoder(body []byte, sample int, stream bool) Encoder {
 			return e
 		},
 		Malformed: `{"id": "msg_01` + id + `", "type": "message", "role": "assistant", "content": [{"type": "text", "text": "unterminated`,
-		Completion: func(model string, msg llm.Message, truncated bool, in, out int) (any, error) {
-			return anthropicMessage(id, model, msg, finishOf(msg, truncated, "end_turn", "max_tokens", "tool_use"), in, out)
+		Completion: func(model string, msg llm.Message, end End, in, out int) (any, error) {
+			return anthropicMessage(id, model, msg, end, in, out)
 		},
 	}
 	if stream {
 		d.Events = anthropicEvents(id)
 	}
 	return d
+}
+
+// anthropicStop is the stop_reason of an answer carrying msg that ended as
+// end says, and its stop_sequence: the one it met, else null.
+func anthropicStop(msg llm.Message, end End) (reason string, seq any) {
+	if end.Stop != "" && !end.Truncated {
+		return "stop_sequence", end.Stop
+	}
+	return finishOf(msg, end, "end_turn", "max_tokens", "tool_use"), nil
 }
 
 // anthropicMessage is a Messages response for msg, with the fields a
@@ -248,7 +259,8 @@ func anthropicEncoder(body []byte, sample int, stream bool) Encoder {
 // has nothing to say, and clients that check the shape (the Vercel AI SDK
 // does, with a schema) refuse a null where they expect an array. Tool call
 // arguments must be JSON objects: tool_use inputs are.
-func anthropicMessage(id, model string, msg llm.Message, stop string, in, out int) (map[string]any, error) {
+func anthropicMessage(id, model string, msg llm.Message, end End, in, out int) (map[string]any, error) {
+	stop, seq := anthropicStop(msg, end)
 	content := []any{}
 	if msg.Content != "" || len(msg.ToolCalls) == 0 {
 		content = append(content, map[string]any{"type": "text", "text": msg.Content})
@@ -265,7 +277,7 @@ func anthropicMessage(id, model string, msg llm.Message, stop string, in, out in
 	}
 	return map[string]any{
 		"id": "msg_01" + id, "type": "message", "role": "assistant", "model": model,
-		"content": content, "stop_reason": stop, "stop_sequence": nil, "stop_details": nil,
+		"content": content, "stop_reason": stop, "stop_sequence": seq, "stop_details": nil,
 		"usage": map[string]any{
 			"input_tokens": in, "output_tokens": out,
 			"cache_creation_input_tokens": 0, "cache_read_input_tokens": 0,

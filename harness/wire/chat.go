@@ -52,8 +52,10 @@ type chatRequest struct {
 	N                   *int            `json:"n"` // how many choices to answer: 1 unless given
 	// Logprobs asks for the answer's token log probabilities, each with
 	// up to TopLogprobs alternatives (logprobs.go).
-	Logprobs      bool `json:"logprobs"`
-	TopLogprobs   *int `json:"top_logprobs"`
+	Logprobs    bool `json:"logprobs"`
+	TopLogprobs *int `json:"top_logprobs"`
+	// Stop is where the answer's text must end: a string, or up to four.
+	Stop          json.RawMessage `json:"stop"`
 	StreamOptions *struct {
 		IncludeUsage bool `json:"include_usage"`
 	} `json:"stream_options"`
@@ -135,12 +137,12 @@ func chatEncoder(body []byte, sample int, wr chatRequest) Encoder {
 		Header:    openAIRequestHeader(sum),
 		Error:     openAIStatusError,
 		Malformed: `{"id": "` + id + `", "choices": [{"message": {"role": "assistant", "content": "unterminated`,
-		Completion: func(model string, msg llm.Message, truncated bool, in, out int) (any, error) {
+		Completion: func(model string, msg llm.Message, end End, in, out int) (any, error) {
 			if err := oneCall(msg, legacy); err != nil {
 				return nil, err
 			}
 			msg = callIDs(msg, h)
-			resp := completion(id, model, msg, chatFinish(msg, truncated, legacy), legacy, n, in, out)
+			resp := completion(id, model, msg, chatFinish(msg, end, legacy), legacy, n, in, out)
 			if top >= 0 {
 				lp, err := chatLogprobs(msg.Content, top)
 				if err != nil {
@@ -155,22 +157,22 @@ func chatEncoder(body []byte, sample int, wr chatRequest) Encoder {
 	}
 	if stream {
 		events := openAIEvents(id, includeUsage, legacy, n, top)
-		e.Events = func(model string, msg llm.Message, truncated bool, in, out int) ([]Event, error) {
+		e.Events = func(model string, msg llm.Message, end End, in, out int) ([]Event, error) {
 			if err := oneCall(msg, legacy); err != nil {
 				return nil, err
 			}
-			return events(model, callIDs(msg, h), truncated, in, out)
+			return events(model, callIDs(msg, h), end, in, out)
 		}
 	}
 	return e
 }
 
 // chatFinish is the finish_reason of an answer carrying msg.
-func chatFinish(msg llm.Message, truncated, legacy bool) string {
+func chatFinish(msg llm.Message, end End, legacy bool) string {
 	if legacy {
-		return finishOf(msg, truncated, "stop", "length", "function_call")
+		return finishOf(msg, end, "stop", "length", "function_call")
 	}
-	return finishOf(msg, truncated, "stop", "length", "tool_calls")
+	return finishOf(msg, end, "stop", "length", "tool_calls")
 }
 
 // oneCall refuses an answer of more than one call to a legacy request,
@@ -205,7 +207,7 @@ func callIDs(msg llm.Message, h string) llm.Message {
 // function message the result of the latest call of its function not
 // answered yet.
 func (wr chatRequest) decode() Request {
-	r := Request{Model: wr.Model, MaxTokens: cmp.Or(wr.MaxCompletionTokens, wr.MaxTokens), Choice: openAIChoice(wr.ToolChoice)}
+	r := Request{Model: wr.Model, MaxTokens: cmp.Or(wr.MaxCompletionTokens, wr.MaxTokens), Choice: openAIChoice(wr.ToolChoice), Stop: wr.stops()}
 	if wr.legacy() {
 		r.Choice = openAIChoice(wr.FunctionCall)
 		r.Choice.One = true
@@ -314,6 +316,18 @@ func completion(id, model string, msg llm.Message, finish string, legacy bool, n
 		"usage":        chatUsage(in, out*n),
 		"service_tier": "default", "system_fingerprint": SystemFingerprint,
 	}
+}
+
+// stops are wr's stop sequences: stop given as a string or as an array of
+// them (none when it is neither).
+func (wr chatRequest) stops() []string {
+	var one string
+	if json.Unmarshal(wr.Stop, &one) == nil {
+		return []string{one}
+	}
+	var many []string
+	json.Unmarshal(wr.Stop, &many)
+	return many
 }
 
 // chatLogprobs is a choice's logprobs for its text, each token with top

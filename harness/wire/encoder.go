@@ -22,18 +22,27 @@ type Encoder struct {
 	// Malformed is a 200 body cut off in the middle of its JSON.
 	Malformed string
 	// Completion is the response body carrying msg, an answer of in input
-	// and out output tokens; truncated when it was cut at the token limit.
-	Completion func(model string, msg llm.Message, truncated bool, in, out int) (any, error)
+	// and out output tokens that ended as end says.
+	Completion func(model string, msg llm.Message, end End, in, out int) (any, error)
 	// Events, set when the request asks for a stream, are the stream
 	// events carrying msg (see Event).
-	Events func(model string, msg llm.Message, truncated bool, in, out int) ([]Event, error)
+	Events func(model string, msg llm.Message, end End, in, out int) ([]Event, error)
+}
+
+// End is how an answer ended, beyond the calls it makes: cut at the token
+// limit (Truncated), or at one of the request's stop sequences (Stop, the
+// one it met; Request.StopAt).
+type End struct {
+	Truncated bool
+	Stop      string
 }
 
 // finishOf names why an answer ended, in a dialect's words for a whole
-// answer, one cut at the token limit and one that calls tools.
-func finishOf(msg llm.Message, truncated bool, stop, length, toolCalls string) string {
+// answer (or one that met a stop sequence), one cut at the token limit and
+// one that calls tools.
+func finishOf(msg llm.Message, end End, stop, length, toolCalls string) string {
 	switch {
-	case truncated:
+	case end.Truncated:
 		return length
 	case len(msg.ToolCalls) > 0:
 		return toolCalls

@@ -134,6 +134,9 @@ type geminiConfig struct {
 	ResponseLogprobs      bool `json:"responseLogprobs"`
 	ResponseLogprobsSnake bool `json:"response_logprobs"`
 	Logprobs              *int `json:"logprobs"`
+	// StopSequences are where the answer's text must end.
+	StopSequences      []string `json:"stopSequences"`
+	StopSequencesSnake []string `json:"stop_sequences"`
 }
 
 // logprobsAsked is how many alternatives g asks for each token of the
@@ -187,6 +190,7 @@ func (gr *geminiRequest) fold() {
 		g.ResponseJSONSchema = orRaw(g.ResponseJSONSchema, c.ResponseJSONSchema, c.ResponseJSONSchemaSnake)
 		g.ResponseLogprobs = g.ResponseLogprobs || c.ResponseLogprobs || c.ResponseLogprobsSnake
 		g.Logprobs = cmp.Or(g.Logprobs, c.Logprobs)
+		g.StopSequences = slices.Concat(g.StopSequences, c.StopSequences, c.StopSequencesSnake)
 	}
 	g := &gr.GenerationConfig
 	g.MaxOutputTokens = cmp.Or(g.MaxOutputTokens, g.MaxOutputTokensSnake)
@@ -195,6 +199,7 @@ func (gr *geminiRequest) fold() {
 	g.ResponseSchema = orRaw(g.ResponseSchema, g.ResponseSchemaSnake)
 	g.ResponseJSONSchema = orRaw(g.ResponseJSONSchema, g.ResponseJSONSchemaSnake)
 	g.ResponseLogprobs = g.ResponseLogprobs || g.ResponseLogprobsSnake
+	g.StopSequences = append(g.StopSequences, g.StopSequencesSnake...)
 	for i := range gr.Tools {
 		t := &gr.Tools[i]
 		t.FunctionDeclarations = append(t.FunctionDeclarations, t.FunctionDeclarationsSnake...)
@@ -274,8 +279,8 @@ func geminiEncoder(body []byte, sample int, stream bool, n, top int) Encoder {
 	e := Encoder{
 		Error:     geminiError,
 		Malformed: `{"candidates": [{"content": {"role": "model", "parts": [{"text": "unterminated`,
-		Completion: func(model string, msg llm.Message, truncated bool, in, out int) (any, error) {
-			whole, err := geminiCompletion(id, model, msg, finishOf(msg, truncated, "STOP", "MAX_TOKENS", "STOP"), n, in, out)
+		Completion: func(model string, msg llm.Message, end End, in, out int) (any, error) {
+			whole, err := geminiCompletion(id, model, msg, finishOf(msg, end, "STOP", "MAX_TOKENS", "STOP"), n, in, out)
 			if err != nil || top < 0 || msg.Content == "" {
 				return whole, err
 			}
@@ -290,8 +295,8 @@ func geminiEncoder(body []byte, sample int, stream bool, n, top int) Encoder {
 		},
 	}
 	if stream {
-		e.Events = func(model string, msg llm.Message, truncated bool, in, out int) ([]Event, error) {
-			return geminiEvents(id, model, msg, truncated, n, top, in, out)
+		e.Events = func(model string, msg llm.Message, end End, in, out int) ([]Event, error) {
+			return geminiEvents(id, model, msg, end, n, top, in, out)
 		}
 	}
 	return e
@@ -305,7 +310,7 @@ type pendingCall struct{ id, name string }
 // functionCall is an error; else (reading recorded traffic) it is a tool
 // message with its own id, if it has one.
 func (gr geminiRequest) decode(model string, strict bool) (Request, error) {
-	r := Request{Model: model, MaxTokens: gr.GenerationConfig.MaxOutputTokens, Choice: gr.choice()}
+	r := Request{Model: model, MaxTokens: gr.GenerationConfig.MaxOutputTokens, Choice: gr.choice(), Stop: gr.GenerationConfig.StopSequences}
 	r.JSON = gr.GenerationConfig.ResponseMIMEType == "application/json"
 	if rs := orRaw(gr.GenerationConfig.ResponseJSONSchema, gr.GenerationConfig.ResponseSchema); len(rs) > 0 {
 		var titled struct {

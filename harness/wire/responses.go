@@ -274,7 +274,7 @@ func responsesEncoder(rr responsesRequest, body []byte, sample int) Encoder {
 		Header:    openAIRequestHeader(sum),
 		Error:     openAIStatusError,
 		Malformed: `{"id": "` + id + `", "object": "response", "status": "completed", "output": [{"type": "message", "content": [{"type": "output_text", "text": "unterminated`,
-		Completion: func(model string, msg llm.Message, truncated bool, in, out int) (any, error) {
+		Completion: func(model string, msg llm.Message, end End, in, out int) (any, error) {
 			resp := rr.echo(id, model, in, out)
 			logprobs := []any{}
 			if top := rr.logprobsAsked(); top >= 0 && msg.Content != "" {
@@ -286,7 +286,7 @@ func responsesEncoder(rr responsesRequest, body []byte, sample int) Encoder {
 			}
 			var items []any
 			status := "completed"
-			if truncated {
+			if end.Truncated {
 				resp["status"], status = "incomplete", "incomplete"
 				resp["incomplete_details"] = map[string]any{"reason": "max_output_tokens"}
 			}
@@ -307,8 +307,8 @@ func responsesEncoder(rr responsesRequest, body []byte, sample int) Encoder {
 		},
 	}
 	if rr.Stream {
-		d.Events = func(model string, msg llm.Message, truncated bool, in, out int) ([]Event, error) {
-			whole, err := d.Completion(model, msg, truncated, in, out)
+		d.Events = func(model string, msg llm.Message, end End, in, out int) ([]Event, error) {
+			whole, err := d.Completion(model, msg, end, in, out)
 			if err != nil {
 				return nil, err
 			}

@@ -15,10 +15,10 @@ import (
 // message_stop. Each is sent with its type as the event name.
 
 // anthropicEvents returns the dialect's stream encoder for message id.
-func anthropicEvents(id string) func(model string, msg llm.Message, truncated bool, in, out int) ([]Event, error) {
-	return func(model string, msg llm.Message, truncated bool, in, out int) ([]Event, error) {
-		stop := finishOf(msg, truncated, "end_turn", "max_tokens", "tool_use")
-		whole, err := anthropicMessage(id, model, msg, stop, in, out)
+func anthropicEvents(id string) func(model string, msg llm.Message, end End, in, out int) ([]Event, error) {
+	return func(model string, msg llm.Message, end End, in, out int) ([]Event, error) {
+		stop, seq := anthropicStop(msg, end)
+		whole, err := anthropicMessage(id, model, msg, end, in, out)
 		if err != nil {
 			return nil, err
 		}
@@ -31,7 +31,7 @@ func anthropicEvents(id string) func(model string, msg llm.Message, truncated bo
 			usage[k] = v
 		}
 		usage["output_tokens"] = 1 // as the API's message_start reports it
-		start["content"], start["stop_reason"], start["usage"] = []any{}, nil, usage
+		start["content"], start["stop_reason"], start["stop_sequence"], start["usage"] = []any{}, nil, nil, usage
 		ev := func(kind int, data map[string]any, before int) Event {
 			return Event{Kind: kind, Name: data["type"].(string), Data: data, Before: before}
 		}
@@ -87,7 +87,7 @@ func anthropicEvents(id string) func(model string, msg llm.Message, truncated bo
 		closeBlock(EventTail, out) // the last block ends with the answer
 		events = append(events,
 			ev(EventTail, map[string]any{"type": "message_delta",
-				"delta": map[string]any{"stop_reason": stop, "stop_sequence": nil, "stop_details": nil},
+				"delta": map[string]any{"stop_reason": stop, "stop_sequence": seq, "stop_details": nil},
 				"usage": map[string]any{"input_tokens": in, "output_tokens": out, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}}, 0),
 			ev(EventDone, map[string]any{"type": "message_stop"}, 0))
 		return events, nil

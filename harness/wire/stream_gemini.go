@@ -20,8 +20,8 @@ import (
 
 // geminiEvents is the dialect's stream encoder: every chunk carries the
 // response's id.
-func geminiEvents(id, model string, msg llm.Message, truncated bool, n, top, in, out int) ([]Event, error) {
-	whole, err := geminiCompletion(id, model, msg, finishOf(msg, truncated, "STOP", "MAX_TOKENS", "STOP"), n, in, out)
+func geminiEvents(id, model string, msg llm.Message, end End, n, top, in, out int) ([]Event, error) {
+	whole, err := geminiCompletion(id, model, msg, finishOf(msg, end, "STOP", "MAX_TOKENS", "STOP"), n, in, out)
 	if err != nil {
 		return nil, err
 	}

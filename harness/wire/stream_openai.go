@@ -24,8 +24,8 @@ import (
 // usage chunk when includeUsage, answering the legacy functions API when
 // legacy, with each token's log probability and top alternatives when top
 // >= 0.
-func openAIEvents(id string, includeUsage, legacy bool, n, top int) func(model string, msg llm.Message, truncated bool, in, out int) ([]Event, error) {
-	return func(model string, msg llm.Message, truncated bool, in, out int) ([]Event, error) {
+func openAIEvents(id string, includeUsage, legacy bool, n, top int) func(model string, msg llm.Message, end End, in, out int) ([]Event, error) {
+	return func(model string, msg llm.Message, end End, in, out int) ([]Event, error) {
 		var events []Event
 		// add appends the chunk of delta (and finish) once per choice,
 		// with logprobs (nil for none).
@@ -73,7 +73,7 @@ func openAIEvents(id string, includeUsage, legacy bool, n, top int) func(model s
 			}
 			add(EventContent, delta, logprobs, nil, p.before)
 		}
-		add(EventTail, map[string]any{}, nil, chatFinish(msg, truncated, legacy), 0)
+		add(EventTail, map[string]any{}, nil, chatFinish(msg, end, legacy), 0)
 		if includeUsage {
 			events = append(events, Event{Kind: EventTail, Data: map[string]any{
 				"id": id, "object": "chat.completion.chunk", "created": 0, "model": model, "choices": []any{},

@@ -38,7 +38,8 @@ var chatToolName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 // answers no tool call of the assistant message before it; an assistant
 // message whose tool calls are not all answered by the tool messages right
 // after it; stream_options without stream; n outside 1 to 128;
-// top_logprobs outside 0 to 20; a tool name outside ^[a-zA-Z0-9_-]{1,64}$.
+// more than 4 stop sequences; top_logprobs outside 0 to 20; a tool name
+// outside ^[a-zA-Z0-9_-]{1,64}$.
 func validateChat(wr chatRequest) error {
 	if wr.Model == "" {
 		return &invalid{msg: "you must provide a model parameter"}
@@ -51,6 +52,9 @@ func validateChat(wr chatRequest) error {
 	}
 	if n := wr.N; n != nil && *n > 128 {
 		return &invalid{msg: fmt.Sprintf("Invalid 'n': integer above maximum value. Expected a value <= 128, but got %d instead.", *n), param: "n", code: "integer_above_max_value"}
+	}
+	if n := len(wr.stops()); n > maxStops {
+		return &invalid{msg: fmt.Sprintf("Invalid 'stop': array too long. Expected an array with maximum length %d, but got an array with length %d instead.", maxStops, n), param: "stop", code: "array_above_max_length"}
 	}
 	if t := wr.TopLogprobs; t != nil && (*t < 0 || *t > maxTopLogprobs) {
 		return &invalid{msg: fmt.Sprintf("Invalid 'top_logprobs': expected a value from 0 to %d, but got %d instead.", maxTopLogprobs, *t), param: "top_logprobs"}
@@ -140,6 +144,9 @@ func calledBy(wr chatRequest, calling int, id string) bool {
 	}
 	return false
 }
+
+// maxStops is the most stop sequences a Chat Completions request may give.
+const maxStops = 4
 
 // maxCandidates is the most candidates a generateContent request may ask
 // for (candidateCount), as Gemini's models allow.

@@ -38,6 +38,27 @@ type Request struct {
 	Shape string
 	// Choice is what the request lets the answer call.
 	Choice Choice
+	// Stop are the sequences at which the answer's text must end (Chat's
+	// stop, Anthropic's stop_sequences, Gemini's stopSequences); see StopAt.
+	Stop []string
+}
+
+// StopAt ends msg where a model given r's stop sequences would stop: at
+// the first place in its text where one of them starts, leaving the
+// sequence out; the calls after that text are never made. It returns the
+// sequence it met ("" when none, and msg as it was).
+func (r Request) StopAt(msg llm.Message) (llm.Message, string) {
+	at, met := -1, ""
+	for _, s := range r.Stop {
+		if i := strings.Index(msg.Content, s); s != "" && i >= 0 && (at < 0 || i < at) {
+			at, met = i, s
+		}
+	}
+	if at < 0 {
+		return msg, ""
+	}
+	msg.Content, msg.ToolCalls = msg.Content[:at], nil
+	return msg, met
 }
 
 // System returns the concatenated system messages.
