@@ -211,7 +211,7 @@ var _ = Describe("the Anthropic Messages wire format", func() {
 		)
 
 		It("reads string content, text-block system prompts and tool results given as text blocks", func() {
-			resp, b := wirePost(srv, http.MethodPost, "/v1/messages", `{"model": "m", "max_tokens": 9,
+			resp, b := wirePost(srv, http.MethodPost, "/v1/messages", `{"model": "m", "max_tokens": 4096,
 				"system": [{"type": "text", "text": "`+echoPrompt+`"}],
 				"messages": [
 					{"role": "user", "content": "call get_sst"},

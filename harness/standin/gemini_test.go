@@ -292,7 +292,7 @@ var _ = Describe("the Gemini wire format", func() {
 					{"role": "model", "parts": [{"text": "Weighing it…", "thought": true}, {"functionCall": {"name": "get_sst", "args": {"lon": 1}}}]},
 					{"role": "user", "parts": [{"functionResponse": {"name": "get_sst", "response": {"sst": 26.4}}}, {"text": "and now?"}]}],
 				"tools": [{"functionDeclarations": [{"name": "get_sst", "parameters": {"type": "OBJECT"}}]}],
-				"generationConfig": {"maxOutputTokens": 99, "responseMimeType": "application/json"}}`)
+				"generationConfig": {"maxOutputTokens": 4099, "responseMimeType": "application/json"}}`)
 			Expect(resp.StatusCode).To(Equal(http.StatusOK), "body %s", body)
 			var out struct {
 				Candidates []struct {
@@ -304,7 +304,7 @@ var _ = Describe("the Gemini wire format", func() {
 			Expect(json.Unmarshal(body, &out)).To(Succeed())
 			r := seen(llm.Response{Message: llm.Message{Content: out.Candidates[0].Content.Parts[0].Text}})
 			Expect(r.JSON).To(BeTrue())
-			Expect(r.MaxTokens).To(Equal(99))
+			Expect(r.MaxTokens).To(Equal(4099))
 			Expect(string(r.Tools[0].Parameters)).To(MatchJSON(`{"type": "OBJECT"}`))
 			Expect(r.Messages).To(HaveLen(5))
 			Expect(r.Messages[2].Content).To(BeEmpty(), "thoughts are dropped")

@@ -366,10 +366,16 @@ func (s *Server) respond(w http.ResponseWriter, d wire.Encoder, req Request, sam
 			w.Header().Set(cassette.FaultHeader, fault)
 		}
 	}
-	// A model given stop sequences stops at the first it writes.
+	// A model given stop sequences stops at the first it writes, and one
+	// given a token limit where it reaches it.
 	var end wire.End
 	msg, end.Stop = req.StopAt(msg)
 	out := s.counter.Output(msg)
+	msg, out, end.Truncated, err = req.LimitAt(msg, out)
+	if err != nil {
+		writeFailure(w, d, http.StatusInternalServerError, err.Error(), s.opts.Latency.Of(in, 0))
+		return
+	}
 	if d.Events != nil {
 		s.stream(w, d, req.Model, msg, end, in, out, smp, fault)
 		return

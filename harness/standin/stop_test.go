@@ -10,6 +10,7 @@ import (
 	. "github.com/onsi/gomega"
 	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/responses"
 	"google.golang.org/genai"
 
 	"github.com/agentreplay/testbed/harness/standin"
@@ -123,5 +124,79 @@ var _ = Describe("stop sequences, which the stand-in's answers end at as a model
 			Expect(cut.Candidates[0].FinishReason).To(Equal(genai.FinishReasonStop))
 			Expect(strings.HasPrefix(whole.Text(), cut.Text()+stopAt)).To(BeTrue(), "%q, then %q", cut.Text(), whole.Text())
 		})
+	})
+})
+
+var _ = Describe("a token limit, at which the stand-in's answers end as a model's do", func() {
+	var srv *standin.Server
+	BeforeEach(func() {
+		srv = startStandin(standin.Options{Policies: []standin.Policy{echo{}}})
+	})
+	// firstTokens is the first n tokens of text, as the stand-in cuts it.
+	firstTokens := func(text string, n int) string {
+		return strings.Join(answerTokens(text)[:n], "")
+	}
+
+	It("Chat Completions: the first max_tokens tokens, finish_reason length, the usage the limit; calls it had no room for never made", func() {
+		c := sdk.NewClient(option.WithBaseURL(srv.URL()+"/v1"), option.WithAPIKey("sk-test"), option.WithMaxRetries(0))
+		params := func(user string, limit int64) sdk.ChatCompletionNewParams {
+			p := sdk.ChatCompletionNewParams{Model: gpt, Messages: []sdk.ChatCompletionMessageParamUnion{sdk.SystemMessage(echoPrompt), sdk.UserMessage(user)},
+				Tools: []sdk.ChatCompletionToolUnionParam{sdk.ChatCompletionFunctionTool(sdk.FunctionDefinitionParam{Name: "get_sst"})}}
+			if limit > 0 {
+				p.MaxTokens = sdk.Int(limit)
+			}
+			return p
+		}
+		whole, err := c.Chat.Completions.New(context.Background(), params("hello", 0))
+		Expect(err).NotTo(HaveOccurred())
+		cut, err := c.Chat.Completions.New(context.Background(), params("hello", 5))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(cut.Choices[0].Message.Content).To(Equal(firstTokens(whole.Choices[0].Message.Content, 5)))
+		Expect(cut.Choices[0].FinishReason).To(Equal("length"))
+		Expect(cut.Usage.CompletionTokens).To(BeEquivalentTo(5))
+
+		call, err := c.Chat.Completions.New(context.Background(), params("call get_sst", 0))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(call.Choices[0].Message.ToolCalls).To(HaveLen(1))
+		Expect(call.Usage.CompletionTokens).To(BeNumerically(">", 2))
+		cut, err = c.Chat.Completions.New(context.Background(), params("call get_sst", 2))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(cut.Choices[0].Message.ToolCalls).To(BeEmpty())
+		Expect(cut.Choices[0].FinishReason).To(Equal("length"))
+	})
+
+	It("Anthropic: stop_reason max_tokens, whole and streamed", func() {
+		c := officialSDK(srv)
+		params := asdk.MessageNewParams{Model: claude, MaxTokens: 5, System: []asdk.TextBlockParam{{Text: echoPrompt}},
+			Messages: []asdk.MessageParam{asdk.NewUserMessage(asdk.NewTextBlock("hello"))}}
+		cut, err := c.Messages.New(context.Background(), params)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(cut.StopReason).To(BeEquivalentTo("max_tokens"))
+		Expect(cut.Usage.OutputTokens).To(BeEquivalentTo(5))
+		s := c.Messages.NewStreaming(context.Background(), params)
+		var acc asdk.Message
+		for s.Next() {
+			Expect(acc.Accumulate(s.Current())).To(Succeed())
+		}
+		Expect(s.Err()).NotTo(HaveOccurred())
+		Expect(acc.StopReason).To(BeEquivalentTo("max_tokens"))
+		Expect(acc.Content[0].Text).To(Equal(cut.Content[0].Text))
+	})
+
+	It("the Responses API: status incomplete for max_output_tokens", func() {
+		resp := sdkResponse(srv, responses.ResponseNewParams{Input: userInput("hello"), MaxOutputTokens: sdk.Int(16)})
+		Expect(resp.Status).To(Equal(responses.ResponseStatusIncomplete))
+		Expect(resp.IncompleteDetails.Reason).To(BeEquivalentTo("max_output_tokens"))
+		Expect(resp.Usage.OutputTokens).To(BeEquivalentTo(16))
+	})
+
+	It("Gemini: finishReason MAX_TOKENS", func() {
+		c, err := genai.NewClient(context.Background(), &genai.ClientConfig{APIKey: "k", Backend: genai.BackendGeminiAPI, HTTPOptions: genai.HTTPOptions{BaseURL: srv.URL()}})
+		Expect(err).NotTo(HaveOccurred())
+		resp, err := c.Models.GenerateContent(context.Background(), "gemini-2.5-flash", []*genai.Content{genai.NewContentFromText("hello", genai.RoleUser)},
+			&genai.GenerateContentConfig{SystemInstruction: genai.NewContentFromText(echoPrompt, genai.RoleUser), MaxOutputTokens: 5})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(resp.Candidates[0].FinishReason).To(Equal(genai.FinishReasonMaxTokens))
+		Expect(resp.UsageMetadata.CandidatesTokenCount).To(BeEquivalentTo(5))
 	})
 })

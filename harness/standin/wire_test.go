@@ -57,7 +57,7 @@ var _ = Describe("every wire format", func() {
 				llm.Message{Role: llm.RoleUser, Content: "hello"},
 				llm.Message{Role: llm.RoleAssistant, Content: "hi"},
 				llm.Message{Role: llm.RoleUser, Content: "again"})
-			req.MaxTokens = 64
+			req.MaxTokens = 4096 // room for the echo: a model stops at its limit
 			resp := chat(f.client(srv, http.DefaultClient), req)
 			Expect(resp.Model).To(Equal(f.model))
 			Expect(resp.FinishReason).To(Equal(f.stop))
@@ -66,7 +66,7 @@ var _ = Describe("every wire format", func() {
 
 			r := seen(resp)
 			Expect(r.Model).To(Equal(f.model))
-			Expect(r.MaxTokens).To(Equal(64))
+			Expect(r.MaxTokens).To(Equal(4096))
 			Expect(r.Messages).To(Equal(req.Messages))
 			Expect(r.System()).To(Equal(echoPrompt))
 			Expect(r.Tools).To(BeEmpty())

@@ -42,3 +42,23 @@ var _ = Describe("stop sequences", func() {
 		Entry("Gemini, snake_case", wire.Gemini, "/v1beta/models/m:generateContent", `{"generation_config": {"stop_sequences": ["\nObservation:"]}, "contents": [{"role": "user", "parts": [{"text": "hi"}]}]}`),
 	)
 })
+
+var _ = Describe("a token limit", func() {
+	tool := []llm.ToolCall{{ID: "call_1", Name: "search", Arguments: json.RawMessage(`{"q": "tides"}`)}}
+
+	DescribeTable("ends the answer where a model given it stops",
+		func(limit int, msg llm.Message, out int, content string, calls, reported int, cut bool) {
+			got, n, was, err := wire.Request{MaxTokens: limit}.LimitAt(msg, out)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(got.Content).To(Equal(content))
+			Expect(got.ToolCalls).To(HaveLen(calls))
+			Expect(n).To(Equal(reported))
+			Expect(was).To(Equal(cut))
+		},
+		Entry("none given", 0, llm.Message{Content: "The tide is high."}, 5, "The tide is high.", 0, 5, false),
+		Entry("an answer that fits", 5, llm.Message{Content: "The tide is high."}, 5, "The tide is high.", 0, 5, false),
+		Entry("text over it: its first tokens", 3, llm.Message{Content: "The tide is high."}, 5, "The tide is", 0, 3, true),
+		Entry("a character the last token would split is left out", 2, llm.Message{Content: "ok 🌍"}, 4, "ok ", 0, 2, true),
+		Entry("text that fits, then calls that do not: the calls never made", 6, llm.Message{Content: "Looking.", ToolCalls: tool}, 12, "Looking.", 0, 6, true),
+	)
+})

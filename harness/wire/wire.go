@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/agentreplay/testbed/agents/llm"
 )
@@ -41,6 +42,32 @@ type Request struct {
 	// Stop are the sequences at which the answer's text must end (Chat's
 	// stop, Anthropic's stop_sequences, Gemini's stopSequences); see StopAt.
 	Stop []string
+}
+
+// LimitAt ends msg where a model given r's token limit (MaxTokens) would
+// stop, when msg takes out output tokens, more than that: its text after
+// the limit's worth of tokens (less a character the last of them would
+// split) is never written, nor are the calls that would come after it,
+// even when the limit falls inside them. It returns what is left, the
+// output tokens to report (the limit) and whether it cut; msg and out as
+// they were when r has no limit or msg fits.
+func (r Request) LimitAt(msg llm.Message, out int) (llm.Message, int, bool, error) {
+	if r.MaxTokens <= 0 || out <= r.MaxTokens {
+		return msg, out, false, nil
+	}
+	toks, err := answerTokens(msg.Content)
+	if err != nil {
+		return msg, out, false, err
+	}
+	if len(toks) > r.MaxTokens {
+		text := strings.Join(toks[:r.MaxTokens], "")
+		for len(text) > 0 && !utf8.ValidString(text) {
+			text = text[:len(text)-1]
+		}
+		msg.Content = text
+	}
+	msg.ToolCalls = nil
+	return msg, r.MaxTokens, true, nil
 }
 
 // StopAt ends msg where a model given r's stop sequences would stop: at
