@@ -115,7 +115,8 @@ var _ = Describe("token log probabilities, when the request asks for them", func
 			for s.Next() {
 				c := s.Current()
 				Expect(acc.AddChunk(c)).To(BeTrue())
-				if len(c.Choices) == 0 || c.Choices[0].Delta.Content == "" {
+				Expect(c.Choices).To(HaveLen(1), "no usage chunk was asked for: %s", c.RawJSON())
+				if c.Choices[0].Delta.Content == "" {
 					Expect(c.Choices[0].JSON.Logprobs.Raw()).To(Equal("null"), "a chunk without text: %s", c.RawJSON())
 					continue
 				}
