@@ -70,6 +70,9 @@ type observer struct {
 	// turns are the turns the program started while that stream was
 	// handed on, to note once it has been read (turn).
 	turns []int
+	// threads are the run's Responses API answers, for the requests
+	// that continue one (previous_response_id).
+	threads wire.Threads
 }
 
 // askedCall is one tool call the model asked for and what the traffic
@@ -224,7 +227,7 @@ func (o *observer) embed(req *http.Request, body []byte, resp *http.Response, go
 // model reports one model call, of dialect d, and the tool results its
 // request carries.
 func (o *observer) model(d wire.Dialect, req *http.Request, body []byte, resp *http.Response, got []byte, err error, took time.Duration) {
-	in, derr := wire.Decode(d, req.URL.Path, body)
+	in, derr := o.threads.Decode(d, req.URL.Path, body)
 	if derr != nil {
 		return // not a request the harness reads: the call stays an HTTP exchange
 	}
@@ -243,6 +246,9 @@ func (o *observer) model(d wire.Dialect, req *http.Request, body []byte, resp *h
 			}
 		} else {
 			out = decodeResponse(d, got)
+		}
+		if err == nil && d == wire.Responses {
+			o.threads.Answered(body, out.Message, got)
 		}
 	}
 	numberCalls(in.Messages, out.Message.ToolCalls)

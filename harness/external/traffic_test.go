@@ -108,6 +108,29 @@ echo '{"text": "21 °C"}'`
 		Expect(tr.resps[1].Message.Content).To(Equal("21 °C"))
 		Expect(tr.tools).To(Equal([]string{`get_weather {"city":"Taipei"} raw={"temp": 21, "unit": "C", "station": "Taipei"} context=21 C`}))
 	})
+
+	DescribeTable("reads a call that continues an answer (previous_response_id) after that answer's conversation, as the API does, unless the answer was not stored",
+		func(store string, want []llm.Message) {
+			const tools = `"tools": [{"type": "function", "name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}]`
+			tr := runOver(&responsesAPI{}, llm.Endpoint{Provider: llm.ProviderOpenAI, BaseURL: "https://api.openai.com/v1", Model: "gpt-4.1-mini", API: llm.APIResponses},
+				map[string]string{"weather": "https://weather.example"},
+				`curl -s -X POST "$OPENAI_BASE_URL/responses" -H 'Content-Type: application/json' -d '{"model": "gpt-4.1-mini", "instructions": "You report the weather.", `+store+`"input": "Weather in Taipei?", `+tools+`}' >/dev/null
+curl -s -X POST "$OPENAI_BASE_URL/responses" -H 'Content-Type: application/json' -d '{"model": "gpt-4.1-mini", "instructions": "Be brief.", "previous_response_id": "resp_1", "input": [{"type": "function_call_output", "call_id": "call_w1", "output": "21 C"}], `+tools+`}' >/dev/null`)
+			Expect(tr.calls).To(HaveLen(2))
+			Expect(tr.calls[1].Messages).To(Equal(want))
+			Expect(tr.tools).To(Equal([]string{`get_weather {"city":"Taipei"} raw=21 C context=21 C`}))
+		},
+		Entry("stored: the earlier input and answer, the new instructions only", "", []llm.Message{
+			{Role: llm.RoleSystem, Content: "Be brief."},
+			{Role: llm.RoleUser, Content: "Weather in Taipei?"},
+			{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "call_w1", Name: "get_weather", Arguments: json.RawMessage(`{"city":"Taipei"}`)}}},
+			{Role: llm.RoleTool, ToolCallID: "call_w1", Name: "get_weather", Content: "21 C"},
+		}),
+		Entry("store: false: its own input alone", `"store": false, `, []llm.Message{
+			{Role: llm.RoleSystem, Content: "Be brief."},
+			{Role: llm.RoleTool, ToolCallID: "call_w1", Content: "21 C"},
+		}),
+	)
 })
 
 // chatAPI answers Chat Completions calls with answers in order (each a

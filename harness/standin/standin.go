@@ -160,6 +160,9 @@ type Server struct {
 	srv      *http.Server
 	mu       sync.Mutex
 	rng      *rand.Rand
+	// threads keeps its Responses API answers' conversations, for the
+	// requests that continue one (previous_response_id).
+	threads wire.Threads
 }
 
 // New returns a stand-in handler; Start serves it on loopback.
@@ -227,8 +230,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		why     string
 	}{
 		{"/v1/messages", wire.Anthropic, ""},
-		{"/v1/responses", wire.Responses, ": it stores no responses to get, cancel or list"},
-		{"/openai/responses", wire.Responses, ": it stores no responses to get, cancel or list"}, // Azure OpenAI's
+		{"/v1/responses", wire.Responses, ": it keeps each response's conversation for previous_response_id, not the response to get, cancel or list"},
+		{"/openai/responses", wire.Responses, ": it keeps each response's conversation for previous_response_id, not the response to get, cancel or list"}, // Azure OpenAI's
 	} {
 		if !strings.HasSuffix(r.URL.Path, res.path) && !strings.Contains(r.URL.Path, res.path+"/") {
 			continue
@@ -274,7 +277,7 @@ func (s *Server) serveCount(w http.ResponseWriter, r *http.Request, d wire.Diale
 		writeError(w, d, http.StatusBadRequest, err.Error(), 0)
 		return
 	}
-	req, err := wire.ReadCount(d, body)
+	req, err := s.threads.ReadCount(d, body)
 	if err != nil {
 		header, refused := wire.Refusal(d, body, 0, err)
 		maps.Copy(w.Header(), header)
@@ -294,7 +297,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, d wire.Dialect) {
 		return
 	}
 	sample := sampleOf(r)
-	call, err := wire.Read(d, r.URL.Path, body, sample)
+	call, err := s.threads.Read(d, r.URL.Path, body, sample)
 	if err != nil {
 		header, refused := wire.Refusal(d, body, sample, err)
 		maps.Copy(w.Header(), header)

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+
+	"github.com/agentreplay/testbed/agents/llm"
 )
 
 // Token counting: each provider counts a request's input tokens without
@@ -31,9 +33,17 @@ func CountDialect(path string) (Dialect, bool) {
 }
 
 // ReadCount reads a token count request of dialect d as the request whose
-// input it counts. It reads as Decode does: what it cannot read as text is
-// left out, as it adds no text to count.
+// input it counts, as Threads.ReadCount with no answers kept.
 func ReadCount(d Dialect, body []byte) (Request, error) {
+	return (*Threads)(nil).ReadCount(d, body)
+}
+
+// ReadCount reads a token count request of dialect d as the request whose
+// input it counts. It reads as Decode does: what it cannot read as text is
+// left out, as it adds no text to count. A Responses API request that
+// continues an answer (previous_response_id) is read after its
+// conversation, which t must have kept, as the API counts it.
+func (t *Threads) ReadCount(d Dialect, body []byte) (Request, error) {
 	switch d {
 	case Anthropic:
 		ar, err := parse[anthropicRequest](body)
@@ -65,7 +75,14 @@ func ReadCount(d Dialect, body []byte) (Request, error) {
 		if err != nil {
 			return Request{}, err
 		}
-		return rr.decode(false)
+		var prior []llm.Message
+		if rr.PreviousResponseID != "" {
+			if prior, err = t.conversation(rr.PreviousResponseID); err != nil {
+				return Request{}, err
+			}
+		}
+		r, _, err := rr.decode(false, prior)
+		return r, err
 	}
 	return Request{}, errors.New("no token count in the " + d.String() + " API")
 }

@@ -29,15 +29,15 @@ func ErrorBody(d Dialect, status int, msg string) any {
 
 // Refusal is the 400 refusing a request of dialect d, whose body and
 // sample are given, that Read refused with err: the headers and body the
-// dialect's answers carry. For Chat Completions it has the param and code
-// the API gives, when validation found them. As the API's refusals do, it
+// dialect's answers carry. For Chat Completions and the Responses API it
+// has the param and code the API gives, when validation found them. As the API's refusals do, it
 // carries the request id the request's answer would have had
 // (RequestHeader), which Anthropic's body repeats.
 func Refusal(d Dialect, body []byte, sample int, err error) (http.Header, any) {
 	header := RequestHeader(d, body, sample)
 	var e *invalid
 	switch {
-	case d == Chat && errors.As(err, &e):
+	case (d == Chat || d == Responses) && errors.As(err, &e):
 		return header, OpenAIError(e.msg, "invalid_request_error", e.param, e.code)
 	case d == Anthropic:
 		refused := anthropicError(http.StatusBadRequest, err.Error())

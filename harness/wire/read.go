@@ -4,6 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+
+	"github.com/agentreplay/testbed/agents/llm"
 )
 
 // Call is a model request read for answering: what it asks, and how to
@@ -14,10 +17,19 @@ type Call struct {
 }
 
 // Read reads a request body of dialect d sent to path and checks it as the
-// real API does (Validate). The answer's ids derive from the body and
-// sample (sample 1, and each other sample, its own). Its error is the
-// request's refusal: answer it with 400 and Refusal.
+// real API does (Validate), as Threads.Read with no answers kept.
 func Read(d Dialect, path string, body []byte, sample int) (Call, error) {
+	return (*Threads)(nil).Read(d, path, body, sample)
+}
+
+// Read reads a request body of dialect d sent to path and checks it as the
+// real API does (Validate). The answer's ids derive from the body and
+// sample (sample 1, and each other sample, its own). A Responses API
+// request is read after the conversation of the answer it continues
+// (previous_response_id), which t must have kept; its own answer is kept
+// in t unless it says store: false. Its error is the request's refusal:
+// answer it with 400 and Refusal.
+func (t *Threads) Read(d Dialect, path string, body []byte, sample int) (Call, error) {
 	switch d {
 	case Chat:
 		wr, err := parse[chatRequest](body)
@@ -34,11 +46,23 @@ func Read(d Dialect, path string, body []byte, sample int) (Call, error) {
 		if err != nil {
 			return Call{}, err
 		}
-		req, err := rr.decode(true)
+		var prior []llm.Message
+		if rr.PreviousResponseID != "" {
+			if prior, err = t.conversation(rr.PreviousResponseID); err != nil {
+				return Call{}, err
+			}
+		}
+		req, own, err := rr.decode(true, prior)
 		if err != nil {
 			return Call{}, err
 		}
-		return Call{req, responsesEncoder(rr, body, sample)}, nil
+		var keep func(string, llm.Message)
+		if t != nil && (rr.Store == nil || *rr.Store) {
+			keep = func(id string, answer llm.Message) {
+				t.keep(id, rr.PreviousResponseID, append(slices.Clip(own), answer))
+			}
+		}
+		return Call{req, responsesEncoder(rr, body, sample, keep)}, nil
 	case Gemini:
 		model, stream, ok := GeminiModel(path)
 		if !ok {

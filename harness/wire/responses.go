@@ -41,11 +41,14 @@ import (
 // those parts are 0). Errors use OpenAI's body {"error": {"message",
 // "type", "param", "code"}} with the type its status documents. A request
 // the stand-in cannot serve gets a 400 invalid_request_error saying why,
-// never an empty success: previous_response_id or conversation (it stores nothing), a
-// max_output_tokens below the API's minimum of 16, tools other
+// never an empty success: a conversation (it keeps none), a
+// previous_response_id it does not know (the API's previous_response_not_found),
+// a max_output_tokens below the API's minimum of 16, tools other
 // than functions, input items or parts other than the ones above (an
 // image, file or audio part is left out: the stand-in cannot see it), a
-// function_call_output that answers no function_call. Decode, reading
+// function_call_output that answers no function_call. A request that
+// continues an answer it gave (previous_response_id) is read after that
+// answer's conversation, as the API reads it (Threads). Decode, reading
 // recorded traffic rather than answering it, leaves those out instead: a
 // function_call_output whose call came in an earlier response (after
 // previous_response_id) is a tool message with its call_id and no name.
@@ -110,29 +113,27 @@ type responsesItem struct {
 	Output    json.RawMessage `json:"output"` // a string or parts
 }
 
-// decode reads rr as a Request. When strict (the stand-in answering it),
-// its error is why the stand-in cannot serve it; else (reading recorded
-// traffic) what it cannot read is left out: stored state the request
-// points to (previous_response_id, conversation), items other than
-// messages and function calls and their outputs, parts other than text,
-// tools other than functions. Either way an image, file or audio part is
-// left out.
-func (rr responsesRequest) decode(strict bool) (Request, error) {
-	switch {
-	case !strict:
-	case rr.PreviousResponseID != "":
-		return Request{}, errors.New("previous_response_id: the stand-in stores no responses; send the whole conversation as input")
-	case len(rr.Conversation) > 0 && string(rr.Conversation) != "null":
-		return Request{}, errors.New("conversation: the stand-in stores no conversations; send the whole conversation as input")
+// decode reads rr as a Request, its input after prior, the conversation
+// of the answer it continues (previous_response_id), and returns its own
+// input apart too. When strict (the stand-in answering it), its error is
+// why the stand-in cannot serve it; else (reading recorded traffic) what
+// it cannot read is left out: stored state the request points to and
+// prior does not give (previous_response_id, conversation), items other
+// than messages and function calls and their outputs, parts other than
+// text, tools other than functions. Either way an image, file or audio
+// part is left out.
+func (rr responsesRequest) decode(strict bool, prior []llm.Message) (Request, []llm.Message, error) {
+	if strict && len(rr.Conversation) > 0 && string(rr.Conversation) != "null" {
+		return Request{}, nil, errors.New("conversation: the stand-in keeps no conversations; send the whole conversation as input, or continue a response it gave with previous_response_id")
 	}
 	r := Request{Model: rr.Model, Choice: openAIChoice(rr.ToolChoice)}
 	r.Choice.One = notParallel(rr.ParallelToolCalls)
 	if t := rr.TopLogprobs; t != nil && (*t < 0 || *t > maxTopLogprobs) && strict {
-		return Request{}, fmt.Errorf("invalid 'top_logprobs': expected a value from 0 to %d, but got %d instead", maxTopLogprobs, *t)
+		return Request{}, nil, fmt.Errorf("invalid 'top_logprobs': expected a value from 0 to %d, but got %d instead", maxTopLogprobs, *t)
 	}
 	if rr.MaxOutputTokens != nil {
 		if *rr.MaxOutputTokens < minOutputTokens && strict {
-			return Request{}, fmt.Errorf("invalid 'max_output_tokens': integer below minimum value. Expected a value >= %d, but got %d instead", minOutputTokens, *rr.MaxOutputTokens)
+			return Request{}, nil, fmt.Errorf("invalid 'max_output_tokens': integer below minimum value. Expected a value >= %d, but got %d instead", minOutputTokens, *rr.MaxOutputTokens)
 		}
 		r.MaxTokens = *rr.MaxOutputTokens
 	}
@@ -143,7 +144,7 @@ func (rr responsesRequest) decode(strict bool) (Request, error) {
 			Schema json.RawMessage `json:"schema"`
 		}
 		if err := json.Unmarshal(rr.Text.Format, &f); err != nil {
-			return Request{}, fmt.Errorf("text.format: %w", err)
+			return Request{}, nil, fmt.Errorf("text.format: %w", err)
 		}
 		r.JSON = f.Type == "json_object" || f.Type == "json_schema"
 		if f.Type == "json_schema" {
@@ -153,17 +154,23 @@ func (rr responsesRequest) decode(strict bool) (Request, error) {
 	if rr.Instructions != nil && *rr.Instructions != "" {
 		r.Messages = append(r.Messages, llm.Message{Role: llm.RoleSystem, Content: *rr.Instructions})
 	}
-	msgs, err := responsesInput(rr.Input, strict)
-	if err != nil {
-		return Request{}, err
+	names := map[string]string{} // call_id → function name
+	for _, m := range prior {
+		for _, c := range m.ToolCalls {
+			names[c.ID] = c.Name
+		}
 	}
-	r.Messages = append(r.Messages, msgs...)
+	own, err := responsesInput(rr.Input, strict, names)
+	if err != nil {
+		return Request{}, nil, err
+	}
+	r.Messages = append(append(r.Messages, prior...), own...)
 	for i, t := range rr.Tools {
 		if t.Type != "function" {
 			if !strict {
 				continue
 			}
-			return Request{}, fmt.Errorf("tools.%d: the stand-in serves function tools, not %q", i, t.Type)
+			return Request{}, nil, fmt.Errorf("tools.%d: the stand-in serves function tools, not %q", i, t.Type)
 		}
 		tool := llm.Tool{Name: t.Name, Parameters: t.Parameters}
 		if t.Description != nil {
@@ -171,12 +178,13 @@ func (rr responsesRequest) decode(strict bool) (Request, error) {
 		}
 		r.Tools = append(r.Tools, tool)
 	}
-	return r, nil
+	return r, own, nil
 }
 
 // responsesInput reads input, a string or a list of items, as messages
-// (strict: as decode says).
-func responsesInput(raw json.RawMessage, strict bool) ([]llm.Message, error) {
+// (strict: as decode says); names gives the function of each call_id the
+// conversation before it made, and gains those it makes.
+func responsesInput(raw json.RawMessage, strict bool, names map[string]string) ([]llm.Message, error) {
 	var text string
 	if err := json.Unmarshal(raw, &text); err == nil {
 		return []llm.Message{{Role: llm.RoleUser, Content: text}}, nil
@@ -186,8 +194,7 @@ func responsesInput(raw json.RawMessage, strict bool) ([]llm.Message, error) {
 		return nil, errors.New("input: want a string or a list of input items")
 	}
 	var out []llm.Message
-	names := map[string]string{} // call_id → function name
-	calling := false             // the last message is an assistant's, open to function calls
+	calling := false // the last message is an assistant's, open to function calls
 	for i, it := range items {
 		switch {
 		case it.Type == "function_call":
@@ -265,8 +272,9 @@ func responsesText(raw json.RawMessage, strict bool) (string, error) {
 
 // responsesEncoder answers rr, whose body and sample are given, with ids
 // derived from them: the response's resp_ id and the x-request-id header's
-// req_ id.
-func responsesEncoder(rr responsesRequest, body []byte, sample int) Encoder {
+// req_ id. keep, when set, is given each answer as its conversation will
+// read it, by the response's id.
+func responsesEncoder(rr responsesRequest, body []byte, sample int, keep func(id string, answer llm.Message)) Encoder {
 	sum := requestHash(body, sample)
 	h := hex.EncodeToString(sum[:])
 	id := "resp_" + h[:48]
@@ -285,6 +293,7 @@ func responsesEncoder(rr responsesRequest, body []byte, sample int) Encoder {
 				logprobs = tokenLogprobs(toks, top)
 			}
 			var items []any
+			answer := llm.Message{Role: llm.RoleAssistant, Content: msg.Content}
 			status := "completed"
 			if end.Truncated {
 				resp["status"], status = "incomplete", "incomplete"
@@ -297,12 +306,17 @@ func responsesEncoder(rr responsesRequest, body []byte, sample int) Encoder {
 				})
 			}
 			for i, tc := range msg.ToolCalls {
+				callID := fmt.Sprintf("call_%s%02d", h[40:62], i+1)
 				items = append(items, map[string]any{
-					"type": "function_call", "id": fmt.Sprintf("fc_%s%02d", h[8:54], i+1), "call_id": fmt.Sprintf("call_%s%02d", h[40:62], i+1),
+					"type": "function_call", "id": fmt.Sprintf("fc_%s%02d", h[8:54], i+1), "call_id": callID,
 					"name": tc.Name, "arguments": string(tc.Arguments), "status": "completed",
 				})
+				answer.ToolCalls = append(answer.ToolCalls, llm.ToolCall{ID: callID, Name: tc.Name, Arguments: tc.Arguments})
 			}
 			resp["output"] = items
+			if keep != nil {
+				keep(id, answer)
+			}
 			return resp, nil
 		},
 	}
@@ -349,7 +363,7 @@ func (rr responsesRequest) echo(id, model string, in, out int) map[string]any {
 		"id": id, "object": "response", "created_at": 0, "completed_at": 0, "status": "completed",
 		"background": false, "error": nil, "incomplete_details": nil,
 		"instructions": rr.Instructions, "max_output_tokens": rr.MaxOutputTokens, "max_tool_calls": nil,
-		"model": model, "parallel_tool_calls": parallel, "previous_response_id": nil,
+		"model": model, "parallel_tool_calls": parallel, "previous_response_id": cmp.Or[any](rr.PreviousResponseID, nil),
 		"reasoning": map[string]any{"effort": nil, "summary": nil}, "service_tier": "default",
 		"temperature": orOne(rr.Temperature), "top_p": orOne(rr.TopP), "top_logprobs": cmp.Or(rr.TopLogprobs, new(int)),
 		"text": map[string]any{"format": format, "verbosity": "medium"}, "tool_choice": choice, "tools": tools,

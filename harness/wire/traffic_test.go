@@ -120,7 +120,7 @@ var _ = Describe("recorded traffic read from the wire (Decode)", func() {
 		Expect(r.Tools[0].Name).To(Equal("count_rows"))
 		Expect(r.Shape).To(Equal("row_count"))
 
-		Expect(wire.Validate(wire.Responses, "/v1/responses", []byte(body))).To(MatchError(ContainSubstring("previous_response_id: the stand-in stores no responses")),
+		Expect(wire.Validate(wire.Responses, "/v1/responses", []byte(body))).To(MatchError("Previous response with id 'resp_0a1b2c' not found."),
 			"the stand-in, which keeps nothing, still refuses it")
 	})
 

@@ -183,7 +183,8 @@ func Decode(d Dialect, path string, body []byte) (Request, error) {
 		if err != nil {
 			return Request{}, err
 		}
-		return rr.decode(false)
+		r, _, err := rr.decode(false, nil)
+		return r, err
 	case Gemini:
 		model, _, ok := GeminiModel(path)
 		if !ok {
