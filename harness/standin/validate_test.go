@@ -114,12 +114,26 @@ var _ = Describe("the stand-in refuses what the real APIs refuse", func() {
 		Entry("a content without parts", `{"contents": [{"role": "user", "parts": []}]}`, "* GenerateContentRequest.contents[0].parts: contents.parts must not be empty.\n"),
 		Entry("a function call first", `{"contents": [`+gCall+`, `+gAnswer+`]}`,
 			"Please ensure that function call turn comes immediately after a user turn or after a function response turn."),
-		Entry("a function call right after a model turn", `{"contents": [`+gUser+`, {"role": "model", "parts": [{"text": "Let me see."}]}, `+gCall+`, `+gAnswer+`]}`,
-			"Please ensure that function call turn comes immediately after a user turn or after a function response turn."),
+		Entry("a function response after a model turn that made no call", `{"contents": [`+gUser+`, {"role": "model", "parts": [{"text": "Let me see."}]}, `+gAnswer+`]}`,
+			"Please ensure that function response turn comes immediately after a function call turn."),
+		Entry("fewer responses than the calls of a turn given as two contents", `{"contents": [`+gUser+`, `+gCall+`, `+gCall+`, `+gAnswer+`]}`,
+			"Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn."),
 		Entry("a function response after no call", `{"contents": [`+gUser+`, `+gAnswer+`]}`,
 			"Please ensure that function response turn comes immediately after a function call turn."),
 		Entry("fewer responses than calls", `{"contents": [`+gUser+`, {"role": "model", "parts": [{"functionCall": {"name": "get_sst", "args": {}}}, {"functionCall": {"name": "get_date", "args": {}}}]}, `+gAnswer+`]}`,
 			"Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn."),
+	)
+
+	DescribeTable("generateContent: takes consecutive contents of one role as one turn, as the API does",
+		func(contents string) {
+			status, got := post(srv, geminiPath, `{"contents": [`+contents+`]}`)
+			Expect(status).To(Equal(http.StatusOK), "%v", got)
+		},
+		Entry("a streamed call kept as the genai SDKs' chats keep it: the call, then the empty text the stream ended with",
+			gUser+`, `+gCall+`, {"role": "model", "parts": [{"text": ""}]}, `+gAnswer),
+		Entry("a call after the model's own text", gUser+`, {"role": "model", "parts": [{"text": "Let me see."}]}, `+gCall+`, `+gAnswer),
+		Entry("two calls' responses in contents of their own", gUser+`, {"role": "model", "parts": [{"functionCall": {"name": "get_sst", "args": {}}}, {"functionCall": {"name": "get_date", "args": {}}}]}, `+gAnswer+`, `+
+			`{"role": "user", "parts": [{"functionResponse": {"name": "get_date", "response": {"result": "2026-11-27"}}}]}`),
 	)
 
 	It("generateContent: takes the function role older clients give a turn of function responses, as the API does", func() {

@@ -161,6 +161,9 @@ const maxCandidates = 8
 // that does not come right after a function call turn, or that answers a
 // different number of calls than that turn made; a candidateCount below 0
 // or above 8, the most Gemini's models give; logprobs outside 0 to 20.
+// Consecutive contents of one role are one turn, as the API takes them:
+// the genai SDKs' chats keep each chunk of a streamed answer as a content
+// of its own (a function call, then the empty text a stream ends with).
 func validateGemini(gr geminiRequest) error {
 	if len(gr.Contents) == 0 {
 		return &invalid{msg: "* GenerateContentRequest.contents: contents is not specified\n"}
@@ -171,7 +174,13 @@ func validateGemini(gr geminiRequest) error {
 	if n := gr.GenerationConfig.Logprobs; n != nil && (*n < 0 || *n > maxTopLogprobs) {
 		return &invalid{msg: fmt.Sprintf("* GenerateContentRequest.generation_config.logprobs: must be between 0 and %d, got %d\n", maxTopLogprobs, *n)}
 	}
-	prevCalls, prevModel := 0, false
+	// A turn is a run of contents of one role, the model's or the user's
+	// (function responses among them).
+	type turn struct {
+		model            bool
+		calls, responses int
+	}
+	var turns []turn
 	for i, c := range gr.Contents {
 		if c.Role != "" && c.Role != "user" && c.Role != "model" && c.Role != "function" {
 			return &invalid{msg: "Please use a valid role: user, model."}
@@ -179,28 +188,32 @@ func validateGemini(gr geminiRequest) error {
 		if len(c.Parts) == 0 {
 			return &invalid{msg: fmt.Sprintf("* GenerateContentRequest.contents[%d].parts: contents.parts must not be empty.\n", i)}
 		}
-		calls, responses := 0, 0
+		if model := c.Role == "model"; len(turns) == 0 || turns[len(turns)-1].model != model {
+			turns = append(turns, turn{model: model})
+		}
+		t := &turns[len(turns)-1]
 		for _, p := range c.Parts {
 			if p.FunctionCall != nil {
-				calls++
+				t.calls++
 			}
 			if p.FunctionResponse != nil {
-				responses++
+				t.responses++
 			}
 		}
-		model := c.Role == "model"
-		if calls > 0 && (i == 0 || prevModel) {
+	}
+	for i, t := range turns {
+		if t.model && t.calls > 0 && i == 0 {
 			return &invalid{msg: "Please ensure that function call turn comes immediately after a user turn or after a function response turn."}
 		}
-		if responses > 0 {
-			if prevCalls == 0 {
-				return &invalid{msg: "Please ensure that function response turn comes immediately after a function call turn."}
-			}
-			if responses != prevCalls {
-				return &invalid{msg: "Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn."}
-			}
+		if t.responses == 0 {
+			continue
 		}
-		prevCalls, prevModel = calls, model
+		if i == 0 || turns[i-1].calls == 0 {
+			return &invalid{msg: "Please ensure that function response turn comes immediately after a function call turn."}
+		}
+		if t.responses != turns[i-1].calls {
+			return &invalid{msg: "Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn."}
+		}
 	}
 	return nil
 }
