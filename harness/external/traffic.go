@@ -70,8 +70,9 @@ type observer struct {
 	// turns are the turns the program started while that stream was
 	// handed on, to note once it has been read (turn).
 	turns []int
-	// threads are the run's Responses API answers, for the requests
-	// that continue one (previous_response_id).
+	// threads are the run's conversations its provider keeps, for the
+	// requests that continue one (previous_response_id, an Anthropic
+	// thread).
 	threads wire.Threads
 }
 
@@ -247,8 +248,8 @@ func (o *observer) model(d wire.Dialect, req *http.Request, body []byte, resp *h
 		} else {
 			out = decodeResponse(d, got)
 		}
-		if err == nil && d == wire.Responses {
-			o.threads.Answered(body, out.Message, got)
+		if err == nil {
+			o.threads.Answered(d, body, out.Message, got)
 		}
 	}
 	numberCalls(in.Messages, out.Message.ToolCalls)

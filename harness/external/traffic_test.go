@@ -3,6 +3,7 @@ package external_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os/exec"
@@ -130,6 +131,49 @@ curl -s -X POST "$OPENAI_BASE_URL/responses" -H 'Content-Type: application/json'
 			{Role: llm.RoleSystem, Content: "Be brief."},
 			{Role: llm.RoleTool, ToolCallID: "call_w1", Content: "21 C"},
 		}),
+	)
+})
+
+// anthropicAPI answers the first Messages call with a tool_use, later ones
+// with text, each with an id of its own.
+type anthropicAPI struct {
+	mu sync.Mutex
+	n  int
+}
+
+func (a *anthropicAPI) RoundTrip(r *http.Request) (*http.Response, error) {
+	a.mu.Lock()
+	a.n++
+	n := a.n
+	a.mu.Unlock()
+	content := `[{"type": "text", "text": "21 °C"}]`
+	if n == 1 {
+		content = `[{"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": {"city": "Taipei"}}]`
+	}
+	body := fmt.Sprintf(`{"id": "msg_%d", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5", "content": %s, "stop_reason": "end_turn",
+		"usage": {"input_tokens": 30, "output_tokens": 9}}`, n, content)
+	return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/json"}}, Body: io.NopCloser(strings.NewReader(body)), Request: r}, nil
+}
+
+var _ = Describe("an outside agent on Anthropic's Messages API", func() {
+	DescribeTable("reads a call that continues a thread after the thread's conversation, with its system prompt and tools, as the API does",
+		func(thread string, want []llm.Message, tools int) {
+			tr := runOver(&anthropicAPI{}, llm.Endpoint{Provider: llm.ProviderAnthropic, BaseURL: "https://api.anthropic.com", Model: "claude-sonnet-4-5"}, nil,
+				`curl -s -X POST "$ANTHROPIC_BASE_URL/v1/messages" -H 'Content-Type: application/json' -d '{"model": "claude-sonnet-4-5", "max_tokens": 100, "system": "You report the weather.", `+thread+`"messages": [{"role": "user", "content": "Weather in Taipei?"}], "tools": [{"name": "get_weather", "input_schema": {"type": "object"}}]}' >/dev/null
+curl -s -X POST "$ANTHROPIC_BASE_URL/v1/messages" -H 'Content-Type: application/json' -d '{"model": "claude-sonnet-4-5", "max_tokens": 100, "thread": {"type": "continue", "previous_message_id": "msg_1"}, "messages": [{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "21 C"}]}]}' >/dev/null`)
+			Expect(tr.calls).To(HaveLen(2))
+			Expect(tr.calls[1].Messages).To(Equal(want))
+			Expect(tr.calls[1].Tools).To(HaveLen(tools))
+		},
+		Entry("in a thread", `"thread": {"type": "create"}, `, []llm.Message{
+			{Role: llm.RoleSystem, Content: "You report the weather."},
+			{Role: llm.RoleUser, Content: "Weather in Taipei?"},
+			{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "toolu_1", Name: "get_weather", Arguments: json.RawMessage(`{"city": "Taipei"}`)}}},
+			{Role: llm.RoleTool, ToolCallID: "toolu_1", Name: "get_weather", Content: "21 C"},
+		}, 1),
+		Entry("the first call in no thread: its own messages alone", "", []llm.Message{
+			{Role: llm.RoleTool, ToolCallID: "toolu_1", Content: "21 C"},
+		}, 0),
 	)
 })
 

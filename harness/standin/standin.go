@@ -279,9 +279,9 @@ func (s *Server) serveCount(w http.ResponseWriter, r *http.Request, d wire.Diale
 	}
 	req, err := s.threads.ReadCount(d, body)
 	if err != nil {
-		header, refused := wire.Refusal(d, body, 0, err)
+		status, header, refused := wire.Refusal(d, body, 0, err)
 		maps.Copy(w.Header(), header)
-		writeErrorBody(w, http.StatusBadRequest, 0, refused)
+		writeErrorBody(w, status, 0, refused)
 		return
 	}
 	maps.Copy(w.Header(), wire.RequestHeader(d, body, 0))
@@ -299,9 +299,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, d wire.Dialect) {
 	sample := sampleOf(r)
 	call, err := s.threads.Read(d, r.URL.Path, body, sample)
 	if err != nil {
-		header, refused := wire.Refusal(d, body, sample, err)
+		status, header, refused := wire.Refusal(d, body, sample, err)
 		maps.Copy(w.Header(), header)
-		writeErrorBody(w, http.StatusBadRequest, 0, refused)
+		writeErrorBody(w, status, 0, refused)
 		return
 	}
 	for k, vs := range call.Encoder.Header {

@@ -34,7 +34,10 @@ import (
 // "request_id"} with the type its status documents. A request the stand-in
 // cannot serve gets a 400 invalid_request_error saying why, never an empty
 // success: a missing max_tokens (the API requires it), an unknown block type, a tool_result
-// that answers no tool_use. The API key and anthropic-version are ignored.
+// that answers no tool_use. A request in a thread (thread: {"type":
+// "create"} or {"type": "continue", "previous_message_id"}) is read as
+// Threads says. The API key, anthropic-version and anthropic-beta are
+// ignored.
 
 // anthropicRequest is the part of a Messages request the package reads.
 type anthropicRequest struct {
@@ -63,6 +66,11 @@ type anthropicRequest struct {
 		Name            string `json:"name"`
 		DisableParallel bool   `json:"disable_parallel_tool_use"`
 	} `json:"tool_choice"`
+	// Thread keeps the conversation server-side (Threads).
+	Thread *struct {
+		Type              string `json:"type"`
+		PreviousMessageID string `json:"previous_message_id"`
+	} `json:"thread"`
 }
 
 // anthropicFormat is the format structured outputs ask for: type
@@ -84,14 +92,16 @@ type anthropicBlock struct {
 	IsError   bool            `json:"is_error"`
 }
 
-// decode reads ar as a Request; its error is why it cannot be read. When
-// strict (the stand-in answering it) a block the stand-in cannot read is an
-// error; else (reading recorded traffic) it is left out: server tools'
-// calls and results. Either way an image or document block is left out:
-// the stand-in cannot see it, and reads the text around it.
-func (ar anthropicRequest) decode(strict bool) (Request, error) {
+// decode reads ar as a Request, its messages after those of prior, the
+// thread it continues (whose system prompt and tools it takes), and
+// returns its own messages apart too; its error is why it cannot be read.
+// When strict (the stand-in answering it) a block the stand-in cannot read
+// is an error; else (reading recorded traffic) it is left out: server
+// tools' calls and results. Either way an image or document block is left
+// out: the stand-in cannot see it, and reads the text around it.
+func (ar anthropicRequest) decode(strict bool, prior *thread) (Request, []llm.Message, error) {
 	if ar.MaxTokens == nil {
-		return Request{}, errors.New("max_tokens: Field required")
+		return Request{}, nil, errors.New("max_tokens: Field required")
 	}
 	r := Request{Model: ar.Model, MaxTokens: *ar.MaxTokens, Stop: ar.StopSequences}
 	format := ar.OutputFormat
@@ -107,25 +117,45 @@ func (ar anthropicRequest) decode(strict bool) (Request, error) {
 			r.Shape, r.Choice.Only = tc.Name, []string{tc.Name}
 		}
 	}
-	if sys := contentText(ar.System); sys != "" {
+	sys, tools := contentText(ar.System), ar.tools()
+	names := map[string]string{} // tool_use id → tool name
+	if prior != nil {
+		sys, tools = prior.system, prior.tools
+		for _, m := range prior.msgs {
+			for _, c := range m.ToolCalls {
+				names[c.ID] = c.Name
+			}
+		}
+	}
+	if sys != "" {
 		r.Messages = append(r.Messages, llm.Message{Role: llm.RoleSystem, Content: sys})
 	}
-	names := map[string]string{} // tool_use id → tool name
+	var own []llm.Message
 	for i, m := range ar.Messages {
 		blocks, err := anthropicBlocks(m.Content)
 		if err != nil {
-			return Request{}, fmt.Errorf("messages.%d.content: %w", i, err)
+			return Request{}, nil, fmt.Errorf("messages.%d.content: %w", i, err)
 		}
 		msgs, err := anthropicMessages(m.Role, blocks, names, strict)
 		if err != nil {
-			return Request{}, fmt.Errorf("messages.%d: %w", i, err)
+			return Request{}, nil, fmt.Errorf("messages.%d: %w", i, err)
 		}
-		r.Messages = append(r.Messages, msgs...)
+		own = append(own, msgs...)
 	}
+	if prior != nil {
+		r.Messages = append(r.Messages, prior.msgs...)
+	}
+	r.Messages, r.Tools = append(r.Messages, own...), tools
+	return r, own, nil
+}
+
+// tools are the tools ar gives.
+func (ar anthropicRequest) tools() []llm.Tool {
+	var tools []llm.Tool
 	for _, t := range ar.Tools {
-		r.Tools = append(r.Tools, llm.Tool{Name: t.Name, Description: t.Description, Parameters: t.InputSchema})
+		tools = append(tools, llm.Tool{Name: t.Name, Description: t.Description, Parameters: t.InputSchema})
 	}
-	return r, nil
+	return tools
 }
 
 // anthropicBlocks reads content that is a string or a list of blocks.
@@ -183,8 +213,10 @@ func anthropicMessages(role string, blocks []anthropicBlock, names map[string]st
 				// Media the stand-in cannot see, as with the other
 				// dialects': it reads the text around it.
 			case "tool_result":
+				// Reading traffic, a result whose call came in a thread
+				// it does not hold is a tool message with no name.
 				name, ok := names[b.ToolUseID]
-				if !ok {
+				if !ok && strict {
 					return nil, fmt.Errorf("tool_result answers tool_use_id %q, which no earlier tool_use has", b.ToolUseID)
 				}
 				flush()
@@ -221,7 +253,7 @@ func anthropicMessages(role string, blocks []anthropicBlock, names map[string]st
 // ids derived from them (the message's, and the request-id header's that
 // an error body repeats, as the API's do), as a stream when stream
 // (stream_anthropic.go).
-func anthropicEncoder(body []byte, sample int, stream bool) Encoder {
+func anthropicEncoder(body []byte, sample int, stream bool, keep func(id string, answer llm.Message)) Encoder {
 	sum := requestHash(body, sample)
 	id := new(big.Int).SetBytes(sum[:15]).Text(62)
 	requestID := anthropicRequestID(sum)
@@ -234,13 +266,42 @@ func anthropicEncoder(body []byte, sample int, stream bool) Encoder {
 		},
 		Malformed: `{"id": "msg_01` + id + `", "type": "message", "role": "assistant", "content": [{"type": "text", "text": "unterminated`,
 		Completion: func(model string, msg llm.Message, end End, in, out int) (any, error) {
-			return anthropicMessage(id, model, msg, end, in, out)
+			m, err := anthropicMessage(id, model, msg, end, in, out)
+			if err == nil && keep != nil {
+				keep(m["id"].(string), anthropicAnswer(m))
+			}
+			return m, err
 		},
 	}
 	if stream {
-		d.Events = anthropicEvents(id)
+		events := anthropicEvents(id)
+		d.Events = func(model string, msg llm.Message, end End, in, out int) ([]Event, error) {
+			evs, err := events(model, msg, end, in, out)
+			if err == nil && keep != nil {
+				m, _ := anthropicMessage(id, model, msg, end, in, out) // as the stream carries it
+				keep(m["id"].(string), anthropicAnswer(m))
+			}
+			return evs, err
+		}
 	}
 	return d
+}
+
+// anthropicAnswer is the answer m (anthropicMessage) carries, as a request
+// that sends it back is read: its text, and its tool_use blocks with their
+// ids and inputs as sent.
+func anthropicAnswer(m map[string]any) llm.Message {
+	answer := llm.Message{Role: llm.RoleAssistant}
+	for _, b := range m["content"].([]any) {
+		switch b := b.(map[string]any); b["type"] {
+		case "text":
+			answer.Content += b["text"].(string)
+		case "tool_use":
+			input, _ := json.Marshal(b["input"])
+			answer.ToolCalls = append(answer.ToolCalls, llm.ToolCall{ID: b["id"].(string), Name: b["name"].(string), Arguments: input})
+		}
+	}
+	return answer
 }
 
 // anthropicStop is the stop_reason of an answer carrying msg that ended as

@@ -53,7 +53,8 @@ func (t *Threads) ReadCount(d Dialect, body []byte) (Request, error) {
 		if ar.MaxTokens == nil {
 			ar.MaxTokens = new(int) // counting takes none
 		}
-		return ar.decode(false)
+		r, _, err := ar.decode(false, nil)
+		return r, err
 	case Gemini:
 		var c struct {
 			Contents []json.RawMessage `json:"contents"`
@@ -77,7 +78,7 @@ func (t *Threads) ReadCount(d Dialect, body []byte) (Request, error) {
 		}
 		var prior []llm.Message
 		if rr.PreviousResponseID != "" {
-			if prior, err = t.conversation(rr.PreviousResponseID); err != nil {
+			if prior, err = t.previousResponse(rr.PreviousResponseID); err != nil {
 				return Request{}, err
 			}
 		}

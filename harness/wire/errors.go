@@ -27,24 +27,33 @@ func ErrorBody(d Dialect, status int, msg string) any {
 	return openAIStatusError(status, msg)
 }
 
-// Refusal is the 400 refusing a request of dialect d, whose body and
-// sample are given, that Read refused with err: the headers and body the
-// dialect's answers carry. For Chat Completions and the Responses API it
-// has the param and code the API gives, when validation found them. As the API's refusals do, it
-// carries the request id the request's answer would have had
-// (RequestHeader), which Anthropic's body repeats.
-func Refusal(d Dialect, body []byte, sample int, err error) (http.Header, any) {
+// Refusal is the answer refusing a request of dialect d, whose body and
+// sample are given, that Read refused with err: its status (400, or
+// Anthropic's 404 for a thread it does not keep), and the headers and body
+// the dialect's answers carry. For Chat Completions and the Responses API
+// it has the param and code the API gives, when validation found them;
+// Anthropic's thread refusals carry their error_code in details. As the
+// API's refusals do, it carries the request id the request's answer would
+// have had (RequestHeader), which Anthropic's body repeats.
+func Refusal(d Dialect, body []byte, sample int, err error) (int, http.Header, any) {
 	header := RequestHeader(d, body, sample)
 	var e *invalid
 	switch {
 	case (d == Chat || d == Responses) && errors.As(err, &e):
-		return header, OpenAIError(e.msg, "invalid_request_error", e.param, e.code)
+		return http.StatusBadRequest, header, OpenAIError(e.msg, "invalid_request_error", e.param, e.code)
 	case d == Anthropic:
-		refused := anthropicError(http.StatusBadRequest, err.Error())
+		status := http.StatusBadRequest
+		refused := anthropicError(status, err.Error())
+		var te *threadError
+		if errors.As(err, &te) {
+			status = te.status
+			refused = anthropicError(status, err.Error())
+			refused["error"].(map[string]any)["details"] = map[string]any{"error_code": te.code}
+		}
 		refused["request_id"] = header.Get("Request-Id")
-		return header, refused
+		return status, header, refused
 	}
-	return header, ErrorBody(d, http.StatusBadRequest, err.Error())
+	return http.StatusBadRequest, header, ErrorBody(d, http.StatusBadRequest, err.Error())
 }
 
 // RequestHeader is the request id header of the answer to a request of

@@ -43,7 +43,7 @@ var _ = Describe("error bodies", func() {
 		req := []byte(`{"model": "m", "messages": [{"role": "bot", "content": "hi"}]}`)
 		err := wire.Validate(wire.Chat, "/v1/chat/completions", req)
 		Expect(err).To(HaveOccurred())
-		header, refused := wire.Refusal(wire.Chat, req, 0, err)
+		_, header, refused := wire.Refusal(wire.Chat, req, 0, err)
 		Expect(body(refused)).To(Equal(map[string]any{"error": map[string]any{
 			"message": "Invalid value: 'bot'. Supported values are: 'system', 'assistant', 'user', 'function', 'tool', and 'developer'.",
 			"type":    "invalid_request_error", "param": "messages[0].role", "code": "invalid_value"}}))
@@ -54,11 +54,11 @@ var _ = Describe("error bodies", func() {
 		req := []byte(`{"model": "m", "messages": [{"role": "user", "content": "hi"}]}`)
 		err := wire.Validate(wire.Anthropic, "/v1/messages", req)
 		Expect(err).To(MatchError("max_tokens: Field required"))
-		header, refused := wire.Refusal(wire.Anthropic, req, 0, err)
+		_, header, refused := wire.Refusal(wire.Anthropic, req, 0, err)
 		Expect(body(refused)).To(HaveKeyWithValue("type", "error"))
 		Expect(header.Get("Request-Id")).To(HavePrefix("req_011"))
 		Expect(body(refused)).To(HaveKeyWithValue("request_id", header.Get("Request-Id")))
-		other, _ := wire.Refusal(wire.Anthropic, append(req, ' '), 0, err)
+		_, other, _ := wire.Refusal(wire.Anthropic, append(req, ' '), 0, err)
 		Expect(other.Get("Request-Id")).NotTo(Equal(header.Get("Request-Id")), "each request its own")
 	})
 })

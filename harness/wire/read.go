@@ -48,7 +48,7 @@ func (t *Threads) Read(d Dialect, path string, body []byte, sample int) (Call, e
 		}
 		var prior []llm.Message
 		if rr.PreviousResponseID != "" {
-			if prior, err = t.conversation(rr.PreviousResponseID); err != nil {
+			if prior, err = t.previousResponse(rr.PreviousResponseID); err != nil {
 				return Call{}, err
 			}
 		}
@@ -59,7 +59,7 @@ func (t *Threads) Read(d Dialect, path string, body []byte, sample int) (Call, e
 		var keep func(string, llm.Message)
 		if t != nil && (rr.Store == nil || *rr.Store) {
 			keep = func(id string, answer llm.Message) {
-				t.keep(id, rr.PreviousResponseID, append(slices.Clip(own), answer))
+				t.keep(id, &thread{prev: rr.PreviousResponseID, msgs: append(slices.Clip(own), answer)})
 			}
 		}
 		return Call{req, responsesEncoder(rr, body, sample, keep)}, nil
@@ -85,14 +85,22 @@ func (t *Threads) Read(d Dialect, path string, body []byte, sample int) (Call, e
 		if err != nil {
 			return Call{}, err
 		}
-		req, err := ar.decode(true)
+		prior, err := t.continuing(ar)
+		if err != nil {
+			return Call{}, err
+		}
+		req, own, err := ar.decode(true, prior)
 		if err == nil {
 			err = validateAnthropic(ar)
 		}
 		if err != nil {
 			return Call{}, err
 		}
-		return Call{req, anthropicEncoder(body, sample, ar.Stream)}, nil
+		var keep func(string, llm.Message)
+		if t != nil && ar.Thread != nil {
+			keep = func(id string, answer llm.Message) { t.keep(id, ar.kept(prior, req, own, answer)) }
+		}
+		return Call{req, anthropicEncoder(body, sample, ar.Stream, keep)}, nil
 	}
 	return Call{}, errors.New("unknown dialect " + d.String())
 }

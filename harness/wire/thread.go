@@ -3,23 +3,36 @@ package wire
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"net/http"
+	"reflect"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/agentreplay/testbed/agents/llm"
 )
 
-// Threads keeps the conversation of each Responses API answer by its id,
-// as the API stores a response (unless its request says store: false), so
-// that a request continuing one (previous_response_id) is read with it:
-// the earlier requests' input and answers come before its own input, and
-// the earlier instructions are left out, as the API leaves them out. A nil
-// *Threads keeps nothing, so every previous_response_id is unknown to it.
-// It is safe for concurrent use.
+// Threads keeps the conversations the providers keep server-side, by the
+// id of the answer they end with, so that a request continuing one is
+// read with it:
+//
+//   - a Responses API answer (unless its request says store: false),
+//     which a request continues with previous_response_id: the earlier
+//     input and answers come before its own input, the earlier
+//     instructions left out, as the API leaves them out;
+//   - an Anthropic Messages answer to a request with thread: {"type":
+//     "create"} or {"type": "continue"}, which a request continues with
+//     thread: {"type": "continue", "previous_message_id"}: the earlier
+//     messages and answers come before its own, and the system prompt and
+//     tools are the thread's; each answer can be continued once.
+//
+// A nil *Threads keeps nothing, so every id is unknown to it. It is safe
+// for concurrent use.
 type Threads struct {
 	mu sync.Mutex
-	m  map[string]thread
+	m  map[string]*thread
 }
 
 // thread is one answer's part of a conversation: what its request added
@@ -28,40 +41,60 @@ type Threads struct {
 type thread struct {
 	prev string
 	msgs []llm.Message
+	// An Anthropic thread's: the system prompt and tools a continuation
+	// takes from it, and whether this answer was continued.
+	anthropic bool
+	system    string
+	tools     []llm.Tool
+	continued bool
 }
 
 // maxThread bounds how many answers a conversation is followed back
 // through, so that no chain of ids, however made, loops.
 const maxThread = 100_000
 
-// keep notes the answer id: msgs, after the conversation of prev.
-func (t *Threads) keep(id, prev string, msgs []llm.Message) {
+// threadError refuses a request that continues a thread as Anthropic's API
+// does: its status, and the error_code its details carry.
+type threadError struct {
+	status int
+	code   string
+	msg    string
+}
+
+func (e *threadError) Error() string { return e.msg }
+
+// keep notes the answer id: th, whose prev it marks continued when both
+// are Anthropic's.
+func (t *Threads) keep(id string, th *thread) {
 	if t == nil {
 		return
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.m == nil {
-		t.m = map[string]thread{}
+		t.m = map[string]*thread{}
 	}
-	t.m[id] = thread{prev: prev, msgs: msgs}
+	if p := t.m[th.prev]; p != nil && th.anthropic {
+		p.continued = true
+	}
+	t.m[id] = th
 }
 
 // conversation is the whole conversation up to and including the answer
-// id, oldest first; its error is the API's refusal of an id it does not
-// know.
-func (t *Threads) conversation(id string) ([]llm.Message, error) {
-	notFound := &invalid{msg: fmt.Sprintf("Previous response with id '%s' not found.", id), param: "previous_response_id", code: "previous_response_not_found"}
+// id, oldest first, and that answer's thread; false when t does not keep
+// it whole.
+func (t *Threads) conversation(id string) ([]llm.Message, *thread, bool) {
 	if t == nil {
-		return nil, notFound
+		return nil, nil, false
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	var parts [][]llm.Message
+	last := t.m[id]
 	for at, n := id, 0; at != ""; n++ {
 		th, ok := t.m[at]
 		if !ok || n == maxThread {
-			return nil, notFound
+			return nil, nil, false
 		}
 		parts = append(parts, th.msgs)
 		at = th.prev
@@ -70,56 +103,121 @@ func (t *Threads) conversation(id string) ([]llm.Message, error) {
 	for i := len(parts) - 1; i >= 0; i-- {
 		msgs = append(msgs, parts[i]...)
 	}
+	return msgs, last, true
+}
+
+// previousResponse is the conversation a Responses API request continues
+// (previous_response_id id); its error is the API's refusal of an id it
+// does not keep.
+func (t *Threads) previousResponse(id string) ([]llm.Message, error) {
+	msgs, th, ok := t.conversation(id)
+	if !ok || th.anthropic {
+		return nil, &invalid{msg: fmt.Sprintf("Previous response with id '%s' not found.", id), param: "previous_response_id", code: "previous_response_not_found"}
+	}
 	return msgs, nil
 }
 
+// previousMessage is the thread an Anthropic request continues
+// (previous_message_id id): its conversation and its answer's thread. Its
+// error is the API's refusal: a thread it does not keep, or an answer
+// already continued.
+func (t *Threads) previousMessage(id string) ([]llm.Message, *thread, error) {
+	msgs, th, ok := t.conversation(id)
+	if !ok || !th.anthropic {
+		return nil, nil, &threadError{status: http.StatusNotFound, code: "thread_not_found",
+			msg: fmt.Sprintf("thread.previous_message_id: no thread was found for %q; send the whole conversation with thread: {\"type\": \"create\"} to start a new one", id)}
+	}
+	t.mu.Lock()
+	continued := th.continued
+	t.mu.Unlock()
+	if continued {
+		return nil, nil, &threadError{status: http.StatusBadRequest, code: "thread_already_continued",
+			msg: fmt.Sprintf("thread.previous_message_id: %q has already been continued, and each response can be continued once; continue from the thread's latest response", id)}
+	}
+	return msgs, th, nil
+}
+
 // Decode reads a request body of dialect d sent to path as the package's
-// Decode does, but a Responses API request that continues an answer t kept
-// (Answered) is read after that answer's conversation, as the API reads
-// it; one continuing an answer t does not know is read alone.
+// Decode does, but a request that continues a conversation t kept
+// (Answered) is read after it, as the provider reads it; one continuing a
+// conversation t does not know is read alone.
 func (t *Threads) Decode(d Dialect, path string, body []byte) (Request, error) {
-	if d != Responses {
-		return Decode(d, path, body)
+	switch d {
+	case Responses:
+		rr, err := parse[responsesRequest](body)
+		if err != nil {
+			return Request{}, err
+		}
+		r, _, err := rr.decode(false, t.priorResponses(rr))
+		return r, err
+	case Anthropic:
+		ar, err := parse[anthropicRequest](body)
+		if err != nil {
+			return Request{}, err
+		}
+		r, _, err := ar.decode(false, t.priorMessages(ar))
+		return r, err
 	}
-	rr, err := parse[responsesRequest](body)
-	if err != nil {
-		return Request{}, err
+	return Decode(d, path, body)
+}
+
+// priorResponses is the conversation rr continues, when t keeps it.
+func (t *Threads) priorResponses(rr responsesRequest) []llm.Message {
+	if rr.PreviousResponseID == "" {
+		return nil
 	}
-	var prior []llm.Message
-	if rr.PreviousResponseID != "" {
-		prior, _ = t.conversation(rr.PreviousResponseID)
+	prior, _ := t.previousResponse(rr.PreviousResponseID)
+	return prior
+}
+
+// priorMessages is the thread ar continues, when t keeps it (continued
+// or not: traffic is read as it came).
+func (t *Threads) priorMessages(ar anthropicRequest) *thread {
+	if ar.Thread == nil || ar.Thread.PreviousMessageID == "" {
+		return nil
 	}
-	r, _, err := rr.decode(false, prior)
-	return r, err
+	msgs, th, ok := t.conversation(ar.Thread.PreviousMessageID)
+	if !ok || !th.anthropic {
+		return nil
+	}
+	return &thread{msgs: msgs, system: th.system, tools: th.tools}
 }
 
 // Answered keeps, for the requests that continue it, the conversation of
-// a Responses API answer read from traffic: the request body it answered,
+// an answer of dialect d read from traffic: the request body it answered,
 // its answer as read, and the response body (or its event stream), which
-// gives the answer's id. A request that says store: false, or an answer
-// with no id, is not kept, as the API keeps neither.
-func (t *Threads) Answered(body []byte, answer llm.Message, resp []byte) {
-	rr, err := parse[responsesRequest](body)
-	if err != nil || (rr.Store != nil && !*rr.Store) {
-		return
-	}
+// gives the answer's id. What the provider would not keep (a Responses
+// request with store: false, an Anthropic request with no thread, an
+// answer with no id) is not kept.
+func (t *Threads) Answered(d Dialect, body []byte, answer llm.Message, resp []byte) {
 	id := responseID(resp)
 	if id == "" {
 		return
 	}
-	var prior []llm.Message
-	if rr.PreviousResponseID != "" {
-		prior, _ = t.conversation(rr.PreviousResponseID)
+	switch d {
+	case Responses:
+		rr, err := parse[responsesRequest](body)
+		if err != nil || (rr.Store != nil && !*rr.Store) {
+			return
+		}
+		if _, own, err := rr.decode(false, t.priorResponses(rr)); err == nil {
+			t.keep(id, &thread{prev: rr.PreviousResponseID, msgs: append(slices.Clip(own), answer)})
+		}
+	case Anthropic:
+		ar, err := parse[anthropicRequest](body)
+		if err != nil || ar.Thread == nil {
+			return
+		}
+		prior := t.priorMessages(ar)
+		if r, own, err := ar.decode(false, prior); err == nil {
+			t.keep(id, ar.kept(prior, r, own, answer))
+		}
 	}
-	_, own, err := rr.decode(false, prior)
-	if err != nil {
-		return
-	}
-	t.keep(id, rr.PreviousResponseID, append(slices.Clip(own), answer))
 }
 
-// responseID is the id of a Responses API answer, whole or streamed (the
-// first event that carries the response: response.created).
+// responseID is the id of an answer, whole or streamed (the first event
+// that carries it: the Responses API's response.created, Anthropic's
+// message_start).
 func responseID(resp []byte) string {
 	var whole struct {
 		ID string `json:"id"`
@@ -133,13 +231,77 @@ func responseID(resp []byte) string {
 			continue
 		}
 		var ev struct {
-			Response struct {
+			Response, Message struct {
 				ID string `json:"id"`
-			} `json:"response"`
+			}
 		}
-		if json.Unmarshal(data, &ev) == nil && ev.Response.ID != "" {
-			return ev.Response.ID
+		if json.Unmarshal(data, &ev) == nil && ev.Response.ID+ev.Message.ID != "" {
+			return ev.Response.ID + ev.Message.ID
 		}
 	}
 	return ""
+}
+
+// continuing is the thread an Anthropic request continues (nil when it
+// starts one or uses none), checked as the API checks it: a thread's type
+// is create or continue, a continuation names a response t keeps and has
+// not seen continued, and repeats the thread's system prompt and tools
+// only as they are.
+func (t *Threads) continuing(ar anthropicRequest) (*thread, error) {
+	th := ar.Thread
+	switch {
+	case th == nil:
+		return nil, nil
+	case th.Type == "create" && th.PreviousMessageID == "":
+		return nil, nil
+	case th.Type == "create":
+		return nil, errors.New(`thread.previous_message_id: a thread of type "create" continues no response`)
+	case th.Type != "continue":
+		return nil, fmt.Errorf(`thread.type: want "create" or "continue", not %q`, th.Type)
+	case th.PreviousMessageID == "":
+		return nil, errors.New("thread.previous_message_id: Field required")
+	}
+	msgs, last, err := t.previousMessage(th.PreviousMessageID)
+	if err != nil {
+		return nil, err
+	}
+	var changed []string
+	if ar.System != nil && contentText(ar.System) != last.system {
+		changed = append(changed, "system")
+	}
+	if len(ar.Tools) > 0 && !sameTools(ar.tools(), last.tools) {
+		changed = append(changed, "tools")
+	}
+	if len(changed) > 0 {
+		return nil, &threadError{status: http.StatusBadRequest, code: "thread_fingerprint_mismatch",
+			msg: fmt.Sprintf("thread: %s differ from the thread's, which keeps those it was created with; send them as stored or leave them out, or send the whole conversation with thread: {\"type\": \"create\"} to change them", strings.Join(changed, " and "))}
+	}
+	return &thread{msgs: msgs, system: last.system, tools: last.tools}, nil
+}
+
+// sameTools reports whether a and b are the same tools, their schemas
+// compared as JSON values.
+func sameTools(a, b []llm.Tool) bool {
+	return slices.EqualFunc(a, b, func(x, y llm.Tool) bool {
+		return x.Name == y.Name && x.Description == y.Description && sameJSON(x.Parameters, y.Parameters)
+	})
+}
+
+// sameJSON reports whether a and b hold the same JSON value.
+func sameJSON(a, b json.RawMessage) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return bytes.Equal(a, b)
+	}
+	return reflect.DeepEqual(x, y)
+}
+
+// kept is what a thread keeps of the answer to ar, read as r with its own
+// messages own, after prior (nil when ar starts the thread).
+func (ar anthropicRequest) kept(prior *thread, r Request, own []llm.Message, answer llm.Message) *thread {
+	th := &thread{anthropic: true, msgs: append(slices.Clip(own), answer), system: contentText(ar.System), tools: r.Tools}
+	if prior != nil {
+		th.prev, th.system = ar.Thread.PreviousMessageID, prior.system
+	}
+	return th
 }

@@ -200,7 +200,8 @@ func Decode(d Dialect, path string, body []byte) (Request, error) {
 		if err != nil {
 			return Request{}, err
 		}
-		return ar.decode(false)
+		r, _, err := ar.decode(false, nil)
+		return r, err
 	}
 	return Request{}, errors.New("unknown dialect " + d.String())
 }
