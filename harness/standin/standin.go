@@ -221,6 +221,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.serveGemini(w, r)
 		return
 	}
+	if strings.Contains(r.URL.Path, "/v1/conversations") {
+		s.serveConversations(w, r)
+		return
+	}
 	// A resource the stand-in serves only by POST to itself: the paths
 	// below it (batches, a stored response) are a 404 in the dialect's own
 	// shape.
@@ -254,6 +258,20 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.serve(w, r, wire.Chat)
+}
+
+// serveConversations answers the OpenAI Conversations API from the
+// conversations the stand-in keeps, with the x-request-id header its
+// answers carry.
+func (s *Server) serveConversations(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		writeError(w, wire.Responses, http.StatusBadRequest, err.Error(), 0)
+		return
+	}
+	status, resp := s.threads.Conversations(r.Method, r.URL.Path, r.URL.Query(), body)
+	maps.Copy(w.Header(), wire.RequestHeader(wire.Responses, append([]byte(r.Method+" "+r.URL.String()+"\n"), body...), 0))
+	writeJSON(w, status, resp)
 }
 
 // ollamaNative reports whether path is one of Ollama's native API's

@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
-
-	"github.com/agentreplay/testbed/agents/llm"
 )
 
 // Token counting: each provider counts a request's input tokens without
@@ -76,11 +74,9 @@ func (t *Threads) ReadCount(d Dialect, body []byte) (Request, error) {
 		if err != nil {
 			return Request{}, err
 		}
-		var prior []llm.Message
-		if rr.PreviousResponseID != "" {
-			if prior, err = t.previousResponse(rr.PreviousResponseID); err != nil {
-				return Request{}, err
-			}
+		prior, err := t.priorOf(rr)
+		if err != nil {
+			return Request{}, err
 		}
 		r, _, err := rr.decode(false, prior)
 		return r, err

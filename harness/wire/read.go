@@ -46,20 +46,23 @@ func (t *Threads) Read(d Dialect, path string, body []byte, sample int) (Call, e
 		if err != nil {
 			return Call{}, err
 		}
-		var prior []llm.Message
-		if rr.PreviousResponseID != "" {
-			if prior, err = t.previousResponse(rr.PreviousResponseID); err != nil {
-				return Call{}, err
-			}
+		prior, err := t.priorOf(rr)
+		if err != nil {
+			return Call{}, err
 		}
 		req, own, err := rr.decode(true, prior)
 		if err != nil {
 			return Call{}, err
 		}
-		var keep func(string, llm.Message)
-		if t != nil && (rr.Store == nil || *rr.Store) {
-			keep = func(id string, answer llm.Message) {
-				t.keep(id, &thread{prev: rr.PreviousResponseID, msgs: append(slices.Clip(own), answer)})
+		var keep func(string, llm.Message, []any)
+		if t != nil {
+			keep = func(id string, answer llm.Message, output []any) {
+				if conv := conversationOf(rr.Conversation); conv != "" {
+					t.extend(conv, rr.Input, output)
+				}
+				if rr.Store == nil || *rr.Store {
+					t.keep(id, &thread{prev: rr.PreviousResponseID, msgs: append(slices.Clip(own), answer)})
+				}
 			}
 		}
 		return Call{req, responsesEncoder(rr, body, sample, keep)}, nil

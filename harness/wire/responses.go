@@ -41,14 +41,15 @@ import (
 // those parts are 0). Errors use OpenAI's body {"error": {"message",
 // "type", "param", "code"}} with the type its status documents. A request
 // the stand-in cannot serve gets a 400 invalid_request_error saying why,
-// never an empty success: a conversation (it keeps none), a
-// previous_response_id it does not know (the API's previous_response_not_found),
+// never an empty success: a conversation or previous_response_id it does
+// not keep (the API's previous_response_not_found), both at once,
 // a max_output_tokens below the API's minimum of 16, tools other
 // than functions, input items or parts other than the ones above (an
 // image, file or audio part is left out: the stand-in cannot see it), a
 // function_call_output that answers no function_call. A request that
-// continues an answer it gave (previous_response_id) is read after that
-// answer's conversation, as the API reads it (Threads). Decode, reading
+// continues an answer it gave (previous_response_id), or names a
+// conversation it keeps (conversations.go), is read after that
+// conversation, as the API reads it (Threads). Decode, reading
 // recorded traffic rather than answering it, leaves those out instead: a
 // function_call_output whose call came in an earlier response (after
 // previous_response_id) is a tool message with its call_id and no name.
@@ -123,9 +124,6 @@ type responsesItem struct {
 // text, tools other than functions. Either way an image, file or audio
 // part is left out.
 func (rr responsesRequest) decode(strict bool, prior []llm.Message) (Request, []llm.Message, error) {
-	if strict && len(rr.Conversation) > 0 && string(rr.Conversation) != "null" {
-		return Request{}, nil, errors.New("conversation: the stand-in keeps no conversations; send the whole conversation as input, or continue a response it gave with previous_response_id")
-	}
 	r := Request{Model: rr.Model, Choice: openAIChoice(rr.ToolChoice)}
 	r.Choice.One = notParallel(rr.ParallelToolCalls)
 	if t := rr.TopLogprobs; t != nil && (*t < 0 || *t > maxTopLogprobs) && strict {
@@ -273,8 +271,8 @@ func responsesText(raw json.RawMessage, strict bool) (string, error) {
 // responsesEncoder answers rr, whose body and sample are given, with ids
 // derived from them: the response's resp_ id and the x-request-id header's
 // req_ id. keep, when set, is given each answer as its conversation will
-// read it, by the response's id.
-func responsesEncoder(rr responsesRequest, body []byte, sample int, keep func(id string, answer llm.Message)) Encoder {
+// read it, by the response's id, with its output items.
+func responsesEncoder(rr responsesRequest, body []byte, sample int, keep func(id string, answer llm.Message, output []any)) Encoder {
 	sum := requestHash(body, sample)
 	h := hex.EncodeToString(sum[:])
 	id := "resp_" + h[:48]
@@ -314,8 +312,11 @@ func responsesEncoder(rr responsesRequest, body []byte, sample int, keep func(id
 				answer.ToolCalls = append(answer.ToolCalls, llm.ToolCall{ID: callID, Name: tc.Name, Arguments: tc.Arguments})
 			}
 			resp["output"] = items
+			if conv := conversationOf(rr.Conversation); conv != "" {
+				resp["conversation"] = map[string]any{"id": conv}
+			}
 			if keep != nil {
-				keep(id, answer)
+				keep(id, answer, items)
 			}
 			return resp, nil
 		},

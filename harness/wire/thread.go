@@ -15,8 +15,9 @@ import (
 )
 
 // Threads keeps the conversations the providers keep server-side, by the
-// id of the answer they end with, so that a request continuing one is
-// read with it:
+// id of the answer they end with (or the conversation's own, for the
+// Conversations API: conversations.go), so that a request continuing one
+// is read with it:
 //
 //   - a Responses API answer (unless its request says store: false),
 //     which a request continues with previous_response_id: the earlier
@@ -33,6 +34,10 @@ import (
 type Threads struct {
 	mu sync.Mutex
 	m  map[string]*thread
+	// The Conversations API's conversations by id, and how many were
+	// created from each request body (conversations.go).
+	convs   map[string]*conversation
+	created map[[32]byte]int
 }
 
 // thread is one answer's part of a conversation: what its request added
