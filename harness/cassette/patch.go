@@ -2,11 +2,14 @@ package cassette
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"sync"
+
+	"github.com/agentreplay/testbed/harness/wire"
 )
 
 // ErrMixed is returned by Open in ModeRecordMissing when the cassette was
@@ -31,6 +34,9 @@ type patcher struct {
 	path   string
 	replay *replayer
 	rec    *recording
+	// shadow, when the cassette was recorded from the stand-in, sends on
+	// the requests it answers that keep server-side state (shadow).
+	shadow http.RoundTripper
 
 	mu       sync.Mutex
 	order    []int // per answered request: its interaction, or -(k+1) for the k-th recorded one
@@ -66,7 +72,28 @@ func newPatcher(path string, opts Options) (*patcher, error) {
 		return nil, err
 	}
 	replay.detector = rec.detector
-	return &patcher{path: path, replay: replay, rec: rec}, nil
+	p := &patcher{path: path, replay: replay, rec: rec}
+	if opts.Provenance.StandIn && replay.prov.StandIn {
+		p.shadow = cmp.Or[http.RoundTripper](opts.Real, http.DefaultTransport)
+	}
+	return p, nil
+}
+
+// tell hands a request the cassette answered, and that keeps server-side
+// state (wire.Stateful), to the stand-in too, dropping its answer: the
+// stand-in keeps the conversations its answers start (previous_response_id,
+// Anthropic's threads, the Conversations API), and a call recorded later
+// in the run may continue one that only the cassette answered. The
+// stand-in's ids derive from the requests, so it keeps them under the ids
+// the cassette holds.
+func (p *patcher) tell(req *http.Request, body []byte) {
+	if p.shadow == nil || !wire.Stateful(req.URL.Path) {
+		return
+	}
+	if resp, err := p.shadow.RoundTrip(withBody(req, body)); err == nil {
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
 }
 
 // sameSource reports whether two provenances name the same model and
@@ -101,6 +128,7 @@ func (p *patcher) RoundTrip(req *http.Request) (*http.Response, error) {
 			p.mu.Lock()
 			p.order = append(p.order, i)
 			p.mu.Unlock()
+			p.tell(req, body)
 		}
 		return resp, err
 	}

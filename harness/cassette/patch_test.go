@@ -141,6 +141,37 @@ var _ = Describe("record-missing mode", func() {
 		Expect(err.Error()).To(ContainSubstring("re-record it whole"))
 	})
 
+	DescribeTable("tells the stand-in the calls it replays that keep server-side state, so that a call it records may continue them",
+		func(recordedFrom cassette.Provenance, want []string) {
+			const (
+				responses = "http://model.test/v1/responses"
+				first     = `{"model":"m","input":"call get_sst","store":true}`
+				next      = `{"model":"m","previous_response_id":"resp_1","input":[{"type":"function_call_output","call_id":"c1","output":"26.4"}]}`
+			)
+			stateful := filepath.Join(GinkgoT().TempDir(), "s", "v", "state.yaml")
+			rec := newUpstream(`{"id":"resp_1"}`, `{"answer":"one"}`)
+			tr, err := cassette.Open(cassette.ModeRecord, stateful, cassette.Options{Real: routeTo(rec.URL), Provenance: recordedFrom})
+			Expect(err).NotTo(HaveOccurred())
+			mustPost(tr, responses, first)
+			mustPost(tr, chat, greet)
+			Expect(tr.Close()).To(Succeed())
+
+			live := newUpstream(`{"id":"resp_1"}`, `{"id":"resp_2"}`)
+			p, err := cassette.Open(cassette.ModeRecordMissing, stateful, cassette.Options{Real: routeTo(live.URL), Provenance: recordedFrom})
+			Expect(err).NotTo(HaveOccurred())
+			Expect(mustPost(p, responses, first)).To(Equal(`{"id":"resp_1"}`), "the cassette's answer")
+			Expect(mustPost(p, chat, greet)).To(Equal(`{"answer":"one"}`))
+			mustPost(p, responses, next)
+			Expect(p.Close()).To(Succeed())
+			Expect(live.bodies()).To(Equal(want))
+			Expect(readOnDisk(stateful).Interactions).To(HaveLen(3), "what it was told is not recorded")
+		},
+		Entry("recorded from the stand-in: the Responses call it replayed, not the Chat Completions one", prov,
+			[]string{`{"model":"m","input":"call get_sst","store":true}`, `{"model":"m","previous_response_id":"resp_1","input":[{"type":"function_call_output","call_id":"c1","output":"26.4"}]}`}),
+		Entry("recorded from a real model, which keeps its own state: nothing", cassette.Provenance{Provider: "openai", Endpoint: "https://api.openai.com/v1", Model: "gpt-4.1-mini", Upstream: "fixtures"},
+			[]string{`{"model":"m","previous_response_id":"resp_1","input":[{"type":"function_call_output","call_id":"c1","output":"26.4"}]}`}),
+	)
+
 	It("is named record-missing", func() {
 		Expect(cassette.ModeRecordMissing.String()).To(Equal("record-missing"))
 	})

@@ -60,6 +60,7 @@ var _ = Describe("a Responses API conversation continued with previous_response_
 
 	It("reads the stored conversation before the new input, as if it were sent whole, the earlier instructions left out", func() {
 		first, call := firstCall(echoPrompt+" Answer briefly.", true)
+		Expect(first.RawJSON()).To(ContainSubstring(`"previous_response_id":null`), "null when it continues none, as the API sends")
 		second, err := c.Responses.New(ctx, responses.ResponseNewParams{Model: gpt, Instructions: sdk.String(echoPrompt),
 			PreviousResponseID: sdk.String(first.ID), Input: inputItems(callOutput(call.CallID, `{"sst": 26.4}`)), Tools: tools})
 		Expect(err).NotTo(HaveOccurred())

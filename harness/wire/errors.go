@@ -85,12 +85,6 @@ func anthropicRequestID(sum [sha256.Size]byte) string {
 // OpenAIError is an error body in OpenAI's shape; an empty param or code is
 // null.
 func OpenAIError(msg, kind, param, code string) map[string]any {
-	orNull := func(s string) any {
-		if s == "" {
-			return nil
-		}
-		return s
-	}
 	return map[string]any{"error": map[string]any{"message": msg, "type": kind, "param": orNull(param), "code": orNull(code)}}
 }
 

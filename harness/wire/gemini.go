@@ -346,6 +346,13 @@ func (gr geminiRequest) decode(model string, strict bool) (Request, error) {
 				msg.ToolCalls = append(msg.ToolCalls, llm.ToolCall{ID: id, Name: p.FunctionCall.Name, Arguments: args})
 				pending = append(pending, pendingCall{id, p.FunctionCall.Name})
 			}
+			if last := len(r.Messages) - 1; i > 0 && gr.Contents[i-1].Role == "model" && r.Messages[last].Role == llm.RoleAssistant {
+				// Consecutive model contents are one turn, as the API
+				// takes them (a chat's streamed answer, kept a chunk each).
+				r.Messages[last].Content += msg.Content
+				r.Messages[last].ToolCalls = append(r.Messages[last].ToolCalls, msg.ToolCalls...)
+				continue
+			}
 			r.Messages = append(r.Messages, msg)
 			continue
 		}

@@ -364,7 +364,7 @@ func (rr responsesRequest) echo(id, model string, in, out int) map[string]any {
 		"id": id, "object": "response", "created_at": 0, "completed_at": 0, "status": "completed",
 		"background": false, "error": nil, "incomplete_details": nil,
 		"instructions": rr.Instructions, "max_output_tokens": rr.MaxOutputTokens, "max_tool_calls": nil,
-		"model": model, "parallel_tool_calls": parallel, "previous_response_id": cmp.Or[any](rr.PreviousResponseID, nil),
+		"model": model, "parallel_tool_calls": parallel, "previous_response_id": orNull(rr.PreviousResponseID),
 		"reasoning": map[string]any{"effort": nil, "summary": nil}, "service_tier": "default",
 		"temperature": orOne(rr.Temperature), "top_p": orOne(rr.TopP), "top_logprobs": cmp.Or(rr.TopLogprobs, new(int)),
 		"text": map[string]any{"format": format, "verbosity": "medium"}, "tool_choice": choice, "tools": tools,
@@ -381,4 +381,12 @@ func (rr responsesRequest) echo(id, model string, in, out int) map[string]any {
 			"total_tokens": in + out,
 		},
 	}
+}
+
+// orNull is s, or null when it is empty.
+func orNull(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
 }

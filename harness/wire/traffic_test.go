@@ -53,6 +53,21 @@ var _ = Describe("recorded traffic read from the wire (Decode)", func() {
 			"the stand-in reads the function call turn too")
 	})
 
+	It("reads consecutive Gemini model contents as one assistant message, as the API takes them as one turn", func() {
+		r, err := wire.Decode(wire.Gemini, "/v1beta/models/gemini-2.5-flash:generateContent", []byte(`{"contents": [
+			{"role": "user", "parts": [{"text": "SST near Keelung?"}]},
+			{"role": "model", "parts": [{"text": "Let me "}]},
+			{"role": "model", "parts": [{"text": "see."}, {"functionCall": {"name": "get_sst", "args": {"lon": 121.7}}}]},
+			{"role": "model", "parts": [{"text": ""}]},
+			{"role": "user", "parts": [{"functionResponse": {"name": "get_sst", "response": {"result": 26.4}}}]}]}`))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(saidOf(r.Messages)).To(Equal([]said{
+			{Role: llm.RoleUser, Content: "SST near Keelung?"},
+			{Role: llm.RoleAssistant, Content: "Let me see.", Calls: 1},
+			{Role: llm.RoleTool, Content: "26.4", ID: wire.CallID(1), Name: "get_sst"},
+		}))
+	})
+
 	It("takes a field's camelCase name over its snake_case one when a request gives both", func() {
 		r, err := wire.Decode(wire.Gemini, "/v1beta/models/m:generateContent", []byte(`{"contents": [{"parts": [{"text": "hi"}]}],
 			"generationConfig": {"maxOutputTokens": 10}, "generation_config": {"max_output_tokens": 99}}`))
