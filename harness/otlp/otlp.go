@@ -227,12 +227,12 @@ func runName(suite, variant, scenario string, sample int) string {
 	return fmt.Sprintf("%s/%s/%s#%d", suite, variant, scenario, sample)
 }
 
-// failed lists the failed checks as "turn N name: detail".
+// failed lists the failed checks as "turn N name: detail" (Check.Label).
 func failed(checks []report.Check) []string {
 	var out []string
 	for _, c := range checks {
 		if !c.Pass {
-			out = append(out, fmt.Sprintf("turn %d %s: %s", c.Turn, c.Name, c.Detail))
+			out = append(out, c.Label()+": "+c.Detail)
 		}
 	}
 	return out

@@ -84,7 +84,7 @@ func briefFailures(s *Suite, name string, v *Variant) []failure {
 		default:
 			for _, c := range sc.Checks {
 				if !c.Pass {
-					out = append(out, failure{text: fmt.Sprintf("%s %s turn %d %s: %s", name, sc.ID, c.Turn, c.Name, strings.ReplaceAll(c.Detail, "\n", "\n    "))})
+					out = append(out, failure{text: fmt.Sprintf("%s %s %s: %s", name, sc.ID, c.Label(), strings.ReplaceAll(c.Detail, "\n", "\n    "))})
 				}
 			}
 		}

@@ -13,7 +13,7 @@ var _ = Describe("Scenario.Explain", func() {
 			{Turn: 0, Name: "route", Pass: true, Detail: "tool:x"},
 			{Turn: 1, Name: "answer.contains", Detail: `want "°C", got "cold"`},
 		}}
-		Expect(sc.Explain()).To(Equal("verdict fail\n  error: boom\n  turn 1 answer.contains: want \"°C\", got \"cold\""))
+		Expect(sc.Explain()).To(Equal("verdict fail\n  error: boom\n  turn 2 answer.contains: want \"°C\", got \"cold\""))
 	})
 
 	It("is the verdict alone for a pass", func() {

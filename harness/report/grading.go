@@ -199,7 +199,7 @@ func grades(sc Scenario) []string {
 		if !c.Pass {
 			mark = "✗"
 		}
-		out = append(out, fmt.Sprintf("%s turn %d %s: %s", mark, c.Turn, c.Name, c.Detail))
+		out = append(out, fmt.Sprintf("%s %s: %s", mark, c.Label(), c.Detail))
 	}
 	return out
 }

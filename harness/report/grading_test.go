@@ -159,16 +159,16 @@ var _ = Describe("grading in the reports", func() {
 	It("shows the grader's reason in the HTML run viewer, and its cost apart", func() {
 		var page strings.Builder
 		Expect(report.WriteHTML(&page, graded())).To(Succeed())
-		Expect(page.String()).To(ContainSubstring(`<b>graded:</b> ✗ turn 0 rubric[0]: score 0.00 (min 0.70), rule-based stand-in judge: 0 of 1 requirements met`))
+		Expect(page.String()).To(ContainSubstring(`<b>graded:</b> ✗ turn 1 rubric[0]: score 0.00 (min 0.70), rule-based stand-in judge: 0 of 1 requirements met`))
 		var brief strings.Builder
 		Expect(report.WriteBrief(&brief, graded())).To(Succeed())
-		Expect(brief.String()).To(ContainSubstring("s/v ask turn 0 rubric[0]: score 0.00 (min 0.70), rule-based stand-in judge"))
+		Expect(brief.String()).To(ContainSubstring("s/v ask turn 1 rubric[0]: score 0.00 (min 0.70), rule-based stand-in judge"))
 		Expect(brief.String()).To(ContainSubstring("· s: 1 grader calls over 1 variants, 100 input and 20 output tokens, by rule-based stand-in judge"))
 	})
 
 	It("names the failing rubric and its reason in JUnit", func() {
 		var x strings.Builder
 		Expect(report.WriteJUnit(&x, graded())).To(Succeed())
-		Expect(x.String()).To(ContainSubstring("turn 0 rubric[0]: score 0.00 (min 0.70), rule-based stand-in judge"))
+		Expect(x.String()).To(ContainSubstring("turn 1 rubric[0]: score 0.00 (min 0.70), rule-based stand-in judge"))
 	})
 })

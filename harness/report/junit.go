@@ -108,7 +108,7 @@ func WriteJUnitRun(w io.Writer, r *Report, run JUnitRun) error {
 					var lines []string
 					for _, ch := range sc.Checks {
 						if !ch.Pass {
-							lines = append(lines, fmt.Sprintf("turn %d %s: %s", ch.Turn, ch.Name, ch.Detail))
+							lines = append(lines, ch.Label()+": "+ch.Detail)
 						}
 					}
 					if sc.Known {

@@ -53,7 +53,7 @@ var _ = Describe("WriteJUnit", func() {
 		Expect(cs[0].Time).To(Equal("0.000"), "a testcase's time is wall time, which a replay does not spend per scenario")
 		Expect(cs[0].Properties[0].Name).To(Equal("replayed_latency_ms"))
 		Expect(cs[0].Properties[0].Value).To(Equal("1500"))
-		Expect(cs[1].Failure.Text).To(Equal("turn 0 route: want tool, got code"))
+		Expect(cs[1].Failure.Text).To(Equal("turn 1 route: want tool, got code"))
 		Expect(cs[2].Error.Text).To(Equal("cassette has no match"))
 		Expect(cs[3].Name).To(Equal("threshold: pass_rate == 100%"))
 	})

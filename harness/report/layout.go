@@ -303,7 +303,7 @@ func variantSection(v *Variant, verdict verdictStyle) section {
 				if c.Pass {
 					continue
 				}
-				text := fmt.Sprintf("%s turn %d %s", sc.ID, c.Turn, c.Name)
+				text := sc.ID + " " + c.Label()
 				if c.Detail != "" {
 					text += ": " + c.Detail
 				}

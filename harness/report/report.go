@@ -191,6 +191,10 @@ type Check struct {
 	Judged bool `json:"judged,omitempty"`
 }
 
+// Label names c for a reader: "turn N name", its turn counted from 1 as
+// testbed show counts them (Turn counts from 0).
+func (c Check) Label() string { return fmt.Sprintf("turn %d %s", c.Turn+1, c.Name) }
+
 // Summary aggregates a variant's scenarios. Latencies are in milliseconds.
 type Summary struct {
 	Scenarios        int     `json:"scenarios"`
@@ -284,7 +288,7 @@ func (sc Scenario) Explain() string {
 	}
 	for _, c := range sc.Checks {
 		if !c.Pass {
-			fmt.Fprintf(&b, "\n  turn %d %s: %s", c.Turn, c.Name, c.Detail)
+			fmt.Fprintf(&b, "\n  %s: %s", c.Label(), c.Detail)
 		}
 	}
 	return b.String()

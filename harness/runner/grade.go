@@ -254,7 +254,7 @@ func (r *sampleRun) grade(ctx context.Context) {
 // example of the rubric; the rubric was graded before), the rubric changed
 // (with what it was), or the judge's request itself changed.
 func staleGrade(path string, n int, name string, turn int, s judge.Subject, what string, miss *cassette.MissError, root, regrade string) string {
-	at := fmt.Sprintf("grader call %d (turn %d %s) in %s", n+1, turn, name, rel(root, path))
+	at := fmt.Sprintf("grader call %d (%s) in %s", n+1, report.Check{Turn: turn, Name: name}.Label(), rel(root, path))
 	bodies, _ := cassette.RequestBodies(path)
 	var sameRubric, same bool
 	var old string

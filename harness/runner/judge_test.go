@@ -120,7 +120,7 @@ var _ = Describe("rubric checks graded by the stand-in judge", Ordered, func() {
 		Expect(os.WriteFile(agentPath, []byte(changed), 0o644)).To(Succeed())
 		got := scenarios(replayAt(rec.root, suite, opts))[variant+"/"+id]
 		Expect(got.Verdict).To(Equal(report.VerdictStale))
-		Expect(got.Error).To(HavePrefix("stale grading: the answer changed: grader call 1 (turn 0 rubric[0]) in cassettes/odbchat/single-pass/explain-marine-heatwave.judge.yaml"))
+		Expect(got.Error).To(HavePrefix("stale grading: the answer changed: grader call 1 (turn 1 rubric[0]) in cassettes/odbchat/single-pass/explain-marine-heatwave.judge.yaml"))
 		Expect(got.Error).To(HaveSuffix("re-grade with: testbed record --suite odbchat --variant single-pass --scenario explain-marine-heatwave --root " + rec.root + " --record-missing"))
 	})
 
@@ -133,7 +133,7 @@ var _ = Describe("rubric checks graded by the stand-in judge", Ordered, func() {
 		edited := loadSuite(rec.root)
 		got := scenarios(replayAt(rec.root, edited, opts))[variant+"/"+id]
 		Expect(got.Verdict).To(Equal(report.VerdictStale))
-		Expect(got.Error).To(ContainSubstring("stale grading: the rubric changed: grader call 1 (turn 0 rubric[0])"))
+		Expect(got.Error).To(ContainSubstring("stale grading: the rubric changed: grader call 1 (turn 1 rubric[0])"))
 		Expect(got.Error).To(ContainSubstring("\n  - The answer explains that a marine heatwave is a spell of unusually warm sea water\n  + The answer explains that a marine heatwave is a spell of unusually warm sea water; it names \"Hobday\"\n"))
 
 		agent, err := os.ReadFile(cassette.Path(rec.root, "odbchat", variant, id))
