@@ -114,7 +114,7 @@ var _ = Describe("the baseline gate", func() {
 		replace(suite, "tools: [ghrsst.bbox_mean]\n      args: {bbox: [118.0, 20.0, 123.5, 26.5]", "tools: [ghrsst.point_value]\n      args: {bbox: [118.0, 20.0, 123.5, 26.5]", 1)
 		r = testbed("run", "--root", root, "--quiet", "--out", "")
 		Expect(r.code).To(Equal(exitFailed), r.String())
-		Expect(r.stdout).To(ContainSubstring("ac1-taiwan-sst turn 0 tools"))
+		Expect(r.stdout).To(ContainSubstring("ac1-taiwan-sst turn 1 tools"))
 		replace(suite, "tools: [ghrsst.point_value]\n      args: {bbox: [118.0, 20.0, 123.5, 26.5]", "tools: [ghrsst.bbox_mean]\n      args: {bbox: [118.0, 20.0, 123.5, 26.5]", 1)
 
 		By("a new failure fails the run")

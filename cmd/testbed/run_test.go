@@ -160,7 +160,7 @@ var _ = Describe("testbed run", func() {
 
 		Expect(r.code).To(Equal(exitFailed), r.String())
 		Expect(r.stdout).To(MatchRegexp(`(?m)^ac1-taiwan-sst\s+AC-1\s+FAIL\s`))
-		Expect(r.stdout).To(ContainSubstring(`✗ ac1-taiwan-sst turn 0 answer.contains: answer lacks "27.4 °C"`))
+		Expect(r.stdout).To(ContainSubstring(`✗ ac1-taiwan-sst turn 1 answer.contains: answer lacks "27.4 °C"`))
 		Expect(r.stdout).To(ContainSubstring("FAIL: 1 of 60 scenarios"))
 		Expect(r.stderr).To(ContainSubstring("scenario runs or thresholds failed"))
 	})

@@ -181,10 +181,14 @@ func writeShow(w io.Writer, r showRun, cut func(string) string, prompt, schemas 
 	if len(r.Redact) > 0 {
 		fmt.Fprintf(w, "  redacted besides the maintained rules: %s\n", strings.Join(r.Redact, "; "))
 	}
-	// In time order; a model call before the exchange that carried it.
+	// In time order, a turn's events before the next turn's at the same
+	// instant; a model call before the exchange that carried it.
 	events := slices.Clone(r.Events)
 	slices.SortStableFunc(events, func(a, b trace.Event) int {
 		if c := cmp.Compare(a.At, b.At); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.Turn, b.Turn); c != 0 {
 			return c
 		}
 		return cmp.Compare(kindOrder(a.Kind), kindOrder(b.Kind))

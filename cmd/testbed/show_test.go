@@ -2,12 +2,29 @@ package main
 
 import (
 	"encoding/json"
+	"strings"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+
+	"github.com/agentreplay/testbed/harness/trace"
 )
 
 var _ = Describe("testbed show", func() {
+	It("prints a turn's events before the next turn's at the same instant", func() {
+		at := 120 * time.Millisecond
+		run := showRun{Scenario: "two-turns", Sample: 1, Samples: 1, Verdict: "pass", Events: []trace.Event{
+			{Kind: trace.KindLLM, Turn: 1, At: at, LLM: &trace.LLMCall{Model: "m", Text: "second answer"}},
+			{Kind: trace.KindTool, Turn: 0, At: at, Tool: &trace.ToolCall{Name: "get_weather", Args: json.RawMessage(`{}`)}},
+		}}
+		var out strings.Builder
+		writeShow(&out, run, func(s string) string { return s }, false, false)
+		tool, call := strings.Index(out.String(), "turn 1  tool get_weather"), strings.Index(out.String(), "turn 2  model call")
+		Expect(tool).To(BeNumerically(">=", 0), out.String())
+		Expect(call).To(BeNumerically(">", tool), out.String())
+	})
+
 	It("prints one scenario run as a timeline: the model call with what it was sent and answered, the upstream call, the tool, the notes and the checks", func() {
 		r := testbed("show", "odbchat/single-pass/ac1-taiwan-sst", "--root", repoRoot)
 		Expect(r.code).To(Equal(exitOK), r.String())

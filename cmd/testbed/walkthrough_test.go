@@ -29,7 +29,7 @@ var _ = Describe("the README's prompt-only variant walkthrough", func() {
 		// route: the recording says one scenario fails.
 		rec := testbed("record", "--root", root, "--suite", "odbchat", "--variant", "terse-router", "--quiet")
 		Expect(rec.code).To(Equal(exitRecordedFailing), rec.String())
-		Expect(rec.stdout).To(ContainSubstring("explain-kuroshio-zh turn 0 route: want explain, got tool:ghrsst.bbox_mean"))
+		Expect(rec.stdout).To(ContainSubstring("explain-kuroshio-zh turn 1 route: want explain, got tool:ghrsst.bbox_mean"))
 		Expect(filepath.Join(root, "cassettes", "odbchat", "terse-router", "ac1-taiwan-sst.yaml")).To(BeARegularFile())
 
 		cmp := testbed("compare", "--root", root, "--suite", "odbchat", "--base", "single-pass", "--head", "terse-router")

@@ -262,7 +262,7 @@ var _ = Describe("WriteJSON", func() {
 		Expect(eval(pass)).To(HaveKeyWithValue("gen_ai.evaluation.score.label", "pass"))
 		Expect(pass.Status.GetCode()).To(Equal(tracepb.Status_STATUS_CODE_UNSET))
 		Expect(eval(fail)).To(HaveKeyWithValue("gen_ai.evaluation.score.label", "fail"))
-		Expect(eval(fail)).To(HaveKeyWithValue("gen_ai.evaluation.explanation", "turn 1 answer_contains: want 27.1"))
+		Expect(eval(fail)).To(HaveKeyWithValue("gen_ai.evaluation.explanation", "turn 2 answer_contains: want 27.1"))
 		Expect(fail.Status.GetCode()).To(Equal(tracepb.Status_STATUS_CODE_ERROR))
 	})
 
@@ -307,7 +307,7 @@ var _ = Describe("a sampled scenario", func() {
 		Expect(hex.EncodeToString(two.TraceId)).To(Equal(otlp.TraceID("odbchat", "single-pass", "ac2", 2).String()))
 		Expect(two.attrs).To(HaveKeyWithValue("testbed.sample", `{"intValue":"2"}`))
 		Expect(one.TraceId).NotTo(Equal(two.TraceId))
-		Expect(attrs(one.Events[0].Attributes)).To(HaveKeyWithValue("gen_ai.evaluation.explanation", "turn 1 answer_contains: want 27.1"))
+		Expect(attrs(one.Events[0].Attributes)).To(HaveKeyWithValue("gen_ai.evaluation.explanation", "turn 2 answer_contains: want 27.1"))
 		Expect(attrs(two.Events[0].Attributes)).To(HaveKeyWithValue("gen_ai.evaluation.score.label", "pass"))
 		Expect(attrs(two.Events[0].Attributes)).To(HaveKeyWithValue("gen_ai.evaluation.explanation", ""))
 	})
