@@ -228,7 +228,7 @@ func (o *observer) embed(req *http.Request, body []byte, resp *http.Response, go
 // model reports one model call, of dialect d, and the tool results its
 // request carries.
 func (o *observer) model(d wire.Dialect, req *http.Request, body []byte, resp *http.Response, got []byte, err error, took time.Duration) {
-	in, derr := o.threads.Decode(d, req.URL.Path, body)
+	in, kept, derr := o.threads.Decode(d, req.URL.Path, body)
 	if derr != nil {
 		return // not a request the harness reads: the call stays an HTTP exchange
 	}
@@ -248,8 +248,8 @@ func (o *observer) model(d wire.Dialect, req *http.Request, body []byte, resp *h
 		} else {
 			out = decodeResponse(d, got)
 		}
-		if err == nil {
-			o.threads.Answered(d, body, out.Message, got)
+		if err == nil && kept != nil {
+			kept(out.Message, got)
 		}
 	}
 	numberCalls(in.Messages, out.Message.ToolCalls)

@@ -143,27 +143,51 @@ func (t *Threads) previousMessage(id string) ([]llm.Message, *thread, error) {
 }
 
 // Decode reads a request body of dialect d sent to path as the package's
-// Decode does, but a request that continues a conversation t kept
-// (Answered) is read after it, as the provider reads it; one continuing a
-// conversation t does not know is read alone.
-func (t *Threads) Decode(d Dialect, path string, body []byte) (Request, error) {
+// Decode does, but a request that continues a conversation t kept is read
+// after it, as the provider reads it; one continuing a conversation t does
+// not know is read alone. Kept, when not nil, keeps the conversation of
+// the request's answer, for the requests that continue it: give it the
+// answer as read and the response body (or its event stream), which gives
+// the answer's id. It is nil for what the provider would not keep (a
+// Responses request with store: false, an Anthropic request in no thread).
+func (t *Threads) Decode(d Dialect, path string, body []byte) (r Request, kept func(answer llm.Message, resp []byte), err error) {
 	switch d {
 	case Responses:
 		rr, err := parse[responsesRequest](body)
 		if err != nil {
-			return Request{}, err
+			return Request{}, nil, err
 		}
-		r, _, err := rr.decode(false, t.priorResponses(rr))
-		return r, err
+		r, own, err := rr.decode(false, t.priorResponses(rr))
+		if err != nil || (rr.Store != nil && !*rr.Store) {
+			return r, nil, err
+		}
+		return r, t.keeper(func(answer llm.Message) *thread {
+			return &thread{prev: rr.PreviousResponseID, msgs: append(slices.Clip(own), answer)}
+		}), nil
 	case Anthropic:
 		ar, err := parse[anthropicRequest](body)
 		if err != nil {
-			return Request{}, err
+			return Request{}, nil, err
 		}
-		r, _, err := ar.decode(false, t.priorMessages(ar))
-		return r, err
+		prior := t.priorMessages(ar)
+		r, own, err := ar.decode(false, prior)
+		if err != nil || ar.Thread == nil {
+			return r, nil, err
+		}
+		return r, t.keeper(func(answer llm.Message) *thread { return ar.kept(prior, r, own, answer) }), nil
 	}
-	return Decode(d, path, body)
+	r, err = Decode(d, path, body)
+	return r, nil, err
+}
+
+// keeper keeps the thread entry makes of an answer under the id its
+// response body gives, when it gives one.
+func (t *Threads) keeper(entry func(answer llm.Message) *thread) func(llm.Message, []byte) {
+	return func(answer llm.Message, resp []byte) {
+		if id := responseID(resp); id != "" {
+			t.keep(id, entry(answer))
+		}
+	}
 }
 
 // priorResponses is the conversation rr continues, when t keeps it.
@@ -186,38 +210,6 @@ func (t *Threads) priorMessages(ar anthropicRequest) *thread {
 		return nil
 	}
 	return &thread{msgs: msgs, system: th.system, tools: th.tools}
-}
-
-// Answered keeps, for the requests that continue it, the conversation of
-// an answer of dialect d read from traffic: the request body it answered,
-// its answer as read, and the response body (or its event stream), which
-// gives the answer's id. What the provider would not keep (a Responses
-// request with store: false, an Anthropic request with no thread, an
-// answer with no id) is not kept.
-func (t *Threads) Answered(d Dialect, body []byte, answer llm.Message, resp []byte) {
-	id := responseID(resp)
-	if id == "" {
-		return
-	}
-	switch d {
-	case Responses:
-		rr, err := parse[responsesRequest](body)
-		if err != nil || (rr.Store != nil && !*rr.Store) {
-			return
-		}
-		if _, own, err := rr.decode(false, t.priorResponses(rr)); err == nil {
-			t.keep(id, &thread{prev: rr.PreviousResponseID, msgs: append(slices.Clip(own), answer)})
-		}
-	case Anthropic:
-		ar, err := parse[anthropicRequest](body)
-		if err != nil || ar.Thread == nil {
-			return
-		}
-		prior := t.priorMessages(ar)
-		if r, own, err := ar.decode(false, prior); err == nil {
-			t.keep(id, ar.kept(prior, r, own, answer))
-		}
-	}
 }
 
 // responseID is the id of an answer, whole or streamed (the first event
