@@ -34,6 +34,9 @@ import (
 type Threads struct {
 	mu sync.Mutex
 	m  map[string]*thread
+	// order is the ids of m, oldest first: past maxKept answers, the
+	// oldest is forgotten, so a long recording's memory stays bounded.
+	order []string
 	// The Conversations API's conversations by id, and how many were
 	// created from each request body (conversations.go).
 	convs   map[string]*conversation
@@ -57,6 +60,12 @@ type thread struct {
 // maxThread bounds how many answers a conversation is followed back
 // through, so that no chain of ids, however made, loops.
 const maxThread = 100_000
+
+// maxKept is how many answers Threads keeps; a request continuing one it
+// has forgotten is refused as one continuing an answer it never gave, and
+// the SDKs recover from Anthropic's refusal by sending the whole
+// conversation again.
+const maxKept = 1 << 14
 
 // threadError refuses a request that continues a thread as Anthropic's API
 // does: its status, and the error_code its details carry.
@@ -82,7 +91,14 @@ func (t *Threads) keep(id string, th *thread) {
 	if p := t.m[th.prev]; p != nil && th.anthropic {
 		p.continued = true
 	}
+	if _, ok := t.m[id]; !ok {
+		t.order = append(t.order, id)
+	}
 	t.m[id] = th
+	if len(t.order) > maxKept {
+		delete(t.m, t.order[0])
+		t.order = t.order[1:]
+	}
 }
 
 // conversation is the whole conversation up to and including the answer
