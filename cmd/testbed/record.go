@@ -221,6 +221,11 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := writeReport(rep, sel, stdout); err != nil {
 		return withCode(exitInternal, err)
 	}
+	if !sel.json && !sel.tables {
+		// The verdict of what was recorded, as a run's last line states it
+		// (the tables state it already).
+		fmt.Fprintln(stdout, rep.Verdict())
+	}
 	if b := opts.Budget; b != nil && b.Stopped() {
 		writeStopped(stderr, rep, b)
 	}
