@@ -176,6 +176,19 @@ func str(raw json.RawMessage) string {
 // dated matches a dated model name's suffix: -2025-04-14 or -20251001.
 var dated = regexp.MustCompile(`-(\d{4}-\d{2}-\d{2}|\d{8})$`)
 
+// Models lists the names of the table's models of provider
+// (litellm_provider), sorted.
+func (t *Table) Models(provider string) []string {
+	var names []string
+	for name, m := range t.models {
+		if m.Provider == provider {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
 // Lookup finds a model's row: its name as given, with the provider's prefix
 // (LiteLLM keys some rows "gemini/…", "ollama/…"), without such a prefix,
 // and without a date suffix (gpt-4.1-mini-2025-04-14 is gpt-4.1-mini).

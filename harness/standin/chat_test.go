@@ -163,7 +163,7 @@ var _ = Describe("the OpenAI Chat Completions wire format", func() {
 				e := openAIErrorOf(body)
 				Expect(e.Message).To(ContainSubstring("stand-in"))
 			},
-			Entry("a model list", http.MethodGet, "/v1/models", http.StatusNotFound),
+			Entry("a model list by POST (it serves GET)", http.MethodPost, "/v1/models", http.StatusNotFound),
 			Entry("a legacy completion", http.MethodPost, "/v1/completions", http.StatusNotFound),
 			Entry("images", http.MethodPost, "/v1/images/generations", http.StatusNotFound),
 		)

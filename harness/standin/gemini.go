@@ -17,6 +17,10 @@ var geminiUnserved = []string{":batchGenerateContent", ":predict", ":predictLong
 // any other Gemini path (wire.GeminiPath) with Gemini's error.
 func (s *Server) serveGemini(w http.ResponseWriter, r *http.Request) {
 	const serves = "the stand-in serves POST …/models/<model>:generateContent, :streamGenerateContent?alt=sse, :countTokens, :embedContent and :batchEmbedContents only"
+	if id, ok := wire.ModelsPath(r.URL.Path); ok && r.Method == http.MethodGet {
+		serveModels(w, wire.Gemini, id)
+		return
+	}
 	if model, method, ok := wire.GeminiEmbedMethod(r.URL.Path); ok && r.Method == http.MethodPost {
 		s.serveGeminiEmbed(w, r, model, method)
 		return

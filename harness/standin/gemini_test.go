@@ -348,7 +348,7 @@ var _ = Describe("the Gemini wire format", func() {
 			Entry("batchGenerateContent", http.MethodPost, "/v1beta/models/gemini-2.5-flash:batchGenerateContent", http.StatusNotImplemented, "UNIMPLEMENTED"),
 			Entry("a method the API does not have", http.MethodPost, "/v1beta/models/gemini-2.5-flash:dream", http.StatusNotFound, "NOT_FOUND"),
 			Entry("GET", http.MethodGet, generateContent, http.StatusNotFound, "NOT_FOUND"),
-			Entry("the model list", http.MethodGet, "/v1beta/models", http.StatusNotFound, "NOT_FOUND"),
+			Entry("the model list by POST (it serves GET)", http.MethodPost, "/v1beta/models", http.StatusNotFound, "NOT_FOUND"),
 			Entry("files", http.MethodPost, "/v1beta/files", http.StatusNotFound, "NOT_FOUND"),
 			Entry("no models/ segment", http.MethodPost, "/v1beta/gemini-2.5-flash:generateContent", http.StatusNotFound, "NOT_FOUND"),
 			Entry("no model", http.MethodPost, "/v1beta/models/:generateContent", http.StatusNotFound, "NOT_FOUND"),

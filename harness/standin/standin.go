@@ -225,6 +225,16 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.serveConversations(w, r)
 		return
 	}
+	if id, ok := wire.ModelsPath(r.URL.Path); ok && r.Method == http.MethodGet {
+		// OpenAI's and Anthropic's listings share their path; Anthropic's
+		// clients send anthropic-version.
+		d := wire.Chat
+		if r.Header.Get("Anthropic-Version") != "" {
+			d = wire.Anthropic
+		}
+		serveModels(w, d, id)
+		return
+	}
 	// A resource the stand-in serves only by POST to itself: the paths
 	// below it (batches, a stored response) are a 404 in the dialect's own
 	// shape.
@@ -258,20 +268,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.serve(w, r, wire.Chat)
-}
-
-// serveConversations answers the OpenAI Conversations API from the
-// conversations the stand-in keeps, with the x-request-id header its
-// answers carry.
-func (s *Server) serveConversations(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
-		writeError(w, wire.Responses, http.StatusBadRequest, err.Error(), 0)
-		return
-	}
-	status, resp := s.threads.Conversations(r.Method, r.URL.Path, r.URL.Query(), body)
-	maps.Copy(w.Header(), wire.RequestHeader(wire.Responses, append([]byte(r.Method+" "+r.URL.String()+"\n"), body...), 0))
-	writeJSON(w, status, resp)
 }
 
 // ollamaNative reports whether path is one of Ollama's native API's

@@ -1,0 +1,41 @@
+package standin
+
+import (
+	"cmp"
+	"io"
+	"maps"
+	"net/http"
+
+	"github.com/agentreplay/testbed/agents/llm"
+	"github.com/agentreplay/testbed/harness/cost"
+	"github.com/agentreplay/testbed/harness/wire"
+)
+
+// The providers' resources beside their model calls that the stand-in
+// serves: the OpenAI Conversations API and the model listings.
+
+// serveConversations answers the OpenAI Conversations API from the
+// conversations the stand-in keeps, with the x-request-id header its
+// answers carry.
+func (s *Server) serveConversations(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		writeError(w, wire.Responses, http.StatusBadRequest, err.Error(), 0)
+		return
+	}
+	status, resp := s.threads.Conversations(r.Method, r.URL.Path, r.URL.Query(), body)
+	maps.Copy(w.Header(), wire.RequestHeader(wire.Responses, append([]byte(r.Method+" "+r.URL.String()+"\n"), body...), 0))
+	writeJSON(w, status, resp)
+}
+
+// serveModels answers a model listing of dialect d: the model id, which
+// the stand-in answers whatever it is, or with id "" the list of the
+// models testbed's price table names for the provider.
+func serveModels(w http.ResponseWriter, d wire.Dialect, id string) {
+	if id != "" {
+		writeJSON(w, http.StatusOK, wire.ModelObject(d, id))
+		return
+	}
+	provider := map[wire.Dialect]string{wire.Anthropic: llm.ProviderAnthropic, wire.Gemini: llm.ProviderGemini}[d]
+	writeJSON(w, http.StatusOK, wire.ModelList(d, cost.Default().Models(cmp.Or(provider, llm.ProviderOpenAI))))
+}
