@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"reflect"
+	"regexp"
 	"strings"
 	"time"
 
@@ -148,6 +149,24 @@ var _ = Describe("streaming", func() {
 			}
 		},
 		eachStreamer(),
+	)
+
+	DescribeTable("says the role in the first OpenAI chunk: with empty content before text, with content null in the first call of an answer that only calls tools, as recorded streams do",
+		func(user string, want string) {
+			_, body := openAIStreamer.post(srv, user, "")
+			var first struct {
+				Choices []struct {
+					Delta json.RawMessage `json:"delta"`
+				} `json:"choices"`
+			}
+			Expect(json.Unmarshal(stream.Parse(body)[0].Data, &first)).To(Succeed())
+			Expect(first.Choices).To(HaveLen(1))
+			delta := regexp.MustCompile(`"call_[0-9a-f]+"`).ReplaceAll(first.Choices[0].Delta, []byte(`"call_ID"`))
+			Expect(delta).To(MatchJSON(want))
+		},
+		Entry("text", "hello there", `{"role": "assistant", "content": "", "refusal": null}`),
+		Entry("only a call", "call get_sst", `{"role": "assistant", "content": null, "refusal": null,
+			"tool_calls": [{"index": 0, "id": "call_ID", "type": "function", "function": {"name": "get_sst", "arguments": ""}}]}`),
 	)
 
 	It("writes OpenAI chunks the SDK reads with no unknown or missing field, usage only when asked, and [DONE]", func() {

@@ -6,10 +6,13 @@ import (
 
 // The OpenAI Chat Completions stream (stream: true), from OpenAI's API
 // reference: chat.completion.chunk objects sharing the completion's id,
-// created, model, service_tier and system_fingerprint. The first chunk's delta carries the role (and empty
-// content), then content deltas and tool-call deltas (a call's first delta
-// has its index, id, type and name with empty arguments, the next ones its
-// index and a piece of its arguments), then a chunk with an empty delta and
+// created, model, service_tier and system_fingerprint. The first chunk's
+// delta carries the role (and empty content), then content deltas and
+// tool-call deltas (a call's first delta has its index, id, type and name
+// with empty arguments, the next ones its index and a piece of its
+// arguments); an answer that only calls tools has no chunk of its own for
+// the role: its first call's first delta carries it, with content null, as
+// recorded streams do. Then a chunk with an empty delta and
 // the finish_reason. With stream_options.include_usage, every chunk has
 // "usage": null and one more chunk, with no choices, carries the usage.
 // The stream closes with data: [DONE]. A request for n choices gets each
@@ -42,7 +45,12 @@ func openAIEvents(id string, includeUsage, legacy bool, n, top int) func(model s
 				events = append(events, Event{Kind: kind, Data: c, Before: before})
 			}
 		}
-		add(EventHead, map[string]any{"role": "assistant", "content": "", "refusal": nil}, nil, nil, 0)
+		// An answer that only calls tools says its role in its first
+		// call's first delta, with content null.
+		toolsOnly := msg.Content == "" && len(msg.ToolCalls) > 0
+		if !toolsOnly {
+			add(EventHead, map[string]any{"role": "assistant", "content": "", "refusal": nil}, nil, nil, 0)
+		}
 		// With logprobs asked, each token of the text is a chunk of its
 		// own, as OpenAI streams them, carrying its log probability.
 		text, groups, err := streamText(msg.Content, top)
@@ -71,7 +79,11 @@ func openAIEvents(id string, includeUsage, legacy bool, n, top int) func(model s
 				logprobs = map[string]any{"content": tokenLogprobs(groups[at], top), "refusal": nil}
 				at++
 			}
-			add(EventContent, delta, logprobs, nil, p.before)
+			kind := EventContent
+			if toolsOnly && p.start && p.call == 0 {
+				kind, delta["role"], delta["content"], delta["refusal"] = EventHead, "assistant", nil, nil
+			}
+			add(kind, delta, logprobs, nil, p.before)
 		}
 		add(EventTail, map[string]any{}, nil, chatFinish(msg, end, legacy), 0)
 		if includeUsage {
