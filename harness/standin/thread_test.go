@@ -10,6 +10,7 @@ import (
 	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/responses"
+	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/harness/standin"
@@ -81,6 +82,14 @@ var _ = Describe("a Responses API conversation continued with previous_response_
 		Expect(msgs[2].ToolCalls).To(ConsistOf(HaveField("ID", call.CallID)))
 		Expect(msgs[3]).To(Equal(llm.Message{Role: llm.RoleTool, ToolCallID: call.CallID, Name: "get_sst", Content: `{"sst": 26.4}`}),
 			"the output is paired with the stored call")
+	})
+
+	It("echoes the reasoning settings a request gives, as the API does", func() {
+		resp, err := c.Responses.New(ctx, responses.ResponseNewParams{Model: gpt, Instructions: sdk.String(echoPrompt), Input: userInput("hello"),
+			Reasoning: shared.ReasoningParam{Effort: shared.ReasoningEffortLow, Summary: shared.ReasoningSummaryAuto}})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(resp.Reasoning.Effort).To(Equal(shared.ReasoningEffortLow))
+		Expect(resp.Reasoning.Summary).To(Equal(shared.ReasoningSummaryAuto))
 	})
 
 	It("follows a chain of answers, streamed ones among them, and counts its input tokens", func() {

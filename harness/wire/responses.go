@@ -80,6 +80,11 @@ type responsesRequest struct {
 	// TopLogprobs alternatives (logprobs.go).
 	Include     []string `json:"include"`
 	TopLogprobs *int     `json:"top_logprobs"`
+	// Reasoning is echoed as the request gave it.
+	Reasoning *struct {
+		Effort  *string `json:"effort"`
+		Summary *string `json:"summary"`
+	} `json:"reasoning"`
 }
 
 // logprobsAsked is how many alternatives rr asks for each token of its
@@ -365,7 +370,7 @@ func (rr responsesRequest) echo(id, model string, in, out int) map[string]any {
 		"background": false, "error": nil, "incomplete_details": nil,
 		"instructions": rr.Instructions, "max_output_tokens": rr.MaxOutputTokens, "max_tool_calls": nil,
 		"model": model, "parallel_tool_calls": parallel, "previous_response_id": orNull(rr.PreviousResponseID),
-		"reasoning": map[string]any{"effort": nil, "summary": nil}, "service_tier": "default",
+		"reasoning": rr.reasoningEcho(), "service_tier": "default",
 		"temperature": orOne(rr.Temperature), "top_p": orOne(rr.TopP), "top_logprobs": cmp.Or(rr.TopLogprobs, new(int)),
 		"text": map[string]any{"format": format, "verbosity": "medium"}, "tool_choice": choice, "tools": tools,
 		"truncation": "disabled", "prompt_cache_key": nil, "safety_identifier": nil, "access_programs": nil,
@@ -389,4 +394,19 @@ func orNull(s string) any {
 		return nil
 	}
 	return s
+}
+
+// reasoningEcho is the reasoning settings of rr as its answer echoes them:
+// those it gave, null where it gave none.
+func (rr responsesRequest) reasoningEcho() map[string]any {
+	echo := map[string]any{"effort": nil, "summary": nil}
+	if r := rr.Reasoning; r != nil {
+		if r.Effort != nil {
+			echo["effort"] = *r.Effort
+		}
+		if r.Summary != nil {
+			echo["summary"] = *r.Summary
+		}
+	}
+	return echo
 }
