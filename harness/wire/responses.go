@@ -31,7 +31,7 @@ import (
 // max_output_tokens, when the answer is cut off), a message item of
 // output_text and function_call items, and every field the official
 // SDK's Response type requires, null where the stand-in has nothing to say;
-// it echoes the request's tools, sampling, limit and text format as the
+// it echoes the request's tools, sampling, limit, reasoning settings and text format as the
 // API does. Its ids (resp_…, msg_…, fc_…, call_…) derive from a hash of
 // the request and its sample, so recordings are reproducible and every
 // distinct request gets its own. With stream: true the same response is
