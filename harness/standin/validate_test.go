@@ -164,12 +164,25 @@ var _ = Describe("the stand-in refuses what the real APIs refuse", func() {
 			{"role": "system", "content": [{"type": "image", "source": {"type": "url", "url": "https://example.test/a.png"}}]}]}`,
 			`messages.1: the stand-in reads text blocks from a system message, not "image"`),
 		Entry("no messages", `{"model": "claude-haiku-4-5", "max_tokens": 100, "messages": []}`, "messages: at least one message is required"),
+		Entry("a thinking budget below the least", `{"model": "claude-sonnet-4-5", "max_tokens": 2000, "thinking": {"type": "enabled", "budget_tokens": 500}, "messages": [{"role": "user", "content": "hi"}]}`,
+			"thinking.enabled.budget_tokens: Input should be greater than or equal to 1024"),
+		Entry("a temperature with thinking", `{"model": "claude-sonnet-4-6", "max_tokens": 2000, "temperature": 0.2, "thinking": {"type": "adaptive"}, "messages": [{"role": "user", "content": "hi"}]}`,
+			"`temperature` may only be set to 1 when thinking is enabled or in adaptive mode. Please consult our documentation at https://platform.claude.com/docs/en/build-with-claude/extended-thinking"),
+		Entry("thinking with a tool_choice that forces a tool", `{"model": "claude-sonnet-4-5", "max_tokens": 4000, "thinking": {"type": "enabled", "budget_tokens": 1024},
+			"tool_choice": {"type": "any"}, "tools": [{"name": "get_sst", "input_schema": {"type": "object"}}], "messages": [{"role": "user", "content": "hi"}]}`,
+			"Thinking may not be enabled when tool_choice forces tool use."),
 		Entry("a tool_use left without its tool_result", `{"model": "claude-haiku-4-5", "max_tokens": 100, "messages": [
 			{"role": "user", "content": "SST near Taiwan?"},
 			{"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_a", "name": "get_sst", "input": {}}]},
 			{"role": "user", "content": "well?"}]}`,
 			"messages.2: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_a. Each `tool_use` block must have a corresponding `tool_result` block in the next message."),
 	)
+
+	It("Messages: takes thinking with temperature 1, an automatic tool_choice, and a budget of 1,024 or more", func() {
+		status, got := post(srv, "/v1/messages", `{"model": "claude-sonnet-4-5", "max_tokens": 4000, "temperature": 1, "thinking": {"type": "enabled", "budget_tokens": 1024},
+			"tool_choice": {"type": "auto"}, "system": "`+echoPrompt+`", "messages": [{"role": "user", "content": "hi"}]}`)
+		Expect(status).To(Equal(http.StatusOK), "%v", got)
+	})
 
 	It("Messages: a refusal carries a request-id header, which its body repeats, as the API's do", func() {
 		resp, err := http.Post(srv.URL()+"/v1/messages", "application/json", strings.NewReader(`{"model": "claude-haiku-4-5", "messages": [`+user+`]}`))

@@ -66,6 +66,12 @@ type anthropicRequest struct {
 		Name            string `json:"name"`
 		DisableParallel bool   `json:"disable_parallel_tool_use"`
 	} `json:"tool_choice"`
+	// Thinking, with the sampling settings it rules out (validateAnthropic).
+	Thinking *struct {
+		Type         string `json:"type"`
+		BudgetTokens *int   `json:"budget_tokens"`
+	} `json:"thinking"`
+	Temperature *float64 `json:"temperature"`
 	// Thread keeps the conversation server-side (Threads).
 	Thread *struct {
 		Type              string `json:"type"`

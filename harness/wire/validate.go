@@ -218,12 +218,27 @@ func validateGemini(gr geminiRequest) error {
 	return nil
 }
 
+// minThinkingBudget is the least budget_tokens extended thinking takes.
+const minThinkingBudget = 1024
+
 // validateAnthropic returns what Messages refuses in ar, or nil: no
-// messages; an assistant message whose tool_use blocks are not each
-// answered by a tool_result block in the message right after it.
+// messages; thinking (enabled or adaptive) with a budget below 1,024
+// tokens, a temperature other than 1, or a tool_choice that forces tool
+// use; an assistant message whose tool_use blocks are not each answered by
+// a tool_result block in the message right after it.
 func validateAnthropic(ar anthropicRequest) error {
 	if len(ar.Messages) == 0 {
 		return &invalid{msg: "messages: at least one message is required"}
+	}
+	if t := ar.Thinking; t != nil && (t.Type == "enabled" || t.Type == "adaptive") {
+		switch {
+		case t.Type == "enabled" && t.BudgetTokens != nil && *t.BudgetTokens < minThinkingBudget:
+			return &invalid{msg: fmt.Sprintf("thinking.enabled.budget_tokens: Input should be greater than or equal to %d", minThinkingBudget)}
+		case ar.Temperature != nil && *ar.Temperature != 1:
+			return &invalid{msg: "`temperature` may only be set to 1 when thinking is enabled or in adaptive mode. Please consult our documentation at https://platform.claude.com/docs/en/build-with-claude/extended-thinking"}
+		case ar.ToolChoice != nil && (ar.ToolChoice.Type == "any" || ar.ToolChoice.Type == "tool"):
+			return &invalid{msg: "Thinking may not be enabled when tool_choice forces tool use."}
+		}
 	}
 	for i, m := range ar.Messages[:len(ar.Messages)-1] {
 		if m.Role != "assistant" {
