@@ -1,6 +1,8 @@
 package wire
 
 import (
+	"crypto/sha256"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -259,7 +261,7 @@ func anthropicMessages(role string, blocks []anthropicBlock, names map[string]st
 // ids derived from them (the message's, and the request-id header's that
 // an error body repeats, as the API's do), as a stream when stream
 // (stream_anthropic.go).
-func anthropicEncoder(body []byte, sample int, stream bool, keep func(id string, answer llm.Message)) Encoder {
+func anthropicEncoder(body []byte, sample int, stream, thinks bool, keep func(id string, answer llm.Message)) Encoder {
 	sum := requestHash(body, sample)
 	id := new(big.Int).SetBytes(sum[:15]).Text(62)
 	requestID := anthropicRequestID(sum)
@@ -272,7 +274,7 @@ func anthropicEncoder(body []byte, sample int, stream bool, keep func(id string,
 		},
 		Malformed: `{"id": "msg_01` + id + `", "type": "message", "role": "assistant", "content": [{"type": "text", "text": "unterminated`,
 		Completion: func(model string, msg llm.Message, end End, in, out int) (any, error) {
-			m, err := anthropicMessage(id, model, msg, end, in, out)
+			m, err := anthropicMessage(id, model, msg, end, in, out, thinks)
 			if err == nil && keep != nil {
 				keep(m["id"].(string), anthropicAnswer(m))
 			}
@@ -280,11 +282,11 @@ func anthropicEncoder(body []byte, sample int, stream bool, keep func(id string,
 		},
 	}
 	if stream {
-		events := anthropicEvents(id)
+		events := anthropicEvents(id, thinks)
 		d.Events = func(model string, msg llm.Message, end End, in, out int) ([]Event, error) {
 			evs, err := events(model, msg, end, in, out)
 			if err == nil && keep != nil {
-				m, _ := anthropicMessage(id, model, msg, end, in, out) // as the stream carries it
+				m, _ := anthropicMessage(id, model, msg, end, in, out, thinks) // as the stream carries it
 				keep(m["id"].(string), anthropicAnswer(m))
 			}
 			return evs, err
@@ -326,9 +328,19 @@ func anthropicStop(msg llm.Message, end End) (reason string, seq any) {
 // has nothing to say, and clients that check the shape (the Vercel AI SDK
 // does, with a schema) refuse a null where they expect an array. Tool call
 // arguments must be JSON objects: tool_use inputs are.
-func anthropicMessage(id, model string, msg llm.Message, end End, in, out int) (map[string]any, error) {
+func anthropicMessage(id, model string, msg llm.Message, end End, in, out int, thinks bool) (map[string]any, error) {
 	stop, seq := anthropicStop(msg, end)
 	content := []any{}
+	if thinks {
+		text := thinkingOf(msg)
+		toks, err := answerTokens(text)
+		if err != nil {
+			return nil, err
+		}
+		sig := sha256.Sum256([]byte(id + text))
+		content = append(content, map[string]any{"type": "thinking", "thinking": text, "signature": base64.StdEncoding.EncodeToString(sig[:])})
+		out += len(toks) // thinking is billed as output
+	}
 	if msg.Content != "" || len(msg.ToolCalls) == 0 {
 		content = append(content, map[string]any{"type": "text", "text": msg.Content})
 	}
@@ -352,4 +364,22 @@ func anthropicMessage(id, model string, msg llm.Message, end End, in, out int) (
 			"service_tier":   "standard", "inference_geo": "not_available",
 		},
 	}, nil
+}
+
+// thinkingOf is the thinking the stand-in shows before msg when a request
+// enables thinking: what it decided, from the request alone, in a line.
+func thinkingOf(msg llm.Message) string {
+	if len(msg.ToolCalls) == 0 {
+		return "Deciding from the request alone: answer in text."
+	}
+	names := make([]string, len(msg.ToolCalls))
+	for i, tc := range msg.ToolCalls {
+		names[i] = tc.Name
+	}
+	return "Deciding from the request alone: call " + strings.Join(names, ", ") + "."
+}
+
+// thinks reports whether ar enables thinking (enabled, or adaptive).
+func (ar anthropicRequest) thinks() bool {
+	return ar.Thinking != nil && (ar.Thinking.Type == "enabled" || ar.Thinking.Type == "adaptive")
 }

@@ -103,7 +103,7 @@ func (t *Threads) Read(d Dialect, path string, body []byte, sample int) (Call, e
 		if t != nil && ar.Thread != nil {
 			keep = func(id string, answer llm.Message) { t.keep(id, ar.kept(prior, req, own, answer)) }
 		}
-		return Call{req, anthropicEncoder(body, sample, ar.Stream, keep)}, nil
+		return Call{req, anthropicEncoder(body, sample, ar.Stream, ar.thinks(), keep)}, nil
 	}
 	return Call{}, errors.New("unknown dialect " + d.String())
 }

@@ -15,13 +15,14 @@ import (
 // message_stop. Each is sent with its type as the event name.
 
 // anthropicEvents returns the dialect's stream encoder for message id.
-func anthropicEvents(id string) func(model string, msg llm.Message, end End, in, out int) ([]Event, error) {
+func anthropicEvents(id string, thinks bool) func(model string, msg llm.Message, end End, in, out int) ([]Event, error) {
 	return func(model string, msg llm.Message, end End, in, out int) ([]Event, error) {
 		stop, seq := anthropicStop(msg, end)
-		whole, err := anthropicMessage(id, model, msg, end, in, out)
+		whole, err := anthropicMessage(id, model, msg, end, in, out, thinks)
 		if err != nil {
 			return nil, err
 		}
+		out = whole["usage"].(map[string]any)["output_tokens"].(int) // its thinking included
 		start := map[string]any{}
 		for k, v := range whole {
 			start[k] = v
@@ -59,6 +60,14 @@ func anthropicEvents(id string) func(model string, msg llm.Message, end End, in,
 			if block == 0 {
 				events = append(events, ev(EventContent, map[string]any{"type": "ping"}, before))
 			}
+		}
+		if thinks {
+			// The thinking block streams first: its text, then its signature.
+			t := blocks[0].(map[string]any)
+			openBlock(map[string]any{"type": "thinking", "thinking": "", "signature": ""}, 0)
+			events = append(events,
+				ev(EventContent, map[string]any{"type": "content_block_delta", "index": block, "delta": map[string]any{"type": "thinking_delta", "thinking": t["thinking"]}}, 0),
+				ev(EventContent, map[string]any{"type": "content_block_delta", "index": block, "delta": map[string]any{"type": "signature_delta", "signature": t["signature"]}}, 0))
 		}
 		ps := pieces(msg, out, cut(msg.Content, true))
 		if len(ps) == 0 {

@@ -222,22 +222,29 @@ func validateGemini(gr geminiRequest) error {
 const minThinkingBudget = 1024
 
 // validateAnthropic returns what Messages refuses in ar, or nil: no
-// messages; thinking (enabled or adaptive) with a budget below 1,024
-// tokens, a temperature other than 1, or a tool_choice that forces tool
-// use; an assistant message whose tool_use blocks are not each answered by
-// a tool_result block in the message right after it.
+// messages; thinking (enabled or adaptive) with no budget or one below
+// 1,024 tokens, a temperature other than 1, a tool_choice that forces tool
+// use, or a last assistant message whose tool_use blocks the request
+// answers that does not start with its thinking (thinkingFirst); an
+// assistant message whose tool_use blocks are not each answered by a
+// tool_result block in the message right after it.
 func validateAnthropic(ar anthropicRequest) error {
 	if len(ar.Messages) == 0 {
 		return &invalid{msg: "messages: at least one message is required"}
 	}
-	if t := ar.Thinking; t != nil && (t.Type == "enabled" || t.Type == "adaptive") {
+	if t := ar.Thinking; ar.thinks() {
 		switch {
-		case t.Type == "enabled" && t.BudgetTokens != nil && *t.BudgetTokens < minThinkingBudget:
+		case t.Type == "enabled" && t.BudgetTokens == nil:
+			return &invalid{msg: "thinking.enabled.budget_tokens: Field required"}
+		case t.Type == "enabled" && *t.BudgetTokens < minThinkingBudget:
 			return &invalid{msg: fmt.Sprintf("thinking.enabled.budget_tokens: Input should be greater than or equal to %d", minThinkingBudget)}
 		case ar.Temperature != nil && *ar.Temperature != 1:
 			return &invalid{msg: "`temperature` may only be set to 1 when thinking is enabled or in adaptive mode. Please consult our documentation at https://platform.claude.com/docs/en/build-with-claude/extended-thinking"}
 		case ar.ToolChoice != nil && (ar.ToolChoice.Type == "any" || ar.ToolChoice.Type == "tool"):
 			return &invalid{msg: "Thinking may not be enabled when tool_choice forces tool use."}
+		}
+		if err := thinkingFirst(ar); err != nil {
+			return err
 		}
 	}
 	for i, m := range ar.Messages[:len(ar.Messages)-1] {
@@ -265,4 +272,27 @@ func validateAnthropic(ar anthropicRequest) error {
 		}
 	}
 	return nil
+}
+
+// thinkingFirst returns the API's refusal of a request with thinking
+// enabled whose last message answers the tool_use blocks of the assistant
+// message before it, when that message does not start with its thinking
+// (or redacted thinking) block, as the model wrote it: an agent that drops
+// the thinking it was given.
+func thinkingFirst(ar anthropicRequest) error {
+	last := len(ar.Messages) - 1
+	if last < 1 || ar.Messages[last].Role != "user" || ar.Messages[last-1].Role != "assistant" {
+		return nil
+	}
+	results, _ := anthropicBlocks(ar.Messages[last].Content)
+	uses, _ := anthropicBlocks(ar.Messages[last-1].Content)
+	answers := slices.ContainsFunc(results, func(b anthropicBlock) bool { return b.Type == "tool_result" })
+	calls := slices.ContainsFunc(uses, func(b anthropicBlock) bool { return b.Type == "tool_use" })
+	if !answers || !calls || uses[0].Type == "thinking" || uses[0].Type == "redacted_thinking" {
+		return nil
+	}
+	return &invalid{msg: fmt.Sprintf("messages.%d.content.0.type: Expected `thinking` or `redacted_thinking`, but found `%s`. "+
+		"When `thinking` is enabled, a final `assistant` message must start with a thinking block (preceeding the lastmost set of `tool_use` and `tool_result` blocks). "+
+		"We recommend you include thinking blocks from previous turns. To avoid this requirement, disable `thinking`. "+
+		"Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking", last-1, uses[0].Type)}
 }
