@@ -57,10 +57,6 @@ type thread struct {
 	continued bool
 }
 
-// maxThread bounds how many answers a conversation is followed back
-// through, so that no chain of ids, however made, loops.
-const maxThread = 100_000
-
 // maxKept is how many answers Threads keeps; a request continuing one it
 // has forgotten is refused as one continuing an answer it never gave, and
 // the SDKs recover from Anthropic's refusal by sending the whole
@@ -114,7 +110,7 @@ func (t *Threads) conversation(id string) ([]llm.Message, *thread, bool) {
 	last := t.m[id]
 	for at, n := id, 0; at != ""; n++ {
 		th, ok := t.m[at]
-		if !ok || n == maxThread {
+		if !ok || n > maxKept { // no chain of ids, however made, loops
 			return nil, nil, false
 		}
 		parts = append(parts, th.msgs)
