@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/itchyny/gojq"
@@ -52,11 +53,11 @@ func runJQ(ctx context.Context, att attach.Attachment, program string) ([]byte, 
 	}
 	q, err := gojq.Parse(program)
 	if err != nil {
-		return nil, fmt.Errorf("Invalid jq query. %s", clip(err.Error(), jqMaxError))
+		return nil, fmt.Errorf("Invalid jq query. %s", jqMessage(err))
 	}
 	code, err := gojq.Compile(q)
 	if err != nil {
-		return nil, fmt.Errorf("Invalid jq query. %s", clip(err.Error(), jqMaxError))
+		return nil, fmt.Errorf("Invalid jq query. %s", jqMessage(err))
 	}
 	ctx, cancel := context.WithTimeout(ctx, jqTimeout)
 	defer cancel()
@@ -73,7 +74,7 @@ func runJQ(ctx context.Context, att attach.Attachment, program string) ([]byte, 
 				return nil, fmt.Errorf("jq query took longer than %s; narrow it", jqTimeout)
 			}
 			// error("…") in the program makes the message as long as it likes.
-			return nil, fmt.Errorf("jq query failed: %s", clip(err.Error(), jqMaxError))
+			return nil, fmt.Errorf("jq query failed: %s", jqMessage(err))
 		}
 		b, err := json.Marshal(v)
 		if err != nil {
@@ -98,4 +99,10 @@ func runJQ(ctx context.Context, att attach.Attachment, program string) ([]byte, 
 		out = append(out, b...)
 	}
 	return append(out, ']'), nil
+}
+
+// jqMessage is gojq's error as the model reads it: clipped, and valid
+// UTF-8 (gojq quotes a byte of a character it cannot read on its own).
+func jqMessage(err error) string {
+	return clip(strings.ToValidUTF8(err.Error(), "\ufffd"), jqMaxError)
 }
