@@ -120,9 +120,11 @@ func (p *parser) sequence(indent int) (*yamlNode, bool) {
 	return n, true
 }
 
-// isKeyLine reports whether s starts a mapping entry with a plain key.
+// isKeyLine reports whether s starts a mapping entry with a plain key: one
+// that starts with no indicator character (flow ones included: yaml.v3
+// refuses a key starting with a comma).
 func isKeyLine(s string) bool {
-	if s == "" || strings.ContainsRune("'\"|>{[-?:#&*!%@`", rune(s[0])) {
+	if s == "" || strings.ContainsRune("'\"|>{[]},-?:#&*!%@`", rune(s[0])) {
 		return false
 	}
 	return strings.Contains(s, ": ") || strings.HasSuffix(s, ":")
