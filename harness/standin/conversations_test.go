@@ -89,6 +89,10 @@ var _ = Describe("the OpenAI Conversations API", func() {
 		_, err = c.Conversations.Items.Delete(ctx, conv.ID, list.Data[0].ID)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(itemKinds(c, conv.ID, conversations.ItemListParams{})).To(HaveLen(1))
+		added, err := c.Conversations.Items.New(ctx, conv.ID, conversations.ItemNewParams{Items: []responses.ResponseInputItemUnionParam{
+			responses.ResponseInputItemParamOfMessage("three", responses.EasyInputMessageRoleUser)}})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(added.FirstID).NotTo(Equal(list.Data[1].ID), "an item added after a deletion gets an id of its own")
 		updated, err := c.Conversations.Update(ctx, conv.ID, conversations.ConversationUpdateParams{Metadata: map[string]string{"k": "v"}})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(updated.Metadata).To(HaveKeyWithValue("k", "v"))

@@ -32,6 +32,9 @@ const maxConversationItems = 20
 type conversation struct {
 	items    []map[string]any
 	metadata any
+	// made counts the items ever added, whose ids it numbers: an item
+	// deleted leaves its number unused.
+	made int
 }
 
 // object is the conversation object of c, whose id is id.
@@ -187,7 +190,8 @@ func (c *conversation) keepItem(id string, item map[string]any) map[string]any {
 		kept["status"] = "completed"
 	}
 	if _, ok := kept["id"].(string); !ok {
-		sum := requestHash([]byte(id), len(c.items)+1)
+		c.made++
+		sum := requestHash([]byte(id), c.made)
 		kept["id"] = prefix + hex.EncodeToString(sum[:24])
 	}
 	c.items = append(c.items, kept)
