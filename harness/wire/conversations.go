@@ -27,6 +27,17 @@ import (
 // maxConversationItems is the most items a request may add at once.
 const maxConversationItems = 20
 
+// maxConversations is how many conversations Threads keeps, and
+// maxConversationItemsKept how many items they hold in all: past either,
+// the oldest conversation is forgotten (and a request naming it refused as
+// one naming a conversation never made), or, when the conversation in use
+// alone holds more, its oldest items; so a long recording's memory stays
+// bounded.
+const (
+	maxConversations         = 1 << 12
+	maxConversationItemsKept = 1 << 16
+)
+
 // conversation is one conversation: its items in order, each a JSON object
 // with its id, and its metadata.
 type conversation struct {
@@ -78,7 +89,7 @@ func (t *Threads) Conversations(method, path string, query url.Values, body []by
 		c.metadata = req.Metadata
 		return http.StatusOK, c.object(id)
 	case len(parts) == 1 && method == http.MethodDelete:
-		delete(t.convs, id)
+		t.forget(id)
 		return http.StatusOK, map[string]any{"id": id, "object": "conversation.deleted", "deleted": true}
 	case len(parts) == 2 && parts[1] == "items" && method == http.MethodPost:
 		var req struct {
@@ -91,6 +102,8 @@ func (t *Threads) Conversations(method, path string, query url.Values, body []by
 		if err != nil {
 			return http.StatusBadRequest, OpenAIError(err.Error(), "invalid_request_error", "items", "")
 		}
+		t.convItems += len(added)
+		t.bound(id)
 		return http.StatusOK, itemList(added, false)
 	case len(parts) == 2 && parts[1] == "items" && method == http.MethodGet:
 		return c.list(query)
@@ -103,6 +116,7 @@ func (t *Threads) Conversations(method, path string, query url.Values, body []by
 			return http.StatusOK, c.items[i]
 		case method == http.MethodDelete:
 			c.items = slices.Delete(c.items, i, i+1)
+			t.convItems--
 			return http.StatusOK, c.object(id)
 		}
 	}
@@ -122,13 +136,22 @@ func (t *Threads) createConversation(body []byte) (int, any) {
 			return http.StatusBadRequest, openAIStatusError(http.StatusBadRequest, "request is not JSON: "+err.Error())
 		}
 	}
-	if t.convs == nil {
-		t.convs, t.created = map[string]*conversation{}, map[[32]byte]int{}
+	if t.convs == nil || len(t.created) > 4*maxConversations {
+		if t.convs == nil {
+			t.convs = map[string]*conversation{}
+		}
+		t.created = map[[32]byte]int{} // the ids of those kept are skipped below
 	}
 	key := requestHash(body, 0)
-	t.created[key]++
-	sum := requestHash(body, t.created[key])
-	id := "conv_" + hex.EncodeToString(sum[:24])
+	var id string
+	for {
+		t.created[key]++
+		sum := requestHash(body, t.created[key])
+		id = "conv_" + hex.EncodeToString(sum[:24])
+		if _, taken := t.convs[id]; !taken {
+			break
+		}
+	}
 	c := &conversation{metadata: req.Metadata}
 	if c.metadata == nil {
 		c.metadata = map[string]any{}
@@ -137,7 +160,37 @@ func (t *Threads) createConversation(body []byte) (int, any) {
 		return http.StatusBadRequest, OpenAIError(err.Error(), "invalid_request_error", "items", "")
 	}
 	t.convs[id] = c
+	t.convOrder = append(t.convOrder, id)
+	t.convItems += len(c.items)
+	t.bound(id)
 	return http.StatusOK, c.object(id)
+}
+
+// forget forgets the conversation id and its items.
+func (t *Threads) forget(id string) {
+	if c, ok := t.convs[id]; ok {
+		t.convItems -= len(c.items)
+		delete(t.convs, id)
+		t.convOrder = slices.DeleteFunc(t.convOrder, func(o string) bool { return o == id })
+	}
+}
+
+// bound forgets the oldest conversations other than the one in use (id)
+// while t keeps more than maxConversations or more than
+// maxConversationItemsKept items, and then, if that one alone holds too
+// many, its oldest items.
+func (t *Threads) bound(id string) {
+	for len(t.convs) > maxConversations || t.convItems > maxConversationItemsKept {
+		i := slices.IndexFunc(t.convOrder, func(o string) bool { return o != id })
+		if i < 0 {
+			c := t.convs[id]
+			n := t.convItems - maxConversationItemsKept
+			c.items = slices.Delete(c.items, 0, n)
+			t.convItems -= n
+			return
+		}
+		t.forget(t.convOrder[i])
+	}
 }
 
 // add adds the items raw holds (none when raw is empty) to c, whose id is
@@ -294,6 +347,8 @@ func (t *Threads) extend(id string, input json.RawMessage, output []any) {
 	for _, it := range items {
 		c.keepItem(id, it)
 	}
+	t.convItems += len(items)
+	t.bound(id)
 }
 
 // priorOf is the conversation a Responses API request is read after: the

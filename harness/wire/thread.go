@@ -37,10 +37,13 @@ type Threads struct {
 	// order is the ids of m, oldest first: past maxKept answers, the
 	// oldest is forgotten, so a long recording's memory stays bounded.
 	order []string
-	// The Conversations API's conversations by id, and how many were
-	// created from each request body (conversations.go).
-	convs   map[string]*conversation
-	created map[[32]byte]int
+	// The Conversations API's conversations by id, how many were created
+	// from each request body, their ids oldest first and how many items
+	// they hold in all (conversations.go).
+	convs     map[string]*conversation
+	created   map[[32]byte]int
+	convOrder []string
+	convItems int
 }
 
 // thread is one answer's part of a conversation: what its request added
