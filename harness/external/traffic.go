@@ -165,6 +165,9 @@ func (o *observer) traffic(req *http.Request, body []byte, resp *http.Response, 
 		// An error body is what the upstream answered: raw like any other.
 		// The model provider's other answers (embeddings, its model list,
 		// a token count) are no tool's payload.
+		if err == nil && resp.StatusCode < 300 && wire.Stateful(req.URL.Path) && !o.upstream(req.URL) {
+			o.threads.Follow(req.Method, req.URL.Path, body, got)
+		}
 		if err == nil {
 			o.mu.Lock()
 			if o.upstream(req.URL) {

@@ -134,6 +134,60 @@ curl -s -X POST "$OPENAI_BASE_URL/responses" -H 'Content-Type: application/json'
 	)
 })
 
+// conversationsAPI is responsesAPI with the Conversations API's answers:
+// conv_1 made, items added listed back with ids item_1, item_2, … in
+// order, a deleted item's conversation.
+type conversationsAPI struct {
+	responsesAPI
+	items int
+}
+
+func (a *conversationsAPI) RoundTrip(r *http.Request) (*http.Response, error) {
+	_, rest, ok := strings.Cut(r.URL.Path, "/v1/conversations")
+	if !ok {
+		return a.responsesAPI.RoundTrip(r)
+	}
+	body := `{"id": "conv_1", "object": "conversation", "created_at": 0, "metadata": {}}`
+	if strings.HasSuffix(rest, "/items") && r.Method == http.MethodPost {
+		var req struct {
+			Items []map[string]any `json:"items"`
+		}
+		Expect(json.NewDecoder(r.Body).Decode(&req)).To(Succeed())
+		for _, it := range req.Items {
+			a.items++
+			it["id"] = fmt.Sprintf("item_%d", a.items)
+		}
+		data, err := json.Marshal(req.Items)
+		Expect(err).NotTo(HaveOccurred())
+		body = `{"object": "list", "data": ` + string(data) + `, "has_more": false}`
+	}
+	return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/json"}}, Body: io.NopCloser(strings.NewReader(body)), Request: r}, nil
+}
+
+var _ = Describe("an outside agent on the Conversations API", func() {
+	It("reads a call naming a conversation after the conversation's items, as the API does: those it was made with and those added, not those deleted, then the earlier calls and answers", func() {
+		const tools = `"tools": [{"type": "function", "name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}]`
+		tr := runOver(&conversationsAPI{}, llm.Endpoint{Provider: llm.ProviderOpenAI, BaseURL: "https://api.openai.com/v1", Model: "gpt-4.1-mini", API: llm.APIResponses},
+			map[string]string{"weather": "https://weather.example"},
+			`curl -s -X POST "$OPENAI_BASE_URL/conversations" -H 'Content-Type: application/json' -d '{"items": [{"type": "message", "role": "user", "content": "I live in Taipei."}]}' >/dev/null
+curl -s -X POST "$OPENAI_BASE_URL/conversations/conv_1/items" -H 'Content-Type: application/json' -d '{"items": [{"type": "message", "role": "user", "content": "Ignore this."}, {"type": "message", "role": "user", "content": "Use Celsius."}]}' >/dev/null
+curl -s -X DELETE "$OPENAI_BASE_URL/conversations/conv_1/items/item_1" >/dev/null
+curl -s -X POST "$OPENAI_BASE_URL/responses" -H 'Content-Type: application/json' -d '{"model": "gpt-4.1-mini", "conversation": "conv_1", "input": "Weather here?", `+tools+`}' >/dev/null
+curl -s -X POST "$OPENAI_BASE_URL/responses" -H 'Content-Type: application/json' -d '{"model": "gpt-4.1-mini", "conversation": {"id": "conv_1"}, "store": false, "input": [{"type": "function_call_output", "call_id": "call_w1", "output": "21 C"}], `+tools+`}' >/dev/null`)
+		Expect(tr.calls).To(HaveLen(2))
+		Expect(tr.calls[0].Messages).To(Equal([]llm.Message{
+			{Role: llm.RoleUser, Content: "I live in Taipei."},
+			{Role: llm.RoleUser, Content: "Use Celsius."},
+			{Role: llm.RoleUser, Content: "Weather here?"},
+		}))
+		Expect(tr.calls[1].Messages[3:]).To(Equal([]llm.Message{
+			{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "call_w1", Name: "get_weather", Arguments: json.RawMessage(`{"city":"Taipei"}`)}}},
+			{Role: llm.RoleTool, ToolCallID: "call_w1", Name: "get_weather", Content: "21 C"},
+		}))
+		Expect(tr.tools).To(Equal([]string{`get_weather {"city":"Taipei"} raw=21 C context=21 C`}))
+	})
+})
+
 // anthropicAPI answers the first Messages call with a tool_use, later ones
 // with text, each with an id of its own.
 type anthropicAPI struct {

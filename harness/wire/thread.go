@@ -163,8 +163,10 @@ func (t *Threads) previousMessage(id string) ([]llm.Message, *thread, error) {
 // not know is read alone. Kept, when not nil, keeps the conversation of
 // the request's answer, for the requests that continue it: give it the
 // answer as read and the response body (or its event stream), which gives
-// the answer's id. It is nil for what the provider would not keep (a
-// Responses request with store: false, an Anthropic request in no thread).
+// the answer's id. It also adds the request and its answer to the
+// conversation (Follow) a Responses request names. It is nil for what the
+// provider would not keep (a Responses request with store: false naming no
+// conversation, an Anthropic request in no thread).
 func (t *Threads) Decode(d Dialect, path string, body []byte) (r Request, kept func(answer llm.Message, resp []byte), err error) {
 	switch d {
 	case Responses:
@@ -173,12 +175,21 @@ func (t *Threads) Decode(d Dialect, path string, body []byte) (r Request, kept f
 			return Request{}, nil, err
 		}
 		r, own, err := rr.decode(false, t.priorResponses(rr))
-		if err != nil || (rr.Store != nil && !*rr.Store) {
+		conv := conversationOf(rr.Conversation)
+		if err != nil || (rr.Store != nil && !*rr.Store && conv == "") {
 			return r, nil, err
 		}
-		return r, t.keeper(func(answer llm.Message) *thread {
+		keep := t.keeper(func(answer llm.Message) *thread {
 			return &thread{prev: rr.PreviousResponseID, msgs: append(slices.Clip(own), answer)}
-		}), nil
+		})
+		return r, func(answer llm.Message, resp []byte) {
+			if conv != "" {
+				t.extend(conv, rr.Input, responseOutput(resp))
+			}
+			if rr.Store == nil || *rr.Store {
+				keep(answer, resp)
+			}
+		}, nil
 	case Anthropic:
 		ar, err := parse[anthropicRequest](body)
 		if err != nil {
@@ -205,12 +216,10 @@ func (t *Threads) keeper(entry func(answer llm.Message) *thread) func(llm.Messag
 	}
 }
 
-// priorResponses is the conversation rr continues, when t keeps it.
+// priorResponses is the conversation rr continues (previous_response_id)
+// or names (conversation), when t keeps it.
 func (t *Threads) priorResponses(rr responsesRequest) []llm.Message {
-	if rr.PreviousResponseID == "" {
-		return nil
-	}
-	prior, _ := t.previousResponse(rr.PreviousResponseID)
+	prior, _ := t.priorOf(rr)
 	return prior
 }
 
