@@ -163,6 +163,8 @@ type geminiPart struct {
 	FunctionCallSnake     *geminiCall         `json:"function_call"`
 	FunctionResponse      *geminiCallResponse `json:"functionResponse"`
 	FunctionResponseSnake *geminiCallResponse `json:"function_response"`
+	ThoughtSignature      string              `json:"thoughtSignature"`
+	ThoughtSignatureSnake string              `json:"thought_signature"`
 }
 
 type geminiCall struct {
@@ -213,6 +215,7 @@ func (gr *geminiRequest) fold() {
 			p := &c.Parts[j]
 			p.FunctionCall = cmp.Or(p.FunctionCall, p.FunctionCallSnake)
 			p.FunctionResponse = cmp.Or(p.FunctionResponse, p.FunctionResponseSnake)
+			p.ThoughtSignature = cmp.Or(p.ThoughtSignature, p.ThoughtSignatureSnake)
 		}
 	}
 }
@@ -424,19 +427,24 @@ func toolResult(resp json.RawMessage) string {
 // geminiCompletion is the generateContent response id for msg, in n
 // candidates, with the usage Gemini's reference gives (the prompt's tokens
 // by modality: the stand-in reads text only; no thinking, so no
-// thoughtsTokenCount). Tool call arguments must be JSON objects: Gemini's
-// args are.
+// thoughtsTokenCount), the first function call with a thought signature
+// when the model is one that gives them (signature.go). Tool call
+// arguments must be JSON objects: Gemini's args are.
 func geminiCompletion(id, model string, msg llm.Message, finish string, n, in, out int) (map[string]any, error) {
 	var parts []map[string]any
 	if msg.Content != "" || len(msg.ToolCalls) == 0 {
 		parts = append(parts, map[string]any{"text": msg.Content})
 	}
-	for _, tc := range msg.ToolCalls {
+	for i, tc := range msg.ToolCalls {
 		args, err := argsObject(tc)
 		if err != nil {
 			return nil, err
 		}
-		parts = append(parts, map[string]any{"functionCall": map[string]any{"name": tc.Name, "args": args}})
+		part := map[string]any{"functionCall": map[string]any{"name": tc.Name, "args": args}}
+		if i == 0 && signs(model) {
+			part["thoughtSignature"] = thoughtSignature(id, tc.Name, tc.Arguments)
+		}
+		parts = append(parts, part)
 	}
 	candidates := make([]any, n)
 	for i := range candidates {

@@ -78,6 +78,9 @@ func (t *Threads) Read(d Dialect, path string, body []byte, sample int) (Call, e
 		if err := validateGemini(gr); err != nil {
 			return Call{}, err
 		}
+		if err := validateSignatures(model, gr); err != nil {
+			return Call{}, err
+		}
 		req, err := gr.decode(model, true)
 		if err != nil {
 			return Call{}, err
