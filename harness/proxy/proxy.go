@@ -330,7 +330,13 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	ctx := r.Context()
+	// The agent hanging up cancels the call until its answer begins; from
+	// then on the answer is read to its end (and recorded whole), as a
+	// client that stops at a stream's last event ([DONE]) and drops the
+	// connection still got all of it.
+	ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
+	defer cancel()
+	hungUp := context.AfterFunc(r.Context(), cancel)
 	if ns, err := strconv.ParseInt(r.Header.Get(TimeoutHeader), 10, 64); err == nil {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, time.Duration(ns))
@@ -353,6 +359,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.authorize(out.Header, rest)
 	}
 	resp, err := s.Transport.RoundTrip(out)
+	hungUp()
 	if err != nil {
 		s.mu.Lock()
 		s.misses = append(s.misses, err)

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -108,5 +109,37 @@ var _ = Describe("the proxy and a streamed answer", func() {
 		resp, replayed := post(cassette.ModeReplay, nil)
 		Expect(replayed).To(Equal(recorded))
 		Expect(stream.Offsets(resp.Header)).To(HaveLen(3), "the agent's side sees the offsets too")
+	})
+
+	It("records a stream whole when the agent hangs up at its last event, before the stream has ended (go-openai closes at [DONE])", func() {
+		ended := make(chan struct{})
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			io.WriteString(w, `data: {"choices":[{"index":0,"delta":{"content":"Hello"},"finish_reason":"stop"}]}`+"\n\ndata: [DONE]\n\n")
+			w.(http.Flusher).Flush()
+			<-ended // the agent has hung up: the stream ends after
+		}))
+		DeferCleanup(srv.Close)
+		path := filepath.Join(GinkgoT().TempDir(), "s.yaml")
+		tr, err := cassette.Open(cassette.ModeRecord, path, cassette.Options{Real: to{mustURL(srv.URL)}, Provenance: cassette.Provenance{Model: "m", StandIn: true}})
+		Expect(err).NotTo(HaveOccurred())
+		id, base := p.Open(proxy.Session{Transport: tr, Model: logicalModel})
+		client := &http.Client{Transport: &http.Transport{}}
+		resp, err := client.Post(base+"/v1/chat/completions", "application/json", strings.NewReader(`{"model":"m","stream":true,"messages":[]}`))
+		Expect(err).NotTo(HaveOccurred())
+		r := bufio.NewReader(resp.Body)
+		for {
+			line, err := r.ReadString('\n')
+			Expect(err).NotTo(HaveOccurred())
+			if strings.HasPrefix(line, "data: [DONE]") {
+				break
+			}
+		}
+		resp.Body.Close() // not read to its end: the connection is dropped
+		client.CloseIdleConnections()
+		time.Sleep(50 * time.Millisecond) // the proxy sees the agent gone
+		close(ended)
+		Expect(p.End(id)).To(Succeed())
+		Expect(string(must(readFile(path)))).To(ContainSubstring("data: [DONE]"))
 	})
 })
