@@ -6,7 +6,9 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -77,6 +79,28 @@ var _ = Describe("an outside agent", func() {
 		Expect(ans.Replies[1].Text).To(Equal("hi"))
 		Expect(ans.Replies[1].Data).To(Equal(map[string]any{"n": 1.0}))
 	})
+
+	DescribeTable("starts a program named by a path relative to its folder, under a project root given relative too",
+		func(dir string, command string) {
+			// A root below the working folder, named relative to it, as
+			// testbed run --root proj names it.
+			rel, err := os.MkdirTemp(".", "project-")
+			Expect(err).NotTo(HaveOccurred())
+			DeferCleanup(os.RemoveAll, rel)
+			Expect(os.MkdirAll(filepath.Join(rel, "bin"), 0o755)).To(Succeed())
+			Expect(os.WriteFile(filepath.Join(rel, "bin", "agent.sh"), []byte("#!/bin/sh\nwhile read l; do echo '{\"text\":\"hi\"}'; done\n"), 0o755)).To(Succeed())
+			a, err := external.New(external.Spec{Command: []string{command}, Dir: dir, TurnTimeout: time.Minute}, rel)(agents.Config{
+				HTTP: &http.Client{Transport: &seen{}}, Tracer: &notes{}, Clock: func() time.Time { return time.Unix(0, 0) },
+				Endpoint: llm.Endpoint{Provider: llm.ProviderOpenAI, BaseURL: "https://api.openai.com/v1", Model: "m"},
+			})
+			Expect(err).NotTo(HaveOccurred())
+			ans, err := a.Run(context.Background(), agents.Input{Turns: []string{"a"}})
+			Expect(err).NotTo(HaveOccurred())
+			Expect(ans.Replies[0].Text).To(Equal("hi"))
+		},
+		Entry("./ in the root's folder", "bin", "./agent.sh"),
+		Entry("a folder below the root's", ".", "bin/agent.sh"),
+	)
 
 	It("gets its whole last reply even when it exits at once after writing it", func() {
 		ans, err := runScript(`read l; printf '{"text":"'; head -c 300000 /dev/zero | tr '\000' a; printf '"}\n'`, time.Minute, "a")

@@ -40,7 +40,14 @@ type process struct {
 func start(ctx context.Context, argv []string, dir string, env []string, service bool, j *jail) (*process, error) {
 	name := argv[0]
 	if strings.Contains(name, "/") && !filepath.IsAbs(name) {
-		name = filepath.Join(dir, name)
+		// A path relative to dir, made absolute: joined alone it would be
+		// looked up on PATH ("./agent" in ".") or taken relative to dir
+		// twice (a root given relative).
+		abs, err := filepath.Abs(filepath.Join(dir, name))
+		if err != nil {
+			return nil, err
+		}
+		name = abs
 	}
 	cmd := exec.Command(name, argv[1:]...)
 	cmd.Dir, cmd.Env = dir, env
