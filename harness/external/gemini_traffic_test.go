@@ -84,3 +84,29 @@ var _ = DescribeTable("an outside agent on Gemini is scored from its traffic, ea
 	Entry("calls without ids, as the Gemini API sends them", ""),
 	Entry("calls with ids, as newer models send them", "fc-7d2a"),
 )
+
+// geminiArrayAPI answers streamGenerateContent as Gemini does without
+// alt=sse: one JSON array of chunks, the text in two, then a function call.
+type geminiArrayAPI struct{}
+
+func (geminiArrayAPI) RoundTrip(r *http.Request) (*http.Response, error) {
+	body := `[{"candidates": [{"content": {"role": "model", "parts": [{"text": "Looking it "}]}, "index": 0}],
+  "usageMetadata": {"promptTokenCount": 20, "totalTokenCount": 20}, "modelVersion": "gemini-2.5-flash"}
+,` + "\r\n" + `{"candidates": [{"content": {"role": "model", "parts": [{"text": "up."}, {"functionCall": {"name": "get_weather", "args": {"city": "Lyon"}}}]},
+  "finishReason": "STOP", "index": 0}], "usageMetadata": {"promptTokenCount": 20, "candidatesTokenCount": 7, "totalTokenCount": 27}, "modelVersion": "gemini-2.5-flash"}
+]`
+	return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/json; charset=UTF-8"}}, Body: io.NopCloser(strings.NewReader(body)), Request: r}, nil
+}
+
+var _ = Describe("an outside agent on Gemini streaming without alt=sse", func() {
+	It("reads the answer sent as one JSON array of chunks as the stream it is", func() {
+		tr := runOver(geminiArrayAPI{}, llm.Endpoint{Provider: llm.ProviderGemini, BaseURL: "https://generativelanguage.googleapis.com", Model: "gemini-2.5-flash"}, nil,
+			`curl -s -X POST "$GEMINI_BASE_URL/v1beta/models/gemini-2.5-flash:streamGenerateContent" -H 'Content-Type: application/json' -d '{"contents": [{"role": "user", "parts": [{"text": "Weather in Lyon?"}]}]}' >/dev/null`)
+		Expect(tr.calls).To(HaveLen(1))
+		Expect(tr.errs[0]).NotTo(HaveOccurred())
+		Expect(tr.resps[0].Message.Content).To(Equal("Looking it up."))
+		Expect(tr.resps[0].Message.ToolCalls).To(HaveLen(1))
+		Expect(tr.resps[0].Message.ToolCalls[0].Name).To(Equal("get_weather"))
+		Expect(tr.resps[0].Usage).To(Equal(llm.Usage{InputTokens: 20, OutputTokens: 7}))
+	})
+})

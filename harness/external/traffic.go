@@ -241,11 +241,11 @@ func (o *observer) model(d wire.Dialect, req *http.Request, body []byte, resp *h
 	if err == nil {
 		if resp.StatusCode >= 400 {
 			err = &statusError{code: resp.StatusCode, body: string(got)}
-		} else if eventStream(resp.Header) {
+		} else if events, streamed := streamOf(d, resp.Header, got); streamed {
 			// A streamed answer, read as the adapters read it: a stream
 			// cut short or malformed is the error the agent saw; one
 			// whole with nothing in it is an empty answer.
-			if out, err = decodeStream(d, got); errors.Is(err, llm.ErrNoContent) {
+			if out, err = decodeStream(d, events); errors.Is(err, llm.ErrNoContent) {
 				err = nil
 			}
 		} else {
@@ -376,6 +376,19 @@ func eventStream(h http.Header) bool {
 }
 
 // decodeStream reads a streamed model response of dialect d with its
+// streamOf is the event stream of a streamed answer (b, sent with header
+// h): an event stream as it is, or the events a Gemini stream sent as one
+// JSON array (without alt=sse) stands for; false when b is a whole answer.
+func streamOf(d wire.Dialect, h http.Header, b []byte) ([]byte, bool) {
+	if eventStream(h) {
+		return b, true
+	}
+	if d == wire.Gemini {
+		return wire.ArrayEvents(b)
+	}
+	return nil, false
+}
+
 // wire format's adapter.
 func decodeStream(d wire.Dialect, b []byte) (llm.Response, error) {
 	switch d {

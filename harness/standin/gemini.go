@@ -16,7 +16,7 @@ var geminiUnserved = []string{":batchGenerateContent", ":predict", ":predictLong
 // wire format, :embedContent and :batchEmbedContents (embed_gemini.go), and
 // any other Gemini path (wire.GeminiPath) with Gemini's error.
 func (s *Server) serveGemini(w http.ResponseWriter, r *http.Request) {
-	const serves = "the stand-in serves POST …/models/<model>:generateContent, :streamGenerateContent?alt=sse, :countTokens, :embedContent and :batchEmbedContents only"
+	const serves = "the stand-in serves POST …/models/<model>:generateContent, :streamGenerateContent (server-sent events with ?alt=sse, else a JSON array), :countTokens, :embedContent and :batchEmbedContents only"
 	if id, ok := wire.ModelsPath(r.URL.Path); ok && r.Method == http.MethodGet {
 		serveModels(w, wire.Gemini, id)
 		return
@@ -25,7 +25,7 @@ func (s *Server) serveGemini(w http.ResponseWriter, r *http.Request) {
 		s.serveGeminiEmbed(w, r, model, method)
 		return
 	}
-	_, stream, ok := wire.GeminiModel(r.URL.Path)
+	_, _, ok := wire.GeminiModel(r.URL.Path)
 	switch {
 	case ok && r.Method != http.MethodPost:
 		writeError(w, wire.Gemini, http.StatusNotFound, r.Method+" "+r.URL.Path+": "+serves, 0)
@@ -38,10 +38,6 @@ func (s *Server) serveGemini(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		writeError(w, wire.Gemini, http.StatusNotFound, r.URL.Path+": "+serves, 0)
-		return
-	}
-	if stream && r.URL.Query().Get("alt") != "sse" {
-		writeError(w, wire.Gemini, http.StatusBadRequest, "the stand-in streams server-sent events only: add ?alt=sse", 0)
 		return
 	}
 	s.serve(w, r, wire.Gemini)

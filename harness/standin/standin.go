@@ -321,6 +321,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, d wire.Dialect) {
 	for k, vs := range call.Encoder.Header {
 		w.Header()[k] = vs
 	}
+	call.Encoder.Array = d == wire.Gemini && call.Encoder.Events != nil && r.URL.Query().Get("alt") != "sse"
 	s.respond(w, call.Encoder, call.Request, sample, r.Header.Get(cassette.FaultHeader))
 }
 
@@ -418,7 +419,7 @@ func (s *Server) stream(w http.ResponseWriter, d wire.Encoder, model string, msg
 		writeFailure(w, d, http.StatusInternalServerError, err.Error(), s.opts.Latency.Of(in, 0))
 		return
 	}
-	s.writeStream(w, events, in, out, smp, fault)
+	s.writeStream(w, events, d.Array, in, out, smp, fault)
 }
 
 func (s *Server) policy(r Request) Policy {

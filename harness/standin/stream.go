@@ -57,7 +57,7 @@ func streamFault(fault string) bool {
 // writeStream writes events as a 200 event stream of a call with in input
 // and out output tokens, shaped by fault and timed by the latency model,
 // scaled by smp.
-func (s *Server) writeStream(w http.ResponseWriter, events []wire.Event, in, out int, smp *sampler, fault string) {
+func (s *Server) writeStream(w http.ResponseWriter, events []wire.Event, array bool, in, out int, smp *sampler, fault string) {
 	events, applied := shape(events, fault)
 	lat := s.opts.Latency
 	first, f := lat.FirstToken(in), smp.factor()
@@ -78,6 +78,15 @@ func (s *Server) writeStream(w http.ResponseWriter, events []wire.Event, in, out
 	h := w.Header()
 	if applied {
 		h.Set(cassette.FaultHeader, fault)
+	}
+	if array {
+		h.Set("Content-Type", "application/json")
+		if len(offsets) > 0 {
+			h.Set(cassette.LatencyHeader, offsets[len(offsets)-1].String())
+		}
+		w.WriteHeader(http.StatusOK)
+		wire.WriteArray(w, events)
+		return
 	}
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")

@@ -269,10 +269,19 @@ var _ = Describe("streaming", func() {
 		Expect(candidates).To(BeNumerically(">", 0))
 	})
 
-	It("answers Gemini's stream without alt=sse with a 400 in Gemini's shape", func() {
-		resp, body := wirePost(srv, http.MethodPost, "/v1beta/models/gemini-2.5-flash:streamGenerateContent", `{"contents": []}`)
-		Expect(resp.StatusCode).To(Equal(http.StatusBadRequest), "body %s", body)
-		Expect(string(body)).To(ContainSubstring("INVALID_ARGUMENT"))
+	It("answers Gemini's stream asked without alt=sse as one JSON array of the same chunks, as Gemini does (Google's REST clients read it)", func() {
+		body := fmt.Sprintf(geminiStreamer.body, "call get_sst get_date")
+		_, sse := wirePost(srv, http.MethodPost, geminiStreamer.path, body)
+		resp, array := wirePost(srv, http.MethodPost, strings.TrimSuffix(geminiStreamer.path, "?alt=sse")+"?$alt=json;enum-encoding=int", body)
+		Expect(resp.StatusCode).To(Equal(http.StatusOK), "body %s", array)
+		Expect(resp.Header.Get("Content-Type")).To(Equal("application/json"))
+		var chunks []json.RawMessage
+		Expect(json.Unmarshal(array, &chunks)).To(Succeed(), "body %s", array)
+		events := stream.Parse(string(sse))
+		Expect(chunks).To(HaveLen(len(events)))
+		for i, e := range events {
+			Expect(chunks[i]).To(MatchJSON(e.Data))
+		}
 	})
 
 	Describe("faults", func() {

@@ -27,6 +27,10 @@ type Encoder struct {
 	// Events, set when the request asks for a stream, are the stream
 	// events carrying msg (see Event).
 	Events func(model string, msg llm.Message, end End, in, out int) ([]Event, error)
+	// Array, set when a Gemini stream is asked without alt=sse, sends the
+	// events' data as one JSON array (WriteArray), as Gemini does then,
+	// not as server-sent events.
+	Array bool
 }
 
 // End is how an answer ended, beyond the calls it makes: cut at the token

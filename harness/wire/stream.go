@@ -1,6 +1,8 @@
 package wire
 
 import (
+	"bytes"
+	"encoding/json"
 	"io"
 	"unicode/utf8"
 
@@ -112,4 +114,50 @@ func WriteEvent(w io.Writer, e Event) {
 		data = string(b)
 	}
 	io.WriteString(w, "data: "+data+"\n\n")
+}
+
+// ArrayEvents reads a stream sent as one JSON array (WriteArray) as the
+// server-sent events it stands for, each element an event's data; false
+// when b is not a JSON array of objects.
+func ArrayEvents(b []byte) ([]byte, bool) {
+	if t := bytes.TrimSpace(b); len(t) == 0 || t[0] != '[' {
+		return nil, false
+	}
+	var chunks []json.RawMessage
+	if json.Unmarshal(b, &chunks) != nil {
+		return nil, false
+	}
+	var out bytes.Buffer
+	for _, c := range chunks {
+		if t := bytes.TrimSpace(c); len(t) == 0 || t[0] != '{' {
+			return nil, false
+		}
+		var compact bytes.Buffer
+		if json.Compact(&compact, c) != nil {
+			return nil, false
+		}
+		out.WriteString("data: ")
+		out.Write(compact.Bytes())
+		out.WriteString("\n\n")
+	}
+	return out.Bytes(), true
+}
+
+// WriteArray writes the data of events as one JSON array, an element a
+// line, as Gemini streams without alt=sse (its streamGenerateContent
+// answered as application/json).
+func WriteArray(w io.Writer, events []Event) {
+	io.WriteString(w, "[")
+	for i, e := range events {
+		if i > 0 {
+			io.WriteString(w, ",\r\n")
+		}
+		data, ok := e.Data.(string)
+		if !ok {
+			b, _ := MarshalPlain(e.Data)
+			data = string(b)
+		}
+		io.WriteString(w, data)
+	}
+	io.WriteString(w, "]")
 }
