@@ -197,6 +197,8 @@ var _ = Describe("the OpenAI Responses wire format", func() {
 			Entry("a max_output_tokens below the API's minimum", `{"model": "m", "max_output_tokens": 15, "instructions": "`+echoPrompt+`", "input": "hi"}`, "Expected a value >= 16, but got 15"),
 			Entry("a previous response", `{"model": "m", "previous_response_id": "resp_1", "instructions": "`+echoPrompt+`", "input": "hi"}`, "Previous response with id 'resp_1' not found."),
 			Entry("a conversation it does not keep", `{"model": "m", "conversation": "conv_1", "instructions": "`+echoPrompt+`", "input": "hi"}`, "Conversation with id 'conv_1' not found."),
+			Entry("JSON mode, the word json in the instructions only", `{"model": "m", "instructions": "`+echoPrompt+` Answer in JSON.", "input": "hi", "text": {"format": {"type": "json_object"}}}`,
+				"Response input messages must contain the word 'json' in some form to use 'text.format' of type 'json_object'."),
 			Entry("a built-in tool", `{"model": "m", "instructions": "`+echoPrompt+`", "input": "hi", "tools": [{"type": "web_search"}]}`, `"web_search"`),
 			Entry("a function_call_output that answers no function_call", `{"model": "m", "input": [
 				{"type": "function_call_output", "call_id": "call_x", "output": "1"}]}`, "call_x"),

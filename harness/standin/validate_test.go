@@ -61,6 +61,8 @@ var _ = Describe("the stand-in refuses what the real APIs refuse", func() {
 		Entry("more choices than the API gives", `{"model": "gpt-4.1-mini", "n": 129, "messages": [`+user+`]}`,
 			"Invalid 'n': integer above maximum value. Expected a value <= 128, but got 129 instead.", "n", "integer_above_max_value"),
 		Entry("no messages", `{"model": "gpt-4.1-mini", "messages": []}`, "[] is too short - 'messages'", "messages", nil),
+		Entry("JSON mode, the word json in no message", `{"model": "gpt-4.1-mini", "response_format": {"type": "json_object"}, "messages": [`+user+`]}`,
+			"'messages' must contain the word 'json' in some form, to use 'response_format' of type 'json_object'.", "messages", nil),
 		Entry("a user message without content", `{"model": "gpt-4.1-mini", "messages": [{"role": "user"}]}`,
 			"Missing required parameter: 'messages[0].content'.", "messages[0].content", "missing_required_parameter"),
 		Entry("an assistant message with neither content nor tool calls", `{"model": "gpt-4.1-mini", "messages": [`+user+`, {"role": "assistant", "content": null}, `+user+`]}`,

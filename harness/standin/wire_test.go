@@ -77,7 +77,7 @@ var _ = Describe("every wire format", func() {
 	DescribeTable("passes JSON mode to the policy, where the wire format has one",
 		func(f wireFormat) {
 			model := f.client(srv, http.DefaultClient)
-			req := echoRequest(llm.Message{Role: llm.RoleUser, Content: "hello"})
+			req := echoRequest(llm.Message{Role: llm.RoleUser, Content: "hello, in JSON"})
 			Expect(seen(chat(model, req)).JSON).To(BeFalse())
 			req.JSON = true
 			Expect(seen(chat(model, req)).JSON).To(BeTrue())

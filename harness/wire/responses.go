@@ -131,6 +131,7 @@ type responsesItem struct {
 func (rr responsesRequest) decode(strict bool, prior []llm.Message) (Request, []llm.Message, error) {
 	r := Request{Model: rr.Model, Choice: openAIChoice(rr.ToolChoice)}
 	r.Choice.One = notParallel(rr.ParallelToolCalls)
+	jsonObject := false
 	if t := rr.TopLogprobs; t != nil && (*t < 0 || *t > maxTopLogprobs) && strict {
 		return Request{}, nil, fmt.Errorf("invalid 'top_logprobs': expected a value from 0 to %d, but got %d instead", maxTopLogprobs, *t)
 	}
@@ -153,6 +154,7 @@ func (rr responsesRequest) decode(strict bool, prior []llm.Message) (Request, []
 		if f.Type == "json_schema" {
 			r.Schema, r.Shape = f.Schema, f.Name
 		}
+		jsonObject = f.Type == "json_object"
 	}
 	if rr.Instructions != nil && *rr.Instructions != "" {
 		r.Messages = append(r.Messages, llm.Message{Role: llm.RoleSystem, Content: *rr.Instructions})
@@ -166,6 +168,10 @@ func (rr responsesRequest) decode(strict bool, prior []llm.Message) (Request, []
 	own, err := responsesInput(rr.Input, strict, names)
 	if err != nil {
 		return Request{}, nil, err
+	}
+	if strict && jsonObject && !mentionsJSON(prior) && !mentionsJSON(own) {
+		// The instructions do not count: the input's messages must say it.
+		return Request{}, nil, &invalid{msg: "Response input messages must contain the word 'json' in some form to use 'text.format' of type 'json_object'.", param: "text.format"}
 	}
 	r.Messages = append(append(r.Messages, prior...), own...)
 	for i, t := range rr.Tools {

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/agentreplay/testbed/agents/llm"
 )
 
 // Validation: the requests the real API refuses, with the API's own words,
@@ -295,4 +297,16 @@ func thinkingFirst(ar anthropicRequest) error {
 		"When `thinking` is enabled, a final `assistant` message must start with a thinking block (preceeding the lastmost set of `tool_use` and `tool_result` blocks). "+
 		"We recommend you include thinking blocks from previous turns. To avoid this requirement, disable `thinking`. "+
 		"Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking", last-1, uses[0].Type)}
+}
+
+// mentionsJSON reports whether one of msgs says "json", in any case: JSON
+// mode (json_object) needs it, OpenAI's APIs refuse a request whose
+// messages never say it.
+func mentionsJSON(msgs []llm.Message) bool {
+	for _, m := range msgs {
+		if strings.Contains(strings.ToLower(m.Content), "json") {
+			return true
+		}
+	}
+	return false
 }
