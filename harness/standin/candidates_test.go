@@ -16,7 +16,7 @@ var _ = Describe("a Gemini request for several candidates (candidateCount)", fun
 	BeforeEach(func() {
 		srv := startStandin(standin.Options{})
 		var err error
-		c, err = genai.NewClient(context.Background(), &genai.ClientConfig{APIKey: "k", Backend: genai.BackendGeminiAPI, HTTPOptions: genai.HTTPOptions{BaseURL: srv.URL()}})
+		c, err = officialGemini(srv)
 		Expect(err).NotTo(HaveOccurred())
 	})
 	contents := []*genai.Content{genai.NewContentFromText("Say hello to the harbour master.", genai.RoleUser)}

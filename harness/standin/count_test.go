@@ -57,7 +57,7 @@ var _ = Describe("token counting", func() {
 
 	It("answers Gemini's countTokens with the prompt tokens the call is billed", func() {
 		srv := startStandin(standin.Options{}) // the generic policy answers a request with no system prompt
-		c, err := genai.NewClient(ctx, &genai.ClientConfig{APIKey: "k", Backend: genai.BackendGeminiAPI, HTTPOptions: genai.HTTPOptions{BaseURL: srv.URL()}})
+		c, err := officialGemini(srv)
 		Expect(err).NotTo(HaveOccurred())
 		contents := []*genai.Content{genai.NewContentFromText(question, genai.RoleUser)}
 		count, err := c.Models.CountTokens(ctx, "gemini-2.5-flash", contents, nil)

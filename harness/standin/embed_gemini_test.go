@@ -20,7 +20,7 @@ var _ = Describe("Gemini embeddings", func() {
 	BeforeEach(func() {
 		srv = startStandin(standin.Options{})
 		var err error
-		c, err = genai.NewClient(context.Background(), &genai.ClientConfig{APIKey: "k", Backend: genai.BackendGeminiAPI, HTTPOptions: genai.HTTPOptions{BaseURL: srv.URL()}})
+		c, err = officialGemini(srv)
 		Expect(err).NotTo(HaveOccurred())
 	})
 	texts := []*genai.Content{

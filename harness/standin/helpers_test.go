@@ -12,6 +12,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"google.golang.org/genai"
 	"gopkg.in/yaml.v2"
 
 	"github.com/agentreplay/testbed/agents/llm"
@@ -261,4 +262,9 @@ func swapWords(a, b string) func(string) string {
 // length: with its closing offer of more help.
 func verbose(answer string) string {
 	return answer + " Let me know if there is anything else I can help you with."
+}
+
+// officialGemini is the official Go SDK's client of srv's Gemini API.
+func officialGemini(srv *standin.Server) (*genai.Client, error) {
+	return genai.NewClient(context.Background(), &genai.ClientConfig{APIKey: "k", Backend: genai.BackendGeminiAPI, HTTPOptions: genai.HTTPOptions{BaseURL: srv.URL()}})
 }

@@ -229,7 +229,7 @@ var _ = Describe("token log probabilities in Gemini's answers (responseLogprobs)
 	BeforeEach(func() {
 		srv := startStandin(standin.Options{Policies: []standin.Policy{echo{}}})
 		var err error
-		c, err = genai.NewClient(context.Background(), &genai.ClientConfig{APIKey: "k", Backend: genai.BackendGeminiAPI, HTTPOptions: genai.HTTPOptions{BaseURL: srv.URL()}})
+		c, err = officialGemini(srv)
 		Expect(err).NotTo(HaveOccurred())
 	})
 	contents := []*genai.Content{genai.NewContentFromText(logprobsText, genai.RoleUser)}

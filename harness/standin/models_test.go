@@ -9,7 +9,6 @@ import (
 	. "github.com/onsi/gomega"
 	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
-	"google.golang.org/genai"
 
 	"github.com/agentreplay/testbed/harness/standin"
 )
@@ -53,7 +52,7 @@ var _ = Describe("the model listings", func() {
 	})
 
 	It("answers Gemini's", func() {
-		c, err := genai.NewClient(ctx, &genai.ClientConfig{APIKey: "k", Backend: genai.BackendGeminiAPI, HTTPOptions: genai.HTTPOptions{BaseURL: srv.URL()}})
+		c, err := officialGemini(srv)
 		Expect(err).NotTo(HaveOccurred())
 		m, err := c.Models.Get(ctx, "gemini-3-flash", nil)
 		Expect(err).NotTo(HaveOccurred())

@@ -14,9 +14,8 @@ import (
 var _ = Describe("Gemini 3's thought signatures, through the official Go SDK", func() {
 	var c *genai.Client
 	BeforeEach(func() {
-		srv := startStandin(standin.Options{Policies: []standin.Policy{echo{}}})
 		var err error
-		c, err = genai.NewClient(context.Background(), &genai.ClientConfig{APIKey: "k", Backend: genai.BackendGeminiAPI, HTTPOptions: genai.HTTPOptions{BaseURL: srv.URL()}})
+		c, err = officialGemini(startStandin(standin.Options{Policies: []standin.Policy{echo{}}}))
 		Expect(err).NotTo(HaveOccurred())
 	})
 	config := &genai.GenerateContentConfig{

@@ -111,7 +111,7 @@ var _ = Describe("stop sequences, which the stand-in's answers end at as a model
 
 	Describe("in Gemini's generateContent", func() {
 		It("ends the text before the sequence, finishReason STOP", func() {
-			c, err := genai.NewClient(context.Background(), &genai.ClientConfig{APIKey: "k", Backend: genai.BackendGeminiAPI, HTTPOptions: genai.HTTPOptions{BaseURL: srv.URL()}})
+			c, err := officialGemini(srv)
 			Expect(err).NotTo(HaveOccurred())
 			contents := []*genai.Content{genai.NewContentFromText("hello", genai.RoleUser)}
 			config := func(stop ...string) *genai.GenerateContentConfig {
@@ -191,7 +191,7 @@ var _ = Describe("a token limit, at which the stand-in's answers end as a model'
 	})
 
 	It("Gemini: finishReason MAX_TOKENS", func() {
-		c, err := genai.NewClient(context.Background(), &genai.ClientConfig{APIKey: "k", Backend: genai.BackendGeminiAPI, HTTPOptions: genai.HTTPOptions{BaseURL: srv.URL()}})
+		c, err := officialGemini(srv)
 		Expect(err).NotTo(HaveOccurred())
 		resp, err := c.Models.GenerateContent(context.Background(), "gemini-2.5-flash", []*genai.Content{genai.NewContentFromText("hello", genai.RoleUser)},
 			&genai.GenerateContentConfig{SystemInstruction: genai.NewContentFromText(echoPrompt, genai.RoleUser), MaxOutputTokens: 5})

@@ -144,7 +144,7 @@ var _ = Describe("the stand-in refuses what the real APIs refuse", func() {
 	})
 
 	It("generateContent: the official SDK gets a 400 APIError for an invalid role", func() {
-		c, err := genai.NewClient(context.Background(), &genai.ClientConfig{APIKey: "k", Backend: genai.BackendGeminiAPI, HTTPOptions: genai.HTTPOptions{BaseURL: srv.URL()}})
+		c, err := officialGemini(srv)
 		Expect(err).NotTo(HaveOccurred())
 		_, err = c.Models.GenerateContent(context.Background(), "gemini-2.5-flash", []*genai.Content{{Role: "assistant", Parts: []*genai.Part{{Text: "hi"}}}}, nil)
 		var apiErr genai.APIError
