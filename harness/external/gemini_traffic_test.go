@@ -61,20 +61,7 @@ func geminiResult(id string, n int) string {
 
 var _ = DescribeTable("an outside agent on Gemini is scored from its traffic, each functionResponse paired with the call it answers",
 	func(id string) {
-		const tools = `"tools": [{"functionDeclarations": [{"name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}]}]`
-		url := `"$GEMINI_BASE_URL/v1beta/models/gemini-2.5-flash:generateContent"`
-		user := `{"role": "user", "parts": [{"text": "Weather in Lyon and Nice?"}]}`
-		turn := func(n int) string {
-			return `{"role": "model", "parts": [{"functionCall": ` + geminiCall(id, n) + `}]}, {"role": "user", "parts": [{"functionResponse": ` + geminiResult(id, n) + `}]}`
-		}
-		post := func(contents string) string {
-			return `curl -s -X POST ` + url + ` -H 'Content-Type: application/json' -d '{"contents": [` + contents + `], ` + tools + `}' >/dev/null` + "\n"
-		}
-		script := post(user) + "curl -s \"$WEATHER_BASE_URL/forecast?city=Lyon\" >/dev/null\n" +
-			post(user+", "+turn(1)) + "curl -s \"$WEATHER_BASE_URL/forecast?city=Nice\" >/dev/null\n" +
-			post(user+", "+turn(1)+", "+turn(2))
-		tr := runOver(&geminiAPI{id: id}, llm.Endpoint{Provider: llm.ProviderGemini, BaseURL: "https://generativelanguage.googleapis.com", Model: "gemini-2.5-flash"},
-			map[string]string{"weather": "https://weather.example"}, script)
+		tr := runGemini(id)
 		Expect(tr.calls).To(HaveLen(3))
 		Expect(tr.tools).To(Equal([]string{
 			`get_weather {"city": "Lyon"} raw={"temp": 9, "station": "Lyon"} context=9 C`,
@@ -84,6 +71,33 @@ var _ = DescribeTable("an outside agent on Gemini is scored from its traffic, ea
 	Entry("calls without ids, as the Gemini API sends them", ""),
 	Entry("calls with ids, as newer models send them", "fc-7d2a"),
 )
+
+var _ = It("reads an outside agent's Gemini calls alike whatever ids its client makes up, so that two replays of one recording read, and count, the same", func() {
+	a, b := runGemini("APpNHg7OGFrXHhQP"), runGemini("x9")
+	Expect(b.calls).To(Equal(a.calls))
+	Expect(b.resps).To(Equal(a.resps))
+	Expect(b.tools).To(Equal(a.tools))
+})
+
+// runGemini runs a script that asks the weather in Lyon and Nice through
+// geminiAPI{id}, sending its calls back with their ids.
+func runGemini(id string) *traced {
+	GinkgoHelper()
+	const tools = `"tools": [{"functionDeclarations": [{"name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}]}]`
+	url := `"$GEMINI_BASE_URL/v1beta/models/gemini-2.5-flash:generateContent"`
+	user := `{"role": "user", "parts": [{"text": "Weather in Lyon and Nice?"}]}`
+	turn := func(n int) string {
+		return `{"role": "model", "parts": [{"functionCall": ` + geminiCall(id, n) + `}]}, {"role": "user", "parts": [{"functionResponse": ` + geminiResult(id, n) + `}]}`
+	}
+	post := func(contents string) string {
+		return `curl -s -X POST ` + url + ` -H 'Content-Type: application/json' -d '{"contents": [` + contents + `], ` + tools + `}' >/dev/null` + "\n"
+	}
+	script := post(user) + "curl -s \"$WEATHER_BASE_URL/forecast?city=Lyon\" >/dev/null\n" +
+		post(user+", "+turn(1)) + "curl -s \"$WEATHER_BASE_URL/forecast?city=Nice\" >/dev/null\n" +
+		post(user+", "+turn(1)+", "+turn(2))
+	return runOver(&geminiAPI{id: id}, llm.Endpoint{Provider: llm.ProviderGemini, BaseURL: "https://generativelanguage.googleapis.com", Model: "gemini-2.5-flash"},
+		map[string]string{"weather": "https://weather.example"}, script)
+}
 
 // geminiArrayAPI answers streamGenerateContent as Gemini does without
 // alt=sse: one JSON array of chunks, the text in two, then a function call.

@@ -255,6 +255,12 @@ func (o *observer) model(d wire.Dialect, req *http.Request, body []byte, resp *h
 			kept(out.Message, got)
 		}
 	}
+	if d == wire.Gemini {
+		// Read by their places, as the requests' calls are (wire.Decode).
+		for i := range out.Message.ToolCalls {
+			out.Message.ToolCalls[i].ID = ""
+		}
+	}
 	numberCalls(in.Messages, out.Message.ToolCalls)
 	if mt, ok := o.cfg.Tracer.(agents.ModelTracer); ok {
 		model := in.Model

@@ -234,7 +234,7 @@ func (wr chatRequest) decode() Request {
 		if fc := m.FunctionCall; fc != nil {
 			calls++
 			msg.ToolCalls = append(msg.ToolCalls, llm.ToolCall{ID: CallID(calls), Name: fc.Name, Arguments: json.RawMessage(fc.Arguments)})
-			pending = append(pending, pendingCall{CallID(calls), fc.Name})
+			pending = append(pending, pendingCall{id: CallID(calls), name: fc.Name})
 		}
 		if role == "function" {
 			msg.Role, msg.Name = llm.RoleTool, m.Name

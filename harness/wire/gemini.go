@@ -305,13 +305,18 @@ func geminiEncoder(body []byte, sample int, stream bool, n, top int) Encoder {
 	return e
 }
 
-// pendingCall is a function call that no functionResponse has answered yet.
-type pendingCall struct{ id, name string }
+// pendingCall is a function call that no functionResponse has answered
+// yet: the id it is read with, the id it was sent with, and its name.
+type pendingCall struct{ id, sent, name string }
 
 // decode reads gr, a request to model, as a Request. When strict (the
 // stand-in answering it), a functionResponse that answers no earlier
 // functionCall is an error; else (reading recorded traffic) it is a tool
-// message with its own id, if it has one.
+// message with its own id, if it has one, and every call is read with the
+// id of its place in the conversation (CallID), whatever id it was sent
+// with: clients make ids up for Gemini's calls (the AI SDK, anew each
+// run), which would make what is read, and counted, differ between two
+// replays of one recording.
 func (gr geminiRequest) decode(model string, strict bool) (Request, error) {
 	r := Request{Model: model, MaxTokens: gr.GenerationConfig.MaxOutputTokens, Choice: gr.choice(), Stop: gr.GenerationConfig.StopSequences}
 	r.JSON = gr.GenerationConfig.ResponseMIMEType == "application/json"
@@ -342,12 +347,15 @@ func (gr geminiRequest) decode(model string, strict bool) (Request, error) {
 				}
 				calls++
 				id := cmp.Or(p.FunctionCall.ID, CallID(calls))
+				if !strict {
+					id = CallID(calls)
+				}
 				args := p.FunctionCall.Args
 				if len(args) == 0 || string(args) == "null" {
 					args = json.RawMessage(`{}`)
 				}
 				msg.ToolCalls = append(msg.ToolCalls, llm.ToolCall{ID: id, Name: p.FunctionCall.Name, Arguments: args})
-				pending = append(pending, pendingCall{id, p.FunctionCall.Name})
+				pending = append(pending, pendingCall{id, p.FunctionCall.ID, p.FunctionCall.Name})
 			}
 			if last := len(r.Messages) - 1; i > 0 && gr.Contents[i-1].Role == "model" && r.Messages[last].Role == llm.RoleAssistant {
 				// Consecutive model contents are one turn, as the API
@@ -377,7 +385,7 @@ func (gr geminiRequest) decode(model string, strict bool) (Request, error) {
 				continue
 			}
 			flush()
-			j := slices.IndexFunc(pending, func(c pendingCall) bool { return fr.ID != "" && c.id == fr.ID })
+			j := slices.IndexFunc(pending, func(c pendingCall) bool { return fr.ID != "" && (c.id == fr.ID || c.sent == fr.ID) })
 			if j < 0 {
 				j = slices.IndexFunc(pending, func(c pendingCall) bool { return c.name == fr.Name })
 			}

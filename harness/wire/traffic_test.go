@@ -192,25 +192,30 @@ var _ = Describe("recorded traffic read from the wire (Decode)", func() {
 		}))
 	})
 
-	It("keeps the ids Gemini function calls come with, pairs answers by them, and numbers the calls without one by their place", func() {
-		r, err := wire.Decode(wire.Gemini, "/v1beta/models/m:generateContent", []byte(`{"contents": [
-			{"role": "user", "parts": [{"text": "Lyon and Nice?"}]},
-			{"role": "model", "parts": [{"functionCall": {"id": "fc-a", "name": "get_weather", "args": {"city": "Lyon"}}},
-				{"functionCall": {"id": "fc-b", "name": "get_weather", "args": {"city": "Nice"}}}]},
-			{"role": "user", "parts": [{"functionResponse": {"id": "fc-b", "name": "get_weather", "response": {"result": "15 C"}}},
-				{"functionResponse": {"id": "fc-a", "name": "get_weather", "response": {"result": "9 C"}}}]},
-			{"role": "model", "parts": [{"functionCall": {"name": "get_time", "args": {}}}]},
-			{"role": "user", "parts": [{"functionResponse": {"name": "get_time", "response": {"result": "noon"}}}]}]}`))
-		Expect(err).NotTo(HaveOccurred())
-		Expect(saidOf(r.Messages)).To(Equal([]said{
+	It("reads Gemini function calls by their place whatever ids they come with (clients make them up anew each run), pairing answers by the ids sent", func() {
+		read := func(a, b string) []said {
+			GinkgoHelper()
+			r, err := wire.Decode(wire.Gemini, "/v1beta/models/m:generateContent", []byte(`{"contents": [
+				{"role": "user", "parts": [{"text": "Lyon and Nice?"}]},
+				{"role": "model", "parts": [{"functionCall": {"id": "`+a+`", "name": "get_weather", "args": {"city": "Lyon"}}},
+					{"functionCall": {"id": "`+b+`", "name": "get_weather", "args": {"city": "Nice"}}}]},
+				{"role": "user", "parts": [{"functionResponse": {"id": "`+b+`", "name": "get_weather", "response": {"result": "15 C"}}},
+					{"functionResponse": {"id": "`+a+`", "name": "get_weather", "response": {"result": "9 C"}}}]},
+				{"role": "model", "parts": [{"functionCall": {"name": "get_time", "args": {}}}]},
+				{"role": "user", "parts": [{"functionResponse": {"name": "get_time", "response": {"result": "noon"}}}]}]}`))
+			Expect(err).NotTo(HaveOccurred())
+			Expect(r.Messages[1].ToolCalls[1].ID).To(Equal(wire.CallID(2)))
+			return saidOf(r.Messages)
+		}
+		Expect(read("fc-a", "fc-b")).To(Equal([]said{
 			{Role: llm.RoleUser, Content: "Lyon and Nice?"},
 			{Role: llm.RoleAssistant, Calls: 2},
-			{Role: llm.RoleTool, Content: "15 C", ID: "fc-b", Name: "get_weather"},
-			{Role: llm.RoleTool, Content: "9 C", ID: "fc-a", Name: "get_weather"},
+			{Role: llm.RoleTool, Content: "15 C", ID: wire.CallID(2), Name: "get_weather"},
+			{Role: llm.RoleTool, Content: "9 C", ID: wire.CallID(1), Name: "get_weather"},
 			{Role: llm.RoleAssistant, Calls: 1},
 			{Role: llm.RoleTool, Content: "noon", ID: wire.CallID(3), Name: "get_time"},
 		}))
-		Expect(r.Messages[1].ToolCalls[1].ID).To(Equal("fc-b"))
+		Expect(read("APpNHg7OGFrXHhQP", "x9")).To(Equal(read("fc-a", "fc-b")), "another run's ids, the same reading")
 	})
 })
 
