@@ -51,6 +51,9 @@ func (t *Threads) Read(d Dialect, path string, body []byte, sample int) (Call, e
 			return Call{}, err
 		}
 		prior, err := t.priorOf(rr)
+		if err == nil {
+			err = t.checkReasoning(rr)
+		}
 		if err != nil {
 			return Call{}, err
 		}
@@ -64,6 +67,7 @@ func (t *Threads) Read(d Dialect, path string, body []byte, sample int) (Call, e
 				if conv := conversationOf(rr.Conversation); conv != "" {
 					t.extend(conv, rr.Input, output)
 				}
+				t.keepReasoning(output, rr.Store == nil || *rr.Store)
 				if rr.Store == nil || *rr.Store {
 					t.keep(id, &thread{prev: rr.PreviousResponseID, msgs: append(slices.Clip(own), answer)})
 				}

@@ -302,6 +302,16 @@ func responsesEncoder(rr responsesRequest, body []byte, sample int, keep func(id
 				logprobs = tokenLogprobs(toks, top)
 			}
 			var items []any
+			if reasons(model) {
+				item, toks, err := rr.reasoningItem(h, msg)
+				if err != nil {
+					return nil, err
+				}
+				items = append(items, item)
+				usage := resp["usage"].(map[string]any)
+				usage["output_tokens"], usage["total_tokens"] = out+toks, in+out+toks
+				usage["output_tokens_details"] = map[string]any{"reasoning_tokens": toks}
+			}
 			answer := llm.Message{Role: llm.RoleAssistant, Content: msg.Content}
 			status := "completed"
 			if end.Truncated {

@@ -79,6 +79,18 @@ func responsesEvents(whole map[string]any, msg llm.Message, out, top int) ([]Eve
 		id, at := item["id"], map[string]any{"output_index": i}
 		endKind, end := next(i)
 		switch item["type"] {
+		case "reasoning":
+			events = append(events, ev(EventContent, map[string]any{"type": "response.output_item.added", "output_index": i,
+				"item": map[string]any{"type": "reasoning", "id": id, "summary": []any{}}}, first))
+			for k, s := range item["summary"].([]any) {
+				part := s.(map[string]any)
+				summary := with(at, "item_id", id, "summary_index", k)
+				events = append(events,
+					ev(EventContent, with(summary, "type", "response.reasoning_summary_part.added", "part", with(part, "text", "")), first),
+					ev(EventContent, with(summary, "type", "response.reasoning_summary_text.delta", "delta", part["text"]), first),
+					ev(EventContent, with(summary, "type", "response.reasoning_summary_text.done", "text", part["text"]), first),
+					ev(EventContent, with(summary, "type", "response.reasoning_summary_part.done", "part", part), first))
+			}
 		case "message":
 			// The content part's events carry no logprobs: the deltas and
 			// output_text.done do, as recorded streams show.

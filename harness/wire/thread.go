@@ -44,6 +44,9 @@ type Threads struct {
 	created   map[[32]byte]int
 	convOrder []string
 	convItems int
+	// The reasoning items given, for the requests that send their
+	// answers' items back (reasoning.go).
+	reasoning reasoningKept
 }
 
 // thread is one answer's part of a conversation: what its request added
