@@ -134,6 +134,22 @@ curl -s -X POST "$OPENAI_BASE_URL/responses" -H 'Content-Type: application/json'
 	)
 })
 
+var _ = Describe("an outside agent on the Responses API sending items by reference", func() {
+	It("reads a reference to an item of an answer in its traffic as the item, as the API does", func() {
+		const tools = `"tools": [{"type": "function", "name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}]`
+		tr := runOver(&responsesAPI{}, llm.Endpoint{Provider: llm.ProviderOpenAI, BaseURL: "https://api.openai.com/v1", Model: "gpt-4.1-mini", API: llm.APIResponses},
+			map[string]string{"weather": "https://weather.example"},
+			`curl -s -X POST "$OPENAI_BASE_URL/responses" -H 'Content-Type: application/json' -d '{"model": "gpt-4.1-mini", "input": "Weather in Taipei?", `+tools+`}' >/dev/null
+curl -s -X POST "$OPENAI_BASE_URL/responses" -H 'Content-Type: application/json' -d '{"model": "gpt-4.1-mini", "input": [{"role": "user", "content": "Weather in Taipei?"}, {"type": "item_reference", "id": "fc_1"}, {"type": "function_call_output", "call_id": "call_w1", "output": "21 C"}], `+tools+`}' >/dev/null`)
+		Expect(tr.calls).To(HaveLen(2))
+		Expect(tr.calls[1].Messages).To(Equal([]llm.Message{
+			{Role: llm.RoleUser, Content: "Weather in Taipei?"},
+			{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "call_w1", Name: "get_weather", Arguments: json.RawMessage(`{"city":"Taipei"}`)}}},
+			{Role: llm.RoleTool, ToolCallID: "call_w1", Name: "get_weather", Content: "21 C"},
+		}))
+	})
+})
+
 // conversationsAPI is responsesAPI with the Conversations API's answers:
 // conv_1 made, items added listed back with ids item_1, item_2, … in
 // order, a deleted item's conversation.

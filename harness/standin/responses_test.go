@@ -203,7 +203,7 @@ var _ = Describe("the OpenAI Responses wire format", func() {
 			Entry("a function_call_output that answers no function_call", `{"model": "m", "input": [
 				{"type": "function_call_output", "call_id": "call_x", "output": "1"}]}`, "call_x"),
 			Entry("a computer-use item", `{"model": "m", "input": [{"type": "computer_call_output", "call_id": "c1", "output": {"type": "computer_screenshot", "image_url": "data:,"}}]}`, `"computer_call_output"`),
-			Entry("an item reference", `{"model": "m", "input": [{"type": "item_reference", "id": "msg_1"}]}`, `"item_reference"`),
+			Entry("a reference to an item it does not keep", `{"model": "m", "input": [{"type": "item_reference", "id": "msg_1"}]}`, "Item with id 'msg_1' not found."),
 			Entry("an unknown system prompt", `{"model": "m", "instructions": "You are a pirate.", "input": "Ahoy"}`, "harness/standin"),
 		)
 

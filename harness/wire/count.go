@@ -75,6 +75,9 @@ func (t *Threads) ReadCount(d Dialect, body []byte) (Request, error) {
 			return Request{}, err
 		}
 		prior, err := t.priorOf(rr)
+		if err == nil {
+			rr.Input, err = t.resolve(rr.Input, true)
+		}
 		if err != nil {
 			return Request{}, err
 		}

@@ -52,6 +52,9 @@ func (t *Threads) Read(d Dialect, path string, body []byte, sample int) (Call, e
 		}
 		prior, err := t.priorOf(rr)
 		if err == nil {
+			rr.Input, err = t.resolve(rr.Input, true)
+		}
+		if err == nil {
 			err = t.checkReasoning(rr)
 		}
 		if err != nil {
@@ -70,6 +73,7 @@ func (t *Threads) Read(d Dialect, path string, body []byte, sample int) (Call, e
 				t.keepReasoning(output, rr.Store == nil || *rr.Store)
 				if rr.Store == nil || *rr.Store {
 					t.keep(id, &thread{prev: rr.PreviousResponseID, msgs: append(slices.Clip(own), answer)})
+					t.keepOutput(output)
 				}
 			}
 		}

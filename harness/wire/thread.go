@@ -45,8 +45,12 @@ type Threads struct {
 	convOrder []string
 	convItems int
 	// The reasoning items given, for the requests that send their
-	// answers' items back (reasoning.go).
+	// answers' items back (reasoning.go), and the stored answers' output
+	// items by id, oldest first, for the item references that stand for
+	// them (reference.go).
 	reasoning reasoningKept
+	items     map[string]json.RawMessage
+	itemOrder []string
 }
 
 // thread is one answer's part of a conversation: what its request added
@@ -177,6 +181,9 @@ func (t *Threads) Decode(d Dialect, path string, body []byte) (r Request, kept f
 		if err != nil {
 			return Request{}, nil, err
 		}
+		if rr.Input, err = t.resolve(rr.Input, false); err != nil {
+			return Request{}, nil, err
+		}
 		r, own, err := rr.decode(false, t.priorResponses(rr))
 		conv := conversationOf(rr.Conversation)
 		if err != nil || (rr.Store != nil && !*rr.Store && conv == "") {
@@ -191,6 +198,7 @@ func (t *Threads) Decode(d Dialect, path string, body []byte) (r Request, kept f
 			}
 			if rr.Store == nil || *rr.Store {
 				keep(answer, resp)
+				t.keepOutput(responseOutput(resp))
 			}
 		}, nil
 	case Anthropic:

@@ -1,0 +1,97 @@
+package wire
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+)
+
+// Item references, from OpenAI's Responses API reference: an input item
+// {"type": "item_reference", "id": …} stands for an item of an earlier
+// answer that was stored, which the API reads in its place (the Vercel AI
+// SDK sends its reasoning and, when it may, its text that way unless
+// store is false). Threads keeps the output items of the answers stored,
+// the latest maxKeptItems of them, by id; a reference to one it does not
+// keep is refused as the API refuses it ("Item with id '…' not found.")
+// by the stand-in, and left out by the traffic scorer.
+
+// maxKeptItems is how many stored output items Threads keeps by id.
+const maxKeptItems = 1 << 16
+
+// keepOutput keeps the output items of an answer that was stored, by id.
+func (t *Threads) keepOutput(output []any) {
+	if t == nil {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.items == nil {
+		t.items = map[string]json.RawMessage{}
+	}
+	for _, o := range output {
+		item, ok := o.(map[string]any)
+		id, _ := item["id"].(string)
+		if !ok || id == "" {
+			continue
+		}
+		raw, err := json.Marshal(item)
+		if err != nil {
+			continue
+		}
+		if _, seen := t.items[id]; !seen {
+			t.itemOrder = append(t.itemOrder, id)
+		}
+		t.items[id] = raw
+		if len(t.itemOrder) > maxKeptItems {
+			delete(t.items, t.itemOrder[0])
+			t.itemOrder = t.itemOrder[1:]
+		}
+	}
+}
+
+// resolve is input (a Responses API request's: a string or items) with
+// each item reference replaced by the item it stands for. When strict,
+// a reference to an item t does not keep is the API's refusal; else it
+// stays, to be left out.
+func (t *Threads) resolve(input json.RawMessage, strict bool) (json.RawMessage, error) {
+	if t := bytes.TrimSpace(input); len(t) == 0 || t[0] != '[' {
+		return input, nil
+	}
+	var items []json.RawMessage
+	if json.Unmarshal(input, &items) != nil {
+		return input, nil // read, and refused, as the input it is
+	}
+	resolved := false
+	for i, raw := range items {
+		// A reference's type may be left out: an item of an id alone.
+		var ref struct {
+			Type    string          `json:"type"`
+			ID      string          `json:"id"`
+			Role    json.RawMessage `json:"role"`
+			Content json.RawMessage `json:"content"`
+		}
+		if json.Unmarshal(raw, &ref) != nil {
+			continue
+		}
+		if ref.Type != "item_reference" && (ref.Type != "" || ref.ID == "" || ref.Role != nil || ref.Content != nil) {
+			continue
+		}
+		resolved = true
+		var kept json.RawMessage
+		if t != nil {
+			t.mu.Lock()
+			kept = t.items[ref.ID]
+			t.mu.Unlock()
+		}
+		switch {
+		case kept != nil:
+			items[i] = kept
+		case strict:
+			return nil, &invalid{msg: fmt.Sprintf("Item with id '%s' not found.", ref.ID), param: "input"}
+		}
+	}
+	if !resolved {
+		return input, nil
+	}
+	return json.Marshal(items)
+}
