@@ -99,3 +99,61 @@ var _ = Describe("Gemini 3's thought signatures, through the official Go SDK", f
 		Expect(signed).To(Equal(ask("gemini-3-flash-preview", "call get_sst").Parts[0].ThoughtSignature), "the same answer, the same signature")
 	})
 })
+
+var _ = Describe("Gemini's thoughts (thinkingConfig.includeThoughts), through the official Go SDK", func() {
+	var c *genai.Client
+	BeforeEach(func() {
+		var err error
+		c, err = officialGemini(startStandin(standin.Options{Policies: []standin.Policy{echo{}}}))
+		Expect(err).NotTo(HaveOccurred())
+	})
+	config := func(include bool) *genai.GenerateContentConfig {
+		return &genai.GenerateContentConfig{
+			SystemInstruction: genai.NewContentFromText(echoPrompt, genai.RoleUser),
+			Tools:             []*genai.Tool{{FunctionDeclarations: []*genai.FunctionDeclaration{{Name: "get_sst", Description: "SST at a point."}}}},
+			ThinkingConfig:    &genai.ThinkingConfig{IncludeThoughts: include},
+		}
+	}
+	contents := []*genai.Content{genai.NewContentFromText("call get_sst", genai.RoleUser)}
+
+	It("shows a thinking model's thought first, its tokens counted beside the candidates'; not unless asked, nor for a model that does not think", func() {
+		resp, err := c.Models.GenerateContent(context.Background(), "gemini-2.5-flash", contents, config(true))
+		Expect(err).NotTo(HaveOccurred())
+		parts := resp.Candidates[0].Content.Parts
+		Expect(parts).To(HaveLen(2))
+		Expect(parts[0].Thought).To(BeTrue())
+		Expect(parts[0].Text).To(Equal("Deciding from the request alone: call get_sst."))
+		Expect(parts[1].FunctionCall.Name).To(Equal("get_sst"))
+		u := resp.UsageMetadata
+		Expect(u.ThoughtsTokenCount).To(BeNumerically(">", 0))
+		Expect(u.TotalTokenCount).To(Equal(u.PromptTokenCount + u.CandidatesTokenCount + u.ThoughtsTokenCount))
+
+		for _, plain := range []struct {
+			model   string
+			include bool
+		}{{"gemini-2.5-flash", false}, {"gemini-2.0-flash", true}} {
+			resp, err := c.Models.GenerateContent(context.Background(), plain.model, contents, config(plain.include))
+			Expect(err).NotTo(HaveOccurred())
+			Expect(resp.Candidates[0].Content.Parts).To(HaveLen(1), plain.model)
+			Expect(resp.UsageMetadata.ThoughtsTokenCount).To(BeZero(), plain.model)
+		}
+	})
+
+	It("streams the thought in a chunk of its own, first, each chunk's usage counting it", func() {
+		whole, err := c.Models.GenerateContent(context.Background(), "gemini-3-flash-preview", contents, config(true))
+		Expect(err).NotTo(HaveOccurred())
+		var first *genai.Part
+		var last *genai.GenerateContentResponseUsageMetadata
+		for resp, err := range c.Models.GenerateContentStream(context.Background(), "gemini-3-flash-preview", contents, config(true)) {
+			Expect(err).NotTo(HaveOccurred())
+			if first == nil {
+				first = resp.Candidates[0].Content.Parts[0]
+			}
+			Expect(resp.UsageMetadata.ThoughtsTokenCount).To(Equal(whole.UsageMetadata.ThoughtsTokenCount))
+			last = resp.UsageMetadata
+		}
+		Expect(first.Thought).To(BeTrue())
+		Expect(first.Text).To(Equal(whole.Candidates[0].Content.Parts[0].Text))
+		Expect(last.TotalTokenCount).To(Equal(whole.UsageMetadata.TotalTokenCount))
+	})
+})

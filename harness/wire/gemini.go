@@ -137,6 +137,26 @@ type geminiConfig struct {
 	// StopSequences are where the answer's text must end.
 	StopSequences      []string `json:"stopSequences"`
 	StopSequencesSnake []string `json:"stop_sequences"`
+	// ThinkingConfig's includeThoughts asks for the model's thoughts.
+	ThinkingConfig      *geminiThinking `json:"thinkingConfig"`
+	ThinkingConfigSnake *geminiThinking `json:"thinking_config"`
+}
+
+// geminiThinking is a request's thinkingConfig, as far as the stand-in
+// reads it.
+type geminiThinking struct {
+	IncludeThoughts      bool `json:"includeThoughts"`
+	IncludeThoughtsSnake bool `json:"include_thoughts"`
+}
+
+// thoughtsAsked reports whether g asks for the model's thoughts.
+func (g geminiConfig) thoughtsAsked() bool {
+	for _, t := range []*geminiThinking{g.ThinkingConfig, g.ThinkingConfigSnake} {
+		if t != nil && (t.IncludeThoughts || t.IncludeThoughtsSnake) {
+			return true
+		}
+	}
+	return false
 }
 
 // logprobsAsked is how many alternatives g asks for each token of the
@@ -276,7 +296,7 @@ func GeminiModel(path string) (model string, stream, ok bool) {
 // with top alternatives). Its responseId, 22 URL-safe base64 characters
 // as Gemini's are, derives from them: the same request and sample get the
 // same id, and every distinct one its own.
-func geminiEncoder(body []byte, sample int, stream bool, n, top int) Encoder {
+func geminiEncoder(body []byte, sample int, stream bool, n, top int, thoughts bool) Encoder {
 	sum := requestHash(body, sample)
 	id := base64.RawURLEncoding.EncodeToString(sum[:16])
 	e := Encoder{
@@ -284,8 +304,23 @@ func geminiEncoder(body []byte, sample int, stream bool, n, top int) Encoder {
 		Malformed: `{"candidates": [{"content": {"role": "model", "parts": [{"text": "unterminated`,
 		Completion: func(model string, msg llm.Message, end End, in, out int) (any, error) {
 			whole, err := geminiCompletion(id, model, msg, finishOf(msg, end, "STOP", "MAX_TOKENS", "STOP"), n, in, out)
-			if err != nil || top < 0 || msg.Content == "" {
-				return whole, err
+			if err != nil {
+				return nil, err
+			}
+			if thoughts {
+				thought, err := geminiThought(whole, model, msg, n)
+				if err != nil {
+					return nil, err
+				}
+				for _, c := range whole["candidates"].([]any) {
+					content := c.(map[string]any)["content"].(map[string]any)
+					if thought != nil {
+						content["parts"] = append([]map[string]any{thought}, content["parts"].([]map[string]any)...)
+					}
+				}
+			}
+			if top < 0 || msg.Content == "" {
+				return whole, nil
 			}
 			toks, err := answerTokens(msg.Content)
 			if err != nil {
@@ -299,7 +334,7 @@ func geminiEncoder(body []byte, sample int, stream bool, n, top int) Encoder {
 	}
 	if stream {
 		e.Events = func(model string, msg llm.Message, end End, in, out int) ([]Event, error) {
-			return geminiEvents(id, model, msg, end, n, top, in, out)
+			return geminiEvents(id, model, msg, end, n, top, in, out, thoughts)
 		}
 	}
 	return e

@@ -97,7 +97,7 @@ func (t *Threads) Read(d Dialect, path string, body []byte, sample int) (Call, e
 		if err != nil {
 			return Call{}, err
 		}
-		return Call{req, geminiEncoder(body, sample, stream, max(1, gr.GenerationConfig.CandidateCount), gr.GenerationConfig.logprobsAsked())}, nil
+		return Call{req, geminiEncoder(body, sample, stream, max(1, gr.GenerationConfig.CandidateCount), gr.GenerationConfig.logprobsAsked(), gr.GenerationConfig.thoughtsAsked())}, nil
 	case Anthropic:
 		ar, err := parse[anthropicRequest](body)
 		if err != nil {

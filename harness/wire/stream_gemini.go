@@ -20,11 +20,20 @@ import (
 
 // geminiEvents is the dialect's stream encoder: every chunk carries the
 // response's id.
-func geminiEvents(id, model string, msg llm.Message, end End, n, top, in, out int) ([]Event, error) {
+func geminiEvents(id, model string, msg llm.Message, end End, n, top, in, out int, thoughts bool) ([]Event, error) {
 	whole, err := geminiCompletion(id, model, msg, finishOf(msg, end, "STOP", "MAX_TOKENS", "STOP"), n, in, out)
 	if err != nil {
 		return nil, err
 	}
+	// The thought, asked for, comes first, in a chunk of its own; every
+	// chunk's usage counts its tokens.
+	var thought map[string]any
+	if thoughts {
+		if thought, err = geminiThought(whole, model, msg, n); err != nil {
+			return nil, err
+		}
+	}
+	thinking, _ := whole["usageMetadata"].(map[string]any)["thoughtsTokenCount"].(int)
 	calls := whole["candidates"].([]any)[0].(map[string]any)["content"].(map[string]any)["parts"].([]map[string]any)
 	if msg.Content != "" || len(msg.ToolCalls) == 0 {
 		calls = calls[1:] // the text part; the function calls follow it
@@ -48,10 +57,13 @@ func geminiEvents(id, model string, msg llm.Message, end End, n, top, in, out in
 			c["usageMetadata"] = whole["usageMetadata"]
 			return c
 		}
-		usage := map[string]any{"promptTokenCount": in, "totalTokenCount": in + through*n,
+		usage := map[string]any{"promptTokenCount": in, "totalTokenCount": in + through*n + thinking,
 			"promptTokensDetails": []any{map[string]any{"modality": "TEXT", "tokenCount": in}}}
 		if through > 0 {
 			usage["candidatesTokenCount"] = through * n
+		}
+		if thinking > 0 {
+			usage["thoughtsTokenCount"] = thinking
 		}
 		c["usageMetadata"] = usage
 		return c
@@ -73,6 +85,9 @@ func geminiEvents(id, model string, msg llm.Message, end End, n, top, in, out in
 		return out
 	}
 	var events []Event
+	if thought != nil {
+		events = append(events, Event{Kind: EventContent, Data: chunk(thought, nil, 0, false)})
+	}
 	for i, p := range ps {
 		switch {
 		case p.call < 0:
