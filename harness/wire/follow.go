@@ -86,8 +86,21 @@ func requestItems(body []byte) []map[string]any {
 // responseOutput is the output items of a Responses API answer, whole or
 // streamed (the response.completed event's), nil when it has none.
 func responseOutput(resp []byte) []any {
+	raw := responseOutputRaw(resp)
+	out := make([]any, 0, len(raw))
+	for _, r := range raw {
+		var item any
+		if json.Unmarshal(r, &item) == nil {
+			out = append(out, item)
+		}
+	}
+	return out
+}
+
+// responseOutputRaw is responseOutput, each item as JSON.
+func responseOutputRaw(resp []byte) []json.RawMessage {
 	var whole struct {
-		Output []any `json:"output"`
+		Output []json.RawMessage `json:"output"`
 	}
 	if json.Unmarshal(resp, &whole) == nil {
 		return whole.Output
@@ -100,7 +113,7 @@ func responseOutput(resp []byte) []any {
 		var ev struct {
 			Type     string `json:"type"`
 			Response struct {
-				Output []any `json:"output"`
+				Output []json.RawMessage `json:"output"`
 			} `json:"response"`
 		}
 		if json.Unmarshal(data, &ev) == nil && ev.Type == "response.completed" {
@@ -108,4 +121,13 @@ func responseOutput(resp []byte) []any {
 		}
 	}
 	return nil
+}
+
+// anyItems is items, each as an any.
+func anyItems(items []json.RawMessage) []any {
+	out := make([]any, len(items))
+	for i, it := range items {
+		out[i] = it
+	}
+	return out
 }

@@ -104,6 +104,12 @@ func (t *Threads) checkReasoning(rr responsesRequest) error {
 	if t == nil || rr.PreviousResponseID != "" || len(rr.Input) == 0 || rr.Input[0] != '[' {
 		return nil
 	}
+	t.mu.Lock()
+	none := len(t.reasoning.needs) == 0 && len(t.reasoning.unstored) == 0
+	t.mu.Unlock()
+	if none { // no reasoning answer given yet: nothing to check
+		return nil
+	}
 	var items []struct {
 		Type             string  `json:"type"`
 		ID               string  `json:"id"`

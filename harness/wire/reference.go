@@ -18,7 +18,8 @@ import (
 // maxKeptItems is how many stored output items Threads keeps by id.
 const maxKeptItems = 1 << 16
 
-// keepOutput keeps the output items of an answer that was stored, by id.
+// keepOutput keeps the output items of an answer that was stored, by id:
+// each the stand-in's own (a map) or read from traffic (JSON).
 func (t *Threads) keepOutput(output []any) {
 	if t == nil {
 		return
@@ -26,22 +27,27 @@ func (t *Threads) keepOutput(output []any) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.items == nil {
-		t.items = map[string]json.RawMessage{}
+		t.items = map[string]any{}
 	}
 	for _, o := range output {
-		item, ok := o.(map[string]any)
-		id, _ := item["id"].(string)
-		if !ok || id == "" {
-			continue
+		var id string
+		switch item := o.(type) {
+		case map[string]any:
+			id, _ = item["id"].(string)
+		case json.RawMessage:
+			var withID struct {
+				ID string `json:"id"`
+			}
+			_ = json.Unmarshal(item, &withID)
+			id = withID.ID
 		}
-		raw, err := json.Marshal(item)
-		if err != nil {
+		if id == "" {
 			continue
 		}
 		if _, seen := t.items[id]; !seen {
 			t.itemOrder = append(t.itemOrder, id)
 		}
-		t.items[id] = raw
+		t.items[id] = o
 		if len(t.itemOrder) > maxKeptItems {
 			delete(t.items, t.itemOrder[0])
 			t.itemOrder = t.itemOrder[1:]
@@ -49,12 +55,19 @@ func (t *Threads) keepOutput(output []any) {
 	}
 }
 
+// mayRefer reports whether input may hold an item reference: one of type
+// item_reference, or an item of an id alone, which the SDKs write with
+// its id first.
+func mayRefer(input json.RawMessage) bool {
+	return bytes.Contains(input, []byte(`"item_reference"`)) || bytes.Contains(input, []byte(`{"id"`)) || bytes.Contains(input, []byte(`{ "id"`))
+}
+
 // resolve is input (a Responses API request's: a string or items) with
 // each item reference replaced by the item it stands for. When strict,
 // a reference to an item t does not keep is the API's refusal; else it
 // stays, to be left out.
 func (t *Threads) resolve(input json.RawMessage, strict bool) (json.RawMessage, error) {
-	if t := bytes.TrimSpace(input); len(t) == 0 || t[0] != '[' {
+	if t := bytes.TrimSpace(input); len(t) == 0 || t[0] != '[' || !mayRefer(t) {
 		return input, nil
 	}
 	var items []json.RawMessage
@@ -77,15 +90,16 @@ func (t *Threads) resolve(input json.RawMessage, strict bool) (json.RawMessage, 
 			continue
 		}
 		resolved = true
-		var kept json.RawMessage
+		var kept any
 		if t != nil {
 			t.mu.Lock()
 			kept = t.items[ref.ID]
 			t.mu.Unlock()
 		}
+		raw, err := json.Marshal(kept)
 		switch {
-		case kept != nil:
-			items[i] = kept
+		case kept != nil && err == nil:
+			items[i] = raw
 		case strict:
 			return nil, &invalid{msg: fmt.Sprintf("Item with id '%s' not found.", ref.ID), param: "input"}
 		}

@@ -49,7 +49,7 @@ type Threads struct {
 	// items by id, oldest first, for the item references that stand for
 	// them (reference.go).
 	reasoning reasoningKept
-	items     map[string]json.RawMessage
+	items     map[string]any
 	itemOrder []string
 }
 
@@ -198,7 +198,7 @@ func (t *Threads) Decode(d Dialect, path string, body []byte) (r Request, kept f
 			}
 			if rr.Store == nil || *rr.Store {
 				keep(answer, resp)
-				t.keepOutput(responseOutput(resp))
+				t.keepOutput(anyItems(responseOutputRaw(resp)))
 			}
 		}, nil
 	case Anthropic:
