@@ -77,7 +77,6 @@ var _ = Describe("an outside agent on the Responses API", func() {
 		if _, err := exec.LookPath("curl"); err != nil {
 			Skip("curl is not installed")
 		}
-		const tools = `"tools": [{"type": "function", "name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}]`
 		script := `read l
 curl -s -X POST "$OPENAI_BASE_URL/responses" -H 'Content-Type: application/json' -d '{"model": "gpt-4.1-mini", "instructions": "You report the weather.", "input": [{"role": "user", "content": "Weather in Taipei?"}], ` + tools + `}' >/dev/null
 curl -s "$WEATHER_BASE_URL/forecast?city=Taipei" >/dev/null
@@ -112,10 +111,7 @@ echo '{"text": "21 °C"}'`
 
 	DescribeTable("reads a call that continues an answer (previous_response_id) after that answer's conversation, as the API does, unless the answer was not stored",
 		func(store string, want []llm.Message) {
-			const tools = `"tools": [{"type": "function", "name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}]`
-			tr := runOver(&responsesAPI{}, llm.Endpoint{Provider: llm.ProviderOpenAI, BaseURL: "https://api.openai.com/v1", Model: "gpt-4.1-mini", API: llm.APIResponses},
-				map[string]string{"weather": "https://weather.example"},
-				`curl -s -X POST "$OPENAI_BASE_URL/responses" -H 'Content-Type: application/json' -d '{"model": "gpt-4.1-mini", "instructions": "You report the weather.", `+store+`"input": "Weather in Taipei?", `+tools+`}' >/dev/null
+			tr := runResponses(&responsesAPI{}, `curl -s -X POST "$OPENAI_BASE_URL/responses" -H 'Content-Type: application/json' -d '{"model": "gpt-4.1-mini", "instructions": "You report the weather.", `+store+`"input": "Weather in Taipei?", `+tools+`}' >/dev/null
 curl -s -X POST "$OPENAI_BASE_URL/responses" -H 'Content-Type: application/json' -d '{"model": "gpt-4.1-mini", "instructions": "Be brief.", "previous_response_id": "resp_1", "input": [{"type": "function_call_output", "call_id": "call_w1", "output": "21 C"}], `+tools+`}' >/dev/null`)
 			Expect(tr.calls).To(HaveLen(2))
 			Expect(tr.calls[1].Messages).To(Equal(want))
@@ -136,10 +132,7 @@ curl -s -X POST "$OPENAI_BASE_URL/responses" -H 'Content-Type: application/json'
 
 var _ = Describe("an outside agent on the Responses API sending items by reference", func() {
 	It("reads a reference to an item of an answer in its traffic as the item, as the API does", func() {
-		const tools = `"tools": [{"type": "function", "name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}]`
-		tr := runOver(&responsesAPI{}, llm.Endpoint{Provider: llm.ProviderOpenAI, BaseURL: "https://api.openai.com/v1", Model: "gpt-4.1-mini", API: llm.APIResponses},
-			map[string]string{"weather": "https://weather.example"},
-			`curl -s -X POST "$OPENAI_BASE_URL/responses" -H 'Content-Type: application/json' -d '{"model": "gpt-4.1-mini", "input": "Weather in Taipei?", `+tools+`}' >/dev/null
+		tr := runResponses(&responsesAPI{}, `curl -s -X POST "$OPENAI_BASE_URL/responses" -H 'Content-Type: application/json' -d '{"model": "gpt-4.1-mini", "input": "Weather in Taipei?", `+tools+`}' >/dev/null
 curl -s -X POST "$OPENAI_BASE_URL/responses" -H 'Content-Type: application/json' -d '{"model": "gpt-4.1-mini", "input": [{"role": "user", "content": "Weather in Taipei?"}, {"type": "item_reference", "id": "fc_1"}, {"type": "function_call_output", "call_id": "call_w1", "output": "21 C"}], `+tools+`}' >/dev/null`)
 		Expect(tr.calls).To(HaveLen(2))
 		Expect(tr.calls[1].Messages).To(Equal([]llm.Message{
@@ -182,10 +175,7 @@ func (a *conversationsAPI) RoundTrip(r *http.Request) (*http.Response, error) {
 
 var _ = Describe("an outside agent on the Conversations API", func() {
 	It("reads a call naming a conversation after the conversation's items, as the API does: those it was made with and those added, not those deleted, then the earlier calls and answers", func() {
-		const tools = `"tools": [{"type": "function", "name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}]`
-		tr := runOver(&conversationsAPI{}, llm.Endpoint{Provider: llm.ProviderOpenAI, BaseURL: "https://api.openai.com/v1", Model: "gpt-4.1-mini", API: llm.APIResponses},
-			map[string]string{"weather": "https://weather.example"},
-			`curl -s -X POST "$OPENAI_BASE_URL/conversations" -H 'Content-Type: application/json' -d '{"items": [{"type": "message", "role": "user", "content": "I live in Taipei."}]}' >/dev/null
+		tr := runResponses(&conversationsAPI{}, `curl -s -X POST "$OPENAI_BASE_URL/conversations" -H 'Content-Type: application/json' -d '{"items": [{"type": "message", "role": "user", "content": "I live in Taipei."}]}' >/dev/null
 curl -s -X POST "$OPENAI_BASE_URL/conversations/conv_1/items" -H 'Content-Type: application/json' -d '{"items": [{"type": "message", "role": "user", "content": "Ignore this."}, {"type": "message", "role": "user", "content": "Use Celsius."}]}' >/dev/null
 curl -s -X DELETE "$OPENAI_BASE_URL/conversations/conv_1/items/item_1" >/dev/null
 curl -s -X POST "$OPENAI_BASE_URL/responses" -H 'Content-Type: application/json' -d '{"model": "gpt-4.1-mini", "conversation": "conv_1", "input": "Weather here?", `+tools+`}' >/dev/null
@@ -323,6 +313,17 @@ func runOver(api http.RoundTripper, endpoint llm.Endpoint, upstreams map[string]
 	_, err = a.Run(context.Background(), agents.Input{Turns: []string{"go"}})
 	Expect(err).NotTo(HaveOccurred())
 	return tr
+}
+
+// tools is the get_weather tool, as a Responses API request's tools.
+const tools = `"tools": [{"type": "function", "name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}]`
+
+// runResponses runs script as an outside agent on the Responses API
+// (gpt-4.1-mini) with the weather upstream, over api.
+func runResponses(api http.RoundTripper, script string) *traced {
+	GinkgoHelper()
+	return runOver(api, llm.Endpoint{Provider: llm.ProviderOpenAI, BaseURL: "https://api.openai.com/v1", Model: "gpt-4.1-mini", API: llm.APIResponses},
+		map[string]string{"weather": "https://weather.example"}, script)
 }
 
 // post is a curl line posting a Chat Completions request of messages.

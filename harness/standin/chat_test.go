@@ -21,7 +21,7 @@ import (
 // it with its response header.
 func sdkChat(srv *standin.Server, user string) (*sdk.ChatCompletion, http.Header) {
 	GinkgoHelper()
-	c := sdk.NewClient(option.WithBaseURL(srv.URL()+"/v1"), option.WithAPIKey("sk-test"), option.WithMaxRetries(0))
+	c := officialOpenAI(srv)
 	var header *http.Response
 	resp, err := c.Chat.Completions.New(context.Background(), sdk.ChatCompletionNewParams{
 		Model: gpt,
@@ -95,7 +95,7 @@ var _ = Describe("the OpenAI Chat Completions wire format", func() {
 				Messages: []sdk.ChatCompletionMessageParamUnion{sdk.SystemMessage(echoPrompt), sdk.UserMessage("hello there")}}
 		}
 		client := func() *sdk.Client {
-			c := sdk.NewClient(option.WithBaseURL(srv.URL()+"/v1"), option.WithAPIKey("sk-test"), option.WithMaxRetries(0))
+			c := officialOpenAI(srv)
 			return &c
 		}
 

@@ -10,7 +10,6 @@ import (
 	. "github.com/onsi/gomega"
 	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/conversations"
-	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/responses"
 
 	"github.com/agentreplay/testbed/agents/llm"
@@ -45,8 +44,7 @@ var _ = Describe("the OpenAI Conversations API", func() {
 	)
 
 	BeforeEach(func() {
-		srv := startStandin(standin.Options{Policies: []standin.Policy{echo{}}})
-		c = sdk.NewClient(option.WithBaseURL(srv.URL()+"/v1"), option.WithAPIKey("sk-test"), option.WithMaxRetries(0))
+		c = echoOpenAI()
 	})
 
 	It("keeps a conversation's items, reads a response in it after them, and adds its input and output", func() {
@@ -132,7 +130,7 @@ var _ = Describe("the OpenAI Conversations API", func() {
 		ids := func() []string {
 			GinkgoHelper()
 			srv := startStandin(standin.Options{Policies: []standin.Policy{echo{}}})
-			fresh := sdk.NewClient(option.WithBaseURL(srv.URL()+"/v1"), option.WithAPIKey("sk-test"), option.WithMaxRetries(0))
+			fresh := officialOpenAI(srv)
 			var got []string
 			for range 2 {
 				conv, err := fresh.Conversations.New(ctx, conversations.ConversationNewParams{})

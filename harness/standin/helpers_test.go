@@ -12,6 +12,8 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	sdk "github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
 	"google.golang.org/genai"
 	"gopkg.in/yaml.v2"
 
@@ -267,4 +269,15 @@ func verbose(answer string) string {
 // officialGemini is the official Go SDK's client of srv's Gemini API.
 func officialGemini(srv *standin.Server) (*genai.Client, error) {
 	return genai.NewClient(context.Background(), &genai.ClientConfig{APIKey: "k", Backend: genai.BackendGeminiAPI, HTTPOptions: genai.HTTPOptions{BaseURL: srv.URL()}})
+}
+
+// officialOpenAI is the official Go SDK's client of srv's OpenAI API,
+// which does not retry.
+func officialOpenAI(srv *standin.Server) sdk.Client {
+	return sdk.NewClient(option.WithBaseURL(srv.URL()+"/v1"), option.WithAPIKey("sk-test"), option.WithMaxRetries(0))
+}
+
+// echoOpenAI is officialOpenAI of a stand-in of the echo policy.
+func echoOpenAI() sdk.Client {
+	return officialOpenAI(startStandin(standin.Options{Policies: []standin.Policy{echo{}}}))
 }

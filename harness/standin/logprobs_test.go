@@ -11,7 +11,6 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	sdk "github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/responses"
 	"google.golang.org/genai"
 
@@ -34,7 +33,7 @@ func answerTokens(text string) []string {
 var _ = Describe("token log probabilities, when the request asks for them", func() {
 	var srv *standin.Server
 	client := func() *sdk.Client {
-		c := sdk.NewClient(option.WithBaseURL(srv.URL()+"/v1"), option.WithAPIKey("sk-test"), option.WithMaxRetries(0))
+		c := officialOpenAI(srv)
 		return &c
 	}
 	BeforeEach(func() {
@@ -167,7 +166,7 @@ var _ = Describe("token log probabilities, when the request asks for them", func
 		})
 
 		It("refuses more than 20 alternatives a token", func() {
-			c := sdk.NewClient(option.WithBaseURL(srv.URL()+"/v1"), option.WithAPIKey("sk-test"), option.WithMaxRetries(0))
+			c := officialOpenAI(srv)
 			p := params(21)
 			p.Model, p.Instructions = gpt, sdk.String(echoPrompt)
 			_, err := c.Responses.New(context.Background(), p)
@@ -178,7 +177,7 @@ var _ = Describe("token log probabilities, when the request asks for them", func
 		})
 
 		It("streams a token a delta, each with its log probability; output_text.done has them all, the content part none", func() {
-			c := sdk.NewClient(option.WithBaseURL(srv.URL()+"/v1"), option.WithAPIKey("sk-test"), option.WithMaxRetries(0))
+			c := officialOpenAI(srv)
 			p := params(0)
 			p.Model, p.Instructions = gpt, sdk.String(echoPrompt)
 			whole := sdkResponse(srv, params(0))

@@ -7,8 +7,6 @@ import (
 	anthropicsdk "github.com/anthropics/anthropic-sdk-go"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	sdk "github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
 
 	"github.com/agentreplay/testbed/harness/standin"
 )
@@ -24,7 +22,7 @@ var _ = Describe("the model listings", func() {
 	})
 
 	It("answers OpenAI's: any model it is asked for, and the list of testbed's price table", func() {
-		c := sdk.NewClient(option.WithBaseURL(srv.URL()+"/v1"), option.WithAPIKey("sk-test"), option.WithMaxRetries(0))
+		c := officialOpenAI(srv)
 		m, err := c.Models.Get(ctx, "gpt-5-nano")
 		Expect(err).NotTo(HaveOccurred())
 		Expect(m.ID).To(Equal("gpt-5-nano"))

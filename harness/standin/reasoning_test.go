@@ -9,7 +9,6 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	sdk "github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/responses"
 	"github.com/openai/openai-go/v3/shared"
 
@@ -24,8 +23,7 @@ var _ = Describe("a reasoning model's answer over the Responses API, through the
 		ctx = context.Background()
 	)
 	BeforeEach(func() {
-		srv := startStandin(standin.Options{Policies: []standin.Policy{echo{}}})
-		c = sdk.NewClient(option.WithBaseURL(srv.URL()+"/v1"), option.WithAPIKey("sk-test"), option.WithMaxRetries(0))
+		c = echoOpenAI()
 	})
 	params := func(model string, summary bool, store bool) responses.ResponseNewParams {
 		p := responses.ResponseNewParams{Model: model, Instructions: sdk.String(echoPrompt), Input: userInput("call get_sst"),

@@ -7,10 +7,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	sdk "github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/responses"
-
-	"github.com/agentreplay/testbed/harness/standin"
 )
 
 var _ = Describe("Responses API item references, through the official Go SDK", func() {
@@ -19,8 +16,7 @@ var _ = Describe("Responses API item references, through the official Go SDK", f
 		ctx = context.Background()
 	)
 	BeforeEach(func() {
-		srv := startStandin(standin.Options{Policies: []standin.Policy{echo{}}})
-		c = sdk.NewClient(option.WithBaseURL(srv.URL()+"/v1"), option.WithAPIKey("sk-test"), option.WithMaxRetries(0))
+		c = echoOpenAI()
 	})
 	reference := func(id string) responses.ResponseInputItemUnionParam {
 		return responses.ResponseInputItemUnionParam{OfItemReference: &responses.ResponseInputItemItemReferenceParam{ID: id}}

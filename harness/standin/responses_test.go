@@ -10,7 +10,6 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	sdk "github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/responses"
 	"github.com/openai/openai-go/v3/shared"
 
@@ -30,7 +29,7 @@ func responsesClient(srv *standin.Server, hc *http.Client) llm.Client {
 // checks the answer's shape against the SDK's own types.
 func sdkResponse(srv *standin.Server, params responses.ResponseNewParams) *responses.Response {
 	GinkgoHelper()
-	c := sdk.NewClient(option.WithBaseURL(srv.URL()+"/v1"), option.WithAPIKey("sk-test"), option.WithMaxRetries(0))
+	c := officialOpenAI(srv)
 	params.Model = gpt
 	params.Instructions = sdk.String(echoPrompt)
 	resp, err := c.Responses.New(context.Background(), params)

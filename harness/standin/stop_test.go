@@ -9,7 +9,6 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	sdk "github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/responses"
 	"google.golang.org/genai"
 
@@ -28,7 +27,7 @@ var _ = Describe("stop sequences, which the stand-in's answers end at as a model
 
 	Describe("in Chat Completions", func() {
 		client := func() *sdk.Client {
-			c := sdk.NewClient(option.WithBaseURL(srv.URL()+"/v1"), option.WithAPIKey("sk-test"), option.WithMaxRetries(0))
+			c := officialOpenAI(srv)
 			return &c
 		}
 		params := func(stop ...string) sdk.ChatCompletionNewParams {
@@ -138,7 +137,7 @@ var _ = Describe("a token limit, at which the stand-in's answers end as a model'
 	}
 
 	It("Chat Completions: the first max_tokens tokens, finish_reason length, the usage the limit; calls it had no room for never made", func() {
-		c := sdk.NewClient(option.WithBaseURL(srv.URL()+"/v1"), option.WithAPIKey("sk-test"), option.WithMaxRetries(0))
+		c := officialOpenAI(srv)
 		params := func(user string, limit int64) sdk.ChatCompletionNewParams {
 			p := sdk.ChatCompletionNewParams{Model: gpt, Messages: []sdk.ChatCompletionMessageParamUnion{sdk.SystemMessage(echoPrompt), sdk.UserMessage(user)},
 				Tools: []sdk.ChatCompletionToolUnionParam{sdk.ChatCompletionFunctionTool(sdk.FunctionDefinitionParam{Name: "get_sst"})}}

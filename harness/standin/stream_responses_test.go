@@ -10,7 +10,6 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	sdk "github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/responses"
 
 	"github.com/agentreplay/testbed/agents/llm"
@@ -34,7 +33,7 @@ var responsesStreamer = streamer{
 // SDK's own types and returns the events.
 func sdkStream(srv *standin.Server, user string, maxTokens int64) []responses.ResponseStreamEventUnion {
 	GinkgoHelper()
-	c := sdk.NewClient(option.WithBaseURL(srv.URL()+"/v1"), option.WithAPIKey("sk-test"), option.WithMaxRetries(0))
+	c := officialOpenAI(srv)
 	params := responses.ResponseNewParams{Model: gpt, Instructions: sdk.String(echoPrompt), Input: userInput(user),
 		Tools: []responses.ToolUnionParam{sdkSST}}
 	if maxTokens > 0 {

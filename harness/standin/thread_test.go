@@ -8,7 +8,6 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	sdk "github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/responses"
 	"github.com/openai/openai-go/v3/shared"
 
@@ -42,8 +41,7 @@ var _ = Describe("a Responses API conversation continued with previous_response_
 	)
 
 	BeforeEach(func() {
-		srv := startStandin(standin.Options{Policies: []standin.Policy{echo{}}})
-		c = sdk.NewClient(option.WithBaseURL(srv.URL()+"/v1"), option.WithAPIKey("sk-test"), option.WithMaxRetries(0))
+		c = echoOpenAI()
 	})
 
 	// firstCall asks for get_sst under instructions, stored unless store

@@ -26,9 +26,6 @@ func (t *Threads) keepOutput(output []any) {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.items == nil {
-		t.items = map[string]any{}
-	}
 	for _, o := range output {
 		var id string
 		switch item := o.(type) {
@@ -44,14 +41,7 @@ func (t *Threads) keepOutput(output []any) {
 		if id == "" {
 			continue
 		}
-		if _, seen := t.items[id]; !seen {
-			t.itemOrder = append(t.itemOrder, id)
-		}
-		t.items[id] = o
-		if len(t.itemOrder) > maxKeptItems {
-			delete(t.items, t.itemOrder[0])
-			t.itemOrder = t.itemOrder[1:]
-		}
+		t.items.put(id, o, maxKeptItems)
 	}
 }
 
@@ -93,7 +83,7 @@ func (t *Threads) resolve(input json.RawMessage, strict bool) (json.RawMessage, 
 		var kept any
 		if t != nil {
 			t.mu.Lock()
-			kept = t.items[ref.ID]
+			kept, _ = t.items.get(ref.ID)
 			t.mu.Unlock()
 		}
 		raw, err := json.Marshal(kept)

@@ -33,10 +33,8 @@ import (
 // for concurrent use.
 type Threads struct {
 	mu sync.Mutex
-	m  map[string]*thread
-	// order is the ids of m, oldest first: past maxKept answers, the
-	// oldest is forgotten, so a long recording's memory stays bounded.
-	order []string
+	// answers are the latest maxKept answers' threads by id.
+	answers latest[*thread]
 	// The Conversations API's conversations by id, how many were created
 	// from each request body, their ids oldest first and how many items
 	// they hold in all (conversations.go).
@@ -45,12 +43,11 @@ type Threads struct {
 	convOrder []string
 	convItems int
 	// The reasoning items given, for the requests that send their
-	// answers' items back (reasoning.go), and the stored answers' output
-	// items by id, oldest first, for the item references that stand for
-	// them (reference.go).
+	// answers' items back (reasoning.go), and the latest maxKeptItems
+	// output items of the stored answers by id, for the item references
+	// that stand for them (reference.go).
 	reasoning reasoningKept
-	items     map[string]any
-	itemOrder []string
+	items     latest[any]
 }
 
 // thread is one answer's part of a conversation: what its request added
@@ -91,20 +88,10 @@ func (t *Threads) keep(id string, th *thread) {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.m == nil {
-		t.m = map[string]*thread{}
-	}
-	if p := t.m[th.prev]; p != nil && th.anthropic {
+	if p, _ := t.answers.get(th.prev); p != nil && th.anthropic {
 		p.continued = true
 	}
-	if _, ok := t.m[id]; !ok {
-		t.order = append(t.order, id)
-	}
-	t.m[id] = th
-	if len(t.order) > maxKept {
-		delete(t.m, t.order[0])
-		t.order = t.order[1:]
-	}
+	t.answers.put(id, th, maxKept)
 }
 
 // conversation is the whole conversation up to and including the answer
@@ -117,9 +104,9 @@ func (t *Threads) conversation(id string) ([]llm.Message, *thread, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	var parts [][]llm.Message
-	last := t.m[id]
+	last, _ := t.answers.get(id)
 	for at, n := id, 0; at != ""; n++ {
-		th, ok := t.m[at]
+		th, ok := t.answers.get(at)
 		if !ok || n > maxKept { // no chain of ids, however made, loops
 			return nil, nil, false
 		}
