@@ -469,8 +469,8 @@ func toolResult(resp json.RawMessage) string {
 
 // geminiCompletion is the generateContent response id for msg, in n
 // candidates, with the usage Gemini's reference gives (the prompt's tokens
-// by modality: the stand-in reads text only; no thinking, so no
-// thoughtsTokenCount), the first function call with a thought signature
+// by modality: the stand-in reads text only; the thoughts' tokens are
+// added when asked for, thought.go), the first function call with a thought signature
 // when the model is one that gives them (signature.go). Tool call
 // arguments must be JSON objects: Gemini's args are.
 func geminiCompletion(id, model string, msg llm.Message, finish string, n, in, out int) (map[string]any, error) {
