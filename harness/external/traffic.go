@@ -55,7 +55,7 @@ type observer struct {
 
 	mu      sync.Mutex
 	last    []*askedCall // the calls of the last model response
-	fetched [][]byte     // upstream bodies since that response
+	fetched []fetch      // upstream exchanges since that response
 	asked   []*askedCall // every call the model asked for this turn, in order
 	// answers are the upstream answers named in ExchangeHeader this run.
 	answers map[string][]byte
@@ -171,7 +171,7 @@ func (o *observer) traffic(req *http.Request, body []byte, resp *http.Response, 
 		if err == nil {
 			o.mu.Lock()
 			if o.upstream(req.URL) {
-				o.fetched = append(o.fetched, got)
+				o.fetched = append(o.fetched, newFetch(req.URL, body, got))
 			}
 			if !eventStream(resp.Header) && resp.Header.Get("Content-Encoding") == "" {
 				// Still to be sent (a stream is read here once it was).
@@ -297,24 +297,16 @@ func numberCalls(sent []llm.Message, calls []llm.ToolCall) {
 }
 
 // results hands the upstream bodies fetched since the last model response
-// to that response's calls (one each when the counts agree, else all to the
-// first, the group's raw payload), then pairs the tool results in msgs with the calls still waiting
-// for one: by call id and tool name, the latest asked first, so that two
-// conversations (an agent and the service it delegates to) numbering
-// their calls alike are told apart.
+// to that response's calls (pairFetches: one each when the counts agree,
+// else all to the first, the group's raw payload, in the order of the
+// calls they answered), then pairs the tool results in msgs with the calls
+// still waiting for one: by call id and tool name, the latest asked first,
+// so that two conversations (an agent and the service it delegates to)
+// numbering their calls alike are told apart.
 func (o *observer) results(msgs []llm.Message) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	for i, a := range o.last {
-		a.fetched = len(o.fetched) > 0
-		switch {
-		case len(o.fetched) == len(o.last):
-			a.raw = o.fetched[i]
-		case i == 0:
-			a.raw = bytes.Join(o.fetched, nil)
-		}
-	}
-	o.last, o.fetched = nil, nil
+	o.hand(msgs)
 	names := map[string]string{} // call id → tool name, from the request's assistant messages
 	for _, m := range msgs {
 		for _, c := range m.ToolCalls {

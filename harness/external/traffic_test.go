@@ -259,7 +259,10 @@ func (a *chatAPI) RoundTrip(r *http.Request) (*http.Response, error) {
 		a.mu.Unlock()
 		body = `{"id": "c", "object": "chat.completion", "created": 0, "model": "m", "choices": [{"index": 0, "finish_reason": "stop", "message": ` + msg + `}]}`
 	} else {
-		u := a.upstreams[r.URL.Path]
+		u, ok := a.upstreams[r.URL.Path+"?"+r.URL.RawQuery]
+		if !ok {
+			u = a.upstreams[r.URL.Path]
+		}
 		status, body = u.status, u.body
 	}
 	h := http.Header{"Content-Type": {"application/json"}}
@@ -270,10 +273,15 @@ func (a *chatAPI) RoundTrip(r *http.Request) (*http.Response, error) {
 	return &http.Response{StatusCode: status, Header: h, Body: io.NopCloser(strings.NewReader(body)), Request: r}, nil
 }
 
+// quoted is s as a JSON string.
+func quoted(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
 // callAnswer is a Chat Completions message asking for one tool call.
 func callAnswer(id, name, args string) string {
-	b, _ := json.Marshal(args)
-	return `{"role": "assistant", "content": null, "tool_calls": [{"id": "` + id + `", "type": "function", "function": {"name": "` + name + `", "arguments": ` + string(b) + `}}]}`
+	return `{"role": "assistant", "content": null, "tool_calls": [{"id": "` + id + `", "type": "function", "function": {"name": "` + name + `", "arguments": ` + quoted(args) + `}}]}`
 }
 
 const textAnswer = `{"role": "assistant", "content": "done"}`
@@ -382,6 +390,70 @@ var _ = Describe("tool calls read from traffic", func() {
 			`curl -s "$RATES_BASE_URL/latest" >/dev/null`+"\n"+
 			post(`[`+user+`, `+call+`, {"role": "tool", "tool_call_id": "c1", "content": "1.08"}]`))
 		Expect(tools).To(Equal([]string{`fetch_rates {} raw={"EUR": 1, "USD": 1.08} context=1.08`}))
+	})
+
+	DescribeTable("pairs each upstream body with the call it answered, whatever order a program running its tools at once sent them in",
+		func(args1, args2, path1, path2, result1, result2 string) {
+			api := &chatAPI{
+				answers: []string{`{"role": "assistant", "content": null, "tool_calls": [` +
+					`{"id": "c1", "type": "function", "function": {"name": "fetch_rates", "arguments": ` + quoted(args1) + `}},` +
+					`{"id": "c2", "type": "function", "function": {"name": "fetch_rates", "arguments": ` + quoted(args2) + `}}]}`, textAnswer},
+				upstreams: map[string]struct {
+					status int
+					body   string
+				}{path1: {200, `{"station": "first", "reading": "18.5 degrees, light rain"}`}, path2: {200, `{"station": "second", "reading": "4.0 degrees, snow showers"}`}},
+			}
+			calls := `{"role": "assistant", "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "fetch_rates", "arguments": "{}"}}, {"id": "c2", "type": "function", "function": {"name": "fetch_rates", "arguments": "{}"}}]}`
+			// The second call's request arrives first.
+			tools := runChat(api, post(`[`+user+`]`)+"\n"+
+				`curl -s "$RATES_BASE_URL`+path2+`" >/dev/null`+"\n"+
+				`curl -s "$RATES_BASE_URL`+path1+`" >/dev/null`+"\n"+
+				post(`[`+user+`, `+calls+`, {"role": "tool", "tool_call_id": "c1", "content": "`+result1+`"}, {"role": "tool", "tool_call_id": "c2", "content": "`+result2+`"}]`))
+			Expect(tools).To(Equal([]string{
+				`fetch_rates ` + args1 + ` raw={"station": "first", "reading": "18.5 degrees, light rain"} context=` + result1,
+				`fetch_rates ` + args2 + ` raw={"station": "second", "reading": "4.0 degrees, snow showers"} context=` + result2,
+			}))
+		},
+		Entry("by the arguments its request carries, in the query", `{"city": "Paris"}`, `{"city": "Oslo"}`, "/now?city=paris", "/now?city=Oslo", "it rains", "it snows"),
+		Entry("by the arguments its request carries, in the path", `{"station_id": 1042, "units": "metric"}`, `{"station_id": 2077, "units": "metric"}`, "/stations/1042/now", "/stations/2077/now", "it rains", "it snows"),
+		Entry("by the words its result took from its body, when the request carries no argument", `{}`, `{"verbose": true}`, "/now/a", "/now/b", "Light rain at 18.5 degrees", "Snow showers, 4.0 degrees"),
+	)
+
+	It("joins a group's bodies in the order of the calls they answered when the counts differ, whatever order they came in", func() {
+		api := &chatAPI{
+			answers: []string{`{"role": "assistant", "content": null, "tool_calls": [` +
+				`{"id": "c1", "type": "function", "function": {"name": "fetch_rates", "arguments": ` + quoted(`{"city": "Paris"}`) + `}},` +
+				`{"id": "c2", "type": "function", "function": {"name": "fetch_rates", "arguments": ` + quoted(`{"city": "Oslo"}`) + `}}]}`, textAnswer},
+			upstreams: map[string]struct {
+				status int
+				body   string
+			}{"/now/oslo": {200, `[oslo]`}, "/now/paris": {200, `[paris]`}, "/alerts/paris": {200, `[paris alerts]`}},
+		}
+		calls := `{"role": "assistant", "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "fetch_rates", "arguments": "{}"}}, {"id": "c2", "type": "function", "function": {"name": "fetch_rates", "arguments": "{}"}}]}`
+		tools := runChat(api, post(`[`+user+`]`)+"\n"+
+			`curl -s "$RATES_BASE_URL/now/oslo" >/dev/null`+"\n"+
+			`curl -s "$RATES_BASE_URL/now/paris" >/dev/null`+"\n"+
+			`curl -s "$RATES_BASE_URL/alerts/paris" >/dev/null`+"\n"+
+			post(`[`+user+`, `+calls+`, {"role": "tool", "tool_call_id": "c1", "content": "mild"}, {"role": "tool", "tool_call_id": "c2", "content": "cold"}]`))
+		Expect(tools).To(Equal([]string{`fetch_rates {"city": "Paris"} raw=[paris][paris alerts][oslo] context=mild`, `fetch_rates {"city": "Oslo"} raw= context=cold`}))
+	})
+
+	It("keeps the order of arrival when nothing tells two calls' bodies apart (a program running its tools one after the other)", func() {
+		api := &chatAPI{
+			answers: []string{`{"role": "assistant", "content": null, "tool_calls": [` +
+				`{"id": "c1", "type": "function", "function": {"name": "fetch_rates", "arguments": "{}"}},` +
+				`{"id": "c2", "type": "function", "function": {"name": "fetch_rates", "arguments": "{}"}}]}`, textAnswer},
+			upstreams: map[string]struct {
+				status int
+				body   string
+			}{"/a": {200, `{"n": 1}`}, "/b": {200, `{"n": 2}`}},
+		}
+		calls := `{"role": "assistant", "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "fetch_rates", "arguments": "{}"}}, {"id": "c2", "type": "function", "function": {"name": "fetch_rates", "arguments": "{}"}}]}`
+		tools := runChat(api, post(`[`+user+`]`)+"\n"+
+			`curl -s "$RATES_BASE_URL/b" >/dev/null`+"\n"+
+			`curl -s "$RATES_BASE_URL/a" >/dev/null`+"\n"+
+			post(`[`+user+`, `+calls+`, {"role": "tool", "tool_call_id": "c1", "content": "done"}, {"role": "tool", "tool_call_id": "c2", "content": "done"}]`))
+		Expect(tools).To(Equal([]string{`fetch_rates {} raw={"n": 2} context=done`, `fetch_rates {} raw={"n": 1} context=done`}))
 	})
 
 	It("counts a local tool's result as its raw payload and its context, and an upstream's error body as raw", func() {
