@@ -1,5 +1,12 @@
 package external
 
+import (
+	"encoding/json"
+	"net/url"
+
+	"github.com/agentreplay/testbed/agents/llm"
+)
+
 // SetFakeTimeLibraries replaces where libfaketime is looked for, until
 // restore is called.
 func SetFakeTimeLibraries(paths []string) (restore func()) {
@@ -14,4 +21,26 @@ func SetAfterDial(f func(port int)) (restore func()) {
 	old := afterDial
 	afterDial = f
 	return func() { afterDial = old }
+}
+
+// PairFetches pairs fetches (each a URL and the body it answered) with
+// calls (each its arguments and the result sent back), as the observer
+// does at a model request: fetch i's call is the i-th of the answer.
+func PairFetches(args, results, urls, bodies []string) []int {
+	calls := make([]*askedCall, len(args))
+	byID := map[string]string{}
+	for i, a := range args {
+		id := "call_" + string(rune('a'+i))
+		calls[i] = &askedCall{call: llm.ToolCall{ID: id, Arguments: json.RawMessage(a)}}
+		byID[id] = results[i]
+	}
+	fetched := make([]fetch, len(urls))
+	for i, u := range urls {
+		parsed, err := url.Parse(u)
+		if err != nil {
+			panic(err)
+		}
+		fetched[i] = fetch{url: parsed, body: []byte(bodies[i])}
+	}
+	return pairFetches(calls, byID, fetched)
 }

@@ -7,25 +7,28 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/agentreplay/testbed/agents/llm"
 )
 
 // fetch is one upstream exchange made between a model response and the
-// next model request: what the program asked (its URL, unescaped, and its
-// body, lowercased) and the body the upstream answered.
+// next model request: what the program asked (the URL and body it sent)
+// and the body the upstream answered.
 type fetch struct {
-	asked string
-	body  []byte
+	url  *url.URL
+	sent []byte
+	body []byte
 }
 
-// newFetch is the fetch of a request to u with body, answered with got.
-func newFetch(u *url.URL, body, got []byte) fetch {
-	q, err := url.QueryUnescape(u.RawQuery)
+// asked is what f's request carries, for reading arguments in: its host and
+// path, its query unescaped, and its body, lowercased.
+func (f fetch) asked() string {
+	q, err := url.QueryUnescape(f.url.RawQuery)
 	if err != nil {
-		q = u.RawQuery
+		q = f.url.RawQuery
 	}
-	return fetch{asked: strings.ToLower(u.Host + u.Path + "?" + q + "\n" + string(body)), body: got}
+	return strings.ToLower(f.url.Host + f.url.Path + "?" + q + "\n" + string(f.sent))
 }
 
 // maxPermuted is the most calls whose pairing with as many fetches is
@@ -46,8 +49,15 @@ func pairFetches(calls []*askedCall, results map[string]string, fetched []fetch)
 	score := make([][]evidence, len(fetched))
 	for i, f := range fetched {
 		score[i] = make([]evidence, len(calls))
+		asked := f.asked()
 		for j, a := range calls {
-			score[i][j] = evidence{args: argsIn(a.call.Arguments, f.asked), words: sharedWords(results[a.call.ID], f.body)}
+			score[i][j].args = argsIn(a.call.Arguments, asked)
+		}
+	}
+	if !decided(score) {
+		words := resultWords(calls, results)
+		for i, f := range fetched {
+			words.count(f.body, score[i])
 		}
 	}
 	if len(fetched) != len(calls) {
@@ -69,6 +79,28 @@ func pairFetches(calls []*askedCall, results map[string]string, fetched []fetch)
 		return greedy(score)
 	}
 	return permuted(score)
+}
+
+// decided reports whether the arguments alone name a different call for
+// each fetch, so that the results' words could change nothing.
+func decided(score [][]evidence) bool {
+	named := map[int]bool{}
+	for _, row := range score {
+		best, top, tie := -1, 0, false
+		for j, e := range row {
+			switch {
+			case e.args > top:
+				best, top, tie = j, e.args, false
+			case e.args == top:
+				tie = true
+			}
+		}
+		if best < 0 || tie || named[best] {
+			return false
+		}
+		named[best] = true
+	}
+	return true
 }
 
 // evidence is what one exchange shows of one call: the length of the
@@ -185,26 +217,73 @@ func argsIn(args json.RawMessage, asked string) int {
 	return n
 }
 
-// sharedWords is the number of distinct words of result (letters and
-// digits, three or more, lowercased) that body holds.
-func sharedWords(result string, body []byte) int {
-	want := map[string]bool{}
-	for w := range strings.FieldsFuncSeq(strings.ToLower(result), notWord) {
-		if len(w) >= 3 {
-			want[w] = false
+// words maps each word of the calls' results (letters and digits, three
+// or more, lowercased) to the calls whose result has it.
+type words map[string][]int
+
+func resultWords(calls []*askedCall, results map[string]string) words {
+	w := words{}
+	for j, a := range calls {
+		for word := range strings.FieldsFuncSeq(strings.ToLower(results[a.call.ID]), notWord) {
+			if len(word) >= 3 && !slices.Contains(w[word], j) {
+				w[word] = append(w[word], j)
+			}
 		}
 	}
-	if len(want) == 0 {
-		return 0
+	return w
+}
+
+// count adds to each call's evidence the number of distinct words of its
+// result that body holds, reading body once.
+func (w words) count(body []byte, score []evidence) {
+	if len(w) == 0 {
+		return
 	}
-	n := 0
-	for w := range strings.FieldsFuncSeq(strings.ToLower(string(body)), notWord) {
-		if seen, ok := want[w]; ok && !seen {
-			want[w] = true
-			n++
+	seen := map[string]bool{}
+	var buf []byte
+	start := -1 // where the word being read began
+	for i := 0; i <= len(body); {
+		size, word := 1, false
+		if i < len(body) {
+			if c := body[i]; c < utf8.RuneSelf {
+				word = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+			} else {
+				var r rune
+				r, size = utf8.DecodeRune(body[i:])
+				word = !notWord(r)
+			}
 		}
+		switch {
+		case word && start < 0:
+			start = i
+		case !word && start >= 0:
+			if i-start >= 3 {
+				buf = lower(buf[:0], body[start:i])
+				if calls, ok := w[string(buf)]; ok && !seen[string(buf)] {
+					seen[string(buf)] = true
+					for _, j := range calls {
+						score[j].words++
+					}
+				}
+			}
+			start = -1
+		}
+		i += size
 	}
-	return n
+}
+
+// lower appends word, lowercased, to buf.
+func lower(buf, word []byte) []byte {
+	for _, c := range word {
+		if c >= utf8.RuneSelf {
+			return append(buf[:0], bytes.ToLower(word)...)
+		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		buf = append(buf, c)
+	}
+	return buf
 }
 
 func notWord(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }

@@ -171,7 +171,7 @@ func (o *observer) traffic(req *http.Request, body []byte, resp *http.Response, 
 		if err == nil {
 			o.mu.Lock()
 			if o.upstream(req.URL) {
-				o.fetched = append(o.fetched, newFetch(req.URL, body, got))
+				o.fetched = append(o.fetched, fetch{url: req.URL, sent: body, body: got})
 			}
 			if !eventStream(resp.Header) && resp.Header.Get("Content-Encoding") == "" {
 				// Still to be sent (a stream is read here once it was).
