@@ -137,6 +137,7 @@ type replayer struct {
 	heads    map[string]int   // method and canonical URL → index in groups of the first unserved one
 	headers  [][]string       // the compared request headers, by interaction, when the rules name any
 	replayed []bool
+	order    order // the interactions answered, for answering in recorded order
 }
 
 func newReplayer(path string, opts Options) (*replayer, error) {
@@ -237,6 +238,14 @@ func (r *replayer) match(k string, body []byte, header []string, canon func() []
 	return -1
 }
 
+// unmatch undoes match's serving of interaction i of group k. r.mu is held.
+func (r *replayer) unmatch(k string, i int) {
+	r.replayed[i] = false
+	if h := slices.Index(r.groups[k], i); h < r.heads[k] {
+		r.heads[k] = h
+	}
+}
+
 // Provenance returns what the cassette says about its origin.
 func (r *replayer) Provenance() Provenance { return r.prov }
 
@@ -285,13 +294,26 @@ func (r *replayer) serve(req *http.Request) (int, *http.Response, error) {
 	if !r.recordedURL(liveURL) {
 		liveURL = r.detector.URL(liveURL)
 	}
-	i := r.match(r.groupKey(req.Method, liveURL), body, sent, canonical)
+	key := r.groupKey(req.Method, liveURL)
+	i := r.match(key, body, sent, canonical)
 	if i < 0 {
 		miss := r.miss(req, liveURL, sent, canonical())
 		r.mu.Unlock()
 		r.observe(Exchange{Method: req.Method, URL: liveURL, Err: miss})
 		return -1, nil, miss
 	}
+	if !r.inOrder(req.Context(), i) {
+		// Given up by the agent: still there for a request that asks again.
+		r.unmatch(key, i)
+		r.mu.Unlock()
+		return -1, nil, req.Context().Err()
+	}
+	// Answered, for the requests waiting on it, once it is observed.
+	defer func() {
+		r.mu.Lock()
+		r.answer(i)
+		r.mu.Unlock()
+	}()
 	r.mu.Unlock()
 
 	in := r.items[i]
