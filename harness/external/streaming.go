@@ -3,6 +3,7 @@ package external
 import (
 	"context"
 	"io"
+	"time"
 
 	"github.com/agentreplay/testbed/agents"
 	"github.com/agentreplay/testbed/harness/stream"
@@ -18,8 +19,12 @@ func (o *observer) onEnd(body io.ReadCloser, end func([]byte, error)) io.ReadClo
 	o.streaming = ch
 	o.mu.Unlock()
 	return stream.OnEnd(body, func(got []byte, err error) error {
+		// Reading the stream as traffic is the session's work on the
+		// call, as reading a whole answer is (RoundTrip).
+		began := time.Now()
 		end(got, err)
 		o.mu.Lock()
+		o.busy += time.Since(began)
 		if o.streaming == ch {
 			o.streaming = nil
 			for _, n := range o.turns {
