@@ -320,13 +320,17 @@ func completion(id, model string, msg llm.Message, finish string, legacy bool, n
 
 // stops are wr's stop sequences: stop given as a string or as an array of
 // them (none when it is neither).
-func (wr chatRequest) stops() []string {
+func (wr chatRequest) stops() []string { return stopList(wr.Stop) }
+
+// stopList reads stop sequences given as a string or as an array of them
+// (none when raw is neither).
+func stopList(raw json.RawMessage) []string {
 	var one string
-	if json.Unmarshal(wr.Stop, &one) == nil {
+	if json.Unmarshal(raw, &one) == nil {
 		return []string{one}
 	}
 	var many []string
-	json.Unmarshal(wr.Stop, &many)
+	json.Unmarshal(raw, &many)
 	return many
 }
 

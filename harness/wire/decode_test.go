@@ -77,6 +77,8 @@ var _ = Describe("a conversation read from the wire", func() {
 		Entry("Gemini", "/v1beta/models/gemini-2.5-flash:generateContent", wire.Gemini, true),
 		Entry("Gemini, streamed", "/v1beta/models/gemini-2.5-flash:streamGenerateContent", wire.Gemini, true),
 		Entry("Anthropic", "/v1/messages", wire.Anthropic, true),
+		Entry("Ollama's native chat", "/s/1/api/chat", wire.Ollama, true),
+		Entry("Ollama's model list is no chat call", "/api/tags", wire.Dialect(0), false),
 		Entry("embeddings are no chat call", "/v1/embeddings", wire.Dialect(0), false),
 		Entry("an upstream", "/upstream/notes/x", wire.Dialect(0), false),
 	)

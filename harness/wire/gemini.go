@@ -344,6 +344,17 @@ func geminiEncoder(body []byte, sample int, stream bool, n, top int, thoughts bo
 // yet: the id it is read with, the id it was sent with, and its name.
 type pendingCall struct{ id, sent, name string }
 
+// answered is the place in pending of the call a result answers: the call
+// of its id, when it gives one, else the earliest of its name; -1 when
+// none is.
+func answered(pending []pendingCall, id, name string) int {
+	j := slices.IndexFunc(pending, func(c pendingCall) bool { return id != "" && (c.id == id || c.sent == id) })
+	if j < 0 {
+		j = slices.IndexFunc(pending, func(c pendingCall) bool { return c.name == name })
+	}
+	return j
+}
+
 // decode reads gr, a request to model, as a Request. When strict (the
 // stand-in answering it), a functionResponse that answers no earlier
 // functionCall is an error; else (reading recorded traffic) it is a tool
@@ -420,10 +431,7 @@ func (gr geminiRequest) decode(model string, strict bool) (Request, error) {
 				continue
 			}
 			flush()
-			j := slices.IndexFunc(pending, func(c pendingCall) bool { return fr.ID != "" && (c.id == fr.ID || c.sent == fr.ID) })
-			if j < 0 {
-				j = slices.IndexFunc(pending, func(c pendingCall) bool { return c.name == fr.Name })
-			}
+			j := answered(pending, fr.ID, fr.Name)
 			id := fr.ID // an answer to no call shown: its own id, if any
 			switch {
 			case j >= 0:

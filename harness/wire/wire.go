@@ -1,6 +1,7 @@
 // Package wire is the codec of the model wire formats testbed reads and
-// speaks: OpenAI Chat Completions and Responses, Gemini generateContent and
-// Anthropic Messages (and the OpenAI and Gemini embeddings). It decodes a
+// speaks: OpenAI Chat Completions and Responses, Gemini generateContent,
+// Anthropic Messages and Ollama's native chat (and the OpenAI and Gemini
+// embeddings). It decodes a
 // provider's request into the provider-neutral Request, checks it as the
 // real API does (Validate), and encodes an answer (an llm.Message) as the
 // provider's response body, its server-sent event stream, or its error
@@ -118,6 +119,7 @@ const (
 	Responses                    // OpenAI Responses: …/v1/responses (Azure: …/openai/responses)
 	Gemini                       // Gemini: …/models/<model>:generateContent or :streamGenerateContent
 	Anthropic                    // Anthropic Messages: …/v1/messages
+	Ollama                       // Ollama's native chat: …/api/chat
 )
 
 func (d Dialect) String() string {
@@ -130,6 +132,8 @@ func (d Dialect) String() string {
 		return "gemini"
 	case Anthropic:
 		return "anthropic"
+	case Ollama:
+		return "ollama"
 	}
 	return fmt.Sprintf("dialect(%d)", int(d))
 }
@@ -146,6 +150,8 @@ func Of(path string) (Dialect, bool) {
 		return Responses, true
 	case strings.HasSuffix(path, "/chat/completions"):
 		return Chat, true
+	case strings.HasSuffix(path, OllamaChatPath):
+		return Ollama, true
 	}
 	return 0, false
 }
@@ -202,6 +208,12 @@ func Decode(d Dialect, path string, body []byte) (Request, error) {
 		}
 		r, _, err := ar.decode(false, nil)
 		return r, err
+	case Ollama:
+		or, err := parse[ollamaRequest](body)
+		if err != nil {
+			return Request{}, err
+		}
+		return or.decode()
 	}
 	return Request{}, errors.New("unknown dialect " + d.String())
 }

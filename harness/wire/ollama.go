@@ -1,0 +1,192 @@
+package wire
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/agentreplay/testbed/agents/llm"
+)
+
+// Ollama's native chat API. POST …/api/chat is decoded into the same
+// Request the other dialects give:
+//
+//   - system, user, assistant and tool messages keep their roles; images
+//     and an assistant's thinking are left out;
+//   - a tool call has no id (a newer server's is not kept either): each is
+//     numbered call_1, call_2 … by its place among the conversation's
+//     calls (CallID), as Gemini's are; its arguments are a JSON object;
+//   - a tool message answers the earliest unanswered call of its
+//     tool_name, or, without one (older clients), the earliest unanswered
+//     call;
+//   - format "json" is JSON mode, and a format that is a JSON Schema asks
+//     for that schema (its title names the shape); options.num_predict is
+//     the token limit (negative: none) and options.stop the stop sequences.
+//
+// A request streams unless it says "stream": false: its answer is then
+// newline-delimited JSON (OllamaStreamType), one chunk a line, each with
+// a piece of the message, the last with done true, why it ended
+// (done_reason) and the token counts (prompt_eval_count, eval_count).
+// Errors are {"error": "…"}, a line of its own in a stream.
+
+// OllamaChatPath ends the path of a chat call to Ollama's native API.
+const OllamaChatPath = "/api/chat"
+
+// OllamaStreamType is the media type of Ollama's streamed answers.
+const OllamaStreamType = "application/x-ndjson"
+
+// ollamaRequest is the part of an /api/chat request the package reads.
+type ollamaRequest struct {
+	Model    string          `json:"model"`
+	Messages []ollamaMessage `json:"messages"`
+	Tools    []struct {
+		Function chatFunction `json:"function"`
+	} `json:"tools"`
+	// Format is "json", or the JSON Schema the answer must follow.
+	Format  json.RawMessage `json:"format"`
+	Options struct {
+		NumPredict int             `json:"num_predict"`
+		Stop       json.RawMessage `json:"stop"`
+	} `json:"options"`
+	// Stream is true unless given.
+	Stream *bool `json:"stream"`
+}
+
+// streams reports whether or asks for a streamed answer: unless it says
+// "stream": false.
+func (or ollamaRequest) streams() bool { return or.Stream == nil || *or.Stream }
+
+type ollamaMessage struct {
+	Role      string           `json:"role"`
+	Content   string           `json:"content"`
+	ToolCalls []ollamaToolCall `json:"tool_calls"`
+	ToolName  string           `json:"tool_name"`
+}
+
+// ollamaToolCall is a tool call as Ollama carries it, in a request's
+// assistant message or in an answer.
+type ollamaToolCall struct {
+	Function struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	} `json:"function"`
+}
+
+// decode reads or as a Request.
+func (or ollamaRequest) decode() (Request, error) {
+	r := Request{Model: or.Model, Stop: stopList(or.Options.Stop)}
+	if or.Options.NumPredict > 0 {
+		r.MaxTokens = or.Options.NumPredict
+	}
+	if f := bytes.TrimSpace(or.Format); len(f) > 0 && string(f) != "null" && string(f) != `""` {
+		var kind string
+		switch {
+		case json.Unmarshal(f, &kind) == nil && kind == "json":
+			r.JSON = true
+		case f[0] == '{':
+			var titled struct {
+				Title string `json:"title"`
+			}
+			json.Unmarshal(f, &titled)
+			r.JSON, r.Schema, r.Shape = true, json.RawMessage(f), titled.Title
+		default:
+			return Request{}, fmt.Errorf("format %s is neither \"json\" nor a JSON Schema", f)
+		}
+	}
+	var pending []pendingCall
+	calls := 0
+	for _, m := range or.Messages {
+		msg := llm.Message{Role: m.Role, Content: m.Content}
+		for _, tc := range m.ToolCalls {
+			calls++
+			args := tc.Function.Arguments
+			if len(args) == 0 || string(args) == "null" {
+				args = json.RawMessage(`{}`)
+			}
+			msg.ToolCalls = append(msg.ToolCalls, llm.ToolCall{ID: CallID(calls), Name: tc.Function.Name, Arguments: args})
+			pending = append(pending, pendingCall{id: CallID(calls), name: tc.Function.Name})
+		}
+		if m.Role == llm.RoleTool {
+			msg.Name = m.ToolName
+			j := answered(pending, "", m.ToolName)
+			if j < 0 && m.ToolName == "" && len(pending) > 0 {
+				j = 0
+			}
+			if j >= 0 {
+				msg.ToolCallID, msg.Name = pending[j].id, pending[j].name
+				pending = append(pending[:j:j], pending[j+1:]...)
+			}
+		}
+		r.Messages = append(r.Messages, msg)
+	}
+	for _, t := range or.Tools {
+		r.Tools = append(r.Tools, t.Function.tool())
+	}
+	return r, nil
+}
+
+// ollamaChunk is an /api/chat answer, or one line of its stream.
+type ollamaChunk struct {
+	Model   string `json:"model"`
+	Message struct {
+		Content   string           `json:"content"`
+		ToolCalls []ollamaToolCall `json:"tool_calls"`
+	} `json:"message"`
+	Done       bool   `json:"done"`
+	DoneReason string `json:"done_reason"`
+	Prompt     int    `json:"prompt_eval_count"`
+	Eval       int    `json:"eval_count"`
+	Error      string `json:"error"`
+}
+
+// ReadOllama reads an /api/chat answer, whole or streamed (a chunk a
+// line), as the official clients put it together: its text, its tool
+// calls (without ids: CallID numbers them), the token counts and why it
+// ended (done_reason stop is FinishToolCalls when the answer calls tools).
+// It reads the chunks as a sequence of JSON values, whatever the space
+// between them. Its error is an error chunk, one it cannot read, or a
+// stream cut off before its done chunk.
+func ReadOllama(b []byte) (llm.Response, error) {
+	out := llm.Response{Message: llm.Message{Role: llm.RoleAssistant}}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	done := false
+	for {
+		var c ollamaChunk
+		if err := dec.Decode(&c); err == io.EOF {
+			break
+		} else if err != nil {
+			return out, fmt.Errorf("ollama answer: %w", err)
+		}
+		if c.Error != "" {
+			return out, errors.New("ollama: " + c.Error)
+		}
+		out.Model = c.Model
+		out.Message.Content += c.Message.Content
+		for _, tc := range c.Message.ToolCalls {
+			out.Message.ToolCalls = append(out.Message.ToolCalls, llm.ToolCall{Name: tc.Function.Name, Arguments: tc.Function.Arguments})
+		}
+		if c.Done {
+			done = true
+			out.Usage = llm.Usage{InputTokens: c.Prompt, OutputTokens: c.Eval}
+			out.RawFinishReason = c.DoneReason
+		}
+	}
+	if !done {
+		return out, errors.New("ollama answer ended before its done chunk")
+	}
+	switch out.RawFinishReason {
+	case "stop":
+		out.FinishReason = llm.FinishStop
+		if len(out.Message.ToolCalls) > 0 {
+			out.FinishReason = llm.FinishToolCalls
+		}
+	case "length":
+		out.FinishReason = llm.FinishLength
+	case "":
+	default:
+		out.FinishReason = llm.FinishOther
+	}
+	return out, nil
+}
