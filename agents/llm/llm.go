@@ -130,7 +130,7 @@ type Embedder interface {
 
 // Providers an Endpoint may name.
 const (
-	ProviderOpenAI    = "openai"    // Chat Completions: OpenAI, Ollama, llama.cpp, vLLM, OpenRouter
+	ProviderOpenAI    = "openai"    // Chat Completions: OpenAI, Ollama's /v1, llama.cpp, vLLM, OpenRouter
 	ProviderGemini    = "gemini"    // generateContent
 	ProviderAnthropic = "anthropic" // Messages
 	// ProviderAzure is Azure OpenAI: OpenAI's wire formats under the
@@ -139,11 +139,15 @@ const (
 	// Model is the deployment), with the api-version query and the key in
 	// the api-key header.
 	ProviderAzure = "azure"
+	// ProviderOllama is Ollama's native chat API (POST …/api/chat), which
+	// the official ollama clients call. Testbed reads and answers it for
+	// an outside agent; no built-in agent speaks it (provider.New).
+	ProviderOllama = "ollama"
 )
 
 // Providers returns every provider an Endpoint may name.
 func Providers() []string {
-	return []string{ProviderOpenAI, ProviderGemini, ProviderAnthropic, ProviderAzure}
+	return []string{ProviderOpenAI, ProviderGemini, ProviderAnthropic, ProviderAzure, ProviderOllama}
 }
 
 // The api-versions an azure Endpoint sends unless its APIVersion says
@@ -159,17 +163,20 @@ const (
 	OpenAIBaseURL    = "https://api.openai.com/v1"
 	GeminiBaseURL    = "https://generativelanguage.googleapis.com"
 	AnthropicBaseURL = "https://api.anthropic.com" // the SDK appends /v1/messages
+	OllamaBaseURL    = "http://localhost:11434"    // a local server's; the clients append /api/chat
 )
 
 // DefaultBaseURL is the base URL an endpoint of provider gets when it names
-// none: the provider's own API for gemini and anthropic; "" for openai,
-// whose wire format many servers speak.
+// none: the provider's own API for gemini and anthropic, a local server's
+// for ollama; "" for openai, whose wire format many servers speak.
 func DefaultBaseURL(provider string) string {
 	switch provider {
 	case ProviderGemini:
 		return GeminiBaseURL
 	case ProviderAnthropic:
 		return AnthropicBaseURL
+	case ProviderOllama:
+		return OllamaBaseURL
 	}
 	return ""
 }

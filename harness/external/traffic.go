@@ -255,7 +255,7 @@ func (o *observer) model(d wire.Dialect, req *http.Request, body []byte, resp *h
 			kept(out.Message, got)
 		}
 	}
-	if d == wire.Gemini {
+	if d == wire.Gemini || d == wire.Ollama {
 		// Read by their places, as the requests' calls are (wire.Decode).
 		for i := range out.Message.ToolCalls {
 			out.Message.ToolCalls[i].ID = ""
@@ -373,23 +373,30 @@ func eventStream(h http.Header) bool {
 	return err == nil && t == "text/event-stream"
 }
 
-// decodeStream reads a streamed model response of dialect d with its
 // streamOf is the event stream of a streamed answer (b, sent with header
-// h): an event stream as it is, or the events a Gemini stream sent as one
-// JSON array (without alt=sse) stands for; false when b is a whole answer.
+// h): an event stream as it is, an Ollama stream (newline-delimited JSON)
+// as it is, or the events a Gemini stream sent as one JSON array (without
+// alt=sse) stands for; false when b is a whole answer.
 func streamOf(d wire.Dialect, h http.Header, b []byte) ([]byte, bool) {
 	if eventStream(h) {
 		return b, true
 	}
-	if d == wire.Gemini {
+	switch d {
+	case wire.Gemini:
 		return wire.ArrayEvents(b)
+	case wire.Ollama:
+		t, _, err := mime.ParseMediaType(h.Get("Content-Type"))
+		return b, err == nil && t == wire.OllamaStreamType
 	}
 	return nil, false
 }
 
-// wire format's adapter.
+// decodeStream reads a streamed model response of dialect d with its
+// wire format's adapter (Ollama's: wire.ReadOllama).
 func decodeStream(d wire.Dialect, b []byte) (llm.Response, error) {
 	switch d {
+	case wire.Ollama:
+		return wire.ReadOllama(b)
 	case wire.Gemini:
 		return geminiadapter.StreamResponse(b)
 	case wire.Anthropic:
@@ -403,6 +410,9 @@ func decodeStream(d wire.Dialect, b []byte) (llm.Response, error) {
 // decodeResponse reads a model response of dialect d as its adapter does.
 func decodeResponse(d wire.Dialect, b []byte) llm.Response {
 	switch d {
+	case wire.Ollama:
+		out, _ := wire.ReadOllama(b)
+		return out
 	case wire.Gemini:
 		return decodeGeminiResponse(b)
 	case wire.Anthropic:

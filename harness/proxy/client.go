@@ -61,6 +61,7 @@ func NewClient(base string, s Session) *Client {
 	add(s.Gemini, base)
 	add(s.Anthropic, base)
 	add(s.Azure, base)
+	add(s.Ollama, base)
 	for name, logical := range s.Upstreams {
 		add(logical, base+"/upstream/"+name)
 	}

@@ -70,8 +70,8 @@ func problem(w http.ResponseWriter, path string, status int, format string, args
 }
 
 // errorBody is an error in the shape of the provider served at path (below
-// the session's prefix): Gemini's under /v1beta/, Anthropic's under
-// /v1/messages (wire.ErrorBody), OpenAI's under /v1/ and /openai/ (Azure)
+// the session's prefix): Gemini's under /v1beta/, Ollama's under /api/,
+// Anthropic's under /v1/messages (wire.ErrorBody), OpenAI's under /v1/ and /openai/ (Azure)
 // with a testbed_ code
 // saying what went wrong (testbed_replay_miss, testbed_escaped …);
 // elsewhere (an upstream, no session) one that all three SDKs read:
@@ -80,6 +80,8 @@ func errorBody(path string, status int, msg string) any {
 	switch {
 	case strings.HasPrefix(path, "/v1beta/"):
 		return wire.ErrorBody(wire.Gemini, status, msg)
+	case strings.HasPrefix(path, "/api/"):
+		return wire.ErrorBody(wire.Ollama, status, msg)
 	case path == "/v1/messages" || strings.HasPrefix(path, "/v1/messages/"):
 		return wire.ErrorBody(wire.Anthropic, status, msg)
 	case strings.HasPrefix(path, "/v1/") || strings.HasPrefix(path, "/openai/"):

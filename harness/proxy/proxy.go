@@ -11,6 +11,7 @@
 //	/s/<id>/v1/…               OpenAI Chat Completions, Responses and embeddings
 //	/s/<id>/v1beta/…           Gemini generateContent
 //	/s/<id>/openai/…           Azure OpenAI (deployments, responses, embeddings)
+//	/s/<id>/api/…              Ollama's native API (chat, tags, show, version, embed)
 //	/s/<id>/upstream/<name>/…  an upstream API the suite names
 //	/s/<id>/clock              the scenario's clock (replayed time), when the session has one
 //	/s/<id>/turn?n=N           POST: the agent starts user turn N (from 0)
@@ -70,6 +71,10 @@ type Session struct {
 	// under which the SDKs call /openai/deployments/<deployment>/… and
 	// /openai/responses; empty when the agent does not use one.
 	Azure string
+	// Ollama is the logical base URL that /api stands for: an Ollama
+	// server (http://localhost:11434), under which its clients call
+	// /api/chat, /api/tags …; empty when the agent does not use one.
+	Ollama string
 	// Embeddings is the logical base URL of /v1/embeddings when it is not
 	// Model's (an agent that chats through one provider and embeds with
 	// another).
@@ -105,9 +110,12 @@ type Session struct {
 const DefaultMaxBody int64 = 32 << 20
 
 // SetModel sets the logical base URL of the model endpoint ep: Anthropic,
-// Gemini or Model (OpenAI's wire format, the default) by its provider.
+// Gemini, Azure, Ollama or Model (OpenAI's wire format, the default) by
+// its provider.
 func (s *Session) SetModel(ep llm.Endpoint) {
 	switch ep.Provider {
+	case llm.ProviderOllama:
+		s.Ollama = ep.BaseURL
 	case llm.ProviderGemini:
 		s.Gemini = ep.BaseURL
 	case llm.ProviderAnthropic:
@@ -120,10 +128,12 @@ func (s *Session) SetModel(ep llm.Endpoint) {
 }
 
 // BaseURLEnv names the variable that holds the base URL of provider's SDKs:
-// GEMINI_BASE_URL, ANTHROPIC_BASE_URL, AZURE_OPENAI_ENDPOINT or
-// OPENAI_BASE_URL.
+// GEMINI_BASE_URL, ANTHROPIC_BASE_URL, AZURE_OPENAI_ENDPOINT, OLLAMA_HOST
+// or OPENAI_BASE_URL.
 func BaseURLEnv(provider string) string {
 	switch provider {
+	case llm.ProviderOllama:
+		return "OLLAMA_HOST"
 	case llm.ProviderGemini:
 		return "GEMINI_BASE_URL"
 	case llm.ProviderAnthropic:
@@ -139,9 +149,13 @@ func BaseURLEnv(provider string) string {
 // ANTHROPIC_BASE_URL and ANTHROPIC_API_KEY, GEMINI_BASE_URL (and
 // GOOGLE_GEMINI_BASE_URL) and GEMINI_API_KEY, AZURE_OPENAI_ENDPOINT,
 // AZURE_OPENAI_API_KEY and OPENAI_API_VERSION (what the Azure clients of
-// OpenAI's SDKs read), or OPENAI_BASE_URL (base/v1) and OPENAI_API_KEY.
+// OpenAI's SDKs read), OLLAMA_HOST (base: the official ollama clients keep
+// its path and add /api/…; Ollama takes no key), or OPENAI_BASE_URL
+// (base/v1) and OPENAI_API_KEY.
 func ModelEnv(ep llm.Endpoint, base string) map[string]string {
 	switch ep.Provider {
+	case llm.ProviderOllama:
+		return map[string]string{BaseURLEnv(ep.Provider): base}
 	case llm.ProviderAzure:
 		return map[string]string{BaseURLEnv(ep.Provider): base, "AZURE_OPENAI_API_KEY": cassette.PlaceholderKey, "OPENAI_API_VERSION": ep.AzureVersion()}
 	case llm.ProviderGemini:
@@ -519,6 +533,8 @@ func (s *session) logical(path, query string) (string, error) {
 		base, tail = s.Gemini, path
 	case strings.HasPrefix(path, "/openai/") && s.Azure != "":
 		base, tail = s.Azure, path
+	case strings.HasPrefix(path, "/api/") && s.Ollama != "":
+		base, tail = s.Ollama, path
 	case (path == "/v1/messages" || strings.HasPrefix(path, "/v1/messages/")) && s.Anthropic != "":
 		// The Anthropic base URL has no version; the SDKs add /v1/messages.
 		base, tail = s.Anthropic, path
@@ -528,7 +544,7 @@ func (s *session) logical(path, query string) (string, error) {
 		// The OpenAI base URL ends in its version (…/v1); the path repeats it.
 		base, tail = s.Model, strings.TrimPrefix(path, "/v1")
 	default:
-		return "", fmt.Errorf("no route for %s: the proxy serves /v1/messages (Anthropic), /v1/… (OpenAI), /v1beta/… (Gemini), /openai/… (Azure OpenAI) and /upstream/<name>/…, each when the session has it", path)
+		return "", fmt.Errorf("no route for %s: the proxy serves /v1/messages (Anthropic), /v1/… (OpenAI), /v1beta/… (Gemini), /openai/… (Azure OpenAI), /api/… (Ollama) and /upstream/<name>/…, each when the session has it", path)
 	}
 	u, err := url.Parse(strings.TrimRight(base, "/") + tail)
 	if err != nil {

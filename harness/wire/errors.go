@@ -16,9 +16,11 @@ import (
 // {"error": {"message", "type", "param", "code"}} for Chat Completions,
 // the Responses API and embeddings; Gemini's {"error": {"code",
 // "message", "status"}}; Anthropic's {"type": "error", "error": {"type",
-// "message"}, "request_id"}.
+// "message"}, "request_id"}; Ollama's {"error": msg}.
 func ErrorBody(d Dialect, status int, msg string) any {
 	switch d {
+	case Ollama:
+		return map[string]any{"error": msg}
 	case Gemini:
 		return geminiError(status, msg)
 	case Anthropic:

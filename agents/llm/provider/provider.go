@@ -48,6 +48,8 @@ func New(ctx context.Context, ep llm.Endpoint, key string, hc *http.Client) (llm
 			return nil, err
 		}
 		return c.Streaming(ep.Stream), nil
+	case llm.ProviderOllama:
+		return outsideOnly{ep.Provider}, nil
 	}
 	return nil, fmt.Errorf("unknown model provider %q (want %s)", ep.Provider, strings.Join(llm.Providers(), ", "))
 }
@@ -61,4 +63,13 @@ func NewEmbedder(ep llm.Endpoint, key string, hc *http.Client) (llm.Embedder, er
 		return openai.NewAzureEmbedder(ep.BaseURL, ep.Model, ep.AzureVersion(), key, ep.Dimensions, hc), nil
 	}
 	return nil, fmt.Errorf("embeddings: provider %q is not supported (want %s or %s)", ep.Provider, llm.ProviderOpenAI, llm.ProviderAzure)
+}
+
+// outsideOnly is the client of a provider testbed has no Go client for
+// (ollama): an outside agent calls it with its own, and testbed reads and
+// answers those calls; a built-in agent's call is an error saying so.
+type outsideOnly struct{ provider string }
+
+func (c outsideOnly) Chat(context.Context, llm.Request) (llm.Response, error) {
+	return llm.Response{}, fmt.Errorf("provider %s: testbed has no Go client for it; only an outside agent, calling it with its own client, can use it", c.provider)
 }

@@ -1,0 +1,81 @@
+package external_test
+
+import (
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/agentreplay/testbed/agents/llm"
+)
+
+// ollamaAPI answers Ollama's /api/chat as a local server does, whole or
+// streamed as the request asks (newline-delimited JSON, the default): the
+// first call with a tide_table call (no id, as Ollama sends them), later
+// ones with text; and an upstream with the tide table of the port asked.
+type ollamaAPI struct {
+	mu sync.Mutex
+	n  int
+}
+
+func (a *ollamaAPI) RoundTrip(r *http.Request) (*http.Response, error) {
+	if !strings.HasSuffix(r.URL.Path, "/api/chat") {
+		body := `{"port": "` + r.URL.Query().Get("port") + `", "high": "14:52"}`
+		return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/json"}}, Body: io.NopCloser(strings.NewReader(body)), Request: r}, nil
+	}
+	sent, _ := io.ReadAll(r.Body)
+	a.mu.Lock()
+	a.n++
+	first := a.n == 1
+	a.mu.Unlock()
+	const head = `{"model": "qwen3:14b", "created_at": "2026-03-02T08:00:00.1Z", `
+	message := `"message": {"role": "assistant", "content": "High water at 14:52."}`
+	if first {
+		message = `"message": {"role": "assistant", "content": "", "tool_calls": [{"function": {"name": "tide_table", "arguments": {"port": "Brest"}}}]}`
+	}
+	done := `"done": true, "done_reason": "stop", "total_duration": 812000000, "load_duration": 1000000, "prompt_eval_count": 52, "prompt_eval_duration": 90000000, "eval_count": 11, "eval_duration": 700000000}`
+	if strings.Contains(string(sent), `"stream": false`) {
+		return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/json; charset=utf-8"}},
+			Body: io.NopCloser(strings.NewReader(head + message + ", " + done)), Request: r}, nil
+	}
+	chunks := head + `"message": {"role": "assistant", "content": "High water "}, "done": false}` + "\n" +
+		head + `"message": {"role": "assistant", "content": "at 14:52."}, "done": false}` + "\n"
+	if first {
+		chunks = head + message + `, "done": false}` + "\n"
+	}
+	chunks += head + `"message": {"role": "assistant", "content": ""}, ` + done + "\n"
+	return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/x-ndjson"}}, Body: io.NopCloser(strings.NewReader(chunks)), Request: r}, nil
+}
+
+var _ = DescribeTable("an outside agent on Ollama's native chat is scored from its traffic: its calls, tokens, tool calls and results",
+	func(stream string) {
+		const tools = `"tools": [{"type": "function", "function": {"name": "tide_table", "parameters": {"type": "object", "properties": {"port": {"type": "string"}}}}}]`
+		user := `{"role": "system", "content": "You keep a harbour log."}, {"role": "user", "content": "High tide at Brest?"}`
+		turn := `{"role": "assistant", "content": "", "tool_calls": [{"function": {"name": "tide_table", "arguments": {"port": "Brest"}}}]}, {"role": "tool", "tool_name": "tide_table", "content": "high water 14:52"}`
+		post := func(messages string) string {
+			return `curl -s -X POST "$OLLAMA_HOST/api/chat" -d '{"model": "qwen3:14b", ` + stream + `"messages": [` + messages + `], ` + tools + `, "options": {"num_predict": 200}}' >/dev/null` + "\n"
+		}
+		tr := runOver(&ollamaAPI{}, llm.Endpoint{Provider: llm.ProviderOllama, BaseURL: llm.OllamaBaseURL, Model: "qwen3:14b"},
+			map[string]string{"tides": "https://tides.example"},
+			post(user)+`curl -s "$TIDES_BASE_URL/table?port=Brest" >/dev/null`+"\n"+post(user+", "+turn))
+
+		Expect(tr.calls).To(HaveLen(2))
+		Expect(tr.errs).To(Equal([]error{nil, nil}))
+		Expect(tr.models).To(Equal([]string{"qwen3:14b", "qwen3:14b"}))
+		Expect(tr.calls[0].Messages[0]).To(Equal(llm.Message{Role: llm.RoleSystem, Content: "You keep a harbour log."}))
+		Expect(tr.calls[0].Tools).To(HaveLen(1))
+		Expect(tr.calls[0].MaxTokens).To(Equal(200))
+		Expect(tr.resps[0].Usage).To(Equal(llm.Usage{InputTokens: 52, OutputTokens: 11}))
+		Expect(tr.resps[0].FinishReason).To(Equal(llm.FinishToolCalls))
+		Expect(tr.resps[0].Message.ToolCalls).To(HaveLen(1))
+		Expect(tr.resps[0].Message.ToolCalls[0].Name).To(Equal("tide_table"))
+		Expect(tr.resps[1].Message.Content).To(Equal("High water at 14:52."))
+		Expect(tr.resps[1].FinishReason).To(Equal(llm.FinishStop))
+		Expect(tr.tools).To(Equal([]string{`tide_table {"port": "Brest"} raw={"port": "Brest", "high": "14:52"} context=high water 14:52`}))
+	},
+	Entry("whole answers (stream: false)", `"stream": false, `),
+	Entry("streamed answers (newline-delimited JSON, Ollama's default)", ``),
+)
