@@ -79,3 +79,20 @@ var _ = DescribeTable("an outside agent on Ollama's native chat is scored from i
 	Entry("whole answers (stream: false)", `"stream": false, `),
 	Entry("streamed answers (newline-delimited JSON, Ollama's default)", ``),
 )
+
+// ollamaBrokenStream streams an /api/chat answer that a server error
+// cuts short: a piece of text, then an error line.
+type ollamaBrokenStream struct{}
+
+func (ollamaBrokenStream) RoundTrip(r *http.Request) (*http.Response, error) {
+	body := `{"model": "qwen3:14b", "message": {"role": "assistant", "content": "High "}, "done": false}` + "\n" +
+		`{"error": "model runner has unexpectedly stopped"}` + "\n"
+	return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/x-ndjson"}}, Body: io.NopCloser(strings.NewReader(body)), Request: r}, nil
+}
+
+var _ = It("reads an Ollama stream cut short by an error line as the failed call the agent saw", func() {
+	tr := runOver(ollamaBrokenStream{}, llm.Endpoint{Provider: llm.ProviderOllama, BaseURL: llm.OllamaBaseURL, Model: "qwen3:14b"}, nil,
+		`curl -s -X POST "$OLLAMA_HOST/api/chat" -d '{"model": "qwen3:14b", "messages": [{"role": "user", "content": "Tide?"}]}' >/dev/null`)
+	Expect(tr.calls).To(HaveLen(1))
+	Expect(tr.errs[0]).To(MatchError(ContainSubstring("unexpectedly stopped")))
+})

@@ -89,7 +89,14 @@ var _ = Describe("New", func() {
 
 	It("names the providers it knows when it does not know one", func() {
 		_, err := provider.New(context.Background(), llm.Endpoint{Provider: "mistral"}, "key", http.DefaultClient)
-		Expect(err).To(MatchError(`unknown model provider "mistral" (want openai, gemini, anthropic, azure)`))
+		Expect(err).To(MatchError(`unknown model provider "mistral" (want openai, gemini, anthropic, azure, ollama)`))
+	})
+
+	It("builds an ollama endpoint for an outside agent, whose own client calls it, and says so to a built-in agent's call", func() {
+		c, err := provider.New(context.Background(), llm.Endpoint{Provider: llm.ProviderOllama, BaseURL: llm.OllamaBaseURL, Model: "qwen3:14b"}, "", http.DefaultClient)
+		Expect(err).NotTo(HaveOccurred())
+		_, err = c.Chat(context.Background(), llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}})
+		Expect(err).To(MatchError(ContainSubstring("only an outside agent")))
 	})
 })
 
