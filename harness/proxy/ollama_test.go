@@ -1,0 +1,53 @@
+package proxy_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/agentreplay/testbed/agents/llm"
+	"github.com/agentreplay/testbed/harness/proxy"
+)
+
+const logicalOllama = "http://localhost:11434"
+
+var _ = Describe("the proxy's Ollama route", func() {
+	var p *proxy.Proxy
+
+	BeforeEach(func() {
+		p = startProxy()
+	})
+
+	DescribeTable("routes Ollama's native API to the server's logical base URL",
+		func(s proxy.Session, path, want string) {
+			Expect(routed(p, s, path)).To(Equal(want))
+		},
+		Entry("chat", proxy.Session{Ollama: logicalOllama}, "/api/chat", logicalOllama+"/api/chat"),
+		Entry("a model's details", proxy.Session{Ollama: logicalOllama}, "/api/show", logicalOllama+"/api/show"),
+		Entry("OpenAI beside it", proxy.Session{Model: logicalModel, Ollama: logicalOllama}, "/v1/chat/completions", logicalModel+"/chat/completions"),
+	)
+
+	It("sets the session's base URL and OLLAMA_HOST, which the official clients keep the path of, by the endpoint's provider", func() {
+		var s proxy.Session
+		s.SetModel(llm.Endpoint{Provider: llm.ProviderOllama, BaseURL: logicalOllama})
+		Expect(s).To(Equal(proxy.Session{Ollama: logicalOllama}))
+		Expect(proxy.ModelEnv(llm.Endpoint{Provider: llm.ProviderOllama}, "http://127.0.0.1:1/s/x")).To(Equal(map[string]string{
+			"OLLAMA_HOST": "http://127.0.0.1:1/s/x"}))
+	})
+
+	It("answers a call it cannot route in Ollama's error shape", func() {
+		id, base := p.Open(proxy.Session{Model: logicalModel, Transport: &urls{}})
+		DeferCleanup(p.End, id)
+		resp, err := http.Post(base+"/api/chat", "application/json", strings.NewReader(`{"model": "qwen3:14b", "messages": []}`))
+		Expect(err).NotTo(HaveOccurred())
+		defer resp.Body.Close()
+		Expect(resp.StatusCode).To(BeNumerically(">=", 400))
+		var body map[string]any
+		Expect(json.NewDecoder(resp.Body).Decode(&body)).To(Succeed())
+		Expect(body).To(HaveLen(1))
+		Expect(body["error"]).To(ContainSubstring("/api/… (Ollama)"))
+	})
+})
