@@ -286,10 +286,13 @@ func (s *server) own(sc *scenario.Scenario) (*served, error) {
 		return nil, fmt.Errorf("stale cassette: %w", err)
 	}
 	session := sessionFor(s.info, tr)
-	session.Model, session.Gemini = "", ""
-	if ep.Provider == llm.ProviderGemini {
+	session.Model, session.Gemini, session.Ollama = "", "", ""
+	switch ep.Provider {
+	case llm.ProviderGemini:
 		session.Gemini = ep.BaseURL
-	} else {
+	case llm.ProviderOllama:
+		session.Ollama = ep.BaseURL
+	default:
 		session.Model = ep.BaseURL
 	}
 	if sc == nil {

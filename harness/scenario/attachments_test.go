@@ -119,6 +119,31 @@ scenarios:
 		Expect(err).NotTo(HaveOccurred())
 		Expect(*s.Variants[0].Endpoint).To(Equal(llm.Endpoint{Provider: llm.ProviderAnthropic, BaseURL: "https://api.anthropic.com", Model: "claude-haiku-4-5"}))
 	})
+	It("takes an ollama endpoint, its base URL a local server's unless given, and refuses it as a judge's", func() {
+		s, err := scenario.Parse("odb.yaml", []byte(`suite: odb
+agent: odb
+clock: 2026-03-01T00:00:00Z
+baseline: a
+variants:
+  a: {endpoint: {provider: ollama, model: "qwen3:14b"}}
+scenarios:
+  - {id: x, input: hi, expect: {llm_calls: 1}}
+`), scenario.LoadOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(*s.Variants[0].Endpoint).To(Equal(llm.Endpoint{Provider: llm.ProviderOllama, BaseURL: "http://localhost:11434", Model: "qwen3:14b"}))
+
+		_, err = scenario.Parse("odb.yaml", []byte(`suite: odb
+agent: odb
+clock: 2026-03-01T00:00:00Z
+baseline: a
+judge: {provider: ollama, model: "qwen3:14b"}
+variants:
+  a: {}
+scenarios:
+  - {id: x, input: hi, expect: {llm_calls: 1}}
+`), scenario.LoadOptions{})
+		Expect(err).To(MatchError(ContainSubstring(`odb.yaml:5: judge.provider: `)))
+	})
 	It("reads stream: true and refuses a stream that is not a boolean", func() {
 		s, err := scenario.Parse("climate.yaml", []byte(`suite: climate
 agent: climate

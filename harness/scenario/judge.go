@@ -70,7 +70,10 @@ func (d *decoder) judge(v *yaml.Node) *Judge {
 	d.require(m, fs, at, "provider", "model")
 	j := &Judge{Line: m.Line}
 	if f, ok := fs["provider"]; ok {
-		j.Endpoint.Provider, _ = d.enum(f.val, join(at, "provider"), llm.Providers()...)
+		// A judge is called through testbed's own clients: none speaks
+		// Ollama's native API (an Ollama server's /v1 is openai).
+		graders := slices.DeleteFunc(llm.Providers(), func(p string) bool { return p == llm.ProviderOllama })
+		j.Endpoint.Provider, _ = d.enum(f.val, join(at, "provider"), graders...)
 	}
 	if f, ok := fs["model"]; ok {
 		j.Endpoint.Model, _ = d.str(f.val, join(at, "model"))
