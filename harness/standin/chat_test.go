@@ -167,19 +167,5 @@ var _ = Describe("the OpenAI Chat Completions wire format", func() {
 			Entry("a legacy completion", http.MethodPost, "/v1/completions", http.StatusNotFound),
 			Entry("images", http.MethodPost, "/v1/images/generations", http.StatusNotFound),
 		)
-
-		DescribeTable("Ollama's native API: a 404 in Ollama's shape that names the API to point the agent at",
-			func(path string) {
-				resp, body := wirePost(srv, http.MethodPost, path, `{"model": "gemma3:4b", "messages": [{"role": "user", "content": "hi"}]}`)
-				Expect(resp.StatusCode).To(Equal(http.StatusNotFound), "body %s", body)
-				var e struct{ Error string }
-				Expect(json.Unmarshal(body, &e)).To(Succeed())
-				Expect(e.Error).To(ContainSubstring("Ollama's native API (" + path + ")"))
-				Expect(e.Error).To(ContainSubstring("OPENAI_BASE_URL (…/v1)"))
-			},
-			Entry(nil, "/api/chat"),
-			Entry(nil, "/api/generate"),
-			Entry(nil, "/api/embed"),
-		)
 	})
 })

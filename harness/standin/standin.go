@@ -205,10 +205,15 @@ func (s *Server) Close() error {
 
 // ServeHTTP implements http.Handler for POST …/chat/completions,
 // …/v1/responses (Azure OpenAI's …/openai/responses), …/embeddings,
-// …/models/<model>:generateContent and …/v1/messages.
+// …/models/<model>:generateContent, …/v1/messages and Ollama's …/api/chat
+// (with its model listing, details, version and embeddings).
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// No Date header: recordings must not change with the wall clock.
 	w.Header()["Date"] = nil
+	if ollamaPath(r.URL.Path) {
+		s.serveOllama(w, r)
+		return
+	}
 	if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/embeddings") {
 		s.serveEmbeddings(w, r)
 		return
@@ -257,29 +262,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.serve(w, r, res.dialect)
 		return
 	}
-	if ollamaNative(r.URL.Path) {
-		// Ollama's own shape, {"error": …}, which its clients read.
-		writeErrorBody(w, http.StatusNotFound, 0, map[string]any{"error": "the stand-in does not speak Ollama's native API (" + r.URL.Path +
-			"): point the agent at Ollama's OpenAI-compatible API, OPENAI_BASE_URL (…/v1), which testbed serves and scores (with LangChain, ChatOpenAI rather than ChatOllama; with ollama-js, the openai package)"})
-		return
-	}
 	if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/chat/completions") {
 		writeError(w, wire.Chat, http.StatusNotFound, "the stand-in serves POST …/chat/completions, …/responses and …/embeddings only (and Gemini's and Anthropic's own paths)", 0)
 		return
 	}
 	s.serve(w, r, wire.Chat)
-}
-
-// ollamaNative reports whether path is one of Ollama's native API's
-// (/api/chat, /api/generate, /api/embed …), which the stand-in does not
-// speak.
-func ollamaNative(path string) bool {
-	for _, p := range []string{"/api/chat", "/api/generate", "/api/embed", "/api/embeddings", "/api/tags", "/api/show"} {
-		if strings.HasSuffix(path, p) {
-			return true
-		}
-	}
-	return false
 }
 
 // serveCount answers a token count of dialect d: the input tokens of the
@@ -419,7 +406,7 @@ func (s *Server) stream(w http.ResponseWriter, d wire.Encoder, model string, msg
 		writeFailure(w, d, http.StatusInternalServerError, err.Error(), s.opts.Latency.Of(in, 0))
 		return
 	}
-	s.writeStream(w, events, d.Array, in, out, smp, fault)
+	s.writeStream(w, events, d, in, out, smp, fault)
 }
 
 func (s *Server) policy(r Request) Policy {

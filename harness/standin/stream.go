@@ -55,9 +55,10 @@ func streamFault(fault string) bool {
 }
 
 // writeStream writes events as a 200 event stream of a call with in input
-// and out output tokens, shaped by fault and timed by the latency model,
+// and out output tokens, framed as d says (server-sent events, a Gemini
+// array, Ollama's lines), shaped by fault and timed by the latency model,
 // scaled by smp.
-func (s *Server) writeStream(w http.ResponseWriter, events []wire.Event, array bool, in, out int, smp *sampler, fault string) {
+func (s *Server) writeStream(w http.ResponseWriter, events []wire.Event, d wire.Encoder, in, out int, smp *sampler, fault string) {
 	events, applied := shape(events, fault)
 	lat := s.opts.Latency
 	first, f := lat.FirstToken(in), smp.factor()
@@ -79,13 +80,20 @@ func (s *Server) writeStream(w http.ResponseWriter, events []wire.Event, array b
 	if applied {
 		h.Set(cassette.FaultHeader, fault)
 	}
-	if array {
+	if d.Array || d.Lines {
 		h.Set("Content-Type", "application/json")
+		if d.Lines {
+			h.Set("Content-Type", wire.OllamaStreamType)
+		}
 		if len(offsets) > 0 {
 			h.Set(cassette.LatencyHeader, offsets[len(offsets)-1].String())
 		}
 		w.WriteHeader(http.StatusOK)
-		wire.WriteArray(w, events)
+		if d.Lines {
+			wire.WriteLines(w, events)
+		} else {
+			wire.WriteArray(w, events)
+		}
 		return
 	}
 	h.Set("Content-Type", "text/event-stream")

@@ -31,6 +31,9 @@ type Encoder struct {
 	// events' data as one JSON array (WriteArray), as Gemini does then,
 	// not as server-sent events.
 	Array bool
+	// Lines, set when an Ollama request streams, sends the events' data
+	// as newline-delimited JSON (WriteLines), not as server-sent events.
+	Lines bool
 }
 
 // End is how an answer ended, beyond the calls it makes: cut at the token

@@ -119,6 +119,8 @@ func (t *Threads) Read(d Dialect, path string, body []byte, sample int) (Call, e
 			keep = func(id string, answer llm.Message) { t.keep(id, ar.kept(prior, req, own, answer)) }
 		}
 		return Call{req, anthropicEncoder(body, sample, ar.Stream, ar.thinks(), keep)}, nil
+	case Ollama:
+		return readOllama(body)
 	}
 	return Call{}, errors.New("unknown dialect " + d.String())
 }

@@ -1,0 +1,65 @@
+package standin
+
+import (
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/agentreplay/testbed/agents/llm"
+	"github.com/agentreplay/testbed/harness/cost"
+	"github.com/agentreplay/testbed/harness/wire"
+)
+
+// ollamaPaths are the paths of Ollama's native API the stand-in knows,
+// served or refused in Ollama's shape.
+var ollamaPaths = []string{"/api/chat", "/api/generate", "/api/embed", "/api/embeddings", "/api/tags", "/api/show", "/api/version", "/api/ps",
+	"/api/pull", "/api/push", "/api/create", "/api/copy", "/api/delete"}
+
+// ollamaPath reports whether path is one of Ollama's native API's.
+func ollamaPath(path string) bool {
+	for _, p := range ollamaPaths {
+		if strings.HasSuffix(path, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// serveOllama answers Ollama's native API: POST …/api/chat as a model
+// call, GET …/api/tags, POST …/api/show, GET …/api/version and POST
+// …/api/embed; anything else with Ollama's 404.
+func (s *Server) serveOllama(w http.ResponseWriter, r *http.Request) {
+	const serves = "the stand-in serves Ollama's POST …/api/chat, GET …/api/tags, POST …/api/show, GET …/api/version and POST …/api/embed"
+	post := r.Method == http.MethodPost
+	switch p := r.URL.Path; {
+	case post && strings.HasSuffix(p, wire.OllamaChatPath):
+		s.serve(w, r, wire.Ollama)
+	case r.Method == http.MethodGet && strings.HasSuffix(p, "/api/tags"):
+		writeJSON(w, http.StatusOK, wire.OllamaModels(cost.Default().Models(llm.ProviderOllama)))
+	case post && strings.HasSuffix(p, "/api/show"):
+		writeJSON(w, http.StatusOK, wire.OllamaShow())
+	case r.Method == http.MethodGet && strings.HasSuffix(p, "/api/version"):
+		writeJSON(w, http.StatusOK, map[string]any{"version": wire.OllamaVersion})
+	case post && strings.HasSuffix(p, "/api/embed"):
+		s.serveOllamaEmbed(w, r)
+	default:
+		writeError(w, wire.Ollama, http.StatusNotFound, r.Method+" "+p+": "+serves, 0)
+	}
+}
+
+// serveOllamaEmbed answers POST …/api/embed with the stand-in's vectors,
+// as serveEmbeddings does OpenAI's.
+func (s *Server) serveOllamaEmbed(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		writeError(w, wire.Ollama, http.StatusBadRequest, err.Error(), 0)
+		return
+	}
+	req, err := wire.ReadEmbeddings(body)
+	if err != nil {
+		writeError(w, wire.Ollama, http.StatusBadRequest, err.Error(), 0)
+		return
+	}
+	vectors, tokens := s.embedAll(w, req, 64)
+	writeJSON(w, http.StatusOK, wire.OllamaEmbedBody(req.Model, vectors, tokens))
+}

@@ -1,0 +1,164 @@
+package wire
+
+import (
+	"errors"
+	"io"
+
+	"github.com/agentreplay/testbed/agents/llm"
+)
+
+// Answering Ollama's native API. An /api/chat answer is one chunk (whole)
+// or newline-delimited chunks (streamed: its text in pieces, each tool
+// call whole in a chunk of its own, as Ollama sends them, then the done
+// chunk with the counts); its created_at is the epoch and its durations 0,
+// as the stand-in's answers carry no wall clock. The model listing (GET
+// …/api/tags), a model's details (POST …/api/show), the server's version
+// (GET …/api/version) and embeddings (POST …/api/embed) are answered in
+// Ollama's shapes too.
+
+// OllamaVersion is the Ollama version the stand-in says it is.
+const OllamaVersion = "0.12.3"
+
+// ollamaEpoch is the created_at of every answer.
+const ollamaEpoch = "1970-01-01T00:00:00Z"
+
+// readOllama reads an /api/chat request body for answering: a request
+// without a model, or with a format it cannot read, is refused as Ollama
+// refuses it.
+func readOllama(body []byte) (Call, error) {
+	or, err := parse[ollamaRequest](body)
+	if err != nil {
+		return Call{}, err
+	}
+	if or.Model == "" {
+		return Call{}, errors.New("model is required")
+	}
+	req, err := or.decode()
+	if err != nil {
+		return Call{}, err
+	}
+	return Call{req, ollamaEncoder(or.streams())}, nil
+}
+
+// ollamaEncoder answers an /api/chat request, streamed when stream.
+func ollamaEncoder(stream bool) Encoder {
+	e := Encoder{
+		Error:     ollamaError,
+		Malformed: `{"model": "m", "created_at": "` + ollamaEpoch + `", "message": {"role": "assistant", "content": "unterminated`,
+		Completion: func(model string, msg llm.Message, end End, in, out int) (any, error) {
+			calls, err := ollamaCalls(msg.ToolCalls)
+			if err != nil {
+				return nil, err
+			}
+			return ollamaDone(model, answerMessage(msg.Content, calls), end, msg, in, out), nil
+		},
+	}
+	if stream {
+		e.Lines = true
+		e.Events = ollamaEvents
+	}
+	return e
+}
+
+// ollamaEvents are the chunks of a streamed /api/chat answer: a chunk a
+// piece of text, a chunk a tool call, then the done chunk.
+func ollamaEvents(model string, msg llm.Message, end End, in, out int) ([]Event, error) {
+	calls, err := ollamaCalls(msg.ToolCalls)
+	if err != nil {
+		return nil, err
+	}
+	var events []Event
+	for _, p := range pieces(msg, out, cut(msg.Content, true)) {
+		var m map[string]any
+		switch {
+		case p.call < 0:
+			m = answerMessage(p.text, nil)
+		case p.start:
+			m = answerMessage("", calls[p.call:p.call+1])
+		default:
+			continue // a call's arguments go whole with its start
+		}
+		events = append(events, Event{Kind: EventContent, Before: p.before,
+			Data: map[string]any{"model": model, "created_at": ollamaEpoch, "message": m, "done": false}})
+	}
+	events = append(events, Event{Kind: EventTail, Data: ollamaDone(model, answerMessage("", nil), end, msg, in, out)})
+	return events, nil
+}
+
+// ollamaCalls are calls as an answer's message carries them: each its
+// index, name and arguments as a JSON object.
+func ollamaCalls(calls []llm.ToolCall) ([]any, error) {
+	var out []any
+	for i, tc := range calls {
+		args, err := argsObject(tc)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, map[string]any{"function": map[string]any{"index": i, "name": tc.Name, "arguments": args}})
+	}
+	return out, nil
+}
+
+// answerMessage is an answer's message of text content and calls.
+func answerMessage(content string, calls []any) map[string]any {
+	m := map[string]any{"role": "assistant", "content": content}
+	if len(calls) > 0 {
+		m["tool_calls"] = calls
+	}
+	return m
+}
+
+// ollamaDone is the chunk that ends an answer carrying msg (whole, it is
+// the answer): why it ended and its token counts.
+func ollamaDone(model string, m map[string]any, end End, msg llm.Message, in, out int) map[string]any {
+	return map[string]any{
+		"model": model, "created_at": ollamaEpoch, "message": m, "done": true,
+		"done_reason":    finishOf(msg, end, "stop", "length", "stop"),
+		"total_duration": 0, "load_duration": 0, "prompt_eval_count": in, "prompt_eval_duration": 0,
+		"eval_count": out, "eval_duration": 0,
+	}
+}
+
+// ollamaError is Ollama's error body, whatever the status.
+func ollamaError(_ int, msg string) any { return map[string]any{"error": msg} }
+
+// WriteLines writes the data of events as newline-delimited JSON, an
+// event a line, as Ollama streams (OllamaStreamType).
+func WriteLines(w io.Writer, events []Event) {
+	for _, e := range events {
+		data, ok := e.Data.(string)
+		if !ok {
+			b, _ := MarshalPlain(e.Data)
+			data = string(b)
+		}
+		io.WriteString(w, data+"\n")
+	}
+}
+
+// OllamaModels is Ollama's listing of the models ids (GET …/api/tags).
+func OllamaModels(ids []string) map[string]any {
+	models := make([]any, 0, len(ids))
+	for _, id := range ids {
+		models = append(models, map[string]any{"name": id, "model": id, "modified_at": ollamaEpoch, "size": 0,
+			"digest": "", "details": ollamaDetails()})
+	}
+	return map[string]any{"models": models}
+}
+
+// OllamaShow is Ollama's description of a model (POST …/api/show): the
+// stand-in's, which calls tools and answers text, whatever its name.
+func OllamaShow() map[string]any {
+	return map[string]any{"modelfile": "", "parameters": "", "template": "{{ .Prompt }}", "details": ollamaDetails(),
+		"model_info": map[string]any{}, "capabilities": []string{"completion", "tools"}}
+}
+
+func ollamaDetails() map[string]any {
+	return map[string]any{"format": "gguf", "family": "standin", "parameter_size": "", "quantization_level": ""}
+}
+
+// OllamaEmbedBody is Ollama's answer to an /api/embed request (read with
+// ReadEmbeddings: its model and input are OpenAI's) of model: one vector
+// per text, and the tokens counted in the texts.
+func OllamaEmbedBody(model string, vectors [][]float64, tokens int) any {
+	return map[string]any{"model": model, "embeddings": vectors, "total_duration": 0, "load_duration": 0, "prompt_eval_count": tokens}
+}
