@@ -505,7 +505,8 @@ func recorded(rep *report.Report) int {
 	return n
 }
 
-// realEndpoint describes a real provider's model and finds its key.
+// realEndpoint describes a real provider's model and finds its key (none
+// for ollama).
 func realEndpoint(prov, model, baseURL string) (llm.Endpoint, string, error) {
 	ep := llm.Endpoint{Provider: prov, Model: model, BaseURL: baseURL}
 	switch prov {
@@ -531,11 +532,19 @@ func realEndpoint(prov, model, baseURL string) (llm.Endpoint, string, error) {
 		if ep.BaseURL == "" {
 			return ep, "", errors.New("--provider azure needs the resource's endpoint: --base-url https://<resource>.openai.azure.com, or AZURE_OPENAI_ENDPOINT")
 		}
+	case llm.ProviderOllama:
+		// A local server, which takes no key.
+		if ep.BaseURL == "" {
+			ep.BaseURL = llm.DefaultBaseURL(prov)
+		}
 	default:
 		return ep, "", fmt.Errorf("--provider %q: want %s", prov, strings.Join(llm.Providers(), ", "))
 	}
 	if model == "" {
 		return ep, "", fmt.Errorf("--provider %s needs --model", prov)
+	}
+	if ep.KeyEnv == "" {
+		return ep, "", nil
 	}
 	key := os.Getenv(ep.KeyEnv)
 	if key == "" {

@@ -280,6 +280,7 @@ var _ = Describe("testbed record", func() {
 			Entry("without a model", key, []string{"--provider", "openai"}, "--provider openai needs --model"),
 			Entry("an unknown provider", key, []string{"--provider", "mistral", "--model", "m"}, `--provider "mistral": want openai, gemini, anthropic`),
 			Entry("anthropic without its key", key, []string{"--provider", "anthropic", "--model", "claude-haiku-4-5"}, "--provider anthropic needs a key in ANTHROPIC_API_KEY"),
+			Entry("ollama without a model (it needs no key)", "", []string{"--provider", "ollama"}, "--provider ollama needs --model"),
 		)
 	})
 })

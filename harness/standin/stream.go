@@ -81,19 +81,18 @@ func (s *Server) writeStream(w http.ResponseWriter, events []wire.Event, d wire.
 		h.Set(cassette.FaultHeader, fault)
 	}
 	if d.Array || d.Lines {
-		h.Set("Content-Type", "application/json")
+		// No server-sent events: a cassette keeps the body whole, with no
+		// offsets.
+		write, mediaType := wire.WriteArray, "application/json"
 		if d.Lines {
-			h.Set("Content-Type", wire.OllamaStreamType)
+			write, mediaType = wire.WriteLines, wire.OllamaStreamType
 		}
+		h.Set("Content-Type", mediaType)
 		if len(offsets) > 0 {
 			h.Set(cassette.LatencyHeader, offsets[len(offsets)-1].String())
 		}
 		w.WriteHeader(http.StatusOK)
-		if d.Lines {
-			wire.WriteLines(w, events)
-		} else {
-			wire.WriteArray(w, events)
-		}
+		write(w, events)
 		return
 	}
 	h.Set("Content-Type", "text/event-stream")

@@ -60,7 +60,8 @@ func Refusal(d Dialect, body []byte, sample int, err error) (int, http.Header, a
 
 // RequestHeader is the request id header of the answer to a request of
 // dialect d whose body and sample are given: OpenAI's x-request-id,
-// Anthropic's request-id; nil for Gemini, whose answers carry none.
+// Anthropic's request-id; nil for Gemini and Ollama, whose answers carry
+// none.
 func RequestHeader(d Dialect, body []byte, sample int) http.Header {
 	sum := requestHash(body, sample)
 	switch d {
