@@ -1,8 +1,10 @@
 package external_test
 
 import (
+	"encoding/json"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 
@@ -10,6 +12,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/agentreplay/testbed/agents/llm"
+	"github.com/agentreplay/testbed/harness/standin"
 )
 
 // ollamaAPI answers Ollama's /api/chat as a local server does, whole or
@@ -95,4 +98,56 @@ var _ = It("reads an Ollama stream cut short by an error line as the failed call
 		`curl -s -X POST "$OLLAMA_HOST/api/chat" -d '{"model": "qwen3:14b", "messages": [{"role": "user", "content": "Tide?"}]}' >/dev/null`)
 	Expect(tr.calls).To(HaveLen(1))
 	Expect(tr.errs[0]).To(MatchError(ContainSubstring("unexpectedly stopped")))
+})
+
+// harbourmaster is a stand-in policy: it asks tide_table for Brest, then,
+// once the result is back, says it.
+type harbourmaster struct{}
+
+func (harbourmaster) Name() string { return "harbourmaster" }
+
+func (harbourmaster) Accepts(r standin.Request) bool { return r.System() == "You keep a harbour log." }
+
+func (harbourmaster) Decide(r standin.Request) (llm.Message, string, error) {
+	last := r.Messages[len(r.Messages)-1]
+	if last.Role == llm.RoleTool {
+		return llm.Message{Role: llm.RoleAssistant, Content: "Brest: " + last.Content + "."}, "", nil
+	}
+	return llm.Message{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "call_1", Name: "tide_table", Arguments: json.RawMessage(`{"port":"Brest"}`)}}}, "", nil
+}
+
+// toServer sends every request to the server at base, keeping its path.
+type toServer struct{ base *url.URL }
+
+func (t toServer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.URL.Scheme, r.URL.Host, r.Host = t.base.Scheme, t.base.Host, t.base.Host
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+var _ = It("scores an outside agent on Ollama's native chat from what the stand-in answers it, streamed and whole", func() {
+	srv, err := standin.New(standin.Options{Policies: []standin.Policy{harbourmaster{}}})
+	Expect(err).NotTo(HaveOccurred())
+	Expect(srv.Start()).To(Succeed())
+	DeferCleanup(srv.Close)
+	base, err := url.Parse(srv.URL())
+	Expect(err).NotTo(HaveOccurred())
+
+	const tools = `"tools": [{"type": "function", "function": {"name": "tide_table", "parameters": {"type": "object", "properties": {"port": {"type": "string"}}}}}]`
+	user := `{"role": "system", "content": "You keep a harbour log."}, {"role": "user", "content": "High tide at Brest?"}`
+	turn := `{"role": "assistant", "content": "", "tool_calls": [{"function": {"name": "tide_table", "arguments": {"port": "Brest"}}}]}, {"role": "tool", "tool_name": "tide_table", "content": "high water 14:52"}`
+	tr := runOver(toServer{base}, llm.Endpoint{Provider: llm.ProviderOllama, BaseURL: llm.OllamaBaseURL, Model: "qwen3:14b"}, nil,
+		`curl -s -X POST "$OLLAMA_HOST/api/chat" -d '{"model": "qwen3:14b", "messages": [`+user+`], `+tools+`}' >/dev/null`+"\n"+
+			`curl -s -X POST "$OLLAMA_HOST/api/chat" -d '{"model": "qwen3:14b", "stream": false, "messages": [`+user+`, `+turn+`], `+tools+`}' >/dev/null`)
+
+	Expect(tr.calls).To(HaveLen(2))
+	Expect(tr.errs).To(Equal([]error{nil, nil}))
+	Expect(tr.resps[0].Message.ToolCalls).To(HaveLen(1), "read from the stream")
+	Expect(tr.resps[0].FinishReason).To(Equal(llm.FinishToolCalls))
+	Expect(tr.resps[1].Message.Content).To(Equal("Brest: high water 14:52."))
+	for _, r := range tr.resps {
+		Expect(r.Usage.InputTokens).To(BeNumerically(">", 0))
+		Expect(r.Usage.OutputTokens).To(BeNumerically(">", 0))
+	}
+	Expect(tr.tools).To(Equal([]string{`tide_table {"port":"Brest"} raw=high water 14:52 context=high water 14:52`}))
 })
