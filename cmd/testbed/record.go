@@ -153,6 +153,9 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if rpm > 0 || tpm > 0 {
 		opts.Limits = &runner.Limits{RPM: rpm, TPM: tpm}
 	}
+	if judgeProv == llm.ProviderOllama {
+		return withCode(exitUsage, errors.New("--judge-provider ollama: a judge is called through testbed's own clients, and none speaks Ollama's native API (an Ollama server's /v1 is --judge-provider openai)"))
+	}
 	if judgeProv != "" {
 		ep, key, err := realEndpoint(judgeProv, judgeModel, judgeBaseURL)
 		if err != nil {

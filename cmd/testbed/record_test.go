@@ -281,6 +281,7 @@ var _ = Describe("testbed record", func() {
 			Entry("an unknown provider", key, []string{"--provider", "mistral", "--model", "m"}, `--provider "mistral": want openai, gemini, anthropic`),
 			Entry("anthropic without its key", key, []string{"--provider", "anthropic", "--model", "claude-haiku-4-5"}, "--provider anthropic needs a key in ANTHROPIC_API_KEY"),
 			Entry("ollama without a model (it needs no key)", "", []string{"--provider", "ollama"}, "--provider ollama needs --model"),
+			Entry("ollama as the judge", key, []string{"--judge-provider", "ollama", "--judge-model", "qwen3:14b"}, "--judge-provider ollama: a judge is called through testbed's own clients"),
 		)
 	})
 })

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/agentreplay/testbed/agents/llm"
 )
@@ -116,7 +117,7 @@ func (or ollamaRequest) decode() (Request, error) {
 			}
 			if j >= 0 {
 				msg.ToolCallID, msg.Name = pending[j].id, pending[j].name
-				pending = append(pending[:j:j], pending[j+1:]...)
+				pending = slices.Delete(pending, j, j+1)
 			}
 		}
 		r.Messages = append(r.Messages, msg)

@@ -4,8 +4,9 @@
 // embeddings). It decodes a
 // provider's request into the provider-neutral Request, checks it as the
 // real API does (Validate), and encodes an answer (an llm.Message) as the
-// provider's response body, its server-sent event stream, or its error
-// body, with ids derived from the request. The stand-in model
+// provider's response body, its server-sent event stream (Ollama's:
+// newline-delimited JSON), or its error body, with ids derived from the
+// request. The stand-in model
 // (harness/standin) answers through it, the proxy (harness/proxy) shapes
 // its own errors with it, and the traffic scorer (harness/external) reads
 // an outside agent's model requests with it.
