@@ -26,8 +26,9 @@ func ollamaPath(path string) bool {
 }
 
 // serveOllama answers Ollama's native API: POST …/api/chat as a model
-// call, GET …/api/tags, POST …/api/show, GET …/api/version and POST
-// …/api/embed; anything else with Ollama's 404.
+// call, GET …/api/tags (the models the price table names for ollama), POST
+// …/api/show, GET …/api/version and POST …/api/embed; anything else with
+// Ollama's 404.
 func (s *Server) serveOllama(w http.ResponseWriter, r *http.Request) {
 	const serves = "the stand-in serves Ollama's POST …/api/chat, GET …/api/tags, POST …/api/show, GET …/api/version and POST …/api/embed"
 	post := r.Method == http.MethodPost
@@ -35,7 +36,11 @@ func (s *Server) serveOllama(w http.ResponseWriter, r *http.Request) {
 	case post && strings.HasSuffix(p, wire.OllamaChatPath):
 		s.serve(w, r, wire.Ollama)
 	case r.Method == http.MethodGet && strings.HasSuffix(p, "/api/tags"):
-		writeJSON(w, http.StatusOK, wire.OllamaModels(cost.Default().Models(llm.ProviderOllama)))
+		var names []string
+		for _, m := range cost.Default().Models(llm.ProviderOllama) {
+			names = append(names, strings.TrimPrefix(m, "ollama/")) // the price table's key, not Ollama's name
+		}
+		writeJSON(w, http.StatusOK, wire.OllamaModels(names))
 	case post && strings.HasSuffix(p, "/api/show"):
 		writeJSON(w, http.StatusOK, wire.OllamaShow())
 	case r.Method == http.MethodGet && strings.HasSuffix(p, "/api/version"):
