@@ -113,7 +113,9 @@ var _ = Describe("the stand-in speaking Ollama's native API", func() {
 	It("answers the model listing, a model's details, the version and embeddings in Ollama's shapes", func() {
 		resp, body := wirePost(srv, http.MethodGet, "/api/tags", ``)
 		Expect(resp.StatusCode).To(Equal(http.StatusOK))
-		var tags struct{ Models []struct{ Name, Model string } }
+		var tags struct {
+			Models []struct{ Name, Model string }
+		}
 		Expect(json.Unmarshal(body, &tags)).To(Succeed())
 		Expect(tags.Models).To(ContainElement(HaveField("Name", "qwen3:14b")), "the price table's ollama models, by Ollama's names")
 
