@@ -2,6 +2,7 @@ package proxy_test
 
 import (
 	"encoding/json"
+	"io"
 	"net/http"
 	"strings"
 
@@ -9,7 +10,9 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/agentreplay/testbed/agents/llm"
+	"github.com/agentreplay/testbed/harness/cassette"
 	"github.com/agentreplay/testbed/harness/proxy"
+	"github.com/agentreplay/testbed/harness/wire"
 )
 
 const logicalOllama = "http://localhost:11434"
@@ -49,5 +52,43 @@ var _ = Describe("the proxy's Ollama route", func() {
 		Expect(json.NewDecoder(resp.Body).Decode(&body)).To(Succeed())
 		Expect(body).To(HaveLen(1))
 		Expect(body["error"]).To(ContainSubstring("/api/… (Ollama)"))
+	})
+})
+
+var _ = Describe("an Ollama client through the proxy", func() {
+	It("records its calls, streamed and whole, under the logical URL, and replays them byte for byte", func() {
+		p := startProxy()
+		path, session := greeterSessions(p, "qwen3:14b", func(s *proxy.Session) { s.Ollama = logicalOllama })
+		// An outside agent posting to $OLLAMA_HOST/api/chat: streamed (the
+		// default), then whole.
+		ask := func(base string) []string {
+			GinkgoHelper()
+			var got []string
+			for _, stream := range []string{``, `"stream": false, `} {
+				resp, err := http.Post(base+"/api/chat", "application/json", strings.NewReader(`{"model": "qwen3:14b", `+stream+
+					`"messages": [{"role": "system", "content": "`+greeterPrompt+`"}, {"role": "user", "content": "Ahoy"}]}`))
+				Expect(err).NotTo(HaveOccurred())
+				body, err := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				Expect(err).NotTo(HaveOccurred())
+				Expect(resp.StatusCode).To(Equal(http.StatusOK), "body %s", body)
+				got = append(got, resp.Header.Get("Content-Type"), string(body))
+			}
+			return got
+		}
+		id, base := session(cassette.ModeRecord)
+		recorded := ask(base)
+		Expect(p.End(id)).To(Succeed())
+		Expect(recorded[0]).To(Equal(wire.OllamaStreamType))
+		streamed, err := wire.ReadOllama([]byte(recorded[1]))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(streamed.Message.Content).To(Equal("You said: Ahoy"))
+		data := string(must(readFile(path)))
+		Expect(data).To(ContainSubstring("url: " + logicalOllama + "/api/chat"))
+		Expect(data).NotTo(ContainSubstring("127.0.0.1"))
+
+		id, base = session(cassette.ModeReplay)
+		Expect(ask(base)).To(Equal(recorded))
+		Expect(p.End(id)).To(Succeed())
 	})
 })
