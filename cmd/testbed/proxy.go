@@ -58,7 +58,7 @@ func cmdProxy(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	fs.BoolVar(&record, "record", false, "record the scenario's cassette (against the stand-ins, or --provider) instead of replaying it")
 	fs.BoolVar(&missing, "record-missing", false, "replay what matches and record only the calls the cassette lacks")
 	fs.BoolVar(&live, "live", false, "forward to the stand-ins (or --provider) and write nothing")
-	fs.StringVar(&prov, "provider", "", "record or run against a real model: openai, gemini, anthropic or azure (key from OPENAI_API_KEY, GEMINI_API_KEY, ANTHROPIC_API_KEY or AZURE_OPENAI_API_KEY; the agent keeps its placeholder)")
+	fs.StringVar(&prov, "provider", "", "record or run against a real model: openai, gemini, anthropic, azure or ollama (key from OPENAI_API_KEY, GEMINI_API_KEY, ANTHROPIC_API_KEY or AZURE_OPENAI_API_KEY, none for ollama; the agent keeps its placeholder)")
 	fs.StringVar(&model, "model", "", "the real model's name (with --provider)")
 	fs.StringVar(&baseURL, "base-url", "", "the real provider's base URL (with --provider; default the provider's own)")
 	fs.BoolVar(&liveUpstreams, "live-upstreams", false, "call the real upstream APIs instead of the fixture stubs")

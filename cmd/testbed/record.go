@@ -64,7 +64,7 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	var concurrency, rpm, tpm int
 	fs := newFlags("record", recordDoc, stderr)
 	sel.register(fs)
-	fs.StringVar(&prov, "provider", "", "record a real model: openai, gemini, anthropic or azure (key from OPENAI_API_KEY, GEMINI_API_KEY, ANTHROPIC_API_KEY or AZURE_OPENAI_API_KEY; azure's --model is the deployment)")
+	fs.StringVar(&prov, "provider", "", "record a real model: openai, gemini, anthropic, azure or ollama (key from OPENAI_API_KEY, GEMINI_API_KEY, ANTHROPIC_API_KEY or AZURE_OPENAI_API_KEY, none for ollama; azure's --model is the deployment)")
 	fs.StringVar(&model, "model", "", "the real model's name (with --provider)")
 	fs.StringVar(&baseURL, "base-url", "", "the real provider's base URL (with --provider; default the provider's own, for azure AZURE_OPENAI_ENDPOINT)")
 	fs.StringVar(&judgeProv, "judge-provider", "", "grade rubric checks with a real model instead of the stand-in judge: openai, gemini, anthropic or azure (key as for --provider)")
