@@ -190,12 +190,15 @@ func MaxOutput(body []byte) int {
 			MaxOutputTokens      int `json:"maxOutputTokens"`
 			MaxOutputTokensSnake int `json:"max_output_tokens"`
 		} `json:"generation_config"`
+		Options struct {
+			NumPredict int `json:"num_predict"` // Ollama's
+		} `json:"options"`
 	}
 	if json.Unmarshal(body, &r) != nil {
 		return DefaultMaxOutput
 	}
 	gs := r.GenerationConfigSnake
-	for _, n := range []int{r.MaxCompletionTokens, r.MaxTokens, r.MaxOutputTokens, r.GenerationConfig.MaxOutputTokens, gs.MaxOutputTokens, gs.MaxOutputTokensSnake} {
+	for _, n := range []int{r.MaxCompletionTokens, r.MaxTokens, r.MaxOutputTokens, r.GenerationConfig.MaxOutputTokens, gs.MaxOutputTokens, gs.MaxOutputTokensSnake, r.Options.NumPredict} {
 		if n > 0 {
 			return n
 		}

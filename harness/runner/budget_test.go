@@ -65,5 +65,7 @@ var _ = DescribeTable("the output cap read from a model request, as each wire na
 	Entry("the Responses API's max_output_tokens", `{"max_output_tokens": 64}`, 64),
 	Entry("Gemini's generationConfig.maxOutputTokens", `{"generationConfig": {"maxOutputTokens": 128}}`, 128),
 	Entry("Gemini's generation_config.max_output_tokens", `{"generation_config": {"max_output_tokens": 256}}`, 256),
+	Entry("Ollama's options.num_predict", `{"model": "qwen3:14b", "options": {"num_predict": 96}}`, 96),
+	Entry("Ollama's num_predict -1, no limit", `{"model": "qwen3:14b", "options": {"num_predict": -1}}`, runner.DefaultMaxOutput),
 	Entry("none", `{"contents": []}`, runner.DefaultMaxOutput),
 )

@@ -155,6 +155,18 @@ var _ = Describe("waiting out a loaded provider while recording", func() {
 		Entry("a 500", answer(http.StatusInternalServerError, http.Header{"Retry-After": {"1"}}), http.StatusInternalServerError),
 	)
 
+	It("waits out a 503 of Ollama's native chat as a model call's, not an upstream's", func() {
+		clock := newFakeClock(true)
+		rt, counts := runner.NewRetrying(sequence(answer(http.StatusServiceUnavailable, http.Header{"Retry-After": {"1"}}), answer(http.StatusOK, nil)), nil, clock.Now, clock.Sleep)
+		req, err := http.NewRequest(http.MethodPost, "http://localhost:11434/api/chat", strings.NewReader(`{"model":"qwen3:14b","messages":[{"role":"user","content":"hi"}]}`))
+		Expect(err).NotTo(HaveOccurred())
+		resp, err := rt.RoundTrip(req)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(resp.StatusCode).To(Equal(http.StatusOK))
+		n, _ := counts()
+		Expect(n).To(Equal(1))
+	})
+
 	It("gives up after MaxRetries and hands on the last response", func() {
 		clock := newFakeClock(true)
 		rt, counts := runner.NewRetrying(answer(http.StatusTooManyRequests, http.Header{"Retry-After": {"1"}}), nil, clock.Now, clock.Sleep)
