@@ -263,7 +263,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/chat/completions") {
-		writeError(w, wire.Chat, http.StatusNotFound, "the stand-in serves POST …/chat/completions, …/responses and …/embeddings only (and Gemini's and Anthropic's own paths)", 0)
+		writeError(w, wire.Chat, http.StatusNotFound, "the stand-in serves POST …/chat/completions, …/responses and …/embeddings only (and Gemini's, Anthropic's and Ollama's own paths)", 0)
 		return
 	}
 	s.serve(w, r, wire.Chat)
