@@ -83,6 +83,13 @@ var _ = DescribeTable("an outside agent on Ollama's native chat is scored from i
 	Entry("streamed answers (newline-delimited JSON, Ollama's default)", ``),
 )
 
+var _ = It("takes an upstream's own /api/chat (a web app's chat route) for a tool's payload, not for a call to the agent's model", func() {
+	tr := runOver(&ollamaAPI{}, llm.Endpoint{Provider: llm.ProviderOpenAI, BaseURL: "https://api.openai.com/v1", Model: "m"},
+		map[string]string{"helpdesk": "https://helpdesk.example"},
+		`curl -s -X POST "$HELPDESK_BASE_URL/api/chat" -d '{"model": "qwen3:14b", "stream": false, "messages": [{"role": "user", "content": "Ticket 7?"}]}' >/dev/null`)
+	Expect(tr.calls).To(BeEmpty())
+})
+
 // ollamaBrokenStream streams an /api/chat answer that a server error
 // cuts short: a piece of text, then an error line.
 type ollamaBrokenStream struct{}

@@ -161,6 +161,11 @@ func (o *observer) traffic(req *http.Request, body []byte, resp *http.Response, 
 		o.embed(req, body, resp, got, err, took)
 	}
 	d, model := wire.Of(req.URL.Path)
+	if model && d == wire.Ollama && o.upstream(req.URL) {
+		// An upstream's own /api/chat (a web app's chat route) is no
+		// call to the agent's model.
+		model = false
+	}
 	if !model {
 		// An error body is what the upstream answered: raw like any other.
 		// The model provider's other answers (embeddings, its model list,
