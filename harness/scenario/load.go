@@ -214,6 +214,7 @@ func (d *decoder) suite(root *yaml.Node) *Suite {
 		before := len(d.errs)
 		s.Variants = d.suiteVariants(f.val)
 		d.headRead = agentRead && s.Agent != "" && d.known && len(d.errs) == before
+		d.builtInOllama(s)
 	}
 	if f, ok := fs["baseline"]; ok {
 		if name, ok := d.str(f.val, "baseline"); ok {

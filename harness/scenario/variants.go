@@ -245,3 +245,19 @@ func (d *decoder) gate(v *yaml.Node) map[string]float64 {
 	}
 	return out
 }
+
+// builtInOllama refuses, at its variant, an ollama endpoint for a built-in
+// agent: testbed has no Go client for Ollama's native API, only an agent
+// outside testbed calls it (with its own), and a built-in agent reaches an
+// Ollama server through its OpenAI-compatible API.
+func (d *decoder) builtInOllama(s *Suite) {
+	if s.External != nil || s.Agent == "" {
+		return
+	}
+	for _, v := range s.Variants {
+		if v.Endpoint != nil && v.Endpoint.Provider == llm.ProviderOllama {
+			d.errorf(v.Line, "variants."+v.Name+".endpoint.provider",
+				"ollama is Ollama's native API, which only an agent outside testbed speaks; built-in agent %s reaches an Ollama server through its OpenAI-compatible API: provider: openai, base_url: \"http://localhost:11434/v1\"", s.Agent)
+		}
+	}
+}
