@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/harness/standin"
+	"github.com/agentreplay/testbed/harness/stream"
 	"github.com/agentreplay/testbed/harness/wire"
 )
 
@@ -76,6 +77,13 @@ var _ = Describe("the stand-in speaking Ollama's native API", func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(streamed).To(Equal(whole))
 		Expect(streamed.Message.Content).To(ContainSubstring("Tide at Brest?"), "the echo policy read the request")
+
+		// Timed as its events are: an offset a line, which a cassette keeps.
+		Expect(resp.Header.Values(stream.OffsetsHeader)).To(HaveLen(len(lines)))
+		timing := stream.Of(resp.Header, string(body))
+		Expect(timing).NotTo(BeNil())
+		Expect(timing.FirstToken).To(BeNumerically(">", 0))
+		Expect(timing.TokenEvents).To(Equal(len(lines) - 1))
 	})
 
 	It("streams a tool call whole in a chunk of its own", func() {

@@ -81,11 +81,12 @@ func (s *Server) writeStream(w http.ResponseWriter, events []wire.Event, d wire.
 		h.Set(cassette.FaultHeader, fault)
 	}
 	if d.Array || d.Lines {
-		// No server-sent events: a cassette keeps the body whole, with no
-		// offsets.
+		// No server-sent events: a cassette keeps the body whole; Ollama's
+		// lines keep their offsets, a Gemini array none.
 		write, mediaType := wire.WriteArray, "application/json"
 		if d.Lines {
 			write, mediaType = wire.WriteLines, wire.OllamaStreamType
+			stream.SetOffsets(h, offsets)
 		}
 		h.Set("Content-Type", mediaType)
 		if len(offsets) > 0 {

@@ -14,10 +14,12 @@
 //
 // Events are split with the OpenAI Go SDK's own SSE decoder
 // (packages/ssestream), the one the SDKs parse a live stream with: an event
-// is a block of lines ended by a blank line and carrying data. The first
-// token is the first event with generated content or a tool call, in any of
-// the four wire formats (OpenAI Chat Completions chunks, OpenAI Responses
-// events, Gemini streamGenerateContent, Anthropic Messages events); role-only
+// is a block of lines ended by a blank line and carrying data. A stream of
+// newline-delimited JSON (Ollama's, LinesType) has an event a line. The
+// first token is the first event with generated content or a tool call, in
+// any of the five wire formats (OpenAI Chat Completions chunks, OpenAI
+// Responses events, Gemini streamGenerateContent, Anthropic Messages
+// events, Ollama's chunks); role-only
 // deltas, keep-alives (ping), thinking and the closing [DONE] never count.
 //
 // It does not stream to the agent: a replay hands over the whole body at
@@ -54,6 +56,29 @@ type Event struct {
 func Is(h http.Header) bool {
 	t, _, err := mime.ParseMediaType(h.Get("Content-Type"))
 	return err == nil && t == "text/event-stream"
+}
+
+// LinesType is the media type of a stream of newline-delimited JSON, one
+// event a line: Ollama's native API streams so.
+const LinesType = "application/x-ndjson"
+
+// IsLines reports whether a response with header h is a stream of
+// newline-delimited JSON.
+func IsLines(h http.Header) bool {
+	t, _, err := mime.ParseMediaType(h.Get("Content-Type"))
+	return err == nil && t == LinesType
+}
+
+// Lines splits newline-delimited JSON into its events, a line each; blank
+// lines are none.
+func Lines(body string) []Event {
+	var out []Event
+	for line := range strings.Lines(body) {
+		if line = strings.TrimSpace(line); line != "" {
+			out = append(out, Event{Data: []byte(line + "\n")})
+		}
+	}
+	return out
 }
 
 // Parse splits an event stream's text into its events; a last event
@@ -126,6 +151,7 @@ func Token(e Event) bool {
 				} `json:"parts"`
 			} `json:"content"`
 		} `json:"candidates"`
+		Message json.RawMessage `json:"message"` // an Ollama chunk's (Anthropic's message_start has one too)
 	}
 	if json.Unmarshal(data, &v) != nil {
 		return false
@@ -159,6 +185,13 @@ func Token(e Event) bool {
 				return true
 			}
 		}
+	}
+	if v.Type == "" && len(v.Message) > 0 { // Ollama
+		var m struct {
+			Content   string            `json:"content"`
+			ToolCalls []json.RawMessage `json:"tool_calls"`
+		}
+		return json.Unmarshal(v.Message, &m) == nil && (m.Content != "" || len(m.ToolCalls) > 0)
 	}
 	return false
 }
@@ -197,15 +230,20 @@ func Measure(events []Event, offsets []time.Duration) trace.Stream {
 }
 
 // Of is the timing of a recorded response with header h and body, or nil
-// when it is not an event stream with offsets.
+// when it is not an event stream or newline-delimited JSON with offsets.
 func Of(h http.Header, body string) *trace.Stream {
-	if !Is(h) {
+	split := Parse
+	switch {
+	case Is(h):
+	case IsLines(h):
+		split = Lines
+	default:
 		return nil
 	}
 	offsets := Offsets(h)
 	if offsets == nil {
 		return nil
 	}
-	s := Measure(Parse(body), offsets)
+	s := Measure(split(body), offsets)
 	return &s
 }

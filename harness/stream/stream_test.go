@@ -43,6 +43,9 @@ var _ = Describe("Token", func() {
 		Entry("responses: a function call added", `{"type":"response.output_item.added","output_index":0,"item":{"type":"function_call","name":"f","arguments":""}}`, true),
 		Entry("responses: a message item added", `{"type":"response.output_item.added","output_index":0,"item":{"type":"message","content":[]}}`, false),
 		Entry("responses: reasoning", `{"type":"response.reasoning_summary_text.delta","delta":"thinking"}`, false),
+		Entry("ollama: a piece of text", `{"model":"qwen3:14b","created_at":"2026-03-02T08:00:00Z","message":{"role":"assistant","content":"Hi"},"done":false}`, true),
+		Entry("ollama: a tool call", `{"model":"qwen3:14b","message":{"role":"assistant","content":"","tool_calls":[{"function":{"name":"f","arguments":{}}}]},"done":false}`, true),
+		Entry("ollama: the done chunk", `{"model":"qwen3:14b","message":{"role":"assistant","content":""},"done":true,"done_reason":"stop","eval_count":3}`, false),
 		Entry("not JSON", `{"choices": [`, false),
 	)
 })
@@ -86,6 +89,38 @@ var _ = Describe("Parse and Measure", func() {
 		Expect(stream.Of(http.Header{"Content-Type": {"application/json"}}, "{}")).To(BeNil())
 		h.Set(stream.OffsetsHeader, "soon")
 		Expect(stream.Offsets(h)).To(BeNil())
+	})
+})
+
+var _ = Describe("newline-delimited JSON (Ollama's streams)", func() {
+	const lines = `{"message":{"role":"assistant","content":"High "},"done":false}` + "\n\n" +
+		`{"message":{"role":"assistant","content":"water"},"done":false}` + "\n" +
+		`{"message":{"role":"assistant","content":""},"done":true,"done_reason":"stop"}`
+
+	It("is an event a line, blank lines none, and timed by its offsets as a stream is", func() {
+		Expect(stream.Lines(lines)).To(HaveLen(3))
+		ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+		h := http.Header{"Content-Type": {stream.LinesType}}
+		stream.SetOffsets(h, []time.Duration{ms(120), ms(150), ms(160)})
+		Expect(stream.Of(h, lines)).To(Equal(&trace.Stream{Events: 3, TokenEvents: 2, FirstToken: ms(120), GapMean: ms(30), GapP95: ms(30), Duration: ms(160)}))
+	})
+
+	It("is timed line by line as it is read", func() {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/x-ndjson")
+			io.WriteString(w, `{"message":{"content":"High "},"done":false}`+"\n")
+			w.(http.Flusher).Flush()
+			time.Sleep(30 * time.Millisecond)
+			io.WriteString(w, `{"message":{"content":""},"done":true}`)
+		}))
+		DeferCleanup(srv.Close)
+		resp, err := (&http.Client{Transport: stream.Timed(http.DefaultTransport)}).Get(srv.URL)
+		Expect(err).NotTo(HaveOccurred())
+		_, err = io.ReadAll(resp.Body)
+		Expect(err).NotTo(HaveOccurred())
+		offsets := stream.Offsets(resp.Header)
+		Expect(offsets).To(HaveLen(2), "the last line counts without its newline")
+		Expect(offsets[1] - offsets[0]).To(BeNumerically(">=", 30*time.Millisecond))
 	})
 })
 

@@ -1,6 +1,8 @@
 package stream
 
 import (
+	"bufio"
+	"bytes"
 	"io"
 	"net/http"
 	"time"
@@ -9,7 +11,8 @@ import (
 )
 
 // Timed returns a transport that times the events of every event-stream
-// response next returns without OffsetsHeader: as the body is read, each
+// response (or newline-delimited JSON, a line an event) next returns
+// without OffsetsHeader: as the body is read, each
 // event's arrival is stamped with its offset from the request's start, and
 // once the body is read to its end the offsets are set in the response's
 // header (go-vcr's recorder reads the whole body, then the header, so a
@@ -23,17 +26,28 @@ type timed struct{ next http.RoundTripper }
 func (t timed) RoundTrip(req *http.Request) (*http.Response, error) {
 	start := time.Now()
 	resp, err := t.next.RoundTrip(req)
-	if err != nil || !Is(resp.Header) || resp.Header.Get(OffsetsHeader) != "" {
+	lines := err == nil && IsLines(resp.Header)
+	if err != nil || !Is(resp.Header) && !lines || resp.Header.Get(OffsetsHeader) != "" {
 		return resp, err
 	}
 	pr, pw := io.Pipe()
 	body := &timedBody{ReadCloser: resp.Body, pw: pw, header: resp.Header, done: make(chan []time.Duration, 1)}
 	go func() {
 		// The decoder reads what the agent's side has read, as it arrives.
-		d := ssestream.NewDecoder(&http.Response{Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: pr})
 		var offsets []time.Duration
-		for d.Next() {
-			offsets = append(offsets, time.Since(start))
+		if lines {
+			sc := bufio.NewScanner(pr)
+			sc.Buffer(nil, 64<<20)
+			for sc.Scan() {
+				if len(bytes.TrimSpace(sc.Bytes())) > 0 {
+					offsets = append(offsets, time.Since(start))
+				}
+			}
+		} else {
+			d := ssestream.NewDecoder(&http.Response{Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: pr})
+			for d.Next() {
+				offsets = append(offsets, time.Since(start))
+			}
 		}
 		io.Copy(io.Discard, pr)
 		body.done <- offsets
