@@ -107,6 +107,26 @@ var _ = It("reads an Ollama stream cut short by an error line as the failed call
 	Expect(tr.errs[0]).To(MatchError(ContainSubstring("unexpectedly stopped")))
 })
 
+// ollamaCompletion answers Ollama's /api/generate, streamed.
+type ollamaCompletion struct{}
+
+func (ollamaCompletion) RoundTrip(r *http.Request) (*http.Response, error) {
+	body := `{"model": "gemma3:4b", "response": "High water ", "done": false}` + "\n" +
+		`{"model": "gemma3:4b", "response": "at 14:52.", "done": false}` + "\n" +
+		`{"model": "gemma3:4b", "response": "", "done": true, "done_reason": "stop", "context": [7, 8], "prompt_eval_count": 21, "eval_count": 6}` + "\n"
+	return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/x-ndjson"}}, Body: io.NopCloser(strings.NewReader(body)), Request: r}, nil
+}
+
+var _ = It("scores a completion on Ollama's native API (/api/generate): its system prompt and prompt, its text and tokens", func() {
+	tr := runOver(ollamaCompletion{}, llm.Endpoint{Provider: llm.ProviderOllama, BaseURL: llm.OllamaBaseURL, Model: "gemma3:4b"}, nil,
+		`curl -s -X POST "$OLLAMA_HOST/api/generate" -d '{"model": "gemma3:4b", "system": "You keep a harbour log.", "prompt": "High tide at Brest?"}' >/dev/null`)
+	Expect(tr.calls).To(HaveLen(1))
+	Expect(tr.errs).To(Equal([]error{nil}))
+	Expect(tr.calls[0].Messages).To(Equal([]llm.Message{{Role: llm.RoleSystem, Content: "You keep a harbour log."}, {Role: llm.RoleUser, Content: "High tide at Brest?"}}))
+	Expect(tr.resps[0].Message.Content).To(Equal("High water at 14:52."))
+	Expect(tr.resps[0].Usage).To(Equal(llm.Usage{InputTokens: 21, OutputTokens: 6}))
+})
+
 // harbourmaster is a stand-in policy: it asks tide_table for Brest, then,
 // once the result is back, says it.
 type harbourmaster struct{}

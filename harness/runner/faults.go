@@ -89,7 +89,7 @@ func mix(z uint64) uint64 {
 func isModelPath(path string) bool {
 	return strings.HasSuffix(path, "/chat/completions") || wire.IsEmbeddings(path) ||
 		strings.Contains(path, ":generateContent") || strings.Contains(path, ":streamGenerateContent") ||
-		strings.HasSuffix(path, "/v1/messages") || strings.HasSuffix(path, wire.OllamaChatPath)
+		strings.HasSuffix(path, "/v1/messages") || wire.IsOllama(path)
 }
 
 // timeouts turns a stand-in's modelled timeout (a response marked with

@@ -25,15 +25,15 @@ func ollamaPath(path string) bool {
 	return false
 }
 
-// serveOllama answers Ollama's native API: POST …/api/chat as a model
-// call, GET …/api/tags (the models the price table names for ollama), POST
+// serveOllama answers Ollama's native API: POST …/api/chat and
+// …/api/generate as model calls, GET …/api/tags (the models the price table names for ollama), POST
 // …/api/show, GET …/api/version and POST …/api/embed; anything else with
 // Ollama's 404.
 func (s *Server) serveOllama(w http.ResponseWriter, r *http.Request) {
-	const serves = "the stand-in serves Ollama's POST …/api/chat, GET …/api/tags, POST …/api/show, GET …/api/version and POST …/api/embed"
+	const serves = "the stand-in serves Ollama's POST …/api/chat, POST …/api/generate, GET …/api/tags, POST …/api/show, GET …/api/version and POST …/api/embed"
 	post := r.Method == http.MethodPost
 	switch p := r.URL.Path; {
-	case post && strings.HasSuffix(p, wire.OllamaChatPath):
+	case post && wire.IsOllama(p):
 		s.serve(w, r, wire.Ollama)
 	case r.Method == http.MethodGet && strings.HasSuffix(p, "/api/tags"):
 		var names []string

@@ -86,6 +86,36 @@ var _ = Describe("the stand-in speaking Ollama's native API", func() {
 		Expect(timing.TokenEvents).To(Equal(len(lines) - 1))
 	})
 
+	It("answers a completion (/api/generate) from its system prompt and prompt, its text in response, whole and streamed alike", func() {
+		body := func(stream string) string {
+			return `{"model": "qwen3:14b", ` + stream + `"system": "` + echoPrompt + `", "prompt": "Tide at Brest?"}`
+		}
+		resp, wholeBody := wirePost(srv, http.MethodPost, "/api/generate", body(`"stream": false, `))
+		Expect(resp.StatusCode).To(Equal(http.StatusOK), "body %s", wholeBody)
+		var whole struct {
+			Response   string `json:"response"`
+			Done       bool   `json:"done"`
+			DoneReason string `json:"done_reason"`
+			Eval       int    `json:"eval_count"`
+		}
+		Expect(json.Unmarshal(wholeBody, &whole)).To(Succeed())
+		Expect(whole.Response).To(ContainSubstring("Tide at Brest?"), "the echo policy read the system prompt and the prompt")
+		Expect(whole.Done).To(BeTrue())
+		Expect(whole.DoneReason).To(Equal("stop"))
+		Expect(whole.Eval).To(BeNumerically(">", 0))
+		Expect(string(wholeBody)).NotTo(ContainSubstring(`"message"`))
+
+		resp, streamed := wirePost(srv, http.MethodPost, "/api/generate", body(``))
+		Expect(resp.Header.Get("Content-Type")).To(Equal(wire.OllamaStreamType))
+		Expect(strings.Count(string(streamed), "\n")).To(BeNumerically(">", 2))
+		a, err := wire.ReadOllama(wholeBody)
+		Expect(err).NotTo(HaveOccurred())
+		b, err := wire.ReadOllama(streamed)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(b).To(Equal(a))
+		Expect(stream.Of(resp.Header, string(streamed)).FirstToken).To(BeNumerically(">", 0))
+	})
+
 	It("streams a tool call whole in a chunk of its own", func() {
 		_, body := wirePost(srv, http.MethodPost, "/api/chat", ollamaChat(``, "call tide_table tide_table"))
 		out, err := wire.ReadOllama(body)
@@ -115,7 +145,7 @@ var _ = Describe("the stand-in speaking Ollama's native API", func() {
 		Entry("a chat naming no model", http.MethodPost, "/api/chat", `{"messages": [{"role": "user", "content": "hi"}]}`, http.StatusBadRequest, "model is required"),
 		Entry("a format neither json nor a schema", http.MethodPost, "/api/chat", `{"model": "m", "format": "yaml", "messages": []}`, http.StatusBadRequest, "format"),
 		Entry("an endpoint it does not serve", http.MethodPost, "/api/pull", `{"model": "m"}`, http.StatusNotFound, "/api/chat"),
-		Entry("the legacy completion", http.MethodPost, "/api/generate", `{"model": "m", "prompt": "hi"}`, http.StatusNotFound, "/api/chat"),
+		Entry("a completion naming no model", http.MethodPost, "/api/generate", `{"prompt": "hi"}`, http.StatusBadRequest, "model is required"),
 	)
 
 	It("answers the model listing, a model's details, the version and embeddings in Ollama's shapes", func() {

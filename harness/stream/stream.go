@@ -151,7 +151,8 @@ func Token(e Event) bool {
 				} `json:"parts"`
 			} `json:"content"`
 		} `json:"candidates"`
-		Message json.RawMessage `json:"message"` // an Ollama chunk's (Anthropic's message_start has one too)
+		Message  json.RawMessage `json:"message"`  // an Ollama chat chunk's (Anthropic's message_start has one too)
+		Response json.RawMessage `json:"response"` // an Ollama completion chunk's text (a Responses event's answer)
 	}
 	if json.Unmarshal(data, &v) != nil {
 		return false
@@ -185,6 +186,10 @@ func Token(e Event) bool {
 				return true
 			}
 		}
+	}
+	var text string
+	if v.Type == "" && json.Unmarshal(v.Response, &text) == nil { // Ollama's /api/generate
+		return text != ""
 	}
 	if v.Type == "" && len(v.Message) > 0 { // Ollama
 		var m struct {

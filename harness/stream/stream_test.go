@@ -45,6 +45,9 @@ var _ = Describe("Token", func() {
 		Entry("responses: reasoning", `{"type":"response.reasoning_summary_text.delta","delta":"thinking"}`, false),
 		Entry("ollama: a piece of text", `{"model":"qwen3:14b","created_at":"2026-03-02T08:00:00Z","message":{"role":"assistant","content":"Hi"},"done":false}`, true),
 		Entry("ollama: a tool call", `{"model":"qwen3:14b","message":{"role":"assistant","content":"","tool_calls":[{"function":{"name":"f","arguments":{}}}]},"done":false}`, true),
+		Entry("ollama: a completion's text", `{"model":"qwen3:14b","response":"High","done":false}`, true),
+		Entry("ollama: a completion's done chunk", `{"model":"qwen3:14b","response":"","done":true,"done_reason":"stop"}`, false),
+		Entry("responses: completed, its answer under response", `{"type":"response.completed","response":{"id":"resp_1","output":[]}}`, false),
 		Entry("ollama: the done chunk", `{"model":"qwen3:14b","message":{"role":"assistant","content":""},"done":true,"done_reason":"stop","eval_count":3}`, false),
 		Entry("not JSON", `{"choices": [`, false),
 	)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 
 	"github.com/agentreplay/testbed/agents/llm"
 )
@@ -35,6 +36,20 @@ import (
 // OllamaChatPath ends the path of a chat call to Ollama's native API.
 const OllamaChatPath = "/api/chat"
 
+// OllamaGeneratePath ends the path of a completion call to Ollama's
+// native API: a prompt (and a system prompt), no tools, the text in
+// "response" rather than in a message.
+const OllamaGeneratePath = "/api/generate"
+
+// IsOllama reports whether path is a model call to Ollama's native API:
+// a chat or a completion.
+func IsOllama(path string) bool {
+	return strings.HasSuffix(path, OllamaChatPath) || strings.HasSuffix(path, OllamaGeneratePath)
+}
+
+// ollamaGenerate reports whether path is a completion call.
+func ollamaGenerate(path string) bool { return strings.HasSuffix(path, OllamaGeneratePath) }
+
 // OllamaStreamType is the media type of Ollama's streamed answers.
 const OllamaStreamType = "application/x-ndjson"
 
@@ -53,6 +68,23 @@ type ollamaRequest struct {
 	} `json:"options"`
 	// Stream is true unless given.
 	Stream *bool `json:"stream"`
+	// Prompt and System are a completion's (/api/generate), read as a
+	// system and a user message.
+	Prompt string `json:"prompt"`
+	System string `json:"system"`
+}
+
+// at is or as a chat: a completion's system prompt and prompt become its
+// messages.
+func (or ollamaRequest) at(path string) ollamaRequest {
+	if ollamaGenerate(path) {
+		or.Messages = nil
+		if or.System != "" {
+			or.Messages = append(or.Messages, ollamaMessage{Role: llm.RoleSystem, Content: or.System})
+		}
+		or.Messages = append(or.Messages, ollamaMessage{Role: llm.RoleUser, Content: or.Prompt})
+	}
+	return or
 }
 
 // streams reports whether or asks for a streamed answer: unless it says
@@ -135,6 +167,7 @@ type ollamaChunk struct {
 		Content   string           `json:"content"`
 		ToolCalls []ollamaToolCall `json:"tool_calls"`
 	} `json:"message"`
+	Response   string `json:"response"` // a completion's text
 	Done       bool   `json:"done"`
 	DoneReason string `json:"done_reason"`
 	Prompt     int    `json:"prompt_eval_count"`
@@ -142,8 +175,8 @@ type ollamaChunk struct {
 	Error      string `json:"error"`
 }
 
-// ReadOllama reads an /api/chat answer, whole or streamed (a chunk a
-// line), as the official clients put it together: its text, its tool
+// ReadOllama reads an /api/chat or /api/generate answer, whole or
+// streamed (a chunk a line), as the official clients put it together: its text, its tool
 // calls (without ids: CallID numbers them), the token counts and why it
 // ended (done_reason stop is FinishToolCalls when the answer calls tools).
 // It reads the chunks as a sequence of JSON values, whatever the space
@@ -164,7 +197,7 @@ func ReadOllama(b []byte) (llm.Response, error) {
 			return out, errors.New("ollama: " + c.Error)
 		}
 		out.Model = c.Model
-		out.Message.Content += c.Message.Content
+		out.Message.Content += c.Message.Content + c.Response
 		for _, tc := range c.Message.ToolCalls {
 			out.Message.ToolCalls = append(out.Message.ToolCalls, llm.ToolCall{Name: tc.Function.Name, Arguments: tc.Function.Arguments})
 		}

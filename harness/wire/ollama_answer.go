@@ -22,10 +22,10 @@ const OllamaVersion = "0.12.3"
 // ollamaEpoch is the created_at of every answer.
 const ollamaEpoch = "1970-01-01T00:00:00Z"
 
-// readOllama reads an /api/chat request body for answering: a request
-// without a model, or with a format it cannot read, is refused as Ollama
-// refuses it.
-func readOllama(body []byte) (Call, error) {
+// readOllama reads an /api/chat or /api/generate request body (to path)
+// for answering: a request without a model, or with a format it cannot
+// read, is refused as Ollama refuses it.
+func readOllama(path string, body []byte) (Call, error) {
 	or, err := parse[ollamaRequest](body)
 	if err != nil {
 		return Call{}, err
@@ -33,15 +33,20 @@ func readOllama(body []byte) (Call, error) {
 	if or.Model == "" {
 		return Call{}, errors.New("model is required")
 	}
-	req, err := or.decode()
+	req, err := or.at(path).decode()
 	if err != nil {
 		return Call{}, err
 	}
-	return Call{req, ollamaEncoder(or.streams())}, nil
+	return Call{req, ollamaEncoder(or.streams(), ollamaGenerate(path))}, nil
 }
 
-// ollamaEncoder answers an /api/chat request, streamed when stream.
-func ollamaEncoder(stream bool) Encoder {
+// ollamaEncoder answers an /api/chat request, or an /api/generate one
+// when generate (its text in "response"), streamed when stream.
+func ollamaEncoder(stream, generate bool) Encoder {
+	text := func(content string, calls []any) (string, any) { return "message", answerMessage(content, calls) }
+	if generate {
+		text = func(content string, _ []any) (string, any) { return "response", content }
+	}
 	e := Encoder{
 		Error:     ollamaError,
 		Malformed: `{"model": "m", "created_at": "` + ollamaEpoch + `", "message": {"role": "assistant", "content": "unterminated`,
@@ -50,38 +55,44 @@ func ollamaEncoder(stream bool) Encoder {
 			if err != nil {
 				return nil, err
 			}
-			return ollamaDone(model, answerMessage(msg.Content, calls), end, msg, in, out), nil
+			k, v := text(msg.Content, calls)
+			return ollamaDone(model, k, v, end, msg, in, out), nil
 		},
 	}
 	if stream {
 		e.Lines = true
-		e.Events = ollamaEvents
+		e.Events = func(model string, msg llm.Message, end End, in, out int) ([]Event, error) {
+			return ollamaEvents(text, model, msg, end, in, out)
+		}
 	}
 	return e
 }
 
-// ollamaEvents are the chunks of a streamed /api/chat answer: a chunk a
-// piece of text, a chunk a tool call, then the done chunk.
-func ollamaEvents(model string, msg llm.Message, end End, in, out int) ([]Event, error) {
+// ollamaEvents are the chunks of a streamed answer, its text under the key
+// text gives: a chunk a piece of text, a chunk a tool call, then the done
+// chunk.
+func ollamaEvents(text func(string, []any) (string, any), model string, msg llm.Message, end End, in, out int) ([]Event, error) {
 	calls, err := ollamaCalls(msg.ToolCalls)
 	if err != nil {
 		return nil, err
 	}
 	var events []Event
 	for _, p := range pieces(msg, out, cut(msg.Content, true)) {
-		var m map[string]any
+		var k string
+		var v any
 		switch {
 		case p.call < 0:
-			m = answerMessage(p.text, nil)
+			k, v = text(p.text, nil)
 		case p.start:
-			m = answerMessage("", calls[p.call:p.call+1])
+			k, v = text("", calls[p.call:p.call+1])
 		default:
 			continue // a call's arguments go whole with its start
 		}
 		events = append(events, Event{Kind: EventContent, Before: p.before,
-			Data: map[string]any{"model": model, "created_at": ollamaEpoch, "message": m, "done": false}})
+			Data: map[string]any{"model": model, "created_at": ollamaEpoch, k: v, "done": false}})
 	}
-	events = append(events, Event{Kind: EventTail, Data: ollamaDone(model, answerMessage("", nil), end, msg, in, out)})
+	k, v := text("", nil)
+	events = append(events, Event{Kind: EventTail, Data: ollamaDone(model, k, v, end, msg, in, out)})
 	return events, nil
 }
 
@@ -109,10 +120,10 @@ func answerMessage(content string, calls []any) map[string]any {
 }
 
 // ollamaDone is the chunk that ends an answer carrying msg (whole, it is
-// the answer): why it ended and its token counts.
-func ollamaDone(model string, m map[string]any, end End, msg llm.Message, in, out int) map[string]any {
+// the answer, its text v under key k): why it ended and its token counts.
+func ollamaDone(model, k string, v any, end End, msg llm.Message, in, out int) map[string]any {
 	return map[string]any{
-		"model": model, "created_at": ollamaEpoch, "message": m, "done": true,
+		"model": model, "created_at": ollamaEpoch, k: v, "done": true,
 		"done_reason":    finishOf(msg, end, "stop", "length", "stop"),
 		"total_duration": 0, "load_duration": 0, "prompt_eval_count": in, "prompt_eval_duration": 0,
 		"eval_count": out, "eval_duration": 0,

@@ -49,6 +49,20 @@ var _ = Describe("Ollama's native chat read from the wire", func() {
 		Expect(r.JSON).To(BeFalse())
 	})
 
+	It("reads a completion (/api/generate) as a system and a user message, and its path as Ollama's", func() {
+		d, model := wire.Of("/api/generate")
+		Expect(model).To(BeTrue())
+		Expect(d).To(Equal(wire.Ollama))
+		r, err := wire.Decode(wire.Ollama, "/api/generate", []byte(`{"model": "gemma3:4b", "system": "You keep a harbour log.", "prompt": "High tide at Brest?", "options": {"num_predict": 80}}`))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(r.Model).To(Equal("gemma3:4b"))
+		Expect(saidOf(r.Messages)).To(Equal([]said{
+			{Role: llm.RoleSystem, Content: "You keep a harbour log."},
+			{Role: llm.RoleUser, Content: "High tide at Brest?"},
+		}))
+		Expect(r.MaxTokens).To(Equal(80))
+	})
+
 	DescribeTable("reads what a request asks of its answer",
 		func(body string, want wire.Request) {
 			r, err := wire.Decode(wire.Ollama, "/api/chat", []byte(body))
@@ -110,6 +124,12 @@ var _ = Describe("Ollama's native chat read from the wire", func() {
 `,
 			llm.Response{Message: llm.Message{Content: "Let me look.", ToolCalls: []llm.ToolCall{{Name: "tide_table", Arguments: json.RawMessage(`{"port": "Brest"}`)}}},
 				Usage: llm.Usage{InputTokens: 40, OutputTokens: 17}, FinishReason: llm.FinishToolCalls, RawFinishReason: "stop"}),
+		Entry("a completion's, streamed: its text in response", `{"model": "m", "response": "High ", "done": false}
+{"model": "m", "response": "water.", "done": false}
+{"model": "m", "response": "", "done": true, "done_reason": "stop", "context": [1, 2, 3], "prompt_eval_count": 12, "eval_count": 3}
+`,
+			llm.Response{Message: llm.Message{Content: "High water."}, Usage: llm.Usage{InputTokens: 12, OutputTokens: 3},
+				FinishReason: llm.FinishStop, RawFinishReason: "stop"}),
 		Entry("cut at num_predict", `{"model": "m", "message": {"role": "assistant", "content": "High wa"}, "done": true, "done_reason": "length", "prompt_eval_count": 5, "eval_count": 2}`,
 			llm.Response{Message: llm.Message{Content: "High wa"}, Usage: llm.Usage{InputTokens: 5, OutputTokens: 2},
 				FinishReason: llm.FinishLength, RawFinishReason: "length"}),

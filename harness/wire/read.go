@@ -120,7 +120,7 @@ func (t *Threads) Read(d Dialect, path string, body []byte, sample int) (Call, e
 		}
 		return Call{req, anthropicEncoder(body, sample, ar.Stream, ar.thinks(), keep)}, nil
 	case Ollama:
-		return readOllama(body)
+		return readOllama(path, body)
 	}
 	return Call{}, errors.New("unknown dialect " + d.String())
 }

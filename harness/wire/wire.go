@@ -120,7 +120,7 @@ const (
 	Responses                    // OpenAI Responses: …/v1/responses (Azure: …/openai/responses)
 	Gemini                       // Gemini: …/models/<model>:generateContent or :streamGenerateContent
 	Anthropic                    // Anthropic Messages: …/v1/messages
-	Ollama                       // Ollama's native chat: …/api/chat
+	Ollama                       // Ollama's native API: …/api/chat, …/api/generate
 )
 
 func (d Dialect) String() string {
@@ -151,7 +151,7 @@ func Of(path string) (Dialect, bool) {
 		return Responses, true
 	case strings.HasSuffix(path, "/chat/completions"):
 		return Chat, true
-	case strings.HasSuffix(path, OllamaChatPath):
+	case IsOllama(path):
 		return Ollama, true
 	}
 	return 0, false
@@ -214,7 +214,7 @@ func Decode(d Dialect, path string, body []byte) (Request, error) {
 		if err != nil {
 			return Request{}, err
 		}
-		return or.decode()
+		return or.at(path).decode()
 	}
 	return Request{}, errors.New("unknown dialect " + d.String())
 }
