@@ -120,39 +120,24 @@ scenarios:
 		Expect(*s.Variants[0].Endpoint).To(Equal(llm.Endpoint{Provider: llm.ProviderAnthropic, BaseURL: "https://api.anthropic.com", Model: "claude-haiku-4-5"}))
 	})
 	It("takes an ollama endpoint for an outside agent, its base URL a local server's unless given, and refuses it for a built-in agent and as a judge's", func() {
-		s, err := scenario.Parse("odb.yaml", []byte(`suite: odb
-agent: {name: odb, command: [bin/odb], model: {provider: openai, base_url: "http://localhost:11434/v1", model: "gemma3:4b"}}
-clock: 2026-03-01T00:00:00Z
-baseline: a
-variants:
-  a: {endpoint: {provider: ollama, model: "qwen3:14b"}}
-scenarios:
-  - {id: x, input: hi, expect: {llm_calls: 1}}
-`), scenario.LoadOptions{})
+		// odb is a suite of agent (a line) whose variant a has variant (a
+		// line), judged by judge when it is not "".
+		odb := func(agent, judge, variant string) (*scenario.Suite, error) {
+			if judge != "" {
+				judge = "judge: " + judge + "\n"
+			}
+			return scenario.Parse("odb.yaml", []byte("suite: odb\nagent: "+agent+"\nclock: 2026-03-01T00:00:00Z\nbaseline: a\n"+judge+
+				"variants:\n  a: "+variant+"\nscenarios:\n  - {id: x, input: hi, expect: {llm_calls: 1}}\n"), scenario.LoadOptions{})
+		}
+		const outside = `{name: odb, command: [bin/odb], model: {provider: openai, base_url: "http://localhost:11434/v1", model: "gemma3:4b"}}`
+		s, err := odb(outside, "", `{endpoint: {provider: ollama, model: "qwen3:14b"}}`)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(*s.Variants[0].Endpoint).To(Equal(llm.Endpoint{Provider: llm.ProviderOllama, BaseURL: "http://localhost:11434", Model: "qwen3:14b"}))
 
-		_, err = scenario.Parse("odb.yaml", []byte(`suite: odb
-agent: odb
-clock: 2026-03-01T00:00:00Z
-baseline: a
-variants:
-  a: {endpoint: {provider: ollama, model: "qwen3:14b"}}
-scenarios:
-  - {id: x, input: hi, expect: {llm_calls: 1}}
-`), scenario.LoadOptions{})
+		_, err = odb("odb", "", `{endpoint: {provider: ollama, model: "qwen3:14b"}}`)
 		Expect(err).To(MatchError(ContainSubstring(`odb.yaml:6: variants.a.endpoint.provider: ollama is Ollama's native API, which only an agent outside testbed speaks; built-in agent odb reaches an Ollama server through its OpenAI-compatible API`)))
 
-		_, err = scenario.Parse("odb.yaml", []byte(`suite: odb
-agent: odb
-clock: 2026-03-01T00:00:00Z
-baseline: a
-judge: {provider: ollama, model: "qwen3:14b"}
-variants:
-  a: {}
-scenarios:
-  - {id: x, input: hi, expect: {llm_calls: 1}}
-`), scenario.LoadOptions{})
+		_, err = odb("odb", `{provider: ollama, model: "qwen3:14b"}`, `{}`)
 		Expect(err).To(MatchError(ContainSubstring(`odb.yaml:5: judge.provider: `)))
 	})
 	It("reads stream: true and refuses a stream that is not a boolean", func() {
