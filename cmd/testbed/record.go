@@ -138,6 +138,13 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		opts.Model = &ep
 		opts.Secrets = map[string]string{ep.KeyEnv: key}
 	}
+	if prov == llm.ProviderOllama {
+		for _, s := range suites {
+			if s.External == nil {
+				return withCode(exitUsage, fmt.Errorf("--provider ollama: only an agent outside testbed speaks Ollama's native API, and suite %s's agent %s is built in; record it against the server's OpenAI-compatible API: --provider openai --base-url http://localhost:11434/v1 (or name the outside agents' suites with --suite)", s.Name, s.Agent))
+			}
+		}
+	}
 	if dryRun {
 		return writeEstimate(stdout, suites, opts, maxCost)
 	}

@@ -281,6 +281,8 @@ var _ = Describe("testbed record", func() {
 			Entry("an unknown provider", key, []string{"--provider", "mistral", "--model", "m"}, `--provider "mistral": want openai, gemini, anthropic`),
 			Entry("anthropic without its key", key, []string{"--provider", "anthropic", "--model", "claude-haiku-4-5"}, "--provider anthropic needs a key in ANTHROPIC_API_KEY"),
 			Entry("ollama without a model (it needs no key)", "", []string{"--provider", "ollama"}, "--provider ollama needs --model"),
+			Entry("ollama for a built-in agent (it has no client for Ollama's native API)", "", []string{"--provider", "ollama", "--model", "qwen3:14b"},
+				"--provider ollama: only an agent outside testbed speaks Ollama's native API, and suite odbchat's agent odbchat is built in"),
 			Entry("ollama as the judge", key, []string{"--judge-provider", "ollama", "--judge-model", "qwen3:14b"}, "--judge-provider ollama: a judge is called through testbed's own clients"),
 		)
 	})
