@@ -68,20 +68,22 @@ func embed(text string, dims int) []float64 {
 	return v
 }
 
-// serveEmbeddings answers POST …/embeddings in the OpenAI wire format.
-func (s *Server) serveEmbeddings(w http.ResponseWriter, r *http.Request) {
+// serveEmbeddings answers an embeddings request read as OpenAI's (POST
+// …/embeddings, or Ollama's …/api/embed, which reads alike), its errors in
+// dialect d's shape and its answer the one answer builds.
+func (s *Server) serveEmbeddings(w http.ResponseWriter, r *http.Request, d wire.Dialect, answer func(wire.Embeddings, [][]float64, int) any) {
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
-		writeError(w, wire.Chat, http.StatusBadRequest, err.Error(), 0)
+		writeError(w, d, http.StatusBadRequest, err.Error(), 0)
 		return
 	}
 	req, err := wire.ReadEmbeddings(body)
 	if err != nil {
-		writeError(w, wire.Chat, http.StatusBadRequest, err.Error(), 0)
+		writeError(w, d, http.StatusBadRequest, err.Error(), 0)
 		return
 	}
 	vectors, tokens := s.embedAll(w, req, 64)
-	writeJSON(w, http.StatusOK, wire.EmbeddingsBody(req, vectors, tokens))
+	writeJSON(w, http.StatusOK, answer(req, vectors, tokens))
 }
 
 // embedAll returns the stand-in vectors of req's texts, each in its

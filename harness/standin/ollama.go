@@ -1,7 +1,6 @@
 package standin
 
 import (
-	"io"
 	"net/http"
 	"strings"
 
@@ -46,25 +45,8 @@ func (s *Server) serveOllama(w http.ResponseWriter, r *http.Request) {
 	case r.Method == http.MethodGet && strings.HasSuffix(p, "/api/version"):
 		writeJSON(w, http.StatusOK, map[string]any{"version": wire.OllamaVersion})
 	case post && strings.HasSuffix(p, "/api/embed"):
-		s.serveOllamaEmbed(w, r)
+		s.serveEmbeddings(w, r, wire.Ollama, wire.OllamaEmbedBody)
 	default:
 		writeError(w, wire.Ollama, http.StatusNotFound, r.Method+" "+p+": "+serves, 0)
 	}
-}
-
-// serveOllamaEmbed answers POST …/api/embed with the stand-in's vectors,
-// as serveEmbeddings does OpenAI's.
-func (s *Server) serveOllamaEmbed(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
-		writeError(w, wire.Ollama, http.StatusBadRequest, err.Error(), 0)
-		return
-	}
-	req, err := wire.ReadEmbeddings(body)
-	if err != nil {
-		writeError(w, wire.Ollama, http.StatusBadRequest, err.Error(), 0)
-		return
-	}
-	vectors, tokens := s.embedAll(w, req, 64)
-	writeJSON(w, http.StatusOK, wire.OllamaEmbedBody(req.Model, vectors, tokens))
 }

@@ -167,9 +167,9 @@ func ollamaDetails() map[string]any {
 	return map[string]any{"format": "gguf", "family": "standin", "parameter_size": "", "quantization_level": ""}
 }
 
-// OllamaEmbedBody is Ollama's answer to an /api/embed request (read with
-// ReadEmbeddings: its model and input are OpenAI's) of model: one vector
-// per text, and the tokens counted in the texts.
-func OllamaEmbedBody(model string, vectors [][]float64, tokens int) any {
-	return map[string]any{"model": model, "embeddings": vectors, "total_duration": 0, "load_duration": 0, "prompt_eval_count": tokens}
+// OllamaEmbedBody is Ollama's answer to an /api/embed request e (read
+// with ReadEmbeddings: its model and input are OpenAI's): one vector per
+// text, and the tokens counted in the texts.
+func OllamaEmbedBody(e Embeddings, vectors [][]float64, tokens int) any {
+	return map[string]any{"model": e.Model, "embeddings": vectors, "total_duration": 0, "load_duration": 0, "prompt_eval_count": tokens}
 }
