@@ -127,6 +127,37 @@ var _ = It("scores a completion on Ollama's native API (/api/generate): its syst
 	Expect(tr.resps[0].Usage).To(Equal(llm.Usage{InputTokens: 21, OutputTokens: 6}))
 })
 
+// ollamaEmbed answers Ollama's embeddings as a local server does: …/api/embed
+// with a vector per input and the count, the older …/api/embeddings with
+// one vector and no count; anything else (an upstream) with a body of its
+// own.
+type ollamaEmbed struct{}
+
+func (ollamaEmbed) RoundTrip(r *http.Request) (*http.Response, error) {
+	body := `{"matches": 3}`
+	switch {
+	case strings.HasPrefix(r.URL.Host, "helpdesk"):
+	case strings.HasSuffix(r.URL.Path, "/api/embed"):
+		body = `{"model": "nomic-embed-text", "embeddings": [[0.1, 0.2], [0.3, 0.4]], "total_duration": 14000000, "load_duration": 1000, "prompt_eval_count": 7}`
+	case strings.HasSuffix(r.URL.Path, "/api/embeddings"):
+		body = `{"embedding": [0.5, 0.6]}`
+	}
+	return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/json; charset=utf-8"}}, Body: io.NopCloser(strings.NewReader(body)), Request: r}, nil
+}
+
+var _ = It("scores an outside agent's embeddings on Ollama's native API (/api/embed, and the older /api/embeddings), not an upstream's own /api/embed", func() {
+	tr := runOver(ollamaEmbed{}, llm.Endpoint{Provider: llm.ProviderOllama, BaseURL: llm.OllamaBaseURL, Model: "qwen3:14b"},
+		map[string]string{"helpdesk": "https://helpdesk.example"},
+		`curl -s -X POST "$OLLAMA_HOST/api/embed" -d '{"model": "nomic-embed-text", "input": ["tide at Brest", "neap tide"]}' >/dev/null`+"\n"+
+			`curl -s -X POST "$OLLAMA_HOST/api/embeddings" -d '{"model": "all-minilm", "prompt": "spring tide"}' >/dev/null`+"\n"+
+			`curl -s -X POST "$HELPDESK_BASE_URL/api/embed" -d '{"model": "nomic-embed-text", "input": "ticket 7"}' >/dev/null`)
+	Expect(tr.embeds).To(Equal([]string{
+		`nomic-embed-text ["tide at Brest" "neap tide"] tokens=0 reported=7`,
+		`all-minilm ["spring tide"] tokens=0 reported=-1`,
+	}))
+	Expect(tr.calls).To(BeEmpty())
+})
+
 // harbourmaster is a stand-in policy: it asks tide_table for Brest, then,
 // once the result is back, says it.
 type harbourmaster struct{}

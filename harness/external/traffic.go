@@ -157,13 +157,14 @@ func (o *observer) traffic(req *http.Request, body []byte, resp *http.Response, 
 	if err == nil && resp != nil {
 		got, _ = codings.Body(resp.Header, got, maxInflated)
 	}
-	if wire.IsEmbeddings(req.URL.Path) {
+	// An upstream's own /api/chat or /api/embed (a web app's routes) is
+	// no call to the agent's model.
+	ollamaUpstream := o.upstream(req.URL)
+	if wire.IsEmbeddings(req.URL.Path) && !(wire.IsOllamaEmbed(req.URL.Path) && ollamaUpstream) {
 		o.embed(req, body, resp, got, err, took)
 	}
 	d, model := wire.Of(req.URL.Path)
-	if model && d == wire.Ollama && o.upstream(req.URL) {
-		// An upstream's own /api/chat (a web app's chat route) is no
-		// call to the agent's model.
+	if model && d == wire.Ollama && ollamaUpstream {
 		model = false
 	}
 	if !model {

@@ -27,6 +27,17 @@ type traced struct {
 	resps  []llm.Response
 	errs   []error
 	tools  []string // name, raw and context of each tool call
+	embeds []string // model, texts, tokens and reported tokens of each embeddings call
+}
+
+func (t *traced) EmbedCall(model string, texts []string, tokens, reported int, err error, _ time.Duration) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	line := fmt.Sprintf("%s %q tokens=%d reported=%d", model, texts, tokens, reported)
+	if err != nil {
+		line += " error=" + err.Error()
+	}
+	t.embeds = append(t.embeds, line)
 }
 
 func (t *traced) Tool(name string, args json.RawMessage, raw []byte, context string, err error) {

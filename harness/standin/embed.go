@@ -68,16 +68,17 @@ func embed(text string, dims int) []float64 {
 	return v
 }
 
-// serveEmbeddings answers an embeddings request read as OpenAI's (POST
-// …/embeddings, or Ollama's …/api/embed, which reads alike), its errors in
-// dialect d's shape and its answer the one answer builds.
-func (s *Server) serveEmbeddings(w http.ResponseWriter, r *http.Request, d wire.Dialect, answer func(wire.Embeddings, [][]float64, int) any) {
+// serveEmbeddings answers an embeddings request read with read (OpenAI's
+// POST …/embeddings, and Ollama's …/api/embed, which reads alike; Ollama's
+// older …/api/embeddings), its errors in dialect d's shape and its answer
+// the one answer builds.
+func (s *Server) serveEmbeddings(w http.ResponseWriter, r *http.Request, d wire.Dialect, read func([]byte) (wire.Embeddings, error), answer func(wire.Embeddings, [][]float64, int) any) {
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
 		writeError(w, d, http.StatusBadRequest, err.Error(), 0)
 		return
 	}
-	req, err := wire.ReadEmbeddings(body)
+	req, err := read(body)
 	if err != nil {
 		writeError(w, d, http.StatusBadRequest, err.Error(), 0)
 		return

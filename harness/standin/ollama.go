@@ -26,10 +26,10 @@ func ollamaPath(path string) bool {
 
 // serveOllama answers Ollama's native API: POST …/api/chat and
 // …/api/generate as model calls, GET …/api/tags (the models the price table names for ollama), POST
-// …/api/show, GET …/api/version and POST …/api/embed; anything else with
-// Ollama's 404.
+// …/api/show, GET …/api/version, POST …/api/embed and the older POST
+// …/api/embeddings; anything else with Ollama's 404.
 func (s *Server) serveOllama(w http.ResponseWriter, r *http.Request) {
-	const serves = "the stand-in serves Ollama's POST …/api/chat, POST …/api/generate, GET …/api/tags, POST …/api/show, GET …/api/version and POST …/api/embed"
+	const serves = "the stand-in serves Ollama's POST …/api/chat, POST …/api/generate, GET …/api/tags, POST …/api/show, GET …/api/version, POST …/api/embed and POST …/api/embeddings"
 	post := r.Method == http.MethodPost
 	switch p := r.URL.Path; {
 	case post && wire.IsOllama(p):
@@ -44,8 +44,10 @@ func (s *Server) serveOllama(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, wire.OllamaShow())
 	case r.Method == http.MethodGet && strings.HasSuffix(p, "/api/version"):
 		writeJSON(w, http.StatusOK, map[string]any{"version": wire.OllamaVersion})
-	case post && strings.HasSuffix(p, "/api/embed"):
-		s.serveEmbeddings(w, r, wire.Ollama, wire.OllamaEmbedBody)
+	case post && strings.HasSuffix(p, wire.OllamaEmbedPath):
+		s.serveEmbeddings(w, r, wire.Ollama, wire.ReadEmbeddings, wire.OllamaEmbedBody)
+	case post && strings.HasSuffix(p, wire.OllamaEmbeddingsPath):
+		s.serveEmbeddings(w, r, wire.Ollama, wire.ReadOllamaEmbeddings, wire.OllamaEmbeddingsBody)
 	default:
 		writeError(w, wire.Ollama, http.StatusNotFound, r.Method+" "+p+": "+serves, 0)
 	}

@@ -125,6 +125,62 @@ var _ = Describe("the stand-in speaking Ollama's native API", func() {
 		Expect(strings.Count(string(body), `"tool_calls"`)).To(Equal(2))
 	})
 
+	DescribeTable("thinks when asked (think true or a level), its thinking apart from its text and before it, its tokens in eval_count",
+		func(path, think string) {
+			req := func(extra string) string {
+				if path == "/api/generate" {
+					return `{"model": "qwen3:14b", ` + extra + `"system": "` + echoPrompt + `", "prompt": "Tide at Brest?"}` // no tools: text
+				}
+				return ollamaChat(extra, "call tide_table")
+			}
+			type answer struct {
+				Message struct {
+					Content   string `json:"content"`
+					Thinking  string `json:"thinking"`
+					ToolCalls []any  `json:"tool_calls"`
+				} `json:"message"`
+				Response string `json:"response"`
+				Thinking string `json:"thinking"`
+				Eval     int    `json:"eval_count"`
+			}
+			read := func(body []byte) answer {
+				var a answer
+				Expect(json.Unmarshal(body, &a)).To(Succeed(), "body %s", body)
+				return a
+			}
+			_, plainBody := wirePost(srv, http.MethodPost, path, req(`"stream": false, `))
+			resp, thinkingBody := wirePost(srv, http.MethodPost, path, req(`"stream": false, "think": `+think+`, `))
+			Expect(resp.StatusCode).To(Equal(http.StatusOK), "body %s", thinkingBody)
+			plain, thought := read(plainBody), read(thinkingBody)
+			const line = "Deciding from the request alone: "
+			Expect(plain.Message.Thinking + plain.Thinking).To(BeEmpty())
+			Expect(thought.Message.Thinking + thought.Thinking).To(HavePrefix(line))
+			Expect(thought.Message.Content + thought.Response).To(Equal(plain.Message.Content + plain.Response))
+			Expect(thought.Eval).To(BeNumerically(">", plain.Eval))
+			if path == "/api/chat" {
+				Expect(thought.Message.Thinking).To(Equal(line+"call tide_table."), "in the message, beside its calls")
+				Expect(thought.Message.ToolCalls).To(HaveLen(1))
+			}
+
+			resp, streamed := wirePost(srv, http.MethodPost, path, req(`"think": `+think+`, `))
+			lines := strings.Split(strings.TrimSuffix(string(streamed), "\n"), "\n")
+			first := read([]byte(lines[0]))
+			Expect(first.Message.Thinking+first.Thinking).To(HavePrefix(line), "the first chunk thinks")
+			Expect(first.Message.Content + first.Response).To(BeEmpty())
+			Expect(read([]byte(lines[len(lines)-1])).Eval).To(Equal(thought.Eval))
+			a, err := wire.ReadOllama(streamed)
+			Expect(err).NotTo(HaveOccurred())
+			b, err := wire.ReadOllama(thinkingBody)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(a).To(Equal(b))
+			timing := stream.Of(resp.Header, string(streamed))
+			Expect(timing.TokenEvents).To(Equal(len(lines)-2), "the thinking is no token of the answer, as the other providers' is not")
+		},
+		Entry("chat, think true", "/api/chat", `true`),
+		Entry("chat, a level", "/api/chat", `"low"`),
+		Entry("a completion, think true", "/api/generate", `true`),
+	)
+
 	It("ends an answer at options.num_predict with done_reason length", func() {
 		_, body := wirePost(srv, http.MethodPost, "/api/chat", ollamaChat(`"stream": false, "options": {"num_predict": 3}, `, "Tide at Brest?"))
 		out, err := wire.ReadOllama(body)
@@ -146,6 +202,7 @@ var _ = Describe("the stand-in speaking Ollama's native API", func() {
 		Entry("a format neither json nor a schema", http.MethodPost, "/api/chat", `{"model": "m", "format": "yaml", "messages": []}`, http.StatusBadRequest, "format"),
 		Entry("an endpoint it does not serve", http.MethodPost, "/api/pull", `{"model": "m"}`, http.StatusNotFound, "/api/chat"),
 		Entry("a completion naming no model", http.MethodPost, "/api/generate", `{"prompt": "hi"}`, http.StatusBadRequest, "model is required"),
+		Entry("a think it cannot read", http.MethodPost, "/api/chat", `{"model": "m", "think": "max", "messages": [{"role": "user", "content": "hi"}]}`, http.StatusBadRequest, `invalid think value: "max"`),
 	)
 
 	It("answers the model listing, a model's details, the version and embeddings in Ollama's shapes", func() {
@@ -178,5 +235,23 @@ var _ = Describe("the stand-in speaking Ollama's native API", func() {
 		Expect(emb.Embeddings).To(HaveLen(2))
 		Expect(emb.Embeddings[0]).NotTo(BeEmpty())
 		Expect(emb.Prompt).To(BeNumerically(">", 0))
+	})
+
+	It("answers Ollama's older embeddings endpoint (…/api/embeddings: one prompt, one vector, the one /api/embed gives its text)", func() {
+		_, body := wirePost(srv, http.MethodPost, "/api/embed", `{"model": "all-minilm", "input": "tide tables"}`)
+		var emb struct{ Embeddings [][]float64 }
+		Expect(json.Unmarshal(body, &emb)).To(Succeed())
+
+		resp, body := wirePost(srv, http.MethodPost, "/api/embeddings", `{"model": "all-minilm", "prompt": "tide tables"}`)
+		Expect(resp.StatusCode).To(Equal(http.StatusOK), "body %s", body)
+		var old struct{ Embedding []float64 }
+		Expect(json.Unmarshal(body, &old)).To(Succeed())
+		Expect(old.Embedding).To(Equal(emb.Embeddings[0]))
+
+		_, body = wirePost(srv, http.MethodPost, "/api/embeddings", `{"model": "all-minilm", "prompt": ""}`)
+		Expect(body).To(MatchJSON(`{"embedding": []}`), "an empty prompt, as Ollama answers it")
+		resp, body = wirePost(srv, http.MethodPost, "/api/embeddings", `{"prompt": "tide tables"}`)
+		Expect(resp.StatusCode).To(Equal(http.StatusBadRequest))
+		Expect(body).To(MatchJSON(`{"error": "model is required"}`))
 	})
 })

@@ -215,7 +215,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/embeddings") {
-		s.serveEmbeddings(w, r, wire.Chat, wire.EmbeddingsBody)
+		s.serveEmbeddings(w, r, wire.Chat, wire.ReadEmbeddings, wire.EmbeddingsBody)
 		return
 	}
 	if d, ok := wire.CountDialect(r.URL.Path); ok && r.Method == http.MethodPost {

@@ -19,11 +19,30 @@ type EmbedCall struct {
 }
 
 // IsEmbeddings reports whether path is an embeddings endpoint: OpenAI's
-// …/embeddings (and the servers that speak it: Ollama, vLLM, OpenRouter) or
-// Gemini's …/models/<model>:embedContent and :batchEmbedContents.
+// …/embeddings (and the servers that speak it: Ollama, vLLM, OpenRouter),
+// Gemini's …/models/<model>:embedContent and :batchEmbedContents, or
+// Ollama's native …/api/embed (and its older …/api/embeddings). Like
+// Ollama's …/api/chat, an upstream may name its own route so: a caller
+// that sees upstream traffic tells them apart by base URL.
 func IsEmbeddings(path string) bool {
 	_, _, ok := GeminiEmbedMethod(path)
-	return ok || strings.HasSuffix(path, "/embeddings")
+	return ok || strings.HasSuffix(path, "/embeddings") || strings.HasSuffix(path, OllamaEmbedPath)
+}
+
+// Ollama's native embeddings: OllamaEmbedPath takes {"model", "input": a
+// string or strings} and answers {"embeddings": [[…], …],
+// "prompt_eval_count": n}; the older OllamaEmbeddingsPath, which
+// ollama-python's embeddings() and older LangChain clients still call,
+// takes {"model", "prompt"} and answers {"embedding": […]}, no count.
+const (
+	OllamaEmbedPath      = "/api/embed"
+	OllamaEmbeddingsPath = "/api/embeddings"
+)
+
+// IsOllamaEmbed reports whether path is one of Ollama's native embeddings
+// endpoints.
+func IsOllamaEmbed(path string) bool {
+	return strings.HasSuffix(path, OllamaEmbedPath) || strings.HasSuffix(path, OllamaEmbeddingsPath)
 }
 
 // ReadEmbedCall reads an embeddings request sent to path. It does not
@@ -32,17 +51,22 @@ func ReadEmbedCall(path string, body []byte) (EmbedCall, error) {
 	if model, method, ok := GeminiEmbedMethod(path); ok {
 		return readGeminiEmbedCall(model, method, body)
 	}
-	if !strings.HasSuffix(path, "/embeddings") {
+	if !IsEmbeddings(path) {
 		return EmbedCall{}, fmt.Errorf("%s is not an embeddings endpoint", path)
 	}
 	var r struct {
-		Model string          `json:"model"`
-		Input json.RawMessage `json:"input"`
+		Model  string          `json:"model"`
+		Input  json.RawMessage `json:"input"`
+		Prompt *string         `json:"prompt"` // Ollama's …/api/embeddings
 	}
 	if err := json.Unmarshal(body, &r); err != nil {
 		return EmbedCall{}, fmt.Errorf("embeddings request: %w", err)
 	}
 	out := EmbedCall{Model: r.Model}
+	if strings.HasSuffix(path, OllamaEmbeddingsPath) && r.Prompt != nil {
+		out.Texts = []string{*r.Prompt}
+		return out, nil
+	}
 	if out.Model == "" {
 		out.Model, _ = AzureDeployment(path)
 	}
@@ -110,10 +134,21 @@ func readGeminiEmbedCall(model, method string, body []byte) (EmbedCall, error) {
 }
 
 // ReportedEmbedTokens reads the input tokens an embeddings response to path
-// says it used: OpenAI's usage.prompt_tokens, or the sum of Vertex AI's
-// statistics.tokenCount over the vectors. ok is false when it says none
-// (the Gemini API's responses, a server that sends no usage, an error).
+// says it used: OpenAI's usage.prompt_tokens, Ollama's prompt_eval_count
+// (…/api/embed), or the sum of Vertex AI's statistics.tokenCount over the
+// vectors. ok is false when it says none (the Gemini API's responses,
+// Ollama's older …/api/embeddings, a server that sends no usage, an error).
 func ReportedEmbedTokens(path string, body []byte) (n int, ok bool) {
+	if strings.HasSuffix(path, OllamaEmbedPath) {
+		var r struct {
+			Embeddings json.RawMessage `json:"embeddings"`
+			Count      *int            `json:"prompt_eval_count"`
+		}
+		if json.Unmarshal(body, &r) != nil || r.Count == nil || len(r.Embeddings) == 0 {
+			return 0, false
+		}
+		return *r.Count, true
+	}
 	if _, _, gemini := GeminiEmbedMethod(path); gemini {
 		var r struct {
 			Embedding  *geminiStats  `json:"embedding"`

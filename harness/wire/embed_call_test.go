@@ -16,7 +16,10 @@ var _ = Describe("reading embeddings calls off the wire", func() {
 		Entry("Gemini, a batch", "/v1beta/models/text-embedding-004:batchEmbedContents", true),
 		Entry("chat", "/v1/chat/completions", false),
 		Entry("Gemini chat", "/v1beta/models/gemini-2.5-flash:generateContent", false),
-		Entry("an upstream that says embed", "/api/embed", false),
+		Entry("Ollama's native", "/api/embed", true),
+		Entry("Ollama's older native", "/api/embeddings", true),
+		Entry("Ollama's chat", "/api/chat", false),
+		Entry("an upstream's own route", "/api/embedded", false),
 	)
 
 	DescribeTable("reads what a request asks to embed",
@@ -39,6 +42,14 @@ var _ = Describe("reading embeddings calls off the wire", func() {
 		Entry("Gemini batchEmbedContents", "/v1beta/models/gemini-embedding-001:batchEmbedContents",
 			`{"requests":[{"model":"models/gemini-embedding-001","content":{"parts":[{"text":"a"}]}},{"content":{"parts":[{"text":"b"}]}}]}`,
 			wire.EmbedCall{Model: "gemini-embedding-001", Texts: []string{"a", "b"}}),
+		Entry("Ollama's /api/embed, a string", "/api/embed", `{"model":"nomic-embed-text","input":"sea ice","truncate":true}`,
+			wire.EmbedCall{Model: "nomic-embed-text", Texts: []string{"sea ice"}}),
+		Entry("Ollama's /api/embed, strings", "/api/embed", `{"model":"nomic-embed-text","input":["a","b"],"keep_alive":"5m"}`,
+			wire.EmbedCall{Model: "nomic-embed-text", Texts: []string{"a", "b"}}),
+		Entry("Ollama's older /api/embeddings: one prompt", "/api/embeddings", `{"model":"all-minilm","prompt":"tide gauge","options":{}}`,
+			wire.EmbedCall{Model: "all-minilm", Texts: []string{"tide gauge"}}),
+		Entry("Ollama's older /api/embeddings, an empty prompt", "/api/embeddings", `{"model":"all-minilm","prompt":""}`,
+			wire.EmbedCall{Model: "all-minilm", Texts: []string{""}}),
 	)
 
 	It("says what it cannot read", func() {
@@ -62,5 +73,9 @@ var _ = Describe("reading embeddings calls off the wire", func() {
 		Entry("the Gemini API, which reports none", "/v1beta/models/gemini-embedding-001:embedContent",
 			`{"embedding":{"values":[0.1,0.2]}}`, 0, false),
 		Entry("an error body", "/v1/embeddings", `{"error":{"message":"Rate limit reached"}}`, 0, false),
+		Entry("Ollama's prompt_eval_count", "/api/embed",
+			`{"model":"nomic-embed-text","embeddings":[[0.1,0.2],[0.3,0.4]],"total_duration":1200000,"prompt_eval_count":9}`, 9, true),
+		Entry("Ollama's error", "/api/embed", `{"error":"model \"x\" not found, try pulling it first"}`, 0, false),
+		Entry("Ollama's older answer, which says no count", "/api/embeddings", `{"embedding":[0.1,0.2]}`, 0, false),
 	)
 })

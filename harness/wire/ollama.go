@@ -25,7 +25,11 @@ import (
 //     call;
 //   - format "json" is JSON mode, and a format that is a JSON Schema asks
 //     for that schema (its title names the shape); options.num_predict is
-//     the token limit (negative: none) and options.stop the stop sequences.
+//     the token limit (negative: none) and options.stop the stop sequences;
+//   - think true, or a level ("high", "medium", "low"), asks the model to
+//     think: the answer's thinking comes apart from its text, in
+//     message.thinking (a completion's in thinking), streamed before it,
+//     its tokens counted in eval_count; false, null or none asks nothing.
 //
 // A request streams unless it says "stream": false: its answer is then
 // newline-delimited JSON (OllamaStreamType), one chunk a line, each with
@@ -72,6 +76,25 @@ type ollamaRequest struct {
 	// system and a user message.
 	Prompt string `json:"prompt"`
 	System string `json:"system"`
+	// Think is true, false, a level or null.
+	Think json.RawMessage `json:"think"`
+}
+
+// thinks reports whether or asks the model to think, or why its think
+// cannot be read, in the words of Ollama's own error.
+func (or ollamaRequest) thinks() (bool, error) {
+	var on bool
+	var level string
+	switch t := bytes.TrimSpace(or.Think); {
+	case len(t) == 0 || string(t) == "null":
+		return false, nil
+	case json.Unmarshal(t, &on) == nil:
+		return on, nil
+	case json.Unmarshal(t, &level) == nil && (level == "high" || level == "medium" || level == "low"):
+		return true, nil
+	default:
+		return false, fmt.Errorf(`invalid think value: %s (must be "high", "medium", "low", true, or false)`, t)
+	}
 }
 
 // at is or as a chat: a completion's system prompt and prompt become its

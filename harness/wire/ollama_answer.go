@@ -1,7 +1,9 @@
 package wire
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 
 	"github.com/agentreplay/testbed/agents/llm"
@@ -37,15 +39,46 @@ func readOllama(path string, body []byte) (Call, error) {
 	if err != nil {
 		return Call{}, err
 	}
-	return Call{req, ollamaEncoder(or.streams(), ollamaGenerate(path))}, nil
+	thinks, err := or.thinks()
+	if err != nil {
+		return Call{}, err
+	}
+	return Call{req, ollamaEncoder(or.streams(), ollamaGenerate(path), thinks)}, nil
 }
 
+// ollamaText puts an answer's text, its calls and its thinking where an
+// /api/chat answer has them (a message) or an /api/generate one (response
+// and thinking): the key and value of each, the thinking's key "" when
+// there is none.
+type ollamaText func(content string, calls []any, thinking string) (k string, v any, tk string, tv string)
+
 // ollamaEncoder answers an /api/chat request, or an /api/generate one
-// when generate (its text in "response"), streamed when stream.
-func ollamaEncoder(stream, generate bool) Encoder {
-	text := func(content string, calls []any) (string, any) { return "message", answerMessage(content, calls) }
+// when generate (its text in "response"), streamed when stream, with the
+// stand-in's thinking (thinkingOf) when thinks.
+func ollamaEncoder(stream, generate, thinks bool) Encoder {
+	text := ollamaText(func(content string, calls []any, thinking string) (string, any, string, string) {
+		m := answerMessage(content, calls)
+		if thinking != "" {
+			m["thinking"] = thinking
+		}
+		return "message", m, "", ""
+	})
 	if generate {
-		text = func(content string, _ []any) (string, any) { return "response", content }
+		text = func(content string, _ []any, thinking string) (string, any, string, string) {
+			if thinking != "" {
+				return "response", content, "thinking", thinking
+			}
+			return "response", content, "", ""
+		}
+	}
+	// thought is the thinking shown before msg and its tokens, when asked.
+	thought := func(msg llm.Message) (string, int, error) {
+		if !thinks {
+			return "", 0, nil
+		}
+		t := thinkingOf(msg)
+		toks, err := answerTokens(t)
+		return t, len(toks), err
 	}
 	e := Encoder{
 		Error:     ollamaError,
@@ -55,44 +88,56 @@ func ollamaEncoder(stream, generate bool) Encoder {
 			if err != nil {
 				return nil, err
 			}
-			k, v := text(msg.Content, calls)
-			return ollamaDone(model, k, v, end, msg, in, out), nil
+			t, n, err := thought(msg)
+			if err != nil {
+				return nil, err
+			}
+			return ollamaDone(model, text, msg.Content, calls, t, end, msg, in, out+n), nil
 		},
 	}
 	if stream {
 		e.Lines = true
 		e.Events = func(model string, msg llm.Message, end End, in, out int) ([]Event, error) {
-			return ollamaEvents(text, model, msg, end, in, out)
+			t, n, err := thought(msg)
+			if err != nil {
+				return nil, err
+			}
+			return ollamaEvents(text, model, msg, t, n, end, in, out)
 		}
 	}
 	return e
 }
 
-// ollamaEvents are the chunks of a streamed answer, its text under the key
-// text gives: a chunk a piece of text, a chunk a tool call, then the done
-// chunk.
-func ollamaEvents(text func(string, []any) (string, any), model string, msg llm.Message, end End, in, out int) ([]Event, error) {
+// ollamaEvents are the chunks of a streamed answer, its text where text
+// puts it: the thinking (its n tokens, when asked) in a chunk of its own,
+// a chunk a piece of text, a chunk a tool call, then the done chunk.
+func ollamaEvents(text ollamaText, model string, msg llm.Message, thinking string, n int, end End, in, out int) ([]Event, error) {
 	calls, err := ollamaCalls(msg.ToolCalls)
 	if err != nil {
 		return nil, err
 	}
+	chunk := func(content string, calls []any, thinking string, before int) Event {
+		k, v, tk, tv := text(content, calls, thinking)
+		data := map[string]any{"model": model, "created_at": ollamaEpoch, k: v, "done": false}
+		if tk != "" {
+			data[tk] = tv
+		}
+		return Event{Kind: EventContent, Before: before, Data: data}
+	}
 	var events []Event
+	if thinking != "" {
+		events = append(events, chunk("", nil, thinking, 0))
+	}
 	for _, p := range pieces(msg, out, cut(msg.Content, true)) {
-		var k string
-		var v any
 		switch {
 		case p.call < 0:
-			k, v = text(p.text, nil)
+			events = append(events, chunk(p.text, nil, "", n+p.before))
 		case p.start:
-			k, v = text("", calls[p.call:p.call+1])
-		default:
-			continue // a call's arguments go whole with its start
+			events = append(events, chunk("", calls[p.call:p.call+1], "", n+p.before))
 		}
-		events = append(events, Event{Kind: EventContent, Before: p.before,
-			Data: map[string]any{"model": model, "created_at": ollamaEpoch, k: v, "done": false}})
+		// a call's arguments go whole with its start
 	}
-	k, v := text("", nil)
-	events = append(events, Event{Kind: EventTail, Data: ollamaDone(model, k, v, end, msg, in, out)})
+	events = append(events, Event{Kind: EventTail, Data: ollamaDone(model, text, "", nil, "", end, msg, in, out+n)})
 	return events, nil
 }
 
@@ -120,14 +165,20 @@ func answerMessage(content string, calls []any) map[string]any {
 }
 
 // ollamaDone is the chunk that ends an answer carrying msg (whole, it is
-// the answer, its text v under key k): why it ended and its token counts.
-func ollamaDone(model, k string, v any, end End, msg llm.Message, in, out int) map[string]any {
-	return map[string]any{
+// the answer: content, calls and thinking put where text says): why it
+// ended and its token counts.
+func ollamaDone(model string, text ollamaText, content string, calls []any, thinking string, end End, msg llm.Message, in, out int) map[string]any {
+	k, v, tk, tv := text(content, calls, thinking)
+	done := map[string]any{
 		"model": model, "created_at": ollamaEpoch, k: v, "done": true,
 		"done_reason":    finishOf(msg, end, "stop", "length", "stop"),
 		"total_duration": 0, "load_duration": 0, "prompt_eval_count": in, "prompt_eval_duration": 0,
 		"eval_count": out, "eval_duration": 0,
 	}
+	if tk != "" {
+		done[tk] = tv
+	}
+	return done
 }
 
 // ollamaError is Ollama's error body, whatever the status.
@@ -157,10 +208,11 @@ func OllamaModels(ids []string) map[string]any {
 }
 
 // OllamaShow is Ollama's description of a model (POST …/api/show): the
-// stand-in's, which calls tools and answers text, whatever its name.
+// stand-in's, which answers text, calls tools and thinks when asked,
+// whatever its name.
 func OllamaShow() map[string]any {
 	return map[string]any{"modelfile": "", "parameters": "", "template": "{{ .Prompt }}", "details": ollamaDetails(),
-		"model_info": map[string]any{}, "capabilities": []string{"completion", "tools"}}
+		"model_info": map[string]any{}, "capabilities": []string{"completion", "tools", "thinking"}}
 }
 
 func ollamaDetails() map[string]any {
@@ -172,4 +224,30 @@ func ollamaDetails() map[string]any {
 // text, and the tokens counted in the texts.
 func OllamaEmbedBody(e Embeddings, vectors [][]float64, tokens int) any {
 	return map[string]any{"model": e.Model, "embeddings": vectors, "total_duration": 0, "load_duration": 0, "prompt_eval_count": tokens}
+}
+
+// ReadOllamaEmbeddings reads a request to Ollama's older …/api/embeddings:
+// a model and one prompt, which may be empty.
+func ReadOllamaEmbeddings(body []byte) (Embeddings, error) {
+	var req struct {
+		Model  string `json:"model"`
+		Prompt string `json:"prompt"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
+		return Embeddings{}, fmt.Errorf("request is not JSON: %w", err)
+	}
+	if req.Model == "" {
+		return Embeddings{}, errors.New("model is required")
+	}
+	return Embeddings{Model: req.Model, Texts: []string{req.Prompt}, Dims: []int{0}}, nil
+}
+
+// OllamaEmbeddingsBody is Ollama's answer to an …/api/embeddings request
+// e: its one vector (none for an empty prompt, as Ollama answers), no
+// count.
+func OllamaEmbeddingsBody(e Embeddings, vectors [][]float64, _ int) any {
+	if e.Texts[0] == "" {
+		return map[string]any{"embedding": []float64{}}
+	}
+	return map[string]any{"embedding": vectors[0]}
 }
