@@ -41,7 +41,7 @@ test: build example-deps
 gate: build
 	./$(TESTBED) run --out ""
 
-EXAMPLES := examples/weather-ts examples/langchain-ts examples/ai-sdk-ts examples/stamped
+EXAMPLES := examples/weather-ts examples/langchain-ts examples/ai-sdk-ts examples/genai-ts examples/stamped
 
 ## example-deps: install the npm packages of each example that has a package-lock.json when
 ## node_modules is missing (needs Node and npm; make run never does)

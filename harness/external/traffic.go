@@ -398,11 +398,14 @@ func streamOf(d wire.Dialect, h http.Header, b []byte) ([]byte, bool) {
 }
 
 // decodeStream reads a streamed model response of dialect d with its
-// wire format's adapter (Ollama's: wire.ReadOllama).
+// wire format's adapter (Ollama's and the Interactions API's: the wire
+// package's readers).
 func decodeStream(d wire.Dialect, b []byte) (llm.Response, error) {
 	switch d {
 	case wire.Ollama:
 		return wire.ReadOllama(b)
+	case wire.Interactions:
+		return wire.ReadInteractions(b)
 	case wire.Gemini:
 		return geminiadapter.StreamResponse(b)
 	case wire.Anthropic:
@@ -418,6 +421,9 @@ func decodeResponse(d wire.Dialect, b []byte) llm.Response {
 	switch d {
 	case wire.Ollama:
 		out, _ := wire.ReadOllama(b)
+		return out
+	case wire.Interactions:
+		out, _ := wire.ReadInteractions(b)
 		return out
 	case wire.Gemini:
 		return decodeGeminiResponse(b)

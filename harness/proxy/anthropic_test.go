@@ -77,6 +77,14 @@ var _ = Describe("the proxy's Anthropic route", func() {
 		Entry("Gemini beside it", proxy.Session{Gemini: "https://generativelanguage.googleapis.com", Anthropic: logicalAnthropic},
 			"/v1beta/models/m:generateContent", "https://generativelanguage.googleapis.com/v1beta/models/m:generateContent"),
 		Entry("/v1/messages without Anthropic stays OpenAI's", proxy.Session{Model: logicalModel}, "/v1/messages", logicalModel+"/messages"),
+		Entry("Gemini's Interactions API", proxy.Session{Gemini: logicalGemini}, "/v1beta/interactions", logicalGemini+"/v1beta/interactions"),
+		Entry("Gemini under /v1, as @google/genai 3 calls it", proxy.Session{Gemini: logicalGemini}, "/v1/models/gemini-3.5-flash:generateContent",
+			logicalGemini+"/v1/models/gemini-3.5-flash:generateContent"),
+		Entry("the Interactions API under /v1", proxy.Session{Gemini: logicalGemini}, "/v1/interactions", logicalGemini+"/v1/interactions"),
+		Entry("any /v1 path when Gemini is the session's only /v1", proxy.Session{Gemini: logicalGemini}, "/v1/models", logicalGemini+"/v1/models"),
+		Entry("Gemini's methods under /v1 beside OpenAI", proxy.Session{Model: logicalModel, Gemini: logicalGemini}, "/v1/models/m:embedContent", logicalGemini+"/v1/models/m:embedContent"),
+		Entry("OpenAI's own paths beside Gemini", proxy.Session{Model: logicalModel, Gemini: logicalGemini}, "/v1/chat/completions", logicalModel+"/chat/completions"),
+		Entry("OpenAI's embeddings beside Gemini", proxy.Session{Gemini: logicalGemini, Embeddings: logicalModel}, "/v1/embeddings", logicalModel+"/embeddings"),
 	)
 
 	It("sets the session's base URL and the environment by the endpoint's provider", func() {

@@ -70,7 +70,8 @@ func problem(w http.ResponseWriter, path string, status int, format string, args
 }
 
 // errorBody is an error in the shape of the provider served at path (below
-// the session's prefix): Gemini's under /v1beta/, Ollama's under /api/,
+// the session's prefix): Gemini's under /v1beta/ and for its paths under
+// /v1/ (geminiShaped), Ollama's under /api/,
 // Anthropic's under /v1/messages (wire.ErrorBody), OpenAI's under /v1/ and /openai/ (Azure)
 // with a testbed_ code
 // saying what went wrong (testbed_replay_miss, testbed_escaped …);
@@ -78,7 +79,7 @@ func problem(w http.ResponseWriter, path string, status int, format string, args
 // OpenAI's, with Anthropic's top-level type.
 func errorBody(path string, status int, msg string) any {
 	switch {
-	case strings.HasPrefix(path, "/v1beta/"):
+	case strings.HasPrefix(path, "/v1beta/") || geminiShaped(path):
 		return wire.ErrorBody(wire.Gemini, status, msg)
 	case strings.HasPrefix(path, "/api/"):
 		return wire.ErrorBody(wire.Ollama, status, msg)

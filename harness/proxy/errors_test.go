@@ -60,9 +60,16 @@ var (
 		}
 		return 0, "", err
 	}
-	geminiCall sdkCall = func(base, text string, hc *http.Client) (int, string, error) {
+	geminiCall   = geminiCallAt("")
+	geminiV1Call = geminiCallAt("v1") // the version @google/genai 3 calls by default
+)
+
+// geminiCallAt is a call of google.golang.org/genai at API version (""
+// for the SDK's own).
+func geminiCallAt(version string) sdkCall {
+	return func(base, text string, hc *http.Client) (int, string, error) {
 		c, err := genai.NewClient(context.Background(), &genai.ClientConfig{APIKey: cassette.PlaceholderKey, Backend: genai.BackendGeminiAPI,
-			HTTPClient: hc, HTTPOptions: genai.HTTPOptions{BaseURL: base}})
+			HTTPClient: hc, HTTPOptions: genai.HTTPOptions{BaseURL: base, APIVersion: version}})
 		Expect(err).NotTo(HaveOccurred())
 		_, err = c.Models.GenerateContent(context.Background(), "gemini-2.5-flash", genai.Text(text),
 			&genai.GenerateContentConfig{SystemInstruction: genai.NewContentFromText(greeterPrompt, genai.RoleUser)})
@@ -73,7 +80,7 @@ var (
 		}
 		return 0, "", err
 	}
-)
+}
 
 // in the shape of each provider's own errors
 func openAIShape(raw string) string {
@@ -147,6 +154,8 @@ var _ = Describe("the proxy's errors", func() {
 		Entry("openai-go", openAICall, func(s *proxy.Session) { s.Model = logicalModel }, logicalModel+"/chat/completions", openAIShape),
 		Entry("anthropic-sdk-go", anthropicCall, func(s *proxy.Session) { s.Anthropic = logicalAnthropic }, logicalAnthropic+"/v1/messages", anthropicShape),
 		Entry("google.golang.org/genai", geminiCall, func(s *proxy.Session) { s.Gemini = logicalGemini }, logicalGemini+"/v1beta/models/gemini-2.5-flash:generateContent",
+			geminiShape("UNIMPLEMENTED")),
+		Entry("google.golang.org/genai at /v1", geminiV1Call, func(s *proxy.Session) { s.Gemini = logicalGemini }, logicalGemini+"/v1/models/gemini-2.5-flash:generateContent",
 			geminiShape("UNIMPLEMENTED")),
 	)
 

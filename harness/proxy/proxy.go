@@ -9,7 +9,8 @@
 //
 //	/s/<id>/v1/messages        Anthropic Messages (when the session has Anthropic)
 //	/s/<id>/v1/…               OpenAI Chat Completions, Responses and embeddings
-//	/s/<id>/v1beta/…           Gemini generateContent
+//	/s/<id>/v1beta/…           Gemini generateContent and the Interactions API
+//	                           (and /v1/… when Gemini-shaped, or the session's only /v1)
 //	/s/<id>/openai/…           Azure OpenAI (deployments, responses, embeddings)
 //	/s/<id>/api/…              Ollama's native API (chat, tags, show, version, embed)
 //	/s/<id>/upstream/<name>/…  an upstream API the suite names
@@ -46,6 +47,7 @@ import (
 	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/harness/cassette"
 	"github.com/agentreplay/testbed/harness/stream"
+	"github.com/agentreplay/testbed/harness/wire"
 )
 
 // SessionHeader names the session for clients that cannot put it in the path.
@@ -540,6 +542,8 @@ func (s *session) logical(path, query string) (string, error) {
 		base, tail = s.Anthropic, path
 	case strings.HasPrefix(path, "/v1/embeddings") && s.Embeddings != "":
 		base, tail = s.Embeddings, strings.TrimPrefix(path, "/v1")
+	case s.geminiV1(path):
+		base, tail = s.Gemini, path
 	case strings.HasPrefix(path, "/v1/") && s.Model != "":
 		// The OpenAI base URL ends in its version (…/v1); the path repeats it.
 		base, tail = s.Model, strings.TrimPrefix(path, "/v1")
@@ -554,6 +558,22 @@ func (s *session) logical(path, query string) (string, error) {
 	return u.String(), nil
 }
 
+// geminiV1 reports whether path, below /v1/, is Gemini's: the version
+// Google's newer SDKs call by default (@google/genai 3 calls
+// /v1/models/<model>:generateContent and /v1/interactions). It is when the
+// session has Gemini and the path is Gemini-shaped (a model's method, the
+// Interactions API), or when the session has Gemini and no OpenAI model.
+func (s *Session) geminiV1(path string) bool {
+	return s.Gemini != "" && strings.HasPrefix(path, "/v1/") && (s.Model == "" || geminiShaped(path))
+}
+
+// geminiShaped reports whether path is one only Gemini has: a model's
+// method (…/models/<model>:generateContent …) or the Interactions API's.
+func geminiShaped(path string) bool {
+	i := strings.LastIndex(path, "/models/")
+	return (i >= 0 && strings.Contains(path[i:], ":")) || wire.IsInteractions(path) || strings.Contains(path, "/interactions/")
+}
+
 // authorize sets the session's key on a model request to path, in the
 // header its provider reads, and drops the agent's own credentials.
 func (s *session) authorize(h http.Header, path string) {
@@ -564,7 +584,7 @@ func (s *session) authorize(h http.Header, path string) {
 		h.Del(k)
 	}
 	switch {
-	case strings.HasPrefix(path, "/v1beta/"):
+	case strings.HasPrefix(path, "/v1beta/") || s.geminiV1(path):
 		h.Set("X-Goog-Api-Key", s.Key)
 	case strings.HasPrefix(path, "/openai/"):
 		h.Set("Api-Key", s.Key)

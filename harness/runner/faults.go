@@ -85,11 +85,12 @@ func mix(z uint64) uint64 {
 
 // isModelPath tells a model endpoint (chat, embeddings, Gemini
 // generateContent streamed or not and its embedding methods, Anthropic
-// messages, Ollama's native chat) from an upstream API.
+// messages, Ollama's native chat, Gemini's Interactions API) from an
+// upstream API.
 func isModelPath(path string) bool {
 	return strings.HasSuffix(path, "/chat/completions") || wire.IsEmbeddings(path) ||
 		strings.Contains(path, ":generateContent") || strings.Contains(path, ":streamGenerateContent") ||
-		strings.HasSuffix(path, "/v1/messages") || wire.IsOllama(path)
+		strings.HasSuffix(path, "/v1/messages") || wire.IsOllama(path) || wire.IsInteractions(path)
 }
 
 // timeouts turns a stand-in's modelled timeout (a response marked with

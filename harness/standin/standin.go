@@ -205,8 +205,9 @@ func (s *Server) Close() error {
 
 // ServeHTTP implements http.Handler for POST …/chat/completions,
 // …/v1/responses (Azure OpenAI's …/openai/responses), …/embeddings,
-// …/models/<model>:generateContent, …/v1/messages and Ollama's …/api/chat
-// (with its model listing, details, version and embeddings).
+// …/models/<model>:generateContent, …/v1beta/interactions, …/v1/messages
+// and Ollama's …/api/chat (with its model listing, details, version and
+// embeddings).
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// No Date header: recordings must not change with the wall clock.
 	w.Header()["Date"] = nil
@@ -220,6 +221,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if d, ok := wire.CountDialect(r.URL.Path); ok && r.Method == http.MethodPost {
 		s.serveCount(w, r, d)
+		return
+	}
+	if wire.IsInteractions(r.URL.Path) || strings.Contains(r.URL.Path, "/interactions/") && wire.GeminiPath(r.URL.Path) {
+		if r.Method != http.MethodPost || !wire.IsInteractions(r.URL.Path) {
+			writeError(w, wire.Interactions, http.StatusNotFound, "the stand-in serves POST …/interactions only: it keeps each interaction's conversation for previous_interaction_id, not the interaction to get, cancel or delete", 0)
+			return
+		}
+		s.serve(w, r, wire.Interactions)
 		return
 	}
 	if wire.GeminiPath(r.URL.Path) {

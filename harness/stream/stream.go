@@ -151,10 +151,29 @@ func Token(e Event) bool {
 				} `json:"parts"`
 			} `json:"content"`
 		} `json:"candidates"`
+		EventType string `json:"event_type"` // the Interactions API's
+		Step      *struct {
+			Type string `json:"type"`
+		} `json:"step"`
 		Message  json.RawMessage `json:"message"`  // an Ollama chat chunk's (Anthropic's message_start has one too)
 		Response json.RawMessage `json:"response"` // an Ollama completion chunk's text (a Responses event's answer)
 	}
 	if json.Unmarshal(data, &v) != nil {
+		return false
+	}
+	switch v.EventType { // the Interactions API: a function call's step names its tool
+	case "step.start":
+		return v.Step != nil && v.Step.Type == "function_call"
+	case "step.delta":
+		var d struct {
+			Type      string `json:"type"`
+			Text      string `json:"text"`
+			Arguments string `json:"arguments"`
+		}
+		json.Unmarshal(v.Delta, &d)
+		return (d.Type == "text" && d.Text != "") || (d.Type == "arguments_delta" && d.Arguments != "")
+	case "":
+	default:
 		return false
 	}
 	switch v.Type {

@@ -21,7 +21,7 @@ func ErrorBody(d Dialect, status int, msg string) any {
 	switch d {
 	case Ollama:
 		return map[string]any{"error": msg}
-	case Gemini:
+	case Gemini, Interactions:
 		return geminiError(status, msg)
 	case Anthropic:
 		return anthropicError(status, msg)
@@ -54,6 +54,11 @@ func Refusal(d Dialect, body []byte, sample int, err error) (int, http.Header, a
 		}
 		refused["request_id"] = header.Get("Request-Id")
 		return status, header, refused
+	case d == Interactions:
+		var te *threadError
+		if errors.As(err, &te) {
+			return te.status, header, geminiError(te.status, err.Error())
+		}
 	}
 	return http.StatusBadRequest, header, ErrorBody(d, http.StatusBadRequest, err.Error())
 }

@@ -121,6 +121,8 @@ func (t *Threads) Read(d Dialect, path string, body []byte, sample int) (Call, e
 		return Call{req, anthropicEncoder(body, sample, ar.Stream, ar.thinks(), keep)}, nil
 	case Ollama:
 		return readOllama(path, body)
+	case Interactions:
+		return t.readInteractions(body, sample)
 	}
 	return Call{}, errors.New("unknown dialect " + d.String())
 }

@@ -23,11 +23,17 @@ import (
 //     which a request continues with previous_response_id: the earlier
 //     input and answers come before its own input, the earlier
 //     instructions left out, as the API leaves them out;
+//
 //   - an Anthropic Messages answer to a request with thread: {"type":
 //     "create"} or {"type": "continue"}, which a request continues with
 //     thread: {"type": "continue", "previous_message_id"}: the earlier
 //     messages and answers come before its own, and the system prompt and
 //     tools are the thread's; each answer can be continued once.
+//
+//   - an Interactions API answer (unless its request says store: false),
+//     which a request continues with previous_interaction_id: the earlier
+//     input and answers come before its own input; the system
+//     instruction and tools are each request's own.
 //
 // A nil *Threads keeps nothing, so every id is unknown to it. It is safe
 // for concurrent use.
@@ -199,6 +205,24 @@ func (t *Threads) Decode(d Dialect, path string, body []byte) (r Request, kept f
 			return r, nil, err
 		}
 		return r, t.keeper(func(answer llm.Message) *thread { return ar.kept(prior, r, own, answer) }), nil
+	case Interactions:
+		ir, err := parse[interactionsRequest](body)
+		if err != nil {
+			return Request{}, nil, err
+		}
+		var prior []llm.Message
+		if id := ir.PreviousInteractionID; id != "" {
+			if msgs, th, ok := t.conversation(id); ok && !th.anthropic {
+				prior = msgs
+			}
+		}
+		r, own, err := ir.decode(false, prior)
+		if err != nil || !ir.stores() {
+			return r, nil, err
+		}
+		return r, t.keeper(func(answer llm.Message) *thread {
+			return &thread{prev: ir.PreviousInteractionID, msgs: append(slices.Clip(own), answer)}
+		}), nil
 	}
 	r, err = Decode(d, path, body)
 	return r, nil, err
@@ -236,7 +260,7 @@ func (t *Threads) priorMessages(ar anthropicRequest) *thread {
 
 // responseID is the id of an answer, whole or streamed (the first event
 // that carries it: the Responses API's response.created, Anthropic's
-// message_start).
+// message_start, the Interactions API's interaction.created).
 func responseID(resp []byte) string {
 	var whole struct {
 		ID string `json:"id"`
@@ -250,12 +274,12 @@ func responseID(resp []byte) string {
 			continue
 		}
 		var ev struct {
-			Response, Message struct {
+			Response, Message, Interaction struct {
 				ID string `json:"id"`
 			}
 		}
-		if json.Unmarshal(data, &ev) == nil && ev.Response.ID+ev.Message.ID != "" {
-			return ev.Response.ID + ev.Message.ID
+		if json.Unmarshal(data, &ev) == nil && ev.Response.ID+ev.Message.ID+ev.Interaction.ID != "" {
+			return ev.Response.ID + ev.Message.ID + ev.Interaction.ID
 		}
 	}
 	return ""

@@ -1,7 +1,7 @@
 // Package wire is the codec of the model wire formats testbed reads and
 // speaks: OpenAI Chat Completions and Responses, Gemini generateContent,
-// Anthropic Messages and Ollama's native chat (and the OpenAI and Gemini
-// embeddings). It decodes a
+// Anthropic Messages, Ollama's native chat and Gemini's Interactions API
+// (and the OpenAI, Gemini and Ollama embeddings). It decodes a
 // provider's request into the provider-neutral Request, checks it as the
 // real API does (Validate), and encodes an answer (an llm.Message) as the
 // provider's response body, its server-sent event stream (Ollama's:
@@ -116,11 +116,12 @@ type Dialect int
 
 // The dialects, by the path of their calls.
 const (
-	Chat      Dialect = iota + 1 // OpenAI Chat Completions: …/chat/completions
-	Responses                    // OpenAI Responses: …/v1/responses (Azure: …/openai/responses)
-	Gemini                       // Gemini: …/models/<model>:generateContent or :streamGenerateContent
-	Anthropic                    // Anthropic Messages: …/v1/messages
-	Ollama                       // Ollama's native API: …/api/chat, …/api/generate
+	Chat         Dialect = iota + 1 // OpenAI Chat Completions: …/chat/completions
+	Responses                       // OpenAI Responses: …/v1/responses (Azure: …/openai/responses)
+	Gemini                          // Gemini: …/models/<model>:generateContent or :streamGenerateContent
+	Anthropic                       // Anthropic Messages: …/v1/messages
+	Ollama                          // Ollama's native API: …/api/chat, …/api/generate
+	Interactions                    // Gemini's Interactions API: …/v1beta/interactions
 )
 
 func (d Dialect) String() string {
@@ -135,6 +136,8 @@ func (d Dialect) String() string {
 		return "anthropic"
 	case Ollama:
 		return "ollama"
+	case Interactions:
+		return "interactions"
 	}
 	return fmt.Sprintf("dialect(%d)", int(d))
 }
@@ -153,6 +156,8 @@ func Of(path string) (Dialect, bool) {
 		return Chat, true
 	case IsOllama(path):
 		return Ollama, true
+	case IsInteractions(path):
+		return Interactions, true
 	}
 	return 0, false
 }
@@ -215,6 +220,13 @@ func Decode(d Dialect, path string, body []byte) (Request, error) {
 			return Request{}, err
 		}
 		return or.at(path).decode()
+	case Interactions:
+		ir, err := parse[interactionsRequest](body)
+		if err != nil {
+			return Request{}, err
+		}
+		r, _, err := ir.decode(false, nil)
+		return r, err
 	}
 	return Request{}, errors.New("unknown dialect " + d.String())
 }
