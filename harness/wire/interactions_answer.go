@@ -327,19 +327,7 @@ func (a interactionsAnswer) response() llm.Response {
 	if a.Usage != nil {
 		out.Usage = a.Usage.usage()
 	}
-	switch a.Status {
-	case "completed":
-		out.FinishReason = llm.FinishStop
-		if len(out.Message.ToolCalls) > 0 {
-			out.FinishReason = llm.FinishToolCalls
-		}
-	case "requires_action":
-		out.FinishReason = llm.FinishToolCalls
-	case "incomplete":
-		out.FinishReason = llm.FinishLength
-	case "":
-	default:
-		out.FinishReason = llm.FinishOther
-	}
+	out.FinishReason = finishReason(a.Status, out.Message, map[string]string{
+		"completed": llm.FinishStop, "requires_action": llm.FinishToolCalls, "incomplete": llm.FinishLength})
 	return out
 }

@@ -39,24 +39,9 @@ func BenchmarkInteractions(b *testing.B) {
 	for _, e := range events {
 		wire.WriteEvent(&sse, e)
 	}
-	for _, bc := range []struct {
-		name string
-		d    wire.Dialect
-		path string
-		body []byte
-	}{{"generatecontent", wire.Gemini, "/v1beta/models/gemini-3.5-flash:generateContent", gemini}, {"interactions", wire.Interactions, "/v1beta/interactions", interactions}} {
-		b.Run("standin/"+bc.name, func(b *testing.B) {
-			for b.Loop() {
-				call, _ := wire.Read(bc.d, bc.path, bc.body, 1)
-				call.Encoder.Completion("gemini-3.5-flash", answer, wire.End{}, 180, 24)
-			}
-		})
-		b.Run("scorer/"+bc.name, func(b *testing.B) {
-			for b.Loop() {
-				wire.Decode(bc.d, bc.path, bc.body)
-			}
-		})
-	}
+	benchDialects(b, "gemini-3.5-flash", answer,
+		dialectCase{"generatecontent", wire.Gemini, "/v1beta/models/gemini-3.5-flash:generateContent", gemini},
+		dialectCase{"interactions", wire.Interactions, "/v1beta/interactions", interactions})
 	b.Run("standin/interactions-streamed", func(b *testing.B) {
 		for b.Loop() {
 			call, _ := wire.Read(wire.Interactions, "/v1beta/interactions", streamed, 1)

@@ -233,17 +233,23 @@ func ReadOllama(b []byte) (llm.Response, error) {
 	if !done {
 		return out, errors.New("ollama answer ended before its done chunk")
 	}
-	switch out.RawFinishReason {
-	case "stop":
-		out.FinishReason = llm.FinishStop
-		if len(out.Message.ToolCalls) > 0 {
-			out.FinishReason = llm.FinishToolCalls
-		}
-	case "length":
-		out.FinishReason = llm.FinishLength
-	case "":
-	default:
-		out.FinishReason = llm.FinishOther
-	}
+	out.FinishReason = finishReason(out.RawFinishReason, out.Message, map[string]string{"stop": llm.FinishStop, "length": llm.FinishLength})
 	return out, nil
+}
+
+// finishReason is why an answer msg ended, read from the raw reason its
+// dialect gave by names: llm.FinishStop is llm.FinishToolCalls when msg
+// calls tools, a reason names does not hold is llm.FinishOther, and none
+// is none.
+func finishReason(raw string, msg llm.Message, names map[string]string) string {
+	r, ok := names[raw]
+	switch {
+	case raw == "":
+		return ""
+	case !ok:
+		return llm.FinishOther
+	case r == llm.FinishStop && len(msg.ToolCalls) > 0:
+		return llm.FinishToolCalls
+	}
+	return r
 }

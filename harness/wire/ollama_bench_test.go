@@ -36,24 +36,7 @@ func BenchmarkOllama(b *testing.B) {
 	}
 	lines.WriteString(`{"model": "gemma3:4b", "created_at": "2026-03-02T08:00:00Z", "message": {"role": "assistant", "content": ""}, "done": true, "done_reason": "stop", "prompt_eval_count": 180, "eval_count": 24}` + "\n")
 	stream := []byte(lines.String())
-	for _, bc := range []struct {
-		name string
-		d    wire.Dialect
-		path string
-		body []byte
-	}{{"chat", wire.Chat, "/v1/chat/completions", chat}, {"ollama", wire.Ollama, "/api/chat", ollama}} {
-		b.Run("standin/"+bc.name, func(b *testing.B) {
-			for b.Loop() {
-				call, _ := wire.Read(bc.d, bc.path, bc.body, 1)
-				call.Encoder.Completion("gemma3:4b", answer, wire.End{}, 180, 24)
-			}
-		})
-		b.Run("scorer/"+bc.name, func(b *testing.B) {
-			for b.Loop() {
-				wire.Decode(bc.d, bc.path, bc.body)
-			}
-		})
-	}
+	benchDialects(b, "gemma3:4b", answer, dialectCase{"chat", wire.Chat, "/v1/chat/completions", chat}, dialectCase{"ollama", wire.Ollama, "/api/chat", ollama})
 	b.Run("standin/ollama-streamed", func(b *testing.B) {
 		for b.Loop() {
 			call, _ := wire.Read(wire.Ollama, "/api/chat", streamed, 1)
@@ -68,4 +51,31 @@ func BenchmarkOllama(b *testing.B) {
 			wire.ReadOllama(stream)
 		}
 	})
+}
+
+// dialectCase is a request of one dialect, for the dialects' benchmarks.
+type dialectCase struct {
+	name string
+	d    wire.Dialect
+	path string
+	body []byte
+}
+
+// benchDialects runs, for each case, the stand-in's reading of its request
+// and writing of answer (of model), and the traffic scorer's reading of
+// its request.
+func benchDialects(b *testing.B, model string, answer llm.Message, cases ...dialectCase) {
+	for _, bc := range cases {
+		b.Run("standin/"+bc.name, func(b *testing.B) {
+			for b.Loop() {
+				call, _ := wire.Read(bc.d, bc.path, bc.body, 1)
+				call.Encoder.Completion(model, answer, wire.End{}, 180, 24)
+			}
+		})
+		b.Run("scorer/"+bc.name, func(b *testing.B) {
+			for b.Loop() {
+				wire.Decode(bc.d, bc.path, bc.body)
+			}
+		})
+	}
 }
