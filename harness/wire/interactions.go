@@ -76,6 +76,8 @@ type interactionsRequest struct {
 		MaxOutputTokens int             `json:"max_output_tokens"`
 		StopSequences   []string        `json:"stop_sequences"`
 		ToolChoice      json.RawMessage `json:"tool_choice"`
+		// ThinkingSummaries "auto" asks for the model's thoughts.
+		ThinkingSummaries string `json:"thinking_summaries"`
 	} `json:"generation_config"`
 	ResponseFormat        json.RawMessage `json:"response_format"`
 	ResponseMimeType      string          `json:"response_mime_type"`

@@ -2,6 +2,7 @@ package wire
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -50,13 +51,14 @@ func (t *Threads) readInteractions(body []byte, sample int) (Call, error) {
 			t.keep(id, &thread{prev: ir.PreviousInteractionID, msgs: append(append([]llm.Message(nil), own...), answer)})
 		}
 	}
-	return Call{req, interactionsEncoder(body, sample, ir.Stream, keep)}, nil
+	thinks := ir.GenerationConfig.ThinkingSummaries == "auto" && geminiThinks(ir.Model)
+	return Call{req, interactionsEncoder(body, sample, ir.Stream, thinks, keep)}, nil
 }
 
 // interactionsEncoder answers a request to create an interaction, whose
-// body and sample give its ids, streamed when stream; keep, when not nil,
-// keeps the answer under its id.
-func interactionsEncoder(body []byte, sample int, stream bool, keep func(string, llm.Message)) Encoder {
+// body and sample give its ids, streamed when stream, with a thought step
+// first when thinks; keep, when not nil, keeps the answer under its id.
+func interactionsEncoder(body []byte, sample int, stream, thinks bool, keep func(string, llm.Message)) Encoder {
 	sum := requestHash(body, sample)
 	id := "v1_" + base64.RawURLEncoding.EncodeToString(sum[:18])
 	// A call's id: eight base-36 digits of the request's hash and its place.
@@ -68,6 +70,18 @@ func interactionsEncoder(body []byte, sample int, stream bool, keep func(string,
 		}
 		return msg
 	}
+	// thought is the thought step shown before msg, and its tokens: none
+	// unless thinks.
+	thought := func(msg llm.Message) (map[string]any, int, error) {
+		if !thinks {
+			return nil, 0, nil
+		}
+		text := thinkingOf(msg)
+		toks, err := answerTokens(text)
+		sig := sha256.Sum256([]byte(id + text))
+		return map[string]any{"type": "thought", "signature": base64.StdEncoding.EncodeToString(sig[:]),
+			"summary": []any{map[string]any{"type": "text", "text": text}}}, len(toks), err
+	}
 	e := Encoder{
 		Error:     geminiError,
 		Malformed: `{"id": "` + id + `", "object": "interaction", "status": "completed", "steps": [{"type": "model_output", "content": [{"type": "text", "text": "unterminated`,
@@ -77,7 +91,14 @@ func interactionsEncoder(body []byte, sample int, stream bool, keep func(string,
 			if err != nil {
 				return nil, err
 			}
-			whole := interaction(id, model, interactionStatus(msg, end), in, out)
+			th, n, err := thought(msg)
+			if err != nil {
+				return nil, err
+			}
+			if th != nil {
+				steps = append([]any{th}, steps...)
+			}
+			whole := interaction(id, model, interactionStatus(msg, end), in, out, n)
 			whole["steps"] = steps
 			if keep != nil {
 				keep(id, msg)
@@ -88,7 +109,11 @@ func interactionsEncoder(body []byte, sample int, stream bool, keep func(string,
 	if stream {
 		e.Events = func(model string, msg llm.Message, end End, in, out int) ([]Event, error) {
 			msg = withIDs(msg)
-			events, err := interactionsEvents(id, model, msg, end, in, out)
+			th, n, err := thought(msg)
+			if err != nil {
+				return nil, err
+			}
+			events, err := interactionsEvents(id, model, msg, th, n, end, in, out)
 			if err == nil && keep != nil {
 				keep(id, msg)
 			}
@@ -98,13 +123,18 @@ func interactionsEncoder(body []byte, sample int, stream bool, keep func(string,
 	return e
 }
 
-// interaction is an Interaction without its steps.
-func interaction(id, model, status string, in, out int) map[string]any {
+// interaction is an Interaction without its steps, its usage in input,
+// output and thought tokens (counted apart from the output, as Gemini
+// counts them).
+func interaction(id, model, status string, in, out, thought int) map[string]any {
+	usage := map[string]any{"total_input_tokens": in, "total_output_tokens": out, "total_tokens": in + out + thought,
+		"input_tokens_by_modality": []any{map[string]any{"modality": "text", "tokens": in}}}
+	if thought > 0 {
+		usage["total_thought_tokens"] = thought
+	}
 	return map[string]any{
 		"id": id, "object": "interaction", "model": model, "status": status,
-		"created": interactionsEpoch, "updated": interactionsEpoch,
-		"usage": map[string]any{"total_input_tokens": in, "total_output_tokens": out, "total_tokens": in + out,
-			"input_tokens_by_modality": []any{map[string]any{"modality": "text", "tokens": in}}},
+		"created": interactionsEpoch, "updated": interactionsEpoch, "usage": usage,
 	}
 }
 
@@ -132,14 +162,15 @@ func outputSteps(msg llm.Message) ([]any, error) {
 }
 
 // interactionsEvents are the server-sent events of a streamed answer:
-// interaction.created; for the text, then each call, step.start, its
-// step.delta events (text, or arguments_delta) and step.stop;
+// interaction.created; for the thought th (its n tokens), when there is
+// one, then the text, then each call, step.start, its step.delta events
+// (thought_summary, text, or arguments_delta) and step.stop;
 // interaction.completed; [DONE].
-func interactionsEvents(id, model string, msg llm.Message, end End, in, out int) ([]Event, error) {
+func interactionsEvents(id, model string, msg llm.Message, th map[string]any, n int, end End, in, out int) ([]Event, error) {
 	if _, err := outputSteps(msg); err != nil {
 		return nil, err
 	}
-	created := interaction(id, model, "in_progress", 0, 0)
+	created := interaction(id, model, "in_progress", 0, 0, 0)
 	delete(created, "usage")
 	events := []Event{{Kind: EventHead, Data: map[string]any{"event_type": "interaction.created", "interaction": created}}}
 	index, last := -1, 0 // the step streaming, and the output tokens before its latest event
@@ -153,14 +184,23 @@ func interactionsEvents(id, model string, msg llm.Message, end End, in, out int)
 		index, last = index+1, before
 		events = append(events, Event{Kind: EventContent, Before: before, Data: map[string]any{"event_type": "step.start", "index": index, "step": step}})
 	}
+	if th != nil {
+		start(map[string]any{"type": "thought", "signature": th["signature"]}, 0)
+		events = append(events, Event{Kind: EventContent, Data: map[string]any{"event_type": "step.delta", "index": index,
+			"delta": map[string]any{"type": "thought_summary", "content": th["summary"].([]any)[0]}}})
+		last = n
+	}
+	text := -1 // the text's step, once started
 	if msg.Content == "" && len(msg.ToolCalls) == 0 {
-		start(map[string]any{"type": "model_output"}, 0) // an empty answer's one empty step
+		start(map[string]any{"type": "model_output"}, n) // an empty answer's one empty step
 	}
 	for _, p := range pieces(msg, out, cut(msg.Content, true)) {
+		p.before += n // the thought comes first
 		switch {
 		case p.call < 0:
-			if index < 0 {
-				start(map[string]any{"type": "model_output"}, 0)
+			if text < 0 {
+				start(map[string]any{"type": "model_output"}, p.before)
+				text = index
 			}
 			last = p.before
 			events = append(events, Event{Kind: EventContent, Before: p.before,
@@ -176,7 +216,7 @@ func interactionsEvents(id, model string, msg llm.Message, end End, in, out int)
 	}
 	stop()
 	events = append(events,
-		Event{Kind: EventTail, Data: map[string]any{"event_type": "interaction.completed", "interaction": interaction(id, model, interactionStatus(msg, end), in, out)}},
+		Event{Kind: EventTail, Data: map[string]any{"event_type": "interaction.completed", "interaction": interaction(id, model, interactionStatus(msg, end), in, out, n)}},
 		Event{Kind: EventDone, Data: "[DONE]"})
 	return events, nil
 }

@@ -192,6 +192,40 @@ var _ = Describe("Gemini's Interactions API", func() {
 		Expect(tokens).To(BeNumerically(">", 2), "text deltas, each call's start and its arguments")
 	})
 
+	It("shows a thinking model's thought first when the request asks for summaries, its tokens apart from the output", func() {
+		const asks = `{"model": "gemini-3.5-flash", "input": "Tide at Brest?", "generation_config": {"thinking_summaries": "auto"}}`
+		whole, events := answer(nil, asks, calling, wire.End{})
+		steps := whole["steps"].([]any)
+		Expect(steps[0]).To(HaveKeyWithValue("type", "thought"))
+		Expect(steps[0]).To(HaveKeyWithValue("signature", Not(BeEmpty())))
+		Expect(steps[0]).To(HaveKeyWithValue("summary", ConsistOf(HaveKeyWithValue("text", "Deciding from the request alone: call tide_table, wind_now."))))
+		usage := whole["usage"].(map[string]any)
+		Expect(usage["total_thought_tokens"]).To(BeNumerically(">", 0))
+		Expect(usage["total_output_tokens"]).To(Equal(12))
+		b, _ := json.Marshal(whole)
+		read, err := wire.ReadInteractions(b)
+		Expect(err).NotTo(HaveOccurred())
+		thought := usage["total_thought_tokens"].(int)
+		Expect(read.Usage).To(Equal(llm.Usage{InputTokens: 40, OutputTokens: 12 + thought, ReasoningTokens: thought}))
+		Expect(read.Message.Content).To(Equal("Looking it up."), "the thought is not the answer")
+
+		streamed, err := wire.ReadInteractions(sse(events))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(streamed.Usage).To(Equal(read.Usage))
+		Expect(streamed.Message.Content).To(Equal(read.Message.Content))
+		first := events[1].Data.(map[string]any)
+		Expect(first["step"]).To(HaveKeyWithValue("type", "thought"))
+		for _, e := range stream.Parse(string(sse(events)))[:4] {
+			Expect(stream.Token(e)).To(BeFalse(), "the thought is no token of the answer: %s", e.Data)
+		}
+
+		By("nothing thought without summaries asked, nor by a model that does not think")
+		for _, body := range []string{`{"model": "gemini-3.5-flash", "input": "x"}`, `{"model": "gemini-2.0-flash", "input": "x", "generation_config": {"thinking_summaries": "auto"}}`} {
+			whole, _ := answer(nil, body, calling, wire.End{})
+			Expect(whole["steps"].([]any)[0]).NotTo(HaveKeyWithValue("type", "thought"), body)
+		}
+	})
+
 	It("says incomplete when the answer was cut at max_output_tokens", func() {
 		whole, events := answer(nil, `{"model": "m", "input": "x"}`, llm.Message{Role: llm.RoleAssistant, Content: "High"}, wire.End{Truncated: true})
 		Expect(whole).To(HaveKeyWithValue("status", "incomplete"))
