@@ -361,8 +361,8 @@ func (d *Detector) ResponseHeaders(h http.Header) http.Header {
 }
 
 // Body returns body, sent or received with headers h, with its secrets
-// replaced. An event stream is judged as the client reassembles it (see
-// redactStream). In a JSON body the values of credential fields (api_key,
+// replaced. An event stream, or a stream of newline-delimited JSON, is
+// judged as the client reassembles it (see redactStream). In a JSON body the values of credential fields (api_key,
 // password; key and token when the value looks like a key) and of the
 // rules' pointers are replaced whole, each string is judged decoded when
 // the body has unicode escapes, and then the text as a whole; a JSON body
@@ -372,8 +372,8 @@ func (d *Detector) Body(h http.Header, body string) string {
 	if d == nil || body == "" {
 		return body
 	}
-	if stream.Is(h) {
-		return d.Text(d.redactStream(body))
+	if stream.Is(h) || stream.IsLines(h) {
+		return d.Text(d.redactStream(body, stream.IsLines(h)))
 	}
 	trimmed := strings.TrimSpace(body)
 	if len(trimmed) > 0 && (trimmed[0] == '{' || trimmed[0] == '[') {

@@ -47,7 +47,8 @@ func jsonString(s string) string {
 	return string(b)
 }
 
-// wireFormats make a text delta in each of the four streamed shapes.
+// wireFormats make a text delta in each of the streamed shapes sent as
+// server-sent events.
 var wireFormats = map[string]func(string) string{
 	"chat completions": func(p string) string {
 		return `{"id":"c1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":` + jsonString(p) + `}}]}`
@@ -60,6 +61,9 @@ var wireFormats = map[string]func(string) string{
 	},
 	"gemini": func(p string) string {
 		return `{"candidates":[{"index":0,"content":{"role":"model","parts":[{"text":` + jsonString(p) + `}]}}]}`
+	},
+	"interactions": func(p string) string {
+		return `{"event_type":"step.delta","index":0,"delta":{"type":"text","text":` + jsonString(p) + `}}`
 	},
 }
 
@@ -153,7 +157,50 @@ var _ = Describe("the redaction funnel", func() {
 		Entry("OpenAI Responses", "responses"),
 		Entry("Anthropic Messages", "anthropic"),
 		Entry("Gemini", "gemini"),
+		Entry("Gemini's Interactions API", "interactions"),
 	)
+
+	It("finds and redacts a key streamed in 6-byte chunks of Ollama's newline-delimited JSON, which stays a valid stream", func() {
+		text := "Your key is " + streamedKey + ", keep it safe."
+		var b strings.Builder
+		for rest := text; len(rest) > 0; {
+			k := min(6, len(rest))
+			fmt.Fprintf(&b, `{"model":"qwen3:14b","message":{"role":"assistant","content":%s},"done":false}`+"\n", jsonString(rest[:k]))
+			rest = rest[k:]
+		}
+		b.WriteString(`{"model":"qwen3:14b","message":{"role":"assistant","content":""},"done":true,"done_reason":"stop","eval_count":30}` + "\n")
+		body := b.String()
+		Expect(body).NotTo(ContainSubstring(streamedKey[:12]))
+		joined := func(body string) string {
+			var out strings.Builder
+			for _, e := range stream.Lines(body) {
+				var c struct{ Message struct{ Content string } }
+				Expect(json.Unmarshal(e.Data, &c)).To(Succeed())
+				out.WriteString(c.Message.Content)
+			}
+			return out.String()
+		}
+
+		path, got, _ := recordOne(body, stream.LinesType, cassette.Options{}, greet)
+		Expect(got).To(Equal(body), "the agent got the stream as it was")
+		saved := readOnDisk(path).Interactions[0].Response.Body
+		Expect(joined(saved)).To(Equal("Your key is " + cassette.Placeholder(streamedKey) + ", keep it safe."))
+		Expect(stream.Lines(saved)).To(HaveLen(len(stream.Lines(body))), "no chunk added or dropped")
+		Expect(saved).NotTo(ContainSubstring("data:"))
+
+		By("the scan finding it reassembled in a cassette written by hand")
+		dir := GinkgoT().TempDir()
+		raw := "---\nversion: 1\ninteractions:\n    - request:\n        body: '{}'\n        url: http://localhost:11434/api/chat\n        method: POST\n      response:\n        body: |+\n" +
+			indent(body, "            ") + "        headers:\n            Content-Type:\n                - " + stream.LinesType + "\n        status: 200 OK\n        code: 200\n        duration: 1s\n"
+		Expect(os.WriteFile(filepath.Join(dir, "raw.yaml"), []byte(raw), 0o644)).To(Succeed())
+		found, err := cassette.Scan(dir, nil)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(found).To(HaveLen(1))
+		Expect(found[0].What).To(ContainSubstring("streamed, reassembled"))
+		found, err = cassette.Scan(filepath.Dir(path), nil)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(found).To(BeEmpty())
+	})
 
 	It("finds an AWS secret access key with no keyword beside its key id, and leaves a lone 40-character word alone", func() {
 		dir := GinkgoT().TempDir()

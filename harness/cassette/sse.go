@@ -12,7 +12,9 @@ import (
 )
 
 // A streamed answer reaches its client in pieces: a key streamed in
-// 6-character delta.content chunks is in no one event. The client sees
+// 6-character delta.content chunks is in no one event. The pieces travel
+// as server-sent events (data: lines) or, in Ollama's native API, as
+// newline-delimited JSON (a chunk a line). The client sees
 // each channel of text (a choice's content, a tool call's arguments, a
 // content block) reassembled, so secrets are looked for in that text, and
 // replaced in the events that carry it: the placeholder goes where the
@@ -29,19 +31,24 @@ type fragment struct {
 	text    string
 }
 
-// sseEvent is a data line of a stream holding a JSON object.
+// sseEvent is a line of a stream holding a JSON object: a data line, or
+// a line of newline-delimited JSON.
 type sseEvent struct {
 	line    int
 	payload map[string]any
 }
 
 // sseLines splits a stream's body into lines (each with its ending) and
-// decodes the JSON object of each single-line data: field.
-func sseLines(body string) ([]string, []sseEvent) {
-	lines := strings.SplitAfter(body, "\n")
+// decodes the JSON object of each single-line data: field, or of each
+// line when lines (newline-delimited JSON).
+func sseLines(body string, lines bool) ([]string, []sseEvent) {
+	all := strings.SplitAfter(body, "\n")
 	var events []sseEvent
-	for i, l := range lines {
+	for i, l := range all {
 		data, ok := strings.CutPrefix(l, "data:")
+		if lines {
+			data, ok = l, true
+		}
 		if !ok {
 			continue
 		}
@@ -54,14 +61,17 @@ func sseLines(body string) ([]string, []sseEvent) {
 			events = append(events, sseEvent{line: i, payload: m})
 		}
 	}
-	return lines, events
+	return all, events
 }
 
 // fragments lists the text pieces of the events in stream order, in the
-// four wire formats: OpenAI Chat Completions chunks (a choice's content,
+// six wire formats: OpenAI Chat Completions chunks (a choice's content,
 // refusal and tool-call arguments), OpenAI Responses events (*.delta),
 // Anthropic Messages content_block_delta events (text, partial_json,
-// thinking) and Gemini candidates' text parts.
+// thinking), Gemini candidates' text parts, the Interactions API's
+// step.delta events (text, arguments, a thought's summary) and Ollama's
+// chunks (a message's content and thinking, a completion's response and
+// thinking).
 func fragments(events []sseEvent) []fragment {
 	var out []fragment
 	add := func(line int, obj map[string]any, key, channel string) {
@@ -82,6 +92,23 @@ func fragments(events []sseEvent) []fragment {
 			continue
 		case strings.HasPrefix(typ, "response.") && strings.HasSuffix(typ, ".delta"):
 			add(e.line, v, "delta", fmt.Sprint(typ, "/", v["item_id"], "/", v["output_index"], "/", v["content_index"]))
+			continue
+		case v["event_type"] == "step.delta":
+			if d, ok := v["delta"].(map[string]any); ok {
+				add(e.line, d, "text", fmt.Sprint("step/", v["index"], "/text"))
+				add(e.line, d, "arguments", fmt.Sprint("step/", v["index"], "/arguments"))
+				if c, ok := d["content"].(map[string]any); ok {
+					add(e.line, c, "text", fmt.Sprint("step/", v["index"], "/summary"))
+				}
+			}
+			continue
+		case typ == "" && v["done"] != nil: // Ollama
+			if m, ok := v["message"].(map[string]any); ok {
+				add(e.line, m, "content", "message/content")
+				add(e.line, m, "thinking", "message/thinking")
+			}
+			add(e.line, v, "response", "response")
+			add(e.line, v, "thinking", "thinking")
 			continue
 		}
 		for _, c := range objects(v["choices"]) {
@@ -153,8 +180,8 @@ func channels(frags []fragment) []*channel {
 // stream's text in the events that carry them, and returns the stream.
 // Events that change are re-encoded compactly; the others keep their
 // bytes, and the number and order of events never change.
-func (d *Detector) redactStream(body string) string {
-	lines, events := sseLines(body)
+func (d *Detector) redactStream(body string, ndjson bool) string {
+	lines, events := sseLines(body, ndjson)
 	frags := fragments(events)
 	if len(frags) == 0 {
 		return body
@@ -190,7 +217,11 @@ func (d *Detector) redactStream(body string) string {
 			continue
 		}
 		ending := lines[e.line][len(strings.TrimRight(lines[e.line], "\r\n")):]
-		lines[e.line] = "data: " + string(out) + ending
+		prefix := "data: "
+		if ndjson {
+			prefix = ""
+		}
+		lines[e.line] = prefix + string(out) + ending
 	}
 	return strings.Join(lines, "")
 }
@@ -226,8 +257,8 @@ func rewrite(text string, off int, spans []span) string {
 
 // streamMatches finds secrets in the reassembled channels of a stream's
 // body, and says on which line of the body each starts.
-func (sc *scanner) streamMatches(body string) []lineMatch {
-	_, events := sseLines(body)
+func (sc *scanner) streamMatches(body string, ndjson bool) []lineMatch {
+	_, events := sseLines(body, ndjson)
 	var out []lineMatch
 	for _, c := range channels(fragments(events)) {
 		for _, m := range sc.text(c.text) {
@@ -253,7 +284,7 @@ type lineMatch struct {
 // the file where the event holding each one's start is (the body's line
 // when it is not a literal block).
 func (sc *scanner) streams(text string) []lineMatch {
-	if !strings.Contains(text, "text/event-stream") {
+	if !strings.Contains(text, "text/event-stream") && !strings.Contains(text, stream.LinesType) {
 		return nil
 	}
 	var root yaml.Node
@@ -265,10 +296,10 @@ func (sc *scanner) streams(text string) []lineMatch {
 		resp := nodeAt(in, "response")
 		body := nodeAt(resp, "body")
 		var h http.Header
-		if body.Kind != yaml.ScalarNode || nodeAt(resp, "headers").Decode(&h) != nil || !stream.Is(h) {
+		if body.Kind != yaml.ScalarNode || nodeAt(resp, "headers").Decode(&h) != nil || !stream.Is(h) && !stream.IsLines(h) {
 			continue
 		}
-		for _, lm := range sc.streamMatches(body.Value) {
+		for _, lm := range sc.streamMatches(body.Value, stream.IsLines(h)) {
 			line := body.Line
 			if body.Style&yaml.LiteralStyle != 0 {
 				line += 1 + lm.line
