@@ -361,8 +361,9 @@ func (d *Detector) ResponseHeaders(h http.Header) http.Header {
 }
 
 // Body returns body, sent or received with headers h, with its secrets
-// replaced. An event stream, or a stream of newline-delimited JSON, is
-// judged as the client reassembles it (see redactStream). In a JSON body the values of credential fields (api_key,
+// replaced. An event stream, a stream of newline-delimited JSON, or one
+// sent as a JSON array (Gemini without alt=sse), is judged as the client
+// reassembles it (see redactStream). In a JSON body the values of credential fields (api_key,
 // password; key and token when the value looks like a key) and of the
 // rules' pointers are replaced whole, each string is judged decoded when
 // the body has unicode escapes, and then the text as a whole; a JSON body
@@ -381,7 +382,9 @@ func (d *Detector) Body(h http.Header, body string) string {
 			// The text pass below sees what the strings hold as written;
 			// only escaped strings need to be judged decoded, one by one.
 			escaped := strings.Contains(trimmed, `\u`)
-			if d.walkJSON(v, nil, escaped) {
+			// A stream sent as one JSON array is judged reassembled first.
+			streamed := trimmed[0] == '[' && len(d.redactEvents(arrayEvents(v))) > 0
+			if d.walkJSON(v, nil, escaped) || streamed {
 				if out, err := wire.MarshalPlain(v); err == nil {
 					i := strings.Index(body, trimmed)
 					body = body[:i] + string(out) + body[i+len(trimmed):]

@@ -160,6 +160,58 @@ var _ = Describe("the redaction funnel", func() {
 		Entry("Gemini's Interactions API", "interactions"),
 	)
 
+	It("finds and redacts a key streamed in 6-byte chunks of a Gemini stream sent as one JSON array (without alt=sse)", func() {
+		text := "Your key is " + streamedKey + ", keep it safe."
+		var chunks []string
+		for rest := text; len(rest) > 0; {
+			k := min(6, len(rest))
+			chunks = append(chunks, wireFormats["gemini"](rest[:k]))
+			rest = rest[k:]
+		}
+		body := "[" + strings.Join(chunks, ",\r\n") + "]"
+		joined := func(body string) string {
+			var arr []struct {
+				Candidates []struct {
+					Content struct{ Parts []struct{ Text string } }
+				}
+			}
+			Expect(json.Unmarshal([]byte(body), &arr)).To(Succeed())
+			var out strings.Builder
+			for _, c := range arr {
+				out.WriteString(c.Candidates[0].Content.Parts[0].Text)
+			}
+			return out.String()
+		}
+		path, got, _ := recordOne(body, "application/json", cassette.Options{}, greet)
+		Expect(got).To(Equal(body))
+		saved := readOnDisk(path).Interactions[0].Response.Body
+		Expect(joined(saved)).To(Equal("Your key is " + cassette.Placeholder(streamedKey) + ", keep it safe."))
+		found, err := cassette.Scan(filepath.Dir(path), nil)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(found).To(BeEmpty())
+
+		dir := GinkgoT().TempDir()
+		raw := "---\nversion: 1\ninteractions:\n    - request:\n        body: '{}'\n        url: https://generativelanguage.googleapis.com/v1beta/models/m:streamGenerateContent\n        method: POST\n      response:\n        body: |+\n" +
+			indent(body+"\n", "            ") + "        headers:\n            Content-Type:\n                - application/json\n        status: 200 OK\n        code: 200\n        duration: 1s\n"
+		Expect(os.WriteFile(filepath.Join(dir, "raw.yaml"), []byte(raw), 0o644)).To(Succeed())
+		found, err = cassette.Scan(dir, nil)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(found).To(HaveLen(1))
+		Expect(found[0].What).To(ContainSubstring("streamed, reassembled"))
+
+		By("leaving any other JSON array judged value by value")
+		var items []string
+		for rest := text; len(rest) > 0; {
+			k := min(6, len(rest))
+			items = append(items, `{"done":false,"response":`+jsonString(rest[:k])+`}`)
+			rest = rest[k:]
+		}
+		plain := "[" + strings.Join(items, ",") + "]"
+		d, err := cassette.NewDetector(nil, nil, nil)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(d.Body(http.Header{"Content-Type": {"application/json"}}, plain)).To(Equal(plain))
+	})
+
 	It("finds and redacts a key streamed in 6-byte chunks of Ollama's newline-delimited JSON, which stays a valid stream", func() {
 		text := "Your key is " + streamedKey + ", keep it safe."
 		var b strings.Builder

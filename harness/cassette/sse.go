@@ -182,9 +182,49 @@ func channels(frags []fragment) []*channel {
 // bytes, and the number and order of events never change.
 func (d *Detector) redactStream(body string, ndjson bool) string {
 	lines, events := sseLines(body, ndjson)
+	changed := d.redactEvents(events)
+	if len(changed) == 0 {
+		return body
+	}
+	for _, e := range events {
+		if !changed[e.line] {
+			continue
+		}
+		out, err := wire.MarshalPlain(e.payload)
+		if err != nil {
+			continue
+		}
+		ending := lines[e.line][len(strings.TrimRight(lines[e.line], "\r\n")):]
+		prefix := "data: "
+		if ndjson {
+			prefix = ""
+		}
+		lines[e.line] = prefix + string(out) + ending
+	}
+	return strings.Join(lines, "")
+}
+
+// arrayEvents are the chunks of v when it is a stream Gemini sent as one
+// JSON array (without alt=sse): the objects with candidates, each an event
+// numbered by its place. Any other array has none.
+func arrayEvents(v any) []sseEvent {
+	arr, _ := v.([]any)
+	var out []sseEvent
+	for i, x := range arr {
+		if m, ok := x.(map[string]any); ok && m["candidates"] != nil {
+			out = append(out, sseEvent{line: i, payload: m})
+		}
+	}
+	return out
+}
+
+// redactEvents replaces the secrets found in each reassembled channel of
+// the events' text in the payloads that carry them, and returns the
+// events (by line) whose payload changed.
+func (d *Detector) redactEvents(events []sseEvent) map[int]bool {
 	frags := fragments(events)
 	if len(frags) == 0 {
-		return body
+		return nil
 	}
 	changed := map[int]bool{}
 	for _, c := range channels(frags) {
@@ -205,25 +245,7 @@ func (d *Detector) redactStream(body string, ndjson bool) string {
 			}
 		}
 	}
-	if len(changed) == 0 {
-		return body
-	}
-	for _, e := range events {
-		if !changed[e.line] {
-			continue
-		}
-		out, err := wire.MarshalPlain(e.payload)
-		if err != nil {
-			continue
-		}
-		ending := lines[e.line][len(strings.TrimRight(lines[e.line], "\r\n")):]
-		prefix := "data: "
-		if ndjson {
-			prefix = ""
-		}
-		lines[e.line] = prefix + string(out) + ending
-	}
-	return strings.Join(lines, "")
+	return changed
 }
 
 // rewrite is the fragment text, starting at off of its channel, with the
@@ -282,9 +304,9 @@ type lineMatch struct {
 // streams finds secrets in the streamed response bodies of a cassette's
 // text, reassembled as their client sees them, at the (1-based) line of
 // the file where the event holding each one's start is (the body's line
-// when it is not a literal block).
+// when it is not a literal block, or when the stream is one JSON array).
 func (sc *scanner) streams(text string) []lineMatch {
-	if !strings.Contains(text, "text/event-stream") && !strings.Contains(text, stream.LinesType) {
+	if !strings.Contains(text, "text/event-stream") && !strings.Contains(text, stream.LinesType) && !strings.Contains(text, "candidates") {
 		return nil
 	}
 	var root yaml.Node
@@ -296,7 +318,21 @@ func (sc *scanner) streams(text string) []lineMatch {
 		resp := nodeAt(in, "response")
 		body := nodeAt(resp, "body")
 		var h http.Header
-		if body.Kind != yaml.ScalarNode || nodeAt(resp, "headers").Decode(&h) != nil || !stream.Is(h) && !stream.IsLines(h) {
+		if body.Kind != yaml.ScalarNode || nodeAt(resp, "headers").Decode(&h) != nil {
+			continue
+		}
+		if t := strings.TrimSpace(body.Value); !stream.Is(h) && !stream.IsLines(h) && strings.HasPrefix(t, "[") {
+			// A stream sent as one JSON array: found at the body's line.
+			if v, err := decodeJSON([]byte(t)); err == nil {
+				for _, c := range channels(fragments(arrayEvents(v))) {
+					for _, m := range sc.text(c.text) {
+						out = append(out, lineMatch{line: body.Line, m: m})
+					}
+				}
+			}
+			continue
+		}
+		if !stream.Is(h) && !stream.IsLines(h) {
 			continue
 		}
 		for _, lm := range sc.streamMatches(body.Value, stream.IsLines(h)) {
