@@ -83,3 +83,10 @@ var _ = DescribeTable("an outside agent on Gemini's Interactions API is scored f
 	Entry("whole interactions", ``),
 	Entry("streamed interactions (server-sent events)", `"stream": true, `),
 )
+
+var _ = It("takes an upstream's own /v1/interactions (a CRM's) for a tool's payload, not for a call to the agent's model", func() {
+	tr := runOver(&interactionsAPI{}, llm.Endpoint{Provider: llm.ProviderOpenAI, BaseURL: "https://api.openai.com/v1", Model: "m"},
+		map[string]string{"crm": "https://crm.example"},
+		`curl -s -X POST "$CRM_BASE_URL/v1/interactions" -d '{"model": "gemini-3.5-flash", "input": "Call logged with Ines"}' >/dev/null`)
+	Expect(tr.calls).To(BeEmpty())
+})

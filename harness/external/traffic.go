@@ -157,14 +157,14 @@ func (o *observer) traffic(req *http.Request, body []byte, resp *http.Response, 
 	if err == nil && resp != nil {
 		got, _ = codings.Body(resp.Header, got, maxInflated)
 	}
-	// An upstream's own /api/chat or /api/embed (a web app's routes) is
-	// no call to the agent's model.
-	ollamaUpstream := o.upstream(req.URL)
-	if wire.IsEmbeddings(req.URL.Path) && !(wire.IsOllamaEmbed(req.URL.Path) && ollamaUpstream) {
+	// An upstream's own /api/chat or /api/embed (a web app's routes), or
+	// /v1/interactions (a CRM's), is no call to the agent's model.
+	upstream := o.upstream(req.URL)
+	if wire.IsEmbeddings(req.URL.Path) && !(wire.IsOllamaEmbed(req.URL.Path) && upstream) {
 		o.embed(req, body, resp, got, err, took)
 	}
 	d, model := wire.Of(req.URL.Path)
-	if model && d == wire.Ollama && ollamaUpstream {
+	if model && (d == wire.Ollama || d == wire.Interactions) && upstream {
 		model = false
 	}
 	if !model {
