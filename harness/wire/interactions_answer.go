@@ -282,9 +282,9 @@ func ReadInteractions(b []byte) (llm.Response, error) {
 			Index int              `json:"index"`
 			Step  interactionsItem `json:"step"`
 			Delta struct {
-				Type      string          `json:"type"`
-				Text      string          `json:"text"`
-				Arguments json.RawMessage `json:"arguments"`
+				Type      string `json:"type"`
+				Text      string `json:"text"`
+				Arguments string `json:"arguments"`
 			} `json:"delta"`
 			Interaction interactionsAnswer        `json:"interaction"`
 			Status      string                    `json:"status"`
@@ -316,9 +316,7 @@ func ReadInteractions(b []byte) (llm.Response, error) {
 				}
 				texts[ev.Index].WriteString(ev.Delta.Text)
 			case "arguments_delta":
-				var piece string
-				json.Unmarshal(ev.Delta.Arguments, &piece)
-				args[ev.Index].WriteString(piece)
+				args[ev.Index].WriteString(ev.Delta.Arguments)
 			}
 		case "interaction.status_update":
 			a.Status = ev.Status
