@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strings"
 	"sync"
 
 	"github.com/agentreplay/testbed/harness/cost"
@@ -91,6 +90,8 @@ type guard struct {
 	model    string
 	counter  *tokens.Counter // set once the run has one
 	onRefuse func()
+	// upstreams are the agent's upstreams' hosts, whose calls cost nothing.
+	upstreams upstreamHosts
 
 	mu       sync.Mutex
 	reserved float64
@@ -99,7 +100,7 @@ type guard struct {
 
 func (g *guard) RoundTrip(req *http.Request) (*http.Response, error) {
 	p := req.URL.Path
-	if !(isModelPath(p) || strings.HasSuffix(p, "/responses")) {
+	if !g.upstreams.isModelCall(req.URL) {
 		return g.next.RoundTrip(req)
 	}
 	var body []byte

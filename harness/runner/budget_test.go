@@ -69,3 +69,18 @@ var _ = DescribeTable("the output cap read from a model request, as each wire na
 	Entry("Ollama's num_predict -1, no limit", `{"model": "qwen3:14b", "options": {"num_predict": -1}}`, runner.DefaultMaxOutput),
 	Entry("none", `{"contents": []}`, runner.DefaultMaxOutput),
 )
+
+var _ = DescribeTable("a call counts as the model's by its path, unless it goes to one of the agent's upstreams",
+	func(rawURL, target string, model bool) {
+		upstreams := map[string]string{"crm": "https://crm.example", "helpdesk": "https://desk.example/app"}
+		got, isModel := runner.FaultTarget(upstreams, rawURL)
+		Expect(got).To(Equal(target))
+		Expect(isModel).To(Equal(model))
+	},
+	Entry("Chat Completions", "https://api.openai.com/v1/chat/completions", "model", true),
+	Entry("the Interactions API", "https://generativelanguage.googleapis.com/v1beta/interactions", "model", true),
+	Entry("Ollama's chat", "http://localhost:11434/api/chat", "model", true),
+	Entry("an upstream", "https://crm.example/v1/contacts", "upstream", false),
+	Entry("an upstream's own /v1/interactions", "https://crm.example/v1/interactions", "upstream", false),
+	Entry("an upstream's own /api/chat", "https://desk.example/app/api/chat", "upstream", false),
+)

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"strings"
 
 	"github.com/agentreplay/testbed/harness/cassette"
 	"github.com/agentreplay/testbed/harness/scenario"
@@ -51,6 +50,7 @@ func EstimateRecording(suites []*scenario.Suite, opts Options) ([]Estimate, erro
 				continue
 			}
 			ep := endpoint(opts, opts.Agents[s.Agent].Info, v)
+			upstreams := hostsOf(opts.Agents[s.Agent].Info.Upstreams)
 			e := Estimate{Suite: s.Name, Variant: v.Name, Model: ep.Model}
 			if _, ok := p.Estimate(ep.Provider, ep.Model, 0, 0); !ok {
 				e.Unpriced = true
@@ -77,7 +77,7 @@ func EstimateRecording(suites []*scenario.Suite, opts Options) ([]Estimate, erro
 					for _, r := range reqs {
 						u, err := url.Parse(r.URL)
 						switch {
-						case err != nil || !(isModelPath(u.Path) || strings.HasSuffix(u.Path, "/responses")):
+						case err != nil || !upstreams.isModelCall(u):
 						case wire.IsEmbeddings(u.Path):
 							e.EmbedCalls++
 							in, err := wire.ReadEmbedCall(u.Path, r.Body)

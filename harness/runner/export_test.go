@@ -3,9 +3,11 @@ package runner
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/agentreplay/testbed/harness/cost"
+	"github.com/agentreplay/testbed/harness/scenario"
 	"github.com/agentreplay/testbed/harness/tokens"
 )
 
@@ -22,4 +24,18 @@ func NewRetrying(next http.RoundTripper, l *Limits, now func() time.Time, sleep 
 func EstimateRequest(p cost.Pricer, provider, model, path string, body []byte, counter *tokens.Counter) (float64, error) {
 	g := &guard{pricer: p, provider: provider, model: model, counter: counter}
 	return g.estimate(path, body)
+}
+
+// FaultTarget is whom a call to rawURL counts against in a fault plan of
+// an agent with upstreams ("model" or "upstream"), and whether --max-cost
+// and the retries treat it as a model call, for its specs.
+func FaultTarget(upstreams map[string]string, rawURL string) (string, bool) {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		panic(err)
+	}
+	hosts := hostsOf(upstreams)
+	p := newFaultPlan(&scenario.Suite{Name: "s"}, scenario.Scenario{ID: "x", Faults: []scenario.FaultRule{
+		{On: scenario.FaultOnModel, Kind: scenario.FaultOnModel}, {On: scenario.FaultOnUpstream, Kind: scenario.FaultOnUpstream}}}, 1, hosts)
+	return p.next(u), hosts.isModelCall(u)
 }

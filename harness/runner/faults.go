@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 
@@ -22,27 +23,30 @@ type faultPlan struct {
 	rate     *scenario.FaultRate
 	scenario string
 	sample   int
+	// upstreams are the hosts of the agent's upstreams: a call to one is an
+	// upstream's, whatever its path says (a CRM's /v1/interactions).
+	upstreams upstreamHosts
 
 	mu    sync.Mutex
 	calls map[string]int
 }
 
 // newFaultPlan returns nil when the scenario and suite inject nothing.
-func newFaultPlan(s *scenario.Suite, sc scenario.Scenario, sample int) *faultPlan {
+func newFaultPlan(s *scenario.Suite, sc scenario.Scenario, sample int, upstreams upstreamHosts) *faultPlan {
 	if len(sc.Faults) == 0 && s.Faults == nil {
 		return nil
 	}
-	return &faultPlan{rules: sc.Faults, rate: s.Faults, scenario: s.Name + "/" + sc.ID, sample: sample, calls: map[string]int{}}
+	return &faultPlan{rules: sc.Faults, rate: s.Faults, scenario: s.Name + "/" + sc.ID, sample: sample, upstreams: upstreams, calls: map[string]int{}}
 }
 
-// next counts a call to the endpoint at path and returns the fault kind
-// to inject into it, or "".
-func (p *faultPlan) next(path string) string {
+// next counts a call to the endpoint at u and returns the fault kind to
+// inject into it, or "".
+func (p *faultPlan) next(u *url.URL) string {
 	if p == nil {
 		return ""
 	}
 	target := scenario.FaultOnUpstream
-	if isModelPath(path) {
+	if isModelPath(u.Path) && !p.upstreams.has(u) {
 		target = scenario.FaultOnModel
 	}
 	p.mu.Lock()
@@ -81,6 +85,29 @@ func mix(z uint64) uint64 {
 	z ^= z >> 27
 	z *= 0x94d049bb133111eb
 	return z ^ z>>31
+}
+
+// upstreamHosts are the hosts of an agent's upstreams.
+type upstreamHosts map[string]bool
+
+// hostsOf are the hosts of the upstreams' base URLs.
+func hostsOf(upstreams map[string]string) upstreamHosts {
+	out := upstreamHosts{}
+	for _, base := range upstreams {
+		if u, err := url.Parse(base); err == nil && u.Host != "" {
+			out[u.Host] = true
+		}
+	}
+	return out
+}
+
+// has reports whether u is an upstream's.
+func (h upstreamHosts) has(u *url.URL) bool { return h[u.Host] }
+
+// isModelCall reports whether a request to u is a call to the model: a
+// model endpoint's path (or the Responses API's), at no upstream's host.
+func (h upstreamHosts) isModelCall(u *url.URL) bool {
+	return (isModelPath(u.Path) || strings.HasSuffix(u.Path, "/responses")) && !h.has(u)
 }
 
 // isModelPath tells a model endpoint (chat, embeddings, Gemini

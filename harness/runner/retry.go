@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -115,6 +114,9 @@ type retrying struct {
 	sleep   func(context.Context, time.Duration) error
 	limits  *Limits
 	counter *tokens.Counter // set once the run has one
+	// upstreams are the agent's upstreams' hosts, whose calls are never
+	// retried as model calls.
+	upstreams upstreamHosts
 
 	mu      sync.Mutex
 	retries int
@@ -122,7 +124,7 @@ type retrying struct {
 }
 
 func (t *retrying) RoundTrip(req *http.Request) (*http.Response, error) {
-	if !(isModelPath(req.URL.Path) || strings.HasSuffix(req.URL.Path, "/responses")) {
+	if !t.upstreams.isModelCall(req.URL) {
 		return t.next.RoundTrip(req)
 	}
 	var body []byte

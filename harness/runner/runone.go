@@ -123,7 +123,7 @@ func plan(j *job, sample int, opts Options) *sampleRun {
 	}
 	r.copts = cassette.Options{
 		Real: &routing{hosts: opts.Routes, mode: opts.Mode, network: opts.AllowNetwork, sample: sample,
-			faults: newFaultPlan(j.suite, j.scenario, sample)},
+			faults: newFaultPlan(j.suite, j.scenario, sample, hostsOf(r.entry.Info.Upstreams))},
 		Provenance: cassette.Provenance{
 			Provider: r.ep.Provider, Endpoint: r.ep.BaseURL, Model: r.ep.Model,
 			StandIn: opts.Model == nil, Upstream: "fixtures",
@@ -142,11 +142,11 @@ func plan(j *job, sample int, opts Options) *sampleRun {
 		if now == nil {
 			now = time.Now
 		}
-		r.retry = &retrying{next: r.copts.Real, now: now, sleep: sleep, limits: opts.Limits}
+		r.retry = &retrying{next: r.copts.Real, now: now, sleep: sleep, limits: opts.Limits, upstreams: hostsOf(r.entry.Info.Upstreams)}
 		r.copts.Real = r.retry
 	}
 	if opts.Budget != nil && opts.Mode != cassette.ModeReplay {
-		r.guard = &guard{next: r.copts.Real, budget: opts.Budget, pricer: j.pricer, provider: r.ep.Provider, model: r.ep.Model,
+		r.guard = &guard{next: r.copts.Real, budget: opts.Budget, pricer: j.pricer, provider: r.ep.Provider, model: r.ep.Model, upstreams: hostsOf(r.entry.Info.Upstreams),
 			onRefuse: func() { r.failed.Store(true) }}
 		r.copts.Real = r.guard
 	}

@@ -202,7 +202,7 @@ func (r *routing) RoundTrip(req *http.Request) (*http.Response, error) {
 	if r.sample > 1 {
 		out.Header.Set(standin.SampleHeader, strconv.Itoa(r.sample))
 	}
-	if kind := r.faults.next(req.URL.Path); kind != "" {
+	if kind := r.faults.next(req.URL); kind != "" {
 		out.Header.Set(cassette.FaultHeader, kind)
 	}
 	return http.DefaultTransport.RoundTrip(out)
