@@ -1,10 +1,8 @@
 package external_test
 
 import (
-	"io"
 	"net/http"
 	"strings"
-	"sync"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -14,46 +12,31 @@ import (
 
 // interactionsAPI answers Gemini's Interactions API as the real one does,
 // whole or streamed as the request asks: the first interaction with a
-// tide_table call (requires_action), later ones with text; and an upstream
-// with the tide table of the port asked.
-type interactionsAPI struct {
-	mu sync.Mutex
-	n  int
-}
-
-func (a *interactionsAPI) RoundTrip(r *http.Request) (*http.Response, error) {
-	if !strings.HasSuffix(r.URL.Path, "/interactions") {
-		body := `{"port": "` + r.URL.Query().Get("port") + `", "high": "14:52"}`
-		return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/json"}}, Body: io.NopCloser(strings.NewReader(body)), Request: r}, nil
-	}
-	sent, _ := io.ReadAll(r.Body)
-	a.mu.Lock()
-	a.n++
-	first := a.n == 1
-	a.mu.Unlock()
-	id, status, steps := `v1_second`, `completed`, `[{"type": "model_output", "content": [{"type": "text", "text": "High water at 14:52."}]}]`
-	if first {
-		id, status, steps = `v1_first`, `requires_action`, `[{"type": "thought", "signature": "c2ln"}, {"type": "function_call", "id": "fc7", "name": "tide_table", "arguments": {"port": "Brest"}}]`
-	}
-	usage := `{"total_input_tokens": 52, "total_output_tokens": 11, "total_thought_tokens": 5, "total_tokens": 68}`
-	if !strings.Contains(string(sent), `"stream": true`) {
-		body := `{"id": "` + id + `", "object": "interaction", "model": "gemini-3.5-flash", "status": "` + status + `", "steps": ` + steps + `, "usage": ` + usage + `}`
-		return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/json"}}, Body: io.NopCloser(strings.NewReader(body)), Request: r}, nil
-	}
-	events := []string{`{"event_type": "interaction.created", "interaction": {"id": "` + id + `", "model": "gemini-3.5-flash", "status": "in_progress"}}`}
-	if first {
-		events = append(events, `{"event_type": "step.start", "index": 0, "step": {"type": "function_call", "id": "fc7", "name": "tide_table", "arguments": {}}}`,
-			`{"event_type": "step.delta", "index": 0, "delta": {"type": "arguments_delta", "arguments": "{\"port\": \"Brest\"}"}}`,
-			`{"event_type": "step.stop", "index": 0}`)
-	} else {
-		events = append(events, `{"event_type": "step.start", "index": 0, "step": {"type": "model_output"}}`,
-			`{"event_type": "step.delta", "index": 0, "delta": {"type": "text", "text": "High water "}}`,
-			`{"event_type": "step.delta", "index": 0, "delta": {"type": "text", "text": "at 14:52."}}`,
-			`{"event_type": "step.stop", "index": 0}`)
-	}
-	events = append(events, `{"event_type": "interaction.completed", "interaction": {"id": "`+id+`", "status": "`+status+`", "usage": `+usage+`}}`, `[DONE]`)
-	return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"text/event-stream"}},
-		Body: io.NopCloser(strings.NewReader("data: " + strings.Join(events, "\n\ndata: ") + "\n\n")), Request: r}, nil
+// tide_table call (requires_action), later ones with text.
+func interactionsAPI() *tideAPI {
+	return &tideAPI{suffix: "/interactions", answer: func(r *http.Request, sent string, first bool) *http.Response {
+		id, status, steps := `v1_second`, `completed`, `[{"type": "model_output", "content": [{"type": "text", "text": "High water at 14:52."}]}]`
+		if first {
+			id, status, steps = `v1_first`, `requires_action`, `[{"type": "thought", "signature": "c2ln"}, {"type": "function_call", "id": "fc7", "name": "tide_table", "arguments": {"port": "Brest"}}]`
+		}
+		usage := `{"total_input_tokens": 52, "total_output_tokens": 11, "total_thought_tokens": 5, "total_tokens": 68}`
+		if !strings.Contains(sent, `"stream": true`) {
+			return answered(r, "application/json", `{"id": "`+id+`", "object": "interaction", "model": "gemini-3.5-flash", "status": "`+status+`", "steps": `+steps+`, "usage": `+usage+`}`)
+		}
+		events := []string{`{"event_type": "interaction.created", "interaction": {"id": "` + id + `", "model": "gemini-3.5-flash", "status": "in_progress"}}`}
+		if first {
+			events = append(events, `{"event_type": "step.start", "index": 0, "step": {"type": "function_call", "id": "fc7", "name": "tide_table", "arguments": {}}}`,
+				`{"event_type": "step.delta", "index": 0, "delta": {"type": "arguments_delta", "arguments": "{\"port\": \"Brest\"}"}}`,
+				`{"event_type": "step.stop", "index": 0}`)
+		} else {
+			events = append(events, `{"event_type": "step.start", "index": 0, "step": {"type": "model_output"}}`,
+				`{"event_type": "step.delta", "index": 0, "delta": {"type": "text", "text": "High water "}}`,
+				`{"event_type": "step.delta", "index": 0, "delta": {"type": "text", "text": "at 14:52."}}`,
+				`{"event_type": "step.stop", "index": 0}`)
+		}
+		events = append(events, `{"event_type": "interaction.completed", "interaction": {"id": "`+id+`", "status": "`+status+`", "usage": `+usage+`}}`, `[DONE]`)
+		return answered(r, "text/event-stream", "data: "+strings.Join(events, "\n\ndata: ")+"\n\n")
+	}}
 }
 
 var _ = DescribeTable("an outside agent on Gemini's Interactions API is scored from its traffic, a follow-up read with the interaction it continues",
@@ -62,7 +45,7 @@ var _ = DescribeTable("an outside agent on Gemini's Interactions API is scored f
 		post := func(rest string) string {
 			return `curl -s -X POST "$GEMINI_BASE_URL/v1beta/interactions" -d '{"model": "gemini-3.5-flash", ` + stream + `"system_instruction": "You keep a harbour log.", ` + tools + `, ` + rest + `}' >/dev/null` + "\n"
 		}
-		tr := runOver(&interactionsAPI{}, llm.Endpoint{Provider: llm.ProviderGemini, BaseURL: "https://generativelanguage.googleapis.com", Model: "gemini-3.5-flash"},
+		tr := runOver(interactionsAPI(), llm.Endpoint{Provider: llm.ProviderGemini, BaseURL: "https://generativelanguage.googleapis.com", Model: "gemini-3.5-flash"},
 			map[string]string{"tides": "https://tides.example"},
 			post(`"input": "High tide at Brest?"`)+
 				`curl -s "$TIDES_BASE_URL/table?port=Brest" >/dev/null`+"\n"+
@@ -85,7 +68,7 @@ var _ = DescribeTable("an outside agent on Gemini's Interactions API is scored f
 )
 
 var _ = It("takes an upstream's own /v1/interactions (a CRM's) for a tool's payload, not for a call to the agent's model", func() {
-	tr := runOver(&interactionsAPI{}, llm.Endpoint{Provider: llm.ProviderOpenAI, BaseURL: "https://api.openai.com/v1", Model: "m"},
+	tr := runOver(interactionsAPI(), llm.Endpoint{Provider: llm.ProviderOpenAI, BaseURL: "https://api.openai.com/v1", Model: "m"},
 		map[string]string{"crm": "https://crm.example"},
 		`curl -s -X POST "$CRM_BASE_URL/v1/interactions" -d '{"model": "gemini-3.5-flash", "input": "Call logged with Ines"}' >/dev/null`)
 	Expect(tr.calls).To(BeEmpty())

@@ -15,42 +15,58 @@ import (
 	"github.com/agentreplay/testbed/harness/standin"
 )
 
-// ollamaAPI answers Ollama's /api/chat as a local server does, whole or
-// streamed as the request asks (newline-delimited JSON, the default): the
-// first call with a tide_table call (no id, as Ollama sends them), later
-// ones with text; and an upstream with the tide table of the port asked.
-type ollamaAPI struct {
+// tideAPI is a model provider at the paths ending in suffix, beside an
+// upstream that answers the tide table of the port asked. Answer gives the
+// provider's response to a request (its body sent), the first call's or a
+// later one's.
+type tideAPI struct {
+	suffix string
+	answer func(r *http.Request, sent string, first bool) *http.Response
+
 	mu sync.Mutex
 	n  int
 }
 
-func (a *ollamaAPI) RoundTrip(r *http.Request) (*http.Response, error) {
-	if !strings.HasSuffix(r.URL.Path, "/api/chat") {
-		body := `{"port": "` + r.URL.Query().Get("port") + `", "high": "14:52"}`
-		return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/json"}}, Body: io.NopCloser(strings.NewReader(body)), Request: r}, nil
+func (a *tideAPI) RoundTrip(r *http.Request) (*http.Response, error) {
+	if !strings.HasSuffix(r.URL.Path, a.suffix) {
+		return answered(r, "application/json", `{"port": "`+r.URL.Query().Get("port")+`", "high": "14:52"}`), nil
 	}
 	sent, _ := io.ReadAll(r.Body)
 	a.mu.Lock()
 	a.n++
 	first := a.n == 1
 	a.mu.Unlock()
-	const head = `{"model": "qwen3:14b", "created_at": "2026-03-02T08:00:00.1Z", `
-	message := `"message": {"role": "assistant", "content": "High water at 14:52."}`
-	if first {
-		message = `"message": {"role": "assistant", "content": "", "tool_calls": [{"function": {"name": "tide_table", "arguments": {"port": "Brest"}}}]}`
-	}
-	done := `"done": true, "done_reason": "stop", "total_duration": 812000000, "load_duration": 1000000, "prompt_eval_count": 52, "prompt_eval_duration": 90000000, "eval_count": 11, "eval_duration": 700000000}`
-	if strings.Contains(string(sent), `"stream": false`) {
-		return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/json; charset=utf-8"}},
-			Body: io.NopCloser(strings.NewReader(head + message + ", " + done)), Request: r}, nil
-	}
-	chunks := head + `"message": {"role": "assistant", "content": "High water "}, "done": false}` + "\n" +
-		head + `"message": {"role": "assistant", "content": "at 14:52."}, "done": false}` + "\n"
-	if first {
-		chunks = head + message + `, "done": false}` + "\n"
-	}
-	chunks += head + `"message": {"role": "assistant", "content": ""}, ` + done + "\n"
-	return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/x-ndjson"}}, Body: io.NopCloser(strings.NewReader(chunks)), Request: r}, nil
+	return a.answer(r, string(sent), first), nil
+}
+
+// answered is a 200 answer to r of contentType carrying body.
+func answered(r *http.Request, contentType, body string) *http.Response {
+	return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {contentType}}, Body: io.NopCloser(strings.NewReader(body)), Request: r}
+}
+
+// ollamaAPI answers Ollama's /api/chat as a local server does, whole or
+// streamed as the request asks (newline-delimited JSON, the default): the
+// first call with a tide_table call (no id, as Ollama sends them), later
+// ones with text.
+func ollamaAPI() *tideAPI {
+	return &tideAPI{suffix: "/api/chat", answer: func(r *http.Request, sent string, first bool) *http.Response {
+		const head = `{"model": "qwen3:14b", "created_at": "2026-03-02T08:00:00.1Z", `
+		message := `"message": {"role": "assistant", "content": "High water at 14:52."}`
+		if first {
+			message = `"message": {"role": "assistant", "content": "", "tool_calls": [{"function": {"name": "tide_table", "arguments": {"port": "Brest"}}}]}`
+		}
+		done := `"done": true, "done_reason": "stop", "total_duration": 812000000, "load_duration": 1000000, "prompt_eval_count": 52, "prompt_eval_duration": 90000000, "eval_count": 11, "eval_duration": 700000000}`
+		if strings.Contains(sent, `"stream": false`) {
+			return answered(r, "application/json; charset=utf-8", head+message+", "+done)
+		}
+		chunks := head + `"message": {"role": "assistant", "content": "High water "}, "done": false}` + "\n" +
+			head + `"message": {"role": "assistant", "content": "at 14:52."}, "done": false}` + "\n"
+		if first {
+			chunks = head + message + `, "done": false}` + "\n"
+		}
+		chunks += head + `"message": {"role": "assistant", "content": ""}, ` + done + "\n"
+		return answered(r, "application/x-ndjson", chunks)
+	}}
 }
 
 var _ = DescribeTable("an outside agent on Ollama's native chat is scored from its traffic: its calls, tokens, tool calls and results",
@@ -61,7 +77,7 @@ var _ = DescribeTable("an outside agent on Ollama's native chat is scored from i
 		post := func(messages string) string {
 			return `curl -s -X POST "$OLLAMA_HOST/api/chat" -d '{"model": "qwen3:14b", ` + stream + `"messages": [` + messages + `], ` + tools + `, "options": {"num_predict": 200}}' >/dev/null` + "\n"
 		}
-		tr := runOver(&ollamaAPI{}, llm.Endpoint{Provider: llm.ProviderOllama, BaseURL: llm.OllamaBaseURL, Model: "qwen3:14b"},
+		tr := runOver(ollamaAPI(), llm.Endpoint{Provider: llm.ProviderOllama, BaseURL: llm.OllamaBaseURL, Model: "qwen3:14b"},
 			map[string]string{"tides": "https://tides.example"},
 			post(user)+`curl -s "$TIDES_BASE_URL/table?port=Brest" >/dev/null`+"\n"+post(user+", "+turn))
 
@@ -84,7 +100,7 @@ var _ = DescribeTable("an outside agent on Ollama's native chat is scored from i
 )
 
 var _ = It("takes an upstream's own /api/chat (a web app's chat route) for a tool's payload, not for a call to the agent's model", func() {
-	tr := runOver(&ollamaAPI{}, llm.Endpoint{Provider: llm.ProviderOpenAI, BaseURL: "https://api.openai.com/v1", Model: "m"},
+	tr := runOver(ollamaAPI(), llm.Endpoint{Provider: llm.ProviderOpenAI, BaseURL: "https://api.openai.com/v1", Model: "m"},
 		map[string]string{"helpdesk": "https://helpdesk.example"},
 		`curl -s -X POST "$HELPDESK_BASE_URL/api/chat" -d '{"model": "qwen3:14b", "stream": false, "messages": [{"role": "user", "content": "Ticket 7?"}]}' >/dev/null`)
 	Expect(tr.calls).To(BeEmpty())

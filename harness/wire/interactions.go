@@ -130,7 +130,7 @@ var interactionsContent = []string{"text", "image", "audio", "document", "video"
 func (ir interactionsRequest) decode(strict bool, prior []llm.Message) (Request, []llm.Message, error) {
 	r := Request{Model: ir.Model, MaxTokens: ir.GenerationConfig.MaxOutputTokens, Stop: ir.GenerationConfig.StopSequences}
 	if strict && len(ir.Agent) > 0 && string(ir.Agent) != "null" {
-		return Request{}, nil, fmt.Errorf("the stand-in answers model interactions, not agent ones (agent %s)", ir.Agent)
+		return Request{}, nil, fmt.Errorf("the stand-in answers model interactions, not agent ones (agent %s); record this agent against the real API instead (testbed record --provider gemini)", ir.Agent)
 	}
 	if ir.SystemInstruction != "" {
 		r.Messages = append(r.Messages, llm.Message{Role: llm.RoleSystem, Content: ir.SystemInstruction})
@@ -141,10 +141,10 @@ func (ir interactionsRequest) decode(strict bool, prior []llm.Message) (Request,
 		return Request{}, nil, err
 	}
 	r.Messages = append(r.Messages, own...)
-	for _, t := range ir.Tools {
+	for i, t := range ir.Tools {
 		if t.Type != "function" {
 			if strict {
-				return Request{}, nil, fmt.Errorf("the stand-in calls function tools, not the hosted tool %s", t.Type)
+				return Request{}, nil, fmt.Errorf("tools.%d: the stand-in calls function tools, not the hosted tool %q; record this agent against the real model instead (testbed record --provider gemini)", i, t.Type)
 			}
 			continue
 		}

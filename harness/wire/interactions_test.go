@@ -117,7 +117,7 @@ var _ = Describe("Gemini's Interactions API", func() {
 		},
 		Entry("no model", `{"input": "x"}`, "model is required"),
 		Entry("no input", `{"model": "m"}`, "input is required"),
-		Entry("a hosted tool", `{"model": "m", "input": "x", "tools": [{"type": "code_execution"}]}`, "hosted tool code_execution"),
+		Entry("a hosted tool", `{"model": "m", "input": "x", "tools": [{"type": "code_execution"}]}`, `tools.0: the stand-in calls function tools, not the hosted tool "code_execution"; record this agent against the real model instead (testbed record --provider gemini)`),
 		Entry("an agent", `{"agent": "deep-research-pro", "input": "x"}`, "not agent ones"),
 		Entry("a step it does not know", `{"model": "m", "input": [{"type": "google_search_call", "id": "s1"}]}`, "google_search_call"),
 	)
