@@ -17,7 +17,6 @@ import (
 	"gopkg.in/dnaeon/go-vcr.v2/recorder"
 
 	"github.com/agentreplay/testbed/harness/stream"
-	"github.com/agentreplay/testbed/harness/trace"
 )
 
 // LatencyHeader is a response header by which a loopback stand-in states
@@ -61,9 +60,12 @@ type recording struct {
 	opts Options
 	vcr  *recorder.Recorder
 	mu   sync.Mutex
-	last time.Duration
-	// lastStream is the timing of the last captured answer, when streamed.
-	lastStream *trace.Stream
+	// calls has one per call sent (tag), by its number.
+	calls []call
+	// seqs numbers each captured interaction; saved lists the numbers of
+	// go-vcr's interactions in the order it saves them (callOrder).
+	seqs       map[*vcr.Interaction]int
+	saved      []int
 	closed     bool
 	detector   *Detector
 	streams    streamGate  // streams handed on before they are captured
@@ -89,7 +91,7 @@ func newRecorder(path string, opts Options) (*recording, error) {
 	if real == nil {
 		real = http.DefaultTransport
 	}
-	v, err := recorder.NewAsMode(tmp, recorder.ModeRecording, teeStreams{stream.Timed(real)})
+	v, err := recorder.NewAsMode(tmp, recorder.ModeRecording, untagged{teeStreams{stream.Timed(real)}})
 	if err != nil {
 		return nil, err
 	}
@@ -100,7 +102,7 @@ func newRecorder(path string, opts Options) (*recording, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &recording{path: path, tmp: tmp, opts: opts, vcr: v, detector: d}
+	r := &recording{path: path, tmp: tmp, opts: opts, vcr: v, detector: d, seqs: map[*vcr.Interaction]int{}}
 	v.AddFilter(r.capture)
 	v.AddSaveFilter(r.save)
 	return r, nil
@@ -112,6 +114,7 @@ func newRecorder(path string, opts Options) (*recording, error) {
 func (r *recording) capture(i *vcr.Interaction) error {
 	d := r.detector
 	sent := i.Request.Headers
+	n := seqOf(i)
 	i.Request.Body = d.Body(sent, i.Request.Body)
 	i.Request.Headers = d.RequestHeaders(sent)
 	keepCompared(i.Request.Headers, sent, r.opts.Match, d)
@@ -128,7 +131,11 @@ func (r *recording) capture(i *vcr.Interaction) error {
 		i.Response.Duration = st.Duration
 	}
 	r.mu.Lock()
-	r.last, r.lastStream = i.Response.Duration, st
+	if n >= 0 {
+		r.seqs[i] = n
+		c := &r.calls[n]
+		c.end, c.duration, c.stream = time.Now(), i.Response.Duration, st
+	}
 	switch p := i.Response.Headers.Get(PolicyHeader); p {
 	case "":
 	case NoPolicy:
@@ -180,6 +187,9 @@ func (r *recording) Unanswered() error {
 // so that the agent saw the real response while recording: its headers and
 // its body, a stream as its client reassembles it (see Detector.Body).
 func (r *recording) save(i *vcr.Interaction) error {
+	r.mu.Lock()
+	r.saved = append(r.saved, r.seqs[i])
+	r.mu.Unlock()
 	if body := r.detector.Body(i.Response.Headers, i.Response.Body); body != i.Response.Body {
 		i.Response.Body = body
 		if i.Response.Headers.Get("Content-Length") != "" {
@@ -190,10 +200,10 @@ func (r *recording) save(i *vcr.Interaction) error {
 	return nil
 }
 
-// RoundTrip implements http.RoundTripper. The agents call one request at a
-// time per scenario; the recorded duration reported to Observe belongs to the
-// request that just returned. An event stream is handed on as it arrives
-// (streamGate), and observed when it has ended.
+// RoundTrip implements http.RoundTripper. Each request is observed with
+// what was recorded of its own answer, whatever else is under way. An event
+// stream is handed on as it arrives (streamGate), and observed when it has
+// ended.
 func (r *recording) RoundTrip(req *http.Request) (*http.Response, error) {
 	return r.streams.pass(req, r.record)
 }
@@ -203,6 +213,7 @@ func (r *recording) RoundTrip(req *http.Request) (*http.Response, error) {
 func (r *recording) record(req *http.Request) (*http.Response, error) {
 	url := r.detector.URL(req.URL.String())
 	start := time.Now()
+	req, n := r.tag(req)
 	resp, err := r.vcr.RoundTrip(req)
 	if err != nil {
 		if r.opts.Observe != nil {
@@ -211,7 +222,7 @@ func (r *recording) record(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	r.mu.Lock()
-	d, st := r.last, r.lastStream
+	d, st := r.calls[n].duration, r.calls[n].stream
 	r.mu.Unlock()
 	e := Exchange{Method: req.Method, URL: url, Status: resp.StatusCode, Duration: d, Fault: resp.Header.Get(FaultHeader), Rule: resp.Header.Get(RuleHeader), Stream: st}
 	late := r.deadlines.overdue(req, url, d)
@@ -245,7 +256,29 @@ func (r *recording) Close() error {
 	if err != nil {
 		return err
 	}
+	f.Interactions = r.inCallOrder(f.Interactions)
 	return writeChecked(r.path, f, r.detector)
+}
+
+// inCallOrder returns the interactions go-vcr saved (in the order their
+// answers were captured) in callOrder.
+func (r *recording) inCallOrder(items []*vcr.Interaction) []*vcr.Interaction {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.saved) != len(items) {
+		return items
+	}
+	calls := make([]call, len(items))
+	requests := make([]string, len(items))
+	for k, i := range items {
+		calls[k] = r.calls[r.saved[k]]
+		requests[k] = i.Request.Method + " " + i.Request.URL + "\n" + i.Request.Body
+	}
+	out := make([]*vcr.Interaction, len(items))
+	for k, i := range callOrder(calls, requests) {
+		out[k] = items[i]
+	}
+	return out
 }
 
 // collect stops go-vcr's recorder and returns what it captured, with the

@@ -1,0 +1,151 @@
+package cassette_test
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/agentreplay/testbed/harness/cassette"
+)
+
+// gated is a loopback server that holds each request until the spec
+// releases its path, so that a spec decides the order in which requests
+// sent at once are answered.
+type gated struct {
+	*httptest.Server
+	mu      sync.Mutex
+	gates   map[string]chan struct{}
+	arrived chan string
+}
+
+func newGated() *gated {
+	g := &gated{gates: map[string]chan struct{}{}, arrived: make(chan string, 16)}
+	g.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.ReadAll(r.Body)
+		g.arrived <- r.URL.Path
+		<-g.gate(r.URL.Path)
+		w.Header().Set(cassette.LatencyHeader, "20ms")
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"at":"`+r.URL.Path+`"}`)
+	}))
+	DeferCleanup(g.Close)
+	return g
+}
+
+func (g *gated) gate(path string) chan struct{} {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.gates[path] == nil {
+		g.gates[path] = make(chan struct{})
+	}
+	return g.gates[path]
+}
+
+var _ = Describe("a recording's order", func() {
+	// record records one scenario into a new cassette and returns its bytes,
+	// the server's address in them as "upstream".
+	// Each step's paths are sent at once, the next step's once they are all
+	// answered; they are answered in the order its answers say, each once
+	// the one before it is recorded.
+	record := func(steps ...[2][]string) []byte {
+		GinkgoHelper()
+		g := newGated()
+		path := filepath.Join(GinkgoT().TempDir(), "calls.yaml")
+		recorded := make(chan string, 16)
+		tr, err := cassette.Open(cassette.ModeRecord, path, cassette.Options{
+			Real:    http.DefaultTransport,
+			Observe: func(e cassette.Exchange) { recorded <- e.URL[strings.LastIndex(e.URL, "/"):] },
+		})
+		Expect(err).NotTo(HaveOccurred())
+		for _, step := range steps {
+			sent, answers := step[0], step[1]
+			var wg sync.WaitGroup
+			for _, p := range sent {
+				wg.Go(func() { mustPost(tr, g.URL+p, `{"ask":"`+p+`"}`) })
+			}
+			for range sent {
+				<-g.arrived
+			}
+			for _, p := range answers {
+				close(g.gate(p))
+				Expect(<-recorded).To(Equal(p))
+			}
+			wg.Wait()
+		}
+		Expect(tr.Close()).To(Succeed())
+		data, err := os.ReadFile(path)
+		Expect(err).NotTo(HaveOccurred())
+		return []byte(strings.ReplaceAll(string(data), g.URL, "http://upstream"))
+	}
+	at := func(paths ...string) []string { return paths }
+	step := func(sent, answered []string) [2][]string { return [2][]string{sent, answered} }
+	order := func(data []byte) []string {
+		var paths []string
+		for _, line := range strings.Split(string(data), "\n") {
+			if u, ok := strings.CutPrefix(strings.TrimSpace(line), "url: "); ok {
+				paths = append(paths, u[strings.LastIndex(u, "/"):])
+			}
+		}
+		return paths
+	}
+
+	It("writes calls made at once in one order, whatever order they were answered in (tools run in parallel), and byte for byte", func() {
+		first := record(step(at("/tokyo", "/lima", "/oslo"), at("/tokyo", "/lima", "/oslo")))
+		second := record(step(at("/tokyo", "/lima", "/oslo"), at("/oslo", "/tokyo", "/lima")))
+		Expect(order(first)).To(Equal([]string{"/lima", "/oslo", "/tokyo"}))
+		Expect(string(second)).To(Equal(string(first)))
+	})
+
+	It("writes a call made after an answer after that answer, whatever its request", func() {
+		data := record(
+			step(at("/plan"), at("/plan")),
+			step(at("/tokyo", "/lima"), at("/tokyo", "/lima")),
+			step(at("/answer"), at("/answer")),
+		)
+		Expect(order(data)).To(Equal([]string{"/plan", "/lima", "/tokyo", "/answer"}))
+	})
+
+	It("writes a call made while another is under way after the calls answered before it was made", func() {
+		// /tokyo is sent with /slow; /lima is sent once /tokyo is answered,
+		// while /slow is still under way.
+		g := newGated()
+		path := filepath.Join(GinkgoT().TempDir(), "calls.yaml")
+		recorded := make(chan string, 16)
+		tr, err := cassette.Open(cassette.ModeRecord, path, cassette.Options{
+			Real:    http.DefaultTransport,
+			Observe: func(e cassette.Exchange) { recorded <- e.URL[strings.LastIndex(e.URL, "/"):] },
+		})
+		Expect(err).NotTo(HaveOccurred())
+		var wg sync.WaitGroup
+		wg.Go(func() { mustPost(tr, g.URL+"/slow", `{}`) })
+		<-g.arrived
+		mustPostAfter(g, "/tokyo", func() { mustPost(tr, g.URL+"/tokyo", `{}`) })
+		Expect(<-recorded).To(Equal("/tokyo"))
+		mustPostAfter(g, "/lima", func() { mustPost(tr, g.URL+"/lima", `{}`) })
+		Expect(<-recorded).To(Equal("/lima"))
+		close(g.gate("/slow"))
+		wg.Wait()
+		Expect(tr.Close()).To(Succeed())
+		data, err := os.ReadFile(path)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(order(data)).To(Equal([]string{"/slow", "/tokyo", "/lima"}))
+	})
+})
+
+// mustPostAfter releases path's gate once its request has arrived, while
+// send sends it.
+func mustPostAfter(g *gated, path string, send func()) {
+	GinkgoHelper()
+	go func() {
+		<-g.arrived
+		close(g.gate(path))
+	}()
+	send()
+}
