@@ -37,7 +37,8 @@ func Faults() []string {
 	return []string{FaultUnauthorized, FaultNotFound, FaultServer, FaultSlow, FaultStall, FaultOversized}
 }
 
-// errorLatency is the modelled latency of an injected error answer.
+// errorLatency is the modelled latency of an error answer: an injected
+// fault, or a request no route matches.
 const errorLatency = 60 * time.Millisecond
 
 // serveFault answers r with the named fault and reports whether it did; a

@@ -82,6 +82,9 @@ func (rs *Routes) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if !ok {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		// Modelled, as every answer is: a measured latency would make two
+		// recordings of one scenario differ.
+		w.Header().Set(LatencyHeader, errorLatency.String())
 		w.WriteHeader(http.StatusNotFound)
 		io.WriteString(w, rs.missText(r))
 		return

@@ -11,8 +11,9 @@
 // response header, and the recorder uses it as the interaction's duration, so
 // recordings are reproducible. The package does not match request bodies, and
 // it has no fallback route: a request that no route matches gets a 404 that
-// says which file to extend. The 404 names the header values a route wants but
-// never echoes the request's own header values, which may be credentials.
+// says which file to extend, at the modelled latency of an error answer
+// (60 ms). The 404 names the header values a route wants but never echoes
+// the request's own header values, which may be credentials.
 //
 // A routes file may also list fixture MCP servers under mcp: (path and
 // server), served on the official MCP Go SDK over streamable HTTP; the one

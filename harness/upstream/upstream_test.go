@@ -295,11 +295,12 @@ var _ = Describe("Routes", func() {
 		Expect(rec.Header().Get(upstream.LatencyHeader)).To(Equal("60ms"))
 	})
 
-	It("answers an unmatched request with a 404 naming it and the file to extend", func() {
+	It("answers an unmatched request with a 404 naming it and the file to extend, at an error's modelled latency (a recording of it is the same twice)", func() {
 		rec := httptest.NewRecorder()
 		rs.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/api/ghrsst?lon0=119&start=2025-11-06", nil))
 		Expect(rec.Code).To(Equal(http.StatusNotFound))
 		Expect(rec.Header().Get("Content-Type")).To(Equal("text/plain; charset=utf-8"))
+		Expect(rec.Header().Get(upstream.LatencyHeader)).To(Equal("60ms"))
 		Expect(rec.Body.String()).To(Equal(
 			"POST /api/ghrsst?lon0=119&start=2025-11-06: no route in " + path + " matches; add one\n" +
 				"nearest routes for this method and path:\n" +
