@@ -366,3 +366,37 @@ func must[T any](v T, err error) T {
 	Expect(err).NotTo(HaveOccurred())
 	return v
 }
+
+var _ = Describe("the committed cassettes", func() {
+	It("are what recording every committed suite against the stand-ins writes today, byte for byte (a stand-in or fixture change not re-recorded fails here)", func() {
+		root := GinkgoT().TempDir()
+		for _, dir := range []string{"scenarios", "fixtures"} {
+			Expect(os.CopyFS(filepath.Join(root, dir), os.DirFS(filepath.Join(repoRoot, dir)))).To(Succeed())
+		}
+
+		r := testbed("record", "--root", root)
+		Expect(r.code).To(Equal(exitOK), r.String())
+		By("grading the pairs of variants the committed pairwise grades judge")
+		pairs, err := filepath.Glob(filepath.Join(repoRoot, "cassettes", "*.pairwise", "*.vs.*"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(pairs).NotTo(BeEmpty())
+		for _, dir := range pairs {
+			suite := strings.TrimSuffix(filepath.Base(filepath.Dir(dir)), ".pairwise")
+			base, head, _ := strings.Cut(filepath.Base(dir), ".vs.")
+			r := testbed("compare", "--root", root, "--suite", suite, "--base", base, "--head", head, "--judge", "--record-missing")
+			Expect(r.code).To(Equal(exitOK), r.String())
+		}
+
+		committed := yamlFiles(filepath.Join(repoRoot, "cassettes"))
+		recorded := yamlFiles(filepath.Join(root, "cassettes"))
+		Expect(slices.Sorted(maps.Keys(recorded))).To(Equal(slices.Sorted(maps.Keys(committed))), "a cassette no suite records, or a suite's scenario without one")
+		var stale []string
+		for name, data := range committed {
+			if string(recorded[name]) != string(data) {
+				stale = append(stale, name)
+			}
+		}
+		slices.Sort(stale)
+		Expect(stale).To(BeEmpty(), "these cassettes differ from what the stand-ins answer today; re-record them with make record, then bless the baseline if the gate asks")
+	})
+})
