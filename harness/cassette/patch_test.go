@@ -172,6 +172,28 @@ var _ = Describe("record-missing mode", func() {
 			[]string{`{"model":"m","previous_response_id":"resp_1","input":[{"type":"function_call_output","call_id":"c1","output":"26.4"}]}`}),
 	)
 
+	It("tells the stand-in an interaction it replays (Gemini's Interactions API), so that a call it records may continue it", func() {
+		const (
+			interactions = "http://model.test/v1beta/interactions"
+			first        = `{"model":"gemini-3.5-flash","input":"call get_sst"}`
+			next         = `{"model":"gemini-3.5-flash","previous_interaction_id":"v1_1","input":[{"type":"function_result","call_id":"c1","name":"get_sst","result":"26.4"}]}`
+		)
+		stateful := filepath.Join(GinkgoT().TempDir(), "s", "v", "state.yaml")
+		rec := newUpstream(`{"id":"v1_1"}`)
+		tr, err := cassette.Open(cassette.ModeRecord, stateful, cassette.Options{Real: routeTo(rec.URL), Provenance: prov})
+		Expect(err).NotTo(HaveOccurred())
+		mustPost(tr, interactions, first)
+		Expect(tr.Close()).To(Succeed())
+
+		live := newUpstream(`{"id":"v1_1"}`, `{"id":"v1_2"}`)
+		p, err := cassette.Open(cassette.ModeRecordMissing, stateful, cassette.Options{Real: routeTo(live.URL), Provenance: prov})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(mustPost(p, interactions, first)).To(Equal(`{"id":"v1_1"}`), "the cassette's answer")
+		mustPost(p, interactions, next)
+		Expect(p.Close()).To(Succeed())
+		Expect(live.bodies()).To(Equal([]string{first, next}))
+	})
+
 	It("is named record-missing", func() {
 		Expect(cassette.ModeRecordMissing.String()).To(Equal("record-missing"))
 	})

@@ -66,7 +66,7 @@ func (s *Session) geminiV1(path string) bool {
 // method (…/models/<model>:generateContent …) or the Interactions API's.
 func geminiShaped(path string) bool {
 	i := strings.LastIndex(path, "/models/")
-	return (i >= 0 && strings.Contains(path[i:], ":")) || wire.IsInteractions(path) || strings.Contains(path, "/interactions/")
+	return (i >= 0 && strings.Contains(path[i:], ":")) || wire.IsInteractions(path) || wire.IsStoredInteraction(path)
 }
 
 // authorize sets the session's key on a model request to path, in the

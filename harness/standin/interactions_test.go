@@ -51,7 +51,7 @@ var _ = Describe("the stand-in speaking Gemini's Interactions API", func() {
 		}
 	})
 
-	It("refuses to get, cancel or delete a stored interaction, and an unknown previous_interaction_id, in Gemini's shape", func() {
+	It("answers the get or delete of an interaction it does not keep, a cancel, and an unknown previous_interaction_id with Gemini's 404", func() {
 		for _, c := range []struct{ method, path, body string }{
 			{http.MethodGet, "/v1beta/interactions/v1_abc", ``},
 			{http.MethodDelete, "/v1beta/interactions/v1_abc", ``},
@@ -65,8 +65,67 @@ var _ = Describe("the stand-in speaking Gemini's Interactions API", func() {
 			}
 			Expect(json.Unmarshal(body, &e)).To(Succeed())
 			Expect(e.Error.Status).To(Equal("NOT_FOUND"))
-			Expect(strings.Contains(e.Error.Message, "previous_interaction_id") || strings.Contains(e.Error.Message, "was not found")).To(BeTrue(), e.Error.Message)
+			Expect(e.Error.Message).To(Or(ContainSubstring("previous_interaction_id"), ContainSubstring("was not found"), ContainSubstring("no background interaction to cancel")))
 		}
+	})
+
+	It("gets a stored interaction as it answered it, whole or streamed, with its input when asked (include_input)", func() {
+		_, created := wirePost(srv, http.MethodPost, "/v1beta/interactions", interaction(``, "call tide_table"))
+		var it struct{ ID string }
+		Expect(json.Unmarshal(created, &it)).To(Succeed())
+		resp, got := wirePost(srv, http.MethodGet, "/v1beta/interactions/"+it.ID, ``)
+		Expect(resp.StatusCode).To(Equal(http.StatusOK), "body %s", got)
+		Expect(got).To(MatchJSON(created))
+
+		_, got = wirePost(srv, http.MethodGet, "/v1/interactions/"+it.ID+"?include_input=true", ``)
+		var withInput struct{ ID, Input string }
+		Expect(json.Unmarshal(got, &withInput)).To(Succeed())
+		Expect(withInput).To(Equal(struct{ ID, Input string }{it.ID, "call tide_table"}))
+
+		resp, streamed := wirePost(srv, http.MethodPost, "/v1beta/interactions", interaction(`"stream": true, `, "call tide_table"))
+		Expect(resp.StatusCode).To(Equal(http.StatusOK))
+		fromStream, err := wire.ReadInteractions(streamed)
+		Expect(err).NotTo(HaveOccurred())
+		var created2 struct {
+			Interaction struct{ ID string } `json:"interaction"`
+		}
+		_, first, _ := strings.Cut(string(streamed), "data: ")
+		first, _, _ = strings.Cut(first, "\n")
+		Expect(json.Unmarshal([]byte(first), &created2)).To(Succeed(), string(streamed))
+		resp, got = wirePost(srv, http.MethodGet, "/v1beta/interactions/"+created2.Interaction.ID, ``)
+		Expect(resp.StatusCode).To(Equal(http.StatusOK), "body %s", got)
+		whole, err := wire.ReadInteractions(got)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(whole.Message.ToolCalls).To(HaveLen(1))
+		Expect(whole.Message.ToolCalls[0].ID).To(Equal(fromStream.Message.ToolCalls[0].ID))
+		Expect(whole.Usage).To(Equal(fromStream.Usage))
+	})
+
+	It("forgets an interaction it is asked to delete, and keeps none created with store: false", func() {
+		_, created := wirePost(srv, http.MethodPost, "/v1beta/interactions", interaction(``, "call tide_table"))
+		var it struct{ ID string }
+		Expect(json.Unmarshal(created, &it)).To(Succeed())
+		resp, body := wirePost(srv, http.MethodDelete, "/v1beta/interactions/"+it.ID, ``)
+		Expect(resp.StatusCode).To(Equal(http.StatusOK), "body %s", body)
+		Expect(body).To(MatchJSON(`{}`))
+		resp, _ = wirePost(srv, http.MethodGet, "/v1beta/interactions/"+it.ID, ``)
+		Expect(resp.StatusCode).To(Equal(http.StatusNotFound))
+		resp, _ = wirePost(srv, http.MethodPost, "/v1beta/interactions", `{"model": "m", "previous_interaction_id": "`+it.ID+`", "input": "and?"}`)
+		Expect(resp.StatusCode).To(Equal(http.StatusNotFound))
+
+		_, created = wirePost(srv, http.MethodPost, "/v1beta/interactions", interaction(`"store": false, `, "call tide_table"))
+		Expect(json.Unmarshal(created, &it)).To(Succeed())
+		resp, _ = wirePost(srv, http.MethodGet, "/v1beta/interactions/"+it.ID, ``)
+		Expect(resp.StatusCode).To(Equal(http.StatusNotFound))
+	})
+
+	It("refuses to stream a stored interaction again, in Gemini's shape", func() {
+		_, created := wirePost(srv, http.MethodPost, "/v1beta/interactions", interaction(``, "call tide_table"))
+		var it struct{ ID string }
+		Expect(json.Unmarshal(created, &it)).To(Succeed())
+		resp, body := wirePost(srv, http.MethodGet, "/v1beta/interactions/"+it.ID+"?stream=true", ``)
+		Expect(resp.StatusCode).To(Equal(http.StatusBadRequest))
+		Expect(string(body)).To(ContainSubstring("INVALID_ARGUMENT"))
 	})
 
 	It("continues the conversation of an interaction it answered (previous_interaction_id)", func() {

@@ -223,9 +223,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.serveCount(w, r, d)
 		return
 	}
-	if wire.IsInteractions(r.URL.Path) || strings.Contains(r.URL.Path, "/interactions/") && wire.GeminiPath(r.URL.Path) {
+	if wire.IsInteractions(r.URL.Path) || wire.IsStoredInteraction(r.URL.Path) {
 		if r.Method != http.MethodPost || !wire.IsInteractions(r.URL.Path) {
-			writeError(w, wire.Interactions, http.StatusNotFound, "the stand-in serves POST …/interactions only: it keeps each interaction's conversation for previous_interaction_id, not the interaction to get, cancel or delete", 0)
+			status, body := s.threads.StoredInteraction(r.Method, r.URL.Path, r.URL.Query())
+			writeJSON(w, status, body)
 			return
 		}
 		s.serve(w, r, wire.Interactions)

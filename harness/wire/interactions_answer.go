@@ -45,10 +45,11 @@ func (t *Threads) readInteractions(body []byte, sample int) (Call, error) {
 	if err != nil {
 		return Call{}, err
 	}
-	var keep func(string, llm.Message)
+	var keep func(string, llm.Message, map[string]any)
 	if t != nil && ir.stores() {
-		keep = func(id string, answer llm.Message) {
-			t.keep(id, &thread{prev: ir.PreviousInteractionID, msgs: append(append([]llm.Message(nil), own...), answer)})
+		keep = func(id string, answer llm.Message, whole map[string]any) {
+			t.keep(id, &thread{prev: ir.PreviousInteractionID, msgs: append(append([]llm.Message(nil), own...), answer),
+				interaction: whole, input: ir.Input})
 		}
 	}
 	thinks := ir.GenerationConfig.ThinkingSummaries == "auto" && geminiThinks(ir.Model)
@@ -57,8 +58,9 @@ func (t *Threads) readInteractions(body []byte, sample int) (Call, error) {
 
 // interactionsEncoder answers a request to create an interaction, whose
 // body and sample give its ids, streamed when stream, with a thought step
-// first when thinks; keep, when not nil, keeps the answer under its id.
-func interactionsEncoder(body []byte, sample int, stream, thinks bool, keep func(string, llm.Message)) Encoder {
+// first when thinks; keep, when not nil, keeps the answer under its id, as
+// a message and as the interaction answered whole.
+func interactionsEncoder(body []byte, sample int, stream, thinks bool, keep func(string, llm.Message, map[string]any)) Encoder {
 	sum := requestHash(body, sample)
 	id := "v1_" + base64.RawURLEncoding.EncodeToString(sum[:18])
 	// A call's id: eight base-36 digits of the request's hash and its place.
@@ -82,28 +84,34 @@ func interactionsEncoder(body []byte, sample int, stream, thinks bool, keep func
 		return map[string]any{"type": "thought", "signature": base64.StdEncoding.EncodeToString(sig[:]),
 			"summary": []any{map[string]any{"type": "text", "text": text}}}, len(toks), err
 	}
+	// answer is the interaction answering msg whole, its thought th (of n
+	// tokens) first when there is one.
+	answer := func(model string, msg llm.Message, th map[string]any, n int, end End, in, out int) (map[string]any, error) {
+		steps, err := outputSteps(msg)
+		if err != nil {
+			return nil, err
+		}
+		if th != nil {
+			steps = append([]any{th}, steps...)
+		}
+		whole := interaction(id, model, interactionStatus(msg, end), in, out, n)
+		whole["steps"] = steps
+		return whole, nil
+	}
 	e := Encoder{
 		Error:     geminiError,
 		Malformed: `{"id": "` + id + `", "object": "interaction", "status": "completed", "steps": [{"type": "model_output", "content": [{"type": "text", "text": "unterminated`,
 		Completion: func(model string, msg llm.Message, end End, in, out int) (any, error) {
 			msg = withIDs(msg)
-			steps, err := outputSteps(msg)
-			if err != nil {
-				return nil, err
-			}
 			th, n, err := thought(msg)
 			if err != nil {
 				return nil, err
 			}
-			if th != nil {
-				steps = append([]any{th}, steps...)
+			whole, err := answer(model, msg, th, n, end, in, out)
+			if err == nil && keep != nil {
+				keep(id, msg, whole)
 			}
-			whole := interaction(id, model, interactionStatus(msg, end), in, out, n)
-			whole["steps"] = steps
-			if keep != nil {
-				keep(id, msg)
-			}
-			return whole, nil
+			return whole, err
 		},
 	}
 	if stream {
@@ -114,8 +122,12 @@ func interactionsEncoder(body []byte, sample int, stream, thinks bool, keep func
 				return nil, err
 			}
 			events, err := interactionsEvents(id, model, msg, th, n, end, in, out)
-			if err == nil && keep != nil {
-				keep(id, msg)
+			if err != nil || keep == nil {
+				return events, err
+			}
+			whole, err := answer(model, msg, th, n, end, in, out)
+			if err == nil {
+				keep(id, msg, whole)
 			}
 			return events, err
 		}

@@ -1,5 +1,7 @@
 package wire
 
+import "slices"
+
 // latest keeps values by id, the latest max of them: past max, the oldest
 // is forgotten, so a long recording's memory stays bounded. The zero
 // value is empty; it is not safe for concurrent use (Threads locks it).
@@ -28,4 +30,13 @@ func (l *latest[V]) put(id string, v V, max int) {
 func (l *latest[V]) get(id string) (V, bool) {
 	v, ok := l.m[id]
 	return v, ok
+}
+
+// drop forgets the value kept under id, if one is.
+func (l *latest[V]) drop(id string) {
+	if _, ok := l.m[id]; !ok {
+		return
+	}
+	delete(l.m, id)
+	l.order = slices.DeleteFunc(l.order, func(o string) bool { return o == id })
 }

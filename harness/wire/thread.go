@@ -68,6 +68,10 @@ type thread struct {
 	system    string
 	tools     []llm.Tool
 	continued bool
+	// An interaction's (Gemini's Interactions API): the interaction as
+	// answered whole, and its request's input.
+	interaction map[string]any
+	input       json.RawMessage
 }
 
 // maxKept is how many answers Threads keeps; a request continuing one it
