@@ -227,7 +227,7 @@ var _ = Describe("the OpenAI Responses wire format", func() {
 			}))
 		})
 
-		DescribeTable("answer 404 in OpenAI's shape for what is not POST …/v1/responses",
+		DescribeTable("answer 404 in OpenAI's shape for a response it does not keep, and for what is not a response's create, get or delete",
 			func(method, path string) {
 				resp, b := wirePost(srv, method, path, `{}`)
 				Expect(resp.StatusCode).To(Equal(http.StatusNotFound), "body %s", b)
@@ -236,6 +236,71 @@ var _ = Describe("the OpenAI Responses wire format", func() {
 			Entry("GET", http.MethodGet, "/v1/responses"),
 			Entry("retrieve", http.MethodGet, "/v1/responses/resp_1"),
 			Entry("cancel", http.MethodPost, "/v1/responses/resp_1/cancel"),
+			Entry("input items", http.MethodGet, "/v1/responses/resp_1/input_items"),
 		)
+	})
+
+	Describe("a stored response", func() {
+		It("is got again as it was answered, whole or streamed, with the official SDK", func() {
+			c := echoOpenAI()
+			params := responses.ResponseNewParams{Model: gpt, Instructions: sdk.String(echoPrompt),
+				Input: responses.ResponseNewParamsInputUnion{OfString: sdk.String("call get_sst")},
+				Tools: []responses.ToolUnionParam{{OfFunction: &responses.FunctionToolParam{Name: "get_sst", Parameters: map[string]any{"type": "object"}}}}}
+			created, err := c.Responses.New(context.Background(), params)
+			Expect(err).NotTo(HaveOccurred())
+			got, err := c.Responses.Get(context.Background(), created.ID, responses.ResponseGetParams{})
+			Expect(err).NotTo(HaveOccurred())
+			Expect(got.RawJSON()).To(MatchJSON(created.RawJSON()))
+
+			params.Input = responses.ResponseNewParamsInputUnion{OfString: sdk.String("call get_sst, streamed")}
+			st := c.Responses.NewStreaming(context.Background(), params)
+			var done responses.Response
+			for st.Next() {
+				if ev := st.Current(); ev.Type == "response.completed" {
+					done = ev.Response
+				}
+			}
+			Expect(st.Err()).NotTo(HaveOccurred())
+			Expect(done.ID).NotTo(BeEmpty())
+			got, err = c.Responses.Get(context.Background(), done.ID, responses.ResponseGetParams{})
+			Expect(err).NotTo(HaveOccurred())
+			Expect(got.RawJSON()).To(MatchJSON(done.RawJSON()))
+		})
+
+		It("is forgotten once deleted, and none is kept with store: false", func() {
+			c := echoOpenAI()
+			params := responses.ResponseNewParams{Model: gpt, Instructions: sdk.String(echoPrompt),
+				Input: responses.ResponseNewParamsInputUnion{OfString: sdk.String("hello")}}
+			created, err := c.Responses.New(context.Background(), params)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(c.Responses.Delete(context.Background(), created.ID)).To(Succeed())
+			_, err = c.Responses.Get(context.Background(), created.ID, responses.ResponseGetParams{})
+			var apiErr *sdk.Error
+			Expect(errors.As(err, &apiErr)).To(BeTrue(), "got %v", err)
+			Expect(apiErr.StatusCode).To(Equal(http.StatusNotFound))
+			Expect(apiErr.Message).To(Equal("Response with id '" + created.ID + "' not found."))
+			params.PreviousResponseID = sdk.String(created.ID)
+			_, err = c.Responses.New(context.Background(), params)
+			Expect(errors.As(err, &apiErr)).To(BeTrue(), "got %v", err)
+			Expect(apiErr.StatusCode).To(Equal(http.StatusBadRequest), "continuing it is the API's previous_response_not_found")
+
+			unstored, err := c.Responses.New(context.Background(), responses.ResponseNewParams{Model: gpt, Store: sdk.Bool(false),
+				Instructions: sdk.String(echoPrompt), Input: responses.ResponseNewParamsInputUnion{OfString: sdk.String("hello")}})
+			Expect(err).NotTo(HaveOccurred())
+			_, err = c.Responses.Get(context.Background(), unstored.ID, responses.ResponseGetParams{})
+			Expect(errors.As(err, &apiErr)).To(BeTrue(), "got %v", err)
+			Expect(apiErr.StatusCode).To(Equal(http.StatusNotFound))
+		})
+
+		It("is not streamed again (stream=true): a 400 in OpenAI's shape", func() {
+			srv := startStandin(standin.Options{Policies: []standin.Policy{echo{}}})
+			c := officialOpenAI(srv)
+			created, err := c.Responses.New(context.Background(), responses.ResponseNewParams{Model: gpt,
+				Instructions: sdk.String(echoPrompt), Input: responses.ResponseNewParamsInputUnion{OfString: sdk.String("hello")}})
+			Expect(err).NotTo(HaveOccurred())
+			resp, b := wirePost(srv, http.MethodGet, "/v1/responses/"+created.ID+"?stream=true", ``)
+			Expect(resp.StatusCode).To(Equal(http.StatusBadRequest), "body %s", b)
+			Expect(openAIErrorOf(b).Type).To(Equal("invalid_request_error"))
+		})
 	})
 })

@@ -250,23 +250,28 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		serveModels(w, d, id)
 		return
 	}
-	// A resource the stand-in serves only by POST to itself: the paths
-	// below it (batches, a stored response) are a 404 in the dialect's own
-	// shape.
+	// A resource the stand-in creates by POST to itself: a stored response
+	// below it is got or deleted (wire.StoredResponse); the other paths
+	// below it (batches) are a 404 in the dialect's own shape.
 	for _, res := range []struct {
 		path    string
 		dialect wire.Dialect
-		why     string
 	}{
-		{"/v1/messages", wire.Anthropic, ""},
-		{"/v1/responses", wire.Responses, ": it keeps each response's conversation for previous_response_id, not the response to get, cancel or list"},
-		{"/openai/responses", wire.Responses, ": it keeps each response's conversation for previous_response_id, not the response to get, cancel or list"}, // Azure OpenAI's
+		{"/v1/messages", wire.Anthropic},
+		{"/v1/responses", wire.Responses},
+		{"/openai/responses", wire.Responses}, // Azure OpenAI's
 	} {
 		if !strings.HasSuffix(r.URL.Path, res.path) && !strings.Contains(r.URL.Path, res.path+"/") {
 			continue
 		}
+		if res.dialect == wire.Responses && wire.IsStoredResponse(r.URL.Path) {
+			status, body := s.threads.StoredResponse(r.Method, r.URL.Path, r.URL.Query())
+			maps.Copy(w.Header(), wire.RequestHeader(wire.Responses, []byte(r.Method+" "+r.URL.String()), 0))
+			writeJSON(w, status, body)
+			return
+		}
 		if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, res.path) {
-			writeError(w, res.dialect, http.StatusNotFound, "the stand-in serves POST …"+res.path+" only"+res.why, 0)
+			writeError(w, res.dialect, http.StatusNotFound, "the stand-in serves POST …"+res.path+" only", 0)
 			return
 		}
 		s.serve(w, r, res.dialect)

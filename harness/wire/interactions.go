@@ -64,17 +64,6 @@ func IsInteractions(path string) bool {
 	return false
 }
 
-// IsStoredInteraction reports whether path names an interaction (…/v1beta/
-// interactions/<id>, and what follows), to get, delete or cancel.
-func IsStoredInteraction(path string) bool {
-	for _, v := range interactionsVersions {
-		if strings.Contains(path, v+"/") {
-			return true
-		}
-	}
-	return false
-}
-
 // interactionsRequest is the part of a CreateModelInteraction the package
 // reads.
 type interactionsRequest struct {

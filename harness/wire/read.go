@@ -64,15 +64,16 @@ func (t *Threads) Read(d Dialect, path string, body []byte, sample int) (Call, e
 		if err != nil {
 			return Call{}, err
 		}
-		var keep func(string, llm.Message, []any)
+		var keep func(string, llm.Message, map[string]any)
 		if t != nil {
-			keep = func(id string, answer llm.Message, output []any) {
+			keep = func(id string, answer llm.Message, resp map[string]any) {
+				output := resp["output"].([]any)
 				if conv := conversationOf(rr.Conversation); conv != "" {
 					t.extend(conv, rr.Input, output)
 				}
 				t.keepReasoning(output, rr.Store == nil || *rr.Store)
 				if rr.Store == nil || *rr.Store {
-					t.keep(id, &thread{prev: rr.PreviousResponseID, msgs: append(slices.Clip(own), answer)})
+					t.keep(id, &thread{prev: rr.PreviousResponseID, msgs: append(slices.Clip(own), answer), resource: resp})
 					t.keepOutput(output)
 				}
 			}

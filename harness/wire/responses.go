@@ -282,8 +282,8 @@ func responsesText(raw json.RawMessage, strict bool) (string, error) {
 // responsesEncoder answers rr, whose body and sample are given, with ids
 // derived from them: the response's resp_ id and the x-request-id header's
 // req_ id. keep, when set, is given each answer as its conversation will
-// read it, by the response's id, with its output items.
-func responsesEncoder(rr responsesRequest, body []byte, sample int, keep func(id string, answer llm.Message, output []any)) Encoder {
+// read it, by the response's id, with the response whole.
+func responsesEncoder(rr responsesRequest, body []byte, sample int, keep func(id string, answer llm.Message, resp map[string]any)) Encoder {
 	sum := requestHash(body, sample)
 	h := hex.EncodeToString(sum[:])
 	id := "resp_" + h[:48]
@@ -337,7 +337,7 @@ func responsesEncoder(rr responsesRequest, body []byte, sample int, keep func(id
 				resp["conversation"] = map[string]any{"id": conv}
 			}
 			if keep != nil {
-				keep(id, answer, items)
+				keep(id, answer, resp)
 			}
 			return resp, nil
 		},

@@ -68,10 +68,10 @@ type thread struct {
 	system    string
 	tools     []llm.Tool
 	continued bool
-	// An interaction's (Gemini's Interactions API): the interaction as
-	// answered whole, and its request's input.
-	interaction map[string]any
-	input       json.RawMessage
+	// A stored Responses API answer's or interaction's: the answer as the
+	// API returns it whole (to get it again), and an interaction's input.
+	resource map[string]any
+	input    json.RawMessage
 }
 
 // maxKept is how many answers Threads keeps; a request continuing one it

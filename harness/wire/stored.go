@@ -1,0 +1,100 @@
+package wire
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"net/http"
+	"net/url"
+	"strings"
+)
+
+// Getting and deleting the answers the stand-in stores: a Responses API
+// response and an Interactions API interaction (one created without
+// store: false, among the latest answers Threads keeps), as the APIs serve
+// them. A stored answer is got as it was answered whole (a streamed one
+// too); deleting one forgets it, so that getting or continuing it is then
+// the API's 404. Getting one as a stream again is refused, and so is what
+// needs a background run (cancel), which the stand-in does not make.
+
+// IsStoredResponse reports whether path names a response (…/responses/<id>,
+// and what follows) rather than creating one or counting its tokens.
+func IsStoredResponse(path string) bool {
+	_, rest, ok := strings.Cut(path, "/responses/")
+	return ok && rest != "" && rest != "input_tokens"
+}
+
+// StoredResponse answers GET and DELETE …/responses/<id> as OpenAI's
+// Responses API does: the status and the body, errors in OpenAI's shape.
+func (t *Threads) StoredResponse(method, path string, query url.Values) (int, any) {
+	_, rest, _ := strings.Cut(path, "/responses/")
+	id, sub, _ := strings.Cut(rest, "/")
+	switch {
+	case sub != "" || method != http.MethodGet && method != http.MethodDelete:
+		return http.StatusNotFound, openAIStatusError(http.StatusNotFound, fmt.Sprintf("%s %s: the stand-in serves the Responses API's create (POST …/responses), get and delete (GET and DELETE …/responses/<id>); it lists no input items and runs no background response to cancel", method, path))
+	case method == http.MethodGet && query.Get("stream") == "true":
+		return http.StatusBadRequest, OpenAIError("the stand-in does not stream a stored response again (stream=true); get it whole", "invalid_request_error", "stream", "")
+	}
+	resp, _, ok := t.stored(id, method == http.MethodDelete)
+	switch {
+	case !ok:
+		return http.StatusNotFound, OpenAIError(fmt.Sprintf("Response with id '%s' not found.", id), "invalid_request_error", "", "")
+	case method == http.MethodDelete:
+		return http.StatusOK, map[string]any{"id": id, "object": "response", "deleted": true}
+	}
+	return http.StatusOK, resp
+}
+
+// IsStoredInteraction reports whether path names an interaction (…/v1beta/
+// interactions/<id>, and what follows), to get, delete or cancel.
+func IsStoredInteraction(path string) bool {
+	for _, v := range interactionsVersions {
+		if strings.Contains(path, v+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// StoredInteraction answers GET and DELETE …/interactions/<id> as Gemini's
+// Interactions API does, with the request's input when the query says
+// include_input=true: the status and the body, errors in Gemini's shape.
+func (t *Threads) StoredInteraction(method, path string, query url.Values) (int, any) {
+	_, rest, _ := strings.Cut(path, "/interactions/")
+	id, sub, _ := strings.Cut(rest, "/")
+	switch {
+	case sub != "" || method != http.MethodGet && method != http.MethodDelete:
+		return http.StatusNotFound, geminiError(http.StatusNotFound, fmt.Sprintf("%s %s: the stand-in serves the Interactions API's create (POST …/interactions), get and delete (GET and DELETE …/interactions/<id>); it runs no background interaction to cancel", method, path))
+	case method == http.MethodGet && query.Get("stream") == "true":
+		return http.StatusBadRequest, geminiError(http.StatusBadRequest, "the stand-in does not stream a stored interaction again (stream=true); get it whole")
+	}
+	it, input, ok := t.stored(id, method == http.MethodDelete)
+	switch {
+	case !ok:
+		return http.StatusNotFound, geminiError(http.StatusNotFound, fmt.Sprintf("Interaction %q was not found: it was never stored here (store: false), has been deleted or has been forgotten", id))
+	case method == http.MethodDelete:
+		return http.StatusOK, map[string]any{}
+	case query.Get("include_input") == "true":
+		it = maps.Clone(it)
+		it["input"] = input
+	}
+	return http.StatusOK, it
+}
+
+// stored is the answer id as the API gave it whole and its request's
+// input, forgotten when del; false when t keeps none.
+func (t *Threads) stored(id string, del bool) (map[string]any, json.RawMessage, bool) {
+	if t == nil {
+		return nil, nil, false
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	th, ok := t.answers.get(id)
+	if !ok || th.resource == nil {
+		return nil, nil, false
+	}
+	if del {
+		t.answers.drop(id)
+	}
+	return th.resource, th.input, true
+}
