@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"reflect"
 
@@ -290,6 +291,27 @@ var _ = Describe("the OpenAI Responses wire format", func() {
 			_, err = c.Responses.Get(context.Background(), unstored.ID, responses.ResponseGetParams{})
 			Expect(errors.As(err, &apiErr)).To(BeTrue(), "got %v", err)
 			Expect(apiErr.StatusCode).To(Equal(http.StatusNotFound))
+		})
+
+		It("is kept whole among the latest 1,024 only, its conversation still continued after", func() {
+			srv := startStandin(standin.Options{Policies: []standin.Policy{echo{}}})
+			ask := func(i int) string {
+				_, b := wirePost(srv, http.MethodPost, "/v1/responses", fmt.Sprintf(`{"model": "m", "instructions": "%s", "input": "question %d"}`, echoPrompt, i))
+				var r struct{ ID string }
+				Expect(json.Unmarshal(b, &r)).To(Succeed(), string(b))
+				return r.ID
+			}
+			first := ask(0)
+			for i := 1; i < 1024; i++ {
+				ask(i)
+			}
+			resp, _ := wirePost(srv, http.MethodGet, "/v1/responses/"+first, ``)
+			Expect(resp.StatusCode).To(Equal(http.StatusOK), "the 1,024th latest")
+			ask(1024)
+			resp, _ = wirePost(srv, http.MethodGet, "/v1/responses/"+first, ``)
+			Expect(resp.StatusCode).To(Equal(http.StatusNotFound), "the 1,025th latest")
+			resp, b := wirePost(srv, http.MethodPost, "/v1/responses", `{"model": "m", "instructions": "`+echoPrompt+`", "previous_response_id": "`+first+`", "input": "and?"}`)
+			Expect(resp.StatusCode).To(Equal(http.StatusOK), "body %s", b)
 		})
 
 		It("is not streamed again (stream=true): a 400 in OpenAI's shape", func() {

@@ -48,8 +48,8 @@ func (t *Threads) readInteractions(body []byte, sample int) (Call, error) {
 	var keep func(string, llm.Message, map[string]any)
 	if t != nil && ir.stores() {
 		keep = func(id string, answer llm.Message, whole map[string]any) {
-			t.keep(id, &thread{prev: ir.PreviousInteractionID, msgs: append(append([]llm.Message(nil), own...), answer),
-				resource: whole, input: ir.Input})
+			t.keep(id, &thread{prev: ir.PreviousInteractionID, msgs: append(append([]llm.Message(nil), own...), answer)})
+			t.keepStored(id, whole, ir.Input)
 		}
 	}
 	thinks := ir.GenerationConfig.ThinkingSummaries == "auto" && geminiThinks(ir.Model)

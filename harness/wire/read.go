@@ -73,7 +73,8 @@ func (t *Threads) Read(d Dialect, path string, body []byte, sample int) (Call, e
 				}
 				t.keepReasoning(output, rr.Store == nil || *rr.Store)
 				if rr.Store == nil || *rr.Store {
-					t.keep(id, &thread{prev: rr.PreviousResponseID, msgs: append(slices.Clip(own), answer), resource: resp})
+					t.keep(id, &thread{prev: rr.PreviousResponseID, msgs: append(slices.Clip(own), answer)})
+					t.keepStored(id, resp, nil)
 					t.keepOutput(output)
 				}
 			}

@@ -11,8 +11,7 @@ import (
 
 // Getting and deleting the answers the stand-in stores: a Responses API
 // response and an Interactions API interaction (one created without
-// store: false, among the latest answers Threads keeps), as the APIs serve
-// them. A stored answer is got as it was answered whole (a streamed one
+// store: false, among the latest maxStored), as the APIs serve them. A stored answer is got as it was answered whole (a streamed one
 // too); deleting one forgets it, so that getting or continuing it is then
 // the API's 404. Getting one as a stream again is refused, and so is what
 // needs a background run (cancel), which the stand-in does not make.
@@ -35,7 +34,7 @@ func (t *Threads) StoredResponse(method, path string, query url.Values) (int, an
 	case method == http.MethodGet && query.Get("stream") == "true":
 		return http.StatusBadRequest, OpenAIError("the stand-in does not stream a stored response again (stream=true); get it whole", "invalid_request_error", "stream", "")
 	}
-	resp, _, ok := t.stored(id, method == http.MethodDelete)
+	resp, _, ok := t.fetchStored(id, method == http.MethodDelete)
 	switch {
 	case !ok:
 		return http.StatusNotFound, OpenAIError(fmt.Sprintf("Response with id '%s' not found.", id), "invalid_request_error", "", "")
@@ -68,7 +67,7 @@ func (t *Threads) StoredInteraction(method, path string, query url.Values) (int,
 	case method == http.MethodGet && query.Get("stream") == "true":
 		return http.StatusBadRequest, geminiError(http.StatusBadRequest, "the stand-in does not stream a stored interaction again (stream=true); get it whole")
 	}
-	it, input, ok := t.stored(id, method == http.MethodDelete)
+	it, input, ok := t.fetchStored(id, method == http.MethodDelete)
 	switch {
 	case !ok:
 		return http.StatusNotFound, geminiError(http.StatusNotFound, fmt.Sprintf("Interaction %q was not found: it was never stored here (store: false), has been deleted or has been forgotten", id))
@@ -81,20 +80,43 @@ func (t *Threads) StoredInteraction(method, path string, query url.Values) (int,
 	return http.StatusOK, it
 }
 
-// stored is the answer id as the API gave it whole and its request's
-// input, forgotten when del; false when t keeps none.
-func (t *Threads) stored(id string, del bool) (map[string]any, json.RawMessage, bool) {
+// maxStored is how many answers Threads keeps to be got again: fewer than
+// the conversations it keeps (maxKept), as an answer whole (its echoed
+// instructions and tools) weighs more than its messages, and getting one
+// again is rarer than continuing it.
+const maxStored = 1 << 10
+
+// storedAnswer is an answer as the API gives it whole, and its request's
+// input (an interaction's, for include_input).
+type storedAnswer struct {
+	whole map[string]any
+	input json.RawMessage
+}
+
+// keepStored keeps the answer id, given whole, and its request's input, to
+// be got again.
+func (t *Threads) keepStored(id string, whole map[string]any, input json.RawMessage) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.stored.put(id, storedAnswer{whole, input}, maxStored)
+}
+
+// fetchStored is the answer id as the API gave it whole and its
+// request's input, forgotten when del, with its conversation; false when t
+// keeps none.
+func (t *Threads) fetchStored(id string, del bool) (map[string]any, json.RawMessage, bool) {
 	if t == nil {
 		return nil, nil, false
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	th, ok := t.answers.get(id)
-	if !ok || th.resource == nil {
+	a, ok := t.stored.get(id)
+	if !ok {
 		return nil, nil, false
 	}
 	if del {
+		t.stored.drop(id)
 		t.answers.drop(id)
 	}
-	return th.resource, th.input, true
+	return a.whole, a.input, true
 }

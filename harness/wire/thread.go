@@ -54,6 +54,9 @@ type Threads struct {
 	// that stand for them (reference.go).
 	reasoning reasoningKept
 	items     latest[any]
+	// The latest maxStored Responses API answers and interactions, as the
+	// APIs return them whole, to be got again (stored.go).
+	stored latest[storedAnswer]
 }
 
 // thread is one answer's part of a conversation: what its request added
@@ -68,10 +71,6 @@ type thread struct {
 	system    string
 	tools     []llm.Tool
 	continued bool
-	// A stored Responses API answer's or interaction's: the answer as the
-	// API returns it whole (to get it again), and an interaction's input.
-	resource map[string]any
-	input    json.RawMessage
 }
 
 // maxKept is how many answers Threads keeps; a request continuing one it
