@@ -48,6 +48,20 @@ func (g *gated) gate(path string) chan struct{} {
 	return g.gates[path]
 }
 
+// recordTo opens a recording into a new cassette, whose path it returns,
+// and the channel that gets the path of each request it records.
+func recordTo() (*cassette.Session, string, chan string) {
+	GinkgoHelper()
+	path := filepath.Join(GinkgoT().TempDir(), "calls.yaml")
+	recorded := make(chan string, 16)
+	tr, err := cassette.Open(cassette.ModeRecord, path, cassette.Options{
+		Real:    http.DefaultTransport,
+		Observe: func(e cassette.Exchange) { recorded <- e.URL[strings.LastIndex(e.URL, "/"):] },
+	})
+	Expect(err).NotTo(HaveOccurred())
+	return tr, path, recorded
+}
+
 var _ = Describe("a recording's order", func() {
 	// record records one scenario into a new cassette and returns its bytes,
 	// the server's address in them as "upstream".
@@ -57,13 +71,7 @@ var _ = Describe("a recording's order", func() {
 	record := func(steps ...[2][]string) []byte {
 		GinkgoHelper()
 		g := newGated()
-		path := filepath.Join(GinkgoT().TempDir(), "calls.yaml")
-		recorded := make(chan string, 16)
-		tr, err := cassette.Open(cassette.ModeRecord, path, cassette.Options{
-			Real:    http.DefaultTransport,
-			Observe: func(e cassette.Exchange) { recorded <- e.URL[strings.LastIndex(e.URL, "/"):] },
-		})
-		Expect(err).NotTo(HaveOccurred())
+		tr, path, recorded := recordTo()
 		for _, step := range steps {
 			sent, answers := step[0], step[1]
 			var wg sync.WaitGroup
@@ -116,13 +124,7 @@ var _ = Describe("a recording's order", func() {
 		// /tokyo is sent with /slow; /lima is sent once /tokyo is answered,
 		// while /slow is still under way.
 		g := newGated()
-		path := filepath.Join(GinkgoT().TempDir(), "calls.yaml")
-		recorded := make(chan string, 16)
-		tr, err := cassette.Open(cassette.ModeRecord, path, cassette.Options{
-			Real:    http.DefaultTransport,
-			Observe: func(e cassette.Exchange) { recorded <- e.URL[strings.LastIndex(e.URL, "/"):] },
-		})
-		Expect(err).NotTo(HaveOccurred())
+		tr, path, recorded := recordTo()
 		var wg sync.WaitGroup
 		wg.Go(func() { mustPost(tr, g.URL+"/slow", `{}`) })
 		<-g.arrived
