@@ -64,6 +64,19 @@ func seqOf(i *vcr.Interaction) int {
 	return n
 }
 
+// inCallOrder returns items, the interactions of calls, in callOrder.
+func inCallOrder(items []*vcr.Interaction, calls []call) []*vcr.Interaction {
+	requests := make([]string, len(items))
+	for k, i := range items {
+		requests[k] = i.Request.Method + " " + i.Request.URL + "\n" + i.Request.Body
+	}
+	out := make([]*vcr.Interaction, len(items))
+	for k, i := range callOrder(calls, requests) {
+		out[k] = items[i]
+	}
+	return out
+}
+
 // callOrder returns the order in which a recording writes its
 // interactions, given each one's call and request (its method, URL and
 // body, as written): a call sent after another's answer was captured comes

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"sync"
+	"time"
 
 	"github.com/agentreplay/testbed/harness/wire"
 )
@@ -24,8 +25,9 @@ var ErrMixed = errors.New("cassette would mix two sources")
 // real transport).
 //
 // On Close, when anything was recorded, the cassette is rewritten
-// atomically with the interactions the run used, in call order: the
-// replayed ones as they were, the recorded ones new; recorded interactions
+// atomically with the interactions the run used, in the order the agent
+// made its calls (callOrder: calls under way at once in the order of their
+// requests): the replayed ones as they were, the recorded ones new; recorded interactions
 // the run did not use are dropped (Dropped lists them). When nothing was
 // recorded the file is left as it was and Unplayed reports what the run did
 // not use, as a replay does: record-missing never hides an agent that makes
@@ -38,8 +40,11 @@ type patcher struct {
 	// the requests it answers that keep server-side state (shadow).
 	shadow http.RoundTripper
 
-	mu       sync.Mutex
-	order    []int // per answered request: its interaction, or -(k+1) for the k-th recorded one
+	mu sync.Mutex
+	// order has per answered request its interaction, or -(k+1) for the
+	// k-th recorded one; calls has its call (when it came and was answered).
+	order    []int
+	calls    []call
 	recorded int
 	closed   bool
 }
@@ -121,12 +126,14 @@ func (p *patcher) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		body = b
 	}
+	start := time.Now()
 	i, resp, err := p.replay.serve(withBody(req, body))
 	var miss *MissError
 	if !errors.As(err, &miss) {
 		if i >= 0 {
 			p.mu.Lock()
 			p.order = append(p.order, i)
+			p.calls = append(p.calls, call{start: start, end: time.Now()})
 			p.mu.Unlock()
 			p.tell(req, body)
 		}
@@ -145,6 +152,7 @@ func (p *patcher) RoundTrip(req *http.Request) (*http.Response, error) {
 		// Captured: a late answer is kept as it was, like a recording does.
 		p.recorded++
 		p.order = append(p.order, -p.recorded)
+		p.calls = append(p.calls, call{start: start, end: time.Now()})
 	}
 	return resp, err
 }
@@ -210,7 +218,7 @@ func (p *patcher) Close() error {
 		return nil
 	}
 	p.closed = true
-	order, recorded := p.order, p.recorded
+	order, calls, recorded := p.order, p.calls, p.recorded
 	p.mu.Unlock()
 	if recorded == 0 {
 		p.rec.Abort()
@@ -231,6 +239,7 @@ func (p *patcher) Close() error {
 			out.Interactions = append(out.Interactions, f.Interactions[-o-1])
 		}
 	}
+	out.Interactions = inCallOrder(out.Interactions, calls)
 	return writeChecked(p.path, out, p.rec.detector)
 }
 

@@ -256,29 +256,22 @@ func (r *recording) Close() error {
 	if err != nil {
 		return err
 	}
-	f.Interactions = r.inCallOrder(f.Interactions)
+	if calls := r.savedCalls(); len(calls) == len(f.Interactions) {
+		f.Interactions = inCallOrder(f.Interactions, calls)
+	}
 	return writeChecked(r.path, f, r.detector)
 }
 
-// inCallOrder returns the interactions go-vcr saved (in the order their
-// answers were captured) in callOrder.
-func (r *recording) inCallOrder(items []*vcr.Interaction) []*vcr.Interaction {
+// savedCalls are the calls of the interactions go-vcr saved, in its order
+// (that of their answers' capture).
+func (r *recording) savedCalls() []call {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if len(r.saved) != len(items) {
-		return items
+	calls := make([]call, len(r.saved))
+	for k, n := range r.saved {
+		calls[k] = r.calls[n]
 	}
-	calls := make([]call, len(items))
-	requests := make([]string, len(items))
-	for k, i := range items {
-		calls[k] = r.calls[r.saved[k]]
-		requests[k] = i.Request.Method + " " + i.Request.URL + "\n" + i.Request.Body
-	}
-	out := make([]*vcr.Interaction, len(items))
-	for k, i := range callOrder(calls, requests) {
-		out[k] = items[i]
-	}
-	return out
+	return calls
 }
 
 // collect stops go-vcr's recorder and returns what it captured, with the

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -151,3 +152,55 @@ func mustPostAfter(g *gated, path string, send func()) {
 	}()
 	send()
 }
+
+var _ = Describe("a record-missing recording's order", func() {
+	// patch records /plan, then replays it with --record-missing and sends
+	// first and second at once: second is sent while first is under way,
+	// and recorded once first is. It returns the cassette's bytes, the
+	// server's address in them as "upstream".
+	patch := func(first, second string) []byte {
+		GinkgoHelper()
+		g := newGated()
+		close(g.gate("/plan"))
+		tr, path, recorded := recordTo()
+		mustPost(tr, g.URL+"/plan", `{}`)
+		<-g.arrived
+		<-recorded
+		Expect(tr.Close()).To(Succeed())
+
+		p, err := cassette.Open(cassette.ModeRecordMissing, path, cassette.Options{Real: http.DefaultTransport})
+		Expect(err).NotTo(HaveOccurred())
+		mustPost(p, g.URL+"/plan", `{}`)
+		var wg sync.WaitGroup
+		wg.Go(func() { mustPost(p, g.URL+first, `{}`) })
+		Expect(<-g.arrived).To(Equal(first))
+		sending := make(chan struct{})
+		wg.Go(func() {
+			close(sending)
+			mustPost(p, g.URL+second, `{}`)
+		})
+		<-sending
+		time.Sleep(20 * time.Millisecond) // second is under way: it waits for first's recording
+		close(g.gate(first))
+		Expect(<-g.arrived).To(Equal(second))
+		close(g.gate(second))
+		wg.Wait()
+		Expect(p.Close()).To(Succeed())
+		data, err := os.ReadFile(path)
+		Expect(err).NotTo(HaveOccurred())
+		return []byte(strings.ReplaceAll(string(data), g.URL, "http://upstream"))
+	}
+
+	It("writes the calls it records at once in the order of their requests, whichever came first, after the calls before them", func() {
+		one := patch("/tokyo", "/lima")
+		other := patch("/lima", "/tokyo")
+		Expect(string(one)).To(Equal(string(other)))
+		var paths []string
+		for _, line := range strings.Split(string(one), "\n") {
+			if u, ok := strings.CutPrefix(strings.TrimSpace(line), "url: "); ok {
+				paths = append(paths, u[strings.LastIndex(u, "/"):])
+			}
+		}
+		Expect(paths).To(Equal([]string{"/plan", "/lima", "/tokyo"}))
+	})
+})
