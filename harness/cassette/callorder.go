@@ -1,6 +1,7 @@
 package cassette
 
 import (
+	"context"
 	"net/http"
 	"slices"
 	"strconv"
@@ -17,6 +18,24 @@ import (
 // untagged strips it before the real transport, and the recorded headers
 // are an allowlist.
 const seqHeader = "X-Testbed-Recording-Seq"
+
+// WithSent returns ctx saying that its request was sent at t: when a proxy
+// received it from the agent, before the hop to the recording, so that a
+// recording tells the calls an agent sent at once from those it sent after
+// an answer by when the agent sent them.
+func WithSent(ctx context.Context, t time.Time) context.Context {
+	return context.WithValue(ctx, sentAt{}, t)
+}
+
+type sentAt struct{}
+
+// sent is when req was sent: WithSent's time, or now.
+func sent(req *http.Request) time.Time {
+	if t, ok := req.Context().Value(sentAt{}).(time.Time); ok {
+		return t
+	}
+	return time.Now()
+}
 
 // call is one recorded call: when it was sent and when its answer was
 // captured, and what the recording measured of it.
@@ -43,11 +62,11 @@ func (u untagged) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 // tag returns req's copy carrying the number of a new call in the
-// recording, and that number; its start is now.
+// recording, and that number; its start is when req was sent.
 func (r *recording) tag(req *http.Request) (*http.Request, int) {
 	r.mu.Lock()
 	n := len(r.calls)
-	r.calls = append(r.calls, call{start: time.Now()})
+	r.calls = append(r.calls, call{start: sent(req)})
 	r.mu.Unlock()
 	c := *req
 	c.Header = req.Header.Clone()

@@ -126,7 +126,7 @@ func (p *patcher) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		body = b
 	}
-	start := time.Now()
+	start := sent(req)
 	i, resp, err := p.replay.serve(withBody(req, body))
 	var miss *MissError
 	if !errors.As(err, &miss) {

@@ -1,6 +1,7 @@
 package cassette_test
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -139,6 +140,30 @@ var _ = Describe("a recording's order", func() {
 		data, err := os.ReadFile(path)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(order(data)).To(Equal([]string{"/slow", "/tokyo", "/lima"}))
+	})
+})
+
+var _ = Describe("a recording's order through a proxy", func() {
+	It("takes a call's start from when the proxy received it (WithSent), not from when it reached the recording", func() {
+		g := newGated()
+		tr, path, recorded := recordTo()
+		received := time.Now() // /lima and /tokyo reach the proxy at once
+		close(g.gate("/tokyo"))
+		mustPost(tr, g.URL+"/tokyo", `{}`)
+		<-g.arrived
+		Expect(<-recorded).To(Equal("/tokyo"))
+		// /lima was held up in the proxy until /tokyo was answered.
+		close(g.gate("/lima"))
+		req, err := http.NewRequestWithContext(cassette.WithSent(context.Background(), received), http.MethodPost, g.URL+"/lima", strings.NewReader(`{}`))
+		Expect(err).NotTo(HaveOccurred())
+		resp, err := (&http.Client{Transport: tr}).Do(req)
+		Expect(err).NotTo(HaveOccurred())
+		resp.Body.Close()
+		<-g.arrived
+		Expect(tr.Close()).To(Succeed())
+		data, err := os.ReadFile(path)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(strings.Index(string(data), "/lima")).To(BeNumerically("<", strings.Index(string(data), "/tokyo")), "sent at once: in the order of their requests")
 	})
 })
 

@@ -288,6 +288,7 @@ func ForwardProxy(base string) string {
 
 // ServeHTTP routes a request to its session's transport.
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	received := time.Now()
 	if r.Method == http.MethodConnect || r.URL.IsAbs() {
 		p.escape(w, r)
 		return
@@ -347,7 +348,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// then on the answer is read to its end (and recorded whole), as a
 	// client that stops at a stream's last event ([DONE]) and drops the
 	// connection still got all of it.
-	ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
+	ctx, cancel := context.WithCancel(cassette.WithSent(context.WithoutCancel(r.Context()), received))
 	defer cancel()
 	hungUp := context.AfterFunc(r.Context(), cancel)
 	if ns, err := strconv.ParseInt(r.Header.Get(TimeoutHeader), 10, 64); err == nil {
