@@ -74,7 +74,7 @@ func (r *recording) tag(req *http.Request) (*http.Request, int) {
 	return &c, n
 }
 
-// seqOf is the number tag gave interaction i's request (r.mu held), or -1.
+// seqOf is the number tag gave interaction i's request, or -1.
 func seqOf(i *vcr.Interaction) int {
 	n, err := strconv.Atoi(i.Request.Headers.Get(seqHeader))
 	if err != nil {

@@ -27,11 +27,12 @@ var ErrMixed = errors.New("cassette would mix two sources")
 // On Close, when anything was recorded, the cassette is rewritten
 // atomically with the interactions the run used, in the order the agent
 // made its calls (callOrder: calls under way at once in the order of their
-// requests): the replayed ones as they were, the recorded ones new; recorded interactions
-// the run did not use are dropped (Dropped lists them). When nothing was
-// recorded the file is left as it was and Unplayed reports what the run did
-// not use, as a replay does: record-missing never hides an agent that makes
-// fewer calls than its cassette holds. A missing cassette is recorded whole.
+// requests): the replayed ones as they were, the recorded ones new;
+// recorded interactions the run did not use are dropped (Dropped lists
+// them). When nothing was recorded the file is left as it was and Unplayed
+// reports what the run did not use, as a replay does: record-missing never
+// hides an agent that makes fewer calls than its cassette holds. A missing
+// cassette is recorded whole.
 type patcher struct {
 	path   string
 	replay *replayer

@@ -11,9 +11,10 @@ import (
 
 // Getting and deleting the answers the stand-in stores: a Responses API
 // response and an Interactions API interaction (one created without
-// store: false, among the latest maxStored), as the APIs serve them. A stored answer is got as it was answered whole (a streamed one
-// too); deleting one forgets it, so that getting or continuing it is then
-// the API's 404. Getting one as a stream again is refused, and so is what
+// store: false, among the latest maxStored), as the APIs serve them. A
+// stored answer is got as it was answered whole (a streamed one too);
+// deleting one forgets it, so that getting or continuing it is then the
+// API's 404. Getting one as a stream again is refused, and so is what
 // needs a background run (cancel), which the stand-in does not make.
 
 // IsStoredResponse reports whether path names a response (…/responses/<id>,
