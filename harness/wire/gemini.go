@@ -45,6 +45,8 @@ type geminiRequest struct {
 	GenerationConfigSnake  *geminiConfig     `json:"generation_config"`
 	ToolConfig             *geminiToolConfig `json:"toolConfig"`
 	ToolConfigSnake        *geminiToolConfig `json:"tool_config"`
+	CachedContent          string            `json:"cachedContent"`
+	CachedContentSnake     string            `json:"cached_content"`
 }
 
 // geminiTools is a request's tools: an array, or one tool object, which

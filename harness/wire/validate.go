@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"cmp"
 	"fmt"
 	"regexp"
 	"slices"
@@ -167,6 +168,9 @@ const maxCandidates = 8
 // the genai SDKs' chats keep each chunk of a streamed answer as a content
 // of its own (a function call, then the empty text a stream ends with).
 func validateGemini(gr geminiRequest) error {
+	if c := cmp.Or(gr.CachedContent, gr.CachedContentSnake); c != "" {
+		return &invalid{msg: fmt.Sprintf("the stand-in keeps no cached contents (cachedContent %q): it would answer without the system instruction, tools and contents the cache holds; turn explicit context caching off for runs against it, or record against the real API (testbed record --provider gemini)", c)}
+	}
 	if len(gr.Contents) == 0 {
 		return &invalid{msg: "* GenerateContentRequest.contents: contents is not specified\n"}
 	}
