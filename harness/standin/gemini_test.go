@@ -334,6 +334,11 @@ var _ = Describe("the Gemini wire format", func() {
 			Expect(e.Error.Status).To(Equal("INVALID_ARGUMENT"))
 			Expect(e.Error.Message).To(ContainSubstring(`cachedContent "cachedContents/abc123"`))
 			Expect(e.Error.Message).To(ContainSubstring("testbed record --provider gemini"))
+
+			resp, body = wirePost(srv, http.MethodPost, "/v1beta/models/gemini-2.5-flash:countTokens", `{"generateContentRequest": {
+				"model": "models/gemini-2.5-flash", "cachedContent": "cachedContents/abc123",
+				"contents": [{"role": "user", "parts": [{"text": "what does the report say?"}]}]}}`)
+			Expect(resp.StatusCode).To(Equal(http.StatusBadRequest), "a count would leave the cache out too: %s", body)
 		})
 
 		DescribeTable("answers what is not POST …/models/<model>:generateContent in Gemini's error shape, never a bare 404",

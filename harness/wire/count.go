@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -67,6 +68,9 @@ func (t *Threads) ReadCount(d Dialect, body []byte) (Request, error) {
 		gr, err := parse[geminiRequest](body)
 		if err != nil {
 			return Request{}, err
+		}
+		if c := cmp.Or(gr.CachedContent, gr.CachedContentSnake); c != "" {
+			return Request{}, noCache(c)
 		}
 		return gr.decode("", false)
 	case Responses:
