@@ -194,6 +194,29 @@ var _ = Describe("record-missing mode", func() {
 		Expect(live.bodies()).To(Equal([]string{first, next}))
 	})
 
+	It("tells the stand-in a Gemini cached content it replays, so that a call it records may name it", func() {
+		const (
+			caches   = "http://model.test/v1beta/cachedContents"
+			generate = "http://model.test/v1beta/models/gemini-2.5-flash:generateContent"
+			create   = `{"model":"models/gemini-2.5-flash","contents":[{"role":"user","parts":[{"text":"the report"}]}]}`
+			naming   = `{"cachedContent":"cachedContents/k1","contents":[{"role":"user","parts":[{"text":"and?"}]}]}`
+		)
+		stateful := filepath.Join(GinkgoT().TempDir(), "s", "v", "cache.yaml")
+		rec := newUpstream(`{"name":"cachedContents/k1"}`)
+		tr, err := cassette.Open(cassette.ModeRecord, stateful, cassette.Options{Real: routeTo(rec.URL), Provenance: prov})
+		Expect(err).NotTo(HaveOccurred())
+		mustPost(tr, caches, create)
+		Expect(tr.Close()).To(Succeed())
+
+		live := newUpstream(`{"name":"cachedContents/k1"}`, `{"candidates":[]}`)
+		p, err := cassette.Open(cassette.ModeRecordMissing, stateful, cassette.Options{Real: routeTo(live.URL), Provenance: prov})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(mustPost(p, caches, create)).To(Equal(`{"name":"cachedContents/k1"}`), "the cassette's answer")
+		mustPost(p, generate, naming)
+		Expect(p.Close()).To(Succeed())
+		Expect(live.bodies()).To(Equal([]string{create, naming}))
+	})
+
 	It("is named record-missing", func() {
 		Expect(cassette.ModeRecordMissing.String()).To(Equal("record-missing"))
 	})

@@ -124,3 +124,36 @@ var _ = Describe("an outside agent on Gemini streaming without alt=sse", func() 
 		Expect(tr.resps[0].Usage).To(Equal(llm.Usage{InputTokens: 20, OutputTokens: 7}))
 	})
 })
+
+// geminiCacheAPI answers a cachedContents create with its name, and
+// generateContent with text.
+type geminiCacheAPI struct{}
+
+func (geminiCacheAPI) RoundTrip(r *http.Request) (*http.Response, error) {
+	body := `{"candidates": [{"content": {"role": "model", "parts": [{"text": "High water at 14:52."}]}, "finishReason": "STOP", "index": 0}],
+		"usageMetadata": {"promptTokenCount": 60, "cachedContentTokenCount": 50, "candidatesTokenCount": 6, "totalTokenCount": 66}, "modelVersion": "gemini-2.5-flash"}`
+	if strings.HasSuffix(r.URL.Path, "/cachedContents") {
+		body = `{"name": "cachedContents/k3x9", "model": "models/gemini-2.5-flash", "usageMetadata": {"totalTokenCount": 50}}`
+	}
+	return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/json"}}, Body: io.NopCloser(strings.NewReader(body)), Request: r}, nil
+}
+
+var _ = Describe("an outside agent on Gemini with a cached content", func() {
+	It("reads a call naming the cache it made with the cache's instruction, tools and contents first, as Gemini does", func() {
+		tr := runOver(geminiCacheAPI{}, llm.Endpoint{Provider: llm.ProviderGemini, BaseURL: "https://generativelanguage.googleapis.com", Model: "gemini-2.5-flash"}, nil,
+			`curl -s -X POST "$GEMINI_BASE_URL/v1beta/cachedContents" -H 'Content-Type: application/json' -d '{"model": "models/gemini-2.5-flash", "ttl": "600s",
+  "systemInstruction": {"parts": [{"text": "You read tide reports."}]},
+  "contents": [{"role": "user", "parts": [{"text": "The tide report: high water 14:52 at Keelung."}]}],
+  "tools": [{"functionDeclarations": [{"name": "tide_table"}]}]}' >/dev/null
+curl -s -X POST "$GEMINI_BASE_URL/v1beta/models/gemini-2.5-flash:generateContent" -H 'Content-Type: application/json' -d '{"cachedContent": "cachedContents/k3x9", "contents": [{"role": "user", "parts": [{"text": "When is high water?"}]}]}' >/dev/null`)
+		Expect(tr.calls).To(HaveLen(1), "the cache's creation is no model call")
+		Expect(tr.errs[0]).NotTo(HaveOccurred())
+		req := tr.calls[0]
+		Expect(req.Messages).To(HaveLen(3))
+		Expect(req.Messages[0]).To(Equal(llm.Message{Role: llm.RoleSystem, Content: "You read tide reports."}))
+		Expect(req.Messages[1].Content).To(ContainSubstring("high water 14:52"))
+		Expect(req.Messages[2].Content).To(Equal("When is high water?"))
+		Expect(req.Tools).To(HaveLen(1))
+		Expect(tr.resps[0].Usage.CacheReadTokens).To(Equal(50))
+	})
+})

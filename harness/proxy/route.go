@@ -63,10 +63,11 @@ func (s *Session) geminiV1(path string) bool {
 }
 
 // geminiShaped reports whether path is one only Gemini has: a model's
-// method (…/models/<model>:generateContent …) or the Interactions API's.
+// method (…/models/<model>:generateContent …), the Interactions API's or the
+// cachedContents API's.
 func geminiShaped(path string) bool {
 	i := strings.LastIndex(path, "/models/")
-	return (i >= 0 && strings.Contains(path[i:], ":")) || wire.IsInteractions(path) || wire.IsStoredInteraction(path)
+	return (i >= 0 && strings.Contains(path[i:], ":")) || wire.IsInteractions(path) || wire.IsStoredInteraction(path) || wire.IsCachedContents(path)
 }
 
 // authorize sets the session's key on a model request to path, in the

@@ -30,9 +30,6 @@ func (s *Server) serveGemini(w http.ResponseWriter, r *http.Request) {
 	case ok && r.Method != http.MethodPost:
 		writeError(w, wire.Gemini, http.StatusNotFound, r.Method+" "+r.URL.Path+": "+serves, 0)
 		return
-	case !ok && strings.Contains(r.URL.Path, "/cachedContents"):
-		writeError(w, wire.Gemini, http.StatusNotImplemented, r.URL.Path+": the stand-in keeps no cached contents (explicit context caching); turn caching off for runs against it, or record against the real API (testbed record --provider gemini). "+serves, 0)
-		return
 	case !ok:
 		for _, m := range geminiUnserved {
 			if strings.HasSuffix(r.URL.Path, m) {

@@ -325,22 +325,6 @@ var _ = Describe("the Gemini wire format", func() {
 			Expect(e.Error.Message).To(Equal("Please ensure that function response turn comes immediately after a function call turn."))
 		})
 
-		It("refuses a call naming a cached content, which it would answer without the instruction, tools and contents the cache holds", func() {
-			resp, body := wirePost(srv, http.MethodPost, generateContent, `{"cachedContent": "cachedContents/abc123",
-				"contents": [{"role": "user", "parts": [{"text": "what does the report say?"}]}]}`)
-			Expect(resp.StatusCode).To(Equal(http.StatusBadRequest))
-			var e geminiError
-			Expect(json.Unmarshal(body, &e)).To(Succeed(), "body %s", body)
-			Expect(e.Error.Status).To(Equal("INVALID_ARGUMENT"))
-			Expect(e.Error.Message).To(ContainSubstring(`cachedContent "cachedContents/abc123"`))
-			Expect(e.Error.Message).To(ContainSubstring("testbed record --provider gemini"))
-
-			resp, body = wirePost(srv, http.MethodPost, "/v1beta/models/gemini-2.5-flash:countTokens", `{"generateContentRequest": {
-				"model": "models/gemini-2.5-flash", "cachedContent": "cachedContents/abc123",
-				"contents": [{"role": "user", "parts": [{"text": "what does the report say?"}]}]}}`)
-			Expect(resp.StatusCode).To(Equal(http.StatusBadRequest), "a count would leave the cache out too: %s", body)
-		})
-
 		DescribeTable("answers what is not POST …/models/<model>:generateContent in Gemini's error shape, never a bare 404",
 			func(method, path string, status int, name string) {
 				resp, body := wirePost(srv, method, path, `{"contents": []}`)
@@ -366,8 +350,6 @@ var _ = Describe("the Gemini wire format", func() {
 			Entry("GET", http.MethodGet, generateContent, http.StatusNotFound, "NOT_FOUND"),
 			Entry("the model list by POST (it serves GET)", http.MethodPost, "/v1beta/models", http.StatusNotFound, "NOT_FOUND"),
 			Entry("files", http.MethodPost, "/v1beta/files", http.StatusNotFound, "NOT_FOUND"),
-			Entry("a cached content (explicit context caching)", http.MethodPost, "/v1beta/cachedContents", http.StatusNotImplemented, "UNIMPLEMENTED"),
-			Entry("a cached content by name", http.MethodGet, "/v1beta/cachedContents/abc123", http.StatusNotImplemented, "UNIMPLEMENTED"),
 			Entry("no models/ segment", http.MethodPost, "/v1beta/gemini-2.5-flash:generateContent", http.StatusNotFound, "NOT_FOUND"),
 			Entry("no model", http.MethodPost, "/v1beta/models/:generateContent", http.StatusNotFound, "NOT_FOUND"),
 		)

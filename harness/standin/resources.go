@@ -28,6 +28,20 @@ func (s *Server) serveConversations(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, status, resp)
 }
 
+// serveCaches answers Gemini's cachedContents API (wire.CachedContents),
+// counting a cache's tokens as a call's input is counted.
+func (s *Server) serveCaches(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		writeError(w, wire.Gemini, http.StatusBadRequest, err.Error(), 0)
+		return
+	}
+	status, resp := s.threads.CachedContents(r.Method, r.URL.Path, body, func(req wire.Request) int {
+		return s.counter.Request(llm.Request{Messages: req.Messages, Tools: req.Tools}).Total()
+	})
+	writeJSON(w, status, resp)
+}
+
 // serveModels answers a model listing of dialect d: the model id, which
 // the stand-in answers whatever it is, or with id "" the list of the
 // models testbed's price table names for the provider.

@@ -232,6 +232,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.serve(w, r, wire.Interactions)
 		return
 	}
+	if wire.IsCachedContents(r.URL.Path) {
+		s.serveCaches(w, r)
+		return
+	}
 	if wire.GeminiPath(r.URL.Path) {
 		s.serveGemini(w, r)
 		return

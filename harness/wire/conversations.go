@@ -373,9 +373,9 @@ func (t *Threads) priorOf(rr responsesRequest) ([]llm.Message, error) {
 
 // Stateful reports whether a request to path may start or extend a
 // conversation its provider keeps server-side (Threads): a Responses API,
-// Anthropic Messages or Interactions API call, or one of the Conversations
-// API.
+// Anthropic Messages or Interactions API call, one of the Conversations
+// API, or one of Gemini's cachedContents API.
 func Stateful(path string) bool {
 	d, model := Of(path)
-	return (model && (d == Responses || d == Anthropic || d == Interactions)) || strings.Contains(path, "/v1/conversations")
+	return (model && (d == Responses || d == Anthropic || d == Interactions)) || strings.Contains(path, "/v1/conversations") || IsCachedContents(path)
 }

@@ -1,7 +1,6 @@
 package wire
 
 import (
-	"cmp"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -69,8 +68,8 @@ func (t *Threads) ReadCount(d Dialect, body []byte) (Request, error) {
 		if err != nil {
 			return Request{}, err
 		}
-		if c := cmp.Or(gr.CachedContent, gr.CachedContentSnake); c != "" {
-			return Request{}, noCache(c)
+		if gr, _, err = t.withCache(gr, "", true); err != nil {
+			return Request{}, err
 		}
 		return gr.decode("", false)
 	case Responses:

@@ -54,7 +54,7 @@ func Refusal(d Dialect, body []byte, sample int, err error) (int, http.Header, a
 		}
 		refused["request_id"] = header.Get("Request-Id")
 		return status, header, refused
-	case d == Interactions:
+	case d == Interactions || d == Gemini:
 		var te *threadError
 		if errors.As(err, &te) {
 			return te.status, header, geminiError(te.status, err.Error())

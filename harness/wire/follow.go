@@ -15,8 +15,16 @@ import (
 // them: a conversation is made under the id its answer gives, with the
 // items its request holds; items added are kept as the answer lists them
 // (with the provider's ids), or else as the request holds them; a deleted
-// item or conversation is forgotten. Other exchanges change nothing.
+// item or conversation is forgotten. A Gemini cached content made is kept
+// likewise, for the generateContent requests naming it (cache.go). Other
+// exchanges change nothing.
 func (t *Threads) Follow(method, path string, body, resp []byte) {
+	if IsCachedContents(path) {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		t.followCache(method, path, body, resp)
+		return
+	}
 	_, rest, ok := strings.Cut(path, "/conversations")
 	if !ok {
 		return

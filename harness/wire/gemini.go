@@ -205,6 +205,7 @@ type geminiCallResponse struct {
 // where that one was not given.
 func (gr *geminiRequest) fold() {
 	gr.SystemInstruction = cmp.Or(gr.SystemInstruction, gr.SystemInstructionSnake)
+	gr.CachedContent = cmp.Or(gr.CachedContent, gr.CachedContentSnake)
 	if c := gr.GenerationConfigSnake; c != nil {
 		g := &gr.GenerationConfig
 		g.MaxOutputTokens = cmp.Or(g.MaxOutputTokens, c.MaxOutputTokens, c.MaxOutputTokensSnake)
@@ -298,14 +299,14 @@ func GeminiModel(path string) (model string, stream, ok bool) {
 // with top alternatives). Its responseId, 22 URL-safe base64 characters
 // as Gemini's are, derives from them: the same request and sample get the
 // same id, and every distinct one its own.
-func geminiEncoder(body []byte, sample int, stream bool, n, top int, thoughts bool) Encoder {
+func geminiEncoder(body []byte, sample int, stream bool, n, top int, thoughts bool, cached int) Encoder {
 	sum := requestHash(body, sample)
 	id := base64.RawURLEncoding.EncodeToString(sum[:16])
 	e := Encoder{
 		Error:     geminiError,
 		Malformed: `{"candidates": [{"content": {"role": "model", "parts": [{"text": "unterminated`,
 		Completion: func(model string, msg llm.Message, end End, in, out int) (any, error) {
-			whole, err := geminiCompletion(id, model, msg, finishOf(msg, end, "STOP", "MAX_TOKENS", "STOP"), n, in, out)
+			whole, err := geminiCompletion(id, model, msg, finishOf(msg, end, "STOP", "MAX_TOKENS", "STOP"), n, in, out, cached)
 			if err != nil {
 				return nil, err
 			}
@@ -336,7 +337,7 @@ func geminiEncoder(body []byte, sample int, stream bool, n, top int, thoughts bo
 	}
 	if stream {
 		e.Events = func(model string, msg llm.Message, end End, in, out int) ([]Event, error) {
-			return geminiEvents(id, model, msg, end, n, top, in, out, thoughts)
+			return geminiEvents(id, model, msg, end, n, top, in, out, cached, thoughts)
 		}
 	}
 	return e
@@ -483,7 +484,7 @@ func toolResult(resp json.RawMessage) string {
 // added when asked for, thought.go), the first function call with a thought signature
 // when the model is one that gives them (signature.go). Tool call
 // arguments must be JSON objects: Gemini's args are.
-func geminiCompletion(id, model string, msg llm.Message, finish string, n, in, out int) (map[string]any, error) {
+func geminiCompletion(id, model string, msg llm.Message, finish string, n, in, out, cached int) (map[string]any, error) {
 	var parts []map[string]any
 	if msg.Content != "" || len(msg.ToolCalls) == 0 {
 		parts = append(parts, map[string]any{"text": msg.Content})
@@ -507,11 +508,22 @@ func geminiCompletion(id, model string, msg llm.Message, finish string, n, in, o
 			"index":        i,
 		}
 	}
+	usage := map[string]any{"promptTokenCount": in, "candidatesTokenCount": out * n, "totalTokenCount": in + out*n,
+		"promptTokensDetails": []any{map[string]any{"modality": "TEXT", "tokenCount": in}}}
+	withCached(usage, cached)
 	return map[string]any{
-		"candidates": candidates,
-		"usageMetadata": map[string]any{"promptTokenCount": in, "candidatesTokenCount": out * n, "totalTokenCount": in + out*n,
-			"promptTokensDetails": []any{map[string]any{"modality": "TEXT", "tokenCount": in}}},
-		"modelVersion": model,
-		"responseId":   id,
+		"candidates":    candidates,
+		"usageMetadata": usage,
+		"modelVersion":  model,
+		"responseId":    id,
 	}, nil
+}
+
+// withCached adds to a call's usage the tokens of the cached content it
+// named, which its promptTokenCount counts too.
+func withCached(usage map[string]any, cached int) {
+	if cached > 0 {
+		usage["cachedContentTokenCount"] = cached
+		usage["cacheTokensDetails"] = []any{map[string]any{"modality": "TEXT", "tokenCount": cached}}
+	}
 }

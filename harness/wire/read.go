@@ -89,6 +89,10 @@ func (t *Threads) Read(d Dialect, path string, body []byte, sample int) (Call, e
 		if err != nil {
 			return Call{}, err
 		}
+		gr, cached, err := t.withCache(gr, model, true)
+		if err != nil {
+			return Call{}, err
+		}
 		if err := validateGemini(gr); err != nil {
 			return Call{}, err
 		}
@@ -99,7 +103,7 @@ func (t *Threads) Read(d Dialect, path string, body []byte, sample int) (Call, e
 		if err != nil {
 			return Call{}, err
 		}
-		return Call{req, geminiEncoder(body, sample, stream, max(1, gr.GenerationConfig.CandidateCount), gr.GenerationConfig.logprobsAsked(), gr.GenerationConfig.thoughtsAsked())}, nil
+		return Call{req, geminiEncoder(body, sample, stream, max(1, gr.GenerationConfig.CandidateCount), gr.GenerationConfig.logprobsAsked(), gr.GenerationConfig.thoughtsAsked(), cached)}, nil
 	case Anthropic:
 		ar, err := parse[anthropicRequest](body)
 		if err != nil {

@@ -20,8 +20,8 @@ import (
 
 // geminiEvents is the dialect's stream encoder: every chunk carries the
 // response's id.
-func geminiEvents(id, model string, msg llm.Message, end End, n, top, in, out int, thoughts bool) ([]Event, error) {
-	whole, err := geminiCompletion(id, model, msg, finishOf(msg, end, "STOP", "MAX_TOKENS", "STOP"), n, in, out)
+func geminiEvents(id, model string, msg llm.Message, end End, n, top, in, out, cached int, thoughts bool) ([]Event, error) {
+	whole, err := geminiCompletion(id, model, msg, finishOf(msg, end, "STOP", "MAX_TOKENS", "STOP"), n, in, out, cached)
 	if err != nil {
 		return nil, err
 	}
@@ -65,6 +65,7 @@ func geminiEvents(id, model string, msg llm.Message, end End, n, top, in, out in
 		if thinking > 0 {
 			usage["thoughtsTokenCount"] = thinking
 		}
+		withCached(usage, cached)
 		c["usageMetadata"] = usage
 		return c
 	}

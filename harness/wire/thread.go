@@ -55,8 +55,10 @@ type Threads struct {
 	reasoning reasoningKept
 	items     latest[any]
 	// The latest maxStored Responses API answers and interactions, as the
-	// APIs return them whole, to be got again (stored.go).
+	// APIs return them whole, to be got again (stored.go), and the latest
+	// maxCaches of Gemini's cached contents by name (cache.go).
 	stored latest[storedAnswer]
+	caches latest[cachedContent]
 }
 
 // thread is one answer's part of a conversation: what its request added
@@ -208,6 +210,18 @@ func (t *Threads) Decode(d Dialect, path string, body []byte) (r Request, kept f
 			return r, nil, err
 		}
 		return r, t.keeper(func(answer llm.Message) *thread { return ar.kept(prior, r, own, answer) }), nil
+	case Gemini:
+		model, _, ok := GeminiModel(path)
+		if !ok {
+			return Request{}, nil, fmt.Errorf("%s is not a …/models/<model>:generateContent path", path)
+		}
+		gr, err := parse[geminiRequest](body)
+		if err != nil {
+			return Request{}, nil, err
+		}
+		gr, _, _ = t.withCache(gr, model, false)
+		r, err = gr.decode(model, false)
+		return r, nil, err
 	case Interactions:
 		ir, err := parse[interactionsRequest](body)
 		if err != nil {

@@ -1,7 +1,6 @@
 package wire
 
 import (
-	"cmp"
 	"fmt"
 	"regexp"
 	"slices"
@@ -155,15 +154,8 @@ const maxStops = 4
 // for (candidateCount), as Gemini's models allow.
 const maxCandidates = 8
 
-// noCache refuses a Gemini request naming the cached content c, which the
-// stand-in does not keep: it would read the request without the system
-// instruction, tools and contents the cache holds.
-func noCache(c string) error {
-	return &invalid{msg: fmt.Sprintf("the stand-in keeps no cached contents (cachedContent %q): it would answer without the system instruction, tools and contents the cache holds; turn explicit context caching off for runs against it, or record against the real API (testbed record --provider gemini)", c)}
-}
-
-// validateGemini returns what generateContent refuses in gr, or nil: a
-// cached content (noCache); no contents; a role other than user or model (an empty role is a user's,
+// validateGemini returns what generateContent refuses in gr, or nil: no
+// contents; a role other than user or model (an empty role is a user's,
 // and function, which older clients give the turn of function responses,
 // is taken as one too, as the API takes it); a
 // content without parts; a function call turn that does not come right
@@ -175,9 +167,6 @@ func noCache(c string) error {
 // the genai SDKs' chats keep each chunk of a streamed answer as a content
 // of its own (a function call, then the empty text a stream ends with).
 func validateGemini(gr geminiRequest) error {
-	if c := cmp.Or(gr.CachedContent, gr.CachedContentSnake); c != "" {
-		return noCache(c)
-	}
 	if len(gr.Contents) == 0 {
 		return &invalid{msg: "* GenerateContentRequest.contents: contents is not specified\n"}
 	}
