@@ -142,6 +142,11 @@ func (p *parser) mapping(indent int) (*yamlNode, bool) {
 			return nil, false
 		}
 		key, rest, _ := strings.Cut(line[indent:], ":")
+		if rest != "" && rest[0] != ' ' {
+			// A colon not followed by a space is part of a plain key
+			// ("body:\"…\": x" is the key `body:"…"`): left to yaml.v3.
+			return nil, false
+		}
 		rest = strings.TrimPrefix(rest, " ")
 		if strings.ContainsAny(key, " #") || n.get(key) != nil {
 			return nil, false // yaml.Unmarshal reports a key given twice

@@ -87,6 +87,8 @@ var _ = Describe("reading cassette files", func() {
 		Entry("a kept literal block with no empty line after it", strings.Replace(recorded, "body: |", "body: |+", 1), true),
 		Entry("a kept literal block followed by a line of spaces", strings.Replace(recorded, "body: |\n            {\"a\":1}\n\n            {\"b\":2}\n", "body: |+\n            data: 1\n\n  \n", 1), false),
 		Entry("a double-quoted body", withBody(`"{\"q\":1}"`), true),
+		Entry("a key whose colon has no space after it, and a colon and space later in the line (yaml.v3 reads the key up to that one)",
+			strings.Replace(recorded, `body: '{"q":"it''s"}'`, `body:"{\"a\":1} line: x"`, 1), false),
 		Entry("a double-quoted body with every escape", withBody(`"\0\a\b\t\n\v\f\r\e\ \"\'\\\N\_\L\P\x41\u00e9\U0001F914 ends in spaces   "`), true),
 		Entry("a double-quoted body with an escape YAML lacks", withBody(`"\q"`), false),
 		Entry("a double-quoted body with YAML 1.2's \\/, which yaml.v3 lacks", withBody(`"\/"`), false),
