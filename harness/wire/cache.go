@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/big"
 	"net/http"
 	"strconv"
@@ -110,10 +111,7 @@ func (t *Threads) CachedContents(method, path string, body []byte, count func(Re
 		if err != nil {
 			return http.StatusBadRequest, geminiError(http.StatusBadRequest, err.Error())
 		}
-		obj := make(map[string]any, len(c.object))
-		for k, v := range c.object {
-			obj[k] = v
-		}
+		obj := maps.Clone(c.object)
 		obj["expireTime"] = expire
 		c.object = obj
 		t.caches.put(name, c, maxCaches)
@@ -226,7 +224,7 @@ func (t *Threads) withCache(gr geminiRequest, model string, strict bool) (gemini
 // forgotten.
 func (t *Threads) followCache(method, path string, body, resp []byte) {
 	switch {
-	case method == http.MethodPost && (strings.HasSuffix(path, "/cachedContents")):
+	case method == http.MethodPost && strings.HasSuffix(path, "/cachedContents"):
 		var made struct {
 			Name  string `json:"name"`
 			Model string `json:"model"`

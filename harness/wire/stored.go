@@ -27,12 +27,11 @@ func IsStoredResponse(path string) bool {
 // StoredResponse answers GET and DELETE …/responses/<id> as OpenAI's
 // Responses API does: the status and the body, errors in OpenAI's shape.
 func (t *Threads) StoredResponse(method, path string, query url.Values) (int, any) {
-	_, rest, _ := strings.Cut(path, "/responses/")
-	id, sub, _ := strings.Cut(rest, "/")
-	switch {
-	case sub != "" || method != http.MethodGet && method != http.MethodDelete:
+	id, refused := storedRequest(method, path, "/responses/", query)
+	switch refused {
+	case refusedUnserved:
 		return http.StatusNotFound, openAIStatusError(http.StatusNotFound, fmt.Sprintf("%s %s: the stand-in serves the Responses API's create (POST …/responses), get and delete (GET and DELETE …/responses/<id>); it lists no input items and runs no background response to cancel", method, path))
-	case method == http.MethodGet && query.Get("stream") == "true":
+	case refusedStream:
 		return http.StatusBadRequest, OpenAIError("the stand-in does not stream a stored response again (stream=true); get it whole", "invalid_request_error", "stream", "")
 	}
 	resp, _, ok := t.fetchStored(id, method == http.MethodDelete)
@@ -60,12 +59,11 @@ func IsStoredInteraction(path string) bool {
 // Interactions API does, with the request's input when the query says
 // include_input=true: the status and the body, errors in Gemini's shape.
 func (t *Threads) StoredInteraction(method, path string, query url.Values) (int, any) {
-	_, rest, _ := strings.Cut(path, "/interactions/")
-	id, sub, _ := strings.Cut(rest, "/")
-	switch {
-	case sub != "" || method != http.MethodGet && method != http.MethodDelete:
+	id, refused := storedRequest(method, path, "/interactions/", query)
+	switch refused {
+	case refusedUnserved:
 		return http.StatusNotFound, geminiError(http.StatusNotFound, fmt.Sprintf("%s %s: the stand-in serves the Interactions API's create (POST …/interactions), get and delete (GET and DELETE …/interactions/<id>); it runs no background interaction to cancel", method, path))
-	case method == http.MethodGet && query.Get("stream") == "true":
+	case refusedStream:
 		return http.StatusBadRequest, geminiError(http.StatusBadRequest, "the stand-in does not stream a stored interaction again (stream=true); get it whole")
 	}
 	it, input, ok := t.fetchStored(id, method == http.MethodDelete)
@@ -79,6 +77,28 @@ func (t *Threads) StoredInteraction(method, path string, query url.Values) (int,
 		it["input"] = input
 	}
 	return http.StatusOK, it
+}
+
+// Why storedRequest refuses a request for a stored answer.
+const (
+	refusedNot      = iota
+	refusedUnserved // another method, or a path below the answer's (cancel, input items)
+	refusedStream   // getting it as a stream again (stream=true)
+)
+
+// storedRequest is the id of the stored answer a request to path asks
+// for, below marker ("/responses/"), and why it is refused (refusedNot
+// when it is served).
+func storedRequest(method, path, marker string, query url.Values) (id string, refused int) {
+	_, rest, _ := strings.Cut(path, marker)
+	id, sub, _ := strings.Cut(rest, "/")
+	switch {
+	case sub != "" || method != http.MethodGet && method != http.MethodDelete:
+		return id, refusedUnserved
+	case method == http.MethodGet && query.Get("stream") == "true":
+		return id, refusedStream
+	}
+	return id, refusedNot
 }
 
 // maxStored is how many answers Threads keeps to be got again: fewer than
