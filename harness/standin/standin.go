@@ -209,8 +209,12 @@ func (s *Server) Close() error {
 // and Ollama's …/api/chat (with its model listing, details, version and
 // embeddings).
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	// No Date header: recordings must not change with the wall clock.
+	// No Date header: recordings must not change with the wall clock. An
+	// answer beside a model call (a listing, a stored resource, a token
+	// count) takes a call's fixed latency; a model call's answer states its
+	// own.
 	w.Header()["Date"] = nil
+	w.Header().Set(cassette.LatencyHeader, s.opts.Latency.Fixed.String())
 	if ollamaPath(r.URL.Path) {
 		s.serveOllama(w, r)
 		return
