@@ -238,6 +238,7 @@ var _ = Describe("the OpenAI Responses wire format", func() {
 			Entry("retrieve", http.MethodGet, "/v1/responses/resp_1"),
 			Entry("cancel", http.MethodPost, "/v1/responses/resp_1/cancel"),
 			Entry("input items", http.MethodGet, "/v1/responses/resp_1/input_items"),
+			Entry("an item of its input", http.MethodGet, "/v1/responses/resp_1/input_items/msg_1"),
 		)
 	})
 

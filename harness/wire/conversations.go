@@ -253,6 +253,13 @@ func (c *conversation) keepItem(id string, item map[string]any) map[string]any {
 
 // list answers a list of c's items as query asks (limit, order, after).
 func (c *conversation) list(query url.Values) (int, any) {
+	return listItems(c.items, query)
+}
+
+// listItems answers a list of items, oldest first, as query asks: limit
+// (1 to 100, default 20), order (desc unless asc), after or before an
+// item's id.
+func listItems(all []map[string]any, query url.Values) (int, any) {
 	limit := 20
 	if s := query.Get("limit"); s != "" {
 		n, err := strconv.Atoi(s)
@@ -261,13 +268,21 @@ func (c *conversation) list(query url.Values) (int, any) {
 		}
 		limit = n
 	}
-	items := slices.Clone(c.items)
+	items := slices.Clone(all)
 	if query.Get("order") != "asc" {
 		slices.Reverse(items)
 	}
+	at := func(id string) int {
+		return slices.IndexFunc(items, func(it map[string]any) bool { return it["id"] == id })
+	}
 	if after := query.Get("after"); after != "" {
-		i := slices.IndexFunc(items, func(it map[string]any) bool { return it["id"] == after })
-		items = items[i+1:] // from the start when after is no item's
+		items = items[at(after)+1:] // from the start when after is no item's
+	}
+	if before := query.Get("before"); before != "" {
+		if i := at(before); i >= 0 {
+			more := i > limit
+			return http.StatusOK, itemList(items[max(0, i-limit):i], more)
+		}
 	}
 	more := len(items) > limit
 	if more {
@@ -321,18 +336,15 @@ func (t *Threads) conversationItems(id string) ([]llm.Message, bool) {
 }
 
 // extend adds a Responses API request's input (raw, a string or items)
-// and its answer's output items to the conversation id.
-func (t *Threads) extend(id string, input json.RawMessage, output []any) {
+// and its answer's output items to the conversation id, and returns how
+// many items the conversation held before the output: those the answer
+// was made from.
+func (t *Threads) extend(id string, input json.RawMessage, output []any) int {
 	if t == nil {
-		return
+		return 0
 	}
-	var items []map[string]any
-	var text string
-	if json.Unmarshal(input, &text) == nil {
-		items = append(items, map[string]any{"type": "message", "role": "user", "content": text})
-	} else {
-		_ = json.Unmarshal(input, &items)
-	}
+	items := inputItems(input)
+	own := len(items)
 	for _, o := range output {
 		if m, ok := o.(map[string]any); ok {
 			items = append(items, m)
@@ -342,13 +354,26 @@ func (t *Threads) extend(id string, input json.RawMessage, output []any) {
 	defer t.mu.Unlock()
 	c, ok := t.convs[id]
 	if !ok {
-		return
+		return 0
 	}
 	for _, it := range items {
 		c.keepItem(id, it)
 	}
 	t.convItems += len(items)
 	t.bound(id)
+	return len(c.items) - (len(items) - own)
+}
+
+// inputItems are the items of a Responses API request's input (raw, a
+// string, which is one user message, or items).
+func inputItems(raw json.RawMessage) []map[string]any {
+	var text string
+	if json.Unmarshal(raw, &text) == nil {
+		return []map[string]any{{"type": "message", "role": "user", "content": text}}
+	}
+	var items []map[string]any
+	_ = json.Unmarshal(raw, &items)
+	return items
 }
 
 // priorOf is the conversation a Responses API request is read after: the

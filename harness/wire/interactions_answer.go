@@ -49,7 +49,7 @@ func (t *Threads) readInteractions(body []byte, sample int) (Call, error) {
 	if t != nil && ir.stores() {
 		keep = func(id string, answer llm.Message, whole map[string]any) {
 			t.keep(id, &thread{prev: ir.PreviousInteractionID, msgs: append(append([]llm.Message(nil), own...), answer)})
-			t.keepStored(id, whole, ir.Input)
+			t.keepStored(id, storedAnswer{whole: whole, input: ir.Input})
 		}
 	}
 	thinks := ir.GenerationConfig.ThinkingSummaries == "auto" && geminiThinks(ir.Model)

@@ -68,13 +68,14 @@ func (t *Threads) Read(d Dialect, path string, body []byte, sample int) (Call, e
 		if t != nil {
 			keep = func(id string, answer llm.Message, resp map[string]any) {
 				output := resp["output"].([]any)
-				if conv := conversationOf(rr.Conversation); conv != "" {
-					t.extend(conv, rr.Input, output)
+				stored := storedAnswer{whole: resp, input: rr.Input, prev: rr.PreviousResponseID, conv: conversationOf(rr.Conversation)}
+				if stored.conv != "" {
+					stored.made = t.extend(stored.conv, rr.Input, output)
 				}
 				t.keepReasoning(output, rr.Store == nil || *rr.Store)
 				if rr.Store == nil || *rr.Store {
 					t.keep(id, &thread{prev: rr.PreviousResponseID, msgs: append(slices.Clip(own), answer)})
-					t.keepStored(id, resp, nil)
+					t.keepStored(id, stored)
 					t.keepOutput(output)
 				}
 			}

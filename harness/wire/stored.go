@@ -6,6 +6,7 @@ import (
 	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 )
 
@@ -14,7 +15,9 @@ import (
 // store: false, among the latest maxStored), as the APIs serve them. A
 // stored answer is got as it was answered whole (a streamed one too);
 // deleting one forgets it, so that getting or continuing it is then the
-// API's 404. Getting one as a stream again is refused, and so is what
+// API's 404. A response's input items are listed: the items it was made
+// from, those of the responses it continues or of its conversation
+// included. Getting one as a stream again is refused, and so is what
 // needs a background run (cancel), which the stand-in does not make.
 
 // IsStoredResponse reports whether path names a response (…/responses/<id>,
@@ -24,24 +27,93 @@ func IsStoredResponse(path string) bool {
 	return ok && rest != "" && rest != "input_tokens"
 }
 
-// StoredResponse answers GET and DELETE …/responses/<id> as OpenAI's
-// Responses API does: the status and the body, errors in OpenAI's shape.
+// StoredResponse answers GET and DELETE …/responses/<id>, and GET
+// …/responses/<id>/input_items, as OpenAI's Responses API does: the
+// status and the body, errors in OpenAI's shape.
 func (t *Threads) StoredResponse(method, path string, query url.Values) (int, any) {
-	id, refused := storedRequest(method, path, "/responses/", query)
-	switch refused {
-	case refusedUnserved:
-		return http.StatusNotFound, openAIStatusError(http.StatusNotFound, fmt.Sprintf("%s %s: the stand-in serves the Responses API's create (POST …/responses), get and delete (GET and DELETE …/responses/<id>); it lists no input items and runs no background response to cancel", method, path))
-	case refusedStream:
+	id, sub := storedPath(path, "/responses/")
+	items := sub == "input_items" && method == http.MethodGet
+	switch refused := storedRefusal(method, sub, query); {
+	case items:
+	case refused == refusedUnserved:
+		return http.StatusNotFound, openAIStatusError(http.StatusNotFound, fmt.Sprintf("%s %s: the stand-in serves the Responses API's create (POST …/responses), get and delete (GET and DELETE …/responses/<id>) and input items (GET …/responses/<id>/input_items); it runs no background response to cancel", method, path))
+	case refused == refusedStream:
 		return http.StatusBadRequest, OpenAIError("the stand-in does not stream a stored response again (stream=true); get it whole", "invalid_request_error", "stream", "")
 	}
-	resp, _, ok := t.fetchStored(id, method == http.MethodDelete)
+	notFound := OpenAIError(fmt.Sprintf("Response with id '%s' not found.", id), "invalid_request_error", "", "")
+	if items {
+		list, ok := t.responseItems(id)
+		if !ok {
+			return http.StatusNotFound, notFound
+		}
+		return listItems(list, query)
+	}
+	a, ok := t.fetchStored(id, method == http.MethodDelete)
 	switch {
 	case !ok:
-		return http.StatusNotFound, OpenAIError(fmt.Sprintf("Response with id '%s' not found.", id), "invalid_request_error", "", "")
+		return http.StatusNotFound, notFound
 	case method == http.MethodDelete:
 		return http.StatusOK, map[string]any{"id": id, "object": "response", "deleted": true}
 	}
-	return http.StatusOK, resp
+	return http.StatusOK, a.whole
+}
+
+// responseItems are the input items of the stored response id, oldest
+// first: its conversation's items up to its own input, or else those of
+// the responses it continues, each's input and output, then its own
+// input; false when t keeps no such response.
+func (t *Threads) responseItems(id string) ([]map[string]any, bool) {
+	if t == nil {
+		return nil, false
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	a, ok := t.stored.get(id)
+	switch {
+	case !ok:
+		return nil, false
+	case a.conv != "":
+		var items []map[string]any
+		if c, ok := t.convs[a.conv]; ok {
+			items = slices.Clone(c.items[:min(a.made, len(c.items))])
+		}
+		return items, true
+	}
+	chain := []string{id} // the responses of the conversation, latest first
+	for p := a.prev; p != ""; {
+		prev, ok := t.stored.get(p)
+		if !ok {
+			break
+		}
+		chain = append(chain, p)
+		p = prev.prev
+	}
+	var items []map[string]any
+	for _, at := range slices.Backward(chain) {
+		a, _ := t.stored.get(at)
+		items = append(items, ownItems(at, a.input)...)
+		if at == id {
+			break
+		}
+		output, _ := a.whole["output"].([]any)
+		for _, o := range output {
+			if m, ok := o.(map[string]any); ok {
+				items = append(items, m)
+			}
+		}
+	}
+	return items, true
+}
+
+// ownItems are a Responses API request's input items (raw) as the API
+// keeps them for the response id: each with an id of its own, derived
+// from the response's.
+func ownItems(id string, raw json.RawMessage) []map[string]any {
+	var c conversation
+	for _, it := range inputItems(raw) {
+		c.keepItem(id, it)
+	}
+	return c.items
 }
 
 // IsStoredInteraction reports whether path names an interaction (…/v1beta/
@@ -59,14 +131,15 @@ func IsStoredInteraction(path string) bool {
 // Interactions API does, with the request's input when the query says
 // include_input=true: the status and the body, errors in Gemini's shape.
 func (t *Threads) StoredInteraction(method, path string, query url.Values) (int, any) {
-	id, refused := storedRequest(method, path, "/interactions/", query)
-	switch refused {
+	id, sub := storedPath(path, "/interactions/")
+	switch storedRefusal(method, sub, query) {
 	case refusedUnserved:
 		return http.StatusNotFound, geminiError(http.StatusNotFound, fmt.Sprintf("%s %s: the stand-in serves the Interactions API's create (POST …/interactions), get and delete (GET and DELETE …/interactions/<id>); it runs no background interaction to cancel", method, path))
 	case refusedStream:
 		return http.StatusBadRequest, geminiError(http.StatusBadRequest, "the stand-in does not stream a stored interaction again (stream=true); get it whole")
 	}
-	it, input, ok := t.fetchStored(id, method == http.MethodDelete)
+	a, ok := t.fetchStored(id, method == http.MethodDelete)
+	it := a.whole
 	switch {
 	case !ok:
 		return http.StatusNotFound, geminiError(http.StatusNotFound, fmt.Sprintf("Interaction %q was not found: it was never stored here (store: false), has been deleted or has been forgotten", id))
@@ -74,31 +147,38 @@ func (t *Threads) StoredInteraction(method, path string, query url.Values) (int,
 		return http.StatusOK, map[string]any{}
 	case query.Get("include_input") == "true":
 		it = maps.Clone(it)
-		it["input"] = input
+		it["input"] = a.input
 	}
 	return http.StatusOK, it
 }
 
-// Why storedRequest refuses a request for a stored answer.
+// Why storedRefusal refuses a request for a stored answer.
 const (
 	refusedNot      = iota
-	refusedUnserved // another method, or a path below the answer's (cancel, input items)
+	refusedUnserved // another method, or a path below the answer's (cancel)
 	refusedStream   // getting it as a stream again (stream=true)
 )
 
-// storedRequest is the id of the stored answer a request to path asks
-// for, below marker ("/responses/"), and why it is refused (refusedNot
-// when it is served).
-func storedRequest(method, path, marker string, query url.Values) (id string, refused int) {
+// storedPath is the id of the stored answer path names, below marker
+// ("/responses/"), and what follows it ("input_items", "" for the answer
+// itself).
+func storedPath(path, marker string) (id, sub string) {
 	_, rest, _ := strings.Cut(path, marker)
-	id, sub, _ := strings.Cut(rest, "/")
+	id, sub, _ = strings.Cut(rest, "/")
+	return id, sub
+}
+
+// storedRefusal is why a request (method, what follows the answer's id in
+// its path and its query) for a stored answer is refused: refusedNot when
+// it gets or deletes the answer.
+func storedRefusal(method, sub string, query url.Values) int {
 	switch {
 	case sub != "" || method != http.MethodGet && method != http.MethodDelete:
-		return id, refusedUnserved
+		return refusedUnserved
 	case method == http.MethodGet && query.Get("stream") == "true":
-		return id, refusedStream
+		return refusedStream
 	}
-	return id, refusedNot
+	return refusedNot
 }
 
 // maxStored is how many answers Threads keeps to be got again: fewer than
@@ -107,37 +187,43 @@ func storedRequest(method, path, marker string, query url.Values) (id string, re
 // again is rarer than continuing it.
 const maxStored = 1 << 10
 
-// storedAnswer is an answer as the API gives it whole, and its request's
-// input (an interaction's, for include_input).
+// storedAnswer is an answer as the API gives it whole, with what getting
+// it again needs of its request.
 type storedAnswer struct {
 	whole map[string]any
+	// The request's input: an interaction's, for include_input, a
+	// response's, for its input items.
 	input json.RawMessage
+	// A response's, for its input items: the response it continues, or
+	// the conversation it was made in and how many of its items it was
+	// made from.
+	prev string
+	conv string
+	made int
 }
 
-// keepStored keeps the answer id, given whole, and its request's input, to
-// be got again.
-func (t *Threads) keepStored(id string, whole map[string]any, input json.RawMessage) {
+// keepStored keeps the answer id, to be got again.
+func (t *Threads) keepStored(id string, a storedAnswer) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.stored.put(id, storedAnswer{whole, input}, maxStored)
+	t.stored.put(id, a, maxStored)
 }
 
-// fetchStored is the answer id as the API gave it whole and its
-// request's input, forgotten when del, with its conversation; false when t
-// keeps none.
-func (t *Threads) fetchStored(id string, del bool) (map[string]any, json.RawMessage, bool) {
+// fetchStored is the stored answer id, forgotten when del, with its
+// conversation; false when t keeps none.
+func (t *Threads) fetchStored(id string, del bool) (storedAnswer, bool) {
 	if t == nil {
-		return nil, nil, false
+		return storedAnswer{}, false
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	a, ok := t.stored.get(id)
 	if !ok {
-		return nil, nil, false
+		return storedAnswer{}, false
 	}
 	if del {
 		t.stored.drop(id)
 		t.answers.drop(id)
 	}
-	return a.whole, a.input, true
+	return a, true
 }
