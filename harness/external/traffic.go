@@ -74,6 +74,9 @@ type observer struct {
 	// requests that continue one (previous_response_id, an Anthropic
 	// thread).
 	threads wire.Threads
+	// pending are the background calls not done yet, by their
+	// responses' ids (background.go).
+	pending map[string]pendingCall
 }
 
 // askedCall is one tool call the model asked for and what the traffic
@@ -132,7 +135,7 @@ func (o *observer) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err == nil && eventStream(resp.Header) {
 		// A stream goes on to the agent as it arrives, and is read as
 		// traffic once it has ended.
-		resp.Body = o.onEnd(resp.Body, func(got []byte, rerr error) { o.traffic(req, body, resp, got, rerr, took) })
+		resp.Body = o.onEnd(resp.Body, func(got []byte, rerr error) { o.traffic(req, body, resp, got, rerr, start, took) })
 		return resp, nil
 	}
 	var got []byte
@@ -142,7 +145,7 @@ func (o *observer) RoundTrip(req *http.Request) (*http.Response, error) {
 			resp.Body = io.NopCloser(bytes.NewReader(got))
 		}
 	}
-	o.traffic(req, body, resp, got, err, took)
+	o.traffic(req, body, resp, got, err, start, took)
 	return resp, err
 }
 
@@ -150,10 +153,10 @@ func (o *observer) RoundTrip(req *http.Request) (*http.Response, error) {
 // as traffic; a larger one is read as it came.
 const maxInflated = 256 << 20
 
-// traffic reads one exchange, whole: a model call, or an upstream body,
-// decoded as its Content-Encoding says (the program's HTTP client reads it
-// so).
-func (o *observer) traffic(req *http.Request, body []byte, resp *http.Response, got []byte, err error, took time.Duration) {
+// traffic reads one exchange, whole, sent at start and answered took
+// later: a model call, or an upstream body, decoded as its
+// Content-Encoding says (the program's HTTP client reads it so).
+func (o *observer) traffic(req *http.Request, body []byte, resp *http.Response, got []byte, err error, start time.Time, took time.Duration) {
 	if err == nil && resp != nil {
 		got, _ = codings.Body(resp.Header, got, maxInflated)
 	}
@@ -171,8 +174,13 @@ func (o *observer) traffic(req *http.Request, body []byte, resp *http.Response, 
 		// An error body is what the upstream answered: raw like any other.
 		// The model provider's other answers (embeddings, its model list,
 		// a token count) are no tool's payload.
-		if err == nil && resp.StatusCode < 300 && wire.Stateful(req.URL.Path) && !o.upstream(req.URL) {
-			o.threads.Follow(req.Method, req.URL.Path, body, got)
+		if err == nil && resp.StatusCode < 300 && !upstream {
+			if wire.Stateful(req.URL.Path) {
+				o.threads.Follow(req.Method, req.URL.Path, body, got)
+			}
+			if wire.IsStoredResponse(req.URL.Path) {
+				o.settle(resp, got, start.Add(took))
+			}
 		}
 		if err == nil {
 			o.mu.Lock()
@@ -193,7 +201,7 @@ func (o *observer) traffic(req *http.Request, body []byte, resp *http.Response, 
 		}
 		return
 	}
-	o.model(d, req, body, resp, got, err, took)
+	o.model(d, req, body, resp, got, err, start, took)
 }
 
 // upstream reports whether u is below the base URL of one of the run's
@@ -234,15 +242,30 @@ func (o *observer) embed(req *http.Request, body []byte, resp *http.Response, go
 	et.EmbedCall(in.Model, in.Texts, in.Tokens, reported, err, took)
 }
 
-// model reports one model call, of dialect d, and the tool results its
-// request carries.
-func (o *observer) model(d wire.Dialect, req *http.Request, body []byte, resp *http.Response, got []byte, err error, took time.Duration) {
+// model reports one model call, of dialect d, sent at start and answered
+// took later, and the tool results its request carries. A background
+// response answered unfinished is reported once an answer about it is
+// final (settle).
+func (o *observer) model(d wire.Dialect, req *http.Request, body []byte, resp *http.Response, got []byte, err error, start time.Time, took time.Duration) {
 	in, kept, derr := o.threads.Decode(d, req.URL.Path, body)
 	if derr != nil {
 		return // not a request the harness reads: the call stays an HTTP exchange
 	}
 	o.results(in.Messages)
 	r := llm.Request{Role: req.Header.Get(RoleHeader), Messages: in.Messages, Tools: in.Tools, MaxTokens: in.MaxTokens, JSON: in.JSON}
+	if err == nil && d == wire.Responses && resp.StatusCode < 300 {
+		if id, ok := wire.Unfinished(got); ok {
+			o.pend(id, pendingCall{request: r, model: in.Model, kept: kept, start: start})
+			return
+		}
+	}
+	o.answered(d, r, in.Model, kept, resp, got, err, took)
+}
+
+// answered reports the model call r of dialect d, to model (the
+// endpoint's when "") and answered took later with resp (its body got) or
+// err, and keeps the answer in the run's conversations (kept).
+func (o *observer) answered(d wire.Dialect, r llm.Request, model string, kept func(llm.Message, []byte), resp *http.Response, got []byte, err error, took time.Duration) {
 	var out llm.Response
 	if err == nil {
 		if resp.StatusCode >= 400 {
@@ -267,13 +290,9 @@ func (o *observer) model(d wire.Dialect, req *http.Request, body []byte, resp *h
 			out.Message.ToolCalls[i].ID = ""
 		}
 	}
-	numberCalls(in.Messages, out.Message.ToolCalls)
+	numberCalls(r.Messages, out.Message.ToolCalls)
 	if mt, ok := o.cfg.Tracer.(agents.ModelTracer); ok {
-		model := in.Model
-		if model == "" {
-			model = o.cfg.Endpoint.Model
-		}
-		mt.ModelCall(r, model, out, err, took)
+		mt.ModelCall(r, cmp.Or(model, o.cfg.Endpoint.Model), out, err, took)
 	}
 	o.mu.Lock()
 	o.last = nil
@@ -340,6 +359,7 @@ func (o *observer) results(msgs []llm.Message) {
 // call whose result never came back is reported with an error and no
 // payload.
 func (o *observer) flush(emit bool) {
+	o.unsettled()
 	o.mu.Lock()
 	asked := o.asked
 	o.asked, o.last, o.fetched = nil, nil, nil

@@ -75,8 +75,12 @@ func (t *Threads) Read(d Dialect, path string, body []byte, sample int) (Call, e
 				t.keepReasoning(output, rr.Store == nil || *rr.Store)
 				if rr.Store == nil || *rr.Store {
 					t.keep(id, &thread{prev: rr.PreviousResponseID, msgs: append(slices.Clip(own), answer)})
-					t.keepStored(id, stored)
 					t.keepOutput(output)
+				}
+				if rr.Store == nil || *rr.Store || rr.Background {
+					// A background response is got again when done,
+					// kept or not.
+					t.keepStored(id, stored)
 				}
 			}
 		}

@@ -59,17 +59,20 @@ const minOutputTokens = 16
 
 // responsesRequest is the part of a Responses request the stand-in reads.
 type responsesRequest struct {
-	Model              string          `json:"model"`
-	Instructions       *string         `json:"instructions"`
-	Input              json.RawMessage `json:"input"` // a string or items
-	Tools              []responsesTool `json:"tools"`
-	MaxOutputTokens    *int            `json:"max_output_tokens"`
-	Temperature        *float64        `json:"temperature"`
-	TopP               *float64        `json:"top_p"`
-	Store              *bool           `json:"store"`
-	ParallelToolCalls  *bool           `json:"parallel_tool_calls"`
-	ToolChoice         json.RawMessage `json:"tool_choice"`
-	Stream             bool            `json:"stream"`
+	Model             string          `json:"model"`
+	Instructions      *string         `json:"instructions"`
+	Input             json.RawMessage `json:"input"` // a string or items
+	Tools             []responsesTool `json:"tools"`
+	MaxOutputTokens   *int            `json:"max_output_tokens"`
+	Temperature       *float64        `json:"temperature"`
+	TopP              *float64        `json:"top_p"`
+	Store             *bool           `json:"store"`
+	ParallelToolCalls *bool           `json:"parallel_tool_calls"`
+	ToolChoice        json.RawMessage `json:"tool_choice"`
+	Stream            bool            `json:"stream"`
+	// Background asks for a background response: answered queued, got
+	// again (polled) once it is done (stored.go).
+	Background         bool            `json:"background"`
 	PreviousResponseID string          `json:"previous_response_id"`
 	Conversation       json.RawMessage `json:"conversation"`
 	Text               *struct {
@@ -339,6 +342,9 @@ func responsesEncoder(rr responsesRequest, body []byte, sample int, keep func(id
 			if keep != nil {
 				keep(id, answer, resp)
 			}
+			if rr.Background && !rr.Stream {
+				return queued(resp), nil
+			}
 			return resp, nil
 		},
 	}
@@ -383,7 +389,7 @@ func (rr responsesRequest) echo(id, model string, in, out int) map[string]any {
 	}
 	return map[string]any{
 		"id": id, "object": "response", "created_at": 0, "completed_at": 0, "status": "completed",
-		"background": false, "error": nil, "incomplete_details": nil,
+		"background": rr.Background, "error": nil, "incomplete_details": nil,
 		"instructions": rr.Instructions, "max_output_tokens": rr.MaxOutputTokens, "max_tool_calls": nil,
 		"model": model, "parallel_tool_calls": parallel, "previous_response_id": orNull(rr.PreviousResponseID),
 		"reasoning": rr.reasoningEcho(), "service_tier": "default",

@@ -17,8 +17,7 @@ import (
 // deleting one forgets it, so that getting or continuing it is then the
 // API's 404. A response's input items are listed: the items it was made
 // from, those of the responses it continues or of its conversation
-// included. Getting one as a stream again is refused, and so is what
-// needs a background run (cancel), which the stand-in does not make.
+// included. Getting one as a stream again is refused.
 
 // IsStoredResponse reports whether path names a response (…/responses/<id>,
 // and what follows) rather than creating one or counting its tokens.
@@ -27,16 +26,18 @@ func IsStoredResponse(path string) bool {
 	return ok && rest != "" && rest != "input_tokens"
 }
 
-// StoredResponse answers GET and DELETE …/responses/<id>, and GET
-// …/responses/<id>/input_items, as OpenAI's Responses API does: the
-// status and the body, errors in OpenAI's shape.
+// StoredResponse answers GET and DELETE …/responses/<id>, GET
+// …/responses/<id>/input_items and POST …/responses/<id>/cancel
+// (background.go), as OpenAI's Responses API does: the status and the
+// body, errors in OpenAI's shape.
 func (t *Threads) StoredResponse(method, path string, query url.Values) (int, any) {
 	id, sub := storedPath(path, "/responses/")
 	items := sub == "input_items" && method == http.MethodGet
+	cancel := sub == "cancel" && method == http.MethodPost
 	switch refused := storedRefusal(method, sub, query); {
-	case items:
+	case items, cancel:
 	case refused == refusedUnserved:
-		return http.StatusNotFound, openAIStatusError(http.StatusNotFound, fmt.Sprintf("%s %s: the stand-in serves the Responses API's create (POST …/responses), get and delete (GET and DELETE …/responses/<id>) and input items (GET …/responses/<id>/input_items); it runs no background response to cancel", method, path))
+		return http.StatusNotFound, openAIStatusError(http.StatusNotFound, fmt.Sprintf("%s %s: the stand-in serves the Responses API's create (POST …/responses), get and delete (GET and DELETE …/responses/<id>) input items (GET …/responses/<id>/input_items) and cancel (POST …/responses/<id>/cancel)", method, path))
 	case refused == refusedStream:
 		return http.StatusBadRequest, OpenAIError("the stand-in does not stream a stored response again (stream=true); get it whole", "invalid_request_error", "stream", "")
 	}
@@ -54,6 +55,8 @@ func (t *Threads) StoredResponse(method, path string, query url.Values) (int, an
 		return http.StatusNotFound, notFound
 	case method == http.MethodDelete:
 		return http.StatusOK, map[string]any{"id": id, "object": "response", "deleted": true}
+	case cancel:
+		return cancelStored(id, a)
 	}
 	return http.StatusOK, a.whole
 }
@@ -155,7 +158,7 @@ func (t *Threads) StoredInteraction(method, path string, query url.Values) (int,
 // Why storedRefusal refuses a request for a stored answer.
 const (
 	refusedNot      = iota
-	refusedUnserved // another method, or a path below the answer's (cancel)
+	refusedUnserved // another method, or a path below the answer's
 	refusedStream   // getting it as a stream again (stream=true)
 )
 

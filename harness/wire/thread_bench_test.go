@@ -1,6 +1,7 @@
 package wire_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"testing"
 
@@ -24,7 +25,9 @@ func responsesBody(n int) []byte {
 // BenchmarkThreads is the stand-in's cost per Responses call of keeping
 // its answer's conversation (Threads.Read) against keeping none
 // (wire.Read), and the traffic scorer's of reading with Threads.Decode
-// against wire.Decode, for a conversation of 10 turns sent whole.
+// against wire.Decode, for a conversation of 10 turns sent whole, and of
+// telling a background answer still unfinished (wire.Unfinished) from the
+// stand-in's whole answer.
 func BenchmarkThreads(b *testing.B) {
 	body := responsesBody(10)
 	answer := llm.Message{Role: llm.RoleAssistant, Content: "26.4 °C"}
@@ -52,6 +55,14 @@ func BenchmarkThreads(b *testing.B) {
 		for b.Loop() {
 			_, kept, _ := t.Decode(wire.Responses, "/v1/responses", body)
 			kept(answer, answerBody)
+		}
+	})
+	call, _ := wire.Read(wire.Responses, "/v1/responses", body, 1)
+	whole, _ := call.Encoder.Completion("m", answer, wire.End{}, 1, 1)
+	wholeBody, _ := json.Marshal(whole)
+	b.Run("scorer/unfinished", func(b *testing.B) {
+		for b.Loop() {
+			wire.Unfinished(wholeBody)
 		}
 	})
 }

@@ -1,0 +1,70 @@
+package external_test
+
+import (
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/agentreplay/testbed/agents/llm"
+)
+
+// backgroundAPI answers a Responses API create with the response queued,
+// its first poll with it in progress and later ones with it completed (a
+// call of get_weather), and a cancel with it cancelled.
+type backgroundAPI struct {
+	mu    sync.Mutex
+	polls int
+}
+
+func (a *backgroundAPI) RoundTrip(r *http.Request) (*http.Response, error) {
+	const head = `{"id": "resp_bg1", "object": "response", "background": true, "model": "gpt-4.1-mini", `
+	body := head + `"status": "queued", "output": [], "usage": null}`
+	switch {
+	case strings.HasSuffix(r.URL.Path, "/cancel"):
+		body = head + `"status": "cancelled", "output": [], "usage": null}`
+	case r.Method == http.MethodGet:
+		a.mu.Lock()
+		a.polls++
+		first := a.polls == 1
+		a.mu.Unlock()
+		body = head + `"status": "in_progress", "output": [], "usage": null}`
+		if !first {
+			body = head + `"status": "completed", "output": [{"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "get_weather",
+				"arguments": "{\"city\": \"Taipei\"}", "status": "completed"}], "usage": {"input_tokens": 30, "output_tokens": 5, "total_tokens": 35}}`
+		}
+	}
+	return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/json"}}, Body: io.NopCloser(strings.NewReader(body)), Request: r}, nil
+}
+
+// createBackground is a curl line creating a background response.
+const createBackground = `curl -s -X POST "$OPENAI_BASE_URL/responses" -H 'Content-Type: application/json' -d '{"model": "gpt-4.1-mini", "background": true, "input": "Weather in Taipei?", ` + tools + `}' >/dev/null`
+
+// pollBackground is a curl line getting the background response again.
+const pollBackground = `curl -s "$OPENAI_BASE_URL/responses/resp_bg1" >/dev/null`
+
+var _ = Describe("an outside agent's background responses", func() {
+	It("are read as one model call, answered by the poll that found it done", func() {
+		tr := runResponses(&backgroundAPI{}, createBackground+"\n"+pollBackground+"\n"+pollBackground)
+		Expect(tr.calls).To(HaveLen(1), "the polls are no model calls")
+		Expect(tr.errs[0]).NotTo(HaveOccurred())
+		Expect(tr.calls[0].Messages).To(Equal([]llm.Message{{Role: llm.RoleUser, Content: "Weather in Taipei?"}}))
+		Expect(tr.resps[0].Message.ToolCalls).To(HaveLen(1))
+		Expect(tr.resps[0].Message.ToolCalls[0].Name).To(Equal("get_weather"))
+		Expect(tr.resps[0].Usage).To(Equal(llm.Usage{InputTokens: 30, OutputTokens: 5}))
+		Expect(tr.tools).To(ConsistOf(ContainSubstring("get_weather")), "its tool call, asked for")
+	})
+
+	DescribeTable("are a model call with an error when they never gave an answer",
+		func(script, want string) {
+			tr := runResponses(&backgroundAPI{}, createBackground+"\n"+script)
+			Expect(tr.calls).To(HaveLen(1))
+			Expect(tr.errs[0]).To(MatchError(ContainSubstring(want)))
+		},
+		Entry("never polled once done", pollBackground, "never got again once done"),
+		Entry("cancelled", `curl -s -X POST "$OPENAI_BASE_URL/responses/resp_bg1/cancel" >/dev/null`, "cancelled"),
+	)
+})
