@@ -15,9 +15,9 @@ import (
 )
 
 // A Responses API call made in the background (background: true) is
-// answered at once with its response queued; the program then gets the
-// response again (polls it), or cancels it, until an answer says it is
-// done. The call is reported then, with that answer and the time from its
+// answered at once with its response queued, or streamed and maybe cut
+// short; the program then gets the response again (polls it, or resumes
+// its stream), or cancels it, until an answer says it is done. The call is reported then, with that answer and the time from its
 // request to that answer; one never seen done is reported at the end of
 // the turn, with an error.
 
@@ -50,7 +50,7 @@ func (o *observer) settle(resp *http.Response, got []byte, end time.Time) {
 		o.mu.Unlock()
 		return
 	}
-	id, done := wire.Finished(got)
+	id, whole, done := wire.Finished(got)
 	p, ok := o.pending[id]
 	if done && ok {
 		delete(o.pending, id)
@@ -59,7 +59,9 @@ func (o *observer) settle(resp *http.Response, got []byte, end time.Time) {
 	if !done || !ok {
 		return
 	}
-	o.answered(wire.Responses, p.request, p.model, p.kept, resp, got, backgroundError(got), end.Sub(p.start))
+	// A stream resumed ends with the response whole: the call's answer.
+	resp = &http.Response{StatusCode: resp.StatusCode, Header: http.Header{"Content-Type": {"application/json"}}}
+	o.answered(wire.Responses, p.request, p.model, p.kept, resp, whole, backgroundError(whole), end.Sub(p.start))
 }
 
 // backgroundError is the error of a background response that ended
@@ -102,4 +104,4 @@ func (o *observer) unsettled() {
 
 // errUnsettled is the error of a background call whose response the
 // program never got again once done.
-var errUnsettled = errors.New("the background response was never got again once done (polled until its status was final)")
+var errUnsettled = errors.New("the background response was never got again once done (polled, or its stream resumed, until its status was final)")

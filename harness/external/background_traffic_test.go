@@ -1,6 +1,7 @@
 package external_test
 
 import (
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -67,4 +68,39 @@ var _ = Describe("an outside agent's background responses", func() {
 		Entry("never polled once done", pollBackground, "never got again once done"),
 		Entry("cancelled", `curl -s -X POST "$OPENAI_BASE_URL/responses/resp_bg1/cancel" >/dev/null`, "cancelled"),
 	)
+
+	It("are read as one model call when streamed, cut short and resumed, answered by the resumed stream's end", func() {
+		tr := runResponses(backgroundStreamAPI{}, createBackgroundStream+"\n"+`curl -s "$OPENAI_BASE_URL/responses/resp_bg2?stream=true&starting_after=1" >/dev/null`)
+		Expect(tr.calls).To(HaveLen(1))
+		Expect(tr.errs[0]).NotTo(HaveOccurred())
+		Expect(tr.resps[0].Message.Content).To(Equal("Sunny, 21 °C."))
+		Expect(tr.resps[0].Usage).To(Equal(llm.Usage{InputTokens: 30, OutputTokens: 6}))
+	})
+
+	It("are a model call with an error when streamed, cut short and never resumed", func() {
+		tr := runResponses(backgroundStreamAPI{}, createBackgroundStream)
+		Expect(tr.calls).To(HaveLen(1))
+		Expect(tr.errs[0]).To(MatchError(ContainSubstring("its stream resumed")))
+	})
 })
+
+// backgroundStreamAPI streams a background response cut short after its
+// first text delta, and streams the rest of it again when asked.
+type backgroundStreamAPI struct{}
+
+func (backgroundStreamAPI) RoundTrip(r *http.Request) (*http.Response, error) {
+	const snapshot = `{"id":"resp_bg2","object":"response","background":true,"model":"gpt-4.1-mini","status":"%s","output":%s,"usage":%s}`
+	body := "event: response.created\ndata: {\"type\":\"response.created\",\"sequence_number\":0,\"response\":" + fmt.Sprintf(snapshot, "in_progress", "[]", "null") + "}\n\n" +
+		"event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"sequence_number\":1,\"item_id\":\"msg_1\",\"output_index\":0,\"content_index\":0,\"delta\":\"Sunny\"}\n\n"
+	if r.Method == http.MethodGet {
+		body = "event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"sequence_number\":2,\"item_id\":\"msg_1\",\"output_index\":0,\"content_index\":0,\"delta\":\", 21 °C.\"}\n\n" +
+			"event: response.completed\ndata: {\"type\":\"response.completed\",\"sequence_number\":3,\"response\":" + fmt.Sprintf(snapshot, "completed",
+			`[{"type":"message","id":"msg_1","status":"completed","role":"assistant","content":[{"type":"output_text","text":"Sunny, 21 °C.","annotations":[]}]}]`,
+			`{"input_tokens":30,"output_tokens":6,"total_tokens":36}`) + "}\n\n"
+	}
+	return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: io.NopCloser(strings.NewReader(body)), Request: r}, nil
+}
+
+// createBackgroundStream is a curl line creating a background response
+// that streams.
+const createBackgroundStream = `curl -s -X POST "$OPENAI_BASE_URL/responses" -H 'Content-Type: application/json' -d '{"model": "gpt-4.1-mini", "background": true, "stream": true, "input": "Weather in Taipei?"}' >/dev/null`

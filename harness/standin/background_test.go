@@ -8,8 +8,25 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	sdk "github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/packages/ssestream"
 	"github.com/openai/openai-go/v3/responses"
+
+	"github.com/agentreplay/testbed/harness/cassette"
+	"github.com/agentreplay/testbed/harness/standin"
 )
+
+// streamed are the sequence numbers and types of a Responses stream's
+// events, and the response its last event carries.
+func streamed(st *ssestream.Stream[responses.ResponseStreamEventUnion]) (seqs []int64, types []string, last responses.Response) {
+	GinkgoHelper()
+	for st.Next() {
+		ev := st.Current()
+		seqs, types, last = append(seqs, ev.SequenceNumber), append(types, ev.Type), ev.Response
+	}
+	Expect(st.Err()).NotTo(HaveOccurred())
+	return seqs, types, last
+}
 
 var _ = Describe("a background response", func() {
 	var (
@@ -91,5 +108,57 @@ var _ = Describe("a background response", func() {
 		_, err = c.Responses.Cancel(ctx, "resp_1")
 		Expect(errors.As(err, &apiErr)).To(BeTrue(), "got %v", err)
 		Expect(apiErr.StatusCode).To(Equal(http.StatusNotFound))
+	})
+
+	It("made streaming, is streamed again from after the event a client lost it at, with the official SDK", func() {
+		params.Input = userInput("hello")
+		st := c.Responses.NewStreaming(ctx, params, option.WithHeader(cassette.FaultHeader, standin.FaultStreamCut))
+		seqs, types, _ := streamed(st)
+		Expect(types[0]).To(Equal("response.created"))
+		Expect(types).NotTo(ContainElement("response.completed"), "the stream was cut")
+		id := ""
+		st = c.Responses.NewStreaming(ctx, params, option.WithHeader(cassette.FaultHeader, standin.FaultStreamCut))
+		for st.Next() {
+			if ev := st.Current(); ev.Type == "response.created" {
+				id = ev.Response.ID
+				Expect(ev.Response.Background).To(BeTrue())
+			}
+		}
+		Expect(id).NotTo(BeEmpty())
+
+		after := seqs[len(seqs)-1]
+		rest, restTypes, done := streamed(c.Responses.GetStreaming(ctx, id, responses.ResponseGetParams{StartingAfter: sdk.Int(after)}))
+		Expect(rest).NotTo(BeEmpty())
+		Expect(rest[0]).To(Equal(after+1), "from the event after the one it had")
+		Expect(restTypes[len(restTypes)-1]).To(Equal("response.completed"))
+		got, err := c.Responses.Get(ctx, id, responses.ResponseGetParams{})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(done.RawJSON()).To(MatchJSON(got.RawJSON()))
+
+		whole, _, _ := streamed(c.Responses.GetStreaming(ctx, id, responses.ResponseGetParams{}))
+		Expect(whole).To(Equal(append(seqs, rest...)), "the whole stream without starting_after")
+		none, _, _ := streamed(c.Responses.GetStreaming(ctx, id, responses.ResponseGetParams{StartingAfter: sdk.Int(rest[len(rest)-1])}))
+		Expect(none).To(BeEmpty(), "nothing after its last event")
+	})
+
+	It("is the only kind streamed again: one made in the foreground, or not streaming, is refused with 400", func() {
+		unstreamed, err := c.Responses.New(ctx, params)
+		Expect(err).NotTo(HaveOccurred())
+		params.Background = sdk.Bool(false)
+		params.Input = userInput("hello")
+		var fore responses.Response
+		st := c.Responses.NewStreaming(ctx, params)
+		for st.Next() {
+			fore = st.Current().Response
+		}
+		Expect(st.Err()).NotTo(HaveOccurred())
+		for _, id := range []string{unstreamed.ID, fore.ID} {
+			st := c.Responses.GetStreaming(ctx, id, responses.ResponseGetParams{})
+			Expect(st.Next()).To(BeFalse())
+			var apiErr *sdk.Error
+			Expect(errors.As(st.Err(), &apiErr)).To(BeTrue(), "got %v", st.Err())
+			Expect(apiErr.StatusCode).To(Equal(http.StatusBadRequest))
+			Expect(apiErr.Message).To(ContainSubstring("background=true and stream=true"))
+		}
 	})
 })

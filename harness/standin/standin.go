@@ -273,8 +273,17 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			continue
 		}
 		if res.dialect == wire.Responses && wire.IsStoredResponse(r.URL.Path) {
-			status, body := s.threads.StoredResponse(r.Method, r.URL.Path, r.URL.Query())
+			sent, err := io.ReadAll(r.Body)
+			if err != nil {
+				writeError(w, wire.Responses, http.StatusBadRequest, err.Error(), 0)
+				return
+			}
+			status, body := s.threads.StoredResponse(r.Method, r.URL.Path, r.URL.Query(), sent)
 			maps.Copy(w.Header(), wire.RequestHeader(wire.Responses, []byte(r.Method+" "+r.URL.String()), 0))
+			if events, ok := body.(wire.Resumed); ok {
+				s.writeResumed(w, events)
+				return
+			}
 			writeJSON(w, status, body)
 			return
 		}

@@ -96,6 +96,13 @@ func (s *Server) writeStream(w http.ResponseWriter, events []wire.Event, d wire.
 		write(w, events)
 		return
 	}
+	writeEvents(w, events, offsets)
+}
+
+// writeEvents writes events as a 200 stream of server-sent events, each
+// at its offset.
+func writeEvents(w http.ResponseWriter, events []wire.Event, offsets []time.Duration) {
+	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
 	stream.SetOffsets(h, offsets)
@@ -106,6 +113,16 @@ func (s *Server) writeStream(w http.ResponseWriter, events []wire.Event, d wire.
 	for _, e := range events {
 		wire.WriteEvent(w, e)
 	}
+}
+
+// writeResumed writes a stored response's stream sent again: its events
+// were made already, so they all come at a call's fixed latency.
+func (s *Server) writeResumed(w http.ResponseWriter, events wire.Resumed) {
+	offsets := make([]time.Duration, len(events))
+	for i := range offsets {
+		offsets[i] = s.opts.Latency.Fixed
+	}
+	writeEvents(w, events, offsets)
 }
 
 // shape applies a stream fault to events and reports whether it did.

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+	"net/url"
 	"slices"
+	"strconv"
 )
 
 // The Responses API's background mode, from OpenAI's API reference and its
@@ -18,7 +20,10 @@ import (
 // stand-in makes an answer when it is asked, so its background response
 // is done once created: its first poll gets it done, and its cancel gets
 // it as it is. A background response is kept to be polled even with
-// store: false, as the API keeps it.
+// store: false, as the API keeps it. One made streaming is streamed again
+// (GET …/responses/<id>?stream=true), whole or from after the event
+// starting_after names (its sequence_number), as a client resumes a
+// stream it lost.
 
 // queued is resp, a response done, as the create of a background request
 // answers it: queued, with no output and no usage.
@@ -37,6 +42,44 @@ func cancelStored(id string, a storedAnswer) (int, any) {
 		return http.StatusBadRequest, OpenAIError(fmt.Sprintf("Response '%s' was not created with background=true; only background responses can be cancelled.", id), "invalid_request_error", "", "")
 	}
 	return http.StatusOK, a.whole
+}
+
+// Resumed is a stored response's stream sent again: the events after
+// the one the request's starting_after names, to be written as a stream.
+type Resumed []Event
+
+// keepEvents keeps events, the stream of the background response id, to
+// be streamed again.
+func (t *Threads) keepEvents(id string, events []Event) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if a, ok := t.stored.get(id); ok {
+		a.events = events
+		t.stored.put(id, a, maxStored)
+	}
+}
+
+// streamAgain answers GET …/responses/<id>?stream=true for the stored
+// response a: its stream from after the event query's starting_after
+// names, Resumed, or the API's refusal when it was not a background
+// response made streaming.
+func streamAgain(id string, a storedAnswer, query url.Values) (int, any) {
+	if a.events == nil {
+		return http.StatusBadRequest, OpenAIError(fmt.Sprintf("Response '%s' cannot be streamed again: only a response created with background=true and stream=true can be.", id), "invalid_request_error", "stream", "")
+	}
+	after := -1
+	if s := query.Get("starting_after"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 0 {
+			return http.StatusBadRequest, OpenAIError(fmt.Sprintf("Invalid 'starting_after': expected a sequence number, got %q.", s), "invalid_request_error", "starting_after", "")
+		}
+		after = n
+	}
+	i := slices.IndexFunc(a.events, func(e Event) bool { return e.Data.(map[string]any)["sequence_number"].(int) > after })
+	if i < 0 {
+		return http.StatusOK, Resumed{}
+	}
+	return http.StatusOK, Resumed(a.events[i:])
 }
 
 // responseState is what a Responses API answer given whole says of its
@@ -62,19 +105,79 @@ func stateOf(resp []byte, statuses ...string) (responseState, bool) {
 	return st, true
 }
 
-// Unfinished is the id of resp, a Responses API answer given whole, when
-// it is a background response still queued or in progress: the call it
-// answers is done when a later answer about it (a poll, a cancel) is
+// The statuses of a response not done yet, and done.
+var (
+	unfinishedStatuses = []string{"queued", "in_progress"}
+	finalStatuses      = []string{"completed", "incomplete", "failed", "cancelled"}
+)
+
+// Unfinished is the id of resp, a Responses API answer, when it is a
+// background response not done: given whole queued or in progress, or
+// streamed and cut before its final event. The call it answers is done
+// when a later answer about it (a poll, a cancel, its stream resumed) is
 // Finished.
 func Unfinished(resp []byte) (string, bool) {
-	st, ok := stateOf(resp, "queued", "in_progress")
-	return st.ID, ok && st.Background
+	if !isEventStream(resp) {
+		st, ok := stateOf(resp, unfinishedStatuses...)
+		return st.ID, ok && st.Background
+	}
+	// The stream's first event says whether the response is a background
+	// one: most are not, and are told at once.
+	_, after, _ := bytes.Cut(resp, []byte(`"background":`))
+	if !bytes.HasPrefix(bytes.TrimLeft(after, " "), []byte("true")) {
+		return "", false
+	}
+	states, _ := streamStates(resp)
+	if len(states) == 0 {
+		return "", false
+	}
+	last := states[len(states)-1]
+	return last.ID, last.Background && !slices.Contains(finalStatuses, last.Status)
 }
 
-// Finished is the id of resp, a response given whole (a poll's or a
-// cancel's answer), when its status is final: completed, incomplete,
-// failed or cancelled.
-func Finished(resp []byte) (string, bool) {
-	st, ok := stateOf(resp, "completed", "incomplete", "failed", "cancelled")
-	return st.ID, ok
+// Finished is the id of resp, an answer about a response (a poll's, a
+// cancel's, or its stream resumed), and the response whole, when its
+// status is final: completed, incomplete, failed or cancelled.
+func Finished(resp []byte) (string, []byte, bool) {
+	if !isEventStream(resp) {
+		st, ok := stateOf(resp, finalStatuses...)
+		return st.ID, resp, ok
+	}
+	states, raws := streamStates(resp)
+	for i, st := range slices.Backward(states) {
+		if slices.Contains(finalStatuses, st.Status) {
+			return st.ID, raws[i], true
+		}
+	}
+	return "", nil, false
+}
+
+// isEventStream reports whether b is server-sent events rather than a
+// JSON body.
+func isEventStream(b []byte) bool {
+	t := bytes.TrimLeft(b, " \t\r\n")
+	return bytes.HasPrefix(t, []byte("event:")) || bytes.HasPrefix(t, []byte("data:"))
+}
+
+// streamStates are the states of the response the events of a Responses
+// stream carry (response.created … response.completed), in order, each
+// with the response as the event gives it.
+func streamStates(stream []byte) ([]responseState, []json.RawMessage) {
+	var states []responseState
+	var raws []json.RawMessage
+	for line := range bytes.Lines(stream) {
+		data, ok := bytes.CutPrefix(line, []byte("data:"))
+		if !ok || !bytes.Contains(data, []byte(`"response"`)) {
+			continue
+		}
+		var ev struct {
+			Response json.RawMessage `json:"response"`
+		}
+		var st responseState
+		if json.Unmarshal(data, &ev) != nil || json.Unmarshal(ev.Response, &st) != nil || st.Object != "response" {
+			continue
+		}
+		states, raws = append(states, st), append(raws, ev.Response)
+	}
+	return states, raws
 }

@@ -84,7 +84,11 @@ func (t *Threads) Read(d Dialect, path string, body []byte, sample int) (Call, e
 				}
 			}
 		}
-		return Call{req, responsesEncoder(rr, body, sample, keep)}, nil
+		var keepEvents func(string, []Event)
+		if t != nil && rr.Background && rr.Stream {
+			keepEvents = t.keepEvents
+		}
+		return Call{req, responsesEncoder(rr, body, sample, keep, keepEvents)}, nil
 	case Gemini:
 		model, stream, ok := GeminiModel(path)
 		if !ok {

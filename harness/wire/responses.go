@@ -286,7 +286,7 @@ func responsesText(raw json.RawMessage, strict bool) (string, error) {
 // derived from them: the response's resp_ id and the x-request-id header's
 // req_ id. keep, when set, is given each answer as its conversation will
 // read it, by the response's id, with the response whole.
-func responsesEncoder(rr responsesRequest, body []byte, sample int, keep func(id string, answer llm.Message, resp map[string]any)) Encoder {
+func responsesEncoder(rr responsesRequest, body []byte, sample int, keep func(id string, answer llm.Message, resp map[string]any), keepEvents func(id string, events []Event)) Encoder {
 	sum := requestHash(body, sample)
 	h := hex.EncodeToString(sum[:])
 	id := "resp_" + h[:48]
@@ -354,7 +354,11 @@ func responsesEncoder(rr responsesRequest, body []byte, sample int, keep func(id
 			if err != nil {
 				return nil, err
 			}
-			return responsesEvents(whole.(map[string]any), msg, out, rr.logprobsAsked())
+			events, err := responsesEvents(whole.(map[string]any), msg, out, rr.logprobsAsked())
+			if err == nil && keepEvents != nil {
+				keepEvents(id, events)
+			}
+			return events, err
 		}
 	}
 	return d

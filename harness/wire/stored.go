@@ -17,7 +17,8 @@ import (
 // deleting one forgets it, so that getting or continuing it is then the
 // API's 404. A response's input items are listed: the items it was made
 // from, those of the responses it continues or of its conversation
-// included. Getting one as a stream again is refused.
+// included. A background response made streaming is streamed again
+// (background.go); getting another as a stream is refused.
 
 // IsStoredResponse reports whether path names a response (…/responses/<id>,
 // and what follows) rather than creating one or counting its tokens.
@@ -29,17 +30,25 @@ func IsStoredResponse(path string) bool {
 // StoredResponse answers GET and DELETE …/responses/<id>, GET
 // …/responses/<id>/input_items and POST …/responses/<id>/cancel
 // (background.go), as OpenAI's Responses API does: the status and the
-// body, errors in OpenAI's shape.
-func (t *Threads) StoredResponse(method, path string, query url.Values) (int, any) {
+// body, errors in OpenAI's shape. A get asks for the stream with
+// stream=true in its query, or, as the official Go SDK sends it, in a JSON
+// body.
+func (t *Threads) StoredResponse(method, path string, query url.Values, body []byte) (int, any) {
 	id, sub := storedPath(path, "/responses/")
+	if query.Get("stream") == "" && method == http.MethodGet && len(body) > 0 {
+		var b struct {
+			Stream bool `json:"stream"`
+		}
+		if json.Unmarshal(body, &b) == nil && b.Stream {
+			query = maps.Clone(query)
+			query.Set("stream", "true")
+		}
+	}
 	items := sub == "input_items" && method == http.MethodGet
 	cancel := sub == "cancel" && method == http.MethodPost
-	switch refused := storedRefusal(method, sub, query); {
-	case items, cancel:
-	case refused == refusedUnserved:
-		return http.StatusNotFound, openAIStatusError(http.StatusNotFound, fmt.Sprintf("%s %s: the stand-in serves the Responses API's create (POST …/responses), get and delete (GET and DELETE …/responses/<id>) input items (GET …/responses/<id>/input_items) and cancel (POST …/responses/<id>/cancel)", method, path))
-	case refused == refusedStream:
-		return http.StatusBadRequest, OpenAIError("the stand-in does not stream a stored response again (stream=true); get it whole", "invalid_request_error", "stream", "")
+	refused := storedRefusal(method, sub, query)
+	if refused == refusedUnserved && !items && !cancel {
+		return http.StatusNotFound, openAIStatusError(http.StatusNotFound, fmt.Sprintf("%s %s: the stand-in serves the Responses API's create (POST …/responses), get and delete (GET and DELETE …/responses/<id>), input items (GET …/responses/<id>/input_items) and cancel (POST …/responses/<id>/cancel)", method, path))
 	}
 	notFound := OpenAIError(fmt.Sprintf("Response with id '%s' not found.", id), "invalid_request_error", "", "")
 	if items {
@@ -57,6 +66,8 @@ func (t *Threads) StoredResponse(method, path string, query url.Values) (int, an
 		return http.StatusOK, map[string]any{"id": id, "object": "response", "deleted": true}
 	case cancel:
 		return cancelStored(id, a)
+	case refused == refusedStream:
+		return streamAgain(id, a, query)
 	}
 	return http.StatusOK, a.whole
 }
@@ -155,7 +166,8 @@ func (t *Threads) StoredInteraction(method, path string, query url.Values) (int,
 	return http.StatusOK, it
 }
 
-// Why storedRefusal refuses a request for a stored answer.
+// Why storedRefusal refuses a request for a stored answer (a response's
+// stream is served apart).
 const (
 	refusedNot      = iota
 	refusedUnserved // another method, or a path below the answer's
@@ -203,6 +215,9 @@ type storedAnswer struct {
 	prev string
 	conv string
 	made int
+	// A background response's stream, when its request streamed, to be
+	// streamed again.
+	events []Event
 }
 
 // keepStored keeps the answer id, to be got again.

@@ -1,6 +1,7 @@
 package wire_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"testing"
@@ -27,7 +28,7 @@ func responsesBody(n int) []byte {
 // (wire.Read), and the traffic scorer's of reading with Threads.Decode
 // against wire.Decode, for a conversation of 10 turns sent whole, and of
 // telling a background answer still unfinished (wire.Unfinished) from the
-// stand-in's whole answer.
+// stand-in's answer, whole and streamed.
 func BenchmarkThreads(b *testing.B) {
 	body := responsesBody(10)
 	answer := llm.Message{Role: llm.RoleAssistant, Content: "26.4 °C"}
@@ -63,6 +64,17 @@ func BenchmarkThreads(b *testing.B) {
 	b.Run("scorer/unfinished", func(b *testing.B) {
 		for b.Loop() {
 			wire.Unfinished(wholeBody)
+		}
+	})
+	streamed, _ := wire.Read(wire.Responses, "/v1/responses", bytes.Replace(body, []byte(`{"model"`), []byte(`{"stream": true, "model"`), 1), 1)
+	events, _ := streamed.Encoder.Events("m", answer, wire.End{}, 1, 1)
+	var stream bytes.Buffer
+	for _, e := range events {
+		wire.WriteEvent(&stream, e)
+	}
+	b.Run("scorer/unfinished-stream", func(b *testing.B) {
+		for b.Loop() {
+			wire.Unfinished(stream.Bytes())
 		}
 	})
 }
