@@ -172,50 +172,30 @@ var _ = Describe("record-missing mode", func() {
 			[]string{`{"model":"m","previous_response_id":"resp_1","input":[{"type":"function_call_output","call_id":"c1","output":"26.4"}]}`}),
 	)
 
-	It("tells the stand-in an interaction it replays (Gemini's Interactions API), so that a call it records may continue it", func() {
-		const (
-			interactions = "http://model.test/v1beta/interactions"
-			first        = `{"model":"gemini-3.5-flash","input":"call get_sst"}`
-			next         = `{"model":"gemini-3.5-flash","previous_interaction_id":"v1_1","input":[{"type":"function_result","call_id":"c1","name":"get_sst","result":"26.4"}]}`
-		)
-		stateful := filepath.Join(GinkgoT().TempDir(), "s", "v", "state.yaml")
-		rec := newUpstream(`{"id":"v1_1"}`)
-		tr, err := cassette.Open(cassette.ModeRecord, stateful, cassette.Options{Real: routeTo(rec.URL), Provenance: prov})
-		Expect(err).NotTo(HaveOccurred())
-		mustPost(tr, interactions, first)
-		Expect(tr.Close()).To(Succeed())
+	DescribeTable("tells the stand-in what it replays that a later call may name, so that a call it records may name it",
+		func(made, make, madeAnswer, naming, name string) {
+			stateful := filepath.Join(GinkgoT().TempDir(), "s", "v", "state.yaml")
+			rec := newUpstream(madeAnswer)
+			tr, err := cassette.Open(cassette.ModeRecord, stateful, cassette.Options{Real: routeTo(rec.URL), Provenance: prov})
+			Expect(err).NotTo(HaveOccurred())
+			mustPost(tr, made, make)
+			Expect(tr.Close()).To(Succeed())
 
-		live := newUpstream(`{"id":"v1_1"}`, `{"id":"v1_2"}`)
-		p, err := cassette.Open(cassette.ModeRecordMissing, stateful, cassette.Options{Real: routeTo(live.URL), Provenance: prov})
-		Expect(err).NotTo(HaveOccurred())
-		Expect(mustPost(p, interactions, first)).To(Equal(`{"id":"v1_1"}`), "the cassette's answer")
-		mustPost(p, interactions, next)
-		Expect(p.Close()).To(Succeed())
-		Expect(live.bodies()).To(Equal([]string{first, next}))
-	})
-
-	It("tells the stand-in a Gemini cached content it replays, so that a call it records may name it", func() {
-		const (
-			caches   = "http://model.test/v1beta/cachedContents"
-			generate = "http://model.test/v1beta/models/gemini-2.5-flash:generateContent"
-			create   = `{"model":"models/gemini-2.5-flash","contents":[{"role":"user","parts":[{"text":"the report"}]}]}`
-			naming   = `{"cachedContent":"cachedContents/k1","contents":[{"role":"user","parts":[{"text":"and?"}]}]}`
-		)
-		stateful := filepath.Join(GinkgoT().TempDir(), "s", "v", "cache.yaml")
-		rec := newUpstream(`{"name":"cachedContents/k1"}`)
-		tr, err := cassette.Open(cassette.ModeRecord, stateful, cassette.Options{Real: routeTo(rec.URL), Provenance: prov})
-		Expect(err).NotTo(HaveOccurred())
-		mustPost(tr, caches, create)
-		Expect(tr.Close()).To(Succeed())
-
-		live := newUpstream(`{"name":"cachedContents/k1"}`, `{"candidates":[]}`)
-		p, err := cassette.Open(cassette.ModeRecordMissing, stateful, cassette.Options{Real: routeTo(live.URL), Provenance: prov})
-		Expect(err).NotTo(HaveOccurred())
-		Expect(mustPost(p, caches, create)).To(Equal(`{"name":"cachedContents/k1"}`), "the cassette's answer")
-		mustPost(p, generate, naming)
-		Expect(p.Close()).To(Succeed())
-		Expect(live.bodies()).To(Equal([]string{create, naming}))
-	})
+			live := newUpstream(madeAnswer, `{}`)
+			p, err := cassette.Open(cassette.ModeRecordMissing, stateful, cassette.Options{Real: routeTo(live.URL), Provenance: prov})
+			Expect(err).NotTo(HaveOccurred())
+			Expect(mustPost(p, made, make)).To(Equal(madeAnswer), "the cassette's answer")
+			mustPost(p, naming, name)
+			Expect(p.Close()).To(Succeed())
+			Expect(live.bodies()).To(Equal([]string{make, name}))
+		},
+		Entry("an interaction (Gemini's Interactions API)", "http://model.test/v1beta/interactions", `{"model":"gemini-3.5-flash","input":"call get_sst"}`, `{"id":"v1_1"}`,
+			"http://model.test/v1beta/interactions", `{"model":"gemini-3.5-flash","previous_interaction_id":"v1_1","input":[{"type":"function_result","call_id":"c1","name":"get_sst","result":"26.4"}]}`),
+		Entry("a Gemini cached content", "http://model.test/v1beta/cachedContents", `{"model":"models/gemini-2.5-flash","contents":[{"role":"user","parts":[{"text":"the report"}]}]}`, `{"name":"cachedContents/k1"}`,
+			"http://model.test/v1beta/models/gemini-2.5-flash:generateContent", `{"cachedContent":"cachedContents/k1","contents":[{"role":"user","parts":[{"text":"and?"}]}]}`),
+		Entry("a Responses API compaction", "http://model.test/v1/responses/compact", `{"model":"m","input":"the report"}`, `{"object":"response.compaction","output":[{"type":"compaction","encrypted_content":"e1"}]}`,
+			"http://model.test/v1/responses", `{"model":"m","input":[{"type":"compaction","encrypted_content":"e1"},{"role":"user","content":"and?"}]}`),
+	)
 
 	It("is named record-missing", func() {
 		Expect(cassette.ModeRecordMissing.String()).To(Equal("record-missing"))

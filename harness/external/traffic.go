@@ -175,6 +175,9 @@ func (o *observer) traffic(req *http.Request, body []byte, resp *http.Response, 
 		// The model provider's other answers (embeddings, its model list,
 		// a token count) are no tool's payload.
 		if err == nil && resp.StatusCode < 300 && !upstream {
+			if wire.IsCompact(req.URL.Path) {
+				o.compacted(req, body, got, took)
+			}
 			if wire.Stateful(req.URL.Path) {
 				o.threads.Follow(req.Method, req.URL.Path, body, got)
 			}

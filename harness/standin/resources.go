@@ -7,12 +7,14 @@ import (
 	"net/http"
 
 	"github.com/agentreplay/testbed/agents/llm"
+	"github.com/agentreplay/testbed/harness/cassette"
 	"github.com/agentreplay/testbed/harness/cost"
 	"github.com/agentreplay/testbed/harness/wire"
 )
 
 // The providers' resources beside their model calls that the stand-in
-// serves: the OpenAI Conversations API and the model listings.
+// serves: the OpenAI Conversations API, the Responses API's compaction,
+// Gemini's cached contents and the model listings.
 
 // serveConversations answers the OpenAI Conversations API from the
 // conversations the stand-in keeps, with the x-request-id header its
@@ -39,6 +41,26 @@ func (s *Server) serveCaches(w http.ResponseWriter, r *http.Request) {
 	status, resp := s.threads.CachedContents(r.Method, r.URL.Path, body, func(req wire.Request) int {
 		return s.counter.Request(llm.Request{Messages: req.Messages, Tools: req.Tools}).Total()
 	})
+	writeJSON(w, status, resp)
+}
+
+// serveCompact answers the Responses API's compaction (wire.Compact),
+// counting tokens as a call's are counted, at the modelled latency of a
+// call reading the conversation and writing the summary.
+func (s *Server) serveCompact(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		writeError(w, wire.Responses, http.StatusBadRequest, err.Error(), 0)
+		return
+	}
+	status, resp := s.threads.Compact(body, func(req wire.Request) int {
+		return s.counter.Request(llm.Request{Messages: req.Messages, Tools: req.Tools}).Total()
+	})
+	maps.Copy(w.Header(), wire.RequestHeader(wire.Responses, body, 0))
+	answer, _ := resp.(map[string]any)
+	if usage, ok := answer["usage"].(map[string]any); ok {
+		w.Header().Set(cassette.LatencyHeader, s.opts.Latency.Of(usage["input_tokens"].(int), usage["output_tokens"].(int)).String())
+	}
 	writeJSON(w, status, resp)
 }
 

@@ -272,6 +272,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if !strings.HasSuffix(r.URL.Path, res.path) && !strings.Contains(r.URL.Path, res.path+"/") {
 			continue
 		}
+		if res.dialect == wire.Responses && wire.IsCompact(r.URL.Path) && r.Method == http.MethodPost {
+			s.serveCompact(w, r)
+			return
+		}
 		if res.dialect == wire.Responses && wire.IsStoredResponse(r.URL.Path) {
 			sent, err := io.ReadAll(r.Body)
 			if err != nil {

@@ -399,8 +399,8 @@ func (t *Threads) priorOf(rr responsesRequest) ([]llm.Message, error) {
 // Stateful reports whether a request to path may start or extend a
 // conversation its provider keeps server-side (Threads): a Responses API,
 // Anthropic Messages or Interactions API call, one of the Conversations
-// API, or one of Gemini's cachedContents API.
+// API, one of Gemini's cachedContents API, or a compaction.
 func Stateful(path string) bool {
 	d, model := Of(path)
-	return (model && (d == Responses || d == Anthropic || d == Interactions)) || strings.Contains(path, "/v1/conversations") || IsCachedContents(path)
+	return (model && (d == Responses || d == Anthropic || d == Interactions)) || strings.Contains(path, "/v1/conversations") || IsCachedContents(path) || IsCompact(path)
 }

@@ -16,9 +16,14 @@ import (
 // items its request holds; items added are kept as the answer lists them
 // (with the provider's ids), or else as the request holds them; a deleted
 // item or conversation is forgotten. A Gemini cached content made is kept
-// likewise, for the generateContent requests naming it (cache.go). Other
+// likewise, for the generateContent requests naming it (cache.go), and a
+// compaction made, for the requests sending its item (compact.go). Other
 // exchanges change nothing.
 func (t *Threads) Follow(method, path string, body, resp []byte) {
+	if IsCompact(path) {
+		t.followCompact(body, resp)
+		return
+	}
 	if IsCachedContents(path) {
 		t.mu.Lock()
 		defer t.mu.Unlock()

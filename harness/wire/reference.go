@@ -2,6 +2,7 @@ package wire
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 )
@@ -13,7 +14,8 @@ import (
 // store is false). Threads keeps the output items of the answers stored,
 // the latest maxKeptItems of them, by id; a reference to one it does not
 // keep is refused as the API refuses it ("Item with id '…' not found.")
-// by the stand-in, and left out by the traffic scorer.
+// by the stand-in, and left out by the traffic scorer. A compaction item
+// is read likewise, as the summary it carries (compact.go).
 
 // maxKeptItems is how many stored output items Threads keeps by id.
 const maxKeptItems = 1 << 16
@@ -45,11 +47,12 @@ func (t *Threads) keepOutput(output []any) {
 	}
 }
 
-// mayRefer reports whether input may hold an item reference: one of type
+// mayRefer reports whether input may hold an item reference (one of type
 // item_reference, or an item of an id alone, which the SDKs write with
-// its id first.
+// its id first) or a compaction item.
 func mayRefer(input json.RawMessage) bool {
-	return bytes.Contains(input, []byte(`"item_reference"`)) || bytes.Contains(input, []byte(`{"id"`)) || bytes.Contains(input, []byte(`{ "id"`))
+	return bytes.Contains(input, []byte(`"item_reference"`)) || bytes.Contains(input, []byte(`{"id"`)) || bytes.Contains(input, []byte(`{ "id"`)) ||
+		bytes.Contains(input, []byte(`"compaction"`))
 }
 
 // resolve is input (a Responses API request's: a string or items) with
@@ -68,12 +71,25 @@ func (t *Threads) resolve(input json.RawMessage, strict bool) (json.RawMessage, 
 	for i, raw := range items {
 		// A reference's type may be left out: an item of an id alone.
 		var ref struct {
-			Type    string          `json:"type"`
-			ID      string          `json:"id"`
-			Role    json.RawMessage `json:"role"`
-			Content json.RawMessage `json:"content"`
+			Type             string          `json:"type"`
+			ID               string          `json:"id"`
+			Role             json.RawMessage `json:"role"`
+			Content          json.RawMessage `json:"content"`
+			EncryptedContent string          `json:"encrypted_content"`
 		}
 		if json.Unmarshal(raw, &ref) != nil {
+			continue
+		}
+		if ref.Type == "compaction" {
+			// Read as the summary it carries (compact.go).
+			summary, ok := t.compacted(ref.EncryptedContent)
+			switch {
+			case ok:
+				items[i], _ = json.Marshal(map[string]any{"type": "message", "role": "assistant", "content": summary})
+				resolved = true
+			case strict:
+				return nil, &invalid{msg: fmt.Sprintf("The encrypted content for item %s could not be verified.", cmp.Or(ref.ID, fmt.Sprintf("input.%d", i))), param: "input"}
+			}
 			continue
 		}
 		if ref.Type != "item_reference" && (ref.Type != "" || ref.ID == "" || ref.Role != nil || ref.Content != nil) {

@@ -59,6 +59,9 @@ type Threads struct {
 	// maxCaches of Gemini's cached contents by name (cache.go).
 	stored latest[storedAnswer]
 	caches latest[cachedContent]
+	// The summaries of the latest maxCompactions compactions, by their
+	// encrypted content (compact.go).
+	compactions latest[string]
 }
 
 // thread is one answer's part of a conversation: what its request added

@@ -1,0 +1,90 @@
+package standin_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	sdk "github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/responses"
+
+	"github.com/agentreplay/testbed/agents/llm"
+)
+
+var _ = Describe("the Responses API's compaction", func() {
+	var (
+		c   sdk.Client
+		ctx = context.Background()
+		// result is a long tool result, which a compaction clips.
+		result = "26.4 °C near Keelung; " + strings.Repeat("hourly readings steady; ", 60)
+	)
+
+	BeforeEach(func() {
+		c = echoOpenAI()
+	})
+
+	It("keeps a conversation's user messages and one compaction item, read as the summary it carries, with the official SDK", func() {
+		first, err := c.Responses.New(ctx, responses.ResponseNewParams{Model: gpt, Instructions: sdk.String(echoPrompt),
+			Input: userInput("call get_sst"), Tools: []responses.ToolUnionParam{sdkSST}})
+		Expect(err).NotTo(HaveOccurred())
+		call := first.Output[0].AsFunctionCall()
+		compacted, err := c.Responses.Compact(ctx, responses.ResponseCompactParams{Model: gpt, PreviousResponseID: sdk.String(first.ID),
+			Input: responses.ResponseCompactParamsInputUnion{OfResponseInputItemArray: []responses.ResponseInputItemUnionParam{callOutput(call.CallID, result)}}})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(compacted.Object)).To(Equal("response.compaction"))
+		Expect(compacted.Output).To(HaveLen(2))
+		Expect(compacted.Output[0].Type).To(Equal("message"))
+		Expect(string(compacted.Output[0].Role)).To(Equal("user"))
+		Expect(compacted.Output[0].Content[0].Text).To(Equal("call get_sst"))
+		Expect(compacted.Output[1].Type).To(Equal("compaction"))
+		Expect(compacted.Output[1].EncryptedContent).NotTo(BeEmpty())
+		Expect(compacted.Usage.InputTokens).To(BeNumerically(">", compacted.Usage.OutputTokens), "the summary is shorter than the conversation")
+		Expect(compacted.Usage.OutputTokens).To(BeNumerically(">", 0))
+
+		next, err := c.Responses.New(ctx, responses.ResponseNewParams{Model: gpt, Instructions: sdk.String(echoPrompt), Input: inputItems(
+			responses.ResponseInputItemParamOfMessage("call get_sst", responses.EasyInputMessageRoleUser),
+			responses.ResponseInputItemParamOfCompaction(compacted.Output[1].EncryptedContent),
+			responses.ResponseInputItemParamOfMessage("and tomorrow?", responses.EasyInputMessageRoleUser))})
+		Expect(err).NotTo(HaveOccurred())
+		msgs := echoed(next).Messages
+		Expect(msgs).To(HaveLen(4))
+		Expect(msgs[1]).To(Equal(llm.Message{Role: llm.RoleUser, Content: "call get_sst"}))
+		Expect(msgs[2].Role).To(Equal(llm.RoleAssistant))
+		Expect(msgs[2].Content).To(ContainSubstring(`the assistant called get_sst with {"lon":121.5,"lat":25,"n":1}`))
+		Expect(msgs[2].Content).To(ContainSubstring("get_sst returned: 26.4 °C near Keelung; hourly"))
+		Expect(len(msgs[2].Content)).To(BeNumerically("<", len(result)), "the tool result clipped")
+		Expect(msgs[3]).To(Equal(llm.Message{Role: llm.RoleUser, Content: "and tomorrow?"}))
+	})
+
+	It("compacts an input given whole alike", func() {
+		compacted, err := c.Responses.Compact(ctx, responses.ResponseCompactParams{Model: gpt, Input: responses.ResponseCompactParamsInputUnion{
+			OfResponseInputItemArray: []responses.ResponseInputItemUnionParam{
+				responses.ResponseInputItemParamOfMessage("one", responses.EasyInputMessageRoleUser),
+				responses.ResponseInputItemParamOfMessage("an answer", responses.EasyInputMessageRoleAssistant),
+				responses.ResponseInputItemParamOfMessage("two", responses.EasyInputMessageRoleUser)}}})
+		Expect(err).NotTo(HaveOccurred())
+		var kinds []string
+		for _, it := range compacted.Output {
+			kinds = append(kinds, it.Type+" "+string(it.Role))
+		}
+		Expect(kinds).To(Equal([]string{"message user", "message user", "compaction "}))
+	})
+
+	It("refuses a compaction item it did not make, and a compaction without a model, with 400", func() {
+		_, err := c.Responses.New(ctx, responses.ResponseNewParams{Model: gpt, Instructions: sdk.String(echoPrompt), Input: inputItems(
+			responses.ResponseInputItemParamOfCompaction("gAAAAAnot-ours"),
+			responses.ResponseInputItemParamOfMessage("and tomorrow?", responses.EasyInputMessageRoleUser))})
+		var apiErr *sdk.Error
+		Expect(errors.As(err, &apiErr)).To(BeTrue(), "got %v", err)
+		Expect(apiErr.StatusCode).To(Equal(http.StatusBadRequest))
+		Expect(apiErr.Message).To(ContainSubstring("could not be verified"))
+
+		_, err = c.Responses.Compact(ctx, responses.ResponseCompactParams{Input: responses.ResponseCompactParamsInputUnion{OfString: sdk.String("hello")}})
+		Expect(errors.As(err, &apiErr)).To(BeTrue(), "got %v", err)
+		Expect(apiErr.StatusCode).To(Equal(http.StatusBadRequest))
+		Expect(apiErr.Message).To(ContainSubstring("'model'"))
+	})
+})
