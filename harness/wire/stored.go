@@ -21,10 +21,11 @@ import (
 // (background.go); getting another as a stream is refused.
 
 // IsStoredResponse reports whether path names a response (…/responses/<id>,
-// and what follows) rather than creating one or counting its tokens.
+// and what follows) rather than creating one, counting its tokens or
+// compacting a conversation.
 func IsStoredResponse(path string) bool {
 	_, rest, ok := strings.Cut(path, "/responses/")
-	return ok && rest != "" && rest != "input_tokens"
+	return ok && rest != "" && rest != "input_tokens" && rest != "compact"
 }
 
 // StoredResponse answers GET and DELETE …/responses/<id>, GET
