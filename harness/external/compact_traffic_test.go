@@ -59,3 +59,37 @@ curl -s -X POST "$OPENAI_BASE_URL/responses/compact" -H 'Content-Type: applicati
 		Expect(tr.resps[1].Usage).To(Equal(llm.Usage{InputTokens: 200, OutputTokens: 40}))
 	})
 })
+
+// serverCompactAPI answers a Responses API call with a compaction item
+// first (server-side compaction), then text.
+type serverCompactAPI struct{}
+
+func (serverCompactAPI) RoundTrip(r *http.Request) (*http.Response, error) {
+	body := `{"id": "resp_3", "object": "response", "status": "completed", "model": "gpt-4.1-mini",
+		"output": [{"type": "compaction", "id": "cmp_9", "encrypted_content": "srv-1"},
+			{"type": "message", "id": "msg_3", "status": "completed", "role": "assistant", "content": [{"type": "output_text", "text": "Sunny.", "annotations": []}]}],
+		"usage": {"input_tokens": 80, "output_tokens": 2, "total_tokens": 82}}`
+	return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/json"}}, Body: io.NopCloser(strings.NewReader(body)), Request: r}, nil
+}
+
+var _ = Describe("an outside agent's server-side compactions", func() {
+	It("read a later call sending the compaction item an answer gave with the summary of what that call compacted", func() {
+		tr := runResponses(serverCompactAPI{}, `curl -s -X POST "$OPENAI_BASE_URL/responses" -H 'Content-Type: application/json' -d '{"model": "gpt-4.1-mini", "store": false,
+  "context_management": [{"type": "compaction", "compact_threshold": 1000}], "input": [
+  {"role": "user", "content": "Weather in Taipei?"},
+  {"type": "function_call", "call_id": "call_1", "name": "get_weather", "arguments": "{\"city\": \"Taipei\"}"},
+  {"type": "function_call_output", "call_id": "call_1", "output": "{\"temp\": 21}"},
+  {"role": "assistant", "content": "21 °C."},
+  {"role": "user", "content": "And now?"}]}' >/dev/null
+curl -s -X POST "$OPENAI_BASE_URL/responses" -H 'Content-Type: application/json' -d '{"model": "gpt-4.1-mini", "store": false, "input": [
+  {"type": "compaction", "id": "cmp_9", "encrypted_content": "srv-1"},
+  {"role": "user", "content": "And tomorrow?"}]}' >/dev/null`)
+		Expect(tr.calls).To(HaveLen(2))
+		msgs := tr.calls[1].Messages
+		Expect(msgs).To(HaveLen(2))
+		Expect(msgs[0].Role).To(Equal(llm.RoleAssistant))
+		Expect(msgs[0].Content).To(ContainSubstring(`get_weather returned: {"temp": 21}`))
+		Expect(msgs[0].Content).To(ContainSubstring("the assistant answered: 21 °C."))
+		Expect(msgs[0].Content).To(ContainSubstring("the user asked: And now?"), "the item stands for the whole conversation")
+	})
+})

@@ -88,3 +88,97 @@ var _ = Describe("the Responses API's compaction", func() {
 		Expect(apiErr.Message).To(ContainSubstring("'model'"))
 	})
 })
+
+var _ = Describe("server-side compaction (context_management)", func() {
+	var (
+		c      sdk.Client
+		ctx    = context.Background()
+		result = "26.4 °C near Keelung; " + strings.Repeat("hourly readings steady; ", 60)
+		// compactAt asks for compaction past n input tokens.
+		compactAt = func(n int64) []responses.ResponseNewParamsContextManagement {
+			return []responses.ResponseNewParamsContextManagement{{Type: "compaction", CompactThreshold: sdk.Int(n)}}
+		}
+	)
+
+	BeforeEach(func() {
+		c = echoOpenAI()
+	})
+
+	// answered asks for get_sst and answers it with result, asking for
+	// compaction past threshold tokens when above 0.
+	answered := func(threshold int64) *responses.Response {
+		GinkgoHelper()
+		first, err := c.Responses.New(ctx, responses.ResponseNewParams{Model: gpt, Instructions: sdk.String(echoPrompt),
+			Input: userInput("call get_sst"), Tools: []responses.ToolUnionParam{sdkSST}})
+		Expect(err).NotTo(HaveOccurred())
+		params := responses.ResponseNewParams{Model: gpt, Instructions: sdk.String(echoPrompt), PreviousResponseID: sdk.String(first.ID),
+			Input: inputItems(callOutput(first.Output[0].AsFunctionCall().CallID, result)), Tools: []responses.ToolUnionParam{sdkSST}}
+		if threshold > 0 {
+			params.ContextManagement = compactAt(threshold)
+		}
+		second, err := c.Responses.New(ctx, params)
+		Expect(err).NotTo(HaveOccurred())
+		return second
+	}
+
+	It("compacts a conversation past its threshold before answering, giving the compaction item first, with the official SDK", func() {
+		second := answered(50)
+		Expect(second.Output[0].Type).To(Equal("compaction"))
+		Expect(second.Output[0].EncryptedContent).NotTo(BeEmpty())
+		msgs := echoed(second).Messages
+		Expect(msgs).To(HaveLen(4), "the system prompt, the summary, the call and its result")
+		Expect(msgs[1].Role).To(Equal(llm.RoleAssistant))
+		Expect(msgs[1].Content).To(ContainSubstring("the user asked: call get_sst"))
+		Expect(msgs[2].ToolCalls).To(HaveLen(1), "the newest input keeps the call its result answers")
+		Expect(msgs[3].Content).To(Equal(result))
+
+		Expect(msgs[1].Content).NotTo(ContainSubstring("returned"), "the newest input read whole, not summarized")
+
+		next, err := c.Responses.New(ctx, responses.ResponseNewParams{Model: gpt, Instructions: sdk.String(echoPrompt), Input: inputItems(
+			responses.ResponseInputItemParamOfCompaction(second.Output[0].EncryptedContent),
+			responses.ResponseInputItemParamOfMessage("and tomorrow?", responses.EasyInputMessageRoleUser))})
+		Expect(err).NotTo(HaveOccurred())
+		carried := echoed(next).Messages[1]
+		Expect(carried.Content).To(ContainSubstring("the user asked: call get_sst"))
+		Expect(carried.Content).To(ContainSubstring("get_sst returned: 26.4 °C near Keelung"), "its item stands for the whole conversation, the newest input too")
+
+		continued, err := c.Responses.New(ctx, responses.ResponseNewParams{Model: gpt, Instructions: sdk.String(echoPrompt),
+			PreviousResponseID: sdk.String(second.ID), Input: userInput("and tomorrow?")})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(echoed(continued).Messages[1]).To(Equal(carried), "continued from its compaction item")
+	})
+
+	It("answers as it would without compaction below the threshold", func() {
+		Expect(answered(1 << 20).Output[0].Type).NotTo(Equal("compaction"))
+	})
+
+	It("streams the compaction item first", func() {
+		first, err := c.Responses.New(ctx, responses.ResponseNewParams{Model: gpt, Instructions: sdk.String(echoPrompt),
+			Input: userInput("call get_sst"), Tools: []responses.ToolUnionParam{sdkSST}})
+		Expect(err).NotTo(HaveOccurred())
+		st := c.Responses.NewStreaming(ctx, responses.ResponseNewParams{Model: gpt, Instructions: sdk.String(echoPrompt), PreviousResponseID: sdk.String(first.ID),
+			Input: inputItems(callOutput(first.Output[0].AsFunctionCall().CallID, result)), ContextManagement: compactAt(50)})
+		var added []string
+		var done responses.Response
+		for st.Next() {
+			switch ev := st.Current(); ev.Type {
+			case "response.output_item.added":
+				added = append(added, ev.Item.Type)
+			case "response.completed":
+				done = ev.Response
+			}
+		}
+		Expect(st.Err()).NotTo(HaveOccurred())
+		Expect(added).To(HaveExactElements("compaction", "message"))
+		Expect(done.Output[0].Type).To(Equal("compaction"))
+	})
+
+	It("refuses a context management entry other than compaction with 400", func() {
+		_, err := c.Responses.New(ctx, responses.ResponseNewParams{Model: gpt, Instructions: sdk.String(echoPrompt), Input: userInput("hello"),
+			ContextManagement: []responses.ResponseNewParamsContextManagement{{Type: "truncation"}}})
+		var apiErr *sdk.Error
+		Expect(errors.As(err, &apiErr)).To(BeTrue(), "got %v", err)
+		Expect(apiErr.StatusCode).To(Equal(http.StatusBadRequest))
+		Expect(apiErr.Message).To(ContainSubstring("'compaction'"))
+	})
+})

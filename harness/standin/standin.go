@@ -353,6 +353,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, d wire.Dialect) {
 // it, sampled as sample (see SampleHeader).
 func (s *Server) respond(w http.ResponseWriter, d wire.Encoder, req Request, sample int, asked string) {
 	in := s.counter.Request(llm.Request{Messages: req.Messages, Tools: req.Tools}).Total()
+	if d.Compact != nil && req.CompactAbove > 0 && in > req.CompactAbove {
+		// Past the request's threshold, the model reads its conversation
+		// compacted.
+		req.Messages = d.Compact(req.Messages)
+		in = s.counter.Request(llm.Request{Messages: req.Messages, Tools: req.Tools}).Total()
+	}
 	fault := s.fault(asked, req)
 	if fault != "" && !answers(fault) {
 		s.writeFault(w, d, fault, req, in)

@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"bytes"
 	"cmp"
 	"crypto/sha256"
 	"encoding/base64"
@@ -8,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -67,13 +69,13 @@ func (t *Threads) Compact(body []byte, count func(Request) int) (int, any) {
 	}
 	sum := requestHash(body, 1)
 	h := hex.EncodeToString(sum[:])
-	users, summary := compaction(req.Messages)
+	users, rest := splitCompacted(req.Messages)
 	var c conversation
 	for _, u := range users {
 		c.keepItem("cmp_"+h, map[string]any{"type": "message", "role": llm.RoleUser, "content": u})
 	}
-	item := map[string]any{"type": "compaction", "id": "cmp_" + h[:48], "encrypted_content": encryptedCompaction(h)}
-	t.keepCompaction(item["encrypted_content"].(string), summary)
+	summary := summarize(rest)
+	item := t.compactionItem(h, summary)
 	in := count(req)
 	out := count(Request{Messages: []llm.Message{{Role: llm.RoleAssistant, Content: summary}}})
 	output := make([]any, 0, len(c.items)+1)
@@ -121,23 +123,34 @@ func (t *Threads) DecodeCompact(body []byte) (Request, error) {
 	return t.readCompact(rr, false)
 }
 
-// encryptedCompaction is the opaque content of the compaction of the
-// request whose hash is h.
-func encryptedCompaction(h string) string {
-	sum := sha256.Sum256([]byte("compaction " + h))
-	return "gAAAAA" + base64.URLEncoding.EncodeToString(sum[:])
+// splitCompacted is what compacting msgs (POST …/responses/compact)
+// keeps: the user messages' texts, which the answer gives back, and the
+// messages its compaction item stands for (the system messages in
+// neither).
+func splitCompacted(msgs []llm.Message) (users []string, rest []llm.Message) {
+	for _, m := range msgs {
+		switch m.Role {
+		case llm.RoleUser:
+			users = append(users, m.Content)
+		case llm.RoleSystem:
+		default:
+			rest = append(rest, m)
+		}
+	}
+	return users, rest
 }
 
-// compaction is what compacting msgs keeps: the user messages' texts, and
-// the summary of the rest the compaction item is read as.
-func compaction(msgs []llm.Message) (users []string, summary string) {
+// summarize is the summary a compaction item of msgs is read as: in
+// order, what the user asked, what the assistant answered, which tools it
+// called with which arguments, and what each returned, clipped.
+func summarize(msgs []llm.Message) string {
 	var b strings.Builder
 	b.WriteString("Summary of the conversation so far, compacted:")
 	names := map[string]string{}
 	for _, m := range msgs {
 		switch m.Role {
 		case llm.RoleUser:
-			users = append(users, m.Content)
+			fmt.Fprintf(&b, "\n- the user asked: %s", m.Content)
 		case llm.RoleAssistant:
 			if m.Content != "" {
 				fmt.Fprintf(&b, "\n- the assistant answered: %s", m.Content)
@@ -150,7 +163,73 @@ func compaction(msgs []llm.Message) (users []string, summary string) {
 			fmt.Fprintf(&b, "\n- %s returned: %s", cmp.Or(m.Name, names[m.ToolCallID], "a tool"), clipBytes(m.Content, compactResult))
 		}
 	}
-	return users, b.String()
+	return b.String()
+}
+
+// compactionItem is the compaction item of the request whose hash is h,
+// read as summary, which t keeps.
+func (t *Threads) compactionItem(h, summary string) map[string]any {
+	sum := sha256.Sum256([]byte("compaction " + h))
+	item := map[string]any{"type": "compaction", "id": "cmp_" + h[:48], "encrypted_content": "gAAAAA" + base64.URLEncoding.EncodeToString(sum[:])}
+	t.keepCompaction(item["encrypted_content"].(string), summary)
+	return item
+}
+
+// compactServerSide compacts msgs, the conversation of the request whose
+// hash is h, as a create request asking for it (context_management) is
+// compacted past its threshold. The model reads the system messages, a
+// summary of the rest up to the newest input, and that input (the
+// messages after the last answer, with that answer when they are its
+// tools' results); the compaction item stands for the whole conversation
+// but the system messages, as a client that drops the items before it
+// (the Agents SDK) relies on. It returns what the model reads, the
+// compaction item and what the item is read as; the item nil when there
+// is nothing before the newest input.
+func (t *Threads) compactServerSide(h string, msgs []llm.Message) ([]llm.Message, map[string]any, []llm.Message) {
+	var system, rest []llm.Message
+	for _, m := range msgs {
+		if m.Role == llm.RoleSystem {
+			system = append(system, m)
+		} else {
+			rest = append(rest, m)
+		}
+	}
+	newest := len(rest) - 1
+	for i := len(rest) - 1; i >= 0; i-- {
+		if rest[i].Role == llm.RoleAssistant {
+			newest = i + 1
+			if i+1 < len(rest) && rest[i+1].Role == llm.RoleTool {
+				newest = i
+			}
+			break
+		}
+	}
+	if newest <= 0 {
+		return msgs, nil, nil
+	}
+	read := append(slices.Clip(system), llm.Message{Role: llm.RoleAssistant, Content: summarize(rest[:newest])})
+	carried := summarize(rest)
+	return append(read, rest[newest:]...), t.compactionItem(h, carried), []llm.Message{{Role: llm.RoleAssistant, Content: carried}}
+}
+
+// followCompaction keeps the compaction item an answer in an agent's
+// traffic gives (resp, whole or streamed; context_management), read as
+// the stand-in's summary of the conversation the request sent (msgs, its
+// system messages left out).
+func (t *Threads) followCompaction(msgs []llm.Message, resp []byte) {
+	if !bytes.Contains(resp, []byte(`"compaction"`)) {
+		return
+	}
+	summary := summarize(slices.DeleteFunc(slices.Clone(msgs), func(m llm.Message) bool { return m.Role == llm.RoleSystem }))
+	for _, raw := range responseOutputRaw(resp) {
+		var it struct {
+			Type             string `json:"type"`
+			EncryptedContent string `json:"encrypted_content"`
+		}
+		if json.Unmarshal(raw, &it) == nil && it.Type == "compaction" && it.EncryptedContent != "" {
+			t.keepCompaction(it.EncryptedContent, summary)
+		}
+	}
 }
 
 // clipBytes is s cut to at most n bytes, at a rune's start, with an
@@ -204,7 +283,8 @@ func (t *Threads) followCompact(body, resp []byte) {
 	if json.Unmarshal(resp, &answer) != nil {
 		return
 	}
-	_, summary := compaction(req.Messages)
+	_, rest := splitCompacted(req.Messages)
+	summary := summarize(rest)
 	for _, it := range answer.Output {
 		if it.Type == "compaction" && it.EncryptedContent != "" {
 			t.keepCompaction(it.EncryptedContent, summary)

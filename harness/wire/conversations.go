@@ -331,6 +331,7 @@ func (t *Threads) conversationItems(id string) ([]llm.Message, bool) {
 	if !ok {
 		return nil, false
 	}
+	raw, _ = t.resolve(raw, false) // its compaction items read as their summaries
 	msgs, err := responsesInput(raw, false, map[string]string{})
 	return msgs, err == nil
 }

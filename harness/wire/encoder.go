@@ -34,6 +34,10 @@ type Encoder struct {
 	// Lines, set when an Ollama request streams, sends the events' data
 	// as newline-delimited JSON (WriteLines), not as server-sent events.
 	Lines bool
+	// Compact, set when the request may ask for its conversation compacted
+	// (Request.CompactAbove), is msgs, the conversation, as the model reads
+	// it once compacted; the answer then gives the compaction first.
+	Compact func(msgs []llm.Message) []llm.Message
 }
 
 // End is how an answer ended, beyond the calls it makes: cut at the token

@@ -64,9 +64,9 @@ func (t *Threads) Read(d Dialect, path string, body []byte, sample int) (Call, e
 		if err != nil {
 			return Call{}, err
 		}
-		var keep func(string, llm.Message, map[string]any)
+		var keep func(string, llm.Message, map[string]any, []llm.Message)
 		if t != nil {
-			keep = func(id string, answer llm.Message, resp map[string]any) {
+			keep = func(id string, answer llm.Message, resp map[string]any, compacted []llm.Message) {
 				output := resp["output"].([]any)
 				stored := storedAnswer{whole: resp, input: rr.Input, prev: rr.PreviousResponseID, conv: conversationOf(rr.Conversation)}
 				if stored.conv != "" {
@@ -74,7 +74,12 @@ func (t *Threads) Read(d Dialect, path string, body []byte, sample int) (Call, e
 				}
 				t.keepReasoning(output, rr.Store == nil || *rr.Store)
 				if rr.Store == nil || *rr.Store {
-					t.keep(id, &thread{prev: rr.PreviousResponseID, msgs: append(slices.Clip(own), answer)})
+					kept := &thread{prev: rr.PreviousResponseID, msgs: append(slices.Clip(own), answer)}
+					if compacted != nil {
+						// Continued from its compaction item.
+						kept = &thread{msgs: append(slices.Clip(compacted), answer)}
+					}
+					t.keep(id, kept)
 					t.keepOutput(output)
 				}
 				if rr.Store == nil || *rr.Store || rr.Background {
@@ -84,11 +89,7 @@ func (t *Threads) Read(d Dialect, path string, body []byte, sample int) (Call, e
 				}
 			}
 		}
-		var keepEvents func(string, []Event)
-		if t != nil && rr.Background && rr.Stream {
-			keepEvents = t.keepEvents
-		}
-		return Call{req, responsesEncoder(rr, body, sample, keep, keepEvents)}, nil
+		return Call{req, responsesEncoder(rr, body, sample, t, keep)}, nil
 	case Gemini:
 		model, stream, ok := GeminiModel(path)
 		if !ok {

@@ -72,7 +72,13 @@ type responsesRequest struct {
 	Stream            bool            `json:"stream"`
 	// Background asks for a background response: answered queued, got
 	// again (polled) once it is done (stored.go).
-	Background         bool            `json:"background"`
+	Background bool `json:"background"`
+	// ContextManagement asks for the conversation compacted server-side
+	// past a number of input tokens (compact.go).
+	ContextManagement []struct {
+		Type             string `json:"type"`
+		CompactThreshold *int   `json:"compact_threshold"`
+	} `json:"context_management"`
 	PreviousResponseID string          `json:"previous_response_id"`
 	Conversation       json.RawMessage `json:"conversation"`
 	Text               *struct {
@@ -177,6 +183,14 @@ func (rr responsesRequest) decode(strict bool, prior []llm.Message) (Request, []
 		return Request{}, nil, &invalid{msg: "Response input messages must contain the word 'json' in some form to use 'text.format' of type 'json_object'.", param: "text.format"}
 	}
 	r.Messages = append(append(r.Messages, prior...), own...)
+	for i, c := range rr.ContextManagement {
+		switch {
+		case c.Type != "compaction" && strict:
+			return Request{}, nil, &invalid{msg: fmt.Sprintf("Invalid value: '%s'. Supported values are: 'compaction'.", c.Type), param: fmt.Sprintf("context_management[%d].type", i)}
+		case c.Type == "compaction" && c.CompactThreshold != nil && *c.CompactThreshold > 0:
+			r.CompactAbove = *c.CompactThreshold
+		}
+	}
 	for i, t := range rr.Tools {
 		if t.Type != "function" {
 			if !strict {
@@ -285,11 +299,20 @@ func responsesText(raw json.RawMessage, strict bool) (string, error) {
 // responsesEncoder answers rr, whose body and sample are given, with ids
 // derived from them: the response's resp_ id and the x-request-id header's
 // req_ id. keep, when set, is given each answer as its conversation will
-// read it, by the response's id, with the response whole.
-func responsesEncoder(rr responsesRequest, body []byte, sample int, keep func(id string, answer llm.Message, resp map[string]any), keepEvents func(id string, events []Event)) Encoder {
+// read it, by the response's id, with the response whole and, when it was
+// compacted, what its compaction item is read as; t, when set,
+// keeps what else a later request may name (a background stream's events,
+// a compaction).
+func responsesEncoder(rr responsesRequest, body []byte, sample int, t *Threads, keep func(id string, answer llm.Message, resp map[string]any, compacted []llm.Message)) Encoder {
 	sum := requestHash(body, sample)
 	h := hex.EncodeToString(sum[:])
 	id := "resp_" + h[:48]
+	// The compaction item the answer gives first, if any, and what it is
+	// read as.
+	var compacted struct {
+		item    map[string]any
+		carried []llm.Message
+	}
 	d := Encoder{
 		Header:    openAIRequestHeader(sum),
 		Error:     openAIStatusError,
@@ -335,18 +358,30 @@ func responsesEncoder(rr responsesRequest, body []byte, sample int, keep func(id
 				})
 				answer.ToolCalls = append(answer.ToolCalls, llm.ToolCall{ID: callID, Name: tc.Name, Arguments: tc.Arguments})
 			}
+			if compacted.item != nil {
+				items = append([]any{compacted.item}, items...)
+			}
 			resp["output"] = items
 			if conv := conversationOf(rr.Conversation); conv != "" {
 				resp["conversation"] = map[string]any{"id": conv}
 			}
 			if keep != nil {
-				keep(id, answer, resp)
+				keep(id, answer, resp, compacted.carried)
 			}
 			if rr.Background && !rr.Stream {
 				return queued(resp), nil
 			}
 			return resp, nil
 		},
+	}
+	if len(rr.ContextManagement) > 0 {
+		d.Compact = func(msgs []llm.Message) []llm.Message {
+			read, item, carried := t.compactServerSide(h, msgs)
+			if item != nil {
+				compacted.item, compacted.carried = item, carried
+			}
+			return read
+		}
 	}
 	if rr.Stream {
 		d.Events = func(model string, msg llm.Message, end End, in, out int) ([]Event, error) {
@@ -355,8 +390,8 @@ func responsesEncoder(rr responsesRequest, body []byte, sample int, keep func(id
 				return nil, err
 			}
 			events, err := responsesEvents(whole.(map[string]any), msg, out, rr.logprobsAsked())
-			if err == nil && keepEvents != nil {
-				keepEvents(id, events)
+			if err == nil && t != nil && rr.Background {
+				t.keepEvents(id, events)
 			}
 			return events, err
 		}

@@ -115,6 +115,8 @@ func responsesEvents(whole map[string]any, msg llm.Message, out, top int) ([]Eve
 				events = append(events, ev(EventContent, with(at, "type", "response.function_call_arguments.delta", "item_id", id, "delta", p.text), p.before))
 			}
 			events = append(events, ev(endKind, with(at, "type", "response.function_call_arguments.done", "item_id", id, "arguments", item["arguments"]), end))
+		default: // a compaction: added whole
+			events = append(events, ev(EventContent, map[string]any{"type": "response.output_item.added", "output_index": i, "item": item}, first))
 		}
 		events = append(events, ev(endKind, map[string]any{"type": "response.output_item.done", "output_index": i, "item": item}, end))
 	}

@@ -186,14 +186,16 @@ func (t *Threads) Decode(d Dialect, path string, body []byte) (r Request, kept f
 			return Request{}, nil, err
 		}
 		r, own, err := rr.decode(false, t.priorResponses(rr))
-		conv := conversationOf(rr.Conversation)
-		if err != nil || (rr.Store != nil && !*rr.Store && conv == "") {
+		if err != nil {
 			return r, nil, err
 		}
+		conv := conversationOf(rr.Conversation)
 		keep := t.keeper(func(answer llm.Message) *thread {
 			return &thread{prev: rr.PreviousResponseID, msgs: append(slices.Clip(own), answer)}
 		})
+		sent := r.Messages
 		return r, func(answer llm.Message, resp []byte) {
+			t.followCompaction(sent, resp) // stored or not
 			if conv != "" {
 				t.extend(conv, rr.Input, responseOutput(resp))
 			}
