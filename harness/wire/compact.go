@@ -24,12 +24,17 @@ import (
 // messages and one compaction item, {"type": "compaction", "id",
 // "encrypted_content"}, opaque, standing for the rest; the client sends
 // that output as the next request's input, and the model reads the
-// compaction item as what it carries.
+// compaction item as what it carries. A create request may ask for the
+// same server-side (context_management: compaction past a compact_threshold
+// of input tokens): its answer then gives a compaction item first
+// (compactServerSide).
 //
 // The stand-in's compaction keeps what the conversation did, shorter: its
 // compaction item is read as one assistant message that says, in order,
-// what the assistant answered, which tools it called with which
-// arguments, and what each returned, clipped to compactResult bytes; the
+// what the user asked (server-side: /compact gives the user messages
+// back beside it), what the assistant answered, which tools it called with
+// which arguments, and what each returned, clipped to compactResult
+// bytes; the
 // instructions and system messages are left out, as each request gives
 // its own. Threads keeps the latest maxCompactions by their encrypted
 // content; a request sending one it does not keep is refused as the API
