@@ -314,7 +314,7 @@ func (s *Server) serveCount(w http.ResponseWriter, r *http.Request, d wire.Diale
 		writeError(w, d, http.StatusBadRequest, err.Error(), 0)
 		return
 	}
-	req, err := s.threads.ReadCount(d, body)
+	req, manage, err := s.threads.ReadCount(d, body)
 	if err != nil {
 		status, header, refused := wire.Refusal(d, body, 0, err)
 		maps.Copy(w.Header(), header)
@@ -322,7 +322,15 @@ func (s *Server) serveCount(w http.ResponseWriter, r *http.Request, d wire.Diale
 		return
 	}
 	maps.Copy(w.Header(), wire.RequestHeader(d, body, 0))
-	writeJSON(w, http.StatusOK, wire.CountBody(d, s.counter.Request(llm.Request{Messages: req.Messages, Tools: req.Tools}).Total()))
+	count := func(msgs []llm.Message) int {
+		return s.counter.Request(llm.Request{Messages: msgs, Tools: req.Tools}).Total()
+	}
+	n := count(req.Messages)
+	if manage != nil {
+		writeJSON(w, http.StatusOK, wire.ManagedCountBody(count(manage(req.Messages, count)), n))
+		return
+	}
+	writeJSON(w, http.StatusOK, wire.CountBody(d, n))
 }
 
 // serve answers a model call in dialect d: a request the real API
@@ -352,13 +360,15 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, d wire.Dialect) {
 // or by marker) or draws, else the answer of the first policy that accepts
 // it, sampled as sample (see SampleHeader).
 func (s *Server) respond(w http.ResponseWriter, d wire.Encoder, req Request, sample int, asked string) {
-	in := s.counter.Request(llm.Request{Messages: req.Messages, Tools: req.Tools}).Total()
-	if d.Compact != nil && req.CompactAbove > 0 && in > req.CompactAbove {
-		// Past the request's threshold, the model reads its conversation
-		// compacted.
-		req.Messages = d.Compact(req.Messages)
-		in = s.counter.Request(llm.Request{Messages: req.Messages, Tools: req.Tools}).Total()
+	count := func(msgs []llm.Message) int {
+		return s.counter.Request(llm.Request{Messages: msgs, Tools: req.Tools}).Total()
 	}
+	if d.Context != nil {
+		// The model reads the conversation as the request asks it
+		// managed: compacted, its old tool results cleared.
+		req.Messages = d.Context(req.Messages, count)
+	}
+	in := count(req.Messages)
 	fault := s.fault(asked, req)
 	if fault != "" && !answers(fault) {
 		s.writeFault(w, d, fault, req, in)

@@ -38,8 +38,10 @@ import (
 // success: a missing max_tokens (the API requires it), an unknown block type, a tool_result
 // that answers no tool_use. A request in a thread (thread: {"type":
 // "create"} or {"type": "continue", "previous_message_id"}) is read as
-// Threads says. The API key, anthropic-version and anthropic-beta are
-// ignored.
+// Threads says; one asking the server to manage its context
+// (context_management) as anthropic_context.go says, and a compaction
+// block sent back is read in place of the blocks before it. The API key,
+// anthropic-version and anthropic-beta are ignored.
 
 // anthropicRequest is the part of a Messages request the package reads.
 type anthropicRequest struct {
@@ -74,6 +76,9 @@ type anthropicRequest struct {
 		BudgetTokens *int   `json:"budget_tokens"`
 	} `json:"thinking"`
 	Temperature *float64 `json:"temperature"`
+	// ContextManagement asks the server to edit or compact the
+	// conversation before the model reads it (anthropic_context.go).
+	ContextManagement *anthropicContext `json:"context_management"`
 	// Thread keeps the conversation server-side (Threads).
 	Thread *struct {
 		Type              string `json:"type"`
@@ -139,18 +144,27 @@ func (ar anthropicRequest) decode(strict bool, prior *thread) (Request, []llm.Me
 		r.Messages = append(r.Messages, llm.Message{Role: llm.RoleSystem, Content: sys})
 	}
 	var own []llm.Message
+	compacted := false
 	for i, m := range ar.Messages {
 		blocks, err := anthropicBlocks(m.Content)
 		if err != nil {
 			return Request{}, nil, fmt.Errorf("messages.%d.content: %w", i, err)
 		}
+		summary, rest, compacts := compactionOf(m.Role, blocks)
+		if compacts {
+			// The API drops every block before a compaction block: the
+			// model reads its summary in their place.
+			own, blocks, compacted = []llm.Message{{Role: llm.RoleUser, Content: summary}}, rest, true
+		}
 		msgs, err := anthropicMessages(m.Role, blocks, names, strict)
 		if err != nil {
 			return Request{}, nil, fmt.Errorf("messages.%d: %w", i, err)
 		}
-		own = append(own, msgs...)
+		if !compacts || len(blocks) > 0 {
+			own = append(own, msgs...)
+		}
 	}
-	if prior != nil {
+	if prior != nil && !compacted {
 		r.Messages = append(r.Messages, prior.msgs...)
 	}
 	r.Messages, r.Tools = append(r.Messages, own...), tools
@@ -164,6 +178,21 @@ func (ar anthropicRequest) tools() []llm.Tool {
 		tools = append(tools, llm.Tool{Name: t.Name, Description: t.Description, Parameters: t.InputSchema})
 	}
 	return tools
+}
+
+// compactionOf finds the last compaction block with a summary among an
+// assistant message's blocks: its summary and the blocks after it. A
+// compaction block without content (one that failed) is no compaction.
+func compactionOf(role string, blocks []anthropicBlock) (summary string, rest []anthropicBlock, ok bool) {
+	if role != "assistant" {
+		return "", nil, false
+	}
+	for i := len(blocks) - 1; i >= 0; i-- {
+		if b := blocks[i]; b.Type == "compaction" && contentText(b.Content) != "" {
+			return contentText(b.Content), blocks[i+1:], true
+		}
+	}
+	return "", nil, false
 }
 
 // anthropicBlocks reads content that is a string or a list of blocks.
@@ -196,10 +225,11 @@ func anthropicMessages(role string, blocks []anthropicBlock, names map[string]st
 				}
 				names[b.ID] = b.Name
 				msg.ToolCalls = append(msg.ToolCalls, llm.ToolCall{ID: b.ID, Name: b.Name, Arguments: args})
-			case "thinking", "redacted_thinking":
+			case "thinking", "redacted_thinking", "compaction":
+				// A compaction block that failed (no content) is none.
 			default:
 				if strict {
-					return nil, fmt.Errorf("the stand-in reads text, tool_use and thinking blocks from the assistant, not %q", b.Type)
+					return nil, fmt.Errorf("the stand-in reads text, tool_use, thinking and compaction blocks from the assistant, not %q", b.Type)
 				}
 			}
 		}
@@ -261,7 +291,9 @@ func anthropicMessages(role string, blocks []anthropicBlock, names map[string]st
 // ids derived from them (the message's, and the request-id header's that
 // an error body repeats, as the API's do), as a stream when stream
 // (stream_anthropic.go).
-func anthropicEncoder(body []byte, sample int, stream, thinks bool, keep func(id string, answer llm.Message)) Encoder {
+// managed, when set, is what managing the request's context did
+// (anthropic_context.go), which the answer says.
+func anthropicEncoder(body []byte, sample int, stream, thinks bool, managed *anthropicManaged, keep func(id string, answer llm.Message)) Encoder {
 	sum := requestHash(body, sample)
 	id := new(big.Int).SetBytes(sum[:15]).Text(62)
 	requestID := anthropicRequestID(sum)
@@ -275,6 +307,9 @@ func anthropicEncoder(body []byte, sample int, stream, thinks bool, keep func(id
 		Malformed: `{"id": "msg_01` + id + `", "type": "message", "role": "assistant", "content": [{"type": "text", "text": "unterminated`,
 		Completion: func(model string, msg llm.Message, end End, in, out int) (any, error) {
 			m, err := anthropicMessage(id, model, msg, end, in, out, thinks)
+			if err == nil {
+				managed.say(m)
+			}
 			if err == nil && keep != nil {
 				keep(m["id"].(string), anthropicAnswer(m))
 			}
@@ -282,11 +317,12 @@ func anthropicEncoder(body []byte, sample int, stream, thinks bool, keep func(id
 		},
 	}
 	if stream {
-		events := anthropicEvents(id, thinks)
+		events := anthropicEvents(id, thinks, managed)
 		d.Events = func(model string, msg llm.Message, end End, in, out int) ([]Event, error) {
 			evs, err := events(model, msg, end, in, out)
 			if err == nil && keep != nil {
 				m, _ := anthropicMessage(id, model, msg, end, in, out, thinks) // as the stream carries it
+				managed.say(m)
 				keep(m["id"].(string), anthropicAnswer(m))
 			}
 			return evs, err

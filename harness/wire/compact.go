@@ -182,15 +182,26 @@ func (t *Threads) compactionItem(h, summary string) map[string]any {
 
 // compactServerSide compacts msgs, the conversation of the request whose
 // hash is h, as a create request asking for it (context_management) is
-// compacted past its threshold. The model reads the system messages, a
-// summary of the rest up to the newest input, and that input (the
-// messages after the last answer, with that answer when they are its
-// tools' results); the compaction item stands for the whole conversation
-// but the system messages, as a client that drops the items before it
-// (the Agents SDK) relies on. It returns what the model reads, the
-// compaction item and what the item is read as; the item nil when there
-// is nothing before the newest input.
+// compacted past its threshold (compactRead). It returns what the model
+// reads, the compaction item and what the item is read as; the item nil
+// when there is nothing before the newest input.
 func (t *Threads) compactServerSide(h string, msgs []llm.Message) ([]llm.Message, map[string]any, []llm.Message) {
+	read, carried, ok := compactRead(msgs)
+	if !ok {
+		return msgs, nil, nil
+	}
+	return read, t.compactionItem(h, carried), []llm.Message{{Role: llm.RoleAssistant, Content: carried}}
+}
+
+// compactRead is what a model asked to compact msgs server-side reads:
+// the system messages, a summary of the rest up to the newest input, and
+// that input (the messages after the last answer, with that answer when
+// they are its tools' results). Its compaction stands for the whole
+// conversation but the system messages (carried, its summary), as a
+// client that drops what came before it relies on (the Agents SDK, and
+// Anthropic's API itself). ok is false when there is nothing before the
+// newest input to compact.
+func compactRead(msgs []llm.Message) (read []llm.Message, carried string, ok bool) {
 	var system, rest []llm.Message
 	for _, m := range msgs {
 		if m.Role == llm.RoleSystem {
@@ -210,11 +221,10 @@ func (t *Threads) compactServerSide(h string, msgs []llm.Message) ([]llm.Message
 		}
 	}
 	if newest <= 0 {
-		return msgs, nil, nil
+		return msgs, "", false
 	}
-	read := append(slices.Clip(system), llm.Message{Role: llm.RoleAssistant, Content: summarize(rest[:newest])})
-	carried := summarize(rest)
-	return append(read, rest[newest:]...), t.compactionItem(h, carried), []llm.Message{{Role: llm.RoleAssistant, Content: carried}}
+	read = append(slices.Clip(system), llm.Message{Role: llm.RoleAssistant, Content: summarize(rest[:newest])})
+	return append(read, rest[newest:]...), summarize(rest), true
 }
 
 // followCompaction keeps the compaction item an answer in an agent's

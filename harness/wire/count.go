@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+
+	"github.com/agentreplay/testbed/agents/llm"
 )
 
 // Token counting: each provider counts a request's input tokens without
@@ -14,7 +16,9 @@ import (
 // {"contents"} or {"generateContentRequest"} and answers {"totalTokens",
 // "promptTokensDetails"}; OpenAI's POST …/v1/responses/input_tokens takes a
 // Responses body and answers {"object": "response.input_tokens",
-// "input_tokens"}.
+// "input_tokens"}. An Anthropic count of a request asking for context
+// edits counts the conversation edited, and says the count before them
+// (ManagedCountBody).
 
 // CountDialect returns the dialect whose token count path is path, and
 // whether it is one.
@@ -32,62 +36,82 @@ func CountDialect(path string) (Dialect, bool) {
 
 // ReadCount reads a token count request of dialect d as the request whose
 // input it counts, as Threads.ReadCount with no answers kept.
-func ReadCount(d Dialect, body []byte) (Request, error) {
+func ReadCount(d Dialect, body []byte) (Request, Manage, error) {
 	return (*Threads)(nil).ReadCount(d, body)
 }
+
+// Manage is a conversation as the model reads it once the server manages
+// its context as the request asks (Encoder.Context).
+type Manage func(msgs []llm.Message, count func([]llm.Message) int) []llm.Message
 
 // ReadCount reads a token count request of dialect d as the request whose
 // input it counts. It reads as Decode does: what it cannot read as text is
 // left out, as it adds no text to count. A Responses API request that
 // continues an answer (previous_response_id) is read after its
-// conversation, which t must have kept, as the API counts it.
-func (t *Threads) ReadCount(d Dialect, body []byte) (Request, error) {
+// conversation, which t must have kept, as the API counts it. An
+// Anthropic request asking for context edits comes with its Manage, to
+// count the conversation edited.
+func (t *Threads) ReadCount(d Dialect, body []byte) (Request, Manage, error) {
 	switch d {
 	case Anthropic:
 		ar, err := parse[anthropicRequest](body)
 		if err != nil {
-			return Request{}, err
+			return Request{}, nil, err
+		}
+		if err := ar.ContextManagement.check(); err != nil {
+			return Request{}, nil, err
 		}
 		if ar.MaxTokens == nil {
 			ar.MaxTokens = new(int) // counting takes none
 		}
 		r, _, err := ar.decode(false, nil)
-		return r, err
+		var manage Manage
+		if cm := ar.ContextManagement; cm != nil && len(cm.Edits) > 0 && err == nil {
+			manage = cm.manage("", ar.thinkingTurns(), &anthropicManaged{})
+		}
+		return r, manage, err
 	case Gemini:
 		var c struct {
 			Contents []json.RawMessage `json:"contents"`
 			Request  json.RawMessage   `json:"generateContentRequest"`
 		}
 		if err := json.Unmarshal(body, &c); err != nil {
-			return Request{}, err
+			return Request{}, nil, err
 		}
 		if len(c.Request) > 0 && len(c.Contents) == 0 {
 			body = c.Request
 		}
 		gr, err := parse[geminiRequest](body)
 		if err != nil {
-			return Request{}, err
+			return Request{}, nil, err
 		}
 		if gr, _, err = t.withCache(gr, "", true); err != nil {
-			return Request{}, err
+			return Request{}, nil, err
 		}
-		return gr.decode("", false)
+		r, err := gr.decode("", false)
+		return r, nil, err
 	case Responses:
 		rr, err := parse[responsesRequest](body)
 		if err != nil {
-			return Request{}, err
+			return Request{}, nil, err
 		}
 		prior, err := t.priorOf(rr)
 		if err == nil {
 			rr.Input, err = t.resolve(rr.Input, true)
 		}
 		if err != nil {
-			return Request{}, err
+			return Request{}, nil, err
 		}
 		r, _, err := rr.decode(false, prior)
-		return r, err
+		return r, nil, err
 	}
-	return Request{}, errors.New("no token count in the " + d.String() + " API")
+	return Request{}, nil, errors.New("no token count in the " + d.String() + " API")
+}
+
+// ManagedCountBody is Anthropic's answer to a token count of a request
+// asking for context edits: n input tokens once edited, original before.
+func ManagedCountBody(n, original int) any {
+	return map[string]any{"input_tokens": n, "context_management": map[string]any{"original_input_tokens": original}}
 }
 
 // CountBody is dialect d's answer to a token count: n input tokens.

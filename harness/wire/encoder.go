@@ -34,10 +34,13 @@ type Encoder struct {
 	// Lines, set when an Ollama request streams, sends the events' data
 	// as newline-delimited JSON (WriteLines), not as server-sent events.
 	Lines bool
-	// Compact, set when the request may ask for its conversation compacted
-	// (Request.CompactAbove), is msgs, the conversation, as the model reads
-	// it once compacted; the answer then gives the compaction first.
-	Compact func(msgs []llm.Message) []llm.Message
+	// Context, set when the request asks the server to manage its
+	// context (the Responses API's and Anthropic's context_management),
+	// is msgs, the conversation, as the model reads it once managed:
+	// compacted past a threshold, its old tool results cleared. count
+	// counts a conversation's input tokens as the request's are counted.
+	// The answer then says what was done (a compaction first).
+	Context Manage
 }
 
 // End is how an answer ended, beyond the calls it makes: cut at the token

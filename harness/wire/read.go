@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -127,6 +128,9 @@ func (t *Threads) Read(d Dialect, path string, body []byte, sample int) (Call, e
 		if err == nil {
 			err = validateAnthropic(ar)
 		}
+		if err == nil {
+			err = ar.ContextManagement.check()
+		}
 		if err != nil {
 			return Call{}, err
 		}
@@ -134,7 +138,16 @@ func (t *Threads) Read(d Dialect, path string, body []byte, sample int) (Call, e
 		if t != nil && ar.Thread != nil {
 			keep = func(id string, answer llm.Message) { t.keep(id, ar.kept(prior, req, own, answer)) }
 		}
-		return Call{req, anthropicEncoder(body, sample, ar.Stream, ar.thinks(), keep)}, nil
+		var managed *anthropicManaged
+		if cm := ar.ContextManagement; cm != nil && len(cm.Edits) > 0 {
+			managed = &anthropicManaged{}
+		}
+		d := anthropicEncoder(body, sample, ar.Stream, ar.thinks(), managed, keep)
+		if managed != nil {
+			sum := requestHash(body, sample)
+			d.Context = ar.ContextManagement.manage(hex.EncodeToString(sum[:]), ar.thinkingTurns(), managed)
+		}
+		return Call{req, d}, nil
 	case Ollama:
 		return readOllama(path, body)
 	case Interactions:

@@ -96,6 +96,17 @@ type responsesRequest struct {
 	} `json:"reasoning"`
 }
 
+// compactAbove is the input tokens past which rr asks its conversation
+// compacted server-side (context_management), 0 when it does not.
+func (rr responsesRequest) compactAbove() int {
+	for _, c := range rr.ContextManagement {
+		if c.Type == "compaction" && c.CompactThreshold != nil && *c.CompactThreshold > 0 {
+			return *c.CompactThreshold
+		}
+	}
+	return 0
+}
+
 // logprobsAsked is how many alternatives rr asks for each token of its
 // answer's text, or -1 when it asks for no log probabilities.
 func (rr responsesRequest) logprobsAsked() int {
@@ -187,8 +198,6 @@ func (rr responsesRequest) decode(strict bool, prior []llm.Message) (Request, []
 		switch {
 		case c.Type != "compaction" && strict:
 			return Request{}, nil, &invalid{msg: fmt.Sprintf("Invalid value: '%s'. Supported values are: 'compaction'.", c.Type), param: fmt.Sprintf("context_management[%d].type", i)}
-		case c.Type == "compaction" && c.CompactThreshold != nil && *c.CompactThreshold > 0:
-			r.CompactAbove = *c.CompactThreshold
 		}
 	}
 	for i, t := range rr.Tools {
@@ -374,8 +383,11 @@ func responsesEncoder(rr responsesRequest, body []byte, sample int, t *Threads, 
 			return resp, nil
 		},
 	}
-	if len(rr.ContextManagement) > 0 {
-		d.Compact = func(msgs []llm.Message) []llm.Message {
+	if above := rr.compactAbove(); above > 0 {
+		d.Context = func(msgs []llm.Message, count func([]llm.Message) int) []llm.Message {
+			if count(msgs) <= above {
+				return msgs
+			}
 			read, item, carried := t.compactServerSide(h, msgs)
 			if item != nil {
 				compacted.item, compacted.carried = item, carried

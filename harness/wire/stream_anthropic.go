@@ -14,22 +14,31 @@ import (
 // whole message's counts as the API's current reference sends them) and
 // message_stop. Each is sent with its type as the event name.
 
-// anthropicEvents returns the dialect's stream encoder for message id.
-func anthropicEvents(id string, thinks bool) func(model string, msg llm.Message, end End, in, out int) ([]Event, error) {
+// anthropicEvents returns the dialect's stream encoder for message id,
+// which says what managing its request's context did (managed, when set):
+// a compaction block streams first, its summary in one compaction_delta,
+// and message_delta carries the usage's iterations and the edits applied.
+func anthropicEvents(id string, thinks bool, managed *anthropicManaged) func(model string, msg llm.Message, end End, in, out int) ([]Event, error) {
 	return func(model string, msg llm.Message, end End, in, out int) ([]Event, error) {
-		stop, seq := anthropicStop(msg, end)
 		whole, err := anthropicMessage(id, model, msg, end, in, out, thinks)
 		if err != nil {
 			return nil, err
 		}
-		out = whole["usage"].(map[string]any)["output_tokens"].(int) // its thinking included
+		managed.say(whole)
+		stop, seq := whole["stop_reason"], whole["stop_sequence"]
+		wholeUsage := whole["usage"].(map[string]any)
+		in, out = wholeUsage["input_tokens"].(int), wholeUsage["output_tokens"].(int) // its thinking included
 		start := map[string]any{}
 		for k, v := range whole {
-			start[k] = v
+			if k != "context_management" {
+				start[k] = v
+			}
 		}
 		usage := map[string]any{}
-		for k, v := range whole["usage"].(map[string]any) {
-			usage[k] = v
+		for k, v := range wholeUsage {
+			if k != "iterations" {
+				usage[k] = v
+			}
 		}
 		usage["output_tokens"] = 1 // as the API's message_start reports it
 		start["content"], start["stop_reason"], start["stop_sequence"], start["usage"] = []any{}, nil, nil, usage
@@ -61,16 +70,28 @@ func anthropicEvents(id string, thinks bool) func(model string, msg llm.Message,
 				events = append(events, ev(EventContent, map[string]any{"type": "ping"}, before))
 			}
 		}
+		first := 0 // the first block the model wrote
+		if managed != nil && managed.block != nil {
+			// A compaction streams first, its summary whole.
+			c := blocks[0].(map[string]any)
+			openBlock(map[string]any{"type": "compaction", "content": ""}, 0)
+			events = append(events, ev(EventContent, map[string]any{"type": "content_block_delta", "index": block,
+				"delta": map[string]any{"type": "compaction_delta", "content": c["content"], "encrypted_content": c["encrypted_content"]}}, 0))
+			first = 1
+		}
+		if managed != nil && managed.pause {
+			msg, thinks = llm.Message{}, false
+		}
 		if thinks {
 			// The thinking block streams first: its text, then its signature.
-			t := blocks[0].(map[string]any)
+			t := blocks[first].(map[string]any)
 			openBlock(map[string]any{"type": "thinking", "thinking": "", "signature": ""}, 0)
 			events = append(events,
 				ev(EventContent, map[string]any{"type": "content_block_delta", "index": block, "delta": map[string]any{"type": "thinking_delta", "thinking": t["thinking"]}}, 0),
 				ev(EventContent, map[string]any{"type": "content_block_delta", "index": block, "delta": map[string]any{"type": "signature_delta", "signature": t["signature"]}}, 0))
 		}
 		ps := pieces(msg, out, cut(msg.Content, true))
-		if len(ps) == 0 {
+		if len(ps) == 0 && len(blocks) > block+1 {
 			openBlock(map[string]any{"type": "text", "text": ""}, 0) // an empty answer's one empty block
 		}
 		for i, p := range ps {
@@ -94,11 +115,16 @@ func anthropicEvents(id string, thinks bool) func(model string, msg llm.Message,
 			}
 		}
 		closeBlock(EventTail, out) // the last block ends with the answer
-		events = append(events,
-			ev(EventTail, map[string]any{"type": "message_delta",
-				"delta": map[string]any{"stop_reason": stop, "stop_sequence": seq, "stop_details": nil},
-				"usage": map[string]any{"input_tokens": in, "output_tokens": out, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}}, 0),
-			ev(EventDone, map[string]any{"type": "message_stop"}, 0))
+		delta := map[string]any{"type": "message_delta",
+			"delta": map[string]any{"stop_reason": stop, "stop_sequence": seq, "stop_details": nil},
+			"usage": map[string]any{"input_tokens": in, "output_tokens": out, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}}
+		if it, ok := wholeUsage["iterations"]; ok {
+			delta["usage"].(map[string]any)["iterations"] = it
+		}
+		if cm, ok := whole["context_management"]; ok {
+			delta["context_management"] = cm
+		}
+		events = append(events, ev(EventTail, delta, 0), ev(EventDone, map[string]any{"type": "message_stop"}, 0))
 		return events, nil
 	}
 }

@@ -177,8 +177,32 @@ var _ = Describe("recorded traffic read from the wire (Decode)", func() {
 			{Role: llm.RoleTool, Content: "120", ID: "toolu_1", Name: "add"},
 		}))
 
-		Expect(wire.Validate(wire.Anthropic, "/v1/messages", []byte(body))).To(MatchError(ContainSubstring(`the stand-in reads text, tool_use and thinking blocks from the assistant, not "server_tool_use"`)),
+		Expect(wire.Validate(wire.Anthropic, "/v1/messages", []byte(body))).To(MatchError(ContainSubstring(`the stand-in reads text, tool_use, thinking and compaction blocks from the assistant, not "server_tool_use"`)),
 			"the stand-in, which runs no server tools, still refuses it")
+	})
+
+	It("reads an Anthropic compaction block as the API does: the blocks before it dropped, its summary in their place", func() {
+		body := `{"model": "claude-sonnet-4-6", "max_tokens": 1024, "system": "You read tides.",
+			"messages": [
+				{"role": "user", "content": "Tide at Brest?"},
+				{"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "tide", "input": {"port": "Brest"}}]},
+				{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "14:05"}]},
+				{"role": "assistant", "content": [{"type": "compaction", "content": null, "encrypted_content": "failed"},
+					{"type": "compaction", "content": "The user asked for the tide at Brest: 14:05.", "encrypted_content": "e1"},
+					{"type": "tool_use", "id": "toolu_2", "name": "tide", "input": {"port": "Cherbourg"}}]},
+				{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_2", "content": "15:10"}]}],
+			"tools": [{"name": "tide", "description": "Tide times.", "input_schema": {"type": "object"}}],
+			"context_management": {"edits": [{"type": "compact_20260112"}]}}`
+		want := []said{
+			{Role: llm.RoleSystem, Content: "You read tides."},
+			{Role: llm.RoleUser, Content: "The user asked for the tide at Brest: 14:05."},
+			{Role: llm.RoleAssistant, Calls: 1},
+			{Role: llm.RoleTool, Content: "15:10", ID: "toolu_2", Name: "tide"},
+		}
+		r, err := wire.Decode(wire.Anthropic, "/v1/messages", []byte(body))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(saidOf(r.Messages)).To(Equal(want))
+		Expect(wire.Validate(wire.Anthropic, "/v1/messages", []byte(body))).To(Succeed(), "the stand-in reads it alike")
 	})
 
 	It("reads a Gemini functionResponse that answers no call it was shown as a tool message with its own id, if any", func() {

@@ -288,6 +288,9 @@ func thinkingFirst(ar anthropicRequest) error {
 	}
 	results, _ := anthropicBlocks(ar.Messages[last].Content)
 	uses, _ := anthropicBlocks(ar.Messages[last-1].Content)
+	for len(uses) > 1 && uses[0].Type == "compaction" {
+		uses = uses[1:] // a compaction the answer started with comes before its thinking
+	}
 	answers := slices.ContainsFunc(results, func(b anthropicBlock) bool { return b.Type == "tool_result" })
 	calls := slices.ContainsFunc(uses, func(b anthropicBlock) bool { return b.Type == "tool_use" })
 	if !answers || !calls || uses[0].Type == "thinking" || uses[0].Type == "redacted_thinking" {

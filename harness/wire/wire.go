@@ -44,10 +44,6 @@ type Request struct {
 	// Stop are the sequences at which the answer's text must end (Chat's
 	// stop, Anthropic's stop_sequences, Gemini's stopSequences); see StopAt.
 	Stop []string
-	// CompactAbove, when above 0, is the input tokens past which the
-	// request asks its conversation compacted before it is answered (the
-	// Responses API's context_management; Encoder.Compact).
-	CompactAbove int
 }
 
 // LimitAt ends msg where a model given r's token limit (MaxTokens) would

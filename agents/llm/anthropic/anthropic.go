@@ -23,7 +23,10 @@
 //   - usage: Anthropic's input_tokens leaves out cached tokens, so
 //     Usage.InputTokens is input_tokens + cache_read_input_tokens +
 //     cache_creation_input_tokens, with the two cache parts beside it;
-//     the thinking tokens of output_tokens are Usage.ReasoningTokens.
+//     the thinking tokens of output_tokens are Usage.ReasoningTokens; a
+//     server-side compaction's tokens (usage.iterations' compaction
+//     entries), which the top-level counts leave out, are added, as
+//     they are billed.
 //
 // Client.Streaming makes it stream (see stream.go).
 package anthropic
@@ -34,6 +37,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 
 	sdk "github.com/anthropics/anthropic-sdk-go"
 	"github.com/anthropics/anthropic-sdk-go/option"
@@ -151,15 +155,41 @@ func FinishReason(stop string) string {
 // recent models' answers carry) as the reasoning tokens.
 func usage(u sdk.Usage) llm.Usage {
 	read, write := int(u.CacheReadInputTokens), int(u.CacheCreationInputTokens)
+	in, out := compaction(u.RawJSON())
 	return llm.Usage{
-		InputTokens:      int(u.InputTokens) + read + write,
-		OutputTokens:     int(u.OutputTokens),
+		InputTokens:      int(u.InputTokens) + read + write + in,
+		OutputTokens:     int(u.OutputTokens) + out,
 		ReasoningTokens:  int(u.OutputTokensDetails.ThinkingTokens),
 		CacheReadTokens:  read,
 		CacheWriteTokens: write,
 		// the SDK's cache_creation breakdown by time to live
 		CacheWrite1hTokens: int(u.CacheCreation.Ephemeral1hInputTokens),
 	}
+}
+
+// compaction is the input and output tokens of the compaction iterations
+// a usage object (its JSON) lists: a compaction the server made before
+// answering (context_management), billed beside the answer's.
+func compaction(usage string) (in, out int) {
+	var u struct {
+		Iterations []struct {
+			Type                     string `json:"type"`
+			InputTokens              int    `json:"input_tokens"`
+			OutputTokens             int    `json:"output_tokens"`
+			CacheReadInputTokens     int    `json:"cache_read_input_tokens"`
+			CacheCreationInputTokens int    `json:"cache_creation_input_tokens"`
+		} `json:"iterations"`
+	}
+	if !strings.Contains(usage, `"iterations"`) || json.Unmarshal([]byte(usage), &u) != nil {
+		return 0, 0
+	}
+	for _, it := range u.Iterations {
+		if it.Type == "compaction" {
+			in += it.InputTokens + it.CacheReadInputTokens + it.CacheCreationInputTokens
+			out += it.OutputTokens
+		}
+	}
+	return in, out
 }
 
 func (c *Client) params(req llm.Request) (sdk.MessageNewParams, error) {

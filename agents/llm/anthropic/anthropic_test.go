@@ -251,6 +251,35 @@ var _ = Describe("Client", func() {
 		Expect(resp.Usage.ReasoningTokens).To(Equal(33))
 	})
 
+	It("adds a server-side compaction's tokens, which the top-level usage leaves out, whole and streamed", func() {
+		body := `{"id": "msg_01", "type": "message", "role": "assistant", "model": "claude-sonnet-4-6",
+  "content": [{"type": "compaction", "content": "Summary: the user asked for the tide.", "encrypted_content": "e1"}, {"type": "text", "text": "High tide is at 14:05."}],
+  "stop_reason": "end_turn", "stop_sequence": null,
+  "usage": {"input_tokens": 900, "output_tokens": 12, "cache_read_input_tokens": 0, "cache_creation_input_tokens": 0,
+    "iterations": [{"type": "compaction", "input_tokens": 61000, "output_tokens": 700, "cache_read_input_tokens": 0, "cache_creation_input_tokens": 0},
+      {"type": "message", "input_tokens": 900, "output_tokens": 12, "cache_read_input_tokens": 0, "cache_creation_input_tokens": 0}]}}`
+		_, resp, err := chatWith(http.StatusOK, body, conversation)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(resp.Message.Content).To(Equal("High tide is at 14:05."))
+		Expect(resp.Usage.InputTokens).To(Equal(61900))
+		Expect(resp.Usage.OutputTokens).To(Equal(712))
+
+		stream := "event: message_start\ndata: {\"type\": \"message_start\", \"message\": {\"id\": \"msg_01\", \"type\": \"message\", \"role\": \"assistant\", \"model\": \"claude-sonnet-4-6\", \"content\": [], \"stop_reason\": null, \"stop_sequence\": null, \"usage\": {\"input_tokens\": 900, \"output_tokens\": 1}}}\n\n" +
+			"event: content_block_start\ndata: {\"type\": \"content_block_start\", \"index\": 0, \"content_block\": {\"type\": \"compaction\", \"content\": \"\"}}\n\n" +
+			"event: content_block_delta\ndata: {\"type\": \"content_block_delta\", \"index\": 0, \"delta\": {\"type\": \"compaction_delta\", \"content\": \"Summary.\", \"encrypted_content\": \"e1\"}}\n\n" +
+			"event: content_block_stop\ndata: {\"type\": \"content_block_stop\", \"index\": 0}\n\n" +
+			"event: content_block_start\ndata: {\"type\": \"content_block_start\", \"index\": 1, \"content_block\": {\"type\": \"text\", \"text\": \"\"}}\n\n" +
+			"event: content_block_delta\ndata: {\"type\": \"content_block_delta\", \"index\": 1, \"delta\": {\"type\": \"text_delta\", \"text\": \"High tide.\"}}\n\n" +
+			"event: content_block_stop\ndata: {\"type\": \"content_block_stop\", \"index\": 1}\n\n" +
+			"event: message_delta\ndata: {\"type\": \"message_delta\", \"delta\": {\"stop_reason\": \"end_turn\", \"stop_sequence\": null}, \"usage\": {\"input_tokens\": 900, \"output_tokens\": 12, \"iterations\": [{\"type\": \"compaction\", \"input_tokens\": 61000, \"output_tokens\": 700}, {\"type\": \"message\", \"input_tokens\": 900, \"output_tokens\": 12}]}, \"context_management\": {\"applied_edits\": []}}\n\n" +
+			"event: message_stop\ndata: {\"type\": \"message_stop\"}\n\n"
+		streamed, err := anthropic.StreamResponse([]byte(stream))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(streamed.Message.Content).To(Equal("High tide."))
+		Expect(streamed.Usage.InputTokens).To(Equal(61900))
+		Expect(streamed.Usage.OutputTokens).To(Equal(712))
+	})
+
 	It("reports an answer without content blocks as ErrNoContent", func() {
 		_, _, err := chatWith(http.StatusOK, reply(`[]`, "end_turn", 5, 1, 0, 0), conversation)
 		Expect(err).To(MatchError(llm.ErrNoContent))

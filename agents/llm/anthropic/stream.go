@@ -51,11 +51,15 @@ func accumulate(s *ssestream.Stream[sdk.MessageStreamEventUnion]) (llm.Response,
 	defer s.Close()
 	var msg sdk.Message
 	events, stopped := 0, false
+	var compactIn, compactOut int // a compaction's usage, which message_delta gives
 	for s.Next() {
 		ev := s.Current()
 		events++
 		if err := msg.Accumulate(ev); err != nil {
 			return llm.Response{}, fmt.Errorf("anthropic: stream event %d (%s): %w", events, ev.Type, err)
+		}
+		if ev.Type == "message_delta" {
+			compactIn, compactOut = compaction(ev.Usage.RawJSON())
 		}
 		stopped = stopped || ev.Type == "message_stop"
 	}
@@ -70,5 +74,12 @@ func accumulate(s *ssestream.Stream[sdk.MessageStreamEventUnion]) (llm.Response,
 			return llm.Response{}, fmt.Errorf("anthropic: tool_use %s: its input_json_delta events add up to %q, not JSON", b.Name, b.Input)
 		}
 	}
-	return Response(&msg)
+	resp, err := Response(&msg)
+	if compactIn+compactOut > 0 {
+		// message_delta has the last word, over message_start's.
+		startIn, startOut := compaction(msg.Usage.RawJSON())
+		resp.Usage.InputTokens += compactIn - startIn
+		resp.Usage.OutputTokens += compactOut - startOut
+	}
+	return resp, err
 }
