@@ -227,6 +227,24 @@ var _ = Describe("the Anthropic Messages wire format", func() {
 			Expect(r.Messages[4]).To(Equal(llm.Message{Role: llm.RoleUser, Content: "and now?"}))
 		})
 
+		It("reads search results, given in a user message or a tool result, as their title, source and text, with the official SDK", func() {
+			c := officialSDK(srv)
+			found := []sdk.TextBlockParam{{Text: "SST at Keelung was 26.4 °C on 6 November."}}
+			msg, err := c.Messages.New(context.Background(), sdk.MessageNewParams{Model: claude, MaxTokens: 4096,
+				System: []sdk.TextBlockParam{{Text: echoPrompt}}, Tools: []sdk.ToolUnionParam{getSST},
+				Messages: []sdk.MessageParam{
+					sdk.NewUserMessage(sdk.NewSearchResultBlock(found, "https://example.org/sst", "Daily SST"), sdk.NewTextBlock("call get_sst")),
+					sdk.NewAssistantMessage(sdk.NewToolUseBlock("toolu_a", map[string]any{"lon": 121.5, "lat": 25}, "get_sst")),
+					{Role: sdk.MessageParamRoleUser, Content: []sdk.ContentBlockParamUnion{{OfToolResult: &sdk.ToolResultBlockParam{ToolUseID: "toolu_a",
+						Content: []sdk.ToolResultBlockParamContentUnion{{OfSearchResult: &sdk.SearchResultBlockParam{Content: found, Source: "sst-archive", Title: "Keelung"}}}}}}}}})
+			Expect(err).NotTo(HaveOccurred())
+			r := seen(llm.Response{Message: llm.Message{Content: msg.Content[0].Text}})
+			Expect(r.Messages[1]).To(Equal(llm.Message{Role: llm.RoleUser,
+				Content: "Daily SST (https://example.org/sst)\nSST at Keelung was 26.4 °C on 6 November.\ncall get_sst"}))
+			Expect(r.Messages[3]).To(Equal(llm.Message{Role: llm.RoleTool, ToolCallID: "toolu_a", Name: "get_sst",
+				Content: "Keelung (sst-archive)\nSST at Keelung was 26.4 °C on 6 November.\n"}))
+		})
+
 		DescribeTable("answer 404 in Anthropic's shape for what is not POST …/v1/messages",
 			func(method, path string) {
 				resp, b := wirePost(srv, method, path, `{}`)

@@ -21,7 +21,8 @@ import (
 //   - a user message's text blocks become a user message and each
 //     tool_result block a tool message (its content a string or text
 //     blocks; is_error kept; the name that of the tool_use it answers), in
-//     the order of the blocks; an assistant message's text and tool_use
+//     the order of the blocks; a search_result block, in either, is read
+//     as its title, source and text (searchResult); an assistant message's text and tool_use
 //     blocks become one assistant message; thinking blocks are dropped;
 //   - tools take their schema from input_schema.
 //
@@ -103,6 +104,17 @@ type anthropicBlock struct {
 	ToolUseID string          `json:"tool_use_id"`
 	Content   any             `json:"content"` // tool_result: a string or text blocks
 	IsError   bool            `json:"is_error"`
+	// A search_result block's title and source (a string; a document's
+	// and an image's source, an object, is not read).
+	Title  string          `json:"title"`
+	Source json.RawMessage `json:"source"`
+}
+
+// searchResult is the text of a search_result block (Anthropic's search
+// results, which RAG agents send in a user message or a tool result): its
+// title, its source and its text blocks, as the model reads them.
+func searchResult(title, source string, content any) string {
+	return fmt.Sprintf("%s (%s)\n%s\n", title, source, contentText(content))
 }
 
 // decode reads ar as a Request, its messages after those of prior, the
@@ -250,6 +262,10 @@ func anthropicMessages(role string, blocks []anthropicBlock, names map[string]st
 			case "image", "document":
 				// Media the stand-in cannot see, as with the other
 				// dialects': it reads the text around it.
+			case "search_result":
+				var source string
+				_ = json.Unmarshal(b.Source, &source)
+				text.WriteString(searchResult(b.Title, source, b.Content))
 			case "tool_result":
 				// Reading traffic, a result whose call came in a thread
 				// it does not hold is a tool message with no name.
@@ -261,7 +277,7 @@ func anthropicMessages(role string, blocks []anthropicBlock, names map[string]st
 				out = append(out, llm.Message{Role: llm.RoleTool, ToolCallID: b.ToolUseID, Name: name, Content: contentText(b.Content), IsError: b.IsError})
 			default:
 				if strict {
-					return nil, fmt.Errorf("the stand-in reads text, image, document and tool_result blocks from the user, not %q", b.Type)
+					return nil, fmt.Errorf("the stand-in reads text, image, document, search_result and tool_result blocks from the user, not %q", b.Type)
 				}
 			}
 		}

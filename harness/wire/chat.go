@@ -270,10 +270,16 @@ func contentText(c any) string {
 	case []any:
 		var b strings.Builder
 		for _, p := range v {
-			if m, ok := p.(map[string]any); ok {
-				if t, ok := m["text"].(string); ok {
-					b.WriteString(t)
-				}
+			m, ok := p.(map[string]any)
+			if !ok {
+				continue
+			}
+			if t, ok := m["text"].(string); ok {
+				b.WriteString(t)
+			} else if m["type"] == "search_result" { // Anthropic's, in a tool result
+				title, _ := m["title"].(string)
+				source, _ := m["source"].(string)
+				b.WriteString(searchResult(title, source, m["content"]))
 			}
 		}
 		return b.String()
