@@ -245,6 +245,32 @@ var _ = Describe("the Anthropic Messages wire format", func() {
 				Content: "Keelung (sst-archive)\nSST at Keelung was 26.4 °C on 6 November.\n"}))
 		})
 
+		It("reads Anthropic's typed client tools (bash, the text editor, memory) as their built-in definitions, and refuses server tools and computer use", func() {
+			resp, b := wirePost(srv, http.MethodPost, "/v1/messages", `{"model": "m", "max_tokens": 4096, "system": "`+echoPrompt+`",
+				"tools": [{"type": "bash_20250124", "name": "bash"}, {"type": "text_editor_20250728", "name": "str_replace_based_edit_tool"},
+					{"type": "memory_20250818", "name": "memory"}, {"name": "get_sst", "description": "SST.", "input_schema": {"type": "object"}}],
+				"messages": [{"role": "user", "content": "hi"}]}`)
+			Expect(resp.StatusCode).To(Equal(http.StatusOK), "body %s", b)
+			var out struct{ Content []struct{ Text string } }
+			Expect(json.Unmarshal(b, &out)).To(Succeed())
+			tools := seen(llm.Response{Message: llm.Message{Content: out.Content[0].Text}}).Tools
+			Expect(tools).To(HaveLen(4))
+			for _, t := range tools[:3] {
+				Expect(t.Description).NotTo(BeEmpty(), t.Name)
+				Expect(string(t.Parameters)).To(ContainSubstring(`"command"`), t.Name)
+			}
+			Expect(string(tools[1].Parameters)).To(ContainSubstring(`"str_replace"`))
+			Expect(tools[2].Description).To(ContainSubstring("/memories"))
+			Expect(tools[3].Description).To(Equal("SST."))
+
+			for _, server := range []string{`{"type": "web_search_20250305", "name": "web_search"}`, `{"type": "computer_20250124", "name": "computer", "display_width_px": 1024, "display_height_px": 768}`} {
+				resp, b := wirePost(srv, http.MethodPost, "/v1/messages", `{"model": "m", "max_tokens": 64, "system": "`+echoPrompt+`",
+					"tools": [`+server+`], "messages": [{"role": "user", "content": "hi"}]}`)
+				Expect(resp.StatusCode).To(Equal(http.StatusBadRequest), "body %s", b)
+				Expect(anthropicErrorOf(b).Error.Message).To(ContainSubstring("the stand-in runs no server tools and sees no screen"))
+			}
+		})
+
 		DescribeTable("answer 404 in Anthropic's shape for what is not POST …/v1/messages",
 			func(method, path string) {
 				resp, b := wirePost(srv, method, path, `{}`)

@@ -24,7 +24,8 @@ import (
 //     the order of the blocks; a search_result block, in either, is read
 //     as its title, source and text (searchResult); an assistant message's text and tool_use
 //     blocks become one assistant message; thinking blocks are dropped;
-//   - tools take their schema from input_schema.
+//   - tools take their schema from input_schema; Anthropic's typed tools
+//     are read as anthropic_tools.go says.
 //
 // The answer is a message of text and tool_use blocks with stop_reason
 // end_turn, tool_use, max_tokens or stop_sequence (with the stop_sequence
@@ -55,11 +56,7 @@ type anthropicRequest struct {
 		Role    string          `json:"role"`
 		Content json.RawMessage `json:"content"` // a string or blocks
 	} `json:"messages"`
-	Tools []struct {
-		Name        string          `json:"name"`
-		Description string          `json:"description"`
-		InputSchema json.RawMessage `json:"input_schema"`
-	} `json:"tools"`
+	Tools []anthropicTool `json:"tools"` // anthropic_tools.go
 	// OutputConfig.Format (and the beta's OutputFormat) asks for a JSON
 	// answer of a schema: structured outputs.
 	OutputConfig *struct {
@@ -142,7 +139,11 @@ func (ar anthropicRequest) decode(strict bool, prior *thread) (Request, []llm.Me
 			r.Shape, r.Choice.Only = tc.Name, []string{tc.Name}
 		}
 	}
-	sys, tools := contentText(ar.System), ar.tools()
+	sys := contentText(ar.System)
+	tools, err := ar.tools(strict)
+	if err != nil {
+		return Request{}, nil, err
+	}
 	names := map[string]string{} // tool_use id → tool name
 	if prior != nil {
 		sys, tools = prior.system, prior.tools
@@ -181,15 +182,6 @@ func (ar anthropicRequest) decode(strict bool, prior *thread) (Request, []llm.Me
 	}
 	r.Messages, r.Tools = append(r.Messages, own...), tools
 	return r, own, nil
-}
-
-// tools are the tools ar gives.
-func (ar anthropicRequest) tools() []llm.Tool {
-	var tools []llm.Tool
-	for _, t := range ar.Tools {
-		tools = append(tools, llm.Tool{Name: t.Name, Description: t.Description, Parameters: t.InputSchema})
-	}
-	return tools
 }
 
 // compactionOf finds the last compaction block with a summary among an

@@ -334,7 +334,7 @@ func (t *Threads) continuing(ar anthropicRequest) (*thread, error) {
 	if ar.System != nil && contentText(ar.System) != last.system {
 		changed = append(changed, "system")
 	}
-	if len(ar.Tools) > 0 && !sameTools(ar.tools(), last.tools) {
+	if tools, _ := ar.tools(false); len(ar.Tools) > 0 && !sameTools(tools, last.tools) {
 		changed = append(changed, "tools")
 	}
 	if len(changed) > 0 {

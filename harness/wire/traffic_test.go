@@ -177,7 +177,10 @@ var _ = Describe("recorded traffic read from the wire (Decode)", func() {
 			{Role: llm.RoleTool, Content: "120", ID: "toolu_1", Name: "add"},
 		}))
 
-		Expect(wire.Validate(wire.Anthropic, "/v1/messages", []byte(body))).To(MatchError(ContainSubstring(`the stand-in reads text, tool_use, thinking and compaction blocks from the assistant, not "server_tool_use"`)),
+		Expect(r.Tools).To(HaveLen(1), "the server tool left out")
+		Expect(r.Tools[0].Name).To(Equal("add"))
+
+		Expect(wire.Validate(wire.Anthropic, "/v1/messages", []byte(body))).To(MatchError(ContainSubstring(`tools.0: the stand-in runs no server tools and sees no screen: it cannot serve a "web_search_20250305" tool`)),
 			"the stand-in, which runs no server tools, still refuses it")
 	})
 
