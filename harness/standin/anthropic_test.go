@@ -258,6 +258,7 @@ var _ = Describe("the Anthropic Messages wire format", func() {
 			for _, t := range tools[:3] {
 				Expect(t.Description).NotTo(BeEmpty(), t.Name)
 				Expect(string(t.Parameters)).To(ContainSubstring(`"command"`), t.Name)
+				Expect(json.Valid(t.Parameters)).To(BeTrue(), t.Name)
 			}
 			Expect(string(tools[1].Parameters)).To(ContainSubstring(`"str_replace"`))
 			Expect(tools[2].Description).To(ContainSubstring("/memories"))

@@ -26,6 +26,13 @@ type anthropicBuiltin struct {
 	schema      string
 }
 
+// fileEdits are the arguments the text editor and memory tools share.
+const fileEdits = `"file_text": {"type": "string", "description": "The content of a file to create."},
+			"old_str": {"type": "string", "description": "The text to replace, which must occur once."},
+			"new_str": {"type": "string", "description": "The replacement text."},
+			"insert_line": {"type": "integer", "description": "The line after which to insert."},
+			"insert_text": {"type": "string", "description": "The text to insert."}`
+
 // anthropicBuiltins are the typed client tools, by the prefix of their
 // type (the versions differ in details the stand-in does not model).
 var anthropicBuiltins = map[string]anthropicBuiltin{
@@ -40,11 +47,7 @@ var anthropicBuiltins = map[string]anthropicBuiltin{
 		schema: `{"type": "object", "properties": {
 			"command": {"type": "string", "enum": ["view", "create", "str_replace", "insert"]},
 			"path": {"type": "string", "description": "The file or directory path."},
-			"file_text": {"type": "string", "description": "The content of a file to create."},
-			"old_str": {"type": "string", "description": "The text to replace, which must occur once."},
-			"new_str": {"type": "string", "description": "The replacement text."},
-			"insert_line": {"type": "integer", "description": "The line after which to insert."},
-			"insert_text": {"type": "string", "description": "The text to insert."},
+			` + fileEdits + `,
 			"view_range": {"type": "array", "items": {"type": "integer"}, "description": "The first and last lines to view."}},
 			"required": ["command", "path"]}`,
 	},
@@ -53,11 +56,7 @@ var anthropicBuiltins = map[string]anthropicBuiltin{
 		schema: `{"type": "object", "properties": {
 			"command": {"type": "string", "enum": ["view", "create", "str_replace", "insert", "delete", "rename"]},
 			"path": {"type": "string", "description": "The memory file or directory, under /memories."},
-			"file_text": {"type": "string", "description": "The content of a memory file to create."},
-			"old_str": {"type": "string", "description": "The text to replace."},
-			"new_str": {"type": "string", "description": "The replacement text."},
-			"insert_line": {"type": "integer", "description": "The line after which to insert."},
-			"insert_text": {"type": "string", "description": "The text to insert."},
+			` + fileEdits + `,
 			"old_path": {"type": "string", "description": "The path to rename."},
 			"new_path": {"type": "string", "description": "The new path."}},
 			"required": ["command"]}`,
