@@ -247,6 +247,21 @@ var _ = Describe("Anthropic's context management (context_management edits)", fu
 			Expect(read[1].Role).To(Equal(llm.RoleUser), "the summary, read where the dropped conversation was")
 		})
 
+		It("streams a paused compaction as the compaction block alone, whatever the model would have answered", func() {
+			msgs := append(long()[:6], sdk.NewBetaUserMessage(sdk.NewBetaTextBlock("call get_sst get_sst")))
+			stream := c.Beta.Messages.NewStreaming(ctx, sdk.BetaMessageNewParams{Model: claude, MaxTokens: 16_000,
+				System: []sdk.BetaTextBlockParam{{Text: echoPrompt}}, Messages: msgs}, compact(true))
+			var streamed sdk.BetaMessage
+			for stream.Next() {
+				Expect(streamed.Accumulate(stream.Current())).To(Succeed())
+			}
+			Expect(stream.Err()).NotTo(HaveOccurred())
+			Expect(streamed.Content).To(HaveLen(1))
+			Expect(streamed.Content[0].Type).To(Equal("compaction"))
+			Expect(string(streamed.StopReason)).To(Equal("compaction"))
+			Expect(streamed.Usage.OutputTokens).To(BeZero())
+		})
+
 		It("streams the compaction block first, and the usage and edits in message_delta, as the whole answer has them", func() {
 			whole, err := ask(long(), compact(false))
 			Expect(err).NotTo(HaveOccurred())

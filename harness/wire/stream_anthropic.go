@@ -25,6 +25,9 @@ func anthropicEvents(id string, thinks bool, managed *anthropicManaged) func(mod
 			return nil, err
 		}
 		managed.say(whole)
+		if managed != nil && managed.pause && managed.block != nil {
+			msg, thinks = llm.Message{}, false // the compaction block alone
+		}
 		stop, seq := whole["stop_reason"], whole["stop_sequence"]
 		wholeUsage := whole["usage"].(map[string]any)
 		in, out = wholeUsage["input_tokens"].(int), wholeUsage["output_tokens"].(int) // its thinking included
@@ -78,9 +81,6 @@ func anthropicEvents(id string, thinks bool, managed *anthropicManaged) func(mod
 			events = append(events, ev(EventContent, map[string]any{"type": "content_block_delta", "index": block,
 				"delta": map[string]any{"type": "compaction_delta", "content": c["content"], "encrypted_content": c["encrypted_content"]}}, 0))
 			first = 1
-		}
-		if managed != nil && managed.pause {
-			msg, thinks = llm.Message{}, false
 		}
 		if thinks {
 			// The thinking block streams first: its text, then its signature.
