@@ -145,9 +145,11 @@ var _ = Describe("Anthropic's context management (context_management edits)", fu
 		Expect(msg.ContextManagement.AppliedEdits[0].Type).To(Equal("clear_thinking_20251015"))
 		Expect(msg.ContextManagement.AppliedEdits[0].ClearedThinkingTurns).To(BeEquivalentTo(1), "all but the latest turn's")
 
-		msg, err = ask(msgs, contextEdits(map[string]any{"type": "clear_thinking_20251015", "keep": "all"}))
-		Expect(err).NotTo(HaveOccurred())
-		Expect(msg.ContextManagement.AppliedEdits).To(BeEmpty())
+		for _, all := range []any{"all", map[string]any{"type": "all"}} {
+			msg, err = ask(msgs, contextEdits(map[string]any{"type": "clear_thinking_20251015", "keep": all}))
+			Expect(err).NotTo(HaveOccurred())
+			Expect(msg.ContextManagement.AppliedEdits).To(BeEmpty(), "keep %v", all)
+		}
 	})
 
 	DescribeTable("refuses edits the API refuses",

@@ -268,7 +268,7 @@ var _ = Describe("the Anthropic Messages wire format", func() {
 				resp, b := wirePost(srv, http.MethodPost, "/v1/messages", `{"model": "m", "max_tokens": 64, "system": "`+echoPrompt+`",
 					"tools": [`+server+`], "messages": [{"role": "user", "content": "hi"}]}`)
 				Expect(resp.StatusCode).To(Equal(http.StatusBadRequest), "body %s", b)
-				Expect(anthropicErrorOf(b).Error.Message).To(ContainSubstring("the stand-in runs no server tools and sees no screen"))
+				Expect(anthropicErrorOf(b).Error.Message).To(And(ContainSubstring("the stand-in runs no server tools and sees no screen"), ContainSubstring("testbed record --provider anthropic")), "it says what to do")
 			}
 		})
 

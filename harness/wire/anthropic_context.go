@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/agentreplay/testbed/agents/llm"
@@ -173,15 +174,19 @@ func (e anthropicEdit) amount(a *anthropicAmount, def int) int {
 }
 
 // keepThinking is how many assistant turns' thinking a clear_thinking
-// edit keeps ("all": every one).
+// edit keeps: {"type": "thinking_turns", "value"}, or every one for "all"
+// or {"type": "all"}; 1 by default.
 func (e anthropicEdit) keepThinking() int {
 	var all string
 	if json.Unmarshal(e.Keep, &all) == nil && all == "all" {
-		return int(^uint(0) >> 1)
+		return math.MaxInt
 	}
 	var keep anthropicAmount
-	if json.Unmarshal(e.Keep, &keep) != nil || keep.Type == "" {
+	switch err := json.Unmarshal(e.Keep, &keep); {
+	case err != nil || keep.Type == "":
 		return 1
+	case keep.Type == "all":
+		return math.MaxInt
 	}
 	return keep.Value
 }

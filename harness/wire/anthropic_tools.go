@@ -95,7 +95,7 @@ func (ar anthropicRequest) tools(strict bool) ([]llm.Tool, error) {
 		tool, ok := t.read()
 		if !ok {
 			if strict {
-				return nil, fmt.Errorf("tools.%d: the stand-in runs no server tools and sees no screen: it cannot serve a %q tool (it serves the client's own tools, and bash, text_editor and memory)", i, t.Type)
+				return nil, fmt.Errorf("tools.%d: the stand-in runs no server tools and sees no screen: it cannot serve a %q tool (it serves the client's own tools, and bash, text_editor and memory); record this agent against the real API instead (testbed record --provider anthropic)", i, t.Type)
 			}
 			continue
 		}

@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
-
-	"github.com/agentreplay/testbed/agents/llm"
 )
 
 // Token counting: each provider counts a request's input tokens without
@@ -39,10 +37,6 @@ func CountDialect(path string) (Dialect, bool) {
 func ReadCount(d Dialect, body []byte) (Request, Manage, error) {
 	return (*Threads)(nil).ReadCount(d, body)
 }
-
-// Manage is a conversation as the model reads it once the server manages
-// its context as the request asks (Encoder.Context).
-type Manage func(msgs []llm.Message, count func([]llm.Message) int) []llm.Message
 
 // ReadCount reads a token count request of dialect d as the request whose
 // input it counts. It reads as Decode does: what it cannot read as text is

@@ -43,6 +43,11 @@ type Encoder struct {
 	Context Manage
 }
 
+// Manage is a conversation as the model reads it once the server manages
+// its context as the request asks (Encoder.Context): msgs as sent, count
+// counting a conversation's input tokens as the request's are counted.
+type Manage func(msgs []llm.Message, count func([]llm.Message) int) []llm.Message
+
 // End is how an answer ended, beyond the calls it makes: cut at the token
 // limit (Truncated), or at one of the request's stop sequences (Stop, the
 // one it met; Request.StopAt).
