@@ -70,9 +70,11 @@ const Name = cassette.GenericPolicy
 //  8. answer-plainly: with no tools, or none that scores enough, a short
 //     text naming the tools it has, or echoing the message.
 //
-// "The tool the message asks for" is the one the prompt's instructions
-// choose, when they do (generic_instruct.go: what it may call, routes),
-// else the one that scores best. Text answers follow the prompt's prose
+// "The message" is the latest user message that is not another agent's
+// note (generic_notes.go). "The tool the message asks for" is the one the
+// prompt's instructions choose, when they do (generic_instruct.go: what it
+// may call, routes), else the one that scores best, described options
+// included (generic_options.go). Text answers follow the prompt's prose
 // rules (language, sentences: prose.go), what it may name and quote, and
 // its format examples; a prompt that states none gets each form's default
 // (instruct.Forms): verbose, with a closing offer, every value as the
@@ -132,9 +134,9 @@ type genericTurn struct {
 }
 
 func newGenericTurn(r policy.Request) genericTurn {
-	g := genericTurn{r: r, user: r.LastUser(), results: resultsSinceUser(r.Messages), ins: genericInstructions(r)}
+	g := genericTurn{r: r, user: question(r), results: resultsSinceUser(r.Messages), ins: genericInstructions(r)}
 	g.prose = lexicon.ProseOf(g.ins, g.user)
-	g.tool, g.asks = chooseGeneric(g.ins, r.Tools, g.user)
+	g.tool, g.asks = chooseGeneric(g.ins, r.Tools, g.user, requestText(r))
 	return g
 }
 
@@ -264,7 +266,7 @@ func (g genericTurn) supplier() (llm.Tool, bool) {
 func jsonAnswer(r policy.Request, text string) (llm.Message, error) {
 	obj := map[string]any{"answer": text}
 	if s := policy.SchemaOf(r.Schema); len(s) > 0 {
-		t := newArgText(r.LastUser(), r)
+		t := newArgText(question(r), r)
 		t.fallback = text
 		if v, ok := fillValue("answer", s, t, true, 0); ok {
 			if m, isObj := v.(map[string]any); isObj && len(m) > 0 {
@@ -281,11 +283,14 @@ func jsonAnswer(r policy.Request, text string) (llm.Message, error) {
 
 // toolScore is how well a tool matches the user's terms: 3 for each term
 // of its name, 2 for each further term of its parameters' names, 1 for each
-// further term of its description (terms as package lexicon cuts them).
-func toolScore(t llm.Tool, user map[string]bool) int {
+// further term of its description (terms as package lexicon cuts them), and
+// 1 for each term of its best described option (generic_options.go), which
+// prompt, the request's text, describes.
+func toolScore(t llm.Tool, user map[string]bool, prompt promptText) int {
 	name := lexicon.Terms(t.Name)
 	params := map[string]bool{}
-	props, _ := policy.SchemaOf(t.Parameters)["properties"].(map[string]any)
+	schema := policy.SchemaOf(t.Parameters)
+	props, _ := schema["properties"].(map[string]any)
 	for p := range props {
 		for w := range lexicon.Terms(p) {
 			if !name[w] {
@@ -299,16 +304,16 @@ func toolScore(t llm.Tool, user map[string]bool) int {
 			desc[w] = true
 		}
 	}
-	return 3*lexicon.Overlap(user, name) + 2*lexicon.Overlap(user, params) + lexicon.Overlap(user, desc)
+	return 3*lexicon.Overlap(user, name) + 2*lexicon.Overlap(user, params) + lexicon.Overlap(user, desc) + optionScore(schema, user, prompt)
 }
 
 // bestTool is the tool that scores best against text, if any scores
-// genericMinScore.
-func bestTool(tools []llm.Tool, text string) (llm.Tool, bool) {
+// genericMinScore; prompt is the request's text (requestText).
+func bestTool(tools []llm.Tool, text string, prompt promptText) (llm.Tool, bool) {
 	user := lexicon.Terms(text)
 	best, score := -1, genericMinScore-1
 	for i, t := range tools {
-		if s := toolScore(t, user); s > score {
+		if s := toolScore(t, user, prompt); s > score {
 			best, score = i, s
 		}
 	}

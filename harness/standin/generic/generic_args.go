@@ -21,9 +21,11 @@ import (
 //     a list of types: the first that is not "null"; types in any case
 //     (Gemini writes "STRING"); no type: "object"
 //     with properties, "array" with items, else "string".
-//   - enum: the value the text mentions (its words all in the text), else
-//     the schema's default when it is one of them, else the first; const:
-//     the constant.
+//   - enum, or alternatives that are each a const: the value the text
+//     mentions (its words all in the text), else the described option
+//     whose terms the text shares most (generic_options.go), else the
+//     schema's default when it is one of them, else the first; const: the
+//     constant.
 //   - string: a date (see genericDate) when its format is date or
 //     date-time or its name says date or day; a place (see places) when
 //     its name says city, place, location and the like; else the first
@@ -77,6 +79,7 @@ var (
 // request's date if it gives one, and the numbers not yet used.
 type argText struct {
 	text     string
+	prompt   promptText // the request's text, which may describe options (requestText)
 	now      time.Time
 	hasNow   bool
 	numbers  []float64
@@ -89,7 +92,7 @@ type argText struct {
 }
 
 func newArgText(text string, r policy.Request) *argText {
-	t := &argText{text: text, fallback: strings.TrimSpace(text), leaves: resultLeaves(r.Messages)}
+	t := &argText{text: text, prompt: requestText(r), fallback: strings.TrimSpace(text), leaves: resultLeaves(r.Messages)}
 	bare := genericClock.ReplaceAllString(genericISODate.ReplaceAllString(text, " "), " ")
 	for _, n := range genericNumber.FindAllString(bare, -1) {
 		if f, err := strconv.ParseFloat(n, 64); err == nil {
@@ -140,12 +143,16 @@ func fillObject(s map[string]any, t *argText, all bool, depth int) map[string]an
 
 // fillValue fills the property name of schema s.
 func fillValue(name string, s map[string]any, t *argText, all bool, depth int) (any, bool) {
+	if values, opts := optionsOf(name, s, t.prompt); len(values) > 0 {
+		return enumValue(values, s["default"], t.text, opts), true
+	}
 	s = resolve(s)
 	if c, ok := s["const"]; ok {
 		return c, true
 	}
 	if enum, ok := s["enum"].([]any); ok && len(enum) > 0 {
-		return enumValue(enum, s["default"], t.text), true
+		_, opts := optionsOf(name, s, t.prompt)
+		return enumValue(enum, s["default"], t.text, opts), true
 	}
 	switch schemaType(s) {
 	case "string":
@@ -225,15 +232,19 @@ func schemaType(s map[string]any) string {
 	return "string"
 }
 
-// enumValue is the enum value text mentions, else def when it is one of
-// them, else the first.
-func enumValue(enum []any, def any, text string) any {
+// enumValue is the enum value text mentions, else the option of opts
+// whose terms text shares most, else def when it is one of them, else the
+// first.
+func enumValue(enum []any, def any, text string, opts []option) any {
 	have := stems(text)
 	for _, v := range enum {
 		ws := stems(strings.ReplaceAll(strings.ReplaceAll(toString(v), "_", " "), "-", " "))
 		if len(ws) > 0 && lexicon.Overlap(ws, have) == len(ws) {
 			return v
 		}
+	}
+	if o, _, ok := bestOption(opts, lexicon.Terms(text)); ok {
+		return o.value
 	}
 	for _, v := range enum {
 		if v == def {

@@ -51,7 +51,7 @@ func mayCallGeneric(ins instruct.Set, tool string, q lexicon.Text) bool {
 // first routing rule whose condition the question meets; else the tool
 // that scores best (bestTool, the default); else the target of the rule
 // for the rest.
-func chooseGeneric(ins instruct.Set, tools []llm.Tool, text string) (llm.Tool, bool) {
+func chooseGeneric(ins instruct.Set, tools []llm.Tool, text string, prompt promptText) (llm.Tool, bool) {
 	q := lexicon.Read(text)
 	var open []llm.Tool
 	for _, t := range tools {
@@ -71,7 +71,7 @@ func chooseGeneric(ins instruct.Set, tools []llm.Tool, text string) (llm.Tool, b
 			return t, true
 		}
 	}
-	if t, ok := bestTool(open, text); ok {
+	if t, ok := bestTool(open, text, prompt); ok {
 		return t, true
 	}
 	for _, rt := range ins.Routes {
