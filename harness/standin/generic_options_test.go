@@ -93,6 +93,10 @@ var _ = Describe("the generic policy's described options", func() {
 			"My laptop is broken and needs a repair",
 			tool("route_ticket", "Sends a ticket to a team.", `{"type": "object", "properties": {"team": {"type": "string", "enum": ["sales", "service"]}}, "required": ["team"]}`),
 			"team", "service"),
+		Entry("targets in a table of the prompt", "You route tickets to a team:\n\n| team | handles |\n|---|---|\n| sales | quotes, prices and new orders |\n| service | broken devices and repairs |",
+			"I would like a quote for twenty new laptops",
+			tool("route_ticket", "Sends a ticket to a team.", `{"type": "object", "properties": {"team": {"type": "string", "enum": ["sales", "service"]}}, "required": ["team"]}`),
+			"team", "sales"),
 	)
 
 	It("reads no options when fewer than two targets are described", func() {

@@ -18,8 +18,9 @@ import (
 //   - in the alternative's own description ({"const": v, "description": …});
 //   - in the property's description, after the value, up to the next value;
 //   - in an entry of the system prompt or of a tool's description: a line
-//     that starts with the value followed by ":", "-", "–", "—", "(" or
-//     "=" (after a list marker or markup), its rest; or a line "label: v"
+//     that starts with the value followed by ":", "-", "–", "—", "(", "="
+//     or "|" (after a list marker, a table's "|" or markup), its rest; or
+//     a line "label: v"
 //     (a label of at most three words), the lines after it. An entry runs
 //     on to a blank line, a line naming another value, or optionBody
 //     lines, and a "label:" (at most three words) opening each of its
@@ -257,7 +258,7 @@ func entryOf(lines []string, value string, values []string) string {
 // entryHead reports whether line opens an entry of value, and the rest of
 // the line that describes it.
 func entryHead(line, value string) (string, bool) {
-	s := strings.TrimLeft(strings.TrimSpace(line), "-*•+># \t")
+	s := strings.TrimLeft(strings.TrimSpace(line), "-*•+>#| \t")
 	s = strings.TrimLeft(s, "0123456789")
 	s = strings.TrimSpace(strings.TrimLeft(s, ".)"))
 	// "label: value", the label of at most three words.
@@ -276,7 +277,7 @@ func entryHead(line, value string) (string, bool) {
 		return "", false // a longer name
 	}
 	rest = strings.TrimSpace(rest)
-	for _, sep := range []string{":", "-", "–", "—", "(", "="} {
+	for _, sep := range []string{":", "-", "–", "—", "(", "=", "|"} {
 		if strings.HasPrefix(rest, sep) {
 			return strings.TrimSpace(strings.TrimPrefix(rest, sep)), true
 		}
