@@ -10,7 +10,8 @@ import (
 )
 
 // FuzzGeneric checks that the generic policy answers any tool schema, user
-// text and tool result without panicking or failing: a tool call names the
+// text (also given as a system prompt, where it may describe options) and
+// tool result without panicking or failing: a tool call names the
 // offered tool and carries a JSON object, at most four at once, and a JSON
 // mode text answer is a JSON object.
 func FuzzGeneric(f *testing.F) {
@@ -19,10 +20,12 @@ func FuzzGeneric(f *testing.F) {
 	f.Add(`{"type": "object", "required": ["x", 1, null], "properties": {"x": {"type": "array", "items": {"enum": [1, "a", null]}}}}`, "weather \"quoted\" «x»", false, `{"error": true}`)
 	f.Add(`[1, 2]`, "台北明天的天氣", true, `{"a": [1, {"b": null}], "c": "d"}`)
 	f.Add(`{"type": `, "Compare Paris, Berlin and Rome weather", false, "Error: boom")
+	f.Add(`{"type": "object", "properties": {"agent_name": {"type": "string", "enum": ["a_agent", "b_agent"]}}, "required": ["agent_name"]}`,
+		"Agent name: a_agent\nAgent description: the weather here\n\n- b_agent: | anything else", false, "")
 	f.Fuzz(func(t *testing.T, schema, text string, jsonMode bool, result string) {
 		tl := llm.Tool{Name: "weather", Description: "weather for a place", Parameters: json.RawMessage(schema)}
 		r := standin.Request{Model: "m", Tools: []llm.Tool{tl}, JSON: jsonMode, Messages: []llm.Message{
-			{Role: llm.RoleSystem, Content: "Today is 2026-11-25."}, {Role: llm.RoleUser, Content: text}}}
+			{Role: llm.RoleSystem, Content: "Today is 2026-11-25."}, {Role: llm.RoleSystem, Content: text}, {Role: llm.RoleUser, Content: text}}}
 		if jsonMode {
 			r.Schema = json.RawMessage(schema)
 		}
