@@ -119,4 +119,22 @@ var _ = Describe("the generic policy's described options", func() {
 		r.Messages = append(r.Messages[:1], r.Messages[2:]...)
 		Expect(answer(r).ToolCalls).To(BeEmpty(), "with only the notes there is no question to answer")
 	})
+
+	It("answers the agent a question was handed to with its own tools, not from the handoff's result", func() {
+		lookup := tool("find_part", "Finds a spare part in stock and its price.", `{"type": "object", "properties": {"part": {"type": "string"}}, "required": ["part"]}`)
+		r := desk("You order spare parts for the bicycle shop.", "Are brake pads in stock, and at what price?", lookup)
+		handoff := llm.Message{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "call_1", Name: "transfer_to_parts_agent", Arguments: json.RawMessage(`{}`)}}}
+		r = after(r, handoff, `{"assistant": "parts_agent"}`)
+		msg := answer(r)
+		name, _ := routed(r, "part")
+		Expect(name).To(Equal("find_part"), "the handoff's result is the other agent's")
+		Expect(msg.ToolCalls[0].ID).NotTo(Equal("call_1"), "a fresh id")
+
+		r = after(r, msg, `{"part": "brake pads", "in_stock": 4, "price_eur": 18.5}`)
+		Expect(answer(r).Content).To(ContainSubstring("18.5"), "then it answers from its own tool's result")
+		Expect(answer(r).Content).NotTo(ContainSubstring("parts_agent"))
+
+		r.Tools = nil
+		Expect(answer(r).Content).To(ContainSubstring("parts_agent"), "a request that offers no tools is asked to answer from every result")
+	})
 })

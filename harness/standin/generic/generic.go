@@ -134,7 +134,7 @@ type genericTurn struct {
 }
 
 func newGenericTurn(r policy.Request) genericTurn {
-	g := genericTurn{r: r, user: question(r), results: resultsSinceUser(r.Messages), ins: genericInstructions(r)}
+	g := genericTurn{r: r, user: question(r), results: resultsSinceUser(r), ins: genericInstructions(r)}
 	g.prose = lexicon.ProseOf(g.ins, g.user)
 	g.tool, g.asks = chooseGeneric(g.ins, r.Tools, g.user, requestText(r))
 	return g
@@ -170,7 +170,7 @@ var genericRules = []policy.Rule[genericTurn]{
 			}
 			// The calls since the message are the ones chain-first made.
 			s, ok := newGenericTurn(beforeTurn(g.r)).supplier()
-			called := calledSinceUser(g.r.Messages)
+			called := calledSinceUser(g.r)
 			if !ok || len(called) == 0 || slices.ContainsFunc(called, func(n string) bool { return n != s.Name }) {
 				return false
 			}
@@ -181,7 +181,7 @@ var genericRules = []policy.Rule[genericTurn]{
 	{
 		Name: "prerequisite-then", Doc: "the calls since the message were the prerequisites a stated ordering puts before the tool it asks for: call the next one, else that tool",
 		Match: func(g genericTurn) bool {
-			return len(g.results) > 0 && g.asks && onlyPrerequisites(g.ins, g.r.Messages, g.tool.Name)
+			return len(g.results) > 0 && g.asks && onlyPrerequisites(g.ins, g.r, g.tool.Name)
 		},
 		Act: func(g genericTurn) (llm.Message, error) {
 			if p, ok := g.prerequisite(); ok {
@@ -370,11 +370,12 @@ type calledResult struct {
 	name, content string
 }
 
-// resultsSinceUser returns the tool results after the last user message.
-func resultsSinceUser(msgs []llm.Message) []calledResult {
+// resultsSinceUser returns the tool results after the last user message
+// that answer r's agent's own calls (ownCall).
+func resultsSinceUser(r policy.Request) []calledResult {
 	names := map[string]string{}
 	var out []calledResult
-	for _, m := range msgs {
+	for _, m := range r.Messages {
 		switch m.Role {
 		case llm.RoleUser:
 			out = nil
@@ -389,6 +390,8 @@ func resultsSinceUser(msgs []llm.Message) []calledResult {
 			}
 			if name == "" {
 				name = "the tool"
+			} else if !ownCall(r, name) {
+				continue
 			}
 			out = append(out, calledResult{name: name, content: m.Content})
 		}

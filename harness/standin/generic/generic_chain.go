@@ -101,17 +101,19 @@ func requires(tool llm.Tool, name string) bool {
 	return slices.Contains(req, any(name))
 }
 
-// calledSinceUser returns the names of the tools called after the last
-// user message.
-func calledSinceUser(msgs []llm.Message) []string {
+// calledSinceUser returns the names of the tools r's agent called after
+// the last user message (not another agent's handoff: ownCall).
+func calledSinceUser(r policy.Request) []string {
 	var out []string
-	for _, m := range msgs {
+	for _, m := range r.Messages {
 		switch m.Role {
 		case llm.RoleUser:
 			out = nil
 		case llm.RoleAssistant:
 			for _, c := range m.ToolCalls {
-				out = append(out, c.Name)
+				if ownCall(r, c.Name) {
+					out = append(out, c.Name)
+				}
 			}
 		}
 	}

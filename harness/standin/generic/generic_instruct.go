@@ -127,8 +127,8 @@ func prerequisite(ins instruct.Set, r policy.Request, tool llm.Tool, q lexicon.T
 // onlyPrerequisites reports whether every tool called since the last user
 // message is one the prompt states comes before tool, and tool is not
 // among them: the calls of this turn so far were its prerequisites.
-func onlyPrerequisites(ins instruct.Set, msgs []llm.Message, tool string) bool {
-	called := calledSinceUser(msgs)
+func onlyPrerequisites(ins instruct.Set, r policy.Request, tool string) bool {
+	called := calledSinceUser(r)
 	return len(called) > 0 && !slices.ContainsFunc(called, func(n string) bool {
 		before, stated := ins.Precedes(n, tool)
 		return n == tool || !before || !stated
