@@ -20,11 +20,10 @@ import (
 //   - in an entry of the system prompt or of a tool's description: a line
 //     that starts with the value followed by ":", "-", "–", "—", "(", "="
 //     or "|" (after a list marker, a table's "|" or markup), its rest; or
-//     a line "label: v"
-//     (a label of at most three words), the lines after it. An entry runs
-//     on to a blank line, a line naming another value, or optionBody
-//     lines, and a "label:" (at most three words) opening each of its
-//     lines is left out, so that
+//     a line "label: v" (a label of at most three words), the lines after
+//     it. An entry runs on to a blank line, a line naming another value,
+//     or optionBody lines, and a "label:" (at most three words) opening
+//     each of its lines is left out, so that
 //
 //     Agent name: billing_agent
 //     Agent description: Answers questions on invoices and refunds.
@@ -105,6 +104,9 @@ func optionsOf(name string, s map[string]any, prompt promptText) (values []any, 
 // label has the terms of name and whose value is one word, in order.
 func labelled(name, prompt string) []any {
 	want := lexicon.Terms(name)
+	if len(want) == 0 {
+		return nil
+	}
 	var out []any
 	for line := range strings.SplitSeq(prompt, "\n") {
 		label, v, ok := strings.Cut(strings.TrimSpace(line), ":")
@@ -276,10 +278,14 @@ func entryHead(line, value string) (string, bool) {
 	if r, _ := utf8.DecodeRuneInString(rest); r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) {
 		return "", false // a longer name
 	}
+	spaced := strings.HasPrefix(rest, " ")
 	rest = strings.TrimSpace(rest)
 	for _, sep := range []string{":", "-", "–", "—", "(", "=", "|"} {
-		if strings.HasPrefix(rest, sep) {
-			return strings.TrimSpace(strings.TrimPrefix(rest, sep)), true
+		if said, ok := strings.CutPrefix(rest, sep); ok {
+			if sep == "-" && !spaced && !strings.HasPrefix(said, " ") {
+				return "", false // a compound: "sales-tax"
+			}
+			return strings.TrimSpace(said), true
 		}
 	}
 	return "", false
