@@ -140,5 +140,10 @@ var _ = Describe("the generic policy's described options", func() {
 
 		r.Tools = nil
 		Expect(answer(r).Content).To(ContainSubstring("parts_agent"), "a request that offers no tools is asked to answer from every result")
+
+		r.Tools = []llm.Tool{tool("order_part", "Orders a spare part.", `{"type": "object", "properties": {"part": {"type": "string"}}, "required": ["part"]}`)}
+		r.Choice.Only = []string{"order_part"}
+		Expect(answer(r).Content).To(ContainSubstring("18.5"),
+			"a request that narrows the tools its answer may call (tool_choice) hides the others from the policy: every result still counts")
 	})
 })

@@ -44,9 +44,12 @@ func question(r policy.Request) string {
 }
 
 // ownCall reports whether a call of tool name in r's conversation was its
-// own agent's: r offers the tool, or offers none.
+// own agent's: r offers the tool, or offers none, or narrows the tools its
+// answer may call (tool_choice: the policy sees only those, so it cannot
+// tell a handoff tool from one the answer may not call again).
 func ownCall(r policy.Request, name string) bool {
-	return len(r.Tools) == 0 || slices.ContainsFunc(r.Tools, func(t llm.Tool) bool { return t.Name == name })
+	return len(r.Tools) == 0 || r.Choice.None || r.Choice.Only != nil ||
+		slices.ContainsFunc(r.Tools, func(t llm.Tool) bool { return t.Name == name })
 }
 
 // isNote reports whether text is another agent's note: "For context:"
