@@ -133,6 +133,10 @@ func genericRuleCases() map[string]map[string]ruleCase {
 		"call-tool":           {req: llm.Request{Tools: []llm.Tool{weatherTool}, Messages: []llm.Message{userSays("Weather in Oslo")}}},
 		"answer-plainly":      {req: llm.Request{Tools: tools, Messages: []llm.Message{userSays("Tell me a joke")}}},
 		"call-prerequisite":   {req: llm.Request{Tools: located, Messages: []llm.Message{locateFirst, userSays("Weather in Oslo")}}},
+		"relay-answer": {req: llm.Request{Tools: []llm.Tool{tool("transfer_to_seats", "Ask agent 'seats' for help", `{"type": "object", "properties": {}}`)},
+			Messages: []llm.Message{userSays(question), modelCalls("call_1", "transfer_to_seats", `{}`), toolSays("call_1", "transfer_to_seats", "Transferred to seats"),
+				assistantSays("Seat 12A is free on KX 802."), modelCalls("call_2", "transfer_back_to_supervisor", `{}`),
+				toolSays("call_2", "transfer_back_to_supervisor", "Transferred back to the supervisor")}}},
 		"prerequisite-then": {req: llm.Request{Tools: located, Messages: []llm.Message{locateFirst, userSays("Weather in Oslo"),
 			modelCalls("call_1", "geocode", `{"query": "Oslo"}`), toolSays("call_1", "geocode", `{"latitude": 59.9, "longitude": 10.7}`)}}},
 	}}

@@ -124,6 +124,27 @@ var _ = Describe("the generic policy's described options", func() {
 		Expect(answer(r).ToolCalls).To(BeEmpty(), "with only the notes there is no question to answer")
 	})
 
+	It("relays the answer of an agent that handed the question back, as a supervisor does", func() {
+		transfer := func(name string) llm.Tool {
+			return tool("transfer_to_"+name, "Ask agent '"+name+"' for help", `{"type": "object", "properties": {}}`)
+		}
+		r := desk("You supervise a parts expert and a workshop expert.", "Are brake pads in stock, and at what price?",
+			transfer("parts_expert"), transfer("workshop_expert"))
+		r = after(r, llm.Message{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "call_1", Name: "transfer_to_parts_expert", Arguments: json.RawMessage(`{}`)}}},
+			"Successfully transferred to parts_expert")
+		r.Messages = append(r.Messages, llm.Message{Role: llm.RoleAssistant, Content: "Brake pads are in stock at 18.50 EUR a pair."})
+		r = after(r, llm.Message{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "call_2", Name: "transfer_back_to_supervisor", Arguments: json.RawMessage(`{}`)}}},
+			"Successfully transferred back to supervisor")
+		msg := answer(r)
+		Expect(msg.ToolCalls).To(BeEmpty())
+		Expect(msg.Content).To(ContainSubstring("Brake pads are in stock at 18.50 EUR a pair."))
+		Expect(msg.Content).NotTo(ContainSubstring("Successfully transferred"))
+
+		r.Messages = r.Messages[:len(r.Messages)-2]
+		Expect(answer(r).Content).To(ContainSubstring("Successfully transferred to parts_expert"),
+			"an agent's text that nothing handed back is not relayed: it answers from its own results")
+	})
+
 	It("answers the agent a question was handed to with its own tools, not from the handoff's result", func() {
 		lookup := tool("find_part", "Finds a spare part in stock and its price.", `{"type": "object", "properties": {"part": {"type": "string"}}, "required": ["part"]}`)
 		r := desk("You order spare parts for the bicycle shop.", "Are brake pads in stock, and at what price?", lookup)

@@ -45,7 +45,10 @@ const Name = cassette.GenericPolicy
 //     answer calls of tools a stated ordering puts before the tool the
 //     message asks for: call the next such tool not yet called, else that
 //     tool (see generic_instruct.go).
-//  3. answer-from-results: when tool results follow the last user message,
+//  3. relay-answer: another agent answered the message and handed it back
+//     (its text, then a call of a tool this request does not offer): give
+//     that answer (generic_notes.go).
+//  4. answer-from-results: when tool results follow the last user message,
 //     answer in text from them: for each result, the tool's error if it
 //     reports one ({"error": …}, {"error": true, "reason": …} or text
 //     starting with "error"), else up to genericSalient values of its
@@ -55,19 +58,19 @@ const Name = cassette.GenericPolicy
 //     appended), else the start of its text. So it calls at most two
 //     rounds of tools per user turn, and two only when chaining, plus one
 //     per prerequisite.
-//  4. call-prerequisite: a stated ordering puts a tool the conversation
+//  5. call-prerequisite: a stated ordering puts a tool the conversation
 //     has not called before the tool the message asks for: call it first.
-//  5. chain-first: the tool the message asks for (see toolScore) has a
+//  6. chain-first: the tool the message asks for (see toolScore) has a
 //     required property the conversation cannot fill, and another tool can
 //     supply it: call that one first (see generic_chain.go).
-//  6. call-per-place: when the text lists several places ("Paris and
+//  7. call-per-place: when the text lists several places ("Paris and
 //     Berlin") and the tool wants one place, call it once per place, in
 //     parallel (at most genericMaxCalls).
-//  7. call-tool: score each tool against the last user message (see
+//  8. call-tool: score each tool against the last user message (see
 //     toolScore) and call the best one when it scores at least
 //     genericMinScore (the first in the request's order on a tie), with
 //     arguments filled from its schema (see generic_args.go).
-//  8. answer-plainly: with no tools, or none that scores enough, a short
+//  9. answer-plainly: with no tools, or none that scores enough, a short
 //     text naming the tools it has, or echoing the message.
 //
 // "The message" is the latest user message that is not another agent's
@@ -188,6 +191,14 @@ var genericRules = []policy.Rule[genericTurn]{
 				return callTool(g.r, p, g.user), nil
 			}
 			return callTool(g.r, g.tool, g.user), nil
+		},
+	},
+	{
+		Name: "relay-answer", Doc: "another agent answered the message, then handed it back: give its answer",
+		Match: func(g genericTurn) bool { _, ok := handedBack(g.r); return ok },
+		Act: func(g genericTurn) (llm.Message, error) {
+			text, _ := handedBack(g.r)
+			return llm.Message{Role: llm.RoleAssistant, Content: g.write(text)}, nil
 		},
 	},
 	{

@@ -1,6 +1,7 @@
 package generic
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 
@@ -41,6 +42,36 @@ func question(r policy.Request) string {
 		}
 	}
 	return r.LastUser()
+}
+
+// handedBack is the answer another agent gave before handing the message
+// back to r's agent (LangGraph's supervisor: the worker answers, then
+// calls transfer_back_to_supervisor): the latest assistant message after
+// the last user message that has text and no calls, when a call of a tool
+// r does not offer (ownCall) follows it and no result of r's own calls
+// does. A model relays it rather than quoting its handoff's result.
+func handedBack(r policy.Request) (string, bool) {
+	var text string
+	back := false
+	names := map[string]string{}
+	for _, m := range r.Messages {
+		for _, c := range m.ToolCalls {
+			names[c.ID] = c.Name
+		}
+		switch {
+		case m.Role == llm.RoleUser:
+			text, back = "", false
+		case m.Role == llm.RoleAssistant && len(m.ToolCalls) == 0:
+			if strings.TrimSpace(m.Content) != "" {
+				text, back = m.Content, false
+			}
+		case m.Role == llm.RoleAssistant:
+			back = back || slices.ContainsFunc(m.ToolCalls, func(c llm.ToolCall) bool { return !ownCall(r, c.Name) })
+		case m.Role == llm.RoleTool && ownCall(r, cmp.Or(m.Name, names[m.ToolCallID])):
+			text, back = "", false
+		}
+	}
+	return text, back && text != ""
 }
 
 // ownCall reports whether a call of tool name in r's conversation was its
