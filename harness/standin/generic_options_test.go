@@ -103,6 +103,15 @@ var _ = Describe("the generic policy's described options", func() {
 			"team", "sales"),
 	)
 
+	It("takes an optional enum's values, not the prompt's labelled ones", func() {
+		system := deskPrompt + "\n\nAgent name: sales_agent\nAgent description: Quotes prices of brake pads, chains and tyres for shops."
+		t := tool("transfer_to_agent", "Hands the question to another agent.", `{"type": "object", "properties": {"agent_name": {"anyOf": [
+			{"type": "string", "enum": ["parts_agent", "workshop_agent"]}, {"type": "null"}]}}, "required": ["agent_name"]}`)
+		name, got := routed(desk(system, "How much do new brake pads cost?", t), "agent_name")
+		Expect(name).To(Equal("transfer_to_agent"))
+		Expect(got).To(Equal("parts_agent"), "sales_agent is not one of the values the schema allows")
+	})
+
 	It("reads no options when fewer than two targets are described", func() {
 		r := desk("You route tickets to a team:\n- `sales`: quotes, prices and new orders",
 			"My laptop is broken and needs a repair",

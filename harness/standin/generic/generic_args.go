@@ -143,16 +143,17 @@ func fillObject(s map[string]any, t *argText, all bool, depth int) map[string]an
 
 // fillValue fills the property name of schema s.
 func fillValue(name string, s map[string]any, t *argText, all bool, depth int) (any, bool) {
+	// An enum, consts, or an enum among alternatives (optionsOf).
 	if values, opts := optionsOf(name, s, t.prompt); len(values) > 0 {
-		return enumValue(values, s["default"], t.text, opts), true
+		def, ok := s["default"]
+		if !ok {
+			def = resolve(s)["default"]
+		}
+		return enumValue(values, def, t.text, opts), true
 	}
 	s = resolve(s)
 	if c, ok := s["const"]; ok {
 		return c, true
-	}
-	if enum, ok := s["enum"].([]any); ok && len(enum) > 0 {
-		_, opts := optionsOf(name, s, t.prompt)
-		return enumValue(enum, s["default"], t.text, opts), true
 	}
 	switch schemaType(s) {
 	case "string":

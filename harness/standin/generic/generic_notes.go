@@ -19,11 +19,13 @@ import (
 // it offers some, is another agent's (ownCall): the generic policy neither
 // answers from its result nor counts it among the calls of the turn, so
 // the agent handed the question answers it with its own tools. A request
-// that offers no tools is asked to answer: every result counts.
+// that offers no tools is asked to answer: every result counts. When the
+// other agent answered and handed the question back, its answer is
+// relayed (handedBack).
 //
-// As notes: a multi-agent framework may show one agent what the others
-// said and did as a user message: ADK sends, to the agent a
-// question was transferred to, "For context:" followed by lines
+// As notes: ADK sends, to the agent a question was transferred to, what
+// the others said and did as a user message, "For context:" followed by
+// lines
 // "[agent] said: …", "[agent] called tool `name` with parameters: …" and
 // "[agent] `name` tool returned result: …". Such a message is context, not
 // what the user asked: the generic policy answers the latest user message

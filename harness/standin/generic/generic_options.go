@@ -84,12 +84,22 @@ func choices(s map[string]any) (values []any, about []string) {
 
 // optionsOf are the values property name of schema s may take and, when
 // the request describes at least two of them, its options: its enum or
-// consts (choices); else, for a string, the values of the entries of
-// prompt labelled with the property's own words ("Agent name: billing_agent"
-// for agent_name), when it has two described ones.
+// consts (choices), or those of the alternative it resolves to; else, for
+// a string, the values of the entries of prompt labelled with the
+// property's own words ("Agent name: billing_agent" for agent_name), when
+// it has two described ones.
 func optionsOf(name string, s map[string]any, prompt promptText) (values []any, opts []option) {
 	values, about := choices(s)
-	if len(values) == 0 && schemaType(resolve(s)) == "string" {
+	if len(values) == 0 {
+		// An enum among alternatives (an optional one: it or null).
+		r := resolve(s)
+		if _, isEnum := r["enum"].([]any); isEnum {
+			values, about = choices(r)
+			return values, described(values, about, r, prompt)
+		}
+		if schemaType(r) != "string" {
+			return nil, nil
+		}
 		values = labelled(name, prompt.text)
 		about = make([]string, len(values))
 		if opts = described(values, about, s, prompt); opts == nil {
