@@ -66,7 +66,7 @@ const Name = cassette.GenericPolicy
 //  7. call-per-place: when the text lists several places ("Paris and
 //     Berlin") and the tool wants one place, call it once per place, in
 //     parallel (at most genericMaxCalls).
-//  8. call-tool: score each tool against the last user message (see
+//  8. call-tool: score each tool against the message (below; see
 //     toolScore) and call the best one when it scores at least
 //     genericMinScore (the first in the request's order on a tie), with
 //     arguments filled from its schema (see generic_args.go).
