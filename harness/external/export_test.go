@@ -23,6 +23,15 @@ func SetAfterDial(f func(port int)) (restore func()) {
 	return func() { afterDial = old }
 }
 
+// SetAfterTable calls f each time testbed has read which sockets listen on
+// a service's port, before it looks for their holder, until restore is
+// called.
+func SetAfterTable(f func(port int)) (restore func()) {
+	old := afterTable
+	afterTable = f
+	return func() { afterTable = old }
+}
+
 // PairFetches pairs fetches (each a URL and the body it answered) with
 // calls (each its arguments and the result sent back), as the observer
 // does at a model request: fetch i's call is the i-th of the answer.

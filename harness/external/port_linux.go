@@ -14,8 +14,8 @@ import (
 // 123, python3)". When nothing listens on port now, it is neither (false,
 // ""): what accepted a connection a moment ago was gone (a port another
 // process listened on for a moment, or a connection to itself). When /proc
-// cannot tell (no table to read, or the socket's holder cannot be found),
-// the program is taken to.
+// cannot tell (no table to read, or the socket's holder cannot be found
+// while it still listens), the program is taken to.
 func (p *process) listener(port int) (ours bool, who string) {
 	inodes, read := listening(port)
 	if !read || p.cmd.Process == nil {
@@ -23,6 +23,9 @@ func (p *process) listener(port int) (ours bool, who string) {
 	}
 	if len(inodes) == 0 {
 		return false, ""
+	}
+	if afterTable != nil {
+		afterTable(port)
 	}
 	root := p.cmd.Process.Pid
 	ns := func(pid int) string {
@@ -70,7 +73,20 @@ func (p *process) listener(port int) (ours bool, who string) {
 			return false, fmt.Sprintf("another process (pid %d, %s)", pid, procs[pid].comm)
 		}
 	}
+	if still, _ := listening(port); !overlap(still, inodes) {
+		return false, "" // the sockets closed while their holder was looked for
+	}
 	return true, ""
+}
+
+// overlap reports whether a and b share an inode.
+func overlap(a, b map[string]bool) bool {
+	for k := range a {
+		if b[k] {
+			return true
+		}
+	}
+	return false
 }
 
 // procStat is what /proc/<pid>/stat says of a process's place.

@@ -141,52 +141,56 @@ var _ = Describe("a service whose port another process takes before it listens",
 })
 
 var _ = Describe("a service's port that accepts a connection and then has no listener", func() {
-	It("is not taken for the service listening: testbed waits on, and says the service never listened", func() {
-		if runtime.GOOS != "linux" {
-			Skip("only Linux says who listens on a port")
-		}
-		ports := filepath.Join(GinkgoT().TempDir(), "ports")
-		spec := service("json")
-		spec.StartTimeout = 2 * time.Second
-		spec.Env["PORTS_FILE"] = ports
-		spec.Command = []string{"sh", "-c", `echo "$PORT" > "$PORTS_FILE"; exec sleep 30`}
-		var mu sync.Mutex
-		var ln net.Listener
-		closed := 0
-		// Another process listens on the port a moment: it is gone by the
-		// time testbed asks who listens there.
-		DeferCleanup(external.SetAfterDial(func(int) {
+	DescribeTable("is not taken for the service listening: testbed waits on, and says the service never listened",
+		func(hook func(func(int)) func()) {
+			if runtime.GOOS != "linux" {
+				Skip("only Linux says who listens on a port")
+			}
+			ports := filepath.Join(GinkgoT().TempDir(), "ports")
+			spec := service("json")
+			spec.StartTimeout = 2 * time.Second
+			spec.Env["PORTS_FILE"] = ports
+			spec.Command = []string{"sh", "-c", `echo "$PORT" > "$PORTS_FILE"; exec sleep 30`}
+			var mu sync.Mutex
+			var ln net.Listener
+			closed := 0
+			// Another process listens on the port a moment: it is gone by the
+			// time testbed asks who listens there.
+			DeferCleanup(hook(func(int) {
+				mu.Lock()
+				defer mu.Unlock()
+				if ln != nil {
+					ln.Close()
+					ln, closed = nil, closed+1
+				}
+			}))
+			stop := make(chan struct{})
+			defer close(stop)
+			go func() {
+				defer GinkgoRecover()
+				for {
+					if port, err := strconv.Atoi(strings.TrimSpace(readOr(ports))); err == nil {
+						l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+						Expect(err).NotTo(HaveOccurred())
+						mu.Lock()
+						ln = l
+						mu.Unlock()
+						return
+					}
+					select {
+					case <-stop:
+						return
+					case <-time.After(5 * time.Millisecond):
+					}
+				}
+			}()
+			_, _, _, err := runOnce(spec, "a", "hello")
+			Expect(err).To(MatchError(MatchRegexp(`^the agent's service did not listen on 127\.0\.0\.1:\d+ within 2s \(command `)))
 			mu.Lock()
 			defer mu.Unlock()
-			if ln != nil {
-				ln.Close()
-				ln, closed = nil, closed+1
-			}
-		}))
-		stop := make(chan struct{})
-		defer close(stop)
-		go func() {
-			defer GinkgoRecover()
-			for {
-				if port, err := strconv.Atoi(strings.TrimSpace(readOr(ports))); err == nil {
-					l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
-					Expect(err).NotTo(HaveOccurred())
-					mu.Lock()
-					ln = l
-					mu.Unlock()
-					return
-				}
-				select {
-				case <-stop:
-					return
-				case <-time.After(5 * time.Millisecond):
-				}
-			}
-		}()
-		_, _, _, err := runOnce(spec, "a", "hello")
-		Expect(err).To(MatchError(MatchRegexp(`^the agent's service did not listen on 127\.0\.0\.1:\d+ within 2s \(command `)))
-		mu.Lock()
-		defer mu.Unlock()
-		Expect(closed).To(Equal(1), "testbed connected to the other process's listener")
-	})
+			Expect(closed).To(Equal(1), "testbed connected to the other process's listener")
+		},
+		Entry("gone before testbed reads which sockets listen", external.SetAfterDial),
+		Entry("gone while testbed looks for the socket's holder", external.SetAfterTable),
+	)
 })

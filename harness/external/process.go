@@ -197,6 +197,11 @@ func (p *process) tail() string {
 // between).
 var afterDial func(port int)
 
+// afterTable, when set, is called each time listener has read which
+// sockets listen on a port, before it looks for their holder (specs close
+// a listener in between).
+var afterTable func(port int)
+
 // waitPort waits until addr accepts connections, the program exits, or
 // timeout passes. A port that another process took before the program
 // listened on it (it accepts connections, but not the program's, or the
