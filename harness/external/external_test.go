@@ -102,6 +102,12 @@ var _ = Describe("an outside agent", func() {
 		Entry("a folder below the root's", ".", "bin/agent.sh"),
 	)
 
+	It("passes over what a library logs to stdout (lines that are not JSON) and reads the reply after it", func() {
+		ans, err := runScript(`read l; printf '\033[32mINFO\033[39m: [lib] sending out request\n\n[debug] done\n'; echo '{"text":"hi"}'`, time.Minute, "a")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(ans.Replies[0].Text).To(Equal("hi"))
+	})
+
 	It("gets its whole last reply even when it exits at once after writing it", func() {
 		ans, err := runScript(`read l; printf '{"text":"'; head -c 300000 /dev/zero | tr '\000' a; printf '"}\n'`, time.Minute, "a")
 		Expect(err).NotTo(HaveOccurred())
@@ -123,7 +129,8 @@ var _ = Describe("an outside agent", func() {
 		},
 		Entry("a command that is not found", "exec /no/such/program", time.Minute, "exited before it answered"),
 		Entry("a program that exits early, with its stderr", "echo 'config missing' >&2; exit 3", time.Minute, "exited before it answered (exit status 3); its stderr ends: config missing"),
-		Entry("a line that is not JSON", "read l; echo 'hello there'", time.Minute, `the agent wrote a line of 11 bytes that is not a reply ({"text": …} as one JSON line): "hello there"`),
+		Entry("only lines that are not JSON, which it quotes", "read l; echo 'hello there'", time.Minute, "its output ends: hello there"),
+		Entry("no answer in time, quoting what it logged to stdout and stderr", "read l; echo 'INFO waiting'; echo 'still waiting' >&2; sleep 5", 200*time.Millisecond, "the agent did not answer within 200ms; its output ends: "),
 		Entry("a JSON line without text", `read l; echo '{"answer":"x"}'`, time.Minute, "is not a reply"),
 		Entry("no answer in time", "read l; sleep 5", 200*time.Millisecond, "the agent did not answer within 200ms"),
 	)

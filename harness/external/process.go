@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -26,6 +27,7 @@ type process struct {
 	lines   chan string   // stdout, line by line, for a program speaking JSON lines; closed at EOF
 	output  *capped       // stderr (and a service's stdout)
 	label   string        // what output holds, for errors
+	logged  atomic.Bool   // stdout had lines that were not JSON, kept in output
 	service bool          // a service, which stdin's end does not stop
 	done    chan struct{} // closed when the program has exited
 	quit    chan struct{} // closed when the driver stops reading
@@ -111,15 +113,25 @@ func start(ctx context.Context, argv []string, dir string, env []string, service
 	return p, nil
 }
 
-// read passes the program's stdout on, line by line.
+// read passes the program's stdout on, line by line. A line that does not
+// open a JSON object (a library logging to stdout, a blank line) is no
+// reply: it is kept with stderr, for errors.
 func (p *process) read(stdout *os.File) {
 	sc := bufio.NewScanner(stdout)
 	sc.Buffer(make([]byte, 0, 64<<10), 64<<20)
 	defer close(p.lines)
 	defer stdout.Close()
 	for sc.Scan() {
+		line := sc.Text()
+		if !strings.HasPrefix(strings.TrimSpace(line), "{") {
+			if strings.TrimSpace(line) != "" {
+				p.logged.Store(true)
+				p.output.Write([]byte(line + "\n"))
+			}
+			continue
+		}
 		select {
-		case p.lines <- sc.Text():
+		case p.lines <- line:
 		case <-p.quit:
 			return // nobody reads on; the program is being stopped
 		}
@@ -184,10 +196,15 @@ func (p *process) stop() {
 	}
 }
 
-// tail is the end of what the program wrote to stderr, for errors.
+// tail is the end of what the program wrote to stderr (and the lines of
+// its stdout that were no reply), for errors.
 func (p *process) tail() string {
 	if s := strings.TrimSpace(p.output.String()); s != "" {
-		return fmt.Sprintf("; its %s ends: %s", p.label, clip(s))
+		label := p.label
+		if p.logged.Load() {
+			label = "output"
+		}
+		return fmt.Sprintf("; its %s ends: %s", label, clip(s))
 	}
 	return ""
 }
