@@ -154,6 +154,28 @@ var _ = Describe("the generic policy's described options", func() {
 			"an agent's text that nothing handed back is not relayed: it answers from its own results")
 	})
 
+	It("relays what the agent it transferred the question to said, as ADK asks the first agent again after a streamed transfer", func() {
+		r := desk(deskPrompt, "Are brake pads in stock, and at what price?", transferTool(true))
+		r = after(r, llm.Message{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "call_1", Name: "transfer_to_agent", Arguments: json.RawMessage(`{"agent_name": "parts_agent"}`)}}},
+			`{"result": "Transfer queued"}`)
+		said := "For context:[parts_agent] said: Brake pads are in stock at 18.50 EUR a pair."
+		r.Messages = append(r.Messages,
+			llm.Message{Role: llm.RoleUser, Content: "For context:[parts_agent] called tool `find_part` with parameters: {\"part\":\"brake pads\"}"},
+			llm.Message{Role: llm.RoleUser, Content: "For context:[parts_agent] tool `find_part` returned result: {\"in_stock\":4,\"price_eur\":18.5}"},
+			llm.Message{Role: llm.RoleUser, Content: said + "[parts_agent] called tool `log_sale` with parameters: {}"})
+		msg := answer(r)
+		Expect(msg.ToolCalls).To(BeEmpty(), "the question was answered: transferring it again loops")
+		Expect(msg.Content).To(ContainSubstring("Brake pads are in stock at 18.50 EUR a pair."))
+		Expect(msg.Content).NotTo(ContainSubstring("log_sale"))
+
+		lookup := tool("find_part", "Finds a spare part in stock and its price.", `{"type": "object", "properties": {"part": {"type": "string"}}, "required": ["part"]}`)
+		r = desk("You order spare parts for the bicycle shop.", "Are brake pads in stock, and at what price?", lookup)
+		r.Messages = append(r.Messages, llm.Message{Role: llm.RoleUser, Content: "For context:[front_desk] said: Let me find the right colleague."},
+			llm.Message{Role: llm.RoleUser, Content: "For context:[front_desk] called tool `transfer_to_agent` with parameters: {'agent_name': 'parts_agent'}"})
+		name, _ := routed(r, "part")
+		Expect(name).To(Equal("find_part"), "what another agent said before this agent was asked is not an answer handed back")
+	})
+
 	It("answers the agent a question was handed to with its own tools, not from the handoff's result", func() {
 		lookup := tool("find_part", "Finds a spare part in stock and its price.", `{"type": "object", "properties": {"part": {"type": "string"}}, "required": ["part"]}`)
 		r := desk("You order spare parts for the bicycle shop.", "Are brake pads in stock, and at what price?", lookup)

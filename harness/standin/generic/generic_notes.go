@@ -29,7 +29,10 @@ import (
 // "[agent] said: …", "[agent] called tool `name` with parameters: …" and
 // "[agent] `name` tool returned result: …". Such a message is context, not
 // what the user asked: the generic policy answers the latest user message
-// that is not one (question).
+// that is not one (question). When ADK asks the agent that transferred the
+// question again, after the agent it transferred to answered (it does
+// when the answers stream), the notes say what that agent said, and that
+// is relayed (handedBack).
 
 // contextNote is how such a note opens.
 const contextNote = "For context:"
@@ -46,34 +49,65 @@ func question(r policy.Request) string {
 	return r.LastUser()
 }
 
-// handedBack is the answer another agent gave before handing the message
-// back to r's agent (LangGraph's supervisor: the worker answers, then
-// calls transfer_back_to_supervisor): the latest assistant message after
-// the last user message that has text and no calls, when a call of a tool
-// r does not offer (ownCall) follows it and no result of r's own calls
-// does. A model relays it rather than quoting its handoff's result.
+// handedBack is the answer another agent gave to the message r's agent
+// handed on, which a model relays rather than quoting its handoff's
+// result or handing the message on again:
+//
+//   - as calls (LangGraph's supervisor: the worker answers, then calls
+//     transfer_back_to_supervisor), the latest assistant message after the
+//     last user message that has text and no calls, when a call of a tool
+//     r does not offer (ownCall) follows it;
+//   - as notes (ADK asks the agent that transferred the message again when
+//     the agent it transferred to is done), what the latest note after
+//     r's own call since the message says another agent said.
+//
+// A result of r's own calls after it ends either.
 func handedBack(r policy.Request) (string, bool) {
 	var text string
-	back := false
+	back, called := false, false
 	names := map[string]string{}
 	for _, m := range r.Messages {
 		for _, c := range m.ToolCalls {
 			names[c.ID] = c.Name
 		}
 		switch {
+		case m.Role == llm.RoleUser && isNote(m.Content):
+			if s, ok := saidIn(m.Content); ok && called {
+				text, back = s, true
+			}
 		case m.Role == llm.RoleUser:
-			text, back = "", false
+			text, back, called = "", false, false
 		case m.Role == llm.RoleAssistant && len(m.ToolCalls) == 0:
 			if strings.TrimSpace(m.Content) != "" {
 				text, back = m.Content, false
 			}
 		case m.Role == llm.RoleAssistant:
 			back = back || slices.ContainsFunc(m.ToolCalls, func(c llm.ToolCall) bool { return !ownCall(r, c.Name) })
+			called = called || slices.ContainsFunc(m.ToolCalls, func(c llm.ToolCall) bool { return ownCall(r, c.Name) })
 		case m.Role == llm.RoleTool && ownCall(r, cmp.Or(m.Name, names[m.ToolCallID])):
 			text, back = "", false
 		}
 	}
 	return text, back && text != ""
+}
+
+// saidIn is what a note says an agent said ("[parts_agent] said: …", up
+// to that agent's next line), if it says so.
+func saidIn(note string) (string, bool) {
+	at := strings.LastIndex(note, "] said: ")
+	if at < 0 {
+		return "", false
+	}
+	open := strings.LastIndex(note[:at], "[")
+	if open < 0 {
+		return "", false
+	}
+	said := note[at+len("] said: "):]
+	if end := strings.Index(said, note[open:at+1]); end >= 0 {
+		said = said[:end] // the agent's next line: a call it made
+	}
+	said = strings.TrimSpace(said)
+	return said, said != ""
 }
 
 // ownCall reports whether a call of tool name in r's conversation was its
