@@ -57,7 +57,7 @@ var _ = Describe("the testbed binary, signalled", Ordered, func() {
 		Entry("cassettes check, SIGTERM", syscall.SIGTERM, "cassettes", "check", "--dir", "cassettes"),
 	)
 
-	DescribeTable("leaves no agent process, nor a child of one, when it is killed with SIGKILL mid-turn",
+	DescribeTable("leaves no agent process, nor a child of one, nor a file in the temporary folder, when it is killed with SIGKILL mid-turn",
 		func(how func(marker string) string) {
 			if runtime.GOOS != "linux" {
 				Skip("only Linux has the PID namespaces and the /proc this relies on")
@@ -68,6 +68,8 @@ var _ = Describe("the testbed binary, signalled", Ordered, func() {
 			marker := fmt.Sprintf("300.%06d", rand.IntN(1e6))
 			odbchatAs(root, "hang", how(marker))
 			cmd := exec.Command(bin, "run", "--root", root, "--suite", "hang", "--scenario", "ac1-taiwan-sst", "--out", "", "--baseline", "", "--quiet")
+			tmp := GinkgoT().TempDir()
+			cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
 			Expect(cmd.Start()).To(Succeed())
 			DeferCleanup(func() {
 				cmd.Process.Kill()
@@ -83,6 +85,9 @@ var _ = Describe("the testbed binary, signalled", Ordered, func() {
 			cmd.Wait()
 			Eventually(func() []int { return marked(marker) }).WithTimeout(10*time.Second).WithPolling(50*time.Millisecond).
 				Should(BeEmpty(), "processes of the agent's tree outlived testbed")
+			left, err := os.ReadDir(tmp)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(left).To(BeEmpty(), "what testbed made in the temporary folder outlived it")
 		},
 		Entry("a command speaking JSON lines", func(marker string) string {
 			return fmt.Sprintf("  command: [sh, -c, \"sleep %s & sleep %s\"]\n", marker, marker)

@@ -12,7 +12,6 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -28,19 +27,21 @@ import (
 // jail cuts one program off the network: it starts in a user namespace
 // and a network namespace of its own (no root needed), under IsolateMain,
 // which brings up the namespace's loopback, listens there on the proxy's
-// port and hands that listener to testbed over a Unix socket (filesystem
-// sockets are shared between network namespaces), so that the proxy
+// port and hands that listener to testbed over a socket pair it inherits
+// (fd 4; nothing in the filesystem, so nothing is left behind when testbed
+// is killed), so that the proxy
 // serves the program's connections itself, with nothing copied between;
 // it answers every name lookup "no such host" and tells testbed the name,
 // then starts the program. Any other address is unreachable from inside.
 type jail struct {
 	exe   string
-	dir   string       // holds the Unix socket
-	ln    net.Listener // the Unix socket the helper hands its listener over
-	port  string       // the proxy's port
-	child *os.File     // the helper's end of the lookups socket pair
+	port  string   // the proxy's port
+	child *os.File // the helper's end of the lookups socket pair
 	mine  *os.File
 	names *lookups
+	// The socket pair the helper hands its listener over: the helper's end
+	// and testbed's.
+	handChild, hand *os.File
 
 	mu     sync.Mutex
 	served net.Listener // the helper's listener, served by the proxy
@@ -54,22 +55,18 @@ func newJail(exe string, p *proxy.Proxy) (*jail, error) {
 	if err != nil {
 		return nil, fmt.Errorf("isolate the agent: proxy address %q: %w", p.URL(), err)
 	}
-	dir, err := os.MkdirTemp("", "testbed-isolate-")
-	if err != nil {
-		return nil, fmt.Errorf("isolate the agent: %w", err)
-	}
-	ln, err := net.Listen("unix", filepath.Join(dir, "proxy.sock"))
-	if err != nil {
-		os.RemoveAll(dir)
-		return nil, fmt.Errorf("isolate the agent: %w", err)
-	}
 	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
 	if err != nil {
-		ln.Close()
-		os.RemoveAll(dir)
 		return nil, fmt.Errorf("isolate the agent: %w", err)
 	}
-	j := &jail{exe: exe, dir: dir, ln: ln, port: port, mine: os.NewFile(uintptr(fds[0]), "lookups"), child: os.NewFile(uintptr(fds[1]), "lookups"), names: &lookups{}}
+	hands, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		syscall.Close(fds[0])
+		syscall.Close(fds[1])
+		return nil, fmt.Errorf("isolate the agent: %w", err)
+	}
+	j := &jail{exe: exe, port: port, mine: os.NewFile(uintptr(fds[0]), "lookups"), child: os.NewFile(uintptr(fds[1]), "lookups"), names: &lookups{},
+		hand: os.NewFile(uintptr(hands[0]), "handover"), handChild: os.NewFile(uintptr(hands[1]), "handover")}
 	go j.take(p)
 	go j.listen()
 	return j, nil
@@ -78,7 +75,7 @@ func newJail(exe string, p *proxy.Proxy) (*jail, error) {
 // take receives the listener the helper opened on the proxy's port inside
 // the namespace and serves the proxy on it until the jail closes.
 func (j *jail) take(p *proxy.Proxy) {
-	c, err := j.ln.Accept()
+	c, err := net.FileConn(j.hand)
 	if err != nil {
 		return
 	}
@@ -118,17 +115,18 @@ func receiveListener(c *net.UnixConn) (net.Listener, error) {
 	return net.FileListener(f)
 }
 
-// handOver sends ln to testbed over the Unix socket at sock (the helper's
-// side of take) and closes the helper's own copy: testbed's proxy serves
-// it from then on.
-func handOver(ln *net.TCPListener, sock string) error {
+// handOver sends ln to testbed over the socket sock (the helper's side of
+// take) and closes the helper's own copy: testbed's proxy serves it from
+// then on.
+func handOver(ln *net.TCPListener, sock *os.File) error {
 	defer ln.Close()
+	defer sock.Close()
 	f, err := ln.File()
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	c, err := net.Dial("unix", sock)
+	c, err := net.FileConn(sock)
 	if err != nil {
 		return err
 	}
@@ -157,20 +155,23 @@ func (j *jail) listen() {
 // would have; cmd's own SysProcAttr (its process group, other namespaces)
 // is kept.
 func (j *jail) wrap(cmd *exec.Cmd) {
-	args := append([]string{j.exe, IsolateCommand, "--port", j.port, "--socket", j.ln.Addr().String(), "--", cmd.Path}, cmd.Args...)
+	args := append([]string{j.exe, IsolateCommand, "--port", j.port, "--", cmd.Path}, cmd.Args...)
 	cmd.Path, cmd.Args = j.exe, args
-	cmd.ExtraFiles = append([]*os.File{j.child}, cmd.ExtraFiles...)
+	cmd.ExtraFiles = append([]*os.File{j.child, j.handChild}, cmd.ExtraFiles...)
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	}
 	cmd.SysProcAttr = namespaced(cmd.SysProcAttr)
 }
 
-// started drops testbed's copy of the helper's end, once it has its own.
-func (j *jail) started() { j.child.Close() }
+// started drops testbed's copies of the helper's ends, once it has its
+// own: a helper that ends without handing its listener over ends take.
+func (j *jail) started() {
+	j.child.Close()
+	j.handChild.Close()
+}
 
-// close stops serving the namespace's listener and removes the socket;
-// the program has exited.
+// close stops serving the namespace's listener; the program has exited.
 func (j *jail) close() {
 	j.mu.Lock()
 	j.closed = true
@@ -178,10 +179,10 @@ func (j *jail) close() {
 		j.served.Close()
 	}
 	j.mu.Unlock()
-	j.ln.Close()
+	j.hand.Close()
+	j.handChild.Close()
 	j.child.Close()
 	j.mine.Close()
-	os.RemoveAll(j.dir)
 }
 
 // namespaced adds a new user namespace (the caller's user as its root), a
@@ -245,7 +246,7 @@ func runProbe(exe string) Isolation {
 
 // IsolateMain serves IsolateCommand, inside the namespaces: it brings up
 // the loopback, listens on 127.0.0.1:<port> and hands the listener to
-// testbed over the Unix socket (whose proxy serves it),
+// testbed over the socket it inherits as fd 4 (whose proxy serves it),
 // answers every name lookup "no such host" after telling testbed (fd 3),
 // then runs the program (the arguments after --: its path, then its argv)
 // with its own stdin, stdout and stderr, and exits as it did. With
@@ -253,7 +254,6 @@ func runProbe(exe string) Isolation {
 func IsolateMain(args []string) int {
 	fs := flag.NewFlagSet(IsolateCommand, flag.ContinueOnError)
 	port := fs.String("port", "", "the proxy's port")
-	sock := fs.String("socket", "", "the proxy's Unix socket")
 	check := fs.Bool("probe", false, "only check that isolation works")
 	if err := fs.Parse(args); err != nil {
 		return 125
@@ -265,10 +265,11 @@ func IsolateMain(args []string) int {
 	if err := loopbackUp(); err != nil {
 		return fail(err)
 	}
-	var report *os.File
+	var report, hand *os.File
 	if !*check {
 		syscall.CloseOnExec(3)
-		report = os.NewFile(3, "lookups")
+		syscall.CloseOnExec(4)
+		report, hand = os.NewFile(3, "lookups"), os.NewFile(4, "handover")
 	}
 	if err := serveDNS(report); err != nil {
 		return fail(err)
@@ -286,7 +287,7 @@ func IsolateMain(args []string) int {
 	if err != nil {
 		return fail(err)
 	}
-	if err := handOver(ln.(*net.TCPListener), *sock); err != nil {
+	if err := handOver(ln.(*net.TCPListener), hand); err != nil {
 		return fail(fmt.Errorf("hand the proxy's port to testbed: %w", err))
 	}
 	rest := fs.Args()
