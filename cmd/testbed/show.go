@@ -75,7 +75,9 @@ func cmdShow(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	rep, err := runner.Run(ctx, suites, runner.Options{Prices: prices, Mode: cassette.ModeReplay, Root: sel.root, Agents: registry(sel.root, suites, nil),
+	reg, stop := running(sel.root, suites)
+	defer stop()
+	rep, err := runner.Run(ctx, suites, runner.Options{Prices: prices, Mode: cassette.ModeReplay, Root: sel.root, Agents: reg,
 		Variant: sel.variant, Scenario: sel.scenario, Timeout: 2 * time.Minute, Sent: true})
 	if err != nil {
 		return withCode(exitInternal, err)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"time"
 
@@ -46,6 +47,15 @@ var _ = Describe("testbed show", func() {
 		whole := testbed("show", "odbchat/single-pass/ac1-taiwan-sst", "--root", repoRoot, "--all")
 		Expect(whole.stdout).NotTo(ContainSubstring("--all shows them"))
 		Expect(whole.stdout).To(ContainSubstring(`"tool_catalog":[{"name":"ghrsst.bbox_mean"`))
+	})
+
+	It("replays a scenario of an outside agent kept alive, as the run does", func() {
+		root := project()
+		odbchatAs(root, "odbchat-kept", fmt.Sprintf("  command: [%s, agent, odbchat, --root, %s]\n  keep_alive: variant\n", buildTestbed(), root))
+		r := testbed("show", "odbchat-kept/single-pass/ac1-taiwan-sst", "--root", root)
+		Expect(r.code).To(Equal(exitOK), r.String())
+		Expect(r.stdout).To(HavePrefix("odbchat-kept/single-pass/ac1-taiwan-sst (sample 1 of 1): PASS"))
+		Expect(r.stdout).To(ContainSubstring("reply 1: 2025-11-06：台灣周遭海溫約 26.4 °C"))
 	})
 
 	It("prints with --prompt everything each model call was sent: its tools, then every message, the system prompt first", func() {
