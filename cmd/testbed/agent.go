@@ -281,7 +281,7 @@ type turnTracer struct {
 }
 
 // staleWatch keeps the diagnosis of every call the proxy could not answer
-// from the cassette (its 501), for a server that must say that its answer
+// from the cassette (proxy.MissHeader), for a server that must say that its answer
 // is stale rather than what the agent makes of a failed call.
 type staleWatch struct {
 	tr   *turnTracer
@@ -290,7 +290,7 @@ type staleWatch struct {
 
 func (w staleWatch) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := w.next.RoundTrip(req)
-	if err != nil || resp.StatusCode != http.StatusNotImplemented {
+	if err != nil || resp.Header.Get(proxy.MissHeader) == "" {
 		return resp, err
 	}
 	body, err := io.ReadAll(resp.Body)

@@ -125,7 +125,7 @@ var _ = Describe("testbed proxy", func() {
 		ctx, cancel := context.WithCancel(context.Background())
 		env, done := serving(ctx, args()...)
 		codes := replay(env, func(s string) string { return strings.Replace(s, `"model":"gemma3:4b"`, `"model":"gemma3:27b"`, 1) })
-		Expect(codes[0]).To(Equal(http.StatusNotImplemented))
+		Expect(codes[0]).To(Equal(http.StatusNotFound))
 		cancel()
 		var r result
 		Eventually(done).WithTimeout(time.Minute).Should(Receive(&r))

@@ -81,7 +81,7 @@ var _ = Describe("testbed serve odbchat", func() {
 		defer cancel()
 		session, done := serve(ctx)
 		res, _, text := call(session, map[string]any{"query": ac1})
-		Expect(res.IsError).To(BeTrue())
+		Expect(res.IsError).To(BeTrue(), text)
 		Expect(text).To(ContainSubstring("stale cassette: no answer, because the agent made a call the cassette lacks"))
 		Expect(text).To(ContainSubstring("has no match for POST http://localhost:11434/v1/chat/completions"))
 		Expect(text).To(ContainSubstring("testbed record --suite odbchat --variant single-pass --scenario ac1-taiwan-sst"))

@@ -133,7 +133,7 @@ var _ = Describe("the proxy's Anthropic route", func() {
 			Messages: []sdk.MessageParam{sdk.NewUserMessage(sdk.NewTextBlock("Something else"))}})
 		var apiErr *sdk.Error
 		Expect(errors.As(err, &apiErr)).To(BeTrue(), "%v", err)
-		Expect(apiErr.StatusCode).To(Equal(http.StatusNotImplemented))
+		Expect(apiErr.StatusCode).To(Equal(http.StatusNotFound))
 		var body struct {
 			Type  string
 			Error struct{ Type, Message string }

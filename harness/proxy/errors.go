@@ -61,12 +61,33 @@ func size(n int64) string {
 // false, which the official OpenAI and Anthropic SDKs obey, so that a
 // deterministic answer such as a replay miss is not sent three times.
 func problem(w http.ResponseWriter, path string, status int, format string, args ...any) {
+	problemCoded(w, path, status, openAICodes[status], format, args...)
+}
+
+// MissHeader marks the answer to a call the session's cassette lacks (its
+// body says why), for a client that must tell a stale cassette from the
+// agent's own failure.
+const MissHeader = "X-Testbed-Replay-Miss"
+
+// replayMiss answers a request the cassette does not have: 404, with the
+// code testbed_replay_miss in OpenAI's shape. Not a 5xx: a replay miss is
+// as final as its cassette, and SDKs that read no x-should-retry retry
+// every 5xx (Gemini's Interactions client four times over 7.5 s, LangChain's
+// six times); none retries a 404.
+func replayMiss(w http.ResponseWriter, path string, err error) {
+	w.Header().Set(MissHeader, "true")
+	problemCoded(w, path, http.StatusNotFound, "replay_miss", "%v", err)
+}
+
+// problemCoded is problem with OpenAI's error code (after "testbed_")
+// given.
+func problemCoded(w http.ResponseWriter, path string, status int, code, format string, args ...any) {
 	w.Header().Set("Content-Type", "application/json")
 	if status != http.StatusBadGateway && status != http.StatusGatewayTimeout {
 		w.Header().Set("X-Should-Retry", "false")
 	}
 	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(errorBody(path, status, "testbed proxy: "+fmt.Sprintf(format, args...)))
+	json.NewEncoder(w).Encode(errorBody(path, status, code, "testbed proxy: "+fmt.Sprintf(format, args...)))
 }
 
 // errorBody is an error in the shape of the provider served at path (below
@@ -77,7 +98,7 @@ func problem(w http.ResponseWriter, path string, status int, format string, args
 // saying what went wrong (testbed_replay_miss, testbed_escaped …);
 // elsewhere (an upstream, no session) one that all three SDKs read:
 // OpenAI's, with Anthropic's top-level type.
-func errorBody(path string, status int, msg string) any {
+func errorBody(path string, status int, code, msg string) any {
 	switch {
 	case strings.HasPrefix(path, "/v1beta/") || geminiShaped(path):
 		return wire.ErrorBody(wire.Gemini, status, msg)
@@ -90,8 +111,7 @@ func errorBody(path string, status int, msg string) any {
 		if status < 500 {
 			kind = "invalid_request_error"
 		}
-		code, ok := openAICodes[status]
-		if !ok {
+		if code == "" {
 			code = "proxy_error"
 		}
 		return wire.OpenAIError(msg, kind, "", "testbed_"+code)
@@ -102,8 +122,8 @@ func errorBody(path string, status int, msg string) any {
 // openAICodes say what went wrong, by the status the proxy answers with.
 var openAICodes = map[int]string{
 	http.StatusBadRequest: "bad_request", http.StatusForbidden: "escaped", http.StatusNotFound: "not_found",
-	http.StatusRequestEntityTooLarge: "request_too_large", http.StatusNotImplemented: "replay_miss",
-	http.StatusBadGateway: "bad_gateway", http.StatusGatewayTimeout: "timeout",
+	http.StatusRequestEntityTooLarge: "request_too_large",
+	http.StatusBadGateway:            "bad_gateway", http.StatusGatewayTimeout: "timeout",
 }
 
 // isTimeout reports whether err is a timeout (a net.Error that says so).

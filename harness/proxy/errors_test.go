@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"sync/atomic"
 
@@ -49,6 +50,26 @@ var (
 			return e.StatusCode, body, fmt.Errorf("%w: %s", err, e.Message)
 		}
 		return 0, "", err
+	}
+	// retryingCall posts a chat completion as a client that retries a 408,
+	// 409, 429 or 5xx four times, whatever the headers say.
+	retryingCall sdkCall = func(base, text string, hc *http.Client) (int, string, error) {
+		body := fmt.Sprintf(`{"model": "gpt-4.1-mini", "messages": [{"role": "system", "content": %q}, {"role": "user", "content": %q}]}`, greeterPrompt, text)
+		for try := 0; ; try++ {
+			resp, err := hc.Post(base+"/v1/chat/completions", "application/json", strings.NewReader(body))
+			if err != nil {
+				return 0, "", err
+			}
+			raw, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			retry := resp.StatusCode >= 500 || slices.Contains([]int{408, 409, 429}, resp.StatusCode)
+			if !retry || try == 4 {
+				if resp.StatusCode >= 400 {
+					return resp.StatusCode, string(raw), fmt.Errorf("%d: %s", resp.StatusCode, raw)
+				}
+				return resp.StatusCode, string(raw), nil
+			}
+		}
 	}
 	anthropicCall sdkCall = func(base, text string, hc *http.Client) (int, string, error) {
 		c := anthropic.NewClient(anthropicopt.WithoutEnvironmentDefaults(), anthropicopt.WithBaseURL(base), anthropicopt.WithAPIKey(cassette.PlaceholderKey), anthropicopt.WithHTTPClient(hc))
@@ -131,7 +152,7 @@ var _ = Describe("the proxy's errors", func() {
 		p = startProxy()
 	})
 
-	DescribeTable("answer a replay miss once, in the provider's own shape, and the official SDK does not retry it",
+	DescribeTable("answer a replay miss once, 404 in the provider's own shape, and neither the official SDK nor a client that retries every 5xx asks again",
 		func(call sdkCall, with func(*proxy.Session), logical string, shape func(raw string) string) {
 			_, session := greeterSessions(p, "m", with)
 			var n atomic.Int32
@@ -145,18 +166,20 @@ var _ = Describe("the proxy's errors", func() {
 			status, raw, err := call(base, "Something else", counted(&n))
 			Expect(err).To(HaveOccurred())
 			Expect(n.Load()).To(BeEquivalentTo(1), "the SDK sent a deterministic miss again")
-			Expect(status).To(Equal(http.StatusNotImplemented))
+			Expect(status).To(Equal(http.StatusNotFound))
 			Expect(shape(raw)).To(ContainSubstring("has no match for POST " + logical))
 			Expect(err.Error()).To(ContainSubstring("has no match for POST"))
 			var miss *cassette.MissError
 			Expect(errors.As(p.End(id), &miss)).To(BeTrue())
 		},
 		Entry("openai-go", openAICall, func(s *proxy.Session) { s.Model = logicalModel }, logicalModel+"/chat/completions", openAIShape),
+		Entry("a client that reads no x-should-retry and retries every 5xx (Gemini's Interactions client, LangChain's)", retryingCall,
+			func(s *proxy.Session) { s.Model = logicalModel }, logicalModel+"/chat/completions", openAIShape),
 		Entry("anthropic-sdk-go", anthropicCall, func(s *proxy.Session) { s.Anthropic = logicalAnthropic }, logicalAnthropic+"/v1/messages", anthropicShape),
 		Entry("google.golang.org/genai", geminiCall, func(s *proxy.Session) { s.Gemini = logicalGemini }, logicalGemini+"/v1beta/models/gemini-2.5-flash:generateContent",
-			geminiShape("UNIMPLEMENTED")),
+			geminiShape("NOT_FOUND")),
 		Entry("google.golang.org/genai at /v1", geminiV1Call, func(s *proxy.Session) { s.Gemini = logicalGemini }, logicalGemini+"/v1/models/gemini-2.5-flash:generateContent",
-			geminiShape("UNIMPLEMENTED")),
+			geminiShape("NOT_FOUND")),
 	)
 
 	DescribeTable("refuse a request body over the session's limit with 413 in the provider's shape, naming the limit",

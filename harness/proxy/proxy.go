@@ -394,7 +394,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		case errors.As(err, &miss):
 			// The agent sees why it got no answer, once (x-should-retry:
 			// false); the run calls the scenario stale.
-			problem(w, rest, http.StatusNotImplemented, "%v", err)
+			replayMiss(w, rest, err)
 			return
 		}
 		problem(w, rest, http.StatusBadGateway, "%v", err)

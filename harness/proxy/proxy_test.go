@@ -119,7 +119,7 @@ var _ = Describe("the proxy", func() {
 		_, err = ask(base, "And near Hawaii?")
 		var apiErr *openai.Error
 		Expect(errors.As(err, &apiErr)).To(BeTrue(), "%v", err)
-		Expect(apiErr.StatusCode).To(Equal(http.StatusNotImplemented))
+		Expect(apiErr.StatusCode).To(Equal(http.StatusNotFound))
 		Expect(apiErr.Message).To(ContainSubstring("has no match for POST " + logicalModel + "/chat/completions"))
 		Expect(apiErr.Message).To(ContainSubstring("/messages/1/content"))
 		var miss *cassette.MissError

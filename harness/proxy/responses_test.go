@@ -51,7 +51,7 @@ var _ = Describe("the proxy's OpenAI Responses route", func() {
 		_, err = ask(base, "Something else")
 		var apiErr *openai.Error
 		Expect(errors.As(err, &apiErr)).To(BeTrue(), "%v", err)
-		Expect(apiErr.StatusCode).To(Equal(http.StatusNotImplemented))
+		Expect(apiErr.StatusCode).To(Equal(http.StatusNotFound))
 		Expect(apiErr.Message).To(ContainSubstring("has no match for POST " + logicalModel + "/responses"))
 		var miss *cassette.MissError
 		Expect(errors.As(p.End(id), &miss)).To(BeTrue())
