@@ -1,27 +1,36 @@
 package main
 
 import (
+	"cmp"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/template"
 	"time"
 
 	"github.com/agentreplay/testbed/agents"
 	"github.com/agentreplay/testbed/agents/all"
+	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/harness/lint"
 	"github.com/agentreplay/testbed/harness/scenario"
 )
 
 const initDoc = `Usage: testbed init <suite> --agent <name> [flags]
+       testbed init <suite> [--provider P] [--model M] [--base-url U] -- <command> [args…]
 
 Writes scenarios/<suite>.yaml, a commented starter suite for a built-in
 agent: two variants (the agent's defaults and a candidate whose config: keys
-are listed), one scenario with expectations, and a threshold. It refuses to
-overwrite a file that exists. Fill it in, then record its cassettes and run:
+are listed), one scenario with expectations, and a threshold. After --, the
+suite is for your own agent instead: the program that command starts, which
+speaks JSON lines (docs/external-agents.md) and calls the provider's model
+(openai, anthropic, gemini or ollama; openai by default) at the base URL
+testbed gives it. It refuses to overwrite a file that exists. Fill it in,
+then record its cassettes and run:
 
   testbed record --suite <suite>
   testbed run --suite <suite>
@@ -37,11 +46,23 @@ the expect template.
 
 Examples:
   testbed init weather-smoke --agent cba
-  testbed init --agent odbchat --root ../myproject sst-questions`
+  testbed init --agent odbchat --root ../myproject sst-questions
+  testbed init desk --provider gemini -- node agent.mjs`
 
 func cmdInit(args []string, stdout, stderr io.Writer) error {
 	var root, agent, from string
+	var command []string
+	if i := slices.Index(args, "--"); i >= 0 {
+		args, command = args[:i], args[i+1:]
+		if len(command) == 0 {
+			return withCode(exitUsage, errors.New("no command after --: testbed init <suite> -- <command> [args…] (run 'testbed init --help')"))
+		}
+	}
+	var model llm.Endpoint
 	fs := newFlags("init", initDoc, stderr)
+	fs.StringVar(&model.Provider, "provider", llm.ProviderOpenAI, "with a command: the provider whose model your agent calls: openai, anthropic, gemini or ollama")
+	fs.StringVar(&model.Model, "model", "", "with a command: the model your agent asks for (default: a small one of the provider's)")
+	fs.StringVar(&model.BaseURL, "base-url", "", "with a command: the base URL your agent's SDK calls (default: the provider's own)")
 	fs.StringVar(&from, "from", "", "a .csv, .tsv or .jsonl file of cases under scenarios/ whose rows the suite's scenarios come from")
 	fs.StringVar(&root, "root", ".", "project folder holding scenarios/")
 	fs.StringVar(&agent, "agent", "", "the built-in agent the suite tests: "+strings.Join(all.Names(), ", "))
@@ -56,6 +77,19 @@ func cmdInit(args []string, stdout, stderr io.Writer) error {
 	var name string
 	if len(names) == 1 {
 		name = names[0]
+	}
+	if command != nil {
+		if agent != "" {
+			return withCode(exitUsage, errors.New("give --agent for a built-in agent or a command after -- for your own, not both"))
+		}
+		if name == "" {
+			return withCode(exitUsage, errors.New("usage: testbed init <suite> -- <command> [args…] (run 'testbed init --help')"))
+		}
+		text, err := outsideStarter(name, command, model)
+		if err != nil {
+			return withCode(exitUsage, err)
+		}
+		return writeStarter(root, name, text, from, stdout)
 	}
 	if name == "" || agent == "" {
 		return withCode(exitUsage, errors.New("usage: testbed init <suite> --agent <name> (run 'testbed init --help')"))
@@ -72,6 +106,13 @@ func cmdInit(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return withCode(exitUsage, err)
 	}
+	return writeStarter(root, name, text, from, stdout)
+}
+
+// writeStarter writes the starter text as scenarios/<name>.yaml under
+// root, its scenarios read from the data file from when one is given.
+func writeStarter(root, name, text, from string, stdout io.Writer) error {
+	var err error
 	if from != "" {
 		if text, err = fromData(root, text, from); err != nil {
 			return err
@@ -120,6 +161,41 @@ func starter(root, name string, entry agents.Entry) (string, error) {
 	return b.String(), err
 }
 
+// outsideModels are the models a starter for an agent outside testbed
+// names when --model names none, by provider.
+var outsideModels = map[string]string{
+	llm.ProviderOpenAI: "gpt-4.1-mini", llm.ProviderAnthropic: "claude-haiku-4-5",
+	llm.ProviderGemini: "gemini-2.5-flash", llm.ProviderOllama: "llama3.2",
+}
+
+// outsideStarter is the text of a starter suite called name for the agent
+// outside testbed that command starts, calling model.
+func outsideStarter(name string, command []string, model llm.Endpoint) (string, error) {
+	if why := initName(name); why != "" {
+		return "", fmt.Errorf("suite name %q: %s", name, why)
+	}
+	def, ok := outsideModels[model.Provider]
+	if !ok {
+		return "", fmt.Errorf("--provider %q: want openai, anthropic, gemini or ollama (an azure endpoint needs its resource and deployment: write its model: block by hand, docs/external-agents.md)", model.Provider)
+	}
+	model.Model = cmp.Or(model.Model, def)
+	model.BaseURL = cmp.Or(model.BaseURL, llm.DefaultBaseURL(model.Provider), llm.OpenAIBaseURL)
+	quoted := make([]string, len(command))
+	for i, c := range command {
+		b, err := json.Marshal(c) // a JSON string is a YAML one
+		if err != nil {
+			return "", err
+		}
+		quoted[i] = string(b)
+	}
+	var b strings.Builder
+	err := outsideText.Execute(&b, map[string]any{
+		"Name": name, "Command": strings.Join(quoted, ", "), "Model": model,
+		"Clock": time.Date(2025, 11, 6, 10, 0, 0, 0, time.UTC).Format(time.RFC3339),
+	})
+	return b.String(), err
+}
+
 // initName says why name cannot name a suite, or "".
 func initName(name string) string {
 	for _, r := range name {
@@ -164,6 +240,50 @@ scenarios:
       # (testbed lint checks each name): must_call: [<tool>]
       answer: {not_contains: ["error"]}
       llm_calls: 1
+      budget: {latency: 10s}
+`))
+
+var outsideText = template.Must(template.New("outside").Parse(`# {{.Name}}: a suite for your own agent, written by testbed init.
+# The agent: block is described in docs/external-agents.md, every other key in
+# docs/suite-format.md. Record its cassettes against the stand-in model (no
+# key, no network), then replay them:
+#   testbed record --suite {{.Name}}
+#   testbed run --suite {{.Name}}
+suite: {{.Name}}
+agent:
+  name: {{.Name}}   # names fixtures/{{.Name}}/ and the cassette folder
+  # The program gets one JSON line per turn on stdin ({"turn", "turns",
+  # "input", "session"}) and answers each with one on stdout ({"text": …}).
+  command: [{{.Command}}]
+  # Its SDK reads the base URL testbed gives it ({{.Model.Provider}}: see the
+  # table in docs/external-agents.md); record --provider {{.Model.Provider}} calls the real one.
+  model: {provider: {{.Model.Provider}}, base_url: "{{.Model.BaseURL}}", model: "{{.Model.Model}}"}
+  # keep_alive: variant   # one program for all of a variant's runs
+clock: {{.Clock}}   # the virtual "now" of every run (TESTBED_NOW)
+baseline: defaults   # what token reduction and "<= baseline" thresholds compare with
+about: >-
+  What this suite shows, in a sentence or two; printed with its tables.
+
+variants:
+  defaults:
+    description: the agent as it ships
+  candidate:
+    description: the change under test
+    # reaches the program as TESTBED_VARIANT, this block as JSON
+    config: {}
+
+thresholds:
+  candidate:
+    - "pass_rate == 100%"
+    - "input_tokens_mean <= baseline"
+
+scenarios:
+  - id: first-question
+    tags: [example]
+    input: "Replace this with a question your users ask."
+    expect:
+      # the tools its model must call, by name: must_call: [<tool>]
+      answer: {not_contains: ["error"]}
       budget: {latency: 10s}
 `))
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -80,7 +81,66 @@ var _ = Describe("testbed init", func() {
 		Entry("no name", "usage: testbed init <suite> --agent <name>", "--agent", "cba"),
 		Entry("an unknown agent", `unknown agent "cbb"`, "mysuite", "--agent", "cbb"),
 		Entry("a bad name", `suite name "My Suite"`, "My Suite", "--agent", "cba"),
+		Entry("a built-in agent and a command", "not both", "mysuite", "--agent", "cba", "--", "node", "agent.js"),
+		Entry("nothing after --", "no command after --", "mysuite", "--"),
+		Entry("a command without a name", "usage: testbed init <suite> -- <command>", "--", "node", "agent.js"),
+		Entry("a provider init does not write", `--provider "azure"`, "mysuite", "--provider", "azure", "--", "node", "agent.js"),
 	)
+})
+
+var _ = Describe("testbed init for an agent outside testbed", func() {
+	DescribeTable("writes a starter suite that loads, lints, records against the stand-in and replays",
+		func(provider, model, base, call string) {
+			if _, err := exec.LookPath("curl"); err != nil {
+				Skip("curl is not installed")
+			}
+			root := GinkgoT().TempDir()
+			// An agent that asks its model once a turn, by the base URL it
+			// is given, and says it did.
+			agent := "while read -r line; do " + call + " > /dev/null || exit 1; echo '{\"text\": \"asked\"}'; done\n"
+			Expect(os.WriteFile(filepath.Join(root, "echo agent.sh"), []byte(agent), 0o755)).To(Succeed())
+
+			r := testbed("init", "mine", "--root", root, "--provider", provider, "--", "sh", "echo agent.sh")
+
+			Expect(r.code).To(Equal(exitOK), r.String())
+			path := filepath.Join(root, "scenarios", "mine.yaml")
+			s, err := scenario.Load(path, scenario.LoadOptions{})
+			Expect(err).NotTo(HaveOccurred())
+			Expect(s.External).NotTo(BeNil())
+			Expect(s.External.Command).To(Equal([]string{"sh", "echo agent.sh"}))
+			Expect(s.External.Model.Provider).To(Equal(provider))
+			Expect(s.External.Model.Model).To(Equal(model))
+			Expect(s.External.Model.BaseURL).To(Equal(base))
+			Expect(s.Scenarios).To(HaveLen(1))
+			Expect(s.Scenarios[0].Turns[0].Expect.Answer).NotTo(BeNil())
+
+			lint := testbed("lint", "--root", root)
+			Expect(lint.code).To(Equal(exitOK), lint.String())
+			rec := testbed("record", "--root", root)
+			Expect(rec.code).To(Equal(exitOK), rec.String())
+			run := testbed("run", "--root", root, "--out", "", "--baseline", "")
+			Expect(run.code).To(Equal(exitOK), run.String())
+			Expect(run.stdout).To(ContainSubstring("PASS: all 2 scenarios and 2 thresholds passed"))
+		},
+		Entry("OpenAI", "openai", "gpt-4.1-mini", "https://api.openai.com/v1",
+			`curl -sf "$OPENAI_BASE_URL/chat/completions" -H "authorization: Bearer $OPENAI_API_KEY" -H 'content-type: application/json' -d '{"model": "gpt-4.1-mini", "messages": [{"role": "user", "content": "Hello"}]}'`),
+		Entry("Anthropic", "anthropic", "claude-haiku-4-5", "https://api.anthropic.com",
+			`curl -sf "$ANTHROPIC_BASE_URL/v1/messages" -H "x-api-key: $ANTHROPIC_API_KEY" -H 'anthropic-version: 2023-06-01' -H 'content-type: application/json' -d '{"model": "claude-haiku-4-5", "max_tokens": 64, "messages": [{"role": "user", "content": "Hello"}]}'`),
+		Entry("Gemini", "gemini", "gemini-2.5-flash", "https://generativelanguage.googleapis.com",
+			`curl -sf "$GEMINI_BASE_URL/v1beta/models/gemini-2.5-flash:generateContent" -H "x-goog-api-key: $GEMINI_API_KEY" -H 'content-type: application/json' -d '{"contents": [{"role": "user", "parts": [{"text": "Hello"}]}]}'`),
+		Entry("Ollama", "ollama", "llama3.2", "http://localhost:11434",
+			`curl -sf "$OLLAMA_HOST/api/chat" -d '{"model": "llama3.2", "stream": false, "messages": [{"role": "user", "content": "Hello"}]}'`),
+	)
+
+	It("takes the model and base URL given", func() {
+		root := GinkgoT().TempDir()
+		r := testbed("init", "mine", "--root", root, "--model", "qwen3:14b", "--base-url", "http://localhost:8000/v1", "--", "python3", "agent.py")
+		Expect(r.code).To(Equal(exitOK), r.String())
+		s, err := scenario.Load(filepath.Join(root, "scenarios", "mine.yaml"), scenario.LoadOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(s.External.Model.Model).To(Equal("qwen3:14b"))
+		Expect(s.External.Model.BaseURL).To(Equal("http://localhost:8000/v1"))
+	})
 })
 
 var _ = Describe("testbed init --from", func() {
