@@ -102,8 +102,10 @@ var _ = Describe("an outside agent", func() {
 		Entry("a folder below the root's", ".", "bin/agent.sh"),
 	)
 
-	It("passes over what a library logs to stdout (lines that are not JSON) and reads the reply after it", func() {
-		ans, err := runScript(`read l; printf '\033[32mINFO\033[39m: [lib] sending out request\n\n[debug] done\n'; echo '{"text":"hi"}'`, time.Minute, "a")
+	It("passes over what a library logs to stdout (lines that are not JSON, JSON log records) and reads the reply after it", func() {
+		ans, err := runScript(`read l; printf '\033[32mINFO\033[39m: [lib] sending out request\n\n[debug] done\n'; `+
+			`echo '{"level":30,"time":1,"msg":"request sent"}'; echo '{"time":"t","level":"INFO","msg":"slog"}'; `+
+			`echo '{"event":"called","levelname":"INFO"}'; echo '{"severity":"INFO","message":"gcp"}'; echo '{"text":"hi"}'`, time.Minute, "a")
 		Expect(err).NotTo(HaveOccurred())
 		Expect(ans.Replies[0].Text).To(Equal("hi"))
 	})
@@ -132,6 +134,7 @@ var _ = Describe("an outside agent", func() {
 		Entry("only lines that are not JSON, which it quotes", "read l; echo 'hello there'", time.Minute, "its output ends: hello there"),
 		Entry("no answer in time, quoting what it logged to stdout and stderr", "read l; echo 'INFO waiting'; echo 'still waiting' >&2; sleep 5", 200*time.Millisecond, "the agent did not answer within 200ms; its output ends: "),
 		Entry("a JSON line without text", `read l; echo '{"answer":"x"}'`, time.Minute, "is not a reply"),
+		Entry("JSON log records only, which it quotes", `read l; echo '{"level":30,"msg":"ready"}'`, time.Minute, `its output ends: {"level":30,"msg":"ready"}`),
 		Entry("no answer in time", "read l; sleep 5", 200*time.Millisecond, "the agent did not answer within 200ms"),
 	)
 

@@ -88,23 +88,46 @@ func (c *lines) ask(ctx context.Context, i int) (turnOut, error) {
 	if !c.allTurns {
 		go c.write(c.in[i : i+1])
 	}
-	var out turnOut
 	timer := time.NewTimer(c.timeout)
 	defer timer.Stop()
-	select {
-	case line, ok := <-c.proc.lines:
-		if !ok {
-			return out, c.proc.gone("before it answered", nil)
+	for {
+		var out turnOut
+		select {
+		case line, ok := <-c.proc.lines:
+			if !ok {
+				return out, c.proc.gone("before it answered", nil)
+			}
+			err := json.Unmarshal([]byte(line), &out)
+			if err == nil && out.Text == nil && logRecord(line) {
+				c.proc.log(line)
+				continue
+			}
+			if err != nil || out.Text == nil {
+				return out, fmt.Errorf("the agent wrote a line of %d bytes that is not a reply ({\"text\": …} as one JSON line): %q%s", len(line), clip(line), c.proc.tail())
+			}
+			return out, nil
+		case <-timer.C:
+			return out, fmt.Errorf("%w within %s%s", errNoAnswer, c.timeout, c.proc.tail())
+		case <-ctx.Done():
+			return out, ctx.Err()
 		}
-		if err := json.Unmarshal([]byte(line), &out); err != nil || out.Text == nil {
-			return out, fmt.Errorf("the agent wrote a line of %d bytes that is not a reply ({\"text\": …} as one JSON line): %q%s", len(line), clip(line), c.proc.tail())
-		}
-		return out, nil
-	case <-timer.C:
-		return out, fmt.Errorf("%w within %s%s", errNoAnswer, c.timeout, c.proc.tail())
-	case <-ctx.Done():
-		return out, ctx.Err()
 	}
+}
+
+// logRecord reports whether line, a JSON object without "text", is a
+// structured log record (pino's, winston's, slog's, structlog's, Python's
+// JSON formatters'): it has a level, "level", "levelname" or "severity".
+func logRecord(line string) bool {
+	var rec map[string]json.RawMessage
+	if json.Unmarshal([]byte(line), &rec) != nil {
+		return false
+	}
+	for _, k := range []string{"level", "levelname", "severity"} {
+		if _, ok := rec[k]; ok {
+			return true
+		}
+	}
+	return false
 }
 
 // write sends turns, one JSON line each; a program that exits early makes

@@ -115,7 +115,8 @@ func start(ctx context.Context, argv []string, dir string, env []string, service
 
 // read passes the program's stdout on, line by line. A line that does not
 // open a JSON object (a library logging to stdout, a blank line) is no
-// reply: it is kept with stderr, for errors.
+// reply: it is kept with stderr, for errors (as is a JSON log record, see
+// logRecord).
 func (p *process) read(stdout *os.File) {
 	sc := bufio.NewScanner(stdout)
 	sc.Buffer(make([]byte, 0, 64<<10), 64<<20)
@@ -125,8 +126,7 @@ func (p *process) read(stdout *os.File) {
 		line := sc.Text()
 		if !strings.HasPrefix(strings.TrimSpace(line), "{") {
 			if strings.TrimSpace(line) != "" {
-				p.logged.Store(true)
-				p.output.Write([]byte(line + "\n"))
+				p.log(line)
 			}
 			continue
 		}
@@ -136,6 +136,13 @@ func (p *process) read(stdout *os.File) {
 			return // nobody reads on; the program is being stopped
 		}
 	}
+}
+
+// log keeps a line of the program's stdout that is no reply with its
+// stderr, for errors.
+func (p *process) log(line string) {
+	p.logged.Store(true)
+	p.output.Write([]byte(line + "\n"))
 }
 
 // exited reports whether the program has exited.
