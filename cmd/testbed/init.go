@@ -189,7 +189,7 @@ func outsideStarter(name string, command []string, model llm.Endpoint) (string, 
 		quoted[i] = string(b)
 	}
 	var b strings.Builder
-	err := outsideText.Execute(&b, map[string]any{
+	err := starterText.Execute(&b, map[string]any{
 		"Name": name, "Command": strings.Join(quoted, ", "), "Model": model,
 		"Clock": time.Date(2025, 11, 6, 10, 0, 0, 0, time.UTC).Format(time.RFC3339),
 	})
@@ -206,50 +206,22 @@ func initName(name string) string {
 	return ""
 }
 
-var starterText = template.Must(template.New("suite").Parse(`# {{.Name}}: a suite for the {{.Agent}} agent, written by testbed init.
-# Every key is described in docs/suite-format.md; {{.Agent}}'s config: keys in
-# docs/agents-config.md. Record its cassettes, then replay them:
-#   testbed record --suite {{.Name}}
-#   testbed run --suite {{.Name}}
-suite: {{.Name}}
-agent: {{.Agent}}   # calls {{.Model.Provider}} {{.Model.Model}} unless a variant sets endpoint:
-clock: {{.Clock}}   # the virtual "now" of every run
-baseline: defaults   # what token reduction and "<= baseline" thresholds compare with
-about: >-
-  What this suite shows, in a sentence or two; printed with its tables.
-
-variants:
-  defaults:
-    description: the agent as it ships
-  candidate:
-    description: the change under test
-    # {{.Agent}}'s config keys: {{.Config}}
-    config: {}
-
-thresholds:
-  candidate:
-    - "pass_rate == 100%"
-    - "input_tokens_mean <= baseline"
-
-scenarios:
-  - id: first-question
-    tags: [example]
-    input: "Replace this with a question your users ask."
-    expect:
-      # tools the turn must run{{if .Tools}}; {{.Agent}}'s tools: {{.Tools}}{{end}}
-      # (testbed lint checks each name): must_call: [<tool>]
-      answer: {not_contains: ["error"]}
-      llm_calls: 1
-      budget: {latency: 10s}
-`))
-
-var outsideText = template.Must(template.New("outside").Parse(`# {{.Name}}: a suite for your own agent, written by testbed init.
+// starterText is a starter suite: for a built-in agent (Agent, its Model,
+// Config keys and Tools) or, with a Command, for an agent outside testbed.
+var starterText = template.Must(template.New("suite").Parse(`{{if .Command -}}
+# {{.Name}}: a suite for your own agent, written by testbed init.
 # The agent: block is described in docs/external-agents.md, every other key in
 # docs/suite-format.md. Record its cassettes against the stand-in model (no
 # key, no network), then replay them:
+{{- else -}}
+# {{.Name}}: a suite for the {{.Agent}} agent, written by testbed init.
+# Every key is described in docs/suite-format.md; {{.Agent}}'s config: keys in
+# docs/agents-config.md. Record its cassettes, then replay them:
+{{- end}}
 #   testbed record --suite {{.Name}}
 #   testbed run --suite {{.Name}}
 suite: {{.Name}}
+{{if .Command -}}
 agent:
   name: {{.Name}}   # names fixtures/{{.Name}}/ and the cassette folder
   # The program gets one JSON line per turn on stdin ({"turn", "turns",
@@ -260,6 +232,10 @@ agent:
   model: {provider: {{.Model.Provider}}, base_url: "{{.Model.BaseURL}}", model: "{{.Model.Model}}"}
   # keep_alive: variant   # one program for all of a variant's runs
 clock: {{.Clock}}   # the virtual "now" of every run (TESTBED_NOW)
+{{- else -}}
+agent: {{.Agent}}   # calls {{.Model.Provider}} {{.Model.Model}} unless a variant sets endpoint:
+clock: {{.Clock}}   # the virtual "now" of every run
+{{- end}}
 baseline: defaults   # what token reduction and "<= baseline" thresholds compare with
 about: >-
   What this suite shows, in a sentence or two; printed with its tables.
@@ -269,7 +245,11 @@ variants:
     description: the agent as it ships
   candidate:
     description: the change under test
+{{- if .Command}}
     # reaches the program as TESTBED_VARIANT, this block as JSON
+{{- else}}
+    # {{.Agent}}'s config keys: {{.Config}}
+{{- end}}
     config: {}
 
 thresholds:
@@ -282,8 +262,16 @@ scenarios:
     tags: [example]
     input: "Replace this with a question your users ask."
     expect:
+{{- if .Command}}
       # the tools its model must call, by name: must_call: [<tool>]
+{{- else}}
+      # tools the turn must run{{if .Tools}}; {{.Agent}}'s tools: {{.Tools}}{{end}}
+      # (testbed lint checks each name): must_call: [<tool>]
+{{- end}}
       answer: {not_contains: ["error"]}
+{{- if not .Command}}
+      llm_calls: 1
+{{- end}}
       budget: {latency: 10s}
 `))
 
