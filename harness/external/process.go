@@ -27,7 +27,7 @@ type process struct {
 	lines   chan string   // stdout, line by line, for a program speaking JSON lines; closed at EOF
 	output  *capped       // stderr (and a service's stdout)
 	label   string        // what output holds, for errors
-	logged  atomic.Bool   // stdout had lines that were not JSON, kept in output
+	logged  atomic.Bool   // stdout had lines that were no reply, kept in output
 	service bool          // a service, which stdin's end does not stop
 	done    chan struct{} // closed when the program has exited
 	quit    chan struct{} // closed when the driver stops reading

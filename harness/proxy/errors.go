@@ -71,9 +71,9 @@ const MissHeader = "X-Testbed-Replay-Miss"
 
 // replayMiss answers a request the cassette does not have: 404, with the
 // code testbed_replay_miss in OpenAI's shape. Not a 5xx: a replay miss is
-// as final as its cassette, and SDKs that read no x-should-retry retry
-// every 5xx (Gemini's Interactions client four times over 7.5 s, LangChain's
-// six times); none retries a 404.
+// as final as its cassette, and clients that read no x-should-retry
+// retry a 5xx (@google/genai's Interactions client four times, up to 7.5 s
+// in all; LangChain.js six times); none of them retries a 404.
 func replayMiss(w http.ResponseWriter, path string, err error) {
 	w.Header().Set(MissHeader, "true")
 	problemCoded(w, path, http.StatusNotFound, "replay_miss", "%v", err)
