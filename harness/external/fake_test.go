@@ -80,6 +80,37 @@ func fakeAgent(kind string) int {
 			})
 		}
 	})
+	// An A2A agent: JSON-RPC message/send, answered with a Message on
+	// even turns and a completed Task (the answer its last artifact) on
+	// odd ones, as A2A servers do.
+	mux.HandleFunc("POST /a2a", func(w http.ResponseWriter, r *http.Request) {
+		var rpc struct {
+			ID     any    `json:"id"`
+			Method string `json:"method"`
+			Params struct {
+				Message struct {
+					MessageID string `json:"messageId"`
+					ContextID string `json:"contextId"`
+					Parts     []struct{ Kind, Text string }
+				}
+			}
+		}
+		if err := json.NewDecoder(r.Body).Decode(&rpc); err != nil || rpc.Method != "message/send" || len(rpc.Params.Message.Parts) != 1 {
+			http.Error(w, fmt.Sprintf("bad request: %v %q", err, rpc.Method), http.StatusBadRequest)
+			return
+		}
+		m := rpc.Params.Message
+		upstream := fetch(m.Parts[0].Text)
+		text := map[string]any{"kind": "text", "text": fmt.Sprintf("%s in %s: you said %s (%s)", m.MessageID, m.ContextID, m.Parts[0].Text, upstream)}
+		result := map[string]any{"kind": "message", "role": "agent", "messageId": "reply-" + m.MessageID, "contextId": m.ContextID, "parts": []any{text}}
+		if turn, _ := rpc.ID.(float64); int(turn)%2 == 1 {
+			result = map[string]any{"kind": "task", "id": "task-" + m.MessageID, "contextId": m.ContextID,
+				"status":    map[string]any{"state": "completed", "message": map[string]any{"kind": "message", "role": "agent", "parts": []any{map[string]any{"kind": "text", "text": "done"}}}},
+				"artifacts": []any{map[string]any{"artifactId": "draft", "parts": []any{map[string]any{"kind": "text", "text": "draft"}}}, map[string]any{"artifactId": "answer", "parts": []any{text}}}}
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": rpc.ID, "result": result})
+	})
 	server := mcp.NewServer(&mcp.Implementation{Name: "fake", Version: "0"}, nil)
 	mcp.AddTool(server, &mcp.Tool{Name: "echo"}, func(ctx context.Context, _ *mcp.CallToolRequest, in struct {
 		Query string `json:"query"`

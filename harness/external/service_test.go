@@ -69,6 +69,21 @@ var _ = Describe("an outside agent that is a web service", func() {
 		Expect(cassette.all()).To(Equal([]string{"https://notes.example/turn/hello!", "https://notes.example/turn/again!"}))
 	})
 
+	It("speaks A2A with the documented body and reply path: a Message's text, or a Task's last artifact", func() {
+		spec := service("a2a")
+		spec.HTTP.URL = "http://127.0.0.1:{{port}}/a2a"
+		spec.HTTP.Body = map[string]any{"jsonrpc": "2.0", "id": "{{turn}}", "method": "message/send", "params": map[string]any{
+			"message": map[string]any{"role": "user", "kind": "message", "messageId": "{{session}}-{{turn}}", "contextId": "{{session}}",
+				"parts": []any{map[string]any{"kind": "text", "text": "{{input}}"}}}}}
+		spec.HTTP.Reply = "(.result.parts // .result.artifacts[-1].parts // .result.status.message.parts)[0].text"
+		ans, _, cassette, err := runOnce(spec, "a", "hello", "again")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(ans.Replies).To(HaveLen(2))
+		Expect(ans.Replies[0].Text).To(MatchRegexp(`^(tb-[0-9a-f]{16})-0 in (tb-[0-9a-f]{16}): you said hello \(200 OK\)$`))
+		Expect(ans.Replies[1].Text).To(MatchRegexp(`^tb-[0-9a-f]{16}-1 in tb-[0-9a-f]{16}: you said again \(200 OK\)$`), "a Task's answer is its last artifact")
+		Expect(cassette.all()).To(Equal([]string{"https://notes.example/turn/hello", "https://notes.example/turn/again"}))
+	})
+
 	DescribeTable("reads the reply's text the way the service gives it",
 		func(kind, reply, want string) {
 			spec := service(kind)
