@@ -145,7 +145,7 @@ func starter(root, name string, entry agents.Entry) (string, error) {
 	if why := initName(name); why != "" {
 		return "", fmt.Errorf("suite name %q: %s", name, why)
 	}
-	clock := time.Date(2025, 11, 6, 10, 0, 0, 0, time.UTC)
+	clock := starterClock
 	var tools []string
 	s := &scenario.Suite{Name: name, Agent: entry.Info.Name, Clock: clock}
 	if a, err := lint.Build(root, s, scenario.Variant{Name: "defaults"}, map[string]agents.Entry{entry.Info.Name: entry}); err == nil {
@@ -160,6 +160,9 @@ func starter(root, name string, entry agents.Entry) (string, error) {
 	})
 	return b.String(), err
 }
+
+// starterClock is a starter suite's clock: the virtual "now" of its runs.
+var starterClock = time.Date(2025, 11, 6, 10, 0, 0, 0, time.UTC)
 
 // outsideModels are the models a starter for an agent outside testbed
 // names when --model names none, by provider.
@@ -191,7 +194,7 @@ func outsideStarter(name string, command []string, model llm.Endpoint) (string, 
 	var b strings.Builder
 	err := starterText.Execute(&b, map[string]any{
 		"Name": name, "Command": strings.Join(quoted, ", "), "Model": model,
-		"Clock": time.Date(2025, 11, 6, 10, 0, 0, 0, time.UTC).Format(time.RFC3339),
+		"Clock": starterClock.Format(time.RFC3339),
 	})
 	return b.String(), err
 }

@@ -132,6 +132,19 @@ var _ = Describe("testbed init for an agent outside testbed", func() {
 			`curl -sf "$OLLAMA_HOST/api/chat" -d '{"model": "llama3.2", "stream": false, "messages": [{"role": "user", "content": "Hello"}]}'`),
 	)
 
+	It("reads its scenarios from a data file with --from", func() {
+		root := GinkgoT().TempDir()
+		cases := filepath.Join(root, "scenarios", "cases", "desk.csv")
+		Expect(os.MkdirAll(filepath.Dir(cases), 0o755)).To(Succeed())
+		Expect(os.WriteFile(cases, []byte("id,question\ngreet,Hello\nparts,Are brake pads in stock?\n"), 0o644)).To(Succeed())
+		r := testbed("init", "mine", "--root", root, "--from", cases, "--", "node", "agent.js")
+		Expect(r.code).To(Equal(exitOK), r.String())
+		s, err := scenario.Load(filepath.Join(root, "scenarios", "mine.yaml"), scenario.LoadOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(s.External.Command).To(Equal([]string{"node", "agent.js"}))
+		Expect(s.Scenarios).To(HaveLen(2))
+	})
+
 	It("takes the model and base URL given", func() {
 		root := GinkgoT().TempDir()
 		r := testbed("init", "mine", "--root", root, "--model", "qwen3:14b", "--base-url", "http://localhost:8000/v1", "--", "python3", "agent.py")
