@@ -210,6 +210,17 @@ type program struct {
 	iso  Isolation
 }
 
+// client is the HTTP client a service driver reaches the program with: a
+// jailed one through its helper, inside its network namespace.
+func (p *program) client() *http.Client {
+	if j := p.proc.jail; j != nil {
+		return &http.Client{Transport: &http.Transport{
+			DialContext: func(ctx context.Context, _, addr string) (net.Conn, error) { return j.dial(ctx, addr) },
+		}}
+	}
+	return &http.Client{}
+}
+
 // conversation is one scenario run's exchange with the program.
 type conversation interface {
 	// ask hands the program turn i and returns its reply.
@@ -502,8 +513,6 @@ func (a *agent) launchOn(ctx, life context.Context, p *proxy.Proxy, base string,
 // isolation is how the program will be kept off the network.
 func (a *agent) isolation() Isolation {
 	switch {
-	case a.service():
-		return Isolation{Reason: "the http: and mcp: drivers reach the agent's own port from outside, so it shares the machine's network; a call that ignores HTTP_PROXY is not seen"}
 	case a.spec.Isolate == "":
 		return Isolation{Reason: "no namespace helper was given (Spec.Isolate): a call that ignores HTTP_PROXY is not seen"}
 	}
@@ -517,10 +526,10 @@ func (a *agent) converse(ctx context.Context, prog *program, in agents.Input) (c
 	switch {
 	case a.spec.HTTP != nil:
 		return &web{spec: a.spec.HTTP, reply: a.reply, vars: vars{session: session, port: prog.port}, in: in.Turns,
-			client: &http.Client{}, timeout: timeout}, nil
+			client: prog.client(), timeout: timeout}, nil
 	case a.spec.MCP != nil:
 		v := vars{session: session, port: prog.port}
-		cs, err := connect(ctx, a.spec.MCP, v, timeout)
+		cs, err := connect(ctx, a.spec.MCP, v, prog.client(), timeout)
 		if err != nil {
 			return nil, fmt.Errorf("%w%s", err, prog.proc.tail())
 		}

@@ -65,6 +65,9 @@ func fakeAgent(kind string) int {
 		case "text":
 			w.Header().Set("Content-Type", "text/plain")
 			fmt.Fprintf(w, "you said %s", in.Input)
+		case "escape": // the input is a URL, called without the proxy as well
+			w.Header().Set("Content-Type", "text/plain")
+			fmt.Fprintf(w, "%s | %s", upstream, direct(in.Input))
 		case "sse":
 			w.Header().Set("Content-Type", "text/event-stream")
 			fmt.Fprintf(w, "event: start\ndata: {\"type\":\"start\"}\n\ndata: {\"delta\":\"you \"}\n\n")
@@ -129,6 +132,18 @@ func fakeAgent(kind string) int {
 		return 1
 	}
 	return 0
+}
+
+// direct GETs url without a proxy, whatever HTTP_PROXY says (as Node's
+// fetch does), and says "reached" or why not.
+func direct(url string) string {
+	c := &http.Client{Transport: &http.Transport{Proxy: nil}, Timeout: 20 * time.Second}
+	resp, err := c.Get(url)
+	if err != nil {
+		return err.Error()
+	}
+	resp.Body.Close()
+	return "reached"
 }
 
 // hostPID is the fake agent's process id as testbed sees it: in the PID

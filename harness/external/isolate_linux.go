@@ -32,7 +32,8 @@ import (
 // is killed), so that the proxy
 // serves the program's connections itself, with nothing copied between;
 // it answers every name lookup "no such host" and tells testbed the name,
-// then starts the program. Any other address is unreachable from inside.
+// dials a service's own port for testbed (dial), and starts the program.
+// Any other address is unreachable from inside.
 type jail struct {
 	exe   string
 	port  string   // the proxy's port
@@ -42,6 +43,11 @@ type jail struct {
 	// The socket pair the helper hands its listener over: the helper's end
 	// and testbed's.
 	handChild, hand *os.File
+	// The socket pair of the helper's dials into the namespace (dial):
+	// testbed's end, and the helper's.
+	dials     *net.UnixConn
+	dialChild *os.File
+	dialing   sync.Mutex
 
 	mu     sync.Mutex
 	served net.Listener // the helper's listener, served by the proxy
@@ -65,8 +71,16 @@ func newJail(exe string, p *proxy.Proxy) (*jail, error) {
 		syscall.Close(fds[1])
 		return nil, fmt.Errorf("isolate the agent: %w", err)
 	}
+	dials, dialChild, err := newDialPair()
+	if err != nil {
+		for _, fd := range [...]int{fds[0], fds[1], hands[0], hands[1]} {
+			syscall.Close(fd)
+		}
+		return nil, fmt.Errorf("isolate the agent: %w", err)
+	}
 	j := &jail{exe: exe, port: port, mine: os.NewFile(uintptr(fds[0]), "lookups"), child: os.NewFile(uintptr(fds[1]), "lookups"), names: &lookups{},
-		hand: os.NewFile(uintptr(hands[0]), "handover"), handChild: os.NewFile(uintptr(hands[1]), "handover")}
+		hand: os.NewFile(uintptr(hands[0]), "handover"), handChild: os.NewFile(uintptr(hands[1]), "handover"),
+		dials: dials, dialChild: dialChild}
 	go j.take(p)
 	go j.listen()
 	return j, nil
@@ -157,7 +171,7 @@ func (j *jail) listen() {
 func (j *jail) wrap(cmd *exec.Cmd) {
 	args := append([]string{j.exe, IsolateCommand, "--port", j.port, "--", cmd.Path}, cmd.Args...)
 	cmd.Path, cmd.Args = j.exe, args
-	cmd.ExtraFiles = append([]*os.File{j.child, j.handChild}, cmd.ExtraFiles...)
+	cmd.ExtraFiles = append([]*os.File{j.child, j.handChild, j.dialChild}, cmd.ExtraFiles...)
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	}
@@ -169,6 +183,7 @@ func (j *jail) wrap(cmd *exec.Cmd) {
 func (j *jail) started() {
 	j.child.Close()
 	j.handChild.Close()
+	j.dialChild.Close()
 }
 
 // close stops serving the namespace's listener; the program has exited.
@@ -183,6 +198,8 @@ func (j *jail) close() {
 	j.handChild.Close()
 	j.child.Close()
 	j.mine.Close()
+	j.dials.Close()
+	j.dialChild.Close()
 }
 
 // namespaced adds a new user namespace (the caller's user as its root), a
@@ -248,7 +265,8 @@ func runProbe(exe string) Isolation {
 // the loopback, listens on 127.0.0.1:<port> and hands the listener to
 // testbed over the socket it inherits as fd 4 (whose proxy serves it),
 // answers every name lookup "no such host" after telling testbed (fd 3),
-// then runs the program (the arguments after --: its path, then its argv)
+// dials for testbed inside the namespace (fd 5, serveDials: a service's
+// port), then runs the program (the arguments after --: its path, then its argv)
 // with its own stdin, stdout and stderr, and exits as it did. With
 // --probe it only checks that it can do so, and prints ok.
 func IsolateMain(args []string) int {
@@ -267,9 +285,11 @@ func IsolateMain(args []string) int {
 	}
 	var report, hand *os.File
 	if !*check {
-		syscall.CloseOnExec(3)
-		syscall.CloseOnExec(4)
+		for fd := 3; fd <= 5; fd++ {
+			syscall.CloseOnExec(fd)
+		}
 		report, hand = os.NewFile(3, "lookups"), os.NewFile(4, "handover")
+		go serveDials(os.NewFile(5, "dials"))
 	}
 	if err := serveDNS(report); err != nil {
 		return fail(err)

@@ -3,7 +3,9 @@
 package external
 
 import (
+	"context"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"runtime"
@@ -15,6 +17,10 @@ import (
 type jail struct{ names *lookups }
 
 func newJail(string, *proxy.Proxy) (*jail, error) {
+	return nil, fmt.Errorf("network namespaces are Linux-only")
+}
+
+func (*jail) dial(context.Context, string) (net.Conn, error) {
 	return nil, fmt.Errorf("network namespaces are Linux-only")
 }
 

@@ -21,7 +21,6 @@ import (
 // a URL directly, as Node's fetch does whatever HTTP_PROXY says, and
 // answers with what each call gave.
 func directAgent() int {
-	direct := &http.Client{Transport: &http.Transport{Proxy: nil}, Timeout: 20 * time.Second}
 	var line string
 	for {
 		if _, err := fmt.Scanln(&line); err != nil {
@@ -35,13 +34,7 @@ func directAgent() int {
 		} else {
 			resp.Body.Close()
 		}
-		got := "reached"
-		if resp, err := direct.Get(turn.Input); err != nil {
-			got = err.Error()
-		} else {
-			resp.Body.Close()
-		}
-		b, _ := json.Marshal(map[string]string{"text": via + " | " + got})
+		b, _ := json.Marshal(map[string]string{"text": via + " | " + direct(turn.Input)})
 		fmt.Println(string(b))
 	}
 }
@@ -146,11 +139,52 @@ var _ = Describe("an outside agent that cannot be kept off the network", func() 
 			"the namespace helper failed"),
 	)
 
-	It("says so for a service, which testbed reaches on its own port", func() {
-		spec := external.Spec{Command: []string{testBinary()}, Env: map[string]string{"FAKE_AGENT": "text"},
-			HTTP: &external.HTTP{URL: "http://127.0.0.1:{{port}}/chat"}, Isolate: testBinary()}
-		_, tr, _, err := runNoted(spec, "a")
+})
+
+var _ = Describe("an outside agent that is a service, kept off the network", func() {
+	BeforeEach(func() {
+		if iso := external.Probe(testBinary()); !iso.Hermetic {
+			Skip("this system cannot isolate a program: " + iso.String())
+		}
+	})
+
+	It("is reached on its own port inside its network namespace, where only the proxy is reachable (http:)", func() {
+		spec := service("escape")
+		spec.Isolate = testBinary()
+		ans, tr, tape, err := runNoted(spec, "http://203.0.113.7/tokenizer.json", "http://203.0.113.8/")
 		Expect(err).NotTo(HaveOccurred())
-		Expect(tr.by[agents.NoteIsolation][0]).To(HavePrefix("not isolated: the http: and mcp: drivers reach the agent's own port"))
+		Expect(tr.by[agents.NoteIsolation]).To(Equal([]any{"hermetic by network namespace"}))
+		Expect(tape.all()).To(HaveLen(2), "its base URLs reach the proxy from inside")
+		for _, r := range ans.Replies {
+			Expect(r.Text).To(HavePrefix("200 OK | "))
+			Expect(r.Text).To(ContainSubstring("network is unreachable"), "an address other than the proxy's fails at once")
+		}
+	})
+
+	It("is reached on its own port inside its network namespace (mcp:)", func() {
+		spec := service("mcp")
+		spec.HTTP, spec.MCP = nil, &external.MCP{URL: "http://localhost:{{port}}/mcp", Tool: "echo", Args: map[string]any{"query": "{{input}}", "turn": "{{turn}}"}}
+		spec.Isolate = testBinary()
+		ans, tr, tape, err := runNoted(spec, "hello", "again")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(tr.by[agents.NoteIsolation]).To(Equal([]any{"hermetic by network namespace"}))
+		Expect(ans.Replies[1].Text).To(Equal("you said again"))
+		Expect(tape.all()).To(Equal([]string{"https://notes.example/turn/hello", "https://notes.example/turn/again"}))
+	})
+
+	It("fails the scenario, naming the host, when the service looks up a host it was not given", func() {
+		spec := service("escape")
+		spec.Isolate = testBinary()
+		_, _, _, err := runNoted(spec, "https://huggingface.co/Xenova/gpt-4/resolve/main/tokenizer.json")
+		Expect(err).To(MatchError(external.ErrEscaped))
+		Expect(err.Error()).To(ContainSubstring("the agent looked up huggingface.co"))
+	})
+
+	It("says when the service exits before it listens", func() {
+		spec := service("exit")
+		spec.Isolate = testBinary()
+		_, _, _, err := runNoted(spec, "a")
+		Expect(err).To(MatchError(ContainSubstring("the agent's service exited before it listened")))
+		Expect(err.Error()).To(ContainSubstring("config missing: NOTES_TOKEN"))
 	})
 })

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"strings"
 	"time"
 
@@ -45,13 +46,13 @@ type toolCall struct {
 	timeout time.Duration
 }
 
-// connect opens the conversation's MCP session.
-func connect(ctx context.Context, spec *MCP, v vars, timeout time.Duration) (*mcp.ClientSession, error) {
+// connect opens the conversation's MCP session, over hc.
+func connect(ctx context.Context, spec *MCP, v vars, hc *http.Client, timeout time.Duration) (*mcp.ClientSession, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	client := mcp.NewClient(&mcp.Implementation{Name: "testbed", Version: "0"}, nil)
 	url := v.text(spec.URL)
-	s, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, DisableStandaloneSSE: true, MaxRetries: -1}, nil)
+	s, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: hc, DisableStandaloneSSE: true, MaxRetries: -1}, nil)
 	if err != nil {
 		return nil, fmt.Errorf("connect to the agent's MCP server at %s: %w", url, err)
 	}

@@ -229,7 +229,8 @@ var afterTable func(port int)
 // waitPort waits until addr accepts connections, the program exits, or
 // timeout passes. A port that another process took before the program
 // listened on it (it accepts connections, but not the program's, or the
-// program could not bind it) is a *portTaken.
+// program could not bind it) is a *portTaken. A program in a jail is
+// reached through its helper, in a namespace where only it listens.
 func (p *process) waitPort(ctx context.Context, addr string, timeout time.Duration) error {
 	_, ps, _ := net.SplitHostPort(addr)
 	port, _ := strconv.Atoi(ps)
@@ -238,7 +239,13 @@ func (p *process) waitPort(ctx context.Context, addr string, timeout time.Durati
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
 	for {
-		if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
+		if p.jail != nil {
+			// In its own network namespace, where nothing else listens.
+			if c, err := p.jail.dial(ctx, addr); err == nil {
+				c.Close()
+				return nil
+			}
+		} else if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
 			c.Close()
 			if afterDial != nil {
 				afterDial(port)
@@ -253,8 +260,10 @@ func (p *process) waitPort(ctx context.Context, addr string, timeout time.Durati
 		}
 		select {
 		case <-p.done:
-			if _, who := p.listener(port); who != "" || inUse(port) || addrInUse(p.output.String()) {
-				return &portTaken{port: port, by: cmp.Or(who, "another process")}
+			if p.jail == nil {
+				if _, who := p.listener(port); who != "" || inUse(port) || addrInUse(p.output.String()) {
+					return &portTaken{port: port, by: cmp.Or(who, "another process")}
+				}
 			}
 			status := "exit status 0"
 			if p.err != nil {
