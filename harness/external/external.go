@@ -82,6 +82,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/agentreplay/testbed/agents"
 	"github.com/agentreplay/testbed/harness/cassette"
 	"github.com/agentreplay/testbed/harness/files"
@@ -208,6 +210,9 @@ type program struct {
 	port int    // 0 for JSON lines
 	base string // the base URL its model and upstreams are reached at
 	iso  Isolation
+	// stdio is the MCP session over a stdio server's stdin and stdout:
+	// one for the program's life, which every run it serves shares.
+	stdio *mcp.ClientSession
 }
 
 // client is the HTTP client a service driver reaches the program with: a
@@ -229,8 +234,13 @@ type conversation interface {
 	end() error
 }
 
-// service reports whether the program is a service (http: or mcp:).
-func (a *agent) service() bool { return a.spec.HTTP != nil || a.spec.MCP != nil }
+// service reports whether the program is a service on a port (http:, or
+// mcp: over streamable HTTP).
+func (a *agent) service() bool { return a.spec.HTTP != nil || a.spec.MCP != nil && !a.spec.MCP.Stdio }
+
+// lines reports whether the program speaks JSON lines (neither http: nor
+// mcp:).
+func (a *agent) lines() bool { return a.spec.HTTP == nil && a.spec.MCP == nil }
 
 // Run starts the program (or takes the variant's kept one), hands it the
 // turns and reads its replies.
@@ -238,10 +248,10 @@ func (a *agent) Run(ctx context.Context, in agents.Input) (ans agents.Answer, er
 	if a.spec.KeepAlive && a.spec.Pool == nil {
 		return ans, errors.New("external agent: keep_alive needs a Pool")
 	}
-	if a.spec.RunEnv && (!a.spec.KeepAlive || a.service()) {
+	if a.spec.RunEnv && (!a.spec.KeepAlive || !a.lines()) {
 		return ans, errors.New("external agent: a run's environment travels in its first line only to a kept-alive command speaking JSON lines")
 	}
-	if a.service() && len(in.Attachments) > 0 {
+	if !a.lines() && len(in.Attachments) > 0 {
 		return ans, errors.New("the http: and mcp: drivers do not send attachments; describe the agent as a command speaking JSON lines")
 	}
 	p, release, err := a.proxy()
@@ -475,7 +485,14 @@ func (a *agent) launchOn(ctx, life context.Context, p *proxy.Proxy, base string,
 			return nil, err
 		}
 	}
-	if prog.proc, err = start(life, argv, dir, EnvList(env), a.service(), j); err != nil {
+	use := stdoutLines
+	switch {
+	case a.service():
+		use = stdoutOutput
+	case a.spec.MCP != nil:
+		use = stdoutRaw
+	}
+	if prog.proc, err = start(life, argv, dir, EnvList(env), use, j); err != nil {
 		if j != nil {
 			j.close()
 		}
@@ -529,11 +546,21 @@ func (a *agent) converse(ctx context.Context, prog *program, in agents.Input) (c
 			client: prog.client(), timeout: timeout}, nil
 	case a.spec.MCP != nil:
 		v := vars{session: session, port: prog.port}
+		if a.spec.MCP.Stdio {
+			if prog.stdio == nil {
+				cs, err := connectStdio(ctx, prog.proc, timeout)
+				if err != nil {
+					return nil, err
+				}
+				prog.stdio = cs
+			}
+			return &toolCall{spec: a.spec.MCP, reply: a.reply, vars: v, in: in.Turns, session: prog.stdio, timeout: timeout, kept: true, tail: prog.proc.tail}, nil
+		}
 		cs, err := connect(ctx, a.spec.MCP, v, prog.client(), timeout)
 		if err != nil {
 			return nil, fmt.Errorf("%w%s", err, prog.proc.tail())
 		}
-		return &toolCall{spec: a.spec.MCP, reply: a.reply, vars: v, in: in.Turns, session: cs, timeout: timeout}, nil
+		return &toolCall{spec: a.spec.MCP, reply: a.reply, vars: v, in: in.Turns, session: cs, timeout: timeout, tail: prog.proc.tail}, nil
 	}
 	var env map[string]string
 	if a.spec.RunEnv {

@@ -40,6 +40,13 @@ func fakeAgent(kind string) int {
 		defer resp.Body.Close()
 		return resp.Status
 	}
+	if kind == "mcp-stdio" { // an MCP server on stdin and stdout; no port
+		fmt.Fprintln(os.Stderr, "echo server ready on stdio")
+		if err := echoServer(fetch).Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+		}
+		return 0
+	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /chat", func(w http.ResponseWriter, r *http.Request) {
 		var in struct {
@@ -114,24 +121,36 @@ func fakeAgent(kind string) int {
 		w.Header().Set("Content-Type", "application/json")
 		json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": rpc.ID, "result": result})
 	})
-	server := mcp.NewServer(&mcp.Implementation{Name: "fake", Version: "0"}, nil)
-	mcp.AddTool(server, &mcp.Tool{Name: "echo"}, func(ctx context.Context, _ *mcp.CallToolRequest, in struct {
-		Query string `json:"query"`
-		Turn  int    `json:"turn"`
-	}) (*mcp.CallToolResult, map[string]any, error) {
-		upstream := fetch(in.Query)
-		if in.Query == "fail" {
-			return nil, nil, fmt.Errorf("the cassette is stale")
-		}
-		res := &mcp.CallToolResult{Meta: mcp.Meta{external.MetaNotes: []map[string]any{{"key": "route", "value": map[string]any{"mode": "tool", "tool": "echo"}}}}}
-		return res, map[string]any{"text": "you said " + in.Query, "turn": in.Turn, "pid": hostPID(), "upstream": upstream}, nil
-	})
+	server := echoServer(fetch)
 	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
 	if err := http.ListenAndServe(addr, mux); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	return 0
+}
+
+// echoServer is the fake agent's MCP server: its tool echo GETs the
+// query's upstream turn (fetch) and answers what it was given, noting a
+// route in its result's _meta.
+func echoServer(fetch func(string) string) *mcp.Server {
+	server := mcp.NewServer(&mcp.Implementation{Name: "fake", Version: "0"}, nil)
+	mcp.AddTool(server, &mcp.Tool{Name: "echo"}, func(ctx context.Context, _ *mcp.CallToolRequest, in struct {
+		Query string `json:"query"`
+		Turn  int    `json:"turn"`
+	}) (*mcp.CallToolResult, map[string]any, error) {
+		upstream := fetch(in.Query)
+		switch in.Query {
+		case "fail":
+			return nil, nil, fmt.Errorf("the cassette is stale")
+		case "crash":
+			fmt.Fprintln(os.Stderr, "panic: the index is gone")
+			os.Exit(2)
+		}
+		res := &mcp.CallToolResult{Meta: mcp.Meta{external.MetaNotes: []map[string]any{{"key": "route", "value": map[string]any{"mode": "tool", "tool": "echo"}}}}}
+		return res, map[string]any{"text": "you said " + in.Query, "turn": in.Turn, "pid": hostPID(), "upstream": upstream}, nil
+	})
+	return server
 }
 
 // direct GETs url without a proxy, whatever HTTP_PROXY says (as Node's

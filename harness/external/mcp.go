@@ -11,11 +11,16 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// MCP describes an agent served as a streamable-HTTP MCP server: each user
-// turn is one call of Tool.
+// MCP describes an agent served as an MCP server, over streamable HTTP or
+// on its stdin and stdout: each user turn is one call of Tool.
 type MCP struct {
-	// URL is the server's endpoint; {{port}} is the service's PORT.
+	// URL is the streamable-HTTP server's endpoint; {{port}} is the
+	// service's PORT. Empty with Stdio.
 	URL string
+	// Stdio is set when the program is an MCP server on its stdin and
+	// stdout (newline-delimited JSON-RPC), the way most MCP clients
+	// start one: one session for the program's life.
+	Stdio bool
 	// Tool is the tool called per turn, like router.answer.
 	Tool string
 	// Args is the template of the call's arguments (plain values); nil
@@ -44,6 +49,8 @@ type toolCall struct {
 	in      []string
 	session *mcp.ClientSession
 	timeout time.Duration
+	kept    bool          // the session is the program's (stdio), not the run's
+	tail    func() string // the end of the program's output, for errors
 }
 
 // connect opens the conversation's MCP session, over hc.
@@ -55,6 +62,26 @@ func connect(ctx context.Context, spec *MCP, v vars, hc *http.Client, timeout ti
 	s, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: hc, DisableStandaloneSSE: true, MaxRetries: -1}, nil)
 	if err != nil {
 		return nil, fmt.Errorf("connect to the agent's MCP server at %s: %w", url, err)
+	}
+	return s, nil
+}
+
+// connectStdio opens the MCP session of a stdio server, p, over its stdin
+// and stdout.
+func connectStdio(ctx context.Context, p *process, timeout time.Duration) (*mcp.ClientSession, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	client := mcp.NewClient(&mcp.Implementation{Name: "testbed", Version: "0"}, nil)
+	s, err := client.Connect(ctx, &mcp.IOTransport{Reader: p.raw, Writer: p.stdin}, nil)
+	if err != nil {
+		// A program that exited closed its stdout a moment before its
+		// exit is seen: wait for that.
+		select {
+		case <-p.done:
+			return nil, p.gone("before the MCP session opened", nil)
+		case <-time.After(time.Second):
+		}
+		return nil, fmt.Errorf("open an MCP session on the agent's stdin and stdout: %w%s", err, p.tail())
 	}
 	return s, nil
 }
@@ -74,7 +101,7 @@ func (c *toolCall) ask(ctx context.Context, i int) (turnOut, error) {
 		if ctx.Err() == context.DeadlineExceeded {
 			return turnOut{}, fmt.Errorf("the agent did not answer within %s", c.timeout)
 		}
-		return turnOut{}, fmt.Errorf("call %s: %w", c.spec.Tool, err)
+		return turnOut{}, fmt.Errorf("call %s: %w%s", c.spec.Tool, err, c.tail())
 	}
 	var text strings.Builder
 	for _, ct := range res.Content {
@@ -128,8 +155,11 @@ func (c *toolCall) result(res *mcp.CallToolResult, text string) (turnOut, error)
 	return out, err
 }
 
-// end closes the MCP session.
+// end closes the run's MCP session; a stdio server's ends with its
+// program.
 func (c *toolCall) end() error {
-	c.session.Close()
+	if !c.kept {
+		c.session.Close()
+	}
 	return nil
 }

@@ -29,6 +29,7 @@ type process struct {
 	label   string        // what output holds, for errors
 	logged  atomic.Bool   // stdout had lines that were no reply, kept in output
 	service bool          // a service, which stdin's end does not stop
+	raw     *os.File      // stdout as it comes, for a stdio MCP server; nil otherwise
 	done    chan struct{} // closed when the program has exited
 	quit    chan struct{} // closed when the driver stops reading
 	err     error         // its exit, once done
@@ -36,10 +37,19 @@ type process struct {
 	jail    *jail // nil when the program runs on the machine's network
 }
 
+// stdoutUse is what testbed does with a program's stdout.
+type stdoutUse int
+
+const (
+	stdoutLines  stdoutUse = iota // JSON lines, read line by line
+	stdoutOutput                  // a service's: kept with its stderr
+	stdoutRaw                     // a stdio MCP server's: read as it comes (process.raw)
+)
+
 // start starts argv in dir with env, in j when not nil (closed when the
-// program has exited); the program is killed when ctx ends. A program that speaks JSON lines has its stdout
-// read line by line; a service's stdout is kept with its stderr.
-func start(ctx context.Context, argv []string, dir string, env []string, service bool, j *jail) (*process, error) {
+// program has exited); the program is killed when ctx ends. use says what
+// becomes of its stdout.
+func start(ctx context.Context, argv []string, dir string, env []string, use stdoutUse, j *jail) (*process, error) {
 	name := argv[0]
 	if strings.Contains(name, "/") && !filepath.IsAbs(name) {
 		// A path relative to dir, made absolute: joined alone it would be
@@ -71,7 +81,7 @@ func start(ctx context.Context, argv []string, dir string, env []string, service
 	// which loses what it wrote last and was not read yet (a long final
 	// reply, cut at a pipe buffer's size).
 	var stdout, out *os.File
-	if service {
+	if use == stdoutOutput {
 		cmd.Stdout, p.label, p.service = p.output, "output", true
 		close(p.lines)
 	} else {
@@ -93,7 +103,11 @@ func start(ctx context.Context, argv []string, dir string, env []string, service
 		}
 		return nil, fmt.Errorf("the agent did not start: %w (command %q in %s)", err, argv, dir)
 	}
-	if stdout != nil {
+	switch {
+	case use == stdoutRaw:
+		p.raw = stdout
+		close(p.lines)
+	case stdout != nil:
 		go p.read(stdout)
 	}
 	go func() {
@@ -200,6 +214,9 @@ func (p *process) stop() {
 	case <-time.After(time.Second):
 		p.kill()
 		<-p.done
+	}
+	if p.raw != nil {
+		p.raw.Close() // the MCP session, if one opened, has closed it already
 	}
 }
 

@@ -162,6 +162,65 @@ var _ = Describe("an outside agent that is an MCP server", func() {
 	)
 })
 
+var _ = Describe("an outside agent that is an MCP server on stdio", func() {
+	stdio := func() external.Spec {
+		spec := service("mcp-stdio")
+		spec.HTTP, spec.MCP = nil, &external.MCP{Stdio: true, Tool: "echo", Args: map[string]any{"query": "{{input}}", "turn": "{{turn}}"}}
+		return spec
+	}
+
+	It("calls the tool per turn over the program's stdin and stdout, and the program ends with the run", func() {
+		ans, tr, cassette, err := runOnce(stdio(), "a", "hello", "again")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(ans.Replies[0].Text).To(Equal("you said hello"))
+		Expect(ans.Replies[1].Data).To(HaveKeyWithValue("turn", 1.0))
+		Expect(tr.keys).To(ContainElement("route"))
+		Expect(cassette.all()).To(Equal([]string{"https://notes.example/turn/hello", "https://notes.example/turn/again"}))
+		Eventually(func() bool { return ended(int(ans.Replies[0].Data.(map[string]any)["pid"].(float64))) }).Should(BeTrue())
+	})
+
+	It("keeps one program and one session for every run of a variant", func() {
+		spec := stdio()
+		spec.KeepAlive, spec.Pool = true, external.NewPool()
+		DeferCleanup(spec.Pool.Close)
+		var pids []float64
+		for _, in := range []string{"one", "two"} {
+			ans, _, cassette, err := runOnce(spec, "a", in)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(cassette.all()).To(Equal([]string{"https://notes.example/turn/" + in}), "each run's calls in its own cassette")
+			pids = append(pids, ans.Replies[0].Data.(map[string]any)["pid"].(float64))
+		}
+		Expect(pids[1]).To(Equal(pids[0]))
+	})
+
+	It("runs in its own network namespace when it can", func() {
+		spec := stdio()
+		spec.Isolate = testBinary()
+		if iso := external.Probe(spec.Isolate); !iso.Hermetic {
+			Skip("this system cannot isolate a program: " + iso.String())
+		}
+		ans, tr, _, err := runNoted(spec, "hello")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(ans.Replies[0].Text).To(Equal("you said hello"))
+		Expect(tr.by[agents.NoteIsolation]).To(Equal([]any{"hermetic by network namespace"}))
+	})
+
+	DescribeTable("fails its scenario with a clear reason",
+		func(edit func(*external.Spec), input, want string) {
+			spec := stdio()
+			edit(&spec)
+			_, _, _, err := runOnce(spec, "a", input)
+			Expect(err).To(MatchError(ContainSubstring(want)))
+		},
+		Entry("a program that exits at once", func(s *external.Spec) { s.Env["FAKE_AGENT"] = "exit" }, "hi",
+			"the agent exited before the MCP session opened (exit status 3); its stderr ends: config missing: NOTES_TOKEN"),
+		Entry("a program that is no MCP server", func(s *external.Spec) { s.Command = []string{"sh", "-c", "echo hello; sleep 5"} }, "hi",
+			"open an MCP session on the agent's stdin and stdout"),
+		Entry("a program that dies in a call", func(*external.Spec) {}, "crash", "turn 1: call echo:"),
+		Entry("a program that dies in a call, quoted", func(*external.Spec) {}, "crash", "its stderr ends: echo server ready on stdio\npanic: the index is gone"),
+	)
+})
+
 var _ = Describe("a kept-alive outside agent", func() {
 	It("serves every run of a variant from one program, one run at a time, each run's calls in its own cassette; Close ends it", func() {
 		pool := external.NewPool()

@@ -50,6 +50,23 @@ var _ = Describe("an outside agent's driver", func() {
 		Expect(e.KeepAlive).To(BeEmpty())
 	})
 
+	It("reads an mcp: server on the program's stdin and stdout", func() {
+		e := parse("  command: [python3, server.py]\n  mcp: {stdio: true, tool: ask}\n  keep_alive: variant\n")
+		Expect(e.MCP).To(Equal(&scenario.MCPDriver{Stdio: true, Tool: "ask"}))
+	})
+
+	DescribeTable("refuses an mcp: server given both ways or neither, naming the line",
+		func(mcp, want string) {
+			src := "suite: outside\nagent:\n  name: outside\n  model: {provider: openai, base_url: \"https://api.openai.com/v1\", model: m}\n  command: [node, app.js]\n  mcp:\n" + mcp +
+				"clock: 2025-11-06T10:00:00+08:00\nbaseline: v1\nvariants:\n  v1: {}\nscenarios:\n  - id: a\n    input: hi\n    expect: {llm_calls: 1}\n"
+			_, err := scenario.Parse("s.yaml", []byte(src), opts)
+			Expect(err).To(MatchError(ContainSubstring(want)))
+		},
+		Entry("both", "    url: \"http://127.0.0.1:{{port}}/mcp\"\n    stdio: true\n    tool: ask\n", "s.yaml:8: agent.mcp.stdio: give url: (a server on streamable HTTP) or stdio: true"),
+		Entry("neither", "    tool: ask\n", "s.yaml:7: agent.mcp: missing url: (a server on streamable HTTP, like http://127.0.0.1:{{port}}/mcp), or stdio: true"),
+		Entry("stdio not a boolean", "    stdio: yes please\n    tool: ask\n", "s.yaml:7: agent.mcp.stdio"),
+	)
+
 	It("keeps a command speaking JSON lines alive for any of the agent's runs", func() {
 		e := parse("  command: [node, agent.js]\n  keep_alive: agent\n")
 		Expect(e.KeepAlive).To(Equal(scenario.KeepAliveAgent))
