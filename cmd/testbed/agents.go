@@ -41,7 +41,7 @@ func specOf(e *scenario.External) external.Spec {
 		spec.HTTP = &external.HTTP{URL: h.URL, Body: h.Body, Headers: h.Headers, Reply: h.Reply}
 	}
 	if m := e.MCP; m != nil {
-		spec.MCP = &external.MCP{URL: m.URL, Stdio: m.Stdio, Tool: m.Tool, Args: m.Args, Reply: m.Reply}
+		spec.MCP = &external.MCP{URL: m.URL, Transport: m.Transport, Tool: m.Tool, Args: m.Args, Reply: m.Reply}
 	}
 	return spec
 }

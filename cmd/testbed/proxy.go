@@ -177,7 +177,7 @@ func cmdProxy(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		spec = specOf(s.External)
 	}
 	port := 0
-	if spec.HTTP != nil || spec.MCP != nil && !spec.MCP.Stdio {
+	if spec.HTTP != nil || spec.MCP != nil && spec.MCP.Transport != external.TransportStdio {
 		if port, err = external.FreePort(); err != nil {
 			return withCode(exitInternal, err)
 		}

@@ -235,8 +235,10 @@ type conversation interface {
 }
 
 // service reports whether the program is a service on a port (http:, or
-// mcp: over streamable HTTP).
-func (a *agent) service() bool { return a.spec.HTTP != nil || a.spec.MCP != nil && !a.spec.MCP.Stdio }
+// mcp: over HTTP).
+func (a *agent) service() bool {
+	return a.spec.HTTP != nil || a.spec.MCP != nil && a.spec.MCP.Transport != TransportStdio
+}
 
 // lines reports whether the program speaks JSON lines (neither http: nor
 // mcp:).
@@ -546,7 +548,7 @@ func (a *agent) converse(ctx context.Context, prog *program, in agents.Input) (c
 			client: prog.client(), timeout: timeout}, nil
 	case a.spec.MCP != nil:
 		v := vars{session: session, port: prog.port}
-		if a.spec.MCP.Stdio {
+		if a.spec.MCP.Transport == TransportStdio {
 			if prog.stdio == nil {
 				cs, err := connectStdio(ctx, prog.proc, timeout)
 				if err != nil {
@@ -556,11 +558,11 @@ func (a *agent) converse(ctx context.Context, prog *program, in agents.Input) (c
 			}
 			return &toolCall{spec: a.spec.MCP, reply: a.reply, vars: v, in: in.Turns, session: prog.stdio, timeout: timeout, kept: true, tail: prog.proc.tail}, nil
 		}
-		cs, err := connect(ctx, a.spec.MCP, v, prog.client(), timeout)
+		cs, stop, err := connect(ctx, a.spec.MCP, v, prog.client(), timeout)
 		if err != nil {
 			return nil, fmt.Errorf("%w%s", err, prog.proc.tail())
 		}
-		return &toolCall{spec: a.spec.MCP, reply: a.reply, vars: v, in: in.Turns, session: cs, timeout: timeout, tail: prog.proc.tail}, nil
+		return &toolCall{spec: a.spec.MCP, reply: a.reply, vars: v, in: in.Turns, session: cs, stop: stop, timeout: timeout, tail: prog.proc.tail}, nil
 	}
 	var env map[string]string
 	if a.spec.RunEnv {

@@ -161,16 +161,20 @@ var _ = Describe("an outside agent that is a service, kept off the network", fun
 		}
 	})
 
-	It("is reached on its own port inside its network namespace (mcp:)", func() {
-		spec := service("mcp")
-		spec.HTTP, spec.MCP = nil, &external.MCP{URL: "http://localhost:{{port}}/mcp", Tool: "echo", Args: map[string]any{"query": "{{input}}", "turn": "{{turn}}"}}
-		spec.Isolate = testBinary()
-		ans, tr, tape, err := runNoted(spec, "hello", "again")
-		Expect(err).NotTo(HaveOccurred())
-		Expect(tr.by[agents.NoteIsolation]).To(Equal([]any{"hermetic by network namespace"}))
-		Expect(ans.Replies[1].Text).To(Equal("you said again"))
-		Expect(tape.all()).To(Equal([]string{"https://notes.example/turn/hello", "https://notes.example/turn/again"}))
-	})
+	DescribeTable("is reached on its own port inside its network namespace (mcp:)",
+		func(url, transport string) {
+			spec := service("mcp")
+			spec.HTTP, spec.MCP = nil, &external.MCP{URL: url, Transport: transport, Tool: "echo", Args: map[string]any{"query": "{{input}}", "turn": "{{turn}}"}}
+			spec.Isolate = testBinary()
+			ans, tr, tape, err := runNoted(spec, "hello", "again")
+			Expect(err).NotTo(HaveOccurred())
+			Expect(tr.by[agents.NoteIsolation]).To(Equal([]any{"hermetic by network namespace"}))
+			Expect(ans.Replies[1].Text).To(Equal("you said again"))
+			Expect(tape.all()).To(Equal([]string{"https://notes.example/turn/hello", "https://notes.example/turn/again"}))
+		},
+		Entry("streamable HTTP, at localhost", "http://localhost:{{port}}/mcp", ""),
+		Entry("the older HTTP+SSE transport", "http://127.0.0.1:{{port}}/sse", external.TransportSSE),
+	)
 
 	It("fails the scenario, naming the host, when the service looks up a host it was not given", func() {
 		spec := service("escape")

@@ -11,16 +11,15 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// MCP describes an agent served as an MCP server, over streamable HTTP or
-// on its stdin and stdout: each user turn is one call of Tool.
+// MCP describes an agent served as an MCP server, over streamable HTTP,
+// the older HTTP+SSE transport, or its stdin and stdout: each user turn is
+// one call of Tool.
 type MCP struct {
-	// URL is the streamable-HTTP server's endpoint; {{port}} is the
-	// service's PORT. Empty with Stdio.
+	// URL is the server's endpoint (the SSE stream's, for TransportSSE);
+	// {{port}} is the service's PORT. Empty for TransportStdio.
 	URL string
-	// Stdio is set when the program is an MCP server on its stdin and
-	// stdout (newline-delimited JSON-RPC), the way most MCP clients
-	// start one: one session for the program's life.
-	Stdio bool
+	// Transport is "" (streamable HTTP), TransportSSE or TransportStdio.
+	Transport string
 	// Tool is the tool called per turn, like router.answer.
 	Tool string
 	// Args is the template of the call's arguments (plain values); nil
@@ -31,6 +30,18 @@ type MCP struct {
 	// result (default: its text field when the result is an object).
 	Reply string
 }
+
+// The MCP transports besides streamable HTTP.
+const (
+	// TransportSSE is the HTTP+SSE transport of MCP's 2024-11-05
+	// revision: an event stream at URL, and messages POSTed to the
+	// endpoint it names.
+	TransportSSE = "sse"
+	// TransportStdio is a server on the program's stdin and stdout
+	// (newline-delimited JSON-RPC), the way most MCP clients start one:
+	// one session for the program's life.
+	TransportStdio = "stdio"
+)
 
 // Keys of a tool result's _meta under which a server run by testbed (testbed
 // serve) reports what HTTP does not show, as a JSON-lines reply does in
@@ -50,20 +61,31 @@ type toolCall struct {
 	session *mcp.ClientSession
 	timeout time.Duration
 	kept    bool          // the session is the program's (stdio), not the run's
+	stop    func()        // ends the run's session's requests; nil when kept
 	tail    func() string // the end of the program's output, for errors
 }
 
-// connect opens the conversation's MCP session, over hc.
-func connect(ctx context.Context, spec *MCP, v vars, hc *http.Client, timeout time.Duration) (*mcp.ClientSession, error) {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
+// connect opens the conversation's MCP session, over hc, within timeout.
+// The session's requests (the SSE transport's event stream) live until
+// ctx ends or stop is called.
+func connect(ctx context.Context, spec *MCP, v vars, hc *http.Client, timeout time.Duration) (s *mcp.ClientSession, stop func(), err error) {
+	ctx, stop = context.WithCancel(ctx)
+	late := time.AfterFunc(timeout, stop)
+	defer func() {
+		if !late.Stop() || err != nil {
+			stop()
+		}
+	}()
 	client := mcp.NewClient(&mcp.Implementation{Name: "testbed", Version: "0"}, nil)
 	url := v.text(spec.URL)
-	s, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: hc, DisableStandaloneSSE: true, MaxRetries: -1}, nil)
-	if err != nil {
-		return nil, fmt.Errorf("connect to the agent's MCP server at %s: %w", url, err)
+	var t mcp.Transport = &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: hc, DisableStandaloneSSE: true, MaxRetries: -1}
+	if spec.Transport == TransportSSE {
+		t = &mcp.SSEClientTransport{Endpoint: url, HTTPClient: hc}
 	}
-	return s, nil
+	if s, err = client.Connect(ctx, t, nil); err != nil {
+		return nil, nil, fmt.Errorf("connect to the agent's MCP server at %s: %w", url, err)
+	}
+	return s, stop, nil
 }
 
 // connectStdio opens the MCP session of a stdio server, p, over its stdin
@@ -160,6 +182,7 @@ func (c *toolCall) result(res *mcp.CallToolResult, text string) (turnOut, error)
 func (c *toolCall) end() error {
 	if !c.kept {
 		c.session.Close()
+		c.stop()
 	}
 	return nil
 }

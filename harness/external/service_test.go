@@ -149,6 +149,16 @@ var _ = Describe("an outside agent that is an MCP server", func() {
 		Expect(cassette.all()).To(Equal([]string{"https://notes.example/turn/hello", "https://notes.example/turn/again"}))
 	})
 
+	It("speaks the older HTTP+SSE transport", func() {
+		spec := mcpService()
+		spec.MCP.URL, spec.MCP.Transport = "http://127.0.0.1:{{port}}/sse", external.TransportSSE
+		ans, tr, cassette, err := runOnce(spec, "a", "hello", "again")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(ans.Replies[1].Text).To(Equal("you said again"))
+		Expect(tr.keys).To(ContainElement("route"))
+		Expect(cassette.all()).To(Equal([]string{"https://notes.example/turn/hello", "https://notes.example/turn/again"}))
+	})
+
 	DescribeTable("fails its scenario with a clear reason",
 		func(edit func(*external.Spec), input, want string) {
 			spec := mcpService()
@@ -165,7 +175,7 @@ var _ = Describe("an outside agent that is an MCP server", func() {
 var _ = Describe("an outside agent that is an MCP server on stdio", func() {
 	stdio := func() external.Spec {
 		spec := service("mcp-stdio")
-		spec.HTTP, spec.MCP = nil, &external.MCP{Stdio: true, Tool: "echo", Args: map[string]any{"query": "{{input}}", "turn": "{{turn}}"}}
+		spec.HTTP, spec.MCP = nil, &external.MCP{Transport: external.TransportStdio, Tool: "echo", Args: map[string]any{"query": "{{input}}", "turn": "{{turn}}"}}
 		return spec
 	}
 

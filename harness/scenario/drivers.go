@@ -26,13 +26,16 @@ type HTTPDriver struct {
 }
 
 // MCPDriver describes an outside agent served as an MCP server (mcp:),
-// over streamable HTTP or on its stdin and stdout: each user turn is one
-// call of Tool.
+// over streamable HTTP, the older HTTP+SSE transport, or its stdin and
+// stdout: each user turn is one call of Tool.
 type MCPDriver struct {
-	URL   string         // url: on loopback; may hold {{port}}; empty with Stdio
-	Stdio bool           // stdio: true: the program serves MCP on its stdin and stdout
-	Tool  string         // tool: the tool called per turn
-	Args  map[string]any // args: the call's arguments' template; nil for the default
+	URL string // url: on loopback; may hold {{port}}; empty for stdio
+	// Transport is transport: "streamable-http" (the default, written
+	// ""), "sse" (the older HTTP+SSE transport) or "stdio" (the program's
+	// stdin and stdout).
+	Transport string
+	Tool      string         // tool: the tool called per turn
+	Args      map[string]any // args: the call's arguments' template; nil for the default
 	// Reply is a jq path into the tool's structured result for the reply's
 	// text (reply:); empty for the default.
 	Reply string
@@ -48,7 +51,7 @@ const (
 
 var (
 	httpKeys = []string{"url", "body", "headers", "reply"}
-	mcpKeys  = []string{"url", "stdio", "tool", "args", "reply"}
+	mcpKeys  = []string{"url", "transport", "tool", "args", "reply"}
 	// placeholder is one {{name}} of a driver's templates.
 	placeholder  = regexp.MustCompile(`\{\{\s*([^{}]*?)\s*\}\}`)
 	placeholders = []string{"input", "session", "turn", "port"}
@@ -90,19 +93,21 @@ func (d *decoder) drivers(m *yaml.Node, fs fields, at string, e *External) {
 	}
 	if f, ok := fs["mcp"]; ok {
 		mat := join(at, "mcp")
-		if mm, mfs, ok := d.mapping(f.val, mat, "a mapping with url or stdio, tool, args and reply", mcpKeys...); ok {
+		if mm, mfs, ok := d.mapping(f.val, mat, "a mapping with url, transport, tool, args and reply", mcpKeys...); ok {
 			d.require(mm, mfs, mat, "tool")
 			c := &MCPDriver{}
 			c.URL = d.serviceURL(mfs, mat)
-			if f, ok := mfs["stdio"]; ok {
-				c.Stdio, _ = d.boolean(f.val, join(mat, "stdio"))
+			if f, ok := mfs["transport"]; ok {
+				if v, ok := d.enum(f.val, join(mat, "transport"), "streamable-http", "sse", "stdio"); ok && v != "streamable-http" {
+					c.Transport = v
+				}
 			}
 			_, hasURL := mfs["url"]
 			switch {
-			case hasURL && c.Stdio:
-				d.errorf(mfs["stdio"].key.Line, join(mat, "stdio"), "give url: (a server on streamable HTTP) or stdio: true (a server on the program's stdin and stdout), not both")
-			case !hasURL && !c.Stdio:
-				d.errorf(mm.Line, mat, "missing url: (a server on streamable HTTP, like http://127.0.0.1:{{port}}/mcp), or stdio: true for a server on the program's stdin and stdout")
+			case hasURL && c.Transport == "stdio":
+				d.errorf(mfs["url"].key.Line, join(mat, "url"), "a server on transport: stdio is reached on the program's stdin and stdout, not at a URL; give one or the other")
+			case !hasURL && c.Transport != "stdio":
+				d.errorf(mm.Line, mat, "missing url: (the server's endpoint, like http://127.0.0.1:{{port}}/mcp), or transport: stdio for a server on the program's stdin and stdout")
 			}
 			if t, ok := mfs["tool"]; ok {
 				c.Tool, _ = d.str(t.val, join(mat, "tool"))

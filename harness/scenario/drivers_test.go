@@ -50,10 +50,14 @@ var _ = Describe("an outside agent's driver", func() {
 		Expect(e.KeepAlive).To(BeEmpty())
 	})
 
-	It("reads an mcp: server on the program's stdin and stdout", func() {
-		e := parse("  command: [python3, server.py]\n  mcp: {stdio: true, tool: ask}\n  keep_alive: variant\n")
-		Expect(e.MCP).To(Equal(&scenario.MCPDriver{Stdio: true, Tool: "ask"}))
-	})
+	DescribeTable("reads an mcp: server's transport",
+		func(mcp string, want scenario.MCPDriver) {
+			Expect(parse("  command: [python3, server.py]\n  mcp: " + mcp + "\n  keep_alive: variant\n").MCP).To(Equal(&want))
+		},
+		Entry("stdio", "{transport: stdio, tool: ask}", scenario.MCPDriver{Transport: "stdio", Tool: "ask"}),
+		Entry("sse", `{transport: sse, url: "http://127.0.0.1:{{port}}/sse", tool: ask}`, scenario.MCPDriver{Transport: "sse", URL: "http://127.0.0.1:{{port}}/sse", Tool: "ask"}),
+		Entry("streamable-http, the default", `{transport: streamable-http, url: "http://127.0.0.1:{{port}}/mcp", tool: ask}`, scenario.MCPDriver{URL: "http://127.0.0.1:{{port}}/mcp", Tool: "ask"}),
+	)
 
 	DescribeTable("refuses an mcp: server given both ways or neither, naming the line",
 		func(mcp, want string) {
@@ -62,9 +66,10 @@ var _ = Describe("an outside agent's driver", func() {
 			_, err := scenario.Parse("s.yaml", []byte(src), opts)
 			Expect(err).To(MatchError(ContainSubstring(want)))
 		},
-		Entry("both", "    url: \"http://127.0.0.1:{{port}}/mcp\"\n    stdio: true\n    tool: ask\n", "s.yaml:8: agent.mcp.stdio: give url: (a server on streamable HTTP) or stdio: true"),
-		Entry("neither", "    tool: ask\n", "s.yaml:7: agent.mcp: missing url: (a server on streamable HTTP, like http://127.0.0.1:{{port}}/mcp), or stdio: true"),
-		Entry("stdio not a boolean", "    stdio: yes please\n    tool: ask\n", "s.yaml:7: agent.mcp.stdio"),
+		Entry("both", "    url: \"http://127.0.0.1:{{port}}/mcp\"\n    transport: stdio\n    tool: ask\n", "s.yaml:7: agent.mcp.url: a server on transport: stdio is reached on the program's stdin and stdout, not at a URL"),
+		Entry("neither", "    tool: ask\n", "s.yaml:7: agent.mcp: missing url: (the server's endpoint, like http://127.0.0.1:{{port}}/mcp), or transport: stdio"),
+		Entry("neither, over SSE", "    transport: sse\n    tool: ask\n", "s.yaml:7: agent.mcp: missing url:"),
+		Entry("a transport MCP lacks", "    transport: websocket\n    tool: ask\n", "s.yaml:7: agent.mcp.transport"),
 	)
 
 	It("keeps a command speaking JSON lines alive for any of the agent's runs", func() {
