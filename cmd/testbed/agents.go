@@ -38,10 +38,10 @@ func specOf(e *scenario.External) external.Spec {
 		TurnTimeout: e.TurnTimeout, AllTurns: e.AllTurns, StartTimeout: e.StartTimeout, KeepAlive: e.KeepAlive != "", RunEnv: e.KeepAlive == scenario.KeepAliveAgent, FakeClock: e.FakeClock,
 		MaxRequestBody: e.MaxRequestBody}
 	if h := e.HTTP; h != nil {
-		spec.HTTP = &external.HTTP{URL: h.URL, Body: h.Body, Headers: h.Headers, Reply: h.Reply}
+		spec.HTTP = &external.HTTP{URL: h.URL, Body: h.Body, Headers: h.Headers, Reply: h.Reply, Attachment: h.Attachment}
 	}
 	if m := e.MCP; m != nil {
-		spec.MCP = &external.MCP{URL: m.URL, Transport: m.Transport, Tool: m.Tool, Args: m.Args, Reply: m.Reply}
+		spec.MCP = &external.MCP{URL: m.URL, Transport: m.Transport, Tool: m.Tool, Args: m.Args, Reply: m.Reply, Attachment: m.Attachment}
 	}
 	return spec
 }

@@ -240,6 +240,22 @@ func (a *agent) service() bool {
 	return a.spec.HTTP != nil || a.spec.MCP != nil && a.spec.MCP.Transport != TransportStdio
 }
 
+// sendsAttachments refuses a run with attachments its driver's template
+// would leave out: an http: body or mcp: args without {{attachments}}
+// (the default http: body has it).
+func (a *agent) sendsAttachments(in agents.Input) error {
+	if len(in.Attachments) == 0 {
+		return nil
+	}
+	switch {
+	case a.spec.HTTP != nil && a.spec.HTTP.Body != nil && !mentions(a.spec.HTTP.Body, "attachments"):
+		return fmt.Errorf("the scenario has %d attachments, and the agent's http: body has no {{attachments}} to send them in: add it, like attachments: \"{{attachments}}\", or parts: [{kind: text, text: \"{{input}}\"}, \"{{attachments}}\"] with an attachment: template", len(in.Attachments))
+	case a.spec.MCP != nil && !mentions(a.spec.MCP.Args, "attachments"):
+		return fmt.Errorf("the scenario has %d attachments, and the agent's mcp: args have no {{attachments}} to send them in: add one, like args: {query: \"{{input}}\", files: \"{{attachments}}\"}", len(in.Attachments))
+	}
+	return nil
+}
+
 // lines reports whether the program speaks JSON lines (neither http: nor
 // mcp:).
 func (a *agent) lines() bool { return a.spec.HTTP == nil && a.spec.MCP == nil }
@@ -253,8 +269,8 @@ func (a *agent) Run(ctx context.Context, in agents.Input) (ans agents.Answer, er
 	if a.spec.RunEnv && (!a.spec.KeepAlive || !a.lines()) {
 		return ans, errors.New("external agent: a run's environment travels in its first line only to a kept-alive command speaking JSON lines")
 	}
-	if !a.lines() && len(in.Attachments) > 0 {
-		return ans, errors.New("the http: and mcp: drivers do not send attachments; describe the agent as a command speaking JSON lines")
+	if err := a.sendsAttachments(in); err != nil {
+		return ans, err
 	}
 	p, release, err := a.proxy()
 	if err != nil {
@@ -544,10 +560,11 @@ func (a *agent) converse(ctx context.Context, prog *program, in agents.Input) (c
 	session := newSessionID()
 	switch {
 	case a.spec.HTTP != nil:
-		return &web{spec: a.spec.HTTP, reply: a.reply, vars: vars{session: session, port: prog.port}, in: in.Turns,
+		v := vars{session: session, port: prog.port, files: in.Attachments, file: a.spec.HTTP.Attachment}
+		return &web{spec: a.spec.HTTP, reply: a.reply, vars: v, in: in.Turns,
 			client: prog.client(), timeout: timeout}, nil
 	case a.spec.MCP != nil:
-		v := vars{session: session, port: prog.port}
+		v := vars{session: session, port: prog.port, files: in.Attachments, file: a.spec.MCP.Attachment}
 		if a.spec.MCP.Transport == TransportStdio {
 			if prog.stdio == nil {
 				cs, err := connectStdio(ctx, prog.proc, timeout)

@@ -90,6 +90,13 @@ func fakeAgent(kind string) int {
 			})
 		}
 	})
+	// What it was sent, whole: {"text": "echoed", "body": …}.
+	mux.HandleFunc("POST /echo", func(w http.ResponseWriter, r *http.Request) {
+		var body any
+		json.NewDecoder(r.Body).Decode(&body)
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{"text": "echoed", "body": body})
+	})
 	// An A2A agent: JSON-RPC message/send, answered with a Message on
 	// even turns and a completed Task (the answer its last artifact) on
 	// odd ones, as A2A servers do.
@@ -150,6 +157,9 @@ func echoServer(fetch func(string) string) *mcp.Server {
 		}
 		res := &mcp.CallToolResult{Meta: mcp.Meta{external.MetaNotes: []map[string]any{{"key": "route", "value": map[string]any{"mode": "tool", "tool": "echo"}}}}}
 		return res, map[string]any{"text": "you said " + in.Query, "turn": in.Turn, "pid": hostPID(), "upstream": upstream}, nil
+	})
+	mcp.AddTool(server, &mcp.Tool{Name: "echo-args"}, func(ctx context.Context, _ *mcp.CallToolRequest, args map[string]any) (*mcp.CallToolResult, map[string]any, error) {
+		return nil, map[string]any{"text": "echoed", "args": args}, nil
 	})
 	return server
 }

@@ -21,8 +21,10 @@ type HTTP struct {
 	URL string
 	// Body is the request's template: a string (sent as text), or a map or
 	// slice of plain values (sent as JSON); nil sends {"input":
-	// "{{input}}", "session": "{{session}}", "turn": "{{turn}}"}. A string
-	// that is one placeholder alone takes its type in JSON.
+	// "{{input}}", "session": "{{session}}", "turn": "{{turn}}"} (and
+	// "attachments" on a first turn that has them). A string that is one
+	// placeholder alone takes its type in JSON; {{attachments}} alone in a
+	// list stands for its items.
 	Body any
 	// Headers are the request's headers; their values may hold
 	// placeholders.
@@ -30,6 +32,10 @@ type HTTP struct {
 	// Reply is a jq path to the reply's text in a JSON response (default:
 	// .text of an object, or the string the response is).
 	Reply string
+	// Attachment is the template of one attachment, filled in with
+	// {{name}}, {{mime}}, {{description}} and {{data}} (base64) for each
+	// item of {{attachments}}; nil gives the JSON-lines shape.
+	Attachment any
 }
 
 // web is a conversation with a web service.
@@ -44,8 +50,7 @@ type web struct {
 
 // ask POSTs turn i and reads the response to its end.
 func (c *web) ask(ctx context.Context, i int) (turnOut, error) {
-	v := c.vars
-	v.input, v.turn = c.in[i], i
+	v := c.vars.at(i, c.in[i])
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
 	body, ctype, err := c.body(v)
@@ -72,7 +77,11 @@ func (c *web) ask(ctx context.Context, i int) (turnOut, error) {
 func (c *web) body(v vars) ([]byte, string, error) {
 	t := c.spec.Body
 	if t == nil {
-		t = map[string]any{"input": "{{input}}", "session": "{{session}}", "turn": "{{turn}}"}
+		body := map[string]any{"input": "{{input}}", "session": "{{session}}", "turn": "{{turn}}"}
+		if len(v.files) > 0 {
+			body["attachments"] = "{{attachments}}"
+		}
+		t = body
 	}
 	if s, ok := t.(string); ok {
 		return []byte(v.text(s)), "text/plain; charset=utf-8", nil

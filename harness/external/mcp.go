@@ -29,6 +29,9 @@ type MCP struct {
 	// Reply is a jq path to the reply's text in the tool's structured
 	// result (default: its text field when the result is an object).
 	Reply string
+	// Attachment is as HTTP's; a scenario with attachments needs
+	// {{attachments}} in Args.
+	Attachment any
 }
 
 // The MCP transports besides streamable HTTP.
@@ -110,8 +113,7 @@ func connectStdio(ctx context.Context, p *process, timeout time.Duration) (*mcp.
 
 // ask calls the tool with turn i.
 func (c *toolCall) ask(ctx context.Context, i int) (turnOut, error) {
-	v := c.vars
-	v.input, v.turn = c.in[i], i
+	v := c.vars.at(i, c.in[i])
 	args := c.spec.Args
 	if args == nil {
 		args = map[string]any{"query": "{{input}}"}

@@ -1,12 +1,16 @@
 package external
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 
 	"github.com/itchyny/gojq"
+
+	"github.com/agentreplay/testbed/agents"
 )
 
 // placeholder is one {{name}} of a driver's templates.
@@ -18,6 +22,11 @@ type vars struct {
 	session string // {{session}}: the conversation, one per scenario run
 	turn    int    // {{turn}}: from 0
 	port    int    // {{port}}: the service's PORT
+	// files are {{attachments}}: the scenario's, on its first turn only;
+	// each filled into file, the attachment: template (nil: the JSON-lines
+	// shape).
+	files []agents.Attachment
+	file  any
 }
 
 // lookup is the value of one placeholder, and whether it is known.
@@ -31,50 +40,131 @@ func (v vars) lookup(name string) (any, bool) {
 		return v.turn, true
 	case "port":
 		return v.port, true
+	case "attachments":
+		return v.attachments(), true
 	}
 	return nil, false
 }
 
+// attachments are the turn's files, each as the attachment: template
+// makes it; spread in a list.
+func (v vars) attachments() spread {
+	out := spread{}
+	for _, f := range v.files {
+		fields := map[string]any{"name": f.Name, "mime": f.MIME, "description": f.Description, "data": base64.StdEncoding.EncodeToString(f.Data)}
+		if v.file == nil {
+			out = append(out, fields)
+			continue
+		}
+		out = append(out, fill(v.file, func(name string) (any, bool) {
+			x, ok := fields[name]
+			return x, ok
+		}))
+	}
+	return out
+}
+
+// spread is a list whose items stand in a template's list for the one
+// placeholder that gave it (a list item "{{attachments}}"); elsewhere it
+// is the list.
+type spread []any
+
+// at is v for turn i, whose input is input: the attachments go with the
+// first turn only.
+func (v vars) at(i int, input string) vars {
+	v.input, v.turn = input, i
+	if i > 0 {
+		v.files = nil
+	}
+	return v
+}
+
 // text fills in the placeholders of s.
-func (v vars) text(s string) string {
+func (v vars) text(s string) string { return fillText(s, v.lookup) }
+
+// value fills in a JSON template (plain Go values); see fill.
+func (v vars) value(t any) any { return fill(t, v.lookup) }
+
+// fillText fills in the placeholders of s known to lookup, a list as its
+// JSON.
+func fillText(s string, lookup func(string) (any, bool)) string {
 	return placeholder.ReplaceAllStringFunc(s, func(m string) string {
-		x, ok := v.lookup(placeholder.FindStringSubmatch(m)[1])
+		x, ok := lookup(placeholder.FindStringSubmatch(m)[1])
 		if !ok {
 			return m
 		}
-		if n, isInt := x.(int); isInt {
-			return strconv.Itoa(n)
+		switch x := x.(type) {
+		case int:
+			return strconv.Itoa(x)
+		case string:
+			return x
 		}
-		return x.(string)
+		b, _ := json.Marshal(x)
+		return string(b)
 	})
 }
 
-// value fills in a JSON template (plain Go values): a string that is one
-// placeholder alone takes the placeholder's JSON type ({{turn}} is a
-// number), any other string has its placeholders filled in as text.
-func (v vars) value(t any) any {
+// fill fills in a JSON template (plain Go values) from lookup: a string
+// that is one placeholder alone takes the placeholder's JSON type
+// ({{turn}} is a number, {{attachments}} a list, whose items a list holding
+// it alone takes in its place), any other string has its placeholders
+// filled in as text.
+func fill(t any, lookup func(string) (any, bool)) any {
+	whole := func(s string) (any, bool) {
+		if m := placeholder.FindStringSubmatch(s); m != nil && m[0] == s {
+			return lookup(m[1])
+		}
+		return nil, false
+	}
 	switch x := t.(type) {
 	case string:
-		if m := placeholder.FindStringSubmatch(x); m != nil && m[0] == x {
-			if val, ok := v.lookup(m[1]); ok {
-				return val
+		if val, ok := whole(x); ok {
+			if sp, isSpread := val.(spread); isSpread {
+				return []any(sp)
 			}
+			return val
 		}
-		return v.text(x)
+		return fillText(x, lookup)
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, e := range x {
-			out[k] = v.value(e)
+			out[k] = fill(e, lookup)
 		}
 		return out
 	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = v.value(e)
+		out := make([]any, 0, len(x))
+		for _, e := range x {
+			if s, isString := e.(string); isString {
+				if val, ok := whole(s); ok {
+					if sp, isSpread := val.(spread); isSpread {
+						out = append(out, sp...)
+						continue
+					}
+				}
+			}
+			out = append(out, fill(e, lookup))
 		}
 		return out
 	}
 	return t
+}
+
+// mentions reports whether template t (plain Go values) has the
+// placeholder {{name}} anywhere.
+func mentions(t any, name string) bool {
+	switch x := t.(type) {
+	case string:
+		return slices.ContainsFunc(placeholder.FindAllStringSubmatch(x, -1), func(m []string) bool { return m[1] == name })
+	case map[string]any:
+		for _, e := range x {
+			if mentions(e, name) {
+				return true
+			}
+		}
+	case []any:
+		return slices.ContainsFunc(x, func(e any) bool { return mentions(e, name) })
+	}
+	return false
 }
 
 // replyPath is a compiled reply: path (nil for the default).

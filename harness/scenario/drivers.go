@@ -23,6 +23,10 @@ type HTTPDriver struct {
 	// Reply is a jq path into a JSON response for the reply's text
 	// (reply:); empty for the default, .text.
 	Reply string
+	// Attachment is the template of one attachment where a template has
+	// {{attachments}} (attachment:); nil for the default, the JSON-lines
+	// shape.
+	Attachment any
 }
 
 // MCPDriver describes an outside agent served as an MCP server (mcp:),
@@ -39,6 +43,8 @@ type MCPDriver struct {
 	// Reply is a jq path into the tool's structured result for the reply's
 	// text (reply:); empty for the default.
 	Reply string
+	// Attachment is as HTTPDriver's.
+	Attachment any
 }
 
 // The values of keep_alive: besides the default (scenario: a program per
@@ -50,11 +56,13 @@ const (
 )
 
 var (
-	httpKeys = []string{"url", "body", "headers", "reply"}
-	mcpKeys  = []string{"url", "transport", "tool", "args", "reply"}
+	httpKeys = []string{"url", "body", "headers", "reply", "attachment"}
+	mcpKeys  = []string{"url", "transport", "tool", "args", "reply", "attachment"}
 	// placeholder is one {{name}} of a driver's templates.
 	placeholder  = regexp.MustCompile(`\{\{\s*([^{}]*?)\s*\}\}`)
-	placeholders = []string{"input", "session", "turn", "port"}
+	placeholders = []string{"input", "session", "turn", "port", "attachments"}
+	// attachmentFields are the placeholders of an attachment: template.
+	attachmentFields = []string{"name", "mime", "description", "data"}
 )
 
 // drivers reads http:, mcp:, keep_alive: and start_timeout: of agent:.
@@ -74,7 +82,7 @@ func (d *decoder) drivers(m *yaml.Node, fs fields, at string, e *External) {
 			h := &HTTPDriver{}
 			h.URL = d.serviceURL(hfs, hat)
 			if b, ok := hfs["body"]; ok {
-				h.Body = d.template(b.val, join(hat, "body"))
+				h.Body = d.template(b.val, join(hat, "body"), placeholders)
 			}
 			if b, ok := hfs["headers"]; ok {
 				h.Headers = map[string]string{}
@@ -82,12 +90,13 @@ func (d *decoder) drivers(m *yaml.Node, fs fields, at string, e *External) {
 					for k, ef := range efs {
 						if v, ok := d.str(ef.val, join(join(hat, "headers"), k)); ok {
 							h.Headers[k] = v
-							d.placeholders(v, resolve(ef.val).Line, join(join(hat, "headers"), k))
+							d.placeholders(v, resolve(ef.val).Line, join(join(hat, "headers"), k), placeholders)
 						}
 					}
 				}
 			}
 			h.Reply = d.replyPath(hfs, hat)
+			h.Attachment = d.attachment(hfs, hat)
 			e.HTTP = h
 		}
 	}
@@ -115,11 +124,12 @@ func (d *decoder) drivers(m *yaml.Node, fs fields, at string, e *External) {
 			if a, ok := mfs["args"]; ok {
 				if v := resolve(a.val); v != nil && v.Kind != yaml.MappingNode {
 					d.want(v, join(mat, "args"), "a mapping of the tool's arguments, like {query: \"{{input}}\"}")
-				} else if args, ok := d.template(a.val, join(mat, "args")).(map[string]any); ok {
+				} else if args, ok := d.template(a.val, join(mat, "args"), placeholders).(map[string]any); ok {
 					c.Args = args
 				}
 			}
 			c.Reply = d.replyPath(mfs, mat)
+			c.Attachment = d.attachment(mfs, mat)
 			e.MCP = c
 		}
 	}
@@ -165,7 +175,7 @@ func (d *decoder) serviceURL(fs fields, at string) string {
 		return ""
 	}
 	line := resolve(f.val).Line
-	d.placeholders(raw, line, at)
+	d.placeholders(raw, line, at, placeholders)
 	u, err := url.Parse(placeholder.ReplaceAllString(raw, "1"))
 	switch {
 	case err != nil || u.Host == "" || u.Scheme != "http" && u.Scheme != "https":
@@ -200,9 +210,19 @@ func (d *decoder) replyPath(fs fields, at string) string {
 	return expr
 }
 
+// attachment reads attachment: the template of one attachment, whose
+// placeholders are its fields.
+func (d *decoder) attachment(fs fields, at string) any {
+	f, ok := fs["attachment"]
+	if !ok {
+		return nil
+	}
+	return d.template(f.val, join(at, "attachment"), attachmentFields)
+}
+
 // template reads a request template (a string, a list or a mapping, as
-// plain Go values) and checks its placeholders.
-func (d *decoder) template(v *yaml.Node, at string) any {
+// plain Go values) and checks that its placeholders are known ones.
+func (d *decoder) template(v *yaml.Node, at string, known []string) any {
 	v = resolve(v)
 	if !d.present(v, at) {
 		return nil
@@ -216,34 +236,34 @@ func (d *decoder) template(v *yaml.Node, at string) any {
 	if len(d.errs) > before {
 		return nil
 	}
-	d.templateStrings(v, at)
+	d.templateStrings(v, at, known)
 	return plain(out)
 }
 
 // templateStrings checks the placeholders of every string in v.
-func (d *decoder) templateStrings(v *yaml.Node, at string) {
+func (d *decoder) templateStrings(v *yaml.Node, at string, known []string) {
 	v = resolve(v)
 	switch {
 	case v == nil:
 	case v.Kind == yaml.ScalarNode && v.ShortTag() == "!!str":
-		d.placeholders(v.Value, v.Line, at)
+		d.placeholders(v.Value, v.Line, at, known)
 	case v.Kind == yaml.MappingNode:
 		list, _ := d.fields(v, at)
 		for _, f := range list {
-			d.templateStrings(f.val, join(at, f.key.Value))
+			d.templateStrings(f.val, join(at, f.key.Value), known)
 		}
 	case v.Kind == yaml.SequenceNode:
 		for i, item := range v.Content {
-			d.templateStrings(item, index(at, i))
+			d.templateStrings(item, index(at, i), known)
 		}
 	}
 }
 
-// placeholders records a problem for each unknown {{name}} in s.
-func (d *decoder) placeholders(s string, line int, at string) {
+// placeholders records a problem for each {{name}} in s not known.
+func (d *decoder) placeholders(s string, line int, at string, known []string) {
 	for _, m := range placeholder.FindAllStringSubmatch(s, -1) {
-		if !slices.Contains(placeholders, m[1]) {
-			d.errorf(line, at, "unknown placeholder %s (known: %s)", m[0], fmt.Sprintf("{{%s}}", strings.Join(placeholders, "}}, {{")))
+		if !slices.Contains(known, m[1]) {
+			d.errorf(line, at, "unknown placeholder %s (known: %s)", m[0], fmt.Sprintf("{{%s}}", strings.Join(known, "}}, {{")))
 		}
 	}
 }

@@ -59,6 +59,24 @@ var _ = Describe("an outside agent's driver", func() {
 		Entry("streamable-http, the default", `{transport: streamable-http, url: "http://127.0.0.1:{{port}}/mcp", tool: ask}`, scenario.MCPDriver{URL: "http://127.0.0.1:{{port}}/mcp", Tool: "ask"}),
 	)
 
+	It("reads an attachment: template, whose placeholders are an attachment's fields", func() {
+		e := parse(`  command: [node, app.js]
+  http:
+    url: "http://127.0.0.1:{{port}}/"
+    body: {parts: [{text: "{{input}}"}, "{{attachments}}"]}
+    attachment: {kind: file, file: {name: "{{name}}", mimeType: "{{mime}}", bytes: "{{data}}"}}
+`)
+		Expect(e.HTTP.Attachment).To(Equal(map[string]any{"kind": "file", "file": map[string]any{"name": "{{name}}", "mimeType": "{{mime}}", "bytes": "{{data}}"}}))
+		Expect(e.HTTP.Body).To(Equal(map[string]any{"parts": []any{map[string]any{"text": "{{input}}"}, "{{attachments}}"}}))
+	})
+
+	It("refuses a turn's placeholder in an attachment: template, naming the line and the ones it knows", func() {
+		src := "suite: outside\nagent:\n  name: outside\n  model: {provider: openai, base_url: \"https://api.openai.com/v1\", model: m}\n  command: [node, app.js]\n  mcp:\n    url: \"http://127.0.0.1:{{port}}/mcp\"\n    tool: ask\n    args: {q: \"{{input}}\", files: \"{{attachments}}\"}\n    attachment: {text: \"{{input}}\"}\n" +
+			"clock: 2025-11-06T10:00:00+08:00\nbaseline: v1\nvariants:\n  v1: {}\nscenarios:\n  - id: a\n    input: hi\n    expect: {llm_calls: 1}\n"
+		_, err := scenario.Parse("s.yaml", []byte(src), opts)
+		Expect(err).To(MatchError(ContainSubstring("s.yaml:10: agent.mcp.attachment.text: unknown placeholder {{input}} (known: {{name}}, {{mime}}, {{description}}, {{data}})")))
+	})
+
 	DescribeTable("refuses an mcp: server given both ways or neither, naming the line",
 		func(mcp, want string) {
 			src := "suite: outside\nagent:\n  name: outside\n  model: {provider: openai, base_url: \"https://api.openai.com/v1\", model: m}\n  command: [node, app.js]\n  mcp:\n" + mcp +
