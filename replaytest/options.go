@@ -16,6 +16,14 @@ type config struct {
 	root, baseline, reports, rerecord string
 	info                              *agents.Info
 	record                            *bool
+	real                              *realModel
+}
+
+// realModel is the real provider a recording calls instead of the stand-in
+// model.
+type realModel struct {
+	provider, model, baseURL string
+	liveUpstreams            bool
 }
 
 // Root names the folder holding scenarios/, cassettes/ and fixtures/. By
@@ -44,6 +52,17 @@ func Reports(dir string) Option { return func(c *config) { c.reports = dir } }
 // Record records (true) or replays (false) whatever TESTBED_RECORD says.
 func Record(on bool) Option { return func(c *config) { c.record = &on } }
 
+// RecordWith makes a recording call a real provider's model (openai,
+// gemini, anthropic, azure or ollama; baseURL "" for the provider's own,
+// its key from the environment as testbed record --provider reads it)
+// instead of the stand-in model, and, with liveUpstreams, the real
+// upstream APIs (their keys from the environment) instead of the fixture
+// stubs. By default TESTBED_RECORD_PROVIDER, TESTBED_RECORD_MODEL,
+// TESTBED_RECORD_BASE_URL and TESTBED_RECORD_LIVE_UPSTREAMS say so.
+func RecordWith(provider, model, baseURL string, liveUpstreams bool) Option {
+	return func(c *config) { c.real = &realModel{provider, model, baseURL, liveUpstreams} }
+}
+
 // Rerecord is the command that stale-cassette diagnoses tell the user to
 // run. By default it is TESTBED_RECORD=1 go test, for this package and
 // this test (-run for a Go test, -ginkgo.focus for a Ginkgo spec).
@@ -55,6 +74,20 @@ func (c *config) recording() bool {
 		return *c.record
 	}
 	return on(os.Getenv(EnvRecord))
+}
+
+// recordWith is the real provider a recording calls, nil for the
+// stand-ins: RecordWith's, else the environment's.
+func (c *config) recordWith() *realModel {
+	if c.real != nil {
+		return c.real
+	}
+	r := realModel{provider: os.Getenv(EnvRecordProvider), model: os.Getenv(EnvRecordModel), baseURL: os.Getenv(EnvRecordBaseURL),
+		liveUpstreams: on(os.Getenv(EnvRecordLiveUpstreams))}
+	if r == (realModel{}) {
+		return nil
+	}
+	return &r
 }
 
 // blessing reports whether Run blesses the baseline.

@@ -23,9 +23,10 @@
 // process. Info describes the agent in Go instead, for a suite that names
 // it plainly.
 //
-// It does not record against a real provider or real upstreams (use
-// testbed record for an agent testbed contains), does not give an agent
-// embeddings, and imports no test framework: the team's non-test code
+// With TESTBED_RECORD_PROVIDER and TESTBED_RECORD_MODEL (or RecordWith)
+// a recording calls that real model instead, as testbed record --provider
+// does. It does not give an agent embeddings, and imports no test
+// framework: the team's non-test code
 // never links it, and Ginkgo stays out of its binary.
 package replaytest
 
@@ -33,11 +34,13 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/agentreplay/testbed/agents"
+	"github.com/agentreplay/testbed/agents/llm/provider"
 	"github.com/agentreplay/testbed/harness/cassette"
 	"github.com/agentreplay/testbed/harness/check"
 	"github.com/agentreplay/testbed/harness/files"
@@ -55,6 +58,16 @@ const (
 	// EnvBless set to 1 or true makes a passing replay write its report
 	// into the Baseline file (this suite's part of it) instead of gating.
 	EnvBless = "TESTBED_BLESS"
+	// EnvRecordProvider and EnvRecordModel make a recording call a real
+	// provider's model (openai, gemini, anthropic, azure or ollama; its
+	// key in OPENAI_API_KEY, GEMINI_API_KEY, ANTHROPIC_API_KEY or
+	// AZURE_OPENAI_API_KEY), EnvRecordBaseURL at a base URL other than
+	// the provider's own; EnvRecordLiveUpstreams set to 1 or true, the
+	// real upstream APIs. RecordWith wins over them.
+	EnvRecordProvider      = "TESTBED_RECORD_PROVIDER"
+	EnvRecordModel         = "TESTBED_RECORD_MODEL"
+	EnvRecordBaseURL       = "TESTBED_RECORD_BASE_URL"
+	EnvRecordLiveUpstreams = "TESTBED_RECORD_LIVE_UPSTREAMS"
 )
 
 // TB is the part of a test that Run uses. *testing.T, *testing.B and
@@ -109,7 +122,7 @@ func Run(t TB, suitePath string, newAgent agents.Constructor, opts ...Option) *r
 		Rerecord: func(string, string, string) string { return cmds.record() },
 	}
 	if c.recording() {
-		stop, err := recording(&ropts, suites)
+		stop, err := recording(&ropts, suites, c.recordWith())
 		if err != nil {
 			t.Fatalf("replaytest: record %s: %v", s.Name, err)
 			return nil
@@ -194,31 +207,45 @@ func defaultRoot(suitePath string) string {
 	return dir
 }
 
-// recording sets opts up to record as testbed record does against the
-// stand-ins: the suites' cassette folders locked, key values from the
-// environment redacted, one scenario at a time, the agents' logical hosts
-// routed to the stand-in model and the fixture upstreams. stop undoes it.
-func recording(opts *runner.Options, suites []*scenario.Suite) (stop func(), err error) {
+// recording sets opts up to record as testbed record does: the suites'
+// cassette folders locked, key values from the environment redacted, one
+// scenario at a time (four with a real model), the agents' logical hosts
+// routed to the stand-in model, or to real's model, and to the fixture
+// upstreams unless real calls the live ones. stop undoes it.
+func recording(opts *runner.Options, suites []*scenario.Suite, real *realModel) (stop func(), err error) {
+	opts.Parallel = 1
+	if real != nil {
+		ep, key, err := provider.Real(real.provider, real.model, real.baseURL, os.Getenv)
+		if err != nil {
+			return nil, fmt.Errorf("%s=%s: %w", EnvRecordProvider, real.provider, err)
+		}
+		opts.Model, opts.Secrets, opts.AllowNetwork, opts.Parallel = &ep, map[string]string{ep.KeyEnv: key}, true, 4
+		if real.liveUpstreams {
+			maps.Copy(opts.Secrets, runner.AgentKeys(opts.Agents, os.Getenv))
+		}
+	}
 	release, err := runner.LockSuites(opts.Root, suites)
 	if err != nil {
 		return nil, err
 	}
-	sis, err := runner.StartStandIns(opts.Root, opts.Agents, true, true)
+	sis, err := runner.StartStandIns(opts.Root, opts.Agents, real == nil, real == nil || !real.liveUpstreams)
 	if err != nil {
 		release()
 		return nil, err
 	}
 	stop = func() { sis.Close(); release() }
-	if err := sis.RouteVariants(suites); err != nil {
-		stop()
-		return nil, err
+	if real == nil {
+		if err := sis.RouteVariants(suites); err != nil {
+			stop()
+			return nil, err
+		}
 	}
 	// Rubric checks are graded by the stand-in judge, recorded beside.
 	if err := sis.RouteJudges(suites); err != nil {
 		stop()
 		return nil, err
 	}
-	opts.Mode, opts.Parallel, opts.Routes, opts.JudgeRoutes = cassette.ModeRecord, 1, sis.Routes, sis.Judges
+	opts.Mode, opts.Routes, opts.JudgeRoutes = cassette.ModeRecord, sis.Routes, sis.Judges
 	opts.Redact = runner.KeyValues(opts.Agents)
 	return stop, nil
 }

@@ -9,8 +9,10 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/agents/odbchat"
 	"github.com/agentreplay/testbed/harness/report"
+	"github.com/agentreplay/testbed/harness/standin"
 	"github.com/agentreplay/testbed/replaytest"
 )
 
@@ -164,6 +166,45 @@ var _ = Describe("Run, recording", func() {
 		t, rep := run(path, odbchat.New, replaytest.Info(odbchat.Info()))
 		Expect(rep).To(BeNil())
 		Expect(t.fatal).To(MatchRegexp(`odbchat\.yaml:\d+: redact\[0\]\.regex: "tenant-\(" is not a regular expression`))
+	})
+
+	It("records a real model when TESTBED_RECORD_PROVIDER and TESTBED_RECORD_MODEL say so, its key in no cassette; then replays it", func() {
+		srv, err := standin.New(standin.Options{Policies: standin.Policies()}) // the "real" provider, on loopback
+		Expect(err).NotTo(HaveOccurred())
+		Expect(srv.Start()).To(Succeed())
+		DeferCleanup(srv.Close)
+		root := project("scenarios/odbchat.yaml", "fixtures/odbchat")
+		path := filepath.Join(root, "scenarios", "odbchat.yaml")
+		const key = "sk-proj-Zq8vN3xR7tL2mK9pW4sY6bH1cF5dJ0gA"
+		GinkgoT().Setenv("OPENAI_API_KEY", key)
+		GinkgoT().Setenv(replaytest.EnvRecordProvider, "openai")
+		GinkgoT().Setenv(replaytest.EnvRecordModel, "gpt-4.1-mini")
+		GinkgoT().Setenv(replaytest.EnvRecordBaseURL, srv.URL()+"/v1")
+		// The agent as described names the model recorded, so that its
+		// replay matches it.
+		info := odbchat.Info()
+		info.Model = llm.Endpoint{Provider: llm.ProviderOpenAI, BaseURL: srv.URL() + "/v1", Model: "gpt-4.1-mini", KeyEnv: "OPENAI_API_KEY"}
+		t, rep := run(path, odbchat.New, replaytest.Info(info), replaytest.Record(true))
+		Expect(t.failed()).To(BeEmpty())
+		Expect(rep.Mode).To(Equal("record"))
+		data, err := os.ReadFile(filepath.Join(root, "cassettes", "odbchat", "legacy", "ac1-taiwan-sst.yaml"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(data)).To(ContainSubstring(srv.URL()+"/v1/chat/completions"), "the real model's calls")
+		Expect(string(data)).To(ContainSubstring("gpt-4.1-mini"))
+		Expect(string(data)).NotTo(ContainSubstring(key))
+
+		t, rep = run(path, odbchat.New, replaytest.Info(info), replaytest.Record(false))
+		Expect(t.failed()).To(BeEmpty())
+		Expect(rep.Mode).To(Equal("replay"))
+	})
+
+	It("stops the test when the real provider cannot be used, saying why", func() {
+		root := project("scenarios/odbchat.yaml", "fixtures/odbchat")
+		GinkgoT().Setenv("ANTHROPIC_API_KEY", "")
+		t, rep := run(filepath.Join(root, "scenarios", "odbchat.yaml"), odbchat.New, replaytest.Info(odbchat.Info()),
+			replaytest.Record(true), replaytest.RecordWith("anthropic", "claude-haiku-4-5", "", false))
+		Expect(rep).To(BeNil())
+		Expect(t.fatal).To(ContainSubstring("TESTBED_RECORD_PROVIDER=anthropic: provider anthropic needs a key in ANTHROPIC_API_KEY"))
 	})
 
 	It("follows TESTBED_RECORD when Record is not given", func() {

@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/agentreplay/testbed/agents/llm"
+	"github.com/agentreplay/testbed/agents/llm/provider"
 	"github.com/agentreplay/testbed/harness/cassette"
 	"github.com/agentreplay/testbed/harness/report"
 	"github.com/agentreplay/testbed/harness/runner"
@@ -209,16 +211,10 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	opts.AllowNetwork = prov != "" || liveUpstreams
 	if liveUpstreams {
 		// Real upstream APIs need the agents' own keys, from the environment.
-		for _, e := range opts.Agents {
-			for _, k := range slices.Concat(e.Info.Keys, e.Info.Secrets) {
-				if v := os.Getenv(k); v != "" {
-					if opts.Secrets == nil {
-						opts.Secrets = map[string]string{}
-					}
-					opts.Secrets[k] = v
-				}
-			}
+		if opts.Secrets == nil {
+			opts.Secrets = map[string]string{}
 		}
+		maps.Copy(opts.Secrets, runner.AgentKeys(opts.Agents, os.Getenv))
 	}
 	rep, err := runner.Run(ctx, suites, opts)
 	if err != nil && ctx.Err() != nil && rep != nil {
@@ -515,50 +511,12 @@ func recorded(rep *report.Report) int {
 	return n
 }
 
-// realEndpoint describes a real provider's model and finds its key (none
-// for ollama).
+// realEndpoint is provider.Real in the words of the flags: --provider,
+// --model, --base-url.
 func realEndpoint(prov, model, baseURL string) (llm.Endpoint, string, error) {
-	ep := llm.Endpoint{Provider: prov, Model: model, BaseURL: baseURL}
-	switch prov {
-	case llm.ProviderOpenAI:
-		ep.KeyEnv = "OPENAI_API_KEY"
-		if ep.BaseURL == "" {
-			ep.BaseURL = "https://api.openai.com/v1"
-		}
-	case llm.ProviderGemini:
-		ep.KeyEnv = "GEMINI_API_KEY"
-	case llm.ProviderAnthropic:
-		ep.KeyEnv = "ANTHROPIC_API_KEY"
-		if ep.BaseURL == "" {
-			ep.BaseURL = llm.DefaultBaseURL(prov)
-		}
-	case llm.ProviderAzure:
-		// What the Azure clients of OpenAI's SDKs read: the resource, its
-		// key and the api-version; the model is the deployment.
-		ep.KeyEnv, ep.APIVersion = "AZURE_OPENAI_API_KEY", os.Getenv("OPENAI_API_VERSION")
-		if ep.BaseURL == "" {
-			ep.BaseURL = os.Getenv("AZURE_OPENAI_ENDPOINT")
-		}
-		if ep.BaseURL == "" {
-			return ep, "", errors.New("--provider azure needs the resource's endpoint: --base-url https://<resource>.openai.azure.com, or AZURE_OPENAI_ENDPOINT")
-		}
-	case llm.ProviderOllama:
-		// A local server, which takes no key.
-		if ep.BaseURL == "" {
-			ep.BaseURL = llm.DefaultBaseURL(prov)
-		}
-	default:
-		return ep, "", fmt.Errorf("--provider %q: want %s", prov, strings.Join(llm.Providers(), ", "))
+	ep, key, err := provider.Real(prov, model, baseURL, os.Getenv)
+	if err != nil {
+		err = errors.New("--" + strings.NewReplacer("needs a model", "needs --model", "a base URL ", "--base-url ").Replace(err.Error()))
 	}
-	if model == "" {
-		return ep, "", fmt.Errorf("--provider %s needs --model", prov)
-	}
-	if ep.KeyEnv == "" {
-		return ep, "", nil
-	}
-	key := os.Getenv(ep.KeyEnv)
-	if key == "" {
-		return ep, "", fmt.Errorf("--provider %s needs a key in %s", prov, ep.KeyEnv)
-	}
-	return ep, key, nil
+	return ep, key, err
 }

@@ -89,6 +89,21 @@ func KeyVariables(entries map[string]agents.Entry) []string {
 	return slices.Compact(names)
 }
 
+// AgentKeys are the agents' own keys and secrets (Info.Keys, Info.Secrets)
+// that getenv sets, by variable: what a recording against the real
+// upstream APIs sends them.
+func AgentKeys(entries map[string]agents.Entry, getenv func(string) string) map[string]string {
+	out := map[string]string{}
+	for _, e := range entries {
+		for _, k := range slices.Concat(e.Info.Keys, e.Info.Secrets) {
+			if v := getenv(k); v != "" {
+				out[k] = v
+			}
+		}
+	}
+	return out
+}
+
 // KeyValues returns the values of the key variables set in the
 // environment: what Options.Redact holds for a recording.
 func KeyValues(entries map[string]agents.Entry) []string {
