@@ -25,8 +25,8 @@
 //
 // With TESTBED_RECORD_PROVIDER and TESTBED_RECORD_MODEL (or RecordWith)
 // a recording calls that real model instead, as testbed record --provider
-// does. It does not give an agent embeddings, and imports no test
-// framework: the team's non-test code
+// does. An agent gets an embeddings client (Config.Embedder) when Info
+// names its Embeddings endpoint. Run imports no test framework: the team's non-test code
 // never links it, and Ginkgo stays out of its binary.
 package replaytest
 
@@ -192,7 +192,7 @@ func describe(s *scenario.Suite, given *agents.Info) (agents.Info, error) {
 			"(docs/external-agents.md), or pass replaytest.Info", s.Path, s.Agent)
 	}
 	if e.Embeddings != "" {
-		return agents.Info{}, fmt.Errorf("%s: agent.embeddings: an in-process agent gets no embeddings client yet; leave it out", s.Path)
+		return agents.Info{}, fmt.Errorf("%s: agent.embeddings: an in-process agent's embeddings client needs its model, which a suite does not name: leave it out and describe the agent with replaytest.Info, its Embeddings endpoint set", s.Path)
 	}
 	return agents.Info{Name: s.Agent, Model: e.Model, Upstreams: e.Upstreams}, nil
 }

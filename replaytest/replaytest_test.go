@@ -9,6 +9,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/agentreplay/testbed/agents/climate"
 	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/agents/odbchat"
 	"github.com/agentreplay/testbed/harness/report"
@@ -101,6 +102,16 @@ var _ = Describe("Run, replaying", func() {
 		Expect(rep).To(BeNil())
 		Expect(t.fatal).To(ContainSubstring(`agent "odbchat" is not described`))
 		Expect(t.fatal).To(ContainSubstring("replaytest.Info"))
+	})
+
+	It("gives the agent the embeddings client its Info names, replayed from its cassettes", func() {
+		t, rep := run(filepath.Join(repo, "scenarios", "climate.yaml"), climate.New, replaytest.Info(climate.Info()))
+		Expect(t.failed()).To(BeEmpty())
+		embedded := 0
+		for _, v := range rep.Suites[0].Variants {
+			embedded += v.Summary.Cost.EmbedCalls
+		}
+		Expect(embedded).To(BeNumerically(">", 0))
 	})
 
 	It("stops the test with every problem of a suite that does not load, as path:line", func() {
