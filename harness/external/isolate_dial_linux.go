@@ -65,15 +65,10 @@ func (j *jail) dial(ctx context.Context, addr string) (net.Conn, error) {
 		}
 		return nil, fmt.Errorf("dial %s in the agent's network namespace: %s", addr, buf[:n])
 	}
-	msgs, err := syscall.ParseSocketControlMessage(oob[:oobn])
-	if err != nil || len(msgs) != 1 {
-		return nil, fmt.Errorf("dial %s in the agent's network namespace: the helper sent no connection", addr)
+	f, err := sentFile(oob[:oobn], "a connection in the agent's network namespace")
+	if err != nil {
+		return nil, fmt.Errorf("dial %s in the agent's network namespace: the helper sent no connection (%v)", addr, err)
 	}
-	fds, err := syscall.ParseUnixRights(&msgs[0])
-	if err != nil || len(fds) != 1 {
-		return nil, fmt.Errorf("dial %s in the agent's network namespace: the helper sent no connection", addr)
-	}
-	f := os.NewFile(uintptr(fds[0]), "a connection in the agent's network namespace")
 	defer f.Close()
 	return net.FileConn(f)
 }

@@ -116,17 +116,32 @@ func receiveListener(c *net.UnixConn) (net.Listener, error) {
 	if err != nil {
 		return nil, err
 	}
-	msgs, err := syscall.ParseSocketControlMessage(oob[:oobn])
-	if err != nil || len(msgs) != 1 {
+	f, err := sentFile(oob[:oobn], "the namespace's listener")
+	if err != nil {
 		return nil, fmt.Errorf("the helper sent no listener (%v)", err)
 	}
-	fds, err := syscall.ParseUnixRights(&msgs[0])
-	if err != nil || len(fds) != 1 {
-		return nil, fmt.Errorf("the helper sent no listener (%v)", err)
-	}
-	f := os.NewFile(uintptr(fds[0]), "the namespace's listener")
 	defer f.Close()
 	return net.FileListener(f)
+}
+
+// sentFile is the one descriptor the helper sent in a message's control
+// data, oob, as a file named name.
+func sentFile(oob []byte, name string) (*os.File, error) {
+	msgs, err := syscall.ParseSocketControlMessage(oob)
+	if err == nil && len(msgs) != 1 {
+		err = fmt.Errorf("%d control messages", len(msgs))
+	}
+	if err != nil {
+		return nil, err
+	}
+	fds, err := syscall.ParseUnixRights(&msgs[0])
+	if err == nil && len(fds) != 1 {
+		err = fmt.Errorf("%d descriptors", len(fds))
+	}
+	if err != nil {
+		return nil, err
+	}
+	return os.NewFile(uintptr(fds[0]), name), nil
 }
 
 // handOver sends ln to testbed over the socket sock (the helper's side of

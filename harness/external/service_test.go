@@ -133,31 +133,34 @@ var _ = Describe("an outside agent's service that cannot start", func() {
 	})
 })
 
-var _ = Describe("an outside agent that is an MCP server", func() {
-	mcpService := func() external.Spec {
-		spec := service("mcp")
-		spec.HTTP, spec.MCP = nil, &external.MCP{URL: "http://127.0.0.1:{{port}}/mcp", Tool: "echo", Args: map[string]any{"query": "{{input}}", "turn": "{{turn}}"}}
-		return spec
+// mcpServer is the fake agent's MCP server reached over transport (""
+// for streamable HTTP) at url (none for stdio).
+func mcpServer(transport, url string) external.Spec {
+	kind := "mcp"
+	if transport == external.TransportStdio {
+		kind = "mcp-stdio"
 	}
+	spec := service(kind)
+	spec.HTTP, spec.MCP = nil, &external.MCP{URL: url, Transport: transport, Tool: "echo", Args: map[string]any{"query": "{{input}}", "turn": "{{turn}}"}}
+	return spec
+}
 
-	It("calls the tool per turn: the reply is the structured result's text, the data the whole result, and the server's notes are traced", func() {
-		ans, tr, cassette, err := runOnce(mcpService(), "a", "hello", "again")
-		Expect(err).NotTo(HaveOccurred())
-		Expect(ans.Replies[1].Text).To(Equal("you said again"))
-		Expect(ans.Replies[1].Data).To(HaveKeyWithValue("turn", 1.0))
-		Expect(tr.keys).To(ContainElement("route"))
-		Expect(cassette.all()).To(Equal([]string{"https://notes.example/turn/hello", "https://notes.example/turn/again"}))
-	})
+var _ = Describe("an outside agent that is an MCP server", func() {
+	mcpService := func() external.Spec { return mcpServer("", "http://127.0.0.1:{{port}}/mcp") }
 
-	It("speaks the older HTTP+SSE transport", func() {
-		spec := mcpService()
-		spec.MCP.URL, spec.MCP.Transport = "http://127.0.0.1:{{port}}/sse", external.TransportSSE
-		ans, tr, cassette, err := runOnce(spec, "a", "hello", "again")
-		Expect(err).NotTo(HaveOccurred())
-		Expect(ans.Replies[1].Text).To(Equal("you said again"))
-		Expect(tr.keys).To(ContainElement("route"))
-		Expect(cassette.all()).To(Equal([]string{"https://notes.example/turn/hello", "https://notes.example/turn/again"}))
-	})
+	DescribeTable("calls the tool per turn: the reply is the structured result's text, the data the whole result, and the server's notes are traced",
+		func(spec external.Spec) {
+			ans, tr, cassette, err := runOnce(spec, "a", "hello", "again")
+			Expect(err).NotTo(HaveOccurred())
+			Expect(ans.Replies[0].Text).To(Equal("you said hello"))
+			Expect(ans.Replies[1].Data).To(HaveKeyWithValue("turn", 1.0))
+			Expect(tr.keys).To(ContainElement("route"))
+			Expect(cassette.all()).To(Equal([]string{"https://notes.example/turn/hello", "https://notes.example/turn/again"}))
+		},
+		Entry("over streamable HTTP", mcpService()),
+		Entry("over the older HTTP+SSE transport", mcpServer(external.TransportSSE, "http://127.0.0.1:{{port}}/sse")),
+		Entry("on the program's stdin and stdout", mcpServer(external.TransportStdio, "")),
+	)
 
 	DescribeTable("fails its scenario with a clear reason",
 		func(edit func(*external.Spec), input, want string) {
@@ -169,23 +172,24 @@ var _ = Describe("an outside agent that is an MCP server", func() {
 		Entry("a tool error", func(*external.Spec) {}, "fail", "turn 1: the tool echo answered an error: the cassette is stale"),
 		Entry("a tool the server lacks", func(s *external.Spec) { s.MCP.Tool = "nosuch" }, "hi", "turn 1: call nosuch:"),
 		Entry("a reply path that finds no text", func(s *external.Spec) { s.MCP.Reply = ".turn" }, "hi", "turn 1: the reply has no text at .turn"),
+		Entry("on stdio, a program that exits at once", func(s *external.Spec) { *s = mcpServer(external.TransportStdio, ""); s.Env["FAKE_AGENT"] = "exit" }, "hi",
+			"the agent exited before the MCP session opened (exit status 3); its stderr ends: config missing: NOTES_TOKEN"),
+		Entry("on stdio, a program that is no MCP server", func(s *external.Spec) {
+			*s = mcpServer(external.TransportStdio, "")
+			s.Command = []string{"sh", "-c", "echo hello; sleep 5"}
+		}, "hi",
+			"open an MCP session on the agent's stdin and stdout"),
+		Entry("on stdio, a program that dies in a call", func(s *external.Spec) { *s = mcpServer(external.TransportStdio, "") }, "crash", "turn 1: call echo:"),
+		Entry("on stdio, a program that dies in a call, quoted", func(s *external.Spec) { *s = mcpServer(external.TransportStdio, "") }, "crash", "its stderr ends: echo server ready on stdio\npanic: the index is gone"),
 	)
 })
 
 var _ = Describe("an outside agent that is an MCP server on stdio", func() {
-	stdio := func() external.Spec {
-		spec := service("mcp-stdio")
-		spec.HTTP, spec.MCP = nil, &external.MCP{Transport: external.TransportStdio, Tool: "echo", Args: map[string]any{"query": "{{input}}", "turn": "{{turn}}"}}
-		return spec
-	}
+	stdio := func() external.Spec { return mcpServer(external.TransportStdio, "") }
 
-	It("calls the tool per turn over the program's stdin and stdout, and the program ends with the run", func() {
-		ans, tr, cassette, err := runOnce(stdio(), "a", "hello", "again")
+	It("ends the program with the run", func() {
+		ans, _, _, err := runOnce(stdio(), "a", "hello")
 		Expect(err).NotTo(HaveOccurred())
-		Expect(ans.Replies[0].Text).To(Equal("you said hello"))
-		Expect(ans.Replies[1].Data).To(HaveKeyWithValue("turn", 1.0))
-		Expect(tr.keys).To(ContainElement("route"))
-		Expect(cassette.all()).To(Equal([]string{"https://notes.example/turn/hello", "https://notes.example/turn/again"}))
 		Eventually(func() bool { return ended(int(ans.Replies[0].Data.(map[string]any)["pid"].(float64))) }).Should(BeTrue())
 	})
 
@@ -215,20 +219,6 @@ var _ = Describe("an outside agent that is an MCP server on stdio", func() {
 		Expect(tr.by[agents.NoteIsolation]).To(Equal([]any{"hermetic by network namespace"}))
 	})
 
-	DescribeTable("fails its scenario with a clear reason",
-		func(edit func(*external.Spec), input, want string) {
-			spec := stdio()
-			edit(&spec)
-			_, _, _, err := runOnce(spec, "a", input)
-			Expect(err).To(MatchError(ContainSubstring(want)))
-		},
-		Entry("a program that exits at once", func(s *external.Spec) { s.Env["FAKE_AGENT"] = "exit" }, "hi",
-			"the agent exited before the MCP session opened (exit status 3); its stderr ends: config missing: NOTES_TOKEN"),
-		Entry("a program that is no MCP server", func(s *external.Spec) { s.Command = []string{"sh", "-c", "echo hello; sleep 5"} }, "hi",
-			"open an MCP session on the agent's stdin and stdout"),
-		Entry("a program that dies in a call", func(*external.Spec) {}, "crash", "turn 1: call echo:"),
-		Entry("a program that dies in a call, quoted", func(*external.Spec) {}, "crash", "its stderr ends: echo server ready on stdio\npanic: the index is gone"),
-	)
 })
 
 var _ = Describe("a kept-alive outside agent", func() {
