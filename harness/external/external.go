@@ -67,26 +67,15 @@
 package external
 
 import (
-	"cmp"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
-	"net"
-	"net/http"
-	"net/url"
-	"path/filepath"
 	"strings"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/agentreplay/testbed/agents"
 	"github.com/agentreplay/testbed/harness/cassette"
-	"github.com/agentreplay/testbed/harness/files"
 	"github.com/agentreplay/testbed/harness/proxy"
 )
 
@@ -202,63 +191,6 @@ type agent struct {
 
 // Timing implements agents.Timed: where the wall time of the last Run went.
 func (a *agent) Timing() agents.Timing { return a.timing }
-
-// program is a started program: a command speaking JSON lines, or a
-// service listening on port.
-type program struct {
-	proc *process
-	port int    // 0 for JSON lines
-	base string // the base URL its model and upstreams are reached at
-	iso  Isolation
-	// stdio is the MCP session over a stdio server's stdin and stdout:
-	// one for the program's life, which every run it serves shares.
-	stdio *mcp.ClientSession
-}
-
-// client is the HTTP client a service driver reaches the program with: a
-// jailed one through its helper, inside its network namespace.
-func (p *program) client() *http.Client {
-	if j := p.proc.jail; j != nil {
-		return &http.Client{Transport: &http.Transport{
-			DialContext: func(ctx context.Context, _, addr string) (net.Conn, error) { return j.dial(ctx, addr) },
-		}}
-	}
-	return &http.Client{}
-}
-
-// conversation is one scenario run's exchange with the program.
-type conversation interface {
-	// ask hands the program turn i and returns its reply.
-	ask(ctx context.Context, i int) (turnOut, error)
-	// end finishes the run.
-	end() error
-}
-
-// service reports whether the program is a service on a port (http:, or
-// mcp: over HTTP).
-func (a *agent) service() bool {
-	return a.spec.HTTP != nil || a.spec.MCP != nil && a.spec.MCP.Transport != TransportStdio
-}
-
-// sendsAttachments refuses a run with attachments its driver's template
-// would leave out: an http: body or mcp: args without {{attachments}}
-// (the default http: body has it).
-func (a *agent) sendsAttachments(in agents.Input) error {
-	if len(in.Attachments) == 0 {
-		return nil
-	}
-	switch {
-	case a.spec.HTTP != nil && a.spec.HTTP.Body != nil && !mentions(a.spec.HTTP.Body, "attachments"):
-		return fmt.Errorf("the scenario has %d attachments, and the agent's http: body has no {{attachments}} to send them in: add it, like attachments: \"{{attachments}}\", or parts: [{kind: text, text: \"{{input}}\"}, \"{{attachments}}\"] with an attachment: template", len(in.Attachments))
-	case a.spec.MCP != nil && !mentions(a.spec.MCP.Args, "attachments"):
-		return fmt.Errorf("the scenario has %d attachments, and the agent's mcp: args have no {{attachments}} to send them in: add one, like args: {query: \"{{input}}\", files: \"{{attachments}}\"}", len(in.Attachments))
-	}
-	return nil
-}
-
-// lines reports whether the program speaks JSON lines (neither http: nor
-// mcp:).
-func (a *agent) lines() bool { return a.spec.HTTP == nil && a.spec.MCP == nil }
 
 // Run starts the program (or takes the variant's kept one), hands it the
 // turns and reads its replies.
@@ -438,180 +370,6 @@ func UpstreamVar(name string, overrides map[string]string) string {
 	return strings.ToUpper(strings.ReplaceAll(name, "-", "_")) + "_BASE_URL"
 }
 
-// launch starts the program with the base URLs at base, of proxy p, to be
-// killed when life ends; a service is given a free PORT and waited for
-// (while ctx lasts) until it listens, and started again on a fresh port
-// when another process took its port first.
-func (a *agent) launch(ctx, life context.Context, p *proxy.Proxy, base string) (*program, error) {
-	if !a.service() {
-		return a.launchOn(ctx, life, p, base, 0)
-	}
-	var taken []string
-	for {
-		port, release, err := holdPort()
-		if err != nil {
-			return nil, err
-		}
-		prog, err := a.launchOn(ctx, life, p, base, port)
-		if err == nil {
-			go func() {
-				<-prog.proc.done
-				release()
-			}()
-			return prog, nil
-		}
-		release()
-		var t *portTaken
-		if !errors.As(err, &t) || t.port != port {
-			return nil, err
-		}
-		if taken = append(taken, t.Error()); len(taken) == portTries {
-			return nil, fmt.Errorf("the agent's service found no port of its own in %d tries, each taken by another process before it listened: %s (command %q)",
-				portTries, strings.Join(taken, "; "), a.spec.Command)
-		}
-	}
-}
-
-// launchOn is launch with the service's port (0 for a command speaking
-// JSON lines).
-func (a *agent) launchOn(ctx, life context.Context, p *proxy.Proxy, base string, port int) (*program, error) {
-	prog := &program{port: port, base: base}
-	set, err := Environment(a.spec, a.cfg.Endpoint, a.cfg.Upstreams, a.cfg.Variant, a.cfg.Clock(), base, prog.port)
-	if err != nil {
-		return nil, err
-	}
-	env := Inherited()
-	maps.Copy(env, set)
-	v := vars{port: prog.port}
-	argv := make([]string, len(a.spec.Command))
-	for i, arg := range a.spec.Command {
-		argv[i] = v.text(arg)
-	}
-	dir := filepath.Join(a.root, a.spec.Dir)
-	if _, err := files.Inside(a.root, dir); err != nil {
-		return nil, fmt.Errorf("agent.dir: %w", err)
-	}
-	if a.spec.FakeClock {
-		if err := notGo(argv[0], dir); err != nil {
-			return nil, err
-		}
-	}
-	prog.iso = a.isolation()
-	var j *jail
-	if prog.iso.Hermetic {
-		if j, err = newJail(a.spec.Isolate, p); err != nil {
-			return nil, err
-		}
-	}
-	use := stdoutLines
-	switch {
-	case a.service():
-		use = stdoutOutput
-	case a.spec.MCP != nil:
-		use = stdoutRaw
-	}
-	if prog.proc, err = start(life, argv, dir, EnvList(env), use, j); err != nil {
-		if j != nil {
-			j.close()
-		}
-		return nil, err
-	}
-	if !a.service() {
-		return prog, nil
-	}
-	var raw string
-	if a.spec.HTTP != nil {
-		raw = a.spec.HTTP.URL
-	} else {
-		raw = a.spec.MCP.URL
-	}
-	u, err := url.Parse(v.text(raw))
-	if err != nil {
-		prog.proc.stop()
-		return nil, fmt.Errorf("the agent's url: %w", err)
-	}
-	addr := u.Host
-	if u.Port() == "" {
-		port := "80"
-		if u.Scheme == "https" {
-			port = "443"
-		}
-		addr = net.JoinHostPort(u.Hostname(), port)
-	}
-	if err := prog.proc.waitPort(ctx, addr, cmp.Or(a.spec.StartTimeout, DefaultStartTimeout)); err != nil {
-		prog.proc.stop()
-		return nil, err
-	}
-	return prog, nil
-}
-
-// isolation is how the program will be kept off the network.
-func (a *agent) isolation() Isolation {
-	switch {
-	case a.spec.Isolate == "":
-		return Isolation{Reason: "no namespace helper was given (Spec.Isolate): a call that ignores HTTP_PROXY is not seen"}
-	}
-	return Probe(a.spec.Isolate)
-}
-
-// converse opens a conversation with the program for one scenario run.
-func (a *agent) converse(ctx context.Context, prog *program, in agents.Input) (conversation, error) {
-	timeout := cmp.Or(a.spec.TurnTimeout, DefaultTurnTimeout)
-	session := newSessionID()
-	switch {
-	case a.spec.HTTP != nil:
-		v := vars{session: session, port: prog.port, files: in.Attachments, file: a.spec.HTTP.Attachment}
-		return &web{spec: a.spec.HTTP, reply: a.reply, vars: v, in: in.Turns,
-			client: prog.client(), timeout: timeout}, nil
-	case a.spec.MCP != nil:
-		v := vars{session: session, port: prog.port, files: in.Attachments, file: a.spec.MCP.Attachment}
-		if a.spec.MCP.Transport == TransportStdio {
-			if prog.stdio == nil {
-				cs, err := connectStdio(ctx, prog.proc, timeout)
-				if err != nil {
-					return nil, err
-				}
-				prog.stdio = cs
-			}
-			return &toolCall{spec: a.spec.MCP, reply: a.reply, vars: v, in: in.Turns, session: prog.stdio, timeout: timeout, kept: true, tail: prog.proc.tail}, nil
-		}
-		cs, stop, err := connect(ctx, a.spec.MCP, v, prog.client(), timeout)
-		if err != nil {
-			return nil, fmt.Errorf("%w%s", err, prog.proc.tail())
-		}
-		return &toolCall{spec: a.spec.MCP, reply: a.reply, vars: v, in: in.Turns, session: cs, stop: stop, timeout: timeout, tail: prog.proc.tail}, nil
-	}
-	var env map[string]string
-	if a.spec.RunEnv {
-		var err error
-		if env, err = a.runEnv(prog); err != nil {
-			return nil, err
-		}
-	}
-	return newLines(prog.proc, in, session, env, a.spec.AllTurns, a.spec.KeepAlive, timeout), nil
-}
-
-// runEnv is what a program serving several variants (Spec.RunEnv) is told
-// in a run's first line: the variables Environment sets for this run, but
-// for the suite's env: and a fake clock's, which are the same for every
-// run and were set when the program started.
-// The variables Environment sets only for some runs are given empty when
-// it does not, so that another run's value does not hold for this one.
-func (a *agent) runEnv(prog *program) (map[string]string, error) {
-	spec := a.spec
-	spec.Env, spec.FakeClock = nil, false
-	env, err := Environment(spec, a.cfg.Endpoint, a.cfg.Upstreams, a.cfg.Variant, a.cfg.Clock(), prog.base, prog.port)
-	if err != nil {
-		return nil, err
-	}
-	for _, k := range []string{"TESTBED_API", "TESTBED_STREAM"} {
-		if _, ok := env[k]; !ok {
-			env[k] = ""
-		}
-	}
-	return env, nil
-}
-
 // key names the program a kept run is served by: the run's configuration
 // as the program sees it when it starts, and the runs it serves in order
 // (agents.Config.KeptBy). A program that learns each run's variant from
@@ -623,11 +381,4 @@ func (a *agent) key() string {
 	}
 	b, _ := json.Marshal(conf)
 	return string(b)
-}
-
-// newSessionID is a fresh conversation id ({{session}}).
-func newSessionID() string {
-	var b [8]byte
-	rand.Read(b[:])
-	return "tb-" + hex.EncodeToString(b[:])
 }
