@@ -36,7 +36,7 @@ func registry(root string, suites []*scenario.Suite, pool *external.Pool) map[st
 func specOf(e *scenario.External) external.Spec {
 	spec := external.Spec{Command: e.Command, Dir: e.Dir, Env: e.Env, UpstreamEnv: e.UpstreamEnv, Embeddings: e.Embeddings,
 		TurnTimeout: e.TurnTimeout, AllTurns: e.AllTurns, StartTimeout: e.StartTimeout, KeepAlive: e.KeepAlive != "", RunEnv: e.KeepAlive == scenario.KeepAliveAgent, FakeClock: e.FakeClock,
-		MaxRequestBody: e.MaxRequestBody}
+		MaxRequestBody: e.MaxRequestBody, HostNetwork: e.HostNetwork}
 	if h := e.HTTP; h != nil {
 		spec.HTTP = &external.HTTP{URL: h.URL, Body: h.Body, Headers: h.Headers, Reply: h.Reply, Attachment: h.Attachment}
 	}

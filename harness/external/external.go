@@ -127,12 +127,15 @@ type Spec struct {
 	// and fails the run.
 	MaxRequestBody int64
 	// Isolate is the program that serves IsolateCommand (IsolateMain):
-	// testbed itself. When set, on Linux, a command speaking JSON lines
-	// runs in a user and network namespace of its own where only the proxy
-	// is reachable; empty, or where the system does not allow it, the
-	// program shares the machine's network, kept to the proxy only by
-	// HTTP_PROXY. Either way the run notes which (agents.NoteIsolation).
+	// testbed itself. When set, on Linux, the program runs in a user and
+	// network namespace of its own where only the proxy is reachable;
+	// empty, or where the system does not allow it, the program shares
+	// the machine's network, kept to the proxy only by HTTP_PROXY. Either
+	// way the run notes which (agents.NoteIsolation).
 	Isolate string
+	// HostNetwork keeps the program on the machine's network whatever
+	// Isolate says, as the suite asks (network: host).
+	HostNetwork bool
 }
 
 // ErrEscaped is matched (errors.Is) by the error of a scenario whose agent

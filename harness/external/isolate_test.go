@@ -137,6 +137,8 @@ var _ = Describe("an outside agent that cannot be kept off the network", func() 
 			"no namespace helper was given"),
 		Entry("when the helper fails in the namespace", external.Spec{Command: []string{"sh", "-c", `read l; echo '{"text":"hi"}'`}, Isolate: "/bin/false"},
 			"the namespace helper failed"),
+		Entry("when the suite asks for the machine's network", external.Spec{Command: []string{"sh", "-c", `read l; echo '{"text":"hi"}'`}, Isolate: testBinary(), HostNetwork: true},
+			"the suite asks for the machine's network (agent.network: host)"),
 	)
 
 })

@@ -161,6 +161,8 @@ func (a *agent) launchOn(ctx, life context.Context, p *proxy.Proxy, base string,
 // isolation is how the program will be kept off the network.
 func (a *agent) isolation() Isolation {
 	switch {
+	case a.spec.HostNetwork:
+		return Isolation{Reason: "the suite asks for the machine's network (agent.network: host): a call that ignores HTTP_PROXY is not seen"}
 	case a.spec.Isolate == "":
 		return Isolation{Reason: "no namespace helper was given (Spec.Isolate): a call that ignores HTTP_PROXY is not seen"}
 	}

@@ -90,6 +90,22 @@ var _ = Describe("an outside agent's driver", func() {
 		Entry("a transport MCP lacks", "    transport: websocket\n    tool: ask\n", "s.yaml:7: agent.mcp.transport"),
 	)
 
+	DescribeTable("reads network:, the machine's or a namespace of the program's own",
+		func(line string, host bool) {
+			Expect(parse("  command: [node, agent.js]\n" + line).HostNetwork).To(Equal(host))
+		},
+		Entry("by default, isolated", "", false),
+		Entry("isolated", "  network: isolated\n", false),
+		Entry("host", "  network: host\n", true),
+	)
+
+	It("refuses a network: it does not know, naming the line", func() {
+		src := "suite: outside\nagent:\n  name: outside\n  model: {provider: openai, base_url: \"https://api.openai.com/v1\", model: m}\n  command: [node, app.js]\n  network: bridge\n" +
+			"clock: 2025-11-06T10:00:00+08:00\nbaseline: v1\nvariants:\n  v1: {}\nscenarios:\n  - id: a\n    input: hi\n    expect: {llm_calls: 1}\n"
+		_, err := scenario.Parse("s.yaml", []byte(src), opts)
+		Expect(err).To(MatchError(ContainSubstring("s.yaml:6: agent.network")))
+	})
+
 	It("keeps a command speaking JSON lines alive for any of the agent's runs", func() {
 		e := parse("  command: [node, agent.js]\n  keep_alive: agent\n")
 		Expect(e.KeepAlive).To(Equal(scenario.KeepAliveAgent))

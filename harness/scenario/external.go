@@ -47,10 +47,14 @@ type External struct {
 	// through the proxy, in bytes (max_request_body: 64MiB); 0 is the
 	// proxy's default.
 	MaxRequestBody int64
+	// HostNetwork is network: host: the program shares the machine's
+	// network (a local database it needs), kept to the proxy by HTTP_PROXY
+	// alone, rather than a network namespace of its own (isolated).
+	HostNetwork bool
 }
 
 var (
-	externalKeys = []string{"name", "command", "dir", "env", "model", "embeddings", "upstreams", "turn_timeout", "all_turns", "http", "mcp", "keep_alive", "start_timeout", "clock", "max_request_body"}
+	externalKeys = []string{"name", "command", "dir", "env", "model", "embeddings", "upstreams", "turn_timeout", "all_turns", "http", "mcp", "keep_alive", "start_timeout", "clock", "max_request_body", "network"}
 	upstreamKeys = []string{"base_url", "env"}
 )
 
@@ -139,6 +143,10 @@ func (d *decoder) external(v *yaml.Node, s *Suite) {
 	}
 	if f, ok := fs["max_request_body"]; ok {
 		e.MaxRequestBody = d.size(f.val, join(at, "max_request_body"))
+	}
+	if f, ok := fs["network"]; ok {
+		network, _ := d.enum(f.val, join(at, "network"), "isolated", "host")
+		e.HostNetwork = network == "host"
 	}
 	d.drivers(m, fs, at, e)
 	s.External = e
