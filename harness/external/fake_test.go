@@ -97,6 +97,30 @@ func fakeAgent(kind string) int {
 		w.Header().Set("Content-Type", "application/json")
 		json.NewEncoder(w).Encode(map[string]any{"text": "echoed", "body": body})
 	})
+	// An A2A agent streaming its answer (message/stream): the task, its
+	// working status, the answer as an artifact in two chunks, and the
+	// completed status, each a JSON-RPC response in an event.
+	mux.HandleFunc("POST /a2a-stream", func(w http.ResponseWriter, r *http.Request) {
+		var rpc struct {
+			ID     any `json:"id"`
+			Params struct {
+				Message struct{ Parts []struct{ Text string } }
+			}
+		}
+		json.NewDecoder(r.Body).Decode(&rpc)
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, result := range []map[string]any{
+			{"kind": "task", "id": "t1", "status": map[string]any{"state": "submitted"}},
+			{"kind": "status-update", "taskId": "t1", "status": map[string]any{"state": "working", "message": map[string]any{"parts": []any{map[string]any{"kind": "text", "text": "thinking"}}}}},
+			{"kind": "artifact-update", "taskId": "t1", "artifact": map[string]any{"artifactId": "a", "parts": []any{map[string]any{"kind": "text", "text": "you said "}}}},
+			{"kind": "artifact-update", "taskId": "t1", "append": true, "artifact": map[string]any{"artifactId": "a", "parts": []any{map[string]any{"kind": "text", "text": rpc.Params.Message.Parts[0].Text}}}},
+			{"kind": "status-update", "taskId": "t1", "status": map[string]any{"state": "completed"}, "final": true},
+		} {
+			b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": rpc.ID, "result": result})
+			fmt.Fprintf(w, "data: %s\n\n", b)
+			w.(http.Flusher).Flush()
+		}
+	})
 	// An A2A agent: JSON-RPC message/send, answered with a Message on
 	// even turns and a completed Task (the answer its last artifact) on
 	// odd ones, as A2A servers do.

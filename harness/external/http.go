@@ -3,6 +3,7 @@ package external
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -100,7 +101,7 @@ func (c *web) read(req *http.Request) (turnOut, error) {
 	defer resp.Body.Close()
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	if mt == "text/event-stream" && resp.StatusCode/100 == 2 {
-		text, err := readEvents(resp.Body)
+		text, err := readEvents(resp.Body, c.reply)
 		if err != nil {
 			return out, fmt.Errorf("reading the agent's event stream: %w", err)
 		}
@@ -134,13 +135,17 @@ func (c *web) read(req *http.Request) (turnOut, error) {
 
 // readEvents reads a server-sent event stream to its end: the text is the
 // data of its events, joined; an event whose data is a JSON object gives
-// its text, delta or content field (or delta.content), and "[DONE]" nothing.
-func readEvents(r io.Reader) (string, error) {
+// its text, delta or content field (or delta.content), or with path the
+// strings path finds in it, and "[DONE]" nothing.
+func readEvents(r io.Reader, path *replyPath) (string, error) {
 	var text strings.Builder
 	var data []string
+	var err error
 	flush := func() {
-		if len(data) > 0 {
-			text.WriteString(eventText(strings.Join(data, "\n")))
+		if len(data) > 0 && err == nil {
+			var s string
+			s, err = eventText(strings.Join(data, "\n"), path)
+			text.WriteString(s)
 		}
 		data = nil
 	}
@@ -157,29 +162,46 @@ func readEvents(r io.Reader) (string, error) {
 		}
 	}
 	flush()
-	return text.String(), sc.Err()
+	return text.String(), cmp.Or(err, sc.Err())
 }
 
-// eventText is what one event's data adds to the text.
-func eventText(data string) string {
+// eventText is what one event's data adds to the text: by path, the
+// strings it finds in the data's JSON, joined.
+func eventText(data string, path *replyPath) (string, error) {
 	if data == "[DONE]" {
-		return ""
+		return "", nil
 	}
 	var obj map[string]any
 	if json.Unmarshal([]byte(data), &obj) != nil {
-		return data
+		return data, nil
+	}
+	if path != nil {
+		var text strings.Builder
+		iter := path.code.Run(obj)
+		for {
+			v, ok := iter.Next()
+			if !ok {
+				return text.String(), nil
+			}
+			if err, isErr := v.(error); isErr {
+				return "", fmt.Errorf("reply path %s on the event %s: %w", path.expr, clip(data), err)
+			}
+			if s, isString := v.(string); isString {
+				text.WriteString(s)
+			}
+		}
 	}
 	for _, k := range []string{"text", "delta", "content"} {
 		if s, ok := obj[k].(string); ok {
-			return s
+			return s, nil
 		}
 	}
 	if d, ok := obj["delta"].(map[string]any); ok {
 		if s, ok := d["content"].(string); ok {
-			return s
+			return s, nil
 		}
 	}
-	return ""
+	return "", nil
 }
 
 // end lets the conversation's connections go; the service is stopped with

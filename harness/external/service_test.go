@@ -84,6 +84,26 @@ var _ = Describe("an outside agent that is a web service", func() {
 		Expect(cassette.all()).To(Equal([]string{"https://notes.example/turn/hello", "https://notes.example/turn/again"}))
 	})
 
+	DescribeTable("reads an event stream with reply: applied to each event's data, as an A2A message/stream",
+		func(reply, want string) {
+			spec := service("a2a")
+			spec.HTTP.URL = "http://127.0.0.1:{{port}}/a2a-stream"
+			spec.HTTP.Body = map[string]any{"jsonrpc": "2.0", "id": "{{turn}}", "method": "message/stream", "params": map[string]any{
+				"message": map[string]any{"role": "user", "kind": "message", "parts": []any{map[string]any{"kind": "text", "text": "{{input}}"}}}}}
+			spec.HTTP.Reply = reply
+			ans, _, _, err := runOnce(spec, "a", "hello")
+			if strings.HasPrefix(want, "error: ") {
+				Expect(err).To(MatchError(ContainSubstring(strings.TrimPrefix(want, "error: "))))
+				return
+			}
+			Expect(err).NotTo(HaveOccurred())
+			Expect(ans.Replies[0].Text).To(Equal(want))
+		},
+		Entry("the artifact's chunks", `.result | select(.kind == "artifact-update") | .artifact.parts[].text`, "you said hello"),
+		Entry("every text part, the working status's too", `.result | (.artifact, .status.message) | .parts[]?.text`, "thinkingyou said hello"),
+		Entry("a path that fails on an event, named", `.result.artifact.parts[].text`, `error: turn 1: reading the agent's event stream: reply path .result.artifact.parts[].text on the event {"id":0,"jsonrpc":"2.0","result":{"id":"t1","kind":"task"`),
+	)
+
 	DescribeTable("reads the reply's text the way the service gives it",
 		func(kind, reply, want string) {
 			spec := service(kind)
