@@ -230,6 +230,9 @@ agent:
   # The program gets one JSON line per turn on stdin ({"turn", "turns",
   # "input", "session"}) and answers each with one on stdout ({"text": …}).
   command: [{{.Command}}]
+  # Or a web service, or an MCP server, started by that command:
+  #   http: {url: "http://127.0.0.1:{{"{{port}}"}}/chat", body: {input: "{{"{{input}}"}}"}, reply: .text}
+  #   mcp: {transport: stdio, tool: answer}   # or url: "http://127.0.0.1:{{"{{port}}"}}/mcp"
   # Its SDK reads the base URL testbed gives it ({{.Model.Provider}}: see the
   # table in docs/external-agents.md); record --provider {{.Model.Provider}} calls the real one.
   model: {provider: {{.Model.Provider}}, base_url: "{{.Model.BaseURL}}", model: "{{.Model.Model}}"}

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -144,6 +145,23 @@ var _ = Describe("testbed init for an agent outside testbed", func() {
 		Expect(s.External.Command).To(Equal([]string{"node", "agent.js"}))
 		Expect(s.Scenarios).To(HaveLen(2))
 	})
+
+	DescribeTable("shows, commented out, an http: service and an MCP server that load as written once uncommented",
+		func(commented string, check func(*scenario.External)) {
+			root := GinkgoT().TempDir()
+			r := testbed("init", "mine", "--root", root, "--", "node", "server.js")
+			Expect(r.code).To(Equal(exitOK), r.String())
+			path := filepath.Join(root, "scenarios", "mine.yaml")
+			text := mustRead(path)
+			Expect(text).To(ContainSubstring("\n  #   " + commented))
+			Expect(os.WriteFile(path, []byte(strings.Replace(text, "\n  #   "+commented, "\n  "+commented, 1)), 0o644)).To(Succeed())
+			s, err := scenario.Load(path, scenario.LoadOptions{})
+			Expect(err).NotTo(HaveOccurred())
+			check(s.External)
+		},
+		Entry("http:", "http: ", func(e *scenario.External) { Expect(e.HTTP.URL).To(Equal("http://127.0.0.1:{{port}}/chat")) }),
+		Entry("mcp: on stdio", "mcp: ", func(e *scenario.External) { Expect(e.MCP.Transport).To(Equal("stdio")) }),
+	)
 
 	It("takes the model and base URL given", func() {
 		root := GinkgoT().TempDir()
