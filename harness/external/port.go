@@ -15,6 +15,8 @@ import (
 // connection's local port). testbed never hands one port to two services
 // of its own at once (held), and a service that finds its port taken is
 // started again on a fresh one (see agent.launch), up to portTries times.
+// A service in a jail listens in a namespace of its own, where nothing
+// else can take its port.
 
 // portTries is how many ports a service is started on before testbed gives
 // up.
