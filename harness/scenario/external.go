@@ -51,11 +51,19 @@ type External struct {
 	// network (a local database it needs), kept to the proxy by HTTP_PROXY
 	// alone, rather than a network namespace of its own (isolated).
 	HostNetwork bool
+	// Line is the line of agent.name, where two suites that describe one
+	// agent otherwise are told so.
+	Line int
 }
 
 var (
 	externalKeys = []string{"name", "command", "dir", "env", "model", "embeddings", "upstreams", "turn_timeout", "all_turns", "http", "mcp", "keep_alive", "start_timeout", "clock", "max_request_body", "network"}
 	upstreamKeys = []string{"base_url", "env"}
+	// externalKey is the key of agent: that sets each field of External.
+	externalKey = map[string]string{"Command": "command", "Dir": "dir", "Env": "env", "Model": "model", "Embeddings": "embeddings",
+		"Upstreams": "upstreams", "UpstreamEnv": "upstreams' env", "TurnTimeout": "turn_timeout", "AllTurns": "all_turns", "HTTP": "http",
+		"MCP": "mcp", "KeepAlive": "keep_alive", "StartTimeout": "start_timeout", "FakeClock": "clock", "MaxRequestBody": "max_request_body",
+		"HostNetwork": "network"}
 )
 
 // external reads agent: as a mapping, and returns the agent's name.
@@ -72,6 +80,7 @@ func (d *decoder) external(v *yaml.Node, s *Suite) {
 	}
 	e := &External{}
 	if f, ok := fs["name"]; ok {
+		e.Line = resolve(f.val).Line
 		if name, ok := d.str(f.val, join(at, "name")); ok {
 			if !suiteName.MatchString(name) {
 				d.errorf(resolve(f.val).Line, join(at, "name"), "invalid name %q; use lowercase letters, digits and - (it names fixtures/<name>)", name)

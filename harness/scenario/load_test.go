@@ -335,12 +335,12 @@ func setSection(ar *txtar.Archive, name string, data []byte) {
 
 var _ = Describe("LoadDir", func() {
 	var dir string
+	write := func(name, data string) {
+		Expect(os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755)).To(Succeed())
+		Expect(os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644)).To(Succeed())
+	}
 	BeforeEach(func() {
 		dir = GinkgoT().TempDir()
-		write := func(name, data string) {
-			Expect(os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755)).To(Succeed())
-			Expect(os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644)).To(Succeed())
-		}
 		write("b.yaml", strings.Replace(minimal, "suite: odbchat", "suite: bee", 1))
 		write("a.yaml", strings.Replace(minimal, "suite: odbchat", "suite: ay", 1))
 		write("notes.md", "not a suite")
@@ -374,6 +374,36 @@ var _ = Describe("LoadDir", func() {
 		Expect(err).To(MatchError(scenario.ErrInvalidSuite))
 		Expect(err.Error()).To(Equal(filepath.Join(dir, "copy.yaml") + `:2: suite: "bee" is also the name of the suite in ` +
 			filepath.Join(dir, "b.yaml") + `:1; each suite needs its own name (it names its cassette folder); rename one`))
+	})
+
+	Describe("two suites of one agent outside testbed", func() {
+		outside := func(suite, agent string) string {
+			return strings.Replace(strings.Replace(minimal, "suite: odbchat", "suite: "+suite, 1), "agent: odbchat\n", agent, 1)
+		}
+		const weather = "agent:\n  name: weather\n  command: [node, agent.js]\n  model: {provider: openai, base_url: \"https://api.openai.com/v1\", model: gpt-4.1-mini}\n"
+
+		It("loads them when they describe it alike", func() {
+			write("w1.yaml", outside("w1", weather))
+			write("w2.yaml", "# the same agent, its chaos suite\n"+outside("w2", weather))
+			suites, err := scenario.LoadDir(dir, opts)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(suites).To(HaveLen(4))
+		})
+
+		DescribeTable("refuses them when they describe it otherwise, naming both and what differs",
+			func(other, key string) {
+				write("w1.yaml", outside("w1", weather))
+				write("w2.yaml", "# another program, one name\n"+outside("w2", other))
+				suites, err := scenario.LoadDir(dir, opts)
+				Expect(suites).To(BeNil())
+				Expect(err).To(MatchError(scenario.ErrInvalidSuite))
+				Expect(err.Error()).To(Equal(filepath.Join(dir, "w2.yaml") + `:4: agent.name: "weather" is also the name of the agent described in ` +
+					filepath.Join(dir, "w1.yaml") + `:3, whose ` + key + ` differs; one name is one program, run for every suite that names it: describe it the same way in both, or give one another name`))
+			},
+			Entry("its command", strings.Replace(weather, "agent.js", "struct.js", 1), "command"),
+			Entry("its model", strings.Replace(weather, "gpt-4.1-mini", "gpt-4.1", 1), "model"),
+			Entry("how it is kept alive", weather+"  keep_alive: variant\n", "keep_alive"),
+		)
 	})
 
 	It("reports the problems of all files together, a typo not also as a missing key", func() {
