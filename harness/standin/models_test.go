@@ -7,6 +7,7 @@ import (
 	anthropicsdk "github.com/anthropics/anthropic-sdk-go"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"google.golang.org/genai"
 
 	"github.com/agentreplay/testbed/harness/standin"
 )
@@ -49,7 +50,28 @@ var _ = Describe("the model listings", func() {
 		Expect(page.Data).NotTo(ContainElement(HaveField("ID", "gpt-4.1-mini")))
 	})
 
-	It("answers Gemini's", func() {
+	DescribeTable("answers Gemini's, on v1beta and on v1 (where @google/genai 3 asks), told apart by the Gemini client's key header",
+		func(version string) {
+			c, err := genai.NewClient(ctx, &genai.ClientConfig{APIKey: "k", Backend: genai.BackendGeminiAPI,
+				HTTPOptions: genai.HTTPOptions{BaseURL: srv.URL(), APIVersion: version}})
+			Expect(err).NotTo(HaveOccurred())
+			m, err := c.Models.Get(ctx, "gemini-3-flash", nil)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(m.Name).To(Equal("models/gemini-3-flash"))
+			Expect(m.SupportedActions).To(ContainElement("generateContent"))
+			var names []string
+			for m, err := range c.Models.All(ctx) {
+				Expect(err).NotTo(HaveOccurred())
+				names = append(names, m.Name)
+			}
+			Expect(names).To(ContainElement("models/gemini-2.5-flash"))
+			Expect(names).NotTo(ContainElement(ContainSubstring("gpt")))
+		},
+		Entry("v1beta", "v1beta"),
+		Entry("v1", "v1"),
+	)
+
+	It("answers Gemini's by the default Go client", func() {
 		c, err := officialGemini(srv)
 		Expect(err).NotTo(HaveOccurred())
 		m, err := c.Models.Get(ctx, "gemini-3-flash", nil)

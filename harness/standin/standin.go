@@ -249,11 +249,15 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if id, ok := wire.ModelsPath(r.URL.Path); ok && r.Method == http.MethodGet {
-		// OpenAI's and Anthropic's listings share their path; Anthropic's
-		// clients send anthropic-version.
+		// OpenAI's, Anthropic's and Gemini's v1 listings share their path;
+		// Anthropic's clients send anthropic-version, Gemini's their key
+		// in x-goog-api-key (or ?key=).
 		d := wire.Chat
-		if r.Header.Get("Anthropic-Version") != "" {
+		switch {
+		case r.Header.Get("Anthropic-Version") != "":
 			d = wire.Anthropic
+		case r.Header.Get("X-Goog-Api-Key") != "" || r.URL.Query().Has("key"):
+			d = wire.Gemini
 		}
 		serveModels(w, d, id)
 		return
