@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -280,4 +281,14 @@ func officialOpenAI(srv *standin.Server) sdk.Client {
 // echoOpenAI is officialOpenAI of a stand-in of the echo policy.
 func echoOpenAI() sdk.Client {
 	return officialOpenAI(startStandin(standin.Options{Policies: []standin.Policy{echo{}}}))
+}
+
+// expectInOrder expects n offsets of a stream's events, none before the
+// one it follows: a stream's end comes after all of its content.
+func expectInOrder(offsets []time.Duration, n int) {
+	GinkgoHelper()
+	Expect(offsets).To(HaveLen(n))
+	for i := 1; i < n; i++ {
+		Expect(offsets[i]).To(BeNumerically(">=", offsets[i-1]), "event %d of %v", i, offsets)
+	}
 }

@@ -51,6 +51,14 @@ var _ = Describe("the stand-in speaking Gemini's Interactions API", func() {
 		}
 	})
 
+	It("times a streamed answer that thinks in order: the thought, the text after it, the end last", func() {
+		resp, streamed := wirePost(srv, http.MethodPost, "/v1beta/interactions",
+			interaction(`"stream": true, "generation_config": {"thinking_summaries": "auto"}, `, "what is the tide at Brest, in a few words?"))
+		Expect(resp.StatusCode).To(Equal(http.StatusOK), "body %s", streamed)
+		Expect(string(streamed)).To(ContainSubstring(`"thought_summary"`))
+		expectInOrder(stream.Offsets(resp.Header), len(stream.Parse(string(streamed))))
+	})
+
 	It("answers the get or delete of an interaction it does not keep, a cancel, and an unknown previous_interaction_id with Gemini's 404", func() {
 		for _, c := range []struct{ method, path, body string }{
 			{http.MethodGet, "/v1beta/interactions/v1_abc", ``},

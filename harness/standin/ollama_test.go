@@ -175,6 +175,7 @@ var _ = Describe("the stand-in speaking Ollama's native API", func() {
 			Expect(a).To(Equal(b))
 			timing := stream.Of(resp.Header, string(streamed))
 			Expect(timing.TokenEvents).To(Equal(len(lines)-2), "the thinking is no token of the answer, as the other providers' is not")
+			expectInOrder(stream.Offsets(resp.Header), len(lines))
 		},
 		Entry("chat, think true", "/api/chat", `true`),
 		Entry("chat, a level", "/api/chat", `"low"`),

@@ -69,7 +69,7 @@ func (s *Server) writeStream(w http.ResponseWriter, events []wire.Event, d wire.
 		case wire.EventContent:
 			d += time.Duration(e.Before) * lat.PerOutputToken
 		case wire.EventTail, wire.EventDone:
-			d = lat.Of(in, out)
+			d = max(lat.Of(in, out), d+time.Duration(e.Before)*lat.PerOutputToken)
 		}
 		offsets[i] = scale(d, f)
 		if fault == FaultSlowFirstToken {

@@ -228,8 +228,8 @@ func interactionsEvents(id, model string, msg llm.Message, th map[string]any, n 
 	}
 	stop()
 	events = append(events,
-		Event{Kind: EventTail, Data: map[string]any{"event_type": "interaction.completed", "interaction": interaction(id, model, interactionStatus(msg, end), in, out, n)}},
-		Event{Kind: EventDone, Data: "[DONE]"})
+		Event{Kind: EventTail, Before: out + n, Data: map[string]any{"event_type": "interaction.completed", "interaction": interaction(id, model, interactionStatus(msg, end), in, out, n)}},
+		Event{Kind: EventDone, Before: out + n, Data: "[DONE]"})
 	return events, nil
 }
 

@@ -137,7 +137,7 @@ func ollamaEvents(text ollamaText, model string, msg llm.Message, thinking strin
 		}
 		// a call's arguments go whole with its start
 	}
-	events = append(events, Event{Kind: EventTail, Data: ollamaDone(model, text, "", nil, "", end, msg, in, out+n)})
+	events = append(events, Event{Kind: EventTail, Before: out + n, Data: ollamaDone(model, text, "", nil, "", end, msg, in, out+n)})
 	return events, nil
 }
 

@@ -32,10 +32,13 @@ const (
 
 // Event is one event of a stream as a dialect writes it.
 type Event struct {
-	Kind   int
-	Name   string // the event: field, if any
-	Data   any    // marshalled to JSON, or a string sent as it is
-	Before int    // output tokens before it (EventContent)
+	Kind int
+	Name string // the event: field, if any
+	Data any    // marshalled to JSON, or a string sent as it is
+	// Before is the output tokens before it (EventContent); on the
+	// closing events (EventTail, EventDone) of an answer that thought, all
+	// its tokens, the thought's (counted apart from the answer's) included.
+	Before int
 }
 
 // piece is a part of an answer as it streams.
