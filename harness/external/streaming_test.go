@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -18,6 +19,7 @@ import (
 	"github.com/agentreplay/testbed/agents"
 	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/harness/external"
+	"github.com/agentreplay/testbed/harness/stream"
 )
 
 // streamAgent is a JSON-lines agent (FAKE_AGENT=stream) that, for each
@@ -146,6 +148,49 @@ func (l *lateEnd) RoundTrip(r *http.Request) (*http.Response, error) {
 	return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: pr, Request: r}, nil
 }
 
+// clockedAtEnd answers a streamed model call at once, its events stamped
+// 100, 300 and 450 ms (as a stand-in or a recording stamps them), and moves
+// the scenario's clock on by the stream's 450 ms only once the stream has
+// ended, as a recording does when it has captured it.
+type clockedAtEnd struct{ moved atomic.Int64 }
+
+func (c *clockedAtEnd) now() time.Time { return time.Unix(0, c.moved.Load()) }
+
+func (c *clockedAtEnd) RoundTrip(r *http.Request) (*http.Response, error) {
+	h := http.Header{"Content-Type": {"text/event-stream"}}
+	stream.SetOffsets(h, []time.Duration{100 * time.Millisecond, 300 * time.Millisecond, 450 * time.Millisecond})
+	body := "data: {\"choices\":[{\"delta\":{\"content\":\"Hel\"}}]}\n\ndata: {\"choices\":[{\"delta\":{\"content\":\"lo\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n"
+	return &http.Response{StatusCode: 200, Header: h, Request: r, Body: &movesAtEnd{Reader: strings.NewReader(body), c: c}}, nil
+}
+
+// movesAtEnd is a body that moves its clock on when it ends.
+type movesAtEnd struct {
+	io.Reader
+	c *clockedAtEnd
+}
+
+func (m *movesAtEnd) Read(p []byte) (int, error) {
+	n, err := m.Reader.Read(p)
+	if err == io.EOF {
+		m.c.moved.CompareAndSwap(0, int64(450*time.Millisecond))
+	}
+	return n, err
+}
+
+func (m *movesAtEnd) Close() error { return nil }
+
+// tookOfCalls is a tracer that keeps how long each model call took.
+type tookOfCalls struct {
+	noted
+	took []time.Duration
+}
+
+func (t *tookOfCalls) ModelCall(_ llm.Request, _ string, _ llm.Response, _ error, took time.Duration) {
+	t.mu.Lock()
+	t.took = append(t.took, took)
+	t.mu.Unlock()
+}
+
 // turnOfCalls is a tracer that keeps the turn of each model call.
 type turnOfCalls struct {
 	mu          sync.Mutex
@@ -178,6 +223,20 @@ var _ = Describe("an outside agent streaming a model call", func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(ans.Replies).To(HaveLen(2))
 		Expect(tr.modelCalled).To(Equal([]int{0, 1}), "the turn of each model call")
+	})
+
+	It("times the call by its stream, though the scenario's clock learns of the stream's length only when it ends (recording)", func() {
+		tape := &clockedAtEnd{}
+		tr := &tookOfCalls{}
+		spec := external.Spec{Command: []string{testBinary()}, Env: map[string]string{"FAKE_AGENT": "stream", "MARK": filepath.Join(GinkgoT().TempDir(), "first")}}
+		cfg := agentConfig(tape, tr)
+		cfg.Clock = tape.now
+		a, err := external.New(spec, GinkgoT().TempDir())(cfg)
+		Expect(err).NotTo(HaveOccurred())
+		ans, err := a.Run(GinkgoT().Context(), agents.Input{Turns: []string{"hi"}})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(ans.Replies[0].Text).To(Equal("3 events"))
+		Expect(tr.took).To(Equal([]time.Duration{450 * time.Millisecond}))
 	})
 
 	It("gets each event through the proxy as it arrives, and the call is read whole once the stream ends", func() {

@@ -23,6 +23,7 @@ import (
 	geminiadapter "github.com/agentreplay/testbed/agents/llm/gemini"
 	"github.com/agentreplay/testbed/agents/llm/openai"
 	"github.com/agentreplay/testbed/harness/codings"
+	"github.com/agentreplay/testbed/harness/stream"
 	"github.com/agentreplay/testbed/harness/wire"
 )
 
@@ -134,8 +135,17 @@ func (o *observer) RoundTrip(req *http.Request) (*http.Response, error) {
 	took := o.cfg.Clock().Sub(start)
 	if err == nil && eventStream(resp.Header) {
 		// A stream goes on to the agent as it arrives, and is read as
-		// traffic once it has ended.
-		resp.Body = o.onEnd(resp.Body, func(got []byte, rerr error) { o.traffic(req, body, resp, got, rerr, start, took) })
+		// traffic once it has ended. It lasted until its last event: a
+		// recording moves the clock on only once it has captured the
+		// stream, which may be after its headers came.
+		resp.Body = o.onEnd(resp.Body, func(got []byte, rerr error) {
+			if offsets := stream.Offsets(resp.Header); len(offsets) > 0 {
+				took = max(took, offsets[len(offsets)-1])
+			} else {
+				took = max(took, o.cfg.Clock().Sub(start))
+			}
+			o.traffic(req, body, resp, got, rerr, start, took)
+		})
 		return resp, nil
 	}
 	var got []byte
