@@ -262,7 +262,8 @@ func (f chatFunction) tool() llm.Tool {
 	return llm.Tool{Name: f.Name, Description: f.Description, Parameters: f.Parameters}
 }
 
-// contentText flattens string or [{type:text,text}] content.
+// contentText flattens string or [{type:text,text}] content, each block on
+// lines of its own.
 func contentText(c any) string {
 	switch v := c.(type) {
 	case string:
@@ -274,13 +275,20 @@ func contentText(c any) string {
 			if !ok {
 				continue
 			}
-			if t, ok := m["text"].(string); ok {
-				b.WriteString(t)
+			var t string
+			if s, ok := m["text"].(string); ok {
+				t = s
 			} else if m["type"] == "search_result" { // Anthropic's, in a tool result
 				title, _ := m["title"].(string)
 				source, _ := m["source"].(string)
-				b.WriteString(searchResult(title, source, m["content"]))
+				t = searchResult(title, source, m["content"])
 			}
+			if t != "" && b.Len() > 0 && !strings.HasSuffix(b.String(), "\n") {
+				// Each block is read apart: a block's first line stays a line
+				// (a cached system block, then the rest of the prompt).
+				b.WriteByte('\n')
+			}
+			b.WriteString(t)
 		}
 		return b.String()
 	}

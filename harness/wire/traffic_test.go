@@ -184,6 +184,22 @@ var _ = Describe("recorded traffic read from the wire (Decode)", func() {
 			"the stand-in, which runs no server tools, still refuses it")
 	})
 
+	DescribeTable("reads text blocks apart, each on lines of its own (a cached block, then the rest)",
+		func(d wire.Dialect, path, body string) {
+			r, err := wire.Decode(d, path, []byte(body))
+			Expect(err).NotTo(HaveOccurred())
+			Expect(r.Messages[0].Content).To(Equal("You are the front desk.\n- billing_agent: invoices\n- parts_agent: spares\nThen answer."))
+		},
+		Entry("Anthropic's system blocks", wire.Anthropic, "/v1/messages", `{"model": "claude-haiku-4-5", "max_tokens": 64,
+			"system": [{"type": "text", "text": "You are the front desk.", "cache_control": {"type": "ephemeral"}},
+				{"type": "text", "text": "- billing_agent: invoices\n- parts_agent: spares\n"}, {"type": "text", "text": "Then answer."}],
+			"messages": [{"role": "user", "content": "my invoice?"}]}`),
+		Entry("Chat Completions' content parts", wire.Chat, "/v1/chat/completions", `{"model": "gpt-4.1-mini", "messages": [
+			{"role": "system", "content": [{"type": "text", "text": "You are the front desk."},
+				{"type": "text", "text": "- billing_agent: invoices\n- parts_agent: spares\n"}, {"type": "text", "text": "Then answer."}]},
+			{"role": "user", "content": "my invoice?"}]}`),
+	)
+
 	It("reads an Anthropic compaction block as the API does: the blocks before it dropped, its summary in their place", func() {
 		body := `{"model": "claude-sonnet-4-6", "max_tokens": 1024, "system": "You read tides.",
 			"messages": [
