@@ -78,9 +78,12 @@ var _ = DescribeTable("a call counts as the model's by its path, unless it goes 
 		Expect(isModel).To(Equal(model))
 	},
 	Entry("Chat Completions", "https://api.openai.com/v1/chat/completions", "model", true),
+	Entry("the Responses API", "https://api.openai.com/v1/responses", "model", true),
+	Entry("Azure OpenAI's Responses API", "https://res.openai.azure.com/openai/responses", "model", true),
 	Entry("the Interactions API", "https://generativelanguage.googleapis.com/v1beta/interactions", "model", true),
 	Entry("Ollama's chat", "http://localhost:11434/api/chat", "model", true),
 	Entry("an upstream", "https://crm.example/v1/contacts", "upstream", false),
 	Entry("an upstream's own /v1/interactions", "https://crm.example/v1/interactions", "upstream", false),
 	Entry("an upstream's own /api/chat", "https://desk.example/app/api/chat", "upstream", false),
+	Entry("an upstream's own /responses", "https://crm.example/v1/responses", "upstream", false),
 )

@@ -46,7 +46,7 @@ func (p *faultPlan) next(u *url.URL) string {
 		return ""
 	}
 	target := scenario.FaultOnUpstream
-	if isModelPath(u.Path) && !p.upstreams.has(u) {
+	if p.upstreams.isModelCall(u) {
 		target = scenario.FaultOnModel
 	}
 	p.mu.Lock()
@@ -105,17 +105,17 @@ func hostsOf(upstreams map[string]string) upstreamHosts {
 func (h upstreamHosts) has(u *url.URL) bool { return h[u.Host] }
 
 // isModelCall reports whether a request to u is a call to the model: a
-// model endpoint's path (or the Responses API's), at no upstream's host.
+// model endpoint's path, at no upstream's host.
 func (h upstreamHosts) isModelCall(u *url.URL) bool {
-	return (isModelPath(u.Path) || strings.HasSuffix(u.Path, "/responses")) && !h.has(u)
+	return isModelPath(u.Path) && !h.has(u)
 }
 
-// isModelPath tells a model endpoint (chat, embeddings, Gemini
-// generateContent streamed or not and its embedding methods, Anthropic
-// messages, Ollama's native chat, Gemini's Interactions API) from an
-// upstream API.
+// isModelPath tells a model endpoint (chat, the Responses API, embeddings,
+// Gemini generateContent streamed or not and its embedding methods,
+// Anthropic messages, Ollama's native chat, Gemini's Interactions API)
+// from an upstream API.
 func isModelPath(path string) bool {
-	return strings.HasSuffix(path, "/chat/completions") || wire.IsEmbeddings(path) ||
+	return strings.HasSuffix(path, "/chat/completions") || strings.HasSuffix(path, "/responses") || wire.IsEmbeddings(path) ||
 		strings.Contains(path, ":generateContent") || strings.Contains(path, ":streamGenerateContent") ||
 		strings.HasSuffix(path, "/v1/messages") || wire.IsOllama(path) || wire.IsInteractions(path)
 }
