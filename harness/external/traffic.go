@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"mime"
 	"net/http"
@@ -290,8 +291,10 @@ func (o *observer) answered(d wire.Dialect, r llm.Request, model string, kept fu
 			if out, err = decodeStream(d, events); errors.Is(err, llm.ErrNoContent) {
 				err = nil
 			}
-		} else {
-			out = decodeResponse(d, got)
+		} else if out, err = decodeResponse(d, got); err != nil {
+			// A 200 the agent's client could not read either: the call
+			// failed, as a stream cut short does.
+			err = fmt.Errorf("%s: the answer is not the API's JSON: %w", d, err)
 		}
 		if err == nil && kept != nil {
 			kept(out.Message, got)
@@ -450,14 +453,12 @@ func decodeStream(d wire.Dialect, b []byte) (llm.Response, error) {
 }
 
 // decodeResponse reads a model response of dialect d as its adapter does.
-func decodeResponse(d wire.Dialect, b []byte) llm.Response {
+func decodeResponse(d wire.Dialect, b []byte) (llm.Response, error) {
 	switch d {
 	case wire.Ollama:
-		out, _ := wire.ReadOllama(b)
-		return out
+		return wire.ReadOllama(b)
 	case wire.Interactions:
-		out, _ := wire.ReadInteractions(b)
-		return out
+		return wire.ReadInteractions(b)
 	case wire.Gemini:
 		return decodeGeminiResponse(b)
 	case wire.Anthropic:
@@ -469,7 +470,7 @@ func decodeResponse(d wire.Dialect, b []byte) llm.Response {
 }
 
 // decodeChatResponse reads a Chat Completions response.
-func decodeChatResponse(b []byte) llm.Response {
+func decodeChatResponse(b []byte) (llm.Response, error) {
 	var w struct {
 		Model   string `json:"model"`
 		Choices []struct {
@@ -492,14 +493,14 @@ func decodeChatResponse(b []byte) llm.Response {
 		} `json:"usage"`
 	}
 	var out llm.Response
-	if json.Unmarshal(b, &w) != nil {
-		return out
+	if err := json.Unmarshal(b, &w); err != nil {
+		return out, err
 	}
 	out.Model, out.Message.Role = w.Model, llm.RoleAssistant
 	out.Usage = llm.Usage{InputTokens: w.Usage.Prompt, OutputTokens: w.Usage.Completion, ReasoningTokens: w.Usage.Details.Reasoning,
 		CacheReadTokens: w.Usage.PromptDetails.Cached}
 	if len(w.Choices) == 0 {
-		return out
+		return out, nil
 	}
 	c := w.Choices[0]
 	out.FinishReason, out.RawFinishReason = openai.FinishReason(c.FinishReason), c.FinishReason
@@ -510,31 +511,31 @@ func decodeChatResponse(b []byte) llm.Response {
 	if fc := c.Message.FunctionCall; fc != nil && fc.Name != "" {
 		out.Message.ToolCalls = append(out.Message.ToolCalls, llm.ToolCall{Name: fc.Name, Arguments: json.RawMessage(fc.Arguments)})
 	}
-	return out
+	return out, nil
 }
 
 // decodeAnthropicResponse reads a Messages response as the adapter does.
-func decodeAnthropicResponse(b []byte) llm.Response {
+func decodeAnthropicResponse(b []byte) (llm.Response, error) {
 	var m sdk.Message
-	if json.Unmarshal(b, &m) != nil {
-		return llm.Response{}
+	if err := json.Unmarshal(b, &m); err != nil {
+		return llm.Response{}, err
 	}
 	out, _ := anthropic.Response(&m)
-	return out
+	return out, nil
 }
 
 // decodeResponsesResponse reads a Responses API answer as the adapter does.
-func decodeResponsesResponse(b []byte) llm.Response {
+func decodeResponsesResponse(b []byte) (llm.Response, error) {
 	var r responses.Response
-	if json.Unmarshal(b, &r) != nil {
-		return llm.Response{}
+	if err := json.Unmarshal(b, &r); err != nil {
+		return llm.Response{}, err
 	}
 	out, _ := openai.FromResponses(&r)
-	return out
+	return out, nil
 }
 
 // decodeGeminiResponse reads a generateContent response.
-func decodeGeminiResponse(b []byte) llm.Response {
+func decodeGeminiResponse(b []byte) (llm.Response, error) {
 	var w struct {
 		Candidates []struct {
 			FinishReason string `json:"finishReason"`
@@ -559,15 +560,15 @@ func decodeGeminiResponse(b []byte) llm.Response {
 		Model string `json:"modelVersion"`
 	}
 	var out llm.Response
-	if json.Unmarshal(b, &w) != nil {
-		return out
+	if err := json.Unmarshal(b, &w); err != nil {
+		return out, err
 	}
 	out.Model, out.Message.Role = w.Model, llm.RoleAssistant
 	// Gemini counts thinking beside the candidates' tokens.
 	out.Usage = llm.Usage{InputTokens: w.Usage.Prompt, OutputTokens: w.Usage.Candidates + w.Usage.Thoughts, ReasoningTokens: w.Usage.Thoughts,
 		CacheReadTokens: w.Usage.Cached}
 	if len(w.Candidates) == 0 {
-		return out // a blocked prompt: no candidate, its tokens counted
+		return out, nil // a blocked prompt: no candidate, its tokens counted
 	}
 	c := w.Candidates[0]
 	out.RawFinishReason = c.FinishReason
@@ -580,5 +581,5 @@ func decodeGeminiResponse(b []byte) llm.Response {
 		}
 	}
 	out.FinishReason = geminiadapter.FinishReason(c.FinishReason, len(out.Message.ToolCalls) > 0)
-	return out
+	return out, nil
 }

@@ -295,6 +295,13 @@ func callAnswer(id, name, args string) string {
 	return `{"role": "assistant", "content": null, "tool_calls": [{"id": "` + id + `", "type": "function", "function": {"name": "` + name + `", "arguments": ` + quoted(args) + `}}]}`
 }
 
+// fixedAnswer answers every request with a 200 of its body, as JSON.
+type fixedAnswer string
+
+func (a fixedAnswer) RoundTrip(r *http.Request) (*http.Response, error) {
+	return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/json"}}, Body: io.NopCloser(strings.NewReader(string(a))), Request: r}, nil
+}
+
 const textAnswer = `{"role": "assistant", "content": "done"}`
 
 // chatBody is a Chat Completions request of messages (a JSON array).
@@ -358,6 +365,16 @@ var _ = Describe("tool calls read from traffic", func() {
 		tools := runChat(api, post(`[`+user+`]`)+"\n"+post(`[`+user+`, {"role": "assistant", "content": "I could not run it"}]`))
 		Expect(tools).To(Equal([]string{`add_up {"a": 1} raw= context= error=the model asked for this call; the agent sent no result back`}))
 	})
+
+	DescribeTable("reads an answer given whole that is not the API's JSON as a failed call, as the agent's client did, naming why",
+		func(body string) {
+			tr := runOver(fixedAnswer(body), llm.Endpoint{Provider: llm.ProviderOpenAI, BaseURL: "https://api.openai.com/v1", Model: "m"}, nil, post(`[`+user+`]`))
+			Expect(tr.errs).To(HaveLen(1))
+			Expect(tr.errs[0]).To(MatchError(HavePrefix("chat completions: the answer is not the API's JSON: ")))
+		},
+		Entry("cut in half", `{"id": "c", "object": "chat.completion", "choices": [{"index": 0, "message": {"role": "assist`),
+		Entry("empty", ``),
+	)
 
 	It("reports a delegation as the model asked for it: the delegating call first, then the service's own, each with its result", func() {
 		// The agent's model asks hand_off (call_1); the service it hands to
