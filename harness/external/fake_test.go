@@ -67,6 +67,9 @@ func fakeAgent(kind string) int {
 		case "not-json":
 			w.Header().Set("Content-Type", "application/json")
 			io.WriteString(w, "<html>oops</html>")
+		case "rpc-error": // a JSON-RPC server refusing the request
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{"jsonrpc": "2.0", "id": 1, "error": {"code": -32009, "message": "requested A2A protocol version '0.3' is not supported"}}`)
 		case "slow":
 			time.Sleep(time.Hour)
 		case "text":
@@ -178,6 +181,8 @@ func echoServer(fetch func(string) string) *mcp.Server {
 		case "crash":
 			fmt.Fprintln(os.Stderr, "panic: the index is gone")
 			os.Exit(2)
+		case "blocks": // an answer in two text blocks, no structure
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "Oslo is at -3.2 °C."}, &mcp.TextContent{Text: "Anything else?"}}}, nil, nil
 		}
 		res := &mcp.CallToolResult{Meta: mcp.Meta{external.MetaNotes: []map[string]any{{"key": "route", "value": map[string]any{"mode": "tool", "tool": "echo"}}}}}
 		return res, map[string]any{"text": "you said " + in.Query, "turn": in.Turn, "pid": hostPID(), "upstream": upstream}, nil

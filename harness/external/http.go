@@ -141,11 +141,13 @@ func readEvents(r io.Reader, path *replyPath) (string, error) {
 	var text strings.Builder
 	var data []string
 	var err error
+	found, events, last := false, 0, ""
 	flush := func() {
 		if len(data) > 0 && err == nil {
-			var s string
-			s, err = eventText(strings.Join(data, "\n"), path)
+			last = strings.Join(data, "\n")
+			s, ok, e := eventText(last, path)
 			text.WriteString(s)
+			found, err, events = found || ok, e, events+1
 		}
 		data = nil
 	}
@@ -162,46 +164,53 @@ func readEvents(r io.Reader, path *replyPath) (string, error) {
 		}
 	}
 	flush()
-	return text.String(), cmp.Or(err, sc.Err())
+	if err = cmp.Or(err, sc.Err()); err == nil && path != nil && !found {
+		// As a body given whole whose path finds nothing: the stream did
+		// not say what the path looks for (a task that failed, say).
+		err = fmt.Errorf("reply path %s found no text in the %d events of the stream; the last: %s", path.expr, events, clip(last))
+	}
+	return text.String(), err
 }
 
 // eventText is what one event's data adds to the text: by path, the
-// strings it finds in the data's JSON, joined.
-func eventText(data string, path *replyPath) (string, error) {
+// strings it finds in the data's JSON, joined, and whether it found any.
+func eventText(data string, path *replyPath) (string, bool, error) {
 	if data == "[DONE]" {
-		return "", nil
+		return "", false, nil
 	}
 	var obj map[string]any
 	if json.Unmarshal([]byte(data), &obj) != nil {
-		return data, nil
+		return data, true, nil
 	}
 	if path != nil {
 		var text strings.Builder
+		found := false
 		iter := path.code.Run(obj)
 		for {
 			v, ok := iter.Next()
 			if !ok {
-				return text.String(), nil
+				return text.String(), found, nil
 			}
 			if err, isErr := v.(error); isErr {
-				return "", fmt.Errorf("reply path %s on the event %s: %w", path.expr, clip(data), err)
+				return "", false, fmt.Errorf("reply path %s on the event %s: %w", path.expr, clip(data), err)
 			}
 			if s, isString := v.(string); isString {
 				text.WriteString(s)
+				found = true
 			}
 		}
 	}
 	for _, k := range []string{"text", "delta", "content"} {
 		if s, ok := obj[k].(string); ok {
-			return s, nil
+			return s, true, nil
 		}
 	}
 	if d, ok := obj["delta"].(map[string]any); ok {
 		if s, ok := d["content"].(string); ok {
-			return s, nil
+			return s, true, nil
 		}
 	}
-	return "", nil
+	return "", false, nil
 }
 
 // end lets the conversation's connections go; the service is stopped with

@@ -130,6 +130,9 @@ func (c *toolCall) ask(ctx context.Context, i int) (turnOut, error) {
 	var text strings.Builder
 	for _, ct := range res.Content {
 		if t, ok := ct.(*mcp.TextContent); ok {
+			if text.Len() > 0 && !strings.HasSuffix(text.String(), "\n") {
+				text.WriteByte('\n') // each block on lines of its own
+			}
 			text.WriteString(t.Text)
 		}
 	}

@@ -101,6 +101,8 @@ var _ = Describe("an outside agent that is a web service", func() {
 		},
 		Entry("the artifact's chunks", `.result | select(.kind == "artifact-update") | .artifact.parts[].text`, "you said hello"),
 		Entry("every text part, the working status's too", `.result | (.artifact, .status.message) | .parts[]?.text`, "thinkingyou said hello"),
+		Entry("a path that finds no text in any event, named", `.result | select(.kind == "message") | .parts[].text`,
+			`error: turn 1: reading the agent's event stream: reply path .result | select(.kind == "message") | .parts[].text found no text in the 5 events of the stream; the last: {"id":0,"jsonrpc":"2.0","result":{"final":true`),
 		Entry("a path that fails on an event, named", `.result.artifact.parts[].text`, `error: turn 1: reading the agent's event stream: reply path .result.artifact.parts[].text on the event {"id":0,"jsonrpc":"2.0","result":{"id":"t1","kind":"task"`),
 	)
 
@@ -113,6 +115,7 @@ var _ = Describe("an outside agent that is a web service", func() {
 			Expect(ans.Replies[0].Text).To(Equal(want))
 		},
 		Entry("a path into the JSON", "json", ".answer.text", "you said hi"),
+		Entry("a path finding several strings: joined, as a stream's", "json", ".answer.text, .upstream", "you said hi200 OK"),
 		Entry("a text body", "text", "", "you said hi"),
 		Entry("an event stream, read to its end", "sse", "", "you said hi"),
 	)
@@ -139,6 +142,8 @@ var _ = Describe("an outside agent that is a web service", func() {
 			`turn 1: the agent answered "text/plain" that is not JSON \(reply: \.answer needs JSON\)`),
 		Entry("JSON without the text", "json", func(s *external.Spec) { s.HTTP.Reply = ".pid" },
 			`turn 1: the reply has no text at \.pid`),
+		Entry("a JSON-RPC error, quoted", "rpc-error", func(s *external.Spec) { s.HTTP.Reply = ".result.parts[0].text" },
+			`turn 1: the reply has no text at \.result\.parts\[0\]\.text: the agent answered the JSON-RPC error -32009 "requested A2A protocol version '0\.3' is not supported"`),
 		Entry("no answer in time", "slow", func(s *external.Spec) { s.TurnTimeout = 300 * time.Millisecond },
 			`turn 1: the agent did not answer within 300ms`),
 	)
@@ -181,6 +186,12 @@ var _ = Describe("an outside agent that is an MCP server", func() {
 		Entry("over the older HTTP+SSE transport", mcpServer(external.TransportSSE, "http://127.0.0.1:{{port}}/sse")),
 		Entry("on the program's stdin and stdout", mcpServer(external.TransportStdio, "")),
 	)
+
+	It("reads a result's text blocks each on lines of its own", func() {
+		ans, _, _, err := runOnce(mcpService(), "a", "blocks")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(ans.Replies[0].Text).To(Equal("Oslo is at -3.2 °C.\nAnything else?"))
+	})
 
 	DescribeTable("fails its scenario with a clear reason",
 		func(edit func(*external.Spec), input, want string) {

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/itchyny/gojq"
 
@@ -193,6 +194,50 @@ func compileReply(expr string) (*replyPath, error) {
 // the value's text field, or the value itself when it is a string), the
 // whole value as data, and the notes and tools it reports in the shape of
 // a JSON-lines reply, if it does.
+// all returns every value path finds in v.
+func (p *replyPath) all(v any) ([]any, error) {
+	var got []any
+	iter := p.code.Run(v)
+	for {
+		x, ok := iter.Next()
+		if !ok {
+			return got, nil
+		}
+		if err, isErr := x.(error); isErr {
+			return nil, fmt.Errorf("reply path %s: %w", p.expr, err)
+		}
+		got = append(got, x)
+	}
+}
+
+// joinStrings joins vs when all of them are strings.
+func joinStrings(vs []any) (string, bool) {
+	var b strings.Builder
+	for _, v := range vs {
+		s, ok := v.(string)
+		if !ok {
+			return "", false
+		}
+		b.WriteString(s)
+	}
+	return b.String(), true
+}
+
+// rpcError says, after a colon, the JSON-RPC error v answers ({"error":
+// {"code", "message"}}), or "" when it is none.
+func rpcError(v any) string {
+	m, _ := v.(map[string]any)
+	e, _ := m["error"].(map[string]any)
+	msg, _ := e["message"].(string)
+	if msg == "" {
+		return ""
+	}
+	if code, ok := e["code"].(float64); ok {
+		return fmt.Sprintf(": the agent answered the JSON-RPC error %d %q", int(code), msg)
+	}
+	return fmt.Sprintf(": the agent answered the error %q", msg)
+}
+
 func fromJSON(body []byte, path *replyPath) (turnOut, error) {
 	var out turnOut
 	var v any
@@ -202,15 +247,17 @@ func fromJSON(body []byte, path *replyPath) (turnOut, error) {
 	var text any
 	switch {
 	case path != nil:
-		iter := path.code.Run(v)
-		got, ok := iter.Next()
-		if err, isErr := got.(error); isErr {
-			return out, fmt.Errorf("reply path %s: %w", path.expr, err)
+		got, err := path.all(v)
+		if err != nil {
+			return out, err
 		}
-		if !ok {
-			return out, fmt.Errorf("reply path %s found nothing in %s", path.expr, clip(string(body)))
+		if len(got) == 0 {
+			return out, fmt.Errorf("reply path %s found nothing in %s%s", path.expr, clip(string(body)), rpcError(v))
 		}
-		text = got
+		text = got[0]
+		if strs, joined := joinStrings(got); joined {
+			text = strs // the parts of one answer (an artifact's, say)
+		}
 	default:
 		if s, ok := v.(string); ok {
 			text = s
@@ -223,6 +270,9 @@ func fromJSON(body []byte, path *replyPath) (turnOut, error) {
 		where := ".text"
 		if path != nil {
 			where = path.expr
+		}
+		if e := rpcError(v); e != "" {
+			return out, fmt.Errorf("the reply has no text at %s%s", where, e)
 		}
 		return out, fmt.Errorf("the reply has no text at %s (got %s); say where it is with reply:, like reply: .answer", where, clip(string(body)))
 	}
