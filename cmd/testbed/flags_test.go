@@ -61,6 +61,17 @@ var _ = Describe("every command's flags", func() {
 		Expect(r.stderr).To(ContainSubstring("stat --r.json"))
 	})
 
+	DescribeTable("refuse a selection given twice, which would run the last alone",
+		func(args ...string) {
+			r := testbed(args...)
+			Expect(r.code).To(Equal(exitUsage), r.String())
+			Expect(r.stderr).To(ContainSubstring(`given twice ("a", then "b"): give it once, or leave it out for all`))
+		},
+		Entry("run --variant", "run", "--variant", "a", "--variant", "b"),
+		Entry("record --suite", "record", "--suite", "a", "--suite", "b"),
+		Entry("run --scenario", "run", "--scenario", "a", "--scenario", "b"),
+	)
+
 	It("still refuse a stray argument wherever it is", func() {
 		for _, args := range [][]string{{"run", "odbchat", "--quiet"}, {"run", "--quiet", "odbchat"}} {
 			r := testbed(args...)

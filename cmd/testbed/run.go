@@ -39,9 +39,9 @@ type selection struct {
 
 func (s *selection) register(fs *flags) {
 	fs.StringVar(&s.root, "root", ".", "project folder holding scenarios/, cassettes/ and fixtures/")
-	fs.StringVar(&s.suite, "suite", "", "run only this suite")
-	fs.StringVar(&s.variant, "variant", "", "run only this variant")
-	fs.StringVar(&s.scenario, "scenario", "", "run only this scenario id")
+	fs.Var(&once{p: &s.suite}, "suite", "run only this `suite`")
+	fs.Var(&once{p: &s.variant}, "variant", "run only this `variant`")
+	fs.Var(&once{p: &s.scenario}, "scenario", "run only this `scenario` id")
 	fs.BoolVar(&s.json, "json", false, "print the report as JSON")
 	fs.BoolVar(&s.tables, "tables", false, "print every table (per scenario, cost, tokens by part, roles, routing, trimming) instead of one line per suite and variant; reports/latest-full.md has them always")
 	fs.BoolVar(&s.tables, "verbose", false, "the same as --tables")
@@ -49,6 +49,28 @@ func (s *selection) register(fs *flags) {
 	fs.BoolVar(&s.noColor, "no-color", false, "no colour in the verdicts (there is none either when stdout is not a terminal or NO_COLOR is set)")
 	fs.DurationVar(&s.timeout, "timeout", 2*time.Minute, "stop a scenario that runs longer than this (wall time); it is reported as an error")
 	fs.StringVar(&s.prices, "prices", "", "price model calls with this table in LiteLLM's model_prices_and_context_window.json schema instead of the suite's prices: file or testbed's own (docs/cost.md)")
+}
+
+// once is a string flag that may be given once: a second would be
+// dropped unseen (--variant a --variant b runs b alone).
+type once struct {
+	p   *string
+	set bool
+}
+
+func (o *once) String() string {
+	if o.p == nil {
+		return ""
+	}
+	return *o.p
+}
+
+func (o *once) Set(v string) error {
+	if o.set {
+		return fmt.Errorf("given twice (%q, then %q): give it once, or leave it out for all", *o.p, v)
+	}
+	*o.p, o.set = v, true
+	return nil
 }
 
 // priceTable reads --prices; nil when it is not given.
