@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/agentreplay/testbed/harness/stream"
@@ -22,8 +23,13 @@ import (
 type earlyKey struct{}
 
 // early carries a streamed response to the caller before the recorder
-// returns: its status and headers, and a body that fills as it arrives.
-type early struct{ ready chan handed }
+// returns: its status and headers, and a body that fills as it arrives;
+// last is when its latest bytes came (Unix nanoseconds), which the caller
+// may have acted on before the stream ends.
+type early struct {
+	ready chan handed
+	last  atomic.Int64
+}
 
 // handed is a stream handed on early, and the body it fills.
 type handed struct {
@@ -44,19 +50,23 @@ func (t teeStreams) RoundTrip(req *http.Request) (*http.Response, error) {
 	buf := newBuffer()
 	live := *resp
 	live.Header, live.Body = resp.Header.Clone(), buf
-	resp.Body = &teeBody{ReadCloser: resp.Body, buf: buf}
+	resp.Body = &teeBody{ReadCloser: resp.Body, buf: buf, e: e}
 	e.ready <- handed{&live, buf}
 	return resp, nil
 }
 
-// teeBody copies what is read from a stream into buf.
+// teeBody copies what is read from a stream into buf, noting when (e.last).
 type teeBody struct {
 	io.ReadCloser
 	buf *buffer
+	e   *early
 }
 
 func (b *teeBody) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
+	if n > 0 {
+		b.e.last.Store(time.Now().UnixNano())
+	}
 	b.buf.write(p[:n])
 	return n, err
 }

@@ -222,6 +222,12 @@ func (r *recording) record(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	r.mu.Lock()
+	if e, ok := req.Context().Value(earlyKey{}).(*early); ok && e.last.Load() != 0 {
+		// A stream handed on early was the agent's once its last bytes
+		// came: a call it sent after them comes after it (callOrder),
+		// though the connection ended later.
+		r.calls[n].end = time.Unix(0, e.last.Load())
+	}
 	d, st := r.calls[n].duration, r.calls[n].stream
 	r.mu.Unlock()
 	e := Exchange{Method: req.Method, URL: url, Status: resp.StatusCode, Duration: d, Fault: resp.Header.Get(FaultHeader), Rule: resp.Header.Get(RuleHeader), Stream: st}

@@ -232,3 +232,54 @@ var _ = Describe("a record-missing recording's order", func() {
 		Expect(paths).To(Equal([]string{"/plan", "/lima", "/tokyo"}))
 	})
 })
+
+var _ = Describe("a recording's order after a stream", func() {
+	It("writes a call the agent sent once it had the stream's last event after the stream, though the stream ended in the recording later", func() {
+		release := make(chan struct{})
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			io.ReadAll(r.Body)
+			w.Header()["Date"] = nil
+			if r.Method == http.MethodGet {
+				io.WriteString(w, "sunny")
+				return
+			}
+			w.Header().Set("Content-Type", "text/event-stream")
+			io.WriteString(w, "data: {\"choices\":[{\"delta\":{\"content\":\"call the weather\"}}]}\n\ndata: [DONE]\n\n")
+			w.(http.Flusher).Flush()
+			<-release // the connection ends later than its last event
+		}))
+		DeferCleanup(srv.Close)
+		tr, path, _ := recordTo()
+		client := &http.Client{Transport: tr}
+		resp, err := client.Post(srv.URL+"/v1/chat/completions", "application/json", strings.NewReader(`{"stream":true}`))
+		Expect(err).NotTo(HaveOccurred())
+		var got strings.Builder
+		buf := make([]byte, 256)
+		for !strings.Contains(got.String(), "[DONE]") {
+			n, err := resp.Body.Read(buf)
+			Expect(err).NotTo(HaveOccurred())
+			got.Write(buf[:n])
+		}
+		// The agent sends its next call through the proxy, which receives it
+		// now; the recording takes it once the stream is captured.
+		done := make(chan struct{})
+		go func() {
+			defer GinkgoRecover()
+			defer close(done)
+			req, err := http.NewRequestWithContext(cassette.WithSent(context.Background(), time.Now()), http.MethodGet, srv.URL+"/weather?city=tokyo", nil)
+			Expect(err).NotTo(HaveOccurred())
+			r, err := client.Do(req)
+			Expect(err).NotTo(HaveOccurred())
+			r.Body.Close()
+		}()
+		time.Sleep(20 * time.Millisecond)
+		close(release)
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		<-done
+		Expect(tr.Close()).To(Succeed())
+		data, err := os.ReadFile(path)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(strings.Index(string(data), "/v1/chat/completions")).To(BeNumerically("<", strings.Index(string(data), "/weather?city=tokyo")))
+	})
+})
