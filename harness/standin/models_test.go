@@ -67,22 +67,8 @@ var _ = Describe("the model listings", func() {
 			Expect(names).To(ContainElement("models/gemini-2.5-flash"))
 			Expect(names).NotTo(ContainElement(ContainSubstring("gpt")))
 		},
+		Entry("the Go client's default (v1beta)", ""),
 		Entry("v1beta", "v1beta"),
 		Entry("v1", "v1"),
 	)
-
-	It("answers Gemini's by the default Go client", func() {
-		c, err := officialGemini(srv)
-		Expect(err).NotTo(HaveOccurred())
-		m, err := c.Models.Get(ctx, "gemini-3-flash", nil)
-		Expect(err).NotTo(HaveOccurred())
-		Expect(m.Name).To(Equal("models/gemini-3-flash"))
-		Expect(m.SupportedActions).To(ContainElement("generateContent"))
-		var names []string
-		for m, err := range c.Models.All(ctx) {
-			Expect(err).NotTo(HaveOccurred())
-			names = append(names, m.Name)
-		}
-		Expect(names).To(ContainElement("models/gemini-2.5-flash"))
-	})
 })
