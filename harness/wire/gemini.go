@@ -443,7 +443,8 @@ func (gr geminiRequest) decode(model string, strict bool) (Request, error) {
 			case strict:
 				return Request{}, fmt.Errorf("contents[%d]: functionResponse %q answers no earlier functionCall of that name", i, fr.Name)
 			}
-			r.Messages = append(r.Messages, llm.Message{Role: llm.RoleTool, Content: toolResult(fr.Response), ToolCallID: id, Name: fr.Name})
+			content, isErr := toolResult(fr.Name, fr.Response)
+			r.Messages = append(r.Messages, llm.Message{Role: llm.RoleTool, Content: content, ToolCallID: id, Name: fr.Name, IsError: isErr})
 		}
 		flush()
 	}
@@ -459,23 +460,36 @@ func (gr geminiRequest) decode(model string, strict bool) (Request, error) {
 	return r, nil
 }
 
-// toolResult is the tool message content a functionResponse's response
-// carries: its result (a string as it is, anything else as JSON), or the
-// whole response when it has no result.
-func toolResult(resp json.RawMessage) string {
+// toolResult is the tool message a functionResponse's response carries,
+// and whether it is an error. Gemini's reference: its output key is the
+// function's output and its error key the error's details, else the whole
+// response is the output. Clients also send it as result, or (the AI SDK)
+// as content beside the function's name. A string is read as it is,
+// anything else as JSON.
+func toolResult(name string, resp json.RawMessage) (string, bool) {
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(resp, &fields); err != nil {
-		return string(resp)
+		return string(resp), false
 	}
-	result, ok := fields["result"]
-	if !ok {
-		return string(resp)
+	text := func(v json.RawMessage) string {
+		var s string
+		if json.Unmarshal(v, &s) == nil {
+			return s
+		}
+		return string(v)
 	}
-	var s string
-	if err := json.Unmarshal(result, &s); err == nil {
-		return s
+	if e, ok := fields["error"]; ok && string(e) != "null" {
+		return text(e), true
 	}
-	return string(result)
+	for _, k := range []string{"output", "result"} {
+		if v, ok := fields[k]; ok {
+			return text(v), false
+		}
+	}
+	if v, ok := fields["content"]; ok && len(fields) == 2 && text(fields["name"]) == name {
+		return text(v), false
+	}
+	return string(resp), false
 }
 
 // geminiCompletion is the generateContent response id for msg, in n

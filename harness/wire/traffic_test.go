@@ -68,6 +68,24 @@ var _ = Describe("recorded traffic read from the wire (Decode)", func() {
 		}))
 	})
 
+	DescribeTable("reads a Gemini functionResponse's output or error as the reference says, and what clients send for it",
+		func(response, content string, isErr bool) {
+			r, err := wire.Decode(wire.Gemini, "/v1beta/models/gemini-2.5-flash:generateContent", []byte(`{"contents": [
+				{"role": "user", "parts": [{"text": "Weather in Oslo?"}]},
+				{"role": "model", "parts": [{"functionCall": {"name": "get_weather", "args": {"city": "Oslo"}}}]},
+				{"role": "user", "parts": [{"functionResponse": {"name": "get_weather", "response": `+response+`}}]}]}`))
+			Expect(err).NotTo(HaveOccurred())
+			Expect(r.Messages[2].Content).To(Equal(content))
+			Expect(r.Messages[2].IsError).To(Equal(isErr))
+		},
+		Entry("output", `{"output": {"temp_c": -3.2}}`, `{"temp_c": -3.2}`, false),
+		Entry("error", `{"error": "the weather service is down"}`, "the weather service is down", true),
+		Entry("output beside a null error", `{"output": "sunny", "error": null}`, "sunny", false),
+		Entry("result, as older clients send it", `{"result": "sunny"}`, "sunny", false),
+		Entry("content beside the function's name, as the AI SDK sends it", `{"name": "get_weather", "content": {"temp_c": -3.2}}`, `{"temp_c": -3.2}`, false),
+		Entry("anything else: the whole response", `{"temp_c": -3.2, "content": "x"}`, `{"temp_c": -3.2, "content": "x"}`, false),
+	)
+
 	It("takes a field's camelCase name over its snake_case one when a request gives both", func() {
 		r, err := wire.Decode(wire.Gemini, "/v1beta/models/m:generateContent", []byte(`{"contents": [{"parts": [{"text": "hi"}]}],
 			"generationConfig": {"maxOutputTokens": 10}, "generation_config": {"max_output_tokens": 99}}`))
