@@ -61,7 +61,7 @@ func (o *observer) settle(resp *http.Response, got []byte, end time.Time) {
 	}
 	// A stream resumed ends with the response whole: the call's answer.
 	resp = &http.Response{StatusCode: resp.StatusCode, Header: http.Header{"Content-Type": {"application/json"}}}
-	o.answered(wire.Responses, p.request, p.model, p.kept, resp, whole, backgroundError(whole), end.Sub(p.start))
+	o.answered(wire.Responses, p.request, p.model, "", p.kept, resp, whole, backgroundError(whole), end.Sub(p.start))
 }
 
 // backgroundError is the error of a background response that ended
@@ -98,7 +98,7 @@ func (o *observer) unsettled() {
 	o.mu.Unlock()
 	calls := slices.SortedFunc(maps.Values(pending), func(a, b pendingCall) int { return cmp.Or(a.start.Compare(b.start), cmp.Compare(a.id, b.id)) })
 	for _, p := range calls {
-		o.answered(wire.Responses, p.request, p.model, p.kept, nil, nil, errUnsettled, o.cfg.Clock().Sub(p.start))
+		o.answered(wire.Responses, p.request, p.model, "", p.kept, nil, nil, errUnsettled, o.cfg.Clock().Sub(p.start))
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -89,6 +90,11 @@ type askedCall struct {
 	fetched  bool // an upstream answered after the call was asked
 	answered bool
 	result   string // the tool result the program sent back
+	// forced: the request made the model call this one tool, and it did
+	// so alone: when the program sends no result back, the call was its
+	// answer in that tool's schema (structured output through a tool, as
+	// LangChain's withStructuredOutput does), not a tool it failed to run.
+	forced bool
 }
 
 func newObserver(cfg agents.Config) *observer {
@@ -273,13 +279,18 @@ func (o *observer) model(d wire.Dialect, req *http.Request, body []byte, resp *h
 			return
 		}
 	}
-	o.answered(d, r, in.Model, kept, resp, got, err, took)
+	forced := ""
+	if in.Choice.Required && len(in.Choice.Only) == 1 {
+		forced = in.Choice.Only[0]
+	}
+	o.answered(d, r, in.Model, forced, kept, resp, got, err, took)
 }
 
 // answered reports the model call r of dialect d, to model (the
 // endpoint's when "") and answered took later with resp (its body got) or
-// err, and keeps the answer in the run's conversations (kept).
-func (o *observer) answered(d wire.Dialect, r llm.Request, model string, kept func(llm.Message, []byte), resp *http.Response, got []byte, err error, took time.Duration) {
+// err, and keeps the answer in the run's conversations (kept). forced is
+// the one tool the request made the model call, if any.
+func (o *observer) answered(d wire.Dialect, r llm.Request, model, forced string, kept func(llm.Message, []byte), resp *http.Response, got []byte, err error, took time.Duration) {
 	var out llm.Response
 	if err == nil {
 		if resp.StatusCode >= 400 {
@@ -313,7 +324,7 @@ func (o *observer) answered(d wire.Dialect, r llm.Request, model string, kept fu
 	o.mu.Lock()
 	o.last = nil
 	for _, c := range out.Message.ToolCalls {
-		a := &askedCall{call: c}
+		a := &askedCall{call: c, forced: forced != "" && c.Name == forced && len(out.Message.ToolCalls) == 1}
 		o.last = append(o.last, a)
 		o.asked = append(o.asked, a)
 	}
@@ -377,13 +388,16 @@ func (o *observer) results(msgs []llm.Message) {
 func (o *observer) flush(emit bool) {
 	o.unsettled()
 	o.mu.Lock()
-	asked := o.asked
+	asked, last := o.asked, o.last
 	o.asked, o.last, o.fetched = nil, nil, nil
 	o.mu.Unlock()
 	if !emit {
 		return
 	}
 	for _, a := range asked {
+		if !a.answered && a.forced && slices.Contains(last, a) {
+			continue // the turn's answer, in the tool's schema: no tool call
+		}
 		if !a.answered {
 			o.cfg.Tracer.Tool(a.call.Name, a.call.Arguments, nil, "", errNoResult)
 			continue

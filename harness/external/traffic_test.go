@@ -376,6 +376,20 @@ var _ = Describe("tool calls read from traffic", func() {
 		Entry("empty", ``),
 	)
 
+	It("reads a call the request forced, to which no result came back, as the answer in that tool's schema, not as a tool call (structured output through a tool)", func() {
+		forced := func(messages string) string {
+			body := strings.Replace(chatBody(messages), `"messages":`, `"tool_choice": {"type": "function", "function": {"name": "add_up"}}, "messages":`, 1)
+			return `curl -s -X POST "$OPENAI_BASE_URL/chat/completions" -H 'Content-Type: application/json' -d '` + body + `' >/dev/null`
+		}
+		api := &chatAPI{answers: []string{callAnswer("c1", "add_up", `{"a": 1}`)}}
+		Expect(runChat(api, forced(`[`+user+`]`))).To(BeEmpty())
+
+		api = &chatAPI{answers: []string{callAnswer("c1", "add_up", `{"a": 1}`), textAnswer}}
+		tools := runChat(api, forced(`[`+user+`]`)+"\n"+post(`[`+user+`, {"role": "assistant", "content": "I could not run it"}]`))
+		Expect(tools).To(Equal([]string{`add_up {"a": 1} raw= context= error=the model asked for this call; the agent sent no result back`}),
+			"a forced call the program went on from without its result is a tool it failed to run")
+	})
+
 	It("reports a delegation as the model asked for it: the delegating call first, then the service's own, each with its result", func() {
 		// The agent's model asks hand_off (call_1); the service it hands to
 		// runs its own conversation, whose model also numbers its first
