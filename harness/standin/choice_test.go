@@ -152,6 +152,16 @@ var _ = Describe("the tools a request lets the answer call", func() {
 			`"tool_config": {"function_calling_config": {"mode": "NONE"}}`, nil),
 	)
 
+	It("get a call of a tool not called yet when the request requires one after the tool's result came back, not the same call again", func() {
+		body := strings.Replace(choiceBody(chat, "what do you see", `"tool_choice": "required"`), `{"role": "user", "content": "what do you see"}]`,
+			`{"role": "user", "content": "what do you see"},
+				{"role": "assistant", "content": null, "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "get_sst", "arguments": "{}"}}]},
+				{"role": "tool", "tool_call_id": "call_1", "content": "26.4 C"}]`, 1)
+		status, raw := postBody(srv, chat, body)
+		Expect(status).To(Equal(http.StatusOK), string(raw))
+		Expect(calledNames(chat, raw)).To(Equal([]string{"get_date"}))
+	})
+
 	DescribeTable("get a call when the request requires one and the policy answered in prose, as the real APIs guarantee",
 		func(path, choice string, want []string) {
 			status, raw := postBody(srv, path, choiceBody(path, "what do you see", choice))
