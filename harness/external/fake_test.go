@@ -42,6 +42,9 @@ func fakeAgent(kind string) int {
 	}
 	if kind == "mcp-stdio" { // an MCP server on stdin and stdout; no port
 		fmt.Fprintln(os.Stderr, "echo server ready on stdio")
+		if os.Getenv("BANNER") != "" { // a library's banner on stdout, as a stray console.log writes it
+			fmt.Println(os.Getenv("BANNER"))
+		}
 		if err := echoServer(fetch).Run(context.Background(), &mcp.StdioTransport{}); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 		}

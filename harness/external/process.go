@@ -29,7 +29,7 @@ type process struct {
 	label   string        // what output holds, for errors
 	logged  atomic.Bool   // stdout had lines that were no reply, kept in output
 	service bool          // a service, which stdin's end does not stop
-	raw     *os.File      // stdout as it comes, for a stdio MCP server; nil otherwise
+	raw     io.ReadCloser // stdout's JSON lines as they come (jsonOnly), for a stdio MCP server; nil otherwise
 	done    chan struct{} // closed when the program has exited
 	quit    chan struct{} // closed when the driver stops reading
 	err     error         // its exit, once done
@@ -105,7 +105,7 @@ func start(ctx context.Context, argv []string, dir string, env []string, use std
 	}
 	switch {
 	case use == stdoutRaw:
-		p.raw = stdout
+		p.raw = &jsonOnly{r: bufio.NewReaderSize(stdout, 64<<10), c: stdout, log: p.log}
 		close(p.lines)
 	case stdout != nil:
 		go p.read(stdout)
@@ -151,6 +151,40 @@ func (p *process) read(stdout *os.File) {
 		}
 	}
 }
+
+// jsonOnly is a stdio MCP server's stdout with the lines that are not
+// JSON messages (a banner a library prints, a stray console.log) taken
+// out and logged: the transport reads newline-delimited JSON-RPC, and, as
+// the MCP SDKs' own stdio clients do, one such line does not end the
+// session.
+type jsonOnly struct {
+	r    *bufio.Reader
+	c    io.Closer
+	log  func(string)
+	line []byte // the rest of the JSON line being read
+}
+
+func (j *jsonOnly) Read(p []byte) (int, error) {
+	for len(j.line) == 0 {
+		line, err := j.r.ReadBytes('\n')
+		if t := bytes.TrimSpace(line); len(t) > 0 && t[0] != '{' && t[0] != '[' {
+			j.log(string(t))
+			line = nil
+		}
+		j.line = line
+		if err != nil && len(j.line) == 0 {
+			return 0, err
+		}
+		if err != nil {
+			break // the last line, without its newline
+		}
+	}
+	n := copy(p, j.line)
+	j.line = j.line[n:]
+	return n, nil
+}
+
+func (j *jsonOnly) Close() error { return j.c.Close() }
 
 // log keeps a line of the program's stdout that is no reply with its
 // stderr, for errors.

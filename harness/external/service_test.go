@@ -187,6 +187,16 @@ var _ = Describe("an outside agent that is an MCP server", func() {
 		Entry("on the program's stdin and stdout", mcpServer(external.TransportStdio, "")),
 	)
 
+	It("on stdio, takes a line of its stdout that is no JSON message (a banner) out of the session, and quotes it in errors", func() {
+		spec := mcpServer(external.TransportStdio, "")
+		spec.Env["BANNER"] = "Weather MCP server v2 listening on stdio"
+		ans, _, _, err := runOnce(spec, "a", "hello")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(ans.Replies[0].Text).To(Equal("you said hello"))
+		_, _, _, err = runOnce(spec, "a", "crash")
+		Expect(err).To(MatchError(ContainSubstring("Weather MCP server v2 listening on stdio")))
+	})
+
 	It("reads a result's text blocks each on lines of its own", func() {
 		ans, _, _, err := runOnce(mcpService(), "a", "blocks")
 		Expect(err).NotTo(HaveOccurred())
@@ -207,9 +217,9 @@ var _ = Describe("an outside agent that is an MCP server", func() {
 			"the agent exited before the MCP session opened (exit status 3); its stderr ends: config missing: NOTES_TOKEN"),
 		Entry("on stdio, a program that is no MCP server", func(s *external.Spec) {
 			*s = mcpServer(external.TransportStdio, "")
-			s.Command = []string{"sh", "-c", "echo hello; sleep 5"}
+			s.Command = []string{"sh", "-c", "echo hello; sleep 1"}
 		}, "hi",
-			"open an MCP session on the agent's stdin and stdout"),
+			"the agent exited before the MCP session opened (it closed its output); its output ends: hello"),
 		Entry("on stdio, a program that dies in a call", func(s *external.Spec) { *s = mcpServer(external.TransportStdio, "") }, "crash", "turn 1: call echo:"),
 		Entry("on stdio, a program that dies in a call, quoted", func(s *external.Spec) { *s = mcpServer(external.TransportStdio, "") }, "crash", "its stderr ends: echo server ready on stdio\npanic: the index is gone"),
 	)
