@@ -239,6 +239,12 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	switch opts.Mode {
 	case cassette.ModeRecord:
 		fmt.Fprintf(stderr, "recorded %d cassettes under %s/cassettes\n", recorded(rep), sel.root)
+		if runs, _ := failedRuns(rep, ""); len(runs) > 0 {
+			// A replay would say "cassette not found; record it": say here
+			// why recording again writes nothing until the error is gone.
+			fmt.Fprintf(stderr, "not recorded, %d scenario runs that ended in an error (%s): a run that fails writes no cassette and keeps the one it had; fix what its error says (above), then record it again\n",
+				len(runs), strings.Join(capped(runs), ", "))
+		}
 	case cassette.ModeRecordMissing:
 		writePatched(stderr, rep)
 	}

@@ -121,6 +121,19 @@ var _ = Describe("testbed record", func() {
 		Expect(cassettePath(root, "single-pass", "ac1-taiwan-sst")).To(BeAnExistingFile())
 	})
 
+	It("says which runs it did not record, since they ended in an error, and that recording again writes nothing until the error is gone", func() {
+		odbchatAs(root, "broken", "  command: [sh, -c, 'read l; echo \"config missing\" >&2; exit 3']\n")
+		before := mustRead(cassettePath(root, "legacy", "ac1-taiwan-sst"))
+
+		r := testbed("record", "--root", root, "--suite", "broken", "--variant", "legacy", "--scenario", "ac1-taiwan-sst")
+
+		Expect(r.code).To(Equal(exitFailed), r.String())
+		Expect(r.stderr).To(ContainSubstring("recorded 0 cassettes under " + root + "/cassettes\n" +
+			"not recorded, 1 scenario runs that ended in an error (broken/legacy/ac1-taiwan-sst): a run that fails writes no cassette and keeps the one it had; fix what its error says (above), then record it again\n"))
+		Expect(r.stdout).To(ContainSubstring("config missing"))
+		Expect(mustRead(filepath.Join(root, "cassettes", "broken", "legacy", "ac1-taiwan-sst.yaml"))).To(Equal(before), "the cassette it had is kept")
+	})
+
 	It("writes nothing with --live", func() {
 		Expect(os.RemoveAll(filepath.Join(root, "cassettes"))).To(Succeed())
 
