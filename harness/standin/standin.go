@@ -111,7 +111,7 @@ const (
 	FaultServer      = "500"       // 500 with an error body
 	FaultUnavailable = "503"       // 503 with Retry-After
 	FaultTimeout     = "timeout"   // no answer in time: see TimeoutAfter
-	FaultMalformed   = "malformed" // a 200 whose JSON is cut off
+	FaultMalformed   = "malformed" // a 200 whose JSON is cut off (a streamed call: FaultStreamMalformed)
 	FaultTruncated   = "truncated" // an answer cut at the token limit
 	// FaultUnknownTool calls a tool that does not exist, and FaultBadArgs
 	// calls the right tool with arguments its schema does not allow; in
@@ -521,6 +521,13 @@ func (s *Server) writeFault(w http.ResponseWriter, d wire.Encoder, fault string,
 	case FaultTimeout:
 		writeFailure(w, d, http.StatusGatewayTimeout, "no answer within "+TimeoutAfter.String()+" (injected fault)", TimeoutAfter)
 	case FaultMalformed:
+		if d.Events != nil {
+			// A streamed call: its stream with an event's JSON cut in half,
+			// as FaultStreamMalformed sends it (and says so).
+			msg := llm.Message{Role: llm.RoleAssistant, Content: "An answer whose stream breaks in the middle."}
+			s.stream(w, d, r.Model, msg, wire.End{}, in, s.counter.Output(msg), nil, FaultStreamMalformed)
+			return
+		}
 		w.Header().Set(cassette.LatencyHeader, lat.String())
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusOK)

@@ -300,6 +300,8 @@ var _ = Describe("streaming", func() {
 			Entry("OpenAI, cut", openAIStreamer, standin.FaultStreamCut, openai.ErrStreamEnded),
 			Entry("OpenAI, no [DONE]", openAIStreamer, standin.FaultStreamNoDone, openai.ErrStreamEnded),
 			Entry("OpenAI, malformed", openAIStreamer, standin.FaultStreamMalformed, "stream chunk"),
+			Entry("OpenAI, the malformed fault on a streamed call: a malformed event", openAIStreamer, standin.FaultMalformed, "stream chunk"),
+			Entry("Anthropic, the malformed fault on a streamed call: a malformed event", anthropicStreamer, standin.FaultMalformed, "stream event"),
 			Entry("Gemini, cut", geminiStreamer, standin.FaultStreamCut, gemini.ErrStreamEnded),
 			Entry("Gemini, malformed", geminiStreamer, standin.FaultStreamMalformed, "stream chunk"),
 			Entry("Anthropic, cut", anthropicStreamer, standin.FaultStreamCut, anthropic.ErrStreamEnded),
