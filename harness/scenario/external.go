@@ -1,7 +1,9 @@
 package scenario
 
 import (
+	"fmt"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -214,4 +216,42 @@ func (d *decoder) boolean(v *yaml.Node, at string) (bool, bool) {
 		return false, false
 	}
 	return b, true
+}
+
+// sameAgent refuses s when an earlier suite describes an agent outside
+// testbed of the same name otherwise: a name is one program (its fixtures,
+// the programs kept alive for it), and the last description would run
+// every suite's scenarios.
+func sameAgent(suites []*Suite, s *Suite) *Error {
+	if s.External == nil {
+		return nil
+	}
+	for _, o := range suites {
+		if o.External == nil || o.Agent != s.Agent {
+			continue
+		}
+		if key := differs(*o.External, *s.External); key != "" {
+			return &Error{Path: s.Path, Line: s.External.Line, Msg: fmt.Sprintf(
+				"agent.name: %q is also the name of the agent described in %s:%d, whose %s differs; one name is one program, run for every suite that names it: describe it the same way in both, or give one another name",
+				s.Agent, o.Path, o.External.Line, key)}
+		}
+	}
+	return nil
+}
+
+// differs returns the suite key of the first field in which a and b, two
+// descriptions of an agent, differ, or "" when they describe one program.
+func differs(a, b External) string {
+	a.Line, b.Line = 0, 0
+	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
+	for i := range va.NumField() {
+		if !reflect.DeepEqual(va.Field(i).Interface(), vb.Field(i).Interface()) {
+			name := va.Type().Field(i).Name
+			if key, ok := externalKey[name]; ok {
+				return key
+			}
+			return strings.ToLower(name)
+		}
+	}
+	return ""
 }
