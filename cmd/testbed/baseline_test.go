@@ -1,8 +1,10 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -60,6 +62,13 @@ var _ = Describe("the baseline gate", func() {
 		Expect(r.stderr).To(ContainSubstring("if they are intended, run: testbed baseline bless"))
 		Expect(r.stdout).To(MatchRegexp(`\nFAIL: all \d+ scenarios and \d+ thresholds passed.*, but the gate found \d+ regressions against \S*reports/baseline\.json\n$`),
 			"the last line agrees with the exit code")
+
+		By("writing the gate's table to stderr when stdout holds the JSON report")
+		js := testbed("run", "--root", root, "--suite", "climate", "--quiet", "--out", "", "--json")
+		Expect(js.code).To(Equal(exitFailed), js.String())
+		var parsed report.Report
+		Expect(json.Unmarshal([]byte(js.stdout), &parsed)).To(Succeed(), "stdout is the JSON report alone")
+		Expect(js.stderr).To(MatchRegexp(`climate\s+trimmed\s+product-upload\s+input_tokens\s+831\s+857`))
 
 		By("blessing the change on purpose, after which the gate passes")
 		bless := testbed("baseline", "bless", "--root", root, "--quiet")
@@ -145,6 +154,41 @@ var _ = Describe("the baseline gate", func() {
 		r = testbed("run", "--root", root, "--quiet", "--out", "")
 		Expect(r.code).To(Equal(exitStale), r.String())
 		Expect(r.stdout).To(ContainSubstring("(2 stale or missing cassettes, which fail the run)"))
+	})
+
+	It("holds a run of one scenario to the baseline's figures of that scenario, not to the whole suite's means", func() {
+		root := climateProject()
+		// three model calls, where the suite's mean is 2.6: above every variant's means
+		r := testbed("run", "--root", root, "--suite", "climate", "--scenario", "city-new-york-one-year", "--out", "")
+		Expect(r.code).To(Equal(exitOK), r.String())
+		Expect(r.stdout).To(MatchRegexp(`the gate found no regression against \S*reports/baseline\.json\n$`))
+	})
+
+	It("does not compare a scenario the baseline lacks, and says so (failing in CI)", func() {
+		root := climateProject()
+		path := filepath.Join(root, "reports", "baseline.json")
+		base := mustReport(path)
+		for si := range base.Suites {
+			for vi := range base.Suites[si].Variants {
+				v := &base.Suites[si].Variants[vi]
+				if v.Name == "trimmed" {
+					v.Scenarios = slices.DeleteFunc(v.Scenarios, func(sc report.Scenario) bool { return sc.ID == "off-topic" })
+				}
+			}
+		}
+		f, err := os.Create(path)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(report.WriteJSON(f, base)).To(Succeed())
+		Expect(f.Close()).To(Succeed())
+
+		r := testbed("run", "--root", root, "--suite", "climate", "--quiet", "--out", "")
+		Expect(r.code).To(Equal(exitOK), r.String())
+		Expect(r.stderr).To(ContainSubstring("has no scenario climate/trimmed/off-topic, so the gate did not compare it"))
+		Expect(r.stdout).To(ContainSubstring("but did not compare scenario climate/trimmed/off-topic (not in it)"))
+
+		GinkgoT().Setenv("CI", "true")
+		r = testbed("run", "--root", root, "--suite", "climate", "--quiet", "--out", "")
+		Expect(r.code).To(Equal(exitFailed), r.String())
 	})
 
 	It("blesses a suite or the project, not a variant or a scenario", func() {

@@ -322,7 +322,11 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	var gate gateResult
 	var gateErr error
 	if blessed != nil && n <= 1 {
-		gate, gateErr = base.check(rep, suites, stdout, stderr)
+		table := stdout
+		if sel.json {
+			table = stderr // stdout holds the JSON report alone
+		}
+		gate, gateErr = base.check(rep, suites, table, stderr)
 	}
 	if junit != "" {
 		run := report.JUnitRun{Wall: time.Since(start), Gated: gate.ran, Regressions: gate.regs}

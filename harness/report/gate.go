@@ -63,8 +63,10 @@ func worse(base, head, tol float64, higher bool) bool {
 }
 
 // Regressions compares head with the blessed base report. gates gives each
-// suite's tolerances by metric. Summary metrics are checked per variant;
-// per scenario, a verdict that stopped passing always counts, and input
+// suite's tolerances by metric. Summary metrics are checked per variant,
+// over the scenarios both ran (a run of some of a suite's scenarios is
+// held to the baseline's figures of those, not of the whole suite); per
+// scenario, a verdict that stopped passing always counts, and input
 // tokens, LLM calls and latency are held to the tolerances of
 // input_tokens_mean, llm_calls_mean and latency_mean. Suites, variants and
 // scenarios missing from either side, or suites missing from gates, are
@@ -95,9 +97,10 @@ func Regressions(base, head *Report, gates map[string]map[string]float64) []Regr
 
 // Uncompared lists what Regressions cannot compare: each suite of head
 // that gates (is in gates) and ran a scenario, as "suite NAME", when base
-// lacks it, and each such variant, as "variant SUITE/NAME", when base has
-// its suite but not the variant. A gate that passed with these left out
-// would rest on nothing for them.
+// lacks it; each such variant, as "variant SUITE/NAME", when base has its
+// suite but not the variant; and each scenario it ran, as "scenario
+// SUITE/VARIANT/ID", when base has its variant but not the scenario. A gate
+// that passed with these left out would rest on nothing for them.
 func Uncompared(base, head *Report, gates map[string]map[string]float64) []string {
 	var out []string
 	for _, hs := range head.Suites {
@@ -112,8 +115,21 @@ func Uncompared(base, head *Report, gates map[string]map[string]float64) []strin
 		}
 		var variants []string
 		for _, hv := range hs.Variants {
-			if len(hv.Scenarios) > 0 && (bs == nil || !slices.ContainsFunc(bs.Variants, func(bv Variant) bool { return bv.Name == hv.Name })) {
+			if len(hv.Scenarios) == 0 {
+				continue
+			}
+			bv := -1
+			if bs != nil {
+				bv = slices.IndexFunc(bs.Variants, func(bv Variant) bool { return bv.Name == hv.Name })
+			}
+			if bv < 0 {
 				variants = append(variants, "variant "+hs.Name+"/"+hv.Name)
+				continue
+			}
+			for _, sc := range hv.Scenarios {
+				if !slices.ContainsFunc(bs.Variants[bv].Scenarios, func(b Scenario) bool { return b.ID == sc.ID }) {
+					variants = append(variants, "scenario "+hs.Name+"/"+hv.Name+"/"+sc.ID)
+				}
 			}
 		}
 		switch {
@@ -134,13 +150,14 @@ func variantRegressions(suite string, bv, hv *Variant, gate map[string]float64) 
 		names = append(names, m)
 	}
 	sort.Strings(names)
+	bsum, hsum := commonSummaries(bv, hv)
 	for _, m := range names {
-		if why := costUnjudged(m, bv.Summary, hv.Summary); why != "" {
+		if why := costUnjudged(m, bsum, hsum); why != "" {
 			out = append(out, Regression{Suite: suite, Variant: hv.Name, Metric: m, Allowed: gate[m], Detail: why})
 			continue
 		}
-		b, higher := gateMetric(m, bv.Summary)
-		h, _ := gateMetric(m, hv.Summary)
+		b, higher := gateMetric(m, bsum)
+		h, _ := gateMetric(m, hsum)
 		if worse(b, h, gate[m], higher) {
 			out = append(out, Regression{Suite: suite, Variant: hv.Name, Metric: m, Base: b, Head: h, Allowed: gate[m]})
 		}
@@ -173,6 +190,33 @@ func variantRegressions(suite string, bv, hv *Variant, gate map[string]float64) 
 		}
 	}
 	return out
+}
+
+// commonSummaries returns the summaries of bv and hv over the scenarios
+// both ran: their own when they ran the same ones, else each summarized
+// again over the scenarios the other has too.
+func commonSummaries(bv, hv *Variant) (Summary, Summary) {
+	has := func(scs []Scenario) func(Scenario) bool {
+		ids := make(map[string]bool, len(scs))
+		for _, sc := range scs {
+			ids[sc.ID] = true
+		}
+		return func(sc Scenario) bool { return ids[sc.ID] }
+	}
+	inHead, inBase := has(hv.Scenarios), has(bv.Scenarios)
+	if len(bv.Scenarios) == len(hv.Scenarios) && !slices.ContainsFunc(hv.Scenarios, func(sc Scenario) bool { return !inBase(sc) }) {
+		return bv.Summary, hv.Summary
+	}
+	keep := func(scs []Scenario, in func(Scenario) bool) []Scenario {
+		var out []Scenario
+		for _, sc := range scs {
+			if in(sc) {
+				out = append(out, sc)
+			}
+		}
+		return out
+	}
+	return Summarize(keep(bv.Scenarios, inHead)), Summarize(keep(hv.Scenarios, inBase))
 }
 
 // costUnjudged says why a cost metric of the gate cannot be judged (no
