@@ -151,6 +151,29 @@ var _ = Describe("streaming", func() {
 		eachStreamer(),
 	)
 
+	DescribeTable("times a stream with the model's thinking as the same answer without it: every event at or after the one before, the last at the unstreamed call's latency",
+		func(f streamer, thinking string) {
+			lat := standin.Latency{Fixed: 100 * time.Millisecond, PerOutputToken: 10 * time.Millisecond}
+			srv := startStandin(standin.Options{Policies: []standin.Policy{echo{}}, Latency: lat})
+			for _, user := range []string{"hello there, a long enough text to take several events to stream", "call get_sst"} {
+				thinks := f
+				thinks.body = strings.Replace(f.body, "{", "{"+thinking+",", 1)
+				resp, body := thinks.post(srv, user, "")
+				plain, _ := f.post(srv, user, "")
+				offsets := stream.Offsets(resp.Header)
+				Expect(offsets).To(HaveLen(len(stream.Parse(body))))
+				Expect(body).To(Or(ContainSubstring("thinking_delta"), ContainSubstring(`"thought":true`)), "it thought")
+				for i := 1; i < len(offsets); i++ {
+					Expect(offsets[i]).To(BeNumerically(">=", offsets[i-1]), "event %d of %v", i, offsets)
+				}
+				Expect(resp.Header.Get(cassette.LatencyHeader)).To(Equal(plain.Header.Get(cassette.LatencyHeader)))
+				Expect(offsets[len(offsets)-1].String()).To(Equal(resp.Header.Get(cassette.LatencyHeader)))
+			}
+		},
+		Entry("Anthropic", anthropicStreamer, `"thinking":{"type":"enabled","budget_tokens":1024}`),
+		Entry("Gemini", geminiStreamer, `"generationConfig":{"thinkingConfig":{"includeThoughts":true}}`),
+	)
+
 	DescribeTable("says the role in the first OpenAI chunk: with empty content before text, with content null in the first call of an answer that only calls tools, as recorded streams do",
 		func(user string, want string) {
 			_, body := openAIStreamer.post(srv, user, "")

@@ -30,7 +30,10 @@ func anthropicEvents(id string, thinks bool, managed *anthropicManaged) func(mod
 		}
 		stop, seq := whole["stop_reason"], whole["stop_sequence"]
 		wholeUsage := whole["usage"].(map[string]any)
-		in, out = wholeUsage["input_tokens"].(int), wholeUsage["output_tokens"].(int) // its thinking included
+		// The answer's events are timed by its out tokens, as the whole
+		// answer's latency is; the usage bills its thinking too.
+		timed := out
+		in, out = wholeUsage["input_tokens"].(int), wholeUsage["output_tokens"].(int)
 		start := map[string]any{}
 		for k, v := range whole {
 			if k != "context_management" {
@@ -90,7 +93,7 @@ func anthropicEvents(id string, thinks bool, managed *anthropicManaged) func(mod
 				ev(EventContent, map[string]any{"type": "content_block_delta", "index": block, "delta": map[string]any{"type": "thinking_delta", "thinking": t["thinking"]}}, 0),
 				ev(EventContent, map[string]any{"type": "content_block_delta", "index": block, "delta": map[string]any{"type": "signature_delta", "signature": t["signature"]}}, 0))
 		}
-		ps := pieces(msg, out, cut(msg.Content, true))
+		ps := pieces(msg, timed, cut(msg.Content, true))
 		if len(ps) == 0 && len(blocks) > block+1 {
 			openBlock(map[string]any{"type": "text", "text": ""}, 0) // an empty answer's one empty block
 		}
@@ -114,7 +117,7 @@ func anthropicEvents(id string, thinks bool, managed *anthropicManaged) func(mod
 					"delta": map[string]any{"type": "input_json_delta", "partial_json": p.text}}, p.before))
 			}
 		}
-		closeBlock(EventTail, out) // the last block ends with the answer
+		closeBlock(EventTail, timed) // the last block ends with the answer
 		delta := map[string]any{"type": "message_delta",
 			"delta": map[string]any{"stop_reason": stop, "stop_sequence": seq, "stop_details": nil},
 			"usage": map[string]any{"input_tokens": in, "output_tokens": out, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}}
