@@ -290,7 +290,7 @@ var _ = Describe("testbed proxy --exec", func() {
 		defer cancel()
 		env, _ := serving(ctx, "proxy", "--root", filepath.Join(repoRoot, "examples", "weather-ts"), "--suite", "weather-ts", "--variant", "default", "--scenario", "current-oslo")
 		text := strings.Join(env, "\n")
-		for _, k := range []string{"OPENAI_BASE_URL=", "WEATHER_URL=", "TESTBED_NOW=2026-03-02T08:00:00Z", "TESTBED_MODEL=gpt-4.1-mini", "TESTBED_CLOCK_URL=", "TESTBED_VARIANT=", "HTTP_PROXY="} {
+		for _, k := range []string{"OPENAI_BASE_URL=", "WEATHER_URL=", "TESTBED_NOW=2026-03-02T08:00:00Z", "TESTBED_MODEL=gpt-4.1-mini", "TESTBED_CLOCK_URL=", "TESTBED_VARIANT='{}'\n", "HTTP_PROXY="} {
 			Expect(text).To(ContainSubstring("\n" + k))
 		}
 	})

@@ -35,7 +35,8 @@ func Inherited() map[string]string {
 // (UpstreamVar), TESTBED_PROVIDER, TESTBED_MODEL, TESTBED_MODEL_URL,
 // TESTBED_API (when the endpoint names one), TESTBED_STREAM (when it
 // streams), TESTBED_NOW (now, RFC 3339), TESTBED_CLOCK_URL,
-// TESTBED_TURN_URL, TESTBED_VARIANT (the variant's config as JSON), with
+// TESTBED_TURN_URL, TESTBED_VARIANT (the variant's config as a JSON object,
+// {} without one), with
 // agent.clock: fake the libfaketime preload set to now (fakeClock), the
 // forward proxy that catches calls to other hosts (HTTP_PROXY and
 // HTTPS_PROXY, NO_PROXY for loopback) and, for a service (port not 0),
@@ -74,6 +75,9 @@ func Environment(spec Spec, ep llm.Endpoint, upstreams map[string]string, varian
 	}
 	env["TESTBED_CLOCK_URL"] = base + "/clock"
 	env["TESTBED_TURN_URL"] = base + "/turn"
+	if variant == nil {
+		variant = map[string]any{} // a variant without config: an object all the same
+	}
 	b, err := json.Marshal(variant)
 	if err != nil {
 		return nil, err
