@@ -351,19 +351,36 @@ func comparisonSections(c Comparison, f CompareFilter) []section {
 	if b.Cost.EmbedCalls > 0 || h.Cost.EmbedCalls > 0 {
 		costRow("of it, embeddings (USD)", b.Cost.Embed, h.Cost.Embed)
 	}
-	if bs, hs := b.Streaming, h.Streaming; bs != nil || hs != nil {
-		if bs == nil {
-			bs = &Streaming{}
-		}
-		if hs == nil {
-			hs = &Streaming{}
-		}
+	if bs, hs := b.Streaming, h.Streaming; bs != nil && hs != nil {
 		rowF("time to first token mean (ms)", MetricTTFTMS, bs.TTFTMean, hs.TTFTMean, "%+.0f", true)
 		rowF("time to first token p95 (ms)", "", bs.TTFTP95, hs.TTFTP95, "%+.0f", true)
 		rowF("gap between tokens p95 (ms)", "", bs.GapP95, hs.GapP95, "%+.0f", true)
 		rowF("output tokens per second", "", bs.TokensPerSecond, hs.TokensPerSecond, "%+.1f", true)
 		if bs.Goodput != nil || hs.Goodput != nil {
 			rowF("goodput (%)", "", ptrOr(bs.Goodput)*100, ptrOr(hs.Goodput)*100, "%+.1f", false)
+		}
+	} else if bs != nil || hs != nil {
+		// One side streamed no call: its figures were not measured, not 0.
+		side := func(st *Streaming, v func(*Streaming) float64, format string) string {
+			if st == nil {
+				return "— (not streamed)"
+			}
+			return fmt.Sprintf(format, v(st))
+		}
+		for _, r := range []struct {
+			name, format string
+			v            func(*Streaming) float64
+		}{
+			{"time to first token mean (ms)", "%.0f", func(s *Streaming) float64 { return s.TTFTMean }},
+			{"time to first token p95 (ms)", "%.0f", func(s *Streaming) float64 { return s.TTFTP95 }},
+			{"gap between tokens p95 (ms)", "%.0f", func(s *Streaming) float64 { return s.GapP95 }},
+			{"output tokens per second", "%.1f", func(s *Streaming) float64 { return s.TokensPerSecond }},
+		} {
+			row := []string{r.name, side(bs, r.v, r.format), side(hs, r.v, r.format), "—"}
+			if len(c.Noise) > 0 {
+				row = append(row, "")
+			}
+			sum.table.rows = append(sum.table.rows, row)
 		}
 	}
 	if len(c.Noise) > 0 {

@@ -66,6 +66,19 @@ var _ = Describe("CompareVariants", func() {
 		Expect(regress.String()).NotTo(ContainSubstring("cheaper"))
 	})
 
+	It("shows a side that streamed no call as not streamed, not as a time to first token of 0", func() {
+		streamed := func(sc report.Scenario) report.Scenario {
+			sc.Metrics.Streams = []trace.StreamCall{{Stream: trace.Stream{Events: 5, TokenEvents: 3, FirstToken: 222 * time.Millisecond, Duration: time.Second}, Output: 20}}
+			return sc
+		}
+		b := &report.Variant{Name: "whole", Scenarios: []report.Scenario{scenarioOf("a", "pass", "tool:a", 100, 1, time.Second, "ok")}}
+		h := &report.Variant{Name: "streamed", Scenarios: []report.Scenario{streamed(scenarioOf("a", "pass", "tool:a", 100, 1, time.Second, "ok"))}}
+		var buf bytes.Buffer
+		Expect(report.WriteComparisonText(&buf, []report.Comparison{report.CompareVariants("s", b, h, "whole", "streamed")}, report.CompareFilter{})).To(Succeed())
+		Expect(buf.String()).To(MatchRegexp(`time to first token mean \(ms\)\s+— \(not streamed\)\s+222\s+—`))
+		Expect(buf.String()).NotTo(ContainSubstring("+222"))
+	})
+
 	It("renders JSON with only the kept rows", func() {
 		var buf bytes.Buffer
 		Expect(report.WriteComparisonJSON(&buf, []report.Comparison{c}, report.CompareFilter{Changed: true})).To(Succeed())
