@@ -138,6 +138,23 @@ var _ = Describe("an outside agent", func() {
 		Entry("no answer in time", "read l; sleep 5", 200*time.Millisecond, "the agent did not answer within 200ms"),
 	)
 
+	DescribeTable("quotes the end of its stderr in whole words, so that a key the 300 bytes would cut is quoted whole (the detector then replaces it) or not at all",
+		func(key string, whole bool) {
+			// The key ends 250 bytes before the end: a cut at 300 bytes falls inside it.
+			_, err := runScript(`echo "auth failed with key `+key+` `+strings.Repeat("x", 50)+` `+strings.Repeat("y", 197)+`" >&2; exit 3`, time.Minute, "a")
+			Expect(err).To(HaveOccurred())
+			Expect(err.Error()).To(ContainSubstring("its stderr ends: …"))
+			if whole {
+				Expect(err.Error()).To(ContainSubstring("its stderr ends: …" + key + " "))
+			} else {
+				Expect(err.Error()).To(ContainSubstring("its stderr ends: … " + strings.Repeat("x", 50)))
+				Expect(err.Error()).NotTo(ContainSubstring(key[len(key)-40:]), "no part of it")
+			}
+		},
+		Entry("an Anthropic key", "sk-ant-api03-"+strings.Repeat("Ab3_", 23)+"AA", true),
+		Entry("a word longer than 512 bytes", strings.Repeat("Zq9", 200), false),
+	)
+
 	DescribeTable("fails its scenario, naming the host, when it calls a host it was not given",
 		func(target, want string) {
 			if _, err := exec.LookPath("curl"); err != nil {

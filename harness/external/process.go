@@ -330,13 +330,31 @@ func (p *process) waitPort(ctx context.Context, addr string, timeout time.Durati
 	}
 }
 
-// clip keeps the end of long text.
+// clip keeps the last 300 bytes of s, for an error, widened to the start
+// of the word it would cut: the detector that runs on errors sees a key
+// only whole, so a key cut in half would be left in the clear. A word too
+// long to keep whole (over 512 bytes) is left out instead.
 func clip(s string) string {
-	const n = 300
-	if len(s) > n {
-		return "…" + s[len(s)-n:]
+	const n, longest = 300, 512
+	if len(s) <= n {
+		return s
 	}
-	return s
+	i := len(s) - n
+	j := i
+	for j > 0 && i-j < longest && wordByte(s[j-1]) {
+		j--
+	}
+	if j > 0 && wordByte(s[j-1]) {
+		for j = i; j < len(s) && wordByte(s[j]); j++ {
+		}
+	}
+	return "…" + s[j:]
+}
+
+// wordByte reports whether b may be part of a key or token: letters,
+// digits and the punctuation of base64, JWTs and key prefixes.
+func wordByte(b byte) bool {
+	return 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' || '0' <= b && b <= '9' || strings.IndexByte("-_+/=.", b) >= 0
 }
 
 // capped keeps the last max bytes written to it.
