@@ -156,6 +156,14 @@ func readReport(path string) (*report.Report, error) {
 	if err != nil {
 		return nil, withCode(exitUsage, fmt.Errorf("%s: %w", path, err))
 	}
+	// What is written from a report file (a page, a comparison, a merge)
+	// goes through the detector like every write: the file may come from
+	// anywhere, edited by hand or written by an older testbed.
+	d, err := cassette.NewDetector(runner.KeyValues(nil), runner.KeyVariables(nil), nil)
+	if err != nil {
+		return nil, withCode(exitInternal, err)
+	}
+	d.Strings(r)
 	return r, nil
 }
 
