@@ -29,7 +29,9 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/agentreplay/testbed/harness/cassette"
 	"github.com/agentreplay/testbed/harness/external"
+	"github.com/agentreplay/testbed/harness/runner"
 )
 
 // Exit codes.
@@ -175,7 +177,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		var ee *exitError
 		if !errors.As(err, &ee) || ee.err != errSilent {
-			fmt.Fprintln(stderr, "testbed: interrupted:", err)
+			fmt.Fprintln(stderr, "testbed: interrupted:", shown(err))
 		}
 		return exitSignal
 	}
@@ -185,12 +187,23 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.err != errSilent {
-			fmt.Fprintln(stderr, "testbed:", ee.err)
+			fmt.Fprintln(stderr, "testbed:", shown(ee.err))
 		}
 		return ee.code
 	}
-	fmt.Fprintln(stderr, "testbed:", err)
+	fmt.Fprintln(stderr, "testbed:", shown(err))
 	return exitInternal
+}
+
+// shown is err's message as testbed prints it: through the detector (the
+// maintained rules and the key variables' values), since a message may
+// quote what a user file or a program said, a key among it.
+func shown(err error) string {
+	d, derr := cassette.NewDetector(runner.KeyValues(nil), runner.KeyVariables(nil), nil)
+	if derr != nil {
+		return err.Error()
+	}
+	return d.Text(err.Error())
 }
 
 // commands are the words run dispatches on, for "did you mean".

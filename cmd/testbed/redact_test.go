@@ -194,6 +194,19 @@ var _ = Describe("one redaction funnel", Label("redact"), func() {
 		Expect(runs[3].stdout).To(ContainSubstring("redacted besides the maintained rules: regex: acct-[0-9]{8}; pointer: /metadata/tenant; query: sig; header: X-Tenant-Token"))
 	})
 
+	It("keeps a key out of an error that quotes a suite file's value", func() {
+		secrets := planted()
+		root := GinkgoT().TempDir()
+		Expect(os.MkdirAll(filepath.Join(root, "scenarios"), 0o755)).To(Succeed())
+		key := secrets["anthropic"]
+		Expect(key).To(HavePrefix("sk-ant-"))
+		Expect(os.WriteFile(filepath.Join(root, "scenarios", "s.yaml"), []byte("suite: s\nclock: \""+key+"\"\n"), 0o644)).To(Succeed())
+		r := testbed("lint", "--root", root)
+		Expect(r.code).To(Equal(exitUsage), r.String())
+		Expect(r.stderr).To(MatchRegexp(`s\.yaml:2: clock: "REDACTED-[0-9a-f]+" is not an RFC 3339 time`))
+		Expect(leaksIn("stderr", r.stderr, secrets)).To(BeEmpty())
+	})
+
 	It("fails a recording whose cassette still scans dirty, naming file and line, and writes nothing", func() {
 		secrets := planted()
 		root := leakyProject(secrets)
