@@ -38,8 +38,9 @@ cassette does not have is answered with the diagnosis and makes the exit 3;
 recorded calls the agent did not make exit 1. With --exec, the command after
 -- is started with that environment (and testbed's own PATH, HOME, LANG,
 TMPDIR, NODE_PATH), its input and output passed through, the environment
-printed on stderr instead; the session ends when it exits (or on Ctrl-C,
-which ends it with its process group), and an exit other than 0 exits 1.
+printed on stderr instead; the session ends when it exits (or on Ctrl-C or
+SIGTERM, which stop it with its process group and exit 130), and an exit
+other than 0 exits 1.
 
 Examples:
   testbed proxy --suite odbchat --variant single-pass --scenario ac1-taiwan-sst
@@ -201,7 +202,9 @@ func cmdProxy(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		all := external.Inherited()
 		maps.Copy(all, env)
 		if agentErr = external.Exec(ctx, argv, external.EnvList(all), stdin, stdout, stderr); ctx.Err() != nil {
-			agentErr = nil // Ctrl-C: the session ended as asked
+			// Ctrl-C or SIGTERM: the agent was stopped before it ended.
+			_ = p.End(id)
+			return withCode(exitSignal, fmt.Errorf("interrupted: the agent (%s) was stopped with its process group before it ended", strings.Join(argv, " ")))
 		}
 	} else {
 		fmt.Fprintln(stdout, "# Ctrl-C ends the session")

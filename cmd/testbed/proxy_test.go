@@ -295,6 +295,20 @@ var _ = Describe("testbed proxy --exec", func() {
 		}
 	})
 
+	It("stops the agent with its process group on an interrupt and exits 130", func() {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		done := background(ctx, "proxy", "--root", filepath.Join(repoRoot, "examples", "weather-ts"), "--suite", "weather-ts", "--variant", "default", "--scenario", "current-oslo",
+			"--exec", "--", "sleep", "100")
+		time.Sleep(300 * time.Millisecond) // the agent has started
+		cancel()
+		var r result
+		Eventually(done).WithTimeout(time.Minute).Should(Receive(&r))
+		Expect(r.code).To(Equal(exitSignal), r.String())
+		Expect(r.stderr).To(ContainSubstring("interrupted: the agent (sleep 100) was stopped with its process group before it ended"))
+		Expect(r.stderr).NotTo(ContainSubstring("session ended"))
+	})
+
 	It("needs a command after --", func() {
 		r := testbed("proxy", "--suite", "a", "--variant", "b", "--scenario", "c", "--exec")
 		Expect(r.code).To(Equal(exitUsage), r.String())

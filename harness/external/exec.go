@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"time"
 )
@@ -23,15 +24,30 @@ func Exec(ctx context.Context, argv []string, env []string, stdin io.Reader, std
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = env
+	var in *os.File // the pipe's end stdin is copied into
 	if stdin != nil {
-		cmd.Stdin = struct{ io.Reader }{stdin} // not an *os.File: a pipe
+		// A pipe of its own, not exec's: Wait waits for exec's copy of
+		// stdin, which waits for stdin's next read, however long after the
+		// program ended that comes.
+		r, w, err := os.Pipe()
+		if err != nil {
+			return err
+		}
+		defer r.Close()
+		cmd.Stdin, in = r, w
+		defer in.Close()
 	}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
-	// Wait would otherwise wait for stdin to end once the program has.
-	cmd.WaitDelay = time.Second
+	cmd.WaitDelay = time.Second // for what it left holding its stdout and stderr
 	contain(cmd)
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("start %q: %w", argv, err)
+	}
+	if in != nil {
+		go func() {
+			io.Copy(in, stdin) // ends with stdin, or at the next read once the pipe is closed
+			in.Close()
+		}()
 	}
 	p := &process{cmd: cmd}
 	done := make(chan error, 1)
