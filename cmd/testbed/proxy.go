@@ -132,7 +132,7 @@ func cmdProxy(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 			if ep.BaseURL == "" {
 				ep.BaseURL = llm.DefaultBaseURL(ep.Provider)
 			}
-			info.Model, key = ep, k
+			info.Model, key = runner.WithModel(info.Model, ep), k
 			copts.Secrets = []string{k}
 		}
 		// The fixture upstreams of every agent the suites describe, the
@@ -163,6 +163,9 @@ func cmdProxy(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	tr, err := cassette.Open(mode, path, copts)
 	if err != nil {
 		return withCode(exitStale, err)
+	}
+	if p, ok := tr.Provenance(); ok && mode == cassette.ModeReplay {
+		info.Model = runner.Recorded(info.Model, p) // a real model's cassette replays as that model
 	}
 	p, err := proxy.Start()
 	if err != nil {

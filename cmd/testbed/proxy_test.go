@@ -65,7 +65,7 @@ var _ = Describe("testbed proxy", func() {
 	BeforeEach(func() { root = project() })
 
 	// replay sends every request of the scenario's cassette to the session,
-	// the model's under OPENAI_BASE_URL and the upstream's under
+	// the model's (under TESTBED_MODEL_URL, or the suite's own) under OPENAI_BASE_URL and the upstream's under
 	// GHRSST_BASE_URL, with body changed by edit. It keeps the MCP headers
 	// an MCP client sends: Accept and Mcp-Protocol-Version as recorded, and
 	// the Mcp-Session-Id its initialize was answered with.
@@ -83,7 +83,8 @@ var _ = Describe("testbed proxy", func() {
 		var codes []int
 		session := ""
 		for _, in := range c.Interactions {
-			u := strings.Replace(in.Request.URL, "http://localhost:11434/v1", vars["OPENAI_BASE_URL"], 1)
+			u := strings.Replace(in.Request.URL, vars["TESTBED_MODEL_URL"], vars["OPENAI_BASE_URL"], 1)
+			u = strings.Replace(u, "http://localhost:11434/v1", vars["OPENAI_BASE_URL"], 1)
 			u = strings.Replace(u, "https://eco.odb.ntu.edu.tw", vars["GHRSST_BASE_URL"], 1)
 			Expect(u).To(HavePrefix("http://127.0.0.1:"))
 			req, err := http.NewRequest(in.Request.Method, u, strings.NewReader(edit(in.Request.Body)))
@@ -171,6 +172,17 @@ var _ = Describe("testbed proxy", func() {
 		Expect(text).NotTo(ContainSubstring(key))
 		Expect(text).To(ContainSubstring("url: " + provider.URL + "/v1/chat/completions"))
 		Expect(text).To(ContainSubstring("standin: false"))
+
+		By("replaying the cassette as the model it was recorded with")
+		provider.Close()
+		GinkgoT().Setenv("OPENAI_API_KEY", "")
+		ctx, cancel = context.WithCancel(context.Background())
+		env, done = serving(ctx, args()...)
+		Expect(env).To(ContainElements("TESTBED_MODEL=gpt-4.1-mini", "TESTBED_MODEL_URL="+provider.URL+"/v1"))
+		Expect(replay(env, func(s string) string { return s })).To(Equal(mcpSession))
+		cancel()
+		Eventually(done).WithTimeout(time.Minute).Should(Receive(&r))
+		Expect(r.code).To(Equal(exitOK), r.String())
 	})
 
 	It("forwards with --live and writes nothing", func() {

@@ -14,6 +14,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/agentreplay/testbed/harness/cassette"
+	"github.com/agentreplay/testbed/harness/report"
 	"github.com/agentreplay/testbed/harness/standin"
 )
 
@@ -278,6 +279,41 @@ var _ = Describe("testbed record", func() {
 			}
 			Expect(models).NotTo(BeEmpty())
 			Expect(models).To(HaveEach(Equal(srv.URL() + "/v1/responses")))
+		})
+
+		It("records a streaming variant streamed with a real model, and replays the cassette offline as that model", func() {
+			GinkgoT().Setenv("OPENAI_API_KEY", key)
+			srv, err := standin.New(standin.Options{Policies: standin.Policies()})
+			Expect(err).NotTo(HaveOccurred())
+			Expect(srv.Start()).To(Succeed())
+			suite := filepath.Join(root, "scenarios", "odbchat.yaml")
+			yaml := strings.Replace(mustRead(suite), "    config: {router: single-pass}\n",
+				"    config: {router: single-pass}\n    endpoint: {provider: openai, base_url: \"http://localhost:11434/v1\", model: gemma3:4b, stream: true}\n", 1)
+			Expect(os.WriteFile(suite, []byte(yaml), 0o644)).To(Succeed())
+			Expect(os.RemoveAll(filepath.Join(root, "cassettes"))).To(Succeed())
+
+			r := testbed("record", "--root", root, "--variant", "single-pass", "--scenario", "ac1-taiwan-sst",
+				"--provider", "openai", "--model", "gpt-4.1-mini", "--base-url", srv.URL()+"/v1")
+			Expect(r.code).To(Equal(exitOK), r.String())
+			path := filepath.Join(root, "cassettes", "odbchat", "single-pass", "ac1-taiwan-sst.yaml")
+			Expect(mustRead(path)).To(ContainSubstring(`"stream":true`), "the variant streams")
+			srv.Close() // the replay calls nothing
+
+			GinkgoT().Setenv("OPENAI_API_KEY", "")
+			out := filepath.Join(root, "run.json")
+			r = testbed("run", "--root", root, "--suite", "odbchat", "--variant", "single-pass", "--scenario", "ac1-taiwan-sst", "--no-baseline", "--out", "", "--json")
+			Expect(os.WriteFile(out, []byte(r.stdout), 0o644)).To(Succeed())
+			rep := mustReport(out)
+			var sc *report.Scenario
+			for _, v := range rep.Suites[0].Variants {
+				if v.Name == "single-pass" {
+					sc = &v.Scenarios[0]
+				}
+			}
+			Expect(sc).NotTo(BeNil(), r.String())
+			Expect(sc.Verdict).To(Equal(report.VerdictPass), "%s\n%s", sc.Error, r.stderr)
+			Expect(sc.Metrics.Streams).NotTo(BeEmpty(), "replayed as streams")
+			Expect(rep.Suites[0].Variants[slices.IndexFunc(rep.Suites[0].Variants, func(v report.Variant) bool { return v.Name == "single-pass" })].Provenance).To(Equal("replayed from openai gpt-4.1-mini"))
 		})
 
 		DescribeTable("refuses a real provider it cannot use",

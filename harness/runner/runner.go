@@ -417,21 +417,3 @@ func variantByName(s *scenario.Suite, name string) scenario.Variant {
 	}
 	return scenario.Variant{Name: name}
 }
-
-// endpoint is the model a scenario runs against: the one given on the
-// command line, else the variant's, else the agent's own. A command-line
-// model of the variant's provider keeps the variant's API, so that a
-// Responses variant records a real model over the Responses API.
-func endpoint(opts Options, info agents.Info, v scenario.Variant) llm.Endpoint {
-	switch {
-	case opts.Model != nil:
-		ep := *opts.Model
-		if v.Endpoint != nil && v.Endpoint.Provider == ep.Provider && ep.API == "" {
-			ep.API = v.Endpoint.API
-		}
-		return ep
-	case v.Endpoint != nil:
-		return *v.Endpoint
-	}
-	return info.Model
-}

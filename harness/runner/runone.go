@@ -196,8 +196,13 @@ func (r *sampleRun) open() bool {
 		return false
 	}
 	r.tp = tp
-	if p, ok := tp.Provenance(); ok && r.sample == 1 {
-		r.j.prov = &p
+	if p, ok := tp.Provenance(); ok {
+		if r.sample == 1 {
+			r.j.prov = &p
+		}
+		if r.opts.Mode == cassette.ModeReplay {
+			r.ep = Recorded(r.ep, p) // a real model's cassette replays as that model
+		}
 	}
 	return true
 }
