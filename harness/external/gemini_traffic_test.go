@@ -157,3 +157,14 @@ curl -s -X POST "$GEMINI_BASE_URL/v1beta/models/gemini-2.5-flash:generateContent
 		Expect(tr.resps[0].Usage.CacheReadTokens).To(Equal(50))
 	})
 })
+
+var _ = Describe("an outside agent on Gemini with a built-in tool", func() {
+	It("counts the tokens the tool's results added to the prompt (toolUsePromptTokenCount) as input, as Gemini bills them", func() {
+		api := answering{body: `{"candidates": [{"content": {"role": "model", "parts": [{"text": "Rain in Lyon."}]}, "finishReason": "STOP", "index": 0}],
+			"usageMetadata": {"promptTokenCount": 20, "toolUsePromptTokenCount": 200, "candidatesTokenCount": 5, "thoughtsTokenCount": 10, "totalTokenCount": 235}, "modelVersion": "gemini-2.5-flash"}`}
+		tr := runOver(api, llm.Endpoint{Provider: llm.ProviderGemini, BaseURL: "https://generativelanguage.googleapis.com", Model: "gemini-2.5-flash"}, nil,
+			`curl -s -X POST "$GEMINI_BASE_URL/v1beta/models/gemini-2.5-flash:generateContent" -H 'Content-Type: application/json' -d '{"contents": [{"role": "user", "parts": [{"text": "Weather in Lyon?"}]}], "tools": [{"googleSearch": {}}]}' >/dev/null`)
+		Expect(tr.errs[0]).NotTo(HaveOccurred())
+		Expect(tr.resps[0].Usage).To(Equal(llm.Usage{InputTokens: 220, OutputTokens: 15, ReasoningTokens: 10}))
+	})
+})

@@ -570,6 +570,7 @@ func decodeGeminiResponse(b []byte) (llm.Response, error) {
 			Candidates int `json:"candidatesTokenCount"`
 			Thoughts   int `json:"thoughtsTokenCount"`
 			Cached     int `json:"cachedContentTokenCount"`
+			ToolUse    int `json:"toolUsePromptTokenCount"`
 		} `json:"usageMetadata"`
 		Model string `json:"modelVersion"`
 	}
@@ -578,8 +579,10 @@ func decodeGeminiResponse(b []byte) (llm.Response, error) {
 		return out, err
 	}
 	out.Model, out.Message.Role = w.Model, llm.RoleAssistant
-	// Gemini counts thinking beside the candidates' tokens.
-	out.Usage = llm.Usage{InputTokens: w.Usage.Prompt, OutputTokens: w.Usage.Candidates + w.Usage.Thoughts, ReasoningTokens: w.Usage.Thoughts,
+	// Gemini counts thinking beside the candidates' tokens, and what its
+	// built-in tools (search, code execution) added to the prompt beside
+	// the prompt's; both are billed.
+	out.Usage = llm.Usage{InputTokens: w.Usage.Prompt + w.Usage.ToolUse, OutputTokens: w.Usage.Candidates + w.Usage.Thoughts, ReasoningTokens: w.Usage.Thoughts,
 		CacheReadTokens: w.Usage.Cached}
 	if len(w.Candidates) == 0 {
 		return out, nil // a blocked prompt: no candidate, its tokens counted

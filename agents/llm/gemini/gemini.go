@@ -73,8 +73,9 @@ func response(out *genai.GenerateContentResponse) (llm.Response, error) {
 	resp := llm.Response{Message: llm.Message{Role: llm.RoleAssistant}, Model: out.ModelVersion}
 	if u := out.UsageMetadata; u != nil {
 		// promptTokenCount includes the cached content's tokens; Gemini
-		// counts thinking beside the candidates' tokens.
-		resp.Usage = llm.Usage{InputTokens: int(u.PromptTokenCount), OutputTokens: int(u.CandidatesTokenCount + u.ThoughtsTokenCount),
+		// counts thinking beside the candidates' tokens, and what its
+		// built-in tools added to the prompt beside the prompt's.
+		resp.Usage = llm.Usage{InputTokens: int(u.PromptTokenCount + u.ToolUsePromptTokenCount), OutputTokens: int(u.CandidatesTokenCount + u.ThoughtsTokenCount),
 			ReasoningTokens: int(u.ThoughtsTokenCount), CacheReadTokens: int(u.CachedContentTokenCount)}
 	}
 	if len(out.Candidates) > 0 {

@@ -286,6 +286,14 @@ var _ = Describe("Client", func() {
 		Expect(resp.Usage).To(Equal(llm.Usage{InputTokens: 2006, OutputTokens: 3, CacheReadTokens: 1920}))
 	})
 
+	It("reports what its built-in tools added to the prompt (toolUsePromptTokenCount) as input, which Gemini bills", func() {
+		srv := newServer(http.StatusOK, `{"candidates": [{"content": {"parts": [{"text": "ok"}], "role": "model"}, "finishReason": "STOP", "index": 0}],
+			"usageMetadata": {"promptTokenCount": 20, "toolUsePromptTokenCount": 200, "candidatesTokenCount": 3, "totalTokenCount": 223}}`)
+		resp, err := newClient(srv, "gemini-2.5-flash").Chat(ctx, conversation)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(resp.Usage).To(Equal(llm.Usage{InputTokens: 220, OutputTokens: 3}))
+	})
+
 	DescribeTable("reports an answer without content as ErrNoContent",
 		func(reply string) {
 			srv := newServer(http.StatusOK, reply)
