@@ -40,7 +40,7 @@ type selection struct {
 func (s *selection) register(fs *flags) {
 	fs.StringVar(&s.root, "root", ".", "project folder holding scenarios/, cassettes/ and fixtures/")
 	fs.Var(&once{p: &s.suite}, "suite", "run only this `suite`")
-	fs.Var(&once{p: &s.variant}, "variant", "run only this `variant`")
+	fs.Var(&once{p: &s.variant}, "variant", "run only this `variant` (a replay runs the suite's baseline variant beside it: thresholds and deltas compare to it)")
 	fs.Var(&once{p: &s.scenario}, "scenario", "run only this `scenario` id")
 	fs.BoolVar(&s.json, "json", false, "print the report as JSON")
 	fs.BoolVar(&s.tables, "tables", false, "print every table (per scenario, cost, tokens by part, roles, routing, trimming) instead of one line per suite and variant; reports/latest-full.md has them always")
