@@ -354,6 +354,26 @@ var _ = Describe("the redaction funnel", func() {
 		Expect(strings.Count(string(out), cassette.Placeholder(streamedKey))).To(Equal(4))
 	})
 
+	It("redacts what an interface holds by value: raw JSON, bytes, a struct, a string, nested in maps and lists", func() {
+		type pair struct{ A, B string }
+		v := struct {
+			Values []any
+			ByKey  map[string]any
+		}{
+			Values: []any{json.RawMessage(`{"k":"` + streamedKey + `"}`), []byte("bytes " + streamedKey), pair{A: streamedKey}, "text " + streamedKey},
+			ByKey:  map[string]any{"raw": json.RawMessage(`"` + streamedKey + `"`), "deep": map[string]any{"list": []any{json.RawMessage(`["` + streamedKey + `"]`)}}},
+		}
+		d, err := cassette.NewDetector(nil, nil, nil)
+		Expect(err).NotTo(HaveOccurred())
+		d.Strings(&v)
+		Expect(fmt.Sprintf("%s %s %v %v", v.Values[0], v.Values[1], v.Values[2], v.Values[3])).NotTo(ContainSubstring(streamedKey))
+		out, err := json.Marshal(v)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(out)).NotTo(ContainSubstring(streamedKey))
+		Expect(v.Values[0]).To(BeAssignableToTypeOf(json.RawMessage{}), "the types are kept")
+		Expect(v.Values[2]).To(BeAssignableToTypeOf(pair{}))
+	})
+
 	It("does not write a recording whose cassette still scans dirty: a gzip body it cannot redact", func() {
 		var gz bytes.Buffer
 		zw := gzip.NewWriter(&gz)

@@ -36,17 +36,28 @@ var byteSlice = reflect.TypeFor[[]byte]()
 
 func (w walker) value(v reflect.Value) {
 	switch v.Kind() {
-	case reflect.Pointer, reflect.Interface:
+	case reflect.Pointer:
 		if !v.IsNil() {
-			if v.Kind() == reflect.Interface && v.Elem().Kind() == reflect.String && v.CanSet() {
-				if s := v.Elem().String(); len(s) >= 8 {
-					if r := w.text(s); r != s {
-						v.Set(reflect.ValueOf(r).Convert(v.Elem().Type()))
-					}
-				}
+			w.value(v.Elem())
+		}
+	case reflect.Interface:
+		if v.IsNil() {
+			return
+		}
+		e := v.Elem()
+		switch e.Kind() {
+		case reflect.Pointer, reflect.Map, reflect.Interface:
+			w.value(e) // what it points to is settable
+		default:
+			// A value held in an interface cannot be set in place (a
+			// string, raw JSON, a struct): redact a copy and put it back.
+			if !v.CanSet() {
 				return
 			}
-			w.value(v.Elem())
+			c := reflect.New(e.Type()).Elem()
+			c.Set(e)
+			w.value(c)
+			v.Set(c)
 		}
 	case reflect.String:
 		if v.CanSet() {
