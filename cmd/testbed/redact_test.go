@@ -194,6 +194,45 @@ var _ = Describe("one redaction funnel", Label("redact"), func() {
 		Expect(runs[3].stdout).To(ContainSubstring("redacted besides the maintained rules: regex: acct-[0-9]{8}; pointer: /metadata/tenant; query: sig; header: X-Tenant-Token"))
 	})
 
+	It("redacts the grader's cassettes with the suite's env: values and redact: rules, as the agent's", func() {
+		root := GinkgoT().TempDir()
+		Expect(os.MkdirAll(filepath.Join(root, "scenarios"), 0o755)).To(Succeed())
+		Expect(os.WriteFile(filepath.Join(root, "agent.sh"), []byte(`while read -r line; do
+  printf '{"text": "Oslo is fine. tenant=%s account acct-48151623"}\n' "$TENANT_TOKEN"
+done
+`), 0o755)).To(Succeed())
+		Expect(os.WriteFile(filepath.Join(root, "scenarios", "j.yaml"), []byte(`suite: j
+judge: {provider: openai, model: gpt-4.1-mini}
+agent:
+  name: teller
+  command: [sh, agent.sh]
+  env: {TENANT_TOKEN: "tenant-PGzR1Iv8bh4qlL9qcgMBwUYu"}
+  model: {provider: openai, base_url: "https://api.openai.com/v1", model: gpt-4.1-mini}
+clock: 2026-03-02T08:00:00Z
+baseline: default
+redact:
+  - regex: 'acct-[0-9]{8}'
+variants:
+  default:
+scenarios:
+  - id: one
+    input: "How is Oslo?"
+    expect:
+      answer: {contains: "Oslo"}
+      rubric: "It answers about Oslo"
+`), 0o644)).To(Succeed())
+		r := testbed("record", "--root", root)
+		Expect(r.code).To(Or(Equal(exitOK), Equal(exitFailed)), r.String())
+		files := yamlFiles(filepath.Join(root, "cassettes"))
+		Expect(files).To(HaveKey(filepath.Join("j", "default", "one.judge.yaml")), r.String())
+		for name, data := range files {
+			Expect(string(data)).NotTo(ContainSubstring("PGzR1Iv8bh4qlL9qcgMBwUYu"), name)
+			Expect(string(data)).NotTo(ContainSubstring("acct-48151623"), name)
+		}
+		check := testbed("cassettes", "check", "--root", root)
+		Expect(check.code).To(Equal(exitOK), check.String())
+	})
+
 	It("keeps a key out of an error that quotes a suite file's value", func() {
 		secrets := planted()
 		root := GinkgoT().TempDir()

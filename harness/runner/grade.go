@@ -143,6 +143,7 @@ func (r *sampleRun) grade(ctx context.Context) {
 		Provenance: cassette.Provenance{Provider: ep.Provider, Endpoint: ep.BaseURL, Model: ep.Model, StandIn: standIn, Role: cassette.RoleJudge},
 		Rerecord:   regrade,
 		Secrets:    literals(r.opts),
+		Detector:   j.detector, // the suite's, as for the agent's cassette
 		Match:      j.suite.Match,
 	}
 	fail := func(err error) {

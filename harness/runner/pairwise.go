@@ -48,6 +48,12 @@ func Pairwise(ctx context.Context, s *scenario.Suite, base, head *report.Variant
 		jd.Endpoint, routes = *opts.Judge, map[string]string{}
 	}
 	ep := jd.Endpoint
+	// The suite's detector, as for its agent's cassettes: the answers
+	// judged hold what the agent was given.
+	detector, err := Detector([]*scenario.Suite{s}, append(literals(opts), KeyValues(opts.Agents)...), KeyVariables(opts.Agents))
+	if err != nil {
+		return nil, err
+	}
 	heads := map[string]report.Scenario{}
 	for _, sc := range head.Scenarios {
 		heads[sc.ID] = sc
@@ -75,7 +81,7 @@ func Pairwise(ctx context.Context, s *scenario.Suite, base, head *report.Variant
 		tp, err := cassette.Open(opts.Mode, path, cassette.Options{
 			Real:       &routing{hosts: routes, mode: opts.Mode, network: opts.Judge != nil},
 			Provenance: cassette.Provenance{Provider: ep.Provider, Endpoint: ep.BaseURL, Model: ep.Model, StandIn: standIn, Role: cassette.RoleJudge},
-			Rerecord:   regrade, Secrets: literals(opts),
+			Rerecord:   regrade, Secrets: literals(opts), Detector: detector,
 		})
 		if errors.Is(err, cassette.ErrNotFound) {
 			missing = append(missing, b.ID)
