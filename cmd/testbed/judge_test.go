@@ -50,6 +50,31 @@ func realGrader(score float64) (*httptest.Server, func() []string) {
 }
 
 var _ = Describe("record --judge-provider", func() {
+	It("keeps the agent's previous cassette when the grading of its new recording fails, and says the run wrote none", func() {
+		root := projectOf("climate-findings", "climate")
+		dir := filepath.Join(root, "cassettes", "climate-findings", "trimmed")
+		graded, err := filepath.Glob(filepath.Join(dir, "*.judge.yaml"))
+		Expect(err).NotTo(HaveOccurred())
+		id := strings.TrimSuffix(filepath.Base(graded[0]), ".judge.yaml")
+		agent := filepath.Join(dir, id+".yaml")
+		marked := mustRead(agent) + "# the cassette before\n"
+		Expect(os.WriteFile(agent, []byte(marked), 0o644)).To(Succeed())
+		refusing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusBadRequest)
+			io.WriteString(w, `{"error": {"message": "the grader refuses", "type": "invalid_request_error"}}`)
+		}))
+		DeferCleanup(refusing.Close)
+		GinkgoT().Setenv("OPENAI_API_KEY", "sk-grader-test-0123456789abcdefghijkl")
+
+		r := testbed("record", "--root", root, "--suite", "climate-findings", "--scenario", id, "--quiet",
+			"--judge-provider", "openai", "--judge-model", "gpt-4.1-mini", "--judge-base-url", refusing.URL+"/v1")
+
+		Expect(r.stderr).To(ContainSubstring("recorded 0 cassettes"), r.String())
+		Expect(r.stderr).To(ContainSubstring("not recorded, 1 scenario runs that ended in an error (climate-findings/trimmed/" + id + ")"))
+		Expect(mustRead(agent)).To(Equal(marked), "the agent's cassette is the one it had")
+	})
+
 	It("grades a suite recorded against the stand-in judge again with a real grader, leaving the agent's cassettes as they were, and the grades replay offline", func() {
 		root := projectOf("climate-findings", "climate")
 		dir := filepath.Join(root, "cassettes", "climate-findings", "trimmed")

@@ -58,6 +58,7 @@ func runOne(ctx context.Context, j *job, sample int, opts Options, pending *coun
 	}
 	r.execute(ctx, parent, cfg)
 	r.grade(ctx)
+	r.save()
 	r.judge()
 	r.finalize()
 	if g := r.guard; g != nil {
@@ -89,6 +90,7 @@ type sampleRun struct {
 	ans      agents.Answer
 	err      error // the agent's, or the run's
 	closeErr error // the cassette's, when closed
+	unsaved  bool  // a completed recording, to save once graded
 	timedOut bool
 	kept     string    // the kept-alive program that serves the run (chain.key)
 	earlier  []keptRun // runs of the same kept-alive program before this one
@@ -327,20 +329,38 @@ func (r *sampleRun) execute(ctx, parent context.Context, cfg agents.Config) {
 		// The agent may have gone on without the call: not a recording.
 		err = refused
 	}
-	if r.tp.Recording() && (err != nil || r.failed.Load()) {
+	switch {
+	case r.tp.Recording() && (err != nil || r.failed.Load()):
 		// A recording that did not complete never replaces the cassette.
 		r.tp.Abort()
 		if err == nil {
 			err = fmt.Errorf("recording aborted after a failed request; the previous cassette is kept")
 		}
-	} else {
+	case r.tp.Recording():
+		r.unsaved = true // saved once graded (save)
+	default:
 		r.closeErr = r.tp.Close()
-		if p, ok := r.tp.Provenance(); ok && r.tp.Mode() == cassette.ModeRecord && r.closeErr == nil && r.sample == 1 {
-			// What the recording learnt: the stand-in policy that answered.
-			r.j.prov = &p
-		}
 	}
 	r.err = err
+}
+
+// save writes a completed recording's cassette once its grading is done:
+// a grading that failed (its grader cassette refused, a grader that could
+// not answer) keeps the previous cassette, as a failed run does.
+func (r *sampleRun) save() {
+	if !r.unsaved {
+		return
+	}
+	r.unsaved = false
+	if r.err != nil {
+		r.tp.Abort()
+		return
+	}
+	r.closeErr = r.tp.Close()
+	if p, ok := r.tp.Provenance(); ok && r.tp.Mode() == cassette.ModeRecord && r.closeErr == nil && r.sample == 1 {
+		// What the recording learnt: the stand-in policy that answered.
+		r.j.prov = &p
+	}
 }
 
 // judge measures the trace and checks every turn's expectations, and that
