@@ -246,6 +246,11 @@ func mergedSpans(text string, found []match) []span {
 		spans = append(spans, span{start: m.start, end: m.end})
 	}
 	for i := range spans {
+		// A rule that takes backslashes (jwt's) must not take the one that
+		// starts an escape: the text would no longer be the JSON it was.
+		for spans[i].end > spans[i].start+1 && text[spans[i].end-1] == '\\' {
+			spans[i].end--
+		}
 		spans[i].placeholder = Placeholder(text[spans[i].start:spans[i].end])
 	}
 	return spans
@@ -366,7 +371,7 @@ func (d *Detector) ResponseHeaders(h http.Header) http.Header {
 // reassembles it (see redactStream). In a JSON body the values of credential fields (api_key,
 // password; key and token when the value looks like a key) and of the
 // rules' pointers are replaced whole, each string is judged decoded when
-// the body has unicode escapes, and then the text as a whole; a JSON body
+// the body has escapes, and then the text as a whole; a JSON body
 // is re-encoded compactly when anything changed. Any other body has its
 // credential key=value parameters replaced, then its text.
 func (d *Detector) Body(h http.Header, body string) string {
@@ -380,8 +385,10 @@ func (d *Detector) Body(h http.Header, body string) string {
 	if len(trimmed) > 0 && (trimmed[0] == '{' || trimmed[0] == '[') {
 		if v, err := decodeJSON([]byte(trimmed)); err == nil {
 			// The text pass below sees what the strings hold as written;
-			// only escaped strings need to be judged decoded, one by one.
-			escaped := strings.Contains(trimmed, `\u`)
+			// only escaped strings need to be judged decoded, one by one: a
+			// rule's match ends at a quote, which an escaped JSON text
+			// inside a string (a tool's result sent back) writes \".
+			escaped := strings.ContainsRune(trimmed, '\\')
 			// A stream sent as one JSON array is judged reassembled first.
 			streamed := trimmed[0] == '[' && len(d.redactEvents(arrayEvents(v))) > 0
 			if d.walkJSON(v, nil, escaped) || streamed {

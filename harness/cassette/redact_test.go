@@ -271,6 +271,29 @@ var _ = Describe("the redaction funnel", func() {
 		Expect(whats).To(ContainElement("AWS secret access key"))
 	})
 
+	DescribeTable("judges a JSON text held in a JSON body's string (a tool's result sent back) as that text, and keeps the body valid JSON",
+		func(inner string, secrets ...string) {
+			quoted, err := json.Marshal(inner)
+			Expect(err).NotTo(HaveOccurred())
+			body := `{"messages": [{"role": "tool", "content": ` + string(quoted) + `}]}`
+			d, err := cassette.NewDetector(nil, nil, nil)
+			Expect(err).NotTo(HaveOccurred())
+			out := d.Body(http.Header{"Content-Type": {"application/json"}}, body)
+			Expect(json.Valid([]byte(out))).To(BeTrue(), out)
+			for _, s := range secrets {
+				Expect(out).NotTo(ContainSubstring(s))
+			}
+			var back struct {
+				Messages []struct{ Content string } `json:"messages"`
+			}
+			Expect(json.Unmarshal([]byte(out), &back)).To(Succeed())
+			Expect(json.Valid([]byte(back.Messages[0].Content))).To(BeTrue(), "the text inside is still JSON: %s", back.Messages[0].Content)
+		},
+		Entry("an AWS key id beside its secret", `{"note": "creds: aws_access_key_id=`+awsID+` aws_secret_access_key=`+awsSecret+`"}`, awsID, awsSecret),
+		Entry("a JWT, which gitleaks' rule lets take backslashes", `{"token": "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ.RAH_Ggl2JfaQqHu42bojteVs3qfNUfTAFnT0tEuw0dw", "x": 1}`,
+			"RAH_Ggl2JfaQqHu42bojteVs3qfNUfTAFnT0tEuw0dw"),
+	)
+
 	It("replaces a base64-wrapped key's whole run", func() {
 		wrapped := base64.StdEncoding.EncodeToString([]byte("OPENAI_API_KEY=sk-proj-Q7vX2mB9kLp4RtY8wZ3nHc6JfD1sGe5AuK0iOqWx"))
 		d, err := cassette.NewDetector(nil, nil, nil)
