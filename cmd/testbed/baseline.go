@@ -65,7 +65,10 @@ func cmdBaseline(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
-	path := underRoot(sel.root, out)
+	path, err := writeUnderRoot(sel.root, out, "--out")
+	if err != nil {
+		return err
+	}
 	var prior *report.Report
 	if sel.suite != "" {
 		// A part is merged into the baseline there is.

@@ -248,6 +248,11 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return withCode(exitUsage, fmt.Errorf("--parallel %d: want a number of scenario runs at a time, 1 or more (0: one per core)", parallel))
 	}
 	stdout = coloured(sel, stdout)
+	if out != "" {
+		if _, err := writeUnderRoot(sel.root, out, "--out"); err != nil {
+			return err
+		}
+	}
 	suites, err := loadSuites(sel)
 	if err != nil {
 		return err
@@ -412,6 +417,22 @@ func underRoot(root, path string) string {
 		return path
 	}
 	return filepath.Join(root, path)
+}
+
+// writeUnderRoot is underRoot of a path testbed writes (flag names it): a
+// relative one must stay under root once symlinks are followed (a
+// reports/ that is a symlink out of the project would be written through);
+// an absolute one is where the user said.
+func writeUnderRoot(root, path, flag string) (string, error) {
+	full := underRoot(root, path)
+	if filepath.IsAbs(path) {
+		return full, nil
+	}
+	var outside *files.OutsideError
+	if _, err := files.Inside(root, full); errors.As(err, &outside) {
+		return "", withCode(exitUsage, fmt.Errorf("%s %s leads outside the project %s (to %s): testbed writes only under it; remove the symlink, or give an absolute %s", flag, path, root, outside.To, flag))
+	}
+	return full, nil
 }
 
 // writeReport prints rep as the selection asks: JSON, every table, or (by

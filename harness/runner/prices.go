@@ -1,10 +1,13 @@
 package runner
 
 import (
+	"cmp"
+	"errors"
 	"fmt"
 	"path/filepath"
 
 	"github.com/agentreplay/testbed/harness/cost"
+	"github.com/agentreplay/testbed/harness/files"
 	"github.com/agentreplay/testbed/harness/report"
 	"github.com/agentreplay/testbed/harness/scenario"
 	"github.com/agentreplay/testbed/harness/trace"
@@ -22,7 +25,17 @@ func pricer(s *scenario.Suite, opts Options) (cost.Pricer, error) {
 		return p, nil
 	}
 	if s.Prices != nil && s.Prices.File != "" {
-		t, err := cost.Load(filepath.Join(opts.Root, filepath.FromSlash(s.Prices.File)))
+		// Read under the root, through no symlink out of it.
+		root := cmp.Or(opts.Root, ".")
+		data, err := files.ReadIn(root, s.Prices.File, files.MaxBytes)
+		var out *files.OutsideError
+		if errors.As(err, &out) {
+			return p, fmt.Errorf("%s:%d: prices.file: %w; keep it under the project, not behind a symlink out of it", s.Path, s.Prices.Line, err)
+		}
+		if err != nil {
+			return p, fmt.Errorf("%s:%d: prices: %w", s.Path, s.Prices.Line, err)
+		}
+		t, err := cost.Parse(data, filepath.Join(root, filepath.FromSlash(s.Prices.File)))
 		if err != nil {
 			return p, fmt.Errorf("%s:%d: prices: %w", s.Path, s.Prices.Line, err)
 		}

@@ -80,7 +80,18 @@ func (d *decoder) scenariosFrom(v *yaml.Node) ([]DataFile, []Scenario) {
 			continue
 		}
 		full := filepath.Join(filepath.Dir(d.path), filepath.FromSlash(file))
-		rows, columns, bad, err := readRows(full)
+		data, err := d.readInside(full)
+		var outside *files.OutsideError
+		if errors.As(err, &outside) {
+			d.errorf(resolve(fs["file"].val).Line, join(at, "file"), "%q leads outside %s (to %s); keep it under %s, not behind a symlink out of it", file, outside.Dir, outside.To, outside.Dir)
+			continue
+		}
+		var rows []row
+		var columns []string
+		var bad Errors
+		if err == nil {
+			rows, columns, bad, err = readRows(full, data)
+		}
 		d.errs = append(d.errs, bad...)
 		if err != nil {
 			var fe *Error
@@ -299,11 +310,7 @@ func (r row) list(col string) []string {
 // returns the rows and the columns: a CSV or TSV file's header, or every
 // key some JSONL row has. A row that cannot be read is an
 // *Error at its line, each one in the Errors beside the rows that could be.
-func readRows(name string) ([]row, []string, Errors, error) {
-	data, err := files.ReadRegular(name, files.MaxBytes)
-	if err != nil {
-		return nil, nil, nil, err
-	}
+func readRows(name string, data []byte) ([]row, []string, Errors, error) {
 	switch ext := strings.ToLower(filepath.Ext(name)); ext {
 	case ".csv", ".tsv":
 		return readTable(name, data, map[string]rune{".csv": ',', ".tsv": '\t'}[ext])
@@ -312,6 +319,29 @@ func readRows(name string) ([]row, []string, Errors, error) {
 	default:
 		return nil, nil, nil, fmt.Errorf("%s: want a .csv, .tsv or .jsonl file", name)
 	}
+}
+
+// readInside reads the file at path, which must lie under the project
+// root (the suite's folder when the loader has none) once symlinks are
+// followed, through an os.Root of it (files.ReadIn).
+func (d *decoder) readInside(path string) ([]byte, error) {
+	root := d.opts.Root
+	if root == "" {
+		root = filepath.Dir(d.path)
+	}
+	absRoot, err := filepath.Abs(root)
+	if err != nil {
+		return nil, err
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, err
+	}
+	rel, err := filepath.Rel(absRoot, abs)
+	if err != nil {
+		return nil, err
+	}
+	return files.ReadIn(absRoot, filepath.ToSlash(rel), files.MaxBytes)
 }
 
 func readTable(name string, data []byte, comma rune) ([]row, []string, Errors, error) {
@@ -406,7 +436,11 @@ func (d *decoder) joinScenarios(hand, rows []Scenario) []Scenario {
 // Columns reads the columns of a data file (.csv, .tsv or .jsonl): a
 // header's, or every key of a JSONL file's rows; and how many rows it has.
 func Columns(name string) (columns []string, rows int, err error) {
-	rs, cols, bad, err := readRows(name)
+	data, err := files.ReadRegular(name, files.MaxBytes)
+	if err != nil {
+		return nil, 0, err
+	}
+	rs, cols, bad, err := readRows(name, data)
 	if err != nil {
 		return nil, 0, err
 	}

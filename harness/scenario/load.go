@@ -101,7 +101,16 @@ func LoadDir(dir string, opts LoadOptions) ([]*Suite, error) {
 		if e.IsDir() || filepath.Ext(e.Name()) != ".yaml" {
 			continue
 		}
-		s, err := Load(filepath.Join(dir, e.Name()), opts)
+		path := filepath.Join(dir, e.Name())
+		if opts.Root != "" {
+			// A suite file that is a symlink out of the project is read from outside it.
+			var outside *files.OutsideError
+			if _, err := files.Inside(opts.Root, path); errors.As(err, &outside) {
+				errs = append(errs, &Error{Path: path, Line: 1, Msg: fmt.Sprintf("the suite file leads outside %s (to %s); keep it under %s, not behind a symlink out of it", outside.Dir, outside.To, outside.Dir)})
+				continue
+			}
+		}
+		s, err := Load(path, opts)
 		var invalid Errors
 		switch {
 		case errors.As(err, &invalid):

@@ -20,8 +20,8 @@ func isLink(path string) bool {
 // paths checks, when LoadOptions.Root is set, that every folder and file
 // the suite names resolves under the project root once symlinks are
 // followed: the agent's working folder (agent.dir), the suite's cassette
-// folder, each variant's in it and each cassette, and each attachment under
-// fixtures/<agent>/. A recording into a cassettes/<suite> that is a symlink
+// folder, each variant's in it and each cassette, the agent's fixtures
+// folder and each attachment under fixtures/<agent>/. A recording into a cassettes/<suite> that is a symlink
 // out of the project would write outside it; a fixture that is one would
 // be read from outside it.
 func (d *decoder) paths(s *Suite) {
@@ -57,8 +57,15 @@ func (d *decoder) paths(s *Suite) {
 			}
 		}
 	}
+	if p := s.Prices; p != nil && p.File != "" && !filepath.IsAbs(p.File) {
+		outside(p.Line, "prices.file", fmt.Sprintf("prices.file %q", p.File), filepath.Join(root, filepath.FromSlash(p.File)), root)
+	}
 	if s.Agent != "" {
 		fixtures := filepath.Join(root, "fixtures", s.Agent)
+		if _, err := os.Lstat(fixtures); err == nil {
+			// Its routes and responses would be served from outside.
+			outside(s.NameLine, "agent", "the agent's fixtures folder "+fixtures, fixtures, root)
+		}
 		for _, sc := range s.Scenarios {
 			for _, a := range sc.Attachments {
 				if a.File != "" && !filepath.IsAbs(a.File) {
