@@ -13,7 +13,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/agentreplay/testbed/harness/stream"
 	"github.com/agentreplay/testbed/harness/wire"
 )
 
@@ -378,8 +377,8 @@ func (d *Detector) Body(h http.Header, body string) string {
 	if d == nil || body == "" {
 		return body
 	}
-	if stream.Is(h) || stream.IsLines(h) {
-		return d.Text(d.redactStream(body, stream.IsLines(h)))
+	if isStream, lines := streamKind(h, body); isStream {
+		return d.Text(d.redactStream(body, lines))
 	}
 	trimmed := strings.TrimSpace(body)
 	if len(trimmed) > 0 && (trimmed[0] == '{' || trimmed[0] == '[') {

@@ -160,6 +160,44 @@ var _ = Describe("the redaction funnel", func() {
 		Entry("Gemini's Interactions API", "interactions"),
 	)
 
+	DescribeTable("reassembles a stream served under a media type that does not say it is one, in the recording and in the scan",
+		func(lines bool, contentType string) {
+			text := "Your key is " + streamedKey + ", keep it safe."
+			body := chunked(text, 6, wireFormats["chat completions"])
+			if lines {
+				var b strings.Builder
+				for rest := text; len(rest) > 0; {
+					k := min(6, len(rest))
+					fmt.Fprintf(&b, `{"message":{"role":"assistant","content":%s},"done":false}`+"\n", jsonString(rest[:k]))
+					rest = rest[k:]
+				}
+				body = b.String()
+			}
+			Expect(body).NotTo(ContainSubstring(streamedKey[:12]))
+
+			path, got, _ := recordOne(body, contentType, cassette.Options{}, greet)
+			Expect(got).To(Equal(body))
+			saved := readOnDisk(path).Interactions[0].Response.Body
+			for _, piece := range []string{streamedKey[:6], streamedKey[6:12], streamedKey[12:18]} {
+				Expect(saved).NotTo(ContainSubstring(jsonString(piece)), "the key's chunks are replaced")
+			}
+
+			dir := GinkgoT().TempDir()
+			raw := "---\nversion: 1\ninteractions:\n    - request:\n        body: '{}'\n        url: https://api.example.com/v1/x\n        method: POST\n      response:\n        body: |+\n" +
+				indent(body, "            ") + "        headers:\n            Content-Type:\n                - '" + contentType + "'\n        status: 200 OK\n        code: 200\n        duration: 1s\n"
+			Expect(os.WriteFile(filepath.Join(dir, "raw.yaml"), []byte(raw), 0o644)).To(Succeed())
+			found, err := cassette.Scan(dir, nil)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(found).To(HaveLen(1))
+			Expect(found[0].What).To(ContainSubstring("streamed, reassembled"))
+		},
+		Entry("server-sent events as text/plain", false, "text/plain"),
+		Entry("server-sent events as application/octet-stream", false, "application/octet-stream"),
+		Entry("server-sent events as application/json", false, "application/json"),
+		Entry("newline-delimited JSON as application/jsonl", true, "application/jsonl"),
+		Entry("newline-delimited JSON as text/plain", true, "text/plain; charset=utf-8"),
+	)
+
 	It("finds and redacts a key streamed in 6-byte chunks of a Gemini stream sent as one JSON array (without alt=sse)", func() {
 		text := "Your key is " + streamedKey + ", keep it safe."
 		var chunks []string

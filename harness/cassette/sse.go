@@ -1,6 +1,7 @@
 package cassette
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -306,7 +307,8 @@ type lineMatch struct {
 // the file where the event holding each one's start is (the body's line
 // when it is not a literal block, or when the stream is one JSON array).
 func (sc *scanner) streams(text string) []lineMatch {
-	if !strings.Contains(text, "text/event-stream") && !strings.Contains(text, stream.LinesType) && !strings.Contains(text, "candidates") {
+	if !strings.Contains(text, "text/event-stream") && !strings.Contains(text, stream.LinesType) && !strings.Contains(text, "candidates") &&
+		!strings.Contains(text, "data:") && !strings.Contains(text, "}\n") {
 		return nil
 	}
 	var root yaml.Node
@@ -321,7 +323,8 @@ func (sc *scanner) streams(text string) []lineMatch {
 		if body.Kind != yaml.ScalarNode || nodeAt(resp, "headers").Decode(&h) != nil {
 			continue
 		}
-		if t := strings.TrimSpace(body.Value); !stream.Is(h) && !stream.IsLines(h) && strings.HasPrefix(t, "[") {
+		isStream, lines := streamKind(h, body.Value)
+		if t := strings.TrimSpace(body.Value); !isStream && strings.HasPrefix(t, "[") {
 			// A stream sent as one JSON array: found at the body's line.
 			if v, err := decodeJSON([]byte(t)); err == nil {
 				for _, c := range channels(fragments(arrayEvents(v))) {
@@ -332,10 +335,10 @@ func (sc *scanner) streams(text string) []lineMatch {
 			}
 			continue
 		}
-		if !stream.Is(h) && !stream.IsLines(h) {
+		if !isStream {
 			continue
 		}
-		for _, lm := range sc.streamMatches(body.Value, stream.IsLines(h)) {
+		for _, lm := range sc.streamMatches(body.Value, lines) {
 			line := body.Line
 			if body.Style&yaml.LiteralStyle != 0 {
 				line += 1 + lm.line
@@ -356,4 +359,46 @@ func nodeAt(n *yaml.Node, key string) *yaml.Node {
 		}
 	}
 	return &yaml.Node{}
+}
+
+// streamKind says whether a body sent or received with headers h is a
+// stream, as its client reads it, and whether one of newline-delimited
+// JSON: by its media type, or, when that says none (text/plain,
+// application/octet-stream, application/json, application/jsonl or no
+// type at all), by its text: server-sent events (a first line that is a
+// field, data, event, id or retry, or a comment, and a data line), or two
+// lines or more that are each a JSON object.
+func streamKind(h http.Header, body string) (isStream, lines bool) {
+	switch {
+	case stream.Is(h):
+		return true, false
+	case stream.IsLines(h):
+		return true, true
+	}
+	first := strings.TrimLeft(body, "\r\n \t")
+	for _, field := range []string{"data:", "event:", "id:", "retry:", ":"} {
+		if strings.HasPrefix(first, field) {
+			return strings.HasPrefix(first, "data:") || strings.Contains(body, "\ndata:"), false
+		}
+	}
+	var objects []string
+	for line := range strings.Lines(body) {
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		if line[0] != '{' || line[len(line)-1] != '}' {
+			return false, false
+		}
+		objects = append(objects, line)
+	}
+	if len(objects) < 2 {
+		return false, false // one JSON body (or none) is no stream
+	}
+	for _, o := range objects {
+		if !json.Valid([]byte(o)) {
+			return false, false
+		}
+	}
+	return true, true
 }
