@@ -325,7 +325,7 @@ func (d *Detector) RequestHeaders(h http.Header) http.Header {
 		switch {
 		case d.secretHeader(name):
 			for _, v := range vs {
-				d.learnHeader(v)
+				d.learnHeader(name, v)
 			}
 			out[name] = []string{Redacted}
 		case slices.ContainsFunc(recordedRequestHeaders, func(a string) bool { return strings.EqualFold(a, name) }):
@@ -337,12 +337,36 @@ func (d *Detector) RequestHeaders(h http.Header) http.Header {
 	return out
 }
 
-// learnHeader learns a credential header's value, without its scheme
-// (Bearer, Basic).
-func (d *Detector) learnHeader(v string) {
+// learnHeader learns credential header name's value, without its scheme
+// (Bearer, Basic), or a cookie header's values (sid=value; theme=dark).
+func (d *Detector) learnHeader(name, v string) {
+	if strings.Contains(strings.ToLower(name), "cookie") {
+		for part := range strings.SplitSeq(v, ";") {
+			if _, value, ok := strings.Cut(strings.TrimSpace(part), "="); ok {
+				d.learn(value)
+			}
+		}
+		return
+	}
 	f := strings.Fields(v)
 	if len(f) > 0 {
 		d.learn(f[len(f)-1])
+	}
+}
+
+// LearnHeaders learns the values of h's credential headers, as recording
+// them does, so that a replay's reports replace those values wherever the
+// agent also put them (see Learned).
+func (d *Detector) LearnHeaders(h http.Header) {
+	if d == nil {
+		return
+	}
+	for name, vs := range h {
+		if d.secretHeader(name) {
+			for _, v := range vs {
+				d.learnHeader(name, v)
+			}
+		}
 	}
 }
 
@@ -354,7 +378,7 @@ func (d *Detector) ResponseHeaders(h http.Header) http.Header {
 	for name, vs := range h {
 		for i, v := range vs {
 			if d.secretHeader(name) {
-				d.learnHeader(v)
+				d.learnHeader(name, v)
 				vs[i] = Redacted
 			} else {
 				vs[i] = d.Text(v)

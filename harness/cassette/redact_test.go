@@ -396,6 +396,21 @@ var _ = Describe("the redaction funnel", func() {
 		Expect(found[0].What).To(Equal("redact: rule acct-([0-9]{8})"))
 	})
 
+	It("learns a credential header's value in a replay as in a recording, a cookie's values too, so that reports replace them", func() {
+		const apiKey, sid = "hdrvalue-Qm9vYmFy-77231", "sess-9f8e7d6c5b4a"
+		path, _, url := recordOne(`{"ok": true}`, "application/json", cassette.Options{}, greet)
+		d, err := cassette.NewDetector(nil, nil, nil)
+		Expect(err).NotTo(HaveOccurred())
+		tr, err := cassette.Open(cassette.ModeReplay, path, cassette.Options{Detector: d})
+		Expect(err).NotTo(HaveOccurred())
+		mustPost(tr, url, greet, "X-Api-Key", apiKey, "Cookie", "sid="+sid+"; theme=dark")
+		Expect(tr.Close()).To(Succeed())
+		learned, err := d.Learned()
+		Expect(err).NotTo(HaveOccurred())
+		Expect(learned.Text("the tool got " + apiKey + " and " + sid)).To(Equal("the tool got " + cassette.Placeholder(apiKey) + " and " + cassette.Placeholder(sid)))
+		Expect(learned.Text("theme=dark")).To(Equal("theme=dark"), "values under 8 bytes are no secret")
+	})
+
 	It("redacts every string of a report-like value in place", func() {
 		type call struct {
 			Sent string

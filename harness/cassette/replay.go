@@ -260,6 +260,7 @@ func (r *replayer) serve(req *http.Request) (int, *http.Response, error) {
 	if err := req.Context().Err(); err != nil {
 		return -1, nil, err
 	}
+	r.detector.LearnHeaders(req.Header)
 	var body []byte
 	if req.Body != nil {
 		// Sized from Content-Length, so that a large request body is read
