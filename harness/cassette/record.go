@@ -307,6 +307,10 @@ func (r *recording) Provenance() Provenance {
 	defer r.mu.Unlock()
 	prov := r.opts.Provenance
 	prov.Recorder = "testbed"
+	// A base URL may carry credentials (https://user:pw@gateway/v1?api-key=…).
+	if r.detector != nil && prov.Endpoint != "" {
+		prov.Endpoint = r.detector.URL(prov.Endpoint)
+	}
 	if prov.StandIn {
 		prov.Policy = r.policy
 	}

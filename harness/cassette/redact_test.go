@@ -396,6 +396,32 @@ var _ = Describe("the redaction funnel", func() {
 		Expect(found[0].What).To(Equal("redact: rule acct-([0-9]{8})"))
 	})
 
+	It("keeps the credentials of a base URL (a gateway's user:password, an api-key query) out of the provenance", func() {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{"ok": true}`)
+		}))
+		DeferCleanup(srv.Close)
+		const password, key = "Pw0rd-gateway-8841", "V7vQx2LmZp9RtY4wKe6N"
+		path := filepath.Join(GinkgoT().TempDir(), "c.yaml")
+		d, err := cassette.NewDetector(nil, nil, nil)
+		Expect(err).NotTo(HaveOccurred())
+		p := prov
+		p.StandIn, p.Endpoint = false, "https://admin:"+password+"@gateway.example/v1?api-key="+key
+		tr, err := cassette.Open(cassette.ModeRecord, path, cassette.Options{Real: http.DefaultTransport, Provenance: p, Detector: d})
+		Expect(err).NotTo(HaveOccurred())
+		mustPost(tr, srv.URL+"/v1/chat/completions", greet)
+		Expect(tr.Close()).To(Succeed())
+		text, err := os.ReadFile(path)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(text)).NotTo(ContainSubstring(password))
+		Expect(string(text)).NotTo(ContainSubstring(key))
+		Expect(string(text)).To(ContainSubstring("gateway.example/v1"))
+		found, err := cassette.Scan(filepath.Dir(path), nil)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(found).To(BeEmpty())
+	})
+
 	It("learns a credential header's value in a replay as in a recording, a cookie's values too, so that reports replace them", func() {
 		const apiKey, sid = "hdrvalue-Qm9vYmFy-77231", "sess-9f8e7d6c5b4a"
 		path, _, url := recordOne(`{"ok": true}`, "application/json", cassette.Options{}, greet)
