@@ -292,9 +292,11 @@ var _ = Describe("testbed proxy --exec", func() {
 		Expect(r.code).To(Equal(exitFailed), "the recorded calls were not made\n%s", r)
 		Expect(r.stdout).To(Equal("started\n"), "the agent's own output, and only it, on stdout")
 		Expect(envOf(dump + ".driver.proxy")).To(Equal(driver))
-		for _, line := range []string{"GREETING='hello world'", "TESTBED_NOW=2026-03-02T08:00:00Z", "TESTBED_STREAM=true", "TESTBED_MODEL=gpt-4.1-mini"} {
+		for _, line := range []string{"TESTBED_NOW=2026-03-02T08:00:00Z", "TESTBED_STREAM=true", "TESTBED_MODEL=gpt-4.1-mini"} {
 			Expect(r.stderr).To(ContainSubstring("\n" + line + "\n"))
 		}
+		Expect(r.stderr).To(MatchRegexp(`\nGREETING='\(the suite.*s env: value, not shown\)'\n`), "the agent gets the suite's env: values; the session's log does not")
+		Expect(r.stderr).NotTo(ContainSubstring("hello world"))
 	})
 
 	It("prints the same environment when it only serves", func() {
