@@ -31,6 +31,11 @@ var recordedRequestHeaders = []string{
 	"Anthropic-Version", "Anthropic-Beta", "Openai-Beta", "Mcp-Protocol-Version",
 }
 
+// accountHeaders are response headers that name the account a provider
+// answered for (OpenAI's organization and project, Anthropic's
+// organization): a recording drops them, as it drops the request's.
+var accountHeaders = []string{"Openai-Organization", "Openai-Project", "Anthropic-Organization-Id"}
+
 // credentialWords are the parts of a header name that mark it as carrying
 // credentials (Authorization, X-Api-Key, Cf-Access-Client-Secret, Cookie).
 var credentialWords = []string{"auth", "key", "token", "secret", "cookie", "session", "password",

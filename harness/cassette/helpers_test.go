@@ -117,9 +117,10 @@ type onDiskExchange struct {
 		Headers map[string][]string `yaml:"headers"`
 	} `yaml:"request"`
 	Response struct {
-		Code     int           `yaml:"code"`
-		Body     string        `yaml:"body"`
-		Duration time.Duration `yaml:"duration"`
+		Code     int                 `yaml:"code"`
+		Body     string              `yaml:"body"`
+		Headers  map[string][]string `yaml:"headers"`
+		Duration time.Duration       `yaml:"duration"`
 	} `yaml:"response"`
 }
 

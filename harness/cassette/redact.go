@@ -371,10 +371,14 @@ func (d *Detector) LearnHeaders(h http.Header) {
 }
 
 // ResponseHeaders returns a copy of response headers h with the credential
-// ones (Set-Cookie, or by rule) as REDACTED and the secrets in every other
-// value replaced.
+// ones (Set-Cookie, or by rule) as REDACTED, those naming the account
+// (accountHeaders) left out, and the secrets in every other value
+// replaced.
 func (d *Detector) ResponseHeaders(h http.Header) http.Header {
 	h = h.Clone()
+	for _, name := range accountHeaders {
+		h.Del(name)
+	}
 	for name, vs := range h {
 		for i, v := range vs {
 			if d.secretHeader(name) {

@@ -396,6 +396,28 @@ var _ = Describe("the redaction funnel", func() {
 		Expect(found[0].What).To(Equal("redact: rule acct-([0-9]{8})"))
 	})
 
+	It("leaves out the response headers that name the provider's account, and keeps the others", func() {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("Openai-Organization", "org-Zq81kLmN0pQrStUv")
+			w.Header().Set("Openai-Project", "proj_Ab12Cd34Ef56Gh78")
+			w.Header().Set("Anthropic-Organization-Id", "5f1e9a2c-7b3d-4e8f-9a0b-1c2d3e4f5a6b")
+			w.Header().Set("Openai-Processing-Ms", "412")
+			io.WriteString(w, `{"ok": true}`)
+		}))
+		DeferCleanup(srv.Close)
+		path := filepath.Join(GinkgoT().TempDir(), "c.yaml")
+		tr, err := cassette.Open(cassette.ModeRecord, path, cassette.Options{Real: http.DefaultTransport, Provenance: prov})
+		Expect(err).NotTo(HaveOccurred())
+		mustPost(tr, srv.URL+"/v1/chat/completions", greet)
+		Expect(tr.Close()).To(Succeed())
+		h := readOnDisk(path).Interactions[0].Response.Headers
+		Expect(h).NotTo(HaveKey("Openai-Organization"))
+		Expect(h).NotTo(HaveKey("Openai-Project"))
+		Expect(h).NotTo(HaveKey("Anthropic-Organization-Id"))
+		Expect(h).To(HaveKeyWithValue("Openai-Processing-Ms", []string{"412"}))
+	})
+
 	It("keeps the credentials of a base URL (a gateway's user:password, an api-key query) out of the provenance", func() {
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "application/json")
