@@ -332,6 +332,18 @@ var _ = Describe("the redaction funnel", func() {
 			"RAH_Ggl2JfaQqHu42bojteVs3qfNUfTAFnT0tEuw0dw"),
 	)
 
+	It("replaces every occurrence of a secret on a line, not only the one a rule reported", func() {
+		d, err := cassette.NewDetector(nil, nil, nil)
+		Expect(err).NotTo(HaveOccurred())
+		const pat = "ghp_" + "R7d2kq9Zx4VbN1mT8wYc3LpA6sHj0fUe5GiQ"
+		for _, line := range []string{
+			"a " + pat + " b " + pat,
+			`regex: "` + awsID + `(" is not valid: ` + "`" + awsID + "(`",
+		} {
+			Expect(d.Text(line)).NotTo(Or(ContainSubstring(pat), ContainSubstring(awsID)), line)
+		}
+	})
+
 	It("replaces a base64-wrapped key's whole run", func() {
 		wrapped := base64.StdEncoding.EncodeToString([]byte("OPENAI_API_KEY=sk-proj-Q7vX2mB9kLp4RtY8wZ3nHc6JfD1sGe5AuK0iOqWx"))
 		d, err := cassette.NewDetector(nil, nil, nil)

@@ -310,6 +310,23 @@ func (sc *scanner) text(text string) []match {
 			keep(m)
 		}
 	}
+	// A secret found once is a secret wherever else the text holds it
+	// (gitleaks reports a secret once a line).
+	for _, m := range slices.Clone(found) {
+		if len(m.secret) < 8 || text[m.start:m.end] != m.secret {
+			continue
+		}
+		for off := 0; ; {
+			i := strings.Index(text[off:], m.secret)
+			if i < 0 {
+				break
+			}
+			again := m
+			again.start, again.end = off+i, off+i+len(m.secret)
+			keep(again)
+			off = again.end
+		}
+	}
 	slices.SortStableFunc(found, func(a, b match) int { return cmp.Compare(a.start, b.start) })
 	return found
 }
