@@ -16,7 +16,9 @@ import (
 	"github.com/agentreplay/testbed/agents"
 	"github.com/agentreplay/testbed/agents/all"
 	"github.com/agentreplay/testbed/agents/llm"
+	"github.com/agentreplay/testbed/harness/cassette"
 	"github.com/agentreplay/testbed/harness/lint"
+	"github.com/agentreplay/testbed/harness/runner"
 	"github.com/agentreplay/testbed/harness/scenario"
 )
 
@@ -117,6 +119,14 @@ func writeStarter(root, name, text, from string, stdout io.Writer) error {
 		if text, err = fromData(root, text, from); err != nil {
 			return err
 		}
+	}
+	// testbed writes no secret: a key on the command line stays there.
+	d, err := cassette.NewDetector(runner.KeyValues(nil), runner.KeyVariables(nil), nil)
+	if err != nil {
+		return withCode(exitInternal, err)
+	}
+	if red := d.Text(text); red != text {
+		return withCode(exitUsage, errors.New("the new suite would hold a secret given on the command line (in the agent's command or --base-url), and testbed writes no secret: leave the key out (an agent reads its key from the environment, OPENAI_API_KEY and the like, which a run sets to a placeholder) and run init again"))
 	}
 	path := filepath.Join(root, "scenarios", name+".yaml")
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {

@@ -172,6 +172,18 @@ var _ = Describe("testbed init for an agent outside testbed", func() {
 		Expect(s.External.Model.Model).To(Equal("qwen3:14b"))
 		Expect(s.External.Model.BaseURL).To(Equal("http://localhost:8000/v1"))
 	})
+
+	DescribeTable("refuses to write a secret given on the command line, and writes nothing",
+		func(args ...string) {
+			root := GinkgoT().TempDir()
+			r := testbed(append([]string{"init", "mine", "--root", root}, args...)...)
+			Expect(r.code).To(Equal(exitUsage), r.String())
+			Expect(r.stderr).To(ContainSubstring("the new suite would hold a secret given on the command line"))
+			Expect(filepath.Join(root, "scenarios", "mine.yaml")).NotTo(BeAnExistingFile())
+		},
+		Entry("a key among the agent's arguments", "--", "node", "agent.js", "--api-key", "sk-proj-"+"Q7vX2mB9kLp4RtY8wZ3nHc6JfD1sGe5AuK0iOqWxT2yZ"),
+		Entry("a password in the base URL", "--base-url", "https://admin:Pw0rd-gateway-8841@gateway.example/v1", "--", "node", "agent.js"),
+	)
 })
 
 var _ = Describe("testbed init --from", func() {
