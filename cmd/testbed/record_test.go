@@ -252,20 +252,25 @@ var _ = Describe("testbed record", func() {
 			Entry("Anthropic", "anthropic", "ANTHROPIC_API_KEY", "claude-haiku-4-5", "", "X-Api-Key"),
 		)
 
-		It("records a real OpenAI model over the Responses API when the variant speaks it", func() {
+		// recordReal records single-pass/ac1-taiwan-sst as a real OpenAI model
+		// (gpt-4.1-mini, a stand-in on loopback), the variant's endpoint
+		// given the extra keys (api: responses), and says what record did.
+		recordReal := func(extra string) (*standin.Server, result) {
 			srv, err := standin.New(standin.Options{Policies: standin.Policies()})
 			Expect(err).NotTo(HaveOccurred())
 			Expect(srv.Start()).To(Succeed())
 			DeferCleanup(srv.Close)
 			suite := filepath.Join(root, "scenarios", "odbchat.yaml")
 			yaml := strings.Replace(mustRead(suite), "    config: {router: single-pass}\n",
-				"    config: {router: single-pass}\n    endpoint: {provider: openai, base_url: \"http://localhost:11434/v1\", model: gemma3:4b, api: responses}\n", 1)
+				"    config: {router: single-pass}\n    endpoint: {provider: openai, base_url: \"http://localhost:11434/v1\", model: gemma3:4b, "+extra+"}\n", 1)
 			Expect(os.WriteFile(suite, []byte(yaml), 0o644)).To(Succeed())
 			Expect(os.RemoveAll(filepath.Join(root, "cassettes"))).To(Succeed())
-
-			r := testbed("record", "--root", root, "--variant", "single-pass", "--scenario", "ac1-taiwan-sst",
+			return srv, testbed("record", "--root", root, "--variant", "single-pass", "--scenario", "ac1-taiwan-sst",
 				"--provider", "openai", "--model", "gpt-4.1-mini", "--base-url", srv.URL()+"/v1")
+		}
 
+		It("records a real OpenAI model over the Responses API when the variant speaks it", func() {
+			srv, r := recordReal("api: responses")
 			Expect(r.code).To(Equal(exitOK), r.String())
 			files := yamlFiles(filepath.Join(root, "cassettes"))
 			Expect(files).To(HaveLen(1))
@@ -283,17 +288,7 @@ var _ = Describe("testbed record", func() {
 
 		It("records a streaming variant streamed with a real model, and replays the cassette offline as that model", func() {
 			GinkgoT().Setenv("OPENAI_API_KEY", key)
-			srv, err := standin.New(standin.Options{Policies: standin.Policies()})
-			Expect(err).NotTo(HaveOccurred())
-			Expect(srv.Start()).To(Succeed())
-			suite := filepath.Join(root, "scenarios", "odbchat.yaml")
-			yaml := strings.Replace(mustRead(suite), "    config: {router: single-pass}\n",
-				"    config: {router: single-pass}\n    endpoint: {provider: openai, base_url: \"http://localhost:11434/v1\", model: gemma3:4b, stream: true}\n", 1)
-			Expect(os.WriteFile(suite, []byte(yaml), 0o644)).To(Succeed())
-			Expect(os.RemoveAll(filepath.Join(root, "cassettes"))).To(Succeed())
-
-			r := testbed("record", "--root", root, "--variant", "single-pass", "--scenario", "ac1-taiwan-sst",
-				"--provider", "openai", "--model", "gpt-4.1-mini", "--base-url", srv.URL()+"/v1")
+			srv, r := recordReal("stream: true")
 			Expect(r.code).To(Equal(exitOK), r.String())
 			path := filepath.Join(root, "cassettes", "odbchat", "single-pass", "ac1-taiwan-sst.yaml")
 			Expect(mustRead(path)).To(ContainSubstring(`"stream":true`), "the variant streams")
