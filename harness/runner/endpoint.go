@@ -26,9 +26,8 @@ func endpoint(opts Options, info agents.Info, v scenario.Variant) llm.Endpoint {
 // WithModel is the model m (a real provider's, given on the command line)
 // in place of own, the variant's or the agent's: it keeps own's streaming,
 // and own's API (and Azure API version) when m is of own's provider and
-// names none, so that a
-// streaming variant records streams and a Responses variant records over
-// the Responses API.
+// names none, so that a streaming variant records streams and a Responses
+// variant records over the Responses API.
 func WithModel(own, m llm.Endpoint) llm.Endpoint {
 	if own.Provider == m.Provider && m.API == "" {
 		m.API = own.API
