@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"regexp"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -106,5 +107,22 @@ var _ = Describe("pairwise judging of two variants", func() {
 		_, err = runner.Pairwise(context.Background(), s, base, head, opts)
 		Expect(err).To(MatchError(runner.ErrPairwiseMissing))
 		Expect(err.Error()).To(ContainSubstring("(its answers or rubric changed); grade them with: testbed compare --suite odbchat --base legacy --head single-pass --judge --record-missing"))
+	})
+
+	It("redacts its cassettes with the suite's redact: rules, as the agent's", func() {
+		root := project()
+		s := loadSuite(root)
+		s.Judge = &scenario.Judge{Endpoint: llm.Endpoint{Provider: llm.ProviderOpenAI, Model: "fake"}, Compare: "The better answer is the good one"}
+		s.Redact = append(s.Redact, scenario.RedactRule{Regex: regexp.MustCompile(`acct-[0-9]{8}`)})
+		base := &report.Variant{Name: "legacy", Scenarios: []report.Scenario{{ID: "ac1-taiwan-sst", Verdict: report.VerdictPass, Answer: []string{"a bad answer for acct-48151623"}}}}
+		head := &report.Variant{Name: "single-pass", Scenarios: []report.Scenario{{ID: "ac1-taiwan-sst", Verdict: report.VerdictPass, Answer: []string{"a good answer for acct-48151623"}}}}
+		srv := positional()
+		grader := llm.Endpoint{Provider: llm.ProviderOpenAI, BaseURL: srv.URL + "/v1", Model: "fake"}
+		_, err := runner.Pairwise(context.Background(), s, base, head, runner.Options{Mode: cassette.ModeRecordMissing, Root: root, Judge: &grader})
+		Expect(err).NotTo(HaveOccurred())
+		raw, err := os.ReadFile(runner.PairwisePath(root, "odbchat", "legacy", "single-pass", "ac1-taiwan-sst"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(raw)).NotTo(ContainSubstring("acct-48151623"))
+		Expect(string(raw)).To(ContainSubstring("a good answer for "))
 	})
 })
