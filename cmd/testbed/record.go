@@ -262,6 +262,9 @@ func recordVerdict(rep *report.Report, mode cassette.Mode) error {
 	if err := noPolicy(rep); err != nil {
 		return err
 	}
+	if runs, first := failedRuns(rep, cassette.WriteCause); len(runs) > 0 {
+		return withCode(exitInternal, fmt.Errorf("%d scenario runs were recorded but not written (%s): %s", len(runs), strings.Join(capped(runs), ", "), first))
+	}
 	err := verdict(rep)
 	var ee *exitError
 	if mode != cassette.ModeRecord || !errors.As(err, &ee) || ee.code != exitFailed {

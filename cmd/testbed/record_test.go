@@ -67,6 +67,16 @@ var _ = Describe("testbed record", func() {
 		root = project()
 	})
 
+	It("exits 4, the I/O error's code, naming the cassette, when it cannot write one, and keeps the others", func() {
+		blocked := cassettePath(root, "single-pass", "ac1-taiwan-sst")
+		Expect(os.Remove(blocked)).To(Succeed())
+		Expect(os.Mkdir(blocked, 0o755)).To(Succeed()) // nothing can be renamed onto it, root or not
+		r := testbed("record", "--root", root, "--suite", "odbchat", "--variant", "single-pass", "--scenario", "ac1-taiwan-sst")
+		Expect(r.code).To(Equal(exitInternal), r.String())
+		Expect(r.stderr).To(ContainSubstring("1 scenario runs were recorded but not written (odbchat/single-pass/ac1-taiwan-sst): could not write the cassette " + blocked))
+		Expect(r.stderr).To(ContainSubstring("its previous cassette is kept"))
+	})
+
 	It("re-records against the stand-ins, byte for byte, what replays", func() {
 		committed := yamlFiles(filepath.Join(root, "cassettes", "odbchat", "single-pass"))
 		Expect(committed).To(HaveLen(31), "30 scenarios and one grader cassette (docs/judges.md)")

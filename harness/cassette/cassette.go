@@ -245,8 +245,15 @@ func writeChecked(path string, f *file, d *Detector) error {
 	if found := d.sc.fileText(path, string(data)); len(found) > 0 {
 		return &LeakError{Path: path, Findings: found}
 	}
-	return writeData(path, data)
+	if err := writeData(path, data); err != nil {
+		return fmt.Errorf("%s %s (%w); its previous cassette is kept", WriteCause, path, err)
+	}
+	return nil
 }
+
+// WriteCause starts the message of a recording that could not be written
+// (a full disk, a read-only folder or file).
+const WriteCause = "could not write the cassette"
 
 // LeakCause starts the message of a LeakError.
 const LeakCause = "the secret scan found secrets that redaction left"
