@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -78,6 +79,19 @@ var _ = Describe("paths a suite names stay in the project", func() {
 		Expect(r.stderr).To(MatchRegexp(`other\.yaml:1: the suite file leads outside \S+ \(to ` + elsewhere + `/other\.yaml\)`))
 		Expect(r.stderr).To(MatchRegexp(`odbchat-cases\.yaml:\d+: agent: the agent's fixtures folder \S+ leads outside`))
 	})
+
+	DescribeTable("refuses an agent.dir that is no folder, at its line, rather than failing to start the agent",
+		func(dir string) {
+			root := GinkgoT().TempDir()
+			Expect(os.CopyFS(filepath.Join(root, "scenarios"), os.DirFS(filepath.Join(repoRoot, "examples", "weather-ts", "scenarios")))).To(Succeed())
+			replace(filepath.Join(root, "scenarios", "weather-ts.yaml"), "  command: [node, agent.js]\n", "  command: [node, agent.js]\n  dir: \""+dir+"\"\n", 1)
+			r := testbed("lint", "--root", root)
+			Expect(r.code).To(Equal(exitUsage), r.String())
+			Expect(r.stderr).To(MatchRegexp(`weather-ts\.yaml:\d+: agent\.dir: "` + regexp.QuoteMeta(dir) + `" is no folder under `))
+		},
+		Entry("a folder that is not there", "agent"),
+		Entry("a tilde, which is no home folder here", "~"),
+	)
 
 	It("refuses to write reports through a reports folder that is a symlink out of the project", func() {
 		root := projectOf("odbchat", "odbchat")

@@ -40,7 +40,12 @@ func (d *decoder) paths(s *Suite) {
 		}
 	}
 	if e := s.External; e != nil && e.Dir != "" && !filepath.IsAbs(e.Dir) {
-		outside(d.dirLine, "agent.dir", fmt.Sprintf("agent.dir %q", e.Dir), filepath.Join(root, e.Dir), root)
+		dir := filepath.Join(root, e.Dir)
+		outside(d.dirLine, "agent.dir", fmt.Sprintf("agent.dir %q", e.Dir), dir, root)
+		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+			// The program would not start, with the start's error, not this.
+			d.errorf(d.dirLine, "agent.dir", "%q is no folder under %s (%s); give the folder the agent's command runs in, relative to the project root", e.Dir, root, dir)
+		}
 	}
 	if s.Name != "" {
 		dir := cassette.Dir(root, s.Name)
