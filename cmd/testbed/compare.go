@@ -95,6 +95,10 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		if len(cs) == 0 {
 			return withCode(exitUsage, fmt.Errorf("%s and %s share no suite and variant", files[0], files[1]))
 		}
+		if !slices.ContainsFunc(cs, func(c report.Comparison) bool { return len(c.Rows) > 0 }) {
+			// A comparison of nothing would read as "no regression".
+			return withCode(exitUsage, fmt.Errorf("%s and %s share no scenario of their %d suite and variant pairs: nothing to compare; compare reports of runs of the same scenarios", files[0], files[1], len(cs)))
+		}
 	case len(files) == 0 && sel.suite != "" && base != "" && head != "":
 		suites, err := loadSuites(selection{root: sel.root, suite: sel.suite})
 		if err != nil {

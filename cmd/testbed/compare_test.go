@@ -27,6 +27,20 @@ var _ = Describe("testbed compare", func() {
 		Expect(same.stdout).To(ContainSubstring("no scenario matches the filter"))
 	})
 
+	It("refuses two report files that share no scenario: a comparison of nothing is no all-clear", func() {
+		dir := GinkgoT().TempDir()
+		var paths []string
+		for _, id := range []string{"weather-one-city", "thanks"} {
+			r := testbed("run", "--root", "../..", "--suite", "kura", "--scenario", id, "--json", "--out", "", "--quiet", "--no-baseline")
+			Expect(r.code).To(Or(Equal(exitOK), Equal(exitFailed)), r.String()) // a threshold over one scenario may fail
+			paths = append(paths, filepath.Join(dir, id+".json"))
+			Expect(os.WriteFile(paths[len(paths)-1], []byte(r.stdout), 0o644)).To(Succeed())
+		}
+		r := testbed("compare", paths[0], paths[1])
+		Expect(r.code).To(Equal(exitUsage), r.String())
+		Expect(r.stderr).To(ContainSubstring("share no scenario of their 3 suite and variant pairs: nothing to compare"))
+	})
+
 	DescribeTable("rejects what it cannot compare",
 		func(args []string, want string) {
 			r := testbed(append([]string{"compare", "--root", "../.."}, args...)...)
