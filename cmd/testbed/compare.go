@@ -144,11 +144,39 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	switch {
 	case sel.json:
-		return report.WriteComparisonJSON(stdout, cs, filter)
+		err = report.WriteComparisonJSON(stdout, cs, filter)
 	case markdown:
-		return report.WriteComparisonMarkdown(stdout, cs, details)
+		err = report.WriteComparisonMarkdown(stdout, cs, details)
+	default:
+		err = report.WriteComparisonText(coloured(sel, stdout), cs, filter)
 	}
-	return report.WriteComparisonText(coloured(sel, stdout), cs, filter)
+	if err != nil {
+		return err
+	}
+	return compareVerdict(cs)
+}
+
+// compareVerdict fails a comparison that rests on nothing: a side whose
+// cassettes are stale (as testbed run fails it), or pairwise judging that
+// judged no pair.
+func compareVerdict(cs []report.Comparison) error {
+	for _, c := range cs {
+		for _, r := range c.Rows {
+			for _, v := range []string{r.Base.Verdict, r.Head.Verdict} {
+				if v == report.VerdictStale {
+					return withCode(exitStale, fmt.Errorf("%s: scenario %s is stale in one variant, so the comparison does not hold; re-record it (testbed run says how)", c.Suite, r.ID))
+				}
+			}
+		}
+		if pw := c.Pairwise; pw != nil && len(pw.Rows) == 0 {
+			why := "no scenario both variants answered"
+			if len(pw.Skipped) > 0 {
+				why = pw.Skipped[0]
+			}
+			return withCode(exitFailed, fmt.Errorf("%s: the judge judged no pair (%s); give the scenarios rubrics, or the suite's judge: a compare: rubric (docs/judges.md)", c.Suite, why))
+		}
+	}
+	return nil
 }
 
 func readReport(path string) (*report.Report, error) {

@@ -41,6 +41,21 @@ var _ = Describe("testbed compare", func() {
 		Expect(r.stderr).To(ContainSubstring("share no scenario of their 3 suite and variant pairs: nothing to compare"))
 	})
 
+	It("fails pairwise judging that judged no pair, and a comparison with a stale side", func() {
+		root := projectOf("odbchat-cases", "odbchat")
+		Expect(os.CopyFS(filepath.Join(root, "scenarios", "cases"), os.DirFS(filepath.Join(repoRoot, "scenarios", "cases")))).To(Succeed())
+		suite := filepath.Join(root, "scenarios", "odbchat-cases.yaml")
+		Expect(os.WriteFile(suite, []byte(mustRead(suite)+"judge: {provider: openai, model: gpt-4.1-mini}\n"), 0o644)).To(Succeed())
+		r := testbed("compare", "--root", root, "--suite", "odbchat-cases", "--base", "legacy", "--head", "single-pass", "--judge", "--record-missing", "--quiet")
+		Expect(r.code).To(Equal(exitFailed), r.String())
+		Expect(r.stderr).To(ContainSubstring("odbchat-cases: the judge judged no pair (30 scenarios have no rubric"))
+
+		Expect(os.Remove(filepath.Join(root, "cassettes", "odbchat-cases", "single-pass", "ac1-taiwan-sst.yaml"))).To(Succeed())
+		r = testbed("compare", "--root", root, "--suite", "odbchat-cases", "--base", "legacy", "--head", "single-pass", "--quiet")
+		Expect(r.code).To(Equal(exitStale), r.String())
+		Expect(r.stderr).To(ContainSubstring("scenario ac1-taiwan-sst is stale in one variant"))
+	})
+
 	DescribeTable("rejects what it cannot compare",
 		func(args []string, want string) {
 			r := testbed(append([]string{"compare", "--root", "../.."}, args...)...)
