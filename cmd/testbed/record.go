@@ -267,7 +267,7 @@ func recordVerdict(rep *report.Report, mode cassette.Mode) error {
 	}
 	err := verdict(rep)
 	var ee *exitError
-	if mode != cassette.ModeRecord || !errors.As(err, &ee) || ee.code != exitFailed {
+	if mode != cassette.ModeRecord && mode != cassette.ModeRecordMissing || !errors.As(err, &ee) || ee.code != exitFailed {
 		return err
 	}
 	failing, thresholds := 0, 0
@@ -289,6 +289,9 @@ func recordVerdict(rep *report.Report, mode cassette.Mode) error {
 		}
 	}
 	msg := fmt.Sprintf("recorded %d cassettes; %d scenarios fail their expectations", recorded(rep), failing)
+	if mode == cassette.ModeRecordMissing {
+		msg = fmt.Sprintf("recorded what the cassettes lacked; %d scenarios fail their expectations", failing)
+	}
 	if thresholds > 0 {
 		msg += fmt.Sprintf(" and %d thresholds fail", thresholds)
 	}

@@ -130,6 +130,11 @@ var _ = Describe("testbed record", func() {
 		Expect(r.stderr).To(ContainSubstring("recorded 1 cassettes; 1 scenarios fail their expectations"))
 		Expect(r.stdout).To(ContainSubstring("\nFAIL: 1 of 1 scenario, 1 of 3 thresholds failed, judging 1 suite"))
 		Expect(cassettePath(root, "single-pass", "ac1-taiwan-sst")).To(BeAnExistingFile())
+
+		By("with --record-missing, which wrote what the cassettes lacked")
+		r = testbed("record", "--root", root, "--variant", "single-pass", "--scenario", "ac1-taiwan-sst", "--record-missing")
+		Expect(r.code).To(Equal(exitRecordedFailing), r.String())
+		Expect(r.stderr).To(ContainSubstring("recorded what the cassettes lacked; 1 scenarios fail their expectations"))
 	})
 
 	It("says which runs it did not record, since they ended in an error, and that recording again writes nothing until the error is gone", func() {
