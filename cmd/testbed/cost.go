@@ -24,13 +24,18 @@ func writeEstimate(w io.Writer, suites []*scenario.Suite, opts runner.Options, m
 	fmt.Fprintln(t, "suite/variant\tmodel\truns\tmodel calls\tembeddings calls\tat most\t")
 	var total float64
 	var unestimated []string
+	unpriced, priced := 0, 0
 	for _, e := range es {
 		most := report.USD(e.USD)
 		switch {
 		case e.Unpriced:
 			most = "unpriced"
+			unpriced++
 		case e.UnpricedEmbeds > 0:
 			most = fmt.Sprintf("%s (+%d embeddings unpriced)", most, e.UnpricedEmbeds)
+			priced++
+		default:
+			priced++
 		}
 		total += e.USD
 		fmt.Fprintf(t, "%s\t%s\t%d\t%d\t%d\t%s\t\n", e.Suite+"/"+e.Variant, e.Model, e.Scenarios, e.Calls, e.EmbedCalls, most)
@@ -39,7 +44,15 @@ func writeEstimate(w io.Writer, suites []*scenario.Suite, opts runner.Options, m
 		}
 	}
 	t.Flush()
-	fmt.Fprintf(w, "at most %s in all\n", report.USD(total))
+	switch {
+	case unpriced > 0 && priced == 0:
+		// Never $0: nothing was priced.
+		fmt.Fprintf(w, "unpriced in all: no model of the %d suite and variant pairs is in the price table (pass --prices FILE, or map the models in the suite's prices: models)\n", unpriced)
+	case unpriced > 0:
+		fmt.Fprintf(w, "at most %s in all, +%d suite and variant pairs unpriced\n", report.USD(total), unpriced)
+	default:
+		fmt.Fprintf(w, "at most %s in all\n", report.USD(total))
+	}
 	if len(unestimated) > 0 {
 		fmt.Fprintf(w, "%d scenario runs have no cassette to estimate from: %s\n", len(unestimated), strings.Join(unestimated, ", "))
 	}

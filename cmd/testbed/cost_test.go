@@ -65,6 +65,15 @@ var _ = Describe("testbed record --max-cost", func() {
 		Expect(r.stdout).To(ContainSubstring("--max-cost $0.1 would stop the recording before its end"))
 		Expect(yamlFiles(dir)).To(Equal(before))
 	})
+
+	It("says an estimate of nothing priced is unpriced, never $0", func() {
+		root := projectOf("climate", "climate")
+		replace(filepath.Join(root, "scenarios", "climate.yaml"), "models: {openai/gpt-4.1: gpt-4.1}", "models: {openai/gpt-4.1: no-such-row}", 1)
+		r := testbed("record", "--root", root, "--suite", "climate", "--variant", "trimmed", "--dry-run")
+		Expect(r.code).To(Equal(exitOK), r.String())
+		Expect(r.stdout).To(ContainSubstring("unpriced in all: no model of the 1 suite and variant pairs is in the price table"))
+		Expect(r.stdout).NotTo(ContainSubstring("at most $0 in all"))
+	})
 })
 
 var _ = Describe("testbed record --provider against a loaded provider", func() {
