@@ -460,7 +460,7 @@ func (d *Detector) walkJSON(v any, path []string, texts bool) bool {
 				set(Placeholder(s))
 				changed = true
 			case texts:
-				if r := d.Text(s); r != s {
+				if r := d.decodedText(s, at); r != s {
 					set(r)
 					changed = true
 				}
@@ -489,6 +489,37 @@ func (d *Detector) walkJSON(v any, path []string, texts bool) bool {
 		}
 	}
 	return changed
+}
+
+// decodedText is Text of s, the string at path of a JSON body, decoded.
+// When s is itself JSON that holds escapes (a text quoted in a tool's
+// result sent back), its strings are judged decoded too, as a body's are
+// (its keys continue path), and s is re-encoded compactly if they changed:
+// a rule's match ends where the text ends, which the escape of a quote or
+// a newline hides from it.
+func (d *Detector) decodedText(s string, path []string) string {
+	t := strings.TrimSpace(s)
+	if t == "" || !strings.ContainsRune(t, '\\') || !strings.ContainsRune(`{["`, rune(t[0])) {
+		return d.Text(s)
+	}
+	v, err := decodeJSON([]byte(t))
+	if err != nil {
+		return d.Text(s)
+	}
+	changed := false
+	if inner, ok := v.(string); ok {
+		if r := d.decodedText(inner, path); r != inner {
+			v, changed = r, true
+		}
+	} else {
+		changed = d.walkJSON(v, path, true)
+	}
+	if changed {
+		if out, err := wire.MarshalPlain(v); err == nil {
+			s = strings.Replace(s, t, string(out), 1)
+		}
+	}
+	return d.Text(s)
 }
 
 // pointed reports whether a rule's pointer names path.

@@ -1,6 +1,7 @@
 package cassette_test
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -321,3 +322,42 @@ func mustReadFile(path string) []byte {
 	Expect(err).NotTo(HaveOccurred())
 	return data
 }
+
+var _ = DescribeTable("a secret in a text held in a JSON body's string, escaped once or more (a tool's result sent back, quoted again), is replaced by the redaction, found by the scan, and the body stays JSON",
+	func(inner string, depth int, secrets ...string) {
+		content := inner
+		for range depth {
+			content = jsonString(content)
+		}
+		body := `{"messages": [{"role": "tool", "content": ` + content + `}, {"role": "user", "content": "go on"}]}`
+
+		d, err := cassette.NewDetector(nil, nil, nil)
+		Expect(err).NotTo(HaveOccurred())
+		out := d.Body(http.Header{"Content-Type": {"application/json"}}, body)
+		Expect(json.Valid([]byte(out))).To(BeTrue(), out)
+		for _, s := range secrets {
+			Expect(out).NotTo(ContainSubstring(s), "redacted: %s", out)
+		}
+		Expect(out).To(ContainSubstring(`"go on"`), "the rest is kept")
+
+		dir := GinkgoT().TempDir()
+		raw := "---\nversion: 1\ninteractions:\n    - request:\n        body: '" + body + "'\n        url: https://api.example.com/v1/x\n        method: POST\n"
+		Expect(os.WriteFile(filepath.Join(dir, "raw.yaml"), []byte(raw), 0o644)).To(Succeed())
+		found, err := d.Scan(dir)
+		Expect(err).NotTo(HaveOccurred())
+		var masked []string
+		for _, f := range found {
+			masked = append(masked, f.Text)
+		}
+		for _, s := range secrets {
+			Expect(masked).To(ContainElement(HaveSuffix(s[len(s)-4:])), "the scan finds …%s", s[len(s)-4:])
+		}
+	},
+	Entry("an AWS secret assigned beside its key id, in a JSON text", `{"note": "creds: aws_access_key_id=`+awsID+` aws_secret_access_key=`+awsSecret+`"}`, 1, awsID, awsSecret),
+	Entry("an AWS secret assigned beside its key id, quoted twice", `Tool results: {"raw": "creds: aws_access_key_id=`+awsID+` aws_secret_access_key=`+awsSecret+`"}`, 2, awsID, awsSecret),
+	Entry("an AWS secret assigned beside its key id, quoted three times", `aws_access_key_id=`+awsID+` aws_secret_access_key=`+awsSecret, 3, awsID, awsSecret),
+	Entry("a key on a line of its own", "the key:\n"+streamedKey+"\nkeep it", 1, streamedKey),
+	Entry("a key on a line of its own, quoted twice", "the key:\n"+streamedKey+"\nkeep it", 2, streamedKey),
+	Entry("a key after a tab in a JSON text, quoted twice", `{"out": "key:`+"\t"+streamedKey+`"}`, 2, streamedKey),
+	Entry("a key in a JSON text's credential field, quoted twice", `{"api_key": "kq7Zp2Lm9Nv4Rs8TxW3y"}`, 2, "kq7Zp2Lm9Nv4Rs8TxW3y"),
+)
