@@ -361,3 +361,23 @@ var _ = DescribeTable("a secret in a text held in a JSON body's string, escaped 
 	Entry("a key after a tab in a JSON text, quoted twice", `{"out": "key:`+"\t"+streamedKey+`"}`, 2, streamedKey),
 	Entry("a key in a JSON text's credential field, quoted twice", `{"api_key": "kq7Zp2Lm9Nv4Rs8TxW3y"}`, 2, "kq7Zp2Lm9Nv4Rs8TxW3y"),
 )
+
+var _ = DescribeTable("every rule is run on the text as it came, so a pass that replaced an AWS key id does not hide the secret access key found beside it",
+	func(contentType, text string) {
+		d, err := cassette.NewDetector(nil, nil, nil)
+		Expect(err).NotTo(HaveOccurred())
+		var out string
+		if contentType == "" {
+			out = d.URL(text)
+		} else {
+			out = d.Body(http.Header{"Content-Type": {contentType}}, text)
+		}
+		Expect(out).NotTo(Or(ContainSubstring(awsID), ContainSubstring(awsSecret)), out)
+		Expect(out).To(ContainSubstring(cassette.Placeholder(awsSecret)))
+	},
+	Entry("in two strings of a JSON body with escapes", "application/json", `{"id": "`+awsID+`", "note": "a\nb", "s": "`+awsSecret+`"}`),
+	Entry("in two parameters of a form", "application/x-www-form-urlencoded", "key="+awsID+"&b="+awsSecret),
+	Entry("in two query parameters of a URL", "", "https://api.example.com/v1/x?key="+awsID+"&q="+awsSecret),
+	Entry("in two channels of a stream", "text/event-stream",
+		`data: {"choices":[{"index":0,"delta":{"content":"`+awsID+`"}}]}`+"\n\n"+`data: {"choices":[{"index":1,"delta":{"content":"`+awsSecret+`"}}]}`+"\n\n"),
+)
