@@ -510,6 +510,17 @@ var _ = Describe("the redaction funnel", func() {
 		Expect(v.Values[2]).To(BeAssignableToTypeOf(pair{}))
 	})
 
+	It("redacts a key behind an escape in the raw JSON or the JSON text a report holds (an outside agent's note of lines)", func() {
+		v := []any{json.RawMessage(`{"note":"key:\n` + streamedKey + `"}`), json.RawMessage(`"key:\t` + streamedKey + `"`), `{"out":"key:\n` + streamedKey + `"}`}
+		d, err := cassette.NewDetector(nil, nil, nil)
+		Expect(err).NotTo(HaveOccurred())
+		d.Strings(&v)
+		out, err := json.Marshal(v)
+		Expect(err).NotTo(HaveOccurred(), "the raw JSON is still JSON")
+		Expect(string(out)).NotTo(ContainSubstring(streamedKey[20:]))
+		Expect(json.Valid([]byte(v[2].(string)))).To(BeTrue())
+	})
+
 	It("does not write a recording whose cassette still scans dirty: a gzip body it cannot redact", func() {
 		var gz bytes.Buffer
 		zw := gzip.NewWriter(&gz)
