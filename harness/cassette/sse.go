@@ -307,8 +307,10 @@ type lineMatch struct {
 // the file where the event holding each one's start is (the body's line
 // when it is not a literal block, or when the stream is one JSON array).
 func (sc *scanner) streams(text string) []lineMatch {
+	// Newline-delimited JSON is "}\n" in a literal block, and "}\\n" in a
+	// quoted scalar.
 	if !strings.Contains(text, "text/event-stream") && !strings.Contains(text, stream.LinesType) && !strings.Contains(text, "candidates") &&
-		!strings.Contains(text, "data:") && !strings.Contains(text, "}\n") {
+		!strings.Contains(text, "data:") && !strings.Contains(text, "}\n") && !strings.Contains(text, `}\n`) {
 		return nil
 	}
 	var root yaml.Node
@@ -363,23 +365,24 @@ func nodeAt(n *yaml.Node, key string) *yaml.Node {
 
 // streamKind says whether a body sent or received with headers h is a
 // stream, as its client reads it, and whether one of newline-delimited
-// JSON: by its media type, or, when that says none (text/plain,
-// application/octet-stream, application/json, application/jsonl or no
-// type at all), by its text: server-sent events (a first line that is a
-// field, data, event, id or retry, or a comment, and a data line), or two
-// lines or more that are each a JSON object.
+// JSON: server-sent events by their media type or by their text whatever
+// the type says (a first line that is a field, data, event, id or retry,
+// or a comment, and a data line), then newline-delimited JSON by its media
+// type, or, when that says none (text/plain, application/octet-stream,
+// application/json, application/jsonl or no type at all), by two lines or
+// more that are each a JSON object.
 func streamKind(h http.Header, body string) (isStream, lines bool) {
-	switch {
-	case stream.Is(h):
+	if stream.Is(h) {
 		return true, false
-	case stream.IsLines(h):
-		return true, true
 	}
 	first := strings.TrimLeft(body, "\r\n \t")
 	for _, field := range []string{"data:", "event:", "id:", "retry:", ":"} {
-		if strings.HasPrefix(first, field) {
-			return strings.HasPrefix(first, "data:") || strings.Contains(body, "\ndata:"), false
+		if strings.HasPrefix(first, field) && (strings.HasPrefix(first, "data:") || strings.Contains(body, "\ndata:")) {
+			return true, false
 		}
+	}
+	if stream.IsLines(h) {
+		return true, true
 	}
 	var objects []string
 	for line := range strings.Lines(body) {
