@@ -251,8 +251,24 @@ func mergedSpans(text string, found []match) []span {
 			spans[i].end--
 		}
 		spans[i].placeholder = Placeholder(text[spans[i].start:spans[i].end])
+		// Nor leave the backslash of an escape whose character it takes (a
+		// suite's [A-Za-z0-9]{32,} from the n of \n on): the backslash goes
+		// with it.
+		if escaping(text, spans[i].start) {
+			spans[i].start--
+		}
 	}
 	return spans
+}
+
+// escaping reports whether the byte before offset i of text is a backslash
+// that escapes the byte at i: the last of an odd run of backslashes.
+func escaping(text string, i int) bool {
+	n := 0
+	for i-n > 0 && text[i-n-1] == '\\' {
+		n++
+	}
+	return n%2 == 1
 }
 
 // URL returns raw with its secrets replaced: the values of credential
@@ -456,7 +472,7 @@ func (d *Detector) refound(before, after string) string {
 	// The longest first, so that a secret holding another is replaced whole.
 	slices.SortFunc(spans, func(a, b span) int { return (b.end - b.start) - (a.end - a.start) })
 	for _, sp := range spans {
-		if v := before[sp.start:sp.end]; len(v) >= 8 && !strings.ContainsAny(v, `"\`) {
+		if v := strings.TrimPrefix(before[sp.start:sp.end], `\`); len(v) >= 8 && !strings.ContainsAny(v, `"\`) {
 			after = strings.ReplaceAll(after, v, sp.placeholder)
 		}
 	}

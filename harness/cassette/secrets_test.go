@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -380,4 +381,20 @@ var _ = DescribeTable("every rule is run on the text as it came, so a pass that 
 	Entry("in two query parameters of a URL", "", "https://api.example.com/v1/x?key="+awsID+"&q="+awsSecret),
 	Entry("in two channels of a stream", "text/event-stream",
 		`data: {"choices":[{"index":0,"delta":{"content":"`+awsID+`"}}]}`+"\n\n"+`data: {"choices":[{"index":1,"delta":{"content":"`+awsSecret+`"}}]}`+"\n\n"),
+)
+
+var _ = DescribeTable("no replacement leaves the backslash of an escape whose character it took, so a JSON body stays JSON",
+	func(body string) {
+		d, err := cassette.NewDetector(nil, nil, []cassette.Rule{{Pattern: regexp.MustCompile(`[A-Za-z0-9]{32,}`)}})
+		Expect(err).NotTo(HaveOccurred())
+		for _, contentType := range []string{"application/json", "text/event-stream"} {
+			out := d.Body(http.Header{"Content-Type": {contentType}}, body)
+			Expect(out).NotTo(ContainSubstring("Zr8Kq2LmN5pX7vB1cT4yW9hJ3dF6gS0"))
+			data := strings.TrimSpace(strings.TrimPrefix(out, "data:"))
+			Expect(json.Valid([]byte(data))).To(BeTrue(), "%s: %s", contentType, out)
+		}
+	},
+	// 31 characters after the escape: the rule matches from its n alone.
+	Entry("a newline's", `{"note": "key:\nZr8Kq2LmN5pX7vB1cT4yW9hJ3dF6gS0"}`),
+	Entry("a tab's, in a JSON text quoted in a string", `{"note": "{\"k\": \"\\tZr8Kq2LmN5pX7vB1cT4yW9hJ3dF6gS0\"}"}`),
 )
