@@ -160,7 +160,7 @@ var _ = Describe("the redaction funnel", func() {
 		Entry("Gemini's Interactions API", "interactions"),
 	)
 
-	DescribeTable("reassembles a stream served under a media type that does not say it is one, in the recording and in the scan",
+	DescribeTable("reassembles a stream served under a media type that does not say it is one, or says another, in the recording and in the scan",
 		func(lines bool, contentType string, n int) {
 			text := "Your key is " + streamedKey + ", keep it safe."
 			body := chunked(text, n, wireFormats["chat completions"])
@@ -220,6 +220,7 @@ var _ = Describe("the redaction funnel", func() {
 		Entry("newline-delimited JSON as application/x-ndjson, 4-byte chunks", true, "application/x-ndjson", 4),
 		Entry("newline-delimited JSON as application/ndjson, 5-byte chunks", true, "application/ndjson", 5),
 		Entry("newline-delimited JSON as text/plain, 6-byte chunks", true, "text/plain; charset=utf-8", 6),
+		Entry("newline-delimited JSON as text/event-stream, 4-byte chunks", true, "text/event-stream", 4),
 	)
 
 	It("finds and redacts a key streamed in 6-byte chunks of a Gemini stream sent as one JSON array (without alt=sse)", func() {

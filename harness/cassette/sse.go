@@ -365,43 +365,41 @@ func nodeAt(n *yaml.Node, key string) *yaml.Node {
 
 // streamKind says whether a body sent or received with headers h is a
 // stream, as its client reads it, and whether one of newline-delimited
-// JSON: server-sent events by their media type or by their text whatever
-// the type says (a first line that is a field, data, event, id or retry,
-// or a comment, and a data line), then newline-delimited JSON by its media
-// type, or, when that says none (text/plain, application/octet-stream,
-// application/json, application/jsonl or no type at all), by two lines or
-// more that are each a JSON object.
+// JSON. The text says it whatever the media type does: server-sent events
+// (a first line that is a field, data, event, id or retry, or a comment,
+// and a data line), or two lines or more that are each a JSON object, under
+// text/plain, application/octet-stream, application/json,
+// application/jsonl, application/ndjson, text/event-stream or no type at
+// all. Else the media type does (text/event-stream, application/x-ndjson).
 func streamKind(h http.Header, body string) (isStream, lines bool) {
-	if stream.Is(h) {
-		return true, false
-	}
 	first := strings.TrimLeft(body, "\r\n \t")
 	for _, field := range []string{"data:", "event:", "id:", "retry:", ":"} {
 		if strings.HasPrefix(first, field) && (strings.HasPrefix(first, "data:") || strings.Contains(body, "\ndata:")) {
 			return true, false
 		}
 	}
-	if stream.IsLines(h) {
+	switch {
+	case stream.IsLines(h) || jsonLines(body):
 		return true, true
+	case stream.Is(h):
+		return true, false
 	}
-	var objects []string
+	return false, false
+}
+
+// jsonLines reports whether body is two lines or more that are each a JSON
+// object (blank lines aside): one JSON body is no stream.
+func jsonLines(body string) bool {
+	n := 0
 	for line := range strings.Lines(body) {
 		line = strings.TrimSpace(line)
 		if line == "" {
 			continue
 		}
-		if line[0] != '{' || line[len(line)-1] != '}' {
-			return false, false
+		if line[0] != '{' || line[len(line)-1] != '}' || !json.Valid([]byte(line)) {
+			return false
 		}
-		objects = append(objects, line)
+		n++
 	}
-	if len(objects) < 2 {
-		return false, false // one JSON body (or none) is no stream
-	}
-	for _, o := range objects {
-		if !json.Valid([]byte(o)) {
-			return false, false
-		}
-	}
-	return true, true
+	return n >= 2
 }
