@@ -20,33 +20,59 @@ const maxInflated = 16 << 20
 // minBase64 is the shortest base64 run worth decoding (a 16-byte key).
 const minBase64 = 24
 
-// decodedViews returns line decoded in each way that changes it: JSON and
-// YAML unicode escapes replaced, and each long base64 run that decodes to
-// text (or to gzip of text).
-func decodedViews(line string) []string {
-	var out []string
-	if strings.Contains(line, `\u`) || strings.Contains(line, `\x`) {
-		if v := unescape(line); v != line {
-			out = append(out, v)
+// maxUnescapes bounds how many times a line's escapes are decoded: a JSON
+// text held in a body's string (a tool's result sent back) has its quotes
+// escaped once, a text quoted inside that one twice (\\\"), and so on.
+const maxUnescapes = 4
+
+// view is a line decoded, and how, for the finding.
+type view struct {
+	text, how string
+}
+
+// decodedViews returns line decoded in each way that changes it: its
+// escapes (JSON and YAML ones: \uXXXX, \n, \", \\, …) decoded as many
+// times as they nest, and each long base64 run that decodes to text (or to
+// gzip of text).
+func decodedViews(line string) []view {
+	var out []view
+	if v := unescapeAll(line); v != line {
+		how := "escapes decoded"
+		if strings.Contains(line, `\u`) || strings.Contains(line, `\x`) {
+			how = "unicode-escaped"
 		}
+		out = append(out, view{text: v, how: how})
 	}
 	for _, run := range base64Runs(line) {
 		if v, ok := decodeBase64(run, false); ok {
-			out = append(out, v)
+			out = append(out, view{text: v, how: "base64-encoded"})
 		}
 	}
 	return out
 }
 
-// viewName says how a view was decoded, for the finding.
-func viewName(line, view string) string {
-	if len(view) != 0 && strings.Contains(line, `\u`) && !strings.Contains(view, `\u`) {
-		return "unicode-escaped"
+// unescapeAll decodes s's escapes as many times as they nest, up to
+// maxUnescapes.
+func unescapeAll(s string) string {
+	for range maxUnescapes {
+		if strings.IndexByte(s, '\\') < 0 {
+			break
+		}
+		u := unescape(s)
+		if u == s {
+			break
+		}
+		s = u
 	}
-	return "base64-encoded"
+	return s
 }
 
-// unescape replaces \uXXXX (with surrogate pairs) and \xXX escapes.
+// jsonEscapes are the characters a backslash escapes as themselves or as a
+// control character, in JSON and in YAML's double-quoted scalars.
+var jsonEscapes = map[byte]byte{'"': '"', '\\': '\\', '/': '/', 'n': '\n', 't': '\t', 'r': '\r', 'b': '\b', 'f': '\f'}
+
+// unescape replaces \uXXXX (with surrogate pairs), \xXX and JSON's
+// one-character escapes, once.
 func unescape(s string) string {
 	var b strings.Builder
 	for i := 0; i < len(s); {
@@ -69,6 +95,12 @@ func unescape(s string) string {
 				if r, n := hexRune(s[i+2:], 2); n > 0 {
 					b.WriteRune(r)
 					i += 4
+					continue
+				}
+			default:
+				if c, ok := jsonEscapes[s[i+1]]; ok {
+					b.WriteByte(c)
+					i += 2
 					continue
 				}
 			}

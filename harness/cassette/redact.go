@@ -251,15 +251,36 @@ func mergedSpans(text string, found []match) []span {
 			spans[i].end--
 		}
 		spans[i].placeholder = Placeholder(text[spans[i].start:spans[i].end])
+		// Nor leave the backslash of an escape whose character it takes (a
+		// suite's [A-Za-z0-9]{32,} from the n of \n on): the backslash goes
+		// with it.
+		if escaping(text, spans[i].start) {
+			spans[i].start--
+		}
 	}
 	return spans
+}
+
+// escaping reports whether the byte before offset i of text is a backslash
+// that escapes the byte at i: the last of an odd run of backslashes.
+func escaping(text string, i int) bool {
+	n := 0
+	for i-n > 0 && text[i-n-1] == '\\' {
+		n++
+	}
+	return n%2 == 1
 }
 
 // URL returns raw with its secrets replaced: the values of credential
 // query parameters and of the rules' query keys, a password in its user
 // information, and whatever the detector finds in any query value or in
-// the whole URL.
+// the whole URL as it came (see refound).
 func (d *Detector) URL(raw string) string {
+	return d.refound(raw, d.redactURL(raw))
+}
+
+// redactURL is URL but for what its passes hide from each other.
+func (d *Detector) redactURL(raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return d.Text(raw)
@@ -400,11 +421,17 @@ func (d *Detector) ResponseHeaders(h http.Header) http.Header {
 // rules' pointers are replaced whole, each string is judged decoded when
 // the body has escapes, and then the text as a whole; a JSON body
 // is re-encoded compactly when anything changed. Any other body has its
-// credential key=value parameters replaced, then its text.
+// credential key=value parameters replaced, then its text. Whatever the
+// detector finds in the body as it came is replaced too (see refound).
 func (d *Detector) Body(h http.Header, body string) string {
 	if d == nil || body == "" {
 		return body
 	}
+	return d.refound(body, d.body(h, body))
+}
+
+// body is Body but for what its passes hide from each other.
+func (d *Detector) body(h http.Header, body string) string {
 	if isStream, lines := streamKind(h, body); isStream {
 		return d.Text(d.redactStream(body, lines))
 	}
@@ -428,6 +455,28 @@ func (d *Detector) Body(h http.Header, body string) string {
 		}
 	}
 	return d.Text(d.params(body))
+}
+
+// refound is after, what the detector's passes made of before, with each
+// secret the rules find in before replaced wherever after still holds it.
+// The passes replace as they go (a credential field's value, each string
+// of a JSON body, a query value) and a rule that finds a secret by what is
+// beside it (an AWS secret access key by its key id) no longer finds it
+// once another replaced that; the text as it came is what every rule must
+// be run on. A text no pass changed held nothing to find.
+func (d *Detector) refound(before, after string) string {
+	if after == before {
+		return after
+	}
+	spans := mergedSpans(before, d.sc.text(before))
+	// The longest first, so that a secret holding another is replaced whole.
+	slices.SortFunc(spans, func(a, b span) int { return (b.end - b.start) - (a.end - a.start) })
+	for _, sp := range spans {
+		if v := strings.TrimPrefix(before[sp.start:sp.end], `\`); len(v) >= 8 && !strings.ContainsAny(v, `"\`) {
+			after = strings.ReplaceAll(after, v, sp.placeholder)
+		}
+	}
+	return after
 }
 
 // params replaces the values of credential key=value parameters (and the
@@ -460,7 +509,7 @@ func (d *Detector) walkJSON(v any, path []string, texts bool) bool {
 				set(Placeholder(s))
 				changed = true
 			case texts:
-				if r := d.Text(s); r != s {
+				if r := d.decodedText(s, at); r != s {
 					set(r)
 					changed = true
 				}
@@ -489,6 +538,37 @@ func (d *Detector) walkJSON(v any, path []string, texts bool) bool {
 		}
 	}
 	return changed
+}
+
+// decodedText is Text of s, the string at path of a JSON body, decoded.
+// When s is itself JSON that holds escapes (a text quoted in a tool's
+// result sent back), its strings are judged decoded too, as a body's are
+// (its keys continue path), and s is re-encoded compactly if they changed:
+// a rule's match ends where the text ends, which the escape of a quote or
+// a newline hides from it.
+func (d *Detector) decodedText(s string, path []string) string {
+	t := strings.TrimSpace(s)
+	if t == "" || !strings.ContainsRune(t, '\\') || !strings.ContainsRune(`{["`, rune(t[0])) {
+		return d.Text(s)
+	}
+	v, err := decodeJSON([]byte(t))
+	if err != nil {
+		return d.Text(s)
+	}
+	changed := false
+	if inner, ok := v.(string); ok {
+		if r := d.decodedText(inner, path); r != inner {
+			v, changed = r, true
+		}
+	} else {
+		changed = d.walkJSON(v, path, true)
+	}
+	if changed {
+		if out, err := wire.MarshalPlain(v); err == nil {
+			s = strings.Replace(s, t, string(out), 1)
+		}
+	}
+	return d.Text(s)
 }
 
 // pointed reports whether a rule's pointer names path.

@@ -160,42 +160,67 @@ var _ = Describe("the redaction funnel", func() {
 		Entry("Gemini's Interactions API", "interactions"),
 	)
 
-	DescribeTable("reassembles a stream served under a media type that does not say it is one, in the recording and in the scan",
-		func(lines bool, contentType string) {
+	DescribeTable("reassembles a stream served under a media type that does not say it is one, or says another, in the recording and in the scan",
+		func(lines bool, contentType string, n int) {
 			text := "Your key is " + streamedKey + ", keep it safe."
-			body := chunked(text, 6, wireFormats["chat completions"])
+			body := chunked(text, n, wireFormats["chat completions"])
+			// contents is the text the events carry, in order.
+			contents := func(body string) (string, int) {
+				var b strings.Builder
+				events := stream.Lines(body)
+				for _, e := range events {
+					var v struct{ Message struct{ Content string } }
+					Expect(json.Unmarshal(e.Data, &v)).To(Succeed())
+					b.WriteString(v.Message.Content)
+				}
+				return b.String(), len(events)
+			}
 			if lines {
 				var b strings.Builder
 				for rest := text; len(rest) > 0; {
-					k := min(6, len(rest))
+					k := min(n, len(rest))
 					fmt.Fprintf(&b, `{"message":{"role":"assistant","content":%s},"done":false}`+"\n", jsonString(rest[:k]))
 					rest = rest[k:]
 				}
 				body = b.String()
+			} else {
+				contents = func(body string) (string, int) { return reassembled(body), len(stream.Parse(body)) }
 			}
 			Expect(body).NotTo(ContainSubstring(streamedKey[:12]))
 
 			path, got, _ := recordOne(body, contentType, cassette.Options{}, greet)
 			Expect(got).To(Equal(body))
 			saved := readOnDisk(path).Interactions[0].Response.Body
-			for _, piece := range []string{streamedKey[:6], streamedKey[6:12], streamedKey[12:18]} {
-				Expect(saved).NotTo(ContainSubstring(jsonString(piece)), "the key's chunks are replaced")
-			}
-
-			dir := GinkgoT().TempDir()
-			raw := "---\nversion: 1\ninteractions:\n    - request:\n        body: '{}'\n        url: https://api.example.com/v1/x\n        method: POST\n      response:\n        body: |+\n" +
-				indent(body, "            ") + "        headers:\n            Content-Type:\n                - '" + contentType + "'\n        status: 200 OK\n        code: 200\n        duration: 1s\n"
-			Expect(os.WriteFile(filepath.Join(dir, "raw.yaml"), []byte(raw), 0o644)).To(Succeed())
-			found, err := cassette.Scan(dir, nil)
+			savedText, savedEvents := contents(saved)
+			_, events := contents(body)
+			Expect(savedText).To(Equal("Your key is "+cassette.Placeholder(streamedKey)+", keep it safe."), "the key's chunks are replaced, the rest kept")
+			Expect(savedEvents).To(Equal(events), "no event added or dropped")
+			found, err := cassette.Scan(filepath.Dir(path), nil)
 			Expect(err).NotTo(HaveOccurred())
-			Expect(found).To(HaveLen(1))
-			Expect(found[0].What).To(ContainSubstring("streamed, reassembled"))
+			Expect(found).To(BeEmpty())
+
+			By("the scan, of the body as a literal block and as a quoted scalar")
+			for _, written := range []string{"|+\n" + indent(body, "            "), jsonString(body) + "\n"} {
+				dir := GinkgoT().TempDir()
+				raw := "---\nversion: 1\ninteractions:\n    - request:\n        body: '{}'\n        url: https://api.example.com/v1/x\n        method: POST\n      response:\n        body: " +
+					written + "        headers:\n            Content-Type:\n                - '" + contentType + "'\n        status: 200 OK\n        code: 200\n        duration: 1s\n"
+				Expect(os.WriteFile(filepath.Join(dir, "raw.yaml"), []byte(raw), 0o644)).To(Succeed())
+				found, err = cassette.Scan(dir, nil)
+				Expect(err).NotTo(HaveOccurred())
+				Expect(found).To(HaveLen(1), raw)
+				Expect(found[0].What).To(ContainSubstring("streamed, reassembled"))
+			}
 		},
-		Entry("server-sent events as text/plain", false, "text/plain"),
-		Entry("server-sent events as application/octet-stream", false, "application/octet-stream"),
-		Entry("server-sent events as application/json", false, "application/json"),
-		Entry("newline-delimited JSON as application/jsonl", true, "application/jsonl"),
-		Entry("newline-delimited JSON as text/plain", true, "text/plain; charset=utf-8"),
+		Entry("server-sent events as text/plain, 3-byte chunks", false, "text/plain", 3),
+		Entry("server-sent events as application/x-ndjson, 3-byte chunks", false, "application/x-ndjson", 3),
+		Entry("server-sent events as application/octet-stream, 4-byte chunks", false, "application/octet-stream", 4),
+		Entry("server-sent events with no media type, 5-byte chunks", false, "", 5),
+		Entry("server-sent events as application/json, 6-byte chunks", false, "application/json", 6),
+		Entry("newline-delimited JSON as application/jsonl, 3-byte chunks", true, "application/jsonl", 3),
+		Entry("newline-delimited JSON as application/x-ndjson, 4-byte chunks", true, "application/x-ndjson", 4),
+		Entry("newline-delimited JSON as application/ndjson, 5-byte chunks", true, "application/ndjson", 5),
+		Entry("newline-delimited JSON as text/plain, 6-byte chunks", true, "text/plain; charset=utf-8", 6),
+		Entry("newline-delimited JSON as text/event-stream, 4-byte chunks", true, "text/event-stream", 4),
 	)
 
 	It("finds and redacts a key streamed in 6-byte chunks of a Gemini stream sent as one JSON array (without alt=sse)", func() {
@@ -508,6 +533,17 @@ var _ = Describe("the redaction funnel", func() {
 		Expect(string(out)).NotTo(ContainSubstring(streamedKey))
 		Expect(v.Values[0]).To(BeAssignableToTypeOf(json.RawMessage{}), "the types are kept")
 		Expect(v.Values[2]).To(BeAssignableToTypeOf(pair{}))
+	})
+
+	It("redacts a key behind an escape in the raw JSON or the JSON text a report holds (an outside agent's note of lines)", func() {
+		v := []any{json.RawMessage(`{"note":"key:\n` + streamedKey + `"}`), json.RawMessage(`"key:\t` + streamedKey + `"`), `{"out":"key:\n` + streamedKey + `"}`}
+		d, err := cassette.NewDetector(nil, nil, nil)
+		Expect(err).NotTo(HaveOccurred())
+		d.Strings(&v)
+		out, err := json.Marshal(v)
+		Expect(err).NotTo(HaveOccurred(), "the raw JSON is still JSON")
+		Expect(string(out)).NotTo(ContainSubstring(streamedKey[20:]))
+		Expect(json.Valid([]byte(v[2].(string)))).To(BeTrue())
 	})
 
 	It("does not write a recording whose cassette still scans dirty: a gzip body it cannot redact", func() {

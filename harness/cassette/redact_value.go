@@ -5,7 +5,7 @@ import "reflect"
 // Strings redacts, in place, every string reachable from v (a pointer):
 // in struct fields (exported ones), slices, arrays, maps (values and the
 // strings inside them) and interfaces, and every byte slice as text (raw
-// JSON). It is how reports pass through the detector: a report is data,
+// JSON, judged decoded). It is how reports pass through the detector: a report is data,
 // and redacted once, every format written from it holds no secret.
 func (d *Detector) Strings(v any) {
 	if d == nil {
@@ -22,11 +22,13 @@ type walker struct {
 	seen map[string]string
 }
 
-// text is the detector's Text of s, judged once per distinct s.
+// text is the detector's Text of s, judged once per distinct s; raw JSON
+// or a JSON text with escapes is judged string by string, decoded, as a
+// JSON body's strings are (see decodedText).
 func (w walker) text(s string) string {
 	r, ok := w.seen[s]
 	if !ok {
-		r = w.d.Text(s)
+		r = w.d.decodedText(s, nil)
 		w.seen[s] = r
 	}
 	return r

@@ -56,7 +56,9 @@ var secretRules = []secretRule{
 	{what: "Google OAuth token", re: regexp.MustCompile(`\bya29\.[0-9A-Za-z_-]{20,}`), anchors: []string{"ya29."}, fix: fixKey},
 	// A secret access key is 40 base64 characters with nothing to name it;
 	// beside its access key id (64 bytes before it or 1 KiB after) it is one.
-	{what: "AWS secret access key", re: regexp.MustCompile(`(?:^|[^A-Za-z0-9/+=])([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`),
+	// An = before it is an assignment (aws_secret_access_key=…), never part
+	// of the same base64 run; one after it would be padding.
+	{what: "AWS secret access key", re: regexp.MustCompile(`(?:^|[^A-Za-z0-9/+])([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`),
 		anchors: []string{"akia", "asia", "abia", "acca"}, near: regexp.MustCompile(`\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b`), fix: fixKey},
 	{what: "bearer token", label: "Bearer ", re: regexp.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9._~+/=-]{8,})`), min: 12, anchors: []string{"bearer"}, fix: fixRedacted},
 	{what: "credentials in a URL", re: regexp.MustCompile(`://([^/\s:@"'\\]+):([^/\s@"'\\]{6,})@`), anchors: []string{"://"}, fix: fixRedacted},

@@ -57,7 +57,8 @@ func notSecret(v string) bool {
 // headers named like credentials and not redacted), the literal values of
 // the given secrets (values shorter than 8 bytes are ignored) and values
 // given to the named variables (HA_TOKEN=…). Each line is also scanned as
-// decoded: JSON unicode escapes, base64 runs and gzip inside them. Files are
+// decoded: JSON escapes (as many times as they nest), base64 runs and gzip
+// inside them. Files are
 // read whole, without a line length limit; a file that cannot be read (not
 // a regular file, over files.MaxBytes) is an error naming it, and the other
 // files are still scanned. REDACTED and PlaceholderKey are not secrets.
@@ -172,9 +173,9 @@ func (sc *scanner) file(path string) ([]Finding, error) {
 func (sc *scanner) fileText(path, text string) []Finding {
 	lines := lineStarts(text)
 	var out []Finding
-	seen := map[[2]string]bool{} // line and secret, so a decoded view does not repeat the raw one
+	seen := map[[2]string]bool{} // line and secret decoded, so a decoded view does not repeat the raw one
 	add := func(line int, m match) {
-		key := [2]string{fmt.Sprint(line), m.secret}
+		key := [2]string{fmt.Sprint(line), unescapeAll(m.secret)}
 		if seen[key] {
 			return
 		}
@@ -191,8 +192,8 @@ func (sc *scanner) fileText(path, text string) []Finding {
 		}
 		line := text[start:end]
 		for _, view := range decodedViews(line) {
-			for _, m := range sc.text(view) {
-				m.what += " (" + viewName(line, view) + ")"
+			for _, m := range sc.text(view.text) {
+				m.what += " (" + view.how + ")"
 				add(n+1, m)
 			}
 		}

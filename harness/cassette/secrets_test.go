@@ -1,11 +1,13 @@
 package cassette_test
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -321,3 +323,78 @@ func mustReadFile(path string) []byte {
 	Expect(err).NotTo(HaveOccurred())
 	return data
 }
+
+var _ = DescribeTable("a secret in a text held in a JSON body's string, escaped once or more (a tool's result sent back, quoted again), is replaced by the redaction, found by the scan, and the body stays JSON",
+	func(inner string, depth int, secrets ...string) {
+		content := inner
+		for range depth {
+			content = jsonString(content)
+		}
+		body := `{"messages": [{"role": "tool", "content": ` + content + `}, {"role": "user", "content": "go on"}]}`
+
+		d, err := cassette.NewDetector(nil, nil, nil)
+		Expect(err).NotTo(HaveOccurred())
+		out := d.Body(http.Header{"Content-Type": {"application/json"}}, body)
+		Expect(json.Valid([]byte(out))).To(BeTrue(), out)
+		for _, s := range secrets {
+			Expect(out).NotTo(ContainSubstring(s), "redacted: %s", out)
+		}
+		Expect(out).To(ContainSubstring(`"go on"`), "the rest is kept")
+
+		dir := GinkgoT().TempDir()
+		raw := "---\nversion: 1\ninteractions:\n    - request:\n        body: '" + body + "'\n        url: https://api.example.com/v1/x\n        method: POST\n"
+		Expect(os.WriteFile(filepath.Join(dir, "raw.yaml"), []byte(raw), 0o644)).To(Succeed())
+		found, err := d.Scan(dir)
+		Expect(err).NotTo(HaveOccurred())
+		var masked []string
+		for _, f := range found {
+			masked = append(masked, f.Text)
+		}
+		for _, s := range secrets {
+			Expect(masked).To(ContainElement(HaveSuffix(s[len(s)-4:])), "the scan finds …%s", s[len(s)-4:])
+		}
+	},
+	Entry("an AWS secret assigned beside its key id, in a JSON text", `{"note": "creds: aws_access_key_id=`+awsID+` aws_secret_access_key=`+awsSecret+`"}`, 1, awsID, awsSecret),
+	Entry("an AWS secret assigned beside its key id, quoted twice", `Tool results: {"raw": "creds: aws_access_key_id=`+awsID+` aws_secret_access_key=`+awsSecret+`"}`, 2, awsID, awsSecret),
+	Entry("an AWS secret assigned beside its key id, quoted three times", `aws_access_key_id=`+awsID+` aws_secret_access_key=`+awsSecret, 3, awsID, awsSecret),
+	Entry("a key on a line of its own", "the key:\n"+streamedKey+"\nkeep it", 1, streamedKey),
+	Entry("a key on a line of its own, quoted twice", "the key:\n"+streamedKey+"\nkeep it", 2, streamedKey),
+	Entry("a key after a tab in a JSON text, quoted twice", `{"out": "key:`+"\t"+streamedKey+`"}`, 2, streamedKey),
+	Entry("a key in a JSON text's credential field, quoted twice", `{"api_key": "kq7Zp2Lm9Nv4Rs8TxW3y"}`, 2, "kq7Zp2Lm9Nv4Rs8TxW3y"),
+)
+
+var _ = DescribeTable("every rule is run on the text as it came, so a pass that replaced an AWS key id does not hide the secret access key found beside it",
+	func(contentType, text string) {
+		d, err := cassette.NewDetector(nil, nil, nil)
+		Expect(err).NotTo(HaveOccurred())
+		var out string
+		if contentType == "" {
+			out = d.URL(text)
+		} else {
+			out = d.Body(http.Header{"Content-Type": {contentType}}, text)
+		}
+		Expect(out).NotTo(Or(ContainSubstring(awsID), ContainSubstring(awsSecret)), out)
+		Expect(out).To(ContainSubstring(cassette.Placeholder(awsSecret)))
+	},
+	Entry("in two strings of a JSON body with escapes", "application/json", `{"id": "`+awsID+`", "note": "a\nb", "s": "`+awsSecret+`"}`),
+	Entry("in two parameters of a form", "application/x-www-form-urlencoded", "key="+awsID+"&b="+awsSecret),
+	Entry("in two query parameters of a URL", "", "https://api.example.com/v1/x?key="+awsID+"&q="+awsSecret),
+	Entry("in two channels of a stream", "text/event-stream",
+		`data: {"choices":[{"index":0,"delta":{"content":"`+awsID+`"}}]}`+"\n\n"+`data: {"choices":[{"index":1,"delta":{"content":"`+awsSecret+`"}}]}`+"\n\n"),
+)
+
+var _ = DescribeTable("no replacement leaves the backslash of an escape whose character it took, so a JSON body stays JSON",
+	func(body string) {
+		d, err := cassette.NewDetector(nil, nil, []cassette.Rule{{Pattern: regexp.MustCompile(`[A-Za-z0-9]{32,}`)}})
+		Expect(err).NotTo(HaveOccurred())
+		for _, contentType := range []string{"application/json", "text/event-stream"} {
+			out := d.Body(http.Header{"Content-Type": {contentType}}, body)
+			Expect(out).NotTo(ContainSubstring("Zr8Kq2LmN5pX7vB1cT4yW9hJ3dF6gS0"))
+			data := strings.TrimSpace(strings.TrimPrefix(out, "data:"))
+			Expect(json.Valid([]byte(data))).To(BeTrue(), "%s: %s", contentType, out)
+		}
+	},
+	// 31 characters after the escape: the rule matches from its n alone.
+	Entry("a newline's", `{"note": "key:\nZr8Kq2LmN5pX7vB1cT4yW9hJ3dF6gS0"}`),
+	Entry("a tab's, in a JSON text quoted in a string", `{"note": "{\"k\": \"\\tZr8Kq2LmN5pX7vB1cT4yW9hJ3dF6gS0\"}"}`),
+)

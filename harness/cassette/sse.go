@@ -307,8 +307,10 @@ type lineMatch struct {
 // the file where the event holding each one's start is (the body's line
 // when it is not a literal block, or when the stream is one JSON array).
 func (sc *scanner) streams(text string) []lineMatch {
+	// Newline-delimited JSON is "}\n" in a literal block, and "}\\n" in a
+	// quoted scalar.
 	if !strings.Contains(text, "text/event-stream") && !strings.Contains(text, stream.LinesType) && !strings.Contains(text, "candidates") &&
-		!strings.Contains(text, "data:") && !strings.Contains(text, "}\n") {
+		!strings.Contains(text, "data:") && !strings.Contains(text, "}\n") && !strings.Contains(text, `}\n`) {
 		return nil
 	}
 	var root yaml.Node
@@ -363,42 +365,41 @@ func nodeAt(n *yaml.Node, key string) *yaml.Node {
 
 // streamKind says whether a body sent or received with headers h is a
 // stream, as its client reads it, and whether one of newline-delimited
-// JSON: by its media type, or, when that says none (text/plain,
-// application/octet-stream, application/json, application/jsonl or no
-// type at all), by its text: server-sent events (a first line that is a
-// field, data, event, id or retry, or a comment, and a data line), or two
-// lines or more that are each a JSON object.
+// JSON. The text says it whatever the media type does: server-sent events
+// (a first line that is a field, data, event, id or retry, or a comment,
+// and a data line), or two lines or more that are each a JSON object, under
+// text/plain, application/octet-stream, application/json,
+// application/jsonl, application/ndjson, text/event-stream or no type at
+// all. Else the media type does (text/event-stream, application/x-ndjson).
 func streamKind(h http.Header, body string) (isStream, lines bool) {
-	switch {
-	case stream.Is(h):
-		return true, false
-	case stream.IsLines(h):
-		return true, true
-	}
 	first := strings.TrimLeft(body, "\r\n \t")
 	for _, field := range []string{"data:", "event:", "id:", "retry:", ":"} {
-		if strings.HasPrefix(first, field) {
-			return strings.HasPrefix(first, "data:") || strings.Contains(body, "\ndata:"), false
+		if strings.HasPrefix(first, field) && (strings.HasPrefix(first, "data:") || strings.Contains(body, "\ndata:")) {
+			return true, false
 		}
 	}
-	var objects []string
+	switch {
+	case stream.IsLines(h) || jsonLines(body):
+		return true, true
+	case stream.Is(h):
+		return true, false
+	}
+	return false, false
+}
+
+// jsonLines reports whether body is two lines or more that are each a JSON
+// object (blank lines aside): one JSON body is no stream.
+func jsonLines(body string) bool {
+	n := 0
 	for line := range strings.Lines(body) {
 		line = strings.TrimSpace(line)
 		if line == "" {
 			continue
 		}
-		if line[0] != '{' || line[len(line)-1] != '}' {
-			return false, false
+		if line[0] != '{' || line[len(line)-1] != '}' || !json.Valid([]byte(line)) {
+			return false
 		}
-		objects = append(objects, line)
+		n++
 	}
-	if len(objects) < 2 {
-		return false, false // one JSON body (or none) is no stream
-	}
-	for _, o := range objects {
-		if !json.Valid([]byte(o)) {
-			return false, false
-		}
-	}
-	return true, true
+	return n >= 2
 }
