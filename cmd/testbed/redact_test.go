@@ -259,4 +259,22 @@ scenarios:
 		Expect(leaksIn("stderr", r.stderr, secrets)).To(BeEmpty())
 		Expect(regexp.MustCompile(`sk-proj-…\w{4}`).MatchString(r.stderr)).To(BeTrue(), "the finding is masked")
 	})
+
+	It("keeps the grader's previous cassette when the secret scan refuses the agent's, so the scenario writes neither", func() {
+		secrets := planted()
+		root := leakyProject(secrets)
+		suite := filepath.Join(root, "scenarios", "leaky.yaml")
+		replace(suite, `input: "status of the vault"`, `input: "archive of the vault"`, 1)
+		replace(suite, "baseline: default\n", "baseline: default\njudge: {provider: openai, model: gpt-4.1-mini}\n", 1)
+		replace(suite, `answer: {contains: "You said"}`, `answer: {contains: "You said"}
+      rubric: "It answers about the vault"`, 1)
+		grades := filepath.Join(root, "cassettes", "leaky", "default", "keys.judge.yaml")
+		Expect(os.MkdirAll(filepath.Dir(grades), 0o755)).To(Succeed())
+		Expect(os.WriteFile(grades, []byte("# the grades before\n"), 0o644)).To(Succeed())
+		r := testbed("record", "--root", root, "--suite", "leaky")
+		Expect(r.code).To(Equal(exitLeak), r.String())
+		Expect(r.stderr).To(MatchRegexp(`the secret scan found secrets that redaction left in cassette \S+keys\.yaml; nothing was written`))
+		Expect(mustRead(grades)).To(Equal("# the grades before\n"), "the grader's cassette is the one it had")
+		Expect(filepath.Join(root, "cassettes", "leaky", "default", "keys.yaml")).NotTo(BeAnExistingFile())
+	})
 })

@@ -232,23 +232,26 @@ func writeData(path string, data []byte) error {
 	})
 }
 
-// writeChecked saves a recording's cassette f atomically (files.WriteAtomic), after
-// scanning the bytes it would write with d, the detector that redacted
-// them: when the scan finds anything (a secret only visible decoded, such
-// as inside a compressed body, which redaction does not rewrite), nothing
-// is written, the previous cassette stays, and the error is a *LeakError.
-func writeChecked(path string, f *file, d *Detector) error {
+// checked scans the bytes a recording's cassette f would write with d,
+// the detector that redacted them, and returns what writes them
+// atomically (files.WriteAtomic). When the scan finds anything (a secret
+// only visible decoded, such as inside a compressed body, which redaction
+// does not rewrite), there is nothing to write: the previous cassette stays
+// and the error is a *LeakError.
+func checked(path string, f *file, d *Detector) (write func() error, err error) {
 	data, err := encodeFile(path, f)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if found := d.sc.fileText(path, string(data)); len(found) > 0 {
-		return &LeakError{Path: path, Findings: found}
+		return nil, &LeakError{Path: path, Findings: found}
 	}
-	if err := writeData(path, data); err != nil {
-		return fmt.Errorf("%s %s (%w); its previous cassette is kept", WriteCause, path, err)
-	}
-	return nil
+	return func() error {
+		if err := writeData(path, data); err != nil {
+			return fmt.Errorf("%s %s (%w); its previous cassette is kept", WriteCause, path, err)
+		}
+		return nil
+	}, nil
 }
 
 // WriteCause starts the message of a recording that could not be written

@@ -212,25 +212,29 @@ func (p *patcher) Abort() {
 }
 
 // Close writes the patched cassette when anything was recorded.
-func (p *patcher) Close() error {
+func (p *patcher) Close() error { return commit(p.Stage()) }
+
+// Stage collects and scans the patched cassette as Close writes it and
+// returns what writes it (see Session.Stage).
+func (p *patcher) Stage() (write func() error, err error) {
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()
-		return nil
+		return nothing, nil
 	}
 	p.closed = true
 	order, calls, recorded := p.order, p.calls, p.recorded
 	p.mu.Unlock()
 	if recorded == 0 {
 		p.rec.Abort()
-		return nil
+		return nothing, nil
 	}
 	f, err := p.rec.collect()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if len(f.Interactions) != recorded {
-		return fmt.Errorf("save cassette %s: %d calls were recorded but %d captured; the cassette is kept as it was", p.path, recorded, len(f.Interactions))
+		return nil, fmt.Errorf("save cassette %s: %d calls were recorded but %d captured; the cassette is kept as it was", p.path, recorded, len(f.Interactions))
 	}
 	out := &file{Version: FormatVersion, Provenance: f.Provenance}
 	for _, o := range order {
@@ -241,7 +245,7 @@ func (p *patcher) Close() error {
 		}
 	}
 	out.Interactions = inCallOrder(out.Interactions, calls)
-	return writeChecked(p.path, out, p.rec.detector)
+	return checked(p.path, out, p.rec.detector)
 }
 
 // Unanswered is the recording's Unanswered: the calls it recorded include

@@ -249,23 +249,27 @@ func (r *recording) record(req *http.Request) (*http.Response, error) {
 // Close saves the recording over the cassette's path, atomically, with its
 // provenance. A scenario that made no HTTP call still gets a cassette, so that
 // replay knows it was recorded.
-func (r *recording) Close() error {
+func (r *recording) Close() error { return commit(r.Stage()) }
+
+// Stage collects and scans the recording as Close saves it and returns what
+// writes it (see Session.Stage).
+func (r *recording) Stage() (write func() error, err error) {
 	r.streams.wait(context.Background())
 	r.mu.Lock()
 	if r.closed {
 		r.mu.Unlock()
-		return nil
+		return nothing, nil
 	}
 	r.closed = true
 	r.mu.Unlock()
 	f, err := r.collect()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if calls := r.savedCalls(); len(calls) == len(f.Interactions) {
 		f.Interactions = inCallOrder(f.Interactions, calls)
 	}
-	return writeChecked(r.path, f, r.detector)
+	return checked(r.path, f, r.detector)
 }
 
 // savedCalls are the calls of the interactions go-vcr saved, in its order

@@ -60,6 +60,35 @@ func (s *Session) RoundTrip(req *http.Request) (*http.Response, error) {
 // saved; a replay or a live session writes nothing.
 func (s *Session) Close() error { return s.transport().Close() }
 
+// Stage does what Close does to a recording (ModeRecord,
+// ModeRecordMissing) but write it: the cassette is collected and scanned
+// for secrets, and write writes it atomically. A recording whose scan finds
+// a secret, or that cannot be collected, returns the error (a *LeakError
+// for the scan) and leaves the previous cassette as it was; so does one
+// whose write is never called. Staging several cassettes before writing
+// any keeps a run that writes them all-or-nothing. A replay or a live
+// session stages nothing: its write does nothing.
+func (s *Session) Stage() (write func() error, err error) {
+	switch {
+	case s.record != nil:
+		return s.record.Stage()
+	case s.patch != nil:
+		return s.patch.Stage()
+	}
+	return nothing, s.transport().Close()
+}
+
+// nothing is the write of a session with nothing to write.
+func nothing() error { return nil }
+
+// commit writes what was staged, or returns the error that staging met.
+func commit(write func() error, err error) error {
+	if err != nil {
+		return err
+	}
+	return write()
+}
+
 // Recording reports whether the session writes the cassette when it is
 // closed (ModeRecord and ModeRecordMissing).
 func (s *Session) Recording() bool { return s.record != nil || s.patch != nil }

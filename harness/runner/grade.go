@@ -235,10 +235,14 @@ func (r *sampleRun) grade(ctx context.Context) {
 			return
 		}
 	}
-	if err := tp.Close(); err != nil {
+	// Staged, not written: the grades are written with the agent's
+	// cassette (save), or neither is.
+	write, err := tp.Stage()
+	if err != nil {
 		fail(err)
 		return
 	}
+	r.writeGrades = write
 	r.gradesRecorded = tp.Recorded()
 	if un := tp.Unplayed(); len(un) > 0 {
 		checks = append(checks, report.Check{Name: "judge.unplayed", Detail: fmt.Sprintf(

@@ -101,6 +101,9 @@ type sampleRun struct {
 
 	results toolResults // the tool calls and their results, for graders
 	graded  []report.Check
+	// writeGrades writes the grader's staged cassette (save); nil when
+	// nothing was graded.
+	writeGrades func() error
 	// gradesRecorded counts the grader calls a record-missing run recorded.
 	gradesRecorded int
 }
@@ -344,9 +347,13 @@ func (r *sampleRun) execute(ctx, parent context.Context, cfg agents.Config) {
 	r.err = err
 }
 
-// save writes a completed recording's cassette once its grading is done:
-// a grading that failed (its grader cassette refused, a grader that could
-// not answer) keeps the previous cassette, as a failed run does.
+// save writes a completed recording's cassette and its grader's once its
+// grading is done, all or nothing: a grading that failed (its grader
+// cassette refused, a grader that could not answer) keeps the previous
+// cassette, as a failed run does, and an agent's cassette refused (its
+// secret scan) keeps the previous grades. Both are scanned before either is
+// written. (Grades are staged only for a recording: a replay or a live run
+// has nothing to write.)
 func (r *sampleRun) save() {
 	if !r.unsaved {
 		return
@@ -356,7 +363,14 @@ func (r *sampleRun) save() {
 		r.tp.Abort()
 		return
 	}
-	r.closeErr = r.tp.Close()
+	write, err := r.tp.Stage()
+	if err == nil {
+		err = write()
+	}
+	if err == nil && r.writeGrades != nil {
+		err = r.writeGrades()
+	}
+	r.closeErr = err
 	if p, ok := r.tp.Provenance(); ok && r.tp.Mode() == cassette.ModeRecord && r.closeErr == nil && r.sample == 1 {
 		// What the recording learnt: the stand-in policy that answered.
 		r.j.prov = &p
