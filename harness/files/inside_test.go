@@ -63,6 +63,18 @@ var _ = Describe("paths that must stay in a folder", func() {
 		Entry("an absolute path", filepath.Join("/", "etc", "hostname"), ""),
 	)
 
+	It("names the folder absolute, as given relative (a root of \".\"), and says where it leads and how to fix it", func() {
+		wd, err := os.Getwd()
+		Expect(err).NotTo(HaveOccurred())
+		rel, err := filepath.Rel(wd, root)
+		Expect(err).NotTo(HaveOccurred())
+		_, err = files.Inside(rel, filepath.Join(rel, "cassettes"))
+		var outside *files.OutsideError
+		Expect(errors.As(err, &outside)).To(BeTrue(), "got %v", err)
+		Expect(outside.Dir).To(Equal(root))
+		Expect(outside.Refusal(`its cassette folder "cassettes"`)).To(Equal(`its cassette folder "cassettes" leads outside ` + root + ` (to ` + out + `); keep it under ` + root + `, not behind a symlink out of it`))
+	})
+
 	It("DirFS serves no symlink out of its folder", func() {
 		fsys := files.DirFS(filepath.Join(root, "fixtures", "a"))
 		_, err := fsys.Open("link.json")

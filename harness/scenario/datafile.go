@@ -83,7 +83,7 @@ func (d *decoder) scenariosFrom(v *yaml.Node) ([]DataFile, []Scenario) {
 		data, err := d.readInside(full)
 		var outside *files.OutsideError
 		if errors.As(err, &outside) {
-			d.errorf(resolve(fs["file"].val).Line, join(at, "file"), "%q leads outside %s (to %s); keep it under %s, not behind a symlink out of it", file, outside.Dir, outside.To, outside.Dir)
+			d.errorf(resolve(fs["file"].val).Line, join(at, "file"), "%s", outside.Refusal(strconv.Quote(file)))
 			continue
 		}
 		var rows []row
@@ -435,12 +435,15 @@ func (d *decoder) joinScenarios(hand, rows []Scenario) []Scenario {
 
 // Columns reads the columns of a data file (.csv, .tsv or .jsonl): a
 // header's, or every key of a JSONL file's rows; and how many rows it has.
-func Columns(name string) (columns []string, rows int, err error) {
-	data, err := files.ReadRegular(name, files.MaxBytes)
+// The file is name, a slash-separated path under dir, read as files.ReadIn
+// reads it: one that leads outside dir, by a symlink too, is an
+// *files.OutsideError.
+func Columns(dir, name string) (columns []string, rows int, err error) {
+	data, err := files.ReadIn(dir, name, files.MaxBytes)
 	if err != nil {
 		return nil, 0, err
 	}
-	rs, cols, bad, err := readRows(name, data)
+	rs, cols, bad, err := readRows(filepath.Join(dir, filepath.FromSlash(name)), data)
 	if err != nil {
 		return nil, 0, err
 	}

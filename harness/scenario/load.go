@@ -38,8 +38,9 @@ type LoadOptions struct {
 	// at line 1) joins the file's problems.
 	Check func(*Suite) error
 	// Root, when set, is the project root: every folder and file the suite
-	// names (agent.dir, its cassette folders, attachments) must resolve
-	// under it, symlinks followed.
+	// names (the suite file itself, agent.dir, its cassette folders,
+	// fixtures/<agent> and its attachments, data files, the prices: file)
+	// must resolve under it, symlinks followed.
 	Root string
 }
 
@@ -106,7 +107,7 @@ func LoadDir(dir string, opts LoadOptions) ([]*Suite, error) {
 			// A suite file that is a symlink out of the project is read from outside it.
 			var outside *files.OutsideError
 			if _, err := files.Inside(opts.Root, path); errors.As(err, &outside) {
-				errs = append(errs, &Error{Path: path, Line: 1, Msg: fmt.Sprintf("the suite file leads outside %s (to %s); keep it under %s, not behind a symlink out of it", outside.Dir, outside.To, outside.Dir)})
+				errs = append(errs, &Error{Path: path, Line: 1, Msg: outside.Refusal("the suite file")})
 				continue
 			}
 		}
