@@ -136,6 +136,15 @@ var _ = Describe("paths a suite names stay in the project", func() {
 			func(root, elsewhere string) string {
 				return "--baseline reports/baseline.json leads outside " + root + " (to " + filepath.Join(elsewhere, "baseline.json") + "); keep it under " + root
 			}),
+		Entry("cassettes check's cassettes/ (its --dir by default), which the scan does not enter: no all-clear",
+			func(root, elsewhere string) []string {
+				Expect(os.Rename(filepath.Join(root, "cassettes"), filepath.Join(elsewhere, "cassettes"))).To(Succeed())
+				Expect(os.Symlink(filepath.Join(elsewhere, "cassettes"), filepath.Join(root, "cassettes"))).To(Succeed())
+				return []string{"cassettes", "check", "--root", root}
+			},
+			func(root, elsewhere string) string {
+				return "--dir cassettes leads outside " + root + " (to " + filepath.Join(elsewhere, "cassettes") + "); keep it under " + root + ", not behind a symlink out of it; or give an absolute --dir"
+			}),
 		Entry("init --from, a data file under scenarios/ that is a symlink out, read for its columns",
 			func(root, elsewhere string) []string {
 				Expect(os.WriteFile(filepath.Join(elsewhere, "sst.csv"), []byte("id,input\na,b\n"), 0o644)).To(Succeed())
