@@ -3,6 +3,7 @@ package scenario
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
@@ -323,12 +324,15 @@ func readRows(name string, data []byte) ([]row, []string, Errors, error) {
 
 // readInside reads the file at path, which must lie under the project
 // root (the suite's folder when the loader has none) once symlinks are
-// followed, through an os.Root of it (files.ReadIn).
+// followed (readUnder).
 func (d *decoder) readInside(path string) ([]byte, error) {
-	root := d.opts.Root
-	if root == "" {
-		root = filepath.Dir(d.path)
-	}
+	return readUnder(cmp.Or(d.opts.Root, filepath.Dir(d.path)), path)
+}
+
+// readUnder reads the file at path, which must lie under root once
+// symlinks are followed, through an os.Root of root (files.ReadIn): one
+// that leads outside is an *files.OutsideError.
+func readUnder(root, path string) ([]byte, error) {
 	absRoot, err := filepath.Abs(root)
 	if err != nil {
 		return nil, err

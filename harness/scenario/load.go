@@ -55,6 +55,20 @@ func Load(path string, opts LoadOptions) (*Suite, error) {
 	return Parse(path, data, opts)
 }
 
+// loadUnder is Load of a suite file that, when opts.Root is set, must lie
+// under it once symlinks are followed, and is read through an os.Root of
+// it (readUnder).
+func loadUnder(path string, opts LoadOptions) (*Suite, error) {
+	if opts.Root == "" {
+		return Load(path, opts)
+	}
+	data, err := readUnder(opts.Root, path)
+	if err != nil {
+		return nil, fmt.Errorf("load suite: %w", err)
+	}
+	return Parse(path, data, opts)
+}
+
 // Parse is Load of data read from path; path is used only in Suite.Path and
 // in error messages.
 func Parse(path string, data []byte, opts LoadOptions) (s *Suite, err error) {
@@ -103,17 +117,13 @@ func LoadDir(dir string, opts LoadOptions) ([]*Suite, error) {
 			continue
 		}
 		path := filepath.Join(dir, e.Name())
-		if opts.Root != "" {
-			// A suite file that is a symlink out of the project is read from outside it.
-			var outside *files.OutsideError
-			if _, err := files.Inside(opts.Root, path); errors.As(err, &outside) {
-				errs = append(errs, &Error{Path: path, Line: 1, Msg: outside.Refusal("the suite file")})
-				continue
-			}
-		}
-		s, err := Load(path, opts)
+		s, err := loadUnder(path, opts)
 		var invalid Errors
+		var outside *files.OutsideError
 		switch {
+		case errors.As(err, &outside):
+			// A suite file that is a symlink out of the project would be read from outside it.
+			errs = append(errs, &Error{Path: path, Line: 1, Msg: outside.Refusal("the suite file")})
 		case errors.As(err, &invalid):
 			errs = append(errs, invalid...)
 		case err != nil:
