@@ -129,12 +129,28 @@ func pathError(path string, err error) error {
 }
 
 // DirFS is the files under dir, as os.DirFS, except that no path and no
-// symlink leads outside dir (an os.Root). When dir cannot be opened, every
-// call fails with that error.
+// symlink leads outside dir (an os.Root), and that fs.ReadFile of it is
+// ReadIn: a file that leads outside is an *OutsideError naming where it
+// leads, not os.Root's "path escapes from parent". When dir cannot be
+// opened, every call fails with that error.
 func DirFS(dir string) fs.FS {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return os.DirFS(dir)
 	}
-	return root.FS()
+	return dirFS{FS: root.FS(), dir: dir}
+}
+
+// dirFS is DirFS of dir: root.FS() of it, read with ReadIn.
+type dirFS struct {
+	fs.FS
+	dir string
+}
+
+// ReadFile is ReadIn of name under the folder.
+func (d dirFS) ReadFile(name string) ([]byte, error) {
+	if !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: fs.ErrInvalid}
+	}
+	return ReadIn(d.dir, name, MaxBytes)
 }

@@ -2,6 +2,7 @@ package files_test
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -75,12 +76,18 @@ var _ = Describe("paths that must stay in a folder", func() {
 		Expect(outside.Refusal(`its cassette folder "cassettes"`)).To(Equal(`its cassette folder "cassettes" leads outside ` + root + ` (to ` + out + `); keep it under ` + root + `, not behind a symlink out of it`))
 	})
 
-	It("DirFS serves no symlink out of its folder", func() {
+	It("DirFS serves no symlink out of its folder, and reading one says where it leads", func() {
 		fsys := files.DirFS(filepath.Join(root, "fixtures", "a"))
 		_, err := fsys.Open("link.json")
 		Expect(err).To(HaveOccurred())
 		f, err := fsys.Open("near.json")
 		Expect(err).NotTo(HaveOccurred())
 		f.Close()
+		data, err := fs.ReadFile(fsys, "near.json")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(data)).To(Equal("{}"))
+		_, err = fs.ReadFile(fsys, "link.json")
+		Expect(errors.Is(err, files.ErrOutside)).To(BeTrue(), "got %v", err)
+		Expect(err.Error()).To(ContainSubstring("leads outside " + filepath.Join(root, "fixtures", "a") + " (to " + filepath.Join(out, "secret") + ")"))
 	})
 })
