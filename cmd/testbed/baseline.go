@@ -65,7 +65,7 @@ func cmdBaseline(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
-	path, err := writeUnderRoot(sel.root, out, "--out")
+	path, err := underRoot(sel.root, out, "--out")
 	if err != nil {
 		return err
 	}

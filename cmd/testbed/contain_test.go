@@ -93,15 +93,99 @@ var _ = Describe("paths a suite names stay in the project", func() {
 		Entry("a tilde, which is no home folder here", "~"),
 	)
 
-	It("refuses to write reports through a reports folder that is a symlink out of the project", func() {
-		root := projectOf("odbchat", "odbchat")
-		elsewhere := GinkgoT().TempDir()
-		Expect(os.Symlink(elsewhere, filepath.Join(root, "reports"))).To(Succeed())
-		r := testbed("run", "--root", root, "--no-baseline")
-		Expect(r.code).To(Equal(exitUsage), r.String())
-		Expect(r.stderr).To(ContainSubstring("--out reports leads outside the project " + root + " (to " + elsewhere + ")"))
-		entries, err := os.ReadDir(elsewhere)
-		Expect(err).NotTo(HaveOccurred())
-		Expect(entries).To(BeEmpty(), "nothing was written outside the project")
+	// listing is every file under dir, by its path relative to dir, with its contents.
+	listing := func(dir string) map[string]string {
+		GinkgoHelper()
+		out := map[string]string{}
+		Expect(filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			rel, err := filepath.Rel(dir, path)
+			out[rel] = mustRead(path)
+			return err
+		})).To(Succeed())
+		return out
+	}
+
+	DescribeTable("refuses a path it resolves under the root that leads out through a symlink (exit 2), saying where and how to fix it, and writes nothing outside",
+		func(setup func(root, elsewhere string) []string, want func(root, elsewhere string) string) {
+			root := projectOf("odbchat", "odbchat")
+			elsewhere := GinkgoT().TempDir()
+			args := setup(root, elsewhere)
+			before := listing(elsewhere)
+			r := testbed(args...)
+			Expect(r.code).To(Equal(exitUsage), r.String())
+			Expect(r.stderr).To(ContainSubstring(want(root, elsewhere)))
+			Expect(listing(elsewhere)).To(Equal(before), "nothing was written outside the project")
+		},
+		Entry("run's reports/ (--out, by default), written through",
+			func(root, elsewhere string) []string {
+				Expect(os.Symlink(elsewhere, filepath.Join(root, "reports"))).To(Succeed())
+				return []string{"run", "--root", root, "--no-baseline"}
+			},
+			func(root, elsewhere string) string {
+				return "--out reports leads outside " + root + " (to " + elsewhere + "); keep it under " + root + ", not behind a symlink out of it; or give an absolute --out"
+			}),
+		Entry("run's baseline (--baseline reports/baseline.json, by default), read through reports/ when --out is elsewhere",
+			func(root, elsewhere string) []string {
+				Expect(os.WriteFile(filepath.Join(elsewhere, "baseline.json"), []byte(`{"suites": []}`), 0o644)).To(Succeed())
+				Expect(os.Symlink(elsewhere, filepath.Join(root, "reports"))).To(Succeed())
+				return []string{"run", "--root", root, "--out", GinkgoT().TempDir()}
+			},
+			func(root, elsewhere string) string {
+				return "--baseline reports/baseline.json leads outside " + root + " (to " + filepath.Join(elsewhere, "baseline.json") + "); keep it under " + root
+			}),
+		Entry("cassettes check's cassettes/ (its --dir by default), which the scan does not enter: no all-clear",
+			func(root, elsewhere string) []string {
+				Expect(os.Rename(filepath.Join(root, "cassettes"), filepath.Join(elsewhere, "cassettes"))).To(Succeed())
+				Expect(os.Symlink(filepath.Join(elsewhere, "cassettes"), filepath.Join(root, "cassettes"))).To(Succeed())
+				return []string{"cassettes", "check", "--root", root}
+			},
+			func(root, elsewhere string) string {
+				return "--dir cassettes leads outside " + root + " (to " + filepath.Join(elsewhere, "cassettes") + "); keep it under " + root + ", not behind a symlink out of it; or give an absolute --dir"
+			}),
+		Entry("init --from, a data file under scenarios/ that is a symlink out, read for its columns",
+			func(root, elsewhere string) []string {
+				Expect(os.WriteFile(filepath.Join(elsewhere, "sst.csv"), []byte("id,input\na,b\n"), 0o644)).To(Succeed())
+				cases := filepath.Join(root, "scenarios", "cases", "sst.csv")
+				Expect(os.MkdirAll(filepath.Dir(cases), 0o755)).To(Succeed())
+				Expect(os.Symlink(filepath.Join(elsewhere, "sst.csv"), cases)).To(Succeed())
+				return []string{"init", "sst-cases", "--agent", "odbchat", "--root", root, "--from", cases}
+			},
+			func(root, elsewhere string) string {
+				return "leads outside " + filepath.Join(root, "scenarios") + " (to " + filepath.Join(elsewhere, "sst.csv") + "); move the file under"
+			}),
+		Entry("init's new suite, written through a scenarios/ that is a symlink out",
+			func(root, elsewhere string) []string {
+				Expect(os.Rename(filepath.Join(root, "scenarios"), filepath.Join(elsewhere, "scenarios"))).To(Succeed())
+				Expect(os.Symlink(filepath.Join(elsewhere, "scenarios"), filepath.Join(root, "scenarios"))).To(Succeed())
+				return []string{"init", "fresh", "--agent", "odbchat", "--root", root}
+			},
+			func(root, elsewhere string) string {
+				return "the new suite " + filepath.Join(root, "scenarios", "fresh.yaml") + " leads outside " + root + " (to " + filepath.Join(elsewhere, "scenarios", "fresh.yaml") + "); keep it under " + root
+			}),
+	)
+
+	It("prices report files again with the models of the suites under the root only, not of a suite file that is a symlink out", func() {
+		root := projectOf("odbchat-cases", "odbchat")
+		Expect(os.CopyFS(filepath.Join(root, "scenarios", "cases"), os.DirFS(filepath.Join(repoRoot, "scenarios", "cases")))).To(Succeed())
+		latest := filepath.Join(GinkgoT().TempDir(), "latest.json")
+		run := testbed("run", "--root", root, "--no-baseline", "--json", "--out", "")
+		Expect(run.code).To(Equal(exitOK), run.String())
+		Expect(os.WriteFile(latest, []byte(run.stdout), 0o644)).To(Succeed())
+		table := filepath.Join(GinkgoT().TempDir(), "prices.json")
+		Expect(os.WriteFile(table, []byte(`{"outside-row": {"input_cost_per_token": 1, "output_cost_per_token": 1, "litellm_provider": "openai", "mode": "chat"}}`), 0o644)).To(Succeed())
+		// The suite file, moved out and linked back, maps the model to a row of its own.
+		suite := filepath.Join(root, "scenarios", "odbchat-cases.yaml")
+		moved := filepath.Join(GinkgoT().TempDir(), "odbchat-cases.yaml")
+		Expect(os.Rename(suite, moved)).To(Succeed())
+		replace(moved, "models: {gemma3:4b: ollama/gemma3:4b}", "models: {gemma3:4b: outside-row}", 1)
+		Expect(os.Symlink(moved, suite)).To(Succeed())
+
+		page := filepath.Join(GinkgoT().TempDir(), "page.html")
+		r := testbed("report", "--html", page, "--prices", table, "--root", root, latest)
+		Expect(r.code).To(Equal(exitOK), r.String())
+		Expect(mustRead(page)).NotTo(MatchRegexp(`\$\d{2,}\.\d\d`), "priced at the outside suite's row, a dollar a token")
 	})
 })

@@ -17,6 +17,7 @@ import (
 	"github.com/agentreplay/testbed/agents/all"
 	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/harness/cassette"
+	"github.com/agentreplay/testbed/harness/files"
 	"github.com/agentreplay/testbed/harness/lint"
 	"github.com/agentreplay/testbed/harness/runner"
 	"github.com/agentreplay/testbed/harness/scenario"
@@ -129,10 +130,21 @@ func writeStarter(root, name, text, from string, stdout io.Writer) error {
 		return withCode(exitUsage, errors.New("the new suite would hold a secret given on the command line (in the agent's command or --base-url), and testbed writes no secret: leave the key out (an agent reads its key from the environment, OPENAI_API_KEY and the like, which a run sets to a placeholder) and run init again"))
 	}
 	path := filepath.Join(root, "scenarios", name+".yaml")
+	// A scenarios/ that is a symlink out of the project would be written through.
+	var outside *files.OutsideError
+	if _, err := files.Inside(root, path); errors.As(err, &outside) {
+		return withCode(exitUsage, errors.New(outside.Refusal("the new suite "+path)))
+	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return withCode(exitInternal, err)
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	// Written through an os.Root, which no symlink swapped in leads out of.
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return withCode(exitInternal, err)
+	}
+	defer r.Close()
+	f, err := r.OpenFile(filepath.Join("scenarios", name+".yaml"), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if errors.Is(err, os.ErrExist) {
 		return withCode(exitUsage, fmt.Errorf("%s exists; init writes new suites only: pick another name or remove it", path))
 	}
@@ -303,13 +315,17 @@ func fromData(root, text, from string) (string, error) {
 		return "", withCode(exitInternal, err)
 	}
 	rel, err := filepath.Rel(dir, abs)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return "", withCode(exitUsage, fmt.Errorf("--from %s: move the file under %s (for example scenarios/cases/), where a suite reads its data files", from, filepath.Join(root, "scenarios")))
+	if err != nil {
+		return "", withCode(exitInternal, err)
 	}
-	columns, rows, err := scenario.Columns(abs)
+	columns, rows, err := scenario.Columns(dir, filepath.ToSlash(rel))
 	if err != nil {
 		var es scenario.Errors
-		if errors.As(err, &es) {
+		var outside *files.OutsideError
+		switch {
+		case errors.As(err, &outside):
+			return "", withCode(exitUsage, fmt.Errorf("--from %s leads outside %s (to %s); move the file under %s (for example scenarios/cases/), where a suite reads its data files, not behind a symlink out of it", from, outside.Dir, outside.To, filepath.Join(root, "scenarios")))
+		case errors.As(err, &es):
 			return "", withCode(exitUsage, err)
 		}
 		return "", withCode(exitInternal, fmt.Errorf("--from: %w", err))

@@ -146,7 +146,12 @@ func cmdCassettesCheck(ctx context.Context, args []string, stdout, stderr io.Wri
 	// The suites' own redact: rules and env: values are secrets too.
 	var suites []*scenario.Suite
 	if dir == "" {
-		dir = filepath.Join(root, "cassettes")
+		// A cassettes/ that is a symlink out would be scanned outside, or
+		// not at all (the walk does not follow it): no all-clear.
+		var err error
+		if dir, err = underRoot(root, "cassettes", "--dir"); err != nil {
+			return err
+		}
 	}
 	if st, err := os.Stat(filepath.Join(root, "scenarios")); err == nil && st.IsDir() {
 		loaded, err := loadSuites(selection{root: root})

@@ -58,7 +58,11 @@ func cmdMerge(args []string, stdout, stderr io.Writer) error {
 	}
 	var base baselineFile
 	if baseline != "" {
-		base = readBaseline(underRoot(sel.root, baseline))
+		path, err := underRoot(sel.root, baseline, "--baseline")
+		if err != nil {
+			return err
+		}
+		base = readBaseline(path)
 		if base.rep != nil {
 			rep.ApplyKnown(base.rep.KnownFailures)
 		}

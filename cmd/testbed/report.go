@@ -77,7 +77,7 @@ func repriceFiles(prices, root string, reps ...*report.Report) error {
 		return err
 	}
 	models := map[string]map[string]string{}
-	if suites, err := scenario.LoadDir(filepath.Join(root, "scenarios"), scenario.LoadOptions{}); err == nil {
+	if suites, err := scenario.LoadDir(filepath.Join(root, "scenarios"), scenario.LoadOptions{Root: root}); err == nil {
 		for _, s := range suites {
 			if s.Prices != nil {
 				models[s.Name] = s.Prices.Models

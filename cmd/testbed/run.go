@@ -249,7 +249,8 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	stdout = coloured(sel, stdout)
 	if out != "" {
-		if _, err := writeUnderRoot(sel.root, out, "--out"); err != nil {
+		var err error
+		if out, err = underRoot(sel.root, out, "--out"); err != nil {
 			return err
 		}
 	}
@@ -269,7 +270,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	var blessed chan baselineFile
 	if baseline != "" {
-		baseline = underRoot(sel.root, baseline)
+		if baseline, err = underRoot(sel.root, baseline, "--baseline"); err != nil {
+			return err
+		}
 		blessed = make(chan baselineFile, 1)
 		go func() { blessed <- readBaseline(baseline) }()
 	}
@@ -310,7 +313,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			saved <- nil
 			return
 		}
-		saved <- saveReports(rep, underRoot(sel.root, out))
+		saved <- saveReports(rep, out)
 	}()
 	printed := writeReport(rep, sel, stdout)
 	if err := cmp.Or(printed, <-saved); err != nil {
@@ -411,26 +414,19 @@ func totals(scs []report.Scenario) []time.Duration {
 	return out
 }
 
-// underRoot is path as given when absolute, else under root.
-func underRoot(root, path string) string {
+// underRoot is path (flag names it) as given when absolute: where the user
+// said. A relative one is under root, and must stay under it once symlinks
+// are followed (a reports/ that is a symlink out of the project would be
+// written through, a baseline behind one read from outside); one that does
+// not is exit 2, saying how to fix it.
+func underRoot(root, path, flag string) (string, error) {
 	if filepath.IsAbs(path) {
-		return path
+		return path, nil
 	}
-	return filepath.Join(root, path)
-}
-
-// writeUnderRoot is underRoot of a path testbed writes (flag names it): a
-// relative one must stay under root once symlinks are followed (a
-// reports/ that is a symlink out of the project would be written through);
-// an absolute one is where the user said.
-func writeUnderRoot(root, path, flag string) (string, error) {
-	full := underRoot(root, path)
-	if filepath.IsAbs(path) {
-		return full, nil
-	}
+	full := filepath.Join(root, path)
 	var outside *files.OutsideError
 	if _, err := files.Inside(root, full); errors.As(err, &outside) {
-		return "", withCode(exitUsage, fmt.Errorf("%s %s leads outside the project %s (to %s): testbed writes only under it; remove the symlink, or give an absolute %s", flag, path, root, outside.To, flag))
+		return "", withCode(exitUsage, fmt.Errorf("%s; or give an absolute %s", outside.Refusal(flag+" "+path), flag))
 	}
 	return full, nil
 }

@@ -17,7 +17,7 @@ var ErrOutside = errors.New("outside the folder it must stay in")
 // OutsideError is a path that leads outside its folder.
 type OutsideError struct {
 	Path string // the path as given
-	Dir  string // the folder it must stay in
+	Dir  string // the folder it must stay in, absolute when Inside found it out
 	To   string // where it leads, symlinks resolved
 }
 
@@ -30,16 +30,30 @@ func (e *OutsideError) Error() string {
 
 func (e *OutsideError) Is(target error) bool { return target == ErrOutside }
 
+// Refusal is the one message for a path that leads outside its folder,
+// what being how the user named it (`prices.file "p.json"`): where it
+// leads, and how to fix it.
+func (e *OutsideError) Refusal(what string) string {
+	if e.To == "" {
+		return fmt.Sprintf("%s is outside %s; give a path under %s", what, e.Dir, e.Dir)
+	}
+	return fmt.Sprintf("%s leads outside %s (to %s); keep it under %s, not behind a symlink out of it", what, e.Dir, e.To, e.Dir)
+}
+
 // Inside checks that path, once every symlink on it is resolved, is dir or
 // lies under it, and returns where it leads. A path that does not exist
 // yet (a folder a recording will create) is judged by the part of it that
 // does. This is the one check of every path a suite names; ReadIn and
 // DirFS hold to it while they read, so that a symlink swapped in after the
-// check does not lead out either.
+// check does not lead out either. The *OutsideError names dir absolute, so
+// that a root given as "." reads as the folder it is.
 func Inside(dir, path string) (string, error) {
 	realDir, err := resolve(dir)
 	if err != nil {
 		return "", err
+	}
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
 	}
 	real, err := resolve(path)
 	if err != nil {
@@ -91,26 +105,52 @@ func ReadIn(dir, name string, limit int64) ([]byte, error) {
 	rel := filepath.FromSlash(name)
 	st, err := root.Stat(rel)
 	if err != nil {
-		return nil, err
+		return nil, pathError(path, err)
 	}
 	if err := regular(path, st, limit); err != nil {
 		return nil, err
 	}
 	f, err := root.OpenFile(rel, os.O_RDONLY|nonBlock, 0)
 	if err != nil {
-		return nil, err
+		return nil, pathError(path, err)
 	}
 	defer f.Close()
 	return readAll(path, f, limit)
 }
 
+// pathError is err of an os.Root call ("statat name: …") as an error of
+// opening path, the file as the user knows it.
+func pathError(path string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return &fs.PathError{Op: "open", Path: path, Err: pe.Err}
+	}
+	return err
+}
+
 // DirFS is the files under dir, as os.DirFS, except that no path and no
-// symlink leads outside dir (an os.Root). When dir cannot be opened, every
-// call fails with that error.
+// symlink leads outside dir (an os.Root), and that fs.ReadFile of it is
+// ReadIn: a file that leads outside is an *OutsideError naming where it
+// leads, not os.Root's "path escapes from parent". When dir cannot be
+// opened, every call fails with that error.
 func DirFS(dir string) fs.FS {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return os.DirFS(dir)
 	}
-	return root.FS()
+	return dirFS{FS: root.FS(), dir: dir}
+}
+
+// dirFS is DirFS of dir: root.FS() of it, read with ReadIn.
+type dirFS struct {
+	fs.FS
+	dir string
+}
+
+// ReadFile is ReadIn of name under the folder.
+func (d dirFS) ReadFile(name string) ([]byte, error) {
+	if !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: fs.ErrInvalid}
+	}
+	return ReadIn(d.dir, name, MaxBytes)
 }

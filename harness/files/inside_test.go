@@ -2,6 +2,7 @@ package files_test
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -63,12 +64,30 @@ var _ = Describe("paths that must stay in a folder", func() {
 		Entry("an absolute path", filepath.Join("/", "etc", "hostname"), ""),
 	)
 
-	It("DirFS serves no symlink out of its folder", func() {
+	It("names the folder absolute, as given relative (a root of \".\"), and says where it leads and how to fix it", func() {
+		wd, err := os.Getwd()
+		Expect(err).NotTo(HaveOccurred())
+		rel, err := filepath.Rel(wd, root)
+		Expect(err).NotTo(HaveOccurred())
+		_, err = files.Inside(rel, filepath.Join(rel, "cassettes"))
+		var outside *files.OutsideError
+		Expect(errors.As(err, &outside)).To(BeTrue(), "got %v", err)
+		Expect(outside.Dir).To(Equal(root))
+		Expect(outside.Refusal(`its cassette folder "cassettes"`)).To(Equal(`its cassette folder "cassettes" leads outside ` + root + ` (to ` + out + `); keep it under ` + root + `, not behind a symlink out of it`))
+	})
+
+	It("DirFS serves no symlink out of its folder, and reading one says where it leads", func() {
 		fsys := files.DirFS(filepath.Join(root, "fixtures", "a"))
 		_, err := fsys.Open("link.json")
 		Expect(err).To(HaveOccurred())
 		f, err := fsys.Open("near.json")
 		Expect(err).NotTo(HaveOccurred())
 		f.Close()
+		data, err := fs.ReadFile(fsys, "near.json")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(data)).To(Equal("{}"))
+		_, err = fs.ReadFile(fsys, "link.json")
+		Expect(errors.Is(err, files.ErrOutside)).To(BeTrue(), "got %v", err)
+		Expect(err.Error()).To(ContainSubstring("leads outside " + filepath.Join(root, "fixtures", "a") + " (to " + filepath.Join(out, "secret") + ")"))
 	})
 })

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strconv"
 
 	"github.com/agentreplay/testbed/harness/cost"
 	"github.com/agentreplay/testbed/harness/files"
@@ -30,7 +31,7 @@ func pricer(s *scenario.Suite, opts Options) (cost.Pricer, error) {
 		data, err := files.ReadIn(root, s.Prices.File, files.MaxBytes)
 		var out *files.OutsideError
 		if errors.As(err, &out) {
-			return p, fmt.Errorf("%s:%d: prices.file: %w; keep it under the project, not behind a symlink out of it", s.Path, s.Prices.Line, err)
+			return p, fmt.Errorf("%s:%d: prices.file: %s", s.Path, s.Prices.Line, out.Refusal(strconv.Quote(s.Prices.File)))
 		}
 		if err != nil {
 			return p, fmt.Errorf("%s:%d: prices: %w", s.Path, s.Prices.Line, err)

@@ -3,6 +3,7 @@ package scenario
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
@@ -83,7 +84,7 @@ func (d *decoder) scenariosFrom(v *yaml.Node) ([]DataFile, []Scenario) {
 		data, err := d.readInside(full)
 		var outside *files.OutsideError
 		if errors.As(err, &outside) {
-			d.errorf(resolve(fs["file"].val).Line, join(at, "file"), "%q leads outside %s (to %s); keep it under %s, not behind a symlink out of it", file, outside.Dir, outside.To, outside.Dir)
+			d.errorf(resolve(fs["file"].val).Line, join(at, "file"), "%s", outside.Refusal(strconv.Quote(file)))
 			continue
 		}
 		var rows []row
@@ -323,12 +324,15 @@ func readRows(name string, data []byte) ([]row, []string, Errors, error) {
 
 // readInside reads the file at path, which must lie under the project
 // root (the suite's folder when the loader has none) once symlinks are
-// followed, through an os.Root of it (files.ReadIn).
+// followed (readUnder).
 func (d *decoder) readInside(path string) ([]byte, error) {
-	root := d.opts.Root
-	if root == "" {
-		root = filepath.Dir(d.path)
-	}
+	return readUnder(cmp.Or(d.opts.Root, filepath.Dir(d.path)), path)
+}
+
+// readUnder reads the file at path, which must lie under root once
+// symlinks are followed, through an os.Root of root (files.ReadIn): one
+// that leads outside is an *files.OutsideError.
+func readUnder(root, path string) ([]byte, error) {
 	absRoot, err := filepath.Abs(root)
 	if err != nil {
 		return nil, err
@@ -435,12 +439,15 @@ func (d *decoder) joinScenarios(hand, rows []Scenario) []Scenario {
 
 // Columns reads the columns of a data file (.csv, .tsv or .jsonl): a
 // header's, or every key of a JSONL file's rows; and how many rows it has.
-func Columns(name string) (columns []string, rows int, err error) {
-	data, err := files.ReadRegular(name, files.MaxBytes)
+// The file is name, a slash-separated path under dir, read as files.ReadIn
+// reads it: one that leads outside dir, by a symlink too, is an
+// *files.OutsideError.
+func Columns(dir, name string) (columns []string, rows int, err error) {
+	data, err := files.ReadIn(dir, name, files.MaxBytes)
 	if err != nil {
 		return nil, 0, err
 	}
-	rs, cols, bad, err := readRows(name, data)
+	rs, cols, bad, err := readRows(filepath.Join(dir, filepath.FromSlash(name)), data)
 	if err != nil {
 		return nil, 0, err
 	}

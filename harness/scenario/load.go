@@ -38,8 +38,9 @@ type LoadOptions struct {
 	// at line 1) joins the file's problems.
 	Check func(*Suite) error
 	// Root, when set, is the project root: every folder and file the suite
-	// names (agent.dir, its cassette folders, attachments) must resolve
-	// under it, symlinks followed.
+	// names (the suite file itself, agent.dir, its cassette folders,
+	// fixtures/<agent> and its attachments, data files, the prices: file)
+	// must resolve under it, symlinks followed.
 	Root string
 }
 
@@ -48,6 +49,20 @@ type LoadOptions struct {
 // cannot be read gives the read error.
 func Load(path string, opts LoadOptions) (*Suite, error) {
 	data, err := files.ReadRegular(path, files.MaxBytes)
+	if err != nil {
+		return nil, fmt.Errorf("load suite: %w", err)
+	}
+	return Parse(path, data, opts)
+}
+
+// loadUnder is Load of a suite file that, when opts.Root is set, must lie
+// under it once symlinks are followed, and is read through an os.Root of
+// it (readUnder).
+func loadUnder(path string, opts LoadOptions) (*Suite, error) {
+	if opts.Root == "" {
+		return Load(path, opts)
+	}
+	data, err := readUnder(opts.Root, path)
 	if err != nil {
 		return nil, fmt.Errorf("load suite: %w", err)
 	}
@@ -102,17 +117,13 @@ func LoadDir(dir string, opts LoadOptions) ([]*Suite, error) {
 			continue
 		}
 		path := filepath.Join(dir, e.Name())
-		if opts.Root != "" {
-			// A suite file that is a symlink out of the project is read from outside it.
-			var outside *files.OutsideError
-			if _, err := files.Inside(opts.Root, path); errors.As(err, &outside) {
-				errs = append(errs, &Error{Path: path, Line: 1, Msg: fmt.Sprintf("the suite file leads outside %s (to %s); keep it under %s, not behind a symlink out of it", outside.Dir, outside.To, outside.Dir)})
-				continue
-			}
-		}
-		s, err := Load(path, opts)
+		s, err := loadUnder(path, opts)
 		var invalid Errors
+		var outside *files.OutsideError
 		switch {
+		case errors.As(err, &outside):
+			// A suite file that is a symlink out of the project would be read from outside it.
+			errs = append(errs, &Error{Path: path, Line: 1, Msg: outside.Refusal("the suite file")})
 		case errors.As(err, &invalid):
 			errs = append(errs, invalid...)
 		case err != nil:

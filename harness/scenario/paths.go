@@ -34,7 +34,7 @@ func (d *decoder) paths(s *Suite) {
 		var out *files.OutsideError
 		switch {
 		case errors.As(err, &out):
-			d.errorf(line, at, "%s leads outside %s (to %s); keep it under %s, not behind a symlink out of it", what, dir, out.To, dir)
+			d.errorf(line, at, "%s", out.Refusal(what))
 		case err != nil:
 			d.errorf(line, at, "%s: %v", what, err)
 		}
