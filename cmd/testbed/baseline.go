@@ -232,24 +232,34 @@ func ciSet(v string) bool {
 	return v != "" && v != "false" && v != "0"
 }
 
-// check compares rep with b, printing the regressions; they are an error.
-func (b baselineFile) check(rep *report.Report, suites []*scenario.Suite, stdout, stderr io.Writer) (gateResult, error) {
+// check compares rep with b: what the gate found, for the report, and,
+// when it fails the run, why (exit-coded). Notes that do not fail it go to
+// stderr.
+func (b baselineFile) check(rep *report.Report, suites []*scenario.Suite, stderr io.Writer) (*report.Gate, error) {
+	g := &report.Gate{Baseline: b.path}
+	fail := func(summary string, err error) (*report.Gate, error) {
+		g.Summary, g.Failed = summary, true
+		return g, err
+	}
 	if b.missing && inCI() {
-		return gateResult{line: "the gate could not run: no blessed baseline"}, withCode(exitFailed, fmt.Errorf("no blessed baseline at %s, so the regression gate cannot run; in CI (CI=%s) that fails: "+
-			"create it with testbed baseline bless and commit it, or pass --no-baseline", b.path, os.Getenv("CI")))
+		return fail("the gate could not run: no blessed baseline", withCode(exitFailed, fmt.Errorf("no blessed baseline at %s, so the regression gate cannot run; in CI (CI=%s) that fails: "+
+			"create it with testbed baseline bless and commit it, or pass --no-baseline", b.path, os.Getenv("CI"))))
 	}
 	if b.missing {
 		fmt.Fprintf(stderr, "no blessed baseline at %s: the regression gate did not run; create one with: testbed baseline bless\n", b.path)
-		return gateResult{line: "the gate did not run (no blessed baseline)"}, nil
+		g.Summary = "the gate did not run (no blessed baseline)"
+		return g, nil
 	}
 	if b.err != nil {
-		return gateResult{line: "the gate could not read its baseline"}, b.err
+		return fail("the gate could not read its baseline", b.err)
 	}
 	gated := gates(suites)
 	if !gatesAny(rep, gated) {
-		return gateResult{line: "the gate had nothing to compare (no gating suite ran)"}, nil
+		g.Summary = "the gate had nothing to compare (no gating suite ran)"
+		return g, nil
 	}
-	regs := report.Regressions(b.rep, rep, gated)
+	g.Compared = true
+	g.Regressions = report.Regressions(b.rep, rep, gated)
 	missing := report.Uncompared(b.rep, rep, gated)
 	if len(missing) > 0 {
 		them := "it"
@@ -258,24 +268,32 @@ func (b baselineFile) check(rep *report.Report, suites []*scenario.Suite, stdout
 		}
 		why := fmt.Sprintf("%s has no %s, so the gate did not compare %s; bless %s with: testbed baseline bless (and commit %s)",
 			b.path, strings.Join(missing, ", "), them, them, b.path)
-		if inCI() && len(regs) == 0 {
-			return gateResult{line: fmt.Sprintf("the gate could not compare %s: not in %s", strings.Join(missing, ", "), b.path), ran: true},
-				withCode(exitFailed, fmt.Errorf("%s; in CI (CI=%s) that fails, or pass --no-baseline", why, os.Getenv("CI")))
+		if inCI() && len(g.Regressions) == 0 {
+			return fail(fmt.Sprintf("the gate could not compare %s: not in %s", strings.Join(missing, ", "), b.path),
+				withCode(exitFailed, fmt.Errorf("%s; in CI (CI=%s) that fails, or pass --no-baseline", why, os.Getenv("CI"))))
 		}
 		fmt.Fprintln(stderr, why)
 	}
-	if len(regs) == 0 {
-		line := "the gate found no regression against " + b.path
+	if len(g.Regressions) == 0 {
+		g.Summary = "the gate found no regression against " + b.path
 		if len(missing) > 0 {
-			line += fmt.Sprintf(" but did not compare %s (not in it)", strings.Join(missing, ", "))
+			g.Summary += fmt.Sprintf(" but did not compare %s (not in it)", strings.Join(missing, ", "))
 		}
-		return gateResult{line: line, ran: true}, nil
+		return g, nil
 	}
-	if err := report.WriteRegressionsText(stdout, regs); err != nil {
-		return gateResult{}, withCode(exitInternal, err)
+	return fail(fmt.Sprintf("the gate found %d regressions against %s", len(g.Regressions), b.path),
+		withCode(exitFailed, fmt.Errorf("%d regressions against %s; if they are intended, run: testbed baseline bless", len(g.Regressions), b.path)))
+}
+
+// writeRegressions prints the table of the regressions g found, if any.
+func writeRegressions(w io.Writer, g *report.Gate) error {
+	if g == nil || len(g.Regressions) == 0 {
+		return nil
 	}
-	return gateResult{line: fmt.Sprintf("the gate found %d regressions against %s", len(regs), b.path), ran: true, regs: regs},
-		withCode(exitFailed, fmt.Errorf("%d regressions against %s; if they are intended, run: testbed baseline bless", len(regs), b.path))
+	if err := report.WriteRegressionsText(w, g.Regressions); err != nil {
+		return withCode(exitInternal, err)
+	}
+	return nil
 }
 
 // gatesAny reports whether rep ran a scenario of a suite in gated.
@@ -291,12 +309,4 @@ func gatesAny(rep *report.Report, gated map[string]map[string]float64) bool {
 		}
 	}
 	return false
-}
-
-// gateResult is what the regression gate found: a line for the verdict,
-// whether it compared anything, and the regressions.
-type gateResult struct {
-	line string
-	ran  bool
-	regs []report.Regression
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -69,6 +70,37 @@ var _ = Describe("the baseline gate", func() {
 		var parsed report.Report
 		Expect(json.Unmarshal([]byte(js.stdout), &parsed)).To(Succeed(), "stdout is the JSON report alone")
 		Expect(js.stderr).To(MatchRegexp(`climate\s+trimmed\s+product-upload\s+input_tokens\s+831\s+857`))
+
+		By("stating the gate's verdict in every file the run writes, as the exit does")
+		files := testbed("run", "--root", root, "--suite", "climate", "--quiet")
+		Expect(files.code).To(Equal(exitFailed), files.String())
+		read := func(name string) string {
+			data, err := os.ReadFile(filepath.Join(root, "reports", name))
+			Expect(err).NotTo(HaveOccurred())
+			return string(data)
+		}
+		brief := read("latest.md")
+		Expect(brief).To(MatchRegexp(`^\*\*FAIL: all \d+ scenarios and \d+ thresholds passed.*, but the gate found \d+ regressions against \S*reports/baseline\.json\*\*`))
+		Expect(brief).To(ContainSubstring("### Regressions against"))
+		Expect(brief).To(ContainSubstring("climate/trimmed/product-upload input_tokens: 831 → 857, more than the 2.0% allowed"))
+		full := read("latest-full.md")
+		Expect(full).To(MatchRegexp(`\n## regression gate\n`))
+		Expect(full).To(MatchRegexp(`\| climate \| trimmed \| product-upload \| input_tokens \| +831 \| +857 \|`))
+		Expect(full).To(MatchRegexp(`\*\*FAIL: [^\n]*, but the gate found \d+ regressions[^\n]*\*\*\n$`))
+		var saved report.Report
+		Expect(json.Unmarshal([]byte(read("latest.json")), &saved)).To(Succeed())
+		Expect(saved.Gate).NotTo(BeNil())
+		Expect(saved.Gate.Failed).To(BeTrue())
+		Expect(saved.Gate.Regressions).NotTo(BeEmpty())
+		Expect(saved.Passed()).To(BeFalse())
+		html := testbed("report", "--root", root, "--html", filepath.Join(root, "reports", "latest.html"), filepath.Join(root, "reports", "latest.json"))
+		Expect(html.code).To(Equal(exitOK), html.String())
+		Expect(read("latest.html")).To(ContainSubstring("but the gate found"))
+
+		By("showing the regressions once with --tables, in the gate's own block")
+		tables := testbed("run", "--root", root, "--suite", "climate", "--quiet", "--out", "", "--tables")
+		Expect(tables.code).To(Equal(exitFailed), tables.String())
+		Expect(regexp.MustCompile(`product-upload\s+input_tokens\s+831\s+857`).FindAllString(tables.stdout, -1)).To(HaveLen(1))
 
 		By("blessing the change on purpose, after which the gate passes")
 		bless := testbed("baseline", "bless", "--root", root, "--quiet")

@@ -56,16 +56,19 @@ func cmdMerge(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return withCode(exitUsage, err)
 	}
-	var base baselineFile
+	var gateErr error
 	if baseline != "" {
 		path, err := underRoot(sel.root, baseline, "--baseline")
 		if err != nil {
 			return err
 		}
-		base = readBaseline(path)
+		base := readBaseline(path)
 		if base.rep != nil {
 			rep.ApplyKnown(base.rep.KnownFailures)
 		}
+		// Gated before the merged report is written, so that it holds the
+		// gate's word too.
+		rep.Gate, gateErr = base.check(rep, suites, stderr)
 	}
 	if out != "" {
 		if err := saveFile(out, rep, report.WriteJSON); err != nil {
@@ -77,11 +80,10 @@ func cmdMerge(args []string, stdout, stderr io.Writer) error {
 	if err := verdict(rep); err != nil {
 		return err
 	}
-	if baseline == "" {
-		return nil
+	if err := writeRegressions(stderr, rep.Gate); err != nil {
+		return err
 	}
-	_, err = base.check(rep, suites, stderr, stderr)
-	return err
+	return gateErr
 }
 
 // completeShards checks that parts (read from files) are every shard of one

@@ -298,11 +298,18 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	wall := time.Since(start)
 	// The baseline's known failures are part of every verdict, so they are
 	// applied before anything is written.
-	var base baselineFile
+	// The gate runs whatever the scenarios did, so that its word is never
+	// missing, and before anything is written, so that every file states
+	// the verdict the exit states. A shard's summaries are partial: only
+	// the merged report is gated.
+	var gateErr error
 	if blessed != nil {
-		base = <-blessed
+		base := <-blessed
 		if base.rep != nil {
 			rep.ApplyKnown(base.rep.KnownFailures)
+		}
+		if n <= 1 {
+			rep.Gate, gateErr = base.check(rep, suites, stderr)
 		}
 	}
 	// The files are written while the tables are printed: the renderers
@@ -324,20 +331,19 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		fmt.Fprintf(stdout, "replayed %d scenario runs in %s (%.0f per second)\n", n, wall.Round(time.Millisecond), float64(n)/wall.Seconds())
 		writeProcessing(stdout, rep, suites)
 	}
-	// The gate runs whatever the scenarios did, so that its word is never
-	// missing; the last line states the verdict of both, as the exit does.
 	runErr := verdict(rep)
-	var gate gateResult
-	var gateErr error
-	if blessed != nil && n <= 1 {
+	if !sel.tables {
+		// WriteText has the regressions; stdout holds the JSON report alone.
 		table := stdout
 		if sel.json {
-			table = stderr // stdout holds the JSON report alone
+			table = stderr
 		}
-		gate, gateErr = base.check(rep, suites, table, stderr)
+		if err := writeRegressions(table, rep.Gate); err != nil {
+			return err
+		}
 	}
 	if junit != "" {
-		run := report.JUnitRun{Wall: time.Since(start), Gated: gate.ran, Regressions: gate.regs}
+		run := report.JUnitRun{Wall: time.Since(start)}
 		if err := saveFile(junit, rep, func(w io.Writer, r *report.Report) error { return report.WriteJUnitRun(w, r, run) }); err != nil {
 			return withCode(exitInternal, err)
 		}
@@ -346,20 +352,10 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return withCode(exitInternal, err)
 	}
 	if !sel.json {
-		fmt.Fprintln(stdout, finalLine(rep.Verdict(), gate.line, gateErr != nil))
+		// The last line states the verdict of both, as the exit does.
+		fmt.Fprintln(stdout, rep.Verdict())
 	}
 	return cmp.Or(runErr, gateErr)
-}
-
-// finalLine is the run's verdict with the gate's: FAIL when either failed.
-func finalLine(v, gate string, gateFailed bool) string {
-	switch {
-	case gate == "":
-		return v
-	case gateFailed && strings.HasPrefix(v, "PASS: "):
-		return "FAIL: " + strings.TrimPrefix(v, "PASS: ") + ", but " + gate
-	}
-	return v + "; " + gate
 }
 
 // writeProcessing prints, per variant of each suite whose agent runs

@@ -20,8 +20,8 @@ const maxItem = 2000
 
 // WriteMarkdownBrief writes r as markdown sized for a pull-request comment
 // (at most CommentLimit bytes): the verdict, the line per suite and variant
-// of WriteMarkdown, every failure and failed threshold (each clipped to
-// 2,000 bytes, and as many as fit, the count of the rest said), and a link
+// of WriteMarkdown, every failure, failed threshold and regression against
+// the blessed baseline (each clipped to 2,000 bytes, and as many as fit, the count of the rest said), and a link
 // to full, the file with every table (WriteMarkdown).
 func WriteMarkdownBrief(w io.Writer, r *Report, full string) error {
 	overview, failures, thresholds := headline(r)
@@ -35,6 +35,12 @@ func WriteMarkdownBrief(w io.Writer, r *Report, full string) error {
 	}
 	for _, t := range thresholds {
 		items = append(items, commentItem{heading: "\n### Thresholds that failed\n\n", text: mdItem(t)})
+	}
+	if r.Gate != nil {
+		heading := fmt.Sprintf("\n### Regressions against %s\n\n", mdText(r.Gate.Baseline))
+		for _, g := range r.Gate.Regressions {
+			items = append(items, commentItem{heading: heading, text: mdItem(g.String())})
+		}
 	}
 	_, err := io.WriteString(w, fitComment(head.String(), items, link, fmt.Sprintf("[%s](%s)", mdText(full), full)))
 	return err

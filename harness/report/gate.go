@@ -22,6 +22,26 @@ type Regression struct {
 	Detail   string  `json:"detail,omitempty"`
 }
 
+// String is the regression on one line: where, the metric, and how it
+// changed against what was allowed.
+func (g Regression) String() string {
+	where := g.Suite + "/" + g.Variant
+	if g.Scenario != "" {
+		where += "/" + g.Scenario
+	}
+	return where + " " + g.change()
+}
+
+// change is the regression's metric, from baseline to now, and what was
+// allowed.
+func (g Regression) change() string {
+	text := fmt.Sprintf("%s: %s → %s, more than the %.1f%% allowed", g.Metric, formatFloat(g.Base), formatFloat(g.Head), g.Allowed*100)
+	if g.Detail != "" {
+		text += "; " + g.Detail
+	}
+	return text
+}
+
 // gateMetric reads a summary metric; higher reports whether higher is
 // better.
 func gateMetric(name string, s Summary) (v float64, higher bool) {
@@ -238,6 +258,18 @@ func costUnjudged(metric string, base, head Summary) string {
 // WriteRegressionsText renders regressions as a table a CI reader takes in
 // at once.
 func WriteRegressionsText(w io.Writer, regs []Regression) error {
+	var buf bytes.Buffer
+	fmt.Fprintf(&buf, "regressions against the blessed baseline (%d)\n", len(regs))
+	if err := new(drawer).table(&buf, regressionsTable(regs)); err != nil {
+		return err
+	}
+	_, err := w.Write(buf.Bytes())
+	return err
+}
+
+// regressionsTable is regs as a table: where, the metric, its baseline and
+// current values, the change and the change allowed.
+func regressionsTable(regs []Regression) table {
 	t := table{header: []string{"suite", "variant", "scenario", "metric", "baseline", "now", "change", "allowed"},
 		right: []bool{false, false, false, false, true, true, true, true}}
 	for _, r := range regs {
@@ -255,19 +287,42 @@ func WriteRegressionsText(w io.Writer, regs []Regression) error {
 		}
 		t.rows = append(t.rows, []string{r.Suite, r.Variant, sc, r.Metric, fmt.Sprintf("%.4g", r.Base), fmt.Sprintf("%.4g", r.Head), change, allowed})
 	}
-	var buf bytes.Buffer
-	fmt.Fprintf(&buf, "regressions against the blessed baseline (%d)\n", len(regs))
-	if err := new(drawer).table(&buf, t); err != nil {
-		return err
+	return t
+}
+
+// Gate is what the regression gate found, kept in the report so that every
+// file written from it states the verdict the run's exit states.
+type Gate struct {
+	Baseline string `json:"baseline"` // the blessed report, as named
+	// Summary is the gate's word, as the verdict line ends with it ("the
+	// gate found 2 regressions against reports/baseline.json").
+	Summary string `json:"summary"`
+	// Compared is true when the gate compared anything with the baseline.
+	Compared bool `json:"compared"`
+	// Failed is true when the gate fails the run: a regression, or in CI a
+	// baseline that is missing, unreadable or lacks what ran.
+	Failed      bool         `json:"failed"`
+	Regressions []Regression `json:"regressions,omitempty"`
+}
+
+// withGate is the verdict line v ending with g's word: a PASS becomes a
+// FAIL when the gate failed.
+func withGate(v string, g *Gate) string {
+	switch {
+	case g == nil || g.Summary == "":
+		return v
+	case g.Failed && strings.HasPrefix(v, "PASS: "):
+		return "FAIL: " + strings.TrimPrefix(v, "PASS: ") + ", but " + g.Summary
 	}
-	_, err := w.Write(buf.Bytes())
-	return err
+	return v + "; " + g.Summary
 }
 
 // Blessed returns r without trace events, the form committed as the
-// baseline: every figure the gate reads, none of the transcripts.
+// baseline: every figure the gate reads, none of the transcripts, and not
+// the gate's own finding.
 func (r *Report) Blessed() *Report {
 	out := *r
+	out.Gate = nil
 	out.Suites = make([]Suite, len(r.Suites))
 	for i, s := range r.Suites {
 		out.Suites[i] = s

@@ -71,20 +71,17 @@ const knownMessage = "known failure, blessed in the baseline"
 func seconds(ms float64) string { return fmt.Sprintf("%.3f", ms/1000) }
 
 // JUnitRun is what a run knows beside its report: how long it took on the
-// wall clock, and what the regression gate found.
+// wall clock.
 type JUnitRun struct {
 	Wall time.Duration
-	// Gated is true when the gate ran; Regressions are what it found.
-	Gated       bool
-	Regressions []Regression
 }
 
-// WriteJUnit renders r as JUnit XML, with no wall time and no gate (see
-// WriteJUnitRun).
+// WriteJUnit renders r as JUnit XML, with no wall time (see WriteJUnitRun).
 func WriteJUnit(w io.Writer, r *Report) error { return WriteJUnitRun(w, r, JUnitRun{}) }
 
 // WriteJUnitRun renders r as JUnit XML. A failed expectation or threshold,
-// and each regression the gate found, is a failure; an agent or harness
+// and each regression the gate found (r.Gate), is a failure, as is a gate
+// that failed with none; an agent or harness
 // error and a stale cassette are errors; a known failure of the baseline
 // (see ApplyKnown) is skipped, with its failed checks. Times are wall times, as CI
 // dashboards read them: the run's on the whole document, none on a
@@ -145,21 +142,24 @@ func WriteJUnitRun(w io.Writer, r *Report, run JUnitRun) error {
 			out.Suites = append(out.Suites, js)
 		}
 	}
-	if run.Gated {
+	if g := r.Gate; g != nil && (g.Compared || g.Failed) {
 		js := junitSuite{Name: "regression gate", Time: "0.000"}
-		for _, g := range run.Regressions {
+		for _, g := range g.Regressions {
 			name := g.Suite + "/" + g.Variant + " " + g.Metric
 			if g.Scenario != "" {
 				name = g.Suite + "/" + g.Variant + "/" + g.Scenario + " " + g.Metric
 			}
-			text := fmt.Sprintf("%s: %s → %s, more than the %.1f%% allowed", g.Metric, formatFloat(g.Base), formatFloat(g.Head), g.Allowed*100)
-			if g.Detail != "" {
-				text += "; " + g.Detail
-			}
-			js.Cases = append(js.Cases, junitCase{Class: "gate", Name: name, Time: "0.000", Failure: &junitProblem{Message: "regression against the blessed baseline", Type: "regression", Text: text}})
+			js.Cases = append(js.Cases, junitCase{Class: "gate", Name: name, Time: "0.000", Failure: &junitProblem{Message: "regression against the blessed baseline", Type: "regression", Text: g.change()}})
 			js.Failures++
 		}
-		if len(run.Regressions) == 0 {
+		switch {
+		case len(g.Regressions) > 0:
+		case g.Failed:
+			// No regression, but the gate failed: a baseline missing in CI,
+			// or one that lacks what ran.
+			js.Cases = append(js.Cases, junitCase{Class: "gate", Name: "the blessed baseline " + g.Baseline, Time: "0.000", Failure: &junitProblem{Message: g.Summary, Type: "gate", Text: g.Summary}})
+			js.Failures++
+		default:
 			js.Cases = append(js.Cases, junitCase{Class: "gate", Name: "no regression against the blessed baseline", Time: "0.000"})
 		}
 		js.Tests = len(js.Cases)

@@ -63,9 +63,10 @@ var _ = Describe("WriteJUnitRun", func() {
 	It("gives the run's wall time, and each regression the gate found as a failure", func() {
 		r := passing()
 		var buf bytes.Buffer
-		Expect(report.WriteJUnitRun(&buf, r, report.JUnitRun{Wall: 7200 * time.Millisecond, Gated: true, Regressions: []report.Regression{
+		r.Gate = &report.Gate{Baseline: "reports/baseline.json", Compared: true, Failed: true, Regressions: []report.Regression{
 			{Suite: "climate", Variant: "trimmed", Scenario: "c1-rainfall", Metric: "input_tokens", Base: 831, Head: 857, Allowed: 0.02},
-		}})).To(Succeed())
+		}}
+		Expect(report.WriteJUnitRun(&buf, r, report.JUnitRun{Wall: 7200 * time.Millisecond})).To(Succeed())
 		var doc struct {
 			Time     string `xml:"time,attr"`
 			Failures int    `xml:"failures,attr"`
@@ -88,7 +89,17 @@ var _ = Describe("WriteJUnitRun", func() {
 		Expect(gate.Cases[0].Failure.Text).To(Equal("input_tokens: 831 → 857, more than the 2.0% allowed"))
 
 		buf.Reset()
-		Expect(report.WriteJUnitRun(&buf, r, report.JUnitRun{Gated: true})).To(Succeed())
+		r.Gate = &report.Gate{Baseline: "reports/baseline.json", Compared: true}
+		Expect(report.WriteJUnitRun(&buf, r, report.JUnitRun{})).To(Succeed())
 		Expect(buf.String()).To(ContainSubstring(`name="no regression against the blessed baseline"`))
+	})
+
+	It("fails a gate that failed with no regression, saying why", func() {
+		r := passing()
+		r.Gate = &report.Gate{Baseline: "reports/baseline.json", Failed: true, Summary: "the gate could not run: no blessed baseline"}
+		var buf bytes.Buffer
+		Expect(report.WriteJUnitRun(&buf, r, report.JUnitRun{})).To(Succeed())
+		Expect(buf.String()).To(ContainSubstring(`failures="1"`))
+		Expect(buf.String()).To(ContainSubstring(`message="the gate could not run: no blessed baseline"`))
 	})
 })

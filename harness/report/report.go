@@ -32,6 +32,9 @@ type Report struct {
 	// as blessed (see ApplyKnown). Improved are those that pass now.
 	KnownFailures []KnownFailure `json:"known_failures,omitempty"`
 	Improved      []KnownFailure `json:"improved,omitempty"`
+	// Gate is what the regression gate found when the run was held to its
+	// blessed baseline; nil when it was not (no baseline, a shard).
+	Gate *Gate `json:"gate,omitempty"`
 }
 
 // Shard is the part of a run a shard report covers.
@@ -298,9 +301,10 @@ func (sc Scenario) Explain() string {
 // passed, or failed as a known failure, no cassette went unused and
 // something was judged. A suite with gating: false is reported, never
 // failing: as for testbed run's verdict, its failures do not count, but its
-// stale, missing or unreadable cassettes do.
+// stale, missing or unreadable cassettes do. A failed regression gate
+// fails it too.
 func (r *Report) Passed() bool {
-	if r.Replay != nil && len(r.Replay.UnusedCassettes) > 0 || r.Runs() == 0 {
+	if r.Replay != nil && len(r.Replay.UnusedCassettes) > 0 || r.Runs() == 0 || r.Gate != nil && r.Gate.Failed {
 		return false
 	}
 	for _, s := range r.Suites {
