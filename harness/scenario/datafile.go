@@ -420,16 +420,33 @@ func readJSONL(name string, data []byte) ([]row, []string, Errors, error) {
 }
 
 // joinScenarios appends the data files' scenarios to the hand-written
-// ones; an id both use is reported at the row, with the line of the other.
+// ones; an id both use is reported at the hand-written one, and an id two
+// data files use (or use but for case: they would share a cassette where
+// file names ignore case) at the later row, naming the first.
 func (d *decoder) joinScenarios(hand, rows []Scenario) []Scenario {
 	lines := map[string]int{}
 	for _, sc := range hand {
 		lines[strings.ToLower(sc.ID)] = sc.Line
 	}
+	first := map[string]Scenario{} // each row's id, lower case, by its first row
 	out := hand
 	for _, sc := range rows {
-		if first, dup := lines[strings.ToLower(sc.ID)]; dup {
-			d.errorf(first, "scenarios", "id %q is also a row of a scenarios_from file; rename one", sc.ID)
+		key := strings.ToLower(sc.ID)
+		if line, dup := lines[key]; dup {
+			d.errorf(line, "scenarios", "id %q is also a row of a scenarios_from file; rename one", sc.ID)
+			continue
+		}
+		other, dup := first[key]
+		switch {
+		case !dup:
+			first[key] = sc
+		case other.File == sc.File:
+			// the file's own check said it
+		case other.ID == sc.ID:
+			d.errs = append(d.errs, &Error{Path: sc.File, Line: sc.Line, Msg: fmt.Sprintf("id %q is also a row of %s:%d; rename one", sc.ID, other.File, other.Line)})
+			continue
+		default:
+			d.errs = append(d.errs, &Error{Path: sc.File, Line: sc.Line, Msg: fmt.Sprintf("id %q differs from %q (%s:%d) only in case, and would share its cassette where file names ignore case; rename one", sc.ID, other.ID, other.File, other.Line)})
 			continue
 		}
 		out = append(out, sc)

@@ -105,6 +105,19 @@ var _ = Describe("scenarios_from", func() {
 		Expect(msg).To(MatchRegexp(`cases\.yaml:\d+: scenarios: id "hand-written" is also a row`))
 	})
 
+	It("reports an id two data files share, or share but for case, at the later row, naming the first", func() {
+		dir := GinkgoT().TempDir()
+		Expect(os.WriteFile(filepath.Join(dir, "cases.jsonl"), []byte(`{"case_id": "a", "question": "q"}`+"\n"+`{"case_id": "b", "question": "q"}`+"\n"), 0o644)).To(Succeed())
+		Expect(os.WriteFile(filepath.Join(dir, "more.csv"), []byte("case_id,question\nc,q\na,q\nB,q\n"), 0o644)).To(Succeed())
+		path := filepath.Join(dir, "cases.yaml")
+		from := "  - {file: cases.jsonl, id: case_id, input: question, expect: {answer: {contains: x}}}\n  - {file: more.csv, id: case_id, input: question, expect: {answer: {contains: x}}}\n"
+		Expect(os.WriteFile(path, []byte(dataSuite("", from)), 0o644)).To(Succeed())
+		_, err := scenario.Load(path, scenario.LoadOptions{})
+		Expect(errors.Is(err, scenario.ErrInvalidSuite)).To(BeTrue(), "%v", err)
+		Expect(err.Error()).To(MatchRegexp(`more\.csv:3: id "a" is also a row of \S*cases\.jsonl:1; rename one`))
+		Expect(err.Error()).To(MatchRegexp(`more\.csv:4: id "B" differs from "b" \(\S*cases\.jsonl:2\) only in case`))
+	})
+
 	It("names a column the file lacks, at its header, with the rows' problems", func() {
 		_, err := loadData("csv", mapping, "case_id,question,mode\nx,q,code\ny,q,code,extra\n")
 		Expect(err).To(HaveOccurred())
