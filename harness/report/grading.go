@@ -18,6 +18,12 @@ type Grading struct {
 	Calls        int    `json:"calls"`
 	InputTokens  int    `json:"input_tokens"`
 	OutputTokens int    `json:"output_tokens"`
+	// CostUSD is what the grader's calls cost, their reported tokens
+	// priced as the judge's model (a stand-in grader as the model it
+	// stands for); Unpriced is true when that model has no price, and
+	// CostUSD then counts nothing.
+	CostUSD  float64 `json:"cost_usd"`
+	Unpriced bool    `json:"unpriced,omitempty"`
 	// Score is the weighted mean score of the scenario's rubrics (0 to 1).
 	Score float64 `json:"score"`
 	// Calibration is the grader's agreement with the rubrics' labelled
@@ -72,6 +78,8 @@ func SummarizeGrading(scs []Scenario) *Grading {
 		out.Calls += g.Calls
 		out.InputTokens += g.InputTokens
 		out.OutputTokens += g.OutputTokens
+		out.CostUSD += g.CostUSD
+		out.Unpriced = out.Unpriced || g.Unpriced
 		out.Calibration = out.Calibration.plus(g.Calibration)
 		score += g.Score
 		out.StandIn = out.StandIn && g.StandIn
@@ -105,11 +113,17 @@ func gradingLines(r *Report) []string {
 			sum.Calls += g.Calls
 			sum.InputTokens += g.InputTokens
 			sum.OutputTokens += g.OutputTokens
+			sum.CostUSD += g.CostUSD
+			sum.Unpriced = sum.Unpriced || g.Unpriced
 			sum.Calibration = sum.Calibration.plus(g.Calibration)
 		}
 		if variants > 0 {
-			line := fmt.Sprintf("%s: %d grader calls over %d variants, %d input and %d output tokens, by %s",
-				s.Name, sum.Calls, variants, sum.InputTokens, sum.OutputTokens, sum.Grader)
+			price := "unpriced (the judge's model has no price)"
+			if !sum.Unpriced {
+				price = USD(sum.CostUSD)
+			}
+			line := fmt.Sprintf("%s: %d grader calls over %d variants, %d input and %d output tokens, %s, by %s",
+				s.Name, sum.Calls, variants, sum.InputTokens, sum.OutputTokens, price, sum.Grader)
 			if c := sum.Calibration; c != nil {
 				line += fmt.Sprintf("; it judged %d of %d labelled examples as labelled (%s)", c.Agreed(), c.Examples(), c.kappaText())
 			}
@@ -204,14 +218,15 @@ func grades(sc Scenario) []string {
 	return out
 }
 
-// gradingSection is what grading each variant's rubric checks cost, apart
+// gradingSection is what grading each variant's rubric checks cost (calls,
+// tokens and dollars), apart
 // from the agent's figures, with the grader's mean score and its agreement
 // with the rubrics' labelled examples (pooled over every sample).
 func gradingSection(order []*Variant) (section, bool) {
 	sec := section{title: "grading, apart from the agents' calls, tokens and latency", table: table{
-		header: []string{"variant", "grader", "calls", "in tok", "out tok", "score", "labelled examples", "Cohen's kappa"},
-		right:  []bool{false, false, true, true, true, true, true, true},
-		wrap:   []bool{false, true, false, false, false, false, false, false},
+		header: []string{"variant", "grader", "calls", "in tok", "out tok", "cost", "score", "labelled examples", "Cohen's kappa"},
+		right:  []bool{false, false, true, true, true, true, true, true, true},
+		wrap:   []bool{false, true, false, false, false, false, false, false, false},
 	}}
 	for _, v := range order {
 		g := v.Summary.Grading
@@ -228,8 +243,12 @@ func gradingSection(order []*Variant) (section, bool) {
 				sec.notes = append(sec.notes, note{text: v.Name + ": " + c.kappaText()})
 			}
 		}
+		price := "unpriced"
+		if !g.Unpriced {
+			price = USD(g.CostUSD)
+		}
 		sec.table.rows = append(sec.table.rows, []string{v.Name, g.Grader, strconv.Itoa(g.Calls), strconv.Itoa(g.InputTokens),
-			strconv.Itoa(g.OutputTokens), fmt.Sprintf("%.2f", g.Score), examples, kappa})
+			strconv.Itoa(g.OutputTokens), price, fmt.Sprintf("%.2f", g.Score), examples, kappa})
 	}
 	return sec, len(sec.table.rows) > 0
 }

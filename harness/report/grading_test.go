@@ -61,7 +61,7 @@ var _ = Describe("Kappa", func() {
 var _ = Describe("calibration over repeated samples", func() {
 	run := func(tp, fn, fp, tn int) report.Scenario {
 		return report.Scenario{ID: "ask", Verdict: report.VerdictPass, Grading: &report.Grading{
-			Grader: "openai gpt-4.1-mini", Calls: 1 + tp + fn + fp + tn, InputTokens: 100, OutputTokens: 10, Score: 0.5,
+			Grader: "openai gpt-4.1-mini", Calls: 1 + tp + fn + fp + tn, InputTokens: 100, OutputTokens: 10, CostUSD: 0.001, Score: 0.5,
 			Calibration: &report.Calibration{TP: tp, FN: fn, FP: fp, TN: tn}}}
 	}
 
@@ -115,8 +115,14 @@ var _ = Describe("calibration over repeated samples", func() {
 		}
 		var text strings.Builder
 		Expect(report.WriteText(&text, rep)).To(Succeed())
-		Expect(text.String()).To(MatchRegexp(`(?m)^v +openai gpt-4\.1-mini +8 +200 +20 +0\.50 +5 of 6 as labelled +0\.67$`))
-		Expect(text.String()).To(MatchRegexp(`(?m)^w +openai gpt-4\.1-mini +3 +100 +10 +0\.50 +2 of 2 as labelled +undefined$`))
+		Expect(text.String()).To(MatchRegexp(`(?m)^v +openai gpt-4\.1-mini +8 +200 +20 +\$0\.00200 +0\.50 +5 of 6 as labelled +0\.67$`), "two samples' grading, summed")
+		Expect(text.String()).To(MatchRegexp(`(?m)^w +openai gpt-4\.1-mini +3 +100 +10 +\$0\.00100 +0\.50 +2 of 2 as labelled +undefined$`))
+		unpriced := alike
+		unpriced.Grading = &report.Grading{Grader: "openai mystery", Calls: 1, Unpriced: true}
+		var shown strings.Builder
+		Expect(report.WriteText(&shown, &report.Report{SchemaVersion: report.SchemaVersion, Suites: []report.Suite{{Name: "s", Agent: "a", Baseline: "w", Variants: []report.Variant{
+			{Name: "w", Scenarios: []report.Scenario{unpriced}, Summary: report.Summarize([]report.Scenario{unpriced})}}}}})).To(Succeed())
+		Expect(shown.String()).To(MatchRegexp(`(?m)^w +openai mystery +1 +0 +0 +unpriced +`), "never $0 for a model without a price")
 
 		var js strings.Builder
 		Expect(report.WriteJSON(&js, rep)).To(Succeed())
@@ -151,7 +157,7 @@ var _ = Describe("grading in the reports", func() {
 	graded := func() *report.Report {
 		sc := report.Scenario{ID: "ask", Verdict: report.VerdictFail, Answer: []string{"It is warm."}, Checks: []report.Check{
 			{Name: "rubric[0]", Judged: true, Detail: "score 0.00 (min 0.70), rule-based stand-in judge: 0 of 1 requirements met; missed \"It names GHRSST\""},
-		}, Grading: &report.Grading{Grader: "rule-based stand-in judge", StandIn: true, Calls: 1, InputTokens: 100, OutputTokens: 20}}
+		}, Grading: &report.Grading{Grader: "rule-based stand-in judge", StandIn: true, Calls: 1, InputTokens: 100, OutputTokens: 20, CostUSD: 0.0012}}
 		return &report.Report{SchemaVersion: report.SchemaVersion, Suites: []report.Suite{{Name: "s", Baseline: "v", Variants: []report.Variant{
 			{Name: "v", Scenarios: []report.Scenario{sc}, Summary: report.Summarize([]report.Scenario{sc})}}}}}
 	}
@@ -163,7 +169,7 @@ var _ = Describe("grading in the reports", func() {
 		var brief strings.Builder
 		Expect(report.WriteBrief(&brief, graded())).To(Succeed())
 		Expect(brief.String()).To(ContainSubstring("s/v ask turn 1 rubric[0]: score 0.00 (min 0.70), rule-based stand-in judge"))
-		Expect(brief.String()).To(ContainSubstring("· s: 1 grader calls over 1 variants, 100 input and 20 output tokens, by rule-based stand-in judge"))
+		Expect(brief.String()).To(ContainSubstring("· s: 1 grader calls over 1 variants, 100 input and 20 output tokens, $0.00120, by rule-based stand-in judge"))
 	})
 
 	It("names the failing rubric and its reason in JUnit", func() {

@@ -108,8 +108,9 @@ func (r *sampleRun) judgeEndpoint() scenario.Judge {
 
 // grade runs the rubric checks of every turn through the suite's judge,
 // over the scenario's grader cassette (cassette.JudgePath), in the run's
-// mode. The grader's calls stay out of the agent's trace; their cost goes
-// to out.Grading. A run that did not complete is not graded: its verdict
+// mode. The grader's calls stay out of the agent's trace; their tokens and
+// cost (priced as the judge's model) go to out.Grading, and count against
+// --max-cost. A run that did not complete is not graded: its verdict
 // already says why.
 func (r *sampleRun) grade(ctx context.Context) {
 	j := r.j
@@ -138,8 +139,15 @@ func (r *sampleRun) grade(ctx context.Context) {
 		routes = map[string]string{} // a real grader: nothing routed to a stand-in
 	}
 	regrade := r.copts.Rerecord + " --record-missing"
+	var real http.RoundTripper = &routing{hosts: routes, mode: r.opts.Mode, network: r.opts.Judge != nil}
+	if r.opts.Budget != nil && r.opts.Mode != cassette.ModeReplay {
+		// The grader's calls count against --max-cost as the agent's do.
+		r.graderGuard = &guard{next: real, budget: r.opts.Budget, pricer: j.pricer, provider: ep.Provider, model: ep.Model,
+			onRefuse: func() { r.failed.Store(true) }}
+		real = r.graderGuard
+	}
 	copts := cassette.Options{
-		Real:       &routing{hosts: routes, mode: r.opts.Mode, network: r.opts.Judge != nil},
+		Real:       real,
 		Provenance: cassette.Provenance{Provider: ep.Provider, Endpoint: ep.BaseURL, Model: ep.Model, StandIn: standIn, Role: cassette.RoleJudge},
 		Rerecord:   regrade,
 		Secrets:    literals(r.opts),
@@ -184,6 +192,12 @@ func (r *sampleRun) grade(ctx context.Context) {
 		cost.Calls++
 		cost.InputTokens += u.InputTokens
 		cost.OutputTokens += u.OutputTokens
+		if usd, ok := j.pricer.Estimate(ep.Provider, ep.Model, u.InputTokens, u.OutputTokens); ok {
+			cost.CostUSD += usd
+			r.gradeSpent += usd
+		} else {
+			cost.Unpriced = true
+		}
 		n++
 		var miss *cassette.MissError
 		switch {

@@ -79,6 +79,11 @@ var _ = Describe("rubric checks graded by the stand-in judge", Ordered, func() {
 		Expect(recorded.Grading.Calls).To(Equal(1))
 		Expect(recorded.Grading.StandIn).To(BeTrue())
 		Expect(recorded.Grading.InputTokens).To(BeNumerically(">", 0))
+		// Priced as the judge's model, gpt-4.1-mini: $0.40 and $1.60 per
+		// million input and output tokens.
+		Expect(recorded.Grading.Unpriced).To(BeFalse())
+		Expect(recorded.Grading.CostUSD).To(BeNumerically("~", float64(recorded.Grading.InputTokens)*0.4e-6+float64(recorded.Grading.OutputTokens)*1.6e-6, 1e-12))
+		Expect(recorded.Grading.CostUSD).To(BeNumerically(">", 0))
 		// The agent's figures hold its own calls only: the explain route's two.
 		Expect(recorded.Metrics.LLMCalls).To(Equal(2))
 		prov, err := cassette.ReadProvenance(judgePath)
@@ -90,6 +95,42 @@ var _ = Describe("rubric checks graded by the stand-in judge", Ordered, func() {
 		Expect(string(body)).To(ContainSubstring(`"name":"testbed_grade","strict":true`))
 		Expect(string(body)).To(ContainSubstring("X-Testbed-Rule:\n                - judge:grade"))
 		Expect(string(body)).NotTo(ContainSubstring(cassette.PlaceholderKey))
+	})
+
+	It("counts the grader's calls against --max-cost, and refuses them past it", func() {
+		agentPath := cassette.Path(rec.root, "odbchat", variant, id)
+		agentBefore, err := os.ReadFile(agentPath)
+		Expect(err).NotTo(HaveOccurred())
+		judgeBefore, err := os.ReadFile(judgePath)
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(os.WriteFile, agentPath, agentBefore, os.FileMode(0o644))
+		DeferCleanup(os.WriteFile, judgePath, judgeBefore, os.FileMode(0o644))
+
+		b := &runner.Budget{Max: 10}
+		o := opts
+		o.Budget = b
+		got := scenarios(rec.record(nil, o))[variant+"/"+id]
+		Expect(got.Verdict).To(Equal(report.VerdictPass), got.Error)
+		Expect(got.Grading.CostUSD).To(BeNumerically(">", 0))
+		Expect(b.Spent()).To(BeNumerically("~", got.Metrics.CostUSD+got.Grading.CostUSD, 1e-12), "the spend is the agent's calls and the grader's")
+
+		By("stopping at the grader's call when the agent's calls fit and the grader's cannot")
+		// odbchat's model is self-hosted (ollama/gemma3:4b, $0 a token): its
+		// calls fit any cap, and half of what the grading cost cannot hold
+		// the grader's request, booked at its output cap.
+		Expect(got.Metrics.CostUSD).To(BeZero())
+		agentBefore, err = os.ReadFile(agentPath)
+		Expect(err).NotTo(HaveOccurred())
+		b = &runner.Budget{Max: got.Grading.CostUSD / 2}
+		o.Budget = b
+		stopped := scenarios(rec.record(nil, o))[variant+"/"+id]
+		Expect(b.Stopped()).To(BeTrue())
+		Expect(stopped.Verdict).NotTo(Equal(report.VerdictPass))
+		Expect(stopped.Error).To(ContainSubstring("grading with"))
+		Expect(stopped.Error).To(ContainSubstring("over the recording's --max-cost"))
+		agentAfter, err := os.ReadFile(agentPath)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(agentAfter).To(Equal(agentBefore), "a run whose grading was refused writes neither cassette")
 	})
 
 	It("replays the grading byte-identically, offline", func() {

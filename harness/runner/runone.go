@@ -62,7 +62,11 @@ func runOne(ctx context.Context, j *job, sample int, opts Options, pending *coun
 	r.judge()
 	r.finalize()
 	if g := r.guard; g != nil {
-		g.budget.settle(g.reserved, r.out.Metrics.CostUSD)
+		reserved, spent := g.reserved, r.out.Metrics.CostUSD
+		if gg := r.graderGuard; gg != nil {
+			reserved += gg.reserved
+		}
+		g.budget.settle(reserved, spent+r.gradeSpent)
 	}
 	r.out.Retries, r.out.RetryWait = r.retry.counts()
 	return r.out
@@ -96,6 +100,10 @@ type sampleRun struct {
 	earlier  []keptRun // runs of the same kept-alive program before this one
 	// guard keeps a recording under its --max-cost; nil without one.
 	guard *guard
+	// graderGuard is the grader's transport under the same Budget, and
+	// gradeSpent what its calls cost, as priced, refused grading included.
+	graderGuard *guard
+	gradeSpent  float64
 	// retry waits out a provider's rate limits in record and live modes.
 	retry *retrying
 
