@@ -19,12 +19,20 @@ type Pairwise struct {
 	Inconsistent int `json:"inconsistent"`
 	// Skipped lists the scenarios not judged, with why.
 	Skipped []string `json:"skipped,omitempty"`
-	// WinRate is Wins over Wins and Losses, with its 95% Wilson interval.
-	WinRate float64   `json:"win_rate"`
-	Low     float64   `json:"win_rate_low"`
-	High    float64   `json:"win_rate_high"`
-	Calls   int       `json:"calls"`
-	Rows    []PairRow `json:"rows"`
+	// WinRate is Wins over Wins and Losses, with its 95% Wilson interval;
+	// nil (null) when no pair was decided.
+	WinRate *float64 `json:"win_rate"`
+	Low     *float64 `json:"win_rate_low"`
+	High    *float64 `json:"win_rate_high"`
+	// Calls counts the grader's calls; InputTokens and OutputTokens are
+	// what it reported for them, CostUSD their price at the judge's model
+	// (Unpriced, and CostUSD counts nothing, when it has none).
+	Calls        int       `json:"calls"`
+	InputTokens  int       `json:"input_tokens"`
+	OutputTokens int       `json:"output_tokens"`
+	CostUSD      float64   `json:"cost_usd"`
+	Unpriced     bool      `json:"unpriced,omitempty"`
+	Rows         []PairRow `json:"rows"`
 }
 
 // PairRow is one scenario judged in both orders.
@@ -48,13 +56,17 @@ func pairwiseSection(base, head string, p *Pairwise) section {
 		right:  []bool{false, false, false, false, false},
 		wrap:   []bool{false, false, true, true, true},
 	}}
-	decided := p.Wins + p.Losses
 	rate := "no decided pair"
-	if decided > 0 {
-		rate = fmt.Sprintf("%.1f%% (95%% Wilson interval %.1f%%–%.1f%%)", p.WinRate*100, p.Low*100, p.High*100)
+	if p.WinRate != nil && p.Low != nil && p.High != nil {
+		rate = fmt.Sprintf("%.1f%% (95%% Wilson interval %.1f%%–%.1f%%)", *p.WinRate*100, *p.Low*100, *p.High*100)
+	}
+	price := "unpriced"
+	if !p.Unpriced {
+		price = USD(p.CostUSD)
 	}
 	sec.notes = append(sec.notes,
-		note{text: fmt.Sprintf("%s wins %d, loses %d, ties %d; %d inconsistent (the two orders disagreed: position, not the answers); %d grader calls", head, p.Wins, p.Losses, p.Ties, p.Inconsistent, p.Calls)},
+		note{text: fmt.Sprintf("%s wins %d, loses %d, ties %d; %d inconsistent (the two orders disagreed: position, not the answers); %d grader calls, %d input and %d output tokens, %s",
+			head, p.Wins, p.Losses, p.Ties, p.Inconsistent, p.Calls, p.InputTokens, p.OutputTokens, price)},
 		note{text: fmt.Sprintf("win rate of %s over %s (wins over wins and losses): %s", head, base, rate)})
 	for _, s := range p.Skipped {
 		sec.notes = append(sec.notes, note{mark: "⚠", text: "not judged: " + s})

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/harness/cassette"
 	"github.com/agentreplay/testbed/harness/judge"
 	"github.com/agentreplay/testbed/harness/report"
@@ -51,6 +52,10 @@ func Pairwise(ctx context.Context, s *scenario.Suite, base, head *report.Variant
 	// The suite's detector, as for its agent's cassettes: the answers
 	// judged hold what the agent was given.
 	detector, err := Detector([]*scenario.Suite{s}, append(literals(opts), KeyValues(opts.Agents)...), KeyVariables(opts.Agents))
+	if err != nil {
+		return nil, err
+	}
+	prices, err := pricer(s, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -104,9 +109,18 @@ func Pairwise(ctx context.Context, s *scenario.Suite, base, head *report.Variant
 		}
 		input := strings.Join(turnInputs(sc), "\n")
 		ba, ha := b.Answer[len(b.Answer)-1], h.Answer[len(h.Answer)-1]
-		first, _, err1 := g.Prefer(ctx, judge.Pair{Rubric: rubric, Input: input, A: ba, B: ha})
-		swapped, _, err2 := g.Prefer(ctx, judge.Pair{Rubric: rubric, Input: input, A: ha, B: ba})
+		first, u1, err1 := g.Prefer(ctx, judge.Pair{Rubric: rubric, Input: input, A: ba, B: ha})
+		swapped, u2, err2 := g.Prefer(ctx, judge.Pair{Rubric: rubric, Input: input, A: ha, B: ba})
 		out.Calls += 2
+		for _, u := range []llm.Usage{u1, u2} {
+			out.InputTokens += u.InputTokens
+			out.OutputTokens += u.OutputTokens
+			if usd, ok := prices.Estimate(ep.Provider, ep.Model, u.InputTokens, u.OutputTokens); ok {
+				out.CostUSD += usd
+			} else {
+				out.Unpriced = true
+			}
+		}
 		if err := errors.Join(err1, err2); err != nil {
 			tp.Abort()
 			if errors.Is(err, cassette.ErrStale) {
@@ -131,8 +145,11 @@ func Pairwise(ctx context.Context, s *scenario.Suite, base, head *report.Variant
 	out.Grader = graderName(ep.Provider, ep.Model, standIn)
 	out.StandIn = standIn
 	out.Wins, out.Losses, out.Ties, out.Inconsistent = tally.Wins, tally.Losses, tally.Ties, tally.Inconsistent
-	out.WinRate = tally.WinRate()
-	out.Low, out.High = judge.Wilson(tally.Wins, tally.Decided(), judge.Z95)
+	if tally.Decided() > 0 {
+		rate := tally.WinRate()
+		low, high := judge.Wilson(tally.Wins, tally.Decided(), judge.Z95)
+		out.WinRate, out.Low, out.High = &rate, &low, &high
+	}
 	return out, nil
 }
 

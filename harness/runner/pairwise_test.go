@@ -45,7 +45,8 @@ func positional() *httptest.Server {
 		content, _ := json.Marshal(judge.Preference{Winner: winner, Reason: "prefers " + winner})
 		w.Header().Set("Content-Type", "application/json")
 		json.NewEncoder(w).Encode(map[string]any{"id": "c", "object": "chat.completion", "model": "fake",
-			"choices": []any{map[string]any{"index": 0, "finish_reason": "stop", "message": map[string]any{"role": "assistant", "content": string(content)}}}})
+			"choices": []any{map[string]any{"index": 0, "finish_reason": "stop", "message": map[string]any{"role": "assistant", "content": string(content)}}},
+			"usage":   map[string]any{"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}})
 	}))
 	DeferCleanup(srv.Close)
 	return srv
@@ -68,17 +69,22 @@ var _ = Describe("pairwise judging of two variants", func() {
 			head.Scenarios = append(head.Scenarios, report.Scenario{ID: id, Verdict: report.VerdictPass, Answer: []string{a[1]}})
 		}
 		srv := positional()
-		grader := llm.Endpoint{Provider: llm.ProviderOpenAI, BaseURL: srv.URL + "/v1", Model: "fake", KeyEnv: "GRADER_KEY"}
+		grader := llm.Endpoint{Provider: llm.ProviderOpenAI, BaseURL: srv.URL + "/v1", Model: "gpt-4.1-mini", KeyEnv: "GRADER_KEY"}
 		opts := runner.Options{Mode: cassette.ModeRecordMissing, Root: root, Judge: &grader, Secrets: map[string]string{"GRADER_KEY": "sk-grader-key-0123456789"}}
 		pw, err := runner.Pairwise(context.Background(), s, base, head, opts)
 		Expect(err).NotTo(HaveOccurred())
 
 		Expect([]int{pw.Wins, pw.Losses, pw.Ties, pw.Inconsistent, pw.Calls}).To(Equal([]int{1, 1, 1, 1, 8}))
-		Expect(pw.WinRate).To(Equal(0.5))
+		Expect(pw.WinRate).To(HaveValue(Equal(0.5)))
 		// 1 win of 2 decided, z = 1.959964: centre 0.5 + 3.841459/4 = 1.460365,
 		// margin 1.959964·√(0.125 + 0.240091) = 1.184265, over 2.920729.
-		Expect(pw.Low).To(BeNumerically("~", 0.094531, 5e-6))
-		Expect(pw.High).To(BeNumerically("~", 0.905469, 5e-6))
+		Expect(pw.Low).To(HaveValue(BeNumerically("~", 0.094531, 5e-6)))
+		Expect(pw.High).To(HaveValue(BeNumerically("~", 0.905469, 5e-6)))
+		// Eight calls of 100 input and 20 output tokens, as the grader
+		// reported them, at gpt-4.1-mini's $0.40 and $1.60 per million.
+		Expect([]int{pw.InputTokens, pw.OutputTokens}).To(Equal([]int{800, 160}))
+		Expect(pw.Unpriced).To(BeFalse())
+		Expect(pw.CostUSD).To(BeNumerically("~", 800*0.4e-6+160*1.6e-6, 1e-12))
 		outcome := map[string]string{}
 		for _, r := range pw.Rows {
 			outcome[r.ID] = r.Outcome
@@ -107,6 +113,27 @@ var _ = Describe("pairwise judging of two variants", func() {
 		_, err = runner.Pairwise(context.Background(), s, base, head, opts)
 		Expect(err).To(MatchError(runner.ErrPairwiseMissing))
 		Expect(err.Error()).To(ContainSubstring("(its answers or rubric changed); grade them with: testbed compare --suite odbchat --base legacy --head single-pass --judge --record-missing"))
+	})
+
+	It("gives no win rate, not 0, when no pair was decided, and says a grader without a price is unpriced", func() {
+		root := project()
+		s := loadSuite(root)
+		s.Judge = &scenario.Judge{Endpoint: llm.Endpoint{Provider: llm.ProviderOpenAI, Model: "fake"}, Compare: "The better answer is the good one"}
+		base := &report.Variant{Name: "legacy", Scenarios: []report.Scenario{{ID: "ac1-taiwan-sst", Verdict: report.VerdictPass, Answer: []string{"a good answer"}}}}
+		head := &report.Variant{Name: "single-pass", Scenarios: []report.Scenario{{ID: "ac1-taiwan-sst", Verdict: report.VerdictPass, Answer: []string{"another good answer"}}}}
+		srv := positional()
+		grader := llm.Endpoint{Provider: llm.ProviderOpenAI, BaseURL: srv.URL + "/v1", Model: "fake"}
+		pw, err := runner.Pairwise(context.Background(), s, base, head, runner.Options{Mode: cassette.ModeRecordMissing, Root: root, Judge: &grader})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(pw.Ties).To(Equal(1))
+		Expect(pw.WinRate).To(BeNil())
+		Expect(pw.Low).To(BeNil())
+		Expect(pw.High).To(BeNil())
+		Expect(pw.Unpriced).To(BeTrue())
+		js, err := json.Marshal(pw)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(js)).To(ContainSubstring(`"win_rate":null`))
+		Expect(string(js)).To(ContainSubstring(`"unpriced":true`))
 	})
 
 	It("redacts its cassettes with the suite's redact: rules, as the agent's", func() {
