@@ -209,6 +209,37 @@ var _ = Describe("embeddings calls in the cost", func() {
 		Expect(text.stdout).To(ContainSubstring(report.USD(c.Embed) + " in 12 calls"))
 	})
 
+	It("prices one scenario run with show --prices", func() {
+		root := projectOf("climate", "climate")
+		table := filepath.Join(root, "dear.json")
+		Expect(os.WriteFile(table, []byte(`{"gpt-4.1": {"litellm_provider": "openai", "mode": "chat", "input_cost_per_token": 1, "output_cost_per_token": 0},
+			"text-embedding-3-small": {"litellm_provider": "openai", "mode": "embedding", "input_cost_per_token": 0, "output_cost_per_token": 0}}`), 0o644)).To(Succeed())
+		usd := func(args ...string) float64 {
+			GinkgoHelper()
+			r := testbed(append([]string{"show", "climate/trimmed/product-upload", "--root", root, "--json"}, args...)...)
+			Expect(r.code).To(Equal(exitOK), r.String())
+			var run struct {
+				Events []struct {
+					LLM *struct {
+						Cost *struct{ USD float64 }
+					}
+				}
+			}
+			Expect(json.Unmarshal([]byte(r.stdout), &run)).To(Succeed())
+			total := 0.0
+			for _, e := range run.Events {
+				if e.LLM != nil && e.LLM.Cost != nil {
+					total += e.LLM.Cost.USD
+				}
+			}
+			return total
+		}
+		// $1 an input token: the cost is the input tokens the provider
+		// reported, a figure far above gpt-4.1's own.
+		Expect(usd()).To(BeNumerically("<", 1))
+		Expect(usd("--prices", table)).To(BeNumerically(">", 100))
+	})
+
 	It("re-prices two report files with compare --prices, a blessed baseline among them, and shows the deltas", func() {
 		root := projectOf("climate", "climate")
 		tokens, _ := embedTokens(filepath.Join(root, "cassettes", "climate", "trimmed"))

@@ -49,6 +49,7 @@ func cmdShow(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.BoolVar(&all, "all", false, "print long texts whole")
 	fs.BoolVar(&prompt, "prompt", false, "print everything each model call was sent: its tools and every message")
 	fs.IntVar(&width, "width", width, "cut texts to this many characters (without --all)")
+	fs.StringVar(&sel.prices, "prices", "", "price model calls with this table in LiteLLM's schema instead of the suite's prices: file or testbed's own (docs/cost.md)")
 	targets, err := parseWithFiles(fs, args)
 	if err != nil {
 		return err
