@@ -101,7 +101,15 @@ func cmdBaseline(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			}
 		}
 		never = append(never, staleApart(rep)...)
-		return withCode(exitFailed, fmt.Errorf("the replay cannot be blessed, not even as known failures: %s; re-record stale cassettes (testbed record --suite S --scenario ID) or fix the errors, then run: %s",
+		// A stale, missing or unreadable cassette is exit 3 (4 when it
+		// cannot be read), as in testbed run; an error or an unused
+		// cassette alone, 1.
+		code := exitFailed
+		var ee *exitError
+		if errors.As(verdict(rep), &ee) && (ee.code == exitStale || ee.code == exitInternal) {
+			code = ee.code
+		}
+		return withCode(code, fmt.Errorf("the replay cannot be blessed, not even as known failures: %s; re-record stale cassettes (testbed record --suite S --scenario ID) or fix the errors, then run: %s",
 			strings.Join(never, "; "), rerun))
 	case len(failing) > 0 && !known:
 		names := make([]string, len(failing))
