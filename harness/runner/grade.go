@@ -158,6 +158,12 @@ func (r *sampleRun) grade(ctx context.Context) {
 		r.err = fmt.Errorf("grading with %s: %w", graderName(ep.Provider, ep.Model, standIn), err)
 	}
 	tp, err := cassette.Open(r.opts.Mode, path, copts)
+	if errors.Is(err, cassette.ErrMixed) {
+		// The judge itself changed (its model, provider or endpoint): its
+		// grades depend on nothing the agent's cassette holds, so they are
+		// graded again whole, and written with the agent's or not at all.
+		tp, err = cassette.Open(cassette.ModeRecord, path, copts)
+	}
 	if err != nil {
 		if errors.Is(err, cassette.ErrNotFound) {
 			r.stale = &graderStale{msg: fmt.Sprintf("grader cassette %s is missing: the rubric checks were never graded; grade them with: %s", rel(r.opts.Root, path), regrade), miss: err}

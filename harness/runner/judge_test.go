@@ -186,6 +186,34 @@ var _ = Describe("rubric checks graded by the stand-in judge", Ordered, func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(after).To(Equal(agent), "re-grading leaves the agent's cassette as it was")
 	})
+
+	It("re-grades a grader cassette whole with --record-missing when the judge itself changed, leaving the agent's cassette", func() {
+		rec.recordMissing(suite, opts) // the grades of the rubric as recorded, before the spec above edited it
+		path := filepath.Join(rec.root, "scenarios", "odbchat.yaml")
+		data, err := os.ReadFile(path)
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(os.WriteFile, path, data, os.FileMode(0o644))
+		Expect(os.WriteFile(path, []byte(strings.Replace(string(data), "judge: {provider: openai, model: gpt-4.1-mini}", "judge: {provider: openai, model: gpt-4.1}", 1)), 0o644)).To(Succeed())
+		edited := loadSuite(rec.root)
+		Expect(edited.Judge.Endpoint.Model).To(Equal("gpt-4.1"))
+		got := scenarios(replayAt(rec.root, edited, opts))[variant+"/"+id]
+		Expect(got.Verdict).To(Equal(report.VerdictStale))
+		Expect(got.Error).To(ContainSubstring("stale grading: the judge's request changed"))
+		Expect(got.Error).To(HaveSuffix(" --record-missing"))
+
+		agent, err := os.ReadFile(cassette.Path(rec.root, "odbchat", variant, id))
+		Expect(err).NotTo(HaveOccurred())
+		regraded := scenarios(rec.recordMissing(edited, opts))[variant+"/"+id]
+		Expect(regraded.Verdict).To(Equal(report.VerdictPass), "the command the stale verdict gave works: %s", regraded.Error)
+		prov, err := cassette.ReadProvenance(judgePath)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(prov.Model).To(Equal("gpt-4.1"))
+		after, err := os.ReadFile(cassette.Path(rec.root, "odbchat", variant, id))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(after).To(Equal(agent), "re-grading leaves the agent's cassette as it was")
+		again := scenarios(replayAt(rec.root, edited, opts))[variant+"/"+id]
+		Expect(again.Verdict).To(Equal(report.VerdictPass), again.Error)
+	})
 })
 
 // recordMissing records only what s's cassettes lack.
