@@ -67,6 +67,7 @@ func Pairwise(ctx context.Context, s *scenario.Suite, base, head *report.Variant
 	var tally judge.Tally
 	regrade := fmt.Sprintf("testbed compare --suite %s --base %s --head %s --judge --record-missing", s.Name, base.Name, head.Name)
 	var missing, unruled []string
+	corrupt := false
 	for _, b := range base.Scenarios {
 		h, ok := heads[b.ID]
 		sc, known := scenarioByID(s, b.ID)
@@ -90,6 +91,12 @@ func Pairwise(ctx context.Context, s *scenario.Suite, base, head *report.Variant
 		})
 		if errors.Is(err, cassette.ErrNotFound) {
 			missing = append(missing, b.ID)
+			continue
+		}
+		if errors.Is(err, cassette.ErrCorrupt) || errors.Is(err, cassette.ErrVersion) {
+			// Never overwritten: the user deletes it, and it is graded again.
+			missing = append(missing, fmt.Sprintf("%s (%v)", b.ID, err))
+			corrupt = true
 			continue
 		}
 		if err != nil {
@@ -140,7 +147,11 @@ func Pairwise(ctx context.Context, s *scenario.Suite, base, head *report.Variant
 		out.Skipped = append(out.Skipped, fmt.Sprintf("%d scenarios have no rubric, and the suite's judge no compare: rubric (%s)", len(unruled), strings.Join(unruled, ", ")))
 	}
 	if len(missing) > 0 {
-		return nil, fmt.Errorf("%w for %s; grade them with: %s", ErrPairwiseMissing, strings.Join(missing, ", "), regrade)
+		how := "grade them with: "
+		if corrupt {
+			how = "delete the corrupt cassettes, then grade them with: "
+		}
+		return nil, fmt.Errorf("%w for %s; %s%s", ErrPairwiseMissing, strings.Join(missing, ", "), how, regrade)
 	}
 	out.Grader = graderName(ep.Provider, ep.Model, standIn)
 	out.StandIn = standIn

@@ -108,6 +108,17 @@ var _ = Describe("pairwise judging of two variants", func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(again.Rows).To(ConsistOf(pw.Rows))
 
+		// A corrupt cassette is named, with how to grade it again.
+		corrupt := runner.PairwisePath(root, "odbchat", "legacy", "single-pass", "ac2-hualien-point")
+		good, err := os.ReadFile(corrupt)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(os.WriteFile(corrupt, []byte("interactions: [\n"), 0o644)).To(Succeed())
+		_, err = runner.Pairwise(context.Background(), s, base, head, opts)
+		Expect(err).To(MatchError(runner.ErrPairwiseMissing))
+		Expect(err.Error()).To(ContainSubstring("ac2-hualien-point (corrupt cassette"))
+		Expect(err.Error()).To(ContainSubstring("delete the corrupt cassettes, then grade them with: testbed compare --suite odbchat --base legacy --head single-pass --judge --record-missing"))
+		Expect(os.WriteFile(corrupt, good, 0o644)).To(Succeed())
+
 		// A changed answer has no recorded grade: re-grade it.
 		head.Scenarios[0].Answer = []string{"a changed answer"}
 		_, err = runner.Pairwise(context.Background(), s, base, head, opts)
