@@ -1,6 +1,8 @@
 package check_test
 
 import (
+	"strings"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
@@ -75,5 +77,11 @@ var _ = Describe("the gate on cost", func() {
 		regs = report.Regressions(rep(report.Spend{Unpriced: 2}), rep(report.Spend{Mean: 0.001, Priced: 2}), gate)
 		Expect(regs).To(HaveLen(1))
 		Expect(regs[0].Detail).To(ContainSubstring("the baseline prices no model call"))
+
+		By("showing no figure for what was not measured: — in the table, the reason alone on a line")
+		var text strings.Builder
+		Expect(report.WriteRegressionsText(&text, regs)).To(Succeed())
+		Expect(text.String()).To(MatchRegexp(`cost_mean +— +— +not evaluated: the baseline prices no model call`))
+		Expect(regs[0].String()).To(Equal("s/v cost_mean: not evaluated: the baseline prices no model call; re-bless it: testbed baseline bless"))
 	})
 })

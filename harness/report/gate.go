@@ -33,13 +33,12 @@ func (g Regression) String() string {
 }
 
 // change is the regression's metric, from baseline to now, and what was
-// allowed.
+// allowed; or, for one told by its detail, the metric and the detail.
 func (g Regression) change() string {
-	text := fmt.Sprintf("%s: %s → %s, more than the %.1f%% allowed", g.Metric, formatFloat(g.Base), formatFloat(g.Head), g.Allowed*100)
 	if g.Detail != "" {
-		text += "; " + g.Detail
+		return g.Metric + ": " + g.Detail
 	}
-	return text
+	return fmt.Sprintf("%s: %s → %s, more than the %.1f%% allowed", g.Metric, formatFloat(g.Base), formatFloat(g.Head), g.Allowed*100)
 }
 
 // gateMetric reads a summary metric; higher reports whether higher is
@@ -277,15 +276,18 @@ func regressionsTable(regs []Regression) table {
 		if sc == "" {
 			sc = "(summary)"
 		}
-		change, allowed := r.Detail, ""
+		// A regression told by its detail (a verdict that stopped passing,
+		// a cost not evaluated) has no figures to show.
+		base, head, change, allowed := "—", "—", r.Detail, ""
 		if r.Detail == "" {
+			base, head = fmt.Sprintf("%.4g", r.Base), fmt.Sprintf("%.4g", r.Head)
 			change = fmt.Sprintf("%+.4g", r.Head-r.Base)
 			if r.Base != 0 {
 				change += fmt.Sprintf(" (%+.1f%%)", (r.Head-r.Base)/math.Abs(r.Base)*100)
 			}
 			allowed = fmt.Sprintf("%.4g%%", r.Allowed*100)
 		}
-		t.rows = append(t.rows, []string{r.Suite, r.Variant, sc, r.Metric, fmt.Sprintf("%.4g", r.Base), fmt.Sprintf("%.4g", r.Head), change, allowed})
+		t.rows = append(t.rows, []string{r.Suite, r.Variant, sc, r.Metric, base, head, change, allowed})
 	}
 	return t
 }
