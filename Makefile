@@ -131,7 +131,7 @@ CHROMIUM ?= $(shell command -v chromium || command -v chromium-browser || comman
 ## report: regenerate the committed reports/summary.md, report.html (with what each model call
 ## was sent: run --prompts) and its screenshot report.png
 report: build
-	./$(TESTBED) run --quiet --prompts > /dev/null
+	./$(TESTBED) run --quiet --prompts --no-baseline > /dev/null
 	cp reports/latest-full.md reports/summary.md
 	./$(TESTBED) report --html reports/report.html reports/latest.json
 	@if [ -n "$(CHROMIUM)" ]; then \

@@ -160,7 +160,7 @@ var _ = Describe("reports/summary.md", func() {
 // refreshSummary says exactly which command refreshes reports/summary.md
 // and what else it rewrites.
 const refreshSummary = `refresh it with: make report
-(it builds bin/testbed, replays every suite in scenarios/*.yaml with bin/testbed run, which writes
+(it builds bin/testbed, replays every suite in scenarios/*.yaml with bin/testbed run --no-baseline, which writes
 reports/latest.md, reports/latest-full.md and reports/latest.json, copies reports/latest-full.md to reports/summary.md, renders
 reports/report.html, and reports/report.png when Chromium is installed); then commit reports/`
 
