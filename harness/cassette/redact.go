@@ -454,7 +454,7 @@ func (d *Detector) body(h http.Header, body string) string {
 			return d.Text(body)
 		}
 	}
-	return d.Text(d.params(body))
+	return d.Text(d.params(d.formParts(h, body)))
 }
 
 // refound is after, what the detector's passes made of before, with each
