@@ -2,10 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 
 	"github.com/agentreplay/testbed/harness/lint"
+	"github.com/agentreplay/testbed/harness/upstream"
 )
 
 const lintDoc = `Usage: testbed lint [flags]
@@ -16,7 +18,9 @@ get_usecase_details()) must be in the tools the model has with that prompt,
 and each tool an expectation names (route.tool, tools names and not_call,
 must_call) must be one the variant's agent has; each such mismatch is
 reported as path:line with the scenario and the variant.
-Exits 1 and lists every mismatch.
+Exits 1 and lists every mismatch. Each agent's upstream stubs
+(fixtures/<agent>/routes.yaml, and the response files they name) are
+loaded as a recording loads them: a problem in them is path:line, exit 2.
 
 Examples:
   testbed lint
@@ -37,6 +41,12 @@ func cmdLint(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return withCode(exitInternal, err)
 	}
+	// The upstream stubs a recording serves: a broken one is bad input,
+	// said with the tool mismatches, not at the next recording.
+	routesErr := lint.Routes(sel.root, suites)
+	if routesErr != nil && !errors.Is(routesErr, upstream.ErrInvalid) {
+		return withCode(exitInternal, routesErr)
+	}
 	if sel.json {
 		if problems == nil {
 			problems = []lint.Problem{}
@@ -51,11 +61,14 @@ func cmdLint(args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintln(stdout, p)
 		}
 	}
+	if routesErr != nil {
+		return withCode(exitUsage, routesErr)
+	}
 	if len(problems) > 0 {
 		return withCode(exitFailed, fmt.Errorf("%d tool mismatches in prompts and expectations", len(problems)))
 	}
 	if !sel.json {
-		fmt.Fprintf(stdout, "prompts, expectations and tools agree in %d suites\n", len(suites))
+		fmt.Fprintf(stdout, "prompts, expectations and tools agree in %d suites, and their agents' upstream stubs load\n", len(suites))
 	}
 	return nil
 }

@@ -68,4 +68,18 @@ var _ = Describe("testbed lint", func() {
 		Expect(r.stdout).To(MatchRegexp(`scenarios/odbchat.yaml:51: scenario ac1-taiwan-sst: expect.tools names tool "ghrsst.bbox_meen", which variant single-pass of agent odbchat does not have; did you mean "ghrsst.bbox_mean"\?`))
 		Expect(r.stdout).NotTo(ContainSubstring("variant legacy"), "legacy overrides the tools it expects")
 	})
+
+	It("checks each agent's upstream stubs (fixtures/<agent>/routes.yaml) as a recording loads them, every problem as path:line, exit 2", func() {
+		root := project()
+		routes := filepath.Join(root, "fixtures", "odbchat", "routes.yaml")
+		replace(routes, "file: ghrsst/taiwan_nearby_2025-11-06.json", "file: ghrsst/no_such_day.json", 1)
+		replace(routes, "latency: 140ms", "latency: soon", -1)
+
+		r := testbed("lint", "--root", root)
+
+		Expect(r.code).To(Equal(exitUsage), r.String())
+		Expect(r.stderr).To(MatchRegexp(`fixtures/odbchat/routes\.yaml:\d+: .*no_such_day\.json`))
+		Expect(r.stderr).To(MatchRegexp(`fixtures/odbchat/routes\.yaml:\d+: .*soon`))
+		Expect(r.stdout).NotTo(ContainSubstring("agree"), "lint does not say all is well")
+	})
 })
