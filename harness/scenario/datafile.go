@@ -428,18 +428,19 @@ func (d *decoder) joinScenarios(hand, rows []Scenario) []Scenario {
 	for _, sc := range hand {
 		lines[strings.ToLower(sc.ID)] = sc.Line
 	}
-	first := map[string]Scenario{} // each row's id, lower case, by its first row
+	first := make(map[string]int, len(rows)) // each row's id, lower case: its first row's index
 	out := hand
-	for _, sc := range rows {
+	for i, sc := range rows {
 		key := strings.ToLower(sc.ID)
 		if line, dup := lines[key]; dup {
 			d.errorf(line, "scenarios", "id %q is also a row of a scenarios_from file; rename one", sc.ID)
 			continue
 		}
-		other, dup := first[key]
+		at, dup := first[key]
+		other := &rows[at]
 		switch {
 		case !dup:
-			first[key] = sc
+			first[key] = i
 		case other.File == sc.File:
 			// the file's own check said it
 		case other.ID == sc.ID:
