@@ -96,6 +96,8 @@ var _ = Describe("the baseline gate", func() {
 		html := testbed("report", "--root", root, "--html", filepath.Join(root, "reports", "latest.html"), filepath.Join(root, "reports", "latest.json"))
 		Expect(html.code).To(Equal(exitOK), html.String())
 		Expect(read("latest.html")).To(ContainSubstring("but the gate found"))
+		Expect(read("latest.html")).To(MatchRegexp(`regression gate against \S*reports/baseline\.json: regressions \(\d+\)`))
+		Expect(read("latest.html")).To(MatchRegexp(`<td>product-upload</td>\s*<td>input_tokens</td>`))
 
 		By("showing the regressions once with --tables, in the gate's own block")
 		tables := testbed("run", "--root", root, "--suite", "climate", "--quiet", "--out", "", "--tables")

@@ -307,6 +307,18 @@ type Gate struct {
 	Regressions []Regression `json:"regressions,omitempty"`
 }
 
+// gateSection is what g found: its word, and the table of its regressions.
+func gateSection(g *Gate) section {
+	sec := section{title: "verdict", notes: []note{{text: g.Summary}}}
+	if g.Failed {
+		sec.notes[0].mark = "✗"
+	}
+	if len(g.Regressions) > 0 {
+		sec.title, sec.table = fmt.Sprintf("regressions (%d)", len(g.Regressions)), regressionsTable(g.Regressions)
+	}
+	return sec
+}
+
 // withGate is the verdict line v ending with g's word: a PASS becomes a
 // FAIL when the gate failed.
 func withGate(v string, g *Gate) string {

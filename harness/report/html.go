@@ -30,6 +30,11 @@ func WriteHTML(w io.Writer, r *Report) error {
 	if sec, ok := faultsByAgent(r); ok {
 		page.Overview = append(page.Overview, htmlSectionOf(sec))
 	}
+	if g := r.Gate; g != nil {
+		sec := gateSection(g)
+		sec.title = "regression gate against " + g.Baseline + ": " + sec.title
+		page.Overview = append(page.Overview, htmlSectionOf(sec))
+	}
 	for i := range r.Suites {
 		s := &r.Suites[i]
 		hs := htmlSuite{Title: d.suites[i].title, About: d.suites[i].about, Prose: d.suites[i].prose, Charts: suiteCharts(s),

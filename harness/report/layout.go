@@ -100,14 +100,7 @@ func layout(r *Report, verdict verdictStyle) document {
 		d.result += fmt.Sprintf(" (%s of %s checks judged model behaviour against a stand-in)", Grouped(int64(judged)), Grouped(int64(checks)))
 	}
 	if g := r.Gate; g != nil {
-		sec := section{title: "verdict", notes: []note{{text: g.Summary}}}
-		if g.Failed {
-			sec.notes[0].mark = "✗"
-		}
-		if len(g.Regressions) > 0 {
-			sec.title, sec.table = fmt.Sprintf("regressions (%d)", len(g.Regressions)), regressionsTable(g.Regressions)
-		}
-		d.suites = append(d.suites, suiteBlock{title: "regression gate", about: "against " + g.Baseline, sections: []section{sec}})
+		d.suites = append(d.suites, suiteBlock{title: "regression gate", about: "against " + g.Baseline, sections: []section{gateSection(g)}})
 	}
 	d.result = withGate(d.result, r.Gate)
 	return d
