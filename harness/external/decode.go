@@ -8,8 +8,6 @@ import (
 	"mime"
 	"net/http"
 
-	sdk "github.com/anthropics/anthropic-sdk-go"
-	"github.com/openai/openai-go/v3/responses"
 
 	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/agents/llm/anthropic"
@@ -72,9 +70,9 @@ func decodeResponse(d wire.Dialect, b []byte) (llm.Response, error) {
 	case wire.Gemini:
 		return decodeGeminiResponse(b)
 	case wire.Anthropic:
-		return decodeAnthropicResponse(b)
+		return decodeAs(b, anthropic.Response)
 	case wire.Responses:
-		return decodeResponsesResponse(b)
+		return decodeAs(b, openai.FromResponses)
 	}
 	return decodeChatResponse(b)
 }
@@ -124,23 +122,15 @@ func decodeChatResponse(b []byte) (llm.Response, error) {
 	return out, nil
 }
 
-// decodeAnthropicResponse reads a Messages response as the adapter does.
-func decodeAnthropicResponse(b []byte) (llm.Response, error) {
-	var m sdk.Message
-	if err := json.Unmarshal(b, &m); err != nil {
+// decodeAs reads a response into the SDK's type T and converts it as the
+// adapter does (anthropic.Response, openai.FromResponses): what the
+// conversion makes of it, even when it also says what it could not read.
+func decodeAs[T any](b []byte, convert func(*T) (llm.Response, error)) (llm.Response, error) {
+	var v T
+	if err := json.Unmarshal(b, &v); err != nil {
 		return llm.Response{}, err
 	}
-	out, _ := anthropic.Response(&m)
-	return out, nil
-}
-
-// decodeResponsesResponse reads a Responses API answer as the adapter does.
-func decodeResponsesResponse(b []byte) (llm.Response, error) {
-	var r responses.Response
-	if err := json.Unmarshal(b, &r); err != nil {
-		return llm.Response{}, err
-	}
-	out, _ := openai.FromResponses(&r)
+	out, _ := convert(&v)
 	return out, nil
 }
 

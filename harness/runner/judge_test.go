@@ -166,12 +166,7 @@ var _ = Describe("rubric checks graded by the stand-in judge", Ordered, func() {
 	})
 
 	It("calls a changed rubric stale with the rubric's diff, and --record-missing re-grades only it", func() {
-		path := filepath.Join(rec.root, "scenarios", "odbchat.yaml")
-		data, err := os.ReadFile(path)
-		Expect(err).NotTo(HaveOccurred())
-		DeferCleanup(os.WriteFile, path, data, os.FileMode(0o644))
-		Expect(os.WriteFile(path, []byte(strings.Replace(string(data), "spell of unusually warm sea water", "spell of unusually warm sea water; it names \"Hobday\"", 1)), 0o644)).To(Succeed())
-		edited := loadSuite(rec.root)
+		edited := editSuite(rec.root, "spell of unusually warm sea water", "spell of unusually warm sea water; it names \"Hobday\"")
 		got := scenarios(replayAt(rec.root, edited, opts))[variant+"/"+id]
 		Expect(got.Verdict).To(Equal(report.VerdictStale))
 		Expect(got.Error).To(ContainSubstring("stale grading: the rubric changed: grader call 1 (turn 1 rubric[0])"))
@@ -182,19 +177,12 @@ var _ = Describe("rubric checks graded by the stand-in judge", Ordered, func() {
 		regraded := scenarios(rec.recordMissing(edited, opts))[variant+"/"+id]
 		Expect(regraded.Recorded).To(Equal(1))
 		Expect(regraded.Verdict).To(Equal(report.VerdictFail)) // the answer does not name Hobday
-		after, err := os.ReadFile(cassette.Path(rec.root, "odbchat", variant, id))
-		Expect(err).NotTo(HaveOccurred())
-		Expect(after).To(Equal(agent), "re-grading leaves the agent's cassette as it was")
+		Expect(os.ReadFile(cassette.Path(rec.root, "odbchat", variant, id))).To(Equal(agent), "re-grading leaves the agent's cassette as it was")
 	})
 
 	It("re-grades a grader cassette whole with --record-missing when the judge itself changed, leaving the agent's cassette", func() {
 		rec.recordMissing(suite, opts) // the grades of the rubric as recorded, before the spec above edited it
-		path := filepath.Join(rec.root, "scenarios", "odbchat.yaml")
-		data, err := os.ReadFile(path)
-		Expect(err).NotTo(HaveOccurred())
-		DeferCleanup(os.WriteFile, path, data, os.FileMode(0o644))
-		Expect(os.WriteFile(path, []byte(strings.Replace(string(data), "judge: {provider: openai, model: gpt-4.1-mini}", "judge: {provider: openai, model: gpt-4.1}", 1)), 0o644)).To(Succeed())
-		edited := loadSuite(rec.root)
+		edited := editSuite(rec.root, "judge: {provider: openai, model: gpt-4.1-mini}", "judge: {provider: openai, model: gpt-4.1}")
 		Expect(edited.Judge.Endpoint.Model).To(Equal("gpt-4.1"))
 		got := scenarios(replayAt(rec.root, edited, opts))[variant+"/"+id]
 		Expect(got.Verdict).To(Equal(report.VerdictStale))
@@ -208,13 +196,24 @@ var _ = Describe("rubric checks graded by the stand-in judge", Ordered, func() {
 		prov, err := cassette.ReadProvenance(judgePath)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(prov.Model).To(Equal("gpt-4.1"))
-		after, err := os.ReadFile(cassette.Path(rec.root, "odbchat", variant, id))
-		Expect(err).NotTo(HaveOccurred())
-		Expect(after).To(Equal(agent), "re-grading leaves the agent's cassette as it was")
+		Expect(os.ReadFile(cassette.Path(rec.root, "odbchat", variant, id))).To(Equal(agent), "re-grading leaves the agent's cassette as it was")
 		again := scenarios(replayAt(rec.root, edited, opts))[variant+"/"+id]
 		Expect(again.Verdict).To(Equal(report.VerdictPass), again.Error)
 	})
 })
+
+// editSuite replaces old by new once in the odbchat suite under root, for
+// the spec (the file is put back after it), and loads it.
+func editSuite(root, old, new string) *scenario.Suite {
+	GinkgoHelper()
+	path := filepath.Join(root, "scenarios", "odbchat.yaml")
+	data, err := os.ReadFile(path)
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(os.WriteFile, path, data, os.FileMode(0o644))
+	Expect(string(data)).To(ContainSubstring(old))
+	Expect(os.WriteFile(path, []byte(strings.Replace(string(data), old, new, 1)), 0o644)).To(Succeed())
+	return loadSuite(root)
+}
 
 // recordMissing records only what s's cassettes lack.
 func (r *recording) recordMissing(s *scenario.Suite, opts runner.Options) *report.Report {
