@@ -106,8 +106,12 @@ func notGatingFailures(s *Suite, name string, v *Variant) []failure {
 	if len(ids) == 0 {
 		return nil
 	}
-	return []failure{{text: fmt.Sprintf("%s: %d of %d scenarios do not pass (%s); testbed show %s/%s/<scenario> says why",
-		name, len(ids), len(v.Scenarios), strings.Join(ids, ", "), s.Name, v.Name)}}
+	verb := "do not pass"
+	if len(ids) == 1 {
+		verb = "does not pass"
+	}
+	return []failure{{text: fmt.Sprintf("%s: %d of %s %s (%s); testbed show %s/%s/<scenario> says why",
+		name, len(ids), count(len(v.Scenarios), "scenario"), verb, strings.Join(ids, ", "), s.Name, v.Name)}}
 }
 
 // headline is a line per suite and variant (the table WriteBrief and

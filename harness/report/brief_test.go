@@ -66,7 +66,7 @@ var _ = Describe("WriteBrief with a suite that does not gate", func() {
 		v.Summary = report.Summarize(v.Scenarios)
 		r := &report.Report{Mode: "replay", Suites: []report.Suite{{Name: "climate-paraphrase", Agent: "climate", NotGating: true, Variants: []report.Variant{v}}}}
 		brief := string(render(report.WriteBrief, r))
-		Expect(brief).To(ContainSubstring("✗ climate-paraphrase/trimmed (not gating): 1 of 2 scenarios do not pass (city-zh); testbed show climate-paraphrase/trimmed/<scenario> says why\n"))
+		Expect(brief).To(ContainSubstring("✗ climate-paraphrase/trimmed (not gating): 1 of 2 scenarios does not pass (city-zh); testbed show climate-paraphrase/trimmed/<scenario> says why\n"))
 		Expect(brief).NotTo(ContainSubstring("want tool:city_inventory_search"), "the checks are for testbed show")
 		Expect(r.Verdict()).To(ContainSubstring("; not gating: 1 of 2 scenarios failed"))
 		Expect(r.Verdict()).NotTo(ContainSubstring("0 of 0 thresholds"))

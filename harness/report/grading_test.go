@@ -169,7 +169,7 @@ var _ = Describe("grading in the reports", func() {
 		var brief strings.Builder
 		Expect(report.WriteBrief(&brief, graded())).To(Succeed())
 		Expect(brief.String()).To(ContainSubstring("s/v ask turn 1 rubric[0]: score 0.00 (min 0.70), rule-based stand-in judge"))
-		Expect(brief.String()).To(ContainSubstring("· s: 1 grader calls over 1 variants, 100 input and 20 output tokens, $0.00120, by rule-based stand-in judge"))
+		Expect(brief.String()).To(ContainSubstring("· s: 1 grader call over 1 variant, 100 input and 20 output tokens, $0.00120, by rule-based stand-in judge"))
 	})
 
 	It("names the failing rubric and its reason in JUnit", func() {

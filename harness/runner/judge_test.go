@@ -266,7 +266,7 @@ var _ = Describe("a rubric's labelled examples", func() {
 		Expect(again.Grading).To(Equal(got.Grading))
 		var text strings.Builder
 		Expect(report.WriteBrief(&text, &report.Report{Suites: []report.Suite{{Name: "odbchat", Variants: []report.Variant{{Name: "single-pass", Summary: report.Summarize([]report.Scenario{again})}}}}})).To(Succeed())
-		Expect(text.String()).To(ContainSubstring(fmt.Sprintf("odbchat: 4 grader calls over 1 variants, %d input and %d output tokens", got.Grading.InputTokens, got.Grading.OutputTokens)))
+		Expect(text.String()).To(ContainSubstring(fmt.Sprintf("odbchat: 4 grader calls over 1 variant, %d input and %d output tokens", got.Grading.InputTokens, got.Grading.OutputTokens)))
 		Expect(text.String()).To(ContainSubstring("by rule-based stand-in judge; it judged 2 of 3 labelled examples as labelled (Cohen's kappa 0.40)"))
 	})
 
