@@ -66,6 +66,9 @@ func Pairwise(ctx context.Context, s *scenario.Suite, base, head *report.Variant
 	out := &report.Pairwise{Rows: []report.PairRow{}}
 	var tally judge.Tally
 	regrade := fmt.Sprintf("testbed compare --suite %s --base %s --head %s --judge --record-missing", s.Name, base.Name, head.Name)
+	if opts.Root != "" && filepath.Clean(opts.Root) != "." {
+		regrade += " --root " + opts.Root // a project of its own: the command must name it
+	}
 	var missing, unruled []string
 	corrupt := false
 	for _, b := range base.Scenarios {

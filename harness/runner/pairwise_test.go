@@ -116,14 +116,14 @@ var _ = Describe("pairwise judging of two variants", func() {
 		_, err = runner.Pairwise(context.Background(), s, base, head, opts)
 		Expect(err).To(MatchError(runner.ErrPairwiseMissing))
 		Expect(err.Error()).To(ContainSubstring("ac2-hualien-point (corrupt cassette"))
-		Expect(err.Error()).To(ContainSubstring("delete the corrupt cassettes, then grade them with: testbed compare --suite odbchat --base legacy --head single-pass --judge --record-missing"))
+		Expect(err.Error()).To(ContainSubstring("delete the corrupt cassettes, then grade them with: testbed compare --suite odbchat --base legacy --head single-pass --judge --record-missing --root " + root))
 		Expect(os.WriteFile(corrupt, good, 0o644)).To(Succeed())
 
 		// A changed answer has no recorded grade: re-grade it.
 		head.Scenarios[0].Answer = []string{"a changed answer"}
 		_, err = runner.Pairwise(context.Background(), s, base, head, opts)
 		Expect(err).To(MatchError(runner.ErrPairwiseMissing))
-		Expect(err.Error()).To(ContainSubstring("(its answers or rubric changed); grade them with: testbed compare --suite odbchat --base legacy --head single-pass --judge --record-missing"))
+		Expect(err.Error()).To(HaveSuffix("(its answers or rubric changed); grade them with: testbed compare --suite odbchat --base legacy --head single-pass --judge --record-missing --root "+root), "the project is not the working folder: the command names it")
 	})
 
 	It("gives no win rate, not 0, when no pair was decided, and says a grader without a price is unpriced", func() {
