@@ -19,26 +19,37 @@ func writeEstimate(w io.Writer, suites []*scenario.Suite, opts runner.Options, m
 	if err != nil {
 		return withCode(exitInternal, err)
 	}
-	fmt.Fprintln(w, "dry run: nothing was called; each model request of the current cassettes is estimated at its prompt's tokens and its max_tokens (4,096 when it sets none), each embeddings request at its input's tokens")
+	fmt.Fprintln(w, "dry run: nothing was called; each model request of the current cassettes (the agent's and the rubric grader's) is estimated at its prompt's tokens and its max_tokens (4,096 when it sets none), each embeddings request at its input's tokens")
 	t := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(t, "suite/variant\tmodel\truns\tmodel calls\tembeddings calls\tat most\t")
+	fmt.Fprintln(t, "suite/variant\tmodel\truns\tmodel calls\tembeddings calls\tgrader calls\tat most\t")
 	var total float64
 	var unestimated []string
 	unpriced, priced := 0, 0
 	for _, e := range es {
 		most := report.USD(e.USD)
 		switch {
-		case e.Unpriced:
+		case e.Unpriced && e.USD == 0:
 			most = "unpriced"
 			unpriced++
-		case e.UnpricedEmbeds > 0:
-			most = fmt.Sprintf("%s (+%d embeddings unpriced)", most, e.UnpricedEmbeds)
-			priced++
+		case e.Unpriced:
+			// Its embeddings or grader calls may be priced: said apart.
+			most = "unpriced, +" + most + " priced"
+			unpriced++
 		default:
 			priced++
 		}
+		var left []string
+		if e.UnpricedEmbeds > 0 {
+			left = append(left, fmt.Sprintf("+%d embeddings unpriced", e.UnpricedEmbeds))
+		}
+		if e.UnpricedGraders > 0 {
+			left = append(left, fmt.Sprintf("+%d grader calls unpriced", e.UnpricedGraders))
+		}
+		if len(left) > 0 {
+			most += " (" + strings.Join(left, ", ") + ")"
+		}
 		total += e.USD
-		fmt.Fprintf(t, "%s\t%s\t%d\t%d\t%d\t%s\t\n", e.Suite+"/"+e.Variant, e.Model, e.Scenarios, e.Calls, e.EmbedCalls, most)
+		fmt.Fprintf(t, "%s\t%s\t%d\t%d\t%d\t%d\t%s\t\n", e.Suite+"/"+e.Variant, e.Model, e.Scenarios, e.Calls, e.EmbedCalls, e.GraderCalls, most)
 		for _, id := range e.Unestimated {
 			unestimated = append(unestimated, e.Suite+"/"+e.Variant+"/"+id)
 		}
@@ -46,8 +57,12 @@ func writeEstimate(w io.Writer, suites []*scenario.Suite, opts runner.Options, m
 	t.Flush()
 	switch {
 	case unpriced > 0 && priced == 0:
-		// Never $0: nothing was priced.
-		fmt.Fprintf(w, "unpriced in all: no model of the %d suite and variant pairs is in the price table (pass --prices FILE, or map the models in the suite's prices: models)\n", unpriced)
+		// Never $0: no agent's model was priced.
+		fmt.Fprintf(w, "unpriced in all: no model of the %d suite and variant pairs is in the price table (pass --prices FILE, or map the models in the suite's prices: models)", unpriced)
+		if total > 0 {
+			fmt.Fprintf(w, "; their embeddings and grader calls that are priced: at most %s", report.USD(total))
+		}
+		fmt.Fprintln(w)
 	case unpriced > 0:
 		fmt.Fprintf(w, "at most %s in all, +%d suite and variant pairs unpriced\n", report.USD(total), unpriced)
 	default:

@@ -61,9 +61,27 @@ var _ = Describe("testbed record --max-cost", func() {
 		before := yamlFiles(dir)
 		r := testbed("record", "--root", root, "--suite", "climate", "--variant", "trimmed", "--dry-run", "--max-cost", "0.1")
 		Expect(r.code).To(Equal(exitOK), r.String())
-		Expect(r.stdout).To(MatchRegexp(`climate/trimmed\s+openai/gpt-4\.1\s+27\s+71\s+12\s+\$[0-9.]+`), "71 chat and 12 embeddings requests")
+		Expect(r.stdout).To(MatchRegexp(`climate/trimmed\s+openai/gpt-4\.1\s+27\s+71\s+12\s+0\s+\$[0-9.]+`), "71 chat and 12 embeddings requests, no grader's")
 		Expect(r.stdout).To(ContainSubstring("--max-cost $0.1 would stop the recording before its end"))
 		Expect(yamlFiles(dir)).To(Equal(before))
+	})
+
+	It("estimates the rubric grader's calls too, at the judge's model, and says which it could not price", func() {
+		root := projectOf("climate-findings", "climate")
+		r := testbed("record", "--root", root, "--suite", "climate-findings", "--dry-run")
+		Expect(r.code).To(Equal(exitOK), r.String())
+		m := regexp.MustCompile(`climate-findings/trimmed\s+\S+\s+5\s+\d+\s+\d+\s+8\s+\$([0-9.]+)\s`).FindStringSubmatch(r.stdout)
+		Expect(m).NotTo(BeNil(), "8 grader calls in the grader cassettes: %s", r.stdout)
+		withGrades, err := strconv.ParseFloat(m[1], 64)
+		Expect(err).NotTo(HaveOccurred())
+
+		r = testbed("record", "--root", root, "--suite", "climate-findings", "--dry-run", "--judge-provider", "openai", "--judge-model", "mystery-grader")
+		Expect(r.code).To(Equal(exitOK), r.String())
+		m = regexp.MustCompile(`climate-findings/trimmed\s+\S+\s+5\s+\d+\s+\d+\s+8\s+\$([0-9.]+) \(\+8 grader calls unpriced\)`).FindStringSubmatch(r.stdout)
+		Expect(m).NotTo(BeNil(), r.stdout)
+		without, err := strconv.ParseFloat(m[1], 64)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(without).To(BeNumerically("<", withGrades), "the grader's calls at gpt-4.1-mini are part of the first estimate")
 	})
 
 	It("says an estimate of nothing priced is unpriced, never $0", func() {

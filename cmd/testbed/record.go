@@ -147,6 +147,21 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			}
 		}
 	}
+	if judgeProv == llm.ProviderOllama {
+		return withCode(exitUsage, errors.New("--judge-provider ollama: a judge is called through testbed's own clients, and none speaks Ollama's native API (an Ollama server's /v1 is --judge-provider openai)"))
+	}
+	if judgeProv != "" {
+		ep, key, err := realEndpoint(judgeProv, judgeModel, judgeBaseURL)
+		// a dry run calls nothing, so it needs no key: it prices the judge's model
+		if err != nil && !(dryRun && ep.KeyEnv != "" && judgeModel != "") {
+			return withCode(exitUsage, errors.New(strings.NewReplacer("--provider", "--judge-provider", "--model", "--judge-model").Replace(err.Error())))
+		}
+		opts.Judge = &ep
+		if opts.Secrets == nil {
+			opts.Secrets = map[string]string{}
+		}
+		opts.Secrets[ep.KeyEnv] = key
+	}
 	if dryRun {
 		return writeEstimate(stdout, suites, opts, maxCost)
 	}
@@ -161,20 +176,6 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	if rpm > 0 || tpm > 0 {
 		opts.Limits = &runner.Limits{RPM: rpm, TPM: tpm}
-	}
-	if judgeProv == llm.ProviderOllama {
-		return withCode(exitUsage, errors.New("--judge-provider ollama: a judge is called through testbed's own clients, and none speaks Ollama's native API (an Ollama server's /v1 is --judge-provider openai)"))
-	}
-	if judgeProv != "" {
-		ep, key, err := realEndpoint(judgeProv, judgeModel, judgeBaseURL)
-		if err != nil {
-			return withCode(exitUsage, errors.New(strings.NewReplacer("--provider", "--judge-provider", "--model", "--judge-model").Replace(err.Error())))
-		}
-		opts.Judge = &ep
-		if opts.Secrets == nil {
-			opts.Secrets = map[string]string{}
-		}
-		opts.Secrets[ep.KeyEnv] = key
 	}
 	if opts.Mode == cassette.ModeRecord || opts.Mode == cassette.ModeRecordMissing {
 		// Refused at once if another recording of one of these suites runs;

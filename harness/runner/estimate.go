@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"net/url"
 
+	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/harness/cassette"
+	"github.com/agentreplay/testbed/harness/cost"
 	"github.com/agentreplay/testbed/harness/scenario"
 	"github.com/agentreplay/testbed/harness/tokens"
 	"github.com/agentreplay/testbed/harness/wire"
@@ -25,7 +27,13 @@ type Estimate struct {
 	// (or that could not be read), left out of USD.
 	EmbedCalls     int
 	UnpricedEmbeds int
-	USD            float64
+	// GraderCalls are the rubric grader's requests in the scenarios'
+	// grader cassettes, each estimated at the judge's model as a model
+	// request is; UnpricedGraders those left out of USD because that model
+	// has no price.
+	GraderCalls     int
+	UnpricedGraders int
+	USD             float64
 	// Unestimated are the scenario runs with no cassette to estimate from;
 	// Unpriced is true when the model has no price.
 	Unestimated []string
@@ -44,6 +52,13 @@ func EstimateRecording(suites []*scenario.Suite, opts Options) ([]Estimate, erro
 		counter, err := tokens.New(tokenizerName(s))
 		if err != nil {
 			return nil, err
+		}
+		var judge *llm.Endpoint
+		if s.Judge != nil {
+			judge = &s.Judge.Endpoint
+			if opts.Judge != nil {
+				judge = opts.Judge
+			}
 		}
 		for _, v := range s.Variants {
 			if opts.Variant != "" && v.Name != opts.Variant {
@@ -74,6 +89,11 @@ func EstimateRecording(suites []*scenario.Suite, opts Options) ([]Estimate, erro
 						return nil, err
 					}
 					e.Scenarios++
+					if judge != nil {
+						if err := e.addGrades(cassette.JudgePath(opts.Root, s.Name, v.Name, sc.ID, k), *judge, p, counter); err != nil {
+							return nil, err
+						}
+					}
 					for _, r := range reqs {
 						u, err := url.Parse(r.URL)
 						switch {
@@ -103,4 +123,26 @@ func EstimateRecording(suites []*scenario.Suite, opts Options) ([]Estimate, erro
 		}
 	}
 	return out, nil
+}
+
+// addGrades adds the grader's requests of the grader cassette at path (none
+// when it is not there: a scenario without rubric checks), each estimated
+// at the judge's model.
+func (e *Estimate) addGrades(path string, judge llm.Endpoint, p cost.Pricer, counter *tokens.Counter) error {
+	reqs, err := cassette.Requests(path)
+	if errors.Is(err, cassette.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for _, r := range reqs {
+		e.GraderCalls++
+		if usd, ok := p.Estimate(judge.Provider, judge.Model, counter.CountBytes(r.Body), MaxOutput(r.Body)); ok {
+			e.USD += usd
+		} else {
+			e.UnpricedGraders++
+		}
+	}
+	return nil
 }
