@@ -41,7 +41,7 @@ then record its cassettes and run:
 Every key is described in docs/suite-format.md, each agent's config: keys in
 docs/agents-config.md.
 
-With --from FILE (a .csv, .tsv or .jsonl file of cases under scenarios/),
+With --from FILE (a .csv, .tsv, .jsonl, .json or .yaml file of cases under scenarios/),
 the starter reads its scenarios from the file's rows (scenarios_from:),
 its columns mapped by their names: an id column (id, case_id, …), an input
 column (input, question, prompt, …), tags; the other columns are listed for
@@ -66,7 +66,7 @@ func cmdInit(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&model.Provider, "provider", llm.ProviderOpenAI, "with a command: the provider whose model your agent calls: openai, anthropic, gemini or ollama")
 	fs.StringVar(&model.Model, "model", "", "with a command: the model your agent asks for (default: a small one of the provider's)")
 	fs.StringVar(&model.BaseURL, "base-url", "", "with a command: the base URL your agent's SDK calls (default: the provider's own)")
-	fs.StringVar(&from, "from", "", "a .csv, .tsv or .jsonl file of cases under scenarios/ whose rows the suite's scenarios come from")
+	fs.StringVar(&from, "from", "", "a .csv, .tsv, .jsonl, .json or .yaml file of cases under scenarios/ whose rows the suite's scenarios come from")
 	fs.StringVar(&root, "root", ".", "project folder holding scenarios/")
 	fs.StringVar(&agent, "agent", "", "the built-in agent the suite tests: "+strings.Join(all.Names(), ", "))
 	// The suite's name may come before the flags or after them.

@@ -307,7 +307,7 @@ func (r row) list(col string) []string {
 	return out
 }
 
-// readRows reads a data file by its extension: .csv, .tsv or .jsonl. It
+// readRows reads a data file by its extension: .csv, .tsv, .jsonl, .json or .yaml. It
 // returns the rows and the columns: a CSV or TSV file's header, or every
 // key some JSONL row has. A row that cannot be read is an
 // *Error at its line, each one in the Errors beside the rows that could be.
@@ -317,8 +317,12 @@ func readRows(name string, data []byte) ([]row, []string, Errors, error) {
 		return readTable(name, data, map[string]rune{".csv": ',', ".tsv": '\t'}[ext])
 	case ".jsonl", ".ndjson":
 		return readJSONL(name, data)
+	case ".json":
+		return readJSONArray(name, data)
+	case ".yaml", ".yml":
+		return readYAMLList(name, data)
 	default:
-		return nil, nil, nil, fmt.Errorf("%s: want a .csv, .tsv or .jsonl file", name)
+		return nil, nil, nil, fmt.Errorf("%s: want a .csv, .tsv, .jsonl, .json or .yaml file", name)
 	}
 }
 
@@ -455,7 +459,7 @@ func (d *decoder) joinScenarios(hand, rows []Scenario) []Scenario {
 	return out
 }
 
-// Columns reads the columns of a data file (.csv, .tsv or .jsonl): a
+// Columns reads the columns of a data file (.csv, .tsv, .jsonl, .json or .yaml): a
 // header's, or every key of a JSONL file's rows; and how many rows it has.
 // The file is name, a slash-separated path under dir, read as files.ReadIn
 // reads it: one that leads outside dir, by a symlink too, is an

@@ -80,6 +80,46 @@ var _ = Describe("scenarios_from", func() {
 			"to-csv\tconvert JSON to CSV\ten\tcode\t\t\t\t\n"),
 		Entry("JSONL", "jsonl", `{"case_id": "sst-taiwan", "question": "台灣海溫, 今天?", "tags": ["zh", "bbox"], "mode": "tool", "tool": "ghrsst.bbox_mean", "calls": 1, "must_say": "°C", "overrides": {"legacy": {"route": {"mode": "code"}}}}`+"\n"+
 			`{"case_id": "to-csv", "question": "convert JSON to CSV", "tags": "en", "mode": "code"}`+"\n"),
+		Entry("JSON, an array of objects", "json", `[
+  {"case_id": "sst-taiwan", "question": "台灣海溫, 今天?", "tags": ["zh", "bbox"], "mode": "tool", "tool": "ghrsst.bbox_mean", "calls": 1, "must_say": "°C",
+   "overrides": {"legacy": {"route": {"mode": "code"}}}},
+  {"case_id": "to-csv", "question": "convert JSON to CSV", "tags": "en", "mode": "code"}
+]
+`),
+		Entry("YAML, a list of mappings", "yml", `# cases of the odbchat router
+- case_id: sst-taiwan
+  question: 台灣海溫, 今天?
+  tags: [zh, bbox]
+  mode: tool
+  tool: ghrsst.bbox_mean
+  calls: 1
+  must_say: °C
+  overrides: {legacy: {route: {mode: code}}}
+- {case_id: to-csv, question: convert JSON to CSV, tags: en, mode: code}
+`),
+	)
+
+	It("keeps a YAML cell that reads as a date as it is written", func() {
+		s, err := loadData("yml", mapping, "- {case_id: d, question: 2025-11-06, mode: code, must_say: 2025-11-06T10:00:00+08:00, tags: x, overrides: {}, tool: t, calls: 1}\n")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(s.Scenarios[1].Turns[0].Input).To(Equal("2025-11-06"))
+		Expect(s.Scenarios[1].Turns[0].Expect.Answer.Contains).To(Equal([]string{"2025-11-06T10:00:00+08:00"}))
+	})
+
+	DescribeTable("reports a row that is not an object at its line, with every other problem",
+		func(ext, data string, want []string) {
+			_, err := loadData(ext, mapping, data)
+			Expect(errors.Is(err, scenario.ErrInvalidSuite)).To(BeTrue(), "%v", err)
+			for _, w := range want {
+				Expect(err.Error()).To(MatchRegexp(w))
+			}
+		},
+		Entry("JSON", "json", "[\n  {\"case_id\": \"a\", \"question\": \"q\", \"calls\": \"many\"},\n  \"not an object\",\n  {\"case_id\": \"a\", \"question\": \"q2\"}\n]\n",
+			[]string{`cases\.json:2: .*llm_calls: want an integer`, `cases\.json:3: not an object`, `cases\.json:4: .*duplicate id "a" \(first at line 2\)`}),
+		Entry("JSON that is not an array", "json", `{"case_id": "a"}`, []string{`cases\.json:1: want an array of objects, one per case`}),
+		Entry("YAML", "yml", "- {case_id: a, question: q, calls: many}\n- just text\n- {case_id: a, question: q2}\n",
+			[]string{`cases\.yml:1: .*llm_calls: want an integer`, `cases\.yml:2: not an object`, `cases\.yml:3: .*duplicate id "a" \(first at line 1\)`}),
+		Entry("YAML that does not parse", "yml", "- {case_id: a\n", []string{`cases\.yml:\d+: .*`}),
 	)
 
 	It("reports every bad row, missing value and duplicate id as file:line, all at once", func() {
