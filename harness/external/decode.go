@@ -8,7 +8,6 @@ import (
 	"mime"
 	"net/http"
 
-
 	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/agents/llm/anthropic"
 	geminiadapter "github.com/agentreplay/testbed/agents/llm/gemini"
