@@ -53,6 +53,33 @@ var _ = Describe("cost thresholds", func() {
 	})
 })
 
+var _ = Describe("the gate on the rubric grader's mean score", func() {
+	graded := func(score float64) *report.Report {
+		return &report.Report{Suites: []report.Suite{{Name: "s", Variants: []report.Variant{{Name: "v",
+			Summary: report.Summary{Scenarios: 1, Grading: &report.Grading{Calls: 1, Score: score}}}}}}}
+	}
+	gate := map[string]map[string]float64{"s": {"rubric_score_mean": 0.05}}
+
+	It("holds it to its tolerance, as a rate", func() {
+		Expect(report.Regressions(graded(0.8), graded(0.76), gate)).To(BeEmpty())
+		regs := report.Regressions(graded(0.8), graded(0.7), gate)
+		Expect(regs).To(HaveLen(1))
+		Expect(regs[0].Metric).To(Equal("rubric_score_mean"))
+		Expect(regs[0].Base).To(Equal(0.8))
+		Expect(regs[0].Head).To(Equal(0.7))
+	})
+
+	It("never passes on nothing graded, now or in the baseline", func() {
+		none := &report.Report{Suites: []report.Suite{{Name: "s", Variants: []report.Variant{{Name: "v", Summary: report.Summary{Scenarios: 1}}}}}}
+		regs := report.Regressions(graded(0.8), none, gate)
+		Expect(regs).To(HaveLen(1))
+		Expect(regs[0].Detail).To(Equal("not evaluated: no rubric check was graded now"))
+		regs = report.Regressions(none, graded(0.8), gate)
+		Expect(regs).To(HaveLen(1))
+		Expect(regs[0].Detail).To(ContainSubstring("the baseline graded no rubric check"))
+	})
+})
+
 var _ = Describe("the gate on cost", func() {
 	variant := func(c report.Spend) report.Variant {
 		return report.Variant{Name: "v", Summary: report.Summary{Scenarios: 1, Cost: c}}

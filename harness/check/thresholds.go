@@ -53,7 +53,58 @@ func metrics() []metric {
 			}
 			return *st.Goodput
 		})},
+		{"rubric_score_mean", graded(func(g *report.Grading) float64 { return g.Score })},
+		{"grader_kappa", graded(func(g *report.Grading) float64 {
+			if g.Calibration == nil {
+				return 0
+			}
+			k, _ := g.Calibration.Kappa()
+			return k
+		})},
 	}
+}
+
+// graded reads a grading metric; 0 when nothing was graded (unmeasured
+// says so, and the threshold fails).
+func graded(f func(*report.Grading) float64) func(report.Summary) float64 {
+	return func(s report.Summary) float64 {
+		if s.Grading == nil {
+			return 0
+		}
+		return f(s.Grading)
+	}
+}
+
+// gradingMissing says why a grading metric was not measured on s, or "":
+// no rubric check was graded, or (for grader_kappa) no labelled example
+// was, or the kappa is undefined.
+func gradingMissing(metric string, s report.Summary) string {
+	if metric != "rubric_score_mean" && metric != "grader_kappa" {
+		return ""
+	}
+	g := s.Grading
+	switch {
+	case g == nil:
+		return "no rubric check was graded, so " + metric + " was not measured (add rubric: checks and a judge: block, docs/judges.md)"
+	case metric == "grader_kappa" && g.Calibration == nil:
+		return "no rubric has labelled examples (pass:, fail:), so grader_kappa was not measured"
+	case metric == "grader_kappa":
+		if _, ok := g.Calibration.Kappa(); !ok {
+			return "Cohen's kappa is undefined: " + g.Calibration.KappaUndefined()
+		}
+	}
+	return ""
+}
+
+// missing says why metric was not measured on s by what it is measured
+// over (streamed calls, priced calls, graded rubrics), or "".
+func missing(metric string, s report.Summary) string {
+	for _, why := range []func(string, report.Summary) string{streamMissing, costMissing, gradingMissing} {
+		if w := why(metric, s); w != "" {
+			return w
+		}
+	}
+	return ""
 }
 
 // streamed reads a streaming metric; 0 when nothing streamed (unmeasured
@@ -225,7 +276,7 @@ func unmeasured(s report.Summary, base *report.Summary, th scenario.Threshold) s
 		// own gets the same answer.
 		return "it compares the baseline variant with itself"
 	}
-	if why := costMissing(th.Metric, s); why != "" {
+	if why := missing(th.Metric, s); why != "" {
 		return why
 	}
 	if th.Baseline {
@@ -236,10 +287,7 @@ func unmeasured(s report.Summary, base *report.Summary, th scenario.Threshold) s
 		if why := what(*base, whose); why != "" {
 			return why
 		}
-		if why := streamMissing(th.Metric, *base); why != "" {
-			return whose + why
-		}
-		if why := costMissing(th.Metric, *base); why != "" {
+		if why := missing(th.Metric, *base); why != "" {
 			return whose + why
 		}
 	}
@@ -248,9 +296,10 @@ func unmeasured(s report.Summary, base *report.Summary, th scenario.Threshold) s
 
 // overModelCalls reports whether metric is measured over the model calls
 // of a variant's runs (their count, tokens, latency, tools and trimming):
-// every metric but the pass rate, routing accuracy and artifacts.
+// every metric but the pass rate, routing accuracy, artifacts and the
+// grader's.
 func overModelCalls(metric string) bool {
-	return !slices.Contains([]string{"pass_rate", "routing_accuracy", "artifacts"}, metric)
+	return !slices.Contains([]string{"pass_rate", "routing_accuracy", "artifacts", "rubric_score_mean", "grader_kappa"}, metric)
 }
 
 // compare applies op; equality allows for rounding in the summary's means.

@@ -37,7 +37,7 @@ var _ = Describe("MetricNames and Value", func() {
 			"output_tokens_mean", "llm_calls_mean", "tool_calls_mean", "latency_mean", "latency_p50",
 			"latency_p95", "latency_p99", "prompt_tokens_per_call", "artifacts",
 			"ttft_mean", "ttft_p50", "ttft_p95", "ttft_p99", "gap_mean", "gap_p95", "tpot_mean", "output_tps_mean",
-			"stream_duration_mean", "goodput", "cost_mean", "cost_p95", "cost_total"))
+			"stream_duration_mean", "goodput", "cost_mean", "cost_p95", "cost_total", "rubric_score_mean", "grader_kappa"))
 	})
 
 	DescribeTable("reads each metric from a summary",
@@ -117,9 +117,9 @@ var _ = Describe("Thresholds", func() {
 		Entry("the baseline's latency, failing", scenario.Threshold{Metric: "latency_mean", Op: "<", Baseline: true},
 			slower, &summary, 1300.0, 1100.0, "latency_mean = 1300 ms, want < 1100 ms (baseline)"),
 		Entry("an unknown metric", scenario.Threshold{Metric: "latency_p90", Op: "<", Value: 2, Unit: "s"},
-			summary, nil, 0.0, 0.0, `unknown metric "latency_p90" (want one of artifacts, cost_mean, cost_p95, cost_total, gap_mean, gap_p95, goodput, input_tokens_mean, latency_mean, `+
+			summary, nil, 0.0, 0.0, `unknown metric "latency_p90" (want one of artifacts, cost_mean, cost_p95, cost_total, gap_mean, gap_p95, goodput, grader_kappa, input_tokens_mean, latency_mean, `+
 				`latency_p50, latency_p95, latency_p99, llm_calls_mean, output_tokens_mean, output_tps_mean, pass_rate, `+
-				`prompt_tokens_per_call, routing_accuracy, stream_duration_mean, token_reduction, tool_calls_mean, tpot_mean, `+
+				`prompt_tokens_per_call, routing_accuracy, rubric_score_mean, stream_duration_mean, token_reduction, tool_calls_mean, tpot_mean, `+
 				`ttft_mean, ttft_p50, ttft_p95, ttft_p99)`),
 		Entry("an unknown operator", scenario.Threshold{Metric: "pass_rate", Op: "=<", Value: 1},
 			summary, nil, 0.95, 1.0, `unknown operator "=<" (want <, <=, >, >=, == or !=)`),
@@ -194,9 +194,40 @@ var _ = Describe("Thresholds over runs that measured nothing", func() {
 		Entry("goodput without a budget",
 			scenario.Threshold{Source: "goodput >= 90%", Metric: "goodput", Op: ">=", Value: 0.9, Unit: "%"}, withStreams(report.Streaming{Calls: 2}), nil,
 			"the suite sets no goodput budget (goodput: {ttft: 500ms, tpot: 50ms})"),
+		Entry("a rubric score where nothing was graded",
+			scenario.Threshold{Source: "rubric_score_mean >= 0.8", Metric: "rubric_score_mean", Op: ">=", Value: 0.8}, clean, nil,
+			"no rubric check was graded, so rubric_score_mean was not measured (add rubric: checks and a judge: block, docs/judges.md)"),
+		Entry("the grader's kappa without labelled examples",
+			scenario.Threshold{Source: "grader_kappa >= 0.6", Metric: "grader_kappa", Op: ">=", Value: 0.6}, withGrading(report.Grading{Calls: 2, Score: 0.9}), nil,
+			"no rubric has labelled examples (pass:, fail:), so grader_kappa was not measured"),
+		Entry("the grader's kappa where it is undefined",
+			scenario.Threshold{Source: "grader_kappa >= 0.6", Metric: "grader_kappa", Op: ">=", Value: 0.6}, withGrading(report.Grading{Calls: 3, Calibration: &report.Calibration{TP: 2}}), nil,
+			"Cohen's kappa is undefined: every example is labelled pass, so agreement cannot be told from chance; add a fail: example"),
 		Entry("a baseline that did not stream",
 			scenario.Threshold{Source: "ttft_mean <= baseline", Metric: "ttft_mean", Op: "<=", Baseline: true}, withStreams(report.Streaming{Calls: 2, TTFTMean: 300}), &clean,
 			"the baseline: no model call streamed, so ttft_mean was not measured"),
+	)
+})
+
+// withGrading is a clean summary whose rubric checks were graded as g says.
+func withGrading(g report.Grading) report.Summary {
+	return report.Summary{Scenarios: 3, LLMCallsMean: 2, Grading: &g}
+}
+
+var _ = Describe("Thresholds over the rubric grader", func() {
+	calibrated := withGrading(report.Grading{Calls: 6, Score: 0.75, Calibration: &report.Calibration{TP: 3, FN: 1, TN: 2}})
+	DescribeTable("hold its mean score and its agreement with the labels",
+		func(th scenario.Threshold, observed float64, pass bool) {
+			got := check.Thresholds([]scenario.Threshold{th}, calibrated, nil)
+			Expect(got[0].NotEvaluated).To(BeFalse(), got[0].Detail)
+			Expect(got[0].Observed).To(BeNumerically("~", observed, 1e-9))
+			Expect(got[0].Pass).To(Equal(pass), got[0].Detail)
+		},
+		Entry("a score above its floor", scenario.Threshold{Metric: "rubric_score_mean", Op: ">=", Value: 0.7}, 0.75, true),
+		Entry("a score below it", scenario.Threshold{Metric: "rubric_score_mean", Op: ">=", Value: 0.8}, 0.75, false),
+		// po = 5/6, pe = (4·3 + 2·3)/36 = 1/2: kappa = 2/3
+		Entry("a kappa above its floor", scenario.Threshold{Metric: "grader_kappa", Op: ">=", Value: 0.6}, 2.0/3, true),
+		Entry("a kappa below it", scenario.Threshold{Metric: "grader_kappa", Op: ">", Value: 0.7}, 2.0/3, false),
 	)
 })
 

@@ -67,6 +67,11 @@ func gateMetric(name string, s Summary) (v float64, higher bool) {
 		return s.Cost.P95, false
 	case "cost_total":
 		return s.Cost.Total, false
+	case "rubric_score_mean":
+		if s.Grading == nil {
+			return 0, true
+		}
+		return s.Grading.Score, true
 	}
 	return 0, false
 }
@@ -171,7 +176,7 @@ func variantRegressions(suite string, bv, hv *Variant, gate map[string]float64) 
 	sort.Strings(names)
 	bsum, hsum := commonSummaries(bv, hv)
 	for _, m := range names {
-		if why := costUnjudged(m, bsum, hsum); why != "" {
+		if why := unjudged(m, bsum, hsum); why != "" {
 			out = append(out, Regression{Suite: suite, Variant: hv.Name, Metric: m, Allowed: gate[m], Detail: why})
 			continue
 		}
@@ -238,18 +243,19 @@ func commonSummaries(bv, hv *Variant) (Summary, Summary) {
 	return Summarize(keep(bv.Scenarios, inHead)), Summarize(keep(hv.Scenarios, inBase))
 }
 
-// costUnjudged says why a cost metric of the gate cannot be judged (no
-// call priced now, or in the baseline), or "": the gate never passes on
-// nothing.
-func costUnjudged(metric string, base, head Summary) string {
-	if !strings.HasPrefix(metric, "cost_") {
-		return ""
-	}
+// unjudged says why a metric of the gate cannot be judged (a cost with no
+// call priced now, or in the baseline; a rubric score with no rubric
+// check graded), or "": the gate never passes on nothing.
+func unjudged(metric string, base, head Summary) string {
 	switch {
-	case !head.Cost.Evaluated():
+	case strings.HasPrefix(metric, "cost_") && !head.Cost.Evaluated():
 		return "not evaluated: no model call was priced now (pass --prices FILE, or map the model in the suite's prices: models)"
-	case !base.Cost.Evaluated():
+	case strings.HasPrefix(metric, "cost_") && !base.Cost.Evaluated():
 		return "not evaluated: the baseline prices no model call; re-bless it: testbed baseline bless"
+	case metric == "rubric_score_mean" && head.Grading == nil:
+		return "not evaluated: no rubric check was graded now"
+	case metric == "rubric_score_mean" && base.Grading == nil:
+		return "not evaluated: the baseline graded no rubric check; re-bless it: testbed baseline bless"
 	}
 	return ""
 }

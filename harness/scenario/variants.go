@@ -219,7 +219,7 @@ func (d *decoder) goodput(v *yaml.Node) *Goodput {
 // GateMetrics are the metrics a suite's gate block may name.
 func GateMetrics() []string {
 	return []string{"pass_rate", "routing_accuracy", "token_reduction", "input_tokens_mean", "output_tokens_mean",
-		"llm_calls_mean", "latency_mean", "latency_p95", "cost_mean", "cost_p95", "cost_total"}
+		"llm_calls_mean", "latency_mean", "latency_p95", "cost_mean", "cost_p95", "cost_total", "rubric_score_mean"}
 }
 
 // gate reads {metric: tolerance}: how much worse than the blessed baseline
