@@ -1,6 +1,7 @@
 package runner_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -131,6 +132,31 @@ var _ = Describe("rubric checks graded by the stand-in judge", Ordered, func() {
 		agentAfter, err := os.ReadFile(agentPath)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(agentAfter).To(Equal(agentBefore), "a run whose grading was refused writes neither cassette")
+	})
+
+	It("puts the agent's cassette back when the grader's cannot be written after it, so the two still agree", func() {
+		agentPath := cassette.Path(rec.root, "odbchat", variant, id)
+		agentBefore, err := os.ReadFile(agentPath)
+		Expect(err).NotTo(HaveOccurred())
+		judgeBefore, err := os.ReadFile(judgePath)
+		Expect(err).NotTo(HaveOccurred())
+		// The grader's file cannot be replaced: a folder, not empty, is where it goes.
+		Expect(os.Remove(judgePath)).To(Succeed())
+		Expect(os.MkdirAll(filepath.Join(judgePath, "in-the-way"), 0o755)).To(Succeed())
+		DeferCleanup(func() {
+			Expect(os.RemoveAll(judgePath)).To(Succeed())
+			Expect(os.WriteFile(judgePath, judgeBefore, 0o644)).To(Succeed())
+			Expect(os.WriteFile(agentPath, agentBefore, 0o644)).To(Succeed())
+		})
+		// A reworded question: the agent's new cassette differs from the old.
+		edited := editSuite(rec.root, `input: "What is a marine heatwave?"`, `input: "What is a marine heat wave?"`)
+		got := scenarios(rec.record(edited, opts))[variant+"/"+id]
+		Expect(got.Verdict).NotTo(Equal(report.VerdictPass))
+		Expect(got.Error).To(ContainSubstring(cassette.WriteCause))
+		after, err := os.ReadFile(agentPath)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(bytes.Equal(after, agentBefore)).To(BeTrue(), "the agent's cassette is the one the kept grader's cassette graded")
+		Expect(got.Error).To(ContainSubstring("the agent's cassette " + filepath.Join("cassettes", "odbchat", variant, id+".yaml") + " was put back as it was"))
 	})
 
 	It("replays the grading byte-identically, offline", func() {

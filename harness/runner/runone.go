@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"maps"
 	"mime"
 	"net/http"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -372,17 +374,44 @@ func (r *sampleRun) save() {
 		return
 	}
 	write, err := r.tp.Stage()
-	if err == nil {
-		err = write()
-	}
 	if err == nil && r.writeGrades != nil {
-		err = r.writeGrades()
+		// Both or neither: the grades are of this answer.
+		err = r.bothOrNeither(write)
+	} else if err == nil {
+		err = write()
 	}
 	r.closeErr = err
 	if p, ok := r.tp.Provenance(); ok && r.tp.Mode() == cassette.ModeRecord && r.closeErr == nil && r.sample == 1 {
 		// What the recording learnt: the stand-in policy that answered.
 		r.j.prov = &p
 	}
+}
+
+// bothOrNeither writes the agent's staged cassette (write), then the
+// grader's; when the grader's cannot be written, the agent's previous
+// cassette is put back (or the new one removed, when there was none), so
+// that the grades kept are of the answer kept.
+func (r *sampleRun) bothOrNeither(write func() error) error {
+	path := cassette.SamplePath(r.opts.Root, r.j.suite.Name, r.j.variant.Name, r.j.scenario.ID, r.sample)
+	prev, readErr := os.ReadFile(path)
+	if readErr != nil && !errors.Is(readErr, os.ErrNotExist) {
+		return fmt.Errorf("%s %s: %w", cassette.WriteCause, rel(r.opts.Root, path), readErr)
+	}
+	if err := write(); err != nil {
+		return err
+	}
+	err := r.writeGrades()
+	if err == nil {
+		return nil
+	}
+	undo := os.Remove(path)
+	if readErr == nil {
+		undo = files.WriteAtomic(path, func(w io.Writer) error { _, err := w.Write(prev); return err })
+	}
+	if undo != nil {
+		return fmt.Errorf("%w; and the agent's cassette %s could not be put back as it was (%v): re-record the scenario", err, rel(r.opts.Root, path), undo)
+	}
+	return fmt.Errorf("%w; the agent's cassette %s was put back as it was, so the two still agree", err, rel(r.opts.Root, path))
 }
 
 // judge measures the trace and checks every turn's expectations, and that
