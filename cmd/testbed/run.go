@@ -296,12 +296,11 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			shard, pairs(rep.Shard.Total), rep.Shard.Total, n, rep.Shard.Total))
 	}
 	wall := time.Since(start)
-	// The baseline's known failures are part of every verdict, so they are
-	// applied before anything is written.
-	// The gate runs whatever the scenarios did, so that its word is never
-	// missing, and before anything is written, so that every file states
-	// the verdict the exit states. A shard's summaries are partial: only
-	// the merged report is gated.
+	// The baseline's known failures are part of every verdict, and the
+	// gate runs whatever the scenarios did (its word is never missing):
+	// both before anything is written, so that every file states the
+	// verdict the exit states. A shard's summaries are partial: only the
+	// merged report is gated.
 	var gateErr error
 	if blessed != nil {
 		base := <-blessed
