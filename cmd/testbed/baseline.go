@@ -289,8 +289,23 @@ func (b baselineFile) check(rep *report.Report, suites []*scenario.Suite, stderr
 		}
 		return g, nil
 	}
-	return fail(fmt.Sprintf("the gate found %d regressions against %s", len(g.Regressions), b.path),
-		withCode(exitFailed, fmt.Errorf("%d regressions against %s; if they are intended, run: testbed baseline bless", len(g.Regressions), b.path)))
+	summary := fmt.Sprintf("the gate found %d regressions against %s", len(g.Regressions), b.path)
+	if why, ok := unevaluated(g.Regressions); ok {
+		// Blessing would not measure them: say what would.
+		return fail(summary, withCode(exitFailed, fmt.Errorf("%d gate metrics against %s could not be evaluated (%s); see the table", len(g.Regressions), b.path, why)))
+	}
+	return fail(summary, withCode(exitFailed, fmt.Errorf("%d regressions against %s; if they are intended, run: testbed baseline bless", len(g.Regressions), b.path)))
+}
+
+// unevaluated reports whether every regression is a metric the gate could
+// not evaluate, and the first's reason.
+func unevaluated(regs []report.Regression) (string, bool) {
+	for _, r := range regs {
+		if !strings.HasPrefix(r.Detail, "not evaluated: ") {
+			return "", false
+		}
+	}
+	return strings.TrimPrefix(regs[0].Detail, "not evaluated: "), len(regs) > 0
 }
 
 // writeRegressions prints the table of the regressions g found, if any.

@@ -84,6 +84,24 @@ var _ = Describe("testbed record --max-cost", func() {
 		Expect(without).To(BeNumerically("<", withGrades), "the grader's calls at gpt-4.1-mini are part of the first estimate")
 	})
 
+	It("fails a cost gate with nothing priced now, saying how to price it, not to bless it", func() {
+		root := projectOf("climate", "climate")
+		suite := filepath.Join(root, "scenarios", "climate.yaml")
+		replace(suite, "prices:\n", "gate: {cost_mean: 2%}\nprices:\n", 1)
+		// Its cost thresholds would fail first: the gate alone is judged.
+		replace(suite, `    - "cost_mean < $0.01"            # dollars per scenario run at gpt-4.1's price (docs/cost.md)
+    - "cost_total < baseline"
+`, "", 1)
+		bless := testbed("baseline", "bless", "--root", root, "--suite", "climate")
+		Expect(bless.code).To(Equal(exitOK), bless.String())
+		replace(suite, "models: {openai/gpt-4.1: gpt-4.1}", "models: {openai/gpt-4.1: no-such-row}", 1)
+		r := testbed("run", "--root", root, "--suite", "climate", "--out", "")
+		Expect(r.code).To(Equal(exitFailed), r.String())
+		Expect(r.stderr).To(ContainSubstring("could not be evaluated"))
+		Expect(r.stderr).To(ContainSubstring("pass --prices FILE, or map the model in the suite's prices: models"))
+		Expect(r.stderr).NotTo(ContainSubstring("if they are intended, run: testbed baseline bless"), "blessing would not price anything")
+	})
+
 	It("says an estimate of nothing priced is unpriced, never $0", func() {
 		root := projectOf("climate", "climate")
 		replace(filepath.Join(root, "scenarios", "climate.yaml"), "models: {openai/gpt-4.1: gpt-4.1}", "models: {openai/gpt-4.1: no-such-row}", 1)

@@ -44,6 +44,18 @@ var _ = Describe("cost thresholds", func() {
 		Expect(got.NotEvaluated).To(BeTrue(), "nor against a baseline with nothing priced")
 	})
 
+	It("is not evaluated, and fails, when only some calls were priced: the figure would be a lower bound", func() {
+		partial := priced
+		partial.Cost = report.Spend{Mean: 0.0001, Priced: 2, Unpriced: 6}
+		got := judge("cost_mean < $0.002", partial, nil)
+		Expect(got.Pass).To(BeFalse(), "a mean of the priced calls alone is below any cap")
+		Expect(got.NotEvaluated).To(BeTrue())
+		Expect(got.Detail).To(Equal("not evaluated: 6 of the 8 model and embeddings calls have no price (no row for their model in the price table), so cost_mean would count only the rest; pass --prices FILE or map the model in the suite's prices: models"))
+		got = judge("cost_total <= baseline", priced, &partial)
+		Expect(got.NotEvaluated).To(BeTrue())
+		Expect(got.Detail).To(HavePrefix("not evaluated: the baseline: 6 of the 8"))
+	})
+
 	It("takes dollars only for a cost", func() {
 		th, err := scenario.ParseThreshold("cost_mean < $0.002")
 		Expect(err).NotTo(HaveOccurred())
@@ -105,7 +117,17 @@ var _ = Describe("the gate on cost", func() {
 		Expect(regs).To(HaveLen(1))
 		Expect(regs[0].Detail).To(ContainSubstring("the baseline prices no model call"))
 
+		By("never comparing a cost that counts only some calls, now or in the baseline")
+		partial := report.Spend{Mean: 0.00003, Priced: 2, Unpriced: 6}
+		regs = report.Regressions(rep(report.Spend{Mean: 0.001, Priced: 8}), rep(partial), gate)
+		Expect(regs).To(HaveLen(1), "a cost that fell because most calls lost their price is no pass")
+		Expect(regs[0].Detail).To(Equal("not evaluated: 6 of the 8 calls have no price now, so the figure would count only the rest (pass --prices FILE, or map the model in the suite's prices: models)"))
+		regs = report.Regressions(rep(partial), rep(report.Spend{Mean: 0.001, Priced: 8}), gate)
+		Expect(regs).To(HaveLen(1))
+		Expect(regs[0].Detail).To(ContainSubstring("the baseline priced 2 of its 8 calls"))
+
 		By("showing no figure for what was not measured: — in the table, the reason alone on a line")
+		regs = report.Regressions(rep(report.Spend{Unpriced: 2}), rep(report.Spend{Mean: 0.001, Priced: 2}), gate)
 		var text strings.Builder
 		Expect(report.WriteRegressionsText(&text, regs)).To(Succeed())
 		Expect(text.String()).To(MatchRegexp(`cost_mean +— +— +not evaluated: the baseline prices no model call`))

@@ -136,9 +136,16 @@ func streamMissing(metric string, s report.Summary) string {
 }
 
 // costMissing says why a cost metric was not measured on s, or "": no
-// model call was priced.
+// model call was priced, or only some were (the figure would be a lower
+// bound, which a "<" threshold would pass on what it did not count).
 func costMissing(metric string, s report.Summary) string {
-	if !scenario.IsCost(metric) || s.Cost.Evaluated() {
+	if !scenario.IsCost(metric) {
+		return ""
+	}
+	if c := s.Cost; c.Priced > 0 && c.Unpriced > 0 {
+		return fmt.Sprintf("%d of the %d model and embeddings calls have no price (no row for their model in the price table), so %s would count only the rest; pass --prices FILE or map the model in the suite's prices: models", c.Unpriced, c.Priced+c.Unpriced, metric)
+	}
+	if s.Cost.Evaluated() {
 		return ""
 	}
 	if s.Cost.Unpriced > 0 {

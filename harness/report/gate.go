@@ -247,11 +247,17 @@ func commonSummaries(bv, hv *Variant) (Summary, Summary) {
 // call priced now, or in the baseline; a rubric score with no rubric
 // check graded), or "": the gate never passes on nothing.
 func unjudged(metric string, base, head Summary) string {
+	cost := strings.HasPrefix(metric, "cost_")
 	switch {
-	case strings.HasPrefix(metric, "cost_") && !head.Cost.Evaluated():
+	case cost && !head.Cost.Evaluated():
 		return "not evaluated: no model call was priced now (pass --prices FILE, or map the model in the suite's prices: models)"
-	case strings.HasPrefix(metric, "cost_") && !base.Cost.Evaluated():
+	case cost && head.Cost.Unpriced > 0:
+		return fmt.Sprintf("not evaluated: %d of the %d calls have no price now, so the figure would count only the rest (pass --prices FILE, or map the model in the suite's prices: models)",
+			head.Cost.Unpriced, head.Cost.Priced+head.Cost.Unpriced)
+	case cost && !base.Cost.Evaluated():
 		return "not evaluated: the baseline prices no model call; re-bless it: testbed baseline bless"
+	case cost && base.Cost.Unpriced > 0:
+		return fmt.Sprintf("not evaluated: the baseline priced %d of its %d calls; price every model, then re-bless it: testbed baseline bless", base.Cost.Priced, base.Cost.Priced+base.Cost.Unpriced)
 	case metric == "rubric_score_mean" && head.Grading == nil:
 		return "not evaluated: no rubric check was graded now"
 	case metric == "rubric_score_mean" && base.Grading == nil:
