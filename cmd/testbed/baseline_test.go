@@ -104,6 +104,17 @@ var _ = Describe("the baseline gate", func() {
 		Expect(tables.code).To(Equal(exitFailed), tables.String())
 		Expect(regexp.MustCompile(`product-upload\s+input_tokens\s+831\s+857`).FindAllString(tables.stdout, -1)).To(HaveLen(1))
 
+		By("saying what the gate found when a threshold fails too")
+		suite := filepath.Join(root, "scenarios", "climate.yaml")
+		original, err := os.ReadFile(suite)
+		Expect(err).NotTo(HaveOccurred())
+		replace(suite, "  trimmed:\n    - \"pass_rate == 100%\"\n", "  trimmed:\n    - \"llm_calls_mean < 1\"\n    - \"pass_rate == 100%\"\n", 1)
+		th := testbed("run", "--root", root, "--suite", "climate", "--quiet", "--out", "")
+		Expect(th.code).To(Equal(exitFailed), th.String())
+		Expect(th.stderr).To(ContainSubstring("scenario runs or thresholds failed"))
+		Expect(th.stderr).To(ContainSubstring("regressions against"), "the gate's word is not hidden by the threshold's")
+		Expect(os.WriteFile(suite, original, 0o644)).To(Succeed())
+
 		By("blessing the change on purpose, after which the gate passes")
 		bless := testbed("baseline", "bless", "--root", root, "--quiet")
 		Expect(bless.code).To(Equal(exitOK), bless.String())

@@ -20,7 +20,8 @@ cassettes and the blessed baseline. The suites are read from --root.
 
 Examples:
   testbed run --shard 1/2 --json > s1.json; testbed run --shard 2/2 --json > s2.json
-  testbed report merge s1.json s2.json --out reports/latest.json`
+  testbed report merge s1.json s2.json --out reports/latest.json
+  testbed report merge s1.json s2.json --out reports/latest.json --junit reports/junit.xml`
 
 // cmdMerge is 'testbed report merge'.
 func cmdMerge(args []string, stdout, stderr io.Writer) error {
@@ -29,6 +30,8 @@ func cmdMerge(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("report merge", mergeDoc, stderr)
 	sel.register(fs)
 	fs.StringVar(&out, "out", "", "write the merged JSON here instead of stdout")
+	var junit string
+	fs.StringVar(&junit, "junit", "", "also write the merged run as JUnit XML to this file, the gate's regressions among its failures")
 	fs.StringVar(&baseline, "baseline", defaultBaseline, "the blessed report to compare with (empty: none)")
 	files, err := parseWithFiles(fs, args)
 	if err != nil {
@@ -77,13 +80,15 @@ func cmdMerge(args []string, stdout, stderr io.Writer) error {
 	} else if err := report.WriteJSON(stdout, rep); err != nil {
 		return withCode(exitInternal, err)
 	}
-	if err := verdict(rep); err != nil {
-		return err
+	if junit != "" {
+		if err := saveFile(junit, rep, report.WriteJUnit); err != nil {
+			return withCode(exitInternal, err)
+		}
 	}
 	if err := writeRegressions(stderr, rep.Gate); err != nil {
 		return err
 	}
-	return gateErr
+	return both(verdict(rep), gateErr)
 }
 
 // completeShards checks that parts (read from files) are every shard of one

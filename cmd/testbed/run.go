@@ -354,6 +354,17 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		// The last line states the verdict of both, as the exit does.
 		fmt.Fprintln(stdout, rep.Verdict())
 	}
+	return both(runErr, gateErr)
+}
+
+// both is the run's error and the gate's: the exit is the first's, the
+// message says each, so that a run that failed does not hide what the
+// gate found.
+func both(runErr, gateErr error) error {
+	var re, ge *exitError
+	if errors.As(runErr, &re) && errors.As(gateErr, &ge) {
+		return withCode(re.code, fmt.Errorf("%w\n%w", re.err, ge.err))
+	}
 	return cmp.Or(runErr, gateErr)
 }
 

@@ -23,9 +23,13 @@ var _ = Describe("sharded runs", func() {
 		whole := testbed("run", "--root", "../..", "--suite", "odbchat", "--json", "--out", "", "--quiet")
 		Expect(whole.code).To(Equal(exitOK), whole.String())
 
-		merged := testbed(append([]string{"report", "merge", "--root", "../..", "--suite", "odbchat"}, shards...)...)
+		junit := filepath.Join(dir, "junit.xml")
+		merged := testbed(append([]string{"report", "merge", "--root", "../..", "--suite", "odbchat", "--junit", junit}, shards...)...)
 		Expect(merged.code).To(Equal(exitOK), merged.String())
 		Expect(merged.stdout).To(Equal(whole.stdout))
+		doc := readJUnit(junit)
+		Expect(doc.Tests).To(Equal(67), "the merged run's 60 scenario runs, 6 thresholds and the gate, as testbed run --junit writes them")
+		Expect(doc.Suites[len(doc.Suites)-1].Name).To(Equal("regression gate"))
 	})
 
 	Describe("merge refuses what is not every shard of one run", func() {
