@@ -336,7 +336,10 @@ func comparisonSections(c Comparison, f CompareFilter) []section {
 		row := []string{name, b.Cost.Short(), h.Cost.Short(), "—"}
 		if b.Cost.Evaluated() && h.Cost.Evaluated() {
 			row = []string{name, b.Cost.Format(x), h.Cost.Format(y), "="}
-			if x != y {
+			switch {
+			case !b.Cost.Whole() || !h.Cost.Whole():
+				row[3] = "— (some calls unpriced)"
+			case x != y:
 				row[3] = costDelta(x, y)
 			}
 		}

@@ -66,6 +66,20 @@ var _ = Describe("CompareVariants", func() {
 		Expect(regress.String()).NotTo(ContainSubstring("cheaper"))
 	})
 
+	It("gives no cost difference between sides that priced only some of their calls", func() {
+		priced := func(sc report.Scenario, usd float64, priced, unpriced int) report.Scenario {
+			sc.Metrics.CostUSD, sc.Metrics.PricedCalls, sc.Metrics.UnpricedCalls = usd, priced, unpriced
+			sc.Metrics.LLMCalls = priced + unpriced
+			return sc
+		}
+		b := &report.Variant{Name: "old", Scenarios: []report.Scenario{priced(scenarioOf("a", "pass", "tool:a", 100, 1, time.Second, "ok"), 0.004, 2, 0)}}
+		h := &report.Variant{Name: "new", Scenarios: []report.Scenario{priced(scenarioOf("a", "pass", "tool:a", 100, 1, time.Second, "ok"), 0.0001, 1, 1)}}
+		var buf bytes.Buffer
+		Expect(report.WriteComparisonText(&buf, []report.Comparison{report.CompareVariants("s", b, h, "old", "new")}, report.CompareFilter{})).To(Succeed())
+		Expect(buf.String()).To(MatchRegexp(`cost per run mean \(USD\)\s+\$0\.00400\s+\$0\.000100 \(\+1 unpriced\)\s+— \(some calls unpriced\)`))
+		Expect(buf.String()).NotTo(ContainSubstring("-97.5%"), "a cost that fell because a call lost its price is no saving")
+	})
+
 	It("shows a side that streamed no call as not streamed, not as a time to first token of 0", func() {
 		streamed := func(sc report.Scenario) report.Scenario {
 			sc.Metrics.Streams = []trace.StreamCall{{Stream: trace.Stream{Events: 5, TokenEvents: 3, FirstToken: 222 * time.Millisecond, Duration: time.Second}, Output: 20}}

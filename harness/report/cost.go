@@ -69,6 +69,11 @@ func (s Scenario) Cost() Spend { return SpendOf(s.Runs()) }
 // a figure.
 func (s Spend) Evaluated() bool { return s.Priced > 0 }
 
+// Whole reports whether every call was priced: only then is a difference
+// of two costs one of what the calls cost (with some left out, it is a
+// difference of lower bounds).
+func (s Spend) Whole() bool { return s.Priced > 0 && s.Unpriced == 0 }
+
 // Format writes v (the mean, p95 or total of s) as dollars: "unpriced"
 // when no call was priced, and the count of unpriced calls when some were
 // left out.

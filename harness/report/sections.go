@@ -98,13 +98,17 @@ func spendSection(order []*Variant, base *Variant, prices string) section {
 		c := v.Spend()
 		mean := c.Short()
 		if base != nil && v != base {
-			if b := base.Spend(); c.Evaluated() && b.Evaluated() {
+			if b := base.Spend(); c.Whole() && b.Whole() {
 				mean += " (" + costDelta(b.Mean, c.Mean) + ")"
 			}
 		}
 		p95, total := c.Short(), c.Short()
 		if c.Evaluated() {
 			p95, total = USD(c.P95), USD(c.Total)
+			if c.Unpriced > 0 {
+				// Lower bounds, as the mean's ≥ says.
+				p95, total = "≥"+p95, "≥"+total
+			}
 		}
 		row := []string{v.Name, mean, p95, total, fmt.Sprintf("%d/%d", c.Priced, c.Priced+c.Unpriced)}
 		if embeds {
@@ -424,7 +428,7 @@ func trimmingSection(order []*Variant, base *Variant, without []string) (section
 		}
 		sec.table.rows = append(sec.table.rows, row(v.Name, "total", calls, raw, context, reduction(raw, context)))
 		if base != nil && v != base && raw != 0 {
-			if c, b := v.Spend(), base.Spend(); c.Evaluated() && b.Evaluated() {
+			if c, b := v.Spend(), base.Spend(); c.Whole() && b.Whole() {
 				sec.notes = append(sec.notes, note{text: fmt.Sprintf("%s: %s fewer payload tokens; %s per scenario run against %s for %s (%s)",
 					v.Name, percent(reduction(raw, context)), c.Short(), b.Short(), base.Name, costDelta(b.Mean, c.Mean))})
 			}
