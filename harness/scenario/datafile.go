@@ -312,6 +312,9 @@ func (r row) list(col string) []string {
 // key some JSONL row has. A row that cannot be read is an
 // *Error at its line, each one in the Errors beside the rows that could be.
 func readRows(name string, data []byte) ([]row, []string, Errors, error) {
+	// A UTF-8 byte-order mark, as editors and spreadsheets on Windows
+	// write one, is no part of the first row.
+	data = bytes.TrimPrefix(data, []byte("\ufeff"))
 	switch ext := strings.ToLower(filepath.Ext(name)); ext {
 	case ".csv", ".tsv":
 		return readTable(name, data, map[string]rune{".csv": ',', ".tsv": '\t'}[ext])

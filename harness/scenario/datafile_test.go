@@ -80,6 +80,10 @@ var _ = Describe("scenarios_from", func() {
 			"to-csv\tconvert JSON to CSV\ten\tcode\t\t\t\t\n"),
 		Entry("JSONL", "jsonl", `{"case_id": "sst-taiwan", "question": "台灣海溫, 今天?", "tags": ["zh", "bbox"], "mode": "tool", "tool": "ghrsst.bbox_mean", "calls": 1, "must_say": "°C", "overrides": {"legacy": {"route": {"mode": "code"}}}}`+"\n"+
 			`{"case_id": "to-csv", "question": "convert JSON to CSV", "tags": "en", "mode": "code"}`+"\n"),
+		Entry("JSONL with a byte-order mark, as editors on Windows save it", "jsonl", "\ufeff"+`{"case_id": "sst-taiwan", "question": "台灣海溫, 今天?", "tags": ["zh", "bbox"], "mode": "tool", "tool": "ghrsst.bbox_mean", "calls": 1, "must_say": "°C", "overrides": {"legacy": {"route": {"mode": "code"}}}}`+"\n"+
+			`{"case_id": "to-csv", "question": "convert JSON to CSV", "tags": "en", "mode": "code"}`+"\n"),
+		Entry("JSON with a byte-order mark", "json", "\ufeff"+`[{"case_id": "sst-taiwan", "question": "台灣海溫, 今天?", "tags": ["zh", "bbox"], "mode": "tool", "tool": "ghrsst.bbox_mean", "calls": 1, "must_say": "°C", "overrides": {"legacy": {"route": {"mode": "code"}}}},
+  {"case_id": "to-csv", "question": "convert JSON to CSV", "tags": "en", "mode": "code"}]`),
 		Entry("JSON, an array of objects", "json", `[
   {"case_id": "sst-taiwan", "question": "台灣海溫, 今天?", "tags": ["zh", "bbox"], "mode": "tool", "tool": "ghrsst.bbox_mean", "calls": 1, "must_say": "°C",
    "overrides": {"legacy": {"route": {"mode": "code"}}}},
