@@ -158,11 +158,13 @@ func (r *sampleRun) grade(ctx context.Context) {
 		r.err = fmt.Errorf("grading with %s: %w", graderName(ep.Provider, ep.Model, standIn), err)
 	}
 	tp, err := cassette.Open(r.opts.Mode, path, copts)
+	whole := false
 	if errors.Is(err, cassette.ErrMixed) {
 		// The judge itself changed (its model, provider or endpoint): its
 		// grades depend on nothing the agent's cassette holds, so they are
 		// graded again whole, and written with the agent's or not at all.
 		tp, err = cassette.Open(cassette.ModeRecord, path, copts)
+		whole = true
 	}
 	if err != nil {
 		if errors.Is(err, cassette.ErrNotFound) {
@@ -264,6 +266,9 @@ func (r *sampleRun) grade(ctx context.Context) {
 	}
 	r.writeGrades = write
 	r.gradesRecorded = tp.Recorded()
+	if whole {
+		r.gradesRecorded = n // every grader call was recorded again
+	}
 	if un := tp.Unplayed(); len(un) > 0 {
 		checks = append(checks, report.Check{Name: "judge.unplayed", Detail: fmt.Sprintf(
 			"%d recorded grader calls were not replayed (first: %s): the scenario has fewer rubric checks than were graded; re-grade with: %s", len(un), un[0], regrade)})

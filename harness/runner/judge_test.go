@@ -219,6 +219,7 @@ var _ = Describe("rubric checks graded by the stand-in judge", Ordered, func() {
 		Expect(err).NotTo(HaveOccurred())
 		regraded := scenarios(rec.recordMissing(edited, opts))[variant+"/"+id]
 		Expect(regraded.Verdict).To(Equal(report.VerdictPass), "the command the stale verdict gave works: %s", regraded.Error)
+		Expect(regraded.Recorded).To(Equal(1), "the grader call recorded again is counted, as record-missing reports it")
 		prov, err := cassette.ReadProvenance(judgePath)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(prov.Model).To(Equal("gpt-4.1"))

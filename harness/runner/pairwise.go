@@ -87,11 +87,16 @@ func Pairwise(ctx context.Context, s *scenario.Suite, base, head *report.Variant
 			continue
 		}
 		path := PairwisePath(opts.Root, s.Name, base.Name, head.Name, b.ID)
-		tp, err := cassette.Open(opts.Mode, path, cassette.Options{
+		copts := cassette.Options{
 			Real:       &routing{hosts: routes, mode: opts.Mode, network: opts.Judge != nil},
 			Provenance: cassette.Provenance{Provider: ep.Provider, Endpoint: ep.BaseURL, Model: ep.Model, StandIn: standIn, Role: cassette.RoleJudge},
 			Rerecord:   regrade, Secrets: literals(opts), Detector: detector,
-		})
+		}
+		tp, err := cassette.Open(opts.Mode, path, copts)
+		if errors.Is(err, cassette.ErrMixed) {
+			// Graded by another judge: the pair is judged again whole.
+			tp, err = cassette.Open(cassette.ModeRecord, path, copts)
+		}
 		if errors.Is(err, cassette.ErrNotFound) {
 			missing = append(missing, b.ID)
 			continue
@@ -131,10 +136,11 @@ func Pairwise(ctx context.Context, s *scenario.Suite, base, head *report.Variant
 				out.Unpriced = true
 			}
 		}
-		if err := errors.Join(err1, err2); err != nil {
+		err = errors.Join(err1, err2)
+		if err != nil && !refused(err1, err2) {
 			tp.Abort()
 			if errors.Is(err, cassette.ErrStale) {
-				missing = append(missing, b.ID+" (its answers or rubric changed)")
+				missing = append(missing, b.ID+" (its answers, rubric or judge changed)")
 				continue
 			}
 			return nil, fmt.Errorf("pairwise %s: %w", b.ID, err)
@@ -143,6 +149,12 @@ func Pairwise(ctx context.Context, s *scenario.Suite, base, head *report.Variant
 			return nil, err
 		}
 		o := judge.Combine(first, swapped)
+		if err != nil {
+			// A grade that does not parse decides nothing: counted apart,
+			// as the two orders disagreeing are.
+			o = judge.OutcomeInconsistent
+			first.Reason, swapped.Reason = refusal(first.Reason, err1), refusal(swapped.Reason, err2)
+		}
 		tally.Add(o)
 		out.Rows = append(out.Rows, report.PairRow{ID: b.ID, Rubric: rubric, Outcome: string(o), BaseFirst: first.Reason, HeadFirst: swapped.Reason, Base: ba, Head: ha})
 	}
@@ -194,4 +206,29 @@ func scenarioByID(s *scenario.Suite, id string) (scenario.Scenario, bool) {
 		}
 	}
 	return scenario.Scenario{}, false
+}
+
+// refused reports whether the grader's answers in errs that failed all
+// failed to parse (judge.ErrUnparsable), and one did.
+func refused(errs ...error) bool {
+	some := false
+	for _, err := range errs {
+		switch {
+		case err == nil:
+		case errors.Is(err, judge.ErrUnparsable):
+			some = true
+		default:
+			return false
+		}
+	}
+	return some
+}
+
+// refusal is the reason shown for one order's grade: err's, when it did
+// not parse.
+func refusal(reason string, err error) string {
+	if err != nil {
+		return "refused: " + err.Error()
+	}
+	return reason
 }

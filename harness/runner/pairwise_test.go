@@ -123,7 +123,7 @@ var _ = Describe("pairwise judging of two variants", func() {
 		head.Scenarios[0].Answer = []string{"a changed answer"}
 		_, err = runner.Pairwise(context.Background(), s, base, head, opts)
 		Expect(err).To(MatchError(runner.ErrPairwiseMissing))
-		Expect(err.Error()).To(HaveSuffix("(its answers or rubric changed); grade them with: testbed compare --suite odbchat --base legacy --head single-pass --judge --record-missing --root "+root), "the project is not the working folder: the command names it")
+		Expect(err.Error()).To(HaveSuffix("(its answers, rubric or judge changed); grade them with: testbed compare --suite odbchat --base legacy --head single-pass --judge --record-missing --root "+root), "the project is not the working folder: the command names it")
 	})
 
 	It("gives no win rate, not 0, when no pair was decided, and says a grader without a price is unpriced", func() {
@@ -145,6 +145,59 @@ var _ = Describe("pairwise judging of two variants", func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(string(js)).To(ContainSubstring(`"win_rate":null`))
 		Expect(string(js)).To(ContainSubstring(`"unpriced":true`))
+	})
+
+	It("counts a grade that does not parse as inconsistent, saying why, and judges the other pairs", func() {
+		root := project()
+		s := loadSuite(root)
+		s.Judge = &scenario.Judge{Endpoint: llm.Endpoint{Provider: llm.ProviderOpenAI, Model: "fake"}, Compare: "The better answer is the good one"}
+		base := &report.Variant{Name: "legacy", Scenarios: []report.Scenario{
+			{ID: "ac1-taiwan-sst", Verdict: report.VerdictPass, Answer: []string{"a bad answer"}},
+			{ID: "ac2-hualien-point", Verdict: report.VerdictPass, Answer: []string{"a bad answer"}}}}
+		head := &report.Variant{Name: "single-pass", Scenarios: []report.Scenario{
+			{ID: "ac1-taiwan-sst", Verdict: report.VerdictPass, Answer: []string{"a good answer"}},
+			{ID: "ac2-hualien-point", Verdict: report.VerdictPass, Answer: []string{"a good answer"}}}}
+		srv := positional()
+		grader := llm.Endpoint{Provider: llm.ProviderOpenAI, BaseURL: srv.URL + "/v1", Model: "fake"}
+		opts := runner.Options{Mode: cassette.ModeRecordMissing, Root: root, Judge: &grader}
+		_, err := runner.Pairwise(context.Background(), s, base, head, opts)
+		Expect(err).NotTo(HaveOccurred())
+		// A real grader answering off its schema, as recorded.
+		path := runner.PairwisePath(root, "odbchat", "legacy", "single-pass", "ac2-hualien-point")
+		data, err := os.ReadFile(path)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(data)).To(ContainSubstring(`\"winner\":\"B\"`))
+		Expect(os.WriteFile(path, []byte(strings.Replace(string(data), `\"winner\":\"B\"`, `\"winner\":\"X\"`, 1)), 0o644)).To(Succeed())
+		opts.Mode = cassette.ModeReplay
+		pw, err := runner.Pairwise(context.Background(), s, base, head, opts)
+		Expect(err).NotTo(HaveOccurred())
+		Expect([]int{pw.Wins, pw.Losses, pw.Ties, pw.Inconsistent}).To(Equal([]int{1, 0, 0, 1}))
+		for _, r := range pw.Rows {
+			if r.ID == "ac2-hualien-point" {
+				Expect(r.Outcome).To(Equal("inconsistent"))
+				Expect(r.BaseFirst).To(HavePrefix("refused: the grader's answer does not parse"))
+			}
+		}
+	})
+
+	It("judges a pair again whole with --record-missing when the judge changed, where it was refused as mixing two sources", func() {
+		root := project()
+		s := loadSuite(root)
+		s.Judge = &scenario.Judge{Endpoint: llm.Endpoint{Provider: llm.ProviderOpenAI, Model: "fake"}, Compare: "The better answer is the good one"}
+		base := &report.Variant{Name: "legacy", Scenarios: []report.Scenario{{ID: "ac1-taiwan-sst", Verdict: report.VerdictPass, Answer: []string{"a bad answer"}}}}
+		head := &report.Variant{Name: "single-pass", Scenarios: []report.Scenario{{ID: "ac1-taiwan-sst", Verdict: report.VerdictPass, Answer: []string{"a good answer"}}}}
+		srv := positional()
+		grader := llm.Endpoint{Provider: llm.ProviderOpenAI, BaseURL: srv.URL + "/v1", Model: "fake"}
+		_, err := runner.Pairwise(context.Background(), s, base, head, runner.Options{Mode: cassette.ModeRecordMissing, Root: root, Judge: &grader})
+		Expect(err).NotTo(HaveOccurred())
+		other := grader
+		other.Model = "fake-2"
+		pw, err := runner.Pairwise(context.Background(), s, base, head, runner.Options{Mode: cassette.ModeRecordMissing, Root: root, Judge: &other})
+		Expect(err).NotTo(HaveOccurred(), "the command the stale pair names works")
+		Expect(pw.Wins).To(Equal(1))
+		prov, err := cassette.ReadProvenance(runner.PairwisePath(root, "odbchat", "legacy", "single-pass", "ac1-taiwan-sst"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(prov.Model).To(Equal("fake-2"))
 	})
 
 	It("redacts its cassettes with the suite's redact: rules, as the agent's", func() {
