@@ -90,8 +90,8 @@ var tierKey = regexp.MustCompile(`^(input_cost_per_token|output_cost_per_token|c
 // to rows. Rows without input_cost_per_token or output_cost_per_token
 // (LiteLLM's sample_spec, image and audio models priced otherwise) are left
 // out, and so are rows whose mode is not chat, completion, responses or
-// embedding. A rate that is not a number is an error naming the model and
-// the key, and all such errors are returned at once.
+// embedding. A rate that is not a number, or is negative, is an error
+// naming the model and the key, and all such errors are returned at once.
 func Parse(data []byte, origin string) (*Table, error) {
 	var rows map[string]map[string]json.RawMessage
 	dec := json.NewDecoder(bytes.NewReader(data))
@@ -113,6 +113,12 @@ func Parse(data []byte, origin string) (*Table, error) {
 			var v float64
 			if err := json.Unmarshal(raw, &v); err != nil {
 				problems = append(problems, fmt.Sprintf("%s: %q: %s is not a number: %s", origin, name, key, raw))
+				return nil
+			}
+			if v < 0 {
+				// No provider pays for tokens: a sign typo would make every
+				// cost threshold and gate pass.
+				problems = append(problems, fmt.Sprintf("%s: %q: %s is negative: %s; a price is 0 or more", origin, name, key, raw))
 				return nil
 			}
 			return &v

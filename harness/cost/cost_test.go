@@ -114,9 +114,11 @@ var _ = Describe("reading a LiteLLM table", func() {
 	})
 
 	It("names every bad rate at once, with the file and the model", func() {
-		path := write(`{"a": {"input_cost_per_token": "cheap", "output_cost_per_token": 1}, "b": {"input_cost_per_token": 1, "output_cost_per_token": [2]}}`)
+		path := write(`{"a": {"input_cost_per_token": "cheap", "output_cost_per_token": 1}, "b": {"input_cost_per_token": 1, "output_cost_per_token": [2]},
+			"c": {"input_cost_per_token": 4e-7, "output_cost_per_token": -1e-3}}`)
 		_, err := cost.Load(path)
-		Expect(err).To(MatchError(And(ContainSubstring(path+`: "a": input_cost_per_token is not a number`), ContainSubstring(`"b": output_cost_per_token is not a number`))))
+		Expect(err).To(MatchError(And(ContainSubstring(path+`: "a": input_cost_per_token is not a number`), ContainSubstring(`"b": output_cost_per_token is not a number`),
+			ContainSubstring(`"c": output_cost_per_token is negative: -1e-3; a price is 0 or more`))))
 	})
 
 	It("says when the file is not a table", func() {
