@@ -148,6 +148,11 @@ func (p *parser) mapping(indent int) (*yamlNode, bool) {
 			return nil, false
 		}
 		rest = strings.TrimPrefix(rest, " ")
+		if len(key) > 1000 {
+			// YAML caps an implicit key at 1024 characters, which yaml.v3
+			// enforces ("could not find expected ':'"): left to it.
+			return nil, false
+		}
 		if strings.ContainsAny(key, " #") || n.get(key) != nil {
 			return nil, false // yaml.Unmarshal reports a key given twice
 		}
