@@ -64,8 +64,11 @@ type recording struct {
 	calls []call
 	// seqs numbers each captured interaction; saved lists the numbers of
 	// go-vcr's interactions in the order it saves them (callOrder).
-	seqs       map[*vcr.Interaction]int
-	saved      []int
+	seqs  map[*vcr.Interaction]int
+	saved []int
+	// carried has the secrets each captured interaction's request carried
+	// by where they were, for its response (see Detector.carried).
+	carried    map[*vcr.Interaction][]string
 	closed     bool
 	detector   *Detector
 	streams    streamGate  // streams handed on before they are captured
@@ -102,7 +105,7 @@ func newRecorder(path string, opts Options) (*recording, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &recording{path: path, tmp: tmp, opts: opts, vcr: v, detector: d, seqs: map[*vcr.Interaction]int{}}
+	r := &recording{path: path, tmp: tmp, opts: opts, vcr: v, detector: d, seqs: map[*vcr.Interaction]int{}, carried: map[*vcr.Interaction][]string{}}
 	v.AddFilter(r.capture)
 	v.AddSaveFilter(r.save)
 	return r, nil
@@ -115,11 +118,17 @@ func (r *recording) capture(i *vcr.Interaction) error {
 	d := r.detector
 	sent := i.Request.Headers
 	n := seqOf(i)
-	i.Request.Body = d.Body(sent, i.Request.Body)
+	carried := d.carried(sent, i.Request.URL)
+	i.Request.Body = replaceCarried(d.Body(sent, i.Request.Body), carried)
 	i.Request.Headers = d.RequestHeaders(sent)
 	keepCompared(i.Request.Headers, sent, r.opts.Match, d)
-	i.Request.URL = d.URL(i.Request.URL)
+	i.Request.URL = replaceCarried(d.URL(i.Request.URL), carried)
 	d.Form(i.Request.Form)
+	for _, vs := range i.Request.Form {
+		for k, v := range vs {
+			vs[k] = replaceCarried(v, carried)
+		}
+	}
 	if v := i.Response.Headers.Get(LatencyHeader); v != "" {
 		if d, err := time.ParseDuration(v); err == nil {
 			i.Response.Duration = d
@@ -131,6 +140,9 @@ func (r *recording) capture(i *vcr.Interaction) error {
 		i.Response.Duration = st.Duration
 	}
 	r.mu.Lock()
+	if len(carried) > 0 {
+		r.carried[i] = carried
+	}
 	if n >= 0 {
 		r.seqs[i] = n
 		c := &r.calls[n]
@@ -189,14 +201,20 @@ func (r *recording) Unanswered() error {
 func (r *recording) save(i *vcr.Interaction) error {
 	r.mu.Lock()
 	r.saved = append(r.saved, r.seqs[i])
+	carried := r.carried[i]
 	r.mu.Unlock()
-	if body := r.detector.Body(i.Response.Headers, i.Response.Body); body != i.Response.Body {
+	if body := replaceCarried(r.detector.Body(i.Response.Headers, i.Response.Body), carried); body != i.Response.Body {
 		i.Response.Body = body
 		if i.Response.Headers.Get("Content-Length") != "" {
 			i.Response.Headers.Set("Content-Length", strconv.Itoa(len(body)))
 		}
 	}
 	i.Response.Headers = r.detector.ResponseHeaders(i.Response.Headers)
+	for _, vs := range i.Response.Headers {
+		for k, v := range vs {
+			vs[k] = replaceCarried(v, carried)
+		}
+	}
 	return nil
 }
 
@@ -211,7 +229,7 @@ func (r *recording) RoundTrip(req *http.Request) (*http.Response, error) {
 // record sends req through go-vcr's recorder, which returns once it has
 // read and captured the whole response.
 func (r *recording) record(req *http.Request) (*http.Response, error) {
-	url := r.detector.URL(req.URL.String())
+	url := r.detector.requestURL(req.Header, req.URL.String())
 	start := time.Now()
 	req, n := r.tag(req)
 	resp, err := r.vcr.RoundTrip(req)
@@ -350,7 +368,7 @@ func newLive(opts Options) (*live, error) {
 }
 
 func (l *live) RoundTrip(req *http.Request) (*http.Response, error) {
-	url := l.detector.URL(req.URL.String())
+	url := l.detector.requestURL(req.Header, req.URL.String())
 	start := time.Now()
 	resp, err := l.real.RoundTrip(req)
 	e := Exchange{Method: req.Method, URL: url, Duration: time.Since(start), Err: err}

@@ -130,6 +130,9 @@ func (d *Detector) learn(v string) {
 // none (every replay of committed cassettes), it is d itself, with what
 // it already judged.
 func (d *Detector) Learned() (*Detector, error) {
+	if d == nil {
+		return nil, nil
+	}
 	d.learned.mu.Lock()
 	values := slices.Sorted(maps.Keys(d.learned.values))
 	d.learned.mu.Unlock()
@@ -358,20 +361,10 @@ func (d *Detector) RequestHeaders(h http.Header) http.Header {
 	return out
 }
 
-// learnHeader learns credential header name's value, without its scheme
-// (Bearer, Basic), or a cookie header's values (sid=value; theme=dark).
+// learnHeader learns credential header name's value (see headerValues).
 func (d *Detector) learnHeader(name, v string) {
-	if strings.Contains(strings.ToLower(name), "cookie") {
-		for part := range strings.SplitSeq(v, ";") {
-			if _, value, ok := strings.Cut(strings.TrimSpace(part), "="); ok {
-				d.learn(value)
-			}
-		}
-		return
-	}
-	f := strings.Fields(v)
-	if len(f) > 0 {
-		d.learn(f[len(f)-1])
+	for _, x := range headerValues(name, v) {
+		d.learn(x)
 	}
 }
 

@@ -261,6 +261,7 @@ func (r *replayer) serve(req *http.Request) (int, *http.Response, error) {
 		return -1, nil, err
 	}
 	r.detector.LearnHeaders(req.Header)
+	carried := r.detector.carried(req.Header, req.URL.String())
 	var body []byte
 	if req.Body != nil {
 		// Sized from Content-Length, so that a large request body is read
@@ -282,7 +283,7 @@ func (r *replayer) serve(req *http.Request) (int, *http.Response, error) {
 	var canon []byte
 	canonical := func() []byte {
 		if canon == nil {
-			canon = matchBody([]byte(r.detector.Body(req.Header, string(body))), req.URL.String(), r.opts)
+			canon = matchBody([]byte(replaceCarried(r.detector.Body(req.Header, string(body)), carried)), req.URL.String(), r.opts)
 			if canon == nil {
 				canon = []byte{}
 			}
@@ -293,7 +294,7 @@ func (r *replayer) serve(req *http.Request) (int, *http.Response, error) {
 	sent := matchHeader(req.Header, r.opts.Match, r.detector)
 	liveURL := req.URL.String()
 	if !r.recordedURL(liveURL) {
-		liveURL = r.detector.URL(liveURL)
+		liveURL = replaceCarried(r.detector.URL(liveURL), carried)
 	}
 	key := r.groupKey(req.Method, liveURL)
 	i := r.match(key, body, sent, canonical)
