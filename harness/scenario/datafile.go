@@ -127,6 +127,9 @@ func (d *decoder) scenariosFrom(v *yaml.Node) ([]DataFile, []Scenario) {
 					rd.errorf(r.line, "", "no value in column %q or %q: every row needs an id and an input", id, input)
 					continue
 				}
+				if !r.textCells(rd, [][2]string{{"id", id}, {"input", input}, {"criterion", col("criterion")}}) {
+					continue
+				}
 				seq.Content = append(seq.Content, r.scenario(id, input, col("criterion"), col("tags"), col("variants"), expect, rd))
 			}
 			if len(seq.Content) == 0 {
@@ -161,7 +164,7 @@ func (r row) scenario(id, input, criterion, tags, variants string, expect *expec
 	if criterion != "" && r.text(criterion) != "" {
 		add("criterion", str(r.text(criterion)))
 	}
-	if tags != "" {
+	if tags != "" && r.tagCell(d, tags) {
 		if ts := r.list(tags); len(ts) > 0 {
 			seq := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: r.line}
 			for _, t := range ts {
@@ -171,7 +174,7 @@ func (r row) scenario(id, input, criterion, tags, variants string, expect *expec
 		}
 	}
 	if expect != nil {
-		if e := r.fill(expect, expect.root); e != nil {
+		if e := r.fill(d, expect, expect.root, "expect"); e != nil {
 			add("expect", e)
 		}
 	}
@@ -189,11 +192,12 @@ func (r row) scenario(id, input, criterion, tags, variants string, expect *expec
 	return m
 }
 
-// fill copies node n of template t with the row's values in its
+// fill copies node n of template t (at at) with the row's values in its
 // placeholders: a string that is one placeholder takes the value as YAML
-// reads it (a number stays a number); an empty value drops the key it is
-// under.
-func (r row) fill(t *expectTemplate, n *yaml.Node) *yaml.Node {
+// reads it (a number stays a number, an object is a mapping and a list a
+// list); an empty value drops the key it is under. An object or a list
+// inside other text is a problem of the row, reported to d.
+func (r row) fill(d *decoder, t *expectTemplate, n *yaml.Node, at string) *yaml.Node {
 	n = resolve(n)
 	c := *n
 	c.Line = r.line
@@ -206,28 +210,29 @@ func (r row) fill(t *expectTemplate, n *yaml.Node) *yaml.Node {
 		}
 		if len(ps) == 1 && ps[0].column != "" {
 			col := ps[0].column
+			switch x := r.values[col].(type) {
+			case map[string]any, []any:
+				return d.cell(x, col, r.line)
+			}
 			v := r.text(col)
 			if v == "" {
 				return nil
-			}
-			if list, ok := r.values[col].([]any); ok {
-				seq := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: r.line}
-				for _, x := range list {
-					seq.Content = append(seq.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: fmt.Sprint(x), Line: r.line})
-				}
-				return seq
 			}
 			c.Value, c.Tag, c.Style = v, "", 0
 			if _, isString := r.values[col].(string); isString && !looksNumeric(v) {
 				c.Tag = "!!str"
 			}
+			d.markCell(&c, col)
 			return &c
 		}
 		var b strings.Builder
 		for _, p := range ps {
-			if p.column == "" {
+			switch {
+			case p.column == "":
 				b.WriteString(p.text)
-			} else {
+			case compound(r.values[p.column]) != "":
+				d.errorf(r.line, at, "column %q holds %s, which cannot stand inside other text (%q); only a string, a number or a boolean can", p.column, compound(r.values[p.column]), n.Value)
+			default:
 				b.WriteString(r.text(p.column))
 			}
 		}
@@ -236,7 +241,7 @@ func (r row) fill(t *expectTemplate, n *yaml.Node) *yaml.Node {
 	case yaml.MappingNode:
 		c.Content = nil
 		for i := 0; i+1 < len(n.Content); i += 2 {
-			if v := r.fill(t, n.Content[i+1]); v != nil {
+			if v := r.fill(d, t, n.Content[i+1], join(at, n.Content[i].Value)); v != nil {
 				k := *n.Content[i]
 				k.Line = r.line
 				c.Content = append(c.Content, &k, v)
@@ -248,8 +253,8 @@ func (r row) fill(t *expectTemplate, n *yaml.Node) *yaml.Node {
 		return &c
 	case yaml.SequenceNode:
 		c.Content = nil
-		for _, item := range n.Content {
-			if v := r.fill(t, item); v != nil {
+		for i, item := range n.Content {
+			if v := r.fill(d, t, item, index(at, i)); v != nil {
 				c.Content = append(c.Content, v)
 			}
 		}
@@ -272,8 +277,12 @@ func atLine(n *yaml.Node, line int) {
 }
 
 // text is a column's value as text ("" when absent).
-func (r row) text(col string) string {
-	switch v := r.values[col].(type) {
+func (r row) text(col string) string { return cellText(r.values[col]) }
+
+// cellText is a cell's value as text: a number its shortest form (1.0 is
+// "1"), an object or a list its JSON.
+func cellText(v any) string {
+	switch v := v.(type) {
 	case nil:
 		return ""
 	case string:

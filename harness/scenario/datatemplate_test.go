@@ -65,3 +65,57 @@ var _ = Describe("scenarios_from expect templates", func() {
 		}),
 	)
 })
+
+var _ = Describe("scenarios_from cells", func() {
+	const from = `  file: cases.DATA
+  id: case_id
+  input: question
+  tags: tags
+  expect:
+    route: {mode: "{mode}"}
+    answer: {language: "{language}", contains: "see {hint}"}
+    args: "{args}"
+`
+	DescribeTable("refuse an object or a list where a scenario takes text, at the row's line, naming the column, all at once",
+		func(ext, data string, want []string) {
+			_, err := loadData(ext, from, data)
+			Expect(errors.Is(err, scenario.ErrInvalidSuite)).To(BeTrue(), "%v", err)
+			for _, w := range want {
+				Expect(err.Error()).To(MatchRegexp(w))
+			}
+		},
+		Entry("JSONL", "jsonl", `{"case_id": "a", "question": "q", "mode": {"x": 1}}
+{"case_id": "b", "question": "q", "mode": "tool", "language": ["en"]}
+{"case_id": "c", "question": {"text": "q"}, "mode": "tool"}
+{"case_id": "d", "question": "q", "mode": "tool", "hint": [1, 2]}
+{"case_id": "e", "question": "q", "mode": "tool", "tags": {"a": 1}}
+{"case_id": "f", "question": "q", "mode": "tool", "tags": ["zh", ["en"]]}
+`, []string{
+			`cases\.jsonl:1: scenarios\[0\]\.expect\.route\.mode: want a string, got a mapping \(column "mode"\)`,
+			`cases\.jsonl:2: scenarios\[1\]\.expect\.answer\.language: want a string, got a list \(column "language"\)`,
+			`cases\.jsonl:3: column "question" holds an object, but a scenario's input is text; write it as a string`,
+			`cases\.jsonl:4: expect\.answer\.contains: column "hint" holds a list, which cannot stand inside other text \("see \{hint\}"\)`,
+			`cases\.jsonl:5: column "tags" holds an object; tags are a list of strings`,
+			`cases\.jsonl:6: column "tags": tag 2 is a list`,
+		}),
+		Entry("YAML", "yml", `- {case_id: a, question: q, mode: {x: 1}}
+- {case_id: b, question: [q], mode: tool}
+`, []string{
+			`cases\.yml:1: scenarios\[0\]\.expect\.route\.mode: want a string, got a mapping \(column "mode"\)`,
+			`cases\.yml:2: column "question" holds a list, but a scenario's input is text`,
+		}),
+	)
+
+	It("take a number or a boolean as its text where a scenario takes text, and an object where an expectation takes a mapping", func() {
+		s, err := loadData("jsonl", from, `{"case_id": 7, "question": 12.0, "mode": true, "hint": 1.5, "args": {"bbox": [118, 20.5]}, "tags": ["zh", 3], "language": "en"}`+"\n")
+		Expect(err).NotTo(HaveOccurred())
+		sc := s.Scenarios[1]
+		Expect(sc.ID).To(Equal("7"))
+		Expect(sc.Tags).To(Equal([]string{"zh", "3"}))
+		Expect(sc.Turns[0].Input).To(Equal("12"), "a number is its shortest text")
+		e := sc.Turns[0].Expect
+		Expect(e.Route.Mode).To(Equal("true"))
+		Expect(e.Answer.Contains).To(Equal([]string{"see 1.5"}))
+		Expect(e.Args).To(Equal(map[string]any{"bbox": []any{118, 20.5}}))
+	})
+})
