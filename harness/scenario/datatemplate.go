@@ -121,12 +121,15 @@ func (d *decoder) expectTemplate(n *yaml.Node, at string, src dataSource) *expec
 			if ps == nil {
 				return
 			}
-			t.pieces[n] = ps
-			for _, p := range ps {
+			for i, p := range ps {
 				if p.column != "" && !slices.Contains(src.columns, p.column) {
 					d.unknownPlaceholder(n, p, at, src)
+					// The rows keep it as written: their scenarios are
+					// not also refused for the key it would drop.
+					ps[i] = piece{text: "{" + p.column + "}"}
 				}
 			}
+			t.pieces[n] = ps
 		case yaml.MappingNode:
 			for i := 0; i+1 < len(n.Content); i += 2 {
 				walk(n.Content[i+1], join(at, n.Content[i].Value))

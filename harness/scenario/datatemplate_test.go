@@ -64,6 +64,17 @@ var _ = Describe("scenarios_from expect templates", func() {
 			`cases\.yaml:19: scenarios_from\.expect\.jq: unknown placeholder \{colour\}: no column "colour" in the header at \S*cases\.csv:1`,
 		}),
 	)
+
+	It("reports an unknown placeholder once, not again as every row that expects nothing without it", func() {
+		const from = `  file: cases.DATA
+  id: case_id
+  input: question
+  expect: {answer: {contains: "{colour}"}}
+`
+		_, err := loadData("csv", from, "case_id,question\na,q\nb,q\n")
+		Expect(errors.Is(err, scenario.ErrInvalidSuite)).To(BeTrue(), "%v", err)
+		Expect(err.Error()).To(MatchRegexp(`^\S*cases\.yaml:15: scenarios_from\.expect\.answer\.contains: unknown placeholder \{colour\}: [^\n]*$`))
+	})
 })
 
 var _ = Describe("scenarios_from cells", func() {
