@@ -109,7 +109,7 @@ func cmdBaseline(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		if errors.As(verdict(rep), &ee) && (ee.code == exitStale || ee.code == exitInternal) {
 			code = ee.code
 		}
-		return withCode(code, fmt.Errorf("the replay cannot be blessed, not even as known failures: %s; re-record stale cassettes (testbed record --suite S --scenario ID) or fix the errors, then run: %s",
+		return withCode(code, fmt.Errorf("the replay cannot be blessed, not even as known failures: %s; re-record or re-grade each stale run as it says, or fix the errors, then run: %s",
 			strings.Join(never, "; "), rerun))
 	case len(failing) > 0 && !known:
 		names := make([]string, len(failing))
@@ -156,7 +156,11 @@ func staleApart(rep *report.Report) []string {
 		for _, v := range s.Variants {
 			for _, sc := range v.Scenarios {
 				if sc.Verdict == report.VerdictStale || sc.Unreadable {
-					out = append(out, fmt.Sprintf("%s/%s/%s is %s (not gating, but stale is never blessed)", s.Name, v.Name, sc.ID, sc.Verdict))
+					fix := ""
+					if sc.Fix != "" {
+						fix = "; " + sc.Fix
+					}
+					out = append(out, fmt.Sprintf("%s/%s/%s is %s (not gating, but stale is never blessed%s)", s.Name, v.Name, sc.ID, sc.Verdict, fix))
 				}
 			}
 		}

@@ -201,6 +201,31 @@ var _ = Describe("the baseline gate", func() {
 		Expect(r.stdout).To(ContainSubstring("(2 stale or missing cassettes, which fail the run)"))
 	})
 
+	It("names, for each stale run, the command that writes it again: one that re-grades when its grades are stale, and that command makes it blessable", func() {
+		root := project()
+		suite := filepath.Join(root, "scenarios", "odbchat.yaml")
+		replace(suite, "that lasts for days or longer", "that lasts for days or more", 1) // the rubric changed: the grades are stale
+		replace(suite, `input: "現在台灣周遭海溫多少？"`, `input: "現在台灣周遭海溫是多少？"`, 1)                // the input changed: the agent's cassettes are
+
+		r := testbed("baseline", "bless", "--root", root, "--suite", "odbchat", "--quiet")
+
+		Expect(r.code).To(Equal(exitStale), r.String())
+		for _, v := range []string{"legacy", "single-pass"} {
+			Expect(r.stderr).To(ContainSubstring("odbchat/%s/explain-marine-heatwave is stale (re-grade with: testbed record --suite odbchat --variant %s --scenario explain-marine-heatwave --root %s --record-missing)", v, v, root))
+			Expect(r.stderr).To(ContainSubstring("odbchat/%s/ac1-taiwan-sst is stale (re-record it with: testbed record --suite odbchat --variant %s --scenario ac1-taiwan-sst --root %s)", v, v, root))
+		}
+		Expect(r.stderr).To(ContainSubstring("; re-record or re-grade each stale run as it says, or fix the errors, then run: testbed baseline bless --suite odbchat"))
+
+		By("the command named re-grades, and the grades are blessable again")
+		replace(suite, `input: "現在台灣周遭海溫是多少？"`, `input: "現在台灣周遭海溫多少？"`, 1)
+		r = testbed("record", "--suite", "odbchat", "--scenario", "explain-marine-heatwave", "--root", root, "--record-missing", "--quiet")
+		for _, v := range []string{"legacy", "single-pass"} {
+			Expect(r.stderr).To(ContainSubstring("odbchat/%s/explain-marine-heatwave: recorded 1\n", v), "one grade, the agent's calls replayed: %s", r.String())
+		}
+		r = testbed("baseline", "bless", "--root", root, "--suite", "odbchat", "--quiet")
+		Expect(r.code).To(Equal(exitOK), r.String())
+	})
+
 	It("holds a run of one scenario to the baseline's figures of that scenario, not to the whole suite's means", func() {
 		root := climateProject()
 		// three model calls, where the suite's mean is 2.6: above every variant's means

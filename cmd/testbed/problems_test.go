@@ -69,6 +69,19 @@ var _ = Describe("testbed lint", func() {
 		Expect(r.stdout).NotTo(ContainSubstring("variant legacy"), "legacy overrides the tools it expects")
 	})
 
+	It("checks the judge's prompt template as grading reads it: a misspelt field is the suite's problem at its line, exit 2, not the grading run's", func() {
+		root := project()
+		replace(filepath.Join(root, "scenarios", "odbchat.yaml"), "judge: {provider: openai, model: gpt-4.1-mini}",
+			"judge:\n  provider: openai\n  model: gpt-4.1-mini\n  prompt: |\n    Rubric: {{.Rubric}}\n    Answer: {{.Answr}}", 1)
+
+		for _, cmd := range []string{"lint", "run"} {
+			r := testbed(cmd, "--root", root)
+
+			Expect(r.code).To(Equal(exitUsage), r.String())
+			Expect(r.stderr).To(MatchRegexp(`scenarios/odbchat\.yaml:374: judge\.prompt: \.Answr is not something the grader's prompt sees \(it sees \.Rubric, \.Input, \.Answer, \.Tools, \.ToolResults\); did you mean \.Answer\?`))
+		}
+	})
+
 	It("checks each agent's upstream stubs (fixtures/<agent>/routes.yaml) as a recording loads them, every problem as path:line, exit 2", func() {
 		root := project()
 		routes := filepath.Join(root, "fixtures", "odbchat", "routes.yaml")

@@ -526,7 +526,7 @@ func verdict(rep *report.Report) error {
 	case unused > 0 && stale == 0 && failed == 0:
 		return withCode(exitFailed, fmt.Errorf("%d cassettes belong to no scenario: %v", unused, rep.Replay.UnusedCassettes))
 	case stale > 0:
-		return withCode(exitStale, fmt.Errorf("%d scenario runs have stale or missing cassettes; re-record them (see the errors above)", stale))
+		return withCode(exitStale, fmt.Errorf("%d scenario runs have stale or missing cassettes; re-record or re-grade them as each error above says", stale))
 	case failed > 0:
 		return withCode(exitFailed, fmt.Errorf("%d scenario runs or thresholds failed", failed))
 	}

@@ -16,9 +16,9 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"text/template"
 
 	"github.com/agentreplay/testbed/agents/llm"
+	"github.com/agentreplay/testbed/harness/judge/prompt"
 )
 
 // The names of the grader's two output shapes: the json_schema name (OpenAI),
@@ -42,16 +42,9 @@ type Preference struct {
 	Reason string `json:"reason"`
 }
 
-// Subject is what a grader is shown.
-type Subject struct {
-	Rubric string
-	Input  string // the user's turns, in order
-	Answer string // the agent's final answer
-	// Tools and ToolResults are shown only when the rubric asks for them
-	// (with: [tools, tool_results]); empty otherwise.
-	Tools       string
-	ToolResults string
-}
+// Subject is what a grader is shown, and what a judge: prompt template
+// sees.
+type Subject = prompt.Subject
 
 // Pair is what a grader comparing two answers is shown.
 type Pair struct {
@@ -159,10 +152,10 @@ The order of the answers says nothing about their quality. Reply in the given JS
 // messages are the system and user messages of a grading request: the
 // built-in instructions and the subject in labelled sections, or, with a
 // prompt template, the template's text as the one user message.
-func gradeMessages(prompt string, s Subject) ([]llm.Message, error) {
-	if prompt != "" {
+func gradeMessages(text string, s Subject) ([]llm.Message, error) {
+	if text != "" {
 		var b strings.Builder
-		t, err := template.New("judge").Option("missingkey=error").Parse(prompt)
+		t, err := prompt.Parse(text)
 		if err != nil {
 			return nil, fmt.Errorf("judge prompt: %w", err)
 		}

@@ -52,7 +52,8 @@ func failedChecks(sc Scenario) []string {
 // known failures (scenario runs whose expectations failed, thresholds
 // measured and missed), and those that never can: a stale, unreadable or
 // errored scenario run, or a threshold that could not be measured. A stale
-// cassette is re-recorded, not blessed.
+// cassette is re-recorded (or its grades re-graded), not blessed: a stale
+// run's item says how (Scenario.Fix).
 func Failing(r *Report) (known []KnownFailure, never []string) {
 	for _, s := range r.Suites {
 		if s.NotGating {
@@ -64,6 +65,8 @@ func Failing(r *Report) (known []KnownFailure, never []string) {
 				case sc.Verdict == VerdictPass:
 				case sc.Verdict == VerdictFail && !sc.Unreadable:
 					known = append(known, KnownFailure{Suite: s.Name, Variant: v.Name, Scenario: sc.ID, Checks: failedChecks(sc)})
+				case sc.Fix != "":
+					never = append(never, fmt.Sprintf("%s/%s/%s is %s (%s)", s.Name, v.Name, sc.ID, sc.Verdict, sc.Fix))
 				default:
 					never = append(never, fmt.Sprintf("%s/%s/%s is %s", s.Name, v.Name, sc.ID, sc.Verdict))
 				}

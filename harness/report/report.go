@@ -173,8 +173,14 @@ type Scenario struct {
 	// Unreadable is true when the scenario's cassette exists but could not
 	// be read (not a regular file, too large, no permission): a problem
 	// with the checkout, not with the agent.
-	Unreadable bool          `json:"unreadable,omitempty"`
-	Events     []trace.Event `json:"events"`
+	Unreadable bool `json:"unreadable,omitempty"`
+	// Fix is what writes a stale run's cassettes again, for a reader that
+	// sums stale runs up (testbed baseline bless): "re-record it with:
+	// testbed record …", or "re-grade with: testbed record …
+	// --record-missing" when its grades are what is stale; empty
+	// otherwise. Error says it too.
+	Fix    string        `json:"-"`
+	Events []trace.Event `json:"events"`
 	// Sampling holds every sample's outcome when the scenario was recorded
 	// with several samples; nil for a single cassette.
 	Sampling *Sampling `json:"sampling,omitempty"`

@@ -177,7 +177,7 @@ func Sample(runs []Scenario, minPassRate float64) Scenario {
 	out.Checks = append(append([]Check{}, out.Checks...), c)
 	switch {
 	case stale >= 0:
-		out.Verdict, out.Error = VerdictStale, fmt.Sprintf("sample %d: %s", stale+1, runs[stale].Error)
+		out.Verdict, out.Error, out.Fix = VerdictStale, fmt.Sprintf("sample %d: %s", stale+1, runs[stale].Error), runs[stale].Fix
 	case c.Pass:
 		out.Verdict, out.Error = VerdictPass, ""
 	case out.Verdict == VerdictPass:

@@ -91,6 +91,7 @@ func (t *toolResults) of(n int, events []trace.Event) (calls, results string) {
 type graderStale struct {
 	msg  string
 	miss error
+	fix  string // the command that re-grades
 }
 
 func (e *graderStale) Error() string { return e.msg }
@@ -168,7 +169,7 @@ func (r *sampleRun) grade(ctx context.Context) {
 	}
 	if err != nil {
 		if errors.Is(err, cassette.ErrNotFound) {
-			r.stale = &graderStale{msg: fmt.Sprintf("grader cassette %s is missing: the rubric checks were never graded; grade them with: %s", rel(r.opts.Root, path), regrade), miss: err}
+			r.stale = &graderStale{msg: fmt.Sprintf("grader cassette %s is missing: the rubric checks were never graded; grade them with: %s", rel(r.opts.Root, path), regrade), miss: err, fix: regrade}
 			return
 		}
 		fail(err)
@@ -211,7 +212,7 @@ func (r *sampleRun) grade(ctx context.Context) {
 		switch {
 		case errors.As(err, &miss):
 			tp.Abort()
-			r.stale = &graderStale{msg: staleGrade(path, n-1, name, turn, s, what, miss, r.opts.Root, regrade), miss: miss}
+			r.stale = &graderStale{msg: staleGrade(path, n-1, name, turn, s, what, miss, r.opts.Root, regrade), miss: miss, fix: regrade}
 			return gr, err, false
 		case err != nil && !errors.Is(err, judge.ErrUnparsable):
 			tp.Abort()

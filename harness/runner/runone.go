@@ -201,10 +201,12 @@ func (r *sampleRun) open() bool {
 		r.out.Verdict, r.out.Error = report.VerdictStale, err.Error()
 		switch {
 		case errors.Is(err, cassette.ErrNotFound):
-			r.out.Error += fmt.Sprintf("; record it with: %s", r.copts.Rerecord)
+			r.out.Fix = "record it with: " + r.copts.Rerecord
+			r.out.Error += "; " + r.out.Fix
 		case errors.Is(err, cassette.ErrCorrupt), errors.Is(err, cassette.ErrVersion):
 			// Recording writes the whole file again, so it is the fix.
-			r.out.Error += fmt.Sprintf("; re-record it with: %s", r.copts.Rerecord)
+			r.out.Fix = "re-record it with: " + r.copts.Rerecord
+			r.out.Error += "; " + r.out.Fix
 		default:
 			r.out.Verdict, r.out.Unreadable = report.VerdictError, true
 		}
@@ -463,6 +465,11 @@ func (r *sampleRun) finalize() {
 			miss.Note = keptState(miss, r.earlier)
 		}
 		out.Verdict, out.Error = report.VerdictStale, r.stale.Error()
+		out.Fix = "re-record it with: " + r.copts.Rerecord
+		var grades *graderStale
+		if errors.As(r.stale, &grades) {
+			out.Fix = "re-grade with: " + grades.fix
+		}
 	case r.err != nil:
 		out.Verdict, out.Error = report.VerdictError, r.err.Error()
 		out.Escaped = errors.Is(r.err, proxy.ErrEscaped)

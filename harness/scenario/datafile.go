@@ -11,7 +11,6 @@ import (
 	"io"
 	"path"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -31,9 +30,6 @@ type DataFile struct {
 	Line int    // of the entry in the suite file
 	Rows int    // scenarios read from it
 }
-
-// columnRef is a column named in an expect template: "{column}".
-var columnRef = regexp.MustCompile(`\{([^{}]+)\}`)
 
 // row is one record of a data file: its values by column, and its line.
 type row struct {
@@ -104,20 +100,24 @@ func (d *decoder) scenariosFrom(v *yaml.Node) ([]DataFile, []Scenario) {
 			}
 			continue
 		}
-		var expect *yaml.Node
+		var expect *expectTemplate
 		if f, ok := fs["expect"]; ok {
-			expect = resolve(f.val)
+			// Its placeholders are checked where they are written.
+			ds := dataSource{path: full, line: 1, columns: columns}
+			switch ext := strings.ToLower(filepath.Ext(full)); {
+			case ext == ".csv" || ext == ".tsv":
+				ds.header = true
+			case len(rows) > 0:
+				ds.line = rows[0].line
+			}
+			expect = d.expectTemplate(f.val, join(at, "expect"), ds)
 		}
 		src := DataFile{File: file, Line: m.Line}
 		// Every column the entry names must be in the file.
-		named := []string{id, input, col("criterion"), col("tags"), col("variants")}
-		if expect != nil {
-			named = append(named, templateColumns(expect)...)
-		}
 		rd := &decoder{path: full, opts: d.opts, typos: map[typo]bool{}, variants: d.variants, known: d.known}
-		for _, c := range named {
-			if c != "" && !slices.Contains(columns, c) {
-				rd.errorf(1, "", "no column %q (named in %s at line %d; columns: %s)", c, d.path, m.Line, strings.Join(columns, ", "))
+		for _, key := range []string{"id", "input", "criterion", "tags", "variants"} {
+			if c := col(key); c != "" && !slices.Contains(columns, c) {
+				rd.errorf(1, "", "no column %q (named by %s at %s:%d; columns: %s)", c, join(at, key), d.path, resolve(fs[key].val).Line, strings.Join(columns, ", "))
 			}
 		}
 		{
@@ -125,6 +125,9 @@ func (d *decoder) scenariosFrom(v *yaml.Node) ([]DataFile, []Scenario) {
 			for _, r := range rows {
 				if r.text(id) == "" || r.text(input) == "" {
 					rd.errorf(r.line, "", "no value in column %q or %q: every row needs an id and an input", id, input)
+					continue
+				}
+				if !r.textCells(rd, [][2]string{{"id", id}, {"input", input}, {"criterion", col("criterion")}}) {
 					continue
 				}
 				seq.Content = append(seq.Content, r.scenario(id, input, col("criterion"), col("tags"), col("variants"), expect, rd))
@@ -146,23 +149,9 @@ func (d *decoder) scenariosFrom(v *yaml.Node) ([]DataFile, []Scenario) {
 	return srcs, out
 }
 
-// templateColumns are the columns an expect template names.
-func templateColumns(n *yaml.Node) []string {
-	var out []string
-	if n.Kind == yaml.ScalarNode {
-		for _, m := range columnRef.FindAllStringSubmatch(n.Value, -1) {
-			out = append(out, m[1])
-		}
-	}
-	for _, c := range n.Content {
-		out = append(out, templateColumns(c)...)
-	}
-	return out
-}
-
 // scenario builds the YAML of one row's scenario, every node at the row's
 // line, so that the decoder reports a bad value as file:line.
-func (r row) scenario(id, input, criterion, tags, variants string, expect *yaml.Node, d *decoder) *yaml.Node {
+func (r row) scenario(id, input, criterion, tags, variants string, expect *expectTemplate, d *decoder) *yaml.Node {
 	m := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: r.line}
 	add := func(key string, val *yaml.Node) {
 		m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: key, Line: r.line}, val)
@@ -175,7 +164,7 @@ func (r row) scenario(id, input, criterion, tags, variants string, expect *yaml.
 	if criterion != "" && r.text(criterion) != "" {
 		add("criterion", str(r.text(criterion)))
 	}
-	if tags != "" {
+	if tags != "" && r.tagCell(d, tags) {
 		if ts := r.list(tags); len(ts) > 0 {
 			seq := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: r.line}
 			for _, t := range ts {
@@ -185,7 +174,7 @@ func (r row) scenario(id, input, criterion, tags, variants string, expect *yaml.
 		}
 	}
 	if expect != nil {
-		if e := r.fill(expect); e != nil {
+		if e := r.fill(d, expect, expect.root, "expect"); e != nil {
 			add("expect", e)
 		}
 	}
@@ -203,40 +192,56 @@ func (r row) scenario(id, input, criterion, tags, variants string, expect *yaml.
 	return m
 }
 
-// fill copies an expect template with the row's values in its "{column}"
-// strings: a string that is one columnRef takes the value as YAML reads
-// it (a number stays a number); an empty value drops the key it is under.
-func (r row) fill(n *yaml.Node) *yaml.Node {
+// fill copies node n of template t (at at) with the row's values in its
+// placeholders: a string that is one placeholder takes the value as YAML
+// reads it (a number stays a number, an object is a mapping and a list a
+// list); an empty value drops the key it is under. An object or a list
+// inside other text is a problem of the row, reported to d.
+func (r row) fill(d *decoder, t *expectTemplate, n *yaml.Node, at string) *yaml.Node {
 	n = resolve(n)
 	c := *n
 	c.Line = r.line
 	c.Anchor = ""
 	switch n.Kind {
 	case yaml.ScalarNode:
-		if g := columnRef.FindStringSubmatch(n.Value); g != nil && g[0] == n.Value {
-			v := r.text(g[1])
+		ps := t.pieces[n]
+		if ps == nil {
+			return &c
+		}
+		if len(ps) == 1 && ps[0].column != "" {
+			col := ps[0].column
+			switch x := r.values[col].(type) {
+			case map[string]any, []any:
+				return d.cell(x, col, r.line)
+			}
+			v := r.text(col)
 			if v == "" {
 				return nil
 			}
-			if list, ok := r.values[g[1]].([]any); ok {
-				seq := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: r.line}
-				for _, x := range list {
-					seq.Content = append(seq.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: fmt.Sprint(x), Line: r.line})
-				}
-				return seq
-			}
 			c.Value, c.Tag, c.Style = v, "", 0
-			if _, isString := r.values[g[1]].(string); isString && !looksNumeric(v) {
+			if _, isString := r.values[col].(string); isString && !looksNumeric(v) {
 				c.Tag = "!!str"
 			}
+			d.markCell(&c, col)
 			return &c
 		}
-		c.Value = columnRef.ReplaceAllStringFunc(n.Value, func(p string) string { return r.text(p[1 : len(p)-1]) })
+		var b strings.Builder
+		for _, p := range ps {
+			switch {
+			case p.column == "":
+				b.WriteString(p.text)
+			case compound(r.values[p.column]) != "":
+				d.errorf(r.line, at, "column %q holds %s, which cannot stand inside other text (%q); only a string, a number or a boolean can", p.column, compound(r.values[p.column]), n.Value)
+			default:
+				b.WriteString(r.text(p.column))
+			}
+		}
+		c.Value = b.String()
 		return &c
 	case yaml.MappingNode:
 		c.Content = nil
 		for i := 0; i+1 < len(n.Content); i += 2 {
-			if v := r.fill(n.Content[i+1]); v != nil {
+			if v := r.fill(d, t, n.Content[i+1], join(at, n.Content[i].Value)); v != nil {
 				k := *n.Content[i]
 				k.Line = r.line
 				c.Content = append(c.Content, &k, v)
@@ -248,8 +253,8 @@ func (r row) fill(n *yaml.Node) *yaml.Node {
 		return &c
 	case yaml.SequenceNode:
 		c.Content = nil
-		for _, item := range n.Content {
-			if v := r.fill(item); v != nil {
+		for i, item := range n.Content {
+			if v := r.fill(d, t, item, index(at, i)); v != nil {
 				c.Content = append(c.Content, v)
 			}
 		}
@@ -272,8 +277,12 @@ func atLine(n *yaml.Node, line int) {
 }
 
 // text is a column's value as text ("" when absent).
-func (r row) text(col string) string {
-	switch v := r.values[col].(type) {
+func (r row) text(col string) string { return cellText(r.values[col]) }
+
+// cellText is a cell's value as text: a number its shortest form (1.0 is
+// "1"), an object or a list its JSON.
+func cellText(v any) string {
+	switch v := v.(type) {
 	case nil:
 		return ""
 	case string:

@@ -162,12 +162,15 @@ var _ = Describe("scenarios_from", func() {
 		Expect(err.Error()).To(MatchRegexp(`more\.csv:4: id "B" differs from "b" \(\S*cases\.jsonl:2\) only in case`))
 	})
 
-	It("names a column the file lacks, at its header, with the rows' problems", func() {
+	It("names a column the file lacks, at its header, with the key that names it and the rows' problems", func() {
 		_, err := loadData("csv", mapping, "case_id,question,mode\nx,q,code\ny,q,code,extra\n")
 		Expect(err).To(HaveOccurred())
 		Expect(err.Error()).To(ContainSubstring("cases.csv:3: 4 fields, the header has 3"))
-		for _, col := range []string{"tags", "overrides", "tool", "calls", "must_say"} {
-			Expect(err.Error()).To(ContainSubstring(fmt.Sprintf(`cases.csv:1: no column %q`, col)))
+		Expect(err.Error()).To(MatchRegexp(`cases\.csv:1: no column "tags" \(named by scenarios_from\.tags at \S*cases\.yaml:15; columns: case_id, question, mode\)`))
+		Expect(err.Error()).To(MatchRegexp(`cases\.csv:1: no column "overrides" \(named by scenarios_from\.variants at \S*cases\.yaml:16;`))
+		for line, col := range map[int]string{18: "tool", 19: "calls", 20: "must_say"} {
+			Expect(err.Error()).To(ContainSubstring(fmt.Sprintf(`cases.yaml:%d: scenarios_from.expect.`, line)))
+			Expect(err.Error()).To(ContainSubstring(fmt.Sprintf(`unknown placeholder {%s}: no column %q in the header at`, col, col)))
 		}
 	})
 

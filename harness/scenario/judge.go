@@ -1,13 +1,15 @@
 package scenario
 
 import (
+	"errors"
+	"fmt"
 	"slices"
 	"strings"
-	"text/template"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/agentreplay/testbed/agents/llm"
+	"github.com/agentreplay/testbed/harness/judge/prompt"
 )
 
 // DefaultMinScore is the score (0 to 1) a rubric must reach when it names
@@ -20,7 +22,8 @@ type Judge struct {
 	Endpoint llm.Endpoint
 	// Prompt is a text/template that replaces the built-in grading
 	// instructions; it sees .Rubric, .Input, .Answer, .Tools and
-	// .ToolResults. Empty keeps the built-in one.
+	// .ToolResults (prompt.Subject), and the loader has parsed it as
+	// grading does (prompt.Parse). Empty keeps the built-in one.
 	Prompt string
 	// Compare is the suite-level comparison rubric of pairwise judging
 	// (testbed compare --judge) for scenarios without rubrics of their own.
@@ -95,9 +98,7 @@ func (d *decoder) judge(v *yaml.Node) *Judge {
 	}
 	if f, ok := fs["prompt"]; ok {
 		if text, ok := d.str(f.val, join(at, "prompt")); ok {
-			if _, err := template.New("judge").Option("missingkey=error").Parse(text); err != nil {
-				d.errorf(resolve(f.val).Line, join(at, "prompt"), "not a Go template: %v; fix it (it sees .Rubric, .Input, .Answer, .Tools and .ToolResults)", err)
-			}
+			d.judgePrompt(resolve(f.val), join(at, "prompt"))
 			j.Prompt = text
 		}
 	}
@@ -107,6 +108,28 @@ func (d *decoder) judge(v *yaml.Node) *Judge {
 		}
 	}
 	return j
+}
+
+// judgePrompt parses the template of judge.prompt n as grading parses
+// it, and reports each problem at its line: its own line in a literal
+// block (|), the prompt's otherwise.
+func (d *decoder) judgePrompt(n *yaml.Node, at string) {
+	_, err := prompt.Parse(n.Value)
+	var ps prompt.Problems
+	if !errors.As(err, &ps) {
+		return
+	}
+	for _, p := range ps {
+		line := n.Line
+		if n.Style == yaml.LiteralStyle {
+			line += p.Line
+		}
+		msg := p.Msg
+		if s := suggest(p.Field, prompt.Fields()); p.Field != "" && s != "" {
+			msg += fmt.Sprintf("; did you mean .%s?", s)
+		}
+		d.errorf(line, at, "%s", msg)
+	}
 }
 
 // rubrics reads expect.rubric: one statement, one mapping, or a list of

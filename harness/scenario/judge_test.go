@@ -109,6 +109,78 @@ scenarios:
 		}
 	})
 
+	DescribeTable("checks judge.prompt as grading reads it, each problem at its line of the suite file",
+		func(prompt string, want []string) {
+			_, err := scenario.Parse("odbchat.yaml", []byte(`suite: odbchat
+agent: odbchat
+clock: 2025-11-06T10:00:00Z
+baseline: legacy
+judge:
+  provider: openai
+  model: gpt-4.1-mini
+  prompt: `+prompt+`
+variants:
+  legacy: {}
+scenarios:
+  - id: one
+    input: "What is GHRSST?"
+    expect: {rubric: "It explains GHRSST"}
+`), opts)
+			Expect(err).To(HaveOccurred())
+			for _, w := range want {
+				Expect(err.Error()).To(ContainSubstring(w))
+			}
+		},
+		Entry("a misspelt field", `"Grade {{.Answer}} against {{.Rubrik}}"`, []string{
+			`odbchat.yaml:8: judge.prompt: .Rubrik is not something the grader's prompt sees (it sees .Rubric, .Input, .Answer, .Tools, .ToolResults); did you mean .Rubric?`,
+		}),
+		Entry("every misspelt field of a block, at its own line, in branches that the grading data would skip too", `|
+    Rubric: {{.Rubric}}
+    {{if .Tools}}Tools: {{.Tool}}{{end}}
+    {{with .Answer}}Answer: {{.}}{{else}}{{$.answer}}{{end}}`, []string{
+			`odbchat.yaml:10: judge.prompt: .Tool is not something the grader's prompt sees`,
+			`odbchat.yaml:11: judge.prompt: .answer is not something the grader's prompt sees (it sees .Rubric, .Input, .Answer, .Tools, .ToolResults); did you mean .Answer?`,
+		}),
+		Entry("a field of a field, which is text", `"{{.Rubric.Text}}"`, []string{
+			`odbchat.yaml:8: judge.prompt: .Rubric is text, with no field .Text`,
+		}),
+		Entry("what fails only when it runs", `|
+    {{.Rubric}}
+    {{template "missing"}}`, []string{
+			`odbchat.yaml:10: judge.prompt: template "missing" not defined`,
+		}),
+		Entry("a template that does not parse, at its line", `|
+    {{.Rubric}}
+    {{.Answer
+    `, []string{
+			`odbchat.yaml:10: judge.prompt: not a Go template: unclosed action started at the prompt's line 2`,
+		}),
+	)
+
+	It("takes a judge.prompt that uses what grading shows, in any branch", func() {
+		s, err := scenario.Parse("odbchat.yaml", []byte(`suite: odbchat
+agent: odbchat
+clock: 2025-11-06T10:00:00Z
+baseline: legacy
+judge:
+  provider: openai
+  model: gpt-4.1-mini
+  prompt: |
+    {{.Rubric}} {{.Input}} {{.Answer}}
+    {{with .Tools}}{{.}} {{$.ToolResults}}{{end}}
+    {{range $i := len .Answer}}{{$i}}{{end}} {{printf "%q" .Answer}}
+    {{if .ToolResults}}{{.ToolResults}}{{else}}{{.Input}}{{end}}
+variants:
+  legacy: {}
+scenarios:
+  - id: one
+    input: "What is GHRSST?"
+    expect: {rubric: "It explains GHRSST"}
+`), opts)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(s.Judge.Prompt).To(HavePrefix("{{.Rubric}}"))
+	})
+
 	It("refuses rubric checks in a suite without a judge, naming the fix", func() {
 		_, err := scenario.Parse("odbchat.yaml", []byte(`suite: odbchat
 agent: odbchat

@@ -34,6 +34,10 @@ type decoder struct {
 	// not also reported as missing.
 	typos map[typo]bool
 
+	// cells are the nodes a data file's row put in a scenario, by the
+	// column they came from, for messages about their values.
+	cells map[*yaml.Node]string
+
 	// merged memoises fields per mapping: a mapping merged many times
 	// (anchors merging anchors, nine times per level) is expanded once, and
 	// its problems are reported once, so the work stays linear in the file.
@@ -145,7 +149,7 @@ func (d *decoder) present(v *yaml.Node, at string) bool {
 
 // want records that v is not the kind of value expected at at.
 func (d *decoder) want(v *yaml.Node, at, want string) {
-	d.errorf(lineOf(v), at, "want %s, got %s", want, describe(v))
+	d.errorf(lineOf(v), at, "want %s, got %s%s", want, describe(v), d.ofColumn(v))
 }
 
 // fields returns the fields of mapping m, with merge keys (<<) expanded: keys
@@ -328,7 +332,7 @@ func (d *decoder) enum(v *yaml.Node, at string, allowed ...string) (string, bool
 		return "", false
 	}
 	if !slices.Contains(allowed, s) {
-		d.errorf(resolve(v).Line, at, "want one of %s, got %q", strings.Join(allowed, ", "), s)
+		d.errorf(resolve(v).Line, at, "want one of %s, got %q%s", strings.Join(allowed, ", "), s, d.ofColumn(resolve(v)))
 		return "", false
 	}
 	return s, true
