@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"text/template"
 	"time"
@@ -353,15 +354,22 @@ func fromData(root, text, from string) (string, error) {
 	if c := pick("criterion"); c != "" {
 		fmt.Fprintf(&b, "  criterion: %s\n", c)
 	}
-	var rest []string
+	var rest, unnamed []string
 	for _, c := range columns {
-		if c != id && c != input && !strings.EqualFold(c, "tags") && !strings.EqualFold(c, "criterion") {
+		switch {
+		case c == id || c == input || strings.EqualFold(c, "tags") || strings.EqualFold(c, "criterion"):
+		case scenario.IsPlaceholder(c):
 			rest = append(rest, "{"+c+"}")
+		default:
+			unnamed = append(unnamed, strconv.Quote(c))
 		}
 	}
 	b.WriteString("  expect:\n    # \"{column}\" takes each row's value")
 	if len(rest) > 0 {
 		b.WriteString("; the file's other columns: " + strings.Join(rest, ", "))
+	}
+	if len(unnamed) > 0 {
+		b.WriteString("\n    # no placeholder can name " + strings.Join(unnamed, ", ") + ": rename it in the file (a letter or _, then letters, digits, _ . -)")
 	}
 	b.WriteString("\n    answer: {not_contains: [\"error\"]}\n")
 	head, _, _ := strings.Cut(text, "\nscenarios:\n")

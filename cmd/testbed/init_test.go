@@ -207,6 +207,19 @@ var _ = Describe("testbed init --from", func() {
 		Expect(lint.code).To(Equal(exitOK), lint.String())
 	})
 
+	It("lists as placeholders only the columns a placeholder can name, and says to rename the others", func() {
+		root := project()
+		cases := filepath.Join(root, "scenarios", "cases", "odd.csv")
+		Expect(os.MkdirAll(filepath.Dir(cases), 0o755)).To(Succeed())
+		Expect(os.WriteFile(cases, []byte("id,question,expected tool,\"tool, then mode\",2nd\na,Hello,x,y,z\n"), 0o644)).To(Succeed())
+		r := testbed("init", "odd-cases", "--agent", "odbchat", "--root", root, "--from", cases)
+		Expect(r.code).To(Equal(exitOK), r.String())
+		text := mustRead(filepath.Join(root, "scenarios", "odd-cases.yaml"))
+		Expect(text).To(ContainSubstring("the file's other columns: {expected tool}\n"))
+		Expect(text).To(ContainSubstring(`# no placeholder can name "tool, then mode", "2nd": rename it`))
+		Expect(testbed("lint", "--root", root, "--suite", "odd-cases").code).To(Equal(exitOK))
+	})
+
 	It("refuses a file outside scenarios/, saying where to put it", func() {
 		root := project()
 		cases := filepath.Join(root, "sst.csv")

@@ -22,6 +22,11 @@ import (
 // placeholderName is what a column named in a template looks like.
 var placeholderName = regexp.MustCompile(`^[\p{L}_][\p{L}\p{N}_.-]*(?: [\p{L}\p{N}_.-]+)*$`)
 
+// IsPlaceholder reports whether column can be named by a {column}
+// placeholder in an expect template: a letter or _, then letters, digits,
+// _, . and -, words separated by single spaces.
+func IsPlaceholder(column string) bool { return placeholderName.MatchString(column) }
+
 // piece is one part of a template string: text, or a placeholder naming a
 // column.
 type piece struct {
