@@ -89,6 +89,8 @@ var _ = DescribeTable("streamed Gemini traffic is put together as the API docume
 	Entry("cut at the token limit", chunks("",
 		`{"candidates": [{"content": {"role": "model", "parts": [{"text": "The next boat"}]}, "finishReason": "MAX_TOKENS", "index": 0}], "usageMetadata": `+plainUsage+`, "modelVersion": "gemini-2.5-flash"}`),
 		read{text: "The next boat", usage: plainRead, finish: llm.FinishLength, raw: "MAX_TOKENS"}),
+	Entry("a prompt blocked: its one chunk, no candidate, is an empty answer, not a stream cut short", chunks("", blocked),
+		read{usage: llm.Usage{InputTokens: 1250}}),
 	Entry("cut before a finishReason", chunks("",
 		`{"candidates": [{"content": {"role": "model", "parts": [{"text": "The next"}]}, "index": 0}], "modelVersion": "gemini-2.5-flash"}`),
 		read{err: "no finishReason"}),
