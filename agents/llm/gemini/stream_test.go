@@ -13,6 +13,8 @@ var _ = Describe("StreamResponse", func() {
 		resp, err := gemini.StreamResponse([]byte(`data: {"promptFeedback": {"blockReason": "SAFETY"}, "usageMetadata": {"promptTokenCount": 310, "totalTokenCount": 310}, "modelVersion": "gemini-2.5-flash"}` + "\r\n\r\n"))
 		Expect(err).To(MatchError(llm.ErrNoContent))
 		Expect(resp.Usage).To(Equal(llm.Usage{InputTokens: 310}))
+		Expect(resp.FinishReason).To(Equal(llm.FinishContentFilter))
+		Expect(resp.RawFinishReason).To(Equal("blockReason: SAFETY"))
 	})
 
 	It("still refuses a stream cut before any candidate's finishReason", func() {
