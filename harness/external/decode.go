@@ -113,7 +113,7 @@ func decodeChatResponse(b []byte) (llm.Response, error) {
 	out.FinishReason, out.RawFinishReason = openai.FinishReason(c.FinishReason), c.FinishReason
 	out.Message.Content = c.Message.Content
 	for _, tc := range c.Message.ToolCalls {
-		out.Message.ToolCalls = append(out.Message.ToolCalls, llm.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: json.RawMessage(tc.Function.Arguments)})
+		out.Message.ToolCalls = append(out.Message.ToolCalls, tc.Call())
 	}
 	if fc := c.Message.FunctionCall; fc != nil && fc.Name != "" {
 		out.Message.ToolCalls = append(out.Message.ToolCalls, llm.ToolCall{Name: fc.Name, Arguments: json.RawMessage(fc.Arguments)})
