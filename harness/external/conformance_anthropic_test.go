@@ -53,6 +53,8 @@ var _ = DescribeTable("Anthropic Messages traffic is read as the API documents i
 		read{text: "14:30", usage: llm.Usage{InputTokens: 30, OutputTokens: 3}, finish: llm.FinishStop, raw: "stop_sequence"}),
 	Entry("cut at max_tokens", whole(message(`[{"type": "text", "text": "The next boat"}]`, "max_tokens", `{"input_tokens": 30, "output_tokens": 4}`)),
 		read{text: "The next boat", usage: llm.Usage{InputTokens: 30, OutputTokens: 4}, finish: llm.FinishLength, raw: "max_tokens"}),
+	Entry("the context window full", whole(message(`[{"type": "text", "text": "The next boat"}]`, "model_context_window_exceeded", `{"input_tokens": 199990, "output_tokens": 10}`)),
+		read{text: "The next boat", usage: llm.Usage{InputTokens: 199990, OutputTokens: 10}, finish: llm.FinishLength, raw: "model_context_window_exceeded"}),
 	Entry("a refusal", whole(message(`[{"type": "text", "text": "I"}]`, "refusal", `{"input_tokens": 30, "output_tokens": 1}`)),
 		read{text: "I", usage: llm.Usage{InputTokens: 30, OutputTokens: 1}, finish: llm.FinishContentFilter, raw: "refusal"}),
 	Entry("a long server tool turn paused", whole(message(`[{"type": "server_tool_use", "id": "srvtoolu_02", "name": "web_search", "input": {"query": "Vis ferry"}}]`, "pause_turn", `{"input_tokens": 900, "output_tokens": 20}`)),
