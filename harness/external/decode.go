@@ -113,7 +113,7 @@ func decodeChatResponse(b []byte) (llm.Response, error) {
 	out.FinishReason, out.RawFinishReason = openai.FinishReason(c.FinishReason), c.FinishReason
 	out.Message.Content = c.Message.Content
 	for _, tc := range c.Message.ToolCalls {
-		out.Message.ToolCalls = append(out.Message.ToolCalls, llm.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: json.RawMessage(tc.Function.Arguments)})
+		out.Message.ToolCalls = append(out.Message.ToolCalls, tc.Call())
 	}
 	if fc := c.Message.FunctionCall; fc != nil && fc.Name != "" {
 		out.Message.ToolCalls = append(out.Message.ToolCalls, llm.ToolCall{Name: fc.Name, Arguments: json.RawMessage(fc.Arguments)})
@@ -157,7 +157,10 @@ func decodeGeminiResponse(b []byte) (llm.Response, error) {
 			Cached     int `json:"cachedContentTokenCount"`
 			ToolUse    int `json:"toolUsePromptTokenCount"`
 		} `json:"usageMetadata"`
-		Model string `json:"modelVersion"`
+		Model          string `json:"modelVersion"`
+		PromptFeedback struct {
+			BlockReason string `json:"blockReason"`
+		} `json:"promptFeedback"`
 	}
 	var out llm.Response
 	if err := json.Unmarshal(b, &w); err != nil {
@@ -170,7 +173,11 @@ func decodeGeminiResponse(b []byte) (llm.Response, error) {
 	out.Usage = llm.Usage{InputTokens: w.Usage.Prompt + w.Usage.ToolUse, OutputTokens: w.Usage.Candidates + w.Usage.Thoughts, ReasoningTokens: w.Usage.Thoughts,
 		CacheReadTokens: w.Usage.Cached}
 	if len(w.Candidates) == 0 {
-		return out, nil // a blocked prompt: no candidate, its tokens counted
+		// a blocked prompt: no candidate, its tokens counted
+		if r := w.PromptFeedback.BlockReason; r != "" {
+			out.FinishReason, out.RawFinishReason = geminiadapter.Blocked(r)
+		}
+		return out, nil
 	}
 	c := w.Candidates[0]
 	out.RawFinishReason = c.FinishReason

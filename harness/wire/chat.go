@@ -37,6 +37,9 @@ type chatRequest struct {
 	} `json:"messages"`
 	Tools []struct {
 		Function chatFunction `json:"function"`
+		// Custom is a custom tool (type custom): called with free text
+		// its format describes, not JSON arguments.
+		Custom *chatFunction `json:"custom"`
 	} `json:"tools"`
 	// Functions and FunctionCall are the legacy functions API, which
 	// tools and tool_choice replaced and the API still serves: its answer
@@ -95,13 +98,34 @@ type ChatFunctionCall struct {
 }
 
 // ChatToolCall is a tool call as Chat Completions carries it, in a
-// request's assistant message or in an answer.
+// request's assistant message or in an answer: a function's, or a custom
+// tool's (type custom), whose input is free text.
 type ChatToolCall struct {
 	ID       string `json:"id"`
 	Function struct {
 		Name      string `json:"name"`
 		Arguments string `json:"arguments"`
 	} `json:"function"`
+	Custom *struct {
+		Name  string `json:"name"`
+		Input string `json:"input"`
+	} `json:"custom"`
+}
+
+// Call is tc as an llm.ToolCall; a custom tool's call has its input, as
+// a JSON string, for arguments.
+func (tc ChatToolCall) Call() llm.ToolCall {
+	if c := tc.Custom; c != nil {
+		return llm.ToolCall{ID: tc.ID, Name: c.Name, Arguments: textArguments(c.Input)}
+	}
+	return llm.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: json.RawMessage(tc.Function.Arguments)}
+}
+
+// textArguments is the free-text input of a custom tool's call as
+// arguments: a JSON string.
+func textArguments(input string) json.RawMessage {
+	b, _ := json.Marshal(input) // a string always marshals
+	return b
 }
 
 // SystemFingerprint is the system_fingerprint of every Chat Completions
@@ -228,7 +252,7 @@ func (wr chatRequest) decode() Request {
 		}
 		msg := llm.Message{Role: role, Content: contentText(m.Content), ToolCallID: m.ToolCallID}
 		for _, tc := range m.ToolCalls {
-			msg.ToolCalls = append(msg.ToolCalls, llm.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: json.RawMessage(tc.Function.Arguments)})
+			msg.ToolCalls = append(msg.ToolCalls, tc.Call())
 		}
 		calls += len(m.ToolCalls)
 		if fc := m.FunctionCall; fc != nil {
@@ -249,6 +273,10 @@ func (wr chatRequest) decode() Request {
 		r.Messages = append(r.Messages, msg)
 	}
 	for _, t := range wr.Tools {
+		if t.Custom != nil {
+			r.Tools = append(r.Tools, t.Custom.tool())
+			continue
+		}
 		r.Tools = append(r.Tools, t.Function.tool())
 	}
 	for _, f := range wr.Functions {

@@ -22,7 +22,11 @@ import (
 //     function_call items after an assistant message (or after each other)
 //     become its tool calls (id: the call_id), a function_call_output item
 //     a tool message with its call_id and the name of the call it answers;
-//     reasoning items are dropped;
+//     reasoning items are dropped; Decode reads a custom tool (type
+//     custom) as a tool, its custom_tool_call items as calls whose
+//     arguments are their free-text input (a JSON string) and its
+//     custom_tool_call_output items as their results, which the stand-in,
+//     serving function tools only, refuses;
 //   - function tools take their schema from parameters; max_output_tokens
 //     is MaxTokens; text.format json_object or json_schema asks for JSON
 //     (json_schema's name is the Shape);
@@ -136,6 +140,7 @@ type responsesItem struct {
 	CallID    string          `json:"call_id"`
 	Name      string          `json:"name"`
 	Arguments string          `json:"arguments"`
+	Input     string          `json:"input"`  // a custom_tool_call's free text
 	Output    json.RawMessage `json:"output"` // a string or parts
 }
 
@@ -201,7 +206,7 @@ func (rr responsesRequest) decode(strict bool, prior []llm.Message) (Request, []
 		}
 	}
 	for i, t := range rr.Tools {
-		if t.Type != "function" {
+		if t.Type != "function" && (strict || t.Type != "custom") {
 			if !strict {
 				continue
 			}
@@ -240,7 +245,17 @@ func responsesInput(raw json.RawMessage, strict bool, names map[string]string) (
 			last := &out[len(out)-1]
 			names[it.CallID] = it.Name
 			last.ToolCalls = append(last.ToolCalls, llm.ToolCall{ID: it.CallID, Name: it.Name, Arguments: json.RawMessage(it.Arguments)})
-		case it.Type == "function_call_output":
+		case it.Type == "custom_tool_call" && !strict:
+			// A custom tool's call, with free text: read as a function
+			// call whose arguments are that text, a JSON string.
+			if !calling {
+				out = append(out, llm.Message{Role: llm.RoleAssistant})
+				calling = true
+			}
+			last := &out[len(out)-1]
+			names[it.CallID] = it.Name
+			last.ToolCalls = append(last.ToolCalls, llm.ToolCall{ID: it.CallID, Name: it.Name, Arguments: textArguments(it.Input)})
+		case it.Type == "function_call_output" || (it.Type == "custom_tool_call_output" && !strict):
 			name, ok := names[it.CallID]
 			if !ok && strict {
 				return nil, fmt.Errorf("input.%d: no function_call found for function_call_output with call_id %q", i, it.CallID)

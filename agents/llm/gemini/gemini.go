@@ -68,7 +68,8 @@ func apiError(err error) error {
 
 // response maps a generateContent response (whole, or merged from a
 // stream's chunks) to llm.Response; ErrNoContent, with its usage and
-// finish reason, when it has no candidate content (a blocked prompt).
+// finish reason, when it has no candidate content (a blocked prompt,
+// whose finish reason is its block reason: Blocked).
 func response(out *genai.GenerateContentResponse) (llm.Response, error) {
 	resp := llm.Response{Message: llm.Message{Role: llm.RoleAssistant}, Model: out.ModelVersion}
 	if u := out.UsageMetadata; u != nil {
@@ -81,6 +82,8 @@ func response(out *genai.GenerateContentResponse) (llm.Response, error) {
 	if len(out.Candidates) > 0 {
 		raw := string(out.Candidates[0].FinishReason)
 		resp.FinishReason, resp.RawFinishReason = FinishReason(raw, false), raw
+	} else if pf := out.PromptFeedback; pf != nil && pf.BlockReason != "" {
+		resp.FinishReason, resp.RawFinishReason = Blocked(string(pf.BlockReason))
 	}
 	if len(out.Candidates) == 0 || out.Candidates[0].Content == nil {
 		return resp, llm.ErrNoContent
@@ -106,6 +109,20 @@ func response(out *genai.GenerateContentResponse) (llm.Response, error) {
 	resp.Message = msg
 	resp.FinishReason = FinishReason(resp.RawFinishReason, len(msg.ToolCalls) > 0)
 	return resp, nil
+}
+
+// Blocked is the finish reason of a prompt Gemini blocked with reason
+// (promptFeedback.blockReason: SAFETY, BLOCKLIST, PROHIBITED_CONTENT …),
+// which has no candidate to carry a finishReason: a content filter,
+// unless the reason is OTHER or unspecified (FinishOther). Its raw reason
+// is "blockReason: " and reason, told apart from a candidate's.
+func Blocked(reason string) (finish, raw string) {
+	finish = llm.FinishContentFilter
+	switch genai.BlockedReason(reason) {
+	case genai.BlockedReasonOther, genai.BlockedReasonUnspecified:
+		finish = llm.FinishOther
+	}
+	return finish, "blockReason: " + reason
 }
 
 // FinishReason maps a Gemini finishReason to llm's finish reasons. Gemini

@@ -16,9 +16,10 @@ import (
 // :streamGenerateContent?alt=sse through the SDK's GenerateContentStream
 // and merges the chunks (their parts in order, the last finish reason,
 // usage and model version), so the llm.Response is the one the same call
-// gives unstreamed. A stream that carries a malformed chunk, or ends before
-// a chunk gives the candidate's finishReason, is an error: a partial answer
-// is never a success.
+// gives unstreamed (a blocked prompt's one chunk, ErrNoContent). A stream
+// that carries a malformed chunk, or ends before a chunk gives the
+// candidate's finishReason, is an error: a partial answer is never a
+// success.
 func (c *Client) Streaming(on bool) *Client {
 	out := *c
 	out.stream = on
@@ -69,8 +70,13 @@ func StreamResponse(body []byte) (llm.Response, error) {
 }
 
 // ended is the response of a merged stream of n chunks, or ErrStreamEnded
-// when none gave a finishReason.
+// when none gave a finishReason. A prompt Gemini blocked is a stream of
+// one chunk with no candidate and the reason in its promptFeedback: it
+// ended, with no content, as the call unstreamed does.
 func ended(merged *genai.GenerateContentResponse, n int) (llm.Response, error) {
+	if len(merged.Candidates) == 0 && merged.PromptFeedback != nil && merged.PromptFeedback.BlockReason != "" {
+		return response(merged)
+	}
 	if len(merged.Candidates) == 0 || merged.Candidates[0].FinishReason == "" {
 		return llm.Response{}, fmt.Errorf("%w: %d chunks and no finishReason", ErrStreamEnded, n)
 	}
@@ -87,6 +93,9 @@ func merge(into, chunk *genai.GenerateContentResponse) {
 	}
 	if chunk.UsageMetadata != nil {
 		into.UsageMetadata = chunk.UsageMetadata
+	}
+	if chunk.PromptFeedback != nil {
+		into.PromptFeedback = chunk.PromptFeedback
 	}
 	for _, c := range chunk.Candidates {
 		i := max(int(c.Index), 0)

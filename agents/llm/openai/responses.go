@@ -31,7 +31,9 @@ import (
 //   - store is false: the harness keeps the conversation, not OpenAI;
 //   - the answer's message items give the text (refusals are left out, as
 //     the Chat Completions path leaves them), its function_call items the
-//     tool calls, by call_id; reasoning items are left out;
+//     tool calls, by call_id, and so do its custom_tool_call items (a
+//     custom tool's, which a program may offer: their free-text input, a
+//     JSON string, is the arguments); reasoning items are left out;
 //   - status completed is FinishStop or FinishToolCalls; incomplete for
 //     max_output_tokens is FinishLength; other incomplete reasons
 //     (content_filter …) and other statuses pass through as the API says;
@@ -90,6 +92,12 @@ func FromResponses(out *responses.Response) (llm.Response, error) {
 			msg.ToolCalls = append(msg.ToolCalls, llm.ToolCall{
 				ID: item.CallID, Name: item.Name, Arguments: json.RawMessage(item.Arguments.OfString),
 			})
+		case "custom_tool_call":
+			// A custom tool is called with free text: its input, as a
+			// JSON string, is the call's arguments.
+			answered = true
+			input, _ := json.Marshal(item.Input) // a string always marshals
+			msg.ToolCalls = append(msg.ToolCalls, llm.ToolCall{ID: item.CallID, Name: item.Name, Arguments: input})
 		}
 	}
 	resp := llm.Response{
