@@ -101,6 +101,24 @@ func apart(b, h Spend) string {
 // unpriced or runs left unmeasured (a spend of no call at all is $0).
 func (s Spend) none() bool { return s.Priced == 0 && (s.Unpriced > 0 || s.Unmeasured > 0) }
 
+// MarshalJSON writes s with its dollar figures (mean_usd, p95_usd,
+// total_usd) null when it has none, no call priced and calls unpriced or
+// runs not measured, beside the counts that say why: never a $0 that
+// nothing cost. A null reads back as 0, as those counts say to read it.
+func (s Spend) MarshalJSON() ([]byte, error) {
+	type fields Spend // without this method
+	out := struct {
+		Mean  *float64 `json:"mean_usd"`
+		P95   *float64 `json:"p95_usd"`
+		Total *float64 `json:"total_usd"`
+		fields
+	}{fields: fields(s)}
+	if !s.none() {
+		out.Mean, out.P95, out.Total = &s.Mean, &s.P95, &s.Total
+	}
+	return marshalPlain(out)
+}
+
 // Format writes v (the mean, p95 or total of s) as dollars: "unpriced"
 // when no call was priced, "not measured" when no run was, and the count
 // of unpriced calls when some were left out.

@@ -31,6 +31,21 @@ type Grading struct {
 	Calibration *Calibration `json:"calibration,omitempty"`
 }
 
+// MarshalJSON writes g with its cost_usd null when the judge's model has
+// no price (Unpriced): never a $0 that the grading did not cost. A null
+// reads back as 0, as unpriced says to read it.
+func (g Grading) MarshalJSON() ([]byte, error) {
+	type fields Grading // without this method
+	out := struct {
+		fields
+		CostUSD *float64 `json:"cost_usd"`
+	}{fields: fields(g)}
+	if !g.Unpriced {
+		out.CostUSD = &g.CostUSD
+	}
+	return marshalPlain(out)
+}
+
 // Calibration counts a grader's verdicts on labelled examples: labelled
 // pass and passed (TP) or failed (FN), labelled fail and passed (FP) or
 // failed (TN); an answer that did not parse counts as failed.
