@@ -136,7 +136,7 @@ func Summarize(scs []Scenario) Summary {
 			}
 		}
 	}
-	s.Grading = SummarizeGrading(scs)
+	s.Grading = summaryGrading(scs)
 	s.PassRate = float64(s.Passed) / float64(len(scs))
 	if s.Routed > 0 {
 		s.RoutingAccuracy = float64(correct) / float64(s.Routed)
