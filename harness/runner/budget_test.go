@@ -1,13 +1,16 @@
 package runner_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/harness/cost"
+	"github.com/agentreplay/testbed/harness/judge"
 	"github.com/agentreplay/testbed/harness/runner"
 	"github.com/agentreplay/testbed/harness/tokens"
 )
@@ -72,6 +75,18 @@ var _ = Describe("the --max-cost refusal", func() {
 		Expect(b.InFlight()).To(BeZero())
 	})
 })
+
+var _ = DescribeTable("a rubric grader's request, booked by --max-cost at the grade's output cap, not 4,096 tokens",
+	func(params any) {
+		body, err := json.Marshal(params)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(runner.MaxOutput(body)).To(Equal(judge.MaxTokens))
+		Expect(judge.MaxTokens).To(BeNumerically("<", runner.DefaultMaxOutput))
+	},
+	Entry("OpenAI Chat Completions", judge.OpenAIParams("gpt-4.1-mini", []llm.Message{{Role: llm.RoleUser, Content: "grade"}}, judge.GradeSchema, map[string]any{})),
+	Entry("Anthropic Messages", judge.AnthropicParams("claude-haiku-4-5", []llm.Message{{Role: llm.RoleUser, Content: "grade"}}, judge.GradeSchema,
+		map[string]any{"properties": map[string]any{}, "required": []string{}})),
+)
 
 var _ = DescribeTable("the output cap read from a model request, as each wire names it",
 	func(body string, want int) {
