@@ -54,6 +54,13 @@ var _ = Describe("testbed compare", func() {
 		r = testbed("compare", "--root", root, "--suite", "odbchat-cases", "--base", "legacy", "--head", "single-pass", "--quiet")
 		Expect(r.code).To(Equal(exitStale), r.String())
 		Expect(r.stderr).To(ContainSubstring("scenario ac1-taiwan-sst is stale in one variant"))
+		By("giving no change of the means beside a stale verdict: its run was not measured, so no saving")
+		Expect(r.stdout).To(MatchRegexp(`input tokens \(mean\)\s+\d+\s+\d+\s+— \(not comparable\)`))
+		Expect(r.stdout).To(ContainSubstring("not comparable: head: 1 of 30 runs stale or errored, not measured"))
+		md := testbed("compare", "--root", root, "--suite", "odbchat-cases", "--base", "legacy", "--head", "single-pass", "--quiet", "--markdown")
+		Expect(md.code).To(Equal(exitStale), md.String())
+		Expect(md.stdout).To(ContainSubstring("(not comparable: head: 1 of 30 runs stale or errored, not measured)"))
+		Expect(md.stdout).To(ContainSubstring("but 1 scenarios were stale or errored on a side"))
 	})
 
 	DescribeTable("rejects what it cannot compare",

@@ -90,8 +90,13 @@ func writeStopped(w io.Writer, rep *report.Report, b *runner.Budget) {
 			}
 		}
 	}
-	fmt.Fprintf(w, "stopped at --max-cost $%g: %s spent; every cassette written before is kept; %d scenario runs left unrecorded (their cassettes as they were): %s\n",
-		b.Max, report.USD(b.Spent()), len(left), strings.Join(left, ", "))
+	spent := report.USD(b.Spent()) + " spent"
+	if f := b.InFlight(); f > 0 {
+		// a run still going when this is said: its calls are estimates
+		spent += fmt.Sprintf(" (and up to %s booked for calls in flight)", report.USD(f))
+	}
+	fmt.Fprintf(w, "stopped at --max-cost $%g: %s; every cassette written before is kept; %d scenario runs left unrecorded (their cassettes as they were): %s\n",
+		b.Max, spent, len(left), strings.Join(left, ", "))
 }
 
 // writeRetries says how many rate-limit and overload responses the

@@ -195,6 +195,34 @@ var _ = Describe("pricing with --prices", func() {
 	})
 })
 
+var _ = Describe("pricing the rubric grader's calls with --prices", func() {
+	It("prices them again in a report file, as the agent's, from the tokens the report keeps", func() {
+		root := projectOf("climate-findings", "climate")
+		run := testbed("run", "--root", root, "--suite", "climate-findings", "--no-baseline", "--json", "--out", "")
+		Expect(run.code).To(Equal(exitOK), run.String())
+		var rep report.Report
+		Expect(json.Unmarshal([]byte(run.stdout), &rep)).To(Succeed())
+		g := rep.Suites[0].Variants[0].Summary.Grading
+		Expect(g).NotTo(BeNil())
+		Expect(g.Calls).To(BeNumerically(">", 0))
+		Expect(g.Unpriced).To(BeFalse(), "gpt-4.1-mini has a price")
+		latest := filepath.Join(root, "latest.json")
+		Expect(os.WriteFile(latest, []byte(run.stdout), 0o644)).To(Succeed())
+
+		// the judge's gpt-4.1-mini at a cent an input token, no output
+		table := filepath.Join(root, "dear-judge.json")
+		Expect(os.WriteFile(table, []byte(`{"gpt-4.1": {"litellm_provider": "openai", "mode": "chat", "input_cost_per_token": 2e-06, "output_cost_per_token": 8e-06},
+			"gpt-4.1-mini": {"litellm_provider": "openai", "mode": "chat", "input_cost_per_token": 0.01, "output_cost_per_token": 0},
+			"text-embedding-3-small": {"litellm_provider": "openai", "mode": "embedding", "input_cost_per_token": 2e-08, "output_cost_per_token": 0}}`), 0o644)).To(Succeed())
+		page := filepath.Join(root, "page.html")
+		r := testbed("report", "--html", page, "--prices", table, "--root", root, latest)
+		Expect(r.code).To(Equal(exitOK), r.String())
+		dear := report.USD(float64(g.InputTokens) * 0.01)
+		Expect(mustRead(page)).To(ContainSubstring(`<td class="num">`+dear+`</td>`), "the grading table at the table's price, not the run's %s", report.USD(g.CostUSD))
+		Expect(mustRead(page)).NotTo(ContainSubstring(`<td class="num">` + report.USD(g.CostUSD) + `</td>`))
+	})
+})
+
 var _ = Describe("embeddings calls in the cost", func() {
 	// embedTokens sums the provider-reported tokens of the embeddings
 	// responses in a variant's cassettes: the figures to price by hand.

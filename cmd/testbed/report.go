@@ -35,7 +35,7 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 	var out, prices, root string
 	flags := newFlags("report", reportDoc, stderr)
 	flags.StringVar(&out, "html", "", "write the HTML page here (required)")
-	flags.StringVar(&prices, "prices", "", "price the report's model calls again with this table in LiteLLM's schema (docs/cost.md); the suites' prices: models under --root apply")
+	flags.StringVar(&prices, "prices", "", "price the report's model calls (the agents' and the rubric graders') again with this table in LiteLLM's schema (docs/cost.md); the suites' prices: models under --root apply")
 	flags.StringVar(&root, "root", ".", "project folder whose scenarios/ map the suites' model names to price rows (with --prices)")
 	files, err := parseWithFiles(flags, args)
 	if err != nil {
@@ -76,16 +76,13 @@ func repriceFiles(prices, root string, reps ...*report.Report) error {
 	if err != nil {
 		return err
 	}
-	models := map[string]map[string]string{}
-	if suites, err := scenario.LoadDir(filepath.Join(root, "scenarios"), scenario.LoadOptions{Root: root}); err == nil {
-		for _, s := range suites {
-			if s.Prices != nil {
-				models[s.Name] = s.Prices.Models
-			}
-		}
+	// The suites give their models' price rows and their judges' models.
+	suites, err := scenario.LoadDir(filepath.Join(root, "scenarios"), scenario.LoadOptions{Root: root})
+	if err != nil {
+		suites = nil
 	}
 	for _, rep := range reps {
-		if err := runner.Reprice(rep, table, models); err != nil {
+		if err := runner.Reprice(rep, table, suites); err != nil {
 			return withCode(exitUsage, err)
 		}
 	}

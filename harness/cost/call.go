@@ -104,6 +104,28 @@ func (p Pricer) Estimate(provider, model string, input, maxOutput int) (usd floa
 	return c.Total(), true
 }
 
+// Lumped prices calls known only by their summed tokens (what a report
+// written before it kept each call's tokens holds): input and output at
+// the model's rates, as one request. That is what the calls cost when no
+// long-context tier applies to the sum (none can then apply to a call);
+// when one does and there were several calls, each call's tier cannot be
+// told from the sum, and an error says so. ok is false when the model is
+// unpriced.
+func (p Pricer) Lumped(provider, model string, calls, input, output int) (usd float64, ok bool, err error) {
+	m, ok := p.lookup(provider, model)
+	if !ok {
+		return 0, false, nil
+	}
+	c, err := m.Price(Usage{Input: input, Output: output})
+	if err != nil {
+		return 0, false, err
+	}
+	if c.Tier > 0 && calls > 1 {
+		return 0, false, fmt.Errorf("%d calls of %s hold %d input tokens together, above its long-context tier of %d: each call's rate cannot be told from the sum", calls, m.Name, input, c.Tier)
+	}
+	return c.Total(), true, nil
+}
+
 // Usage prices one call from what a report keeps of it (trace.CallUsage),
 // as Call and Embed price it from the trace.
 func (p Pricer) Usage(provider string, u trace.CallUsage) *trace.Cost {

@@ -16,8 +16,13 @@ import (
 	oadapter "github.com/agentreplay/testbed/agents/llm/openai"
 )
 
-// maxTokens bounds a grader's answer: a score and a sentence or two.
-const maxTokens = 512
+// MaxTokens bounds a grader's answer on every wire (OpenAI's
+// max_completion_tokens, Anthropic's max_tokens, Gemini's maxOutputTokens):
+// a grade is a JSON object of a score and a reason of a sentence or two,
+// a few dozen tokens, and a preference one of a choice and a reason. It
+// is also what record --max-cost books for a grader's request, which
+// would otherwise be the 4,096 of a request that sets none.
+const MaxTokens = 512
 
 // Grader is one grader model behind one endpoint.
 type Grader struct {
@@ -115,11 +120,14 @@ func (g *Grader) Prefer(ctx context.Context, p Pair) (Preference, llm.Usage, err
 
 // OpenAIParams is the Chat Completions request of a grading call: the
 // messages and response_format {type: json_schema, json_schema: {name,
-// strict: true, schema}}, at temperature 0.
+// strict: true, schema}}, at temperature 0, its answer bounded by
+// max_completion_tokens (MaxTokens; max_tokens is deprecated, and refused
+// by OpenAI's reasoning models).
 func OpenAIParams(model string, msgs []llm.Message, name string, schema map[string]any) openai.ChatCompletionNewParams {
 	p := openai.ChatCompletionNewParams{
-		Model:       shared.ChatModel(model),
-		Temperature: openai.Float(0),
+		Model:               shared.ChatModel(model),
+		Temperature:         openai.Float(0),
+		MaxCompletionTokens: openai.Int(MaxTokens),
 		ResponseFormat: openai.ChatCompletionNewParamsResponseFormatUnion{
 			OfJSONSchema: &shared.ResponseFormatJSONSchemaParam{JSONSchema: shared.ResponseFormatJSONSchemaJSONSchemaParam{
 				Name: name, Strict: openai.Bool(true), Schema: withoutTitle(schema),
@@ -145,7 +153,7 @@ func OpenAIParams(model string, msgs []llm.Message, name string, schema map[stri
 func AnthropicParams(model string, msgs []llm.Message, name string, schema map[string]any) anthropic.MessageNewParams {
 	p := anthropic.MessageNewParams{
 		Model:       anthropic.Model(model),
-		MaxTokens:   maxTokens,
+		MaxTokens:   MaxTokens,
 		Temperature: anthropic.Float(0),
 		Tools: []anthropic.ToolUnionParam{{OfTool: &anthropic.ToolParam{
 			Name:        name,
@@ -172,7 +180,7 @@ func AnthropicParams(model string, msgs []llm.Message, name string, schema map[s
 func GeminiParams(msgs []llm.Message, schema map[string]any) ([]*genai.Content, *genai.GenerateContentConfig) {
 	cfg := &genai.GenerateContentConfig{
 		Temperature:      genai.Ptr[float32](0),
-		MaxOutputTokens:  maxTokens,
+		MaxOutputTokens:  MaxTokens,
 		ResponseMIMEType: "application/json",
 		ResponseSchema:   geminiSchema(schema),
 	}

@@ -70,6 +70,7 @@ var _ = Describe("Grader", func() {
 		Expect(schema["required"]).To(ConsistOf("score", "reason"))
 		Expect(schema["additionalProperties"]).To(BeFalse())
 		Expect((*got)["temperature"]).To(BeEquivalentTo(0))
+		Expect((*got)["max_completion_tokens"]).To(BeEquivalentTo(judge.MaxTokens), "a grade is short: its answer bounded")
 		msgs := (*got)["messages"].([]any)
 		Expect(msgs[0].(map[string]any)["role"]).To(Equal("system"))
 		Expect(msgs[1].(map[string]any)["content"]).To(Equal("## Rubric\nIt names the data set\n\n## Input\nWhat is GHRSST?\n\n## Tool calls\nrag.search {}\n\n## Answer\nGHRSST is a data set."))

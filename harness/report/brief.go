@@ -38,6 +38,7 @@ func WriteBrief(w io.Writer, r *Report) error {
 	}
 	list("failures", "✗", failures)
 	list("thresholds that failed", "✗", thresholds)
+	list("figures over fewer runs", "⚠", unmeasuredLines(r))
 	list("warnings", "⚠", reductionWarnings(r))
 	list("grading, apart from the agents' calls, tokens and latency", "·", gradingLines(r))
 	var known []string
@@ -145,9 +146,12 @@ func headline(r *Report) (overview table, failures, thresholds []string) {
 			if st := sm.Streaming; st != nil && st.Tokenless < st.Calls {
 				ttft = Grouped(int64(math.Round(st.TTFTP95))) + " ms"
 			}
-			overview.rows = append(overview.rows, []string{name, passed, routing, reduction,
-				Grouped(int64(math.Round(sm.InputTokensMean))), Grouped(int64(math.Round(sm.LatencyP50))) + " ms",
-				Grouped(int64(math.Round(sm.LatencyP95))) + " ms", v.Spend().Short(), ttft})
+			in, p50, p95 := Grouped(int64(math.Round(sm.InputTokensMean))), Grouped(int64(math.Round(sm.LatencyP50)))+" ms",
+				Grouped(int64(math.Round(sm.LatencyP95)))+" ms"
+			if sm.Measured() <= 0 {
+				in, p50, p95 = "—", "—", "—" // no run measured: not 0 tokens in 0 ms
+			}
+			overview.rows = append(overview.rows, []string{name, passed, routing, reduction, in, p50, p95, v.Spend().Short(), ttft})
 			if s.NotGating {
 				// A stale or missing cassette fails the run even here: it
 				// is listed in full, with the command that records it.
@@ -189,6 +193,32 @@ func reductionWarnings(r *Report) []string {
 			if w := ReductionWarning(&s.Variants[j]); w != "" {
 				out = append(out, s.Name+"/"+s.Variants[j].Name+": "+w)
 			}
+		}
+	}
+	return out
+}
+
+// unmeasuredLines says, per variant of r that left runs out of its
+// figures (Summary.Incomplete), over how many runs its tokens, latency and
+// cost are, named suite/variant.
+func unmeasuredLines(r *Report) []string {
+	var out []string
+	for i := range r.Suites {
+		s := &r.Suites[i]
+		order, _ := variantOrder(s) // as the lines per suite and variant are
+		for _, v := range order {
+			sm := v.Summary
+			if sm.Incomplete == 0 {
+				continue
+			}
+			runs := max(sm.Runs, sm.Scenarios)
+			line := fmt.Sprintf("%s/%s: tokens, latency and cost over %d of %s; %d stale or errored, not measured",
+				s.Name, v.Name, max(0, sm.Measured()), count(runs, "run"), sm.Incomplete)
+			if sm.Measured() <= 0 {
+				line = fmt.Sprintf("%s/%s: no run measured (%d of %s stale or errored): no tokens, latency or cost to show",
+					s.Name, v.Name, sm.Incomplete, count(runs, "run"))
+			}
+			out = append(out, line)
 		}
 	}
 	return out

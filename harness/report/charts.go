@@ -184,6 +184,9 @@ func latencyChart(order []*Variant, budget float64) chart {
 	for i, v := range order {
 		rows[i] = dotRow{name: v.Name, p50: v.Summary.LatencyP50, p95: v.Summary.LatencyP95}
 		for _, sc := range v.Scenarios {
+			if !measured(sc.Verdict) {
+				continue // a stale or errored run's latency was not measured: no dot at 0 ms
+			}
 			rows[i].dots = append(rows[i].dots, dot{msOf(sc.Metrics.Latency), fmt.Sprintf("%s · %s: %s", v.Name, sc.ID, ms(sc.Metrics.Latency))})
 		}
 	}

@@ -28,6 +28,12 @@ func WriteMarkdownBrief(w io.Writer, r *Report, full string) error {
 	var head bytes.Buffer
 	fmt.Fprintf(&head, "**%s**\n\n", mdText(r.Verdict()))
 	mdTable(&head, overview)
+	if lines := unmeasuredLines(r); len(lines) > 0 {
+		head.WriteString("\n")
+		for _, l := range lines {
+			head.WriteString(mdItem("⚠ " + l))
+		}
+	}
 	link := fmt.Sprintf("\nEvery table (per scenario, cost, tokens by part, LLM calls by role, routing, trimming) is in [%s](%s).\n", mdText(full), full)
 	var items []commentItem
 	for _, f := range failures {
@@ -127,11 +133,14 @@ func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
 // regressed scenarios (as many rows as fit), and a link to details, the
 // full report, when given.
 func WriteComparisonMarkdown(w io.Writer, cs []Comparison, details string) error {
-	regressed := 0
+	regressed, unmeasured := 0, 0
 	for _, c := range cs {
 		for _, r := range c.Rows {
 			if r.Regressed {
 				regressed++
+			}
+			if r.unmeasured() != "" {
+				unmeasured++
 			}
 		}
 	}
@@ -139,6 +148,11 @@ func WriteComparisonMarkdown(w io.Writer, cs []Comparison, details string) error
 	verdict := "no scenario regressed"
 	if regressed > 0 {
 		verdict = fmt.Sprintf("%d scenarios regressed", regressed)
+	}
+	if unmeasured > 0 {
+		// Its figures were not measured: no saving, and no regression of
+		// tokens or latency, can be read from it.
+		verdict += fmt.Sprintf(", but %d scenarios were stale or errored on a side and their tokens and latency not compared", unmeasured)
 	}
 	fmt.Fprintf(&head, "**testbed compare: %s in %d comparisons**\n\n", verdict, len(cs))
 	overview := table{
@@ -162,14 +176,20 @@ func WriteComparisonMarkdown(w io.Writer, cs []Comparison, details string) error
 			if strings.Join(r.Base.Tools, ",") != strings.Join(r.Head.Tools, ",") {
 				tools = strings.Join(r.Base.Tools, ",") + " → " + strings.Join(r.Head.Tools, ",")
 			}
+			f := r.figures()
 			rows = append(rows, mdRow([]string{r.ID, arrow(strings.ToUpper(r.Base.Verdict), strings.ToUpper(r.Head.Verdict)),
-				arrow(r.Base.Route, r.Head.Route), clipBytes(tools, 200), delta(r.Base.InputTokens, r.Head.InputTokens),
-				delta(r.Base.LLMCalls, r.Head.LLMCalls), deltaMS(r.Base.LatencyMS, r.Head.LatencyMS)}))
+				arrow(r.Base.Route, r.Head.Route), clipBytes(tools, 200), f[0], f[2], f[3]}))
 		}
 		name := fmt.Sprintf("%s: %s → %s", c.Suite, c.Base, c.Head)
+		in, latency := means(b, h, b.InputTokensMean, h.InputTokensMean, ""), means(b, h, b.LatencyMean, h.LatencyMean, " ms")
+		if why := Unmeasured(b, h); why != "" {
+			// means over other runs, or over none: no change to read
+			in, latency = in+" (not comparable: "+why+")", latency+" (not comparable)"
+		} else {
+			in, latency = in+percentChange(b.InputTokensMean, h.InputTokensMean), latency+percentChange(b.LatencyMean, h.LatencyMean)
+		}
 		row := []string{name, Grouped(int64(len(c.Rows))),
-			percent(b.PassRate) + " → " + percent(h.PassRate), routing,
-			change(b.InputTokensMean, h.InputTokensMean, ""), change(b.LatencyMean, h.LatencyMean, " ms"), Grouped(int64(len(rows)))}
+			percent(b.PassRate) + " → " + percent(h.PassRate), routing, in, latency, Grouped(int64(len(rows)))}
 		if len(rows) == 0 {
 			calm = append(calm, row)
 			continue
@@ -204,11 +224,23 @@ func WriteComparisonMarkdown(w io.Writer, cs []Comparison, details string) error
 // every one that regressed, then others up to this many.
 const maxSummaryRows = 40
 
-// change is "a → b (+x%)" for two means, grouped, with unit after each.
-func change(a, b float64, unit string) string {
-	s := Grouped(int64(math.Round(a))) + unit + " → " + Grouped(int64(math.Round(b))) + unit
-	if a != 0 && a != b {
-		s += fmt.Sprintf(" (%+.1f%%)", (b-a)/a*100)
+// means is "a → b" for two means of the summaries bs and hs, grouped,
+// with unit after each, and "—" for a side that measured no run.
+func means(bs, hs Summary, a, b float64, unit string) string {
+	figure := func(s Summary, v float64) string {
+		if s.Measured() <= 0 {
+			return "—"
+		}
+		return Grouped(int64(math.Round(v))) + unit
 	}
-	return s
+	return figure(bs, a) + " → " + figure(hs, b)
+}
+
+// percentChange is " (+x%)", the change from a to b, or "" when there is
+// none or a is 0.
+func percentChange(a, b float64) string {
+	if a == 0 || a == b {
+		return ""
+	}
+	return fmt.Sprintf(" (%+.1f%%)", (b-a)/a*100)
 }

@@ -50,6 +50,22 @@ type Side struct {
 	// Samples is the number of samples when the scenario was sampled; the
 	// token, call and latency figures are then means over them.
 	Samples int `json:"samples,omitempty"`
+	// Unmeasured counts the runs (samples) left out of the figures because
+	// they were stale or errored (Run.Measured): with all of them left
+	// out, the figures are 0 and mean nothing.
+	Unmeasured int `json:"unmeasured,omitempty"`
+}
+
+// measured reports whether every run of the side was measured, so that
+// its figures can be set against another side's.
+func (s Side) measured() bool { return s.Unmeasured == 0 }
+
+// figure is v, or "—" when no run of the side was measured.
+func (s Side) figure(v string) string {
+	if s.Unmeasured > 0 && s.Unmeasured >= max(1, s.Samples) {
+		return "—"
+	}
+	return v
 }
 
 // Compared is one scenario under both variants.
@@ -62,7 +78,8 @@ type Compared struct {
 	Changed    bool   `json:"changed"`
 	// Regressed is true when head is worse: a verdict no longer passes, a
 	// correct route went wrong, or it spends more LLM calls, input tokens or
-	// latency — for sampled scenarios, only by more than the noise.
+	// latency — for sampled scenarios, only by more than the noise, and
+	// only when both sides measured every run (Side.Unmeasured).
 	Regressed bool `json:"regressed"`
 	// Noise compares the sampled metrics' means when either side was
 	// sampled.
@@ -81,8 +98,11 @@ func side(sc Scenario) Side {
 			s.Tools = append(s.Tools, e.Tool.Name)
 		}
 	}
+	if !measured(sc.Verdict) {
+		s.Unmeasured = 1
+	}
 	if sp := sc.Sampling; sp != nil {
-		s.Samples = sp.N
+		s.Samples, s.Unmeasured = sp.N, sp.Unmeasured()
 		s.InputTokens = int(math.Round(sp.Metrics[MetricInputTokens].Mean))
 		s.OutputTokens = int(math.Round(sp.Metrics[MetricOutputTokens].Mean))
 		s.LLMCalls = int(math.Round(sp.Metrics[MetricLLMCalls].Mean))
@@ -172,17 +192,22 @@ func CompareVariants(suite string, base, head *Variant, baseLabel, headLabel str
 			continue
 		}
 		bs, hs = append(bs, b), append(hs, h)
-		row := Compared{ID: b.ID, Base: side(b), Head: side(h), AnswerDiff: firstDiff(side(b).Answer, side(h).Answer), Noise: scenarioNoise(b, h),
-			runs: [2]Scenario{b, h}}
+		row := Compared{ID: b.ID, Base: side(b), Head: side(h), AnswerDiff: firstDiff(side(b).Answer, side(h).Answer), runs: [2]Scenario{b, h}}
+		// Figures are set side by side only when both sides measured every
+		// run: a stale run's 0 tokens are no saving, nor a regression.
+		figures := row.Base.measured() && row.Head.measured()
+		if figures {
+			row.Noise = scenarioNoise(b, h)
+		}
 		row.Changed = row.Base.Verdict != row.Head.Verdict || row.Base.Route != row.Head.Route ||
 			!slices.Equal(row.Base.Tools, row.Head.Tools) || row.Base.InputTokens != row.Head.InputTokens ||
 			row.Base.OutputTokens != row.Head.OutputTokens || row.Base.LLMCalls != row.Head.LLMCalls ||
 			row.Base.LatencyMS != row.Head.LatencyMS || row.AnswerDiff != ""
 		row.Regressed = b.Verdict == VerdictPass && h.Verdict != VerdictPass ||
 			b.RouteCorrect() && !h.RouteCorrect() ||
-			row.worse(MetricLLMCalls, float64(row.Base.LLMCalls), float64(row.Head.LLMCalls)) ||
-			row.worse(MetricInputTokens, float64(row.Base.InputTokens), float64(row.Head.InputTokens)) ||
-			row.worse(MetricLatencyMS, row.Base.LatencyMS, row.Head.LatencyMS)
+			figures && (row.worse(MetricLLMCalls, float64(row.Base.LLMCalls), float64(row.Head.LLMCalls)) ||
+				row.worse(MetricInputTokens, float64(row.Base.InputTokens), float64(row.Head.InputTokens)) ||
+				row.worse(MetricLatencyMS, row.Base.LatencyMS, row.Head.LatencyMS))
 		c.Rows = append(c.Rows, row)
 	}
 	c.BaseSummary, c.HeadSummary = Summarize(bs), Summarize(hs)
@@ -192,7 +217,9 @@ func CompareVariants(suite string, base, head *Variant, baseLabel, headLabel str
 		keepGoodput(&c.BaseSummary, base.Summary)
 		keepGoodput(&c.HeadSummary, head.Summary)
 	}
-	c.Noise = summaryNoise(bs, hs)
+	if Unmeasured(c.BaseSummary, c.HeadSummary) == "" {
+		c.Noise = summaryNoise(bs, hs)
+	}
 	return c
 }
 
@@ -316,6 +343,27 @@ func comparisonSections(c Comparison, f CompareFilter) []section {
 		}
 		sum.table.rows = append(sum.table.rows, row)
 	}
+	// A figure over the runs' calls, tokens or latency is set against the
+	// other side's only when both measured every run (Unmeasured).
+	unmeasured := Unmeasured(b, h)
+	runF := func(name, metric string, x, y float64, format string, pct bool) {
+		if unmeasured == "" {
+			rowF(name, metric, x, y, format, pct)
+			return
+		}
+		plain := strings.Replace(format, "%+", "%", 1)
+		figure := func(s Summary, v float64) string {
+			if s.Measured() <= 0 {
+				return "—"
+			}
+			return fmt.Sprintf(plain, v)
+		}
+		row := []string{name, figure(b, x), figure(h, y), "— (not comparable)"}
+		if len(c.Noise) > 0 {
+			row = append(row, "")
+		}
+		sum.table.rows = append(sum.table.rows, row)
+	}
 	rowF("pass rate (%)", "", b.PassRate*100, h.PassRate*100, "%+.1f", false)
 	if b.Runs > 0 || h.Runs > 0 {
 		rowF("samples passed (%)", "", b.RunPassRate*100, h.RunPassRate*100, "%+.1f", false)
@@ -326,21 +374,26 @@ func comparisonSections(c Comparison, f CompareFilter) []section {
 	if b.Routed > 0 || h.Routed > 0 {
 		rowF("routing accuracy (%)", "", b.RoutingAccuracy*100, h.RoutingAccuracy*100, "%+.1f", false)
 	}
-	rowF("LLM calls (mean)", MetricLLMCalls, b.LLMCallsMean, h.LLMCallsMean, "%+.2f", true)
-	rowF("input tokens (mean)", MetricInputTokens, b.InputTokensMean, h.InputTokensMean, "%+.0f", true)
-	rowF("output tokens (mean)", MetricOutputTokens, b.OutputTokensMean, h.OutputTokensMean, "%+.0f", true)
-	rowF("token reduction (%)", "", b.TokenReduction*100, h.TokenReduction*100, "%+.1f", false)
-	rowF("latency mean (ms)", MetricLatencyMS, b.LatencyMean, h.LatencyMean, "%+.0f", true)
-	rowF("latency p95 (ms)", "", b.LatencyP95, h.LatencyP95, "%+.0f", true)
+	runF("LLM calls (mean)", MetricLLMCalls, b.LLMCallsMean, h.LLMCallsMean, "%+.2f", true)
+	runF("input tokens (mean)", MetricInputTokens, b.InputTokensMean, h.InputTokensMean, "%+.0f", true)
+	runF("output tokens (mean)", MetricOutputTokens, b.OutputTokensMean, h.OutputTokensMean, "%+.0f", true)
+	runF("token reduction (%)", "", b.TokenReduction*100, h.TokenReduction*100, "%+.1f", false)
+	runF("latency mean (ms)", MetricLatencyMS, b.LatencyMean, h.LatencyMean, "%+.0f", true)
+	runF("latency p95 (ms)", "", b.LatencyP95, h.LatencyP95, "%+.0f", true)
 	costRow := func(name string, x, y float64) {
 		row := []string{name, b.Cost.Short(), h.Cost.Short(), "—"}
 		if b.Cost.Evaluated() && h.Cost.Evaluated() {
-			row = []string{name, b.Cost.Format(x), h.Cost.Format(y), "="}
-			switch {
-			case !b.Cost.Whole() || !h.Cost.Whole():
-				row[3] = "— (some calls unpriced)"
-			case x != y:
+			row[1], row[2], row[3] = b.Cost.Format(x), h.Cost.Format(y), "="
+			if x != y {
 				row[3] = costDelta(x, y)
+			}
+		}
+		// As for the other figures: no change between costs that left
+		// calls or runs out (Spend.Whole).
+		if !b.Cost.Whole() || !h.Cost.Whole() {
+			row[3] = "—"
+			if why := apart(b.Cost, h.Cost); why != "" {
+				row[3] += " (" + why + ")"
 			}
 		}
 		if len(c.Noise) > 0 {
@@ -390,6 +443,10 @@ func comparisonSections(c Comparison, f CompareFilter) []section {
 		sum.notes = append(sum.notes, note{text: "noise: the 95% interval of the difference from the samples' own variation; " +
 			"a difference beyond it is larger than the noise"})
 	}
+	if unmeasured != "" {
+		sum.notes = append(sum.notes, note{mark: "⚠", text: "not comparable: " + unmeasured +
+			"; the calls, tokens, latency and cost are over the measured runs only, so no change is given for them"})
+	}
 
 	rows := section{title: "per scenario", table: table{
 		header: []string{"scenario", "verdict", "route", "tools", "in tok", "ctx tok", "LLM", "latency"},
@@ -410,12 +467,14 @@ func comparisonSections(c Comparison, f CompareFilter) []section {
 		if r.Regressed {
 			id = "▲ " + id
 		}
-		rows.table.rows = append(rows.table.rows, []string{id,
-			arrow(strings.ToUpper(r.Base.Verdict), strings.ToUpper(r.Head.Verdict)), arrow(r.Base.Route, r.Head.Route), tools,
-			delta(r.Base.InputTokens, r.Head.InputTokens), delta(r.Base.ContextTokens, r.Head.ContextTokens),
-			delta(r.Base.LLMCalls, r.Head.LLMCalls), deltaMS(r.Base.LatencyMS, r.Head.LatencyMS)})
+		rows.table.rows = append(rows.table.rows, append([]string{id,
+			arrow(strings.ToUpper(r.Base.Verdict), strings.ToUpper(r.Head.Verdict)), arrow(r.Base.Route, r.Head.Route), tools},
+			r.figures()...))
 		if r.AnswerDiff != "" {
 			rows.notes = append(rows.notes, note{text: r.ID + " answer " + r.AnswerDiff})
+		}
+		if why := r.unmeasured(); why != "" {
+			rows.notes = append(rows.notes, note{text: r.ID + ": " + why + ", so its tokens, calls and latency are not compared"})
 		}
 		var noisy []string
 		for _, n := range r.Noise {
@@ -436,6 +495,41 @@ func comparisonSections(c Comparison, f CompareFilter) []section {
 		return []section{sum, rows, pairwiseSection(c.Base, c.Head, c.Pairwise)}
 	}
 	return []section{sum, rows}
+}
+
+// figures are the row's input tokens, context tokens, LLM calls and
+// latency, base → head with the change when both sides measured every
+// run, and without it otherwise ("—" for a side that measured none).
+func (r Compared) figures() []string {
+	b, h := r.Base, r.Head
+	if b.measured() && h.measured() {
+		return []string{delta(b.InputTokens, h.InputTokens), delta(b.ContextTokens, h.ContextTokens),
+			delta(b.LLMCalls, h.LLMCalls), deltaMS(b.LatencyMS, h.LatencyMS)}
+	}
+	pair := func(x, y string) string { return b.figure(x) + " → " + h.figure(y) }
+	return []string{pair(strconv.Itoa(b.InputTokens), strconv.Itoa(h.InputTokens)),
+		pair(strconv.Itoa(b.ContextTokens), strconv.Itoa(h.ContextTokens)),
+		pair(strconv.Itoa(b.LLMCalls), strconv.Itoa(h.LLMCalls)),
+		pair(fmt.Sprintf("%.0f ms", b.LatencyMS), fmt.Sprintf("%.0f ms", h.LatencyMS))}
+}
+
+// unmeasured says which side of the row left runs out of its figures
+// ("head's run was stale or errored"), or "".
+func (r Compared) unmeasured() string {
+	var parts []string
+	for _, s := range []struct {
+		name string
+		side Side
+	}{{"base", r.Base}, {"head", r.Head}} {
+		switch {
+		case s.side.measured():
+		case s.side.Samples > 1:
+			parts = append(parts, fmt.Sprintf("%s: %d of %d samples stale or errored", s.name, s.side.Unmeasured, s.side.Samples))
+		default:
+			parts = append(parts, s.name+"'s run was "+s.side.Verdict)
+		}
+	}
+	return strings.Join(parts, "; ")
 }
 
 // noiseText says whether a metric's difference is beyond the noise, with

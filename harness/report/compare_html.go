@@ -106,6 +106,10 @@ func cmpScenarioOf(r Compared, anchor string) cmpScenario {
 		if noise == "" {
 			noise = "—"
 		}
+		if !r.Base.measured() || !r.Head.measured() {
+			// a stale or errored run's figures are set against nothing
+			base, head, change = r.Base.figure(base), r.Head.figure(head), "— (not comparable)"
+		}
 		s.Metrics = append(s.Metrics, []string{name, base, head, change, noise})
 	}
 	itoa := strconv.Itoa

@@ -25,13 +25,21 @@ type Spend struct {
 	// there were (counted in Priced, Unpriced and Counted too).
 	Embed      float64 `json:"embed_usd,omitempty"`
 	EmbedCalls int     `json:"embed_calls,omitempty"`
+	// Unmeasured counts the runs left out because they were not measured
+	// (stale or errored, Run.Measured): the figures are over the others.
+	Unmeasured int `json:"unmeasured_runs,omitempty"`
 }
 
-// SpendOf is the spend of runs.
+// SpendOf is the spend of runs, over those measured (Run.Measured); the
+// others are counted in Unmeasured, never as $0.
 func SpendOf(runs []Run) Spend {
 	var s Spend
 	var per []float64
 	for _, r := range runs {
+		if !r.Measured() {
+			s.Unmeasured++
+			continue
+		}
 		m := r.Metrics
 		s.Priced += m.PricedCalls
 		// a report written before calls were priced counts none of them
@@ -69,30 +77,72 @@ func (s Scenario) Cost() Spend { return SpendOf(s.Runs()) }
 // a figure.
 func (s Spend) Evaluated() bool { return s.Priced > 0 }
 
-// Whole reports whether every call was priced: only then is a difference
-// of two costs one of what the calls cost (with some left out, it is a
-// difference of lower bounds).
-func (s Spend) Whole() bool { return s.Priced > 0 && s.Unpriced == 0 }
+// Whole reports whether every call of every run was priced: only then is
+// a difference of two costs one of what the calls cost (with calls left
+// out, it is a difference of lower bounds; with runs left out, Unmeasured,
+// one of other scenarios).
+func (s Spend) Whole() bool { return s.Priced > 0 && s.Unpriced == 0 && s.Unmeasured == 0 }
+
+// apart says why two spends set side by side give no difference (one of
+// them not Whole): "some calls unpriced", "runs not measured", both, or
+// "" when neither is why (a side priced no call at all).
+func apart(b, h Spend) string {
+	var why []string
+	if b.Unpriced > 0 || h.Unpriced > 0 {
+		why = append(why, "some calls unpriced")
+	}
+	if b.Unmeasured > 0 || h.Unmeasured > 0 {
+		why = append(why, "runs not measured")
+	}
+	return strings.Join(why, ", ")
+}
+
+// none reports whether s has no figure: no call priced, and calls left
+// unpriced or runs left unmeasured (a spend of no call at all is $0).
+func (s Spend) none() bool { return s.Priced == 0 && (s.Unpriced > 0 || s.Unmeasured > 0) }
+
+// MarshalJSON writes s with its dollar figures (mean_usd, p95_usd,
+// total_usd) null when it has none, no call priced and calls unpriced or
+// runs not measured, beside the counts that say why: never a $0 that
+// nothing cost. A null reads back as 0, as those counts say to read it.
+func (s Spend) MarshalJSON() ([]byte, error) {
+	type fields Spend // without this method
+	out := struct {
+		Mean  *float64 `json:"mean_usd"`
+		P95   *float64 `json:"p95_usd"`
+		Total *float64 `json:"total_usd"`
+		fields
+	}{fields: fields(s)}
+	if !s.none() {
+		out.Mean, out.P95, out.Total = &s.Mean, &s.P95, &s.Total
+	}
+	return marshalPlain(out)
+}
 
 // Format writes v (the mean, p95 or total of s) as dollars: "unpriced"
-// when no call was priced, and the count of unpriced calls when some were
-// left out.
+// when no call was priced, "not measured" when no run was, and the count
+// of unpriced calls when some were left out.
 func (s Spend) Format(v float64) string {
 	switch {
 	case s.Priced == 0 && s.Unpriced > 0:
 		return "unpriced"
+	case s.none():
+		return "not measured"
 	case s.Unpriced > 0:
 		return fmt.Sprintf("%s (+%d unpriced)", USD(v), s.Unpriced)
 	}
 	return USD(v)
 }
 
-// Short is the mean per run in few columns: "unpriced", "$0.0012", or
-// "≥$0.0012" when some calls were unpriced (the tables say how many).
+// Short is the mean per run in few columns: "unpriced", "—" when no run
+// was measured, "$0.0012", or "≥$0.0012" when some calls were unpriced
+// (the tables say how many).
 func (s Spend) Short() string {
 	switch {
 	case s.Priced == 0 && s.Unpriced > 0:
 		return "unpriced"
+	case s.none():
+		return "—"
 	case s.Unpriced > 0:
 		return "≥" + USD(s.Mean)
 	}
@@ -116,6 +166,9 @@ func (s Spend) Sources() string {
 	}
 	if s.EmbedCalls > 0 {
 		parts = append(parts, fmt.Sprintf("%s among them, %s of the total", count(s.EmbedCalls, "embeddings call"), USD(s.Embed)))
+	}
+	if s.Unmeasured > 0 {
+		parts = append(parts, count(s.Unmeasured, "run")+" left out (stale or errored)")
 	}
 	return strings.Join(parts, ", ")
 }

@@ -120,10 +120,12 @@ func fixture() *report.Report {
 				Metrics:  trace.Metrics{LLMCalls: 0},
 				Unplayed: 2},
 		},
+		// over the two runs measured: the stale one is Incomplete
 		Summary: report.Summary{Scenarios: 3, Passed: 1, PassRate: 1.0 / 3, Routed: 3, RoutingAccuracy: 1.0 / 3,
-			LLMCallsMean: 1, ToolCallsMean: 2.0 / 3, InputTokensMean: 1366, OutputTokensMean: 136.667,
-			TokenReduction: 1 - 192.0/2960, LatencyMean: 915.167, LatencyP50: 902, LatencyP95: 1749.3, LatencyP99: 1825.1,
-			Cost: report.Spend{Mean: 0.0002568, P95: 0.0007704, Total: 0.0007704, Priced: 1, Unpriced: 2}},
+			LLMCallsMean: 1.5, ToolCallsMean: 1, InputTokensMean: 2049, OutputTokensMean: 205,
+			TokenReduction: 1 - 192.0/2960, LatencyMean: 1372.75, LatencyP50: 902, LatencyP95: 1843.5, LatencyP99: 1843.5,
+			Incomplete: 1,
+			Cost:       report.Spend{Mean: 0.0003852, P95: 0.0007704, Total: 0.0007704, Priced: 1, Unpriced: 2, Unmeasured: 1}},
 		Thresholds: []report.Threshold{
 			{Source: "routing_accuracy >= 0.95", Observed: 1.0 / 3, Target: 0.95, Pass: false, Detail: "1 of 3 routed as expected"},
 			{Source: "llm_calls_mean <= baseline", Observed: 1, Target: 2, Pass: true, Detail: "baseline legacy"},

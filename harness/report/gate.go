@@ -198,6 +198,9 @@ func variantRegressions(suite string, bv, hv *Variant, gate map[string]float64) 
 		if bsc.Verdict == VerdictPass && hsc.Verdict != VerdictPass {
 			out = append(out, Regression{Suite: suite, Variant: hv.Name, Scenario: hsc.ID, Metric: "verdict", Detail: "pass → " + hsc.Verdict})
 		}
+		if !measured(bsc.Verdict) || !measured(hsc.Verdict) {
+			continue // a stale or errored run's figures were not measured
+		}
 		per := []struct {
 			name, gate string
 			b, h       float64
@@ -243,12 +246,22 @@ func commonSummaries(bv, hv *Variant) (Summary, Summary) {
 	return Summarize(keep(bv.Scenarios, inHead)), Summarize(keep(hv.Scenarios, inBase))
 }
 
-// unjudged says why a metric of the gate cannot be judged (a cost with no
-// call priced now, or in the baseline; a rubric score with no rubric
-// check graded), or "": the gate never passes on nothing.
+// unjudged says why a metric of the gate cannot be judged (a figure over
+// the runs' calls, tokens, latency or cost when some runs were stale or
+// errored, now or in the baseline; a cost with no call priced now, or in
+// the baseline; a rubric score with no rubric check graded), or "": the
+// gate never passes on nothing.
 func unjudged(metric string, base, head Summary) string {
 	cost := strings.HasPrefix(metric, "cost_")
+	overRuns := !slices.Contains([]string{"pass_rate", "routing_accuracy", "rubric_score_mean"}, metric)
 	switch {
+	case overRuns && head.Incomplete > 0:
+		// as a threshold is: a mean over the runs that were measured is
+		// not the variant's, whichever way it moved
+		return fmt.Sprintf("not evaluated: %d of %s are stale or errored now, so %s was not measured; fix them first",
+			head.Incomplete, count(max(head.Runs, head.Scenarios), "run"), metric)
+	case overRuns && base.Incomplete > 0:
+		return fmt.Sprintf("not evaluated: %d of the baseline's %s are stale or errored; re-bless it: testbed baseline bless", base.Incomplete, count(max(base.Runs, base.Scenarios), "run"))
 	case cost && !head.Cost.Evaluated():
 		return "not evaluated: no model call was priced now (pass --prices FILE, or map the model in the suite's prices: models)"
 	case cost && head.Cost.Unpriced > 0:

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/agentreplay/testbed/harness/trace"
 )
 
 // Grading is what grading a scenario's answers cost: the grader's calls
@@ -24,11 +26,33 @@ type Grading struct {
 	// CostUSD then counts nothing.
 	CostUSD  float64 `json:"cost_usd"`
 	Unpriced bool    `json:"unpriced,omitempty"`
+	// Provider and Model are the judge's model the calls were priced at,
+	// and Usage each call's reported tokens (Input and Output) in call
+	// order: what prices them again from a report file (testbed report
+	// --prices). A variant's summary keeps no Usage; its scenarios have it.
+	Provider string        `json:"provider,omitempty"`
+	Model    string        `json:"model,omitempty"`
+	Usage    []trace.Usage `json:"usage,omitempty"`
 	// Score is the weighted mean score of the scenario's rubrics (0 to 1).
 	Score float64 `json:"score"`
 	// Calibration is the grader's agreement with the rubrics' labelled
 	// examples (pass:, fail:); nil when they have none.
 	Calibration *Calibration `json:"calibration,omitempty"`
+}
+
+// MarshalJSON writes g with its cost_usd null when the judge's model has
+// no price (Unpriced): never a $0 that the grading did not cost. A null
+// reads back as 0, as unpriced says to read it.
+func (g Grading) MarshalJSON() ([]byte, error) {
+	type fields Grading // without this method
+	out := struct {
+		fields
+		CostUSD *float64 `json:"cost_usd"`
+	}{fields: fields(g)}
+	if !g.Unpriced {
+		out.CostUSD = &g.CostUSD
+	}
+	return marshalPlain(out)
 }
 
 // Calibration counts a grader's verdicts on labelled examples: labelled
@@ -73,9 +97,10 @@ func SummarizeGrading(scs []Scenario) *Grading {
 			continue
 		}
 		if out == nil {
-			out = &Grading{Grader: g.Grader, StandIn: g.StandIn}
+			out = &Grading{Grader: g.Grader, StandIn: g.StandIn, Provider: g.Provider, Model: g.Model}
 		}
 		out.Calls += g.Calls
+		out.Usage = append(out.Usage, g.Usage...)
 		out.InputTokens += g.InputTokens
 		out.OutputTokens += g.OutputTokens
 		out.CostUSD += g.CostUSD
@@ -94,6 +119,19 @@ func SummarizeGrading(scs []Scenario) *Grading {
 		out.Score = score / float64(n)
 	}
 	return out
+}
+
+// Grading is the grading of the variant's scenarios, as Summary.Grading
+// holds it (without each call's Usage, which its scenarios keep); nil when
+// nothing was graded.
+func (v *Variant) Grading() *Grading { return summaryGrading(v.Scenarios) }
+
+func summaryGrading(scs []Scenario) *Grading {
+	g := SummarizeGrading(scs)
+	if g != nil {
+		g.Usage = nil
+	}
+	return g
 }
 
 // gradingLines says, per suite whose rubric checks were graded, what the

@@ -37,6 +37,9 @@ func staleAfterEdit() *report.Report {
 	v := &s.Variants[1]
 	v.Scenarios = append(v.Scenarios, miss(v.Name, "other", 0, `/temperature: 0 → 0.2`),
 		report.Scenario{ID: "wrong", Verdict: report.VerdictFail, Checks: []report.Check{{Turn: 0, Name: "route", Detail: "want tool:a, got explain"}}})
+	for i := range s.Variants {
+		s.Variants[i].Summary = report.Summarize(s.Variants[i].Scenarios)
+	}
 	return r
 }
 

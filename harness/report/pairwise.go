@@ -35,6 +35,20 @@ type Pairwise struct {
 	Rows         []PairRow `json:"rows"`
 }
 
+// MarshalJSON writes p with its cost_usd null when the judge's model has
+// no price (Unpriced), as Grading does.
+func (p Pairwise) MarshalJSON() ([]byte, error) {
+	type fields Pairwise // without this method
+	out := struct {
+		fields
+		CostUSD *float64 `json:"cost_usd"`
+	}{fields: fields(p)}
+	if !p.Unpriced {
+		out.CostUSD = &p.CostUSD
+	}
+	return marshalPlain(out)
+}
+
 // PairRow is one scenario judged in both orders.
 type PairRow struct {
 	ID      string `json:"id"`

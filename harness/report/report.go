@@ -232,7 +232,9 @@ type Summary struct {
 	FaultsHandled int `json:"faults_handled,omitempty"`
 	Crashes       int `json:"crashes,omitempty"`
 	// Incomplete counts the runs that were stale or errored: their metrics
-	// were not measured, so no threshold over the variant is evaluated.
+	// were not measured, so they are left out of the means, percentiles and
+	// totals (which are over Measured runs), and no threshold over the
+	// variant is evaluated.
 	Incomplete int `json:"incomplete,omitempty"`
 	// Runs counts the replayed samples when any scenario has several (see
 	// Sampling); routing accuracy, means and percentiles are then over runs,

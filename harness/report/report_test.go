@@ -88,10 +88,20 @@ var _ = Describe("renderers", func() {
 	})
 
 	It("lists the baseline first and compares the others with it", func() {
-		text := string(render(report.WriteText, fixture()))
+		r := fixture()
+		v := &r.Suites[0].Variants[0]
+		v.Scenarios = v.Scenarios[:2] // without its stale run
+		v.Summary = report.Summarize(v.Scenarios)
+		text := string(render(report.WriteText, r))
 		Expect(strings.Index(text, "variant legacy")).To(BeNumerically("<", strings.Index(text, "variant single-pass")))
-		Expect(text).To(ContainSubstring("1.00 (−1.00)"))
-		Expect(text).To(ContainSubstring("1366 (−26.2%)"))
+		Expect(text).To(ContainSubstring("1.50 (−0.50)"))
+		Expect(text).To(ContainSubstring("2049 (+10.6%)"))
+	})
+
+	It("gives no change against the baseline for a variant whose figures left a stale run out", func() {
+		text := string(render(report.WriteText, fixture()))
+		Expect(text).To(MatchRegexp(`single-pass\s+1\.50\s+2049\s+205\s+1373 ms\s+1844 ms`), "over the two runs measured, with no change")
+		Expect(text).To(ContainSubstring("⚠ single-pass: over 2 of 3 runs; 1 stale or errored, not measured, so no change against legacy is given"))
 	})
 
 	It("escapes markdown in report text", func() {

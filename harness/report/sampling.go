@@ -117,9 +117,23 @@ type Sampling struct {
 	PassHat []float64 `json:"pass_hat"`
 	// MinPassRate is the share of samples that must pass for the scenario
 	// to pass (the suite's min_sample_pass_rate).
-	MinPassRate float64             `json:"min_pass_rate"`
-	Metrics     map[string]Interval `json:"metrics"`
-	Runs        []Run               `json:"runs"`
+	MinPassRate float64 `json:"min_pass_rate"`
+	// Metrics are each sampled metric's mean and interval over the
+	// measured samples (Run.Measured); a metric no sample measured is
+	// absent.
+	Metrics map[string]Interval `json:"metrics"`
+	Runs    []Run               `json:"runs"`
+}
+
+// Unmeasured counts the samples whose metrics were not measured.
+func (s *Sampling) Unmeasured() int {
+	n := 0
+	for _, r := range s.Runs {
+		if !r.Measured() {
+			n++
+		}
+	}
+	return n
 }
 
 // PassHatK returns pass^k, or NaN when k is out of 1..N.
@@ -160,12 +174,18 @@ func Sample(runs []Scenario, minPassRate float64) Scenario {
 	for k := 1; k <= sp.N; k++ {
 		sp.PassHat = append(sp.PassHat, passHat(sp.Passed, sp.N, k))
 	}
+	// The metrics are over the samples that measured them: a stale or
+	// errored sample's are part of a run, or nothing.
 	for _, name := range sampledMetrics(runs...) {
-		xs := make([]float64, len(runs))
-		for i, r := range runs {
-			xs[i] = metricOf(r.Metrics, name)
+		var xs []float64
+		for _, r := range runs {
+			if measured(r.Verdict) {
+				xs = append(xs, metricOf(r.Metrics, name))
+			}
 		}
-		sp.Metrics[name] = meanInterval(xs)
+		if len(xs) > 0 {
+			sp.Metrics[name] = meanInterval(xs)
+		}
 	}
 	out.Sampling = sp
 	// Every sample was graded apart: its grader calls count, and its

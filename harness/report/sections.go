@@ -57,8 +57,15 @@ func costSection(order []*Variant, base *Variant) section {
 		s := v.Summary
 		calls := strconv.FormatFloat(s.LLMCallsMean, 'f', 2, 64)
 		in := strconv.FormatFloat(s.InputTokensMean, 'f', 0, 64)
+		out := strconv.FormatFloat(s.OutputTokensMean, 'f', 0, 64)
 		latency := strconv.FormatFloat(s.LatencyMean, 'f', 0, 64) + " ms"
-		if base != nil && v != base {
+		p95 := strconv.FormatFloat(s.LatencyP95, 'f', 0, 64) + " ms"
+		if s.Measured() <= 0 {
+			calls, in, out, latency, p95 = "—", "—", "—", "—", "—"
+		}
+		if base != nil && v != base && Unmeasured(base.Summary, s) == "" {
+			// Changes only between figures over every run of both: a stale
+			// run's calls, tokens and latency were never measured.
 			b := base.Summary
 			calls += " (" + signed(s.LLMCallsMean-b.LLMCallsMean, 2, "") + ")"
 			if b.InputTokensMean != 0 {
@@ -68,10 +75,17 @@ func costSection(order []*Variant, base *Variant) section {
 				latency += " (" + signed((s.LatencyMean/b.LatencyMean-1)*100, 1, "%") + ")"
 			}
 		}
-		sec.table.rows = append(sec.table.rows, []string{
-			v.Name, calls, in, strconv.FormatFloat(s.OutputTokensMean, 'f', 0, 64),
-			latency, strconv.FormatFloat(s.LatencyP95, 'f', 0, 64) + " ms",
-		})
+		if s.Incomplete > 0 {
+			n := fmt.Sprintf("%s: over %d of %s; %d stale or errored, not measured", v.Name, max(0, s.Measured()), count(max(s.Runs, s.Scenarios), "run"), s.Incomplete)
+			switch {
+			case base != nil && v != base:
+				n += ", so no change against " + base.Name + " is given"
+			case base != nil && len(order) > 1:
+				n += ", so no change against it is given"
+			}
+			sec.notes = append(sec.notes, note{mark: "⚠", text: n})
+		}
+		sec.table.rows = append(sec.table.rows, []string{v.Name, calls, in, out, latency, p95})
 	}
 	return sec
 }

@@ -2,6 +2,7 @@ package report
 
 import (
 	"cmp"
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -34,16 +35,53 @@ func (s Scenario) Runs() []Run {
 		Replayed: replayed(s.Events), Unplayed: s.Unplayed, Crashed: s.Crashed, Escaped: s.Escaped, Recorded: s.Recorded, Dropped: s.Dropped, Events: s.Events}}
 }
 
+// Measured reports whether the run's metrics were measured: a stale run
+// stopped at a cassette miss (or never opened its cassette) and an errored
+// one at its error, so their calls, tokens, latency and cost are part of
+// a run or none of one, never a figure to average.
+func (r Run) Measured() bool { return measured(r.Verdict) }
+
+func measured(verdict string) bool { return verdict != VerdictStale && verdict != VerdictError }
+
+// Measured counts the runs whose metrics the summary's means, percentiles
+// and totals are over: every run but the Incomplete ones.
+func (s Summary) Measured() int { return max(s.Runs, s.Scenarios) - s.Incomplete }
+
+// Unmeasured says which of b and h, two summaries set side by side, left
+// runs out of their figures, as "head: 1 of 3 runs stale or errored, not
+// measured"; "" when neither did and both measured some. Only then is a
+// difference of their means, percentiles or totals one of what the runs
+// did, as Spend.Whole says of costs: with some runs left out it compares
+// other scenarios, and with none it compares nothing.
+func Unmeasured(b, h Summary) string {
+	var parts []string
+	for _, side := range []struct {
+		name string
+		s    Summary
+	}{{"base", b}, {"head", h}} {
+		runs := max(side.s.Runs, side.s.Scenarios)
+		switch {
+		case runs == 0:
+			parts = append(parts, side.name+": no runs")
+		case side.s.Incomplete > 0:
+			parts = append(parts, fmt.Sprintf("%s: %d of %s stale or errored, not measured", side.name, side.s.Incomplete, count(runs, "run")))
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
 // Summarize aggregates scenario results. Latency percentiles use the
 // nearest-rank method. Scenarios with several samples contribute every
 // sample to routing accuracy, means and percentiles (see Summary.Runs).
+// The means, percentiles and totals of calls, tokens, latency and cost are
+// over the measured runs only (Run.Measured); Incomplete counts the others.
 func Summarize(scs []Scenario) Summary {
 	s := Summary{Scenarios: len(scs)}
 	if len(scs) == 0 {
 		return s
 	}
 	var llm, tools, in, out, raw, ctx, prompt float64
-	correct, runs, runsPassed := 0, 0, 0
+	correct, runs, runsPassed, counted := 0, 0, 0, 0
 	sampled := false
 	var lat []float64
 	var all []Run
@@ -62,9 +100,6 @@ func Summarize(scs []Scenario) Summary {
 				s.FaultsHandled += r.Metrics.Faults
 			}
 			s.Faults += r.Metrics.Faults
-			if r.Verdict == VerdictStale || r.Verdict == VerdictError {
-				s.Incomplete++
-			}
 			if r.Crashed {
 				s.Crashes++
 			}
@@ -74,6 +109,11 @@ func Summarize(scs []Scenario) Summary {
 					correct++
 				}
 			}
+			if !r.Measured() {
+				s.Incomplete++
+				continue
+			}
+			counted++
 			m := r.Metrics
 			llm += float64(m.LLMCalls)
 			prompt += float64(m.Input.System + m.Input.Tools)
@@ -96,25 +136,27 @@ func Summarize(scs []Scenario) Summary {
 			}
 		}
 	}
-	s.Grading = SummarizeGrading(scs)
-	n := float64(runs)
+	s.Grading = summaryGrading(scs)
 	s.PassRate = float64(s.Passed) / float64(len(scs))
 	if s.Routed > 0 {
 		s.RoutingAccuracy = float64(correct) / float64(s.Routed)
 	}
-	s.LLMCallsMean, s.ToolCallsMean = llm/n, tools/n
+	if counted > 0 {
+		n := float64(counted)
+		s.LLMCallsMean, s.ToolCallsMean = llm/n, tools/n
+		s.InputTokensMean, s.OutputTokensMean = in/n, out/n
+		slices.Sort(lat)
+		s.LatencyMean = stat.Mean(lat, nil)
+		s.LatencyP50, s.LatencyP95, s.LatencyP99 = rank(lat, 0.50), rank(lat, 0.95), rank(lat, 0.99)
+	}
 	if llm > 0 {
 		s.PromptTokensPerCall = prompt / llm
 	}
-	s.InputTokensMean, s.OutputTokensMean = in/n, out/n
 	if raw > 0 {
 		s.TokenReduction = 1 - ctx/raw
 	}
-	slices.Sort(lat)
-	s.LatencyMean = stat.Mean(lat, nil)
-	s.LatencyP50, s.LatencyP95, s.LatencyP99 = rank(lat, 0.50), rank(lat, 0.95), rank(lat, 0.99)
 	if sampled {
-		s.Runs, s.RunPassRate = runs, float64(runsPassed)/n
+		s.Runs, s.RunPassRate = runs, float64(runsPassed)/float64(runs)
 		s.K, s.PassHatK, s.CI = sampledSummary(scs)
 	}
 	s.Streaming = SummarizeStreams(scs, nil)
@@ -153,21 +195,25 @@ func sampledSummary(scs []Scenario) (k int, passHatK float64, ci map[string]Inte
 	return k, passHatK, ci
 }
 
-// pooled is a metric's mean over every run of scs, the squared standard
-// error of that mean from the within-scenario variances, and its degrees of
-// freedom. A scenario with one sample adds no variance.
+// pooled is a metric's mean over every measured run of scs, the squared
+// standard error of that mean from the within-scenario variances, and its
+// degrees of freedom. A scenario with one measured sample adds no variance.
 func pooled(scs []Scenario, metric string) (mean, se2, df float64) {
 	var sum, variance float64
 	total := 0
 	for _, sc := range scs {
+		n := 0
 		for _, r := range sc.Runs() {
-			sum += metricOf(r.Metrics, metric)
+			if r.Measured() {
+				sum += metricOf(r.Metrics, metric)
+				n++
+			}
 		}
-		total += len(sc.Runs())
-		if sc.Sampling != nil {
-			sd, n := sc.Sampling.Metrics[metric].SD, float64(sc.Sampling.N)
-			variance += n * sd * sd
-			df += n - 1
+		total += n
+		if sc.Sampling != nil && n > 0 {
+			sd := sc.Sampling.Metrics[metric].SD
+			variance += float64(n) * sd * sd
+			df += float64(n - 1)
 		}
 	}
 	if total == 0 {

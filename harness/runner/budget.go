@@ -28,7 +28,7 @@ const DefaultMaxOutput = 4096
 // cost (its prompt's tokens at the input rate, its max_tokens at the output
 // rate) and refuses the call when that would take the spend over Max. The
 // spend is what the finished scenario runs' calls cost, as priced, plus the
-// estimates of those in flight. Once a call is refused, every later one is
+// estimates of those in flight (Spent and InFlight, apart). Once a call is refused, every later one is
 // too: the recording stops there. Safe for concurrent use.
 type Budget struct {
 	Max float64
@@ -39,12 +39,22 @@ type Budget struct {
 	stopped bool
 }
 
-// Spent is what the recording has spent so far (finished runs, as priced,
-// and estimates of calls in flight).
+// Spent is what the recording has spent so far: the calls of its finished
+// scenario runs, as priced. The calls still in flight are apart
+// (InFlight): an estimate of the most they may cost is not a spend.
 func (b *Budget) Spent() float64 {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return b.spent + b.pending
+	return b.spent
+}
+
+// InFlight is what the cap holds booked for the calls of scenario runs
+// not finished yet: the most each may cost, settled at its price when its
+// run ends.
+func (b *Budget) InFlight() float64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.pending
 }
 
 // Stopped reports whether the cap refused a call.
@@ -61,8 +71,8 @@ func (b *Budget) reserve(est float64) error {
 	if b.stopped || b.spent+b.pending+est > b.Max {
 		if !b.stopped {
 			b.stopped = true
-			return fmt.Errorf("%w: the next model call may cost up to %s and $%g is the cap, %s spent; the cassette of this scenario run was not written (any earlier one is kept)",
-				ErrOverBudget, usd(est), b.Max, usd(b.spent+b.pending))
+			return fmt.Errorf("%w: the next model call may cost up to %s and $%g is the cap, %s; the cassette of this scenario run was not written (any earlier one is kept)",
+				ErrOverBudget, usd(est), b.Max, spentText(b.spent, b.pending))
 		}
 		return fmt.Errorf("%w: the recording stopped at $%g; not recorded", ErrOverBudget, b.Max)
 	}
@@ -79,6 +89,17 @@ func (b *Budget) settle(reserved, actual float64) {
 }
 
 func usd(v float64) string { return fmt.Sprintf("$%.4f", v) }
+
+// spentText says what a recording spent and what it holds booked for
+// calls in flight, apart: "$0.0300 spent by finished scenario runs, up to
+// $0.0500 booked for calls in flight" (the latter left out when none is).
+func spentText(spent, inFlight float64) string {
+	s := usd(spent) + " spent by finished scenario runs"
+	if inFlight > 0 {
+		s += ", up to " + usd(inFlight) + " booked for calls in flight"
+	}
+	return s
+}
 
 // guard is one scenario run's transport under a Budget: model requests
 // are estimated and reserved before they leave.

@@ -1,13 +1,16 @@
 package runner_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/harness/cost"
+	"github.com/agentreplay/testbed/harness/judge"
 	"github.com/agentreplay/testbed/harness/runner"
 	"github.com/agentreplay/testbed/harness/tokens"
 )
@@ -55,6 +58,35 @@ var _ = Describe("what --max-cost books before a request leaves", func() {
 		Expect(err).To(MatchError(runner.ErrOverBudget))
 	})
 })
+
+var _ = Describe("the --max-cost refusal", func() {
+	It("says what finished runs spent apart from what it holds for calls in flight", func() {
+		b := &runner.Budget{Max: 0.1}
+		Expect(b.Reserve(0.04)).To(Succeed()) // a run's call…
+		b.Settle(0.04, 0.03)                  // …which cost $0.03 when the run ended
+		Expect(b.Reserve(0.05)).To(Succeed()) // another run's call, in flight
+		err := b.Reserve(0.05)
+		Expect(err).To(MatchError(runner.ErrOverBudget))
+		Expect(err).To(MatchError(ContainSubstring("the next model call may cost up to $0.0500 and $0.1 is the cap, $0.0300 spent by finished scenario runs, up to $0.0500 booked for calls in flight;")))
+		Expect(b.Spent()).To(BeNumerically("~", 0.03, 1e-12), "an estimate in flight is not spent")
+		Expect(b.InFlight()).To(BeNumerically("~", 0.05, 1e-12))
+		b.Settle(0.05, 0.01)
+		Expect(b.Spent()).To(BeNumerically("~", 0.04, 1e-12))
+		Expect(b.InFlight()).To(BeZero())
+	})
+})
+
+var _ = DescribeTable("a rubric grader's request, booked by --max-cost at the grade's output cap, not 4,096 tokens",
+	func(params any) {
+		body, err := json.Marshal(params)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(runner.MaxOutput(body)).To(Equal(judge.MaxTokens))
+		Expect(judge.MaxTokens).To(BeNumerically("<", runner.DefaultMaxOutput))
+	},
+	Entry("OpenAI Chat Completions", judge.OpenAIParams("gpt-4.1-mini", []llm.Message{{Role: llm.RoleUser, Content: "grade"}}, judge.GradeSchema, map[string]any{})),
+	Entry("Anthropic Messages", judge.AnthropicParams("claude-haiku-4-5", []llm.Message{{Role: llm.RoleUser, Content: "grade"}}, judge.GradeSchema,
+		map[string]any{"properties": map[string]any{}, "required": []string{}})),
+)
 
 var _ = DescribeTable("the output cap read from a model request, as each wire names it",
 	func(body string, want int) {

@@ -39,3 +39,11 @@ func FaultTarget(upstreams map[string]string, rawURL string) (string, bool) {
 		{On: scenario.FaultOnModel, Kind: scenario.FaultOnModel}, {On: scenario.FaultOnUpstream, Kind: scenario.FaultOnUpstream}}}, 1, hosts)
 	return p.next(u), hosts.isModelCall(u)
 }
+
+// Reserve books est for a call under b, for its specs, as a guard does
+// before a request leaves.
+func (b *Budget) Reserve(est float64) error { return b.reserve(est) }
+
+// Settle replaces a run's reserved estimates by what its calls cost, for
+// its specs, as a run does when it ends.
+func (b *Budget) Settle(reserved, actual float64) { b.settle(reserved, actual) }

@@ -188,7 +188,7 @@ func (r *sampleRun) grade(ctx context.Context) {
 		fail(err)
 		return
 	}
-	cost := &report.Grading{Grader: graderName(ep.Provider, ep.Model, standIn), StandIn: standIn}
+	cost := &report.Grading{Grader: graderName(ep.Provider, ep.Model, standIn), StandIn: standIn, Provider: ep.Provider, Model: ep.Model}
 	var checks []report.Check
 	var score, weights float64
 	events := r.tr.Events()
@@ -201,6 +201,7 @@ func (r *sampleRun) grade(ctx context.Context) {
 		cost.Calls++
 		cost.InputTokens += u.InputTokens
 		cost.OutputTokens += u.OutputTokens
+		cost.Usage = append(cost.Usage, trace.Usage{Input: u.InputTokens, Output: u.OutputTokens}) // to price it again
 		if usd, ok := j.pricer.Estimate(ep.Provider, ep.Model, u.InputTokens, u.OutputTokens); ok {
 			cost.CostUSD += usd
 			r.gradeSpent += usd

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/harness/cost"
 	"github.com/agentreplay/testbed/harness/files"
 	"github.com/agentreplay/testbed/harness/report"
@@ -50,16 +51,33 @@ func pricer(s *scenario.Suite, opts Options) (cost.Pricer, error) {
 
 // Reprice prices again, with table, every model and embeddings call of a
 // report read from a file (testbed report --prices, compare --prices), and
-// its scenarios' and variants' spend; models maps each suite's model names
-// to the table's rows, by suite. Each run's metrics keep every call's usage
-// (trace.Metrics.Calls), so a blessed baseline, which keeps no trace, and
-// every sample of a sampled scenario are priced again too; a report written
-// before they did is priced from its trace, and one without it cannot be:
-// an error says so. Thresholds are not judged again.
-func Reprice(rep *report.Report, table *cost.Table, models map[string]map[string]string) error {
+// its scenarios' and variants' spend, and its rubric grader's calls;
+// suites are those under the project's root, whose prices: models map
+// their model names to the table's rows and whose judge: names the model a
+// report written before gradings named it was graded by. Each run's
+// metrics keep every call's usage (trace.Metrics.Calls), so a blessed
+// baseline, which keeps no trace, and every sample of a sampled scenario
+// are priced again too; a report written before they did is priced from
+// its trace, and one without it cannot be: an error says so, as it does
+// for a grading whose calls cannot be priced again. Thresholds are not
+// judged again.
+func Reprice(rep *report.Report, table *cost.Table, suites []*scenario.Suite) error {
+	bySuite := map[string]*scenario.Suite{}
+	for _, s := range suites {
+		bySuite[s.Name] = s
+	}
 	for si := range rep.Suites {
 		s := &rep.Suites[si]
-		p := cost.Pricer{Table: table, Models: models[s.Name]}
+		p := cost.Pricer{Table: table}
+		var judge *llm.Endpoint
+		if own := bySuite[s.Name]; own != nil {
+			if own.Prices != nil {
+				p.Models = own.Prices.Models
+			}
+			if own.Judge != nil {
+				judge = &own.Judge.Endpoint
+			}
+		}
 		for vi := range s.Variants {
 			v := &s.Variants[vi]
 			for i := range v.Scenarios {
@@ -69,6 +87,9 @@ func Reprice(rep *report.Report, table *cost.Table, models map[string]map[string
 					if err := repriceFromTrace(sc); err != nil {
 						return fmt.Errorf("%s/%s/%s: %w; replay with --prices instead: testbed run --prices FILE", s.Name, v.Name, sc.ID, err)
 					}
+				}
+				if err := repriceGrading(p, judge, sc.Grading); err != nil {
+					return fmt.Errorf("%s/%s/%s: grading: %w; replay with --prices instead: testbed run --prices FILE", s.Name, v.Name, sc.ID, err)
 				}
 				if sc.Sampling == nil {
 					continue
@@ -80,8 +101,50 @@ func Reprice(rep *report.Report, table *cost.Table, models map[string]map[string
 				}
 			}
 			v.Summary.Cost = v.Spend()
+			v.Summary.Grading = v.Grading()
 		}
 		s.Prices = table.Origin
+	}
+	return nil
+}
+
+// repriceGrading prices a scenario's grader calls again, as the run priced
+// them (each call's reported tokens at the judge's model): from the tokens
+// of each call the report keeps, or, for a report written before it kept
+// them, from their sums at the model of judge (the suite's), which is what
+// they cost unless a long-context tier makes it unknowable.
+func repriceGrading(p cost.Pricer, judge *llm.Endpoint, g *report.Grading) error {
+	if g == nil || g.Calls == 0 {
+		return nil
+	}
+	provider, model := g.Provider, g.Model
+	if model == "" && judge != nil {
+		provider, model = judge.Provider, judge.Model
+	}
+	if model == "" {
+		return errors.New("the report names no model its grader was priced at, and no suite under --root names its judge")
+	}
+	var usd float64
+	priced := true
+	if len(g.Usage) == g.Calls {
+		for _, u := range g.Usage {
+			c, ok := p.Estimate(provider, model, u.Input, u.Output)
+			if !ok {
+				priced = false
+				break
+			}
+			usd += c
+		}
+	} else {
+		c, ok, err := p.Lumped(provider, model, g.Calls, g.InputTokens, g.OutputTokens)
+		if err != nil {
+			return err
+		}
+		usd, priced = c, ok
+	}
+	g.CostUSD, g.Unpriced = 0, !priced
+	if priced {
+		g.CostUSD = usd
 	}
 	return nil
 }
