@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 
 	anthropic "github.com/anthropics/anthropic-sdk-go"
 	aoption "github.com/anthropics/anthropic-sdk-go/option"
 	openai "github.com/openai/openai-go/v3"
 	ooption "github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/packages/param"
 	"github.com/openai/openai-go/v3/shared"
 	"google.golang.org/genai"
 
@@ -48,10 +50,15 @@ func New(ctx context.Context, ep llm.Endpoint, key string, hc *http.Client, prom
 			if err != nil {
 				return "", llm.Usage{}, err
 			}
+			u := llm.Usage{InputTokens: int(out.Usage.PromptTokens), OutputTokens: int(out.Usage.CompletionTokens)}
 			if len(out.Choices) == 0 {
-				return "", llm.Usage{}, fmt.Errorf("%w: no choices", ErrUnparsable)
+				return "", u, fmt.Errorf("%w: no choices", ErrUnparsable)
 			}
-			return out.Choices[0].Message.Content, llm.Usage{InputTokens: int(out.Usage.PromptTokens), OutputTokens: int(out.Usage.CompletionTokens)}, nil
+			c := out.Choices[0]
+			if c.FinishReason == "length" && c.Message.Content == "" {
+				return "", u, cutOff("finish_reason length", u)
+			}
+			return c.Message.Content, u, nil
 		}
 	case llm.ProviderAnthropic:
 		c := anthropic.NewClient(aoption.WithoutEnvironmentDefaults(), aoption.WithBaseURL(ep.BaseURL), aoption.WithAPIKey(key), aoption.WithHTTPClient(hc), aoption.WithMaxRetries(0))
@@ -60,11 +67,21 @@ func New(ctx context.Context, ep llm.Endpoint, key string, hc *http.Client, prom
 			if err != nil {
 				return "", llm.Usage{}, err
 			}
-			u := llm.Usage{InputTokens: int(out.Usage.InputTokens), OutputTokens: int(out.Usage.OutputTokens)}
+			u := llm.Usage{InputTokens: int(out.Usage.InputTokens + out.Usage.CacheReadInputTokens + out.Usage.CacheCreationInputTokens), OutputTokens: int(out.Usage.OutputTokens)}
+			var text strings.Builder
 			for _, b := range out.Content {
-				if b.Type == "tool_use" && b.Name == name {
+				switch {
+				case b.Type == "tool_use" && b.Name == name:
 					return string(b.Input), u, nil
+				case b.Type == "text":
+					text.WriteString(b.Text)
 				}
+			}
+			switch {
+			case out.StopReason == anthropic.StopReasonMaxTokens:
+				return "", u, cutOff("stop_reason max_tokens", u)
+			case Thinks(llm.ProviderAnthropic, ep.Model):
+				return text.String(), u, nil // the shape as the answer (output_config)
 			}
 			return "", u, fmt.Errorf("%w: no call to the forced tool %s", ErrUnparsable, name)
 		}
@@ -74,21 +91,34 @@ func New(ctx context.Context, ep llm.Endpoint, key string, hc *http.Client, prom
 			return nil, fmt.Errorf("judge: gemini: %w", err)
 		}
 		g.ask = func(ctx context.Context, msgs []llm.Message, name string, schema map[string]any) (string, llm.Usage, error) {
-			contents, cfg := GeminiParams(msgs, schema)
+			contents, cfg := GeminiParams(ep.Model, msgs, schema)
 			out, err := c.Models.GenerateContent(ctx, ep.Model, contents, cfg)
 			if err != nil {
 				return "", llm.Usage{}, err
 			}
 			var u llm.Usage
 			if m := out.UsageMetadata; m != nil {
-				u = llm.Usage{InputTokens: int(m.PromptTokenCount), OutputTokens: int(m.CandidatesTokenCount)}
+				// Thoughts are output, billed beside the candidates'; what
+				// built-in tools added to the prompt is input.
+				u = llm.Usage{InputTokens: int(m.PromptTokenCount + m.ToolUsePromptTokenCount), OutputTokens: int(m.CandidatesTokenCount + m.ThoughtsTokenCount)}
 			}
-			return out.Text(), u, nil
+			text := out.Text()
+			if text == "" && len(out.Candidates) > 0 && out.Candidates[0].FinishReason == genai.FinishReasonMaxTokens {
+				return "", u, cutOff("finishReason MAX_TOKENS", u)
+			}
+			return text, u, nil
 		}
 	default:
 		return nil, fmt.Errorf("judge: unknown provider %q (want %v)", ep.Provider, llm.Providers())
 	}
 	return g, nil
+}
+
+// cutOff is the error of a grader whose answer was cut off at its bound
+// (the provider's reason says so) before the shape was written: a model
+// that thinks may spend the bound reasoning.
+func cutOff(reason string, u llm.Usage) error {
+	return fmt.Errorf("%w: the answer was cut off at its bound (%s, %d output tokens) before it held the shape", ErrUnparsable, reason, u.OutputTokens)
 }
 
 // Endpoint is the grader's endpoint.
@@ -122,7 +152,10 @@ func (g *Grader) Prefer(ctx context.Context, p Pair) (Preference, llm.Usage, err
 // messages and response_format {type: json_schema, json_schema: {name,
 // strict: true, schema}}, at temperature 0, its answer bounded by
 // max_completion_tokens (MaxTokens; max_tokens is deprecated, and refused
-// by OpenAI's reasoning models).
+// by OpenAI's reasoning models). A reasoning model (Thinks) refuses
+// temperature 0 and reasons at medium effort unless told: it is asked at
+// reasoning_effort low, with no temperature, its answer and reasoning
+// bounded by ThinkingMaxTokens.
 func OpenAIParams(model string, msgs []llm.Message, name string, schema map[string]any) openai.ChatCompletionNewParams {
 	p := openai.ChatCompletionNewParams{
 		Model:               shared.ChatModel(model),
@@ -133,6 +166,11 @@ func OpenAIParams(model string, msgs []llm.Message, name string, schema map[stri
 				Name: name, Strict: openai.Bool(true), Schema: withoutTitle(schema),
 			}},
 		},
+	}
+	if Thinks(llm.ProviderOpenAI, model) {
+		p.Temperature = param.Opt[float64]{}
+		p.ReasoningEffort = shared.ReasoningEffortLow
+		p.MaxCompletionTokens = openai.Int(ThinkingMaxTokens)
 	}
 	for _, m := range msgs {
 		switch m.Role {
@@ -149,7 +187,11 @@ func OpenAIParams(model string, msgs []llm.Message, name string, schema map[stri
 // input schema is the output shape, with strict: true (Anthropic's
 // structured outputs for tool inputs: the call's input is validated against
 // the schema, additionalProperties false), forced with tool_choice {type:
-// tool, name}, at temperature 0.
+// tool, name}, at temperature 0. A model that thinks (Thinks: Claude 5 on,
+// Opus 4.7 on) refuses temperature and cannot think with a forced tool: it
+// is asked for the shape as its answer, output_config {format: json_schema
+// (titled name), effort: low}, its thinking and answer bounded by
+// ThinkingMaxTokens.
 func AnthropicParams(model string, msgs []llm.Message, name string, schema map[string]any) anthropic.MessageNewParams {
 	p := anthropic.MessageNewParams{
 		Model:       anthropic.Model(model),
@@ -164,6 +206,16 @@ func AnthropicParams(model string, msgs []llm.Message, name string, schema map[s
 		}}},
 		ToolChoice: anthropic.ToolChoiceParamOfTool(name),
 	}
+	if Thinks(llm.ProviderAnthropic, model) {
+		p = anthropic.MessageNewParams{
+			Model:     anthropic.Model(model),
+			MaxTokens: ThinkingMaxTokens,
+			OutputConfig: anthropic.OutputConfigParam{
+				Effort: anthropic.OutputConfigEffortLow,
+				Format: anthropic.JSONOutputFormatParam{Schema: schema},
+			},
+		}
+	}
 	for _, m := range msgs {
 		if m.Role == llm.RoleSystem {
 			p.System = append(p.System, anthropic.TextBlockParam{Text: m.Content})
@@ -174,15 +226,20 @@ func AnthropicParams(model string, msgs []llm.Message, name string, schema map[s
 	return p
 }
 
-// GeminiParams is the generateContent request of a grading call:
+// GeminiParams is the generateContent request of a grading call to model:
 // generationConfig.responseMimeType application/json with responseSchema,
-// at temperature 0; the schema's title names the shape.
-func GeminiParams(msgs []llm.Message, schema map[string]any) ([]*genai.Content, *genai.GenerateContentConfig) {
+// at temperature 0; the schema's title names the shape. A model that
+// thinks (Thinks: 2.5 on) counts its thoughts against maxOutputTokens:
+// ThinkingMaxTokens for it.
+func GeminiParams(model string, msgs []llm.Message, schema map[string]any) ([]*genai.Content, *genai.GenerateContentConfig) {
 	cfg := &genai.GenerateContentConfig{
 		Temperature:      genai.Ptr[float32](0),
 		MaxOutputTokens:  MaxTokens,
 		ResponseMIMEType: "application/json",
 		ResponseSchema:   geminiSchema(schema),
+	}
+	if Thinks(llm.ProviderGemini, model) {
+		cfg.MaxOutputTokens = ThinkingMaxTokens
 	}
 	var contents []*genai.Content
 	for _, m := range msgs {

@@ -324,3 +324,32 @@ var _ = Describe("a rubric's labelled examples", func() {
 		Expect(kappa).To(BeNumerically("~", 0.4, 1e-12))
 	})
 })
+
+var _ = DescribeTable("a grader model that thinks, recorded against the stand-in judge, grades and replays",
+	func(judgeLine, wants string) {
+		rec := startRecording()
+		withRubric(rec.root, "The answer explains that a marine heatwave is a spell of unusually warm sea water")
+		path := filepath.Join(rec.root, "scenarios", "odbchat.yaml")
+		data, err := os.ReadFile(path)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(os.WriteFile(path, []byte(strings.Replace(string(data), "judge: {provider: openai, model: gpt-4.1-mini}", judgeLine, 1)), 0o644)).To(Succeed())
+		suite := loadSuite(rec.root)
+		Expect(rec.sis.RouteJudges([]*scenario.Suite{suite})).To(Succeed())
+		const id, variant = "explain-marine-heatwave", "single-pass"
+		opts := runner.Options{Scenario: id, Variant: variant, JudgeRoutes: rec.sis.Judges}
+		got := scenarios(rec.record(suite, opts))[variant+"/"+id]
+		Expect(got.Verdict).To(Equal(report.VerdictPass), got.Error)
+		Expect(got.Grading).NotTo(BeNil())
+		Expect(got.Grading.Calls).To(Equal(1))
+		body, err := os.ReadFile(cassette.JudgePath(rec.root, "odbchat", variant, id, 1))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(body)).To(ContainSubstring(wants))
+		Expect(string(body)).To(ContainSubstring("X-Testbed-Rule:\n                - judge:grade"), "graded by the stand-in judge, not answered by the generic policy")
+		replayed := scenarios(replayAt(rec.root, suite, opts))[variant+"/"+id]
+		Expect(replayed.Verdict).To(Equal(report.VerdictPass), replayed.Error)
+		Expect(replayed.Checks).To(Equal(got.Checks))
+	},
+	Entry("OpenAI's gpt-5-mini", "judge: {provider: openai, model: gpt-5-mini}", `"reasoning_effort":"low"`),
+	Entry("Anthropic's claude-sonnet-5", "judge: {provider: anthropic, model: claude-sonnet-5}", `"output_config":{"effort":"low","format":{`),
+	Entry("Gemini's gemini-2.5-pro", "judge: {provider: gemini, model: gemini-2.5-pro}", `"maxOutputTokens":4096`),
+)

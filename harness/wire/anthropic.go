@@ -132,6 +132,13 @@ func (ar anthropicRequest) decode(strict bool, prior *thread) (Request, []llm.Me
 	}
 	if format != nil && format.Type == "json_schema" {
 		r.JSON, r.Schema = true, format.Schema
+		// A titled schema names the shape asked for, as Gemini's does.
+		var titled struct {
+			Title string `json:"title"`
+		}
+		if json.Unmarshal(format.Schema, &titled) == nil {
+			r.Shape = titled.Title
+		}
 	}
 	if tc := ar.ToolChoice; tc != nil {
 		r.Choice = Choice{None: tc.Type == "none", Required: tc.Type == "any" || tc.Type == "tool", One: tc.DisableParallel}
