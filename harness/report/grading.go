@@ -160,8 +160,8 @@ func gradingLines(r *Report) []string {
 			if !sum.Unpriced {
 				price = USD(sum.CostUSD)
 			}
-			line := fmt.Sprintf("%s: %s over %s, %d input and %d output tokens, %s, by %s",
-				s.Name, count(sum.Calls, "grader call"), count(variants, "variant"), sum.InputTokens, sum.OutputTokens, price, sum.Grader)
+			line := fmt.Sprintf("%s: %s over %s, %s input and %s output tokens, %s, by %s",
+				s.Name, count(sum.Calls, "grader call"), count(variants, "variant"), Grouped(int64(sum.InputTokens)), Grouped(int64(sum.OutputTokens)), price, sum.Grader)
 			if c := sum.Calibration; c != nil {
 				line += fmt.Sprintf("; it judged %d of %d labelled examples as labelled (%s)", c.Agreed(), c.Examples(), c.kappaText())
 			}
