@@ -125,7 +125,7 @@ var _ = Describe("record --judge-provider", func() {
 		// The real grader passed both labelled examples: it agrees with one
 		// of two labels, and a grader that passes everything is no better
 		// than chance.
-		Expect(again.stdout).To(ContainSubstring("climate-findings: 8 grader calls over 1 variant, 2400 input and 160 output tokens, $0.00122, by openai gpt-4.1-mini; it judged 1 of 2 labelled examples as labelled (Cohen's kappa 0.00)"))
+		Expect(again.stdout).To(ContainSubstring("climate-findings: 8 grader calls over 1 variant, 2,400 input and 160 output tokens, $0.00122, by openai gpt-4.1-mini; it judged 1 of 2 labelled examples as labelled (Cohen's kappa 0.00)"))
 		Expect(strings.Count(again.stdout, "rule-based stand-in judge")).To(BeZero())
 	})
 })
