@@ -90,6 +90,19 @@ func (wr *chatRequest) deployed(path string) {
 // be answered with a function_call.
 func (wr chatRequest) legacy() bool { return len(wr.Functions) > 0 && len(wr.Tools) == 0 }
 
+// served returns why the stand-in cannot answer wr, a request the API
+// takes, or nil: a custom tool (type custom), called with free text no
+// policy writes, is refused as the Responses API's are (responses.go),
+// not answered with a function call in its place.
+func (wr chatRequest) served() error {
+	for i, t := range wr.Tools {
+		if t.Custom != nil {
+			return &invalid{msg: fmt.Sprintf("tools[%d]: the stand-in serves function tools, not \"custom\"", i), param: fmt.Sprintf("tools[%d].type", i)}
+		}
+	}
+	return nil
+}
+
 // ChatFunctionCall is a call of the legacy functions API, in a request's
 // assistant message or in an answer.
 type ChatFunctionCall struct {

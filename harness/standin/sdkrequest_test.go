@@ -1,0 +1,98 @@
+package standin_test
+
+// What the official Go SDKs send, as they send it: each entry drives the
+// SDK's own client against a stand-in of the echo policy, so the bytes on
+// the wire are the SDK's. A request the stand-in cannot serve is refused in
+// the provider's error shape, saying why, rather than answered as if a part
+// of it were not there; one it serves is read as the API reads it.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+
+	anthropic "github.com/anthropics/anthropic-sdk-go"
+	anthropicoption "github.com/anthropics/anthropic-sdk-go/option"
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	sdk "github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/shared"
+	"google.golang.org/genai"
+
+	"github.com/agentreplay/testbed/harness/standin"
+)
+
+// refusal is what an official SDK's error says of a refused request: the
+// HTTP status and the message, as the SDK read them from the provider's
+// error body (an error it could not read so is none).
+type refusal struct {
+	status  int
+	message string
+}
+
+// refusalOf reads err as the error of one of the official SDKs, false
+// when it is none of theirs or the SDK could not read the body as its
+// provider's error.
+func refusalOf(err error) (refusal, bool) {
+	var openAIErr *sdk.Error
+	if errors.As(err, &openAIErr) {
+		return refusal{openAIErr.StatusCode, openAIErr.Message}, openAIErr.Message != ""
+	}
+	var anthropicErr *anthropic.Error
+	if errors.As(err, &anthropicErr) {
+		var body anthropicError
+		if json.Unmarshal([]byte(anthropicErr.RawJSON()), &body) != nil || body.Type != "error" {
+			return refusal{}, false
+		}
+		return refusal{anthropicErr.StatusCode, body.Error.Message}, body.Error.Message != ""
+	}
+	var geminiErr genai.APIError
+	if errors.As(err, &geminiErr) {
+		return refusal{geminiErr.Code, geminiErr.Message}, geminiErr.Status == "INVALID_ARGUMENT"
+	}
+	return refusal{}, false
+}
+
+// echoStandin is a stand-in of the echo policy for one spec.
+func echoStandin() *standin.Server {
+	return startStandin(standin.Options{Policies: []standin.Policy{echo{}}})
+}
+
+// officialAnthropic is the official Anthropic SDK's client of srv.
+func officialAnthropic(srv *standin.Server) anthropic.Client {
+	return anthropic.NewClient(anthropicoption.WithoutEnvironmentDefaults(), anthropicoption.WithBaseURL(srv.URL()),
+		anthropicoption.WithAPIKey("sk-ant-test"), anthropicoption.WithMaxRetries(0))
+}
+
+// chatWith is a Chat Completions request of the echo policy's system
+// prompt and user, changed by with.
+func chatWith(user string, with func(*sdk.ChatCompletionNewParams)) sdk.ChatCompletionNewParams {
+	p := sdk.ChatCompletionNewParams{Model: "gpt-5-mini", Messages: []sdk.ChatCompletionMessageParamUnion{
+		sdk.DeveloperMessage(echoPrompt), sdk.UserMessage(user)}}
+	with(&p)
+	return p
+}
+
+// sstFunction is the get_sst function as Chat Completions offers it.
+var sstFunction = sdk.ChatCompletionFunctionTool(shared.FunctionDefinitionParam{Name: "get_sst",
+	Parameters: shared.FunctionParameters{"type": "object", "properties": map[string]any{"lon": map[string]any{"type": "number"}}}})
+
+var _ = DescribeTable("an official SDK's request the stand-in cannot serve is refused in the provider's error shape, saying why",
+	func(send func(srv *standin.Server) error, says string) {
+		err := send(echoStandin())
+		Expect(err).To(HaveOccurred(), "refused, not answered as if that part were not there")
+		got, ok := refusalOf(err)
+		Expect(ok).To(BeTrue(), "the SDK reads the provider's error shape: %v", err)
+		Expect(got.status).To(Equal(http.StatusBadRequest))
+		Expect(got.message).To(ContainSubstring(says))
+	},
+	Entry("Chat Completions: a custom tool (type custom), which is called with free text", func(srv *standin.Server) error {
+		c := officialOpenAI(srv)
+		_, err := c.Chat.Completions.New(context.Background(), chatWith("Raise the Vis fare.", func(p *sdk.ChatCompletionNewParams) {
+			p.Tools = []sdk.ChatCompletionToolUnionParam{sstFunction,
+				sdk.ChatCompletionCustomTool(sdk.ChatCompletionCustomToolCustomParam{Name: "apply_patch", Description: sdk.String("Edit files with a patch.")})}
+		}))
+		return err
+	}, `tools[1]: the stand-in serves function tools, not "custom"`),
+)
