@@ -95,4 +95,24 @@ var _ = DescribeTable("an official SDK's request the stand-in cannot serve is re
 		}))
 		return err
 	}, `tools[1]: the stand-in serves function tools, not "custom"`),
+	Entry("generateContent: Google Search grounding beside functions", func(srv *standin.Server) error {
+		return generateWith(srv, &genai.Tool{GoogleSearch: &genai.GoogleSearch{}})
+	}, "tools[1]: the stand-in runs no built-in tools: it cannot serve googleSearch"),
+	Entry("generateContent: code execution and URL context in one tool", func(srv *standin.Server) error {
+		return generateWith(srv, &genai.Tool{CodeExecution: &genai.ToolCodeExecution{}, URLContext: &genai.URLContext{}})
+	}, "tools[1]: the stand-in runs no built-in tools: it cannot serve codeExecution, urlContext"),
 )
+
+// generateWith asks srv through the official genai SDK with the get_sst
+// function and tool beside it.
+func generateWith(srv *standin.Server, tool *genai.Tool) error {
+	GinkgoHelper()
+	c, err := officialGemini(srv)
+	Expect(err).NotTo(HaveOccurred())
+	_, err = c.Models.GenerateContent(context.Background(), "gemini-2.5-flash", genai.Text("What is the SST off Keelung?"), &genai.GenerateContentConfig{
+		SystemInstruction: genai.NewContentFromText(echoPrompt, genai.RoleUser),
+		Tools: []*genai.Tool{{FunctionDeclarations: []*genai.FunctionDeclaration{{Name: "get_sst", Description: "Sea surface temperature at a point.",
+			ParametersJsonSchema: map[string]any{"type": "object", "properties": map[string]any{"lon": map[string]any{"type": "number"}}}}}}, tool},
+	})
+	return err
+}
