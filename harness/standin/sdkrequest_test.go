@@ -95,6 +95,16 @@ var _ = DescribeTable("an official SDK's request the stand-in cannot serve is re
 		}))
 		return err
 	}, `tools[1]: the stand-in serves function tools, not "custom"`),
+	Entry("Messages (beta): an MCP server the API would call itself (mcp_servers)", func(srv *standin.Server) error {
+		c := officialAnthropic(srv)
+		_, err := c.Beta.Messages.New(context.Background(), anthropic.BetaMessageNewParams{
+			Model: claude, MaxTokens: 512, System: []anthropic.BetaTextBlockParam{{Text: echoPrompt}},
+			Messages:   []anthropic.BetaMessageParam{anthropic.NewBetaUserMessage(anthropic.NewBetaTextBlock("Which tickets are open?"))},
+			MCPServers: []anthropic.BetaRequestMCPServerURLDefinitionParam{{Name: "tickets", URL: "https://mcp.tickets.example/mcp"}},
+			Betas:      []anthropic.AnthropicBeta{anthropic.AnthropicBetaMCPClient2025_11_20},
+		})
+		return err
+	}, `mcp_servers.0: the stand-in runs no server tools: it cannot call the tools of the MCP server "tickets"`),
 	Entry("generateContent: Google Search grounding beside functions", func(srv *standin.Server) error {
 		return generateWith(srv, &genai.Tool{GoogleSearch: &genai.GoogleSearch{}})
 	}, "tools[1]: the stand-in runs no built-in tools: it cannot serve googleSearch"),

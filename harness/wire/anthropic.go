@@ -57,6 +57,12 @@ type anthropicRequest struct {
 		Content json.RawMessage `json:"content"` // a string or blocks
 	} `json:"messages"`
 	Tools []anthropicTool `json:"tools"` // anthropic_tools.go
+	// MCPServers are remote MCP servers whose tools the API calls itself
+	// (the MCP connector beta), which the stand-in refuses as it refuses
+	// server tools (anthropic_tools.go).
+	MCPServers []struct {
+		Name string `json:"name"`
+	} `json:"mcp_servers"`
 	// OutputConfig.Format (and the beta's OutputFormat) asks for a JSON
 	// answer of a schema: structured outputs.
 	OutputConfig *struct {
