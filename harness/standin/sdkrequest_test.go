@@ -20,6 +20,7 @@ import (
 	"github.com/openai/openai-go/v3/shared"
 	"google.golang.org/genai"
 
+	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/harness/standin"
 )
 
@@ -126,3 +127,43 @@ func generateWith(srv *standin.Server, tool *genai.Tool) error {
 	})
 	return err
 }
+
+// anthropicEchoed is the Request the echo policy read of messages, sent
+// through the official Anthropic SDK with the echo system prompt.
+func anthropicEchoed(srv *standin.Server, messages ...anthropic.MessageParam) standin.Request {
+	GinkgoHelper()
+	c := officialAnthropic(srv)
+	msg, err := c.Messages.New(context.Background(), anthropic.MessageNewParams{Model: claude, MaxTokens: 1024,
+		System: []anthropic.TextBlockParam{{Text: echoPrompt}}, Messages: messages, Tools: []anthropic.ToolUnionParam{getSST}})
+	Expect(err).NotTo(HaveOccurred())
+	return seen(llm.Response{Message: llm.Message{Content: msg.Content[0].Text}})
+}
+
+var _ = DescribeTable("an official SDK's request is read as the API reads it",
+	func(read func(srv *standin.Server) standin.Request, want []llm.Message) {
+		Expect(read(echoStandin()).Messages).To(Equal(want))
+	},
+	Entry("Messages: a plain text document is text the model reads (its title first), a PDF and an image are left out",
+		func(srv *standin.Server) standin.Request {
+			fares := anthropic.NewDocumentBlock(anthropic.PlainTextSourceParam{Data: "Vis 5.90\nKorcula 7.10"})
+			fares.OfDocument.Title, fares.OfDocument.Citations.Enabled = anthropic.String("Ferry fares"), anthropic.Bool(true)
+			return anthropicEchoed(srv, anthropic.NewUserMessage(anthropic.NewTextBlock("What does Vis cost?\n"), fares,
+				anthropic.NewDocumentBlock(anthropic.Base64PDFSourceParam{Data: "JVBERi0xLjcK"}),
+				anthropic.NewImageBlockBase64("image/png", "iVBORw0KGgo=")))
+		},
+		[]llm.Message{{Role: llm.RoleSystem, Content: echoPrompt}, {Role: llm.RoleUser, Content: "What does Vis cost?\nFerry fares\nVis 5.90\nKorcula 7.10\n"}}),
+	Entry("Messages: a document of content blocks in a tool result is the result's text",
+		func(srv *standin.Server) standin.Request {
+			doc := anthropic.DocumentBlockParam{Source: anthropic.DocumentBlockParamSourceUnion{OfContent: &anthropic.ContentBlockSourceParam{
+				Content: anthropic.ContentBlockSourceContentUnionParam{OfContentBlockSourceContent: []anthropic.ContentBlockSourceContentItemUnionParam{
+					{OfText: &anthropic.TextBlockParam{Text: "21.4 C at 06:00"}}, {OfText: &anthropic.TextBlockParam{Text: "21.9 C at 12:00"}}}}}},
+				Context: anthropic.String("Buoy 46 readings")}
+			return anthropicEchoed(srv, anthropic.NewUserMessage(anthropic.NewTextBlock("call get_sst")),
+				anthropic.NewAssistantMessage(anthropic.NewToolUseBlock("toolu_01", map[string]any{"lon": 121.5}, "get_sst")),
+				anthropic.NewUserMessage(anthropic.ContentBlockParamUnion{OfToolResult: &anthropic.ToolResultBlockParam{ToolUseID: "toolu_01",
+					Content: []anthropic.ToolResultBlockParamContentUnion{{OfDocument: &doc}}}}))
+		},
+		[]llm.Message{{Role: llm.RoleSystem, Content: echoPrompt}, {Role: llm.RoleUser, Content: "call get_sst"},
+			{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "toolu_01", Name: "get_sst", Arguments: json.RawMessage(`{"lon":121.5}`)}}},
+			{Role: llm.RoleTool, ToolCallID: "toolu_01", Name: "get_sst", Content: "Buoy 46 readings\n21.4 C at 06:00\n21.9 C at 12:00\n"}}),
+)

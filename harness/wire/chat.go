@@ -323,6 +323,10 @@ func contentText(c any) string {
 				title, _ := m["title"].(string)
 				source, _ := m["source"].(string)
 				t = searchResult(title, source, m["content"])
+			} else if m["type"] == "document" { // Anthropic's, in a tool result
+				title, _ := m["title"].(string)
+				context, _ := m["context"].(string)
+				t = documentText(title, context, m["source"])
 			}
 			if t != "" && b.Len() > 0 && !strings.HasSuffix(b.String(), "\n") {
 				// Each block is read apart: a block's first line stays a line
