@@ -17,6 +17,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	sdk "github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/responses"
 	"github.com/openai/openai-go/v3/shared"
 	"google.golang.org/genai"
 
@@ -167,3 +168,60 @@ var _ = DescribeTable("an official SDK's request is read as the API reads it",
 			{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "toolu_01", Name: "get_sst", Arguments: json.RawMessage(`{"lon":121.5}`)}}},
 			{Role: llm.RoleTool, ToolCallID: "toolu_01", Name: "get_sst", Content: "Buoy 46 readings\n21.4 C at 06:00\n21.9 C at 12:00\n"}}),
 )
+
+var _ = Describe("an official SDK's settings the answer echoes", func() {
+	It("echoes a Responses request's metadata, prompt cache key, safety identifier, truncation, tool call limit, verbosity and service tier, whole and streamed", func() {
+		c := officialOpenAI(echoStandin())
+		params := responses.ResponseNewParams{
+			Model: "gpt-4.1-mini", Instructions: sdk.String(echoPrompt), Input: responses.ResponseNewParamsInputUnion{OfString: sdk.String("Fares to Vis?")},
+			Metadata: shared.Metadata{"team": "ferries", "run": "r-17"}, PromptCacheKey: sdk.String("ferry-desk"), SafetyIdentifier: sdk.String("user-4411"),
+			Truncation: responses.ResponseNewParamsTruncationAuto, MaxToolCalls: sdk.Int(4), ServiceTier: responses.ResponseNewParamsServiceTierFlex,
+			Text: responses.ResponseTextConfigParam{Verbosity: responses.ResponseTextConfigVerbosityLow},
+		}
+		check := func(r responses.Response) {
+			GinkgoHelper()
+			Expect(r.Metadata).To(Equal(shared.Metadata{"team": "ferries", "run": "r-17"}))
+			Expect(r.PromptCacheKey).To(Equal("ferry-desk"))
+			Expect(r.SafetyIdentifier).To(Equal("user-4411"))
+			Expect(r.Truncation).To(BeEquivalentTo("auto"))
+			Expect(r.MaxToolCalls).To(BeEquivalentTo(4))
+			Expect(r.ServiceTier).To(BeEquivalentTo("flex"), "the tier that served it")
+			Expect(r.Text.Verbosity).To(BeEquivalentTo("low"))
+		}
+		whole, err := c.Responses.New(context.Background(), params)
+		Expect(err).NotTo(HaveOccurred())
+		check(*whole)
+		s := c.Responses.NewStreaming(context.Background(), params)
+		var done *responses.Response
+		for s.Next() {
+			if e := s.Current(); e.Type == "response.completed" {
+				r := e.AsResponseCompleted().Response
+				done = &r
+			}
+		}
+		Expect(s.Err()).NotTo(HaveOccurred())
+		Expect(done).NotTo(BeNil())
+		check(*done)
+
+		params.ServiceTier = responses.ResponseNewParamsServiceTierAuto
+		whole, err = c.Responses.New(context.Background(), params)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(whole.ServiceTier).To(BeEquivalentTo("default"), "auto is served at the project's tier")
+	})
+
+	It("echoes the service tier a Chat Completions request asked for, whole and in every chunk", func() {
+		c := officialOpenAI(echoStandin())
+		params := chatWith("Fares to Vis?", func(p *sdk.ChatCompletionNewParams) { p.ServiceTier = sdk.ChatCompletionNewParamsServiceTierPriority })
+		whole, err := c.Chat.Completions.New(context.Background(), params)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(whole.ServiceTier).To(BeEquivalentTo("priority"))
+		s := c.Chat.Completions.NewStreaming(context.Background(), params)
+		chunks := 0
+		for s.Next() {
+			chunks++
+			Expect(s.Current().ServiceTier).To(BeEquivalentTo("priority"))
+		}
+		Expect(s.Err()).NotTo(HaveOccurred())
+		Expect(chunks).To(BeNumerically(">", 1))
+	})
+})

@@ -52,7 +52,8 @@ type chatRequest struct {
 	MaxTokens           int             `json:"max_tokens"`
 	MaxCompletionTokens int             `json:"max_completion_tokens"` // what max_tokens became; reasoning models take only this
 	Stream              bool            `json:"stream"`
-	N                   *int            `json:"n"` // how many choices to answer: 1 unless given
+	ServiceTier         string          `json:"service_tier"` // echoed: the tier that served it (serviceTier)
+	N                   *int            `json:"n"`            // how many choices to answer: 1 unless given
 	// Logprobs asks for the answer's token log probabilities, each with
 	// up to TopLogprobs alternatives (logprobs.go).
 	Logprobs    bool `json:"logprobs"`
@@ -180,6 +181,7 @@ func chatEncoder(body []byte, sample int, wr chatRequest) Encoder {
 			}
 			msg = callIDs(msg, h)
 			resp := completion(id, model, msg, chatFinish(msg, end, legacy), legacy, n, in, out)
+			resp["service_tier"] = serviceTier(wr.ServiceTier)
 			if top >= 0 {
 				lp, err := chatLogprobs(msg.Content, top)
 				if err != nil {
@@ -193,7 +195,7 @@ func chatEncoder(body []byte, sample int, wr chatRequest) Encoder {
 		},
 	}
 	if stream {
-		events := openAIEvents(id, includeUsage, legacy, n, top)
+		events := openAIEvents(id, serviceTier(wr.ServiceTier), includeUsage, legacy, n, top)
 		e.Events = func(model string, msg llm.Message, end End, in, out int) ([]Event, error) {
 			if err := oneCall(msg, legacy); err != nil {
 				return nil, err
