@@ -136,10 +136,11 @@ func isSecretHeader(name string) bool {
 
 // secretFieldNames are JSON field names, lower case without "_" and "-",
 // that always carry credentials, alone or at the end of a longer name
-// (openai_api_key, dbPassword).
+// (openai_api_key, dbPassword); authorization_token is the token
+// Anthropic's mcp_servers call an MCP server with.
 var secretFieldNames = []string{"apikey", "apitoken", "accesstoken", "refreshtoken", "idtoken", "authtoken",
 	"sessiontoken", "bearertoken", "clientsecret", "secretkey", "privatekey", "accesskey", "password", "passwd",
-	"secret", "authorization", "credentials"}
+	"secret", "authorization", "authorizationtoken", "credentials"}
 
 // fieldSeparators are dropped from field names before they are compared.
 var fieldSeparators = strings.NewReplacer("_", "", "-", "")

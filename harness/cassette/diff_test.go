@@ -127,6 +127,28 @@ var _ = Describe("a miss's diagnosis of a model request", func() {
 		)
 	}
 
+	DescribeTable("names an OpenAI custom tool (type custom) that changed by its name, in either API",
+		func(path, recorded, live string, want ...string) {
+			Expect(missFor(path, recorded, live).Diff).To(Equal(want))
+		},
+		Entry("Chat Completions: a description changed", "/v1/chat/completions",
+			`{"model":"m","messages":[],"tools":[{"type":"custom","custom":{"name":"apply_patch","description":"Edit files."}},{"type":"custom","custom":{"name":"run_sql","description":"Run a query."}}]}`,
+			`{"model":"m","messages":[],"tools":[{"type":"custom","custom":{"name":"apply_patch","description":"Edit files with a patch."}},{"type":"custom","custom":{"name":"run_sql","description":"Run a query."}}]}`,
+			`tool apply_patch: description changed: "Edit files." → "Edit files with a patch."`),
+		Entry("Chat Completions: a grammar changed", "/v1/chat/completions",
+			`{"model":"m","messages":[],"tools":[{"type":"custom","custom":{"name":"apply_patch","format":{"type":"grammar","grammar":{"syntax":"lark","definition":"start: /.+/"}}}},{"type":"custom","custom":{"name":"run_sql"}}]}`,
+			`{"model":"m","messages":[],"tools":[{"type":"custom","custom":{"name":"apply_patch","format":{"type":"grammar","grammar":{"syntax":"regex","definition":".+"}}}},{"type":"custom","custom":{"name":"run_sql"}}]}`,
+			`tool apply_patch: /format/grammar/definition: "start: /.+/" → ".+"`, `tool apply_patch: /format/grammar/syntax: "lark" → "regex"`),
+		Entry("Chat Completions: one added beside a function", "/v1/chat/completions",
+			`{"model":"m","messages":[],"tools":[{"type":"function","function":{"name":"get_sst"}},{"type":"custom","custom":{"name":"apply_patch"}}]}`,
+			`{"model":"m","messages":[],"tools":[{"type":"function","function":{"name":"get_sst"}},{"type":"custom","custom":{"name":"apply_patch"}},{"type":"custom","custom":{"name":"run_sql","description":"Run a query."}}]}`,
+			`tool added: run_sql ("Run a query.")`),
+		Entry("Responses: a description changed", "/v1/responses",
+			`{"model":"m","input":"hi","tools":[{"type":"custom","name":"apply_patch","description":"Edit files."},{"type":"custom","name":"run_sql"}]}`,
+			`{"model":"m","input":"hi","tools":[{"type":"custom","name":"apply_patch","description":"Edit files with a patch."},{"type":"custom","name":"run_sql"}]}`,
+			`tool apply_patch: description changed: "Edit files." → "Edit files with a patch."`),
+	)
+
 	It("names a message changed in place by its JSON pointer", func() {
 		w := wires["OpenAI Chat Completions"]
 		miss := missFor(w.path, w.build(nil, []string{"Oslo now?", "thanks"}), w.build(nil, []string{"Lima now?", "thanks"}))

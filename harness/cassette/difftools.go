@@ -15,7 +15,8 @@ type tool struct {
 
 // toolsOf reads the tools of a model request in any of the wire formats:
 // OpenAI Chat Completions ({type, function: {name, description,
-// parameters}}), OpenAI Responses ({type, name, description, parameters}),
+// parameters}}, or a custom tool's {type: custom, custom: {name,
+// description, format}}), OpenAI Responses ({type, name, description, parameters}),
 // Anthropic ({name, description, input_schema}), Gemini
 // ({functionDeclarations: [{name, description, parameters}]}, or
 // function_declarations); a built-in
@@ -50,12 +51,19 @@ func toolsOf(v any) ([]tool, bool) {
 			}
 			continue
 		}
-		if f, ok := m["function"].(map[string]any); ok {
-			// Chat Completions: the function, and whatever the wrapper
-			// adds beside type (which is always "function").
+		wrapper := "function"
+		f, ok := m[wrapper].(map[string]any)
+		if !ok {
+			wrapper = "custom"
+			f, ok = m[wrapper].(map[string]any)
+		}
+		if ok {
+			// Chat Completions: the function (or custom tool), and
+			// whatever the wrapper adds beside type (which names the
+			// wrapper).
 			d := maps.Clone(f)
 			for k, v := range m {
-				if _, clash := d[k]; !clash && k != "function" && k != "type" {
+				if _, clash := d[k]; !clash && k != wrapper && k != "type" {
 					d[k] = v
 				}
 			}

@@ -22,7 +22,9 @@ import (
 //     tool_result block a tool message (its content a string or text
 //     blocks; is_error kept; the name that of the tool_use it answers), in
 //     the order of the blocks; a search_result block, in either, is read
-//     as its title, source and text (searchResult); an assistant message's text and tool_use
+//     as its title, source and text (searchResult), a text document
+//     (plain text or content) as its title, context and text
+//     (documentText); an assistant message's text and tool_use
 //     blocks become one assistant message; thinking blocks are dropped;
 //   - tools take their schema from input_schema; Anthropic's typed tools
 //     are read as anthropic_tools.go says.
@@ -57,6 +59,12 @@ type anthropicRequest struct {
 		Content json.RawMessage `json:"content"` // a string or blocks
 	} `json:"messages"`
 	Tools []anthropicTool `json:"tools"` // anthropic_tools.go
+	// MCPServers are remote MCP servers whose tools the API calls itself
+	// (the MCP connector beta), which the stand-in refuses as it refuses
+	// server tools (anthropic_tools.go).
+	MCPServers []struct {
+		Name string `json:"name"`
+	} `json:"mcp_servers"`
 	// OutputConfig.Format (and the beta's OutputFormat) asks for a JSON
 	// answer of a schema: structured outputs.
 	OutputConfig *struct {
@@ -101,10 +109,12 @@ type anthropicBlock struct {
 	ToolUseID string          `json:"tool_use_id"`
 	Content   any             `json:"content"` // tool_result: a string or text blocks
 	IsError   bool            `json:"is_error"`
-	// A search_result block's title and source (a string; a document's
-	// and an image's source, an object, is not read).
-	Title  string          `json:"title"`
-	Source json.RawMessage `json:"source"`
+	// A search_result block's title and source (a string), and a
+	// document's title, context and source (an object: documentText); an
+	// image's source is not read.
+	Title   string          `json:"title"`
+	Context string          `json:"context"`
+	Source  json.RawMessage `json:"source"`
 }
 
 // searchResult is the text of a search_result block (Anthropic's search
@@ -114,13 +124,40 @@ func searchResult(title, source string, content any) string {
 	return fmt.Sprintf("%s (%s)\n%s\n", title, source, contentText(content))
 }
 
+// documentText is the text of a document block (in a user message or a
+// tool result) of title, context and source as the model reads it: a
+// plain text source's data, or a content source's text (a string or
+// text blocks), after the title and context, each on lines of its own; ""
+// for a PDF (base64, URL or file), which the stand-in cannot see.
+func documentText(title, context string, source any) string {
+	src, _ := source.(map[string]any)
+	var body string
+	switch src["type"] {
+	case "text":
+		body, _ = src["data"].(string)
+	case "content":
+		body = contentText(src["content"])
+	}
+	if body == "" {
+		return ""
+	}
+	var lines []string
+	for _, l := range []string{title, context, body} {
+		if l != "" {
+			lines = append(lines, strings.TrimSuffix(l, "\n"))
+		}
+	}
+	return strings.Join(lines, "\n") + "\n"
+}
+
 // decode reads ar as a Request, its messages after those of prior, the
 // thread it continues (whose system prompt and tools it takes), and
 // returns its own messages apart too; its error is why it cannot be read.
 // When strict (the stand-in answering it) a block the stand-in cannot read
 // is an error; else (reading recorded traffic) it is left out: server
-// tools' calls and results. Either way an image or document block is left
-// out: the stand-in cannot see it, and reads the text around it.
+// tools' calls and results. Either way an image or a PDF document is left
+// out: the stand-in cannot see it, and reads the text around it; a text
+// document is read as its text (documentText).
 func (ar anthropicRequest) decode(strict bool, prior *thread) (Request, []llm.Message, error) {
 	if ar.MaxTokens == nil {
 		return Request{}, nil, errors.New("max_tokens: Field required")
@@ -258,9 +295,15 @@ func anthropicMessages(role string, blocks []anthropicBlock, names map[string]st
 			switch b.Type {
 			case "text":
 				text.WriteString(b.Text)
-			case "image", "document":
+			case "image":
 				// Media the stand-in cannot see, as with the other
 				// dialects': it reads the text around it.
+			case "document":
+				// A text document is read (citations cite it); a PDF,
+				// which the stand-in cannot see, is left out.
+				var source any
+				_ = json.Unmarshal(b.Source, &source)
+				text.WriteString(documentText(b.Title, b.Context, source))
 			case "search_result":
 				var source string
 				_ = json.Unmarshal(b.Source, &source)

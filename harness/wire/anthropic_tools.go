@@ -15,7 +15,8 @@ import (
 // client runs it. The stand-in reads such a tool as that definition, in
 // our words (anthropicBuiltins), so it may call it as a model would. The
 // other types are server tools (web search, web fetch, code execution,
-// tool search, …), which the API runs itself, and computer use, which
+// tool search, an MCP toolset, and the tools of the MCP servers a request
+// names in mcp_servers), which the API runs itself, and computer use, which
 // needs a screen the stand-in cannot see: it refuses a request offering
 // one, as it refuses the Responses API's hosted tools, rather than answer
 // as a model without it; reading recorded traffic leaves them out.
@@ -87,9 +88,12 @@ func (t anthropicTool) read() (llm.Tool, bool) {
 }
 
 // tools are the tools ar offers as the model reads them. When strict (the
-// stand-in answering), a server tool or computer use is an error; else
-// (reading traffic) it is left out.
+// stand-in answering), a server tool, computer use or an MCP server
+// (mcp_servers) is an error; else (reading traffic) it is left out.
 func (ar anthropicRequest) tools(strict bool) ([]llm.Tool, error) {
+	if len(ar.MCPServers) > 0 && strict {
+		return nil, fmt.Errorf("mcp_servers.0: the stand-in runs no server tools: it cannot call the tools of the MCP server %q, which the API calls itself (the MCP connector); record this agent against the real API instead (testbed record --provider anthropic)", ar.MCPServers[0].Name)
+	}
 	var tools []llm.Tool
 	for i, t := range ar.Tools {
 		tool, ok := t.read()

@@ -52,7 +52,8 @@ type chatRequest struct {
 	MaxTokens           int             `json:"max_tokens"`
 	MaxCompletionTokens int             `json:"max_completion_tokens"` // what max_tokens became; reasoning models take only this
 	Stream              bool            `json:"stream"`
-	N                   *int            `json:"n"` // how many choices to answer: 1 unless given
+	ServiceTier         string          `json:"service_tier"` // echoed: the tier that served it (serviceTier)
+	N                   *int            `json:"n"`            // how many choices to answer: 1 unless given
 	// Logprobs asks for the answer's token log probabilities, each with
 	// up to TopLogprobs alternatives (logprobs.go).
 	Logprobs    bool `json:"logprobs"`
@@ -89,6 +90,19 @@ func (wr *chatRequest) deployed(path string) {
 // legacy reports whether wr offers functions in the legacy way only, to
 // be answered with a function_call.
 func (wr chatRequest) legacy() bool { return len(wr.Functions) > 0 && len(wr.Tools) == 0 }
+
+// served returns why the stand-in cannot answer wr, a request the API
+// takes, or nil: a custom tool (type custom), called with free text no
+// policy writes, is refused as the Responses API's are (responses.go),
+// not answered with a function call in its place.
+func (wr chatRequest) served() error {
+	for i, t := range wr.Tools {
+		if t.Custom != nil {
+			return &invalid{msg: fmt.Sprintf("tools[%d]: the stand-in serves function tools, not \"custom\"", i), param: fmt.Sprintf("tools[%d].type", i)}
+		}
+	}
+	return nil
+}
 
 // ChatFunctionCall is a call of the legacy functions API, in a request's
 // assistant message or in an answer.
@@ -167,6 +181,7 @@ func chatEncoder(body []byte, sample int, wr chatRequest) Encoder {
 			}
 			msg = callIDs(msg, h)
 			resp := completion(id, model, msg, chatFinish(msg, end, legacy), legacy, n, in, out)
+			resp["service_tier"] = serviceTier(wr.ServiceTier)
 			if top >= 0 {
 				lp, err := chatLogprobs(msg.Content, top)
 				if err != nil {
@@ -180,7 +195,7 @@ func chatEncoder(body []byte, sample int, wr chatRequest) Encoder {
 		},
 	}
 	if stream {
-		events := openAIEvents(id, includeUsage, legacy, n, top)
+		events := openAIEvents(id, serviceTier(wr.ServiceTier), includeUsage, legacy, n, top)
 		e.Events = func(model string, msg llm.Message, end End, in, out int) ([]Event, error) {
 			if err := oneCall(msg, legacy); err != nil {
 				return nil, err
@@ -310,6 +325,10 @@ func contentText(c any) string {
 				title, _ := m["title"].(string)
 				source, _ := m["source"].(string)
 				t = searchResult(title, source, m["content"])
+			} else if m["type"] == "document" { // Anthropic's, in a tool result
+				title, _ := m["title"].(string)
+				context, _ := m["context"].(string)
+				t = documentText(title, context, m["source"])
 			}
 			if t != "" && b.Len() > 0 && !strings.HasSuffix(b.String(), "\n") {
 				// Each block is read apart: a block's first line stays a line

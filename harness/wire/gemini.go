@@ -108,6 +108,28 @@ func (gr geminiRequest) choice() Choice {
 type geminiTool struct {
 	FunctionDeclarations      []geminiFunction `json:"functionDeclarations"`
 	FunctionDeclarationsSnake []geminiFunction `json:"function_declarations"`
+	// Builtin names the built-in tools the tool turns on (googleSearch,
+	// codeExecution, urlContext, …), which Google runs itself, by the
+	// keys they are given under, sorted.
+	Builtin []string `json:"-"`
+}
+
+func (t *geminiTool) UnmarshalJSON(b []byte) error {
+	type plain geminiTool
+	if err := json.Unmarshal(b, (*plain)(t)); err != nil {
+		return err
+	}
+	var keys map[string]json.RawMessage
+	if err := json.Unmarshal(b, &keys); err != nil {
+		return err
+	}
+	for k, v := range keys {
+		if k != "functionDeclarations" && k != "function_declarations" && string(v) != "null" {
+			t.Builtin = append(t.Builtin, k)
+		}
+	}
+	slices.Sort(t.Builtin)
+	return nil
 }
 
 type geminiFunction struct {
@@ -359,14 +381,22 @@ func answered(pending []pendingCall, id, name string) int {
 }
 
 // decode reads gr, a request to model, as a Request. When strict (the
-// stand-in answering it), a functionResponse that answers no earlier
-// functionCall is an error; else (reading recorded traffic) it is a tool
+// stand-in answering it), a built-in tool (googleSearch, codeExecution,
+// urlContext, …), which Google runs itself, and a functionResponse that
+// answers no earlier functionCall are errors; else (reading recorded
+// traffic) a built-in tool is left out, the functionResponse is a tool
 // message with its own id, if it has one, and every call is read with the
 // id of its place in the conversation (CallID), whatever id it was sent
 // with: clients make ids up for Gemini's calls (the AI SDK, anew each
 // run), which would make what is read, and counted, differ between two
 // replays of one recording.
 func (gr geminiRequest) decode(model string, strict bool) (Request, error) {
+	for i, t := range gr.Tools {
+		if len(t.Builtin) > 0 && strict {
+			return Request{}, &invalid{msg: fmt.Sprintf("* GenerateContentRequest.tools[%d]: the stand-in runs no built-in tools: it cannot serve %s "+
+				"(it serves functionDeclarations); record this agent against the real API instead (testbed record --provider gemini)\n", i, strings.Join(t.Builtin, ", "))}
+		}
+	}
 	r := Request{Model: model, MaxTokens: gr.GenerationConfig.MaxOutputTokens, Choice: gr.choice(), Stop: gr.GenerationConfig.StopSequences}
 	r.JSON = gr.GenerationConfig.ResponseMIMEType == "application/json"
 	if rs := orRaw(gr.GenerationConfig.ResponseJSONSchema, gr.GenerationConfig.ResponseSchema); len(rs) > 0 {

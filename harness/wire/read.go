@@ -41,6 +41,9 @@ func (t *Threads) Read(d Dialect, path string, body []byte, sample int) (Call, e
 		if err := validateChat(wr); err != nil {
 			return Call{}, err
 		}
+		if err := wr.served(); err != nil {
+			return Call{}, err
+		}
 		req := wr.decode()
 		if rf := wr.ResponseFormat; rf != nil && rf.Type == "json_object" && !mentionsJSON(req.Messages) {
 			return Call{}, &invalid{msg: "'messages' must contain the word 'json' in some form, to use 'response_format' of type 'json_object'.", param: "messages"}

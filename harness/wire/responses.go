@@ -35,10 +35,10 @@ import (
 // max_output_tokens, when the answer is cut off), a message item of
 // output_text and function_call items, and every field the official
 // SDK's Response type requires, null where the stand-in has nothing to say;
-// it echoes the request's tools, sampling, limit, reasoning settings and text format as the
-// API does. Its ids (resp_…, msg_…, fc_…, call_…) derive from a hash of
-// the request and its sample, so recordings are reproducible and every
-// distinct request gets its own. With stream: true the same response is
+// it echoes the request's settings as the API does (echo). Its ids
+// (resp_…, msg_…, fc_…, call_…) derive from a hash of the request and its
+// sample, so recordings are reproducible and every distinct request gets
+// its own. With stream: true the same response is
 // sent as Responses stream events (stream_responses.go). Usage is counted as on the other paths
 // and split as the API splits it (input_tokens_details,
 // output_tokens_details; the stand-in has no cache and does not reason, so
@@ -86,8 +86,19 @@ type responsesRequest struct {
 	PreviousResponseID string          `json:"previous_response_id"`
 	Conversation       json.RawMessage `json:"conversation"`
 	Text               *struct {
-		Format json.RawMessage `json:"format"`
+		Format    json.RawMessage `json:"format"`
+		Verbosity string          `json:"verbosity"`
 	} `json:"text"`
+	// Echoed settings: the answer repeats them as the request gave them
+	// (echo), none changing what the stand-in answers.
+	Metadata             map[string]string `json:"metadata"`
+	PromptCacheKey       *string           `json:"prompt_cache_key"`
+	PromptCacheRetention *string           `json:"prompt_cache_retention"`
+	SafetyIdentifier     *string           `json:"safety_identifier"`
+	User                 *string           `json:"user"`
+	ServiceTier          string            `json:"service_tier"`
+	Truncation           string            `json:"truncation"`
+	MaxToolCalls         *int              `json:"max_tool_calls"`
 	// Include names what the answer adds; message.output_text.logprobs
 	// asks for its text's token log probabilities, each with up to
 	// TopLogprobs alternatives (logprobs.go).
@@ -427,7 +438,10 @@ func responsesEncoder(rr responsesRequest, body []byte, sample int, t *Threads, 
 }
 
 // echo is a response to rr without its output: the request's settings as
-// the API echoes them, and usage.
+// the API echoes them (its tools, sampling, limits, reasoning, text format
+// and verbosity, metadata, prompt cache key and retention, safety
+// identifier, user, truncation and the service tier that served it), and
+// usage.
 func (rr responsesRequest) echo(id, model string, in, out int) map[string]any {
 	tools := []any{}
 	for _, t := range rr.Tools {
@@ -449,6 +463,14 @@ func (rr responsesRequest) echo(id, model string, in, out int) map[string]any {
 		return *v
 	}
 	parallel := rr.ParallelToolCalls == nil || *rr.ParallelToolCalls
+	verbosity := "medium"
+	if rr.Text != nil && rr.Text.Verbosity != "" {
+		verbosity = rr.Text.Verbosity
+	}
+	metadata := map[string]string{}
+	if rr.Metadata != nil {
+		metadata = rr.Metadata
+	}
 	var choice any = "auto"
 	if len(rr.ToolChoice) > 0 && string(rr.ToolChoice) != "null" {
 		choice = rr.ToolChoice // echoed as the API does
@@ -456,15 +478,15 @@ func (rr responsesRequest) echo(id, model string, in, out int) map[string]any {
 	return map[string]any{
 		"id": id, "object": "response", "created_at": 0, "completed_at": 0, "status": "completed",
 		"background": rr.Background, "error": nil, "incomplete_details": nil,
-		"instructions": rr.Instructions, "max_output_tokens": rr.MaxOutputTokens, "max_tool_calls": nil,
+		"instructions": rr.Instructions, "max_output_tokens": rr.MaxOutputTokens, "max_tool_calls": rr.MaxToolCalls,
 		"model": model, "parallel_tool_calls": parallel, "previous_response_id": orNull(rr.PreviousResponseID),
-		"reasoning": rr.reasoningEcho(), "service_tier": "default",
+		"reasoning": rr.reasoningEcho(), "service_tier": serviceTier(rr.ServiceTier),
 		"temperature": orOne(rr.Temperature), "top_p": orOne(rr.TopP), "top_logprobs": cmp.Or(rr.TopLogprobs, new(int)),
-		"text": map[string]any{"format": format, "verbosity": "medium"}, "tool_choice": choice, "tools": tools,
-		"truncation": "disabled", "prompt_cache_key": nil, "safety_identifier": nil, "access_programs": nil,
-		"metadata": map[string]any{}, "store": rr.Store == nil || *rr.Store, "user": nil,
+		"text": map[string]any{"format": format, "verbosity": verbosity}, "tool_choice": choice, "tools": tools,
+		"truncation": cmp.Or(rr.Truncation, "disabled"), "prompt_cache_key": rr.PromptCacheKey, "safety_identifier": rr.SafetyIdentifier, "access_programs": nil,
+		"metadata": metadata, "store": rr.Store == nil || *rr.Store, "user": rr.User,
 		"frequency_penalty": 0.0, "presence_penalty": 0.0, "billing": map[string]any{"payer": "developer"},
-		"moderation": nil, "prompt_cache_retention": nil,
+		"moderation": nil, "prompt_cache_retention": rr.PromptCacheRetention,
 		"tool_usage": map[string]any{"image_gen": map[string]any{"input_tokens": 0, "input_tokens_details": map[string]any{"image_tokens": 0, "text_tokens": 0},
 			"output_tokens": 0, "output_tokens_details": map[string]any{"image_tokens": 0, "text_tokens": 0}, "total_tokens": 0},
 			"web_search": map[string]any{"num_requests": 0}},
@@ -474,6 +496,18 @@ func (rr responsesRequest) echo(id, model string, in, out int) map[string]any {
 			"total_tokens": in + out,
 		},
 	}
+}
+
+// serviceTier is the service_tier an OpenAI answer (of either API)
+// reports for a request that asked for tier: the tier that served it,
+// "default" when the request left it to the project ("auto", or none),
+// else the one it asked for (flex, priority, scale), as the APIs report
+// the tier they used.
+func serviceTier(tier string) string {
+	if tier == "" || tier == "auto" {
+		return "default"
+	}
+	return tier
 }
 
 // orNull is s, or null when it is empty.

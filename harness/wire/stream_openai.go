@@ -23,11 +23,11 @@ import (
 // the call's deltas are function_call ones: the first has its name and
 // empty arguments, the next ones a piece of its arguments.
 
-// openAIEvents returns the dialect's stream encoder for n choices, with the
-// usage chunk when includeUsage, answering the legacy functions API when
-// legacy, with each token's log probability and top alternatives when top
-// >= 0.
-func openAIEvents(id string, includeUsage, legacy bool, n, top int) func(model string, msg llm.Message, end End, in, out int) ([]Event, error) {
+// openAIEvents returns the dialect's stream encoder for n choices served
+// at tier (their service_tier), with the usage chunk when includeUsage,
+// answering the legacy functions API when legacy, with each token's log
+// probability and top alternatives when top >= 0.
+func openAIEvents(id, tier string, includeUsage, legacy bool, n, top int) func(model string, msg llm.Message, end End, in, out int) ([]Event, error) {
 	return func(model string, msg llm.Message, end End, in, out int) ([]Event, error) {
 		var events []Event
 		// add appends the chunk of delta (and finish) once per choice,
@@ -36,7 +36,7 @@ func openAIEvents(id string, includeUsage, legacy bool, n, top int) func(model s
 			for i := range n {
 				c := map[string]any{
 					"id": id, "object": "chat.completion.chunk", "created": 0, "model": model,
-					"service_tier": "default", "system_fingerprint": SystemFingerprint,
+					"service_tier": tier, "system_fingerprint": SystemFingerprint,
 					"choices": []any{map[string]any{"index": i, "delta": delta, "logprobs": logprobs, "finish_reason": finish}},
 				}
 				if includeUsage {
@@ -89,7 +89,7 @@ func openAIEvents(id string, includeUsage, legacy bool, n, top int) func(model s
 		if includeUsage {
 			events = append(events, Event{Kind: EventTail, Data: map[string]any{
 				"id": id, "object": "chat.completion.chunk", "created": 0, "model": model, "choices": []any{},
-				"service_tier": "default", "system_fingerprint": SystemFingerprint, "usage": chatUsage(in, out*n),
+				"service_tier": tier, "system_fingerprint": SystemFingerprint, "usage": chatUsage(in, out*n),
 			}})
 		}
 		return append(events, Event{Kind: EventDone, Data: "[DONE]"}), nil

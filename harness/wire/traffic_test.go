@@ -172,12 +172,12 @@ var _ = Describe("recorded traffic read from the wire (Decode)", func() {
 		}))
 	})
 
-	It("reads an Anthropic conversation with images, documents and server tools, leaving those blocks out", func() {
+	It("reads an Anthropic conversation with images, PDF documents and server tools, leaving those blocks out", func() {
 		body := `{"model": "claude-sonnet-4-5", "max_tokens": 1024,
 			"system": [{"type": "text", "text": "You read invoices.", "cache_control": {"type": "ephemeral"}}],
 			"messages": [
 				{"role": "user", "content": [{"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}},
-					{"type": "document", "source": {"type": "text", "media_type": "text/plain", "data": "Invoice 12"}},
+					{"type": "document", "source": {"type": "base64", "media_type": "application/pdf", "data": "JVBERi0xLjcK"}},
 					{"type": "text", "text": "Total of this invoice?"}]},
 				{"role": "assistant", "content": [{"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {"query": "vat rate"}},
 					{"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1", "content": []},
@@ -287,9 +287,9 @@ var _ = Describe("a request with media, read to be answered (Read)", func() {
 			Expect(err).NotTo(HaveOccurred())
 			Expect(call.Request.LastUser()).To(Equal("Total of this invoice?"))
 		},
-		Entry("Messages: image and document blocks", wire.Anthropic, "/v1/messages", `{"model": "claude-sonnet-4-5", "max_tokens": 1024, "messages": [{"role": "user", "content": [
+		Entry("Messages: image and PDF document blocks", wire.Anthropic, "/v1/messages", `{"model": "claude-sonnet-4-5", "max_tokens": 1024, "messages": [{"role": "user", "content": [
 			{"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}},
-			{"type": "document", "source": {"type": "text", "media_type": "text/plain", "data": "Invoice 12"}}, {"type": "text", "text": "Total of this invoice?"}]}]}`),
+			{"type": "document", "source": {"type": "base64", "media_type": "application/pdf", "data": "JVBERi0xLjcK"}}, {"type": "text", "text": "Total of this invoice?"}]}]}`),
 		Entry("Responses: image, file and audio parts", wire.Responses, "/v1/responses", `{"model": "gpt-4.1-mini", "input": [{"role": "user", "content": [
 			{"type": "input_image", "image_url": "data:image/png;base64,iVBORw0KGgo="}, {"type": "input_file", "file_id": "file-1"},
 			{"type": "input_audio", "input_audio": {"data": "UklGRg==", "format": "wav"}}, {"type": "input_text", "text": "Total of this invoice?"}]}]}`),

@@ -67,6 +67,10 @@ func validateChat(wr chatRequest) error {
 	type function struct{ param, name string }
 	var functions []function
 	for i, t := range wr.Tools {
+		if t.Custom != nil {
+			functions = append(functions, function{fmt.Sprintf("tools[%d].custom.name", i), t.Custom.Name})
+			continue
+		}
 		functions = append(functions, function{fmt.Sprintf("tools[%d].function.name", i), t.Function.Name})
 	}
 	for i, f := range wr.Functions {
