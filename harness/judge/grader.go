@@ -33,20 +33,38 @@ type Grader struct {
 	ask    func(ctx context.Context, msgs []llm.Message, name string, schema map[string]any) (string, llm.Usage, error)
 }
 
+// Option changes how a grader asks.
+type Option func(*options)
+
+type options struct{ reasoning *bool }
+
+// Reasoning says whether the grader's model reasons before it answers,
+// over what its name says (Thinks): an Azure deployment named otherwise
+// than its model, a model newer than the table.
+func Reasoning(on bool) Option { return func(o *options) { o.reasoning = &on } }
+
 // New returns a grader for ep that sends every request through hc with key;
 // prompt, when not empty, is the text/template that replaces the built-in
 // grading instructions (see Subject for what it sees).
-func New(ctx context.Context, ep llm.Endpoint, key string, hc *http.Client, prompt string) (*Grader, error) {
+func New(ctx context.Context, ep llm.Endpoint, key string, hc *http.Client, prompt string, opts ...Option) (*Grader, error) {
 	g := &Grader{ep: ep, prompt: prompt}
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	thinks := Thinks(ep.Provider, ep.Model)
+	if o.reasoning != nil {
+		thinks = *o.reasoning
+	}
 	switch ep.Provider {
 	case llm.ProviderOpenAI, llm.ProviderAzure:
-		opts := []ooption.RequestOption{ooption.WithBaseURL(ep.BaseURL), ooption.WithAPIKey(key), ooption.WithHTTPClient(hc), ooption.WithMaxRetries(0)}
+		copts := []ooption.RequestOption{ooption.WithBaseURL(ep.BaseURL), ooption.WithAPIKey(key), ooption.WithHTTPClient(hc), ooption.WithMaxRetries(0)}
 		if ep.Provider == llm.ProviderAzure {
-			opts = oadapter.AzureOptions(ep.BaseURL, ep.Model, ep.AzureVersion(), key, hc)
+			copts = oadapter.AzureOptions(ep.BaseURL, ep.Model, ep.AzureVersion(), key, hc)
 		}
-		c := openai.NewClient(opts...)
+		c := openai.NewClient(copts...)
 		g.ask = func(ctx context.Context, msgs []llm.Message, name string, schema map[string]any) (string, llm.Usage, error) {
-			out, err := c.Chat.Completions.New(ctx, OpenAIParams(ep.Model, msgs, name, schema))
+			out, err := c.Chat.Completions.New(ctx, openAIParams(ep.Model, thinks, msgs, name, schema))
 			if err != nil {
 				return "", llm.Usage{}, err
 			}
@@ -63,7 +81,7 @@ func New(ctx context.Context, ep llm.Endpoint, key string, hc *http.Client, prom
 	case llm.ProviderAnthropic:
 		c := anthropic.NewClient(aoption.WithoutEnvironmentDefaults(), aoption.WithBaseURL(ep.BaseURL), aoption.WithAPIKey(key), aoption.WithHTTPClient(hc), aoption.WithMaxRetries(0))
 		g.ask = func(ctx context.Context, msgs []llm.Message, name string, schema map[string]any) (string, llm.Usage, error) {
-			out, err := c.Messages.New(ctx, AnthropicParams(ep.Model, msgs, name, schema))
+			out, err := c.Messages.New(ctx, anthropicParams(ep.Model, thinks, msgs, name, schema))
 			if err != nil {
 				return "", llm.Usage{}, err
 			}
@@ -80,7 +98,7 @@ func New(ctx context.Context, ep llm.Endpoint, key string, hc *http.Client, prom
 			switch {
 			case out.StopReason == anthropic.StopReasonMaxTokens:
 				return "", u, cutOff("stop_reason max_tokens", u)
-			case Thinks(llm.ProviderAnthropic, ep.Model):
+			case thinks:
 				return text.String(), u, nil // the shape as the answer (output_config)
 			}
 			return "", u, fmt.Errorf("%w: no call to the forced tool %s", ErrUnparsable, name)
@@ -91,7 +109,7 @@ func New(ctx context.Context, ep llm.Endpoint, key string, hc *http.Client, prom
 			return nil, fmt.Errorf("judge: gemini: %w", err)
 		}
 		g.ask = func(ctx context.Context, msgs []llm.Message, name string, schema map[string]any) (string, llm.Usage, error) {
-			contents, cfg := GeminiParams(ep.Model, msgs, schema)
+			contents, cfg := geminiParams(thinks, msgs, schema)
 			out, err := c.Models.GenerateContent(ctx, ep.Model, contents, cfg)
 			if err != nil {
 				return "", llm.Usage{}, err
@@ -157,6 +175,11 @@ func (g *Grader) Prefer(ctx context.Context, p Pair) (Preference, llm.Usage, err
 // reasoning_effort low, with no temperature, its answer and reasoning
 // bounded by ThinkingMaxTokens.
 func OpenAIParams(model string, msgs []llm.Message, name string, schema map[string]any) openai.ChatCompletionNewParams {
+	return openAIParams(model, Thinks(llm.ProviderOpenAI, model), msgs, name, schema)
+}
+
+// openAIParams is OpenAIParams for a model that thinks or not.
+func openAIParams(model string, thinks bool, msgs []llm.Message, name string, schema map[string]any) openai.ChatCompletionNewParams {
 	p := openai.ChatCompletionNewParams{
 		Model:               shared.ChatModel(model),
 		Temperature:         openai.Float(0),
@@ -167,7 +190,7 @@ func OpenAIParams(model string, msgs []llm.Message, name string, schema map[stri
 			}},
 		},
 	}
-	if Thinks(llm.ProviderOpenAI, model) {
+	if thinks {
 		p.Temperature = param.Opt[float64]{}
 		p.ReasoningEffort = shared.ReasoningEffortLow
 		p.MaxCompletionTokens = openai.Int(ThinkingMaxTokens)
@@ -193,6 +216,11 @@ func OpenAIParams(model string, msgs []llm.Message, name string, schema map[stri
 // (titled name), effort: low}, its thinking and answer bounded by
 // ThinkingMaxTokens.
 func AnthropicParams(model string, msgs []llm.Message, name string, schema map[string]any) anthropic.MessageNewParams {
+	return anthropicParams(model, Thinks(llm.ProviderAnthropic, model), msgs, name, schema)
+}
+
+// anthropicParams is AnthropicParams for a model that thinks or not.
+func anthropicParams(model string, thinks bool, msgs []llm.Message, name string, schema map[string]any) anthropic.MessageNewParams {
 	p := anthropic.MessageNewParams{
 		Model:       anthropic.Model(model),
 		MaxTokens:   MaxTokens,
@@ -206,7 +234,7 @@ func AnthropicParams(model string, msgs []llm.Message, name string, schema map[s
 		}}},
 		ToolChoice: anthropic.ToolChoiceParamOfTool(name),
 	}
-	if Thinks(llm.ProviderAnthropic, model) {
+	if thinks {
 		p = anthropic.MessageNewParams{
 			Model:     anthropic.Model(model),
 			MaxTokens: ThinkingMaxTokens,
@@ -232,13 +260,18 @@ func AnthropicParams(model string, msgs []llm.Message, name string, schema map[s
 // thinks (Thinks: 2.5 on) counts its thoughts against maxOutputTokens:
 // ThinkingMaxTokens for it.
 func GeminiParams(model string, msgs []llm.Message, schema map[string]any) ([]*genai.Content, *genai.GenerateContentConfig) {
+	return geminiParams(Thinks(llm.ProviderGemini, model), msgs, schema)
+}
+
+// geminiParams is GeminiParams for a model that thinks or not.
+func geminiParams(thinks bool, msgs []llm.Message, schema map[string]any) ([]*genai.Content, *genai.GenerateContentConfig) {
 	cfg := &genai.GenerateContentConfig{
 		Temperature:      genai.Ptr[float32](0),
 		MaxOutputTokens:  MaxTokens,
 		ResponseMIMEType: "application/json",
 		ResponseSchema:   geminiSchema(schema),
 	}
-	if Thinks(llm.ProviderGemini, model) {
+	if thinks {
 		cfg.MaxOutputTokens = ThinkingMaxTokens
 	}
 	var contents []*genai.Content

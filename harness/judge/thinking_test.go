@@ -141,3 +141,22 @@ var _ = Describe("a grader model that thinks", func() {
 			"usageMetadata": map[string]any{"promptTokenCount": 300, "thoughtsTokenCount": 4096}}, "finishReason MAX_TOKENS"),
 	)
 })
+
+var _ = DescribeTable("Reasoning says whether the grader's model reasons, over what its name says",
+	func(model string, on bool, temperature bool) {
+		srv, got := answering(openAIAnswer(`{"score":1,"reason":"r"}`, "stop", 20))
+		g, err := judge.New(context.Background(), llm.Endpoint{Provider: llm.ProviderOpenAI, BaseURL: srv.URL + "/v1", Model: model}, "k", http.DefaultClient, "", judge.Reasoning(on))
+		Expect(err).NotTo(HaveOccurred())
+		_, _, err = g.Grade(context.Background(), subject)
+		Expect(err).NotTo(HaveOccurred())
+		if temperature {
+			Expect((*got)["temperature"]).To(BeEquivalentTo(0))
+			Expect(*got).NotTo(HaveKey("reasoning_effort"))
+			return
+		}
+		Expect(*got).NotTo(HaveKey("temperature"))
+		Expect((*got)["reasoning_effort"]).To(Equal("low"))
+	},
+	Entry("a deployment named otherwise than its reasoning model", "house-grader", true, false),
+	Entry("a reasoning model's name, said not to", "gpt-5-mini", false, true),
+)

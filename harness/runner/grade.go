@@ -107,6 +107,16 @@ func (r *sampleRun) judgeEndpoint() scenario.Judge {
 	return j
 }
 
+// graderOptions are how a grader of the suite's judge jd asks: whether its
+// model reasons, when the suite says so, unless the run replaced the
+// suite's grader with its own (Options.Judge), whose name says it.
+func graderOptions(jd scenario.Judge, replaced bool) []judge.Option {
+	if jd.Reasoning == nil || replaced {
+		return nil
+	}
+	return []judge.Option{judge.Reasoning(*jd.Reasoning)}
+}
+
 // grade runs the rubric checks of every turn through the suite's judge,
 // over the scenario's grader cassette (cassette.JudgePath), in the run's
 // mode. The grader's calls stay out of the agent's trace; their tokens and
@@ -182,7 +192,7 @@ func (r *sampleRun) grade(ctx context.Context) {
 	if key == "" && (r.opts.Mode == cassette.ModeReplay || r.opts.Judge == nil) {
 		key = cassette.PlaceholderKey
 	}
-	g, err := judge.New(ctx, ep, key, &http.Client{Transport: timeouts{next: tp}}, jd.Prompt)
+	g, err := judge.New(ctx, ep, key, &http.Client{Transport: timeouts{next: tp}}, jd.Prompt, graderOptions(jd, r.opts.Judge != nil)...)
 	if err != nil {
 		tp.Abort()
 		fail(err)

@@ -350,6 +350,7 @@ var _ = DescribeTable("a grader model that thinks, recorded against the stand-in
 		Expect(replayed.Checks).To(Equal(got.Checks))
 	},
 	Entry("OpenAI's gpt-5-mini", "judge: {provider: openai, model: gpt-5-mini}", `"reasoning_effort":"low"`),
+	Entry("a model named otherwise, said to reason", "judge: {provider: openai, model: house-grader, reasoning: true}", `"reasoning_effort":"low"`),
 	Entry("Anthropic's claude-sonnet-5", "judge: {provider: anthropic, model: claude-sonnet-5}", `"output_config":{"effort":"low","format":{`),
 	Entry("Gemini's gemini-2.5-pro", "judge: {provider: gemini, model: gemini-2.5-pro}", `"maxOutputTokens":4096`),
 )

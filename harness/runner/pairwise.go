@@ -117,7 +117,7 @@ func Pairwise(ctx context.Context, s *scenario.Suite, base, head *report.Variant
 		if key == "" {
 			key = cassette.PlaceholderKey
 		}
-		g, err := judge.New(ctx, ep, key, &http.Client{Transport: timeouts{next: tp}}, "")
+		g, err := judge.New(ctx, ep, key, &http.Client{Transport: timeouts{next: tp}}, "", graderOptions(jd, opts.Judge != nil)...)
 		if err != nil {
 			tp.Abort()
 			return nil, err

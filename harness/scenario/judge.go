@@ -28,7 +28,11 @@ type Judge struct {
 	// Compare is the suite-level comparison rubric of pairwise judging
 	// (testbed compare --judge) for scenarios without rubrics of their own.
 	Compare string
-	Line    int
+	// Reasoning, when set, says whether the grader's model reasons before
+	// it answers, over what its name says (judge.Thinks): an Azure
+	// deployment named otherwise than its model.
+	Reasoning *bool
+	Line      int
 }
 
 // Rubric is one rubric check: a statement about the answer that the
@@ -58,7 +62,7 @@ const (
 )
 
 var (
-	judgeKeys  = []string{"provider", "base_url", "model", "key_env", "prompt", "compare"}
+	judgeKeys  = []string{"provider", "base_url", "model", "key_env", "prompt", "compare", "reasoning"}
 	rubricKeys = []string{"rubric", "min_score", "weight", "with", "pass", "fail"}
 	withKinds  = []string{WithTools, WithToolResults}
 )
@@ -66,7 +70,7 @@ var (
 // judge reads the suite's judge: block.
 func (d *decoder) judge(v *yaml.Node) *Judge {
 	const at = "judge"
-	m, fs, ok := d.mapping(v, at, "a mapping with provider, model, base_url, key_env, prompt and compare", judgeKeys...)
+	m, fs, ok := d.mapping(v, at, "a mapping with provider, model, base_url, key_env, prompt, compare and reasoning", judgeKeys...)
 	if !ok {
 		return nil
 	}
@@ -105,6 +109,11 @@ func (d *decoder) judge(v *yaml.Node) *Judge {
 	if f, ok := fs["compare"]; ok {
 		if text, ok := d.str(f.val, join(at, "compare")); ok {
 			j.Compare = strings.TrimSpace(text)
+		}
+	}
+	if f, ok := fs["reasoning"]; ok {
+		if on, ok := d.boolean(f.val, join(at, "reasoning")); ok {
+			j.Reasoning = &on
 		}
 	}
 	return j

@@ -196,3 +196,33 @@ scenarios:
 		Expect(err).To(MatchError(ContainSubstring(`odbchat.yaml:10: judge: a rubric check needs the suite's judge: block; add judge: {provider: openai, model: gpt-4o-mini} (docs/judges.md)`)))
 	})
 })
+
+var _ = DescribeTable("judge.reasoning says whether the grader's model reasons, over its name",
+	func(value string, want *bool, problem string) {
+		s, err := scenario.Parse("odbchat.yaml", []byte(`suite: odbchat
+agent: odbchat
+clock: 2025-11-06T10:00:00Z
+baseline: legacy
+judge:
+  provider: azure
+  base_url: https://acme.openai.azure.com
+  model: house-grader
+`+value+`variants:
+  legacy: {}
+scenarios:
+  - id: one
+    input: "What is GHRSST?"
+    expect: {rubric: "It explains GHRSST"}
+`), opts)
+		if problem != "" {
+			Expect(err).To(MatchError(ContainSubstring(problem)))
+			return
+		}
+		Expect(err).NotTo(HaveOccurred())
+		Expect(s.Judge.Reasoning).To(Equal(want))
+	},
+	Entry("unset: by its name", "", nil, ""),
+	Entry("true", "  reasoning: true\n", new(true), ""),
+	Entry("false", "  reasoning: false\n", new(false), ""),
+	Entry("not a boolean, at its line", "  reasoning: sometimes\n", nil, "odbchat.yaml:9: judge.reasoning"),
+)
