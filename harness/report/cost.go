@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/agentreplay/testbed/harness/wire"
 )
 
 // Spend is what model calls cost in US dollars over some runs: per run,
@@ -116,7 +118,7 @@ func (s Spend) MarshalJSON() ([]byte, error) {
 	if !s.none() {
 		out.Mean, out.P95, out.Total = &s.Mean, &s.P95, &s.Total
 	}
-	return marshalPlain(out)
+	return wire.MarshalPlain(out)
 }
 
 // Format writes v (the mean, p95 or total of s) as dollars: "unpriced"

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/agentreplay/testbed/harness/trace"
+	"github.com/agentreplay/testbed/harness/wire"
 )
 
 // Grading is what grading a scenario's answers cost: the grader's calls
@@ -52,7 +53,7 @@ func (g Grading) MarshalJSON() ([]byte, error) {
 	if !g.Unpriced {
 		out.CostUSD = &g.CostUSD
 	}
-	return marshalPlain(out)
+	return wire.MarshalPlain(out)
 }
 
 // Calibration counts a grader's verdicts on labelled examples: labelled

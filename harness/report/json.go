@@ -111,16 +111,3 @@ func compactRaw(r *Report) error {
 	}
 	return nil
 }
-
-// marshalPlain is json.Marshal without HTML escaping, for the MarshalJSON
-// methods of types whose text WriteJSON keeps readable ("<", "&" in an
-// answer): the encoder escapes it again when it is asked to.
-func marshalPlain(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
-}

@@ -3,6 +3,8 @@ package report
 import (
 	"fmt"
 	"strings"
+
+	"github.com/agentreplay/testbed/harness/wire"
 )
 
 // Pairwise is the outcome of judging two variants' answers pair by pair
@@ -46,7 +48,7 @@ func (p Pairwise) MarshalJSON() ([]byte, error) {
 	if !p.Unpriced {
 		out.CostUSD = &p.CostUSD
 	}
-	return marshalPlain(out)
+	return wire.MarshalPlain(out)
 }
 
 // PairRow is one scenario judged in both orders.
