@@ -33,16 +33,23 @@ func (d *Detector) carried(h http.Header, rawURL string) []string {
 			}
 		}
 	}
-	if u, err := url.Parse(rawURL); err == nil {
-		for k, vs := range u.Query() {
+	// Most URLs a replay sees have neither a query nor user information:
+	// they are not parsed.
+	if _, query, ok := strings.Cut(rawURL, "?"); ok {
+		q, _ := url.ParseQuery(query) // what parses of it
+		for k, vs := range q {
 			if slices.Contains(secretParams, k) || slices.Contains(d.queries, k) {
 				for _, v := range vs {
 					add(v)
 				}
 			}
 		}
-		if pw, ok := u.User.Password(); ok {
-			add(pw)
+	}
+	if strings.Contains(rawURL, "@") {
+		if u, err := url.Parse(rawURL); err == nil {
+			if pw, ok := u.User.Password(); ok {
+				add(pw)
+			}
 		}
 	}
 	slices.SortStableFunc(out, func(a, b string) int { return len(b) - len(a) })
