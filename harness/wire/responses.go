@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/agentreplay/testbed/agents/llm"
 )
@@ -152,7 +153,46 @@ type responsesItem struct {
 	Name      string          `json:"name"`
 	Arguments string          `json:"arguments"`
 	Input     string          `json:"input"`  // a custom_tool_call's free text
-	Output    json.RawMessage `json:"output"` // a string or parts
+	Output    json.RawMessage `json:"output"` // a string or parts; a shell_call_output's runs
+	// Operation is an apply_patch_call's (type, path, diff), Action a
+	// shell_call's (commands, timeout_ms, max_output_length).
+	Operation json.RawMessage `json:"operation"`
+	Action    json.RawMessage `json:"action"`
+	Status    string          `json:"status"`
+}
+
+// clientTools are the Responses API's built-in tools that the program
+// runs itself (as it runs a function): the model calls apply_patch with an
+// operation and shell with an action, and the program sends back their
+// output. Each is read as a tool named by its type, its call's operation
+// or action the arguments.
+var clientTools = map[string]bool{"apply_patch": true, "shell": true}
+
+// clientToolOutput is the text of an apply_patch_call_output (its output,
+// else its status) or a shell_call_output (each run's stdout, then its
+// stderr).
+func clientToolOutput(it responsesItem) string {
+	if it.Type == "apply_patch_call_output" {
+		var text string
+		if json.Unmarshal(it.Output, &text) == nil && text != "" {
+			return text
+		}
+		return it.Status
+	}
+	var runs []struct {
+		Stdout string `json:"stdout"`
+		Stderr string `json:"stderr"`
+	}
+	_ = json.Unmarshal(it.Output, &runs) // what parses of it
+	var parts []string
+	for _, r := range runs {
+		for _, t := range []string{r.Stdout, r.Stderr} {
+			if t != "" {
+				parts = append(parts, t)
+			}
+		}
+	}
+	return strings.Join(parts, "\n")
 }
 
 // decode reads rr as a Request, its input after prior, the conversation
@@ -217,13 +257,17 @@ func (rr responsesRequest) decode(strict bool, prior []llm.Message) (Request, []
 		}
 	}
 	for i, t := range rr.Tools {
-		if t.Type != "function" && (strict || t.Type != "custom") {
+		if t.Type != "function" && (strict || t.Type != "custom" && !clientTools[t.Type]) {
 			if !strict {
 				continue
 			}
 			return Request{}, nil, fmt.Errorf("tools.%d: the stand-in serves function tools, not %q", i, t.Type)
 		}
-		tool := llm.Tool{Name: t.Name, Parameters: t.Parameters}
+		name := t.Name
+		if clientTools[t.Type] {
+			name = t.Type // apply_patch, shell: the tool is its type
+		}
+		tool := llm.Tool{Name: name, Parameters: t.Parameters}
 		if t.Description != nil {
 			tool.Description = *t.Description
 		}
@@ -266,6 +310,23 @@ func responsesInput(raw json.RawMessage, strict bool, names map[string]string) (
 			last := &out[len(out)-1]
 			names[it.CallID] = it.Name
 			last.ToolCalls = append(last.ToolCalls, llm.ToolCall{ID: it.CallID, Name: it.Name, Arguments: textArguments(it.Input)})
+		case (it.Type == "apply_patch_call" || it.Type == "shell_call") && !strict:
+			// A built-in tool the program runs: read as a call of the tool
+			// named by its type, its operation or action the arguments.
+			if !calling {
+				out = append(out, llm.Message{Role: llm.RoleAssistant})
+				calling = true
+			}
+			last := &out[len(out)-1]
+			name, args := strings.TrimSuffix(it.Type, "_call"), it.Operation
+			if it.Type == "shell_call" {
+				args = it.Action
+			}
+			names[it.CallID] = name
+			last.ToolCalls = append(last.ToolCalls, llm.ToolCall{ID: it.CallID, Name: name, Arguments: args})
+		case (it.Type == "apply_patch_call_output" || it.Type == "shell_call_output") && !strict:
+			out = append(out, llm.Message{Role: llm.RoleTool, ToolCallID: it.CallID, Name: names[it.CallID], Content: clientToolOutput(it)})
+			calling = false
 		case it.Type == "function_call_output" || (it.Type == "custom_tool_call_output" && !strict):
 			name, ok := names[it.CallID]
 			if !ok && strict {

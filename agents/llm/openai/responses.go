@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 
 	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/responses"
@@ -33,7 +34,10 @@ import (
 //     the Chat Completions path leaves them), its function_call items the
 //     tool calls, by call_id, and so do its custom_tool_call items (a
 //     custom tool's, which a program may offer: their free-text input, a
-//     JSON string, is the arguments); reasoning items are left out;
+//     JSON string, is the arguments) and its apply_patch_call and
+//     shell_call items (built-in tools the program runs: a call of
+//     apply_patch or shell, the operation or action the arguments);
+//     reasoning items are left out;
 //   - status completed is FinishStop or FinishToolCalls; incomplete for
 //     max_output_tokens is FinishLength; other incomplete reasons
 //     (content_filter …) and other statuses pass through as the API says;
@@ -98,6 +102,21 @@ func FromResponses(out *responses.Response) (llm.Response, error) {
 			answered = true
 			input, _ := json.Marshal(item.Input) // a string always marshals
 			msg.ToolCalls = append(msg.ToolCalls, llm.ToolCall{ID: item.CallID, Name: item.Name, Arguments: input})
+		case "apply_patch_call", "shell_call":
+			// A built-in tool the program runs itself: a call of the tool
+			// named by its type, its operation (type, path, diff) or
+			// action (commands, …) the arguments.
+			answered = true
+			var raw struct {
+				Operation json.RawMessage `json:"operation"`
+				Action    json.RawMessage `json:"action"`
+			}
+			_ = json.Unmarshal([]byte(item.RawJSON()), &raw) // the SDK decoded it already
+			args := raw.Operation
+			if item.Type == "shell_call" {
+				args = raw.Action
+			}
+			msg.ToolCalls = append(msg.ToolCalls, llm.ToolCall{ID: item.CallID, Name: strings.TrimSuffix(item.Type, "_call"), Arguments: args})
 		}
 	}
 	resp := llm.Response{
