@@ -111,21 +111,7 @@ scenarios:
 
 	DescribeTable("checks judge.prompt as grading reads it, each problem at its line of the suite file",
 		func(prompt string, want []string) {
-			_, err := scenario.Parse("odbchat.yaml", []byte(`suite: odbchat
-agent: odbchat
-clock: 2025-11-06T10:00:00Z
-baseline: legacy
-judge:
-  provider: openai
-  model: gpt-4.1-mini
-  prompt: `+prompt+`
-variants:
-  legacy: {}
-scenarios:
-  - id: one
-    input: "What is GHRSST?"
-    expect: {rubric: "It explains GHRSST"}
-`), opts)
+			_, err := scenario.Parse("odbchat.yaml", judgedSuite("  provider: openai\n  model: gpt-4.1-mini\n  prompt: "+prompt+"\n"), opts)
 			Expect(err).To(HaveOccurred())
 			for _, w := range want {
 				Expect(err.Error()).To(ContainSubstring(w))
@@ -158,24 +144,13 @@ scenarios:
 	)
 
 	It("takes a judge.prompt that uses what grading shows, in any branch", func() {
-		s, err := scenario.Parse("odbchat.yaml", []byte(`suite: odbchat
-agent: odbchat
-clock: 2025-11-06T10:00:00Z
-baseline: legacy
-judge:
-  provider: openai
+		s, err := scenario.Parse("odbchat.yaml", judgedSuite(`  provider: openai
   model: gpt-4.1-mini
   prompt: |
     {{.Rubric}} {{.Input}} {{.Answer}}
     {{with .Tools}}{{.}} {{$.ToolResults}}{{end}}
     {{range $i := len .Answer}}{{$i}}{{end}} {{printf "%q" .Answer}}
     {{if .ToolResults}}{{.ToolResults}}{{else}}{{.Input}}{{end}}
-variants:
-  legacy: {}
-scenarios:
-  - id: one
-    input: "What is GHRSST?"
-    expect: {rubric: "It explains GHRSST"}
 `), opts)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(s.Judge.Prompt).To(HavePrefix("{{.Rubric}}"))
@@ -199,21 +174,7 @@ scenarios:
 
 var _ = DescribeTable("judge.reasoning says whether the grader's model reasons, over its name",
 	func(value string, want *bool, problem string) {
-		s, err := scenario.Parse("odbchat.yaml", []byte(`suite: odbchat
-agent: odbchat
-clock: 2025-11-06T10:00:00Z
-baseline: legacy
-judge:
-  provider: azure
-  base_url: https://acme.openai.azure.com
-  model: house-grader
-`+value+`variants:
-  legacy: {}
-scenarios:
-  - id: one
-    input: "What is GHRSST?"
-    expect: {rubric: "It explains GHRSST"}
-`), opts)
+		s, err := scenario.Parse("odbchat.yaml", judgedSuite("  provider: azure\n  base_url: https://acme.openai.azure.com\n  model: house-grader\n"+value), opts)
 		if problem != "" {
 			Expect(err).To(MatchError(ContainSubstring(problem)))
 			return
@@ -226,3 +187,20 @@ scenarios:
 	Entry("false", "  reasoning: false\n", new(false), ""),
 	Entry("not a boolean, at its line", "  reasoning: sometimes\n", nil, "odbchat.yaml:9: judge.reasoning"),
 )
+
+// judgedSuite is a suite of one scenario with a rubric check, whose judge:
+// block (at line 5) holds judge, its lines indented.
+func judgedSuite(judge string) []byte {
+	return []byte(`suite: odbchat
+agent: odbchat
+clock: 2025-11-06T10:00:00Z
+baseline: legacy
+judge:
+` + judge + `variants:
+  legacy: {}
+scenarios:
+  - id: one
+    input: "What is GHRSST?"
+    expect: {rubric: "It explains GHRSST"}
+`)
+}
