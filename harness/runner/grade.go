@@ -157,16 +157,24 @@ func (r *sampleRun) grade(ctx context.Context) {
 			onRefuse: func() { r.failed.Store(true) }}
 		real = r.graderGuard
 	}
+	fail := func(err error) {
+		r.err = fmt.Errorf("grading with %s: %w", graderName(ep.Provider, ep.Model, standIn), err)
+	}
+	// The suite's detector, as for the agent's cassette, with what it
+	// learnt where the agent sent it (a credential header's value): the
+	// grader is sent the agent's answers, which may quote it.
+	detector, err := j.detector.Learned()
+	if err != nil {
+		fail(err)
+		return
+	}
 	copts := cassette.Options{
 		Real:       real,
 		Provenance: cassette.Provenance{Provider: ep.Provider, Endpoint: ep.BaseURL, Model: ep.Model, StandIn: standIn, Role: cassette.RoleJudge},
 		Rerecord:   regrade,
 		Secrets:    literals(r.opts),
-		Detector:   j.detector, // the suite's, as for the agent's cassette
+		Detector:   detector,
 		Match:      j.suite.Match,
-	}
-	fail := func(err error) {
-		r.err = fmt.Errorf("grading with %s: %w", graderName(ep.Provider, ep.Model, standIn), err)
 	}
 	tp, err := cassette.Open(r.opts.Mode, path, copts)
 	whole := false
