@@ -36,6 +36,13 @@ var _ = Describe("pricing a call", func() {
 		Entry("OpenAI, a dated snapshot is its model", "openai", "gpt-4.1-mini-2025-04-14", cost.Usage{Input: 1000, Output: 200}, 0.00072, 0),
 		// o4-mini: 2,000 in at $1.10/M + 3,000 out (2,500 of them reasoning, billed as output) at $4.40/M = 0.0022 + 0.0132
 		Entry("OpenAI, reasoning billed as output", "openai", "o4-mini", cost.Usage{Input: 2000, Output: 3000, Reasoning: 2500}, 0.0154, 0),
+		// gpt-5-mini, a grader that thinks: 3,000 in (1,000 of them cached at $0.025/M, the rest at
+		// $0.25/M) + 1,200 out (1,000 of them reasoning) at $2/M = 0.0005 + 0.000025 + 0.0024
+		Entry("OpenAI, a GPT-5 grader's dated snapshot, cached and reasoning", "openai", "gpt-5-mini-2025-08-07",
+			cost.Usage{Input: 3000, CacheRead: 1000, Output: 1200, Reasoning: 1000}, 0.002925, 0),
+		// gpt-5: 10,000 in at $1.25/M + 500 out at $10/M; gpt-5-nano: the same at $0.05/M and $0.40/M
+		Entry("OpenAI, gpt-5", "openai", "gpt-5", cost.Usage{Input: 10000, Output: 500}, 0.0175, 0),
+		Entry("OpenAI, gpt-5-nano", "openai", "gpt-5-nano", cost.Usage{Input: 10000, Output: 500}, 0.0007, 0),
 		// 10,000 in at $0.02/M
 		Entry("OpenAI, embeddings", "openai", "text-embedding-3-small", cost.Usage{Input: 10000}, 0.0002, 0),
 		// Haiku 4.5: 1,000 plain at $1/M + 5,000 cache read at $0.10/M + 2,000 5-minute writes at $1.25/M
