@@ -62,6 +62,18 @@ var _ = DescribeTable("a custom tool call is read as a tool call, its input the 
 	Entry("Chat Completions, whole", "$OPENAI_BASE_URL/chat/completions",
 		`{"model": "gpt-5", "messages": [{"role": "user", "content": "Raise the Vis fare to 6.20."}], "tools": [{"type": "custom", "custom": {"name": "apply_patch", "description": "Edit files with a patch."}}]}`,
 		whole(chatCustomCall)),
+	// openai-node's ChatCompletionChunk.Choice.Delta.ToolCall has custom
+	// (name, input) beside function, and its ChatCompletionStream appends
+	// the pieces of custom.input; openai-go's and openai-python's chunk
+	// types have no custom member yet.
+	Entry("Chat Completions, streamed: the call's first delta with its id, type custom and name, then its input in pieces by index", "$OPENAI_BASE_URL/chat/completions",
+		`{"model": "gpt-5", "stream": true, "stream_options": {"include_usage": true}, "messages": [{"role": "user", "content": "Raise the Vis fare to 6.20."}], "tools": [{"type": "custom", "custom": {"name": "apply_patch", "description": "Edit files with a patch."}}]}`,
+		chunks("data: [DONE]",
+			chatChunk(`[{"index": 0, "delta": {"role": "assistant", "content": null, "tool_calls": [{"index": 0, "id": "call_p1", "type": "custom", "custom": {"name": "apply_patch", "input": ""}}]}, "finish_reason": null}]`, `null`),
+			chatChunk(`[{"index": 0, "delta": {"tool_calls": [{"index": 0, "custom": {"input": "*** Begin Patch\n*** Update File: fares.txt\n"}}]}, "finish_reason": null}]`, `null`),
+			chatChunk(`[{"index": 0, "delta": {"tool_calls": [{"index": 0, "custom": {"input": "-Vis 5.90\n+Vis 6.20\n*** End Patch"}}]}, "finish_reason": null}]`, `null`),
+			chatChunk(`[{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]`, `null`),
+			chatChunk(`[]`, `{"prompt_tokens": 500, "completion_tokens": 60, "total_tokens": 560}`))),
 )
 
 var _ = DescribeTable("a custom tool, its call sent back and the call's output are read as the tool offered, the call and its result",
