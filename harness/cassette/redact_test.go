@@ -29,81 +29,6 @@ const (
 	awsSecret   = "wJalrXUtnFEMIxK7MDENGobPxRfiCYz8Qv3LpTb4"
 )
 
-// chunked is an event stream of one wire format whose text deltas carry
-// text in pieces of n bytes; deltaOf makes one event's payload.
-func chunked(text string, n int, deltaOf func(piece string) string) string {
-	var b strings.Builder
-	for len(text) > 0 {
-		k := min(n, len(text))
-		fmt.Fprintf(&b, "data: %s\n\n", deltaOf(text[:k]))
-		text = text[k:]
-	}
-	b.WriteString("data: [DONE]\n\n")
-	return b.String()
-}
-
-func jsonString(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
-}
-
-// wireFormats make a text delta in each of the streamed shapes sent as
-// server-sent events.
-var wireFormats = map[string]func(string) string{
-	"chat completions": func(p string) string {
-		return `{"id":"c1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":` + jsonString(p) + `}}]}`
-	},
-	"responses": func(p string) string {
-		return `{"type":"response.output_text.delta","item_id":"msg_1","output_index":0,"content_index":0,"delta":` + jsonString(p) + `}`
-	},
-	"anthropic": func(p string) string {
-		return `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":` + jsonString(p) + `}}`
-	},
-	"gemini": func(p string) string {
-		return `{"candidates":[{"index":0,"content":{"role":"model","parts":[{"text":` + jsonString(p) + `}]}}]}`
-	},
-	"interactions": func(p string) string {
-		return `{"event_type":"step.delta","index":0,"delta":{"type":"text","text":` + jsonString(p) + `}}`
-	},
-}
-
-// reassembled is the text a client of the wire format reassembles from a
-// stream's events.
-func reassembled(body string) string {
-	var b strings.Builder
-	for _, e := range stream.Parse(body) {
-		var v struct {
-			Type    string          `json:"type"`
-			Delta   json.RawMessage `json:"delta"`
-			Choices []struct {
-				Delta struct{ Content string } `json:"delta"`
-			} `json:"choices"`
-			Candidates []struct {
-				Content struct{ Parts []struct{ Text string } } `json:"content"`
-			} `json:"candidates"`
-		}
-		if json.Unmarshal(e.Data, &v) != nil {
-			continue
-		}
-		for _, c := range v.Choices {
-			b.WriteString(c.Delta.Content)
-		}
-		for _, c := range v.Candidates {
-			for _, p := range c.Content.Parts {
-				b.WriteString(p.Text)
-			}
-		}
-		var s string
-		var d struct{ Text string }
-		if json.Unmarshal(v.Delta, &s) == nil {
-			b.WriteString(s)
-		} else if json.Unmarshal(v.Delta, &d) == nil {
-			b.WriteString(d.Text)
-		}
-	}
-	return b.String()
-}
-
 // recordOne records one POST to /v1/chat/completions answered with body
 // (as contentType) and returns the cassette's path and what the caller
 // got, and the URL it posted to.
@@ -154,6 +79,9 @@ var _ = Describe("the redaction funnel", func() {
 			Expect(found).To(BeEmpty())
 		},
 		Entry("OpenAI Chat Completions", "chat completions"),
+		Entry("OpenAI Chat Completions, reasoning_content (DeepSeek, vLLM, SGLang)", "chat completions reasoning_content"),
+		Entry("OpenAI Chat Completions, reasoning (OpenRouter, newer vLLM)", "chat completions reasoning"),
+		Entry("OpenAI Chat Completions, a custom tool's input", "chat completions custom tool input"),
 		Entry("OpenAI Responses", "responses"),
 		Entry("Anthropic Messages", "anthropic"),
 		Entry("Gemini", "gemini"),

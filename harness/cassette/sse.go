@@ -67,7 +67,9 @@ func sseLines(body string, lines bool) ([]string, []sseEvent) {
 
 // fragments lists the text pieces of the events in stream order, in the
 // six wire formats: OpenAI Chat Completions chunks (a choice's content,
-// refusal and tool-call arguments), OpenAI Responses events (*.delta),
+// refusal, reasoning as compatible servers stream it, reasoning_content or
+// reasoning, and tool-call arguments, a custom tool's input among them),
+// OpenAI Responses events (*.delta),
 // Anthropic Messages content_block_delta events (text, partial_json,
 // thinking), Gemini candidates' text parts, the Interactions API's
 // step.delta events (text, arguments, a thought's summary) and Ollama's
@@ -116,9 +118,14 @@ func fragments(events []sseEvent) []fragment {
 			if d, ok := c["delta"].(map[string]any); ok {
 				add(e.line, d, "content", fmt.Sprint("choice/", c["index"], "/content"))
 				add(e.line, d, "refusal", fmt.Sprint("choice/", c["index"], "/refusal"))
+				add(e.line, d, "reasoning_content", fmt.Sprint("choice/", c["index"], "/reasoning_content"))
+				add(e.line, d, "reasoning", fmt.Sprint("choice/", c["index"], "/reasoning"))
 				for _, tc := range objects(d["tool_calls"]) {
 					if f, ok := tc["function"].(map[string]any); ok {
 						add(e.line, f, "arguments", fmt.Sprint("choice/", c["index"], "/tool/", tc["index"]))
+					}
+					if f, ok := tc["custom"].(map[string]any); ok {
+						add(e.line, f, "input", fmt.Sprint("choice/", c["index"], "/tool/", tc["index"]))
 					}
 				}
 			}

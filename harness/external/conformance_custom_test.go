@@ -37,6 +37,11 @@ const (
 	customTool = `{"type": "custom", "name": "apply_patch", "description": "Edit files with a patch.", "format": {"type": "grammar", "syntax": "lark", "definition": "start: /[\\s\\S]+/"}}`
 	// customCallItem is its call, as an output item and an input item.
 	customCallItem = `{"id": "ctc_01", "type": "custom_tool_call", "status": "completed", "call_id": "call_p1", "name": "apply_patch", "input": "` + patch + `"}`
+	// chatCustomCall is a Chat Completions answer calling it.
+	chatCustomCall = `{"id": "chatcmpl-p1", "object": "chat.completion", "created": 1767225600, "model": "gpt-5-2025-08-07",
+		"choices": [{"index": 0, "message": {"role": "assistant", "content": null, "refusal": null, "annotations": [],
+			"tool_calls": [{"id": "call_p1", "type": "custom", "custom": {"name": "apply_patch", "input": "` + patch + `"}}]}, "logprobs": null, "finish_reason": "tool_calls"}],
+		"usage": {"prompt_tokens": 500, "completion_tokens": 60, "total_tokens": 560}}`
 )
 
 var _ = DescribeTable("a custom tool call is read as a tool call, its input the arguments",
@@ -56,10 +61,19 @@ var _ = DescribeTable("a custom tool call is read as a tool call, its input the 
 			`{"type": "response.completed", "sequence_number": 6, "response": `+response("completed", `[`+customCallItem+`]`, `{"input_tokens": 500, "output_tokens": 60, "total_tokens": 560}`, done)+`}`)),
 	Entry("Chat Completions, whole", "$OPENAI_BASE_URL/chat/completions",
 		`{"model": "gpt-5", "messages": [{"role": "user", "content": "Raise the Vis fare to 6.20."}], "tools": [{"type": "custom", "custom": {"name": "apply_patch", "description": "Edit files with a patch."}}]}`,
-		whole(`{"id": "chatcmpl-p1", "object": "chat.completion", "created": 1767225600, "model": "gpt-5-2025-08-07",
-			"choices": [{"index": 0, "message": {"role": "assistant", "content": null, "refusal": null, "annotations": [],
-				"tool_calls": [{"id": "call_p1", "type": "custom", "custom": {"name": "apply_patch", "input": "`+patch+`"}}]}, "logprobs": null, "finish_reason": "tool_calls"}],
-			"usage": {"prompt_tokens": 500, "completion_tokens": 60, "total_tokens": 560}}`)),
+		whole(chatCustomCall)),
+	// openai-node's ChatCompletionChunk.Choice.Delta.ToolCall has custom
+	// (name, input) beside function, and its ChatCompletionStream appends
+	// the pieces of custom.input; openai-go's and openai-python's chunk
+	// types have no custom member yet.
+	Entry("Chat Completions, streamed: the call's first delta with its id, type custom and name, then its input in pieces by index", "$OPENAI_BASE_URL/chat/completions",
+		`{"model": "gpt-5", "stream": true, "stream_options": {"include_usage": true}, "messages": [{"role": "user", "content": "Raise the Vis fare to 6.20."}], "tools": [{"type": "custom", "custom": {"name": "apply_patch", "description": "Edit files with a patch."}}]}`,
+		chunks("data: [DONE]",
+			chatChunk(`[{"index": 0, "delta": {"role": "assistant", "content": null, "tool_calls": [{"index": 0, "id": "call_p1", "type": "custom", "custom": {"name": "apply_patch", "input": ""}}]}, "finish_reason": null}]`, `null`),
+			chatChunk(`[{"index": 0, "delta": {"tool_calls": [{"index": 0, "custom": {"input": "*** Begin Patch\n*** Update File: fares.txt\n"}}]}, "finish_reason": null}]`, `null`),
+			chatChunk(`[{"index": 0, "delta": {"tool_calls": [{"index": 0, "custom": {"input": "-Vis 5.90\n+Vis 6.20\n*** End Patch"}}]}, "finish_reason": null}]`, `null`),
+			chatChunk(`[{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]`, `null`),
+			chatChunk(`[]`, `{"prompt_tokens": 500, "completion_tokens": 60, "total_tokens": 560}`))),
 )
 
 var _ = DescribeTable("a custom tool, its call sent back and the call's output are read as the tool offered, the call and its result",
@@ -88,4 +102,24 @@ var _ = DescribeTable("a custom tool, its call sent back and the call's output a
 			"usage": {"prompt_tokens": 500, "completion_tokens": 60, "total_tokens": 560}}`),
 		whole(`{"id": "chatcmpl-p2", "object": "chat.completion", "created": 1767225600, "model": "gpt-5-2025-08-07",
 			"choices": [{"index": 0, "message": {"role": "assistant", "content": "Done."}, "finish_reason": "stop"}], "usage": {"prompt_tokens": 580, "completion_tokens": 2, "total_tokens": 582}}`)),
+)
+
+var _ = DescribeTable("a custom tool's call that the request forced, to which no result came back, is the answer in the tool's grammar, not a tool call",
+	func(url, request string, answer reply) {
+		tr := runOver(answer, openAIEndpoint, nil, `curl -s -X POST "`+url+`" -H 'Content-Type: application/json' -d '`+request+`' >/dev/null`)
+		Expect(tr.calls).To(HaveLen(1))
+		Expect(tr.resps[0].Message.ToolCalls).To(ConsistOf(HaveField("Name", "apply_patch")), "the call is read")
+		Expect(tr.tools).To(BeEmpty(), "as a forced function's call is (structured output through a tool)")
+	},
+	Entry("Chat Completions, tool_choice naming the custom tool", "$OPENAI_BASE_URL/chat/completions",
+		`{"model": "gpt-5", "messages": [{"role": "user", "content": "Raise the Vis fare to 6.20."}], "tools": [{"type": "custom", "custom": {"name": "apply_patch", "description": "Edit files with a patch."}}],
+			"tool_choice": {"type": "custom", "custom": {"name": "apply_patch"}}}`,
+		whole(chatCustomCall)),
+	Entry("Chat Completions, allowed_tools of the custom tool alone, required", "$OPENAI_BASE_URL/chat/completions",
+		`{"model": "gpt-5", "messages": [{"role": "user", "content": "Raise the Vis fare to 6.20."}], "tools": [{"type": "custom", "custom": {"name": "apply_patch", "description": "Edit files with a patch."}}],
+			"tool_choice": {"type": "allowed_tools", "allowed_tools": {"mode": "required", "tools": [{"type": "custom", "custom": {"name": "apply_patch"}}]}}}`,
+		whole(chatCustomCall)),
+	Entry("Responses, tool_choice naming the custom tool", "$OPENAI_BASE_URL/responses",
+		`{"model": "gpt-5", "input": "Raise the Vis fare to 6.20.", "tools": [`+customTool+`], "tool_choice": {"type": "custom", "name": "apply_patch"}}`,
+		whole(response("completed", `[`+customCallItem+`]`, `{"input_tokens": 500, "output_tokens": 60, "total_tokens": 560}`, done))),
 )

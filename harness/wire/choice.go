@@ -64,52 +64,77 @@ func (c Choice) Limit(msg llm.Message) llm.Message {
 }
 
 // openAIChoice reads an OpenAI tool_choice, of either API, or the legacy
-// function_call: "none", "auto" or "required"; a function, forced, as Chat
-// Completions ({"type": "function", "function": {"name"}}), the Responses
-// API ({"type": "function", "name"}) or function_call ({"name"}) name it;
-// allowed_tools, in either API's shape, required when its mode says so. A
-// hosted tool or one it does not know narrows nothing.
+// function_call: "none", "auto" or "required"; a tool forced, as Chat
+// Completions ({"type": "function", "function": {"name"}}, {"type":
+// "custom", "custom": {"name"}}), the Responses API ({"type": "function" or
+// "custom", "name"}; {"type": "apply_patch"} and {"type": "shell"}, its
+// built-in tools the program runs, which Decode reads as tools so named)
+// or function_call ({"name"}) name it; allowed_tools, in either API's
+// shape, of the same tools, required when its mode says so. A hosted tool
+// or one it does not know narrows nothing, and an allowed_tools entry for
+// one is left out.
 func openAIChoice(raw json.RawMessage) Choice {
 	var mode string
 	if json.Unmarshal(raw, &mode) == nil {
 		return Choice{None: mode == "none", Required: mode == "required"}
 	}
-	type named struct {
-		Name     string `json:"name"`
-		Function struct {
-			Name string `json:"name"`
-		} `json:"function"`
-	}
 	var c struct {
-		named
-		Type         string  `json:"type"`
-		Mode         string  `json:"mode"`  // Responses' allowed_tools
-		Tools        []named `json:"tools"` // Responses' allowed_tools
+		choiceTool
+		Mode         string       `json:"mode"`  // Responses' allowed_tools
+		Tools        []choiceTool `json:"tools"` // Responses' allowed_tools
 		AllowedTools *struct {
-			Mode  string  `json:"mode"`
-			Tools []named `json:"tools"`
+			Mode  string       `json:"mode"`
+			Tools []choiceTool `json:"tools"`
 		} `json:"allowed_tools"` // Chat Completions'
 	}
 	if json.Unmarshal(raw, &c) != nil {
 		return Choice{}
 	}
-	switch c.Type {
-	case "function", "":
-		if name := cmp.Or(c.Name, c.Function.Name); name != "" {
-			return Choice{Only: []string{name}, Required: true}
-		}
-	case "allowed_tools":
+	if c.Type == "allowed_tools" {
 		tools, mode := c.Tools, c.Mode
 		if c.AllowedTools != nil {
 			tools, mode = c.AllowedTools.Tools, c.AllowedTools.Mode
 		}
 		only := []string{}
 		for _, t := range tools {
-			only = append(only, cmp.Or(t.Name, t.Function.Name))
+			if name := t.name(); name != "" {
+				only = append(only, name)
+			}
 		}
 		return Choice{Only: only, Required: mode == "required"}
 	}
+	if name := c.name(); name != "" {
+		return Choice{Only: []string{name}, Required: true}
+	}
 	return Choice{}
+}
+
+// choiceTool is a tool as an OpenAI tool_choice names it, forced or
+// among allowed_tools.
+type choiceTool struct {
+	Type     string `json:"type"`
+	Name     string `json:"name"` // the Responses API's, and function_call's
+	Function struct {
+		Name string `json:"name"`
+	} `json:"function"` // Chat Completions' function
+	Custom struct {
+		Name string `json:"name"`
+	} `json:"custom"` // Chat Completions' custom tool
+}
+
+// name is the name of the tool t names as Decode reads it ("" for a
+// hosted tool, or one it does not know): a function's or a custom tool's,
+// or apply_patch and shell, named by their type.
+func (t choiceTool) name() string {
+	switch {
+	case t.Type == "function" || t.Type == "": // function_call names it with no type
+		return cmp.Or(t.Name, t.Function.Name)
+	case t.Type == "custom":
+		return cmp.Or(t.Name, t.Custom.Name)
+	case clientTools[t.Type]:
+		return t.Type
+	}
+	return ""
 }
 
 // notParallel reports whether a parallel_tool_calls flag was given false.

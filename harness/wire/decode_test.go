@@ -66,6 +66,25 @@ var _ = Describe("a conversation read from the wire", func() {
 		Expect(count(viaResponses)).To(Equal(want), "read from the Responses API")
 	})
 
+	It("reads an assistant message sent back with its reasoning (reasoning_content, reasoning) as its content and calls, the reasoning left out, and takes it as the API does", func() {
+		body := []byte(`{"model": "deepseek-reasoner", "messages": [{"role": "user", "content": "Next boat to Vis?"},
+			{"role": "assistant", "content": "", "reasoning_content": "The user wants the next sailing; check the timetable.", "tool_calls": [{"id": "call_t1", "type": "function", "function": {"name": "ferry_times", "arguments": "{\"port\":\"Split\"}"}}]},
+			{"role": "tool", "tool_call_id": "call_t1", "content": "14:30"},
+			{"role": "assistant", "content": "The 14:30 from Split.", "reasoning": "The timetable says 14:30."},
+			{"role": "user", "content": "And the fare?"}],
+			"tools": [{"type": "function", "function": {"name": "ferry_times", "parameters": {"type": "object"}}}]}`)
+		Expect(wire.Validate(wire.Chat, "/v1/chat/completions", body)).To(Succeed())
+		r, err := wire.Decode(wire.Chat, "/v1/chat/completions", body)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(r.Messages).To(Equal([]llm.Message{
+			{Role: llm.RoleUser, Content: "Next boat to Vis?"},
+			{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "call_t1", Name: "ferry_times", Arguments: json.RawMessage(`{"port":"Split"}`)}}},
+			{Role: llm.RoleTool, ToolCallID: "call_t1", Content: "14:30"},
+			{Role: llm.RoleAssistant, Content: "The 14:30 from Split."},
+			{Role: llm.RoleUser, Content: "And the fare?"},
+		}))
+	})
+
 	DescribeTable("knows a model call's dialect by its path",
 		func(path string, want wire.Dialect, ok bool) {
 			d, found := wire.Of(path)

@@ -112,9 +112,14 @@ func response(out *sdk.ChatCompletion) (llm.Response, error) {
 	choice := out.Choices[0]
 	resp.Message.Content = choice.Message.Content
 	for _, tc := range choice.Message.ToolCalls {
-		resp.Message.ToolCalls = append(resp.Message.ToolCalls, llm.ToolCall{
-			ID: tc.ID, Name: tc.Function.Name, Arguments: json.RawMessage(tc.Function.Arguments),
-		})
+		call := llm.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: json.RawMessage(tc.Function.Arguments)}
+		if tc.Type == "custom" {
+			// A custom tool is called with free text: its input, as a
+			// JSON string, is the call's arguments.
+			input, _ := json.Marshal(tc.Custom.Input) // a string always marshals
+			call.Name, call.Arguments = tc.Custom.Name, input
+		}
+		resp.Message.ToolCalls = append(resp.Message.ToolCalls, call)
 	}
 	// The legacy functions API's one call, which has no id.
 	//lint:ignore SA1019 the legacy functions API: deprecated in the SDK, still served by the API

@@ -2,7 +2,9 @@ package openai
 
 import (
 	"bytes"
+	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -58,8 +60,10 @@ func StreamResponse(body []byte) (llm.Response, error) {
 func accumulate(s *ssestream.Stream[sdk.ChatCompletionChunk], seen *doneWatch) (llm.Response, error) {
 	defer s.Close()
 	var acc sdk.ChatCompletionAccumulator
-	// The SDK's accumulator leaves the legacy function_call deltas out.
+	// The SDK's accumulator leaves the legacy function_call deltas out,
+	// and custom tools' calls (customDeltas).
 	var legacyName, legacyArgs strings.Builder
+	var custom customDeltas
 	finished, chunks := false, 0
 	for s.Next() {
 		chunk := s.Current()
@@ -74,6 +78,7 @@ func accumulate(s *ssestream.Stream[sdk.ChatCompletionChunk], seen *doneWatch) (
 				fc := ch.Delta.FunctionCall
 				legacyName.WriteString(fc.Name)
 				legacyArgs.WriteString(fc.Arguments)
+				custom.add(ch.Delta.ToolCalls)
 			}
 		}
 	}
@@ -92,8 +97,63 @@ func accumulate(s *ssestream.Stream[sdk.ChatCompletionChunk], seen *doneWatch) (
 		if fc.Name == "" {
 			fc.Name, fc.Arguments = legacyName.String(), legacyArgs.String()
 		}
+		custom.fill(c[0].Message.ToolCalls)
 	}
 	return response(&acc.ChatCompletion)
+}
+
+// customDeltas puts together the streamed calls of custom tools, by
+// their index among the choice's calls, which the SDK's chunk type does
+// not describe (its delta tool call has no custom member, as openai-node's
+// has): a call's first delta has its index, id, type custom and custom's
+// name with empty input, the next ones its index and a piece of the input
+// in custom.input. A name given again replaces the one before, as
+// openai-node's stream takes it.
+type customDeltas map[int64]*customCall
+
+// customCall is a custom tool's call put together so far.
+type customCall struct {
+	name  string
+	input strings.Builder
+}
+
+// add notes the custom members of the tool-call deltas of one chunk.
+func (d *customDeltas) add(calls []sdk.ChatCompletionChunkChoiceDeltaToolCall) {
+	for _, tc := range calls {
+		f, ok := tc.JSON.ExtraFields["custom"]
+		if !ok {
+			continue
+		}
+		var c struct {
+			Name  string `json:"name"`
+			Input string `json:"input"`
+		}
+		if json.Unmarshal([]byte(f.Raw()), &c) != nil {
+			continue
+		}
+		if *d == nil {
+			*d = customDeltas{}
+		}
+		call := (*d)[tc.Index]
+		if call == nil {
+			call = &customCall{}
+			(*d)[tc.Index] = call
+		}
+		call.name = cmp.Or(c.Name, call.name)
+		call.input.WriteString(c.Input)
+	}
+}
+
+// fill gives the accumulated calls the custom tools' names and inputs,
+// as a whole answer's custom tool calls carry them.
+func (d customDeltas) fill(calls []sdk.ChatCompletionMessageToolCallUnion) {
+	for i, call := range d {
+		if i < 0 || i >= int64(len(calls)) {
+			continue
+		}
+		calls[i].Type = cmp.Or(calls[i].Type, "custom")
+		calls[i].Custom.Name, calls[i].Custom.Input = call.name, call.input.String()
+	}
 }
 
 // doneWatch notes whether a response body carried the [DONE] line, which

@@ -118,6 +118,21 @@ var _ = Describe("StreamResponse", func() {
 		Expect(resp.Usage.InputTokens).To(Equal(12))
 	})
 
+	It("reads a custom tool's call, streamed beside a function's, as a call whose arguments are its input, a JSON string", func() {
+		resp, err := openai.StreamResponse([]byte(sse(
+			chunk(`{"role":"assistant","content":null,"tool_calls":[{"index":0,"id":"call_c","type":"custom","custom":{"name":"run_sql","input":""}}]}`, ""),
+			chunk(`{"tool_calls":[{"index":0,"custom":{"input":"SELECT fare "}}]}`, ""),
+			chunk(`{"tool_calls":[{"index":1,"id":"call_f","type":"function","function":{"name":"get_weather","arguments":""}}]}`, ""),
+			chunk(`{"tool_calls":[{"index":0,"custom":{"input":"FROM routes"}}]}`, ""),
+			chunk(`{"tool_calls":[{"index":1,"function":{"arguments":"{\"city\":\"Vis\"}"}}]}`, ""),
+			chunk(`{}`, "tool_calls"), "[DONE]")))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(resp.Message.ToolCalls).To(Equal([]llm.ToolCall{
+			{ID: "call_c", Name: "run_sql", Arguments: json.RawMessage(`"SELECT fare FROM routes"`)},
+			{ID: "call_f", Name: "get_weather", Arguments: json.RawMessage(`{"city":"Vis"}`)},
+		}))
+	})
+
 	It("refuses a recorded stream without [DONE]", func() {
 		_, err := openai.StreamResponse([]byte(sse(chunk(`{"content":"Hi"}`, "stop"))))
 		Expect(err).To(MatchError(openai.ErrStreamEnded))
