@@ -76,6 +76,10 @@ var _ = Describe("the stand-in refuses what the real APIs refuse", func() {
 		Entry("a tool call left unanswered", `{"model": "gpt-4.1-mini", "messages": [`+user+`, `+call+`, `+user+`]}`,
 			"An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: call_a",
 			"messages.[1].role", nil),
+		Entry("a tool_choice with no tools, as an agent sends its default tool settings", `{"model": "gpt-4.1-mini", "messages": [`+user+`], "tool_choice": "auto"}`,
+			"Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' are specified.", "tool_choice", nil),
+		Entry("parallel_tool_calls with no tools", `{"model": "gpt-4.1-mini", "messages": [`+user+`], "tools": [], "parallel_tool_calls": false}`,
+			"Invalid value for 'parallel_tool_calls': 'parallel_tool_calls' is only allowed when 'tools' are specified.", "parallel_tool_calls", nil),
 		Entry("a tool name outside the pattern", `{"model": "gpt-4.1-mini", "messages": [`+user+`], "tools": [{"type": "function", "function": {"name": "get sst", "parameters": {"type": "object"}}}]}`,
 			"Invalid 'tools[0].function.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.", "tools[0].function.name", "invalid_value"),
 	)

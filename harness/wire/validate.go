@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"slices"
@@ -39,7 +40,8 @@ var chatToolName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 // without the function's name; a tool message without tool_call_id, or one that
 // answers no tool call of the assistant message before it; an assistant
 // message whose tool calls are not all answered by the tool messages right
-// after it; stream_options without stream; n outside 1 to 128;
+// after it; stream_options without stream; tool_choice or
+// parallel_tool_calls without tools; n outside 1 to 128;
 // more than 4 stop sequences; top_logprobs outside 0 to 20; a tool name
 // outside ^[a-zA-Z0-9_-]{1,64}$.
 func validateChat(wr chatRequest) error {
@@ -63,6 +65,15 @@ func validateChat(wr chatRequest) error {
 	}
 	if wr.StreamOptions != nil && !wr.Stream {
 		return &invalid{msg: "The 'stream_options' parameter is only allowed when 'stream' is enabled.", param: "stream_options"}
+	}
+	if len(wr.Tools) == 0 {
+		// An agent that sends its default tool settings with no tools bound.
+		if given(wr.ToolChoice) {
+			return &invalid{msg: "Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' are specified.", param: "tool_choice"}
+		}
+		if wr.ParallelToolCalls != nil {
+			return &invalid{msg: "Invalid value for 'parallel_tool_calls': 'parallel_tool_calls' is only allowed when 'tools' are specified.", param: "parallel_tool_calls"}
+		}
 	}
 	type function struct{ param, name string }
 	var functions []function
@@ -138,6 +149,11 @@ func validateChat(wr chatRequest) error {
 		}
 	}
 	return nil
+}
+
+// given reports whether a field was sent, and not as null.
+func given(raw json.RawMessage) bool {
+	return len(raw) > 0 && string(raw) != "null"
 }
 
 // calledBy reports whether id is the id of one of the tool calls of
