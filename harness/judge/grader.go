@@ -173,7 +173,8 @@ func (g *Grader) Prefer(ctx context.Context, p Pair) (Preference, llm.Usage, err
 // by OpenAI's reasoning models). A reasoning model (Thinks) refuses
 // temperature 0 and reasons at medium effort unless told: it is asked at
 // reasoning_effort low, with no temperature, its answer and reasoning
-// bounded by ThinkingMaxTokens.
+// bounded by ThinkingMaxTokens. A GPT-5 chat model (DefaultTemperatureOnly)
+// takes only its default temperature: it is asked without one.
 func OpenAIParams(model string, msgs []llm.Message, name string, schema map[string]any) openai.ChatCompletionNewParams {
 	return openAIParams(model, Thinks(llm.ProviderOpenAI, model), msgs, name, schema)
 }
@@ -189,6 +190,9 @@ func openAIParams(model string, thinks bool, msgs []llm.Message, name string, sc
 				Name: name, Strict: openai.Bool(true), Schema: withoutTitle(schema),
 			}},
 		},
+	}
+	if !thinks && DefaultTemperatureOnly(llm.ProviderOpenAI, model) {
+		p.Temperature = param.Opt[float64]{}
 	}
 	if thinks {
 		p.Temperature = param.Opt[float64]{}

@@ -28,6 +28,28 @@ var (
 	geminiVersion = regexp.MustCompile(`^gemini-(\d+)(?:\.(\d+))?-`)
 )
 
+// DefaultTemperatureOnly reports whether provider's model refuses any
+// temperature but its default, 1, while it does not reason (Thinks):
+// OpenAI's chat models of the GPT-5 family (gpt-5-chat-latest,
+// gpt-5.2-chat-latest), which answer temperature 0 with 400 "Unsupported
+// value: 'temperature' does not support 0 with this model". A grader of
+// such a model is asked without temperature.
+func DefaultTemperatureOnly(provider, model string) bool {
+	m := bareModel(model)
+	return (provider == llm.ProviderOpenAI || provider == llm.ProviderAzure) &&
+		openAIReasoning.MatchString(m) && strings.Contains(m, "-chat")
+}
+
+// bareModel is model lowercased, without a fine-tune's ft: prefix or a
+// path (models/gemini-2.5-flash, openai/gpt-5).
+func bareModel(model string) string {
+	m := strings.TrimPrefix(strings.ToLower(model), "ft:")
+	if i := strings.LastIndexByte(m, '/'); i >= 0 {
+		m = m[i+1:]
+	}
+	return m
+}
+
 // Thinks reports whether provider's model reasons before it answers, by
 // its name, as the providers document them:
 //   - OpenAI (and Azure, by deployment name): the o-series and GPT-5 on,
@@ -42,11 +64,7 @@ var (
 // A grader that thinks is asked as it accepts (see OpenAIParams,
 // AnthropicParams, GeminiParams), its answer bounded by ThinkingMaxTokens.
 func Thinks(provider, model string) bool {
-	m := strings.ToLower(model)
-	m = strings.TrimPrefix(m, "ft:")
-	if i := strings.LastIndexByte(m, '/'); i >= 0 {
-		m = m[i+1:] // models/gemini-2.5-flash, openai/gpt-5
-	}
+	m := bareModel(model)
 	switch provider {
 	case llm.ProviderOpenAI, llm.ProviderAzure:
 		return openAIReasoning.MatchString(m) && !strings.Contains(m, "-chat")

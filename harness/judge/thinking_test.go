@@ -94,6 +94,19 @@ var _ = Describe("a grader model that thinks", func() {
 		Expect((*got)["response_format"].(map[string]any)["json_schema"].(map[string]any)["name"]).To(Equal(judge.GradeSchema))
 	})
 
+	DescribeTable("a GPT-5 chat model, which does not reason but takes only its default temperature, is asked without temperature and at the plain bound",
+		func(provider, model string) {
+			srv, got := answering(openAIAnswer(`{"score":1,"reason":"names it"}`, "stop", 20))
+			_, _, err := graderOf(provider, model, srv).Grade(context.Background(), subject)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(*got).NotTo(HaveKey("temperature"))
+			Expect(*got).NotTo(HaveKey("reasoning_effort"))
+			Expect((*got)["max_completion_tokens"]).To(BeEquivalentTo(judge.MaxTokens))
+		},
+		Entry(nil, llm.ProviderOpenAI, "gpt-5-chat-latest"),
+		Entry(nil, llm.ProviderOpenAI, "gpt-5.2-chat-latest"),
+	)
+
 	It("is asked by Anthropic's Messages API for the shape as its answer (output_config), not a forced tool, without temperature", func() {
 		srv, got := answering(map[string]any{"id": "msg", "type": "message", "role": "assistant", "model": "claude-sonnet-5", "stop_reason": "end_turn",
 			"content": []any{map[string]any{"type": "thinking", "thinking": "The answer names it.", "signature": "c2ln"},
