@@ -80,8 +80,28 @@ var _ = Describe("the stand-in refuses what the real APIs refuse", func() {
 			"Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' are specified.", "tool_choice", nil),
 		Entry("parallel_tool_calls with no tools", `{"model": "gpt-4.1-mini", "messages": [`+user+`], "tools": [], "parallel_tool_calls": false}`,
 			"Invalid value for 'parallel_tool_calls': 'parallel_tool_calls' is only allowed when 'tools' are specified.", "parallel_tool_calls", nil),
+		Entry("max_tokens to a reasoning model", `{"model": "o4-mini", "max_tokens": 300, "messages": [`+user+`]}`,
+			"Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.", "max_tokens", "unsupported_parameter"),
+		Entry("max_tokens to GPT-5", `{"model": "gpt-5.2", "max_tokens": 300, "messages": [`+user+`]}`,
+			"Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.", "max_tokens", "unsupported_parameter"),
+		Entry("temperature 0 to GPT-5's first models", `{"model": "gpt-5-mini-2025-08-07", "temperature": 0, "messages": [`+user+`]}`,
+			"Unsupported value: 'temperature' does not support 0 with this model. Only the default (1) value is supported.", "temperature", "unsupported_value"),
+		Entry("a temperature to a later GPT-5 told to reason", `{"model": "gpt-5.1", "reasoning_effort": "low", "temperature": 0.2, "messages": [`+user+`]}`,
+			"Unsupported value: 'temperature' does not support 0.2 with this model. Only the default (1) value is supported.", "temperature", "unsupported_value"),
 		Entry("a tool name outside the pattern", `{"model": "gpt-4.1-mini", "messages": [`+user+`], "tools": [{"type": "function", "function": {"name": "get sst", "parameters": {"type": "object"}}}]}`,
 			"Invalid 'tools[0].function.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.", "tools[0].function.name", "invalid_value"),
+	)
+
+	DescribeTable("Chat Completions: takes what a model takes",
+		func(body string) {
+			status, got := post(srv, chatPath, body)
+			Expect(status).To(Equal(http.StatusOK), "%v", got)
+		},
+		Entry("max_completion_tokens and the default temperature from a reasoning model", `{"model": "o3", "max_completion_tokens": 300, "temperature": 1, "messages": [`+user+`]}`),
+		Entry("a temperature to a later GPT-5 that does not reason (its default effort)", `{"model": "gpt-5.2", "temperature": 0.2, "messages": [`+user+`]}`),
+		Entry("a temperature to a later GPT-5 told not to reason", `{"model": "gpt-5.1", "reasoning_effort": "none", "temperature": 0, "messages": [`+user+`]}`),
+		Entry("max_tokens and temperature 0 to a model before them", `{"model": "gpt-4.1-mini", "max_tokens": 300, "temperature": 0, "messages": [`+user+`]}`),
+		Entry("tool_choice null with no tools, as not given", `{"model": "gpt-4.1-mini", "tool_choice": null, "messages": [`+user+`]}`),
 	)
 
 	It("Chat Completions: refuses stream_options without stream", func() {

@@ -50,6 +50,8 @@ type chatRequest struct {
 	ToolChoice          json.RawMessage `json:"tool_choice"`
 	ParallelToolCalls   *bool           `json:"parallel_tool_calls"`
 	MaxTokens           int             `json:"max_tokens"`
+	Temperature         *float64        `json:"temperature"`
+	ReasoningEffort     string          `json:"reasoning_effort"`
 	MaxCompletionTokens int             `json:"max_completion_tokens"` // what max_tokens became; reasoning models take only this
 	Stream              bool            `json:"stream"`
 	ServiceTier         string          `json:"service_tier"` // echoed: the tier that served it (serviceTier)

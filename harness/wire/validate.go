@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/agentreplay/testbed/agents/llm"
@@ -41,7 +42,8 @@ var chatToolName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 // answers no tool call of the assistant message before it; an assistant
 // message whose tool calls are not all answered by the tool messages right
 // after it; stream_options without stream; tool_choice or
-// parallel_tool_calls without tools; n outside 1 to 128;
+// parallel_tool_calls without tools; what a reasoning model does not take
+// (reasoningParams); n outside 1 to 128;
 // more than 4 stop sequences; top_logprobs outside 0 to 20; a tool name
 // outside ^[a-zA-Z0-9_-]{1,64}$.
 func validateChat(wr chatRequest) error {
@@ -74,6 +76,9 @@ func validateChat(wr chatRequest) error {
 		if wr.ParallelToolCalls != nil {
 			return &invalid{msg: "Invalid value for 'parallel_tool_calls': 'parallel_tool_calls' is only allowed when 'tools' are specified.", param: "parallel_tool_calls"}
 		}
+	}
+	if err := reasoningParams(wr); err != nil {
+		return err
 	}
 	type function struct{ param, name string }
 	var functions []function
@@ -147,6 +152,45 @@ func validateChat(wr chatRequest) error {
 			return &invalid{msg: fmt.Sprintf("Missing required parameter: 'messages[%d].content'.", i),
 				param: fmt.Sprintf("messages[%d].content", i), code: "missing_required_parameter"}
 		}
+	}
+	return nil
+}
+
+var (
+	// oSeries names OpenAI's o-series reasoning models: o1, o3-mini, o4-mini.
+	oSeries = regexp.MustCompile(`^o[1-9]([.-]|$)`)
+	// gpt5On names GPT-5 and the models after it: gpt-5-mini, gpt-5.2.
+	gpt5On = regexp.MustCompile(`^gpt-([5-9]|[1-9][0-9])([.-]|$)`)
+	// gpt5First names GPT-5's first models, which always reason: gpt-5,
+	// gpt-5-mini, gpt-5-nano, dated or not.
+	gpt5First = regexp.MustCompile(`^gpt-5(-mini|-nano)?(-\d{4}-\d{2}-\d{2})?$`)
+)
+
+// reasoningParams returns what OpenAI's reasoning models refuse in wr, by
+// its model's name, or nil: max_tokens, which they replaced by
+// max_completion_tokens, from the o-series and GPT-5 on (not the chat
+// models beside them); a temperature other than the default 1 from the
+// o-series, GPT-5's first models, and the later ones (gpt-5.1 on) when
+// they are told to reason (a reasoning_effort other than none, their
+// default). Agents configured with a reasoning model and the settings of
+// the model before it hit both.
+func reasoningParams(wr chatRequest) error {
+	m := strings.ToLower(wr.Model)
+	if i := strings.LastIndexByte(m, '/'); i >= 0 {
+		m = m[i+1:]
+	}
+	reasons := oSeries.MatchString(m) || gpt5On.MatchString(m) && !strings.Contains(m, "-chat")
+	if !reasons {
+		return nil
+	}
+	if wr.MaxTokens != 0 {
+		return &invalid{msg: "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.",
+			param: "max_tokens", code: "unsupported_parameter"}
+	}
+	thinking := oSeries.MatchString(m) || gpt5First.MatchString(m) || wr.ReasoningEffort != "" && wr.ReasoningEffort != "none"
+	if t := wr.Temperature; t != nil && *t != 1 && thinking {
+		return &invalid{msg: fmt.Sprintf("Unsupported value: 'temperature' does not support %s with this model. Only the default (1) value is supported.", strconv.FormatFloat(*t, 'g', -1, 64)),
+			param: "temperature", code: "unsupported_value"}
 	}
 	return nil
 }
