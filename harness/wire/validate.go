@@ -159,8 +159,6 @@ func validateChat(wr chatRequest) error {
 var (
 	// oSeries names OpenAI's o-series reasoning models: o1, o3-mini, o4-mini.
 	oSeries = regexp.MustCompile(`^o[1-9]([.-]|$)`)
-	// gpt5On names GPT-5 and the models after it: gpt-5-mini, gpt-5.2.
-	gpt5On = regexp.MustCompile(`^gpt-([5-9]|[1-9][0-9])([.-]|$)`)
 	// gpt5First names GPT-5's first models, which always reason: gpt-5,
 	// gpt-5-mini, gpt-5-nano, dated or not.
 	gpt5First = regexp.MustCompile(`^gpt-5(-mini|-nano)?(-\d{4}-\d{2}-\d{2})?$`)
@@ -168,19 +166,16 @@ var (
 
 // reasoningParams returns what OpenAI's reasoning models refuse in wr, by
 // its model's name, or nil: max_tokens, which they replaced by
-// max_completion_tokens, from the o-series and GPT-5 on (not the chat
-// models beside them); a temperature other than the default 1 from the
+// max_completion_tokens, from the models that reason (reasons: the
+// o-series, GPT-5 and Codex, not the chat models beside them); a temperature other than the default 1 from the
 // o-series, GPT-5's first models, and the later ones (gpt-5.1 on) when
 // they are told to reason (a reasoning_effort other than none, their
 // default). Agents configured with a reasoning model and the settings of
 // the model before it hit both.
 func reasoningParams(wr chatRequest) error {
 	m := strings.ToLower(wr.Model)
-	if i := strings.LastIndexByte(m, '/'); i >= 0 {
-		m = m[i+1:]
-	}
-	reasons := oSeries.MatchString(m) || gpt5On.MatchString(m) && !strings.Contains(m, "-chat")
-	if !reasons {
+	m = m[strings.LastIndexByte(m, '/')+1:]
+	if !reasons(m) {
 		return nil
 	}
 	if wr.MaxTokens != 0 {
