@@ -149,7 +149,7 @@ func headline(r *Report) (overview table, failures, thresholds []string) {
 			in, p50, p95 := Grouped(int64(math.Round(sm.InputTokensMean))), Grouped(int64(math.Round(sm.LatencyP50)))+" ms",
 				Grouped(int64(math.Round(sm.LatencyP95)))+" ms"
 			if sm.Measured() <= 0 {
-				in, p50, p95 = "—", "—", "—" // no run measured: not 0 tokens in 0 ms
+				reduction, in, p50, p95 = "—", "—", "—", "—" // no run measured: not 0 tokens in 0 ms
 			}
 			overview.rows = append(overview.rows, []string{name, passed, routing, reduction, in, p50, p95, v.Spend().Short(), ttft})
 			if s.NotGating {

@@ -120,17 +120,18 @@ func scale(max float64) func(float64) float64 {
 }
 
 // tokenPartsChart stacks the mean input tokens per scenario by part, one bar
-// per variant.
+// per variant, over the runs that were measured.
 func tokenPartsChart(order []*Variant) chart {
 	parts := []string{"system", "tools", "history", "tool_results", "user", "overhead"}
 	means := make([][]float64, len(order))
 	max := 0.0
 	for i, v := range order {
 		var sum trace.Parts
-		for _, sc := range v.Scenarios {
+		measured := measuredScenarios(v)
+		for _, sc := range measured {
 			sum = sum.Add(sc.Metrics.Input)
 		}
-		n := math.Max(float64(len(v.Scenarios)), 1)
+		n := math.Max(float64(len(measured)), 1)
 		means[i] = []float64{float64(sum.System) / n, float64(sum.Tools) / n, float64(sum.History) / n,
 			float64(sum.ToolResults) / n, float64(sum.User) / n, float64(sum.Overhead) / n}
 		max = math.Max(max, float64(sum.Total())/n)
@@ -184,7 +185,7 @@ func latencyChart(order []*Variant, budget float64) chart {
 	for i, v := range order {
 		rows[i] = dotRow{name: v.Name, p50: v.Summary.LatencyP50, p95: v.Summary.LatencyP95}
 		for _, sc := range v.Scenarios {
-			if !measured(sc.Verdict) {
+			if !sc.Measured() {
 				continue // a stale or errored run's latency was not measured: no dot at 0 ms
 			}
 			rows[i].dots = append(rows[i].dots, dot{msOf(sc.Metrics.Latency), fmt.Sprintf("%s · %s: %s", v.Name, sc.ID, ms(sc.Metrics.Latency))})
@@ -248,13 +249,14 @@ func dotChart(title string, rows []dotRow, budget float64) chart {
 func msOf(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 // roleLatencyChart stacks the replayed LLM latency by role, one bar per
-// variant; only for suites with more than one role.
+// variant, over the runs that were measured; only for suites with more than
+// one role.
 func roleLatencyChart(order []*Variant) (chart, bool) {
 	totals := make([]map[string]time.Duration, len(order))
 	var roles []string
 	for i, v := range order {
 		totals[i] = map[string]time.Duration{}
-		for _, sc := range v.Scenarios {
+		for _, sc := range measuredScenarios(v) {
 			for name, r := range sc.Metrics.Roles {
 				totals[i][name] += r.Latency
 				if !slices.Contains(roles, name) {

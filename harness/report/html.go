@@ -132,6 +132,9 @@ func htmlTraceOf(sc Scenario) htmlTrace {
 		Summary: fmt.Sprintf("%s · %d LLM, %d tool calls · %d in / %d out tokens · %s",
 			strings.ToUpper(sc.Verdict), m.LLMCalls, m.ToolCalls, m.InputTokens, m.OutputTokens, ms(m.Latency)),
 		Timeline: timeline(sc.Events), Grades: grades(sc)}
+	if !sc.Measured() {
+		t.Summary = strings.ToUpper(sc.Verdict) + " · calls, tokens and latency not measured (the run stopped early; its events are what it did until then)"
+	}
 	for _, e := range sc.Events {
 		row := []string{ms(e.At), strconv.Itoa(e.Turn), string(e.Kind), "", "", "", ""}
 		switch e.Kind {

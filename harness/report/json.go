@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 )
 
 // ErrSchemaVersion is returned by ReadJSON for a report without a
@@ -16,9 +17,12 @@ var ErrSchemaVersion = errors.New("unsupported report schemaVersion")
 // newline and without HTML escaping. The first field is schemaVersion, always SchemaVersion whatever
 // r.SchemaVersion holds, since that is the format written. The same Report
 // gives the same bytes: fields are in declaration order and map keys sorted.
+// Likewise each scenario's unmeasured is written from its verdicts
+// (Scenario.Measured), whatever its Unmeasured holds.
 func WriteJSON(w io.Writer, r *Report) error {
 	c := *r
 	c.SchemaVersion = SchemaVersion
+	c.Suites = flagUnmeasured(r.Suites)
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false) // keep "latency_p95 < 2s" readable
 	enc.SetIndent("", "  ")
@@ -32,7 +36,8 @@ func WriteJSON(w io.Writer, r *Report) error {
 // schemaVersion is missing or not SchemaVersion with an error wrapping
 // ErrSchemaVersion. Raw JSON fields (tool-call arguments) come back compact,
 // as WriteJSON's indentation is not part of them; note values come back as
-// encoding/json decodes into an interface (numbers as float64).
+// encoding/json decodes into an interface (numbers as float64). Each
+// scenario's Unmeasured is set from its verdicts, as WriteJSON writes it.
 func ReadJSON(rd io.Reader) (*Report, error) {
 	data, err := io.ReadAll(rd)
 	if err != nil {
@@ -50,7 +55,38 @@ func ReadJSON(rd io.Reader) (*Report, error) {
 	if err := compactRaw(&r); err != nil {
 		return nil, fmt.Errorf("read json report: %w", err)
 	}
+	r.Suites = flagUnmeasured(r.Suites) // a file written before the flag was
 	return &r, nil
+}
+
+// flagUnmeasured returns suites with each scenario's Unmeasured set from
+// its verdicts (Scenario.Measured): suites itself when every one says so
+// already, else a copy down to the scenarios, so that suites are left as
+// they are.
+func flagUnmeasured(suites []Suite) []Suite {
+	same := true
+	for _, s := range suites {
+		for _, v := range s.Variants {
+			for _, sc := range v.Scenarios {
+				same = same && sc.Unmeasured == !sc.Measured()
+			}
+		}
+	}
+	if same {
+		return suites
+	}
+	out := slices.Clone(suites)
+	for i := range out {
+		out[i].Variants = slices.Clone(out[i].Variants)
+		for j := range out[i].Variants {
+			scs := slices.Clone(out[i].Variants[j].Scenarios)
+			for k := range scs {
+				scs[k].Unmeasured = !scs[k].Measured()
+			}
+			out[i].Variants[j].Scenarios = scs
+		}
+	}
+	return out
 }
 
 // checkVersion reads data's schemaVersion alone and says why a report that

@@ -50,8 +50,9 @@ type junitCase struct {
 	Class string `xml:"classname,attr"`
 	Name  string `xml:"name,attr"`
 	Time  string `xml:"time,attr"`
-	// Properties carry the scenario's mean time to first token, when a
-	// call streamed.
+	// Properties carry the scenario's replayed latency and, when a call
+	// streamed, its mean time to first token; none when its run was not
+	// measured (stale or errored).
 	Properties *junitProperties `xml:"properties,omitempty"`
 	Failure    *junitProblem    `xml:"failure,omitempty"`
 	Error      *junitProblem    `xml:"error,omitempty"`
@@ -85,7 +86,8 @@ func WriteJUnit(w io.Writer, r *Report) error { return WriteJUnitRun(w, r, JUnit
 // error and a stale cassette are errors; a known failure of the baseline
 // (see ApplyKnown) is skipped, with its failed checks. Times are wall times, as CI
 // dashboards read them: the run's on the whole document, none on a
-// scenario (whose replayed latency is its replayed_latency_ms property).
+// scenario (whose replayed latency is its replayed_latency_ms property, which
+// a stale or errored run, whose latency was not measured, has not).
 func WriteJUnitRun(w io.Writer, r *Report, run JUnitRun) error {
 	out := junitSuites{Name: "testbed", Time: seconds(float64(run.Wall.Microseconds()) / 1000)}
 	for _, s := range r.Suites {
@@ -93,12 +95,15 @@ func WriteJUnitRun(w io.Writer, r *Report, run JUnitRun) error {
 			js := junitSuite{Name: s.Name + "/" + v.Name, Properties: streamingProperties(v.Summary.Streaming)}
 			var total float64
 			for _, sc := range v.Scenarios {
-				ms := float64(sc.Metrics.Latency.Microseconds()) / 1000
-				total += ms
-				c := junitCase{Class: s.Name + "." + v.Name, Name: sc.ID, Time: "0.000",
-					Properties: &junitProperties{[]junitProperty{{"replayed_latency_ms", fmt.Sprintf("%.0f", ms)}}}}
-				if len(sc.Metrics.Streams) > 0 {
-					c.Properties.Items = append(c.Properties.Items, junitProperty{"ttft_ms", fmt.Sprintf("%.0f", metricOf(sc.Metrics, MetricTTFTMS))})
+				c := junitCase{Class: s.Name + "." + v.Name, Name: sc.ID, Time: "0.000"}
+				if sc.Measured() {
+					// a stale or errored run's latency was not measured: no property
+					ms := float64(sc.Metrics.Latency.Microseconds()) / 1000
+					total += ms
+					c.Properties = &junitProperties{[]junitProperty{{"replayed_latency_ms", fmt.Sprintf("%.0f", ms)}}}
+					if len(sc.Metrics.Streams) > 0 {
+						c.Properties.Items = append(c.Properties.Items, junitProperty{"ttft_ms", fmt.Sprintf("%.0f", metricOf(sc.Metrics, MetricTTFTMS))})
+					}
 				}
 				switch sc.Verdict {
 				case VerdictFail:

@@ -293,13 +293,16 @@ func variantSection(v *Variant, verdict verdictStyle) section {
 		right:  []bool{false, false, false, false, true, true, true, true, true},
 		wrap:   []bool{false, false, false, true, false, false, false, false, false},
 	}}
+	unmeasured := 0
 	for _, sc := range v.Scenarios {
 		m := sc.Metrics
-		sec.table.rows = append(sec.table.rows, []string{
-			sc.ID, sc.Criterion, verdictCell(sc, verdict), route(sc),
-			strconv.Itoa(m.LLMCalls), strconv.Itoa(m.InputTokens), strconv.Itoa(m.OutputTokens),
-			ms(m.Latency), scenarioCost(sc),
-		})
+		figures := []string{strconv.Itoa(m.LLMCalls), strconv.Itoa(m.InputTokens), strconv.Itoa(m.OutputTokens), ms(m.Latency)}
+		if !sc.Measured() {
+			unmeasured++
+			figures = []string{"—", "—", "—", "—"}
+		}
+		sec.table.rows = append(sec.table.rows, append(append([]string{sc.ID, sc.Criterion, verdictCell(sc, verdict), route(sc)},
+			figures...), scenarioCost(sc)))
 	}
 	for _, sc := range v.Scenarios {
 		if sc.Verdict != VerdictPass {
@@ -321,6 +324,10 @@ func variantSection(v *Variant, verdict verdictStyle) section {
 			sec.notes = append(sec.notes, note{mark: "⚠", text: fmt.Sprintf("%s: %s not replayed",
 				sc.ID, count(sc.Unplayed, "recorded interaction"))})
 		}
+	}
+	if unmeasured > 0 {
+		sec.notes = append(sec.notes, note{mark: "⚠", text: fmt.Sprintf("—: not measured; %d of %s stale or errored, stopped before their calls, tokens, latency and cost were whole",
+			unmeasured, count(len(v.Scenarios), "run"))})
 	}
 	if n := v.Summary.Judged; n > 0 && strings.Contains(v.Provenance, "stand-in") {
 		sec.notes = append(sec.notes, note{text: fmt.Sprintf("%s of %s checks are about model behaviour and were judged against the stand-in: they show what its documented rules do with these prompts, not what a model would",

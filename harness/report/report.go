@@ -115,13 +115,17 @@ type ConfusionCell struct {
 	Count    int    `json:"count"`
 }
 
-// ToolTrim is the trimming of one tool's payloads over a variant's scenarios.
+// ToolTrim is the trimming of one tool's payloads over a variant's scenarios
+// whose figures were measured (Scenario.Measured).
 type ToolTrim struct {
 	Tool          string  `json:"tool"`
 	Calls         int     `json:"calls"`
 	RawTokens     int     `json:"raw_tokens"`
 	ContextTokens int     `json:"context_tokens"`
 	Reduction     float64 `json:"reduction"` // 1 − context/raw; 0 when raw is 0
+	// Unmeasured counts the stale or errored runs that called the tool:
+	// their calls are left out of the figures above.
+	Unmeasured int `json:"unmeasured_runs,omitempty"`
 }
 
 // Verdicts of a Scenario.
@@ -143,7 +147,14 @@ type Scenario struct {
 	Error         string        `json:"error,omitempty"`
 	Answer        []string      `json:"answer"` // the text of each reply
 	Metrics       trace.Metrics `json:"metrics"`
-	Unplayed      int           `json:"unplayed"` // recorded interactions the run did not use
+	// Unmeasured is true when the scenario's own figures were not
+	// measured, as Measured says from its verdicts: its Metrics are then
+	// what a stale or errored run did before it stopped, not a measure.
+	// It is there for readers of the JSON: WriteJSON writes it from the
+	// verdicts whatever it holds, and ReadJSON and package runner set it
+	// so; a Scenario built otherwise may leave it false, so ask Measured.
+	Unmeasured bool `json:"unmeasured,omitempty"`
+	Unplayed   int  `json:"unplayed"` // recorded interactions the run did not use
 	// Recorded counts the calls a record-missing run recorded because the
 	// cassette had no match for them, and Dropped the recorded interactions
 	// that rewrite left out because the run did not use them.

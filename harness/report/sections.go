@@ -75,8 +75,7 @@ func costSection(order []*Variant, base *Variant) section {
 				latency += " (" + signed((s.LatencyMean/b.LatencyMean-1)*100, 1, "%") + ")"
 			}
 		}
-		if s.Incomplete > 0 {
-			n := fmt.Sprintf("%s: over %d of %s; %d stale or errored, not measured", v.Name, max(0, s.Measured()), count(max(s.Runs, s.Scenarios), "run"), s.Incomplete)
+		if n := overMeasured(v.Name, s.Measured(), max(s.Runs, s.Scenarios), "run"); n != "" {
 			switch {
 			case base != nil && v != base:
 				n += ", so no change against " + base.Name + " is given"
@@ -263,7 +262,10 @@ func samplingSection(order []*Variant) (section, bool) {
 		header: []string{"variant", "scenario", "passed", "pass rate [95%]", "pass^k", "in tok", "out tok", "LLM", "latency"},
 		right:  []bool{false, false, true, true, true, true, true, true, true},
 	}}
-	pm := func(iv Interval, decimals int, unit string) string {
+	pm := func(iv Interval, ok bool, decimals int, unit string) string {
+		if !ok {
+			return "—" // no sample measured it
+		}
 		s := strconv.FormatFloat(iv.Mean, 'f', decimals, 64)
 		if iv.HalfWidth() > 0 {
 			s += " ±" + strconv.FormatFloat(iv.HalfWidth(), 'f', decimals, 64)
@@ -280,22 +282,32 @@ func samplingSection(order []*Variant) (section, bool) {
 			if sp == nil {
 				continue
 			}
-			m := sp.Metrics
+			metric := func(name string, decimals int, unit string) string {
+				iv, ok := sp.Metrics[name]
+				return pm(iv, ok, decimals, unit)
+			}
 			sec.table.rows = append(sec.table.rows, []string{v.Name, sc.ID,
 				fmt.Sprintf("%d/%d", sp.Passed, sp.N),
 				fmt.Sprintf("%s [%s, %s]", percent(sp.PassRate.Mean), percent(sp.PassRate.Lo), percent(sp.PassRate.Hi)),
 				fmt.Sprintf("%s (k=%d)", percent(sp.PassHatK(sp.N)), sp.N),
-				pm(m[MetricInputTokens], 0, ""), pm(m[MetricOutputTokens], 0, ""), pm(m[MetricLLMCalls], 2, ""), pm(m[MetricLatencyMS], 0, " ms")})
+				metric(MetricInputTokens, 0, ""), metric(MetricOutputTokens, 0, ""), metric(MetricLLMCalls, 2, ""), metric(MetricLatencyMS, 0, " ms")})
+			if n := overMeasured(v.Name+"/"+sc.ID, sp.N-sp.Unmeasured(), sp.N, "sample"); n != "" {
+				sec.notes = append(sec.notes, note{mark: "⚠", text: n})
+			}
+		}
+		metric := func(name string, decimals int, unit string) string {
+			iv, ok := s.CI[name]
+			return pm(iv, ok && s.Measured() > 0, decimals, unit)
 		}
 		sec.table.rows = append(sec.table.rows, []string{v.Name, "all runs",
 			fmt.Sprintf("%d/%d", int(math.Round(s.RunPassRate*float64(s.Runs))), s.Runs), percent(s.RunPassRate),
 			fmt.Sprintf("%s (k=%d)", percent(s.PassHatK), s.K),
-			pm(s.CI[MetricInputTokens], 0, ""), pm(s.CI[MetricOutputTokens], 0, ""), pm(s.CI[MetricLLMCalls], 2, ""), pm(s.CI[MetricLatencyMS], 0, " ms")})
+			metric(MetricInputTokens, 0, ""), metric(MetricOutputTokens, 0, ""), metric(MetricLLMCalls, 2, ""), metric(MetricLatencyMS, 0, " ms")})
 	}
 	if len(sec.table.rows) == 0 {
 		return sec, false
 	}
-	sec.notes = []note{{text: "pass^k: the chance that k fresh runs all pass, C(passed,k)/C(n,k); a scenario passes when at least its suite's min_sample_pass_rate of its samples pass; the variant tables show sample 1"}}
+	sec.notes = append(sec.notes, note{text: "pass^k: the chance that k fresh runs all pass, C(passed,k)/C(n,k); a scenario passes when at least its suite's min_sample_pass_rate of its samples pass; the variant tables show sample 1"})
 	return sec, true
 }
 
@@ -329,7 +341,8 @@ func metricValue(metric string, v float64) string {
 }
 
 // tokenSection lays out the input tokens by part, counted with the suite's
-// encoding, beside the provider's own count; for a provider other than
+// encoding, beside the provider's own count, over the runs that were
+// measured (a note says how many were not); for a provider other than
 // OpenAI a note says the counts are estimates, and the provider's cache
 // reads and writes are shown when it reported any. When a provider
 // reported thinking tokens, a note gives them as their own part of its
@@ -346,7 +359,8 @@ func tokenSection(order []*Variant, tokenizer string) section {
 		}
 		var sum trace.Parts
 		reported, read, write, output, reasoning := 0, 0, 0, 0, 0
-		for _, sc := range v.Scenarios {
+		measured := measuredScenarios(v)
+		for _, sc := range measured {
 			sum = sum.Add(sc.Metrics.Input)
 			reported += sc.Metrics.ReportedInput
 			read += sc.Metrics.ReportedCacheRead
@@ -355,10 +369,13 @@ func tokenSection(order []*Variant, tokenizer string) section {
 			reasoning += sc.Metrics.ReportedReasoning
 		}
 		mean := func(n int) string {
-			if len(v.Scenarios) == 0 {
-				return "0"
+			switch {
+			case len(measured) > 0:
+				return strconv.FormatFloat(float64(n)/float64(len(measured)), 'f', 0, 64)
+			case len(v.Scenarios) > 0:
+				return "—" // none measured
 			}
-			return strconv.FormatFloat(float64(n)/float64(len(v.Scenarios)), 'f', 0, 64)
+			return "0"
 		}
 		rep := "—"
 		if reported > 0 {
@@ -373,6 +390,9 @@ func tokenSection(order []*Variant, tokenizer string) section {
 		sec.table.rows = append(sec.table.rows, []string{v.Name,
 			mean(sum.System), mean(sum.Tools), mean(sum.History), mean(sum.ToolResults),
 			mean(sum.User), mean(sum.Overhead), mean(sum.Total()), rep})
+		if n := overMeasured(v.Name, len(measured), len(v.Scenarios), "run"); n != "" {
+			sec.notes = append(sec.notes, note{mark: "⚠", text: n})
+		}
 	}
 	if len(estimated) > 0 {
 		sec.notes = append(sec.notes, note{text: fmt.Sprintf(
@@ -385,6 +405,8 @@ func tokenSection(order []*Variant, tokenizer string) section {
 	return sec
 }
 
+// roleSection totals the LLM calls of each variant by role, over the runs
+// that were measured (a note says how many were not).
 func roleSection(order []*Variant) (section, bool) {
 	sec := section{title: "LLM calls by role (total)", table: table{
 		header: []string{"variant", "role", "calls", "in tok", "out tok", "latency"},
@@ -392,7 +414,8 @@ func roleSection(order []*Variant) (section, bool) {
 	}}
 	for _, v := range order {
 		roles := map[string]trace.Role{}
-		for _, sc := range v.Scenarios {
+		measured := measuredScenarios(v)
+		for _, sc := range measured {
 			for name, r := range sc.Metrics.Roles {
 				sum := roles[name]
 				sum.Calls += r.Calls
@@ -412,52 +435,14 @@ func roleSection(order []*Variant) (section, bool) {
 			sec.table.rows = append(sec.table.rows, []string{v.Name, name,
 				strconv.Itoa(r.Calls), strconv.Itoa(r.InputTokens), strconv.Itoa(r.OutputTokens), ms(r.Latency)})
 		}
-	}
-	return sec, len(sec.table.rows) > 0
-}
-
-// trimmingSection compares the variants' payload trimming per tool, with a
-// total per variant.
-func trimmingSection(order []*Variant, base *Variant, without []string) (section, bool) {
-	sec := section{title: "payload trimming by tool", table: table{
-		header: []string{"variant", "tool", "calls", "raw tok", "context tok", "reduction"},
-		right:  []bool{false, false, true, true, true, true},
-		wrap:   []bool{false, true, false, false, false, false},
-	}}
-	row := func(variant, tool string, calls, raw, context int, red float64) []string {
-		cell := "—"
-		if raw != 0 {
-			cell = percent(red)
+		shown := len(names) > 0
+		if !shown && slices.ContainsFunc(v.Scenarios, func(sc Scenario) bool { return len(sc.Metrics.Roles) > 0 }) {
+			// only runs that were not measured called a model by role
+			sec.table.rows = append(sec.table.rows, []string{v.Name, "—", "—", "—", "—", "not measured"})
+			shown = true
 		}
-		return []string{variant, tool, strconv.Itoa(calls), strconv.Itoa(raw), strconv.Itoa(context), cell}
-	}
-	for _, v := range order {
-		if len(v.Trimming) == 0 {
-			continue
-		}
-		var calls, raw, context int
-		for _, t := range v.Trimming {
-			sec.table.rows = append(sec.table.rows, row(v.Name, t.Tool, t.Calls, t.RawTokens, t.ContextTokens, t.Reduction))
-			calls, raw, context = calls+t.Calls, raw+t.RawTokens, context+t.ContextTokens
-		}
-		sec.table.rows = append(sec.table.rows, row(v.Name, "total", calls, raw, context, reduction(raw, context)))
-		if base != nil && v != base && raw != 0 {
-			if c, b := v.Spend(), base.Spend(); c.Whole() && b.Whole() {
-				sec.notes = append(sec.notes, note{text: fmt.Sprintf("%s: %s fewer payload tokens; %s per scenario run against %s for %s (%s)",
-					v.Name, percent(reduction(raw, context)), c.Short(), b.Short(), base.Name, costDelta(b.Mean, c.Mean))})
-			}
-		}
-		if w := ReductionWarning(v); w != "" {
-			sec.notes = append(sec.notes, note{mark: "⚠", text: v.Name + ": " + w})
-		}
-		if len(without) > 0 {
-			calls, raw, context = 0, 0, 0
-			for _, t := range v.Trimming {
-				if !slices.Contains(without, t.Tool) {
-					calls, raw, context = calls+t.Calls, raw+t.RawTokens, context+t.ContextTokens
-				}
-			}
-			sec.table.rows = append(sec.table.rows, row(v.Name, "total without "+strings.Join(without, ", "), calls, raw, context, reduction(raw, context)))
+		if n := overMeasured(v.Name, len(measured), len(v.Scenarios), "run"); n != "" && shown {
+			sec.notes = append(sec.notes, note{mark: "⚠", text: n})
 		}
 	}
 	return sec, len(sec.table.rows) > 0

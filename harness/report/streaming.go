@@ -18,7 +18,8 @@ import (
 
 // Streaming summarizes a variant's streamed model calls. Times are in
 // milliseconds, over every call that streamed at least one token (over
-// every sample's calls when scenarios have several).
+// every sample's calls when scenarios have several) in a run that was
+// measured (Run.Measured): a stale or errored run's are left out.
 type Streaming struct {
 	Calls int `json:"calls"`
 	// Tokenless counts the streamed calls in which no event carried a
@@ -58,13 +59,16 @@ func (b Budget) Good(call trace.StreamCall) bool {
 	return call.FirstToken >= 0 && call.FirstToken <= b.TTFT && call.TPOT() <= b.TPOT
 }
 
-// SummarizeStreams summarizes the streamed calls of scs, with goodput
-// against budget when it is not nil; nil when no call streamed.
+// SummarizeStreams summarizes the streamed calls of scs' measured runs,
+// with goodput against budget when it is not nil; nil when no call of
+// them streamed.
 func SummarizeStreams(scs []Scenario, budget *Budget) *Streaming {
 	var calls []trace.StreamCall
 	for _, sc := range scs {
 		for _, r := range sc.Runs() {
-			calls = append(calls, r.Metrics.Streams...)
+			if r.Measured() {
+				calls = append(calls, r.Metrics.Streams...)
+			}
 		}
 	}
 	if len(calls) == 0 {
@@ -149,6 +153,9 @@ func streamingSection(order []*Variant) (section, bool) {
 		}
 		sec.table.rows = append(sec.table.rows, []string{v.Name, strconv.Itoa(st.Calls), num(st.TTFTP50), num(st.TTFTP95), num(st.TTFTMean),
 			num(st.GapMean), num(st.GapP95), num(st.TPOTMean), strconv.FormatFloat(st.TokensPerSecond, 'f', 1, 64), num(st.DurationMean), good})
+		if n := overMeasured(v.Name, v.Summary.Measured(), max(v.Summary.Runs, v.Summary.Scenarios), "run"); n != "" {
+			sec.notes = append(sec.notes, note{mark: "⚠", text: n})
+		}
 		if st.Tokenless > 0 {
 			sec.notes = append(sec.notes, note{mark: "⚠", text: fmt.Sprintf("%s: %s carried no token (ended early or empty), counted in calls and duration only", v.Name, count(st.Tokenless, "streamed call"))})
 		}
@@ -180,7 +187,7 @@ func ttftChart(order []*Variant) (chart, bool) {
 		for _, sc := range v.Scenarios {
 			for _, run := range sc.Runs() {
 				for _, c := range run.Metrics.Streams {
-					if c.FirstToken >= 0 {
+					if c.FirstToken >= 0 && run.Measured() {
 						r.dots = append(r.dots, dot{millis(c.FirstToken), fmt.Sprintf("%s · %s · %s: first token at %s of %s", v.Name, sc.ID, orNone(c.Role), ms(c.FirstToken), ms(c.Duration))})
 					}
 				}

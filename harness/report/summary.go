@@ -43,6 +43,35 @@ func (r Run) Measured() bool { return measured(r.Verdict) }
 
 func measured(verdict string) bool { return verdict != VerdictStale && verdict != VerdictError }
 
+// Measured reports whether the scenario's own figures (its Metrics and
+// Events: its run's, or its first sample's when it was sampled) were
+// measured, as Run.Measured says of that run. A row of the scenario shows
+// them only then: a stale or errored run's are what it did before it
+// stopped.
+func (s Scenario) Measured() bool {
+	if s.Sampling != nil && len(s.Sampling.Runs) > 0 {
+		return s.Sampling.Runs[0].Measured()
+	}
+	return measured(s.Verdict)
+}
+
+// measuredScenarios are the scenarios of v whose own figures were measured
+// (Scenario.Measured): those a table of its scenario runs adds up.
+func measuredScenarios(v *Variant) []Scenario {
+	return slices.DeleteFunc(slices.Clone(v.Scenarios), func(sc Scenario) bool { return !sc.Measured() })
+}
+
+// overMeasured is the note under a table whose figures of a variant (or
+// of a scenario's samples) are over the runs it measured only: "name: over
+// 2 of 3 runs; 1 stale or errored, not measured", noun naming the runs; ""
+// when every run was measured.
+func overMeasured(name string, measured, runs int, noun string) string {
+	if measured >= runs {
+		return ""
+	}
+	return fmt.Sprintf("%s: over %d of %s; %d stale or errored, not measured", name, max(0, measured), count(runs, noun), runs-max(0, measured))
+}
+
 // Measured counts the runs whose metrics the summary's means, percentiles
 // and totals are over: every run but the Incomplete ones.
 func (s Summary) Measured() int { return max(s.Runs, s.Scenarios) - s.Incomplete }
@@ -255,20 +284,30 @@ func Confusion(scs []Scenario) []ConfusionCell {
 
 // Trimming sums, per tool name, the calls, RawTokens and ContextTokens of
 // the KindTool events in the scenarios' Events, with Reduction = 1 −
-// context/raw (0 when raw is 0), sorted by tool name. It returns nil when
+// context/raw (0 when raw is 0), sorted by tool name. The events of a
+// scenario whose figures were not measured (Scenario.Measured: stale or
+// errored) are left out, and counted per tool in Unmeasured; a tool that
+// only such runs called has a row with no figure. It returns nil when
 // there are no tool events.
 func Trimming(scs []Scenario) []ToolTrim {
 	byTool := map[string]ToolTrim{}
 	for _, sc := range scs {
+		called := map[string]bool{}
 		for _, e := range sc.Events {
 			if e.Kind != trace.KindTool || e.Tool == nil {
 				continue
 			}
 			t := byTool[e.Tool.Name]
 			t.Tool = e.Tool.Name
-			t.Calls++
-			t.RawTokens += e.Tool.RawTokens
-			t.ContextTokens += e.Tool.ContextTokens
+			switch {
+			case sc.Measured():
+				t.Calls++
+				t.RawTokens += e.Tool.RawTokens
+				t.ContextTokens += e.Tool.ContextTokens
+			case !called[e.Tool.Name]:
+				t.Unmeasured++ // a run, however many calls it made
+			}
+			called[e.Tool.Name] = true
 			byTool[e.Tool.Name] = t
 		}
 	}

@@ -32,6 +32,9 @@ func finalize(rep *report.Report, suites []*scenario.Suite, opts Options, provs 
 		var base *report.Summary
 		for vi := range rs.Variants {
 			rv := &rs.Variants[vi]
+			for i := range rv.Scenarios {
+				rv.Scenarios[i].Unmeasured = !rv.Scenarios[i].Measured()
+			}
 			rv.Summary = report.Summarize(rv.Scenarios)
 			if g := s.Goodput; g != nil {
 				rv.Summary.Streaming = report.SummarizeStreams(rv.Scenarios, &report.Budget{TTFT: g.TTFT, TPOT: g.TPOT})
