@@ -272,9 +272,10 @@ func (a *agent) Run(ctx context.Context, in agents.Input) (ans agents.Answer, er
 	a.cfg.Tracer.Note(agents.NoteTurn, 0)
 	a.cfg.Tracer.Note(agents.NoteIsolation, prog.iso.String())
 	if j := prog.proc.jail; j != nil {
-		// A name the program looks up during this run is this run's escape.
-		mark := j.names.mark()
-		lookedUp = func() error { return j.names.since(mark) }
+		// A name the program looked up is this run's escape: during the
+		// run, and before it, as the program started (before it listened
+		// or read the run's first line) or while a kept one waited for it.
+		lookedUp = j.names.claim
 	}
 	conv, err := a.converse(ctx, prog, in)
 	if err != nil {

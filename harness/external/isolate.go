@@ -43,10 +43,12 @@ func (e *lookupError) Error() string {
 
 func (e *lookupError) Is(target error) bool { return target == ErrEscaped }
 
-// lookups are the host names a program looked up, in order.
+// lookups are the host names a program looked up, in order, and how many
+// of them a run has claimed.
 type lookups struct {
-	mu    sync.Mutex
-	names []string
+	mu      sync.Mutex
+	names   []string
+	claimed int
 }
 
 func (l *lookups) add(name string) {
@@ -55,23 +57,20 @@ func (l *lookups) add(name string) {
 	l.mu.Unlock()
 }
 
-// mark is where the names a run looks up start.
-func (l *lookups) mark() int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return len(l.names)
-}
-
-// since is the error naming the distinct hosts looked up since mark, or nil.
-func (l *lookups) since(mark int) error {
+// claim is the error naming the distinct hosts looked up since the last
+// claim, or nil, and claims them: a run claims, as it ends, what its
+// program looked up while it served it, and before (as it started, and
+// while a kept program waited for the run).
+func (l *lookups) claim() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var hosts []string
-	for _, n := range l.names[mark:] {
+	for _, n := range l.names[l.claimed:] {
 		if !slices.Contains(hosts, n) {
 			hosts = append(hosts, n)
 		}
 	}
+	l.claimed = len(l.names)
 	if len(hosts) == 0 {
 		return nil
 	}

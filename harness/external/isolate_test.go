@@ -186,6 +186,14 @@ var _ = Describe("an outside agent that is a service, kept off the network", fun
 		Expect(err.Error()).To(ContainSubstring("the agent looked up huggingface.co"))
 	})
 
+	It("fails the scenario, naming the host, when the service looked it up as it started, before it listened", func() {
+		spec := service("phone-home")
+		spec.Isolate = testBinary()
+		_, _, _, err := runNoted(spec, "a")
+		Expect(err).To(MatchError(external.ErrEscaped))
+		Expect(err.Error()).To(ContainSubstring("the agent looked up huggingface.co"))
+	})
+
 	It("says when the service exits before it listens", func() {
 		spec := service("exit")
 		spec.Isolate = testBinary()
