@@ -70,6 +70,7 @@ type chatRequest struct {
 		JSONSchema *struct {
 			Name   string          `json:"name"`
 			Schema json.RawMessage `json:"schema"`
+			Strict *bool           `json:"strict"`
 		} `json:"json_schema"`
 	} `json:"response_format"`
 }
@@ -79,6 +80,7 @@ type chatFunction struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description"`
 	Parameters  json.RawMessage `json:"parameters"`
+	Strict      *bool           `json:"strict"` // structured outputs: parameters in strict mode's subset (strict.go)
 }
 
 // deployed takes the model from an Azure OpenAI path when the body names

@@ -45,7 +45,8 @@ var chatToolName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 // parallel_tool_calls without tools; what a reasoning model does not take
 // (reasoningParams); n outside 1 to 128;
 // more than 4 stop sequences; top_logprobs outside 0 to 20; a tool name
-// outside ^[a-zA-Z0-9_-]{1,64}$.
+// outside ^[a-zA-Z0-9_-]{1,64}$; a strict function's parameters or strict
+// json_schema response format outside strict mode's subset (strictProblem).
 func validateChat(wr chatRequest) error {
 	if wr.Model == "" {
 		return &invalid{msg: "you must provide a model parameter"}
@@ -96,6 +97,19 @@ func validateChat(wr chatRequest) error {
 		if !chatToolName.MatchString(f.name) {
 			return &invalid{msg: fmt.Sprintf("Invalid '%s': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.", f.param),
 				param: f.param, code: "invalid_value"}
+		}
+	}
+	for i, t := range wr.Tools {
+		if t.Custom == nil && isTrue(t.Function.Strict) {
+			if p := strictProblem(t.Function.Parameters); p != "" {
+				return &invalid{msg: fmt.Sprintf("Invalid schema for function '%s': %s", t.Function.Name, p),
+					param: fmt.Sprintf("tools[%d].function.parameters", i), code: "invalid_function_parameters"}
+			}
+		}
+	}
+	if rf := wr.ResponseFormat; rf != nil && rf.Type == "json_schema" && rf.JSONSchema != nil && isTrue(rf.JSONSchema.Strict) {
+		if p := strictProblem(rf.JSONSchema.Schema); p != "" {
+			return &invalid{msg: fmt.Sprintf("Invalid schema for response_format '%s': %s", rf.JSONSchema.Name, p), param: "response_format"}
 		}
 	}
 	var open []string // tool_call_ids of the last assistant message not answered yet
@@ -189,6 +203,9 @@ func reasoningParams(wr chatRequest) error {
 	}
 	return nil
 }
+
+// isTrue reports whether a flag was given true.
+func isTrue(b *bool) bool { return b != nil && *b }
 
 // given reports whether a field was sent, and not as null.
 func given(raw json.RawMessage) bool {

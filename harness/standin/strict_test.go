@@ -1,0 +1,83 @@
+package standin_test
+
+import (
+	"net/http"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/agentreplay/testbed/harness/standin"
+)
+
+// The schemas of a weather lookup: strict mode's subset, and two ways
+// out of it that agents ship (an optional field; a nested object without
+// additionalProperties).
+const (
+	strictWeather = `{"type": "object", "properties": {"city": {"type": "string"}, "days": {"type": ["integer", "null"]},
+		"when": {"type": "object", "properties": {"from": {"type": "string"}}, "required": ["from"], "additionalProperties": false},
+		"stops": {"type": "array", "items": {"anyOf": [{"type": "string"}, {"type": "null"}]}}},
+		"required": ["city", "days", "when", "stops"], "additionalProperties": false}`
+	optionalDays = `{"type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "integer"}}, "required": ["city"], "additionalProperties": false}`
+	openWhen     = `{"type": "object", "properties": {"city": {"type": "string"}, "when": {"type": "object", "properties": {"from": {"type": "string"}}, "required": ["from"]}},
+		"required": ["city", "when"], "additionalProperties": false}`
+	openRoot = `{"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}`
+)
+
+var _ = Describe("a strict schema (OpenAI's structured outputs) outside strict mode's subset", func() {
+	var srv *standin.Server
+	BeforeEach(func() { srv = startStandin(standin.Options{}) })
+
+	DescribeTable("Chat Completions: refused with 400, OpenAI's words, param and code",
+		func(body, message string, param, code any) {
+			status, got := post(srv, chatPath, body)
+			Expect(status).To(Equal(http.StatusBadRequest), "%v", got)
+			Expect(got).To(Equal(map[string]any{"error": map[string]any{
+				"message": message, "type": "invalid_request_error", "param": param, "code": code}}))
+		},
+		Entry("a strict function with an optional field", `{"model": "gpt-4.1-mini", "messages": [`+user+`],
+			"tools": [{"type": "function", "function": {"name": "get_weather", "strict": true, "parameters": `+optionalDays+`}}]}`,
+			"Invalid schema for function 'get_weather': In context=(), 'required' is required to be supplied and to be an array including every key in properties. Missing 'days'.",
+			"tools[0].function.parameters", "invalid_function_parameters"),
+		Entry("a strict function whose root object may hold more", `{"model": "gpt-4.1-mini", "messages": [`+user+`],
+			"tools": [{"type": "function", "function": {"name": "get_sst", "parameters": {"type": "object"}}}, {"type": "function", "function": {"name": "get_weather", "strict": true, "parameters": `+openRoot+`}}]}`,
+			"Invalid schema for function 'get_weather': In context=(), 'additionalProperties' is required to be supplied and to be false.",
+			"tools[1].function.parameters", "invalid_function_parameters"),
+		Entry("a strict response format with a nested object that may hold more", `{"model": "gpt-4.1-mini", "messages": [`+user+`],
+			"response_format": {"type": "json_schema", "json_schema": {"name": "forecast", "strict": true, "schema": `+openWhen+`}}}`,
+			"Invalid schema for response_format 'forecast': In context=('properties', 'when'), 'additionalProperties' is required to be supplied and to be false.",
+			"response_format", nil),
+	)
+
+	DescribeTable("Responses API: refused with 400, OpenAI's words, param and code",
+		func(body, message, param, code string) {
+			resp, b := wirePost(srv, http.MethodPost, "/v1/responses", body)
+			Expect(resp.StatusCode).To(Equal(http.StatusBadRequest), "body %s", b)
+			e := openAIErrorOf(b)
+			Expect(e.Type).To(Equal("invalid_request_error"))
+			Expect(e.Message).To(Equal(message))
+			Expect(e.Param).To(Equal(param))
+			Expect(e.Code).To(Equal(code))
+		},
+		Entry("a strict function with an optional field", `{"model": "gpt-4.1-mini", "input": "hi",
+			"tools": [{"type": "function", "name": "get_weather", "strict": true, "parameters": `+optionalDays+`}]}`,
+			"Invalid schema for function 'get_weather': In context=(), 'required' is required to be supplied and to be an array including every key in properties. Missing 'days'.",
+			"tools[0].parameters", "invalid_function_parameters"),
+		Entry("a strict text format with a nested object that may hold more", `{"model": "gpt-4.1-mini", "input": "hi",
+			"text": {"format": {"type": "json_schema", "name": "forecast", "strict": true, "schema": `+openWhen+`}}}`,
+			"Invalid schema for response_format 'forecast': In context=('properties', 'when'), 'additionalProperties' is required to be supplied and to be false.",
+			"text.format.schema", "invalid_json_schema"),
+	)
+
+	DescribeTable("is taken when strict mode is not asked for, or the schema is within it",
+		func(path, body string) {
+			resp, b := wirePost(srv, http.MethodPost, path, body)
+			Expect(resp.StatusCode).To(Equal(http.StatusOK), "body %s", b)
+		},
+		Entry("Chat: an optional field, not strict", chatPath, `{"model": "gpt-4.1-mini", "messages": [`+user+`],
+			"tools": [{"type": "function", "function": {"name": "get_weather", "strict": false, "parameters": `+optionalDays+`}}]}`),
+		Entry("Chat: strict, nullable fields, a nested object and a list of unions", chatPath, `{"model": "gpt-4.1-mini", "messages": [`+user+`],
+			"tools": [{"type": "function", "function": {"name": "get_weather", "strict": true, "parameters": `+strictWeather+`}}]}`),
+		Entry("Responses: an optional field, strict not said", "/v1/responses", `{"model": "gpt-4.1-mini", "instructions": "`+echoPrompt+`", "input": "hi",
+			"tools": [{"type": "function", "name": "get_weather", "parameters": `+optionalDays+`}]}`),
+	)
+})

@@ -1,0 +1,202 @@
+package wire
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Strict schemas: OpenAI's structured outputs (a strict json_schema
+// response format, a function tool with strict: true) take a subset of
+// JSON Schema and refuse a schema outside it before the model sees the
+// request, with 400 and "Invalid schema for response_format 'NAME': In
+// context=(…), …" (or "for function 'NAME'"). Two rules trip most agents:
+// every object must say additionalProperties: false, and its required must
+// list every key of its properties (an optional field is written as a
+// union with null instead). The stand-in refuses such a schema in the
+// API's words, so that a recording against it fails where a recording
+// against OpenAI would; it does not check the rest of the subset.
+
+// strictProblem is the first thing OpenAI's strict mode refuses in schema,
+// as its message says it after the schema's name ("In context=('properties',
+// 'when'), 'additionalProperties' is required to be supplied and to be
+// false."), or "". Objects are checked before what they hold, and what
+// they hold in the order the schema gives it; a schema that is not JSON is
+// left to the rest of the request's reading.
+func strictProblem(schema json.RawMessage) string {
+	if len(bytes.TrimSpace(schema)) == 0 {
+		return ""
+	}
+	v, err := orderedValue(json.NewDecoder(bytes.NewReader(schema)))
+	if err != nil {
+		return ""
+	}
+	return strictNode(v, nil)
+}
+
+// strictSchemas returns the refusal of a Responses request whose strict
+// function tool or strict json_schema text.format is outside strict mode's
+// subset (strictProblem), or nil.
+func (rr responsesRequest) strictSchemas() error {
+	for i, t := range rr.Tools {
+		if t.Type == "function" && isTrue(t.Strict) {
+			if p := strictProblem(t.Parameters); p != "" {
+				return &invalid{msg: fmt.Sprintf("Invalid schema for function '%s': %s", t.Name, p),
+					param: fmt.Sprintf("tools[%d].parameters", i), code: "invalid_function_parameters"}
+			}
+		}
+	}
+	if rr.Text == nil || len(rr.Text.Format) == 0 {
+		return nil
+	}
+	var f struct {
+		Type   string          `json:"type"`
+		Name   string          `json:"name"`
+		Schema json.RawMessage `json:"schema"`
+		Strict *bool           `json:"strict"`
+	}
+	if json.Unmarshal(rr.Text.Format, &f) != nil || f.Type != "json_schema" || !isTrue(f.Strict) {
+		return nil
+	}
+	if p := strictProblem(f.Schema); p != "" {
+		return &invalid{msg: fmt.Sprintf("Invalid schema for response_format '%s': %s", f.Name, p), param: "text.format.schema", code: "invalid_json_schema"}
+	}
+	return nil
+}
+
+// strictNode checks the schema v found at path.
+func strictNode(v any, path []any) string {
+	o, ok := v.(ordered)
+	if !ok {
+		return ""
+	}
+	if o.isObjectSchema() {
+		if ap, ok := o.get("additionalProperties"); !ok || ap != false {
+			return fmt.Sprintf("In context=%s, 'additionalProperties' is required to be supplied and to be false.", context(path))
+		}
+		props, _ := o.get("properties")
+		required, _ := o.get("required")
+		list, _ := required.([]any)
+		if p, ok := props.(ordered); ok {
+			for _, k := range p.keys {
+				if !slices.Contains(list, any(k)) {
+					return fmt.Sprintf("In context=%s, 'required' is required to be supplied and to be an array including every key in properties. Missing '%s'.", context(path), k)
+				}
+			}
+		}
+	}
+	for i, k := range o.keys {
+		switch k {
+		case "properties", "$defs", "definitions":
+			inner, ok := o.vals[i].(ordered)
+			if !ok {
+				continue
+			}
+			for j, name := range inner.keys {
+				if p := strictNode(inner.vals[j], append(slices.Clip(path), k, name)); p != "" {
+					return p
+				}
+			}
+		case "items":
+			if p := strictNode(o.vals[i], append(slices.Clip(path), k)); p != "" {
+				return p
+			}
+		case "anyOf":
+			list, _ := o.vals[i].([]any)
+			for j, s := range list {
+				if p := strictNode(s, append(slices.Clip(path), k, j)); p != "" {
+					return p
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// context writes path as the API's message does, a Python tuple: (),
+// ('items',), ('properties', 'when'), ('anyOf', 0).
+func context(path []any) string {
+	parts := make([]string, len(path))
+	for i, p := range path {
+		if n, ok := p.(int); ok {
+			parts[i] = strconv.Itoa(n)
+		} else {
+			parts[i] = "'" + fmt.Sprint(p) + "'"
+		}
+	}
+	if len(parts) == 1 {
+		return "(" + parts[0] + ",)"
+	}
+	return "(" + strings.Join(parts, ", ") + ")"
+}
+
+// ordered is a JSON object with its keys in the order it gave them.
+type ordered struct {
+	keys []string
+	vals []any
+}
+
+// get is the value of key k, and whether o has it.
+func (o ordered) get(k string) (any, bool) {
+	if i := slices.Index(o.keys, k); i >= 0 {
+		return o.vals[i], true
+	}
+	return nil, false
+}
+
+// isObjectSchema reports whether o describes objects: its type is (or
+// includes) object, or it has properties.
+func (o ordered) isObjectSchema() bool {
+	if _, ok := o.get("properties"); ok {
+		return true
+	}
+	switch t, _ := o.get("type"); t := t.(type) {
+	case string:
+		return t == "object"
+	case []any:
+		return slices.Contains(t, any("object"))
+	}
+	return false
+}
+
+// orderedValue reads the next JSON value of d: an object as ordered, an
+// array as []any, a number as json.Number, the rest as encoding/json does.
+func orderedValue(d *json.Decoder) (any, error) {
+	d.UseNumber()
+	t, err := d.Token()
+	if err != nil {
+		return nil, err
+	}
+	switch t {
+	case json.Delim('{'):
+		var o ordered
+		for d.More() {
+			k, err := d.Token()
+			if err != nil {
+				return nil, err
+			}
+			v, err := orderedValue(d)
+			if err != nil {
+				return nil, err
+			}
+			o.keys, o.vals = append(o.keys, k.(string)), append(o.vals, v)
+		}
+		_, err := d.Token()
+		return o, err
+	case json.Delim('['):
+		list := []any{}
+		for d.More() {
+			v, err := orderedValue(d)
+			if err != nil {
+				return nil, err
+			}
+			list = append(list, v)
+		}
+		_, err := d.Token()
+		return list, err
+	}
+	return t, nil
+}
