@@ -39,6 +39,18 @@ func (u *urls) RoundTrip(r *http.Request) (*http.Response, error) {
 
 func (u *urls) Close() error { return nil }
 
+// kept is a session transport that answers 200 {} and keeps the last
+// request it was given.
+type kept struct{ req *http.Request }
+
+func (k *kept) RoundTrip(r *http.Request) (*http.Response, error) {
+	k.req = r
+	return &http.Response{StatusCode: http.StatusOK, Header: http.Header{"Content-Type": {"application/json"}},
+		Body: io.NopCloser(strings.NewReader(`{}`)), Request: r}, nil
+}
+
+func (k *kept) Close() error { return nil }
+
 func (u *urls) last() string {
 	u.mu.Lock()
 	defer u.mu.Unlock()
@@ -86,6 +98,66 @@ var _ = Describe("the proxy's Anthropic route", func() {
 		Entry("OpenAI's own paths beside Gemini", proxy.Session{Model: logicalModel, Gemini: logicalGemini}, "/v1/chat/completions", logicalModel+"/chat/completions"),
 		Entry("OpenAI's embeddings beside Gemini", proxy.Session{Gemini: logicalGemini, Embeddings: logicalModel}, "/v1/embeddings", logicalModel+"/embeddings"),
 	)
+
+	// An Anthropic client's request beside the Messages API: the models
+	// API, which OpenAI and Gemini have at the same paths, told apart by
+	// the anthropic-version header every Anthropic SDK sends.
+	DescribeTable("routes what Anthropic's clients send to /v1/ to Anthropic, with the session's key as they send it",
+		func(s proxy.Session, path string, anthropic bool, want, wantAuth string) {
+			tr := &kept{}
+			s.Transport, s.Key = tr, "session-key"
+			id, base := p.Open(s)
+			DeferCleanup(p.End, id)
+			req, err := http.NewRequest(http.MethodGet, base+path, nil)
+			Expect(err).NotTo(HaveOccurred())
+			req.Header.Set("X-Api-Key", "agent-placeholder")
+			if anthropic {
+				req.Header.Set("Anthropic-Version", "2023-06-01")
+			}
+			resp, err := http.DefaultClient.Do(req)
+			Expect(err).NotTo(HaveOccurred())
+			resp.Body.Close()
+			Expect(resp.StatusCode).To(Equal(http.StatusOK))
+			Expect(tr.req.URL.String()).To(Equal(want))
+			Expect(tr.req.Header.Get(wantAuth)).To(Or(Equal("session-key"), Equal("Bearer session-key")))
+			for _, other := range []string{"Authorization", "X-Api-Key", "X-Goog-Api-Key"} {
+				if other != wantAuth {
+					Expect(tr.req.Header.Values(other)).To(BeEmpty(), other)
+				}
+			}
+		},
+		Entry("a model, Anthropic alone", proxy.Session{Anthropic: logicalAnthropic}, "/v1/models/claude-haiku-4-5", true,
+			logicalAnthropic+"/v1/models/claude-haiku-4-5", "X-Api-Key"),
+		Entry("the list beside OpenAI", proxy.Session{Model: logicalModel, Anthropic: logicalAnthropic}, "/v1/models?limit=5", true,
+			logicalAnthropic+"/v1/models?limit=5", "X-Api-Key"),
+		Entry("the list beside Gemini", proxy.Session{Gemini: logicalGemini, Anthropic: logicalAnthropic}, "/v1/models", true,
+			logicalAnthropic+"/v1/models", "X-Api-Key"),
+		Entry("Messages beside Gemini", proxy.Session{Gemini: logicalGemini, Anthropic: logicalAnthropic}, "/v1/messages", true,
+			logicalAnthropic+"/v1/messages", "X-Api-Key"),
+		Entry("OpenAI's list without the header stays OpenAI's", proxy.Session{Model: logicalModel, Anthropic: logicalAnthropic}, "/v1/models", false,
+			logicalModel+"/models", "Authorization"),
+	)
+
+	It("records the official SDK's models calls under Anthropic's logical URL and replays them", func() {
+		path, session := greeterSessions(p, "claude-haiku-4-5", func(s *proxy.Session) { s.Anthropic = logicalAnthropic })
+		get := func(base string) (*sdk.ModelInfo, error) {
+			c := sdk.NewClient(option.WithoutEnvironmentDefaults(), option.WithBaseURL(base), option.WithAPIKey("k"), option.WithMaxRetries(0))
+			return c.Models.Get(context.Background(), "claude-haiku-4-5", sdk.ModelGetParams{})
+		}
+		id, base := session(cassette.ModeRecord)
+		recorded, err := get(base)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(p.End(id)).To(Succeed())
+		Expect(recorded.ID).To(Equal("claude-haiku-4-5"))
+		Expect(string(recorded.Type)).To(Equal("model"))
+		Expect(string(must(readFile(path)))).To(ContainSubstring("url: " + logicalAnthropic + "/v1/models/claude-haiku-4-5"))
+
+		id, base = session(cassette.ModeReplay)
+		replayed, err := get(base)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(p.End(id)).To(Succeed())
+		Expect(replayed.RawJSON()).To(Equal(recorded.RawJSON()))
+	})
 
 	It("sets the session's base URL and the environment by the endpoint's provider", func() {
 		var s proxy.Session

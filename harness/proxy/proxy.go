@@ -7,7 +7,8 @@
 // Every scenario run gets a session with its own path prefix,
 // /s/<id>/, under which the agent's base URLs live:
 //
-//	/s/<id>/v1/messages        Anthropic Messages (when the session has Anthropic)
+//	/s/<id>/v1/messages        Anthropic Messages (when the session has Anthropic;
+//	                           and any /v1/… sent with anthropic-version: its models API)
 //	/s/<id>/v1/…               OpenAI Chat Completions, Responses and embeddings
 //	/s/<id>/v1beta/…           Gemini generateContent and the Interactions API
 //	                           (and /v1/… when Gemini-shaped, or the session's only /v1)
@@ -335,7 +336,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, s.Clock().Format(time.RFC3339Nano))
 		return
 	}
-	target, err := s.logical(rest, r.URL.RawQuery)
+	target, err := s.logical(rest, r.URL.RawQuery, r.Header)
 	if err != nil {
 		problem(w, rest, http.StatusNotFound, "%v", err)
 		return

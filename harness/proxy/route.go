@@ -14,9 +14,9 @@ import (
 // Routing: which provider or upstream a path below a session's prefix
 // stands for, and the key its provider reads.
 
-// logical maps a path below the session prefix to the logical URL the
-// cassettes record.
-func (s *session) logical(path, query string) (string, error) {
+// logical maps a path below the session prefix, sent with header h, to
+// the logical URL the cassettes record.
+func (s *session) logical(path, query string, h http.Header) (string, error) {
 	var base, tail string
 	switch {
 	case strings.HasPrefix(path, "/upstream/"):
@@ -32,8 +32,8 @@ func (s *session) logical(path, query string) (string, error) {
 		base, tail = s.Azure, path
 	case strings.HasPrefix(path, "/api/") && s.Ollama != "":
 		base, tail = s.Ollama, path
-	case (path == "/v1/messages" || strings.HasPrefix(path, "/v1/messages/")) && s.Anthropic != "":
-		// The Anthropic base URL has no version; the SDKs add /v1/messages.
+	case s.anthropicAPI(path, h):
+		// The Anthropic base URL has no version; the SDKs add /v1/….
 		base, tail = s.Anthropic, path
 	case strings.HasPrefix(path, "/v1/embeddings") && s.Embeddings != "":
 		base, tail = s.Embeddings, strings.TrimPrefix(path, "/v1")
@@ -43,7 +43,7 @@ func (s *session) logical(path, query string) (string, error) {
 		// The OpenAI base URL ends in its version (…/v1); the path repeats it.
 		base, tail = s.Model, strings.TrimPrefix(path, "/v1")
 	default:
-		return "", fmt.Errorf("no route for %s: the proxy serves /v1/messages (Anthropic), /v1/… (OpenAI), /v1beta/… (Gemini), /openai/… (Azure OpenAI), /api/… (Ollama) and /upstream/<name>/…, each when the session has it", path)
+		return "", fmt.Errorf("no route for %s: the proxy serves /v1/messages and what Anthropic's clients send to /v1/… (Anthropic), /v1/… (OpenAI), /v1beta/… (Gemini), /openai/… (Azure OpenAI), /api/… (Ollama) and /upstream/<name>/…, each when the session has it", path)
 	}
 	u, err := url.Parse(strings.TrimRight(base, "/") + tail)
 	if err != nil {
@@ -51,6 +51,20 @@ func (s *session) logical(path, query string) (string, error) {
 	}
 	u.RawQuery = query
 	return u.String(), nil
+}
+
+// anthropicAPI reports whether a request to path with header h is for the
+// session's Anthropic API: its Messages paths (/v1/messages, token
+// counting, batches), or any other path below /v1/ sent with
+// anthropic-version, which every Anthropic client sends and no other
+// provider's does: the models API (/v1/models, /v1/models/<id>), which
+// OpenAI and Gemini have at the same path, and the files API.
+func (s *session) anthropicAPI(path string, h http.Header) bool {
+	if s.Anthropic == "" {
+		return false
+	}
+	return path == "/v1/messages" || strings.HasPrefix(path, "/v1/messages/") ||
+		strings.HasPrefix(path, "/v1/") && h.Get("Anthropic-Version") != ""
 }
 
 // geminiV1 reports whether path, below /v1/, is Gemini's: the version
@@ -71,7 +85,8 @@ func geminiShaped(path string) bool {
 }
 
 // authorize sets the session's key on a model request to path, in the
-// header its provider reads, and drops the agent's own credentials.
+// header its provider reads (h's anthropic-version tells Anthropic's
+// requests, as for logical), and drops the agent's own credentials.
 func (s *session) authorize(h http.Header, path string) {
 	if !strings.HasPrefix(path, "/v1/") && !strings.HasPrefix(path, "/v1beta/") && !strings.HasPrefix(path, "/openai/") {
 		return // an upstream keeps what the agent sent
@@ -80,12 +95,12 @@ func (s *session) authorize(h http.Header, path string) {
 		h.Del(k)
 	}
 	switch {
+	case s.anthropicAPI(path, h):
+		h.Set("X-Api-Key", s.Key)
 	case strings.HasPrefix(path, "/v1beta/") || s.geminiV1(path):
 		h.Set("X-Goog-Api-Key", s.Key)
 	case strings.HasPrefix(path, "/openai/"):
 		h.Set("Api-Key", s.Key)
-	case strings.HasPrefix(path, "/v1/messages"):
-		h.Set("X-Api-Key", s.Key)
 	default:
 		h.Set("Authorization", "Bearer "+s.Key)
 	}

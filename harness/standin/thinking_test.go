@@ -57,6 +57,42 @@ var _ = Describe("Anthropic's extended thinking", func() {
 		Expect(streamed.Usage.OutputTokens).To(Equal(whole.Usage.OutputTokens))
 	})
 
+	It("leaves the thinking's text out, its signature and billing kept, when display is omitted, whole and streamed with no thinking delta", func() {
+		shown, err := c.Messages.New(ctx, ask(true))
+		Expect(err).NotTo(HaveOccurred())
+		omitted := ask(true)
+		omitted.Thinking = sdk.ThinkingConfigParamUnion{OfEnabled: &sdk.ThinkingConfigEnabledParam{BudgetTokens: 1024, Display: sdk.ThinkingConfigEnabledDisplayOmitted}}
+		whole, err := c.Messages.New(ctx, omitted)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(whole.Content).To(HaveLen(2))
+		Expect(whole.Content[0].Type).To(Equal("thinking"))
+		Expect(whole.Content[0].Thinking).To(BeEmpty())
+		Expect(whole.Content[0].Signature).NotTo(BeEmpty(), "the signature carries the thinking on")
+		Expect(whole.Usage.OutputTokens).To(Equal(shown.Usage.OutputTokens), "omitted thinking is billed as shown thinking is")
+
+		stream := c.Messages.NewStreaming(ctx, omitted)
+		var streamed sdk.Message
+		var deltas []string
+		for stream.Next() {
+			ev := stream.Current()
+			if ev.Type == "content_block_delta" {
+				deltas = append(deltas, ev.Delta.Type)
+			}
+			Expect(streamed.Accumulate(ev)).To(Succeed())
+		}
+		Expect(stream.Err()).NotTo(HaveOccurred())
+		Expect(deltas).To(ContainElement("signature_delta"))
+		Expect(deltas).NotTo(ContainElement("thinking_delta"))
+		Expect(streamed.Content[0].Thinking).To(BeEmpty())
+		Expect(streamed.Content[0].Signature).NotTo(BeEmpty())
+		Expect(streamed.Usage.OutputTokens).To(Equal(whole.Usage.OutputTokens))
+
+		// Sent back with its empty thinking, the answer continues the loop.
+		use := whole.Content[1].AsToolUse()
+		_, err = c.Messages.New(ctx, ask(true, whole.ToParam(), sdk.NewUserMessage(sdk.NewToolResultBlock(use.ID, "26.4", false))))
+		Expect(err).NotTo(HaveOccurred())
+	})
+
 	It("refuses, in the API's words, a tool result for an answer sent back without its thinking, and takes it with", func() {
 		first, err := c.Messages.New(ctx, ask(true))
 		Expect(err).NotTo(HaveOccurred())

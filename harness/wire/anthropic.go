@@ -80,6 +80,7 @@ type anthropicRequest struct {
 	Thinking *struct {
 		Type         string `json:"type"`
 		BudgetTokens *int   `json:"budget_tokens"`
+		Display      string `json:"display"` // summarized, or omitted (display)
 	} `json:"thinking"`
 	Temperature *float64 `json:"temperature"`
 	// ContextManagement asks the server to edit or compact the
@@ -351,7 +352,7 @@ func anthropicMessages(role string, blocks []anthropicBlock, names map[string]st
 // (stream_anthropic.go).
 // managed, when set, is what managing the request's context did
 // (anthropic_context.go), which the answer says.
-func anthropicEncoder(body []byte, sample int, stream, thinks bool, managed *anthropicManaged, keep func(id string, answer llm.Message)) Encoder {
+func anthropicEncoder(body []byte, sample int, stream bool, thinks thinkingDisplay, managed *anthropicManaged, keep func(id string, answer llm.Message)) Encoder {
 	sum := requestHash(body, sample)
 	id := new(big.Int).SetBytes(sum[:15]).Text(62)
 	requestID := anthropicRequestID(sum)
@@ -415,25 +416,30 @@ func anthropicStop(msg llm.Message, end End) (reason string, seq any) {
 	return finishOf(msg, end, "end_turn", "max_tokens", "tool_use"), nil
 }
 
-// anthropicMessage is a Messages response for msg, with the fields a
+// anthropicMessage is a Messages response for msg (with its thinking shown
+// as thinks says), with the fields a
 // recent recorded response of the API has and no others: the SDKs' types
 // name more (a text block's citations, the message's container and
 // diagnostics, usage's server_tool_use), which the API leaves out when it
 // has nothing to say, and clients that check the shape (the Vercel AI SDK
 // does, with a schema) refuse a null where they expect an array. Tool call
 // arguments must be JSON objects: tool_use inputs are.
-func anthropicMessage(id, model string, msg llm.Message, end End, in, out int, thinks bool) (map[string]any, error) {
+func anthropicMessage(id, model string, msg llm.Message, end End, in, out int, thinks thinkingDisplay) (map[string]any, error) {
 	stop, seq := anthropicStop(msg, end)
 	content := []any{}
-	if thinks {
+	if thinks != noThinking {
 		text := thinkingOf(msg)
 		toks, err := answerTokens(text)
 		if err != nil {
 			return nil, err
 		}
 		sig := sha256.Sum256([]byte(id + text))
-		content = append(content, map[string]any{"type": "thinking", "thinking": text, "signature": base64.StdEncoding.EncodeToString(sig[:])})
-		out += len(toks) // thinking is billed as output
+		shown := text
+		if thinks == thinkingOmitted {
+			shown = "" // the signature alone carries it
+		}
+		content = append(content, map[string]any{"type": "thinking", "thinking": shown, "signature": base64.StdEncoding.EncodeToString(sig[:])})
+		out += len(toks) // thinking is billed as output, shown or not
 	}
 	if msg.Content != "" || len(msg.ToolCalls) == 0 {
 		content = append(content, map[string]any{"type": "text", "text": msg.Content})
@@ -476,4 +482,26 @@ func thinkingOf(msg llm.Message) string {
 // thinks reports whether ar enables thinking (enabled, or adaptive).
 func (ar anthropicRequest) thinks() bool {
 	return ar.Thinking != nil && (ar.Thinking.Type == "enabled" || ar.Thinking.Type == "adaptive")
+}
+
+// thinkingDisplay is how an answer shows the thinking a request asks for.
+type thinkingDisplay int
+
+const (
+	noThinking      thinkingDisplay = iota // thinking not enabled: no thinking block
+	thinkingShown                          // a thinking block with its text (display summarized, the default)
+	thinkingOmitted                        // display omitted: the block's thinking is "", its signature kept
+)
+
+// display is how ar's answer shows its thinking: display "omitted" leaves
+// the thinking block's text empty (and its stream sends no thinking_delta),
+// as the API does; the thinking is billed all the same.
+func (ar anthropicRequest) display() thinkingDisplay {
+	switch {
+	case !ar.thinks():
+		return noThinking
+	case ar.Thinking.Display == "omitted":
+		return thinkingOmitted
+	}
+	return thinkingShown
 }

@@ -145,7 +145,7 @@ func (t *Threads) Read(d Dialect, path string, body []byte, sample int) (Call, e
 		if cm := ar.ContextManagement; cm != nil && len(cm.Edits) > 0 {
 			managed = &anthropicManaged{}
 		}
-		d := anthropicEncoder(body, sample, ar.Stream, ar.thinks(), managed, keep)
+		d := anthropicEncoder(body, sample, ar.Stream, ar.display(), managed, keep)
 		if managed != nil {
 			sum := requestHash(body, sample)
 			d.Context = ar.ContextManagement.manage(hex.EncodeToString(sum[:]), ar.thinkingTurns(), managed)

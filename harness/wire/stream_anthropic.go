@@ -18,7 +18,7 @@ import (
 // which says what managing its request's context did (managed, when set):
 // a compaction block streams first, its summary in one compaction_delta,
 // and message_delta carries the usage's iterations and the edits applied.
-func anthropicEvents(id string, thinks bool, managed *anthropicManaged) func(model string, msg llm.Message, end End, in, out int) ([]Event, error) {
+func anthropicEvents(id string, thinks thinkingDisplay, managed *anthropicManaged) func(model string, msg llm.Message, end End, in, out int) ([]Event, error) {
 	return func(model string, msg llm.Message, end End, in, out int) ([]Event, error) {
 		whole, err := anthropicMessage(id, model, msg, end, in, out, thinks)
 		if err != nil {
@@ -26,7 +26,7 @@ func anthropicEvents(id string, thinks bool, managed *anthropicManaged) func(mod
 		}
 		managed.say(whole)
 		if managed != nil && managed.pause && managed.block != nil {
-			msg, thinks = llm.Message{}, false // the compaction block alone
+			msg, thinks = llm.Message{}, noThinking // the compaction block alone
 		}
 		stop, seq := whole["stop_reason"], whole["stop_sequence"]
 		wholeUsage := whole["usage"].(map[string]any)
@@ -85,13 +85,15 @@ func anthropicEvents(id string, thinks bool, managed *anthropicManaged) func(mod
 				"delta": map[string]any{"type": "compaction_delta", "content": c["content"], "encrypted_content": c["encrypted_content"]}}, 0))
 			first = 1
 		}
-		if thinks {
-			// The thinking block streams first: its text, then its signature.
+		if thinks != noThinking {
+			// The thinking block streams first: its text (none when
+			// omitted), then its signature.
 			t := blocks[first].(map[string]any)
 			openBlock(map[string]any{"type": "thinking", "thinking": "", "signature": ""}, 0)
-			events = append(events,
-				ev(EventContent, map[string]any{"type": "content_block_delta", "index": block, "delta": map[string]any{"type": "thinking_delta", "thinking": t["thinking"]}}, 0),
-				ev(EventContent, map[string]any{"type": "content_block_delta", "index": block, "delta": map[string]any{"type": "signature_delta", "signature": t["signature"]}}, 0))
+			if thinks == thinkingShown {
+				events = append(events, ev(EventContent, map[string]any{"type": "content_block_delta", "index": block, "delta": map[string]any{"type": "thinking_delta", "thinking": t["thinking"]}}, 0))
+			}
+			events = append(events, ev(EventContent, map[string]any{"type": "content_block_delta", "index": block, "delta": map[string]any{"type": "signature_delta", "signature": t["signature"]}}, 0))
 		}
 		ps := pieces(msg, timed, cut(msg.Content, true))
 		if len(ps) == 0 && len(blocks) > block+1 {
