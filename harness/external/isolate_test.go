@@ -178,21 +178,17 @@ var _ = Describe("an outside agent that is a service, kept off the network", fun
 		Entry("the older HTTP+SSE transport", "http://127.0.0.1:{{port}}/sse", external.TransportSSE),
 	)
 
-	It("fails the scenario, naming the host, when the service looks up a host it was not given", func() {
-		spec := service("escape")
-		spec.Isolate = testBinary()
-		_, _, _, err := runNoted(spec, "https://huggingface.co/Xenova/gpt-4/resolve/main/tokenizer.json")
-		Expect(err).To(MatchError(external.ErrEscaped))
-		Expect(err.Error()).To(ContainSubstring("the agent looked up huggingface.co"))
-	})
-
-	It("fails the scenario, naming the host, when the service looked it up as it started, before it listened", func() {
-		spec := service("phone-home")
-		spec.Isolate = testBinary()
-		_, _, _, err := runNoted(spec, "a")
-		Expect(err).To(MatchError(external.ErrEscaped))
-		Expect(err.Error()).To(ContainSubstring("the agent looked up huggingface.co"))
-	})
+	DescribeTable("fails the scenario, naming the host, when the service looks up a host it was not given",
+		func(kind, input string) {
+			spec := service(kind)
+			spec.Isolate = testBinary()
+			_, _, _, err := runNoted(spec, input)
+			Expect(err).To(MatchError(external.ErrEscaped))
+			Expect(err.Error()).To(ContainSubstring("the agent looked up huggingface.co"))
+		},
+		Entry("during the run", "escape", "https://huggingface.co/Xenova/gpt-4/resolve/main/tokenizer.json"),
+		Entry("as it started, before it listened", "phone-home", "a"),
+	)
 
 	It("says when the service exits before it listens", func() {
 		spec := service("exit")
