@@ -37,10 +37,12 @@ func strictProblem(schema json.RawMessage) string {
 	return strictNode(v, nil)
 }
 
-// strictSchemas returns the refusal of a Responses request whose strict
-// function tool or strict json_schema text.format is outside strict mode's
-// subset (strictProblem), or nil.
-func (rr responsesRequest) strictSchemas() error {
+// schemas returns the refusal of a Responses request whose json_schema
+// text.format has no name (the API requires it: "Missing required
+// parameter: 'text.format.name'."), or whose strict function tool or
+// strict json_schema text.format is outside strict mode's subset
+// (strictProblem), or nil.
+func (rr responsesRequest) schemas() error {
 	for i, t := range rr.Tools {
 		if t.Type == "function" && isTrue(t.Strict) {
 			if p := strictProblem(t.Parameters); p != "" {
@@ -58,7 +60,13 @@ func (rr responsesRequest) strictSchemas() error {
 		Schema json.RawMessage `json:"schema"`
 		Strict *bool           `json:"strict"`
 	}
-	if json.Unmarshal(rr.Text.Format, &f) != nil || f.Type != "json_schema" || !isTrue(f.Strict) {
+	if json.Unmarshal(rr.Text.Format, &f) != nil || f.Type != "json_schema" {
+		return nil
+	}
+	if f.Name == "" {
+		return &invalid{msg: "Missing required parameter: 'text.format.name'.", param: "text.format.name", code: "missing_required_parameter"}
+	}
+	if !isTrue(f.Strict) {
 		return nil
 	}
 	if p := strictProblem(f.Schema); p != "" {
