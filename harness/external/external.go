@@ -274,7 +274,7 @@ func (a *agent) Run(ctx context.Context, in agents.Input) (ans agents.Answer, er
 	if j := prog.proc.jail; j != nil {
 		// A name the program looks up during this run is this run's escape.
 		mark := j.names.mark()
-		lookedUp = func() error { return j.names.since(mark) }
+		lookedUp = func() error { return j.names.since(mark, a.cfg.Endpoint.BaseURL) }
 	}
 	conv, err := a.converse(ctx, prog, in)
 	if err != nil {
