@@ -36,7 +36,7 @@ func Inherited() map[string]string {
 // TESTBED_API (when the endpoint names one), TESTBED_STREAM (when it
 // streams), TESTBED_NOW (now, RFC 3339), TESTBED_CLOCK_URL,
 // TESTBED_TURN_URL, TESTBED_VARIANT (the variant's config as a JSON object,
-// {} without one), with
+// {} without one), TracingOff (unless env: sets it), with
 // agent.clock: fake the libfaketime preload set to now (fakeClock), the
 // forward proxy that catches calls to other hosts (HTTP_PROXY and
 // HTTPS_PROXY, NO_PROXY for loopback) and, for a service (port not 0),
@@ -73,6 +73,9 @@ func Environment(spec Spec, ep llm.Endpoint, upstreams map[string]string, varian
 		}
 		maps.Copy(env, fake)
 	}
+	if _, set := spec.Env[TracingOff]; !set {
+		env[TracingOff] = "1"
+	}
 	env["TESTBED_CLOCK_URL"] = base + "/clock"
 	env["TESTBED_TURN_URL"] = base + "/turn"
 	if variant == nil {
@@ -88,6 +91,16 @@ func Environment(spec Spec, ep llm.Endpoint, upstreams map[string]string, varian
 	}
 	return env, nil
 }
+
+// TracingOff is the variable that turns off the OpenAI Agents SDK's
+// tracing (JavaScript and Python alike). Its trace exporter posts to
+// https://api.openai.com/v1/traces/ingest whatever OPENAI_BASE_URL says,
+// with the placeholder key a program is given, so under testbed it could
+// only fail: a call to a host not given, which fails the scenario in the
+// network namespace, and elsewhere sends the run's prompts off the
+// machine to be refused. Environment sets it to 1 unless the suite's
+// env: sets it.
+const TracingOff = "OPENAI_AGENTS_DISABLE_TRACING"
 
 // EnvList is env as KEY=value entries, sorted by key, for exec.Cmd.Env.
 func EnvList(env map[string]string) []string {

@@ -275,7 +275,7 @@ func (a *agent) Run(ctx context.Context, in agents.Input) (ans agents.Answer, er
 		// A name the program looked up is this run's escape: during the
 		// run, and before it, as the program started (before it listened
 		// or read the run's first line) or while a kept one waited for it.
-		lookedUp = j.names.claim
+		lookedUp = func() error { return j.names.claim(a.cfg.Endpoint.BaseURL) }
 	}
 	conv, err := a.converse(ctx, prog, in)
 	if err != nil {
@@ -305,7 +305,7 @@ func (a *agent) Run(ctx context.Context, in agents.Input) (ans agents.Answer, er
 		obs.settled(ctx)
 		// What the reply reports belongs to its turn, whenever it arrives.
 		a.cfg.Tracer.Note(agents.NoteTurn, i)
-		obs.flush(!selfReported && out.Tools == nil)
+		calls := obs.flush(!selfReported && out.Tools == nil)
 		for _, n := range out.Notes {
 			if n.Key != agents.NoteTurn {
 				a.cfg.Tracer.Note(n.Key, n.Value)
@@ -317,15 +317,30 @@ func (a *agent) Run(ctx context.Context, in agents.Input) (ans agents.Answer, er
 			if t.Error != "" {
 				terr = errors.New(t.Error)
 			}
-			raw := []byte(t.Raw)
-			if t.RawFrom != "" {
+			// What the report leaves out is what the traffic says of the
+			// model's call of that tool.
+			var raw []byte
+			var context string
+			call := calls.take(t.Name)
+			switch {
+			case t.RawFrom != "":
 				var ok bool
 				if raw, ok = obs.answer(t.RawFrom); !ok {
 					conv.end()
 					return ans, causedBy(end(), fmt.Errorf("turn %d: tool %s: raw_from %q names no upstream answer of this run: give the %s of an answer it read whole, or its bytes in raw", i+1, t.Name, t.RawFrom, ExchangeHeader))
 				}
+			case t.Raw != nil:
+				raw = []byte(*t.Raw)
+			case call != nil && call.answered:
+				raw = call.payload()
 			}
-			a.cfg.Tracer.Tool(t.Name, t.Args, raw, t.Context, terr)
+			switch {
+			case t.Context != nil:
+				context = *t.Context
+			case call != nil:
+				context = call.result
+			}
+			a.cfg.Tracer.Tool(t.Name, t.Args, raw, context, terr)
 		}
 		reply := agents.Reply{Text: *out.Text}
 		if len(out.Data) > 0 && string(out.Data) != "null" {

@@ -171,6 +171,24 @@ var _ = Describe("an outside agent", func() {
 		Entry("over https (CONNECT)", "https://api.example.com/v1/forecast", "api.example.com:443"),
 	)
 
+	DescribeTable("says, when the host it called is its model's own, that a client in it ignores the base URL it was given, not to name an upstream",
+		func(target, want string) {
+			if _, err := exec.LookPath("curl"); err != nil {
+				Skip("curl is not installed")
+			}
+			// As the OpenAI Agents SDK for Python's trace exporter does
+			// (httpx reads HTTPS_PROXY) when tracing is on.
+			_, err := runScript(`read l; curl -s -o /dev/null -X POST `+target+`; echo '{"text":"done"}'`, time.Minute, "a")
+			Expect(err).To(MatchError(external.ErrEscaped))
+			Expect(err.Error()).To(ContainSubstring("the agent called " + want + " directly"))
+			Expect(err.Error()).To(ContainSubstring("that is the host of the model's own API (https://api.openai.com/v1)"))
+			Expect(err.Error()).To(ContainSubstring("OPENAI_AGENTS_DISABLE_TRACING=1"))
+			Expect(err.Error()).NotTo(ContainSubstring("name that host as an upstream"))
+		},
+		Entry("over https (CONNECT)", "https://api.openai.com/v1/traces/ingest", "api.openai.com:443"),
+		Entry("over http, the host in another case", "http://API.openai.com/v1/traces/ingest", "http://API.openai.com/v1/traces/ingest"),
+	)
+
 	It("needs a command", func() {
 		_, err := external.New(external.Spec{}, ".")(agents.Config{})
 		Expect(err).To(MatchError(ContainSubstring("no command")))

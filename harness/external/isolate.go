@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/agentreplay/testbed/harness/proxy"
 )
 
 // IsolateCommand is the hidden subcommand of the program named by
@@ -33,12 +35,28 @@ func (i Isolation) String() string {
 }
 
 // lookupError is an agent's lookup of host names it was not given, seen
-// by the name server of its network namespace.
-type lookupError struct{ hosts []string }
+// by the name server of its network namespace; model is the logical base
+// URL of the run's model API.
+type lookupError struct {
+	hosts []string
+	model string
+}
 
 func (e *lookupError) Error() string {
-	return fmt.Sprintf("the agent looked up %s, not through the base URLs it was given (OPENAI_BASE_URL, <NAME>_BASE_URL …): it runs in a network namespace where only testbed's proxy is reachable, so the call failed there and would have left the machine elsewhere; name that host as an upstream in the suite, or stop calling it",
-		strings.Join(e.hosts, ", "))
+	// The advice for the host the model's API is on, if it was looked up,
+	// comes first: naming that host as an upstream would not do.
+	advice := proxy.DirectAdvice(e.hosts[0]) // for a host no model is on
+	for _, h := range e.hosts {
+		if a := proxy.DirectAdvice(h, e.model); a != advice {
+			if len(e.hosts) > 1 {
+				a += "; for the other hosts, " + advice
+			}
+			advice = a
+			break
+		}
+	}
+	return fmt.Sprintf("the agent looked up %s, not through the base URLs it was given (OPENAI_BASE_URL, <NAME>_BASE_URL …): it runs in a network namespace where only testbed's proxy is reachable, so the call failed there and would have left the machine elsewhere; %s",
+		strings.Join(e.hosts, ", "), advice)
 }
 
 func (e *lookupError) Is(target error) bool { return target == ErrEscaped }
@@ -60,8 +78,9 @@ func (l *lookups) add(name string) {
 // claim is the error naming the distinct hosts looked up since the last
 // claim, or nil, and claims them: a run claims, as it ends, what its
 // program looked up while it served it, and before (as it started, and
-// while a kept program waited for the run).
-func (l *lookups) claim() error {
+// while a kept program waited for the run); model is the logical base URL
+// of the run's model API.
+func (l *lookups) claim(model string) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var hosts []string
@@ -74,7 +93,7 @@ func (l *lookups) claim() error {
 	if len(hosts) == 0 {
 		return nil
 	}
-	return &lookupError{hosts: hosts}
+	return &lookupError{hosts: hosts, model: model}
 }
 
 // ignoredLookup says whether a looked-up name is the machine's own, which

@@ -117,6 +117,17 @@ var _ = Describe("an outside agent kept off the network", func() {
 		Expect(err.Error()).To(ContainSubstring("name that host as an upstream"))
 	})
 
+	It("says, when the host it looked up is its model's own, that a client in it ignores the base URL it was given, not to name an upstream", func() {
+		// What the OpenAI Agents SDK's trace exporter does when tracing is on.
+		spec.Env[external.TracingOff] = "0"
+		_, _, _, err := runNoted(spec, "https://api.openai.com/v1/traces/ingest")
+		Expect(err).To(MatchError(external.ErrEscaped))
+		Expect(err.Error()).To(ContainSubstring("the agent looked up api.openai.com, not through the base URLs it was given"))
+		Expect(err.Error()).To(ContainSubstring("that is the host of the model's own API (https://api.openai.com/v1)"))
+		Expect(err.Error()).To(ContainSubstring("OPENAI_AGENTS_DISABLE_TRACING=1"))
+		Expect(err.Error()).NotTo(ContainSubstring("name that host as an upstream"))
+	})
+
 	It("says, when a turn times out, that a call to any other address failed at once", func() {
 		spec.Command, spec.Env = []string{"sh", "-c", "read l; sleep 5"}, nil
 		spec.TurnTimeout = 100 * time.Millisecond

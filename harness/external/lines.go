@@ -45,15 +45,18 @@ type Note struct {
 	Value any    `json:"value"`
 }
 
+// toolReport is a tool call a program reports itself. Raw and Context
+// are nil when the report leaves them out: they are then read from the
+// traffic (turnCalls), as for a program that reports no tools.
 type toolReport struct {
 	Name string          `json:"name"`
 	Args json.RawMessage `json:"args"`
-	Raw  string          `json:"raw"`
+	Raw  *string         `json:"raw"`
 	// RawFrom names the upstream answer (ExchangeHeader) whose body is
 	// the raw payload, in place of Raw.
-	RawFrom string `json:"raw_from"`
-	Context string `json:"context"`
-	Error   string `json:"error"`
+	RawFrom string  `json:"raw_from"`
+	Context *string `json:"context"`
+	Error   string  `json:"error"`
 }
 
 // lines is a conversation with a program on JSON lines.

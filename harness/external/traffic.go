@@ -372,19 +372,19 @@ func (o *observer) results(msgs []llm.Message) {
 	}
 }
 
-// flush reports the turn's tool calls when emit is set, and forgets them.
-// A call answered with no upstream body fetched for it ran in the program
-// (a local tool): its result is both its raw payload and its context. A
-// call whose result never came back is reported with an error and no
-// payload.
-func (o *observer) flush(emit bool) {
+// flush reports the turn's tool calls when emit is set, forgets them and
+// returns them. A call answered with no upstream body fetched for it ran
+// in the program (a local tool): its result is both its raw payload and
+// its context. A call whose result never came back is reported with an
+// error and no payload.
+func (o *observer) flush(emit bool) turnCalls {
 	o.unsettled()
 	o.mu.Lock()
 	asked, last := o.asked, o.last
 	o.asked, o.last, o.fetched = nil, nil, nil
 	o.mu.Unlock()
 	if !emit {
-		return
+		return asked
 	}
 	for _, a := range asked {
 		if !a.answered && a.forced && slices.Contains(last, a) {
@@ -394,12 +394,36 @@ func (o *observer) flush(emit bool) {
 			o.cfg.Tracer.Tool(a.call.Name, a.call.Arguments, nil, "", errNoResult)
 			continue
 		}
-		raw := a.raw
-		if !a.fetched {
-			raw = []byte(a.result)
-		}
-		o.cfg.Tracer.Tool(a.call.Name, a.call.Arguments, raw, a.result, nil)
+		o.cfg.Tracer.Tool(a.call.Name, a.call.Arguments, a.payload(), a.result, nil)
 	}
+	return asked
+}
+
+// payload is the raw payload of an answered call: the upstream bodies
+// fetched for it, or its result when it ran in the program.
+func (a *askedCall) payload() []byte {
+	if !a.fetched {
+		return []byte(a.result)
+	}
+	return a.raw
+}
+
+// turnCalls are the calls the model asked for in a turn, in order, for the
+// tools the program reports itself: each report is paired with the
+// earliest call of its name not paired yet (take), whose payload and
+// result stand for the "raw" and "context" the report leaves out.
+type turnCalls []*askedCall
+
+// take is the earliest call named name not taken yet, now taken; nil when
+// there is none.
+func (c turnCalls) take(name string) *askedCall {
+	for i, a := range c {
+		if a != nil && a.call.Name == name {
+			c[i] = nil
+			return a
+		}
+	}
+	return nil
 }
 
 // errNoResult is the error of a tool call the model asked for whose

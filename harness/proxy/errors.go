@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/agentreplay/testbed/harness/wire"
@@ -15,11 +17,40 @@ import (
 // not given, or the real internet in a replay.
 var ErrEscaped = errors.New("the agent called a host it was not given")
 
-// escapeError is one such call.
-type escapeError struct{ target string }
+// escapeError is one such call; models are the logical base URLs of the
+// session's model APIs.
+type escapeError struct {
+	target string
+	models []string
+}
 
 func (e *escapeError) Error() string {
-	return fmt.Sprintf("the agent called %s directly, not through the base URLs it was given (OPENAI_BASE_URL, <NAME>_BASE_URL …): name that host as an upstream in the suite, or stop calling it", e.target)
+	return fmt.Sprintf("the agent called %s directly, not through the base URLs it was given (OPENAI_BASE_URL, <NAME>_BASE_URL …): %s", e.target, DirectAdvice(e.target, e.models...))
+}
+
+// DirectAdvice is what an error about a call to target (a host, host:port
+// or URL) that an agent made directly, not through the base URLs it was
+// given, advises: to name that host as an upstream in the suite, or stop
+// calling it; unless it is the host of one of models (the logical base URLs
+// of the run's model APIs), which no upstream can stand for: then a client
+// in the agent ignores the base URL it was given, as the OpenAI Agents
+// SDK's trace exporter does.
+func DirectAdvice(target string, models ...string) string {
+	host := target
+	if u, err := url.Parse(target); err == nil && u.Host != "" {
+		host = u.Host
+	}
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	for _, m := range models {
+		if u, err := url.Parse(m); err == nil && m != "" && strings.EqualFold(u.Hostname(), host) {
+			return fmt.Sprintf("that is the host of the model's own API (%s), which the agent was given as a base URL of the proxy, so a client in it does not read that base URL: "+
+				"the OpenAI Agents SDK's trace exporter, for one, posts to https://api.openai.com/v1/traces/ingest whatever OPENAI_BASE_URL says "+
+				"(testbed turns it off with OPENAI_AGENTS_DISABLE_TRACING=1 unless the suite's agent env: sets that variable); give that client the base URL, or turn it off", m)
+		}
+	}
+	return "name that host as an upstream in the suite, or stop calling it"
 }
 
 func (e *escapeError) Is(target error) bool { return target == ErrEscaped }

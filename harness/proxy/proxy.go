@@ -491,6 +491,7 @@ func (p *Proxy) escape(w http.ResponseWriter, r *http.Request) {
 		s := p.sessions[id]
 		p.mu.Unlock()
 		if s != nil {
+			err.models = []string{s.Model, s.Gemini, s.Anthropic, s.Azure, s.Ollama}
 			s.mu.Lock()
 			s.escapes = append(s.escapes, err)
 			s.mu.Unlock()
