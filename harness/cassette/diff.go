@@ -64,7 +64,7 @@ func valueDiff(rv, lv any) ([]string, bool) {
 		}
 		rv, lv = rm, lm
 	}
-	d, ok := pointerDiff("", rv, lv)
+	d, ok := bodyDiff("", rv, lv)
 	return append(out, d...), ok
 }
 
@@ -88,6 +88,19 @@ func bodyNote(recorded, live []byte) []string {
 // pointerDiff lists how live differs from recorded by JSON pointer, each
 // under prefix; false when they cannot be compared (not JSON documents).
 func pointerDiff(prefix string, recorded, live any) ([]string, bool) {
+	return pointerDiffIn(prefix, recorded, live, false)
+}
+
+// bodyDiff is pointerDiff of two request bodies, or parts of them at
+// prefix, a pointer into the body: a value that differs only in a value
+// of a built-in pattern says so, with the match rule that would compare
+// it (volatile).
+func bodyDiff(prefix string, recorded, live any) ([]string, bool) {
+	return pointerDiffIn(prefix, recorded, live, true)
+}
+
+// pointerDiffIn is pointerDiff, hinting at match rules when body.
+func pointerDiffIn(prefix string, recorded, live any, body bool) ([]string, bool) {
 	if equalJSON(recorded, live) {
 		return nil, true
 	}
@@ -118,7 +131,11 @@ func pointerDiff(prefix string, recorded, live any) ([]string, bool) {
 			out = append(out, fmt.Sprintf("%s: %s → (absent)", path, clip(compactJSON(op.OldValue))))
 		default:
 			a, b := clipPair(compactJSON(op.OldValue), compactJSON(op.Value))
-			out = append(out, fmt.Sprintf("%s: %s → %s", path, a, b))
+			line := fmt.Sprintf("%s: %s → %s", path, a, b)
+			if body {
+				line += volatile("body", path, op.OldValue, op.Value)
+			}
+			out = append(out, line)
 		}
 	}
 	return out, true
@@ -151,7 +168,7 @@ func listDiff(key string, recorded, live []any) []string {
 	var out []string
 	n := min(len(rMid), len(lMid))
 	for k := range n {
-		d, _ := pointerDiff(fmt.Sprintf("%s/%d", key, head+k), rMid[k], lMid[k])
+		d, _ := bodyDiff(fmt.Sprintf("%s/%d", key, head+k), rMid[k], lMid[k])
 		out = append(out, d...)
 	}
 	for k := n; k < len(rMid); k++ {
@@ -244,7 +261,7 @@ func urlDiff(recMethod, recURL, method, rawURL string) []string {
 			out = append(out, fmt.Sprintf("query key added: %s=%s", k, clip(strings.Join(lq[k], ","))))
 		case !slices.Equal(r, lq[k]):
 			a, b := clipPair(strings.Join(r, ","), strings.Join(lq[k], ","))
-			out = append(out, fmt.Sprintf("query %s: %s → %s", k, a, b))
+			out = append(out, fmt.Sprintf("query %s: %s → %s", k, a, b)+volatile("query", k, strings.Join(r, ","), strings.Join(lq[k], ",")))
 		}
 	}
 	return out

@@ -17,15 +17,22 @@ import (
 // replaying live there instead.
 func missFor(path, recorded, live string) *cassette.MissError {
 	GinkgoHelper()
+	return missAt(path, recorded, path, live)
+}
+
+// missAt records recorded at the upstream's path recPath and returns the
+// miss of replaying live at livePath.
+func missAt(recPath, recorded, livePath, live string) *cassette.MissError {
+	GinkgoHelper()
 	file := filepath.Join(GinkgoT().TempDir(), "c.yaml")
 	srv := newUpstream(`{"ok":true}`)
 	tr, err := cassette.Open(cassette.ModeRecord, file, cassette.Options{Real: http.DefaultTransport})
 	Expect(err).NotTo(HaveOccurred())
-	mustPost(tr, srv.URL+path, recorded)
+	mustPost(tr, srv.URL+recPath, recorded)
 	Expect(tr.Close()).To(Succeed())
 	rp, err := cassette.Open(cassette.ModeReplay, file, cassette.Options{})
 	Expect(err).NotTo(HaveOccurred())
-	_, err = post(rp, srv.URL+path, live)
+	_, err = post(rp, srv.URL+livePath, live)
 	var miss *cassette.MissError
 	Expect(errors.As(err, &miss)).To(BeTrue(), "%v", err)
 	return miss
@@ -148,6 +155,27 @@ var _ = Describe("a miss's diagnosis of a model request", func() {
 			`{"model":"m","input":"hi","tools":[{"type":"custom","name":"apply_patch","description":"Edit files with a patch."},{"type":"custom","name":"run_sql"}]}`,
 			`tool apply_patch: description changed: "Edit files." → "Edit files with a patch."`),
 	)
+
+	DescribeTable("says, of a value that differs only in a timestamp or id an agent makes anew on every run, the match rule that compares it as one",
+		func(path, recorded, live, want string) {
+			Expect(missFor(path, recorded, live).Diff).To(Equal([]string{want}))
+		},
+		Entry("a session id of milliseconds in the body", "/v1/responses",
+			`{"model":"m","input":"hi","metadata":{"session":"s-1764400000123"}}`, `{"model":"m","input":"hi","metadata":{"session":"s-1764409123456"}}`,
+			`/metadata/session: "s-1764400000123" → "s-1764409123456" (they differ only in a value of pattern unix_ms: if it changes on every run, compare it as one with match: {normalise: [{pattern: unix_ms, body: /metadata/session}]}; docs/recording.md)`),
+		Entry("the time in a system prompt", "/v1/chat/completions",
+			`{"model":"m","messages":[{"role":"system","content":"Now: 2026-03-02T08:00:00Z. Be brief."}]}`, `{"model":"m","messages":[{"role":"system","content":"Now: 2026-11-29T06:30:12Z. Be brief."}]}`,
+			`/messages/0/content: "Now: 2026-03-02T08:00:00Z. Be brief." → "Now: 2026-11-29T06:30:12Z. Be brief." (they differ only in a value of pattern iso8601: if it changes on every run, compare it as one with match: {normalise: [{pattern: iso8601, body: /messages/0/content}]}; docs/recording.md)`),
+		Entry("not a value that differs otherwise too", "/v1/chat/completions",
+			`{"model":"m","messages":[{"role":"system","content":"Now: 2026-03-02T08:00:00Z. Be brief."}]}`, `{"model":"m","messages":[{"role":"system","content":"Now: 2026-11-29T06:30:12Z. Be verbose."}]}`,
+			`/messages/0/content: "Now: 2026-03-02T08:00:00Z. Be brief." → "Now: 2026-11-29T06:30:12Z. Be verbose."`),
+	)
+
+	It("says it of a query parameter of seconds too", func() {
+		body := `{"model":"m","messages":[]}`
+		Expect(missAt("/v1/chat/completions?ts=1764400000", body, "/v1/chat/completions?ts=1764409999", body).Diff).To(Equal([]string{
+			"query ts: 1764400000 → 1764409999 (they differ only in a value of pattern unix_s: if it changes on every run, compare it as one with match: {normalise: [{pattern: unix_s, query: ts}]}; docs/recording.md)"}))
+	})
 
 	It("names a message changed in place by its JSON pointer", func() {
 		w := wires["OpenAI Chat Completions"]
