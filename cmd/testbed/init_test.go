@@ -45,6 +45,7 @@ var _ = Describe("testbed init", func() {
 
 			lint := testbed("lint", "--root", root)
 			Expect(lint.code).To(Equal(exitOK), "the CLI loads it, configs included: %s", lint.String())
+			Expect(lint.stdout).To(ContainSubstring("agree in 1 suite, and"))
 			list := testbed("list", "--root", root)
 			Expect(list.code).To(Equal(exitOK), list.String())
 			Expect(list.stdout).To(ContainSubstring("first-question"))

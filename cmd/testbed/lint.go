@@ -68,7 +68,11 @@ func cmdLint(args []string, stdout, stderr io.Writer) error {
 		return withCode(exitFailed, fmt.Errorf("%d tool mismatches in prompts and expectations", len(problems)))
 	}
 	if !sel.json {
-		fmt.Fprintf(stdout, "prompts, expectations and tools agree in %d suites, and their agents' upstream stubs load\n", len(suites))
+		noun := "suites"
+		if len(suites) == 1 {
+			noun = "suite"
+		}
+		fmt.Fprintf(stdout, "prompts, expectations and tools agree in %d %s, and their agents' upstream stubs load\n", len(suites), noun)
 	}
 	return nil
 }
