@@ -259,6 +259,11 @@ agent:
   # Its SDK reads the base URL testbed gives it ({{.Model.Provider}}: see the
   # table in docs/external-agents.md); record --provider {{.Model.Provider}} calls the real one.
   model: {provider: {{.Model.Provider}}, base_url: "{{.Model.BaseURL}}", model: "{{.Model.Model}}"}
+  # The HTTP APIs it calls besides the model, by name: each is reached through
+  # testbed at the base URL in its env variable, and record answers it from the
+  # stubs in fixtures/{{.Name}}/routes.yaml (examples/weather-ts has one):
+  # upstreams:
+  #   weather: {base_url: "https://api.open-meteo.com", env: WEATHER_URL}
   # keep_alive: variant   # one program for all of a variant's runs
 clock: {{.Clock}}   # the virtual "now" of every run (TESTBED_NOW)
 {{- else -}}

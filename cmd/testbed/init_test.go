@@ -164,6 +164,23 @@ var _ = Describe("testbed init for an agent outside testbed", func() {
 		Entry("mcp: on stdio", "mcp: ", func(e *scenario.External) { Expect(e.MCP.Transport).To(Equal("stdio")) }),
 	)
 
+	It("shows, commented out, an upstream that loads as written once uncommented, and where its stubs go", func() {
+		root := GinkgoT().TempDir()
+		r := testbed("init", "mine", "--root", root, "--", "node", "agent.js")
+		Expect(r.code).To(Equal(exitOK), r.String())
+		path := filepath.Join(root, "scenarios", "mine.yaml")
+		text := mustRead(path)
+		Expect(text).To(ContainSubstring("stubs in fixtures/mine/routes.yaml"))
+		const commented = "\n  # upstreams:\n  #   weather: {base_url: \"https://api.open-meteo.com\", env: WEATHER_URL}\n"
+		Expect(text).To(ContainSubstring(commented))
+		uncommented := "\n  upstreams:\n    weather: {base_url: \"https://api.open-meteo.com\", env: WEATHER_URL}\n"
+		Expect(os.WriteFile(path, []byte(strings.Replace(text, commented, uncommented, 1)), 0o644)).To(Succeed())
+		s, err := scenario.Load(path, scenario.LoadOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(s.External.Upstreams).To(Equal(map[string]string{"weather": "https://api.open-meteo.com"}))
+		Expect(s.External.UpstreamEnv).To(HaveKeyWithValue("weather", "WEATHER_URL"))
+	})
+
 	It("takes the model and base URL given", func() {
 		root := GinkgoT().TempDir()
 		r := testbed("init", "mine", "--root", root, "--model", "qwen3:14b", "--base-url", "http://localhost:8000/v1", "--", "python3", "agent.py")
