@@ -270,3 +270,33 @@ func (r *Rules) HeaderNames() []string {
 	slices.Sort(out)
 	return out
 }
+
+// volatileNames are the built-in patterns Volatile tries, the more
+// specific first (a date is part of an iso8601), and volatileOrder the
+// same compiled.
+var volatileNames = []string{"uuid", "iso8601", "unix_ms", "unix_s", "date"}
+
+var volatileOrder = func() []*regexp.Regexp {
+	var out []*regexp.Regexp
+	for _, n := range volatileNames {
+		out = append(out, regexp.MustCompile(Patterns[n]))
+	}
+	return out
+}()
+
+// Volatile names the built-in pattern under which a and b are one value:
+// both hold a match of it, and they are equal once every match is
+// normalised to its token, as a value an agent makes anew on every run (a
+// timestamp, a UUID) differs from itself. "" when no pattern does.
+func Volatile(a, b string) string {
+	for i, re := range volatileOrder {
+		if !re.MatchString(a) || !re.MatchString(b) {
+			continue
+		}
+		token := "<" + volatileNames[i] + ">"
+		if re.ReplaceAllLiteralString(a, token) == re.ReplaceAllLiteralString(b, token) {
+			return volatileNames[i]
+		}
+	}
+	return ""
+}

@@ -143,3 +143,15 @@ var _ = Describe("Rules", func() {
 		Entry("empty query key", match.Rule{Ignore: true, Where: match.WhereQuery}, "empty query key"),
 	)
 })
+
+var _ = DescribeTable("Volatile names the built-in pattern under which two values are one",
+	func(a, b, want string) {
+		Expect(match.Volatile(a, b)).To(Equal(want))
+	},
+	Entry("a UUID in an id", "req-3f2a9c1e-7b4d-4e8a-9c0f-1a2b3c4d5e6f", "req-9b8c7d6e-5f4a-4b3c-8d2e-1f0a9b8c7d6e", "uuid"),
+	Entry("a time, not the date alone", "Now: 2026-03-02T08:00:00Z.", "Now: 2026-11-29T06:30:12Z.", "iso8601"),
+	Entry("milliseconds", "s-1764400000123", "s-1764409123456", "unix_ms"),
+	Entry("a date", "report for 2026-03-02", "report for 2026-11-29", "date"),
+	Entry("none when the rest differs too", "Now: 2026-03-02T08:00:00Z. Be brief.", "Now: 2026-11-29T06:30:12Z. Be verbose.", ""),
+	Entry("none when only one side holds it", "s-1764400000123", "s-latest", ""),
+)
