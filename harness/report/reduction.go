@@ -93,7 +93,7 @@ func trimmingSection(order []*Variant, base *Variant, without []string) (section
 		}
 		all := trimTotal(v.Trimming, "total", func(string) bool { return true })
 		sec.table.rows = append(sec.table.rows, row(v.Name, all))
-		if n := overMeasured(v.Name, len(measuredScenarios(v)), len(v.Scenarios), "run"); n != "" {
+		if n := overMeasured(v.Name, v.Summary.Measured(), max(v.Summary.Runs, v.Summary.Scenarios), "run"); n != "" {
 			sec.notes = append(sec.notes, note{mark: "⚠", text: n + ": their tool calls are left out"})
 		}
 		if base != nil && v != base && all.RawTokens != 0 {

@@ -283,32 +283,17 @@ func Confusion(scs []Scenario) []ConfusionCell {
 }
 
 // Trimming sums, per tool name, the calls, RawTokens and ContextTokens of
-// the KindTool events in the scenarios' Events, with Reduction = 1 −
-// context/raw (0 when raw is 0), sorted by tool name. The events of a
-// scenario whose figures were not measured (Scenario.Measured: stale or
-// errored) are left out, and counted per tool in Unmeasured; a tool that
-// only such runs called has a row with no figure. It returns nil when
-// there are no tool events.
+// the KindTool events of the scenarios' runs (every sample of a sampled
+// scenario, as Summarize does), with Reduction = 1 − context/raw (0 when
+// raw is 0), sorted by tool name. The events of a run whose figures were
+// not measured (Run.Measured: stale or errored) are left out, and counted
+// per tool in Unmeasured; a tool that only such runs called has a row with
+// no figure. It returns nil when there are no tool events.
 func Trimming(scs []Scenario) []ToolTrim {
 	byTool := map[string]ToolTrim{}
 	for _, sc := range scs {
-		called := map[string]bool{}
-		for _, e := range sc.Events {
-			if e.Kind != trace.KindTool || e.Tool == nil {
-				continue
-			}
-			t := byTool[e.Tool.Name]
-			t.Tool = e.Tool.Name
-			switch {
-			case sc.Measured():
-				t.Calls++
-				t.RawTokens += e.Tool.RawTokens
-				t.ContextTokens += e.Tool.ContextTokens
-			case !called[e.Tool.Name]:
-				t.Unmeasured++ // a run, however many calls it made
-			}
-			called[e.Tool.Name] = true
-			byTool[e.Tool.Name] = t
+		for _, r := range sc.Runs() {
+			trimRun(byTool, r, runEvents(sc, r))
 		}
 	}
 	if len(byTool) == 0 {
@@ -321,6 +306,38 @@ func Trimming(scs []Scenario) []ToolTrim {
 	}
 	slices.SortFunc(trims, func(a, b ToolTrim) int { return cmp.Compare(a.Tool, b.Tool) })
 	return trims
+}
+
+// trimRun adds run r's tool events to byTool: their calls and payload
+// tokens when r was measured, or one unmeasured run per tool it called.
+func trimRun(byTool map[string]ToolTrim, r Run, events []trace.Event) {
+	called := map[string]bool{}
+	for _, e := range events {
+		if e.Kind != trace.KindTool || e.Tool == nil {
+			continue
+		}
+		t := byTool[e.Tool.Name]
+		t.Tool = e.Tool.Name
+		switch {
+		case r.Measured():
+			t.Calls++
+			t.RawTokens += e.Tool.RawTokens
+			t.ContextTokens += e.Tool.ContextTokens
+		case !called[e.Tool.Name]:
+			t.Unmeasured++ // a run, however many calls it made
+		}
+		called[e.Tool.Name] = true
+		byTool[e.Tool.Name] = t
+	}
+}
+
+// runEvents are the events of run r of sc: its own, or the scenario's for
+// sample 1 of a report read from a file, which keeps only sample 1's.
+func runEvents(sc Scenario, r Run) []trace.Event {
+	if r.Events == nil && r.Sample == 1 {
+		return sc.Events
+	}
+	return r.Events
 }
 
 // reduction is 1 − context/raw, or 0 when raw is 0.

@@ -77,4 +77,26 @@ var _ = DescribeTable("Trimming",
 		[]report.ToolTrim{{Tool: "a", Calls: 1, RawTokens: 80, ContextTokens: 20, Reduction: 0.75}}),
 	Entry("is nil without tool events",
 		[]report.Scenario{{Events: []trace.Event{{Kind: trace.KindNote, Note: &trace.Note{Key: "route", Value: "answer"}}}}}, nil),
+	Entry("adds up every sample of a sampled scenario, as the summary does, not sample 1 alone",
+		[]report.Scenario{report.Sample([]report.Scenario{
+			{Verdict: report.VerdictPass, Events: []trace.Event{toolEvent("a", 100, 50)}},
+			{Verdict: report.VerdictPass, Events: []trace.Event{toolEvent("a", 300, 50), toolEvent("b", 40, 10)}},
+		}, 1)},
+		[]report.ToolTrim{
+			{Tool: "a", Calls: 2, RawTokens: 400, ContextTokens: 100, Reduction: 0.75},
+			{Tool: "b", Calls: 1, RawTokens: 40, ContextTokens: 10, Reduction: 0.75},
+		}),
+	Entry("leaves out a stale sample's calls and counts it, though sample 1 was measured",
+		[]report.Scenario{report.Sample([]report.Scenario{
+			{Verdict: report.VerdictPass, Events: []trace.Event{toolEvent("a", 100, 50)}},
+			{Verdict: report.VerdictStale, Events: []trace.Event{toolEvent("a", 900, 900), toolEvent("a", 900, 900)}},
+			{Verdict: report.VerdictPass, Events: []trace.Event{toolEvent("a", 100, 25)}},
+		}, 0.5)},
+		[]report.ToolTrim{{Tool: "a", Calls: 2, RawTokens: 200, ContextTokens: 75, Reduction: 0.625, Unmeasured: 1}}),
+	Entry("counts a measured later sample's calls when sample 1 errored",
+		[]report.Scenario{report.Sample([]report.Scenario{
+			{Verdict: report.VerdictError, Events: []trace.Event{toolEvent("a", 100, 100)}},
+			{Verdict: report.VerdictPass, Events: []trace.Event{toolEvent("a", 200, 50)}},
+		}, 0.5)},
+		[]report.ToolTrim{{Tool: "a", Calls: 1, RawTokens: 200, ContextTokens: 50, Reduction: 0.75, Unmeasured: 1}}),
 )

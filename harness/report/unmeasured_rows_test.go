@@ -143,6 +143,13 @@ var _ = Describe("the payload trimming of runs that were not measured", func() {
 		Expect(string(render(report.WriteBrief, r))).To(MatchRegexp(`s/v\s+0/1 ✗\s+100\.0%\s+—\s+—`), "its reduction is no 0.0%")
 	})
 
+	It("counts a sampled scenario's samples as runs, in its rows and in the note", func() {
+		sampled := report.Sample([]report.Scenario{fetchRun("a"), stoppedRun("a", report.VerdictStale), fetchRun("a")}, 0.5)
+		text := string(render(report.WriteText, reportOf(sampled)))
+		Expect(text).To(MatchRegexp(`(?m)^v\s+fetch\s+2\s+2000\s+200\s+90\.0%$`), "both measured samples, not sample 1 alone")
+		Expect(text).To(ContainSubstring("⚠ v: over 2 of 3 runs; 1 stale or errored, not measured: their tool calls are left out"))
+	})
+
 	It("writes a tool no measured run called with null figures beside the count that says why", func() {
 		var d struct {
 			Suites []struct {
