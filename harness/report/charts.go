@@ -127,9 +127,9 @@ func tokenPartsChart(order []*Variant) chart {
 	max := 0.0
 	for i, v := range order {
 		var sum trace.Parts
-		measured := measuredScenarios(v)
-		for _, sc := range measured {
-			sum = sum.Add(sc.Metrics.Input)
+		measured := measuredRuns(v)
+		for _, run := range measured {
+			sum = sum.Add(run.Metrics.Input)
 		}
 		n := math.Max(float64(len(measured)), 1)
 		means[i] = []float64{float64(sum.System) / n, float64(sum.Tools) / n, float64(sum.History) / n,
@@ -256,8 +256,8 @@ func roleLatencyChart(order []*Variant) (chart, bool) {
 	var roles []string
 	for i, v := range order {
 		totals[i] = map[string]time.Duration{}
-		for _, sc := range measuredScenarios(v) {
-			for name, r := range sc.Metrics.Roles {
+		for _, run := range measuredRuns(v) {
+			for name, r := range run.Metrics.Roles {
 				totals[i][name] += r.Latency
 				if !slices.Contains(roles, name) {
 					roles = append(roles, name)

@@ -359,14 +359,15 @@ func tokenSection(order []*Variant, tokenizer string) section {
 		}
 		var sum trace.Parts
 		reported, read, write, output, reasoning := 0, 0, 0, 0, 0
-		measured := measuredScenarios(v)
-		for _, sc := range measured {
-			sum = sum.Add(sc.Metrics.Input)
-			reported += sc.Metrics.ReportedInput
-			read += sc.Metrics.ReportedCacheRead
-			write += sc.Metrics.ReportedCacheWrite
-			output += sc.Metrics.ReportedOutput
-			reasoning += sc.Metrics.ReportedReasoning
+		measured := measuredRuns(v)
+		for _, run := range measured {
+			m := run.Metrics
+			sum = sum.Add(m.Input)
+			reported += m.ReportedInput
+			read += m.ReportedCacheRead
+			write += m.ReportedCacheWrite
+			output += m.ReportedOutput
+			reasoning += m.ReportedReasoning
 		}
 		mean := func(n int) string {
 			switch {
@@ -390,7 +391,7 @@ func tokenSection(order []*Variant, tokenizer string) section {
 		sec.table.rows = append(sec.table.rows, []string{v.Name,
 			mean(sum.System), mean(sum.Tools), mean(sum.History), mean(sum.ToolResults),
 			mean(sum.User), mean(sum.Overhead), mean(sum.Total()), rep})
-		if n := overMeasured(v.Name, len(measured), len(v.Scenarios), "run"); n != "" {
+		if n := overMeasured(v.Name, len(measured), max(v.Summary.Runs, v.Summary.Scenarios), "run"); n != "" {
 			sec.notes = append(sec.notes, note{mark: "⚠", text: n})
 		}
 	}
@@ -414,9 +415,9 @@ func roleSection(order []*Variant) (section, bool) {
 	}}
 	for _, v := range order {
 		roles := map[string]trace.Role{}
-		measured := measuredScenarios(v)
-		for _, sc := range measured {
-			for name, r := range sc.Metrics.Roles {
+		measured := measuredRuns(v)
+		for _, run := range measured {
+			for name, r := range run.Metrics.Roles {
 				sum := roles[name]
 				sum.Calls += r.Calls
 				sum.InputTokens += r.InputTokens
@@ -441,7 +442,7 @@ func roleSection(order []*Variant) (section, bool) {
 			sec.table.rows = append(sec.table.rows, []string{v.Name, "—", "—", "—", "—", "not measured"})
 			shown = true
 		}
-		if n := overMeasured(v.Name, len(measured), len(v.Scenarios), "run"); n != "" && shown {
+		if n := overMeasured(v.Name, len(measured), max(v.Summary.Runs, v.Summary.Scenarios), "run"); n != "" && shown {
 			sec.notes = append(sec.notes, note{mark: "⚠", text: n})
 		}
 	}

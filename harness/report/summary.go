@@ -55,10 +55,19 @@ func (s Scenario) Measured() bool {
 	return measured(s.Verdict)
 }
 
-// measuredScenarios are the scenarios of v whose own figures were measured
-// (Scenario.Measured): those a table of its scenario runs adds up.
-func measuredScenarios(v *Variant) []Scenario {
-	return slices.DeleteFunc(slices.Clone(v.Scenarios), func(sc Scenario) bool { return !sc.Measured() })
+// measuredRuns are the runs of v's scenarios (every sample of a sampled
+// one) whose figures were measured (Run.Measured): those a table of its
+// runs adds up, as Summarize does.
+func measuredRuns(v *Variant) []Run {
+	var runs []Run
+	for _, sc := range v.Scenarios {
+		for _, r := range sc.Runs() {
+			if r.Measured() {
+				runs = append(runs, r)
+			}
+		}
+	}
+	return runs
 }
 
 // overMeasured is the note under a table whose figures of a variant (or

@@ -188,6 +188,18 @@ var _ = Describe("the other tables and charts of a variant's runs", func() {
 		Expect(none).To(MatchRegexp(`(?m)^v\s+—\s+—\s+—\s+—\s+not measured$`))
 	})
 
+	It("count every measured sample of a sampled scenario, as the summary does", func() {
+		later := fetchRun("a")
+		later.Metrics.Input = trace.Parts{System: 2000}
+		later.Metrics.Roles = map[string]trace.Role{"planner": {Calls: 2, InputTokens: 2000, Latency: time.Second}}
+		sampled := reportOf(report.Sample([]report.Scenario{fetchRun("a"), stoppedRun("a", report.VerdictStale), later}, 0.5))
+		text := string(render(report.WriteText, sampled))
+		Expect(text).To(MatchRegexp(`(?m)^v\s+1500\s+0\s+0\s+0\s+0\s+0\s+1500\s+—$`), "the mean of samples 1 and 3, not sample 1's 1000")
+		Expect(text).To(MatchRegexp(`(?m)^v\s+planner\s+3\s+2600\s+0\s+2500 ms$`), "samples 1 and 3 together")
+		Expect(text).To(ContainSubstring("⚠ v: over 2 of 3 runs; 1 stale or errored, not measured"))
+		Expect(string(render(report.WriteHTML, sampled))).To(ContainSubstring("v · system: 1500 tokens"), "and so does the chart")
+	})
+
 	It("time first tokens over the runs measured, in the table, the chart and the summary", func() {
 		s := r().Suites[0].Variants[0].Summary
 		Expect(s.Streaming.Calls).To(Equal(1))
