@@ -49,7 +49,7 @@ type Side struct {
 	// Unmeasured counts the runs (samples) left out of the figures because
 	// they were stale or errored (Run.Measured): with all of them left
 	// out, the figures are 0 and mean nothing.
-	Unmeasured int `json:"unmeasured,omitempty"`
+	Unmeasured int `json:"unmeasured_runs,omitempty"`
 }
 
 // measured reports whether every run of the side was measured, so that

@@ -2,6 +2,7 @@ package report_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -101,6 +102,13 @@ var _ = Describe("runs that were not measured", func() {
 			Expect(c.Rows[1].ID).To(Equal("b"))
 			Expect(c.Rows[1].Regressed).To(BeFalse(), "1000 tokens against a stale run's 0 is no rise")
 			Expect(c.Rows[1].Base.Unmeasured).To(Equal(1))
+		})
+
+		It("names the count unmeasured_runs in the JSON, as every other count of runs left out is named", func() {
+			js, err := json.Marshal(c.Rows[1].Head)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(string(js)).To(ContainSubstring(`"unmeasured_runs":1`))
+			Expect(string(js)).NotTo(ContainSubstring(`"unmeasured":`), "the report's unmeasured is a flag, not a count")
 		})
 	})
 
