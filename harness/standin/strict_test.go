@@ -84,3 +84,34 @@ var _ = Describe("a strict schema (OpenAI's structured outputs) outside strict m
 			"tools": [{"type": "function", "name": "get_weather", "parameters": `+optionalDays+`}]}`),
 	)
 })
+
+var _ = Describe("an Anthropic structured-output schema with an object that may hold more", func() {
+	var srv *standin.Server
+	BeforeEach(func() { srv = startStandin(standin.Options{}) })
+
+	// openAllowed says additionalProperties: true on its nested object,
+	// which Anthropic's structured outputs do not take.
+	const openAllowed = `{"type": "object", "properties": {"city": {"type": "string"},
+		"when": {"type": "object", "properties": {"from": {"type": "string"}}, "additionalProperties": true}}, "additionalProperties": false}`
+
+	DescribeTable("is refused with 400 and Anthropic's words, naming the field the format came in",
+		func(format, message string) {
+			status, got := post(srv, "/v1/messages", `{"model": "claude-sonnet-4-5", "max_tokens": 200, "messages": [{"role": "user", "content": "weather in Taipei"}], `+format+`}`)
+			Expect(status).To(Equal(http.StatusBadRequest), "%v", got)
+			Expect(got).To(HaveKeyWithValue("error", map[string]any{"type": "invalid_request_error", "message": message}))
+		},
+		Entry("the beta's output_format", `"output_format": {"type": "json_schema", "schema": `+openAllowed+`}`,
+			"output_format.schema: For 'object' type, 'additionalProperties: true' is not supported. Please set 'additionalProperties' to false"),
+		Entry("output_config.format", `"output_config": {"format": {"type": "json_schema", "schema": `+openAllowed+`}}`,
+			"output_config.format.schema: For 'object' type, 'additionalProperties: true' is not supported. Please set 'additionalProperties' to false"),
+	)
+
+	DescribeTable("is taken when every object says additionalProperties false",
+		func(schema string) {
+			status, got := post(srv, "/v1/messages", `{"model": "claude-sonnet-4-5", "max_tokens": 200, "messages": [{"role": "user", "content": "weather in Taipei"}],
+				"output_config": {"format": {"type": "json_schema", "schema": `+schema+`}}}`)
+			Expect(status).To(Equal(http.StatusOK), "%v", got)
+		},
+		Entry("false throughout", strictWeather),
+	)
+})

@@ -100,6 +100,19 @@ type anthropicFormat struct {
 	Schema json.RawMessage `json:"schema"`
 }
 
+// format is the structured-output format ar asks for, and the field it
+// came in: output_config.format, else the beta's output_format; nil when
+// it asks for none.
+func (ar anthropicRequest) format() (*anthropicFormat, string) {
+	if ar.OutputConfig != nil && ar.OutputConfig.Format != nil {
+		return ar.OutputConfig.Format, "output_config.format"
+	}
+	if ar.OutputFormat != nil {
+		return ar.OutputFormat, "output_format"
+	}
+	return nil, ""
+}
+
 // anthropicBlock is one content block of a request message.
 type anthropicBlock struct {
 	Type      string          `json:"type"`
@@ -164,11 +177,7 @@ func (ar anthropicRequest) decode(strict bool, prior *thread) (Request, []llm.Me
 		return Request{}, nil, errors.New("max_tokens: Field required")
 	}
 	r := Request{Model: ar.Model, MaxTokens: *ar.MaxTokens, Stop: ar.StopSequences}
-	format := ar.OutputFormat
-	if ar.OutputConfig != nil && ar.OutputConfig.Format != nil {
-		format = ar.OutputConfig.Format
-	}
-	if format != nil && format.Type == "json_schema" {
+	if format, _ := ar.format(); format != nil && format.Type == "json_schema" {
 		r.JSON, r.Schema = true, format.Schema
 		// A titled schema names the shape asked for, as Gemini's does.
 		var titled struct {

@@ -75,13 +75,31 @@ func (rr responsesRequest) schemas() error {
 	return nil
 }
 
-// strictNode checks the schema v found at path.
-func strictNode(v any, path []any) string {
-	o, ok := v.(ordered)
-	if !ok {
+// anthropicFormatProblem is Anthropic's refusal of a structured-output
+// schema (output_config.format, or the beta's output_format, named by
+// field) with an object that says additionalProperties: true, which its
+// structured outputs do not take, or "". The rest of their subset is not
+// checked.
+func anthropicFormatProblem(field string, schema json.RawMessage) string {
+	v, err := orderedValue(json.NewDecoder(bytes.NewReader(schema)))
+	if err != nil {
 		return ""
 	}
-	if o.isObjectSchema() {
+	return walkSchema(v, nil, func(o ordered, _ []any) string {
+		if ap, _ := o.get("additionalProperties"); ap == true && o.isObjectSchema() {
+			return field + ".schema: For 'object' type, 'additionalProperties: true' is not supported. Please set 'additionalProperties' to false"
+		}
+		return ""
+	})
+}
+
+// strictNode checks the schema v found at path, and what it holds, as
+// OpenAI's strict mode does.
+func strictNode(v any, path []any) string {
+	return walkSchema(v, path, func(o ordered, path []any) string {
+		if !o.isObjectSchema() {
+			return ""
+		}
 		if ap, ok := o.get("additionalProperties"); !ok || ap != false {
 			return fmt.Sprintf("In context=%s, 'additionalProperties' is required to be supplied and to be false.", context(path))
 		}
@@ -95,6 +113,20 @@ func strictNode(v any, path []any) string {
 				}
 			}
 		}
+		return ""
+	})
+}
+
+// walkSchema gives check the schema v found at path, then each schema it
+// holds (properties, $defs, definitions, items, anyOf), depth first in the
+// order the schema gives them, and returns the first problem check finds.
+func walkSchema(v any, path []any, check func(o ordered, path []any) string) string {
+	o, ok := v.(ordered)
+	if !ok {
+		return ""
+	}
+	if p := check(o, path); p != "" {
+		return p
 	}
 	for i, k := range o.keys {
 		switch k {
@@ -104,18 +136,18 @@ func strictNode(v any, path []any) string {
 				continue
 			}
 			for j, name := range inner.keys {
-				if p := strictNode(inner.vals[j], append(slices.Clip(path), k, name)); p != "" {
+				if p := walkSchema(inner.vals[j], append(slices.Clip(path), k, name), check); p != "" {
 					return p
 				}
 			}
 		case "items":
-			if p := strictNode(o.vals[i], append(slices.Clip(path), k)); p != "" {
+			if p := walkSchema(o.vals[i], append(slices.Clip(path), k), check); p != "" {
 				return p
 			}
 		case "anyOf":
 			list, _ := o.vals[i].([]any)
 			for j, s := range list {
-				if p := strictNode(s, append(slices.Clip(path), k, j)); p != "" {
+				if p := walkSchema(s, append(slices.Clip(path), k, j), check); p != "" {
 					return p
 				}
 			}

@@ -325,6 +325,11 @@ func validateAnthropic(ar anthropicRequest) error {
 			return err
 		}
 	}
+	if f, field := ar.format(); f != nil && len(f.Schema) > 0 {
+		if p := anthropicFormatProblem(field, f.Schema); p != "" {
+			return &invalid{msg: p}
+		}
+	}
 	for i, m := range ar.Messages[:len(ar.Messages)-1] {
 		if m.Role != "assistant" {
 			continue
