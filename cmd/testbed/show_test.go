@@ -26,6 +26,17 @@ var _ = Describe("testbed show", func() {
 		Expect(call).To(BeNumerically(">", tool), out.String())
 	})
 
+	It("names a model call by its model alone when the agent gave no role (an outside agent sends none)", func() {
+		run := showRun{Scenario: "s", Sample: 1, Samples: 1, Verdict: "pass", Events: []trace.Event{
+			{Kind: trace.KindLLM, LLM: &trace.LLMCall{Model: "gpt-4.1-mini", Text: "hi"}},
+			{Kind: trace.KindLLM, LLM: &trace.LLMCall{Role: "planner", Model: "gpt-4.1-mini", Text: "hi"}},
+		}}
+		var out strings.Builder
+		writeShow(&out, run, func(s string) string { return s }, false, false)
+		Expect(out.String()).To(ContainSubstring("turn 1  model call (gpt-4.1-mini), 0 ms:"), "not a dash where the role would be")
+		Expect(out.String()).To(ContainSubstring("turn 1  model call planner (gpt-4.1-mini), 0 ms:"))
+	})
+
 	It("prints one scenario run as a timeline: the model call with what it was sent and answered, the upstream call, the tool, the notes and the checks", func() {
 		r := testbed("show", "odbchat/single-pass/ac1-taiwan-sst", "--root", repoRoot)
 		Expect(r.code).To(Equal(exitOK), r.String())
