@@ -192,6 +192,8 @@ var _ = Describe("the stand-in refuses what the real APIs refuse", func() {
 		Entry("no messages", `{"model": "claude-haiku-4-5", "max_tokens": 100, "messages": []}`, "messages: at least one message is required"),
 		Entry("a thinking budget below the least", `{"model": "claude-sonnet-4-5", "max_tokens": 2000, "thinking": {"type": "enabled", "budget_tokens": 500}, "messages": [{"role": "user", "content": "hi"}]}`,
 			"thinking.enabled.budget_tokens: Input should be greater than or equal to 1024"),
+		Entry("a top_k with thinking", `{"model": "claude-opus-4-1", "max_tokens": 2000, "top_k": 40, "thinking": {"type": "enabled", "budget_tokens": 1024}, "messages": [{"role": "user", "content": "hi"}]}`,
+			"`top_k` must be unset when thinking is enabled. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking#important-considerations-when-using-extended-thinking"),
 		Entry("a temperature with thinking", `{"model": "claude-sonnet-4-6", "max_tokens": 2000, "temperature": 0.2, "thinking": {"type": "adaptive"}, "messages": [{"role": "user", "content": "hi"}]}`,
 			"`temperature` may only be set to 1 when thinking is enabled or in adaptive mode. Please consult our documentation at https://platform.claude.com/docs/en/build-with-claude/extended-thinking"),
 		Entry("thinking with a tool_choice that forces a tool", `{"model": "claude-sonnet-4-5", "max_tokens": 4000, "thinking": {"type": "enabled", "budget_tokens": 1024},

@@ -76,13 +76,15 @@ type anthropicRequest struct {
 		Name            string `json:"name"`
 		DisableParallel bool   `json:"disable_parallel_tool_use"`
 	} `json:"tool_choice"`
-	// Thinking, with the sampling settings it rules out (validateAnthropic).
+	// Thinking, with the sampling settings it rules out (validateAnthropic):
+	// a temperature other than 1, any top_k.
 	Thinking *struct {
 		Type         string `json:"type"`
 		BudgetTokens *int   `json:"budget_tokens"`
 		Display      string `json:"display"` // summarized, or omitted (display)
 	} `json:"thinking"`
 	Temperature *float64 `json:"temperature"`
+	TopK        *int     `json:"top_k"`
 	// ContextManagement asks the server to edit or compact the
 	// conversation before the model reads it (anthropic_context.go).
 	ContextManagement *anthropicContext `json:"context_management"`

@@ -318,6 +318,8 @@ func validateAnthropic(ar anthropicRequest) error {
 			return &invalid{msg: fmt.Sprintf("thinking.enabled.budget_tokens: Input should be greater than or equal to %d", minThinkingBudget)}
 		case ar.Temperature != nil && *ar.Temperature != 1:
 			return &invalid{msg: "`temperature` may only be set to 1 when thinking is enabled or in adaptive mode. Please consult our documentation at https://platform.claude.com/docs/en/build-with-claude/extended-thinking"}
+		case ar.TopK != nil:
+			return &invalid{msg: "`top_k` must be unset when thinking is enabled. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking#important-considerations-when-using-extended-thinking"}
 		case ar.ToolChoice != nil && (ar.ToolChoice.Type == "any" || ar.ToolChoice.Type == "tool"):
 			return &invalid{msg: "Thinking may not be enabled when tool_choice forces tool use."}
 		}
