@@ -305,6 +305,30 @@ func Trimming(scs []Scenario) []ToolTrim {
 			trimRun(byTool, r, runEvents(sc, r))
 		}
 	}
+	return sortedTrims(byTool)
+}
+
+// SumTrimming adds up lists of trims of disjoint runs (the Trimming of each
+// shard of one variant) into the list Trimming gives for all of them, or
+// nil when there are none. A report read from a file keeps only sample 1's
+// events, so the trims its shard made are what a merge adds up.
+func SumTrimming(lists ...[]ToolTrim) []ToolTrim {
+	byTool := map[string]ToolTrim{}
+	for _, list := range lists {
+		for _, t := range list {
+			sum := byTool[t.Tool]
+			sum.Tool = t.Tool
+			sum.Calls, sum.RawTokens, sum.ContextTokens = sum.Calls+t.Calls, sum.RawTokens+t.RawTokens, sum.ContextTokens+t.ContextTokens
+			sum.Unmeasured += t.Unmeasured
+			byTool[t.Tool] = sum
+		}
+	}
+	return sortedTrims(byTool)
+}
+
+// sortedTrims are the trims of byTool with their reductions, by tool name;
+// nil when there are none.
+func sortedTrims(byTool map[string]ToolTrim) []ToolTrim {
 	if len(byTool) == 0 {
 		return nil
 	}

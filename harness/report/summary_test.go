@@ -100,3 +100,15 @@ var _ = DescribeTable("Trimming",
 		}, 0.5)},
 		[]report.ToolTrim{{Tool: "a", Calls: 1, RawTokens: 200, ContextTokens: 50, Reduction: 0.75, Unmeasured: 1}}),
 )
+
+var _ = Describe("SumTrimming", func() {
+	It("adds up the trims of disjoint runs into what Trimming gives for all of them", func() {
+		a := []report.Scenario{report.Sample([]report.Scenario{
+			{Verdict: report.VerdictPass, Events: []trace.Event{toolEvent("a", 100, 50)}},
+			{Verdict: report.VerdictStale, Events: []trace.Event{toolEvent("b", 900, 900)}},
+		}, 0.5)}
+		b := []report.Scenario{{Verdict: report.VerdictPass, Events: []trace.Event{toolEvent("a", 300, 50), toolEvent("c", 40, 10)}}}
+		Expect(report.SumTrimming(report.Trimming(a), report.Trimming(b))).To(Equal(report.Trimming(append(a, b...))))
+		Expect(report.SumTrimming(nil, nil)).To(BeNil())
+	})
+})

@@ -223,23 +223,42 @@ func Merge(parts []*report.Report, suites []*scenario.Suite, opts Options) (*rep
 	}
 	opts.Shard, opts.Shards = 0, 0
 	Finalize(rep, suites, opts)
+	// A shard's file keeps sample 1's events alone: its trimming table,
+	// made from every sample's, is what the merge adds up.
+	for si := range rep.Suites {
+		rs := &rep.Suites[si]
+		for vi := range rs.Variants {
+			rv := &rs.Variants[vi]
+			var lists [][]report.ToolTrim
+			for _, p := range parts {
+				if pv := partVariant(p, rs.Name, rv.Name); pv != nil {
+					lists = append(lists, pv.Trimming)
+				}
+			}
+			rv.Trimming = report.SumTrimming(lists...)
+		}
+	}
 	return rep, nil
 }
 
-func findScenario(r *report.Report, suite, variant, id string) (report.Scenario, bool) {
-	for _, s := range r.Suites {
-		if s.Name != suite {
-			continue
+// partVariant is variant of suite in r, or nil.
+func partVariant(r *report.Report, suite, variant string) *report.Variant {
+	for i := range r.Suites {
+		if r.Suites[i].Name == suite {
+			return findVariant(&r.Suites[i], variant)
 		}
-		for _, v := range s.Variants {
-			if v.Name != variant {
-				continue
-			}
-			for _, sc := range v.Scenarios {
-				if sc.ID == id {
-					return sc, true
-				}
-			}
+	}
+	return nil
+}
+
+func findScenario(r *report.Report, suite, variant, id string) (report.Scenario, bool) {
+	v := partVariant(r, suite, variant)
+	if v == nil {
+		return report.Scenario{}, false
+	}
+	for _, sc := range v.Scenarios {
+		if sc.ID == id {
+			return sc, true
 		}
 	}
 	return report.Scenario{}, false
