@@ -95,7 +95,11 @@ func canonicalBody(body []byte, volatile []string, rules *matcher.Rules, also fu
 	if also != nil {
 		also(v)
 	}
-	out, err := wire.MarshalPlain(rules.JSON(v))
+	v = rules.JSON(v)
+	if rules.ToolResultsAnyOrder() {
+		wire.SortToolResults(v)
+	}
+	out, err := wire.MarshalPlain(v)
 	if err != nil {
 		return body
 	}

@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/agentreplay/testbed/harness/stream"
+	"github.com/agentreplay/testbed/harness/wire"
 	vcr "gopkg.in/dnaeon/go-vcr.v2/cassette"
 )
 
@@ -367,8 +368,13 @@ func (r *replayer) miss(req *http.Request, liveURL string, header []string, cano
 			best, bestDiff = i, d
 		}
 	}
-	for _, i := range r.groups[r.groupKey(req.Method, liveURL)] {
+	group := r.groups[r.groupKey(req.Method, liveURL)]
+	for _, i := range group {
 		consider(i, append(headerDiff(r.header(i), header), against(r.canonical(i))...))
+	}
+	if i := r.reordered(group, canon, header); i >= 0 {
+		best, bestDiff = i, append(headerDiff(r.header(i), header), against(r.canonical(i))...)
+		e.Note = "they differ only in the order of the results of one turn's tool calls: an agent that runs a turn's tools at once sends them as they finish; compare them in any order with match: {tool_results: any_order} (docs/recording.md)"
 	}
 	if best < 0 {
 		// Another method or URL: the nearest shares the most of host,
@@ -396,6 +402,45 @@ func (r *replayer) miss(req *http.Request, liveURL string, header []string, cano
 		e.recorded = r.canonical(best)
 	}
 	return e
+}
+
+// reordered is the recorded interaction of group, unplayed first, whose
+// request is the live one (canon, header) but for the order of a turn's
+// tool results, or -1: none is, or the suite's rules already compare them
+// in any order.
+func (r *replayer) reordered(group []int, canon []byte, header []string) int {
+	if r.opts.Match.ToolResultsAnyOrder() {
+		return -1
+	}
+	live := toolResultsSorted(canon)
+	if live == nil {
+		return -1
+	}
+	found := -1
+	for _, i := range group {
+		if len(headerDiff(r.header(i), header)) > 0 || (found >= 0 && !r.replayed[found]) {
+			continue
+		}
+		if rec := r.canonical(i); !bytes.Equal(rec, canon) && bytes.Equal(toolResultsSorted(rec), live) {
+			found = i
+		}
+	}
+	return found
+}
+
+// toolResultsSorted is a canonical JSON body with its tool results sorted
+// (wire.SortToolResults), or nil when it is not JSON.
+func toolResultsSorted(canon []byte) []byte {
+	v, err := decodeJSON(canon)
+	if err != nil {
+		return nil
+	}
+	wire.SortToolResults(v)
+	out, err := wire.MarshalPlain(v)
+	if err != nil {
+		return nil
+	}
+	return out
 }
 
 // urlRank is how much of a recorded request's method and URL a live one

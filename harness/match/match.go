@@ -219,10 +219,21 @@ type Rules struct {
 	Headers []string
 	// List holds the ignore and normalise rules, in the suite's order.
 	List []Rule
+	// AnyOrderToolResults compares the results of one turn's tool calls
+	// in any order (tool_results: any_order in a suite): an agent that
+	// runs a turn's tools at once sends their results as they finish. The
+	// cassette matcher sorts them (wire.SortToolResults) on both sides.
+	AnyOrderToolResults bool
 }
 
 // Empty reports whether r changes nothing.
-func (r *Rules) Empty() bool { return r == nil || len(r.Headers) == 0 && len(r.List) == 0 }
+func (r *Rules) Empty() bool {
+	return r == nil || len(r.Headers) == 0 && len(r.List) == 0 && !r.AnyOrderToolResults
+}
+
+// ToolResultsAnyOrder reports whether r compares tool results in any
+// order; false for a nil *Rules.
+func (r *Rules) ToolResultsAnyOrder() bool { return r != nil && r.AnyOrderToolResults }
 
 // Compile compiles every rule and canonicalises the header names; its
 // errors are each rule's, by index.
@@ -251,6 +262,9 @@ func (r *Rules) Describe() []string {
 	}
 	for _, rule := range r.List {
 		out = append(out, rule.String())
+	}
+	if r.AnyOrderToolResults {
+		out = append(out, "tool results of one turn in any order")
 	}
 	return out
 }

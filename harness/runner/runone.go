@@ -462,7 +462,9 @@ func (r *sampleRun) finalize() {
 	case r.stale != nil:
 		var miss *cassette.MissError
 		if errors.As(r.stale, &miss) && len(r.earlier) > 0 {
-			miss.Note = keptState(miss, r.earlier)
+			if note := keptState(miss, r.earlier); note != "" {
+				miss.Note = note
+			}
 		}
 		out.Verdict, out.Error = report.VerdictStale, r.stale.Error()
 		out.Fix = "re-record it with: " + r.copts.Rerecord

@@ -7,7 +7,7 @@ import (
 )
 
 var (
-	matchKeys     = []string{"headers", "ignore", "normalise"}
+	matchKeys     = []string{"headers", "ignore", "normalise", "tool_results"}
 	matchTargets  = []string{"body", "query", "header"}
 	normaliseKeys = []string{"body", "query", "header", "pattern", "regex", "as"}
 )
@@ -17,11 +17,22 @@ var (
 // name) where it is written.
 func (d *decoder) matchRules(v *yaml.Node) *match.Rules {
 	const at = "match"
-	m, fs, ok := d.mapping(v, at, "a mapping with headers, ignore and normalise", matchKeys...)
+	m, fs, ok := d.mapping(v, at, "a mapping with headers, ignore, normalise and tool_results", matchKeys...)
 	if !ok || !d.nonEmpty(m, fs, at, matchKeys...) {
 		return nil
 	}
 	r := &match.Rules{}
+	if f, ok := fs["tool_results"]; ok {
+		if order, ok := d.str(f.val, join(at, "tool_results")); ok {
+			switch order {
+			case "any_order":
+				r.AnyOrderToolResults = true
+			case "in_order":
+			default:
+				d.errorf(lineOf(f.val), join(at, "tool_results"), "%q is not an order; write any_order (the results of one turn's tool calls compared in any order) or in_order (the default)", order)
+			}
+		}
+	}
 	headerLine := map[string]int{}
 	if f, ok := fs["headers"]; ok {
 		if names, ok := d.strs(f.val, join(at, "headers"), false); ok {

@@ -39,6 +39,20 @@ match:
 		Expect(s.Match.HeaderNames()).To(Equal([]string{"X-Request-Id", "X-Tenant-Id"}))
 	})
 
+	It("reads tool_results: any_order, and says where an order it does not know is written", func() {
+		s, err := scenario.Parse("suite.yaml", []byte(minimal+"\nmatch:\n  tool_results: any_order\n"), opts)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(s.Match.ToolResultsAnyOrder()).To(BeTrue())
+		Expect(s.Match.Describe()).To(Equal([]string{"tool results of one turn in any order"}))
+
+		s, err = scenario.Parse("suite.yaml", []byte(minimal+"\nmatch:\n  tool_results: in_order\n"), opts)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(s.Match.ToolResultsAnyOrder()).To(BeFalse())
+
+		_, err = scenario.Parse("suite.yaml", []byte(minimal+"\nmatch:\n  tool_results: sorted\n"), opts)
+		Expect(err).To(MatchError(MatchRegexp(`suite\.yaml:\d+: match\.tool_results: "sorted" is not an order; write any_order`)))
+	})
+
 	It("is nil when the suite has none", func() {
 		s, err := scenario.Parse("suite.yaml", []byte(minimal), opts)
 		Expect(err).NotTo(HaveOccurred())
