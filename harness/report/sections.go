@@ -136,8 +136,13 @@ func spendSection(order []*Variant, base *Variant, prices string) section {
 }
 
 // costDelta is the change from base to head dollars: "-$0.0012, -37.5%".
+// A difference within a float's rounding of the two (the same calls
+// priced, summed in another order) is none: "$0, ±0.0%".
 func costDelta(base, head float64) string {
 	d := head - base
+	if math.Abs(d) <= 1e-9*max(math.Abs(base), math.Abs(head)) {
+		d, head = 0, base
+	}
 	out := USD(math.Abs(d))
 	switch {
 	case d > 0:
