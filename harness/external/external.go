@@ -276,8 +276,18 @@ func (a *agent) Run(ctx context.Context, in agents.Input) (ans agents.Answer, er
 		// run, and before it, as the program started (before it listened
 		// or read the run's first line) or while a kept one waited for it.
 		lookedUp = func() error { return j.names.claim(a.cfg.Endpoint.BaseURL) }
+		// It fails as soon as it looks one up: no turn waits for it then.
+		var cancel context.CancelCauseFunc
+		ctx, cancel = context.WithCancelCause(ctx)
+		stop := make(chan struct{})
+		defer cancel(nil)
+		defer close(stop)
+		go j.names.watch(stop, func() { cancel(errLookedUp) })
 	}
 	conv, err := a.converse(ctx, prog, in)
+	if err != nil && context.Cause(ctx) == errLookedUp {
+		return ans, causedBy(end(), errLookedUp)
+	}
 	if err != nil {
 		return ans, err
 	}
@@ -290,6 +300,9 @@ func (a *agent) Run(ctx context.Context, in agents.Input) (ans agents.Answer, er
 		out, err := conv.ask(ctx, i)
 		if replied.IsZero() {
 			replied = time.Now()
+		}
+		if err != nil && context.Cause(ctx) == errLookedUp {
+			err = errLookedUp
 		}
 		if err != nil {
 			conv.end()

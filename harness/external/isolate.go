@@ -67,13 +67,50 @@ type lookups struct {
 	mu      sync.Mutex
 	names   []string
 	claimed int
+	wake    chan struct{} // closed, and replaced, by each add
 }
 
 func (l *lookups) add(name string) {
 	l.mu.Lock()
 	l.names = append(l.names, name)
+	if l.wake != nil {
+		close(l.wake)
+		l.wake = nil
+	}
 	l.mu.Unlock()
 }
+
+// watch calls seen once, as soon as the program has looked up a name no
+// run has claimed yet (at once if it already has), unless stop is closed
+// first. Such a run fails whatever the program answers, so the run stops
+// waiting for its answer then: a client that retries a fetch it cannot
+// make (a tokenizer, telemetry) would otherwise hold the run for its
+// whole turn timeout.
+func (l *lookups) watch(stop <-chan struct{}, seen func()) {
+	for {
+		l.mu.Lock()
+		pending := len(l.names) > l.claimed
+		if l.wake == nil {
+			l.wake = make(chan struct{})
+		}
+		wake := l.wake
+		l.mu.Unlock()
+		if pending {
+			seen()
+			return
+		}
+		select {
+		case <-wake:
+		case <-stop:
+			return
+		}
+	}
+}
+
+// errLookedUp ends the wait for a turn's answer once the program has
+// looked up a host it was not given (lookups.watch); the lookup's own
+// error leads the run's.
+var errLookedUp = errors.New("testbed stopped waiting for its answer when it looked that host up: the run fails whatever it answers")
 
 // claim is the error naming the distinct hosts looked up since the last
 // claim, or nil, and claims them: a run claims, as it ends, what its

@@ -19,8 +19,11 @@ import (
 // directAgent is a JSON-lines agent (FAKE_AGENT=direct) that, for each
 // turn, calls its upstream through its base URL, then the turn's input as
 // a URL directly, as Node's fetch does whatever HTTP_PROXY says, and
-// answers with what each call gave.
+// answers with what each call gave. With DIRECT_RETRY (a duration) it
+// tries the direct call again and again for that long before it answers,
+// as a client fetching a tokenizer with backoff does.
 func directAgent() int {
+	retry, _ := time.ParseDuration(os.Getenv("DIRECT_RETRY"))
 	var line string
 	for {
 		if _, err := fmt.Scanln(&line); err != nil {
@@ -34,7 +37,11 @@ func directAgent() int {
 		} else {
 			resp.Body.Close()
 		}
-		b, _ := json.Marshal(map[string]string{"text": via + " | " + direct(turn.Input)})
+		got := direct(turn.Input)
+		for start := time.Now(); time.Since(start) < retry; time.Sleep(100 * time.Millisecond) {
+			got = direct(turn.Input)
+		}
+		b, _ := json.Marshal(map[string]string{"text": via + " | " + got})
 		fmt.Println(string(b))
 	}
 }
@@ -115,6 +122,19 @@ var _ = Describe("an outside agent kept off the network", func() {
 		Expect(err).To(MatchError(external.ErrEscaped))
 		Expect(err.Error()).To(ContainSubstring("the agent looked up huggingface.co, not through the base URLs it was given"))
 		Expect(err.Error()).To(ContainSubstring("name that host as an upstream"))
+	})
+
+	It("stops waiting for the turn's answer as soon as the agent looks up a host it was not given", func() {
+		// A client that retries what it cannot fetch held the run for as
+		// long as it retried, up to the turn timeout, to fail it all the same.
+		spec.Env["DIRECT_RETRY"] = "20s"
+		spec.TurnTimeout = 30 * time.Second
+		start := time.Now()
+		_, _, _, err := runNoted(spec, "https://tiktoken.pages.dev/o200k_base.tiktoken")
+		Expect(time.Since(start)).To(BeNumerically("<", 10*time.Second))
+		Expect(err).To(MatchError(external.ErrEscaped))
+		Expect(err.Error()).To(ContainSubstring("the agent looked up tiktoken.pages.dev, not through the base URLs it was given"))
+		Expect(err.Error()).To(ContainSubstring("then: turn 1: testbed stopped waiting for its answer when it looked that host up: the run fails whatever it answers"))
 	})
 
 	It("says, when the host it looked up is its model's own, that a client in it ignores the base URL it was given, not to name an upstream", func() {

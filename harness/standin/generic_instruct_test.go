@@ -197,4 +197,13 @@ var _ = Describe("the generic policy reads what it is told", func() {
 		Entry("a stated default", "Reply with a JSON object {\"text\": \"...\", \"kind\": \"tool\" | \"plain\"}.\nkind defaults to \"plain\".",
 			`{"text":"I did not need a tool for that. I can use: get_weather. `+offer+`","kind":"plain"}`),
 	)
+
+	It("reads a JSON shape a tool's description states as that tool's, not the answer's", func() {
+		// LlamaIndex.TS's structured output offers such a tool; its
+		// description made every text answer "{}".
+		format := tool("format_output", "Respond with a JSON object",
+			`{"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"]}`)
+		Expect(answer(told("", "Tell me a joke", weatherTool, format)).Content).To(Equal(
+			"I did not need a tool for that. I can use: get_weather, format_output. " + offer))
+	})
 })

@@ -252,10 +252,10 @@ var forms = []Form{
 			}
 			return false
 		}},
-	{Name: "json-shape", cues: []string{"json"}, Doc: `an answering verb, "with", one or a, and "JSON object" ("return with a JSON object"): its fields, from the object written after it ({"a": …, "b": …}, top-level keys) or the bulleted "\"key\": …" lines that follow, with the quoted values listed for each ("x" | "y")`,
+	{Name: "json-shape", cues: []string{"json"}, Doc: `an answering verb, "with", one or a, and "JSON object" ("return with a JSON object"): its fields, from the object written after it ({"a": …, "b": …}, top-level keys) or the bulleted "\"key\": …" lines that follow, with the quoted values listed for each ("x" | "y"); a statement under a heading that names a tool is about that tool (what its description says it takes or gives), not the answer`,
 		Default: "prose, no JSON object",
 		read: func(rd *reader, st statement) bool {
-			if !jsonRe.MatchString(st.text) {
+			if !jsonRe.MatchString(st.text) || len(rd.toolsIn(st.heading)) > 0 {
 				return false
 			}
 			rd.set.Shape = []string{}
