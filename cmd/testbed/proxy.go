@@ -197,7 +197,7 @@ func cmdProxy(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	fmt.Fprintf(out, "# %s of %s, for %s/%s/%s\n", mode, path, s.Name, sel.variant, sel.scenario)
 	fmt.Fprintf(out, "# the environment a run gives the agent, besides testbed's own %s:\n", strings.Join(slices.Sorted(maps.Keys(external.Inherited())), ", "))
 	for _, k := range slices.Sorted(maps.Keys(env)) {
-		if _, secret := spec.Env[k]; secret && execute && len(env[k]) >= 8 {
+		if _, secret := spec.Env[k]; secret && execute && len(env[k]) >= 8 && !slices.Contains(s.External.NotSecret, k) {
 			// The agent gets it; a log of the session does not.
 			fmt.Fprintf(out, "%s=%s\n", k, shellQuote("(the suite's env: value, not shown)"))
 			continue

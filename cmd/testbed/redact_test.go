@@ -233,6 +233,40 @@ scenarios:
 		Expect(check.code).To(Equal(exitOK), check.String())
 	})
 
+	It("writes an env: value the suite says is no secret as it is, and still redacts the others", func() {
+		root := GinkgoT().TempDir()
+		Expect(os.MkdirAll(filepath.Join(root, "scenarios"), 0o755)).To(Succeed())
+		Expect(os.WriteFile(filepath.Join(root, "agent.sh"), []byte(`while read -r line; do
+  printf '{"text": "Oslo is fine, says %s. tenant=%s"}\n' "$ANSWER_MODEL" "$TENANT_TOKEN"
+done
+`), 0o755)).To(Succeed())
+		Expect(os.WriteFile(filepath.Join(root, "scenarios", "p.yaml"), []byte(`suite: p
+agent:
+  name: teller
+  command: [sh, agent.sh]
+  env: {TENANT_TOKEN: "tenant-PGzR1Iv8bh4qlL9qcgMBwUYu", ANSWER_MODEL: "gpt-4.1-mini-2025-04-14"}
+  not_secret: [ANSWER_MODEL]
+  model: {provider: openai, base_url: "https://api.openai.com/v1", model: gpt-4.1-mini}
+clock: 2026-03-02T08:00:00Z
+baseline: default
+variants:
+  default:
+scenarios:
+  - id: one
+    input: "How is Oslo?"
+    expect:
+      answer: {contains: "gpt-4.1-mini-2025-04-14"}
+`), 0o644)).To(Succeed())
+		r := testbed("record", "--root", root)
+		Expect(r.code).To(Equal(exitOK), r.String())
+		r = testbed("run", "--root", root, "--no-baseline")
+		Expect(r.code).To(Equal(exitOK), r.String())
+		report, err := os.ReadFile(filepath.Join(root, "reports", "latest.json"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(report)).To(ContainSubstring("says gpt-4.1-mini-2025-04-14."), "not_secret: written as it is")
+		Expect(string(report)).NotTo(ContainSubstring("PGzR1Iv8bh4qlL9qcgMBwUYu"), "the other env: value is still a secret")
+	})
+
 	It("keeps a key out of an error that quotes a suite file's value", func() {
 		secrets := planted()
 		root := GinkgoT().TempDir()

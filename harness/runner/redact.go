@@ -15,7 +15,8 @@ import (
 // Detector is the detector of everything testbed writes for suites (a
 // suite's cassettes and its part of every report): the maintained rules,
 // the literal values given (the key variables' values), the values of the
-// suites' env: (an external agent's environment), values given to the
+// suites' env: (an external agent's environment) but those not_secret:
+// names, values given to the
 // named variables, and the suites' redact: rules.
 func Detector(suites []*scenario.Suite, values, names []string) (*cassette.Detector, error) {
 	values = slices.Clone(values)
@@ -23,7 +24,9 @@ func Detector(suites []*scenario.Suite, values, names []string) (*cassette.Detec
 	for _, s := range suites {
 		if s.External != nil {
 			for _, k := range slices.Sorted(maps.Keys(s.External.Env)) {
-				values = append(values, s.External.Env[k])
+				if !slices.Contains(s.External.NotSecret, k) {
+					values = append(values, s.External.Env[k])
+				}
 			}
 		}
 		for _, r := range s.Redact {

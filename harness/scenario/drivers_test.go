@@ -19,6 +19,17 @@ var _ = Describe("an outside agent's driver", func() {
 		return s.External
 	}
 
+	It("reads the env: variables whose values are no secret, and says where one that is not in env: is named", func() {
+		e := parse("  command: [node, agent.js]\n  env: {OPENAI_MODEL: gpt-4.1-mini, TOKEN: tenant-abcdefgh}\n  not_secret: [OPENAI_MODEL]\n")
+		Expect(e.NotSecret).To(Equal([]string{"OPENAI_MODEL"}))
+
+		src := "suite: outside\nagent:\n  name: outside\n  model: {provider: openai, base_url: \"https://api.openai.com/v1\", model: m}\n" +
+			"  command: [node, agent.js]\n  env: {TOKEN: tenant-abcdefgh}\n  not_secret: [OPENAI_MODEL]\n" +
+			"clock: 2025-11-06T10:00:00+08:00\nbaseline: v1\nvariants:\n  v1: {}\nscenarios:\n  - id: a\n    input: hi\n    expect: {llm_calls: 1}\n"
+		_, err := scenario.Parse("s.yaml", []byte(src), opts)
+		Expect(err).To(MatchError(ContainSubstring("s.yaml:7: agent.not_secret[0]: OPENAI_MODEL is not a variable of env:")))
+	})
+
 	It("reads an http: service with its request template, kept alive per variant", func() {
 		e := parse(`  command: [python3, app.py, --port, "{{port}}"]
   http:

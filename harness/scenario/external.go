@@ -22,7 +22,11 @@ type External struct {
 	Command []string          // command: argv
 	Dir     string            // dir: working folder, relative to the project root
 	Env     map[string]string // env:
-	Model   llm.Endpoint      // model: {provider, base_url, model}
+	// NotSecret names the env: variables whose values are no secret
+	// (not_secret:): written as they are, where every other env: value of
+	// 8 bytes or more is replaced by its placeholder.
+	NotSecret []string
+	Model     llm.Endpoint // model: {provider, base_url, model}
 	// Embeddings is the logical base URL of the agent's embeddings calls
 	// (embeddings:), when not the model's.
 	Embeddings string
@@ -59,10 +63,10 @@ type External struct {
 }
 
 var (
-	externalKeys = []string{"name", "command", "dir", "env", "model", "embeddings", "upstreams", "turn_timeout", "all_turns", "http", "mcp", "keep_alive", "start_timeout", "clock", "max_request_body", "network"}
+	externalKeys = []string{"name", "command", "dir", "env", "not_secret", "model", "embeddings", "upstreams", "turn_timeout", "all_turns", "http", "mcp", "keep_alive", "start_timeout", "clock", "max_request_body", "network"}
 	upstreamKeys = []string{"base_url", "env"}
 	// externalKey is the key of agent: that sets each field of External.
-	externalKey = map[string]string{"Command": "command", "Dir": "dir", "Env": "env", "Model": "model", "Embeddings": "embeddings",
+	externalKey = map[string]string{"Command": "command", "Dir": "dir", "Env": "env", "NotSecret": "not_secret", "Model": "model", "Embeddings": "embeddings",
 		"Upstreams": "upstreams", "UpstreamEnv": "upstreams' env", "TurnTimeout": "turn_timeout", "AllTurns": "all_turns", "HTTP": "http",
 		"MCP": "mcp", "KeepAlive": "keep_alive", "StartTimeout": "start_timeout", "FakeClock": "clock", "MaxRequestBody": "max_request_body",
 		"HostNetwork": "network"}
@@ -112,6 +116,17 @@ func (d *decoder) external(v *yaml.Node, s *Suite) {
 		if efs, ok := d.anyKeys(f.val, join(at, "env"), "a mapping of variable names to values"); ok {
 			for k, ef := range efs {
 				e.Env[k], _ = d.str(ef.val, join(join(at, "env"), k))
+			}
+		}
+	}
+	if f, ok := fs["not_secret"]; ok {
+		if names, ok := d.strs(f.val, join(at, "not_secret"), false); ok {
+			for i, n := range names {
+				if _, in := e.Env[n]; !in {
+					d.errorf(lineOf(resolve(f.val).Content[i]), index(join(at, "not_secret"), i), "%s is not a variable of env:; list the env: variables whose values are no secret", n)
+					continue
+				}
+				e.NotSecret = append(e.NotSecret, n)
 			}
 		}
 	}
