@@ -49,7 +49,9 @@ func BenchmarkReplayMatch(b *testing.B) {
 // has the rules applied; "reindented, no rules" replays the recorded
 // bodies re-indented, the canonical path without rules; "identical"
 // replays the recorded bodies byte for byte under the rules (no
-// canonicalization).
+// canonicalization); "stamped, tool results in any order" is "stamped"
+// with tool_results: any_order too, which walks every body for runs of
+// tool results.
 func BenchmarkReplayMatchRules(b *testing.B) {
 	const n = 100
 	rules := &match.Rules{List: []match.Rule{
@@ -69,7 +71,12 @@ func BenchmarkReplayMatchRules(b *testing.B) {
 		}
 		reindented[i] = buf.Bytes()
 	}
+	anyOrder := *rules
+	anyOrder.AnyOrderToolResults = true
 	b.Run("stamped", func(b *testing.B) { replayAll(b, path, url, stamped, cassette.Options{Match: rules}) })
+	b.Run("stamped, tool results in any order", func(b *testing.B) {
+		replayAll(b, path, url, stamped, cassette.Options{Match: &anyOrder})
+	})
 	b.Run("reindented, no rules", func(b *testing.B) { replayAll(b, path, url, reindented, cassette.Options{}) })
 	b.Run("identical", func(b *testing.B) { replayAll(b, path, url, recorded, cassette.Options{Match: rules}) })
 }
