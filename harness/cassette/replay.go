@@ -407,19 +407,22 @@ func (r *replayer) miss(req *http.Request, liveURL string, header []string, cano
 // reordered is the recorded interaction of group, unplayed first, whose
 // request is the live one (canon, header) but for the order of a turn's
 // tool results, or -1: none is, or the suite's rules already compare them
-// in any order.
+// in any order. A reordering keeps the body's length: only a recorded
+// body as long as the live one is decoded.
 func (r *replayer) reordered(group []int, canon []byte, header []string) int {
 	if r.opts.Match.ToolResultsAnyOrder() {
 		return -1
 	}
-	live := toolResultsSorted(canon)
-	if live == nil {
-		return -1
-	}
+	var live []byte
 	found := -1
 	for _, i := range group {
-		if len(headerDiff(r.header(i), header)) > 0 || (found >= 0 && !r.replayed[found]) {
+		if len(headerDiff(r.header(i), header)) > 0 || (found >= 0 && !r.replayed[found]) || len(r.canonical(i)) != len(canon) {
 			continue
+		}
+		if live == nil {
+			if live = toolResultsSorted(canon); live == nil {
+				return -1
+			}
 		}
 		if rec := r.canonical(i); !bytes.Equal(rec, canon) && bytes.Equal(toolResultsSorted(rec), live) {
 			found = i
