@@ -113,6 +113,10 @@ var _ = DescribeTable("a model call is billed from its traffic as the provider b
 	Entry("Gemini, streamed: the usage each chunk repeats, the last one's", bill{endpoint: geminiEndpoint,
 		url: "$GEMINI_BASE_URL/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse", request: railGemini,
 		fixture: "gemini-stream.sse", usage: llm.Usage{InputTokens: 1200, OutputTokens: 380, ReasoningTokens: 300}, usd: 0.00036 + 0.00095}),
+	// (5,000 + 2,500 tool use) × $0.30/M + (120 + 400 thoughts) × $2.50/M
+	Entry("Gemini's Interactions API: the tool-use tokens beside the input's, as generateContent's", bill{endpoint: geminiEndpoint,
+		url: "$GEMINI_BASE_URL/v1beta/interactions", request: `{"model": "gemini-2.5-flash", "input": "Any strikes?", "tools": [{"type": "google_search"}]}`,
+		fixture: "interactions.json", usage: llm.Usage{InputTokens: 7500, OutputTokens: 520, ReasoningTokens: 400}, usd: 0.00225 + 0.0013}),
 	Entry("Ollama: prompt_eval_count and eval_count, at $0 a token", bill{endpoint: ollamaBill, url: "$OLLAMA_HOST/api/chat",
 		request: `{"model": "qwen3:14b", "stream": false, "messages": [{"role": "user", "content": "Which platform?"}]}`,
 		fixture: "ollama.json", usage: llm.Usage{InputTokens: 620, OutputTokens: 48}, usd: 0}),
