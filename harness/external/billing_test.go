@@ -105,6 +105,12 @@ var _ = DescribeTable("a model call is billed from its traffic as the provider b
 	// 20 × $3/M + 6,000 reads × $0.30/M + 250 (message_delta's count, not added to message_start's 1) × $15/M
 	Entry("Anthropic, streamed: message_start's input, message_delta's cumulative output", bill{endpoint: anthropicEndpoint, url: "$ANTHROPIC_BASE_URL/v1/messages", request: railSonnet,
 		fixture: "anthropic-stream.sse", usage: llm.Usage{InputTokens: 6020, OutputTokens: 250, CacheReadTokens: 6000}, usd: 0.00006 + 0.0018 + 0.00375}),
+	// 211,000 prompt tokens, past 200k: 1,000 × $6/M + 150,000 1-hour writes × $12/M (twice the long-context input)
+	// + 60,000 reads × $0.60/M + 2,000 × $22.50/M
+	Entry("Anthropic past 200k input tokens: every part at the long-context rates, the 1-hour write at twice its input rate", bill{endpoint: anthropicEndpoint, url: "$ANTHROPIC_BASE_URL/v1/messages",
+		request: strings.Replace(railMessage, "claude-haiku-4-5", "claude-sonnet-4-5", 1), fixture: "anthropic-long-1h.json",
+		usage: llm.Usage{InputTokens: 211000, OutputTokens: 2000, CacheReadTokens: 60000, CacheWriteTokens: 150000, CacheWrite1hTokens: 150000},
+		usd:   0.006 + 1.8 + 0.036 + 0.045}),
 	// 3,300 uncached (9,000 prompt + 300 tool-use − 6,000 cached) × $0.30/M + 6,000 × $0.03/M + (200 + 700 thoughts) × $2.50/M
 	Entry("Gemini, whole: cached content inside the prompt, thoughts and the search's prompt beside theirs", bill{endpoint: geminiEndpoint,
 		url: "$GEMINI_BASE_URL/v1beta/models/gemini-2.5-flash:generateContent", request: railGemini,
