@@ -83,8 +83,9 @@ func Load(path string) (*Table, error) {
 	return Parse(data, path)
 }
 
-// tierKey matches a long-context rate: input_cost_per_token_above_200k_tokens.
-var tierKey = regexp.MustCompile(`^(input_cost_per_token|output_cost_per_token|cache_read_input_token_cost|cache_creation_input_token_cost|output_cost_per_reasoning_token)_above_(\d+)k_tokens$`)
+// tierKey matches a long-context rate: input_cost_per_token_above_200k_tokens,
+// and the 1-hour cache write's, cache_creation_input_token_cost_above_1hr_above_200k_tokens.
+var tierKey = regexp.MustCompile(`^(input_cost_per_token|output_cost_per_token|cache_read_input_token_cost|cache_creation_input_token_cost|cache_creation_input_token_cost_above_1hr|output_cost_per_reasoning_token)_above_(\d+)k_tokens$`)
 
 // Parse reads a price table in LiteLLM's schema: an object of model names
 // to rows. Rows without input_cost_per_token or output_cost_per_token
@@ -139,8 +140,7 @@ func Parse(data []byte, origin string) (*Table, error) {
 			k, _ := strconv.Atoi(g[2])
 			r := tiers[k*1000]
 			if r == nil {
-				base := m.Rates
-				r = &base
+				r = &Rates{Input: m.Rates.Input, Output: m.Rates.Output}
 				tiers[k*1000] = r
 			}
 			v := num(key)
@@ -156,12 +156,14 @@ func Parse(data []byte, origin string) (*Table, error) {
 				r.CacheRead = v
 			case "cache_creation_input_token_cost":
 				r.CacheWrite = v
+			case "cache_creation_input_token_cost_above_1hr":
+				r.CacheWrite1h = v
 			case "output_cost_per_reasoning_token":
 				r.Reasoning = v
 			}
 		}
 		for _, above := range slices.Sorted(maps.Keys(tiers)) {
-			m.Tiers = append(m.Tiers, Tier{Above: above, Rates: *tiers[above]})
+			m.Tiers = append(m.Tiers, Tier{Above: above, Rates: tiers[above].scaled(m.Rates)})
 		}
 		t.models[name] = m
 	}
@@ -169,6 +171,34 @@ func Parse(data []byte, origin string) (*Table, error) {
 		return nil, fmt.Errorf("%s", strings.Join(problems, "\n"))
 	}
 	return t, nil
+}
+
+// scaled fills the rates a long-context tier r does not give from the
+// base row's: a cached read or write at the base's rate scaled as the
+// tier's input rate is to the base's, since the providers that bill long
+// prompts apart price those parts as the same multiples of input above the
+// tier as below it (Anthropic's 5-minute write at 1.25 times input, its
+// 1-hour write at twice, its reads at a tenth; Gemini's reads); the
+// reasoning rate as the base's, as LiteLLM reads it. A rate neither gives
+// stays nil, and Price falls back on the tier's input or output rate.
+func (r Rates) scaled(base Rates) Rates {
+	scale := func(own, b *float64) *float64 {
+		if own != nil || b == nil {
+			return own
+		}
+		v := *b
+		if base.Input > 0 {
+			v = *b * r.Input / base.Input
+		}
+		return &v
+	}
+	r.CacheRead = scale(r.CacheRead, base.CacheRead)
+	r.CacheWrite = scale(r.CacheWrite, base.CacheWrite)
+	r.CacheWrite1h = scale(r.CacheWrite1h, base.CacheWrite1h)
+	if r.Reasoning == nil {
+		r.Reasoning = base.Reasoning
+	}
+	return r
 }
 
 func str(raw json.RawMessage) string {

@@ -120,6 +120,35 @@ var _ = Describe("reading a LiteLLM table", func() {
 		Expect(c.Total()).To(BeNumerically("~", 0.613, 1e-12))
 	})
 
+	// A Sonnet-like row: $3/M in, $15/M out, 5-minute writes at $3.75/M, 1-hour
+	// at $6/M, reads at $0.30/M; past 200k, $6/M in and $22.50/M out, the
+	// cache's rates the same multiples of the long input rate. 250,000 in:
+	// 50,000 plain at $6/M + 100,000 read at $0.60/M + 40,000 5-minute writes at
+	// $7.50/M + 60,000 1-hour writes at $12/M + 1,000 out at $22.50/M
+	// = 0.3 + 0.06 + 0.3 + 0.72 + 0.0225.
+	DescribeTable("prices every part of a call past a long-context tier at the tier's rates, the cache's as multiples of its input rate",
+		func(row string) {
+			t, err := cost.Load(write(`{"claude-x": {"litellm_provider": "anthropic", "mode": "chat", "input_cost_per_token": 3e-6, "output_cost_per_token": 1.5e-5,
+				"cache_creation_input_token_cost": 3.75e-6, "cache_creation_input_token_cost_above_1hr": 6e-6, "cache_read_input_token_cost": 3e-7,
+				"input_cost_per_token_above_200k_tokens": 6e-6, "output_cost_per_token_above_200k_tokens": 2.25e-5` + row + `}}`))
+			Expect(err).NotTo(HaveOccurred())
+			m, ok := t.Lookup("anthropic", "claude-x")
+			Expect(ok).To(BeTrue())
+			c, err := m.Price(cost.Usage{Input: 250000, CacheRead: 100000, CacheWrite: 40000, CacheWrite1h: 60000, Output: 1000})
+			Expect(err).NotTo(HaveOccurred())
+			Expect(c.Tier).To(Equal(200000))
+			Expect(c.Total()).To(BeNumerically("~", 1.4025, 1e-12))
+		},
+		Entry("the tier's cache rates given, the 1-hour write's as LiteLLM keys it", `, "cache_creation_input_token_cost_above_200k_tokens": 7.5e-6,
+			"cache_creation_input_token_cost_above_1hr_above_200k_tokens": 1.2e-5, "cache_read_input_token_cost_above_200k_tokens": 6e-7`),
+		Entry("none of them given: the base's, scaled as the input rate is", ``),
+	)
+
+	It("prices claude-sonnet-4-5's 1-hour writes past 200k at twice its long-context input rate", func() {
+		c := price("anthropic", "claude-sonnet-4-5", cost.Usage{Input: 250000, CacheRead: 100000, CacheWrite: 40000, CacheWrite1h: 60000, Output: 1000})
+		Expect(c.Total()).To(BeNumerically("~", 1.4025, 1e-12))
+	})
+
 	It("names every bad rate at once, with the file and the model", func() {
 		path := write(`{"a": {"input_cost_per_token": "cheap", "output_cost_per_token": 1}, "b": {"input_cost_per_token": 1, "output_cost_per_token": [2]},
 			"c": {"input_cost_per_token": 4e-7, "output_cost_per_token": -1e-3}}`)

@@ -243,10 +243,15 @@ type interactionsUsage struct {
 	Output  int `json:"total_output_tokens"`
 	Thought int `json:"total_thought_tokens"`
 	Cached  int `json:"total_cached_tokens"`
+	ToolUse int `json:"total_tool_use_tokens"`
 }
 
+// usage counts thinking beside the output's tokens, and what the built-in
+// tools (search, code execution) added to the prompt beside the input's,
+// as generateContent's usageMetadata does (thoughtsTokenCount,
+// toolUsePromptTokenCount): both are billed.
 func (u interactionsUsage) usage() llm.Usage {
-	return llm.Usage{InputTokens: u.Input, OutputTokens: u.Output + u.Thought, ReasoningTokens: u.Thought, CacheReadTokens: u.Cached}
+	return llm.Usage{InputTokens: u.Input + u.ToolUse, OutputTokens: u.Output + u.Thought, ReasoningTokens: u.Thought, CacheReadTokens: u.Cached}
 }
 
 // interactionsAnswer is the part of an Interaction ReadInteractions reads.

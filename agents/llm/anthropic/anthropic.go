@@ -26,7 +26,7 @@
 //     the thinking tokens of output_tokens are Usage.ReasoningTokens; a
 //     server-side compaction's tokens (usage.iterations' compaction
 //     entries), which the top-level counts leave out, are added, as
-//     they are billed.
+//     they are billed, its cache reads and writes to the cache parts.
 //
 // Client.Streaming makes it stream (see stream.go).
 package anthropic
@@ -155,22 +155,28 @@ func FinishReason(stop string) string {
 // recent models' answers carry) as the reasoning tokens.
 func usage(u sdk.Usage) llm.Usage {
 	read, write := int(u.CacheReadInputTokens), int(u.CacheCreationInputTokens)
-	in, out := compaction(u.RawJSON())
+	c := compaction(u.RawJSON())
 	return llm.Usage{
-		InputTokens:      int(u.InputTokens) + read + write + in,
-		OutputTokens:     int(u.OutputTokens) + out,
+		InputTokens:      int(u.InputTokens) + read + write + c.in,
+		OutputTokens:     int(u.OutputTokens) + c.out,
 		ReasoningTokens:  int(u.OutputTokensDetails.ThinkingTokens),
-		CacheReadTokens:  read,
-		CacheWriteTokens: write,
+		CacheReadTokens:  read + c.read,
+		CacheWriteTokens: write + c.write,
 		// the SDK's cache_creation breakdown by time to live
 		CacheWrite1hTokens: int(u.CacheCreation.Ephemeral1hInputTokens),
 	}
 }
 
-// compaction is the input and output tokens of the compaction iterations
-// a usage object (its JSON) lists: a compaction the server made before
-// answering (context_management), billed beside the answer's.
-func compaction(usage string) (in, out int) {
+// compacted is the usage of the compaction iterations a usage object
+// lists: a compaction the server made before answering
+// (context_management), billed beside the answer's. in is every input
+// token, the parts read from the cache (read) and written to it (write)
+// included, as the answer's are counted.
+type compacted struct{ in, out, read, write int }
+
+// compaction is the usage of the compaction iterations a usage object (its
+// JSON) lists.
+func compaction(usage string) compacted {
 	var u struct {
 		Iterations []struct {
 			Type                     string `json:"type"`
@@ -180,16 +186,19 @@ func compaction(usage string) (in, out int) {
 			CacheCreationInputTokens int    `json:"cache_creation_input_tokens"`
 		} `json:"iterations"`
 	}
+	var c compacted
 	if !strings.Contains(usage, `"iterations"`) || json.Unmarshal([]byte(usage), &u) != nil {
-		return 0, 0
+		return c
 	}
 	for _, it := range u.Iterations {
 		if it.Type == "compaction" {
-			in += it.InputTokens + it.CacheReadInputTokens + it.CacheCreationInputTokens
-			out += it.OutputTokens
+			c.in += it.InputTokens + it.CacheReadInputTokens + it.CacheCreationInputTokens
+			c.read += it.CacheReadInputTokens
+			c.write += it.CacheCreationInputTokens
+			c.out += it.OutputTokens
 		}
 	}
-	return in, out
+	return c
 }
 
 func (c *Client) params(req llm.Request) (sdk.MessageNewParams, error) {

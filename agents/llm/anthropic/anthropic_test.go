@@ -280,6 +280,29 @@ var _ = Describe("Client", func() {
 		Expect(streamed.Usage.OutputTokens).To(Equal(712))
 	})
 
+	It("counts a server-side compaction's cache reads and writes as the cache's, whole and streamed, so they are billed at the cache's rates", func() {
+		iterations := `"iterations": [{"type": "compaction", "input_tokens": 3000, "output_tokens": 700, "cache_read_input_tokens": 52000, "cache_creation_input_tokens": 6000}, {"type": "message", "input_tokens": 900, "output_tokens": 12, "cache_read_input_tokens": 1500, "cache_creation_input_tokens": 0}]`
+		body := `{"id": "msg_02", "type": "message", "role": "assistant", "model": "claude-sonnet-4-6",
+  "content": [{"type": "compaction", "content": "Summary: the user asked for the tide.", "encrypted_content": "e1"}, {"type": "text", "text": "High tide is at 14:05."}],
+  "stop_reason": "end_turn", "stop_sequence": null,
+  "usage": {"input_tokens": 900, "output_tokens": 12, "cache_read_input_tokens": 1500, "cache_creation_input_tokens": 0, ` + iterations + `}}`
+		// 900 + 1,500 the answer's, 3,000 + 52,000 + 6,000 the compaction's
+		want := llm.Usage{InputTokens: 63400, OutputTokens: 712, CacheReadTokens: 53500, CacheWriteTokens: 6000}
+		_, resp, err := chatWith(http.StatusOK, body, conversation)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(resp.Usage).To(Equal(want))
+
+		stream := "event: message_start\ndata: {\"type\": \"message_start\", \"message\": {\"id\": \"msg_02\", \"type\": \"message\", \"role\": \"assistant\", \"model\": \"claude-sonnet-4-6\", \"content\": [], \"stop_reason\": null, \"stop_sequence\": null, \"usage\": {\"input_tokens\": 900, \"cache_read_input_tokens\": 1500, \"cache_creation_input_tokens\": 0, \"output_tokens\": 1}}}\n\n" +
+			"event: content_block_start\ndata: {\"type\": \"content_block_start\", \"index\": 0, \"content_block\": {\"type\": \"text\", \"text\": \"\"}}\n\n" +
+			"event: content_block_delta\ndata: {\"type\": \"content_block_delta\", \"index\": 0, \"delta\": {\"type\": \"text_delta\", \"text\": \"High tide.\"}}\n\n" +
+			"event: content_block_stop\ndata: {\"type\": \"content_block_stop\", \"index\": 0}\n\n" +
+			"event: message_delta\ndata: {\"type\": \"message_delta\", \"delta\": {\"stop_reason\": \"end_turn\", \"stop_sequence\": null}, \"usage\": {\"input_tokens\": 900, \"cache_read_input_tokens\": 1500, \"cache_creation_input_tokens\": 0, \"output_tokens\": 12, " + iterations + "}}\n\n" +
+			"event: message_stop\ndata: {\"type\": \"message_stop\"}\n\n"
+		streamed, err := anthropic.StreamResponse([]byte(stream))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(streamed.Usage).To(Equal(want))
+	})
+
 	It("reports an answer without content blocks as ErrNoContent", func() {
 		_, _, err := chatWith(http.StatusOK, reply(`[]`, "end_turn", 5, 1, 0, 0), conversation)
 		Expect(err).To(MatchError(llm.ErrNoContent))

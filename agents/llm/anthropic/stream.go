@@ -51,7 +51,7 @@ func accumulate(s *ssestream.Stream[sdk.MessageStreamEventUnion]) (llm.Response,
 	defer s.Close()
 	var msg sdk.Message
 	events, stopped := 0, false
-	var compactIn, compactOut int // a compaction's usage, which message_delta gives
+	var compact compacted // a compaction's usage, which message_delta gives
 	for s.Next() {
 		ev := s.Current()
 		events++
@@ -59,7 +59,7 @@ func accumulate(s *ssestream.Stream[sdk.MessageStreamEventUnion]) (llm.Response,
 			return llm.Response{}, fmt.Errorf("anthropic: stream event %d (%s): %w", events, ev.Type, err)
 		}
 		if ev.Type == "message_delta" {
-			compactIn, compactOut = compaction(ev.Usage.RawJSON())
+			compact = compaction(ev.Usage.RawJSON())
 		}
 		stopped = stopped || ev.Type == "message_stop"
 	}
@@ -75,11 +75,13 @@ func accumulate(s *ssestream.Stream[sdk.MessageStreamEventUnion]) (llm.Response,
 		}
 	}
 	resp, err := Response(&msg)
-	if compactIn+compactOut > 0 {
+	if compact != (compacted{}) {
 		// message_delta has the last word, over message_start's.
-		startIn, startOut := compaction(msg.Usage.RawJSON())
-		resp.Usage.InputTokens += compactIn - startIn
-		resp.Usage.OutputTokens += compactOut - startOut
+		start := compaction(msg.Usage.RawJSON())
+		resp.Usage.InputTokens += compact.in - start.in
+		resp.Usage.OutputTokens += compact.out - start.out
+		resp.Usage.CacheReadTokens += compact.read - start.read
+		resp.Usage.CacheWriteTokens += compact.write - start.write
 	}
 	return resp, err
 }

@@ -23,7 +23,8 @@ import (
 // SDK's NewStreaming and puts them together with its
 // ChatCompletionAccumulator, so the llm.Response is the one the same call
 // gives unstreamed (text, tool calls, finish reason, and usage from the
-// usage chunk when the server sends it). A stream that carries a malformed
+// usage chunk when the server sends it: the last chunk's that carries one,
+// as each is the whole so far). A stream that carries a malformed
 // chunk, ends before a choice's finish_reason or without its closing
 // [DONE] line is an error: a partial answer is never a success.
 func (c *Client) Streaming(on bool) *Client {
@@ -64,12 +65,22 @@ func accumulate(s *ssestream.Stream[sdk.ChatCompletionChunk], seen *doneWatch) (
 	// and custom tools' calls (customDeltas).
 	var legacyName, legacyArgs strings.Builder
 	var custom customDeltas
+	// The usage is the last a chunk carried: each is the whole so far.
+	// OpenAI sends one, on the chunk after the last choice; compatible
+	// servers that send one on every chunk (LiteLLM's proxy, vLLM's
+	// continuous_usage_stats, Gemini's OpenAI compatibility) send running
+	// totals, which the SDK's accumulator would add up.
+	var usage *sdk.CompletionUsage
 	finished, chunks := false, 0
 	for s.Next() {
 		chunk := s.Current()
 		chunks++
 		if !acc.AddChunk(chunk) {
 			return llm.Response{}, fmt.Errorf("openai: stream chunk %d does not follow the ones before it", chunks)
+		}
+		if chunk.JSON.Usage.Valid() {
+			u := chunk.Usage
+			usage = &u
 		}
 		for _, ch := range chunk.Choices {
 			finished = finished || ch.FinishReason != ""
@@ -98,6 +109,9 @@ func accumulate(s *ssestream.Stream[sdk.ChatCompletionChunk], seen *doneWatch) (
 			fc.Name, fc.Arguments = legacyName.String(), legacyArgs.String()
 		}
 		custom.fill(c[0].Message.ToolCalls)
+	}
+	if usage != nil {
+		acc.ChatCompletion.Usage = *usage
 	}
 	return response(&acc.ChatCompletion)
 }
