@@ -88,6 +88,34 @@ type Usage struct {
 	// CacheWrite1hTokens is the part of CacheWriteTokens written to
 	// Anthropic's 1-hour cache, billed at its own rate.
 	CacheWrite1hTokens int `json:"cache_write_1h_tokens,omitempty"`
+	// InputAudioTokens and OutputAudioTokens are the audio parts of
+	// InputTokens and OutputTokens (OpenAI's prompt_tokens_details and
+	// completion_tokens_details audio_tokens, Gemini's AUDIO modality),
+	// billed at their own rates.
+	InputAudioTokens  int `json:"input_audio_tokens,omitempty"`
+	OutputAudioTokens int `json:"output_audio_tokens,omitempty"`
+	// ServiceTier is the processing tier that served the call, as the
+	// response says (OpenAI's service_tier "flex" or "priority",
+	// Anthropic's usage.service_tier "priority" or "batch"); empty for
+	// the standard tier ("default", "standard") or when it says none.
+	ServiceTier string `json:"service_tier,omitempty"`
+	// WebSearches counts the searches a provider's server-side search
+	// tool ran for the call, billed per search beside the tokens
+	// (Anthropic's usage.server_tool_use.web_search_requests, the
+	// Responses API's web_search_call items, Gemini's grounding
+	// webSearchQueries).
+	WebSearches int `json:"web_searches,omitempty"`
+}
+
+// StandardTier is the service tier a provider names as standard, as
+// Usage.ServiceTier keeps it: "" for OpenAI's "default" and "auto" and
+// Anthropic's "standard"; any other tier as it is.
+func StandardTier(tier string) string {
+	switch tier {
+	case "default", "auto", "standard", "standard_only":
+		return ""
+	}
+	return tier
 }
 
 // Finish reasons of a Response: every adapter maps its provider's reasons

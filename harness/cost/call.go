@@ -27,7 +27,7 @@ func (p Pricer) Call(provider string, c *trace.LLMCall) *trace.Cost {
 	u, from := Usage{Input: c.Input.Total(), Output: c.Output}, trace.CostFromCounted
 	if r := c.Reported; r != nil {
 		u = Usage{Input: r.Input, CacheRead: r.CacheRead, CacheWrite: r.CacheWrite - r.CacheWrite1h, CacheWrite1h: r.CacheWrite1h,
-			Output: r.Output, Reasoning: r.Reasoning}
+			InputAudio: r.InputAudio, Output: r.Output, Reasoning: r.Reasoning, OutputAudio: r.OutputAudio, Tier: r.ServiceTier, WebSearches: r.WebSearches}
 		from = trace.CostFromReported
 	} else if c.Error != "" {
 		return &trace.Cost{From: trace.CostFromFailed, Model: m.Name}
@@ -35,13 +35,14 @@ func (p Pricer) Call(provider string, c *trace.LLMCall) *trace.Cost {
 	price, err := m.Price(u)
 	if err != nil {
 		// usage whose parts do not add up is the provider's; price it
-		// from testbed's counts rather than not at all
-		u, from = Usage{Input: c.Input.Total(), Output: c.Output}, trace.CostFromCounted
+		// from testbed's counts (at the tier that served it, with its
+		// searches) rather than not at all
+		u, from = Usage{Input: c.Input.Total(), Output: c.Output, Tier: u.Tier, WebSearches: u.WebSearches}, trace.CostFromCounted
 		if price, err = m.Price(u); err != nil {
 			return nil
 		}
 	}
-	return &trace.Cost{USD: price.Total(), From: from, Model: m.Name}
+	return &trace.Cost{USD: price.Total(), From: from, Model: m.Name, Unpriced: price.Unpriced}
 }
 
 // Embed prices one embeddings call at its model's input rate: from the

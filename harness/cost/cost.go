@@ -38,6 +38,8 @@ type Rates struct {
 	CacheWrite   *float64 // Anthropic's 5-minute cache write, or the only one
 	CacheWrite1h *float64 // Anthropic's 1-hour cache write
 	Reasoning    *float64
+	InputAudio   *float64 // input_cost_per_audio_token
+	OutputAudio  *float64 // output_cost_per_audio_token
 }
 
 // Tier is a long-context tier: a request whose prompt holds more than
@@ -53,8 +55,16 @@ type Model struct {
 	Provider string // litellm_provider
 	Rates    Rates
 	Tiers    []Tier // by Above, ascending
-	Source   string // where the prices come from
-	AsOf     string // the date they were read
+	// Service is the rates of the service tiers the row prices ("flex",
+	// "priority", "batch": LiteLLM's input_cost_per_token_flex …,
+	// input_cost_per_token_batches …).
+	Service map[string]Rates
+	// SearchPerQuery is what one server-side web search costs
+	// (search_context_cost_per_query's search_context_size_medium, the
+	// rate LiteLLM bills a search at), nil when the row gives none.
+	SearchPerQuery *float64
+	Source         string // where the prices come from
+	AsOf           string // the date they were read
 }
 
 // Table is a price table, by model name.
@@ -130,7 +140,10 @@ func Parse(data []byte, origin string) (*Table, error) {
 		}
 		m := &Model{Name: name, Provider: str(row["litellm_provider"]), Source: str(row["source"]), AsOf: str(row["testbed_as_of"]),
 			Rates: Rates{Input: *in, Output: *out, CacheRead: num("cache_read_input_token_cost"), CacheWrite: num("cache_creation_input_token_cost"),
-				CacheWrite1h: num("cache_creation_input_token_cost_above_1hr"), Reasoning: num("output_cost_per_reasoning_token")}}
+				CacheWrite1h: num("cache_creation_input_token_cost_above_1hr"), Reasoning: num("output_cost_per_reasoning_token"),
+				InputAudio: num("input_cost_per_audio_token"), OutputAudio: num("output_cost_per_audio_token")}}
+		m.Service = serviceTiers(num, m.Rates)
+		m.SearchPerQuery = searchRate(row["search_context_cost_per_query"], func(p string) { problems = append(problems, origin+": "+strconv.Quote(name)+": "+p) })
 		tiers := map[int]*Rates{}
 		for key := range row {
 			g := tierKey.FindStringSubmatch(key)
@@ -163,7 +176,7 @@ func Parse(data []byte, origin string) (*Table, error) {
 			}
 		}
 		for _, above := range slices.Sorted(maps.Keys(tiers)) {
-			m.Tiers = append(m.Tiers, Tier{Above: above, Rates: tiers[above].scaled(m.Rates)})
+			m.Tiers = append(m.Tiers, Tier{Above: above, Rates: tiers[above].scaled(m.Rates, true)})
 		}
 		t.models[name] = m
 	}
@@ -179,9 +192,11 @@ func Parse(data []byte, origin string) (*Table, error) {
 // prompts apart price those parts as the same multiples of input above the
 // tier as below it (Anthropic's 5-minute write at 1.25 times input, its
 // 1-hour write at twice, its reads at a tenth; Gemini's reads); the
-// reasoning rate as the base's, as LiteLLM reads it. A rate neither gives
-// stays nil, and Price falls back on the tier's input or output rate.
-func (r Rates) scaled(base Rates) Rates {
+// reasoning rate as the base's, as LiteLLM reads it (keepReasoning; else
+// scaled as output), and the audio rates scaled as input and output. A
+// rate neither gives stays nil, and Price falls back on the tier's input
+// or output rate.
+func (r Rates) scaled(base Rates, keepReasoning bool) Rates {
 	scale := func(own, b *float64) *float64 {
 		if own != nil || b == nil {
 			return own
@@ -195,8 +210,20 @@ func (r Rates) scaled(base Rates) Rates {
 	r.CacheRead = scale(r.CacheRead, base.CacheRead)
 	r.CacheWrite = scale(r.CacheWrite, base.CacheWrite)
 	r.CacheWrite1h = scale(r.CacheWrite1h, base.CacheWrite1h)
-	if r.Reasoning == nil {
-		r.Reasoning = base.Reasoning
+	r.InputAudio = scale(r.InputAudio, base.InputAudio)
+	if r.OutputAudio == nil && base.OutputAudio != nil {
+		v := *base.OutputAudio
+		if base.Output > 0 {
+			v = v * r.Output / base.Output
+		}
+		r.OutputAudio = &v
+	}
+	if r.Reasoning == nil && base.Reasoning != nil {
+		v := *base.Reasoning
+		if !keepReasoning && base.Output > 0 {
+			v = v * r.Output / base.Output
+		}
+		r.Reasoning = &v
 	}
 	return r
 }

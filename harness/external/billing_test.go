@@ -28,7 +28,8 @@ type bill struct {
 	fixture  string            // the answer, under testdata/billing: .json whole, .sse streamed
 	models   map[string]string // the suite's prices: models
 	usage    llm.Usage         // what is read of the answer
-	usd      float64           // what it costs
+	usd      float64           // what it costs (what its priced parts cost, when unpriced)
+	unpriced bool              // a part of it has no price: the call is counted unpriced
 }
 
 // fixtureReply answers with the fixture name, an event stream when it is
@@ -44,11 +45,23 @@ func fixtureReply(name string) reply {
 	return reply{status: 200, ct: ct, body: string(b)}
 }
 
-// reported is the usage a run keeps of a call, as the runner keeps it
-// from the response's (runner's addLLM).
-func reported(u llm.Usage) *trace.Usage {
-	return &trace.Usage{Input: u.InputTokens, Output: u.OutputTokens, Reasoning: u.ReasoningTokens,
-		CacheRead: u.CacheReadTokens, CacheWrite: u.CacheWriteTokens, CacheWrite1h: u.CacheWrite1hTokens}
+// billed runs b's call over its fixture and checks what is read of the
+// answer and what it costs, through the usage a run keeps of it as the
+// runner keeps it (trace.ReportedUsage) and a report prices it again.
+func billed(b bill) {
+	GinkgoHelper()
+	tr := runOver(fixtureReply(b.fixture), b.endpoint, nil, `curl -s -X POST "`+b.url+`" -H 'Content-Type: application/json' -d '`+b.request+`' >/dev/null`)
+	Expect(tr.calls).To(HaveLen(1), "one model call read")
+	Expect(tr.errs[0]).NotTo(HaveOccurred())
+	Expect(tr.resps[0].Usage).To(Equal(b.usage), "the usage read")
+	call := &trace.LLMCall{Model: tr.models[0], Reported: trace.ReportedUsage(tr.resps[0].Usage)}
+	c := cost.Pricer{Table: cost.Default(), Models: b.models}.Call(b.endpoint.Provider, call)
+	Expect(c).NotTo(BeNil(), "%s is priced", tr.models[0])
+	Expect(c.From).To(Equal(trace.CostFromReported))
+	Expect(c.USD).To(BeNumerically("~", b.usd, 1e-12), "the dollars")
+	Expect(c.Unpriced != nil).To(Equal(b.unpriced), "parts unpriced: %q", c.Unpriced)
+	m := trace.Measure([]trace.Event{{Kind: trace.KindLLM, LLM: &trace.LLMCall{Model: call.Model, Reported: call.Reported, Cost: c}}})
+	Expect(m.UnpricedCalls == 1).To(Equal(b.unpriced), "a call with a part unpriced is counted unpriced, never wholly priced")
 }
 
 // The endpoints of the bills that differ from the conformance specs'.
@@ -67,17 +80,7 @@ const (
 )
 
 var _ = DescribeTable("a model call is billed from its traffic as the provider bills it",
-	func(b bill) {
-		tr := runOver(fixtureReply(b.fixture), b.endpoint, nil, `curl -s -X POST "`+b.url+`" -H 'Content-Type: application/json' -d '`+b.request+`' >/dev/null`)
-		Expect(tr.calls).To(HaveLen(1), "one model call read")
-		Expect(tr.errs[0]).NotTo(HaveOccurred())
-		Expect(tr.resps[0].Usage).To(Equal(b.usage), "the usage read")
-		call := &trace.LLMCall{Model: tr.models[0], Reported: reported(tr.resps[0].Usage)}
-		c := cost.Pricer{Table: cost.Default(), Models: b.models}.Call(b.endpoint.Provider, call)
-		Expect(c).NotTo(BeNil(), "%s is priced", tr.models[0])
-		Expect(c.From).To(Equal(trace.CostFromReported))
-		Expect(c.USD).To(BeNumerically("~", b.usd, 1e-12), "the dollars")
-	},
+	billed,
 	// 1,760 uncached × $2/M + 10,240 cached × $0.50/M + 300 out × $8/M
 	Entry("OpenAI Chat, whole: cached prompt tokens at the cached rate, once", bill{endpoint: openAIEndpoint, url: "$OPENAI_BASE_URL/chat/completions", request: railChat,
 		fixture: "chat-cached.json", usage: llm.Usage{InputTokens: 12000, OutputTokens: 300, CacheReadTokens: 10240}, usd: 0.00352 + 0.00512 + 0.0024}),
@@ -111,10 +114,12 @@ var _ = DescribeTable("a model call is billed from its traffic as the provider b
 		request: strings.Replace(railMessage, "claude-haiku-4-5", "claude-sonnet-4-5", 1), fixture: "anthropic-long-1h.json",
 		usage: llm.Usage{InputTokens: 211000, OutputTokens: 2000, CacheReadTokens: 60000, CacheWriteTokens: 150000, CacheWrite1hTokens: 150000},
 		usd:   0.006 + 1.8 + 0.036 + 0.045}),
-	// 3,300 uncached (9,000 prompt + 300 tool-use − 6,000 cached) × $0.30/M + 6,000 × $0.03/M + (200 + 700 thoughts) × $2.50/M
-	Entry("Gemini, whole: cached content inside the prompt, thoughts and the search's prompt beside theirs", bill{endpoint: geminiEndpoint,
+	// 3,300 uncached (9,000 prompt + 300 tool-use − 6,000 cached) × $0.30/M + 6,000 × $0.03/M + (200 + 700 thoughts) × $2.50/M;
+	// the grounding's one search query has no per-search rate in the table: the call is a lower bound, counted unpriced
+	Entry("Gemini, whole: cached content inside the prompt, thoughts and the search's prompt beside theirs, the grounding's query unpriced", bill{endpoint: geminiEndpoint,
 		url: "$GEMINI_BASE_URL/v1beta/models/gemini-2.5-flash:generateContent", request: railGemini,
-		fixture: "gemini.json", usage: llm.Usage{InputTokens: 9300, OutputTokens: 900, ReasoningTokens: 700, CacheReadTokens: 6000}, usd: 0.00099 + 0.00018 + 0.00225}),
+		fixture: "gemini.json", usage: llm.Usage{InputTokens: 9300, OutputTokens: 900, ReasoningTokens: 700, CacheReadTokens: 6000, WebSearches: 1},
+		usd: 0.00099 + 0.00018 + 0.00225, unpriced: true}),
 	// the last chunk's: 1,200 × $0.30/M + (80 + 300) × $2.50/M, not the chunks' sum
 	Entry("Gemini, streamed: the usage each chunk repeats, the last one's", bill{endpoint: geminiEndpoint,
 		url: "$GEMINI_BASE_URL/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse", request: railGemini,

@@ -48,7 +48,7 @@ var _ = DescribeTable("Anthropic Messages traffic is read as the API documents i
 			{"type": "text", "text": "The next boat leaves at 14:30", "citations": [{"type": "web_search_result_location", "url": "https://ferries.example/vis", "title": "Vis timetable", "encrypted_index": "Eo8BCioIAhgB", "cited_text": "Split 14:30 Vis 16:50"}]},
 			{"type": "text", "text": " from Split."}]`, "end_turn",
 			`{"input_tokens": 5210, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0, "output_tokens": 96, "server_tool_use": {"web_search_requests": 1, "web_fetch_requests": 0}, "service_tier": "standard"}`)),
-		read{text: "The next boat leaves at 14:30 from Split.", usage: llm.Usage{InputTokens: 5210, OutputTokens: 96}, finish: llm.FinishStop, raw: "end_turn"}),
+		read{text: "The next boat leaves at 14:30 from Split.", usage: llm.Usage{InputTokens: 5210, OutputTokens: 96, WebSearches: 1}, finish: llm.FinishStop, raw: "end_turn"}),
 	Entry("a stop sequence met", whole(message(`[{"type": "text", "text": "14:30"}]`, "stop_sequence", `{"input_tokens": 30, "output_tokens": 3}`)),
 		read{text: "14:30", usage: llm.Usage{InputTokens: 30, OutputTokens: 3}, finish: llm.FinishStop, raw: "stop_sequence"}),
 	Entry("cut at max_tokens", whole(message(`[{"type": "text", "text": "The next boat"}]`, "max_tokens", `{"input_tokens": 30, "output_tokens": 4}`)),
@@ -115,7 +115,7 @@ var _ = DescribeTable("streamed Anthropic Messages traffic is put together as th
 		`{"type": "content_block_stop", "index": 2}`,
 		`{"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": null}, "usage": {"input_tokens": 5210, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0, "output_tokens": 96, "server_tool_use": {"web_search_requests": 1}}}`,
 		`{"type": "message_stop"}`),
-		read{text: "At 14:30.", usage: llm.Usage{InputTokens: 5210, OutputTokens: 96}, finish: llm.FinishStop, raw: "end_turn"}),
+		read{text: "At 14:30.", usage: llm.Usage{InputTokens: 5210, OutputTokens: 96, WebSearches: 1}, finish: llm.FinishStop, raw: "end_turn"}),
 	Entry("an overloaded_error event mid-stream", events(
 		messageStart(`{"input_tokens": 50, "output_tokens": 1}`),
 		`{"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}`,

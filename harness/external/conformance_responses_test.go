@@ -36,8 +36,12 @@ const (
 	responsesUsage = `{"input_tokens": 3120, "input_tokens_details": {"cached_tokens": 2944}, "output_tokens": 388, "output_tokens_details": {"reasoning_tokens": 320}, "total_tokens": 3508}`
 )
 
-// responsesRead is what responsesUsage reads as.
-var responsesRead = llm.Usage{InputTokens: 3120, OutputTokens: 388, ReasoningTokens: 320, CacheReadTokens: 2944}
+// responsesRead is what responsesUsage reads as; searchedRead, beside
+// one web_search_call item, billed per search.
+var (
+	responsesRead = llm.Usage{InputTokens: 3120, OutputTokens: 388, ReasoningTokens: 320, CacheReadTokens: 2944}
+	searchedRead  = llm.Usage{InputTokens: 3120, OutputTokens: 388, ReasoningTokens: 320, CacheReadTokens: 2944, WebSearches: 1}
+)
 
 var _ = DescribeTable("Responses API traffic is read as the API documents it",
 	func(answer reply, want read) {
@@ -49,7 +53,7 @@ var _ = DescribeTable("Responses API traffic is read as the API documents it",
 	Entry("two function calls, by call_id", whole(response("completed", `[`+reasoningItem+`, `+callItems+`]`, responsesUsage, done)),
 		read{calls: []string{`ferry_times {"port":"Split"}`, `fare {"route":"Split-Vis"}`}, usage: responsesRead, finish: llm.FinishToolCalls, raw: "completed"}),
 	Entry("a hosted web search, then the message: the search left out", whole(response("completed", `[`+searchItem+`, `+messageItem+`]`, responsesUsage, done)),
-		read{text: "The 14:30 from Split; 6.20 EUR.", usage: responsesRead, finish: llm.FinishStop, raw: "completed"}),
+		read{text: "The 14:30 from Split; 6.20 EUR.", usage: searchedRead, finish: llm.FinishStop, raw: "completed"}),
 	Entry("cut at max_output_tokens", whole(response("incomplete", `[`+reasoningItem+`, {"id": "msg_02", "type": "message", "status": "incomplete", "role": "assistant", "content": [{"type": "output_text", "annotations": [], "text": "The 14:30"}]}]`,
 		responsesUsage, `"error": null, "incomplete_details": {"reason": "max_output_tokens"}`)),
 		read{text: "The 14:30", usage: responsesRead, finish: llm.FinishLength, raw: "incomplete: max_output_tokens"}),
@@ -109,7 +113,7 @@ var _ = DescribeTable("streamed Responses API traffic is put together as the API
 		`{"type": "response.output_text.delta", "sequence_number": 7, "item_id": "msg_01", "output_index": 1, "content_index": 0, "delta": "The 14:30 from Split; 6.20 EUR.", "logprobs": []}`,
 		`{"type": "response.output_item.done", "sequence_number": 8, "output_index": 1, "item": `+messageItem+`}`,
 		`{"type": "response.completed", "sequence_number": 9, "response": `+response("completed", `[`+searchItem+`, `+messageItem+`]`, responsesUsage, done)+`}`),
-		read{text: "The 14:30 from Split; 6.20 EUR.", usage: responsesRead, finish: llm.FinishStop, raw: "completed"}),
+		read{text: "The 14:30 from Split; 6.20 EUR.", usage: searchedRead, finish: llm.FinishStop, raw: "completed"}),
 	Entry("response.incomplete at max_output_tokens", events(streamCreated,
 		`{"type": "response.output_item.added", "sequence_number": 1, "output_index": 0, "item": {"id": "msg_02", "type": "message", "status": "in_progress", "role": "assistant", "content": []}}`,
 		`{"type": "response.output_text.delta", "sequence_number": 2, "item_id": "msg_02", "output_index": 0, "content_index": 0, "delta": "The 14:30", "logprobs": []}`,

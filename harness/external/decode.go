@@ -79,8 +79,9 @@ func decodeResponse(d wire.Dialect, b []byte) (llm.Response, error) {
 // decodeChatResponse reads a Chat Completions response.
 func decodeChatResponse(b []byte) (llm.Response, error) {
 	var w struct {
-		Model   string `json:"model"`
-		Choices []struct {
+		Model       string `json:"model"`
+		ServiceTier string `json:"service_tier"`
+		Choices     []struct {
 			FinishReason string `json:"finish_reason"`
 			Message      struct {
 				Content      string                 `json:"content"`
@@ -93,9 +94,11 @@ func decodeChatResponse(b []byte) (llm.Response, error) {
 			Completion int `json:"completion_tokens"`
 			Details    struct {
 				Reasoning int `json:"reasoning_tokens"`
+				Audio     int `json:"audio_tokens"`
 			} `json:"completion_tokens_details"`
 			PromptDetails struct {
 				Cached int `json:"cached_tokens"`
+				Audio  int `json:"audio_tokens"`
 			} `json:"prompt_tokens_details"`
 		} `json:"usage"`
 	}
@@ -105,7 +108,8 @@ func decodeChatResponse(b []byte) (llm.Response, error) {
 	}
 	out.Model, out.Message.Role = w.Model, llm.RoleAssistant
 	out.Usage = llm.Usage{InputTokens: w.Usage.Prompt, OutputTokens: w.Usage.Completion, ReasoningTokens: w.Usage.Details.Reasoning,
-		CacheReadTokens: w.Usage.PromptDetails.Cached}
+		CacheReadTokens: w.Usage.PromptDetails.Cached, InputAudioTokens: w.Usage.PromptDetails.Audio, OutputAudioTokens: w.Usage.Details.Audio,
+		ServiceTier: llm.StandardTier(w.ServiceTier)}
 	if len(w.Choices) == 0 {
 		return out, nil
 	}
@@ -137,8 +141,11 @@ func decodeAs[T any](b []byte, convert func(*T) (llm.Response, error)) (llm.Resp
 func decodeGeminiResponse(b []byte) (llm.Response, error) {
 	var w struct {
 		Candidates []struct {
-			FinishReason string `json:"finishReason"`
-			Content      struct {
+			FinishReason      string `json:"finishReason"`
+			GroundingMetadata *struct {
+				WebSearchQueries []string `json:"webSearchQueries"`
+			} `json:"groundingMetadata"`
+			Content struct {
 				Parts []struct {
 					Text         string `json:"text"`
 					Thought      bool   `json:"thought"`
@@ -156,6 +163,11 @@ func decodeGeminiResponse(b []byte) (llm.Response, error) {
 			Thoughts   int `json:"thoughtsTokenCount"`
 			Cached     int `json:"cachedContentTokenCount"`
 			ToolUse    int `json:"toolUsePromptTokenCount"`
+			// by modality: the AUDIO parts
+			PromptDetails     modalities `json:"promptTokensDetails"`
+			ToolUseDetails    modalities `json:"toolUsePromptTokensDetails"`
+			CacheDetails      modalities `json:"cacheTokensDetails"`
+			CandidatesDetails modalities `json:"candidatesTokensDetails"`
 		} `json:"usageMetadata"`
 		Model          string `json:"modelVersion"`
 		PromptFeedback struct {
@@ -171,7 +183,13 @@ func decodeGeminiResponse(b []byte) (llm.Response, error) {
 	// built-in tools (search, code execution) added to the prompt beside
 	// the prompt's; both are billed.
 	out.Usage = llm.Usage{InputTokens: w.Usage.Prompt + w.Usage.ToolUse, OutputTokens: w.Usage.Candidates + w.Usage.Thoughts, ReasoningTokens: w.Usage.Thoughts,
-		CacheReadTokens: w.Usage.Cached}
+		CacheReadTokens: w.Usage.Cached, OutputAudioTokens: w.Usage.CandidatesDetails.audio(),
+		InputAudioTokens: geminiadapter.UncachedAudio(w.Usage.PromptDetails.audio()+w.Usage.ToolUseDetails.audio(), w.Usage.CacheDetails.audio())}
+	for _, c := range w.Candidates {
+		if g := c.GroundingMetadata; g != nil {
+			out.Usage.WebSearches += len(g.WebSearchQueries)
+		}
+	}
 	if len(w.Candidates) == 0 {
 		// a blocked prompt: no candidate, its tokens counted
 		if r := w.PromptFeedback.BlockReason; r != "" {
@@ -191,4 +209,21 @@ func decodeGeminiResponse(b []byte) (llm.Response, error) {
 	}
 	out.FinishReason = geminiadapter.FinishReason(c.FinishReason, len(out.Message.ToolCalls) > 0)
 	return out, nil
+}
+
+// modalities is a Gemini usage breakdown by modality.
+type modalities []struct {
+	Modality string `json:"modality"`
+	Tokens   int    `json:"tokenCount"`
+}
+
+// audio is the AUDIO modality's tokens.
+func (m modalities) audio() int {
+	n := 0
+	for _, d := range m {
+		if d.Modality == "AUDIO" {
+			n += d.Tokens
+		}
+	}
+	return n
 }

@@ -58,17 +58,21 @@ const (
 	// KeyCost is a model call's price in US dollars, KeyCostFrom what it
 	// was priced from ("reported" usage or testbed's "counted" tokens), and
 	// KeyCostUnpriced is true on a call whose model has no price: it
-	// carries no testbed.cost.usd rather than 0.
-	KeyCost          = attribute.Key("testbed.cost.usd")
-	KeyCostFrom      = attribute.Key("testbed.cost.from")
-	KeyCostUnpriced  = attribute.Key("testbed.cost.unpriced")
-	KeyRawTokens     = attribute.Key("testbed.tool.raw_tokens")
-	KeyContextTokens = attribute.Key("testbed.tool.context_tokens")
-	KeyRawBytes      = attribute.Key("testbed.tool.raw_bytes")
-	KeyFault         = attribute.Key("testbed.fault")
-	KeyFailedChecks  = attribute.Key("testbed.failed_checks")
-	KeyNoteKey       = attribute.Key("testbed.note.key")
-	KeyNoteValue     = attribute.Key("testbed.note.value")
+	// carries no testbed.cost.usd rather than 0. A call with parts the
+	// table has no price for (a service tier, web searches) carries
+	// KeyCostUnpriced beside the price of the rest, and
+	// KeyCostUnpricedParts names them.
+	KeyCostUnpricedParts = attribute.Key("testbed.cost.unpriced_parts")
+	KeyCost              = attribute.Key("testbed.cost.usd")
+	KeyCostFrom          = attribute.Key("testbed.cost.from")
+	KeyCostUnpriced      = attribute.Key("testbed.cost.unpriced")
+	KeyRawTokens         = attribute.Key("testbed.tool.raw_tokens")
+	KeyContextTokens     = attribute.Key("testbed.tool.context_tokens")
+	KeyRawBytes          = attribute.Key("testbed.tool.raw_bytes")
+	KeyFault             = attribute.Key("testbed.fault")
+	KeyFailedChecks      = attribute.Key("testbed.failed_checks")
+	KeyNoteKey           = attribute.Key("testbed.note.key")
+	KeyNoteValue         = attribute.Key("testbed.note.value")
 )
 
 // Names of the span events and of the evaluation.

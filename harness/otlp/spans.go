@@ -169,6 +169,9 @@ func (b builder) chat(ctx, parent context.Context, e trace.Event) interval {
 	}
 	if p := c.Cost; p != nil {
 		attrs = append(attrs, KeyCost.Float64(p.USD), KeyCostFrom.String(p.From))
+		if len(p.Unpriced) > 0 {
+			attrs = append(attrs, KeyCostUnpriced.Bool(true), KeyCostUnpricedParts.StringSlice(p.Unpriced))
+		}
 	} else {
 		attrs = append(attrs, KeyCostUnpriced.Bool(true))
 	}

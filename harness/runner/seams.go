@@ -64,8 +64,7 @@ func addLLM(tr *trace.Trace, counter *tokens.Counter, start time.Duration, req l
 			call.ToolCalls = append(call.ToolCalls, trace.Call{Name: tc.Name, Arguments: tc.Arguments})
 		}
 		if resp.Usage != (llm.Usage{}) {
-			u := resp.Usage
-			call.Reported = &trace.Usage{Input: u.InputTokens, Output: u.OutputTokens, Reasoning: u.ReasoningTokens, CacheRead: u.CacheReadTokens, CacheWrite: u.CacheWriteTokens, CacheWrite1h: u.CacheWrite1hTokens}
+			call.Reported = trace.ReportedUsage(resp.Usage)
 		}
 	}
 	tr.AddAt(trace.Event{Kind: trace.KindLLM, LLM: call}, start)

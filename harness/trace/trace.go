@@ -143,6 +143,22 @@ type Usage struct {
 	// CacheWrite1h is the part of CacheWrite written to Anthropic's
 	// 1-hour cache (its usage.cache_creation.ephemeral_1h_input_tokens).
 	CacheWrite1h int `json:"cache_write_1h,omitempty"`
+	// InputAudio and OutputAudio are the audio parts of Input and Output;
+	// ServiceTier the tier that served the call ("" for the standard one);
+	// WebSearches the server-side searches billed per search (llm.Usage's
+	// fields of the same names). Reports written before leave them out.
+	InputAudio  int    `json:"input_audio,omitempty"`
+	OutputAudio int    `json:"output_audio,omitempty"`
+	ServiceTier string `json:"service_tier,omitempty"`
+	WebSearches int    `json:"web_searches,omitempty"`
+}
+
+// ReportedUsage is the usage a run keeps of a call from the provider's
+// report of it (u), as the runner keeps it.
+func ReportedUsage(u llm.Usage) *Usage {
+	return &Usage{Input: u.InputTokens, Output: u.OutputTokens, Reasoning: u.ReasoningTokens, CacheRead: u.CacheReadTokens,
+		CacheWrite: u.CacheWriteTokens, CacheWrite1h: u.CacheWrite1hTokens, InputAudio: u.InputAudioTokens, OutputAudio: u.OutputAudioTokens,
+		ServiceTier: u.ServiceTier, WebSearches: u.WebSearches}
 }
 
 // CallUsage is what one model or embeddings call used, as priced: the
@@ -174,6 +190,11 @@ type Cost struct {
 	From string `json:"from"`
 	// Model is the price table's row the call was priced at.
 	Model string `json:"model"`
+	// Unpriced names the parts of the call the table has no price for
+	// (a service tier its row has no rates for, web searches without a
+	// per-search rate): USD is then what the rest cost, a lower bound, and
+	// the call counts as unpriced, never as wholly priced.
+	Unpriced []string `json:"unpriced,omitempty"`
 }
 
 // Call is a tool call the model asked for.
@@ -461,10 +482,16 @@ func Measure(events []Event) Metrics {
 	return m
 }
 
-// price counts one call's price c (nil: unpriced).
+// price counts one call's price c (nil: unpriced). A call with parts
+// unpriced counts as unpriced, its priced parts in CostUSD: a lower bound.
 func (m *Metrics) price(c *Cost) {
 	if c == nil {
 		m.UnpricedCalls++
+		return
+	}
+	if len(c.Unpriced) > 0 {
+		m.UnpricedCalls++
+		m.CostUSD += c.USD
 		return
 	}
 	m.PricedCalls++

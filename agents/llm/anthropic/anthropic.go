@@ -164,6 +164,8 @@ func usage(u sdk.Usage) llm.Usage {
 		CacheWriteTokens: write + c.write,
 		// the SDK's cache_creation breakdown by time to live
 		CacheWrite1hTokens: int(u.CacheCreation.Ephemeral1hInputTokens),
+		ServiceTier:        llm.StandardTier(string(u.ServiceTier)),
+		WebSearches:        int(u.ServerToolUse.WebSearchRequests),
 	}
 }
 

@@ -77,7 +77,13 @@ func response(out *genai.GenerateContentResponse) (llm.Response, error) {
 		// counts thinking beside the candidates' tokens, and what its
 		// built-in tools added to the prompt beside the prompt's.
 		resp.Usage = llm.Usage{InputTokens: int(u.PromptTokenCount + u.ToolUsePromptTokenCount), OutputTokens: int(u.CandidatesTokenCount + u.ThoughtsTokenCount),
-			ReasoningTokens: int(u.ThoughtsTokenCount), CacheReadTokens: int(u.CachedContentTokenCount)}
+			ReasoningTokens: int(u.ThoughtsTokenCount), CacheReadTokens: int(u.CachedContentTokenCount),
+			InputAudioTokens: UncachedAudio(audio(u.PromptTokensDetails)+audio(u.ToolUsePromptTokensDetails), audio(u.CacheTokensDetails)), OutputAudioTokens: audio(u.CandidatesTokensDetails)}
+	}
+	for _, c := range out.Candidates {
+		if g := c.GroundingMetadata; g != nil {
+			resp.Usage.WebSearches += len(g.WebSearchQueries)
+		}
 	}
 	if len(out.Candidates) > 0 {
 		raw := string(out.Candidates[0].FinishReason)
@@ -233,4 +239,23 @@ func isResponses(c *genai.Content) bool {
 		}
 	}
 	return true
+}
+
+// audio is the AUDIO modality's tokens of a usage breakdown by modality
+// (promptTokensDetails, candidatesTokensDetails, cacheTokensDetails).
+func audio(details []*genai.ModalityTokenCount) int {
+	n := 0
+	for _, d := range details {
+		if d != nil && d.Modality == genai.MediaModalityAudio {
+			n += int(d.TokenCount)
+		}
+	}
+	return n
+}
+
+// UncachedAudio is the audio part of a prompt billed at the audio input
+// rate: its audio tokens less those read from the cache (cacheTokensDetails'
+// AUDIO, billed as cached reads), never below 0.
+func UncachedAudio(prompt, cached int) int {
+	return max(prompt-cached, 0)
 }

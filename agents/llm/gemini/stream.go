@@ -112,5 +112,9 @@ func merge(into, chunk *genai.GenerateContentResponse) {
 		if c.FinishReason != "" {
 			m.FinishReason = c.FinishReason
 		}
+		if c.GroundingMetadata != nil {
+			// the grounding of the answer so far: the last chunk's
+			m.GroundingMetadata = c.GroundingMetadata
+		}
 	}
 }

@@ -104,6 +104,10 @@ func response(out *sdk.ChatCompletion) (llm.Response, error) {
 			OutputTokens:    int(out.Usage.CompletionTokens),
 			ReasoningTokens: int(out.Usage.CompletionTokensDetails.ReasoningTokens),
 			CacheReadTokens: int(out.Usage.PromptTokensDetails.CachedTokens),
+			// audio_tokens: the audio parts of the prompt and the answer
+			InputAudioTokens:  int(out.Usage.PromptTokensDetails.AudioTokens),
+			OutputAudioTokens: int(out.Usage.CompletionTokensDetails.AudioTokens),
+			ServiceTier:       llm.StandardTier(string(out.ServiceTier)),
 		},
 	}
 	if len(out.Choices) == 0 {

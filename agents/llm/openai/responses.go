@@ -129,6 +129,8 @@ func FromResponses(out *responses.Response) (llm.Response, error) {
 			OutputTokens:    int(out.Usage.OutputTokens),
 			ReasoningTokens: int(out.Usage.OutputTokensDetails.ReasoningTokens),
 			CacheReadTokens: int(out.Usage.InputTokensDetails.CachedTokens),
+			ServiceTier:     llm.StandardTier(string(out.ServiceTier)),
+			WebSearches:     webSearches(out),
 		},
 	}
 	if !answered {
@@ -230,4 +232,16 @@ func inputItems(m llm.Message) ([]responses.ResponseInputItemUnionParam, error) 
 		return items, nil
 	}
 	return nil, fmt.Errorf("unknown message role %q", m.Role)
+}
+
+// webSearches counts the web_search_call items of a response's output:
+// each is a search of the hosted web search tool, billed per call.
+func webSearches(out *responses.Response) int {
+	n := 0
+	for _, item := range out.Output {
+		if item.Type == "web_search_call" {
+			n++
+		}
+	}
+	return n
 }

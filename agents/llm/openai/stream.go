@@ -82,6 +82,10 @@ func accumulate(s *ssestream.Stream[sdk.ChatCompletionChunk], seen *doneWatch) (
 			u := chunk.Usage
 			usage = &u
 		}
+		if chunk.ServiceTier != "" {
+			// every chunk names the tier that serves the stream
+			acc.ChatCompletion.ServiceTier = sdk.ChatCompletionServiceTier(chunk.ServiceTier)
+		}
 		for _, ch := range chunk.Choices {
 			finished = finished || ch.FinishReason != ""
 			if ch.Index == 0 {

@@ -1,0 +1,38 @@
+package cost_test
+
+import (
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/agentreplay/testbed/harness/cost"
+)
+
+// A row in LiteLLM's schema with a service tier's, audio and per-search
+// rates (numbers of our own, in its key names).
+const tieredRow = `{"rail-model": {"litellm_provider": "anthropic", "mode": "chat",
+	"input_cost_per_token": 2e-06, "output_cost_per_token": 1e-05, "cache_read_input_token_cost": 2e-07,
+	"input_cost_per_token_batches": 1e-06, "output_cost_per_token_batches": 5e-06,
+	"input_cost_per_token_flex": 1e-06,
+	"input_cost_per_audio_token": 8e-06, "output_cost_per_audio_token": 1.6e-05,
+	"search_context_cost_per_query": {"search_context_size_low": 0.005, "search_context_size_medium": 0.01, "search_context_size_high": 0.02}}}`
+
+var _ = DescribeTable("a LiteLLM row's service tiers, audio and search rates",
+	func(u cost.Usage, usd float64, unpriced bool) {
+		t, err := cost.Parse([]byte(tieredRow), "rail.json")
+		Expect(err).NotTo(HaveOccurred())
+		m, ok := t.Lookup("anthropic", "rail-model")
+		Expect(ok).To(BeTrue())
+		c, err := m.Price(u)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(c.Total()).To(BeNumerically("~", usd, 1e-12))
+		Expect(c.Unpriced != nil).To(Equal(unpriced), "%q", c.Unpriced)
+	},
+	// 9,000 × $1/M + 1,000 cached × $0.10/M (the base's read scaled as the tier's input) + 500 × $5/M
+	Entry("batch: the _batches rates, the cached read scaled", cost.Usage{Input: 10000, CacheRead: 1000, Output: 500, Tier: "batch"}, 0.009+0.0001+0.0025, false),
+	Entry("flex with an input rate and no output rate: not a tier the row prices", cost.Usage{Input: 1000, Output: 10, Tier: "flex"}, 0.0, true),
+	Entry("priority, which the row has no rates for", cost.Usage{Input: 1000, Output: 10, Tier: "priority"}, 0.0, true),
+	// 200 text × $2/M + 800 audio × $8/M + 100 text × $10/M + 400 audio × $16/M
+	Entry("audio in and out at the audio rates", cost.Usage{Input: 1000, InputAudio: 800, Output: 500, OutputAudio: 400}, 0.0004+0.0064+0.001+0.0064, false),
+	// 1,000 × $2/M + 4 searches at the medium size's $0.01
+	Entry("web searches at search_context_size_medium", cost.Usage{Input: 1000, WebSearches: 4}, 0.002+0.04, false),
+)
