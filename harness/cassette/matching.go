@@ -11,13 +11,16 @@ import (
 
 // matchBody is what replay compares of a request body sent to url: its
 // canonical form (CanonicalBody) with the match rules applied, and the ids
-// of a Gemini call's function calls and responses numbered
-// (wire.NumberGeminiCallIDs), which clients make up.
+// of the tool calls and results of a Gemini call and of an Ollama chat
+// numbered (wire.NumberGeminiCallIDs, wire.NumberOllamaCallIDs): those
+// APIs give a call no id, and clients make one up.
 func matchBody(body []byte, url string, opts Options) []byte {
 	var numbered func(any)
 	if u, err := neturl.Parse(url); err == nil {
 		if _, _, ok := wire.GeminiModel(u.Path); ok {
 			numbered = wire.NumberGeminiCallIDs
+		} else if strings.HasSuffix(u.Path, wire.OllamaChatPath) {
+			numbered = wire.NumberOllamaCallIDs
 		}
 	}
 	return canonicalBody(body, opts.Volatile, opts.Match, numbered)

@@ -99,6 +99,18 @@ var _ = DescribeTable("an outside agent on Ollama's native chat is scored from i
 	Entry("streamed answers (newline-delimited JSON, Ollama's default)", ``),
 )
 
+var _ = DescribeTable("an outside agent on Ollama's native chat reaches the session by the variable its client reads",
+	func(variable string) {
+		tr := runOver(ollamaAPI(), llm.Endpoint{Provider: llm.ProviderOllama, BaseURL: llm.OllamaBaseURL, Model: "qwen3:14b"}, nil,
+			`curl -s -X POST "$`+variable+`/api/chat" -d '{"model": "qwen3:14b", "stream": false, "messages": [{"role": "user", "content": "Tide?"}]}' >/dev/null`)
+		Expect(tr.calls).To(HaveLen(1))
+		Expect(tr.errs).To(Equal([]error{nil}))
+		Expect(tr.resps[0].Usage).To(Equal(llm.Usage{InputTokens: 52, OutputTokens: 11}))
+	},
+	Entry("OLLAMA_HOST: the official Python and Go clients", "OLLAMA_HOST"),
+	Entry("OLLAMA_BASE_URL: LangChain.js's ChatOllama and OllamaEmbeddings", "OLLAMA_BASE_URL"),
+)
+
 var _ = It("takes an upstream's own /api/chat (a web app's chat route) for a tool's payload, not for a call to the agent's model", func() {
 	tr := runOver(ollamaAPI(), llm.Endpoint{Provider: llm.ProviderOpenAI, BaseURL: "https://api.openai.com/v1", Model: "m"},
 		map[string]string{"helpdesk": "https://helpdesk.example"},

@@ -33,12 +33,12 @@ var _ = Describe("the proxy's Ollama route", func() {
 		Entry("OpenAI beside it", proxy.Session{Model: logicalModel, Ollama: logicalOllama}, "/v1/chat/completions", logicalModel+"/chat/completions"),
 	)
 
-	It("sets the session's base URL and OLLAMA_HOST, which the official clients keep the path of, by the endpoint's provider", func() {
+	It("sets the session's base URL, in OLLAMA_HOST (the official clients) and OLLAMA_BASE_URL (LangChain.js), by the endpoint's provider", func() {
 		var s proxy.Session
 		s.SetModel(llm.Endpoint{Provider: llm.ProviderOllama, BaseURL: logicalOllama})
 		Expect(s).To(Equal(proxy.Session{Ollama: logicalOllama}))
 		Expect(proxy.ModelEnv(llm.Endpoint{Provider: llm.ProviderOllama}, "http://127.0.0.1:1/s/x")).To(Equal(map[string]string{
-			"OLLAMA_HOST": "http://127.0.0.1:1/s/x"}))
+			"OLLAMA_HOST": "http://127.0.0.1:1/s/x", "OLLAMA_BASE_URL": "http://127.0.0.1:1/s/x"}))
 	})
 
 	It("answers a call it cannot route in Ollama's error shape", func() {

@@ -149,13 +149,14 @@ func BaseURLEnv(provider string) string {
 // ANTHROPIC_BASE_URL and ANTHROPIC_API_KEY, GEMINI_BASE_URL (and
 // GOOGLE_GEMINI_BASE_URL) and GEMINI_API_KEY, AZURE_OPENAI_ENDPOINT,
 // AZURE_OPENAI_API_KEY and OPENAI_API_VERSION (what the Azure clients of
-// OpenAI's SDKs read), OLLAMA_HOST (base: the official ollama clients keep
-// its path and add /api/…; Ollama takes no key), or OPENAI_BASE_URL
-// (base/v1) and OPENAI_API_KEY.
+// OpenAI's SDKs read), OLLAMA_HOST and OLLAMA_BASE_URL (base: the official
+// ollama clients read the first, LangChain.js's ChatOllama and
+// OllamaEmbeddings the second; both keep its path and add /api/…; Ollama
+// takes no key), or OPENAI_BASE_URL (base/v1) and OPENAI_API_KEY.
 func ModelEnv(ep llm.Endpoint, base string) map[string]string {
 	switch ep.Provider {
 	case llm.ProviderOllama:
-		return map[string]string{BaseURLEnv(ep.Provider): base}
+		return map[string]string{BaseURLEnv(ep.Provider): base, "OLLAMA_BASE_URL": base}
 	case llm.ProviderAzure:
 		return map[string]string{BaseURLEnv(ep.Provider): base, "AZURE_OPENAI_API_KEY": cassette.PlaceholderKey, "OPENAI_API_VERSION": ep.AzureVersion()}
 	case llm.ProviderGemini:

@@ -12,7 +12,7 @@ import "fmt"
 func NumberGeminiCallIDs(v any) {
 	req, _ := v.(map[string]any)
 	contents, _ := req["contents"].([]any)
-	ids := map[string]string{}
+	ids := callNumbers{}
 	for _, c := range contents {
 		content, _ := c.(map[string]any)
 		parts, _ := content["parts"].([]any)
@@ -20,15 +20,44 @@ func NumberGeminiCallIDs(v any) {
 			part, _ := p.(map[string]any)
 			for _, key := range []string{"functionCall", "function_call", "functionResponse", "function_response"} {
 				f, _ := part[key].(map[string]any)
-				id, ok := f["id"].(string)
-				if !ok || id == "" {
-					continue
-				}
-				if _, seen := ids[id]; !seen {
-					ids[id] = fmt.Sprintf("<call-%d>", len(ids)+1)
-				}
-				f["id"] = ids[id]
+				ids.number(f, "id")
 			}
 		}
 	}
+}
+
+// NumberOllamaCallIDs does for a request to Ollama's /api/chat what
+// NumberGeminiCallIDs does for Gemini's: the ids of the tool calls in its
+// messages (tool_calls[].id) and of the results that answer them
+// (tool_call_id) are replaced by their order of first appearance. Ollama
+// gives a tool call no id, and clients make one up (LangChain.js's
+// ChatOllama, a random UUID), differently on every run.
+func NumberOllamaCallIDs(v any) {
+	req, _ := v.(map[string]any)
+	messages, _ := req["messages"].([]any)
+	ids := callNumbers{}
+	for _, m := range messages {
+		msg, _ := m.(map[string]any)
+		calls, _ := msg["tool_calls"].([]any)
+		for _, c := range calls {
+			call, _ := c.(map[string]any)
+			ids.number(call, "id")
+		}
+		ids.number(msg, "tool_call_id")
+	}
+}
+
+// callNumbers numbers call ids in order of first appearance.
+type callNumbers map[string]string
+
+// number replaces m[key], a non-empty string id, by its number.
+func (ids callNumbers) number(m map[string]any, key string) {
+	id, ok := m[key].(string)
+	if !ok || id == "" {
+		return
+	}
+	if _, seen := ids[id]; !seen {
+		ids[id] = fmt.Sprintf("<call-%d>", len(ids)+1)
+	}
+	m[key] = ids[id]
 }
