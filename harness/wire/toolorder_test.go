@@ -40,6 +40,14 @@ var _ = Describe("SortToolResults", func() {
 		Entry("Gemini: functionResponse parts",
 			`{"contents": [{"role": "user", "parts": [{"functionResponse": {"name": "oslo", "response": {"t": -3}}}, {"functionResponse": {"name": "lima", "response": {"t": 19}}}]}]}`,
 			`{"contents": [{"role": "user", "parts": [{"functionResponse": {"name": "lima", "response": {"t": 19}}}, {"functionResponse": {"name": "oslo", "response": {"t": -3}}}]}]}`),
+		Entry("Gemini's Interactions API: function_result steps",
+			`{"input": [{"type": "function_call", "id": "f1"}, {"type": "function_call", "id": "f2"},
+				{"type": "function_result", "call_id": "f1", "result": "-3 C"}, {"type": "function_result", "call_id": "f2", "result": "19 C"}]}`,
+			`{"input": [{"type": "function_call", "id": "f1"}, {"type": "function_call", "id": "f2"},
+				{"type": "function_result", "call_id": "f2", "result": "19 C"}, {"type": "function_result", "call_id": "f1", "result": "-3 C"}]}`),
+		Entry("Ollama's chat: tool messages named by their tool",
+			`{"messages": [{"role": "tool", "tool_name": "oslo", "content": "-3 C"}, {"role": "tool", "tool_name": "lima", "content": "19 C"}]}`,
+			`{"messages": [{"role": "tool", "tool_name": "lima", "content": "19 C"}, {"role": "tool", "tool_name": "oslo", "content": "-3 C"}]}`),
 	)
 
 	DescribeTable("moves nothing but tool results, nor one across another message",
