@@ -242,9 +242,17 @@ func failed(checks []report.Check) []string {
 	return out
 }
 
-// status sets an error status on span when msg is not empty.
-func status(span oteltrace.Span, msg string) {
+// errorOther is the error.type of a span whose error has no class of its
+// own: the conventions' fallback.
+const errorOther = "_OTHER"
+
+// fail marks span as ended in an error when msg is not empty: an error
+// status with msg, and error.type kind (an HTTP status code, a fault's
+// kind, a verdict, or errorOther), as the conventions require of such a
+// span.
+func fail(span oteltrace.Span, msg, kind string) {
 	if msg != "" {
 		span.SetStatus(codes.Error, msg)
+		span.SetAttributes(semconv.ErrorTypeKey.String(kind))
 	}
 }

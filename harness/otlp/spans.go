@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	semconv "go.opentelemetry.io/otel/semconv/v1.40.0"
 	oteltrace "go.opentelemetry.io/otel/trace"
 
+	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/harness/report"
 	"github.com/agentreplay/testbed/harness/trace"
 )
@@ -96,7 +98,7 @@ func (b builder) build(ctx context.Context) {
 		KeyFailedChecks.StringSlice(checks),
 	))
 	if b.run.verdict != report.VerdictPass {
-		status(agent, "verdict "+b.run.verdict)
+		fail(agent, "verdict "+b.run.verdict, b.run.verdict)
 	}
 	agent.End(oteltrace.WithTimestamp(b.at(end)))
 }
@@ -108,10 +110,18 @@ func nonEmpty(s string) []string {
 	return []string{s}
 }
 
-// provider is the variant's provider, or _OTHER when it names none.
+// provider is the variant's provider by the conventions' well-known value
+// where there is one (the Gemini API is gcp.gemini, Azure OpenAI
+// azure.ai.openai), its own name where there is none (ollama), or _OTHER
+// when it names none.
 func (b builder) provider() string {
-	if b.variant.Provider == "" {
+	switch b.variant.Provider {
+	case "":
 		return "_OTHER"
+	case llm.ProviderGemini:
+		return semconv.GenAIProviderNameGCPGemini.Value.AsString()
+	case llm.ProviderAzure:
+		return semconv.GenAIProviderNameAzureAIOpenAI.Value.AsString()
 	}
 	return b.variant.Provider
 }
@@ -184,7 +194,7 @@ func (b builder) chat(ctx, parent context.Context, e trace.Event) interval {
 	ctx = oteltrace.ContextWithSpan(ctx, oteltrace.SpanFromContext(parent))
 	sctx, span := b.tracer.Start(ctx, "chat "+c.Model, oteltrace.WithSpanKind(oteltrace.SpanKindClient),
 		oteltrace.WithTimestamp(b.at(e.At)), oteltrace.WithAttributes(attrs...))
-	status(span, c.Error)
+	fail(span, c.Error, errorOther)
 	span.End(oteltrace.WithTimestamp(b.at(e.At + c.Duration)))
 	return interval{from: e.At, to: e.At + c.Duration, ctx: sctx}
 }
@@ -208,12 +218,13 @@ func (b builder) embed(ctx, parent context.Context, e trace.Event) interval {
 	ctx = oteltrace.ContextWithSpan(ctx, oteltrace.SpanFromContext(parent))
 	sctx, span := b.tracer.Start(ctx, "embeddings "+c.Model, oteltrace.WithSpanKind(oteltrace.SpanKindClient),
 		oteltrace.WithTimestamp(b.at(e.At)), oteltrace.WithAttributes(attrs...))
-	status(span, c.Error)
+	fail(span, c.Error, errorOther)
 	span.End(oteltrace.WithTimestamp(b.at(e.At + c.Duration)))
 	return interval{from: e.At, to: e.At + c.Duration, ctx: sctx}
 }
 
-// answer is a model call's answer as gen_ai.output.messages JSON.
+// answer is a model call's answer as gen_ai.output.messages JSON: one
+// message, with the reason the model stopped in the conventions' words.
 func answer(c *trace.LLMCall) string {
 	type part struct {
 		Type      string          `json:"type"`
@@ -228,12 +239,28 @@ func answer(c *trace.LLMCall) string {
 	for _, t := range c.ToolCalls {
 		parts = append(parts, part{Type: "tool_call", Name: t.Name, Arguments: t.Arguments})
 	}
-	msg := []map[string]any{{"role": "assistant", "parts": parts}}
+	msg := []map[string]any{{"role": "assistant", "parts": parts, "finish_reason": finishReason(c)}}
 	out, err := json.Marshal(msg)
 	if err != nil {
 		return ""
 	}
 	return string(out)
+}
+
+// finishReason is why the model stopped, as the output messages' schema
+// names it: the neutral reasons are its own but for tool_calls (its
+// tool_call); a call whose reason was not read stopped with its answer.
+func finishReason(c *trace.LLMCall) string {
+	switch c.FinishReason {
+	case "":
+		if len(c.ToolCalls) > 0 {
+			return "tool_call"
+		}
+		return "stop"
+	case llm.FinishToolCalls:
+		return "tool_call"
+	}
+	return c.FinishReason
 }
 
 // tool makes the span of a tool call; tool calls take no virtual time.
@@ -251,7 +278,7 @@ func (b builder) tool(ctx, parent context.Context, e trace.Event) {
 	ctx = oteltrace.ContextWithSpan(ctx, oteltrace.SpanFromContext(parent))
 	_, span := b.tracer.Start(ctx, "execute_tool "+t.Name, oteltrace.WithSpanKind(oteltrace.SpanKindInternal),
 		oteltrace.WithTimestamp(b.at(e.At)), oteltrace.WithAttributes(attrs...))
-	status(span, t.Error)
+	fail(span, t.Error, errorOther)
 	span.End(oteltrace.WithTimestamp(b.at(e.At)))
 }
 
@@ -271,10 +298,16 @@ func (b builder) http(ctx, parent context.Context, e trace.Event) {
 	ctx = oteltrace.ContextWithSpan(ctx, oteltrace.SpanFromContext(parent))
 	_, span := b.tracer.Start(ctx, x.Method, oteltrace.WithSpanKind(oteltrace.SpanKindClient),
 		oteltrace.WithTimestamp(b.at(e.At)), oteltrace.WithAttributes(attrs...))
-	msg := x.Error
-	if msg == "" && x.Status >= 400 {
-		msg = fmt.Sprintf("status %d", x.Status)
+	msg, kind := x.Error, errorOther
+	if x.Status >= 400 {
+		kind = strconv.Itoa(x.Status)
+		if msg == "" {
+			msg = fmt.Sprintf("status %d", x.Status)
+		}
 	}
-	status(span, msg)
+	if x.Fault != "" {
+		kind = x.Fault
+	}
+	fail(span, msg, kind)
 	span.End(oteltrace.WithTimestamp(b.at(e.At + x.Duration)))
 }

@@ -1,0 +1,90 @@
+package otlp_test
+
+// What the GenAI semantic conventions require of a span beyond its name:
+// the well-known provider names, error.type on every span that ended in an
+// error, and output messages that each say why the model stopped.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/agentreplay/testbed/harness/otlp"
+	"github.com/agentreplay/testbed/harness/report"
+	"github.com/agentreplay/testbed/harness/trace"
+)
+
+// export writes r with content and returns the spans of its first run.
+func export(r *report.Report) []span {
+	GinkgoHelper()
+	var b bytes.Buffer
+	Expect(otlp.WriteJSON(context.Background(), &b, r, otlp.Options{Start: opts.Start, Content: true})).To(Succeed())
+	return flatten(readLines(b.Bytes())[:1])
+}
+
+var _ = Describe("the GenAI conventions", func() {
+	DescribeTable("name the provider by its well-known value",
+		func(provider, want string) {
+			r := fixture()
+			r.Suites[0].Variants[0].Provider = provider
+			spans := export(r)
+			Expect(named(spans, "invoke_agent odbchat").attrs).To(HaveKeyWithValue("gen_ai.provider.name", want))
+			Expect(named(spans, "chat gemma3:4b").attrs).To(HaveKeyWithValue("gen_ai.provider.name", want))
+		},
+		Entry("OpenAI", "openai", "openai"),
+		Entry("Anthropic", "anthropic", "anthropic"),
+		Entry("the Gemini API (generativelanguage.googleapis.com)", "gemini", "gcp.gemini"),
+		Entry("Azure OpenAI", "azure", "azure.ai.openai"),
+		Entry("Ollama, which has none", "ollama", "ollama"),
+		Entry("no provider named", "", "_OTHER"),
+	)
+
+	It("gives error.type to every span that ended in an error, and to no other", func() {
+		r := fixture()
+		events := []trace.Event{
+			{Kind: trace.KindHTTP, Turn: 1, HTTP: &trace.Exchange{Method: "POST", URL: "http://llm.test/v1/chat/completions", Status: 503, Duration: time.Second}},
+			{Kind: trace.KindLLM, Turn: 1, LLM: &trace.LLMCall{Model: "gemma3:4b", Duration: time.Second, Error: "openai: 503 Service Unavailable"}},
+			{Kind: trace.KindHTTP, Turn: 1, At: time.Second, HTTP: &trace.Exchange{Method: "GET", URL: "http://erddap.test/sst.json", Duration: time.Second, Fault: "timeout", Error: "context deadline exceeded"}},
+			{Kind: trace.KindHTTP, Turn: 1, At: 2 * time.Second, HTTP: &trace.Exchange{Method: "PUT", URL: "http://erddap.test/sst.json", Status: 200}},
+			{Kind: trace.KindTool, Turn: 1, At: 2 * time.Second, Tool: &trace.ToolCall{Name: "sst.mean", Error: "no data for the region"}},
+			{Kind: trace.KindEmbed, Turn: 1, At: 2 * time.Second, Embed: &trace.EmbedCall{Model: "nomic-embed-text", Error: "unreachable"}},
+		}
+		sc := &r.Suites[0].Variants[0].Scenarios[0]
+		sc.Events, sc.Verdict, sc.Error = events, report.VerdictError, "the model call failed"
+		spans := export(r)
+		Expect(named(spans, "POST").attrs).To(HaveKeyWithValue("error.type", "503"), "an HTTP error's status code")
+		Expect(named(spans, "GET").attrs).To(HaveKeyWithValue("error.type", "timeout"), "the fault injected")
+		Expect(named(spans, "PUT").attrs).NotTo(HaveKey("error.type"))
+		Expect(named(spans, "chat gemma3:4b").attrs).To(HaveKeyWithValue("error.type", "_OTHER"))
+		Expect(named(spans, "execute_tool sst.mean").attrs).To(HaveKeyWithValue("error.type", "_OTHER"))
+		Expect(named(spans, "embeddings nomic-embed-text").attrs).To(HaveKeyWithValue("error.type", "_OTHER"))
+		Expect(named(spans, "invoke_agent odbchat").attrs).To(HaveKeyWithValue("error.type", "error"), "the run's verdict")
+
+		passed := export(fixture())
+		for _, s := range passed {
+			Expect(s.attrs).NotTo(HaveKey("error.type"), s.Name)
+		}
+	})
+
+	It("says in each output message why the model stopped, in the conventions' words", func() {
+		var got []map[string]any
+		for _, s := range export(fixture()) {
+			if v, ok := s.attrs["gen_ai.output.messages"]; ok {
+				var msgs []map[string]any
+				Expect(json.Unmarshal([]byte(v), &msgs)).To(Succeed())
+				got = append(got, msgs...)
+			}
+		}
+		Expect(got).To(HaveLen(2))
+		Expect(got[0]).To(HaveKeyWithValue("finish_reason", "tool_call"), "the neutral tool_calls")
+		Expect(got[1]).To(HaveKeyWithValue("finish_reason", "stop"), "a call whose reason was not read finished with its text")
+		for _, m := range got {
+			Expect(m).To(HaveKey("role"))
+			Expect(m).To(HaveKey("parts"))
+		}
+	})
+})
