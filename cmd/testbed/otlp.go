@@ -20,7 +20,7 @@ type otlpFlags struct {
 func (o *otlpFlags) register(fs *flags) {
 	fs.StringVar(&o.file, "otlp-file", "", "also write the run as OpenTelemetry GenAI spans to this file, as OTLP JSON (one export request per line)")
 	fs.StringVar(&o.endpoint, "otlp", "", "also push the run's spans over OTLP/HTTP to this endpoint (e.g. http://localhost:4318)")
-	fs.BoolVar(&o.content, "otlp-content", false, "put the model's answers and the tools' arguments in the spans")
+	fs.BoolVar(&o.content, "otlp-content", false, "put the model's answers and the tools' arguments in the spans (with --prompts, what each model call was sent too)")
 }
 
 // export writes and pushes the run's spans as the flags ask; the spans'

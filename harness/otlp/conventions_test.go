@@ -13,6 +13,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/harness/otlp"
 	"github.com/agentreplay/testbed/harness/report"
 	"github.com/agentreplay/testbed/harness/trace"
@@ -42,6 +43,10 @@ var _ = Describe("the GenAI conventions", func() {
 		Entry("Ollama, which has none", "ollama", "ollama"),
 		Entry("no provider named", "", "_OTHER"),
 	)
+
+	It("calls a tool the agent ran a function", func() {
+		Expect(named(export(fixture()), "execute_tool sst.mean").attrs).To(HaveKeyWithValue("gen_ai.tool.type", "function"))
+	})
 
 	It("gives error.type to every span that ended in an error, and to no other", func() {
 		r := fixture()
@@ -86,5 +91,37 @@ var _ = Describe("the GenAI conventions", func() {
 			Expect(m).To(HaveKey("role"))
 			Expect(m).To(HaveKey("parts"))
 		}
+	})
+
+	It("puts what a call was sent, when the run kept it, in gen_ai.input.messages and gen_ai.system_instructions", func() {
+		r := fixture()
+		call := r.Suites[0].Variants[0].Scenarios[0].Events[4].LLM
+		Expect(call.Role).To(Equal("answer"))
+		call.Prompt = &trace.Prompt{Messages: []llm.Message{
+			{Role: llm.RoleSystem, Content: "Answer from the tool's result."},
+			{Role: llm.RoleUser, Content: "Mean SST near Taiwan?"},
+			{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "call_1", Name: "sst.mean", Arguments: json.RawMessage(`{"region":"taiwan"}`)}}},
+			{Role: llm.RoleTool, ToolCallID: "call_1", Name: "sst.mean", Content: `{"mean":27.1}`},
+		}}
+		var answer span
+		for _, s := range export(r) {
+			if s.Name == "chat gemma3:4b" && s.attrs["testbed.llm.role"] == "answer" {
+				answer = s
+			}
+		}
+		Expect(answer.attrs).To(HaveKeyWithValue("gen_ai.system_instructions", `[{"type":"text","content":"Answer from the tool's result."}]`))
+		Expect(answer.attrs).To(HaveKey("gen_ai.input.messages"))
+		Expect(answer.attrs["gen_ai.input.messages"]).To(MatchJSON(`[
+			{"role":"user","parts":[{"type":"text","content":"Mean SST near Taiwan?"}]},
+			{"role":"assistant","parts":[{"type":"tool_call","id":"call_1","name":"sst.mean","arguments":{"region":"taiwan"}}]},
+			{"role":"tool","parts":[{"type":"tool_call_response","id":"call_1","response":"{\"mean\":27.1}"}]}
+		]`))
+
+		for _, s := range export(fixture()) {
+			Expect(s.attrs).NotTo(HaveKey("gen_ai.input.messages"), "a call whose prompt the run did not keep")
+		}
+		var b bytes.Buffer
+		Expect(otlp.WriteJSON(context.Background(), &b, r, opts)).To(Succeed())
+		Expect(b.String()).NotTo(ContainSubstring("Mean SST near Taiwan"), "content stays out unless asked")
 	})
 })

@@ -190,6 +190,7 @@ func (b builder) chat(ctx, parent context.Context, e trace.Event) interval {
 	}
 	if b.opts.Content {
 		attrs = append(attrs, semconv.GenAIOutputMessagesKey.String(answer(c)))
+		attrs = append(attrs, prompt(c.Prompt)...)
 	}
 	ctx = oteltrace.ContextWithSpan(ctx, oteltrace.SpanFromContext(parent))
 	sctx, span := b.tracer.Start(ctx, "chat "+c.Model, oteltrace.WithSpanKind(oteltrace.SpanKindClient),
@@ -223,52 +224,13 @@ func (b builder) embed(ctx, parent context.Context, e trace.Event) interval {
 	return interval{from: e.At, to: e.At + c.Duration, ctx: sctx}
 }
 
-// answer is a model call's answer as gen_ai.output.messages JSON: one
-// message, with the reason the model stopped in the conventions' words.
-func answer(c *trace.LLMCall) string {
-	type part struct {
-		Type      string          `json:"type"`
-		Content   string          `json:"content,omitempty"`
-		Name      string          `json:"name,omitempty"`
-		Arguments json.RawMessage `json:"arguments,omitempty"`
-	}
-	parts := []part{}
-	if c.Text != "" {
-		parts = append(parts, part{Type: "text", Content: c.Text})
-	}
-	for _, t := range c.ToolCalls {
-		parts = append(parts, part{Type: "tool_call", Name: t.Name, Arguments: t.Arguments})
-	}
-	msg := []map[string]any{{"role": "assistant", "parts": parts, "finish_reason": finishReason(c)}}
-	out, err := json.Marshal(msg)
-	if err != nil {
-		return ""
-	}
-	return string(out)
-}
-
-// finishReason is why the model stopped, as the output messages' schema
-// names it: the neutral reasons are its own but for tool_calls (its
-// tool_call); a call whose reason was not read stopped with its answer.
-func finishReason(c *trace.LLMCall) string {
-	switch c.FinishReason {
-	case "":
-		if len(c.ToolCalls) > 0 {
-			return "tool_call"
-		}
-		return "stop"
-	case llm.FinishToolCalls:
-		return "tool_call"
-	}
-	return c.FinishReason
-}
-
 // tool makes the span of a tool call; tool calls take no virtual time.
 func (b builder) tool(ctx, parent context.Context, e trace.Event) {
 	t := e.Tool
 	attrs := []attribute.KeyValue{
 		semconv.GenAIOperationNameExecuteTool,
 		semconv.GenAIToolName(t.Name),
+		semconv.GenAIToolType("function"), // the agent runs its tools itself
 		KeyTurn.Int(e.Turn),
 		KeyRawTokens.Int(t.RawTokens), KeyContextTokens.Int(t.ContextTokens), KeyRawBytes.Int(t.RawBytes),
 	}
