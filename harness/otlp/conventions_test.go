@@ -28,20 +28,22 @@ func export(r *report.Report) []span {
 }
 
 var _ = Describe("the GenAI conventions", func() {
-	DescribeTable("name the provider by its well-known value",
-		func(provider, want string) {
+	DescribeTable("name the provider by its well-known value, and its operation",
+		func(provider, want, op string) {
 			r := fixture()
 			r.Suites[0].Variants[0].Provider = provider
 			spans := export(r)
 			Expect(named(spans, "invoke_agent odbchat").attrs).To(HaveKeyWithValue("gen_ai.provider.name", want))
-			Expect(named(spans, "chat gemma3:4b").attrs).To(HaveKeyWithValue("gen_ai.provider.name", want))
+			call := named(spans, op+" gemma3:4b")
+			Expect(call.attrs).To(HaveKeyWithValue("gen_ai.provider.name", want))
+			Expect(call.attrs).To(HaveKeyWithValue("gen_ai.operation.name", op))
 		},
-		Entry("OpenAI", "openai", "openai"),
-		Entry("Anthropic", "anthropic", "anthropic"),
-		Entry("the Gemini API (generativelanguage.googleapis.com)", "gemini", "gcp.gemini"),
-		Entry("Azure OpenAI", "azure", "azure.ai.openai"),
-		Entry("Ollama, which has none", "ollama", "ollama"),
-		Entry("no provider named", "", "_OTHER"),
+		Entry("OpenAI", "openai", "openai", "chat"),
+		Entry("Anthropic", "anthropic", "anthropic", "chat"),
+		Entry("the Gemini API (generativelanguage.googleapis.com), whose generateContent is generate_content", "gemini", "gcp.gemini", "generate_content"),
+		Entry("Azure OpenAI", "azure", "azure.ai.openai", "chat"),
+		Entry("Ollama, which has none", "ollama", "ollama", "chat"),
+		Entry("no provider named", "", "_OTHER", "chat"),
 	)
 
 	It("calls a tool the agent ran a function", func() {

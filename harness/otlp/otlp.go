@@ -3,8 +3,8 @@
 // SDK: as OTLP JSON lines to a file (WriteJSON) or over OTLP/HTTP (Push).
 //
 // Each scenario run becomes one trace: an invoke_agent span with a chat span
-// per model call, an execute_tool span per tool call and an HTTP client span
-// per upstream exchange. Timestamps are on the virtual clock (the suite's
+// (generate_content for the Gemini API) per model call, an execute_tool span
+// per tool call and an HTTP client span per upstream exchange. Timestamps are on the virtual clock (the suite's
 // clock plus each event's offset) and trace and span ids are derived from
 // the suite, variant, scenario, sample and step, so the same report always
 // gives the same spans, byte for byte. Message content (the model's answers

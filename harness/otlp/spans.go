@@ -126,6 +126,15 @@ func (b builder) provider() string {
 	return b.variant.Provider
 }
 
+// operation is a model call's gen_ai.operation.name: the conventions name
+// the Gemini API's generateContent generate_content, every other chat.
+func (b builder) operation() attribute.KeyValue {
+	if b.variant.Provider == llm.ProviderGemini {
+		return semconv.GenAIOperationNameGenerateContent
+	}
+	return semconv.GenAIOperationNameChat
+}
+
 func (b builder) at(d time.Duration) time.Time { return b.start.Add(d) }
 
 // duration is how long an event lasted on the virtual clock.
@@ -148,8 +157,9 @@ func (b builder) chat(ctx, parent context.Context, e trace.Event) interval {
 	if u := c.Reported; u != nil {
 		in, out = u.Input, u.Output
 	}
+	op := b.operation()
 	attrs := []attribute.KeyValue{
-		semconv.GenAIOperationNameChat,
+		op,
 		semconv.GenAIProviderNameKey.String(b.provider()),
 		semconv.GenAIRequestModel(c.Model),
 		semconv.GenAIUsageInputTokens(in),
@@ -193,7 +203,7 @@ func (b builder) chat(ctx, parent context.Context, e trace.Event) interval {
 		attrs = append(attrs, prompt(c.Prompt)...)
 	}
 	ctx = oteltrace.ContextWithSpan(ctx, oteltrace.SpanFromContext(parent))
-	sctx, span := b.tracer.Start(ctx, "chat "+c.Model, oteltrace.WithSpanKind(oteltrace.SpanKindClient),
+	sctx, span := b.tracer.Start(ctx, op.Value.AsString()+" "+c.Model, oteltrace.WithSpanKind(oteltrace.SpanKindClient),
 		oteltrace.WithTimestamp(b.at(e.At)), oteltrace.WithAttributes(attrs...))
 	fail(span, c.Error, errorOther)
 	span.End(oteltrace.WithTimestamp(b.at(e.At + c.Duration)))
