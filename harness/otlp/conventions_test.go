@@ -126,4 +126,30 @@ var _ = Describe("the GenAI conventions", func() {
 		Expect(otlp.WriteJSON(context.Background(), &b, r, opts)).To(Succeed())
 		Expect(b.String()).NotTo(ContainSubstring("Mean SST near Taiwan"), "content stays out unless asked")
 	})
+
+	It("states each check of a run as an evaluation of its own, with a graded check's score", func() {
+		r := fixture()
+		score := 0.4
+		sc := &r.Suites[0].Variants[0].Scenarios[1]
+		sc.Checks = append(sc.Checks, report.Check{Turn: 0, Name: "rubric[0]", Pass: false, Judged: true, Score: &score, Detail: "score 0.40 (min 0.70), the answer names no source"})
+		var b bytes.Buffer
+		Expect(otlp.WriteJSON(context.Background(), &b, r, opts)).To(Succeed())
+		agent := named(flatten(readLines(b.Bytes())[1:]), "invoke_agent odbchat")
+		var evals []map[string]string
+		for _, e := range agent.Events {
+			if e.Name == otlp.EventEvaluation {
+				evals = append(evals, attrs(e.Attributes))
+			}
+		}
+		Expect(evals).To(HaveLen(3), "the verdict's, then one a check")
+		Expect(evals[0]).To(HaveKeyWithValue("gen_ai.evaluation.name", otlp.EvaluationVerdict))
+		Expect(evals[1]).To(HaveKeyWithValue("gen_ai.evaluation.name", "answer_contains"))
+		Expect(evals[1]).To(HaveKeyWithValue("gen_ai.evaluation.score.label", "fail"))
+		Expect(evals[1]).To(HaveKeyWithValue("gen_ai.evaluation.explanation", "want 27.1"))
+		Expect(evals[1]).To(HaveKeyWithValue("testbed.turn", `{"intValue":"2"}`))
+		Expect(evals[1]).NotTo(HaveKey("gen_ai.evaluation.score.value"), "a check that is not graded has no score")
+		Expect(evals[2]).To(HaveKeyWithValue("gen_ai.evaluation.name", "rubric[0]"))
+		Expect(evals[2]).To(HaveKeyWithValue("gen_ai.evaluation.score.value", `{"doubleValue":0.4}`))
+		Expect(evals[2]).To(HaveKeyWithValue("testbed.check.judged", `{"boolValue":true}`))
+	})
 })

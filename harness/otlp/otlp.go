@@ -73,12 +73,16 @@ const (
 	KeyFailedChecks      = attribute.Key("testbed.failed_checks")
 	KeyNoteKey           = attribute.Key("testbed.note.key")
 	KeyNoteValue         = attribute.Key("testbed.note.value")
+	// KeyJudged is true on a check's evaluation whose outcome rests on the
+	// model's judgement (the suite's judged: list, a rubric).
+	KeyJudged = attribute.Key("testbed.check.judged")
 )
 
 // Names of the span events and of the evaluation.
 const (
 	// EventEvaluation is the invoke_agent span's event that states the
-	// run's verdict.
+	// run's verdict, and the one of each check of the run (named by the
+	// check: route, rubric[0], …).
 	EventEvaluation = "gen_ai.evaluation.result"
 	// EventNote is the invoke_agent span's event for each note the agent made.
 	EventNote = "testbed.note"

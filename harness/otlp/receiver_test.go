@@ -95,8 +95,9 @@ var _ = Describe("Push to the OpenTelemetry Collector's OTLP receiver", Label("c
 		Expect(post.ParentSpanID()).To(Equal(chat.SpanID()))
 		status, _ := post.Attributes().Get("http.response.status_code")
 		Expect(status.Int()).To(Equal(int64(200)))
-		Expect(agent.Events().Len()).To(Equal(2), "the note and the evaluation")
+		Expect(agent.Events().Len()).To(Equal(3), "the note, the verdict's evaluation and its one check's")
 		Expect(agent.Events().At(1).Name()).To(Equal("gen_ai.evaluation.result"))
+		Expect(agent.Events().At(2).Name()).To(Equal("gen_ai.evaluation.result"))
 	})
 
 	It("takes every line of the --otlp-file output on its OTLP/HTTP JSON endpoint, as the same spans Push sends", func() {

@@ -97,10 +97,33 @@ func (b builder) build(ctx context.Context) {
 		semconv.GenAIEvaluationExplanation(strings.Join(append(nonEmpty(b.run.errText), checks...), "\n")),
 		KeyFailedChecks.StringSlice(checks),
 	))
+	for _, c := range b.run.checks {
+		agent.AddEvent(EventEvaluation, oteltrace.WithTimestamp(b.at(end)), oteltrace.WithAttributes(evaluation(c)...))
+	}
 	if b.run.verdict != report.VerdictPass {
 		fail(agent, "verdict "+b.run.verdict, b.run.verdict)
 	}
 	agent.End(oteltrace.WithTimestamp(b.at(end)))
+}
+
+// evaluation is the gen_ai.evaluation.result of one check: its name, pass
+// or fail, its score when it was graded (a rubric's), its detail.
+func evaluation(c report.Check) []attribute.KeyValue {
+	label := "fail"
+	if c.Pass {
+		label = "pass"
+	}
+	attrs := []attribute.KeyValue{semconv.GenAIEvaluationName(c.Name), semconv.GenAIEvaluationScoreLabel(label), KeyTurn.Int(c.Turn + 1)}
+	if c.Score != nil {
+		attrs = append(attrs, semconv.GenAIEvaluationScoreValue(*c.Score))
+	}
+	if c.Detail != "" {
+		attrs = append(attrs, semconv.GenAIEvaluationExplanation(c.Detail))
+	}
+	if c.Judged {
+		attrs = append(attrs, KeyJudged.Bool(true))
+	}
+	return attrs
 }
 
 func nonEmpty(s string) []string {

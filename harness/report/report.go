@@ -209,6 +209,9 @@ type Check struct {
 	// Judged is true when the check's outcome depends on the model's
 	// judgement (the suite's judged: list), not on the agent's plumbing.
 	Judged bool `json:"judged,omitempty"`
+	// Score is a graded check's score (a rubric's, 0 to 1), nil for a
+	// check that has none.
+	Score *float64 `json:"score,omitempty"`
 }
 
 // Label names c for a reader: "turn N name", its turn counted from 1 as

@@ -266,7 +266,7 @@ func (r *sampleRun) grade(ctx context.Context) {
 			reason = cost.Grader + ": " + reason
 		}
 		d := fmt.Sprintf("score %.2f (min %.2f), %s", gr.Score, it.rubric.MinScore, reason)
-		checks = append(checks, report.Check{Turn: it.turn, Name: name, Pass: gr.Score >= it.rubric.MinScore, Judged: true, Detail: d})
+		checks = append(checks, report.Check{Turn: it.turn, Name: name, Pass: gr.Score >= it.rubric.MinScore, Judged: true, Detail: d, Score: &gr.Score})
 		score += gr.Score * it.rubric.Weight
 		weights += it.rubric.Weight
 	}

@@ -76,6 +76,7 @@ var _ = Describe("rubric checks graded by the stand-in judge", Ordered, func() {
 		Expect(rubric.Pass).To(BeTrue())
 		Expect(rubric.Judged).To(BeTrue())
 		Expect(rubric.Detail).To(MatchRegexp(`^score 1\.00 \(min 0\.70\), rule-based stand-in judge: `))
+		Expect(rubric.Score).To(HaveValue(BeNumerically("==", 1)), "the score as a number too")
 		Expect(recorded.Grading).NotTo(BeNil())
 		Expect(recorded.Grading.Calls).To(Equal(1))
 		Expect(recorded.Grading.StandIn).To(BeTrue())
