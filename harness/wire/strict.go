@@ -75,24 +75,6 @@ func (rr responsesRequest) schemas() error {
 	return nil
 }
 
-// anthropicFormatProblem is Anthropic's refusal of a structured-output
-// schema (output_config.format, or the beta's output_format, named by
-// field) with an object that says additionalProperties: true, which its
-// structured outputs do not take, or "". The rest of their subset is not
-// checked.
-func anthropicFormatProblem(field string, schema json.RawMessage) string {
-	v, err := orderedValue(json.NewDecoder(bytes.NewReader(schema)))
-	if err != nil {
-		return ""
-	}
-	return walkSchema(v, nil, func(o ordered, _ []any) string {
-		if ap, _ := o.get("additionalProperties"); ap == true && o.isObjectSchema() {
-			return field + ".schema: For 'object' type, 'additionalProperties: true' is not supported. Please set 'additionalProperties' to false"
-		}
-		return ""
-	})
-}
-
 // strictNode checks the schema v found at path, and what it holds, as
 // OpenAI's strict mode does.
 func strictNode(v any, path []any) string {

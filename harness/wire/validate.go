@@ -303,9 +303,11 @@ const minThinkingBudget = 1024
 // messages; thinking (enabled or adaptive) with no budget or one below
 // 1,024 tokens, a temperature other than 1, a tool_choice that forces tool
 // use, or a last assistant message whose tool_use blocks the request
-// answers that does not start with its thinking (thinkingFirst); an
-// assistant message whose tool_use blocks are not each answered by a
-// tool_result block in the message right after it.
+// answers that does not start with its thinking (thinkingFirst); a strict
+// tool's schema or a structured-output schema outside structured outputs'
+// subset (anthropicSchemas); an assistant message whose tool_use blocks
+// are not each answered by a tool_result block in the message right after
+// it.
 func validateAnthropic(ar anthropicRequest) error {
 	if len(ar.Messages) == 0 {
 		return &invalid{msg: "messages: at least one message is required"}
@@ -327,10 +329,8 @@ func validateAnthropic(ar anthropicRequest) error {
 			return err
 		}
 	}
-	if f, field := ar.format(); f != nil && len(f.Schema) > 0 {
-		if p := anthropicFormatProblem(field, f.Schema); p != "" {
-			return &invalid{msg: p}
-		}
+	if err := anthropicSchemas(ar); err != nil {
+		return err
 	}
 	for i, m := range ar.Messages[:len(ar.Messages)-1] {
 		if m.Role != "assistant" {
