@@ -108,8 +108,15 @@ var _ = Describe("a strict schema (OpenAI's structured outputs) outside strict m
 			"tools": [{"type": "function", "function": {"name": "get_weather", "parameters": `+composedWhen+`}}]}`),
 		Entry("Chat: strict, with bounds, a pattern and a longest list", chatPath, `{"model": "gpt-4.1-mini", "messages": [`+user+`],
 			"tools": [{"type": "function", "function": {"name": "get_weather", "strict": true, "parameters": `+boundedDays+`}}]}`),
+		// The Responses API's function tools are strict unless they say
+		// strict: false, but a schema that cannot be made strict is not
+		// refused: OpenAI's function-calling guide (strict mode, as quoted
+		// in 0xPlaygrounds/rig#2477) says the API then falls back to
+		// best-effort, non-strict function calling.
 		Entry("Responses: an optional field, strict not said", "/v1/responses", `{"model": "gpt-4.1-mini", "instructions": "`+echoPrompt+`", "input": "hi",
 			"tools": [{"type": "function", "name": "get_weather", "parameters": `+optionalDays+`}]}`),
+		Entry("Responses: an open root and allOf, strict not said", "/v1/responses", `{"model": "gpt-4.1-mini", "instructions": "`+echoPrompt+`", "input": "hi",
+			"tools": [{"type": "function", "name": "get_weather", "parameters": `+openRoot+`}, {"type": "function", "name": "get_sst", "parameters": `+composedWhen+`}]}`),
 	)
 })
 
