@@ -21,6 +21,14 @@ const (
 	openWhen     = `{"type": "object", "properties": {"city": {"type": "string"}, "when": {"type": "object", "properties": {"from": {"type": "string"}}, "required": ["from"]}},
 		"required": ["city", "when"], "additionalProperties": false}`
 	openRoot = `{"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}`
+	// composedWhen builds its nested object with allOf, which strict mode
+	// does not permit.
+	composedWhen = `{"type": "object", "properties": {"city": {"type": "string"},
+		"when": {"allOf": [{"type": "object", "properties": {"from": {"type": "string"}}, "required": ["from"], "additionalProperties": false}]}},
+		"required": ["city", "when"], "additionalProperties": false}`
+	// boundedDays bounds and patterns its fields, which strict mode takes.
+	boundedDays = `{"type": "object", "properties": {"city": {"type": "string", "pattern": "^[A-Z]"}, "days": {"type": "integer", "minimum": 1, "maximum": 16},
+		"cities": {"type": "array", "items": {"type": "string"}, "maxItems": 3}}, "required": ["city", "days", "cities"], "additionalProperties": false}`
 )
 
 var _ = Describe("a strict schema (OpenAI's structured outputs) outside strict mode's subset", func() {
@@ -46,6 +54,18 @@ var _ = Describe("a strict schema (OpenAI's structured outputs) outside strict m
 			"response_format": {"type": "json_schema", "json_schema": {"name": "forecast", "strict": true, "schema": `+openWhen+`}}}`,
 			"Invalid schema for response_format 'forecast': In context=('properties', 'when'), 'additionalProperties' is required to be supplied and to be false.",
 			"response_format", nil),
+		Entry("a strict function whose root is not an object", `{"model": "gpt-4.1-mini", "messages": [`+user+`],
+			"tools": [{"type": "function", "function": {"name": "send_email", "strict": true, "parameters": {"type": "string"}}}]}`,
+			`Invalid schema for function 'send_email': schema must be a JSON Schema of 'type: "object"', got 'type: "string"'.`,
+			"tools[0].function.parameters", "invalid_function_parameters"),
+		Entry("a strict function composing a nested object with allOf", `{"model": "gpt-4.1-mini", "messages": [`+user+`],
+			"tools": [{"type": "function", "function": {"name": "get_weather", "strict": true, "parameters": `+composedWhen+`}}]}`,
+			"Invalid schema for function 'get_weather': In context=('properties', 'when'), 'allOf' is not permitted.",
+			"tools[0].function.parameters", "invalid_function_parameters"),
+		Entry("a strict response format whose root is a list", `{"model": "gpt-4.1-mini", "messages": [`+user+`],
+			"response_format": {"type": "json_schema", "json_schema": {"name": "forecast", "strict": true, "schema": {"type": "array", "items": {"type": "string"}}}}}`,
+			`Invalid schema for response_format 'forecast': schema must be a JSON Schema of 'type: "object"', got 'type: "array"'.`,
+			"response_format", nil),
 	)
 
 	DescribeTable("Responses API: refused with 400, OpenAI's words, param and code",
@@ -69,6 +89,10 @@ var _ = Describe("a strict schema (OpenAI's structured outputs) outside strict m
 			"text": {"format": {"type": "json_schema", "name": "forecast", "strict": true, "schema": `+openWhen+`}}}`,
 			"Invalid schema for response_format 'forecast': In context=('properties', 'when'), 'additionalProperties' is required to be supplied and to be false.",
 			"text.format.schema", "invalid_json_schema"),
+		Entry("a strict function composing a nested object with allOf", `{"model": "gpt-4.1-mini", "input": "hi",
+			"tools": [{"type": "function", "name": "get_weather", "strict": true, "parameters": `+composedWhen+`}]}`,
+			"Invalid schema for function 'get_weather': In context=('properties', 'when'), 'allOf' is not permitted.",
+			"tools[0].parameters", "invalid_function_parameters"),
 	)
 
 	DescribeTable("is taken when strict mode is not asked for, or the schema is within it",
@@ -80,8 +104,19 @@ var _ = Describe("a strict schema (OpenAI's structured outputs) outside strict m
 			"tools": [{"type": "function", "function": {"name": "get_weather", "strict": false, "parameters": `+optionalDays+`}}]}`),
 		Entry("Chat: strict, nullable fields, a nested object and a list of unions", chatPath, `{"model": "gpt-4.1-mini", "messages": [`+user+`],
 			"tools": [{"type": "function", "function": {"name": "get_weather", "strict": true, "parameters": `+strictWeather+`}}]}`),
+		Entry("Chat: allOf, not strict", chatPath, `{"model": "gpt-4.1-mini", "messages": [`+user+`],
+			"tools": [{"type": "function", "function": {"name": "get_weather", "parameters": `+composedWhen+`}}]}`),
+		Entry("Chat: strict, with bounds, a pattern and a longest list", chatPath, `{"model": "gpt-4.1-mini", "messages": [`+user+`],
+			"tools": [{"type": "function", "function": {"name": "get_weather", "strict": true, "parameters": `+boundedDays+`}}]}`),
+		// The Responses API's function tools are strict unless they say
+		// strict: false, but a schema that cannot be made strict is not
+		// refused: OpenAI's function-calling guide (strict mode, as quoted
+		// in 0xPlaygrounds/rig#2477) says the API then falls back to
+		// best-effort, non-strict function calling.
 		Entry("Responses: an optional field, strict not said", "/v1/responses", `{"model": "gpt-4.1-mini", "instructions": "`+echoPrompt+`", "input": "hi",
 			"tools": [{"type": "function", "name": "get_weather", "parameters": `+optionalDays+`}]}`),
+		Entry("Responses: an open root and allOf, strict not said", "/v1/responses", `{"model": "gpt-4.1-mini", "instructions": "`+echoPrompt+`", "input": "hi",
+			"tools": [{"type": "function", "name": "get_weather", "parameters": `+openRoot+`}, {"type": "function", "name": "get_sst", "parameters": `+composedWhen+`}]}`),
 	)
 })
 

@@ -83,7 +83,8 @@ var _ = Describe("a Responses API conversation continued with previous_response_
 	})
 
 	It("echoes the reasoning settings a request gives, as the API does", func() {
-		resp, err := c.Responses.New(ctx, responses.ResponseNewParams{Model: gpt, Instructions: sdk.String(echoPrompt), Input: userInput("hello"),
+		// A reasoning model: gpt's, one before reasoning, refuses an effort.
+		resp, err := c.Responses.New(ctx, responses.ResponseNewParams{Model: "o4-mini", Instructions: sdk.String(echoPrompt), Input: userInput("hello"),
 			Reasoning: shared.ReasoningParam{Effort: shared.ReasoningEffortLow, Summary: shared.ReasoningSummaryAuto}})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(resp.Reasoning.Effort).To(Equal(shared.ReasoningEffortLow))

@@ -70,6 +70,10 @@ type anthropicTool struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description"`
 	InputSchema json.RawMessage `json:"input_schema"`
+	// Strict asks for strict tool use: the input constrained to the
+	// schema, which must then be in structured outputs' subset
+	// (anthropicSchemas).
+	Strict *bool `json:"strict"`
 }
 
 // read is t as the model reads it: a client tool as given, a typed client

@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -209,7 +210,7 @@ func (rr responsesRequest) decode(strict bool, prior []llm.Message) (Request, []
 	if t := rr.TopLogprobs; t != nil && (*t < 0 || *t > maxTopLogprobs) && strict {
 		return Request{}, nil, fmt.Errorf("invalid 'top_logprobs': expected a value from 0 to %d, but got %d instead", maxTopLogprobs, *t)
 	}
-	if err := rr.schemas(); err != nil && strict {
+	if err := cmp.Or(rr.schemas(), rr.reasoningEffort()); err != nil && strict {
 		return Request{}, nil, err
 	}
 	if rr.MaxOutputTokens != nil {

@@ -16,14 +16,25 @@ import (
 // context=(…), …" (or "for function 'NAME'"). Two rules trip most agents:
 // every object must say additionalProperties: false, and its required must
 // list every key of its properties (an optional field is written as a
-// union with null instead). The stand-in refuses such a schema in the
-// API's words, so that a recording against it fails where a recording
-// against OpenAI would; it does not check the rest of the subset.
+// union with null instead). The root must be an object ("Invalid schema
+// for function 'sendEmailTool': schema must be a JSON Schema of 'type:
+// "object"', got 'type: "string"'.", alibaba/spring-ai-alibaba#4576), and
+// no schema may compose others with allOf, not, if/then/else or the
+// dependent keywords ("Invalid schema for function
+// 'notion__notion-update-page': In context=('properties', 'data'), 'allOf'
+// is not permitted.", param tools[26].function.parameters, code
+// invalid_function_parameters, makenotion/notion-mcp-server#102). The
+// stand-in refuses such a schema in the API's words, so that a recording
+// against it fails where a recording against OpenAI would. It does not
+// check the subset's limits (nesting depth, property count, enum sizes):
+// their current values and how the API counts them are not known here.
 
 // strictProblem is the first thing OpenAI's strict mode refuses in schema,
 // as its message says it after the schema's name ("In context=('properties',
 // 'when'), 'additionalProperties' is required to be supplied and to be
-// false."), or "". Objects are checked before what they hold, and what
+// false."), or "": a root that is not an object, an object that may hold
+// more or leaves a property out of required, a composition keyword
+// (strictUnsupported). Objects are checked before what they hold, and what
 // they hold in the order the schema gives it; a schema that is not JSON is
 // left to the rest of the request's reading.
 func strictProblem(schema json.RawMessage) string {
@@ -33,6 +44,13 @@ func strictProblem(schema json.RawMessage) string {
 	v, err := orderedValue(json.NewDecoder(bytes.NewReader(schema)))
 	if err != nil {
 		return ""
+	}
+	if o, ok := v.(ordered); ok {
+		if t, _ := o.get("type"); t != nil && t != "object" {
+			if t, ok := t.(string); ok {
+				return fmt.Sprintf(`schema must be a JSON Schema of 'type: "object"', got 'type: "%s"'.`, t)
+			}
+		}
 	}
 	return strictNode(v, nil)
 }
@@ -75,46 +93,52 @@ func (rr responsesRequest) schemas() error {
 	return nil
 }
 
-// anthropicFormatProblem is Anthropic's refusal of a structured-output
-// schema (output_config.format, or the beta's output_format, named by
-// field) with an object that says additionalProperties: true, which its
-// structured outputs do not take, or "". The rest of their subset is not
-// checked.
-func anthropicFormatProblem(field string, schema json.RawMessage) string {
-	v, err := orderedValue(json.NewDecoder(bytes.NewReader(schema)))
-	if err != nil {
-		return ""
-	}
-	return walkSchema(v, nil, func(o ordered, _ []any) string {
-		if ap, _ := o.get("additionalProperties"); ap == true && o.isObjectSchema() {
-			return field + ".schema: For 'object' type, 'additionalProperties: true' is not supported. Please set 'additionalProperties' to false"
+// strictNode checks the schema v found at path, and what it holds, as
+// OpenAI's strict mode does.
+func strictNode(v any, path []any) string {
+	return walkSchema(v, path, func(o ordered, path []any) string {
+		if p := strictObject(o, path); p != "" {
+			return p
+		}
+		for _, k := range o.keys {
+			if slices.Contains(strictUnsupported, k) {
+				return fmt.Sprintf("In context=%s, '%s' is not permitted.", context(path), k)
+			}
 		}
 		return ""
 	})
 }
 
-// strictNode checks the schema v found at path, and what it holds, as
-// OpenAI's strict mode does.
-func strictNode(v any, path []any) string {
-	return walkSchema(v, path, func(o ordered, path []any) string {
-		if !o.isObjectSchema() {
-			return ""
-		}
-		if ap, ok := o.get("additionalProperties"); !ok || ap != false {
-			return fmt.Sprintf("In context=%s, 'additionalProperties' is required to be supplied and to be false.", context(path))
-		}
-		props, _ := o.get("properties")
-		required, _ := o.get("required")
-		list, _ := required.([]any)
-		if p, ok := props.(ordered); ok {
-			for _, k := range p.keys {
-				if !slices.Contains(list, any(k)) {
-					return fmt.Sprintf("In context=%s, 'required' is required to be supplied and to be an array including every key in properties. Missing '%s'.", context(path), k)
-				}
+// strictUnsupported are the keywords strict mode does not permit in any
+// schema: composition. allOf's refusal is quoted above; the rest, which
+// OpenAI's structured-outputs guide lists beside it as not supported, are
+// given the same words, their own not having been seen. (default, which
+// the API refused in 2025, "In context=('properties', 'name'), 'default'
+// is not permitted." in dotnet/extensions#6196, it takes since:
+// openai/openai-agents-python#4390, tested by its maintainer against
+// api.openai.com in 2026.)
+var strictUnsupported = []string{"allOf", "not", "dependentRequired", "dependentSchemas", "if", "then", "else"}
+
+// strictObject is what strict mode refuses in the object schema o found
+// at path, or "" (also when o does not describe objects).
+func strictObject(o ordered, path []any) string {
+	if !o.isObjectSchema() {
+		return ""
+	}
+	if ap, ok := o.get("additionalProperties"); !ok || ap != false {
+		return fmt.Sprintf("In context=%s, 'additionalProperties' is required to be supplied and to be false.", context(path))
+	}
+	props, _ := o.get("properties")
+	required, _ := o.get("required")
+	list, _ := required.([]any)
+	if p, ok := props.(ordered); ok {
+		for _, k := range p.keys {
+			if !slices.Contains(list, any(k)) {
+				return fmt.Sprintf("In context=%s, 'required' is required to be supplied and to be an array including every key in properties. Missing '%s'.", context(path), k)
 			}
 		}
-		return ""
-	})
+	}
+	return ""
 }
 
 // walkSchema gives check the schema v found at path, then each schema it

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/agentreplay/testbed/agents/llm"
@@ -170,40 +169,6 @@ func validateChat(wr chatRequest) error {
 	return nil
 }
 
-var (
-	// oSeries names OpenAI's o-series reasoning models: o1, o3-mini, o4-mini.
-	oSeries = regexp.MustCompile(`^o[1-9]([.-]|$)`)
-	// gpt5First names GPT-5's first models, which always reason: gpt-5,
-	// gpt-5-mini, gpt-5-nano, dated or not.
-	gpt5First = regexp.MustCompile(`^gpt-5(-mini|-nano)?(-\d{4}-\d{2}-\d{2})?$`)
-)
-
-// reasoningParams returns what OpenAI's reasoning models refuse in wr, by
-// its model's name, or nil: max_tokens, which they replaced by
-// max_completion_tokens, from the models that reason (reasons: the
-// o-series, GPT-5 and Codex, not the chat models beside them); a temperature other than the default 1 from the
-// o-series, GPT-5's first models, and the later ones (gpt-5.1 on) when
-// they are told to reason (a reasoning_effort other than none, their
-// default). Agents configured with a reasoning model and the settings of
-// the model before it hit both.
-func reasoningParams(wr chatRequest) error {
-	m := strings.ToLower(wr.Model)
-	m = m[strings.LastIndexByte(m, '/')+1:]
-	if !reasons(m) {
-		return nil
-	}
-	if wr.MaxTokens != 0 {
-		return &invalid{msg: "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.",
-			param: "max_tokens", code: "unsupported_parameter"}
-	}
-	thinking := oSeries.MatchString(m) || gpt5First.MatchString(m) || wr.ReasoningEffort != "" && wr.ReasoningEffort != "none"
-	if t := wr.Temperature; t != nil && *t != 1 && thinking {
-		return &invalid{msg: fmt.Sprintf("Unsupported value: 'temperature' does not support %s with this model. Only the default (1) value is supported.", strconv.FormatFloat(*t, 'g', -1, 64)),
-			param: "temperature", code: "unsupported_value"}
-	}
-	return nil
-}
-
 // isTrue reports whether a flag was given true.
 func isTrue(b *bool) bool { return b != nil && *b }
 
@@ -301,11 +266,14 @@ const minThinkingBudget = 1024
 
 // validateAnthropic returns what Messages refuses in ar, or nil: no
 // messages; thinking (enabled or adaptive) with no budget or one below
-// 1,024 tokens, a temperature other than 1, a tool_choice that forces tool
+// 1,024 tokens, enabled for a model that does not think (anthropicThinks),
+// a temperature other than 1, a tool_choice that forces tool
 // use, or a last assistant message whose tool_use blocks the request
-// answers that does not start with its thinking (thinkingFirst); an
-// assistant message whose tool_use blocks are not each answered by a
-// tool_result block in the message right after it.
+// answers that does not start with its thinking (thinkingFirst); a strict
+// tool's schema or a structured-output schema outside structured outputs'
+// subset (anthropicSchemas); an assistant message whose tool_use blocks
+// are not each answered by a tool_result block in the message right after
+// it.
 func validateAnthropic(ar anthropicRequest) error {
 	if len(ar.Messages) == 0 {
 		return &invalid{msg: "messages: at least one message is required"}
@@ -316,6 +284,8 @@ func validateAnthropic(ar anthropicRequest) error {
 			return &invalid{msg: "thinking.enabled.budget_tokens: Field required"}
 		case t.Type == "enabled" && *t.BudgetTokens < minThinkingBudget:
 			return &invalid{msg: fmt.Sprintf("thinking.enabled.budget_tokens: Input should be greater than or equal to %d", minThinkingBudget)}
+		case t.Type == "enabled" && !anthropicThinks(ar.Model):
+			return &invalid{msg: fmt.Sprintf("'%s' does not support thinking.", ar.Model)}
 		case ar.Temperature != nil && *ar.Temperature != 1:
 			return &invalid{msg: "`temperature` may only be set to 1 when thinking is enabled or in adaptive mode. Please consult our documentation at https://platform.claude.com/docs/en/build-with-claude/extended-thinking"}
 		case ar.TopK != nil:
@@ -327,10 +297,8 @@ func validateAnthropic(ar anthropicRequest) error {
 			return err
 		}
 	}
-	if f, field := ar.format(); f != nil && len(f.Schema) > 0 {
-		if p := anthropicFormatProblem(field, f.Schema); p != "" {
-			return &invalid{msg: p}
-		}
+	if err := anthropicSchemas(ar); err != nil {
+		return err
 	}
 	for i, m := range ar.Messages[:len(ar.Messages)-1] {
 		if m.Role != "assistant" {
