@@ -205,7 +205,13 @@ func decodeGeminiResponse(b []byte) (llm.Response, error) {
 			out.Message.Content += p.Text
 		}
 		if f := p.FunctionCall; f != nil {
-			out.Message.ToolCalls = append(out.Message.ToolCalls, llm.ToolCall{ID: f.ID, Name: f.Name, Arguments: f.Args})
+			args := f.Args
+			if len(args) == 0 || string(args) == "null" {
+				// no args (a function of no parameters): no arguments, as
+				// the adapter and a request's history read the call
+				args = json.RawMessage(`{}`)
+			}
+			out.Message.ToolCalls = append(out.Message.ToolCalls, llm.ToolCall{ID: f.ID, Name: f.Name, Arguments: args})
 		}
 	}
 	out.FinishReason = geminiadapter.FinishReason(c.FinishReason, len(out.Message.ToolCalls) > 0)
