@@ -39,6 +39,7 @@ func FuzzSDKReading(f *testing.F) {
 // answer is what one model answer says, built into each API's shapes.
 type answer struct {
 	text, thought, tool, args, id, finish, tier, model string
+	speed                                              string // Anthropic's usage.speed
 	argsObject                                         map[string]any
 	in, out, reasoning, cached, written, audio         int
 	calls, twoChoices, pieces, incomplete, noArgs      bool
@@ -46,14 +47,17 @@ type answer struct {
 
 // newAnswer is the answer the fuzzed fields make: shape's bits choose a
 // tool call (1), a second choice or candidate (2), the text streamed in
-// pieces (4), a Responses answer cut short (8) and a Gemini call with no
-// args (16).
+// pieces (4), a Responses answer cut short (8), a Gemini call with no
+// args (16) and an Anthropic answer in fast mode (32).
 func newAnswer(text, thought, tool, key, value, id, finish, tier string, counts [6]int, shape uint16) answer {
 	valid := func(s string) string { return strings.ToValidUTF8(s, "\uFFFD") }
 	a := answer{text: valid(text), thought: valid(thought), tool: valid(tool), id: valid(id), finish: valid(finish), tier: valid(tier),
 		model: "model-" + valid(tool), argsObject: map[string]any{valid(key): valid(value)},
 		in: counts[0], out: counts[1], reasoning: counts[2], cached: counts[3], written: counts[4], audio: counts[5],
 		calls: shape&1 != 0, twoChoices: shape&2 != 0, pieces: shape&4 != 0, incomplete: shape&8 != 0, noArgs: shape&16 != 0}
+	if a.speed = "standard"; shape&32 != 0 {
+		a.speed = "fast"
+	}
 	b, _ := json.Marshal(a.argsObject)
 	a.args = string(b)
 	if a.finish == "" {

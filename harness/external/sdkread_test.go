@@ -210,6 +210,10 @@ func anthropicReading(m *anthropic.Message) reading {
 	r := reading{Finish: string(m.StopReason), Model: string(m.Model),
 		Usage: llm.Usage{InputTokens: int(u.InputTokens) + read + write, OutputTokens: int(u.OutputTokens), ReasoningTokens: int(u.OutputTokensDetails.ThinkingTokens),
 			CacheReadTokens: read, CacheWriteTokens: write, CacheWrite1hTokens: int(u.CacheCreation.Ephemeral1hInputTokens), ServiceTier: llm.StandardTier(string(u.ServiceTier))}}
+	if u.Speed == anthropic.UsageSpeedFast {
+		// fast mode, billed at its own rates: a tier of its own
+		r.Usage.ServiceTier = strings.TrimPrefix(r.Usage.ServiceTier+"+fast", "+")
+	}
 	for _, block := range m.Content {
 		switch block.Type {
 		case "text":

@@ -122,7 +122,7 @@ func (a answer) responsesStream() string {
 func (a answer) anthropicUsage(out int) obj {
 	return obj{"input_tokens": a.in, "cache_creation_input_tokens": a.written, "cache_read_input_tokens": a.cached, "output_tokens": out,
 		"cache_creation":        obj{"ephemeral_5m_input_tokens": a.written - a.written/2, "ephemeral_1h_input_tokens": a.written / 2},
-		"output_tokens_details": obj{"thinking_tokens": a.reasoning}, "service_tier": a.tier}
+		"output_tokens_details": obj{"thinking_tokens": a.reasoning}, "service_tier": a.tier, "speed": a.speed}
 }
 
 // anthropicBlocks is a's content blocks.
