@@ -1,7 +1,8 @@
 package external_test
 
 // The differential check against the official SDKs (sdkdiff_test.go) for
-// the Responses API, Anthropic Messages and Gemini's generateContent.
+// the Responses API, Anthropic Messages, Gemini's generateContent and its
+// Interactions API (whole).
 
 import (
 	. "github.com/onsi/ginkgo/v2"
@@ -9,7 +10,7 @@ import (
 	"github.com/agentreplay/testbed/harness/wire"
 )
 
-var _ = DescribeTable("a Responses API, Anthropic or Gemini answer is read as the official SDK reads it",
+var _ = DescribeTable("a Responses API, Anthropic, Gemini or Interactions API answer is read as the official SDK reads it",
 	agreeWithSDK,
 	Entry("Responses: reasoning with a summary, annotated text, a function call, the flex tier", wire.Responses, jsonHeader, sdkResponses,
 		`{"id": "resp_d1", "object": "response", "created_at": 1767225600, "status": "completed", "model": "o4-mini-2025-04-16", "service_tier": "flex",
@@ -116,4 +117,15 @@ var _ = DescribeTable("a Responses API, Anthropic or Gemini answer is read as th
 		`{"candidates": [{"content": {"role": "model", "parts": [{"text": "Zone 1 "}]}, "index": 0}], "usageMetadata": {"promptTokenCount": 300, "candidatesTokenCount": 3, "totalTokenCount": 320, "thoughtsTokenCount": 17}, "modelVersion": "gemini-2.5-pro"}`,
 		`{"candidates": [{"content": {"role": "model", "parts": [{"text": "costs 1.20."}, {"functionCall": {"id": "fc-g2", "name": "fare", "args": {"zone": 2}}}]}, "finishReason": "STOP", "index": 0}],
 			"usageMetadata": {"promptTokenCount": 300, "candidatesTokenCount": 20, "totalTokenCount": 337, "thoughtsTokenCount": 17, "cachedContentTokenCount": 256}, "modelVersion": "gemini-2.5-pro", "responseId": "g-d2"}`)),
+	Entry("Interactions: a thought, text, then two function calls; flex, cached and audio tokens by modality", wire.Interactions, jsonHeader, sdkInteraction,
+		`{"id": "v1_d1", "object": "interaction", "model": "gemini-3.5-flash", "status": "requires_action", "service_tier": "flex",
+		"steps": [{"type": "thought", "signature": "c2lnNQ=="}, {"type": "model_output", "content": [{"type": "text", "text": "Checking both lines."}]},
+			{"type": "function_call", "id": "fc_i1", "name": "tram_times", "arguments": {"stop": "Ilica"}}, {"type": "function_call", "id": "fc_i2", "name": "fare", "arguments": {"zone": 1}}],
+		"usage": {"total_input_tokens": 1400, "total_output_tokens": 60, "total_thought_tokens": 90, "total_cached_tokens": 512, "total_tool_use_tokens": 0, "total_tokens": 1550,
+			"input_tokens_by_modality": [{"modality": "text", "tokens": 1100}, {"modality": "audio", "tokens": 300}], "cached_tokens_by_modality": [{"modality": "audio", "tokens": 100}],
+			"output_tokens_by_modality": [{"modality": "text", "tokens": 60}]}}`),
+	Entry("Interactions: text at the standard tier", wire.Interactions, jsonHeader, sdkInteraction,
+		`{"id": "v1_d2", "object": "interaction", "model": "gemini-3.5-pro", "status": "completed", "service_tier": "standard",
+		"steps": [{"type": "model_output", "content": [{"type": "text", "text": "Tram 6 "}, {"type": "text", "text": "every 8 minutes."}]}],
+		"usage": {"total_input_tokens": 200, "total_output_tokens": 12, "total_tokens": 212}}`),
 )

@@ -11,7 +11,7 @@ import (
 )
 
 // FuzzSDKReading builds an answer of each API from fuzzed fields, whole and
-// streamed (sdkshapes_test.go), and checks that testbed reads each as the
+// streamed (sdkshapes_test.go; the Interactions API whole), and checks that testbed reads each as the
 // provider's official Go SDK reads the same bytes (sdkread_test.go): text,
 // tool calls, finish reason, model and token counts.
 func FuzzSDKReading(f *testing.F) {
@@ -97,6 +97,7 @@ func (a answer) cases() []built {
 		{"anthropic stream", wire.Anthropic, sseHeader, sdkAnthropicStream, a.anthropicStream()},
 		{"gemini", wire.Gemini, jsonHeader, sdkGemini, mustJSON(a.gemini())},
 		{"gemini stream", wire.Gemini, sseHeader, sdkGeminiStream, a.geminiStream()},
+		{"interactions", wire.Interactions, jsonHeader, sdkInteraction, mustJSON(a.interaction())},
 	}
 }
 

@@ -212,7 +212,11 @@ func anthropicReading(m *anthropic.Message) reading {
 			CacheReadTokens: read, CacheWriteTokens: write, CacheWrite1hTokens: int(u.CacheCreation.Ephemeral1hInputTokens), ServiceTier: llm.StandardTier(string(u.ServiceTier))}}
 	if u.Speed == anthropic.UsageSpeedFast {
 		// fast mode, billed at its own rates: a tier of its own
-		r.Usage.ServiceTier = strings.TrimPrefix(r.Usage.ServiceTier+"+fast", "+")
+		if r.Usage.ServiceTier == "" {
+			r.Usage.ServiceTier = "fast"
+		} else {
+			r.Usage.ServiceTier += "+fast"
+		}
 	}
 	for _, block := range m.Content {
 		switch block.Type {

@@ -257,3 +257,23 @@ func (a answer) geminiStream() string {
 	}
 	return eventStream(false, "", out...)
 }
+
+// interaction is a as a whole Interactions API answer: its thought, its
+// text and its call as steps, audio by modality in its usage.
+func (a answer) interaction() obj {
+	var steps []any
+	if a.thought != "" {
+		steps = append(steps, obj{"type": "thought", "signature": "c2ln"})
+	}
+	steps = append(steps, obj{"type": "model_output", "content": []any{obj{"type": "text", "text": a.text}}})
+	status := "completed"
+	if a.calls {
+		steps, status = append(steps, obj{"type": "function_call", "id": a.id, "name": a.tool, "arguments": a.argsObject}), "requires_action"
+	}
+	return obj{"id": "v1_f", "object": "interaction", "model": a.model, "status": status, "service_tier": a.tier, "steps": steps,
+		"usage": obj{"total_input_tokens": a.in, "total_output_tokens": a.out, "total_thought_tokens": a.reasoning, "total_cached_tokens": a.cached,
+			"total_tool_use_tokens": a.written, "total_tokens": a.in + a.out + a.reasoning + a.written,
+			"input_tokens_by_modality":  []any{obj{"modality": "text", "tokens": a.in - a.audio}, obj{"modality": "audio", "tokens": a.audio}},
+			"cached_tokens_by_modality": []any{obj{"modality": "audio", "tokens": a.audio / 2}},
+			"output_tokens_by_modality": []any{obj{"modality": "audio", "tokens": a.audio}}}}
+}
