@@ -31,6 +31,10 @@ var _ = DescribeTable("a call is billed at the tier that served it, its audio at
 		usage: llm.Usage{InputTokens: 10000, OutputTokens: 2000, CacheReadTokens: 4096, ServiceTier: "priority"}, usd: 0, unpriced: true}),
 	Entry("Anthropic's usage.service_tier priority, which the table has no rates for: unpriced", bill{endpoint: anthropicEndpoint, url: "$ANTHROPIC_BASE_URL/v1/messages",
 		request: railMessage, fixture: "anthropic-priority.json", usage: llm.Usage{InputTokens: 900, OutputTokens: 40, ServiceTier: "priority"}, usd: 0, unpriced: true}),
+	// fast mode (usage.speed fast) is billed at a premium over the standard rates, which the table has none of
+	Entry("Anthropic's usage.speed fast, which the table has no rates for: unpriced, not billed at the standard rates", bill{endpoint: anthropicEndpoint, url: "$ANTHROPIC_BASE_URL/v1/messages",
+		request: `{"model": "claude-opus-4-6", "speed": "fast", "max_tokens": 1024, "messages": [{"role": "user", "content": "Which platform?"}]}`, fixture: "anthropic-fast.json",
+		models: map[string]string{"claude-opus-4-6": "claude-sonnet-4-5"}, usage: llm.Usage{InputTokens: 1200, OutputTokens: 60, ServiceTier: "fast"}, usd: 0, unpriced: true}),
 	// gpt-audio-mini: 300 text × $0.60/M + 1,200 audio × $10/M in; 100 text × $2.40/M + 700 audio × $20/M out
 	Entry("OpenAI Chat's audio_tokens in and out at the audio rates", bill{endpoint: openAIEndpoint, url: "$OPENAI_BASE_URL/chat/completions",
 		request: `{"model": "gpt-audio-mini", "modalities": ["text", "audio"], "audio": {"voice": "alloy", "format": "wav"}, "messages": [{"role": "user", "content": "Which platform?"}]}`,

@@ -97,8 +97,9 @@ func decodeChatResponse(b []byte) (llm.Response, error) {
 				Audio     int `json:"audio_tokens"`
 			} `json:"completion_tokens_details"`
 			PromptDetails struct {
-				Cached int `json:"cached_tokens"`
-				Audio  int `json:"audio_tokens"`
+				Cached  int `json:"cached_tokens"`
+				Written int `json:"cache_write_tokens"`
+				Audio   int `json:"audio_tokens"`
 			} `json:"prompt_tokens_details"`
 		} `json:"usage"`
 	}
@@ -108,7 +109,7 @@ func decodeChatResponse(b []byte) (llm.Response, error) {
 	}
 	out.Model, out.Message.Role = w.Model, llm.RoleAssistant
 	out.Usage = llm.Usage{InputTokens: w.Usage.Prompt, OutputTokens: w.Usage.Completion, ReasoningTokens: w.Usage.Details.Reasoning,
-		CacheReadTokens: w.Usage.PromptDetails.Cached, InputAudioTokens: w.Usage.PromptDetails.Audio, OutputAudioTokens: w.Usage.Details.Audio,
+		CacheReadTokens: w.Usage.PromptDetails.Cached, CacheWriteTokens: w.Usage.PromptDetails.Written, InputAudioTokens: w.Usage.PromptDetails.Audio, OutputAudioTokens: w.Usage.Details.Audio,
 		ServiceTier: llm.StandardTier(w.ServiceTier)}
 	if len(w.Choices) == 0 {
 		return out, nil
@@ -204,7 +205,13 @@ func decodeGeminiResponse(b []byte) (llm.Response, error) {
 			out.Message.Content += p.Text
 		}
 		if f := p.FunctionCall; f != nil {
-			out.Message.ToolCalls = append(out.Message.ToolCalls, llm.ToolCall{ID: f.ID, Name: f.Name, Arguments: f.Args})
+			args := f.Args
+			if len(args) == 0 || string(args) == "null" {
+				// no args (a function of no parameters): no arguments, as
+				// the adapter and a request's history read the call
+				args = json.RawMessage(`{}`)
+			}
+			out.Message.ToolCalls = append(out.Message.ToolCalls, llm.ToolCall{ID: f.ID, Name: f.Name, Arguments: args})
 		}
 	}
 	out.FinishReason = geminiadapter.FinishReason(c.FinishReason, len(out.Message.ToolCalls) > 0)

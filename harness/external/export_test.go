@@ -2,9 +2,12 @@ package external
 
 import (
 	"encoding/json"
+	"errors"
+	"net/http"
 	"net/url"
 
 	"github.com/agentreplay/testbed/agents/llm"
+	"github.com/agentreplay/testbed/harness/wire"
 )
 
 // SetFakeTimeLibraries replaces where libfaketime is looked for, until
@@ -52,4 +55,19 @@ func PairFetches(args, results, urls, bodies []string) []int {
 		fetched[i] = fetch{url: parsed, body: []byte(bodies[i])}
 	}
 	return pairFetches(calls, byID, fetched)
+}
+
+// ReadAnswer reads a model's answer of dialect d, sent with header h, as
+// the observer reads it off the traffic: a stream put together as its
+// adapter does, a whole answer decoded; a whole stream with nothing in it
+// is an empty answer, not an error.
+func ReadAnswer(d wire.Dialect, h http.Header, b []byte) (llm.Response, error) {
+	if events, streamed := streamOf(d, h, b); streamed {
+		out, err := decodeStream(d, events)
+		if errors.Is(err, llm.ErrNoContent) {
+			err = nil
+		}
+		return out, err
+	}
+	return decodeResponse(d, b)
 }

@@ -2,6 +2,7 @@ package wire
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
@@ -237,37 +238,22 @@ func interactionsEvents(id, model string, msg llm.Message, th map[string]any, n 
 // malformed one cannot make the reader allocate without end.
 const maxSteps = 1 << 16
 
-// interactionsUsage is an interaction's usage as the API reports it.
-type interactionsUsage struct {
-	Input   int `json:"total_input_tokens"`
-	Output  int `json:"total_output_tokens"`
-	Thought int `json:"total_thought_tokens"`
-	Cached  int `json:"total_cached_tokens"`
-	ToolUse int `json:"total_tool_use_tokens"`
-}
-
-// usage counts thinking beside the output's tokens, and what the built-in
-// tools (search, code execution) added to the prompt beside the input's,
-// as generateContent's usageMetadata does (thoughtsTokenCount,
-// toolUsePromptTokenCount): both are billed.
-func (u interactionsUsage) usage() llm.Usage {
-	return llm.Usage{InputTokens: u.Input + u.ToolUse, OutputTokens: u.Output + u.Thought, ReasoningTokens: u.Thought, CacheReadTokens: u.Cached}
-}
-
 // interactionsAnswer is the part of an Interaction ReadInteractions reads.
 type interactionsAnswer struct {
-	ID     string             `json:"id"`
-	Model  string             `json:"model"`
-	Status string             `json:"status"`
-	Steps  []interactionsItem `json:"steps"`
-	Usage  *interactionsUsage `json:"usage"`
+	ID          string             `json:"id"`
+	Model       string             `json:"model"`
+	Status      string             `json:"status"`
+	ServiceTier string             `json:"service_tier"` // flex, priority …; standard
+	Steps       []interactionsItem `json:"steps"`
+	Usage       *interactionsUsage `json:"usage"`
 }
 
 // ReadInteractions reads an Interactions API answer, whole (an
 // Interaction) or streamed (its server-sent events), as the genai SDKs put
 // it together: the text of its model_output steps, its function_call
 // steps as tool calls (their ids kept), its usage (thought tokens are
-// output, as Gemini counts them) and why it ended (status: requires_action
+// output, as Gemini counts them; audio by modality) and service tier, and
+// why it ended (status: requires_action
 // is FinishToolCalls, incomplete FinishLength). Its error is an error
 // event or body, or a stream that ended before interaction.completed.
 func ReadInteractions(b []byte) (llm.Response, error) {
@@ -321,7 +307,7 @@ func ReadInteractions(b []byte) (llm.Response, error) {
 		}
 		switch ev.Type {
 		case "interaction.created":
-			a.ID, a.Model = ev.Interaction.ID, ev.Interaction.Model
+			a.ID, a.Model, a.ServiceTier = ev.Interaction.ID, ev.Interaction.Model, ev.Interaction.ServiceTier
 		case "step.start":
 			a.Steps[ev.Index] = ev.Step
 		case "step.delta":
@@ -343,6 +329,7 @@ func ReadInteractions(b []byte) (llm.Response, error) {
 		case "interaction.completed":
 			done = true
 			a.Status = ev.Interaction.Status
+			a.ServiceTier = cmp.Or(ev.Interaction.ServiceTier, a.ServiceTier)
 			if ev.Interaction.Usage != nil {
 				a.Usage = ev.Interaction.Usage
 			}
@@ -382,6 +369,7 @@ func (a interactionsAnswer) response() llm.Response {
 	if a.Usage != nil {
 		out.Usage = a.Usage.usage()
 	}
+	out.Usage.ServiceTier = llm.StandardTier(a.ServiceTier)
 	out.FinishReason = finishReason(a.Status, out.Message, map[string]string{
 		"completed": llm.FinishStop, "requires_action": llm.FinishToolCalls, "incomplete": llm.FinishLength})
 	return out

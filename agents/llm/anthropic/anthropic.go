@@ -26,7 +26,9 @@
 //     the thinking tokens of output_tokens are Usage.ReasoningTokens; a
 //     server-side compaction's tokens (usage.iterations' compaction
 //     entries), which the top-level counts leave out, are added, as
-//     they are billed, its cache reads and writes to the cache parts.
+//     they are billed, its cache reads and writes to the cache parts;
+//     usage.service_tier, with "fast" for usage.speed fast, is
+//     Usage.ServiceTier.
 //
 // Client.Streaming makes it stream (see stream.go).
 package anthropic
@@ -164,9 +166,26 @@ func usage(u sdk.Usage) llm.Usage {
 		CacheWriteTokens: write + c.write,
 		// the SDK's cache_creation breakdown by time to live
 		CacheWrite1hTokens: int(u.CacheCreation.Ephemeral1hInputTokens),
-		ServiceTier:        llm.StandardTier(string(u.ServiceTier)),
+		ServiceTier:        tier(u),
 		WebSearches:        int(u.ServerToolUse.WebSearchRequests),
 	}
+}
+
+// tier is the tier that served a call of usage u: its service tier
+// (priority, batch; "" for standard), and "fast" when it ran in fast mode
+// (usage.speed fast, billed at a premium over the model's rates), joined
+// by "+" when both ("priority+fast"), so that a price row without the
+// tier's rates leaves the call unpriced rather than billed at the standard
+// rates.
+func tier(u sdk.Usage) string {
+	t := llm.StandardTier(string(u.ServiceTier))
+	if u.Speed != sdk.UsageSpeedFast {
+		return t
+	}
+	if t == "" {
+		return string(sdk.UsageSpeedFast)
+	}
+	return t + "+" + string(sdk.UsageSpeedFast)
 }
 
 // compacted is the usage of the compaction iterations a usage object

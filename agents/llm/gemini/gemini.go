@@ -98,9 +98,14 @@ func response(out *genai.GenerateContentResponse) (llm.Response, error) {
 	for _, p := range out.Candidates[0].Content.Parts {
 		switch {
 		case p.FunctionCall != nil:
-			args, err := json.Marshal(p.FunctionCall.Args)
-			if err != nil {
-				return llm.Response{}, err
+			// A call without args (a function of no parameters) has no
+			// arguments: {}, not the null a nil map marshals to.
+			args := []byte(`{}`)
+			if p.FunctionCall.Args != nil {
+				var err error
+				if args, err = json.Marshal(p.FunctionCall.Args); err != nil {
+					return llm.Response{}, err
+				}
 			}
 			msg.ToolCalls = append(msg.ToolCalls, llm.ToolCall{
 				ID: p.FunctionCall.ID, Name: p.FunctionCall.Name, Arguments: args, Signature: p.ThoughtSignature,

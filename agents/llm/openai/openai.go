@@ -104,6 +104,9 @@ func response(out *sdk.ChatCompletion) (llm.Response, error) {
 			OutputTokens:    int(out.Usage.CompletionTokens),
 			ReasoningTokens: int(out.Usage.CompletionTokensDetails.ReasoningTokens),
 			CacheReadTokens: int(out.Usage.PromptTokensDetails.CachedTokens),
+			// the prompt's tokens written to the cache, which OpenAI bills
+			// apart (cache_write_tokens, beside cached_tokens)
+			CacheWriteTokens: int(out.Usage.PromptTokensDetails.CacheWriteTokens),
 			// audio_tokens: the audio parts of the prompt and the answer
 			InputAudioTokens:  int(out.Usage.PromptTokensDetails.AudioTokens),
 			OutputAudioTokens: int(out.Usage.CompletionTokensDetails.AudioTokens),

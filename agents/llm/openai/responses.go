@@ -41,7 +41,8 @@ import (
 //   - status completed is FinishStop or FinishToolCalls; incomplete for
 //     max_output_tokens is FinishLength; other incomplete reasons
 //     (content_filter …) and other statuses pass through as the API says;
-//   - usage: input_tokens includes the cached tokens (CacheReadTokens),
+//   - usage: input_tokens includes the cached tokens (CacheReadTokens) and
+//     those written to the cache (cache_write_tokens, CacheWriteTokens),
 //     output_tokens the reasoning tokens (ReasoningTokens).
 //
 // Unstreamed unless Streaming says so. SDK retries are off.
@@ -125,12 +126,13 @@ func FromResponses(out *responses.Response) (llm.Response, error) {
 		RawFinishReason: responsesRawFinish(out),
 		Model:           out.Model,
 		Usage: llm.Usage{
-			InputTokens:     int(out.Usage.InputTokens), // cached tokens included
-			OutputTokens:    int(out.Usage.OutputTokens),
-			ReasoningTokens: int(out.Usage.OutputTokensDetails.ReasoningTokens),
-			CacheReadTokens: int(out.Usage.InputTokensDetails.CachedTokens),
-			ServiceTier:     llm.StandardTier(string(out.ServiceTier)),
-			WebSearches:     webSearches(out),
+			InputTokens:      int(out.Usage.InputTokens), // cached tokens included
+			OutputTokens:     int(out.Usage.OutputTokens),
+			ReasoningTokens:  int(out.Usage.OutputTokensDetails.ReasoningTokens),
+			CacheReadTokens:  int(out.Usage.InputTokensDetails.CachedTokens),
+			CacheWriteTokens: int(out.Usage.InputTokensDetails.CacheWriteTokens),
+			ServiceTier:      llm.StandardTier(string(out.ServiceTier)),
+			WebSearches:      webSearches(out),
 		},
 	}
 	if !answered {
