@@ -152,4 +152,14 @@ var _ = Describe("the GenAI conventions", func() {
 		Expect(evals[2]).To(HaveKeyWithValue("gen_ai.evaluation.score.value", `{"doubleValue":0.4}`))
 		Expect(evals[2]).To(HaveKeyWithValue("testbed.check.judged", `{"boolValue":true}`))
 	})
+
+	It("writes each export request on one line, whatever line breaks the content holds", func() {
+		r := fixture()
+		r.Suites[0].Variants[0].Scenarios[0].Events[4].LLM.Text = "Line one.\nLine two.\r\n\tIndented."
+		var b bytes.Buffer
+		Expect(otlp.WriteJSON(context.Background(), &b, r, otlp.Options{Start: opts.Start, Content: true})).To(Succeed())
+		Expect(bytes.Count(b.Bytes(), []byte("\n"))).To(Equal(2), "two runs, two lines")
+		Expect(b.String()).To(ContainSubstring(`Line one.\\nLine two.`), "the break escaped inside its string")
+		Expect(readLines(b.Bytes())).To(HaveLen(2))
+	})
 })
