@@ -52,4 +52,3 @@ func BenchmarkWriteJSON(b *testing.B) {
 		})
 	}
 }
-
