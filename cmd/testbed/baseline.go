@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -213,7 +214,38 @@ type baselineFile struct {
 	path    string
 	rep     *report.Report
 	missing bool
-	err     error // exit-coded
+	err     error  // exit-coded
+	bless   string // the command that blesses it (blessCommand); "" for the plain one
+}
+
+// blessCommand is the command that blesses what a run of sel gated against
+// the baseline its --baseline flag named: with the run's project root,
+// suite, price table and that file, so that it blesses what was gated
+// where it was gated (the plain "testbed baseline bless" would bless the
+// project in the working folder, at testbed's own prices).
+func blessCommand(sel selection, flag string) string {
+	cmd := "testbed baseline bless"
+	if sel.suite != "" {
+		cmd += " --suite " + sel.suite
+	}
+	if sel.prices != "" {
+		cmd += " --prices " + sel.prices
+	}
+	if flag != defaultBaseline {
+		cmd += " --out " + flag
+	}
+	if sel.root != "" && filepath.Clean(sel.root) != "." {
+		cmd += " --root " + sel.root
+	}
+	return cmd
+}
+
+// blessing is the command that blesses b.
+func (b baselineFile) blessing() string {
+	if b.bless == "" {
+		return "testbed baseline bless"
+	}
+	return b.bless
 }
 
 // readBaseline reads the blessed report at path; testbed run reads it
@@ -255,10 +287,10 @@ func (b baselineFile) check(rep *report.Report, suites []*scenario.Suite, stderr
 	}
 	if b.missing && inCI() {
 		return fail("the gate could not run: no blessed baseline", withCode(exitFailed, fmt.Errorf("no blessed baseline at %s, so the regression gate cannot run; in CI (CI=%s) that fails: "+
-			"create it with testbed baseline bless and commit it, or pass --no-baseline", b.path, os.Getenv("CI"))))
+			"create it with %s and commit it, or pass --no-baseline", b.path, os.Getenv("CI"), b.blessing())))
 	}
 	if b.missing {
-		fmt.Fprintf(stderr, "no blessed baseline at %s: the regression gate did not run; create one with: testbed baseline bless\n", b.path)
+		fmt.Fprintf(stderr, "no blessed baseline at %s: the regression gate did not run; create one with: %s\n", b.path, b.blessing())
 		g.Summary = "the gate did not run (no blessed baseline)"
 		return g, nil
 	}
@@ -278,8 +310,8 @@ func (b baselineFile) check(rep *report.Report, suites []*scenario.Suite, stderr
 		if len(missing) > 1 {
 			them = "them"
 		}
-		why := fmt.Sprintf("%s has no %s, so the gate did not compare %s; bless %s with: testbed baseline bless (and commit %s)",
-			b.path, strings.Join(missing, ", "), them, them, b.path)
+		why := fmt.Sprintf("%s has no %s, so the gate did not compare %s; bless %s with: %s (and commit %s)",
+			b.path, strings.Join(missing, ", "), them, them, b.blessing(), b.path)
 		if inCI() && len(g.Regressions) == 0 {
 			return fail(fmt.Sprintf("the gate could not compare %s: not in %s", strings.Join(missing, ", "), b.path),
 				withCode(exitFailed, fmt.Errorf("%s; in CI (CI=%s) that fails, or pass --no-baseline", why, os.Getenv("CI"))))
@@ -298,7 +330,7 @@ func (b baselineFile) check(rep *report.Report, suites []*scenario.Suite, stderr
 		// Blessing would not measure them: say what would.
 		return fail(summary, withCode(exitFailed, fmt.Errorf("%d gate metrics against %s could not be evaluated (%s); see the table", len(g.Regressions), b.path, why)))
 	}
-	return fail(summary, withCode(exitFailed, fmt.Errorf("%d regressions against %s; if they are intended, run: testbed baseline bless", len(g.Regressions), b.path)))
+	return fail(summary, withCode(exitFailed, fmt.Errorf("%d regressions against %s; if they are intended, run: %s", len(g.Regressions), b.path, b.blessing())))
 }
 
 // unevaluated reports whether every regression is a metric the gate could

@@ -270,11 +270,16 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	var blessed chan baselineFile
 	if baseline != "" {
+		bless := blessCommand(sel, baseline)
 		if baseline, err = underRoot(sel.root, baseline, "--baseline"); err != nil {
 			return err
 		}
 		blessed = make(chan baselineFile, 1)
-		go func() { blessed <- readBaseline(baseline) }()
+		go func() {
+			b := readBaseline(baseline)
+			b.bless = bless
+			blessed <- b
+		}()
 	}
 	start := time.Now()
 	agents, stop := running(sel.root, suites)
