@@ -90,10 +90,7 @@ func cmdBaseline(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return withCode(exitInternal, err)
 	}
 	failing, never := report.Failing(rep)
-	rerun := "testbed baseline bless"
-	if sel.suite != "" {
-		rerun += " --suite " + sel.suite
-	}
+	rerun := blessCommand(sel, out)
 	switch {
 	case len(never) > 0 || rep.Replay != nil && len(rep.Replay.UnusedCassettes) > 0 || !passedApart(rep):
 		if rep.Replay != nil {
@@ -110,7 +107,7 @@ func cmdBaseline(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		if errors.As(verdict(rep), &ee) && (ee.code == exitStale || ee.code == exitInternal) {
 			code = ee.code
 		}
-		return withCode(code, fmt.Errorf("the replay cannot be blessed, not even as known failures: %s; re-record or re-grade each stale run as it says, or fix the errors, then run: %s",
+		return withCode(code, fmt.Errorf("the replay cannot be blessed, not even as known failures: %s; re-record or re-grade each stale run as it says, fix the errors, or give a threshold not evaluated something to measure (or drop it from the suite), then run: %s",
 			strings.Join(never, "; "), rerun))
 	case len(failing) > 0 && !known:
 		names := make([]string, len(failing))
