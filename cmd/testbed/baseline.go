@@ -327,7 +327,26 @@ func (b baselineFile) check(rep *report.Report, suites []*scenario.Suite, stderr
 		// Blessing would not measure them: say what would.
 		return fail(summary, withCode(exitFailed, fmt.Errorf("%d gate metrics against %s could not be evaluated (%s); see the table", len(g.Regressions), b.path, why)))
 	}
+	if n := unblessable(g.Regressions); n > 0 {
+		// A stale or errored run, or a metric it left unmeasured, is
+		// fixed, not blessed (bless refuses it): say so first.
+		return fail(summary, withCode(exitFailed, fmt.Errorf("%d regressions against %s, %d of them from runs that are stale or errored, or metrics they left unmeasured: fix those runs first, as each failure above says; then, if what is left is intended, run: %s",
+			len(g.Regressions), b.path, n, b.blessing())))
+	}
 	return fail(summary, withCode(exitFailed, fmt.Errorf("%d regressions against %s; if they are intended, run: %s", len(g.Regressions), b.path, b.blessing())))
+}
+
+// unblessable counts the regressions that blessing cannot take: a
+// verdict gone stale or errored, or a metric not evaluated.
+func unblessable(regs []report.Regression) int {
+	n := 0
+	for _, r := range regs {
+		if strings.HasPrefix(r.Detail, "not evaluated: ") ||
+			r.Metric == "verdict" && (r.Detail == "pass → "+report.VerdictStale || r.Detail == "pass → "+report.VerdictError) {
+			n++
+		}
+	}
+	return n
 }
 
 // unevaluated reports whether every regression is a metric the gate could
