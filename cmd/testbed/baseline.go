@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -89,10 +90,7 @@ func cmdBaseline(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return withCode(exitInternal, err)
 	}
 	failing, never := report.Failing(rep)
-	rerun := "testbed baseline bless"
-	if sel.suite != "" {
-		rerun += " --suite " + sel.suite
-	}
+	rerun := blessCommand(sel, out)
 	switch {
 	case len(never) > 0 || rep.Replay != nil && len(rep.Replay.UnusedCassettes) > 0 || !passedApart(rep):
 		if rep.Replay != nil {
@@ -109,7 +107,7 @@ func cmdBaseline(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		if errors.As(verdict(rep), &ee) && (ee.code == exitStale || ee.code == exitInternal) {
 			code = ee.code
 		}
-		return withCode(code, fmt.Errorf("the replay cannot be blessed, not even as known failures: %s; re-record or re-grade each stale run as it says, or fix the errors, then run: %s",
+		return withCode(code, fmt.Errorf("the replay cannot be blessed, not even as known failures: %s; re-record or re-grade each stale run as it says, fix the errors, or give a threshold not evaluated something to measure (or drop it from the suite), then run: %s",
 			strings.Join(never, "; "), rerun))
 	case len(failing) > 0 && !known:
 		names := make([]string, len(failing))
@@ -213,7 +211,38 @@ type baselineFile struct {
 	path    string
 	rep     *report.Report
 	missing bool
-	err     error // exit-coded
+	err     error  // exit-coded
+	bless   string // the command that blesses it (blessCommand); "" for the plain one
+}
+
+// blessCommand is the command that blesses what a run of sel gated against
+// the baseline its --baseline flag named: with the run's project root,
+// suite, price table and that file, so that it blesses what was gated
+// where it was gated (the plain "testbed baseline bless" would bless the
+// project in the working folder, at testbed's own prices).
+func blessCommand(sel selection, flag string) string {
+	cmd := "testbed baseline bless"
+	if sel.suite != "" {
+		cmd += " --suite " + sel.suite
+	}
+	if sel.prices != "" {
+		cmd += " --prices " + sel.prices
+	}
+	if flag != defaultBaseline {
+		cmd += " --out " + flag
+	}
+	if sel.root != "" && filepath.Clean(sel.root) != "." {
+		cmd += " --root " + sel.root
+	}
+	return cmd
+}
+
+// blessing is the command that blesses b.
+func (b baselineFile) blessing() string {
+	if b.bless == "" {
+		return "testbed baseline bless"
+	}
+	return b.bless
 }
 
 // readBaseline reads the blessed report at path; testbed run reads it
@@ -255,10 +284,10 @@ func (b baselineFile) check(rep *report.Report, suites []*scenario.Suite, stderr
 	}
 	if b.missing && inCI() {
 		return fail("the gate could not run: no blessed baseline", withCode(exitFailed, fmt.Errorf("no blessed baseline at %s, so the regression gate cannot run; in CI (CI=%s) that fails: "+
-			"create it with testbed baseline bless and commit it, or pass --no-baseline", b.path, os.Getenv("CI"))))
+			"create it with %s and commit it, or pass --no-baseline", b.path, os.Getenv("CI"), b.blessing())))
 	}
 	if b.missing {
-		fmt.Fprintf(stderr, "no blessed baseline at %s: the regression gate did not run; create one with: testbed baseline bless\n", b.path)
+		fmt.Fprintf(stderr, "no blessed baseline at %s: the regression gate did not run; create one with: %s\n", b.path, b.blessing())
 		g.Summary = "the gate did not run (no blessed baseline)"
 		return g, nil
 	}
@@ -278,8 +307,8 @@ func (b baselineFile) check(rep *report.Report, suites []*scenario.Suite, stderr
 		if len(missing) > 1 {
 			them = "them"
 		}
-		why := fmt.Sprintf("%s has no %s, so the gate did not compare %s; bless %s with: testbed baseline bless (and commit %s)",
-			b.path, strings.Join(missing, ", "), them, them, b.path)
+		why := fmt.Sprintf("%s has no %s, so the gate did not compare %s; bless %s with: %s (and commit %s)",
+			b.path, strings.Join(missing, ", "), them, them, b.blessing(), b.path)
 		if inCI() && len(g.Regressions) == 0 {
 			return fail(fmt.Sprintf("the gate could not compare %s: not in %s", strings.Join(missing, ", "), b.path),
 				withCode(exitFailed, fmt.Errorf("%s; in CI (CI=%s) that fails, or pass --no-baseline", why, os.Getenv("CI"))))
@@ -298,7 +327,26 @@ func (b baselineFile) check(rep *report.Report, suites []*scenario.Suite, stderr
 		// Blessing would not measure them: say what would.
 		return fail(summary, withCode(exitFailed, fmt.Errorf("%d gate metrics against %s could not be evaluated (%s); see the table", len(g.Regressions), b.path, why)))
 	}
-	return fail(summary, withCode(exitFailed, fmt.Errorf("%d regressions against %s; if they are intended, run: testbed baseline bless", len(g.Regressions), b.path)))
+	if n := unblessable(g.Regressions); n > 0 {
+		// A stale or errored run, or a metric it left unmeasured, is
+		// fixed, not blessed (bless refuses it): say so first.
+		return fail(summary, withCode(exitFailed, fmt.Errorf("%d regressions against %s, %d of them from runs that are stale or errored, or metrics they left unmeasured: fix those runs first, as each failure above says; then, if what is left is intended, run: %s",
+			len(g.Regressions), b.path, n, b.blessing())))
+	}
+	return fail(summary, withCode(exitFailed, fmt.Errorf("%d regressions against %s; if they are intended, run: %s", len(g.Regressions), b.path, b.blessing())))
+}
+
+// unblessable counts the regressions that blessing cannot take: a
+// verdict gone stale or errored, or a metric not evaluated.
+func unblessable(regs []report.Regression) int {
+	n := 0
+	for _, r := range regs {
+		if strings.HasPrefix(r.Detail, "not evaluated: ") ||
+			r.Metric == "verdict" && (r.Detail == "pass → "+report.VerdictStale || r.Detail == "pass → "+report.VerdictError) {
+			n++
+		}
+	}
+	return n
 }
 
 // unevaluated reports whether every regression is a metric the gate could

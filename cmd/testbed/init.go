@@ -159,7 +159,12 @@ func writeStarter(root, name, text, from string, stdout io.Writer) error {
 	if err := f.Close(); err != nil {
 		return withCode(exitInternal, fmt.Errorf("write %s: %w", path, err))
 	}
-	fmt.Fprintf(stdout, "wrote %s; fill it in, then: testbed record --suite %s && testbed run --suite %s\n", path, name, name)
+	// The commands must reach this project from where init was run.
+	at := ""
+	if filepath.Clean(root) != "." {
+		at = " --root " + root
+	}
+	fmt.Fprintf(stdout, "wrote %s; fill it in, then: testbed record --suite %s%s && testbed run --suite %s%s\n", path, name, at, name, at)
 	return nil
 }
 

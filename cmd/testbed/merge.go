@@ -66,6 +66,7 @@ func cmdMerge(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		base := readBaseline(path)
+		base.bless = blessCommand(sel, baseline)
 		if base.rep != nil {
 			rep.ApplyKnown(base.rep.KnownFailures)
 		}

@@ -270,11 +270,16 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	var blessed chan baselineFile
 	if baseline != "" {
+		bless := blessCommand(sel, baseline)
 		if baseline, err = underRoot(sel.root, baseline, "--baseline"); err != nil {
 			return err
 		}
 		blessed = make(chan baselineFile, 1)
-		go func() { blessed <- readBaseline(baseline) }()
+		go func() {
+			b := readBaseline(baseline)
+			b.bless = bless
+			blessed <- b
+		}()
 	}
 	start := time.Now()
 	agents, stop := running(sel.root, suites)
@@ -288,6 +293,14 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		Variant: sel.variant, Scenario: sel.scenario, Progress: progress(sel, stderr),
 		Shard: i, Shards: n, Timeout: sel.timeout, Sent: prompts, Parallel: parallel,
 	})
+	if err != nil && ctx.Err() != nil {
+		// Interrupted: say what was left as it was, not "context canceled".
+		kept := "no report was written"
+		if out != "" {
+			kept += fmt.Sprintf(" (%s keeps the last complete run's)", out)
+		}
+		return fmt.Errorf("the replay stopped before its scenario runs ended and its agents were stopped; %s", kept)
+	}
 	if err != nil {
 		return withCode(exitInternal, err)
 	}

@@ -66,7 +66,7 @@ var _ = Describe("testbed run", func() {
 		r := testbed("run", "--tables", "--root", root)
 
 		Expect(r.code).To(Equal(exitOK), r.String())
-		Expect(r.stderr).To(Equal("no blessed baseline at "+filepath.Join(root, "reports", "baseline.json")+": the regression gate did not run; create one with: testbed baseline bless\n"),
+		Expect(r.stderr).To(Equal("no blessed baseline at "+filepath.Join(root, "reports", "baseline.json")+": the regression gate did not run; create one with: testbed baseline bless --root "+root+"\n"),
 			"no progress when stderr is not a terminal; only the note that this copy has no baseline")
 		for _, table := range []string{
 			"suite odbchat — agent odbchat · tokenizer o200k_base · baseline legacy · mode replay",

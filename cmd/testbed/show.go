@@ -105,6 +105,8 @@ func cmdShow(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		Provenance: v.Provenance, Match: suites[0].Match.Describe(), Events: run.Events}
 	if sample == 1 {
 		shown.Checks, shown.Answer = sc.Checks, sc.Answer
+	} else {
+		shown.Checks, shown.Answer = run.Checks, run.Answer
 	}
 	for _, r := range suites[0].Redact {
 		shown.Redact = append(shown.Redact, r.String())

@@ -85,7 +85,7 @@ var _ = Describe("the gate on the rubric grader's mean score", func() {
 		none := &report.Report{Suites: []report.Suite{{Name: "s", Variants: []report.Variant{{Name: "v", Summary: report.Summary{Scenarios: 1}}}}}}
 		regs := report.Regressions(graded(0.8), none, gate)
 		Expect(regs).To(HaveLen(1))
-		Expect(regs[0].Detail).To(Equal("not evaluated: no rubric check was graded now"))
+		Expect(regs[0].Detail).To(Equal("not evaluated: no rubric check was graded now; run scenarios that have rubric checks (the whole suite), or leave rubric_score_mean out of the suite's gate:"))
 		regs = report.Regressions(none, graded(0.8), gate)
 		Expect(regs).To(HaveLen(1))
 		Expect(regs[0].Detail).To(ContainSubstring("the baseline graded no rubric check"))

@@ -86,14 +86,15 @@ func decodeRoute(v any) (agents.Route, bool) {
 	return r, true
 }
 
-// checkRoute compares the observed route with exp: the mode must be equal,
+// checkRoute compares the observed route with exp: the mode must be equal
+// when exp names one (a route block's mode is "not checked" by default),
 // and the tool too when exp names one.
 func checkRoute(exp *scenario.Route, events []trace.Event) string {
 	r, ok := lastRoute(events)
 	if !ok {
 		return fmt.Sprintf("want %s, got no route noted and no tool called", FormatRoute(exp))
 	}
-	if r.Mode == exp.Mode && (exp.Tool == "" || r.Tool == exp.Tool) {
+	if (exp.Mode == "" || r.Mode == exp.Mode) && (exp.Tool == "" || r.Tool == exp.Tool) {
 		return ""
 	}
 	return fmt.Sprintf("want %s, got %s", FormatRoute(exp), formatRoute(r.Mode, r.Tool))

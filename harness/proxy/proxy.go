@@ -337,7 +337,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, s.Clock().Format(time.RFC3339Nano))
 		return
 	}
-	target, err := s.logical(rest, r.URL.RawQuery, r.Header)
+	target, err := s.logical(rest, escapedBelow(r), r.URL.RawQuery, r.Header)
 	if err != nil {
 		problem(w, rest, http.StatusNotFound, "%v", err)
 		return

@@ -15,16 +15,19 @@ import (
 // stands for, and the key its provider reads.
 
 // logical maps a path below the session prefix, sent with header h, to
-// the logical URL the cassettes record.
-func (s *session) logical(path, query string, h http.Header) (string, error) {
+// the logical URL the cassettes record. escaped is the same path as the
+// agent escaped it: an upstream's tail is taken from it, so an id with a
+// "?", "#" or "/" in it stays in its segment.
+func (s *session) logical(path, escaped, query string, h http.Header) (string, error) {
 	var base, tail string
 	switch {
 	case strings.HasPrefix(path, "/upstream/"):
-		name, t, _ := strings.Cut(strings.TrimPrefix(path, "/upstream/"), "/")
+		name, _, _ := strings.Cut(strings.TrimPrefix(path, "/upstream/"), "/")
 		b, ok := s.Upstreams[name]
 		if !ok {
 			return "", fmt.Errorf("no upstream %q in this session (upstreams: %s)", name, strings.Join(slices.Sorted(maps.Keys(s.Upstreams)), ", "))
 		}
+		_, t, _ := strings.Cut(strings.TrimPrefix(escaped, "/upstream/"), "/")
 		base, tail = b, "/"+t
 	case strings.HasPrefix(path, "/v1beta/") && s.Gemini != "":
 		base, tail = s.Gemini, path
@@ -104,4 +107,18 @@ func (s *session) authorize(h http.Header, path string) {
 	default:
 		h.Set("Authorization", "Bearer "+s.Key)
 	}
+}
+
+// escapedBelow is the path below r's session (or alias) prefix as the
+// agent escaped it: an upstream's path keeps its %3F, %23 and %2F, which
+// the decoded path would turn into a query, a fragment or another segment.
+func escapedBelow(r *http.Request) string {
+	p := r.URL.EscapedPath()
+	for _, prefix := range []string{"/s/", "/a/"} {
+		if tail, ok := strings.CutPrefix(p, prefix); ok && strings.HasPrefix(r.URL.Path, prefix) {
+			_, more, _ := strings.Cut(tail, "/")
+			return "/" + more
+		}
+	}
+	return p
 }

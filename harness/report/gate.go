@@ -272,7 +272,9 @@ func unjudged(metric string, base, head Summary) string {
 	case cost && base.Cost.Unpriced > 0:
 		return fmt.Sprintf("not evaluated: the baseline priced %d of its %d calls; price every model, then re-bless it: testbed baseline bless", base.Cost.Priced, base.Cost.Priced+base.Cost.Unpriced)
 	case metric == "rubric_score_mean" && head.Grading == nil:
-		return "not evaluated: no rubric check was graded now"
+		// A selection (--scenario, --variant) of runs without rubrics
+		// grades none: say what grades one.
+		return "not evaluated: no rubric check was graded now; run scenarios that have rubric checks (the whole suite), or leave rubric_score_mean out of the suite's gate:"
 	case metric == "rubric_score_mean" && base.Grading == nil:
 		return "not evaluated: the baseline graded no rubric check; re-bless it: testbed baseline bless"
 	}

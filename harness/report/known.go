@@ -74,6 +74,10 @@ func Failing(r *Report) (known []KnownFailure, never []string) {
 			for _, t := range v.Thresholds {
 				switch {
 				case t.Pass:
+				case t.NotEvaluated && t.Detail != "":
+					// The detail says why ("not evaluated: no model call
+					// streamed, …"): the way out may be no re-recording.
+					never = append(never, fmt.Sprintf("%s/%s threshold %s was %s", s.Name, v.Name, t.Source, t.Detail))
 				case t.NotEvaluated:
 					never = append(never, fmt.Sprintf("%s/%s threshold %s was not evaluated", s.Name, v.Name, t.Source))
 				default:

@@ -101,6 +101,11 @@ type Run struct {
 	// Events are the sample's trace, kept by the run that made it (for
 	// testbed show); report files hold only the first sample's.
 	Events []trace.Event `json:"-"`
+	// Checks and Answer are the sample's own checks and replies, kept by
+	// the run that made it as Events are (for testbed show of a sample
+	// past the first); report files hold only the first sample's.
+	Checks []Check  `json:"-"`
+	Answer []string `json:"-"`
 }
 
 // Sampling is what the samples of one scenario say. A scenario recorded
@@ -162,7 +167,8 @@ func Sample(runs []Scenario, minPassRate float64) Scenario {
 	stale := -1
 	for i, r := range runs {
 		sp.Runs = append(sp.Runs, Run{Sample: i + 1, Verdict: r.Verdict, Route: r.Route, Error: r.Error, Metrics: r.Metrics,
-			Replayed: replayed(r.Events), Unplayed: r.Unplayed, Crashed: r.Crashed, Escaped: r.Escaped, Recorded: r.Recorded, Dropped: r.Dropped, Events: r.Events})
+			Replayed: replayed(r.Events), Unplayed: r.Unplayed, Crashed: r.Crashed, Escaped: r.Escaped, Recorded: r.Recorded, Dropped: r.Dropped, Events: r.Events,
+			Checks: r.Checks, Answer: r.Answer})
 		if r.Verdict == VerdictPass {
 			sp.Passed++
 		}

@@ -13,7 +13,8 @@ import (
 )
 
 // RouteCorrect reports whether the observed route matches the expected one:
-// equal, or the same mode when no tool was expected.
+// equal, or the same mode when no tool was expected, or the same tool
+// (any mode) when no mode was expected (":tool").
 func (s Scenario) RouteCorrect() bool { return routeCorrect(s.ExpectedRoute, s.Route) }
 
 func routeCorrect(expected, observed string) bool {
@@ -22,6 +23,11 @@ func routeCorrect(expected, observed string) bool {
 	}
 	if observed == expected {
 		return true
+	}
+	if tool, ok := strings.CutPrefix(expected, ":"); ok {
+		// A route that names a tool and no mode: any mode with that tool.
+		_, got, _ := strings.Cut(observed, ":")
+		return got == tool
 	}
 	return !strings.Contains(expected, ":") && strings.SplitN(observed, ":", 2)[0] == expected
 }

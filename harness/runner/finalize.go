@@ -142,16 +142,21 @@ func replayStats(rep *report.Report, suites []*scenario.Suite, opts Options) *re
 	for _, s := range rep.Suites {
 		for _, v := range s.Variants {
 			for _, sc := range v.Scenarios {
+				// A sampled scenario read from a report file (a shard's, to
+				// merge) keeps sample 1's events on the scenario alone: its
+				// runs' events are not written.
+				notes := trace.Notes(sc.Events, agents.NoteIsolation)
 				for _, r := range sc.Runs() {
 					st.Replayed += r.Replayed
 					st.Recorded += r.Unplayed
 					if r.Escaped {
 						st.Escaped++
 					}
-					for _, v := range trace.Notes(r.Events, agents.NoteIsolation) {
-						if s, ok := v.(string); ok && !slices.Contains(st.Isolation, s) {
-							st.Isolation = append(st.Isolation, s)
-						}
+					notes = append(notes, trace.Notes(r.Events, agents.NoteIsolation)...)
+				}
+				for _, v := range notes {
+					if s, ok := v.(string); ok && !slices.Contains(st.Isolation, s) {
+						st.Isolation = append(st.Isolation, s)
 					}
 				}
 			}

@@ -124,7 +124,17 @@ func (d *decoder) scenariosFrom(v *yaml.Node) ([]DataFile, []Scenario) {
 			seq := &yaml.Node{Kind: yaml.SequenceNode, Line: 1}
 			for _, r := range rows {
 				if r.text(id) == "" || r.text(input) == "" {
-					rd.errorf(r.line, "", "no value in column %q or %q: every row needs an id and an input", id, input)
+					var empty []string
+					for _, c := range [][2]string{{id, "the id"}, {input, "the input"}} {
+						if r.text(c[0]) == "" {
+							empty = append(empty, fmt.Sprintf("%q (%s)", c[0], c[1]))
+						}
+					}
+					which := "column " + empty[0]
+					if len(empty) == 2 {
+						which = "columns " + empty[0] + " and " + empty[1]
+					}
+					rd.errorf(r.line, "", "no value in %s: every row needs an id and an input", which)
 					continue
 				}
 				if !r.textCells(rd, [][2]string{{"id", id}, {"input", input}, {"criterion", col("criterion")}}) {

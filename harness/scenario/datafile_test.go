@@ -144,7 +144,7 @@ var _ = Describe("scenarios_from", func() {
 		Expect(errors.Is(err, scenario.ErrInvalidSuite)).To(BeTrue())
 		msg := err.Error()
 		Expect(msg).To(MatchRegexp(`cases\.jsonl:1: .*llm_calls: want an integer`))
-		Expect(msg).To(MatchRegexp(`cases\.jsonl:2: no value in column "case_id" or "question"`))
+		Expect(msg).To(ContainSubstring(`cases.jsonl:2: no value in column "question" (the input): every row needs an id and an input`))
 		Expect(msg).To(MatchRegexp(`cases\.jsonl:3: .*duplicate id "a" \(first at line 1\)`))
 		Expect(msg).To(MatchRegexp(`cases\.yaml:\d+: scenarios: id "hand-written" is also a row`))
 	})
