@@ -173,6 +173,23 @@ const (
 	ProviderOllama = "ollama"
 )
 
+// KeyEnv is the variable a provider's SDKs read their key from
+// (OPENAI_API_KEY, GEMINI_API_KEY, ANTHROPIC_API_KEY,
+// AZURE_OPENAI_API_KEY), or "" for Ollama, which takes none.
+func KeyEnv(provider string) string {
+	switch provider {
+	case ProviderOllama:
+		return ""
+	case ProviderGemini:
+		return "GEMINI_API_KEY"
+	case ProviderAnthropic:
+		return "ANTHROPIC_API_KEY"
+	case ProviderAzure:
+		return "AZURE_OPENAI_API_KEY"
+	}
+	return "OPENAI_API_KEY"
+}
+
 // Providers returns every provider an Endpoint may name.
 func Providers() []string {
 	return []string{ProviderOpenAI, ProviderGemini, ProviderAnthropic, ProviderAzure, ProviderOllama}

@@ -158,13 +158,13 @@ func ModelEnv(ep llm.Endpoint, base string) map[string]string {
 	case llm.ProviderOllama:
 		return map[string]string{BaseURLEnv(ep.Provider): base, "OLLAMA_BASE_URL": base}
 	case llm.ProviderAzure:
-		return map[string]string{BaseURLEnv(ep.Provider): base, "AZURE_OPENAI_API_KEY": cassette.PlaceholderKey, "OPENAI_API_VERSION": ep.AzureVersion()}
+		return map[string]string{BaseURLEnv(ep.Provider): base, llm.KeyEnv(ep.Provider): cassette.PlaceholderKey, "OPENAI_API_VERSION": ep.AzureVersion()}
 	case llm.ProviderGemini:
-		return map[string]string{BaseURLEnv(ep.Provider): base, "GOOGLE_GEMINI_BASE_URL": base, "GEMINI_API_KEY": cassette.PlaceholderKey}
+		return map[string]string{BaseURLEnv(ep.Provider): base, "GOOGLE_GEMINI_BASE_URL": base, llm.KeyEnv(ep.Provider): cassette.PlaceholderKey}
 	case llm.ProviderAnthropic:
-		return map[string]string{BaseURLEnv(ep.Provider): base, "ANTHROPIC_API_KEY": cassette.PlaceholderKey}
+		return map[string]string{BaseURLEnv(ep.Provider): base, llm.KeyEnv(ep.Provider): cassette.PlaceholderKey}
 	}
-	return map[string]string{BaseURLEnv(ep.Provider): base + "/v1", "OPENAI_API_KEY": cassette.PlaceholderKey}
+	return map[string]string{BaseURLEnv(ep.Provider): base + "/v1", llm.KeyEnv(ep.Provider): cassette.PlaceholderKey}
 }
 
 // Proxy is the server. Build it with Start.

@@ -63,10 +63,6 @@ type External struct {
 }
 
 var (
-	// ModelKeyVars are the variables of a model provider's key, which a
-	// suite's agent.env: refuses: the program gets a placeholder, and the
-	// proxy sets the real key on each call (docs/external-agents.md).
-	ModelKeyVars = []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY", "AZURE_OPENAI_API_KEY"}
 	externalKeys = []string{"name", "command", "dir", "env", "not_secret", "model", "embeddings", "upstreams", "turn_timeout", "all_turns", "http", "mcp", "keep_alive", "start_timeout", "clock", "max_request_body", "network"}
 	upstreamKeys = []string{"base_url", "env"}
 	// externalKey is the key of agent: that sets each field of External.
@@ -115,14 +111,13 @@ func (d *decoder) external(v *yaml.Node, s *Suite) {
 			d.errorf(d.dirLine, join(at, "dir"), "%q is an absolute path; give the agent's folder relative to the project root, inside it", e.Dir)
 		}
 	}
+	envLines := map[string]int{}
 	if f, ok := fs["env"]; ok {
 		e.Env = map[string]string{}
 		if efs, ok := d.anyKeys(f.val, join(at, "env"), "a mapping of variable names to values"); ok {
 			for k, ef := range efs {
 				e.Env[k], _ = d.str(ef.val, join(join(at, "env"), k))
-				if slices.Contains(ModelKeyVars, k) {
-					d.errorf(ef.key.Line, join(join(at, "env"), k), "a model key does not belong in a suite: testbed gives the program a placeholder %s and its proxy puts the real key on each call to a real provider (read from testbed's own environment by record --provider), so this value is never the one used, and it would be committed with the suite file; remove it from env:", k)
-				}
+				envLines[k] = ef.key.Line
 			}
 		}
 	}
@@ -140,6 +135,13 @@ func (d *decoder) external(v *yaml.Node, s *Suite) {
 	if f, ok := fs["model"]; ok {
 		if ep := d.endpoint(f.val, join(at, "model")); ep != nil {
 			e.Model = *ep
+			// The model's key variable is set to a placeholder for the
+			// program whatever env: says, and the proxy puts the real key
+			// on each call: a key here is never used, and would be
+			// committed with the suite.
+			if k := llm.KeyEnv(ep.Provider); k != "" && envLines[k] > 0 {
+				d.errorf(envLines[k], join(join(at, "env"), k), "a model key does not belong in a suite: testbed gives the program a placeholder %s and its proxy puts the real key on each call to a real provider (read from testbed's own environment by record --provider), so this value is never the one used, and it would be committed with the suite file; remove it from env:", k)
+			}
 		}
 	}
 	if f, ok := fs["embeddings"]; ok {
