@@ -28,9 +28,10 @@ import (
 //     constant.
 //   - string: a date (see genericDate) when its format is date or
 //     date-time or its name says date or day; a place (see places) when
-//     its name says city, place, location and the like; else the first
-//     quoted text; else the value of that name in a tool result of the
-//     conversation; else the whole text.
+//     its name says city, place, location and the like; else, when it has
+//     a pattern, the first stretch of the text the pattern matches (its
+//     anchors aside); else the first quoted text; else the value of that
+//     name in a tool result of the conversation; else the whole text.
 //   - number, integer: the numbers of the text (dates and clock times left
 //     out), one per property in the order the schema requires them, kept
 //     within minimum and maximum; else the value of that name in a tool
@@ -52,6 +53,7 @@ var (
 	genericISODate = regexp.MustCompile(`\b(\d{4})-(\d{2})-(\d{2})\b`)
 	genericClock   = regexp.MustCompile(`\b\d{1,2}:\d{2}(?::\d{2})?\b`)
 	genericNumber  = regexp.MustCompile(`-?\d+(?:\.\d+)?`)
+	genericFlags   = regexp.MustCompile(`^\(\?[imsU]+\)`)
 	genericQuoted  = regexp.MustCompile(`"([^"]+)"|“([^”]+)”|«\s*([^»]+?)\s*»|「([^」]+)」`)
 )
 
@@ -286,6 +288,11 @@ func stringValue(name string, s map[string]any, t *argText) (any, bool) {
 			return p[0], true
 		}
 	}
+	if p, ok := s["pattern"].(string); ok {
+		if v := patternMatch(p, t.text); v != "" {
+			return v, true
+		}
+	}
 	if m := genericQuoted.FindStringSubmatch(t.text); m != nil {
 		for _, g := range m[1:] {
 			if g != "" {
@@ -300,6 +307,25 @@ func stringValue(name string, s map[string]any, t *argText) (any, bool) {
 		t.missing = append(t.missing, name)
 	}
 	return t.fallback, true
+}
+
+// patternMatch is the first stretch of text that pattern (a schema's
+// pattern, read by Go's regexp) matches with its anchors (a leading ^, a
+// trailing $) taken off, or "" when none does or Go cannot read it.
+func patternMatch(pattern, text string) string {
+	flags := ""
+	if m := genericFlags.FindString(pattern); m != "" {
+		flags, pattern = m, pattern[len(m):]
+	}
+	pattern = strings.TrimPrefix(pattern, "^")
+	if strings.HasSuffix(pattern, "$") && !strings.HasSuffix(pattern, `\$`) {
+		pattern = pattern[:len(pattern)-1]
+	}
+	re, err := regexp.Compile(flags + "(?:" + pattern + ")")
+	if err != nil {
+		return ""
+	}
+	return re.FindString(text)
 }
 
 // numberValue takes the next number of the text for the property name of
