@@ -26,6 +26,12 @@ const (
 	composedWhen = `{"type": "object", "properties": {"city": {"type": "string"},
 		"when": {"allOf": [{"type": "object", "properties": {"from": {"type": "string"}}, "required": ["from"], "additionalProperties": false}]}},
 		"required": ["city", "when"], "additionalProperties": false}`
+	// choiceWhen gives its nested object as a oneOf of two shapes, as zod
+	// 4 writes a discriminated union; strict mode takes anyOf, not oneOf.
+	choiceWhen = `{"type": "object", "properties": {"city": {"type": "string"},
+		"when": {"oneOf": [{"type": "object", "properties": {"day": {"type": "string"}}, "required": ["day"], "additionalProperties": false},
+			{"type": "object", "properties": {"days": {"type": "integer"}}, "required": ["days"], "additionalProperties": false}]}},
+		"required": ["city", "when"], "additionalProperties": false}`
 	// boundedDays bounds and patterns its fields, which strict mode takes.
 	boundedDays = `{"type": "object", "properties": {"city": {"type": "string", "pattern": "^[A-Z]"}, "days": {"type": "integer", "minimum": 1, "maximum": 16},
 		"cities": {"type": "array", "items": {"type": "string"}, "maxItems": 3}}, "required": ["city", "days", "cities"], "additionalProperties": false}`
@@ -66,6 +72,14 @@ var _ = Describe("a strict schema (OpenAI's structured outputs) outside strict m
 			"response_format": {"type": "json_schema", "json_schema": {"name": "forecast", "strict": true, "schema": {"type": "array", "items": {"type": "string"}}}}}`,
 			`Invalid schema for response_format 'forecast': schema must be a JSON Schema of 'type: "object"', got 'type: "array"'.`,
 			"response_format", nil),
+		Entry("a strict function with a oneOf union", `{"model": "gpt-4.1-mini", "messages": [`+user+`],
+			"tools": [{"type": "function", "function": {"name": "get_weather", "strict": true, "parameters": `+choiceWhen+`}}]}`,
+			"Invalid schema for function 'get_weather': In context=('properties', 'when'), 'oneOf' is not permitted.",
+			"tools[0].function.parameters", "invalid_function_parameters"),
+		Entry("a strict response format with a oneOf union", `{"model": "gpt-4.1-mini", "messages": [`+user+`],
+			"response_format": {"type": "json_schema", "json_schema": {"name": "forecast", "strict": true, "schema": `+choiceWhen+`}}}`,
+			"Invalid schema for response_format 'forecast': In context=('properties', 'when'), 'oneOf' is not permitted.",
+			"response_format", nil),
 	)
 
 	DescribeTable("Responses API: refused with 400, OpenAI's words, param and code",
@@ -93,6 +107,10 @@ var _ = Describe("a strict schema (OpenAI's structured outputs) outside strict m
 			"tools": [{"type": "function", "name": "get_weather", "strict": true, "parameters": `+composedWhen+`}]}`,
 			"Invalid schema for function 'get_weather': In context=('properties', 'when'), 'allOf' is not permitted.",
 			"tools[0].parameters", "invalid_function_parameters"),
+		Entry("a strict function with a oneOf union", `{"model": "gpt-4.1-mini", "input": "hi",
+			"tools": [{"type": "function", "name": "get_weather", "strict": true, "parameters": `+choiceWhen+`}]}`,
+			"Invalid schema for function 'get_weather': In context=('properties', 'when'), 'oneOf' is not permitted.",
+			"tools[0].parameters", "invalid_function_parameters"),
 	)
 
 	DescribeTable("is taken when strict mode is not asked for, or the schema is within it",
@@ -106,6 +124,8 @@ var _ = Describe("a strict schema (OpenAI's structured outputs) outside strict m
 			"tools": [{"type": "function", "function": {"name": "get_weather", "strict": true, "parameters": `+strictWeather+`}}]}`),
 		Entry("Chat: allOf, not strict", chatPath, `{"model": "gpt-4.1-mini", "messages": [`+user+`],
 			"tools": [{"type": "function", "function": {"name": "get_weather", "parameters": `+composedWhen+`}}]}`),
+		Entry("Chat: a oneOf union, not strict", chatPath, `{"model": "gpt-4.1-mini", "messages": [`+user+`],
+			"tools": [{"type": "function", "function": {"name": "get_weather", "parameters": `+choiceWhen+`}}]}`),
 		Entry("Chat: strict, with bounds, a pattern and a longest list", chatPath, `{"model": "gpt-4.1-mini", "messages": [`+user+`],
 			"tools": [{"type": "function", "function": {"name": "get_weather", "strict": true, "parameters": `+boundedDays+`}}]}`),
 		// The Responses API's function tools are strict unless they say

@@ -19,7 +19,7 @@ import (
 // union with null instead). The root must be an object ("Invalid schema
 // for function 'sendEmailTool': schema must be a JSON Schema of 'type:
 // "object"', got 'type: "string"'.", alibaba/spring-ai-alibaba#4576), and
-// no schema may compose others with allOf, not, if/then/else or the
+// no schema may compose others with allOf, oneOf, not, if/then/else or the
 // dependent keywords ("Invalid schema for function
 // 'notion__notion-update-page': In context=('properties', 'data'), 'allOf'
 // is not permitted.", param tools[26].function.parameters, code
@@ -110,14 +110,19 @@ func strictNode(v any, path []any) string {
 }
 
 // strictUnsupported are the keywords strict mode does not permit in any
-// schema: composition. allOf's refusal is quoted above; the rest, which
-// OpenAI's structured-outputs guide lists beside it as not supported, are
-// given the same words, their own not having been seen. (default, which
+// schema: composition. allOf's refusal is quoted above, and oneOf's, which
+// zod 4 writes for a discriminated union (strict mode takes anyOf): "Invalid
+// schema for function 'create_event': In context=('properties',
+// 'recurrence'), 'oneOf' is not permitted." (openai/openai-agents-js#1138;
+// the same for a response_format, param response_format, code null, in
+// openai/openai-node#1709). The rest, which OpenAI's structured-outputs
+// guide lists beside them as not supported, are given the same words,
+// their own not having been seen. (default, which
 // the API refused in 2025, "In context=('properties', 'name'), 'default'
 // is not permitted." in dotnet/extensions#6196, it takes since:
 // openai/openai-agents-python#4390, tested by its maintainer against
 // api.openai.com in 2026.)
-var strictUnsupported = []string{"allOf", "not", "dependentRequired", "dependentSchemas", "if", "then", "else"}
+var strictUnsupported = []string{"allOf", "oneOf", "not", "dependentRequired", "dependentSchemas", "if", "then", "else"}
 
 // strictObject is what strict mode refuses in the object schema o found
 // at path, or "" (also when o does not describe objects).
