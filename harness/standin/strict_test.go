@@ -26,6 +26,12 @@ const (
 	composedWhen = `{"type": "object", "properties": {"city": {"type": "string"},
 		"when": {"allOf": [{"type": "object", "properties": {"from": {"type": "string"}}, "required": ["from"], "additionalProperties": false}]}},
 		"required": ["city", "when"], "additionalProperties": false}`
+	// choiceWhen gives its nested object as a oneOf of two shapes, as zod
+	// 4 writes a discriminated union; strict mode takes anyOf, not oneOf.
+	choiceWhen = `{"type": "object", "properties": {"city": {"type": "string"},
+		"when": {"oneOf": [{"type": "object", "properties": {"day": {"type": "string"}}, "required": ["day"], "additionalProperties": false},
+			{"type": "object", "properties": {"days": {"type": "integer"}}, "required": ["days"], "additionalProperties": false}]}},
+		"required": ["city", "when"], "additionalProperties": false}`
 	// boundedDays bounds and patterns its fields, which strict mode takes.
 	boundedDays = `{"type": "object", "properties": {"city": {"type": "string", "pattern": "^[A-Z]"}, "days": {"type": "integer", "minimum": 1, "maximum": 16},
 		"cities": {"type": "array", "items": {"type": "string"}, "maxItems": 3}}, "required": ["city", "days", "cities"], "additionalProperties": false}`
@@ -62,9 +68,21 @@ var _ = Describe("a strict schema (OpenAI's structured outputs) outside strict m
 			"tools": [{"type": "function", "function": {"name": "get_weather", "strict": true, "parameters": `+composedWhen+`}}]}`,
 			"Invalid schema for function 'get_weather': In context=('properties', 'when'), 'allOf' is not permitted.",
 			"tools[0].function.parameters", "invalid_function_parameters"),
+		Entry("a strict function with an optional field, to a fine-tuned model", `{"model": "ft:gpt-4o-mini-2024-07-18:acme::w34th3r", "messages": [`+user+`],
+			"tools": [{"type": "function", "function": {"name": "get_weather", "strict": true, "parameters": `+optionalDays+`}}]}`,
+			"Invalid schema for function 'get_weather': In context=(), 'required' is required to be supplied and to be an array including every key in properties. Missing 'days'.",
+			"tools[0].function.parameters", "invalid_function_parameters"),
 		Entry("a strict response format whose root is a list", `{"model": "gpt-4.1-mini", "messages": [`+user+`],
 			"response_format": {"type": "json_schema", "json_schema": {"name": "forecast", "strict": true, "schema": {"type": "array", "items": {"type": "string"}}}}}`,
 			`Invalid schema for response_format 'forecast': schema must be a JSON Schema of 'type: "object"', got 'type: "array"'.`,
+			"response_format", nil),
+		Entry("a strict function with a oneOf union", `{"model": "gpt-4.1-mini", "messages": [`+user+`],
+			"tools": [{"type": "function", "function": {"name": "get_weather", "strict": true, "parameters": `+choiceWhen+`}}]}`,
+			"Invalid schema for function 'get_weather': In context=('properties', 'when'), 'oneOf' is not permitted.",
+			"tools[0].function.parameters", "invalid_function_parameters"),
+		Entry("a strict response format with a oneOf union", `{"model": "gpt-4.1-mini", "messages": [`+user+`],
+			"response_format": {"type": "json_schema", "json_schema": {"name": "forecast", "strict": true, "schema": `+choiceWhen+`}}}`,
+			"Invalid schema for response_format 'forecast': In context=('properties', 'when'), 'oneOf' is not permitted.",
 			"response_format", nil),
 	)
 
@@ -93,9 +111,13 @@ var _ = Describe("a strict schema (OpenAI's structured outputs) outside strict m
 			"tools": [{"type": "function", "name": "get_weather", "strict": true, "parameters": `+composedWhen+`}]}`,
 			"Invalid schema for function 'get_weather': In context=('properties', 'when'), 'allOf' is not permitted.",
 			"tools[0].parameters", "invalid_function_parameters"),
+		Entry("a strict function with a oneOf union", `{"model": "gpt-4.1-mini", "input": "hi",
+			"tools": [{"type": "function", "name": "get_weather", "strict": true, "parameters": `+choiceWhen+`}]}`,
+			"Invalid schema for function 'get_weather': In context=('properties', 'when'), 'oneOf' is not permitted.",
+			"tools[0].parameters", "invalid_function_parameters"),
 	)
 
-	DescribeTable("is taken when strict mode is not asked for, or the schema is within it",
+	DescribeTable("is taken when strict mode is not asked for, the schema is within it, or the model is not OpenAI's",
 		func(path, body string) {
 			resp, b := wirePost(srv, http.MethodPost, path, body)
 			Expect(resp.StatusCode).To(Equal(http.StatusOK), "body %s", b)
@@ -106,8 +128,23 @@ var _ = Describe("a strict schema (OpenAI's structured outputs) outside strict m
 			"tools": [{"type": "function", "function": {"name": "get_weather", "strict": true, "parameters": `+strictWeather+`}}]}`),
 		Entry("Chat: allOf, not strict", chatPath, `{"model": "gpt-4.1-mini", "messages": [`+user+`],
 			"tools": [{"type": "function", "function": {"name": "get_weather", "parameters": `+composedWhen+`}}]}`),
+		Entry("Chat: a oneOf union, not strict", chatPath, `{"model": "gpt-4.1-mini", "messages": [`+user+`],
+			"tools": [{"type": "function", "function": {"name": "get_weather", "parameters": `+choiceWhen+`}}]}`),
 		Entry("Chat: strict, with bounds, a pattern and a longest list", chatPath, `{"model": "gpt-4.1-mini", "messages": [`+user+`],
 			"tools": [{"type": "function", "function": {"name": "get_weather", "strict": true, "parameters": `+boundedDays+`}}]}`),
+		// Strict mode's subset is OpenAI's: an OpenAI-compatible server
+		// for another model does not hold a schema to it. Ollama's reads
+		// no strict flag and takes the schema as given (its
+		// openai/openai.go), and a router sends another maker's model its
+		// tools (Anthropic's strict tools take optional fields).
+		Entry("Chat: strict, an optional field, to a model Ollama serves", chatPath, `{"model": "qwen3:14b", "messages": [`+user+`],
+			"tools": [{"type": "function", "function": {"name": "get_weather", "strict": true, "parameters": `+optionalDays+`}}]}`),
+		Entry("Chat: strict, an open nested object, to gpt-oss", chatPath, `{"model": "gpt-oss:20b", "messages": [`+user+`],
+			"response_format": {"type": "json_schema", "json_schema": {"name": "forecast", "strict": true, "schema": `+openWhen+`}}}`),
+		Entry("Chat: strict, an optional field, to Claude behind a router", chatPath, `{"model": "anthropic/claude-sonnet-4.5", "messages": [`+user+`],
+			"tools": [{"type": "function", "function": {"name": "get_weather", "strict": true, "parameters": `+optionalDays+`}}]}`),
+		Entry("Responses: strict, a oneOf union, to a model Ollama serves", "/v1/responses", `{"model": "qwen3:14b", "instructions": "`+echoPrompt+`", "input": "hi",
+			"tools": [{"type": "function", "name": "get_weather", "strict": true, "parameters": `+choiceWhen+`}]}`),
 		// The Responses API's function tools are strict unless they say
 		// strict: false, but a schema that cannot be made strict is not
 		// refused: OpenAI's function-calling guide (strict mode, as quoted

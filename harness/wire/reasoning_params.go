@@ -40,10 +40,13 @@ var (
 // first models, and the later ones (gpt-5.1 on) when they are told to
 // reason (a reasoning_effort other than none, their default). Agents
 // configured with a reasoning model and the settings of the model before
-// it, or the other way round, hit these.
+// it, or the other way round, hit these. A model named with a router's
+// prefix is not refused (openAIModel).
 func reasoningParams(wr chatRequest) error {
-	m := strings.ToLower(wr.Model)
-	m = m[strings.LastIndexByte(m, '/')+1:]
+	m, ok := openAIModel(wr.Model)
+	if !ok {
+		return nil
+	}
 	if wr.ReasoningEffort != "" && openAIChatModels.MatchString(m) {
 		return &invalid{msg: "Unrecognized request argument supplied: reasoning_effort"}
 	}
@@ -68,13 +71,24 @@ func reasoningParams(wr chatRequest) error {
 // is not supported with this model.", param reasoning.effort, code
 // unsupported_parameter, as gpt-4.1 answered in BoundaryML/baml#2708.
 func (rr responsesRequest) reasoningEffort() error {
-	m := strings.ToLower(rr.Model)
-	m = m[strings.LastIndexByte(m, '/')+1:]
-	if rr.Reasoning == nil || rr.Reasoning.Effort == nil || !openAIChatModels.MatchString(m) {
+	m, ok := openAIModel(rr.Model)
+	if !ok || rr.Reasoning == nil || rr.Reasoning.Effort == nil || !openAIChatModels.MatchString(m) {
 		return nil
 	}
 	return &invalid{msg: "Unsupported parameter: 'reasoning.effort' is not supported with this model.",
 		param: "reasoning.effort", code: "unsupported_parameter"}
+}
+
+// openAIModel returns model as OpenAI's API names it (lower case), and
+// false for a name with a router's prefix (OpenRouter's openai/gpt-4o,
+// anthropic/claude-…): a router is not OpenAI's API, and OpenRouter
+// ignores a parameter its model does not take ("If the chosen model
+// doesn't support a request parameter … then the parameter is ignored.",
+// its API reference, "Non-standard parameters"), so the refusals by the
+// model's name are OpenAI's alone.
+func openAIModel(model string) (string, bool) {
+	m := strings.ToLower(model)
+	return m, !strings.Contains(m, "/")
 }
 
 // anthropicThinks reports whether Claude model takes extended thinking:

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,7 +20,7 @@ import (
 // union with null instead). The root must be an object ("Invalid schema
 // for function 'sendEmailTool': schema must be a JSON Schema of 'type:
 // "object"', got 'type: "string"'.", alibaba/spring-ai-alibaba#4576), and
-// no schema may compose others with allOf, not, if/then/else or the
+// no schema may compose others with allOf, oneOf, not, if/then/else or the
 // dependent keywords ("Invalid schema for function
 // 'notion__notion-update-page': In context=('properties', 'data'), 'allOf'
 // is not permitted.", param tools[26].function.parameters, code
@@ -28,6 +29,27 @@ import (
 // against it fails where a recording against OpenAI would. It does not
 // check the subset's limits (nesting depth, property count, enum sizes):
 // their current values and how the API counts them are not known here.
+// Nor does it check a schema sent to a model OpenAI does not serve
+// (strictModel): the subset is OpenAI's, and an OpenAI-compatible server
+// for another model holds a schema to its own rules or none (Ollama's
+// compatibility layer reads no strict flag and takes the schema as given,
+// ollama/ollama's openai/openai.go).
+
+// openAIStrict names the models OpenAI's API serves, whose strict schemas
+// it checks: GPT (not gpt-oss, whose weights others serve), ChatGPT, the
+// o-series, Codex and computer use, and fine-tunes of them (ft:…); an
+// Azure OpenAI deployment named after its model, as Azure's guides name
+// them, is one too.
+var openAIStrict = regexp.MustCompile(`^(ft:)?(gpt-|chatgpt-|o[1-9]([.-]|$)|codex-|computer-use)`)
+
+// strictModel reports whether model is one of OpenAI's (openAIStrict), not
+// another maker's behind an OpenAI-compatible API (Ollama's qwen3:14b,
+// gpt-oss, a router's anthropic/claude-…), whose strict schemas the
+// stand-in checks as OpenAI does.
+func strictModel(model string) bool {
+	m := strings.ToLower(model)
+	return openAIStrict.MatchString(m) && !strings.HasPrefix(m, "gpt-oss")
+}
 
 // strictProblem is the first thing OpenAI's strict mode refuses in schema,
 // as its message says it after the schema's name ("In context=('properties',
@@ -58,11 +80,12 @@ func strictProblem(schema json.RawMessage) string {
 // schemas returns the refusal of a Responses request whose json_schema
 // text.format has no name (the API requires it: "Missing required
 // parameter: 'text.format.name'."), or whose strict function tool or
-// strict json_schema text.format is outside strict mode's subset
-// (strictProblem), or nil.
+// strict json_schema text.format, for one of OpenAI's models
+// (strictModel), is outside strict mode's subset (strictProblem), or nil.
 func (rr responsesRequest) schemas() error {
+	strict := strictModel(rr.Model)
 	for i, t := range rr.Tools {
-		if t.Type == "function" && isTrue(t.Strict) {
+		if t.Type == "function" && isTrue(t.Strict) && strict {
 			if p := strictProblem(t.Parameters); p != "" {
 				return &invalid{msg: fmt.Sprintf("Invalid schema for function '%s': %s", t.Name, p),
 					param: fmt.Sprintf("tools[%d].parameters", i), code: "invalid_function_parameters"}
@@ -84,7 +107,7 @@ func (rr responsesRequest) schemas() error {
 	if f.Name == "" {
 		return &invalid{msg: "Missing required parameter: 'text.format.name'.", param: "text.format.name", code: "missing_required_parameter"}
 	}
-	if !isTrue(f.Strict) {
+	if !isTrue(f.Strict) || !strict {
 		return nil
 	}
 	if p := strictProblem(f.Schema); p != "" {
@@ -110,14 +133,19 @@ func strictNode(v any, path []any) string {
 }
 
 // strictUnsupported are the keywords strict mode does not permit in any
-// schema: composition. allOf's refusal is quoted above; the rest, which
-// OpenAI's structured-outputs guide lists beside it as not supported, are
-// given the same words, their own not having been seen. (default, which
+// schema: composition. allOf's refusal is quoted above, and oneOf's, which
+// zod 4 writes for a discriminated union (strict mode takes anyOf): "Invalid
+// schema for function 'create_event': In context=('properties',
+// 'recurrence'), 'oneOf' is not permitted." (openai/openai-agents-js#1138;
+// the same for a response_format, param response_format, code null, in
+// openai/openai-node#1709). The rest, which OpenAI's structured-outputs
+// guide lists beside them as not supported, are given the same words,
+// their own not having been seen. (default, which
 // the API refused in 2025, "In context=('properties', 'name'), 'default'
 // is not permitted." in dotnet/extensions#6196, it takes since:
 // openai/openai-agents-python#4390, tested by its maintainer against
 // api.openai.com in 2026.)
-var strictUnsupported = []string{"allOf", "not", "dependentRequired", "dependentSchemas", "if", "then", "else"}
+var strictUnsupported = []string{"allOf", "oneOf", "not", "dependentRequired", "dependentSchemas", "if", "then", "else"}
 
 // strictObject is what strict mode refuses in the object schema o found
 // at path, or "" (also when o does not describe objects).

@@ -45,7 +45,8 @@ var chatToolName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 // (reasoningParams); n outside 1 to 128;
 // more than 4 stop sequences; top_logprobs outside 0 to 20; a tool name
 // outside ^[a-zA-Z0-9_-]{1,64}$; a strict function's parameters or strict
-// json_schema response format outside strict mode's subset (strictProblem).
+// json_schema response format outside strict mode's subset (strictProblem),
+// for one of OpenAI's models (strictModel).
 func validateChat(wr chatRequest) error {
 	if wr.Model == "" {
 		return &invalid{msg: "you must provide a model parameter"}
@@ -98,15 +99,16 @@ func validateChat(wr chatRequest) error {
 				param: f.param, code: "invalid_value"}
 		}
 	}
+	strict := strictModel(wr.Model)
 	for i, t := range wr.Tools {
-		if t.Custom == nil && isTrue(t.Function.Strict) {
+		if t.Custom == nil && isTrue(t.Function.Strict) && strict {
 			if p := strictProblem(t.Function.Parameters); p != "" {
 				return &invalid{msg: fmt.Sprintf("Invalid schema for function '%s': %s", t.Function.Name, p),
 					param: fmt.Sprintf("tools[%d].function.parameters", i), code: "invalid_function_parameters"}
 			}
 		}
 	}
-	if rf := wr.ResponseFormat; rf != nil && rf.Type == "json_schema" && rf.JSONSchema != nil && isTrue(rf.JSONSchema.Strict) {
+	if rf := wr.ResponseFormat; rf != nil && rf.Type == "json_schema" && rf.JSONSchema != nil && isTrue(rf.JSONSchema.Strict) && strict {
 		if p := strictProblem(rf.JSONSchema.Schema); p != "" {
 			return &invalid{msg: fmt.Sprintf("Invalid schema for response_format '%s': %s", rf.JSONSchema.Name, p), param: "response_format"}
 		}
