@@ -162,6 +162,37 @@ var _ = Describe("the tools a request lets the answer call", func() {
 		Expect(calledNames(chat, raw)).To(Equal([]string{"get_date"}))
 	})
 
+	// An agent that requires a call every round (BeeAI's RequirementAgent, whose
+	// answer is a final_answer tool) sends a second turn whose first turn called
+	// every tool: a call of an earlier turn is no result the policy had for this
+	// one, so it does not keep the required call on the tool just answered.
+	DescribeTable("get a call of a tool not called since the last user message when the request requires one, whatever earlier turns called",
+		func(path, body string) {
+			status, raw := postBody(srv, path, body)
+			Expect(status).To(Equal(http.StatusOK), string(raw))
+			Expect(calledNames(path, raw)).To(Equal([]string{"get_date"}))
+		},
+		Entry("Chat Completions", chat, strings.Replace(choiceBody(chat, "what do you see", `"tool_choice": "required"`),
+			`{"role": "user", "content": "what do you see"}]`,
+			`{"role": "user", "content": "first look"},
+				{"role": "assistant", "content": null, "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "get_sst", "arguments": "{}"}}, {"id": "call_2", "type": "function", "function": {"name": "get_date", "arguments": "{}"}}]},
+				{"role": "tool", "tool_call_id": "call_1", "content": "25.9 C"},
+				{"role": "tool", "tool_call_id": "call_2", "content": "2026-03-01"},
+				{"role": "assistant", "content": "25.9 C on 2026-03-01"},
+				{"role": "user", "content": "what do you see"},
+				{"role": "assistant", "content": null, "tool_calls": [{"id": "call_3", "type": "function", "function": {"name": "get_sst", "arguments": "{}"}}]},
+				{"role": "tool", "tool_call_id": "call_3", "content": "26.4 C"}]`, 1)),
+		Entry("Messages", messages, strings.Replace(choiceBody(messages, "what do you see", `"tool_choice": {"type": "any"}`),
+			`{"role": "user", "content": "what do you see"}]`,
+			`{"role": "user", "content": "first look"},
+				{"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "get_sst", "input": {}}, {"type": "tool_use", "id": "toolu_2", "name": "get_date", "input": {}}]},
+				{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "25.9 C"}, {"type": "tool_result", "tool_use_id": "toolu_2", "content": "2026-03-01"}]},
+				{"role": "assistant", "content": "25.9 C on 2026-03-01"},
+				{"role": "user", "content": "what do you see"},
+				{"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_3", "name": "get_sst", "input": {}}]},
+				{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_3", "content": "26.4 C"}]}]`, 1)),
+	)
+
 	DescribeTable("get a call when the request requires one and the policy answered in prose, as the real APIs guarantee",
 		func(path, choice string, want []string) {
 			status, raw := postBody(srv, path, choiceBody(path, "what do you see", choice))
