@@ -275,7 +275,7 @@ func (a *agent) Run(ctx context.Context, in agents.Input) (ans agents.Answer, er
 		// A name the program looked up is this run's escape: during the
 		// run, and before it, as the program started (before it listened
 		// or read the run's first line) or while a kept one waited for it.
-		lookedUp = func() error { return j.names.claim(a.cfg.Endpoint.BaseURL) }
+		lookedUp = func() error { return j.names.claim(a.cfg.Endpoint) }
 		// It fails as soon as it looks one up: no turn waits for it then.
 		var cancel context.CancelCauseFunc
 		ctx, cancel = context.WithCancelCause(ctx)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/harness/proxy"
 )
 
@@ -35,11 +36,11 @@ func (i Isolation) String() string {
 }
 
 // lookupError is an agent's lookup of host names it was not given, seen
-// by the name server of its network namespace; model is the logical base
-// URL of the run's model API.
+// by the name server of its network namespace; model is the run's model
+// endpoint.
 type lookupError struct {
 	hosts []string
-	model string
+	model llm.Endpoint
 }
 
 func (e *lookupError) Error() string {
@@ -55,8 +56,8 @@ func (e *lookupError) Error() string {
 			break
 		}
 	}
-	return fmt.Sprintf("the agent looked up %s, not through the base URLs it was given (OPENAI_BASE_URL, <NAME>_BASE_URL …): it runs in a network namespace where only testbed's proxy is reachable, so the call failed there and would have left the machine elsewhere; %s",
-		strings.Join(e.hosts, ", "), advice)
+	return fmt.Sprintf("the agent looked up %s, not through the base URLs it was given (%s): it runs in a network namespace where only testbed's proxy is reachable, so the call failed there and would have left the machine elsewhere; %s",
+		strings.Join(e.hosts, ", "), proxy.GivenBaseURLs(e.model), advice)
 }
 
 func (e *lookupError) Is(target error) bool { return target == ErrEscaped }
@@ -115,9 +116,9 @@ var errLookedUp = errors.New("testbed stopped waiting for its answer when it loo
 // claim is the error naming the distinct hosts looked up since the last
 // claim, or nil, and claims them: a run claims, as it ends, what its
 // program looked up while it served it, and before (as it started, and
-// while a kept program waited for the run); model is the logical base URL
-// of the run's model API.
-func (l *lookups) claim(model string) error {
+// while a kept program waited for the run); model is the run's model
+// endpoint.
+func (l *lookups) claim(model llm.Endpoint) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var hosts []string

@@ -137,16 +137,34 @@ var _ = Describe("an outside agent kept off the network", func() {
 		Expect(err.Error()).To(ContainSubstring("then: turn 1: testbed stopped waiting for its answer when it looked that host up: the run fails whatever it answers"))
 	})
 
-	It("says, when the host it looked up is its model's own, that a client in it ignores the base URL it was given, not to name an upstream", func() {
-		// What the OpenAI Agents SDK's trace exporter does when tracing is on.
-		spec.Env[external.TracingOff] = "0"
-		_, _, _, err := runNoted(spec, "https://api.openai.com/v1/traces/ingest")
-		Expect(err).To(MatchError(external.ErrEscaped))
-		Expect(err.Error()).To(ContainSubstring("the agent looked up api.openai.com, not through the base URLs it was given"))
-		Expect(err.Error()).To(ContainSubstring("that is the host of the model's own API (https://api.openai.com/v1)"))
-		Expect(err.Error()).To(ContainSubstring("OPENAI_AGENTS_DISABLE_TRACING=1"))
-		Expect(err.Error()).NotTo(ContainSubstring("name that host as an upstream"))
-	})
+	// ax 24's Anthropic and Gemini clients given apiURL in ai() kept their
+	// default hosts: the error named OPENAI_BASE_URL and the OpenAI Agents
+	// SDK's trace exporter, neither of which the agent had to do with.
+	DescribeTable("says, when the host it looked up is its model's own, that a client in it ignores the variable that gave it the base URL, not to name an upstream",
+		func(ep llm.Endpoint, target, host, variable string, tracing bool) {
+			spec.Env[external.TracingOff] = "0"
+			cfg := agentConfig(&seen{}, &noted{})
+			cfg.Endpoint = ep
+			a, err := external.New(spec, GinkgoT().TempDir())(cfg)
+			Expect(err).NotTo(HaveOccurred())
+			_, err = a.Run(GinkgoT().Context(), agents.Input{Turns: []string{target}})
+			Expect(err).To(MatchError(external.ErrEscaped))
+			Expect(err.Error()).To(ContainSubstring("the agent looked up " + host + ", not through the base URLs it was given (" + variable + ", <NAME>_BASE_URL …)"))
+			Expect(err.Error()).To(ContainSubstring("that is the host of the model's own API (" + ep.BaseURL + "), which the agent was given in " + variable))
+			Expect(err.Error()).NotTo(ContainSubstring("name that host as an upstream"))
+			if tracing {
+				Expect(err.Error()).To(ContainSubstring("OPENAI_AGENTS_DISABLE_TRACING=1"))
+			} else {
+				Expect(err.Error()).NotTo(ContainSubstring("OPENAI"))
+			}
+		},
+		Entry("OpenAI's, where the OpenAI Agents SDK's trace exporter posts", llm.Endpoint{Provider: llm.ProviderOpenAI, BaseURL: "https://api.openai.com/v1", Model: "m"},
+			"https://api.openai.com/v1/traces/ingest", "api.openai.com", "OPENAI_BASE_URL", true),
+		Entry("Anthropic's", llm.Endpoint{Provider: llm.ProviderAnthropic, BaseURL: "https://api.anthropic.com", Model: "m"},
+			"https://api.anthropic.com/v1/messages", "api.anthropic.com", "ANTHROPIC_BASE_URL", false),
+		Entry("Gemini's", llm.Endpoint{Provider: llm.ProviderGemini, BaseURL: "https://generativelanguage.googleapis.com", Model: "m"},
+			"https://generativelanguage.googleapis.com/v1beta/models/m:generateContent", "generativelanguage.googleapis.com", "GEMINI_BASE_URL", false),
+	)
 
 	It("says, when a turn times out, that a call to any other address failed at once", func() {
 		spec.Command, spec.Env = []string{"sh", "-c", "read l; sleep 5"}, nil

@@ -7,8 +7,10 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
+	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/harness/wire"
 )
 
@@ -17,25 +19,41 @@ import (
 // not given, or the real internet in a replay.
 var ErrEscaped = errors.New("the agent called a host it was not given")
 
-// escapeError is one such call; models are the logical base URLs of the
-// session's model APIs.
+// escapeError is one such call; models are the session's model endpoints
+// (their providers and logical base URLs).
 type escapeError struct {
 	target string
-	models []string
+	models []llm.Endpoint
 }
 
 func (e *escapeError) Error() string {
-	return fmt.Sprintf("the agent called %s directly, not through the base URLs it was given (OPENAI_BASE_URL, <NAME>_BASE_URL …): %s", e.target, DirectAdvice(e.target, e.models...))
+	return fmt.Sprintf("the agent called %s directly, not through the base URLs it was given (%s): %s", e.target, GivenBaseURLs(e.models...), DirectAdvice(e.target, e.models...))
+}
+
+// GivenBaseURLs names the variables that gave an agent the base URLs of
+// models (BaseURLEnv of each provider with a base URL: OPENAI_BASE_URL,
+// ANTHROPIC_BASE_URL …), then its upstreams': "ANTHROPIC_BASE_URL,
+// <NAME>_BASE_URL …".
+func GivenBaseURLs(models ...llm.Endpoint) string {
+	var names []string
+	for _, m := range models {
+		if n := BaseURLEnv(m.Provider); m.BaseURL != "" && !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	return strings.Join(append(names, "<NAME>_BASE_URL …"), ", ")
 }
 
 // DirectAdvice is what an error about a call to target (a host, host:port
 // or URL) that an agent made directly, not through the base URLs it was
 // given, advises: to name that host as an upstream in the suite, or stop
-// calling it; unless it is the host of one of models (the logical base URLs
-// of the run's model APIs), which no upstream can stand for: then a client
-// in the agent ignores the base URL it was given, as the OpenAI Agents
-// SDK's trace exporter does.
-func DirectAdvice(target string, models ...string) string {
+// calling it; unless it is the host of one of models (the run's model
+// endpoints), which no upstream can stand for: then a client in the agent
+// does not read the variable that gave it the base URL of that endpoint's
+// provider (ANTHROPIC_BASE_URL for Anthropic's), as the OpenAI Agents
+// SDK's trace exporter does not read OPENAI_BASE_URL, which that advice
+// names only for OpenAI's own host.
+func DirectAdvice(target string, models ...llm.Endpoint) string {
 	host := target
 	if u, err := url.Parse(target); err == nil && u.Host != "" {
 		host = u.Host
@@ -44,10 +62,14 @@ func DirectAdvice(target string, models ...string) string {
 		host = h
 	}
 	for _, m := range models {
-		if u, err := url.Parse(m); err == nil && m != "" && strings.EqualFold(u.Hostname(), host) {
-			return fmt.Sprintf("that is the host of the model's own API (%s), which the agent was given as a base URL of the proxy, so a client in it does not read that base URL: "+
-				"the OpenAI Agents SDK's trace exporter, for one, posts to https://api.openai.com/v1/traces/ingest whatever OPENAI_BASE_URL says "+
-				"(testbed turns it off with OPENAI_AGENTS_DISABLE_TRACING=1 unless the suite's agent env: sets that variable); give that client the base URL, or turn it off", m)
+		if u, err := url.Parse(m.BaseURL); err == nil && m.BaseURL != "" && strings.EqualFold(u.Hostname(), host) {
+			advice := fmt.Sprintf("that is the host of the model's own API (%s), which the agent was given in %s as a base URL of the proxy, so a client in it does not read that variable: ",
+				m.BaseURL, BaseURLEnv(m.Provider))
+			if strings.EqualFold(host, "api.openai.com") {
+				advice += "the OpenAI Agents SDK's trace exporter, for one, posts to https://api.openai.com/v1/traces/ingest whatever OPENAI_BASE_URL says " +
+					"(testbed turns it off with OPENAI_AGENTS_DISABLE_TRACING=1 unless the suite's agent env: sets that variable); "
+			}
+			return advice + "give that client the base URL, or turn it off"
 		}
 	}
 	return "name that host as an upstream in the suite, or stop calling it"

@@ -492,7 +492,8 @@ func (p *Proxy) escape(w http.ResponseWriter, r *http.Request) {
 		s := p.sessions[id]
 		p.mu.Unlock()
 		if s != nil {
-			err.models = []string{s.Model, s.Gemini, s.Anthropic, s.Azure, s.Ollama}
+			err.models = []llm.Endpoint{{Provider: llm.ProviderOpenAI, BaseURL: s.Model}, {Provider: llm.ProviderGemini, BaseURL: s.Gemini},
+				{Provider: llm.ProviderAnthropic, BaseURL: s.Anthropic}, {Provider: llm.ProviderAzure, BaseURL: s.Azure}, {Provider: llm.ProviderOllama, BaseURL: s.Ollama}}
 			s.mu.Lock()
 			s.escapes = append(s.escapes, err)
 			s.mu.Unlock()
