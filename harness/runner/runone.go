@@ -85,8 +85,9 @@ type sampleRun struct {
 	copts  cassette.Options
 	out    report.Scenario
 
-	staleMu sync.Mutex
-	stale   error // the first stale exchange
+	staleMu sync.Mutex // guards stale and failure
+	stale   error      // the first stale exchange
+	failure string     // the first failed exchange: its method, URL and error
 	failed  atomic.Bool
 
 	tp     *cassette.Session
@@ -180,13 +181,14 @@ func (r *sampleRun) observe(e cassette.Exchange) {
 	if e.Err != nil {
 		r.failed.Store(true)
 		ev.HTTP.Error = e.Err.Error()
-		if errors.Is(e.Err, cassette.ErrStale) {
-			r.staleMu.Lock()
-			if r.stale == nil {
-				r.stale = e.Err
-			}
-			r.staleMu.Unlock()
+		r.staleMu.Lock()
+		if errors.Is(e.Err, cassette.ErrStale) && r.stale == nil {
+			r.stale = e.Err
 		}
+		if r.failure == "" {
+			r.failure = e.Method + " " + e.URL + ": " + e.Err.Error()
+		}
+		r.staleMu.Unlock()
 	}
 	r.tr.Add(ev)
 	r.tr.Advance(e.Duration)
@@ -349,7 +351,15 @@ func (r *sampleRun) execute(ctx, parent context.Context, cfg agents.Config) {
 		// A recording that did not complete never replaces the cassette.
 		r.tp.Abort()
 		if err == nil {
-			err = fmt.Errorf("recording aborted after a failed request; the previous cassette is kept")
+			// Name the request: an agent that answered well gives no other clue.
+			r.staleMu.Lock()
+			failure := r.failure
+			r.staleMu.Unlock()
+			if failure != "" {
+				err = fmt.Errorf("recording aborted after a failed request (%s); the previous cassette is kept", failure)
+			} else {
+				err = fmt.Errorf("recording aborted after a failed request; the previous cassette is kept")
+			}
 		}
 	case r.tp.Recording():
 		r.unsaved = true // saved once graded (save)
