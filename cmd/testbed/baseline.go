@@ -53,7 +53,8 @@ func cmdBaseline(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	var out string
 	var known bool
 	fs := newFlags("baseline bless", blessDoc, stderr)
-	sel.register(fs)
+	sel.register(fs, "root", "suite", "variant", "scenario", "prices", "quiet")
+	fs.hide("variant", "scenario") // refused below, with why
 	fs.StringVar(&out, "out", defaultBaseline, "where to write the blessed report")
 	fs.BoolVar(&known, "known-failures", false, "record the replay's failures as known failures instead of refusing to bless")
 	if err := parse(fs, args[1:]); err != nil {

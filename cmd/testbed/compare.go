@@ -56,7 +56,7 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	var base, head string
 	var filter report.CompareFilter
 	fs := newFlags("compare", compareDoc, stderr)
-	sel.register(fs)
+	sel.register(fs, "root", "suite", "scenario", "prices", "quiet", "json", "no-color")
 	fs.StringVar(&base, "base", "", "the variant compared against (with --suite)")
 	fs.StringVar(&head, "head", "", "the variant compared (with --suite)")
 	fs.BoolVar(&filter.Changed, "changed", false, "show only scenarios that changed")

@@ -19,6 +19,7 @@ type docCommand struct {
 	at    string // path:line
 	line  string // the command, without a prompt, comment or redirection
 	block bool   // in a code block, not named in a sentence
+	to    string // the file its stdout is redirected to (> FILE), if any
 }
 
 // docCommands are every testbed and make command in README.md and
@@ -34,10 +35,10 @@ func docCommands() []docCommand {
 	add := func(at, text string, block bool) {
 		text, _, _ = strings.Cut(text, "  #")
 		for _, part := range regexp.MustCompile(`;|&&`).Split(text, -1) {
-			part, _, _ = strings.Cut(strings.TrimSpace(part), " > ")
+			part, to, _ := strings.Cut(strings.TrimSpace(part), " > ")
 			part = strings.TrimPrefix(strings.TrimSpace(part), "./bin/")
 			if strings.HasPrefix(part, "testbed ") || strings.HasPrefix(part, "make ") {
-				out = append(out, docCommand{at: at, line: part, block: block})
+				out = append(out, docCommand{at: at, line: part, block: block, to: strings.TrimSpace(to)})
 			}
 		}
 	}
@@ -143,55 +144,78 @@ var _ = Describe("the commands the README and docs/ show", Label("docs"), func()
 		}
 	})
 
-	It("names only testbed commands and flags that exist", func() {
-		known := map[string][]string{}
-		for _, c := range commands {
-			if !strings.HasPrefix(c.line, "testbed ") {
-				continue
-			}
-			cmd, rest := split(c.line)
-			if cmd == "--version" {
-				Expect(testbed("--version").code).To(Equal(exitOK))
-				continue
-			}
-			if _, ok := known[cmd]; !ok {
-				known[cmd], _ = flagsOf(cmd)
-			}
-			for _, w := range rest {
-				name, ok := strings.CutPrefix(strings.Trim(w, "[]"), "--")
-				if !ok || name == "" {
-					continue // not a flag, or -- (the end of flags)
-				}
-				name, _, _ = strings.Cut(name, "=")
-				Expect(known[cmd]).To(ContainElement(name), "%s: %s: no flag --%s", c.at, c.line, name)
-			}
-		}
-	})
+	It("names only testbed commands and flags that exist", func() { namesOnlyKnownFlags(commands) })
 
 	It("runs every whole command, in a copy of the project, and it succeeds", func() {
 		root := GinkgoT().TempDir()
 		for _, dir := range []string{"cassettes", "fixtures", "scenarios", "reports"} {
 			Expect(os.CopyFS(filepath.Join(root, dir), os.DirFS(filepath.Join(repoRoot, dir)))).To(Succeed())
 		}
-		here, err := os.Getwd()
-		Expect(err).NotTo(HaveOccurred())
-		Expect(os.Chdir(root)).To(Succeed())
-		DeferCleanup(os.Chdir, here)
-		ran := map[string]bool{}
-		for _, c := range commands {
-			if !strings.HasPrefix(c.line, "testbed ") || placeholder(c.line) || ran[c.line] {
-				continue
-			}
-			cmd, rest := split(c.line)
-			if !slices.Contains(runnable, cmd) || len(rest) == 0 && !slices.Contains(bare, cmd) || mention(c, cmd, rest) {
-				continue
-			}
-			start := time.Now()
-			r := testbed(strings.Fields(strings.TrimPrefix(c.line, "testbed "))...)
-			GinkgoWriter.Printf("%s: %s (%s)\n", c.at, c.line, time.Since(start))
-			Expect(r.code).To(Equal(exitOK), "%s: %s\n%s", c.at, c.line, r)
-			ran[c.line] = true
-		}
-		Expect(len(ran)).To(BeNumerically(">=", 5), "the whole commands, not none")
+		Expect(runWhole(root, commands, false)).To(BeNumerically(">=", 5), "the whole commands, not none")
 	})
 })
+
+// namesOnlyKnownFlags checks that each testbed command of commands is a
+// command whose --help lists every flag the command gives.
+func namesOnlyKnownFlags(commands []docCommand) {
+	GinkgoHelper()
+	known := map[string][]string{}
+	for _, c := range commands {
+		if !strings.HasPrefix(c.line, "testbed ") {
+			continue
+		}
+		cmd, rest := split(c.line)
+		if cmd == "--version" {
+			Expect(testbed("--version").code).To(Equal(exitOK))
+			continue
+		}
+		if _, ok := known[cmd]; !ok {
+			known[cmd], _ = flagsOf(cmd)
+		}
+		for _, w := range rest {
+			name, ok := strings.CutPrefix(strings.Trim(w, "[]"), "--")
+			if !ok || name == "" {
+				continue // not a flag, or -- (the end of flags)
+			}
+			name, _, _ = strings.Cut(name, "=")
+			Expect(known[cmd]).To(ContainElement(name), "%s: %s: no flag --%s", c.at, c.line, name)
+		}
+	}
+}
+
+// runWhole runs, in the project copy at root, each whole command of
+// commands (each distinct one once, its stdout written to the file it is
+// redirected to), expects each to succeed, and returns how many ran. With
+// freshInit, an init command runs in a new empty folder of its own, so that
+// the suite it writes is not in the copy the next commands replay.
+func runWhole(root string, commands []docCommand, freshInit bool) int {
+	GinkgoHelper()
+	here, err := os.Getwd()
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(os.Chdir, here)
+	ran := map[string]bool{}
+	for _, c := range commands {
+		if !strings.HasPrefix(c.line, "testbed ") || placeholder(c.line) || ran[c.line] {
+			continue
+		}
+		cmd, rest := split(c.line)
+		if !slices.Contains(runnable, cmd) || len(rest) == 0 && !slices.Contains(bare, cmd) || mention(c, cmd, rest) {
+			continue
+		}
+		dir := root
+		if freshInit && cmd == "init" {
+			dir = filepath.Join(GinkgoT().TempDir(), "p")
+			Expect(os.Mkdir(dir, 0o755)).To(Succeed())
+		}
+		Expect(os.Chdir(dir)).To(Succeed())
+		start := time.Now()
+		r := testbed(strings.Fields(strings.TrimPrefix(c.line, "testbed "))...)
+		GinkgoWriter.Printf("%s: %s (%s)\n", c.at, c.line, time.Since(start))
+		Expect(r.code).To(Equal(exitOK), "%s: %s\n%s", c.at, c.line, r)
+		if c.to != "" {
+			Expect(os.WriteFile(c.to, []byte(r.stdout), 0o644)).To(Succeed())
+		}
+		ran[c.line] = true
+	}
+	return len(ran)
+}

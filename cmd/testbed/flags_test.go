@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"path/filepath"
 	"strings"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -79,4 +82,34 @@ var _ = Describe("every command's flags", func() {
 			Expect(r.stderr).To(ContainSubstring(`unexpected argument "odbchat"`))
 		}
 	})
+
+	// A flag a command would take and then ignore (list --timeout, standin
+	// --scenario) says it did something it did not: it is refused, as any
+	// unknown flag, and --help does not list it.
+	DescribeTable("refuse a flag the command would ignore, and do not list it",
+		func(flag string, args ...string) {
+			// Bounded: a command that took the flag might serve until stopped.
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			var stdout, stderr bytes.Buffer
+			r := result{code: run(ctx, append(args, flag), &stdout, &stderr)}
+			r.stdout, r.stderr = stdout.String(), stderr.String()
+			Expect(r.code).To(Equal(exitUsage), r.String())
+			Expect(r.stderr).To(ContainSubstring("flag provided but not defined: " + strings.SplitN(flag, "=", 2)[0][1:]))
+			names, _ := flagsOf(strings.Join(args[:min(len(args), 2)], " "))
+			Expect(names).NotTo(ContainElement(strings.TrimLeft(strings.SplitN(flag, "=", 2)[0], "-")))
+		},
+		Entry("list --timeout", "--timeout=1s", "list"),
+		Entry("list --prices", "--prices=t.json", "list"),
+		Entry("lint --variant", "--variant=v", "lint"),
+		Entry("lint --scenario", "--scenario=s", "lint"),
+		Entry("standin --scenario", "--scenario=s", "standin"),
+		Entry("standin --tables", "--tables", "standin"),
+		Entry("proxy --timeout", "--timeout=1s", "proxy"),
+		Entry("serve odbchat --json", "--json", "serve", "odbchat"),
+		Entry("report merge --json", "--json", "report", "merge"),
+		Entry("report merge --no-color", "--no-color", "report", "merge"),
+		Entry("baseline bless --timeout", "--timeout=1s", "baseline", "bless"),
+		Entry("compare --variant", "--variant=v", "compare"),
+	)
 })

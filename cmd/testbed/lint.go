@@ -29,7 +29,7 @@ Examples:
 func cmdLint(args []string, stdout, stderr io.Writer) error {
 	var sel selection
 	fs := newFlags("lint", lintDoc, stderr)
-	sel.register(fs)
+	sel.register(fs, "root", "suite", "json")
 	if err := parse(fs, args); err != nil {
 		return err
 	}

@@ -34,7 +34,7 @@ type listedScenario struct {
 func cmdList(args []string, stdout, stderr io.Writer) error {
 	var sel selection
 	fs := newFlags("list", listDoc, stderr)
-	sel.register(fs)
+	sel.register(fs, "root", "suite", "variant", "scenario", "json")
 	if err := parse(fs, args); err != nil {
 		return err
 	}

@@ -28,7 +28,7 @@ func cmdMerge(args []string, stdout, stderr io.Writer) error {
 	var sel selection
 	var out, baseline string
 	fs := newFlags("report merge", mergeDoc, stderr)
-	sel.register(fs)
+	sel.register(fs, "root", "suite")
 	fs.StringVar(&out, "out", "", "write the merged JSON here instead of stdout")
 	var junit string
 	fs.StringVar(&junit, "junit", "", "also write the merged run as JUnit XML to this file, the gate's regressions among its failures")

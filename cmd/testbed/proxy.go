@@ -55,7 +55,7 @@ func cmdProxy(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	var record, missing, live, liveUpstreams, execute bool
 	var prov, model, baseURL string
 	fs := newFlags("proxy", proxyDoc, stderr)
-	sel.register(fs)
+	sel.register(fs, "root", "suite", "variant", "scenario")
 	fs.BoolVar(&record, "record", false, "record the scenario's cassette (against the stand-ins, or --provider) instead of replaying it")
 	fs.BoolVar(&missing, "record-missing", false, "replay what matches and record only the calls the cassette lacks")
 	fs.BoolVar(&live, "live", false, "forward to the stand-ins (or --provider) and write nothing")
@@ -289,7 +289,7 @@ Examples:
 func cmdStandin(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var sel selection
 	fs := newFlags("standin", standinDoc, stderr)
-	sel.register(fs)
+	sel.register(fs, "root", "suite")
 	if err := parse(fs, args); err != nil {
 		return err
 	}

@@ -25,7 +25,7 @@ route, violated budget or text. The page loads nothing from the network.
 
 Examples:
   testbed run && testbed report --html reports/report.html
-  testbed report --html head.html head.json`
+  testbed report --html baseline.html reports/baseline.json`
 
 // cmdReport is 'testbed report': the HTML page, or 'merge'.
 func cmdReport(args []string, stdout, stderr io.Writer) error {

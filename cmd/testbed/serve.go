@@ -78,7 +78,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	var record bool
 	var port int
 	fs := newFlags("serve odbchat", serveDoc, stderr)
-	sel.register(fs)
+	sel.register(fs, "root", "suite", "variant", "scenario")
 	fs.BoolVar(&record, "record", false, "record the suite's cassettes against the stand-ins instead of replaying them")
 	defPort, _ := strconv.Atoi(os.Getenv("PORT"))
 	fs.IntVar(&port, "port", defPort, "port of 127.0.0.1 to listen on (default $PORT, else a free one)")

@@ -35,8 +35,8 @@ whole); --json prints the same as data.
 Examples:
   testbed show odbchat/single-pass/ac1-taiwan-sst
   testbed show odbchat-sampled/terse-router/strait-yesterday-en#2 --all
-  testbed show climate/trimmed/c1-rainfall --prompt
-  testbed show climate/trimmed/c1-rainfall --json`
+  testbed show climate/trimmed/city-new-york-one-year --prompt
+  testbed show climate/trimmed/city-new-york-one-year --json`
 
 // cmdShow is 'testbed show'.
 func cmdShow(ctx context.Context, args []string, stdout, stderr io.Writer) error {
