@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	. "github.com/onsi/ginkgo/v2"
@@ -205,6 +206,32 @@ var _ = Describe("the GHRSST fixture MCP server", Label("fixtures"), func() {
 			"DELETE  ghrsst-2  5ms",
 		}))
 	})
+
+	It("offers no standalone event stream: a client's GET is answered 405 at once, and the session goes on", func(ctx SpecContext) {
+		c := mcp.NewClient(&mcp.Implementation{Name: "spec", Version: "0"}, nil)
+		t := &mcp.StreamableClientTransport{Endpoint: srv.URL() + "/mcp/ghrsst", HTTPClient: &http.Client{Transport: log}, MaxRetries: -1}
+		s, err := c.Connect(ctx, t, &mcp.ClientSessionOptions{ProtocolVersion: "2025-06-18"})
+		Expect(err).NotTo(HaveOccurred())
+		res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "ghrsst.point_value",
+			Arguments: map[string]any{"longitude": 121.5, "latitude": 23.7, "date": "2025-11-02", "fields": []any{"sst", "sst_anomaly"}}})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(res.IsError).To(BeFalse())
+		Expect(s.Close()).To(Succeed())
+		var gets []exchange
+		log.mu.Lock()
+		for _, e := range log.log {
+			if e.method == http.MethodGet {
+				gets = append(gets, e)
+			}
+		}
+		log.mu.Unlock()
+		Expect(gets).NotTo(BeEmpty(), "the client opened its stream")
+		for _, e := range gets {
+			Expect(e.status).To(Equal(http.StatusMethodNotAllowed))
+			Expect(e.header.Get(upstream.LatencyHeader)).To(Equal("5ms"))
+			Expect(e.header.Get("Date")).To(BeEmpty())
+		}
+	}, SpecTimeout(20*time.Second))
 
 	DescribeTable("faults asked for on the tools/call request",
 		func(fault string, failed bool, latency string) {

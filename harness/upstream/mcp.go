@@ -123,6 +123,19 @@ func (h *mcpHandler) took(session string) time.Duration {
 }
 
 func (h *mcpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodGet {
+		// The standalone event stream a client may open for the server's
+		// own messages: a fixture server sends none, so it offers none,
+		// with the 405 the MCP transport allows. The SDK's handler held
+		// the request open until the client cancelled it, which aborted a
+		// recording (the TypeScript SDK's client opens it).
+		hd := w.Header()
+		hd["Date"] = nil
+		hd.Set("Allow", "POST, DELETE")
+		hd.Set(LatencyHeader, messageLatency.String())
+		w.WriteHeader(http.StatusMethodNotAllowed)
+		return
+	}
 	fault := r.Header.Get(cassette.FaultHeader)
 	if writeErrorFault(w, fault) {
 		return
