@@ -209,8 +209,8 @@ func writeShow(w io.Writer, r showRun, cut func(string) string, prompt, schemas 
 			if role != "" {
 				role += " "
 			}
-			fmt.Fprintf(w, "%smodel call %s(%s), %s: in %s tokens (system %d, tools %d, history %d, tool results %d, user %d), out %d\n",
-				at, role, c.Model, msText(c.Duration), grouped(in.Total()), in.System, in.Tools, in.History, in.ToolResults, in.User, c.Output)
+			fmt.Fprintf(w, "%smodel call %s(%s), %s: in %s tokens (system %d, tools %d, history %d, tool results %d, user %d, overhead %d), out %d\n",
+				at, role, c.Model, msText(c.Duration), grouped(in.Total()), in.System, in.Tools, in.History, in.ToolResults, in.User, in.Overhead, c.Output)
 			if c.Stream != nil {
 				fmt.Fprintf(w, "%sstreamed: first token at %s, %d events, last at %s\n", pad, msText(c.Stream.FirstToken), c.Stream.Events, msText(c.Stream.Duration))
 			}

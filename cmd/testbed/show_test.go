@@ -41,7 +41,7 @@ var _ = Describe("testbed show", func() {
 		r := testbed("show", "odbchat/single-pass/ac1-taiwan-sst", "--root", repoRoot)
 		Expect(r.code).To(Equal(exitOK), r.String())
 		Expect(r.stdout).To(HavePrefix("odbchat/single-pass/ac1-taiwan-sst (sample 1 of 1): PASS, replayed from rule-based stand-in"))
-		Expect(r.stdout).To(MatchRegexp(`(?m)^\s+0 ms  turn 1  model call router \(gemma3:4b\), 2,360 ms: in 975 tokens \(system 288, tools 0, history 439, tool results 0, user 209\), out 74$`))
+		Expect(r.stdout).To(MatchRegexp(`(?m)^\s+0 ms  turn 1  model call router \(gemma3:4b\), 2,360 ms: in 975 tokens \(system 288, tools 0, history 439, tool results 0, user 209, overhead 39\), out 74$`), "every part, so that they add up to the 975")
 		Expect(r.stdout).To(MatchRegexp(`(?m)^\s+sent user: \{"query":"現在台灣周遭海溫多少？".*--all shows them\)$`))
 		Expect(r.stdout).To(MatchRegexp(`(?m)^\s+answer: \{"decision":"mcp"`))
 		// The GHRSST MCP session: initialize, notifications/initialized, tools/call, DELETE.

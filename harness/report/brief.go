@@ -140,7 +140,7 @@ func headline(r *Report) (overview table, failures, thresholds []string) {
 			if sm.Routed > 0 {
 				routing = percent(sm.RoutingAccuracy)
 			}
-			if len(v.Trimming) > 0 {
+			if reduced(v) {
 				reduction = percent(sm.TokenReduction)
 			}
 			if st := sm.Streaming; st != nil && st.Tokenless < st.Calls {

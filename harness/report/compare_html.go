@@ -102,6 +102,11 @@ func cmpScenarioOf(r Compared, anchor string) cmpScenario {
 		Verdict: arrow(strings.ToUpper(r.Base.Verdict), strings.ToUpper(r.Head.Verdict)), Route: arrow(r.Base.Route, r.Head.Route),
 		BaseRan: len(b.Events) > 0, HeadRan: len(h.Events) > 0}
 	metric := func(name, key, base, head, change string) {
+		if n, ok := noiseOf(r.Noise, key); ok {
+			// sampled: the samples' means and their difference, as the
+			// noise beside them, not a difference of rounded means
+			base, head, change = meanDelta(n, name == "LLM calls")
+		}
 		noise := noiseText(r.Noise, key, "%.1f")
 		if noise == "" {
 			noise = "—"
@@ -197,6 +202,35 @@ func pairUp(pairs [][2]int) [][2]int {
 }
 
 // intDelta is the change from a to b with its sign, or "=".
+// noiseOf is the noise figure of metric among ns, if any.
+func noiseOf(ns []Noise, metric string) (Noise, bool) {
+	for _, n := range ns {
+		if n.Metric == metric && metric != "" {
+			return n, true
+		}
+	}
+	return Noise{}, false
+}
+
+// meanDelta writes the means of n, base and head, and their difference
+// with its percentage of base ("=" when the means are equal): to two
+// decimals for a count of calls, as the summary's mean, else whole.
+func meanDelta(n Noise, calls bool) (base, head, change string) {
+	format := "%.0f"
+	if calls {
+		format = "%.2f"
+	}
+	base, head = fmt.Sprintf(format, n.Base), fmt.Sprintf(format, n.Head)
+	if n.Delta == 0 {
+		return base, head, "="
+	}
+	change = fmt.Sprintf(strings.Replace(format, "%", "%+", 1), n.Delta)
+	if n.Base != 0 {
+		change += fmt.Sprintf(" (%+.1f%%)", n.Delta/n.Base*100)
+	}
+	return base, head, change
+}
+
 func intDelta(a, b int) string {
 	if a == b {
 		return "="

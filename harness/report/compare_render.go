@@ -118,7 +118,25 @@ func comparisonSections(c Comparison, f CompareFilter) []section {
 	runF("LLM calls (mean)", MetricLLMCalls, b.LLMCallsMean, h.LLMCallsMean, "%+.2f", true)
 	runF("input tokens (mean)", MetricInputTokens, b.InputTokensMean, h.InputTokensMean, "%+.0f", true)
 	runF("output tokens (mean)", MetricOutputTokens, b.OutputTokensMean, h.OutputTokensMean, "%+.0f", true)
-	runF("token reduction (%)", "", b.TokenReduction*100, h.TokenReduction*100, "%+.1f", false)
+	// A token reduction is a figure of a side whose tools passed a payload
+	// (as the report's tables say): "—" for a side that has none, and no
+	// row when neither has, as no routing row when neither routed.
+	switch bp, hp := c.payloads(0), c.payloads(1); {
+	case bp && hp:
+		runF("token reduction (%)", "", b.TokenReduction*100, h.TokenReduction*100, "%+.1f", false)
+	case bp || hp:
+		figure := func(ok bool, v float64) string {
+			if !ok {
+				return "—"
+			}
+			return fmt.Sprintf("%.1f", v*100)
+		}
+		row := []string{"token reduction (%)", figure(bp, b.TokenReduction), figure(hp, h.TokenReduction), "—"}
+		if len(c.Noise) > 0 {
+			row = append(row, "")
+		}
+		sum.table.rows = append(sum.table.rows, row)
+	}
 	runF("latency mean (ms)", MetricLatencyMS, b.LatencyMean, h.LatencyMean, "%+.0f", true)
 	runF("latency p95 (ms)", "", b.LatencyP95, h.LatencyP95, "%+.0f", true)
 	costRow := func(name string, x, y float64) {
@@ -271,6 +289,20 @@ func (r Compared) unmeasured() string {
 		}
 	}
 	return strings.Join(parts, "; ")
+}
+
+// payloads reports whether a measured run of side i of c's rows (0 the
+// base, 1 the head) had a tool payload: only then is that side's token
+// reduction, 1 − context/raw, a figure.
+func (c Comparison) payloads(i int) bool {
+	for _, r := range c.Rows {
+		for _, run := range r.runs[i].Runs() {
+			if run.Measured() && run.Metrics.RawTokens > 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // noiseText says whether a metric's difference is beyond the noise, with

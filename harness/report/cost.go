@@ -178,8 +178,8 @@ func (s Spend) Sources() string {
 // String is the mean per run.
 func (s Spend) String() string { return s.Format(s.Mean) }
 
-// USD writes dollars with three significant digits below a cent, and
-// cents above: $0.000123, $0.0154, $1.52.
+// USD writes dollars with three significant digits below ten cents, and
+// cents from there: $0.000123, $0.0154, $0.53, $1.52.
 func USD(v float64) string {
 	if v == 0 {
 		return "$0"

@@ -9,6 +9,15 @@ import (
 	"github.com/agentreplay/testbed/harness/wire"
 )
 
+// reduced reports whether v's token reduction is a figure: a tool call of
+// a run it measured had a raw payload, as Summarize's TokenReduction is
+// 1 − context/raw over them. A reduction of exactly 0% (payloads put into
+// the context whole) is one; a variant whose tools passed no payload, or
+// whose only tool calls were in runs not measured, has none ("—").
+func reduced(v *Variant) bool {
+	return slices.ContainsFunc(v.Trimming, func(t ToolTrim) bool { return t.RawTokens > 0 })
+}
+
 // ReductionWarning explains a negative token reduction of v, or is "" when
 // its reduction is not negative: the tool results put into the model's
 // context hold more tokens than the payloads they came from, and it names

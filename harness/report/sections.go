@@ -25,7 +25,7 @@ func outcomeSection(order []*Variant) section {
 			routing = fmt.Sprintf("%s (%d/%d)", percent(s.RoutingAccuracy), right, s.Routed)
 		}
 		reduction := "—"
-		if s.TokenReduction != 0 {
+		if reduced(v) {
 			reduction = percent(s.TokenReduction)
 		}
 		sec.table.rows = append(sec.table.rows, []string{

@@ -40,8 +40,8 @@ func timeline(events []trace.Event) template.HTML {
 		case e.LLM != nil:
 			c := e.LLM
 			y := chartTop
-			tip := fmt.Sprintf("%s %s at %s for %s: %d in (system %d, tools %d, history %d, tool results %d, user %d), %d out",
-				c.Role, c.Model, ms(e.At), ms(c.Duration), c.Input.Total(), c.Input.System, c.Input.Tools, c.Input.History, c.Input.ToolResults, c.Input.User, c.Output)
+			tip := fmt.Sprintf("%s %s at %s for %s: %d in (system %d, tools %d, history %d, tool results %d, user %d, overhead %d), %d out",
+				c.Role, c.Model, ms(e.At), ms(c.Duration), c.Input.Total(), c.Input.System, c.Input.Tools, c.Input.History, c.Input.ToolResults, c.Input.User, c.Input.Overhead, c.Output)
 			if st := c.Stream; st != nil && st.FirstToken >= 0 {
 				first := e.At + st.FirstToken
 				s.rect(x(float64(e.At)), y, x(float64(first))-x(float64(e.At)), barHeight, "#9ecae1", tip+fmt.Sprintf("; first token after %s", ms(st.FirstToken)))

@@ -1,0 +1,41 @@
+package report_test
+
+import (
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/agentreplay/testbed/harness/report"
+	"github.com/agentreplay/testbed/harness/trace"
+)
+
+// sampledVariant is one scenario sampled once per entry of calls, each
+// sample making that many LLM calls of 975 input tokens each in latency.
+func sampledVariant(name string, calls []int, latency []time.Duration) *report.Variant {
+	var runs []report.Scenario
+	for i, n := range calls {
+		runs = append(runs, report.Scenario{ID: "strait", Verdict: report.VerdictPass,
+			Metrics: trace.Metrics{LLMCalls: n, InputTokens: 975 * n, OutputTokens: 73, Latency: latency[i]}})
+	}
+	v := &report.Variant{Name: name, Scenarios: []report.Scenario{report.Sample(runs, 1)}}
+	v.Summary = report.Summarize(v.Scenarios)
+	return v
+}
+
+var _ = Describe("a sampled scenario compared step by step in the HTML page", func() {
+	It("sets the samples' means side by side and their difference, as its noise does, not the difference of rounded means", func() {
+		ms := time.Millisecond
+		base := sampledVariant("single-pass", []int{1, 1, 1, 1, 1}, []time.Duration{2300 * ms, 2400 * ms, 2350 * ms, 2380 * ms, 2365 * ms})
+		head := sampledVariant("terse-router", []int{1, 1, 2, 1, 1}, []time.Duration{2500 * ms, 2536 * ms, 2540 * ms, 2550 * ms, 2555400 * time.Microsecond})
+		c := report.CompareVariants("odbchat-sampled", base, head, "single-pass", "terse-router")
+		var out strings.Builder
+		Expect(report.WriteComparisonHTML(&out, []report.Comparison{c}, report.CompareFilter{})).To(Succeed())
+		page := out.String()
+		// 1 → 1.2 LLM calls a run: not "1 1 =", which said no change
+		Expect(page).To(MatchRegexp(`<td>LLM calls</td>\s*<td[^>]*>1\.00</td>\s*<td[^>]*>1\.20</td>\s*<td[^>]*>(\+|&#43;)0\.20 \((\+|&#43;)20\.0%\)</td>`))
+		// 2359 → 2536.28 ms: +177.28, shown +177, as the note's +177.3
+		Expect(page).To(MatchRegexp(`<td>latency \(ms\)</td>\s*<td[^>]*>2359</td>\s*<td[^>]*>2536</td>\s*<td[^>]*>(\+|&#43;)177 \((\+|&#43;)7\.5%\)</td>`))
+	})
+})
