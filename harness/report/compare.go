@@ -37,14 +37,15 @@ type Side struct {
 	Verdict       string   `json:"verdict"`
 	Route         string   `json:"route,omitempty"`
 	Tools         []string `json:"tools"`
-	InputTokens   int      `json:"input_tokens"`
-	OutputTokens  int      `json:"output_tokens"`
+	InputTokens   float64  `json:"input_tokens"`
+	OutputTokens  float64  `json:"output_tokens"`
 	ContextTokens int      `json:"context_tokens"`
-	LLMCalls      int      `json:"llm_calls"`
+	LLMCalls      float64  `json:"llm_calls"`
 	LatencyMS     float64  `json:"latency_ms"`
 	Answer        string   `json:"answer"`
 	// Samples is the number of samples when the scenario was sampled; the
-	// token, call and latency figures are then means over them.
+	// input and output tokens, calls and latency are then the means over
+	// them, unrounded (the context tokens are the representative run's).
 	Samples int `json:"samples,omitempty"`
 	// Unmeasured counts the runs (samples) left out of the figures because
 	// they were stale or errored (Run.Measured): with all of them left
@@ -86,8 +87,8 @@ type Compared struct {
 }
 
 func side(sc Scenario) Side {
-	s := Side{Verdict: sc.Verdict, Route: sc.Route, Tools: []string{}, InputTokens: sc.Metrics.InputTokens,
-		OutputTokens: sc.Metrics.OutputTokens, ContextTokens: sc.Metrics.ContextTokens, LLMCalls: sc.Metrics.LLMCalls,
+	s := Side{Verdict: sc.Verdict, Route: sc.Route, Tools: []string{}, InputTokens: float64(sc.Metrics.InputTokens),
+		OutputTokens: float64(sc.Metrics.OutputTokens), ContextTokens: sc.Metrics.ContextTokens, LLMCalls: float64(sc.Metrics.LLMCalls),
 		LatencyMS: float64(sc.Metrics.Latency.Microseconds()) / 1000, Answer: strings.Join(sc.Answer, "\n")}
 	for _, e := range sc.Events {
 		if e.Kind == trace.KindTool {
@@ -99,10 +100,10 @@ func side(sc Scenario) Side {
 	}
 	if sp := sc.Sampling; sp != nil {
 		s.Samples, s.Unmeasured = sp.N, sp.Unmeasured()
-		s.InputTokens = int(math.Round(sp.Metrics[MetricInputTokens].Mean))
-		s.OutputTokens = int(math.Round(sp.Metrics[MetricOutputTokens].Mean))
-		s.LLMCalls = int(math.Round(sp.Metrics[MetricLLMCalls].Mean))
-		s.LatencyMS = math.Round(sp.Metrics[MetricLatencyMS].Mean)
+		s.InputTokens = sp.Metrics[MetricInputTokens].Mean
+		s.OutputTokens = sp.Metrics[MetricOutputTokens].Mean
+		s.LLMCalls = sp.Metrics[MetricLLMCalls].Mean
+		s.LatencyMS = sp.Metrics[MetricLatencyMS].Mean
 	}
 	return s
 }
@@ -201,8 +202,8 @@ func CompareVariants(suite string, base, head *Variant, baseLabel, headLabel str
 			row.Base.LatencyMS != row.Head.LatencyMS || row.AnswerDiff != ""
 		row.Regressed = b.Verdict == VerdictPass && h.Verdict != VerdictPass ||
 			b.RouteCorrect() && !h.RouteCorrect() ||
-			figures && (row.worse(MetricLLMCalls, float64(row.Base.LLMCalls), float64(row.Head.LLMCalls)) ||
-				row.worse(MetricInputTokens, float64(row.Base.InputTokens), float64(row.Head.InputTokens)) ||
+			figures && (row.worse(MetricLLMCalls, row.Base.LLMCalls, row.Head.LLMCalls) ||
+				row.worse(MetricInputTokens, row.Base.InputTokens, row.Head.InputTokens) ||
 				row.worse(MetricLatencyMS, row.Base.LatencyMS, row.Head.LatencyMS))
 		c.Rows = append(c.Rows, row)
 	}

@@ -6,7 +6,6 @@ import (
 	"html/template"
 	"io"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -101,12 +100,11 @@ func cmpScenarioOf(r Compared, anchor string) cmpScenario {
 	s := cmpScenario{Anchor: anchor, ID: r.ID, Regressed: r.Regressed, Open: r.Regressed,
 		Verdict: arrow(strings.ToUpper(r.Base.Verdict), strings.ToUpper(r.Head.Verdict)), Route: arrow(r.Base.Route, r.Head.Route),
 		BaseRan: len(b.Events) > 0, HeadRan: len(h.Events) > 0}
-	metric := func(name, key, base, head, change string) {
-		if n, ok := noiseOf(r.Noise, key); ok {
-			// sampled: the samples' means and their difference, as the
-			// noise beside them, not a difference of rounded means
-			base, head, change = meanDelta(n, name == "LLM calls")
-		}
+	// Each figure is the side's, unrounded (a sampled side's mean), in
+	// format, and the change its difference, as the noise beside it: not a
+	// difference of rounded figures.
+	metric := func(name, key string, a, b float64, format string) {
+		base, head, change := fmt.Sprintf(format, a), fmt.Sprintf(format, b), htmlChange(a, b, format)
 		noise := noiseText(r.Noise, key, "%.1f")
 		if noise == "" {
 			noise = "—"
@@ -117,13 +115,11 @@ func cmpScenarioOf(r Compared, anchor string) cmpScenario {
 		}
 		s.Metrics = append(s.Metrics, []string{name, base, head, change, noise})
 	}
-	itoa := strconv.Itoa
-	metric("LLM calls", MetricLLMCalls, itoa(r.Base.LLMCalls), itoa(r.Head.LLMCalls), intDelta(r.Base.LLMCalls, r.Head.LLMCalls))
-	metric("input tokens", MetricInputTokens, itoa(r.Base.InputTokens), itoa(r.Head.InputTokens), intDelta(r.Base.InputTokens, r.Head.InputTokens))
-	metric("output tokens", MetricOutputTokens, itoa(r.Base.OutputTokens), itoa(r.Head.OutputTokens), intDelta(r.Base.OutputTokens, r.Head.OutputTokens))
-	metric("context tokens", "", itoa(r.Base.ContextTokens), itoa(r.Head.ContextTokens), intDelta(r.Base.ContextTokens, r.Head.ContextTokens))
-	metric("latency (ms)", MetricLatencyMS, fmt.Sprintf("%.0f", r.Base.LatencyMS), fmt.Sprintf("%.0f", r.Head.LatencyMS),
-		intDelta(int(r.Base.LatencyMS+0.5), int(r.Head.LatencyMS+0.5)))
+	metric("LLM calls", MetricLLMCalls, r.Base.LLMCalls, r.Head.LLMCalls, r.callsFormat())
+	metric("input tokens", MetricInputTokens, r.Base.InputTokens, r.Head.InputTokens, "%.0f")
+	metric("output tokens", MetricOutputTokens, r.Base.OutputTokens, r.Head.OutputTokens, "%.0f")
+	metric("context tokens", "", float64(r.Base.ContextTokens), float64(r.Head.ContextTokens), "%.0f")
+	metric("latency (ms)", MetricLatencyMS, r.Base.LatencyMS, r.Head.LatencyMS, "%.0f")
 
 	bs, hs := steps(b), steps(h)
 	for _, p := range pairUp(align(bs, hs, func(x, y step) bool { return x.key == y.key })) {
@@ -212,32 +208,15 @@ func noiseOf(ns []Noise, metric string) (Noise, bool) {
 	return Noise{}, false
 }
 
-// meanDelta writes the means of n, base and head, and their difference
-// with its percentage of base ("=" when the means are equal): to two
-// decimals for a count of calls, as the summary's mean, else whole.
-func meanDelta(n Noise, calls bool) (base, head, change string) {
-	format := "%.0f"
-	if calls {
-		format = "%.2f"
-	}
-	base, head = fmt.Sprintf(format, n.Base), fmt.Sprintf(format, n.Head)
-	if n.Delta == 0 {
-		return base, head, "="
-	}
-	change = fmt.Sprintf(strings.Replace(format, "%", "%+", 1), n.Delta)
-	if n.Base != 0 {
-		change += fmt.Sprintf(" (%+.1f%%)", n.Delta/n.Base*100)
-	}
-	return base, head, change
-}
-
-func intDelta(a, b int) string {
+// htmlChange is b's difference from a in format, with its percentage of
+// a, or "=" when they are equal.
+func htmlChange(a, b float64, format string) string {
 	if a == b {
 		return "="
 	}
-	s := fmt.Sprintf("%+d", b-a)
+	s := fmt.Sprintf(withSign(format), b-a)
 	if a != 0 {
-		s += fmt.Sprintf(" (%+.1f%%)", float64(b-a)/float64(a)*100)
+		s += fmt.Sprintf(" (%+.1f%%)", (b-a)/a*100)
 	}
 	return s
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strconv"
 	"strings"
 )
 
@@ -31,16 +30,29 @@ func arrow(a, b string) string {
 	return a + " → " + b
 }
 
-// delta shows an integer change with its sign and percentage.
-func delta(a, b int) string {
+// delta shows a figure's change, both sides in format, then the
+// difference and its percentage of a: "975 → 1170 (+195, +20.0%)".
+func delta(a, b float64, format string) string {
 	if a == b {
-		return strconv.Itoa(a)
+		return fmt.Sprintf(format, a)
 	}
-	s := fmt.Sprintf("%d → %d (%+d", a, b, b-a)
+	s := fmt.Sprintf(format+" → "+format+" ("+withSign(format), a, b, b-a)
 	if a != 0 {
-		s += fmt.Sprintf(", %+.1f%%", float64(b-a)/float64(a)*100)
+		s += fmt.Sprintf(", %+.1f%%", (b-a)/a*100)
 	}
 	return s + ")"
+}
+
+// withSign is format writing its number with a sign always.
+func withSign(format string) string { return strings.Replace(format, "%", "%+", 1) }
+
+// callsFormat is how a row writes its LLM calls: whole for single runs,
+// to two decimals, as the summary's mean, when a side was sampled.
+func (r Compared) callsFormat() string {
+	if r.Base.Samples > 0 || r.Head.Samples > 0 {
+		return "%.2f"
+	}
+	return "%.0f"
 }
 
 func deltaMS(a, b float64) string {
@@ -261,15 +273,16 @@ func comparisonSections(c Comparison, f CompareFilter) []section {
 // run, and without it otherwise ("—" for a side that measured none).
 func (r Compared) figures() []string {
 	b, h := r.Base, r.Head
+	calls := r.callsFormat()
 	if b.measured() && h.measured() {
-		return []string{delta(b.InputTokens, h.InputTokens), delta(b.ContextTokens, h.ContextTokens),
-			delta(b.LLMCalls, h.LLMCalls), deltaMS(b.LatencyMS, h.LatencyMS)}
+		return []string{delta(b.InputTokens, h.InputTokens, "%.0f"), delta(float64(b.ContextTokens), float64(h.ContextTokens), "%.0f"),
+			delta(b.LLMCalls, h.LLMCalls, calls), deltaMS(b.LatencyMS, h.LatencyMS)}
 	}
-	pair := func(x, y string) string { return b.figure(x) + " → " + h.figure(y) }
-	return []string{pair(strconv.Itoa(b.InputTokens), strconv.Itoa(h.InputTokens)),
-		pair(strconv.Itoa(b.ContextTokens), strconv.Itoa(h.ContextTokens)),
-		pair(strconv.Itoa(b.LLMCalls), strconv.Itoa(h.LLMCalls)),
-		pair(fmt.Sprintf("%.0f ms", b.LatencyMS), fmt.Sprintf("%.0f ms", h.LatencyMS))}
+	pair := func(format string, x, y float64) string {
+		return b.figure(fmt.Sprintf(format, x)) + " → " + h.figure(fmt.Sprintf(format, y))
+	}
+	return []string{pair("%.0f", b.InputTokens, h.InputTokens), pair("%.0f", float64(b.ContextTokens), float64(h.ContextTokens)),
+		pair(calls, b.LLMCalls, h.LLMCalls), pair("%.0f ms", b.LatencyMS, h.LatencyMS)}
 }
 
 // unmeasured says which side of the row left runs out of its figures
