@@ -150,6 +150,29 @@ var _ = Describe("the stand-in refuses what the real APIs refuse", func() {
 			"Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn."),
 	)
 
+	DescribeTable("generateContent: thinking settings a model does not take, refused as the Gemini API refuses them",
+		func(model, config, message string) {
+			path := strings.Replace(geminiPath, "gemini-2.5-flash", model, 1)
+			for _, p := range []string{path, strings.Replace(path, ":generateContent", ":streamGenerateContent?alt=sse", 1)} {
+				status, got := post(srv, p, `{"contents": [`+gUser+`], "generationConfig": `+config+`}`)
+				if message == "" {
+					Expect(status).To(Equal(http.StatusOK), "%s: %v", p, got)
+					break // a stream's body is not one JSON object
+				}
+				Expect(status).To(Equal(http.StatusBadRequest), "%s: %v", p, got)
+				Expect(got).To(Equal(map[string]any{"error": map[string]any{"code": 400.0, "message": message, "status": "INVALID_ARGUMENT"}}), p)
+			}
+		},
+		Entry("a thinking budget to Gemini 2.0 Flash", "gemini-2.0-flash", `{"thinkingConfig": {"thinkingBudget": 0}}`, "thinking_config is not supported."),
+		Entry("thoughts asked of Gemini 1.5, in snake case", "gemini-1.5-flash-002", `{"thinking_config": {"include_thoughts": true}}`, "thinking_config is not supported."),
+		Entry("a thinking level to Gemini 2.5, which takes budgets", "gemini-2.5-flash", `{"thinkingConfig": {"thinkingLevel": "low"}}`, "Thinking level is not supported for this model."),
+		Entry("a thinking budget to Gemini 2.5 Flash", "gemini-2.5-flash", `{"thinkingConfig": {"thinkingBudget": 0}}`, ""),
+		Entry("a thinking level to Gemini 3", "gemini-3-flash-preview", `{"thinkingConfig": {"thinkingLevel": "low"}}`, ""),
+		Entry("thoughts asked of Gemini 2.0 Flash Thinking", "gemini-2.0-flash-thinking-exp-01-21", `{"thinkingConfig": {"includeThoughts": true}}`, ""),
+		Entry("no thinking settings to Gemini 2.0 Flash", "gemini-2.0-flash", `{"temperature": 0}`, ""),
+		Entry("a model it does not know", "gemma-3-27b-it", `{"thinkingConfig": {"thinkingLevel": "low"}}`, ""),
+	)
+
 	DescribeTable("generateContent: takes consecutive contents of one role as one turn, as the API does",
 		func(contents string) {
 			status, got := post(srv, geminiPath, `{"contents": [`+contents+`]}`)

@@ -171,6 +171,10 @@ type geminiConfig struct {
 type geminiThinking struct {
 	IncludeThoughts      bool `json:"includeThoughts"`
 	IncludeThoughtsSnake bool `json:"include_thoughts"`
+	// ThinkingLevel is Gemini 3's setting (low, high, …), where Gemini
+	// 2.5 takes a budget.
+	ThinkingLevel      string `json:"thinkingLevel"`
+	ThinkingLevelSnake string `json:"thinking_level"`
 }
 
 // thoughtsAsked reports whether g asks for the model's thoughts.

@@ -110,6 +110,9 @@ func (t *Threads) Read(d Dialect, path string, body []byte, sample int) (Call, e
 		if err := validateGemini(gr); err != nil {
 			return Call{}, err
 		}
+		if err := gr.GenerationConfig.validateThinking(model); err != nil {
+			return Call{}, err
+		}
 		if err := validateSignatures(model, gr); err != nil {
 			return Call{}, err
 		}

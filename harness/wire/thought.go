@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"regexp"
 	"strings"
 
 	"github.com/agentreplay/testbed/agents/llm"
@@ -12,6 +13,33 @@ import (
 // its answer, their tokens counted as thoughtsTokenCount beside the
 // candidates' and in totalTokenCount. The stand-in's thought is the line
 // its other providers' thinking shows (thinkingOf).
+
+// geminiNoThinking names Gemini's models before thinking: 1.0, 1.5 and
+// 2.0 (but 2.0 Flash Thinking, an experiment that thinks).
+var geminiNoThinking = regexp.MustCompile(`^gemini-(1\.[05]|2\.0)(-|$)|^gemini-pro(-vision)?$`)
+
+// validateThinking returns what the Gemini API refuses of g's thinking
+// settings for model, or nil: any thinkingConfig to a model that does not
+// think ("thinking_config is not supported.", 400 INVALID_ARGUMENT, as
+// gemini-2.0-flash, 2.0-flash-lite and 1.5 answered in
+// immersive-translate/immersive-translate#2976 and Veloera/Veloera#41),
+// and a thinkingLevel to a model before Gemini 3, which takes a budget
+// ("Thinking level is not supported for this model.", gemini-2.5-flash in
+// RooCodeInc/Roo-Code#10700; Google's thinking guide: "If you use the
+// thinking_level parameter with a model earlier than Gemini 3, the model
+// returns an error"). A model it does not name is not refused.
+func (g geminiConfig) validateThinking(model string) error {
+	for _, t := range []*geminiThinking{g.ThinkingConfig, g.ThinkingConfigSnake} {
+		switch {
+		case t == nil:
+		case geminiNoThinking.MatchString(model) && !strings.Contains(model, "thinking"):
+			return &invalid{msg: "thinking_config is not supported."}
+		case strings.HasPrefix(model, "gemini-2.5") && (t.ThinkingLevel != "" || t.ThinkingLevelSnake != ""):
+			return &invalid{msg: "Thinking level is not supported for this model."}
+		}
+	}
+	return nil
+}
 
 // geminiThinks reports whether model thinks (Gemini 2.5 and 3), and so
 // shows its thoughts when a request asks for them.
