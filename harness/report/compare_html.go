@@ -197,17 +197,6 @@ func pairUp(pairs [][2]int) [][2]int {
 	return out
 }
 
-// intDelta is the change from a to b with its sign, or "=".
-// noiseOf is the noise figure of metric among ns, if any.
-func noiseOf(ns []Noise, metric string) (Noise, bool) {
-	for _, n := range ns {
-		if n.Metric == metric && metric != "" {
-			return n, true
-		}
-	}
-	return Noise{}, false
-}
-
 // htmlChange is b's difference from a in format, with its percentage of
 // a, or "=" when they are equal.
 func htmlChange(a, b float64, format string) string {
