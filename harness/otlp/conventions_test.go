@@ -46,6 +46,17 @@ var _ = Describe("the GenAI conventions", func() {
 		Entry("no provider named", "", "_OTHER", "chat"),
 	)
 
+	It("gives a model call the provider's id of its answer, when it gave one", func() {
+		spans := export(fixture())
+		var ids []string
+		for _, s := range spans {
+			if s.Name == "chat gemma3:4b" {
+				ids = append(ids, s.attrs["gen_ai.response.id"])
+			}
+		}
+		Expect(ids).To(Equal([]string{"chatcmpl-9a", ""}), "the second call's answer had none")
+	})
+
 	It("calls a tool the agent ran a function", func() {
 		Expect(named(export(fixture()), "execute_tool sst.mean").attrs).To(HaveKeyWithValue("gen_ai.tool.type", "function"))
 	})

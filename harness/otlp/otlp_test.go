@@ -36,7 +36,7 @@ func fixture() *report.Report {
 		{Kind: trace.KindLLM, Turn: 1, At: 0, LLM: &trace.LLMCall{Role: "router", Model: "gemma3:4b", Duration: 800 * time.Millisecond,
 			Input: trace.Parts{System: 100, User: 20}, Output: 12,
 			Reported:      &trace.Usage{Input: 130, Output: 15, CacheRead: 64, Reasoning: 5},
-			ResponseModel: "gemma3:4b-it-qat", FinishReason: "tool_calls", RawFinishReason: "tool_calls",
+			ResponseModel: "gemma3:4b-it-qat", ResponseID: "chatcmpl-9a", FinishReason: "tool_calls", RawFinishReason: "tool_calls",
 			Cost:      &trace.Cost{USD: 0.00125, From: trace.CostFromReported, Model: "gpt-4.1"},
 			Stream:    &trace.Stream{FirstToken: 250 * time.Millisecond, Duration: 800 * time.Millisecond},
 			ToolCalls: []trace.Call{{Name: "sst.mean", Arguments: json.RawMessage(`{"region":"taiwan"}`)}}}},

@@ -92,6 +92,8 @@ var _ = Describe("Push to the OpenTelemetry Collector's OTLP receiver", Label("c
 		Expect(chat.Kind()).To(Equal(ptrace.SpanKindClient))
 		in, _ := chat.Attributes().Get("gen_ai.usage.input_tokens")
 		Expect(in.Int()).To(Equal(int64(130)))
+		id, _ := chat.Attributes().Get("gen_ai.response.id")
+		Expect(id.Str()).To(Equal("chatcmpl-9a"))
 		Expect(post.ParentSpanID()).To(Equal(chat.SpanID()))
 		status, _ := post.Attributes().Get("http.response.status_code")
 		Expect(status.Int()).To(Equal(int64(200)))

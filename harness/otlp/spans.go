@@ -193,6 +193,9 @@ func (b builder) chat(ctx, parent context.Context, e trace.Event) interval {
 	if c.ResponseModel != "" {
 		attrs = append(attrs, semconv.GenAIResponseModel(c.ResponseModel))
 	}
+	if c.ResponseID != "" {
+		attrs = append(attrs, semconv.GenAIResponseID(c.ResponseID))
+	}
 	if c.FinishReason != "" {
 		attrs = append(attrs, semconv.GenAIResponseFinishReasons(c.FinishReason))
 	}

@@ -435,6 +435,19 @@ var _ = Describe("Run", func() {
 			Expect(hosts).To(Equal(map[string]bool{"localhost:11434": true, "eco.odb.ntu.edu.tw": true}))
 		})
 
+		It("keeps each model call's response id, as the answer gave it", func() {
+			calls := 0
+			for name, sc := range scenarios(rep) {
+				for _, e := range sc.Events {
+					if e.LLM != nil {
+						calls++
+						Expect(e.LLM.ResponseID).To(MatchRegexp(`^chatcmpl-[0-9a-f]+$`), name)
+					}
+				}
+			}
+			Expect(calls).To(BeNumerically(">", 30))
+		})
+
 		It("records what replays to the same report", func() {
 			var recordedJSON, replayedJSON bytes.Buffer
 			// The replay also runs the baseline, which this root did not

@@ -59,7 +59,8 @@ func addLLM(tr *trace.Trace, counter *tokens.Counter, start time.Duration, req l
 	} else {
 		call.Output = counter.Output(resp.Message)
 		call.Text = resp.Message.Content
-		call.ResponseModel, call.FinishReason, call.RawFinishReason = resp.Model, resp.FinishReason, resp.RawFinishReason
+		call.ResponseModel, call.ResponseID = resp.Model, resp.ID
+		call.FinishReason, call.RawFinishReason = resp.FinishReason, resp.RawFinishReason
 		for _, tc := range resp.Message.ToolCalls {
 			call.ToolCalls = append(call.ToolCalls, trace.Call{Name: tc.Name, Arguments: tc.Arguments})
 		}

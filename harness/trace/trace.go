@@ -79,6 +79,10 @@ type LLMCall struct {
 	// ResponseModel is the model the provider says answered (a dated
 	// version of Model, often), when it said.
 	ResponseModel string `json:"response_model,omitempty"`
+	// ResponseID is the provider's id of the answer (llm.Response.ID:
+	// chatcmpl-…, resp_…, msg_…, Gemini's responseId), when it gave one.
+	// Reports written before leave it out.
+	ResponseID string `json:"response_id,omitempty"`
 	// FinishReason is why the model stopped, in the neutral set every
 	// adapter maps to (llm.FinishReasons: stop, length, tool_calls,
 	// content_filter, error, other); RawFinishReason is the provider's own
