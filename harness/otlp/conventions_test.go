@@ -57,6 +57,17 @@ var _ = Describe("the GenAI conventions", func() {
 		Expect(ids).To(Equal([]string{"chatcmpl-9a", ""}), "the second call's answer had none")
 	})
 
+	It("ties a tool's execution to the model's call of it by the call's id, in gen_ai.tool.call.id and the answer's tool_call part", func() {
+		spans := export(fixture())
+		Expect(named(spans, "execute_tool sst.mean").attrs).To(HaveKeyWithValue("gen_ai.tool.call.id", "call_1"))
+		Expect(named(spans, "chat gemma3:4b").attrs["gen_ai.output.messages"]).To(MatchJSON(`[{"role":"assistant","finish_reason":"tool_call",
+			"parts":[{"type":"tool_call","id":"call_1","name":"sst.mean","arguments":{"region":"taiwan"}}]}]`))
+
+		r := fixture()
+		r.Suites[0].Variants[0].Scenarios[0].Events[3].Tool.CallID = ""
+		Expect(named(export(r), "execute_tool sst.mean").attrs).NotTo(HaveKey("gen_ai.tool.call.id"), "a tool no call of the model's asked for")
+	})
+
 	It("calls a tool the agent ran a function", func() {
 		Expect(named(export(fixture()), "execute_tool sst.mean").attrs).To(HaveKeyWithValue("gen_ai.tool.type", "function"))
 	})

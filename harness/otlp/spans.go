@@ -270,6 +270,9 @@ func (b builder) tool(ctx, parent context.Context, e trace.Event) {
 		KeyTurn.Int(e.Turn),
 		KeyRawTokens.Int(t.RawTokens), KeyContextTokens.Int(t.ContextTokens), KeyRawBytes.Int(t.RawBytes),
 	}
+	if t.CallID != "" {
+		attrs = append(attrs, semconv.GenAIToolCallID(t.CallID))
+	}
 	if b.opts.Content && len(t.Args) > 0 {
 		attrs = append(attrs, semconv.GenAIToolCallArgumentsKey.String(string(t.Args)))
 	}

@@ -62,7 +62,7 @@ func addLLM(tr *trace.Trace, counter *tokens.Counter, start time.Duration, req l
 		call.ResponseModel, call.ResponseID = resp.Model, resp.ID
 		call.FinishReason, call.RawFinishReason = resp.FinishReason, resp.RawFinishReason
 		for _, tc := range resp.Message.ToolCalls {
-			call.ToolCalls = append(call.ToolCalls, trace.Call{Name: tc.Name, Arguments: tc.Arguments})
+			call.ToolCalls = append(call.ToolCalls, trace.Call{ID: tc.ID, Name: tc.Name, Arguments: tc.Arguments})
 		}
 		if resp.Usage != (llm.Usage{}) {
 			call.Reported = trace.ReportedUsage(resp.Usage)
@@ -130,8 +130,13 @@ type tracer struct {
 }
 
 func (t *tracer) Tool(name string, args json.RawMessage, raw []byte, context string, err error) {
+	t.ToolCall("", name, args, raw, context, err)
+}
+
+// ToolCall implements agents.ToolCallTracer.
+func (t *tracer) ToolCall(id, name string, args json.RawMessage, raw []byte, context string, err error) {
 	tc := &trace.ToolCall{
-		Name: name, Args: args, RawBytes: len(raw),
+		CallID: id, Name: name, Args: args, RawBytes: len(raw),
 		RawTokens: t.counter.CountBytes(raw), ContextTokens: t.counter.Count(context),
 	}
 	if err != nil {

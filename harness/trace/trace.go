@@ -200,14 +200,21 @@ type Cost struct {
 	Unpriced []string `json:"unpriced,omitempty"`
 }
 
-// Call is a tool call the model asked for.
+// Call is a tool call the model asked for. ID is the call's id, as the
+// provider gave it, or as testbed numbers a call that came without one
+// (wire.CallID: a Gemini functionCall, an Ollama tool call, read from an
+// outside agent's traffic); reports written before leave it out.
 type Call struct {
+	ID        string          `json:"id,omitempty"`
 	Name      string          `json:"name"`
 	Arguments json.RawMessage `json:"arguments"`
 }
 
-// ToolCall is one tool the agent executed, with its payload sizes.
+// ToolCall is one tool the agent executed, with its payload sizes. CallID
+// is the id of the model's call it ran (Call.ID), when the agent said
+// (agents.ReportTool); reports written before leave it out.
 type ToolCall struct {
+	CallID        string          `json:"call_id,omitempty"`
 	Name          string          `json:"name"`
 	Args          json.RawMessage `json:"args,omitempty"`
 	RawBytes      int             `json:"raw_bytes"`
