@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -110,7 +111,7 @@ var _ = Describe("testbed run --otlp-file and --otlp", Label("otlp"), func() {
 		Expect(string(data)).To(ContainSubstring("gen_ai.output.messages"))
 	})
 
-	It("ties each tool a built-in agent ran to the model's call of it, and gives each call its answer's id", func() {
+	It("ties each tool a built-in agent ran to the model's call of it, and gives each call its answer's id and its server", func() {
 		path := filepath.Join(GinkgoT().TempDir(), "traces.jsonl")
 		r := testbed("run", "--root", "../..", "--suite", "cba", "--scenario", "weather-now-nairobi", "--out", "", "--quiet", "--no-baseline",
 			"--otlp-file", path, "--otlp-content")
@@ -120,14 +121,19 @@ var _ = Describe("testbed run --otlp-file and --otlp", Label("otlp"), func() {
 		_, spans := otlpSpans(data)
 		asked := map[string]bool{} // the ids of the calls the model asked for
 		var ran, answers []string
+		servers := map[string]int{} // server.address:server.port of the model calls
 		for _, s := range spans {
 			attrs := map[string]string{}
 			for _, kv := range s.Attributes {
 				attrs[kv.Key] = kv.Value.GetStringValue()
+				if kv.Key == "server.port" {
+					attrs[kv.Key] = fmt.Sprint(kv.Value.GetIntValue())
+				}
 			}
 			switch attrs["gen_ai.operation.name"] {
 			case "chat", "generate_content":
 				answers = append(answers, attrs["gen_ai.response.id"])
+				servers[attrs["server.address"]+":"+attrs["server.port"]]++
 				var msgs []struct {
 					Parts []struct{ Type, ID string }
 				}
@@ -142,6 +148,8 @@ var _ = Describe("testbed run --otlp-file and --otlp", Label("otlp"), func() {
 			}
 		}
 		Expect(answers).To(HaveLen(10), "two calls in each of five variants")
+		Expect(servers).To(Equal(map[string]int{"localhost:11434": 4, "generativelanguage.googleapis.com:443": 2, "api.anthropic.com:443": 4}),
+			"the logical hosts: Ollama's OpenAI-compatible endpoint, the Gemini API, Anthropic's")
 		Expect(answers).NotTo(ContainElement(""), "every provider here gives its answers ids")
 		Expect(ran).To(HaveLen(5))
 		for _, id := range ran {

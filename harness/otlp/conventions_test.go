@@ -68,6 +68,32 @@ var _ = Describe("the GenAI conventions", func() {
 		Expect(named(export(r), "execute_tool sst.mean").attrs).NotTo(HaveKey("gen_ai.tool.call.id"), "a tool no call of the model's asked for")
 	})
 
+	It("names the server each call and exchange was made to, the logical host the run recorded, with its port or its scheme's", func() {
+		r := fixture()
+		events := []trace.Event{
+			// a model call answered on its second try, with an upstream
+			// fetched while it ran
+			{Kind: trace.KindHTTP, Turn: 1, HTTP: &trace.Exchange{Method: "POST", URL: "https://api.openai.com/v1/chat/completions", Status: 429, Duration: 100 * time.Millisecond}},
+			{Kind: trace.KindHTTP, Turn: 1, At: 100 * time.Millisecond, HTTP: &trace.Exchange{Method: "GET", URL: "https://erddap.test:8443/sst.json", Status: 200, Duration: 100 * time.Millisecond}},
+			{Kind: trace.KindHTTP, Turn: 1, At: 200 * time.Millisecond, HTTP: &trace.Exchange{Method: "POST", URL: "https://eu.api.openai.com/v1/chat/completions", Status: 200, Duration: 600 * time.Millisecond}},
+			{Kind: trace.KindLLM, Turn: 1, LLM: &trace.LLMCall{Model: "gpt-4.1", Duration: 800 * time.Millisecond}},
+			{Kind: trace.KindHTTP, Turn: 1, At: time.Second, HTTP: &trace.Exchange{Method: "PUT", URL: "http://localhost:11434/api/embed", Status: 200, Duration: 50 * time.Millisecond}},
+			{Kind: trace.KindEmbed, Turn: 1, At: time.Second, Embed: &trace.EmbedCall{Model: "nomic-embed-text", Duration: 50 * time.Millisecond}},
+			// a call the report has no exchange of
+			{Kind: trace.KindLLM, Turn: 1, At: 2 * time.Second, LLM: &trace.LLMCall{Model: "gpt-4.1-mini", Duration: time.Second}},
+		}
+		r.Suites[0].Variants[0].Scenarios[0].Events = events
+		spans := export(r)
+		server := func(s span) []string { return []string{s.attrs["server.address"], s.attrs["server.port"]} }
+		Expect(server(named(spans, "chat gpt-4.1"))).To(Equal([]string{"eu.api.openai.com", `{"intValue":"443"}`}), "the exchange that answered it")
+		Expect(server(named(spans, "embeddings nomic-embed-text"))).To(Equal([]string{"localhost", `{"intValue":"11434"}`}))
+		Expect(named(spans, "chat gpt-4.1-mini").attrs).NotTo(HaveKey("server.address"))
+		Expect(named(spans, "chat gpt-4.1-mini").attrs).NotTo(HaveKey("server.port"))
+		Expect(server(named(spans, "GET"))).To(Equal([]string{"erddap.test", `{"intValue":"8443"}`}))
+		Expect(server(named(spans, "PUT"))).To(Equal([]string{"localhost", `{"intValue":"11434"}`}))
+		Expect(server(named(export(fixture()), "POST"))).To(Equal([]string{"llm.test", `{"intValue":"80"}`}), "http's port")
+	})
+
 	It("calls a tool the agent ran a function", func() {
 		Expect(named(export(fixture()), "execute_tool sst.mean").attrs).To(HaveKeyWithValue("gen_ai.tool.type", "function"))
 	})

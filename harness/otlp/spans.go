@@ -56,12 +56,13 @@ func (b builder) build(ctx context.Context) {
 	// Chat and embeddings spans first, so that the exchanges a call made
 	// nest under it.
 	var chats []interval
+	servers := callServers(b.run.events)
 	for i, e := range b.run.events {
 		switch e.Kind {
 		case trace.KindLLM:
-			chats = append(chats, b.chat(id(fmt.Sprint(i)), root, e))
+			chats = append(chats, b.chat(id(fmt.Sprint(i)), root, e, servers[i]))
 		case trace.KindEmbed:
-			chats = append(chats, b.embed(id(fmt.Sprint(i)), root, e))
+			chats = append(chats, b.embed(id(fmt.Sprint(i)), root, e, servers[i]))
 		}
 	}
 	for i, e := range b.run.events {
@@ -173,8 +174,9 @@ func duration(e trace.Event) time.Duration {
 	return 0
 }
 
-// chat makes the span of a model call.
-func (b builder) chat(ctx, parent context.Context, e trace.Event) interval {
+// chat makes the span of a model call made to srv (its server.address
+// and server.port, none when the report has no exchange of it).
+func (b builder) chat(ctx, parent context.Context, e trace.Event, srv []attribute.KeyValue) interval {
 	c := e.LLM
 	in, out := c.Input.Total(), c.Output
 	if u := c.Reported; u != nil {
@@ -196,6 +198,7 @@ func (b builder) chat(ctx, parent context.Context, e trace.Event) interval {
 	if c.ResponseID != "" {
 		attrs = append(attrs, semconv.GenAIResponseID(c.ResponseID))
 	}
+	attrs = append(attrs, srv...)
 	if c.FinishReason != "" {
 		attrs = append(attrs, semconv.GenAIResponseFinishReasons(c.FinishReason))
 	}
@@ -236,9 +239,9 @@ func (b builder) chat(ctx, parent context.Context, e trace.Event) interval {
 	return interval{from: e.At, to: e.At + c.Duration, ctx: sctx}
 }
 
-// embed makes the span of an embeddings call: its input tokens as billed
-// (the provider's count, else testbed's) and its price.
-func (b builder) embed(ctx, parent context.Context, e trace.Event) interval {
+// embed makes the span of an embeddings call made to srv: its input
+// tokens as billed (the provider's count, else testbed's) and its price.
+func (b builder) embed(ctx, parent context.Context, e trace.Event, srv []attribute.KeyValue) interval {
 	c := e.Embed
 	attrs := []attribute.KeyValue{
 		semconv.GenAIOperationNameEmbeddings,
@@ -247,6 +250,7 @@ func (b builder) embed(ctx, parent context.Context, e trace.Event) interval {
 		semconv.GenAIUsageInputTokens(c.Tokens()),
 		KeyTurn.Int(e.Turn), KeyCountedInput.Int(c.Input),
 	}
+	attrs = append(attrs, srv...)
 	if p := c.Cost; p != nil {
 		attrs = append(attrs, KeyCost.Float64(p.USD), KeyCostFrom.String(p.From))
 	} else {
@@ -290,6 +294,7 @@ func (b builder) http(ctx, parent context.Context, e trace.Event) {
 		semconv.HTTPRequestMethodKey.String(x.Method),
 		semconv.URLFull(x.URL),
 	}
+	attrs = append(attrs, server(x.URL)...)
 	if x.Status != 0 {
 		attrs = append(attrs, semconv.HTTPResponseStatusCode(x.Status))
 	}
