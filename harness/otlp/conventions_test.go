@@ -94,6 +94,26 @@ var _ = Describe("the GenAI conventions", func() {
 		Expect(server(named(export(fixture()), "POST"))).To(Equal([]string{"llm.test", `{"intValue":"80"}`}), "http's port")
 	})
 
+	It("states what a call asked for: its temperature, its token limit, json output, a streamed answer; and its reasoning tokens", func() {
+		var router, answer span
+		for _, s := range export(fixture()) {
+			switch s.attrs["testbed.llm.role"] {
+			case "router":
+				router = s
+			case "answer":
+				answer = s
+			}
+		}
+		Expect(router.attrs).To(HaveKeyWithValue("gen_ai.request.temperature", `{"doubleValue":0}`), "a temperature of 0 is one")
+		Expect(router.attrs).To(HaveKeyWithValue("gen_ai.request.max_tokens", `{"intValue":"256"}`))
+		Expect(router.attrs).To(HaveKeyWithValue("gen_ai.output.type", "json"))
+		Expect(router.attrs).To(HaveKeyWithValue("gen_ai.request.stream", `{"boolValue":true}`))
+		Expect(router.attrs).To(HaveKeyWithValue("gen_ai.usage.reasoning.output_tokens", `{"intValue":"5"}`))
+		for _, k := range []string{"gen_ai.request.temperature", "gen_ai.request.max_tokens", "gen_ai.output.type", "gen_ai.request.stream", "gen_ai.usage.reasoning.output_tokens"} {
+			Expect(answer.attrs).NotTo(HaveKey(k), "a call that asked for none, unstreamed, with no usage")
+		}
+	})
+
 	It("calls a tool the agent ran a function", func() {
 		Expect(named(export(fixture()), "execute_tool sst.mean").attrs).To(HaveKeyWithValue("gen_ai.tool.type", "function"))
 	})

@@ -10,6 +10,9 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 	semconv "go.opentelemetry.io/otel/semconv/v1.40.0"
+	// gen_ai.request.stream and gen_ai.usage.reasoning.output_tokens
+	// came after v1.40.0
+	semconv141 "go.opentelemetry.io/otel/semconv/v1.41.0"
 	oteltrace "go.opentelemetry.io/otel/trace"
 
 	"github.com/agentreplay/testbed/agents/llm"
@@ -199,6 +202,7 @@ func (b builder) chat(ctx, parent context.Context, e trace.Event, srv []attribut
 		attrs = append(attrs, semconv.GenAIResponseID(c.ResponseID))
 	}
 	attrs = append(attrs, srv...)
+	attrs = append(attrs, params(c)...)
 	if c.FinishReason != "" {
 		attrs = append(attrs, semconv.GenAIResponseFinishReasons(c.FinishReason))
 	}
@@ -213,7 +217,7 @@ func (b builder) chat(ctx, parent context.Context, e trace.Event, srv []attribut
 			attrs = append(attrs, semconv.GenAIUsageCacheCreationInputTokens(u.CacheWrite))
 		}
 		if u.Reasoning > 0 {
-			attrs = append(attrs, KeyReasoning.Int(u.Reasoning))
+			attrs = append(attrs, semconv141.GenAIUsageReasoningOutputTokens(u.Reasoning), KeyReasoning.Int(u.Reasoning))
 		}
 	}
 	if p := c.Cost; p != nil {
@@ -237,6 +241,28 @@ func (b builder) chat(ctx, parent context.Context, e trace.Event, srv []attribut
 	fail(span, c.Error, errorOther)
 	span.End(oteltrace.WithTimestamp(b.at(e.At + c.Duration)))
 	return interval{from: e.At, to: e.At + c.Duration, ctx: sctx}
+}
+
+// params are the attributes of what a model call asked for: its
+// temperature and token limit as the agent set them, json output when it
+// asked for a JSON object, and whether it was streamed.
+func params(c *trace.LLMCall) []attribute.KeyValue {
+	var attrs []attribute.KeyValue
+	if p := c.Params; p != nil {
+		if p.Temperature != nil {
+			attrs = append(attrs, semconv.GenAIRequestTemperature(*p.Temperature))
+		}
+		if p.MaxTokens > 0 {
+			attrs = append(attrs, semconv.GenAIRequestMaxTokens(p.MaxTokens))
+		}
+		if p.JSON {
+			attrs = append(attrs, semconv.GenAIOutputTypeJSON)
+		}
+	}
+	if c.Stream != nil {
+		attrs = append(attrs, semconv141.GenAIRequestStream(true))
+	}
+	return attrs
 }
 
 // embed makes the span of an embeddings call made to srv: its input

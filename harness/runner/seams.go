@@ -46,6 +46,7 @@ func addLLM(tr *trace.Trace, counter *tokens.Counter, start time.Duration, req l
 		Duration: tr.Elapsed() - start,
 		Input:    counter.Request(req),
 		Stream:   tr.LastStream(start),
+		Params:   trace.ParamsOf(req),
 	}
 	if n := len(req.Messages); n > 0 && sent {
 		last := req.Messages[n-1]

@@ -91,6 +91,9 @@ type LLMCall struct {
 	RawFinishReason string `json:"raw_finish_reason,omitempty"`
 	// Stream is the timing of the call's answer when it was streamed.
 	Stream *Stream `json:"stream,omitempty"`
+	// Params are the request's settings the agent gave, nil when it gave
+	// none (reports written before have none).
+	Params *Params `json:"params,omitempty"`
 	// Sent is the last message of the request (the user's turn, or the
 	// tool result the model was to read), as "role: text". A run keeps it
 	// for testbed show; report files do not, as it can be a whole payload.
@@ -99,6 +102,29 @@ type LLMCall struct {
 	// them, and the tool definitions. A run keeps it only when asked, for
 	// testbed show and the HTML report's "what the model saw"; nil else.
 	Prompt *Prompt `json:"prompt,omitempty"`
+}
+
+// Params are the settings of a model call's request (llm.Request's), as
+// the agent gave them: what an adapter sends when the agent gives none (a
+// default max_tokens) is not among them.
+type Params struct {
+	Temperature *float64 `json:"temperature,omitempty"`
+	MaxTokens   int      `json:"max_tokens,omitempty"`
+	// JSON says the request asked for a JSON object (llm.Request.JSON).
+	JSON bool `json:"json,omitempty"`
+}
+
+// ParamsOf returns the settings of req, nil when it gives none.
+func ParamsOf(req llm.Request) *Params {
+	if req.Temperature == nil && req.MaxTokens <= 0 && !req.JSON {
+		return nil
+	}
+	p := &Params{MaxTokens: max(req.MaxTokens, 0), JSON: req.JSON}
+	if t := req.Temperature; t != nil {
+		p.Temperature = new(float64)
+		*p.Temperature = *t
+	}
+	return p
 }
 
 // EmbedCall is one embeddings call: Texts inputs turned into vectors.
