@@ -114,6 +114,15 @@ var _ = Describe("the GenAI conventions", func() {
 		}
 	})
 
+	It("names the model an agent's run called on its invoke_agent span, when it called one", func() {
+		Expect(named(export(fixture()), "invoke_agent odbchat").attrs).To(HaveKeyWithValue("gen_ai.request.model", "gemma3:4b"))
+		r := fixture()
+		r.Suites[0].Variants[0].Scenarios[0].Events[4].LLM.Model = "gemma3:12b"
+		Expect(named(export(r), "invoke_agent odbchat").attrs).NotTo(HaveKey("gen_ai.request.model"), "two models")
+		r.Suites[0].Variants[0].Scenarios[0].Events = nil
+		Expect(named(export(r), "invoke_agent odbchat").attrs).NotTo(HaveKey("gen_ai.request.model"), "no model call")
+	})
+
 	It("calls a tool the agent ran a function", func() {
 		Expect(named(export(fixture()), "execute_tool sst.mean").attrs).To(HaveKeyWithValue("gen_ai.tool.type", "function"))
 	})

@@ -56,6 +56,9 @@ func (b builder) build(ctx context.Context) {
 			KeyScenario.String(b.run.scenario.ID), KeySample.Int(b.run.sample),
 			KeyVerdict.String(b.run.verdict),
 		))
+	if m := b.model(); m != "" {
+		agent.SetAttributes(semconv.GenAIRequestModel(m))
+	}
 	// Chat and embeddings spans first, so that the exchanges a call made
 	// nest under it.
 	var chats []interval
@@ -151,6 +154,22 @@ func (b builder) provider() string {
 		return semconv.GenAIProviderNameAzureAIOpenAI.Value.AsString()
 	}
 	return b.variant.Provider
+}
+
+// model is the model every model call of the run named, the agent's
+// gen_ai.request.model; "" when it made none or named several.
+func (b builder) model() string {
+	model := ""
+	for _, e := range b.run.events {
+		if e.Kind != trace.KindLLM {
+			continue
+		}
+		if model != "" && e.LLM.Model != model {
+			return ""
+		}
+		model = e.LLM.Model
+	}
+	return model
 }
 
 // operation is a model call's gen_ai.operation.name: the conventions name
