@@ -123,6 +123,20 @@ var _ = Describe("the GenAI conventions", func() {
 		Expect(named(export(r), "invoke_agent odbchat").attrs).NotTo(HaveKey("gen_ai.request.model"), "no model call")
 	})
 
+	It("describes a tool as the model was last sent it before it ran, when the run kept what calls were sent", func() {
+		Expect(named(export(fixture()), "execute_tool sst.mean").attrs).NotTo(HaveKey("gen_ai.tool.description"))
+		r := fixture()
+		r.Suites[0].Variants[0].Scenarios[0].Events[1].LLM.Prompt = &trace.Prompt{
+			Messages: []llm.Message{{Role: llm.RoleUser, Content: "Mean SST near Taiwan?"}},
+			Tools:    []llm.Tool{{Name: "sst.mean", Description: "Mean sea surface temperature of a region."}, {Name: "sst.map", Description: "A map of it."}},
+		}
+		r.Suites[0].Variants[0].Scenarios[0].Events[4].LLM.Prompt = &trace.Prompt{Tools: []llm.Tool{{Name: "sst.mean", Description: "sent after it ran"}}}
+		var b bytes.Buffer
+		Expect(otlp.WriteJSON(context.Background(), &b, r, opts)).To(Succeed())
+		tool := named(flatten(readLines(b.Bytes())[:1]), "execute_tool sst.mean")
+		Expect(tool.attrs).To(HaveKeyWithValue("gen_ai.tool.description", "Mean sea surface temperature of a region."), "without --otlp-content too: a definition is no message content")
+	})
+
 	It("calls a tool the agent ran a function", func() {
 		Expect(named(export(fixture()), "execute_tool sst.mean").attrs).To(HaveKeyWithValue("gen_ai.tool.type", "function"))
 	})

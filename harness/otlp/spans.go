@@ -71,10 +71,22 @@ func (b builder) build(ctx context.Context) {
 			chats = append(chats, b.embed(id(fmt.Sprint(i)), root, e, servers[i]))
 		}
 	}
+	// described is each tool's description as the model was last sent it
+	// before the tool ran, from the prompts the run kept (run --prompts).
+	var described map[string]string
 	for i, e := range b.run.events {
 		switch e.Kind {
+		case trace.KindLLM:
+			if p := e.LLM.Prompt; p != nil {
+				for _, t := range p.Tools {
+					if described == nil {
+						described = map[string]string{}
+					}
+					described[t.Name] = t.Description
+				}
+			}
 		case trace.KindTool:
-			b.tool(id(fmt.Sprint(i)), root, e)
+			b.tool(id(fmt.Sprint(i)), root, e, described[e.Tool.Name])
 		case trace.KindHTTP:
 			parent := root
 			for _, c := range chats {
@@ -309,8 +321,9 @@ func (b builder) embed(ctx, parent context.Context, e trace.Event, srv []attribu
 	return interval{from: e.At, to: e.At + c.Duration, ctx: sctx}
 }
 
-// tool makes the span of a tool call; tool calls take no virtual time.
-func (b builder) tool(ctx, parent context.Context, e trace.Event) {
+// tool makes the span of a tool call, with the tool's description when
+// the run kept one ("" else); tool calls take no virtual time.
+func (b builder) tool(ctx, parent context.Context, e trace.Event, description string) {
 	t := e.Tool
 	attrs := []attribute.KeyValue{
 		semconv.GenAIOperationNameExecuteTool,
@@ -321,6 +334,9 @@ func (b builder) tool(ctx, parent context.Context, e trace.Event) {
 	}
 	if t.CallID != "" {
 		attrs = append(attrs, semconv.GenAIToolCallID(t.CallID))
+	}
+	if description != "" {
+		attrs = append(attrs, semconv.GenAIToolDescription(description))
 	}
 	if b.opts.Content && len(t.Args) > 0 {
 		attrs = append(attrs, semconv.GenAIToolCallArgumentsKey.String(string(t.Args)))
