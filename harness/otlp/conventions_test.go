@@ -108,8 +108,9 @@ var _ = Describe("the GenAI conventions", func() {
 		Expect(router.attrs).To(HaveKeyWithValue("gen_ai.request.max_tokens", `{"intValue":"256"}`))
 		Expect(router.attrs).To(HaveKeyWithValue("gen_ai.output.type", "json"))
 		Expect(router.attrs).To(HaveKeyWithValue("gen_ai.request.stream", `{"boolValue":true}`))
+		Expect(router.attrs).To(HaveKeyWithValue("gen_ai.response.time_to_first_chunk", `{"doubleValue":0.2}`), "its first event, not its first token")
 		Expect(router.attrs).To(HaveKeyWithValue("gen_ai.usage.reasoning.output_tokens", `{"intValue":"5"}`))
-		for _, k := range []string{"gen_ai.request.temperature", "gen_ai.request.max_tokens", "gen_ai.output.type", "gen_ai.request.stream", "gen_ai.usage.reasoning.output_tokens"} {
+		for _, k := range []string{"gen_ai.request.temperature", "gen_ai.request.max_tokens", "gen_ai.output.type", "gen_ai.request.stream", "gen_ai.response.time_to_first_chunk", "gen_ai.usage.reasoning.output_tokens"} {
 			Expect(answer.attrs).NotTo(HaveKey(k), "a call that asked for none, unstreamed, with no usage")
 		}
 	})

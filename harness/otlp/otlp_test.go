@@ -38,7 +38,7 @@ func fixture() *report.Report {
 			Reported:      &trace.Usage{Input: 130, Output: 15, CacheRead: 64, Reasoning: 5},
 			ResponseModel: "gemma3:4b-it-qat", ResponseID: "chatcmpl-9a", FinishReason: "tool_calls", RawFinishReason: "tool_calls",
 			Cost:      &trace.Cost{USD: 0.00125, From: trace.CostFromReported, Model: "gpt-4.1"},
-			Stream:    &trace.Stream{FirstToken: 250 * time.Millisecond, Duration: 800 * time.Millisecond},
+			Stream:    &trace.Stream{FirstToken: 250 * time.Millisecond, FirstEvent: 200 * time.Millisecond, Duration: 800 * time.Millisecond},
 			Params:    &trace.Params{Temperature: new(float64), MaxTokens: 256, JSON: true},
 			ToolCalls: []trace.Call{{ID: "call_1", Name: "sst.mean", Arguments: json.RawMessage(`{"region":"taiwan"}`)}}}},
 		{Kind: trace.KindHTTP, Turn: 1, At: 800 * time.Millisecond, HTTP: &trace.Exchange{Method: "GET", URL: "http://erddap.test/griddap/sst.json", Status: 200, Duration: 300 * time.Millisecond}},

@@ -262,6 +262,9 @@ func (b builder) chat(ctx, parent context.Context, e trace.Event, srv []attribut
 	if st := c.Stream; st != nil && st.FirstToken >= 0 {
 		attrs = append(attrs, KeyTTFT.Float64(st.FirstToken.Seconds()))
 	}
+	if st := c.Stream; st != nil && st.FirstEvent > 0 {
+		attrs = append(attrs, semconv141.GenAIResponseTimeToFirstChunk(st.FirstEvent.Seconds()))
+	}
 	if b.opts.Content {
 		attrs = append(attrs, semconv.GenAIOutputMessagesKey.String(answer(c)))
 		attrs = append(attrs, prompt(c.Prompt)...)

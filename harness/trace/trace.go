@@ -272,6 +272,9 @@ type Stream struct {
 	TokenEvents int `json:"token_events"`
 	// FirstToken is the time to the first of them (TTFT); -1 when none did.
 	FirstToken time.Duration `json:"first_token_ns"`
+	// FirstEvent is the time to the first event of any kind (time to
+	// first chunk); reports written before leave it out.
+	FirstEvent time.Duration `json:"first_event_ns,omitempty"`
 	// GapMean and GapP95 are the gaps between those events (inter-token
 	// latency as the provider chunked it).
 	GapMean time.Duration `json:"gap_mean_ns"`
