@@ -15,18 +15,9 @@ import (
 	"github.com/agentreplay/testbed/harness/wire"
 )
 
-// server returns the server.address and server.port of rawURL: its host,
+// serverOf returns the server.address and server.port of u: its host,
 // and its port or its scheme's (443 for https, 80 for http); none when it
 // names no host.
-func server(rawURL string) []attribute.KeyValue {
-	u, err := url.Parse(rawURL)
-	if err != nil {
-		return nil
-	}
-	return serverOf(u)
-}
-
-// serverOf is server of a parsed URL.
 func serverOf(u *url.URL) []attribute.KeyValue {
 	if u.Hostname() == "" {
 		return nil
@@ -45,57 +36,59 @@ func serverOf(u *url.URL) []attribute.KeyValue {
 	return []attribute.KeyValue{semconv.ServerAddress(u.Hostname()), semconv.ServerPort(port)}
 }
 
-// callServers finds the server of each model and embeddings call of
-// events, by the call's index: that of the last exchange its time covers
-// whose path is one of its kind (a chat, generateContent, Messages, … call
-// for a model call; an embeddings call for one), the one that answered it
-// after any retries. A call with no such exchange in the report has none.
-func callServers(events []trace.Event) map[int][]attribute.KeyValue {
-	var calls, exchanges []int
+// Kinds of an exchange by its path: a model call's (wire.Of) or an
+// embeddings call's (wire.IsEmbeddings).
+const (
+	pathModel = 1 << iota
+	pathEmbed
+)
+
+// servers returns the server of each exchange, model call and embeddings
+// call of events, by index: an exchange's is its URL's; a call's is that of
+// the last exchange its time covers whose path is one of its kind (a chat,
+// generateContent, Messages, … call for a model call; an embeddings call
+// for one), the one that answered it after any retries. A call with no
+// such exchange in the report has none.
+func servers(events []trace.Event) [][]attribute.KeyValue {
+	out := make([][]attribute.KeyValue, len(events))
+	kinds := make([]uint8, len(events))
+	calls := false
 	for i, e := range events {
 		switch e.Kind {
-		case trace.KindLLM, trace.KindEmbed:
-			calls = append(calls, i)
 		case trace.KindHTTP:
-			exchanges = append(exchanges, i)
-		}
-	}
-	if len(calls) == 0 || len(exchanges) == 0 {
-		return nil
-	}
-	out := make(map[int][]attribute.KeyValue, len(calls))
-	paths := map[string]*url.URL{}
-	for _, i := range calls {
-		c := events[i]
-		from, to := c.At, c.At+duration(c)
-		var found *url.URL
-		for _, j := range exchanges {
-			x := events[j]
-			if x.At < from || x.At+x.HTTP.Duration > to {
+			u, err := url.Parse(e.HTTP.URL)
+			if err != nil {
 				continue
 			}
-			u, ok := paths[x.HTTP.URL]
-			if !ok {
-				u, _ = url.Parse(x.HTTP.URL)
-				paths[x.HTTP.URL] = u
+			out[i] = serverOf(u)
+			if _, model := wire.Of(u.Path); model {
+				kinds[i] |= pathModel
 			}
-			if u != nil && ofKind(c.Kind, u.Path) {
-				found = u
+			if wire.IsEmbeddings(u.Path) {
+				kinds[i] |= pathEmbed
 			}
+		case trace.KindLLM, trace.KindEmbed:
+			calls = true
 		}
-		if found != nil {
-			out[i] = serverOf(found)
+	}
+	if !calls {
+		return out
+	}
+	for i, c := range events {
+		want := uint8(pathModel)
+		switch c.Kind {
+		case trace.KindLLM:
+		case trace.KindEmbed:
+			want = pathEmbed
+		default:
+			continue
+		}
+		from, to := c.At, c.At+duration(c)
+		for j, x := range events {
+			if kinds[j]&want != 0 && x.At >= from && x.At+x.HTTP.Duration <= to {
+				out[i] = out[j]
+			}
 		}
 	}
 	return out
-}
-
-// ofKind reports whether path is a call of kind: a model call's (wire.Of)
-// or an embeddings call's.
-func ofKind(kind trace.Kind, path string) bool {
-	if kind == trace.KindEmbed {
-		return wire.IsEmbeddings(path)
-	}
-	_, model := wire.Of(path)
-	return model
 }

@@ -62,13 +62,13 @@ func (b builder) build(ctx context.Context) {
 	// Chat and embeddings spans first, so that the exchanges a call made
 	// nest under it.
 	var chats []interval
-	servers := callServers(b.run.events)
+	srvs := servers(b.run.events)
 	for i, e := range b.run.events {
 		switch e.Kind {
 		case trace.KindLLM:
-			chats = append(chats, b.chat(id(fmt.Sprint(i)), root, e, servers[i]))
+			chats = append(chats, b.chat(id(fmt.Sprint(i)), root, e, srvs[i]))
 		case trace.KindEmbed:
-			chats = append(chats, b.embed(id(fmt.Sprint(i)), root, e, servers[i]))
+			chats = append(chats, b.embed(id(fmt.Sprint(i)), root, e, srvs[i]))
 		}
 	}
 	// described is each tool's description as the model was last sent it
@@ -94,7 +94,7 @@ func (b builder) build(ctx context.Context) {
 					parent = c.ctx
 				}
 			}
-			b.http(id(fmt.Sprint(i)), parent, e)
+			b.http(id(fmt.Sprint(i)), parent, e, srvs[i])
 		case trace.KindNote:
 			attrs := []attribute.KeyValue{KeyNoteKey.String(e.Note.Key)}
 			if b.opts.Content {
@@ -217,7 +217,9 @@ func (b builder) chat(ctx, parent context.Context, e trace.Event, srv []attribut
 		in, out = u.Input, u.Output
 	}
 	op := b.operation()
-	attrs := []attribute.KeyValue{
+	// room for every attribute a call may have: one allocation, not
+	// three as the slice grows
+	attrs := append(make([]attribute.KeyValue, 0, 32),
 		op,
 		semconv.GenAIProviderNameKey.String(b.provider()),
 		semconv.GenAIRequestModel(c.Model),
@@ -225,7 +227,7 @@ func (b builder) chat(ctx, parent context.Context, e trace.Event, srv []attribut
 		semconv.GenAIUsageOutputTokens(out),
 		KeyRole.String(c.Role), KeyTurn.Int(e.Turn),
 		KeyCountedInput.Int(c.Input.Total()), KeyCountedOutput.Int(c.Output),
-	}
+	)
 	if c.ResponseModel != "" {
 		attrs = append(attrs, semconv.GenAIResponseModel(c.ResponseModel))
 	}
@@ -351,14 +353,14 @@ func (b builder) tool(ctx, parent context.Context, e trace.Event, description st
 	span.End(oteltrace.WithTimestamp(b.at(e.At)))
 }
 
-// http makes the client span of an upstream exchange.
-func (b builder) http(ctx, parent context.Context, e trace.Event) {
+// http makes the client span of an upstream exchange made to srv.
+func (b builder) http(ctx, parent context.Context, e trace.Event, srv []attribute.KeyValue) {
 	x := e.HTTP
-	attrs := []attribute.KeyValue{
+	attrs := append(make([]attribute.KeyValue, 0, 6),
 		semconv.HTTPRequestMethodKey.String(x.Method),
 		semconv.URLFull(x.URL),
-	}
-	attrs = append(attrs, server(x.URL)...)
+	)
+	attrs = append(attrs, srv...)
 	if x.Status != 0 {
 		attrs = append(attrs, semconv.HTTPResponseStatusCode(x.Status))
 	}
