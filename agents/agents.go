@@ -131,6 +131,25 @@ type EmbedTracer interface {
 	EmbedCall(model string, texts []string, tokens, reported int, err error, took time.Duration)
 }
 
+// ToolCallTracer is implemented by the harness's Tracer: Tracer.Tool with
+// the id of the model's tool call that was run (llm.ToolCall.ID), which
+// pairs the tool's report with the call the model asked for. Agents report
+// through ReportTool, which falls back to Tool.
+type ToolCallTracer interface {
+	ToolCall(id, name string, args json.RawMessage, raw []byte, context string, err error)
+}
+
+// ReportTool reports one tool call to t as Tracer.Tool does, with id, the
+// id of the model's call of the tool ("" when no call of the model's asked
+// for it), when t takes one (ToolCallTracer).
+func ReportTool(t Tracer, id, name string, args json.RawMessage, raw []byte, context string, err error) {
+	if ct, ok := t.(ToolCallTracer); ok {
+		ct.ToolCall(id, name, args, raw, context, err)
+		return
+	}
+	t.Tool(name, args, raw, context, err)
+}
+
 // Route is the routing decision an agent notes under the key "route".
 type Route struct {
 	Mode string `json:"mode"`           // e.g. "tool", "explain", "code"

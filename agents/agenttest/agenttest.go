@@ -13,8 +13,10 @@ import (
 	"sync"
 )
 
-// ToolReport is one Tracer.Tool report.
+// ToolReport is one Tracer.Tool report; ID is the model's call it ran,
+// when the agent reported it through agents.ReportTool.
 type ToolReport struct {
+	ID      string
 	Name    string
 	Args    json.RawMessage
 	Raw     []byte
@@ -37,9 +39,15 @@ type Tracer struct {
 
 // Tool keeps a copy of the report.
 func (t *Tracer) Tool(name string, args json.RawMessage, raw []byte, context string, err error) {
+	t.ToolCall("", name, args, raw, context, err)
+}
+
+// ToolCall keeps a copy of the report, with the id of the model's call
+// (agents.ToolCallTracer).
+func (t *Tracer) ToolCall(id, name string, args json.RawMessage, raw []byte, context string, err error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.tools = append(t.tools, ToolReport{name, slices.Clone(args), slices.Clone(raw), context, err})
+	t.tools = append(t.tools, ToolReport{ID: id, Name: name, Args: slices.Clone(args), Raw: slices.Clone(raw), Context: context, Err: err})
 }
 
 // Note keeps the note.

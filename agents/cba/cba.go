@@ -193,7 +193,7 @@ func (a *Agent) call(ctx context.Context, tc llm.ToolCall) string {
 	}
 	if t == nil {
 		msg := fmt.Sprintf("Error: unknown tool %q.", tc.Name)
-		a.cfg.Tracer.Tool(tc.Name, tc.Arguments, nil, msg, fmt.Errorf("unknown tool"))
+		agents.ReportTool(a.cfg.Tracer, tc.ID, tc.Name, tc.Arguments, nil, msg, fmt.Errorf("unknown tool"))
 		return msg
 	}
 	var args map[string]any
@@ -207,7 +207,7 @@ func (a *Agent) call(ctx context.Context, tc llm.ToolCall) string {
 	if raw == nil {
 		raw = []byte(out)
 	}
-	a.cfg.Tracer.Tool(tc.Name, tc.Arguments, raw, out, err)
+	agents.ReportTool(a.cfg.Tracer, tc.ID, tc.Name, tc.Arguments, raw, out, err)
 	return out
 }
 

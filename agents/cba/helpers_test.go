@@ -213,6 +213,8 @@ func (w *world) tool(variant map[string]any, name, arguments string) agenttest.T
 	Expect(last[len(last)-1].Role).To(Equal(llm.RoleTool))
 	Expect(last[len(last)-1].Name).To(Equal(name))
 	Expect(last[len(last)-1].Content).To(Equal(r.Context))
+	Expect(r.ID).NotTo(BeEmpty(), "the report names the model's call it ran")
+	Expect(r.ID).To(Equal(last[len(last)-1].ToolCallID))
 	return r
 }
 

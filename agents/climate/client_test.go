@@ -67,6 +67,7 @@ var _ = Describe("the CityCatalyst client", func() {
 
 		reports := w.tracer.Reports("")
 		Expect(reports[1].Name).To(Equal(climate.ToolInventory))
+		Expect(reports[1].ID).NotTo(BeEmpty(), "the model's call it ran")
 		Expect(reports[1].Err).NotTo(HaveOccurred())
 		Expect(reports[1].Raw).To(Equal(fixture("inventory/oslo-2021.json")))
 	})

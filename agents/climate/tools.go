@@ -100,7 +100,7 @@ func (a *Agent) execute(ctx context.Context, tc llm.ToolCall) toolOutput {
 	default:
 		out.content = marshal(envelope{Success: true, Data: data})
 	}
-	a.cfg.Tracer.Tool(tc.Name, tc.Arguments, raw, out.content, err)
+	agents.ReportTool(a.cfg.Tracer, tc.ID, tc.Name, tc.Arguments, raw, out.content, err)
 	return out
 }
 

@@ -59,6 +59,8 @@ var _ = Describe("create_vega_chart", func() {
 		reports := w.tracer.Reports(family.ToolChart)
 		Expect(reports).To(HaveLen(1))
 		Expect(reports[0].Context).To(Equal(tool))
+		msgs := toolMessages(viz[1])
+		Expect(reports[0].ID).To(Equal(msgs[len(msgs)-1].ToolCallID), "the report names the model's call it ran")
 		return tool
 	}
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/agentreplay/testbed/agents"
 	"github.com/agentreplay/testbed/agents/family/attach"
 	"github.com/agentreplay/testbed/agents/llm"
 )
@@ -94,7 +95,7 @@ func (a *Agent) execute(ctx context.Context, tc llm.ToolCall) toolResult {
 	if !res.ok {
 		err = fmt.Errorf("%s", clip(res.text, 300))
 	}
-	a.cfg.Tracer.Tool(tc.Name, tc.Arguments, raw, strings.TrimSpace(res.text+"\n"+res.inject), err)
+	agents.ReportTool(a.cfg.Tracer, tc.ID, tc.Name, tc.Arguments, raw, strings.TrimSpace(res.text+"\n"+res.inject), err)
 	return res
 }
 

@@ -115,7 +115,7 @@ func (a *Agent) runTool(ctx context.Context, tc llm.ToolCall) string {
 		b, _ := json.Marshal(map[string]string{"error": err.Error()})
 		text = string(b)
 	}
-	a.cfg.Tracer.Tool(tc.Name, tc.Arguments, raw, text, err)
+	agents.ReportTool(a.cfg.Tracer, tc.ID, tc.Name, tc.Arguments, raw, text, err)
 	return text
 }
 

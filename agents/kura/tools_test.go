@@ -81,6 +81,9 @@ var _ = Describe("tools", func() {
 		m, ok := toolResult(exec[1].Request)
 		Expect(ok).To(BeTrue())
 		Expect(m.Name).To(Equal(tool))
+		if reports := w.tracer.Reports(""); len(reports) > 0 {
+			Expect(reports[len(reports)-1].ID).To(Equal(m.ToolCallID), "the report names the model's call it ran")
+		}
 		return m.Content
 	}
 

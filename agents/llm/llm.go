@@ -144,6 +144,10 @@ type Response struct {
 	FinishReason    string
 	RawFinishReason string
 	Model           string
+	// ID is the provider's id of the answer, when it gives one: OpenAI's
+	// chatcmpl-… or resp_…, Anthropic's msg_…, Gemini's responseId, an
+	// interaction's id (Ollama gives none).
+	ID string
 }
 
 // Client is a chat model.

@@ -3,11 +3,14 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -106,6 +109,55 @@ var _ = Describe("testbed run --otlp-file and --otlp", Label("otlp"), func() {
 			Expect(proto.Equal(got[i], want[i])).To(BeTrue(), "span %d %s", i, want[i].Name)
 		}
 		Expect(string(data)).To(ContainSubstring("gen_ai.output.messages"))
+	})
+
+	It("ties each tool a built-in agent ran to the model's call of it, and gives each call its answer's id and its server", func() {
+		path := filepath.Join(GinkgoT().TempDir(), "traces.jsonl")
+		r := testbed("run", "--root", "../..", "--suite", "cba", "--scenario", "weather-now-nairobi", "--out", "", "--quiet", "--no-baseline",
+			"--otlp-file", path, "--otlp-content")
+		Expect(r.code).To(Equal(exitOK), r.String())
+		data, err := os.ReadFile(path)
+		Expect(err).NotTo(HaveOccurred())
+		_, spans := otlpSpans(data)
+		asked := map[string]bool{} // the ids of the calls the model asked for
+		var ran, answers []string
+		servers := map[string]int{} // server.address:server.port of the model calls
+		for _, s := range spans {
+			attrs := map[string]string{}
+			for _, kv := range s.Attributes {
+				attrs[kv.Key] = kv.Value.GetStringValue()
+				if kv.Key == "server.port" {
+					attrs[kv.Key] = fmt.Sprint(kv.Value.GetIntValue())
+				}
+			}
+			switch attrs["gen_ai.operation.name"] {
+			case "chat", "generate_content":
+				answers = append(answers, attrs["gen_ai.response.id"])
+				servers[attrs["server.address"]+":"+attrs["server.port"]]++
+				var msgs []struct {
+					Parts []struct{ Type, ID string }
+				}
+				Expect(json.Unmarshal([]byte(attrs["gen_ai.output.messages"]), &msgs)).To(Succeed())
+				for _, p := range msgs[0].Parts {
+					if p.Type == "tool_call" {
+						asked[p.ID] = true
+					}
+				}
+			case "execute_tool":
+				ran = append(ran, attrs["gen_ai.tool.call.id"])
+			}
+		}
+		Expect(answers).To(HaveLen(10), "two calls in each of five variants")
+		Expect(servers).To(Equal(map[string]int{"localhost:11434": 4, "generativelanguage.googleapis.com:443": 2, "api.anthropic.com:443": 4}),
+			"the logical hosts: Ollama's OpenAI-compatible endpoint, the Gemini API, Anthropic's")
+		Expect(answers).NotTo(ContainElement(""), "every provider here gives its answers ids")
+		Expect(ran).To(HaveLen(5))
+		for _, id := range ran {
+			if id != "" { // Gemini's functionCall came without one
+				Expect(asked).To(HaveKey(id))
+			}
+		}
+		Expect(slices.DeleteFunc(slices.Clone(ran), func(id string) bool { return id == "" })).To(HaveLen(4), "the OpenAI-compatible and Anthropic variants' calls have ids")
 	})
 
 	It("fails the run when the endpoint refuses the spans", func() {

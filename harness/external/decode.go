@@ -79,6 +79,7 @@ func decodeResponse(d wire.Dialect, b []byte) (llm.Response, error) {
 // decodeChatResponse reads a Chat Completions response.
 func decodeChatResponse(b []byte) (llm.Response, error) {
 	var w struct {
+		ID          string `json:"id"`
 		Model       string `json:"model"`
 		ServiceTier string `json:"service_tier"`
 		Choices     []struct {
@@ -107,7 +108,7 @@ func decodeChatResponse(b []byte) (llm.Response, error) {
 	if err := json.Unmarshal(b, &w); err != nil {
 		return out, err
 	}
-	out.Model, out.Message.Role = w.Model, llm.RoleAssistant
+	out.Model, out.ID, out.Message.Role = w.Model, w.ID, llm.RoleAssistant
 	out.Usage = llm.Usage{InputTokens: w.Usage.Prompt, OutputTokens: w.Usage.Completion, ReasoningTokens: w.Usage.Details.Reasoning,
 		CacheReadTokens: w.Usage.PromptDetails.Cached, CacheWriteTokens: w.Usage.PromptDetails.Written, InputAudioTokens: w.Usage.PromptDetails.Audio, OutputAudioTokens: w.Usage.Details.Audio,
 		ServiceTier: llm.StandardTier(w.ServiceTier)}
@@ -171,6 +172,7 @@ func decodeGeminiResponse(b []byte) (llm.Response, error) {
 			CandidatesDetails modalities `json:"candidatesTokensDetails"`
 		} `json:"usageMetadata"`
 		Model          string `json:"modelVersion"`
+		ID             string `json:"responseId"`
 		PromptFeedback struct {
 			BlockReason string `json:"blockReason"`
 		} `json:"promptFeedback"`
@@ -179,7 +181,7 @@ func decodeGeminiResponse(b []byte) (llm.Response, error) {
 	if err := json.Unmarshal(b, &w); err != nil {
 		return out, err
 	}
-	out.Model, out.Message.Role = w.Model, llm.RoleAssistant
+	out.Model, out.ID, out.Message.Role = w.Model, w.ID, llm.RoleAssistant
 	// Gemini counts thinking beside the candidates' tokens, and what its
 	// built-in tools (search, code execution) added to the prompt beside
 	// the prompt's; both are billed.

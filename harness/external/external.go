@@ -353,7 +353,11 @@ func (a *agent) Run(ctx context.Context, in agents.Input) (ans agents.Answer, er
 			case call != nil:
 				context = call.result
 			}
-			a.cfg.Tracer.Tool(t.Name, t.Args, raw, context, terr)
+			id := ""
+			if call != nil {
+				id = call.call.ID
+			}
+			agents.ReportTool(a.cfg.Tracer, id, t.Name, t.Args, raw, context, terr)
 		}
 		reply := agents.Reply{Text: *out.Text}
 		if len(out.Data) > 0 && string(out.Data) != "null" {

@@ -54,6 +54,7 @@ var _ = DescribeTable("an outside agent on Gemini's Interactions API is scored f
 		Expect(tr.errs).To(Equal([]error{nil, nil}))
 		Expect(tr.models).To(Equal([]string{"gemini-3.5-flash", "gemini-3.5-flash"}))
 		Expect(tr.resps[0].FinishReason).To(Equal(llm.FinishToolCalls))
+		Expect([]string{tr.resps[0].ID, tr.resps[1].ID}).To(Equal([]string{"v1_first", "v1_second"}), "the interactions' ids")
 		Expect(tr.resps[0].Usage).To(Equal(llm.Usage{InputTokens: 52, OutputTokens: 16, ReasoningTokens: 5}))
 		Expect(tr.resps[0].Message.ToolCalls).To(HaveLen(1))
 		Expect(tr.resps[0].Message.ToolCalls[0].ID).To(Equal("fc7"))

@@ -391,10 +391,10 @@ func (o *observer) flush(emit bool) turnCalls {
 			continue // the turn's answer, in the tool's schema: no tool call
 		}
 		if !a.answered {
-			o.cfg.Tracer.Tool(a.call.Name, a.call.Arguments, nil, "", errNoResult)
+			agents.ReportTool(o.cfg.Tracer, a.call.ID, a.call.Name, a.call.Arguments, nil, "", errNoResult)
 			continue
 		}
-		o.cfg.Tracer.Tool(a.call.Name, a.call.Arguments, a.payload(), a.result, nil)
+		agents.ReportTool(o.cfg.Tracer, a.call.ID, a.call.Name, a.call.Arguments, a.payload(), a.result, nil)
 	}
 	return asked
 }

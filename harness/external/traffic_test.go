@@ -27,6 +27,7 @@ type traced struct {
 	resps  []llm.Response
 	errs   []error
 	tools  []string // name, raw and context of each tool call
+	ids    []string // the id of the model's call each tool call ran
 	embeds []string // model, texts, tokens and reported tokens of each embeddings call
 }
 
@@ -41,8 +42,13 @@ func (t *traced) EmbedCall(model string, texts []string, tokens, reported int, e
 }
 
 func (t *traced) Tool(name string, args json.RawMessage, raw []byte, context string, err error) {
+	t.ToolCall("", name, args, raw, context, err)
+}
+
+func (t *traced) ToolCall(id, name string, args json.RawMessage, raw []byte, context string, err error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.ids = append(t.ids, id)
 	line := name + " " + string(args) + " raw=" + string(raw) + " context=" + context
 	if err != nil {
 		line += " error=" + err.Error()
@@ -364,6 +370,16 @@ var _ = Describe("tool calls read from traffic", func() {
 		api := &chatAPI{answers: []string{callAnswer("c1", "add_up", `{"a": 1}`), textAnswer}}
 		tools := runChat(api, post(`[`+user+`]`)+"\n"+post(`[`+user+`, {"role": "assistant", "content": "I could not run it"}]`))
 		Expect(tools).To(Equal([]string{`add_up {"a": 1} raw= context= error=the model asked for this call; the agent sent no result back`}))
+	})
+
+	It("reports each tool call with the id of the model's call it ran, answered or not", func() {
+		api := &chatAPI{answers: []string{callAnswer("call_9", "add_up", `{"a": 1}`), callAnswer("call_10", "add_up", `{"a": 2}`), textAnswer}}
+		call := `{"role": "assistant", "tool_calls": [{"id": "call_9", "type": "function", "function": {"name": "add_up", "arguments": "{\"a\": 1}"}}]}`
+		tr := runOver(api, llm.Endpoint{Provider: llm.ProviderOpenAI, BaseURL: "https://api.openai.com/v1", Model: "m"}, nil,
+			post(`[`+user+`]`)+"\n"+post(`[`+user+`, `+call+`, {"role": "tool", "tool_call_id": "call_9", "content": "1"}]`)+"\n"+
+				post(`[`+user+`, `+call+`, {"role": "tool", "tool_call_id": "call_9", "content": "1"}, {"role": "assistant", "content": "gave up"}]`))
+		Expect(tr.ids).To(Equal([]string{"call_9", "call_10"}))
+		Expect(tr.tools[1]).To(HaveSuffix("error=the model asked for this call; the agent sent no result back"))
 	})
 
 	DescribeTable("reads an answer given whole that is not the API's JSON as a failed call, as the agent's client did, naming why",

@@ -46,6 +46,98 @@ var _ = Describe("the GenAI conventions", func() {
 		Entry("no provider named", "", "_OTHER", "chat"),
 	)
 
+	It("gives a model call the provider's id of its answer, when it gave one", func() {
+		spans := export(fixture())
+		var ids []string
+		for _, s := range spans {
+			if s.Name == "chat gemma3:4b" {
+				ids = append(ids, s.attrs["gen_ai.response.id"])
+			}
+		}
+		Expect(ids).To(Equal([]string{"chatcmpl-9a", ""}), "the second call's answer had none")
+	})
+
+	It("ties a tool's execution to the model's call of it by the call's id, in gen_ai.tool.call.id and the answer's tool_call part", func() {
+		spans := export(fixture())
+		Expect(named(spans, "execute_tool sst.mean").attrs).To(HaveKeyWithValue("gen_ai.tool.call.id", "call_1"))
+		Expect(named(spans, "chat gemma3:4b").attrs["gen_ai.output.messages"]).To(MatchJSON(`[{"role":"assistant","finish_reason":"tool_call",
+			"parts":[{"type":"tool_call","id":"call_1","name":"sst.mean","arguments":{"region":"taiwan"}}]}]`))
+
+		r := fixture()
+		r.Suites[0].Variants[0].Scenarios[0].Events[3].Tool.CallID = ""
+		Expect(named(export(r), "execute_tool sst.mean").attrs).NotTo(HaveKey("gen_ai.tool.call.id"), "a tool no call of the model's asked for")
+	})
+
+	It("names the server each call and exchange was made to, the logical host the run recorded, with its port or its scheme's", func() {
+		r := fixture()
+		events := []trace.Event{
+			// a model call answered on its second try, with an upstream
+			// fetched while it ran
+			{Kind: trace.KindHTTP, Turn: 1, HTTP: &trace.Exchange{Method: "POST", URL: "https://api.openai.com/v1/chat/completions", Status: 429, Duration: 100 * time.Millisecond}},
+			{Kind: trace.KindHTTP, Turn: 1, At: 100 * time.Millisecond, HTTP: &trace.Exchange{Method: "GET", URL: "https://erddap.test:8443/sst.json", Status: 200, Duration: 100 * time.Millisecond}},
+			{Kind: trace.KindHTTP, Turn: 1, At: 200 * time.Millisecond, HTTP: &trace.Exchange{Method: "POST", URL: "https://eu.api.openai.com/v1/chat/completions", Status: 200, Duration: 600 * time.Millisecond}},
+			{Kind: trace.KindLLM, Turn: 1, LLM: &trace.LLMCall{Model: "gpt-4.1", Duration: 800 * time.Millisecond}},
+			{Kind: trace.KindHTTP, Turn: 1, At: time.Second, HTTP: &trace.Exchange{Method: "PUT", URL: "http://localhost:11434/api/embed", Status: 200, Duration: 50 * time.Millisecond}},
+			{Kind: trace.KindEmbed, Turn: 1, At: time.Second, Embed: &trace.EmbedCall{Model: "nomic-embed-text", Duration: 50 * time.Millisecond}},
+			// a call the report has no exchange of
+			{Kind: trace.KindLLM, Turn: 1, At: 2 * time.Second, LLM: &trace.LLMCall{Model: "gpt-4.1-mini", Duration: time.Second}},
+		}
+		r.Suites[0].Variants[0].Scenarios[0].Events = events
+		spans := export(r)
+		server := func(s span) []string { return []string{s.attrs["server.address"], s.attrs["server.port"]} }
+		Expect(server(named(spans, "chat gpt-4.1"))).To(Equal([]string{"eu.api.openai.com", `{"intValue":"443"}`}), "the exchange that answered it")
+		Expect(server(named(spans, "embeddings nomic-embed-text"))).To(Equal([]string{"localhost", `{"intValue":"11434"}`}))
+		Expect(named(spans, "chat gpt-4.1-mini").attrs).NotTo(HaveKey("server.address"))
+		Expect(named(spans, "chat gpt-4.1-mini").attrs).NotTo(HaveKey("server.port"))
+		Expect(server(named(spans, "GET"))).To(Equal([]string{"erddap.test", `{"intValue":"8443"}`}))
+		Expect(server(named(spans, "PUT"))).To(Equal([]string{"localhost", `{"intValue":"11434"}`}))
+		Expect(server(named(export(fixture()), "POST"))).To(Equal([]string{"llm.test", `{"intValue":"80"}`}), "http's port")
+	})
+
+	It("states what a call asked for: its temperature, its token limit, json output, a streamed answer; and its reasoning tokens", func() {
+		var router, answer span
+		for _, s := range export(fixture()) {
+			switch s.attrs["testbed.llm.role"] {
+			case "router":
+				router = s
+			case "answer":
+				answer = s
+			}
+		}
+		Expect(router.attrs).To(HaveKeyWithValue("gen_ai.request.temperature", `{"doubleValue":0}`), "a temperature of 0 is one")
+		Expect(router.attrs).To(HaveKeyWithValue("gen_ai.request.max_tokens", `{"intValue":"256"}`))
+		Expect(router.attrs).To(HaveKeyWithValue("gen_ai.output.type", "json"))
+		Expect(router.attrs).To(HaveKeyWithValue("gen_ai.request.stream", `{"boolValue":true}`))
+		Expect(router.attrs).To(HaveKeyWithValue("gen_ai.response.time_to_first_chunk", `{"doubleValue":0.2}`), "its first event, not its first token")
+		Expect(router.attrs).To(HaveKeyWithValue("gen_ai.usage.reasoning.output_tokens", `{"intValue":"5"}`))
+		for _, k := range []string{"gen_ai.request.temperature", "gen_ai.request.max_tokens", "gen_ai.output.type", "gen_ai.request.stream", "gen_ai.response.time_to_first_chunk", "gen_ai.usage.reasoning.output_tokens"} {
+			Expect(answer.attrs).NotTo(HaveKey(k), "a call that asked for none, unstreamed, with no usage")
+		}
+	})
+
+	It("names the model an agent's run called on its invoke_agent span, when it called one", func() {
+		Expect(named(export(fixture()), "invoke_agent odbchat").attrs).To(HaveKeyWithValue("gen_ai.request.model", "gemma3:4b"))
+		r := fixture()
+		r.Suites[0].Variants[0].Scenarios[0].Events[4].LLM.Model = "gemma3:12b"
+		Expect(named(export(r), "invoke_agent odbchat").attrs).NotTo(HaveKey("gen_ai.request.model"), "two models")
+		r.Suites[0].Variants[0].Scenarios[0].Events = nil
+		Expect(named(export(r), "invoke_agent odbchat").attrs).NotTo(HaveKey("gen_ai.request.model"), "no model call")
+	})
+
+	It("describes a tool as the model was last sent it before it ran, when the run kept what calls were sent", func() {
+		Expect(named(export(fixture()), "execute_tool sst.mean").attrs).NotTo(HaveKey("gen_ai.tool.description"))
+		r := fixture()
+		r.Suites[0].Variants[0].Scenarios[0].Events[1].LLM.Prompt = &trace.Prompt{
+			Messages: []llm.Message{{Role: llm.RoleUser, Content: "Mean SST near Taiwan?"}},
+			Tools:    []llm.Tool{{Name: "sst.mean", Description: "Mean sea surface temperature of a region."}, {Name: "sst.map", Description: "A map of it."}},
+		}
+		r.Suites[0].Variants[0].Scenarios[0].Events[4].LLM.Prompt = &trace.Prompt{Tools: []llm.Tool{{Name: "sst.mean", Description: "sent after it ran"}}}
+		var b bytes.Buffer
+		Expect(otlp.WriteJSON(context.Background(), &b, r, opts)).To(Succeed())
+		tool := named(flatten(readLines(b.Bytes())[:1]), "execute_tool sst.mean")
+		Expect(tool.attrs).To(HaveKeyWithValue("gen_ai.tool.description", "Mean sea surface temperature of a region."), "without --otlp-content too: a definition is no message content")
+	})
+
 	It("calls a tool the agent ran a function", func() {
 		Expect(named(export(fixture()), "execute_tool sst.mean").attrs).To(HaveKeyWithValue("gen_ai.tool.type", "function"))
 	})

@@ -52,7 +52,7 @@ func answer(c *trace.LLMCall) string {
 		msg.Parts = append(msg.Parts, text(c.Text))
 	}
 	for _, t := range c.ToolCalls {
-		msg.Parts = append(msg.Parts, part{Type: "tool_call", Name: t.Name, Arguments: arguments(t.Arguments)})
+		msg.Parts = append(msg.Parts, part{Type: "tool_call", ID: t.ID, Name: t.Name, Arguments: arguments(t.Arguments)})
 	}
 	return toJSON([]message{msg})
 }

@@ -10,6 +10,9 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 	semconv "go.opentelemetry.io/otel/semconv/v1.40.0"
+	// gen_ai.request.stream and gen_ai.usage.reasoning.output_tokens
+	// came after v1.40.0
+	semconv141 "go.opentelemetry.io/otel/semconv/v1.41.0"
 	oteltrace "go.opentelemetry.io/otel/trace"
 
 	"github.com/agentreplay/testbed/agents/llm"
@@ -53,21 +56,37 @@ func (b builder) build(ctx context.Context) {
 			KeyScenario.String(b.run.scenario.ID), KeySample.Int(b.run.sample),
 			KeyVerdict.String(b.run.verdict),
 		))
+	if m := b.model(); m != "" {
+		agent.SetAttributes(semconv.GenAIRequestModel(m))
+	}
 	// Chat and embeddings spans first, so that the exchanges a call made
 	// nest under it.
 	var chats []interval
+	srvs := servers(b.run.events)
 	for i, e := range b.run.events {
 		switch e.Kind {
 		case trace.KindLLM:
-			chats = append(chats, b.chat(id(fmt.Sprint(i)), root, e))
+			chats = append(chats, b.chat(id(fmt.Sprint(i)), root, e, srvs[i]))
 		case trace.KindEmbed:
-			chats = append(chats, b.embed(id(fmt.Sprint(i)), root, e))
+			chats = append(chats, b.embed(id(fmt.Sprint(i)), root, e, srvs[i]))
 		}
 	}
+	// described is each tool's description as the model was last sent it
+	// before the tool ran, from the prompts the run kept (run --prompts).
+	var described map[string]string
 	for i, e := range b.run.events {
 		switch e.Kind {
+		case trace.KindLLM:
+			if p := e.LLM.Prompt; p != nil {
+				for _, t := range p.Tools {
+					if described == nil {
+						described = map[string]string{}
+					}
+					described[t.Name] = t.Description
+				}
+			}
 		case trace.KindTool:
-			b.tool(id(fmt.Sprint(i)), root, e)
+			b.tool(id(fmt.Sprint(i)), root, e, described[e.Tool.Name])
 		case trace.KindHTTP:
 			parent := root
 			for _, c := range chats {
@@ -75,7 +94,7 @@ func (b builder) build(ctx context.Context) {
 					parent = c.ctx
 				}
 			}
-			b.http(id(fmt.Sprint(i)), parent, e)
+			b.http(id(fmt.Sprint(i)), parent, e, srvs[i])
 		case trace.KindNote:
 			attrs := []attribute.KeyValue{KeyNoteKey.String(e.Note.Key)}
 			if b.opts.Content {
@@ -149,6 +168,22 @@ func (b builder) provider() string {
 	return b.variant.Provider
 }
 
+// model is the model every model call of the run named, the agent's
+// gen_ai.request.model; "" when it made none or named several.
+func (b builder) model() string {
+	model := ""
+	for _, e := range b.run.events {
+		if e.Kind != trace.KindLLM {
+			continue
+		}
+		if model != "" && e.LLM.Model != model {
+			return ""
+		}
+		model = e.LLM.Model
+	}
+	return model
+}
+
 // operation is a model call's gen_ai.operation.name: the conventions name
 // the Gemini API's generateContent generate_content, every other chat.
 func (b builder) operation() attribute.KeyValue {
@@ -173,15 +208,18 @@ func duration(e trace.Event) time.Duration {
 	return 0
 }
 
-// chat makes the span of a model call.
-func (b builder) chat(ctx, parent context.Context, e trace.Event) interval {
+// chat makes the span of a model call made to srv (its server.address
+// and server.port, none when the report has no exchange of it).
+func (b builder) chat(ctx, parent context.Context, e trace.Event, srv []attribute.KeyValue) interval {
 	c := e.LLM
 	in, out := c.Input.Total(), c.Output
 	if u := c.Reported; u != nil {
 		in, out = u.Input, u.Output
 	}
 	op := b.operation()
-	attrs := []attribute.KeyValue{
+	// room for every attribute a call may have: one allocation, not
+	// three as the slice grows
+	attrs := append(make([]attribute.KeyValue, 0, 32),
 		op,
 		semconv.GenAIProviderNameKey.String(b.provider()),
 		semconv.GenAIRequestModel(c.Model),
@@ -189,10 +227,15 @@ func (b builder) chat(ctx, parent context.Context, e trace.Event) interval {
 		semconv.GenAIUsageOutputTokens(out),
 		KeyRole.String(c.Role), KeyTurn.Int(e.Turn),
 		KeyCountedInput.Int(c.Input.Total()), KeyCountedOutput.Int(c.Output),
-	}
+	)
 	if c.ResponseModel != "" {
 		attrs = append(attrs, semconv.GenAIResponseModel(c.ResponseModel))
 	}
+	if c.ResponseID != "" {
+		attrs = append(attrs, semconv.GenAIResponseID(c.ResponseID))
+	}
+	attrs = append(attrs, srv...)
+	attrs = append(attrs, params(c)...)
 	if c.FinishReason != "" {
 		attrs = append(attrs, semconv.GenAIResponseFinishReasons(c.FinishReason))
 	}
@@ -207,7 +250,7 @@ func (b builder) chat(ctx, parent context.Context, e trace.Event) interval {
 			attrs = append(attrs, semconv.GenAIUsageCacheCreationInputTokens(u.CacheWrite))
 		}
 		if u.Reasoning > 0 {
-			attrs = append(attrs, KeyReasoning.Int(u.Reasoning))
+			attrs = append(attrs, semconv141.GenAIUsageReasoningOutputTokens(u.Reasoning), KeyReasoning.Int(u.Reasoning))
 		}
 	}
 	if p := c.Cost; p != nil {
@@ -221,6 +264,9 @@ func (b builder) chat(ctx, parent context.Context, e trace.Event) interval {
 	if st := c.Stream; st != nil && st.FirstToken >= 0 {
 		attrs = append(attrs, KeyTTFT.Float64(st.FirstToken.Seconds()))
 	}
+	if st := c.Stream; st != nil && st.FirstEvent > 0 {
+		attrs = append(attrs, semconv141.GenAIResponseTimeToFirstChunk(st.FirstEvent.Seconds()))
+	}
 	if b.opts.Content {
 		attrs = append(attrs, semconv.GenAIOutputMessagesKey.String(answer(c)))
 		attrs = append(attrs, prompt(c.Prompt)...)
@@ -233,9 +279,31 @@ func (b builder) chat(ctx, parent context.Context, e trace.Event) interval {
 	return interval{from: e.At, to: e.At + c.Duration, ctx: sctx}
 }
 
-// embed makes the span of an embeddings call: its input tokens as billed
-// (the provider's count, else testbed's) and its price.
-func (b builder) embed(ctx, parent context.Context, e trace.Event) interval {
+// params are the attributes of what a model call asked for: its
+// temperature and token limit as the agent set them, json output when it
+// asked for a JSON object, and whether it was streamed.
+func params(c *trace.LLMCall) []attribute.KeyValue {
+	var attrs []attribute.KeyValue
+	if p := c.Params; p != nil {
+		if p.Temperature != nil {
+			attrs = append(attrs, semconv.GenAIRequestTemperature(*p.Temperature))
+		}
+		if p.MaxTokens > 0 {
+			attrs = append(attrs, semconv.GenAIRequestMaxTokens(p.MaxTokens))
+		}
+		if p.JSON {
+			attrs = append(attrs, semconv.GenAIOutputTypeJSON)
+		}
+	}
+	if c.Stream != nil {
+		attrs = append(attrs, semconv141.GenAIRequestStream(true))
+	}
+	return attrs
+}
+
+// embed makes the span of an embeddings call made to srv: its input
+// tokens as billed (the provider's count, else testbed's) and its price.
+func (b builder) embed(ctx, parent context.Context, e trace.Event, srv []attribute.KeyValue) interval {
 	c := e.Embed
 	attrs := []attribute.KeyValue{
 		semconv.GenAIOperationNameEmbeddings,
@@ -244,6 +312,7 @@ func (b builder) embed(ctx, parent context.Context, e trace.Event) interval {
 		semconv.GenAIUsageInputTokens(c.Tokens()),
 		KeyTurn.Int(e.Turn), KeyCountedInput.Int(c.Input),
 	}
+	attrs = append(attrs, srv...)
 	if p := c.Cost; p != nil {
 		attrs = append(attrs, KeyCost.Float64(p.USD), KeyCostFrom.String(p.From))
 	} else {
@@ -257,8 +326,9 @@ func (b builder) embed(ctx, parent context.Context, e trace.Event) interval {
 	return interval{from: e.At, to: e.At + c.Duration, ctx: sctx}
 }
 
-// tool makes the span of a tool call; tool calls take no virtual time.
-func (b builder) tool(ctx, parent context.Context, e trace.Event) {
+// tool makes the span of a tool call, with the tool's description when
+// the run kept one ("" else); tool calls take no virtual time.
+func (b builder) tool(ctx, parent context.Context, e trace.Event, description string) {
 	t := e.Tool
 	attrs := []attribute.KeyValue{
 		semconv.GenAIOperationNameExecuteTool,
@@ -266,6 +336,12 @@ func (b builder) tool(ctx, parent context.Context, e trace.Event) {
 		semconv.GenAIToolType("function"), // the agent runs its tools itself
 		KeyTurn.Int(e.Turn),
 		KeyRawTokens.Int(t.RawTokens), KeyContextTokens.Int(t.ContextTokens), KeyRawBytes.Int(t.RawBytes),
+	}
+	if t.CallID != "" {
+		attrs = append(attrs, semconv.GenAIToolCallID(t.CallID))
+	}
+	if description != "" {
+		attrs = append(attrs, semconv.GenAIToolDescription(description))
 	}
 	if b.opts.Content && len(t.Args) > 0 {
 		attrs = append(attrs, semconv.GenAIToolCallArgumentsKey.String(string(t.Args)))
@@ -277,13 +353,14 @@ func (b builder) tool(ctx, parent context.Context, e trace.Event) {
 	span.End(oteltrace.WithTimestamp(b.at(e.At)))
 }
 
-// http makes the client span of an upstream exchange.
-func (b builder) http(ctx, parent context.Context, e trace.Event) {
+// http makes the client span of an upstream exchange made to srv.
+func (b builder) http(ctx, parent context.Context, e trace.Event, srv []attribute.KeyValue) {
 	x := e.HTTP
-	attrs := []attribute.KeyValue{
+	attrs := append(make([]attribute.KeyValue, 0, 6),
 		semconv.HTTPRequestMethodKey.String(x.Method),
 		semconv.URLFull(x.URL),
-	}
+	)
+	attrs = append(attrs, srv...)
 	if x.Status != 0 {
 		attrs = append(attrs, semconv.HTTPResponseStatusCode(x.Status))
 	}

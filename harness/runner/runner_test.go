@@ -435,6 +435,32 @@ var _ = Describe("Run", func() {
 			Expect(hosts).To(Equal(map[string]bool{"localhost:11434": true, "eco.odb.ntu.edu.tw": true}))
 		})
 
+		It("keeps each model call's response id, as the answer gave it", func() {
+			calls := 0
+			for name, sc := range scenarios(rep) {
+				for _, e := range sc.Events {
+					if e.LLM != nil {
+						calls++
+						Expect(e.LLM.ResponseID).To(MatchRegexp(`^chatcmpl-[0-9a-f]+$`), name)
+					}
+				}
+			}
+			Expect(calls).To(BeNumerically(">", 30))
+		})
+
+		It("keeps the settings each call asked for", func() {
+			routers := 0
+			for _, sc := range scenarios(rep) {
+				for _, e := range sc.Events {
+					if e.LLM != nil && e.LLM.Role == "router" {
+						routers++
+						Expect(e.LLM.Params).To(Equal(&trace.Params{Temperature: new(float64), MaxTokens: 256, JSON: true}), "odbchat's router: temperature 0, 256 tokens, a JSON object")
+					}
+				}
+			}
+			Expect(routers).To(BeNumerically(">=", 30))
+		})
+
 		It("records what replays to the same report", func() {
 			var recordedJSON, replayedJSON bytes.Buffer
 			// The replay also runs the baseline, which this root did not

@@ -46,6 +46,7 @@ func addLLM(tr *trace.Trace, counter *tokens.Counter, start time.Duration, req l
 		Duration: tr.Elapsed() - start,
 		Input:    counter.Request(req),
 		Stream:   tr.LastStream(start),
+		Params:   trace.ParamsOf(req),
 	}
 	if n := len(req.Messages); n > 0 && sent {
 		last := req.Messages[n-1]
@@ -59,9 +60,10 @@ func addLLM(tr *trace.Trace, counter *tokens.Counter, start time.Duration, req l
 	} else {
 		call.Output = counter.Output(resp.Message)
 		call.Text = resp.Message.Content
-		call.ResponseModel, call.FinishReason, call.RawFinishReason = resp.Model, resp.FinishReason, resp.RawFinishReason
+		call.ResponseModel, call.ResponseID = resp.Model, resp.ID
+		call.FinishReason, call.RawFinishReason = resp.FinishReason, resp.RawFinishReason
 		for _, tc := range resp.Message.ToolCalls {
-			call.ToolCalls = append(call.ToolCalls, trace.Call{Name: tc.Name, Arguments: tc.Arguments})
+			call.ToolCalls = append(call.ToolCalls, trace.Call{ID: tc.ID, Name: tc.Name, Arguments: tc.Arguments})
 		}
 		if resp.Usage != (llm.Usage{}) {
 			call.Reported = trace.ReportedUsage(resp.Usage)
@@ -129,8 +131,13 @@ type tracer struct {
 }
 
 func (t *tracer) Tool(name string, args json.RawMessage, raw []byte, context string, err error) {
+	t.ToolCall("", name, args, raw, context, err)
+}
+
+// ToolCall implements agents.ToolCallTracer.
+func (t *tracer) ToolCall(id, name string, args json.RawMessage, raw []byte, context string, err error) {
 	tc := &trace.ToolCall{
-		Name: name, Args: args, RawBytes: len(raw),
+		CallID: id, Name: name, Args: args, RawBytes: len(raw),
 		RawTokens: t.counter.CountBytes(raw), ContextTokens: t.counter.Count(context),
 	}
 	if err != nil {

@@ -99,6 +99,7 @@ func (f streamer) post(srv *standin.Server, user, fault string) (*http.Response,
 // withoutIDs blanks tool-call ids: Anthropic's derive from the request's
 // bytes, and a streamed request has stream: true in them.
 func withoutIDs(r llm.Response) llm.Response {
+	r.ID = "" // each answer has an id of its own
 	r.Message.ToolCalls = append([]llm.ToolCall(nil), r.Message.ToolCalls...)
 	for i := range r.Message.ToolCalls {
 		r.Message.ToolCalls[i].ID = ""

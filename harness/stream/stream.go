@@ -228,7 +228,7 @@ func Measure(events []Event, offsets []time.Duration) trace.Stream {
 	if n == 0 {
 		return s
 	}
-	s.Duration = offsets[n-1]
+	s.FirstEvent, s.Duration = offsets[0], offsets[n-1]
 	var at []time.Duration // offsets of the events that carry tokens
 	for i := range n {
 		if Token(events[i]) {

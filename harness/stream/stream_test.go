@@ -75,10 +75,10 @@ var _ = Describe("Parse and Measure", func() {
 			stream.Event{Type: "message_stop", Data: []byte("{\"type\":\"message_stop\"}\n")}))
 	})
 
-	It("measures time to first token from the first event that carries one, and the gaps between them", func() {
+	It("measures time to first token from the first event that carries one, and the gaps between them; time to first chunk from the first event", func() {
 		ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
 		got := stream.Measure(stream.Parse(body), []time.Duration{ms(100), ms(300), ms(340), ms(400), ms(410)})
-		Expect(got).To(Equal(trace.Stream{Events: 5, TokenEvents: 3, FirstToken: ms(300), GapMean: ms(50), GapP95: ms(60), Duration: ms(410)}))
+		Expect(got).To(Equal(trace.Stream{Events: 5, TokenEvents: 3, FirstToken: ms(300), FirstEvent: ms(100), GapMean: ms(50), GapP95: ms(60), Duration: ms(410)}))
 	})
 
 	It("says when no event carried a token", func() {
@@ -108,7 +108,7 @@ var _ = Describe("newline-delimited JSON (Ollama's streams)", func() {
 		ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
 		h := http.Header{"Content-Type": {stream.LinesType}}
 		stream.SetOffsets(h, []time.Duration{ms(120), ms(150), ms(160)})
-		Expect(stream.Of(h, lines)).To(Equal(&trace.Stream{Events: 3, TokenEvents: 2, FirstToken: ms(120), GapMean: ms(30), GapP95: ms(30), Duration: ms(160)}))
+		Expect(stream.Of(h, lines)).To(Equal(&trace.Stream{Events: 3, TokenEvents: 2, FirstToken: ms(120), FirstEvent: ms(120), GapMean: ms(30), GapP95: ms(30), Duration: ms(160)}))
 	})
 
 	It("is timed line by line as it is read", func() {

@@ -79,6 +79,10 @@ type LLMCall struct {
 	// ResponseModel is the model the provider says answered (a dated
 	// version of Model, often), when it said.
 	ResponseModel string `json:"response_model,omitempty"`
+	// ResponseID is the provider's id of the answer (llm.Response.ID:
+	// chatcmpl-…, resp_…, msg_…, Gemini's responseId), when it gave one.
+	// Reports written before leave it out.
+	ResponseID string `json:"response_id,omitempty"`
 	// FinishReason is why the model stopped, in the neutral set every
 	// adapter maps to (llm.FinishReasons: stop, length, tool_calls,
 	// content_filter, error, other); RawFinishReason is the provider's own
@@ -87,6 +91,9 @@ type LLMCall struct {
 	RawFinishReason string `json:"raw_finish_reason,omitempty"`
 	// Stream is the timing of the call's answer when it was streamed.
 	Stream *Stream `json:"stream,omitempty"`
+	// Params are the request's settings the agent gave, nil when it gave
+	// none (reports written before have none).
+	Params *Params `json:"params,omitempty"`
 	// Sent is the last message of the request (the user's turn, or the
 	// tool result the model was to read), as "role: text". A run keeps it
 	// for testbed show; report files do not, as it can be a whole payload.
@@ -95,6 +102,29 @@ type LLMCall struct {
 	// them, and the tool definitions. A run keeps it only when asked, for
 	// testbed show and the HTML report's "what the model saw"; nil else.
 	Prompt *Prompt `json:"prompt,omitempty"`
+}
+
+// Params are the settings of a model call's request (llm.Request's), as
+// the agent gave them: what an adapter sends when the agent gives none (a
+// default max_tokens) is not among them.
+type Params struct {
+	Temperature *float64 `json:"temperature,omitempty"`
+	MaxTokens   int      `json:"max_tokens,omitempty"`
+	// JSON says the request asked for a JSON object (llm.Request.JSON).
+	JSON bool `json:"json,omitempty"`
+}
+
+// ParamsOf returns the settings of req, nil when it gives none.
+func ParamsOf(req llm.Request) *Params {
+	if req.Temperature == nil && req.MaxTokens <= 0 && !req.JSON {
+		return nil
+	}
+	p := &Params{MaxTokens: max(req.MaxTokens, 0), JSON: req.JSON}
+	if t := req.Temperature; t != nil {
+		p.Temperature = new(float64)
+		*p.Temperature = *t
+	}
+	return p
 }
 
 // EmbedCall is one embeddings call: Texts inputs turned into vectors.
@@ -196,14 +226,21 @@ type Cost struct {
 	Unpriced []string `json:"unpriced,omitempty"`
 }
 
-// Call is a tool call the model asked for.
+// Call is a tool call the model asked for. ID is the call's id, as the
+// provider gave it, or as testbed numbers a call that came without one
+// (wire.CallID: a Gemini functionCall, an Ollama tool call, read from an
+// outside agent's traffic); reports written before leave it out.
 type Call struct {
+	ID        string          `json:"id,omitempty"`
 	Name      string          `json:"name"`
 	Arguments json.RawMessage `json:"arguments"`
 }
 
-// ToolCall is one tool the agent executed, with its payload sizes.
+// ToolCall is one tool the agent executed, with its payload sizes. CallID
+// is the id of the model's call it ran (Call.ID), when the agent said
+// (agents.ReportTool); reports written before leave it out.
 type ToolCall struct {
+	CallID        string          `json:"call_id,omitempty"`
 	Name          string          `json:"name"`
 	Args          json.RawMessage `json:"args,omitempty"`
 	RawBytes      int             `json:"raw_bytes"`
@@ -235,6 +272,9 @@ type Stream struct {
 	TokenEvents int `json:"token_events"`
 	// FirstToken is the time to the first of them (TTFT); -1 when none did.
 	FirstToken time.Duration `json:"first_token_ns"`
+	// FirstEvent is the time to the first event of any kind (time to
+	// first chunk); reports written before leave it out.
+	FirstEvent time.Duration `json:"first_event_ns,omitempty"`
 	// GapMean and GapP95 are the gaps between those events (inter-token
 	// latency as the provider chunked it).
 	GapMean time.Duration `json:"gap_mean_ns"`

@@ -357,7 +357,7 @@ func ReadInteractions(b []byte) (llm.Response, error) {
 
 // response is a as llm.Response.
 func (a interactionsAnswer) response() llm.Response {
-	out := llm.Response{Model: a.Model, RawFinishReason: a.Status}
+	out := llm.Response{Model: a.Model, ID: a.ID, RawFinishReason: a.Status}
 	msgs, _ := interactionsSteps(a.Steps, false)
 	for _, m := range msgs {
 		if m.Role == llm.RoleAssistant {

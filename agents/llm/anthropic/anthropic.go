@@ -124,6 +124,7 @@ func Response(out *sdk.Message) (llm.Response, error) {
 		FinishReason:    FinishReason(string(out.StopReason)),
 		RawFinishReason: string(out.StopReason),
 		Model:           string(out.Model),
+		ID:              out.ID,
 		Usage:           usage(out.Usage),
 	}
 	if len(out.Content) == 0 {

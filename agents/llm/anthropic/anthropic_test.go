@@ -162,7 +162,7 @@ var _ = Describe("Client", func() {
 		Expect(body).To(HaveLen(3), "model, max_tokens and messages only: %v", body)
 	})
 
-	It("maps a text answer to llm.Response, joining text blocks and leaving out thinking", func() {
+	It("maps a text answer to llm.Response, joining text blocks and leaving out thinking, with the message's id", func() {
 		_, resp, err := chatWith(http.StatusOK, textReply, conversation)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(resp).To(Equal(llm.Response{
@@ -171,6 +171,7 @@ var _ = Describe("Client", func() {
 			FinishReason:    llm.FinishStop,
 			RawFinishReason: "end_turn",
 			Model:           "claude-sonnet-4-5-20250929",
+			ID:              "msg_01",
 		}))
 	})
 

@@ -71,7 +71,7 @@ func apiError(err error) error {
 // finish reason, when it has no candidate content (a blocked prompt,
 // whose finish reason is its block reason: Blocked).
 func response(out *genai.GenerateContentResponse) (llm.Response, error) {
-	resp := llm.Response{Message: llm.Message{Role: llm.RoleAssistant}, Model: out.ModelVersion}
+	resp := llm.Response{Message: llm.Message{Role: llm.RoleAssistant}, Model: out.ModelVersion, ID: out.ResponseID}
 	if u := out.UsageMetadata; u != nil {
 		// promptTokenCount includes the cached content's tokens; Gemini
 		// counts thinking beside the candidates' tokens, and what its

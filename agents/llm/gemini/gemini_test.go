@@ -182,7 +182,7 @@ var _ = Describe("Client", func() {
 		Expect(body(srv)).To(HaveKeyWithValue("generationConfig", HaveKeyWithValue("temperature", BeNumerically("==", 0))))
 	})
 
-	It("maps a text answer to llm.Response, joining parts and leaving out thoughts", func() {
+	It("maps a text answer to llm.Response, joining parts and leaving out thoughts, with its responseId", func() {
 		srv := newServer(http.StatusOK, textReply)
 		resp, err := newClient(srv, "gemini-2.5-flash").Chat(ctx, conversation)
 		Expect(err).NotTo(HaveOccurred())
@@ -192,6 +192,7 @@ var _ = Describe("Client", func() {
 			FinishReason:    llm.FinishStop,
 			RawFinishReason: "STOP",
 			Model:           "gemini-2.5-flash",
+			ID:              "r-1",
 		}))
 	})
 

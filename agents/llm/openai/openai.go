@@ -99,6 +99,7 @@ func response(out *sdk.ChatCompletion) (llm.Response, error) {
 	resp := llm.Response{
 		Message: llm.Message{Role: llm.RoleAssistant},
 		Model:   out.Model,
+		ID:      out.ID,
 		Usage: llm.Usage{
 			InputTokens:     int(out.Usage.PromptTokens), // cached tokens included
 			OutputTokens:    int(out.Usage.CompletionTokens),

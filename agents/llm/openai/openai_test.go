@@ -199,7 +199,7 @@ var _ = Describe("Client", func() {
 		Entry("a placeholder for local servers that need none", "", "Bearer none"),
 	)
 
-	It("maps a text answer to llm.Response", func() {
+	It("maps a text answer to llm.Response, with the completion's id", func() {
 		srv := newServer(http.StatusOK, textReply)
 		c := openai.New(srv.URL+"/v1", "gpt-4o-mini", "k", srv.Client())
 		resp, err := c.Chat(ctx, conversation)
@@ -210,6 +210,7 @@ var _ = Describe("Client", func() {
 			FinishReason:    llm.FinishStop,
 			RawFinishReason: "stop",
 			Model:           "gpt-4o-mini-2024-07-18",
+			ID:              "chatcmpl-9",
 		}))
 	})
 

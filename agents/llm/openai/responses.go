@@ -125,6 +125,7 @@ func FromResponses(out *responses.Response) (llm.Response, error) {
 		FinishReason:    responsesFinish(out, len(msg.ToolCalls) > 0),
 		RawFinishReason: responsesRawFinish(out),
 		Model:           out.Model,
+		ID:              out.ID,
 		Usage: llm.Usage{
 			InputTokens:      int(out.Usage.InputTokens), // cached tokens included
 			OutputTokens:     int(out.Usage.OutputTokens),

@@ -50,6 +50,7 @@ var textAnswer = llm.Response{
 	FinishReason:    llm.FinishStop,
 	RawFinishReason: "completed",
 	Model:           "gpt-4.1-mini-2025-04-14",
+	ID:              "resp_67ccd2bed1ec8190b14f964abc0542670bb6a6b452d3795b",
 }
 
 // respond sends req to a server answering status and reply through the

@@ -74,7 +74,7 @@ var _ = Describe("a streamed Chat Completions call", func() {
 		Expect(sent).To(HaveKeyWithValue("stream_options", map[string]any{"include_usage": true}))
 		Expect(resp).To(Equal(llm.Response{
 			Message:      llm.Message{Role: llm.RoleAssistant, Content: "Hello"},
-			FinishReason: llm.FinishStop, RawFinishReason: "stop", Model: "gpt-4.1-mini",
+			FinishReason: llm.FinishStop, RawFinishReason: "stop", Model: "gpt-4.1-mini", ID: "c1",
 			Usage: llm.Usage{InputTokens: 12, OutputTokens: 5, ReasoningTokens: 2, CacheReadTokens: 4},
 		}))
 	})
