@@ -46,7 +46,11 @@ func valueDiff(rv, lv any) ([]string, bool) {
 	var out []string
 	rm, rok := rv.(map[string]any)
 	lm, lok := lv.(map[string]any)
+	h := valueHints
 	if rok && lok {
+		if isModelBody(rm) && isModelBody(lm) {
+			h = modelHints
+		}
 		rm, lm = maps.Clone(rm), maps.Clone(lm)
 		if d, ok := toolsDiff(rm, lm); ok {
 			out = append(out, d...)
@@ -64,8 +68,17 @@ func valueDiff(rv, lv any) ([]string, bool) {
 		}
 		rv, lv = rm, lm
 	}
-	d, ok := bodyDiff("", rv, lv)
+	d, ok := pointerDiffIn("", rv, lv, h)
 	return append(out, d...), ok
+}
+
+// isModelBody reports whether m reads as a model request: it names a model
+// and has messages or input.
+func isModelBody(m map[string]any) bool {
+	_, model := m["model"]
+	_, messages := m["messages"]
+	_, input := m["input"]
+	return model && (messages || input)
 }
 
 // document reports whether v is a JSON object or array, which are compared
@@ -88,7 +101,7 @@ func bodyNote(recorded, live []byte) []string {
 // pointerDiff lists how live differs from recorded by JSON pointer, each
 // under prefix; false when they cannot be compared (not JSON documents).
 func pointerDiff(prefix string, recorded, live any) ([]string, bool) {
-	return pointerDiffIn(prefix, recorded, live, false)
+	return pointerDiffIn(prefix, recorded, live, noHints)
 }
 
 // bodyDiff is pointerDiff of two request bodies, or parts of them at
@@ -96,11 +109,12 @@ func pointerDiff(prefix string, recorded, live any) ([]string, bool) {
 // of a built-in pattern says so, with the match rule that would compare
 // it (volatile).
 func bodyDiff(prefix string, recorded, live any) ([]string, bool) {
-	return pointerDiffIn(prefix, recorded, live, true)
+	return pointerDiffIn(prefix, recorded, live, valueHints)
 }
 
-// pointerDiffIn is pointerDiff, hinting at match rules when body.
-func pointerDiffIn(prefix string, recorded, live any, body bool) ([]string, bool) {
+// pointerDiffIn is pointerDiff, each line with the hints h asks for: a
+// member added or removed is named as such.
+func pointerDiffIn(prefix string, recorded, live any, h hints) ([]string, bool) {
 	if equalJSON(recorded, live) {
 		return nil, true
 	}
@@ -126,13 +140,13 @@ func pointerDiffIn(prefix string, recorded, live any, body bool) ([]string, bool
 		path := cmpPath(prefix, string(op.Path))
 		switch op.Type {
 		case jsondiff.OperationAdd:
-			out = append(out, fmt.Sprintf("%s: (absent) → %s", path, clip(compactJSON(op.Value))))
+			out = append(out, memberLine(path, op.Value, true, h))
 		case jsondiff.OperationRemove:
-			out = append(out, fmt.Sprintf("%s: %s → (absent)", path, clip(compactJSON(op.OldValue))))
+			out = append(out, memberLine(path, op.OldValue, false, h))
 		default:
 			a, b := clipPair(compactJSON(op.OldValue), compactJSON(op.Value))
 			line := fmt.Sprintf("%s: %s → %s", path, a, b)
-			if body {
+			if h >= valueHints {
 				line += volatile("body", path, op.OldValue, op.Value)
 			}
 			out = append(out, line)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/agentreplay/testbed/harness/wire"
@@ -38,6 +39,13 @@ type MissError struct {
 	// differences (for example that a kept-alive program kept state from
 	// an earlier run).
 	Note string
+	// Ignorable are the JSON pointers of the top-level body members the
+	// request adds or leaves out that a match: ignore rule could leave out
+	// of matching, when an SDK now sends (or stops sending) them on every
+	// call: not what the model is asked, nor a model request's member at
+	// another value than the default its absence means. Error offers the
+	// rule.
+	Ignorable []string
 	// Rules describes the match rules the request and the recorded ones
 	// were compared under (match.Rules.Describe); none when the suite has
 	// none.
@@ -80,6 +88,9 @@ func (e *MissError) Error() string {
 	if e.Note != "" {
 		fmt.Fprintf(&b, "\n%s", e.Note)
 	}
+	if len(e.Ignorable) > 0 {
+		fmt.Fprintf(&b, "\n%s", ignoreAdvice(e.Ignorable, e.uncovered()))
+	}
 	if len(e.Rules) > 0 {
 		fmt.Fprintf(&b, "\ncompared after the suite's match rules: %s", strings.Join(e.Rules, "; "))
 		if len(e.Diff) > 0 {
@@ -90,6 +101,17 @@ func (e *MissError) Error() string {
 		fmt.Fprintf(&b, "\nre-record with: %s", e.Rerecord)
 	}
 	return b.String()
+}
+
+// uncovered is how many lines of Diff are not about a member of Ignorable.
+func (e *MissError) uncovered() int {
+	n := 0
+	for _, d := range e.Diff {
+		if !slices.ContainsFunc(e.Ignorable, func(p string) bool { return strings.HasPrefix(d, p+": member ") }) {
+			n++
+		}
+	}
+	return n
 }
 
 // Carries reports whether the request carries text (a string of a JSON
@@ -156,6 +178,9 @@ func (r *replayer) miss(req *http.Request, liveURL string, header []string, cano
 	e.Nearest, e.Diff = best, bestDiff
 	if best >= 0 {
 		e.recorded = r.canonical(best)
+		if e.Note == "" {
+			e.Ignorable = ignorable(e.recorded, canon)
+		}
 	}
 	return e
 }

@@ -1,0 +1,139 @@
+package cassette_test
+
+import (
+	"errors"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/agentreplay/testbed/harness/cassette"
+	"github.com/agentreplay/testbed/harness/match"
+)
+
+// The bodies below follow what SDKs sent before and after an upgrade, as
+// observed (docs/recording.md, "After an SDK upgrade"); written here in
+// our own words.
+const (
+	// driftAsked is the conversation every version asks about.
+	driftAsked = `"model":"gpt-4.1-mini","messages":[{"role":"system","content":"You tell the time zone of cities."},{"role":"user","content":"What is the time zone of Oslo?"}]`
+	// sampledDefaults is a request as an older LangChain.js sent it: every
+	// sampling parameter written out at the API's default.
+	sampledDefaults = `{` + driftAsked + `,"temperature":1,"top_p":1,"n":1,"presence_penalty":0,"frequency_penalty":0}`
+	// bare is the same request as a newer version sends it.
+	bare = `{` + driftAsked + `}`
+	// streamFalse is it as a newer go-openai sends it.
+	streamFalse = `{` + driftAsked + `,"stream":false}`
+	// coldAsked is it as an older Vercel AI SDK sent it: temperature 0.
+	coldAsked = `{` + driftAsked + `,"temperature":0}`
+)
+
+var _ = Describe("a miss after an SDK upgrade changed the request", func() {
+	var srv *upstream
+
+	BeforeEach(func() {
+		srv = newUpstream(`{"answer":"one"}`)
+	})
+
+	// recorded records body to path under srv and returns the cassette's
+	// path.
+	recorded := func(path, body string) string {
+		GinkgoHelper()
+		file := filepath.Join(GinkgoT().TempDir(), "s", "v", "a.yaml")
+		tr, err := cassette.Open(cassette.ModeRecord, file, cassette.Options{Real: http.DefaultTransport})
+		Expect(err).NotTo(HaveOccurred())
+		mustPost(tr, srv.URL+path, body)
+		Expect(tr.Close()).To(Succeed())
+		return file
+	}
+	// missOf replays body to path against a cassette of recordedBody and
+	// returns the miss.
+	missOf := func(path, recordedBody, body string, opts cassette.Options) *cassette.MissError {
+		GinkgoHelper()
+		rp, err := cassette.Open(cassette.ModeReplay, recorded("/v1/chat/completions", recordedBody), opts)
+		Expect(err).NotTo(HaveOccurred())
+		_, err = post(rp, srv.URL+path, body)
+		var miss *cassette.MissError
+		Expect(errors.As(err, &miss)).To(BeTrue(), "%v", err)
+		return miss
+	}
+	// ignoring is the rules that leave the body members at pointers out.
+	ignoring := func(pointers ...string) *match.Rules {
+		GinkgoHelper()
+		r := &match.Rules{}
+		for _, p := range pointers {
+			r.List = append(r.List, match.Rule{Ignore: true, Where: match.WhereBody, Target: p})
+		}
+		Expect(r.Compile()).To(BeEmpty())
+		return r
+	}
+
+	It("names the members an SDK no longer sends, says they were the APIs' defaults, and offers one ignore rule for all", func() {
+		miss := missOf("/v1/chat/completions", sampledDefaults, bare, cassette.Options{Rerecord: "testbed record --suite s --variant v --scenario a"})
+		Expect(miss.Diff).To(ConsistOf(
+			"/frequency_penalty: member removed (was 0, the APIs' default: the model is asked the same)",
+			"/n: member removed (was 1, the APIs' default: the model is asked the same)",
+			"/presence_penalty: member removed (was 0, the APIs' default: the model is asked the same)",
+			"/temperature: member removed (was 1, the APIs' default: the model is asked the same)",
+			"/top_p: member removed (was 1, the APIs' default: the model is asked the same)",
+		))
+		Expect(miss.Ignorable).To(Equal([]string{"/frequency_penalty", "/n", "/presence_penalty", "/temperature", "/top_p"}))
+		want, err := os.ReadFile(filepath.Join("testdata", "drift", "defaults-dropped.txt"))
+		Expect(err).NotTo(HaveOccurred())
+		got := strings.ReplaceAll(miss.Error(), srv.URL, "http://upstream")
+		got = strings.ReplaceAll(got, miss.Cassette, "cassettes/s/v/a.yaml")
+		Expect(got + "\n").To(Equal(string(want)))
+	})
+
+	It("replays under the rule it offers, which covers those members only", func() {
+		file := recorded("/v1/chat/completions", sampledDefaults)
+		rp, err := cassette.Open(cassette.ModeReplay, file, cassette.Options{})
+		Expect(err).NotTo(HaveOccurred())
+		_, err = post(rp, srv.URL+"/v1/chat/completions", bare)
+		var miss *cassette.MissError
+		Expect(errors.As(err, &miss)).To(BeTrue())
+		rules := ignoring(miss.Ignorable...)
+		rp, err = cassette.Open(cassette.ModeReplay, file, cassette.Options{Match: rules})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(mustPost(rp, srv.URL+"/v1/chat/completions", bare)).To(Equal(`{"answer":"one"}`))
+
+		// What the model is asked still misses under it.
+		rp, err = cassette.Open(cassette.ModeReplay, file, cassette.Options{Match: rules})
+		Expect(err).NotTo(HaveOccurred())
+		_, err = post(rp, srv.URL+"/v1/chat/completions", strings.Replace(bare, "Oslo", "Lima", 1))
+		Expect(err).To(MatchError(cassette.ErrStale))
+	})
+
+	It("names a member an SDK now sends at its default", func() {
+		miss := missOf("/v1/chat/completions", bare, streamFalse, cassette.Options{})
+		Expect(miss.Diff).To(Equal([]string{"/stream: member added: false (the APIs' default: the model is asked the same)"}))
+		Expect(miss.Ignorable).To(Equal([]string{"/stream"}))
+		Expect(miss.Error()).To(ContainSubstring("it differs at /stream: member added: false"))
+		Expect(miss.Error()).To(ContainSubstring("leave it out of matching: match: {ignore: [{body: /stream}]}"))
+	})
+
+	It("offers no ignore rule for a member whose absence asks the model something else", func() {
+		miss := missOf("/v1/chat/completions", coldAsked, bare, cassette.Options{})
+		Expect(miss.Diff).To(Equal([]string{"/temperature: member removed (was 0, without it the APIs take temperature as 1: the model is asked something else)"}))
+		Expect(miss.Ignorable).To(BeEmpty())
+		Expect(miss.Error()).NotTo(ContainSubstring("match: {ignore"))
+	})
+
+	It("offers an ignore rule, on a condition, for a member it knows nothing of, and none for what the model is asked", func() {
+		withTools := `{` + driftAsked + `,"store":false,"tools":[{"type":"function","function":{"name":"get_time_zone","parameters":{"type":"object"}}}]}`
+		miss := missOf("/v1/chat/completions", bare, withTools, cassette.Options{})
+		Expect(miss.Diff).To(ConsistOf(`tool added: get_time_zone`, `/store: member added: false`))
+		Expect(miss.Ignorable).To(Equal([]string{"/store"}))
+		Expect(miss.Error()).To(ContainSubstring("if the SDK now sends (or leaves out) /store on every call and the answer does not depend on it, leave it out of matching: match: {ignore: [{body: /store}]}"))
+		Expect(miss.Error()).To(ContainSubstring("it does not cover the 1 other difference"))
+	})
+
+	It("says an element added to an array is an element", func() {
+		miss := missOf("/v1/chat/completions", `{`+driftAsked+`,"stop":["END"]}`, `{`+driftAsked+`,"stop":["END","STOP"]}`, cassette.Options{})
+		Expect(miss.Diff).To(Equal([]string{`/stop: element added at the end: "STOP"`}))
+		Expect(miss.Ignorable).To(BeEmpty())
+	})
+})

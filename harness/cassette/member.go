@@ -1,0 +1,194 @@
+package cassette
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// hints says what a body difference's lines may add to help a reader
+// fix it.
+type hints int
+
+const (
+	// noHints: the lines say what differs, nothing more.
+	noHints hints = iota
+	// valueHints: a value that differs only in a value of a built-in
+	// pattern names the normalise rule that compares it as one.
+	valueHints
+	// modelHints: besides, the body is a model request, so a top-level
+	// member added or removed that has a default the providers document
+	// says whether the model is asked the same (modelDefaults).
+	modelHints
+)
+
+// modelDefaults are the top-level members of a model request whose value,
+// when the request leaves them out, the APIs document alike: OpenAI Chat
+// Completions and Responses, Anthropic Messages. A member an SDK upgrade
+// starts or stops sending at its default asks the same of the model; one
+// at another value asks something else.
+var modelDefaults = map[string]string{
+	"stream":              "false",
+	"temperature":         "1",
+	"top_p":               "1",
+	"n":                   "1",
+	"presence_penalty":    "0",
+	"frequency_penalty":   "0",
+	"logprobs":            "false",
+	"parallel_tool_calls": "true",
+}
+
+// memberLine is the line of a member (or an array element) that live adds
+// to recorded (added) or leaves out, at path, with value, the one it has;
+// with modelHints, a top-level member with a documented default
+// (modelDefaults) says whether the model is still asked the same.
+func memberLine(path string, value any, added bool, h hints) string {
+	what, at := "member", ""
+	switch last := path[strings.LastIndexByte(path, '/')+1:]; {
+	case last == "-": // appended (RFC 6902)
+		path, what, at = cmpPath(path[:len(path)-2], ""), "element", " at the end"
+	case isIndex(last):
+		what = "element"
+	}
+	note := ""
+	if what == "member" && h >= modelHints && strings.Count(path, "/") == 1 {
+		note = defaultNote(unescapePointer(path[1:]), value, added)
+	}
+	if added {
+		if note != "" {
+			note = " (" + note + ")"
+		}
+		return fmt.Sprintf("%s: %s added%s: %s%s", path, what, at, clip(compactJSON(value)), note)
+	}
+	if note != "" {
+		note = ", " + note
+	}
+	return fmt.Sprintf("%s: %s removed (was %s%s)", path, what, clip(compactJSON(value)), note)
+}
+
+// defaultNote says of a model request's top-level member, added or
+// removed with value, whether the model is still asked the same, when the
+// APIs document the default its absence means (modelDefaults); "" when
+// they do not.
+func defaultNote(name string, value any, added bool) string {
+	def, ok := modelDefaults[name]
+	switch {
+	case !ok:
+		return ""
+	case sameScalar(value, def):
+		return "the APIs' default: the model is asked the same"
+	case added:
+		return fmt.Sprintf("recorded without it, the APIs took %s as %s: the model is asked something else", name, def)
+	}
+	return fmt.Sprintf("without it the APIs take %s as %s: the model is asked something else", name, def)
+}
+
+// contentMembers are the top-level members of a request body that carry
+// what the model is asked, or what it may answer with: one added or left
+// out is never incidental, so no ignore rule is offered for it.
+var contentMembers = map[string]bool{
+	"model": true, "messages": true, "input": true, "contents": true, "prompt": true,
+	"system": true, "instructions": true, "systemInstruction": true,
+	"tools": true, "tool_choice": true, "toolConfig": true, "functions": true, "function_call": true,
+	"response_format": true, "text": true, "generationConfig": true,
+}
+
+// ignorable lists the JSON pointers of the top-level members that live, a
+// JSON object, adds to recorded or leaves out, that an ignore rule could
+// leave out of matching when an SDK sends (or stops sending) them on every
+// call: neither content (contentMembers) nor, in a model request, a member
+// at another value than the default its absence means (modelDefaults).
+func ignorable(recorded, live []byte) []string {
+	rv, err1 := decodeJSON(recorded)
+	lv, err2 := decodeJSON(live)
+	rm, rok := rv.(map[string]any)
+	lm, lok := lv.(map[string]any)
+	if err1 != nil || err2 != nil || !rok || !lok {
+		return nil
+	}
+	model := isModelBody(rm) && isModelBody(lm)
+	var out []string
+	for _, name := range slices.Sorted(maps.Keys(rm)) {
+		if _, both := lm[name]; !both && incidental(name, rm[name], model) {
+			out = append(out, pointerTo(name))
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(lm)) {
+		if _, both := rm[name]; !both && incidental(name, lm[name], model) {
+			out = append(out, pointerTo(name))
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// incidental reports whether a top-level member with value, present on
+// one side only, may be left out of matching (ignorable).
+func incidental(name string, value any, model bool) bool {
+	if contentMembers[name] {
+		return false
+	}
+	if def, ok := modelDefaults[name]; ok && model {
+		return sameScalar(value, def)
+	}
+	return true
+}
+
+// ignoreAdvice is the line a miss adds for the members ignorable found:
+// the ignore rule that leaves them all out, and what it does not cover.
+func ignoreAdvice(pointers []string, others int) string {
+	rules := make([]string, len(pointers))
+	for i, p := range pointers {
+		rules[i] = "{body: " + flowScalar(p) + "}"
+	}
+	s := fmt.Sprintf("if the SDK now sends (or leaves out) %s on every call and the answer does not depend on it, leave it out of matching: match: {ignore: [%s]} (an ignored member is not compared at all); else re-record (docs/recording.md)",
+		strings.Join(pointers, ", "), strings.Join(rules, ", "))
+	switch {
+	case others == 1:
+		s += "; it does not cover the 1 other difference"
+	case others > 1:
+		s += fmt.Sprintf("; it does not cover the %d other differences", others)
+	}
+	return s
+}
+
+// pointerTo is the JSON pointer to a top-level member (RFC 6901).
+func pointerTo(name string) string {
+	return "/" + strings.NewReplacer("~", "~0", "/", "~1").Replace(name)
+}
+
+// isIndex reports whether a JSON pointer token is an array index.
+func isIndex(tok string) bool {
+	if tok == "" {
+		return false
+	}
+	for _, c := range tok {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// sameScalar reports whether v, a decoded JSON scalar, is the literal
+// def: the same boolean, or the same number however written (1, 1.0).
+func sameScalar(v any, def string) bool {
+	if b, ok := v.(bool); ok {
+		return strconv.FormatBool(b) == def
+	}
+	s := scalarText(v)
+	if _, isString := v.(string); isString || s == "" {
+		return false
+	}
+	a, err1 := strconv.ParseFloat(s, 64)
+	b, err2 := strconv.ParseFloat(def, 64)
+	return err1 == nil && err2 == nil && a == b
+}
+
+// unescapePointer is a JSON pointer token as the member's name (RFC 6901:
+// ~1 is /, ~0 is ~).
+func unescapePointer(tok string) string {
+	return strings.NewReplacer("~1", "/", "~0", "~").Replace(tok)
+}
