@@ -136,4 +136,23 @@ var _ = Describe("a miss after an SDK upgrade changed the request", func() {
 		Expect(miss.Diff).To(Equal([]string{`/stop: element added at the end: "STOP"`}))
 		Expect(miss.Ignorable).To(BeEmpty())
 	})
+
+	It("says the agent now calls another model API, which no rule bridges, and lists no body differences between the two", func() {
+		responses := `{"model":"gpt-4.1-mini","input":[{"role":"system","content":"You tell the time zone of cities."},{"role":"user","content":[{"type":"input_text","text":"What is the time zone of Oslo?"}]}]}`
+		miss := missOf("/v1/responses", bare, responses, cassette.Options{})
+		Expect(miss.Diff).To(Equal([]string{"path: /v1/chat/completions → /v1/responses"}))
+		Expect(miss.Note).To(HavePrefix("the request is a call of OpenAI's Responses API where the cassette has calls of OpenAI's Chat Completions API"))
+		Expect(miss.Ignorable).To(BeEmpty())
+		Expect(miss.Error()).To(ContainSubstring("no match rule makes one API's answer another's; re-record"))
+	})
+
+	It("adds no API note when only the API version in the path changed", func() {
+		rp, err := cassette.Open(cassette.ModeReplay, recorded("/v1beta/models/gemini-2.5-flash:generateContent", `{"contents":[]}`), cassette.Options{})
+		Expect(err).NotTo(HaveOccurred())
+		_, err = post(rp, srv.URL+"/v1/models/gemini-2.5-flash:generateContent", `{"contents":[]}`)
+		var miss *cassette.MissError
+		Expect(errors.As(err, &miss)).To(BeTrue())
+		Expect(miss.Diff).To(Equal([]string{"path: /v1beta/models/gemini-2.5-flash:generateContent → /v1/models/gemini-2.5-flash:generateContent"}))
+		Expect(miss.Note).To(BeEmpty())
+	})
 })

@@ -172,7 +172,13 @@ func (r *replayer) miss(req *http.Request, liveURL string, header []string, cano
 			consider(i, append(d, against(r.canonical(i))...))
 		}
 		if best >= 0 {
-			e.NearestURL = r.items[best].Request.Method + " " + r.items[best].Request.URL
+			in := r.items[best].Request
+			e.NearestURL = in.Method + " " + in.URL
+			if note := apiSwitch(in.URL, e.URL); note != "" {
+				// A body of one API read against another's is noise.
+				e.Note = note
+				bestDiff = append(urlDiff(in.Method, matchURL(in.URL, r.opts.Match), req.Method, matchURL(e.URL, r.opts.Match)), headerDiff(r.header(best), header)...)
+			}
 		}
 	}
 	e.Nearest, e.Diff = best, bestDiff
