@@ -183,6 +183,9 @@ func listDiff(key string, recorded, live []any) []string {
 	n := min(len(rMid), len(lMid))
 	for k := range n {
 		d, _ := bodyDiff(fmt.Sprintf("%s/%d", key, head+k), rMid[k], lMid[k])
+		if len(d) == 1 && emptyContentOnly(rMid[k], lMid[k]) {
+			d[0] += emptyContentNote
+		}
 		out = append(out, d...)
 	}
 	for k := n; k < len(rMid); k++ {

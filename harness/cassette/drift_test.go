@@ -137,6 +137,29 @@ var _ = Describe("a miss after an SDK upgrade changed the request", func() {
 		Expect(miss.Ignorable).To(BeEmpty())
 	})
 
+	DescribeTable("says an assistant message that only calls tools writes its empty content another way, which still misses",
+		func(recordedContent, liveContent, want string) {
+			turn := func(content string) string {
+				return `{"model":"gpt-4.1-mini","messages":[{"role":"user","content":"What is the time zone of Oslo?"},` +
+					`{"role":"assistant",` + content + `"tool_calls":[{"id":"call_1","type":"function","function":{"name":"get_time_zone","arguments":"{\"city\":\"Oslo\"}"}}]},` +
+					`{"role":"tool","tool_call_id":"call_1","content":"Europe/Oslo"}]}`
+			}
+			miss := missOf("/v1/chat/completions", turn(recordedContent), turn(liveContent), cassette.Options{})
+			Expect(miss.Diff).To(Equal([]string{want + " (an assistant message that only calls tools, its empty content written another way: SDK versions differ in null, \"\" or none, and the model is asked the same; no match rule compares only an empty content, so re-record: --record-missing records only the calls that miss)"}))
+		},
+		Entry("null, then \"\" (@langchain/openai 0.3.17, then 1.6.0)", `"content":null,`, `"content":"",`, `/messages/1/content: null → ""`),
+		Entry("\"\", then none (go-openai 1.20.0, then 1.43.0)", `"content":"",`, ``, `/messages/1/content: member removed (was "")`),
+	)
+
+	It("says nothing of the kind when the assistant said something", func() {
+		said := func(content string) string {
+			return `{"model":"gpt-4.1-mini","messages":[{"role":"user","content":"Oslo?"},{"role":"assistant","content":` + content +
+				`,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"get_time_zone","arguments":"{}"}}]},{"role":"tool","tool_call_id":"call_1","content":"x"}]}`
+		}
+		miss := missOf("/v1/chat/completions", said(`""`), said(`"Let me look."`), cassette.Options{})
+		Expect(miss.Diff).To(Equal([]string{`/messages/1/content: "" → "Let me look."`}))
+	})
+
 	It("says the agent now calls another model API, which no rule bridges, and lists no body differences between the two", func() {
 		responses := `{"model":"gpt-4.1-mini","input":[{"role":"system","content":"You tell the time zone of cities."},{"role":"user","content":[{"type":"input_text","text":"What is the time zone of Oslo?"}]}]}`
 		miss := missOf("/v1/responses", bare, responses, cassette.Options{})
