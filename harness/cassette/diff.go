@@ -263,7 +263,7 @@ func urlDiff(recMethod, recURL, method, rawURL string) []string {
 	}
 	if ru.EscapedPath() != lu.EscapedPath() {
 		a, b := clipPair(ru.EscapedPath(), lu.EscapedPath())
-		out = append(out, fmt.Sprintf("path: %s → %s", a, b))
+		out = append(out, fmt.Sprintf("path: %s → %s", a, b)+versionHint(ru.Path, lu.Path))
 	}
 	rq, lq := ru.Query(), lu.Query()
 	for _, k := range slices.Sorted(maps.Keys(rq)) {

@@ -169,13 +169,34 @@ var _ = Describe("a miss after an SDK upgrade changed the request", func() {
 		Expect(miss.Error()).To(ContainSubstring("no match rule makes one API's answer another's; re-record"))
 	})
 
-	It("adds no API note when only the API version in the path changed", func() {
-		rp, err := cassette.Open(cassette.ModeReplay, recorded("/v1beta/models/gemini-2.5-flash:generateContent", `{"contents":[]}`), cassette.Options{})
+	It("says when only the API version in the path changed, with the rule that compares the two as one, and replays under it", func() {
+		const v1beta, v1 = "/v1beta/models/gemini-2.5-flash:generateContent", "/v1/models/gemini-2.5-flash:generateContent"
+		file := recorded(v1beta, `{"contents":[]}`)
+		rp, err := cassette.Open(cassette.ModeReplay, file, cassette.Options{})
 		Expect(err).NotTo(HaveOccurred())
-		_, err = post(rp, srv.URL+"/v1/models/gemini-2.5-flash:generateContent", `{"contents":[]}`)
+		_, err = post(rp, srv.URL+v1, `{"contents":[]}`)
 		var miss *cassette.MissError
 		Expect(errors.As(err, &miss)).To(BeTrue())
-		Expect(miss.Diff).To(Equal([]string{"path: /v1beta/models/gemini-2.5-flash:generateContent → /v1/models/gemini-2.5-flash:generateContent"}))
+		Expect(miss.Diff).To(Equal([]string{"path: " + v1beta + " → " + v1 + " (only the API version changed, v1beta → v1: if the SDK now calls this version and the answers it was given read the same to it, compare the two as one with match: {normalise: [{regex: '^/(?:v1beta|v1)/', as: /v1/}]}; else re-record; docs/recording.md)"}))
 		Expect(miss.Note).To(BeEmpty())
+
+		rules := &match.Rules{List: []match.Rule{{Where: match.WhereAnywhere, Regex: `^/(?:v1beta|v1)/`, Token: "/v1/"}}}
+		Expect(rules.Compile()).To(BeEmpty())
+		rp, err = cassette.Open(cassette.ModeReplay, file, cassette.Options{Match: rules})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(mustPost(rp, srv.URL+v1, `{"contents":[]}`)).To(Equal(`{"answer":"one"}`))
 	})
+
+	DescribeTable("says nothing of API versions when a path changed otherwise",
+		func(recordedPath, livePath string) {
+			rp, err := cassette.Open(cassette.ModeReplay, recorded(recordedPath, `{"contents":[]}`), cassette.Options{})
+			Expect(err).NotTo(HaveOccurred())
+			_, err = post(rp, srv.URL+livePath, `{"contents":[]}`)
+			var miss *cassette.MissError
+			Expect(errors.As(err, &miss)).To(BeTrue())
+			Expect(miss.Diff).To(Equal([]string{"path: " + recordedPath + " → " + livePath}))
+		},
+		Entry("the model too", "/v1beta/models/gemini-2.5-flash:generateContent", "/v1/models/gemini-2.5-pro:generateContent"),
+		Entry("another major version", "/v1/models/gemini-2.5-flash:generateContent", "/v2/models/gemini-2.5-flash:generateContent"),
+	)
 })
