@@ -82,3 +82,15 @@ func versionHint(recorded, live string) string {
 	return fmt.Sprintf(" (only the API version changed, %s → %s: if the SDK now calls this version and the answers it was given read the same to it, compare the two as one with match: {normalise: [{regex: '%s', as: %s}]}; else re-record; docs/recording.md)",
 		rs[at], ls[at], re, flowScalar(prefix+"/"+ls[at]+"/"))
 }
+
+// documentedDefaults reports whether a request to rawURL is a call of an
+// API whose defaults modelDefaults holds: OpenAI's Chat Completions or
+// Responses, Anthropic's Messages.
+func documentedDefaults(rawURL string) bool {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return false
+	}
+	d, ok := wire.Of(u.Path)
+	return ok && (d == wire.Chat || d == wire.Responses || d == wire.Anthropic)
+}

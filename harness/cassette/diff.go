@@ -22,7 +22,7 @@ import (
 // the wire format (OpenAI Chat Completions and Responses, Anthropic
 // Messages, Gemini generateContent); the rest, and any other JSON, by JSON
 // pointer with both values; a body that is not JSON as a short note.
-func differ(live []byte) func(recorded []byte) []string {
+func differ(live []byte, defaults bool) func(recorded []byte) []string {
 	lv, lerr := decodeJSON(live)
 	return func(recorded []byte) []string {
 		if bytes.Equal(recorded, live) {
@@ -32,7 +32,7 @@ func differ(live []byte) func(recorded []byte) []string {
 		if rerr != nil || lerr != nil || !document(rv) || !document(lv) {
 			return bodyNote(recorded, live)
 		}
-		out, ok := valueDiff(rv, lv)
+		out, ok := valueDiff(rv, lv, defaults)
 		if !ok || len(out) == 0 {
 			return bodyNote(recorded, live)
 		}
@@ -40,17 +40,18 @@ func differ(live []byte) func(recorded []byte) []string {
 	}
 }
 
-// valueDiff is diff of two decoded JSON documents; false when they cannot
-// be compared by their parts.
-func valueDiff(rv, lv any) ([]string, bool) {
+// valueDiff is diff of two decoded JSON documents, with modelHints when
+// defaults (the request is a call of an API whose defaults modelDefaults
+// holds); false when they cannot be compared by their parts.
+func valueDiff(rv, lv any, defaults bool) ([]string, bool) {
 	var out []string
 	rm, rok := rv.(map[string]any)
 	lm, lok := lv.(map[string]any)
 	h := valueHints
+	if defaults {
+		h = modelHints
+	}
 	if rok && lok {
-		if isModelBody(rm) && isModelBody(lm) {
-			h = modelHints
-		}
 		rm, lm = maps.Clone(rm), maps.Clone(lm)
 		if d, ok := toolsDiff(rm, lm); ok {
 			out = append(out, d...)
@@ -70,15 +71,6 @@ func valueDiff(rv, lv any) ([]string, bool) {
 	}
 	d, ok := pointerDiffIn("", rv, lv, h)
 	return append(out, d...), ok
-}
-
-// isModelBody reports whether m reads as a model request: it names a model
-// and has messages or input.
-func isModelBody(m map[string]any) bool {
-	_, model := m["model"]
-	_, messages := m["messages"]
-	_, input := m["input"]
-	return model && (messages || input)
 }
 
 // document reports whether v is a JSON object or array, which are compared

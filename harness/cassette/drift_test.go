@@ -115,6 +115,16 @@ var _ = Describe("a miss after an SDK upgrade changed the request", func() {
 		Expect(miss.Error()).To(ContainSubstring("leave it out of matching: match: {ignore: [{body: /stream}]}"))
 	})
 
+	It("says nothing of defaults, and offers no rule, for such a member of an API that takes another default", func() {
+		rp, err := cassette.Open(cassette.ModeReplay, recorded("/api/chat", `{"model":"qwen3:14b","messages":[]}`), cassette.Options{})
+		Expect(err).NotTo(HaveOccurred())
+		_, err = post(rp, srv.URL+"/api/chat", `{"model":"qwen3:14b","messages":[],"stream":false}`)
+		var miss *cassette.MissError
+		Expect(errors.As(err, &miss)).To(BeTrue())
+		Expect(miss.Diff).To(Equal([]string{"/stream: member added: false"}), "Ollama streams unless told not to")
+		Expect(miss.Ignorable).To(BeEmpty())
+	})
+
 	It("offers no ignore rule for a member whose absence asks the model something else", func() {
 		miss := missOf("/v1/chat/completions", coldAsked, bare, cassette.Options{})
 		Expect(miss.Diff).To(Equal([]string{"/temperature: member removed (was 0, without it the APIs take temperature as 1: the model is asked something else)"}))

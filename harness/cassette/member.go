@@ -25,10 +25,12 @@ const (
 )
 
 // modelDefaults are the top-level members of a model request whose value,
-// when the request leaves them out, the APIs document alike: OpenAI Chat
-// Completions and Responses, Anthropic Messages. A member an SDK upgrade
-// starts or stops sending at its default asks the same of the model; one
-// at another value asks something else.
+// when the request leaves them out, the APIs that take them document alike
+// (documentedDefaults): OpenAI's Chat Completions and Responses references
+// for each, Anthropic's Messages reference for stream and temperature. A
+// member an SDK upgrade starts or stops sending at its default asks the
+// same of the model; one at another value asks something else. Ollama's
+// native API is not one of them: it streams unless told not to.
 var modelDefaults = map[string]string{
 	"stream":              "false",
 	"temperature":         "1",
@@ -98,9 +100,10 @@ var contentMembers = map[string]bool{
 // ignorable lists the JSON pointers of the top-level members that live, a
 // JSON object, adds to recorded or leaves out, that an ignore rule could
 // leave out of matching when an SDK sends (or stops sending) them on every
-// call: neither content (contentMembers) nor, in a model request, a member
-// at another value than the default its absence means (modelDefaults).
-func ignorable(recorded, live []byte) []string {
+// call: neither content (contentMembers) nor, in a call of an API whose
+// defaults modelDefaults holds (defaults), a member at another value than
+// the default its absence means.
+func ignorable(recorded, live []byte, defaults bool) []string {
 	rv, err1 := decodeJSON(recorded)
 	lv, err2 := decodeJSON(live)
 	rm, rok := rv.(map[string]any)
@@ -108,15 +111,14 @@ func ignorable(recorded, live []byte) []string {
 	if err1 != nil || err2 != nil || !rok || !lok {
 		return nil
 	}
-	model := isModelBody(rm) && isModelBody(lm)
 	var out []string
 	for _, name := range slices.Sorted(maps.Keys(rm)) {
-		if _, both := lm[name]; !both && incidental(name, rm[name], model) {
+		if _, both := lm[name]; !both && incidental(name, rm[name], defaults) {
 			out = append(out, pointerTo(name))
 		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(lm)) {
-		if _, both := rm[name]; !both && incidental(name, lm[name], model) {
+		if _, both := rm[name]; !both && incidental(name, lm[name], defaults) {
 			out = append(out, pointerTo(name))
 		}
 	}
@@ -125,13 +127,16 @@ func ignorable(recorded, live []byte) []string {
 }
 
 // incidental reports whether a top-level member with value, present on
-// one side only, may be left out of matching (ignorable).
-func incidental(name string, value any, model bool) bool {
+// one side only, may be left out of matching (ignorable): a member of
+// modelDefaults only at its default, in a call of an API that documents
+// it.
+func incidental(name string, value any, defaults bool) bool {
 	if contentMembers[name] {
 		return false
 	}
-	if def, ok := modelDefaults[name]; ok && model {
-		return sameScalar(value, def)
+	if def, ok := modelDefaults[name]; ok {
+		// Elsewhere the default is not known (Ollama's stream is true).
+		return defaults && sameScalar(value, def)
 	}
 	return true
 }

@@ -138,7 +138,8 @@ func (r *replayer) miss(req *http.Request, liveURL string, header []string, cano
 	e := &MissError{Cassette: r.path, Method: req.Method, URL: liveURL, Nearest: -1,
 		Rules: r.opts.Match.Describe(), Rerecord: r.opts.Rerecord, live: canon}
 	played := r.replayed
-	against := differ(canon)
+	defaults := documentedDefaults(liveURL)
+	against := differ(canon, defaults)
 	best := -1
 	var bestDiff []string
 	consider := func(i int, d []string) {
@@ -185,7 +186,7 @@ func (r *replayer) miss(req *http.Request, liveURL string, header []string, cano
 	if best >= 0 {
 		e.recorded = r.canonical(best)
 		if e.Note == "" {
-			e.Ignorable = ignorable(e.recorded, canon)
+			e.Ignorable = ignorable(e.recorded, canon, defaults)
 		}
 	}
 	return e
