@@ -3,7 +3,6 @@ package cassette
 import (
 	"fmt"
 	"maps"
-	"slices"
 	"strconv"
 	"strings"
 )
@@ -85,83 +84,6 @@ func defaultNote(name string, value any, added bool) string {
 		return fmt.Sprintf("recorded without it, the APIs took %s as %s: the model is asked something else", name, def)
 	}
 	return fmt.Sprintf("without it the APIs take %s as %s: the model is asked something else", name, def)
-}
-
-// contentMembers are the top-level members of a request body that carry
-// what the model is asked, or what it may answer with: one added or left
-// out is never incidental, so no ignore rule is offered for it.
-var contentMembers = map[string]bool{
-	"model": true, "messages": true, "input": true, "contents": true, "prompt": true,
-	"system": true, "instructions": true, "systemInstruction": true,
-	"tools": true, "tool_choice": true, "toolConfig": true, "functions": true, "function_call": true,
-	"response_format": true, "text": true, "generationConfig": true,
-}
-
-// ignorable lists the JSON pointers of the top-level members that live, a
-// JSON object, adds to recorded or leaves out, that an ignore rule could
-// leave out of matching when an SDK sends (or stops sending) them on every
-// call: neither content (contentMembers) nor, in a call of an API whose
-// defaults modelDefaults holds (defaults), a member at another value than
-// the default its absence means.
-func ignorable(recorded, live []byte, defaults bool) []string {
-	rv, err1 := decodeJSON(recorded)
-	lv, err2 := decodeJSON(live)
-	rm, rok := rv.(map[string]any)
-	lm, lok := lv.(map[string]any)
-	if err1 != nil || err2 != nil || !rok || !lok {
-		return nil
-	}
-	var out []string
-	for _, name := range slices.Sorted(maps.Keys(rm)) {
-		if _, both := lm[name]; !both && incidental(name, rm[name], defaults) {
-			out = append(out, pointerTo(name))
-		}
-	}
-	for _, name := range slices.Sorted(maps.Keys(lm)) {
-		if _, both := rm[name]; !both && incidental(name, lm[name], defaults) {
-			out = append(out, pointerTo(name))
-		}
-	}
-	slices.Sort(out)
-	return out
-}
-
-// incidental reports whether a top-level member with value, present on
-// one side only, may be left out of matching (ignorable): a member of
-// modelDefaults only at its default, in a call of an API that documents
-// it.
-func incidental(name string, value any, defaults bool) bool {
-	if contentMembers[name] {
-		return false
-	}
-	if def, ok := modelDefaults[name]; ok {
-		// Elsewhere the default is not known (Ollama's stream is true).
-		return defaults && sameScalar(value, def)
-	}
-	return true
-}
-
-// ignoreAdvice is the line a miss adds for the members ignorable found:
-// the ignore rule that leaves them all out, and what it does not cover.
-func ignoreAdvice(pointers []string, others int) string {
-	rules := make([]string, len(pointers))
-	for i, p := range pointers {
-		rules[i] = "{body: " + flowScalar(p) + "}"
-	}
-	s := fmt.Sprintf("if the SDK now sends (or leaves out) %s on every call and the answer does not depend on it, leave it out of matching: match: {ignore: [%s]} (an ignored member is not compared at all); else re-record (docs/recording.md)",
-		strings.Join(pointers, ", "), strings.Join(rules, ", "))
-	switch {
-	case others == 1:
-		s += "; it does not cover the 1 other difference"
-	case others > 1:
-		s += fmt.Sprintf("; it does not cover the %d other differences", others)
-	}
-	return s
-}
-
-// pointerTo is the JSON pointer to a top-level member (RFC 6901).
-func pointerTo(name string) string {
-	return "/" + strings.NewReplacer("~", "~0", "/", "~1").Replace(name)
 }
 
 // emptyContentNote is what a miss adds to the one difference of an

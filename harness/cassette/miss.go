@@ -107,7 +107,8 @@ func (e *MissError) Error() string {
 func (e *MissError) uncovered() int {
 	n := 0
 	for _, d := range e.Diff {
-		if !slices.ContainsFunc(e.Ignorable, func(p string) bool { return strings.HasPrefix(d, p+": member ") }) {
+		at, _, member := strings.Cut(d, ": member ")
+		if !member || !slices.ContainsFunc(e.Ignorable, func(p string) bool { return covers(p, at) }) {
 			n++
 		}
 	}
