@@ -21,7 +21,9 @@ import (
 // message added or removed; one changed in place by JSON pointer), whatever
 // the wire format (OpenAI Chat Completions and Responses, Anthropic
 // Messages, Gemini generateContent); the rest, and any other JSON, by JSON
-// pointer with both values; a body that is not JSON as a short note.
+// pointer with both values; a body that is not JSON as a short note. With
+// defaults, the request is a call of an API whose defaults modelDefaults
+// holds, and a member added or dropped at one says so.
 func differ(live []byte, defaults bool) func(recorded []byte) []string {
 	lv, lerr := decodeJSON(live)
 	return func(recorded []byte) []string {

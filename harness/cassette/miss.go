@@ -32,19 +32,19 @@ type MissError struct {
 	// in a model request ("tools reordered: a, b → b, a", "tool t:
 	// parameter p: type changed: …", "message added: /messages/3 …"), in
 	// the URL ("path: /a → /b", "query key added: k=v") or at a JSON
-	// pointer ("/temperature: 0 → 0.2"). Error shows the first
-	// MaxShownDiffs.
+	// pointer ("/temperature: 0 → 0.2", "/stream: member added: false").
+	// Error shows the first MaxShownDiffs.
 	Diff []string
 	// Note, when set, is a finding about the cause, printed after the
 	// differences (for example that a kept-alive program kept state from
 	// an earlier run).
 	Note string
-	// Ignorable are the JSON pointers of the top-level body members the
-	// request adds or leaves out that a match: ignore rule could leave out
-	// of matching, when an SDK now sends (or stops sending) them on every
-	// call: not what the model is asked, nor a model request's member at
-	// another value than the default its absence means. Error offers the
-	// rule.
+	// Ignorable are the JSON pointers (a * for any index) of the body
+	// members the request adds or leaves out that a match: ignore rule
+	// could leave out of matching, when an SDK now sends (or stops
+	// sending) them on every call: not what the model is asked or a
+	// message says, nor a model request's member at another value than
+	// the default its absence means. Error offers the rule.
 	Ignorable []string
 	// Rules describes the match rules the request and the recorded ones
 	// were compared under (match.Rules.Describe); none when the suite has
