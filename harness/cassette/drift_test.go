@@ -193,6 +193,14 @@ var _ = Describe("a miss after an SDK upgrade changed the request", func() {
 		rp, err = cassette.Open(cassette.ModeReplay, file, cassette.Options{Match: rules})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(mustPost(rp, srv.URL+"/v1/messages", turn(`"caller":{"type":"direct"},`))).To(Equal(`{"answer":"one"}`))
+
+		// An argument the call now has says something.
+		rp, err = cassette.Open(cassette.ModeReplay, file, cassette.Options{})
+		Expect(err).NotTo(HaveOccurred())
+		_, err = post(rp, srv.URL+"/v1/messages", strings.Replace(turn(``), `{"city":"Oslo"}`, `{"city":"Oslo","units":"utc"}`, 1))
+		Expect(errors.As(err, &miss)).To(BeTrue())
+		Expect(miss.Diff).To(Equal([]string{`/messages/1/content/0/input/units: member added: "utc"`}))
+		Expect(miss.Ignorable).To(BeEmpty())
 	})
 
 	It("says the agent now calls another model API, which no rule bridges, and lists no body differences between the two", func() {

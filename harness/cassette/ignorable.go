@@ -76,6 +76,14 @@ var saying = map[string]bool{
 	"thinking": true, "signature": true, "thoughtSignature": true, "summary": true, "encrypted_content": true,
 }
 
+// payloads are the members of a message's block or part whose value is
+// what is said or done (a call's arguments, a tool's result, an image):
+// nothing under them is offered to be ignored.
+var payloads = map[string]bool{
+	"input": true, "arguments": true, "args": true, "response": true, "output": true, "result": true,
+	"source": true, "image_url": true, "inlineData": true, "fileData": true, "data": true,
+}
+
 // echoed lists, as pointers under key with a * for each index, the members
 // the messages of live add to those of recorded, or leave out, in place,
 // that say nothing (saying): what one SDK version echoes of an answer it
@@ -98,7 +106,8 @@ func echoed(key string, recorded, live []any) []string {
 		for _, op := range patch {
 			toks := strings.Split(string(op.Path), "/")[1:]
 			last := toks[len(toks)-1]
-			if (op.Type != jsondiff.OperationAdd && op.Type != jsondiff.OperationRemove) || last == "-" || isIndex(last) || saying[unescapePointer(last)] {
+			if (op.Type != jsondiff.OperationAdd && op.Type != jsondiff.OperationRemove) || last == "-" || isIndex(last) || saying[unescapePointer(last)] ||
+				slices.ContainsFunc(toks[:len(toks)-1], func(t string) bool { return payloads[unescapePointer(t)] }) {
 				continue
 			}
 			for j, t := range toks {
