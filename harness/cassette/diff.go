@@ -21,8 +21,10 @@ import (
 // message added or removed; one changed in place by JSON pointer), whatever
 // the wire format (OpenAI Chat Completions and Responses, Anthropic
 // Messages, Gemini generateContent); the rest, and any other JSON, by JSON
-// pointer with both values; a body that is not JSON as a short note.
-func differ(live []byte) func(recorded []byte) []string {
+// pointer with both values; a body that is not JSON as a short note. With
+// defaults, the request is a call of an API whose defaults modelDefaults
+// holds, and a member added or dropped at one says so.
+func differ(live []byte, defaults bool) func(recorded []byte) []string {
 	lv, lerr := decodeJSON(live)
 	return func(recorded []byte) []string {
 		if bytes.Equal(recorded, live) {
@@ -32,7 +34,7 @@ func differ(live []byte) func(recorded []byte) []string {
 		if rerr != nil || lerr != nil || !document(rv) || !document(lv) {
 			return bodyNote(recorded, live)
 		}
-		out, ok := valueDiff(rv, lv)
+		out, ok := valueDiff(rv, lv, defaults)
 		if !ok || len(out) == 0 {
 			return bodyNote(recorded, live)
 		}
@@ -40,12 +42,17 @@ func differ(live []byte) func(recorded []byte) []string {
 	}
 }
 
-// valueDiff is diff of two decoded JSON documents; false when they cannot
-// be compared by their parts.
-func valueDiff(rv, lv any) ([]string, bool) {
+// valueDiff is diff of two decoded JSON documents, with modelHints when
+// defaults (the request is a call of an API whose defaults modelDefaults
+// holds); false when they cannot be compared by their parts.
+func valueDiff(rv, lv any, defaults bool) ([]string, bool) {
 	var out []string
 	rm, rok := rv.(map[string]any)
 	lm, lok := lv.(map[string]any)
+	h := valueHints
+	if defaults {
+		h = modelHints
+	}
 	if rok && lok {
 		rm, lm = maps.Clone(rm), maps.Clone(lm)
 		if d, ok := toolsDiff(rm, lm); ok {
@@ -64,7 +71,7 @@ func valueDiff(rv, lv any) ([]string, bool) {
 		}
 		rv, lv = rm, lm
 	}
-	d, ok := bodyDiff("", rv, lv)
+	d, ok := pointerDiffIn("", rv, lv, h)
 	return append(out, d...), ok
 }
 
@@ -88,7 +95,7 @@ func bodyNote(recorded, live []byte) []string {
 // pointerDiff lists how live differs from recorded by JSON pointer, each
 // under prefix; false when they cannot be compared (not JSON documents).
 func pointerDiff(prefix string, recorded, live any) ([]string, bool) {
-	return pointerDiffIn(prefix, recorded, live, false)
+	return pointerDiffIn(prefix, recorded, live, noHints)
 }
 
 // bodyDiff is pointerDiff of two request bodies, or parts of them at
@@ -96,11 +103,12 @@ func pointerDiff(prefix string, recorded, live any) ([]string, bool) {
 // of a built-in pattern says so, with the match rule that would compare
 // it (volatile).
 func bodyDiff(prefix string, recorded, live any) ([]string, bool) {
-	return pointerDiffIn(prefix, recorded, live, true)
+	return pointerDiffIn(prefix, recorded, live, valueHints)
 }
 
-// pointerDiffIn is pointerDiff, hinting at match rules when body.
-func pointerDiffIn(prefix string, recorded, live any, body bool) ([]string, bool) {
+// pointerDiffIn is pointerDiff, each line with the hints h asks for: a
+// member added or removed is named as such.
+func pointerDiffIn(prefix string, recorded, live any, h hints) ([]string, bool) {
 	if equalJSON(recorded, live) {
 		return nil, true
 	}
@@ -126,13 +134,13 @@ func pointerDiffIn(prefix string, recorded, live any, body bool) ([]string, bool
 		path := cmpPath(prefix, string(op.Path))
 		switch op.Type {
 		case jsondiff.OperationAdd:
-			out = append(out, fmt.Sprintf("%s: (absent) → %s", path, clip(compactJSON(op.Value))))
+			out = append(out, memberLine(path, op.Value, true, h))
 		case jsondiff.OperationRemove:
-			out = append(out, fmt.Sprintf("%s: %s → (absent)", path, clip(compactJSON(op.OldValue))))
+			out = append(out, memberLine(path, op.OldValue, false, h))
 		default:
 			a, b := clipPair(compactJSON(op.OldValue), compactJSON(op.Value))
 			line := fmt.Sprintf("%s: %s → %s", path, a, b)
-			if body {
+			if h >= valueHints {
 				line += volatile("body", path, op.OldValue, op.Value)
 			}
 			out = append(out, line)
@@ -169,6 +177,9 @@ func listDiff(key string, recorded, live []any) []string {
 	n := min(len(rMid), len(lMid))
 	for k := range n {
 		d, _ := bodyDiff(fmt.Sprintf("%s/%d", key, head+k), rMid[k], lMid[k])
+		if len(d) == 1 && emptyContentOnly(rMid[k], lMid[k]) {
+			d[0] += emptyContentNote
+		}
 		out = append(out, d...)
 	}
 	for k := n; k < len(rMid); k++ {
@@ -246,7 +257,7 @@ func urlDiff(recMethod, recURL, method, rawURL string) []string {
 	}
 	if ru.EscapedPath() != lu.EscapedPath() {
 		a, b := clipPair(ru.EscapedPath(), lu.EscapedPath())
-		out = append(out, fmt.Sprintf("path: %s → %s", a, b))
+		out = append(out, fmt.Sprintf("path: %s → %s", a, b)+versionHint(ru.Path, lu.Path))
 	}
 	rq, lq := ru.Query(), lu.Query()
 	for _, k := range slices.Sorted(maps.Keys(rq)) {

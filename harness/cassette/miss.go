@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/agentreplay/testbed/harness/wire"
@@ -31,13 +32,20 @@ type MissError struct {
 	// in a model request ("tools reordered: a, b → b, a", "tool t:
 	// parameter p: type changed: …", "message added: /messages/3 …"), in
 	// the URL ("path: /a → /b", "query key added: k=v") or at a JSON
-	// pointer ("/temperature: 0 → 0.2"). Error shows the first
-	// MaxShownDiffs.
+	// pointer ("/temperature: 0 → 0.2", "/stream: member added: false").
+	// Error shows the first MaxShownDiffs.
 	Diff []string
 	// Note, when set, is a finding about the cause, printed after the
 	// differences (for example that a kept-alive program kept state from
 	// an earlier run).
 	Note string
+	// Ignorable are the JSON pointers (a * for any index) of the body
+	// members the request adds or leaves out that a match: ignore rule
+	// could leave out of matching, when an SDK now sends (or stops
+	// sending) them on every call: not what the model is asked or a
+	// message says, nor a model request's member at another value than
+	// the default its absence means. Error offers the rule.
+	Ignorable []string
 	// Rules describes the match rules the request and the recorded ones
 	// were compared under (match.Rules.Describe); none when the suite has
 	// none.
@@ -80,6 +88,9 @@ func (e *MissError) Error() string {
 	if e.Note != "" {
 		fmt.Fprintf(&b, "\n%s", e.Note)
 	}
+	if len(e.Ignorable) > 0 {
+		fmt.Fprintf(&b, "\n%s", ignoreAdvice(e.Ignorable, e.uncovered()))
+	}
 	if len(e.Rules) > 0 {
 		fmt.Fprintf(&b, "\ncompared after the suite's match rules: %s", strings.Join(e.Rules, "; "))
 		if len(e.Diff) > 0 {
@@ -90,6 +101,18 @@ func (e *MissError) Error() string {
 		fmt.Fprintf(&b, "\nre-record with: %s", e.Rerecord)
 	}
 	return b.String()
+}
+
+// uncovered is how many lines of Diff are not about a member of Ignorable.
+func (e *MissError) uncovered() int {
+	n := 0
+	for _, d := range e.Diff {
+		at, _, member := strings.Cut(d, ": member ")
+		if !member || !slices.ContainsFunc(e.Ignorable, func(p string) bool { return covers(p, at) }) {
+			n++
+		}
+	}
+	return n
 }
 
 // Carries reports whether the request carries text (a string of a JSON
@@ -116,7 +139,8 @@ func (r *replayer) miss(req *http.Request, liveURL string, header []string, cano
 	e := &MissError{Cassette: r.path, Method: req.Method, URL: liveURL, Nearest: -1,
 		Rules: r.opts.Match.Describe(), Rerecord: r.opts.Rerecord, live: canon}
 	played := r.replayed
-	against := differ(canon)
+	defaults := documentedDefaults(liveURL)
+	against := differ(canon, defaults)
 	best := -1
 	var bestDiff []string
 	consider := func(i int, d []string) {
@@ -150,12 +174,21 @@ func (r *replayer) miss(req *http.Request, liveURL string, header []string, cano
 			consider(i, append(d, against(r.canonical(i))...))
 		}
 		if best >= 0 {
-			e.NearestURL = r.items[best].Request.Method + " " + r.items[best].Request.URL
+			in := r.items[best].Request
+			e.NearestURL = in.Method + " " + in.URL
+			if note := apiSwitch(in.URL, e.URL); note != "" {
+				// A body of one API read against another's is noise.
+				e.Note = note
+				bestDiff = append(urlDiff(in.Method, matchURL(in.URL, r.opts.Match), req.Method, matchURL(e.URL, r.opts.Match)), headerDiff(r.header(best), header)...)
+			}
 		}
 	}
 	e.Nearest, e.Diff = best, bestDiff
 	if best >= 0 {
 		e.recorded = r.canonical(best)
+		if e.Note == "" {
+			e.Ignorable = ignorable(e.recorded, canon, defaults)
+		}
 	}
 	return e
 }

@@ -62,7 +62,7 @@ var _ = DescribeTable("an outside agent on Gemini's Interactions API is scored f
 		Expect(tr.calls[1].Messages[2].ToolCalls[0].Name).To(Equal("tide_table"))
 		Expect(tr.resps[1].Message.Content).To(Equal("High water at 14:52."))
 		Expect(tr.resps[1].FinishReason).To(Equal(llm.FinishStop))
-		Expect(tr.tools).To(Equal([]string{`tide_table {"port": "Brest"} raw={"port": "Brest", "high": "14:52"} context=high water 14:52`}))
+		Expect(tr.tools).To(Equal([]string{`tide_table {"port":"Brest"} raw={"port": "Brest", "high": "14:52"} context=high water 14:52`}))
 	},
 	Entry("whole interactions", ``),
 	Entry("streamed interactions (server-sent events)", `"stream": true, `),

@@ -279,10 +279,7 @@ func anthropicMessages(role string, blocks []anthropicBlock, names map[string]st
 			case "text":
 				msg.Content += b.Text
 			case "tool_use":
-				args := b.Input
-				if len(args) == 0 || string(args) == "null" {
-					args = json.RawMessage(`{}`)
-				}
+				args := objectArgs(b.Input)
 				names[b.ID] = b.Name
 				msg.ToolCalls = append(msg.ToolCalls, llm.ToolCall{ID: b.ID, Name: b.Name, Arguments: args})
 			case "thinking", "redacted_thinking", "compaction":

@@ -433,10 +433,7 @@ func (gr geminiRequest) decode(model string, strict bool) (Request, error) {
 				if !strict {
 					id = CallID(calls)
 				}
-				args := p.FunctionCall.Args
-				if len(args) == 0 || string(args) == "null" {
-					args = json.RawMessage(`{}`)
-				}
+				args := objectArgs(p.FunctionCall.Args)
 				msg.ToolCalls = append(msg.ToolCalls, llm.ToolCall{ID: id, Name: p.FunctionCall.Name, Arguments: args})
 				pending = append(pending, pendingCall{id, p.FunctionCall.ID, p.FunctionCall.Name})
 			}
@@ -503,14 +500,14 @@ func (gr geminiRequest) decode(model string, strict bool) (Request, error) {
 func toolResult(name string, resp json.RawMessage) (string, bool) {
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(resp, &fields); err != nil {
-		return string(resp), false
+		return compactText(resp), false
 	}
 	text := func(v json.RawMessage) string {
 		var s string
 		if json.Unmarshal(v, &s) == nil {
 			return s
 		}
-		return string(v)
+		return compactText(v)
 	}
 	if e, ok := fields["error"]; ok && string(e) != "null" {
 		return text(e), true
@@ -523,7 +520,7 @@ func toolResult(name string, resp json.RawMessage) (string, bool) {
 	if v, ok := fields["content"]; ok && len(fields) == 2 && text(fields["name"]) == name {
 		return text(v), false
 	}
-	return string(resp), false
+	return compactText(resp), false
 }
 
 // geminiCompletion is the generateContent response id for msg, in n

@@ -300,12 +300,8 @@ func interactionsSteps(steps []interactionsItem, strict bool) ([]llm.Message, er
 			m := model()
 			m.Content += partsText(s.Content)
 		case "function_call":
-			args := bytes.TrimSpace(s.Arguments)
-			if len(args) == 0 || string(args) == "null" {
-				args = []byte(`{}`)
-			}
 			m := model()
-			m.ToolCalls = append(m.ToolCalls, llm.ToolCall{ID: s.ID, Name: s.Name, Arguments: json.RawMessage(args)})
+			m.ToolCalls = append(m.ToolCalls, llm.ToolCall{ID: s.ID, Name: s.Name, Arguments: objectArgs(s.Arguments)})
 			calls[s.ID] = s.Name
 		case "function_result":
 			name := s.Name
@@ -334,5 +330,5 @@ func resultText(result json.RawMessage) string {
 	if json.Unmarshal(result, &parts) == nil && len(parts) > 0 && parts[0].Type != "" {
 		return partsText(parts)
 	}
-	return string(bytes.TrimSpace(result))
+	return compactText(result)
 }

@@ -53,9 +53,9 @@ var _ = Describe("Gemini's Interactions API", func() {
 			{Role: llm.RoleUser, Content: "High tide and wind at Brest?"},
 			{Role: llm.RoleAssistant, Calls: 2},
 			{Role: llm.RoleTool, Content: "NW 14 kn", ID: "w2", Name: "wind_now"},
-			{Role: llm.RoleTool, Content: `{"high": "14:52"}`, ID: "t1", Name: "tide_table"},
+			{Role: llm.RoleTool, Content: `{"high":"14:52"}`, ID: "t1", Name: "tide_table"},
 		}))
-		Expect(r.Messages[2].ToolCalls[1]).To(Equal(llm.ToolCall{ID: "w2", Name: "wind_now", Arguments: json.RawMessage(`{"port": "Brest", "unit": "kn"}`)}))
+		Expect(r.Messages[2].ToolCalls[1]).To(Equal(llm.ToolCall{ID: "w2", Name: "wind_now", Arguments: json.RawMessage(`{"port":"Brest","unit":"kn"}`)}))
 		Expect(r.Tools).To(HaveLen(2), "google_search is a hosted tool")
 		Expect(r.Tools[1].Parameters).To(MatchJSON(`{"type": "object", "properties": {}}`))
 		Expect(r.MaxTokens).To(Equal(300))
@@ -303,7 +303,7 @@ data: [DONE]
 		Expect(err).NotTo(HaveOccurred())
 		Expect(read.Model).To(Equal("gemini-3.5-flash"))
 		Expect(read.Message.Content).To(BeEmpty())
-		Expect(read.Message.ToolCalls).To(Equal([]llm.ToolCall{{ID: "fc1", Name: "tide_table", Arguments: json.RawMessage(`{"port": "Brest"}`)}}))
+		Expect(read.Message.ToolCalls).To(Equal([]llm.ToolCall{{ID: "fc1", Name: "tide_table", Arguments: json.RawMessage(`{"port":"Brest"}`)}}))
 		Expect(read.Usage).To(Equal(llm.Usage{InputTokens: 90, OutputTokens: 40, ReasoningTokens: 31, CacheReadTokens: 64}))
 		Expect(read.FinishReason).To(Equal(llm.FinishToolCalls))
 		tokens := 0

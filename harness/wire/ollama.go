@@ -157,10 +157,7 @@ func (or ollamaRequest) decode() (Request, error) {
 		msg := llm.Message{Role: m.Role, Content: m.Content}
 		for _, tc := range m.ToolCalls {
 			calls++
-			args := tc.Function.Arguments
-			if len(args) == 0 || string(args) == "null" {
-				args = json.RawMessage(`{}`)
-			}
+			args := objectArgs(tc.Function.Arguments)
 			msg.ToolCalls = append(msg.ToolCalls, llm.ToolCall{ID: CallID(calls), Name: tc.Function.Name, Arguments: args})
 			pending = append(pending, pendingCall{id: CallID(calls), name: tc.Function.Name})
 		}

@@ -78,12 +78,12 @@ var _ = Describe("recorded traffic read from the wire (Decode)", func() {
 			Expect(r.Messages[2].Content).To(Equal(content))
 			Expect(r.Messages[2].IsError).To(Equal(isErr))
 		},
-		Entry("output", `{"output": {"temp_c": -3.2}}`, `{"temp_c": -3.2}`, false),
+		Entry("output", `{"output": {"temp_c": -3.2}}`, `{"temp_c":-3.2}`, false),
 		Entry("error", `{"error": "the weather service is down"}`, "the weather service is down", true),
 		Entry("output beside a null error", `{"output": "sunny", "error": null}`, "sunny", false),
 		Entry("result, as older clients send it", `{"result": "sunny"}`, "sunny", false),
-		Entry("content beside the function's name, as the AI SDK sends it", `{"name": "get_weather", "content": {"temp_c": -3.2}}`, `{"temp_c": -3.2}`, false),
-		Entry("anything else: the whole response", `{"temp_c": -3.2, "content": "x"}`, `{"temp_c": -3.2, "content": "x"}`, false),
+		Entry("content beside the function's name, as the AI SDK sends it", `{"name": "get_weather", "content": {"temp_c": -3.2}}`, `{"temp_c":-3.2}`, false),
+		Entry("anything else: the whole response", `{"temp_c": -3.2, "content": "x"}`, `{"temp_c":-3.2,"content":"x"}`, false),
 	)
 
 	It("takes a field's camelCase name over its snake_case one when a request gives both", func() {
