@@ -209,7 +209,7 @@ func cmdProxy(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		fmt.Fprintf(out, "# running %s; the session ends when it exits\n", strings.Join(argv, " "))
 		all := external.Inherited()
 		maps.Copy(all, env)
-		if agentErr = external.Exec(ctx, argv, external.EnvList(all), stdin, stdout, stderr); ctx.Err() != nil {
+		if agentErr = external.Exec(ctx, argv, external.EnvList(all), self(), stdin, stdout, stderr); ctx.Err() != nil {
 			// Ctrl-C or SIGTERM: the agent was stopped before it ended.
 			_ = p.End(id)
 			return withCode(exitSignal, fmt.Errorf("interrupted: the agent (%s) was stopped with its process group before it ended", strings.Join(argv, " ")))
