@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -166,6 +167,23 @@ var _ = Describe("paths a suite names stay in the project", func() {
 				return "the new suite " + filepath.Join(root, "scenarios", "fresh.yaml") + " leads outside " + root + " (to " + filepath.Join(elsewhere, "scenarios", "fresh.yaml") + "); keep it under " + root
 			}),
 	)
+
+	It("writes no cassette through a symlink out of the project that the agent made while it was recorded, and says so", func() {
+		root := project()
+		elsewhere := GinkgoT().TempDir()
+		// The agent swaps its variant's cassette folder for a symlink out,
+		// then answers.
+		odbchatAs(root, "swap", fmt.Sprintf("  command: [sh, -c, 'rm -r cassettes/swap/legacy && ln -s %s cassettes/swap/legacy && while read -r l; do echo \"{\\\"text\\\": \\\"hi\\\"}\"; done']\n", elsewhere))
+
+		r := testbed("record", "--root", root, "--suite", "swap", "--variant", "legacy", "--scenario", "ac1-taiwan-sst")
+		Expect(r.code).To(Equal(exitFailed), r.String())
+		Expect(r.stdout + r.stderr).To(ContainSubstring("ac1-taiwan-sst error: save cassette " + filepath.Join(root, "cassettes", "swap", "legacy", "ac1-taiwan-sst.yaml") + ": "))
+		Expect(r.stdout + r.stderr).To(MatchRegexp(`\.recording leads outside ` + regexp.QuoteMeta(root) + ` \(to ` + regexp.QuoteMeta(elsewhere) + `/`))
+		Expect(r.stdout + r.stderr).To(ContainSubstring("recorded 0 cassettes"))
+		left, err := os.ReadDir(elsewhere)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(left).To(BeEmpty(), "nothing was written outside the project")
+	})
 
 	It("prices report files again with the models of the suites under the root only, not of a suite file that is a symlink out", func() {
 		root := projectOf("odbchat-cases", "odbchat")

@@ -116,7 +116,7 @@ func cmdProxy(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		defer clock.Unlock()
 		return s.Clock.Add(elapsed)
 	}
-	copts := cassette.Options{Rerecord: fmt.Sprintf("testbed proxy --suite %s --variant %s --scenario %s --record", s.Name, sel.variant, sel.scenario), Match: s.Match,
+	copts := cassette.Options{Rerecord: fmt.Sprintf("testbed proxy --suite %s --variant %s --scenario %s --record", s.Name, sel.variant, sel.scenario), Match: s.Match, Within: sel.root,
 		Observe: func(e cassette.Exchange) {
 			clock.Lock()
 			elapsed += e.Duration

@@ -149,6 +149,7 @@ func plan(j *job, sample int, opts Options) *sampleRun {
 		Detector: j.detector,
 		Observe:  r.observe,
 		Match:    j.suite.Match,
+		Within:   opts.Root,
 	}
 	if opts.Mode != cassette.ModeReplay {
 		sleep, now := opts.Sleep, opts.Now
