@@ -168,6 +168,22 @@ var _ = Describe("paths a suite names stay in the project", func() {
 			}),
 	)
 
+	It("names a path with a NUL byte quoted, once per field, with the other problems, in lint", func() {
+		root := projectOf("odbchat-cases", "odbchat")
+		Expect(os.CopyFS(filepath.Join(root, "scenarios", "cases"), os.DirFS(filepath.Join(repoRoot, "scenarios", "cases")))).To(Succeed())
+		replace(filepath.Join(root, "scenarios", "odbchat-cases.yaml"), "  file: cases/odbchat-cases.jsonl\n", "  file: \"cases/odbchat\\0-cases.jsonl\"\n", 1)
+		Expect(os.WriteFile(filepath.Join(root, "scenarios", "odbchat.yaml"), []byte(mustRead(filepath.Join(repoRoot, "scenarios", "odbchat.yaml"))), 0o644)).To(Succeed())
+		Expect(os.MkdirAll(filepath.Join(root, "cassettes", "odbchat"), 0o755)).To(Succeed())
+		odbchatAs(root, "nul", "  command: [sh, -c, \"true\"]\n  dir: \"agent\\0dir\"\n")
+
+		r := testbed("lint", "--root", root)
+		Expect(r.code).To(Equal(exitUsage), r.String())
+		Expect(r.stderr).To(MatchRegexp(`odbchat-cases\.yaml:\d+: scenarios_from\.file: "\S+/cases/odbchat\\x00-cases\.jsonl" holds a NUL byte, which no file name can\n`))
+		Expect(r.stderr).To(MatchRegexp(`nul\.yaml:\d+: agent\.dir: agent\.dir "agent\\x00dir": "\S+/agent\\x00dir" holds a NUL byte, which no file name can\n`))
+		Expect(r.stderr).NotTo(ContainSubstring("\x00"), "no NUL byte printed raw")
+		Expect(strings.Count(r.stderr, "agent.dir")).To(Equal(2), "agent.dir's problem said once")
+	})
+
 	It("writes no cassette through a symlink out of the project that the agent made while it was recorded, and says so", func() {
 		root := project()
 		elsewhere := GinkgoT().TempDir()
