@@ -201,6 +201,20 @@ var _ = Describe("paths a suite names stay in the project", func() {
 		Expect(left).To(BeEmpty(), "nothing was written outside the project")
 	})
 
+	It("neither reads nor writes through a graded scenario's cassette that the agent swapped for a symlink out while it was recorded", func() {
+		root := project()
+		outsideFile := filepath.Join(GinkgoT().TempDir(), "elsewhere.yaml")
+		Expect(os.WriteFile(outsideFile, []byte("not the project's\n"), 0o644)).To(Succeed())
+		// A symlink to /dev/zero here had testbed read without end.
+		odbchatAs(root, "swapfile", fmt.Sprintf("  command: [sh, -c, 'ln -sf %s cassettes/swapfile/legacy/explain-marine-heatwave.yaml && while read -r l; do echo \"{\\\"text\\\": \\\"hi\\\"}\"; done']\n", outsideFile))
+
+		r := testbed("record", "--root", root, "--suite", "swapfile", "--variant", "legacy", "--scenario", "explain-marine-heatwave")
+		Expect(r.code).To(Equal(exitInternal), r.String())
+		Expect(r.stderr).To(ContainSubstring("could not write the cassette cassettes/swapfile/legacy/explain-marine-heatwave.yaml: " +
+			filepath.Join(root, "cassettes", "swapfile", "legacy", "explain-marine-heatwave.yaml") + " leads outside " + root + " (to " + outsideFile + ")"))
+		Expect(mustRead(outsideFile)).To(Equal("not the project's\n"))
+	})
+
 	It("prices report files again with the models of the suites under the root only, not of a suite file that is a symlink out", func() {
 		root := projectOf("odbchat-cases", "odbchat")
 		Expect(os.CopyFS(filepath.Join(root, "scenarios", "cases"), os.DirFS(filepath.Join(repoRoot, "scenarios", "cases")))).To(Succeed())

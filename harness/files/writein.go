@@ -62,3 +62,18 @@ func WriteAtomicIn(dir, path string, write func(io.Writer) error) error {
 	}
 	return nil
 }
+
+// RemoveIn removes path, which must lie under dir, through an os.Root of
+// dir: a symlink out of dir on the way leads the removal nowhere.
+func RemoveIn(dir, path string) error {
+	rel, err := filepath.Rel(dir, path)
+	if err != nil || !filepath.IsLocal(rel) {
+		return &OutsideError{Path: path, Dir: dir}
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	return root.Remove(rel)
+}
