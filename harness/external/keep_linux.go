@@ -1,7 +1,6 @@
 package external
 
 import (
-	"bytes"
 	"io"
 	"os"
 	"os/exec"
@@ -117,32 +116,15 @@ func sweep() {
 	}
 }
 
-// proc is a process as /proc tells it.
-type proc struct {
-	ppid   int
-	zombie bool
-}
-
 // procs are the processes of this PID namespace, by /proc.
-func procs() map[int]proc {
+func procs() map[int]procStat {
 	entries, _ := os.ReadDir("/proc")
-	all := make(map[int]proc, len(entries))
+	all := make(map[int]procStat, len(entries))
 	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid …: comm may hold anything, the last ')' ends it.
-		fields := bytes.Fields(stat[bytes.LastIndexByte(stat, ')')+1:])
-		if len(fields) < 2 {
-			continue
-		}
-		if ppid, err := strconv.Atoi(string(fields[1])); err == nil {
-			all[pid] = proc{ppid: ppid, zombie: string(fields[0]) == "Z"}
+		if pid, err := strconv.Atoi(e.Name()); err == nil {
+			if st, ok := statOf(pid); ok {
+				all[pid] = st
+			}
 		}
 	}
 	return all
