@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -166,6 +167,53 @@ var _ = Describe("paths a suite names stay in the project", func() {
 				return "the new suite " + filepath.Join(root, "scenarios", "fresh.yaml") + " leads outside " + root + " (to " + filepath.Join(elsewhere, "scenarios", "fresh.yaml") + "); keep it under " + root
 			}),
 	)
+
+	It("names a path with a NUL byte quoted, once per field, with the other problems, in lint", func() {
+		root := projectOf("odbchat-cases", "odbchat")
+		Expect(os.CopyFS(filepath.Join(root, "scenarios", "cases"), os.DirFS(filepath.Join(repoRoot, "scenarios", "cases")))).To(Succeed())
+		replace(filepath.Join(root, "scenarios", "odbchat-cases.yaml"), "  file: cases/odbchat-cases.jsonl\n", "  file: \"cases/odbchat\\0-cases.jsonl\"\n", 1)
+		Expect(os.WriteFile(filepath.Join(root, "scenarios", "odbchat.yaml"), []byte(mustRead(filepath.Join(repoRoot, "scenarios", "odbchat.yaml"))), 0o644)).To(Succeed())
+		Expect(os.MkdirAll(filepath.Join(root, "cassettes", "odbchat"), 0o755)).To(Succeed())
+		odbchatAs(root, "nul", "  command: [sh, -c, \"true\"]\n  dir: \"agent\\0dir\"\n")
+
+		r := testbed("lint", "--root", root)
+		Expect(r.code).To(Equal(exitUsage), r.String())
+		Expect(r.stderr).To(MatchRegexp(`odbchat-cases\.yaml:\d+: scenarios_from\.file: "\S+/cases/odbchat\\x00-cases\.jsonl" holds a NUL byte, which no file name can\n`))
+		Expect(r.stderr).To(MatchRegexp(`nul\.yaml:\d+: agent\.dir: agent\.dir "agent\\x00dir": "\S+/agent\\x00dir" holds a NUL byte, which no file name can\n`))
+		Expect(r.stderr).NotTo(ContainSubstring("\x00"), "no NUL byte printed raw")
+		Expect(strings.Count(r.stderr, "agent.dir")).To(Equal(2), "agent.dir's problem said once")
+	})
+
+	It("writes no cassette through a symlink out of the project that the agent made while it was recorded, and says so", func() {
+		root := project()
+		elsewhere := GinkgoT().TempDir()
+		// The agent swaps its variant's cassette folder for a symlink out,
+		// then answers.
+		odbchatAs(root, "swap", fmt.Sprintf("  command: [sh, -c, 'rm -r cassettes/swap/legacy && ln -s %s cassettes/swap/legacy && while read -r l; do echo \"{\\\"text\\\": \\\"hi\\\"}\"; done']\n", elsewhere))
+
+		r := testbed("record", "--root", root, "--suite", "swap", "--variant", "legacy", "--scenario", "ac1-taiwan-sst")
+		Expect(r.code).To(Equal(exitFailed), r.String())
+		Expect(r.stdout + r.stderr).To(ContainSubstring("ac1-taiwan-sst error: save cassette " + filepath.Join(root, "cassettes", "swap", "legacy", "ac1-taiwan-sst.yaml") + ": "))
+		Expect(r.stdout + r.stderr).To(MatchRegexp(`\.recording leads outside ` + regexp.QuoteMeta(root) + ` \(to ` + regexp.QuoteMeta(elsewhere) + `/`))
+		Expect(r.stdout + r.stderr).To(ContainSubstring("recorded 0 cassettes"))
+		left, err := os.ReadDir(elsewhere)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(left).To(BeEmpty(), "nothing was written outside the project")
+	})
+
+	It("neither reads nor writes through a graded scenario's cassette that the agent swapped for a symlink out while it was recorded", func() {
+		root := project()
+		outsideFile := filepath.Join(GinkgoT().TempDir(), "elsewhere.yaml")
+		Expect(os.WriteFile(outsideFile, []byte("not the project's\n"), 0o644)).To(Succeed())
+		// A symlink to /dev/zero here had testbed read without end.
+		odbchatAs(root, "swapfile", fmt.Sprintf("  command: [sh, -c, 'ln -sf %s cassettes/swapfile/legacy/explain-marine-heatwave.yaml && while read -r l; do echo \"{\\\"text\\\": \\\"hi\\\"}\"; done']\n", outsideFile))
+
+		r := testbed("record", "--root", root, "--suite", "swapfile", "--variant", "legacy", "--scenario", "explain-marine-heatwave")
+		Expect(r.code).To(Equal(exitInternal), r.String())
+		Expect(r.stderr).To(ContainSubstring("could not write the cassette cassettes/swapfile/legacy/explain-marine-heatwave.yaml: " +
+			filepath.Join(root, "cassettes", "swapfile", "legacy", "explain-marine-heatwave.yaml") + " leads outside " + root + " (to " + outsideFile + ")"))
+		Expect(mustRead(outsideFile)).To(Equal("not the project's\n"))
+	})
 
 	It("prices report files again with the models of the suites under the root only, not of a suite file that is a symlink out", func() {
 		root := projectOf("odbchat-cases", "odbchat")

@@ -116,7 +116,7 @@ func cmdProxy(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		defer clock.Unlock()
 		return s.Clock.Add(elapsed)
 	}
-	copts := cassette.Options{Rerecord: fmt.Sprintf("testbed proxy --suite %s --variant %s --scenario %s --record", s.Name, sel.variant, sel.scenario), Match: s.Match,
+	copts := cassette.Options{Rerecord: fmt.Sprintf("testbed proxy --suite %s --variant %s --scenario %s --record", s.Name, sel.variant, sel.scenario), Match: s.Match, Within: sel.root,
 		Observe: func(e cassette.Exchange) {
 			clock.Lock()
 			elapsed += e.Duration
@@ -209,7 +209,7 @@ func cmdProxy(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		fmt.Fprintf(out, "# running %s; the session ends when it exits\n", strings.Join(argv, " "))
 		all := external.Inherited()
 		maps.Copy(all, env)
-		if agentErr = external.Exec(ctx, argv, external.EnvList(all), stdin, stdout, stderr); ctx.Err() != nil {
+		if agentErr = external.Exec(ctx, argv, external.EnvList(all), self(), stdin, stdout, stderr); ctx.Err() != nil {
 			// Ctrl-C or SIGTERM: the agent was stopped before it ended.
 			_ = p.End(id)
 			return withCode(exitSignal, fmt.Errorf("interrupted: the agent (%s) was stopped with its process group before it ended", strings.Join(argv, " ")))

@@ -225,11 +225,15 @@ func encodeFile(path string, f *file) ([]byte, error) {
 	return append([]byte("---\n"), data...), nil
 }
 
-func writeData(path string, data []byte) error {
-	return files.WriteAtomic(path, func(w io.Writer) error {
+func writeData(within, path string, data []byte) error {
+	write := func(w io.Writer) error {
 		_, err := w.Write(data)
 		return err
-	})
+	}
+	if within != "" {
+		return files.WriteAtomicIn(within, path, write)
+	}
+	return files.WriteAtomic(path, write)
 }
 
 // checked scans the bytes a recording's cassette f would write with d,
@@ -238,7 +242,7 @@ func writeData(path string, data []byte) error {
 // only visible decoded, such as inside a compressed body, which redaction
 // does not rewrite), there is nothing to write: the previous cassette stays
 // and the error is a *LeakError.
-func checked(path string, f *file, d *Detector) (write func() error, err error) {
+func checked(within, path string, f *file, d *Detector) (write func() error, err error) {
 	data, err := encodeFile(path, f)
 	if err != nil {
 		return nil, err
@@ -247,7 +251,7 @@ func checked(path string, f *file, d *Detector) (write func() error, err error) 
 		return nil, &LeakError{Path: path, Findings: found}
 	}
 	return func() error {
-		if err := writeData(path, data); err != nil {
+		if err := writeData(within, path, data); err != nil {
 			return fmt.Errorf("%s %s (%w); its previous cassette is kept", WriteCause, path, err)
 		}
 		return nil
@@ -330,10 +334,24 @@ type Options struct {
 	// does the same to live requests before matching them. Values shorter
 	// than 8 bytes are ignored.
 	Secrets []string
+	// Within, when set, is the folder a recorded cassette must stay in
+	// (the project root): it is written through an os.Root of it
+	// (files.WriteAtomicIn), so that a symlink out of it swapped in while
+	// recording (by the agent) does not lead the cassette out.
+	Within string
 	// Detector, when set, is the detector recordings redact with and
 	// replay redacts live requests with (it should hold Secrets too);
 	// without it, one is built from Secrets and KeyVariables.
 	Detector *Detector
+}
+
+// inside checks that path lies under Within, when set (files.Inside).
+func (o Options) inside(path string) error {
+	if o.Within == "" {
+		return nil
+	}
+	_, err := files.Inside(o.Within, path)
+	return err
 }
 
 // detector returns the session's Detector.

@@ -245,7 +245,7 @@ func (p *patcher) Stage() (write func() error, err error) {
 		}
 	}
 	out.Interactions = inCallOrder(out.Interactions, calls)
-	return checked(p.path, out, p.rec.detector)
+	return checked(p.rec.opts.Within, p.path, out, p.rec.detector)
 }
 
 // Unanswered is the recording's Unanswered: the calls it recorded include

@@ -78,6 +78,9 @@ type recording struct {
 }
 
 func newRecorder(path string, opts Options) (*recording, error) {
+	if err := opts.inside(path); err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, err
 	}
@@ -287,7 +290,7 @@ func (r *recording) Stage() (write func() error, err error) {
 	if calls := r.savedCalls(); len(calls) == len(f.Interactions) {
 		f.Interactions = inCallOrder(f.Interactions, calls)
 	}
-	return checked(r.path, f, r.detector)
+	return checked(r.opts.Within, r.path, f, r.detector)
 }
 
 // savedCalls are the calls of the interactions go-vcr saved, in its order
@@ -306,6 +309,11 @@ func (r *recording) savedCalls() []call {
 // recording's provenance, as the cassette to write; its working file is
 // removed.
 func (r *recording) collect() (*file, error) {
+	// go-vcr writes its working file by path: not through a folder that
+	// now leads out (Within).
+	if err := r.opts.inside(r.tmp); err != nil {
+		return nil, fmt.Errorf("save cassette %s: %w; its previous cassette is kept", r.path, err)
+	}
 	if err := r.vcr.Stop(); err != nil {
 		os.Remove(r.tmp + ".yaml")
 		return nil, fmt.Errorf("save cassette %s: %w", r.path, err)

@@ -21,27 +21,41 @@ import (
 // stop's SIGTERM reaches the program as before.
 //
 // Where user namespaces are not allowed (a container without them, a
-// sysctl that turns them off), the program runs in a process group of its
-// own with a parent-death signal: it ends with testbed, but a child of it
-// that testbed is not there to stop outlives a SIGKILL of testbed. testbed
-// says so once, on stderr.
-func contain(cmd *exec.Cmd) {
+// sysctl that turns them off), the program runs under a keeper (keep),
+// helper, which ends it and everything it started when it exits, when
+// testbed stops it, and when testbed ends, SIGKILL included; only a
+// process that kills its keeper first (SIGKILL to it, by its pid) can
+// outlive testbed. Without a helper (a library user that gives none,
+// Spec.Isolate) it runs in a process group of its own with a parent-death
+// signal: it ends with testbed, but a child of it that left its process
+// group outlives testbed, and one that did not outlives a SIGKILL of
+// testbed. testbed says which, once, on stderr. It returns the keeper,
+// nil when there is none.
+func contain(cmd *exec.Cmd, helper string) *keeper {
 	if cmd.Err != nil {
-		return // Start reports it
+		return nil // Start reports it
 	}
 	if _, err := exec.LookPath(cmd.Path); err != nil {
 		cmd.Err = err // not the init's "not found", but Start's own error
-		return
+		return nil
 	}
 	if !namespaces() {
+		if helper != "" {
+			if k := keep(cmd, helper); k != nil {
+				warnOnce(keptWarning)
+				return k
+			}
+		}
+		warnOnce(groupWarning)
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-		return
+		return nil
 	}
 	// The program keeps its stdin: an asynchronous command of sh gets
 	// /dev/null unless given its own.
 	cmd.Args = append([]string{"testbed-init", "-c", `exec 3<&0; "$@" <&3 3<&- & exec 3<&-; wait $!`, "testbed-init", cmd.Path}, cmd.Args[1:]...)
 	cmd.Path = initShell
 	cmd.SysProcAttr = pidNamespace()
+	return nil
 }
 
 // initShell is the program's init in its namespace.
@@ -60,14 +74,30 @@ func pidNamespace() *syscall.SysProcAttr {
 }
 
 // namespaces reports whether this system lets testbed start a process in
-// a new user and PID namespace, trying it once; when it does not, it says
-// so on stderr.
+// a new user and PID namespace, trying it once.
 var namespaces = sync.OnceValue(func() bool {
 	probe := exec.Command(initShell, "-c", ":")
 	probe.SysProcAttr = pidNamespace()
-	err := probe.Run()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "testbed: warning: outside agents run without a PID namespace (%v): each runs in a process group that ends with testbed, but a child of one can outlive testbed if testbed is killed with SIGKILL\n", err)
-	}
-	return err == nil
+	namespaceErr = probe.Run()
+	return namespaceErr == nil
 })
+
+// namespaceErr is why namespaces is false.
+var namespaceErr error
+
+// What testbed says, once, when a program runs without a PID namespace:
+// under a keeper, or in a process group only.
+const (
+	keptWarning  = "each runs under a keeper that ends it and every process it started when it exits or testbed ends, SIGKILL of testbed included; a process that kills its keeper first can outlive testbed"
+	groupWarning = "each runs in a process group of its own that ends with testbed, but a child of one that leaves that group (a new session or process group) outlives testbed, and any child of one outlives a SIGKILL of testbed"
+)
+
+var warned sync.Map // warning → struct{}
+
+// warnOnce says on stderr, once per process, that outside agents run
+// without a PID namespace, why, and what holds instead.
+func warnOnce(what string) {
+	if _, dup := warned.LoadOrStore(what, struct{}{}); !dup {
+		fmt.Fprintf(os.Stderr, "testbed: warning: outside agents run without a PID namespace (%v): %s\n", namespaceErr, what)
+	}
+}

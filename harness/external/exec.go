@@ -13,12 +13,14 @@ import (
 // Exec runs argv with exactly env (see Inherited and Environment), its
 // standard streams passed through, until it exits or ctx ends. It is
 // contained as a run's program is (contain: a PID namespace where the
-// system allows, else a process group of its own), and ended with it: when ctx ends the group is
+// system allows, else under a keeper when helper, the program that serves
+// IsolateCommand, is given, else a process group of its own), and ended
+// with it: when ctx ends the group is
 // asked to stop (SIGTERM) and killed a second later, and whatever the
 // program left running when it exited is killed too. stdin reaches it
 // through a pipe, so a program in its own group never reads the terminal
 // itself (which would stop it). The error is the program's exit, or ctx's.
-func Exec(ctx context.Context, argv []string, env []string, stdin io.Reader, stdout, stderr io.Writer) error {
+func Exec(ctx context.Context, argv []string, env []string, helper string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(argv) == 0 {
 		return errors.New("no command to run")
 	}
@@ -39,8 +41,11 @@ func Exec(ctx context.Context, argv []string, env []string, stdin io.Reader, std
 	}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.WaitDelay = time.Second // for what it left holding its stdout and stderr
-	contain(cmd)
-	if err := cmd.Start(); err != nil {
+	k := contain(cmd, helper)
+	err := cmd.Start()
+	k.started()
+	if err != nil {
+		k.release()
 		return fmt.Errorf("start %q: %w", argv, err)
 	}
 	if in != nil {
@@ -49,7 +54,7 @@ func Exec(ctx context.Context, argv []string, env []string, stdin io.Reader, std
 			in.Close()
 		}()
 	}
-	p := &process{cmd: cmd}
+	p := &process{cmd: cmd, keeper: k}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	select {

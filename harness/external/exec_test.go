@@ -16,7 +16,7 @@ import (
 var _ = Describe("Exec", func() {
 	It("passes its input through to the program", func() {
 		var out bytes.Buffer
-		Expect(external.Exec(context.Background(), []string{"cat"}, nil, strings.NewReader("hello"), &out, io.Discard)).To(Succeed())
+		Expect(external.Exec(context.Background(), []string{"cat"}, nil, testBinary(), strings.NewReader("hello"), &out, io.Discard)).To(Succeed())
 		Expect(out.String()).To(Equal("hello"))
 	})
 
@@ -25,7 +25,9 @@ var _ = Describe("Exec", func() {
 		defer w.Close()
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan error, 1)
-		go func() { done <- external.Exec(ctx, []string{"sleep", "100"}, nil, never, io.Discard, io.Discard) }()
+		go func() {
+			done <- external.Exec(ctx, []string{"sleep", "100"}, nil, testBinary(), never, io.Discard, io.Discard)
+		}()
 		time.Sleep(200 * time.Millisecond)
 		cancel()
 		Eventually(done).WithTimeout(time.Minute).Should(Receive(MatchError(context.Canceled)))
@@ -36,7 +38,7 @@ var _ = Describe("Exec", func() {
 		defer w.Close()
 		done := make(chan error, 1)
 		go func() {
-			done <- external.Exec(context.Background(), []string{"true"}, nil, never, io.Discard, io.Discard)
+			done <- external.Exec(context.Background(), []string{"true"}, nil, testBinary(), never, io.Discard, io.Discard)
 		}()
 		Eventually(done).WithTimeout(time.Minute).Should(Receive(BeNil()))
 	})

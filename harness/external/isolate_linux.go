@@ -288,13 +288,14 @@ func IsolateMain(args []string) int {
 	fs := flag.NewFlagSet(IsolateCommand, flag.ContinueOnError)
 	port := fs.String("port", "", "the proxy's port")
 	check := fs.Bool("probe", false, "only check that isolation works")
+	kept := fs.Bool(strings.TrimPrefix(keepFlag, "--"), false, "keep the program instead (keep)")
 	if err := fs.Parse(args); err != nil {
 		return 125
 	}
-	fail := func(err error) int {
-		fmt.Fprintf(os.Stderr, "testbed: isolate the agent: %v\n", err)
-		return 125
+	if *kept {
+		return keepMain(fs.Args())
 	}
+	fail := helperFail
 	if err := loopbackUp(); err != nil {
 		return fail(err)
 	}
@@ -327,7 +328,7 @@ func IsolateMain(args []string) int {
 	}
 	rest := fs.Args()
 	if len(rest) < 2 {
-		return fail(errors.New("no program to run"))
+		return fail(errNoProgram)
 	}
 	cmd := &exec.Cmd{Path: rest[0], Args: rest[1:], Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
 		SysProcAttr: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}} // the agent ends with its helper
@@ -341,11 +342,26 @@ func IsolateMain(args []string) int {
 			cmd.Process.Signal(s)
 		}
 	}()
-	err = cmd.Wait()
+	return exitAs(cmd.Wait())
+}
+
+// errNoProgram is a helper's error when it is given no program to run.
+var errNoProgram = errors.New("no program to run")
+
+// helperFail says why the helper could not do its part, and returns its
+// exit status.
+func helperFail(err error) int {
+	fmt.Fprintf(os.Stderr, "testbed: isolate the agent: %v\n", err)
+	return 125
+}
+
+// exitAs is the helper's exit status when the program it ran ended with
+// err: the program's own, or, when a signal killed it, the helper ends by
+// the same signal, so that testbed reports the signal.
+func exitAs(err error) int {
 	var exit *exec.ExitError
 	if errors.As(err, &exit) {
 		if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			// End the same way, so that testbed reports the signal.
 			signal.Reset(ws.Signal())
 			syscall.Kill(os.Getpid(), ws.Signal())
 			return 128 + int(ws.Signal())
@@ -353,7 +369,7 @@ func IsolateMain(args []string) int {
 		return exit.ExitCode()
 	}
 	if err != nil {
-		return fail(err)
+		return helperFail(err)
 	}
 	return 0
 }

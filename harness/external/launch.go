@@ -123,7 +123,7 @@ func (a *agent) launchOn(ctx, life context.Context, p *proxy.Proxy, base string,
 	case a.spec.MCP != nil:
 		use = stdoutRaw
 	}
-	if prog.proc, err = start(life, argv, dir, EnvList(env), use, j); err != nil {
+	if prog.proc, err = start(life, argv, dir, EnvList(env), use, j, a.spec.Isolate); err != nil {
 		if j != nil {
 			j.close()
 		}

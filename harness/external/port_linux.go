@@ -36,18 +36,10 @@ func (p *process) listener(port int) (ours bool, who string) {
 	if rootNS == ns(os.Getpid()) {
 		rootNS = "" // not in a namespace of its own
 	}
-	procs := map[int]procStat{}
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		if pid, err := strconv.Atoi(e.Name()); err == nil {
-			if st, ok := statOf(pid); ok {
-				procs[pid] = st
-			}
-		}
-	}
+	table := procs()
 	member := func(pid int) bool {
 		for range 64 { // up the parents, to the program or to the top
-			st, ok := procs[pid]
+			st, ok := table[pid]
 			if !ok {
 				return false
 			}
@@ -59,7 +51,7 @@ func (p *process) listener(port int) (ours bool, who string) {
 		return false
 	}
 	var others []int
-	for pid := range procs {
+	for pid := range table {
 		if member(pid) || (rootNS != "" && ns(pid) == rootNS) {
 			if holds(pid, inodes) {
 				return true, ""
@@ -70,7 +62,7 @@ func (p *process) listener(port int) (ours bool, who string) {
 	}
 	for _, pid := range others {
 		if holds(pid, inodes) {
-			return false, fmt.Sprintf("another process (pid %d, %s)", pid, procs[pid].comm)
+			return false, fmt.Sprintf("another process (pid %d, %s)", pid, table[pid].comm)
 		}
 	}
 	if still, _ := listening(port); !overlap(still, inodes) {
@@ -93,6 +85,7 @@ func overlap(a, b map[string]bool) bool {
 type procStat struct {
 	comm       string
 	ppid, pgid int
+	zombie     bool // it has exited, and waits to be reaped
 }
 
 // statOf reads /proc/<pid>/stat.
@@ -112,7 +105,7 @@ func statOf(pid int) (procStat, bool) {
 	}
 	ppid, _ := strconv.Atoi(f[1])
 	pgid, _ := strconv.Atoi(f[2])
-	return procStat{comm: s[open+1 : end], ppid: ppid, pgid: pgid}, true
+	return procStat{comm: s[open+1 : end], ppid: ppid, pgid: pgid, zombie: f[0] == "Z"}, true
 }
 
 // holds reports whether process pid has one of the sockets inodes open.

@@ -34,7 +34,28 @@ type process struct {
 	quit    chan struct{} // closed when the driver stops reading
 	err     error         // its exit, once done
 	once    sync.Once
-	jail    *jail // nil when the program runs on the machine's network
+	jail    *jail   // nil when the program runs on the machine's network
+	keeper  *keeper // nil when the program has no keeper (keep)
+}
+
+// keeper is testbed's side of a program's keeper (keep): the pipe whose
+// write end, life, testbed holds for as long as the program may run, and
+// the read end the keeper inherits, end, which testbed closes once the
+// keeper has started.
+type keeper struct{ life, end *os.File }
+
+// started closes testbed's copy of the keeper's end.
+func (k *keeper) started() {
+	if k != nil {
+		k.end.Close()
+	}
+}
+
+// release tells the keeper to end the program and everything it started.
+func (k *keeper) release() {
+	if k != nil {
+		k.life.Close()
+	}
 }
 
 // stdoutUse is what testbed does with a program's stdout.
@@ -47,9 +68,10 @@ const (
 )
 
 // start starts argv in dir with env, in j when not nil (closed when the
-// program has exited); the program is killed when ctx ends. use says what
-// becomes of its stdout.
-func start(ctx context.Context, argv []string, dir string, env []string, use stdoutUse, j *jail) (*process, error) {
+// program has exited), else contained (contain, with helper as its
+// keeper where it needs one); the program is killed when ctx ends. use
+// says what becomes of its stdout.
+func start(ctx context.Context, argv []string, dir string, env []string, use stdoutUse, j *jail, helper string) (*process, error) {
 	name := argv[0]
 	if strings.Contains(name, "/") && !filepath.IsAbs(name) {
 		// A path relative to dir, made absolute: joined alone it would be
@@ -63,19 +85,20 @@ func start(ctx context.Context, argv []string, dir string, env []string, use std
 	}
 	cmd := exec.Command(name, argv[1:]...)
 	cmd.Dir, cmd.Env = dir, env
+	var k *keeper
 	if j != nil && cmd.Err == nil {
 		// Its own user, network and PID namespaces (see isolate): nothing
 		// it starts outlives it, and only the proxy is reachable.
 		j.wrap(cmd)
 	} else {
-		contain(cmd)
+		k = contain(cmd, helper)
 	}
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
 	}
 	p := &process{argv: argv, cmd: cmd, stdin: stdin, lines: make(chan string, 1), output: &capped{max: 64 << 10}, label: "stderr",
-		done: make(chan struct{}), quit: make(chan struct{}), jail: j}
+		done: make(chan struct{}), quit: make(chan struct{}), jail: j, keeper: k}
 	cmd.Stderr = p.output
 	// Not cmd.StdoutPipe: Wait closes that as soon as the program exits,
 	// which loses what it wrote last and was not read yet (a long final
@@ -97,7 +120,9 @@ func start(ctx context.Context, argv []string, dir string, env []string, use std
 	if j != nil {
 		j.started()
 	}
+	k.started()
 	if err != nil {
+		k.release()
 		if stdout != nil {
 			stdout.Close()
 		}
@@ -115,6 +140,7 @@ func start(ctx context.Context, argv []string, dir string, env []string, use std
 		if j != nil {
 			j.close()
 		}
+		k.release()
 		close(p.done)
 	}()
 	go func() {

@@ -154,22 +154,28 @@ func temp(path string, write func(io.Writer) error) (name string, err error) {
 	if err != nil {
 		return "", err
 	}
+	return f.Name(), fill(f, write, os.Remove)
+}
+
+// fill writes f through write, mode Mode, synced and closed; on an error
+// f is closed and removed (by remove, given f's name).
+func fill(f *os.File, write func(io.Writer) error, remove func(string) error) (err error) {
 	defer func() {
 		if err != nil {
 			f.Close()
-			os.Remove(f.Name())
+			remove(f.Name())
 		}
 	}()
 	if err = write(f); err != nil {
-		return "", err
+		return err
 	}
 	if err = f.Chmod(Mode); err != nil {
-		return "", err
+		return err
 	}
 	if err = f.Sync(); err != nil {
-		return "", err
+		return err
 	}
-	return f.Name(), f.Close()
+	return f.Close()
 }
 
 // TempSuffix ends the name of every temporary file testbed writes.

@@ -48,6 +48,11 @@ func (e *OutsideError) Refusal(what string) string {
 // check does not lead out either. The *OutsideError names dir absolute, so
 // that a root given as "." reads as the folder it is.
 func Inside(dir, path string) (string, error) {
+	if strings.IndexByte(path, 0) >= 0 {
+		// The system's own error ("invalid argument") would name it with
+		// the byte raw, which a terminal shows as nothing.
+		return "", fmt.Errorf("%q holds a NUL byte, which no file name can", path)
+	}
 	realDir, err := resolve(dir)
 	if err != nil {
 		return "", err

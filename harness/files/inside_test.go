@@ -2,6 +2,7 @@ package files_test
 
 import (
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -89,5 +90,17 @@ var _ = Describe("paths that must stay in a folder", func() {
 		_, err = fs.ReadFile(fsys, "link.json")
 		Expect(errors.Is(err, files.ErrOutside)).To(BeTrue(), "got %v", err)
 		Expect(err.Error()).To(ContainSubstring("leads outside " + filepath.Join(root, "fixtures", "a") + " (to " + filepath.Join(out, "secret") + ")"))
+	})
+	It("WriteAtomicIn writes under the folder, makes its folders, and refuses a path through a symlink out, writing nothing there", func() {
+		write := func(w io.Writer) error { _, err := w.Write([]byte("cassette")); return err }
+		path := filepath.Join(root, "reports", "new", "x.yaml")
+		Expect(files.WriteAtomicIn(root, path, write)).To(Succeed())
+		Expect(os.ReadFile(path)).To(Equal([]byte("cassette")))
+		err := files.WriteAtomicIn(root, filepath.Join(root, "cassettes", "x.yaml"), write)
+		Expect(errors.Is(err, files.ErrOutside)).To(BeTrue(), "%v", err)
+		Expect(files.WriteAtomicIn(root, filepath.Join(root, "..", "x.yaml"), write)).To(MatchError(files.ErrOutside))
+		entries, err := os.ReadDir(out)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(entries).To(HaveLen(1), "only the secret that was there")
 	})
 })

@@ -175,6 +175,7 @@ func (r *sampleRun) grade(ctx context.Context) {
 		Secrets:    literals(r.opts),
 		Detector:   detector,
 		Match:      j.suite.Match,
+		Within:     r.opts.Root,
 	}
 	tp, err := cassette.Open(r.opts.Mode, path, copts)
 	whole := false

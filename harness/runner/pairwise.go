@@ -90,7 +90,7 @@ func Pairwise(ctx context.Context, s *scenario.Suite, base, head *report.Variant
 		copts := cassette.Options{
 			Real:       &routing{hosts: routes, mode: opts.Mode, network: opts.Judge != nil},
 			Provenance: cassette.Provenance{Provider: ep.Provider, Endpoint: ep.BaseURL, Model: ep.Model, StandIn: standIn, Role: cassette.RoleJudge},
-			Rerecord:   regrade, Secrets: literals(opts), Detector: detector,
+			Rerecord:   regrade, Secrets: literals(opts), Detector: detector, Within: opts.Root,
 		}
 		tp, err := cassette.Open(opts.Mode, path, copts)
 		if errors.Is(err, cassette.ErrMixed) {

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -149,6 +150,7 @@ func plan(j *job, sample int, opts Options) *sampleRun {
 		Detector: j.detector,
 		Observe:  r.observe,
 		Match:    j.suite.Match,
+		Within:   opts.Root,
 	}
 	if opts.Mode != cassette.ModeReplay {
 		sleep, now := opts.Sleep, opts.Now
@@ -405,7 +407,12 @@ func (r *sampleRun) save() {
 // that the grades kept are of the answer kept.
 func (r *sampleRun) bothOrNeither(write func() error) error {
 	path := cassette.SamplePath(r.opts.Root, r.j.suite.Name, r.j.variant.Name, r.j.scenario.ID, r.sample)
-	prev, readErr := os.ReadFile(path)
+	// Read, and put back, under the root only, a regular file of bounded
+	// size: the agent, which ran in the project, may have swapped the
+	// cassette for a symlink (to /dev/zero, which never ends) or its
+	// folder for one out of the project.
+	root := cmp.Or(r.opts.Root, ".")
+	prev, readErr := files.ReadIn(root, rel(root, path), files.MaxBytes)
 	if readErr != nil && !errors.Is(readErr, os.ErrNotExist) {
 		return fmt.Errorf("%s %s: %w", cassette.WriteCause, rel(r.opts.Root, path), readErr)
 	}
@@ -416,9 +423,9 @@ func (r *sampleRun) bothOrNeither(write func() error) error {
 	if err == nil {
 		return nil
 	}
-	undo := os.Remove(path)
+	undo := files.RemoveIn(root, path)
 	if readErr == nil {
-		undo = files.WriteAtomic(path, func(w io.Writer) error { _, err := w.Write(prev); return err })
+		undo = files.WriteAtomicIn(root, path, func(w io.Writer) error { _, err := w.Write(prev); return err })
 	}
 	if undo != nil {
 		return fmt.Errorf("%w; and the agent's cassette %s could not be put back as it was (%v): re-record the scenario", err, rel(r.opts.Root, path), undo)

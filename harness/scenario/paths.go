@@ -29,7 +29,9 @@ func (d *decoder) paths(s *Suite) {
 	if root == "" {
 		return
 	}
-	outside := func(line int, at, what, path, dir string) {
+	// outside reports what, at path, when it does not stay in dir, and
+	// says whether it did.
+	outside := func(line int, at, what, path, dir string) bool {
 		_, err := files.Inside(dir, path)
 		var out *files.OutsideError
 		switch {
@@ -38,11 +40,12 @@ func (d *decoder) paths(s *Suite) {
 		case err != nil:
 			d.errorf(line, at, "%s: %v", what, err)
 		}
+		return err != nil
 	}
 	if e := s.External; e != nil && e.Dir != "" && !filepath.IsAbs(e.Dir) {
 		dir := filepath.Join(root, e.Dir)
-		outside(d.dirLine, "agent.dir", fmt.Sprintf("agent.dir %q", e.Dir), dir, root)
-		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		said := outside(d.dirLine, "agent.dir", fmt.Sprintf("agent.dir %q", e.Dir), dir, root)
+		if st, err := os.Stat(dir); !said && (err != nil || !st.IsDir()) {
 			// The program would not start, with the start's error, not this.
 			d.errorf(d.dirLine, "agent.dir", "%q is no folder under %s (%s); give the folder the agent's command runs in, relative to the project root", e.Dir, root, dir)
 		}
