@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/agentreplay/testbed/harness/lint"
+	"github.com/agentreplay/testbed/harness/runner"
 	"github.com/agentreplay/testbed/harness/upstream"
 )
 
@@ -20,7 +21,8 @@ must_call) must be one the variant's agent has; each such mismatch is
 reported as path:line with the scenario and the variant.
 Exits 1 and lists every mismatch. Each agent's upstream stubs
 (fixtures/<agent>/routes.yaml, and the response files they name) are
-loaded as a recording loads them: a problem in them is path:line, exit 2.
+loaded as a recording loads them, and each suite's prices: file as a run
+reads it: a problem in them is path:line, exit 2.
 
 Examples:
   testbed lint
@@ -47,6 +49,14 @@ func cmdLint(args []string, stdout, stderr io.Writer) error {
 	if routesErr != nil && !errors.Is(routesErr, upstream.ErrInvalid) {
 		return withCode(exitInternal, routesErr)
 	}
+	// A suite's price table, read as a run reads it: a missing or broken
+	// one is bad input too.
+	var pricesErrs []error
+	for _, s := range suites {
+		if _, err := runner.SuitePrices(s, sel.root); err != nil {
+			pricesErrs = append(pricesErrs, err)
+		}
+	}
 	if sel.json {
 		if problems == nil {
 			problems = []lint.Problem{}
@@ -61,8 +71,8 @@ func cmdLint(args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintln(stdout, p)
 		}
 	}
-	if routesErr != nil {
-		return withCode(exitUsage, routesErr)
+	if bad := errors.Join(append([]error{routesErr}, pricesErrs...)...); bad != nil {
+		return withCode(exitUsage, bad)
 	}
 	if len(problems) > 0 {
 		return withCode(exitFailed, fmt.Errorf("%d tool mismatches in prompts and expectations", len(problems)))

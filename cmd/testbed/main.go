@@ -15,7 +15,7 @@
 // another recording holds the suite's lock · 6 record wrote every cassette
 // but some scenarios fail their expectations or thresholds · 7 record
 // wrote nothing for some scenarios: the stand-in had no policy for their
-// prompts · 130 interrupted (SIGINT or SIGTERM).
+// prompts · 130 interrupted (SIGINT, SIGTERM or SIGHUP).
 package main
 
 import (
@@ -75,10 +75,10 @@ func main() {
 		// testbed started itself in an outside agent's namespaces.
 		os.Exit(external.IsolateMain(os.Args[2:]))
 	}
-	// SIGINT or SIGTERM cancels ctx: a recording aborts the scenario in
-	// flight, starts no other, and says what it recorded. A second signal
-	// kills the process as usual.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// SIGINT, SIGTERM or SIGHUP (the terminal closed) cancels ctx: a
+	// recording aborts the scenario in flight, starts no other, and says
+	// what it recorded. A second signal kills the process as usual.
+	ctx, stop := signal.NotifyContext(context.Background(), stopSignals()...)
 	go func() {
 		<-ctx.Done()
 		stop()
@@ -86,6 +86,17 @@ func main() {
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
+}
+
+// stopSignals are the signals that stop a command: SIGINT and SIGTERM,
+// and SIGHUP unless testbed was started with it ignored (nohup), which
+// asking to be told of it would undo.
+func stopSignals() []os.Signal {
+	sigs := []os.Signal{os.Interrupt, syscall.SIGTERM}
+	if !signal.Ignored(syscall.SIGHUP) {
+		sigs = append(sigs, syscall.SIGHUP)
+	}
+	return sigs
 }
 
 const usage = `testbed replays LLM agent systems against recorded cassettes and scores them.
@@ -168,7 +179,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = withCode(exitUsage, fmt.Errorf("%s (run 'testbed --help')", msg))
 	}
 	if ctx.Err() != nil && args[0] != "proxy" && args[0] != "standin" && args[0] != "serve" {
-		// SIGINT or SIGTERM stopped the command: whatever error that caused
+		// SIGINT, SIGTERM or SIGHUP stopped the command: whatever error that caused
 		// (context canceled), or none, the exit is the shell's for an
 		// interrupt. (It is how a serving command ends, and says how its
 		// session went.)

@@ -95,4 +95,23 @@ var _ = Describe("testbed lint", func() {
 		Expect(r.stderr).To(MatchRegexp(`fixtures/odbchat/routes\.yaml:\d+: .*soon`))
 		Expect(r.stdout).NotTo(ContainSubstring("agree"), "lint does not say all is well")
 	})
+
+	It("reads each suite's prices: file as a run reads it: a missing table and a broken one are path:line, both at once, exit 2, as run refuses them", func() {
+		root := project()
+		replace(filepath.Join(root, "scenarios", "odbchat.yaml"), "prices:\n  models:", "prices:\n  file: prices/none.json\n  models:", 1)
+		// a second suite, the same but for its name and its table
+		data, err := os.ReadFile(filepath.Join(root, "scenarios", "odbchat.yaml"))
+		Expect(err).NotTo(HaveOccurred())
+		other := strings.Replace(strings.Replace(string(data), "suite: odbchat\n", "suite: odbchat-again\n", 1), "prices/none.json", "prices/broken.json", 1)
+		Expect(os.WriteFile(filepath.Join(root, "scenarios", "odbchat-again.yaml"), []byte(other), 0o644)).To(Succeed())
+		Expect(os.MkdirAll(filepath.Join(root, "prices"), 0o755)).To(Succeed())
+		Expect(os.WriteFile(filepath.Join(root, "prices", "broken.json"), []byte(`{"gpt-4.1": `), 0o644)).To(Succeed())
+
+		r := testbed("lint", "--root", root)
+
+		Expect(r.code).To(Equal(exitUsage), r.String())
+		Expect(r.stderr).To(MatchRegexp(`scenarios/odbchat\.yaml:\d+: prices: .*prices/none\.json`))
+		Expect(r.stderr).To(MatchRegexp(`scenarios/odbchat-again\.yaml:\d+: prices: .*prices/broken\.json: not a LiteLLM price table`))
+		Expect(r.stdout).NotTo(ContainSubstring("agree"), "lint does not say all is well")
+	})
 })

@@ -28,18 +28,23 @@ var _ = Describe("the testbed binary, signalled", Ordered, func() {
 		Expect(err).NotTo(HaveOccurred(), string(out))
 	})
 
-	DescribeTable("stops a long command at SIGINT or SIGTERM, with exit 130",
-		func(sig syscall.Signal, args ...string) {
-			// Twenty hard-linked copies of the committed cassettes: a
-			// scan of many seconds on any machine (one copy takes about
-			// three seconds of two cores), so that a second in it is
-			// under way.
-			root := GinkgoT().TempDir()
-			for i := range 20 {
-				linkTree(GinkgoT(), filepath.Join(repoRoot, "cassettes"), filepath.Join(root, "cassettes", fmt.Sprintf("copy%02d", i)))
-			}
-			cmd := exec.Command(bin, args...)
-			cmd.Dir = root
+	// longScan is a command of many seconds on any machine: cassettes
+	// check over twenty hard-linked copies of the committed cassettes
+	// (one copy takes about three seconds of two cores), its first word
+	// the program that starts it (bin, or a shell that starts bin).
+	longScan := func(start ...string) *exec.Cmd {
+		root := GinkgoT().TempDir()
+		for i := range 20 {
+			linkTree(GinkgoT(), filepath.Join(repoRoot, "cassettes"), filepath.Join(root, "cassettes", fmt.Sprintf("copy%02d", i)))
+		}
+		cmd := exec.Command(start[0], append(start[1:], "cassettes", "check", "--dir", "cassettes")...)
+		cmd.Dir = root
+		return cmd
+	}
+
+	DescribeTable("stops a long command at SIGINT, SIGTERM or SIGHUP, with exit 130",
+		func(sig syscall.Signal) {
+			cmd := longScan(bin)
 			var stderr bytes.Buffer
 			cmd.Stderr = &stderr
 			Expect(cmd.Start()).To(Succeed())
@@ -53,9 +58,26 @@ var _ = Describe("the testbed binary, signalled", Ordered, func() {
 			Expect(cmd.ProcessState.ExitCode()).To(Equal(exitSignal), "%v: %s", err, stderr.String())
 			Expect(stderr.String()).To(ContainSubstring("testbed: interrupted"))
 		},
-		Entry("cassettes check, SIGINT", syscall.SIGINT, "cassettes", "check", "--dir", "cassettes"),
-		Entry("cassettes check, SIGTERM", syscall.SIGTERM, "cassettes", "check", "--dir", "cassettes"),
+		Entry("cassettes check, SIGINT", syscall.SIGINT),
+		Entry("cassettes check, SIGTERM", syscall.SIGTERM),
+		Entry("cassettes check, SIGHUP: the terminal it ran in closed", syscall.SIGHUP),
 	)
+
+	It("keeps going at SIGHUP when started with it ignored, as nohup starts it, and stops at SIGINT", func() {
+		cmd := longScan("sh", "-c", `trap "" HUP; exec "$0" "$@"`, bin)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		Expect(cmd.Start()).To(Succeed())
+		DeferCleanup(func() { cmd.Process.Kill() })
+		exited := make(chan error, 1)
+		go func() { exited <- cmd.Wait() }()
+		Consistently(exited).WithTimeout(time.Second).ShouldNot(Receive(), func() string { return stderr.String() })
+		Expect(cmd.Process.Signal(syscall.SIGHUP)).To(Succeed())
+		Consistently(exited).WithTimeout(time.Second).ShouldNot(Receive(), func() string { return stderr.String() })
+		Expect(cmd.Process.Signal(syscall.SIGINT)).To(Succeed())
+		Eventually(exited).WithTimeout(5 * time.Second).Should(Receive())
+		Expect(cmd.ProcessState.ExitCode()).To(Equal(exitSignal), stderr.String())
+	})
 
 	DescribeTable("leaves no agent process, nor a child of one, nor a file in the temporary folder, when it is killed with SIGKILL mid-turn",
 		func(how func(marker string) string) {

@@ -26,27 +26,36 @@ func pricer(s *scenario.Suite, opts Options) (cost.Pricer, error) {
 	if p.Table != nil {
 		return p, nil
 	}
-	if s.Prices != nil && s.Prices.File != "" {
-		// Read under the root, through no symlink out of it.
-		root := cmp.Or(opts.Root, ".")
-		data, err := files.ReadIn(root, s.Prices.File, files.MaxBytes)
-		var out *files.OutsideError
-		if errors.As(err, &out) {
-			return p, fmt.Errorf("%s:%d: prices.file: %s", s.Path, s.Prices.Line, out.Refusal(strconv.Quote(s.Prices.File)))
-		}
-		if err != nil {
-			return p, fmt.Errorf("%s:%d: prices: %w", s.Path, s.Prices.Line, err)
-		}
-		t, err := cost.Parse(data, filepath.Join(root, filepath.FromSlash(s.Prices.File)))
-		if err != nil {
-			return p, fmt.Errorf("%s:%d: prices: %w", s.Path, s.Prices.Line, err)
-		}
-		t.Origin = s.Prices.File
+	t, err := SuitePrices(s, cmp.Or(opts.Root, "."))
+	if err != nil || t != nil {
 		p.Table = t
-		return p, nil
+		return p, err
 	}
 	p.Table = cost.Default()
 	return p, nil
+}
+
+// SuitePrices reads the price table the suite's prices: file names, under
+// root, through no symlink out of it; nil when it names none. An error
+// is path:line of the suite's prices: key.
+func SuitePrices(s *scenario.Suite, root string) (*cost.Table, error) {
+	if s.Prices == nil || s.Prices.File == "" {
+		return nil, nil
+	}
+	data, err := files.ReadIn(root, s.Prices.File, files.MaxBytes)
+	var out *files.OutsideError
+	if errors.As(err, &out) {
+		return nil, fmt.Errorf("%s:%d: prices.file: %s", s.Path, s.Prices.Line, out.Refusal(strconv.Quote(s.Prices.File)))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s:%d: prices: %w", s.Path, s.Prices.Line, err)
+	}
+	t, err := cost.Parse(data, filepath.Join(root, filepath.FromSlash(s.Prices.File)))
+	if err != nil {
+		return nil, fmt.Errorf("%s:%d: prices: %w", s.Path, s.Prices.Line, err)
+	}
+	t.Origin = s.Prices.File
+	return t, nil
 }
 
 // Reprice prices again, with table, every model and embeddings call of a
