@@ -42,16 +42,24 @@ var _ = Describe("the testbed binary, signalled", Ordered, func() {
 		return cmd
 	}
 
+	// scanning starts a long scan (longScan's start) and returns when a
+	// second of it has gone by with it still running: the channel its
+	// end is sent on, and its standard error.
+	scanning := func(start ...string) (*exec.Cmd, chan error, *bytes.Buffer) {
+		cmd := longScan(start...)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		Expect(cmd.Start()).To(Succeed())
+		DeferCleanup(func() { cmd.Process.Kill() })
+		exited := make(chan error, 1)
+		go func() { exited <- cmd.Wait() }()
+		Consistently(exited).WithTimeout(time.Second).ShouldNot(Receive(), func() string { return stderr.String() })
+		return cmd, exited, &stderr
+	}
+
 	DescribeTable("stops a long command at SIGINT, SIGTERM or SIGHUP, with exit 130",
 		func(sig syscall.Signal) {
-			cmd := longScan(bin)
-			var stderr bytes.Buffer
-			cmd.Stderr = &stderr
-			Expect(cmd.Start()).To(Succeed())
-			DeferCleanup(func() { cmd.Process.Kill() })
-			exited := make(chan error, 1)
-			go func() { exited <- cmd.Wait() }()
-			Consistently(exited).WithTimeout(time.Second).ShouldNot(Receive(), func() string { return stderr.String() })
+			cmd, exited, stderr := scanning(bin)
 			Expect(cmd.Process.Signal(sig)).To(Succeed())
 			var err error
 			Eventually(exited).WithTimeout(5 * time.Second).Should(Receive(&err))
@@ -64,14 +72,7 @@ var _ = Describe("the testbed binary, signalled", Ordered, func() {
 	)
 
 	It("keeps going at SIGHUP when started with it ignored, as nohup starts it, and stops at SIGINT", func() {
-		cmd := longScan("sh", "-c", `trap "" HUP; exec "$0" "$@"`, bin)
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		Expect(cmd.Start()).To(Succeed())
-		DeferCleanup(func() { cmd.Process.Kill() })
-		exited := make(chan error, 1)
-		go func() { exited <- cmd.Wait() }()
-		Consistently(exited).WithTimeout(time.Second).ShouldNot(Receive(), func() string { return stderr.String() })
+		cmd, exited, stderr := scanning("sh", "-c", `trap "" HUP; exec "$0" "$@"`, bin)
 		Expect(cmd.Process.Signal(syscall.SIGHUP)).To(Succeed())
 		Consistently(exited).WithTimeout(time.Second).ShouldNot(Receive(), func() string { return stderr.String() })
 		Expect(cmd.Process.Signal(syscall.SIGINT)).To(Succeed())
