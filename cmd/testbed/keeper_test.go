@@ -13,6 +13,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"github.com/onsi/gomega/gbytes"
+
+	"github.com/agentreplay/testbed/harness/proctest"
 )
 
 // Where the system gives no user namespace, as on a system with
@@ -54,14 +56,14 @@ var _ = Describe("the testbed binary without user namespaces", Ordered, func() {
 			DeferCleanup(func() {
 				cmd.Process.Kill()
 				cmd.Wait()
-				for _, pid := range marked(marker) { // what a failed spec left
+				for _, pid := range proctest.Sleeping(marker) { // what a failed spec left
 					syscall.Kill(pid, syscall.SIGKILL)
 				}
 			})
-			Eventually(func() []int { return marked(marker) }).WithTimeout(30*time.Second).WithPolling(50*time.Millisecond).
+			Eventually(func() []int { return proctest.Sleeping(marker) }).WithTimeout(30*time.Second).WithPolling(50*time.Millisecond).
 				Should(WithTransform(func(p []int) int { return len(p) }, BeNumerically(">=", 3)), "the agent's tree is running")
 			end(cmd, release)
-			Eventually(func() []int { return marked(marker) }).WithTimeout(10*time.Second).WithPolling(50*time.Millisecond).
+			Eventually(func() []int { return proctest.Sleeping(marker) }).WithTimeout(10*time.Second).WithPolling(50*time.Millisecond).
 				Should(BeEmpty(), "processes of the agent's tree outlived testbed")
 			Expect(string(stderr.Contents())).To(ContainSubstring("testbed: warning: outside agents run without a PID namespace ("))
 			Expect(string(stderr.Contents())).To(ContainSubstring("): each runs under a keeper that ends it and every process it started when it exits or testbed ends, SIGKILL of testbed included"))

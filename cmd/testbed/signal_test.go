@@ -8,12 +8,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"syscall"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+
+	"github.com/agentreplay/testbed/harness/proctest"
 )
 
 // The built binary, signalled as a shell or a CI runner would.
@@ -97,16 +98,16 @@ var _ = Describe("the testbed binary, signalled", Ordered, func() {
 			DeferCleanup(func() {
 				cmd.Process.Kill()
 				cmd.Wait()
-				for _, pid := range marked(marker) { // what a failed spec left
+				for _, pid := range proctest.Sleeping(marker) { // what a failed spec left
 					syscall.Kill(pid, syscall.SIGKILL)
 				}
 			})
-			Eventually(func() []int { return marked(marker) }).WithTimeout(30*time.Second).WithPolling(50*time.Millisecond).
+			Eventually(func() []int { return proctest.Sleeping(marker) }).WithTimeout(30*time.Second).WithPolling(50*time.Millisecond).
 				Should(WithTransform(func(p []int) int { return len(p) }, BeNumerically(">=", 2)), "the agent's child and grandchild are running (of each variant's run)")
 
 			Expect(cmd.Process.Signal(syscall.SIGKILL)).To(Succeed())
 			cmd.Wait()
-			Eventually(func() []int { return marked(marker) }).WithTimeout(10*time.Second).WithPolling(50*time.Millisecond).
+			Eventually(func() []int { return proctest.Sleeping(marker) }).WithTimeout(10*time.Second).WithPolling(50*time.Millisecond).
 				Should(BeEmpty(), "processes of the agent's tree outlived testbed")
 			left, err := os.ReadDir(tmp)
 			Expect(err).NotTo(HaveOccurred())
@@ -120,25 +121,3 @@ var _ = Describe("the testbed binary, signalled", Ordered, func() {
 		}),
 	)
 })
-
-// marked are the processes running "sleep marker" (zombies aside), by the
-// host's /proc.
-func marked(marker string) []int {
-	var pids []int
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err != nil || string(cmdline) != "sleep\x00"+marker+"\x00" {
-			continue
-		}
-		if stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat")); err == nil && bytes.Contains(stat, []byte(") Z ")) {
-			continue
-		}
-		pids = append(pids, pid)
-	}
-	return pids
-}

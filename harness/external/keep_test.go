@@ -3,14 +3,12 @@
 package external_test
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strconv"
 	"syscall"
 	"time"
 
@@ -18,6 +16,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/agentreplay/testbed/harness/external"
+	"github.com/agentreplay/testbed/harness/proctest"
 )
 
 var _ = Describe("a program started where the system gives no user namespace", func() {
@@ -28,7 +27,7 @@ var _ = Describe("a program started where the system gives no user namespace", f
 			marker := fmt.Sprintf("301.%06d", rand.IntN(1e6))
 			release := filepath.Join(GinkgoT().TempDir(), "exit")
 			DeferCleanup(func() {
-				for _, pid := range sleeping(marker) { // what a failed spec left
+				for _, pid := range proctest.Sleeping(marker) { // what a failed spec left
 					syscall.Kill(pid, syscall.SIGKILL)
 				}
 			})
@@ -40,7 +39,7 @@ var _ = Describe("a program started where the system gives no user namespace", f
 			go func() {
 				done <- external.Exec(ctx, []string{"sh", "-c", program}, []string{"PATH=" + os.Getenv("PATH")}, testBinary(), nil, io.Discard, io.Discard)
 			}()
-			Eventually(func() []int { return sleeping(marker) }).WithTimeout(time.Minute).WithPolling(20*time.Millisecond).
+			Eventually(func() []int { return proctest.Sleeping(marker) }).WithTimeout(time.Minute).WithPolling(20*time.Millisecond).
 				Should(HaveLen(2), "the program's children are running")
 			if stops {
 				cancel()
@@ -49,31 +48,10 @@ var _ = Describe("a program started where the system gives no user namespace", f
 				Expect(os.WriteFile(release, nil, 0o644)).To(Succeed())
 				Eventually(done).WithTimeout(time.Minute).Should(Receive(BeNil()))
 			}
-			Eventually(func() []int { return sleeping(marker) }).WithTimeout(10*time.Second).WithPolling(20*time.Millisecond).
+			Eventually(func() []int { return proctest.Sleeping(marker) }).WithTimeout(10*time.Second).WithPolling(20*time.Millisecond).
 				Should(BeEmpty(), "what the program started outlived it")
 		},
 		Entry("when it exits", false),
 		Entry("when it is stopped", true),
 	)
 })
-
-// sleeping are the processes running "sleep marker" that are not zombies.
-func sleeping(marker string) []int {
-	var pids []int
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err != nil || string(cmdline) != "sleep\x00"+marker+"\x00" {
-			continue
-		}
-		if stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat")); err == nil && bytes.Contains(stat, []byte(") Z ")) {
-			continue
-		}
-		pids = append(pids, pid)
-	}
-	return pids
-}
