@@ -141,6 +141,22 @@ var _ = Describe("a miss after an SDK upgrade changed the request", func() {
 		Expect(miss.Error()).To(ContainSubstring("it does not cover the 1 other difference"))
 	})
 
+	DescribeTable("offers no ignore rule for a setting of how the model answers that an SDK now sends, whatever its value",
+		func(member string) {
+			miss := missOf("/v1/chat/completions", bare, `{`+driftAsked+`,`+member+`}`, cassette.Options{})
+			Expect(miss.Diff).To(HaveLen(1))
+			Expect(miss.Ignorable).To(BeEmpty())
+			Expect(miss.Error()).NotTo(ContainSubstring("match: {ignore"))
+		},
+		Entry("a length limit (the AI SDK's default max_tokens)", `"max_tokens":4096`),
+		Entry("the newer length limit", `"max_completion_tokens":4096`),
+		Entry("a reasoning effort", `"reasoning_effort":"low"`),
+		Entry("stop sequences", `"stop":["END"]`),
+		Entry("a seed", `"seed":7`),
+		Entry("usage in the stream", `"stream_options":{"include_usage":true}`),
+		Entry("Anthropic's thinking", `"thinking":{"type":"enabled","budget_tokens":1024}`),
+	)
+
 	It("says an element added to an array is an element", func() {
 		miss := missOf("/v1/chat/completions", `{`+driftAsked+`,"stop":["END"]}`, `{`+driftAsked+`,"stop":["END","STOP"]}`, cassette.Options{})
 		Expect(miss.Diff).To(Equal([]string{`/stop: element added at the end: "STOP"`}))

@@ -21,10 +21,25 @@ var contentMembers = map[string]bool{
 	"response_format": true, "text": true, "generationConfig": true,
 }
 
+// settingMembers are the top-level members of a model request that set
+// how the model answers (its length, stops, seed, reasoning, thinking,
+// output, what a stream carries), across the APIs testbed reads: one an
+// SDK starts or stops sending changes the answer or what is counted of
+// it, whatever its value, so no ignore rule is offered for it either.
+// Those with a default every API documents alike are in modelDefaults.
+var settingMembers = map[string]bool{
+	"max_tokens": true, "max_completion_tokens": true, "max_output_tokens": true, "stop": true, "stop_sequences": true,
+	"seed": true, "top_k": true, "top_logprobs": true, "logit_bias": true, "reasoning_effort": true, "reasoning": true,
+	"verbosity": true, "thinking": true, "output_config": true, "output_format": true, "modalities": true, "audio": true,
+	"prediction": true, "stream_options": true, "think": true, "format": true, "options": true, "keep_alive": true,
+	"safetySettings": true, "cachedContent": true, "service_tier": true,
+}
+
 // ignorable lists the JSON pointers of the members that live, a JSON
 // object, adds to recorded or leaves out, that an ignore rule could leave
 // out of matching when an SDK sends (or stops sending) them on every call:
-// at the top, neither content (contentMembers) nor, in a call of an API
+// at the top, neither content (contentMembers) nor a setting of how the
+// model answers (settingMembers) nor, in a call of an API
 // whose defaults modelDefaults holds (defaults), a member at another value
 // than the default its absence means; in a message, one that says nothing
 // (echoed), for every message (a * for each index).
@@ -141,7 +156,7 @@ func covers(pattern, pointer string) bool {
 // modelDefaults only at its default, in a call of an API that documents
 // it.
 func incidental(name string, value any, defaults bool) bool {
-	if contentMembers[name] {
+	if contentMembers[name] || settingMembers[name] {
 		return false
 	}
 	if def, ok := modelDefaults[name]; ok {
