@@ -99,6 +99,9 @@ func canonicalBody(body []byte, volatile []string, rules *matcher.Rules, also fu
 	if rules.ToolResultsAnyOrder() {
 		wire.SortToolResults(v)
 	}
+	if rules.EmptyContentAnyForm() {
+		wire.DropEmptyCallContent(v)
+	}
 	out, err := wire.MarshalPlain(v)
 	if err != nil {
 		return body

@@ -163,19 +163,46 @@ var _ = Describe("a miss after an SDK upgrade changed the request", func() {
 		Expect(miss.Ignorable).To(BeEmpty())
 	})
 
-	DescribeTable("says an assistant message that only calls tools writes its empty content another way, which still misses",
+	// callTurn is a Chat Completions request whose assistant message
+	// calls a tool, its content member written as content says (none
+	// when content is "").
+	callTurn := func(content string) string {
+		return `{"model":"gpt-4.1-mini","messages":[{"role":"user","content":"What is the time zone of Oslo?"},` +
+			`{"role":"assistant",` + content + `"tool_calls":[{"id":"call_1","type":"function","function":{"name":"get_time_zone","arguments":"{\"city\":\"Oslo\"}"}}]},` +
+			`{"role":"tool","tool_call_id":"call_1","content":"Europe/Oslo"}]}`
+	}
+
+	DescribeTable("says an assistant message that only calls tools writes its empty content another way, and offers the rule that compares them as one, under which it replays",
 		func(recordedContent, liveContent, want string) {
-			turn := func(content string) string {
-				return `{"model":"gpt-4.1-mini","messages":[{"role":"user","content":"What is the time zone of Oslo?"},` +
-					`{"role":"assistant",` + content + `"tool_calls":[{"id":"call_1","type":"function","function":{"name":"get_time_zone","arguments":"{\"city\":\"Oslo\"}"}}]},` +
-					`{"role":"tool","tool_call_id":"call_1","content":"Europe/Oslo"}]}`
-			}
-			miss := missOf("/v1/chat/completions", turn(recordedContent), turn(liveContent), cassette.Options{})
+			file := recorded("/v1/chat/completions", callTurn(recordedContent))
+			rp, err := cassette.Open(cassette.ModeReplay, file, cassette.Options{})
+			Expect(err).NotTo(HaveOccurred())
+			_, err = post(rp, srv.URL+"/v1/chat/completions", callTurn(liveContent))
+			var miss *cassette.MissError
+			Expect(errors.As(err, &miss)).To(BeTrue(), "%v", err)
 			Expect(miss.Ignorable).To(BeEmpty(), "ignoring every message's content would ignore what is said")
-			Expect(miss.Diff).To(Equal([]string{want + " (an assistant message that only calls tools, its empty content written another way: SDK versions differ in null, \"\" or none, and the model is asked the same; no match rule compares only an empty content, so re-record: --record-missing records only the calls that miss)"}))
+			Expect(miss.Diff).To(Equal([]string{want + " (an assistant message that only calls tools, its empty content written another way: SDK versions differ in null, \"\" or none, and the model is asked the same; compare them as one with match: {empty_content: any_form} (docs/recording.md))"}))
+
+			rp, err = cassette.Open(cassette.ModeReplay, file, cassette.Options{Match: &match.Rules{AnyFormEmptyContent: true}})
+			Expect(err).NotTo(HaveOccurred())
+			Expect(mustPost(rp, srv.URL+"/v1/chat/completions", callTurn(liveContent))).To(Equal(`{"answer":"one"}`))
 		},
 		Entry("null, then \"\" (@langchain/openai 0.3.17, then 1.6.0)", `"content":null,`, `"content":"",`, `/messages/1/content: null → ""`),
 		Entry("\"\", then none (go-openai 1.20.0, then 1.43.0)", `"content":"",`, ``, `/messages/1/content: member removed (was "")`),
+		Entry("none, then []", ``, `"content":[],`, `/messages/1/content: member added: []`),
+	)
+
+	DescribeTable("under empty_content: any_form, still misses where a message says something or calls nothing",
+		func(recordedBody, liveBody, want string) {
+			miss := missOf("/v1/chat/completions", recordedBody, liveBody, cassette.Options{Match: &match.Rules{AnyFormEmptyContent: true}})
+			Expect(miss.Diff).To(Equal([]string{want}))
+			Expect(miss.Error()).To(ContainSubstring("empty content of a message that only calls tools in any form"))
+		},
+		Entry("the assistant now says something beside its call", callTurn(`"content":"",`), callTurn(`"content":"Let me look.",`), `/messages/1/content: member added: "Let me look."`),
+		Entry("a message without tool calls, null then \"\"",
+			`{"model":"gpt-4.1-mini","messages":[{"role":"user","content":"Hi"},{"role":"assistant","content":null}]}`,
+			`{"model":"gpt-4.1-mini","messages":[{"role":"user","content":"Hi"},{"role":"assistant","content":""}]}`,
+			`/messages/1/content: null → ""`),
 	)
 
 	It("says nothing of the kind when the assistant said something", func() {

@@ -5,6 +5,8 @@ import (
 	"maps"
 	"strconv"
 	"strings"
+
+	"github.com/agentreplay/testbed/harness/wire"
 )
 
 // hints says what a body difference's lines may add to help a reader
@@ -88,8 +90,9 @@ func defaultNote(name string, value any, added bool) string {
 
 // emptyContentNote is what a miss adds to the one difference of an
 // assistant message that calls tools and says nothing, written with its
-// empty content another way (emptyContentOnly).
-const emptyContentNote = " (an assistant message that only calls tools, its empty content written another way: SDK versions differ in null, \"\" or none, and the model is asked the same; no match rule compares only an empty content, so re-record: --record-missing records only the calls that miss)"
+// empty content another way (emptyContentOnly), where the suite's rules
+// do not already compare such contents as one.
+const emptyContentNote = " (an assistant message that only calls tools, its empty content written another way: SDK versions differ in null, \"\" or none, and the model is asked the same; compare them as one with match: {empty_content: any_form} (docs/recording.md))"
 
 // emptyContentOnly reports whether two messages differ only in how they
 // write an empty content (null, "", [] or none), and call tools: what SDK
@@ -97,30 +100,13 @@ const emptyContentNote = " (an assistant message that only calls tools, its empt
 func emptyContentOnly(recorded, live any) bool {
 	rm, rok := recorded.(map[string]any)
 	lm, lok := live.(map[string]any)
-	if !rok || !lok || !emptyValue(rm["content"]) || !emptyValue(lm["content"]) {
-		return false
-	}
-	if calls, _ := lm["tool_calls"].([]any); len(calls) == 0 {
+	if !rok || !lok || !wire.CallsToolsSilently(rm) || !wire.CallsToolsSilently(lm) {
 		return false
 	}
 	rm, lm = maps.Clone(rm), maps.Clone(lm)
 	delete(rm, "content")
 	delete(lm, "content")
 	return equalJSON(rm, lm)
-}
-
-// emptyValue reports whether v, a decoded JSON value or nil for none, is
-// null, "", [] or none.
-func emptyValue(v any) bool {
-	switch v := v.(type) {
-	case nil:
-		return true
-	case string:
-		return v == ""
-	case []any:
-		return len(v) == 0
-	}
-	return false
 }
 
 // isIndex reports whether a JSON pointer token is an array index.

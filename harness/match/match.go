@@ -224,16 +224,26 @@ type Rules struct {
 	// runs a turn's tools at once sends their results as they finish. The
 	// cassette matcher sorts them (wire.SortToolResults) on both sides.
 	AnyOrderToolResults bool
+	// AnyFormEmptyContent compares the empty content of a chat message
+	// that only calls tools in any form, null, "", [] or none
+	// (empty_content: any_form in a suite): SDK versions write it
+	// differently. The cassette matcher drops it
+	// (wire.DropEmptyCallContent) on both sides.
+	AnyFormEmptyContent bool
 }
 
 // Empty reports whether r changes nothing.
 func (r *Rules) Empty() bool {
-	return r == nil || len(r.Headers) == 0 && len(r.List) == 0 && !r.AnyOrderToolResults
+	return r == nil || len(r.Headers) == 0 && len(r.List) == 0 && !r.AnyOrderToolResults && !r.AnyFormEmptyContent
 }
 
 // ToolResultsAnyOrder reports whether r compares tool results in any
 // order; false for a nil *Rules.
 func (r *Rules) ToolResultsAnyOrder() bool { return r != nil && r.AnyOrderToolResults }
+
+// EmptyContentAnyForm reports whether r compares a tool-calling message's
+// empty content in any form; false for a nil *Rules.
+func (r *Rules) EmptyContentAnyForm() bool { return r != nil && r.AnyFormEmptyContent }
 
 // Compile compiles every rule and canonicalises the header names; its
 // errors are each rule's, by index.
@@ -265,6 +275,9 @@ func (r *Rules) Describe() []string {
 	}
 	if r.AnyOrderToolResults {
 		out = append(out, "tool results of one turn in any order")
+	}
+	if r.AnyFormEmptyContent {
+		out = append(out, "empty content of a message that only calls tools in any form")
 	}
 	return out
 }

@@ -7,7 +7,7 @@ import (
 )
 
 var (
-	matchKeys     = []string{"headers", "ignore", "normalise", "tool_results"}
+	matchKeys     = []string{"headers", "ignore", "normalise", "tool_results", "empty_content"}
 	matchTargets  = []string{"body", "query", "header"}
 	normaliseKeys = []string{"body", "query", "header", "pattern", "regex", "as"}
 )
@@ -17,7 +17,7 @@ var (
 // name) where it is written.
 func (d *decoder) matchRules(v *yaml.Node) *match.Rules {
 	const at = "match"
-	m, fs, ok := d.mapping(v, at, "a mapping with headers, ignore, normalise and tool_results", matchKeys...)
+	m, fs, ok := d.mapping(v, at, "a mapping with headers, ignore, normalise, tool_results and empty_content", matchKeys...)
 	if !ok || !d.nonEmpty(m, fs, at, matchKeys...) {
 		return nil
 	}
@@ -30,6 +30,17 @@ func (d *decoder) matchRules(v *yaml.Node) *match.Rules {
 			case "in_order":
 			default:
 				d.errorf(lineOf(f.val), join(at, "tool_results"), "%q is not an order; write any_order (the results of one turn's tool calls compared in any order) or in_order (the default)", order)
+			}
+		}
+	}
+	if f, ok := fs["empty_content"]; ok {
+		if form, ok := d.str(f.val, join(at, "empty_content")); ok {
+			switch form {
+			case "any_form":
+				r.AnyFormEmptyContent = true
+			case "as_written":
+			default:
+				d.errorf(lineOf(f.val), join(at, "empty_content"), "%q is not a form; write any_form (the empty content of a message that only calls tools compared as one, null, \"\", [] or none) or as_written (the default)", form)
 			}
 		}
 	}

@@ -53,6 +53,22 @@ match:
 		Expect(err).To(MatchError(MatchRegexp(`suite\.yaml:\d+: match\.tool_results: "sorted" is not an order; write any_order`)))
 	})
 
+	It("reads empty_content: any_form, and says where a form it does not know is written", func() {
+		s, err := scenario.Parse("suite.yaml", []byte(minimal+"\nmatch:\n  empty_content: any_form\n"), opts)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(s.Match.EmptyContentAnyForm()).To(BeTrue())
+		Expect(s.Match.Describe()).To(Equal([]string{"empty content of a message that only calls tools in any form"}))
+
+		s, err = scenario.Parse("suite.yaml", []byte(minimal+"\nmatch:\n  empty_content: as_written\n"), opts)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(s.Match.EmptyContentAnyForm()).To(BeFalse())
+
+		_, err = scenario.Parse("suite.yaml", []byte(minimal+"\nmatch:\n  empty_content: null_or_empty\n  tool_results: sorted\n"), opts)
+		Expect(err).To(MatchError(And(
+			MatchRegexp(`suite\.yaml:\d+: match\.empty_content: "null_or_empty" is not a form; write any_form`),
+			MatchRegexp(`suite\.yaml:\d+: match\.tool_results: "sorted" is not an order`))))
+	})
+
 	It("is nil when the suite has none", func() {
 		s, err := scenario.Parse("suite.yaml", []byte(minimal), opts)
 		Expect(err).NotTo(HaveOccurred())
