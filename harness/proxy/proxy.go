@@ -37,7 +37,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"path"
 	"strconv"
 	"strings"
 	"sync"
@@ -125,46 +124,6 @@ func (s *Session) SetModel(ep llm.Endpoint) {
 	default:
 		s.Model = ep.BaseURL
 	}
-}
-
-// BaseURLEnv names the variable that holds the base URL of provider's SDKs:
-// GEMINI_BASE_URL, ANTHROPIC_BASE_URL, AZURE_OPENAI_ENDPOINT, OLLAMA_HOST
-// or OPENAI_BASE_URL.
-func BaseURLEnv(provider string) string {
-	switch provider {
-	case llm.ProviderOllama:
-		return "OLLAMA_HOST"
-	case llm.ProviderGemini:
-		return "GEMINI_BASE_URL"
-	case llm.ProviderAnthropic:
-		return "ANTHROPIC_BASE_URL"
-	case llm.ProviderAzure:
-		return "AZURE_OPENAI_ENDPOINT"
-	}
-	return "OPENAI_BASE_URL"
-}
-
-// ModelEnv is the environment that points the SDKs of ep's provider at a
-// session opened at base (Proxy.Open), with a placeholder key:
-// ANTHROPIC_BASE_URL and ANTHROPIC_API_KEY, GEMINI_BASE_URL (and
-// GOOGLE_GEMINI_BASE_URL) and GEMINI_API_KEY, AZURE_OPENAI_ENDPOINT,
-// AZURE_OPENAI_API_KEY and OPENAI_API_VERSION (what the Azure clients of
-// OpenAI's SDKs read), OLLAMA_HOST and OLLAMA_BASE_URL (base: the official
-// ollama clients read the first, LangChain.js's ChatOllama and
-// OllamaEmbeddings the second; both keep its path and add /api/…; Ollama
-// takes no key), or OPENAI_BASE_URL (base/v1) and OPENAI_API_KEY.
-func ModelEnv(ep llm.Endpoint, base string) map[string]string {
-	switch ep.Provider {
-	case llm.ProviderOllama:
-		return map[string]string{BaseURLEnv(ep.Provider): base, "OLLAMA_BASE_URL": base}
-	case llm.ProviderAzure:
-		return map[string]string{BaseURLEnv(ep.Provider): base, llm.KeyEnv(ep.Provider): cassette.PlaceholderKey, "OPENAI_API_VERSION": ep.AzureVersion()}
-	case llm.ProviderGemini:
-		return map[string]string{BaseURLEnv(ep.Provider): base, "GOOGLE_GEMINI_BASE_URL": base, llm.KeyEnv(ep.Provider): cassette.PlaceholderKey}
-	case llm.ProviderAnthropic:
-		return map[string]string{BaseURLEnv(ep.Provider): base, llm.KeyEnv(ep.Provider): cassette.PlaceholderKey}
-	}
-	return map[string]string{BaseURLEnv(ep.Provider): base + "/v1", llm.KeyEnv(ep.Provider): cassette.PlaceholderKey}
 }
 
 // Proxy is the server. Build it with Start.
@@ -270,22 +229,6 @@ func newID() string {
 	var b [8]byte
 	rand.Read(b[:])
 	return hex.EncodeToString(b[:])
-}
-
-// ForwardProxy is the address an agent's HTTP_PROXY and HTTPS_PROXY
-// variables point at, for the session or alias whose base URL is base
-// (…/s/<id> or …/a/<id>): a call that goes to any host directly, instead of
-// through the base URLs, reaches the proxy as a forward-proxy request, is
-// refused with 403 and makes End of the session (the one the alias stands
-// for then) return an error matching ErrEscaped. The id travels as the
-// proxy URL's password, so clients send it in Proxy-Authorization.
-func ForwardProxy(base string) string {
-	u, err := url.Parse(base)
-	if err != nil {
-		return base
-	}
-	id := path.Base(u.Path)
-	return u.Scheme + "://testbed:" + id + "@" + u.Host
 }
 
 // ServeHTTP routes a request to its session's transport.
@@ -471,45 +414,6 @@ func passStream(w http.ResponseWriter, body io.Reader) {
 			return
 		}
 	}
-}
-
-// escape refuses a forward-proxy request (an absolute URL, or CONNECT for
-// https) and counts it against the session named in its
-// Proxy-Authorization, if any.
-func (p *Proxy) escape(w http.ResponseWriter, r *http.Request) {
-	target := r.Host
-	if r.Method != http.MethodConnect {
-		u := *r.URL
-		u.RawQuery, u.User = "", nil
-		target = u.String()
-	}
-	err := &escapeError{target: target}
-	if _, id, ok := proxyAuth(r); ok {
-		p.mu.Lock()
-		if bound, ok := p.aliases[id]; ok {
-			id = bound // a kept-alive program: the run it answers now
-		}
-		s := p.sessions[id]
-		p.mu.Unlock()
-		if s != nil {
-			err.models = []llm.Endpoint{{Provider: llm.ProviderOpenAI, BaseURL: s.Model}, {Provider: llm.ProviderGemini, BaseURL: s.Gemini},
-				{Provider: llm.ProviderAnthropic, BaseURL: s.Anthropic}, {Provider: llm.ProviderAzure, BaseURL: s.Azure}, {Provider: llm.ProviderOllama, BaseURL: s.Ollama}}
-			s.mu.Lock()
-			s.escapes = append(s.escapes, err)
-			s.mu.Unlock()
-		}
-	}
-	problem(w, "", http.StatusForbidden, "%v", err)
-}
-
-// proxyAuth reads Basic credentials from Proxy-Authorization.
-func proxyAuth(r *http.Request) (user, password string, ok bool) {
-	h := r.Header.Get("Proxy-Authorization")
-	if h == "" {
-		return "", "", false
-	}
-	fake := &http.Request{Header: http.Header{"Authorization": {h}}}
-	return fake.BasicAuth()
 }
 
 // sessionOf finds the session of r, and the path below its prefix.
