@@ -63,8 +63,14 @@ type Model struct {
 	// (search_context_cost_per_query's search_context_size_medium, the
 	// rate LiteLLM bills a search at), nil when the row gives none.
 	SearchPerQuery *float64
-	Source         string // where the prices come from
-	AsOf           string // the date they were read
+	// SearchPerPrompt bills SearchPerQuery once per call that searched,
+	// whatever the number of its searches, as Google bills Gemini 2.x's
+	// grounding per grounded prompt (the row's testbed_search_per:
+	// "prompt"); false bills each search, as Gemini 3's grounding, OpenAI's
+	// web search and Anthropic's are billed.
+	SearchPerPrompt bool
+	Source          string // where the prices come from
+	AsOf            string // the date they were read
 }
 
 // Table is a price table, by model name.
@@ -143,7 +149,9 @@ func Parse(data []byte, origin string) (*Table, error) {
 				CacheWrite1h: num("cache_creation_input_token_cost_above_1hr"), Reasoning: num("output_cost_per_reasoning_token"),
 				InputAudio: num("input_cost_per_audio_token"), OutputAudio: num("output_cost_per_audio_token")}}
 		m.Service = serviceTiers(num, m.Rates)
-		m.SearchPerQuery = searchRate(row["search_context_cost_per_query"], func(p string) { problems = append(problems, origin+": "+strconv.Quote(name)+": "+p) })
+		problem := func(p string) { problems = append(problems, origin+": "+strconv.Quote(name)+": "+p) }
+		m.SearchPerQuery = searchRate(row["search_context_cost_per_query"], problem)
+		m.SearchPerPrompt = searchPerPrompt(row["testbed_search_per"], problem)
 		tiers := map[int]*Rates{}
 		for key := range row {
 			g := tierKey.FindStringSubmatch(key)

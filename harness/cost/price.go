@@ -48,7 +48,8 @@ func (c Cost) Total() float64 {
 // published rule), audio tokens at the audio rates (input's and output's
 // when none), the answer at the output rate and its reasoning tokens at
 // the reasoning rate (output's when none), and each web search at the
-// row's per-search rate. A prompt above a long-context tier bills the
+// row's per-search rate (a call that searched at it once, when the row
+// bills per prompt). A prompt above a long-context tier bills the
 // whole call at that tier's rates. A call served at a service tier is
 // billed at the row's rates for that tier; a tier the row has no rates
 // for leaves the call unpriced (Cost.Unpriced says why), never priced at
@@ -109,7 +110,11 @@ func (m *Model) Price(u Usage) (Cost, error) {
 		if m.SearchPerQuery == nil {
 			c.Unpriced = append(c.Unpriced, fmt.Sprintf("%d web searches, which %s has no per-search rate for", u.WebSearches, m.Name))
 		} else {
-			c.Search = float64(u.WebSearches) * *m.SearchPerQuery
+			billed := u.WebSearches
+			if m.SearchPerPrompt {
+				billed = 1
+			}
+			c.Search = float64(billed) * *m.SearchPerQuery
 		}
 	}
 	return c, nil

@@ -59,3 +59,22 @@ func searchRate(raw json.RawMessage, problem func(string)) *float64 {
 	}
 	return &f
 }
+
+// searchPerPrompt reads testbed_search_per, testbed's own key (LiteLLM's
+// schema has none for it): "prompt" when the row's per-search rate is
+// billed once per call that searched, "query" (or no key) when it is
+// billed per search. Any other value is a problem.
+func searchPerPrompt(raw json.RawMessage, problem func(string)) bool {
+	if len(raw) == 0 {
+		return false
+	}
+	switch v := str(raw); v {
+	case "prompt":
+		return true
+	case "query":
+		return false
+	default:
+		problem(fmt.Sprintf(`testbed_search_per is "prompt" or "query", not %s`, raw))
+		return false
+	}
+}

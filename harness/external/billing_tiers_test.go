@@ -51,8 +51,12 @@ var _ = DescribeTable("a call is billed at the tier that served it, its audio at
 	Entry("Anthropic streamed: message_delta's server_tool_use", bill{endpoint: anthropicEndpoint, url: "$ANTHROPIC_BASE_URL/v1/messages",
 		request: strings.Replace(railMessage, `"max_tokens"`, `"stream": true, "max_tokens"`, 1), fixture: "anthropic-search-stream.sse",
 		usage: llm.Usage{InputTokens: 6400, OutputTokens: 120, WebSearches: 2}, usd: 0.0064 + 0.0006 + 0.02}),
-	// gpt-5-mini: 6,000 × $0.25/M + 400 × $2/M; its two web_search_call items have no per-search rate in the table
-	Entry("OpenAI Responses' web_search_call items without a per-search rate: the tokens priced, the call unpriced", bill{endpoint: openAIEndpoint, url: "$OPENAI_BASE_URL/responses",
+	// gpt-5-mini: 6,000 × $0.25/M + 400 × $2/M + its two web_search_call items × $0.01 (a reasoning model's $10 per 1,000 calls)
+	Entry("OpenAI Responses' web_search_call items at the row's per-search rate", bill{endpoint: openAIEndpoint, url: "$OPENAI_BASE_URL/responses",
 		request: `{"model": "gpt-5-mini", "input": "Lyon to Turin?", "tools": [{"type": "web_search"}]}`, fixture: "responses-search.json",
-		usage: llm.Usage{InputTokens: 6000, OutputTokens: 400, ReasoningTokens: 256, WebSearches: 2}, usd: 0.0015 + 0.0008, unpriced: true}),
+		usage: llm.Usage{InputTokens: 6000, OutputTokens: 400, ReasoningTokens: 256, WebSearches: 2}, usd: 0.0015 + 0.0008 + 0.02}),
+	// gpt-4.1: 6,000 × $2/M + 400 × $8/M; a non-reasoning model's search costs $10 or $25 per 1,000 by the tool's version, which the answer does not name
+	Entry("OpenAI Responses' web_search_call items of a model billed by the tool's version: the tokens priced, the call unpriced", bill{endpoint: openAIEndpoint, url: "$OPENAI_BASE_URL/responses",
+		request: `{"model": "gpt-4.1", "input": "Lyon to Turin?", "tools": [{"type": "web_search_preview"}]}`, fixture: "responses-search.json",
+		usage: llm.Usage{InputTokens: 6000, OutputTokens: 400, ReasoningTokens: 256, WebSearches: 2}, usd: 0.012 + 0.0032, unpriced: true}),
 )
