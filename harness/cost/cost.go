@@ -59,6 +59,11 @@ type Model struct {
 	// "priority", "batch": LiteLLM's input_cost_per_token_flex …,
 	// input_cost_per_token_batches …).
 	Service map[string]Rates
+	// ServiceTiers is the long-context tiers of a service tier, by Above
+	// ascending (LiteLLM's input_cost_per_token_above_200k_tokens_priority
+	// …): a call at that service tier past a long-context tier of the
+	// row's is priced only at one of these.
+	ServiceTiers map[string][]Tier
 	// SearchPerQuery is what one server-side web search costs
 	// (search_context_cost_per_query's search_context_size_medium, the
 	// rate LiteLLM bills a search at), nil when the row gives none.
@@ -98,10 +103,6 @@ func Load(path string) (*Table, error) {
 	}
 	return Parse(data, path)
 }
-
-// tierKey matches a long-context rate: input_cost_per_token_above_200k_tokens,
-// and the 1-hour cache write's, cache_creation_input_token_cost_above_1hr_above_200k_tokens.
-var tierKey = regexp.MustCompile(`^(input_cost_per_token|output_cost_per_token|cache_read_input_token_cost|cache_creation_input_token_cost|cache_creation_input_token_cost_above_1hr|output_cost_per_reasoning_token)_above_(\d+)k_tokens$`)
 
 // Parse reads a price table in LiteLLM's schema: an object of model names
 // to rows. Rows without input_cost_per_token or output_cost_per_token
@@ -152,39 +153,14 @@ func Parse(data []byte, origin string) (*Table, error) {
 		problem := func(p string) { problems = append(problems, origin+": "+strconv.Quote(name)+": "+p) }
 		m.SearchPerQuery = searchRate(row["search_context_cost_per_query"], problem)
 		m.SearchPerPrompt = searchPerPrompt(row["testbed_search_per"], problem)
-		tiers := map[int]*Rates{}
-		for key := range row {
-			g := tierKey.FindStringSubmatch(key)
-			if g == nil {
-				continue
+		m.Tiers = longTiers(row, num, m.Rates, "")
+		for tier, svc := range m.Service {
+			if ts := longTiers(row, num, svc, serviceSuffixes[tier]); ts != nil {
+				if m.ServiceTiers == nil {
+					m.ServiceTiers = map[string][]Tier{}
+				}
+				m.ServiceTiers[tier] = ts
 			}
-			k, _ := strconv.Atoi(g[2])
-			r := tiers[k*1000]
-			if r == nil {
-				r = &Rates{Input: m.Rates.Input, Output: m.Rates.Output}
-				tiers[k*1000] = r
-			}
-			v := num(key)
-			if v == nil {
-				continue
-			}
-			switch g[1] {
-			case "input_cost_per_token":
-				r.Input = *v
-			case "output_cost_per_token":
-				r.Output = *v
-			case "cache_read_input_token_cost":
-				r.CacheRead = v
-			case "cache_creation_input_token_cost":
-				r.CacheWrite = v
-			case "cache_creation_input_token_cost_above_1hr":
-				r.CacheWrite1h = v
-			case "output_cost_per_reasoning_token":
-				r.Reasoning = v
-			}
-		}
-		for _, above := range slices.Sorted(maps.Keys(tiers)) {
-			m.Tiers = append(m.Tiers, Tier{Above: above, Rates: tiers[above].scaled(m.Rates, true)})
 		}
 		t.models[name] = m
 	}

@@ -51,9 +51,10 @@ func (c Cost) Total() float64 {
 // row's per-search rate (a call that searched at it once, when the row
 // bills per prompt). A prompt above a long-context tier bills the
 // whole call at that tier's rates. A call served at a service tier is
-// billed at the row's rates for that tier; a tier the row has no rates
-// for leaves the call unpriced (Cost.Unpriced says why), never priced at
-// the standard rates, and so do web searches without a per-search rate.
+// billed at the row's rates for that tier, past a long-context tier at
+// that service tier's rates for it; a tier the row has no rates for
+// leaves the call unpriced (Cost.Unpriced says why), never priced at the
+// standard rates, and so do web searches without a per-search rate.
 // Parts that do not add up (more cached, audio or reasoning tokens than
 // the whole) are an error.
 func (m *Model) Price(u Usage) (Cost, error) {
@@ -80,15 +81,15 @@ func (m *Model) Price(u Usage) (Cost, error) {
 		if !ok {
 			return Cost{Unpriced: []string{fmt.Sprintf("served at the %s tier, which %s has no rates for", u.Tier, m.Name)}}, nil
 		}
-		if len(m.Tiers) > 0 && u.Input > m.Tiers[0].Above {
-			return Cost{Unpriced: []string{fmt.Sprintf("served at the %s tier past %d input tokens, which %s has no rates for", u.Tier, m.Tiers[0].Above, m.Name)}}, nil
+		r, tiers = svc, m.ServiceTiers[u.Tier]
+		if above := passed(m.Tiers, u.Input); above > passed(tiers, u.Input) {
+			return Cost{Unpriced: []string{fmt.Sprintf("served at the %s tier past %d input tokens, which %s has no rates for", u.Tier, above, m.Name)}}, nil
 		}
-		r, tiers = svc, nil
 	}
-	tier := 0
+	tier := passed(tiers, u.Input)
 	for _, t := range tiers {
-		if u.Input > t.Above {
-			r, tier = t.Rates, t.Above
+		if t.Above == tier {
+			r = t.Rates
 		}
 	}
 	or := func(p *float64, fallback float64) float64 {
@@ -118,4 +119,16 @@ func (m *Model) Price(u Usage) (Cost, error) {
 		}
 	}
 	return c, nil
+}
+
+// passed is the Above of the highest of tiers a prompt of input tokens
+// passes, 0 when it passes none.
+func passed(tiers []Tier, input int) int {
+	above := 0
+	for _, t := range tiers {
+		if input > t.Above {
+			above = t.Above
+		}
+	}
+	return above
 }

@@ -36,3 +36,40 @@ var _ = DescribeTable("a LiteLLM row's service tiers, audio and search rates",
 	// 1,000 × $2/M + 4 searches at the medium size's $0.01
 	Entry("web searches at search_context_size_medium", cost.Usage{Input: 1000, WebSearches: 4}, 0.002+0.04, false),
 )
+
+// A row with a long-context tier and service tiers, in LiteLLM's key names
+// (numbers of our own): priority's rates past 272k given, flex's only its
+// input rate there.
+const longServiceRow = `{"rail-long": {"litellm_provider": "openai", "mode": "chat",
+	"input_cost_per_token": 2e-06, "output_cost_per_token": 1e-05, "cache_read_input_token_cost": 2e-07,
+	"input_cost_per_token_above_272k_tokens": 4e-06, "output_cost_per_token_above_272k_tokens": 1.5e-05,
+	"input_cost_per_token_priority": 4e-06, "output_cost_per_token_priority": 2e-05,
+	"input_cost_per_token_above_272k_tokens_priority": 8e-06, "output_cost_per_token_above_272k_tokens_priority": 3e-05,
+	"cache_read_input_token_cost_above_272k_tokens_priority": 8e-07,
+	"input_cost_per_token_flex": 1e-06, "output_cost_per_token_flex": 5e-06,
+	"input_cost_per_token_above_272k_tokens_flex": 2e-06}}`
+
+var _ = DescribeTable("a service tier past a long-context tier",
+	func(u cost.Usage, usd float64, tier int, unpriced string) {
+		t, err := cost.Parse([]byte(longServiceRow), "rail.json")
+		Expect(err).NotTo(HaveOccurred())
+		m, _ := t.Lookup("openai", "rail-long")
+		c, err := m.Price(u)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(c.Total()).To(BeNumerically("~", usd, 1e-12))
+		Expect(c.Tier).To(Equal(tier))
+		if unpriced == "" {
+			Expect(c.Unpriced).To(BeEmpty())
+		} else {
+			Expect(c.Unpriced).To(ConsistOf(unpriced))
+		}
+	},
+	// 200,000 × $8/M + 100,000 cached × $0.80/M + 1,000 × $30/M: the _above_272k_tokens_priority rates
+	Entry("priority past 272k: its rates there", cost.Usage{Input: 300000, CacheRead: 100000, Output: 1000, Tier: "priority"}, 1.6+0.08+0.03, 272000, ""),
+	// 100,000 × $4/M + 1,000 × $20/M
+	Entry("priority under it: priority's", cost.Usage{Input: 100000, Output: 1000, Tier: "priority"}, 0.4+0.02, 0, ""),
+	Entry("flex past 272k, whose row gives no output rate there: unpriced", cost.Usage{Input: 300000, Output: 1000, Tier: "flex"}, 0.0, 0,
+		"served at the flex tier past 272000 input tokens, which rail-long has no rates for"),
+	// 100,000 × $1/M + 1,000 × $5/M
+	Entry("flex under it: flex's", cost.Usage{Input: 100000, Output: 1000, Tier: "flex"}, 0.1+0.005, 0, ""),
+)
