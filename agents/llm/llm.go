@@ -88,6 +88,11 @@ type Usage struct {
 	// CacheWrite1hTokens is the part of CacheWriteTokens written to
 	// Anthropic's 1-hour cache, billed at its own rate.
 	CacheWrite1hTokens int `json:"cache_write_1h_tokens,omitempty"`
+	// CacheReadAudioTokens is the audio part of CacheReadTokens, billed at
+	// its own rate where the provider publishes one (Gemini's
+	// cacheTokensDetails AUDIO; OpenAI's usage does not split its
+	// cached_tokens by modality, and leaves it 0).
+	CacheReadAudioTokens int `json:"cache_read_audio_tokens,omitempty"`
 	// InputAudioTokens and OutputAudioTokens are the audio parts of
 	// InputTokens and OutputTokens (OpenAI's prompt_tokens_details and
 	// completion_tokens_details audio_tokens, Gemini's AUDIO modality),

@@ -26,7 +26,7 @@ func (p Pricer) Call(provider string, c *trace.LLMCall) *trace.Cost {
 	}
 	u, from := Usage{Input: c.Input.Total(), Output: c.Output}, trace.CostFromCounted
 	if r := c.Reported; r != nil {
-		u = Usage{Input: r.Input, CacheRead: r.CacheRead, CacheWrite: r.CacheWrite - r.CacheWrite1h, CacheWrite1h: r.CacheWrite1h,
+		u = Usage{Input: r.Input, CacheRead: r.CacheRead, CacheReadAudio: r.CacheReadAudio, CacheWrite: r.CacheWrite - r.CacheWrite1h, CacheWrite1h: r.CacheWrite1h,
 			InputAudio: r.InputAudio, Output: r.Output, Reasoning: r.Reasoning, OutputAudio: r.OutputAudio, Tier: r.ServiceTier, WebSearches: r.WebSearches}
 		from = trace.CostFromReported
 	} else if c.Error != "" {

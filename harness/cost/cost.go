@@ -32,14 +32,15 @@ var defaultTable []byte
 // costs, reasoning what output costs (as OpenAI, Gemini and Anthropic bill
 // them when they publish no rate of their own).
 type Rates struct {
-	Input        float64
-	Output       float64
-	CacheRead    *float64
-	CacheWrite   *float64 // Anthropic's 5-minute cache write, or the only one
-	CacheWrite1h *float64 // Anthropic's 1-hour cache write
-	Reasoning    *float64
-	InputAudio   *float64 // input_cost_per_audio_token
-	OutputAudio  *float64 // output_cost_per_audio_token
+	Input          float64
+	Output         float64
+	CacheRead      *float64
+	CacheWrite     *float64 // Anthropic's 5-minute cache write, or the only one
+	CacheWrite1h   *float64 // Anthropic's 1-hour cache write
+	Reasoning      *float64
+	InputAudio     *float64 // input_cost_per_audio_token
+	CacheReadAudio *float64 // cache_read_input_audio_token_cost; CacheRead's when nil
+	OutputAudio    *float64 // output_cost_per_audio_token
 }
 
 // Tier is a long-context tier: a request whose prompt holds more than
@@ -148,7 +149,7 @@ func Parse(data []byte, origin string) (*Table, error) {
 		m := &Model{Name: name, Provider: str(row["litellm_provider"]), Source: str(row["source"]), AsOf: str(row["testbed_as_of"]),
 			Rates: Rates{Input: *in, Output: *out, CacheRead: num("cache_read_input_token_cost"), CacheWrite: num("cache_creation_input_token_cost"),
 				CacheWrite1h: num("cache_creation_input_token_cost_above_1hr"), Reasoning: num("output_cost_per_reasoning_token"),
-				InputAudio: num("input_cost_per_audio_token"), OutputAudio: num("output_cost_per_audio_token")}}
+				InputAudio: num("input_cost_per_audio_token"), OutputAudio: num("output_cost_per_audio_token"), CacheReadAudio: num("cache_read_input_audio_token_cost")}}
 		m.Service = serviceTiers(num, m.Rates)
 		problem := func(p string) { problems = append(problems, origin+": "+strconv.Quote(name)+": "+p) }
 		m.SearchPerQuery = searchRate(row["search_context_cost_per_query"], problem)
@@ -195,6 +196,7 @@ func (r Rates) scaled(base Rates, keepReasoning bool) Rates {
 	r.CacheWrite = scale(r.CacheWrite, base.CacheWrite)
 	r.CacheWrite1h = scale(r.CacheWrite1h, base.CacheWrite1h)
 	r.InputAudio = scale(r.InputAudio, base.InputAudio)
+	r.CacheReadAudio = scale(r.CacheReadAudio, base.CacheReadAudio)
 	if r.OutputAudio == nil && base.OutputAudio != nil {
 		v := *base.OutputAudio
 		if base.Output > 0 {

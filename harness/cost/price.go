@@ -3,18 +3,19 @@ package cost
 import "fmt"
 
 // Usage is what one model call consumed, in tokens, as a provider bills
-// it. Input is the whole prompt, CacheRead, CacheWrite, CacheWrite1h and
-// InputAudio included; Output is the whole answer, Reasoning and
+// it. Input is the whole prompt, CacheRead (CacheReadAudio in it),
+// CacheWrite, CacheWrite1h and InputAudio included; Output is the whole answer, Reasoning and
 // OutputAudio included.
 type Usage struct {
-	Input        int
-	CacheRead    int // prompt tokens read from the provider's cache
-	CacheWrite   int // prompt tokens written to it (Anthropic: 5-minute)
-	CacheWrite1h int // prompt tokens written to Anthropic's 1-hour cache
-	InputAudio   int // uncached prompt tokens of audio
-	Output       int
-	Reasoning    int // output tokens the model spent thinking
-	OutputAudio  int // output tokens of audio
+	Input          int
+	CacheRead      int // prompt tokens read from the provider's cache
+	CacheReadAudio int // the audio part of CacheRead
+	CacheWrite     int // prompt tokens written to it (Anthropic: 5-minute)
+	CacheWrite1h   int // prompt tokens written to Anthropic's 1-hour cache
+	InputAudio     int // uncached prompt tokens of audio
+	Output         int
+	Reasoning      int // output tokens the model spent thinking
+	OutputAudio    int // output tokens of audio
 	// Tier is the service tier that served the call ("flex", "priority",
 	// "batch"), "" for the standard one.
 	Tier string
@@ -46,6 +47,7 @@ func (c Cost) Total() float64 {
 // input rate, cached reads and writes at theirs (input's when the row has
 // none; a 1-hour write without a rate at twice input's, Anthropic's
 // published rule), audio tokens at the audio rates (input's and output's
+// when none) and cached audio at the cached audio rate (the cached read's
 // when none), the answer at the output rate and its reasoning tokens at
 // the reasoning rate (output's when none), and each web search at the
 // row's per-search rate (a call that searched at it once, when the row
@@ -59,12 +61,15 @@ func (c Cost) Total() float64 {
 // the whole) are an error.
 func (m *Model) Price(u Usage) (Cost, error) {
 	if u.Input < 0 || u.Output < 0 || u.CacheRead < 0 || u.CacheWrite < 0 || u.CacheWrite1h < 0 || u.Reasoning < 0 ||
-		u.InputAudio < 0 || u.OutputAudio < 0 || u.WebSearches < 0 {
+		u.CacheReadAudio < 0 || u.InputAudio < 0 || u.OutputAudio < 0 || u.WebSearches < 0 {
 		return Cost{}, fmt.Errorf("%s: negative counts %+v", m.Name, u)
 	}
 	plain := u.Input - u.CacheRead - u.CacheWrite - u.CacheWrite1h
 	if plain < 0 {
 		return Cost{}, fmt.Errorf("%s: %d cached prompt tokens in a prompt of %d", m.Name, u.Input-plain, u.Input)
+	}
+	if u.CacheReadAudio > u.CacheRead {
+		return Cost{}, fmt.Errorf("%s: %d cached audio tokens in %d cached prompt tokens", m.Name, u.CacheReadAudio, u.CacheRead)
 	}
 	if u.InputAudio > plain {
 		return Cost{}, fmt.Errorf("%s: %d audio tokens in %d uncached prompt tokens", m.Name, u.InputAudio, plain)
@@ -100,7 +105,7 @@ func (m *Model) Price(u Usage) (Cost, error) {
 	}
 	c := Cost{
 		Input:      float64(plain-u.InputAudio) * r.Input,
-		CacheRead:  float64(u.CacheRead) * or(r.CacheRead, r.Input),
+		CacheRead:  float64(u.CacheRead-u.CacheReadAudio)*or(r.CacheRead, r.Input) + float64(u.CacheReadAudio)*or(r.CacheReadAudio, or(r.CacheRead, r.Input)),
 		CacheWrite: float64(u.CacheWrite)*or(r.CacheWrite, r.Input) + float64(u.CacheWrite1h)*or(r.CacheWrite1h, 2*r.Input),
 		Output:     float64(u.Output-u.Reasoning-u.OutputAudio) * r.Output,
 		Reasoning:  float64(u.Reasoning) * or(r.Reasoning, r.Output),

@@ -26,7 +26,8 @@ func serviceTiers(num func(string) *float64, base Rates) map[string]Rates {
 		}
 		r := Rates{Input: *in, Output: *o, CacheRead: num("cache_read_input_token_cost" + suf), CacheWrite: num("cache_creation_input_token_cost" + suf),
 			CacheWrite1h: num("cache_creation_input_token_cost_above_1hr" + suf), Reasoning: num("output_cost_per_reasoning_token" + suf),
-			InputAudio: num("input_cost_per_audio_token" + suf), OutputAudio: num("output_cost_per_audio_token" + suf)}
+			InputAudio: num("input_cost_per_audio_token" + suf), OutputAudio: num("output_cost_per_audio_token" + suf),
+			CacheReadAudio: num("cache_read_input_audio_token_cost" + suf)}
 		if out == nil {
 			out = map[string]Rates{}
 		}

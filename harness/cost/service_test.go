@@ -13,7 +13,7 @@ const tieredRow = `{"rail-model": {"litellm_provider": "anthropic", "mode": "cha
 	"input_cost_per_token": 2e-06, "output_cost_per_token": 1e-05, "cache_read_input_token_cost": 2e-07,
 	"input_cost_per_token_batches": 1e-06, "output_cost_per_token_batches": 5e-06,
 	"input_cost_per_token_flex": 1e-06,
-	"input_cost_per_audio_token": 8e-06, "output_cost_per_audio_token": 1.6e-05,
+	"input_cost_per_audio_token": 8e-06, "output_cost_per_audio_token": 1.6e-05, "cache_read_input_audio_token_cost": 4e-07,
 	"search_context_cost_per_query": {"search_context_size_low": 0.005, "search_context_size_medium": 0.01, "search_context_size_high": 0.02}}}`
 
 var _ = DescribeTable("a LiteLLM row's service tiers, audio and search rates",
@@ -33,6 +33,10 @@ var _ = DescribeTable("a LiteLLM row's service tiers, audio and search rates",
 	Entry("priority, which the row has no rates for", cost.Usage{Input: 1000, Output: 10, Tier: "priority"}, 0.0, true),
 	// 200 text × $2/M + 800 audio × $8/M + 100 text × $10/M + 400 audio × $16/M
 	Entry("audio in and out at the audio rates", cost.Usage{Input: 1000, InputAudio: 800, Output: 500, OutputAudio: 400}, 0.0004+0.0064+0.001+0.0064, false),
+	// 400 × $2/M + 100 cached text × $0.20/M + 500 cached audio × $0.40/M
+	Entry("cached audio at cache_read_input_audio_token_cost", cost.Usage{Input: 1000, CacheRead: 600, CacheReadAudio: 500}, 0.0008+0.00002+0.0002, false),
+	// at batch, every rate halved as its input rate is: 400 × $1/M + 100 × $0.10/M + 500 × $0.20/M
+	Entry("batch: the cached audio rate scaled", cost.Usage{Input: 1000, CacheRead: 600, CacheReadAudio: 500, Tier: "batch"}, 0.0004+0.00001+0.0001, false),
 	// 1,000 × $2/M + 4 searches at the medium size's $0.01
 	Entry("web searches at search_context_size_medium", cost.Usage{Input: 1000, WebSearches: 4}, 0.002+0.04, false),
 )

@@ -43,6 +43,12 @@ var _ = DescribeTable("a call is billed at the tier that served it, its audio at
 	Entry("Gemini's promptTokensDetails AUDIO at the audio input rate", bill{endpoint: geminiEndpoint,
 		url: "$GEMINI_BASE_URL/v1beta/models/gemini-2.5-flash:generateContent", request: `{"contents": [{"role": "user", "parts": [{"text": "What does the announcement say?"}]}]}`,
 		fixture: "gemini-audio.json", usage: llm.Usage{InputTokens: 5000, OutputTokens: 300, InputAudioTokens: 4000}, usd: 0.0003 + 0.004 + 0.00075}),
+	// gemini-2.5-flash: of 4,000 uncached, 1,000 text × $0.30/M + 3,000 audio × $1/M; of 6,000 cached, 1,000 text × $0.03/M
+	// + 5,000 audio × $0.10/M (cacheTokensDetails AUDIO); 200 × $2.50/M
+	Entry("Gemini's cacheTokensDetails AUDIO at the cached audio rate", bill{endpoint: geminiEndpoint,
+		url: "$GEMINI_BASE_URL/v1beta/models/gemini-2.5-flash:generateContent", request: `{"contents": [{"role": "user", "parts": [{"text": "And the second announcement?"}]}]}`,
+		fixture: "gemini-audio-cached.json", usage: llm.Usage{InputTokens: 10000, OutputTokens: 200, CacheReadTokens: 6000, CacheReadAudioTokens: 5000, InputAudioTokens: 3000},
+		usd: 0.0003 + 0.003 + 0.00003 + 0.0005 + 0.0005}),
 	// claude-sonnet-4-5: 2,000 × $3/M + 500 × $15/M + 3 searches × $0.01
 	Entry("Anthropic's server_tool_use.web_search_requests at the row's per-search rate", bill{endpoint: anthropicEndpoint, url: "$ANTHROPIC_BASE_URL/v1/messages",
 		request: strings.Replace(railMessage, "claude-haiku-4-5", "claude-sonnet-4-5", 1), fixture: "anthropic-search.json",

@@ -337,7 +337,7 @@ func geminiUsage(u *genai.GenerateContentResponseUsageMetadata) llm.Usage {
 		return n
 	}
 	return llm.Usage{InputTokens: int(u.PromptTokenCount + u.ToolUsePromptTokenCount), OutputTokens: int(u.CandidatesTokenCount + u.ThoughtsTokenCount),
-		ReasoningTokens: int(u.ThoughtsTokenCount), CacheReadTokens: int(u.CachedContentTokenCount),
+		ReasoningTokens: int(u.ThoughtsTokenCount), CacheReadTokens: int(u.CachedContentTokenCount), CacheReadAudioTokens: audio(u.CacheTokensDetails),
 		InputAudioTokens:  max(audio(u.PromptTokensDetails)+audio(u.ToolUsePromptTokensDetails)-audio(u.CacheTokensDetails), 0),
 		OutputAudioTokens: audio(u.CandidatesTokensDetails)}
 }
