@@ -104,12 +104,28 @@ type Usage struct {
 	// Anthropic's usage.service_tier "priority" or "batch"); empty for
 	// the standard tier ("default", "standard") or when it says none.
 	ServiceTier string `json:"service_tier,omitempty"`
+	// InferenceGeo is the geography a provider says it ran the call in,
+	// when it bills one apart: Anthropic's usage.inference_geo "us"
+	// (US-only inference); empty for "global", "not_available" or none.
+	InferenceGeo string `json:"inference_geo,omitempty"`
 	// WebSearches counts the searches a provider's server-side search
 	// tool ran for the call, billed per search beside the tokens
 	// (Anthropic's usage.server_tool_use.web_search_requests, the
 	// Responses API's web_search_call items, Gemini's grounding
 	// webSearchQueries).
 	WebSearches int `json:"web_searches,omitempty"`
+}
+
+// StandardGeo is the inference geography a provider names, as
+// Usage.InferenceGeo keeps it: "" for Anthropic's default "global" and for
+// its "not_available" (a model that takes no inference_geo); any other
+// (the US-only "us") as it is.
+func StandardGeo(geo string) string {
+	switch geo {
+	case "global", "not_available":
+		return ""
+	}
+	return geo
 }
 
 // StandardTier is the service tier a provider names as standard, as

@@ -21,7 +21,16 @@ type Usage struct {
 	Tier string
 	// WebSearches counts the server-side searches billed per search.
 	WebSearches int
+	// Geo is the inference geography the call ran in when it is billed
+	// apart ("us", Anthropic's US-only inference), "" for the default.
+	Geo string
 }
+
+// usOnly is what Anthropic's US-only inference (inference_geo "us",
+// which only the models it bills so accept) costs over its rates, on
+// every token: 1.1 times, as published for the Claude Platform on AWS
+// (docs/cost.md cites it).
+const usOnly = 1.1
 
 // Cost is the price of one call, in US dollars, by part.
 type Cost struct {
@@ -56,7 +65,10 @@ func (c Cost) Total() float64 {
 // billed at the row's rates for that tier, past a long-context tier at
 // that service tier's rates for it; a tier the row has no rates for
 // leaves the call unpriced (Cost.Unpriced says why), never priced at the
-// standard rates, and so do web searches without a per-search rate.
+// standard rates, and so do web searches without a per-search rate. A
+// call run in the US only (Geo "us") costs 1.1 times its tokens' price,
+// its searches as they are; one in a geography testbed knows no price for
+// is unpriced.
 // Parts that do not add up (more cached, audio or reasoning tokens than
 // the whole) are an error.
 func (m *Model) Price(u Usage) (Cost, error) {
@@ -111,6 +123,14 @@ func (m *Model) Price(u Usage) (Cost, error) {
 		Reasoning:  float64(u.Reasoning) * or(r.Reasoning, r.Output),
 		Audio:      float64(u.InputAudio)*or(r.InputAudio, r.Input) + float64(u.OutputAudio)*or(r.OutputAudio, r.Output),
 		Tier:       tier,
+	}
+	switch u.Geo {
+	case "":
+	case "us":
+		c.Input, c.CacheRead, c.CacheWrite = c.Input*usOnly, c.CacheRead*usOnly, c.CacheWrite*usOnly
+		c.Output, c.Reasoning, c.Audio = c.Output*usOnly, c.Reasoning*usOnly, c.Audio*usOnly
+	default:
+		return Cost{Unpriced: []string{fmt.Sprintf("run in the %s inference geography, which testbed has no price for", u.Geo)}}, nil
 	}
 	if u.WebSearches > 0 {
 		if m.SearchPerQuery == nil {

@@ -77,3 +77,29 @@ var _ = DescribeTable("a service tier past a long-context tier",
 	// 100,000 × $1/M + 1,000 × $5/M
 	Entry("flex under it: flex's", cost.Usage{Input: 100000, Output: 1000, Tier: "flex"}, 0.1+0.005, 0, ""),
 )
+
+// Opus 4.6's published rates in LiteLLM's keys: $5/M in, $25/M out,
+// 5-minute writes at $6.25/M, reads at $0.50/M, searches at $0.01.
+const opusRow = `{"claude-opus-4-6": {"litellm_provider": "anthropic", "mode": "chat",
+	"input_cost_per_token": 5e-06, "output_cost_per_token": 2.5e-05, "cache_creation_input_token_cost": 6.25e-06, "cache_read_input_token_cost": 5e-07,
+	"search_context_cost_per_query": {"search_context_size_medium": 0.01}}}`
+
+var _ = DescribeTable("a call's inference geography",
+	func(geo string, usd float64, unpriced string) {
+		t, err := cost.Parse([]byte(opusRow), "opus.json")
+		Expect(err).NotTo(HaveOccurred())
+		m, _ := t.Lookup("anthropic", "claude-opus-4-6")
+		c, err := m.Price(cost.Usage{Input: 10000, CacheRead: 2000, CacheWrite: 1000, Output: 500, WebSearches: 2, Geo: geo})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(c.Total()).To(BeNumerically("~", usd, 1e-12))
+		if unpriced == "" {
+			Expect(c.Unpriced).To(BeEmpty())
+		} else {
+			Expect(c.Unpriced).To(ConsistOf(unpriced))
+		}
+	},
+	// 7,000 × $5/M + 2,000 × $0.50/M + 1,000 × $6.25/M + 500 × $25/M, + 2 searches × $0.01
+	Entry("the default: the rates", "", 0.035+0.001+0.00625+0.0125+0.02, ""),
+	Entry("US-only: every token at 1.1 times, the searches as they are", "us", (0.035+0.001+0.00625+0.0125)*1.1+0.02, ""),
+	Entry("a geography without a published price: unpriced", "eu", 0.0, "run in the eu inference geography, which testbed has no price for"),
+)

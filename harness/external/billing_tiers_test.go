@@ -35,6 +35,10 @@ var _ = DescribeTable("a call is billed at the tier that served it, its audio at
 	Entry("Anthropic's usage.speed fast, which the table has no rates for: unpriced, not billed at the standard rates", bill{endpoint: anthropicEndpoint, url: "$ANTHROPIC_BASE_URL/v1/messages",
 		request: `{"model": "claude-opus-4-6", "speed": "fast", "max_tokens": 1024, "messages": [{"role": "user", "content": "Which platform?"}]}`, fixture: "anthropic-fast.json",
 		models: map[string]string{"claude-opus-4-6": "claude-sonnet-4-5"}, usage: llm.Usage{InputTokens: 1200, OutputTokens: 60, ServiceTier: "fast"}, usd: 0, unpriced: true}),
+	// US-only inference costs 1.1 times every token: (1,000 × $3/M + 200 × $15/M) × 1.1, at the rates the suite maps Opus 4.6 to
+	Entry("Anthropic's usage.inference_geo us: 1.1 times the tokens' price", bill{endpoint: anthropicEndpoint, url: "$ANTHROPIC_BASE_URL/v1/messages",
+		request: `{"model": "claude-opus-4-6", "inference_geo": "us", "max_tokens": 1024, "messages": [{"role": "user", "content": "Which platform?"}]}`, fixture: "anthropic-us.json",
+		models: map[string]string{"claude-opus-4-6": "claude-sonnet-4-5"}, usage: llm.Usage{InputTokens: 1000, OutputTokens: 200, InferenceGeo: "us"}, usd: (0.003 + 0.003) * 1.1}),
 	// gpt-audio-mini: 300 text × $0.60/M + 1,200 audio × $10/M in; 100 text × $2.40/M + 700 audio × $20/M out
 	Entry("OpenAI Chat's audio_tokens in and out at the audio rates", bill{endpoint: openAIEndpoint, url: "$OPENAI_BASE_URL/chat/completions",
 		request: `{"model": "gpt-audio-mini", "modalities": ["text", "audio"], "audio": {"voice": "alloy", "format": "wav"}, "messages": [{"role": "user", "content": "Which platform?"}]}`,

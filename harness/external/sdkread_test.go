@@ -209,7 +209,8 @@ func anthropicReading(m *anthropic.Message) reading {
 	read, write := int(u.CacheReadInputTokens), int(u.CacheCreationInputTokens)
 	r := reading{Finish: string(m.StopReason), Model: string(m.Model),
 		Usage: llm.Usage{InputTokens: int(u.InputTokens) + read + write, OutputTokens: int(u.OutputTokens), ReasoningTokens: int(u.OutputTokensDetails.ThinkingTokens),
-			CacheReadTokens: read, CacheWriteTokens: write, CacheWrite1hTokens: int(u.CacheCreation.Ephemeral1hInputTokens), ServiceTier: llm.StandardTier(string(u.ServiceTier))}}
+			CacheReadTokens: read, CacheWriteTokens: write, CacheWrite1hTokens: int(u.CacheCreation.Ephemeral1hInputTokens), ServiceTier: llm.StandardTier(string(u.ServiceTier)),
+			InferenceGeo: llm.StandardGeo(u.InferenceGeo)}}
 	if u.Speed == anthropic.UsageSpeedFast {
 		// fast mode, billed at its own rates: a tier of its own
 		if r.Usage.ServiceTier == "" {

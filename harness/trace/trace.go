@@ -183,6 +183,8 @@ type Usage struct {
 	OutputAudio int    `json:"output_audio,omitempty"`
 	ServiceTier string `json:"service_tier,omitempty"`
 	WebSearches int    `json:"web_searches,omitempty"`
+	// InferenceGeo is llm.Usage's: "us" for Anthropic's US-only inference.
+	InferenceGeo string `json:"inference_geo,omitempty"`
 }
 
 // ReportedUsage is the usage a run keeps of a call from the provider's
@@ -190,7 +192,7 @@ type Usage struct {
 func ReportedUsage(u llm.Usage) *Usage {
 	return &Usage{Input: u.InputTokens, Output: u.OutputTokens, Reasoning: u.ReasoningTokens, CacheRead: u.CacheReadTokens,
 		CacheWrite: u.CacheWriteTokens, CacheWrite1h: u.CacheWrite1hTokens, CacheReadAudio: u.CacheReadAudioTokens, InputAudio: u.InputAudioTokens,
-		OutputAudio: u.OutputAudioTokens, ServiceTier: u.ServiceTier, WebSearches: u.WebSearches}
+		OutputAudio: u.OutputAudioTokens, ServiceTier: u.ServiceTier, WebSearches: u.WebSearches, InferenceGeo: u.InferenceGeo}
 }
 
 // CallUsage is what one model or embeddings call used, as priced: the
