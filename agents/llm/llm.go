@@ -88,6 +88,11 @@ type Usage struct {
 	// CacheWrite1hTokens is the part of CacheWriteTokens written to
 	// Anthropic's 1-hour cache, billed at its own rate.
 	CacheWrite1hTokens int `json:"cache_write_1h_tokens,omitempty"`
+	// CacheReadAudioTokens is the audio part of CacheReadTokens, billed at
+	// its own rate where the provider publishes one (Gemini's
+	// cacheTokensDetails AUDIO; OpenAI's usage does not split its
+	// cached_tokens by modality, and leaves it 0).
+	CacheReadAudioTokens int `json:"cache_read_audio_tokens,omitempty"`
 	// InputAudioTokens and OutputAudioTokens are the audio parts of
 	// InputTokens and OutputTokens (OpenAI's prompt_tokens_details and
 	// completion_tokens_details audio_tokens, Gemini's AUDIO modality),
@@ -99,12 +104,28 @@ type Usage struct {
 	// Anthropic's usage.service_tier "priority" or "batch"); empty for
 	// the standard tier ("default", "standard") or when it says none.
 	ServiceTier string `json:"service_tier,omitempty"`
+	// InferenceGeo is the geography a provider says it ran the call in,
+	// when it bills one apart: Anthropic's usage.inference_geo "us"
+	// (US-only inference); empty for "global", "not_available" or none.
+	InferenceGeo string `json:"inference_geo,omitempty"`
 	// WebSearches counts the searches a provider's server-side search
 	// tool ran for the call, billed per search beside the tokens
 	// (Anthropic's usage.server_tool_use.web_search_requests, the
 	// Responses API's web_search_call items, Gemini's grounding
 	// webSearchQueries).
 	WebSearches int `json:"web_searches,omitempty"`
+}
+
+// StandardGeo is the inference geography a provider names, as
+// Usage.InferenceGeo keeps it: "" for Anthropic's default "global" and for
+// its "not_available" (a model that takes no inference_geo); any other
+// (the US-only "us") as it is.
+func StandardGeo(geo string) string {
+	switch geo {
+	case "global", "not_available":
+		return ""
+	}
+	return geo
 }
 
 // StandardTier is the service tier a provider names as standard, as

@@ -26,8 +26,9 @@ func (p Pricer) Call(provider string, c *trace.LLMCall) *trace.Cost {
 	}
 	u, from := Usage{Input: c.Input.Total(), Output: c.Output}, trace.CostFromCounted
 	if r := c.Reported; r != nil {
-		u = Usage{Input: r.Input, CacheRead: r.CacheRead, CacheWrite: r.CacheWrite - r.CacheWrite1h, CacheWrite1h: r.CacheWrite1h,
-			InputAudio: r.InputAudio, Output: r.Output, Reasoning: r.Reasoning, OutputAudio: r.OutputAudio, Tier: r.ServiceTier, WebSearches: r.WebSearches}
+		u = Usage{Input: r.Input, CacheRead: r.CacheRead, CacheReadAudio: r.CacheReadAudio, CacheWrite: r.CacheWrite - r.CacheWrite1h, CacheWrite1h: r.CacheWrite1h,
+			InputAudio: r.InputAudio, Output: r.Output, Reasoning: r.Reasoning, OutputAudio: r.OutputAudio, Tier: r.ServiceTier, WebSearches: r.WebSearches,
+			Geo: r.InferenceGeo}
 		from = trace.CostFromReported
 	} else if c.Error != "" {
 		return &trace.Cost{From: trace.CostFromFailed, Model: m.Name}
@@ -36,8 +37,8 @@ func (p Pricer) Call(provider string, c *trace.LLMCall) *trace.Cost {
 	if err != nil {
 		// usage whose parts do not add up is the provider's; price it
 		// from testbed's counts (at the tier that served it, with its
-		// searches) rather than not at all
-		u, from = Usage{Input: c.Input.Total(), Output: c.Output, Tier: u.Tier, WebSearches: u.WebSearches}, trace.CostFromCounted
+		// searches, in its geography) rather than not at all
+		u, from = Usage{Input: c.Input.Total(), Output: c.Output, Tier: u.Tier, WebSearches: u.WebSearches, Geo: u.Geo}, trace.CostFromCounted
 		if price, err = m.Price(u); err != nil {
 			return nil
 		}

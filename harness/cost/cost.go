@@ -32,14 +32,15 @@ var defaultTable []byte
 // costs, reasoning what output costs (as OpenAI, Gemini and Anthropic bill
 // them when they publish no rate of their own).
 type Rates struct {
-	Input        float64
-	Output       float64
-	CacheRead    *float64
-	CacheWrite   *float64 // Anthropic's 5-minute cache write, or the only one
-	CacheWrite1h *float64 // Anthropic's 1-hour cache write
-	Reasoning    *float64
-	InputAudio   *float64 // input_cost_per_audio_token
-	OutputAudio  *float64 // output_cost_per_audio_token
+	Input          float64
+	Output         float64
+	CacheRead      *float64
+	CacheWrite     *float64 // Anthropic's 5-minute cache write, or the only one
+	CacheWrite1h   *float64 // Anthropic's 1-hour cache write
+	Reasoning      *float64
+	InputAudio     *float64 // input_cost_per_audio_token
+	CacheReadAudio *float64 // cache_read_input_audio_token_cost; CacheRead's when nil
+	OutputAudio    *float64 // output_cost_per_audio_token
 }
 
 // Tier is a long-context tier: a request whose prompt holds more than
@@ -59,12 +60,23 @@ type Model struct {
 	// "priority", "batch": LiteLLM's input_cost_per_token_flex …,
 	// input_cost_per_token_batches …).
 	Service map[string]Rates
+	// ServiceTiers is the long-context tiers of a service tier, by Above
+	// ascending (LiteLLM's input_cost_per_token_above_200k_tokens_priority
+	// …): a call at that service tier past a long-context tier of the
+	// row's is priced only at one of these.
+	ServiceTiers map[string][]Tier
 	// SearchPerQuery is what one server-side web search costs
 	// (search_context_cost_per_query's search_context_size_medium, the
 	// rate LiteLLM bills a search at), nil when the row gives none.
 	SearchPerQuery *float64
-	Source         string // where the prices come from
-	AsOf           string // the date they were read
+	// SearchPerPrompt bills SearchPerQuery once per call that searched,
+	// whatever the number of its searches, as Google bills Gemini 2.x's
+	// grounding per grounded prompt (the row's testbed_search_per:
+	// "prompt"); false bills each search, as Gemini 3's grounding, OpenAI's
+	// web search and Anthropic's are billed.
+	SearchPerPrompt bool
+	Source          string // where the prices come from
+	AsOf            string // the date they were read
 }
 
 // Table is a price table, by model name.
@@ -92,10 +104,6 @@ func Load(path string) (*Table, error) {
 	}
 	return Parse(data, path)
 }
-
-// tierKey matches a long-context rate: input_cost_per_token_above_200k_tokens,
-// and the 1-hour cache write's, cache_creation_input_token_cost_above_1hr_above_200k_tokens.
-var tierKey = regexp.MustCompile(`^(input_cost_per_token|output_cost_per_token|cache_read_input_token_cost|cache_creation_input_token_cost|cache_creation_input_token_cost_above_1hr|output_cost_per_reasoning_token)_above_(\d+)k_tokens$`)
 
 // Parse reads a price table in LiteLLM's schema: an object of model names
 // to rows. Rows without input_cost_per_token or output_cost_per_token
@@ -141,42 +149,19 @@ func Parse(data []byte, origin string) (*Table, error) {
 		m := &Model{Name: name, Provider: str(row["litellm_provider"]), Source: str(row["source"]), AsOf: str(row["testbed_as_of"]),
 			Rates: Rates{Input: *in, Output: *out, CacheRead: num("cache_read_input_token_cost"), CacheWrite: num("cache_creation_input_token_cost"),
 				CacheWrite1h: num("cache_creation_input_token_cost_above_1hr"), Reasoning: num("output_cost_per_reasoning_token"),
-				InputAudio: num("input_cost_per_audio_token"), OutputAudio: num("output_cost_per_audio_token")}}
+				InputAudio: num("input_cost_per_audio_token"), OutputAudio: num("output_cost_per_audio_token"), CacheReadAudio: num("cache_read_input_audio_token_cost")}}
 		m.Service = serviceTiers(num, m.Rates)
-		m.SearchPerQuery = searchRate(row["search_context_cost_per_query"], func(p string) { problems = append(problems, origin+": "+strconv.Quote(name)+": "+p) })
-		tiers := map[int]*Rates{}
-		for key := range row {
-			g := tierKey.FindStringSubmatch(key)
-			if g == nil {
-				continue
+		problem := func(p string) { problems = append(problems, origin+": "+strconv.Quote(name)+": "+p) }
+		m.SearchPerQuery = searchRate(row["search_context_cost_per_query"], problem)
+		m.SearchPerPrompt = searchPerPrompt(row["testbed_search_per"], problem)
+		m.Tiers = longTiers(row, num, m.Rates, "")
+		for tier, svc := range m.Service {
+			if ts := longTiers(row, num, svc, serviceSuffixes[tier]); ts != nil {
+				if m.ServiceTiers == nil {
+					m.ServiceTiers = map[string][]Tier{}
+				}
+				m.ServiceTiers[tier] = ts
 			}
-			k, _ := strconv.Atoi(g[2])
-			r := tiers[k*1000]
-			if r == nil {
-				r = &Rates{Input: m.Rates.Input, Output: m.Rates.Output}
-				tiers[k*1000] = r
-			}
-			v := num(key)
-			if v == nil {
-				continue
-			}
-			switch g[1] {
-			case "input_cost_per_token":
-				r.Input = *v
-			case "output_cost_per_token":
-				r.Output = *v
-			case "cache_read_input_token_cost":
-				r.CacheRead = v
-			case "cache_creation_input_token_cost":
-				r.CacheWrite = v
-			case "cache_creation_input_token_cost_above_1hr":
-				r.CacheWrite1h = v
-			case "output_cost_per_reasoning_token":
-				r.Reasoning = v
-			}
-		}
-		for _, above := range slices.Sorted(maps.Keys(tiers)) {
-			m.Tiers = append(m.Tiers, Tier{Above: above, Rates: tiers[above].scaled(m.Rates, true)})
 		}
 		t.models[name] = m
 	}
@@ -211,6 +196,7 @@ func (r Rates) scaled(base Rates, keepReasoning bool) Rates {
 	r.CacheWrite = scale(r.CacheWrite, base.CacheWrite)
 	r.CacheWrite1h = scale(r.CacheWrite1h, base.CacheWrite1h)
 	r.InputAudio = scale(r.InputAudio, base.InputAudio)
+	r.CacheReadAudio = scale(r.CacheReadAudio, base.CacheReadAudio)
 	if r.OutputAudio == nil && base.OutputAudio != nil {
 		v := *base.OutputAudio
 		if base.Output > 0 {

@@ -79,6 +79,8 @@ var _ = Describe("pricing a call", func() {
 		Expect(err).To(MatchError(ContainSubstring("20 cached prompt tokens in a prompt of 10")))
 		_, err = m.Price(cost.Usage{Output: 10, Reasoning: 11})
 		Expect(err).To(MatchError(ContainSubstring("11 reasoning tokens in an answer of 10")))
+		_, err = m.Price(cost.Usage{Input: 10, CacheRead: 4, CacheReadAudio: 5})
+		Expect(err).To(MatchError(ContainSubstring("5 cached audio tokens in 4 cached prompt tokens")))
 	})
 
 	It("says where each of its rows comes from and when", func() {

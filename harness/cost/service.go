@@ -26,7 +26,8 @@ func serviceTiers(num func(string) *float64, base Rates) map[string]Rates {
 		}
 		r := Rates{Input: *in, Output: *o, CacheRead: num("cache_read_input_token_cost" + suf), CacheWrite: num("cache_creation_input_token_cost" + suf),
 			CacheWrite1h: num("cache_creation_input_token_cost_above_1hr" + suf), Reasoning: num("output_cost_per_reasoning_token" + suf),
-			InputAudio: num("input_cost_per_audio_token" + suf), OutputAudio: num("output_cost_per_audio_token" + suf)}
+			InputAudio: num("input_cost_per_audio_token" + suf), OutputAudio: num("output_cost_per_audio_token" + suf),
+			CacheReadAudio: num("cache_read_input_audio_token_cost" + suf)}
 		if out == nil {
 			out = map[string]Rates{}
 		}
@@ -58,4 +59,23 @@ func searchRate(raw json.RawMessage, problem func(string)) *float64 {
 		return nil
 	}
 	return &f
+}
+
+// searchPerPrompt reads testbed_search_per, testbed's own key (LiteLLM's
+// schema has none for it): "prompt" when the row's per-search rate is
+// billed once per call that searched, "query" (or no key) when it is
+// billed per search. Any other value is a problem.
+func searchPerPrompt(raw json.RawMessage, problem func(string)) bool {
+	if len(raw) == 0 {
+		return false
+	}
+	switch v := str(raw); v {
+	case "prompt":
+		return true
+	case "query":
+		return false
+	default:
+		problem(fmt.Sprintf(`testbed_search_per is "prompt" or "query", not %s`, raw))
+		return false
+	}
 }

@@ -115,11 +115,11 @@ var _ = DescribeTable("a model call is billed from its traffic as the provider b
 		usage: llm.Usage{InputTokens: 211000, OutputTokens: 2000, CacheReadTokens: 60000, CacheWriteTokens: 150000, CacheWrite1hTokens: 150000},
 		usd:   0.006 + 1.8 + 0.036 + 0.045}),
 	// 3,300 uncached (9,000 prompt + 300 tool-use − 6,000 cached) × $0.30/M + 6,000 × $0.03/M + (200 + 700 thoughts) × $2.50/M;
-	// the grounding's one search query has no per-search rate in the table: the call is a lower bound, counted unpriced
-	Entry("Gemini, whole: cached content inside the prompt, thoughts and the search's prompt beside theirs, the grounding's query unpriced", bill{endpoint: geminiEndpoint,
+	// + the grounded prompt × $0.035 (Gemini 2.5's $35 per 1,000 grounded prompts)
+	Entry("Gemini, whole: cached content inside the prompt, thoughts and the search's prompt beside theirs, the grounded prompt's fee", bill{endpoint: geminiEndpoint,
 		url: "$GEMINI_BASE_URL/v1beta/models/gemini-2.5-flash:generateContent", request: railGemini,
 		fixture: "gemini.json", usage: llm.Usage{InputTokens: 9300, OutputTokens: 900, ReasoningTokens: 700, CacheReadTokens: 6000, WebSearches: 1},
-		usd: 0.00099 + 0.00018 + 0.00225, unpriced: true}),
+		usd: 0.00099 + 0.00018 + 0.00225 + 0.035}),
 	// the last chunk's: 1,200 × $0.30/M + (80 + 300) × $2.50/M, not the chunks' sum
 	Entry("Gemini, streamed: the usage each chunk repeats, the last one's", bill{endpoint: geminiEndpoint,
 		url: "$GEMINI_BASE_URL/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse", request: railGemini,

@@ -17,13 +17,14 @@ const interactionUsage = `{"total_input_tokens": 2600, "total_output_tokens": 50
 // The Interactions API reports a call's audio by modality and the service
 // tier that served it (service_tier flex, priority; standard), as
 // generateContent reports audio in promptTokensDetails: the audio is read
-// at the audio rates (the prompt's less what the cache gave), the tier as
+// at the audio rates (the prompt's less what the cache gave, that apart as
+// the cached reads' audio), the tier as
 // the tier, so a call at a tier the table has no rates for is unpriced.
 var _ = DescribeTable("the Interactions API's audio tokens by modality and its service tier are read",
 	func(answer reply) {
 		conform(geminiEndpoint, "$GEMINI_BASE_URL/v1beta/interactions", `{"model": "gemini-3.5-flash", "service_tier": "flex", "input": "What does the platform announcement say?"}`, answer,
 			read{text: "Platform 4, in six minutes.", usage: llm.Usage{InputTokens: 2600, OutputTokens: 620, ReasoningTokens: 120, CacheReadTokens: 1024,
-				InputAudioTokens: 2000 - 512, OutputAudioTokens: 420, ServiceTier: "flex"}, finish: llm.FinishStop, raw: "completed"})
+				CacheReadAudioTokens: 512, InputAudioTokens: 2000 - 512, OutputAudioTokens: 420, ServiceTier: "flex"}, finish: llm.FinishStop, raw: "completed"})
 	},
 	Entry("whole", whole(`{"id": "v1_au1", "object": "interaction", "model": "gemini-3.5-flash", "status": "completed", "service_tier": "flex",
 		"steps": [{"type": "model_output", "content": [{"type": "text", "text": "Platform 4, in six minutes."}]}], "usage": `+interactionUsage+`}`)),

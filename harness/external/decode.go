@@ -186,7 +186,7 @@ func decodeGeminiResponse(b []byte) (llm.Response, error) {
 	// built-in tools (search, code execution) added to the prompt beside
 	// the prompt's; both are billed.
 	out.Usage = llm.Usage{InputTokens: w.Usage.Prompt + w.Usage.ToolUse, OutputTokens: w.Usage.Candidates + w.Usage.Thoughts, ReasoningTokens: w.Usage.Thoughts,
-		CacheReadTokens: w.Usage.Cached, OutputAudioTokens: w.Usage.CandidatesDetails.audio(),
+		CacheReadTokens: w.Usage.Cached, CacheReadAudioTokens: w.Usage.CacheDetails.audio(), OutputAudioTokens: w.Usage.CandidatesDetails.audio(),
 		InputAudioTokens: geminiadapter.UncachedAudio(w.Usage.PromptDetails.audio()+w.Usage.ToolUseDetails.audio(), w.Usage.CacheDetails.audio())}
 	for _, c := range w.Candidates {
 		if g := c.GroundingMetadata; g != nil {

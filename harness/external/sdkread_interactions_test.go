@@ -48,7 +48,7 @@ func sdkInteraction(b []byte) (reading, error) {
 			return t
 		}
 		r.Usage = llm.Usage{InputTokens: n(u.TotalInputTokens) + n(u.TotalToolUseTokens), OutputTokens: n(u.TotalOutputTokens) + n(u.TotalThoughtTokens),
-			ReasoningTokens: n(u.TotalThoughtTokens), CacheReadTokens: n(u.TotalCachedTokens),
+			ReasoningTokens: n(u.TotalThoughtTokens), CacheReadTokens: n(u.TotalCachedTokens), CacheReadAudioTokens: audio(u.CachedTokensByModality),
 			InputAudioTokens:  max(audio(u.InputTokensByModality)+audio(u.ToolUseTokensByModality)-audio(u.CachedTokensByModality), 0),
 			OutputAudioTokens: audio(u.OutputTokensByModality)}
 	}

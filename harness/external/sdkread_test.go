@@ -209,7 +209,8 @@ func anthropicReading(m *anthropic.Message) reading {
 	read, write := int(u.CacheReadInputTokens), int(u.CacheCreationInputTokens)
 	r := reading{Finish: string(m.StopReason), Model: string(m.Model),
 		Usage: llm.Usage{InputTokens: int(u.InputTokens) + read + write, OutputTokens: int(u.OutputTokens), ReasoningTokens: int(u.OutputTokensDetails.ThinkingTokens),
-			CacheReadTokens: read, CacheWriteTokens: write, CacheWrite1hTokens: int(u.CacheCreation.Ephemeral1hInputTokens), ServiceTier: llm.StandardTier(string(u.ServiceTier))}}
+			CacheReadTokens: read, CacheWriteTokens: write, CacheWrite1hTokens: int(u.CacheCreation.Ephemeral1hInputTokens), ServiceTier: llm.StandardTier(string(u.ServiceTier)),
+			InferenceGeo: llm.StandardGeo(u.InferenceGeo)}}
 	if u.Speed == anthropic.UsageSpeedFast {
 		// fast mode, billed at its own rates: a tier of its own
 		if r.Usage.ServiceTier == "" {
@@ -337,7 +338,7 @@ func geminiUsage(u *genai.GenerateContentResponseUsageMetadata) llm.Usage {
 		return n
 	}
 	return llm.Usage{InputTokens: int(u.PromptTokenCount + u.ToolUsePromptTokenCount), OutputTokens: int(u.CandidatesTokenCount + u.ThoughtsTokenCount),
-		ReasoningTokens: int(u.ThoughtsTokenCount), CacheReadTokens: int(u.CachedContentTokenCount),
+		ReasoningTokens: int(u.ThoughtsTokenCount), CacheReadTokens: int(u.CachedContentTokenCount), CacheReadAudioTokens: audio(u.CacheTokensDetails),
 		InputAudioTokens:  max(audio(u.PromptTokensDetails)+audio(u.ToolUsePromptTokensDetails)-audio(u.CacheTokensDetails), 0),
 		OutputAudioTokens: audio(u.CandidatesTokensDetails)}
 }

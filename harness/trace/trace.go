@@ -172,6 +172,9 @@ type Usage struct {
 	// CacheWrite1h is the part of CacheWrite written to Anthropic's
 	// 1-hour cache (its usage.cache_creation.ephemeral_1h_input_tokens).
 	CacheWrite1h int `json:"cache_write_1h,omitempty"`
+	// CacheReadAudio is the audio part of CacheRead (llm.Usage's
+	// CacheReadAudioTokens). Reports written before leave it out.
+	CacheReadAudio int `json:"cache_read_audio,omitempty"`
 	// InputAudio and OutputAudio are the audio parts of Input and Output;
 	// ServiceTier the tier that served the call ("" for the standard one);
 	// WebSearches the server-side searches billed per search (llm.Usage's
@@ -180,14 +183,16 @@ type Usage struct {
 	OutputAudio int    `json:"output_audio,omitempty"`
 	ServiceTier string `json:"service_tier,omitempty"`
 	WebSearches int    `json:"web_searches,omitempty"`
+	// InferenceGeo is llm.Usage's: "us" for Anthropic's US-only inference.
+	InferenceGeo string `json:"inference_geo,omitempty"`
 }
 
 // ReportedUsage is the usage a run keeps of a call from the provider's
 // report of it (u), as the runner keeps it.
 func ReportedUsage(u llm.Usage) *Usage {
 	return &Usage{Input: u.InputTokens, Output: u.OutputTokens, Reasoning: u.ReasoningTokens, CacheRead: u.CacheReadTokens,
-		CacheWrite: u.CacheWriteTokens, CacheWrite1h: u.CacheWrite1hTokens, InputAudio: u.InputAudioTokens, OutputAudio: u.OutputAudioTokens,
-		ServiceTier: u.ServiceTier, WebSearches: u.WebSearches}
+		CacheWrite: u.CacheWriteTokens, CacheWrite1h: u.CacheWrite1hTokens, CacheReadAudio: u.CacheReadAudioTokens, InputAudio: u.InputAudioTokens,
+		OutputAudio: u.OutputAudioTokens, ServiceTier: u.ServiceTier, WebSearches: u.WebSearches, InferenceGeo: u.InferenceGeo}
 }
 
 // CallUsage is what one model or embeddings call used, as priced: the

@@ -42,10 +42,11 @@ func (m modalityTokens) audio() int {
 // as generateContent's usageMetadata does (thoughtsTokenCount,
 // toolUsePromptTokenCount): both are billed. The audio of the input (the
 // tools' prompt included) less the cached audio, and of the output, are
-// the audio tokens, billed at the audio rates, as generateContent's
-// AUDIO modality is read.
+// the audio tokens, billed at the audio rates, and the cached audio the
+// cached reads' audio, as generateContent's AUDIO modality is read.
 func (u interactionsUsage) usage() llm.Usage {
 	return llm.Usage{InputTokens: u.Input + u.ToolUse, OutputTokens: u.Output + u.Thought, ReasoningTokens: u.Thought, CacheReadTokens: u.Cached,
-		InputAudioTokens:  max(u.InputModalities.audio()+u.ToolUseModalities.audio()-u.CachedModalities.audio(), 0),
-		OutputAudioTokens: u.OutputModalities.audio()}
+		CacheReadAudioTokens: u.CachedModalities.audio(),
+		InputAudioTokens:     max(u.InputModalities.audio()+u.ToolUseModalities.audio()-u.CachedModalities.audio(), 0),
+		OutputAudioTokens:    u.OutputModalities.audio()}
 }

@@ -28,7 +28,7 @@
 //     entries), which the top-level counts leave out, are added, as
 //     they are billed, its cache reads and writes to the cache parts;
 //     usage.service_tier, with "fast" for usage.speed fast, is
-//     Usage.ServiceTier.
+//     Usage.ServiceTier, and usage.inference_geo Usage.InferenceGeo.
 //
 // Client.Streaming makes it stream (see stream.go).
 package anthropic
@@ -168,6 +168,7 @@ func usage(u sdk.Usage) llm.Usage {
 		// the SDK's cache_creation breakdown by time to live
 		CacheWrite1hTokens: int(u.CacheCreation.Ephemeral1hInputTokens),
 		ServiceTier:        tier(u),
+		InferenceGeo:       llm.StandardGeo(u.InferenceGeo),
 		WebSearches:        int(u.ServerToolUse.WebSearchRequests),
 	}
 }

@@ -250,6 +250,16 @@ var _ = Describe("Client", func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(resp.Usage.OutputTokens).To(Equal(44), "thinking is billed as output")
 		Expect(resp.Usage.ReasoningTokens).To(Equal(33))
+		Expect(resp.Usage.InferenceGeo).To(BeEmpty(), "global is the default geography")
+	})
+
+	It("reports US-only inference (usage.inference_geo us), which is billed apart", func() {
+		body := `{"id": "msg_01", "type": "message", "role": "assistant", "model": "claude-opus-4-6",
+  "content": [{"type": "text", "text": "High tide is at 14:05."}], "stop_reason": "end_turn", "stop_sequence": null,
+  "usage": {"input_tokens": 40, "output_tokens": 9, "cache_read_input_tokens": 0, "cache_creation_input_tokens": 0, "service_tier": "standard", "inference_geo": "us"}}`
+		_, resp, err := chatWith(http.StatusOK, body, conversation)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(resp.Usage).To(Equal(llm.Usage{InputTokens: 40, OutputTokens: 9, InferenceGeo: "us"}))
 	})
 
 	It("adds a server-side compaction's tokens, which the top-level usage leaves out, whole and streamed", func() {

@@ -77,7 +77,7 @@ func response(out *genai.GenerateContentResponse) (llm.Response, error) {
 		// counts thinking beside the candidates' tokens, and what its
 		// built-in tools added to the prompt beside the prompt's.
 		resp.Usage = llm.Usage{InputTokens: int(u.PromptTokenCount + u.ToolUsePromptTokenCount), OutputTokens: int(u.CandidatesTokenCount + u.ThoughtsTokenCount),
-			ReasoningTokens: int(u.ThoughtsTokenCount), CacheReadTokens: int(u.CachedContentTokenCount),
+			ReasoningTokens: int(u.ThoughtsTokenCount), CacheReadTokens: int(u.CachedContentTokenCount), CacheReadAudioTokens: audio(u.CacheTokensDetails),
 			InputAudioTokens: UncachedAudio(audio(u.PromptTokensDetails)+audio(u.ToolUsePromptTokensDetails), audio(u.CacheTokensDetails)), OutputAudioTokens: audio(u.CandidatesTokensDetails)}
 	}
 	for _, c := range out.Candidates {
@@ -260,7 +260,7 @@ func audio(details []*genai.ModalityTokenCount) int {
 
 // UncachedAudio is the audio part of a prompt billed at the audio input
 // rate: its audio tokens less those read from the cache (cacheTokensDetails'
-// AUDIO, billed as cached reads), never below 0.
+// AUDIO, billed as cached audio reads), never below 0.
 func UncachedAudio(prompt, cached int) int {
 	return max(prompt-cached, 0)
 }

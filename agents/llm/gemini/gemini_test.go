@@ -287,6 +287,16 @@ var _ = Describe("Client", func() {
 		Expect(resp.Usage).To(Equal(llm.Usage{InputTokens: 2006, OutputTokens: 3, CacheReadTokens: 1920}))
 	})
 
+	It("reports the audio of the cached content (cacheTokensDetails AUDIO) apart from the uncached audio", func() {
+		srv := newServer(http.StatusOK, `{"candidates": [{"content": {"parts": [{"text": "ok"}], "role": "model"}, "finishReason": "STOP", "index": 0}],
+			"usageMetadata": {"promptTokenCount": 10000, "candidatesTokenCount": 3, "totalTokenCount": 10003, "cachedContentTokenCount": 6000,
+				"promptTokensDetails": [{"modality": "TEXT", "tokenCount": 2000}, {"modality": "AUDIO", "tokenCount": 8000}],
+				"cacheTokensDetails": [{"modality": "TEXT", "tokenCount": 1000}, {"modality": "AUDIO", "tokenCount": 5000}]}}`)
+		resp, err := newClient(srv, "gemini-2.5-flash").Chat(ctx, conversation)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(resp.Usage).To(Equal(llm.Usage{InputTokens: 10000, OutputTokens: 3, CacheReadTokens: 6000, CacheReadAudioTokens: 5000, InputAudioTokens: 3000}))
+	})
+
 	It("reports what its built-in tools added to the prompt (toolUsePromptTokenCount) as input, which Gemini bills", func() {
 		srv := newServer(http.StatusOK, `{"candidates": [{"content": {"parts": [{"text": "ok"}], "role": "model"}, "finishReason": "STOP", "index": 0}],
 			"usageMetadata": {"promptTokenCount": 20, "toolUsePromptTokenCount": 200, "candidatesTokenCount": 3, "totalTokenCount": 223}}`)
