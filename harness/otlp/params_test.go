@@ -47,6 +47,17 @@ var _ = Describe("a model call's request settings", func() {
 		Entry("the provider's conversation", trace.Params{Conversation: "conv_harbour"}, "gen_ai.conversation.id", "conv_harbour"),
 	)
 
+	It("states the encoding formats an embeddings call asked for, when it named them", func() {
+		r := fixture()
+		embed := trace.Event{Kind: trace.KindEmbed, Turn: 1, Embed: &trace.EmbedCall{Model: "text-embedding-3-small", Formats: []string{"base64"}}}
+		r.Suites[0].Variants[0].Scenarios[0].Events = []trace.Event{embed}
+		Expect(named(export(r), "embeddings text-embedding-3-small").attrs).To(HaveKeyWithValue("gen_ai.request.encoding_formats",
+			`{"arrayValue":{"values":[{"stringValue":"base64"}]}}`))
+		embed.Embed = &trace.EmbedCall{Model: "text-embedding-3-small"}
+		r.Suites[0].Variants[0].Scenarios[0].Events = []trace.Event{embed}
+		Expect(named(export(r), "embeddings text-embedding-3-small").attrs).NotTo(HaveKey("gen_ai.request.encoding_formats"))
+	})
+
 	It("states none the request did not give, nor a choice count of one", func() {
 		for _, p := range []*trace.Params{nil, {MaxTokens: 64}, {Sampling: llm.Sampling{Choices: 1}}} {
 			got := answer(p)

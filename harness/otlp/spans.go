@@ -328,7 +328,8 @@ func params(c *trace.LLMCall) []attribute.KeyValue {
 }
 
 // embed makes the span of an embeddings call made to srv: its input
-// tokens as billed (the provider's count, else testbed's) and its price.
+// tokens as billed (the provider's count, else testbed's), the encoding
+// formats it asked for, when it named them, and its price.
 func (b builder) embed(ctx, parent context.Context, e trace.Event, srv []attribute.KeyValue) interval {
 	c := e.Embed
 	attrs := []attribute.KeyValue{
@@ -339,6 +340,9 @@ func (b builder) embed(ctx, parent context.Context, e trace.Event, srv []attribu
 		KeyTurn.Int(e.Turn), KeyCountedInput.Int(c.Input),
 	}
 	attrs = append(attrs, srv...)
+	if len(c.Formats) > 0 {
+		attrs = append(attrs, semconv.GenAIRequestEncodingFormats(c.Formats...))
+	}
 	if p := c.Cost; p != nil {
 		attrs = append(attrs, KeyCost.Float64(p.USD), KeyCostFrom.String(p.From))
 	} else {
