@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -66,6 +67,60 @@ type Request struct {
 	MaxTokens   int
 	// JSON asks for a JSON object response.
 	JSON bool
+	// Sampling are the request's other settings of how the model
+	// answers; an adapter whose API has no field for one it gives
+	// refuses the request (Refuse).
+	Sampling
+	// Conversation is the id of a conversation the provider keeps that
+	// the call is part of (the Responses API's conversation), as read
+	// from an outside agent's traffic; no adapter sends one (Refuse).
+	Conversation string
+}
+
+// Sampling are a request's settings of how the model picks its answer's
+// tokens and how many answers it gives, beyond Request.Temperature and
+// MaxTokens; the zero value gives none, and a nil field is one not given.
+type Sampling struct {
+	TopP *float64 `json:"top_p,omitempty"`
+	// TopK is a number of tokens, a float as some SDKs send it (40.0).
+	TopK *float64 `json:"top_k,omitempty"`
+	// Stop are the sequences at which the answer's text must end.
+	Stop             []string `json:"stop,omitempty"`
+	Seed             *int     `json:"seed,omitempty"`
+	FrequencyPenalty *float64 `json:"frequency_penalty,omitempty"`
+	PresencePenalty  *float64 `json:"presence_penalty,omitempty"`
+	// Choices is how many answers are asked for (Chat Completions' n,
+	// Gemini's candidateCount), 0 when not given. A Response holds one,
+	// so no adapter asks for more.
+	Choices int `json:"choices,omitempty"`
+}
+
+// Refuse returns an error naming the settings r gives that api (an
+// adapter's name, for the message) has no field for: every one whose
+// name (Sampling's JSON names top_p, top_k, stop, seed,
+// frequency_penalty, presence_penalty, choices, and conversation) is not
+// among takes. Choices of 1 is the default every API gives, and never
+// refused.
+func (r Request) Refuse(api string, takes ...string) error {
+	s := r.Sampling
+	given := []struct {
+		name string
+		set  bool
+	}{
+		{"top_p", s.TopP != nil}, {"top_k", s.TopK != nil}, {"stop", len(s.Stop) > 0}, {"seed", s.Seed != nil},
+		{"frequency_penalty", s.FrequencyPenalty != nil}, {"presence_penalty", s.PresencePenalty != nil},
+		{"choices", s.Choices != 0 && s.Choices != 1}, {"conversation", r.Conversation != ""},
+	}
+	var refused []string
+	for _, g := range given {
+		if g.set && !slices.Contains(takes, g.name) {
+			refused = append(refused, g.name)
+		}
+	}
+	if refused == nil {
+		return nil
+	}
+	return fmt.Errorf("%s takes no %s: leave it unset for this provider", api, strings.Join(refused, ", "))
 }
 
 // Usage is what the provider reports it counted.

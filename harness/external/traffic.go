@@ -251,7 +251,7 @@ func (o *observer) embed(req *http.Request, body []byte, resp *http.Response, go
 	if n, ok := wire.ReportedEmbedTokens(req.URL.Path, got); ok && err == nil {
 		reported = n
 	}
-	et.EmbedCall(in.Model, in.Texts, in.Tokens, reported, err, took)
+	et.EmbedCall(in.Model, in.Texts, in.Tokens, reported, in.Formats, err, took)
 }
 
 // model reports one model call, of dialect d, sent at start and answered
@@ -264,7 +264,8 @@ func (o *observer) model(d wire.Dialect, req *http.Request, body []byte, resp *h
 		return // not a request the harness reads: the call stays an HTTP exchange
 	}
 	o.results(in.Messages)
-	r := llm.Request{Role: req.Header.Get(RoleHeader), Messages: in.Messages, Tools: in.Tools, MaxTokens: in.MaxTokens, JSON: in.JSON}
+	r := llm.Request{Role: req.Header.Get(RoleHeader), Messages: in.Messages, Tools: in.Tools, MaxTokens: in.MaxTokens, JSON: in.JSON,
+		Temperature: in.Temperature, Sampling: in.Sampling, Conversation: in.Conversation}
 	if err == nil && d == wire.Responses && resp.StatusCode < 300 {
 		if id, ok := wire.Unfinished(got); ok {
 			o.pend(id, pendingCall{request: r, model: in.Model, kept: kept, start: start})

@@ -31,10 +31,13 @@ type traced struct {
 	embeds []string // model, texts, tokens and reported tokens of each embeddings call
 }
 
-func (t *traced) EmbedCall(model string, texts []string, tokens, reported int, err error, _ time.Duration) {
+func (t *traced) EmbedCall(model string, texts []string, tokens, reported int, formats []string, err error, _ time.Duration) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	line := fmt.Sprintf("%s %q tokens=%d reported=%d", model, texts, tokens, reported)
+	if formats != nil {
+		line += fmt.Sprintf(" formats=%q", formats)
+	}
 	if err != nil {
 		line += " error=" + err.Error()
 	}

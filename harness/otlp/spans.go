@@ -219,7 +219,7 @@ func (b builder) chat(ctx, parent context.Context, e trace.Event, srv []attribut
 	op := b.operation()
 	// room for every attribute a call may have: one allocation, not
 	// three as the slice grows
-	attrs := append(make([]attribute.KeyValue, 0, 32),
+	attrs := append(make([]attribute.KeyValue, 0, 48),
 		op,
 		semconv.GenAIProviderNameKey.String(b.provider()),
 		semconv.GenAIRequestModel(c.Model),
@@ -279,9 +279,11 @@ func (b builder) chat(ctx, parent context.Context, e trace.Event, srv []attribut
 	return interval{from: e.At, to: e.At + c.Duration, ctx: sctx}
 }
 
-// params are the attributes of what a model call asked for: its
-// temperature and token limit as the agent set them, json output when it
-// asked for a JSON object, and whether it was streamed.
+// params are the attributes of what a model call asked for, each only
+// when the request gave it: its temperature, token limit and other
+// sampling settings as the agent set them, how many answers when not
+// one, json output when it asked for a JSON object, the provider's
+// conversation it named, and whether it was streamed.
 func params(c *trace.LLMCall) []attribute.KeyValue {
 	var attrs []attribute.KeyValue
 	if p := c.Params; p != nil {
@@ -291,8 +293,32 @@ func params(c *trace.LLMCall) []attribute.KeyValue {
 		if p.MaxTokens > 0 {
 			attrs = append(attrs, semconv.GenAIRequestMaxTokens(p.MaxTokens))
 		}
+		if p.TopP != nil {
+			attrs = append(attrs, semconv.GenAIRequestTopP(*p.TopP))
+		}
+		if p.TopK != nil {
+			attrs = append(attrs, semconv.GenAIRequestTopK(*p.TopK))
+		}
+		if len(p.Stop) > 0 {
+			attrs = append(attrs, semconv.GenAIRequestStopSequences(p.Stop...))
+		}
+		if p.Seed != nil {
+			attrs = append(attrs, semconv.GenAIRequestSeed(*p.Seed))
+		}
+		if p.FrequencyPenalty != nil {
+			attrs = append(attrs, semconv.GenAIRequestFrequencyPenalty(*p.FrequencyPenalty))
+		}
+		if p.PresencePenalty != nil {
+			attrs = append(attrs, semconv.GenAIRequestPresencePenalty(*p.PresencePenalty))
+		}
+		if p.Choices != 0 && p.Choices != 1 {
+			attrs = append(attrs, semconv.GenAIRequestChoiceCount(p.Choices))
+		}
 		if p.JSON {
 			attrs = append(attrs, semconv.GenAIOutputTypeJSON)
+		}
+		if p.Conversation != "" {
+			attrs = append(attrs, semconv.GenAIConversationID(p.Conversation))
 		}
 	}
 	if c.Stream != nil {
@@ -302,7 +328,8 @@ func params(c *trace.LLMCall) []attribute.KeyValue {
 }
 
 // embed makes the span of an embeddings call made to srv: its input
-// tokens as billed (the provider's count, else testbed's) and its price.
+// tokens as billed (the provider's count, else testbed's), the encoding
+// formats it asked for, when it named them, and its price.
 func (b builder) embed(ctx, parent context.Context, e trace.Event, srv []attribute.KeyValue) interval {
 	c := e.Embed
 	attrs := []attribute.KeyValue{
@@ -313,6 +340,9 @@ func (b builder) embed(ctx, parent context.Context, e trace.Event, srv []attribu
 		KeyTurn.Int(e.Turn), KeyCountedInput.Int(c.Input),
 	}
 	attrs = append(attrs, srv...)
+	if len(c.Formats) > 0 {
+		attrs = append(attrs, semconv.GenAIRequestEncodingFormats(c.Formats...))
+	}
 	if p := c.Cost; p != nil {
 		attrs = append(attrs, KeyCost.Float64(p.USD), KeyCostFrom.String(p.From))
 	} else {

@@ -85,6 +85,20 @@ type countingEmbedder struct {
 	trace   *trace.Trace
 	counter *tokens.Counter
 	model   string
+	formats []string // the encoding formats next's requests ask for (encodingFormats)
+}
+
+// formatted is an embedder that says the encoding formats its requests
+// ask for (openai.Embedder).
+type formatted interface{ EncodingFormats() []string }
+
+// encodingFormats are the encoding formats e's requests ask for, nil when
+// it does not say.
+func encodingFormats(e llm.Embedder) []string {
+	if f, ok := e.(formatted); ok {
+		return f.EncodingFormats()
+	}
+	return nil
 }
 
 func (e *countingEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, llm.Usage, error) {
@@ -94,15 +108,15 @@ func (e *countingEmbedder) Embed(ctx context.Context, texts []string) ([][]float
 	if err == nil && u.InputTokens > 0 {
 		reported = u.InputTokens
 	}
-	addEmbed(e.trace, e.counter, start, e.model, texts, 0, reported, err)
+	addEmbed(e.trace, e.counter, start, e.model, texts, 0, reported, e.formats, err)
 	return vecs, u, err
 }
 
-// addEmbed adds the event of one embeddings call that started at start:
-// texts (and tokens given as token ids) counted, reported < 0 when the
-// provider said nothing.
-func addEmbed(tr *trace.Trace, counter *tokens.Counter, start time.Duration, model string, texts []string, tokens, reported int, err error) {
-	call := &trace.EmbedCall{Model: model, Duration: tr.Elapsed() - start, Texts: len(texts), Input: tokens}
+// addEmbed adds the event of one embeddings call that started at start,
+// asking for vectors in formats: texts (and tokens given as token ids)
+// counted, reported < 0 when the provider said nothing.
+func addEmbed(tr *trace.Trace, counter *tokens.Counter, start time.Duration, model string, texts []string, tokens, reported int, formats []string, err error) {
+	call := &trace.EmbedCall{Model: model, Duration: tr.Elapsed() - start, Texts: len(texts), Input: tokens, Formats: formats}
 	for _, t := range texts {
 		call.Input += counter.Count(t)
 	}
@@ -116,8 +130,8 @@ func addEmbed(tr *trace.Trace, counter *tokens.Counter, start time.Duration, mod
 }
 
 // EmbedCall implements agents.EmbedTracer.
-func (t *tracer) EmbedCall(model string, texts []string, tokens, reported int, err error, took time.Duration) {
-	addEmbed(t.trace, t.counter, t.trace.Elapsed()-took, model, texts, tokens, reported, err)
+func (t *tracer) EmbedCall(model string, texts []string, tokens, reported int, formats []string, err error, took time.Duration) {
+	addEmbed(t.trace, t.counter, t.trace.Elapsed()-took, model, texts, tokens, reported, formats, err)
 }
 
 // tracer implements agents.Tracer over a trace.

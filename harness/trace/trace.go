@@ -8,6 +8,7 @@ package trace
 
 import (
 	"encoding/json"
+	"slices"
 	"sync"
 	"time"
 
@@ -112,19 +113,38 @@ type Params struct {
 	MaxTokens   int      `json:"max_tokens,omitempty"`
 	// JSON says the request asked for a JSON object (llm.Request.JSON).
 	JSON bool `json:"json,omitempty"`
+	// Sampling are its other sampling settings, Conversation the
+	// provider's conversation it named (llm.Request's); reports written
+	// before leave them out.
+	llm.Sampling
+	Conversation string `json:"conversation,omitempty"`
 }
 
 // ParamsOf returns the settings of req, nil when it gives none.
 func ParamsOf(req llm.Request) *Params {
-	if req.Temperature == nil && req.MaxTokens <= 0 && !req.JSON {
+	s := req.Sampling
+	if req.Temperature == nil && req.MaxTokens <= 0 && !req.JSON && req.Conversation == "" &&
+		s.TopP == nil && s.TopK == nil && len(s.Stop) == 0 && s.Seed == nil &&
+		s.FrequencyPenalty == nil && s.PresencePenalty == nil && s.Choices == 0 {
 		return nil
 	}
-	p := &Params{MaxTokens: max(req.MaxTokens, 0), JSON: req.JSON}
-	if t := req.Temperature; t != nil {
-		p.Temperature = new(float64)
-		*p.Temperature = *t
+	return &Params{
+		Temperature: clone(req.Temperature), MaxTokens: max(req.MaxTokens, 0), JSON: req.JSON, Conversation: req.Conversation,
+		Sampling: llm.Sampling{
+			TopP: clone(s.TopP), TopK: clone(s.TopK), Stop: slices.Clone(s.Stop), Seed: clone(s.Seed),
+			FrequencyPenalty: clone(s.FrequencyPenalty), PresencePenalty: clone(s.PresencePenalty), Choices: s.Choices,
+		},
 	}
-	return p
+}
+
+// clone is a copy of *p, nil when p is: the trace keeps no pointer into
+// the agent's request.
+func clone[T any](p *T) *T {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
 }
 
 // EmbedCall is one embeddings call: Texts inputs turned into vectors.
@@ -141,6 +161,10 @@ type EmbedCall struct {
 	// Cost is the call's price, nil when its model is unpriced.
 	Cost  *Cost  `json:"cost,omitempty"`
 	Error string `json:"error,omitempty"`
+	// Formats are the encoding formats the request asked the vectors in
+	// (OpenAI's encoding_format), when it named them; reports written
+	// before leave them out.
+	Formats []string `json:"encoding_formats,omitempty"`
 }
 
 // Tokens is the call's input tokens as billed: the provider's count when

@@ -85,6 +85,7 @@ type anthropicRequest struct {
 	} `json:"thinking"`
 	Temperature *float64 `json:"temperature"`
 	TopK        *int     `json:"top_k"`
+	TopP        *float64 `json:"top_p"`
 	// ContextManagement asks the server to edit or compact the
 	// conversation before the model reads it (anthropic_context.go).
 	ContextManagement *anthropicContext `json:"context_management"`
@@ -178,7 +179,12 @@ func (ar anthropicRequest) decode(strict bool, prior *thread) (Request, []llm.Me
 	if ar.MaxTokens == nil {
 		return Request{}, nil, errors.New("max_tokens: Field required")
 	}
-	r := Request{Model: ar.Model, MaxTokens: *ar.MaxTokens, Stop: ar.StopSequences}
+	r := Request{Model: ar.Model, MaxTokens: *ar.MaxTokens, Temperature: ar.Temperature,
+		Sampling: llm.Sampling{TopP: ar.TopP, Stop: ar.StopSequences}}
+	if k := ar.TopK; k != nil {
+		r.TopK = new(float64)
+		*r.TopK = float64(*k)
+	}
 	if format, _ := ar.format(); format != nil && format.Type == "json_schema" {
 		r.JSON, r.Schema = true, format.Schema
 		// A titled schema names the shape asked for, as Gemini's does.

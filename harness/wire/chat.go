@@ -56,6 +56,10 @@ type chatRequest struct {
 	Stream              bool            `json:"stream"`
 	ServiceTier         string          `json:"service_tier"` // echoed: the tier that served it (serviceTier)
 	N                   *int            `json:"n"`            // how many choices to answer: 1 unless given
+	TopP                *float64        `json:"top_p"`
+	Seed                *int            `json:"seed"`
+	FrequencyPenalty    *float64        `json:"frequency_penalty"`
+	PresencePenalty     *float64        `json:"presence_penalty"`
 	// Logprobs asks for the answer's token log probabilities, each with
 	// up to TopLogprobs alternatives (logprobs.go).
 	Logprobs    bool `json:"logprobs"`
@@ -250,7 +254,12 @@ func callIDs(msg llm.Message, h string) llm.Message {
 // function message the result of the latest call of its function not
 // answered yet.
 func (wr chatRequest) decode() Request {
-	r := Request{Model: wr.Model, MaxTokens: cmp.Or(wr.MaxCompletionTokens, wr.MaxTokens), Choice: openAIChoice(wr.ToolChoice), Stop: wr.stops()}
+	r := Request{Model: wr.Model, MaxTokens: cmp.Or(wr.MaxCompletionTokens, wr.MaxTokens), Choice: openAIChoice(wr.ToolChoice),
+		Temperature: wr.Temperature, Sampling: llm.Sampling{TopP: wr.TopP, Stop: wr.stops(), Seed: wr.Seed,
+			FrequencyPenalty: wr.FrequencyPenalty, PresencePenalty: wr.PresencePenalty}}
+	if wr.N != nil {
+		r.Choices = *wr.N
+	}
 	if wr.legacy() {
 		r.Choice = openAIChoice(wr.FunctionCall)
 		r.Choice.One = true

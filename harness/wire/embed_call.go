@@ -16,6 +16,9 @@ type EmbedCall struct {
 	// counting.
 	Texts  []string
 	Tokens int
+	// Formats are the encodings the request asks the vectors in (OpenAI's
+	// encoding_format, "float" or "base64"), nil when it names none.
+	Formats []string
 }
 
 // IsEmbeddings reports whether path is an embeddings endpoint: OpenAI's
@@ -58,11 +61,15 @@ func ReadEmbedCall(path string, body []byte) (EmbedCall, error) {
 		Model  string          `json:"model"`
 		Input  json.RawMessage `json:"input"`
 		Prompt *string         `json:"prompt"` // Ollama's …/api/embeddings
+		Format string          `json:"encoding_format"`
 	}
 	if err := json.Unmarshal(body, &r); err != nil {
 		return EmbedCall{}, fmt.Errorf("embeddings request: %w", err)
 	}
 	out := EmbedCall{Model: r.Model}
+	if r.Format != "" {
+		out.Formats = []string{r.Format}
+	}
 	if strings.HasSuffix(path, OllamaEmbeddingsPath) && r.Prompt != nil {
 		out.Texts = []string{*r.Prompt}
 		return out, nil

@@ -161,6 +161,17 @@ type geminiConfig struct {
 	// StopSequences are where the answer's text must end.
 	StopSequences      []string `json:"stopSequences"`
 	StopSequencesSnake []string `json:"stop_sequences"`
+	// The sampling settings, for the trace (Request.Sampling).
+	Temperature           *float64 `json:"temperature"`
+	TopP                  *float64 `json:"topP"`
+	TopPSnake             *float64 `json:"top_p"`
+	TopK                  *float64 `json:"topK"`
+	TopKSnake             *float64 `json:"top_k"`
+	Seed                  *int     `json:"seed"`
+	FrequencyPenalty      *float64 `json:"frequencyPenalty"`
+	FrequencyPenaltySnake *float64 `json:"frequency_penalty"`
+	PresencePenalty       *float64 `json:"presencePenalty"`
+	PresencePenaltySnake  *float64 `json:"presence_penalty"`
 	// ThinkingConfig's includeThoughts asks for the model's thoughts.
 	ThinkingConfig      *geminiThinking `json:"thinkingConfig"`
 	ThinkingConfigSnake *geminiThinking `json:"thinking_config"`
@@ -242,6 +253,11 @@ func (gr *geminiRequest) fold() {
 		g.ResponseLogprobs = g.ResponseLogprobs || c.ResponseLogprobs || c.ResponseLogprobsSnake
 		g.Logprobs = cmp.Or(g.Logprobs, c.Logprobs)
 		g.StopSequences = slices.Concat(g.StopSequences, c.StopSequences, c.StopSequencesSnake)
+		g.Temperature, g.Seed = cmp.Or(g.Temperature, c.Temperature), cmp.Or(g.Seed, c.Seed)
+		g.TopP = cmp.Or(g.TopP, c.TopP, c.TopPSnake)
+		g.TopK = cmp.Or(g.TopK, c.TopK, c.TopKSnake)
+		g.FrequencyPenalty = cmp.Or(g.FrequencyPenalty, c.FrequencyPenalty, c.FrequencyPenaltySnake)
+		g.PresencePenalty = cmp.Or(g.PresencePenalty, c.PresencePenalty, c.PresencePenaltySnake)
 	}
 	g := &gr.GenerationConfig
 	g.MaxOutputTokens = cmp.Or(g.MaxOutputTokens, g.MaxOutputTokensSnake)
@@ -251,6 +267,9 @@ func (gr *geminiRequest) fold() {
 	g.ResponseJSONSchema = orRaw(g.ResponseJSONSchema, g.ResponseJSONSchemaSnake)
 	g.ResponseLogprobs = g.ResponseLogprobs || g.ResponseLogprobsSnake
 	g.StopSequences = append(g.StopSequences, g.StopSequencesSnake...)
+	g.TopP, g.TopK = cmp.Or(g.TopP, g.TopPSnake), cmp.Or(g.TopK, g.TopKSnake)
+	g.FrequencyPenalty = cmp.Or(g.FrequencyPenalty, g.FrequencyPenaltySnake)
+	g.PresencePenalty = cmp.Or(g.PresencePenalty, g.PresencePenaltySnake)
 	for i := range gr.Tools {
 		t := &gr.Tools[i]
 		t.FunctionDeclarations = append(t.FunctionDeclarations, t.FunctionDeclarationsSnake...)
@@ -401,7 +420,10 @@ func (gr geminiRequest) decode(model string, strict bool) (Request, error) {
 				"(it serves functionDeclarations); record this agent against the real API instead (testbed record --provider gemini)\n", i, strings.Join(t.Builtin, ", "))}
 		}
 	}
-	r := Request{Model: model, MaxTokens: gr.GenerationConfig.MaxOutputTokens, Choice: gr.choice(), Stop: gr.GenerationConfig.StopSequences}
+	g := gr.GenerationConfig
+	r := Request{Model: model, MaxTokens: g.MaxOutputTokens, Choice: gr.choice(), Temperature: g.Temperature,
+		Sampling: llm.Sampling{TopP: g.TopP, TopK: g.TopK, Stop: g.StopSequences, Seed: g.Seed,
+			FrequencyPenalty: g.FrequencyPenalty, PresencePenalty: g.PresencePenalty, Choices: g.CandidateCount}}
 	r.JSON = gr.GenerationConfig.ResponseMIMEType == "application/json"
 	if rs := orRaw(gr.GenerationConfig.ResponseJSONSchema, gr.GenerationConfig.ResponseSchema); len(rs) > 0 {
 		var titled struct {

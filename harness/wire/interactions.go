@@ -128,7 +128,7 @@ var interactionsContent = []string{"text", "image", "audio", "document", "video"
 // strict refuses what the stand-in cannot serve (hosted tools, agents, a
 // step it does not know); otherwise that is left out.
 func (ir interactionsRequest) decode(strict bool, prior []llm.Message) (Request, []llm.Message, error) {
-	r := Request{Model: ir.Model, MaxTokens: ir.GenerationConfig.MaxOutputTokens, Stop: ir.GenerationConfig.StopSequences}
+	r := Request{Model: ir.Model, MaxTokens: ir.GenerationConfig.MaxOutputTokens, Sampling: llm.Sampling{Stop: ir.GenerationConfig.StopSequences}}
 	if strict && len(ir.Agent) > 0 && string(ir.Agent) != "null" {
 		return Request{}, nil, fmt.Errorf("the stand-in answers model interactions, not agent ones (agent %s); record this agent against the real API instead (testbed record --provider gemini)", ir.Agent)
 	}

@@ -67,8 +67,14 @@ type ollamaRequest struct {
 	// Format is "json", or the JSON Schema the answer must follow.
 	Format  json.RawMessage `json:"format"`
 	Options struct {
-		NumPredict int             `json:"num_predict"`
-		Stop       json.RawMessage `json:"stop"`
+		NumPredict       int             `json:"num_predict"`
+		Stop             json.RawMessage `json:"stop"`
+		Temperature      *float64        `json:"temperature"`
+		TopP             *float64        `json:"top_p"`
+		TopK             *float64        `json:"top_k"`
+		Seed             *int            `json:"seed"`
+		FrequencyPenalty *float64        `json:"frequency_penalty"`
+		PresencePenalty  *float64        `json:"presence_penalty"`
 	} `json:"options"`
 	// Stream is true unless given.
 	Stream *bool `json:"stream"`
@@ -132,7 +138,9 @@ type ollamaToolCall struct {
 
 // decode reads or as a Request.
 func (or ollamaRequest) decode() (Request, error) {
-	r := Request{Model: or.Model, Stop: stopList(or.Options.Stop)}
+	o := or.Options
+	r := Request{Model: or.Model, Temperature: o.Temperature, Sampling: llm.Sampling{Stop: stopList(o.Stop), TopP: o.TopP, TopK: o.TopK,
+		Seed: o.Seed, FrequencyPenalty: o.FrequencyPenalty, PresencePenalty: o.PresencePenalty}}
 	if or.Options.NumPredict > 0 {
 		r.MaxTokens = or.Options.NumPredict
 	}

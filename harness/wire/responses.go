@@ -204,7 +204,8 @@ func clientToolOutput(it responsesItem) string {
 // text, tools other than functions. Either way an image, file or audio
 // part is left out.
 func (rr responsesRequest) decode(strict bool, prior []llm.Message) (Request, []llm.Message, error) {
-	r := Request{Model: rr.Model, Choice: openAIChoice(rr.ToolChoice)}
+	r := Request{Model: rr.Model, Choice: openAIChoice(rr.ToolChoice), Temperature: rr.Temperature,
+		Sampling: llm.Sampling{TopP: rr.TopP}, Conversation: conversationOf(rr.Conversation)}
 	r.Choice.One = notParallel(rr.ParallelToolCalls)
 	jsonObject := false
 	if t := rr.TopLogprobs; t != nil && (*t < 0 || *t > maxTopLogprobs) && strict {

@@ -16,7 +16,7 @@ var _ = Describe("stop sequences", func() {
 
 	DescribeTable("end the answer where the first sequence it writes starts",
 		func(stop []string, content, met string, calls int) {
-			msg, got := wire.Request{Stop: stop}.StopAt(answer)
+			msg, got := wire.Request{Sampling: llm.Sampling{Stop: stop}}.StopAt(answer)
 			Expect(msg.Content).To(Equal(content))
 			Expect(got).To(Equal(met))
 			Expect(msg.ToolCalls).To(HaveLen(calls))

@@ -41,9 +41,17 @@ type Request struct {
 	Shape string
 	// Choice is what the request lets the answer call.
 	Choice Choice
-	// Stop are the sequences at which the answer's text must end (Chat's
-	// stop, Anthropic's stop_sequences, Gemini's stopSequences); see StopAt.
-	Stop []string
+	// Temperature and Sampling are the request's sampling settings, each
+	// as it gave it (nil when it gave none). Sampling's Stop are the
+	// sequences at which the answer's text must end (Chat's stop,
+	// Anthropic's stop_sequences, Gemini's stopSequences); see StopAt.
+	Temperature *float64
+	llm.Sampling
+	// Conversation is the id of the provider's conversation the request
+	// names (the Responses API's conversation, given as its id or as an
+	// object with it), "" when it names none. A previous_response_id
+	// names a response, not a conversation, and is no conversation id.
+	Conversation string
 }
 
 // LimitAt ends msg where a model given r's token limit (MaxTokens) would

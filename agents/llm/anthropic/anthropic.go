@@ -17,6 +17,10 @@
 //     DefaultMaxTokens;
 //   - Request.JSON is not sent: the Messages API has no JSON-object mode,
 //     so the prompt must ask for JSON;
+//   - TopP, TopK (a whole number) and Stop are top_p, top_k and
+//     stop_sequences; a request giving a setting the API has no field for
+//     (seed, the penalties, several choices, a conversation) is refused
+//     (llm.Request.Refuse);
 //   - stop reasons map to llm's finish reasons (end_turn and stop_sequence
 //     to FinishStop, max_tokens to FinishLength, tool_use to
 //     FinishToolCalls; others pass through);
@@ -38,6 +42,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"strings"
 
@@ -232,6 +237,19 @@ func (c *Client) params(req llm.Request) (sdk.MessageNewParams, error) {
 	if req.Temperature != nil {
 		p.Temperature = sdk.Float(*req.Temperature)
 	}
+	if err := req.Refuse("the Messages API", "top_p", "top_k", "stop"); err != nil {
+		return p, err
+	}
+	if v := req.TopP; v != nil {
+		p.TopP = sdk.Float(*v)
+	}
+	if v := req.TopK; v != nil {
+		if *v != math.Trunc(*v) {
+			return p, fmt.Errorf("the Messages API takes a whole top_k, not %v", *v)
+		}
+		p.TopK = sdk.Int(int64(*v))
+	}
+	p.StopSequences = req.Stop
 	for _, m := range req.Messages {
 		if m.Role == llm.RoleSystem {
 			p.System = append(p.System, sdk.TextBlockParam{Text: m.Content})

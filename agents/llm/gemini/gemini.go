@@ -1,6 +1,10 @@
 // Package gemini adapts the Gemini generateContent API to llm.Client, over the
 // official SDK (google.golang.org/genai). The API key travels in the
-// x-goog-api-key header; SDK retries are off.
+// x-goog-api-key header; SDK retries are off. The request's sampling
+// settings are generationConfig's (temperature, topP, topK,
+// stopSequences, seed, frequencyPenalty, presencePenalty); one asking for
+// several answers (candidateCount) or naming a conversation is refused
+// (llm.Request.Refuse).
 package gemini
 
 import (
@@ -165,6 +169,10 @@ func FinishReason(raw string, calls bool) string {
 
 func convert(req llm.Request) ([]*genai.Content, *genai.GenerateContentConfig, error) {
 	cfg := &genai.GenerateContentConfig{}
+	// candidateCount would ask for answers a Response has no room for
+	if err := req.Refuse("generateContent", "top_p", "top_k", "stop", "seed", "frequency_penalty", "presence_penalty"); err != nil {
+		return nil, nil, err
+	}
 	var contents []*genai.Content
 	for _, m := range req.Messages {
 		switch m.Role {
@@ -220,9 +228,12 @@ func convert(req llm.Request) ([]*genai.Content, *genai.GenerateContentConfig, e
 		}
 		cfg.Tools = []*genai.Tool{tool}
 	}
-	if req.Temperature != nil {
-		t := float32(*req.Temperature)
-		cfg.Temperature = &t
+	cfg.Temperature, cfg.TopP, cfg.TopK = float32Of(req.Temperature), float32Of(req.TopP), float32Of(req.TopK)
+	cfg.FrequencyPenalty, cfg.PresencePenalty = float32Of(req.FrequencyPenalty), float32Of(req.PresencePenalty)
+	cfg.StopSequences = req.Stop
+	if v := req.Seed; v != nil {
+		seed := int32(*v)
+		cfg.Seed = &seed
 	}
 	if req.MaxTokens > 0 {
 		cfg.MaxOutputTokens = int32(req.MaxTokens)
@@ -231,6 +242,15 @@ func convert(req llm.Request) ([]*genai.Content, *genai.GenerateContentConfig, e
 		cfg.ResponseMIMEType = "application/json"
 	}
 	return contents, cfg, nil
+}
+
+// float32Of is *v as the SDK's float32, nil when v is.
+func float32Of(v *float64) *float32 {
+	if v == nil {
+		return nil
+	}
+	f := float32(*v)
+	return &f
 }
 
 // isResponses reports whether c holds function responses only.

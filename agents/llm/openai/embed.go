@@ -23,6 +23,10 @@ func NewEmbedder(baseURL, model, key string, dimensions int, hc *http.Client) *E
 	return &Embedder{model: model, dimensions: dimensions, sdk: newSDK(baseURL, key, hc)}
 }
 
+// EncodingFormats are the encoding formats every request of e asks for:
+// base64, as Embed says.
+func (e *Embedder) EncodingFormats() []string { return []string{"base64"} }
+
 // Embed implements llm.Embedder, in one request. It asks for base64 vectors,
 // as OpenAI's Python SDK does by default: the SDK decodes them from bytes,
 // where JSON numbers would be parsed one by one.

@@ -2,7 +2,10 @@
 // Responses API (Responses) to llm.Client, over the official SDK. Chat
 // Completions serves OpenAI itself and every server that speaks the same
 // wire format (Ollama, llama.cpp server, vLLM, OpenRouter) through a base
-// URL. SDK retries are off: the harness sees every attempt.
+// URL. SDK retries are off: the harness sees every attempt. Chat Completions
+// sends the request's top_p, stop, seed, frequency_penalty and
+// presence_penalty; one giving top_k, several choices (n) or a
+// conversation is refused (llm.Request.Refuse).
 package openai
 
 import (
@@ -140,6 +143,9 @@ func response(out *sdk.ChatCompletion) (llm.Response, error) {
 
 func (c *Client) params(req llm.Request) (sdk.ChatCompletionNewParams, error) {
 	p := sdk.ChatCompletionNewParams{Model: shared.ChatModel(c.model)}
+	if err := req.Refuse("Chat Completions", "top_p", "stop", "seed", "frequency_penalty", "presence_penalty"); err != nil {
+		return p, err
+	}
 	for _, m := range req.Messages {
 		mp, err := message(m)
 		if err != nil {
@@ -172,6 +178,21 @@ func (c *Client) params(req llm.Request) (sdk.ChatCompletionNewParams, error) {
 		p.ResponseFormat = sdk.ChatCompletionNewParamsResponseFormatUnion{
 			OfJSONObject: &shared.ResponseFormatJSONObjectParam{},
 		}
+	}
+	if v := req.TopP; v != nil {
+		p.TopP = sdk.Float(*v)
+	}
+	if len(req.Stop) > 0 {
+		p.Stop = sdk.ChatCompletionNewParamsStopUnion{OfStringArray: req.Stop}
+	}
+	if v := req.Seed; v != nil {
+		p.Seed = sdk.Int(int64(*v))
+	}
+	if v := req.FrequencyPenalty; v != nil {
+		p.FrequencyPenalty = sdk.Float(*v)
+	}
+	if v := req.PresencePenalty; v != nil {
+		p.PresencePenalty = sdk.Float(*v)
 	}
 	return p, nil
 }

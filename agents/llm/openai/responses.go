@@ -28,7 +28,10 @@ import (
 //     flag: Message.IsError is not sent);
 //   - tools become function tools with strict: false, as Chat Completions
 //     sends them (the Responses API's default is strict);
-//   - MaxTokens is max_output_tokens, JSON is text.format json_object;
+//   - MaxTokens is max_output_tokens, JSON is text.format json_object,
+//     TopP is top_p; a request giving a setting the API has no field for
+//     (top_k, stop, seed, the penalties, several choices, a conversation:
+//     the adapter keeps none) is refused (llm.Request.Refuse);
 //   - store is false: the harness keeps the conversation, not OpenAI;
 //   - the answer's message items give the text (refusals are left out, as
 //     the Chat Completions path leaves them), its function_call items the
@@ -177,6 +180,9 @@ func responsesRawFinish(out *responses.Response) string {
 
 func (c *Responses) params(req llm.Request) (responses.ResponseNewParams, error) {
 	p := responses.ResponseNewParams{Model: shared.ResponsesModel(c.model), Store: sdk.Bool(false)}
+	if err := req.Refuse("the Responses API", "top_p"); err != nil {
+		return p, err
+	}
 	var input responses.ResponseInputParam
 	for _, m := range req.Messages {
 		items, err := inputItems(m)
@@ -202,6 +208,9 @@ func (c *Responses) params(req llm.Request) (responses.ResponseNewParams, error)
 	}
 	if req.MaxTokens > 0 {
 		p.MaxOutputTokens = sdk.Int(int64(req.MaxTokens))
+	}
+	if v := req.TopP; v != nil {
+		p.TopP = sdk.Float(*v)
 	}
 	if req.JSON {
 		p.Text.Format = responses.ResponseFormatTextConfigUnionParam{OfJSONObject: &shared.ResponseFormatJSONObjectParam{}}
