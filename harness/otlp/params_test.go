@@ -4,6 +4,8 @@ package otlp_test
 // conventions name and type it, and only when the request gave it.
 
 import (
+	"strings"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
@@ -32,7 +34,15 @@ var _ = Describe("a model call's request settings", func() {
 
 	DescribeTable("are stated as the conventions name and type them: top_p, top_k and the penalties doubles, seed and choice.count ints, stop_sequences a string array",
 		func(p trace.Params, key, want string) {
-			Expect(answer(&p)).To(HaveKeyWithValue(key, want))
+			got := answer(&p)
+			Expect(got).To(HaveKey(key))
+			if strings.HasPrefix(want, "{") {
+				// protojson writes a space after a comma or not, by
+				// the binary: compare the values, not the text.
+				Expect(got[key]).To(MatchJSON(want))
+			} else {
+				Expect(got[key]).To(Equal(want))
+			}
 		},
 		Entry("top_p", trace.Params{Sampling: llm.Sampling{TopP: double(0.9)}}, "gen_ai.request.top_p", `{"doubleValue":0.9}`),
 		Entry("top_k, a double though it counts tokens", trace.Params{Sampling: llm.Sampling{TopK: double(40)}}, "gen_ai.request.top_k", `{"doubleValue":40}`),
@@ -51,7 +61,7 @@ var _ = Describe("a model call's request settings", func() {
 		r := fixture()
 		embed := trace.Event{Kind: trace.KindEmbed, Turn: 1, Embed: &trace.EmbedCall{Model: "text-embedding-3-small", Formats: []string{"base64"}}}
 		r.Suites[0].Variants[0].Scenarios[0].Events = []trace.Event{embed}
-		Expect(named(export(r), "embeddings text-embedding-3-small").attrs).To(HaveKeyWithValue("gen_ai.request.encoding_formats",
+		Expect(named(export(r), "embeddings text-embedding-3-small").attrs["gen_ai.request.encoding_formats"]).To(MatchJSON(
 			`{"arrayValue":{"values":[{"stringValue":"base64"}]}}`))
 		embed.Embed = &trace.EmbedCall{Model: "text-embedding-3-small"}
 		r.Suites[0].Variants[0].Scenarios[0].Events = []trace.Event{embed}
