@@ -99,8 +99,11 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			// A comparison of nothing would read as "no regression".
 			return withCode(exitUsage, fmt.Errorf("%s and %s share no scenario of their %d suite and variant pairs: nothing to compare; compare reports of runs of the same scenarios", files[0], files[1], len(cs)))
 		}
+	case len(files) == 0 && sel.suite != "" && base == head && base != "":
+		// A variant against itself could only tie: a comparison of nothing.
+		return withCode(exitUsage, fmt.Errorf("--base and --head are both %s: a variant compared with itself can only tie; give two variants of suite %s (see: testbed list --suite %s)", base, sel.suite, sel.suite))
 	case len(files) == 0 && sel.suite != "" && base != "" && head != "":
-		suites, err := loadSuites(selection{root: sel.root, suite: sel.suite})
+		suites, err := loadSuites(selection{root: sel.root, suite: sel.suite, scenario: sel.scenario})
 		if err != nil {
 			return err
 		}

@@ -72,5 +72,13 @@ var _ = Describe("testbed compare", func() {
 		Entry("nothing to compare", []string{}, "give either --suite with --base and --head, or two report files"),
 		Entry("an unknown variant", []string{"--suite", "climate", "--base", "untrimmed", "--head", "trimed"}, `suite climate has no variant "trimed"`),
 		Entry("a missing file", []string{"nope.json", "nope.json"}, "nope.json"),
+		Entry("a variant against itself", []string{"--suite", "kura", "--base", "full-state", "--head", "full-state"},
+			"--base and --head are both full-state: a variant compared with itself can only tie"),
+		Entry("a variant against itself, judged", []string{"--suite", "kura", "--base", "full-state", "--head", "full-state", "--judge"},
+			"--base and --head are both full-state"),
+		Entry("a scenario the suite lacks", []string{"--suite", "kura", "--base", "full-state", "--head", "compact-state", "--scenario", "nope"},
+			`no scenario "nope" in the selected suites`),
+		Entry("a scenario the suite lacks, judged", []string{"--suite", "kura", "--base", "full-state", "--head", "compact-state", "--scenario", "nope", "--judge"},
+			`no scenario "nope" in the selected suites`),
 	)
 })
