@@ -129,3 +129,24 @@ var _ = Describe("record --judge-provider", func() {
 		Expect(strings.Count(again.stdout, "rule-based stand-in judge")).To(BeZero())
 	})
 })
+
+var _ = Describe("a corrupt grader cassette", func() {
+	It("is stale (exit 3) as an agent's corrupt cassette is, naming the file and the commands that grade it again, which work", func() {
+		root := projectOf("kura", "kura")
+		path := filepath.Join(root, "cassettes/kura/full-state/address-not-found.judge.yaml")
+		Expect(os.WriteFile(path, []byte(mustRead(path)+"garbage: [\n"), 0o644)).To(Succeed())
+		args := []string{"--root", root, "--suite", "kura", "--variant", "full-state", "--scenario", "address-not-found", "--quiet"}
+
+		r := testbed(append([]string{"run", "--no-baseline", "--out", ""}, args...)...)
+
+		Expect(r.code).To(Equal(exitStale), r.String())
+		Expect(r.stdout).To(ContainSubstring("address-not-found stale: corrupt cassette: " + path))
+		Expect(r.stdout).To(ContainSubstring("delete it, then grade again: rm " + path + " && testbed record --suite kura --variant full-state --scenario address-not-found --root " + root + " --record-missing"))
+
+		Expect(os.Remove(path)).To(Succeed())
+		graded := testbed(append([]string{"record", "--record-missing"}, args...)...)
+		Expect(graded.code).To(Equal(exitOK), graded.String())
+		again := testbed(append([]string{"run", "--no-baseline", "--out", ""}, args...)...)
+		Expect(again.code).To(Equal(exitOK), again.String())
+	})
+})

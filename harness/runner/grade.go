@@ -187,11 +187,18 @@ func (r *sampleRun) grade(ctx context.Context) {
 		whole = true
 	}
 	if err != nil {
-		if errors.Is(err, cassette.ErrNotFound) {
+		switch {
+		case errors.Is(err, cassette.ErrNotFound):
 			r.stale = &graderStale{msg: fmt.Sprintf("grader cassette %s is missing: the rubric checks were never graded; grade them with: %s", rel(r.opts.Root, path), regrade), miss: err, fix: regrade}
-			return
+		case errors.Is(err, cassette.ErrCorrupt), errors.Is(err, cassette.ErrVersion):
+			// A fault of the cassettes, as the agent's corrupt cassette is;
+			// never overwritten (as a pairwise one is not): deleted, it is
+			// graded again.
+			fix := "rm " + path + " && " + regrade
+			r.stale = &graderStale{msg: fmt.Sprintf("%v; delete it, then grade again: %s", err, fix), miss: err, fix: fix}
+		default:
+			fail(err)
 		}
-		fail(err)
 		return
 	}
 	if p, ok := tp.Provenance(); ok && r.opts.Mode == cassette.ModeReplay {
