@@ -194,7 +194,13 @@ func (d *decoder) rubric(v *yaml.Node, at string) (Rubric, bool) {
 		}
 	}
 	if f, ok := fs["min_score"]; ok {
-		rb.MinScore, _ = d.fraction(f.val, join(at, "min_score"))
+		if m, ok := d.fraction(f.val, join(at, "min_score")); ok && m == 0 {
+			// Every grade reaches 0: the check would pass whatever the
+			// grader said, as a threshold against itself could only pass.
+			d.errorf(resolve(f.val).Line, join(at, "min_score"), "a minimum of 0 passes whatever the grader says, so the rubric could only pass; give a minimum above 0 (the default is %v)", DefaultMinScore)
+		} else {
+			rb.MinScore = m
+		}
 	}
 	if f, ok := fs["weight"]; ok {
 		if w, ok := d.number(f.val, join(at, "weight")); ok {

@@ -89,6 +89,7 @@ scenarios:
       rubric:
         - ""
         - {rubric: "x", min_score: 2, weight: 0, with: [logs], grade: 1}
+        - {rubric: "y", min_score: 0%}
   - id: two.judge
     input: "What is GHRSST?"
     expect: {llm_calls: 1}
@@ -103,6 +104,7 @@ scenarios:
 			`odbchat.yaml:14: scenarios[0].expect.rubric[1].min_score: want a fraction from 0 to 1`,
 			`odbchat.yaml:14: scenarios[0].expect.rubric[1].weight: want a weight above 0, got 0`,
 			`odbchat.yaml:14: scenarios[0].expect.rubric[1].with: "logs" is not something the grader can see`,
+			`odbchat.yaml:15: scenarios[0].expect.rubric[2].min_score: a minimum of 0 passes whatever the grader says, so the rubric could only pass; give a minimum above 0 (the default is 0.7)`,
 			`ends like the grader cassette of a scenario (<id>.judge.yaml)`,
 		} {
 			Expect(err.Error()).To(ContainSubstring(want))
