@@ -74,6 +74,33 @@ scenarios:
 		Expect(s.Judge.Endpoint.BaseURL).To(Equal(llm.OpenAIBaseURL))
 	})
 
+	It("refuses a gate on rubric_score_mean in a suite without a rubric check, at the gate's key, and takes one a variant's rubric gives", func() {
+		suite := func(expect string) string {
+			return `suite: odbchat
+agent: odbchat
+clock: 2025-11-06T10:00:00Z
+baseline: legacy
+judge: {provider: openai, model: gpt-4.1-mini}
+gate:
+  pass_rate: 0
+  rubric_score_mean: 5%
+variants:
+  legacy: {}
+  single-pass: {}
+scenarios:
+  - id: one
+    input: "What is GHRSST?"
+    expect: {llm_calls: 1}
+` + expect
+		}
+		_, err := scenario.Parse("odbchat.yaml", []byte(suite("")), opts)
+		Expect(err).To(MatchError(ContainSubstring("odbchat.yaml:8: gate.rubric_score_mean: no scenario of the suite has a rubric check, so the gate would hold rubric_score_mean over nothing and fail every run")))
+
+		_, err = scenario.Parse("odbchat.yaml", []byte(suite(`    variants: {single-pass: {rubric: "It explains GHRSST"}}
+`)), opts)
+		Expect(err).NotTo(HaveOccurred())
+	})
+
 	It("reports every problem of rubrics and the judge at its line, all at once", func() {
 		_, err := scenario.Parse("odbchat.yaml", []byte(`suite: odbchat
 agent: odbchat
