@@ -331,7 +331,9 @@ func staleGrade(path string, n int, name string, turn int, s judge.Subject, what
 	}
 	switch {
 	case same:
-		return fmt.Sprintf("stale grading: the judge's request changed (its prompt, model or what it is shown), not the rubric or the answer: %s has no match:\n%s\nre-grade with: %s", at, miss.Error(), regrade)
+		diag := *miss
+		diag.Rerecord = "" // the re-grade command ends the message, once
+		return fmt.Sprintf("stale grading: the judge's request changed (its prompt, model or what it is shown), not the rubric or the answer: %s has no match:\n%s\nre-grade with: %s", at, diag.Error(), regrade)
 	case sameRubric:
 		return fmt.Sprintf("stale grading: the %s changed: %s has no recorded grade for the new %s %s; re-grade with: %s", what, at, what, strconv.Quote(cut(s.Answer, 120)), regrade)
 	case old != "":
