@@ -53,7 +53,7 @@ var _ = Describe("testbed compare", func() {
 		Expect(os.Remove(filepath.Join(root, "cassettes", "odbchat-cases", "single-pass", "ac1-taiwan-sst.yaml"))).To(Succeed())
 		r = testbed("compare", "--root", root, "--suite", "odbchat-cases", "--base", "legacy", "--head", "single-pass", "--quiet")
 		Expect(r.code).To(Equal(exitStale), r.String())
-		Expect(r.stderr).To(ContainSubstring("scenario ac1-taiwan-sst is stale in one variant"))
+		Expect(r.stderr).To(ContainSubstring("scenario ac1-taiwan-sst is stale in single-pass, so the comparison does not hold; record it with: testbed record --suite odbchat-cases --variant single-pass --scenario ac1-taiwan-sst"))
 		By("giving no change of the means beside a stale verdict: its run was not measured, so no saving")
 		Expect(r.stdout).To(MatchRegexp(`input tokens \(mean\)\s+\d+\s+\d+\s+— \(not comparable\)`))
 		Expect(r.stdout).To(ContainSubstring("not comparable: head: 1 of 30 runs stale or errored, not measured"))
