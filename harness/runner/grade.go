@@ -150,6 +150,9 @@ func (r *sampleRun) grade(ctx context.Context) {
 		routes = map[string]string{} // a real grader: nothing routed to a stand-in
 	}
 	regrade := r.copts.Rerecord + " --record-missing"
+	// What grades the cassette again whole: --record-missing keeps a
+	// cassette it has nothing to add to as it is.
+	regradeWhole := "rm " + path + " && " + regrade
 	var real http.RoundTripper = &routing{hosts: routes, mode: r.opts.Mode, network: r.opts.Judge != nil}
 	if r.opts.Budget != nil && r.opts.Mode != cassette.ModeReplay {
 		// The grader's calls count against --max-cost as the agent's do.
@@ -194,8 +197,7 @@ func (r *sampleRun) grade(ctx context.Context) {
 			// A fault of the cassettes, as the agent's corrupt cassette is;
 			// never overwritten (as a pairwise one is not): deleted, it is
 			// graded again.
-			fix := "rm " + path + " && " + regrade
-			r.stale = &graderStale{msg: fmt.Sprintf("%v; delete it, then grade again: %s", err, fix), miss: err, fix: fix}
+			r.stale = &graderStale{msg: fmt.Sprintf("%v; delete it, then grade again: %s", err, regradeWhole), miss: err, fix: regradeWhole}
 		default:
 			fail(err)
 		}
@@ -299,7 +301,7 @@ func (r *sampleRun) grade(ctx context.Context) {
 	}
 	if un := tp.Unplayed(); len(un) > 0 {
 		checks = append(checks, report.Check{Name: "judge.unplayed", Detail: fmt.Sprintf(
-			"%d recorded grader calls were not replayed (first: %s): the scenario has fewer rubric checks than were graded; re-grade with: %s", len(un), un[0], regrade)})
+			"%d recorded grader calls were not replayed (first: %s): the scenario has fewer rubric checks or labelled examples than were graded; grade it again whole with: %s", len(un), un[0], regradeWhole)})
 	}
 	if weights > 0 {
 		cost.Score = score / weights
