@@ -109,6 +109,9 @@ func (d *decoder) judge(v *yaml.Node) *Judge {
 	if f, ok := fs["compare"]; ok {
 		if text, ok := d.str(f.val, join(at, "compare")); ok {
 			j.Compare = strings.TrimSpace(text)
+			if j.Compare == "" {
+				d.errorf(resolve(f.val).Line, join(at, "compare"), "empty comparison rubric; say what makes one answer better than the other, or remove it")
+			}
 		}
 	}
 	if f, ok := fs["reasoning"]; ok {

@@ -106,7 +106,7 @@ scenarios:
 agent: odbchat
 clock: 2025-11-06T10:00:00Z
 baseline: legacy
-judge: {provider: mistral, prompt: "{{.Rubric"}
+judge: {provider: mistral, prompt: "{{.Rubric", compare: "  "}
 variants:
   legacy: {}
 scenarios:
@@ -126,6 +126,7 @@ scenarios:
 			`odbchat.yaml:5: judge: missing required key "model"`,
 			`odbchat.yaml:5: judge.provider: `,
 			`odbchat.yaml:5: judge.prompt: not a Go template`,
+			`odbchat.yaml:5: judge.compare: empty comparison rubric; say what makes one answer better than the other, or remove it`,
 			`odbchat.yaml:13: scenarios[0].expect.rubric[0]: empty value; fill it in or remove it`,
 			`odbchat.yaml:14: scenarios[0].expect.rubric[1]: unknown key "grade"`,
 			`odbchat.yaml:14: scenarios[0].expect.rubric[1].min_score: want a fraction from 0 to 1`,
