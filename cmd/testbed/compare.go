@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -75,6 +76,7 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	var cs []report.Comparison
+	fixes := map[string]string{} // variant/scenario: what writes a stale run again
 	switch {
 	case len(files) == 2 && sel.suite == "":
 		b, err := readReport(files[0])
@@ -99,8 +101,11 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			// A comparison of nothing would read as "no regression".
 			return withCode(exitUsage, fmt.Errorf("%s and %s share no scenario of their %d suite and variant pairs: nothing to compare; compare reports of runs of the same scenarios", files[0], files[1], len(cs)))
 		}
+	case len(files) == 0 && sel.suite != "" && base == head && base != "":
+		// A variant against itself could only tie: a comparison of nothing.
+		return withCode(exitUsage, fmt.Errorf("--base and --head are both %s: a variant compared with itself can only tie; give two variants of suite %s (see: testbed list --suite %s)", base, sel.suite, sel.suite))
 	case len(files) == 0 && sel.suite != "" && base != "" && head != "":
-		suites, err := loadSuites(selection{root: sel.root, suite: sel.suite})
+		suites, err := loadSuites(selection{root: sel.root, suite: sel.suite, scenario: sel.scenario})
 		if err != nil {
 			return err
 		}
@@ -124,6 +129,11 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		rs := rep.Suites[0]
 		bi, hi := variantIndex(rs.Variants, base), variantIndex(rs.Variants, head)
 		cs = []report.Comparison{report.CompareVariants(rs.Name, &rs.Variants[bi], &rs.Variants[hi], base, head)}
+		for _, v := range []*report.Variant{&rs.Variants[bi], &rs.Variants[hi]} {
+			for _, sc := range v.Scenarios {
+				fixes[v.Name+"/"+sc.ID] = sc.Fix
+			}
+		}
 		if judged {
 			pw, err := comparePairwise(ctx, sel.root, s, &rs.Variants[bi], &rs.Variants[hi], regrade, agents)
 			if err != nil {
@@ -153,18 +163,20 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	return compareVerdict(cs)
+	return compareVerdict(cs, fixes)
 }
 
 // compareVerdict fails a comparison that rests on nothing: a side whose
-// cassettes are stale (as testbed run fails it), or pairwise judging that
+// cassettes are stale (as testbed run fails it), saying what writes them
+// again where fixes knows (by variant/scenario), or pairwise judging that
 // judged no pair.
-func compareVerdict(cs []report.Comparison) error {
+func compareVerdict(cs []report.Comparison, fixes map[string]string) error {
 	for _, c := range cs {
 		for _, r := range c.Rows {
-			for _, v := range []string{r.Base.Verdict, r.Head.Verdict} {
-				if v == report.VerdictStale {
-					return withCode(exitStale, fmt.Errorf("%s: scenario %s is stale in one variant, so the comparison does not hold; re-record it (testbed run says how)", c.Suite, r.ID))
+			for _, side := range [][2]string{{c.Base, r.Base.Verdict}, {c.Head, r.Head.Verdict}} {
+				if side[1] == report.VerdictStale {
+					fix := cmp.Or(fixes[side[0]+"/"+r.ID], "re-record it (testbed run says how)")
+					return withCode(exitStale, fmt.Errorf("%s: scenario %s is stale in %s, so the comparison does not hold; %s", c.Suite, r.ID, side[0], fix))
 				}
 			}
 		}

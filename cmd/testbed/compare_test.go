@@ -53,7 +53,7 @@ var _ = Describe("testbed compare", func() {
 		Expect(os.Remove(filepath.Join(root, "cassettes", "odbchat-cases", "single-pass", "ac1-taiwan-sst.yaml"))).To(Succeed())
 		r = testbed("compare", "--root", root, "--suite", "odbchat-cases", "--base", "legacy", "--head", "single-pass", "--quiet")
 		Expect(r.code).To(Equal(exitStale), r.String())
-		Expect(r.stderr).To(ContainSubstring("scenario ac1-taiwan-sst is stale in one variant"))
+		Expect(r.stderr).To(ContainSubstring("scenario ac1-taiwan-sst is stale in single-pass, so the comparison does not hold; record it with: testbed record --suite odbchat-cases --variant single-pass --scenario ac1-taiwan-sst"))
 		By("giving no change of the means beside a stale verdict: its run was not measured, so no saving")
 		Expect(r.stdout).To(MatchRegexp(`input tokens \(mean\)\s+\d+\s+\d+\s+— \(not comparable\)`))
 		Expect(r.stdout).To(ContainSubstring("not comparable: head: 1 of 30 runs stale or errored, not measured"))
@@ -72,5 +72,13 @@ var _ = Describe("testbed compare", func() {
 		Entry("nothing to compare", []string{}, "give either --suite with --base and --head, or two report files"),
 		Entry("an unknown variant", []string{"--suite", "climate", "--base", "untrimmed", "--head", "trimed"}, `suite climate has no variant "trimed"`),
 		Entry("a missing file", []string{"nope.json", "nope.json"}, "nope.json"),
+		Entry("a variant against itself", []string{"--suite", "kura", "--base", "full-state", "--head", "full-state"},
+			"--base and --head are both full-state: a variant compared with itself can only tie"),
+		Entry("a variant against itself, judged", []string{"--suite", "kura", "--base", "full-state", "--head", "full-state", "--judge"},
+			"--base and --head are both full-state"),
+		Entry("a scenario the suite lacks", []string{"--suite", "kura", "--base", "full-state", "--head", "compact-state", "--scenario", "nope"},
+			`no scenario "nope" in the selected suites`),
+		Entry("a scenario the suite lacks, judged", []string{"--suite", "kura", "--base", "full-state", "--head", "compact-state", "--scenario", "nope", "--judge"},
+			`no scenario "nope" in the selected suites`),
 	)
 })

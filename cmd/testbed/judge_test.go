@@ -129,3 +129,51 @@ var _ = Describe("record --judge-provider", func() {
 		Expect(strings.Count(again.stdout, "rule-based stand-in judge")).To(BeZero())
 	})
 })
+
+var _ = Describe("a corrupt grader cassette", func() {
+	It("is stale (exit 3) as an agent's corrupt cassette is, naming the file and the commands that grade it again, which work", func() {
+		root := projectOf("kura", "kura")
+		path := filepath.Join(root, "cassettes/kura/full-state/address-not-found.judge.yaml")
+		Expect(os.WriteFile(path, []byte(mustRead(path)+"garbage: [\n"), 0o644)).To(Succeed())
+		args := []string{"--root", root, "--suite", "kura", "--variant", "full-state", "--scenario", "address-not-found", "--quiet"}
+
+		r := testbed(append([]string{"run", "--no-baseline", "--out", ""}, args...)...)
+
+		Expect(r.code).To(Equal(exitStale), r.String())
+		Expect(r.stdout).To(ContainSubstring("address-not-found stale: corrupt cassette: " + path))
+		Expect(r.stdout).To(ContainSubstring("delete it, then grade again: rm " + path + " && testbed record --suite kura --variant full-state --scenario address-not-found --root " + root + " --record-missing"))
+
+		Expect(os.Remove(path)).To(Succeed())
+		graded := testbed(append([]string{"record", "--record-missing"}, args...)...)
+		Expect(graded.code).To(Equal(exitOK), graded.String())
+		again := testbed(append([]string{"run", "--no-baseline", "--out", ""}, args...)...)
+		Expect(again.code).To(Equal(exitOK), again.String())
+	})
+})
+
+var _ = Describe("a grader cassette with grades no rubric asks for any more", func() {
+	It("fails the run naming a command that grades it again whole, which works", func() {
+		root := projectOf("climate-findings", "climate")
+		suite := filepath.Join(root, "scenarios", "climate-findings.yaml")
+		dropped := strings.Replace(mustRead(suite), `        pass: ["CityCatalyst answered with an error, so I could not fetch the Lima inventory; I won't guess its emissions."]
+        fail: ["The Lima 2022 inventory totals 14.2 million tCO2e."]
+`, "", 1)
+		Expect(dropped).NotTo(Equal(mustRead(suite)))
+		Expect(os.WriteFile(suite, []byte(dropped), 0o644)).To(Succeed())
+		path := filepath.Join(root, "cassettes/climate-findings/trimmed/upstream-500.judge.yaml")
+
+		show := []string{"show", "climate-findings/trimmed/upstream-500", "--root", root, "--all"}
+
+		r := testbed(show...)
+
+		Expect(r.stdout).To(ContainSubstring("judge.unplayed: 2 recorded grader calls were not replayed"), r.String())
+		fix := "rm " + path + " && testbed record --suite climate-findings --variant trimmed --scenario upstream-500 --root " + root + " --record-missing"
+		Expect(r.stdout).To(ContainSubstring("grade it again whole with: " + fix))
+
+		Expect(os.Remove(path)).To(Succeed())
+		testbed("record", "--record-missing", "--root", root, "--suite", "climate-findings", "--variant", "trimmed", "--scenario", "upstream-500", "--quiet")
+		again := testbed(show...)
+		Expect(again.stdout).To(ContainSubstring("rubric[0]"), again.String())
+		Expect(again.stdout).NotTo(ContainSubstring("judge.unplayed"))
+	})
+})

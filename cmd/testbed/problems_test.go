@@ -111,7 +111,7 @@ var _ = Describe("testbed lint", func() {
 
 		Expect(r.code).To(Equal(exitUsage), r.String())
 		Expect(r.stderr).To(MatchRegexp(`scenarios/odbchat\.yaml:\d+: prices: .*prices/none\.json`))
-		Expect(r.stderr).To(MatchRegexp(`scenarios/odbchat-again\.yaml:\d+: prices: .*prices/broken\.json: not a LiteLLM price table`))
+		Expect(r.stderr).To(MatchRegexp(`scenarios/odbchat-again\.yaml:\d+: prices: .*prices/broken\.json:1: not a LiteLLM price table`))
 		Expect(r.stdout).NotTo(ContainSubstring("agree"), "lint does not say all is well")
 	})
 })

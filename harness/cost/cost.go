@@ -20,7 +20,6 @@ import (
 	"os"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 )
 
@@ -112,15 +111,23 @@ func Load(path string) (*Table, error) {
 // embedding. A rate that is not a number, or is negative, is an error
 // naming the model and the key, and all such errors are returned at once.
 func Parse(data []byte, origin string) (*Table, error) {
-	var rows map[string]map[string]json.RawMessage
+	at := scanLines(data)
+	var top map[string]json.RawMessage
 	dec := json.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&rows); err != nil {
-		return nil, fmt.Errorf("%s: not a LiteLLM price table (an object of model names to rows): %w", origin, err)
+	if err := dec.Decode(&top); err != nil {
+		return nil, fmt.Errorf("%s:%d: not a LiteLLM price table (an object of model names to rows): %w", origin, max(at.errLine(err), 1), err)
 	}
 	t := &Table{models: map[string]*Model{}, Origin: origin}
-	var problems []string
-	for _, name := range slices.Sorted(maps.Keys(rows)) {
-		row := rows[name]
+	var problems []problem
+	report := func(line int, name, format string, args ...any) {
+		problems = append(problems, problem{line, fmt.Sprintf("%s:%d: %q: ", origin, line, name) + fmt.Sprintf(format, args...)})
+	}
+	for _, name := range slices.Sorted(maps.Keys(top)) {
+		var row map[string]json.RawMessage
+		if err := json.Unmarshal(top[name], &row); err != nil {
+			report(at.row(name), name, "a row is an object of rates, not %s", top[name])
+			continue
+		}
 		if mode := str(row["mode"]); mode != "" && !slices.Contains([]string{"chat", "completion", "responses", "embedding"}, mode) {
 			continue
 		}
@@ -131,13 +138,13 @@ func Parse(data []byte, origin string) (*Table, error) {
 			}
 			var v float64
 			if err := json.Unmarshal(raw, &v); err != nil {
-				problems = append(problems, fmt.Sprintf("%s: %q: %s is not a number: %s", origin, name, key, raw))
+				report(at.key(name, key), name, "%s is not a number: %s", key, raw)
 				return nil
 			}
 			if v < 0 {
 				// No provider pays for tokens: a sign typo would make every
 				// cost threshold and gate pass.
-				problems = append(problems, fmt.Sprintf("%s: %q: %s is negative: %s; a price is 0 or more", origin, name, key, raw))
+				report(at.key(name, key), name, "%s is negative: %s; a price is 0 or more", key, raw)
 				return nil
 			}
 			return &v
@@ -151,9 +158,12 @@ func Parse(data []byte, origin string) (*Table, error) {
 				CacheWrite1h: num("cache_creation_input_token_cost_above_1hr"), Reasoning: num("output_cost_per_reasoning_token"),
 				InputAudio: num("input_cost_per_audio_token"), OutputAudio: num("output_cost_per_audio_token"), CacheReadAudio: num("cache_read_input_audio_token_cost")}}
 		m.Service = serviceTiers(num, m.Rates)
-		problem := func(p string) { problems = append(problems, origin+": "+strconv.Quote(name)+": "+p) }
-		m.SearchPerQuery = searchRate(row["search_context_cost_per_query"], problem)
-		m.SearchPerPrompt = searchPerPrompt(row["testbed_search_per"], problem)
+		m.SearchPerQuery = searchRate(row["search_context_cost_per_query"], func(p string) {
+			report(at.key(name, "search_context_cost_per_query"), name, "%s", p)
+		})
+		m.SearchPerPrompt = searchPerPrompt(row["testbed_search_per"], func(p string) {
+			report(at.key(name, "testbed_search_per"), name, "%s", p)
+		})
 		m.Tiers = longTiers(row, num, m.Rates, "")
 		for tier, svc := range m.Service {
 			if ts := longTiers(row, num, svc, serviceSuffixes[tier]); ts != nil {
@@ -166,7 +176,13 @@ func Parse(data []byte, origin string) (*Table, error) {
 		t.models[name] = m
 	}
 	if len(problems) > 0 {
-		return nil, fmt.Errorf("%s", strings.Join(problems, "\n"))
+		// in the file's order, as a reader fixes them
+		slices.SortStableFunc(problems, func(a, b problem) int { return a.line - b.line })
+		texts := make([]string, len(problems))
+		for i, p := range problems {
+			texts[i] = p.text
+		}
+		return nil, fmt.Errorf("%s", strings.Join(texts, "\n"))
 	}
 	return t, nil
 }

@@ -151,16 +151,29 @@ var _ = Describe("reading a LiteLLM table", func() {
 		Expect(c.Total()).To(BeNumerically("~", 1.4025, 1e-12))
 	})
 
-	It("names every bad rate at once, with the file and the model", func() {
-		path := write(`{"a": {"input_cost_per_token": "cheap", "output_cost_per_token": 1}, "b": {"input_cost_per_token": 1, "output_cost_per_token": [2]},
-			"c": {"input_cost_per_token": 4e-7, "output_cost_per_token": -1e-3}}`)
+	It("names every bad rate and row at once, each as path:line with the model", func() {
+		path := write(`{
+  "a": {"input_cost_per_token": "cheap", "output_cost_per_token": 1},
+  "b": {"input_cost_per_token": 1,
+        "output_cost_per_token": [2]},
+  "c": {"input_cost_per_token": 4e-7, "output_cost_per_token": -1e-3},
+  "d": 3
+}`)
 		_, err := cost.Load(path)
-		Expect(err).To(MatchError(And(ContainSubstring(path+`: "a": input_cost_per_token is not a number`), ContainSubstring(`"b": output_cost_per_token is not a number`),
-			ContainSubstring(`"c": output_cost_per_token is negative: -1e-3; a price is 0 or more`))))
+		Expect(err).To(MatchError(And(ContainSubstring(path+`:2: "a": input_cost_per_token is not a number`),
+			ContainSubstring(path+`:4: "b": output_cost_per_token is not a number`),
+			ContainSubstring(path+`:5: "c": output_cost_per_token is negative: -1e-3; a price is 0 or more`),
+			ContainSubstring(path+`:6: "d": a row is an object of rates, not 3`))))
 	})
 
-	It("says when the file is not a table", func() {
+	It("says when the file is not a table, at the line where it stops being one", func() {
 		_, err := cost.Load(write(`[1, 2]`))
-		Expect(err).To(MatchError(ContainSubstring("not a LiteLLM price table")))
+		Expect(err).To(MatchError(ContainSubstring(":1: not a LiteLLM price table")))
+		path := write("{\n  \"gpt-4.1\": {\"input_cost_per_token\": 1e-7,\n}\n")
+		_, err = cost.Load(path)
+		Expect(err).To(MatchError(ContainSubstring(path + ":3: not a LiteLLM price table")))
+		cut := write("{\n  \"gpt-4.1\": {\"input_cost_per_token\": 1e-7,\n")
+		_, err = cost.Load(cut)
+		Expect(err).To(MatchError(ContainSubstring(cut + ":3: not a LiteLLM price table")))
 	})
 })

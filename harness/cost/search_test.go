@@ -54,6 +54,6 @@ var _ = Describe("web searches", func() {
 
 	It("refuses a testbed_search_per it does not know", func() {
 		_, err := cost.Parse([]byte(row(`, "testbed_search_per": "request"`)), "x.json")
-		Expect(err).To(MatchError(ContainSubstring(`x.json: "gemini-x": testbed_search_per is "prompt" or "query", not "request"`)))
+		Expect(err).To(MatchError(ContainSubstring(`x.json:2: "gemini-x": testbed_search_per is "prompt" or "query", not "request"`)))
 	})
 })

@@ -122,6 +122,8 @@ var _ = Describe("Grader", func() {
 		Entry("a score out of range", `{"score":7,"reason":"r"}`, "score 7 is outside 0 to 1"),
 		Entry("an extra key", `{"score":1,"reason":"r","pass":true}`, `unknown field "pass"`),
 		Entry("a score as text", `{"score":"high","reason":"r"}`, "the grader's answer does not parse"),
+		Entry("a null score, which would read as 0", `{"score":null,"reason":"r"}`, `"score" is null`),
+		Entry("a null reason", `{"score":1,"reason":null}`, `"reason" is null`),
 	)
 
 	It("asks for a preference between two answers in the testbed_preference shape", func() {

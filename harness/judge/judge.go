@@ -111,15 +111,20 @@ func parsePreference(text string) (Preference, error) {
 	return p, nil
 }
 
-// strictDecode decodes text into v, requiring exactly the keys named.
+// strictDecode decodes text into v, requiring exactly the keys named, each
+// with a value: a null would decode as the zero value (a score of 0), a
+// grade the grader never gave.
 func strictDecode(text string, v any, keys ...string) error {
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal([]byte(strings.TrimSpace(text)), &raw); err != nil {
 		return fmt.Errorf("%w: not a JSON object: %s", ErrUnparsable, quote(text))
 	}
 	for _, k := range keys {
-		if _, ok := raw[k]; !ok {
+		switch val, ok := raw[k]; {
+		case !ok:
 			return fmt.Errorf("%w: no %q: %s", ErrUnparsable, k, quote(text))
+		case string(val) == "null":
+			return fmt.Errorf("%w: %q is null: %s", ErrUnparsable, k, quote(text))
 		}
 	}
 	dec := json.NewDecoder(bytes.NewReader([]byte(text)))

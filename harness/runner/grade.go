@@ -150,6 +150,9 @@ func (r *sampleRun) grade(ctx context.Context) {
 		routes = map[string]string{} // a real grader: nothing routed to a stand-in
 	}
 	regrade := r.copts.Rerecord + " --record-missing"
+	// What grades the cassette again whole: --record-missing keeps a
+	// cassette it has nothing to add to as it is.
+	regradeWhole := "rm " + path + " && " + regrade
 	var real http.RoundTripper = &routing{hosts: routes, mode: r.opts.Mode, network: r.opts.Judge != nil}
 	if r.opts.Budget != nil && r.opts.Mode != cassette.ModeReplay {
 		// The grader's calls count against --max-cost as the agent's do.
@@ -187,11 +190,17 @@ func (r *sampleRun) grade(ctx context.Context) {
 		whole = true
 	}
 	if err != nil {
-		if errors.Is(err, cassette.ErrNotFound) {
+		switch {
+		case errors.Is(err, cassette.ErrNotFound):
 			r.stale = &graderStale{msg: fmt.Sprintf("grader cassette %s is missing: the rubric checks were never graded; grade them with: %s", rel(r.opts.Root, path), regrade), miss: err, fix: regrade}
-			return
+		case errors.Is(err, cassette.ErrCorrupt), errors.Is(err, cassette.ErrVersion):
+			// A fault of the cassettes, as the agent's corrupt cassette is;
+			// never overwritten (as a pairwise one is not): deleted, it is
+			// graded again.
+			r.stale = &graderStale{msg: fmt.Sprintf("%v; delete it, then grade again: %s", err, regradeWhole), miss: err, fix: regradeWhole}
+		default:
+			fail(err)
 		}
-		fail(err)
 		return
 	}
 	if p, ok := tp.Provenance(); ok && r.opts.Mode == cassette.ModeReplay {
@@ -292,7 +301,7 @@ func (r *sampleRun) grade(ctx context.Context) {
 	}
 	if un := tp.Unplayed(); len(un) > 0 {
 		checks = append(checks, report.Check{Name: "judge.unplayed", Detail: fmt.Sprintf(
-			"%d recorded grader calls were not replayed (first: %s): the scenario has fewer rubric checks than were graded; re-grade with: %s", len(un), un[0], regrade)})
+			"%d recorded grader calls were not replayed (first: %s): the scenario has fewer rubric checks or labelled examples than were graded; grade it again whole with: %s", len(un), un[0], regradeWhole)})
 	}
 	if weights > 0 {
 		cost.Score = score / weights
@@ -324,7 +333,9 @@ func staleGrade(path string, n int, name string, turn int, s judge.Subject, what
 	}
 	switch {
 	case same:
-		return fmt.Sprintf("stale grading: the judge's request changed (its prompt, model or what it is shown), not the rubric or the answer: %s has no match:\n%s\nre-grade with: %s", at, miss.Error(), regrade)
+		diag := *miss
+		diag.Rerecord = "" // the re-grade command ends the message, once
+		return fmt.Sprintf("stale grading: the judge's request changed (its prompt, model or what it is shown), not the rubric or the answer: %s has no match:\n%s\nre-grade with: %s", at, diag.Error(), regrade)
 	case sameRubric:
 		return fmt.Sprintf("stale grading: the %s changed: %s has no recorded grade for the new %s %s; re-grade with: %s", what, at, what, strconv.Quote(cut(s.Answer, 120)), regrade)
 	case old != "":

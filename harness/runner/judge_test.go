@@ -215,6 +215,8 @@ var _ = Describe("rubric checks graded by the stand-in judge", Ordered, func() {
 		Expect(got.Verdict).To(Equal(report.VerdictStale))
 		Expect(got.Error).To(ContainSubstring("stale grading: the judge's request changed"))
 		Expect(got.Error).To(HaveSuffix(" --record-missing"))
+		Expect(strings.Count(got.Error, "--record-missing")).To(Equal(1), "the command is given once, as what re-grades: %s", got.Error)
+		Expect(got.Error).NotTo(ContainSubstring("re-record with:"))
 
 		agent, err := os.ReadFile(cassette.Path(rec.root, "odbchat", variant, id))
 		Expect(err).NotTo(HaveOccurred())

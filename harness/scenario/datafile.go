@@ -100,6 +100,12 @@ func (d *decoder) scenariosFrom(v *yaml.Node) ([]DataFile, []Scenario) {
 			}
 			continue
 		}
+		if len(rows) == 0 && len(columns) == 0 {
+			// No row names a column: nothing to check the entry's columns
+			// and placeholders against, and nothing to judge.
+			d.errs = append(d.errs, &Error{Path: full, Line: 1, Msg: "no rows; add at least one case"})
+			continue
+		}
 		var expect *expectTemplate
 		if f, ok := fs["expect"]; ok {
 			// Its placeholders are checked where they are written.
@@ -381,7 +387,10 @@ func readTable(name string, data []byte, comma rune) ([]row, []string, Errors, e
 		cr.LazyQuotes = true
 	}
 	header, err := cr.Read()
-	if err != nil {
+	switch {
+	case err == io.EOF:
+		return nil, nil, nil, &Error{Path: name, Line: 1, Msg: "the file is empty; write a header row of column names, then a row per case"}
+	case err != nil:
 		return nil, nil, nil, &Error{Path: name, Line: 1, Msg: "no header row of column names: " + err.Error()}
 	}
 	var rows []row

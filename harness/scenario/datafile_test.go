@@ -51,6 +51,21 @@ func loadData(ext, from, data string) (*scenario.Suite, error) {
 }
 
 var _ = Describe("scenarios_from", func() {
+	DescribeTable("says a file without a case has no rows, and only that: it has no columns to miss",
+		func(ext, data, want string) {
+			_, err := loadData(ext, mapping, data)
+			Expect(errors.Is(err, scenario.ErrInvalidSuite)).To(BeTrue(), "%v", err)
+			Expect(err.Error()).To(MatchRegexp(`cases\.` + ext + `:1: ` + want))
+			Expect(err.Error()).NotTo(ContainSubstring("no column"))
+			Expect(err.Error()).NotTo(ContainSubstring("unknown placeholder"))
+		},
+		Entry("an empty JSONL file", "jsonl", "", "no rows; add at least one case"),
+		Entry("a JSONL file of blank lines", "jsonl", "\n\n", "no rows; add at least one case"),
+		Entry("an empty JSON array", "json", "[]", "no rows; add at least one case"),
+		Entry("an empty YAML file", "yml", "", "no rows; add at least one case"),
+		Entry("an empty CSV file", "csv", "", "the file is empty; write a header row of column names, then a row per case"),
+	)
+
 	DescribeTable("maps the columns of every format to scenarios, beside the hand-written ones",
 		func(ext, data string) {
 			s, err := loadData(ext, mapping, data)

@@ -109,6 +109,9 @@ func (d *decoder) judge(v *yaml.Node) *Judge {
 	if f, ok := fs["compare"]; ok {
 		if text, ok := d.str(f.val, join(at, "compare")); ok {
 			j.Compare = strings.TrimSpace(text)
+			if j.Compare == "" {
+				d.errorf(resolve(f.val).Line, join(at, "compare"), "empty comparison rubric; say what makes one answer better than the other, or remove it")
+			}
 		}
 	}
 	if f, ok := fs["reasoning"]; ok {
@@ -194,7 +197,13 @@ func (d *decoder) rubric(v *yaml.Node, at string) (Rubric, bool) {
 		}
 	}
 	if f, ok := fs["min_score"]; ok {
-		rb.MinScore, _ = d.fraction(f.val, join(at, "min_score"))
+		if m, ok := d.fraction(f.val, join(at, "min_score")); ok && m == 0 {
+			// Every grade reaches 0: the check would pass whatever the
+			// grader said, as a threshold against itself could only pass.
+			d.errorf(resolve(f.val).Line, join(at, "min_score"), "a minimum of 0 passes whatever the grader says, so the rubric could only pass; give a minimum above 0 (the default is %v)", DefaultMinScore)
+		} else {
+			rb.MinScore = m
+		}
 	}
 	if f, ok := fs["weight"]; ok {
 		if w, ok := d.number(f.val, join(at, "weight")); ok {
@@ -222,25 +231,48 @@ func (d *decoder) rubric(v *yaml.Node, at string) (Rubric, bool) {
 	return rb, rb.Text != ""
 }
 
+// rubrics are the rubric checks of every turn of the suite, its variants'
+// overrides' included.
+func (s *Suite) rubrics() []Rubric {
+	var out []Rubric
+	for _, sc := range s.Scenarios {
+		for _, t := range sc.Turns {
+			out = append(out, t.Expect.Rubrics...)
+			for _, o := range t.Overrides {
+				out = append(out, o.Rubrics...)
+			}
+		}
+	}
+	return out
+}
+
 // needsJudge reports the rubric checks of a suite without a judge: block,
 // each at its line.
 func (d *decoder) needsJudge(s *Suite) {
 	if s.Judge != nil {
 		return
 	}
-	for _, sc := range s.Scenarios {
-		for _, t := range sc.Turns {
-			exps := []Expect{t.Expect}
-			for _, o := range t.Overrides {
-				exps = append(exps, o)
-			}
-			for _, e := range exps {
-				for _, rb := range e.Rubrics {
-					d.errorf(rb.Line, "judge", "a rubric check needs the suite's judge: block; add judge: {provider: openai, model: gpt-4o-mini} (docs/judges.md)")
-				}
-			}
+	for _, rb := range s.rubrics() {
+		d.errorf(rb.Line, "judge", "a rubric check needs the suite's judge: block; add judge: {provider: openai, model: gpt-4o-mini} (docs/judges.md)")
+	}
+}
+
+// gradedGate refuses, at its key, a gate on rubric_score_mean in a suite
+// without a rubric check: nothing is graded for it to hold, so every run
+// would fail it, after a bless that could not tell.
+func (d *decoder) gradedGate(s *Suite, gate *yaml.Node) {
+	const metric = "rubric_score_mean"
+	if _, ok := s.Gate[metric]; !ok || len(s.rubrics()) > 0 {
+		return
+	}
+	g := resolve(gate)
+	line := g.Line
+	for i := 0; i+1 < len(g.Content); i += 2 {
+		if g.Content[i].Value == metric {
+			line = g.Content[i].Line
 		}
 	}
+	d.errorf(line, "gate."+metric, "no scenario of the suite has a rubric check, so the gate would hold %s over nothing and fail every run; add rubric: checks (docs/judges.md) or leave %s out of gate:", metric, metric)
 }
 
 // Graded reports whether any turn of sc has rubric checks under variant:

@@ -74,12 +74,39 @@ scenarios:
 		Expect(s.Judge.Endpoint.BaseURL).To(Equal(llm.OpenAIBaseURL))
 	})
 
+	It("refuses a gate on rubric_score_mean in a suite without a rubric check, at the gate's key, and takes one a variant's rubric gives", func() {
+		suite := func(expect string) string {
+			return `suite: odbchat
+agent: odbchat
+clock: 2025-11-06T10:00:00Z
+baseline: legacy
+judge: {provider: openai, model: gpt-4.1-mini}
+gate:
+  pass_rate: 0
+  rubric_score_mean: 5%
+variants:
+  legacy: {}
+  single-pass: {}
+scenarios:
+  - id: one
+    input: "What is GHRSST?"
+    expect: {llm_calls: 1}
+` + expect
+		}
+		_, err := scenario.Parse("odbchat.yaml", []byte(suite("")), opts)
+		Expect(err).To(MatchError(ContainSubstring("odbchat.yaml:8: gate.rubric_score_mean: no scenario of the suite has a rubric check, so the gate would hold rubric_score_mean over nothing and fail every run")))
+
+		_, err = scenario.Parse("odbchat.yaml", []byte(suite(`    variants: {single-pass: {rubric: "It explains GHRSST"}}
+`)), opts)
+		Expect(err).NotTo(HaveOccurred())
+	})
+
 	It("reports every problem of rubrics and the judge at its line, all at once", func() {
 		_, err := scenario.Parse("odbchat.yaml", []byte(`suite: odbchat
 agent: odbchat
 clock: 2025-11-06T10:00:00Z
 baseline: legacy
-judge: {provider: mistral, prompt: "{{.Rubric"}
+judge: {provider: mistral, prompt: "{{.Rubric", compare: "  "}
 variants:
   legacy: {}
 scenarios:
@@ -89,6 +116,7 @@ scenarios:
       rubric:
         - ""
         - {rubric: "x", min_score: 2, weight: 0, with: [logs], grade: 1}
+        - {rubric: "y", min_score: 0%}
   - id: two.judge
     input: "What is GHRSST?"
     expect: {llm_calls: 1}
@@ -98,11 +126,13 @@ scenarios:
 			`odbchat.yaml:5: judge: missing required key "model"`,
 			`odbchat.yaml:5: judge.provider: `,
 			`odbchat.yaml:5: judge.prompt: not a Go template`,
+			`odbchat.yaml:5: judge.compare: empty comparison rubric; say what makes one answer better than the other, or remove it`,
 			`odbchat.yaml:13: scenarios[0].expect.rubric[0]: empty value; fill it in or remove it`,
 			`odbchat.yaml:14: scenarios[0].expect.rubric[1]: unknown key "grade"`,
 			`odbchat.yaml:14: scenarios[0].expect.rubric[1].min_score: want a fraction from 0 to 1`,
 			`odbchat.yaml:14: scenarios[0].expect.rubric[1].weight: want a weight above 0, got 0`,
 			`odbchat.yaml:14: scenarios[0].expect.rubric[1].with: "logs" is not something the grader can see`,
+			`odbchat.yaml:15: scenarios[0].expect.rubric[2].min_score: a minimum of 0 passes whatever the grader says, so the rubric could only pass; give a minimum above 0 (the default is 0.7)`,
 			`ends like the grader cassette of a scenario (<id>.judge.yaml)`,
 		} {
 			Expect(err.Error()).To(ContainSubstring(want))

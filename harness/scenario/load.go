@@ -322,6 +322,9 @@ func (d *decoder) suite(root *yaml.Node) *Suite {
 		s.Scenarios = d.joinScenarios(s.Scenarios, rows)
 	}
 	d.needsJudge(s)
+	if f, ok := fs["gate"]; ok {
+		d.gradedGate(s, f.val)
+	}
 	return s
 }
 

@@ -116,8 +116,43 @@ func IsCost(metric string) bool {
 	return strings.HasPrefix(metric, "cost_")
 }
 
-// rateMetrics are the metrics that are fractions, written as 0.95 or 95%.
-var rateMetrics = []string{"pass_rate", "routing_accuracy", "token_reduction", "goodput"}
+// rateMetrics are the metrics that are fractions, written as 0.95 or 95%
+// (a rubric's min_score is written either way too).
+var rateMetrics = []string{"pass_rate", "routing_accuracy", "token_reduction", "goodput", "rubric_score_mean"}
+
+// bounds are the least and the greatest value a threshold metric takes:
+// a share from 0 to 1, a kappa from -1 to 1, a token reduction at most 1
+// (a prompt can grow), and any count, time or cost 0 or more.
+func bounds(metric string) (lo, hi float64) {
+	switch metric {
+	case "pass_rate", "routing_accuracy", "goodput", "rubric_score_mean":
+		return 0, 1
+	case "grader_kappa":
+		return -1, 1
+	case "token_reduction":
+		return math.Inf(-1), 1
+	}
+	return 0, math.Inf(1)
+}
+
+// onlyPasses says why t holds whatever its metric measures, its target at
+// or past a bound the metric never crosses (pass_rate >= 0,
+// rubric_score_mean <= 1, latency_p95 >= 0s), or "".
+func (t Threshold) onlyPasses() string {
+	if t.Baseline {
+		return ""
+	}
+	lo, hi := bounds(t.Metric)
+	switch {
+	case t.Op == ">=" && t.Value <= lo, t.Op == ">" && t.Value < lo:
+		return fmt.Sprintf("%s is never below %v", t.Metric, lo)
+	case t.Op == "<=" && t.Value >= hi, t.Op == "<" && t.Value > hi:
+		return fmt.Sprintf("%s is never above %v", t.Metric, hi)
+	case t.Op == "!=" && (t.Value < lo || t.Value > hi):
+		return fmt.Sprintf("%s is never %v", t.Metric, t.Value)
+	}
+	return ""
+}
 
 // IsDuration reports whether a threshold metric is a time (latency, time to
 // first token, gaps between tokens, time per output token, stream

@@ -72,3 +72,50 @@ var _ = Describe("ParseThreshold", func() {
 			`threshold "pass_rate < 1 2": value "1 2" is not baseline, variant:<name>, a number (0.95), a percentage (95%) or a duration (2s, 350ms)`),
 	)
 })
+
+// withThreshold is a suite whose variant b holds the one threshold expr.
+func withThreshold(expr string) string {
+	return `suite: odbchat
+agent: odbchat
+clock: 2025-11-06T10:00:00Z
+baseline: a
+variants:
+  a: {}
+  b: {}
+thresholds:
+  b: ["` + expr + `"]
+scenarios:
+  - id: one
+    input: "What is GHRSST?"
+    expect: {llm_calls: 1}
+`
+}
+
+var _ = Describe("a threshold that could only pass", func() {
+	loose := scenario.LoadOptions{Agents: opts.Agents} // every metric name taken
+	DescribeTable("is refused at its line, saying which bound the metric never crosses",
+		func(expr, why string) {
+			_, err := scenario.Parse("odbchat.yaml", []byte(withThreshold(expr)), loose)
+			Expect(err).To(MatchError(ContainSubstring(`odbchat.yaml:9: thresholds.b[0]: "` + expr + `" could only pass: ` + why + `; give a target it can miss`)))
+		},
+		Entry("a pass rate of at least 0", "pass_rate >= 0%", "pass_rate is never below 0"),
+		Entry("a mean rubric score of at most 1", "rubric_score_mean <= 1", "rubric_score_mean is never above 1"),
+		Entry("a mean rubric score of at least 0", "rubric_score_mean >= 0", "rubric_score_mean is never below 0"),
+		Entry("a kappa of at least -1", "grader_kappa >= -1", "grader_kappa is never below -1"),
+		Entry("a kappa that is not 2", "grader_kappa != 2", "grader_kappa is never 2"),
+		Entry("a latency of at least 0", "latency_p95 >= 0s", "latency_p95 is never below 0"),
+		Entry("a cost above -1 dollar", "cost_mean > $-1", "cost_mean is never below 0"),
+		Entry("a token reduction of at most 100%", "token_reduction <= 100%", "token_reduction is never above 1"),
+	)
+
+	DescribeTable("is not a target a run can miss, which loads",
+		func(expr string) {
+			_, err := scenario.Parse("odbchat.yaml", []byte(withThreshold(expr)), loose)
+			Expect(err).NotTo(HaveOccurred())
+		},
+		Entry("a pass rate above 0", "pass_rate > 0"),
+		Entry("a mean rubric score as a percentage, as a rubric's min_score is written", "rubric_score_mean >= 80%"),
+		Entry("a kappa of at least 0", "grader_kappa >= 0"),
+		Entry("a token reduction that may be negative", "token_reduction >= -10%"),
+	)
+})

@@ -82,10 +82,29 @@ func Parse(text string) (*template.Template, error) {
 	if len(c.problems) > 0 {
 		return nil, c.problems
 	}
-	sample := Subject{Rubric: "rubric", Input: "input", Answer: "answer", Tools: "tools", ToolResults: "tool results"}
-	if err := t.Execute(&bytes.Buffer{}, sample); err != nil {
+	sample := Subject{Rubric: "testbed-sample-rubric", Input: "testbed-sample-input", Answer: "testbed-sample-answer", Tools: "tools", ToolResults: "tool results"}
+	var full bytes.Buffer
+	if err := t.Execute(&full, sample); err != nil {
 		line, msg := position(err.Error())
 		return nil, Problems{{Line: line, Msg: msg}}
+	}
+	// Most rubrics show the grader no tools: the prompt must show it the
+	// rubric and the answer then too, else every grade rests on nothing.
+	bare := sample
+	bare.Tools, bare.ToolResults = "", ""
+	var plain bytes.Buffer
+	if err := t.Execute(&plain, bare); err != nil {
+		line, msg := position(err.Error())
+		return nil, Problems{{Line: line, Msg: msg}}
+	}
+	var ps Problems
+	for _, f := range []struct{ field, value, what string }{{"Answer", sample.Answer, "the agent's answer"}, {"Rubric", sample.Rubric, "the rubric"}} {
+		if !strings.Contains(full.String(), f.value) || !strings.Contains(plain.String(), f.value) {
+			ps = append(ps, Problem{Line: 1, Msg: fmt.Sprintf("the prompt does not show the grader .%s (%s) whatever the grading data, so a grade would rest on nothing; write {{.%s}} in it, outside any branch", f.field, f.what, f.field)})
+		}
+	}
+	if len(ps) > 0 {
+		return nil, ps
 	}
 	return t, nil
 }

@@ -39,5 +39,15 @@ var _ = Describe("Parse", func() {
 		Entry("a field of text", "x\n{{.Answer.Text}}", prompt.Problems{{Line: 2, Msg: ".Answer is text, with no field .Text"}}),
 		Entry("a field of dot where dot is text, found by running it", "{{with .Answer}}\n{{.Rubric}}{{end}}", prompt.Problems{{Line: 2, Msg: `can't evaluate field Rubric in type string`}}),
 		Entry("a function that does not exist", "a\nb\n{{lower .Answer}}", prompt.Problems{{Line: 3, Msg: `not a Go template: function "lower" not defined`}}),
+		Entry("a prompt that shows the grader neither the answer nor the rubric, whose words are no field", "Grade the answer against the rubric: {{.Input}}", prompt.Problems{
+			{Line: 1, Msg: "the prompt does not show the grader .Answer (the agent's answer) whatever the grading data, so a grade would rest on nothing; write {{.Answer}} in it, outside any branch"},
+			{Line: 1, Msg: "the prompt does not show the grader .Rubric (the rubric)"},
+		}),
+		Entry("the answer only in a branch no grading data takes", "{{.Rubric}}{{if false}}{{.Answer}}{{end}}", prompt.Problems{
+			{Line: 1, Msg: "the prompt does not show the grader .Answer"},
+		}),
+		Entry("the answer only when the grader is shown tools, which most rubrics do not ask for", "{{.Rubric}}\n{{with .Tools}}{{$.Answer}}{{end}}", prompt.Problems{
+			{Line: 1, Msg: "the prompt does not show the grader .Answer"},
+		}),
 	)
 })
