@@ -73,9 +73,14 @@ func BenchmarkReplayMatchRules(b *testing.B) {
 	}
 	anyOrder := *rules
 	anyOrder.AnyOrderToolResults = true
+	anyForm := *rules
+	anyForm.AnyFormEmptyContent = true
 	b.Run("stamped", func(b *testing.B) { replayAll(b, path, url, stamped, cassette.Options{Match: rules}) })
 	b.Run("stamped, tool results in any order", func(b *testing.B) {
 		replayAll(b, path, url, stamped, cassette.Options{Match: &anyOrder})
+	})
+	b.Run("stamped, empty content in any form", func(b *testing.B) {
+		replayAll(b, path, url, stamped, cassette.Options{Match: &anyForm})
 	})
 	b.Run("reindented, no rules", func(b *testing.B) { replayAll(b, path, url, reindented, cassette.Options{}) })
 	b.Run("identical", func(b *testing.B) { replayAll(b, path, url, recorded, cassette.Options{Match: rules}) })
