@@ -33,6 +33,16 @@ var _ = Describe("an outside agent's request settings", func() {
 		Expect(tr.calls[0].TopP).To(Equal(&topP))
 	})
 
+	It("reach the model call read from its traffic over Gemini's Interactions API", func() {
+		tr := runOver(interactionsAPI(), llm.Endpoint{Provider: llm.ProviderGemini, BaseURL: "https://generativelanguage.googleapis.com", Model: "gemini-3.5-flash"}, nil,
+			`curl -s -X POST "$GEMINI_BASE_URL/v1beta/interactions" -d '{"model": "gemini-3.5-flash", "input": "tide?",
+			"generation_config": {"temperature": 0.4, "top_p": 0.85, "seed": 5, "frequency_penalty": 0.3, "presence_penalty": -0.5}}' >/dev/null`)
+		Expect(tr.calls).To(HaveLen(1))
+		temp, topP, fp, pp, seed := 0.4, 0.85, 0.3, -0.5, 5
+		Expect(tr.calls[0].Temperature).To(Equal(&temp))
+		Expect(tr.calls[0].Sampling).To(Equal(llm.Sampling{TopP: &topP, Seed: &seed, FrequencyPenalty: &fp, PresencePenalty: &pp}))
+	})
+
 	It("give an embeddings call the encoding format it asked for", func() {
 		answer := fixedAnswer(`{"object": "list", "model": "text-embedding-3-small", "data": [{"object": "embedding", "index": 0, "embedding": [0.5, 0.25]}],
 			"usage": {"prompt_tokens": 2, "total_tokens": 2}}`)
