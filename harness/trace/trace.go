@@ -163,7 +163,7 @@ type EmbedCall struct {
 	Error string `json:"error,omitempty"`
 	// EmbedParams are what the request asked of the vectors: their
 	// encoding formats and dimensions, each when it said; reports written
-	// before leave them out (before the formats, the dimensions too).
+	// before they were kept leave them out.
 	llm.EmbedParams
 }
 
