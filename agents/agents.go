@@ -126,11 +126,11 @@ type ModelTracer interface {
 // an embeddings endpoint over raw HTTP rather than through Config.Embedder
 // reports each call to it: the model, the texts embedded (tokens counts
 // inputs sent as token ids), the input tokens the provider reported (-1
-// for none), the encoding formats the request asked for (OpenAI's
-// encoding_format; nil when it named none), and how long the call took on
-// the scenario's clock.
+// for none), what the request asked of its vectors (their encoding formats
+// and dimensions, each when it said), and how long the call took on the
+// scenario's clock.
 type EmbedTracer interface {
-	EmbedCall(model string, texts []string, tokens, reported int, formats []string, err error, took time.Duration)
+	EmbedCall(model string, texts []string, tokens, reported int, asked llm.EmbedParams, err error, took time.Duration)
 }
 
 // ToolCallTracer is implemented by the harness's Tracer: Tracer.Tool with

@@ -236,6 +236,18 @@ type Embedder interface {
 	Embed(ctx context.Context, texts []string) ([][]float32, Usage, error)
 }
 
+// EmbedParams are what an embeddings request asks of its vectors beyond
+// its texts; the zero value asks nothing.
+type EmbedParams struct {
+	// Formats are the encodings the vectors are asked in (OpenAI's
+	// encoding_format, "float" or "base64"), nil when it names none.
+	Formats []string `json:"encoding_formats,omitempty"`
+	// Dimensions is how many dimensions each vector is asked to have
+	// (OpenAI's and Ollama's dimensions, Gemini's outputDimensionality),
+	// 0 when it does not say: the model's own.
+	Dimensions int `json:"dimensions,omitempty"`
+}
+
 // Providers an Endpoint may name.
 const (
 	ProviderOpenAI    = "openai"    // Chat Completions: OpenAI, Ollama's /v1, llama.cpp, vLLM, OpenRouter

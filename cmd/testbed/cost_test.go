@@ -263,6 +263,7 @@ var _ = Describe("embeddings calls in the cost", func() {
 					Expect(e.Embed.Cost.From).To(Equal("reported"))
 					Expect(e.Embed.Reported).NotTo(BeNil())
 					Expect(e.Embed.Formats).To(Equal([]string{"base64"}), "the encoding the adapter asks for")
+					Expect(e.Embed.Dimensions).To(Equal(64), "the dimensions the climate agent's embeddings endpoint asks for")
 				}
 			}
 		}

@@ -33,12 +33,22 @@ var _ = Describe("an outside agent's request settings", func() {
 		Expect(tr.calls[0].TopP).To(Equal(&topP))
 	})
 
-	It("give an embeddings call the encoding format it asked for", func() {
+	It("reach the model call read from its traffic over Gemini's Interactions API", func() {
+		tr := runOver(interactionsAPI(), llm.Endpoint{Provider: llm.ProviderGemini, BaseURL: "https://generativelanguage.googleapis.com", Model: "gemini-3.5-flash"}, nil,
+			`curl -s -X POST "$GEMINI_BASE_URL/v1beta/interactions" -d '{"model": "gemini-3.5-flash", "input": "tide?",
+			"generation_config": {"temperature": 0.4, "top_p": 0.85, "seed": 5, "frequency_penalty": 0.3, "presence_penalty": -0.5}}' >/dev/null`)
+		Expect(tr.calls).To(HaveLen(1))
+		temp, topP, fp, pp, seed := 0.4, 0.85, 0.3, -0.5, 5
+		Expect(tr.calls[0].Temperature).To(Equal(&temp))
+		Expect(tr.calls[0].Sampling).To(Equal(llm.Sampling{TopP: &topP, Seed: &seed, FrequencyPenalty: &fp, PresencePenalty: &pp}))
+	})
+
+	It("give an embeddings call the encoding format and dimensions it asked for", func() {
 		answer := fixedAnswer(`{"object": "list", "model": "text-embedding-3-small", "data": [{"object": "embedding", "index": 0, "embedding": [0.5, 0.25]}],
 			"usage": {"prompt_tokens": 2, "total_tokens": 2}}`)
 		tr := runOver(answer, llm.Endpoint{Provider: llm.ProviderOpenAI, BaseURL: "https://api.openai.com/v1", Model: "m"}, nil,
 			`curl -s -X POST "$OPENAI_BASE_URL/embeddings" -H 'Content-Type: application/json' -d '{"model": "text-embedding-3-small",
-			"input": "tide", "encoding_format": "float"}' >/dev/null`)
-		Expect(tr.embeds).To(Equal([]string{`text-embedding-3-small ["tide"] tokens=0 reported=2 formats=["float"]`}))
+			"input": "tide", "encoding_format": "float", "dimensions": 2}' >/dev/null`)
+		Expect(tr.embeds).To(Equal([]string{`text-embedding-3-small ["tide"] tokens=0 reported=2 formats=["float"] dimensions=2`}))
 	})
 })

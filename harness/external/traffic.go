@@ -251,7 +251,7 @@ func (o *observer) embed(req *http.Request, body []byte, resp *http.Response, go
 	if n, ok := wire.ReportedEmbedTokens(req.URL.Path, got); ok && err == nil {
 		reported = n
 	}
-	et.EmbedCall(in.Model, in.Texts, in.Tokens, reported, in.Formats, err, took)
+	et.EmbedCall(in.Model, in.Texts, in.Tokens, reported, in.EmbedParams, err, took)
 }
 
 // model reports one model call, of dialect d, sent at start and answered

@@ -31,12 +31,15 @@ type traced struct {
 	embeds []string // model, texts, tokens and reported tokens of each embeddings call
 }
 
-func (t *traced) EmbedCall(model string, texts []string, tokens, reported int, formats []string, err error, _ time.Duration) {
+func (t *traced) EmbedCall(model string, texts []string, tokens, reported int, asked llm.EmbedParams, err error, _ time.Duration) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	line := fmt.Sprintf("%s %q tokens=%d reported=%d", model, texts, tokens, reported)
-	if formats != nil {
-		line += fmt.Sprintf(" formats=%q", formats)
+	if asked.Formats != nil {
+		line += fmt.Sprintf(" formats=%q", asked.Formats)
+	}
+	if asked.Dimensions != 0 {
+		line += fmt.Sprintf(" dimensions=%d", asked.Dimensions)
 	}
 	if err != nil {
 		line += " error=" + err.Error()

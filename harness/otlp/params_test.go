@@ -57,15 +57,28 @@ var _ = Describe("a model call's request settings", func() {
 		Entry("the provider's conversation", trace.Params{Conversation: "conv_harbour"}, "gen_ai.conversation.id", "conv_harbour"),
 	)
 
-	It("states the encoding formats an embeddings call asked for, when it named them", func() {
+	// embedSpan is the attributes of the span of an embeddings call that
+	// asked asked of its vectors.
+	embedSpan := func(asked llm.EmbedParams) map[string]string {
+		GinkgoHelper()
 		r := fixture()
-		embed := trace.Event{Kind: trace.KindEmbed, Turn: 1, Embed: &trace.EmbedCall{Model: "text-embedding-3-small", Formats: []string{"base64"}}}
+		embed := trace.Event{Kind: trace.KindEmbed, Turn: 1, Embed: &trace.EmbedCall{Model: "text-embedding-3-small", EmbedParams: asked}}
 		r.Suites[0].Variants[0].Scenarios[0].Events = []trace.Event{embed}
-		Expect(named(export(r), "embeddings text-embedding-3-small").attrs["gen_ai.request.encoding_formats"]).To(MatchJSON(
-			`{"arrayValue":{"values":[{"stringValue":"base64"}]}}`))
-		embed.Embed = &trace.EmbedCall{Model: "text-embedding-3-small"}
-		r.Suites[0].Variants[0].Scenarios[0].Events = []trace.Event{embed}
-		Expect(named(export(r), "embeddings text-embedding-3-small").attrs).NotTo(HaveKey("gen_ai.request.encoding_formats"))
+		return named(export(r), "embeddings text-embedding-3-small").attrs
+	}
+
+	DescribeTable("an embeddings call states what it asked of its vectors, each when it said: encoding formats a string array, dimensions an int",
+		func(asked llm.EmbedParams, key, want string) {
+			Expect(embedSpan(asked)[key]).To(MatchJSON(want))
+		},
+		Entry("encoding formats", llm.EmbedParams{Formats: []string{"base64"}}, "gen_ai.request.encoding_formats",
+			`{"arrayValue":{"values":[{"stringValue":"base64"}]}}`),
+		Entry("dimensions", llm.EmbedParams{Dimensions: 64}, "gen_ai.embeddings.dimension.count", `{"intValue":"64"}`),
+	)
+
+	It("an embeddings call that asked nothing of its vectors states neither", func() {
+		Expect(embedSpan(llm.EmbedParams{})).NotTo(HaveKey("gen_ai.request.encoding_formats"))
+		Expect(embedSpan(llm.EmbedParams{})).NotTo(HaveKey("gen_ai.embeddings.dimension.count"))
 	})
 
 	It("states none the request did not give, nor a choice count of one", func() {

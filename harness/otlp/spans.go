@@ -329,7 +329,7 @@ func params(c *trace.LLMCall) []attribute.KeyValue {
 
 // embed makes the span of an embeddings call made to srv: its input
 // tokens as billed (the provider's count, else testbed's), the encoding
-// formats it asked for, when it named them, and its price.
+// formats and dimensions it asked for, each when it said, and its price.
 func (b builder) embed(ctx, parent context.Context, e trace.Event, srv []attribute.KeyValue) interval {
 	c := e.Embed
 	attrs := []attribute.KeyValue{
@@ -342,6 +342,9 @@ func (b builder) embed(ctx, parent context.Context, e trace.Event, srv []attribu
 	attrs = append(attrs, srv...)
 	if len(c.Formats) > 0 {
 		attrs = append(attrs, semconv.GenAIRequestEncodingFormats(c.Formats...))
+	}
+	if c.Dimensions > 0 {
+		attrs = append(attrs, semconv.GenAIEmbeddingsDimensionCount(c.Dimensions))
 	}
 	if p := c.Cost; p != nil {
 		attrs = append(attrs, KeyCost.Float64(p.USD), KeyCostFrom.String(p.From))

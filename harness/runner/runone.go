@@ -289,7 +289,7 @@ func (r *sampleRun) configure(ctx context.Context, pending *counter) (agents.Con
 	}
 	tr, j := r.tr, r.j
 	if embedder != nil {
-		embedder = &countingEmbedder{next: embedder, trace: tr, counter: counter, model: r.entry.Info.Embeddings.Model, formats: encodingFormats(embedder)}
+		embedder = &countingEmbedder{next: embedder, trace: tr, counter: counter, model: r.entry.Info.Embeddings.Model, asked: embedParams(embedder)}
 	}
 	return agents.Config{
 		Model:     &countingModel{next: model, trace: tr, counter: counter, model: ep.Model, sent: opts.Sent},

@@ -85,20 +85,20 @@ type countingEmbedder struct {
 	trace   *trace.Trace
 	counter *tokens.Counter
 	model   string
-	formats []string // the encoding formats next's requests ask for (encodingFormats)
+	asked   llm.EmbedParams // what next's requests ask of their vectors (embedParams)
 }
 
-// formatted is an embedder that says the encoding formats its requests
-// ask for (openai.Embedder).
-type formatted interface{ EncodingFormats() []string }
+// parameterized is an embedder that says what its requests ask of their
+// vectors (openai.Embedder).
+type parameterized interface{ Params() llm.EmbedParams }
 
-// encodingFormats are the encoding formats e's requests ask for, nil when
-// it does not say.
-func encodingFormats(e llm.Embedder) []string {
-	if f, ok := e.(formatted); ok {
-		return f.EncodingFormats()
+// embedParams are what e's requests ask of their vectors, none when it
+// does not say.
+func embedParams(e llm.Embedder) llm.EmbedParams {
+	if p, ok := e.(parameterized); ok {
+		return p.Params()
 	}
-	return nil
+	return llm.EmbedParams{}
 }
 
 func (e *countingEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, llm.Usage, error) {
@@ -108,15 +108,16 @@ func (e *countingEmbedder) Embed(ctx context.Context, texts []string) ([][]float
 	if err == nil && u.InputTokens > 0 {
 		reported = u.InputTokens
 	}
-	addEmbed(e.trace, e.counter, start, e.model, texts, 0, reported, e.formats, err)
+	addEmbed(e.trace, e.counter, start, e.model, texts, 0, reported, e.asked, err)
 	return vecs, u, err
 }
 
 // addEmbed adds the event of one embeddings call that started at start,
-// asking for vectors in formats: texts (and tokens given as token ids)
+// asking asked of its vectors: texts (and tokens given as token ids)
 // counted, reported < 0 when the provider said nothing.
-func addEmbed(tr *trace.Trace, counter *tokens.Counter, start time.Duration, model string, texts []string, tokens, reported int, formats []string, err error) {
-	call := &trace.EmbedCall{Model: model, Duration: tr.Elapsed() - start, Texts: len(texts), Input: tokens, Formats: formats}
+func addEmbed(tr *trace.Trace, counter *tokens.Counter, start time.Duration, model string, texts []string, tokens, reported int, asked llm.EmbedParams, err error) {
+	call := &trace.EmbedCall{Model: model, Duration: tr.Elapsed() - start, Texts: len(texts), Input: tokens,
+		EmbedParams: llm.EmbedParams{Formats: slices.Clone(asked.Formats), Dimensions: asked.Dimensions}}
 	for _, t := range texts {
 		call.Input += counter.Count(t)
 	}
@@ -130,8 +131,8 @@ func addEmbed(tr *trace.Trace, counter *tokens.Counter, start time.Duration, mod
 }
 
 // EmbedCall implements agents.EmbedTracer.
-func (t *tracer) EmbedCall(model string, texts []string, tokens, reported int, formats []string, err error, took time.Duration) {
-	addEmbed(t.trace, t.counter, t.trace.Elapsed()-took, model, texts, tokens, reported, formats, err)
+func (t *tracer) EmbedCall(model string, texts []string, tokens, reported int, asked llm.EmbedParams, err error, took time.Duration) {
+	addEmbed(t.trace, t.counter, t.trace.Elapsed()-took, model, texts, tokens, reported, asked, err)
 }
 
 // tracer implements agents.Tracer over a trace.

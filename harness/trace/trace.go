@@ -161,10 +161,10 @@ type EmbedCall struct {
 	// Cost is the call's price, nil when its model is unpriced.
 	Cost  *Cost  `json:"cost,omitempty"`
 	Error string `json:"error,omitempty"`
-	// Formats are the encoding formats the request asked the vectors in
-	// (OpenAI's encoding_format), when it named them; reports written
-	// before leave them out.
-	Formats []string `json:"encoding_formats,omitempty"`
+	// EmbedParams are what the request asked of the vectors: their
+	// encoding formats and dimensions, each when it said; reports written
+	// before they were kept leave them out.
+	llm.EmbedParams
 }
 
 // Tokens is the call's input tokens as billed: the provider's count when

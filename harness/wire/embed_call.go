@@ -1,9 +1,12 @@
 package wire
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/agentreplay/testbed/agents/llm"
 )
 
 // EmbedCall is what an embeddings request asks for, read leniently for
@@ -16,9 +19,11 @@ type EmbedCall struct {
 	// counting.
 	Texts  []string
 	Tokens int
-	// Formats are the encodings the request asks the vectors in (OpenAI's
-	// encoding_format, "float" or "base64"), nil when it names none.
-	Formats []string
+	// EmbedParams are what the request asks of the vectors: OpenAI's
+	// encoding_format; OpenAI's and Ollama's (…/api/embed) dimensions,
+	// Gemini's outputDimensionality when every request of a batch gives
+	// the same.
+	llm.EmbedParams
 }
 
 // IsEmbeddings reports whether path is an embeddings endpoint: OpenAI's
@@ -62,6 +67,8 @@ func ReadEmbedCall(path string, body []byte) (EmbedCall, error) {
 		Input  json.RawMessage `json:"input"`
 		Prompt *string         `json:"prompt"` // Ollama's …/api/embeddings
 		Format string          `json:"encoding_format"`
+		// Dimensions is OpenAI's and Ollama's …/api/embed's.
+		Dimensions int `json:"dimensions"`
 	}
 	if err := json.Unmarshal(body, &r); err != nil {
 		return EmbedCall{}, fmt.Errorf("embeddings request: %w", err)
@@ -74,6 +81,7 @@ func ReadEmbedCall(path string, body []byte) (EmbedCall, error) {
 		out.Texts = []string{*r.Prompt}
 		return out, nil
 	}
+	out.Dimensions = r.Dimensions
 	if out.Model == "" {
 		out.Model, _ = AzureDeployment(path)
 	}
@@ -107,22 +115,24 @@ type embedText struct {
 	} `json:"parts"`
 }
 
+// embedRequest is one EmbedContentRequest, as read for the trace.
+type embedRequest struct {
+	Content embedText `json:"content"`
+	// OutputDimensionality, by either of its names.
+	Dims      int `json:"outputDimensionality"`
+	DimsSnake int `json:"output_dimensionality"`
+}
+
 func readGeminiEmbedCall(model, method string, body []byte) (EmbedCall, error) {
-	var reqs []struct {
-		Content embedText `json:"content"`
-	}
+	var reqs []embedRequest
 	if method == EmbedContent {
-		reqs = append(reqs, struct {
-			Content embedText `json:"content"`
-		}{})
+		reqs = append(reqs, embedRequest{})
 		if err := json.Unmarshal(body, &reqs[0]); err != nil {
 			return EmbedCall{}, fmt.Errorf("embedContent request: %w", err)
 		}
 	} else {
 		var batch struct {
-			Requests []struct {
-				Content embedText `json:"content"`
-			} `json:"requests"`
+			Requests []embedRequest `json:"requests"`
 		}
 		if err := json.Unmarshal(body, &batch); err != nil {
 			return EmbedCall{}, fmt.Errorf("batchEmbedContents request: %w", err)
@@ -130,12 +140,20 @@ func readGeminiEmbedCall(model, method string, body []byte) (EmbedCall, error) {
 		reqs = batch.Requests
 	}
 	out := EmbedCall{Model: model}
-	for _, r := range reqs {
+	for i, r := range reqs {
 		var parts []string
 		for _, p := range r.Content.Parts {
 			parts = append(parts, p.Text)
 		}
 		out.Texts = append(out.Texts, strings.Join(parts, "\n"))
+		// one count for the call: the dimensions every request asks for,
+		// none when they differ
+		switch dims := cmp.Or(r.Dims, r.DimsSnake); {
+		case i == 0:
+			out.Dimensions = dims
+		case dims != out.Dimensions:
+			out.Dimensions = 0
+		}
 	}
 	return out, nil
 }

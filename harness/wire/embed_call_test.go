@@ -4,6 +4,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/harness/wire"
 )
 
@@ -30,12 +31,12 @@ var _ = Describe("reading embeddings calls off the wire", func() {
 		},
 		Entry("OpenAI, a string", "/v1/embeddings", `{"model":"text-embedding-3-small","input":"scope 1"}`,
 			wire.EmbedCall{Model: "text-embedding-3-small", Texts: []string{"scope 1"}}),
-		Entry("OpenAI, strings", "/v1/embeddings", `{"input":["a","b"],"model":"text-embedding-3-small","dimensions":64}`,
-			wire.EmbedCall{Model: "text-embedding-3-small", Texts: []string{"a", "b"}}),
+		Entry("OpenAI, strings, in 64 dimensions", "/v1/embeddings", `{"input":["a","b"],"model":"text-embedding-3-small","dimensions":64}`,
+			wire.EmbedCall{Model: "text-embedding-3-small", Texts: []string{"a", "b"}, EmbedParams: llm.EmbedParams{Dimensions: 64}}),
 		Entry("OpenAI, asking for base64 vectors", "/v1/embeddings", `{"model":"m","input":"a","encoding_format":"base64"}`,
-			wire.EmbedCall{Model: "m", Texts: []string{"a"}, Formats: []string{"base64"}}),
+			wire.EmbedCall{Model: "m", Texts: []string{"a"}, EmbedParams: llm.EmbedParams{Formats: []string{"base64"}}}),
 		Entry("OpenAI, asking for floats", "/v1/embeddings", `{"model":"m","input":"a","encoding_format":"float"}`,
-			wire.EmbedCall{Model: "m", Texts: []string{"a"}, Formats: []string{"float"}}),
+			wire.EmbedCall{Model: "m", Texts: []string{"a"}, EmbedParams: llm.EmbedParams{Formats: []string{"float"}}}),
 		Entry("OpenAI, token ids", "/v1/embeddings", `{"model":"m","input":[1,2,3]}`,
 			wire.EmbedCall{Model: "m", Tokens: 3}),
 		Entry("OpenAI, arrays of token ids", "/v1/embeddings", `{"model":"m","input":[[1,2],[3,4,5]]}`,
@@ -46,10 +47,21 @@ var _ = Describe("reading embeddings calls off the wire", func() {
 		Entry("Gemini batchEmbedContents", "/v1beta/models/gemini-embedding-001:batchEmbedContents",
 			`{"requests":[{"model":"models/gemini-embedding-001","content":{"parts":[{"text":"a"}]}},{"content":{"parts":[{"text":"b"}]}}]}`,
 			wire.EmbedCall{Model: "gemini-embedding-001", Texts: []string{"a", "b"}}),
+		Entry("Gemini embedContent in fewer dimensions", "/v1beta/models/gemini-embedding-001:embedContent",
+			`{"content":{"parts":[{"text":"one"}]},"outputDimensionality":768}`,
+			wire.EmbedCall{Model: "gemini-embedding-001", Texts: []string{"one"}, EmbedParams: llm.EmbedParams{Dimensions: 768}}),
+		Entry("Gemini batchEmbedContents, every request in the same dimensions, by either name", "/v1beta/models/gemini-embedding-001:batchEmbedContents",
+			`{"requests":[{"content":{"parts":[{"text":"a"}]},"outputDimensionality":256},{"content":{"parts":[{"text":"b"}]},"output_dimensionality":256}]}`,
+			wire.EmbedCall{Model: "gemini-embedding-001", Texts: []string{"a", "b"}, EmbedParams: llm.EmbedParams{Dimensions: 256}}),
+		Entry("Gemini batchEmbedContents, requests in different dimensions: no one count", "/v1beta/models/gemini-embedding-001:batchEmbedContents",
+			`{"requests":[{"content":{"parts":[{"text":"a"}]},"outputDimensionality":256},{"content":{"parts":[{"text":"b"}]}}]}`,
+			wire.EmbedCall{Model: "gemini-embedding-001", Texts: []string{"a", "b"}}),
 		Entry("Ollama's /api/embed, a string", "/api/embed", `{"model":"nomic-embed-text","input":"sea ice","truncate":true}`,
 			wire.EmbedCall{Model: "nomic-embed-text", Texts: []string{"sea ice"}}),
 		Entry("Ollama's /api/embed, strings", "/api/embed", `{"model":"nomic-embed-text","input":["a","b"],"keep_alive":"5m"}`,
 			wire.EmbedCall{Model: "nomic-embed-text", Texts: []string{"a", "b"}}),
+		Entry("Ollama's /api/embed in fewer dimensions", "/api/embed", `{"model":"qwen3-embedding","input":"a","dimensions":512}`,
+			wire.EmbedCall{Model: "qwen3-embedding", Texts: []string{"a"}, EmbedParams: llm.EmbedParams{Dimensions: 512}}),
 		Entry("Ollama's older /api/embeddings: one prompt", "/api/embeddings", `{"model":"all-minilm","prompt":"tide gauge","options":{}}`,
 			wire.EmbedCall{Model: "all-minilm", Texts: []string{"tide gauge"}}),
 		Entry("Ollama's older /api/embeddings, an empty prompt", "/api/embeddings", `{"model":"all-minilm","prompt":""}`,

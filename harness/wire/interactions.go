@@ -30,7 +30,9 @@ import (
 //     stand-in runs none;
 //   - generation_config's max_output_tokens, stop_sequences and
 //     tool_choice ("auto", "any", "none", "validated", or allowed_tools
-//     with a mode and the tools it allows);
+//     with a mode and the tools it allows), and for the trace its
+//     temperature, top_p, seed, frequency_penalty and presence_penalty
+//     (the API has no top_k and no candidate count);
 //   - response_format, a text format whose mime_type is application/json
 //     (with its schema) or a bare JSON Schema, or the older
 //     response_mime_type application/json, asks for JSON;
@@ -78,6 +80,12 @@ type interactionsRequest struct {
 		ToolChoice      json.RawMessage `json:"tool_choice"`
 		// ThinkingSummaries "auto" asks for the model's thoughts.
 		ThinkingSummaries string `json:"thinking_summaries"`
+		// The sampling settings, for the trace (Request.Sampling).
+		Temperature      *float64 `json:"temperature"`
+		TopP             *float64 `json:"top_p"`
+		Seed             *int     `json:"seed"`
+		FrequencyPenalty *float64 `json:"frequency_penalty"`
+		PresencePenalty  *float64 `json:"presence_penalty"`
 	} `json:"generation_config"`
 	ResponseFormat        json.RawMessage `json:"response_format"`
 	ResponseMimeType      string          `json:"response_mime_type"`
@@ -128,7 +136,9 @@ var interactionsContent = []string{"text", "image", "audio", "document", "video"
 // strict refuses what the stand-in cannot serve (hosted tools, agents, a
 // step it does not know); otherwise that is left out.
 func (ir interactionsRequest) decode(strict bool, prior []llm.Message) (Request, []llm.Message, error) {
-	r := Request{Model: ir.Model, MaxTokens: ir.GenerationConfig.MaxOutputTokens, Sampling: llm.Sampling{Stop: ir.GenerationConfig.StopSequences}}
+	g := ir.GenerationConfig
+	r := Request{Model: ir.Model, MaxTokens: g.MaxOutputTokens, Temperature: g.Temperature, Sampling: llm.Sampling{Stop: g.StopSequences,
+		TopP: g.TopP, Seed: g.Seed, FrequencyPenalty: g.FrequencyPenalty, PresencePenalty: g.PresencePenalty}}
 	if strict && len(ir.Agent) > 0 && string(ir.Agent) != "null" {
 		return Request{}, nil, fmt.Errorf("the stand-in answers model interactions, not agent ones (agent %s); record this agent against the real API instead (testbed record --provider gemini)", ir.Agent)
 	}
@@ -150,7 +160,7 @@ func (ir interactionsRequest) decode(strict bool, prior []llm.Message) (Request,
 		}
 		r.Tools = append(r.Tools, llm.Tool{Name: t.Name, Description: t.Description, Parameters: schemaOrEmpty(t.Parameters)})
 	}
-	r.Choice = interactionsChoice(ir.GenerationConfig.ToolChoice)
+	r.Choice = interactionsChoice(g.ToolChoice)
 	r.JSON, r.Schema = ir.format()
 	if title := schemaTitle(r.Schema); title != "" {
 		r.Shape = title

@@ -74,6 +74,13 @@ var _ = DescribeTable("an outside agent's request settings, read from the wire a
 		"top_k": 20, "seed": 3, "stop": ["</s>"], "frequency_penalty": 1, "presence_penalty": 1.5}}`,
 		settings{Temperature: double(0.7), Sampling: llm.Sampling{TopP: double(0.9), TopK: double(20), Seed: integer(3), Stop: []string{"</s>"},
 			FrequencyPenalty: double(1), PresencePenalty: double(1.5)}}),
+	Entry("Interactions: generation_config's temperature, top_p, seed, stop_sequences and penalties", wire.Interactions, "/v1beta/interactions",
+		`{"model": "gemini-2.5-flash", "input": "tide?", "generation_config": {"temperature": 0.4, "top_p": 0.85, "seed": 5,
+		"stop_sequences": ["x"], "frequency_penalty": 0.3, "presence_penalty": -0.5, "max_output_tokens": 50}}`,
+		settings{Temperature: double(0.4), Sampling: llm.Sampling{TopP: double(0.85), Seed: integer(5), Stop: []string{"x"},
+			FrequencyPenalty: double(0.3), PresencePenalty: double(-0.5)}}),
+	Entry("Interactions: none given", wire.Interactions, "/v1beta/interactions",
+		`{"model": "gemini-2.5-flash", "input": "tide?", "generation_config": {"max_output_tokens": 50}}`, settings{}),
 )
 
 var _ = Describe("a built-in agent's request settings", func() {

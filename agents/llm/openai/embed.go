@@ -23,9 +23,11 @@ func NewEmbedder(baseURL, model, key string, dimensions int, hc *http.Client) *E
 	return &Embedder{model: model, dimensions: dimensions, sdk: newSDK(baseURL, key, hc)}
 }
 
-// EncodingFormats are the encoding formats every request of e asks for:
-// base64, as Embed says.
-func (e *Embedder) EncodingFormats() []string { return []string{"base64"} }
+// Params are what every request of e asks of its vectors: base64, as
+// Embed says, and the dimensions it was made with (0: the model's own).
+func (e *Embedder) Params() llm.EmbedParams {
+	return llm.EmbedParams{Formats: []string{"base64"}, Dimensions: e.dimensions}
+}
 
 // Embed implements llm.Embedder, in one request. It asks for base64 vectors,
 // as OpenAI's Python SDK does by default: the SDK decodes them from bytes,

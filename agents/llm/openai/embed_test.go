@@ -68,6 +68,15 @@ var _ = Describe("Embedder", func() {
 		Expect(sent).NotTo(HaveKey("dimensions"))
 	})
 
+	DescribeTable("says what its requests ask of their vectors, as it sends them: base64, and its dimensions when it has them",
+		func(dimensions int, want llm.EmbedParams) {
+			e := openai.NewEmbedder("http://localhost/v1", "text-embedding-3-small", "k", dimensions, http.DefaultClient)
+			Expect(e.Params()).To(Equal(want))
+		},
+		Entry("64 dimensions", 64, llm.EmbedParams{Formats: []string{"base64"}, Dimensions: 64}),
+		Entry("the model's own", 0, llm.EmbedParams{Formats: []string{"base64"}}),
+	)
+
 	DescribeTable("refuses an answer that does not give one vector per text",
 		func(reply, want string) {
 			_, _, _, err := embed(http.StatusOK, reply, 0, "a", "b")
