@@ -26,7 +26,7 @@ import (
 )
 
 // Problem is a tool a prompt or an expectation names but the model does
-// not have.
+// not have, or (with Message) a problem in a file lint loads.
 type Problem struct {
 	Suite, Variant, Agent string
 	Prompt                string `json:",omitempty"`
