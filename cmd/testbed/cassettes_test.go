@@ -197,10 +197,42 @@ var _ = Describe("testbed cassettes check", func() {
 		Expect(r.stdout).NotTo(ContainSubstring(value))
 	})
 
-	It("exits 4 when the folder cannot be read", func() {
-		r := testbed("cassettes", "check", "--dir", filepath.Join(root, "no-such-folder"))
-		Expect(r.code).To(Equal(exitInternal), r.String())
-		Expect(r.stderr).To(ContainSubstring("no-such-folder"))
+	// A scan of no cassette is no all-clear: each entry makes --dir name
+	// somewhere with none and says why the check finds none.
+	DescribeTable("exits 3 when it finds no cassette to check, saying where it looked and how to record some",
+		func(place func() string, why string) {
+			where := place()
+			for _, args := range [][]string{{}, {"--json"}} {
+				r := testbed(append([]string{"cassettes", "check", "--dir", where}, args...)...)
+				Expect(r.code).To(Equal(exitStale), r.String())
+				Expect(r.stdout).NotTo(ContainSubstring("no secrets found"))
+				Expect(r.stderr).To(Equal("testbed: found no cassette to check in " + where + " (" + where + "): " + why +
+					", so no scan could find a secret; record some with: testbed record, or name the folder that holds them with --dir\n"))
+			}
+		},
+		Entry("an empty folder", func() string { return GinkgoT().TempDir() }, "it holds no cassette (.yaml)"),
+		Entry("a folder of other files", func() string {
+			d := GinkgoT().TempDir()
+			Expect(os.WriteFile(filepath.Join(d, "README.md"), []byte("cassettes go here\n"), 0o644)).To(Succeed())
+			return d
+		}, "it holds no cassette (.yaml)"),
+		Entry("a folder whose only .yaml file is no cassette", func() string {
+			d := GinkgoT().TempDir()
+			Expect(os.WriteFile(filepath.Join(d, "notes.yaml"), []byte("todo: record\n"), 0o644)).To(Succeed())
+			return d
+		}, "none of its 1 .yaml files is a cassette testbed reads"),
+		Entry("a file that is no cassette", func() string {
+			path := filepath.Join(GinkgoT().TempDir(), "README.md")
+			Expect(os.WriteFile(path, []byte("cassettes go here\n"), 0o644)).To(Succeed())
+			return path
+		}, "it is a file, not a cassette (.yaml) nor a folder of them"),
+		Entry("a folder that does not exist", func() string { return filepath.Join(root, "no-such-folder") }, "it does not exist"),
+	)
+
+	It("scans one cassette named by --dir", func() {
+		r := testbed("cassettes", "check", "--dir", cassettePath(root, "legacy", "ac3-what-is-ghrsst"))
+		Expect(r.code).To(Equal(exitOK), r.String())
+		Expect(r.stdout).To(HaveSuffix("no secrets found in " + cassettePath(root, "legacy", "ac3-what-is-ghrsst") + "\n"))
 	})
 })
 

@@ -22,7 +22,8 @@ reported as path:line with the scenario and the variant.
 Exits 1 and lists every mismatch. Each agent's upstream stubs
 (fixtures/<agent>/routes.yaml, and the response files they name) are
 loaded as a recording loads them, and each suite's prices: file as a run
-reads it: a problem in them is path:line, exit 2.
+reads it: a problem in them is path:line, exit 2. --json lists every
+problem, those too: one of them has Path, Line and Message.
 
 Examples:
   testbed lint
@@ -57,13 +58,17 @@ func cmdLint(args []string, stdout, stderr io.Writer) error {
 			pricesErrs = append(pricesErrs, err)
 		}
 	}
+	bad := errors.Join(append([]error{routesErr}, pricesErrs...)...)
 	if sel.json {
-		if problems == nil {
-			problems = []lint.Problem{}
+		// Every problem lint reports, the ones of exit 2 too: a CI that
+		// reads only the JSON sees them.
+		listed := append(lint.FileProblems(bad), problems...)
+		if listed == nil {
+			listed = []lint.Problem{}
 		}
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(problems); err != nil {
+		if err := enc.Encode(listed); err != nil {
 			return err
 		}
 	} else {
@@ -71,7 +76,7 @@ func cmdLint(args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintln(stdout, p)
 		}
 	}
-	if bad := errors.Join(append([]error{routesErr}, pricesErrs...)...); bad != nil {
+	if bad != nil {
 		return withCode(exitUsage, bad)
 	}
 	if len(problems) > 0 {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -76,8 +77,7 @@ func cmdList(args []string, stdout, stderr io.Writer) error {
 // writeFormats says which format each cassette under dir is in: a line
 // for each file not in testbed's own (go-vcr v2's), one for each file that
 // is no cassette testbed reads, and a count per format.
-func writeFormats(w io.Writer, dir string) {
-	files, _ := cassette.Formats(dir) // a folder Scan could not walk is reported by Scan
+func writeFormats(w io.Writer, files []cassette.FileFormat) {
 	count := map[cassette.Format]int{}
 	unread := 0
 	for _, f := range files {
@@ -121,7 +121,9 @@ secrets. Keys are found by gitleaks' default rules and by our own, in each
 line as written and as decoded (unicode escapes, base64, gzip), and in
 streamed answers as their client reassembles them. Exits 1 and prints, for every finding, file:line, what it is (masked,
 like sk-…abcd) and what to do; exits 4 when a file cannot be scanned (not a
-regular file, over 1 GiB), after scanning the others.
+regular file, over 1 GiB), after scanning the others; exits 3 when it
+finds no cassette to check (the folder does not exist, is empty, or holds
+no file testbed reads as a cassette): a scan of nothing is no all-clear.
 
 It also says which format each cassette is in: a line for each file that is
 not in go-vcr v2's format (version 1, what testbed record writes), such as
@@ -164,10 +166,14 @@ func cmdCassettesCheck(ctx context.Context, args []string, stdout, stderr io.Wri
 	if err != nil {
 		return withCode(exitInternal, err)
 	}
+	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
+		return nothingToCheck(root, dir, "it does not exist")
+	}
 	found, scanErr := d.ScanContext(ctx, dir)
 	if ctx.Err() != nil {
 		return ctx.Err() // interrupted: what was scanned is no all-clear
 	}
+	files, _ := cassette.Formats(dir) // a folder Scan could not walk is reported by Scan
 	if asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -182,7 +188,7 @@ func cmdCassettesCheck(ctx context.Context, args []string, stdout, stderr io.Wri
 		for _, f := range found {
 			fmt.Fprintln(&b, f)
 		}
-		writeFormats(&b, dir)
+		writeFormats(&b, files)
 		fmt.Fprint(stdout, b.String())
 	}
 	if scanErr != nil {
@@ -192,8 +198,47 @@ func cmdCassettesCheck(ctx context.Context, args []string, stdout, stderr io.Wri
 	if len(found) > 0 {
 		return withCode(exitFailed, fmt.Errorf("%d possible secrets in %s; remove them and re-record with redaction", len(found), dir))
 	}
+	if why := noCassette(dir, files); why != "" {
+		return nothingToCheck(root, dir, why)
+	}
 	if !asJSON {
 		fmt.Fprintf(stdout, "no secrets found in %s\n", dir)
 	}
 	return nil
+}
+
+// noCassette says why dir holds no cassette testbed reads, or "" when it
+// holds one: a scan of no cassette is no all-clear.
+func noCassette(dir string, files []cassette.FileFormat) string {
+	read := 0
+	for _, f := range files {
+		if f.Err == nil {
+			read++
+		}
+	}
+	switch {
+	case read > 0:
+		return ""
+	case len(files) > 0:
+		return fmt.Sprintf("none of its %d .yaml files is a cassette testbed reads", len(files))
+	}
+	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
+		return "it is a file, not a cassette (.yaml) nor a folder of them"
+	}
+	return "it holds no cassette (.yaml)"
+}
+
+// nothingToCheck is the error of a secret scan that found no cassette to
+// check in dir, why, exit 3 as a missing cassette is, with the command
+// that records some.
+func nothingToCheck(root, dir, why string) error {
+	where, err := filepath.Abs(dir)
+	if err != nil {
+		where = dir
+	}
+	record := "testbed record"
+	if root != "." {
+		record += " --root " + root
+	}
+	return withCode(exitStale, fmt.Errorf("found no cassette to check in %s (%s): %s, so no scan could find a secret; record some with: %s, or name the folder that holds them with --dir", dir, where, why, record))
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -10,6 +11,8 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+
+	"github.com/agentreplay/testbed/harness/lint"
 )
 
 var _ = Describe("problems in suite files", func() {
@@ -113,5 +116,31 @@ var _ = Describe("testbed lint", func() {
 		Expect(r.stderr).To(MatchRegexp(`scenarios/odbchat\.yaml:\d+: prices: .*prices/none\.json`))
 		Expect(r.stderr).To(MatchRegexp(`scenarios/odbchat-again\.yaml:\d+: prices: .*prices/broken\.json:1: not a LiteLLM price table`))
 		Expect(r.stdout).NotTo(ContainSubstring("agree"), "lint does not say all is well")
+	})
+
+	It("lists the upstream stubs' and the price table's problems with --json too, each with its path, line and message, as many as it says", func() {
+		root := project()
+		routes := filepath.Join(root, "fixtures", "odbchat", "routes.yaml")
+		replace(routes, "file: ghrsst/taiwan_nearby_2025-11-06.json", "file: ghrsst/no_such_day.json", 1)
+		replace(filepath.Join(root, "scenarios", "odbchat.yaml"), "prices:\n  models:", "prices:\n  file: prices/none.json\n  models:", 1)
+
+		r := testbed("lint", "--root", root, "--json")
+
+		Expect(r.code).To(Equal(exitUsage), r.String())
+		var listed []lint.Problem
+		Expect(json.Unmarshal([]byte(r.stdout), &listed)).To(Succeed(), r.stdout)
+		Expect(listed).To(ContainElement(And(
+			HaveField("Path", HaveSuffix(filepath.Join("fixtures", "odbchat", "routes.yaml"))),
+			HaveField("Line", BeNumerically(">", 0)),
+			HaveField("Message", ContainSubstring("no_such_day.json")))))
+		Expect(listed).To(ContainElement(And(
+			HaveField("Path", HaveSuffix(filepath.Join("scenarios", "odbchat.yaml"))),
+			HaveField("Line", BeNumerically(">", 0)),
+			HaveField("Message", And(HavePrefix("prices: "), ContainSubstring("prices/none.json"))))))
+		said := strings.Split(strings.TrimSpace(strings.TrimPrefix(r.stderr, "testbed: ")), "\n")
+		Expect(listed).To(HaveLen(len(said)), "one problem in the JSON for each line on stderr")
+		for i, p := range listed {
+			Expect(p.String()).To(Equal(said[i]))
+		}
 	})
 })

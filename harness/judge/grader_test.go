@@ -124,6 +124,9 @@ var _ = Describe("Grader", func() {
 		Entry("a score as text", `{"score":"high","reason":"r"}`, "the grader's answer does not parse"),
 		Entry("a null score, which would read as 0", `{"score":null,"reason":"r"}`, `"score" is null`),
 		Entry("a null reason", `{"score":1,"reason":null}`, `"reason" is null`),
+		Entry("a repeated score, of which the last would win", `{"score":1,"score":0,"reason":"r"}`, `"score" is repeated`),
+		Entry("a repeated reason", `{"score":1,"reason":"meets it","reason":"misses it"}`, `"reason" is repeated`),
+		Entry("a score repeated in another case, which encoding/json reads as the same key", `{"score":1,"reason":"r","Score":0}`, `"Score" is repeated`),
 	)
 
 	It("asks for a preference between two answers in the testbed_preference shape", func() {
@@ -132,6 +135,13 @@ var _ = Describe("Grader", func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(p).To(Equal(judge.Preference{Winner: "B", Reason: "B names it"}))
 		Expect((*got)["response_format"].(map[string]any)["json_schema"].(map[string]any)["name"]).To(Equal("testbed_preference"))
+	})
+
+	It("refuses a preference whose winner is repeated, and says so", func() {
+		srv, _ := grader(llm.ProviderOpenAI, `{"winner":"A","reason":"r","winner":"B"}`)
+		_, _, err := newGrader(llm.ProviderOpenAI, srv.URL).Prefer(context.Background(), judge.Pair{Rubric: "It names the data set", Input: "?", A: "no", B: "GHRSST"})
+		Expect(err).To(MatchError(judge.ErrUnparsable))
+		Expect(err.Error()).To(ContainSubstring(`"winner" is repeated`))
 	})
 
 	It("fills a prompt template with what the grader is shown", func() {

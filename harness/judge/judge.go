@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/agentreplay/testbed/agents/llm"
@@ -112,12 +113,16 @@ func parsePreference(text string) (Preference, error) {
 }
 
 // strictDecode decodes text into v, requiring exactly the keys named, each
-// with a value: a null would decode as the zero value (a score of 0), a
-// grade the grader never gave.
+// with a value, and each once: a null would decode as the zero value (a
+// score of 0), a grade the grader never gave, and of a repeated key the
+// last would win, a grade the grader gave and took back.
 func strictDecode(text string, v any, keys ...string) error {
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal([]byte(strings.TrimSpace(text)), &raw); err != nil {
 		return fmt.Errorf("%w: not a JSON object: %s", ErrUnparsable, quote(text))
+	}
+	if k := repeatedKey(text); k != "" {
+		return fmt.Errorf("%w: %q is repeated, so which value is the answer is ambiguous: %s", ErrUnparsable, k, quote(text))
 	}
 	for _, k := range keys {
 		switch val, ok := raw[k]; {
@@ -133,6 +138,32 @@ func strictDecode(text string, v any, keys ...string) error {
 		return fmt.Errorf("%w: %v: %s", ErrUnparsable, err, quote(text))
 	}
 	return nil
+}
+
+// repeatedKey is the first key of the JSON object text that an earlier key
+// repeats, in any case (encoding/json matches a field's name so), or "".
+func repeatedKey(text string) string {
+	dec := json.NewDecoder(strings.NewReader(text))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return ""
+	}
+	var seen []string
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return ""
+		}
+		key, _ := t.(string)
+		if slices.ContainsFunc(seen, func(s string) bool { return strings.EqualFold(s, key) }) {
+			return key
+		}
+		seen = append(seen, key)
+		var value json.RawMessage
+		if dec.Decode(&value) != nil {
+			return ""
+		}
+	}
+	return ""
 }
 
 // quote quotes up to 200 bytes of a grader's answer.

@@ -16,6 +16,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -25,7 +26,7 @@ import (
 )
 
 // Problem is a tool a prompt or an expectation names but the model does
-// not have.
+// not have, or (with Message) a problem in a file lint loads.
 type Problem struct {
 	Suite, Variant, Agent string
 	Prompt                string `json:",omitempty"`
@@ -37,10 +38,45 @@ type Problem struct {
 	Path  string   `json:",omitempty"`
 	Field string   `json:",omitempty"`
 	Known []string `json:",omitempty"`
+	// Message is set, with Path and Line where it names them, for a
+	// problem in a file lint loads as a run or a recording does (an
+	// agent's upstream stubs, a suite's price table): what is wrong there.
+	Message string `json:",omitempty"`
+}
+
+// placeRe reads "path:line: message".
+var placeRe = regexp.MustCompile(`^(.+?):(\d+): (.+)$`)
+
+// FileProblems lists the problems err reports one a line, each
+// "path:line: message" read into Path, Line and Message (a line that names
+// no place is a Message alone), so that --json lists them beside the tool
+// mismatches.
+func FileProblems(err error) []Problem {
+	if err == nil {
+		return nil
+	}
+	var out []Problem
+	for _, line := range strings.Split(err.Error(), "\n") {
+		p := Problem{Message: line}
+		if m := placeRe.FindStringSubmatch(line); m != nil {
+			n, _ := strconv.Atoi(m[2])
+			p = Problem{Path: m[1], Line: n, Message: m[3]}
+		}
+		if strings.TrimSpace(line) != "" {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // String formats p as one line a reader can act on.
 func (p Problem) String() string {
+	switch {
+	case p.Message != "" && p.Path != "":
+		return fmt.Sprintf("%s:%d: %s", p.Path, p.Line, p.Message)
+	case p.Message != "":
+		return p.Message
+	}
 	if p.Field != "" {
 		return p.expectString()
 	}

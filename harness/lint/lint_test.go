@@ -1,6 +1,7 @@
 package lint_test
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 
@@ -76,5 +77,20 @@ scenarios:
 		Expect(problems).To(HaveLen(1))
 		Expect(problems[0].String()).To(Equal(`climate/planted (agent climate): prompt prompts/planted.md line 3 names tool "get_city_projects", ` +
 			`which is not in the active tool set; remove it from the prompt or add the tool to the set`))
+	})
+})
+
+var _ = Describe("FileProblems", func() {
+	It("reads each line of an error as a problem at its place, and a line that names none as a message alone", func() {
+		err := errors.Join(
+			errors.New("scenarios/a.yaml:12: prices: prices/t.json:3: not a LiteLLM price table\nprices/t.json:7: no input price"),
+			errors.New("open fixtures/x/routes.yaml: permission denied"))
+		Expect(lint.FileProblems(err)).To(Equal([]lint.Problem{
+			{Path: "scenarios/a.yaml", Line: 12, Message: "prices: prices/t.json:3: not a LiteLLM price table"},
+			{Path: "prices/t.json", Line: 7, Message: "no input price"},
+			{Message: "open fixtures/x/routes.yaml: permission denied"},
+		}))
+		Expect(lint.FileProblems(err)[0].String()).To(Equal("scenarios/a.yaml:12: prices: prices/t.json:3: not a LiteLLM price table"))
+		Expect(lint.FileProblems(nil)).To(BeEmpty())
 	})
 })

@@ -248,6 +248,8 @@ func (r row) fill(d *decoder, t *expectTemplate, n *yaml.Node, at string) *yaml.
 				b.WriteString(p.text)
 			case compound(r.values[p.column]) != "":
 				d.errorf(r.line, at, "column %q holds %s, which cannot stand inside other text (%q); only a string, a number or a boolean can", p.column, compound(r.values[p.column]), n.Value)
+			case strings.TrimSpace(r.text(p.column)) == "":
+				d.errorf(r.line, at, "column %q is empty in this row, and %s writes it inside other text (%q), which would check that text without it, not what the row means; give the row a value, or write the string as {%s} alone, which an empty cell drops", p.column, at, n.Value, p.column)
 			default:
 				b.WriteString(r.text(p.column))
 			}

@@ -2,6 +2,8 @@ package scenario_test
 
 import (
 	"errors"
+	"fmt"
+	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -128,5 +130,46 @@ var _ = Describe("scenarios_from cells", func() {
 		Expect(e.Route.Mode).To(Equal("true"))
 		Expect(e.Answer.Contains).To(Equal([]string{"see 1.5"}))
 		Expect(e.Args).To(Equal(map[string]any{"bbox": []any{118, 20.5}}))
+	})
+})
+
+var _ = Describe("an empty cell inside other text", func() {
+	const from = `  file: cases.DATA
+  id: case_id
+  input: question
+  expect:
+    rubric: ["It mentions {city}", "It answers in {language}"]
+    answer: {language: "{language}"}
+judge: {provider: openai, model: gpt-4.1-mini}
+`
+	DescribeTable("is refused at the row's line, naming the column and the rubric that writes it, all at once",
+		func(ext, data string, fine int, want []string) {
+			_, err := loadData(ext, from, data)
+			Expect(errors.Is(err, scenario.ErrInvalidSuite)).To(BeTrue(), "%v", err)
+			for _, w := range want {
+				Expect(err.Error()).To(ContainSubstring(w))
+			}
+			Expect(err.Error()).NotTo(ContainSubstring(fmt.Sprintf("cases.%s:%d:", ext, fine)), "the row with every value loads")
+		},
+		Entry("CSV: an empty cell and one of spaces", "csv", "case_id,question,city,language\na,q,Taipei,en\nb,q,,en\nc,q,  ,\n", 2, []string{
+			`cases.csv:3: expect.rubric[0]: column "city" is empty in this row, and expect.rubric[0] writes it inside other text ("It mentions {city}"), which would check that text without it, not what the row means; give the row a value, or write the string as {city} alone, which an empty cell drops`,
+			`cases.csv:4: expect.rubric[0]: column "city" is empty in this row`,
+			`cases.csv:4: expect.rubric[1]: column "language" is empty in this row, and expect.rubric[1] writes it inside other text ("It answers in {language}")`,
+		}),
+		Entry("JSONL: a cell left out, and one empty", "jsonl", `{"case_id": "a", "question": "q", "city": "Taipei", "language": "en"}`+"\n"+
+			`{"case_id": "b", "question": "q", "language": "en"}`+"\n"+
+			`{"case_id": "c", "question": "q", "city": "", "language": "en"}`+"\n", 1, []string{
+			`cases.jsonl:2: expect.rubric[0]: column "city" is empty in this row`,
+			`cases.jsonl:3: expect.rubric[0]: column "city" is empty in this row`,
+		}),
+	)
+
+	It("is no problem where the string is the placeholder alone: the empty cell drops its key", func() {
+		alone := strings.Replace(from, `, "It answers in {language}"`, "", 1)
+		s, err := loadData("csv", alone, "case_id,question,city,language\na,q,Taipei,\n")
+		Expect(err).NotTo(HaveOccurred())
+		e := s.Scenarios[1].Turns[0].Expect
+		Expect(e.Rubrics).To(HaveLen(1))
+		Expect(e.Answer).To(BeNil(), "answer: held only the language, now dropped")
 	})
 })

@@ -135,23 +135,40 @@ func bounds(metric string) (lo, hi float64) {
 	return 0, math.Inf(1)
 }
 
-// onlyPasses says why t holds whatever its metric measures, its target at
-// or past a bound the metric never crosses (pass_rate >= 0,
-// rubric_score_mean <= 1, latency_p95 >= 0s), or "".
-func (t Threshold) onlyPasses() string {
+// foregone says what t decides whatever its metric measures, its target
+// at or past a bound the metric never crosses, as "could only pass: …"
+// (pass_rate >= 0, rubric_score_mean <= 1, latency_p95 >= 0s) or "could
+// only fail: …" (pass_rate > 100%, grader_kappa > 1, latency_p95 < 0s),
+// with what to do; or "" when a run can meet it and miss it.
+func (t Threshold) foregone() string {
 	if t.Baseline {
 		return ""
 	}
 	lo, hi := bounds(t.Metric)
+	var only, why string
 	switch {
 	case t.Op == ">=" && t.Value <= lo, t.Op == ">" && t.Value < lo:
-		return fmt.Sprintf("%s is never below %v", t.Metric, lo)
+		only, why = "pass", fmt.Sprintf("%s is never below %v", t.Metric, lo)
 	case t.Op == "<=" && t.Value >= hi, t.Op == "<" && t.Value > hi:
-		return fmt.Sprintf("%s is never above %v", t.Metric, hi)
+		only, why = "pass", fmt.Sprintf("%s is never above %v", t.Metric, hi)
 	case t.Op == "!=" && (t.Value < lo || t.Value > hi):
-		return fmt.Sprintf("%s is never %v", t.Metric, t.Value)
+		only, why = "pass", fmt.Sprintf("%s is never %v", t.Metric, t.Value)
+	case t.Op == "<=" && t.Value < lo, t.Op == "<" && t.Value <= lo:
+		only, why = "fail", fmt.Sprintf("%s is never below %v", t.Metric, lo)
+	case t.Op == ">=" && t.Value > hi, t.Op == ">" && t.Value >= hi:
+		only, why = "fail", fmt.Sprintf("%s is never above %v", t.Metric, hi)
+	case t.Op == "==" && (t.Value < lo || t.Value > hi):
+		only, why = "fail", fmt.Sprintf("%s is never %v", t.Metric, t.Value)
+	default:
+		return ""
 	}
-	return ""
+	if only == "pass" {
+		return fmt.Sprintf("could only pass: %s; give a target it can miss", why)
+	}
+	if hi == 1 && t.Unit == "" && t.Value > 1 {
+		why += fmt.Sprintf(" (write a percentage with %%, as %v%%)", t.Value)
+	}
+	return fmt.Sprintf("could only fail: %s; give a target it can meet", why)
 }
 
 // IsDuration reports whether a threshold metric is a time (latency, time to

@@ -1,6 +1,8 @@
 package scenario_test
 
 import (
+	"strings"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
@@ -118,4 +120,48 @@ var _ = Describe("a threshold that could only pass", func() {
 		Entry("a kappa of at least 0", "grader_kappa >= 0"),
 		Entry("a token reduction that may be negative", "token_reduction >= -10%"),
 	)
+})
+
+var _ = Describe("a threshold that could only fail", func() {
+	loose := scenario.LoadOptions{Agents: opts.Agents} // every metric name taken
+	DescribeTable("is refused at its line, saying which bound the metric never crosses",
+		func(expr, why string) {
+			_, err := scenario.Parse("odbchat.yaml", []byte(withThreshold(expr)), loose)
+			Expect(err).To(MatchError(ContainSubstring(`odbchat.yaml:9: thresholds.b[0]: "` + expr + `" could only fail: ` + why + `; give a target it can meet`)))
+		},
+		Entry("a kappa above 1", "grader_kappa > 1", "grader_kappa is never above 1"),
+		Entry("a kappa below -1", "grader_kappa < -1", "grader_kappa is never below -1"),
+		Entry("a pass rate above 100%", "pass_rate > 100%", "pass_rate is never above 1"),
+		Entry("a pass rate of at least 101%", "pass_rate >= 101%", "pass_rate is never above 1"),
+		Entry("a pass rate written as a whole number", "pass_rate >= 95", "pass_rate is never above 1 (write a percentage with %, as 95%)"),
+		Entry("a mean rubric score above 100%", "rubric_score_mean > 100%", "rubric_score_mean is never above 1"),
+		Entry("a mean rubric score of at most -1", "rubric_score_mean <= -1", "rubric_score_mean is never below 0"),
+		Entry("a latency below 0", "latency_p95 < 0s", "latency_p95 is never below 0"),
+		Entry("a token reduction above 100%", "token_reduction > 100%", "token_reduction is never above 1"),
+		Entry("a mean of input tokens below 0", "input_tokens_mean < 0", "input_tokens_mean is never below 0"),
+		Entry("a cost of exactly -1 dollar", "cost_mean == $-1", "cost_mean is never -1"),
+	)
+
+	DescribeTable("is not a target a run can meet, which loads",
+		func(expr string) {
+			_, err := scenario.Parse("odbchat.yaml", []byte(withThreshold(expr)), loose)
+			Expect(err).NotTo(HaveOccurred())
+		},
+		Entry("a pass rate of 100%", "pass_rate >= 100%"),
+		Entry("a kappa of 1", "grader_kappa == 1"),
+		Entry("a latency of at most 0, on a replayed clock", "latency_p95 <= 0s"),
+		Entry("a token reduction of 100%", "token_reduction >= 100%"),
+		Entry("a mean of input tokens below 1", "input_tokens_mean < 1"),
+	)
+
+	It("is refused with every other one at once, each at its line", func() {
+		suite := strings.Replace(withThreshold("pass_rate > 100%"), `  b: ["pass_rate > 100%"]`,
+			"  b:\n    - \"pass_rate > 100%\"\n    - \"latency_p95 < 0s\"\n    - \"grader_kappa >= -1\"", 1)
+		_, err := scenario.Parse("odbchat.yaml", []byte(suite), loose)
+		Expect(err).To(MatchError(And(
+			ContainSubstring(`odbchat.yaml:10: thresholds.b[0]: "pass_rate > 100%" could only fail`),
+			ContainSubstring(`odbchat.yaml:11: thresholds.b[1]: "latency_p95 < 0s" could only fail`),
+			ContainSubstring(`odbchat.yaml:12: thresholds.b[2]: "grader_kappa >= -1" could only pass`),
+		)))
+	})
 })

@@ -175,8 +175,8 @@ func (d *decoder) thresholds(v *yaml.Node, baseline string) map[string][]Thresho
 			case t.Against == name:
 				d.errorf(item.Line, at, "%q compares %s with itself, so it could only pass; remove it, or name another variant", expr, name)
 				continue
-			case t.onlyPasses() != "":
-				d.errorf(item.Line, at, "%q could only pass: %s; give a target it can miss", expr, t.onlyPasses())
+			case t.foregone() != "":
+				d.errorf(item.Line, at, "%q %s", expr, t.foregone())
 				continue
 			}
 			t.Line = item.Line
