@@ -233,6 +233,12 @@ func quoteAll(ss []string) []string {
 
 // redactParams replaces the values of secret key=value parameters in s.
 func redactParams(s string) string {
+	return replaceParams(s, func(string) string { return Redacted })
+}
+
+// replaceParams replaces the value of each secret key=value parameter in s
+// by with(value).
+func replaceParams(s string, with func(secret string) string) string {
 	if !strings.Contains(s, "=") {
 		return s
 	}
@@ -241,6 +247,6 @@ func redactParams(s string) string {
 		if sub[3] == "" || notSecret(sub[3]) {
 			return m
 		}
-		return sub[1] + sub[2] + "=" + Redacted
+		return sub[1] + sub[2] + "=" + with(sub[3])
 	})
 }

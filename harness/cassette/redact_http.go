@@ -214,16 +214,7 @@ func (d *Detector) refound(before, after string) string {
 // params replaces the values of credential key=value parameters (and the
 // rules' query keys) in s.
 func (d *Detector) params(s string) string {
-	if !strings.Contains(s, "=") {
-		return s
-	}
-	return secretParam.ReplaceAllStringFunc(s, func(m string) string {
-		sub := secretParam.FindStringSubmatch(m)
-		if sub[3] == "" || notSecret(sub[3]) {
-			return m
-		}
-		return sub[1] + sub[2] + "=" + Placeholder(sub[3])
-	})
+	return replaceParams(s, Placeholder)
 }
 
 // walkJSON redacts the JSON value v in place, at pointer path, and reports
