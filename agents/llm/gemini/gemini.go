@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 
 	"google.golang.org/genai"
@@ -232,6 +233,9 @@ func convert(req llm.Request) ([]*genai.Content, *genai.GenerateContentConfig, e
 	cfg.FrequencyPenalty, cfg.PresencePenalty = float32Of(req.FrequencyPenalty), float32Of(req.PresencePenalty)
 	cfg.StopSequences = req.Stop
 	if v := req.Seed; v != nil {
+		if *v < math.MinInt32 || *v > math.MaxInt32 {
+			return nil, nil, fmt.Errorf("generateContent takes a 32-bit seed, not %d", *v)
+		}
 		seed := int32(*v)
 		cfg.Seed = &seed
 	}

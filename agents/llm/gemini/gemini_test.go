@@ -349,6 +349,20 @@ var _ = Describe("Client", func() {
 		Expect(len(srv.Requests())).To(Equal(0))
 	})
 
+	It("refuses a seed past generateContent's 32 bits without calling the server, where it would wrap", func() {
+		srv := newServer(http.StatusOK, textReply)
+		seed := 1 << 33
+		req := llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}, Sampling: llm.Sampling{Seed: &seed}}
+		_, err := newClient(srv, "gemini-2.5-flash").Chat(ctx, req)
+		Expect(err).To(MatchError(ContainSubstring("32-bit seed, not 8589934592")))
+		Expect(len(srv.Requests())).To(Equal(0))
+
+		seed = 42
+		_, err = newClient(srv, "gemini-2.5-flash").Chat(ctx, req)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(body(srv)).To(HaveKeyWithValue("generationConfig", HaveKeyWithValue("seed", BeNumerically("==", 42))))
+	})
+
 	It("refuses a message with an unknown role without calling the server", func() {
 		srv := newServer(http.StatusOK, textReply)
 		_, err := newClient(srv, "gemini-2.5-flash").Chat(ctx, llm.Request{Messages: []llm.Message{{Role: "narrator", Content: "hi"}}})
