@@ -53,13 +53,13 @@ func (a *agent) converse(ctx context.Context, prog *program, in agents.Input) (c
 				}
 				prog.stdio = cs
 			}
-			return &toolCall{spec: a.spec.MCP, reply: a.reply, vars: v, in: in.Turns, session: prog.stdio, timeout: timeout, kept: true, tail: prog.proc.tail}, nil
+			return &toolCall{spec: a.spec.MCP, reply: a.reply, vars: v, in: in.Turns, session: prog.stdio, timeout: timeout, kept: true, proc: prog.proc}, nil
 		}
 		cs, stop, err := connect(ctx, a.spec.MCP, v, prog.client(), timeout)
 		if err != nil {
 			return nil, fmt.Errorf("%w%s", err, prog.proc.tail())
 		}
-		return &toolCall{spec: a.spec.MCP, reply: a.reply, vars: v, in: in.Turns, session: cs, stop: stop, timeout: timeout, tail: prog.proc.tail}, nil
+		return &toolCall{spec: a.spec.MCP, reply: a.reply, vars: v, in: in.Turns, session: cs, stop: stop, timeout: timeout, proc: prog.proc}, nil
 	}
 	var env map[string]string
 	if a.spec.RunEnv {

@@ -26,6 +26,14 @@ func SetAfterDial(f func(port int)) (restore func()) {
 	return func() { afterDial = old }
 }
 
+// SetBeforeOutput calls f before each write of a program's stderr (or a
+// service's output) is kept, until restore is called.
+func SetBeforeOutput(f func()) (restore func()) {
+	old := beforeOutput
+	beforeOutput = f
+	return func() { beforeOutput = old }
+}
+
 // SetAfterTable calls f each time testbed has read which sockets listen on
 // a service's port, before it looks for their holder, until restore is
 // called.

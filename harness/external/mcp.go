@@ -3,7 +3,9 @@ package external
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -63,9 +65,9 @@ type toolCall struct {
 	in      []string
 	session *mcp.ClientSession
 	timeout time.Duration
-	kept    bool          // the session is the program's (stdio), not the run's
-	stop    func()        // ends the run's session's requests; nil when kept
-	tail    func() string // the end of the program's output, for errors
+	kept    bool     // the session is the program's (stdio), not the run's
+	stop    func()   // ends the run's session's requests; nil when kept
+	proc    *process // the program serving it, whose output errors quote
 }
 
 // connect opens the conversation's MCP session, over hc, within timeout.
@@ -125,7 +127,12 @@ func (c *toolCall) ask(ctx context.Context, i int) (turnOut, error) {
 		if ctx.Err() == context.DeadlineExceeded {
 			return turnOut{}, fmt.Errorf("the agent did not answer within %s", c.timeout)
 		}
-		return turnOut{}, fmt.Errorf("call %s: %w%s", c.spec.Tool, err, c.tail())
+		if errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed) {
+			// The program closed its side as it died: what it said on
+			// the way out is read once it has exited.
+			c.proc.awaitExit(time.Second)
+		}
+		return turnOut{}, fmt.Errorf("call %s: %w%s", c.spec.Tool, err, c.proc.tail())
 	}
 	var text strings.Builder
 	for _, ct := range res.Content {

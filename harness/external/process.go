@@ -231,10 +231,7 @@ func (p *process) exited() bool {
 
 // gone describes the program's early exit.
 func (p *process) gone(when string, werr error) error {
-	select {
-	case <-p.done:
-	case <-time.After(time.Second):
-	}
+	p.awaitExit(time.Second)
 	status := "it closed its output"
 	if p.err != nil {
 		status = p.err.Error()
@@ -242,6 +239,15 @@ func (p *process) gone(when string, werr error) error {
 		status = werr.Error()
 	}
 	return fmt.Errorf("the agent exited %s (%s)%s", when, status, p.tail())
+}
+
+// awaitExit waits up to d for the program to exit; once it has, what it
+// wrote to stderr is all in its output.
+func (p *process) awaitExit(d time.Duration) {
+	select {
+	case <-p.done:
+	case <-time.After(d):
+	}
 }
 
 // finish closes stdin and waits a second for the program to exit.
@@ -292,6 +298,10 @@ func (p *process) tail() string {
 	}
 	return ""
 }
+
+// beforeOutput, when set, is called before each write of a program's
+// output is kept (specs slow the copying of stderr down).
+var beforeOutput func()
 
 // afterDial, when set, is called each time waitPort has connected to a
 // port, before it asks who listens there (specs close a listener in
@@ -391,6 +401,9 @@ type capped struct {
 }
 
 func (c *capped) Write(b []byte) (int, error) {
+	if beforeOutput != nil {
+		beforeOutput()
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.buf.Write(b)

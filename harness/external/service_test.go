@@ -197,6 +197,12 @@ var _ = Describe("an outside agent that is an MCP server", func() {
 		Expect(err).To(MatchError(ContainSubstring("Weather MCP server v2 listening on stdio")))
 	})
 
+	It("on stdio, quotes all a program that dies in a call said, however slowly its stderr is read", func() {
+		DeferCleanup(external.SetBeforeOutput(func() { time.Sleep(100 * time.Millisecond) }))
+		_, _, _, err := runOnce(mcpServer(external.TransportStdio, ""), "a", "crash")
+		Expect(err).To(MatchError(ContainSubstring("its stderr ends: echo server ready on stdio\npanic: the index is gone")))
+	})
+
 	It("reads a result's text blocks each on lines of its own", func() {
 		ans, _, _, err := runOnce(mcpService(), "a", "blocks")
 		Expect(err).NotTo(HaveOccurred())
