@@ -241,6 +241,43 @@ func str(raw json.RawMessage) string {
 // dated matches a dated model name's suffix: -2025-04-14 or -20251001.
 var dated = regexp.MustCompile(`-(\d{4}-\d{2}-\d{2}|\d{8})$`)
 
+// geminiVersion matches a Gemini stable version's suffix (gemini-2.0-flash-001):
+// the three digits Google appends to a model's name for its stable
+// versions, each the model itself at the model's price.
+var geminiVersion = regexp.MustCompile(`^(gemini-.+)-\d{3}$`)
+
+// claudeDotted matches the dotted version of a Claude name as OpenRouter
+// and other gateways spell it (anthropic/claude-sonnet-4.5,
+// claude-3.5-haiku): Anthropic's own name has a hyphen there.
+var claudeDotted = regexp.MustCompile(`^(claude-.*\d)\.(\d.*)$`)
+
+// aliases are the other names a model's row stands for, each the same
+// model at the same price: without a date suffix
+// (gpt-4.1-mini-2025-04-14), without -latest (Anthropic's
+// claude-3-5-sonnet-latest, the newest snapshot of claude-3-5-sonnet;
+// chatgpt-4o-latest is a model of its own and finds no row), without a
+// Gemini stable version's digits, and a Claude name's dots as hyphens.
+// Preview names with a date of their own (gemini-2.5-flash-preview-05-20)
+// are left as they are: some were billed at rates the GA model does not
+// have.
+func aliases(name string) []string {
+	var out []string
+	if d := dated.ReplaceAllString(name, ""); d != name {
+		out = append(out, d)
+	}
+	if base, ok := strings.CutSuffix(name, "-latest"); ok {
+		out = append(out, base)
+	}
+	if g := geminiVersion.FindStringSubmatch(name); g != nil {
+		out = append(out, g[1])
+	}
+	if c := claudeDotted.ReplaceAllString(name, "$1-$2"); c != name {
+		out = append(out, c)
+		out = append(out, aliases(c)...)
+	}
+	return out
+}
+
 // Models lists the names of the table's models of provider
 // (litellm_provider), sorted.
 func (t *Table) Models(provider string) []string {
@@ -256,8 +293,13 @@ func (t *Table) Models(provider string) []string {
 
 // Lookup finds a model's row: its name as given, with the provider's prefix
 // (LiteLLM keys some rows "gemini/…", "ollama/…"), without such a prefix,
-// and without a date suffix (gpt-4.1-mini-2025-04-14 is gpt-4.1-mini).
-// ok is false when none matches: the model is unpriced.
+// and then each of those as another name of the same model at the same
+// price (aliases): without a date suffix (gpt-4.1-mini-2025-04-14 is
+// gpt-4.1-mini), without -latest (claude-3-5-sonnet-latest), without a
+// Gemini stable version (gemini-2.0-flash-001), and a Claude name's dots as
+// hyphens (claude-sonnet-4.5). A name as given always wins, so a snapshot
+// billed at rates of its own (gpt-4o-2024-05-13) has its own row. ok is
+// false when none matches: the model is unpriced.
 func (t *Table) Lookup(provider, model string) (*Model, bool) {
 	if t == nil {
 		return nil, false
@@ -270,9 +312,7 @@ func (t *Table) Lookup(provider, model string) (*Model, bool) {
 		names = append(names, provider+"/"+model)
 	}
 	for _, n := range slices.Clone(names) {
-		if d := dated.ReplaceAllString(n, ""); d != n {
-			names = append(names, d)
-		}
+		names = append(names, aliases(n)...)
 	}
 	for _, n := range names {
 		if m, ok := t.models[n]; ok {
