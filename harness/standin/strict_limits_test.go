@@ -143,10 +143,10 @@ var _ = Describe("a strict schema (OpenAI's structured outputs) over strict mode
 			"Invalid schema for response_format 'report': Expected at most 1000 enum values in total within a single schema when using structured outputs, but received 1001. "+
 				"Consider reducing the number of enums, or use 'strict: false' to opt out of structured outputs.", "response_format", nil),
 		Entry("a string enum of 251 values totalling 15,060 characters", format(enums(251, 1, 60)),
-			"Invalid schema for response_format 'report': In context=('properties', 'tag'), the 251 values of a string enum of more than 250 values total 15060 characters, above the limit of 15000 (the stand-in's words).",
+			"Invalid schema for response_format 'report': In context=('properties', 'tag'), the 251 values of a string enum of more than 250 values total 15060 characters, above the limit of 15000.",
 			"response_format", nil),
 		Entry("property names totalling 120,200 characters", function(longNames(200, 601)),
-			"Invalid schema for function 'file_report': The property names, definition names, enum values and const values total 120200 characters, above the limit of 120000 (the stand-in's words).",
+			"Invalid schema for function 'file_report': The property names, definition names, enum values and const values total 120200 characters, above the limit of 120000.",
 			"tools[0].function.parameters", "invalid_function_parameters"),
 	)
 

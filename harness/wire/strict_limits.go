@@ -38,10 +38,11 @@ type schemaTally struct {
 }
 
 // strictLimit is the first of strict mode's limits schema v is over, as
-// the API's message says it after the schema's name, or "". Depth first:
-// a level is a step from a schema into one it holds (a property's, items,
-// an anyOf branch, a $defs or definitions entry), the root being level 0,
-// as OpenAI's Java SDK counts them (openai/openai-java,
+// the API's message says it after the schema's name, or "", checked in
+// the order below once the whole schema is counted. A level is a step
+// from a schema into one it holds (a property's, items, an anyOf branch,
+// a $defs or definitions entry), the root being level 0, as OpenAI's Java
+// SDK counts them (openai/openai-java,
 // JsonSchemaValidator.kt: "Current nesting depth is 11, but maximum is
 // 10." for 11 objects each holding the next, the last holding a string).
 // A $ref is not followed: a recursive schema is as deep as it is written.
@@ -66,10 +67,10 @@ func strictLimit(v any) string {
 		return fmt.Sprintf("Expected at most %d enum values in total within a single schema when using structured outputs, but received %d. "+
 			"Consider reducing the number of enums, or use 'strict: false' to opt out of structured outputs.", strictMaxEnumValues, t.enums)
 	case t.longEnum != "":
-		return fmt.Sprintf("In context=%s, the %d values of a string enum of more than %d values total %d characters, above the limit of %d (the stand-in's words).",
+		return fmt.Sprintf("In context=%s, the %d values of a string enum of more than %d values total %d characters, above the limit of %d.",
 			t.longEnum, t.longValues, strictLongEnum, t.longChars, strictMaxLongEnumLen)
 	case t.chars > strictMaxChars:
-		return fmt.Sprintf("The property names, definition names, enum values and const values total %d characters, above the limit of %d (the stand-in's words).",
+		return fmt.Sprintf("The property names, definition names, enum values and const values total %d characters, above the limit of %d.",
 			t.chars, strictMaxChars)
 	}
 	return ""
