@@ -26,14 +26,12 @@ import (
 // is not permitted.", param tools[26].function.parameters, code
 // invalid_function_parameters, makenotion/notion-mcp-server#102). The
 // stand-in refuses such a schema in the API's words, so that a recording
-// against it fails where a recording against OpenAI would. It does not
-// check the subset's limits (nesting depth, property count, enum sizes):
-// their current values and how the API counts them are not known here.
-// Nor does it check a schema sent to a model OpenAI does not serve
-// (strictModel): the subset is OpenAI's, and an OpenAI-compatible server
-// for another model holds a schema to its own rules or none (Ollama's
-// compatibility layer reads no strict flag and takes the schema as given,
-// ollama/ollama's openai/openai.go).
+// against it fails where a recording against OpenAI would, and one over
+// the subset's limits (strict_limits.go). It does not check a schema sent
+// to a model OpenAI does not serve (strictModel): the subset is OpenAI's,
+// and an OpenAI-compatible server for another model holds a schema to its
+// own rules or none (Ollama's compatibility layer reads no strict flag and
+// takes the schema as given, ollama/ollama's openai/openai.go).
 
 // openAIStrict names the models OpenAI's API serves, whose strict schemas
 // it checks: GPT (not gpt-oss, whose weights others serve), ChatGPT, the
@@ -56,9 +54,10 @@ func strictModel(model string) bool {
 // 'when'), 'additionalProperties' is required to be supplied and to be
 // false."), or "": a root that is not an object, an object that may hold
 // more or leaves a property out of required, a composition keyword
-// (strictUnsupported). Objects are checked before what they hold, and what
-// they hold in the order the schema gives it; a schema that is not JSON is
-// left to the rest of the request's reading.
+// (strictUnsupported), then a schema over one of the subset's limits
+// (strictLimit). Objects are checked before what they hold, and what they
+// hold in the order the schema gives it; a schema that is not JSON is left
+// to the rest of the request's reading.
 func strictProblem(schema json.RawMessage) string {
 	if len(bytes.TrimSpace(schema)) == 0 {
 		return ""
@@ -74,7 +73,10 @@ func strictProblem(schema json.RawMessage) string {
 			}
 		}
 	}
-	return strictNode(v, nil)
+	if p := strictNode(v, nil); p != "" {
+		return p
+	}
+	return strictLimit(v)
 }
 
 // schemas returns the refusal of a Responses request whose json_schema

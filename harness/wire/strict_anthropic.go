@@ -23,9 +23,17 @@ import (
 // than 0 or 1 are not supported" (ghostlobster/memorize-everything#93) and,
 // for a strict tool, "tools.0.custom: For 'object' type,
 // 'additionalProperties' must be explicitly set to false"
-// (vercel/ai#20681, Claude through Bedrock's Converse API). A tool that is
-// not strict may carry these keywords: the API does not check its schema
-// so (vercel/ai#14342).
+// (vercel/ai#20681, Claude through Bedrock's Converse API). A strict
+// tool's object that says additionalProperties: true is refused as a
+// format's is: Bedrock's guide lists "additionalProperties set to anything
+// other than false" as refused with 400 under strict (as quoted in
+// strands-agents/harness-sdk#4181), and the words, "tools.2.custom: For
+// 'object' type, 'additionalProperties: true' is not supported. Please set
+// 'additionalProperties' to false", are a format's with the tool's field,
+// as a public project's notes of the API's answers quote them (found by
+// the code search here, which does not give their address). A tool that
+// is not strict may carry these keywords: the API does not check its
+// schema so (vercel/ai#14342).
 
 // anthropicUnsupported are the keywords structured outputs refuse, by the
 // type of the schema that carries them (minItems is refused apart, above
@@ -59,11 +67,10 @@ func anthropicSchemas(ar anthropicRequest) error {
 }
 
 // anthropicSchemaProblem is the API's refusal of schema, given in field
-// (output_format.schema, tools.0.custom), or "": in a structured-output
-// format, an object that says additionalProperties: true; in a strict
-// tool's schema (tool), an object that does not say additionalProperties;
-// a keyword its type does
-// not take in structured outputs (anthropicUnsupported); a minItems other
+// (output_format.schema, tools.0.custom), or "": an object that says
+// additionalProperties: true; in a strict tool's schema (tool), an object
+// that does not say additionalProperties; a keyword its type does not
+// take in structured outputs (anthropicUnsupported); a minItems other
 // than 0 or 1. The first problem met, depth first in the schema's order,
 // is the one refused; a schema that is not JSON is left to the rest of
 // the request's reading.
@@ -74,10 +81,8 @@ func anthropicSchemaProblem(field string, schema json.RawMessage, tool bool) str
 	}
 	return walkSchema(v, nil, func(o ordered, _ []any) string {
 		if o.isObjectSchema() {
-			// A strict tool's object that says additionalProperties: true
-			// is refused too, in words not known here: it is taken.
 			switch ap, ok := o.get("additionalProperties"); {
-			case ap == true && !tool:
+			case ap == true:
 				return field + ": For 'object' type, 'additionalProperties: true' is not supported. Please set 'additionalProperties' to false"
 			case !ok && tool:
 				return field + ": For 'object' type, 'additionalProperties' must be explicitly set to false"
