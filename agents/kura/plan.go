@@ -106,7 +106,7 @@ func (p *Plan) Expand() []Step {
 // plan asks the Planner.
 func (a *Agent) plan(ctx context.Context, state State, q string) (*Plan, error) {
 	in, _ := json.Marshal(map[string]any{"query": q, "world_state": state.Compact()})
-	resp, err := a.cfg.Model.Chat(ctx, llm.Request{Role: "planner", JSON: true, Temperature: llm.Float(0.2), Messages: []llm.Message{
+	resp, err := a.cfg.Model.Chat(ctx, llm.Request{Role: "planner", Output: llm.OutputJSON, Temperature: llm.Float(0.2), Messages: []llm.Message{
 		{Role: llm.RoleSystem, Content: a.planner}, {Role: llm.RoleUser, Content: string(in)}}})
 	if err != nil {
 		return nil, fmt.Errorf("planner: %w", err)

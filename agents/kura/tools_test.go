@@ -221,7 +221,7 @@ var _ = Describe("tools", func() {
 		}
 		Expect(names).To(Equal([]string{"geocode", "reverse_geocode", "geolocate", "weather", "transit_directions", "places_search"}))
 		Expect(w.model.ofRole("planner")[0].Request.Tools).To(BeEmpty())
-		Expect(w.model.ofRole("planner")[0].Request.JSON).To(BeTrue())
+		Expect(w.model.ofRole("planner")[0].Request.Output).To(Equal(llm.OutputJSON))
 		Expect(w.model.ofRole("synthesizer")[0].Request.Tools).To(BeEmpty())
 	})
 })

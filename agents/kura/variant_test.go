@@ -139,7 +139,7 @@ var _ = Describe("full and compact world state", func() {
 
 	It("does not leave the JSON mode on for any role but the planner", func() {
 		for _, x := range full.model.exchanges() {
-			Expect(x.Request.JSON).To(Equal(x.Request.Role == "planner"), x.Request.Role)
+			Expect(x.Request.Output == llm.OutputJSON).To(Equal(x.Request.Role == "planner"), x.Request.Role)
 			Expect(x.Request.Temperature).To(Equal(llm.Float(0.2)))
 		}
 	})

@@ -65,8 +65,9 @@ type Request struct {
 	Tools       []Tool
 	Temperature *float64
 	MaxTokens   int
-	// JSON asks for a JSON object response.
-	JSON bool
+	// Output is the kind of output the request asks for, "" for none
+	// in particular (see Output).
+	Output Output
 	// Sampling are the request's other settings of how the model
 	// answers; an adapter whose API has no field for one it gives
 	// refuses the request (Refuse).
@@ -76,6 +77,22 @@ type Request struct {
 	// from an outside agent's traffic; no adapter sends one (Refuse).
 	Conversation string
 }
+
+// Output is a kind of output a request asks for, named by the value the
+// OpenTelemetry GenAI conventions give gen_ai.output.type (the content
+// type the client requests). The adapters ask for OutputJSON with their
+// API's JSON mode and for OutputText with its plain-text format, where it
+// has one; a Response holds text only, so each refuses OutputImage and
+// OutputSpeech (Refuse).
+type Output string
+
+// The kinds of output of the conventions' gen_ai.output.type.
+const (
+	OutputText   Output = "text"   // plain text
+	OutputJSON   Output = "json"   // a JSON object, of a known schema or not
+	OutputImage  Output = "image"  // an image
+	OutputSpeech Output = "speech" // speech: audio
+)
 
 // Sampling are a request's settings of how the model picks its answer's
 // tokens and how many answers it gives, beyond Request.Temperature and
@@ -100,7 +117,8 @@ type Sampling struct {
 // name (Sampling's JSON names top_p, top_k, stop, seed,
 // frequency_penalty, presence_penalty, choices, and conversation) is not
 // among takes. Choices of 1 is the default every API gives, and never
-// refused.
+// refused; an Output other than text or JSON ("image output", "speech
+// output") is refused by every adapter, as a Response holds text only.
 func (r Request) Refuse(api string, takes ...string) error {
 	s := r.Sampling
 	given := []struct {
@@ -110,6 +128,7 @@ func (r Request) Refuse(api string, takes ...string) error {
 		{"top_p", s.TopP != nil}, {"top_k", s.TopK != nil}, {"stop", len(s.Stop) > 0}, {"seed", s.Seed != nil},
 		{"frequency_penalty", s.FrequencyPenalty != nil}, {"presence_penalty", s.PresencePenalty != nil},
 		{"choices", s.Choices != 0 && s.Choices != 1}, {"conversation", r.Conversation != ""},
+		{"image output", r.Output == OutputImage}, {"speech output", r.Output == OutputSpeech},
 	}
 	var refused []string
 	for _, g := range given {

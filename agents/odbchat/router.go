@@ -162,7 +162,7 @@ func (a *Agent) route(ctx context.Context, query string, now time.Time) (*Plan, 
 	})
 	msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: string(in)})
 	resp, err := a.cfg.Model.Chat(ctx, llm.Request{
-		Role: "router", Messages: msgs, Temperature: llm.Float(0), MaxTokens: 256, JSON: true,
+		Role: "router", Messages: msgs, Temperature: llm.Float(0), MaxTokens: 256, Output: llm.OutputJSON,
 	})
 	if err != nil {
 		return nil, err
@@ -199,7 +199,7 @@ func (a *Agent) classifyLegacy(ctx context.Context, query string) (*Plan, error)
 			{Role: llm.RoleSystem, Content: a.classify},
 			{Role: llm.RoleUser, Content: query},
 		},
-		Temperature: llm.Float(0), MaxTokens: 64, JSON: true,
+		Temperature: llm.Float(0), MaxTokens: 64, Output: llm.OutputJSON,
 	})
 	if err != nil {
 		return nil, err

@@ -264,7 +264,7 @@ func (o *observer) model(d wire.Dialect, req *http.Request, body []byte, resp *h
 		return // not a request the harness reads: the call stays an HTTP exchange
 	}
 	o.results(in.Messages)
-	r := llm.Request{Role: req.Header.Get(RoleHeader), Messages: in.Messages, Tools: in.Tools, MaxTokens: in.MaxTokens, JSON: in.JSON,
+	r := llm.Request{Role: req.Header.Get(RoleHeader), Messages: in.Messages, Tools: in.Tools, MaxTokens: in.MaxTokens, Output: in.Output,
 		Temperature: in.Temperature, Sampling: in.Sampling, Conversation: in.Conversation}
 	if err == nil && d == wire.Responses && resp.StatusCode < 300 {
 		if id, ok := wire.Unfinished(got); ok {

@@ -21,6 +21,7 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/harness/otlp"
 	"github.com/agentreplay/testbed/harness/report"
 	"github.com/agentreplay/testbed/harness/trace"
@@ -39,7 +40,7 @@ func fixture() *report.Report {
 			ResponseModel: "gemma3:4b-it-qat", ResponseID: "chatcmpl-9a", FinishReason: "tool_calls", RawFinishReason: "tool_calls",
 			Cost:      &trace.Cost{USD: 0.00125, From: trace.CostFromReported, Model: "gpt-4.1"},
 			Stream:    &trace.Stream{FirstToken: 250 * time.Millisecond, FirstEvent: 200 * time.Millisecond, Duration: 800 * time.Millisecond},
-			Params:    &trace.Params{Temperature: new(float64), MaxTokens: 256, JSON: true},
+			Params:    &trace.Params{Temperature: new(float64), MaxTokens: 256, Output: llm.OutputJSON},
 			ToolCalls: []trace.Call{{ID: "call_1", Name: "sst.mean", Arguments: json.RawMessage(`{"region":"taiwan"}`)}}}},
 		{Kind: trace.KindHTTP, Turn: 1, At: 800 * time.Millisecond, HTTP: &trace.Exchange{Method: "GET", URL: "http://erddap.test/griddap/sst.json", Status: 200, Duration: 300 * time.Millisecond}},
 		{Kind: trace.KindTool, Turn: 1, At: 1100 * time.Millisecond, Tool: &trace.ToolCall{CallID: "call_1", Name: "sst.mean", Args: json.RawMessage(`{"region":"taiwan"}`), RawBytes: 4000, RawTokens: 1000, ContextTokens: 50}},

@@ -279,54 +279,6 @@ func (b builder) chat(ctx, parent context.Context, e trace.Event, srv []attribut
 	return interval{from: e.At, to: e.At + c.Duration, ctx: sctx}
 }
 
-// params are the attributes of what a model call asked for, each only
-// when the request gave it: its temperature, token limit and other
-// sampling settings as the agent set them, how many answers when not
-// one, json output when it asked for a JSON object, the provider's
-// conversation it named, and whether it was streamed.
-func params(c *trace.LLMCall) []attribute.KeyValue {
-	var attrs []attribute.KeyValue
-	if p := c.Params; p != nil {
-		if p.Temperature != nil {
-			attrs = append(attrs, semconv.GenAIRequestTemperature(*p.Temperature))
-		}
-		if p.MaxTokens > 0 {
-			attrs = append(attrs, semconv.GenAIRequestMaxTokens(p.MaxTokens))
-		}
-		if p.TopP != nil {
-			attrs = append(attrs, semconv.GenAIRequestTopP(*p.TopP))
-		}
-		if p.TopK != nil {
-			attrs = append(attrs, semconv.GenAIRequestTopK(*p.TopK))
-		}
-		if len(p.Stop) > 0 {
-			attrs = append(attrs, semconv.GenAIRequestStopSequences(p.Stop...))
-		}
-		if p.Seed != nil {
-			attrs = append(attrs, semconv.GenAIRequestSeed(*p.Seed))
-		}
-		if p.FrequencyPenalty != nil {
-			attrs = append(attrs, semconv.GenAIRequestFrequencyPenalty(*p.FrequencyPenalty))
-		}
-		if p.PresencePenalty != nil {
-			attrs = append(attrs, semconv.GenAIRequestPresencePenalty(*p.PresencePenalty))
-		}
-		if p.Choices != 0 && p.Choices != 1 {
-			attrs = append(attrs, semconv.GenAIRequestChoiceCount(p.Choices))
-		}
-		if p.JSON {
-			attrs = append(attrs, semconv.GenAIOutputTypeJSON)
-		}
-		if p.Conversation != "" {
-			attrs = append(attrs, semconv.GenAIConversationID(p.Conversation))
-		}
-	}
-	if c.Stream != nil {
-		attrs = append(attrs, semconv141.GenAIRequestStream(true))
-	}
-	return attrs
-}
-
 // embed makes the span of an embeddings call made to srv: its input
 // tokens as billed (the provider's count, else testbed's), the encoding
 // formats and dimensions it asked for, each when it said, and its price.

@@ -14,6 +14,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/agentreplay/testbed/agents/all"
+	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/harness/cassette"
 	"github.com/agentreplay/testbed/harness/report"
 	"github.com/agentreplay/testbed/harness/runner"
@@ -454,7 +455,7 @@ var _ = Describe("Run", func() {
 				for _, e := range sc.Events {
 					if e.LLM != nil && e.LLM.Role == "router" {
 						routers++
-						Expect(e.LLM.Params).To(Equal(&trace.Params{Temperature: new(float64), MaxTokens: 256, JSON: true}), "odbchat's router: temperature 0, 256 tokens, a JSON object")
+						Expect(e.LLM.Params).To(Equal(&trace.Params{Temperature: new(float64), MaxTokens: 256, Output: llm.OutputJSON}), "odbchat's router: temperature 0, 256 tokens, a JSON object")
 					}
 				}
 			}

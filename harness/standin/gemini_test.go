@@ -303,7 +303,7 @@ var _ = Describe("the Gemini wire format", func() {
 			}
 			Expect(json.Unmarshal(body, &out)).To(Succeed())
 			r := seen(llm.Response{Message: llm.Message{Content: out.Candidates[0].Content.Parts[0].Text}})
-			Expect(r.JSON).To(BeTrue())
+			Expect(r.Output).To(Equal(llm.OutputJSON))
 			Expect(r.MaxTokens).To(Equal(4099))
 			Expect(string(r.Tools[0].Parameters)).To(MatchJSON(`{"type": "OBJECT"}`))
 			Expect(r.Messages).To(HaveLen(5))

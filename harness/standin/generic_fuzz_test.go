@@ -24,10 +24,10 @@ func FuzzGeneric(f *testing.F) {
 		"Agent name: a_agent\nAgent description: the weather here\n\n- b_agent: | anything else", false, "")
 	f.Fuzz(func(t *testing.T, schema, text string, jsonMode bool, result string) {
 		tl := llm.Tool{Name: "weather", Description: "weather for a place", Parameters: json.RawMessage(schema)}
-		r := standin.Request{Model: "m", Tools: []llm.Tool{tl}, JSON: jsonMode, Messages: []llm.Message{
+		r := standin.Request{Model: "m", Tools: []llm.Tool{tl}, Messages: []llm.Message{
 			{Role: llm.RoleSystem, Content: "Today is 2026-11-25."}, {Role: llm.RoleSystem, Content: text}, {Role: llm.RoleUser, Content: text}}}
 		if jsonMode {
-			r.Schema = json.RawMessage(schema)
+			r.Output, r.Schema = llm.OutputJSON, json.RawMessage(schema)
 		}
 		if result != "" {
 			r.Messages = append(r.Messages, llm.Message{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "call_1", Name: "weather", Arguments: json.RawMessage(`{}`)}}},

@@ -236,20 +236,20 @@ var _ = Describe("the generic policy", func() {
 	Describe("JSON mode", func() {
 		It("answers a JSON object carrying the text", func() {
 			r := ask("Hello there")
-			r.JSON = true
+			r.Output = llm.OutputJSON
 			Expect(answer(r).Content).To(MatchJSON(`{"answer": "You said: \"Hello there\". I have no tools, so this is all I can answer."}`))
 		})
 
 		It("fills a response schema's every property, strings with the text", func() {
 			r := ask("Rate Oslo from 1 to 5")
-			r.JSON, r.Schema = true, json.RawMessage(`{"type": "object", "properties": {"city": {"type": "string"}, "score": {"type": "integer"},
+			r.Output, r.Schema = llm.OutputJSON, json.RawMessage(`{"type": "object", "properties": {"city": {"type": "string"}, "score": {"type": "integer"},
 				"summary": {"type": "string"}, "tags": {"type": "array", "items": {"type": "string", "enum": ["a", "b"]}}}}`)
 			Expect(answer(r).Content).To(MatchJSON(`{"city": "Oslo", "score": 1, "summary": "You said: \"Rate Oslo from 1 to 5\". I have no tools, so this is all I can answer.", "tags": ["a"]}`))
 		})
 
 		It("still calls a tool that fits", func() {
 			r := ask("weather in Oslo", weatherTool)
-			r.JSON = true
+			r.Output = llm.OutputJSON
 			Expect(answer(r).ToolCalls).To(HaveLen(1))
 		})
 	})

@@ -88,7 +88,7 @@ func routerRequest(query string, withFewShots bool) llm.Request {
 		ToolCatalog: toolCatalog(), GeoRegistry: geoRegistry()})
 	Expect(err).NotTo(HaveOccurred())
 	msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: string(in)})
-	return llm.Request{Role: "router", Messages: msgs, Temperature: llm.Float(0), MaxTokens: 256, JSON: true}
+	return llm.Request{Role: "router", Messages: msgs, Temperature: llm.Float(0), MaxTokens: 256, Output: llm.OutputJSON}
 }
 
 // classifierRequest builds the legacy two-way classifier call.
@@ -96,7 +96,7 @@ func classifierRequest(query string) llm.Request {
 	return llm.Request{Role: "classifier", Messages: []llm.Message{
 		{Role: llm.RoleSystem, Content: prompt("classifier.md")},
 		{Role: llm.RoleUser, Content: query},
-	}, Temperature: llm.Float(0), MaxTokens: 64, JSON: true}
+	}, Temperature: llm.Float(0), MaxTokens: 64, Output: llm.OutputJSON}
 }
 
 // passage is one numbered context passage of a one-pass request.
@@ -164,7 +164,7 @@ func wireBody(req llm.Request) []byte {
 	if req.Temperature != nil {
 		body["temperature"] = *req.Temperature
 	}
-	if req.JSON {
+	if req.Output == llm.OutputJSON {
 		body["response_format"] = map[string]string{"type": "json_object"}
 	}
 	var tools []map[string]any

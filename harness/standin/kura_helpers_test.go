@@ -71,7 +71,7 @@ func kuraPlannerRequest(query string, ws map[string]any) llm.Request {
 	return llm.Request{Role: "planner", Messages: []llm.Message{
 		{Role: llm.RoleSystem, Content: kuraPrompt("planner.md")},
 		{Role: llm.RoleUser, Content: kuraJSON(map[string]any{"query": query, "world_state": ws})},
-	}, Temperature: llm.Float(0.2), MaxTokens: 1024, JSON: true}
+	}, Temperature: llm.Float(0.2), MaxTokens: 1024, Output: llm.OutputJSON}
 }
 
 // kuraExecutorRequest is the executor call for step; after holds the tool

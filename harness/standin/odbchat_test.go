@@ -167,7 +167,7 @@ var _ = Describe("the ODBchat router policy", func() {
 	It("answers in prose when neither its prompt nor the request asks for JSON", func() {
 		// JSON mode with no message saying json is refused, as OpenAI's API refuses it.
 		req := mutated(routerRequest("台灣海峽昨天的海溫", false), dropLines("Reply with ONE JSON object"))
-		req.JSON = false
+		req.Output = ""
 		content := chat(model, req).Message.Content
 		Expect(json.Valid([]byte(content))).To(BeFalse(), "prose: %s", content)
 		Expect(content).To(HavePrefix("mcp (confidence 0.83)."))

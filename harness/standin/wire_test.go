@@ -78,9 +78,9 @@ var _ = Describe("every wire format", func() {
 		func(f wireFormat) {
 			model := f.client(srv, http.DefaultClient)
 			req := echoRequest(llm.Message{Role: llm.RoleUser, Content: "hello, in JSON"})
-			Expect(seen(chat(model, req)).JSON).To(BeFalse())
-			req.JSON = true
-			Expect(seen(chat(model, req)).JSON).To(BeTrue())
+			Expect(seen(chat(model, req)).Output).To(BeEmpty())
+			req.Output = llm.OutputJSON
+			Expect(seen(chat(model, req)).Output).To(Equal(llm.OutputJSON))
 		},
 		Entry("Gemini", geminiWire),
 		Entry("OpenAI Responses", responsesWire),

@@ -35,5 +35,24 @@ var _ = Describe("ParamsOf", func() {
 		Entry("a presence penalty", neutral.Request{Sampling: neutral.Sampling{PresencePenalty: new(float64)}}, false),
 		Entry("a choice count", neutral.Request{Sampling: neutral.Sampling{Choices: 3}}, false),
 		Entry("a conversation", neutral.Request{Conversation: "conv_harbour"}, false),
+		Entry("an output", neutral.Request{Output: neutral.OutputText}, false),
+	)
+
+	DescribeTable("keeps the output asked for as output_type, and reads a report's json: true of before it as JSON output",
+		func(req neutral.Request, kept, read string, want neutral.Output) {
+			b, err := json.Marshal(trace.ParamsOf(req))
+			Expect(err).NotTo(HaveOccurred())
+			Expect(b).To(MatchJSON(kept))
+			var back trace.Params
+			Expect(json.Unmarshal(b, &back)).To(Succeed())
+			Expect(&back).To(Equal(trace.ParamsOf(req)), "read back whole")
+			var p trace.Params
+			Expect(json.Unmarshal([]byte(read), &p)).To(Succeed())
+			Expect(p.Output).To(Equal(want))
+		},
+		Entry("speech", neutral.Request{Output: neutral.OutputSpeech}, `{"output_type": "speech"}`, `{"output_type": "speech"}`, neutral.OutputSpeech),
+		Entry("JSON", neutral.Request{Output: neutral.OutputJSON, MaxTokens: 8}, `{"max_tokens": 8, "output_type": "json"}`, `{"max_tokens": 8, "json": true}`, neutral.OutputJSON),
+		Entry("JSON, written both ways", neutral.Request{Output: neutral.OutputJSON}, `{"output_type": "json"}`, `{"output_type": "json", "json": true}`, neutral.OutputJSON),
+		Entry("nothing", neutral.Request{MaxTokens: 8}, `{"max_tokens": 8}`, `{"max_tokens": 8, "json": false}`, neutral.Output("")),
 	)
 })

@@ -8,7 +8,6 @@ package trace
 
 import (
 	"encoding/json"
-	"slices"
 	"sync"
 	"time"
 
@@ -103,48 +102,6 @@ type LLMCall struct {
 	// them, and the tool definitions. A run keeps it only when asked, for
 	// testbed show and the HTML report's "what the model saw"; nil else.
 	Prompt *Prompt `json:"prompt,omitempty"`
-}
-
-// Params are the settings of a model call's request (llm.Request's), as
-// the agent gave them: what an adapter sends when the agent gives none (a
-// default max_tokens) is not among them.
-type Params struct {
-	Temperature *float64 `json:"temperature,omitempty"`
-	MaxTokens   int      `json:"max_tokens,omitempty"`
-	// JSON says the request asked for a JSON object (llm.Request.JSON).
-	JSON bool `json:"json,omitempty"`
-	// Sampling are its other sampling settings, Conversation the
-	// provider's conversation it named (llm.Request's); reports written
-	// before leave them out.
-	llm.Sampling
-	Conversation string `json:"conversation,omitempty"`
-}
-
-// ParamsOf returns the settings of req, nil when it gives none.
-func ParamsOf(req llm.Request) *Params {
-	s := req.Sampling
-	if req.Temperature == nil && req.MaxTokens <= 0 && !req.JSON && req.Conversation == "" &&
-		s.TopP == nil && s.TopK == nil && len(s.Stop) == 0 && s.Seed == nil &&
-		s.FrequencyPenalty == nil && s.PresencePenalty == nil && s.Choices == 0 {
-		return nil
-	}
-	return &Params{
-		Temperature: clone(req.Temperature), MaxTokens: max(req.MaxTokens, 0), JSON: req.JSON, Conversation: req.Conversation,
-		Sampling: llm.Sampling{
-			TopP: clone(s.TopP), TopK: clone(s.TopK), Stop: slices.Clone(s.Stop), Seed: clone(s.Seed),
-			FrequencyPenalty: clone(s.FrequencyPenalty), PresencePenalty: clone(s.PresencePenalty), Choices: s.Choices,
-		},
-	}
-}
-
-// clone is a copy of *p, nil when p is: the trace keeps no pointer into
-// the agent's request.
-func clone[T any](p *T) *T {
-	if p == nil {
-		return nil
-	}
-	v := *p
-	return &v
 }
 
 // EmbedCall is one embeddings call: Texts inputs turned into vectors.

@@ -182,7 +182,7 @@ func (ar anthropicRequest) decode(strict bool, prior *thread) (Request, []llm.Me
 		*r.TopK = float64(*k)
 	}
 	if format, _ := ar.format(); format != nil && format.Type == "json_schema" {
-		r.JSON, r.Schema = true, format.Schema
+		r.Output, r.Schema = llm.OutputJSON, format.Schema
 		// A titled schema names the shape asked for, as Gemini's does.
 		var titled struct {
 			Title string `json:"title"`

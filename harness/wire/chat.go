@@ -77,6 +77,9 @@ type chatRequest struct {
 			Strict *bool           `json:"strict"`
 		} `json:"json_schema"`
 	} `json:"response_format"`
+	// Modalities are the outputs asked for: ["text"], or ["text",
+	// "audio"] for speech.
+	Modalities []string `json:"modalities"`
 }
 
 // chatFunction is a function a request offers, as a tool or in functions.
@@ -265,12 +268,18 @@ func (wr chatRequest) decode() Request {
 		r.Choice.One = true
 	}
 	r.Choice.One = r.Choice.One || notParallel(wr.ParallelToolCalls)
+	var out outputs
+	for _, m := range wr.Modalities {
+		out.modality(m)
+	}
 	if rf := wr.ResponseFormat; rf != nil {
-		r.JSON = rf.Type == "json_object" || rf.Type == "json_schema"
+		out.json = rf.Type == "json_object" || rf.Type == "json_schema"
+		out.text = out.text || rf.Type == "text"
 		if rf.JSONSchema != nil {
 			r.Schema, r.Shape = rf.JSONSchema.Schema, rf.JSONSchema.Name
 		}
 	}
+	r.Output = out.output()
 	calls := 0
 	var pending []pendingCall // legacy calls not answered yet
 	for _, m := range wr.Messages {

@@ -26,7 +26,8 @@ import (
 //     it is, anything else as JSON), or the whole response object when it has
 //     no result;
 //   - tools take their schema from parametersJsonSchema, else parameters;
-//   - generationConfig.responseMimeType application/json is JSON mode.
+//   - generationConfig.responseMimeType application/json is JSON mode;
+//     it and responseModalities are the output asked for (output).
 //
 // Errors use Gemini's body {"error": {"code", "message", "status"}}. The
 // API key is ignored. Fields are read by their camelCase names, as the SDKs
@@ -152,6 +153,9 @@ type geminiConfig struct {
 	// send instead of responseSchema's OpenAPI subset.
 	ResponseJSONSchema      json.RawMessage `json:"responseJsonSchema"`
 	ResponseJSONSchemaSnake json.RawMessage `json:"response_json_schema"`
+	// ResponseModalities are the outputs asked for (TEXT, IMAGE, AUDIO).
+	ResponseModalities      []string `json:"responseModalities"`
+	ResponseModalitiesSnake []string `json:"response_modalities"`
 	// ResponseLogprobs asks for the answer's token log probabilities,
 	// each with Logprobs alternatives (logprobs.go).
 	ResponseLogprobs      bool `json:"responseLogprobs"`
@@ -247,8 +251,9 @@ func (gr *geminiRequest) fold() {
 		g.MaxOutputTokens = cmp.Or(g.MaxOutputTokens, c.MaxOutputTokens, c.MaxOutputTokensSnake)
 		g.CandidateCount = cmp.Or(g.CandidateCount, c.CandidateCount, c.CandidateCountSnake)
 		g.ResponseMIMEType = cmp.Or(g.ResponseMIMEType, c.ResponseMIMEType, c.ResponseMIMETypeSnake)
-		g.ResponseSchema = orRaw(g.ResponseSchema, c.ResponseSchema, c.ResponseSchemaSnake)
-		g.ResponseJSONSchema = orRaw(g.ResponseJSONSchema, c.ResponseJSONSchema, c.ResponseJSONSchemaSnake)
+		g.ResponseSchema = orNonEmpty(g.ResponseSchema, c.ResponseSchema, c.ResponseSchemaSnake)
+		g.ResponseJSONSchema = orNonEmpty(g.ResponseJSONSchema, c.ResponseJSONSchema, c.ResponseJSONSchemaSnake)
+		g.ResponseModalities = orNonEmpty(g.ResponseModalities, c.ResponseModalities, c.ResponseModalitiesSnake)
 		g.ResponseLogprobs = g.ResponseLogprobs || c.ResponseLogprobs || c.ResponseLogprobsSnake
 		g.Logprobs = cmp.Or(g.Logprobs, c.Logprobs)
 		g.StopSequences = slices.Concat(g.StopSequences, c.StopSequences, c.StopSequencesSnake)
@@ -262,8 +267,9 @@ func (gr *geminiRequest) fold() {
 	g.MaxOutputTokens = cmp.Or(g.MaxOutputTokens, g.MaxOutputTokensSnake)
 	g.CandidateCount = cmp.Or(g.CandidateCount, g.CandidateCountSnake)
 	g.ResponseMIMEType = cmp.Or(g.ResponseMIMEType, g.ResponseMIMETypeSnake)
-	g.ResponseSchema = orRaw(g.ResponseSchema, g.ResponseSchemaSnake)
-	g.ResponseJSONSchema = orRaw(g.ResponseJSONSchema, g.ResponseJSONSchemaSnake)
+	g.ResponseSchema = orNonEmpty(g.ResponseSchema, g.ResponseSchemaSnake)
+	g.ResponseJSONSchema = orNonEmpty(g.ResponseJSONSchema, g.ResponseJSONSchemaSnake)
+	g.ResponseModalities = orNonEmpty(g.ResponseModalities, g.ResponseModalitiesSnake)
 	g.ResponseLogprobs = g.ResponseLogprobs || g.ResponseLogprobsSnake
 	g.StopSequences = append(g.StopSequences, g.StopSequencesSnake...)
 	g.TopP, g.TopK = cmp.Or(g.TopP, g.TopPSnake), cmp.Or(g.TopK, g.TopKSnake)
@@ -274,7 +280,7 @@ func (gr *geminiRequest) fold() {
 		t.FunctionDeclarations = append(t.FunctionDeclarations, t.FunctionDeclarationsSnake...)
 		for j := range t.FunctionDeclarations {
 			f := &t.FunctionDeclarations[j]
-			f.ParametersJSONSchema = orRaw(f.ParametersJSONSchema, f.ParametersJSONSchemaSnake)
+			f.ParametersJSONSchema = orNonEmpty(f.ParametersJSONSchema, f.ParametersJSONSchemaSnake)
 		}
 	}
 	for _, c := range gr.Contents {
@@ -287,8 +293,29 @@ func (gr *geminiRequest) fold() {
 	}
 }
 
-// orRaw is the first of vs that was given.
-func orRaw(vs ...json.RawMessage) json.RawMessage {
+// output is the output gr asks for (outputs): JSON for the
+// responseMimeType application/json, text for text/plain and for
+// text/x.enum (the enum's value in plain text), the modalities of
+// responseModalities. A responseSchema or responseJsonSchema without a
+// MIME type asks for nothing: the API applies a schema only with a MIME
+// type that takes one, and a JSON Schema only with application/json.
+func (gr geminiRequest) output() llm.Output {
+	g := gr.GenerationConfig
+	var out outputs
+	for _, m := range g.ResponseModalities {
+		out.modality(m)
+	}
+	switch g.ResponseMIMEType {
+	case "application/json":
+		out.json = true
+	case "text/plain", "text/x.enum":
+		out.text = true
+	}
+	return out.output()
+}
+
+// orNonEmpty is the first of vs that was given (is not empty).
+func orNonEmpty[S ~[]E, E any](vs ...S) S {
 	for _, v := range vs {
 		if len(v) > 0 {
 			return v
@@ -372,15 +399,15 @@ func (gr geminiRequest) decode(model string, strict bool) (Request, error) {
 	r := Request{Model: model, MaxTokens: g.MaxOutputTokens, Choice: gr.choice(), Temperature: g.Temperature,
 		Sampling: llm.Sampling{TopP: g.TopP, TopK: g.TopK, Stop: g.StopSequences, Seed: g.Seed,
 			FrequencyPenalty: g.FrequencyPenalty, PresencePenalty: g.PresencePenalty, Choices: g.CandidateCount}}
-	r.JSON = gr.GenerationConfig.ResponseMIMEType == "application/json"
-	if rs := orRaw(gr.GenerationConfig.ResponseJSONSchema, gr.GenerationConfig.ResponseSchema); len(rs) > 0 {
+	r.Output = gr.output()
+	if rs := orNonEmpty(gr.GenerationConfig.ResponseJSONSchema, gr.GenerationConfig.ResponseSchema); len(rs) > 0 {
 		var titled struct {
 			Title string `json:"title"`
 		}
 		if json.Unmarshal(rs, &titled) == nil {
 			r.Shape = titled.Title
 		}
-		if r.JSON {
+		if r.Output == llm.OutputJSON {
 			r.Schema = rs
 		}
 	}

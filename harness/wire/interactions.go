@@ -35,7 +35,9 @@ import (
 //     (the API has no top_k and no candidate count);
 //   - response_format, a text format whose mime_type is application/json
 //     (with its schema) or a bare JSON Schema, or the older
-//     response_mime_type application/json, asks for JSON;
+//     response_mime_type application/json, asks for JSON; its other
+//     formats (text, image, audio) and response_modalities for the
+//     output they name (format);
 //   - previous_interaction_id continues a stored interaction (store is
 //     true unless said): its input and answers come first. The request's
 //     own system_instruction and tools are its own: the API scopes them to
@@ -89,6 +91,7 @@ type interactionsRequest struct {
 	} `json:"generation_config"`
 	ResponseFormat        json.RawMessage `json:"response_format"`
 	ResponseMimeType      string          `json:"response_mime_type"`
+	ResponseModalities    []string        `json:"response_modalities"`
 	PreviousInteractionID string          `json:"previous_interaction_id"`
 	Store                 *bool           `json:"store"`
 	Stream                bool            `json:"stream"`
@@ -161,7 +164,7 @@ func (ir interactionsRequest) decode(strict bool, prior []llm.Message) (Request,
 		r.Tools = append(r.Tools, llm.Tool{Name: t.Name, Description: t.Description, Parameters: schemaOrEmpty(t.Parameters)})
 	}
 	r.Choice = interactionsChoice(g.ToolChoice)
-	r.JSON, r.Schema = ir.format()
+	r.Output, r.Schema = ir.format()
 	if title := schemaTitle(r.Schema); title != "" {
 		r.Shape = title
 	}
@@ -186,9 +189,11 @@ func schemaTitle(schema json.RawMessage) string {
 	return titled.Title
 }
 
-// format reads what output ir asks for: JSON, and its schema when it
-// gives one.
-func (ir interactionsRequest) format() (bool, json.RawMessage) {
+// format reads what output ir asks for (outputs), and the JSON output's
+// schema when it gives one: response_format's formats (a text format,
+// JSON with a JSON mime_type or a schema; image, audio, video), the
+// older response_mime_type and response_modalities.
+func (ir interactionsRequest) format() (llm.Output, json.RawMessage) {
 	rf := bytes.TrimSpace(ir.ResponseFormat)
 	var formats []json.RawMessage
 	switch {
@@ -198,7 +203,11 @@ func (ir interactionsRequest) format() (bool, json.RawMessage) {
 	default:
 		formats = []json.RawMessage{rf}
 	}
-	jsonMime := ir.ResponseMimeType == "application/json"
+	out := outputs{json: ir.ResponseMimeType == "application/json"}
+	for _, m := range ir.ResponseModalities {
+		out.modality(m)
+	}
+	var schema json.RawMessage
 	for _, f := range formats {
 		var tf struct {
 			Type     string          `json:"type"`
@@ -210,13 +219,14 @@ func (ir interactionsRequest) format() (bool, json.RawMessage) {
 		}
 		switch {
 		case tf.Type == "text" && (tf.MimeType == "application/json" || len(tf.Schema) > 0):
-			return true, tf.Schema
+			out.json, schema = true, orNonEmpty(schema, tf.Schema)
 		case tf.Type == "text" || tf.Type == "image" || tf.Type == "audio" || tf.Type == "video":
+			out.modality(tf.Type)
 		default: // a bare JSON Schema, as the older requests and the SDKs' typed formats send it
-			return true, f
+			out.json, schema = true, orNonEmpty(schema, f)
 		}
 	}
-	return jsonMime, nil
+	return out.output(), schema
 }
 
 // interactionsChoice reads generation_config.tool_choice.

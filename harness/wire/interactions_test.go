@@ -77,21 +77,21 @@ var _ = Describe("Gemini's Interactions API", func() {
 	)
 
 	DescribeTable("reads what output it asks for",
-		func(fields string, json bool, schema string) {
+		func(fields string, want llm.Output, schema string) {
 			r, err := wire.Decode(wire.Interactions, "/v1beta/interactions", []byte(`{"model": "m", "input": "x"`+fields+`}`))
 			Expect(err).NotTo(HaveOccurred())
-			Expect(r.JSON).To(Equal(json))
+			Expect(r.Output).To(Equal(want))
 			if schema == "" {
 				Expect(r.Schema).To(BeEmpty())
 			} else {
 				Expect(r.Schema).To(MatchJSON(schema))
 			}
 		},
-		Entry("text", ``, false, ``),
-		Entry("a text format of JSON with its schema", `, "response_format": {"type": "text", "mime_type": "application/json", "schema": {"type": "object", "title": "Tide"}}`, true, `{"type": "object", "title": "Tide"}`),
-		Entry("formats, the text one of JSON", `, "response_format": [{"type": "audio"}, {"type": "text", "mime_type": "application/json"}]`, true, ``),
-		Entry("a bare schema, as the older requests send it", `, "response_format": {"type": "object", "properties": {"high": {"type": "string"}}}`, true, `{"type": "object", "properties": {"high": {"type": "string"}}}`),
-		Entry("the older response_mime_type", `, "response_mime_type": "application/json"`, true, ``),
+		Entry("nothing", ``, llm.Output(""), ``),
+		Entry("a text format of JSON with its schema", `, "response_format": {"type": "text", "mime_type": "application/json", "schema": {"type": "object", "title": "Tide"}}`, llm.OutputJSON, `{"type": "object", "title": "Tide"}`),
+		Entry("formats, the text one of JSON: JSON, the one output that changes how the answer is read", `, "response_format": [{"type": "audio"}, {"type": "text", "mime_type": "application/json"}]`, llm.OutputJSON, ``),
+		Entry("a bare schema, as the older requests send it", `, "response_format": {"type": "object", "properties": {"high": {"type": "string"}}}`, llm.OutputJSON, `{"type": "object", "properties": {"high": {"type": "string"}}}`),
+		Entry("the older response_mime_type", `, "response_mime_type": "application/json"`, llm.OutputJSON, ``),
 	)
 
 	DescribeTable("reads generation_config.tool_choice",

@@ -148,13 +148,13 @@ func (or ollamaRequest) decode() (Request, error) {
 		var kind string
 		switch {
 		case json.Unmarshal(f, &kind) == nil && kind == "json":
-			r.JSON = true
+			r.Output = llm.OutputJSON
 		case f[0] == '{':
 			var titled struct {
 				Title string `json:"title"`
 			}
 			json.Unmarshal(f, &titled)
-			r.JSON, r.Schema, r.Shape = true, json.RawMessage(f), titled.Title
+			r.Output, r.Schema, r.Shape = llm.OutputJSON, json.RawMessage(f), titled.Title
 		default:
 			return Request{}, fmt.Errorf("format %s is neither \"json\" nor a JSON Schema", f)
 		}

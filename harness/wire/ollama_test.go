@@ -46,7 +46,7 @@ var _ = Describe("Ollama's native chat read from the wire", func() {
 		Expect(r.Tools[0].Parameters).To(MatchJSON(`{"type": "object", "properties": {"port": {"type": "string"}}}`))
 		Expect(r.MaxTokens).To(Equal(300))
 		Expect(r.Stop).To(Equal([]string{"<end>"}))
-		Expect(r.JSON).To(BeFalse())
+		Expect(r.Output).To(BeEmpty())
 	})
 
 	It("reads a completion (/api/generate) as a system and a user message, and its path as Ollama's", func() {
@@ -67,7 +67,7 @@ var _ = Describe("Ollama's native chat read from the wire", func() {
 		func(body string, want wire.Request) {
 			r, err := wire.Decode(wire.Ollama, "/api/chat", []byte(body))
 			Expect(err).NotTo(HaveOccurred())
-			Expect(r.JSON).To(Equal(want.JSON))
+			Expect(r.Output).To(Equal(want.Output))
 			Expect(r.Shape).To(Equal(want.Shape))
 			if want.Schema == nil {
 				Expect(r.Schema).To(BeNil())
@@ -76,10 +76,10 @@ var _ = Describe("Ollama's native chat read from the wire", func() {
 			}
 			Expect(r.MaxTokens).To(Equal(want.MaxTokens))
 		},
-		Entry("format json is JSON mode", `{"model": "m", "format": "json", "messages": []}`, wire.Request{JSON: true}),
+		Entry("format json is JSON mode", `{"model": "m", "format": "json", "messages": []}`, wire.Request{Output: llm.OutputJSON}),
 		Entry("a schema as format is JSON with that schema, its title the shape",
 			`{"model": "m", "format": {"title": "Berth", "type": "object"}, "messages": []}`,
-			wire.Request{JSON: true, Shape: "Berth", Schema: json.RawMessage(`{"title": "Berth", "type": "object"}`)}),
+			wire.Request{Output: llm.OutputJSON, Shape: "Berth", Schema: json.RawMessage(`{"title": "Berth", "type": "object"}`)}),
 		Entry("num_predict -1 is no limit", `{"model": "m", "options": {"num_predict": -1}, "messages": []}`, wire.Request{}),
 	)
 

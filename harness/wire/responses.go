@@ -229,7 +229,12 @@ func (rr responsesRequest) decode(strict bool, prior []llm.Message) (Request, []
 		if err := json.Unmarshal(rr.Text.Format, &f); err != nil {
 			return Request{}, nil, fmt.Errorf("text.format: %w", err)
 		}
-		r.JSON = f.Type == "json_object" || f.Type == "json_schema"
+		switch f.Type {
+		case "json_object", "json_schema":
+			r.Output = llm.OutputJSON
+		case "text":
+			r.Output = llm.OutputText
+		}
 		if f.Type == "json_schema" {
 			r.Schema, r.Shape = f.Schema, f.Name
 		}

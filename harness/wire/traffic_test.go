@@ -46,7 +46,7 @@ var _ = Describe("recorded traffic read from the wire (Decode)", func() {
 		Expect(r.Tools).To(HaveLen(1))
 		Expect(r.Tools[0].Parameters).To(MatchJSON(`{"type": "object", "properties": {"city": {"type": "string"}}}`))
 		Expect(r.MaxTokens).To(Equal(200))
-		Expect(r.JSON).To(BeTrue())
+		Expect(r.Output).To(Equal(llm.OutputJSON))
 		Expect(r.Shape).To(Equal("Forecast"))
 
 		Expect(wire.Validate(wire.Gemini, "/v1beta/models/gemini-2.5-flash:generateContent", []byte(body))).To(Succeed(),

@@ -31,9 +31,11 @@ type Request struct {
 	Messages  []llm.Message
 	Tools     []llm.Tool
 	MaxTokens int
-	// JSON asks for a JSON object (response_format json_object or
-	// json_schema); Schema is the json_schema's schema, if one was given.
-	JSON   bool
+	// Output is the output the request asks for explicitly, "" when it
+	// asks for none (see outputs): json for a JSON object
+	// (response_format json_object or json_schema, …), text, image or
+	// speech. Schema is the JSON output's schema, if one was given.
+	Output llm.Output
 	Schema json.RawMessage
 	// Shape names the output shape the request asks for: the json_schema's
 	// name (OpenAI), the tool forced by tool_choice (Anthropic) or the

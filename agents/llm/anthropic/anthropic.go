@@ -15,8 +15,9 @@
 //   - tools send their JSON Schema as input_schema;
 //   - max_tokens, which the API requires, is Request.MaxTokens or
 //     DefaultMaxTokens;
-//   - Request.JSON is not sent: the Messages API has no JSON-object mode,
-//     so the prompt must ask for JSON;
+//   - Request.Output is not sent: the Messages API has no JSON-object mode,
+//     so the prompt must ask for JSON, and its answer is text unless asked
+//     for otherwise; image and speech output are refused;
 //   - TopP, TopK (a whole number) and Stop are top_p, top_k and
 //     stop_sequences; a request giving a setting the API has no field for
 //     (seed, the penalties, several choices, a conversation) is refused

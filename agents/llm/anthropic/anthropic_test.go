@@ -154,7 +154,7 @@ var _ = Describe("Client", func() {
 	})
 
 	It("sends the default max_tokens, which the API requires, and leaves out what the request does not set", func() {
-		srv, _, err := chatWith(http.StatusOK, textReply, llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}, JSON: true})
+		srv, _, err := chatWith(http.StatusOK, textReply, llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}, Output: llm.OutputJSON})
 		Expect(err).NotTo(HaveOccurred())
 		body := sent(srv)
 		Expect(body["max_tokens"]).To(Equal(fmt.Sprint(anthropic.DefaultMaxTokens)))

@@ -2,8 +2,10 @@
 // official SDK (google.golang.org/genai). The API key travels in the
 // x-goog-api-key header; SDK retries are off. The request's sampling
 // settings are generationConfig's (temperature, topP, topK,
-// stopSequences, seed, frequencyPenalty, presencePenalty); one asking for
-// several answers (candidateCount) or naming a conversation is refused
+// stopSequences, seed, frequencyPenalty, presencePenalty), and its
+// responseMimeType application/json for Output JSON, text/plain for
+// Output text; one asking for several answers (candidateCount), naming a
+// conversation, or asking for image or speech output is refused
 // (llm.Request.Refuse).
 package gemini
 
@@ -242,8 +244,11 @@ func convert(req llm.Request) ([]*genai.Content, *genai.GenerateContentConfig, e
 	if req.MaxTokens > 0 {
 		cfg.MaxOutputTokens = int32(req.MaxTokens)
 	}
-	if req.JSON {
+	switch req.Output {
+	case llm.OutputJSON:
 		cfg.ResponseMIMEType = "application/json"
+	case llm.OutputText:
+		cfg.ResponseMIMEType = "text/plain"
 	}
 	return contents, cfg, nil
 }

@@ -102,7 +102,7 @@ var conversation = llm.Request{
 	}},
 	Temperature: llm.Float(0.5),
 	MaxTokens:   256,
-	JSON:        true,
+	Output:      llm.OutputJSON,
 }
 
 var _ = Describe("New", func() {

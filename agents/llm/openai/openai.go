@@ -4,8 +4,9 @@
 // wire format (Ollama, llama.cpp server, vLLM, OpenRouter) through a base
 // URL. SDK retries are off: the harness sees every attempt. Chat Completions
 // sends the request's top_p, stop, seed, frequency_penalty and
-// presence_penalty; one giving top_k, several choices (n) or a
-// conversation is refused (llm.Request.Refuse).
+// presence_penalty, and a response_format of json_object for Output JSON
+// and of text for Output text; one giving top_k, several choices (n), a
+// conversation, or image or speech output is refused (llm.Request.Refuse).
 package openai
 
 import (
@@ -174,10 +175,13 @@ func (c *Client) params(req llm.Request) (sdk.ChatCompletionNewParams, error) {
 			p.MaxTokens = sdk.Int(int64(req.MaxTokens))
 		}
 	}
-	if req.JSON {
+	switch req.Output {
+	case llm.OutputJSON:
 		p.ResponseFormat = sdk.ChatCompletionNewParamsResponseFormatUnion{
 			OfJSONObject: &shared.ResponseFormatJSONObjectParam{},
 		}
+	case llm.OutputText:
+		p.ResponseFormat = sdk.ChatCompletionNewParamsResponseFormatUnion{OfText: &shared.ResponseFormatTextParam{}}
 	}
 	if v := req.TopP; v != nil {
 		p.TopP = sdk.Float(*v)

@@ -96,7 +96,7 @@ var conversation = llm.Request{
 	}},
 	Temperature: llm.Float(0.2),
 	MaxTokens:   256,
-	JSON:        true,
+	Output:      llm.OutputJSON,
 }
 
 var _ = Describe("Client", func() {

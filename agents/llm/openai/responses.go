@@ -28,10 +28,12 @@ import (
 //     flag: Message.IsError is not sent);
 //   - tools become function tools with strict: false, as Chat Completions
 //     sends them (the Responses API's default is strict);
-//   - MaxTokens is max_output_tokens, JSON is text.format json_object,
+//   - MaxTokens is max_output_tokens, Output JSON is text.format
+//     json_object and Output text text.format text,
 //     TopP is top_p; a request giving a setting the API has no field for
 //     (top_k, stop, seed, the penalties, several choices, a conversation:
-//     the adapter keeps none) is refused (llm.Request.Refuse);
+//     the adapter keeps none; image or speech output) is refused
+//     (llm.Request.Refuse);
 //   - store is false: the harness keeps the conversation, not OpenAI;
 //   - the answer's message items give the text (refusals are left out, as
 //     the Chat Completions path leaves them), its function_call items the
@@ -212,8 +214,11 @@ func (c *Responses) params(req llm.Request) (responses.ResponseNewParams, error)
 	if v := req.TopP; v != nil {
 		p.TopP = sdk.Float(*v)
 	}
-	if req.JSON {
+	switch req.Output {
+	case llm.OutputJSON:
 		p.Text.Format = responses.ResponseFormatTextConfigUnionParam{OfJSONObject: &shared.ResponseFormatJSONObjectParam{}}
+	case llm.OutputText:
+		p.Text.Format = responses.ResponseFormatTextConfigUnionParam{OfText: &shared.ResponseFormatTextParam{}}
 	}
 	return p, nil
 }

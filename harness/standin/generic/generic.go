@@ -109,7 +109,7 @@ func (genericPolicy) Decide(r policy.Request) (llm.Message, string, error) {
 	if err != nil || len(msg.ToolCalls) > 0 {
 		return msg, name, err
 	}
-	if r.JSON {
+	if r.Output == llm.OutputJSON {
 		msg, err = jsonAnswer(r, msg.Content)
 	} else if g.ins.Shape != nil {
 		msg.Content = shapedAnswer(g.ins, msg.Content)
@@ -142,7 +142,7 @@ func newGenericTurn(r policy.Request) genericTurn {
 // to its limit in sentences, or, without one, with the closing offer; a
 // text that becomes a JSON value in JSON mode gets no offer.
 func (g genericTurn) write(text string) string {
-	if g.r.JSON && g.prose.Max == 0 {
+	if g.r.Output == llm.OutputJSON && g.prose.Max == 0 {
 		return text
 	}
 	return g.prose.Finish(text)

@@ -69,7 +69,7 @@ func (Policy) Decide(r policy.Request) (llm.Message, string, error) {
 		return llm.Message{}, "", err
 	}
 	msg := llm.Message{Role: llm.RoleAssistant, Content: string(text)}
-	if !r.JSON {
+	if r.Output != llm.OutputJSON {
 		// Anthropic: the shape is a forced tool, answered by calling it.
 		msg = llm.Message{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "toolu_judge", Name: r.Shape, Arguments: text}}}
 	}
