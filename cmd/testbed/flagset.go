@@ -6,10 +6,15 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
+	"github.com/agnivade/levenshtein"
+
 	"github.com/agentreplay/testbed/harness/cost"
+	"github.com/agentreplay/testbed/harness/files"
 )
 
 // selection is the flags that pick what to run.
@@ -131,4 +136,65 @@ func (fs *flags) help() {
 	})
 	listed.SetOutput(fs.stderr)
 	listed.PrintDefaults()
+}
+
+// parse parses the flags of a command that takes no positional arguments.
+func parse(fs *flags, args []string) error {
+	extra, err := parseWithFiles(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(extra) > 0 {
+		return withCode(exitUsage, fmt.Errorf("unexpected argument %q; run 'testbed %s --help'", extra[0], fs.Name()))
+	}
+	return nil
+}
+
+// parseError is the exit for a flag parse error: 0 for --help, which
+// prints the help; 2 for the rest, said in one line that names the flag
+// meant when one is spelt nearly so.
+func (fs *flags) parseError(err error) error {
+	if errors.Is(err, flag.ErrHelp) {
+		fs.help()
+		return withCode(exitOK, errSilent)
+	}
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		var names []string
+		fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+		if near := nearest(name, names); near != "" {
+			msg += "; did you mean --" + near + "?"
+		}
+	}
+	return withCode(exitUsage, fmt.Errorf("%s (run 'testbed %s --help')", msg, fs.Name()))
+}
+
+// nearest is the one of names closest to s in edit distance, if it is
+// close enough to be a misspelling (two edits, or a third of its letters
+// for a long name), or "".
+func nearest(s string, names []string) string {
+	best, dist := "", max(2, len(s)/3)+1
+	for _, n := range names {
+		if d := levenshtein.ComputeDistance(s, n); d < dist {
+			best, dist = n, d
+		}
+	}
+	return best
+}
+
+// underRoot is path (flag names it) as given when absolute: where the user
+// said. A relative one is under root, and must stay under it once symlinks
+// are followed (a reports/ that is a symlink out of the project would be
+// written through, a baseline behind one read from outside); one that does
+// not is exit 2, saying how to fix it.
+func underRoot(root, path, flag string) (string, error) {
+	if filepath.IsAbs(path) {
+		return path, nil
+	}
+	full := filepath.Join(root, path)
+	var outside *files.OutsideError
+	if _, err := files.Inside(root, full); errors.As(err, &outside) {
+		return "", withCode(exitUsage, fmt.Errorf("%s; or give an absolute %s", outside.Refusal(flag+" "+path), flag))
+	}
+	return full, nil
 }

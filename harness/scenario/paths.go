@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -82,4 +83,30 @@ func (d *decoder) paths(s *Suite) {
 			}
 		}
 	}
+}
+
+// readInside reads the file at path, which must lie under the project
+// root (the suite's folder when the loader has none) once symlinks are
+// followed (readUnder).
+func (d *decoder) readInside(path string) ([]byte, error) {
+	return readUnder(cmp.Or(d.opts.Root, filepath.Dir(d.path)), path)
+}
+
+// readUnder reads the file at path, which must lie under root once
+// symlinks are followed, through an os.Root of root (files.ReadIn): one
+// that leads outside is an *files.OutsideError.
+func readUnder(root, path string) ([]byte, error) {
+	absRoot, err := filepath.Abs(root)
+	if err != nil {
+		return nil, err
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, err
+	}
+	rel, err := filepath.Rel(absRoot, abs)
+	if err != nil {
+		return nil, err
+	}
+	return files.ReadIn(absRoot, filepath.ToSlash(rel), files.MaxBytes)
 }

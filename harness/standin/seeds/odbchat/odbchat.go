@@ -7,16 +7,11 @@ package odbchat
 import (
 	"encoding/json"
 	"fmt"
-	"maps"
-	"regexp"
-	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/harness/standin/instruct"
-	"github.com/agentreplay/testbed/harness/standin/lexicon"
 	"github.com/agentreplay/testbed/harness/standin/policy"
 )
 
@@ -38,13 +33,6 @@ import (
 // day before yesterday → now−2; no date word → no date argument. A
 // paraphrase without these words is routed to explain, as a weak model
 // might.
-
-var (
-	bboxRe  = regexp.MustCompile(`\[\s*(-?\d+(?:\.\d+)?)\s*,\s*(-?\d+(?:\.\d+)?)\s*,\s*(-?\d+(?:\.\d+)?)\s*,\s*(-?\d+(?:\.\d+)?)\s*\]`)
-	hemiRe  = regexp.MustCompile(`(?i)(\d+(?:\.\d+)?)\s*°?\s*([EWNS])\b`)
-	plainRe = regexp.MustCompile(`[(（]\s*(-?\d+(?:\.\d+)?)\s*[,，]\s*(-?\d+(?:\.\d+)?)\s*[)）]`)
-	dateRe  = regexp.MustCompile(`\b(\d{4})[-/](\d{1,2})[-/](\d{1,2})\b`)
-)
 
 // Router answers the single-pass classifier+router with a route (mode,
 // tool, arguments) by its rules (routerRules).
@@ -83,47 +71,6 @@ func (in routerInput) catalog() []llm.Tool {
 		out = append(out, llm.Tool{Name: c.Name, Description: c.Description, Parameters: params})
 	}
 	return out
-}
-
-// odbQuestion is what the ODBchat rules read from a question.
-type odbQuestion struct {
-	q        string
-	text     lexicon.Text
-	date     string // the date asked for, or ""
-	lon, lat float64
-	point    bool
-	bbox     []float64 // a written bbox list
-	region   string    // the registry key the question names, or ""
-	// What the request says: the routing rules and output shape of the
-	// system prompt, and the tool catalog.
-	ins   instruct.Set
-	tools []llm.Tool
-}
-
-func readODBQuestion(q string, now time.Time, registry map[string][]float64) *odbQuestion {
-	o := &odbQuestion{q: q, text: lexicon.Read(q)}
-	o.date = dateOf(o.text, q, now)
-	o.lon, o.lat, o.point = pointOf(q)
-	if m := bboxRe.FindStringSubmatch(q); m != nil {
-		for _, s := range m[1:] {
-			f, _ := strconv.ParseFloat(s, 64)
-			o.bbox = append(o.bbox, f)
-		}
-	}
-	o.region = registryRegion(o.text, registry)
-	return o
-}
-
-// sst reports an SST word (or a temperature word within three words of a
-// sea word), or coordinates with a date word.
-func (o *odbQuestion) sst() bool {
-	return o.hasSST() || (o.point || o.bbox != nil) && o.date != ""
-}
-
-// hasSST reports an SST word, or a temperature word within three words of
-// a sea word ("temperatura del océano").
-func (o *odbQuestion) hasSST() bool {
-	return o.text.Has("sst") || o.text.Near("temperature", "sea", 3)
 }
 
 // Decide answers by routerRules and names the rule.
@@ -186,34 +133,6 @@ func (o *odbQuestion) answer(p plan) (llm.Message, error) {
 	}
 	out.WriteString("}")
 	return llm.Message{Role: llm.RoleAssistant, Content: out.String()}, nil
-}
-
-// routeOf is the prompt's routing rule whose condition names concept c
-// (read through the lexicon), or nil.
-func (o *odbQuestion) routeOf(c string) *instruct.Route {
-	for i, rt := range o.ins.Routes {
-		if lexicon.Read(rt.When).Has(c) {
-			return &o.ins.Routes[i]
-		}
-	}
-	return nil
-}
-
-// otherwise is the decision for a question no other rule takes: the
-// prompt's rule for the rest, else the first value the shape lists for
-// a field (a weak model's first option), else "".
-func (o *odbQuestion) otherwise() string {
-	for _, rt := range o.ins.Routes {
-		if rt.Else {
-			return rt.Target
-		}
-	}
-	for _, f := range o.ins.Shape {
-		if v := o.ins.Values[f]; len(v) > 0 {
-			return v[0]
-		}
-	}
-	return ""
 }
 
 // The kinds of catalog tool the router needs, in the words a description
@@ -290,198 +209,5 @@ func routerRules() []policy.Rule[*odbQuestion] {
 			Act: func(o *odbQuestion) (llm.Message, error) {
 				return o.answer(plan{Decision: o.otherwise(), Confidence: 0.71, Rationale: "A concept or documentation question."})
 			}},
-	}
-}
-
-// registryRegion is the key of registry whose place words the question
-// names best, or "". A key's words ("taiwan_strait") are read through the
-// lexicon's concepts (so 台灣海峽 names both); a key is a candidate when
-// its first word is named; it scores one for each word named, and half
-// for leaving out only words of the "nearby" concept (a bare place name
-// means around it). The first key in sorted order wins a tie.
-func registryRegion(t lexicon.Text, registry map[string][]float64) string {
-	best, score := "", 0.0
-	for _, key := range slices.Sorted(maps.Keys(registry)) {
-		words := strings.FieldsFunc(strings.ToLower(key), func(r rune) bool { return r == '_' || r == '-' || r == ' ' })
-		if len(words) == 0 || !namesWord(t, words[0]) {
-			continue
-		}
-		s, onlyNearby := 0.0, true
-		for _, w := range words {
-			switch {
-			case namesWord(t, w):
-				s++
-			case conceptOf(w) != "nearby":
-				onlyNearby = false
-			}
-		}
-		if onlyNearby {
-			s += 0.5
-		}
-		if s > score {
-			best, score = key, s
-		}
-	}
-	return best
-}
-
-// namesWord reports whether t names w: a word of the lexicon concept w
-// belongs to, or w itself.
-func namesWord(t lexicon.Text, w string) bool {
-	if c := conceptOf(w); c != "" {
-		return t.Has(c)
-	}
-	for _, x := range t.Words {
-		if x == w {
-			return true
-		}
-	}
-	return false
-}
-
-// conceptOf is the lexicon concept whose English words include w, or "".
-func conceptOf(w string) string {
-	for _, c := range lexicon.ConceptNames() {
-		for _, e := range lexicon.WordsIn(c, "en") {
-			if !strings.Contains(e, " ") && lexicon.WordMatch(w, e) {
-				return c
-			}
-		}
-	}
-	return ""
-}
-
-// pointOf finds a coordinate pair written with hemispheres, or a plain
-// "(lon, lat)".
-func pointOf(q string) (lon, lat float64, ok bool) {
-	var haveLon, haveLat bool
-	for _, m := range hemiRe.FindAllStringSubmatch(q, -1) {
-		v, _ := strconv.ParseFloat(m[1], 64)
-		switch strings.ToUpper(m[2]) {
-		case "E":
-			lon, haveLon = v, true
-		case "W":
-			lon, haveLon = -v, true
-		case "N":
-			lat, haveLat = v, true
-		case "S":
-			lat, haveLat = -v, true
-		}
-	}
-	if haveLon && haveLat {
-		return lon, lat, true
-	}
-	if m := plainRe.FindStringSubmatch(q); m != nil {
-		lon, _ = strconv.ParseFloat(m[1], 64)
-		lat, _ = strconv.ParseFloat(m[2], 64)
-		return lon, lat, true
-	}
-	return 0, 0, false
-}
-
-// dateOf is the date a question asks for: one written, else by its date
-// words relative to now, else "".
-func dateOf(t lexicon.Text, q string, now time.Time) string {
-	if m := dateRe.FindStringSubmatch(q); m != nil {
-		y, _ := strconv.Atoi(m[1])
-		mo, _ := strconv.Atoi(m[2])
-		d, _ := strconv.Atoi(m[3])
-		return time.Date(y, time.Month(mo), d, 0, 0, 0, 0, time.UTC).Format(time.DateOnly)
-	}
-	switch {
-	case t.Has("day_before_yesterday"):
-		return now.AddDate(0, 0, -2).Format(time.DateOnly)
-	case t.Has("yesterday"):
-		return now.AddDate(0, 0, -1).Format(time.DateOnly)
-	case t.Has("now"):
-		return now.Format(time.DateOnly)
-	}
-	return ""
-}
-
-// Classifier is the legacy two-way classifier. Like the weak
-// classifier the seed describes, it sends questions that want data (an SST
-// word with a place) to code, since explain cannot fetch numbers. Its
-// request carries no registry, so a place is coordinates, a bbox list, or
-// a word of the lexicon's place concepts.
-type Classifier struct{}
-
-// Name is "odbchat/classifier".
-func (Classifier) Name() string { return "odbchat/classifier" }
-
-// Accepts reports whether r follows its protocol.
-func (Classifier) Accepts(r policy.Request) bool {
-	return strings.Contains(r.System(), "question classifier")
-}
-
-// Decide answers by classifierRules and names the rule.
-func (Classifier) Decide(r policy.Request) (llm.Message, string, error) {
-	o := readODBQuestion(r.LastUser(), time.Time{}, nil)
-	o.ins = policy.InstructionsOf(r)
-	return policy.Decide(classifierRules(), o)
-}
-
-// RuleNames lists the names of its rules, in table order.
-func (Classifier) RuleNames() []string { return policy.Names(classifierRules()) }
-
-// odbPlaceConcepts are the lexicon's place concepts the classifier knows.
-var odbPlaceConcepts = []string{"taiwan", "hawaii", "strait", "islands", "nearby"}
-
-// classified writes the classifier's answer in the shape its prompt
-// requires: the mode in the first field whose values the prompt lists, the
-// confidence in a field named for it, in the prompt's order; without a
-// shape (the default), prose.
-func (o *odbQuestion) classified(mode string, conf float64) (llm.Message, error) {
-	if o.ins.Shape == nil {
-		return llm.Message{Role: llm.RoleAssistant, Content: fmt.Sprintf("%s (confidence %g)", mode, conf)}, nil
-	}
-	var parts []string
-	said := false
-	for _, f := range o.ins.Shape {
-		switch {
-		case !said && len(o.ins.Values[f]) > 0:
-			parts = append(parts, fmt.Sprintf("%q: %q", f, mode))
-			said = true
-		case strings.Contains(f, "confidence"):
-			parts = append(parts, fmt.Sprintf("%q: %g", f, conf))
-		}
-	}
-	return llm.Message{Role: llm.RoleAssistant, Content: "{" + strings.Join(parts, ", ") + "}"}, nil
-}
-
-// classifierRules is the legacy classifier's table, tried in order: a code
-// word, a definition word, or data (coordinates, an SST word with a place
-// word) goes to the prompt's routing rule whose condition names that kind
-// (a program, definitions, data); anything else, or a kind with no rule, to
-// the rule for the rest, else the shape's first listed value.
-func classifierRules() []policy.Rule[*odbQuestion] {
-	routed := func(c string, conf float64) func(*odbQuestion) (llm.Message, error) {
-		return func(o *odbQuestion) (llm.Message, error) { return o.classified(o.routeOf(c).Target, conf) }
-	}
-	has := func(c string, f func(*odbQuestion) bool) func(*odbQuestion) bool {
-		return func(o *odbQuestion) bool { return o.routeOf(c) != nil && f(o) }
-	}
-	return []policy.Rule[*odbQuestion]{
-		{Name: "code", Doc: "a code word and a routing rule for programs: its mode",
-			Match: has("code", func(o *odbQuestion) bool { return o.text.Has("code") }), Act: routed("code", 0.74)},
-		{Name: "definition", Doc: "a definition word and a routing rule for definitions: its mode",
-			Match: has("definition", func(o *odbQuestion) bool { return o.text.Has("definition") }), Act: routed("definition", 0.7)},
-		{Name: "coordinates", Doc: "a point or a bbox list and a routing rule for data: its mode (code in the seed's prompt, the only branch that fetches numbers)",
-			Match: has("data", func(o *odbQuestion) bool { return o.point || o.bbox != nil }), Act: routed("data", 0.74)},
-		{Name: "sst-and-place", Doc: "an SST word, a place word and a routing rule for data: its mode (code in the seed's prompt: the seed's failure mode)",
-			Match: has("data", func(o *odbQuestion) bool {
-				if !o.hasSST() {
-					return false
-				}
-				for _, c := range odbPlaceConcepts {
-					if o.text.Has(c) {
-						return true
-					}
-				}
-				return false
-			}), Act: routed("data", 0.74)},
-		{Name: "otherwise-explain", Doc: "anything else: the rule for the rest, else the first mode the shape lists",
-			Match: func(*odbQuestion) bool { return true },
-			Act:   func(o *odbQuestion) (llm.Message, error) { return o.classified(o.otherwise(), 0.7) }},
 	}
 }
