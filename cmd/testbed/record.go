@@ -12,6 +12,7 @@ import (
 	"github.com/agentreplay/testbed/agents/llm"
 	"github.com/agentreplay/testbed/agents/llm/provider"
 	"github.com/agentreplay/testbed/harness/cassette"
+	"github.com/agentreplay/testbed/harness/report"
 	"github.com/agentreplay/testbed/harness/runner"
 	"github.com/agentreplay/testbed/harness/scenario"
 	"github.com/agentreplay/testbed/harness/upstream"
@@ -236,7 +237,7 @@ func cmdRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	writeRetries(stderr, rep)
 	switch opts.Mode {
 	case cassette.ModeRecord:
-		fmt.Fprintf(stderr, "recorded %d cassettes under %s/cassettes\n", recorded(rep), sel.root)
+		fmt.Fprintf(stderr, "recorded %s under %s/cassettes\n", report.Count(recorded(rep), "cassette"), sel.root)
 		if runs, _ := failedRuns(rep, ""); len(runs) > 0 {
 			// A replay would say "cassette not found; record it": say here
 			// why recording again writes nothing until the error is gone.

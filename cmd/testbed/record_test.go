@@ -111,7 +111,7 @@ var _ = Describe("testbed record", func() {
 		r := testbed("record", "--root", root, "--variant", "legacy", "--scenario", "ac1-taiwan-sst")
 
 		Expect(r.code).To(Equal(exitOK), r.String())
-		Expect(r.stderr).To(ContainSubstring("recorded 1 cassettes"))
+		Expect(r.stderr).To(ContainSubstring("recorded 1 cassette "))
 		Expect(r.stdout).To(HaveSuffix("\nPASS: all 1 scenario and 1 threshold passed, judging 1 suite, 1 variant, 1 run and 2 model calls (3 of 7 checks judged model behaviour against a stand-in)\n"), "the verdict of what was recorded, last, as a run states it")
 		Expect(mustRead(target)).To(Equal(before))
 		Expect(mustRead(cassettePath(root, "legacy", "ac2-hualien-point"))).To(Equal(other))
@@ -127,14 +127,14 @@ var _ = Describe("testbed record", func() {
 
 		Expect(r.code).To(Equal(exitRecordedFailing), r.String())
 		Expect(exitRecordedFailing).To(Equal(6), "the documented code")
-		Expect(r.stderr).To(ContainSubstring("recorded 1 cassettes; 1 scenarios fail their expectations"))
+		Expect(r.stderr).To(ContainSubstring("recorded 1 cassette; 1 scenario fails the expectations"))
 		Expect(r.stdout).To(ContainSubstring("\nFAIL: 1 of 1 scenario, 1 of 3 thresholds failed, judging 1 suite"))
 		Expect(cassettePath(root, "single-pass", "ac1-taiwan-sst")).To(BeAnExistingFile())
 
 		By("with --record-missing, which wrote what the cassettes lacked")
 		r = testbed("record", "--root", root, "--variant", "single-pass", "--scenario", "ac1-taiwan-sst", "--record-missing")
 		Expect(r.code).To(Equal(exitRecordedFailing), r.String())
-		Expect(r.stderr).To(ContainSubstring("recorded what the cassettes lacked; 1 scenarios fail their expectations"))
+		Expect(r.stderr).To(ContainSubstring("recorded what the cassettes lacked; 1 scenario fails the expectations"))
 	})
 
 	It("says which runs it did not record, since they ended in an error, and that recording again writes nothing until the error is gone", func() {

@@ -99,12 +99,18 @@ func recordVerdict(rep *report.Report, mode cassette.Mode) error {
 			}
 		}
 	}
-	msg := fmt.Sprintf("recorded %d cassettes; %d scenarios fail their expectations", recorded(rep), failing)
+	fail := func(n int, noun string) string {
+		if n == 1 {
+			return "1 " + noun + " fails"
+		}
+		return report.Count(n, noun) + " fail"
+	}
+	msg := fmt.Sprintf("recorded %s; %s the expectations", report.Count(recorded(rep), "cassette"), fail(failing, "scenario"))
 	if mode == cassette.ModeRecordMissing {
-		msg = fmt.Sprintf("recorded what the cassettes lacked; %d scenarios fail their expectations", failing)
+		msg = fmt.Sprintf("recorded what the cassettes lacked; %s the expectations", fail(failing, "scenario"))
 	}
 	if thresholds > 0 {
-		msg += fmt.Sprintf(" and %d thresholds fail", thresholds)
+		msg += " and " + fail(thresholds, "threshold")
 	}
 	return withCode(exitRecordedFailing, fmt.Errorf("%s; the cassettes are written: fix the agent or the expectations, then replay with: testbed run", msg))
 }

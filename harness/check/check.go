@@ -126,14 +126,7 @@ func checkCount(want, got int, noun string) string {
 	if want == got {
 		return ""
 	}
-	return fmt.Sprintf("want %s, got %d", plural(want, noun), got)
-}
-
-func plural(n int, noun string) string {
-	if n == 1 {
-		return fmt.Sprintf("%d %s", n, noun)
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
+	return fmt.Sprintf("want %s, got %d", report.Count(want, noun), got)
 }
 
 // toolNames returns the names of the executed tools, in order.

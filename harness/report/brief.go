@@ -112,7 +112,7 @@ func notGatingFailures(s *Suite, name string, v *Variant) []failure {
 		verb = "does not pass"
 	}
 	return []failure{{text: fmt.Sprintf("%s: %d of %s %s (%s); testbed show %s/%s/<scenario> says why",
-		name, len(ids), count(len(v.Scenarios), "scenario"), verb, strings.Join(ids, ", "), s.Name, v.Name)}}
+		name, len(ids), Count(len(v.Scenarios), "scenario"), verb, strings.Join(ids, ", "), s.Name, v.Name)}}
 }
 
 // headline is a line per suite and variant (the table WriteBrief and
@@ -213,10 +213,10 @@ func unmeasuredLines(r *Report) []string {
 			}
 			runs := max(sm.Runs, sm.Scenarios)
 			line := fmt.Sprintf("%s/%s: tokens, latency and cost over %d of %s; %d stale or errored, not measured",
-				s.Name, v.Name, max(0, sm.Measured()), count(runs, "run"), sm.Incomplete)
+				s.Name, v.Name, max(0, sm.Measured()), Count(runs, "run"), sm.Incomplete)
 			if sm.Measured() <= 0 {
 				line = fmt.Sprintf("%s/%s: no run measured (%d of %s stale or errored): no tokens, latency or cost to show",
-					s.Name, v.Name, sm.Incomplete, count(runs, "run"))
+					s.Name, v.Name, sm.Incomplete, Count(runs, "run"))
 			}
 			out = append(out, line)
 		}

@@ -323,7 +323,7 @@ func trimmingChart(order []*Variant) (chart, bool) {
 			s.text(labelWidth-6, y+12, "end", b.t.Tool)
 		}
 		s.rect(x(0), y, x(math.Max(b.t.Reduction, 0))-x(0), barHeight, Palette[b.variant%len(Palette)],
-			fmt.Sprintf("%s · %s: %d → %d tokens over %s", order[b.variant].Name, b.t.Tool, b.t.RawTokens, b.t.ContextTokens, count(b.t.Calls, "call")))
+			fmt.Sprintf("%s · %s: %d → %d tokens over %s", order[b.variant].Name, b.t.Tool, b.t.RawTokens, b.t.ContextTokens, Count(b.t.Calls, "call")))
 		s.text(x(math.Max(b.t.Reduction, 0))+4, y+12, "start", percent(b.t.Reduction))
 	}
 	return chart{title, s.html()}, true

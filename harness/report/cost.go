@@ -158,19 +158,19 @@ func (s Spend) Short() string {
 func (s Spend) Sources() string {
 	var parts []string
 	if n := s.Priced - s.Counted; n > 0 {
-		parts = append(parts, count(n, "call")+" priced from reported usage")
+		parts = append(parts, Count(n, "call")+" priced from reported usage")
 	}
 	if s.Counted > 0 {
-		parts = append(parts, count(s.Counted, "call")+" from testbed's counts")
+		parts = append(parts, Count(s.Counted, "call")+" from testbed's counts")
 	}
 	if s.Unpriced > 0 {
-		parts = append(parts, count(s.Unpriced, "call")+" unpriced (not in the price table)")
+		parts = append(parts, Count(s.Unpriced, "call")+" unpriced (not in the price table)")
 	}
 	if s.EmbedCalls > 0 {
-		parts = append(parts, fmt.Sprintf("%s among them, %s of the total", count(s.EmbedCalls, "embeddings call"), USD(s.Embed)))
+		parts = append(parts, fmt.Sprintf("%s among them, %s of the total", Count(s.EmbedCalls, "embeddings call"), USD(s.Embed)))
 	}
 	if s.Unmeasured > 0 {
-		parts = append(parts, count(s.Unmeasured, "run")+" left out (stale or errored)")
+		parts = append(parts, Count(s.Unmeasured, "run")+" left out (stale or errored)")
 	}
 	return strings.Join(parts, ", ")
 }

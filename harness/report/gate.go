@@ -259,9 +259,9 @@ func unjudged(metric string, base, head Summary) string {
 		// as a threshold is: a mean over the runs that were measured is
 		// not the variant's, whichever way it moved
 		return fmt.Sprintf("not evaluated: %d of %s are stale or errored now, so %s was not measured; fix them first",
-			head.Incomplete, count(max(head.Runs, head.Scenarios), "run"), metric)
+			head.Incomplete, Count(max(head.Runs, head.Scenarios), "run"), metric)
 	case overRuns && base.Incomplete > 0:
-		return fmt.Sprintf("not evaluated: %d of the baseline's %s are stale or errored; re-bless it: testbed baseline bless", base.Incomplete, count(max(base.Runs, base.Scenarios), "run"))
+		return fmt.Sprintf("not evaluated: %d of the baseline's %s are stale or errored; re-bless it: testbed baseline bless", base.Incomplete, Count(max(base.Runs, base.Scenarios), "run"))
 	case cost && !head.Cost.Evaluated():
 		return "not evaluated: no model call was priced now (pass --prices FILE, or map the model in the suite's prices: models)"
 	case cost && head.Cost.Unpriced > 0:

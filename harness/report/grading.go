@@ -162,7 +162,7 @@ func gradingLines(r *Report) []string {
 				price = USD(sum.CostUSD)
 			}
 			line := fmt.Sprintf("%s: %s over %s, %s input and %s output tokens, %s, by %s",
-				s.Name, count(sum.Calls, "grader call"), count(variants, "variant"), Grouped(int64(sum.InputTokens)), Grouped(int64(sum.OutputTokens)), price, sum.Grader)
+				s.Name, Count(sum.Calls, "grader call"), Count(variants, "variant"), Grouped(int64(sum.InputTokens)), Grouped(int64(sum.OutputTokens)), price, sum.Grader)
 			if c := sum.Calibration; c != nil {
 				line += fmt.Sprintf("; it judged %d of %d labelled examples as labelled (%s)", c.Agreed(), c.Examples(), c.kappaText())
 			}

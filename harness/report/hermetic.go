@@ -14,7 +14,7 @@ func (s *ReplayStats) isolation() string {
 		b.WriteString("; outside agents " + iso)
 	}
 	if s.Escaped > 0 {
-		fmt.Fprintf(&b, "; %s with a call to a host not given (refused: see the errors)", count(s.Escaped, "scenario run"))
+		fmt.Fprintf(&b, "; %s with a call to a host not given (refused: see the errors)", Count(s.Escaped, "scenario run"))
 	}
 	return b.String()
 }

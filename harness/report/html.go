@@ -168,7 +168,7 @@ func htmlTraceOf(sc Scenario) htmlTrace {
 		case trace.KindEmbed:
 			c := e.Embed
 			row[3] = "embeddings " + c.Model
-			row[4] = fmt.Sprintf("%d in (%s)", c.Tokens(), count(c.Texts, "text"))
+			row[4] = fmt.Sprintf("%d in (%s)", c.Tokens(), Count(c.Texts, "text"))
 			row[5] = ms(c.Duration)
 			row[6] = firstOf(c.Error, embedCost(c.Cost))
 		}

@@ -157,7 +157,7 @@ func subset(a, b []string) bool {
 func knownNote(r *Report) string {
 	var parts []string
 	if n := len(r.KnownFailures); n > 0 {
-		parts = append(parts, fmt.Sprintf("%s blessed in the baseline: %s", count(n, "known failure"), listed(r.KnownFailures)))
+		parts = append(parts, fmt.Sprintf("%s blessed in the baseline: %s", Count(n, "known failure"), listed(r.KnownFailures)))
 	}
 	if n := len(r.Improved); n > 0 {
 		var suites []string
@@ -171,7 +171,7 @@ func knownNote(r *Report) string {
 			cmds[i] = "testbed baseline bless --suite " + s + " --known-failures"
 		}
 		parts = append(parts, fmt.Sprintf("%s now %s (improved: %s); re-bless with: %s",
-			count(n, "known failure"), map[bool]string{true: "passes", false: "pass"}[n == 1], listed(r.Improved), strings.Join(cmds, "; ")))
+			Count(n, "known failure"), map[bool]string{true: "passes", false: "pass"}[n == 1], listed(r.Improved), strings.Join(cmds, "; ")))
 	}
 	return strings.Join(parts, "; ")
 }

@@ -89,7 +89,7 @@ func layout(r *Report, verdict verdictStyle) document {
 	if rp := r.Replay; rp != nil {
 		unused = len(rp.UnusedCassettes)
 		sec := section{title: "replay", notes: []note{{text: fmt.Sprintf("%s live calls; %s of %s recorded interactions replayed; %s%s",
-			Grouped(int64(rp.LiveCalls)), Grouped(int64(rp.Replayed)), Grouped(int64(rp.Recorded)), count(unused, "unused cassette"), rp.isolation())}}}
+			Grouped(int64(rp.LiveCalls)), Grouped(int64(rp.Replayed)), Grouped(int64(rp.Recorded)), Count(unused, "unused cassette"), rp.isolation())}}}
 		for _, c := range rp.UnusedCassettes {
 			sec.notes = append(sec.notes, note{mark: "✗", text: c + " belongs to no scenario of its suite: delete it or add the scenario back"})
 		}
@@ -121,27 +121,27 @@ func result(r *Report, gating, apart tally, unused int) string {
 	case pass && gating.scenarios == 0:
 		line = "PASS: no gating suite ran"
 	case pass && len(r.KnownFailures) > 0:
-		line = fmt.Sprintf("PASS: %d of %s and %d of %s passed", gating.scenarios-countKnown(r, true), count(gating.scenarios, "scenario"),
-			gating.thresholds-countKnown(r, false), count(gating.thresholds, "threshold"))
+		line = fmt.Sprintf("PASS: %d of %s and %d of %s passed", gating.scenarios-countKnown(r, true), Count(gating.scenarios, "scenario"),
+			gating.thresholds-countKnown(r, false), Count(gating.thresholds, "threshold"))
 	case pass:
-		line = fmt.Sprintf("PASS: all %s and %s passed", count(gating.scenarios, "scenario"), count(gating.thresholds, "threshold"))
+		line = fmt.Sprintf("PASS: all %s and %s passed", Count(gating.scenarios, "scenario"), Count(gating.thresholds, "threshold"))
 	case gating.scenarios == 0:
 		line = "FAIL: no gating suite ran"
 	default:
-		line = fmt.Sprintf("FAIL: %d of %s, %d of %s failed", gating.scenariosFailed, count(gating.scenarios, "scenario"), gating.thresholdsFailed, count(gating.thresholds, "threshold"))
+		line = fmt.Sprintf("FAIL: %d of %s, %d of %s failed", gating.scenariosFailed, Count(gating.scenarios, "scenario"), gating.thresholdsFailed, Count(gating.thresholds, "threshold"))
 	}
 	line += gating.judged()
 	if unused > 0 {
-		line += "; " + count(unused, "unused cassette")
+		line += "; " + Count(unused, "unused cassette")
 	}
 	if apart.scenarios+apart.thresholds > 0 {
-		parts := []string{fmt.Sprintf("%d of %s", apart.scenariosFailed, count(apart.scenarios, "scenario"))}
+		parts := []string{fmt.Sprintf("%d of %s", apart.scenariosFailed, Count(apart.scenarios, "scenario"))}
 		if apart.thresholds > 0 {
-			parts = append(parts, fmt.Sprintf("%d of %s", apart.thresholdsFailed, count(apart.thresholds, "threshold")))
+			parts = append(parts, fmt.Sprintf("%d of %s", apart.thresholdsFailed, Count(apart.thresholds, "threshold")))
 		}
 		line += "; not gating: " + strings.Join(parts, ", ") + " failed"
 		if apart.stale > 0 {
-			line += fmt.Sprintf(" (%s, which fail the run)", count(apart.stale, "stale or missing cassette"))
+			line += fmt.Sprintf(" (%s, which fail the run)", Count(apart.stale, "stale or missing cassette"))
 		}
 		line += apart.judged()
 	}
@@ -167,11 +167,11 @@ func (t *tally) judged() string {
 	if t.scenarios == 0 {
 		return ""
 	}
-	return fmt.Sprintf(", judging %s, %s, %s and %s", count(len(t.suites), "suite"), count(t.variants, "variant"),
+	return fmt.Sprintf(", judging %s, %s, %s and %s", Count(len(t.suites), "suite"), Count(t.variants, "variant"),
 		countGrouped(t.runs, "run"), countGrouped(t.calls, "model call"))
 }
 
-// countGrouped is count with the number's thousands grouped.
+// countGrouped is Count with the number's thousands grouped.
 func countGrouped(n int, noun string) string {
 	if n == 1 {
 		return "1 " + noun
@@ -322,12 +322,12 @@ func variantSection(v *Variant, verdict verdictStyle) section {
 		}
 		if sc.Unplayed > 0 {
 			sec.notes = append(sec.notes, note{mark: "⚠", text: fmt.Sprintf("%s: %s not replayed",
-				sc.ID, count(sc.Unplayed, "recorded interaction"))})
+				sc.ID, Count(sc.Unplayed, "recorded interaction"))})
 		}
 	}
 	if unmeasured > 0 {
 		sec.notes = append(sec.notes, note{mark: "⚠", text: fmt.Sprintf("—: not measured; %d of %s stale or errored, stopped before their calls, tokens, latency and cost were whole",
-			unmeasured, count(len(v.Scenarios), "run"))})
+			unmeasured, Count(len(v.Scenarios), "run"))})
 	}
 	if n := v.Summary.Judged; n > 0 && strings.Contains(v.Provenance, "stand-in") {
 		sec.notes = append(sec.notes, note{text: fmt.Sprintf("%s of %s checks are about model behaviour and were judged against the stand-in: they show what its documented rules do with these prompts, not what a model would",
@@ -386,8 +386,8 @@ func signed(f float64, decimals int, unit string) string {
 	}
 }
 
-// count is n followed by noun, in the plural unless n is 1.
-func count(n int, noun string) string {
+// Count is n followed by noun, in the plural (an s added) unless n is 1.
+func Count(n int, noun string) string {
 	if n == 1 {
 		return "1 " + noun
 	}

@@ -82,7 +82,7 @@ func pairwiseSection(base, head string, p *Pairwise) section {
 	}
 	sec.notes = append(sec.notes,
 		note{text: fmt.Sprintf("%s wins %d, loses %d, ties %d; %d inconsistent (the two orders disagreed: position, not the answers); %s, %s input and %s output tokens, %s",
-			head, p.Wins, p.Losses, p.Ties, p.Inconsistent, count(p.Calls, "grader call"), Grouped(int64(p.InputTokens)), Grouped(int64(p.OutputTokens)), price)},
+			head, p.Wins, p.Losses, p.Ties, p.Inconsistent, Count(p.Calls, "grader call"), Grouped(int64(p.InputTokens)), Grouped(int64(p.OutputTokens)), price)},
 		note{text: fmt.Sprintf("win rate of %s over %s (wins over wins and losses): %s", head, base, rate)})
 	for _, s := range p.Skipped {
 		sec.notes = append(sec.notes, note{mark: "⚠", text: "not judged: " + s})

@@ -37,7 +37,7 @@ func ReductionWarning(v *Variant) string {
 	})
 	var tools []string
 	for _, t := range grown[:min(len(grown), 4)] {
-		tools = append(tools, fmt.Sprintf("%s (raw %d → context %d tokens over %s)", t.Tool, t.RawTokens, t.ContextTokens, count(t.Calls, "call")))
+		tools = append(tools, fmt.Sprintf("%s (raw %d → context %d tokens over %s)", t.Tool, t.RawTokens, t.ContextTokens, Count(t.Calls, "call")))
 	}
 	if len(grown) > 4 {
 		tools = append(tools, fmt.Sprintf("%d more", len(grown)-4))

@@ -121,7 +121,7 @@ func spendSection(order []*Variant, base *Variant, prices string) section {
 		}
 		row := []string{v.Name, mean, p95, total, fmt.Sprintf("%d/%d", c.Priced, c.Priced+c.Unpriced)}
 		if embeds {
-			row = append(row, fmt.Sprintf("%s in %s", USD(c.Embed), count(c.EmbedCalls, "call")))
+			row = append(row, fmt.Sprintf("%s in %s", USD(c.Embed), Count(c.EmbedCalls, "call")))
 		}
 		sec.table.rows = append(sec.table.rows, row)
 		if src := c.Sources(); src != "" {

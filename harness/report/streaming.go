@@ -157,7 +157,7 @@ func streamingSection(order []*Variant) (section, bool) {
 			sec.notes = append(sec.notes, note{mark: "⚠", text: n})
 		}
 		if st.Tokenless > 0 {
-			sec.notes = append(sec.notes, note{mark: "⚠", text: fmt.Sprintf("%s: %s carried no token (ended early or empty), counted in calls and duration only", v.Name, count(st.Tokenless, "streamed call"))})
+			sec.notes = append(sec.notes, note{mark: "⚠", text: fmt.Sprintf("%s: %s carried no token (ended early or empty), counted in calls and duration only", v.Name, Count(st.Tokenless, "streamed call"))})
 		}
 		for _, role := range slices.Sorted(maps.Keys(st.Roles)) {
 			sec.notes = append(sec.notes, note{text: fmt.Sprintf("%s: role %s, ttft mean %s", v.Name, role, num(st.Roles[role]))})

@@ -84,7 +84,7 @@ func overMeasured(name string, measured, runs int, noun string) string {
 	if measured >= runs {
 		return ""
 	}
-	return fmt.Sprintf("%s: over %d of %s; %d stale or errored, not measured", name, max(0, measured), count(runs, noun), runs-max(0, measured))
+	return fmt.Sprintf("%s: over %d of %s; %d stale or errored, not measured", name, max(0, measured), Count(runs, noun), runs-max(0, measured))
 }
 
 // Measured counts the runs whose metrics the summary's means, percentiles
@@ -108,7 +108,7 @@ func Unmeasured(b, h Summary) string {
 		case runs == 0:
 			parts = append(parts, side.name+": no runs")
 		case side.s.Incomplete > 0:
-			parts = append(parts, fmt.Sprintf("%s: %d of %s stale or errored, not measured", side.name, side.s.Incomplete, count(runs, "run")))
+			parts = append(parts, fmt.Sprintf("%s: %d of %s stale or errored, not measured", side.name, side.s.Incomplete, Count(runs, "run")))
 		}
 	}
 	return strings.Join(parts, "; ")
