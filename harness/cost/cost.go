@@ -311,12 +311,16 @@ func (t *Table) Lookup(provider, model string) (*Model, bool) {
 	if provider != "" {
 		names = append(names, provider+"/"+model)
 	}
-	for _, n := range slices.Clone(names) {
-		names = append(names, aliases(n)...)
-	}
 	for _, n := range names {
 		if m, ok := t.models[n]; ok {
 			return m, true
+		}
+	}
+	for _, n := range names { // the other names, only when none is a row
+		for _, a := range aliases(n) {
+			if m, ok := t.models[a]; ok {
+				return m, true
+			}
 		}
 	}
 	return nil, false
